@@ -1,0 +1,302 @@
+"""Values that cross module boundaries: the loaded project folder and the decision.
+
+All are frozen dataclasses. Lists are tuples so values can be hashed and compared.
+``Decision.to_json`` is the one canonical serialisation (sorted keys, UTF-8, no
+floating-point noise): the same request, index and engine version give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
+VERDICTS: tuple[str, ...] = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
+ClauseKind = Literal["inclusion", "exclusion", "assumption", "sla"]
+CLAUSE_KINDS: tuple[str, ...] = ("inclusion", "exclusion", "assumption", "sla")
+
+
+# --- the project folder ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reviewer:
+    """A person who may look at (``viewer``) or rule on (``approver``) a project's cases."""
+
+    name: str
+    role: Literal["approver", "viewer"] = "approver"
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """``etki.yaml``. ``thresholds`` is a sorted tuple of (name, value) pairs."""
+
+    id: str
+    name: str
+    languages: tuple[str, ...] = ("en",)
+    reviewers: tuple[Reviewer, ...] = ()
+    thresholds: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A typed edge of the knowledge graph. ``type`` is canonical (edge vocabulary);
+    ``provenance`` is one of explicit | inherited | mapped | derived."""
+
+    source: str
+    target: str
+    type: str
+    provenance: str = "explicit"
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class ScopeClause:
+    """A numbered section of a contract.
+
+    ``ref`` is ``{contract_id}#{number}`` (``tdrs-rfq#2.1``); when the heading carries no
+    number the title's slug stands for it. ``text`` is the clause body as markdown (the
+    heading line excluded). ``line`` is the 1-based line of the heading in ``source``.
+    """
+
+    ref: str
+    contract_id: str
+    number: str
+    title: str
+    text: str
+    kind: ClauseKind = "inclusion"
+    level: int = 2
+    source: str = ""
+    line: int = 0
+    parent: str | None = None  # ref of the enclosing clause
+    edges: tuple[Edge, ...] = ()
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A scope document from ``contracts/*.md``. ``chunking`` records the strategy
+    chosen for it: ``by_heading`` or ``sliding_window``."""
+
+    id: str
+    title: str
+    source: str
+    clauses: tuple[ScopeClause, ...]
+    chunking: str = "by_heading"
+
+
+@dataclass(frozen=True)
+class Module:
+    """A code module of the delivered system."""
+
+    id: str
+    path: str = ""
+    summary: str = ""
+    depends_on: tuple[str, ...] = ()
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """A historical piece of delivered work. ``effort_days`` in person-days or None."""
+
+    id: str
+    title: str
+    kind: str = "feature"
+    date: str = ""
+    modules: tuple[str, ...] = ()
+    effort_days: float | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One line of ``requests.jsonl``. ``labels`` is kept as a JSON string (or None) so
+    the value stays hashable; it is never used by the engine."""
+
+    id: str
+    text: str
+    title: str | None = None
+    submitted_by: str | None = None
+    submitted_at: str | None = None
+    labels_json: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Project:
+    """A whole project folder, loaded and validated."""
+
+    config: ProjectConfig
+    root: Path
+    contracts: tuple[Contract, ...]
+    modules: tuple[Module, ...] = ()
+    workitems: tuple[WorkItem, ...] = ()
+    requests: tuple[Request, ...] = ()
+    edge_types: tuple[tuple[str, str], ...] = ()  # (alias, canonical), sorted
+
+    @property
+    def id(self) -> str:
+        return self.config.id
+
+    @property
+    def clauses(self) -> tuple[ScopeClause, ...]:
+        return tuple(c for contract in self.contracts for c in contract.clauses)
+
+
+# --- the decision ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EvidenceStep:
+    """One step of the evidence chain: ``step`` (a short name such as ``score_clauses``),
+    ``detail`` (a sentence) and ``scores`` (sorted (name, value) pairs, values rounded)."""
+
+    step: str
+    detail: str
+    scores: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Effort:
+    """Effort range in person-days from comparable work items; ``low``/``high`` are None
+    (shown as "unknown") when no comparable work item carries effort. ``basis`` lists the
+    work-item ids the range was computed from."""
+
+    low: float | None
+    high: float | None
+    basis: tuple[str, ...] = ()
+    unit: str = "person-days"
+
+    @property
+    def known(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def label(self) -> str:
+        if not self.known:
+            return "unknown"
+        return f"{self.low:g}–{self.high:g} {self.unit}"
+
+
+@dataclass(frozen=True)
+class Risk:
+    """Risk layer output. ``level`` low | medium | high; ``signals`` are short codes
+    (``security``, ``personal_data``, ``disputed_clause`` ...); ``pmo_look_24h`` asks for a
+    PMO look within 24 hours. The risk layer never changes verdict, confidence or effort."""
+
+    level: str = "low"
+    signals: tuple[str, ...] = ()
+    pmo_look_24h: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The engine's frozen output for one case (written once, never updated)."""
+
+    case_id: str
+    verdict: Verdict
+    confidence: float
+    cited_clauses: tuple[str, ...]
+    impacted_modules: tuple[str, ...]
+    effort: Effort
+    risk: Risk
+    assumptions: tuple[str, ...]
+    reasoning: str
+    evidence: tuple[EvidenceStep, ...]
+    engine_version: str
+    model_version: str
+    index_freshness: str
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain JSON-ready dict (tuples become lists)."""
+        return json.loads(self.to_json())
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, ``ensure_ascii=False``, compact separators."""
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any]) -> Decision:
+        """Inverse of :meth:`to_json`."""
+        d = json.loads(data) if isinstance(data, str) else dict(data)
+        return cls(
+            case_id=d["case_id"], verdict=d["verdict"], confidence=d["confidence"],
+            cited_clauses=tuple(d["cited_clauses"]),
+            impacted_modules=tuple(d["impacted_modules"]),
+            effort=Effort(d["effort"]["low"], d["effort"]["high"],
+                          tuple(d["effort"].get("basis", ())),
+                          d["effort"].get("unit", "person-days")),
+            risk=Risk(d["risk"]["level"], tuple(d["risk"]["signals"]),
+                      d["risk"]["pmo_look_24h"]),
+            assumptions=tuple(d["assumptions"]), reasoning=d["reasoning"],
+            evidence=tuple(EvidenceStep(e["step"], e["detail"],
+                                        tuple(tuple(s) for s in e["scores"]))
+                           for e in d["evidence"]),
+            engine_version=d["engine_version"], model_version=d["model_version"],
+            index_freshness=d["index_freshness"],
+            extra=tuple(tuple(x) for x in d.get("extra", ())),
+        )
+
+
+# --- cases, rulings and memory (read from the store) ----------------------------------
+
+ACTIONS: dict[str, str] = {"approve": "IN_SCOPE", "convert_to_cr": "CHANGE_REQUEST",
+                           "reject": "REJECT"}
+"""Reviewer action -> ruling verdict."""
+
+
+@dataclass(frozen=True)
+class RulingRecord:
+    """A reviewer's final word on a case. ``ruled_at`` is ISO-8601 UTC to the second
+    (``2026-11-29T12:00:00Z``); ``verdict`` is what the engine had proposed, so
+    ``is_override`` needs no second lookup. ``version`` is the case version after it."""
+
+    case_id: str
+    ruling: Verdict
+    action: str
+    reviewer: str
+    reason: str
+    ruled_at: str
+    verdict: Verdict
+    version: int = 2
+
+    @property
+    def is_override(self) -> bool:
+        return self.ruling != self.verdict
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """A case as stored: the request, its frozen decision and its ruling (or None).
+    ``title`` is the request title, or the first line of the text cut to 80 characters.
+    ``created_at`` is ISO-8601 UTC. All text fields are client text: untrusted."""
+
+    case_id: str
+    project_id: str
+    request_id: str
+    title: str
+    text: str
+    submitted_by: str | None
+    submitted_at: str | None
+    created_at: str
+    version: int
+    decision: Decision
+    ruling: RulingRecord | None = None
+
+    @property
+    def status(self) -> str:
+        return "pending" if self.ruling is None else "ruled"
+
+
+@dataclass(frozen=True)
+class ClauseMemory:
+    """What past rulings say about one clause: ``precedent_count`` (overrides among the
+    resolved cases citing it), ``last_correction`` (newest override or None),
+    ``disputed`` (resolved cases citing it were ruled differently) and ``history``
+    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first)."""
+
+    ref: str
+    precedent_count: int = 0
+    last_correction: RulingRecord | None = None
+    disputed: bool = False
+    history: tuple[tuple[str, str, str, str], ...] = ()

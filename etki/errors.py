@@ -1,0 +1,64 @@
+"""Error types. Every message names what is wrong and, where it applies, the file,
+line and field, so that a reviewer or PMO can act on it without reading a traceback."""
+
+from __future__ import annotations
+
+
+class EtkiError(Exception):
+    """Base class of every error Etki raises on purpose. ``exit_code`` is what the CLI
+    returns for it: 2 for bad input, 1 for an internal failure."""
+
+    exit_code = 1
+
+
+class InputError(EtkiError):
+    """Bad input from a user or a file (CLI exit code 2)."""
+
+    exit_code = 2
+
+
+class ProjectFormatError(InputError):
+    """A malformed file in a project folder.
+
+    Attributes: ``path`` (the file), ``line`` (1-based, or ``None`` when the whole file is
+    at fault), ``field`` (dotted field name or ``None``) and ``problem`` (what is wrong).
+    """
+
+    def __init__(self, path: str, problem: str, *, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.path, self.line, self.field, self.problem = str(path), line, field, problem
+        where = self.path + (f":{line}" if line is not None else "")
+        what = f" field '{field}'" if field else ""
+        super().__init__(f"{where}:{what} {problem}".replace(": ", ": ", 1))
+
+
+class NotFoundError(InputError):
+    """A project, case, clause or page that does not exist."""
+
+
+class ConflictError(EtkiError):
+    """Optimistic-locking conflict: the case was ruled by someone else after it was read.
+
+    Attributes: ``case_id``, ``ruled_by``, ``ruled_at`` (ISO-8601 string) and ``ruling``
+    (the ruling that won), so the UI can say who and when and ask the reviewer to reload.
+    """
+
+    exit_code = 3
+
+    def __init__(self, case_id: str, ruled_by: str | None = None,
+                 ruled_at: str | None = None, ruling: str | None = None) -> None:
+        self.case_id, self.ruled_by, self.ruled_at, self.ruling = case_id, ruled_by, ruled_at, ruling
+        who = f" by {ruled_by}" if ruled_by else ""
+        when = f" at {ruled_at}" if ruled_at else ""
+        what = f" ({ruling})" if ruling else ""
+        super().__init__(
+            f"case {case_id} was already ruled{what}{who}{when}; reload the queue and look again"
+        )
+
+
+class PermissionDeniedError(InputError):
+    """The reviewer is not an approver of the project."""
+
+
+class VocabularyError(InputError):
+    """An edge type that the edge vocabulary does not know."""

@@ -1,0 +1,128 @@
+"""Unicode text helpers shared by the engine, the wiki search and the UI.
+
+One normaliser for everything that compares text (triage scoring, wiki search, slugs,
+sorting), so a word matches the same way everywhere:
+
+* NFC first, so NFD input (``"I\\u0307ade"``) and NFC input give the same result;
+* per character: compatibility decomposition, combining marks removed, ``casefold``;
+  Turkish dotted ``İ``/``i`` and dotless ``ı``/``I`` all fold to ``i``; German ``ß``
+  folds to ``ss`` and umlauts to their base letter (``Größe`` -> ``grosse``,
+  ``Prüfung`` -> ``prufung``), Turkish ``ş ç ğ ö ü`` to ``s c g o u``.
+
+Folding is done character by character (:func:`fold_with_offsets`) so a match in folded
+text can be mapped back to the original characters for highlighting.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_SPECIAL = {"ı": "i", "İ": "i", "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o",
+            "œ": "oe", "Œ": "oe", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l"}
+_WORD = re.compile(r"[^\W_]+")
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    special = _SPECIAL.get(ch)
+    if special is not None:
+        return special
+    decomposed = unicodedata.normalize("NFKD", ch)
+    base = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return base.casefold()
+
+
+def fold(text: str) -> str:
+    """Fold ``text`` for comparison: NFC, marks removed, casefolded, Turkish i's merged.
+
+    >>> fold("İADE Süreci") == fold("iade sureci") == fold("IADE SÜRECİ")
+    True
+    """
+    return "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", text))
+
+
+def fold_with_offsets(text: str) -> tuple[str, list[int]]:
+    """Fold ``text`` (already NFC) and return ``(folded, origin)`` where ``origin[j]`` is
+    the index in ``text`` of the character that produced ``folded[j]``; ``origin`` has one
+    extra entry ``len(text)`` so end offsets map too. Used to highlight matches."""
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        piece = _fold_char(ch)
+        out.append(piece)
+        origin.extend([i] * len(piece))
+    origin.append(len(text))
+    return "".join(out), origin
+
+
+def words(text: str) -> list[str]:
+    """Folded word tokens of ``text`` (letters and digits; ``_`` and punctuation split)."""
+    return _WORD.findall(fold(text))
+
+
+def sort_key(text: str) -> tuple[str, str]:
+    """A locale-independent sort key: folded text first, the NFC original as tie-break,
+    so ``Ä`` sorts with ``a`` and ``İ``/``ı`` with ``i`` and the order is total."""
+    nfc = unicodedata.normalize("NFC", text)
+    return fold(nfc), nfc
+
+
+def slugify(text: str, max_chars: int = 60) -> str:
+    """A safe file-name fragment: folded words joined by ``-``, only ``[a-z0-9-]`` for
+    Latin text (other scripts keep their letters, NFC), never a path separator, a dot
+    or a combining mark, at most ``max_chars`` characters cut on a word boundary where
+    one is near. Returns ``"untitled"`` when nothing is left.
+
+    >>> slugify("İade Süreci") == slugify("I\\u0307ade Su\\u0308reci") == "iade-sureci"
+    True
+    """
+    parts = words(text)
+    slug = "-".join(parts)
+    if len(slug) > max_chars:
+        cut = slug[:max_chars]
+        if "-" in cut[max_chars // 2 :]:
+            cut = cut[: cut.rfind("-")]
+        slug = cut.strip("-")
+    return unicodedata.normalize("NFC", slug) or "untitled"
+
+
+# --- showing untrusted text -----------------------------------------------------------
+
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,
+                          0x061C)}
+
+
+def _visible(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)  # U+2400.. control pictures: ␛ ␇ ␍ …
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if 0x80 <= code < 0xA0:
+        return "\ufffd"
+    if ch in _BIDI:
+        return "\ufffd"
+    return ch
+
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, *, multiline: bool = True) -> str:
+    """Make untrusted text safe to put on a terminal, keeping it readable.
+
+    C0/C1 control characters, DEL, ESC (so every CSI/OSC sequence), BEL and bare CR are
+    replaced by visible Unicode control pictures (``␛``, ``␇``, ``␍``) or U+FFFD; bidi
+    override and isolate characters are replaced by U+FFFD. A tab becomes one space.
+    ``\\r\\n`` becomes ``\\n``. With ``multiline=False`` newlines become ``⏎`` so the text
+    stays on one line (table cells). The result is still *text*: show it with
+    ``rich.text.Text(...)``, never as markup. NFC-normalised.
+    """
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\t", " ")
+    if not multiline:
+        text = text.replace("\n", " \u23ce ")
+    if _UNSAFE.search(text):
+        text = _UNSAFE.sub(lambda m: _visible(m.group()), text)
+    return text
