@@ -41,9 +41,10 @@ class ConflictError(EtkiError):
 
     Attributes: ``case_id``, ``ruled_by``, ``ruled_at`` (ISO-8601 string) and ``ruling``
     (the ruling that won), so the UI can say who and when and ask the reviewer to reload.
+    The CLI exits 2 for it: the case is no longer open to this ruling.
     """
 
-    exit_code = 3
+    exit_code = 2
 
     def __init__(self, case_id: str, ruled_by: str | None = None,
                  ruled_at: str | None = None, ruling: str | None = None) -> None:

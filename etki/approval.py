@@ -1,0 +1,117 @@
+"""``ApprovalService``: the reviewer's ruling on a case, and the HITL ingest hook.
+
+A ruling is committed to the DB first (optimistic locking, see
+:meth:`etki.store.CaseFileRepository.record_ruling`); only after the commit does the
+hook project the case into the wiki. Every wiki write is best-effort: an error there is
+logged and reported in :class:`RulingOutcome`, never raised into the approval
+(DESIGN.md, "Decisions, approval, memory").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from etki.config import Settings
+from etki.domain import ACTIONS, RulingRecord
+from etki.errors import InputError, PermissionDeniedError
+from etki.store import CaseFileRepository
+
+log = logging.getLogger("etki.approval")
+
+WikiHook = Callable[[str], object]
+"""Called with a case id after its ruling committed; returns a report or raises."""
+
+
+@dataclass(frozen=True)
+class RulingOutcome:
+    """What a ruling did: the committed ``ruling``, the wiki hook's report (or None when
+    the wiki is off) and ``wiki_error`` (a one-line message when the projection failed;
+    the ruling stands either way)."""
+
+    ruling: RulingRecord
+    wiki_report: object | None = None
+    wiki_error: str | None = None
+
+
+class ApprovalService:
+    """Approve, convert to CR or reject a case.
+
+    ``hook`` is the HITL ingest hook; by default the wiki projector
+    (:class:`etki.wiki.projection.WikiProjector`) when the wiki is on, else nothing.
+    """
+
+    def __init__(self, repo: CaseFileRepository, settings: Settings,
+                 *, hook: WikiHook | None = None) -> None:
+        self.repo = repo
+        self.settings = settings
+        if hook is None and settings.wiki_dir is not None:
+            from etki.wiki.projection import WikiProjector
+
+            hook = WikiProjector(repo, settings).project_case
+        self.hook = hook
+
+    def approve(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
+                expected_version: int | None = None) -> RulingOutcome:
+        """Rule the case IN_SCOPE. See :meth:`rule`."""
+        return self.rule(case_id, "approve", reason=reason, reviewer=reviewer,
+                         expected_version=expected_version)
+
+    def convert_to_cr(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
+                      expected_version: int | None = None) -> RulingOutcome:
+        """Rule the case a CHANGE_REQUEST. See :meth:`rule`."""
+        return self.rule(case_id, "convert_to_cr", reason=reason, reviewer=reviewer,
+                         expected_version=expected_version)
+
+    def reject(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
+               expected_version: int | None = None) -> RulingOutcome:
+        """Rule the case REJECT. See :meth:`rule`."""
+        return self.rule(case_id, "reject", reason=reason, reviewer=reviewer,
+                         expected_version=expected_version)
+
+    def check_reviewer(self, project_id: str, reviewer: str) -> None:
+        """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of the
+        project. A project whose ``etki.yaml`` lists no reviewers accepts anyone (an
+        engagement may start from its contract alone)."""
+        reviewers = self.repo.load_project(project_id).config.reviewers
+        if not reviewers:
+            return
+        approvers = sorted(r.name for r in reviewers if r.role == "approver")
+        if reviewer not in approvers:
+            raise PermissionDeniedError(
+                f"reviewer '{reviewer}' is not an approver of project '{project_id}' "
+                f"(approvers: {', '.join(approvers) or 'none'}); set ETKI_REVIEWER"
+            )
+
+    def rule(self, case_id: str, action: str, *, reason: str = "",
+             reviewer: str | None = None, expected_version: int | None = None) -> RulingOutcome:
+        """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
+
+        ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user).
+        A reason is required when the ruling differs from the engine's verdict.
+        Raises :class:`InputError` (bad action, missing reason), ``NotFoundError``,
+        :class:`PermissionDeniedError` and ``ConflictError`` (already ruled); never a wiki
+        error.
+        """
+        if action not in ACTIONS:
+            raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
+        who = (reviewer or self.settings.reviewer).strip()
+        case = self.repo.case(case_id)
+        self.check_reviewer(case.project_id, who)
+        reason = reason.strip()
+        if ACTIONS[action] != case.decision.verdict and not reason:
+            raise InputError(
+                f"ruling {ACTIONS[action]} overrides the engine's verdict "
+                f"{case.decision.verdict} on {case_id}: give a reason (--reason)"
+            )
+        version = case.version if expected_version is None else expected_version
+        ruling = self.repo.record_ruling(case_id, action, who, reason, expected_version=version)
+        if self.hook is None:
+            return RulingOutcome(ruling)
+        try:
+            report = self.hook(case_id)
+        except Exception as exc:  # best-effort: the ruling has committed
+            log.warning("wiki projection of %s failed: %s", case_id, exc)
+            return RulingOutcome(ruling, wiki_error=f"wiki not updated: {exc}")
+        return RulingOutcome(ruling, wiki_report=report)

@@ -1,0 +1,161 @@
+"""The ``etki`` command.
+
+    etki init PROJECT_DIR                      load, index, triage every new request
+    etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
+    etki rule CASE_ID approve|cr|reject [--reason TEXT]
+    etki triage --project ID TEXT [--json]     triage a text without storing it
+    etki projects                              the stored projects
+
+Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling),
+1 internal error. Settings come from ``ETKI_*`` variables (:mod:`etki.config`). Client
+text is printed through :func:`etki.text.printable`, so it cannot drive the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from etki.config import Settings
+from etki.domain import CaseRecord, Decision
+from etki.errors import EtkiError, InputError
+from etki.text import printable
+
+RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="etki", description="Scope triage with a decision memory.")
+    sub = p.add_subparsers(dest="command", required=True)
+    init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
+    init.add_argument("project_dir")
+    queue = sub.add_parser("queue", help="list cases waiting for a ruling")
+    queue.add_argument("--project")
+    queue.add_argument("--all", action="store_true", help="ruled cases too")
+    queue.add_argument("--json", action="store_true")
+    rule = sub.add_parser("rule", help="rule on a case")
+    rule.add_argument("case_id")
+    rule.add_argument("action", choices=sorted(RULE_ACTIONS))
+    rule.add_argument("--reason", default="")
+    triage = sub.add_parser("triage", help="triage a text without storing it")
+    triage.add_argument("--project", required=True)
+    triage.add_argument("text")
+    triage.add_argument("--json", action="store_true")
+    sub.add_parser("projects", help="list stored projects")
+    return p
+
+
+def _one_line(text: str, width: int) -> str:
+    text = printable(text, multiline=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _queue_row(c: CaseRecord) -> dict:
+    d = c.decision
+    return {
+        "case_id": c.case_id, "project_id": c.project_id, "request_id": c.request_id,
+        "title": c.title, "verdict": d.verdict, "confidence": d.confidence,
+        "cited_clauses": list(d.cited_clauses), "risk": d.risk.level, "status": c.status,
+        "version": c.version, "created_at": c.created_at,
+        "ruling": c.ruling.ruling if c.ruling else None,
+    }
+
+
+def _print_decision(d: Decision) -> None:
+    print(f"verdict     {d.verdict}  (confidence {d.confidence:.2f})")
+    print(f"clauses     {', '.join(d.cited_clauses) or '-'}")
+    print(f"modules     {', '.join(d.impacted_modules) or '-'}")
+    print(f"effort      {d.effort.label()}")
+    look = "  24h PMO look" if d.risk.pmo_look_24h else ""
+    print(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())
+    print(f"reasoning   {printable(d.reasoning)}")
+    for a in d.assumptions:
+        print(f"assumes     {printable(a)}")
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    settings = Settings.from_env()
+    from etki.store import CaseFileRepository
+
+    repo = CaseFileRepository(settings.db_url)
+    if args.command == "init":
+        from etki.services import init_project
+
+        summary = init_project(args.project_dir, repo, settings)
+        print("\n".join(summary.lines()))
+        return 0
+    if args.command == "projects":
+        for pid in repo.project_ids():
+            print(pid)
+        return 0
+    if args.command == "queue":
+        projects = [args.project] if args.project else repo.project_ids()
+        if args.project:
+            repo.load_project(args.project)  # a clear error for an unknown id
+        cases = [c for pid in projects
+                 for c in repo.cases(pid, status=None if args.all else "pending")]
+        if args.json:
+            print(json.dumps([_queue_row(c) for c in cases], ensure_ascii=False, indent=1))
+            return 0
+        if not cases:
+            print("no cases waiting for a ruling")
+        for c in cases:
+            d = c.decision
+            ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
+            print(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  "
+                  f"{_one_line(c.title, 48)}{ruled}")
+        return 0
+    if args.command == "rule":
+        from etki.approval import ApprovalService
+
+        outcome = ApprovalService(repo, settings).rule(
+            args.case_id, RULE_ACTIONS[args.action], reason=args.reason)
+        r = outcome.ruling
+        tag = " (override: precedent)" if r.is_override else ""
+        print(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}")
+        if outcome.wiki_error:
+            print(f"warning: {outcome.wiki_error}", file=sys.stderr)
+        return 0
+    if args.command == "triage":
+        if not args.text.strip():
+            raise InputError("triage: the request text is empty")
+        from etki.services import make_engine_for
+        from etki.triage import case_id_for
+
+        project = repo.load_project(args.project)
+        engine = make_engine_for(project, repo.index_hash(args.project),
+                                 repo.cases(args.project, status="ruled"), settings)
+        decision = engine.triage(case_id_for(args.project, "adhoc\0" + args.text), args.text)
+        if args.json:
+            print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+        else:
+            _print_decision(decision)
+        return 0
+    raise AssertionError(args.command)  # argparse keeps us from getting here
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point: maps errors to exit codes, never a traceback for an
+    :class:`EtkiError`."""
+    logging.basicConfig(level=logging.WARNING, format="etki: %(levelname)s: %(message)s")
+    try:
+        code = run(argv)
+    except EtkiError as exc:
+        print(f"etki: error: {printable(str(exc))}", file=sys.stderr)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as exc:  # internal failure: one line, exit 1
+        logging.getLogger("etki").debug("internal error", exc_info=True)
+        print(f"etki: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        code = 1
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

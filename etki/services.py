@@ -1,0 +1,248 @@
+"""Services: the one door the CLI, the TUI and the MCP server use into the core.
+
+:func:`init_project` loads a project folder, builds its knowledge index, triages every
+request that is not stored yet and stores the cases with their frozen decisions.
+:class:`Desk` is the reviewer's desk: queue, case detail, clause memory, rulings, wiki
+search and pages, and report counts — every number computed from the DB.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from etki import memory
+from etki.approval import ApprovalService, RulingOutcome
+from etki.config import Settings
+from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Project, ScopeClause
+from etki.errors import NotFoundError
+from etki.store import CaseFileRepository
+
+log = logging.getLogger("etki.services")
+
+
+@dataclass(frozen=True)
+class InitSummary:
+    """What ``etki init`` did: counts of what was loaded, how many cases were new, the
+    verdict distribution of the new decisions, the index hash and the chunking used per
+    contract, and the wiki error if the projection failed (best-effort)."""
+
+    project_id: str
+    name: str
+    contracts: int
+    clauses: int
+    modules: int
+    workitems: int
+    requests: int
+    new_cases: int
+    verdicts: tuple[tuple[str, int], ...]
+    index_hash: str
+    chunking: tuple[tuple[str, str], ...]
+    wiki_error: str | None = None
+
+    def lines(self) -> list[str]:
+        """Human-readable summary lines."""
+        dist = ", ".join(f"{v} {n}" for v, n in self.verdicts) or "none"
+        chunks = ", ".join(f"{c}: {s}" for c, s in self.chunking)
+        out = [
+            f"project {self.project_id}: {self.name}",
+            (f"  knowledge: {self.contracts} contract(s), {self.clauses} clauses, "
+            f"{self.modules} modules, {self.workitems} work items"),
+            f"  chunking: {chunks}",
+            f"  index: {self.index_hash}",
+            f"  requests: {self.requests}, new cases triaged: {self.new_cases} ({dist})",
+        ]
+        if self.wiki_error:
+            out.append(f"  wiki: not updated ({self.wiki_error})")
+        return out
+
+
+def make_engine_for(project: Project, index_hash: str, cases: list[CaseRecord],
+                    settings: Settings):
+    """A :class:`etki.triage.TriageEngine` with the clause memory of ``cases``."""
+    from etki.triage import TriageEngine
+
+    return TriageEngine(project, index_hash, memory=memory.clause_memory(cases),
+                        disputed_escalation=settings.disputed_escalation)
+
+
+def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings) -> InitSummary:
+    """Load ``path``, store its knowledge, triage the requests not stored yet.
+
+    Raises ``ProjectFormatError`` (nothing stored) for a malformed folder."""
+    from etki.knowledge import build_index, load_project
+    from etki.triage import case_id_for
+
+    project = load_project(path)
+    index = build_index(project)
+    repo.save_project(project, index.hash, index.to_bytes())
+    existing = repo.cases(project.id)
+    known = {c.case_id for c in existing}
+    engine = make_engine_for(project, index.hash, existing, settings)
+    fresh = []
+    for request in project.requests:
+        case_id = case_id_for(project.id, request.id)
+        if case_id in known:
+            continue
+        known.add(case_id)
+        fresh.append((request, engine.triage(case_id, request.text, request.title)))
+    added = repo.add_cases(project.id, fresh)
+    counts = Counter(d.verdict for _, d in fresh)
+    wiki_error = None
+    if settings.wiki_path(project.id) is not None:
+        try:
+            from etki.wiki.projection import WikiProjector
+
+            WikiProjector(repo, settings).rebuild(project.id)
+        except Exception as exc:  # best-effort, like every wiki write
+            log.warning("wiki rebuild after init failed: %s", exc)
+            wiki_error = str(exc)
+    return InitSummary(
+        project_id=project.id, name=project.config.name, contracts=len(project.contracts),
+        clauses=len(project.clauses), modules=len(project.modules),
+        workitems=len(project.workitems), requests=len(project.requests), new_cases=added,
+        verdicts=tuple((v, counts[v]) for v in VERDICTS if counts[v]),
+        index_hash=index.hash,
+        chunking=tuple((c.id, c.chunking) for c in project.contracts),
+        wiki_error=wiki_error,
+    )
+
+
+@dataclass(frozen=True)
+class Report:
+    """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
+    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, precedent count),
+    most first; ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
+
+    cases: int
+    pending: int
+    ruled: int
+    verdicts: tuple[tuple[str, int], ...]
+    rulings: tuple[tuple[str, int], ...]
+    overrides: int
+    override_rate: float
+    precedents: int
+    disputed: int
+    corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
+    rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+
+
+class Desk:
+    """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
+    session); build one per app."""
+
+    def __init__(self, settings: Settings | None = None,
+                 repo: CaseFileRepository | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+        self.repo = repo or CaseFileRepository(self.settings.db_url)
+        self._projects: dict[str, Project] = {}
+
+    @cached_property
+    def approvals(self) -> ApprovalService:
+        return ApprovalService(self.repo, self.settings)
+
+    # projects and knowledge
+    def project_ids(self) -> list[str]:
+        return self.repo.project_ids()
+
+    def project(self, project_id: str) -> Project:
+        """The stored project (cached per desk). Raises ``NotFoundError``."""
+        if project_id not in self._projects:
+            self._projects[project_id] = self.repo.load_project(project_id)
+        return self._projects[project_id]
+
+    def clause(self, project_id: str, ref: str) -> ScopeClause:
+        """One clause by ref. Raises ``NotFoundError``."""
+        for clause in self.project(project_id).clauses:
+            if clause.ref == ref:
+                return clause
+        raise NotFoundError(f"no clause '{ref}' in project '{project_id}'")
+
+    # cases
+    def queue(self, project_id: str, status: str | None = "pending") -> list[CaseRecord]:
+        """Cases of a project (pending by default), oldest first."""
+        return self.repo.cases(project_id, status=status)
+
+    def case(self, case_id: str) -> CaseRecord:
+        return self.repo.case(case_id)
+
+    def versions(self, project_id: str) -> dict[str, int]:
+        return self.repo.versions(project_id)
+
+    def rule(self, case_id: str, action: str, *, reason: str = "",
+             expected_version: int | None = None) -> RulingOutcome:
+        """See :meth:`etki.approval.ApprovalService.rule`."""
+        return self.approvals.rule(case_id, action, reason=reason,
+                                   expected_version=expected_version)
+
+    # memory
+    def clause_memory(self, project_id: str) -> dict[str, ClauseMemory]:
+        return memory.clause_memory(self.repo.cases(project_id, status="ruled"))
+
+    def precedents(self, project_id: str) -> list[CaseRecord]:
+        return memory.precedents(self.repo.cases(project_id, status="ruled"))
+
+    def disputed(self, project_id: str) -> list[memory.DisputedClause]:
+        return memory.disputed_clauses(self.repo.cases(project_id, status="ruled"))
+
+    # wiki
+    def wiki_root(self, project_id: str) -> Path | None:
+        return self.settings.wiki_path(project_id)
+
+    def wiki_search(self, project_id: str, query: str) -> list:
+        """Hits (path, line, snippet) from the project's wiki; [] when off or empty."""
+        from etki.wiki.search import search
+
+        root = self.wiki_root(project_id)
+        if root is None or not root.is_dir() or not query.strip():
+            return []
+        return search(root, query)
+
+    def wiki_pages(self, project_id: str, folder: str = "decisions") -> list[str]:
+        """Relative paths of the wiki pages under ``folder``, sorted."""
+        root = self.wiki_root(project_id)
+        if root is None or not (root / folder).is_dir():
+            return []
+        return sorted(p.relative_to(root).as_posix() for p in (root / folder).glob("*.md"))
+
+    def read_page(self, project_id: str, relpath: str) -> str:
+        """The text of a wiki page. Raises ``NotFoundError`` for a path outside the wiki
+        or a missing page."""
+        root = self.wiki_root(project_id)
+        if root is None:
+            raise NotFoundError("the wiki is off (ETKI_WIKI_DIR is empty)")
+        target = (root / relpath).resolve()
+        if not target.is_relative_to(root.resolve()) or not target.is_file():
+            raise NotFoundError(f"no wiki page '{relpath}'")
+        return target.read_text(encoding="utf-8")
+
+    # reports
+    def report(self, project_id: str) -> Report:
+        """Counts for Raporlar, computed from the DB."""
+        cases = self.repo.cases(project_id)
+        ruled = [c for c in cases if c.ruling is not None]
+        overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
+        verdicts = Counter(c.decision.verdict for c in cases)
+        rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
+        mem = memory.clause_memory(ruled)
+        corrections = sorted(((r, m.precedent_count) for r, m in mem.items()
+                              if m.precedent_count), key=lambda x: (-x[1], x[0]))
+        days: dict[str, list[int]] = {}
+        for c in ruled:
+            assert c.ruling is not None
+            day = days.setdefault(c.ruling.ruled_at[:10], [0, 0])
+            day[0] += 1
+            day[1] += int(c.ruling.is_override)
+        return Report(
+            cases=len(cases), pending=len(cases) - len(ruled), ruled=len(ruled),
+            verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
+            rulings=tuple((v, rulings[v]) for v in VERDICTS),
+            overrides=len(overrides),
+            override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
+            precedents=len(overrides), disputed=sum(1 for m in mem.values() if m.disputed),
+            corrections_by_clause=tuple(corrections),
+            rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
+        )

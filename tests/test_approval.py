@@ -1,0 +1,94 @@
+"""ApprovalService on a real SQLite file and a real wiki folder."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from etki.approval import ApprovalService
+from etki.config import Settings
+from etki.errors import ConflictError, InputError, PermissionDeniedError
+from etki.store import CaseFileRepository
+from tests.factories import frozen_clock, make_decision, make_project, make_request
+
+
+def _service(tmp_path, wiki: str | None = "wiki-{project}", reviewer: str = "ayse"):
+    repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    repo.add_cases("demo", [
+        (make_request("R1", "SSO login fails"), make_decision("req-demo-1")),
+        (make_request("R2", "Build a native app"), make_decision("req-demo-2", "CHANGE_REQUEST")),
+    ])
+    settings = Settings(db_url="unused", reviewer=reviewer,
+                        wiki_dir=None if wiki is None else str(tmp_path / wiki))
+    return repo, ApprovalService(repo, settings)
+
+
+def test_override_needs_a_reason(tmp_path):
+    repo, svc = _service(tmp_path)
+    with pytest.raises(InputError, match="overrides.*give a reason"):
+        svc.reject("req-demo-1")
+    assert repo.case("req-demo-1").ruling is None
+    outcome = svc.reject("req-demo-1", reason="duplicate of an earlier ticket")
+    assert outcome.ruling.is_override and outcome.ruling.reviewer == "ayse"
+
+
+def test_reviewer_must_be_an_approver(tmp_path):
+    repo, _ = _service(tmp_path)
+    for who in ("mallory", "viewer-vera"):
+        svc = ApprovalService(repo, Settings(db_url="unused", reviewer=who, wiki_dir=None))
+        with pytest.raises(PermissionDeniedError, match="not an approver"):
+            svc.approve("req-demo-1")
+    assert repo.case("req-demo-1").ruling is None
+
+
+def test_second_ruling_is_a_conflict(tmp_path):
+    repo, svc = _service(tmp_path)
+    seen = repo.case("req-demo-1").version
+    svc.approve("req-demo-1", expected_version=seen)
+    with pytest.raises(ConflictError, match="already ruled.*ayse"):
+        svc.reject("req-demo-1", reason="no", expected_version=seen)
+
+
+def test_approval_writes_the_decision_file(tmp_path):
+    repo, svc = _service(tmp_path)
+    outcome = svc.approve("req-demo-1")
+    assert outcome.wiki_error is None
+    pages = list((tmp_path / "wiki-demo" / "decisions").glob("DEC-20261129-*.md"))
+    assert len(pages) == 1
+    assert "req-demo-1" in pages[0].read_text(encoding="utf-8")
+
+
+def test_wiki_off_still_commits(tmp_path):
+    repo, svc = _service(tmp_path, wiki=None)
+    outcome = svc.approve("req-demo-1")
+    assert outcome.wiki_report is None and outcome.wiki_error is None
+    assert repo.case("req-demo-1").ruling.ruling == "IN_SCOPE"
+    assert not any(tmp_path.glob("wiki*"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only modes")
+def test_read_only_wiki_still_commits(tmp_path):
+    wiki = tmp_path / "wiki-demo"
+    wiki.mkdir()
+    wiki.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        repo, svc = _service(tmp_path)
+        outcome = svc.approve("req-demo-1")
+        assert outcome.wiki_error is not None
+        assert repo.case("req-demo-1").ruling.ruling == "IN_SCOPE"
+    finally:
+        wiki.chmod(stat.S_IRWXU)
+
+
+def test_unwritable_wiki_still_commits(tmp_path):
+    """The wiki path is a regular file, so no folder can be made there (fails for root
+    too): the ruling commits and the error is reported, not raised."""
+    (tmp_path / "wiki-demo").write_text("not a folder")
+    repo, svc = _service(tmp_path)
+    outcome = svc.convert_to_cr("req-demo-2")
+    assert outcome.wiki_error and outcome.wiki_error.startswith("wiki not updated")
+    assert repo.case("req-demo-2").ruling.ruling == "CHANGE_REQUEST"
+    assert repo.audit_log("req-demo-2")[0][2] == "convert_to_cr"
