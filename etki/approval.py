@@ -98,7 +98,12 @@ class ApprovalService:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
         who = (reviewer or self.settings.reviewer).strip()
         case = self.repo.case(case_id)
-        self.check_reviewer(case.project_id, who)
+        try:
+            self.check_reviewer(case.project_id, who)
+        except PermissionDeniedError:
+            self.repo.audit_attempt(case_id, who, action, reason, "denied",
+                                    before=case.ruling.ruling if case.ruling else "pending")
+            raise
         reason = reason.strip()
         if ACTIONS[action] != case.decision.verdict and not reason:
             raise InputError(

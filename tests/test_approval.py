@@ -42,6 +42,8 @@ def test_reviewer_must_be_an_approver(tmp_path):
         with pytest.raises(PermissionDeniedError, match="not an approver"):
             svc.approve("req-demo-1")
     assert repo.case("req-demo-1").ruling is None
+    assert [(r[1], r[-1]) for r in repo.audit_log("req-demo-1")] == [
+        ("mallory", "denied"), ("viewer-vera", "denied")]
 
 
 def test_second_ruling_is_a_conflict(tmp_path):

@@ -85,7 +85,7 @@ def test_ruling_bumps_version_and_writes_audit(repo):
     case = repo.case("req-demo-2")
     assert (case.status, case.version, case.ruling.reason) == ("ruled", 2, "covered by 4.1")
     assert repo.audit_log() == [("req-demo-2", "ayse", "approve", "IN_SCOPE",
-                                 "2026-11-29T12:00:00Z", 2)]
+                                 "2026-11-29T12:00:00Z", 2, "committed")]
     assert [c.case_id for c in repo.cases("demo", status="pending")] == ["req-demo-1"]
 
 
@@ -103,7 +103,7 @@ def test_lost_update_is_a_conflict(repo):
     case = repo.case("req-demo-1")
     assert (case.ruling.ruling, case.ruling.reason, case.version) == (
         "IN_SCOPE", "SSO düzeltildi", 2)
-    assert len(repo.audit_log("req-demo-1")) == 1
+    assert [row[-1] for row in repo.audit_log("req-demo-1")] == ["committed", "conflict"]
 
 
 def test_unknown_case_and_action(repo):

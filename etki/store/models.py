@@ -124,7 +124,9 @@ class RulingRow(Base):
 
 
 class AuditRow(Base):
-    """Append-only audit log of every ruling committed."""
+    """Append-only audit log of every ruling attempt: ``outcome`` is ``committed``,
+    ``conflict`` (someone ruled first) or ``denied`` (not an approver); ``before`` and
+    ``after`` are the case's ruling before and after (``pending`` when none)."""
 
     __tablename__ = "audit_log"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -135,6 +137,9 @@ class AuditRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     at: Mapped[str] = mapped_column(String(20))
     version: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(16), default="committed")
+    before: Mapped[str] = mapped_column(String(16), default="pending")
+    after: Mapped[str] = mapped_column(String(16), default="pending")
 
 
 class MetaRow(Base):

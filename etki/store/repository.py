@@ -315,38 +315,59 @@ class CaseFileRepository:
         if action not in ACTIONS:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
         now = iso(self.clock())
-        with self._write() as s:
-            case = s.get(CaseRow, case_id)
-            if case is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
-            seen = case.version if expected_version is None else expected_version
-            current = s.get(RulingRow, case_id)
-            if current is not None or case.version != seen:
-                raise self._conflict(case_id, current)
-            done = s.execute(update(CaseRow)
-                             .where(CaseRow.id == case_id, CaseRow.version == seen)
-                             .values(status="ruled", version=seen + 1))
-            if done.rowcount != 1:  # another writer got there between our read and update
-                raise self._conflict(case_id, s.get(RulingRow, case_id))
-            verdict = s.scalar(select(DecisionRow.verdict).where(DecisionRow.case_id == case_id))
-            ruling = ACTIONS[action]
-            s.add(RulingRow(case_id=case_id, ruling=ruling, action=action, reviewer=reviewer,
-                            reason=reason, ruled_at=now, version=seen + 1))
-            s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action, ruling=ruling,
-                           reason=reason, at=now, version=seen + 1))
+        ruling = ACTIONS[action]
+        try:
+            with self._write() as s:
+                case = s.get(CaseRow, case_id)
+                if case is None:
+                    raise NotFoundError(f"no case '{case_id}' in the store")
+                seen = case.version if expected_version is None else expected_version
+                current = s.get(RulingRow, case_id)
+                if current is not None or case.version != seen:
+                    raise self._conflict(case_id, current)
+                done = s.execute(update(CaseRow)
+                                 .where(CaseRow.id == case_id, CaseRow.version == seen)
+                                 .values(status="ruled", version=seen + 1))
+                if done.rowcount != 1:  # another writer got there between read and update
+                    raise self._conflict(case_id, s.get(RulingRow, case_id))
+                verdict = s.scalar(select(DecisionRow.verdict)
+                                   .where(DecisionRow.case_id == case_id))
+                s.add(RulingRow(case_id=case_id, ruling=ruling, action=action,
+                                reviewer=reviewer, reason=reason, ruled_at=now,
+                                version=seen + 1))
+                s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
+                               ruling=ruling, reason=reason, at=now, version=seen + 1,
+                               outcome="committed", before="pending", after=ruling))
+        except ConflictError as exc:
+            self.audit_attempt(case_id, reviewer, action, reason, "conflict",
+                               before=exc.ruling or "pending")
+            raise
         return RulingRecord(case_id=case_id, ruling=ruling, action=action,  # type: ignore[arg-type]
                             reviewer=reviewer, reason=reason, ruled_at=now,
                             verdict=verdict, version=seen + 1)  # type: ignore[arg-type]
+
+    def audit_attempt(self, case_id: str, reviewer: str, action: str, reason: str,
+                      outcome: str, *, before: str = "pending") -> None:
+        """Append an audit row for an attempt that did not commit (``conflict`` or
+        ``denied``); the case is unchanged, so ``after`` equals ``before``."""
+        with self._write() as s:
+            version = s.scalar(select(CaseRow.version).where(CaseRow.id == case_id)) or 0
+            s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
+                           ruling=ACTIONS.get(action, action), reason=reason,
+                           at=iso(self.clock()), version=version, outcome=outcome,
+                           before=before, after=before))
 
     def _conflict(self, case_id: str, current: RulingRow | None) -> ConflictError:
         if current is None:
             return ConflictError(case_id)
         return ConflictError(case_id, current.reviewer, current.ruled_at, current.ruling)
 
-    def audit_log(self, case_id: str | None = None) -> list[tuple[str, str, str, str, str, int]]:
-        """Audit rows (case_id, reviewer, action, ruling, at, version), oldest first."""
+    def audit_log(self, case_id: str | None = None,
+                  ) -> list[tuple[str, str, str, str, str, int, str]]:
+        """Audit rows (case_id, reviewer, action, ruling, at, version, outcome), oldest
+        first."""
         stmt = select(AuditRow.case_id, AuditRow.reviewer, AuditRow.action, AuditRow.ruling,
-                      AuditRow.at, AuditRow.version).order_by(AuditRow.id)
+                      AuditRow.at, AuditRow.version, AuditRow.outcome).order_by(AuditRow.id)
         if case_id is not None:
             stmt = stmt.where(AuditRow.case_id == case_id)
         with self._read() as s:
