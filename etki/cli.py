@@ -150,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = exc.exit_code
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # `etki queue | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        code = 0
     except Exception as exc:  # internal failure: one line, exit 1
         logging.getLogger("etki").debug("internal error", exc_info=True)
         print(f"etki: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -96,6 +96,7 @@ class CaseRow(Base):
     created_at: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
     version: Mapped[int] = mapped_column(Integer, default=1)
+    seq: Mapped[int] = mapped_column(Integer, default=0)  # arrival order within a project
 
 
 class DecisionRow(Base):

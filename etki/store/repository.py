@@ -229,16 +229,19 @@ class CaseFileRepository:
         added = 0
         with self._write() as s:
             existing = set(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
+            seq = s.scalar(select(func.max(CaseRow.seq))
+                           .where(CaseRow.project_id == project_id)) or 0
             for request, decision in items:
                 if decision.case_id in existing:
                     continue
                 existing.add(decision.case_id)
+                seq += 1
                 s.add(CaseRow(
                     id=decision.case_id, project_id=project_id, request_id=request.id,
                     title=_title_of(request), text=request.text,
                     submitted_by=request.submitted_by, submitted_at=request.submitted_at,
                     labels_json=request.labels_json, created_at=now, status="pending",
-                    version=1,
+                    version=1, seq=seq,
                 ))
                 s.flush()
                 s.add(DecisionRow(
@@ -251,7 +254,7 @@ class CaseFileRepository:
 
     def cases(self, project_id: str | None = None, *, status: str | None = None) -> list[CaseRecord]:
         """Cases of ``project_id`` (all projects when None), optionally only ``pending``
-        or ``ruled``, ordered by creation time then case id."""
+        or ``ruled``, in arrival order (creation time, then the order they were added)."""
         stmt = (select(CaseRow, DecisionRow, RulingRow)
                 .join(DecisionRow, DecisionRow.case_id == CaseRow.id)
                 .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id))
@@ -259,7 +262,7 @@ class CaseFileRepository:
             stmt = stmt.where(CaseRow.project_id == project_id)
         if status is not None:
             stmt = stmt.where(CaseRow.status == status)
-        stmt = stmt.order_by(CaseRow.created_at, CaseRow.id)
+        stmt = stmt.order_by(CaseRow.created_at, CaseRow.seq, CaseRow.id)
         with self._read() as s:
             rows = s.execute(stmt).all()
         return [self._record(c, d, r) for c, d, r in rows]

@@ -5,7 +5,9 @@ Turkish ``İ``/``I``/``ı``/``i`` merged, ``ß`` -> ``ss``), so NFC and NFD inpu
 dotted or dotless Turkish i, always give the same tokens. After folding:
 
 * stopwords of the text's language are dropped (lists below: English, Turkish, German,
-  written for this module from the common function words of each language);
+  written for this module from the common function words of each language, plus the
+  words naming contract parties and duties, which the engine reads as cues instead;
+  Turkish ``şu`` is not a stopword because it folds to ``su``, water);
 * tokens shorter than two characters are dropped;
 * each token is stemmed for its language:
 
@@ -42,48 +44,69 @@ import snowballstemmer
 
 from etki.text import fold, words
 
+
+def _list(text: str) -> list[str]:
+    """Words of a whitespace-separated word list."""
+    return text.split()
+
+
 LANGUAGES: tuple[str, ...] = ("en", "tr", "de")
 """Languages with a stopword list and a stemmer. Other texts are tokenised unstemmed."""
 
-_EN_STOP = """
-a about above after again against all also am an and any are as at be because been before
-being below between both but by can could did do does doing down during each either else
-etc few for from further had has have having he her here hers herself him himself his how
-i if in into is it its itself just let may me might more most much must my myself nor of
-off on once only or other our ours ourselves out over own per please same shall she should
-so some such than that the their theirs them themselves then there these they this those
-through to too under until up upon us very via was we were what when where which while who
-whom whose why will with within without would yet you your yours yourself yourselves
-not no
-""".split()
+_EN_STOP = _list("""
+a about above after again against all also am an and any are as at be because been
+before being below between both but by can could did do does doing down during each
+either else etc few for from further had has have having he her here hers herself him
+himself his how i if in into is it its itself just let may me might more most much must
+my myself nor of off on once only or other our ours ourselves out over own per please
+same shall she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up upon us very via was we were what
+when where which while who whom whose why will with within without would yet you your
+yours yourself yourselves not no
+""")
 
-_TR_STOP = """
+_TR_STOP = _list("""
 acaba ama ancak artik aslinda az bana bazen bazi bazilari ben beni benim bile bir biraz
 birkac biz bize bizi bizim bu buna bunda bundan bunu bunun burada cok cunku da daha de
 defa diye dolayi en gibi hem hep hepsi her hic icin ile ise iste kadar ki kim kimi kimse
 mi mu mı nasil ne neden nerede neye nicin o olan olarak oldu olsun olur ona ondan onlar
-onlari onlarin onu onun orada oyle sadece sanki siz size sizi sizin son su suna sunu
-tum uzere var ve veya ya yani yine yoksa zaten lutfen gore degil
-""".split()
+onlari onlarin onu onun orada oyle sadece sanki siz size sizi sizin son suna sunu tum
+uzere var ve veya ya yani yine yoksa zaten lutfen gore degil
+""")
 
-_DE_STOP = """
+_DE_STOP = _list("""
 aber alle allem allen aller alles als also am an ander andere anderem anderen anderer
-anderes auch auf aus bei beim bin bis bitte bist da damit dann das dass dein deine dem den
-denn der des dessen deshalb die dies diese diesem diesen dieser dieses doch dort du durch
-ein eine einem einen einer eines er es euch euer eure fur gegen hat hatte hier ich ihm
-ihn ihnen ihr ihre ihrem ihren ihrer im in ins ist ja jede jedem jeden jeder jedes jetzt
-kann konnen konnte man manche mein meine mit muss musste nach nun nur ob oder ohne sehr
-sein seine sich sie sind so soll sollen sollte sonst uber um und uns unser unsere unter
-vom von vor war waren warum was weil welche welchem welchen welcher welches wenn wer wie
-wir wird wo zu zum zur zwar zwischen nicht kein keine
-""".split()
+anderes auch auf aus bei beim bin bis bitte bist da damit dann das dass dein deine dem
+den denn der des dessen deshalb die dies diese diesem diesen dieser dieses doch dort du
+durch ein eine einem einen einer eines er es euch euer eure fur gegen hat hatte hier ich
+ihm ihn ihnen ihr ihre ihrem ihren ihrer im in ins ist ja jede jedem jeden jeder jedes
+jetzt kann konnen konnte man manche mein meine mit muss musste nach nun nur ob oder ohne
+sehr sein seine sich sie sind so soll sollen sollte sonst uber um und uns unser unsere
+unter vom von vor war waren warum was weil welche welchem welchen welcher welches wenn
+wer wie wir wird wo zu zum zur zwar zwischen nicht kein keine
+""")
+
+# Contract-party and duty words: they say *who* does something, not *what*; the engine
+# reads them as cues (etki.triage.cues) and keeps them out of relevance scoring.
+_EN_PARTY = _list("""
+contractor contractors vendor vendors supplier suppliers offeror offerors responsible
+responsibility responsibilities
+""")
+_TR_PARTY = _list("""
+yuklenici yukleniciye yuklenicinin tedarikci sorumlu sorumludur sorumlulugu
+sorumlulugunda
+""")
+_DE_PARTY = _list("""
+auftragnehmer auftragnehmers auftraggeber auftraggebers lieferant dienstleister
+verantwortlich verantwortung zustandig
+""")
 
 STOPWORDS: dict[str, frozenset[str]] = {
-    "en": frozenset(fold(w) for w in _EN_STOP),
-    "tr": frozenset(fold(w) for w in _TR_STOP),
-    "de": frozenset(fold(w) for w in _DE_STOP),
+    "en": frozenset(fold(w) for w in _EN_STOP + _EN_PARTY),
+    "tr": frozenset(fold(w) for w in _TR_STOP + _TR_PARTY),
+    "de": frozenset(fold(w) for w in _DE_STOP + _DE_PARTY),
 }
-"""Folded stopwords per language code."""
+"""Folded stopwords per language code (function words plus party/duty words)."""
 
 # letters only one of the three languages writes (checked on the NFC text before folding)
 _MARKERS: dict[str, frozenset[str]] = {
@@ -172,7 +195,8 @@ def tokens(text: str, lang: str) -> tuple[str, ...]:
     """Scoring tokens of ``text`` in language ``lang``, in text order (with repeats).
 
     Folded words (:func:`etki.text.words`, after splitting camelCase humps) minus
-    stopwords and one-letter words, stemmed. For Turkish, apostrophe suffixes (``KVKK'ya`` -> ``KVKK``) are cut first.
+    stopwords and one-letter words, stemmed. For Turkish, apostrophe suffixes
+    (``KVKK'ya`` -> ``KVKK``) are cut first.
     """
     text = unicodedata.normalize("NFC", text)  # before camelCase splitting: NFD-proof
     if lang == "tr":

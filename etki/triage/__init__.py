@@ -1,0 +1,17 @@
+"""Deterministic scope triage: request text -> :class:`etki.domain.Decision`.
+
+Public API::
+
+    from etki.triage import TriageEngine, case_id_for, ENGINE_VERSION, MODEL_VERSION
+    engine = TriageEngine(project, build_index(project).hash, memory=..., disputed_escalation=True)
+    decision = engine.triage(case_id_for(project.id, request.id), request.text, request.title)
+
+Modules, one job each: ``normalise`` (tokens), ``cues`` (wording lists), ``contract``
+(clause and sentence roles), ``scoring`` (BM25), ``modules`` (module matching),
+``classify`` (verdict and confidence), ``effort`` (effort range), ``risk`` (signals),
+``engine`` (the pipeline and the decision).
+"""
+
+from etki.triage.engine import ENGINE_VERSION, MODEL_VERSION, TriageEngine, case_id_for
+
+__all__ = ["ENGINE_VERSION", "MODEL_VERSION", "TriageEngine", "case_id_for"]

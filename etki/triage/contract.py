@@ -1,0 +1,255 @@
+"""Contract reading (one job: what each clause and each of its sentences *does*).
+
+A clause has a **role** from its title (and its parent's):
+
+* ``admin``: contract administration: people, money, procurement, evaluation
+  (:data:`etki.triage.cues.ADMIN_TITLE`);
+* ``context``: background that describes but does not oblige (``CONTEXT_TITLE``);
+* ``scope``: everything else, and always a title with scope wording (``SCOPE_TITLE``).
+
+A clause without telling title words inherits ``admin``/``context`` from its parent:
+``ScopeClause.parent``, else the nearest existing clause whose number is a prefix of
+this one (``7.2.4`` -> ``7.2`` -> ``7``), else the first clause of the same top-level
+section (the loader merges an empty parent heading into its first child, whose title
+then carries the parent's words: ``Administration › Government Personnel``).
+
+Each sentence of the clause text (markdown and HTML stripped; list items, table cells
+and blank-line blocks are sentence boundaries) gets a **sentence role**:
+
+* ``exclusion``: any sentence of a clause of kind ``exclusion``, or a sentence with
+  exclusion wording ("not included", "no migration", "kapsam dışı", "nicht enthalten"),
+  unless it sends the work to a change request (then ``future``);
+* ``admin``: any sentence of an ``admin`` clause;
+* ``context``: any sentence of a ``context`` clause;
+* ``client``: a sentence assigning a duty or decision to a party other than the
+  contractor ("OFA will be responsible for ...", "ACF will determine ...");
+* ``future``: possible later work ("extensible ... future development") or work the
+  contract routes to a change request ("require a Change Request");
+* ``assumption``: a sentence of a clause of kind ``assumption``;
+* ``obligation``: everything else: work the contract asks of the contractor.
+
+The first matching rule in that order wins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from etki.domain import ScopeClause
+from etki.triage import cues
+from etki.triage.normalise import cue_words
+
+CLAUSE_ROLES: tuple[str, ...] = ("scope", "admin", "context")
+SENTENCE_ROLES: tuple[str, ...] = ("obligation", "exclusion", "client", "future", "context",
+                                   "assumption", "admin")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a clause: ``clause`` (index into the analysed clauses), ``text``
+    (plain text), ``role`` (one of :data:`SENTENCE_ROLES`) and ``cues`` (texts of the
+    wording cues that decided the role, sorted)."""
+
+    clause: int
+    text: str
+    role: str
+    cues: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClauseInfo:
+    """A clause with its role, its sentences and how strongly it puts defect resolution
+    in scope (``defect_support``: number of distinct bug-fixing, troubleshooting,
+    incident or warranty cues in its title and text; 0 = none)."""
+
+    clause: ScopeClause
+    role: str
+    sentences: tuple[Sentence, ...]
+    defect_support: int
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_LINK = re.compile(r"!?\[([^\]]*)\]\(([^)]*)\)")
+_BLOCK_SPLIT = re.compile(r"\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+|\|")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+")
+_NOISE = re.compile(r"[>*_`#]+")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown/HTML to plain text: comments and tags removed, ``[text](url)`` -> text,
+    emphasis, quote and heading marks removed. Line structure is kept."""
+    text = _COMMENT.sub(" ", markdown)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = _TAG.sub(" ", text)
+    return _NOISE.sub(" ", text)
+
+
+def split_sentences(markdown: str) -> list[str]:
+    """Sentences of a clause body, in order, whitespace-collapsed, empty ones dropped.
+
+    Boundaries: blank lines, list items, table cells (``|``), and ``. ! ? ;`` followed by
+    white space. Table rule rows (``---``) vanish because they hold no word."""
+    text = _COMMENT.sub(" ", markdown)
+    text = _LINK.sub(lambda m: m.group(1), text)
+    text = re.sub(r"</?(?:p|td|th|tr|li|br|div|blockquote)[^>]*>", "\n\n", text)
+    out: list[str] = []
+    for block in _BLOCK_SPLIT.split(text):
+        flat = " ".join(_NOISE.sub(" ", _TAG.sub(" ", _BULLET.sub("", block))).split())
+        for sentence in _SENTENCE_SPLIT.split(flat):
+            sentence = sentence.strip()
+            if any(ch.isalnum() for ch in sentence):
+                out.append(sentence)
+    return out
+
+
+def _number_key(number: str) -> str:
+    parts = [p for p in number.strip().strip(".").split(".") if p != ""]
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _title_role(title: str) -> str | None:
+    ws = cue_words(title)
+    if cues.SCOPE_TITLE.find(ws):
+        return "scope"
+    if cues.ADMIN_TITLE.find(ws):
+        return "admin"
+    if cues.CONTEXT_TITLE.find(ws):
+        return "context"
+    return None
+
+
+def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
+    """Role of each clause (same order), see the module docstring."""
+    by_ref = {c.ref: i for i, c in enumerate(clauses)}
+    by_number: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(clauses):
+        by_number.setdefault((c.contract_id, _number_key(c.number)), i)
+    own = [_title_role(c.title) for c in clauses]
+    memo: dict[int, str] = {}
+
+    first_of_top: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(clauses):
+        key = _number_key(c.number)
+        if key[:1].isdigit():
+            first_of_top.setdefault((c.contract_id, key.split(".")[0]), i)
+
+    def parent_of(i: int) -> int | None:
+        c = clauses[i]
+        if c.parent and c.parent in by_ref and by_ref[c.parent] != i:
+            return by_ref[c.parent]
+        key = _number_key(c.number)
+        while "." in key:
+            key = key.rsplit(".", 1)[0]
+            j = by_number.get((c.contract_id, key))
+            if j is not None and j != i:
+                return j
+        # an empty parent heading merged into its first child: that child stands for it
+        j = first_of_top.get((c.contract_id, _number_key(c.number).split(".")[0]))
+        return j if j is not None and j < i else None
+
+    def role(i: int, depth: int = 0) -> str:
+        if i in memo:
+            return memo[i]
+        r = own[i]
+        if r is None:
+            p = parent_of(i) if depth < 16 else None
+            r = role(p, depth + 1) if p is not None else "scope"
+        memo[i] = r
+        return r
+
+    return [role(i) for i in range(len(clauses))]
+
+
+def _is_client_duty(ws: Sequence[str]) -> bool:
+    """A duty/decision cue whose subject is not the contractor (see module docstring).
+
+    English sentences (they hold an English function word, :data:`cues.ENGLISH_MARKERS`):
+    the cue must follow a modal (will, shall, must), or for a duty noun ("responsible",
+    "duty") also a copula (is, are, remain); the subject is the words before it. So "TANF
+    is a block grant" or "their own software" assign nothing. A present-tense duty verb
+    ("The Municipality provides and operates ...") counts without a modal when its
+    subject names the client (:data:`cues.CLIENT`) and not the contractor. Other languages put the
+    subject anywhere, so the whole sentence is searched for the contractor. A contractor
+    word right after a negation ("not the contractor") does not count."""
+    duty = cues.RESPONSIBILITY.positions(ws)
+    english = any(w in cues.ENGLISH_MARKERS for w in ws)
+    if english:
+        verbs = cues.PRESENT_DUTY.positions(ws)
+        if verbs:  # the first one is the main verb; later ones sit in sub-clauses
+            subject = ws[:verbs[0]]
+            if (not any(w in cues.MODALS for w in subject) and cues.CLIENT.find(subject)
+                    and not cues.CONTRACTOR.find(subject)):
+                return True
+    if not duty:
+        return False
+    if english:
+        nouns = set(cues.DUTY_NOUNS.positions(ws))
+        subject_end = None
+        for pos in duty:
+            verbs = cues.MODALS | (cues.COPULAS if pos in nouns else frozenset())
+            head = next((i for i, w in enumerate(ws[:pos]) if w in verbs), None)
+            if head is not None:
+                subject_end = head
+                break
+        if subject_end is None:
+            return False
+        scope = ws[:subject_end]
+    else:
+        scope = ws
+    for pos in cues.CONTRACTOR.positions(scope):
+        if not any(w in cues.NEGATION for w in scope[max(0, pos - 2):pos]):
+            return False
+    return True
+
+
+def sentence_role(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[str, ...]]:
+    """Role of one sentence and the cue texts that decided it (module docstring).
+
+    A sentence that excludes something (or any sentence of an exclusion clause) but
+    sends it to a change request ("... are excluded and require a Change Request") is
+    ``future``: the contract itself routes it to a CR."""
+    ws = cue_words(text)
+    route = cues.CHANGE_ROUTE.find(ws)
+    if clause_kind == "exclusion":
+        if route:
+            return "future", tuple(c.text for c in route)
+        return "exclusion", ("clause kind: exclusion",)
+    if clause_role == "admin":
+        return "admin", ()
+    if clause_role == "context":
+        return "context", ()
+    found = cues.EXCLUSION.find(ws)
+    if found:
+        if route:
+            return "future", tuple(c.text for c in found + route)
+        return "exclusion", tuple(c.text for c in found)
+    if _is_client_duty(ws):
+        return "client", tuple(c.text for c in cues.RESPONSIBILITY.find(ws)
+                               + cues.PRESENT_DUTY.find(ws))
+    found = cues.FUTURE.find(ws) + route
+    if found:
+        return "future", tuple(c.text for c in found)
+    if clause_kind == "assumption":
+        return "assumption", ()
+    return "obligation", ()
+
+
+def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
+    """Analyse every clause (same order as given). Pure; deterministic."""
+    roles = clause_roles(clauses)
+    out: list[ClauseInfo] = []
+    for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
+        sentences = []
+        for text in split_sentences(clause.text):
+            srole, why = sentence_role(text, role, clause.kind)
+            sentences.append(Sentence(i, text, srole, tuple(sorted(set(why)))))
+        support = len(cues.DEFECT_SUPPORT.find(
+            cue_words(clause.title + "\n" + plain_text(clause.text)))) if role == "scope" else 0
+        out.append(ClauseInfo(clause, role, tuple(sentences), support))
+    return tuple(out)

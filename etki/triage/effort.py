@@ -1,0 +1,64 @@
+"""Effort range (one job: person-days from comparable past work items).
+
+Comparable work items are those that share an impacted module with the request, or
+whose title is lexically similar to it (BM25 score at least half the best title score).
+They are ranked by ``module overlap + title similarity`` (both in [0, 1]) and the best
+:data:`MAX_BASIS` that carry ``effort_days`` form the basis. The range is the 25th to
+75th percentile of their effort (the interquartile range: the middle half of comparable
+past work), by linear interpolation between order statistics (Hyndman and Fan 1996,
+definition 7, the default of R and NumPy). With no comparable item carrying effort the
+range is unknown: ``Effort(None, None)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from etki.domain import Effort, WorkItem
+
+MAX_BASIS = 10
+"""At most this many comparable work items form the basis of a range."""
+
+LOW_PCT, HIGH_PCT = 25.0, 75.0
+"""Percentiles of the range (interquartile range)."""
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """The ``pct`` percentile (0..100) of ``values`` by linear interpolation
+    (Hyndman-Fan type 7). Raises ``ValueError`` on an empty sequence."""
+    if not values:
+        raise ValueError("percentile of no values")
+    xs = sorted(values)
+    rank = (len(xs) - 1) * pct / 100.0
+    lo, hi = math.floor(rank), math.ceil(rank)
+    return xs[lo] + (xs[hi] - xs[lo]) * (rank - lo)
+
+
+def estimate(workitems: Sequence[WorkItem], title_scores: Sequence[float],
+             impacted: Sequence[str]) -> Effort:
+    """Effort range for a request.
+
+    ``title_scores``: BM25 of each work item's title against the request (same order as
+    ``workitems``). ``impacted``: the request's impacted module ids. Returns an
+    :class:`Effort` in person-days rounded to 1 decimal, ``basis`` = the ids used
+    (sorted); unknown (None, None) when no comparable item has ``effort_days``.
+    """
+    best = max(title_scores, default=0.0)
+    wanted = set(impacted)
+    ranked: list[tuple[float, str, float]] = []
+    for wi, score in zip(workitems, title_scores, strict=True):
+        similar = best > 0 and score >= 0.5 * best
+        overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0
+        if not (similar or overlap > 0) or wi.effort_days is None:
+            continue
+        rank = overlap + (score / best if best > 0 else 0.0)
+        ranked.append((round(rank, 6), wi.id, float(wi.effort_days)))
+    if not ranked:
+        return Effort(None, None)
+    ranked.sort(key=lambda r: (-r[0], r[1]))
+    chosen = ranked[:MAX_BASIS]
+    days = [d for _, _, d in chosen]
+    low = round(percentile(days, LOW_PCT), 1)
+    high = round(percentile(days, HIGH_PCT), 1)
+    return Effort(low, high, tuple(sorted(wid for _, wid, _ in chosen)))

@@ -1,0 +1,498 @@
+"""The triage engine: one project in, one frozen :class:`~etki.domain.Decision` per request.
+
+Build a :class:`TriageEngine` once per project (clause, sentence, module and work-item
+statistics are computed in ``__init__``) and call :meth:`TriageEngine.triage` for each
+request. The engine is deterministic: the same request, project index and engine
+version give byte-identical ``Decision.to_json()`` (no clock, no randomness, every
+float rounded, every ordering total).
+
+Pipeline (each step is one evidence step of the decision):
+normalise -> score_clauses -> exclusion_check -> defect_detection -> module_match ->
+classify -> effort -> risk -> memory (zero or more notes, only when a cited clause has
+precedents or is disputed; added after classification, they change nothing).
+
+Three lexical views of the contract are indexed with BM25 (:mod:`etki.triage.scoring`):
+whole clauses (for citing), per clause the text of each sentence role group (obligation,
+exclusion or client duty, future work, administration, context; for weighing them
+against each other) and single sentences (for coverage: how much of the request one
+sentence holds). See :mod:`etki.triage.contract` for the roles and
+:mod:`etki.triage.classify` for the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
+from etki.triage import cues
+from etki.triage.classify import MIN_COVERAGE, Classification, Features, classify
+from etki.triage.contract import ClauseInfo, Sentence, analyse, plain_text
+from etki.triage.effort import estimate
+from etki.triage.modules import ModuleMatcher
+from etki.triage.normalise import cue_words, guess_language, tokens
+from etki.triage.risk import assess
+from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top
+
+ENGINE_VERSION = "1.0.0"
+"""Version of the rules. Bump it whenever a decision for the same input may change."""
+
+MODEL_VERSION = "lexical-v1"
+"""The relevance model: BM25 over normalised tokens, no embeddings."""
+
+MAX_CITED = 3
+"""At most this many clause refs are cited."""
+
+CITE_RATIO = 0.5
+"""A clause is cited by score only if it scores at least half the best scope clause."""
+
+ROUND = 4
+"""Decimals kept for every stored score."""
+
+_GROUP = {"obligation": "obligation", "assumption": "obligation", "exclusion": "against",
+          "client": "against", "future": "future", "admin": "admin", "context": "context"}
+
+
+def case_id_for(project_id: str, request_id: str) -> str:
+    """Stable case id: ``req-{project_id}-{h}`` where ``h`` is the first 8 hex digits of
+    SHA-256 of ``project_id + "\\0" + request_id`` (UTF-8).
+
+    >>> case_id_for("demo", "R-1") == case_id_for("demo", "R-1")
+    True
+    """
+    digest = hashlib.sha256((project_id + "\0" + request_id).encode("utf-8")).hexdigest()
+    return f"req-{project_id}-{digest[:8]}"
+
+
+def _r(x: float) -> float:
+    return round(float(x), ROUND)
+
+
+def _quote(texts: Sequence[str], limit: int = 5) -> str:
+    return ", ".join(f"“{t}”" for t in list(texts)[:limit])
+
+
+def _distinct(items: Iterable[str]) -> list[str]:
+    """Distinct strings, first occurrence order (input order is deterministic)."""
+    seen: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def _clip(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class _RoleDoc:
+    clause: int
+    group: str
+
+
+class TriageEngine:
+    """Deterministic lexical triage for one project.
+
+    ``project``: the loaded project (:class:`etki.domain.Project`).
+    ``index_freshness``: the knowledge index hash, recorded in every decision.
+    ``memory``: clause memory by clause ref (read from the store); it only adds an
+    informational evidence step and, with ``disputed_escalation``, a risk signal.
+    ``disputed_escalation``: ``ETKI_DISPUTED_ESCALATION`` (True = a cited disputed
+    clause raises the risk layer; False = note only).
+
+    Raises nothing for an empty contract: every request then comes out as an
+    uncovered CHANGE_REQUEST with low confidence.
+    """
+
+    def __init__(self, project: Project, index_freshness: str, *,
+                 memory: Mapping[str, ClauseMemory] | None = None,
+                 disputed_escalation: bool = True) -> None:
+        self.project = project
+        self.index_freshness = index_freshness
+        self.memory: dict[str, ClauseMemory] = dict(sorted((memory or {}).items()))
+        self.disputed_escalation = disputed_escalation
+        self.languages: tuple[str, ...] = tuple(project.config.languages) or ("en",)
+        self._prepare()
+
+    # --- precomputation ----------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        langs = self.languages
+        self.infos: tuple[ClauseInfo, ...] = analyse(self.project.clauses)
+        self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.text[:4000], langs)
+                            for ci in self.infos]
+        title_tokens = [tokens(ci.clause.title, lang)
+                        for ci, lang in zip(self.infos, self.clause_lang, strict=True)]
+        self.clause_index = BM25Index([
+            title_tokens[i] * TITLE_WEIGHT + tokens(plain_text(ci.clause.text), self.clause_lang[i])
+            for i, ci in enumerate(self.infos)])
+        role_docs: list[list[str]] = []
+        self.role_meta: list[_RoleDoc] = []
+        sent_docs: list[tuple[str, ...]] = []
+        self.sentences: list[Sentence] = []
+        for i, ci in enumerate(self.infos):
+            groups: dict[str, list[str]] = {}
+            for s in ci.sentences:
+                toks = tokens(s.text, self.clause_lang[i])
+                groups.setdefault(_GROUP[s.role], []).extend(toks)
+                sent_docs.append(toks + title_tokens[i])
+                self.sentences.append(s)
+            for group in sorted(groups):
+                role_docs.append(groups[group] + list(title_tokens[i]))
+                self.role_meta.append(_RoleDoc(i, group))
+        self.role_index = BM25Index(role_docs)
+        self.sentence_index = BM25Index(sent_docs)
+        self.clause_langs = frozenset(self.clause_lang)
+        self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
+        self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
+        self.matcher = ModuleMatcher(self.project.modules, self.project.workitems, langs)
+
+    def with_memory(self, memory: Mapping[str, ClauseMemory] | None,
+                    disputed_escalation: bool | None = None) -> TriageEngine:
+        """A copy of this engine reading ``memory`` (and optionally another escalation
+        setting), sharing all precomputed statistics. Cheap; the original is unchanged."""
+        clone = object.__new__(TriageEngine)
+        clone.__dict__.update(self.__dict__)
+        clone.memory = dict(sorted((memory or {}).items()))
+        if disputed_escalation is not None:
+            clone.disputed_escalation = disputed_escalation
+        return clone
+
+    # --- one request -------------------------------------------------------------------
+
+    def triage(self, case_id: str, text: str, title: str | None = None) -> Decision:
+        """Triage one request and return its frozen decision.
+
+        ``case_id``: the case id (see :func:`case_id_for`); ``text``: the request body;
+        ``title``: optional request title, read together with the text. Never raises for
+        any string input (an empty request is an uncovered CHANGE_REQUEST).
+        """
+        full = f"{title}\n{text}" if title else text
+        lang = guess_language(full, self.languages)
+        toks = tokens(full, lang)
+        query = query_terms(toks)
+        words = cue_words(full)
+        evidence: list[EvidenceStep] = [EvidenceStep(
+            "normalise",
+            f"language {lang}; {len(toks)} tokens, {len(query)} distinct after folding, "
+            "stopwords and stemming",
+            (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))))]
+
+        # clauses
+        clause_scores = self.clause_index.scores(query)
+        ranked = top([clause_scores[i] for i in self.scope_clauses],
+                     [self.infos[i].clause.ref for i in self.scope_clauses], 5)
+        evidence.append(EvidenceStep(
+            "score_clauses",
+            f"BM25 (k1={K1}, b={B}, title x{TITLE_WEIGHT}) over scope clauses: "
+            + (", ".join(f"{ref} {s:.2f}" for ref, s in ranked) or "no clause matched"),
+            tuple(sorted((ref, _r(s)) for ref, s in ranked))))
+
+        # role texts and sentences
+        role_scores = self.role_index.scores(query)
+        best_role: dict[str, tuple[float, int]] = {}
+        for k, score in enumerate(role_scores):
+            group = self.role_meta[k].group
+            if score > 0 and (group not in best_role or score > best_role[group][0]):
+                best_role[group] = (score, k)
+        coverages = self.sentence_index.coverages(query)
+        best_sent: dict[str, tuple[float, int]] = {}
+        for k, cov in enumerate(coverages):
+            group = _GROUP[self.sentences[k].role]
+            if cov > 0 and (group not in best_sent or cov > best_sent[group][0]):
+                best_sent[group] = (cov, k)
+
+        def role_score(group: str) -> float:
+            return _r(best_role[group][0]) if group in best_role else 0.0
+
+        incl, against = role_score("obligation"), role_score("against")
+        incl_cov = _r(best_sent["obligation"][0]) if "obligation" in best_sent else 0.0
+        evidence.append(self._exclusion_step(best_sent, incl, against))
+
+        # wording
+        defect = cues.DEFECT.hits(words)
+        f_strong = _r(sum(c.weight for c, _ in defect if c.weight >= 1.0))
+        f_weak = _r(sum(c.weight for c, _ in defect if c.weight < 1.0))
+        advice = cues.ADVICE.hits(words)
+        admin_req = cues.ADMIN_REQUEST.hits(words)
+        new_cap = cues.NEW_CAPABILITY.hits(words)
+        evidence.append(EvidenceStep(
+            "defect_detection",
+            ("defect wording: " + _quote(_distinct(t for _, t in defect), 8)
+             if defect else "no defect wording"),
+            (("strong", f_strong), ("weak", f_weak))))
+
+        # modules
+        match = self.matcher.match(query)
+        evidence.append(EvidenceStep(
+            "module_match",
+            ("modules by id, path and summary (BM25) plus similar past work items: "
+             + ", ".join(f"{m} {s:.2f}" for m, s in match.modules)
+             if match.modules else "no module matched"),
+            tuple(sorted(match.modules))))
+
+        features = Features(
+            defect_strong=f_strong, defect_weak=f_weak,
+            advice=_r(sum(c.weight for c, _ in advice)), admin_request=len(admin_req),
+            new_capability=len(new_cap), incl=incl, against=against,
+            future=role_score("future"), admin=role_score("admin"), incl_cov=incl_cov,
+            against_cov=_r(best_sent["against"][0]) if "against" in best_sent else 0.0,
+            future_cov=_r(best_sent["future"][0]) if "future" in best_sent else 0.0,
+            modules=len(match.modules), foreign=lang not in self.clause_langs,
+            tokens=len(query))
+        result = classify(features)
+        evidence.append(EvidenceStep(
+            "classify",
+            f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})",
+            tuple(sorted((
+                ("admin", features.admin), ("against", features.against),
+                ("against_coverage", features.against_cov),
+                ("confidence", result.confidence), ("future", features.future),
+                ("future_coverage", features.future_cov),
+                ("obligation", features.incl), ("obligation_coverage", features.incl_cov),
+            )))))
+
+        cited = self._cite(result, clause_scores, best_role, best_sent, ranked)
+        modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
+
+        # effort
+        if result.verdict == "REJECT":
+            effort = Effort(None, None)
+            effort_detail = "no effort: the work is outside the contractor's remit"
+        else:
+            effort = estimate(self.project.workitems, self.matcher.workitem_scores(query),
+                              modules)
+            effort_detail = (
+                f"{effort.label()} from {len(effort.basis)} comparable work items "
+                "(25th-75th percentile)" if effort.known else
+                "unknown: no comparable work item carries effort_days")
+        evidence.append(EvidenceStep(
+            "effort", effort_detail,
+            (("high", effort.high), ("low", effort.low)) if effort.known else ()))
+
+        # risk (never reads or changes verdict, confidence or effort)
+        risk, risk_cues, disputed = assess(words, cited, self.memory, self.disputed_escalation)
+        parts = []
+        if risk_cues:
+            parts.append("wording " + _quote(risk_cues, 6))
+        if disputed and self.disputed_escalation:
+            parts.append("disputed clause cited: " + ", ".join(disputed))
+        evidence.append(EvidenceStep(
+            "risk",
+            (f"{risk.level}: " + "; ".join(parts) + " -> PMO look within 24h"
+             if risk.pmo_look_24h else "low: no security, personal-data or dispute signal")
+            + "; the risk layer does not change verdict, confidence or effort",
+            (("signals", float(len(risk.signals))),)))
+
+        evidence.extend(self._memory_steps(cited, disputed))
+
+        return Decision(
+            case_id=case_id,
+            verdict=result.verdict,
+            confidence=result.confidence,
+            cited_clauses=cited,
+            impacted_modules=modules,
+            effort=effort,
+            risk=risk,
+            assumptions=self._assumptions(result, cited, effort),
+            reasoning=self._reasoning(result, cited, modules, _distinct(t for _, t in defect),
+                                      _distinct(t for _, t in advice),
+                                      _distinct(t for _, t in admin_req),
+                                      _distinct(t for _, t in new_cap), best_sent, risk.signals),
+            evidence=tuple(evidence),
+            engine_version=ENGINE_VERSION,
+            model_version=MODEL_VERSION,
+            index_freshness=self.index_freshness,
+            extra=(("language", lang), ("rule", result.rule)),
+        )
+
+    # --- helpers -------------------------------------------------------------------
+
+    def _clause_of_role(self, best_role: Mapping[str, tuple[float, int]], group: str) -> int | None:
+        return self.role_meta[best_role[group][1]].clause if group in best_role else None
+
+    def _exclusion_step(self, best_sent: Mapping[str, tuple[float, int]], incl: float,
+                        against: float) -> EvidenceStep:
+        if "against" in best_sent:
+            s = self.sentences[best_sent["against"][1]]
+            ref = self.infos[s.clause].clause.ref
+            kind = "exclusion" if s.role == "exclusion" else "client duty"
+            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}”; best exclusion/client "
+                      f"match {against:.2f} vs best obligation match {incl:.2f}")
+        else:
+            detail = "no exclusion or client-duty text of the contract matches"
+        ratio = against / incl if incl > 0 else (10.0 if against > 0 else 0.0)
+        return EvidenceStep("exclusion_check", detail,
+                            (("against", against), ("obligation", incl), ("ratio", _r(ratio))))
+
+    def _cite(self, result: Classification, clause_scores: Sequence[float],
+              best_role: Mapping[str, tuple[float, int]],
+              best_sent: Mapping[str, tuple[float, int]],
+              ranked: Sequence[tuple[str, float]]) -> tuple[str, ...]:
+        """Cited refs: the clause(s) the deciding rule rests on, then the best scope
+        clauses by BM25 (>= :data:`CITE_RATIO` x the best), at most :data:`MAX_CITED`."""
+        first: list[int | None] = []
+        sent_clause = (self.sentences[best_sent["obligation"][1]].clause
+                       if "obligation" in best_sent else None)
+        rule = result.rule
+        if rule == "defect":
+            first.append(self._clause_of_role(best_role, "obligation"))
+            if self.support_clauses:
+                first.append(max(self.support_clauses,
+                                 key=lambda i: (self.infos[i].defect_support, clause_scores[i], -i)))
+        elif rule in ("advice", "exclusion"):
+            first.append(self._clause_of_role(best_role, "against"))
+        elif rule == "administration":
+            first.append(self._clause_of_role(best_role, "admin"))
+        elif rule == "future_work":
+            first.append(self._clause_of_role(best_role, "future"))
+            first.append(sent_clause)
+        elif rule in ("new_capability", "uncovered"):
+            # the closest obligation, then the clause that anticipates later additions
+            first.append(sent_clause)
+            first.append(self._clause_of_role(best_role, "future"))
+        else:  # covered, partial
+            first.append(sent_clause)
+            first.append(self._clause_of_role(best_role, "obligation"))
+        refs: list[str] = []
+        for i in first:
+            if i is not None and self.infos[i].clause.ref not in refs:
+                refs.append(self.infos[i].clause.ref)
+        if rule != "administration" and ranked:
+            floor = ranked[0][1] * CITE_RATIO
+            for ref, score in ranked:
+                if score >= floor and ref not in refs:
+                    refs.append(ref)
+        return tuple(refs[:MAX_CITED])
+
+    def _memory_steps(self, cited: Sequence[str], disputed: Sequence[str]) -> list[EvidenceStep]:
+        """Informational clause-memory notes, added after classification, in citation
+        order: per cited clause with precedents "clause memory: N past PMO corrections —
+        informational, no decision effect" (the clause ref and N in ``scores``), and per
+        cited disputed clause a note saying whether it was escalated to the risk layer."""
+        steps: list[EvidenceStep] = []
+        for ref in cited:
+            mem = self.memory.get(ref)
+            if mem is None:
+                continue
+            if mem.precedent_count > 0:
+                steps.append(EvidenceStep(
+                    "memory",
+                    f"clause memory: {mem.precedent_count} past PMO corrections — "
+                    "informational, no decision effect",
+                    ((ref, float(mem.precedent_count)),)))
+            if ref in disputed:
+                how = ("escalated to the risk layer" if self.disputed_escalation
+                       else "note only, dispute escalation is off")
+                steps.append(EvidenceStep(
+                    "memory",
+                    f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
+                    "no decision effect",
+                    ((ref, float(len(mem.history))),)))
+        return steps
+
+    def _title(self, ref: str) -> str:
+        for ci in self.infos:
+            if ci.clause.ref == ref:
+                return f"{ref} ({ci.clause.title})" if ci.clause.title else ref
+        return ref
+
+    def _assumptions(self, result: Classification, cited: Sequence[str],
+                     effort: Effort) -> tuple[str, ...]:
+        main = self._title(cited[0]) if cited else "the contract"
+        out: list[str] = []
+        rule = result.rule
+        if rule == "defect":
+            out.append("The behaviour described is a defect in delivered functionality, "
+                       "not a request for new behaviour.")
+            out.append(f"The affected functionality is the one {main} covers.")
+        elif rule in ("covered", "partial"):
+            out.append(f"The request asks for what {main} already describes, "
+                       "nothing beyond it.")
+        elif rule in ("future_work", "new_capability", "uncovered"):
+            out.append("No clause of the contract already asks for this capability.")
+            out.append("It would be estimated, priced and planned separately.")
+        elif rule == "exclusion":
+            out.append(f"{main} excludes this work or assigns it to the client.")
+        elif rule == "administration":
+            out.append("The request concerns the contractor's team or contract "
+                       "administration, not the delivered system.")
+        elif rule == "advice":
+            out.append("The request asks for a policy or strategy decision that belongs "
+                       "to the client.")
+        out.append("The request text is complete and nothing was agreed outside the "
+                   "contract documents.")
+        if result.verdict != "REJECT" and not effort.known:
+            out.append("Effort is unknown: no comparable past work item records effort.")
+        return tuple(out)
+
+    def _reasoning(self, result: Classification, cited: Sequence[str], modules: Sequence[str],
+                   defect: Sequence[str], advice: Sequence[str], admin_req: Sequence[str],
+                   new_cap: Sequence[str], best_sent: Mapping[str, tuple[float, int]],
+                   signals: Sequence[str]) -> str:
+        """The plain-English paragraph: why this verdict, which clause, which wording
+        (the words quoted are the request's own, folded), which modules, which risk."""
+        rule = result.rule
+        main = self._title(cited[0]) if cited else "no clause"
+
+        def sentence_of(group: str) -> str:
+            if group not in best_sent:
+                return ""
+            s = self.sentences[best_sent[group][1]]
+            return f"{self.infos[s.clause].clause.ref}: “{_clip(s.text)}”"
+
+        if rule == "defect":
+            strength = {self.infos[i].clause.ref: self.infos[i].defect_support
+                        for i in self.support_clauses}
+            backing = [r for r in cited if r in strength]
+            support = (self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
+                       if backing else None)
+            text = (f"The request reads as a defect report ({_quote(defect)}) "
+                    f"about functionality the contract covers, closest to {main}.")
+            if support:
+                text += f" {support} puts fixing defects of delivered work in scope."
+            text += " A defect in delivered scope is fixed as part of the contract."
+        elif rule == "advice":
+            text = (f"The request asks for a decision or advice "
+                    f"({_quote(advice)}) rather than software work; such "
+                    "decisions stay with the client, so it is outside the contractor's remit.")
+        elif rule == "administration":
+            text = (f"The request is about the contractor's team or contract administration "
+                    f"({_quote(admin_req)}), which {main} governs; it is "
+                    "not work on the delivered system.")
+        elif rule == "exclusion":
+            text = (f"The closest contract text takes this work out of the contractor's "
+                    f"scope or gives it to the client ({sentence_of('against')}), and it "
+                    "matches the request clearly better than any obligation does.")
+        elif rule == "future_work":
+            text = (f"The contract mentions this only as possible future work "
+                    f"({sentence_of('future')}); it is not part of the current scope, "
+                    "so it is a change request.")
+        elif rule == "covered":
+            text = (f"The contract already asks for this ({sentence_of('obligation')}), "
+                    "so it is in scope.")
+        elif rule == "partial":
+            text = (f"The request is only partly matched by contract text, closest to "
+                    f"{main} ({sentence_of('obligation')}); with no defect wording and no "
+                    "stronger exclusion it is proposed as in scope, with low confidence.")
+        elif rule == "new_capability":
+            text = (f"The request asks for something new "
+                    f"({_quote(new_cap)}) and no clause covers it well "
+                    f"(closest: {main}); a new capability is a change request.")
+        else:
+            text = ("No clause of the contract covers the request"
+                    + (f" (closest: {main})" if cited else "")
+                    + "; a capability the contract does not describe is a change request.")
+        against = sentence_of("against")
+        if (result.verdict == "IN_SCOPE" and rule != "defect" and against
+                and best_sent["against"][0] >= MIN_COVERAGE):
+            text += f" Exclusion or client-duty text was weighed against it ({against})."
+        if modules:
+            text += f" Likely impacted modules: {', '.join(modules)}."
+        if signals:
+            text += (f" Risk signals ({', '.join(signals)}) ask for a PMO look within 24 "
+                     "hours; they do not change the verdict.")
+        return text

@@ -1,0 +1,51 @@
+"""Risk layer (one job: signals and a 24h PMO look; it never touches the verdict).
+
+Signals, in this fixed order:
+
+* ``security``: security wording in the request (:data:`etki.triage.cues.SECURITY`:
+  password, token, vulnerability, şifre, Sicherheitslücke ...);
+* ``personal_data``: personal-data wording (:data:`etki.triage.cues.PERSONAL_DATA`:
+  PII, personal data, kişisel veri, KVKK, GDPR/DSGVO, personenbezogene Daten ...);
+* ``disputed_clause``: a cited clause is disputed in clause memory and dispute
+  escalation is on (``ETKI_DISPUTED_ESCALATION``; off = a note in the evidence only).
+
+Level: ``high`` with two or more signals or a disputed clause, ``medium`` with one,
+``low`` with none. Any signal asks for a PMO look within 24 hours. The function takes
+no verdict, confidence or effort, so it cannot change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from etki.domain import ClauseMemory, Risk
+from etki.triage import cues
+
+
+def assess(words: Sequence[str], cited: Sequence[str],
+           memory: Mapping[str, ClauseMemory], disputed_escalation: bool
+           ) -> tuple[Risk, tuple[str, ...], tuple[str, ...]]:
+    """Risk of a request.
+
+    ``words``: :func:`etki.triage.normalise.cue_words` of the request. ``cited``: cited
+    clause refs. Returns ``(risk, found, disputed)``: ``found`` the request's words that
+    fired a cue (folded, sorted), ``disputed`` the cited refs that are disputed (in citation order, whether
+    or not they were escalated).
+    """
+    signals: list[str] = []
+    found: list[str] = []
+    for name, cue_list in (("security", cues.SECURITY), ("personal_data", cues.PERSONAL_DATA)):
+        hits = cue_list.hits(words)
+        if hits:
+            signals.append(name)
+            found.extend(text for _, text in hits)
+    disputed = tuple(ref for ref in cited if ref in memory and memory[ref].disputed)
+    if disputed and disputed_escalation:
+        signals.append("disputed_clause")
+    if not signals:
+        level = "low"
+    elif len(signals) >= 2 or "disputed_clause" in signals:
+        level = "high"
+    else:
+        level = "medium"
+    return (Risk(level, tuple(signals), bool(signals)), tuple(sorted(set(found))), disputed)
