@@ -1,0 +1,234 @@
+"""YAML frontmatter and YAML files, read the way Etki reads them.
+
+Used by the project-folder loader (``contracts/*.md``, ``etki.yaml``, ``modules.yaml`` ...)
+and by the wiki (its pages carry frontmatter written by :func:`dump_frontmatter`).
+
+Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
+
+* Frontmatter is the block between a ``---`` line at the very top of the file and the
+  next ``---`` line. A UTF-8 BOM is dropped and CRLF / CR line endings become LF first,
+  so no ``\\ufeff`` or ``\\r`` survives in a value or in the body (B09).
+* Everything after the closing delimiter is the body, byte for byte; later ``---``
+  lines are horizontal rules of the body, never metadata (B10).
+* YAML is resolved with the YAML 1.2 core schema, restricted so it is a *subset* of what
+  PyYAML's 1.1 dumper quotes: only ``true``/``false`` (any of the three cases) are
+  booleans, so ``no``, ``NO``, ``on``, ``off``, ``y`` and ``yes`` stay strings (B06);
+  dates stay strings; ``010`` stays the string ``"010"``. Because every scalar this loader
+  resolves to a non-string is also one ``yaml.safe_dump`` quotes when it is a string,
+  :func:`dump_frontmatter` output always loads back unchanged.
+* A malformed value (``: `` inside an unquoted value, B08) or a duplicate key raises
+  :class:`etki.errors.ProjectFormatError` naming the file and the 1-based line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from etki.errors import ProjectFormatError
+
+__all__ = [
+    "CoreSafeLoader",
+    "dump_frontmatter",
+    "frontmatter_block",
+    "load_yaml",
+    "locate",
+    "normalize_newlines",
+    "split_frontmatter",
+]
+
+_BASE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class CoreSafeLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """``yaml.SafeLoader`` (libyaml-backed when available) with YAML 1.2 core resolvers.
+
+    Implicit types: null (``~``, ``null``, empty), bool (``true``/``false`` only),
+    int (decimal without leading zeros, ``0x`` hex), float (with a dot, ``.inf``,
+    ``.nan``). Everything else is a string. Duplicate mapping keys are an error.
+    """
+
+    yaml_implicit_resolvers: dict = {}
+
+
+def _resolver(tag: str, pattern: str, first: str) -> None:
+    CoreSafeLoader.add_implicit_resolver(tag, re.compile(pattern, re.X), list(first))
+
+
+_resolver("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
+_resolver("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""])
+_resolver("tag:yaml.org,2002:int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$",
+          "-+0123456789")
+_resolver("tag:yaml.org,2002:float",
+          r"""^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?
+              |[-+]?\.(?:inf|Inf|INF)
+              |\.(?:nan|NaN|NAN))$""",
+          "-+0123456789.")
+_resolver("tag:yaml.org,2002:merge", r"^(?:<<)$", "<")
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    value = str(loader.construct_scalar(node))
+    if value.startswith("0x"):
+        return int(value[2:], 16)
+    return int(value, 10)
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+    loader.flatten_mapping(node)
+    result: dict = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                "found an unhashable key", key_node.start_mark) from exc
+        if key in result:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark,
+                f"found duplicate key {key!r}", key_node.start_mark)
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+CoreSafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+CoreSafeLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+
+
+def normalize_newlines(text: str) -> str:
+    """Drop one leading UTF-8 BOM and turn CRLF and lone CR into LF."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_KEY_LINE = re.compile(r"^\s*(?:-\s+)?([^\s:#][^:#]*?)\s*:(?:\s|$)")
+
+
+def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int,
+                text: str) -> ProjectFormatError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = first_line + mark.line if mark is not None else None
+    field = None
+    if mark is not None:
+        lines = text.split("\n")
+        key = _KEY_LINE.match(lines[mark.line]) if mark.line < len(lines) else None
+        field = key.group(1).strip("'\"") if key else None
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    if context and "duplicate" not in problem:
+        problem = f"{problem} ({context})"
+    hint = ""
+    if "mapping values are not allowed" in problem:
+        hint = "; a value containing ': ' must be quoted"
+    return ProjectFormatError(path, f"malformed YAML: {problem}{hint}", line=line,
+                              field=field)
+
+
+def load_yaml(text: str, path: str, *, first_line: int = 1) -> Any:
+    """Parse YAML ``text`` with :class:`CoreSafeLoader`.
+
+    ``first_line`` is the file line of the first line of ``text`` (frontmatter starts on
+    line 2), so error lines are lines of the file. Raises ProjectFormatError(path,
+    line=..., field=<the key on that line, when there is one>) on any YAML error.
+    """
+    try:
+        return yaml.load(text, Loader=CoreSafeLoader)  # noqa: S506 - safe loader subclass
+    except yaml.YAMLError as exc:
+        raise _yaml_error(path, exc, first_line, text) from exc
+
+
+def locate(text: str, keys: Sequence[str | int], *, first_line: int = 1) -> int | None:
+    """The 1-based file line of the node reached by ``keys`` in YAML (or JSON) ``text``.
+
+    ``keys`` walks mappings by key and sequences by index (``["reviewers", 0, "role"]``);
+    the deepest node reached is reported, so a missing key reports its mapping. Returns
+    ``None`` when the text cannot be composed. Only used on error paths.
+    """
+    try:
+        node = yaml.compose(text, Loader=CoreSafeLoader)  # noqa: S506
+    except yaml.YAMLError:
+        return None
+    if node is None:
+        return None
+    for key in keys:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
+                    child = value_node
+                    break
+        elif (isinstance(node, yaml.SequenceNode) and isinstance(key, int)
+              and 0 <= key < len(node.value)):
+            child = node.value[key]
+        if child is None:
+            break
+        node = child
+    return first_line + node.start_mark.line
+
+
+_DELIMITER = re.compile(r"---[ \t]*")
+
+
+def frontmatter_block(text: str) -> tuple[str | None, str, int]:
+    """Split normalised ``text`` into ``(yaml_text, body, body_first_line)`` without
+    parsing YAML. ``yaml_text`` is ``None`` when the file has no frontmatter (then
+    ``body`` is the whole text and ``body_first_line`` is 1). An opening ``---`` that is
+    never closed is treated as no frontmatter here; :func:`split_frontmatter` rejects it.
+    """
+    text = normalize_newlines(text)
+    lines = text.split("\n")
+    if not lines or not _DELIMITER.fullmatch(lines[0]):
+        return None, text, 1
+    for i in range(1, len(lines)):
+        if _DELIMITER.fullmatch(lines[i]):
+            yaml_text = "\n".join(lines[1:i]) + ("\n" if i > 1 else "")
+            body = "\n".join(lines[i + 1:])
+            return yaml_text, body, i + 2
+    return None, text, 1
+
+
+def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
+    """Split a markdown file into ``(metadata, body)``.
+
+    ``metadata`` is a plain ``dict`` (empty when the file has no frontmatter); ``body`` is
+    the text after the closing ``---`` line, unchanged except that a BOM is dropped and
+    line endings are LF. Raises ProjectFormatError naming ``path`` and the file line when
+    the YAML is malformed (B08: line 3), when the frontmatter is not a mapping, or when an
+    opening ``---`` is never closed.
+    """
+    normalized = normalize_newlines(text)
+    yaml_text, body, _ = frontmatter_block(normalized)
+    if yaml_text is None:
+        first = normalized.split("\n", 1)[0]
+        if _DELIMITER.fullmatch(first) and normalized.count("\n") >= 1:
+            raise ProjectFormatError(
+                path, "frontmatter opened with '---' is never closed by a '---' line", line=1)
+        return {}, normalized
+    meta = load_yaml(yaml_text, path, first_line=2)
+    if meta is None:
+        return {}, body
+    if not isinstance(meta, dict):
+        raise ProjectFormatError(
+            path, f"frontmatter must be a mapping of fields, not {type(meta).__name__}", line=2)
+    return meta, body
+
+
+def dump_frontmatter(meta: dict, body: str) -> str:
+    """The inverse of :func:`split_frontmatter`: ``---``, ``meta`` as YAML, ``---``, body.
+
+    Written with ``yaml.safe_dump(sort_keys=True, allow_unicode=True,
+    default_flow_style=False)`` (never string formatting) and no line wrapping, so titles
+    containing ``: ``, ``#``, ``no`` or ``2024-01-01`` come back unchanged. An empty
+    ``meta`` gives an empty frontmatter block.
+    """
+    if not meta:
+        return "---\n---\n" + body
+    dumped = yaml.safe_dump(meta, sort_keys=True, allow_unicode=True,
+                            default_flow_style=False, width=2**31 - 1)
+    return "---\n" + dumped + "---\n" + body

@@ -1,0 +1,766 @@
+"""Contracts: ``contracts/*.md`` -> :class:`etki.domain.Contract` with its scope clauses.
+
+The document is parsed with markdown-it-py (:func:`etki.knowledge.links.markdown_parser`)
+and its structure is read from the token stream, never from regexes over the raw file:
+headings inside code fences or indented code are not headings, ``#1 ...`` without a space
+is a paragraph, setext underlines belong to their heading and appear in no clause body
+(B19 in ``../shared/cases/README.md``).
+
+Real documents are messy (``../shared/realdata/tdrs/contracts/tdrs-rfq.md``), so besides
+ATX and setext headings these also start a clause:
+
+* a paragraph that is only a bold section number and title, ``**2.2 Expectations**``;
+* a paragraph that opens with a bold section number, ``**7.2.1** The TTS Office ...``
+  (the paragraph is the start of the clause body; the title is its first words);
+* a one-line paragraph ``9.6.4 Phase 2 - Oral Interview`` right after an empty heading
+  (a heading whose text was wrapped onto the next line), or standing alone;
+
+the last three only when the number is a sub-number of a section already seen
+(``2.2`` after ``2.0``) and not seen before, so cross-references are never headings.
+Headings without text are ignored; their content stays with the clause before them.
+
+Clause numbers come from the heading text: a bare leading number (``1.``, ``2.1``,
+``3.1.2``, ``A.1``) is removed from the title; a worded one (``Section 4``, ``Madde 3``,
+``Artikel 2``, ``§ 5``) gives the number and stays in the title (``Madde 1 – Kapsam``).
+Without a number the title's slug stands for it. Refs are ``{contract_id}#{number}``,
+unique per contract (a repeat gets ``-2``, ``-3`` in document order).
+
+An empty parent heading (nothing under it before its first child) is merged into that
+child: the child keeps its number and line, its title carries the parent's title as
+context (``Purpose and Background › Purpose``) and the parent's own heading links become
+the child's explicit edges (the other children inherit them as usual).
+
+Kind (:func:`clause_kind`): ``exclusion`` when the heading, its lead-in line (a short
+first body line ending in ``:``) or any enclosing heading says so; else ``assumption``,
+else ``sla`` in the same way; else ``inclusion``. Mixed headings (``Scope and
+exclusions``) say nothing. Frontmatter ``title`` and ``kind`` act as the outermost
+headings.
+
+Chunking: ``by_heading`` when the document has usable heading structure (at least two
+section starts, at most half of the text before the first one, no section holding more
+than three quarters of a long document); else ``sliding_window`` with windows of
+:data:`WINDOW_BLOCKS` top-level blocks numbered ``w1``, ``w2`` ... A long section stays
+one clause, because a ruling cites a clause.
+
+Edges: wikilinks in a clause's text are explicit edges; wikilinks in a heading are the
+heading's own (explicit) edges and are inherited by every clause below it; frontmatter
+``edges: [{type, target}]`` are inherited by every clause of the document. A typed link
+``[[depends_on::module:auth]]`` names its type; untyped links get ``covers`` (module, or
+``excludes`` from an exclusion clause), ``cites`` (clause) or ``relates_to``. Types are
+checked against the edge vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown_it.token import Token
+
+from etki.domain import CLAUSE_KINDS, Contract, Edge, ScopeClause
+from etki.errors import ProjectFormatError, VocabularyError
+from etki.frontmatter import frontmatter_block, locate, normalize_newlines, split_frontmatter
+from etki.knowledge.links import (
+    markdown_parser,
+    split_typed_target,
+    wikilinks_in_tokens,
+)
+from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, UnknownEdgeTypeError
+from etki.text import fold, slugify, words
+
+__all__ = [
+    "EXPLICIT_WEIGHT",
+    "INHERITED_WEIGHT",
+    "WINDOW_BLOCKS",
+    "clause_kind",
+    "clause_number",
+    "heading_category",
+    "link_target",
+    "parse_contract",
+    "parse_contract_text",
+]
+
+WINDOW_BLOCKS = 5
+"""Top-level blocks (paragraphs, lists, tables ...) per ``sliding_window`` chunk."""
+EXPLICIT_WEIGHT = 1.0
+INHERITED_WEIGHT = 0.6
+CONTEXT_SEPARATOR = " › "
+
+# --- clause numbers -------------------------------------------------------------------
+
+_BARE_NUMBER = re.compile(
+    r"^(?P<num>\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)(?:\.|\))?(?=\s|$)")
+_WORDED_NUMBER = re.compile(
+    r"^(?:section|sect|clause|article|art|madde|bolum|kisim|abschnitt|artikel|ziffer"
+    r"|paragraph|para|§)\.?\s*(?P<num>\d{1,3}(?:\.\d{1,3})*)(?:\.|\))?(?=\W|$)")
+_LEADING_SEPARATOR = re.compile(r"^[\s\-–—:.]+")
+
+
+def clause_number(heading: str) -> tuple[str | None, str]:
+    """``(number, title)`` of a heading's text.
+
+    ``"3.2 Single sign-on"`` -> ``("3.2", "Single sign-on")``; ``"1. Scope"`` ->
+    ``("1", "Scope")``; ``"Madde 2 – Ücret"`` -> ``("2", "Madde 2 – Ücret")`` (a worded
+    number stays in the title); ``"Payment terms"`` -> ``(None, "Payment terms")``.
+    Components have at most three digits, so ``2024 Roadmap`` has no number.
+    """
+    text = " ".join(heading.split())
+    match = _BARE_NUMBER.match(text)
+    if match:
+        title = _LEADING_SEPARATOR.sub("", text[match.end():])
+        return match.group("num"), title
+    match = _WORDED_NUMBER.match(fold(text))
+    if match:
+        return match.group("num"), text
+    return None, text
+
+
+def _normalize_number(number: str) -> str:
+    """Printed number -> comparison form: ``2.0`` and ``2`` are the same section."""
+    parts = number.split(".")
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _parent_numbers(norm: str) -> list[str]:
+    parts = norm.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+
+
+# --- clause kinds ---------------------------------------------------------------------
+
+_EXCLUSION = re.compile(
+    r"\bout of scope\b|\bnot in scope\b|\bexclu(?:de|ded|des|ding|sion|sions)\b"
+    r"|\bnot included\b|\bnot covered\b|\bkapsam disi\w*|\bkapsamdisi\w*|\bharic\b"
+    r"|\bdahil degil\w*|\bausgeschlossen\w*|\b\w*ausschluss\w*|\b\w*ausschlusse\b"
+    r"|\bnicht im leistungsumfang\b|\bnicht (?:enthalten|umfasst|inbegriffen)\b")
+_ASSUMPTION = re.compile(
+    r"\bassum(?:e|ed|es|ption|ptions)\b|\bvarsayim\w*|\bannahme\w*|\bdependenc(?:y|ies)\b"
+    r"|\bprerequisites?\b|\bon kosul\w*|\bvoraussetzung\w*|\bbagimlilik\w*"
+    r"|\babhangigkeit\w*|\bmitwirkung\w*|\b(?:client|customer) (?:responsibilit|obligation)\w*")
+_SLA = re.compile(
+    r"\bservice levels?\b|\bservicelevel\w*|\bslas?\b|\bavailability\b|\buptime\b"
+    r"|\b(?:response|resolution) times?\b|\bhizmet seviye\w*|\byanit sure\w*"
+    r"|\bcozum sure\w*|\bverfugbarkeit\w*|\breaktionszeit\w*|\bwiederherstellungszeit\w*")
+
+
+_SCOPE_CUE = re.compile(
+    r"\bscope\b|\binclu(?:de|ded|des|sion|sions)\b|\bkapsam\w*|\bdahil\w*"
+    r"|\bleistungsumfang\b|\bumfang\b|\benthalten\b")
+_CONJUNCTION = re.compile(r"\b(?:and|or|ve|veya|ile|und|oder|sowie)\b")
+_CATEGORIES = (("exclusion", _EXCLUSION), ("assumption", _ASSUMPTION), ("sla", _SLA))
+
+
+def heading_category(heading: str) -> str | None:
+    """``exclusion``, ``assumption`` or ``sla`` when ``heading`` names exactly one of them,
+    else None. A mixed heading names none: ``Scope and exclusions`` (a scope word joined
+    to the exclusion by and/ve/und/``,``/``&``), ``Assumptions and service levels``;
+    ``Scope exclusions`` is an exclusion heading. A heading
+    that is exactly a kind name (frontmatter ``kind``) is that kind."""
+    if heading in CLAUSE_KINDS:
+        return None if heading == "inclusion" else heading
+    folded = " ".join(words(heading))
+    found = [name for name, pattern in _CATEGORIES if pattern.search(folded)]
+    if len(found) != 1:
+        return None
+    if (found[0] == "exclusion" and _SCOPE_CUE.search(_EXCLUSION.sub(" ", folded))
+            and (_CONJUNCTION.search(folded) or any(c in heading for c in "&/,;+"))):
+        return None
+    return found[0]
+
+
+def clause_kind(headings: Sequence[str]) -> str:
+    """The kind of a clause from its own heading and its enclosing headings.
+
+    ``exclusion`` when any of ``headings`` is an exclusion heading (out of scope,
+    exclusions, not included, kapsam dışı, hariç, ausgeschlossen, nicht im
+    Leistungsumfang ...); else ``assumption`` when any is an assumption heading
+    (assumptions, varsayımlar, Annahmen, dependencies ...); else ``sla`` when any is a
+    service-level heading (service level, SLA, availability, response time, hizmet
+    seviyesi ...); else ``inclusion``. So ``Availability of third-party interfaces``
+    under ``Assumptions`` is an assumption. Each heading is judged by
+    :func:`heading_category` on :func:`etki.text.words` (folded), so mixed headings such
+    as ``Scope and exclusions`` do not turn everything below them into exclusions.
+    """
+    found = {heading_category(h) for h in headings}
+    for kind in ("exclusion", "assumption", "sla"):
+        if kind in found:
+            return kind
+    return "inclusion"
+
+
+# --- link targets ---------------------------------------------------------------------
+
+_NODE_PREFIXES = ("module:", "workitem:", "clause:")
+
+
+def link_target(target: str, heading: str | None, contract_id: str,
+                module_ids: Collection[str] = (),
+                workitem_ids: Collection[str] = ()) -> str:
+    """Node id a link points at, as far as one document can tell.
+
+    ``module:auth`` / ``workitem:WI-1`` / ``clause:MSA#3.2`` stay as written;
+    ``MSA#3.2`` (target with heading) -> ``clause:MSA#3.2`` (``#3.2`` alone means this
+    contract); a bare name that is a known module or work item id gets its prefix; any
+    other bare name is returned unchanged and resolved (or reported) by the index build.
+    The part after ``#`` may be a number or a heading title; the index resolves it.
+    """
+    target = target.strip()
+    if heading is not None:
+        if target.startswith("clause:"):
+            target = target[len("clause:"):]
+        return f"clause:{target or contract_id}#{heading.strip()}"
+    for prefix in _NODE_PREFIXES:
+        if target.startswith(prefix):
+            return prefix + target[len(prefix):].strip()
+    if "#" in target:
+        contract, _, head = target.partition("#")
+        return f"clause:{contract.strip() or contract_id}#{head.strip()}"
+    if target in module_ids:
+        return f"module:{target}"
+    if target in workitem_ids:
+        return f"workitem:{target}"
+    return target
+
+
+def _default_type(target_id: str, kind: str) -> str:
+    if target_id.startswith("module:"):
+        return "excludes" if kind == "exclusion" else "covers"
+    if target_id.startswith("clause:"):
+        return "cites"
+    return "relates_to"
+
+
+# --- parsing --------------------------------------------------------------------------
+
+
+@dataclass
+class _Link:
+    target: str  # node id (or bare name)
+    type: str | None  # canonical type when the link named one
+    line: int  # file line, for errors
+
+
+@dataclass
+class _Start:
+    """Where a section starts: ``start`` is its first line (0-based, in the body),
+    ``body_start`` the first line of its body."""
+
+    start: int
+    body_start: int
+    level: int
+    heading: str
+    number: str | None
+    title: str
+    origin: str  # heading | bold | plain | wrapped | preamble
+    heading_links: list[_Link] = field(default_factory=list)
+    body_links: list[_Link] = field(default_factory=list)
+    end: int = 0
+    parent: int | None = None
+    context: str = ""
+    merged: bool = False
+    absorbed: list[_Link] = field(default_factory=list)  # links of merged parents
+
+
+_SEEN_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:[\s:]+(.*))?$", re.S)
+
+
+def _plain(children: Sequence[Token] | None) -> str:
+    """Plain text of inline tokens: emphasis dropped, code and escapes literal, inline
+    HTML dropped, images by their alt text, line breaks as spaces."""
+    out: list[str] = []
+    for child in children or ():
+        if child.type in ("text", "text_special", "code_inline"):
+            out.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif child.type == "image":
+            out.append(_plain(child.children))
+    return " ".join("".join(out).split())
+
+
+def _strip_links(text: str) -> str:
+    """Wikilinks in a title shown as their alias, or as their target; typed links and
+    links to nodes (``module:``, ``workitem:``, ``clause:``) without an alias are edge
+    declarations and are removed from the title."""
+    def show(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        target, sep, alias = inner.partition("|")
+        if sep and alias.strip():
+            return alias.strip()
+        if split_typed_target(target)[0] is not None or target.strip().startswith(
+                _NODE_PREFIXES):
+            return ""
+        return target.strip()
+    return " ".join(re.sub(r"\[\[([^\[\]]+?)\]\]", show, text).split())
+
+
+def _short_title(text: str, limit: int = 60) -> str:
+    sentence = re.split(r"(?<=[.;:!?])\s", text.strip(), maxsplit=1)[0]
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[:limit]
+    if " " in cut[limit // 2:]:
+        cut = cut[:cut.rfind(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+class _Parser:
+    """One contract document being parsed (see the module docstring for the rules)."""
+
+    def __init__(self, text: str, path: str, source: str, vocabulary: EdgeVocabulary,
+                 module_ids: Collection[str], workitem_ids: Collection[str]) -> None:
+        self.path, self.source, self.vocabulary = path, source, vocabulary
+        self.module_ids, self.workitem_ids = module_ids, workitem_ids
+        self.meta, self.body = split_frontmatter(text, path)
+        self.yaml_text, _, self.first_line = frontmatter_block(normalize_newlines(text))
+        self.lines = self.body.split("\n")
+        self.tokens = markdown_parser().parse(self.body)
+
+    # -- frontmatter -------------------------------------------------------------------
+
+    def _meta_error(self, problem: str, keys: list[str | int], fld: str) -> ProjectFormatError:
+        line = locate(self.yaml_text or "", keys, first_line=2) if self.yaml_text else None
+        return ProjectFormatError(self.path, problem, line=line, field=fld)
+
+    def contract_id(self) -> str:
+        raw = self.meta.get("id", Path(self.source).stem)
+        if not isinstance(raw, str) or not raw.strip():
+            raise self._meta_error("contract id must be a non-empty string", ["id"], "id")
+        cid = raw.strip()
+        if any(c in cid for c in "#|[]/\\") or any(ord(c) < 0x20 for c in cid):
+            raise self._meta_error(
+                f"contract id {cid!r} may not contain # | [ ] / \\ or control characters",
+                ["id"], "id")
+        return cid
+
+    def meta_kind(self) -> str | None:
+        kind = self.meta.get("kind")
+        if kind is None:
+            return None
+        if kind not in CLAUSE_KINDS:
+            raise self._meta_error(f"kind must be one of {', '.join(CLAUSE_KINDS)}",
+                                   ["kind"], "kind")
+        return str(kind)
+
+    def meta_title(self) -> str | None:
+        title = self.meta.get("title")
+        if title is None:
+            return None
+        if not isinstance(title, str):
+            raise self._meta_error("title must be a string", ["title"], "title")
+        return " ".join(title.split()) or None
+
+    def meta_edges(self, contract_id: str) -> list[_Link]:
+        raw = self.meta.get("edges")
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            raise self._meta_error("edges must be a list of {type, target}", ["edges"],
+                                   "edges")
+        links: list[_Link] = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, dict):
+                raise self._meta_error("each edge must be a mapping {type, target}",
+                                       ["edges", i], f"edges[{i}]")
+            for key in ("type", "target"):
+                if not isinstance(item.get(key), str) or not item[key].strip():
+                    raise self._meta_error(f"'{key}' is required and must be a string",
+                                           ["edges", i, key], f"edges[{i}].{key}")
+            try:
+                etype = self.vocabulary.canonical(item["type"])
+            except VocabularyError as exc:
+                line = locate(self.yaml_text or "", ["edges", i, "type"], first_line=2)
+                raise UnknownEdgeTypeError(self.path, str(exc), line=line,
+                                           field=f"edges[{i}].type") from exc
+            target = link_target(item["target"], None, contract_id, self.module_ids,
+                                 self.workitem_ids)
+            links.append(_Link(target, etype, line=1))
+        return links
+
+    # -- section starts ----------------------------------------------------------------
+
+    def blocks(self) -> list[int]:
+        """Indexes of the top-level block tokens (paragraphs, headings, lists ...)."""
+        return [i for i, t in enumerate(self.tokens)
+                if t.level == 0 and t.map is not None and t.nesting in (0, 1)]
+
+    def starts(self) -> list[_Start]:
+        tokens, blocks = self.tokens, self.blocks()
+        seen: dict[str, int] = {}  # normalized number -> level
+        sibling_level: dict[str, int] = {}  # parent number -> level of its children
+        starts: list[_Start] = []
+
+        def record(number: str | None, level: int) -> None:
+            if number is None:
+                return
+            norm = _normalize_number(number)
+            seen.setdefault(norm, level)
+            parents = _parent_numbers(norm)
+            if parents:
+                sibling_level.setdefault(parents[0], level)
+
+        def pseudo_level(number: str) -> int | None:
+            """Level of a pseudo-heading numbered ``number``, or None when the number
+            does not continue the numbering seen so far."""
+            norm = _normalize_number(number)
+            parents = _parent_numbers(norm)
+            if not parents or norm in seen or parents[0] not in seen:
+                return None
+            return min(6, sibling_level.get(parents[0], seen[parents[0]] + 1))
+
+        k = 0
+        while k < len(blocks):
+            tok = tokens[blocks[k]]
+            begin, end = tok.map  # type: ignore[misc]
+            if tok.type == "heading_open":
+                level = int(tok.tag[1])
+                heading = _strip_links(_plain(tokens[blocks[k] + 1].children))
+                if not heading:
+                    nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
+                    if (nxt is not None and nxt.type == "paragraph_open" and nxt.map
+                            and nxt.map[0] == end):
+                        first = self.lines[nxt.map[0]].strip()
+                        wrapped = _plain(markdown_parser().parseInline(first)[0].children)
+                        if wrapped and len(wrapped) <= 120:
+                            number, title = clause_number(wrapped)
+                            starts.append(_Start(begin, nxt.map[0] + 1, level, wrapped,
+                                                 number, title, "wrapped"))
+                            record(number, level)
+                            k += 2
+                            continue
+                    k += 1  # an empty heading is no section: its text stays above
+                    continue
+                number, title = clause_number(heading)
+                starts.append(_Start(begin, end, level, heading, number, title, "heading"))
+                record(number, level)
+            elif tok.type == "paragraph_open":
+                found = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
+                if found is not None:
+                    starts.append(found)
+                    record(found.number, found.level)
+            k += 1
+        return starts
+
+    def _pseudo_heading(self, inline: Token, begin: int, end: int,
+                        pseudo_level: Callable[[str], int | None]) -> _Start | None:
+        children = [c for c in inline.children or [] if not (c.type == "text" and
+                                                              not c.content.strip())]
+        if not children:
+            return None
+        if children[0].type == "strong_open":
+            close = next((i for i, c in enumerate(children) if c.type == "strong_close"), None)
+            if close is None:
+                return None
+            strong = _plain(children[1:close])
+            rest = _plain(children[close + 1:])
+            match = _SEEN_NUMBER.match(strong)
+            if match is None:
+                return None
+            number, title = match.group(1), (match.group(2) or "").strip()
+            level = pseudo_level(number)
+            if level is None:
+                return None
+            if not rest:  # **2.2 Expectations**: the paragraph is the heading
+                return _Start(begin, end, level, strong, number, title, "bold")
+            if title:  # **2.2 Expectations** followed by text in the same paragraph
+                return _Start(begin, begin, level, strong, number, title, "bold")
+            # **7.2.1** The TTS Office ...: the paragraph opens the clause body
+            return _Start(begin, begin, level, strong, number, _short_title(rest), "bold")
+        if end - begin == 1 and children[0].type == "text":
+            text = _plain(children)
+            match = _SEEN_NUMBER.match(text)
+            if match is None or not match.group(2):
+                return None
+            title = match.group(2).strip()
+            if (len(title.split()) > 12 or not title[0].isupper() or title.endswith(".")):
+                return None
+            level = pseudo_level(match.group(1))
+            if level is None:
+                return None
+            return _Start(begin, end, level, text, match.group(1), title, "plain")
+        return None
+
+    # -- links -------------------------------------------------------------------------
+
+    def links(self, tokens: Sequence[Token], line: int, contract_id: str) -> list[_Link]:
+        """Wikilinks of ``tokens`` as links with node targets and canonical types;
+        ``line`` (a file line) is reported when a link names an unknown edge type."""
+        links = []
+        for target, heading, _alias in wikilinks_in_tokens(list(tokens)):
+            ltype, target = split_typed_target(target)
+            canonical = None
+            if ltype is not None:
+                try:
+                    canonical = self.vocabulary.canonical(ltype)
+                except VocabularyError as exc:
+                    raise UnknownEdgeTypeError(self.path, str(exc), line=line,
+                                               field="wikilink") from exc
+            node = link_target(target, heading, contract_id, self.module_ids,
+                               self.workitem_ids)
+            links.append(_Link(node, canonical, line))
+        return links
+
+    def assign_links(self, starts: list[_Start], contract_id: str) -> None:
+        """Put each inline token's wikilinks on the section holding its line: in the
+        heading (inherited below) or in the body (explicit)."""
+        index = 0
+        for token in self.tokens:
+            if token.type != "inline" or token.map is None:
+                continue
+            line = token.map[0]
+            while index + 1 < len(starts) and starts[index + 1].start <= line:
+                index += 1
+            if not starts or line < starts[index].start:
+                continue  # before the first section (preamble): handled separately
+            found = self.links([token], self.first_line + line, contract_id)
+            if found:
+                owner = starts[index]
+                (owner.heading_links if line < owner.body_start else owner.body_links).extend(
+                    found)
+
+    # -- structure ---------------------------------------------------------------------
+
+    def section_text(self, begin: int, end: int) -> str:
+        chunk = self.lines[begin:end]
+        while chunk and not chunk[0].strip():
+            chunk.pop(0)
+        while chunk and not chunk[-1].strip():
+            chunk.pop()
+        return "\n".join(chunk)
+
+    def usable_structure(self, starts: list[_Start]) -> bool:
+        nonblank = [bool(line.strip()) for line in self.lines]
+        total = sum(nonblank)
+        if len(starts) < 2 or total == 0:
+            return False
+        preamble = sum(nonblank[:starts[0].start])
+        if preamble > total / 2:
+            return False
+        if total > 60:
+            largest = max(sum(nonblank[s.start:s.end]) for s in starts)
+            if largest > total * 3 / 4:
+                return False
+        return True
+
+
+def _assign_parents(starts: list[_Start]) -> None:
+    """A numbered section's parent is the last earlier section numbered with its prefix
+    (``3.1`` for ``3.1.2``; ``3`` and ``3.0`` are the same), else the document-title
+    heading; an unnumbered section's parent is the nearest earlier section of a smaller
+    heading level. Linear in the number of sections."""
+    top = min((s.level for s in starts), default=1)
+    at_top = [i for i, s in enumerate(starts) if s.level == top]
+    doc_title = 0 if at_top == [0] and starts and starts[0].number is None else None
+    last_numbered: dict[str, int] = {}
+    stack: list[int] = []  # open sections by level, for unnumbered ones
+    for k, sec in enumerate(starts):
+        sec.parent = None
+        while stack and starts[stack[-1]].level >= sec.level:
+            stack.pop()
+        if sec.number is not None:
+            norm = _normalize_number(sec.number)
+            for prefix in _parent_numbers(norm):
+                if prefix in last_numbered:
+                    sec.parent = last_numbered[prefix]
+                    break
+            if sec.parent is None and doc_title is not None and doc_title < k:
+                sec.parent = doc_title
+            last_numbered[norm] = k
+        elif stack:
+            sec.parent = stack[-1]
+        stack.append(k)
+
+
+def _chain(starts: list[_Start], k: int) -> list[int]:
+    """Indexes of the enclosing sections of ``k``, nearest first."""
+    out, seen = [], {k}
+    parent = starts[k].parent
+    while parent is not None and parent not in seen:
+        out.append(parent)
+        seen.add(parent)
+        parent = starts[parent].parent
+    return out
+
+
+def _lead_in(text: str) -> str:
+    first = text.split("\n", 1)[0].strip() if text else ""
+    return first if first.endswith(":") and len(first.split()) <= 12 else ""
+
+
+class _Builder:
+    """Turns section starts into ScopeClauses with unique refs, kinds and edges."""
+
+    def __init__(self, parser: _Parser, contract_id: str, doc_title: str | None,
+                 meta_kind: str | None, meta_links: list[_Link]) -> None:
+        self.parser, self.cid = parser, contract_id
+        self.outer = [x for x in (doc_title, meta_kind) if x]
+        self.meta_links = meta_links
+        self.used: set[str] = set()
+
+    def ref_number(self, number: str | None, title: str) -> str:
+        key = number if number else slugify(title or "untitled")
+        candidate, n = key, 2
+        while candidate in self.used:
+            candidate, n = f"{key}-{n}", n + 1
+        self.used.add(candidate)
+        return candidate
+
+    def edges(self, source: str, kind: str, own: list[_Link],
+              inherited: list[_Link]) -> tuple[Edge, ...]:
+        out: list[Edge] = []
+        keys: set[tuple[str, str]] = set()
+        for provenance, weight, links in (("explicit", EXPLICIT_WEIGHT, own),
+                                          ("inherited", INHERITED_WEIGHT, inherited)):
+            for link in links:
+                etype = link.type or _default_type(link.target, kind)
+                if (link.target, etype) in keys or link.target == source:
+                    continue
+                keys.add((link.target, etype))
+                out.append(Edge(source, link.target, etype, provenance, weight))
+        return tuple(out)
+
+    def clause(self, number: str | None, title: str, text: str, kind: str, level: int,
+               line: int, parent: str | None, own: list[_Link],
+               inherited: list[_Link]) -> ScopeClause:
+        num = self.ref_number(number, title)
+        ref = f"{self.cid}#{num}"
+        return ScopeClause(
+            ref=ref, contract_id=self.cid, number=num, title=title, text=text, kind=kind,
+            level=level, source=self.parser.source, line=line, parent=parent,
+            edges=self.edges(f"clause:{ref}", kind, own, inherited))
+
+
+def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> list[ScopeClause]:
+    clauses: list[ScopeClause] = []
+    first = parser.first_line
+    preamble = parser.section_text(0, starts[0].start)
+    if re.sub(r"<!--.*?-->", "", preamble, flags=re.S).strip():
+        own = parser.links([t for t in parser.tokens if t.type == "inline" and t.map
+                             and t.map[0] < starts[0].start], first, builder.cid)
+        kind = clause_kind(builder.outer)
+        clauses.append(builder.clause(None, "Preamble", preamble, kind, 1, first, None, own,
+                                      builder.meta_links))
+    texts = [parser.section_text(s.body_start, s.end) for s in starts]
+    # empty parents are merged into their first child
+    for k, sec in enumerate(starts):
+        nxt = starts[k + 1] if k + 1 < len(starts) else None
+        empty = not re.sub(r"<!--.*?-->", "", texts[k], flags=re.S).strip()
+        if empty and nxt is not None and nxt.parent == k:
+            sec.merged = True
+            own_title = sec.title or sec.heading
+            nxt.context = CONTEXT_SEPARATOR.join(x for x in (sec.context, own_title) if x)
+            nxt.absorbed = sec.absorbed + sec.heading_links + sec.body_links
+    refs: dict[int, str | None] = {}
+    for k, sec in enumerate(starts):
+        chain = _chain(starts, k)
+        headings = [sec.heading, _lead_in(texts[k])] + [starts[j].heading for j in chain]
+        kind = clause_kind([h for h in headings if h] + builder.outer)
+        inherited = [link for j in chain for link in starts[j].heading_links]
+        inherited += builder.meta_links
+        parent = next((refs[j] for j in chain if not starts[j].merged), None)
+        if sec.merged:
+            refs[k] = None
+            continue
+        title = CONTEXT_SEPARATOR.join(x for x in (sec.context, sec.title) if x)
+        clause = builder.clause(sec.number, title, texts[k], kind, sec.level,
+                                first + sec.start, parent,
+                                sec.absorbed + sec.heading_links + sec.body_links, inherited)
+        refs[k] = clause.ref
+        clauses.append(clause)
+    return clauses
+
+
+def _sliding_window(parser: _Parser, builder: _Builder) -> list[ScopeClause]:
+    blocks = [parser.tokens[i] for i in parser.blocks()]
+    inline_tokens = [t for t in parser.tokens if t.type == "inline" and t.map]
+    clauses: list[ScopeClause] = []
+    kind = clause_kind(builder.outer)
+    pos = 0
+    for n, begin in enumerate(range(0, len(blocks), WINDOW_BLOCKS), start=1):
+        window = blocks[begin:begin + WINDOW_BLOCKS]
+        start, end = window[0].map[0], window[-1].map[1]  # type: ignore[index]
+        text = parser.section_text(start, end)
+        inlines = []
+        while pos < len(inline_tokens) and inline_tokens[pos].map[0] < end:  # type: ignore[index]
+            inlines.append(inline_tokens[pos])
+            pos += 1
+        title = _short_title(_strip_links(_plain(inlines[0].children))) if inlines else ""
+        own = []
+        for token in inlines:
+            own += parser.links([token], parser.first_line + token.map[0], builder.cid)  # type: ignore[index]
+        ref = f"{builder.cid}#w{n}"
+        clauses.append(ScopeClause(
+            ref=ref, contract_id=builder.cid, number=f"w{n}", title=title or f"w{n}",
+            text=text, kind=kind, level=1, source=parser.source,
+            line=parser.first_line + start, parent=None,
+            edges=builder.edges(f"clause:{ref}", kind, own, builder.meta_links)))
+    return clauses
+
+
+def parse_contract_text(text: str, *, path: str, source: str | None = None,
+                        vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
+                        module_ids: Collection[str] = (),
+                        workitem_ids: Collection[str] = ()) -> Contract:
+    """Parse one contract document.
+
+    ``path`` names the file in errors; ``source`` is recorded on the contract and its
+    clauses (the loader passes ``contracts/<name>.md``, so the index holds no absolute
+    path); ``module_ids`` / ``workitem_ids`` let bare wikilinks (``[[auth]]``) resolve.
+    Returns a :class:`Contract` whose ``id`` is frontmatter ``id`` or the file stem and
+    whose ``chunking`` is ``by_heading`` or ``sliding_window``.
+
+    Raises ProjectFormatError (file, line, field) for malformed frontmatter, a bad id,
+    kind or edges, or a document with no text; :class:`UnknownEdgeTypeError` (both a
+    ProjectFormatError and a VocabularyError) for an edge type the vocabulary lacks.
+    """
+    source = source if source is not None else Path(path).name
+    parser = _Parser(text, path, source, vocabulary, module_ids, workitem_ids)
+    cid = parser.contract_id()
+    meta_kind = parser.meta_kind()
+    meta_title = parser.meta_title()
+    meta_links = parser.meta_edges(cid)
+    starts = parser.starts()
+    for k, sec in enumerate(starts):
+        sec.end = starts[k + 1].start if k + 1 < len(starts) else len(parser.lines)
+    _assign_parents(starts)
+    top = min((s.level for s in starts), default=1)
+    doc_heading = (starts[0].heading if starts and [s.level for s in starts].count(top) == 1
+                   and starts[0].level == top and starts[0].number is None else None)
+    title = meta_title or doc_heading or cid
+    builder = _Builder(parser, cid, meta_title, meta_kind, meta_links)
+    if parser.usable_structure(starts):
+        parser.assign_links(starts, cid)
+        clauses, chunking = _by_heading(parser, builder, starts), "by_heading"
+    else:
+        clauses, chunking = _sliding_window(parser, builder), "sliding_window"
+    if not clauses:
+        raise ProjectFormatError(path, "the contract has no text to make clauses from")
+    return Contract(id=cid, title=title, source=source, clauses=tuple(clauses),
+                    chunking=chunking)
+
+
+def parse_contract(path: str | Path, *, source: str | None = None,
+                   vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
+                   module_ids: Collection[str] = (),
+                   workitem_ids: Collection[str] = ()) -> Contract:
+    """Read ``path`` (UTF-8, BOM and CRLF accepted) and :func:`parse_contract_text` it.
+
+    Raises ProjectFormatError when the file cannot be read or is not UTF-8 (with the line
+    of the first bad byte).
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ProjectFormatError(str(path), f"cannot read contract: {exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ProjectFormatError(str(path), "not UTF-8 text", line=line) from exc
+    return parse_contract_text(text, path=str(path), source=source, vocabulary=vocabulary,
+                               module_ids=module_ids, workitem_ids=workitem_ids)

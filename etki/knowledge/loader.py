@@ -1,0 +1,461 @@
+"""The project-folder loader (DESIGN.md, "Project folder").
+
+::
+
+    <project>/
+      etki.yaml             id, name, languages, reviewers [{name, role}], thresholds
+      contracts/*.md        scope documents (at least one)
+      modules.yaml|json     [{id, path, summary, depends_on, language}] or {modules: [...]}
+      workitems.yaml|json   [{id, title, kind, date, modules, effort_days}] or {workitems: [...]}
+      requests.jsonl        {"id", "text", "title"?, "submitted_by"?, "submitted_at"?, "labels"?}
+      edge_vocabulary.yaml  optional extra edge types and aliases
+
+Everything is validated before a :class:`etki.domain.Project` is built, so a malformed
+file raises :class:`etki.errors.ProjectFormatError` naming the file, the line (from the
+YAML mark, ``json.JSONDecodeError.lineno`` or the jsonl line number) and the field
+(``modules[3].depends_on[0]``, ``reviewers[0].role``) and nothing is returned half-loaded.
+
+Decisions taken here:
+
+* Only ``id`` and ``name`` of ``etki.yaml`` are required; ``languages`` defaults to
+  ``[en]``, ``reviewers`` and ``thresholds`` to empty. Unknown keys are an error (a typo
+  such as ``reviwers`` would otherwise silently leave a project without approvers).
+* Module and work-item records may carry more fields than Etki reads (the real data has
+  ``areas``, ``files_changed``, ``source``); those are ignored. A wrapper object may carry
+  ``source`` and count fields next to the list.
+* ``depends_on`` naming an unknown module, a module depending on itself and a work item
+  naming an unknown module are errors (the real ``tdrs`` data has none of them).
+* File order is kept for modules, work items, requests and clauses; ids must be unique.
+* A request's ``labels`` are stored as JSON with sorted keys; a top-level ``borderline``
+  flag (the real data's way of marking debatable labels) is kept inside them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from etki.domain import (
+    Contract,
+    Module,
+    Project,
+    ProjectConfig,
+    Request,
+    Reviewer,
+    WorkItem,
+)
+from etki.errors import ProjectFormatError
+from etki.frontmatter import load_yaml, locate, normalize_newlines
+from etki.knowledge.contracts import parse_contract
+from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_vocabulary
+
+__all__ = ["load_project"]
+
+CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description")
+REVIEWER_ROLES = ("approver", "viewer")
+_PROJECT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+
+
+class _Source:
+    """One data file: its text, its display path and how to find a field's line."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path, self.kind, self.where = path, kind, str(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ProjectFormatError(self.where, f"cannot read file: {exc}") from exc
+        try:
+            self.text = normalize_newlines(data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            line = data[:exc.start].count(b"\n") + 1
+            raise ProjectFormatError(self.where, "not UTF-8 text", line=line) from exc
+
+    def parse(self) -> Any:
+        if self.kind == "yaml":
+            return load_yaml(self.text, self.where)
+        try:
+            return json.loads(self.text, object_pairs_hook=_no_duplicates)
+        except json.JSONDecodeError as exc:
+            raise ProjectFormatError(self.where, f"malformed JSON: {exc.msg} (column "
+                                     f"{exc.colno})", line=exc.lineno) from exc
+        except _DuplicateKey as exc:
+            raise ProjectFormatError(self.where, f"duplicate key {exc.args[0]!r}") from exc
+
+    def error(self, problem: str, keys: list[str | int], field: str) -> ProjectFormatError:
+        return ProjectFormatError(self.where, problem, line=locate(self.text, keys),
+                                  field=field)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _field_name(keys: list[str | int]) -> str:
+    out = ""
+    for key in keys:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else key)
+    return out
+
+
+class _Fields:
+    """Typed access to one record of a source, raising errors with file, line, field.
+
+    ``keys`` locate the record in the file (for the line); ``name`` is how the record is
+    named in messages (``modules[3]``, also when the file is a plain list)."""
+
+    def __init__(self, src: _Source, record: Any, keys: list[str | int],
+                 name: str | None = None) -> None:
+        self.src, self.record, self.keys = src, record, keys
+        self.name = name if name is not None else _field_name(keys)
+        if not isinstance(record, dict):
+            raise src.error(f"must be a mapping, not {_type_name(record)}", keys,
+                            self.name or "(top level)")
+
+    def field(self, *more: str | int) -> str:
+        """The display name of a field of this record: ``modules[3].depends_on[0]``."""
+        out = self.name
+        for key in more:
+            if isinstance(key, int):
+                out += f"[{key}]"
+            else:
+                out += f".{key}" if out else key
+        return out
+
+    def fail(self, key: str | int | None, problem: str) -> ProjectFormatError:
+        more = [key] if key is not None else []
+        return self.src.error(problem, self.keys + more, self.field(*more))
+
+    def string(self, key: str, *, required: bool = False, default: str | None = None,
+               allow_empty: bool = False) -> str | None:
+        value = self.record.get(key)
+        if value is None:
+            if required:
+                raise self.fail(key, f"'{key}' is required" if key not in self.record
+                                else "must not be empty")
+            return default
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, not {_type_name(value)}")
+        if required and not allow_empty and not value.strip():
+            raise self.fail(key, "must not be empty")
+        return value
+
+    def string_list(self, key: str, default: list[str] | None = None) -> list[str]:
+        value = self.record.get(key)
+        if value is None:
+            return list(default or [])
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be a list of strings, not {_type_name(value)}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                raise self.src.error("must be a non-empty string", self.keys + [key, i],
+                                     self.field(key, i))
+        return value
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "empty"}.get(type(value),
+                                                                          type(value).__name__)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(
+        value)
+
+
+# --- etki.yaml ------------------------------------------------------------------------
+
+def _load_config(root: Path) -> ProjectConfig:
+    path = root / "etki.yaml"
+    if not path.is_file():
+        raise ProjectFormatError(str(path), "etki.yaml is required in a project folder "
+                                 "(id, name, languages, reviewers, thresholds)")
+    src = _Source(path, "yaml")
+    data = src.parse()
+    if data is None:
+        raise ProjectFormatError(src.where, "is empty; it needs at least 'id' and 'name'",
+                                 line=1)
+    rec = _Fields(src, data, [])
+    for key in data:
+        if key not in CONFIG_KEYS:
+            raise rec.fail(str(key), f"unknown key; allowed keys: {', '.join(CONFIG_KEYS)}")
+    project_id = rec.string("id", required=True) or ""
+    if not _PROJECT_ID.fullmatch(project_id):
+        raise rec.fail("id", f"project id {project_id!r} must be letters, digits, '-', '_' "
+                             "or '.', starting with a letter or digit")
+    name = (rec.string("name", required=True) or "").strip()
+    languages = [x.strip() for x in rec.string_list("languages", ["en"])]
+    if not languages:
+        raise rec.fail("languages", "must name at least one language")
+    reviewers = _reviewers(src, data.get("reviewers"))
+    thresholds = _thresholds(src, data.get("thresholds"))
+    return ProjectConfig(id=project_id, name=name, languages=tuple(languages),
+                         reviewers=reviewers, thresholds=thresholds)
+
+
+def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise src.error(f"must be a list of {{name, role}}, not {_type_name(value)}",
+                        ["reviewers"], "reviewers")
+    out: list[Reviewer] = []
+    names: set[str] = set()
+    for i, item in enumerate(value):
+        rec = _Fields(src, item, ["reviewers", i])
+        name = (rec.string("name", required=True) or "").strip()
+        role = rec.string("role", default="approver")
+        if role not in REVIEWER_ROLES:
+            raise rec.fail("role", f"role {role!r} is not one of {', '.join(REVIEWER_ROLES)}")
+        if name in names:
+            raise rec.fail("name", f"reviewer {name!r} is listed twice")
+        names.add(name)
+        out.append(Reviewer(name=name, role=role))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+def _thresholds(src: _Source, value: Any) -> tuple[tuple[str, float], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise src.error(f"must be a mapping name -> number, not {_type_name(value)}",
+                        ["thresholds"], "thresholds")
+    out = []
+    for key, number in value.items():
+        if not isinstance(key, str) or not _number(number):
+            raise src.error("each threshold must be 'name: number'",
+                            ["thresholds", str(key)], f"thresholds.{key}")
+        out.append((key, float(number)))
+    return tuple(sorted(out))
+
+
+# --- modules and work items -----------------------------------------------------------
+
+def _data_file(root: Path, stem: str) -> _Source | None:
+    found = [root / f"{stem}.{ext}" for ext in ("yaml", "yml", "json")
+             if (root / f"{stem}.{ext}").is_file()]
+    if len(found) > 1:
+        raise ProjectFormatError(str(found[1]), f"only one {stem} file may exist; found "
+                                 + ", ".join(p.name for p in found))
+    if not found:
+        return None
+    return _Source(found[0], "json" if found[0].suffix == ".json" else "yaml")
+
+
+def _records(src: _Source, key: str) -> tuple[list[Any], list[str | int]]:
+    """The list of records of a data file: a plain list, or ``{key: [...], ...}``."""
+    data = src.parse()
+    if data is None:
+        return [], []
+    if isinstance(data, list):
+        return data, []
+    if isinstance(data, dict):
+        if key not in data:
+            raise src.error(f"a mapping here must hold the list under '{key}'", [], key)
+        items = data[key]
+        if items is None:
+            return [], [key]
+        if not isinstance(items, list):
+            raise src.error(f"must be a list, not {_type_name(items)}", [key], key)
+        return items, [key]
+    raise src.error(f"must be a list of records or a mapping with '{key}'", [],
+                    "(top level)")
+
+
+def _unique_id(rec: _Fields, seen: dict[str, int], index: int, what: str) -> str:
+    value = rec.string("id", required=True) or ""
+    ident = value.strip()
+    if ident != value or any(ch.isspace() for ch in ident):
+        raise rec.fail("id", f"{what} id {value!r} may not contain spaces")
+    if ident in seen:
+        raise rec.fail("id", f"duplicate {what} id {ident!r} (first at index {seen[ident]})")
+    seen[ident] = index
+    return ident
+
+
+def _load_modules(root: Path) -> tuple[Module, ...]:
+    src = _data_file(root, "modules")
+    if src is None:
+        return ()
+    items, base = _records(src, "modules")
+    seen: dict[str, int] = {}
+    modules: list[tuple[Module, _Fields]] = []
+    for i, item in enumerate(items):
+        keys = base + [i]
+        rec = _Fields(src, item, keys, f"modules[{i}]")
+        ident = _unique_id(rec, seen, i, "module")
+        depends = list(dict.fromkeys(rec.string_list("depends_on")))
+        modules.append((Module(id=ident, path=rec.string("path", default="") or "",
+                               summary=rec.string("summary", default="") or "",
+                               depends_on=tuple(depends),
+                               language=rec.string("language")), rec))
+    for module, rec in modules:
+        for j, dep in enumerate(rec.string_list("depends_on")):
+            where = rec.keys + ["depends_on", j]
+            if dep == module.id:
+                raise src.error(f"module {module.id!r} depends on itself", where,
+                                rec.field("depends_on", j))
+            if dep not in seen:
+                raise src.error(f"depends_on names unknown module {dep!r}", where,
+                                rec.field("depends_on", j))
+    return tuple(m for m, _ in modules)
+
+
+def _load_workitems(root: Path, module_ids: set[str]) -> tuple[WorkItem, ...]:
+    src = _data_file(root, "workitems")
+    if src is None:
+        return ()
+    items, base = _records(src, "workitems")
+    seen: dict[str, int] = {}
+    out: list[WorkItem] = []
+    for i, item in enumerate(items):
+        keys = base + [i]
+        rec = _Fields(src, item, keys, f"workitems[{i}]")
+        ident = _unique_id(rec, seen, i, "work item")
+        title = (rec.string("title", required=True) or "").strip()
+        kind = (rec.string("kind", default="feature") or "feature").strip()
+        date = rec.record.get("date")
+        if date is not None and not isinstance(date, str):
+            raise rec.fail("date", "must be a string such as 2024-03-01")
+        listed = rec.string_list("modules")
+        for j, mod in enumerate(listed):
+            if mod not in module_ids:
+                hint = "" if module_ids else " (the project has no modules file)"
+                raise src.error(f"names unknown module {mod!r}{hint}",
+                                keys + ["modules", j], rec.field("modules", j))
+        mods = list(dict.fromkeys(listed))
+        effort = rec.record.get("effort_days")
+        if effort is not None and (not _number(effort) or effort < 0):
+            raise rec.fail("effort_days", f"must be a non-negative number of person-days, "
+                                          f"not {effort!r}")
+        out.append(WorkItem(id=ident, title=title, kind=kind, date=date or "",
+                            modules=tuple(mods),
+                            effort_days=None if effort is None else float(effort)))
+    return tuple(out)
+
+
+# --- contracts ------------------------------------------------------------------------
+
+def _load_contracts(root: Path, vocabulary: EdgeVocabulary, module_ids: set[str],
+                    workitem_ids: set[str]) -> tuple[Contract, ...]:
+    folder = root / "contracts"
+    files = sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
+    if not files:
+        raise ProjectFormatError(str(folder), "no contracts: at least one contracts/*.md "
+                                 "scope document is required")
+    contracts: list[Contract] = []
+    owners: dict[str, Path] = {}
+    for path in files:
+        contract = parse_contract(path, source=f"contracts/{path.name}",
+                                  vocabulary=vocabulary, module_ids=module_ids,
+                                  workitem_ids=workitem_ids)
+        if contract.id in owners:
+            raise ProjectFormatError(str(path), f"contract id {contract.id!r} is already used "
+                                     f"by {owners[contract.id].name}", field="id")
+        owners[contract.id] = path
+        contracts.append(contract)
+    return tuple(contracts)
+
+
+# --- requests.jsonl -------------------------------------------------------------------
+
+_REQUEST_STRINGS = ("title", "submitted_by", "submitted_at")
+
+
+def _load_requests(root: Path) -> tuple[Request, ...]:
+    path = root / "requests.jsonl"
+    if not path.is_file():
+        return ()
+    src = _Source(path, "jsonl")
+    out: list[Request] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(src.text.split("\n"), start=1):
+        if not line.strip():
+            continue
+
+        def fail(problem: str, field: str | None = None, _n: int = number) -> Exception:
+            return ProjectFormatError(src.where, problem, line=_n, field=field)
+
+        try:
+            data = json.loads(line, object_pairs_hook=_no_duplicates)
+        except json.JSONDecodeError as exc:
+            raise fail(f"malformed JSON: {exc.msg} (column {exc.colno})") from exc
+        except _DuplicateKey as exc:
+            raise fail(f"duplicate key {exc.args[0]!r}") from exc
+        if not isinstance(data, dict):
+            raise fail(f"each line must be a JSON object, not {_type_name(data)}")
+        ident = data.get("id")
+        if not isinstance(ident, str) or not ident.strip():
+            raise fail("'id' is required and must be a non-empty string", "id")
+        if ident in seen:
+            raise fail(f"duplicate request id {ident!r} (first on line {seen[ident]})", "id")
+        seen[ident] = number
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise fail("'text' is required and must be a string", "text")
+        if not text.strip():
+            raise fail("'text' is empty; a request needs its client text", "text")
+        fields: dict[str, str | None] = {}
+        for key in _REQUEST_STRINGS:
+            value = data.get(key)
+            if value is not None and not isinstance(value, str):
+                raise fail(f"must be a string, not {_type_name(value)}", key)
+            fields[key] = value
+        out.append(Request(id=ident, text=text, labels_json=_labels(data, fail), line=number,
+                           **fields))
+    return tuple(out)
+
+
+def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:
+    labels = data.get("labels")
+    if "borderline" in data:
+        if not isinstance(data["borderline"], bool):
+            raise fail("must be true or false", "borderline")
+        if labels is None:
+            labels = {}
+        if not isinstance(labels, dict):
+            raise fail("must be an object when 'borderline' is given", "labels")
+        labels = {**labels, "borderline": data["borderline"]}
+    if labels is None:
+        return None
+    return json.dumps(labels, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- the project ----------------------------------------------------------------------
+
+def load_project(path: str | Path) -> Project:
+    """Load and validate the project folder at ``path`` (format: DESIGN.md "Project
+    folder"; rules: this module's docstring).
+
+    Returns a frozen :class:`etki.domain.Project` whose ``root`` is the folder as given,
+    ``contracts`` are sorted by file name, and ``edge_types`` are the vocabulary's
+    (alias, canonical) pairs. Raises ProjectFormatError (file, line, field) for any
+    malformed or missing required file; nothing half-loaded is ever returned.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise ProjectFormatError(str(root), "not a project folder (no such directory)")
+    config = _load_config(root)
+    vocab_path = root / "edge_vocabulary.yaml"
+    vocabulary = load_vocabulary(vocab_path) if vocab_path.is_file() else DEFAULT_VOCABULARY
+    modules = _load_modules(root)
+    module_ids = {m.id for m in modules}
+    workitems = _load_workitems(root, module_ids)
+    contracts = _load_contracts(root, vocabulary, module_ids, {w.id for w in workitems})
+    requests = _load_requests(root)
+    return Project(config=config, root=root, contracts=contracts, modules=modules,
+                   workitems=workitems, requests=requests, edge_types=vocabulary.pairs())
