@@ -14,6 +14,7 @@ text is printed through :func:`etki.text.printable`, so it cannot drive the term
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -25,6 +26,10 @@ from etki.errors import EtkiError, InputError
 from etki.text import printable
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
+
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules that add subcommands: each has ``register(subparsers)`` which adds its parsers
+and sets ``handler=fn(args, settings) -> int`` on them with ``set_defaults``."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     triage.add_argument("text")
     triage.add_argument("--json", action="store_true")
     sub.add_parser("projects", help="list stored projects")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
     return p
 
 
@@ -80,6 +87,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
     settings = Settings.from_env()
+    if getattr(args, "handler", None) is not None:
+        return args.handler(args, settings)
     from etki.store import CaseFileRepository
 
     repo = CaseFileRepository(settings.db_url)
