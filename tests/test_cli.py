@@ -1,0 +1,113 @@
+"""The ``etki`` command as a user runs it: real subprocesses, a real SQLite file, the
+real sample project and the real engagement in ../shared/realdata."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+TDRS = ROOT.parent / "shared" / "realdata" / "tdrs"
+
+
+def etki(tmp_path: Path, *args: str, reviewer: str = "reviewer") -> subprocess.CompletedProcess:
+    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+           "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
+    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120)
+
+
+def test_init_queue_rule_on_the_sample(tmp_path):
+    init = etki(tmp_path, "init", str(SAMPLE))
+    assert init.returncode == 0, init.stderr
+    assert "project demo" in init.stdout and "new cases triaged: 40" in init.stdout
+
+    again = etki(tmp_path, "init", str(SAMPLE))  # idempotent: nothing triaged twice
+    assert "new cases triaged: 0" in again.stdout
+
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    assert len(queue) == 40
+    assert {"case_id", "verdict", "confidence"} <= set(queue[0])
+    assert all(q["case_id"].startswith("req-demo-") and len(q["case_id"]) == 17 for q in queue)
+
+    first = queue[0]
+    ruled = etki(tmp_path, "rule", first["case_id"], "approve", "--reason", "as proposed")
+    assert ruled.returncode == 0, ruled.stderr
+    pages = list((tmp_path / "wiki-demo" / "decisions").glob("DEC-*.md"))
+    assert len(pages) == 1 and first["case_id"] in pages[0].read_text(encoding="utf-8")
+
+    left = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    assert first["case_id"] not in {q["case_id"] for q in left} and len(left) == 39
+
+    twice = etki(tmp_path, "rule", first["case_id"], "reject", "--reason", "changed my mind")
+    assert twice.returncode == 2 and "already ruled" in twice.stderr
+
+
+def test_override_without_reason_is_bad_input(tmp_path):
+    etki(tmp_path, "init", str(SAMPLE))
+    case = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0]
+    other = "reject" if case["verdict"] != "REJECT" else "approve"
+    out = etki(tmp_path, "rule", case["case_id"], other)
+    assert out.returncode == 2 and "give a reason" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_viewer_cannot_rule(tmp_path):
+    etki(tmp_path, "init", str(SAMPLE))
+    case = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0]
+    out = etki(tmp_path, "rule", case["case_id"], "approve", reviewer="İlker Işık")
+    assert out.returncode == 2 and "not an approver" in out.stderr
+
+
+def test_triage_json_is_not_stored(tmp_path):
+    etki(tmp_path, "init", str(SAMPLE))
+    out = etki(tmp_path, "triage", "--project", "demo", "--json",
+               "SSO login for staff fails after the password change")
+    assert out.returncode == 0, out.stderr
+    decision = json.loads(out.stdout)
+    assert {"verdict", "confidence", "cited_clauses", "impacted_modules", "effort",
+            "risk"} <= set(decision)
+    assert decision["verdict"] in {"IN_SCOPE", "CHANGE_REQUEST", "REJECT"}
+    assert 0.0 <= decision["confidence"] <= 1.0
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    assert len(queue) == 40
+
+
+@pytest.mark.parametrize("args, message", [
+    (("queue", "--project", "nope"), "no project 'nope'"),
+    (("rule", "req-demo-00000000", "approve"), "no case"),
+    (("triage", "--project", "demo", "   "), "empty"),
+    (("init", "/nonexistent/project"), "/nonexistent/project"),
+])
+def test_bad_input_exits_2_with_a_message(tmp_path, args, message):
+    etki(tmp_path, "init", str(SAMPLE))
+    out = etki(tmp_path, *args)
+    assert out.returncode == 2
+    assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_malformed_project_stores_nothing(tmp_path):
+    bad = tmp_path / "bad"
+    (bad / "contracts").mkdir(parents=True)
+    (bad / "etki.yaml").write_text("id: bad\nname: Bad\n", encoding="utf-8")
+    (bad / "contracts" / "c.md").write_text("# 1 Scope\n\nAll of it.\n", encoding="utf-8")
+    (bad / "requests.jsonl").write_text('{"id": "R1", "text": "ok"}\n{"id": "R2", "te\n',
+                                        encoding="utf-8")
+    out = etki(tmp_path, "init", str(bad))
+    assert out.returncode == 2 and "requests.jsonl:2" in out.stderr
+    assert etki(tmp_path, "projects").stdout.strip() == ""
+
+
+@pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs not present")
+def test_init_on_the_real_engagement(tmp_path):
+    out = etki(tmp_path, "init", str(TDRS))
+    assert out.returncode == 0, out.stderr
+    assert "project tdrs" in out.stdout and "new cases triaged: 30" in out.stdout
+    queue = json.loads(etki(tmp_path, "queue", "--project", "tdrs", "--json").stdout)
+    assert len(queue) == 30
