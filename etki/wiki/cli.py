@@ -1,0 +1,269 @@
+"""``python -m etki.wiki``: rebuild, search, show and verify the wiki.
+
+Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.config`)::
+
+    python -m etki.wiki rebuild [--project ID]        re-derive every page from the DB
+    python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet
+    python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., a
+                                                      case id, index, disputed, a path)
+    python -m etki.wiki verify [--project ID]         list files that differ from the DB
+
+Exit codes: 0 ok (also a search without hits: "no results" goes to stderr), 1 when
+``verify`` finds a difference or on an internal error, 2 for bad input (unknown project,
+case or page; the wiki off for ``search``/``show``). Errors are one line on stderr, never
+a traceback. Page text and snippets are client text and are printed through
+:func:`etki.text.printable`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from etki.config import Settings
+from etki.errors import EtkiError, InputError, NotFoundError
+from etki.text import printable
+from etki.wiki.render import DISPUTED, INDEX, decision_path
+from etki.wiki.search import search
+from etki.wiki.writer import UnsafeWikiPath, validate_relpath
+
+__all__ = ["main", "resolve_page"]
+
+PROG = "python -m etki.wiki"
+
+
+class _Context:
+    """Settings plus a repository opened on first use (``search`` with ``--project``
+    never touches the database)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._repo = None
+
+    @property
+    def repo(self):  # -> CaseFileRepository
+        if self._repo is None:
+            from etki.store.repository import CaseFileRepository
+
+            self._repo = CaseFileRepository(self.settings.db_url)
+        return self._repo
+
+    def project(self, given: str | None) -> str:
+        """``given``, or the only project in the store. Raises InputError otherwise."""
+        if given:
+            return given
+        ids = self.repo.project_ids()
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
+        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
+
+    def wiki_root(self, project_id: str) -> Path:
+        root = self.settings.wiki_path(project_id)
+        if root is None:
+            raise InputError("the wiki is off (ETKI_WIKI_DIR is empty)")
+        return root
+
+
+def _print(text: str, *, stream=None) -> None:
+    print(text, file=stream or sys.stdout)
+
+
+def _cmd_rebuild(ctx: _Context, args: argparse.Namespace) -> int:
+    from etki.wiki.projection import WikiProjector
+
+    reports = WikiProjector(ctx.repo, ctx.settings).rebuild(args.project or None)
+    if not reports:
+        _print("no project in the store yet; nothing to rebuild", stream=sys.stderr)
+    for pid, report in reports.items():
+        where = f" -> {report.root}" if report.root is not None else ""
+        _print(printable(f"{pid}: {report.summary()}{where}", multiline=False))
+    return 0
+
+
+def _cmd_verify(ctx: _Context, args: argparse.Namespace) -> int:
+    from etki.wiki.projection import WikiProjector
+
+    projector = WikiProjector(ctx.repo, ctx.settings)
+    ids = [args.project] if args.project else ctx.repo.project_ids()
+    bad = 0
+    for pid in ids:
+        if ctx.settings.wiki_path(pid) is None:
+            _print(f"{pid}: wiki off (ETKI_WIKI_DIR is empty); nothing to verify")
+            continue
+        differ = projector.verify(pid)
+        for rel in differ:
+            _print(printable(f"{pid}: differs: {rel}", multiline=False))
+        if not differ:
+            _print(printable(f"{pid}: ok, the wiki matches the database", multiline=False))
+        bad += len(differ)
+    return 1 if bad else 0
+
+
+def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    if not query.strip():
+        raise InputError("empty query: give at least one word")
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    pid = ctx.project(args.project)
+    root = ctx.wiki_root(pid)
+    if not root.is_dir():
+        raise InputError(f"no wiki at {root}; run `{PROG} rebuild --project {pid}`")
+    use_rg = False if args.no_rg else None
+    hits = search(root, query, use_rg=use_rg, limit=args.limit)
+    for hit in hits:
+        where = f"{hit.path}:{hit.line}" if args.line_number else hit.path
+        _print(printable(where, multiline=False) + "\t" + printable(hit.snippet, multiline=False))
+    if not hits:
+        _print(printable(f"no results for {query!r}", multiline=False), stream=sys.stderr)
+    return 0
+
+
+def resolve_page(root: Path, page: str) -> str | None:
+    """The wiki-relative path of the page named ``page`` under ``root``, or None.
+
+    Accepted: a relative path (``decisions/DEC-....md``), a page id with or without
+    ``.md`` (``DEC-...``, ``PRE-...``, ``index``, ``disputed``, a contract or module id),
+    or a unique prefix of a decision or precedent page id. Raises InputError for a path
+    that would leave the wiki."""
+    page = page.strip()
+    name = page if page.endswith(".md") else page + ".md"
+    if "/" in page or "\\" in page:
+        try:
+            rel = validate_relpath(name)
+        except UnsafeWikiPath as exc:
+            raise InputError(str(exc)) from exc
+        return rel.as_posix() if (root / rel).is_file() else None
+    try:
+        validate_relpath(name)
+    except UnsafeWikiPath as exc:
+        raise InputError(str(exc)) from exc
+    if name in (INDEX, DISPUTED):
+        return name if (root / name).is_file() else None
+    folders = ["decisions", "precedents", "entities/contracts", "entities/modules"]
+    if page.startswith("DEC-"):
+        folders = ["decisions"]
+    elif page.startswith("PRE-"):
+        folders = ["precedents"]
+    for folder in folders:
+        if (root / folder / name).is_file():
+            return f"{folder}/{name}"
+    if page.startswith(("DEC-", "PRE-")):
+        folder = folders[0]
+        stem = page.removesuffix(".md")
+        matches = sorted(p.name for p in (root / folder).glob("*.md")
+                         if p.name.startswith(stem)) if (root / folder).is_dir() else []
+        if len(matches) == 1:
+            return f"{folder}/{matches[0]}"
+        if len(matches) > 1:
+            raise InputError(f"'{page}' matches {len(matches)} pages; give more of the name")
+    return None
+
+
+def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
+    page = args.page.strip()
+    if not page:
+        raise InputError("empty page name")
+    looks_like_page = page.startswith(("DEC-", "PRE-")) or "/" in page or page.endswith(".md")
+    pid = args.project
+    case = None
+    if not looks_like_page and not pid:
+        try:
+            case = ctx.repo.case(page)
+            pid = case.project_id
+        except NotFoundError:
+            case = None
+    pid = ctx.project(pid)
+    root = ctx.wiki_root(pid)
+    rel = resolve_page(root, page)
+    if rel is None and not looks_like_page:
+        if case is None:
+            try:
+                case = ctx.repo.case(page)
+            except NotFoundError:
+                case = None
+        if case is not None:
+            if case.project_id != pid:
+                raise InputError(f"case {page} belongs to project {case.project_id}, not {pid}")
+            if case.ruling is None:
+                raise InputError(f"case {page} is pending: it has no decision page yet")
+            rel = decision_path(case)
+            if not (root / rel).is_file():
+                raise NotFoundError(f"{rel} is missing from {root}; run "
+                                    f"`{PROG} rebuild --project {pid}`")
+    if rel is None:
+        raise NotFoundError(f"no wiki page '{page}' in {root} (try `{PROG} search`)")
+    text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+    sys.stdout.write(printable(text))
+    if not text.endswith("\n"):
+        sys.stdout.write("\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and ``--help``)."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Etki's decision wiki: a "
+                                     "projection of the database.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("rebuild", help="re-derive the wiki from the database")
+    p.add_argument("--project", help="project id (default: every project)")
+    p.set_defaults(func=_cmd_rebuild)
+
+    p = sub.add_parser("search", help="token-AND search of the wiki")
+    p.add_argument("query", nargs="+", help="words; every one must occur in a page")
+    p.add_argument("--project", help="project id (default: the only project)")
+    p.add_argument("--no-rg", action="store_true", help="do not use ripgrep")
+    p.add_argument("--limit", type=int, default=None, help="at most this many hits")
+    p.add_argument("-n", "--line-number", action="store_true",
+                   help="print path:line before the snippet")
+    p.set_defaults(func=_cmd_search)
+
+    p = sub.add_parser("show", help="print a page")
+    p.add_argument("page", help="DEC-..., PRE-..., index, disputed, a case id or a path")
+    p.add_argument("--project", help="project id (default: the case's or the only one)")
+    p.set_defaults(func=_cmd_show)
+
+    p = sub.add_parser("verify", help="list files that differ from a fresh render")
+    p.add_argument("--project", help="project id (default: every project)")
+    p.set_defaults(func=_cmd_verify)
+    return parser
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"{PROG}: error: {printable(message, multiline=False)}\n")
+
+
+def main(argv: Sequence[str] | None = None, settings: Settings | None = None) -> int:
+    """Run the CLI; returns the exit code (see the module docstring)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        ctx = _Context(settings or Settings.from_env())
+        return int(args.func(ctx, args))
+    except EtkiError as exc:
+        _error(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `... | head`: the reader left; not an error
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        _error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+        _error(f"internal error: {type(exc).__name__}: {exc}")
+        return 1

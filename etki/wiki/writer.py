@@ -1,0 +1,271 @@
+"""Atomic, change-only writes of a rendered wiki tree (DESIGN.md, "Wiki").
+
+* A page is written to a temporary file in its own folder, flushed and ``fsync``-ed, then
+  renamed over the target with :func:`os.replace` (atomic on POSIX and Windows), so a
+  reader never sees half a page; it is written only when its bytes differ.
+* Paths are validated before anything is touched: relative POSIX paths ending in
+  ``.md``, no ``..``, no empty or hidden parts, no backslash or NUL, each name at most
+  255 UTF-8 bytes; they always stay inside the root.
+* Symlinks are never followed out of the root: a symlinked folder inside the tree is an
+  error (:class:`UnsafeWikiPath`); a symlink where a page should be is replaced by the
+  page (``os.replace`` swaps the link itself, never its target); pruning does not descend
+  into symlinked folders and removes only Etki's own ``*.md`` files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from etki.wiki.render import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
+
+__all__ = ["UnsafeWikiPath", "WriteReport", "diff_tree", "owned_files", "sync_tree",
+           "validate_relpath"]
+
+_TMP_PREFIX = ".etki-"
+_TMP_SUFFIX = ".tmp"
+
+
+class UnsafeWikiPath(OSError):
+    """A wiki path that would leave the wiki root (``..``, absolute, a symlinked folder)
+    or is not a page name Etki writes. An ``OSError`` so best-effort callers that catch
+    I/O failures catch it too."""
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """What one sync did. ``written``, ``unchanged`` and ``removed`` are sorted
+    wiki-relative POSIX paths; ``root`` is the wiki folder, or ``None`` with ``skipped``
+    saying why nothing was done (the wiki is off)."""
+
+    root: Path | None
+    written: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    skipped: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when a file was written or removed."""
+        return bool(self.written or self.removed)
+
+    def summary(self) -> str:
+        """One line for people: ``3 written, 10 unchanged, 1 removed`` or the skip reason."""
+        if self.skipped:
+            return self.skipped
+        return (f"{len(self.written)} written, {len(self.unchanged)} unchanged, "
+                f"{len(self.removed)} removed")
+
+
+def validate_relpath(relpath: str) -> PurePosixPath:
+    """Check a wiki-relative page path and return it as a :class:`PurePosixPath`.
+
+    Raises :class:`UnsafeWikiPath` for an absolute path, ``..``, ``.``, empty or hidden
+    parts, a backslash, NUL or other control character, a name over 255 UTF-8 bytes, or
+    a name that does not end in ``.md``."""
+    if not relpath or relpath.startswith("/") or "\\" in relpath:
+        raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: must be relative POSIX")
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in relpath):
+        raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: control character")
+    parts = relpath.split("/")
+    for part in parts:
+        if part in ("", ".", "..") or part.startswith("."):
+            raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: bad part {part!r}")
+        if len(part.encode("utf-8")) > NAME_MAX_BYTES:
+            raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: name over "
+                                 f"{NAME_MAX_BYTES} bytes")
+    if not parts[-1].endswith(".md"):
+        raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: pages end in .md")
+    return PurePosixPath(relpath)
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _safe_dir(root: Path, parts: Iterable[str], *, create: bool) -> Path | None:
+    """The folder ``root/parts...``, created when ``create``; ``None`` when it does not
+    exist and ``create`` is false. Raises UnsafeWikiPath when a part is a symlink or not
+    a folder."""
+    folder = root
+    for part in parts:
+        folder = folder / part
+        try:
+            st = os.lstat(folder)
+        except FileNotFoundError:
+            if not create:
+                return None
+            os.mkdir(folder)
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafeWikiPath(f"{folder} is a symlink; the wiki never writes through one")
+        if not stat.S_ISDIR(st.st_mode):
+            raise UnsafeWikiPath(f"{folder} is not a folder")
+    return folder
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file at ``path`` (not following a symlink), else None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_atomic(folder: Path, name: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, folder / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _root(root: Path, *, create: bool) -> Path | None:
+    if create:
+        root.mkdir(parents=True, exist_ok=True)
+    elif not root.is_dir():
+        return None
+    return root.resolve()
+
+
+def owned_files(root: Path) -> list[str]:
+    """Wiki-relative paths of the files Etki owns under ``root``: ``index.md``,
+    ``disputed.md``, every ``*.md`` under ``decisions/``, ``precedents/`` and
+    ``entities/`` (symlinked folders are not entered), and leftover ``.etki-*.tmp``
+    files of an interrupted write. Sorted; empty when ``root`` does not exist."""
+    base = _root(root, create=False)
+    if base is None:
+        return []
+    found: list[str] = []
+    for name in (INDEX, DISPUTED):
+        p = base / name
+        if p.is_file() or _is_link(p):
+            found.append(name)
+    for top in OWNED_DIRS:
+        start = base / top
+        if _is_link(start) or not start.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not _is_link(Path(dirpath) / d))
+            rel_dir = Path(dirpath).relative_to(base).as_posix()
+            for fname in filenames:
+                ours = fname.endswith(".md") and not fname.startswith(".")
+                temp = fname.startswith(_TMP_PREFIX) and fname.endswith(_TMP_SUFFIX)
+                if ours or temp:
+                    found.append(f"{rel_dir}/{fname}")
+    return sorted(found)
+
+
+def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteReport:
+    """Make the wiki at ``root`` hold ``files`` ({relative path: bytes}).
+
+    Every path is validated first (:func:`validate_relpath`), then each page whose bytes
+    differ (or that is missing, or a symlink) is written atomically; ``index.md`` and
+    ``disputed.md`` are written last, after the pages they link to. With ``prune``, files
+    Etki owns (:func:`owned_files`) that are not in ``files`` are removed, then empty
+    folders under ``decisions/``, ``precedents/`` and ``entities/``. ``root`` is created
+    when missing.
+
+    Raises :class:`UnsafeWikiPath` for a bad path or a symlinked folder in the tree, and
+    ``OSError`` for any I/O failure (read-only folder, disk full); pages written before
+    the failure stay written, each one whole.
+    """
+    checked = {rel: validate_relpath(rel) for rel in files}
+    base = _root(root, create=True)
+    assert base is not None
+    last = (INDEX, DISPUTED)
+    order = sorted(files, key=lambda rel: (rel in last, rel))
+    written: list[str] = []
+    unchanged: list[str] = []
+    touched: dict[str, Path] = {}
+    for rel in order:
+        parts = checked[rel].parts
+        folder = _safe_dir(base, parts[:-1], create=True)
+        assert folder is not None
+        target = folder / parts[-1]
+        if _read_regular(target) == files[rel]:
+            unchanged.append(rel)
+            continue
+        _write_atomic(folder, parts[-1], files[rel])
+        written.append(rel)
+        touched[str(folder)] = folder
+    for folder in touched.values():  # make the renames durable, once per folder
+        _fsync_dir(folder)
+    removed: list[str] = []
+    if prune:
+        for rel in owned_files(base):
+            if rel in files:
+                continue
+            os.unlink(base / rel)
+            removed.append(rel)
+        _remove_empty_dirs(base)
+    return WriteReport(root=root, written=tuple(sorted(written)),
+                       unchanged=tuple(sorted(unchanged)), removed=tuple(sorted(removed)))
+
+
+def _remove_empty_dirs(base: Path) -> None:
+    for top in OWNED_DIRS:
+        start = base / top
+        if _is_link(start) or not start.is_dir():
+            continue
+        for dirpath, _dirnames, _files in sorted(os.walk(start, topdown=False,
+                                                         followlinks=False),
+                                                 key=lambda t: -len(t[0])):
+            with contextlib.suppress(OSError):  # not empty: fine
+                os.rmdir(dirpath)
+
+
+def diff_tree(root: Path, files: Mapping[str, bytes]) -> list[str]:
+    """Wiki-relative paths where the folder at ``root`` differs from ``files``: pages
+    whose bytes differ or that are missing (or a symlink), and owned files that should
+    not be there. Sorted. Reads only; never follows a symlinked folder."""
+    base = _root(root, create=False)
+    if base is None:
+        return sorted(files)
+    differ: set[str] = set()
+    for rel in files:
+        parts = validate_relpath(rel).parts
+        try:
+            folder = _safe_dir(base, parts[:-1], create=False)
+        except UnsafeWikiPath:
+            folder = None
+        if folder is None or _read_regular(folder / parts[-1]) != files[rel]:
+            differ.add(rel)
+    differ.update(rel for rel in owned_files(base) if rel not in files)
+    return sorted(differ)

@@ -1,0 +1,327 @@
+"""The wiki as a projection of the database: the HITL hook, rebuild, verify and the
+atomic writer, on a real SQLite file and a real folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from datetime import UTC, datetime
+
+import pytest
+
+from etki.errors import NotFoundError
+from etki.frontmatter import split_frontmatter
+from etki.wiki.projection import WikiProjector
+from etki.wiki.render import decision_path, precedent_path
+from etki.wiki.writer import UnsafeWikiPath, sync_tree, validate_relpath
+from tests.wiki_support import COLON_TITLE, build_world, tree_digest
+
+
+def _rule_and_project(world, case_id, action, who, reason=""):
+    world.repo.record_ruling(case_id, action, who, reason)
+    return world.projector.project_case(case_id)
+
+
+def test_approval_writes_the_decision_file(tmp_path):
+    world = build_world(tmp_path, rule=False)
+    report = _rule_and_project(world, "req-demo-0001", "approve", "ayse")
+    case = world.repo.case("req-demo-0001")
+    path = decision_path(case)
+    assert path == "decisions/DEC-20261129-sso-hatasi-giris-no--req-demo-0001.md"
+    assert path in report.written and "index.md" in report.written
+    assert "disputed.md" in report.written and report.root == world.wiki
+    meta, body = split_frontmatter((world.wiki / path).read_text(encoding="utf-8"), path)
+    assert meta["title"] == COLON_TITLE and meta["ruling"] == "IN_SCOPE"
+    assert meta["override"] is False and meta["reviewer"] == "ayse"
+    assert "## Request" in body and "## Evidence chain" in body
+    assert not (world.wiki / "precedents").exists()  # no override, no precedent
+    assert (world.wiki / "entities/contracts/MSA.md").is_file()
+    assert (world.wiki / "entities/modules/auth.sso.md").is_file()
+    world.repo.dispose()
+
+
+def test_override_writes_a_precedent(tmp_path):
+    world = build_world(tmp_path, rule=False)
+    report = _rule_and_project(world, "req-demo-0002", "reject", "jurgen", "native apps: 9.1")
+    case = world.repo.case("req-demo-0002")
+    assert precedent_path(case) in report.written
+    meta, body = split_frontmatter((world.wiki / precedent_path(case)).read_text("utf-8"), "p")
+    assert meta["verdict"] == "CHANGE_REQUEST" and meta["ruling"] == "REJECT"
+    assert meta["reason"] == "native apps: 9.1" and meta["reviewer"] == "jurgen"
+    index, _ = split_frontmatter((world.wiki / "index.md").read_text("utf-8"), "index.md")
+    assert index["precedents"] == 1 and index["ruled"] == 1 and index["pending"] == 5
+    world.repo.dispose()
+
+
+def test_disputed_clause_lists_its_ruling_history(tmp_path):
+    clock = iter(datetime(2026, 11, d, 9, 30, tzinfo=UTC) for d in range(1, 30))
+    world = build_world(tmp_path, rule=False, clock=lambda: next(clock))
+    _rule_and_project(world, "req-demo-0001", "approve", "ayse")
+    text = (world.wiki / "disputed.md").read_text("utf-8")
+    assert "No disputed clauses." in text
+    _rule_and_project(world, "req-demo-0003", "convert_to_cr", "jurgen", "contractors")
+    meta, body = split_frontmatter((world.wiki / "disputed.md").read_text("utf-8"), "d")
+    assert meta["clauses"] == ["MSA#3.2"] and meta["count"] == 1
+    assert "## ⚠ MSA#3.2 — Single sign-on" in body
+    rows = [r for r in body.splitlines() if r.startswith("| 2026-")]
+    assert len(rows) == 2
+    first, second = ([c.strip() for c in r.strip("|").split("|")] for r in rows)
+    one, three = (world.repo.case(c).ruling for c in ("req-demo-0001", "req-demo-0003"))
+    assert one.ruled_at < three.ruled_at
+    assert first[0] == one.ruled_at and "req-demo-0001" in first[1]
+    assert first[3:] == ["IN_SCOPE", "ayse"]
+    assert second[0] == three.ruled_at and "req-demo-0003" in second[1]
+    assert second[3:] == ["CHANGE_REQUEST", "jurgen"]
+    link = re.search(r"\]\((decisions/[^)]+)\)", first[1]).group(1)
+    assert (world.wiki / link).is_file()
+    contract = (world.wiki / "entities/contracts/MSA.md").read_text("utf-8")
+    assert "⚠ DISPUTED" in contract
+    world.repo.dispose()
+
+
+def test_hook_then_rebuild_then_delete_and_rebuild_is_identical(tmp_path):
+    world = build_world(tmp_path, rule=False)
+    from tests.wiki_support import RULINGS
+
+    for cid, action, who, reason in RULINGS:
+        _rule_and_project(world, cid, action, who, reason)
+    by_hook = tree_digest(world.wiki)
+    report = world.projector.rebuild("demo")["demo"]
+    assert report.written == () and report.removed == ()  # the hook left nothing stale
+    assert tree_digest(world.wiki) == by_hook
+    shutil.rmtree(world.wiki)
+    world.projector.rebuild()
+    assert tree_digest(world.wiki) == by_hook
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_rebuild_writes_only_changed_bytes(tmp_path):
+    world = build_world(tmp_path)
+    world.projector.rebuild("demo")
+    index = world.wiki / "index.md"
+    before = os.stat(index)
+    report = world.projector.rebuild("demo")["demo"]
+    pages = [p for p in tree_digest(world.wiki) if p.endswith(".md")]
+    assert report.written == () and len(report.unchanged) == len(pages)
+    after = os.stat(index)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    world.repo.dispose()
+
+
+def test_rebuild_removes_stale_files_and_keeps_foreign_ones(tmp_path):
+    world = build_world(tmp_path)
+    world.projector.rebuild("demo")
+    stale = [world.wiki / "decisions/DEC-20200101-old--req-demo-9.md",
+             world.wiki / "entities/modules/gone.md",
+             world.wiki / "entities/old-kind/x.md",
+             world.wiki / "decisions/.etki-abc.tmp"]
+    for p in stale:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("stale\n", encoding="utf-8")
+    foreign = [world.wiki / "notes.txt", world.wiki / "README.md", world.wiki / ".git/config"]
+    for p in foreign:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("mine\n", encoding="utf-8")
+    assert set(world.projector.verify("demo")) == {
+        "decisions/DEC-20200101-old--req-demo-9.md", "entities/modules/gone.md",
+        "entities/old-kind/x.md", "decisions/.etki-abc.tmp"}
+    report = world.projector.rebuild("demo")["demo"]
+    assert len(report.removed) == 4 and report.written == ()
+    assert not any(p.exists() for p in stale)
+    assert not (world.wiki / "entities/old-kind").exists()  # empty folder removed
+    assert all(p.read_text("utf-8") == "mine\n" for p in foreign)
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_verify_detects_a_hand_edit_and_a_missing_page(tmp_path):
+    world = build_world(tmp_path)
+    world.projector.rebuild("demo")
+    assert world.projector.verify("demo") == []
+    page = world.wiki / decision_path(world.repo.case("req-demo-0004"))
+    page.write_text(page.read_text("utf-8").replace("IN_SCOPE", "REJECT"), encoding="utf-8")
+    (world.wiki / "index.md").unlink()
+    assert world.projector.verify("demo") == sorted(
+        ["index.md", page.relative_to(world.wiki).as_posix()])
+    world.projector.rebuild("demo")
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_wiki_off_does_nothing_and_says_so(tmp_path):
+    world = build_world(tmp_path, wiki=False)
+    report = world.projector.project_case("req-demo-0001")
+    assert report.root is None and "wiki off" in (report.skipped or "")
+    assert world.projector.rebuild()["demo"].skipped
+    assert world.projector.verify("demo") == []
+    assert not any(tmp_path.glob("wiki*"))
+    world.repo.dispose()
+
+
+def test_unknown_case_and_project_are_not_found(tmp_path):
+    world = build_world(tmp_path)
+    with pytest.raises(NotFoundError):
+        world.projector.project_case("req-nope")
+    with pytest.raises(NotFoundError):
+        world.projector.rebuild("nope")
+    world.repo.dispose()
+
+
+def test_two_projects_get_two_wikis(tmp_path):
+    world = build_world(tmp_path)
+    from tests.wiki_support import project
+
+    world.repo.save_project(project("other"), "sha256:x", b"{}\n")
+    reports = WikiProjector(world.repo, world.settings).rebuild()
+    assert set(reports) == {"demo", "other"}
+    other = world.settings.wiki_path("other")
+    assert sorted(p.name for p in other.rglob("*.md")) == ["disputed.md", "index.md"]
+    world.repo.dispose()
+
+
+# --- the writer ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ["../x.md", "/abs.md", "a/../b.md", "./a.md", ".x.md",
+                                 "a//b.md", "x.txt", "a\\b.md", "a/\x00.md", "",
+                                 "d/" + "x" * 300 + ".md"])
+def test_unsafe_paths_are_refused(tmp_path, bad):
+    with pytest.raises(UnsafeWikiPath):
+        validate_relpath(bad)
+    with pytest.raises(UnsafeWikiPath):
+        sync_tree(tmp_path / "wiki", {bad: b"x\n"}, prune=False)
+    assert not (tmp_path / "x.md").exists() and not (tmp_path / "abs.md").exists()
+
+
+def test_writer_never_writes_through_a_symlinked_folder(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "wiki"
+    root.mkdir()
+    (root / "decisions").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(UnsafeWikiPath, match="symlink"):
+        sync_tree(root, {"decisions/DEC-x.md": b"x\n"}, prune=True)
+    assert list(outside.iterdir()) == []
+    (outside / "keep.md").write_text("keep\n")
+    sync_tree(root, {"index.md": b"i\n"}, prune=True)  # prune does not enter the link
+    assert (outside / "keep.md").read_text() == "keep\n"
+
+
+def test_writer_replaces_a_symlinked_page_not_its_target(tmp_path):
+    target = tmp_path / "target.md"
+    target.write_text("precious\n")
+    root = tmp_path / "wiki"
+    root.mkdir()
+    (root / "index.md").symlink_to(target)
+    report = sync_tree(root, {"index.md": b"precious\n"}, prune=False)
+    assert report.written == ("index.md",)  # equal bytes behind a link still get replaced
+    assert not (root / "index.md").is_symlink()
+    assert (root / "index.md").read_bytes() == b"precious\n"
+    assert target.read_text() == "precious\n"
+
+
+def test_writer_leaves_no_temp_files(tmp_path):
+    root = tmp_path / "wiki"
+    files = {f"decisions/DEC-{i}.md": f"{i}\n".encode() for i in range(20)}
+    report = sync_tree(root, files, prune=True)
+    assert len(report.written) == 20
+    assert sorted(p.name for p in (root / "decisions").iterdir()) == sorted(
+        f.split("/")[1] for f in files)
+    report = sync_tree(root, {"index.md": b"x\n"}, prune=True)
+    assert len(report.removed) == 20 and not (root / "decisions").exists()
+
+
+def test_hook_on_a_never_built_wiki_writes_the_whole_tree(tmp_path):
+    world = build_world(tmp_path)  # ruled without the hook: no wiki yet
+    assert not world.wiki.exists()
+    world.projector.project_case("req-demo-0004")
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_concurrent_hooks_leave_the_newest_state(tmp_path):
+    import threading
+
+    from etki.store.repository import CaseFileRepository
+    from tests.wiki_support import RULINGS, frozen_clock
+
+    world = build_world(tmp_path, rule=False)
+    world.projector.rebuild("demo")
+    errors: list[BaseException] = []
+
+    def reviewer(items):
+        repo = CaseFileRepository(world.db_url, clock=frozen_clock)
+        projector = WikiProjector(repo, world.settings)
+        try:
+            for cid, action, who, reason in items:
+                repo.record_ruling(cid, action, who, reason)
+                projector.project_case(cid)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            repo.dispose()
+
+    threads = [threading.Thread(target=reviewer, args=(RULINGS[i::2],)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_approval_service_calls_the_projector(tmp_path):
+    from etki.approval import ApprovalService
+    from etki.config import Settings
+
+    world = build_world(tmp_path, rule=False)
+    settings = Settings(db_url=world.db_url, wiki_dir=world.settings.wiki_dir, reviewer="ayse")
+    outcome = ApprovalService(world.repo, settings).approve("req-demo-0001")
+    assert outcome.wiki_error is None
+    path = decision_path(world.repo.case("req-demo-0001"))
+    assert path in outcome.wiki_report.written and (world.wiki / path).is_file()
+    assert world.projector.verify("demo") == []
+    world.repo.dispose()
+
+
+def test_index_counts_and_last_ten_rulings_newest_first(tmp_path):
+    from datetime import timedelta
+
+    from etki.domain import Request
+    from tests.wiki_support import decision
+
+    moments = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(hours=h) for h in range(100))
+    world = build_world(tmp_path, rule=False, clock=lambda: next(moments))
+    world.repo.add_cases("demo", [(Request(f"B{i}", f"bulk {i}", f"Bulk {i:02d}"),
+                                   decision(f"req-demo-b{i:02d}")) for i in range(12)])
+    for i in range(12):
+        world.repo.record_ruling(f"req-demo-b{i:02d}", "approve" if i % 4 else "reject",
+                                 "ayse", "" if i % 4 else "no")
+    world.projector.rebuild("demo")
+    meta, body = split_frontmatter((world.wiki / "index.md").read_text("utf-8"), "index.md")
+    assert (meta["cases"], meta["pending"], meta["ruled"]) == (18, 6, 12)
+    assert meta["rulings"] == 12 and meta["overrides"] == meta["precedents"] == 3
+    assert meta["verdicts"] == {"IN_SCOPE": 16, "CHANGE_REQUEST": 1, "REJECT": 1}
+    assert meta["ruling_counts"] == {"IN_SCOPE": 9, "CHANGE_REQUEST": 0, "REJECT": 3}
+    last = body.split("## Last 10 rulings", 1)[1].split("## Precedents", 1)[0]
+    rows = re.findall(r"\[(req-demo-b\d\d)\]", last)
+    assert rows == [f"req-demo-b{i:02d}" for i in range(11, 1, -1)]
+    world.repo.dispose()
+
+
+def test_read_page_and_page_title(tmp_path):
+    from etki.errors import ProjectFormatError
+    from etki.wiki import page_title, read_page
+
+    world = build_world(tmp_path)
+    world.projector.rebuild("demo")
+    page = world.wiki / decision_path(world.repo.case("req-demo-0001"))
+    assert page_title(page) == COLON_TITLE
+    assert read_page(page)[0]["case_id"] == "req-demo-0001"
+    page.write_text("---\ntitle: broken: value\n---\nbody\n", encoding="utf-8")  # B08
+    with pytest.raises(ProjectFormatError, match=r":2"):
+        read_page(page)
+    assert page_title(page) == page.stem
+    world.repo.dispose()

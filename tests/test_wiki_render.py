@@ -1,0 +1,278 @@
+"""The pure wiki renderers: names (B12, B14), frontmatter (B06, B08), literal client text,
+determinism."""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+import unicodedata
+from dataclasses import replace
+
+import pytest
+from markdown_it import MarkdownIt
+
+from etki.domain import CaseRecord, RulingRecord
+from etki.frontmatter import split_frontmatter
+from etki.wiki.render import (
+    NAME_MAX_BYTES,
+    contract_path,
+    decision_path,
+    entity_name,
+    md_block,
+    md_inline,
+    module_path,
+    precedent_path,
+    render_case_pages,
+    render_wiki,
+)
+from etki.wiki.writer import validate_relpath
+from tests.wiki_support import (
+    COLON_TITLE,
+    LONG_TITLE,
+    NFC_TITLE,
+    NFD_TITLE,
+    build_world,
+    decision,
+    project,
+)
+
+
+def _case(case_id: str, title: str, *, ruled_at: str = "2026-11-29T12:00:00Z",
+          ruling: str = "IN_SCOPE", text: str = "text") -> CaseRecord:
+    d = decision(case_id)
+    return CaseRecord(
+        case_id=case_id, project_id="demo", request_id="R", title=title, text=text,
+        submitted_by=None, submitted_at=None, created_at="2026-11-01T00:00:00Z", version=2,
+        decision=d,
+        ruling=RulingRecord(case_id, ruling, "approve", "ayse", "", ruled_at, d.verdict),  # type: ignore[arg-type]
+    )
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[1]
+
+
+# --- names --------------------------------------------------------------------------------
+
+def test_nfc_and_nfd_titles_give_one_nfc_name():  # B12
+    assert NFC_TITLE != NFD_TITLE
+    a = decision_path(_case("req-demo-1", NFC_TITLE))
+    b = decision_path(_case("req-demo-1", NFD_TITLE))
+    assert a == b == "decisions/DEC-20261129-iade-sureci--req-demo-1.md"
+    assert unicodedata.normalize("NFC", a) == a
+    assert not any(unicodedata.combining(ch) for ch in a)
+    german = decision_path(_case("req-demo-2", unicodedata.normalize("NFD", "Größe Prüfung")))
+    assert german == "decisions/DEC-20261129-grosse-prufung--req-demo-2.md"
+
+
+@pytest.mark.parametrize("title", [
+    LONG_TITLE,                                 # B14: 347 characters, 401 bytes
+    "Подключение единого входа " * 20,           # Cyrillic: 2 bytes per letter
+    "東京オフィスのシングルサインオン障害" * 12,          # CJK: 3 bytes per letter, no spaces
+    "x" * 1000,
+])
+def test_long_titles_fit_255_bytes_and_stay_unique(title):  # B14
+    assert len(LONG_TITLE) == 347 and len(LONG_TITLE.encode("utf-8")) == 401
+    names = set()
+    for case_id in ("req-demo-1a2b3c4d", "req-demo-1a2b3c4e", "REQ/ODD id " * 20):
+        for path in (decision_path(_case(case_id, title)), precedent_path(_case(case_id, title))):
+            name = _name(path)
+            raw = name.encode("utf-8")
+            assert len(raw) <= NAME_MAX_BYTES
+            assert raw.decode("utf-8") == name  # cut on a character boundary
+            assert "/" not in name and "\\" not in name and "\x00" not in name
+            assert unicodedata.normalize("NFC", name) == name
+            validate_relpath(path)
+            names.add(path)
+    assert len(names) == 6  # unique per case
+
+
+def test_long_title_name_keeps_the_start_of_the_title():
+    name = _name(decision_path(_case("req-demo-1", LONG_TITLE)))
+    assert name.startswith("DEC-20261129-sirket-ici-sso-girisi-")
+    assert name.endswith("--req-demo-1.md")
+
+
+def test_same_title_different_cases_never_collide():
+    paths = {decision_path(_case(f"req-demo-{i}", "Same title")) for i in range(50)}
+    assert len(paths) == 50
+    odd = {decision_path(_case(cid, "t")) for cid in ("A_b", "a-b", "a b", "A-B", "a.b")}
+    assert len(odd) == 5
+
+
+@pytest.mark.parametrize("entity", ["../../etc/passwd", "a/b", "..", ".hidden", "", "a\\b",
+                                    "CON", "x" * 400, "src/legacy billing", "ünïcode/mod"])
+def test_entity_names_are_safe(entity):
+    for path in (contract_path(entity), module_path(entity)):
+        validate_relpath(path)
+        name = _name(path)
+        assert path.count("/") == 2 and not name.startswith(".")
+        assert len(name.encode("utf-8")) <= NAME_MAX_BYTES
+
+
+def test_dotted_module_ids_are_kept_readable():
+    assert module_path("auth.sso") == "entities/modules/auth.sso.md"
+    assert contract_path("MSA-2024-01") == "entities/contracts/MSA-2024-01.md"
+    assert entity_name("a/b") != entity_name("a-b")
+
+
+def test_pending_case_has_no_decision_path():
+    case = replace(_case("req-demo-1", "t"), ruling=None)
+    with pytest.raises(ValueError, match="pending"):
+        decision_path(case)
+
+
+# --- whole tree --------------------------------------------------------------------------
+
+def test_render_is_deterministic_and_order_independent(tmp_path):
+    world = build_world(tmp_path)
+    cases = world.repo.cases("demo")
+    first = render_wiki(project(), cases)
+    again = render_wiki(project(), list(cases))
+    shuffled = list(cases)
+    random.Random(3).shuffle(shuffled)
+    assert first == again == render_wiki(project(), list(reversed(cases)))
+    assert first == render_wiki(project(), shuffled)
+    assert list(first) == sorted(first)
+    for path, data in first.items():
+        validate_relpath(path)
+        text = data.decode("utf-8")
+        assert "\r" not in text and "\x1b" not in text and "\x07" not in text
+        assert text.endswith("\n") and not text.endswith("\n\n")
+        assert text.startswith("---\n")
+        assert "/nonexistent" not in text  # no machine-specific path
+    world.repo.dispose()
+
+
+def test_the_tree_has_every_page_kind(tmp_path):
+    world = build_world(tmp_path)
+    files = render_wiki(project(), world.repo.cases("demo"))
+    kinds = {p.split("/")[0] for p in files}
+    assert kinds == {"index.md", "disputed.md", "decisions", "precedents", "entities"}
+    assert sum(p.startswith("decisions/") for p in files) == 5  # the pending case has none
+    assert sorted(p for p in files if p.startswith("precedents/")) == [
+        "precedents/PRE-build-a-native-app--req-demo-0002.md",
+        "precedents/PRE-sso-for-contractors--req-demo-0003.md",
+    ]
+    assert "entities/contracts/MSA.md" in files
+    assert {p for p in files if p.startswith("entities/modules/")} == {
+        "entities/modules/auth.sso.md", "entities/modules/payments.md",
+        module_path("src/legacy billing")}
+    world.repo.dispose()
+
+
+def test_case_pages_are_the_same_bytes_as_the_full_render(tmp_path):
+    world = build_world(tmp_path)
+    cases = world.repo.cases("demo")
+    full = render_wiki(project(), cases)
+    for case in cases:
+        part = render_case_pages(project(), cases, case.case_id)
+        assert {"index.md", "disputed.md"} <= set(part)
+        for path, data in part.items():
+            assert full[path] == data, path
+    part = render_case_pages(project(), cases, "req-demo-0004")
+    assert module_path("src/legacy billing") in part and "entities/contracts/MSA.md" in part
+    world.repo.dispose()
+
+
+# --- frontmatter ------------------------------------------------------------------------------
+
+def test_decision_frontmatter_loads_back(tmp_path):  # B06, B08
+    world = build_world(tmp_path)
+    case = world.repo.case("req-demo-0001")
+    path = decision_path(case)
+    meta, body = split_frontmatter(render_wiki(project(), world.repo.cases("demo"))[path]
+                                   .decode("utf-8"), path)
+    assert meta["title"] == COLON_TITLE  # ': ' and a trailing 'no' come back unchanged
+    assert meta["case_id"] == "req-demo-0001" and meta["project"] == "demo"
+    assert meta["verdict"] == meta["ruling"] == "IN_SCOPE"
+    assert meta["reviewer"] == "ayse" and meta["ruled_at"] == "2026-11-29T12:00:00Z"
+    assert meta["override"] is False and meta["confidence"] == 0.8
+    assert meta["cited_clauses"] == ["MSA#3.2"] and meta["impacted_modules"] == ["auth.sso"]
+    assert meta["engine_version"] == "test-1" and meta["index_freshness"] == "sha256:abc"
+    assert body.startswith("# SSO hatası: giriş no\n")
+    world.repo.dispose()
+
+
+def test_yaml_lookalike_titles_stay_strings():  # B06
+    for title in ("no", "NO", "on", "off", "yes", "y", "n", "2024-01-01", "010", "null",
+                  "~", "- item", "key: value", "#hash", "'quoted'", '"dq"', "[a, b]", "{a: 1}",
+                  "true", "1.5", ".inf", "multi\nline"):
+        case = _case("req-demo-1", title)
+        path = decision_path(case)
+        files = render_wiki(project(), [case])
+        meta, _ = split_frontmatter(files[path].decode("utf-8"), path)
+        expected = title.replace("\n", " \u23ce ")
+        assert meta["title"] == expected, title
+
+
+def test_override_frontmatter_and_precedent(tmp_path):
+    world = build_world(tmp_path)
+    files = render_wiki(project(), world.repo.cases("demo"))
+    case = world.repo.case("req-demo-0003")
+    meta, body = split_frontmatter(files[decision_path(case)].decode("utf-8"), "d")
+    assert meta["override"] is True and meta["verdict"] == "IN_SCOPE"
+    assert meta["ruling"] == "CHANGE_REQUEST" and meta["precedent"] == precedent_path(case)
+    assert "../" + precedent_path(case) in body
+    pre, pre_body = split_frontmatter(files[precedent_path(case)].decode("utf-8"), "p")
+    assert pre["kind"] == "precedent" and pre["reason"] == "Contractors are not staff; CR: no"
+    assert pre["decision"] == decision_path(case)
+    assert "../" + decision_path(case) in pre_body
+    world.repo.dispose()
+
+
+# --- client text stays literal -----------------------------------------------------------------
+
+def _html(markdown: str) -> str:
+    return MarkdownIt("gfm-like").render(markdown)
+
+
+def test_request_text_renders_literally(tmp_path):
+    world = build_world(tmp_path)
+    case = world.repo.case("req-demo-0001")
+    page = render_wiki(project(), world.repo.cases("demo"))[decision_path(case)].decode()
+    _, body = split_frontmatter(page, "d")
+    out = _html(body)
+    assert "<script>" not in out and "<b>" not in out and 'href="http://evil' not in out
+    code = re.search(r'<pre><code class="language-text">(.*?)</code></pre>', out, re.S)
+    assert code is not None
+    shown = html.unescape(code.group(1))
+    assert "[bold]x[/bold]" in shown and "<script>alert(1)</script>" in shown
+    assert "``` not a fence ```" in shown and "`tick`" in shown
+    assert "\x1b" not in shown and "\u241b[31mred" in shown  # ESC made visible
+    assert "[a link](http://evil.example)" in shown
+
+
+@pytest.mark.parametrize("text", [
+    "[x](http://evil.example)", "<script>alert(1)</script>", "**bold** _em_ `code`",
+    "![img](http://x/y.png)", "see evil.example or www.evil.example", "a@b.example",
+    "https://evil.example/x", "&amp; &lt;", "| a | b |", "# not a heading", "- not a list",
+    "1. not a list", "> not a quote", "[bold]x[/bold] [@click=app.quit]q[/]",
+    "<http://auto.link>", "~~strike~~", "\\*escaped\\*", "3.2 and e.g. MSA#3.2",
+    "visit evil.com or kentpark.bel.tr", "user@evil.com", "mailto:a@b.example",
+    "# heading #", "_under_ and __strong__", "&#x27; &copy;", "+ plus", "2) item", "=== x",
+])
+def test_inline_text_renders_literally(text):
+    for prefix in ("", "- ", "# ", "| a | "):
+        out = _html(prefix + md_inline(text) + (" |\n|---|---|" if prefix.startswith("|") else ""))
+        assert "<a " not in out and "<img" not in out and "<script" not in out
+        assert "<strong>" not in out and "<em>" not in out and "<code>" not in out
+        assert "<s>" not in out and "<del>" not in out
+    plain = html.unescape(re.sub(r"<[^>]+>", "", _html("x " + md_inline(text)))).strip()
+    assert plain == "x " + text
+
+
+def test_plain_text_stays_readable():
+    for text in ("snake_case_name", "MSA#3.2", "1.0.0", "portal.auth.edevlet", "x -> y",
+                 "e.g. this", "İade süreci: giriş", "AT&T"):
+        assert md_inline(text) == text
+
+
+def test_fenced_block_survives_any_backtick_run():
+    text = "a ```` b\n`````\n```text\nend"
+    block = md_block(text)
+    fence = block.split("\n", 1)[0].removesuffix("text")
+    assert set(fence) == {"`"} and len(fence) == 6
+    out = _html(block)
+    assert html.unescape(re.search(r"<code[^>]*>(.*?)</code>", out, re.S).group(1)) == text + "\n"
