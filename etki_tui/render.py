@@ -1,0 +1,265 @@
+"""Pure builders of Rich ``Text`` for the desk: no Textual, no I/O, no clock.
+
+Every piece of client text (titles, request text, reasons, snippets, page text) goes
+through :func:`etki.text.printable` and into ``rich.text.Text(...)`` — never into a
+markup string — so nothing a client wrote can restyle the screen, open a link or run an
+action (shared/cases B01, B03). Table cells are one line and cut on grapheme boundaries
+(B05) by :func:`fit`.
+
+Meaning is never carried by colour alone: a verdict is a glyph *and* a word, a disputed
+clause says ``⚠ DISPUTED``, a risky case says ``24h``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from rich.cells import cell_len, split_graphemes
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from etki.domain import CaseRecord, ClauseMemory, RulingRecord, ScopeClause
+from etki.text import printable
+
+VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
+"""Single-width glyphs (East Asian width N/Na) shown next to the verdict word."""
+
+VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow",
+                                 "REJECT": "red"}
+RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
+RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
+DISPUTED = "⚠ DISPUTED"
+ELLIPSIS = "…"
+
+
+# --- one-line cells --------------------------------------------------------------------
+
+def _is_regional_indicator(cluster: str) -> bool:
+    return len(cluster) == 1 and 0x1F1E6 <= ord(cluster) <= 0x1F1FF
+
+
+def graphemes(text: str) -> list[tuple[str, int]]:
+    """Split ``text`` into (grapheme, cell width) pairs.
+
+    Rich's splitter keeps ZWJ sequences, variation selectors and combining marks with
+    their base; regional-indicator pairs (flags) are merged here so a flag is never cut
+    in half."""
+    spans, _ = split_graphemes(text)
+    out: list[tuple[str, int]] = []
+    pending_flag = False
+    for start, end, width in spans:
+        cluster = text[start:end]
+        if pending_flag and _is_regional_indicator(cluster):
+            prev, prev_width = out[-1]
+            out[-1] = (prev + cluster, prev_width + width)
+            pending_flag = False
+            continue
+        out.append((cluster, width))
+        pending_flag = _is_regional_indicator(cluster)
+    return out
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` cells on a grapheme boundary, with ``…`` when
+    something was cut. ``text`` should already be one line (see :func:`cell`)."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    budget = width - 1  # room for the ellipsis
+    for cluster, w in graphemes(text):
+        if used + w > budget:
+            break
+        out.append(cluster)
+        used += w
+    return "".join(out) + ELLIPSIS
+
+
+def cell(text: str, width: int | None = None, style: str = "") -> Text:
+    """A one-line, terminal-safe table cell from client text."""
+    safe = printable(text, multiline=False)
+    if width is not None:
+        safe = fit(safe, width)
+    return Text(safe, style=style, no_wrap=True, overflow="ellipsis", end="")
+
+
+def literal(text: str, style: str = "") -> Text:
+    """Multi-line client text, shown exactly as written (minus control characters)."""
+    return Text(printable(text, multiline=True), style=style)
+
+
+# --- verdicts, risk, clauses -----------------------------------------------------------
+
+def verdict_text(verdict: str, *, bold: bool = False) -> Text:
+    """``✓ IN_SCOPE`` / ``+ CHANGE_REQUEST`` / ``✗ REJECT`` with its colour."""
+    style = VERDICT_STYLE.get(verdict, "")
+    if bold:
+        style = f"bold {style}".strip()
+    return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {verdict}", style=style, end="")
+
+
+def risk_cell(case: CaseRecord) -> Text:
+    """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look."""
+    risk = case.decision.risk
+    label = RISK_SHORT.get(risk.level, risk.level)
+    if risk.pmo_look_24h:
+        label += " 24h"
+    return Text(label, style=RISK_STYLE.get(risk.level, ""), no_wrap=True, end="")
+
+
+def short_ref(ref: str) -> str:
+    """The clause number part of a ref (``MSA-2024-01#3.2`` -> ``3.2``)."""
+    return ref.split("#", 1)[1] if "#" in ref else ref
+
+
+def clauses_cell(refs: Sequence[str], width: int = 9) -> Text:
+    """Cited clause numbers, comma-joined, cut to ``width`` with a ``+N`` tail."""
+    if not refs:
+        return Text("—", style="dim", end="")
+    shown: list[str] = []
+    for i, ref in enumerate(refs):
+        candidate = ",".join([*shown, short_ref(ref)])
+        rest = len(refs) - i - 1
+        tail = f"+{rest}" if rest else ""
+        if cell_len(candidate + tail) > width and shown:
+            return cell(",".join(shown) + f"+{len(refs) - i}", width)
+        shown.append(short_ref(ref))
+    return cell(",".join(shown), width)
+
+
+def when(iso_moment: str) -> str:
+    """``2026-11-29T12:00:00Z`` -> ``2026-11-29 12:00Z`` (no relative times: no clock)."""
+    if len(iso_moment) >= 16 and iso_moment[10] == "T":
+        return f"{iso_moment[:10]} {iso_moment[11:16]}Z"
+    return iso_moment
+
+
+def correction_text(ruling: RulingRecord) -> Text:
+    """``who, when: VERDICT -> RULING`` for a past correction."""
+    out = Text()
+    out.append(printable(ruling.reviewer, multiline=False))
+    out.append(f", {when(ruling.ruled_at)}: ")
+    out.append_text(verdict_text(ruling.verdict))
+    out.append(" → ")
+    out.append_text(verdict_text(ruling.ruling))
+    return out
+
+
+def memory_line(ref: str, mem: ClauseMemory | None) -> Text:
+    """One line of the clause-memory strip for ``ref``."""
+    out = Text(no_wrap=False)
+    if mem is not None and mem.disputed:
+        out.append(DISPUTED, style="bold reverse yellow")
+        out.append(" ")
+    out.append(printable(ref, multiline=False), style="bold")
+    if mem is None or not mem.history:
+        out.append(" · no past rulings", style="dim")
+        return out
+    count = mem.precedent_count
+    out.append(f" · {count} precedent{'s' if count != 1 else ''}")
+    out.append(f" · {len(mem.history)} ruled")
+    if mem.last_correction is not None:
+        out.append(" · last correction: ")
+        out.append_text(correction_text(mem.last_correction))
+    if mem.disputed:
+        rulings = sorted({h[1] for h in mem.history})
+        out.append(" · rulings disagree: " + " / ".join(rulings))
+    return out
+
+
+def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory]) -> Group:
+    """The clause-memory strip: one line per cited clause."""
+    lines = [memory_line(ref, memory.get(ref)) for ref in refs]
+    if not lines:
+        lines = [Text("no cited clauses", style="dim")]
+    return Group(*lines)
+
+
+def clause_block(ref: str, clause: ScopeClause | None) -> Group:
+    """A cited clause in full: number, title, kind and text."""
+    if clause is None:
+        return Group(Text.assemble((printable(ref, multiline=False), "bold"),
+                                   (" (clause not found in the stored project)", "dim")))
+    head = Text()
+    head.append(f"§ {printable(clause.number, multiline=False)} ", style="bold")
+    head.append(printable(clause.title, multiline=False), style="bold")
+    head.append(f"  [{clause.kind}]", style="italic")
+    head.append(f"  {printable(ref, multiline=False)}", style="dim")
+    return Group(head, _indent(literal(clause.text.strip() or "(no text)")))
+
+
+def _indent(renderable: RenderableType, cells: int = 2) -> Padding:
+    """``renderable`` indented by ``cells`` (wrapped lines too)."""
+    return Padding(renderable, (0, 0, 0, cells))
+
+
+def _section(title: str) -> Text:
+    return Text(title, style="bold underline")
+
+
+def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
+                memory: Mapping[str, ClauseMemory]) -> RenderableType:
+    """The detail pane of one case: everything a reviewer needs to rule."""
+    d = case.decision
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append(printable(case.case_id, multiline=False), style="dim")
+    if case.submitted_by:
+        head.append(" · from ", style="dim")
+        head.append(printable(case.submitted_by, multiline=False), style="dim")
+    if case.submitted_at:
+        head.append(" · ", style="dim")
+        head.append(printable(case.submitted_at, multiline=False), style="dim")
+    parts.append(head)
+    parts.append(literal(case.title, style="bold"))
+
+    verdict = Text("Verdict     ")
+    verdict.append_text(verdict_text(d.verdict, bold=True))
+    verdict.append(f"   confidence {d.confidence:.2f}")
+    parts.append(verdict)
+    risk = Text("Risk        ")
+    risk.append(d.risk.level.upper(), style=RISK_STYLE.get(d.risk.level, ""))
+    if d.risk.signals:
+        risk.append(" · signals: " + ", ".join(printable(s, multiline=False)
+                                              for s in d.risk.signals))
+    if d.risk.pmo_look_24h:
+        risk.append(" · ")
+        risk.append("24h PMO look", style="bold reverse")
+    parts.append(risk)
+    parts.append(Text("Effort      " + d.effort.label()))
+    modules = ", ".join(printable(m, multiline=False) for m in d.impacted_modules) or "none"
+    parts.append(Text("Modules     " + modules))
+
+    parts.append(Text(""))
+    parts.append(_section("Clause memory"))
+    parts.append(memory_strip(d.cited_clauses, memory))
+
+    parts.append(Text(""))
+    parts.append(_section("Request"))
+    parts.append(_indent(literal(case.text.strip() or "(empty)")))
+
+    parts.append(Text(""))
+    parts.append(_section("Reasoning"))
+    parts.append(_indent(literal(d.reasoning.strip() or "(none)")))
+
+    parts.append(Text(""))
+    parts.append(_section(f"Cited clauses ({len(d.cited_clauses)})"))
+    if not d.cited_clauses:
+        parts.append(Text("  none", style="dim"))
+    for ref in d.cited_clauses:
+        parts.append(clause_block(ref, clauses.get(ref)))
+
+    parts.append(Text(""))
+    parts.append(_section("Assumptions"))
+    if not d.assumptions:
+        parts.append(Text("  none", style="dim"))
+    for item in d.assumptions:
+        parts.append(_indent(Text("- ") + literal(item)))
+    if d.effort.basis:
+        parts.append(Text(""))
+        parts.append(Text("Effort basis: " + ", ".join(
+            printable(b, multiline=False) for b in d.effort.basis), style="dim"))
+    return Group(*parts)

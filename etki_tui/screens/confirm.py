@@ -1,0 +1,104 @@
+"""The confirmation before a ruling. It defaults to Cancel: focus starts on Cancel, Enter
+there or Escape anywhere closes it and nothing is recorded. On an override (the ruling
+differs from the engine's verdict) it asks for a reason and refuses an empty one."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from etki.domain import ACTIONS, CaseRecord
+from etki_tui.actions import bindings
+from etki_tui.render import cell, literal, verdict_text
+
+ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
+                               "reject": "Reject"}
+"""Button label per ruling action (etki.domain.ACTIONS keys)."""
+
+ACTION_VARIANT: dict[str, str] = {"approve": "success", "convert_to_cr": "warning",
+                                  "reject": "error"}
+
+
+class ConfirmRuling(ModalScreen[str | None]):
+    """Ask to confirm ``action`` on ``case``. Dismisses with the reason ("" when none
+    is needed) on Confirm, or ``None`` on Cancel/Escape."""
+
+    BINDINGS = bindings("modal.cancel")
+
+    def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.case = case
+        self.action = action
+        self.ruling = ACTIONS[action]
+        self.is_override = self.ruling != case.decision.verdict
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        """The question, the case, verdict vs ruling, reason box and buttons."""
+        verb = ACTION_VERB[self.action]
+        with Vertical(id="confirm-dialog") as dialog:
+            dialog.border_title = "Confirm ruling"
+            question = Text(f"{verb} case ", style="bold")
+            question.append_text(cell(self.case.case_id, style="bold"))
+            question.append("?", style="bold")
+            yield Static(question, id="confirm-question", markup=False)
+            title = literal(self.case.title)
+            title.no_wrap = False
+            yield Static(title, id="confirm-title", markup=False)
+            line = Text("Engine verdict  ")
+            line.append_text(verdict_text(self.case.decision.verdict))
+            line.append(f"  (confidence {self.case.decision.confidence:.2f})")
+            yield Static(line, classes="confirm-line", markup=False)
+            line = Text("Your ruling     ")
+            line.append_text(verdict_text(self.ruling, bold=True))
+            line.append("  OVERRIDE — a reason is required" if self.is_override
+                        else "  agrees with the engine", style="bold" if self.is_override
+                        else "dim")
+            yield Static(line, classes="confirm-line", markup=False)
+            reason = Input(placeholder="Reason (required for an override)" if self.is_override
+                           else "Reason (optional)", id="confirm-reason", select_on_focus=False)
+            reason.cursor_blink = self._cursor_blink
+            yield reason
+            yield Label("", id="confirm-error", markup=False)
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Cancel", id="confirm-cancel", variant="default")
+                yield Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
+            yield Static(Text("Tab: next field · Enter: press the focused button · "
+                              "Esc: cancel", style="dim"), id="confirm-hint", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Default to Cancel."""
+        self.query_one("#confirm-cancel", Button).focus()
+
+    @property
+    def reason(self) -> str:
+        """The reason typed so far, stripped."""
+        return self.query_one("#confirm-reason", Input).value.strip()
+
+    def action_cancel(self) -> None:
+        """Close without ruling."""
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#confirm-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#confirm-ok")
+    def _confirm(self) -> None:
+        if self.is_override and not self.reason:
+            self.query_one("#confirm-error", Label).update(
+                Text("A reason is required: this ruling overrides the engine's verdict.",
+                     style="bold"))
+            self.query_one("#confirm-reason", Input).focus()
+            return
+        self.dismiss(self.reason)
+
+    @on(Input.Submitted, "#confirm-reason")
+    def _reason_entered(self) -> None:
+        # Enter in the reason box moves to the Confirm button; it never rules by itself.
+        self.query_one("#confirm-ok", Button).focus()
