@@ -27,7 +27,7 @@ from etki.text import printable
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("etki.retrieval.cli", "etki.store.cli", "etki.knowledge.cli")
 """Modules that add subcommands: each has ``register(subparsers)`` which adds its parsers
 and sets ``handler=fn(args, settings) -> int`` on them with ``set_defaults``."""
 
@@ -133,12 +133,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "triage":
         if not args.text.strip():
             raise InputError("triage: the request text is empty")
-        from etki.services import make_engine_for
+        from etki.services import stored_engine
         from etki.triage import case_id_for
 
-        project = repo.load_project(args.project)
-        engine = make_engine_for(project, repo.index_hash(args.project),
-                                 repo.cases(args.project, status="ruled"), settings)
+        engine = stored_engine(repo, args.project, settings)
         decision = engine.triage(case_id_for(args.project, "adhoc\0" + args.text), args.text)
         if args.json:
             print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))

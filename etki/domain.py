@@ -16,6 +16,9 @@ Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
 VERDICTS: tuple[str, ...] = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
 ClauseKind = Literal["inclusion", "exclusion", "assumption", "sla"]
 CLAUSE_KINDS: tuple[str, ...] = ("inclusion", "exclusion", "assumption", "sla")
+ClauseStatus = Literal["stable", "draft"]
+CLAUSE_STATUSES: tuple[str, ...] = ("stable", "draft")
+"""``draft``: text not yet binding (a pending amendment); it scores lower in triage."""
 
 
 # --- the project folder ---------------------------------------------------------------
@@ -42,13 +45,18 @@ class ProjectConfig:
 @dataclass(frozen=True)
 class Edge:
     """A typed edge of the knowledge graph. ``type`` is canonical (edge vocabulary);
-    ``provenance`` is one of explicit | inherited | mapped | derived."""
+    ``provenance`` is one of explicit | inherited | mapped | derived. ``location`` is
+    where it was declared (``contracts/msa.md:42``, ``edges.yaml:7``; empty for edges
+    derived from structure) and ``text`` how it was written there (``[[MSA#3.2|SSO]]``),
+    so an edge that does not resolve can be reported as written, never guessed."""
 
     source: str
     target: str
     type: str
     provenance: str = "explicit"
     weight: float = 1.0
+    location: str = ""
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,18 +79,42 @@ class ScopeClause:
     line: int = 0
     parent: str | None = None  # ref of the enclosing clause
     edges: tuple[Edge, ...] = ()
+    status: ClauseStatus = "stable"
+    aliases: tuple[str, ...] = ()  # numbers of empty parents merged into this clause
+    overlap: str = ""  # sliding_window: the previous window's tail, repeated as context
+    chunks: tuple[ClauseChunk, ...] = ()  # the parts of a clause over the size limit
+
+
+@dataclass(frozen=True)
+class ClauseChunk:
+    """One part of a clause whose text is longer than the chunk size limit
+    (:data:`etki.knowledge.chunking.MAX_CHUNK_CHARS`). ``text`` is a run of whole
+    markdown blocks of the clause body, ``line`` the 1-based file line of its first
+    block, ``edges`` its own wikilinks (explicit) plus everything the clause inherits
+    and the clause heading's own links (inherited)."""
+
+    text: str
+    line: int
+    edges: tuple[Edge, ...] = ()
 
 
 @dataclass(frozen=True)
 class Contract:
     """A scope document from ``contracts/*.md``. ``chunking`` records the strategy
-    chosen for it: ``by_heading`` or ``sliding_window``."""
+    chosen for it: ``by_heading`` or ``sliding_window``; ``chunking_metrics`` the
+    structure analyser's figures behind that choice (sorted (name, value) pairs);
+    ``candidates`` the document's candidate edges (frontmatter ``candidates`` and the
+    "Unassigned edges" section) waiting for the validation gate of the index build:
+    ``source`` is a clause node id or ``""`` (any chunk of the document), ``type`` is
+    canonical or ``""`` (decided per chunk like an untyped link)."""
 
     id: str
     title: str
     source: str
     clauses: tuple[ScopeClause, ...]
     chunking: str = "by_heading"
+    chunking_metrics: tuple[tuple[str, float], ...] = ()
+    candidates: tuple[Edge, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +126,7 @@ class Module:
     summary: str = ""
     depends_on: tuple[str, ...] = ()
     language: str | None = None
+    location: str = ""  # where it is declared: "modules.yaml:12"
 
 
 @dataclass(frozen=True)
@@ -106,6 +139,7 @@ class WorkItem:
     date: str = ""
     modules: tuple[str, ...] = ()
     effort_days: float | None = None
+    location: str = ""  # where it is declared: "workitems.json:40"
 
 
 @dataclass(frozen=True)
@@ -133,6 +167,7 @@ class Project:
     workitems: tuple[WorkItem, ...] = ()
     requests: tuple[Request, ...] = ()
     edge_types: tuple[tuple[str, str], ...] = ()  # (alias, canonical), sorted
+    edges: tuple[Edge, ...] = ()  # accepted links from ``edges.yaml`` (provenance mapped)
 
     @property
     def id(self) -> str:

@@ -38,6 +38,7 @@ __all__ = [
     "locate",
     "normalize_newlines",
     "split_frontmatter",
+    "unstorable_path",
 ]
 
 _BASE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -130,17 +131,53 @@ def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int,
                               field=field)
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def unstorable_path(value: Any, keys: tuple[str | int, ...] = ()) -> list[str | int] | None:
+    """The keys (``["reviewers", 0, "name"]``) of the first string in parsed YAML/JSON
+    ``value`` (a key or a value) holding a NUL character or a lone surrogate — text that
+    PostgreSQL cannot store and no terminal can show (a ``"\\0"`` or ``"\\ud83d"``
+    escape); None when there is none."""
+    if isinstance(value, str):
+        return list(keys) if _UNSTORABLE.search(value) else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and _UNSTORABLE.search(k):
+                return [*keys, k]
+            found = unstorable_path(v, (*keys, k))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = unstorable_path(v, (*keys, i))
+            if found is not None:
+                return found
+    return None
+
+
+UNSTORABLE_PROBLEM = ("holds a NUL character or a lone surrogate (a \\u0000 or \\ud8xx "
+                      "escape): not text Etki can store; remove it")
+
+
 def load_yaml(text: str, path: str, *, first_line: int = 1) -> Any:
     """Parse YAML ``text`` with :class:`CoreSafeLoader`.
 
     ``first_line`` is the file line of the first line of ``text`` (frontmatter starts on
     line 2), so error lines are lines of the file. Raises ProjectFormatError(path,
-    line=..., field=<the key on that line, when there is one>) on any YAML error.
+    line=..., field=<the key on that line, when there is one>) on any YAML error, and
+    for a string holding NUL or a lone surrogate (:func:`unstorable_path`).
     """
     try:
-        return yaml.load(text, Loader=CoreSafeLoader)  # noqa: S506 - safe loader subclass
+        data = yaml.load(text, Loader=CoreSafeLoader)  # noqa: S506 - safe loader subclass
     except yaml.YAMLError as exc:
         raise _yaml_error(path, exc, first_line, text) from exc
+    bad = unstorable_path(data)
+    if bad is not None:
+        field = ".".join(str(k) for k in bad) or None
+        raise ProjectFormatError(path, UNSTORABLE_PROBLEM,
+                                 line=locate(text, bad, first_line=first_line), field=field)
+    return data
 
 
 def locate(text: str, keys: Sequence[str | int], *, first_line: int = 1) -> int | None:
@@ -219,16 +256,39 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
     return meta, body
 
 
+_BREAKS_IN_PLAIN = re.compile("[\x85\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _SafeDumper(yaml.SafeDumper):
+    """``yaml.SafeDumper`` that writes a string holding NEL (U+0085) or a Unicode line or
+    paragraph separator double-quoted, where they are escaped (``\\N``, ``\\L``,
+    ``\\P``); in any other style a reader folds them into a space or a line break."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if _SURROGATE.search(value):
+        raise ValueError(f"not Unicode text (a lone surrogate) in {value[:40]!r}")
+    style = '"' if _BREAKS_IN_PLAIN.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_SafeDumper.add_representer(str, _represent_str)
+
+
 def dump_frontmatter(meta: dict, body: str) -> str:
     """The inverse of :func:`split_frontmatter`: ``---``, ``meta`` as YAML, ``---``, body.
 
     Written with ``yaml.safe_dump(sort_keys=True, allow_unicode=True,
     default_flow_style=False)`` (never string formatting) and no line wrapping, so titles
-    containing ``: ``, ``#``, ``no`` or ``2024-01-01`` come back unchanged. An empty
-    ``meta`` gives an empty frontmatter block.
+    containing ``: ``, ``#``, ``no`` or ``2024-01-01`` come back unchanged; NEL and the
+    Unicode line separators are written escaped in double quotes, so every string comes
+    back unchanged. An empty ``meta`` gives an empty frontmatter block. Raises
+    ``ValueError`` for a string with a lone surrogate (not Unicode text; callers pass
+    client text through :func:`etki.text.printable` first).
     """
     if not meta:
         return "---\n---\n" + body
-    dumped = yaml.safe_dump(meta, sort_keys=True, allow_unicode=True,
-                            default_flow_style=False, width=2**31 - 1)
+    dumped = yaml.dump(meta, Dumper=_SafeDumper, sort_keys=True, allow_unicode=True,
+                       default_flow_style=False, width=2**31 - 1)
     return "---\n" + dumped + "---\n" + body

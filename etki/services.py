@@ -19,6 +19,7 @@ from etki.approval import ApprovalService, RulingOutcome
 from etki.config import Settings
 from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Project, ScopeClause
 from etki.errors import NotFoundError
+from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 
 log = logging.getLogger("etki.services")
@@ -60,19 +61,35 @@ class InitSummary:
         return out
 
 
-def make_engine_for(project: Project, index_hash: str, cases: list[CaseRecord],
+def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRecord],
                     settings: Settings):
-    """A :class:`etki.triage.TriageEngine` with the clause memory of ``cases``."""
+    """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
+    the clause memory of ``cases``."""
     from etki.triage import TriageEngine
 
-    return TriageEngine(project, index_hash, memory=memory.clause_memory(cases),
+    return TriageEngine(project, index, memory=memory.clause_memory(cases),
                         disputed_escalation=settings.disputed_escalation)
 
 
-def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings) -> InitSummary:
+def stored_engine(repo: CaseFileRepository, project_id: str, settings: Settings):
+    """The engine over a stored project and the index stored when it was loaded (so
+    draft status, aliases and chunks are the ones the folder had), with the clause
+    memory of its ruled cases. Raises ``NotFoundError`` for an unknown project."""
+    from etki.knowledge import KnowledgeIndex
+
+    project = repo.load_project(project_id)
+    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
+    return make_engine_for(project, index, repo.cases(project_id, status="ruled"), settings)
+
+
+def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings, *,
+                 related_context: bool = True) -> InitSummary:
     """Load ``path``, store its knowledge, triage the requests not stored yet.
 
-    Raises ``ProjectFormatError`` (nothing stored) for a malformed folder."""
+    ``related_context``: after triage, store a related-context block with each new
+    decision (pre-analysis, :mod:`etki.retrieval.context`); context only, the decisions
+    are the same bytes either way. Raises ``ProjectFormatError`` (nothing stored) for a
+    malformed folder."""
     from etki.knowledge import build_index, load_project
     from etki.triage import case_id_for
 
@@ -80,8 +97,8 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings)
     index = build_index(project)
     repo.save_project(project, index.hash, index.to_bytes())
     existing = repo.cases(project.id)
-    known = {c.case_id for c in existing}
-    engine = make_engine_for(project, index.hash, existing, settings)
+    known = {c.case_id for c in existing} | repo.erased_case_ids()  # erased: never again
+    engine = make_engine_for(project, index, existing, settings)
     fresh = []
     for request in project.requests:
         case_id = case_id_for(project.id, request.id)
@@ -89,7 +106,12 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings)
             continue
         known.add(case_id)
         fresh.append((request, engine.triage(case_id, request.text, request.title)))
-    added = repo.add_cases(project.id, fresh)
+    contexts = None
+    if related_context:  # pre-analysis: after every decision is made, never an input to one
+        from etki.retrieval.context import related_contexts
+
+        contexts = related_contexts(project, index, existing, fresh, settings)
+    added = repo.add_cases(project.id, fresh, contexts=contexts)
     counts = Counter(d.verdict for _, d in fresh)
     wiki_error = None
     if settings.wiki_path(project.id) is not None:
@@ -139,6 +161,7 @@ class Desk:
         self.settings = settings or Settings.from_env()
         self.repo = repo or CaseFileRepository(self.settings.db_url)
         self._projects: dict[str, Project] = {}
+        self._project_hashes: dict[str, str] = {}
 
     @cached_property
     def approvals(self) -> ApprovalService:
@@ -149,10 +172,16 @@ class Desk:
         return self.repo.project_ids()
 
     def project(self, project_id: str) -> Project:
-        """The stored project (cached per desk). Raises ``NotFoundError``."""
-        if project_id not in self._projects:
-            self._projects[project_id] = self.repo.load_project(project_id)
-        return self._projects[project_id]
+        """The stored project, cached per desk and read again when its stored index hash
+        changed (the folder was loaded again, e.g. by ``etki init`` in another shell), so
+        a reload picks up a re-init. Raises ``NotFoundError``."""
+        current = self.repo.index_hash(project_id)
+        cached = self._projects.get(project_id)
+        if cached is None or self._project_hashes.get(project_id) != current:
+            cached = self.repo.load_project(project_id)
+            self._projects[project_id] = cached
+            self._project_hashes[project_id] = current
+        return cached
 
     def clause(self, project_id: str, ref: str) -> ScopeClause:
         """One clause by ref. Raises ``NotFoundError``."""

@@ -94,8 +94,13 @@ _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E
                           0x061C)}
 
 
+_LINE_SEPARATORS = "\u2028\u2029"  # Unicode line/paragraph separators: str.splitlines() breaks on them
+
+
 def _visible(ch: str) -> str:
     code = ord(ch)
+    if 0xD800 <= code < 0xE000:  # a lone surrogate (from a JSON "\ud83d" escape): not text
+        return "\ufffd"
     if code < 0x20:
         return chr(0x2400 + code)  # U+2400.. control pictures: ␛ ␇ ␍ …
     if code == 0x7F:
@@ -107,7 +112,8 @@ def _visible(ch: str) -> str:
     return ch
 
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     r"\ud800-\udfff]")
 
 
 def printable(text: str, *, multiline: bool = True) -> str:
@@ -115,12 +121,16 @@ def printable(text: str, *, multiline: bool = True) -> str:
 
     C0/C1 control characters, DEL, ESC (so every CSI/OSC sequence), BEL and bare CR are
     replaced by visible Unicode control pictures (``␛``, ``␇``, ``␍``) or U+FFFD; bidi
-    override and isolate characters are replaced by U+FFFD. A tab becomes one space.
-    ``\\r\\n`` becomes ``\\n``. With ``multiline=False`` newlines become ``⏎`` so the text
-    stays on one line (table cells). The result is still *text*: show it with
-    ``rich.text.Text(...)``, never as markup. NFC-normalised.
+    override and isolate characters and lone surrogates (not Unicode text; they cannot
+    even be encoded for the terminal) are replaced by U+FFFD. A tab becomes one space.
+    ``\\r\\n`` and the Unicode line and paragraph separators (U+2028, U+2029, which
+    ``str.splitlines`` breaks on) become ``\\n``. With ``multiline=False`` newlines
+    become ``⏎`` so the text stays on one line (table cells). The result is still
+    *text*: show it with ``rich.text.Text(...)``, never as markup. NFC-normalised.
     """
     text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\t", " ")
+    if "\u2028" in text or "\u2029" in text:
+        text = text.translate({ord(c): "\n" for c in _LINE_SEPARATORS})
     if not multiline:
         text = text.replace("\n", " \u23ce ")
     if _UNSAFE.search(text):

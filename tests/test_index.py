@@ -121,8 +121,8 @@ def test_bytes_are_canonical_and_hash_is_their_digest(index: KnowledgeIndex) -> 
     assert data.endswith(b"}\n") and not data.endswith(b"\n\n") and b"\r" not in data
     doc = json.loads(data)
     assert json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1).encode() + b"\n" == data
-    assert doc["counts"] == {"clauses": 6, "modules": 2, "workitems": 1,
-                             "edges": len(index.edges), "unresolved": 2}
+    assert doc["counts"] == {"clauses": 6, "chunks": 0, "modules": 2, "workitems": 1,
+                             "edges": len(index.edges), "unresolved": 2, "candidates": 0}
     assert [c["chunking"] for c in doc["contracts"]] == ["by_heading", "by_heading"]
     assert re.fullmatch(r"sha256:[0-9a-f]{16}", index.hash)
     assert index.hash == "sha256:" + hashlib.sha256(data).hexdigest()[:16]

@@ -5,8 +5,14 @@
 * :func:`build_index` turns a project into a :class:`KnowledgeIndex` (nodes, typed edges,
   canonical bytes and a content hash recorded by decisions as index freshness).
 
-The parts: ``loader`` (files), ``contracts`` (markdown -> scope clauses), ``links``
-(wikilinks), ``vocabulary`` (edge types), ``index`` (the index).
+The parts, one job each: ``loader`` (files), ``contracts`` (markdown -> scope clauses),
+``structure`` (by_heading or sliding_window, with metrics), ``chunking`` (size limit,
+windows with overlap), ``links`` (wikilinks), ``resolve`` (link targets -> node ids,
+never guessed), ``vocabulary`` + ``default_vocabulary.yaml`` (edge types, inverses,
+signatures, en/tr/de aliases), ``edgesfile`` (accepted links, ``edges.yaml``), ``gate``
++ ``llm`` (candidate edges checked lexically or by a model), ``matching`` (fuzzy
+keywords), ``enricher`` (suggested clause -> module links), ``lint`` (index problems),
+``index`` (the index), ``cli`` (``etki index build|show|lint|suggest``).
 """
 
 from etki.knowledge.index import KnowledgeIndex, build_index

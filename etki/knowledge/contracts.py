@@ -36,43 +36,69 @@ else ``sla`` in the same way; else ``inclusion``. Mixed headings (``Scope and
 exclusions``) say nothing. Frontmatter ``title`` and ``kind`` act as the outermost
 headings.
 
-Chunking: ``by_heading`` when the document has usable heading structure (at least two
-section starts, at most half of the text before the first one, no section holding more
-than three quarters of a long document); else ``sliding_window`` with windows of
-:data:`WINDOW_BLOCKS` top-level blocks numbered ``w1``, ``w2`` ... A long section stays
-one clause, because a ruling cites a clause.
+Chunking (:mod:`etki.knowledge.structure`, :mod:`etki.knowledge.chunking`): the structure
+analyser picks ``by_heading`` or ``sliding_window`` per document from its section starts
+and records its metrics on the contract. ``sliding_window`` clauses are windows of
+:data:`WINDOW_BLOCKS` top-level blocks numbered ``w1``, ``w2`` ..., each after the first
+carrying the block before it as ``overlap``. A clause longer than
+:data:`etki.knowledge.chunking.MAX_CHUNK_CHARS` stays one clause (a ruling cites a
+clause) and is also split, at block boundaries, into ``chunks``.
+
+An empty parent merged into its child leaves its number (or, unnumbered, its title slug)
+as an alias of the child (``tdrs-rfq#1.0`` -> ``tdrs-rfq#1.1``), so a reference to the
+parent still resolves.
 
 Edges: wikilinks in a clause's text are explicit edges; wikilinks in a heading are the
-heading's own (explicit) edges and are inherited by every clause below it; frontmatter
-``edges: [{type, target}]`` are inherited by every clause of the document. A typed link
-``[[depends_on::module:auth]]`` names its type; untyped links get ``covers`` (module, or
-``excludes`` from an exclusion clause), ``cites`` (clause) or ``relates_to``. Types are
-checked against the edge vocabulary.
+heading's own (explicit) edges and are inherited by every clause below it and by every
+chunk of its own clause; frontmatter ``edges: [{type, target}]`` are inherited by every
+clause and chunk of the document. A typed link ``[[depends_on::module:auth]]`` names its
+type; untyped links get ``covers`` (module, or ``excludes`` from an exclusion clause),
+``cites`` (clause) or ``relates_to``. Types are checked against the edge vocabulary;
+every edge records where it was written (``contracts/msa.md:42``) and how.
+
+Status (issue 4 item 6): frontmatter ``status: stable | draft`` applies to every clause
+of the document; ``clause_status: {"4.9": draft}`` sets single clauses (a number that
+names no clause is an error, never guessed).
+
+Candidate pool (issue 4 item 7): frontmatter ``candidates: [{target, type?, source?}]``
+and the links of a section headed "Unassigned edges" (:data:`POOL_HEADINGS`) are not
+edges yet: they go to ``Contract.candidates`` for the validation gate of the index build
+(:mod:`etki.knowledge.gate`); the pool section is no clause.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from markdown_it.token import Token
 
-from etki.domain import CLAUSE_KINDS, Contract, Edge, ScopeClause
+from etki.domain import CLAUSE_KINDS, CLAUSE_STATUSES, ClauseChunk, Contract, Edge, ScopeClause
 from etki.errors import ProjectFormatError, VocabularyError
 from etki.frontmatter import frontmatter_block, locate, normalize_newlines, split_frontmatter
+from etki.knowledge.chunking import MAX_CHUNK_CHARS, WINDOW_BLOCKS, pack, visible_length, windows
 from etki.knowledge.links import (
     markdown_parser,
     split_typed_target,
-    wikilinks_in_tokens,
+    written_wikilinks,
 )
-from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, UnknownEdgeTypeError
+from etki.knowledge.structure import Structure, analyse_structure
+from etki.knowledge.vocabulary import (
+    DEFAULT_VOCABULARY,
+    EdgeSignatureError,
+    EdgeVocabulary,
+    UnknownEdgeTypeError,
+)
 from etki.text import fold, slugify, words
 
 __all__ = [
     "EXPLICIT_WEIGHT",
     "INHERITED_WEIGHT",
+    "MAPPED_WEIGHT",
+    "POOL_HEADINGS",
     "WINDOW_BLOCKS",
     "clause_kind",
     "clause_number",
@@ -82,11 +108,18 @@ __all__ = [
     "parse_contract_text",
 ]
 
-WINDOW_BLOCKS = 5
-"""Top-level blocks (paragraphs, lists, tables ...) per ``sliding_window`` chunk."""
 EXPLICIT_WEIGHT = 1.0
 INHERITED_WEIGHT = 0.6
+MAPPED_WEIGHT = 0.8
+"""Weights by provenance; the index (:data:`etki.knowledge.index.PROVENANCE_WEIGHTS`)
+uses the same numbers."""
 CONTEXT_SEPARATOR = " › "
+_REVERSED_CANDIDATE = ("a candidate edge goes from a clause of this document: write its "
+                       "type from the clause's side ({1!r}, not {0!r})")
+POOL_HEADINGS: frozenset[str] = frozenset(
+    fold(name) for name in ("Unassigned edges", "Unzugeordnete Kanten",
+                            "Atanmamış bağlantılar"))
+"""Headings (folded) of the section holding a document's candidate edges."""
 
 # --- clause numbers -------------------------------------------------------------------
 
@@ -242,6 +275,7 @@ class _Link:
     target: str  # node id (or bare name)
     type: str | None  # canonical type when the link named one
     line: int  # file line, for errors
+    text: str = ""  # as written: "[[MSA#3.2|SSO]]", "frontmatter edges[0]: ..."
 
 
 @dataclass
@@ -263,6 +297,7 @@ class _Start:
     context: str = ""
     merged: bool = False
     absorbed: list[_Link] = field(default_factory=list)  # links of merged parents
+    aliases: list[str] = field(default_factory=list)  # numbers of merged parents
 
 
 _SEEN_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:[\s:]+(.*))?$", re.S)
@@ -319,6 +354,9 @@ class _Parser:
         self.yaml_text, _, self.first_line = frontmatter_block(normalize_newlines(text))
         self.lines = self.body.split("\n")
         self.tokens = markdown_parser().parse(self.body)
+        self._blocks: list[int] | None = None
+        self._inline: list[Token] | None = None
+        self._inline_lines: list[int] = []
 
     # -- frontmatter -------------------------------------------------------------------
 
@@ -378,15 +416,99 @@ class _Parser:
                                            field=f"edges[{i}].type") from exc
             target = link_target(item["target"], None, contract_id, self.module_ids,
                                  self.workitem_ids)
-            links.append(_Link(target, etype, line=1))
+            line = locate(self.yaml_text or "", ["edges", i], first_line=2) or 1
+            links.append(_Link(target, etype, line,
+                               f"edges[{i}]: {item['type']} -> {item['target']}"))
         return links
+
+    def meta_status(self) -> tuple[str, dict[str, tuple[str, int]]]:
+        """Frontmatter ``status`` (default ``stable``) and ``clause_status`` as
+        number -> (status, file line). Raises ProjectFormatError for another value."""
+        def status_of(value: object, keys: list[str | int], fld: str) -> str:
+            folded = fold(value) if isinstance(value, str) else None
+            if folded not in CLAUSE_STATUSES:
+                raise self._meta_error(
+                    f"status must be one of {', '.join(CLAUSE_STATUSES)}, not {value!r}",
+                    keys, fld)
+            return folded
+
+        default = "stable"
+        if self.meta.get("status") is not None:
+            default = status_of(self.meta["status"], ["status"], "status")
+        raw = self.meta.get("clause_status")
+        if raw is None:
+            return default, {}
+        if not isinstance(raw, dict):
+            raise self._meta_error("clause_status must be a mapping clause number -> "
+                                   "status", ["clause_status"], "clause_status")
+        out: dict[str, tuple[str, int]] = {}
+        for number, value in raw.items():
+            keys: list[str | int] = ["clause_status", str(number)]
+            line = locate(self.yaml_text or "", keys, first_line=2) or 1
+            out[str(number)] = (status_of(value, keys, f"clause_status.{number}"), line)
+        return default, out
+
+    def meta_candidates(self, contract_id: str) -> list[Edge]:
+        """Frontmatter ``candidates: [{target, type?, source?}]`` as pool edges (source
+        ``clause:{contract}#{source}`` or ``""``, type canonical or ``""``)."""
+        raw = self.meta.get("candidates")
+        if raw is None:
+            return []
+        if not isinstance(raw, list):
+            raise self._meta_error("candidates must be a list of {target, type, source}",
+                                   ["candidates"], "candidates")
+        out: list[Edge] = []
+        for i, item in enumerate(raw):
+            fld = f"candidates[{i}]"
+            if not isinstance(item, dict):
+                raise self._meta_error("each candidate must be a mapping {target, type, "
+                                       "source}", ["candidates", i], fld)
+            for key in ("target", "type", "source"):
+                value = item.get(key)
+                if key == "target" and value is None:
+                    raise self._meta_error("'target' is required", ["candidates", i], fld)
+                if value is not None and (not isinstance(value, str) or not value.strip()):
+                    raise self._meta_error(f"'{key}' must be a non-empty string",
+                                           ["candidates", i, key], f"{fld}.{key}")
+            etype = ""
+            if item.get("type") is not None:
+                try:
+                    etype = self.vocabulary.canonical(item["type"])
+                except VocabularyError as exc:
+                    line = locate(self.yaml_text or "", ["candidates", i, "type"],
+                                  first_line=2)
+                    raise UnknownEdgeTypeError(self.path, str(exc), line=line,
+                                               field=f"{fld}.type") from exc
+            line = locate(self.yaml_text or "", ["candidates", i], first_line=2) or 1
+            source = item.get("source")
+            target = link_target(item["target"], None, contract_id, self.module_ids,
+                                 self.workitem_ids)
+            if etype in self.vocabulary.reversed_names:
+                raise self._meta_error(_REVERSED_CANDIDATE.format(
+                    etype, self.vocabulary.inverse(etype)), ["candidates", i, "type"],
+                    f"{fld}.type")
+            if etype:
+                try:
+                    self.vocabulary.checked(f"clause:{contract_id}#x", target, etype)
+                except VocabularyError as exc:
+                    raise EdgeSignatureError(self.path, str(exc), line=line,
+                                             field=f"{fld}.type") from exc
+            written = ", ".join(f"{k}: {item[k]}" for k in ("source", "type", "target")
+                                if item.get(k) is not None)
+            out.append(Edge(
+                f"clause:{contract_id}#{source.strip()}" if source else "", target,
+                etype, "mapped", MAPPED_WEIGHT, f"{self.source}:{line}",
+                f"candidates[{i}]: {{{written}}}"))
+        return out
 
     # -- section starts ----------------------------------------------------------------
 
     def blocks(self) -> list[int]:
         """Indexes of the top-level block tokens (paragraphs, headings, lists ...)."""
-        return [i for i, t in enumerate(self.tokens)
-                if t.level == 0 and t.map is not None and t.nesting in (0, 1)]
+        if self._blocks is None:
+            self._blocks = [i for i, t in enumerate(self.tokens)
+                            if t.level == 0 and t.map is not None and t.nesting in (0, 1)]
+        return self._blocks
 
     def starts(self) -> list[_Start]:
         tokens, blocks = self.tokens, self.blocks()
@@ -490,7 +612,7 @@ class _Parser:
         """Wikilinks of ``tokens`` as links with node targets and canonical types;
         ``line`` (a file line) is reported when a link names an unknown edge type."""
         links = []
-        for target, heading, _alias in wikilinks_in_tokens(list(tokens)):
+        for (target, heading, _alias), written in written_wikilinks(list(tokens)):
             ltype, target = split_typed_target(target)
             canonical = None
             if ltype is not None:
@@ -501,8 +623,45 @@ class _Parser:
                                                field="wikilink") from exc
             node = link_target(target, heading, contract_id, self.module_ids,
                                self.workitem_ids)
-            links.append(_Link(node, canonical, line))
+            links.append(_Link(node, canonical, line, written))
         return links
+
+    def inlines_between(self, begin: int, end: int) -> list[Token]:
+        """The inline tokens starting on body lines ``[begin, end)``, in order."""
+        if self._inline is None:
+            self._inline = [t for t in self.tokens if t.type == "inline" and t.map]
+            self._inline_lines = [t.map[0] for t in self._inline]  # type: ignore[index]
+        lo = bisect.bisect_left(self._inline_lines, begin)
+        return self._inline[lo:bisect.bisect_left(self._inline_lines, end)]
+
+    def links_between(self, begin: int, end: int, contract_id: str) -> list[_Link]:
+        """Wikilinks of the inline tokens starting on body lines ``[begin, end)``."""
+        out: list[_Link] = []
+        for token in self.inlines_between(begin, end):
+            out += self.links([token], self.first_line + token.map[0], contract_id)  # type: ignore[index]
+        return out
+
+    def units(self, begin: int, end: int, limit: int = MAX_CHUNK_CHARS) -> list[tuple[int, int]]:
+        """Line ranges of the top-level blocks inside body lines ``[begin, end)``; a list
+        over ``limit`` visible characters gives its items instead (see
+        :mod:`etki.knowledge.chunking`)."""
+        out: list[tuple[int, int]] = []
+        tokens = self.tokens
+        for i in self.blocks():
+            tok = tokens[i]
+            b, e = tok.map  # type: ignore[misc]
+            if b < begin or b >= end:
+                continue
+            e = min(e, end)
+            if (tok.type in ("bullet_list_open", "ordered_list_open")
+                    and visible_length("\n".join(self.lines[b:e])) > limit):
+                items = [t.map for t in tokens[i + 1:] if t.level == tok.level + 1
+                         and t.type == "list_item_open" and t.map and b <= t.map[0] < e]
+                if items:
+                    out.extend((ib, min(ie, e)) for ib, ie in items)  # type: ignore[misc]
+                    continue
+            out.append((b, e))
+        return out
 
     def assign_links(self, starts: list[_Start], contract_id: str) -> None:
         """Put each inline token's wikilinks on the section holding its line: in the
@@ -514,8 +673,8 @@ class _Parser:
             line = token.map[0]
             while index + 1 < len(starts) and starts[index + 1].start <= line:
                 index += 1
-            if not starts or line < starts[index].start:
-                continue  # before the first section (preamble): handled separately
+            if not starts or line < starts[index].start or line >= starts[index].end:
+                continue  # preamble (handled separately) or a pool section
             found = self.links([token], self.first_line + line, contract_id)
             if found:
                 owner = starts[index]
@@ -532,19 +691,13 @@ class _Parser:
             chunk.pop()
         return "\n".join(chunk)
 
-    def usable_structure(self, starts: list[_Start]) -> bool:
+    def structure(self, starts: list[_Start], pool: list[_Start]) -> Structure:
+        """The structure analyser's verdict on this document; lines of pool sections
+        count as no text."""
         nonblank = [bool(line.strip()) for line in self.lines]
-        total = sum(nonblank)
-        if len(starts) < 2 or total == 0:
-            return False
-        preamble = sum(nonblank[:starts[0].start])
-        if preamble > total / 2:
-            return False
-        if total > 60:
-            largest = max(sum(nonblank[s.start:s.end]) for s in starts)
-            if largest > total * 3 / 4:
-                return False
-        return True
+        for sec in pool:
+            nonblank[sec.start:sec.end] = [False] * (sec.end - sec.start)
+        return analyse_structure(nonblank, [s.start for s in starts], [s.end for s in starts])
 
 
 def _assign_parents(starts: list[_Start]) -> None:
@@ -592,7 +745,8 @@ def _lead_in(text: str) -> str:
 
 
 class _Builder:
-    """Turns section starts into ScopeClauses with unique refs, kinds and edges."""
+    """Turns section starts into ScopeClauses with unique refs, kinds, edges, status,
+    aliases and chunks."""
 
     def __init__(self, parser: _Parser, contract_id: str, doc_title: str | None,
                  meta_kind: str | None, meta_links: list[_Link]) -> None:
@@ -620,18 +774,55 @@ class _Builder:
                 if (link.target, etype) in keys or link.target == source:
                     continue
                 keys.add((link.target, etype))
-                out.append(Edge(source, link.target, etype, provenance, weight))
+                try:
+                    src, tgt, etype = self.parser.vocabulary.checked(source, link.target,
+                                                                     etype)
+                except VocabularyError as exc:
+                    raise EdgeSignatureError(self.parser.path, f"{link.text}: {exc}",
+                                             line=link.line, field="edge") from exc
+                out.append(Edge(src, tgt, etype, provenance, weight,
+                                f"{self.parser.source}:{link.line}", link.text))
         return tuple(out)
 
-    def clause(self, number: str | None, title: str, text: str, kind: str, level: int,
-               line: int, parent: str | None, own: list[_Link],
-               inherited: list[_Link]) -> ScopeClause:
+    def chunks(self, ref: str, kind: str, begin: int, end: int, own: list[_Link],
+               inherited: list[_Link]) -> tuple[ClauseChunk, ...]:
+        """The parts of the clause body on lines ``[begin, end)`` when its text is over
+        :data:`MAX_CHUNK_CHARS`: each part's own body links are explicit; ``inherited``
+        (the heading's and the enclosing clauses' links) holds for every part."""
+        parser = self.parser
+        if visible_length(parser.section_text(begin, end)) <= MAX_CHUNK_CHARS:
+            return ()
+        spans = pack(parser.units(begin, end), parser.lines)
+        if len(spans) < 2:
+            return ()
+        out = []
+        for k, (b, e) in enumerate(spans, start=1):
+            lo, hi = parser.first_line + b, parser.first_line + e
+            mine = [link for link in own if lo <= link.line < hi]
+            out.append(ClauseChunk(
+                parser.section_text(b, e), lo,
+                self.edges(f"chunk:{ref}~{k}", kind, mine, inherited)))
+        return tuple(out)
+
+    def clause(self, number: str | None, title: str, span: tuple[int, int], kind: str,
+               level: int, line: int, parent: str | None, own: list[_Link],
+               inherited: list[_Link], *, heading_links: Sequence[_Link] = (),
+               aliases: Sequence[str] = (), overlap: str = "") -> ScopeClause:
+        """One clause of the body lines ``span``. ``own`` are its explicit links (body
+        links, heading links, links of merged parents); ``heading_links`` those of
+        ``own`` that its chunks inherit instead."""
         num = self.ref_number(number, title)
         ref = f"{self.cid}#{num}"
+        inherited_here = {id(link) for link in heading_links}
+        body = [link for link in own if id(link) not in inherited_here]
         return ScopeClause(
-            ref=ref, contract_id=self.cid, number=num, title=title, text=text, kind=kind,
+            ref=ref, contract_id=self.cid, number=num, title=title,
+            text=self.parser.section_text(*span), kind=kind,  # type: ignore[arg-type]
             level=level, source=self.parser.source, line=line, parent=parent,
-            edges=self.edges(f"clause:{ref}", kind, own, inherited))
+            edges=self.edges(f"clause:{ref}", kind, own, inherited),
+            aliases=tuple(aliases), overlap=overlap,
+            chunks=self.chunks(ref, kind, span[0], span[1], body,
+                               list(heading_links) + inherited))
 
 
 def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> list[ScopeClause]:
@@ -639,11 +830,10 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
     first = parser.first_line
     preamble = parser.section_text(0, starts[0].start)
     if re.sub(r"<!--.*?-->", "", preamble, flags=re.S).strip():
-        own = parser.links([t for t in parser.tokens if t.type == "inline" and t.map
-                             and t.map[0] < starts[0].start], first, builder.cid)
+        own = parser.links_between(0, starts[0].start, builder.cid)
         kind = clause_kind(builder.outer)
-        clauses.append(builder.clause(None, "Preamble", preamble, kind, 1, first, None, own,
-                                      builder.meta_links))
+        clauses.append(builder.clause(None, "Preamble", (0, starts[0].start), kind, 1, first,
+                                      None, own, builder.meta_links))
     texts = [parser.section_text(s.body_start, s.end) for s in starts]
     # empty parents are merged into their first child
     for k, sec in enumerate(starts):
@@ -654,6 +844,7 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
             own_title = sec.title or sec.heading
             nxt.context = CONTEXT_SEPARATOR.join(x for x in (sec.context, own_title) if x)
             nxt.absorbed = sec.absorbed + sec.heading_links + sec.body_links
+            nxt.aliases = sec.aliases + [sec.number or slugify(own_title or "untitled")]
     refs: dict[int, str | None] = {}
     for k, sec in enumerate(starts):
         chain = _chain(starts, k)
@@ -666,39 +857,71 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
             refs[k] = None
             continue
         title = CONTEXT_SEPARATOR.join(x for x in (sec.context, sec.title) if x)
-        clause = builder.clause(sec.number, title, texts[k], kind, sec.level,
-                                first + sec.start, parent,
-                                sec.absorbed + sec.heading_links + sec.body_links, inherited)
+        clause = builder.clause(sec.number, title, (sec.body_start, sec.end), kind,
+                                sec.level, first + sec.start, parent,
+                                sec.absorbed + sec.heading_links + sec.body_links, inherited,
+                                heading_links=sec.absorbed + sec.heading_links,
+                                aliases=sec.aliases)
         refs[k] = clause.ref
         clauses.append(clause)
     return clauses
 
 
-def _sliding_window(parser: _Parser, builder: _Builder) -> list[ScopeClause]:
-    blocks = [parser.tokens[i] for i in parser.blocks()]
-    inline_tokens = [t for t in parser.tokens if t.type == "inline" and t.map]
+def _sliding_window(parser: _Parser, builder: _Builder,
+                    pool: list[_Start]) -> list[ScopeClause]:
+    def in_pool(line: int) -> bool:
+        return any(sec.start <= line < sec.end for sec in pool)
+
+    blocks = [parser.tokens[i] for i in parser.blocks()
+              if not in_pool(parser.tokens[i].map[0])]  # type: ignore[index]
+    spans = [(b.map[0], b.map[1]) for b in blocks]  # type: ignore[index]
     clauses: list[ScopeClause] = []
     kind = clause_kind(builder.outer)
-    pos = 0
-    for n, begin in enumerate(range(0, len(blocks), WINDOW_BLOCKS), start=1):
-        window = blocks[begin:begin + WINDOW_BLOCKS]
-        start, end = window[0].map[0], window[-1].map[1]  # type: ignore[index]
-        text = parser.section_text(start, end)
-        inlines = []
-        while pos < len(inline_tokens) and inline_tokens[pos].map[0] < end:  # type: ignore[index]
-            inlines.append(inline_tokens[pos])
-            pos += 1
+    for n, (own, context) in enumerate(windows(len(spans)), start=1):
+        start, end = spans[own[0]][0], spans[own[-1]][1]
+        links = [link for b, e in (spans[i] for i in own)
+                 for link in parser.links_between(b, e, builder.cid)]
+        inlines = parser.inlines_between(start, end)
         title = _short_title(_strip_links(_plain(inlines[0].children))) if inlines else ""
-        own = []
-        for token in inlines:
-            own += parser.links([token], parser.first_line + token.map[0], builder.cid)  # type: ignore[index]
-        ref = f"{builder.cid}#w{n}"
-        clauses.append(ScopeClause(
-            ref=ref, contract_id=builder.cid, number=f"w{n}", title=title or f"w{n}",
-            text=text, kind=kind, level=1, source=parser.source,
-            line=parser.first_line + start, parent=None,
-            edges=builder.edges(f"clause:{ref}", kind, own, builder.meta_links)))
+        overlap = (parser.section_text(spans[context[0]][0], spans[context[-1]][1])
+                   if context else "")
+        clause = builder.clause(f"w{n}", title or f"w{n}", (start, end), kind, 1,
+                                parser.first_line + start, None, links, builder.meta_links,
+                                overlap=overlap)
+        clauses.append(clause)
     return clauses
+
+
+def _pool_candidates(parser: _Parser, pool: list[_Start], contract_id: str) -> list[Edge]:
+    """The links of the "Unassigned edges" sections as pool edges (no source)."""
+    out: list[Edge] = []
+    for sec in pool:
+        for link in parser.links_between(sec.body_start, sec.end, contract_id):
+            if link.type in parser.vocabulary.reversed_names:
+                raise ProjectFormatError(parser.path, f"{link.text}: " + _REVERSED_CANDIDATE
+                                         .format(link.type, parser.vocabulary.inverse(
+                                             link.type)), line=link.line, field="candidates")
+            out.append(Edge("", link.target, link.type or "", "mapped", MAPPED_WEIGHT,
+                            f"{parser.source}:{link.line}", link.text))
+    return out
+
+
+def _apply_status(clauses: list[ScopeClause], default: str,
+                  by_number: dict[str, tuple[str, int]], path: str) -> list[ScopeClause]:
+    names: dict[str, int] = {}
+    for i, clause in enumerate(clauses):
+        for name in (clause.number, *clause.aliases):
+            names.setdefault(_normalize_number(name), i)
+    status = [default] * len(clauses)
+    for number, (value, line) in by_number.items():
+        i = names.get(_normalize_number(number.strip()))
+        if i is None:
+            raise ProjectFormatError(path, f"clause_status names no clause of this "
+                                     f"document: {number!r}", line=line,
+                                     field=f"clause_status.{number}")
+        status[i] = value
+    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]
+            for c, s in zip(clauses, status, strict=True)]
 
 
 def parse_contract_text(text: str, *, path: str, source: str | None = None,
@@ -710,12 +933,14 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
     ``path`` names the file in errors; ``source`` is recorded on the contract and its
     clauses (the loader passes ``contracts/<name>.md``, so the index holds no absolute
     path); ``module_ids`` / ``workitem_ids`` let bare wikilinks (``[[auth]]``) resolve.
-    Returns a :class:`Contract` whose ``id`` is frontmatter ``id`` or the file stem and
-    whose ``chunking`` is ``by_heading`` or ``sliding_window``.
+    Returns a :class:`Contract` whose ``id`` is frontmatter ``id`` or the file stem,
+    whose ``chunking`` is ``by_heading`` or ``sliding_window`` (with the analyser's
+    ``chunking_metrics``) and whose ``candidates`` hold its candidate edges.
 
     Raises ProjectFormatError (file, line, field) for malformed frontmatter, a bad id,
-    kind or edges, or a document with no text; :class:`UnknownEdgeTypeError` (both a
-    ProjectFormatError and a VocabularyError) for an edge type the vocabulary lacks.
+    kind, status, edges or candidates, or a document with no text;
+    :class:`UnknownEdgeTypeError` (both a ProjectFormatError and a VocabularyError) for
+    an edge type the vocabulary lacks.
     """
     source = source if source is not None else Path(path).name
     parser = _Parser(text, path, source, vocabulary, module_ids, workitem_ids)
@@ -723,24 +948,36 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
     meta_kind = parser.meta_kind()
     meta_title = parser.meta_title()
     meta_links = parser.meta_edges(cid)
-    starts = parser.starts()
-    for k, sec in enumerate(starts):
-        sec.end = starts[k + 1].start if k + 1 < len(starts) else len(parser.lines)
+    status, clause_status = parser.meta_status()
+    candidates = parser.meta_candidates(cid)
+    found = parser.starts()
+    for k, sec in enumerate(found):
+        sec.end = found[k + 1].start if k + 1 < len(found) else len(parser.lines)
+    pool = [s for s in found if fold(s.title).rstrip(" :") in POOL_HEADINGS]
+    starts = [s for s in found if s not in pool]
     _assign_parents(starts)
     top = min((s.level for s in starts), default=1)
     doc_heading = (starts[0].heading if starts and [s.level for s in starts].count(top) == 1
                    and starts[0].level == top and starts[0].number is None else None)
     title = meta_title or doc_heading or cid
     builder = _Builder(parser, cid, meta_title, meta_kind, meta_links)
-    if parser.usable_structure(starts):
+    structure = parser.structure(starts, pool)
+    if structure.usable:
         parser.assign_links(starts, cid)
-        clauses, chunking = _by_heading(parser, builder, starts), "by_heading"
+        clauses = _by_heading(parser, builder, starts)
     else:
-        clauses, chunking = _sliding_window(parser, builder), "sliding_window"
+        clauses = _sliding_window(parser, builder, pool)
     if not clauses:
         raise ProjectFormatError(path, "the contract has no text to make clauses from")
+    clauses = _apply_status(clauses, status, clause_status, path)
+    metrics = dict(structure.metrics)
+    metrics["chunked_clauses"] = float(sum(1 for c in clauses if c.chunks))
+    metrics["chunks"] = float(sum(len(c.chunks) for c in clauses))
+    if not structure.usable:
+        metrics["windows"] = float(len(clauses))
     return Contract(id=cid, title=title, source=source, clauses=tuple(clauses),
-                    chunking=chunking)
+                    chunking=structure.strategy, chunking_metrics=tuple(sorted(metrics.items())),
+                    candidates=tuple(candidates + _pool_candidates(parser, pool, cid)))
 
 
 def parse_contract(path: str | Path, *, source: str | None = None,
@@ -762,5 +999,9 @@ def parse_contract(path: str | Path, *, source: str | None = None,
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise ProjectFormatError(str(path), "not UTF-8 text", line=line) from exc
+    if "\x00" in text:  # PostgreSQL cannot store it; no reader can show it
+        line = text[:text.index("\x00")].count("\n") + 1
+        raise ProjectFormatError(str(path), "holds a NUL character: not text Etki can "
+                                 "store; remove it", line=line)
     return parse_contract_text(text, path=str(path), source=source, vocabulary=vocabulary,
                                module_ids=module_ids, workitem_ids=workitem_ids)

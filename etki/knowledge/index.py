@@ -1,23 +1,35 @@
 """The knowledge index (DESIGN.md, "Knowledge index"): one normalized JSON document per
-project with nodes (clauses, modules, work items) and typed edges. No graph database.
+project with nodes (clauses, their chunks, modules, work items) and typed edges. No graph
+database.
 
-Node ids are stable: ``clause:{contract}#{number}``, ``module:{id}``, ``workitem:{id}``.
-Edges carry a canonical type from the edge vocabulary, a provenance and a weight:
+Node ids are stable: ``clause:{contract}#{number}``, ``chunk:{contract}#{number}~{k}``
+(part k of a clause longer than the chunk size limit), ``module:{id}``,
+``workitem:{id}``. Every node has a ``seq`` attribute: its position in the project
+(document order for clauses and chunks, file order for modules and work items).
+
+Edges carry a canonical type from the edge vocabulary, a provenance, a weight and the
+location they were declared at (``contracts/msa.md:42``, ``modules.yaml:12``; a derived
+edge the line of the clause or chunk it comes from):
 
 | edge | type | provenance | weight |
 |---|---|---|---|
 | module -> module from ``depends_on`` | ``depends_on`` | ``explicit`` | 1.0 |
 | wikilink in a clause's text or heading | typed, or ``covers``/``excludes``/``cites``/``relates_to`` | ``explicit`` | 1.0 |
 | work item -> module it changed | ``touches`` | ``mapped`` | 0.8 |
-| heading / frontmatter edge on a clause below it | as declared | ``inherited`` | 0.6 |
-| clause -> enclosing clause | ``part_of`` | ``derived`` | 0.5 |
+| ``edges.yaml`` (accepted links) | as written | ``mapped`` | 0.8 |
+| candidate admitted by the validation gate | as written, or by target | ``mapped`` | 0.8 |
+| heading / frontmatter edge on a clause or chunk below it | as declared | ``inherited`` | 0.6 |
+| clause -> enclosing clause; chunk -> its clause | ``part_of`` | ``derived`` | 0.5 |
+| chunk -> the next chunk of the same clause | ``precedes`` | ``derived`` | 0.5 |
 
-Clause link targets written as ``MSA#3.2`` or ``MSA#Fesih`` are resolved here against
-every contract: by number (``3.2``; ``3.2.0`` = ``3.2``), by title or title slug, and a
-number whose section was merged into its first child (``1.0`` -> ``1.1``) resolves to
-that child. A target that names nothing is listed under ``unresolved``, never dropped
-silently and never kept as a dangling edge. The same (source, target, type) found twice
-keeps its strongest provenance.
+Link targets are resolved by :mod:`etki.knowledge.resolve`; a target that names
+nothing is listed under ``unresolved`` with its original text and location, never
+dropped silently, never guessed and never kept as a dangling edge. Numbers of empty
+parents merged into a child are ``aliases`` (``clause:tdrs-rfq#1.0`` ->
+``clause:tdrs-rfq#1.1``). The same (source, target, type) found twice keeps its strongest
+provenance (explicit > mapped > inherited > derived), then its first location.
+Candidate edges go through the validation gate (:mod:`etki.knowledge.gate`); every
+check is listed under ``candidates``.
 
 :meth:`KnowledgeIndex.to_bytes` is canonical (sorted keys, nodes sorted by id, edges
 sorted, UTF-8, LF, one trailing newline), so the same project gives the same bytes, and
@@ -31,14 +43,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from etki.domain import Edge, Project, ScopeClause
-from etki.text import fold, slugify
+from etki.domain import ClauseChunk, Edge, Project, ScopeClause
+from etki.knowledge.gate import CandidateRecord, LexicalValidator, Validator, run_gate
+from etki.knowledge.resolve import ClauseResolver, resolve_target
+from etki.knowledge.vocabulary import EdgeVocabulary
 
 __all__ = [
     "FORMAT",
@@ -51,6 +64,7 @@ __all__ = [
 ]
 
 FORMAT = "etki-knowledge-index/1"
+"""The format name; fields are only ever added to it, so readers of older files work."""
 PROVENANCE_WEIGHTS: dict[str, float] = {"explicit": 1.0, "mapped": 0.8, "inherited": 0.6,
                                         "derived": 0.5}
 """Weight of an edge by provenance; also the order of strength when one edge is found
@@ -59,14 +73,23 @@ _RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}
 _CORE = ("id", "type", "title", "text")
 
 
+def _frozen(value: Any) -> Any:
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
+
+
 @dataclass(frozen=True)
 class Node:
-    """A node of the index. ``type`` is ``clause``, ``module`` or ``workitem``;
-    ``title`` is what a person reads (clause title, module id, work-item title); ``text``
-    what retrieval scores (clause body, module summary, work-item title); ``attrs`` the
-    other fields as sorted (name, value) pairs (clause: ``ref contract number kind level
-    parent source line``; module: ``path language``; work item: ``kind date
-    effort_days``)."""
+    """A node of the index. ``type`` is ``clause``, ``chunk``, ``module`` or
+    ``workitem``; ``title`` is what a person reads (clause title, module id, work-item
+    title); ``text`` what retrieval scores (clause body, chunk text, module summary,
+    work-item title); ``attrs`` the other fields as sorted (name, value) pairs:
+
+    * clause: ``ref contract number kind level parent source line seq status`` and, when
+      present, ``aliases`` (numbers of merged parents), ``overlap`` (sliding window:
+      the previous window's tail) and ``chunks`` (how many parts it was split into);
+    * chunk: ``clause contract part parts kind status source line seq``;
+    * module: ``path language seq``; work item: ``kind date effort_days seq``.
+    """
 
     id: str
     type: str
@@ -89,34 +112,50 @@ class Node:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Node:
-        attrs = tuple(sorted((k, v) for k, v in data.items() if k not in _CORE))
+        attrs = tuple(sorted((k, _frozen(v)) for k, v in data.items() if k not in _CORE))
         return cls(data["id"], data["type"], data["title"], data.get("text", ""), attrs)
 
 
 @dataclass(frozen=True)
 class Unresolved:
-    """A declared link whose target names no node (kept so a person can fix it)."""
+    """A declared link whose target (or source) names no node, kept so a person can fix
+    it: ``text`` is how it was written and ``location`` where (``contracts/msa.md:27``)."""
 
     source: str
     target: str
     type: str
     provenance: str
+    location: str = ""
+    text: str = ""
 
 
 @dataclass(frozen=True)
 class ContractEntry:
-    """One contract of the index: where it came from and how it was chunked."""
+    """One contract of the index: where it came from, how it was chunked and the
+    structure analyser's ``metrics`` behind that choice (sorted (name, value) pairs,
+    see :mod:`etki.knowledge.structure`)."""
 
     id: str
     title: str
     source: str
     chunking: str
     clauses: int
+    metrics: tuple[tuple[str, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "source": self.source,
+                "chunking": self.chunking, "clauses": self.clauses,
+                "metrics": dict(self.metrics)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ContractEntry:
+        return cls(data["id"], data["title"], data["source"], data["chunking"],
+                   data["clauses"], tuple(sorted((data.get("metrics") or {}).items())))
 
 
 def _edge_dict(edge: Edge) -> dict[str, Any]:
     return {"source": edge.source, "target": edge.target, "type": edge.type,
-            "provenance": edge.provenance, "weight": edge.weight}
+            "provenance": edge.provenance, "weight": edge.weight, "location": edge.location}
 
 
 @dataclass(frozen=True)
@@ -129,6 +168,9 @@ class KnowledgeIndex:
     contracts: tuple[ContractEntry, ...] = ()
     unresolved: tuple[Unresolved, ...] = ()
     edge_types: tuple[tuple[str, str], ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    candidates: tuple[CandidateRecord, ...] = ()
+    edge_inverses: tuple[tuple[str, str], ...] = ()
     _by_id: dict[str, Node] = field(default_factory=dict, init=False, repr=False,
                                     compare=False, hash=False)
     _out: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
@@ -153,8 +195,13 @@ class KnowledgeIndex:
         return self._by_id.get(node_id)
 
     def nodes_of(self, node_type: str) -> tuple[Node, ...]:
-        """All nodes of one type (``clause``, ``module``, ``workitem``), sorted by id."""
+        """All nodes of one type (``clause``, ``chunk``, ``module``, ``workitem``),
+        sorted by id."""
         return tuple(n for n in self.nodes if n.type == node_type)
+
+    def in_order(self, node_type: str) -> tuple[Node, ...]:
+        """All nodes of one type in project order (their ``seq``)."""
+        return tuple(sorted(self.nodes_of(node_type), key=lambda n: n.get("seq", 0)))
 
     def edges_from(self, node_id: str) -> tuple[Edge, ...]:
         """Edges whose source is ``node_id`` (sorted)."""
@@ -164,24 +211,35 @@ class KnowledgeIndex:
         """Edges whose target is ``node_id`` (sorted)."""
         return self._in.get(node_id, ())
 
+    def resolve(self, node_id: str) -> str | None:
+        """``node_id`` itself when it is a node, the node an alias stands for
+        (``clause:tdrs-rfq#1.0`` -> ``clause:tdrs-rfq#1.1``), else None."""
+        if node_id in self._by_id:
+            return node_id
+        return dict(self.aliases).get(node_id)
+
     # -- serialisation -----------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready document (see the module docstring)."""
-        counts: dict[str, int] = {"clause": 0, "module": 0, "workitem": 0}
+        counts: dict[str, int] = {"clause": 0, "chunk": 0, "module": 0, "workitem": 0}
         for node in self.nodes:
             counts[node.type] = counts.get(node.type, 0) + 1
         return {
             "format": FORMAT,
             "project": self.project_id,
-            "counts": {"clauses": counts["clause"], "modules": counts["module"],
-                       "workitems": counts["workitem"], "edges": len(self.edges),
-                       "unresolved": len(self.unresolved)},
-            "contracts": [vars(c).copy() for c in self.contracts],
+            "counts": {"clauses": counts["clause"], "chunks": counts["chunk"],
+                       "modules": counts["module"], "workitems": counts["workitem"],
+                       "edges": len(self.edges), "unresolved": len(self.unresolved),
+                       "candidates": len(self.candidates)},
+            "contracts": [c.to_dict() for c in self.contracts],
             "edge_types": dict(self.edge_types),
+            "edge_inverses": dict(self.edge_inverses),
+            "aliases": dict(self.aliases),
             "nodes": [n.to_dict() for n in self.nodes],
             "edges": [_edge_dict(e) for e in self.edges],
             "unresolved": [vars(u).copy() for u in self.unresolved],
+            "candidates": [vars(c).copy() for c in self.candidates],
         }
 
     def to_bytes(self) -> bytes:
@@ -197,17 +255,21 @@ class KnowledgeIndex:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KnowledgeIndex:
-        """Inverse of :meth:`to_dict`; raises ValueError for another format."""
+        """Inverse of :meth:`to_dict`; fields added after an index was written get their
+        defaults. Raises ValueError for another format."""
         if data.get("format") != FORMAT:
             raise ValueError(f"not a knowledge index of format {FORMAT}")
         return cls(
             project_id=data["project"],
             nodes=tuple(Node.from_dict(n) for n in data["nodes"]),
             edges=tuple(Edge(e["source"], e["target"], e["type"], e["provenance"],
-                             e["weight"]) for e in data["edges"]),
-            contracts=tuple(ContractEntry(**c) for c in data["contracts"]),
+                             e["weight"], e.get("location", "")) for e in data["edges"]),
+            contracts=tuple(ContractEntry.from_dict(c) for c in data["contracts"]),
             unresolved=tuple(Unresolved(**u) for u in data["unresolved"]),
             edge_types=tuple(sorted(data["edge_types"].items())),
+            aliases=tuple(sorted((data.get("aliases") or {}).items())),
+            candidates=tuple(CandidateRecord(**c) for c in data.get("candidates") or ()),
+            edge_inverses=tuple(sorted((data.get("edge_inverses") or {}).items())),
         )
 
     @classmethod
@@ -236,97 +298,111 @@ class KnowledgeIndex:
 
 # --- building -------------------------------------------------------------------------
 
-def _norm_number(number: str) -> str:
-    parts = number.split(".")
-    while len(parts) > 1 and parts[-1] == "0":
-        parts.pop()
-    return ".".join(parts)
-
-
-class _ClauseResolver:
-    """Resolves ``clause:{contract}#{number or heading}`` against the loaded clauses."""
-
-    def __init__(self, clauses: Iterable[ScopeClause]) -> None:
-        self.by_contract: dict[str, list[ScopeClause]] = {}
-        for clause in clauses:
-            self.by_contract.setdefault(clause.contract_id, []).append(clause)
-        self.folded = {fold(cid): cid for cid in self.by_contract}
-
-    def resolve(self, contract: str, head: str) -> str | None:
-        cid = contract if contract in self.by_contract else self.folded.get(fold(contract))
-        if cid is None:
-            return None
-        clauses = self.by_contract[cid]
-        head = head.strip()
-        norm = _norm_number(head)
-        slug = slugify(head)
-        tests = (
-            lambda c: c.number == head,
-            lambda c: _norm_number(c.number) == norm,
-            lambda c: fold(c.title) == fold(head)
-            or fold(c.title.rsplit(" › ", 1)[-1]) == fold(head),
-            lambda c: slugify(c.title) == slug or slugify(c.title).endswith("-" + slug),
-            lambda c: _norm_number(c.number).startswith(norm + "."),
-        )
-        for test in tests:
-            for clause in clauses:
-                if test(clause):
-                    return f"clause:{clause.ref}"
-        return None
-
-
-def _clause_node(clause: ScopeClause) -> Node:
-    attrs = {"ref": clause.ref, "contract": clause.contract_id, "number": clause.number,
-             "kind": clause.kind, "level": clause.level,
-             "parent": f"clause:{clause.parent}" if clause.parent else None,
-             "source": clause.source, "line": clause.line}
+def _clause_node(clause: ScopeClause, seq: int) -> Node:
+    attrs: dict[str, Any] = {
+        "ref": clause.ref, "contract": clause.contract_id, "number": clause.number,
+        "kind": clause.kind, "level": clause.level,
+        "parent": f"clause:{clause.parent}" if clause.parent else None,
+        "source": clause.source, "line": clause.line, "seq": seq, "status": clause.status}
+    if clause.aliases:
+        attrs["aliases"] = tuple(clause.aliases)
+    if clause.overlap:
+        attrs["overlap"] = clause.overlap
+    if clause.chunks:
+        attrs["chunks"] = len(clause.chunks)
     return Node(f"clause:{clause.ref}", "clause", clause.title, clause.text,
                 tuple(sorted(attrs.items())))
 
 
-def build_index(project: Project) -> KnowledgeIndex:
-    """Build the knowledge index of a loaded ``project`` (pure: no I/O, no clock).
+def _chunk_node(clause: ScopeClause, chunk: ClauseChunk, k: int, seq: int) -> Node:
+    n = len(clause.chunks)
+    attrs = {"clause": f"clause:{clause.ref}", "contract": clause.contract_id, "part": k,
+             "parts": n, "kind": clause.kind, "status": clause.status,
+             "source": clause.source, "line": chunk.line, "seq": seq}
+    return Node(f"chunk:{clause.ref}~{k}", "chunk", f"{clause.title} ({k}/{n})", chunk.text,
+                tuple(sorted(attrs.items())))
 
-    Nodes: every clause, module and work item. Edges: see the module docstring. Clause
-    edge targets are resolved here; unknown ones go to ``unresolved``. Deterministic:
-    the same project gives the same :meth:`KnowledgeIndex.to_bytes` (and hash).
+
+def _derived(source: str, target: str, etype: str, location: str) -> Edge:
+    return Edge(source, target, etype, "derived", PROVENANCE_WEIGHTS["derived"], location)
+
+
+def build_index(project: Project, *, validator: Validator | None = None) -> KnowledgeIndex:
+    """Build the knowledge index of a loaded ``project``.
+
+    Nodes and edges: see the module docstring. Candidate edges are checked by
+    ``validator`` (default :class:`etki.knowledge.gate.LexicalValidator`, pure and
+    deterministic: the same project gives the same :meth:`KnowledgeIndex.to_bytes`);
+    a model validator makes network calls and its answers may vary between builds.
+    Raises :class:`etki.knowledge.vocabulary.EdgeSignatureError` when an untyped
+    candidate's default type does not fit a project vocabulary's signature.
     """
     nodes: dict[str, Node] = {}
+    aliases: dict[str, str] = {}
+    seq = 0
     for clause in project.clauses:
-        nodes[f"clause:{clause.ref}"] = _clause_node(clause)
-    for module in project.modules:
+        seq += 1
+        nodes[f"clause:{clause.ref}"] = _clause_node(clause, seq)
+        for alias in clause.aliases:
+            aliases.setdefault(f"clause:{clause.contract_id}#{alias}", f"clause:{clause.ref}")
+        for k, chunk in enumerate(clause.chunks, start=1):
+            seq += 1
+            nodes[f"chunk:{clause.ref}~{k}"] = _chunk_node(clause, chunk, k, seq)
+    for seq, module in enumerate(project.modules, start=1):
         nodes[f"module:{module.id}"] = Node(
             f"module:{module.id}", "module", module.id, module.summary,
-            tuple(sorted({"path": module.path, "language": module.language}.items())))
-    for item in project.workitems:
+            tuple(sorted({"path": module.path, "language": module.language,
+                          "seq": seq}.items())))
+    for seq, item in enumerate(project.workitems, start=1):
         nodes[f"workitem:{item.id}"] = Node(
             f"workitem:{item.id}", "workitem", item.title, item.title,
             tuple(sorted({"kind": item.kind, "date": item.date,
-                          "effort_days": item.effort_days}.items())))
+                          "effort_days": item.effort_days, "seq": seq}.items())))
+    aliases = {a: t for a, t in aliases.items() if a not in nodes}
 
     found: list[Edge] = []
     unresolved: set[Unresolved] = set()
     for module in project.modules:
         for dep in module.depends_on:
             found.append(Edge(f"module:{module.id}", f"module:{dep}", "depends_on",
-                              "explicit", PROVENANCE_WEIGHTS["explicit"]))
+                              "explicit", PROVENANCE_WEIGHTS["explicit"], module.location))
     for item in project.workitems:
         for mod in item.modules:
             found.append(Edge(f"workitem:{item.id}", f"module:{mod}", "touches", "mapped",
-                              PROVENANCE_WEIGHTS["mapped"]))
-    resolver = _ClauseResolver(project.clauses)
+                              PROVENANCE_WEIGHTS["mapped"], item.location))
+    resolver = ClauseResolver(project.clauses)
+
+    def declared(edge: Edge) -> None:
+        source = resolve_target(edge.source, nodes.keys(), resolver)
+        target = resolve_target(edge.target, nodes.keys(), resolver)
+        if source is None or target is None:
+            unresolved.add(Unresolved(edge.source, edge.target, edge.type, edge.provenance,
+                                      edge.location, edge.text))
+        elif source != target:
+            found.append(Edge(source, target, edge.type, edge.provenance, edge.weight,
+                              edge.location))
+
     for clause in project.clauses:
         source = f"clause:{clause.ref}"
+        where = f"{clause.source}:{clause.line}"
         if clause.parent:
-            found.append(Edge(source, f"clause:{clause.parent}", "part_of", "derived",
-                              PROVENANCE_WEIGHTS["derived"]))
+            found.append(_derived(source, f"clause:{clause.parent}", "part_of", where))
         for edge in clause.edges:
-            target = _resolve(edge.target, nodes, resolver)
-            if target is None:
-                unresolved.add(Unresolved(source, edge.target, edge.type, edge.provenance))
-                continue
-            if target != source:
-                found.append(Edge(source, target, edge.type, edge.provenance, edge.weight))
+            declared(edge)
+        for k, chunk in enumerate(clause.chunks, start=1):
+            cid = f"chunk:{clause.ref}~{k}"
+            here = f"{clause.source}:{chunk.line}"
+            found.append(_derived(cid, source, "part_of", here))
+            if k > 1:
+                found.append(_derived(f"chunk:{clause.ref}~{k - 1}", cid, "precedes", here))
+            for edge in chunk.edges:
+                declared(edge)
+    for edge in project.edges:
+        declared(edge)
+    vocabulary = EdgeVocabulary.from_pairs(project.edge_types)
+    admitted, records = run_gate(project, nodes, resolver, vocabulary,
+                                 validator if validator is not None else LexicalValidator())
+    found.extend(admitted)
 
     best: dict[tuple[str, str, str], Edge] = {}
     for edge in found:
@@ -337,28 +413,19 @@ def build_index(project: Project) -> KnowledgeIndex:
             best[key] = edge
     edges = tuple(sorted(best.values(),
                          key=lambda e: (e.source, e.target, e.type, e.provenance)))
-    contracts = tuple(ContractEntry(c.id, c.title, c.source, c.chunking, len(c.clauses))
+    contracts = tuple(ContractEntry(c.id, c.title, c.source, c.chunking, len(c.clauses),
+                                    c.chunking_metrics)
                       for c in sorted(project.contracts, key=lambda c: c.id))
+    used = {e.type for e in edges}
     return KnowledgeIndex(
         project_id=project.id,
         nodes=tuple(nodes[k] for k in sorted(nodes)),
         edges=edges,
         contracts=contracts,
         unresolved=tuple(sorted(unresolved, key=lambda u: (u.source, u.target, u.type,
-                                                           u.provenance))),
+                                                           u.provenance, u.location))),
         edge_types=tuple(sorted(project.edge_types)),
+        aliases=tuple(sorted(aliases.items())),
+        candidates=tuple(records),
+        edge_inverses=tuple(p for p in vocabulary.inverses if p[0] in used),
     )
-
-
-def _resolve(target: str, nodes: dict[str, Node], resolver: _ClauseResolver) -> str | None:
-    if target in nodes:
-        return target
-    if target.startswith("clause:"):
-        contract, sep, head = target[len("clause:"):].partition("#")
-        return resolver.resolve(contract, head) if sep else None
-    if target.startswith(("module:", "workitem:")):
-        return None
-    for prefix in ("module:", "workitem:"):
-        if prefix + target in nodes:
-            return prefix + target
-    return None

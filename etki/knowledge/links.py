@@ -23,14 +23,20 @@ from markdown_it.token import Token
 
 from etki.frontmatter import frontmatter_block
 
-__all__ = ["Wikilink", "extract_wikilinks", "split_typed_target", "wikilinks_in_tokens"]
+__all__ = [
+    "Wikilink",
+    "extract_wikilinks",
+    "split_typed_target",
+    "wikilinks_in_tokens",
+    "written_wikilinks",
+]
 
 Wikilink = tuple[str, str | None, str | None]
 """(target, heading, alias); heading and alias are ``None`` when absent."""
 
 _BREAK = "\ue000"  # stands for anything that may not be part of a link
 _LINK = re.compile(r"\[\[([^\[\]\n" + _BREAK + r"]+?)\]\]")
-_TYPED = re.compile(r"^\s*([A-Za-z][\w-]*)\s*::\s*(.+)$", re.S)
+_TYPED = re.compile(r"^\s*([^\W\d_][\w \t-]*?)\s*::\s*(.+)$", re.S)
 
 
 @lru_cache(maxsize=1)
@@ -69,18 +75,25 @@ def _parse_inner(inner: str) -> Wikilink | None:
     return target, heading_value or None, alias_value or None
 
 
-def wikilinks_in_tokens(tokens: list[Token]) -> list[Wikilink]:
-    """Wikilinks in already parsed block ``tokens`` (from :func:`markdown_parser`), in
-    document order. Only ``inline`` tokens are read, so code blocks never contribute."""
-    links: list[Wikilink] = []
+def written_wikilinks(tokens: list[Token]) -> list[tuple[Wikilink, str]]:
+    """Like :func:`wikilinks_in_tokens`, each link with the text it was written as
+    (``"[[MSA#3.2|SSO clause]]"``, escapes resolved), for reports of links that do not
+    resolve."""
+    links: list[tuple[Wikilink, str]] = []
     for token in tokens:
         if token.type != "inline" or not token.children:
             continue
         for match in _LINK.finditer(_inline_text(token.children)):
             link = _parse_inner(match.group(1))
             if link is not None:
-                links.append(link)
+                links.append((link, match.group(0)))
     return links
+
+
+def wikilinks_in_tokens(tokens: list[Token]) -> list[Wikilink]:
+    """Wikilinks in already parsed block ``tokens`` (from :func:`markdown_parser`), in
+    document order. Only ``inline`` tokens are read, so code blocks never contribute."""
+    return [link for link, _ in written_wikilinks(tokens)]
 
 
 def extract_wikilinks(markdown: str) -> list[Wikilink]:
@@ -95,8 +108,9 @@ def extract_wikilinks(markdown: str) -> list[Wikilink]:
 
 
 def split_typed_target(target: str) -> tuple[str | None, str]:
-    """``"depends_on::module:auth"`` -> ``("depends_on", "module:auth")``;
-    an untyped target gives ``(None, target)``."""
+    """``"depends_on::module:auth"`` -> ``("depends_on", "module:auth")``, also for
+    non-ASCII type names with spaces (``"hariç tutar::module:mobile"``); an untyped
+    target gives ``(None, target)``."""
     match = _TYPED.match(target)
     if match is None:
         return None, target

@@ -9,6 +9,7 @@
       workitems.yaml|json   [{id, title, kind, date, modules, effort_days}] or {workitems: [...]}
       requests.jsonl        {"id", "text", "title"?, "submitted_by"?, "submitted_at"?, "labels"?}
       edge_vocabulary.yaml  optional extra edge types and aliases
+      edges.yaml            optional accepted links {edges: [{source, target, type}]}
 
 Everything is validated before a :class:`etki.domain.Project` is built, so a malformed
 file raises :class:`etki.errors.ProjectFormatError` naming the file, the line (from the
@@ -28,6 +29,9 @@ Decisions taken here:
 * File order is kept for modules, work items, requests and clauses; ids must be unique.
 * A request's ``labels`` are stored as JSON with sorted keys; a top-level ``borderline``
   flag (the real data's way of marking debatable labels) is kept inside them.
+* ``edges.yaml`` (:mod:`etki.knowledge.edgesfile`) holds links a person accepted; they
+  become ``Project.edges`` (provenance ``mapped``); whether their ends exist is decided
+  by the index build, which reports the ones that do not.
 """
 
 from __future__ import annotations
@@ -35,9 +39,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from etki.domain import (
     Contract,
@@ -49,8 +56,16 @@ from etki.domain import (
     WorkItem,
 )
 from etki.errors import ProjectFormatError
-from etki.frontmatter import load_yaml, locate, normalize_newlines
+from etki.frontmatter import (
+    UNSTORABLE_PROBLEM,
+    CoreSafeLoader,
+    load_yaml,
+    locate,
+    normalize_newlines,
+    unstorable_path,
+)
 from etki.knowledge.contracts import parse_contract
+from etki.knowledge.edgesfile import EDGES_FILE, load_edges
 from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_vocabulary
 
 __all__ = ["load_project"]
@@ -79,12 +94,23 @@ class _Source:
         if self.kind == "yaml":
             return load_yaml(self.text, self.where)
         try:
-            return json.loads(self.text, object_pairs_hook=_no_duplicates)
+            data = json.loads(self.text, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             raise ProjectFormatError(self.where, f"malformed JSON: {exc.msg} (column "
                                      f"{exc.colno})", line=exc.lineno) from exc
         except _DuplicateKey as exc:
             raise ProjectFormatError(self.where, f"duplicate key {exc.args[0]!r}") from exc
+        bad = unstorable_path(data)
+        if bad is not None:
+            err = self.error(UNSTORABLE_PROBLEM, bad, _field_name(bad))
+            if err.line is None:  # YAML cannot compose the escape either: find it
+                m = re.search(r"(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})",
+                              self.text)
+                line = self.text[:m.start()].count("\n") + 1 if m else None
+                err = ProjectFormatError(self.where, UNSTORABLE_PROBLEM, line=line,
+                                         field=_field_name(bad))
+            raise err
+        return data
 
     def error(self, problem: str, keys: list[str | int], field: str) -> ProjectFormatError:
         return ProjectFormatError(self.where, problem, line=locate(self.text, keys),
@@ -276,6 +302,35 @@ def _records(src: _Source, key: str) -> tuple[list[Any], list[str | int]]:
                     "(top level)")
 
 
+def _record_lines(src: _Source, base: list[str | int], count: int) -> list[int]:
+    """1-based file line of each of the ``count`` records under ``base`` (one compose of
+    the file; 0 when it cannot be told)."""
+    try:
+        node = yaml.compose(src.text, Loader=CoreSafeLoader)  # noqa: S506 - safe loader
+    except yaml.YAMLError:
+        node = None
+    for key in base:
+        if not isinstance(node, yaml.MappingNode):
+            node = None
+            break
+        node = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
+    if not isinstance(node, yaml.SequenceNode):
+        return [0] * count
+    lines = [child.start_mark.line + 1 for child in node.value]
+    return (lines + [0] * count)[:count]
+
+
+_FOLDED = "\x00"
+
+
+def _case_twin(ident: str, known) -> str | None:
+    """An id in ``known`` equal to ``ident`` but for letter case (and Unicode
+    normalisation), as case-insensitive file systems compare names; else None."""
+    key = unicodedata.normalize("NFC", ident).casefold()
+    return next((k for k in known if k != ident
+                 and unicodedata.normalize("NFC", k).casefold() == key), None)
+
+
 def _unique_id(rec: _Fields, seen: dict[str, int], index: int, what: str) -> str:
     value = rec.string("id", required=True) or ""
     ident = value.strip()
@@ -283,7 +338,13 @@ def _unique_id(rec: _Fields, seen: dict[str, int], index: int, what: str) -> str
         raise rec.fail("id", f"{what} id {value!r} may not contain spaces")
     if ident in seen:
         raise rec.fail("id", f"duplicate {what} id {ident!r} (first at index {seen[ident]})")
-    seen[ident] = index
+    folded = _FOLDED + unicodedata.normalize("NFC", ident).casefold()
+    if folded in seen:  # seen also holds folded keys (no id can start with NUL)
+        twin = _case_twin(ident, [k for k in seen if not k.startswith(_FOLDED)]) or "?"
+        raise rec.fail("id", f"{what} id {ident!r} differs from {twin!r} (index "
+                       f"{seen[folded]}) only in letter case; their wiki pages would be one "
+                       "file on a case-insensitive file system")
+    seen[ident] = seen[folded] = index
     return ident
 
 
@@ -292,6 +353,7 @@ def _load_modules(root: Path) -> tuple[Module, ...]:
     if src is None:
         return ()
     items, base = _records(src, "modules")
+    lines = _record_lines(src, base, len(items))
     seen: dict[str, int] = {}
     modules: list[tuple[Module, _Fields]] = []
     for i, item in enumerate(items):
@@ -302,7 +364,8 @@ def _load_modules(root: Path) -> tuple[Module, ...]:
         modules.append((Module(id=ident, path=rec.string("path", default="") or "",
                                summary=rec.string("summary", default="") or "",
                                depends_on=tuple(depends),
-                               language=rec.string("language")), rec))
+                               language=rec.string("language"),
+                               location=f"{src.path.name}:{lines[i]}"), rec))
     for module, rec in modules:
         for j, dep in enumerate(rec.string_list("depends_on")):
             where = rec.keys + ["depends_on", j]
@@ -320,6 +383,7 @@ def _load_workitems(root: Path, module_ids: set[str]) -> tuple[WorkItem, ...]:
     if src is None:
         return ()
     items, base = _records(src, "workitems")
+    lines = _record_lines(src, base, len(items))
     seen: dict[str, int] = {}
     out: list[WorkItem] = []
     for i, item in enumerate(items):
@@ -344,7 +408,8 @@ def _load_workitems(root: Path, module_ids: set[str]) -> tuple[WorkItem, ...]:
                                           f"not {effort!r}")
         out.append(WorkItem(id=ident, title=title, kind=kind, date=date or "",
                             modules=tuple(mods),
-                            effort_days=None if effort is None else float(effort)))
+                            effort_days=None if effort is None else float(effort),
+                            location=f"{src.path.name}:{lines[i]}"))
     return tuple(out)
 
 
@@ -366,6 +431,12 @@ def _load_contracts(root: Path, vocabulary: EdgeVocabulary, module_ids: set[str]
         if contract.id in owners:
             raise ProjectFormatError(str(path), f"contract id {contract.id!r} is already used "
                                      f"by {owners[contract.id].name}", field="id")
+        twin = _case_twin(contract.id, owners)
+        if twin is not None:
+            raise ProjectFormatError(str(path), f"contract id {contract.id!r} differs from "
+                                     f"{twin!r} ({owners[twin].name}) only in letter case; "
+                                     "their wiki pages would be one file on a "
+                                     "case-insensitive file system", field="id")
         owners[contract.id] = path
         contracts.append(contract)
     return tuple(contracts)
@@ -398,6 +469,9 @@ def _load_requests(root: Path) -> tuple[Request, ...]:
             raise fail(f"duplicate key {exc.args[0]!r}") from exc
         if not isinstance(data, dict):
             raise fail(f"each line must be a JSON object, not {_type_name(data)}")
+        bad = unstorable_path(data)
+        if bad is not None:
+            raise fail(UNSTORABLE_PROBLEM, _field_name(bad))
         ident = data.get("id")
         if not isinstance(ident, str) or not ident.strip():
             raise fail("'id' is required and must be a non-empty string", "id")
@@ -442,8 +516,8 @@ def load_project(path: str | Path) -> Project:
     folder"; rules: this module's docstring).
 
     Returns a frozen :class:`etki.domain.Project` whose ``root`` is the folder as given,
-    ``contracts`` are sorted by file name, and ``edge_types`` are the vocabulary's
-    (alias, canonical) pairs. Raises ProjectFormatError (file, line, field) for any
+    ``contracts`` are sorted by file name, ``edge_types`` are the vocabulary's
+    (alias, canonical) pairs and ``edges`` the accepted links of ``edges.yaml``. Raises ProjectFormatError (file, line, field) for any
     malformed or missing required file; nothing half-loaded is ever returned.
     """
     root = Path(path)
@@ -457,5 +531,8 @@ def load_project(path: str | Path) -> Project:
     workitems = _load_workitems(root, module_ids)
     contracts = _load_contracts(root, vocabulary, module_ids, {w.id for w in workitems})
     requests = _load_requests(root)
+    edges_path = root / EDGES_FILE
+    edges = load_edges(edges_path, vocabulary) if edges_path.is_file() else ()
     return Project(config=config, root=root, contracts=contracts, modules=modules,
-                   workitems=workitems, requests=requests, edge_types=vocabulary.pairs())
+                   workitems=workitems, requests=requests, edge_types=vocabulary.pairs(),
+                   edges=edges)

@@ -3,6 +3,10 @@
 Times are stored as ISO-8601 UTC strings to the second (``2026-11-29T12:00:00Z``) so that
 SQLite and PostgreSQL give the same text back and the wiki renders the same bytes.
 Lists are stored as JSON text (sorted where order carries no meaning).
+
+The schema is versioned with Alembic (``etki/store/migrations``, ``etki db upgrade``):
+any change here needs a new revision there; ``tests/test_migrations.py`` fails when the
+models and the migrations' head disagree.
 """
 
 from __future__ import annotations
@@ -111,6 +115,19 @@ class DecisionRow(Base):
     created_at: Mapped[str] = mapped_column(String(20))
 
 
+class DecisionContextRow(Base):
+    """The related-context block stored with a new decision (issue 5, item 6): what
+    retrieval found around the request when it was triaged (``context_json``, format
+    ``etki-related-context/1``, see :mod:`etki.retrieval.context`). Written once with
+    its case and decision, never updated; context only, never read by the engine. A
+    case stored before retrieval existed has no row (migration 0003)."""
+
+    __tablename__ = "decision_contexts"
+    case_id: Mapped[str] = mapped_column(ForeignKey("cases.id"), primary_key=True)
+    context_json: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(String(20))
+
+
 class RulingRow(Base):
     """The reviewer's final word on a case (one per case)."""
 
@@ -127,11 +144,17 @@ class RulingRow(Base):
 class AuditRow(Base):
     """Append-only audit log of every ruling attempt: ``outcome`` is ``committed``,
     ``conflict`` (someone ruled first) or ``denied`` (not an approver); ``before`` and
-    ``after`` are the case's ruling before and after (``pending`` when none)."""
+    ``after`` are the case's ruling before and after (``pending`` when none).
+
+    An erasure (``etki erase``) adds a tombstone row: ``action`` and ``outcome``
+    ``erased``, ``after`` ``erased``, ``reason`` the erasure's reason; it blanks the
+    ``reason`` of the case's earlier rows (free text that may quote the request) and
+    keeps the rest. ``case_id`` is therefore not a foreign key: the log outlives the case
+    (migration 0002)."""
 
     __tablename__ = "audit_log"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    case_id: Mapped[str] = mapped_column(ForeignKey("cases.id"), index=True)
+    case_id: Mapped[str] = mapped_column(String(120), index=True)
     reviewer: Mapped[str] = mapped_column(Text)
     action: Mapped[str] = mapped_column(String(16))
     ruling: Mapped[str] = mapped_column(String(16))

@@ -17,13 +17,14 @@ Rules kept here:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, func, select, update
+from sqlalchemy import Engine, delete, func, select, text, update
 from sqlalchemy.orm import Session
 
 from etki.domain import (
@@ -42,14 +43,16 @@ from etki.domain import (
     WorkItem,
 )
 from etki.errors import ConflictError, InputError, NotFoundError
+from etki.frontmatter import unstorable_path
 from etki.store.db import make_engine
+from etki.store.migrate import ensure_schema
 from etki.store.models import (
     SCHEMA_VERSION,
     AuditRow,
-    Base,
     CaseRow,
     ClauseRow,
     ContractRow,
+    DecisionContextRow,
     DecisionRow,
     MetaRow,
     ModuleRow,
@@ -59,6 +62,38 @@ from etki.store.models import (
 )
 
 Clock = Callable[[], datetime]
+
+ERASED = "erased"
+"""``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
+ERASED_REASON = "[erased]"
+"""What an erasure leaves of the ``reason`` of the erased case's earlier audit rows."""
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(what: str, *values: str | None) -> None:
+    """Raise :class:`InputError` when a value holds NUL or a lone surrogate: PostgreSQL
+    cannot store NUL at all and neither backend can encode a lone surrogate, so both
+    refuse the same input the same way (the loaders already reject it with file and
+    line; this guards every other way in)."""
+    if any(v is not None and _UNSTORABLE.search(v) for v in values):
+        raise InputError(f"{what} holds a NUL character or a lone surrogate: not text "
+                         "Etki can store; remove it")
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What :meth:`CaseFileRepository.erase_case` removed: the case and project ids,
+    the ruling the case had (``pending`` when none), how many audit rows had their
+    reason blanked and how many other cases' related-context blocks were scrubbed of it.
+    Holds no client text."""
+
+    case_id: str
+    project_id: str
+    before: str
+    audit_rows_redacted: int
+    contexts_scrubbed: int
 
 
 def utc_now() -> datetime:
@@ -80,7 +115,9 @@ def _title_of(request: Request) -> str:
 
 class CaseFileRepository:
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
-    ``postgresql://host/db``) or an existing engine; the schema is created on first use.
+    ``postgresql://host/db``) or an existing engine. On open the schema is brought to
+    the newest migration (:func:`etki.store.migrate.ensure_schema`: created when the
+    database is empty, upgraded when it is older; a no-op read when it is current).
 
     ``clock`` returns the current time (UTC); tests inject a frozen one.
     """
@@ -90,7 +127,7 @@ class CaseFileRepository:
             make_engine(url_or_engine) if isinstance(url_or_engine, str) else url_or_engine
         )
         self.clock = clock
-        Base.metadata.create_all(self.engine)
+        ensure_schema(self.engine)
         with self._write() as s:
             if s.get(MetaRow, "schema_version") is None:
                 s.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
@@ -120,6 +157,10 @@ class CaseFileRepository:
     def save_project(self, project: Project, index_hash: str, index_bytes: bytes) -> None:
         """Insert or replace ``project``'s knowledge in one transaction; cases stay."""
         cfg = project.config
+        bad = unstorable_path(asdict(project))
+        if bad is not None:
+            raise InputError(f"project {cfg.id!r}: {'.'.join(map(str, bad))} holds a NUL "
+                             "character or a lone surrogate: not text Etki can store")
         config_json = json.dumps(asdict(cfg), sort_keys=True, ensure_ascii=False)
         with self._write() as s:
             row = s.get(ProjectRow, cfg.id)
@@ -221,19 +262,25 @@ class CaseFileRepository:
 
     # --- cases ---------------------------------------------------------------------------
 
-    def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]]) -> int:
+    def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
+                  contexts: Mapping[str, str] | None = None) -> int:
         """Store new cases with their decisions in one transaction; cases whose id is
-        already stored are left untouched (a decision is never updated). Returns how many
-        were new."""
+        already stored are left untouched (a decision is never updated). ``contexts``
+        maps case id -> related-context JSON text, stored with the new decision (written
+        once; never read by the engine). Returns how many were new."""
         now = iso(self.clock())
         added = 0
         with self._write() as s:
             existing = set(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
+            existing |= set(s.scalars(select(AuditRow.case_id)  # erased: never stored again
+                                      .where(AuditRow.outcome == ERASED)))
             seq = s.scalar(select(func.max(CaseRow.seq))
                            .where(CaseRow.project_id == project_id)) or 0
             for request, decision in items:
                 if decision.case_id in existing:
                     continue
+                _storable(f"request {request.id!r}", request.id, request.title, request.text,
+                          request.submitted_by, request.submitted_at, request.labels_json)
                 existing.add(decision.case_id)
                 seq += 1
                 s.add(CaseRow(
@@ -249,8 +296,19 @@ class CaseFileRepository:
                     confidence=decision.confidence, engine_version=decision.engine_version,
                     decision_json=decision.to_json(), created_at=now,
                 ))
+                context = (contexts or {}).get(decision.case_id)
+                if context is not None:
+                    s.add(DecisionContextRow(case_id=decision.case_id, context_json=context,
+                                             created_at=now))
                 added += 1
         return added
+
+    def decision_context(self, case_id: str) -> str | None:
+        """The related-context JSON text stored with the case's decision, or None (a case
+        stored without one)."""
+        with self._read() as s:
+            row = s.get(DecisionContextRow, case_id)
+        return row.context_json if row is not None else None
 
     def cases(self, project_id: str | None = None, *, status: str | None = None) -> list[CaseRecord]:
         """Cases of ``project_id`` (all projects when None), optionally only ``pending``
@@ -282,8 +340,9 @@ class CaseFileRepository:
     def versions(self, project_id: str) -> dict[str, int]:
         """case_id -> version for a project: a cheap poll to see what changed."""
         with self._read() as s:
+            # .all(): dict() of a Result would index it by its keys() (SQLAlchemy 2.1)
             return dict(s.execute(select(CaseRow.id, CaseRow.version)
-                                  .where(CaseRow.project_id == project_id)).tuples())
+                                  .where(CaseRow.project_id == project_id)).all())
 
     def count_cases(self, project_id: str) -> int:
         with self._read() as s:
@@ -317,6 +376,7 @@ class CaseFileRepository:
         """
         if action not in ACTIONS:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
+        _storable("the reviewer name or reason", reviewer, reason)
         now = iso(self.clock())
         ruling = ACTIONS[action]
         try:
@@ -352,7 +412,10 @@ class CaseFileRepository:
     def audit_attempt(self, case_id: str, reviewer: str, action: str, reason: str,
                       outcome: str, *, before: str = "pending") -> None:
         """Append an audit row for an attempt that did not commit (``conflict`` or
-        ``denied``); the case is unchanged, so ``after`` equals ``before``."""
+        ``denied``); the case is unchanged, so ``after`` equals ``before``. NUL and lone
+        surrogates in the reviewer or reason are stored as U+FFFD: an attempt is always
+        audited."""
+        reviewer, reason = (_UNSTORABLE.sub("\ufffd", v) for v in (reviewer, reason))
         with self._write() as s:
             version = s.scalar(select(CaseRow.version).where(CaseRow.id == case_id)) or 0
             s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
@@ -375,3 +438,118 @@ class CaseFileRepository:
             stmt = stmt.where(AuditRow.case_id == case_id)
         with self._read() as s:
             return [tuple(r) for r in s.execute(stmt).all()]  # type: ignore[misc]
+
+    # --- erasure (KVKK/GDPR) -----------------------------------------------------------
+
+    def erased_case_ids(self) -> set[str]:
+        """Ids of every erased case (they have a tombstone in the audit log)."""
+        with self._read() as s:
+            return set(s.scalars(select(AuditRow.case_id).where(AuditRow.outcome == ERASED)))
+
+    def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
+        """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
+        block, ruling, decision and the case row (request text, title, submitter,
+        labels); blank the ``reason`` of its earlier audit rows (free text that may quote
+        the request; who, what, when and the outcome stay); drop the erased case's
+        precedent node from other cases' related-context blocks; and append a tombstone
+        audit row (``action`` ``erase``, ``outcome`` ``erased``, ``reason`` the erasure's
+        reason) that holds no request text. On SQLite the deleted pages are zeroed
+        (``secure_delete``); call :meth:`compact` afterwards so no old copy stays in the
+        file or its WAL. A tombstoned case id is never stored again by :meth:`add_cases`.
+
+        Raises :class:`NotFoundError` for an unknown (or already erased) case."""
+        _storable("the erasure's reviewer or reason", erased_by, reason)
+        now = iso(self.clock())
+        with self._write() as s:
+            if self.engine.dialect.name == "sqlite":
+                s.execute(text("PRAGMA secure_delete = ON"))
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                gone = s.scalar(select(func.count()).select_from(AuditRow).where(
+                    AuditRow.case_id == case_id, AuditRow.outcome == ERASED))
+                raise NotFoundError(f"no case '{case_id}' in the store"
+                                    + (" (it was erased)" if gone else ""))
+            ruling = s.get(RulingRow, case_id)
+            before = ruling.ruling if ruling is not None else "pending"
+            project_id, version = case.project_id, case.version
+            erased_strings = [x for x in (case.title, case.text) if x and x.strip()]
+            s.execute(delete(DecisionContextRow).where(DecisionContextRow.case_id == case_id))
+            s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
+            s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
+            s.execute(delete(CaseRow).where(CaseRow.id == case_id))
+            redacted = s.execute(update(AuditRow)
+                                 .where(AuditRow.case_id == case_id,
+                                        AuditRow.reason != ERASED_REASON, AuditRow.reason != "")
+                                 .values(reason=ERASED_REASON)).rowcount
+            scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
+            s.add(AuditRow(case_id=case_id, reviewer=erased_by, action="erase", ruling=before,
+                           reason=reason, at=now, version=version, outcome=ERASED,
+                           before=before, after=ERASED))
+        return Erasure(case_id=case_id, project_id=project_id, before=before,
+                       audit_rows_redacted=redacted, contexts_scrubbed=scrubbed)
+
+    @staticmethod
+    def _scrub_contexts(s: Session, project_id: str, case_id: str,
+                        erased_strings: list[str]) -> int:
+        """Drop the erased case's node (``precedent:{case_id}``) and everything that
+        names it (edges, dropped entries, children) from the related-context blocks of
+        the project's other cases; a block that still holds the erased title or text
+        after that is deleted whole (context is optional). Returns how many changed."""
+        node_id = f"precedent:{case_id}"
+        rows = s.scalars(select(DecisionContextRow)
+                         .join(CaseRow, CaseRow.id == DecisionContextRow.case_id)
+                         .where(CaseRow.project_id == project_id)).all()
+        changed = 0
+        for row in rows:
+            raw = row.context_json
+            if node_id not in raw and case_id not in raw and not any(
+                    x in raw for x in erased_strings):
+                continue
+            changed += 1
+            try:
+                block = _without(json.loads(raw), {node_id, case_id})
+                new = json.dumps(block, sort_keys=True, ensure_ascii=False,
+                                 separators=(",", ":"))
+            except ValueError:
+                new = None
+            if new is None or any(x in new for x in (node_id, *erased_strings)):
+                s.delete(row)
+            else:
+                row.context_json = new
+        return changed
+
+    def compact(self) -> None:
+        """Make deleted rows unrecoverable from the database files, as far as the backend
+        allows: on SQLite checkpoint the WAL into the file, ``VACUUM`` (rewrites the file
+        from live rows only) and truncate the WAL to zero bytes; on PostgreSQL ``VACUUM``
+        the case tables (dead row versions become free space; older copies in the
+        server's WAL archive and backups are the operator's to expire)."""
+        if self.engine.dialect.name == "sqlite":
+            raw = self.engine.raw_connection()
+            try:
+                cur = raw.cursor()
+                cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                cur.execute("VACUUM")
+                cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                cur.close()
+            finally:
+                raw.close()
+            return
+        if self.engine.dialect.name == "postgresql":
+            with self.engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                conn.exec_driver_sql("VACUUM cases, decisions, rulings, audit_log, "
+                                     "decision_contexts")
+
+
+def _without(value: object, ids: set[str]) -> object:
+    """``value`` (parsed JSON) with every list item removed that is, or is a mapping with
+    a value that is, one of ``ids``."""
+    if isinstance(value, dict):
+        return {k: _without(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v, ids) for v in value
+                if not ((isinstance(v, str) and v in ids)
+                        or (isinstance(v, dict)
+                            and any(isinstance(x, str) and x in ids for x in v.values())))]
+    return value

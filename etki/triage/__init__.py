@@ -3,13 +3,14 @@
 Public API::
 
     from etki.triage import TriageEngine, case_id_for, ENGINE_VERSION, MODEL_VERSION
-    engine = TriageEngine(project, build_index(project).hash, memory=..., disputed_escalation=True)
+    engine = TriageEngine(project, build_index(project), memory=..., disputed_escalation=True)
     decision = engine.triage(case_id_for(project.id, request.id), request.text, request.title)
 
 Modules, one job each: ``normalise`` (tokens), ``cues`` (wording lists), ``contract``
 (clause and sentence roles), ``scoring`` (BM25), ``modules`` (module matching),
 ``classify`` (verdict and confidence), ``effort`` (effort range), ``risk`` (signals),
-``engine`` (the pipeline and the decision).
+``graph`` (what the engine reads from the knowledge index), ``engine`` (the pipeline and
+the decision).
 """
 
 from etki.triage.engine import ENGINE_VERSION, MODEL_VERSION, TriageEngine, case_id_for

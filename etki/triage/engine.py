@@ -8,8 +8,16 @@ float rounded, every ordering total).
 
 Pipeline (each step is one evidence step of the decision):
 normalise -> score_clauses -> exclusion_check -> defect_detection -> module_match ->
-classify -> effort -> risk -> memory (zero or more notes, only when a cited clause has
-precedents or is disputed; added after classification, they change nothing).
+classify -> draft_clauses (only when a cited clause is a draft) -> effort -> risk ->
+memory (zero or more notes, only when a cited clause has precedents or is disputed;
+added after classification, they change nothing).
+
+The engine reads its clauses, modules, work items and their edges from the knowledge
+index (:mod:`etki.triage.graph`), never from the project folder. A ``draft`` clause (a
+pending amendment, ``status: draft`` in its contract's frontmatter) scores
+:data:`DRAFT_WEIGHT` times what the same text would score as a stable clause, in all
+three views below, and a decision citing one says so in its evidence, assumptions and
+reasoning.
 
 Three lexical views of the contract are indexed with BM25 (:mod:`etki.triage.scoring`):
 whole clauses (for citing), per clause the text of each sentence role group (obligation,
@@ -26,16 +34,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
+from etki.knowledge import KnowledgeIndex, build_index
 from etki.triage import cues
 from etki.triage.classify import MIN_COVERAGE, Classification, Features, classify
 from etki.triage.contract import ClauseInfo, Sentence, analyse, plain_text
 from etki.triage.effort import estimate
+from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatcher
 from etki.triage.normalise import cue_words, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top
 
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 MODEL_VERSION = "lexical-v1"
@@ -49,6 +59,11 @@ CITE_RATIO = 0.5
 
 ROUND = 4
 """Decimals kept for every stored score."""
+
+DRAFT_WEIGHT = 0.5
+"""Factor on every score of a draft clause: text that is not binding yet counts half,
+so a stable clause that matches as well wins, while a draft that is the only match is
+still found and cited (with a note)."""
 
 _GROUP = {"obligation": "obligation", "assumption": "obligation", "exclusion": "against",
           "client": "against", "future": "future", "admin": "admin", "context": "context"}
@@ -96,8 +111,13 @@ class _RoleDoc:
 class TriageEngine:
     """Deterministic lexical triage for one project.
 
-    ``project``: the loaded project (:class:`etki.domain.Project`).
-    ``index_freshness``: the knowledge index hash, recorded in every decision.
+    ``project``: the loaded project (:class:`etki.domain.Project`); its ``config``
+    (languages) and id are used.
+    ``index``: the project's :class:`etki.knowledge.KnowledgeIndex`, from which the
+    clauses, modules, work items and edges are read and whose hash every decision
+    records as index freshness; or, for callers that hold only the hash (the stored
+    index's, a test's), that string: the index is then built from ``project`` and the
+    string is recorded.
     ``memory``: clause memory by clause ref (read from the store); it only adds an
     informational evidence step and, with ``disputed_escalation``, a risk signal.
     ``disputed_escalation``: ``ETKI_DISPUTED_ESCALATION`` (True = a cited disputed
@@ -107,11 +127,16 @@ class TriageEngine:
     uncovered CHANGE_REQUEST with low confidence.
     """
 
-    def __init__(self, project: Project, index_freshness: str, *,
+    def __init__(self, project: Project, index: KnowledgeIndex | str, *,
                  memory: Mapping[str, ClauseMemory] | None = None,
                  disputed_escalation: bool = True) -> None:
         self.project = project
-        self.index_freshness = index_freshness
+        if isinstance(index, str):
+            self.index_freshness = index
+            index = build_index(project)
+        else:
+            self.index_freshness = index.hash
+        self.graph = read_graph(index)
         self.memory: dict[str, ClauseMemory] = dict(sorted((memory or {}).items()))
         self.disputed_escalation = disputed_escalation
         self.languages: tuple[str, ...] = tuple(project.config.languages) or ("en",)
@@ -121,7 +146,9 @@ class TriageEngine:
 
     def _prepare(self) -> None:
         langs = self.languages
-        self.infos: tuple[ClauseInfo, ...] = analyse(self.project.clauses)
+        self.infos: tuple[ClauseInfo, ...] = analyse(self.graph.clauses)
+        self.weight = [DRAFT_WEIGHT if ci.clause.status == "draft" else 1.0
+                       for ci in self.infos]
         self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.text[:4000], langs)
                             for ci in self.infos]
         title_tokens = [tokens(ci.clause.title, lang)
@@ -148,7 +175,9 @@ class TriageEngine:
         self.clause_langs = frozenset(self.clause_lang)
         self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
         self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
-        self.matcher = ModuleMatcher(self.project.modules, self.project.workitems, langs)
+        self.matcher = ModuleMatcher(self.graph.modules, self.graph.workitems, langs)
+        self.draft_refs = frozenset(ci.clause.ref for ci, w in zip(self.infos, self.weight,
+                                                                   strict=True) if w != 1.0)
 
     def with_memory(self, memory: Mapping[str, ClauseMemory] | None,
                     disputed_escalation: bool | None = None) -> TriageEngine:
@@ -182,7 +211,8 @@ class TriageEngine:
             (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))))]
 
         # clauses
-        clause_scores = self.clause_index.scores(query)
+        clause_scores = [s * w for s, w in zip(self.clause_index.scores(query), self.weight,
+                                               strict=True)]
         ranked = top([clause_scores[i] for i in self.scope_clauses],
                      [self.infos[i].clause.ref for i in self.scope_clauses], 5)
         evidence.append(EvidenceStep(
@@ -192,13 +222,15 @@ class TriageEngine:
             tuple(sorted((ref, _r(s)) for ref, s in ranked))))
 
         # role texts and sentences
-        role_scores = self.role_index.scores(query)
+        role_scores = [s * self.weight[self.role_meta[k].clause]
+                       for k, s in enumerate(self.role_index.scores(query))]
         best_role: dict[str, tuple[float, int]] = {}
         for k, score in enumerate(role_scores):
             group = self.role_meta[k].group
             if score > 0 and (group not in best_role or score > best_role[group][0]):
                 best_role[group] = (score, k)
-        coverages = self.sentence_index.coverages(query)
+        coverages = [c * self.weight[self.sentences[k].clause]
+                     for k, c in enumerate(self.sentence_index.coverages(query))]
         best_sent: dict[str, tuple[float, int]] = {}
         for k, cov in enumerate(coverages):
             group = _GROUP[self.sentences[k].role]
@@ -257,13 +289,20 @@ class TriageEngine:
 
         cited = self._cite(result, clause_scores, best_role, best_sent, ranked)
         modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
+        drafts = tuple(ref for ref in cited if ref in self.draft_refs)
+        if drafts:
+            evidence.append(EvidenceStep(
+                "draft_clauses",
+                f"cites draft clause(s) {', '.join(drafts)} (pending amendment, not yet "
+                f"binding); their scores were weighted x{DRAFT_WEIGHT}",
+                tuple(sorted((ref, DRAFT_WEIGHT) for ref in drafts))))
 
         # effort
         if result.verdict == "REJECT":
             effort = Effort(None, None)
             effort_detail = "no effort: the work is outside the contractor's remit"
         else:
-            effort = estimate(self.project.workitems, self.matcher.workitem_scores(query),
+            effort = estimate(self.graph.workitems, self.matcher.workitem_scores(query),
                               modules)
             effort_detail = (
                 f"{effort.label()} from {len(effort.basis)} comparable work items "
@@ -297,11 +336,15 @@ class TriageEngine:
             impacted_modules=modules,
             effort=effort,
             risk=risk,
-            assumptions=self._assumptions(result, cited, effort),
+            assumptions=self._assumptions(result, cited, effort) + tuple(
+                f"Draft clause {ref} is adopted as written." for ref in drafts),
             reasoning=self._reasoning(result, cited, modules, _distinct(t for _, t in defect),
                                       _distinct(t for _, t in advice),
                                       _distinct(t for _, t in admin_req),
-                                      _distinct(t for _, t in new_cap), best_sent, risk.signals),
+                                      _distinct(t for _, t in new_cap), best_sent, risk.signals)
+            + (f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
+               " (a pending amendment), so this ruling rests on text that is not yet "
+               "binding." if drafts else ""),
             evidence=tuple(evidence),
             engine_version=ENGINE_VERSION,
             model_version=MODEL_VERSION,

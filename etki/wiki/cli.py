@@ -6,7 +6,9 @@ Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.co
     python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet
     python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., a
                                                       case id, index, disputed, a path)
-    python -m etki.wiki verify [--project ID]         list files that differ from the DB
+    python -m etki.wiki verify [--project ID]         list files that differ from the DB:
+                                                      ``missing:``, ``changed:`` (hand
+                                                      edits) and ``stale:`` lines
 
 Exit codes: 0 ok (also a search without hits: "no results" goes to stderr), 1 when
 ``verify`` finds a difference or on an internal error, 2 for bad input (unknown project,
@@ -96,12 +98,16 @@ def _cmd_verify(ctx: _Context, args: argparse.Namespace) -> int:
         if ctx.settings.wiki_path(pid) is None:
             _print(f"{pid}: wiki off (ETKI_WIKI_DIR is empty); nothing to verify")
             continue
-        differ = projector.verify(pid)
-        for rel in differ:
-            _print(printable(f"{pid}: differs: {rel}", multiline=False))
-        if not differ:
+        drift = projector.drift(pid)
+        for line in drift.lines():
+            _print(printable(f"{pid}: {line}", multiline=False))
+        if drift:
+            _print(printable(f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} "
+                             f"changed, {len(drift.stale)} stale; run `{PROG} rebuild` to "
+                             "restore", multiline=False))
+        else:
             _print(printable(f"{pid}: ok, the wiki matches the database", multiline=False))
-        bad += len(differ)
+        bad += len(drift.paths())
     return 1 if bad else 0
 
 

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
+import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from etki.config import Settings
 from etki.store.repository import CaseFileRepository
 from etki.wiki.render import INDEX, render_case_pages, render_wiki
-from etki.wiki.writer import WriteReport, diff_tree, sync_tree
-
-try:  # POSIX advisory locks; elsewhere writers are not serialised
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from etki.wiki.writer import Drift, UnsafeWikiPath, WriteReport, drift_tree, sync_tree
 
 __all__ = ["LOCK_NAME", "WIKI_OFF", "WikiProjector", "wiki_lock"]
 
@@ -34,35 +31,34 @@ LOCK_TIMEOUT_S = 30.0
 
 @contextlib.contextmanager
 def wiki_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold an exclusive advisory lock on the wiki at ``root`` (``root/.etki-wiki.lock``,
-    created when missing, never through a symlink) while reading the DB and writing.
+    """Hold an exclusive cross-process lock on the wiki at ``root``
+    (``root/.etki-wiki.lock``, a :class:`filelock.FileLock`: ``flock`` on POSIX,
+    ``msvcrt`` locking on Windows) while reading the DB and writing.
 
     Two reviewers ruling at the same time each render from the DB *inside* the lock, so
     the last writer always wrote the newest state: the wiki never ends on an older
-    snapshot (B15, B16). Raises ``OSError`` when the lock is not free within ``timeout``
-    seconds. A no-op where ``fcntl`` is missing."""
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
+    snapshot (B15, B16). A process killed while holding it releases it (the OS drops the
+    lock with the descriptor). Raises ``OSError`` (:class:`filelock.Timeout` is a
+    ``TimeoutError``) when the lock is not free within ``timeout`` seconds, and
+    :class:`UnsafeWikiPath` when the lock file is a symlink or not a regular file (it is
+    never followed out of the wiki)."""
     root.mkdir(parents=True, exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(root / LOCK_NAME, flags, 0o644)
+    path = root / LOCK_NAME
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnsafeWikiPath(f"{path} is not a regular file; the wiki lock never "
+                                 "follows a symlink")
+    lock = FileLock(str(path), timeout=timeout, mode=0o644)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise OSError(f"the wiki at {root} is locked by another writer") from None
-                time.sleep(0.05)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        lock.acquire()
+    except Timeout:
+        raise TimeoutError(f"the wiki at {root} is locked by another writer "
+                           f"(waited {timeout:g} s)") from None
+    try:
+        yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 class WikiProjector:
@@ -129,8 +125,12 @@ class WikiProjector:
         """Wiki-relative paths whose bytes differ from a fresh render: changed, missing,
         or extra files Etki owns. Sorted; empty when the wiki matches the DB or is off.
         Reads only. Raises ``NotFoundError`` for an unknown project."""
+        return self.drift(project_id).paths()
+
+    def drift(self, project_id: str) -> Drift:
+        """Like :meth:`verify`, split into missing, changed and stale files."""
         root = self.settings.wiki_path(project_id)
         files = self.render(project_id)
         if root is None:
-            return []
-        return diff_tree(root, files)
+            return Drift()
+        return drift_tree(root, files)

@@ -77,13 +77,15 @@ _TITLE_SLUG_CHARS = 100  # readability bound before the byte bound below
 _DEC_PREFIX_BYTES = len("DEC-yyyymmdd-")
 _SLUG_MAX_BYTES = NAME_MAX_BYTES - _DEC_PREFIX_BYTES - len(".md")  # 239
 _CANONICAL_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+                              *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))})
 _SAFE_ENTITY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,118}[A-Za-z0-9])?")
 
 
 # --- names and paths ---------------------------------------------------------------------
 
 def _digest(text: str, n: int = 10) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
 
 
 def _cut_bytes(slug: str, limit: int) -> str:
@@ -155,10 +157,12 @@ def entity_name(entity_id: str) -> str:
     Ids made of ASCII letters, digits, ``.``, ``_`` and ``-`` (starting and ending with
     a letter or digit, no ``..``, at most 120 characters) are kept as they are, so
     ``auth.sso`` stays ``auth.sso``; anything else becomes a slug plus a digest of the
-    exact id (``src-auth-9f2c...``), never a path separator. Two ids differing only in
-    letter case would share a name on a case-insensitive file system; loaders do not
-    produce such pairs."""
-    if _SAFE_ENTITY.fullmatch(entity_id) and ".." not in entity_id:
+    exact id (``src-auth-9f2c...``), never a path separator. So do Windows device names
+    (``CON``, ``nul.txt``, ``COM1``: no file of that name can exist there). Two ids
+    differing only in letter case would share a name on a case-insensitive file system;
+    the project loader rejects such pairs."""
+    if (_SAFE_ENTITY.fullmatch(entity_id) and ".." not in entity_id
+            and entity_id.split(".", 1)[0].upper() not in _WINDOWS_DEVICES):
         return entity_id
     return f"{slugify(entity_id, max_chars=60)}-{_digest(entity_id)}"
 

@@ -24,8 +24,8 @@ from pathlib import Path, PurePosixPath
 
 from etki.wiki.render import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
-__all__ = ["UnsafeWikiPath", "WriteReport", "diff_tree", "owned_files", "sync_tree",
-           "validate_relpath"]
+__all__ = ["Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree", "owned_files",
+           "sync_tree", "validate_relpath"]
 
 _TMP_PREFIX = ".etki-"
 _TMP_SUFFIX = ".tmp"
@@ -168,7 +168,8 @@ def owned_files(root: Path) -> list[str]:
     """Wiki-relative paths of the files Etki owns under ``root``: ``index.md``,
     ``disputed.md``, every ``*.md`` under ``decisions/``, ``precedents/`` and
     ``entities/`` (symlinked folders are not entered), and leftover ``.etki-*.tmp``
-    files of an interrupted write. Sorted; empty when ``root`` does not exist."""
+    files of an interrupted write (also those at the top, from ``index.md`` or
+    ``disputed.md``). Sorted; empty when ``root`` does not exist."""
     base = _root(root, create=False)
     if base is None:
         return []
@@ -177,6 +178,10 @@ def owned_files(root: Path) -> list[str]:
         p = base / name
         if p.is_file() or _is_link(p):
             found.append(name)
+    with os.scandir(base) as entries:  # a write of index.md/disputed.md killed midway
+        found.extend(e.name for e in entries
+                     if e.name.startswith(_TMP_PREFIX) and e.name.endswith(_TMP_SUFFIX)
+                     and (e.is_file(follow_symlinks=False) or e.is_symlink()))
     for top in OWNED_DIRS:
         start = base / top
         if _is_link(start) or not start.is_dir():
@@ -251,21 +256,58 @@ def _remove_empty_dirs(base: Path) -> None:
                 os.rmdir(dirpath)
 
 
-def diff_tree(root: Path, files: Mapping[str, bytes]) -> list[str]:
-    """Wiki-relative paths where the folder at ``root`` differs from ``files``: pages
-    whose bytes differ or that are missing (or a symlink), and owned files that should
-    not be there. Sorted. Reads only; never follows a symlinked folder."""
+@dataclass(frozen=True)
+class Drift:
+    """How a wiki folder differs from a fresh render (sorted wiki-relative paths):
+    ``missing`` pages (absent, or a symlink where a page should be), ``changed`` pages
+    (bytes differ: a hand edit, or a page from an older state) and ``stale`` files Etki
+    owns that the render does not have (pages of erased cases, leftover ``.etki-*.tmp``
+    files of an interrupted write)."""
+
+    missing: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.missing or self.changed or self.stale)
+
+    def paths(self) -> list[str]:
+        """Every differing path, sorted."""
+        return sorted((*self.missing, *self.changed, *self.stale))
+
+    def lines(self) -> list[str]:
+        """``missing: PATH`` / ``changed: PATH`` / ``stale: PATH``, in path order."""
+        kinds = {**dict.fromkeys(self.missing, "missing"),
+                 **dict.fromkeys(self.changed, "changed"), **dict.fromkeys(self.stale, "stale")}
+        return [f"{kinds[p]}: {p}" for p in sorted(kinds)]
+
+
+def drift_tree(root: Path, files: Mapping[str, bytes]) -> Drift:
+    """Compare the folder at ``root`` with ``files`` ({relative path: bytes}). Reads
+    only; never follows a symlinked folder (a page behind one counts as missing)."""
     base = _root(root, create=False)
     if base is None:
-        return sorted(files)
-    differ: set[str] = set()
+        return Drift(missing=tuple(sorted(files)))
+    missing: list[str] = []
+    changed: list[str] = []
     for rel in files:
         parts = validate_relpath(rel).parts
         try:
             folder = _safe_dir(base, parts[:-1], create=False)
         except UnsafeWikiPath:
             folder = None
-        if folder is None or _read_regular(folder / parts[-1]) != files[rel]:
-            differ.add(rel)
-    differ.update(rel for rel in owned_files(base) if rel not in files)
-    return sorted(differ)
+        data = None if folder is None else _read_regular(folder / parts[-1])
+        if data is None:
+            missing.append(rel)
+        elif data != files[rel]:
+            changed.append(rel)
+    stale = [rel for rel in owned_files(base) if rel not in files]
+    return Drift(tuple(sorted(missing)), tuple(sorted(changed)), tuple(sorted(stale)))
+
+
+def diff_tree(root: Path, files: Mapping[str, bytes]) -> list[str]:
+    """Wiki-relative paths where the folder at ``root`` differs from ``files``: pages
+    whose bytes differ or that are missing (or a symlink), and owned files that should
+    not be there. Sorted. Reads only; never follows a symlinked folder
+    (:func:`drift_tree` says which kind each one is)."""
+    return drift_tree(root, files).paths()

@@ -1,0 +1,161 @@
+"""MCP server (DESIGN.md, "Layout": ``mcp.py``): the decision memory and the knowledge
+index served to tools over stdio with the official ``mcp`` SDK (``MCPServer``).
+
+A tiny, read-only tool surface, each tool annotated ``readOnlyHint: true``,
+``destructiveHint: false``, ``idempotentHint: true``, ``openWorldHint: false``:
+
+* ``graph_query(question, strategy?, k?, budget_tokens?)``: :meth:`GraphQueryPort.query`
+  over the project's knowledge index and precedents. ``strategy`` is ``auto`` (default:
+  routed by rule), ``find_k_nodes``, ``expand``, ``nl_query`` or ``typed_streams``;
+  ``k`` 1-50 (default 10); ``budget_tokens`` 100-8000 (default 1500). Returns the
+  strategy used and why, the nodes, the subgraph summary for ``expand`` (edges, tokens,
+  packing, what was dropped), the tool call a model picked and every fallback.
+* ``wiki_search(query, limit?)``: :func:`etki.wiki.search.search` over the project's wiki
+  (token-AND, the engine's folding); ``limit`` 1-100 (default 20). Returns path, line and
+  snippet per page; an empty list when the wiki is off or not built.
+
+Nothing here writes: no tool touches the store or the wiki. The project is the one given
+with ``--project``, or the only stored one. The port is rebuilt when the index or the set
+of ruled cases changed since the last call, so precedents ruled meanwhile are seen.
+Client text inside results (precedent titles) is returned as JSON data, never executed.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from etki.config import Settings
+from etki.errors import EtkiError, InputError
+
+__all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
+
+SERVER_NAME = "etki"
+MAX_DROPPED_SHOWN = 50
+"""At most this many dropped nodes are listed by id in a ``graph_query`` answer (all are
+counted)."""
+
+
+class _Memory:
+    """The project's port, rebuilt when the index hash or the ruled cases change."""
+
+    def __init__(self, settings: Settings, project_id: str | None) -> None:
+        from etki.store import CaseFileRepository
+
+        self.settings = settings
+        self.repo = CaseFileRepository(settings.db_url)
+        stored = self.repo.project_ids()
+        if project_id is None:
+            if len(stored) != 1:
+                raise InputError("etki mcp: give --project; stored projects: "
+                                 + (", ".join(stored) or "none (run `etki init PROJECT_DIR`)"))
+            project_id = stored[0]
+        self.repo.load_project(project_id)  # a clear NotFoundError for an unknown id
+        self.project_id = project_id
+        self._lock = threading.Lock()
+        self._key: tuple[str, tuple[tuple[str, int], ...]] | None = None
+        self._port: Any = None
+
+    def port(self) -> Any:
+        from etki.retrieval.port import GraphQueryPort
+
+        ruled = self.repo.cases(self.project_id, status="ruled")
+        key = (self.repo.index_hash(self.project_id),
+               tuple(sorted((c.case_id, c.version) for c in ruled)))
+        with self._lock:
+            if self._port is None or key != self._key:
+                self._port = GraphQueryPort.from_store(self.repo, self.project_id, self.settings)
+                self._key = key
+            return self._port
+
+
+def graph_answer(result: Any) -> dict[str, Any]:
+    """The JSON answer of ``graph_query`` for a :class:`QueryResult`."""
+    out: dict[str, Any] = {
+        "strategy": result.strategy, "reason": result.reason, "intent": result.intent,
+        "scoring": result.scoring,
+        "nodes": [{"id": n.id, "type": n.type, "title": n.title, "score": n.score}
+                  for n in result.nodes],
+        "fallbacks": list(result.fallbacks),
+    }
+    if result.tool_call is not None:
+        out["tool_call"] = {"name": result.tool_call[0], "arguments": result.tool_call[1]}
+        out["attempts"] = result.attempts
+    sub = result.subgraph
+    if sub is not None:
+        by_type: dict[str, int] = {}
+        for d in sub.dropped:
+            by_type[d.type] = by_type.get(d.type, 0) + 1
+        out["subgraph"] = {
+            "packing": sub.packing, "intent": sub.intent, "budget_tokens": sub.budget_tokens,
+            "tokens_used": sub.tokens_used, "token_method": sub.token_method,
+            "seeds": list(sub.seeds),
+            "edges": [{"source": e.source, "target": e.target, "type": e.type}
+                      for e in sub.edges],
+            "dropped_count": len(sub.dropped), "dropped_by_type": by_type,
+            "dropped": [{"id": d.id, "reason": d.reason}
+                        for d in sub.dropped[:MAX_DROPPED_SHOWN]],
+        }
+    if result.streams:
+        out["streams"] = {name: list(ids) for name, ids in result.streams}
+    return out
+
+
+def build_server(settings: Settings, project_id: str | None = None) -> Any:
+    """An ``MCPServer`` with the two read-only tools for ``project_id`` (or the only
+    stored project). Raises :class:`InputError`/``NotFoundError`` for a missing or
+    unknown project."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    memory = _Memory(settings, project_id)
+    server = MCPServer(SERVER_NAME, instructions=(
+        f"Read-only retrieval over the scope contract, module graph, work items and "
+        f"precedents of project '{memory.project_id}'. Tools never change anything."))
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                idempotent_hint=True, open_world_hint=False)
+
+    @server.tool(name="graph_query", annotations=read_only,
+                 description="Search the project's knowledge graph (contract clauses, code "
+                             "modules, work items, precedents). strategy: auto (default), "
+                             "find_k_nodes, expand, nl_query or typed_streams.")
+    def graph_query(
+        question: Annotated[str, Field(min_length=1, max_length=4000)],
+        strategy: Literal["auto", "find_k_nodes", "expand", "nl_query",
+                          "typed_streams"] | None = None,
+        k: Annotated[int, Field(ge=1, le=50)] = 10,
+        budget_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+    ) -> dict[str, Any]:
+        if not question.strip():
+            raise ToolError("question is empty")
+        try:
+            result = memory.port().query(question, k=k, budget_tokens=budget_tokens,
+                                         strategy=strategy)
+        except EtkiError as exc:
+            raise ToolError(str(exc)) from exc
+        return graph_answer(result)
+
+    @server.tool(name="wiki_search", annotations=read_only,
+                 description="Search the project's decision wiki (token-AND, "
+                             "case-insensitive); returns path, line and snippet per page.")
+    def wiki_search(query: Annotated[str, Field(max_length=1000)],
+                    limit: Annotated[int, Field(ge=1, le=100)] = 20) -> dict[str, Any]:
+        from etki.wiki.search import search
+
+        root = settings.wiki_path(memory.project_id)
+        if root is None or not root.is_dir() or not query.strip():
+            return {"hits": [], "wiki": "off" if root is None else "empty"}
+        hits = search(root, query)[:limit]
+        return {"hits": [{"path": h.path, "line": h.line, "snippet": h.snippet} for h in hits],
+                "wiki": "on"}
+
+    return server
+
+
+def serve_stdio(settings: Settings, project_id: str | None = None) -> None:
+    """Run the server over stdin/stdout until the client closes the connection."""
+    server = build_server(settings, project_id)
+    server.run("stdio")

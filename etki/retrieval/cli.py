@@ -1,0 +1,112 @@
+"""Subcommands of ``etki`` for retrieval (registered through ``etki.cli.COMMAND_MODULES``).
+
+    etki mcp [--project ID]                           MCP server over stdio
+    etki eval retrieval QUERIES.jsonl --project ID    recall@k, precision@k, MRR
+    etki eval triage LABELLED.jsonl --project ID      accuracy, macro-F1, confusion
+
+Both evaluations read the project as stored by ``etki init`` (``ETKI_DB_URL``) and the
+endpoints of ``ETKI_EMBED_*``/``ETKI_RERANK_BASE_URL``/``ETKI_LLM_*`` when set (the
+figures then say which scoring was used). ``--exclude-borderline`` drops rows marked
+``"borderline": true``. ``--json`` prints the report as JSON. Exit codes as ``etki``:
+0 ok, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from etki.config import Settings
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mcp`` and ``eval`` to the ``etki`` parser."""
+    mcp = subparsers.add_parser("mcp", help="serve graph_query and wiki_search over MCP (stdio)")
+    mcp.add_argument("--project", help="project id (default: the only stored project)")
+    mcp.set_defaults(handler=run_mcp)
+
+    ev = subparsers.add_parser("eval", help="measure retrieval or triage against labels")
+    sub = ev.add_subparsers(dest="eval_command", required=True)
+    ret = sub.add_parser("retrieval", help="recall@k, precision@k, MRR of every method")
+    ret.add_argument("queries")
+    ret.add_argument("--project", required=True)
+    ret.add_argument("--k", type=int, default=10, help="cut-off k (default 10)")
+    ret.add_argument("--budget", type=int, default=1500,
+                     help="token budget of expand (default 1500)")
+    ret.add_argument("--seeds", type=int, default=5, help="seeds of expand (default 5)")
+    ret.add_argument("--exclude-borderline", action="store_true")
+    ret.add_argument("--per-query", action="store_true", help="print every query's figures")
+    ret.add_argument("--json", action="store_true")
+    ret.set_defaults(handler=run_eval_retrieval)
+    tri = sub.add_parser("triage", help="accuracy, macro-F1 and confusion matrix")
+    tri.add_argument("labelled")
+    tri.add_argument("--project", required=True)
+    tri.add_argument("--exclude-borderline", action="store_true")
+    tri.add_argument("--json", action="store_true")
+    tri.set_defaults(handler=run_eval_triage)
+
+
+def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki mcp``: serve until stdin closes."""
+    from etki.mcp import serve_stdio
+
+    serve_stdio(settings, args.project)
+    return 0
+
+
+def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki eval retrieval``."""
+    from etki.errors import InputError
+    from etki.retrieval.evaluate import load_queries, run_retrieval
+    from etki.retrieval.port import GraphQueryPort
+    from etki.store import CaseFileRepository
+
+    if args.k < 1 or args.budget < 0 or args.seeds < 1:
+        raise InputError("eval retrieval: --k and --seeds must be >= 1, --budget >= 0")
+    repo = CaseFileRepository(settings.db_url)
+    port = GraphQueryPort.from_store(repo, args.project, settings)
+    queries, problems = load_queries(args.queries, port.graph)
+    if args.exclude_borderline:
+        queries = [q for q in queries if not q.borderline]
+    if not queries:
+        raise InputError(f"{args.queries}: no query names a node of project {args.project}")
+    report = run_retrieval(port, queries, k=args.k, budget_tokens=args.budget,
+                           seeds=args.seeds, problems=problems)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+        return 0
+    print("\n".join(report.lines()))
+    if args.per_query:
+        for score in report.scores:
+            print(f"\n{score.method}: query recall precision rr returned")
+            for qid, r, p, rr, n in score.rows:
+                print(f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}")
+    return 0
+
+
+def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki eval triage``."""
+    from etki.errors import InputError
+    from etki.retrieval.evaluate import load_labelled, run_triage
+    from etki.services import stored_engine
+    from etki.store import CaseFileRepository
+    from etki.triage import case_id_for
+
+    repo = CaseFileRepository(settings.db_url)
+    engine = stored_engine(repo, args.project, settings)
+    rows = load_labelled(args.labelled)
+    if args.exclude_borderline:
+        rows = [r for r in rows if not r.borderline]
+    if not rows:
+        raise InputError(f"{args.labelled}: no row has labels.verdict")
+    pairs = [(r, engine.triage(case_id_for(args.project, "eval\0" + r.id), r.text,
+                               r.title).verdict) for r in rows]
+    report = run_triage(pairs)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        print("\n".join(report.lines()))
+    return 0

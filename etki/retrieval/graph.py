@@ -1,0 +1,154 @@
+"""The graph retrieval walks (one job: the knowledge index plus the decision memory as
+one read-only graph).
+
+Nodes are the knowledge index's nodes (``clause``, ``module``, ``workitem``; see
+:mod:`etki.knowledge.index`) plus one ``precedent`` node per overridden ruled case
+(:func:`etki.memory.precedents`), id ``precedent:{case_id}``. A precedent's edges come
+from its frozen decision: ``cites`` to every cited clause and ``touches`` to every
+impacted module, both with provenance ``derived`` and the weight
+:data:`etki.knowledge.index.PROVENANCE_WEIGHTS` gives it. Dangling references (a cited
+clause the index no longer has) are skipped.
+
+Edges are walked both ways. An edge seen from its target carries the *inverse* label of
+:data:`INVERSE` (``depends_on`` seen backwards is ``depended_by``), so intent weights can
+tell "what X needs" from "what needs X".
+
+Nothing here changes the index or the store: the graph is built per port and thrown
+away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from etki.domain import CaseRecord, Edge
+from etki.knowledge.index import PROVENANCE_WEIGHTS, KnowledgeIndex, Node
+from etki.memory import precedents as find_precedents
+
+__all__ = ["INVERSE", "NODE_TYPES", "Hop", "RetrievalGraph", "inverse_label", "node_context"]
+
+NODE_TYPES: tuple[str, ...] = ("clause", "module", "workitem", "precedent")
+"""Node types, in the order streams, quotas and reports list them."""
+
+INVERSE: dict[str, str] = {
+    "depends_on": "depended_by",
+    "touches": "touched_by",
+    "cites": "cited_by",
+    "part_of": "has_part",
+    "covers": "covered_by",
+    "excludes": "excluded_by",
+    "implements": "implemented_by",
+    "relates_to": "relates_to",
+    "caused_by": "causes",
+    "precedes": "follows",
+}
+"""Label of an edge walked from its target to its source. Types not listed get
+``inverse_{type}``."""
+
+MAX_CONTEXT_CHARS = 600
+"""A node's context text (what a model reads and what the token budget counts) is cut to
+this many characters: one clause of a real contract can run to pages, and one node must
+not eat a whole budget."""
+
+
+def inverse_label(edge_type: str) -> str:
+    """The label of ``edge_type`` walked backwards (see :data:`INVERSE`)."""
+    return INVERSE.get(edge_type, f"inverse_{edge_type}")
+
+
+def node_context(node: Node) -> str:
+    """The text a node contributes to a context: ``[type] id: title — text``, whitespace
+    collapsed, cut to :data:`MAX_CONTEXT_CHARS` characters (an ellipsis marks a cut)."""
+    body = " ".join(node.text.split())
+    head = f"[{node.type}] {node.id}: {' '.join(node.title.split())}"
+    text = f"{head} — {body}" if body and body != node.title else head
+    if len(text) > MAX_CONTEXT_CHARS:
+        text = text[: MAX_CONTEXT_CHARS - 1].rstrip() + "…"
+    return text
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step from a node: the ``neighbour`` reached, the ``label`` walked (the edge
+    type forwards, its inverse backwards), the underlying ``edge`` and whether it was
+    walked ``forward``."""
+
+    neighbour: str
+    label: str
+    edge: Edge
+    forward: bool
+
+
+class RetrievalGraph:
+    """The knowledge index plus precedent nodes, walkable both ways.
+
+    ``index``: the project's :class:`KnowledgeIndex`. ``cases``: stored cases (any
+    status); the overridden ruled ones become precedent nodes. Deterministic: nodes are
+    sorted by id, hops by (label, neighbour).
+    """
+
+    def __init__(self, index: KnowledgeIndex, cases: Iterable[CaseRecord] = ()) -> None:
+        self.index = index
+        nodes: dict[str, Node] = {n.id: n for n in index.nodes}
+        edges: list[Edge] = list(index.edges)
+        for case in find_precedents(cases):
+            nid, extra = _precedent(case)
+            nodes[nid.id] = nid
+            edges.extend(e for e in extra if e.target in nodes)
+        self.nodes: tuple[Node, ...] = tuple(nodes[k] for k in sorted(nodes))
+        self.edges: tuple[Edge, ...] = tuple(sorted(
+            edges, key=lambda e: (e.source, e.target, e.type, e.provenance)))
+        self._by_id = {n.id: n for n in self.nodes}
+        hops: dict[str, list[Hop]] = {}
+        for e in self.edges:
+            if e.source not in self._by_id or e.target not in self._by_id:
+                continue
+            hops.setdefault(e.source, []).append(Hop(e.target, e.type, e, True))
+            hops.setdefault(e.target, []).append(Hop(e.source, inverse_label(e.type), e, False))
+        self._hops = {k: tuple(sorted(v, key=lambda h: (h.label, h.neighbour, h.forward)))
+                      for k, v in hops.items()}
+
+    @property
+    def project_id(self) -> str:
+        return self.index.project_id
+
+    @property
+    def index_hash(self) -> str:
+        """The knowledge index hash (what decisions record as index freshness)."""
+        return self.index.hash
+
+    def node(self, node_id: str) -> Node | None:
+        """The node with this id, or None."""
+        return self._by_id.get(node_id)
+
+    def nodes_of(self, node_type: str) -> tuple[Node, ...]:
+        """Nodes of one type, sorted by id."""
+        return tuple(n for n in self.nodes if n.type == node_type)
+
+    def hops(self, node_id: str) -> tuple[Hop, ...]:
+        """Every edge at ``node_id``, both directions, sorted by (label, neighbour)."""
+        return self._hops.get(node_id, ())
+
+    def edges_between(self, ids: Sequence[str]) -> tuple[Edge, ...]:
+        """Edges whose two ends are both in ``ids``, sorted."""
+        keep = set(ids)
+        return tuple(e for e in self.edges if e.source in keep and e.target in keep)
+
+
+def _precedent(case: CaseRecord) -> tuple[Node, list[Edge]]:
+    ruling = case.ruling
+    assert ruling is not None
+    nid = f"precedent:{case.case_id}"
+    text = (f"{case.text}\nRuled {ruling.ruling} (engine proposed {ruling.verdict}). "
+            f"Reason: {ruling.reason}").strip()
+    attrs = {"case_id": case.case_id, "ruling": ruling.ruling, "verdict": ruling.verdict,
+             "reviewer": ruling.reviewer, "ruled_at": ruling.ruled_at,
+             "cited": tuple(case.decision.cited_clauses)}
+    node = Node(nid, "precedent", case.title, text, tuple(sorted(attrs.items())))
+    weight = PROVENANCE_WEIGHTS["derived"]
+    edges = [Edge(nid, f"clause:{ref}", "cites", "derived", weight)
+             for ref in case.decision.cited_clauses]
+    edges += [Edge(nid, f"module:{mod}", "touches", "derived", weight)
+              for mod in case.decision.impacted_modules]
+    return node, edges

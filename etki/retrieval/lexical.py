@@ -1,0 +1,102 @@
+"""Deterministic lexical relevance of graph nodes (one job: score nodes for a question).
+
+It reuses the triage engine's tokenizer (:func:`etki.triage.normalise.tokens`, so NFC/NFD,
+Turkish i's, ß and umlauts, stopwords and stemming are the engine's) and its BM25
+(:class:`etki.triage.scoring.BM25Index`, k1 = 1.2, b = 0.75). Nothing is tuned here
+beyond what the engine already states.
+
+What each node type is scored on (the same field weighting as the engine):
+
+* clause: its title counted :data:`~etki.triage.scoring.TITLE_WEIGHT` times plus its
+  plain text (:func:`etki.triage.contract.plain_text`);
+* module: its id and path spelled out as words (:func:`identifier_text`) counted
+  :data:`~etki.triage.modules.ID_WEIGHT` times plus its summary;
+* work item: its title; precedent: its title and text (request, ruling and reason).
+
+Each node is tokenised in its own guessed language. A question is tokenised in *every*
+project language and the distinct terms are pooled: a Turkish question about an English
+contract still meets the words both share (names, ``KVKK``, ``e-Devlet``), and a term
+that occurs in no node adds nothing to any score.
+
+Two views: one BM25 over all nodes (:meth:`LexicalScorer.scores`, for ``find_k_nodes``)
+and one per node type (:meth:`LexicalScorer.type_scores`, IDF within the type, for typed
+streams).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from etki.knowledge.index import Node
+from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
+from etki.triage.contract import plain_text
+from etki.triage.modules import ID_WEIGHT
+from etki.triage.normalise import LANGUAGES, guess_language, identifier_text, tokens
+from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top
+
+__all__ = ["LexicalScorer", "node_tokens"]
+
+
+def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
+    """The scoring tokens of one node (see the module docstring)."""
+    if node.type == "clause":
+        lang = guess_language(node.title + "\n" + node.text[:4000], languages)
+        return tokens(node.title, lang) * TITLE_WEIGHT + tokens(plain_text(node.text), lang)
+    if node.type == "module":
+        name = identifier_text(node.id.removeprefix("module:")) + " " + identifier_text(
+            str(node.get("path") or ""))
+        lang = guess_language(node.text, languages) if node.text else "en"
+        return tokens(name, lang) * ID_WEIGHT + tokens(node.text, lang)
+    if node.type == "precedent":
+        lang = guess_language(node.title + "\n" + node.text, languages)
+        return tokens(node.title + "\n" + node.text, lang)
+    lang = guess_language(node.title, languages)
+    return tokens(node.title, lang)
+
+
+class LexicalScorer:
+    """BM25 over the nodes of ``graph``. ``languages``: the project's languages (the
+    first one breaks ties when guessing a text's language)."""
+
+    def __init__(self, graph: RetrievalGraph, languages: Sequence[str] = ("en",)) -> None:
+        self.graph = graph
+        self.languages: tuple[str, ...] = tuple(languages) or ("en",)
+        self.ids: list[str] = [n.id for n in graph.nodes]
+        docs = [node_tokens(n, self.languages) for n in graph.nodes]
+        self.index = BM25Index(docs)
+        self.by_type: dict[str, tuple[list[str], BM25Index]] = {}
+        for node_type in NODE_TYPES:
+            picked = [i for i, n in enumerate(graph.nodes) if n.type == node_type]
+            self.by_type[node_type] = ([self.ids[i] for i in picked],
+                                       BM25Index([docs[i] for i in picked]))
+
+    def terms(self, question: str) -> tuple[str, ...]:
+        """Distinct sorted query terms of ``question``, pooled over the project's
+        languages (plus the guessed one)."""
+        guessed = guess_language(question, self.languages)
+        langs = dict.fromkeys((guessed, *(x for x in self.languages if x in LANGUAGES)))
+        pooled: list[str] = []
+        for lang in langs:
+            pooled.extend(tokens(question, lang))
+        return query_terms(pooled)
+
+    def scores(self, question: str) -> dict[str, float]:
+        """BM25 score of every node with a score > 0 (one index over all types)."""
+        raw = self.index.scores(self.terms(question))
+        return {nid: s for nid, s in zip(self.ids, raw, strict=True) if s > 0}
+
+    def rank(self, question: str, k: int, node_type: str | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best (node id, score) pairs, score > 0, by score descending then id
+        ascending; only nodes of ``node_type`` when given."""
+        if node_type is not None:
+            return self.type_rank(question, node_type, k)
+        raw = self.index.scores(self.terms(question))
+        return top(raw, self.ids, k)
+
+    def type_rank(self, question: str, node_type: str, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best nodes of one type by BM25 within that type (IDF computed over
+        that type only)."""
+        ids, index = self.by_type.get(node_type, ([], BM25Index([])))
+        if not ids:
+            return []
+        return top(index.scores(self.terms(question)), ids, k)

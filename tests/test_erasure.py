@@ -1,0 +1,278 @@
+"""KVKK/GDPR erasure (issue 6, item 6): ``etki erase CASE_ID --reason TEXT``.
+
+Afterwards a unique phrase of the erased request is found nowhere: not by either wiki
+search backend, not in any wiki file, not in the database (the raw SQLite file and WAL
+bytes after the command, again after our own checkpoint and VACUUM, and ``iterdump()``),
+and not on PostgreSQL. The audit log keeps a tombstone without the request text;
+precedents and disputed clauses are re-derived; only approvers may erase.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from etki import memory
+from etki.config import Settings
+from etki.domain import Request
+from etki.erasure import erase_case
+from etki.errors import NotFoundError, PermissionDeniedError
+from etki.frontmatter import split_frontmatter
+from etki.services import init_project
+from etki.store import CaseFileRepository
+from etki.store.repository import ERASED, ERASED_REASON
+from etki.text import fold
+from etki.triage import case_id_for
+from etki.wiki.projection import WikiProjector
+from etki.wiki.search import find_rg, search
+from tests.factories import frozen_clock, make_decision, make_project, make_request
+from tests.test_store import _postgres_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+
+PHRASE = "Zümrüt Kaplumbağa Vakfı ZKV4711"
+MARKER = "ZKV4711"  # an ASCII piece of it, found however the text is encoded
+SUBMITTER = "Kübra Çelikörs"
+ERASE_REASON = "KVKK başvurusu 2026/17"
+BACKENDS = [False, pytest.param(True, marks=pytest.mark.skipif(
+    find_rg() is None, reason="ripgrep is not installed"))]
+
+
+def _forms(phrase: str) -> list[bytes]:
+    """Every byte form the phrase could be stored in: NFC and NFD UTF-8, JSON escapes."""
+    out = []
+    for form in ("NFC", "NFD"):
+        s = unicodedata.normalize(form, phrase)
+        out += [s.encode("utf-8"), json.dumps(s).strip('"').encode("ascii")]
+    return out
+
+
+def _assert_absent(data: bytes, where: str) -> None:
+    for needle in [*_forms(PHRASE), *_forms(SUBMITTER)]:
+        assert needle not in data, f"{needle!r} survives in {where}"
+    assert MARKER.lower().encode() not in data.lower(), f"{MARKER} survives in {where}"
+
+
+def _assert_present(data: bytes, where: str) -> None:
+    assert MARKER.encode() in data, f"control: {MARKER} should be in {where}"
+
+
+def _wiki_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _etki(tmp: Path, *args: str, reviewer: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+           "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
+    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
+                          text=True, env=env, cwd=tmp, timeout=120)
+
+
+def _append_request(project_dir: Path, **fields: str) -> None:
+    with (project_dir / "requests.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(fields, ensure_ascii=False) + "\n")
+
+
+def _sample_world(tmp: Path) -> tuple[Path, Settings, str, str]:
+    """The sample engagement plus a request holding PHRASE, ruled as an override (a
+    precedent citing a clause that becomes disputed), then a second similar request
+    triaged after it, whose related-context block lists the precedent."""
+    project_dir = tmp / "project"
+    shutil.copytree(SAMPLE, project_dir)
+    body = ("The property tax payment page crashes with a white screen after card entry "
+            f"for the {PHRASE} account; please fix the payment page. Contact {SUBMITTER}.")
+    _append_request(project_dir, id="DEMO-ERASE", title=f"Payment page crash for {PHRASE}",
+                    text=body, submitted_by=SUBMITTER)
+    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
+                        wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(project_dir, repo, settings)
+    victim = case_id_for("demo", "DEMO-ERASE")
+    case = repo.case(victim)
+    override = "reject" if case.decision.verdict != "REJECT" else "approve"
+    from etki.approval import ApprovalService
+
+    service = ApprovalService(repo, settings)
+    service.rule(victim, override, reason=f"{PHRASE} is a foundation, not a citizen")
+    # another case citing the same clause, ruled as the engine proposed: a dispute
+    ref = case.decision.cited_clauses[0]
+    other = next(c for c in repo.cases("demo", status="pending")
+                 if ref in c.decision.cited_clauses)
+    action = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr",
+              "REJECT": "reject"}[other.decision.verdict]
+    service.rule(other.case_id, action, reason="as proposed")
+    _append_request(project_dir, id="DEMO-AFTER", title="Payment page crash after card entry",
+                    text="The property tax payment page crashes with a white screen after "
+                         "card entry; please fix the payment page.")
+    init_project(project_dir, repo, settings)
+    repo.dispose()
+    return project_dir, settings, victim, case_id_for("demo", "DEMO-AFTER")
+
+
+def test_erase_leaves_the_phrase_nowhere(tmp_path):
+    project_dir, settings, victim, after = _sample_world(tmp_path)
+    wiki = settings.wiki_path("demo")
+    db = tmp_path / "etki.db"
+    repo = CaseFileRepository(settings.db_url)
+    # controls: before the erasure the phrase is everywhere we look afterwards
+    for use_rg in (False, True):
+        assert search(wiki, PHRASE, use_rg=use_rg), use_rg
+    _assert_present(b"".join(_wiki_bytes(wiki).values()), "the wiki")
+    assert f"precedent:{victim}" in (repo.decision_context(after) or ""), \
+        "control: the later case's related context should list the precedent"
+    precedents_before = len(memory.precedents(repo.cases("demo")))
+    conn = sqlite3.connect(db)
+    _assert_present("\n".join(conn.iterdump()).encode(), "the database dump")
+    conn.close()
+    repo.dispose()
+
+    denied = _etki(tmp_path, "erase", victim, "--reason", ERASE_REASON, reviewer="nobody")
+    assert denied.returncode == 2 and "not an approver" in denied.stderr
+    done = _etki(tmp_path, "erase", victim, "--reason", ERASE_REASON, reviewer="reviewer")
+    assert done.returncode == 0, done.stderr
+    assert f"{victim}: erased from project demo" in done.stdout
+    assert "wiki rebuilt:" in done.stdout and "Traceback" not in done.stderr
+
+    # the raw database files as the command left them, then after our own compaction
+    wal = Path(f"{db}-wal")
+    _assert_absent(db.read_bytes() + (wal.read_bytes() if wal.exists() else b""),
+                   "the SQLite file or WAL after `etki erase`")
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    _assert_absent("\n".join(conn.iterdump()).encode("utf-8"), "iterdump()")
+    conn.close()
+    _assert_absent(db.read_bytes(), "the SQLite file after VACUUM")
+
+    # the wiki: no file holds it in any spelling, neither search backend finds it
+    files = _wiki_bytes(wiki)
+    for rel, data in files.items():
+        _assert_absent(data, rel)
+        assert fold(PHRASE) not in fold(data.decode("utf-8", "replace")), rel
+        assert victim not in rel
+    for use_rg in (False, True):
+        for query in (PHRASE, MARKER, "zumrut kaplumbaga", SUBMITTER):
+            assert search(wiki, query, use_rg=use_rg) == [], (query, use_rg)
+
+    repo = CaseFileRepository(settings.db_url)
+    with pytest.raises(NotFoundError):
+        repo.case(victim)
+    # the tombstone: who, what, when and why, without the request text
+    audit = repo.audit_log(victim)
+    assert [r[2] for r in audit][1:] == ["erase", "erase"]
+    assert [r[-1] for r in audit] == ["committed", "denied", ERASED]
+    tomb = audit[-1]
+    assert tomb[:2] == (victim, "reviewer")
+    with repo._read() as s:
+        reasons = [r for (r,) in s.execute(text(
+            "SELECT reason FROM audit_log WHERE case_id = :c ORDER BY id"), {"c": victim})]
+    assert reasons == [ERASED_REASON, ERASED_REASON, ERASE_REASON]
+    # derived memory is re-derived without it, and the wiki says the same as the DB
+    cases = repo.cases("demo")
+    assert victim not in {c.case_id for c in cases}
+    assert len(memory.precedents(cases)) == precedents_before - 1
+    index, _ = split_frontmatter((wiki / "index.md").read_text("utf-8"), "index.md")
+    assert index["precedents"] == precedents_before - 1
+    disputed, _ = split_frontmatter((wiki / "disputed.md").read_text("utf-8"), "disputed.md")
+    assert disputed["clauses"] == [d.ref for d in memory.disputed_clauses(cases)]
+    assert WikiProjector(repo, settings).verify("demo") == []
+    assert f"precedent:{victim}" not in (repo.decision_context(after) or "")
+    # `etki init` on the unchanged folder (the request is still in requests.jsonl) does
+    # not bring it back
+    assert init_project(project_dir, repo, settings).new_cases == 0
+    repo.dispose()
+    conn = sqlite3.connect(db)
+    _assert_absent("\n".join(conn.iterdump()).encode("utf-8"), "iterdump() after re-init")
+    conn.close()
+    again = _etki(tmp_path, "erase", victim, "--reason", ERASE_REASON, reviewer="reviewer")
+    assert again.returncode == 2 and "already erased" in again.stderr
+
+
+def test_erase_needs_a_reason_and_a_known_case(tmp_path):
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
+                        reviewer="ayse")
+    repo = CaseFileRepository(settings.db_url, clock=frozen_clock)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
+    with pytest.raises(Exception, match="--reason"):
+        erase_case(repo, settings, "req-demo-1", "  ")
+    with pytest.raises(NotFoundError, match="req-demo-x"):
+        erase_case(repo, settings, "req-demo-x", "KVKK")
+    with pytest.raises(PermissionDeniedError):
+        erase_case(repo, settings, "req-demo-1", "KVKK", reviewer="viewer-vera")
+    assert repo.case("req-demo-1").text == "SSO login fails"  # a viewer erased nothing
+    assert repo.audit_log("req-demo-1")[-1][2::4] == ("erase", "denied")
+    outcome = erase_case(repo, settings, "req-demo-1", "KVKK")
+    assert (outcome.erasure.before, outcome.wiki_summary) == ("pending", None)
+    assert repo.erased_case_ids() == {"req-demo-1"}
+    repo.dispose()
+
+
+def _pg_dump(repo: CaseFileRepository) -> bytes:
+    """Every row of every table in the test schema, as text (what pg_dump would emit)."""
+    out = []
+    with repo.engine.connect() as conn:
+        tables = [t for (t,) in conn.execute(text(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY table_name"))]
+        for table in tables:
+            for row in conn.execute(text(f'SELECT * FROM "{table}"')):
+                out.append(f"{table}: {tuple(row)!r}")
+    return "\n".join(out).encode("utf-8")
+
+
+@pytest.mark.postgres
+def test_erase_on_postgresql(tmp_path):
+    repo, admin, schema = _postgres_repo()
+    try:
+        settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"),
+                            reviewer="ayse")
+        repo.save_project(make_project(), "sha256:abc", b"{}\n")
+        victim, later = "req-demo-erase", "req-demo-later"
+        repo.add_cases("demo", [
+            (Request(id="R1", title=f"SSO for {PHRASE}", text=f"{PHRASE}: SSO login fails",
+                     submitted_by=SUBMITTER), make_decision(victim)),
+            (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
+        ])
+        repo.record_ruling(victim, "reject", "ayse", f"{PHRASE} is not staff")
+        repo.record_ruling("req-demo-2", "approve", "jurgen", "")
+        block = {"format": "etki-related-context/1", "nodes": [
+            {"id": f"precedent:{victim}", "type": "precedent", "title": f"SSO for {PHRASE}"},
+            {"id": "clause:MSA#3.2", "type": "clause", "title": "Single sign-on"}],
+            "edges": [{"source": f"precedent:{victim}", "target": "clause:MSA#3.2",
+                       "type": "cites"}], "dropped": []}
+        repo.add_cases("demo", [(make_request("R3", "SSO again"), make_decision(later))],
+                       contexts={later: json.dumps(block, ensure_ascii=False)})
+        WikiProjector(repo, settings).rebuild("demo")
+        wiki = settings.wiki_path("demo")
+        assert search(wiki, PHRASE, use_rg=False)
+        _assert_present(_pg_dump(repo), "the PostgreSQL dump")
+
+        outcome = erase_case(repo, settings, victim, ERASE_REASON)
+        assert outcome.erasure.contexts_scrubbed == 1 and outcome.wiki_error is None
+        _assert_absent(_pg_dump(repo), "the PostgreSQL dump")
+        for use_rg in (False, True):
+            assert search(wiki, PHRASE, use_rg=use_rg) == []
+        for rel, data in _wiki_bytes(wiki).items():
+            _assert_absent(data, rel)
+        context = json.loads(repo.decision_context(later) or "{}")
+        assert [n["id"] for n in context["nodes"]] == ["clause:MSA#3.2"]
+        assert context["edges"] == []
+        assert repo.audit_log(victim)[-1][-1] == ERASED
+    finally:
+        repo.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

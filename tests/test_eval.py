@@ -1,0 +1,126 @@
+"""Evaluation (issue 5, item 7): the metrics, the grep baseline, label resolution, the
+pre-registered query file and the two ``etki eval`` commands on a real store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from etki.cli import run
+from etki.config import Settings
+from etki.errors import InputError
+from etki.knowledge import build_index, load_project
+from etki.retrieval import RetrievalGraph
+from etki.retrieval.evaluate import (
+    METHODS,
+    LabelledRequest,
+    grep_rank,
+    load_queries,
+    run_triage,
+    score_ranking,
+)
+from etki.services import init_project
+from etki.store import CaseFileRepository
+from tests.factories import frozen_clock
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+
+
+@pytest.fixture(scope="module")
+def graph() -> RetrievalGraph:
+    return RetrievalGraph(build_index(load_project(SAMPLE)))
+
+
+def test_metrics():
+    assert score_ranking(["a", "x", "b"], ["a", "b", "c", "d"]) == (0.5, 2 / 3, 1.0)
+    assert score_ranking(["x", "a"], ["a"]) == (1.0, 0.5, 0.5)
+    assert score_ranking([], ["a"]) == (0.0, 0.0, 0.0)
+
+
+def test_grep_baseline_is_plain_substring_counting(graph):
+    ranked = grep_rank(graph, "the Single Sign-On of staff", 5, {"clause"})
+    assert {"clause:MSA-2024-01#3.2", "clause:ANNEX-A#10.2"} == set(ranked[:2])
+    assert all(r.startswith("clause:") for r in ranked)
+    assert grep_rank(graph, "the and of", 5) == []  # stopwords only: nothing to grep
+
+
+def test_the_pre_registered_queries(graph):
+    rows = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 24 and len({r["id"] for r in rows}) == len(rows)
+    queries, problems = load_queries(SAMPLE / "queries.jsonl", graph)
+    assert problems == [] and len(queries) == len(rows)
+    assert {r["intent"] for r in rows} == {"lookup", "impact", "why", "next"}
+
+
+def test_labels_by_section_number(tmp_path, graph):
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "A", "text": "SSO", "labels": {"clauses": ["3.2", "10.2.0"],
+                                              "modules": ["portal.auth.sso"]}},
+        {"id": "B", "text": "x", "labels": {"clauses": ["99.9"], "modules": ["nope"]}},
+        {"id": "C", "query": "y", "expected": ["clause:MSA-2024-01#4.1"], "borderline": True},
+    ]) + "\n", encoding="utf-8")
+    queries, problems = load_queries(path, graph)
+    assert [q.id for q in queries] == ["A", "C"]
+    assert queries[0].expected == ("clause:MSA-2024-01#3.2", "clause:ANNEX-A#10.2",
+                                   "module:portal.auth.sso")
+    assert queries[1].borderline
+    assert problems == ["B: no clause numbered 99.9", "B: no module nope",
+                        "B: skipped, no expected node"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(InputError, match="bad.jsonl:1"):
+        load_queries(bad, graph)
+
+
+def test_triage_figures():
+    def req(i: str, label: str) -> LabelledRequest:
+        return LabelledRequest(i, "t", None, label)
+
+    report = run_triage([(req("1", "IN_SCOPE"), "IN_SCOPE"), (req("2", "IN_SCOPE"), "REJECT"),
+                         (req("3", "REJECT"), "REJECT"), (req("4", "CHANGE_REQUEST"),
+                                                          "CHANGE_REQUEST")])
+    assert report.accuracy == 0.75
+    per = {v: (p, r, f1) for v, p, r, f1, _ in report.per_class}
+    assert per["IN_SCOPE"] == (1.0, 0.5, 0.6667) and per["REJECT"] == (0.5, 1.0, 0.6667)
+    assert report.macro_f1 == pytest.approx((0.6667 + 0.6667 + 1.0) / 3, abs=1e-3)
+    assert dict(dict(report.confusion)["IN_SCOPE"]) == {"IN_SCOPE": 1, "CHANGE_REQUEST": 0,
+                                                         "REJECT": 1}
+    assert report.mistakes == (("2", "IN_SCOPE", "REJECT"),)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> str:
+    db = tmp_path_factory.mktemp("eval") / "etki.db"
+    repo = CaseFileRepository(f"sqlite:///{db}", clock=frozen_clock)
+    init_project(SAMPLE, repo, Settings(db_url="", wiki_dir=None), related_context=False)
+    repo.dispose()
+    return f"sqlite:///{db}"
+
+
+def test_eval_retrieval_command(stored, monkeypatch, capsys):
+    monkeypatch.setenv("ETKI_DB_URL", stored)
+    assert run(["eval", "retrieval", str(SAMPLE / "queries.jsonl"), "--project", "demo"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("retrieval: 32 queries, k=10")
+    assert "recall@k" in out[1] and "MRR" in out[1]
+    assert [line.split()[0] for line in out[2:2 + len(METHODS)]] == list(METHODS)
+    assert run(["eval", "retrieval", str(SAMPLE / "queries.jsonl"), "--project", "demo",
+                "--json", "--k", "5"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["k"] == 5 and [s["method"] for s in data["scores"]] == list(METHODS)
+    assert all(0 <= s["recall"] <= 1 and 0 <= s["precision"] <= 1 for s in data["scores"])
+
+
+def test_eval_triage_command(stored, monkeypatch, capsys):
+    monkeypatch.setenv("ETKI_DB_URL", stored)
+    assert run(["eval", "triage", str(SAMPLE / "requests.jsonl"), "--project", "demo"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("triage: 40 labelled requests")
+    assert "accuracy" in out and "macro-F1" in out and "confusion" in out
+    with pytest.raises(InputError):
+        run(["eval", "triage", str(SAMPLE / "queries.jsonl"), "--project", "demo"])

@@ -1,0 +1,218 @@
+"""Schema migrations with Alembic (issue 6, item 7): a database made by the first
+released schema (``create_all`` of etki 0.1.0, no ``alembic_version``) is upgraded by
+``etki db upgrade`` without losing a row, on SQLite and PostgreSQL; migrations and
+models agree; a fresh store is built by the migrations and stamped at head."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, create_engine, inspect, select, text
+from sqlalchemy.orm import Session
+
+from etki.config import Settings
+from etki.erasure import erase_case
+from etki.store import CaseFileRepository
+from etki.store.db import make_engine
+from etki.store.migrate import FIRST_REVISION, current_revision, head_revision, upgrade
+from etki.store.models import Base
+from tests import first_release_models as v1
+from tests.factories import make_decision, make_project
+
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+HOSTILE = "Şirket içi SSO: \"no\" 'yes' \x1b[31m [bold]x[/bold] \u202e ters 👩‍💻 \\ %s ?"
+
+
+class _Store:
+    """An empty database: a SQLite file, or a fresh PostgreSQL schema."""
+
+    def __init__(self, kind: str, tmp: Path) -> None:
+        self.kind = kind
+        self.schema = None
+        if kind == "sqlite":
+            self.url = f"sqlite:///{tmp}/etki.db"
+            self.engine: Engine = make_engine(self.url)
+            return
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            pytest.skip("psycopg not installed")
+        self.schema = f"etki_mig_{uuid.uuid4().hex[:10]}"
+        self.admin = create_engine(PG_URL)
+        try:
+            with self.admin.begin() as conn:
+                conn.execute(text(f'CREATE SCHEMA "{self.schema}"'))
+        except Exception as exc:
+            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
+        self.url = f"{PG_URL}?options=-csearch_path%3D{self.schema}"
+        self.engine = make_engine(self.url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self.schema is not None:
+            with self.admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{self.schema}" CASCADE'))
+            self.admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request, tmp_path):
+    s = _Store(request.param, tmp_path)
+    yield s
+    s.close()
+
+
+def _first_release_rows(engine: Engine) -> None:
+    """What etki 0.1.0 stored: a project with its knowledge, three cases (one ruled, one
+    lost a race, one pending), their decisions, a ruling, audit rows and the meta row."""
+    v1.Base.metadata.create_all(engine)
+    with Session(engine) as s, s.begin():
+        s.add(v1.MetaRow(key="schema_version", value="1"))
+        s.add(v1.ProjectRow(id="demo", name="Demo — İade", root="/srv/demo",
+                            config_json=json.dumps(asdict(make_project().config)),
+                            edge_types_json="[]",
+                            index_hash="sha256:abc", index_json='{"nodes": []}',
+                            loaded_at="2026-01-01T00:00:00Z"))
+        s.flush()
+        s.add(v1.ContractRow(project_id="demo", id="MSA", title="Master", source="c/msa.md",
+                             chunking="by_heading", position=0))
+        s.add(v1.ClauseRow(project_id="demo", ref="MSA#3.2", contract_id="MSA", number="3.2",
+                           title="SSO", text=HOSTILE, kind="inclusion", level=2,
+                           source="c/msa.md", line=12, parent=None, edges_json="[]",
+                           position=0))
+        s.add(v1.ModuleRow(project_id="demo", id="auth.sso", path="auth/sso", summary="SSO",
+                           depends_on_json="[]", language=None, position=0))
+        s.add(v1.WorkItemRow(project_id="demo", id="WI-1", title="SSO", kind="feature",
+                             date="2024-01-01", modules_json='["auth.sso"]', effort_days=2.5,
+                             position=0))
+        for i, status in enumerate(("ruled", "ruled", "pending"), 1):
+            s.add(v1.CaseRow(id=f"req-demo-{i}", project_id="demo", request_id=f"R{i}",
+                             title=f"{HOSTILE} {i}", text=f"{HOSTILE}\nline 2 of {i}",
+                             submitted_by="Kübra" if i == 1 else None,
+                             submitted_at="2026-01-02" if i == 1 else None,
+                             labels_json='["sso"]' if i == 2 else None,
+                             created_at="2026-01-02T00:00:00Z", status=status,
+                             version=2 if status == "ruled" else 1, seq=i))
+        s.flush()
+        for i in (1, 2, 3):
+            s.add(v1.DecisionRow(case_id=f"req-demo-{i}", verdict="IN_SCOPE",
+                                 confidence=0.75, engine_version="1.0",
+                                 decision_json=make_decision(f"req-demo-{i}").to_json(),
+                                 created_at="2026-01-02T00:00:00Z"))
+        for i in (1, 2):
+            s.add(v1.RulingRow(case_id=f"req-demo-{i}", ruling="IN_SCOPE", action="approve",
+                               reviewer="ayse", reason=HOSTILE, ruled_at="2026-01-03T00:00:00Z",
+                               version=2))
+        s.flush()
+        s.add(v1.AuditRow(case_id="req-demo-1", reviewer="ayse", action="approve",
+                          ruling="IN_SCOPE", reason=HOSTILE, at="2026-01-03T00:00:00Z",
+                          version=2, outcome="committed", before="pending", after="IN_SCOPE"))
+        s.add(v1.AuditRow(case_id="req-demo-1", reviewer="jurgen", action="reject",
+                          ruling="REJECT", reason="late", at="2026-01-03T00:00:01Z",
+                          version=2, outcome="conflict", before="IN_SCOPE",
+                          after="IN_SCOPE"))
+
+
+def _snapshot(engine: Engine) -> dict[str, list[dict]]:
+    """Every row of every first-release table, by table, in primary-key order."""
+    out: dict[str, list[dict]] = {}
+    with engine.connect() as conn:
+        for table in v1.Base.metadata.sorted_tables:
+            cols = [c.name for c in table.columns]
+            pk = list(table.primary_key.columns)
+            rows = conn.execute(select(*[table.c[c] for c in cols]).order_by(*pk)).all()
+            out[table.name] = [dict(zip(cols, r, strict=True)) for r in rows]
+    return out
+
+
+def _diff(engine: Engine, metadata) -> list:
+    with engine.connect() as conn:
+        return compare_metadata(MigrationContext.configure(conn), metadata)
+
+
+def _etki(url: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": ""}
+    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_first_release_database_upgrades_without_losing_a_row(store, tmp_path):
+    _first_release_rows(store.engine)
+    before = _snapshot(store.engine)
+    assert sum(len(rows) for rows in before.values()) == 16
+    assert current_revision(store.engine) is None
+
+    done = _etki(store.url, "db", "upgrade")
+    assert done.returncode == 0, done.stderr
+    expected = f"database schema upgraded from {FIRST_REVISION} to {head_revision()}"
+    assert done.stdout.strip() == expected
+    assert _snapshot(store.engine) == before  # every row, every value
+    assert current_revision(store.engine) == head_revision()
+    assert _diff(store.engine, Base.metadata) == []  # the schema is the models' schema
+    assert inspect(store.engine).get_foreign_keys("audit_log") == []
+
+    again = _etki(store.url, "db", "upgrade")
+    assert again.stdout.strip() == f"database schema already at {head_revision()}"
+    current = _etki(store.url, "db", "current")
+    assert current.stdout.strip() == f"{head_revision()} (head)"
+
+    # the upgraded store works: read, rule, erase (the audit log outlives the case)
+    repo = CaseFileRepository(store.engine)
+    assert [c.case_id for c in repo.cases("demo")] == ["req-demo-1", "req-demo-2",
+                                                        "req-demo-3"]
+    assert repo.case("req-demo-1").ruling.reason == HOSTILE
+    repo.record_ruling("req-demo-3", "approve", "ayse", "ok")
+    erase_case(repo, Settings(db_url=store.url, wiki_dir=None, reviewer="ayse"),
+               "req-demo-2", "KVKK")
+    assert [r[-1] for r in repo.audit_log()] == ["committed", "conflict", "committed",
+                                                 "erased"]
+
+
+def test_migration_0001_is_the_first_released_schema(store):
+    upgrade(store.engine, FIRST_REVISION)
+    assert current_revision(store.engine) == FIRST_REVISION
+    assert _diff(store.engine, v1.Base.metadata) == []
+    # and the comparison does see what changed since: the later revisions' work
+    changes = {op[0] for op in _diff(store.engine, Base.metadata)}
+    assert {"add_table", "remove_fk"} <= changes
+
+
+def test_a_fresh_store_is_built_by_the_migrations(store):
+    repo = CaseFileRepository(store.engine)
+    assert current_revision(store.engine) == head_revision()
+    assert _diff(store.engine, Base.metadata) == []
+    before = current_revision(store.engine)
+    CaseFileRepository(store.engine)  # opening again changes nothing
+    assert current_revision(store.engine) == before
+    assert upgrade(store.engine) == (head_revision(), head_revision())
+    repo.dispose()
+
+
+def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path):
+    url = f"sqlite:///{tmp_path}/etki.db"
+    start = time.time() + 1.0
+    code = ("import sys, time\n"
+            "from etki.store import CaseFileRepository\n"
+            "while time.time() < float(sys.argv[2]): time.sleep(0.001)\n"
+            "CaseFileRepository(sys.argv[1]).project_ids()\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, url, str(start)],
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).all() == [
+            (head_revision(),)]
+    assert _diff(engine, Base.metadata) == []
+    engine.dispose()
