@@ -38,7 +38,7 @@ from tests.wiki_support import decision, project, tree_digest
 WORKER = Path(__file__).with_name("crash_worker.py")
 SEED = int(os.environ.get("ETKI_CRASH_SEED", "20261129"))
 KILLS = 20  # kills that land mid-operation, per mode
-MAX_TRIES = 45
+MAX_TRIES = 60
 N_CASES, N_RULED_FIRST = 60, 20
 VERDICTS = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
 ACTIONS = ("approve", "convert_to_cr", "reject", "approve")
@@ -283,7 +283,10 @@ def test_sigkill_mid_rebuild(world, zygote, tmp_path):
         reset()
         lines, status = zygote.run(job, rng.uniform(0, took))
         assert status == -signal.SIGKILL
-        if not any(x.startswith("done ") for x in lines):
+        done = [float(x.split()[2]) for x in lines if x.startswith("done ")]
+        if done:  # it finished first: aim earlier (a busy machine calibrates slow)
+            took = min(took, done[0])
+        else:
             tally["kills"] += 1
         _after_kill(world.full, template, states, tally)
     print(f"\ncrash figures (rebuild, seed {SEED}, {took * 1000:.0f} ms per rebuild): {tally}")
@@ -315,7 +318,10 @@ def test_sigkill_mid_projection(world, zygote, tmp_path):
         reset()
         lines, status = zygote.run(job, rng.uniform(0, took))
         assert status == -signal.SIGKILL
-        if not any(x.startswith("done ") for x in lines):
+        done = [float(x.split()[2]) for x in lines if x.startswith("done ")]
+        if done:  # it finished first: aim earlier (a busy machine calibrates slow)
+            took = min(took, done[0])
+        else:
             tally["kills"] += 1
         said = [x.split()[2] for x in lines if x.startswith("committed ")]
         # the database: intact, every ruling the worker saw commit is there, in order

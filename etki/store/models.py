@@ -147,9 +147,9 @@ class AuditRow(Base):
     ``after`` are the case's ruling before and after (``pending`` when none).
 
     An erasure (``etki erase``) adds a tombstone row: ``action`` and ``outcome``
-    ``erased``, ``after`` ``erased``, ``reason`` the erasure's reason; it blanks the
-    ``reason`` of the case's earlier rows (free text that may quote the request) and
-    keeps the rest. ``case_id`` is therefore not a foreign key: the log outlives the case
+    ``erased``, ``after`` ``erased``, ``reason`` the erasure's reason; it replaces the
+    ``reason`` of the case's earlier rows (free text that may quote the request) with
+    ``[erased]`` and keeps the rest. ``case_id`` is therefore not a foreign key: the log outlives the case
     (migration 0002)."""
 
     __tablename__ = "audit_log"

@@ -86,7 +86,7 @@ def _storable(what: str, *values: str | None) -> None:
 class Erasure:
     """What :meth:`CaseFileRepository.erase_case` removed: the case and project ids,
     the ruling the case had (``pending`` when none), how many audit rows had their
-    reason blanked and how many other cases' related-context blocks were scrubbed of it.
+    reason replaced by ``[erased]`` and how many other cases' related-context blocks were scrubbed of it.
     Holds no client text."""
 
     case_id: str
@@ -449,8 +449,8 @@ class CaseFileRepository:
     def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
         """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
         block, ruling, decision and the case row (request text, title, submitter,
-        labels); blank the ``reason`` of its earlier audit rows (free text that may quote
-        the request; who, what, when and the outcome stay); drop the erased case's
+        labels); replace the ``reason`` of its earlier audit rows (free text that may quote
+        the request) with ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
         precedent node from other cases' related-context blocks; and append a tombstone
         audit row (``action`` ``erase``, ``outcome`` ``erased``, ``reason`` the erasure's
         reason) that holds no request text. On SQLite the deleted pages are zeroed

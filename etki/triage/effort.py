@@ -13,7 +13,7 @@ range is unknown: ``Effort(None, None)``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from etki.domain import Effort, WorkItem
 
@@ -36,18 +36,29 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 
 def estimate(workitems: Sequence[WorkItem], title_scores: Sequence[float],
-             impacted: Sequence[str]) -> Effort:
+             impacted: Sequence[str],
+             by_module: Mapping[str, Sequence[int]] | None = None) -> Effort:
     """Effort range for a request.
 
     ``title_scores``: BM25 of each work item's title against the request (same order as
-    ``workitems``). ``impacted``: the request's impacted module ids. Returns an
+    ``workitems``). ``impacted``: the request's impacted module ids. ``by_module``:
+    optional module id -> positions of the work items listing it (an index built once
+    per project, :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`): only those
+    and the title-similar items are looked at, with the same result. Returns an
     :class:`Effort` in person-days rounded to 1 decimal, ``basis`` = the ids used
     (sorted); unknown (None, None) when no comparable item has ``effort_days``.
     """
     best = max(title_scores, default=0.0)
     wanted = set(impacted)
     ranked: list[tuple[float, str, float]] = []
-    for wi, score in zip(workitems, title_scores, strict=True):
+    pairs: Iterable[tuple[WorkItem, float]] = zip(workitems, title_scores, strict=True)
+    if by_module is not None:  # only items that can be comparable: similar or overlapping
+        half = 0.5 * best
+        picked = {i for i, s in enumerate(title_scores) if s >= half} if best > 0 else set()
+        for mid in wanted:
+            picked.update(by_module.get(mid, ()))
+        pairs = ((workitems[i], title_scores[i]) for i in sorted(picked))
+    for wi, score in pairs:
         similar = best > 0 and score >= 0.5 * best
         overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0
         if not (similar or overlap > 0) or wi.effort_days is None:

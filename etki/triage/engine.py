@@ -303,7 +303,7 @@ class TriageEngine:
             effort_detail = "no effort: the work is outside the contractor's remit"
         else:
             effort = estimate(self.graph.workitems, self.matcher.workitem_scores(query),
-                              modules)
+                              modules, self.matcher.wi_by_module)
             effort_detail = (
                 f"{effort.label()} from {len(effort.basis)} comparable work items "
                 "(25th-75th percentile)" if effort.known else

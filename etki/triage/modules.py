@@ -68,6 +68,15 @@ class ModuleMatcher:
                            for w in workitems]
         self.wi_index = BM25Index([tokens(w.title, guess_language(w.title, languages))
                                    for w in workitems])
+        self._pos = {mid: i for i, mid in enumerate(self.module_ids)}
+        self._wi_pos = {wid: i for i, wid in enumerate(self.wi_ids)}
+        self.wi_by_module: dict[str, tuple[int, ...]] = {}
+        """Module id -> positions of the work items listing it (``WorkItem.modules``)."""
+        by_module: dict[str, list[int]] = {}
+        for i, w in enumerate(workitems):
+            for mid in dict.fromkeys(w.modules):
+                by_module.setdefault(mid, []).append(i)
+        self.wi_by_module = {mid: tuple(v) for mid, v in by_module.items()}
 
     def workitem_scores(self, query: Sequence[str]) -> list[float]:
         """BM25 of every work-item title for ``query`` (same order as the work items)."""
@@ -81,8 +90,7 @@ class ModuleMatcher:
         wi = top(self.workitem_scores(query), self.wi_ids, WORKITEM_TOP, min_ratio=0.5)
         if wi:
             best_wi = wi[0][1]
-            pos = {mid: i for i, mid in enumerate(self.module_ids)}
-            index_of = {wid: i for i, wid in enumerate(self.wi_ids)}
+            pos, index_of = self._pos, self._wi_pos
             for wid, score in wi:
                 for mid in self.wi_modules[index_of[wid]]:
                     combined[pos[mid]] += WORKITEM_SHARE * score / best_wi

@@ -6,9 +6,11 @@ precomputed in :class:`BM25Index` so a query costs one dictionary walk per query
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import compress
 
 K1 = 1.2
 """BM25 term-frequency saturation. 1.2 is the value recommended by Robertson and
@@ -51,6 +53,9 @@ class BM25Index:
                 self.postings.setdefault(term, []).append((i, tf))
         self.max_idf = self._idf(0)
         self.idf_of = {t: self._idf(len(p)) for t, p in self.postings.items()}
+        # per-document length normalisation, the same expression scores() used inline
+        self._norm = ([k1 * (1.0 - b + b * n / self.avgdl) for n in self.lengths]
+                      if self.avgdl else [])
 
     def _idf(self, df: int) -> float:
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
@@ -64,15 +69,15 @@ class BM25Index:
         out = [0.0] * self.n
         if not self.n or self.avgdl == 0:
             return out
-        k1, b, avgdl = self.k1, self.b, self.avgdl
+        k1_plus = self.k1 + 1.0
+        norms = self._norm
         for term in query_terms(terms):
             posting = self.postings.get(term)
             if not posting:
                 continue
             idf = self.idf_of[term]
             for i, tf in posting:
-                norm = k1 * (1.0 - b + b * self.lengths[i] / avgdl)
-                out[i] += idf * tf * (k1 + 1.0) / (tf + norm)
+                out[i] += idf * tf * k1_plus / (tf + norms[i])
         return out
 
     def coverages(self, terms: Sequence[str]) -> list[float]:
@@ -110,8 +115,19 @@ def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: floa
     """The ``k`` best ``(key, score)`` pairs with score > ``min_score`` and >=
     ``min_ratio`` x the best score, ordered by score descending then key ascending (a
     total order, so ties never depend on input order)."""
-    ranked = sorted(((s, key) for s, key in zip(scores, keys, strict=True) if s > min_score),
-                    key=lambda p: (-p[0], p[1]))
+    if len(scores) != len(keys):
+        raise ValueError(f"top: {len(scores)} scores for {len(keys)} keys")
+    # Only pairs scoring at least the k-th best score can be among the k best, so find
+    # that score first over plain floats (filters and comparisons run in C), then sort
+    # only those pairs: the same list as sorting every pair with s > min_score.
+    above = float(min_score).__lt__  # above(s) is s > min_score
+    cut = above
+    if k > 0:
+        values = list(filter(above, scores))
+        if len(values) > k:
+            cut = heapq.nlargest(k, values)[-1].__le__  # cut(s) is s >= k-th best score
+    pairs = compress(zip(scores, keys), map(cut, scores))
+    ranked = sorted(pairs, key=lambda p: (-p[0], p[1]))
     if not ranked:
         return []
     floor = ranked[0][0] * min_ratio
