@@ -2,40 +2,64 @@
 
 The app talks to the core only through :class:`etki.services.Desk`. Every desk call runs
 in a thread worker (``exit_on_error=False``) and reports back with a typed message from
-:mod:`etki_tui.messages`; errors reach the reviewer as a toast, never as a traceback.
+:mod:`etki_tui.messages`; errors reach the reviewer as a toast or a modal that says what
+to do next, never as a traceback. The queue refreshes itself from the database while it
+is open (a cheap version poll in a worker), so several reviewers can work at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
-from textual import on, work
-from textual.app import App, ComposeResult
+from rich.console import Group
+from rich.text import Text
+from textual import events, on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.command import CommandPalette
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 
 from etki.config import Settings
-from etki.errors import ConflictError, EtkiError, InputError
+from etki.domain import CaseRecord
+from etki.errors import ConflictError, EtkiError, InputError, PermissionDeniedError
 from etki.services import Desk, InitSummary, init_project
 from etki.text import printable
-from etki_tui.actions import bindings
+from etki_tui.actions import ACTIONS, bindings, key_label
+from etki_tui.config import TuiConfig, config_path, load_config
+from etki_tui.errors import advice, one_line
 from etki_tui.messages import (
+    Copied,
     DeskFailed,
     MemoryLoaded,
     PageLoaded,
+    PageWanted,
+    ProjectSwitched,
     QueueLoaded,
+    RefreshFailed,
     ReportLoaded,
+    RuleRequested,
     RulingCommitted,
     RulingConflict,
     RulingFailed,
+    SearchChanged,
     SearchResults,
+    TerminalClosed,
 )
-from etki_tui.render import VERDICT_GLYPH
+from etki_tui.providers import DeskCommands
+from etki_tui.render import VERDICT_GLYPH, verdict_text, when
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
+from etki_tui.screens.filters import FilterPanel
+from etki_tui.screens.help import HelpScreen
+from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import MemoryPane
 from etki_tui.widgets.queue import QueuePane
 from etki_tui.widgets.reports import ReportsPane
@@ -43,79 +67,174 @@ from etki_tui.widgets.reports import ReportsPane
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
 
+_one_line = one_line  # kept for callers of the first release
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return printable(text[0] if text else exc.__class__.__name__, multiline=False)
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _driver_class() -> type | None:
+    if os.name != "posix":
+        return None
+    from etki_tui.terminal import EtkiDriver
+
+    return EtkiDriver
 
 
 class EtkiApp(App[None]):
-    """The desk for one project of a :class:`Desk`.
+    """The desk for one project of a :class:`Desk` (others are a palette away).
 
-    ``cursor_blink`` and ``search_delay`` (seconds of debounce before a live search) are
-    switches for tests and slow links; ``init_summary`` is shown as a toast on start.
-    """
+    Switches for tests and slow links: ``cursor_blink=False`` also stops the other
+    moving parts (button flash, animations) and keeps toasts until dismissed, so
+    screenshots are stable; ``search_delay`` is the debounce before a live search;
+    ``poll_seconds`` the live-refresh period (0 = off; default from the config file);
+    ``clock`` gives "now" for request ages; ``color_system`` (``standard`` for a
+    16-colour terminal) picks the ANSI theme. ``config`` is the parsed config file
+    (keymap and refresh); its warnings are shown as toasts on start."""
 
     CSS_PATH = "etki.tcss"
     TITLE = "Etki"
-    BINDINGS = bindings("tab.queue", "tab.hafiza", "tab.raporlar", "search", "reload")
+    BINDINGS = bindings("tab.queue", "tab.hafiza", "tab.raporlar", "search", "copy", "reload",
+                        "help", "palette", "quit")
+    COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
     def __init__(self, desk: Desk, project_id: str, *, init_summary: InitSummary | None = None,
-                 cursor_blink: bool = True, search_delay: float = 0.3) -> None:
-        super().__init__()
+                 cursor_blink: bool = True, search_delay: float = 0.3,
+                 config: TuiConfig | None = None, poll_seconds: float | None = None,
+                 clock: Callable[[], datetime] | None = None,
+                 color_system: str | None = None) -> None:
+        super().__init__(driver_class=_driver_class())
         self.desk = desk
         self.project_id = project_id
         self.init_summary = init_summary
         self.cursor_blink = cursor_blink
+        self.steady = not cursor_blink
         self.search_delay = search_delay
+        self.config = config or TuiConfig()
+        self.keymap: dict[str, str] = dict(self.config.keymap)
+        self.poll_seconds = self.config.refresh_seconds if poll_seconds is None else poll_seconds
+        self.clock = clock or _utc_now
+        self.color_system = color_system
+        self.projects: list[tuple[str, str]] = []
+        self.case_index: list[CaseRecord] = []
+        self._versions: dict[str, int] = {}
         self._search_timer: Timer | None = None
+        self._pending_search: str | None = None
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
+        self._refresh_failing = False
+        self._too_small: TooSmallScreen | None = None
         self.sub_title = printable(project_id, multiline=False)
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def _tab_label(self, tab: str) -> str:
+        keys = ACTIONS[f"tab.{tab}"].keys(self.keymap)
+        return f"{key_label(keys[0])} {TABS[tab]}" if keys else TABS[tab]
 
     def compose(self) -> ComposeResult:
         """Header, the three tabs and the footer."""
         yield Header()
         with TabbedContent(initial="queue", id="tabs"):
-            with TabPane(TABS["queue"], id="queue"):
-                yield QueuePane(id="queue-pane")
-            with TabPane(TABS["hafiza"], id="hafiza"):
+            with TabPane(self._tab_label("queue"), id="queue"):
+                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink,
+                                id="queue-pane")
+            with TabPane(self._tab_label("hafiza"), id="hafiza"):
                 yield MemoryPane(cursor_blink=self.cursor_blink, id="memory-pane")
-            with TabPane(TABS["raporlar"], id="raporlar"):
+            with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
         yield Footer()
 
     def on_mount(self) -> None:
-        """Load the queue; show what ``etki-tui PROJECT_DIR`` loaded, if anything."""
+        """Keymap, theme, what ``etki-tui PROJECT_DIR`` loaded, then the queue."""
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        system = self.color_system or (None if self.is_headless else self.console.color_system)
+        if system in ("standard", "windows"):
+            self.theme = "ansi-dark"
+        if self.steady:
+            self.animation_level = "none"
         self.query_one("#queue-table").focus()
-        self.load_queue()
+        for warning in self.config.warnings:
+            self.notify(printable(warning, multiline=False), title="Config",
+                        severity="warning", markup=False, timeout=12)
         if self.init_summary is not None:
             s = self.init_summary
             msg = (f"Loaded {s.project_id}: {s.requests} requests, "
                    f"{s.new_cases} new case(s) triaged.")
             if s.wiki_error:
-                msg += f" Wiki not updated: {s.wiki_error}"
+                msg += (f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "
+                        "rebuild` to regenerate it.")
             self.notify(printable(msg, multiline=False), title="Project loaded", markup=False,
                         severity="warning" if s.wiki_error else "information")
+        self.load_queue()
+        if self.poll_seconds > 0:
+            self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")
+        self._check_size(self.size.width, self.size.height)
+
+    def notify(self, message: str, *, title: str = "", severity="information",  # noqa: ANN001
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A toast; with ``cursor_blink=False`` (tests) it stays until dismissed, so a
+        screenshot never races its timeout."""
+        if self.steady:
+            timeout = 3600
+        super().notify(message, title=title, severity=severity, timeout=timeout,
+                       markup=markup)
+
+    def get_system_commands(self, screen: Screen) -> Sequence[SystemCommand]:  # type: ignore[override]
+        """Textual's commands minus its key panel (the desk has its own help) and its
+        screenshot (it writes a file into the working directory)."""
+        return [c for c in super().get_system_commands(screen)
+                if c.title not in ("Keys", "Screenshot")]
 
     # --- workers: every desk call runs in a thread and answers with a message -------------
 
-    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
-    def load_queue(self) -> None:
-        """Read the pending queue, the clauses and the clause memory."""
-        try:
-            project = self.desk.project(self.project_id)
-            cases = self.desk.queue(self.project_id)
-            memory = self.desk.clause_memory(self.project_id)
-        except Exception as exc:
-            self.post_message(DeskFailed("queue", _one_line(exc)))
-            return
-        self.post_message(QueueLoaded(self.project_id, project.config.name, cases,
-                                      {c.ref: c for c in project.clauses}, memory))
+    def _load(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
+        project = self.desk.project(project_id)
+        versions = self.desk.versions(project_id)
+        cases = self.desk.queue(project_id, status=None)
+        memory = self.desk.clause_memory(project_id)
+        known: list[tuple[str, str]] = []
+        if projects:
+            for pid in self.desk.project_ids():
+                try:
+                    name = self.desk.project(pid).config.name
+                except Exception:
+                    name = ""
+                known.append((pid, name))
+        return QueueLoaded(project_id, project.config.name, cases,
+                           {c.ref: c for c in project.clauses}, memory, versions=versions,
+                           source=source, projects=known)
 
-    @work(thread=True, exclusive=True, group="rule", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
+    def load_queue(self, source: str = "load") -> None:
+        """Read every case, the clauses, the clause memory and the project list."""
+        project_id = self.project_id
+        try:
+            message = self._load(project_id, source, projects=True)
+        except Exception as exc:
+            self.post_message(DeskFailed("the queue", one_line(exc), advice(exc)))
+            return
+        self.post_message(message)
+
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def poll_queue(self) -> None:
+        """The live refresh: compare case versions; reload only when something changed."""
+        project_id = self.project_id
+        try:
+            versions = self.desk.versions(project_id)
+            if versions == self._versions and not self._refresh_failing:
+                return
+            message = self._load(project_id, "poll", projects=False)
+        except Exception as exc:
+            self.post_message(RefreshFailed(project_id, one_line(exc)))
+            return
+        self.post_message(message)
+
+    @work(thread=True, exclusive=False, group="rule", exit_on_error=False)
     def rule_case(self, case_id: str, action: str, reason: str, expected_version: int) -> None:
         """Commit a ruling (optimistic locking on the version the reviewer saw)."""
         try:
@@ -123,10 +242,11 @@ class EtkiApp(App[None]):
                                      expected_version=expected_version)
         except ConflictError as exc:
             self.post_message(RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling,
-                                             _one_line(exc)))
+                                             one_line(exc)))
             return
         except Exception as exc:
-            self.post_message(RulingFailed(case_id, action, _one_line(exc)))
+            self.post_message(RulingFailed(case_id, action, one_line(exc),
+                                           error=type(exc).__name__, advice=advice(exc)))
             return
         try:
             memory = self.desk.clause_memory(self.project_id)
@@ -137,54 +257,129 @@ class EtkiApp(App[None]):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def search_wiki(self, query: str) -> None:
         """Search the wiki for ``query``."""
+        project_id = self.project_id
         try:
-            hits = self.desk.wiki_search(self.project_id, query)
+            hits = self.desk.wiki_search(project_id, query)
         except Exception as exc:
-            self.post_message(SearchResults(query, [], error=f"search failed: {_one_line(exc)}"))
+            self.post_message(SearchResults(query, [], project_id=project_id,
+                                            error=f"search failed: {one_line(exc)}. "
+                                                  f"{advice(exc)}"))
             return
-        self.post_message(SearchResults(query, hits))
+        self.post_message(SearchResults(query, hits, project_id=project_id))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
     def load_memory(self) -> None:
-        """Read precedents and disputed clauses (DB) and the decision-file list (wiki)."""
+        """Read precedents and disputed clauses (DB) and the page lists (wiki)."""
+        project_id = self.project_id
         try:
-            project = self.desk.project(self.project_id)
-            precedents = self.desk.precedents(self.project_id)
-            disputed = self.desk.disputed(self.project_id)
-            pages = self.desk.wiki_pages(self.project_id)
+            project = self.desk.project(project_id)
+            precedents = self.desk.precedents(project_id)
+            disputed = self.desk.disputed(project_id)
+            pages = self.desk.wiki_pages(project_id)
+            precedent_pages = self.desk.wiki_pages(project_id, "precedents")
+            root_pages = self.desk.wiki_pages(project_id, ".")
+            top = [p for p in ("index.md", "disputed.md") if p in root_pages]
         except Exception as exc:
-            self.post_message(DeskFailed("Hafıza", _one_line(exc)))
+            self.post_message(DeskFailed("Hafıza", one_line(exc), advice(exc)))
             return
         self.post_message(MemoryLoaded(precedents, disputed, {c.ref: c for c in project.clauses},
-                                       pages, self.desk.wiki_root(self.project_id) is not None))
+                                       pages, self.desk.wiki_root(project_id) is not None,
+                                       project_id=project_id, precedent_pages=precedent_pages,
+                                       top_pages=top))
 
     @work(thread=True, exclusive=True, group="page", exit_on_error=False)
-    def load_page(self, path: str) -> None:
+    def load_page(self, path: str, history: str = "replace") -> None:
         """Read one wiki page."""
+        project_id = self.project_id
         try:
-            text = self.desk.read_page(self.project_id, path)
+            text = self.desk.read_page(project_id, path)
         except Exception as exc:
-            self.post_message(PageLoaded(path, "", error=_one_line(exc)))
+            self.post_message(PageLoaded(path, "", error=f"{one_line(exc)}", history=history,
+                                         project_id=project_id))
             return
-        self.post_message(PageLoaded(path, text))
+        self.post_message(PageLoaded(path, text, history=history, project_id=project_id))
+
+    @work(thread=True, exclusive=True, group="page", exit_on_error=False)
+    def open_case_page(self, case_id: str) -> None:
+        """Find and read the decision page of a ruled case (palette jump)."""
+        project_id = self.project_id
+        try:
+            pages = self.desk.wiki_pages(project_id)
+            path = next((p for p in pages if p.endswith(f"{case_id}.md")), None)
+            if path is None:
+                case = self.desk.case(case_id)
+                r = case.ruling
+                what = (f"{case_id} was ruled {r.ruling} by {r.reviewer} at {when(r.ruled_at)}"
+                        if r is not None else f"{case_id} is pending")
+                self.post_message(DeskFailed(
+                    "its decision page", f"{what}; it has no decision page",
+                    "The wiki may be off or not rebuilt: `python -m etki.wiki rebuild`."))
+                return
+            text = self.desk.read_page(project_id, path)
+        except Exception as exc:
+            self.post_message(DeskFailed("the decision page", one_line(exc), advice(exc)))
+            return
+        self.post_message(PageLoaded(path, text, history="push", project_id=project_id))
+        self.call_from_thread(self._reveal_reader)
 
     @work(thread=True, exclusive=True, group="report", exit_on_error=False)
     def load_report(self) -> None:
         """Compute the Raporlar counts."""
+        project_id = self.project_id
         try:
-            report = self.desk.report(self.project_id)
+            report = self.desk.report(project_id)
         except Exception as exc:
-            self.post_message(DeskFailed("Raporlar", _one_line(exc)))
+            self.post_message(DeskFailed("Raporlar", one_line(exc), advice(exc)))
             return
-        self.post_message(ReportLoaded(report))
+        self.post_message(ReportLoaded(report, project_id=project_id))
 
     # --- message handlers (on the event loop) -----------------------------------------------
 
     @on(QueueLoaded)
     def _queue_loaded(self, message: QueueLoaded) -> None:
+        if message.project_id != self.project_id:
+            return  # a late answer for the project we just left
+        changed = bool(self._versions) and message.versions != self._versions
+        self._versions = message.versions
+        self.case_index = message.cases
+        if message.projects:
+            self.projects = message.projects
         self.sub_title = printable(f"{message.project_name} ({message.project_id})",
                                    multiline=False)
-        self.query_one(QueuePane).load(message.cases, message.clauses, message.memory)
+        pane = self.query_one(QueuePane)
+        by_others = pane.load(message.cases, message.clauses, message.memory,
+                              mine=self._in_flight)
+        if message.source == "poll" and self._refresh_failing:
+            self._refresh_failing = False
+            self.notify("Live refresh is back: the queue is up to date.", markup=False,
+                        timeout=4)
+        if by_others and message.source == "poll":
+            names = sorted({printable(c.ruling.reviewer, multiline=False)  # type: ignore[union-attr]
+                            for c in by_others})
+            ids = ", ".join(c.case_id for c in by_others[:3])
+            more = f" and {len(by_others) - 3} more" if len(by_others) > 3 else ""
+            self.notify(f"Ruled meanwhile by {', '.join(names)}: {ids}{more}.",
+                        title="Queue updated", markup=False, timeout=6)
+            self._warn_open_confirm(by_others)
+        if changed or by_others:
+            self._mark_stale(search=False)
+
+    def _warn_open_confirm(self, ruled: Sequence[CaseRecord]) -> None:
+        screen = self.screen
+        if isinstance(screen, ConfirmRuling):
+            for case in ruled:
+                if case.case_id == screen.case.case_id and case.ruling is not None:
+                    screen.mark_ruled(case.ruling)
+
+    @on(RefreshFailed)
+    def _refresh_failed(self, message: RefreshFailed) -> None:
+        if message.project_id != self.project_id or self._refresh_failing:
+            return
+        self._refresh_failing = True
+        self.notify(f"{message.message}. The desk keeps trying every "
+                    f"{self.poll_seconds:g} s; Ctrl+R retries now.",
+                    title="Live refresh paused", severity="warning", markup=False,
+                    timeout=10)
 
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
@@ -199,7 +394,8 @@ class EtkiApp(App[None]):
                 f" by {ruling.reviewer}.")
         if message.outcome.wiki_error:
             self.notify(printable(f"{text} The ruling is saved, but the wiki was not updated: "
-                                  f"{message.outcome.wiki_error}", multiline=False),
+                                  f"{message.outcome.wiki_error} — run `python -m etki.wiki "
+                                  "rebuild` to regenerate it.", multiline=False),
                         title="Ruling saved — wiki error", severity="warning", markup=False,
                         timeout=10)
         else:
@@ -212,28 +408,44 @@ class EtkiApp(App[None]):
     def _ruling_conflict(self, message: RulingConflict) -> None:
         self._in_flight.discard(message.case_id)
         who = printable(message.ruled_by or "another reviewer", multiline=False)
-        at = f" at {message.ruled_at}" if message.ruled_at else ""
-        what = f" as {message.ruling}" if message.ruling else ""
-        self.notify(f"{message.case_id} was already ruled{what} by {who}{at}. Your ruling was "
-                    "not recorded; the queue has been reloaded — look at it again.",
-                    title="Conflict: already ruled", severity="error", markup=False,
-                    timeout=12)
-        self.load_queue()
+        body = Text()
+        body.append(f"{message.case_id} was already ruled", style="bold")
+        if message.ruling:
+            body.append(" ")
+            body.append_text(verdict_text(message.ruling, bold=True))
+        body.append(f" by {who}")
+        if message.ruled_at:
+            body.append(f" at {when(message.ruled_at)}")
+        body.append(".\n\nYour ruling was not recorded; the queue has been reloaded — look "
+                    "at it again.\nThe case's decision page is in Hafıza (Ctrl+P, then its id).")
+        self.push_screen(NoticeModal("Conflict: already ruled", body, severity="error",
+                                     id="conflict"))
+        self.load_queue("reload")
         self._mark_stale()
 
     @on(RulingFailed)
     def _ruling_failed(self, message: RulingFailed) -> None:
         self._in_flight.discard(message.case_id)
-        self.notify(message.message, title=f"{ACTION_VERB.get(message.action, 'Ruling')} "
-                    "not recorded", severity="error", markup=False, timeout=12)
+        title = f"{ACTION_VERB.get(message.action, 'Ruling')} not recorded"
+        if message.error == PermissionDeniedError.__name__:
+            body = Group(Text(message.message, style="bold"), Text(""),
+                         Text(message.advice))
+            self.push_screen(NoticeModal(title, body, severity="error", id="refused"))
+            return
+        self.notify(f"{message.message}. {message.advice}".strip(), title=title,
+                    severity="error", markup=False, timeout=12)
 
     @on(DeskFailed)
     def _desk_failed(self, message: DeskFailed) -> None:
-        self.notify(message.message, title=f"Could not load {message.what}", severity="error",
-                    markup=False, timeout=12)
+        self.query_one(QueuePane).table.loading = False
+        self.notify(f"{message.message}. {message.advice}".strip(),
+                    title=f"Could not load {message.what}", severity="error", markup=False,
+                    timeout=12)
 
     @on(SearchResults)
     def _search_results(self, message: SearchResults) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
         pane = self.query_one(MemoryPane)
         current = self.query_one("#memory-search", Input).value
         if message.query == current:
@@ -241,22 +453,50 @@ class EtkiApp(App[None]):
 
     @on(MemoryLoaded)
     def _memory_loaded(self, message: MemoryLoaded) -> None:
-        self.query_one(MemoryPane).set_memory(message.precedents, message.disputed,
-                                              message.clauses, message.pages, message.wiki_on)
+        if message.project_id and message.project_id != self.project_id:
+            return
+        self.query_one(MemoryPane).set_memory(
+            message.precedents, message.disputed, message.clauses, message.pages,
+            message.wiki_on, precedent_pages=message.precedent_pages,
+            top_pages=message.top_pages, wiki_root=self.desk.wiki_root(self.project_id))
 
     @on(PageLoaded)
-    def _page_loaded(self, message: PageLoaded) -> None:
-        self.query_one(MemoryPane).show_page(message.path, message.text, message.error)
+    async def _page_loaded(self, message: PageLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
+        await self.query_one(MemoryPane).show_page(message.path, message.text, message.error,
+                                                   history=message.history)
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
         self.query_one(ReportsPane).show(message.report)
+
+    @on(TerminalClosed)
+    def _terminal_closed(self, message: TerminalClosed) -> None:
+        self.exit(return_code=0)
+
+    @on(CommandPalette.Opened)
+    def _palette_opened(self) -> None:
+        if self.steady:
+            self.call_after_refresh(self._steady_inputs)
+
+    def _steady_inputs(self) -> None:
+        for field in self.screen.query(Input):
+            field.cursor_blink = False
 
     # --- UI events ----------------------------------------------------------------------------
 
-    @on(QueuePane.RuleRequested)
-    def _rule_requested(self, message: QueuePane.RuleRequested) -> None:
+    @on(RuleRequested)
+    def _rule_requested(self, message: RuleRequested) -> None:
         case = message.case
+        gone = self.query_one(QueuePane).ruled_elsewhere.get(case.case_id)
+        if gone is not None and gone.ruling is not None:
+            r = gone.ruling
+            self.post_message(RulingConflict(case.case_id, r.reviewer, r.ruled_at, r.ruling,
+                                             "already ruled (seen by the live refresh)"))
+            return
         if case.case_id in self._in_flight:
             self.notify(f"The ruling on {case.case_id} is still being recorded.",
                         severity="warning", markup=False, timeout=3)
@@ -274,11 +514,12 @@ class EtkiApp(App[None]):
         self.push_screen(ConfirmRuling(case, message.action, cursor_blink=self.cursor_blink),
                          confirmed)
 
-    @on(MemoryPane.SearchChanged)
-    def _search_changed(self, message: MemoryPane.SearchChanged) -> None:
+    @on(SearchChanged)
+    def _search_changed(self, message: SearchChanged) -> None:
         if self._search_timer is not None:
             self._search_timer.stop()
             self._search_timer = None
+        self._pending_search = None
         query = message.query
         if not query.strip():
             self.workers.cancel_group(self, "search")
@@ -287,12 +528,24 @@ class EtkiApp(App[None]):
         if message.immediate or self.search_delay <= 0:
             self.search_wiki(query)
         else:
-            self._search_timer = self.set_timer(self.search_delay,
-                                                lambda: self.search_wiki(query))
+            self._pending_search = query
+            self._search_timer = self.set_timer(self.search_delay, self.flush_search)
 
-    @on(MemoryPane.PageWanted)
-    def _page_wanted(self, message: MemoryPane.PageWanted) -> None:
-        self.load_page(message.path)
+    def flush_search(self) -> bool:
+        """Run the debounced search now (the timer's job; tests call it instead of
+        waiting). False when no search is pending."""
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        query, self._pending_search = self._pending_search, None
+        if not query:
+            return False
+        self.search_wiki(query)
+        return True
+
+    @on(PageWanted)
+    def _page_wanted(self, message: PageWanted) -> None:
+        self.load_page(message.path, message.history)
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -309,23 +562,59 @@ class EtkiApp(App[None]):
             self.load_report()
 
     def _focus_tab(self, pane_id: str) -> None:
-        target = {"queue": "#queue-table", "hafiza": "#memory-search",
+        target = {"queue": "#queue-table", "hafiza": "#memory-list",
                   "raporlar": "#reports-pane"}.get(pane_id)
         if target:
             self.query_one(target).focus()
 
-    def _mark_stale(self) -> None:
+    def _mark_stale(self, *, search: bool = True) -> None:
         self._stale.update({"hafiza", "raporlar"})
-        active = self.query_one(TabbedContent).active
-        self._refresh_tab(active)
-        search = self.query_one("#memory-search", Input).value
-        if search.strip():
-            self.search_wiki(search)
+        self._refresh_tab(self.query_one(TabbedContent).active)
+        text = self.query_one("#memory-search", Input).value
+        if search and text.strip():
+            self.search_wiki(text)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Cover the desk with a notice while the terminal is too small."""
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        notice = self._too_small
+        if small and notice is None:
+            self._too_small = TooSmallScreen(width, height)
+            self.push_screen(self._too_small)
+        elif small and notice is not None:
+            notice.show_size(width, height)
+        elif not small and notice is not None:
+            self._too_small = None
+            if self.screen is notice:
+                self.pop_screen()
+            else:  # something opened on top meanwhile: leave when it comes back up
+                notice.leave_when_resumed = True
+
+    # --- where things are ---------------------------------------------------------------------
+
+    def current_context(self) -> str:
+        """The help context of what is on screen: a modal's, or the active tab's."""
+        screen = self.screen
+        if isinstance(screen, ConfirmRuling):
+            return "confirm"
+        if isinstance(screen, FilterPanel):
+            return "filters"
+        if isinstance(screen, NoticeModal | TooSmallScreen):
+            return "app"
+        try:
+            return self.query_one(TabbedContent).active or "queue"
+        except Exception:
+            return "queue"
 
     # --- actions ------------------------------------------------------------------------------
 
     def action_show_tab(self, tab: str) -> None:
         """Switch to the tab ``tab`` (queue | hafiza | raporlar)."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
         tabs = self.query_one(TabbedContent)
         if tabs.active == tab:
             self._focus_tab(tab)
@@ -339,9 +628,114 @@ class EtkiApp(App[None]):
 
     def action_reload(self) -> None:
         """Reload the queue, memory and reports from the database."""
-        self.load_queue()
+        self.load_queue("reload")
         self._mark_stale()
         self.notify("Reloaded from the database.", markup=False, timeout=2)
+
+    def action_help(self) -> None:
+        """Help for the current screen (pressed again, or Escape, closes it)."""
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        context = self.current_context()
+        contexts = [context] if context in ("confirm", "filters", "app") else [context, "app"]
+        path = self.config.path or config_path(self.desk.settings.config_file)[0]
+        self.push_screen(HelpScreen(contexts, self.keymap, path))
+
+    def action_command_palette(self) -> None:
+        """The command palette, except while the too-small notice is up."""
+        if self._too_small is not None:
+            return
+        super().action_command_palette()
+
+    def action_copy(self) -> None:
+        """Copy the highlighted case id (Queue) or the page path / card id (Hafıza) to
+        the clipboard with OSC 52, which works over SSH."""
+        tab = self.query_one(TabbedContent).active
+        target: tuple[str, str] | None = None
+        if tab == "queue":
+            case_id = self.query_one(QueuePane).current_case_id()
+            target = ("case id", case_id) if case_id else None
+        elif tab == "hafiza":
+            target = self.query_one(MemoryPane).copy_target()
+        if target is None:
+            self.notify("Nothing to copy here: highlight a case (Queue) or open a page "
+                        "(Hafıza).", markup=False, timeout=4)
+            return
+        what, text = target
+        self.copy_to_clipboard(text)
+        self.post_message(Copied(text, what))
+        self.notify(f"Copied {what}: {printable(text, multiline=False)} (sent with OSC 52; "
+                    "if nothing arrives, allow clipboard access in your terminal — in tmux: "
+                    "set -g set-clipboard on).", title="Copied", markup=False, timeout=5)
+
+    # --- palette commands ---------------------------------------------------------------------
+
+    def palette_runner(self, action_id: str) -> Callable[[], None]:
+        """A palette command that runs the action ``action_id`` where it belongs."""
+        def run() -> None:
+            self.run_defined(action_id)
+        return run
+
+    def run_defined(self, action_id: str) -> None:
+        """Run the action ``action_id`` in its context (switching tab first)."""
+        action = ACTIONS[action_id]
+        target: object = self
+        if action.context == "queue":
+            self.action_show_tab("queue")
+            target = self.query_one(QueuePane)
+        elif action.context == "hafiza":
+            self.action_show_tab("hafiza")
+            target = self.query_one(MemoryPane)
+        self.call_later(self.run_action, action.action, target)
+
+    def case_jumper(self, case_id: str) -> Callable[[], None]:
+        """A palette command that goes to ``case_id``."""
+        def run() -> None:
+            self.goto_case(case_id)
+        return run
+
+    def goto_case(self, case_id: str) -> None:
+        """Highlight a pending case in the queue (clearing filters that hide it), or
+        open a ruled case's decision page in Hafıza."""
+        pane = self.query_one(QueuePane)
+        if case_id in pane.cases:
+            self.action_show_tab("queue")
+            if case_id not in pane.table.row_keys():
+                pane.set_filter(pane.filter.cleared())
+                self.notify(f"Filters cleared to show {case_id}.", markup=False, timeout=4)
+            pane.table.move_cursor(row=pane.table.get_row_index(case_id), animate=False)
+            pane.table.focus()
+            return
+        self.open_case_page(case_id)
+
+    def _reveal_reader(self) -> None:
+        self.action_show_tab("hafiza")
+        self.query_one(MemoryPane).maximize_reader()
+
+    def project_switcher(self, project_id: str) -> Callable[[], None]:
+        """A palette command that opens ``project_id``."""
+        def run() -> None:
+            self.switch_project(project_id)
+        return run
+
+    def switch_project(self, project_id: str) -> None:
+        """Show another stored project (late answers for the old one are ignored)."""
+        if project_id == self.project_id:
+            return
+        self.project_id = project_id
+        self._versions = {}
+        self.case_index = []
+        self._stale = {"hafiza", "raporlar"}
+        self._refresh_failing = False
+        self.sub_title = printable(project_id, multiline=False)
+        self.query_one(QueuePane).reset()
+        self.query_one(MemoryPane).reset()
+        self.query_one(ReportsPane).reset()
+        self.action_show_tab("queue")
+        self.load_queue()
+        self.post_message(ProjectSwitched(project_id))
+        self.notify(f"Opened project {project_id}.", markup=False, timeout=3)
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -354,7 +748,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="etki-tui", description="Etki reviewer desk: triage queue, Hafıza "
-                "(memory) and Raporlar (reports) for one project.")
+                "(memory) and Raporlar (reports) for one project. Press ? or F1 in the desk "
+                "for the keys; a keymap: section in $XDG_CONFIG_HOME/etki/config.yaml (or "
+                "ETKI_CONFIG_FILE) remaps them.")
     p.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR",
                    help="project folder to load (only new requests are triaged), then open")
     p.add_argument("--project", metavar="ID", help="id of a stored project to open")
@@ -388,37 +784,57 @@ def choose_project(desk: Desk, project_dir: str | None,
     return ids[0], None
 
 
-def _quiet_logging() -> None:
-    """Route the core's log records away from the terminal (they would tear the screen);
-    they still reach ``textual console`` when it runs."""
+@contextmanager
+def quiet_logging() -> Iterator[None]:
+    """While the desk runs, route log records and warnings (from any thread, any
+    library) away from the terminal — they would tear the screen — to ``textual
+    console`` when it runs. Restores the previous setup afterwards."""
     from textual.logging import TextualHandler
 
-    root = logging.getLogger("etki")
-    root.handlers[:] = [TextualHandler()]
-    root.setLevel(logging.WARNING)
-    root.propagate = False
+    handler = TextualHandler(stderr=False, stdout=False)
+    saved: list[tuple[logging.Logger, list[logging.Handler], int, bool]] = []
+    for name in ("", "etki", "py.warnings"):
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.level, logger.propagate))
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+    captured = logging.captureWarnings
+    with warnings.catch_warnings():
+        captured(True)
+        try:
+            yield
+        finally:
+            captured(False)
+            for logger, handlers, level, propagate in saved:
+                logger.handlers[:] = handlers
+                logger.setLevel(level)
+                logger.propagate = propagate
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``etki-tui [PROJECT_DIR] [--project ID]``. Exit codes: 0 ok, 2 bad input,
-    1 internal error; errors are one line on stderr."""
+    """``etki-tui [PROJECT_DIR] [--project ID]``. Exit codes: 0 ok (also after a hang-up
+    or end of input), 2 bad input, 1 internal error; errors are one line on stderr."""
     try:
         args = _parser().parse_args(argv)
         settings = Settings.from_env()
+        config = load_config(settings.config_file)
         desk = Desk(settings)
         if args.project_dir and Path(args.project_dir).is_dir():  # errors stay one line
             print(f"etki-tui: loading {args.project_dir} …", flush=True)
         project_id, summary = choose_project(desk, args.project_dir, args.project)
     except EtkiError as exc:
-        print(f"etki-tui: {_one_line(exc)}", file=sys.stderr)
+        print(f"etki-tui: {one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, InputError) else exc.exit_code
     except Exception as exc:  # never a traceback
-        print(f"etki-tui: internal error: {_one_line(exc)}", file=sys.stderr)
+        print(f"etki-tui: internal error: {one_line(exc)}", file=sys.stderr)
         return 1
-    _quiet_logging()
-    EtkiApp(desk, project_id, init_summary=summary).run()
-    return 0
+    app = EtkiApp(desk, project_id, init_summary=summary, config=config)
+    with quiet_logging():
+        app.run()
+    return app.return_code or 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
+

@@ -1,7 +1,9 @@
-"""Typed messages the workers post back to the app. Declared here, in one place.
+"""Typed messages of the desk, declared here, in one place.
 
-Workers never touch widgets: they call the desk in a thread and post one of these to
-the app, whose handlers update the screen on the event loop.
+Two kinds: workers call the desk in a thread and post a *result* message to the app,
+whose handlers update the screen on the event loop (workers never touch widgets); and
+widgets post *request* messages (the reviewer asked for something) that the app acts on.
+Tests watch both with ``run_test(message_hook=...)``.
 """
 
 from __future__ import annotations
@@ -16,20 +18,43 @@ from etki.domain import CaseRecord, ClauseMemory, ScopeClause
 from etki.memory import DisputedClause
 from etki.services import Report
 
+# --- worker results ---------------------------------------------------------------------
+
 
 class QueueLoaded(Message):
-    """The pending queue of a project, with the clauses and clause memory the detail
-    pane needs (so highlighting a row never blocks on the DB)."""
+    """Every case of a project (pending and ruled, in queue order) with the clauses and
+    clause memory the detail pane needs, so highlighting a row never blocks on the DB.
+    ``versions`` is what the live refresh compares against; ``source`` says why it was
+    loaded (``load``, ``poll`` or ``reload``); ``projects`` is (id, name) of every stored
+    project, for the palette (empty on a poll)."""
 
     def __init__(self, project_id: str, project_name: str, cases: Sequence[CaseRecord],
-                 clauses: Mapping[str, ScopeClause],
-                 memory: Mapping[str, ClauseMemory]) -> None:
+                 clauses: Mapping[str, ScopeClause], memory: Mapping[str, ClauseMemory],
+                 *, versions: Mapping[str, int] | None = None, source: str = "load",
+                 projects: Sequence[tuple[str, str]] = ()) -> None:
         super().__init__()
         self.project_id = project_id
         self.project_name = project_name
         self.cases = list(cases)
         self.clauses = dict(clauses)
         self.memory = dict(memory)
+        self.versions = dict(versions or {})
+        self.source = source
+        self.projects = list(projects)
+
+    @property
+    def pending(self) -> list[CaseRecord]:
+        """The cases still waiting for a ruling."""
+        return [c for c in self.cases if c.ruling is None]
+
+
+class RefreshFailed(Message):
+    """The live refresh could not read the database (it keeps trying)."""
+
+    def __init__(self, project_id: str, message: str) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.message = message
 
 
 class RulingCommitted(Message):
@@ -45,8 +70,8 @@ class RulingCommitted(Message):
 
 
 class RulingConflict(Message):
-    """Someone ruled the case first (optimistic locking). ``ruled_by``/``ruled_at``/
-    ``ruling`` say who won; the queue is reloaded."""
+    """Someone ruled the case first (optimistic locking, or the live refresh already
+    showed it). ``ruled_by``/``ruled_at``/``ruling`` say who won; nothing was recorded."""
 
     def __init__(self, case_id: str, ruled_by: str | None, ruled_at: str | None,
                  ruling: str | None, message: str) -> None:
@@ -59,61 +84,147 @@ class RulingConflict(Message):
 
 
 class RulingFailed(Message):
-    """A ruling was refused (bad input, permission, missing case) or failed."""
+    """A ruling was refused (bad input, permission, missing case) or failed.
+    ``error`` is the exception's class name, ``advice`` what to do next."""
 
-    def __init__(self, case_id: str, action: str, message: str) -> None:
+    def __init__(self, case_id: str, action: str, message: str, *, error: str = "",
+                 advice: str = "") -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
         self.message = message
+        self.error = error
+        self.advice = advice
 
 
 class SearchResults(Message):
     """Wiki search hits for ``query`` (path, line, snippet), or ``error``."""
 
-    def __init__(self, query: str, hits: Sequence[Any], error: str | None = None) -> None:
+    def __init__(self, query: str, hits: Sequence[Any], error: str | None = None,
+                 project_id: str = "") -> None:
         super().__init__()
         self.query = query
         self.hits = list(hits)
         self.error = error
+        self.project_id = project_id
 
 
 class MemoryLoaded(Message):
-    """Precedents and disputed clauses (from the DB) and the decision-file list."""
+    """Precedents and disputed clauses (from the DB) and the wiki page lists."""
 
     def __init__(self, precedents: Sequence[CaseRecord], disputed: Sequence[DisputedClause],
                  clauses: Mapping[str, ScopeClause], pages: Sequence[str],
-                 wiki_on: bool) -> None:
+                 wiki_on: bool, *, project_id: str = "",
+                 precedent_pages: Sequence[str] = (), top_pages: Sequence[str] = ()) -> None:
         super().__init__()
         self.precedents = list(precedents)
         self.disputed = list(disputed)
         self.clauses = dict(clauses)
         self.pages = list(pages)
         self.wiki_on = wiki_on
+        self.project_id = project_id
+        self.precedent_pages = list(precedent_pages)
+        self.top_pages = list(top_pages)
 
 
 class PageLoaded(Message):
-    """The text of one wiki page, or ``error``."""
+    """The text of one wiki page, or ``error``. ``history`` says how the reader files
+    it: ``push`` (a new page), ``replace`` (previewing while browsing the list) or
+    ``keep`` (back/forward moved already)."""
 
-    def __init__(self, path: str, text: str, error: str | None = None) -> None:
+    def __init__(self, path: str, text: str, error: str | None = None, *,
+                 history: str = "replace", project_id: str = "") -> None:
         super().__init__()
         self.path = path
         self.text = text
         self.error = error
+        self.history = history
+        self.project_id = project_id
 
 
 class ReportLoaded(Message):
     """Counts for Raporlar."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, project_id: str = "") -> None:
         super().__init__()
         self.report = report
+        self.project_id = project_id
 
 
 class DeskFailed(Message):
-    """A background read failed; ``what`` names it, ``message`` says why."""
+    """A background read failed; ``what`` names it, ``message`` says why and
+    ``advice`` what to do next."""
 
-    def __init__(self, what: str, message: str) -> None:
+    def __init__(self, what: str, message: str, advice: str = "") -> None:
         super().__init__()
         self.what = what
         self.message = message
+        self.advice = advice
+
+
+class TerminalClosed(Message):
+    """The terminal went away (SIGHUP, SIGTERM or end of input): leave cleanly."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+
+# --- requests from widgets --------------------------------------------------------------
+
+
+class RuleRequested(Message):
+    """The reviewer asked to rule ``case`` with ``action`` (approve | convert_to_cr |
+    reject); the app confirms and runs it."""
+
+    def __init__(self, case: CaseRecord, action: str) -> None:
+        super().__init__()
+        self.case = case
+        self.action = action
+
+
+class FilterChanged(Message):
+    """The queue's filter or sort changed (``filter`` is a
+    :class:`etki_tui.filters.QueueFilter`); ``shown``/``pending`` count the rows."""
+
+    def __init__(self, filter: Any, shown: int, pending: int) -> None:
+        super().__init__()
+        self.filter = filter
+        self.shown = shown
+        self.pending = pending
+
+
+class SearchChanged(Message):
+    """The Hafıza search text changed (the app debounces and searches in a worker)."""
+
+    def __init__(self, query: str, immediate: bool = False) -> None:
+        super().__init__()
+        self.query = query
+        self.immediate = immediate
+
+
+class PageWanted(Message):
+    """The reader needs a wiki page: the app loads it in a worker. ``history`` as in
+    :class:`PageLoaded`."""
+
+    def __init__(self, path: str, history: str = "replace") -> None:
+        super().__init__()
+        self.path = path
+        self.history = history
+
+
+class Copied(Message):
+    """``text`` was sent to the clipboard (OSC 52); ``what`` names it."""
+
+    def __init__(self, text: str, what: str) -> None:
+        super().__init__()
+        self.text = text
+        self.what = what
+
+
+class ProjectSwitched(Message):
+    """The desk now shows ``project_id``."""
+
+    def __init__(self, project_id: str) -> None:
+        super().__init__()
+        self.project_id = project_id

@@ -12,7 +12,9 @@ clause says ``⚠ DISPUTED``, a risky case says ``24h``.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from rich.cells import cell_len, split_graphemes
 from rich.console import Group, RenderableType
@@ -20,7 +22,8 @@ from rich.padding import Padding
 from rich.text import Text
 
 from etki.domain import CaseRecord, ClauseMemory, RulingRecord, ScopeClause
-from etki.text import printable
+from etki.text import fold_with_offsets, printable
+from etki_tui.filters import age_days, age_label
 
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
 """Single-width glyphs (East Asian width N/Na) shown next to the verdict word."""
@@ -31,6 +34,8 @@ RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "di
 RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
 DISPUTED = "⚠ DISPUTED"
 ELLIPSIS = "…"
+MATCH_STYLE = "bold reverse"
+"""Search matches: reverse video reads without colour (and on a 16-colour terminal)."""
 
 
 # --- one-line cells --------------------------------------------------------------------
@@ -89,6 +94,57 @@ def cell(text: str, width: int | None = None, style: str = "") -> Text:
 def literal(text: str, style: str = "") -> Text:
     """Multi-line client text, shown exactly as written (minus control characters)."""
     return Text(printable(text, multiline=True), style=style)
+
+
+# --- search matches ---------------------------------------------------------------------
+
+def match_spans(text: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the folded ``tokens`` (see :func:`etki.wiki.search.query_tokens`) occur in
+    ``text``, as merged (start, end) character spans of ``text``.
+
+    The search matches on folded text (Turkish ``İ``/``I``/``ı`` all fold to ``i``,
+    ``ß`` to ``ss``, accents dropped); :func:`etki.text.fold_with_offsets` maps each
+    folded match back to the original characters, so ``İADE`` is highlighted whole for
+    the query ``iade``. ``text`` should be NFC (everything shown went through
+    :func:`etki.text.printable`, which normalises); otherwise its NFC form is used."""
+    nfc = unicodedata.normalize("NFC", text)
+    folded, origin = fold_with_offsets(nfc)
+    spans: list[tuple[int, int]] = []
+    for token in dict.fromkeys(t for t in tokens if t):
+        at = folded.find(token)
+        while at >= 0:
+            start = origin[at]
+            end = origin[at + len(token) - 1] + 1
+            while end < len(nfc) and unicodedata.combining(nfc[end]):
+                end += 1  # keep a trailing combining mark with its letter
+            spans.append((start, end))
+            at = folded.find(token, at + 1)
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def around_match(text: str, tokens: Sequence[str], width: int) -> Text:
+    """A one-line cell of ``text`` at most ``width`` cells wide that shows the first
+    match of ``tokens`` (cut in front with ``…`` when the match would be off the end)."""
+    safe = printable(text, multiline=False)
+    spans = match_spans(safe, tokens)
+    if spans and cell_len(safe[:spans[0][1]]) > width - 1:
+        start = max(0, spans[0][0] - max(4, width // 4))
+        safe = ELLIPSIS + safe[start:].lstrip(ELLIPSIS)
+    return cell(safe, width)
+
+
+def highlight(text: Text, tokens: Sequence[str], style: str = MATCH_STYLE) -> Text:
+    """``text`` with every match of ``tokens`` styled (in place; returned for chaining)."""
+    for start, end in match_spans(text.plain, tokens):
+        text.stylize(style, start, end)
+    return text
 
 
 # --- verdicts, risk, clauses -----------------------------------------------------------
@@ -200,9 +256,25 @@ def _section(title: str) -> Text:
     return Text(title, style="bold underline")
 
 
+def ruled_banner(ruling: RulingRecord) -> Text:
+    """The banner over a case another reviewer ruled while it was on screen."""
+    out = Text()
+    out.append("⚠ ALREADY RULED", style="bold reverse")
+    out.append(" by ")
+    out.append(printable(ruling.reviewer, multiline=False), style="bold")
+    out.append(f" at {when(ruling.ruled_at)}: ")
+    out.append_text(verdict_text(ruling.ruling, bold=True))
+    if ruling.is_override:
+        out.append(" (override)")
+    out.append(". Nothing you press here will be recorded; move to another case.")
+    return out
+
+
 def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
-                memory: Mapping[str, ClauseMemory]) -> RenderableType:
-    """The detail pane of one case: everything a reviewer needs to rule."""
+                memory: Mapping[str, ClauseMemory], *,
+                now: datetime | None = None) -> RenderableType:
+    """The detail pane of one case: everything a reviewer needs to rule. With ``now``
+    the request's age is shown next to its date."""
     d = case.decision
     parts: list[RenderableType] = []
     head = Text()
@@ -212,7 +284,9 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
         head.append(printable(case.submitted_by, multiline=False), style="dim")
     if case.submitted_at:
         head.append(" · ", style="dim")
-        head.append(printable(case.submitted_at, multiline=False), style="dim")
+        head.append(when(printable(case.submitted_at, multiline=False)), style="dim")
+    if now is not None and (age := age_label(age_days(case, now))):
+        head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
     parts.append(head)
     parts.append(literal(case.title, style="bold"))
 

@@ -226,6 +226,42 @@ def build_tui_world(tmp: Path, *, wiki: bool = True) -> TuiWorld:
     return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo))
 
 
+HISTORY: tuple[tuple[str, str, str, str, str], ...] = (
+    # (day, verdict, ruling action, reviewer, reason) of extra ruled cases for Raporlar
+    ("2026-11-23", "IN_SCOPE", "approve", "ayse", ""),
+    ("2026-11-23", "IN_SCOPE", "approve", "ayse", ""),
+    ("2026-11-23", "CHANGE_REQUEST", "reject", "jurgen", "Outside the remit (9.1)."),
+    ("2026-11-24", "REJECT", "reject", "ayse", ""),
+    ("2026-11-26", "IN_SCOPE", "convert_to_cr", "jurgen", "New capability, not a defect."),
+    ("2026-11-26", "IN_SCOPE", "approve", "ayse", ""),
+    ("2026-11-26", "CHANGE_REQUEST", "convert_to_cr", "ayse", ""),
+    ("2026-11-27", "IN_SCOPE", "convert_to_cr", "jurgen", "Billed separately."),
+)
+"""Eight more rulings over five days (three overrides citing 4.1/4.3) for the charts."""
+
+
+def build_tui_history_world(tmp: Path) -> TuiWorld:
+    """:func:`build_tui_world` plus :data:`HISTORY`: rulings on several days, so the
+    Raporlar charts have something to draw. Each ruling is stamped at noon of its day."""
+    world = build_tui_world(tmp)
+    now = [TUI_FROZEN]
+    repo = CaseFileRepository(world.settings.db_url, clock=lambda: now[0])
+    items = []
+    for i, (_day, verdict, *_rest) in enumerate(HISTORY):
+        case_id = f"req-demo-h{i:07d}"
+        cited = ("MSA-2024-01#4.1", "MSA-2024-01#4.3") if i % 2 else ("MSA-2024-01#4.1",)
+        items.append((Request(f"H{i}", f"Past request {i}.", f"Past request {i}"),
+                      tui_decision(case_id, verdict, cited, confidence=0.7,
+                                   modules=("payments",))))
+    repo.add_cases("demo", items)
+    approvals = ApprovalService(repo, world.settings)
+    for (day, _verdict, action, who, reason), (_, decision) in zip(HISTORY, items, strict=True):
+        now[0] = datetime.fromisoformat(f"{day}T12:00:00+00:00")
+        approvals.rule(decision.case_id, action, reason=reason, reviewer=who)
+    repo.dispose()
+    return world
+
+
 def open_tui_world(tmp: Path, *, wiki: bool = True) -> TuiWorld:
     """A :class:`TuiWorld` over files already in ``tmp`` (see :func:`build_tui_world`)."""
     settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",

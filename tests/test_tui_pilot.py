@@ -1,21 +1,27 @@
 """Behaviour of the reviewer desk, driven with Textual's Pilot at 80x24 on a real SQLite
 file and a real wiki folder (tests/conftest.py builds the project; nothing is mocked).
 
-Each test watches the typed messages the workers post (``message_hook``) and checks the
-database and the wiki afterwards.
+Each test watches the typed messages the app sees (``message_hook``) and checks the
+database and the wiki afterwards. Nothing waits on wall-clock time: the live refresh is
+off (``poll_seconds=0``) and tests call :meth:`EtkiApp.poll_queue` themselves, the
+search debounce is flushed explicitly, and the clock is frozen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.text import Text
+from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.message import Message
 from textual.notifications import Notify
@@ -24,14 +30,39 @@ from textual.widgets import Input, Label, OptionList
 
 from etki.approval import ApprovalService
 from etki_tui.app import EtkiApp, main
-from etki_tui.messages import RulingCommitted, RulingConflict, SearchResults
+from etki_tui.config import load_config
+from etki_tui.filters import QueueFilter
+from etki_tui.messages import (
+    Copied,
+    DeskFailed,
+    FilterChanged,
+    PageLoaded,
+    ProjectSwitched,
+    QueueLoaded,
+    RuleRequested,
+    RulingCommitted,
+    RulingConflict,
+    RulingFailed,
+    SearchResults,
+)
 from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.screens.filters import FilterPanel
+from etki_tui.screens.help import HelpScreen
+from etki_tui.screens.notice import NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import MemoryPane
 from etki_tui.widgets.queue import CaseDetail, QueuePane, QueueTable
 from etki_tui.widgets.reports import ReportsPane
-from tests.conftest import TuiWorld, build_tui_world
+from tests.conftest import (
+    REPO_ROOT,
+    TuiWorld,
+    build_tui_world,
+    tui_clock,
+    tui_decision,
+    tui_project,
+)
 
 FIRST = "req-demo-0a1f3c21"  # IN_SCOPE, cites the disputed clause 3.2
+SECOND = "req-demo-1b7e9d02"  # REJECT, cites 9.1
 HOSTILE = "req-demo-3d5b0f24"  # B01 markup + B03 escapes in title and text
 
 
@@ -55,40 +86,85 @@ class Recorder:
     def __call__(self, message: Message) -> None:
         self.messages.append(message)
 
-    def of(self, kind: type[Message]) -> list[Message]:
-        return [m for m in self.messages if isinstance(m, kind)]
+    def of(self, kind: type[Message]) -> list[Any]:
+        """Messages of ``kind``, each once (a bubbling message is seen at every node)."""
+        unique = {id(m): m for m in self.messages if isinstance(m, kind)}
+        return list(unique.values())
 
     def notes(self) -> list[str]:
-        return [m.notification.message for m in self.of(Notify)]  # type: ignore[attr-defined]
+        return [m.notification.message for m in self.of(Notify)]
+
+    def clear(self) -> None:
+        self.messages.clear()
 
 
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
-    options: dict[str, object] = {"cursor_blink": False, "search_delay": 0}
+    # A debounce that never fires by itself: Enter searches at once, tests that want the
+    # live search call app.flush_search(); no keystroke starts a search thread.
+    options: dict[str, object] = {"cursor_blink": False, "search_delay": 3600,
+                                  "poll_seconds": 0, "clock": tui_clock}
     options.update(kwargs)
     return EtkiApp(world.desk, world.project_id, **options)  # type: ignore[arg-type]
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let workers finish and their messages be handled (twice: handlers may start more)."""
-    for _ in range(2):
+    """Let workers finish and their messages be handled, until a pass starts no new
+    worker (handlers may start more: a page load after a list load, and so on)."""
+    app = pilot.app
+    for _ in range(6):
+        await app.workers.wait_for_complete()
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        if not any(worker.is_running for worker in app.workers):
+            return
 
 
 def queue_ids(app: EtkiApp) -> list[str]:
-    table = app.query_one(QueueTable)
-    return [row.key.value for row in table.ordered_rows]  # type: ignore[misc]
+    return app.query_one(QueueTable).row_keys()
 
 
 def current(app: EtkiApp) -> str | None:
     return app.query_one(QueuePane).current_case_id()
 
 
+def shown(widget, width: int | None = None, height: int | None = None) -> str:  # noqa: ANN001
+    """The text a widget renders (all lines joined)."""
+    width = width or widget.size.width
+    height = height or widget.size.height
+    return "\n".join("".join(s.text for s in strip)
+                     for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
 async def goto(pilot: Pilot, case_id: str) -> None:
     app = pilot.app
-    while current(app) != case_id:  # type: ignore[arg-type]
+    for _ in range(50):
+        if current(app) == case_id:  # type: ignore[arg-type]
+            return
         await pilot.press("down")
+    raise AssertionError(f"{case_id} not reachable in the queue")
+
+
+async def fill(pilot: Pilot, selector: str, text: str) -> None:
+    """Put ``text`` into the input ``selector`` of the current screen at once (like a
+    paste: one Changed message), with the focus there. Typing key by key costs a pause
+    per key; the tests that are about keystrokes press keys."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    field.value = text
+    field.action_end()
+    await pilot.pause()
+
+
+async def palette(pilot: Pilot, query: str) -> None:
+    """Open the command palette with ``query`` typed (set at once, like a paste) and
+    pick the first hit."""
+    from textual.command import CommandInput
+
+    await pilot.press("ctrl+p")
+    assert CommandPalette.is_open(pilot.app)
+    pilot.app.screen.query_one(CommandInput).value = query
+    await settle(pilot)
+    await pilot.press("down", "enter")
+    await settle(pilot)
 
 
 def decision_files(world: TuiWorld, case_id: str) -> list[Path]:
@@ -105,6 +181,8 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
         await pilot.press("a")
         assert isinstance(app.screen, ConfirmRuling)
         assert app.focused is not None and app.focused.id == "confirm-cancel"
+        [asked] = seen.of(RuleRequested)
+        assert asked.case.case_id == FIRST and asked.action == "approve"
         await pilot.press("tab", "enter")  # Tab to Confirm, press it
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
@@ -137,7 +215,7 @@ async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: st
         assert "reason is required" in error
         assert app.focused is modal.query_one("#confirm-reason", Input)
         assert tui_world.repo.case(FIRST).ruling is None
-        await pilot.press(*"Contractor staff only")
+        await fill(pilot, "#confirm-reason", "Contractor staff only")
         await pilot.press("enter")  # Enter in the reason box goes to Confirm ...
         assert app.screen is modal and app.focused is not None
         assert app.focused.id == "confirm-ok"
@@ -162,7 +240,7 @@ async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
         await pilot.press("a", "enter")  # focus starts on Cancel: Enter cancels
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
-        await pilot.press("r", "shift+tab", *"because", "escape")
+        await pilot.press("r", "shift+tab", *"ok", "escape")  # typed a reason, then Esc
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         await pilot.press("c", "tab", "escape")  # Escape even with Confirm focused
@@ -197,26 +275,145 @@ async def test_the_queue_updates_in_place(tui_world: TuiWorld) -> None:
 
 @sync
 async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
+    """The confirm dialog was open when another reviewer ruled: the DB refuses the
+    second ruling (optimistic locking) and the desk says who and when in a modal."""
     seen = Recorder()
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert current(app) == FIRST
+        await pilot.press("a")
+        assert isinstance(app.screen, ConfirmRuling)
         # another reviewer rules the highlighted case behind the app's back
         ApprovalService(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="out of remit", reviewer="ayse")
-        await pilot.press("a", "tab", "enter")
+        await pilot.press("tab", "enter")
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
-        assert conflict.ruled_by == "ayse" and conflict.ruling == "REJECT"  # type: ignore[attr-defined]
+        assert conflict.ruled_by == "ayse" and conflict.ruling == "REJECT"
         assert not seen.of(RulingCommitted)
-        note = " ".join(seen.notes())
-        assert "already ruled" in note and "ayse" in note and "reloaded" in note
-        assert FIRST not in queue_ids(app)  # the reload took the ruled case out
+        modal = app.screen
+        assert isinstance(modal, NoticeModal) and modal.id == "conflict"
+        text = " ".join(shown(modal.query_one("#notice-body")).split())
+        assert "already ruled" in text and "ayse" in text and "not recorded" in text
+        assert "REJECT" in text and "2026-11-29 12:00Z" in text
+        await pilot.press("enter")  # OK closes it
+        await settle(pilot)
+        assert not isinstance(app.screen, NoticeModal)
         assert app.is_running
+        # the reload found the case ruled by ayse while it is highlighted: banner, kept row
+        pane = app.query_one(QueuePane)
+        assert FIRST in pane.ruled_elsewhere
+        assert "ayse" in shown(app.query_one("#queue-banner"), 78, 3)
     ruling = tui_world.repo.case(FIRST).ruling
     assert ruling is not None and ruling.ruling == "REJECT" and ruling.reviewer == "ayse"
     assert len(tui_world.repo.audit_log(FIRST)) >= 1
+
+
+def _etki_rule(world: TuiWorld, case_id: str, verdict: str, reviewer: str,
+               reason: str) -> subprocess.CompletedProcess[str]:
+    """A second reviewer process: ``etki rule CASE VERDICT --reason ...``."""
+    env = {**os.environ, "ETKI_DB_URL": world.settings.db_url,
+           "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"), "ETKI_REVIEWER": reviewer,
+           "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run([sys.executable, "-c", "from etki.cli import main; main()",
+                           "rule", case_id, verdict, "--reason", reason],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+@sync
+async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -> None:
+    """Two reviewers at once: a second process (`etki rule`) rules the case under the
+    cursor. The live refresh keeps its row with a banner saying who and when; the other
+    rows stay untouched and the cursor stays; acting on it is a clear conflict."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await goto(pilot, SECOND)
+        table = app.query_one(QueueTable)
+        before = queue_ids(app)
+        rows_before = {k: table.get_row(k) for k in before if k != SECOND}
+        done = _etki_rule(tui_world, SECOND, "reject", "ayse", "agreed, out of scope")
+        assert done.returncode == 0, done.stderr
+        app.poll_queue()  # the interval timer's job, without waiting for it
+        await settle(pilot)
+        polled = [m for m in seen.of(QueueLoaded) if m.source == "poll"]
+        assert len(polled) == 1
+        assert current(app) == SECOND and queue_ids(app) == before  # row kept, cursor kept
+        assert {k: table.get_row(k) for k in before if k != SECOND} == rows_before
+        banner = app.query_one("#queue-banner")
+        assert banner.display
+        text = " ".join(shown(banner, 78, 3).split())
+        assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
+        assert "⚠ ruled by ayse" in table.get_cell(SECOND, "verdict").plain
+        assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
+        await pilot.press("r")  # acting on it: a conflict, no dialog, nothing written
+        await settle(pilot)
+        [conflict] = seen.of(RulingConflict)
+        assert conflict.case_id == SECOND and conflict.ruled_by == "ayse"
+        assert not seen.of(RulingCommitted)
+        assert isinstance(app.screen, NoticeModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("down")  # leaving the row lets it go, in place
+        await settle(pilot)
+        assert SECOND not in queue_ids(app)
+        assert current(app) == before[2]
+        assert {k: table.get_row(k) for k in queue_ids(app)} == dict(rows_before)
+    ruling = tui_world.repo.case(SECOND).ruling
+    assert ruling is not None and ruling.reviewer == "ayse" and ruling.ruling == "REJECT"
+
+
+@sync
+async def test_live_refresh_updates_rows_in_place(tui_world: TuiWorld) -> None:
+    """A case ruled elsewhere (not highlighted) leaves, a new case arrives: both in place,
+    the cursor stays on its case, the untouched rows are the same cell objects."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await goto(pilot, "req-demo-2c4a8e13")
+        table = app.query_one(QueueTable)
+        cells = {k: table.get_row(k) for k in queue_ids(app)}
+        app.poll_queue()  # nothing changed: no reload at all
+        await settle(pilot)
+        assert not [m for m in seen.of(QueueLoaded) if m.source == "poll"]
+        ApprovalService(tui_world.repo, tui_world.settings).rule(
+            "req-demo-5f7d2b46", "approve", reviewer="jurgen")
+        from etki.domain import Request
+        tui_world.repo.add_cases("demo", [(
+            Request("R9", "Please add a dark mode.", "Dark mode for the portal"),
+            tui_decision("req-demo-6a8e3c57", "CHANGE_REQUEST", ("MSA-2024-01#9.1",),
+                         confidence=0.66))])
+        app.poll_queue()
+        await settle(pilot)
+        ids = queue_ids(app)
+        assert "req-demo-5f7d2b46" not in ids and ids[-1] == "req-demo-6a8e3c57"
+        assert current(app) == "req-demo-2c4a8e13"
+        for key in ids[:-1]:
+            assert table.get_row(key) == cells[key]
+        assert "6 pending" in shown(app.query_one("#filter-summary"), 70, 1)
+
+
+@sync
+async def test_reload_picks_up_a_reinit(tui_world: TuiWorld) -> None:
+    """The desk caches the project; Ctrl+R after the folder was loaded again (a new
+    index hash) shows the new clause text."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        project = tui_project()
+        from dataclasses import replace as dc_replace
+        contract = project.contracts[0]
+        clauses = tuple(dc_replace(c, title="Single sign-on (amended)")
+                        if c.number == "3.2" else c for c in contract.clauses)
+        project = dc_replace(project, contracts=(dc_replace(contract, clauses=clauses),))
+        tui_world.repo.save_project(project, "sha256:tui-2", b"{}\n")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        body = app.query_one("#detail-body")
+        assert "Single sign-on (amended)" in shown(body, 100, 40)
 
 
 def _segments(widget, width: int, height: int):  # noqa: ANN001, ANN202
@@ -276,18 +473,27 @@ async def test_wide_characters_keep_cells_one_line(tui_world: TuiWorld) -> None:
 
 @sync
 async def test_hafiza_live_search_is_debounced(tui_world: TuiWorld) -> None:
+    """Ten keystrokes, one search: every keystroke restarts the debounce timer, and only
+    its firing searches. The timer is fired by hand (``flush_search``) so the test never
+    depends on how fast keys arrive."""
     seen = Recorder()
-    app = make_app(tui_world, search_delay=0.2)
+    app = make_app(tui_world, search_delay=3600)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         await pilot.press("2")
         await settle(pilot)
+        assert app.focused is app.query_one("#memory-list", OptionList)  # digits stay keys
+        await pilot.press("slash")
         assert app.focused is app.query_one("#memory-search", Input)
-        await pilot.press(*"contractor")
-        await pilot.pause(0.5)
+        await pilot.press(*"contr")
+        await settle(pilot)
+        assert not seen.of(SearchResults)  # nothing searched while typing
+        assert app._pending_search == "contr"  # one pending search, the last text
+        assert app.flush_search()
+        assert not app.flush_search()  # and only one
         await settle(pilot)
         results = seen.of(SearchResults)
-        assert [r.query for r in results] == ["contractor"]  # type: ignore[attr-defined]
+        assert [r.query for r in results] == ["contr"]
         pane = app.query_one(MemoryPane)
         assert pane.hits and any("req-demo-9b0f4d68" in path for path, _, _ in pane.hits)
         entries = app.query_one("#memory-list", OptionList)
@@ -303,17 +509,16 @@ async def test_hafiza_cards_work_with_the_wiki_off(tmp_path: Path) -> None:
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await pilot.press("2")
+            await pilot.press("2", "slash")
             await settle(pilot)
             pane = app.query_one(MemoryPane)
             assert [c.case_id for c in pane.precedents] == ["req-demo-9b0f4d68"]
             assert [d.ref for d in pane.disputed] == ["MSA-2024-01#3.2"]
             assert pane.pages == [] and not pane.wiki_on
-            await pilot.press(*"contractor")
+            await fill(pilot, "#memory-search", "contractor")
+            await pilot.press("enter")  # search now, then the list
             await settle(pilot)
-            assert pane.hits == []
-            await pilot.press("tab")  # to the list; the first precedent is previewed
-            await settle(pilot)
+            assert pane.query_text == "contractor" and pane.hits == []
             card = pane.query_one("#memory-card")
             shown = "".join(s.text for s in _segments(card, card.size.width, 6))
             assert "PRECEDENT" in shown and "req-demo-9b0f4d68" in shown
@@ -423,9 +628,411 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
         if case.decision.verdict == "IN_SCOPE":
             await pilot.press("a", "tab", "enter")  # Cancel -> Confirm, press
         else:  # an override: Cancel -> reason box, type, Enter -> Confirm, press
-            await pilot.press("a", "shift+tab", *"sample check", "enter", "enter")
+            await pilot.press("a")
+            await fill(pilot, "#confirm-reason", "sample check")
+            await pilot.press("enter", "enter")
         await settle(pilot)
         assert seen.of(RulingCommitted) and first not in queue_ids(app)
     assert desk.case(first).ruling is not None  # type: ignore[arg-type,union-attr]
     assert list((tmp_path / f"wiki-{project_id}" / "decisions").glob(f"*{first}.md"))
     desk.repo.dispose()
+
+
+# --- filters and sort (item 6) ------------------------------------------------------------
+
+@sync
+async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        summary = app.query_one("#filter-summary")
+        assert "All 6 pending" in shown(summary, 76, 1)
+        await goto(pilot, "req-demo-5f7d2b46")  # IN_SCOPE
+        await pilot.press("v")  # verdict: IN_SCOPE
+        await settle(pilot)
+        [changed] = seen.of(FilterChanged)
+        assert changed.filter == QueueFilter(verdict="IN_SCOPE") and changed.shown == 3
+        assert queue_ids(app) == [FIRST, HOSTILE, "req-demo-5f7d2b46"]
+        assert current(app) == "req-demo-5f7d2b46"  # the cursor stayed on its case
+        text = shown(summary, 76, 1)
+        assert "FILTER" in text and "IN_SCOPE" in text and "3 of 6" in text
+        await pilot.press("d")  # disputed only: cases citing 3.2
+        await settle(pilot)
+        assert queue_ids(app) == [FIRST]
+        assert "⚠ disputed" in shown(summary, 76, 1)
+        await pilot.press("escape")  # clears the filters, keeps the sort
+        await settle(pilot)
+        assert len(queue_ids(app)) == 6 and seen.of(FilterChanged)[-1].filter == QueueFilter()
+        await pilot.press("o", "o", "o")  # sort: lowest confidence first
+        await settle(pilot)
+        assert seen.of(FilterChanged)[-1].filter.sort == "confidence"
+        confidences = [tui_world.desk.case(k).decision.confidence for k in queue_ids(app)]
+        assert confidences == sorted(confidences)
+        assert "lowest conf" in shown(app.query_one("#filter-sort"), 20, 1)
+        await pilot.press("escape")  # no filter active: Escape does nothing here
+        await settle(pilot)
+        assert seen.of(FilterChanged)[-1].filter.sort == "confidence"
+
+
+@sync
+async def test_slash_filters_the_queue_live(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        find = app.query_one("#queue-find", Input)
+        assert find.display and app.focused is find
+        await pilot.press(*"sso")
+        await settle(pilot)
+        assert queue_ids(app) == [FIRST, "req-demo-4e6c1a35"]
+        assert [m.filter.text for m in seen.of(FilterChanged)] == ["s", "ss", "sso"]
+        await fill(pilot, "#queue-find", "9.1")  # a clause number
+        await settle(pilot)
+        assert queue_ids(app) == [SECOND]
+        await pilot.press("enter")  # keep the filter, back to the table
+        assert not find.display and app.focused is app.query_one(QueueTable)
+        assert "“9.1”" in shown(app.query_one("#filter-summary"), 76, 1)
+        await pilot.press("slash", "escape")  # Escape in the box clears the text
+        await settle(pilot)
+        assert len(queue_ids(app)) == 6 and not find.display
+
+
+@sync
+async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        assert isinstance(app.screen, FilterPanel)
+        await pilot.press("down", "right")  # risk: high → none is high
+        await settle(pilot)
+        assert seen.of(FilterChanged)[-1].filter.risk == "high"
+        assert queue_ids(app) == []
+        await pilot.press("right", "down", "down", "right")  # risk medium; conf < 0.60
+        await settle(pilot)
+        assert seen.of(FilterChanged)[-1].filter == QueueFilter(risk="medium", band="low")
+        await pilot.press("x")  # reset in the panel
+        await settle(pilot)
+        assert seen.of(FilterChanged)[-1].filter == QueueFilter()
+        await pilot.press("down", "right", "right")  # from Confidence to Age: > 7 days
+        await settle(pilot)
+        assert queue_ids(app) == [FIRST]  # the only request with a date, 9 days old
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, FilterPanel)
+        assert "> 7 days old" in shown(app.query_one("#filter-summary"), 76, 1)
+        detail = " ".join(shown(app.query_one("#detail-body"), 76, 3).split())
+        assert "(9d old)" in detail
+
+
+# --- keymap and help (item 4) ---------------------------------------------------------------
+
+@sync
+async def test_keymap_from_the_config_file_remaps_by_binding_id(
+        tui_world: TuiWorld, tmp_path: Path) -> None:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("keymap:\n  approve: A\n  reject: ctrl+s\n  nonsense.id: z\n"
+                   "refresh_seconds: 0\n", encoding="utf-8")
+    config = load_config(str(cfg))
+    seen = Recorder()
+    app = make_app(tui_world, config=config, poll_seconds=None)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        assert app.poll_seconds == 0
+        notes = " ".join(seen.notes())
+        assert "unknown binding id(s) nonsense.id" in notes  # a warning, not a crash
+        assert "ctrl+s" in notes and "reject" in notes  # refused, default kept
+        await pilot.press("a")  # the old key no longer approves
+        await settle(pilot)
+        assert not seen.of(RuleRequested)
+        await pilot.press("A")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmRuling) and app.screen.action == "approve"
+        await pilot.press("escape")
+        await pilot.press("r")  # reject kept its default key
+        assert isinstance(app.screen, ConfirmRuling) and app.screen.action == "reject"
+        await pilot.press("escape")
+        await settle(pilot)
+        footer = " ".join(" ".join(shown(k, 30, 1).split()) for k in app.query("FooterKey"))
+        assert "A Approve" in footer and "a Approve" not in footer
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        body = " ".join(shown(app.screen.query_one("#help-body"), 96, 80).split())
+        assert "A Approve" in body and "approve *" in body and str(cfg) in body
+
+
+@sync
+async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
+        body = " ".join(shown(help_screen.query_one("#help-body"), 96, 120).split())
+        for piece in ("a Approve", "c Convert to CR", "r Reject", "/ Find", "f Filter",
+                      "Ctrl+P Palette", "? / F1 Help", "y Copy", "filter.verdict"):
+            assert piece in body, piece
+        await pilot.press("escape")
+        await pilot.press("2", "f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.contexts[0] == "hafiza"
+        await pilot.press("f1")  # pressed again: closes
+        await pilot.press("1", "a", "f1")  # in the confirm dialog: its own help
+        assert isinstance(app.screen, HelpScreen) and app.screen.contexts == ["confirm"]
+        await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmRuling)
+        await pilot.press("escape")
+        await settle(pilot)
+    assert tui_world.repo.case(FIRST).ruling is None
+
+
+# --- command palette (item 5) -----------------------------------------------------------
+
+@sync
+async def test_palette_jumps_to_a_case_by_id_or_title_words(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("v", "v")  # a filter that hides the target
+        await settle(pilot)
+        await palette(pilot, "5f7d2b46")
+        assert current(app) == "req-demo-5f7d2b46"
+        assert app.query_one(QueuePane).filter == QueueFilter()  # cleared to show it
+        await palette(pilot, "native android")  # title words
+        assert current(app) == SECOND
+
+
+@sync
+async def test_palette_runs_actions_and_opens_ruled_cases(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        await palette(pilot, "approve")  # from Raporlar
+        assert isinstance(app.screen, ConfirmRuling) and app.screen.case.case_id == FIRST
+        assert app.query_one("#tabs").active == "queue"
+        await pilot.press("escape")
+        await settle(pilot)
+        await palette(pilot, "9b0f4d68")  # a ruled case
+        [page] = [m for m in seen.of(PageLoaded) if m.history == "push"]
+        assert page.path.endswith("req-demo-9b0f4d68.md") and page.error is None
+        assert app.query_one("#tabs").active == "hafiza"
+        assert app.screen.maximized is app.query_one("#memory-preview")
+
+
+@sync
+async def test_palette_switches_project(tui_world: TuiWorld) -> None:
+    from etki.domain import Request
+
+    tui_world.repo.save_project(tui_project("other"), "sha256:other", b"{}\n")
+    tui_world.repo.add_cases("other", [(
+        Request("O1", "Other project request.", "Only case of the other project"),
+        tui_decision("req-other-00000001", "IN_SCOPE", ("MSA-2024-01#3.2",),
+                     confidence=0.9))])
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        assert [p for p, _ in app.projects] == ["demo", "other"]
+        await palette(pilot, "switch other")
+        [switched] = seen.of(ProjectSwitched)
+        assert switched.project_id == "other" and app.project_id == "other"
+        assert queue_ids(app) == ["req-other-00000001"]
+        assert "(other)" in app.sub_title
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.query_one(MemoryPane).precedents == []
+
+
+# --- Hafıza reader (item 8) ------------------------------------------------------------------
+
+@sync
+async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWorld) -> None:
+    """The hostile case (title '[bold]ACİL[/bold] fatura itirazı …') is ruled, so its
+    decision page exists; searching 'acil ITIRAZI' (dotless/dotted i mixed) finds it and
+    highlights 'ACİL' and 'itirazı' in the original spelling, in the list and the page."""
+    ApprovalService(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve",
+                                                             reviewer="ayse")
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("2", "slash")
+        await fill(pilot, "#memory-search", "acil ITIRAZI")
+        await pilot.press("enter")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        assert pane.hits and pane.hits[0][0].endswith(f"{HOSTILE}.md")
+        first = pane.query_one("#memory-list", OptionList).get_option("hit:0")
+        prompt = first.prompt
+        assert isinstance(prompt, Text)
+        marked = {prompt.plain[sp.start:sp.end] for sp in prompt.spans
+                  if "reverse" in str(sp.style)}
+        assert marked & {"ACİL", "itirazı"}
+        reader = pane.reader
+        assert reader.path == pane.hits[0][0] and reader.matches >= 2
+        from textual.widgets.markdown import MarkdownBlock
+        found = set()
+        for block in reader.query(MarkdownBlock):
+            content = getattr(block, "_content", None)
+            for span in getattr(content, "spans", []):
+                if "reverse" in str(span.style):
+                    found.add(content.plain[span.start:span.end])
+        assert "ACİL" in found and "itirazı" in found
+
+
+@sync
+async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("2")  # the list has focus, on the first precedent's card
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        reader = pane.reader
+        assert not reader.display and "PRECEDENT" in shown(pane.query_one("#memory-card"))
+        await pilot.press("enter")  # open its page: full-screen, contents shown
+        await settle(pilot)
+        precedent = pane.precedent_page("req-demo-9b0f4d68")
+        assert precedent is not None and reader.path == precedent
+        assert app.screen.maximized is pane.query_one("#memory-preview")
+        assert reader.show_toc and reader.history.entries == [(precedent, True)]
+        toc = reader.query_one("#reader-toc")
+        assert toc.display
+        assert "Reason" in [name for _, name, _ in toc.table_of_contents]
+        # follow the page's link to the decision file (what a click does)
+        from textual.widgets import Markdown
+        page = reader.query_one("#memory-page", Markdown)
+        target = next(p for p in pane.pages if p.endswith("req-demo-9b0f4d68.md"))
+        page.post_message(Markdown.LinkClicked(page, f"../{target}"))
+        await settle(pilot)
+        assert reader.path == target and reader.history.position() == "2/2"
+        await pilot.press("b")
+        await settle(pilot)
+        assert reader.path == precedent and reader.history.position() == "1/2"
+        await pilot.press("n")
+        await settle(pilot)
+        assert reader.path == target
+        page.post_message(Markdown.LinkClicked(page, "https://evil.example/x"))
+        await settle(pilot)
+        assert reader.path == target  # never left the wiki
+        assert any("outside the wiki" in n for n in seen.notes())
+        await pilot.press("t")  # the reviewer's choice sticks
+        assert not reader.show_toc
+        await pilot.press("y")  # copies the page's path
+        assert app.clipboard == str(tui_world.wiki / target)
+        await pilot.press("escape")
+        assert app.screen.maximized is None
+
+
+@sync
+async def test_copy_sends_the_case_id(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        assert app.clipboard == FIRST
+        [copied] = seen.of(Copied)
+        assert copied.text == FIRST and copied.what == "case id"
+        await pilot.press("2")  # a precedent card: its case id
+        await settle(pilot)
+        await pilot.press("y")
+        assert app.clipboard == "req-demo-9b0f4d68"
+
+
+# --- small terminals, errors, quiet background (items 10, 11) -----------------------------
+
+@sync
+async def test_too_small_terminal_shows_a_notice_and_blocks_keys(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(70, 20), message_hook=seen) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        assert "70×20" in " ".join(shown(app.screen.query_one("#too-small-body"), 60, 8).split())
+        await pilot.press("a", "2", "ctrl+p")  # nothing happens behind the notice
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen) and not seen.of(RuleRequested)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert not isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(80, 23)
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+
+
+@sync
+async def test_service_errors_become_toasts_with_advice(tui_world: TuiWorld) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    def broken(*_: object, **__: object) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("database is locked"))
+
+    seen = Recorder()
+    app = make_app(tui_world)
+    tui_world.desk.queue = broken  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        [failed] = seen.of(DeskFailed)
+        assert "database is locked" in failed.message and "ETKI_DB_URL" in failed.advice
+        assert any("Ctrl+R" in n for n in seen.notes())
+        assert app.is_running and not app.query_one(QueueTable).loading
+
+
+@sync
+async def test_a_viewer_is_refused_in_a_modal(tui_world: TuiWorld) -> None:
+    from dataclasses import replace as dc_replace
+
+    from etki.services import Desk
+
+    viewer = dc_replace(tui_world.settings, reviewer="vera")
+    seen = Recorder()
+    app = EtkiApp(Desk(viewer, tui_world.repo), "demo", cursor_blink=False, search_delay=0,
+                  poll_seconds=0, clock=tui_clock)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("a", "tab", "enter")
+        await settle(pilot)
+        [failed] = seen.of(RulingFailed)
+        assert failed.error == "PermissionDeniedError" and "approver" in failed.advice
+        assert isinstance(app.screen, NoticeModal) and app.screen.id == "refused"
+        await pilot.press("enter")
+        assert app.is_running
+    assert tui_world.repo.case(FIRST).ruling is None
+
+
+@sync
+async def test_background_work_never_prints(tui_world: TuiWorld,
+                                            capfd: pytest.CaptureFixture[str]) -> None:
+    """Log records and warnings from worker threads go to Textual's log while the desk
+    runs, never to the terminal (they would tear the screen)."""
+    import logging
+    import warnings as warnings_module
+
+    from etki_tui.app import quiet_logging
+
+    def noisy(*args: object, **kwargs: object) -> object:
+        logging.getLogger("etki.wiki").warning("LOUD-LOG from a worker")
+        logging.getLogger("sqlalchemy.engine").error("LOUD-LIB from a worker")
+        warnings_module.warn("LOUD-WARNING from a worker", stacklevel=1)
+        return original(*args, **kwargs)
+
+    original = tui_world.desk.report
+    tui_world.desk.report = noisy  # type: ignore[method-assign]
+    app = make_app(tui_world)
+    capfd.readouterr()
+    with quiet_logging():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("3")
+            await settle(pilot)
+            assert app.query_one(ReportsPane).report is not None
+    out, err = capfd.readouterr()
+    assert "LOUD" not in out and "LOUD" not in err
+    assert logging.getLogger("etki").handlers == []  # restored afterwards

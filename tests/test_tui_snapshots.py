@@ -1,60 +1,110 @@
-"""SVG snapshots of the reviewer desk at 80x24 and 120x40 (pytest-textual-snapshot).
+"""SVG snapshots of every screen and modal of the reviewer desk (pytest-textual-snapshot):
+queue, case detail, confirm, conflict notice and banner, filter panel and filter line,
+Hafıza search / card / reader, Raporlar, help, command palette and the too-small notice,
+at 80x24 and 120x40; a set in the standard 16-colour system; and two with NO_COLOR.
 
 Golden files live under ``snapshots/tui/test_tui_snapshots/`` (see the ``snapshot``
-fixture in conftest.py). They are deterministic: the DB clock is frozen, the UI shows no
-wall-clock time, the cursor does not blink, the search runs once (on Enter) and every
-worker has finished before the picture is taken. Update with
+fixture in conftest.py). They are deterministic: the DB clock and the app's clock are
+frozen, the UI shows no wall-clock time, the cursor does not blink, buttons do not flash,
+toasts do not time out, the live refresh is off (tests poll by hand), searches run on
+Enter only, and every worker has finished before the picture is taken. Update with
 ``pytest tests/test_tui_snapshots.py --snapshot-update`` and look at the pictures.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
+from etki.approval import ApprovalService
 from etki_tui.app import EtkiApp
-from tests.conftest import TuiWorld
+from tests.conftest import TuiWorld, build_tui_history_world, open_tui_world, tui_clock
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+Step = str | Callable[[Pilot], Awaitable[None] | None]
 
 
-def make_app(world: TuiWorld) -> EtkiApp:
-    # A long debounce never fires during a test: searches run on Enter, once.
-    return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=60)
+def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
+    # A debounce that never fires by itself: searches run on Enter, once.
+    return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=3600,
+                   poll_seconds=0, clock=tui_clock, **kwargs)  # type: ignore[arg-type]
 
 
-def keys(*presses: str) -> Callable[[Pilot], Awaitable[None]]:
-    """A ``run_before`` that waits for the queue, presses ``presses`` (``type:TEXT``
-    types TEXT) and lets every worker finish after each step."""
+async def settle(pilot: Pilot) -> None:
+    app = pilot.app
+    for _ in range(6):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in app.workers):
+            return
 
-    async def settle(pilot: Pilot) -> None:
-        for _ in range(2):
-            await pilot.pause()
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
+
+def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
+    """A ``run_before`` that waits for the queue, then runs ``steps`` — a key name, or
+    ``type:TEXT`` (TEXT put into the focused input at once), or a callable — letting
+    every worker finish after each."""
 
     async def run(pilot: Pilot) -> None:
         await settle(pilot)
-        for press in presses:
-            if press.startswith("type:"):
-                await pilot.press(*press.removeprefix("type:"))
+        for step in steps:
+            if callable(step):
+                result = step(pilot)
+                if result is not None:
+                    await result
+            elif step.startswith("type:"):
+                field = pilot.app.focused
+                assert isinstance(field, Input), f"no input focused for {step!r}"
+                field.value = step.removeprefix("type:")
+                field.action_end()
             else:
-                await pilot.press(press)
+                await pilot.press(step)
             await settle(pilot)
 
     return run
 
 
 def _check(snap_compare, world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
-           presses: Iterable[str] = ()) -> None:
-    assert snap_compare(make_app(world), terminal_size=size, run_before=keys(*presses))
+           steps: Iterable[Step] = (), **app_options: object) -> None:
+    assert snap_compare(make_app(world, **app_options), terminal_size=size,
+                        run_before=keys(*steps))
 
+
+def ruled_by_ayse(pilot: Pilot) -> None:
+    """Another reviewer rules the highlighted case; the live refresh sees it."""
+    app = pilot.app
+    assert isinstance(app, EtkiApp)
+    ApprovalService(app.desk.repo, app.desk.settings).rule(
+        "req-demo-0a1f3c21", "reject", reason="Out of remit.", reviewer="ayse")
+    app.poll_queue()
+
+
+@pytest.fixture(scope="session")
+def _history_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tui-history")
+    build_tui_history_world(folder).repo.dispose()
+    return folder
+
+
+@pytest.fixture
+def history_world(_history_template: Path, tmp_path: Path):  # noqa: ANN201
+    """The fixture project with eight more rulings over five days (for the charts)."""
+    shutil.copytree(_history_template, tmp_path, dirs_exist_ok=True)
+    world = open_tui_world(tmp_path)
+    yield world
+    world.repo.dispose()
+
+
+# --- Queue ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES)
 def test_queue(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """The queue of six pending cases with the first (disputed clause) highlighted."""
+    """The queue of six pending cases with the first (disputed clause) highlighted; the
+    filter line says nothing is filtered."""
     _check(snap_compare, tui_world, size)
 
 
@@ -71,25 +121,114 @@ def test_detail_hostile_text(snap_compare, tui_world: TuiWorld, size: tuple[int,
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_filter_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Disputed-only, sorted by lowest confidence, live find 'login' open: the filter
+    line shows every filter and the count."""
+    _check(snap_compare, tui_world, size, ["d", "o", "o", "o", "slash", "type:login"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The filter and sort panel (f) with verdict IN_SCOPE and risk medium chosen."""
+    _check(snap_compare, tui_world, size, ["f", "right", "down", "right", "right"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_confirm_override(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Reject on an IN_SCOPE verdict: Confirm with no reason is refused."""
     _check(snap_compare, tui_world, size, ["r", "tab", "enter"])
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_ruled_elsewhere_banner(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Another reviewer ruled the highlighted case: its row stays, marked, with a banner
+    saying who and when."""
+    _check(snap_compare, tui_world, size, [ruled_by_ayse])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_conflict_notice(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Acting on that case: a conflict notice, nothing recorded."""
+    _check(snap_compare, tui_world, size, [ruled_by_ayse, "a"])
+
+
+# --- Hafıza ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
 def test_hafiza_search(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """Hafıza with search results for 'contractor' (Enter: search now, go to the list)
-    and the first hit's page previewed."""
-    _check(snap_compare, tui_world, size, ["2", "type:contractor", "enter"])
+    """Hafıza with search results for 'contractor' (Enter: search now, go to the list),
+    matches highlighted in the snippets and in the first hit's page."""
+    _check(snap_compare, tui_world, size, ["2", "slash", "type:contractor", "enter"])
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_hafiza_disputed_card(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Hafıza's disputed card for clause 3.2, read from the DB."""
-    _check(snap_compare, tui_world, size, ["2", "tab", "down"])
+    _check(snap_compare, tui_world, size, ["2", "down"])
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_raporlar(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """Raporlar: counts and bars from the DB."""
-    _check(snap_compare, tui_world, size, ["3"])
+def test_hafiza_reader(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The precedent's wiki page opened in the reader (Enter): full-screen, with its table
+    of contents and the history line."""
+    _check(snap_compare, tui_world, size, ["2", "enter"])
+
+
+# --- Raporlar, help, palette, too small --------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+def test_raporlar(snap_compare, history_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Raporlar: verdict bars, rulings and override rate over five days, clauses with
+    the most corrections."""
+    _check(snap_compare, history_world, size, ["3"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """? on the queue: its keys, what they do and their binding ids."""
+    _check(snap_compare, tui_world, size, ["question_mark"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_palette(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Ctrl+P with 'sso': the cases whose title has it (pending first), matches marked."""
+    _check(snap_compare, tui_world, size, ["ctrl+p", "type:sso"])
+
+
+@pytest.mark.parametrize("size", [pytest.param((60, 20), id="60x20"),
+                                  pytest.param((100, 23), id="100x23")])
+def test_too_small(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Below 80x24 (too narrow, or one row short) the desk is covered by a notice."""
+    _check(snap_compare, tui_world, size)
+
+
+# --- a 16-colour terminal and NO_COLOR -----------------------------------------------------
+
+STANDARD = [
+    pytest.param(["enter"], id="detail"),
+    pytest.param(["r", "tab", "enter"], id="confirm"),
+    pytest.param([ruled_by_ayse], id="banner"),
+    pytest.param(["2", "slash", "type:contractor", "enter"], id="hafiza"),
+    pytest.param(["question_mark"], id="help"),
+]
+
+
+@pytest.mark.parametrize("steps", STANDARD)
+def test_standard_colours(snap_compare, tui_world: TuiWorld, steps: list[Step]) -> None:  # noqa: ANN001
+    """TEXTUAL_COLOR_SYSTEM=standard: the desk switches to the ANSI theme; verdicts,
+    risk, disputed clauses and the banner still read by glyph and word."""
+    _check(snap_compare, tui_world, (80, 24), steps, color_system="standard")
+
+
+def test_standard_colours_raporlar(snap_compare, history_world: TuiWorld) -> None:  # noqa: ANN001
+    """The charts in 16 colours: agreed and overridden differ by glyph, not only hue."""
+    _check(snap_compare, history_world, (80, 24), ["3"], color_system="standard")
+
+
+@pytest.mark.parametrize("steps", [pytest.param([], id="queue"),
+                                   pytest.param(["r", "tab", "enter"], id="confirm")])
+def test_no_color(snap_compare, tui_world: TuiWorld, steps: list[Step],  # noqa: ANN001
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, ⚠, OVERRIDE)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    _check(snap_compare, tui_world, (80, 24), steps)

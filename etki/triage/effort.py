@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
 
 from etki.domain import Effort, WorkItem
 
@@ -35,29 +36,46 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (rank - lo)
 
 
-def estimate(workitems: Sequence[WorkItem], title_scores: Sequence[float],
+def estimate(workitems: Sequence[WorkItem],
+             title_scores: Sequence[float] | Mapping[int, float],
              impacted: Sequence[str],
              by_module: Mapping[str, Sequence[int]] | None = None) -> Effort:
     """Effort range for a request.
 
     ``title_scores``: BM25 of each work item's title against the request (same order as
-    ``workitems``). ``impacted``: the request's impacted module ids. ``by_module``:
-    optional module id -> positions of the work items listing it (an index built once
-    per project, :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`): only those
-    and the title-similar items are looked at, with the same result. Returns an
+    ``workitems``), or only the non-zero ones (position -> score,
+    :meth:`etki.triage.modules.ModuleMatcher.workitem_sparse`). ``impacted``: the
+    request's impacted module ids. ``by_module``: optional module id -> positions of the
+    work items listing it (an index built once per project,
+    :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`): only those and the
+    title-similar items are looked at, with the same result. Returns an
     :class:`Effort` in person-days rounded to 1 decimal, ``basis`` = the ids used
     (sorted); unknown (None, None) when no comparable item has ``effort_days``.
     """
-    best = max(title_scores, default=0.0)
+    sparse = title_scores if isinstance(title_scores, Mapping) else None
+    if sparse is not None and by_module is None:
+        title_scores = [sparse.get(i, 0.0) for i in range(len(workitems))]
+        sparse = None
+    dense: Sequence[float] = title_scores  # type: ignore[assignment]
+    best = (max(sparse.values(), default=0.0) if sparse is not None
+            else max(dense, default=0.0))
     wanted = set(impacted)
     ranked: list[tuple[float, str, float]] = []
-    pairs: Iterable[tuple[WorkItem, float]] = zip(workitems, title_scores, strict=True)
-    if by_module is not None:  # only items that can be comparable: similar or overlapping
+    pairs: Iterable[tuple[WorkItem, float]]
+    if by_module is None:
+        pairs = zip(workitems, dense, strict=True)
+    else:  # only items that can be comparable: title-similar or sharing a module
         half = 0.5 * best
-        picked = {i for i, s in enumerate(title_scores) if s >= half} if best > 0 else set()
+        if best <= 0:
+            picked: set[int] = set()
+        elif sparse is not None:
+            picked = {i for i, s in sparse.items() if s >= half}
+        else:  # a C-level pass over the dense scores
+            picked = set(compress(range(len(dense)), map(half.__le__, dense)))
         for mid in wanted:
             picked.update(by_module.get(mid, ()))
-        pairs = ((workitems[i], title_scores[i]) for i in sorted(picked))
+        pairs = ((workitems[i], sparse.get(i, 0.0) if sparse is not None else dense[i])
+                 for i in sorted(picked))
     for wi, score in pairs:
         similar = best > 0 and score >= 0.5 * best
         overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0

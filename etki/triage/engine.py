@@ -302,7 +302,7 @@ class TriageEngine:
             effort = Effort(None, None)
             effort_detail = "no effort: the work is outside the contractor's remit"
         else:
-            effort = estimate(self.graph.workitems, self.matcher.workitem_scores(query),
+            effort = estimate(self.graph.workitems, self.matcher.workitem_sparse(query),
                               modules, self.matcher.wi_by_module)
             effort_detail = (
                 f"{effort.label()} from {len(effort.basis)} comparable work items "

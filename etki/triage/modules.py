@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from etki.domain import Module, WorkItem
 from etki.triage.normalise import guess_language, identifier_text, tokens
-from etki.triage.scoring import BM25Index, top
+from etki.triage.scoring import BM25Index, top, top_sparse
 
 ID_WEIGHT = 2
 """Id and path words count twice: they are the module's name (BM25F-style field weight,
@@ -68,6 +68,7 @@ class ModuleMatcher:
                            for w in workitems]
         self.wi_index = BM25Index([tokens(w.title, guess_language(w.title, languages))
                                    for w in workitems])
+        self._wi_last: tuple[tuple[str, ...], dict[int, float]] | None = None
         self._pos = {mid: i for i, mid in enumerate(self.module_ids)}
         self._wi_pos = {wid: i for i, wid in enumerate(self.wi_ids)}
         self.wi_by_module: dict[str, tuple[int, ...]] = {}
@@ -82,12 +83,24 @@ class ModuleMatcher:
         """BM25 of every work-item title for ``query`` (same order as the work items)."""
         return self.wi_index.scores(query)
 
+    def workitem_sparse(self, query: Sequence[str]) -> dict[int, float]:
+        """:meth:`workitem_scores` without the zeros (work-item position -> score). The
+        last query's result is kept (a request asks twice: modules, then effort);
+        callers must not change it."""
+        key = tuple(query)
+        last = self._wi_last
+        if last is not None and last[0] == key:
+            return last[1]
+        scores = self.wi_index.sparse_scores(query)
+        self._wi_last = (key, scores)
+        return scores
+
     def match(self, query: Sequence[str]) -> ModuleMatch:
         """Best modules for the query tokens; empty when nothing matches."""
         own = self.module_index.scores(query)
         best_own = max(own, default=0.0)
         combined = [s / best_own if best_own > 0 else 0.0 for s in own]
-        wi = top(self.workitem_scores(query), self.wi_ids, WORKITEM_TOP, min_ratio=0.5)
+        wi = top_sparse(self.workitem_sparse(query), self.wi_ids, WORKITEM_TOP, min_ratio=0.5)
         if wi:
             best_wi = wi[0][1]
             pos, index_of = self._pos, self._wi_pos

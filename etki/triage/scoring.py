@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 
 K1 = 1.2
@@ -80,6 +80,24 @@ class BM25Index:
                 out[i] += idf * tf * k1_plus / (tf + norms[i])
         return out
 
+    def sparse_scores(self, terms: Sequence[str]) -> dict[int, float]:
+        """:meth:`scores` of the documents that contain a query term (every other
+        document scores 0.0): document index -> score, the same floats."""
+        out: dict[int, float] = {}
+        if not self.n or self.avgdl == 0:
+            return out
+        k1_plus = self.k1 + 1.0
+        norms = self._norm
+        get = out.get
+        for term in query_terms(terms):
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = self.idf_of[term]
+            for i, tf in posting:
+                out[i] = get(i, 0.0) + idf * tf * k1_plus / (tf + norms[i])
+        return out
+
     def coverages(self, terms: Sequence[str]) -> list[float]:
         """:meth:`coverage` of every document at once (length ``n``), via the postings."""
         distinct = query_terms(terms)
@@ -117,18 +135,41 @@ def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: floa
     total order, so ties never depend on input order)."""
     if len(scores) != len(keys):
         raise ValueError(f"top: {len(scores)} scores for {len(keys)} keys")
-    # Only pairs scoring at least the k-th best score can be among the k best, so find
-    # that score first over plain floats (filters and comparisons run in C), then sort
-    # only those pairs: the same list as sorting every pair with s > min_score.
     above = float(min_score).__lt__  # above(s) is s > min_score
-    cut = above
     if k > 0:
-        values = list(filter(above, scores))
-        if len(values) > k:
-            cut = heapq.nlargest(k, values)[-1].__le__  # cut(s) is s >= k-th best score
-    pairs = compress(zip(scores, keys), map(cut, scores))
-    ranked = sorted(pairs, key=lambda p: (-p[0], p[1]))
-    if not ranked:
-        return []
+        # Only pairs scoring at least the k-th best score can be among the k best: find
+        # that score over plain floats, then sort just those pairs (ties included), which
+        # gives the same list as sorting every pair with s > min_score (filters, maps and
+        # comparisons run in C; a dense list of 20,000 work items is mostly zeros).
+        best = heapq.nlargest(k, filter(above, scores))
+        if not best:
+            return []
+        picked = compress(range(len(scores)), map(best[-1].__le__, scores))
+        ranked = sorted([(scores[i], keys[i]) for i in picked],
+                        key=lambda p: (-p[0], p[1]))[:k]
+    else:
+        ranked = sorted(compress(zip(scores, keys), map(above, scores)),
+                        key=lambda p: (-p[0], p[1]))
+        if not ranked:
+            return []
+        floor = ranked[0][0] * min_ratio
+        return [(key, s) for s, key in ranked[:k] if s >= floor]
     floor = ranked[0][0] * min_ratio
-    return [(key, s) for s, key in ranked[:k] if s >= floor]
+    return [(key, s) for s, key in ranked if s >= floor]
+
+
+def top_sparse(scores: Mapping[int, float], keys: Sequence[str], k: int, *,
+               min_ratio: float = 0.0) -> list[tuple[str, float]]:
+    """:func:`top` of the dense list ``[scores.get(i, 0.0) for i in range(len(keys))]``
+    (``min_score`` 0), from the non-zero scores alone (:meth:`BM25Index.sparse_scores`)."""
+    if k <= 0:
+        return top([scores.get(i, 0.0) for i in range(len(keys))], keys, k,
+                   min_ratio=min_ratio)
+    positive = [s for s in scores.values() if s > 0.0]
+    if not positive:
+        return []
+    cut = heapq.nlargest(k, positive)[-1] if len(positive) > k else 0.0
+    ranked = sorted([(s, keys[i]) for i, s in scores.items() if s > 0.0 and s >= cut],
+                    key=lambda p: (-p[0], p[1]))[:k]
+    floor = ranked[0][0] * min_ratio
+    return [(key, s) for s, key in ranked if s >= floor]

@@ -11,9 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from etki.domain import ACTIONS, CaseRecord
+from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki_tui.actions import bindings
-from etki_tui.render import cell, literal, verdict_text
+from etki_tui.render import cell, literal, ruled_banner, verdict_text
 
 ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
                                "reject": "Reject"}
@@ -27,7 +27,7 @@ class ConfirmRuling(ModalScreen[str | None]):
     """Ask to confirm ``action`` on ``case``. Dismisses with the reason ("" when none
     is needed) on Confirm, or ``None`` on Cancel/Escape."""
 
-    BINDINGS = bindings("modal.cancel")
+    BINDINGS = bindings("modal.cancel", "help")
 
     def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -65,15 +65,24 @@ class ConfirmRuling(ModalScreen[str | None]):
             yield reason
             yield Label("", id="confirm-error", markup=False)
             with Horizontal(id="confirm-buttons"):
-                yield Button("Cancel", id="confirm-cancel", variant="default")
-                yield Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
+                cancel = Button("Cancel", id="confirm-cancel", variant="default")
+                ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
+                if not self._cursor_blink:  # steady screenshots: no press flash either
+                    cancel.active_effect_duration = ok.active_effect_duration = 0
+                yield cancel
+                yield ok
             yield Static(Text("Tab: next field · Enter: press the focused button · "
-                              "Esc: cancel", style="dim"), id="confirm-hint", markup=False)
+                              "Esc: cancel · F1: help", style="dim"), id="confirm-hint",
+                         markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         """Default to Cancel."""
         self.query_one("#confirm-cancel", Button).focus()
+
+    def mark_ruled(self, ruling: RulingRecord) -> None:
+        """Another reviewer ruled this case while the dialog was open: say so."""
+        self.query_one("#confirm-error", Label).update(ruled_banner(ruling))
 
     @property
     def reason(self) -> str:

@@ -1,14 +1,17 @@
-"""The Hafıza tab: wiki search with live results, precedent and disputed cards read from
-the DB (they work with the wiki off), and the decision-file list with a markdown preview.
+"""The Hafıza tab: wiki search with live results (matched words highlighted), precedent
+and disputed cards read from the DB (they work with the wiki off), the wiki pages, and a
+reader with a table of contents and back/forward history.
 
-Left: a search box over one keyboard list with four sections (search results,
-precedents, disputed clauses, decision files). Right: the preview of the highlighted
-entry — a card rendered from the DB, or the wiki page as markdown.
+Left: a search box over one keyboard list with sections (search results, precedents,
+disputed clauses, wiki pages, decision files). Right: the preview of the highlighted
+entry — a card rendered from the DB, or the wiki page in the reader. Enter opens the
+entry in the reader full-screen; Escape comes back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -16,14 +19,21 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.widgets import Input, Markdown, OptionList, Static
+from textual.events import Resize
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from etki.domain import CaseRecord, ScopeClause
 from etki.memory import DisputedClause
 from etki.text import printable
-from etki_tui.render import cell, literal, verdict_text, when
+from etki.wiki.search import query_tokens
+from etki_tui.actions import bindings
+from etki_tui.messages import PageWanted, SearchChanged
+from etki_tui.render import around_match, cell, highlight, literal, verdict_text, when
+from etki_tui.widgets.reader import PageReader, split_frontmatter
+
+__all__ = ["MemoryPane", "disputed_card", "hit_fields", "precedent_card",
+           "split_frontmatter"]
 
 
 def hit_fields(hit: Any) -> tuple[str, int, str]:
@@ -36,19 +46,6 @@ def hit_fields(hit: Any) -> tuple[str, int, str]:
         line = getattr(hit, "line", 0)
         snippet = getattr(hit, "snippet", "")
     return str(path), int(line or 0), str(snippet)
-
-
-def split_frontmatter(text: str) -> tuple[str, str]:
-    """(frontmatter, body) of a wiki page: the YAML block between a first line ``---``
-    and the next ``---`` line, and the rest. No YAML parsing: the block is shown as it
-    is written (a hand-edited page that would not parse still shows)."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n")
-    if not text.startswith("---\n"):
-        return "", text
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return "", text
-    return text[4:end], text[end + 5:]
 
 
 def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> RenderableType:
@@ -80,6 +77,8 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
             line.append(" ")
             line.append(printable(clause.title, multiline=False))
         lines.append(line)
+    lines.append(Text(""))
+    lines.append(Text("Enter opens the precedent page · y copies the case id", style="dim"))
     return Group(*lines)
 
 
@@ -110,28 +109,25 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
     return Group(*lines)
 
 
+class Preview(Vertical):
+    """The right-hand side: a card or the reader; Enter reads it full-screen."""
+
+    ALLOW_MAXIMIZE = True
+
+    def on_resize(self, event: Resize) -> None:
+        """Show the reader's contents when there is room for them."""
+        self.query_one(PageReader).fit_toc(event.size.width)
+
+
 def _header(title: str, count: int | None = None) -> Option:
     label = title if count is None else f"{title} ({count})"
     return Option(Text(label, style="bold underline"), disabled=True)
 
 
 class MemoryPane(Horizontal):
-    """Hafıza: search, cards and decision files."""
+    """Hafıza: search, cards, pages and the reader."""
 
-    class SearchChanged(Message):
-        """The search text changed (the app debounces and searches in a worker)."""
-
-        def __init__(self, query: str, immediate: bool = False) -> None:
-            super().__init__()
-            self.query = query
-            self.immediate = immediate
-
-    class PageWanted(Message):
-        """The highlighted entry is a wiki page: the app loads it in a worker."""
-
-        def __init__(self, path: str) -> None:
-            super().__init__()
-            self.path = path
+    BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc")
 
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -143,10 +139,13 @@ class MemoryPane(Horizontal):
         self.disputed: list[DisputedClause] = []
         self.clauses: dict[str, ScopeClause] = {}
         self.pages: list[str] = []
+        self.precedent_pages: list[str] = []
+        self.top_pages: list[str] = []
         self.wiki_on = True
+        self.wiki_root: Path | None = None
         self.loaded = False
-        self._page_path: str | None = None
         self._previewing: str | None = None
+        self._card_target: tuple[str, str] | None = None  # (what, text) for copy
 
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
@@ -159,11 +158,29 @@ class MemoryPane(Horizontal):
             entries = OptionList(id="memory-list", markup=False)
             entries.border_title = "Memory"
             yield entries
-        with VerticalScroll(id="memory-preview", can_focus=True) as preview:
+        with Preview(id="memory-preview") as preview:
             preview.border_title = "Preview"
-            yield Static(Text("Loading…", style="dim"), id="memory-card", markup=False)
-            yield Markdown("", id="memory-page", open_links=False)
-            yield Static("", id="memory-meta", markup=False)
+            with VerticalScroll(id="memory-cardbox", can_focus=True):
+                yield Static(Text("Loading…", style="dim"), id="memory-card", markup=False)
+            reader = PageReader(id="memory-reader")
+            reader.display = False
+            yield reader
+
+    def on_mount(self) -> None:
+        """Re-fit the reader when it is maximized or restored."""
+        self.watch(self.screen, "maximized", self._maximized_changed, init=False)
+
+    def _maximized_changed(self, _: object) -> None:
+        self.call_after_refresh(self._fit_reader)
+
+    @property
+    def reader(self) -> PageReader:
+        return self.query_one(PageReader)
+
+    @property
+    def tokens(self) -> list[str]:
+        """The folded words of the current search (what gets highlighted)."""
+        return query_tokens(self.query_text) if self.query_text.strip() else []
 
     # --- data in -----------------------------------------------------------------------
 
@@ -172,35 +189,61 @@ class MemoryPane(Horizontal):
         self.query_text = query
         self.hits = [hit_fields(h) for h in hits]
         self.search_error = error
+        if self._previewing and self._previewing.startswith("hit:"):
+            self._previewing = None  # the hit list changed: preview the new first hit
         self._rebuild(prefer="hit:0")
 
     def set_memory(self, precedents: Sequence[CaseRecord], disputed: Sequence[DisputedClause],
                    clauses: Mapping[str, ScopeClause], pages: Sequence[str],
-                   wiki_on: bool) -> None:
-        """Show precedents, disputed clauses and decision files."""
+                   wiki_on: bool, *, precedent_pages: Sequence[str] = (),
+                   top_pages: Sequence[str] = (), wiki_root: Path | None = None) -> None:
+        """Show precedents, disputed clauses and wiki pages."""
         self._previewing = None  # the data behind the preview may have changed
-        self._page_path = None
         self.precedents = list(precedents)
         self.disputed = list(disputed)
         self.clauses = dict(clauses)
         self.pages = list(pages)
+        self.precedent_pages = list(precedent_pages)
+        self.top_pages = list(top_pages)
         self.wiki_on = wiki_on
+        self.wiki_root = wiki_root
         self.loaded = True
         self._rebuild()
+
+    def reset(self) -> None:
+        """Forget everything (another project is being opened)."""
+        self.hits, self.query_text, self.search_error = [], "", None
+        self.precedents, self.disputed, self.pages = [], [], []
+        self.precedent_pages, self.top_pages = [], []
+        self.loaded = False
+        self._previewing = None
+        self.reader.clear()
+        self.query_one("#memory-search", Input).value = ""
+        self.query_one("#memory-list", OptionList).clear_options()
+        self.show_card(Text("Loading…", style="dim"))
 
     def _width(self) -> int:
         entries = self.query_one("#memory-list", OptionList)
         width = entries.scrollable_content_region.width
         return max(12, (width or 32) - 2)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: Resize) -> None:
         """Re-fit the one-line entries to the new width."""
         self.call_after_refresh(self._rebuild)
+
+    def _fit_reader(self) -> None:
+        preview = self.query_one("#memory-preview")
+        self.reader.fit_toc(preview.size.width)
+
+    def precedent_page(self, case_id: str) -> str | None:
+        """The wiki page of the precedent ``case_id``, if there is one."""
+        return next((p for p in self.precedent_pages if p.endswith(f"{case_id}.md")), None)
 
     def _rebuild(self, prefer: str | None = None) -> None:
         entries = self.query_one("#memory-list", OptionList)
         keep = entries.highlighted_option.id if entries.highlighted_option else None
         width = self._width()
+        tokens = self.tokens
         options: list[Option | None] = []
         if self.query_text.strip():
             options.append(_header("Search results", len(self.hits)))
@@ -216,7 +259,8 @@ class MemoryPane(Horizontal):
                 prompt.append_text(cell(path, width - len(where), style="bold"))
                 prompt.append(where, style="bold")
                 prompt.append("\n  ")
-                prompt.append_text(cell(snippet.strip(), width - 2, style="dim"))
+                prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2),
+                                             tokens))
                 options.append(Option(prompt, id=f"hit:{i}"))
         elif not self.wiki_on:
             options.append(Option(Text("Wiki search is off (ETKI_WIKI_DIR is empty).",
@@ -242,6 +286,10 @@ class MemoryPane(Horizontal):
             prompt.append("⚠ DISPUTED ", style="bold")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
+        if self.top_pages:
+            options.append(_header("Wiki pages"))
+            for path in self.top_pages:
+                options.append(Option(cell(path, width), id=f"page:{path}"))
         options.append(_header("Decision files", len(self.pages)))
         if not self.pages:
             hint = "  none yet" if self.wiki_on else "  wiki off"
@@ -263,63 +311,151 @@ class MemoryPane(Horizontal):
 
     # --- preview -------------------------------------------------------------------------
 
-    def show_card(self, renderable: RenderableType) -> None:
-        """Show a card from the DB in the preview."""
-        self._page_path = None
-        self.query_one("#memory-page", Markdown).display = False
-        self.query_one("#memory-meta", Static).display = False
-        card = self.query_one("#memory-card", Static)
-        card.display = True
-        card.update(renderable)
+    def show_card(self, renderable: RenderableType,
+                  target: tuple[str, str] | None = None) -> None:
+        """Show a card from the DB in the preview; ``target`` is (what, text) to copy."""
+        self._card_target = target
+        self.reader.display = False
+        box = self.query_one("#memory-cardbox", VerticalScroll)
+        box.display = True
+        self.query_one("#memory-card", Static).update(renderable)
         self.query_one("#memory-preview").border_title = "Preview"
-        self.query_one("#memory-preview", VerticalScroll).scroll_home(animate=False)
+        box.scroll_home(animate=False)
 
-    def show_page(self, path: str, text: str, error: str | None = None) -> None:
-        """Show a wiki page as markdown (client text made terminal-safe first)."""
+    async def show_page(self, path: str, text: str, error: str | None = None, *,
+                        history: str = "replace") -> None:
+        """Show a wiki page in the reader (client text made terminal-safe first)."""
         if error is not None:
-            self.show_card(literal(error, style="italic"))
+            self.show_card(Group(literal(error, style="italic"), Text(""),
+                                 Text("The page may have been renamed by a rebuild: "
+                                      "Ctrl+R reloads the lists.", style="dim")))
             return
-        self._page_path = path
-        meta, body = split_frontmatter(text)
-        self.query_one("#memory-card", Static).display = False
-        shown = self.query_one("#memory-meta", Static)
-        shown.display = bool(meta)
-        shown.update(Group(Text("Page metadata", style="bold underline"),
-                           literal(meta, style="dim")))
-        page = self.query_one("#memory-page", Markdown)
-        page.display = True
-        page.update(printable(body, multiline=True))
+        self._card_target = None
+        self.query_one("#memory-cardbox").display = False
+        reader = self.reader
+        reader.display = True
+        await reader.show(path, text, tokens=self.tokens, history=history)
         self.query_one("#memory-preview").border_title = printable(path, multiline=False)
-        self.query_one("#memory-preview", VerticalScroll).scroll_home(animate=False)
+        self._fit_reader()
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """(what, text) the copy key copies here: the page's path, or the card's id."""
+        reader = self.reader
+        if reader.display and reader.path is not None:
+            full = (self.wiki_root / reader.path) if self.wiki_root is not None else None
+            return "page path", str(full) if full is not None else reader.path
+        return self._card_target
 
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         option_id = event.option.id or ""
-        if option_id == self._previewing and not option_id.startswith("hit:"):
+        if option_id == self._previewing:
             return
         self._previewing = option_id
         kind, _, key = option_id.partition(":")
         if kind in ("hit", "page"):
             path = self.hits[int(key)][0] if kind == "hit" else key
-            if path != self._page_path:  # the same page stays; no reload per keystroke
-                self.post_message(self.PageWanted(path))
+            reader = self.reader
+            if path != reader.path or not reader.display or reader.tokens != self.tokens:
+                self.post_message(PageWanted(path, history="replace"))
         elif kind == "pre":
             case = next((c for c in self.precedents if c.case_id == key), None)
             if case is not None:
-                self.show_card(precedent_card(case, self.clauses))
+                self.show_card(precedent_card(case, self.clauses), ("case id", case.case_id))
         elif kind == "dis":
             item = next((d for d in self.disputed if d.ref == key), None)
             if item is not None:
-                self.show_card(disputed_card(item, self.clauses))
+                self.show_card(disputed_card(item, self.clauses), ("clause ref", item.ref))
+
+    @on(OptionList.OptionSelected, "#memory-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.open_option(event.option.id or "")
+
+    def open_option(self, option_id: str) -> None:
+        """Open an entry in the reader, full-screen."""
+        kind, _, key = option_id.partition(":")
+        path: str | None = None
+        if kind == "hit":
+            path = self.hits[int(key)][0]
+        elif kind == "page":
+            path = key
+        elif kind == "pre":
+            path = self.precedent_page(key)
+            if path is None:
+                self.app.notify("This precedent has no wiki page (the wiki is off or not "
+                                "rebuilt yet); the card shows everything from the DB.",
+                                markup=False, timeout=5)
+                return
+        elif kind == "dis":
+            path = "disputed.md" if "disputed.md" in self.top_pages else None
+            if path is None:
+                self.app.notify("No disputed.md in the wiki; the card shows the history "
+                                "from the DB.", markup=False, timeout=5)
+                return
+        if path is None:
+            return
+        self.open_page(path)
+
+    def open_page(self, path: str) -> None:
+        """Open ``path`` in the reader (pinned in its history) and read full-screen."""
+        reader = self.reader
+        if reader.display and reader.path == path:
+            reader.history.visit(path, pin=True)
+            reader._show_bar()
+        else:
+            self.post_message(PageWanted(path, history="push"))
+        self.maximize_reader()
+
+    def maximize_reader(self) -> None:
+        preview = self.query_one("#memory-preview")
+        if self.screen.maximized is not preview:
+            self.screen.maximize(preview, container=False)
+        self.query_one("#reader-scroll").focus()
 
     @on(Input.Changed, "#memory-search")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.post_message(self.SearchChanged(event.value))
+        self.post_message(SearchChanged(event.value))
+
+    def on_key(self, event) -> None:  # noqa: ANN001
+        """Escape in the search box goes back to the list (the text stays)."""
+        if event.key == "escape" and self.screen.focused is self.query_one("#memory-search"):
+            event.stop()
+            event.prevent_default()
+            self.query_one("#memory-list", OptionList).focus()
 
     @on(Input.Submitted, "#memory-search")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(self.SearchChanged(event.value, immediate=True))
+        self.post_message(SearchChanged(event.value, immediate=True))
         self.query_one("#memory-list", OptionList).focus()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def action_open_entry(self) -> None:
+        """Open the highlighted entry, or toggle full-screen reading in the reader."""
+        preview = self.query_one("#memory-preview")
+        if self.screen.maximized is preview:
+            self.screen.minimize()
+            self.query_one("#memory-list").focus()
+            return
+        entries = self.query_one("#memory-list", OptionList)
+        option = entries.highlighted_option
+        if option is not None and option.id:
+            self.open_option(option.id)
+
+    def action_page_back(self) -> None:
+        """Previous page in the reader's history."""
+        if not self.reader.back():
+            self.app.notify("Nothing further back.", markup=False, timeout=2)
+
+    def action_page_forward(self) -> None:
+        """Next page in the reader's history."""
+        if not self.reader.forward():
+            self.app.notify("Nothing further forward.", markup=False, timeout=2)
+
+    def action_toggle_toc(self) -> None:
+        """Show or hide the reader's table of contents."""
+        self.reader.toggle_toc()

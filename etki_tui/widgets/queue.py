@@ -1,27 +1,44 @@
-"""The Queue tab: a table of pending cases and a detail pane for the highlighted one.
+"""The Queue tab: the filter line, a table of pending cases and a detail pane for the
+highlighted one.
 
-The table is updated in place (rows removed or added by case id; the cursor stays on a
-sensible row); the detail pane is rendered from data already loaded, so moving the
-cursor never waits on the database.
+The table is updated in place, dolphie-style, inside ``batch_update()``: rows that are
+no longer wanted are removed by key, only the cells that changed are updated, new cases
+are added with their case id as the row key, and the cursor stays on its case. The
+detail pane is rendered from data already loaded, so moving the cursor never waits on
+the database.
+
+When the live refresh finds that another reviewer ruled the highlighted case, its row
+stays (marked) with a banner saying who and when, until the cursor moves away.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import suppress
+from datetime import UTC, datetime
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import RowDoesNotExist
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause
+from etki.text import printable
 from etki_tui.actions import bindings
-from etki_tui.render import case_detail, cell, clauses_cell, risk_cell, verdict_text
+from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
+from etki_tui.messages import FilterChanged, RuleRequested
+from etki_tui.render import (
+    case_detail,
+    cell,
+    clauses_cell,
+    fit,
+    risk_cell,
+    ruled_banner,
+    verdict_text,
+)
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("case", "Case"), ("title", "Title"), ("verdict", "Verdict"), ("conf", "Conf"),
@@ -32,10 +49,26 @@ _MIN_TITLE = 12
 _WANT_TITLE = 28
 """Below this title width the case column drops the ``req-{project}-`` prefix."""
 
+__all__ = ["COLUMNS", "CaseDetail", "FilterBar", "QueuePane", "QueueTable", "short_case_id"]
+
 
 def short_case_id(case_id: str) -> str:
     """``req-demo-1a2b3c4d`` -> ``1a2b3c4d`` (the part after the last ``-``)."""
     return case_id.rsplit("-", 1)[-1] if case_id.count("-") >= 2 else case_id
+
+
+class CaseCell(Text):
+    """The case-id cell; it carries its case id so rows can be sorted by rank."""
+
+    case_id: str = ""
+
+
+def _same(a: Text, b: Text) -> bool:
+    return a.plain == b.plain and str(a.style) == str(b.style) and a.spans == b.spans
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 class QueueTable(DataTable[Text]):
@@ -47,6 +80,10 @@ class QueueTable(DataTable[Text]):
         pane = next((a for a in self.ancestors if isinstance(a, QueuePane)), None)
         if pane is not None:
             pane.fit_titles(event.size.width)
+
+    def row_keys(self) -> list[str]:
+        """Row keys in display order."""
+        return [row.key.value for row in self.ordered_rows]  # type: ignore[misc]
 
 
 class CaseDetail(VerticalScroll, can_focus=True):
@@ -65,36 +102,85 @@ class CaseDetail(VerticalScroll, can_focus=True):
         self.scroll_home(animate=False)
 
 
-class QueuePane(Vertical):
-    """Queue table + case detail, with the ruling keys ``a``/``c``/``r``."""
+class FilterBar(Horizontal):
+    """One line that always says what the queue shows: the filters, the count and the
+    sort order; ``/`` opens the live find box in it."""
 
-    BINDINGS = bindings("approve", "convert", "reject", "read")
-
-    class RuleRequested(Message):
-        """The reviewer asked to rule ``case`` with ``action`` (approve | convert_to_cr |
-        reject); the app confirms and runs it."""
-
-        def __init__(self, case: CaseRecord, action: str) -> None:
-            super().__init__()
-            self.case = case
-            self.action = action
-
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        """The (hidden until ``/``) find box, the summary and the sort order."""
+        find = Input(placeholder="find (id, title, text, clause)",
+                     id="queue-find", select_on_focus=False)
+        find.cursor_blink = self._cursor_blink
+        find.display = False
+        yield find
+        yield Static("", id="filter-summary", markup=False)
+        yield Static("", id="filter-sort", markup=False)
+
+    def show(self, flt: QueueFilter, shown: int, pending: int) -> None:
+        """Render the summary for ``flt`` with ``shown`` of ``pending`` rows."""
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        parts = flt.describe()
+        finding = self.query_one("#queue-find", Input).display
+        if finding and flt.text.strip():
+            parts = parts[:-1]  # the find box itself shows the text
+        if flt.active:
+            out.append(" FILTER ", style="bold reverse")
+            out.append(f" {shown} of {pending}", style="bold")
+            if parts:
+                out.append(" · " + " · ".join(parts))
+            out.append(" · Esc clears", style="dim")
+        else:
+            out.append(f"All {pending} pending", style="bold")
+            out.append(" · f filter · / find", style="dim")
+        self.query_one("#filter-summary", Static).update(out)
+        sort = Text(f"sort: {SORT_SHORT.get(flt.sort, flt.sort)}", no_wrap=True, end="",
+                    style="dim" if flt.sort == "queue" else "bold")
+        self.query_one("#filter-sort", Static).update(sort)
+
+
+class QueuePane(Vertical):
+    """Filter line + queue table + case detail, with the ruling keys ``a``/``c``/``r``
+    and the filter keys."""
+
+    BINDINGS = bindings("approve", "convert", "reject", "read", "find", "filters",
+                        "filter.verdict", "filter.disputed", "sort", "filter.clear")
+
+    def __init__(self, *, clock: Callable[[], datetime] | None = None,
+                 cursor_blink: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock or _utc_now
+        self._cursor_blink = cursor_blink
         self.cases: dict[str, CaseRecord] = {}
+        """Pending cases, in queue order."""
+        self.all_cases: list[CaseRecord] = []
+        """Every case of the project as last loaded, in queue order."""
+        self.ruled_elsewhere: dict[str, CaseRecord] = {}
+        """Cases another reviewer ruled while their row was highlighted (row kept)."""
         self.clauses: dict[str, ScopeClause] = {}
         self.memory: dict[str, ClauseMemory] = {}
+        self.filter = QueueFilter()
+        self._cells: dict[str, list[Text]] = {}
         self._title_width = 20
         self._short_ids = True
         self._table_width = 0
         self._loaded = False
 
     def compose(self) -> ComposeResult:
-        """The table above (or beside) the detail."""
-        yield QueueTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        detail = CaseDetail(id="case-detail")
-        detail.border_title = "Case"
-        yield detail
+        """The filter line, then the table above (or beside) the banner and detail."""
+        yield FilterBar(cursor_blink=self._cursor_blink, id="queue-filterbar")
+        with Vertical(id="queue-main"):
+            yield QueueTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="queue-side"):
+                banner = Static("", id="queue-banner", markup=False)
+                banner.display = False
+                yield banner
+                detail = CaseDetail(id="case-detail")
+                detail.border_title = "Case"
+                yield detail
 
     def on_mount(self) -> None:
         """Columns now; rows when the queue arrives."""
@@ -102,6 +188,7 @@ class QueuePane(Vertical):
         for key, label in COLUMNS:
             table.add_column(label, key=key)
         table.loading = True
+        self._show_filter()
 
     # --- data in ------------------------------------------------------------------------
 
@@ -110,72 +197,166 @@ class QueuePane(Vertical):
         """The queue table."""
         return self.query_one(QueueTable)
 
-    def _cells(self, case: CaseRecord) -> list[Text]:
+    def _cells_for(self, case: CaseRecord) -> list[Text]:
         d = case.decision
+        case_cell = CaseCell(printable(short_case_id(case.case_id) if self._short_ids
+                                       else case.case_id, multiline=False),
+                             style="bold", no_wrap=True, end="")
+        case_cell.case_id = case.case_id
+        ruled = self.ruled_elsewhere.get(case.case_id)
+        if ruled is not None and ruled.ruling is not None:
+            verdict = Text(fit(f"⚠ ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
+                               _FIXED["verdict"]), style="bold reverse", no_wrap=True, end="")
+        else:
+            verdict = verdict_text(d.verdict)
         return [
-            cell(short_case_id(case.case_id) if self._short_ids else case.case_id,
-                 style="bold"),
+            case_cell,
             cell(case.title, self._title_width),
-            verdict_text(d.verdict),
+            verdict,
             Text(f"{d.confidence:.2f}", justify="right", end=""),
             clauses_cell(d.cited_clauses, _FIXED["clauses"]),
             risk_cell(case),
         ]
 
-    def load(self, cases: Iterable[CaseRecord], clauses: Mapping[str, ScopeClause],
-             memory: Mapping[str, ClauseMemory]) -> None:
-        """Show ``cases`` (the pending queue), in place: rows of cases no longer pending
-        are removed, new ones appended; the cursor stays on its case when it can."""
-        table = self.table
-        table.loading = False
-        self.clauses = dict(clauses)
-        self.memory = dict(memory)
-        fresh = {c.case_id: c for c in cases}
-        current = self.current_case_id()
-        index = table.cursor_row
-        with self.app.batch_update():
-            for case_id in [k for k in self.cases if k not in fresh]:
-                self._remove(case_id)
-            for case_id, case in fresh.items():
-                if case_id not in self.cases:
-                    table.add_row(*self._cells(case), key=case_id)
-                self.cases[case_id] = case
-        self._loaded = True
-        self.fit_titles()
-        if self.screen.focused is None:
-            table.focus()
-        if current is not None and current in self.cases:
-            table.move_cursor(row=table.get_row_index(current), animate=False)
-        elif table.row_count:
-            table.move_cursor(row=min(max(index, 0), table.row_count - 1), animate=False)
+    def reset(self) -> None:
+        """Forget everything (another project is being opened)."""
+        self.cases.clear()
+        self.all_cases = []
+        self.ruled_elsewhere.clear()
+        self.filter = QueueFilter()
+        self._loaded = False
+        self._cells.clear()
+        self.table.clear()
+        self.table.loading = True
+        self.query_one("#queue-find", Input).value = ""
+        self.query_one("#queue-find", Input).display = False
+        self._show_filter()
         self.refresh_detail()
 
-    def _remove(self, case_id: str) -> None:
-        self.cases.pop(case_id, None)
-        with suppress(RowDoesNotExist):
-            self.table.remove_row(case_id)
+    def load(self, cases: Iterable[CaseRecord], clauses: Mapping[str, ScopeClause],
+             memory: Mapping[str, ClauseMemory], *,
+             mine: Iterable[str] = ()) -> list[CaseRecord]:
+        """Show the project's cases (all of them, in queue order; the pending ones are
+        listed), in place. Cases ruled since the last load leave the table, except the
+        highlighted one when someone else ruled it: its row stays, marked, with a
+        banner. ``mine``: case ids this desk is ruling right now (never "someone
+        else"). Returns the cases other reviewers ruled since the last load."""
+        table = self.table
+        table.loading = False
+        everything = list(cases)
+        fresh = {c.case_id: c for c in everything if c.ruling is None}
+        ruled_now = {c.case_id: c for c in everything if c.ruling is not None}
+        mine = set(mine)
+        current = self.current_case_id()
+        by_others: list[CaseRecord] = []
+        for case_id in self.cases:
+            if case_id in fresh or case_id in mine:
+                continue
+            record = ruled_now.get(case_id)
+            if record is None:
+                continue  # gone (erased): just drop it
+            by_others.append(record)
+            if case_id == current:
+                self.ruled_elsewhere[case_id] = record
+        self.ruled_elsewhere = {k: ruled_now.get(k, v) for k, v in self.ruled_elsewhere.items()
+                                if k not in fresh and k == current}
+        self.all_cases = everything
+        self.cases = fresh
+        self.clauses = dict(clauses)
+        self.memory = dict(memory)
+        self._loaded = True
+        self._sync()
+        if self.screen.focused is None:
+            table.focus()
+        return by_others
 
     def remove_case(self, case_id: str, memory: Mapping[str, ClauseMemory] | None = None) -> None:
         """Take one ruled case out of the queue; the cursor stays at the same position
         (so it lands on the next case)."""
-        table = self.table
         if memory is not None:
             self.memory = dict(memory)
-        index = table.cursor_row
-        self._remove(case_id)
-        if table.row_count:
-            table.move_cursor(row=min(index, table.row_count - 1), animate=False)
-        self.refresh_detail()
+        self.cases.pop(case_id, None)
+        self.ruled_elsewhere.pop(case_id, None)
+        self._sync()
 
     def update_memory(self, memory: Mapping[str, ClauseMemory]) -> None:
         """New clause memory (after a ruling): re-render the detail pane."""
         self.memory = dict(memory)
         self.refresh_detail()
 
+    # --- the in-place update ---------------------------------------------------------
+
+    def visible_cases(self) -> list[CaseRecord]:
+        """The rows the table should show, in display order."""
+        now = self.clock()
+        rows = [c for c in self.all_cases
+                if (c.case_id in self.cases and self.filter.matches(c, self.memory, now))
+                or c.case_id in self.ruled_elsewhere]
+        if not self.all_cases:  # loaded without the full list (tests, older callers)
+            rows = [c for c in self.cases.values() if self.filter.matches(c, self.memory, now)]
+        return order(rows, self.filter.sort, now)
+
+    def _sync(self) -> None:
+        """Make the table show :meth:`visible_cases`, in place, cursor on its case."""
+        table = self.table
+        current = self.current_case_id()
+        index = table.cursor_row
+        rows = self.visible_cases()
+        wanted = [c.case_id for c in rows]
+        wanted_set = set(wanted)
+        with self.app.batch_update():
+            for case_id in [k for k in self._cells if k not in wanted_set]:
+                self._cells.pop(case_id, None)
+                with suppress(RowDoesNotExist):
+                    table.remove_row(case_id)
+            for case in rows:
+                cells = self._cells_for(case)
+                old = self._cells.get(case.case_id)
+                if old is None:
+                    table.add_row(*cells, key=case.case_id)
+                else:
+                    for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
+                        if not _same(before, after):
+                            table.update_cell(case.case_id, column, after,
+                                              update_width=column in ("case", "title"))
+                self._cells[case.case_id] = cells
+            if table.row_keys() != wanted:
+                rank = {k: i for i, k in enumerate(wanted)}
+                table.sort("case", key=lambda c: rank.get(getattr(c, "case_id", ""), 0))
+        if current is not None and current in wanted_set:
+            target = table.get_row_index(current)
+        else:
+            target = min(max(index, 0), len(wanted) - 1)
+        if wanted and (table.cursor_row != target or current not in wanted_set):
+            table.move_cursor(row=target, animate=False)
+        self._show_filter()
+        self.refresh_detail()
+
+    def _show_filter(self) -> None:
+        bar = self.query_one(FilterBar)
+        bar.show(self.filter, len(self._cells) - len(self.ruled_elsewhere), len(self.cases))
+
+    def set_filter(self, flt: QueueFilter) -> None:
+        """Apply ``flt`` (and say so with a :class:`FilterChanged`)."""
+        if flt == self.filter:
+            return
+        self.filter = flt
+        self._sync()
+        self.post_message(FilterChanged(flt, len(self._cells), len(self.cases)))
+
+    def prune_ruled_elsewhere(self) -> None:
+        """Drop the rows of cases ruled elsewhere that the cursor has left."""
+        current = self.current_case_id()
+        stale = [k for k in self.ruled_elsewhere if k != current]
+        if stale:
+            for k in stale:
+                del self.ruled_elsewhere[k]
+            self._sync()
+
     # --- selection ------------------------------------------------------------------------
 
     def current_case_id(self) -> str | None:
-        """The case id under the cursor, or None when the queue is empty."""
+        """The case id under the cursor, or None when the table is empty."""
         table = self.table
         if not table.row_count:
             return None
@@ -186,27 +367,45 @@ class QueuePane(Vertical):
         return key.value
 
     def current_case(self) -> CaseRecord | None:
-        """The highlighted case, or None."""
+        """The highlighted case (pending, or ruled elsewhere), or None."""
         case_id = self.current_case_id()
-        return None if case_id is None else self.cases.get(case_id)
+        if case_id is None:
+            return None
+        return self.cases.get(case_id) or self.ruled_elsewhere.get(case_id)
 
     def refresh_detail(self) -> None:
-        """Render the detail pane for the highlighted case."""
+        """Render the banner and the detail pane for the highlighted case."""
         detail = self.query_one(CaseDetail)
+        banner = self.query_one("#queue-banner", Static)
         case = self.current_case()
+        ruled = self.ruled_elsewhere.get(case.case_id) if case is not None else None
+        banner.display = ruled is not None and ruled.ruling is not None
+        if ruled is not None and ruled.ruling is not None:
+            banner.update(ruled_banner(ruled.ruling))
         if case is None:
-            detail.border_title = "No pending cases" if self._loaded else "Case"
-            message = ("The queue is empty: every case is ruled. Ctrl+R reloads."
-                       if self._loaded else "Loading…")
-            detail.show(Text(message, style="dim"))
+            if not self._loaded:
+                detail.border_title = "Case"
+                detail.show(Text("Loading…", style="dim"))
+            elif not self.cases:
+                detail.border_title = "No pending cases"
+                detail.show(Text("The queue is empty: every case is ruled. Ctrl+R reloads; "
+                                 "the queue also refreshes by itself.", style="dim"))
+            else:
+                detail.border_title = "Nothing matches the filter"
+                detail.show(Text(f"No pending case matches the filter ({len(self.cases)} "
+                                 "hidden). Esc clears the filters; f changes them.",
+                                 style="dim"))
             return
         position = self.table.cursor_row + 1
-        detail.border_title = f"Case {position} of {len(self.cases)} · {case.case_id}"
-        detail.show(case_detail(case, self.clauses, self.memory))
+        detail.border_title = (f"Case {position} of {self.table.row_count} · "
+                               f"{printable(case.case_id, multiline=False)}")
+        detail.show(case_detail(case, self.clauses, self.memory, now=self.clock()))
 
     @on(DataTable.RowHighlighted, "#queue-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        if self.ruled_elsewhere and self.current_case_id() not in self.ruled_elsewhere:
+            self.call_after_refresh(self.prune_ruled_elsewhere)
         self.refresh_detail()
 
     @on(DataTable.RowSelected, "#queue-table")
@@ -227,28 +426,71 @@ class QueuePane(Vertical):
             return
         padding = 2 * table.cell_padding * len(COLUMNS)
         rest = width - padding - sum(_FIXED.values()) - 1
-        full = max((len(k) for k in self.cases), default=17)
-        short = max((len(short_case_id(k)) for k in self.cases), default=8)
+        ids = [c.case_id for c in self.all_cases] or list(self.cases)
+        full = max((len(k) for k in ids), default=17)
+        short = max((len(short_case_id(k)) for k in ids), default=8)
         short_ids = rest - full < _WANT_TITLE
         title = max(_MIN_TITLE, rest - (short if short_ids else full))
         if title == self._title_width and short_ids == self._short_ids:
             return
         self._title_width, self._short_ids = title, short_ids
-        with self.app.batch_update():
-            for case_id, case in self.cases.items():
-                cells = self._cells(case)
-                table.update_cell(case_id, "case", cells[0], update_width=True)
-                table.update_cell(case_id, "title", cells[1], update_width=True)
+        if self._loaded:
+            self._sync()
+
+    # --- find box ---------------------------------------------------------------------------
+
+    @on(Input.Changed, "#queue-find")
+    def _find_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.set_filter(self.filter.with_(text=event.value))
+
+    @on(Input.Submitted, "#queue-find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close_find(keep=True)
+
+    def _close_find(self, *, keep: bool) -> None:
+        find = self.query_one("#queue-find", Input)
+        if not keep:
+            find.value = ""
+            self.set_filter(self.filter.with_(text=""))
+        find.display = False
+        self.table.focus()
+        self._show_filter()
+
+    def on_key(self, event) -> None:  # noqa: ANN001
+        """Escape in the find box clears it; Up/Down move the cursor while finding."""
+        find = self.query_one("#queue-find", Input)
+        if self.screen.focused is not find:
+            return
+        if event.key == "escape":
+            event.stop()
+            event.prevent_default()
+            self._close_find(keep=False)
+        elif event.key in ("down", "up"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "down":
+                self.table.action_cursor_down()
+            else:
+                self.table.action_cursor_up()
 
     # --- actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape clears filters only when some are active (else it does what it did)."""
+        if action == "clear_filters":
+            return self.filter.active
+        return True
 
     def _request(self, action: str) -> None:
         case = self.current_case()
         if case is None:
-            self.app.notify("The queue is empty: nothing to rule.", severity="warning",
-                            markup=False)
+            what = ("Nothing matches the filter: nothing to rule." if self.cases
+                    else "The queue is empty: nothing to rule.")
+            self.app.notify(what, severity="warning", markup=False, timeout=4)
             return
-        self.post_message(self.RuleRequested(case, action))
+        self.post_message(RuleRequested(case, action))
 
     def action_approve(self) -> None:
         """Approve the highlighted case (confirm first)."""
@@ -257,6 +499,10 @@ class QueuePane(Vertical):
     def action_convert(self) -> None:
         """Convert the highlighted case to a change request (confirm first)."""
         self._request("convert_to_cr")
+
+    def action_reject(self) -> None:
+        """Reject the highlighted case (confirm first)."""
+        self._request("reject")
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""
@@ -269,6 +515,44 @@ class QueuePane(Vertical):
             detail.focus()
             screen.maximize(detail, container=False)
 
-    def action_reject(self) -> None:
-        """Reject the highlighted case (confirm first)."""
-        self._request("reject")
+    def action_find(self) -> None:
+        """Open the live find box."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        find = self.query_one("#queue-find", Input)
+        find.display = True
+        find.value = self.filter.text
+        find.focus()
+        find.action_end()
+        self._show_filter()
+
+    def action_filters(self) -> None:
+        """Open the filter and sort panel."""
+        from etki_tui.screens.filters import FilterPanel
+
+        def done(result: QueueFilter | None) -> None:
+            if result is not None:
+                self.set_filter(result)
+
+        self.app.push_screen(FilterPanel(self.filter, self.set_filter), done)
+
+    def action_cycle_verdict(self) -> None:
+        """All → IN_SCOPE → CHANGE_REQUEST → REJECT → all."""
+        self.set_filter(self.filter.with_(verdict=cycle(self.filter.verdict, VERDICTS)))
+
+    def action_toggle_disputed(self) -> None:
+        """Only cases citing a disputed clause, or all."""
+        self.set_filter(self.filter.with_(disputed_only=not self.filter.disputed_only))
+
+    def action_cycle_sort(self) -> None:
+        """The next sort order."""
+        self.set_filter(self.filter.with_(sort=cycle(self.filter.sort, list(SORTS))))
+
+    def action_clear_filters(self) -> None:
+        """Show every pending case again (the sort stays)."""
+        find = self.query_one("#queue-find", Input)
+        if find.value:
+            find.value = ""
+        self.set_filter(self.filter.cleared())
+        self.app.notify("Filters cleared: every pending case is shown.", markup=False,
+                        timeout=3)

@@ -1,7 +1,9 @@
-"""The Raporlar tab: counts from the DB (``Desk.report``) as simple Rich bars.
+"""The Raporlar tab: counts from the DB (``Desk.report``) as terminal charts.
 
-Every bar has its number and its label next to it, so nothing is read from colour or
-length alone.
+Verdict distribution (engine verdicts and rulings) as bars, rulings and the override
+rate over time as day columns with a sparkline, the clauses with the most corrections as
+bars. Every bar has its number and its label next to it, and the two series of the day
+chart use different glyphs, so nothing is read from colour or length alone.
 """
 
 from __future__ import annotations
@@ -17,18 +19,15 @@ from textual.widgets import Static
 
 from etki.services import Report
 from etki.text import printable
+from etki_tui.charts import (
+    AGREED,
+    AGREED_STYLE,
+    OVERRIDDEN,
+    OVERRIDDEN_STYLE,
+    bar,
+    rulings_over_time,
+)
 from etki_tui.render import VERDICT_STYLE, verdict_text
-
-BAR = "█"
-
-
-def bar(value: int, total: int, width: int = 24, style: str = "") -> Text:
-    """A bar of ``value``/``total`` scaled to ``width`` cells (at least one cell for a
-    non-zero value)."""
-    if total <= 0 or value <= 0:
-        return Text("", end="")
-    cells = max(1, round(width * value / total))
-    return Text(BAR * cells, style=style, end="")
 
 
 def _titled(table: Table, title: str) -> Table:
@@ -69,13 +68,15 @@ def _totals(report: Report) -> Table:
 
 def _agreement(report: Report, bar_width: int) -> Table:
     table = Table.grid(padding=(0, 1))
-    table.add_column(min_width=16)
+    table.add_column(min_width=10)
     table.add_column(justify="right", min_width=3)
     table.add_column()
     agreed = report.ruled - report.overrides
-    table.add_row("agreed", str(agreed), bar(agreed, report.ruled, bar_width, style="green"))
+    table.add_row("agreed", str(agreed),
+                  Text(AGREED * len(bar(agreed, report.ruled, bar_width)), style=AGREED_STYLE))
     table.add_row("overridden", str(report.overrides),
-                  bar(report.overrides, report.ruled, bar_width, style="magenta"))
+                  Text(OVERRIDDEN * len(bar(report.overrides, report.ruled, bar_width)),
+                       style=OVERRIDDEN_STYLE))
     return _titled(table, "Rulings vs engine")
 
 
@@ -87,49 +88,41 @@ def _corrections(report: Report, bar_width: int) -> Table:
     most = max((n for _, n in report.corrections_by_clause), default=0)
     for ref, count in report.corrections_by_clause[:8]:
         table.add_row(Text(printable(ref, multiline=False)), str(count),
-                      bar(count, most, bar_width, style="magenta"))
+                      Text(OVERRIDDEN * len(bar(count, most, bar_width)),
+                           style=OVERRIDDEN_STYLE))
     if not report.corrections_by_clause:
         table.add_row(Text("none yet", style="dim"), "", "")
     return _titled(table, "Clauses with most corrections")
 
 
-def _days(report: Report) -> Table:
-    table = Table.grid(padding=(0, 1))
-    table.add_column(min_width=10)
-    table.add_column(justify="right")
-    table.add_column(justify="right")
-    table.add_row(Text("day", style="dim"), Text("ruled", style="dim"),
-                  Text("overrides", style="dim"))
-    for day, ruled, overrides in report.rulings_by_day[-10:]:
-        table.add_row(day, str(ruled), str(overrides))
-    if not report.rulings_by_day:
-        table.add_row(Text("none yet", style="dim"), "", "")
-    return _titled(table, "Rulings by day")
+def _over_time(report: Report, width: int) -> Group:
+    title = Text("Rulings and override rate over time", style="bold underline")
+    return Group(title, rulings_over_time(report.rulings_by_day, width))
 
 
 def report_view(report: Report, width: int = 80) -> RenderableType:
-    """The whole report as one renderable, laid out for ``width`` cells: two columns
-    (totals beside the bars) when there is room, one column otherwise."""
+    """The whole report as one renderable, laid out for ``width`` cells: totals beside
+    the verdict bars when there is room, then the day chart, then the clauses with the
+    most corrections beside the agreement bars."""
     two = width >= 70
     bar_width = max(8, min(40, (width - 28 - 29) if two else (width - 29)))
-    right = Group(_verdict_table("Engine verdicts (all cases)", report.verdicts,
-                                 report.cases, bar_width), Text(""),
-                  _verdict_table("Rulings (ruled cases)", report.rulings, report.ruled,
-                                 bar_width), Text(""),
-                  _agreement(report, bar_width))
-    lower = [_corrections(report, bar_width), _days(report)]
+    verdicts = Group(_verdict_table("Engine verdicts (all cases)", report.verdicts,
+                                    report.cases, bar_width), Text(""),
+                     _verdict_table("Rulings (ruled cases)", report.rulings, report.ruled,
+                                    bar_width))
+    chart = _over_time(report, max(20, width - 2))
     if not two:
-        return Group(_totals(report), Text(""), right, Text(""), lower[0], Text(""),
-                     lower[1])
+        return Group(_totals(report), Text(""), verdicts, Text(""), chart, Text(""),
+                     _corrections(report, bar_width), Text(""), _agreement(report, bar_width))
     top = Table.grid(padding=(0, 2))
     top.add_column(width=26)
     top.add_column()
-    top.add_row(_totals(report), right)
+    top.add_row(_totals(report), verdicts)
     bottom = Table.grid(padding=(0, 2))
     bottom.add_column(width=26)
     bottom.add_column()
-    bottom.add_row(_days(report), lower[0])
-    return Group(top, Text(""), bottom)
+    bottom.add_row(_agreement(report, 6), _corrections(report, bar_width))
+    return Group(top, Text(""), chart, Text(""), bottom)
 
 
 class ReportsPane(VerticalScroll, can_focus=True):
@@ -142,6 +135,11 @@ class ReportsPane(VerticalScroll, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.report: Report | None = None
+
+    def reset(self) -> None:
+        """Forget the report (another project is being opened)."""
+        self.report = None
+        self.query_one("#report-body", Static).update(Text("Loading…", style="dim"))
 
     def show(self, report: Report) -> None:
         """Render ``report`` for the current width."""
