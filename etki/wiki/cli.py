@@ -55,8 +55,10 @@ class _Context:
         return self._repo
 
     def project(self, given: str | None) -> str:
-        """``given``, or the only project in the store. Raises InputError otherwise."""
+        """``given`` when it is stored, or the only project in the store. Raises
+        InputError otherwise (``NotFoundError`` naming the known ids for an unknown one)."""
         if given:
+            self.repo.load_project(given)  # "no project 'x' in the store; known: ..."
             return given
         ids = self.repo.project_ids()
         if len(ids) == 1:

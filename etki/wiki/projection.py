@@ -111,6 +111,8 @@ class WikiProjector:
         Raises ``NotFoundError`` for an unknown project and ``OSError`` on I/O failure.
         """
         ids = self.repo.project_ids() if project_id is None else [project_id]
+        if project_id is not None:
+            self.repo.load_project(project_id)  # NotFoundError before any folder is made
         reports: dict[str, WriteReport] = {}
         for pid in ids:
             root = self.settings.wiki_path(pid)
