@@ -139,6 +139,10 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
               "Go forward again in the reader's history.", context="hafiza"),
     ActionDef("page.toc", "t", "toggle_toc", "Contents", "Show or hide the table of contents",
               "Show or hide the page's table of contents.", context="hafiza"),
+    ActionDef("page.links", "l", "page_links", "Links",
+              "Follow a link of the page from the keyboard",
+              "List the links of the page shown; Enter follows one (inside the wiki only).",
+              context="hafiza"),
     # --- everywhere -----------------------------------------------------------------------
     ActionDef("tab.queue", "1", "show_tab('queue')", "Queue", "Show the review queue",
               "Switch to the Queue tab.", group=_TABS, show=False),

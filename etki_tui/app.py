@@ -67,9 +67,6 @@ from etki_tui.widgets.reports import ReportsPane
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
 
-_one_line = one_line  # kept for callers of the first release
-
-
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -106,7 +103,10 @@ class EtkiApp(App[None]):
                  config: TuiConfig | None = None, poll_seconds: float | None = None,
                  clock: Callable[[], datetime] | None = None,
                  color_system: str | None = None) -> None:
-        super().__init__(driver_class=_driver_class())
+        # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
+        # filter) rather than grey levels by luminance, where red text goes dark.
+        self.no_color = "NO_COLOR" in os.environ
+        super().__init__(driver_class=_driver_class(), ansi_color=True if self.no_color else None)
         self.desk = desk
         self.project_id = project_id
         self.init_summary = init_summary
@@ -153,7 +153,7 @@ class EtkiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         system = self.color_system or (None if self.is_headless else self.console.color_system)
-        if system in ("standard", "windows"):
+        if system in ("standard", "windows") or self.no_color:
             self.theme = "ansi-dark"
         if self.steady:
             self.animation_level = "none"
@@ -384,6 +384,8 @@ class EtkiApp(App[None]):
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
         self._in_flight.discard(message.case_id)
+        if message.case_id in self._versions:  # our own change: the poll needs no reload
+            self._versions[message.case_id] = message.outcome.ruling.version
         pane = self.query_one(QueuePane)
         pane.remove_case(message.case_id, message.memory or None)
         ruling = message.outcome.ruling
@@ -393,9 +395,12 @@ class EtkiApp(App[None]):
                 f"{ruling.ruling}{' (override, precedent recorded)' if ruling.is_override else ''}"
                 f" by {ruling.reviewer}.")
         if message.outcome.wiki_error:
-            self.notify(printable(f"{text} The ruling is saved, but the wiki was not updated: "
-                                  f"{message.outcome.wiki_error} — run `python -m etki.wiki "
-                                  "rebuild` to regenerate it.", multiline=False),
+            error = message.outcome.wiki_error
+            if not error.lower().startswith("wiki"):
+                error = f"wiki not updated: {error}"
+            self.notify(printable(f"{text} The ruling is saved; {error}. Once that is fixed, "
+                                  "`python -m etki.wiki rebuild` regenerates the wiki.",
+                                  multiline=False),
                         title="Ruling saved — wiki error", severity="warning", markup=False,
                         timeout=10)
         else:
@@ -665,9 +670,9 @@ class EtkiApp(App[None]):
         what, text = target
         self.copy_to_clipboard(text)
         self.post_message(Copied(text, what))
-        self.notify(f"Copied {what}: {printable(text, multiline=False)} (sent with OSC 52; "
-                    "if nothing arrives, allow clipboard access in your terminal — in tmux: "
-                    "set -g set-clipboard on).", title="Copied", markup=False, timeout=5)
+        self.notify(f"{printable(text, multiline=False)} (OSC 52; in tmux it needs "
+                    "set -g set-clipboard on)", title=f"Copied {what}", markup=False,
+                    timeout=4)
 
     # --- palette commands ---------------------------------------------------------------------
 

@@ -149,12 +149,18 @@ def highlight(text: Text, tokens: Sequence[str], style: str = MATCH_STYLE) -> Te
 
 # --- verdicts, risk, clauses -----------------------------------------------------------
 
-def verdict_text(verdict: str, *, bold: bool = False) -> Text:
-    """``✓ IN_SCOPE`` / ``+ CHANGE_REQUEST`` / ``✗ REJECT`` with its colour."""
+VERDICT_SHORT: dict[str, str] = {"CHANGE_REQUEST": "CR"}
+"""Narrow table cells say ``+ CR`` for a change request (the footer's "Convert to CR")."""
+
+
+def verdict_text(verdict: str, *, bold: bool = False, short: bool = False) -> Text:
+    """``✓ IN_SCOPE`` / ``+ CHANGE_REQUEST`` (``+ CR`` when ``short``) / ``✗ REJECT``
+    with its colour."""
     style = VERDICT_STYLE.get(verdict, "")
     if bold:
         style = f"bold {style}".strip()
-    return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {verdict}", style=style, end="")
+    word = VERDICT_SHORT.get(verdict, verdict) if short else verdict
+    return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {word}", style=style, end="")
 
 
 def risk_cell(case: CaseRecord) -> Text:
@@ -263,7 +269,8 @@ def ruled_banner(ruling: RulingRecord) -> Text:
     out.append(" by ")
     out.append(printable(ruling.reviewer, multiline=False), style="bold")
     out.append(f" at {when(ruling.ruled_at)}: ")
-    out.append_text(verdict_text(ruling.ruling, bold=True))
+    # glyph and word in bold, no hue: the banner has its own background on any theme
+    out.append(f"{VERDICT_GLYPH.get(ruling.ruling, '?')} {ruling.ruling}", style="bold")
     if ruling.is_override:
         out.append(" (override)")
     out.append(". Nothing you press here will be recorded; move to another case.")

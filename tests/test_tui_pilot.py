@@ -156,14 +156,14 @@ async def fill(pilot: Pilot, selector: str, text: str) -> None:
 
 async def palette(pilot: Pilot, query: str) -> None:
     """Open the command palette with ``query`` typed (set at once, like a paste) and
-    pick the first hit."""
+    pick the best hit."""
     from textual.command import CommandInput
 
     await pilot.press("ctrl+p")
     assert CommandPalette.is_open(pilot.app)
     pilot.app.screen.query_one(CommandInput).value = query
     await settle(pilot)
-    await pilot.press("down", "enter")
+    await pilot.press("enter")  # the best hit is highlighted already
     await settle(pilot)
 
 
@@ -191,6 +191,9 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
         assert FIRST not in queue_ids(app)
         assert current(app) == "req-demo-1b7e9d02"  # the next case, same position
         assert any("Approved" in n and FIRST in n for n in seen.notes())
+        app.poll_queue()  # our own ruling is no news: the live refresh reloads nothing
+        await settle(pilot)
+        assert not [m for m in seen.of(QueueLoaded) if m.source == "poll"]
     ruling = tui_world.repo.case(FIRST).ruling
     assert ruling is not None and ruling.ruling == "IN_SCOPE" and ruling.reviewer == "reviewer"
     [page] = decision_files(tui_world, FIRST)
@@ -208,7 +211,8 @@ async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: st
         await pilot.press(key)
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and modal.is_override
-        await pilot.press("tab", "enter")  # Confirm with an empty reason: refused
+        assert app.focused is modal.query_one("#confirm-reason", Input)  # typing is next
+        await pilot.press("enter", "enter")  # to the button, press: empty reason, refused
         await settle(pilot)
         assert app.screen is modal
         error = str(modal.query_one("#confirm-error", Label).content)
@@ -240,7 +244,7 @@ async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
         await pilot.press("a", "enter")  # focus starts on Cancel: Enter cancels
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
-        await pilot.press("r", "shift+tab", *"ok", "escape")  # typed a reason, then Esc
+        await pilot.press("r", *"ok", "escape")  # typed a reason, then Esc
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         await pilot.press("c", "tab", "escape")  # Escape even with Confirm focused
@@ -287,7 +291,11 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
         # another reviewer rules the highlighted case behind the app's back
         ApprovalService(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="out of remit", reviewer="ayse")
-        await pilot.press("tab", "enter")
+        app.poll_queue()  # the live refresh notices while the dialog is open ...
+        await settle(pilot)
+        warning = " ".join(shown(app.screen.query_one("#confirm-error")).split())
+        assert "ALREADY RULED by ayse" in warning
+        await pilot.press("tab", "enter")  # ... and confirming anyway is refused by the DB
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
         assert conflict.ruled_by == "ayse" and conflict.ruling == "REJECT"
@@ -346,7 +354,7 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
         assert banner.display
         text = " ".join(shown(banner, 78, 3).split())
         assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
-        assert "⚠ ruled by ayse" in table.get_cell(SECOND, "verdict").plain
+        assert table.get_cell(SECOND, "verdict").plain == "⚠ RULED"  # 80 wide: short
         assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
         await pilot.press("r")  # acting on it: a conflict, no dialog, nothing written
         await settle(pilot)
@@ -761,7 +769,7 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         body = " ".join(shown(app.screen.query_one("#help-body"), 96, 80).split())
-        assert "A Approve" in body and "approve *" in body and str(cfg) in body
+        assert "A Approve" in body and "[approve *]" in body and str(cfg) in body
 
 
 @sync
@@ -774,7 +782,7 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
         assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
         body = " ".join(shown(help_screen.query_one("#help-body"), 96, 120).split())
         for piece in ("a Approve", "c Convert to CR", "r Reject", "/ Find", "f Filter",
-                      "Ctrl+P Palette", "? / F1 Help", "y Copy", "filter.verdict"):
+                      "Ctrl+P Palette", "? / F1 Help", "y Copy", "[filter.verdict]"):
             assert piece in body, piece
         await pilot.press("escape")
         await pilot.press("2", "f1")
@@ -905,13 +913,20 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
         toc = reader.query_one("#reader-toc")
         assert toc.display
         assert "Reason" in [name for _, name, _ in toc.table_of_contents]
-        # follow the page's link to the decision file (what a click does)
+        # follow the page's link to the decision file from the keyboard: l, Enter
         from textual.widgets import Markdown
-        page = reader.query_one("#memory-page", Markdown)
+
+        from etki_tui.screens.links import LinksScreen
         target = next(p for p in pane.pages if p.endswith("req-demo-9b0f4d68.md"))
-        page.post_message(Markdown.LinkClicked(page, f"../{target}"))
+        await pilot.press("l")
+        assert isinstance(app.screen, LinksScreen)
+        assert (target in [p for _, p in app.screen.links])
+        for _ in range([p for _, p in app.screen.links].index(target)):
+            await pilot.press("down")
+        await pilot.press("enter")
         await settle(pilot)
         assert reader.path == target and reader.history.position() == "2/2"
+        page = reader.query_one("#memory-page", Markdown)
         await pilot.press("b")
         await settle(pilot)
         assert reader.path == precedent and reader.history.position() == "1/2"

@@ -75,3 +75,264 @@ def test_every_action_is_defined_once_with_an_id() -> None:
         assert binding.id and binding.tooltip and binding.description
         assert not binding.key.startswith(("ctrl+s", "ctrl+j", "ctrl+h", "ctrl+enter"))
     assert {ACTIONS[i].key for i in ("approve", "convert", "reject")} == {"a", "c", "r"}
+
+
+# --- search matches mapped back to the original text (item 8) ----------------------------
+
+from datetime import UTC, datetime, timedelta  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from etki.wiki.search import query_tokens  # noqa: E402
+from etki_tui.render import around_match, highlight, match_spans  # noqa: E402
+
+
+@pytest.mark.parametrize(("text", "query", "marked"), [
+    ("İADE SÜRECİ başladı", "iade sureci", ["İADE", "SÜRECİ"]),
+    ("KAYIT ılık Işık", "kayit ilik isik", ["KAYIT", "ılık", "Işık"]),
+    ("Die Größe der Straße", "grosse strasse", ["Größe", "Straße"]),
+    ("Ödeme sayfası çöküyor", "odeme", ["Ödeme"]),
+    ("SSO-Anmeldung für Staff", "sso", ["SSO"]),
+    ("e\u0301te\u0301 café", "ete", ["e\u0301te\u0301"]),
+])
+def test_matches_map_back_to_the_original_spelling(text: str, query: str,
+                                                   marked: list[str]) -> None:
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", text)
+    spans = match_spans(text, query_tokens(query))
+    assert [nfc[a:b] for a, b in spans] == [unicodedata.normalize("NFC", m) for m in marked]
+
+
+def test_highlight_styles_only_the_matches() -> None:
+    shown = highlight(Text("Fatura itirazı: İTİRAZ edildi"), query_tokens("itiraz"))
+    styled = [shown.plain[s.start:s.end] for s in shown.spans]
+    assert styled == ["itiraz", "İTİRAZ"]  # 'itirazı' matches on its first six letters
+    assert all("reverse" in str(s.style) for s in shown.spans)  # not by colour alone
+
+
+def test_around_match_keeps_the_match_in_a_narrow_cell() -> None:
+    snippet = "…" + "x" * 60 + " the contractor accounts need SSO"
+    cell_text = around_match(snippet, query_tokens("contractor"), 24)
+    assert "contractor" in cell_text.plain and cell_len(cell_text.plain) <= 24
+    assert cell_text.plain.startswith("…")
+
+
+# --- filters and sort (item 6) ---------------------------------------------------------------
+
+from etki.domain import ClauseMemory  # noqa: E402
+from etki_tui.filters import QueueFilter, age_label, cycle, is_disputed, order  # noqa: E402
+from tests.conftest import PENDING, TUI_FROZEN, tui_clock  # noqa: E402
+
+
+def _pending_cases():  # noqa: ANN202
+    from etki.domain import CaseRecord
+
+    out = []
+    for i, (request, decision) in enumerate(PENDING):
+        out.append(CaseRecord(decision.case_id, "demo", request.id, request.title or "",
+                              request.text, request.submitted_by, request.submitted_at,
+                              (TUI_FROZEN - timedelta(days=i)).isoformat(), 1, decision))
+    return out
+
+
+def test_filters_match_and_describe() -> None:
+    cases = _pending_cases()
+    memory = {"MSA-2024-01#3.2": ClauseMemory("MSA-2024-01#3.2", 1, None, True, ())}
+    now = tui_clock()
+
+    def ids(flt: QueueFilter) -> list[str]:
+        return [c.case_id[-8:] for c in cases if flt.matches(c, memory, now)]
+
+    assert len(ids(QueueFilter())) == 6 and not QueueFilter().active
+    assert ids(QueueFilter(verdict="REJECT")) == ["1b7e9d02"]
+    assert ids(QueueFilter(risk="24h")) == ["0a1f3c21"]
+    assert ids(QueueFilter(risk="low")) == ["1b7e9d02", "2c4a8e13", "3d5b0f24", "4e6c1a35",
+                                           "5f7d2b46"]
+    assert ids(QueueFilter(disputed_only=True)) == ["0a1f3c21", "4e6c1a35"]
+    assert ids(QueueFilter(band="low")) == ["3d5b0f24"]
+    assert ids(QueueFilter(band="high")) == ["0a1f3c21", "1b7e9d02"]
+    assert ids(QueueFilter(age="7d")) == ["0a1f3c21"]  # submitted 2026-11-20
+    # the others have no submission date: their age counts from created_at (0..5 days ago)
+    assert ids(QueueFilter(age="1d")) == ["0a1f3c21", "1b7e9d02", "2c4a8e13", "3d5b0f24",
+                                         "4e6c1a35", "5f7d2b46"]
+    assert ids(QueueFilter(text="İADE")) == []
+    assert ids(QueueFilter(text="sso staff")) == ["0a1f3c21"]
+    assert ids(QueueFilter(text="10.2")) == ["2c4a8e13"]  # a cited clause number
+    assert ids(QueueFilter(text="ACIL")) == ["3d5b0f24"]  # 'ACİL' folded
+    flt = QueueFilter(verdict="IN_SCOPE", disputed_only=True, band="high", text="sso")
+    assert flt.describe() == ["IN_SCOPE", "⚠ disputed", "conf ≥ 0.80", "“sso”"]
+    assert flt.cleared() == QueueFilter() and flt.with_(sort="risk").cleared().sort == "risk"
+    assert is_disputed(cases[0], memory) and not is_disputed(cases[1], memory)
+
+
+def test_sort_orders_keep_queue_order_on_ties() -> None:
+    cases = _pending_cases()
+    now = tui_clock()
+    short = [c.case_id[-8:] for c in order(cases, "confidence", now)]
+    assert short == ["3d5b0f24", "2c4a8e13", "4e6c1a35", "5f7d2b46", "0a1f3c21", "1b7e9d02"]
+    assert [c.case_id[-8:] for c in order(cases, "risk", now)][0] == "0a1f3c21"
+    oldest = [c.case_id[-8:] for c in order(cases, "oldest", now)]
+    assert oldest[0] == "0a1f3c21" and oldest == list(reversed(
+        [c.case_id[-8:] for c in order(cases, "newest", now)]))
+    assert [c.case_id for c in order(cases, "queue", now)] == [c.case_id for c in cases]
+    assert cycle(None, (None, "a", "b")) == "a" and cycle("b", (None, "a", "b")) is None
+    assert age_label(9.2) == "9d" and age_label(0.5) == "12h" and age_label(None) == ""
+
+
+# --- the config file and the keymap (item 4) --------------------------------------------
+
+from etki_tui.actions import (  # noqa: E402
+    CONTEXTS,
+    FORBIDDEN_KEYS,
+    forbidden,
+    key_label,
+    keys_label,
+)
+from etki_tui.config import DEFAULT_REFRESH_SECONDS, config_path, load_config  # noqa: E402
+
+
+def test_config_path_is_xdg_unless_etki_config_file(tmp_path: Path) -> None:
+    assert config_path(None, {"XDG_CONFIG_HOME": str(tmp_path)}) == (
+        tmp_path / "etki" / "config.yaml", False)
+    assert config_path(None, {"HOME": "/home/ayse"})[0] == Path(
+        "/home/ayse/.config/etki/config.yaml")
+    assert config_path("/etc/etki.yaml", {}) == (Path("/etc/etki.yaml"), True)
+
+
+def test_config_keymap_and_warnings(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("keymap:\n  approve: A\n  reject: [R, ctrl+x]\n  filters: ctrl+j\n"
+                   "  bogus: q\n  copy: 3\nrefresh_seconds: 0.5\ntheme: dark\n",
+                   encoding="utf-8")
+    config = load_config(str(cfg))
+    assert config.keymap == {"approve": "A", "reject": "R,ctrl+x"}
+    text = " ".join(config.warnings)
+    assert "unknown binding id(s) bogus" in text
+    assert "'filters' not remapped: ctrl+j" in text
+    assert "'copy' needs a key name" in text
+    assert "refresh_seconds" in text and config.refresh_seconds == DEFAULT_REFRESH_SECONDS
+    assert "unknown setting(s) theme" in text
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    ("keymap: [unclosed\n", "not valid YAML (line"),
+    ("- a\n- b\n", "expected a mapping"),
+    ("keymap: A\n", "'keymap' must map binding ids"),
+])
+def test_a_broken_config_is_a_warning_not_a_crash(tmp_path: Path, body: str,
+                                                  needle: str) -> None:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(body, encoding="utf-8")
+    config = load_config(str(cfg))
+    assert config.keymap == {} and any(needle in w for w in config.warnings)
+
+
+def test_config_toml_missing_and_default(tmp_path: Path) -> None:
+    toml = tmp_path / "config.toml"
+    toml.write_text('refresh_seconds = 10\n[keymap]\nsort = "O"\n', encoding="utf-8")
+    config = load_config(str(toml))
+    assert config.keymap == {"sort": "O"} and config.refresh_seconds == 10
+    missing = load_config(str(tmp_path / "nope.yaml"))
+    assert missing.warnings and "not found" in missing.warnings[0]
+    assert load_config(None, environ={"XDG_CONFIG_HOME": str(tmp_path)}).warnings == ()
+
+
+def test_no_main_verb_on_a_key_terminals_swallow() -> None:
+    for action in ACTIONS.values():
+        assert not forbidden(action.keys()), action.id
+    assert {"ctrl+s", "ctrl+j", "ctrl+h", "ctrl+enter"} <= FORBIDDEN_KEYS
+    assert key_label("ctrl+r") == "Ctrl+R" and key_label("question_mark") == "?"
+    assert keys_label(ACTIONS["help"]) == "? / F1"
+    assert keys_label(ACTIONS["approve"], {"approve": "A,ctrl+a"}) == "A / Ctrl+A"
+
+
+def test_every_action_is_bound_by_one_widget_and_documented() -> None:
+    """One definition per action: each id is in exactly the BINDINGS of the widget of its
+    context, with a help sentence, and every context has a help section."""
+    from etki_tui.app import EtkiApp
+    from etki_tui.screens.confirm import ConfirmRuling
+    from etki_tui.screens.filters import FilterPanel
+    from etki_tui.screens.help import HelpScreen
+    from etki_tui.screens.notice import NoticeModal, TooSmallScreen
+    from etki_tui.widgets.memory import MemoryPane
+    from etki_tui.widgets.queue import QueuePane
+
+    owners = {"app": [EtkiApp], "queue": [QueuePane], "hafiza": [MemoryPane],
+              "confirm": [ConfirmRuling], "filters": [FilterPanel], "help": [HelpScreen],
+              "notice": [NoticeModal]}
+    for action in ACTIONS.values():
+        assert action.help and action.context in {*CONTEXTS, "help", "notice"}
+        bound = [cls for cls in (EtkiApp, QueuePane, MemoryPane, ConfirmRuling, FilterPanel,
+                                 HelpScreen, NoticeModal, TooSmallScreen)
+                 if any(getattr(b, "id", None) == action.id for b in cls.BINDINGS)]
+        assert set(owners[action.context]) <= set(bound), action.id
+
+
+# --- history, links, charts, palette scoring, advice ------------------------------------------
+
+from etki.errors import ConflictError, NotFoundError, PermissionDeniedError  # noqa: E402
+from etki_tui.charts import fill_days, rulings_over_time, spark  # noqa: E402
+from etki_tui.errors import advice  # noqa: E402
+from etki_tui.history import History  # noqa: E402
+from etki_tui.providers import case_score  # noqa: E402
+from etki_tui.widgets.reader import resolve_link  # noqa: E402
+
+
+def test_history_pins_opened_pages_and_replaces_previews() -> None:
+    h = History()
+    h.visit("a.md", pin=False)
+    h.visit("b.md", pin=False)  # browsing the list: b replaces a
+    assert h.entries == [("b.md", False)]
+    h.visit("b.md", pin=True)  # opened
+    h.visit("c.md", pin=True)  # a link followed
+    assert h.position() == "2/2" and h.back() == "b.md" and not h.can_back
+    h.visit("d.md", pin=False)  # a preview after going back drops the forward history
+    assert h.entries == [("b.md", True), ("d.md", False)] and not h.can_forward
+    assert h.back() == "b.md" and h.forward() == "d.md" and h.forward() is None
+
+
+@pytest.mark.parametrize(("href", "expected"), [
+    ("../precedents/PRE-x.md", ("precedents/PRE-x.md", "")),
+    ("DEC-y.md#ruling", ("decisions/DEC-y.md", "ruling")),
+    ("#reason", ("decisions/DEC-x.md", "reason")),
+    ("../../etc/passwd.md", (None, "")),
+    ("/etc/hosts.md", (None, "")),
+    ("https://evil.example/x.md", (None, "")),
+    ("../index.txt", (None, "")),
+])
+def test_links_resolve_inside_the_wiki_only(href: str, expected: tuple) -> None:
+    assert resolve_link("decisions/DEC-x.md", href) == expected
+
+
+def test_day_chart_has_numbers_legend_and_calendar_days() -> None:
+    from rich.console import Console
+
+    rows = (("2026-11-20", 2, 0), ("2026-11-23", 4, 2), ("2026-11-24", 1, 1))
+    assert [d for d, _, _ in fill_days(rows)] == ["2026-11-20", "2026-11-21", "2026-11-22",
+                                                  "2026-11-23", "2026-11-24"]
+    console = Console(width=60, record=True, color_system=None)
+    console.print(rulings_over_time(rows, 60))
+    text = console.export_text()
+    assert "▒" in text and "█" in text  # two glyphs, not two hues
+    assert "agreed" in text and "overridden" in text and "11-20" in text
+    assert "7 rulings over 5 days, 3 overridden (43%)" in text
+    assert spark(None) == " " and spark(0.0) == "▁" and spark(1.0) == "█"
+
+
+def test_palette_finds_cases_by_id_or_title_words() -> None:
+    case = _pending_cases()[0]  # req-demo-0a1f3c21 "SSO login fails for staff accounts"
+    assert case_score(case, "req-demo-0a1f3c21") == 1.0 == case_score(case, "0a1f3c21")
+    assert case_score(case, "0a1f") == 0.9
+    assert 0.7 <= case_score(case, "staff SSO") <= 0.9
+    assert case_score(case, "mobile") == 0.0
+
+
+def test_advice_says_what_to_do_next() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    assert "approver" in advice(PermissionDeniedError("no"))
+    assert "Ctrl+R" in advice(NotFoundError("gone"))
+    assert "reloaded" in advice(ConflictError("c"))
+    assert "ETKI_DB_URL" in advice(OperationalError("x", {}, Exception("locked")))
+    assert advice(RuntimeError("boom"))
+    _ = datetime.now(UTC)

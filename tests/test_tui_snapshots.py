@@ -1,6 +1,7 @@
 """SVG snapshots of every screen and modal of the reviewer desk (pytest-textual-snapshot):
 queue, case detail, confirm, conflict notice and banner, filter panel and filter line,
-Hafıza search / card / reader, Raporlar, help, command palette and the too-small notice,
+Hafıza search / card / reader / links, Raporlar, help, command palette and the
+too-small notice,
 at 80x24 and 120x40; a set in the standard 16-colour system; and two with NO_COLOR.
 
 Golden files live under ``snapshots/tui/test_tui_snapshots/`` (see the ``snapshot``
@@ -136,7 +137,7 @@ def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 @pytest.mark.parametrize("size", SIZES)
 def test_confirm_override(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Reject on an IN_SCOPE verdict: Confirm with no reason is refused."""
-    _check(snap_compare, tui_world, size, ["r", "tab", "enter"])
+    _check(snap_compare, tui_world, size, ["r", "enter", "enter"])
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -174,6 +175,12 @@ def test_hafiza_reader(snap_compare, tui_world: TuiWorld, size: tuple[int, int])
     _check(snap_compare, tui_world, size, ["2", "enter"])
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """l in the reader: the page's wiki links, to follow from the keyboard."""
+    _check(snap_compare, tui_world, size, ["2", "enter", "l"])
+
+
 # --- Raporlar, help, palette, too small --------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES)
@@ -206,7 +213,7 @@ def test_too_small(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> 
 
 STANDARD = [
     pytest.param(["enter"], id="detail"),
-    pytest.param(["r", "tab", "enter"], id="confirm"),
+    pytest.param(["r", "enter", "enter"], id="confirm"),
     pytest.param([ruled_by_ayse], id="banner"),
     pytest.param(["2", "slash", "type:contractor", "enter"], id="hafiza"),
     pytest.param(["question_mark"], id="help"),
@@ -226,7 +233,7 @@ def test_standard_colours_raporlar(snap_compare, history_world: TuiWorld) -> Non
 
 
 @pytest.mark.parametrize("steps", [pytest.param([], id="queue"),
-                                   pytest.param(["r", "tab", "enter"], id="confirm")])
+                                   pytest.param(["r", "enter", "enter"], id="confirm")])
 def test_no_color(snap_compare, tui_world: TuiWorld, steps: list[Step],  # noqa: ANN001
                   monkeypatch: pytest.MonkeyPatch) -> None:
     """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, ⚠, OVERRIDE)."""

@@ -1,6 +1,8 @@
-"""The confirmation before a ruling. It defaults to Cancel: focus starts on Cancel, Enter
-there or Escape anywhere closes it and nothing is recorded. On an override (the ruling
-differs from the engine's verdict) it asks for a reason and refuses an empty one."""
+"""The confirmation before a ruling. It never rules by default: when the ruling agrees
+with the engine, focus starts on Cancel (Enter there, or Escape anywhere, closes it and
+nothing is recorded); on an override (the ruling differs from the engine's verdict) a
+reason is required, so focus starts in the reason box — Enter there only moves to the
+ruling button, and an empty reason is refused."""
 
 from __future__ import annotations
 
@@ -71,14 +73,20 @@ class ConfirmRuling(ModalScreen[str | None]):
                     cancel.active_effect_duration = ok.active_effect_duration = 0
                 yield cancel
                 yield ok
-            yield Static(Text("Tab: next field · Enter: press the focused button · "
-                              "Esc: cancel · F1: help", style="dim"), id="confirm-hint",
+            hint = ("Type the reason · Enter: to the button · Enter again: rule · "
+                    "Esc: cancel" if self.is_override else
+                    "Tab: next field · Enter: press the focused button · Esc: cancel")
+            yield Static(Text(hint + " · F1: help", style="dim"), id="confirm-hint",
                          markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
-        """Default to Cancel."""
-        self.query_one("#confirm-cancel", Button).focus()
+        """Cancel, or the reason box when a reason is needed (typing is the next step;
+        nothing is ruled before it is typed and the button pressed)."""
+        if self.is_override:
+            self.query_one("#confirm-reason", Input).focus()
+        else:
+            self.query_one("#confirm-cancel", Button).focus()
 
     def mark_ruled(self, ruling: RulingRecord) -> None:
         """Another reviewer ruled this case while the dialog was open: say so."""

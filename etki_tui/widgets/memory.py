@@ -127,7 +127,7 @@ def _header(title: str, count: int | None = None) -> Option:
 class MemoryPane(Horizontal):
     """Hafıza: search, cards, pages and the reader."""
 
-    BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc")
+    BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc", "page.links")
 
     def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -459,3 +459,21 @@ class MemoryPane(Horizontal):
     def action_toggle_toc(self) -> None:
         """Show or hide the reader's table of contents."""
         self.reader.toggle_toc()
+
+    def action_page_links(self) -> None:
+        """Choose one of the page's wiki links and follow it (keyboard users cannot
+        click)."""
+        from etki_tui.screens.links import LinksScreen
+
+        reader = self.reader
+        links = reader.links() if reader.display else []
+        if not links:
+            self.app.notify("No wiki links on this page (open a page first: Enter).",
+                            markup=False, timeout=3)
+            return
+
+        def chosen(path: str | None) -> None:
+            if path is not None:
+                self.post_message(PageWanted(path, history="push"))
+
+        self.app.push_screen(LinksScreen(links), chosen)

@@ -45,6 +45,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("clauses", "Clauses"), ("risk", "Risk"),
 )
 _FIXED = {"verdict": 16, "conf": 4, "clauses": 9, "risk": 8}
+_SHORT_VERDICT = 10
+"""Verdict column width when narrow: ``+ CR`` stands for ``+ CHANGE_REQUEST``."""
 _MIN_TITLE = 12
 _WANT_TITLE = 28
 """Below this title width the case column drops the ``req-{project}-`` prefix."""
@@ -164,8 +166,10 @@ class QueuePane(Vertical):
         self.memory: dict[str, ClauseMemory] = {}
         self.filter = QueueFilter()
         self._cells: dict[str, list[Text]] = {}
+        self._row_state: dict[str, tuple[object, ...]] = {}
         self._title_width = 20
         self._short_ids = True
+        self._short_verdicts = True
         self._table_width = 0
         self._loaded = False
 
@@ -205,10 +209,12 @@ class QueuePane(Vertical):
         case_cell.case_id = case.case_id
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
-            verdict = Text(fit(f"⚠ ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
-                               _FIXED["verdict"]), style="bold reverse", no_wrap=True, end="")
+            label = ("⚠ RULED" if self._short_verdicts else
+                     fit(f"⚠ ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
+                         _FIXED["verdict"]))
+            verdict = Text(label, style="bold reverse", no_wrap=True, end="")
         else:
-            verdict = verdict_text(d.verdict)
+            verdict = verdict_text(d.verdict, short=self._short_verdicts)
         return [
             case_cell,
             cell(case.title, self._title_width),
@@ -226,6 +232,7 @@ class QueuePane(Vertical):
         self.filter = QueueFilter()
         self._loaded = False
         self._cells.clear()
+        self._row_state.clear()
         self.table.clear()
         self.table.loading = True
         self.query_one("#queue-find", Input).value = ""
@@ -307,19 +314,28 @@ class QueuePane(Vertical):
         with self.app.batch_update():
             for case_id in [k for k in self._cells if k not in wanted_set]:
                 self._cells.pop(case_id, None)
+                self._row_state.pop(case_id, None)
                 with suppress(RowDoesNotExist):
                     table.remove_row(case_id)
+            layout = (self._title_width, self._short_ids, self._short_verdicts)
             for case in rows:
-                cells = self._cells_for(case)
+                # a row's cells depend only on the case (frozen), the column layout and
+                # whether someone else ruled it: skip rows where none of that changed
+                state = (layout, case.case_id in self.ruled_elsewhere)
                 old = self._cells.get(case.case_id)
+                if old is not None and self._row_state.get(case.case_id) == state:
+                    continue
+                cells = self._cells_for(case)
                 if old is None:
                     table.add_row(*cells, key=case.case_id)
                 else:
                     for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
                         if not _same(before, after):
                             table.update_cell(case.case_id, column, after,
-                                              update_width=column in ("case", "title"))
+                                              update_width=column in ("case", "title",
+                                                                      "verdict"))
                 self._cells[case.case_id] = cells
+                self._row_state[case.case_id] = state
             if table.row_keys() != wanted:
                 rank = {k: i for i, k in enumerate(wanted)}
                 table.sort("case", key=lambda c: rank.get(getattr(c, "case_id", ""), 0))
@@ -425,15 +441,20 @@ class QueuePane(Vertical):
         if width <= 0:
             return
         padding = 2 * table.cell_padding * len(COLUMNS)
-        rest = width - padding - sum(_FIXED.values()) - 1
+        short_verdicts = width < 110
+        fixed = sum(_FIXED.values()) - (_FIXED["verdict"] - _SHORT_VERDICT
+                                         if short_verdicts else 0)
+        rest = width - padding - fixed - 1
         ids = [c.case_id for c in self.all_cases] or list(self.cases)
         full = max((len(k) for k in ids), default=17)
         short = max((len(short_case_id(k)) for k in ids), default=8)
         short_ids = rest - full < _WANT_TITLE
         title = max(_MIN_TITLE, rest - (short if short_ids else full))
-        if title == self._title_width and short_ids == self._short_ids:
+        if (title, short_ids, short_verdicts) == (self._title_width, self._short_ids,
+                                                  self._short_verdicts):
             return
         self._title_width, self._short_ids = title, short_ids
+        self._short_verdicts = short_verdicts
         if self._loaded:
             self._sync()
 

@@ -1,0 +1,181 @@
+"""Queue filters and sort orders: pure functions over cases, no Textual, no clock (the
+moment ``now`` is passed in, so tests freeze it).
+
+A :class:`QueueFilter` is one immutable value; the queue pane keeps the current one and
+shows :meth:`QueueFilter.describe` in its filter line, so the filter state is never
+hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from etki.domain import CaseRecord, ClauseMemory
+from etki.text import fold, words
+
+VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
+RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h")
+BANDS: dict[str, tuple[float, float]] = {"low": (0.0, 0.60), "medium": (0.60, 0.80),
+                                         "high": (0.80, 1.01)}
+"""Confidence bands: [low, high) per band name."""
+BAND_LABEL: dict[str, str] = {"low": "conf < 0.60", "medium": "conf 0.60–0.79",
+                              "high": "conf ≥ 0.80"}
+AGES: dict[str, int] = {"1d": 1, "7d": 7, "30d": 30}
+"""Age filters: older than N days."""
+AGE_LABEL: dict[str, str] = {"1d": "> 1 day old", "7d": "> 7 days old",
+                             "30d": "> 30 days old"}
+SORTS: dict[str, str] = {"queue": "queue order", "oldest": "oldest first",
+                         "newest": "newest first", "confidence": "lowest confidence first",
+                         "risk": "highest risk first"}
+SORT_SHORT: dict[str, str] = {"queue": "queue order", "oldest": "oldest",
+                              "newest": "newest", "confidence": "lowest conf",
+                              "risk": "highest risk"}
+RISK_LABEL: dict[str, str] = {"high": "risk high", "medium": "risk medium",
+                              "low": "risk low", "24h": "24h PMO look"}
+_RISK_RANK = {"high": 0, "medium": 1, "low": 2}
+
+
+def cycle(value: object, choices: Sequence[object]) -> object:
+    """The choice after ``value`` in ``choices`` (wrapping; unknown -> the first)."""
+    try:
+        return choices[(list(choices).index(value) + 1) % len(choices)]
+    except ValueError:
+        return choices[0]
+
+
+def moment(case: CaseRecord) -> datetime | None:
+    """When the request was submitted (``submitted_at``, else ``created_at``), UTC."""
+    for raw in (case.submitted_at, case.created_at):
+        if not raw:
+            continue
+        text = raw.strip().replace("Z", "+00:00")
+        try:
+            when = datetime.fromisoformat(text)
+        except ValueError:
+            continue
+        return when if when.tzinfo else when.replace(tzinfo=UTC)
+    return None
+
+
+def age_days(case: CaseRecord, now: datetime) -> float | None:
+    """Age of the request in days at ``now`` (None when it has no usable date)."""
+    when = moment(case)
+    return None if when is None else (now - when).total_seconds() / 86400
+
+
+def age_label(days: float | None) -> str:
+    """``3d``, ``5h``, ``just now`` (or ``""`` without a date)."""
+    if days is None:
+        return ""
+    if days >= 1:
+        return f"{int(days)}d"
+    hours = int(days * 24)
+    return f"{hours}h" if hours >= 1 else "just now"
+
+
+def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
+    """The case cites a clause whose past rulings disagree (computed from the DB), or the
+    engine raised the disputed-clause risk signal when it decided."""
+    if "disputed_clause" in case.decision.risk.signals:
+        return True
+    return any(m.disputed for ref in case.decision.cited_clauses
+               if (m := memory.get(ref)) is not None)
+
+
+def _haystack(case: CaseRecord) -> str:
+    refs = " ".join(case.decision.cited_clauses)
+    numbers = " ".join(r.split("#", 1)[-1] for r in case.decision.cited_clauses)
+    return fold(" ".join((case.case_id, case.title, case.submitted_by or "", case.text,
+                          refs, numbers)))
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """What the queue shows and in which order. ``text``: every folded word must occur
+    in the case id, title, submitter, text or cited clause refs/numbers."""
+
+    verdict: str | None = None
+    risk: str | None = None
+    disputed_only: bool = False
+    band: str | None = None
+    age: str | None = None
+    text: str = ""
+    sort: str = "queue"
+
+    @property
+    def active(self) -> bool:
+        """Whether anything is filtered out (the sort order does not count)."""
+        return bool(self.verdict or self.risk or self.disputed_only or self.band
+                    or self.age or words(self.text))
+
+    def cleared(self) -> QueueFilter:
+        """No filters, same sort."""
+        return QueueFilter(sort=self.sort)
+
+    def with_(self, **changes: object) -> QueueFilter:
+        """A copy with ``changes``."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def matches(self, case: CaseRecord, memory: Mapping[str, ClauseMemory],
+                now: datetime) -> bool:
+        """Whether ``case`` passes every filter."""
+        d = case.decision
+        if self.verdict and d.verdict != self.verdict:
+            return False
+        if self.risk == "24h":
+            if not d.risk.pmo_look_24h:
+                return False
+        elif self.risk and d.risk.level != self.risk:
+            return False
+        if self.disputed_only and not is_disputed(case, memory):
+            return False
+        if self.band:
+            low, high = BANDS[self.band]
+            if not low <= d.confidence < high:
+                return False
+        if self.age:
+            days = age_days(case, now)
+            if days is None or days < AGES[self.age]:
+                return False
+        tokens = words(self.text)
+        if tokens:
+            hay = _haystack(case)
+            if not all(t in hay for t in tokens):
+                return False
+        return True
+
+    def describe(self) -> list[str]:
+        """The active filters as short phrases, in a fixed order."""
+        parts: list[str] = []
+        if self.verdict:
+            parts.append(self.verdict)
+        if self.risk:
+            parts.append(RISK_LABEL[self.risk])
+        if self.disputed_only:
+            parts.append("⚠ disputed")
+        if self.band:
+            parts.append(BAND_LABEL[self.band])
+        if self.age:
+            parts.append(AGE_LABEL[self.age])
+        if words(self.text):
+            parts.append(f"“{self.text.strip()}”")
+        return parts
+
+
+def order(cases: Iterable[CaseRecord], sort: str, now: datetime) -> list[CaseRecord]:
+    """``cases`` (given in queue order) in ``sort`` order; ties keep queue order."""
+    indexed = list(enumerate(cases))
+    far = datetime.max.replace(tzinfo=UTC)
+    if sort == "oldest":
+        indexed.sort(key=lambda p: (moment(p[1]) or far, p[0]))
+    elif sort == "newest":
+        indexed.sort(key=lambda p: (-(moment(p[1]) or far.replace(year=1)).timestamp(),
+                                    p[0]))
+    elif sort == "confidence":
+        indexed.sort(key=lambda p: (p[1].decision.confidence, p[0]))
+    elif sort == "risk":
+        indexed.sort(key=lambda p: (_RISK_RANK.get(p[1].decision.risk.level, 3),
+                                    not p[1].decision.risk.pmo_look_24h, p[0]))
+    return [c for _, c in indexed]

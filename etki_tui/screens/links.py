@@ -1,0 +1,52 @@
+"""``l`` in the Hafıza reader: the page's links to other wiki pages, to follow from the
+keyboard (a click works too, but the desk is keyboard-first)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from etki.text import printable
+from etki_tui.actions import bindings
+
+
+class LinksScreen(ModalScreen[str | None]):
+    """Pick a link; dismisses with its wiki-relative path, or None."""
+
+    BINDINGS = bindings("help.close", "help")
+
+    def __init__(self, links: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        self.links = list(links)
+
+    def compose(self) -> ComposeResult:
+        """One option per link: its text, then where it goes."""
+        with Vertical(id="links-dialog") as dialog:
+            dialog.border_title = "Links on this page"
+            dialog.border_subtitle = "Enter follows · Esc closes"
+            options = []
+            for i, (label, path) in enumerate(self.links):
+                prompt = Text(printable(label, multiline=False), style="bold")
+                prompt.append("\n  " + printable(path, multiline=False), style="dim")
+                options.append(Option(prompt, id=str(i)))
+            yield OptionList(*options, id="links-list", markup=False)
+
+    def on_mount(self) -> None:
+        """The first link is highlighted: Enter follows it."""
+        links = self.query_one(OptionList)
+        links.highlighted = 0
+        links.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.links[int(event.option.id or 0)][1])
+
+    def action_close(self) -> None:
+        """Close without following a link."""
+        self.dismiss(None)

@@ -1,0 +1,89 @@
+"""Screens that tell the reviewer something: a modal message that must be acknowledged
+(a ruling conflict, a refused ruling) and the "terminal too small" notice."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Center, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from etki_tui.actions import bindings
+
+MIN_SIZE = (80, 24)
+"""The smallest terminal the desk lays out for (columns, rows)."""
+
+
+class NoticeModal(ModalScreen[None]):
+    """A message with what happened and what to do next; Enter or Escape closes it.
+    ``severity`` (``error`` | ``warning``) sets the frame; the title carries the words."""
+
+    BINDINGS = bindings("notice.close", "help")
+
+    def __init__(self, title: str, body: RenderableType, *, severity: str = "error",
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.title_text = title
+        self.body = body
+        self.severity = severity
+
+    def compose(self) -> ComposeResult:
+        """Title, body, OK."""
+        with Vertical(id="notice-dialog", classes=f"-{self.severity}") as dialog:
+            dialog.border_title = self.title_text
+            yield Static(self.body, id="notice-body", markup=False)
+            with Center(id="notice-buttons"):
+                yield Button("OK", id="notice-ok", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#notice-ok", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close the message."""
+        self.dismiss(None)
+
+
+def too_small_text(width: int, height: int) -> RenderableType:
+    """What the too-small notice says."""
+    need_w, need_h = MIN_SIZE
+    lines = [
+        Text("⚠ TERMINAL TOO SMALL", style="bold reverse"),
+        Text(""),
+        Text(f"This terminal is {width}×{height}; the desk needs at least "
+             f"{need_w}×{need_h}."),
+        Text("Make the window larger or the font smaller; the desk comes back as it was."),
+        Text(""),
+        Text("Ctrl+Q quits. Nothing is lost: every ruling is already saved.", style="dim"),
+    ]
+    return Group(*lines)
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Covers everything while the terminal is smaller than :data:`MIN_SIZE`; keys do
+    nothing here (so nothing is ruled blind) except Ctrl+Q."""
+
+    BINDINGS = bindings("quit")
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(id="too-small")
+        self.size_seen = (width, height)
+        self.leave_when_resumed = False
+
+    def on_screen_resume(self) -> None:
+        """The terminal grew while another screen was on top: leave now."""
+        if self.leave_when_resumed:
+            self.dismiss(None)
+
+    def compose(self) -> ComposeResult:
+        yield Static(too_small_text(*self.size_seen), id="too-small-body", markup=False)
+
+    def show_size(self, width: int, height: int) -> None:
+        """Update the numbers after another resize."""
+        self.size_seen = (width, height)
+        self.query_one("#too-small-body", Static).update(too_small_text(width, height))

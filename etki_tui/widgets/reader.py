@@ -1,0 +1,272 @@
+"""The Hafıza reader: one wiki page as markdown, with a table of contents and
+back/forward history (frogmouth's model), and the search words highlighted.
+
+Pages are read through the desk (``Desk.read_page``, in a worker; the reader never opens
+files itself), made terminal-safe with :func:`etki.text.printable`, and links between
+wiki pages are followed inside the wiki only (never a browser, never a path outside it).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from urllib.parse import unquote, urlsplit
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Label, Markdown, Static
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
+
+from etki.text import printable
+from etki_tui.history import History
+from etki_tui.messages import PageWanted
+from etki_tui.render import MATCH_STYLE, literal, match_spans
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """(frontmatter, body) of a wiki page: the YAML block between a first line ``---``
+    and the next ``---`` line, and the rest. No YAML parsing: the block is shown as it
+    is written (a hand-edited page that would not parse still shows)."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n")
+    if not text.startswith("---\n"):
+        return "", text
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return "", text
+    return text[4:end], text[end + 5:]
+
+
+def resolve_link(current: str, href: str) -> tuple[str | None, str]:
+    """(wiki-relative page path or None, anchor) for a link ``href`` on page
+    ``current``. None for external links, absolute paths, non-markdown targets and
+    anything that would leave the wiki (``..`` above its root)."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return None, ""
+    path, anchor = unquote(parts.path), parts.fragment
+    if not path:
+        return current, anchor
+    if path.startswith("/") or not path.endswith(".md"):
+        return None, anchor
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(current), path))
+    if joined.startswith("../") or joined == "..":
+        return None, anchor
+    return joined, anchor
+
+
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+
+
+def page_links(current: str, text: str) -> list[tuple[str, str]]:
+    """(label, wiki-relative path) of the links on page ``current`` that stay inside the
+    wiki, in page order, each target once."""
+    out: dict[str, str] = {}
+    for label, href in _LINK.findall(split_frontmatter(text)[1]):
+        target, _ = resolve_link(current, href)
+        if target is not None and target != current and target not in out:
+            out[target] = label
+    return [(label, target) for target, label in out.items()]
+
+
+class MarkedFence(MarkdownFence):
+    """A code fence that marks search matches itself (a fence re-highlights its code
+    whenever styles update, which would drop marks added from outside)."""
+
+    def _marked(self, content: Content) -> Content:
+        try:  # the Markdown document this block belongs to (nested blocks too)
+            tokens = getattr(self._markdown, "match_tokens", ())
+        except Exception:
+            tokens = ()
+        for start, end in match_spans(content.plain, tokens):
+            content = content.stylize(MATCH_STYLE, start, end)
+        return content
+
+    def set_content(self, content: Content) -> None:
+        super().set_content(self._marked(content))
+
+    def compose(self) -> ComposeResult:
+        yield Label(self._marked(self._highlighted_code), id="code-content", expand=True)
+
+
+class ReaderMarkdown(Markdown):
+    """Markdown whose code fences mark :attr:`match_tokens`."""
+
+    BLOCKS = {**Markdown.BLOCKS, "fence": MarkedFence, "code_block": MarkedFence}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.match_tokens: list[str] = []
+
+
+class PageReader(Vertical):
+    """A wiki page with its table of contents (``t``) and history (``b``/``n``)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.history = History()
+        self.path: str | None = None
+        self.text = ""
+        self.tokens: list[str] = []
+        self.show_toc = False
+        self._toc_choice: bool | None = None  # the reviewer's own choice, once made
+        self.matches = 0
+
+    def compose(self) -> ComposeResult:
+        """History line, then the contents beside the page."""
+        yield Static("", id="reader-bar", markup=False)
+        markdown = ReaderMarkdown("", id="memory-page", open_links=False)
+        with Horizontal(id="reader-body"):
+            toc = MarkdownTableOfContents(markdown, id="reader-toc")
+            toc.display = False
+            yield toc
+            with VerticalScroll(id="reader-scroll", can_focus=True):
+                yield markdown
+                yield Static("", id="memory-meta", markup=False)  # after the content
+
+    # --- showing a page ----------------------------------------------------------------
+
+    async def show(self, path: str, text: str, *, tokens: Sequence[str] = (),
+                   history: str = "replace") -> None:
+        """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
+        words). ``history``: ``push`` (opened: pinned), ``replace`` (a preview) or
+        ``keep`` (back/forward already moved)."""
+        if history == "push":
+            self.history.visit(path, pin=True)
+        elif history == "replace":
+            self.history.visit(path, pin=False)
+        self.path = path
+        self.text = text
+        self.tokens = list(tokens)
+        meta, body = split_frontmatter(text)
+        shown = self.query_one("#memory-meta", Static)
+        shown.display = bool(meta)
+        shown.update(Group(Text(""), Text("Page metadata (frontmatter)",
+                                          style="bold underline"),
+                           literal(meta, style="dim")))
+        page = self.query_one("#memory-page", ReaderMarkdown)
+        page.match_tokens = self.tokens
+        await page.update(printable(body, multiline=True))
+        self.matches = self._highlight(page)
+        self._show_bar()
+        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        scroll.scroll_home(animate=False)
+        if self.matches:
+            first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
+            if first is not None:
+                self.call_after_refresh(scroll.scroll_to_widget, first, animate=False,
+                                        top=True)
+
+    def _highlight(self, page: Markdown) -> int:
+        """Style every match of :attr:`tokens` in the rendered blocks; how many. Code
+        fences mark themselves (:class:`MarkedFence`, they re-render on style updates)."""
+        if not self.tokens:
+            return 0
+        count = 0
+        for block in page.query(MarkdownBlock):
+            if isinstance(block, MarkedFence):
+                found = len(match_spans(block.code, self.tokens))
+                if found:
+                    block.add_class("-match")
+                    count += found
+                continue
+            # Textual keeps a block's inline content in ``_content`` (pinned Textual
+            # version; tests/test_tui_pilot.py checks that highlights appear).
+            content = getattr(block, "_content", None)
+            if content is None or not content.plain:
+                continue
+            spans = match_spans(content.plain, self.tokens)
+            if not spans:
+                continue
+            for start, end in spans:
+                content = content.stylize(MATCH_STYLE, start, end)
+            block.set_content(content)
+            block.add_class("-match")
+            count += len(spans)
+        return count
+
+    def _show_bar(self) -> None:
+        h = self.history
+        bar = Text(no_wrap=True, overflow="ellipsis")
+        if self.tokens:
+            bar.append(f"{self.matches} match{'es' if self.matches != 1 else ''} · ",
+                       style="bold" if self.matches else "dim")
+        bar.append("◀b", style="bold" if h.can_back else "dim")
+        bar.append(f" page {h.position()} ")
+        bar.append("n▶", style="bold" if h.can_forward else "dim")
+        bar.append(" · t contents · l links", style="dim")
+        self.query_one("#reader-bar", Static).update(bar)
+
+    def links(self) -> list[tuple[str, str]]:
+        """(label, path) of the wiki links on the page shown."""
+        return page_links(self.path, self.text) if self.path else []
+
+    def clear(self) -> None:
+        """Forget the page and the history (another project)."""
+        self.history.clear()
+        self.path = None
+
+    # --- table of contents ---------------------------------------------------------------
+
+    def fit_toc(self, width: int) -> None:
+        """Show the contents when the reader is wide enough, unless the reviewer chose."""
+        want = width >= 70 if self._toc_choice is None else self._toc_choice
+        self.set_toc(want)
+
+    def set_toc(self, show: bool) -> None:
+        self.show_toc = show
+        self.query_one("#reader-toc").display = show
+
+    def toggle_toc(self) -> None:
+        """Show or hide the table of contents (and remember the choice)."""
+        self._toc_choice = not self.show_toc
+        self.set_toc(self._toc_choice)
+
+    def on_markdown_table_of_contents_updated(
+            self, message: Markdown.TableOfContentsUpdated) -> None:
+        message.stop()
+        self.query_one(MarkdownTableOfContents).table_of_contents = message.table_of_contents
+
+    def on_markdown_table_of_contents_selected(
+            self, message: Markdown.TableOfContentsSelected) -> None:
+        message.stop()
+        block = self.query_one(f"#{message.block_id}")
+        self.query_one("#reader-scroll", VerticalScroll).scroll_to_widget(
+            block, top=True, animate=False)
+
+    # --- links and history --------------------------------------------------------------
+
+    def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
+        message.stop()
+        if self.path is None:
+            return
+        target, anchor = resolve_link(self.path, message.href)
+        if target is None:
+            self.app.notify(f"Not opened: {printable(message.href, multiline=False)} is "
+                            "outside the wiki. The desk never opens a browser; copy it "
+                            "from the page if you need it.", markup=False, timeout=6)
+            return
+        if target == self.path:
+            if anchor:
+                self.query_one("#memory-page", Markdown).goto_anchor(anchor)
+            return
+        self.post_message(PageWanted(target, history="push"))
+
+    def back(self) -> bool:
+        """Ask for the previous page; False at the start of the history."""
+        target = self.history.back()
+        if target is None:
+            return False
+        self.post_message(PageWanted(target, history="keep"))
+        return True
+
+    def forward(self) -> bool:
+        """Ask for the next page; False at the end of the history."""
+        target = self.history.forward()
+        if target is None:
+            return False
+        self.post_message(PageWanted(target, history="keep"))
+        return True
