@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
@@ -440,17 +439,15 @@ def test_risk_signals_from_wording(engine: TriageEngine) -> None:
 # --- the real engagement ---------------------------------------------------------------
 
 @pytest.mark.skipif(not TDRS.is_dir(), reason="shared/realdata/tdrs not present")
-def test_tdrs_thirty_requests_triage_well_under_a_second() -> None:
+def test_tdrs_thirty_requests_give_valid_decisions() -> None:
+    """Shape of the 30 real decisions (speed lives in bench/triage.py, not here)."""
     from etki.knowledge import build_index, load_project
 
     project = load_project(TDRS)
     engine = TriageEngine(project, build_index(project).hash)
-    start = time.perf_counter()
     decisions = [engine.triage(case_id_for(project.id, r.id), r.text, r.title)
                  for r in project.requests]
-    elapsed = time.perf_counter() - start
     assert len(decisions) == 30
-    assert elapsed < 1.0
     refs = {c.ref for c in project.clauses}
     modules = {m.id for m in project.modules}
     for d in decisions:

@@ -1051,3 +1051,29 @@ async def test_background_work_never_prints(tui_world: TuiWorld,
     out, err = capfd.readouterr()
     assert "LOUD" not in out and "LOUD" not in err
     assert logging.getLogger("etki").handlers == []  # restored afterwards
+
+
+@sync
+async def test_live_refresh_failures_are_said_once_and_recover(tui_world: TuiWorld) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    seen = Recorder()
+    app = make_app(tui_world)
+    real = tui_world.desk.versions
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+
+        def down(*_: object) -> dict[str, int]:
+            raise OperationalError("SELECT", {}, Exception("server closed the connection"))
+
+        tui_world.desk.versions = down  # type: ignore[method-assign]
+        for _ in range(3):  # three failed polls, one toast
+            app.poll_queue()
+            await settle(pilot)
+        assert sum("Live refresh paused" in m.notification.title
+                   for m in seen.of(Notify)) == 1
+        assert app.is_running and len(queue_ids(app)) == 6
+        tui_world.desk.versions = real  # type: ignore[method-assign]
+        app.poll_queue()
+        await settle(pilot)
+        assert any("Live refresh is back" in n for n in seen.notes())

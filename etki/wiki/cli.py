@@ -58,7 +58,9 @@ class _Context:
         """``given`` when it is stored, or the only project in the store. Raises
         InputError otherwise (``NotFoundError`` naming the known ids for an unknown one)."""
         if given:
-            self.repo.load_project(given)  # "no project 'x' in the store; known: ..."
+            root = self.settings.wiki_path(given)
+            if root is None or not root.is_dir():  # no wiki folder: is it a stored project?
+                self.repo.load_project(given)  # "no project 'x' in the store; known: ..."
             return given
         ids = self.repo.project_ids()
         if len(ids) == 1:
