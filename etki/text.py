@@ -34,13 +34,31 @@ def _fold_char(ch: str) -> str:
     return base.casefold()
 
 
+class _FoldTable(dict):
+    """Code point -> :func:`_fold_char` of it, filled on first use, for ``str.translate``
+    (which then folds at C speed: one lookup per character instead of a Python call)."""
+
+    def __missing__(self, code: int) -> str:
+        folded = self[code] = _fold_char(chr(code))
+        return folded
+
+
+_FOLD_TABLE = _FoldTable()
+_NON_ASCII = re.compile(r"([^\x00-\x7f]+)")
+
+
 def fold(text: str) -> str:
     """Fold ``text`` for comparison: NFC, marks removed, casefolded, Turkish i's merged.
 
     >>> fold("İADE Süreci") == fold("iade sureci") == fold("IADE SÜRECİ")
     True
     """
-    return "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", text))
+    if text.isascii():  # NFC already; each character folds to its lower case
+        return text.lower()
+    parts = _NON_ASCII.split(unicodedata.normalize("NFC", text))  # ascii, other, ascii, ...
+    parts[0::2] = [p.lower() for p in parts[0::2]]
+    parts[1::2] = [p.translate(_FOLD_TABLE) for p in parts[1::2]]
+    return "".join(parts)
 
 
 def fold_with_offsets(text: str) -> tuple[str, list[int]]:

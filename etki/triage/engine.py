@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
 from etki.knowledge import KnowledgeIndex, build_index
@@ -149,6 +150,11 @@ class TriageEngine:
         self.infos: tuple[ClauseInfo, ...] = analyse(self.graph.clauses)
         self.weight = [DRAFT_WEIGHT if ci.clause.status == "draft" else 1.0
                        for ci in self.infos]
+        self.all_stable = all(w == 1.0 for w in self.weight)
+        self._titles: dict[str, str] = {}  # ref -> "ref (title)", first clause of a ref
+        for ci in self.infos:
+            self._titles.setdefault(ci.clause.ref, f"{ci.clause.ref} ({ci.clause.title})"
+                                    if ci.clause.title else ci.clause.ref)
         self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.text[:4000], langs)
                             for ci in self.infos]
         title_tokens = [tokens(ci.clause.title, lang)
@@ -175,6 +181,8 @@ class TriageEngine:
         self.clause_langs = frozenset(self.clause_lang)
         self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
         self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
+        self._strength = {self.infos[i].clause.ref: self.infos[i].defect_support
+                          for i in self.support_clauses}
         self.matcher = ModuleMatcher(self.graph.modules, self.graph.workitems, langs)
         self.draft_refs = frozenset(ci.clause.ref for ci, w in zip(self.infos, self.weight,
                                                                    strict=True) if w != 1.0)
@@ -211,8 +219,9 @@ class TriageEngine:
             (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))))]
 
         # clauses
-        clause_scores = [s * w for s, w in zip(self.clause_index.scores(query), self.weight,
-                                               strict=True)]
+        clause_scores = self.clause_index.scores(query)
+        if not self.all_stable:  # x * 1.0 == x: only draft clauses change a score
+            clause_scores = [s * w for s, w in zip(clause_scores, self.weight, strict=True)]
         ranked = top([clause_scores[i] for i in self.scope_clauses],
                      [self.infos[i].clause.ref for i in self.scope_clauses], 5)
         evidence.append(EvidenceStep(
@@ -222,17 +231,23 @@ class TriageEngine:
             tuple(sorted((ref, _r(s)) for ref, s in ranked))))
 
         # role texts and sentences
-        role_scores = [s * self.weight[self.role_meta[k].clause]
-                       for k, s in enumerate(self.role_index.scores(query))]
+        role_scores = self.role_index.scores(query)
+        if not self.all_stable:
+            role_scores = [s * self.weight[self.role_meta[k].clause]
+                           for k, s in enumerate(role_scores)]
         best_role: dict[str, tuple[float, int]] = {}
-        for k, score in enumerate(role_scores):
+        for k in compress(range(len(role_scores)), role_scores):  # the non-zero ones, in order
+            score = role_scores[k]
             group = self.role_meta[k].group
             if score > 0 and (group not in best_role or score > best_role[group][0]):
                 best_role[group] = (score, k)
-        coverages = [c * self.weight[self.sentences[k].clause]
-                     for k, c in enumerate(self.sentence_index.coverages(query))]
+        coverages = self.sentence_index.coverages(query)
+        if not self.all_stable:
+            coverages = [c * self.weight[self.sentences[k].clause]
+                         for k, c in enumerate(coverages)]
         best_sent: dict[str, tuple[float, int]] = {}
-        for k, cov in enumerate(coverages):
+        for k in compress(range(len(coverages)), coverages):
+            cov = coverages[k]
             group = _GROUP[self.sentences[k].role]
             if cov > 0 and (group not in best_sent or cov > best_sent[group][0]):
                 best_sent[group] = (cov, k)
@@ -438,10 +453,7 @@ class TriageEngine:
         return steps
 
     def _title(self, ref: str) -> str:
-        for ci in self.infos:
-            if ci.clause.ref == ref:
-                return f"{ref} ({ci.clause.title})" if ci.clause.title else ref
-        return ref
+        return self._titles.get(ref, ref)
 
     def _assumptions(self, result: Classification, cited: Sequence[str],
                      effort: Effort) -> tuple[str, ...]:
@@ -488,8 +500,7 @@ class TriageEngine:
             return f"{self.infos[s.clause].clause.ref}: “{_clip(s.text)}”"
 
         if rule == "defect":
-            strength = {self.infos[i].clause.ref: self.infos[i].defect_support
-                        for i in self.support_clauses}
+            strength = self._strength
             backing = [r for r in cited if r in strength]
             support = (self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
                        if backing else None)

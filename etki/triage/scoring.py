@@ -148,7 +148,7 @@ def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: floa
         ranked = sorted([(scores[i], keys[i]) for i in picked],
                         key=lambda p: (-p[0], p[1]))[:k]
     else:
-        ranked = sorted(compress(zip(scores, keys), map(above, scores)),
+        ranked = sorted(compress(zip(scores, keys, strict=True), map(above, scores)),
                         key=lambda p: (-p[0], p[1]))
         if not ranked:
             return []

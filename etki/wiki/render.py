@@ -36,6 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Contract, Module, Project, ScopeClause
@@ -126,9 +127,14 @@ def case_slug(case: CaseRecord) -> str:
     boundary so that ``DEC-yyyymmdd-{slug}.md`` is at most :data:`NAME_MAX_BYTES` UTF-8
     bytes (B14). The case-id part makes it unique per case (``--`` never occurs inside a
     slug, so the two parts cannot run together)."""
-    case_part = _case_part(case.case_id)
+    return _slug(case.case_id, case.title)
+
+
+@lru_cache(maxsize=1 << 16)  # a page links the same cases many times; pure in its inputs
+def _slug(case_id: str, case_title: str) -> str:
+    case_part = _case_part(case_id)
     budget = _SLUG_MAX_BYTES - len(case_part.encode("utf-8")) - 2
-    title = _cut_bytes(slugify(case.title, max_chars=_TITLE_SLUG_CHARS), max(budget, 0))
+    title = _cut_bytes(slugify(case_title, max_chars=_TITLE_SLUG_CHARS), max(budget, 0))
     return f"{title}--{case_part}" if title else case_part
 
 
@@ -215,6 +221,7 @@ _INLINE_SPECIAL = re.compile(
 _BLOCK_START = re.compile(r"^([-+>=]|\d{1,9}[.)](?=\s|$))")
 
 
+@lru_cache(maxsize=1 << 17)  # pure; names, dates and titles recur across pages
 def md_inline(text: str) -> str:
     """One line of untrusted text as literal markdown inline content.
 
@@ -318,6 +325,25 @@ class _Model:
 
     def clause_order(self, ref: str) -> tuple[int, tuple[str, str]]:
         return (self.clause_pos.get(ref, len(self.clause_pos)), sort_key(ref))
+
+    @cached_property
+    def by_module(self) -> dict[str, list[CaseRecord]]:
+        """Module id -> the ruled cases impacting it, oldest ruling first (one pass over
+        the cases, instead of one per module page)."""
+        out: dict[str, list[CaseRecord]] = {}
+        for c in self.ruled:
+            for mod in dict.fromkeys(c.decision.impacted_modules):
+                out.setdefault(mod, []).append(c)
+        return out
+
+    @cached_property
+    def by_contract(self) -> dict[str, dict[str, list[CaseRecord]]]:
+        """Contract id -> {cited ref -> the ruled cases citing it, oldest ruling first}."""
+        out: dict[str, dict[str, list[CaseRecord]]] = {}
+        for c in self.ruled:
+            for ref in c.decision.cited_clauses:
+                out.setdefault(self.contract_of(ref), {}).setdefault(ref, []).append(c)
+        return out
 
 
 def _case_link(src: str, case: CaseRecord, text: str | None = None) -> str:
@@ -479,11 +505,7 @@ def _precedent_page(m: _Model, case: CaseRecord) -> bytes:
 def _contract_page(m: _Model, contract_id: str) -> bytes:
     here = contract_path(contract_id)
     contract = m.contracts.get(contract_id)
-    cited: dict[str, list[CaseRecord]] = {}
-    for c in m.ruled:
-        for ref in c.decision.cited_clauses:
-            if m.contract_of(ref) == contract_id:
-                cited.setdefault(ref, []).append(c)
+    cited: dict[str, list[CaseRecord]] = m.by_contract.get(contract_id, {})
     refs = sorted(cited, key=m.clause_order)
     title = contract.title if contract is not None else contract_id
     meta: dict[str, Any] = {
@@ -516,7 +538,7 @@ def _contract_page(m: _Model, contract_id: str) -> bytes:
 def _module_page(m: _Model, module_id: str) -> bytes:
     here = module_path(module_id)
     module = m.modules.get(module_id)
-    cases = [c for c in m.ruled if module_id in c.decision.impacted_modules]
+    cases = m.by_module.get(module_id, [])
     meta: dict[str, Any] = {
         "kind": "module",
         "module_id": _meta_text(module_id),

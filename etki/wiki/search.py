@@ -118,8 +118,11 @@ def _snippet(line: str, token: str) -> str:
 def match_text(text: str, tokens: list[str]) -> tuple[int, int, str] | None:
     """Match page ``text`` against folded ``tokens``: ``(line, count, snippet)`` of the
     first line where the most tokens occur, or None when a token occurs on no line."""
+    whole = fold(text)  # fold keeps line breaks where they are: line i of it is line i folded
+    if not all(t in whole for t in tokens):  # a token never spans a line break
+        return None
     lines = text.split("\n")
-    folded = [_fold_line(line) for line in lines]
+    folded = whole.split("\n")
     seen: set[str] = set()
     best = (-1, 0)
     for i, f in enumerate(folded):

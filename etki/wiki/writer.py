@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -62,6 +63,9 @@ class WriteReport:
                 f"{len(self.removed)} removed")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def validate_relpath(relpath: str) -> PurePosixPath:
     """Check a wiki-relative page path and return it as a :class:`PurePosixPath`.
 
@@ -70,7 +74,7 @@ def validate_relpath(relpath: str) -> PurePosixPath:
     a name that does not end in ``.md``."""
     if not relpath or relpath.startswith("/") or "\\" in relpath:
         raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: must be relative POSIX")
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in relpath):
+    if _CONTROL.search(relpath):
         raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: control character")
     parts = relpath.split("/")
     for part in parts:
@@ -141,19 +145,39 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _write_atomic(folder: Path, name: str, data: bytes) -> None:
+def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
+    """A new temporary file in ``folder`` holding ``data`` (``fsync``-ed unless told
+    not to); its path."""
     fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _write_atomic(folder: Path, name: str, data: bytes) -> None:
+    tmp = _write_temp(folder, data)
+    try:
         os.replace(tmp, folder / name)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+BATCH_SYNC_MIN = 64
+"""From this many pages to write on, :func:`sync_tree` writes every temporary file
+first, flushes them all to disk with one ``os.sync()`` and only then renames them into
+place, instead of one ``fsync`` per page (same guarantee, no page is renamed before its
+bytes are on disk; a full rebuild of 16,000 pages spends seconds in per-page fsyncs)."""
 
 
 def _root(root: Path, *, create: bool) -> Path | None:
@@ -208,8 +232,10 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
     when missing.
 
     Raises :class:`UnsafeWikiPath` for a bad path or a symlinked folder in the tree, and
-    ``OSError`` for any I/O failure (read-only folder, disk full); pages written before
-    the failure stay written, each one whole.
+    ``OSError`` for any I/O failure (read-only folder, disk full); pages renamed into
+    place before the failure stay, each one whole (with :data:`BATCH_SYNC_MIN` or more
+    pages to write, a failure while writing the temporary files leaves every page as it
+    was).
     """
     checked = {rel: validate_relpath(rel) for rel in files}
     base = _root(root, create=True)
@@ -219,6 +245,7 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
     written: list[str] = []
     unchanged: list[str] = []
     touched: dict[str, Path] = {}
+    changed: list[tuple[str, Path, str]] = []
     for rel in order:
         parts = checked[rel].parts
         folder = _safe_dir(base, parts[:-1], create=True)
@@ -227,9 +254,27 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
         if _read_regular(target) == files[rel]:
             unchanged.append(rel)
             continue
-        _write_atomic(folder, parts[-1], files[rel])
-        written.append(rel)
-        touched[str(folder)] = folder
+        changed.append((rel, folder, parts[-1]))
+    if len(changed) < BATCH_SYNC_MIN or not hasattr(os, "sync"):
+        for rel, folder, name in changed:
+            _write_atomic(folder, name, files[rel])
+            written.append(rel)
+            touched[str(folder)] = folder
+    else:
+        temps: list[str] = []
+        try:
+            for rel, folder, _name in changed:
+                temps.append(_write_temp(folder, files[rel], fsync=False))
+            os.sync()  # every temporary file's bytes are on disk before any rename
+            for (rel, folder, name), tmp in zip(changed, temps, strict=True):
+                os.replace(tmp, folder / name)
+                written.append(rel)
+                touched[str(folder)] = folder
+        except BaseException:
+            for tmp in temps[len(written):]:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise
     for folder in touched.values():  # make the renames durable, once per folder
         _fsync_dir(folder)
     removed: list[str] = []

@@ -1,0 +1,77 @@
+"""HITL projection of one ruling into a 10,000-case wiki.
+
+The store holds 10,000 cases, all but the last few ruled, and its wiki is fully built
+(not timed). Each round commits one ruling on a pending case (through the repository,
+not timed; every fourth is an override, so precedent pages are written too) and then
+times the HITL ingest hook, :meth:`WikiProjector.project_case`: read the DB, re-render
+the pages the ruling can change, write those whose bytes changed, under the wiki lock.
+
+Baselines in the same run: the floor — a bare loop writing the bytes of the pages that
+projection wrote (same paths, same bytes) — and the DB commit of the ruling itself.
+
+Target: p95 <= 20 ms per ruling.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bench.common import Context, Figure, ms, ratio, stats
+
+NAME = "hitl"
+DESCRIPTION = "HITL projection of one ruling (WikiProjector.project_case) p95"
+
+
+def run(ctx: Context) -> list[Figure]:
+    from bench.generate import ACTION_OF
+    from bench.wiki_rebuild import bare_write
+    from etki.config import Settings
+    from etki.store import CaseFileRepository
+    from etki.wiki.projection import WikiProjector
+
+    pending = 6 if ctx.quick else 40
+    size = ctx.size.with_cases(ctx.size.cases, ruled=ctx.size.cases - pending)
+    db = ctx.copy_store(size, "hitl-db")
+    repo = CaseFileRepository(f"sqlite:///{db}")
+    pid = "bench"
+    root = ctx.scratch("hitl-wiki")
+    projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(root / "{project}")))
+    t = time.perf_counter()
+    projector.rebuild(pid)
+    ctx.log(f"initial wiki for {size.cases} cases built in {time.perf_counter() - t:.1f} s")
+    todo = repo.cases(pid, status="pending")
+    hook: list[float] = []
+    commit: list[float] = []
+    floor: list[float] = []
+    written = 0
+    for k, case in enumerate(todo):
+        verdict = case.decision.verdict
+        if k % 4 == 3:
+            action = next(a for v, a in ACTION_OF.items() if v != verdict)
+            reason = "Steering committee: this is new scope (CR-77), not a defect."
+        else:
+            action, reason = ACTION_OF[verdict], ""
+        a = time.perf_counter()
+        repo.record_ruling(case.case_id, action, "reviewer", reason)
+        b = time.perf_counter()
+        report = projector.project_case(case.case_id)
+        c = time.perf_counter()
+        commit.append(b - a)
+        hook.append(c - b)
+        data = {rel: (root / pid / rel).read_bytes() for rel in report.written}
+        written += len(data)
+        scratch = ctx.scratch("hitl-floor")
+        d = time.perf_counter()
+        bare_write(Path(scratch), data)
+        floor.append(time.perf_counter() - d)
+    repo.dispose()
+    h, f, cm = stats(ms(hook)), stats(ms(floor)), stats(ms(commit))
+    return [
+        ctx.emit(Figure(NAME, f"project_case after one ruling ({size.cases} cases)", h.median,
+                        h.p95, "ms", h.n, "bare write of the same pages", f.median,
+                        ratio(h.median, f.median), "p95 <= 20 ms", h.p95 <= 20.0,
+                        note=f"{written / max(1, len(hook)):.1f} pages written per ruling")),
+        ctx.emit(Figure(NAME, "DB commit of the ruling (record_ruling)", cm.median, cm.p95,
+                        "ms", cm.n, note="context: the transaction the hook follows")),
+    ]

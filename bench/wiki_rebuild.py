@@ -1,0 +1,140 @@
+"""Full wiki rebuild of 10,000 ruled decisions, against the physical floor.
+
+Each round rebuilds the whole wiki with :meth:`WikiProjector.rebuild` into a fresh empty
+folder (read the DB, render every page, write it atomically). The floor, measured in the
+same run, is a bare loop writing the same bytes to the same number of files in a fresh
+folder (``mkdir`` + ``open(..., "wb").write``), nothing else. Also shown: the split of
+one rebuild into DB read, render and write, and a rebuild over an up-to-date wiki.
+
+Byte identity: every round's tree digest (SHA-256 over sorted path + bytes) must be the
+same, and equal to the digest the previous benchmark run recorded in the workspace
+(``last-run.json``).
+
+Target: rebuild <= 3x the floor, and byte-identical to the last run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from bench.common import Context, Figure, ms, ratio, stats
+
+NAME = "wiki_rebuild"
+DESCRIPTION = "full wiki rebuild of 10k decisions vs a bare write loop (floor)"
+
+
+def tree_digest(root: Path) -> tuple[str, int, int]:
+    """(sha256, files, bytes) of every file under ``root`` (sorted relative paths)."""
+    h = hashlib.sha256()
+    files = total = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            rel = p.relative_to(root).as_posix()
+            if rel.startswith("."):  # the lock file
+                continue
+            data = p.read_bytes()
+            h.update(rel.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+            files += 1
+            total += len(data)
+    return h.hexdigest(), files, total
+
+
+def bare_write(root: Path, files: dict[str, bytes]) -> None:
+    """The floor: the same bytes to the same paths, no checks, no atomic rename."""
+    made: set[str] = set()
+    for rel, data in files.items():
+        folder = os.path.dirname(rel)
+        if folder and folder not in made:
+            os.makedirs(root / folder, exist_ok=True)
+            made.add(folder)
+        with open(root / rel, "wb") as fh:
+            fh.write(data)
+
+
+def run(ctx: Context) -> list[Figure]:
+    from etki.config import Settings
+    from etki.store import CaseFileRepository
+    from etki.wiki.projection import WikiProjector
+    from etki.wiki.render import render_wiki
+    from etki.wiki.writer import sync_tree
+
+    size = ctx.size
+    db = ctx.copy_store(size, "wiki-rebuild-db")
+    repo = CaseFileRepository(f"sqlite:///{db}")
+    pid = "bench"
+    rounds = 2 if ctx.quick else 3
+    times: list[float] = []
+    digests: list[str] = []
+    nfiles = nbytes = 0
+    for i in range(rounds):
+        root = ctx.scratch(f"wiki-rebuild-{i % 2}")
+        projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(root / "{project}")))
+        t = time.perf_counter()
+        projector.rebuild(pid)
+        times.append(time.perf_counter() - t)
+        digest, nfiles, nbytes = tree_digest(root / pid)
+        digests.append(digest)
+        ctx.log(f"rebuild {i + 1}/{rounds}: {times[-1]:.2f} s, {nfiles} files, "
+                f"{nbytes / 1e6:.1f} MB")
+    # the floor, the same bytes
+    files = render_wiki(repo.load_project(pid), repo.cases(pid))
+    floor: list[float] = []
+    for i in range(rounds):
+        root = ctx.scratch(f"wiki-floor-{i % 2}")
+        t = time.perf_counter()
+        bare_write(root, files)
+        floor.append(time.perf_counter() - t)
+    # split of one rebuild
+    t0 = time.perf_counter()
+    project, cases = repo.load_project(pid), repo.cases(pid)
+    t1 = time.perf_counter()
+    files = render_wiki(project, cases)
+    t2 = time.perf_counter()
+    root = ctx.scratch("wiki-split")
+    sync_tree(root, files, prune=True)
+    t3 = time.perf_counter()
+    again = sync_tree(root, files, prune=True)
+    t4 = time.perf_counter()
+    # a rebuild over an up-to-date wiki
+    projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(ctx.base / "scratch"
+                                                                      / "wiki-rebuild-0"
+                                                                      / "{project}")))
+    t5 = time.perf_counter()
+    projector.rebuild(pid)
+    t6 = time.perf_counter()
+    repo.dispose()
+
+    same_in_run = len(set(digests)) == 1
+    previous = ctx.remember(f"wiki_rebuild.digest.{size.key()}", digests[0])
+    if previous is None:
+        vs_last = "first run (digest recorded)"
+    elif previous == digests[0]:
+        vs_last = "identical to last run"
+    else:
+        vs_last = "DIFFERENT from last run"
+    identical = same_in_run and previous in (None, digests[0])
+    r, f = stats(ms(times)), stats(ms(floor))
+    out = [
+        ctx.emit(Figure(NAME, f"full rebuild ({len(cases)} cases, {nfiles} files, "
+                        f"{nbytes / 1e6:.1f} MB)", r.median, r.p95, "ms", r.n,
+                        "bare write loop, same bytes and files", f.median,
+                        ratio(r.median, f.median), "<= 3x floor",
+                        (ratio(r.median, f.median) or 99) <= 3.0)),
+        ctx.emit(Figure(NAME, "byte-identical", None, None, "", len(digests),
+                        target="identical to last run", met=identical,
+                        note=f"{'same' if same_in_run else 'DIFFERENT'} in all rounds; "
+                             f"{vs_last}; sha256 {digests[0][:16]}")),
+        ctx.emit(Figure(NAME, "split: DB read / render / write", (t1 - t0) * 1000, None, "ms",
+                        1, note=f"read {(t1 - t0):.2f} s, render {(t2 - t1):.2f} s, "
+                                f"write (sync_tree, fsync per file) {(t3 - t2):.2f} s, "
+                                f"re-sync unchanged {(t4 - t3):.2f} s "
+                                f"({len(again.unchanged)} unchanged)")),
+        ctx.emit(Figure(NAME, "rebuild over an up-to-date wiki", (t6 - t5) * 1000, None, "ms",
+                        1, "bare write loop", f.median, ratio((t6 - t5) * 1000, f.median))),
+    ]
+    return out

@@ -1,0 +1,37 @@
+"""``etki.text.fold`` folds through a ``str.translate`` table and ASCII runs through
+``str.lower`` (issue 7: wiki search and triage fold megabytes); the result must be
+exactly the per-character definition: NFC, then :func:`etki.text._fold_char` of each
+character."""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+
+from etki.text import _fold_char, fold
+
+
+def reference(text: str) -> str:
+    return "".join(_fold_char(ch) for ch in unicodedata.normalize("NFC", text))
+
+
+def test_every_code_point_below_u3000_and_a_sample_above() -> None:
+    points = [*range(0x3000), *range(0x3000, 0x110000, 97)]
+    for cp in points:
+        if 0xD800 <= cp < 0xE000:
+            continue
+        ch = chr(cp)
+        for text in (ch, f"A{ch}\u0301z", f"{ch}İ", f"x{ch}ß"):
+            assert fold(text) == reference(text), hex(cp)
+
+
+def test_random_mixed_text() -> None:
+    pool = [chr(c) for c in (*range(0x20, 0x250), *range(0x300, 0x370), 0x130, 0x131, 0xDF,
+                             0x1E9E, 0xFB01, 0x2126, 0x212B, 0xAC00, 0x1100, 0x1161, 0x11A8,
+                             0x3000, 0xFF21, 0x13A0, 0xAB70, 0x10400, 0x1F44D)]
+    rng = random.Random(20241129)
+    for _ in range(20000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 14)))
+        assert fold(text) == reference(text), repr(text)
+    page = "İade süreci\nGröße der Straße\nplain ASCII LINE\ne\u0301 東京 ﬁle\n" * 50
+    assert fold(page) == reference(page)
