@@ -91,10 +91,12 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     are the same bytes either way. Raises ``ProjectFormatError`` (nothing stored) for a
     malformed folder."""
     from etki.knowledge import build_index, load_project
+    from etki.knowledge.gate import validator_from_settings
     from etki.triage import case_id_for
 
     project = load_project(path)
-    index = build_index(project)
+    # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
+    index = build_index(project, validator=validator_from_settings(settings))
     repo.save_project(project, index.hash, index.to_bytes())
     existing = repo.cases(project.id)
     known = {c.case_id for c in existing} | repo.erased_case_ids()  # erased: never again
