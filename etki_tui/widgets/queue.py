@@ -275,7 +275,10 @@ class QueuePane(Vertical):
         self._loaded = True
         self._sync()
         if self.screen.focused is None:
-            table.focus()
+            # at once, not through focus()'s deferred callback: a key pressed the moment
+            # the rows appear must reach the table (the table could not take focus while
+            # it was loading, so nothing has it yet)
+            self.screen.set_focus(table)
         return by_others
 
     def remove_case(self, case_id: str, memory: Mapping[str, ClauseMemory] | None = None) -> None:
