@@ -45,7 +45,7 @@ def init_once(ctx: Context, folder: Path, tag: str) -> tuple[float, float, int, 
 
 
 def run(ctx: Context) -> list[Figure]:
-    small_n, big_n = (100, 1000) if ctx.quick else (10_000, 100_000)
+    small_n, big_n = (50, 500) if ctx.quick else (10_000, 100_000)
     base = ctx.size
     results = {}
     for n in (small_n, big_n):

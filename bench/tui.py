@@ -184,14 +184,15 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
         await pilot.pause()
         counters.take()
         # cursor moves
-        move_t, move_c = [], []
+        move_t, move_cpu, move_c = [], [], []
         for _ in range(moves):
-            c = time.perf_counter()
+            c, cpu = time.perf_counter(), time.process_time()
             await pilot.press("down")
             await frame(pilot)
             move_t.append(time.perf_counter() - c)
+            move_cpu.append(time.process_time() - cpu)
             move_c.append(counters.take())
-        out["move_s"], out["move_counts"] = move_t, move_c
+        out["move_s"], out["move_cpu_s"], out["move_counts"] = move_t, move_cpu, move_c
         _say("moves done")
         # rulings
         rule_t, rule_c = [], []
@@ -277,7 +278,7 @@ def run(ctx: Context) -> list[Figure]:
     if wiki.exists():
         shutil.rmtree(wiki)
     shutil.copytree(wiki_src, wiki / "bench")
-    moves, rulings, searches = (5, 2, 2) if ctx.quick else (30, 6, 6)
+    moves, rulings, searches = (3, 1, 1) if ctx.quick else (30, 6, 6)
     cmd = [sys.executable, "-m", "bench.tui", "--child", str(db), str(wiki / "{project}"),
            str(size.cases), str(moves), str(rulings), str(searches)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=3600)
@@ -288,6 +289,7 @@ def run(ctx: Context) -> list[Figure]:
     r = json.loads(line.split(" ", 1)[1])
     cells_total = r["rows"] * 6
     mv = stats(ms(r["move_s"]))
+    mv_cpu = stats(ms(r["move_cpu_s"]))
     mv_cells = max(c["cell_renders"] for c in r["move_counts"])
     mv_lines = max(c["lines"] for c in r["move_counts"])
     ru = stats(ms(r["rule_s"]))
@@ -320,11 +322,13 @@ def run(ctx: Context) -> list[Figure]:
                         "Desk.wiki_search direct", direct.median,
                         ratio(nodelay.median, direct.median), "<= 150 ms",
                         nodelay.p95 <= 150.0)),
-        ctx.emit(Figure(NAME, "cursor move (down), press to frame", mv.median, mv.p95, "ms",
-                        mv.n, target="never re-renders the whole table",
+        ctx.emit(Figure(NAME, "cursor move (down): CPU of the app per move", mv_cpu.median,
+                        mv_cpu.p95, "ms", mv_cpu.n, target="never re-renders the whole table",
                         met=mv_cells < cells_total // 2,
                         note=f"max {mv_cells} cell renders, {mv_lines} lines per move; "
-                             f"screenful {screenful} cells, whole table {cells_total}")),
+                             f"screenful {screenful} cells, whole table {cells_total}; "
+                             f"wall press-to-frame through Pilot median {mv.median:.0f} ms, "
+                             f"p95 {mv.p95:.0f} ms (includes Pilot's waits)")),
         ctx.emit(Figure(NAME, "ruling a case (key, confirm, row gone)", ru.median, ru.p95,
                         "ms", ru.n, target="never re-renders the whole table",
                         met=ru_cells < cells_total // 2,

@@ -131,7 +131,7 @@ def run(ctx: Context) -> list[Figure]:
                              f"{vs_last}; sha256 {digests[0][:16]}")),
         ctx.emit(Figure(NAME, "split: DB read / render / write", (t1 - t0) * 1000, None, "ms",
                         1, note=f"read {(t1 - t0):.2f} s, render {(t2 - t1):.2f} s, "
-                                f"write (sync_tree, fsync per file) {(t3 - t2):.2f} s, "
+                                f"write (sync_tree) {(t3 - t2):.2f} s, "
                                 f"re-sync unchanged {(t4 - t3):.2f} s "
                                 f"({len(again.unchanged)} unchanged)")),
         ctx.emit(Figure(NAME, "rebuild over an up-to-date wiki", (t6 - t5) * 1000, None, "ms",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from etki.domain import CaseRecord, Edge
 from etki.knowledge.index import PROVENANCE_WEIGHTS, KnowledgeIndex, Node
@@ -133,7 +134,19 @@ class RetrievalGraph:
     def edges_between(self, ids: Sequence[str]) -> tuple[Edge, ...]:
         """Edges whose two ends are both in ``ids``, sorted."""
         keep = set(ids)
-        return tuple(e for e in self.edges if e.source in keep and e.target in keep)
+        by_source = self._edges_by_source
+        found = [i for nid in keep for i in by_source.get(nid, ())
+                 if self.edges[i].target in keep]
+        return tuple(self.edges[i] for i in sorted(found))  # the order of ``edges``
+
+    @cached_property
+    def _edges_by_source(self) -> dict[str, list[int]]:
+        """Source id -> positions of its edges in :attr:`edges` (so a subgraph's edges
+        are found from its nodes, not by scanning every edge)."""
+        out: dict[str, list[int]] = {}
+        for i, e in enumerate(self.edges):
+            out.setdefault(e.source, []).append(i)
+        return out
 
 
 def _precedent(case: CaseRecord) -> tuple[Node, list[Edge]]:

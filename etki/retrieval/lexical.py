@@ -32,7 +32,7 @@ from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 from etki.triage.contract import plain_text
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, guess_language, identifier_text, tokens
-from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top
+from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_sparse
 
 __all__ = ["LexicalScorer", "node_tokens"]
 
@@ -90,8 +90,7 @@ class LexicalScorer:
         ascending; only nodes of ``node_type`` when given."""
         if node_type is not None:
             return self.type_rank(question, node_type, k)
-        raw = self.index.scores(self.terms(question))
-        return top(raw, self.ids, k)
+        return top_sparse(self.index.sparse_scores(self.terms(question)), self.ids, k)
 
     def type_rank(self, question: str, node_type: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best nodes of one type by BM25 within that type (IDF computed over
@@ -99,4 +98,4 @@ class LexicalScorer:
         ids, index = self.by_type.get(node_type, ([], BM25Index([])))
         if not ids:
             return []
-        return top(index.scores(self.terms(question)), ids, k)
+        return top_sparse(index.sparse_scores(self.terms(question)), ids, k)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import unicodedata
@@ -78,19 +77,24 @@ def wiki_files(root: Path) -> list[str]:
     if not root.is_dir():
         return []
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath)
-        dirnames[:] = [d for d in dirnames
-                       if not d.startswith(".") and not (base / d).is_symlink()]
-        for name in filenames:
-            if name.startswith(".") or not name.endswith(".md"):
-                continue
-            try:
-                if not stat.S_ISREG(os.lstat(base / name).st_mode):
-                    continue
-            except OSError:
-                continue
-            out.append((base / name).relative_to(root).as_posix())
+    folders = [("", str(root))]  # (wiki-relative prefix, path); scandir's entries know
+    while folders:               # their type without one lstat per file (16k pages)
+        prefix, path = folders.pop()
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):  # a symlink is no folder
+                            folders.append((f"{prefix}{name}/", entry.path))
+                        elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                            out.append(prefix + name)  # a regular file, not a symlink
+                    except OSError:
+                        continue
+        except OSError:
+            continue
     return sorted(out)
 
 
