@@ -21,6 +21,7 @@ from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Project, ScopeClause
 from etki.errors import NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
+from etki.store.repository import CaseSummary
 
 log = logging.getLogger("etki.services")
 
@@ -92,21 +93,24 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     malformed folder."""
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
-    from etki.triage import case_id_for
+    from etki.triage import assign_case_ids
 
     project = load_project(path)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
     repo.save_project(project, index.hash, index.to_bytes())
     existing = repo.cases(project.id)
-    known = {c.case_id for c in existing} | repo.erased_case_ids()  # erased: never again
+    owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())  # never again
+    owners.update({c.case_id: c.request_id for c in existing})
+    stored = {c.request_id for c in existing}
+    ids = assign_case_ids(project.id, [r.id for r in project.requests if r.id not in stored],
+                          owners)
     engine = make_engine_for(project, index, existing, settings)
     fresh = []
     for request in project.requests:
-        case_id = case_id_for(project.id, request.id)
-        if case_id in known:
+        case_id = ids.get(request.id)
+        if case_id is None:  # stored already, or erased
             continue
-        known.add(case_id)
         fresh.append((request, engine.triage(case_id, request.text, request.title)))
     contexts = None
     if related_context:  # pre-analysis: after every decision is made, never an input to one
@@ -152,6 +156,11 @@ class Report:
     disputed: int
     corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
     rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+
+
+def _no_projection(case_id: str) -> None:
+    """The hook of :meth:`Desk.rule_first`: nothing (the caller projects afterwards)."""
+    return None
 
 
 class Desk:
@@ -208,6 +217,58 @@ class Desk:
         """See :meth:`etki.approval.ApprovalService.rule`."""
         return self.approvals.rule(case_id, action, reason=reason,
                                    expected_version=expected_version)
+
+    def queue_summaries(self, project_id: str,
+                        status: str | None = "pending") -> list[CaseSummary]:
+        """Like :meth:`queue`, as light :class:`~etki.store.repository.CaseSummary`
+        rows (listed columns only; no evidence chains): for a queue of many cases."""
+        return self.repo.case_summaries(project_id, status=status)
+
+    def project_name(self, project_id: str) -> str:
+        """The project's name without reading its knowledge. Raises ``NotFoundError``."""
+        return self.repo.project_name(project_id)
+
+    def clauses(self, project_id: str) -> dict[str, ScopeClause]:
+        """ref -> clause of the project, without reading modules and work items (the
+        cached :meth:`project` when it is already loaded and current)."""
+        cached = self._projects.get(project_id)
+        if cached is not None and self._project_hashes.get(project_id) == \
+                self.repo.index_hash(project_id):
+            return {c.ref: c for c in cached.clauses}
+        return {c.ref: c for c in self.repo.clauses(project_id)}
+
+    def rule_first(self, case_id: str, action: str, *, reason: str = "",
+                   expected_version: int | None = None) -> RulingOutcome:
+        """:meth:`rule` without the HITL hook: the same
+        :class:`~etki.approval.ApprovalService` checks and commit, returning as soon as
+        the ruling is in the DB (``wiki_report``/``wiki_error`` are None). The caller
+        must then run :meth:`project_ruling` for the case (e.g. in a background
+        worker), so the wiki still follows every ruling."""
+        return self._approvals_no_hook.rule(case_id, action, reason=reason,
+                                            expected_version=expected_version)
+
+    def project_ruling(self, case_id: str) -> tuple[object | None, str | None]:
+        """Run the HITL ingest hook of :meth:`rule` for a case ruled with
+        :meth:`rule_first`: ``(report, None)``, ``(None, None)`` when the wiki is off,
+        or ``(None, "wiki not updated: …")`` when the projection failed (best-effort,
+        logged, never raised — as in :meth:`etki.approval.ApprovalService.rule`)."""
+        hook = self.approvals.hook
+        if hook is None:
+            return None, None
+        try:
+            return hook(case_id), None
+        except Exception as exc:  # best-effort: the ruling has committed
+            log.warning("wiki projection of %s failed: %s", case_id, exc)
+            return None, f"wiki not updated: {exc}"
+
+    @cached_property
+    def _approvals_no_hook(self) -> ApprovalService:
+        return ApprovalService(self.repo, self.settings, hook=_no_projection)
+
+    def clause_memory_of(self, cases: list) -> dict[str, ClauseMemory]:
+        """Clause memory computed from cases already read from the DB (full records or
+        :meth:`queue_summaries` rows of every case), without reading them again."""
+        return memory.clause_memory(cases)
 
     # memory
     def clause_memory(self, project_id: str) -> dict[str, ClauseMemory]:

@@ -13,6 +13,12 @@ Modules, one job each: ``normalise`` (tokens), ``cues`` (wording lists), ``contr
 the decision).
 """
 
-from etki.triage.engine import ENGINE_VERSION, MODEL_VERSION, TriageEngine, case_id_for
+from etki.triage.engine import (
+    ENGINE_VERSION,
+    MODEL_VERSION,
+    TriageEngine,
+    assign_case_ids,
+    case_id_for,
+)
 
-__all__ = ["ENGINE_VERSION", "MODEL_VERSION", "TriageEngine", "case_id_for"]
+__all__ = ["ENGINE_VERSION", "MODEL_VERSION", "TriageEngine", "assign_case_ids", "case_id_for"]
