@@ -14,7 +14,10 @@ edge between them, or between the clause's chunks and the module, in either dire
 * each is matched fuzzily against the words of the clause title and text
   (:class:`etki.knowledge.matching.WordSet`, rapidfuzz with ``processor=fold``);
 * the score is 100 x (sum of the name-word hit ratios / 100) / number of name words:
-  the share of the module's name the clause mentions, 100 when every name word occurs.
+  the share of the module's name the clause mentions, 100 when every name word occurs;
+* the support is the number of different keywords (summary words, not name words) the
+  clause also holds. Many pairs score 100 (every name word is there), so suggestions
+  are ranked by score, then support, then clause order and module id.
 
 A pair is suggested when its score is at least :data:`MIN_SCORE` and the clause holds
 at least :data:`MIN_HITS` different words of the module's name, or, for a module whose
@@ -64,8 +67,9 @@ MIN_KEYWORD_MODULES = 2
 @dataclass(frozen=True)
 class Suggestion:
     """A proposed edge: ``id`` (stable), ``source`` (clause node id), ``target`` (module
-    node id), ``type``, ``score`` (0-100), ``words`` (``keyword~word`` as found) and, for
-    display, the clause title and module summary."""
+    node id), ``type``, ``score`` (0-100), ``words`` (``keyword~word`` as found), for
+    display, the clause title and module summary, and ``support`` (how many different
+    module keywords beyond its name the clause holds; ranks pairs of equal score)."""
 
     id: str
     source: str
@@ -75,6 +79,7 @@ class Suggestion:
     words: tuple[str, ...]
     clause_title: str = ""
     module_summary: str = ""
+    support: int = 0
 
 
 def suggestion_id(source: str, target: str, etype: str) -> str:
@@ -121,8 +126,8 @@ def _linked(index: KnowledgeIndex) -> set[tuple[str, str]]:
 
 
 def suggest_links(index: KnowledgeIndex, *, min_score: float = MIN_SCORE) -> tuple[Suggestion, ...]:
-    """Suggestions for ``index``, best first (score, then clause order, then module id).
-    Pure and deterministic."""
+    """Suggestions for ``index``, best first (score, then support, then clause order,
+    then module id). Pure and deterministic."""
     modules = index.in_order("module")
     keywords = module_keywords(modules)
     linked = _linked(index)
@@ -148,13 +153,15 @@ def suggest_links(index: KnowledgeIndex, *, min_score: float = MIN_SCORE) -> tup
                     continue
             elif len({fold(h.word) for h in hits}) < MIN_HITS:
                 continue
+            named = {fold(h.keyword) for h in hits}
+            support = len({fold(h.keyword) for h in extra} - named)
             hits += extra
             suggestion = Suggestion(
                 suggestion_id(clause.id, module.id, etype), clause.id, module.id, etype,
                 score, tuple(f"{h.keyword}~{h.word}" for h in hits), clause.title,
-                module.text)
-            out.append((-score, int(clause.get("seq", 0)), module.id, suggestion))
-    out.sort(key=lambda x: x[:3])
+                module.text, support)
+            out.append((-score, -support, int(clause.get("seq", 0)), module.id, suggestion))
+    out.sort(key=lambda x: x[:4])
     return tuple(s for *_, s in out)
 
 
