@@ -17,7 +17,6 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 
 import pytest
-from sqlalchemy import text
 
 from etki.cli import run as etki_run
 from etki.config import Settings
@@ -42,7 +41,7 @@ from etki.wiki.search import find_rg, search
 from etki.wiki.writer import validate_relpath
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 from tests.test_loader import write_project
-from tests.test_store import _postgres_repo
+from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 # --- 1. titles and ids that become file names --------------------------------------------
 
@@ -310,23 +309,12 @@ def test_clean_variants_of_project_files_load_the_same(tmp_path):
 
 # --- 4. text no store can hold, on both backends -------------------------------------------
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def repo(request, tmp_path):
-    if request.param == "sqlite":
-        r = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
-        yield r
-        r.dispose()
-        return
-    r, admin, schema = _postgres_repo()
-    yield r
-    r.dispose()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+# ``backend_repo``: tests/test_store.py's ``repo`` fixture (SQLite and PostgreSQL)
 
 
 @pytest.mark.parametrize("bad", ["nul \x00 inside", "half \ud83d emoji"])
-def test_unstorable_text_is_bad_input_on_both_backends(repo, bad):
+def test_unstorable_text_is_bad_input_on_both_backends(backend_repo, bad):  # noqa: F811
+    repo = backend_repo
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
     repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
     with pytest.raises(InputError, match="NUL character or a lone surrogate"):
