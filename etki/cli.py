@@ -1,6 +1,6 @@
 """The ``etki`` command.
 
-    etki init PROJECT_DIR                      load, index, triage every new request
+    etki init PROJECT_DIR [--no-context]       load, index, triage every new request
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT]
     etki triage --project ID TEXT [--json]     triage a text without storing it
@@ -9,6 +9,11 @@
 Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling),
 1 internal error. Settings come from ``ETKI_*`` variables (:mod:`etki.config`). Client
 text is printed through :func:`etki.text.printable`, so it cannot drive the terminal.
+
+``etki init`` stores a related-context block beside each new decision (pre-analysis,
+:mod:`etki.retrieval.context`; context only, never a decision input). ``--no-context``
+skips it, as does ``ETKI_RELATED_CONTEXT=0`` (also ``off``, ``false``, ``no``) in the
+environment; ``--context`` turns it on whatever the variable says.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -37,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
+    init.add_argument("--no-context", dest="context", action="store_false", default=None,
+                      help="do not store related-context blocks (also ETKI_RELATED_CONTEXT=0)")
+    init.add_argument("--context", dest="context", action="store_true",
+                      help="store related-context blocks even if ETKI_RELATED_CONTEXT=0")
     queue = sub.add_parser("queue", help="list cases waiting for a ruling")
     queue.add_argument("--project")
     queue.add_argument("--all", action="store_true", help="ruled cases too")
@@ -83,6 +93,19 @@ def _print_decision(d: Decision) -> None:
         print(f"assumes     {printable(a)}")
 
 
+CONTEXT_OFF: frozenset[str] = frozenset({"0", "off", "false", "no"})
+"""Values of ``ETKI_RELATED_CONTEXT`` that switch the related-context block off."""
+
+
+def _related_context(flag: bool | None) -> bool:
+    """Whether ``etki init`` stores related-context blocks: the ``--context`` /
+    ``--no-context`` flag when given, else off when ``ETKI_RELATED_CONTEXT`` is one of
+    :data:`CONTEXT_OFF` (case-insensitive), else on."""
+    if flag is not None:
+        return flag
+    return os.environ.get("ETKI_RELATED_CONTEXT", "").strip().lower() not in CONTEXT_OFF
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
@@ -95,7 +118,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "init":
         from etki.services import init_project
 
-        summary = init_project(args.project_dir, repo, settings)
+        summary = init_project(args.project_dir, repo, settings,
+                               related_context=_related_context(args.context))
         print("\n".join(summary.lines()))
         return 0
     if args.command == "projects":

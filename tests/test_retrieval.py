@@ -323,3 +323,102 @@ def test_related_context_can_use_typed_streams(sample):
     block = related_context(port, "card payment receipt by e-mail", seed_from="streams")
     assert block["seeds_from"] == "streams"
     assert {n["type"] for n in block["nodes"] if n["hop"] == 0} >= {"clause", "module"}
+
+
+# --- lexical fixes and the adaptive cut (issue 5, quality aim) ------------------------------
+
+def test_stopwords_of_one_language_do_not_leak_through_another(port):
+    """A question is tokenised in every project language; English function words must
+    not survive as Turkish or German terms (they matched every e-Devlet module before)."""
+    terms = port.scorer.terms("Penetration test findings and OWASP Top 10")
+    assert not {"and", "the", "for"} & set(terms)
+    assert "owasp" in terms
+    top = [nid for nid, _ in port.scorer.rank("Weekly maintenance window for installing releases", 10)]
+    assert "module:portal.auth.edevlet" not in top and "module:integration.edevlet" not in top
+    assert top[0] == "clause:MSA-2024-01#7.3"
+
+
+def test_chunks_are_not_ranked_their_clause_is():
+    """A chunk's text is a slice of its clause's: the clause is scored and returned,
+    never the chunk."""
+    long_text = "Opening words. " + "The upload page shows a virus scan verdict. " * 3
+    nodes = (
+        Node("clause:K#1", "clause", "Uploads", long_text),
+        Node("chunk:K#1~1", "chunk", "Uploads (1/2)", "The upload page shows a virus scan",
+             (("clause", "clause:K#1"),)),
+        Node("chunk:K#1~2", "chunk", "Uploads (2/2)", "verdict.", (("clause", "clause:K#1"),)),
+        Node("module:scan", "module", "scan", "Virus scan client"),
+    )
+    g = RetrievalGraph(KnowledgeIndex("p", nodes, ()))
+    p = GraphQueryPort(g)
+    for ranked in (p.find_k_nodes("virus scan verdict on upload", k=10).nodes,
+                   p.typed_streams("virus scan verdict on upload", k_per_type=5).nodes):
+        assert {n.type for n in ranked} <= {"clause", "module"}
+        assert "clause:K#1" in [n.id for n in ranked]
+
+
+def test_adaptive_cut_follows_the_question_not_the_budget(port):
+    """``cut_ratio``: seeds below ratio x best and neighbours below priority ratio are
+    left out, so the subgraph is shorter than a budget-filled one and never longer."""
+    q = "Daily reconciliation of the bank settlement file with recorded payments"
+    plain = port.expand(q, budget_tokens=1500, k_seeds=10)
+    cut = port.expand(q, budget_tokens=1500, k_seeds=10, cut_ratio=0.3)
+    assert cut.subgraph is not None and plain.subgraph is not None
+    assert 0 < len(cut.nodes) < len(plain.nodes)
+    assert all(n.priority >= 0.3 for n in cut.subgraph.nodes)
+    assert "module:payments.reconciliation" in cut.ids
+    # the same call gives the same bytes
+    again = port.expand(q, budget_tokens=1500, k_seeds=10, cut_ratio=0.3)
+    assert again.subgraph is not None and again.subgraph.to_bytes() == cut.subgraph.to_bytes()
+    # a cut of 0 keeps every candidate the budget allows; out of range is refused
+    assert port.expand(q, budget_tokens=1500, cut_ratio=0.0).ids
+    with pytest.raises(ValueError):
+        port.expand(q, cut_ratio=1.5)
+
+
+def test_impact_question_keeps_dependents_above_the_cut(port):
+    """An impact question reaches dependents by the graph, not by words: the adaptive
+    cut must not lose them (their priority comes from the seed, shared by fan-out)."""
+    res = port.expand("What depends on the notification dispatcher notify.core?",
+                      k_seeds=10, cut_ratio=0.3)
+    assert res.intent == "impact"
+    assert {"module:notify.core", "module:notify.email", "module:notify.sms"} <= set(res.ids)
+
+
+def test_init_can_skip_the_related_context_block(tmp_path, monkeypatch, capsys):
+    """``etki init --no-context`` and ``ETKI_RELATED_CONTEXT=0`` store no block;
+    ``--context`` overrides the variable; decisions are stored either way."""
+    from etki.cli import run
+
+    monkeypatch.setenv("ETKI_WIKI_DIR", "")
+    for name, argv, env in (("flag", ["--no-context"], None), ("env", [], "0"),
+                            ("override", ["--context"], "off"), ("default", [], None)):
+        db = tmp_path / f"{name}.db"
+        monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{db}")
+        if env is None:
+            monkeypatch.delenv("ETKI_RELATED_CONTEXT", raising=False)
+        else:
+            monkeypatch.setenv("ETKI_RELATED_CONTEXT", env)
+        assert run(["init", str(SAMPLE), *argv]) == 0
+        repo = CaseFileRepository(f"sqlite:///{db}")
+        cases = repo.cases("demo")
+        stored = [repo.decision_context(c.case_id) for c in cases]
+        assert len(cases) == 40
+        want = name in ("override", "default")
+        assert all((s is not None) == want for s in stored), name
+        repo.dispose()
+    capsys.readouterr()
+
+
+def test_clause_module_mappings_are_walked_with_the_index_inverse():
+    """A ``maps_to`` edge (clause -> module, as the enricher proposes) is walked both
+    ways, backwards under the index's declared inverse ``mapped_by``."""
+    nodes = (Node("clause:K#1", "clause", "Uploads", "Virus scan of uploads"),
+             Node("module:scan", "module", "scan", "Virus scan client"))
+    edges = (Edge("clause:K#1", "module:scan", "maps_to", "mapped", 0.8),)
+    g = RetrievalGraph(KnowledgeIndex("p", nodes, edges,
+                                      edge_inverses=(("maps_to", "mapped_by"),)))
+    assert [(h.label, h.neighbour) for h in g.hops("module:scan")] == [("mapped_by", "clause:K#1")]
+    res = GraphQueryPort(g).expand(seeds=["module:scan"], budget_tokens=500)
+    assert res.ids == ("module:scan", "clause:K#1")
+    assert res.subgraph is not None and res.subgraph.nodes[1].via == "mapped_by"

@@ -1,7 +1,7 @@
 """Measuring retrieval and triage against labels (one job: honest numbers).
 
 **Retrieval** (:func:`run_retrieval`). Each labelled query has a set of expected node ids.
-Four methods rank nodes for it:
+Eight methods rank nodes for it:
 
 * ``grep``: the plain baseline. The query's folded words of three or more letters that
   are not stopwords of en/tr/de (:data:`etki.triage.normalise.STOPWORDS`) are looked for
@@ -14,6 +14,10 @@ Four methods rank nodes for it:
   ``find_k``; its ranking is the subgraph in admission order, its length set by the
   token budget, not by ``k``.
 * ``find_k@ratio+expand``: the same from the ``@ratio`` seeds.
+* ``adaptive``: ``expand`` with the adaptive cut of
+  :data:`~etki.retrieval.port.ADAPTIVE_CUT` (0.3): seeds are the top ``k`` of
+  ``find_k`` scoring >= 0.3 x the best, neighbours are kept only if their BFS priority
+  is >= 0.3; its length follows the question (the budget only caps it).
 * ``streams``: :meth:`GraphQueryPort.typed_streams` (top ``k`` per type, RRF).
 * ``streams+expand``: ``expand`` seeded by the top ``seeds`` of the fused streams (one
   seed per node type before any second one).
@@ -51,7 +55,7 @@ from typing import Any
 from etki.domain import VERDICTS
 from etki.errors import InputError
 from etki.retrieval.graph import RetrievalGraph
-from etki.retrieval.port import SEEDS, GraphQueryPort
+from etki.retrieval.port import ADAPTIVE_CUT, SEEDS, GraphQueryPort
 from etki.text import fold, words
 from etki.triage.engine import CITE_RATIO
 from etki.triage.normalise import STOPWORDS
@@ -61,7 +65,7 @@ __all__ = ["METHODS", "EvalQuery", "MethodScore", "RetrievalReport", "TriageRepo
            "score_ranking"]
 
 METHODS: tuple[str, ...] = ("grep", "find_k", "find_k@ratio", "find_k+expand",
-                            "find_k@ratio+expand", "streams", "streams+expand")
+                            "find_k@ratio+expand", "adaptive", "streams", "streams+expand")
 
 RATIO = CITE_RATIO
 """The adaptive cut of the ``@ratio`` methods: keep nodes scoring at least this share
@@ -257,6 +261,8 @@ def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int 
             q.text, budget_tokens=budget_tokens, k_seeds=seeds).ids))
         rankings["find_k@ratio+expand"].append(typed(port.expand(
             q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_ratio=RATIO).ids))
+        rankings["adaptive"].append(typed(port.expand(
+            q.text, budget_tokens=budget_tokens, k_seeds=k, cut_ratio=ADAPTIVE_CUT).ids))
         rankings["streams"].append(typed(port.typed_streams(q.text, k_per_type=k).ids)[:k])
         rankings["streams+expand"].append(typed(port.expand(
             q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_from="streams").ids))

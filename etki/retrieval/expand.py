@@ -72,7 +72,8 @@ precedents get a fifth because past human corrections are few but weighty."""
 
 _BASE: dict[str, float] = {
     "covers": 1.0, "covered_by": 1.0, "excludes": 1.0, "excluded_by": 1.0,
-    "implements": 1.0, "implemented_by": 1.0, "cites": 0.8, "cited_by": 0.8,
+    "implements": 1.0, "implemented_by": 1.0, "maps_to": 0.8, "mapped_by": 0.8,
+    "cites": 0.8, "cited_by": 0.8,
     "touches": 0.6, "touched_by": 0.6, "relates_to": 0.6, "depends_on": 0.5,
     "depended_by": 0.4, "part_of": 0.5, "has_part": 0.3, "caused_by": 0.5, "causes": 0.5,
     "precedes": 0.5, "follows": 0.5, "precedent": 0.8, "*": 0.4,
@@ -84,7 +85,7 @@ INTENT_WEIGHTS: dict[str, dict[str, float]] = {
             "depends_on": 0.3, "depended_by": 0.2, "touches": 0.4, "touched_by": 0.4,
             "precedes": 0.3, "follows": 0.3},
     "impact": {**_BASE, "depended_by": 1.0, "depends_on": 0.7, "covers": 0.8,
-               "covered_by": 0.8, "touches": 0.5, "touched_by": 0.5, "cites": 0.3,
+               "covered_by": 0.8, "maps_to": 0.7, "mapped_by": 0.7, "touches": 0.5, "touched_by": 0.5, "cites": 0.3,
                "cited_by": 0.3, "part_of": 0.2, "has_part": 0.2, "precedent": 0.5,
                "causes": 0.7},
     "next": {**_BASE, "precedes": 1.0, "follows": 0.4, "touched_by": 0.7, "touches": 0.5,
@@ -93,7 +94,10 @@ INTENT_WEIGHTS: dict[str, dict[str, float]] = {
 """Multiplier per walked label and question intent (``intent`` of
 :mod:`etki.retrieval.intent`), all in (0, 1] so a priority never grows along a path.
 ``precedent`` applies to any hop into or out of a precedent node (instead of the label's
-own), ``*`` to labels not listed. Against ``lookup``, "why" boosts ``caused_by`` and
+own), ``*`` to labels not listed. ``maps_to``/``mapped_by`` (a clause-module mapping
+found by matching, :mod:`etki.knowledge.enricher`) weigh a little below ``covers``, an
+explicit statement: a judgement, not measured (no index here has such edges yet).
+Against ``lookup``, "why" boosts ``caused_by`` and
 precedents to the top weight, "impact" boosts ``depended_by``/``depends_on``, and "what
 next" boosts ``precedes``."""
 

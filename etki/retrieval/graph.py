@@ -9,9 +9,10 @@ impacted module, both with provenance ``derived`` and the weight
 :data:`etki.knowledge.index.PROVENANCE_WEIGHTS` gives it. Dangling references (a cited
 clause the index no longer has) are skipped.
 
-Edges are walked both ways. An edge seen from its target carries the *inverse* label of
-:data:`INVERSE` (``depends_on`` seen backwards is ``depended_by``), so intent weights can
-tell "what X needs" from "what needs X".
+Edges are walked both ways. An edge seen from its target carries the *inverse* label
+(``depends_on`` seen backwards is ``depended_by``), so intent weights can tell "what X
+needs" from "what needs X". The label is the index's own (``KnowledgeIndex.edge_inverses``,
+from the project's edge vocabulary) when it declares one, else :data:`INVERSE`.
 
 Nothing here changes the index or the store: the graph is built per port and thrown
 away.
@@ -38,6 +39,7 @@ INVERSE: dict[str, str] = {
     "cites": "cited_by",
     "part_of": "has_part",
     "covers": "covered_by",
+    "maps_to": "mapped_by",
     "excludes": "excluded_by",
     "implements": "implemented_by",
     "relates_to": "relates_to",
@@ -101,12 +103,14 @@ class RetrievalGraph:
         self.edges: tuple[Edge, ...] = tuple(sorted(
             edges, key=lambda e: (e.source, e.target, e.type, e.provenance)))
         self._by_id = {n.id: n for n in self.nodes}
+        inverses = {**INVERSE, **dict(index.edge_inverses)}
         hops: dict[str, list[Hop]] = {}
         for e in self.edges:
             if e.source not in self._by_id or e.target not in self._by_id:
                 continue
             hops.setdefault(e.source, []).append(Hop(e.target, e.type, e, True))
-            hops.setdefault(e.target, []).append(Hop(e.source, inverse_label(e.type), e, False))
+            back = inverses.get(e.type) or inverse_label(e.type)
+            hops.setdefault(e.target, []).append(Hop(e.source, back, e, False))
         self._hops = {k: tuple(sorted(v, key=lambda h: (h.label, h.neighbour, h.forward)))
                       for k, v in hops.items()}
 

@@ -18,9 +18,25 @@ project language and the distinct terms are pooled: a Turkish question about an 
 contract still meets the words both share (names, ``KVKK``, ``e-Devlet``), and a term
 that occurs in no node adds nothing to any score.
 
-Two views: one BM25 over all nodes (:meth:`LexicalScorer.scores`, for ``find_k_nodes``)
-and one per node type (:meth:`LexicalScorer.type_scores`, IDF within the type, for typed
-streams).
+Chunks (parts of a long clause, :mod:`etki.knowledge.index`) are **not scored**: their
+text is a slice of their clause's, which is scored whole, and a clause is what a scope
+ruling cites. (Before, chunks were scored on their title alone, the clause's title, and
+could appear as ``chunk`` rows in a ranking.) Scoring them as passages and giving a clause
+its best passage's score ("MaxP", Dai and Callan, SIGIR 2019) was measured on tdrs, the
+one corpus here with chunks, and lowered clause recall@10 from 0.42 to 0.39
+(``docs/EVAL.md``), so it is not done.
+
+**Stopwords of every project language are dropped** from node and question tokens alike
+(:data:`etki.triage.normalise.STOPWORDS`, union over the project's languages). The
+engine's tokenizer drops only the stopwords of the language it tokenises in; pooling a
+question over three languages (below) would otherwise keep English "the", "for", "and"
+as Turkish or German terms, and every node whose summary was guessed Turkish and holds
+those words would match every English question (measured on ``sample_project``: two
+e-Devlet modules in the top 10 of nearly every query).
+
+Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
+``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
+type, for typed streams).
 """
 
 from __future__ import annotations
@@ -31,10 +47,15 @@ from etki.knowledge.index import Node
 from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 from etki.triage.contract import plain_text
 from etki.triage.modules import ID_WEIGHT
-from etki.triage.normalise import LANGUAGES, guess_language, identifier_text, tokens
+from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_sparse
 
-__all__ = ["LexicalScorer", "node_tokens"]
+__all__ = ["LexicalScorer", "node_tokens", "stopwords_of"]
+
+
+def stopwords_of(languages: Sequence[str]) -> frozenset[str]:
+    """The union of the engine's stopwords (:data:`STOPWORDS`) over ``languages``."""
+    return frozenset().union(*(STOPWORDS.get(lang, frozenset()) for lang in languages))
 
 
 def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
@@ -55,35 +76,40 @@ def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
 
 
 class LexicalScorer:
-    """BM25 over the nodes of ``graph``. ``languages``: the project's languages (the
-    first one breaks ties when guessing a text's language)."""
+    """BM25 over the scored nodes of ``graph`` (every type of :data:`NODE_TYPES`; not
+    chunks). ``languages``: the project's languages (the first one breaks ties when
+    guessing a text's language)."""
 
     def __init__(self, graph: RetrievalGraph, languages: Sequence[str] = ("en",)) -> None:
         self.graph = graph
         self.languages: tuple[str, ...] = tuple(languages) or ("en",)
-        self.ids: list[str] = [n.id for n in graph.nodes]
-        docs = [node_tokens(n, self.languages) for n in graph.nodes]
+        self.stop = stopwords_of(self.languages)
+        nodes = [n for n in graph.nodes if n.type in NODE_TYPES]
+        self.ids: list[str] = [n.id for n in nodes]
+        docs = [tuple(t for t in node_tokens(n, self.languages) if t not in self.stop)
+                for n in nodes]
         self.index = BM25Index(docs)
         self.by_type: dict[str, tuple[list[str], BM25Index]] = {}
         for node_type in NODE_TYPES:
-            picked = [i for i, n in enumerate(graph.nodes) if n.type == node_type]
+            picked = [i for i, n in enumerate(nodes) if n.type == node_type]
             self.by_type[node_type] = ([self.ids[i] for i in picked],
                                        BM25Index([docs[i] for i in picked]))
 
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted query terms of ``question``, pooled over the project's
-        languages (plus the guessed one)."""
+        languages (plus the guessed one), minus the stopwords of every project
+        language."""
         guessed = guess_language(question, self.languages)
         langs = dict.fromkeys((guessed, *(x for x in self.languages if x in LANGUAGES)))
         pooled: list[str] = []
         for lang in langs:
-            pooled.extend(tokens(question, lang))
+            pooled.extend(t for t in tokens(question, lang) if t not in self.stop)
         return query_terms(pooled)
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""
-        raw = self.index.scores(self.terms(question))
-        return {nid: s for nid, s in zip(self.ids, raw, strict=True) if s > 0}
+        sparse = self.index.sparse_scores(self.terms(question))
+        return {self.ids[i]: s for i, s in sparse.items() if s > 0}
 
     def rank(self, question: str, k: int, node_type: str | None = None) -> list[tuple[str, float]]:
         """The ``k`` best (node id, score) pairs, score > 0, by score descending then id

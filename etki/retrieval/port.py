@@ -43,6 +43,7 @@ from etki.knowledge.index import KnowledgeIndex
 from etki.retrieval.embeddings import EmbeddingCache, EmbeddingClient, cosine
 from etki.retrieval.expand import (
     DEFAULT_BUDGET,
+    MIN_PRIORITY,
     Subgraph,
     collect,
     pack,
@@ -58,12 +59,26 @@ from etki.retrieval.nlquery import choose_tool
 from etki.retrieval.rerank import MAX_CANDIDATES, RerankClient
 from etki.retrieval.streams import Stream, fuse
 
-__all__ = ["COOLDOWN", "SEEDS", "STRATEGIES", "GraphQueryPort", "QueryResult", "ScoredNode"]
+__all__ = ["ADAPTIVE_CUT", "ADAPTIVE_SEEDS", "COOLDOWN", "SEEDS", "STRATEGIES", "GraphQueryPort", "QueryResult", "ScoredNode"]
 
 STRATEGIES: tuple[str, ...] = ("find_k_nodes", "expand", "nl_query", "typed_streams")
 
 SEEDS = 5
 """Seeds of ``expand`` when none are given: the top 5 of ``find_k_nodes``."""
+
+ADAPTIVE_CUT = 0.3
+"""The cut of ``expand(cut_ratio=...)`` (the ``adaptive`` row of ``etki eval retrieval``):
+seeds are the top ``k_seeds`` nodes scoring at least this share of the best one, and a
+neighbour is kept only if its BFS priority (which starts at ``score / best`` on the
+seeds and only shrinks along a path) is at least the same share. Chosen on the 32
+pre-registered ``sample_project/queries.jsonl`` queries, before tdrs was run, from the
+grid {0.3, 0.4, 0.5, 0.6} x seeds {5, 10} by the rule stated beforehand: the highest
+recall@10 with precision >= 0.6 (0.3 with 10 seeds: recall 0.85, precision 0.64; 0.4:
+0.79 / 0.77; 0.5: 0.73 / 0.93). ``docs/EVAL.md`` reports it on the held-out sets."""
+
+ADAPTIVE_SEEDS = 10
+"""Seeds cap of the adaptive cut (the ``k`` of the evaluation; chosen with
+:data:`ADAPTIVE_CUT`)."""
 
 COOLDOWN = 60.0
 """Seconds an endpoint is skipped after it failed."""
@@ -290,13 +305,24 @@ class GraphQueryPort:
     def expand(self, question: str | None = None, *, seeds: Sequence[str] | None = None,
                budget_tokens: int = DEFAULT_BUDGET, k_seeds: int = SEEDS,
                intent: str | None = None, seed_ratio: float = 0.0,
-               seed_from: str = "find_k") -> QueryResult:
+               seed_from: str = "find_k", cut_ratio: float | None = None) -> QueryResult:
         """A token-budgeted subgraph around ``seeds`` (node ids) or around the top
         ``k_seeds`` nodes of ``find_k_nodes(question, min_ratio=seed_ratio)``
         (``seed_from="find_k"``) or of the fused typed streams (``seed_from="streams"``:
         every node type gets a seed before any type gets a second). ``intent`` overrides
-        the intent read from the question. Raises ``ValueError`` when neither question
-        nor seeds is given, or for another ``seed_from``."""
+        the intent read from the question.
+
+        ``cut_ratio`` (e.g. :data:`ADAPTIVE_CUT`): an adaptive cut on one relative
+        scale: with ``seed_from="find_k"``, seeds scoring below ``cut_ratio`` x the best seed are dropped (as
+        ``seed_ratio``; fused stream scores are rank-based and are not cut) and
+        neighbours whose BFS priority is below ``cut_ratio`` are not candidates (instead of :data:`~etki.retrieval.expand.MIN_PRIORITY`), so the
+        subgraph's length follows the question, not the budget. Raises ``ValueError``
+        when neither question nor seeds is given, for another ``seed_from``, or for a
+        ``cut_ratio`` outside [0, 1]."""
+        if cut_ratio is not None and not 0.0 <= cut_ratio <= 1.0:
+            raise ValueError(f"cut_ratio must be in [0, 1], not {cut_ratio!r}")
+        if cut_ratio is not None:
+            seed_ratio = max(seed_ratio, cut_ratio)
         if seed_from not in ("find_k", "streams"):
             raise ValueError(f"seed_from must be find_k or streams, not {seed_from!r}")
         if seeds is None and not (question or "").strip():
@@ -313,7 +339,8 @@ class GraphQueryPort:
         else:
             ranked = [(s, 1.0) for s in seeds]
         kind = intent or read_intent(text)[0]
-        cands = collect(self.graph, ranked, kind)
+        cands = collect(self.graph, ranked, kind,
+                        min_priority=MIN_PRIORITY if cut_ratio is None else cut_ratio)
         order, packing = cands.neighbours, "bfs"
         if self.reranker is not None and text.strip() and cands.neighbours:
             skipped = self._breakers["rerank"].open_reason()
