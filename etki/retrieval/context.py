@@ -76,17 +76,34 @@ def context_json(block: dict[str, Any]) -> str:
     return json.dumps(block, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def context_port(project: Project, index: KnowledgeIndex, cases: Iterable[CaseRecord],
+                 settings: Settings | None = None) -> GraphQueryPort | None:
+    """The port :func:`related_contexts` reads: ``index`` plus the precedents among
+    ``cases``. Build it once and pass it to every call of an ``etki init`` (building it
+    costs seconds on a large index). Best-effort: any failure is logged and gives None."""
+    try:
+        return GraphQueryPort(RetrievalGraph(index, cases), languages=project.config.languages,
+                              settings=settings)
+    except Exception as exc:  # context is optional: it must never break triage or init
+        log.warning("related context not built: %s: %s", type(exc).__name__, exc)
+        return None
+
+
 def related_contexts(project: Project, index: KnowledgeIndex, cases: Iterable[CaseRecord],
                      fresh: Sequence[tuple[Request, Decision]],
-                     settings: Settings | None = None) -> dict[str, str] | None:
+                     settings: Settings | None = None, *,
+                     port: GraphQueryPort | None = None) -> dict[str, str] | None:
     """Case id -> context JSON for the ``fresh`` (request, decision) pairs, over
-    ``index`` and the precedents among ``cases``. Best-effort: any failure is logged
-    and gives None (no blocks), never an exception into ``etki init``."""
+    ``index`` and the precedents among ``cases`` (or over ``port`` when given, see
+    :func:`context_port`). Best-effort: any failure is logged and gives None (no
+    blocks), never an exception into ``etki init``."""
     if not fresh:
         return {}
+    if port is None:
+        port = context_port(project, index, cases, settings)
+        if port is None:
+            return None
     try:
-        port = GraphQueryPort(RetrievalGraph(index, cases), languages=project.config.languages,
-                              settings=settings)
         return {decision.case_id: context_json(related_context(port, request.text,
                                                                request.title))
                 for request, decision in fresh}
