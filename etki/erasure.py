@@ -12,7 +12,9 @@ Order of work, each step from the one source of truth:
    (PostgreSQL);
 4. the project's wiki is rebuilt from the DB: the case's decision and precedent pages are
    removed as stale, and precedents, disputed clauses, entity pages and ``index.md`` are
-   re-derived without it.
+   re-derived without it;
+5. the wiki's FTS5 search index (a cache beside the wiki holding every page's text,
+   :mod:`etki.wiki.fts`) is deleted; the next search that uses it builds it again.
 
 A wiki failure does not undo the erasure but is reported (``wiki_error``): the text may
 still be in the wiki until ``python -m etki.wiki rebuild`` succeeds.
@@ -69,11 +71,14 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
         raise
     erasure = repo.erase_case(case_id, who, reason)
     repo.compact()
-    if settings.wiki_path(erasure.project_id) is None:
+    root = settings.wiki_path(erasure.project_id)
+    if root is None:
         return ErasureOutcome(erasure)
     try:
+        from etki.wiki import fts
         from etki.wiki.projection import WikiProjector
 
+        fts.drop(root)
         report = WikiProjector(repo, settings).rebuild(erasure.project_id)[erasure.project_id]
     except Exception as exc:  # reported, never hidden: the wiki may still hold the text
         log.warning("wiki rebuild after erasing %s failed: %s", case_id, exc)

@@ -148,7 +148,7 @@ def build_server(settings: Settings, project_id: str | None = None) -> Any:
         root = settings.wiki_path(memory.project_id)
         if root is None or not root.is_dir() or not query.strip():
             return {"hits": [], "wiki": "off" if root is None else "empty"}
-        hits = search(root, query)[:limit]
+        hits = search(root, query, limit=limit)
         return {"hits": [{"path": h.path, "line": h.line, "snippet": h.snippet} for h in hits],
                 "wiki": "on"}
 

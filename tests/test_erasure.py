@@ -32,6 +32,7 @@ from etki.store import CaseFileRepository
 from etki.store.repository import ERASED, ERASED_REASON
 from etki.text import fold
 from etki.triage import case_id_for
+from etki.wiki import fts
 from etki.wiki.projection import WikiProjector
 from etki.wiki.search import find_rg, search
 from tests.factories import frozen_clock, make_decision, make_project, make_request
@@ -128,6 +129,9 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
     # controls: before the erasure the phrase is everywhere we look afterwards
     for use_rg in (False, True):
         assert search(wiki, PHRASE, use_rg=use_rg), use_rg
+    assert search(wiki, PHRASE, backend="fts")  # builds the FTS5 index beside the wiki
+    side = fts.index_path(wiki)
+    _assert_present(side.read_bytes(), "the FTS5 search index")
     _assert_present(b"".join(_wiki_bytes(wiki).values()), "the wiki")
     assert f"precedent:{victim}" in (repo.decision_context(after) or ""), \
         "control: the later case's related context should list the precedent"
@@ -165,6 +169,11 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
     for use_rg in (False, True):
         for query in (PHRASE, MARKER, "zumrut kaplumbaga", SUBMITTER):
             assert search(wiki, query, use_rg=use_rg) == [], (query, use_rg)
+    # the FTS5 index (it held every page's text) was deleted, not just updated
+    assert not side.exists()
+    for query in (PHRASE, MARKER, "zumrut kaplumbaga", SUBMITTER):
+        assert search(wiki, query, backend="fts") == [], query
+    _assert_absent(side.read_bytes(), "the FTS5 search index rebuilt after the erasure")
 
     repo = CaseFileRepository(settings.db_url)
     with pytest.raises(NotFoundError):

@@ -129,3 +129,115 @@ def test_token_regex_is_permissive():
     py = re.sub(r"\\x\{([0-9A-F]+)\}", lambda m: re.escape(chr(int(m.group(1), 16))), pattern)
     for text in ("Straße", "STRASSE", "straße", "ſtraſſe", unicodedata.normalize("NFD", "Strąsse")):
         assert re.search(py, text), text
+
+
+# --- three backends: rg (one line pass), FTS5 side index, Python -----------------------------
+
+from etki.wiki import fts  # noqa: E402
+from etki.wiki.search import BACKENDS  # noqa: E402
+
+ALL_BACKENDS = ["python", "fts",
+                pytest.param("rg", marks=pytest.mark.skipif(not HAVE_RG, reason="no rg"))]
+
+TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
+    "a/nfd.md": unicodedata.normalize("NFD", "Straße İzmir Größe\nşifre sıfırlama\n").encode(),
+    "a/crlf.md": b"property tax\r\nline two on\r\n",
+    "a/nul.md": b"prop\x00erty tax\nproperty\x00 tax here\n",
+    "a/badutf8.md": b"property \xff\xfe tax\n\xc3\x28 on\n",
+    "a/long.md": ("x " * 5000 + "property tax" + " y" * 5000 + "\n").encode(),
+    "a/exotic.md": "ﬁle ＳＳＯ 𝐒𝐒𝐎 ǅemal Œuvre ſtraſſe 한국어\n".encode(),
+    "a/split.md": b"on the first line\nproperty\n\ntax\n",   # best line: 1 (short token)
+    "a/both.md": b"on\nproperty tax on\nproperty tax\n",               # best line: 2
+    "a/shortonly.md": b"tax property\nno short token here\n",          # no "o-n" at all
+    "a/marks.md": "I\u0307ADE su\u0308reci\u200b\n".encode(),
+    "b/deep/nested.md": b"zoning map\nmap zoning\n",
+    "b/-dash.md": b"--pre=sh property tax on\n",
+    "b/space name.md": b"property tax on\n",
+    "b/.hidden.md": b"property tax on\n",
+    "b/notes.txt": b"property tax on\n",
+    "b/new\nline.md": b"property tax on\n",
+}
+TRICKY_QUERIES = [
+    "property tax", "property tax on", "tax on", "on", "property", "strasse izmir",
+    "STRAẞE", "grosse", "sifre sifirlama", "file", "fi", "sso", "dzemal", "oeuvre",
+    "strasse", "한국", "iade sureci", "zoning map", "map", "pre sh", "x", "s", "i",
+    "prop erty", "erty tax", "zzz", "property zzz", "y y y", "two on",
+]
+
+
+@pytest.fixture
+def tricky(tmp_path):
+    root = tmp_path / "wiki"
+    for rel, body in TRICKY.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(body)
+    for i in range(60):  # enough pages for every way through the rg line pass
+        (root / "c" / f"p{i:02d}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / "c" / f"p{i:02d}.md").write_text(
+            f"# Page {i}\n\n" + ("on and on\n" if i % 3 else "") + "the property\n"
+            + ("tax " * (i % 4)) + "\nİade ılık Größe\n", encoding="utf-8")
+    return root
+
+
+def test_backend_names_are_checked(tmp_path):
+    assert BACKENDS == ("rg", "fts", "python")
+    with pytest.raises(ValueError):
+        search(tmp_path, "x", backend="grep")
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_every_backend_gives_the_python_hits_on_tricky_pages(tricky, backend):
+    for query in TRICKY_QUERIES:
+        expect = search(tricky, query, backend="python")
+        assert search(tricky, query, backend=backend) == expect, query
+        for limit in (1, 3):
+            assert search(tricky, query, backend=backend, limit=limit) == expect[:limit], query
+
+
+def test_tricky_pages_give_the_expected_lines(tricky):
+    hits = {h.path: h for h in search(tricky, "property tax on", backend="python")}
+    assert hits["a/split.md"].line == 1 and hits["a/both.md"].line == 2
+    assert "a/shortonly.md" not in hits and "b/.hidden.md" not in hits
+    assert "b/new\nline.md" in hits and "b/-dash.md" in hits
+    assert {h.path for h in search(tricky, "prop erty", backend="python")} >= {"a/nul.md"}
+    crlf = next(h for h in search(tricky, "two on", backend="python"))
+    assert crlf.path == "a/crlf.md" and "\r" not in crlf.snippet
+
+
+@pytest.mark.skipif(not HAVE_RG, reason="no rg")
+def test_rg_short_token_on_a_line_rg_did_not_print(tricky):
+    # rg prints the lines with "property"/"tax"; "on" alone on line 1 decides the best line
+    hit = next(h for h in search(tricky, "tax on", backend="rg") if h.path == "a/split.md")
+    assert hit.line == 1 and hit.snippet == "on the first line"
+
+
+def test_fts_index_lives_beside_the_wiki_and_follows_changes(tricky):
+    index = fts.index_path(tricky)
+    assert index.parent == tricky.parent and index.name.startswith(".")
+    files_before = wiki_files(tricky)
+    assert search(tricky, "quokka", backend="fts") == []
+    assert index.is_file() and wiki_files(tricky) == files_before  # nothing inside the wiki
+    page = tricky / "a" / "crlf.md"
+    page.write_bytes(b"a quokka appears\n")                  # changed in place
+    (tricky / "a" / "fresh.md").write_text("quokka two\n")   # new
+    (tricky / "a" / "both.md").unlink()                       # removed
+    assert search(tricky, "quokka", backend="fts") == [Hit("a/crlf.md", 1, "a quokka appears"),
+                                                       Hit("a/fresh.md", 1, "quokka two")]
+    for query in ("property tax on", "two", "quokka"):
+        assert search(tricky, query, backend="fts") == search(tricky, query, backend="python")
+    assert fts.refresh(tricky) is True
+
+
+def test_fts_broken_index_is_rebuilt(tricky):
+    index = fts.index_path(tricky)
+    index.write_bytes(b"this is not a sqlite database" * 100)
+    assert search(tricky, "zoning", backend="fts") == search(tricky, "zoning", backend="python")
+    assert index.read_bytes()[:15] == b"SQLite format 3"
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_hostile_query_text_on_every_backend(tricky, backend):
+    for query in ("--pre=sh", "-e", '"property" OR "tax"', "property* NEAR tax", "a|b",
+                  "(x)", "\x00", "İ" * 5000, " ".join(f"w{i}" for i in range(3000)) + " on"):
+        assert search(tricky, query, backend=backend) == search(tricky, query,
+                                                                backend="python"), query[:40]

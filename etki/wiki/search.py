@@ -5,46 +5,72 @@ triage engine uses: NFC/NFD alike, Turkish ``İ``/``I``/``ı``/``i`` alike, ``ß
 umlauts and accents dropped). A page matches when every token occurs somewhere in its
 folded text (as a substring of a folded line, so ``sso`` finds ``SSO-Anmeldung``). Each
 matching page gives one :class:`Hit`: the first line on which the most tokens occur, as a
-printable one-line snippet.
+printable one-line snippet. Hits are sorted by (most tokens on one line first, path).
 
-Two ways to find candidate pages, with the same results (DESIGN.md, "Wiki"):
+Three backends, one matcher, the same hits (DESIGN.md, "Wiki"; ``tests/test_wiki_search.py``
+compares them). On a wiki of :data:`RG_MIN_FILES` pages or more the default is the FTS5
+index when its file exists (fastest when warm: BENCH.md, search), else ``rg`` when
+installed (no first build), else the FTS5 index; smaller wikis are scanned by Python.
 
-* Python: fold every page and test it.
-* ``rg`` when installed: ripgrep cannot fold Turkish i's or ``ß``, so one token (the
-  longest) is turned into a *permissive* regular expression that matches every raw
-  spelling whose fold contains the token (built from an inverse table of
-  :func:`etki.text.fold` over all of Unicode, combining marks skipped), ``rg`` lists the
-  files that match it, and the same Python matcher then confirms each candidate. The
-  regex can only over-match, so both paths return identical hits. Any ``rg`` failure
-  falls back to the Python scan.
+* ``rg``: ripgrep cannot fold Turkish i's or ``ß``, so each token becomes a *permissive*
+  regular expression that matches every raw spelling whose fold contains it (built from
+  an inverse table of :func:`etki.text.fold` over all of Unicode, combining marks
+  skipped; it can only over-match). One ``rg -n`` over the tree with the patterns of the
+  tokens of three or more characters prints every line that may hold one of them; Python
+  folds only those lines and confirms the AND exactly. A line ``rg`` did not print holds
+  only short tokens, so when a page's best printed line has more tokens than there are
+  short ones, it is the best line; otherwise (a short token only on unprinted lines)
+  that page is read and matched whole. Queries of short tokens only (or over
+  :data:`_RG_LINES_MAX_TOKENS` long ones) use ``rg -l`` passes, one token after the
+  other over the files still in (at most :data:`_RG_CHAIN`), then the Python matcher.
+  Snippets are cut only for the hits returned (``limit``). Query text reaches ``rg``
+  only as ``--regexp`` values built from folded word characters, and file names only
+  after ``--``. Any ``rg`` failure falls back to the next backend.
+* ``fts``: a SQLite FTS5 ``trigram`` index of the folded text of every page
+  (:mod:`etki.wiki.fts`). It is a side
+  file *beside* the wiki folder, never inside it, so ``verify`` and ``rebuild`` do not see
+  it, and it works whatever the main database is (SQLite or PostgreSQL). It is kept in
+  sync lazily: every search compares each page's (size, mtime, ctime, inode) with what
+  was indexed and re-indexes the pages that changed (and drops removed ones) before
+  querying; :func:`etki.wiki.fts.refresh` does the same after a rebuild so the first
+  search finds it warm. When the index cannot be used (no FTS5, read-only folder, a
+  broken file that cannot be recreated) the Python scan answers.
+* ``python``: read and fold every page (the reference; used for small wikis).
 
 Only ``*.md`` files are searched; hidden files and folders and symlinks are skipped.
-Results are sorted by (most tokens on one line first, path).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from etki.text import fold, fold_with_offsets, printable, words
 
-__all__ = ["RG_MIN_FILES", "SNIPPET_CHARS", "Hit", "find_rg", "query_tokens", "search", "token_regex",
-           "wiki_files"]
+__all__ = ["BACKENDS", "RG_MIN_FILES", "SNIPPET_CHARS", "Hit", "find_rg", "match_text",
+           "query_tokens", "search", "token_regex", "wiki_files"]
 
 SNIPPET_CHARS = 160
 RG_MIN_FILES = 200
-"""With ``use_rg=None``, ``rg`` is only worth its process start on wikis this big."""
+"""With ``use_rg=None``, ``rg`` (or the FTS5 index) is only worth it on wikis this big."""
+BACKENDS = ("rg", "fts", "python")
 _REGEX_MAX_CHARS = 60_000
 _SCAN_LIMIT = 0x30000  # no code point at or above folds to anything but itself (Unicode 14/15)
+_RG_CHAIN = 4              # short-token queries: at most this many ``rg -l`` passes
+_RG_LINES_MAX_TOKENS = 16  # more long tokens than this: ``rg -l`` passes, then Python
+_RG_ARGS_BYTES = 96_000    # file names per rg call (well under ARG_MAX); more: several calls
+
+
+_Pending = tuple[int, str, str]  # (line number, raw line, first token on it): a snippet to cut
 
 
 class Hit(NamedTuple):
@@ -71,12 +97,9 @@ def find_rg() -> str | None:
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
 
 
-def wiki_files(root: Path) -> list[str]:
-    """Every searchable page under ``root``: ``*.md`` files, not hidden, not symlinks,
-    not inside hidden or symlinked folders. Sorted wiki-relative POSIX paths."""
-    if not root.is_dir():
-        return []
-    out: list[str] = []
+def walk_pages(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
+    """``(wiki-relative POSIX path, DirEntry)`` of every searchable page under ``root``
+    (see :func:`wiki_files`), in no particular order."""
     folders = [("", str(root))]  # (wiki-relative prefix, path); scandir's entries know
     while folders:               # their type without one lstat per file (16k pages)
         prefix, path = folders.pop()
@@ -90,12 +113,24 @@ def wiki_files(root: Path) -> list[str]:
                         if entry.is_dir(follow_symlinks=False):  # a symlink is no folder
                             folders.append((f"{prefix}{name}/", entry.path))
                         elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                            out.append(prefix + name)  # a regular file, not a symlink
+                            yield prefix + name, entry  # a regular file, not a symlink
                     except OSError:
                         continue
         except OSError:
             continue
-    return sorted(out)
+
+
+def wiki_files(root: Path) -> list[str]:
+    """Every searchable page under ``root``: ``*.md`` files, not hidden, not symlinks,
+    not inside hidden or symlinked folders. Sorted wiki-relative POSIX paths."""
+    if not root.is_dir():
+        return []
+    return sorted(rel for rel, _ in walk_pages(root))
+
+
+def _has_pages(root: Path, at_least: int) -> bool:
+    """Whether ``root`` holds at least ``at_least`` pages (stops counting there)."""
+    return any(n >= at_least for n, _ in enumerate(walk_pages(root), 1))
 
 
 # --- the one matcher ---------------------------------------------------------------------
@@ -105,10 +140,15 @@ def _fold_line(line: str) -> str:
 
 
 def _snippet(line: str, token: str) -> str:
-    nfc = unicodedata.normalize("NFC", line)
-    folded, origin = fold_with_offsets(nfc)
-    at = folded.find(token)
-    start_char = origin[at] if at >= 0 else 0
+    if line.isascii():  # NFC already, and folding is lower(): same offsets
+        nfc = line
+        at = line.lower().find(token)
+        start_char = at if at >= 0 else 0
+    else:
+        nfc = unicodedata.normalize("NFC", line)
+        folded, origin = fold_with_offsets(nfc)
+        at = folded.find(token)
+        start_char = origin[at] if at >= 0 else 0
     text = nfc.strip()
     shift = len(nfc) - len(nfc.lstrip())
     start_char = max(0, start_char - shift)
@@ -119,27 +159,44 @@ def _snippet(line: str, token: str) -> str:
     return " ".join(printable(text, multiline=False).split())
 
 
+def _best_in_folded(whole: str, tokens: list[str]) -> tuple[int, int, int, str] | None:
+    """In folded page text ``whole``: ``(line index, start offset of that line, count,
+    first token on it)`` of the first line with the most tokens, or None unless every
+    token occurs. A token never spans a line break, so each occurrence lies on one line."""
+    counts: dict[int, int] = defaultdict(int)  # line start offset -> tokens on that line
+    for t in tokens:
+        at = whole.find(t)
+        if at < 0:
+            return None
+        while at >= 0:
+            start = whole.rfind("\n", 0, at) + 1
+            counts[start] += 1
+            end = whole.find("\n", at)
+            if end < 0:
+                break
+            at = whole.find(t, end + 1)
+    best_start, best_count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    end = whole.find("\n", best_start)
+    line = whole[best_start:] if end < 0 else whole[best_start:end]
+    first = next(t for t in tokens if t in line)
+    return whole.count("\n", 0, best_start), best_start, best_count, first
+
+
+def match_folded(text: str, whole: str, tokens: list[str]) -> tuple[int, int, str] | None:
+    """:func:`match_text` for a page whose folded text ``whole`` (``fold(text)``) is
+    already known."""
+    best = _best_in_folded(whole, tokens)
+    if best is None:
+        return None
+    index, _, count, first = best
+    line = text.split("\n", index + 1)[index]  # fold keeps line breaks where they are
+    return index + 1, count, _snippet(line, first)
+
+
 def match_text(text: str, tokens: list[str]) -> tuple[int, int, str] | None:
     """Match page ``text`` against folded ``tokens``: ``(line, count, snippet)`` of the
     first line where the most tokens occur, or None when a token occurs on no line."""
-    whole = fold(text)  # fold keeps line breaks where they are: line i of it is line i folded
-    if not all(t in whole for t in tokens):  # a token never spans a line break
-        return None
-    lines = text.split("\n")
-    folded = whole.split("\n")
-    seen: set[str] = set()
-    best = (-1, 0)
-    for i, f in enumerate(folded):
-        present = [t for t in tokens if t in f]
-        if present:
-            seen.update(present)
-            if len(present) > best[1]:
-                best = (i, len(present))
-    if len(seen) < len(tokens) or best[0] < 0:
-        return None
-    line = lines[best[0]]
-    first = next(t for t in tokens if t in folded[best[0]])
-    return best[0] + 1, best[1], _snippet(line, first)
+    return match_folded(text, fold(text), tokens)  # line i of fold(text) is line i folded
 
 
 def _read(path: Path) -> str | None:
@@ -149,7 +206,20 @@ def _read(path: Path) -> str | None:
         return None
 
 
-# --- the rg pre-filter --------------------------------------------------------------------
+def _scan(root: Path, files: Iterable[str], tokens: list[str]) -> list[tuple[int, str, Hit]]:
+    scored: list[tuple[int, str, Hit]] = []
+    for rel in files:
+        text = _read(root / rel)
+        if text is None:
+            continue
+        found = match_text(text, tokens)
+        if found is not None:
+            line, count, snippet = found
+            scored.append((-count, rel, Hit(rel, line, snippet)))
+    return scored
+
+
+# --- the rg backend -----------------------------------------------------------------------
 
 @lru_cache(maxsize=1)
 def _fold_table() -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, int], ...],
@@ -190,6 +260,7 @@ def _char_class(cps: Iterable[int]) -> str:
     return "[" + "".join(parts) + "]"
 
 
+@lru_cache(maxsize=128)
 def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     """A Rust-regex (ripgrep) pattern that matches every raw text whose
     :func:`etki.text.fold` contains ``token`` (a folded token), and maybe more: each
@@ -250,60 +321,192 @@ def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     return pattern if len(pattern) <= max_chars else None
 
 
-def _rg_candidates(rg: str, root: Path, tokens: list[str]) -> set[str] | None:
-    """Files under ``root`` that may match (a superset), or None when rg cannot help."""
-    for token in sorted(tokens, key=lambda t: (-len(t), t)):
-        pattern = token_regex(token)
-        if pattern is None:
-            continue
-        cmd = [rg, "--no-config", "--files-with-matches", "--null", "--no-ignore",
-               "--no-messages", "--text", "--glob", "*.md", "--regexp", pattern, "--", "."]
+
+class _RgFailed(Exception):
+    """``rg`` could not answer (missing, error exit, time-out): use the next backend."""
+
+
+def _rg_run(rg: str, root: Path, options: list[str], patterns: list[str],
+            files: list[str] | None) -> bytes:
+    """stdout of ``rg`` in ``root`` with ``options`` and ``patterns`` over ``files``
+    (wiki-relative paths, given after ``--``; None = the whole tree, ``*.md`` only), in as
+    many calls as the command-line length needs. Raises :class:`_RgFailed`."""
+    base = [rg, "--no-config", "--no-messages", "--no-ignore", "--text", "--encoding", "none",
+            "--null", *options]
+    for pattern in patterns:
+        base += ["--regexp", pattern]
+    if files is None:
+        calls = [[*base, "--glob", "*.md", "--glob", "!.*", "--", "."]]  # a glob beats hidden
+    else:
+        calls, chunk, size = [], [], 0
+        for rel in files:
+            if chunk and size + len(rel) + 1 > _RG_ARGS_BYTES:
+                calls.append([*base, "--", *chunk])
+                chunk, size = [], 0
+            chunk.append(rel)
+            size += len(rel) + 1
+        if chunk:
+            calls.append([*base, "--", *chunk])
+    out: list[bytes] = []
+    for cmd in calls:
         try:
             done = subprocess.run(cmd, cwd=root, capture_output=True, timeout=60, check=False)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode == 1:
-            return set()
-        if done.returncode != 0:
-            return None
-        out = done.stdout.decode("utf-8", errors="surrogateescape")
-        return {p[2:] if p.startswith("./") else p for p in out.split("\0") if p}
-    return None
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise _RgFailed(str(exc)) from exc
+        if done.returncode not in (0, 1):  # 1: nothing found
+            raise _RgFailed(f"rg exit {done.returncode}")
+        out.append(done.stdout)
+    return b"".join(out)
+
+
+def _rel(raw: bytes) -> str:
+    path = os.fsdecode(raw)
+    return path[2:] if path.startswith("./") else path
+
+
+_RG_LINE = re.compile(rb"([^\0]*)\0(\d+:[^\n]*\n)")  # path NUL lineno ':' line (--null -n)
+
+
+def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
+              patterns: dict[str, str]) -> list[tuple[int, str, Hit | _Pending]]:
+    """One ``rg -n`` over the tree prints every line that may hold a ``long`` token
+    (three or more characters); each is folded once and every token looked up on it.
+    A line ``rg`` did not print holds only short tokens (at most ``len(tokens) -
+    len(long)``), so a file whose best printed line has more tokens is decided here;
+    any other file that may match is read and matched whole by Python. Same result as
+    :func:`match_text` on every page."""
+    short = len(tokens) - len(long)
+    out = _rg_run(rg, root, ["--line-number", "--with-filename"], [patterns[t] for t in long],
+                  None)
+    per_file: dict[bytes, list[bytes]] = defaultdict(list)
+    for m in _RG_LINE.finditer(out):
+        per_file[m.group(1)].append(m.group(2))
+    scored: list[tuple[int, str, Hit | _Pending]] = []
+    unsure: list[str] = []
+    for raw_rel, chunks in per_file.items():
+        # a quick superset test on "number:line" text (numbers only add text), then exact
+        quick = fold(b"".join(chunks).decode("utf-8", errors="replace"))
+        if not all(t in quick for t in long):
+            continue
+        numbers, lines = zip(*(c.partition(b":")[::2] for c in chunks), strict=True)
+        text = b"".join(lines)[:-1].decode("utf-8", errors="replace")  # each ends with \n
+        folded = fold(text)  # line i of it is printed line i
+        if not all(t in folded for t in long):
+            continue  # every line holding a long token was printed: one is missing
+        rel = _rel(raw_rel)
+        if not _regular(root, rel):
+            continue
+        best = _best_in_folded(folded, tokens)
+        if best is not None and best[2] > short:
+            index, _, count, first = best
+            line = lines[index][:-1].decode("utf-8", errors="replace")
+            scored.append((-count, rel, (int(numbers[index]), line, first)))
+        else:
+            unsure.append(rel)  # a short token, or the best line, may be on a line not printed
+    return scored + _scan(root, unsure, tokens)  # type: ignore[operator]
+
+
+def _regular(root: Path, rel: str) -> bool:
+    """``rel`` is a regular file (not a symlink) in no hidden folder: what
+    :func:`wiki_files` would list (``rg`` skips linked folders; hidden ones are globbed out)."""
+    if any(part.startswith(".") for part in rel.split("/")):
+        return False
+    try:
+        return os.path.isfile(root / rel) and not os.path.islink(root / rel)
+    except OSError:
+        return False
+
+
+def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[tuple[int, str, Hit | _Pending]]:
+    """Scored hits through ``rg`` (see the module docstring). Raises :class:`_RgFailed`."""
+    long = [t for t in tokens if len(t) >= 3]
+    if long and len(long) <= _RG_LINES_MAX_TOKENS:
+        patterns = {t: token_regex(t) for t in long}
+        if all(p is not None for p in patterns.values()):
+            return _rg_lines(rg, root, tokens, long, patterns)  # type: ignore[arg-type]
+    files: list[str] | None = None  # short tokens only, too many, or a pattern too long
+    passes = 0
+    for token in sorted(tokens, key=lambda t: (-len(t), t)):
+        pattern = token_regex(token)  # patterns only for the tokens used
+        if pattern is None:
+            continue
+        out = _rg_run(rg, root, ["--files-with-matches"], [pattern], files)
+        files = sorted({_rel(p) for p in out.split(b"\0") if p})
+        passes += 1
+        if not files:
+            return []
+        if passes == _RG_CHAIN:
+            break
+    if files is None:
+        raise _RgFailed("no token has a pattern")
+    return _scan(root, [f for f in files if _regular(root, f)], tokens)  # type: ignore[return-value]
+
+
+def _hit(rel: str, found: Hit | _Pending) -> Hit:
+    if isinstance(found, Hit):
+        return found
+    number, line, token = found
+    return Hit(rel, number, _snippet(line, token))
 
 
 # --- entry point -------------------------------------------------------------------------
 
 def search(wiki_root: Path, query: str, *, use_rg: bool | None = None,
-           limit: int | None = None) -> list[Hit]:
+           limit: int | None = None, backend: str | None = None) -> list[Hit]:
     """Search the wiki at ``wiki_root`` for pages containing every token of ``query``.
 
-    ``use_rg``: None = use ``rg`` when installed (:func:`find_rg`) and the wiki has at
-    least :data:`RG_MIN_FILES` pages, True = use it whenever installed, False = Python
-    only; without ``rg``, or when it fails, Python does it all. Every way gives the same
-    list. Returns hits sorted by (most query tokens on one line first,
-    path), at most ``limit`` of them; ``[]`` for a query without tokens or a missing
-    folder. Unreadable files are skipped; never raises for file content.
+    ``backend``: ``"rg"``, ``"fts"`` or ``"python"`` to choose one (``rg`` missing or
+    failing, or the index unusable: the Python scan answers). Without it, ``use_rg``
+    decides: None = on a wiki of at least :data:`RG_MIN_FILES` pages the FTS5 index when
+    its file exists (:func:`etki.wiki.fts.index_path`; kept warm by
+    :func:`etki.wiki.fts.refresh`), else ``rg`` when installed (:func:`find_rg`), else
+    the FTS5 index (built by this search); Python on smaller wikis. True = ``rg``
+    whenever installed, else Python; False = no ``rg``: the FTS5 index on a wiki that
+    big, else Python. Every way gives the same list. Returns hits sorted by
+    (most query tokens on one line first, path), at most ``limit`` of them; ``[]`` for a
+    query without tokens or a missing folder. Unreadable files are skipped; never raises
+    for file content.
     """
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     tokens = query_tokens(query)
     root = Path(wiki_root)
     if not tokens or not root.is_dir():
         return []
-    files = wiki_files(root)
-    wanted = use_rg if use_rg is not None else len(files) >= RG_MIN_FILES
-    rg = find_rg() if wanted else None
-    if rg is not None:
-        candidates = _rg_candidates(rg, root, tokens)
-        if candidates is not None:
-            files = [f for f in files if f in candidates]
-    scored: list[tuple[int, str, Hit]] = []
-    for rel in files:
-        text = _read(root / rel)
-        if text is None:
-            continue
-        found = match_text(text, tokens)
-        if found is not None:
-            line, count, snippet = found
-            scored.append((-count, rel, Hit(rel, line, snippet)))
+    if backend is not None:
+        order = [backend]
+    elif use_rg is True:
+        order = ["rg"]
+    elif _has_pages(root, RG_MIN_FILES):
+        from etki.wiki.fts import index_path
+
+        if use_rg is False:
+            order = ["fts"]
+        elif index_path(root).is_file():  # warm: the fastest (BENCH.md, search)
+            order = ["fts", "rg"]
+        else:  # no index yet: rg needs no 8 s first build
+            order = ["rg", "fts"]
+    else:
+        order = []
+    scored: list[tuple[int, str, Hit | _Pending]] | None = None
+    for name in order:
+        if name == "rg":
+            rg = find_rg()
+            if rg is None:
+                continue
+            try:
+                scored = _rg_search(rg, root, tokens)
+            except _RgFailed:
+                continue
+        elif name == "fts":
+            from etki.wiki import fts
+
+            scored = fts.search_scored(root, tokens)  # type: ignore[assignment]
+        if scored is not None:
+            break
+    if scored is None:
+        scored = _scan(root, wiki_files(root), tokens)
     scored.sort(key=lambda s: (s[0], s[1]))
-    hits = [s[2] for s in scored]
-    return hits if limit is None else hits[:limit]
+    if limit is not None:
+        scored = scored[:limit]
+    return [_hit(rel, found) for _, rel, found in scored]  # snippets only for these
