@@ -6,9 +6,10 @@
   :class:`WriteReport`);
 * :mod:`etki.wiki.projection` - :class:`WikiProjector`: the HITL ingest hook
   (``project_case``), ``rebuild`` and ``verify``;
-* :mod:`etki.wiki.search` - token-AND search with the engine's normalisation, ``rg`` or
-  Python with the same results (``from etki.wiki.search import search``; the function is
-  not re-exported here so it never shadows the module);
+* :mod:`etki.wiki.search` - token-AND search with the engine's normalisation, by ``rg``,
+  the SQLite FTS5 index of :mod:`etki.wiki.fts` or a Python scan, all with the same
+  results (``from etki.wiki.search import search``; the function is not re-exported
+  here so it never shadows the module);
 * page helpers here: :func:`read_page`, :func:`page_title`;
 * :mod:`etki.wiki.cli` - ``python -m etki.wiki rebuild | search | show | verify``.
 """

@@ -126,7 +126,7 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise InputError(f"no wiki at {root}; run `{PROG} rebuild --project {pid}`")
     use_rg = False if args.no_rg else None
-    hits = search(root, query, use_rg=use_rg, limit=args.limit)
+    hits = search(root, query, use_rg=use_rg, limit=args.limit, backend=args.backend)
     for hit in hits:
         where = f"{hit.path}:{hit.line}" if args.line_number else hit.path
         _print(printable(where, multiline=False) + "\t" + printable(hit.snippet, multiline=False))
@@ -229,7 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="token-AND search of the wiki")
     p.add_argument("query", nargs="+", help="words; every one must occur in a page")
     p.add_argument("--project", help="project id (default: the only project)")
-    p.add_argument("--no-rg", action="store_true", help="do not use ripgrep")
+    p.add_argument("--no-rg", action="store_true",
+                   help="do not use ripgrep (large wikis: the FTS5 index beside the wiki)")
+    p.add_argument("--backend", choices=("rg", "fts", "python"), default=None,
+                   help="choose the search backend (all give the same hits)")
     p.add_argument("--limit", type=int, default=None, help="at most this many hits")
     p.add_argument("-n", "--line-number", action="store_true",
                    help="print path:line before the snippet")
