@@ -94,3 +94,27 @@ def test_unwritable_wiki_still_commits(tmp_path):
     assert outcome.wiki_error and outcome.wiki_error.startswith("wiki not updated")
     assert repo.case("req-demo-2").ruling.ruling == "CHANGE_REQUEST"
     assert repo.audit_log("req-demo-2")[0][2] == "convert_to_cr"
+
+
+def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
+    """The service keeps one projector (its model stays warm between rulings); rulings
+    made through a second service (another desk) end up in the wiki the first one
+    writes, byte-identical to a fresh rebuild."""
+    from etki.wiki.projection import WikiProjector
+
+    repo, svc = _service(tmp_path)
+    assert svc.projector is not None and svc.hook == svc.projector.project_case
+    other_repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
+    other = ApprovalService(other_repo, Settings(db_url="unused", reviewer="ayse",
+                                                 wiki_dir=str(tmp_path / "wiki-{project}")))
+    svc.approve("req-demo-1")
+    other.hook = None  # another desk whose hook never ran
+    other.convert_to_cr("req-demo-2")
+    repo.add_cases("demo", [(make_request("R3", "Export crashes"), make_decision("req-demo-3"))])
+    assert svc.approve("req-demo-3").wiki_error is None
+    svc.projector.flush()
+    settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"))
+    assert WikiProjector(CaseFileRepository(f"sqlite:///{tmp_path}/etki.db"),
+                         settings).verify("demo") == []
+    assert ApprovalService(repo, Settings(db_url="unused", wiki_dir=None)).projector is None
+    other_repo.dispose()

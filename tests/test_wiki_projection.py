@@ -325,3 +325,153 @@ def test_read_page_and_page_title(tmp_path):
         read_page(page)
     assert page_title(page) == page.stem
     world.repo.dispose()
+
+
+# --- long-lived projectors (issue 7): the hook's model follows every change in the DB --------
+
+def _ticking_clock(start_day: int = 1):
+    moments = iter(datetime(2026, 11, start_day, 9, 0, tzinfo=UTC).replace(minute=m % 60,
+                                                                           hour=9 + m // 60)
+                   for m in range(10_000))
+    return lambda: next(moments)
+
+
+def _assert_wiki_is_a_fresh_rebuild(world) -> None:
+    """What a brand-new projector (its own engine) renders from the DB is on disk, file
+    for file, and nothing else."""
+    from etki.store.repository import CaseFileRepository
+
+    repo = CaseFileRepository(world.db_url)
+    try:
+        assert WikiProjector(repo, world.settings).verify("demo") == []
+    finally:
+        repo.dispose()
+
+
+def _more_cases(repo, first: int, n: int) -> None:
+    from etki.domain import Request
+    from tests.wiki_support import decision
+
+    verdicts = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
+    refs = (("MSA#3.2",), ("MSA#4.1", "MSA#3.2"), ("MSA#9.1",), ("MSA#4.1",), ())
+    mods = (("auth.sso",), ("payments",), (), ("src/legacy billing", "auth.sso"))
+    repo.add_cases("demo", [
+        (Request(id=f"X{i}", text=f"request {i}", title=f"Request {i}"),
+         decision(f"req-demo-{i:04d}", verdicts[i % 3], refs[i % 5], mods[i % 4]))
+        for i in range(first, first + n)])
+
+
+def test_interleaved_rulings_from_two_projectors_match_a_fresh_rebuild(tmp_path):
+    """Two reviewers, each with a long-lived projector on its own engine (as two desk
+    processes), rule in turn; after every hook the wiki is byte-identical to a fresh
+    rebuild, including the pages of rulings the other one made."""
+    from etki.store.repository import CaseFileRepository
+
+    world = build_world(tmp_path, rule=False, clock=_ticking_clock())
+    _more_cases(world.repo, 10, 14)
+    world.projector.rebuild("demo")
+    other_repo = CaseFileRepository(world.db_url, clock=_ticking_clock(2))
+    other = WikiProjector(other_repo, world.settings)
+    pending = [c.case_id for c in world.repo.cases("demo", status="pending")]
+    actions = ("approve", "convert_to_cr", "reject")
+    for k, cid in enumerate(pending):
+        repo, projector = ((world.repo, world.projector) if k % 3 != 1
+                           else (other_repo, other))
+        repo.record_ruling(cid, actions[k % 3], "ayse", "because")
+        projector.project_case(cid)
+        _assert_wiki_is_a_fresh_rebuild(world)
+    other_repo.dispose()
+    world.repo.dispose()
+
+
+def test_a_ruling_whose_hook_never_ran_is_projected_by_the_next_hook(tmp_path):
+    """Another process commits a ruling and dies before its hook: the next hook of a
+    long-lived projector writes that case's pages too (it reads the audit log)."""
+    world = build_world(tmp_path, rule=False, clock=_ticking_clock())
+    _rule_and_project(world, "req-demo-0001", "approve", "ayse")  # the model is warm
+    world.repo.record_ruling("req-demo-0002", "reject", "jurgen", "not ours")  # no hook
+    _rule_and_project(world, "req-demo-0003", "convert_to_cr", "jurgen", "CR")
+    case = world.repo.case("req-demo-0002")
+    assert (world.wiki / decision_path(case)).is_file()
+    assert (world.wiki / precedent_path(case)).is_file()
+    _assert_wiki_is_a_fresh_rebuild(world)
+    world.repo.dispose()
+
+
+def test_new_cases_erasure_and_reinit_between_hooks(tmp_path):
+    """A warm projector after cases were added, a case was erased (with the erasure's
+    own rebuild) and the project was re-loaded with a renamed clause (init rebuilds): its
+    next hook still writes what a fresh rebuild writes."""
+    from dataclasses import replace
+
+    from etki.erasure import erase_case
+    from etki.store.repository import CaseFileRepository
+    from tests.wiki_support import project
+
+    world = build_world(tmp_path, rule=False, clock=_ticking_clock())
+    _rule_and_project(world, "req-demo-0001", "approve", "ayse")
+    _rule_and_project(world, "req-demo-0003", "convert_to_cr", "jurgen", "contractors")
+    _more_cases(world.repo, 30, 3)  # another process adds cases (no hook)
+    _rule_and_project(world, "req-demo-0030", "approve", "ayse")
+    _assert_wiki_is_a_fresh_rebuild(world)
+
+    eraser = CaseFileRepository(world.db_url)
+    erase_case(eraser, world.settings, "req-demo-0003", "GDPR request", reviewer="ayse")
+    eraser.dispose()
+    _rule_and_project(world, "req-demo-0004", "approve", "ayse")
+    _assert_wiki_is_a_fresh_rebuild(world)
+    with pytest.raises(NotFoundError):
+        world.projector.project_case("req-demo-0003")
+
+    old = project()
+    contract = old.contracts[0]
+    renamed = tuple(replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
+                    for c in contract.clauses)
+    reloader = CaseFileRepository(world.db_url)
+    reloader.save_project(replace(old, contracts=(replace(contract, clauses=renamed),)),
+                          "sha256:renamed", b"{}\n")
+    WikiProjector(reloader, world.settings).rebuild("demo")  # what `etki init` does
+    reloader.dispose()
+    _rule_and_project(world, "req-demo-0005", "approve", "ayse")
+    assert "Single sign-on (SAML)" in (world.wiki / "disputed.md").read_text("utf-8") or \
+        "Single sign-on (SAML)" in (world.wiki / "entities/contracts/MSA.md").read_text("utf-8")
+    _assert_wiki_is_a_fresh_rebuild(world)
+    world.repo.dispose()
+
+
+def test_pages_of_a_failed_write_are_written_by_the_next_hook(tmp_path):
+    """A hook that could not write (a symlinked folder in the wiki) keeps the change: the
+    next hook, once the folder is fixed, writes the pages of both rulings."""
+    world = build_world(tmp_path, rule=False, clock=_ticking_clock())
+    _rule_and_project(world, "req-demo-0001", "approve", "ayse")
+    modules = world.wiki / "entities" / "modules"
+    shutil.move(modules, tmp_path / "modules-aside")
+    os.symlink(tmp_path / "modules-aside", modules)
+    world.repo.record_ruling("req-demo-0004", "approve", "ayse", "")
+    with pytest.raises(UnsafeWikiPath):
+        world.projector.project_case("req-demo-0004")
+    os.unlink(modules)
+    shutil.move(tmp_path / "modules-aside", modules)
+    _rule_and_project(world, "req-demo-0005", "approve", "ayse")
+    assert (world.wiki / decision_path(world.repo.case("req-demo-0004"))).is_file()
+    _assert_wiki_is_a_fresh_rebuild(world)
+    world.repo.dispose()
+
+
+def test_deferred_fsync_and_durable_hook_write_the_same_bytes(tmp_path):
+    """``defer_fsync=False`` (every page fsync-ed on the ruling's path) and the default
+    (fsync on a background thread, :meth:`WikiProjector.flush`) leave the same tree."""
+    trees = []
+    for defer in (True, False):
+        world = build_world(tmp_path / str(defer), rule=False)
+        projector = WikiProjector(world.repo, world.settings, defer_fsync=defer)
+        projector.rebuild("demo")
+        from tests.wiki_support import RULINGS
+
+        for cid, action, who, reason in RULINGS:
+            world.repo.record_ruling(cid, action, who, reason)
+            projector.project_case(cid)
+        projector.flush()
+        trees.append(tree_digest(world.wiki))
+        world.repo.dispose()
+    assert trees[0] == trees[1]

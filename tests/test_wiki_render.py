@@ -12,10 +12,13 @@ from dataclasses import replace
 import pytest
 from markdown_it import MarkdownIt
 
-from etki.domain import CaseRecord, RulingRecord
+from etki.domain import ACTIONS, VERDICTS, CaseRecord, RulingRecord
 from etki.frontmatter import split_frontmatter
+from etki.memory import clause_memory, disputed_clauses
 from etki.wiki.render import (
     NAME_MAX_BYTES,
+    CaseBrief,
+    WikiModel,
     contract_path,
     decision_path,
     entity_name,
@@ -24,6 +27,8 @@ from etki.wiki.render import (
     module_path,
     precedent_path,
     render_case_pages,
+    render_changed,
+    render_model,
     render_wiki,
 )
 from etki.wiki.writer import validate_relpath
@@ -276,3 +281,66 @@ def test_fenced_block_survives_any_backtick_run():
     assert set(fence) == {"`"} and len(fence) == 6
     out = _html(block)
     assert html.unescape(re.search(r"<code[^>]*>(.*?)</code>", out, re.S).group(1)) == text + "\n"
+
+
+# --- the incremental model (issue 7) ------------------------------------------------------------
+
+def _random_case(rng: random.Random, i: int, *, ruled: bool) -> CaseRecord:
+    refs = ["MSA#3.2", "MSA#4.1", "MSA#9.1", "OLD#1.1"]  # OLD#1.1: not in the project
+    mods = ["auth.sso", "payments", "src/legacy billing", "gone.module"]
+    cited = tuple(rng.choice(refs) for _ in range(rng.randint(0, 3)))  # repeats too
+    impacted = tuple(rng.choice(mods) for _ in range(rng.randint(0, 2)))
+    verdict = rng.choice(VERDICTS)
+    cid = f"req-demo-{i:04d}"
+    ruling = None
+    if ruled:
+        action = rng.choice(sorted(ACTIONS))
+        ruling = RulingRecord(case_id=cid, ruling=ACTIONS[action], action=action,  # type: ignore[arg-type]
+                              reviewer=rng.choice(["ayse", "jürgen", "a|b"]),
+                              reason=rng.choice(["", "see *9.1*"]),
+                              ruled_at=f"2026-11-{rng.randint(1, 3):02d}T09:00:00Z",
+                              verdict=verdict, version=2)  # type: ignore[arg-type]
+    return CaseRecord(case_id=cid, project_id="demo", request_id=f"R{i}",
+                      title=rng.choice(["SSO", "Größe [x]", f"case {i}", ""]) or f"t{i}",
+                      text="text", submitted_by=None, submitted_at=None,
+                      created_at="2026-11-01T00:00:00Z", version=2 if ruled else 1,
+                      decision=decision(cid, verdict, cited, impacted), ruling=ruling)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_model_renders_what_a_fresh_render_gives(seed):
+    """Put, re-put and remove cases in a random order on one long-lived model (with its
+    memoised fragments): after every step, every page it renders equals the same page
+    of a render from scratch, and the pages ``render_changed`` returns are exactly the
+    pages of the full render that the change can touch."""
+    rng = random.Random(seed)
+    model = WikiModel(project())
+    held: dict[str, CaseRecord] = {}
+    for step in range(60):
+        i = rng.randint(1, 14)
+        cid = f"req-demo-{i:04d}"
+        old = model.cases.get(cid)
+        if cid in held and rng.random() < 0.2:
+            del held[cid]
+            model.remove(cid)
+            new = None
+        else:
+            rec = _random_case(rng, i, ruled=rng.random() < 0.8)
+            held[cid] = rec
+            model.put(CaseBrief.of(rec))
+            new = CaseBrief.of(rec)
+        cases = list(held.values())
+        fresh = render_wiki(project(), cases)
+        assert render_model(model, cases) == fresh, step
+        changed = render_changed(model, [held[cid]] if cid in held else [],
+                                 [b for b in (old, new) if b is not None])
+        for path, data in changed.items():
+            assert fresh[path] == data, (step, path)
+        if new is not None and new.ruling is not None:
+            assert decision_path(held[cid]) in changed
+        ruled = [c for c in cases if c.ruling is not None]
+        assert model.disputed == {d.ref for d in disputed_clauses(ruled)}
+        memory = clause_memory(ruled)
+        for ref in model.history:
+            assert model.memory(ref)[:2] == (memory[ref].precedent_count,
+                                             memory[ref].disputed)

@@ -38,6 +38,7 @@ from etki.domain import (
     ProjectConfig,
     Request,
     Reviewer,
+    Risk,
     RulingRecord,
     ScopeClause,
     WorkItem,
@@ -111,6 +112,102 @@ def _title_of(request: Request) -> str:
         return request.title.strip()
     first = request.text.strip().splitlines()[0] if request.text.strip() else request.id
     return first if len(first) <= 80 else first[:79].rstrip() + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionSummary:
+    """The fields of a frozen decision a queue lists and filters on (verdict,
+    confidence, cited clauses, risk); the whole decision is :attr:`CaseRecord.decision`."""
+
+    verdict: str
+    confidence: float
+    cited_clauses: tuple[str, ...]
+    risk: Risk
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSummary:
+    """A case as a queue lists it: the request fields, a :class:`DecisionSummary` and
+    the ruling (or None). Read by :meth:`CaseFileRepository.case_summaries` without
+    parsing the decisions' evidence chains; :meth:`CaseFileRepository.case` gives the
+    whole :class:`CaseRecord`. All text fields are client text: untrusted."""
+
+    case_id: str
+    project_id: str
+    request_id: str
+    title: str
+    text: str
+    submitted_by: str | None
+    submitted_at: str | None
+    created_at: str
+    version: int
+    decision: DecisionSummary
+    ruling: RulingRecord | None = None
+
+    @property
+    def status(self) -> str:
+        """``pending`` or ``ruled``."""
+        return "pending" if self.ruling is None else "ruled"
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _json_member(doc: str, key: str, *, last: bool) -> object:
+    """The value of the top-level ``key`` of the canonical decision JSON ``doc``
+    (compact separators, see :meth:`Decision.to_json`), decoded alone. Inside a JSON
+    string every quote is escaped, so ``"key":`` can only be a member name; the
+    top-level ``risk`` is the last ``"risk":`` (only ``verdict`` follows it) and
+    ``cited_clauses`` the first (only ``assumptions`` strings and ``case_id`` precede
+    it). Raises ``ValueError`` when the member is missing."""
+    marker = f'"{key}":'
+    at = doc.rfind(marker) if last else doc.find(marker)
+    if at < 0:
+        raise ValueError(key)
+    value, _ = _DECODER.raw_decode(doc, at + len(marker))
+    return value
+
+
+def _summary_of_members(refs_json: str | None, risk_json: str | None, verdict: str,
+                        confidence: float,
+                        risks: dict[tuple[object, ...], Risk]) -> DecisionSummary:
+    """A :class:`DecisionSummary` from the ``cited_clauses`` and ``risk`` members of a
+    stored decision as JSON text (what SQLite's ``json_extract`` returns)."""
+    refs = json.loads(refs_json) if refs_json else []
+    risk = json.loads(risk_json) if risk_json else {}
+    return _summary(refs, risk, verdict, confidence, risks)
+
+
+def _summary(refs: list, risk: dict, verdict: str, confidence: float,
+             risks: dict[tuple[object, ...], Risk] | None) -> DecisionSummary:
+    level = risk.get("level", "low")
+    signals = tuple(risk.get("signals", ()))
+    look = bool(risk.get("pmo_look_24h", False))
+    key = (level, signals, look)
+    shared = risks.get(key) if risks is not None else None
+    if shared is None:
+        shared = Risk(level=level, signals=signals, pmo_look_24h=look)
+        if risks is not None:
+            risks[key] = shared
+    return DecisionSummary(verdict=verdict, confidence=confidence,
+                           cited_clauses=tuple(refs), risk=shared)
+
+
+def decision_summary(decision_json: str, verdict: str, confidence: float,
+                     risks: dict[tuple[object, ...], Risk] | None = None) -> DecisionSummary:
+    """A :class:`DecisionSummary` from a stored decision's JSON text and its verdict and
+    confidence columns: only ``cited_clauses`` and ``risk`` are decoded (falls back to
+    the whole document when the text is not the canonical form). ``risks`` shares equal
+    :class:`Risk` values between calls."""
+    try:
+        refs = _json_member(decision_json, "cited_clauses", last=False)
+        risk = _json_member(decision_json, "risk", last=True)
+        if not isinstance(refs, list) or not isinstance(risk, dict):
+            raise ValueError("shape")
+    except ValueError:
+        whole = json.loads(decision_json)
+        refs, risk = whole.get("cited_clauses", []), whole.get("risk", {})
+    return _summary(refs, risk, verdict, confidence, risks)
 
 
 class CaseFileRepository:
@@ -324,6 +421,90 @@ class CaseFileRepository:
         with self._read() as s:
             rows = s.execute(stmt).all()
         return [self._record(c, d, r) for c, d, r in rows]
+
+    def case_summaries(self, project_id: str, *,
+                       status: str | None = None) -> list[CaseSummary]:
+        """Cases of ``project_id`` as :class:`CaseSummary` (optionally only ``pending``
+        or ``ruled``), in the order of :meth:`cases`: one query of the listed columns,
+        and of each decision only its cited clauses and risk. For queues of many cases;
+        :meth:`case` reads one whole case."""
+        # SQLite decodes the two members itself (JSON1 is built in): 17 MB of decision
+        # text stay in the database at 10,000 cases; elsewhere they are cut out here
+        in_db = self.engine.dialect.name == "sqlite"
+        decision_cols = ((func.json_extract(DecisionRow.decision_json, "$.cited_clauses"),
+                          func.json_extract(DecisionRow.decision_json, "$.risk"))
+                         if in_db else (DecisionRow.decision_json, DecisionRow.decision_json))
+        stmt = (select(CaseRow.id, CaseRow.request_id, CaseRow.title, CaseRow.text,
+                       CaseRow.submitted_by, CaseRow.submitted_at, CaseRow.created_at,
+                       CaseRow.version, DecisionRow.verdict, DecisionRow.confidence,
+                       *decision_cols, RulingRow.ruling, RulingRow.action,
+                       RulingRow.reviewer, RulingRow.reason, RulingRow.ruled_at,
+                       RulingRow.version)
+                .join(DecisionRow, DecisionRow.case_id == CaseRow.id)
+                .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id)
+                .where(CaseRow.project_id == project_id))
+        if status is not None:
+            stmt = stmt.where(CaseRow.status == status)
+        stmt = stmt.order_by(CaseRow.created_at, CaseRow.seq, CaseRow.id)
+        with self.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
+            rows = conn.execute(stmt).all()
+        risks: dict[tuple[object, ...], Risk] = {}
+        out: list[CaseSummary] = []
+        for (case_id, request_id, title, text_, submitted_by, submitted_at, created_at,
+             version, verdict, confidence, refs_json, risk_json, ruling, action, reviewer,
+             reason, ruled_at, ruling_version) in rows:
+            record = None
+            if ruling is not None:
+                record = RulingRecord(case_id=case_id, ruling=ruling, action=action,
+                                      reviewer=reviewer, reason=reason, ruled_at=ruled_at,
+                                      verdict=verdict, version=ruling_version)
+            out.append(CaseSummary(
+                case_id=case_id, project_id=project_id, request_id=request_id, title=title,
+                text=text_, submitted_by=submitted_by, submitted_at=submitted_at,
+                created_at=created_at, version=version,
+                decision=(_summary_of_members(refs_json, risk_json, verdict, confidence, risks)
+                          if in_db else
+                          decision_summary(refs_json, verdict, confidence, risks)),
+                ruling=record))
+        return out
+
+    def cases_by_id(self, case_ids: Iterable[str]) -> list[CaseRecord]:
+        """The whole cases of ``case_ids`` that exist, in the order asked (unknown ids
+        are left out)."""
+        wanted = list(dict.fromkeys(case_ids))
+        found: dict[str, CaseRecord] = {}
+        for at in range(0, len(wanted), 500):  # bounded IN lists
+            stmt = (select(CaseRow, DecisionRow, RulingRow)
+                    .join(DecisionRow, DecisionRow.case_id == CaseRow.id)
+                    .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id)
+                    .where(CaseRow.id.in_(wanted[at:at + 500])))
+            with self._read() as s:
+                rows = s.execute(stmt).all()
+            for row in rows:
+                record = self._record(*row)
+                found[record.case_id] = record
+        return [found[k] for k in wanted if k in found]
+
+    def project_name(self, project_id: str) -> str:
+        """The stored project's name (``etki.yaml`` ``name``), without reading its
+        knowledge. Raises :class:`NotFoundError`."""
+        with self._read() as s:
+            name = s.scalar(select(ProjectRow.name).where(ProjectRow.id == project_id))
+        if name is None:
+            self._project_row(project_id)  # raises NotFoundError naming the known ones
+        return name or ""
+
+    def clauses(self, project_id: str) -> list[ScopeClause]:
+        """The stored project's scope clauses in document order, without its modules
+        and work items (:meth:`load_project` reads everything)."""
+        with self._read() as s:
+            rows = s.scalars(select(ClauseRow).where(ClauseRow.project_id == project_id)
+                             .order_by(ClauseRow.position)).all()
+        return [ScopeClause(
+            ref=c.ref, contract_id=c.contract_id, number=c.number, title=c.title,
+            text=c.text, kind=c.kind, level=c.level, source=c.source, line=c.line,  # type: ignore[arg-type]
+            parent=c.parent, edges=tuple(Edge(**e) for e in json.loads(c.edges_json)),
+        ) for c in rows]
 
     def case(self, case_id: str) -> CaseRecord:
         """One case. Raises :class:`NotFoundError` naming the id."""
@@ -542,6 +723,195 @@ class CaseFileRepository:
                                      "decision_contexts")
 
 
+
+    # --- reads for the wiki projection (issue 7) --------------------------------------
+
+    def wiki_token(self, project_id: str) -> tuple[object, ...]:
+        """A cheap change token of what the wiki reads of ``project_id``: the project row's
+        ``index_hash`` (the hash of the whole knowledge index: clauses, contracts, modules),
+        ``name``, ``config_json``, ``root`` and ``edge_types_json`` (a re-load that changes
+        what the wiki shows changes one of them; ``loaded_at`` is left out on purpose: on
+        SQLite it sits after the large index text and costs milliseconds to reach), then
+        the number of its cases and the newest audit-log id (every ruling and erasure
+        appends one). Shape: ``(index_hash, name, config_json, root, edge_types_json,
+        case_count, max_audit_id)``. Raises :class:`NotFoundError` for an unknown
+        project."""
+        return self.wiki_poll(project_id, None)[0]
+
+    def wiki_poll(self, project_id: str, after_audit_id: int | None,
+                  ) -> tuple[tuple[object, ...], list[tuple[int, str]]]:
+        """:meth:`wiki_token` and, unless ``after_audit_id`` is None,
+        :meth:`audit_since` of it, read on one connection (the HITL hook's poll).
+        Raises :class:`NotFoundError` for an unknown project."""
+        p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
+        count_q = (select(func.count()).select_from(CaseRow.__table__)
+                   .where(c.project_id == project_id).scalar_subquery())
+        audit_q = select(func.max(a.id)).scalar_subquery()
+        with self.engine.connect() as conn:
+            row = conn.execute(select(p.index_hash, p.name, p.config_json, p.root,
+                                      p.edge_types_json, count_q, audit_q)
+                               .where(p.id == project_id)).first()
+            if row is None:
+                raise NotFoundError(f"no project '{project_id}' in the store")
+            *head, count, audit = tuple(row)
+            rows: list[tuple[int, str]] = []
+            if after_audit_id is not None:
+                rows = [(int(i), str(x)) for i, x in conn.execute(
+                    select(a.id, a.case_id).where(a.id > after_audit_id).order_by(a.id))]
+        return (*head, int(count or 0), int(audit or 0)), rows
+
+    def case_project_id(self, case_id: str) -> str:
+        """The project id of a stored case. Raises :class:`NotFoundError` naming the
+        id."""
+        with self.engine.connect() as conn:
+            pid = conn.execute(select(CaseRow.__table__.c.project_id)
+                               .where(CaseRow.__table__.c.id == case_id)).scalar()
+        if pid is None:
+            raise NotFoundError(f"no case '{case_id}' in the store")
+        return str(pid)
+
+    def project_config(self, project_id: str) -> ProjectConfig:
+        """The stored project's ``etki.yaml`` settings (id, name, languages, reviewers,
+        thresholds) without reading its knowledge (:meth:`load_project` reads 2,000
+        clauses, 5,000 modules and 20,000 work items to give the same object). Raises
+        :class:`NotFoundError` for an unknown project."""
+        p = ProjectRow.__table__.c
+        with self.engine.connect() as conn:
+            raw = conn.execute(select(p.config_json).where(p.id == project_id)).scalar()
+        if raw is None:
+            self._project_row(project_id)  # raises NotFoundError naming the known ones
+        return _config_of(raw)
+
+    def wiki_project(self, project_id: str) -> Project:
+        """The stored project as far as the wiki reads it: like :meth:`load_project`
+        (same config, contracts, clauses, modules, edge types) but without work items
+        (``workitems`` is empty) and without clause edges (``edges`` is empty on every
+        clause): the wiki renders neither, and they are most of the read. Raises
+        :class:`NotFoundError` for an unknown project."""
+        row = self._project_row(project_id)
+        contracts_t, clauses_t = ContractRow.__table__.c, ClauseRow.__table__.c
+        modules_t = ModuleRow.__table__.c
+        with self.engine.connect() as conn:
+            contracts = conn.execute(select(contracts_t.id, contracts_t.title,
+                                            contracts_t.source, contracts_t.chunking)
+                                     .where(contracts_t.project_id == project_id)
+                                     .order_by(contracts_t.position)).all()
+            clauses = conn.execute(select(clauses_t.ref, clauses_t.contract_id,
+                                          clauses_t.number, clauses_t.title, clauses_t.text,
+                                          clauses_t.kind, clauses_t.level, clauses_t.source,
+                                          clauses_t.line, clauses_t.parent)
+                                   .where(clauses_t.project_id == project_id)
+                                   .order_by(clauses_t.position)).all()
+            modules = conn.execute(select(modules_t.id, modules_t.path, modules_t.summary,
+                                          modules_t.depends_on_json, modules_t.language)
+                                   .where(modules_t.project_id == project_id)
+                                   .order_by(modules_t.position)).all()
+        by_contract: dict[str, list[ScopeClause]] = {}
+        for c in clauses:
+            by_contract.setdefault(c[1], []).append(ScopeClause(
+                ref=c[0], contract_id=c[1], number=c[2], title=c[3], text=c[4], kind=c[5],
+                level=c[6], source=c[7], line=c[8], parent=c[9], edges=()))
+        return Project(
+            config=_config_of(row.config_json), root=Path(row.root),
+            contracts=tuple(Contract(id=c[0], title=c[1], source=c[2],
+                                     clauses=tuple(by_contract.get(c[0], ())), chunking=c[3])
+                            for c in contracts),
+            modules=tuple(Module(id=m[0], path=m[1], summary=m[2],
+                                 depends_on=tuple(json.loads(m[3])), language=m[4])
+                          for m in modules),
+            workitems=(),
+            edge_types=tuple(tuple(e) for e in json.loads(row.edge_types_json)),  # type: ignore[misc]
+        )
+
+    def audit_since(self, after_id: int) -> list[tuple[int, str]]:
+        """``(audit id, case id)`` of every audit row with an id above ``after_id``, oldest
+        first (rulings, refused attempts and erasure tombstones of every project)."""
+        a = AuditRow.__table__.c
+        with self.engine.connect() as conn:
+            return [(int(i), str(c)) for i, c in conn.execute(
+                select(a.id, a.case_id).where(a.id > after_id).order_by(a.id))]
+
+    def cases_by_ids(self, case_ids: Iterable[str]) -> list[CaseRecord]:
+        """The stored cases among ``case_ids`` (ids not stored, e.g. erased, are left out),
+        sorted by case id; same records as :meth:`case`, read in one query per 500 ids."""
+        ids = sorted(set(case_ids))
+        out: list[CaseRecord] = []
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                stmt = _wiki_case_stmt().where(CaseRow.__table__.c.id.in_(ids[i:i + 500]))
+                out.extend(_wiki_record(tuple(r)) for r in conn.execute(stmt))
+        return sorted(out, key=lambda c: c.case_id)
+
+    def wiki_case_briefs(self, project_id: str) -> list[tuple[str, str, int, str, tuple[str, ...],
+                                                            tuple[str, ...], RulingRecord | None]]:
+        """Every case of ``project_id`` as ``(case_id, title, version, verdict,
+        cited_clauses, impacted_modules, ruling)``: what the wiki's shared pages read,
+        without building full decisions (each frozen decision's JSON is parsed and
+        dropped at once, so reading 10,000 cases never holds them all). Arrival order as
+        :meth:`cases`."""
+        c, d, r = CaseRow.__table__.c, DecisionRow.__table__.c, RulingRow.__table__.c
+        stmt = (select(c.id, c.title, c.version, d.verdict, d.decision_json, r.ruling,
+                       r.action, r.reviewer, r.reason, r.ruled_at, r.version)
+                .select_from(CaseRow.__table__.join(DecisionRow.__table__, d.case_id == c.id)
+                             .outerjoin(RulingRow.__table__, r.case_id == c.id))
+                .where(c.project_id == project_id).order_by(c.created_at, c.seq, c.id))
+        out = []
+        with self.engine.connect() as conn:
+            for cid, title, version, verdict, dj, ruling, action, reviewer, reason, at, rv \
+                    in conn.execute(stmt):
+                doc = json.loads(dj)
+                rec = None
+                if ruling is not None:
+                    rec = RulingRecord(case_id=cid, ruling=ruling, action=action,
+                                       reviewer=reviewer, reason=reason, ruled_at=at,
+                                       verdict=verdict, version=rv)
+                out.append((cid, title, version, doc["verdict"], tuple(doc["cited_clauses"]),
+                            tuple(doc["impacted_modules"]), rec))
+        return out
+
+    def wiki_cases(self, project_id: str) -> list[CaseRecord]:
+        """Every case of ``project_id`` as :meth:`cases` gives them (same records, same
+        arrival order), read through SQLAlchemy Core rows instead of ORM objects (about
+        twice as fast on 10,000 cases; the wiki rebuild reads this way)."""
+        c = CaseRow.__table__.c
+        stmt = (_wiki_case_stmt().where(c.project_id == project_id)
+                .order_by(c.created_at, c.seq, c.id))
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+        return [_wiki_record(tuple(r)) for r in rows]
+
+
+def _config_of(config_json: str) -> ProjectConfig:
+    """The :class:`ProjectConfig` stored as ``config_json`` (as :meth:`load_project`
+    builds it)."""
+    cfg = json.loads(config_json)
+    return ProjectConfig(
+        id=cfg["id"], name=cfg["name"], languages=tuple(cfg.get("languages", ())),
+        reviewers=tuple(Reviewer(**r) for r in cfg.get("reviewers", ())),
+        thresholds=tuple(tuple(t) for t in cfg.get("thresholds", ())),
+    )
+
+
+def _wiki_case_stmt():  # noqa: ANN202 - a SQLAlchemy Select
+    c, d, r = CaseRow.__table__.c, DecisionRow.__table__.c, RulingRow.__table__.c
+    return (select(c.id, c.project_id, c.request_id, c.title, c.text, c.submitted_by,
+                   c.submitted_at, c.created_at, c.version, d.verdict, d.decision_json,
+                   r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, r.version)
+            .select_from(CaseRow.__table__.join(DecisionRow.__table__, d.case_id == c.id)
+                         .outerjoin(RulingRow.__table__, r.case_id == c.id)))
+
+
+def _wiki_record(row: tuple) -> CaseRecord:  # type: ignore[type-arg]
+    (cid, pid, request_id, title, text_, by, at, created, version, verdict, dj,
+     ruling, action, reviewer, reason, ruled_at, rversion) = row
+    rec = None
+    if ruling is not None:
+        rec = RulingRecord(case_id=cid, ruling=ruling, action=action, reviewer=reviewer,
+                           reason=reason, ruled_at=ruled_at, verdict=verdict, version=rversion)
+    return CaseRecord(case_id=cid, project_id=pid, request_id=request_id, title=title,
+                      text=text_, submitted_by=by, submitted_at=at, created_at=created,
+                      version=version, decision=Decision.from_json(dj), ruling=rec)
+
 def _without(value: object, ids: set[str]) -> object:
     """``value`` (parsed JSON) with every list item removed that is, or is a mapping with
     a value that is, one of ``ids``."""
@@ -553,3 +923,4 @@ def _without(value: object, ids: set[str]) -> object:
                         or (isinstance(v, dict)
                             and any(isinstance(x, str) and x in ids for x in v.values())))]
     return value
+

@@ -27,25 +27,36 @@ Page dependencies are kept narrow on purpose so a ruling only changes the pages
 :func:`render_case_pages` returns: a decision or precedent page depends only on its own
 case and the project's clause titles; a contract page on the cases citing its clauses; a
 module page on the cases impacting it; ``index.md`` and ``disputed.md`` on everything.
+
+The shared pages are rendered from a :class:`WikiModel`: the rows they read
+(:class:`CaseBrief` per case), kept sorted and indexed so one case can be put or removed
+in place, with memoised fragments (table rows per case, sections per clause, frontmatter
+entries). The HITL hook keeps one model alive between rulings and re-renders only what a
+change touches (:func:`render_changed`); a full render builds one from scratch
+(:func:`render_wiki`, :func:`render_model`). Both give the same bytes
+(``tests/test_wiki_render.py`` checks it over random sequences of changes).
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any
 
-from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Contract, Module, Project, ScopeClause
+from etki.domain import VERDICTS, CaseRecord, Contract, Module, Project, RulingRecord, ScopeClause
 from etki.frontmatter import dump_frontmatter
-from etki.memory import clause_memory, disputed_clauses, precedents
 from etki.text import printable, slugify, sort_key
 
 __all__ = [
     "DISPUTED",
+    "BriefDecision",
+    "CaseBrief",
+    "WikiModel",
     "INDEX",
     "LAST_RULINGS",
     "NAME_MAX_BYTES",
@@ -54,12 +65,15 @@ __all__ = [
     "contract_path",
     "decision_path",
     "entity_name",
+    "frontmatter_bytes",
     "md_block",
     "md_inline",
     "module_path",
     "page_kind",
     "precedent_path",
     "render_case_pages",
+    "render_changed",
+    "render_model",
     "render_wiki",
 ]
 
@@ -262,6 +276,7 @@ def _word(value: str) -> str:
     return value if re.fullmatch(r"[A-Za-z][A-Za-z_]*", value or "") else md_inline(value)
 
 
+@lru_cache(maxsize=1 << 16)  # pure; clause refs and names recur on every page
 def _meta_text(text: str | None) -> str:
     """Untrusted text as a YAML value: one line, control characters made visible."""
     return printable(text or "", multiline=False)
@@ -273,8 +288,72 @@ def _num(value: float) -> str:
 
 def _page(meta: dict[str, Any], lines: Iterable[str]) -> bytes:
     body = "\n".join(lines).rstrip("\n") + "\n"
-    text = dump_frontmatter({k: v for k, v in meta.items() if v is not None}, body)
-    return text.encode("utf-8", errors="replace")
+    return frontmatter_bytes(meta) + body.encode("utf-8", errors="replace")
+
+
+_ENTRIES: dict[tuple[str, Any], bytes] = {}
+_ENTRIES_MAX = 1 << 17
+_PLAIN_KEY = re.compile(r"[a-z][a-z_]*")
+
+
+def _entry_key(key: str, value: Any) -> tuple[str, Any] | None:
+    """A memo key that determines the YAML text of ``key: value`` exactly (types kept,
+    floats by ``repr`` so ``0.0``/``-0.0`` and ``1``/``1.0``/``True`` never share), or
+    None for values not worth or not safe to memoise."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool:
+        return (key, (kind, value))
+    if kind is float:
+        return (key, (kind, repr(value)))
+    if kind is list and all(type(x) is str for x in value):
+        return (key, (kind, tuple(value)))
+    if kind is dict and all(type(k) is str and type(v) is int for k, v in value.items()):
+        return (key, (kind, tuple(sorted(value.items()))))
+    return None
+
+
+def frontmatter_bytes(meta: dict[str, Any]) -> bytes:
+    """``dump_frontmatter(meta, "")`` (None values dropped) as UTF-8 bytes, the same
+    bytes, faster: a block mapping with sorted keys is the concatenation of its entries
+    each dumped alone (checked over every page of a 10k-case wiki), so entries seen
+    before (``kind: decision``, ``verdict: IN_SCOPE``, a cited-clause list, ...) come
+    from a memo and the rest are dumped together in one call and split at their keys."""
+    items = sorted((k, v) for k, v in meta.items() if v is not None)
+    if not items:
+        return b"---\n---\n"
+    parts: list[bytes | None] = []
+    missing: dict[str, Any] = {}
+    where: list[tuple[int, str, tuple[str, Any] | None]] = []
+    for key, value in items:
+        memo = _entry_key(key, value) if _PLAIN_KEY.fullmatch(key) else None
+        got = _ENTRIES.get(memo) if memo is not None else None
+        if got is None:
+            missing[key] = value
+            where.append((len(parts), key, memo))
+        parts.append(got)
+    if missing:
+        text = dump_frontmatter(missing, "")[4:-4]  # without the two --- lines
+        keys = [k for _, k, _ in where]
+        if not all(_PLAIN_KEY.fullmatch(k) for k in keys):
+            return dump_frontmatter(dict(items), "").encode("utf-8", errors="replace")
+        starts: list[int] = []
+        for k in keys:  # each entry starts on a line of its own with "key:"
+            if not starts:
+                at = 0 if text.startswith(k + ":") else -1
+            else:
+                at = text.find("\n" + k + ":", starts[-1]) + 1 or -1
+            if at < 0:  # not the expected layout: no memo, one plain dump
+                return dump_frontmatter(dict(items), "").encode("utf-8", errors="replace")
+            starts.append(at)
+        starts.append(len(text))
+        if len(_ENTRIES) > _ENTRIES_MAX:
+            _ENTRIES.clear()
+        for n, (slot, _key, memo) in enumerate(where):
+            entry = text[starts[n]:starts[n + 1]].encode("utf-8", errors="replace")
+            parts[slot] = entry
+            if memo is not None:
+                _ENTRIES[memo] = entry
+    return b"---\n" + b"".join(parts) + b"---\n"  # type: ignore[arg-type]
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> list[str]:
@@ -287,31 +366,110 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = ""
 
 # --- the model: the rows a render reads ----------------------------------------------------
 
-@dataclass(frozen=True)
-class _Model:
-    project: Project
-    cases: tuple[CaseRecord, ...]        # every case, by case id
-    ruled: tuple[CaseRecord, ...]        # ruled cases, oldest ruling first
-    clauses: dict[str, ScopeClause]
-    clause_pos: dict[str, int]
-    contracts: dict[str, Contract]
-    modules: dict[str, Module]
-    memory: dict[str, ClauseMemory]
+@dataclass(frozen=True, slots=True)
+class BriefDecision:
+    """The fields of a frozen decision that the shared pages read."""
+
+    verdict: str
+    cited_clauses: tuple[str, ...]
+    impacted_modules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBrief:
+    """What ``index.md``, ``disputed.md``, contract and module pages read of a case
+    (attribute names as in :class:`~etki.domain.CaseRecord`, so the page helpers take
+    either). Equal briefs render equal rows."""
+
+    case_id: str
+    project_id: str
+    title: str
+    decision: BriefDecision
+    ruling: RulingRecord | None
 
     @classmethod
-    def build(cls, project: Project, cases: Iterable[CaseRecord]) -> _Model:
-        own = sorted((c for c in cases if c.project_id == project.id), key=lambda c: c.case_id)
-        ruled = sorted((c for c in own if c.ruling is not None),
-                       key=lambda c: (c.ruling.ruled_at, c.case_id))  # type: ignore[union-attr]
+    def of(cls, case: CaseRecord | CaseBrief) -> CaseBrief:
+        """The brief of a full :class:`~etki.domain.CaseRecord` (a brief is returned as
+        it is)."""
+        if isinstance(case, CaseBrief):
+            return case
+        d = case.decision
+        return cls(case.case_id, case.project_id, case.title,
+                   BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
+                   case.ruling)
+
+
+_Key = tuple[str, str]  # (ruled_at, case_id): the order of every ruling list
+
+
+def _key(case: CaseBrief) -> _Key:
+    assert case.ruling is not None
+    return (case.ruling.ruled_at, case.case_id)
+
+
+def _insert(lst: list[_Key], key: _Key) -> None:
+    bisect.insort_right(lst, key)
+
+
+def _discard(lst: list[_Key], key: _Key) -> None:
+    i = bisect.bisect_left(lst, key)
+    if i < len(lst) and lst[i] == key:
+        del lst[i]
+
+
+class WikiModel:
+    """The rows every shared page reads, kept sorted and indexed so that one case can be
+    put or removed without re-reading the others, plus memoised rendered fragments
+    (table rows per case, sections per clause) that a change of a case or clause
+    invalidates. Pages rendered from it are byte-identical to a model built from scratch
+    from the same rows (:meth:`build`), whatever order the cases were put in.
+
+    ``project`` is fixed for the model's life: a changed project needs a new model
+    (:meth:`with_project`). Not thread-safe (the projector holds the wiki lock)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
         clauses = project.clauses
-        return cls(
-            project=project, cases=tuple(own), ruled=tuple(ruled),
-            clauses={c.ref: c for c in clauses},
-            clause_pos={c.ref: i for i, c in enumerate(clauses)},
-            contracts={c.id: c for c in project.contracts},
-            modules={m.id: m for m in project.modules},
-            memory=clause_memory(ruled),
-        )
+        self.clauses: dict[str, ScopeClause] = {c.ref: c for c in clauses}
+        self.clause_pos: dict[str, int] = {c.ref: i for i, c in enumerate(clauses)}
+        self.contracts: dict[str, Contract] = {c.id: c for c in project.contracts}
+        self.modules: dict[str, Module] = {m.id: m for m in project.modules}
+        self.cases: dict[str, CaseBrief] = {}
+        self.verdicts: Counter[str] = Counter()
+        self.ruling_counts: Counter[str] = Counter()
+        self.ruled: list[_Key] = []
+        self.overrides: list[_Key] = []
+        self.history: dict[str, list[_Key]] = {}          # cited ref -> keys (with repeats)
+        self.refs_of: dict[str, set[str]] = {}            # contract id -> cited refs
+        self.by_module: dict[str, list[_Key]] = {}        # module id -> keys
+        self.disputed: set[str] = set()
+        self.disputed_rev = 0   # bumped when the set of disputed refs changes
+        self.overrides_rev = 0  # bumped when an override case is put or removed
+        self._mem: dict[str, tuple[int, bool, tuple[str, ...]]] = {}
+        self._rows: dict[tuple[int, str], str] = {}       # (depth, case id) -> table row
+        self._drows: dict[str, str] = {}                  # case id -> disputed.md row
+        self._plines: dict[str, str] = {}                 # case id -> index.md precedent line
+        self._csec: dict[str, bytes] = {}                 # ref -> contract page section
+        self._dsec: dict[str, bytes] = {}                 # ref -> disputed.md section
+        self._sorted_contracts: list[str] | None = None
+        self._sorted_modules: list[str] | None = None
+        self._fm: dict[str, dict[str, tuple[Any, bytes]]] = {}  # page -> key -> YAML
+        self._blocks: dict[str, tuple[Any, bytes]] = {}  # index.md / disputed.md lists
+
+    @classmethod
+    def build(cls, project: Project, cases: Iterable[CaseRecord | CaseBrief]) -> WikiModel:
+        """A model of ``project`` holding ``cases`` (cases of other projects ignored)."""
+        m = cls(project)
+        for c in cases:
+            if c.project_id == project.id:
+                m.put(CaseBrief.of(c))
+        return m
+
+    def with_project(self, project: Project) -> WikiModel:
+        """A new model of ``project`` holding this model's cases."""
+        return WikiModel.build(project, self.cases.values())
+
+    # --- lookups -------------------------------------------------------------------------
 
     def contract_of(self, ref: str) -> str:
         clause = self.clauses.get(ref)
@@ -326,42 +484,202 @@ class _Model:
     def clause_order(self, ref: str) -> tuple[int, tuple[str, str]]:
         return (self.clause_pos.get(ref, len(self.clause_pos)), sort_key(ref))
 
-    @cached_property
-    def by_module(self) -> dict[str, list[CaseRecord]]:
-        """Module id -> the ruled cases impacting it, oldest ruling first (one pass over
-        the cases, instead of one per module page)."""
-        out: dict[str, list[CaseRecord]] = {}
-        for c in self.ruled:
-            for mod in dict.fromkeys(c.decision.impacted_modules):
-                out.setdefault(mod, []).append(c)
-        return out
+    def case_of(self, key: _Key) -> CaseBrief:
+        return self.cases[key[1]]
 
-    @cached_property
-    def by_contract(self) -> dict[str, dict[str, list[CaseRecord]]]:
-        """Contract id -> {cited ref -> the ruled cases citing it, oldest ruling first}."""
-        out: dict[str, dict[str, list[CaseRecord]]] = {}
-        for c in self.ruled:
-            for ref in c.decision.cited_clauses:
-                out.setdefault(self.contract_of(ref), {}).setdefault(ref, []).append(c)
-        return out
+    def memory(self, ref: str) -> tuple[int, bool, tuple[str, ...]]:
+        """(precedent count, disputed, distinct rulings sorted) of a cited ref, exactly as
+        :func:`etki.memory.clause_memory` counts them (a case citing a ref twice counts
+        twice)."""
+        got = self._mem.get(ref)
+        if got is None:
+            cases = [self.cases[k[1]] for k in self.history[ref]]
+            rulings = {c.ruling.ruling for c in cases}  # type: ignore[union-attr]
+            count = sum(1 for c in cases if c.ruling.is_override)  # type: ignore[union-attr]
+            got = self._mem[ref] = (count, len(rulings) > 1, tuple(sorted(rulings)))
+        return got
+
+    def contract_ids(self) -> list[str]:
+        """Contracts cited by ruled cases, sorted (:func:`etki.text.sort_key`)."""
+        if self._sorted_contracts is None:
+            self._sorted_contracts = sorted(self.refs_of, key=sort_key)
+        return self._sorted_contracts
+
+    def module_ids(self) -> list[str]:
+        """Modules impacted by ruled cases, sorted (:func:`etki.text.sort_key`)."""
+        if self._sorted_modules is None:
+            self._sorted_modules = sorted(self.by_module, key=sort_key)
+        return self._sorted_modules
+
+    # --- changes -------------------------------------------------------------------------
+
+    def put(self, case: CaseBrief) -> CaseBrief | None:
+        """Add ``case`` or replace the stored case of the same id; returns the one
+        replaced (None when new). An equal case changes nothing."""
+        old = self.cases.get(case.case_id)
+        if old == case:
+            return old
+        if old is not None:
+            self._drop(old)
+        self._add(case)
+        return old
+
+    def remove(self, case_id: str) -> CaseBrief | None:
+        """Forget a case (erased); returns it, or None when it was not there."""
+        old = self.cases.get(case_id)
+        if old is not None:
+            self._drop(old)
+        return old
+
+    def _forget_fragments(self, case: CaseBrief) -> None:
+        cid = case.case_id
+        for depth in (0, 2):
+            self._rows.pop((depth, cid), None)
+        self._drows.pop(cid, None)
+        self._plines.pop(cid, None)
+
+    def _touch_ref(self, ref: str) -> None:
+        self._mem.pop(ref, None)
+        self._csec.pop(ref, None)
+        self._dsec.pop(ref, None)
+        now = ref in self.history and self.memory(ref)[1]
+        if now != (ref in self.disputed):
+            self.disputed_rev += 1
+            if now:
+                self.disputed.add(ref)
+            else:
+                self.disputed.discard(ref)
+
+    def _add(self, case: CaseBrief) -> None:
+        self._forget_fragments(case)
+        self.cases[case.case_id] = case
+        self.verdicts[case.decision.verdict] += 1
+        if case.ruling is None:
+            return
+        key = _key(case)
+        _insert(self.ruled, key)
+        self.ruling_counts[case.ruling.ruling] += 1
+        if case.ruling.is_override:
+            _insert(self.overrides, key)
+            self.overrides_rev += 1
+        for ref in case.decision.cited_clauses:
+            if ref not in self.history:
+                self.history[ref] = []
+                contract = self.contract_of(ref)
+                if contract not in self.refs_of:
+                    self.refs_of[contract] = set()
+                    self._sorted_contracts = None
+                self.refs_of[contract].add(ref)
+            _insert(self.history[ref], key)
+        for ref in dict.fromkeys(case.decision.cited_clauses):
+            self._touch_ref(ref)
+        for mod in dict.fromkeys(case.decision.impacted_modules):
+            if mod not in self.by_module:
+                self.by_module[mod] = []
+                self._sorted_modules = None
+            _insert(self.by_module[mod], key)
+
+    def _drop(self, case: CaseBrief) -> None:
+        self._forget_fragments(case)
+        del self.cases[case.case_id]
+        self.verdicts[case.decision.verdict] -= 1
+        if not self.verdicts[case.decision.verdict]:
+            del self.verdicts[case.decision.verdict]
+        if case.ruling is None:
+            return
+        key = _key(case)
+        _discard(self.ruled, key)
+        self.ruling_counts[case.ruling.ruling] -= 1
+        if not self.ruling_counts[case.ruling.ruling]:
+            del self.ruling_counts[case.ruling.ruling]
+        if case.ruling.is_override:
+            _discard(self.overrides, key)
+            self.overrides_rev += 1
+        for ref in case.decision.cited_clauses:
+            _discard(self.history[ref], key)
+        for ref in dict.fromkeys(case.decision.cited_clauses):
+            if not self.history[ref]:
+                del self.history[ref]
+                contract = self.contract_of(ref)
+                self.refs_of[contract].discard(ref)
+                if not self.refs_of[contract]:
+                    del self.refs_of[contract]
+                    self._sorted_contracts = None
+            self._touch_ref(ref)
+        for mod in dict.fromkeys(case.decision.impacted_modules):
+            _discard(self.by_module[mod], key)
+            if not self.by_module[mod]:
+                del self.by_module[mod]
+                self._sorted_modules = None
+
+    # --- memoised fragments ----------------------------------------------------------------
+
+    def row(self, depth: int, case: CaseBrief) -> str:
+        """The ruling-table row of ``case`` on a page ``depth`` folders deep."""
+        got = self._rows.get((depth, case.case_id))
+        if got is None:
+            src = "x/" * depth
+            r = case.ruling
+            assert r is not None
+            got = self._rows[(depth, case.case_id)] = "| " + " | ".join(
+                [md_inline(r.ruled_at), _case_link(src, case, case.case_id),
+                 md_inline(case.title), _word(r.ruling), _word(case.decision.verdict),
+                 md_inline(r.reviewer)]) + " |"
+        return got
+
+    def frontmatter(self, page: str, meta: dict[str, Any]) -> bytes:
+        """``dump_frontmatter(meta, "")`` as UTF-8 bytes. A block-style mapping with
+        sorted keys is the concatenation of its entries, each dumped on its own, so each
+        entry is memoised per page and re-dumped only when its value changed (compared
+        with its type, so ``True`` and ``1`` never share an entry)."""
+        entries = self._fm.setdefault(page, {})
+        out = [b"---\n"]
+        for key in sorted(k for k, v in meta.items() if v is not None):
+            value = meta[key]
+            token = _entry_key(key, value)
+            got = entries.get(key)
+            if token is None or got is None or got[0] != token:
+                got = entries[key] = (token, frontmatter_bytes({key: value})[4:-4])
+            out.append(got[1])
+        out.append(b"---\n")
+        return b"".join(out)
 
 
-def _case_link(src: str, case: CaseRecord, text: str | None = None) -> str:
+_Model = WikiModel  # the page renderers' name for it
+
+
+def _case_link(src: str, case: CaseRecord | CaseBrief, text: str | None = None) -> str:
     label = md_inline(case.title if text is None else text) or md_inline(case.case_id)
     return f"[{label}]({_rel(src, decision_path(case))})"
 
 
-def _ruling_rows(src: str, cases: Iterable[CaseRecord]) -> list[list[str]]:
-    rows = []
-    for c in cases:
-        r = c.ruling
-        assert r is not None
-        rows.append([md_inline(r.ruled_at), _case_link(src, c, c.case_id), md_inline(c.title),
-                     _word(r.ruling), _word(c.decision.verdict), md_inline(r.reviewer)])
-    return rows
-
-
 _RULING_HEADER = ("ruled at", "case", "title", "ruling", "engine verdict", "reviewer")
+
+
+def _table_head(header: Sequence[str], align: str = "") -> list[str]:
+    return _table(header, (), align)
+
+
+def _page_fm(m: WikiModel, page: str, meta: dict[str, Any],
+             lines: Iterable[str | bytes]) -> bytes:
+    """Like :func:`_page` (same bytes: UTF-8 encoding is per code point, so encoding the
+    lines one by one and joining gives what encoding the joined text gives), with the
+    frontmatter memoised in the model and lines that are already encoded fragments
+    (``bytes``) used as they are."""
+    parts = [x if isinstance(x, bytes) else x.encode("utf-8", errors="replace")
+             for x in lines]
+    while parts:  # "\n".join(parts).rstrip("\n"), without copying the whole body
+        last = parts[-1].rstrip(b"\n")
+        if last:
+            parts[-1] = last
+            break
+        parts.pop()
+    fm = m.frontmatter(page, meta)
+    if not parts:
+        return fm + b"\n"
+    parts[0] = fm + parts[0]
+    parts.append(b"")  # the one trailing newline
+    return b"\n".join(parts)
 
 
 # --- pages ------------------------------------------------------------------------------------
@@ -502,11 +820,28 @@ def _precedent_page(m: _Model, case: CaseRecord) -> bytes:
     return _page(meta, lines)
 
 
-def _contract_page(m: _Model, contract_id: str) -> bytes:
+def _contract_section(m: WikiModel, ref: str) -> bytes:
+    got = m._csec.get(ref)
+    if got is None:
+        clause = m.clauses.get(ref)
+        count, disputed, _ = m.memory(ref)
+        lines = [f"## {md_inline(m.clause_label(ref))}", ""]
+        kind = clause.kind if clause is not None else "not in the current contract"
+        flag = "⚠ DISPUTED" if disputed else "not disputed"
+        lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
+        if clause is not None and clause.text.strip():
+            lines += [md_block(clause.text, "markdown"), ""]
+        lines += _table_head(_RULING_HEADER)
+        lines += [m.row(2, m.case_of(k)) for k in m.history[ref]]
+        lines.append("")
+        got = m._csec[ref] = "\n".join(lines).encode("utf-8", errors="replace")
+    return got
+
+
+def _contract_page(m: WikiModel, contract_id: str) -> bytes:
     here = contract_path(contract_id)
     contract = m.contracts.get(contract_id)
-    cited: dict[str, list[CaseRecord]] = m.by_contract.get(contract_id, {})
-    refs = sorted(cited, key=m.clause_order)
+    refs = sorted(m.refs_of.get(contract_id, ()), key=m.clause_order)
     title = contract.title if contract is not None else contract_id
     meta: dict[str, Any] = {
         "kind": "contract",
@@ -514,31 +849,21 @@ def _contract_page(m: _Model, contract_id: str) -> bytes:
         "title": _meta_text(title),
         "project": _meta_text(m.project.id),
         "cited_clauses": [_meta_text(ref) for ref in refs],
-        "disputed": [_meta_text(ref) for ref in refs if m.memory[ref].disputed],
-        "decisions": len({c.case_id for cs in cited.values() for c in cs}),
+        "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
+        "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
-    lines = [f"# Contract: {md_inline(title)}", "",
+    lines: list[str | bytes] = [f"# Contract: {md_inline(title)}", "",
              f"Contract id {md_inline(contract_id)}."
              + ("" if contract is not None else " It is not in the current project."), "",
              ("Clauses cited by ruled cases, in contract order, with the decisions citing "
              "them (oldest ruling first)."), ""]
-    for ref in refs:
-        clause = m.clauses.get(ref)
-        mem = m.memory[ref]
-        lines += [f"## {md_inline(m.clause_label(ref))}", ""]
-        kind = clause.kind if clause is not None else "not in the current contract"
-        flag = "⚠ DISPUTED" if mem.disputed else "not disputed"
-        lines += [f"Kind {md_inline(kind)}; precedents {mem.precedent_count}; {flag}.", ""]
-        if clause is not None and clause.text.strip():
-            lines += [md_block(clause.text, "markdown"), ""]
-        lines += _table(_RULING_HEADER, _ruling_rows(here, cited[ref])) + [""]
-    return _page(meta, lines)
+    lines += [_contract_section(m, ref) for ref in refs]
+    return _page_fm(m, here, meta, lines)
 
 
-def _module_page(m: _Model, module_id: str) -> bytes:
-    here = module_path(module_id)
+def _module_page(m: WikiModel, module_id: str) -> bytes:
     module = m.modules.get(module_id)
-    cases = m.by_module.get(module_id, [])
+    keys = m.by_module.get(module_id, [])
     meta: dict[str, Any] = {
         "kind": "module",
         "module_id": _meta_text(module_id),
@@ -547,7 +872,7 @@ def _module_page(m: _Model, module_id: str) -> bytes:
         "path": _meta_text(module.path) if module is not None else None,
         "depends_on": sorted((_meta_text(x) for x in module.depends_on), key=sort_key)
         if module is not None else [],
-        "decisions": len(cases),
+        "decisions": len(keys),
     }
     lines = [f"# Module: {md_inline(module_id)}", ""]
     if module is None:
@@ -560,68 +885,116 @@ def _module_page(m: _Model, module_id: str) -> bytes:
         deps = ", ".join(md_inline(x) for x in sorted(module.depends_on, key=sort_key))
         lines += [f"- **Depends on:** {deps or 'nothing'}", ""]
     lines += ["## Decisions", "", "Ruled cases that impact this module, oldest ruling first.", ""]
-    lines += _table(_RULING_HEADER, _ruling_rows(here, cases))
+    lines += _table_head(_RULING_HEADER)
+    lines += [m.row(2, m.case_of(k)) for k in keys]
     return _page(meta, lines)
 
 
-def _disputed_page(m: _Model) -> bytes:
-    disputed = disputed_clauses(m.ruled)
-    by_id = {c.case_id: c for c in m.ruled}
+_DISPUTED_HEADER = ("ruled at", "case", "title", "ruling", "reviewer")
+
+
+def _disputed_row(m: WikiModel, case: CaseBrief) -> str:
+    got = m._drows.get(case.case_id)
+    if got is None:
+        r = case.ruling
+        assert r is not None
+        got = m._drows[case.case_id] = "| " + " | ".join(
+            [md_inline(r.ruled_at), _case_link(DISPUTED, case, case.case_id),
+             md_inline(case.title), _word(r.ruling), md_inline(r.reviewer)]) + " |"
+    return got
+
+
+def _disputed_section(m: WikiModel, ref: str) -> bytes:
+    got = m._dsec.get(ref)
+    if got is None:
+        contract_id = m.contract_of(ref)
+        rulings = m.memory(ref)[2]
+        lines = [f"## ⚠ {md_inline(m.clause_label(ref))}", "",
+                 (f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)}); "
+                  f"rulings {', '.join(_word(x) for x in rulings)}."), ""]
+        lines += _table_head(_DISPUTED_HEADER)
+        lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
+        lines.append("")
+        got = m._dsec[ref] = "\n".join(lines).encode("utf-8", errors="replace")
+    return got
+
+
+def _disputed_page(m: WikiModel) -> bytes:
+    got = m._blocks.get("disputed")
+    if got is None or got[0] != m.disputed_rev:
+        refs = sorted(m.disputed)
+        got = m._blocks["disputed"] = (m.disputed_rev, (refs, [_meta_text(r) for r in refs]))  # type: ignore[assignment]
+    disputed, names = got[1]  # type: ignore[misc]
+    dsec = m._dsec
     meta: dict[str, Any] = {
         "kind": "disputed",
         "title": "Disputed clauses",
         "project": _meta_text(m.project.id),
         "count": len(disputed),
-        "clauses": [_meta_text(d.ref) for d in disputed],
+        "clauses": names,
     }
-    lines = ["# Disputed clauses", "",
+    lines: list[str | bytes] = ["# Disputed clauses", "",
              ("Clauses cited by ruled cases whose rulings disagree, with their ruling "
              "history (oldest first). Computed from the database."), ""]
     if not disputed:
         lines.append("No disputed clauses.")
-    for item in disputed:
-        contract_id = m.contract_of(item.ref)
-        lines += [f"## ⚠ {md_inline(m.clause_label(item.ref))}", "",
-                  (f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)}); "
-                  f"rulings {', '.join(_word(x) for x in item.rulings)}."), ""]
-        rows = []
-        for case_id, ruling, reviewer, ruled_at in item.history:
-            case = by_id[case_id]
-            rows.append([md_inline(ruled_at), _case_link(DISPUTED, case, case_id),
-                         md_inline(case.title), _word(ruling), md_inline(reviewer)])
-        lines += _table(("ruled at", "case", "title", "ruling", "reviewer"), rows) + [""]
-    return _page(meta, lines)
+    lines += [dsec.get(ref) or _disputed_section(m, ref) for ref in disputed]
+    return _page_fm(m, DISPUTED, meta, lines)
 
 
-def _index_page(m: _Model) -> bytes:
-    ruled = m.ruled
-    overrides = precedents(ruled)
-    disputed = [ref for ref, mem in m.memory.items() if mem.disputed]
-    verdicts = Counter(c.decision.verdict for c in m.cases)
-    rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
+def _precedent_line(m: WikiModel, c: CaseBrief) -> str:
+    got = m._plines.get(c.case_id)
+    if got is None:
+        got = m._plines[c.case_id] = (
+            f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
+            f"{_word(c.decision.verdict)} → {_word(c.ruling.ruling)}")  # type: ignore[union-attr]
+    return got
+
+
+def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
+    """The ``## Contracts`` and ``## Modules`` lists of ``index.md`` (memoised while the
+    sets of cited contracts and impacted modules stay the same)."""
+    contract_ids, module_ids = m.contract_ids(), m.module_ids()
+    got = m._blocks.get("entities")
+    if got is not None and got[0][0] is contract_ids and got[0][1] is module_ids:
+        return got[1]  # type: ignore[return-value]
+    contracts = "\n".join(
+        [f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]"
+         f"({contract_path(x)})" for x in contract_ids] or ["None cited yet."]
+    ).encode("utf-8", errors="replace")
+    modules = "\n".join([f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids]
+                        or ["None yet."]).encode("utf-8", errors="replace")
+    m._blocks["entities"] = ((contract_ids, module_ids), (contracts, modules))  # type: ignore[assignment]
+    return contracts, modules
+
+
+def _index_page(m: WikiModel) -> bytes:
+    n_cases, n_ruled = len(m.cases), len(m.ruled)
+    overrides = m.overrides
+    verdicts, rulings = m.verdicts, m.ruling_counts
     order = list(VERDICTS) + sorted((set(verdicts) | set(rulings)) - set(VERDICTS))
     meta: dict[str, Any] = {
         "kind": "index",
         "title": _meta_text(m.project.config.name),
         "project": _meta_text(m.project.id),
-        "cases": len(m.cases),
-        "pending": len(m.cases) - len(ruled),
-        "ruled": len(ruled),
-        "rulings": len(ruled),
+        "cases": n_cases,
+        "pending": n_cases - n_ruled,
+        "ruled": n_ruled,
+        "rulings": n_ruled,
         "overrides": len(overrides),
         "precedents": len(overrides),
-        "disputed_clauses": len(disputed),
+        "disputed_clauses": len(m.disputed),
         "verdicts": {v: verdicts.get(v, 0) for v in order},
         "ruling_counts": {v: rulings.get(v, 0) for v in order},
     }
-    lines = [f"# {md_inline(m.project.config.name)} — decision wiki", "",
+    lines: list[str | bytes] = [f"# {md_inline(m.project.config.name)} — decision wiki", "",
              (f"Project {md_inline(m.project.id)}. Every page here is a projection of the "
              "database; it is rewritten on each ruling and by `python -m etki.wiki rebuild`."),
              "", "## Counts", ""]
     lines += _table(("measure", "count"), [
-        ("cases", str(len(m.cases))), ("pending", str(len(m.cases) - len(ruled))),
-        ("ruled", str(len(ruled))), ("overrides (precedents)", str(len(overrides))),
-        ("disputed clauses", f"[{len(disputed)}]({DISPUTED})"),
+        ("cases", str(n_cases)), ("pending", str(n_cases - n_ruled)),
+        ("ruled", str(n_ruled)), ("overrides (precedents)", str(len(overrides))),
+        ("disputed clauses", f"[{len(m.disputed)}]({DISPUTED})"),
     ], "lr")
     lines += ["", "## Verdict distribution", ""]
     lines += _table(("verdict", "engine verdicts", "rulings"),
@@ -629,33 +1002,22 @@ def _index_page(m: _Model) -> bytes:
                      for v in order],
                     "lrr")
     lines += ["", f"## Last {LAST_RULINGS} rulings", "", "Newest first.", ""]
-    newest = sorted(ruled, key=lambda c: (c.ruling.ruled_at, c.case_id),  # type: ignore[union-attr]
-                    reverse=True)[:LAST_RULINGS]
+    newest = [m.case_of(k) for k in reversed(m.ruled[-LAST_RULINGS:])]
     if newest:
-        lines += _table(_RULING_HEADER, _ruling_rows(INDEX, newest))
+        lines += _table_head(_RULING_HEADER) + [m.row(0, c) for c in newest]
     else:
         lines.append("No rulings yet.")
     lines += ["", "## Precedents", ""]
-    lines += [f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
-              f"{_word(c.decision.verdict)} → {_word(c.ruling.ruling)}"  # type: ignore[union-attr]
-              for c in overrides] or ["None yet."]
-    contract_ids, module_ids = _entities(m)
-    lines += ["", "## Contracts", ""]
-    lines += [f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]"
-              f"({contract_path(x)})" for x in contract_ids] or ["None cited yet."]
-    lines += ["", "## Modules", ""]
-    lines += [f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids] or ["None yet."]
-    return _page(meta, lines)
-
-
-def _entities(m: _Model, cases: Iterable[CaseRecord] | None = None) -> tuple[list[str], list[str]]:
-    """Sorted contract ids and module ids of the given ruled cases (default: all)."""
-    contracts: set[str] = set()
-    modules: set[str] = set()
-    for c in m.ruled if cases is None else cases:
-        contracts.update(m.contract_of(ref) for ref in c.decision.cited_clauses)
-        modules.update(c.decision.impacted_modules)
-    return sorted(contracts, key=sort_key), sorted(modules, key=sort_key)
+    got = m._blocks.get("precedents")
+    if got is None or got[0] != m.overrides_rev:
+        got = m._blocks["precedents"] = (m.overrides_rev, "\n".join(
+            [_precedent_line(m, m.case_of(k)) for k in m.overrides] or ["None yet."]
+        ).encode("utf-8", errors="replace"))
+    lines.append(got[1])
+    contracts, modules = _entity_blocks(m)
+    lines += ["", "## Contracts", "", contracts]
+    lines += ["", "## Modules", "", modules]
+    return _page_fm(m, INDEX, meta, lines)
 
 
 # --- public entry points -----------------------------------------------------------------------
@@ -666,6 +1028,12 @@ def _check_unique(files: dict[str, bytes], path: str, owner: str) -> None:
                          "entity ids must be distinct")
 
 
+def _case_pages(m: WikiModel, case: CaseRecord, files: dict[str, bytes]) -> None:
+    files[decision_path(case)] = _decision_page(m, case)
+    if case.ruling is not None and case.ruling.is_override:
+        files[precedent_path(case)] = _precedent_page(m, case)
+
+
 def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, bytes]:
     """Render the whole wiki tree of ``project``.
 
@@ -673,19 +1041,54 @@ def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, byte
     ignored). Returns ``{wiki-relative POSIX path: page bytes}``; the same rows give the
     same bytes. Raises ``ValueError`` only if two entity ids map to one file name.
     """
-    m = _Model.build(project, cases)
+    return render_model(WikiModel.build(project, cases),
+                        [c for c in cases if c.project_id == project.id])
+
+
+def render_model(m: WikiModel, cases: Iterable[CaseRecord]) -> dict[str, bytes]:
+    """The whole wiki tree of the model ``m``; ``cases`` are the full records of its ruled
+    cases (for the decision and precedent pages; pending cases and cases ``m`` does not
+    hold are skipped). Same bytes as :func:`render_wiki` of the same rows. Raises
+    ``ValueError`` when two entity ids map to one file name."""
     files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
-    for c in m.ruled:
-        files[decision_path(c)] = _decision_page(m, c)
-        if c.ruling is not None and c.ruling.is_override:
-            files[precedent_path(c)] = _precedent_page(m, c)
-    contract_ids, module_ids = _entities(m)
-    for x in contract_ids:
+    for c in cases:
+        if c.ruling is not None and c.case_id in m.cases:
+            _case_pages(m, c, files)
+    for x in m.contract_ids():
         _check_unique(files, contract_path(x), x)
         files[contract_path(x)] = _contract_page(m, x)
-    for x in module_ids:
+    for x in m.module_ids():
         _check_unique(files, module_path(x), x)
         files[module_path(x)] = _module_page(m, x)
+    return dict(sorted(files.items()))
+
+
+def render_changed(m: WikiModel, cases: Iterable[CaseRecord],
+                   touched: Iterable[CaseBrief]) -> dict[str, bytes]:
+    """The pages a change of some cases can change, rendered from the model ``m`` (which
+    already holds the change): ``index.md``, ``disputed.md``, the decision and precedent
+    pages of the full records ``cases`` that ``m`` holds as ruled, and the contract and
+    module pages of every brief in ``touched`` (a case's brief before and after the
+    change, so pages a case left are rendered too) that still have decisions. Each page is
+    byte-identical to the same path in :func:`render_wiki` of the rows ``m`` holds. Pages
+    that no longer exist in a full render are not returned (a rebuild prunes them)."""
+    files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
+    for c in cases:
+        if c.ruling is not None and m.cases.get(c.case_id) == CaseBrief.of(c):
+            _case_pages(m, c, files)
+    contracts: set[str] = set()
+    modules: set[str] = set()
+    for b in touched:
+        if b.ruling is None:
+            continue
+        contracts.update(m.contract_of(ref) for ref in b.decision.cited_clauses)
+        modules.update(b.decision.impacted_modules)
+    for x in sorted(contracts):
+        if x in m.refs_of:
+            files[contract_path(x)] = _contract_page(m, x)
+    for x in sorted(modules):
+        if x in m.by_module:
+            files[module_path(x)] = _module_page(m, x)
     return dict(sorted(files.items()))
 
 
@@ -696,16 +1099,9 @@ def render_case_pages(project: Project, cases: Sequence[CaseRecord],
     impacted modules, ``disputed.md`` and ``index.md``. Each is byte-identical to the
     same path in :func:`render_wiki` of the same rows. A pending or unknown case gives
     only ``index.md`` and ``disputed.md``."""
-    m = _Model.build(project, cases)
-    files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
-    case = next((c for c in m.ruled if c.case_id == case_id), None)
-    if case is not None:
-        files[decision_path(case)] = _decision_page(m, case)
-        if case.ruling is not None and case.ruling.is_override:
-            files[precedent_path(case)] = _precedent_page(m, case)
-        contract_ids, module_ids = _entities(m, [case])
-        for x in contract_ids:
-            files[contract_path(x)] = _contract_page(m, x)
-        for x in module_ids:
-            files[module_path(x)] = _module_page(m, x)
-    return dict(sorted(files.items()))
+    m = WikiModel.build(project, cases)
+    case = next((c for c in cases if c.case_id == case_id and c.project_id == project.id
+                 and c.ruling is not None), None)
+    if case is None:
+        return render_changed(m, [], [])
+    return render_changed(m, [case], [CaseBrief.of(case)])

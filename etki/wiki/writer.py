@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 
 from etki.wiki.render import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
-__all__ = ["Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree", "owned_files",
-           "sync_tree", "validate_relpath"]
+__all__ = ["Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree",
+           "make_durable", "owned_files", "sync_tree", "validate_relpath"]
 
 _TMP_PREFIX = ".etki-"
 _TMP_SUFFIX = ".tmp"
@@ -134,6 +134,18 @@ def _read_regular(path: Path) -> bytes | None:
         os.close(fd)
 
 
+def _same_bytes(path: Path, data: bytes) -> bool:
+    """True when ``path`` is a regular file (not a symlink) holding exactly ``data``; a
+    file of another size is not read."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+        return False
+    return _read_regular(path) == data
+
+
 def _fsync_dir(folder: Path) -> None:
     if os.name != "posix":
         return
@@ -155,7 +167,10 @@ def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
             fh.flush()
             if fsync:
                 os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o644)
+        if not hasattr(os, "fchmod"):
+            os.chmod(tmp, 0o644)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -163,8 +178,8 @@ def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
     return tmp
 
 
-def _write_atomic(folder: Path, name: str, data: bytes) -> None:
-    tmp = _write_temp(folder, data)
+def _write_atomic(folder: Path, name: str, data: bytes, *, fsync: bool = True) -> None:
+    tmp = _write_temp(folder, data, fsync=fsync)
     try:
         os.replace(tmp, folder / name)
     except BaseException:
@@ -221,7 +236,8 @@ def owned_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteReport:
+def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
+              durable: bool = True, hold_old: list[int] | None = None) -> WriteReport:
     """Make the wiki at ``root`` hold ``files`` ({relative path: bytes}).
 
     Every path is validated first (:func:`validate_relpath`), then each page whose bytes
@@ -230,6 +246,18 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
     Etki owns (:func:`owned_files`) that are not in ``files`` are removed, then empty
     folders under ``decisions/``, ``precedents/`` and ``entities/``. ``root`` is created
     when missing.
+
+    With ``durable=False`` the writes are just as atomic (temporary file + rename, so a
+    reader or a killed process never sees half a page) but nothing is ``fsync``-ed: the
+    caller makes them durable later with :func:`make_durable` on the written paths (the
+    HITL hook does that off the ruling's path; a power loss before it can leave a page
+    old or empty, never torn, and ``rebuild`` restores it from the DB).
+
+    ``hold_old`` (POSIX only; with ``durable=False``): a list that receives an open
+    read-only descriptor of each page about to be replaced, so the old page's blocks
+    are freed when the caller closes it, not inside ``os.replace`` (freeing a few MB of
+    an old ``disputed.md`` costs milliseconds); the caller must close every descriptor
+    it gets, also when this raises. Readers and the tree never see the old file again.
 
     Raises :class:`UnsafeWikiPath` for a bad path or a symlinked folder in the tree, and
     ``OSError`` for any I/O failure (read-only folder, disk full); pages renamed into
@@ -246,18 +274,26 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
     unchanged: list[str] = []
     touched: dict[str, Path] = {}
     changed: list[tuple[str, Path, str]] = []
+    folders: dict[tuple[str, ...], Path] = {}  # each folder checked (and made) once
     for rel in order:
         parts = checked[rel].parts
-        folder = _safe_dir(base, parts[:-1], create=True)
-        assert folder is not None
+        folder = folders.get(parts[:-1])
+        if folder is None:
+            folder = _safe_dir(base, parts[:-1], create=True)
+            assert folder is not None
+            folders[parts[:-1]] = folder
         target = folder / parts[-1]
-        if _read_regular(target) == files[rel]:
+        if _same_bytes(target, files[rel]):
             unchanged.append(rel)
             continue
         changed.append((rel, folder, parts[-1]))
-    if len(changed) < BATCH_SYNC_MIN or not hasattr(os, "sync"):
+    hold = hold_old if hold_old is not None and os.name == "posix" and not durable else None
+    if len(changed) < BATCH_SYNC_MIN or not hasattr(os, "sync") or not durable:
         for rel, folder, name in changed:
-            _write_atomic(folder, name, files[rel])
+            if hold is not None:
+                with contextlib.suppress(OSError):
+                    hold.append(os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW))
+            _write_atomic(folder, name, files[rel], fsync=durable)
             written.append(rel)
             touched[str(folder)] = folder
     else:
@@ -275,7 +311,7 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             raise
-    for folder in touched.values():  # make the renames durable, once per folder
+    for folder in touched.values() if durable else ():  # the renames, once per folder
         _fsync_dir(folder)
     removed: list[str] = []
     if prune:
@@ -287,6 +323,26 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool) -> WriteRe
         _remove_empty_dirs(base)
     return WriteReport(root=root, written=tuple(sorted(written)),
                        unchanged=tuple(sorted(unchanged)), removed=tuple(sorted(removed)))
+
+
+def make_durable(root: Path, relpaths: Iterable[str]) -> None:
+    """``fsync`` the pages at ``relpaths`` (wiki-relative, as in a :class:`WriteReport`)
+    under ``root`` and then their folders, so pages written with
+    ``sync_tree(..., durable=False)`` survive a power loss. Best-effort: a page that is
+    gone or cannot be opened is skipped; symlinks are not followed."""
+    folders: dict[str, Path] = {}
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for rel in relpaths:
+        path = root / rel
+        folders[str(path.parent)] = path.parent
+        with contextlib.suppress(OSError):
+            fd = os.open(path, flags)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    for folder in folders.values():
+        _fsync_dir(folder)
 
 
 def _remove_empty_dirs(base: Path) -> None:
