@@ -236,6 +236,10 @@ class Desk:
         rows (listed columns only; no evidence chains): for a queue of many cases."""
         return self.repo.case_summaries(project_id, status=status)
 
+    def cases(self, case_ids: list[str]) -> list[CaseRecord]:
+        """The whole cases of ``case_ids`` that exist, in the order asked (one query)."""
+        return self.repo.cases_by_id(case_ids)
+
     def project_name(self, project_id: str) -> str:
         """The project's name without reading its knowledge. Raises ``NotFoundError``."""
         return self.repo.project_name(project_id)

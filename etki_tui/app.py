@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
+from textual.worker import WorkerState
 
 from etki.config import Settings
 from etki.domain import CaseRecord
@@ -39,6 +41,8 @@ from etki_tui.errors import advice, one_line
 from etki_tui.messages import (
     Copied,
     DeskFailed,
+    DetailsLoaded,
+    DetailsWanted,
     MemoryLoaded,
     PageLoaded,
     PageWanted,
@@ -50,6 +54,7 @@ from etki_tui.messages import (
     RulingCommitted,
     RulingConflict,
     RulingFailed,
+    RulingProjected,
     SearchChanged,
     SearchResults,
     TerminalClosed,
@@ -61,7 +66,7 @@ from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import QueuePane
+from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
@@ -84,7 +89,9 @@ class EtkiApp(App[None]):
 
     Switches for tests and slow links: ``cursor_blink=False`` also stops the other
     moving parts (button flash, animations) and keeps toasts until dismissed, so
-    screenshots are stable; ``search_delay`` is the debounce before a live search;
+    screenshots are stable; ``search_delay`` is the debounce before a live search
+    (default none: a keystroke searches at once, or right after the search running);
+    ``preview_delay`` how long the Hafıza list rests on a page before its preview loads;
     ``poll_seconds`` the live-refresh period (0 = off; default from the config file);
     ``clock`` gives "now" for request ages; ``color_system`` (``standard`` for a
     16-colour terminal) picks the ANSI theme. ``config`` is the parsed config file
@@ -99,10 +106,10 @@ class EtkiApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
     def __init__(self, desk: Desk, project_id: str, *, init_summary: InitSummary | None = None,
-                 cursor_blink: bool = True, search_delay: float = 0.3,
+                 cursor_blink: bool = True, search_delay: float = 0.0,
                  config: TuiConfig | None = None, poll_seconds: float | None = None,
                  clock: Callable[[], datetime] | None = None,
-                 color_system: str | None = None) -> None:
+                 color_system: str | None = None, preview_delay: float = 0.15) -> None:
         # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
         # filter) rather than grey levels by luminance, where red text goes dark.
         self.no_color = "NO_COLOR" in os.environ
@@ -113,20 +120,24 @@ class EtkiApp(App[None]):
         self.cursor_blink = cursor_blink
         self.steady = not cursor_blink
         self.search_delay = search_delay
+        self.preview_delay = preview_delay
         self.config = config or TuiConfig()
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.poll_seconds = self.config.refresh_seconds if poll_seconds is None else poll_seconds
         self.clock = clock or _utc_now
         self.color_system = color_system
         self.projects: list[tuple[str, str]] = []
-        self.case_index: list[CaseRecord] = []
+        self.case_index: list[QueueCase] = []
         self._versions: dict[str, int] = {}
         self._search_timer: Timer | None = None
         self._pending_search: str | None = None
+        self._searching: str | None = None  # the query of the search thread running
+        self._queued_search: str | None = None  # the newest query waiting for it
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
         self._refresh_failing = False
         self._too_small: TooSmallScreen | None = None
+        self._projecting = threading.Lock()  # one wiki projection at a time
         self.sub_title = printable(project_id, multiline=False)
 
     # --- layout ---------------------------------------------------------------------------
@@ -143,7 +154,8 @@ class EtkiApp(App[None]):
                 yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink,
                                 id="queue-pane")
             with TabPane(self._tab_label("hafiza"), id="hafiza"):
-                yield MemoryPane(cursor_blink=self.cursor_blink, id="memory-pane")
+                yield MemoryPane(cursor_blink=self.cursor_blink,
+                                 preview_delay=self.preview_delay, id="memory-pane")
             with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
         yield Footer()
@@ -193,20 +205,23 @@ class EtkiApp(App[None]):
     # --- workers: every desk call runs in a thread and answers with a message -------------
 
     def _load(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
-        project = self.desk.project(project_id)
-        versions = self.desk.versions(project_id)
-        cases = self.desk.queue(project_id, status=None)
-        memory = self.desk.clause_memory(project_id)
+        # light reads: the listed columns of every case (the detail pane reads whole
+        # cases on highlight), the clause memory computed from those same rows, and the
+        # clauses without the project's modules and work items
+        name = self.desk.project_name(project_id)
+        cases = self.desk.queue_summaries(project_id, status=None)
+        versions = {c.case_id: c.version for c in cases}
+        memory = self.desk.clause_memory_of(cases)
+        clauses = self.desk.clauses(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
                 try:
-                    name = self.desk.project(pid).config.name
+                    other = self.desk.project_name(pid)  # not its knowledge: one column
                 except Exception:
-                    name = ""
-                known.append((pid, name))
-        return QueueLoaded(project_id, project.config.name, cases,
-                           {c.ref: c for c in project.clauses}, memory, versions=versions,
+                    other = ""
+                known.append((pid, other))
+        return QueueLoaded(project_id, name, cases, clauses, memory, versions=versions,
                            source=source, projects=known)
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
@@ -236,10 +251,11 @@ class EtkiApp(App[None]):
 
     @work(thread=True, exclusive=False, group="rule", exit_on_error=False)
     def rule_case(self, case_id: str, action: str, reason: str, expected_version: int) -> None:
-        """Commit a ruling (optimistic locking on the version the reviewer saw)."""
+        """Commit a ruling (optimistic locking on the version the reviewer saw) and say
+        so at once; the wiki projection follows in :meth:`project_ruling`."""
         try:
-            outcome = self.desk.rule(case_id, action, reason=reason,
-                                     expected_version=expected_version)
+            outcome = self.desk.rule_first(case_id, action, reason=reason,
+                                           expected_version=expected_version)
         except ConflictError as exc:
             self.post_message(RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling,
                                              one_line(exc)))
@@ -248,11 +264,33 @@ class EtkiApp(App[None]):
             self.post_message(RulingFailed(case_id, action, one_line(exc),
                                            error=type(exc).__name__, advice=advice(exc)))
             return
+        self.post_message(RulingCommitted(case_id, action, outcome, {}))
+
+    @work(thread=True, exclusive=False, group="project", exit_on_error=False)
+    def project_ruling(self, case_id: str, action: str) -> None:
+        """The HITL wiki projection of a committed ruling (best-effort, one at a time),
+        then the clause memory after it; answers with :class:`RulingProjected`."""
+        project_id = self.project_id
+        with self._projecting:
+            report, error = self.desk.project_ruling(case_id)
         try:
-            memory = self.desk.clause_memory(self.project_id)
+            memory = self.desk.clause_memory_of(
+                self.desk.queue_summaries(project_id, status="ruled"))
         except Exception:
             memory = None
-        self.post_message(RulingCommitted(case_id, action, outcome, memory or {}))
+        self.post_message(RulingProjected(case_id, action, report, error, memory))
+
+    @work(thread=True, exclusive=False, group="details", exit_on_error=False)
+    def load_details(self, case_ids: list[str]) -> None:
+        """Read whole cases for the queue's detail pane."""
+        project_id = self.project_id
+        try:
+            records = self.desk.cases(case_ids)
+        except Exception as exc:
+            self.post_message(DetailsLoaded([], case_ids, project_id=project_id,
+                                            error=one_line(exc)))
+            return
+        self.post_message(DetailsLoaded(records, case_ids, project_id=project_id))
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def search_wiki(self, query: str) -> None:
@@ -381,6 +419,14 @@ class EtkiApp(App[None]):
                     title="Live refresh paused", severity="warning", markup=False,
                     timeout=10)
 
+    @staticmethod
+    def _ruling_text(action: str, case_id: str, ruling) -> str:  # noqa: ANN001
+        verb = {"approve": "Approved", "convert_to_cr": "Converted to CR",
+                "reject": "Rejected"}.get(action, action)
+        return (f"{verb} {case_id}: {VERDICT_GLYPH.get(ruling.ruling, '')} "
+                f"{ruling.ruling}{' (override, precedent recorded)' if ruling.is_override else ''}"
+                f" by {ruling.reviewer}.")
+
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
         self._in_flight.discard(message.case_id)
@@ -389,25 +435,43 @@ class EtkiApp(App[None]):
         pane = self.query_one(QueuePane)
         pane.remove_case(message.case_id, message.memory or None)
         ruling = message.outcome.ruling
-        verb = {"approve": "Approved", "convert_to_cr": "Converted to CR",
-                "reject": "Rejected"}.get(message.action, message.action)
-        text = (f"{verb} {message.case_id}: {VERDICT_GLYPH.get(ruling.ruling, '')} "
-                f"{ruling.ruling}{' (override, precedent recorded)' if ruling.is_override else ''}"
-                f" by {ruling.reviewer}.")
-        if message.outcome.wiki_error:
-            error = message.outcome.wiki_error
-            if not error.lower().startswith("wiki"):
-                error = f"wiki not updated: {error}"
-            self.notify(printable(f"{text} The ruling is saved; {error}. Once that is fixed, "
-                                  "`python -m etki.wiki rebuild` regenerates the wiki.",
-                                  multiline=False),
-                        title="Ruling saved — wiki error", severity="warning", markup=False,
-                        timeout=10)
-        else:
-            wiki = " Decision file written." if message.outcome.wiki_report is not None else ""
-            self.notify(printable(text + wiki, multiline=False), title="Ruling saved",
-                        markup=False)
+        text = self._ruling_text(message.action, message.case_id, ruling)
+        self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
+        self._mark_stale(search=False)
+        if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
+            self._wiki_failed(text, message.outcome.wiki_error)
+        elif message.outcome.wiki_report is None:
+            self.project_ruling(message.case_id, message.action)
+
+    def _wiki_failed(self, text: str, error: str) -> None:
+        if not error.lower().startswith("wiki"):
+            error = f"wiki not updated: {error}"
+        self.notify(printable(f"{text} The ruling is saved; {error}. Once that is fixed, "
+                              "`python -m etki.wiki rebuild` regenerates the wiki.",
+                              multiline=False),
+                    title="Ruling saved — wiki error", severity="warning", markup=False,
+                    timeout=10)
+
+    @on(RulingProjected)
+    def _ruling_projected(self, message: RulingProjected) -> None:
+        if message.memory is not None:
+            self.query_one(QueuePane).update_memory(message.memory)
+        if message.wiki_error:
+            text = f"{message.case_id} is ruled."
+            self._wiki_failed(text, message.wiki_error)
         self._mark_stale()
+
+    @on(DetailsWanted)
+    def _details_wanted(self, message: DetailsWanted) -> None:
+        message.stop()
+        self.load_details(message.case_ids)
+
+    @on(DetailsLoaded)
+    def _details_loaded(self, message: DetailsLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
+        self.query_one(QueuePane).details_loaded(message.records, message.asked,
+                                                 message.error)
 
     @on(RulingConflict)
     def _ruling_conflict(self, message: RulingConflict) -> None:
@@ -449,6 +513,13 @@ class EtkiApp(App[None]):
 
     @on(SearchResults)
     def _search_results(self, message: SearchResults) -> None:
+        if message.query == self._searching:
+            self._searching = None
+            queued, self._queued_search = self._queued_search, None
+            if queued is not None:
+                current = self.query_one("#memory-search", Input).value
+                if queued == current and queued.strip():
+                    self._search_now(queued)
         if message.project_id and message.project_id != self.project_id:
             return
         pane = self.query_one(MemoryPane)
@@ -528,10 +599,11 @@ class EtkiApp(App[None]):
         query = message.query
         if not query.strip():
             self.workers.cancel_group(self, "search")
+            self._queued_search = None
             self.query_one(MemoryPane).set_hits("", [])
             return
         if message.immediate or self.search_delay <= 0:
-            self.search_wiki(query)
+            self._search_now(query)
         else:
             self._pending_search = query
             self._search_timer = self.set_timer(self.search_delay, self.flush_search)
@@ -545,8 +617,21 @@ class EtkiApp(App[None]):
         query, self._pending_search = self._pending_search, None
         if not query:
             return False
-        self.search_wiki(query)
+        self._search_now(query)
         return True
+
+    def _search_now(self, query: str) -> None:
+        """Search at once, unless a search is still running: then ``query`` waits and
+        runs when that one answers (only the newest waits). At most one search thread
+        runs and the last keystroke's results come as soon as they can: no debounce
+        is needed to bound the work."""
+        if self._searching is not None and any(
+                w.group == "search" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                for w in self.workers):
+            self._queued_search = query
+            return
+        self._searching = query
+        self.search_wiki(query)
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:
@@ -577,7 +662,7 @@ class EtkiApp(App[None]):
         self._refresh_tab(self.query_one(TabbedContent).active)
         text = self.query_one("#memory-search", Input).value
         if search and text.strip():
-            self.search_wiki(text)
+            self._search_now(text)
 
     def on_resize(self, event: events.Resize) -> None:
         """Cover the desk with a notice while the terminal is too small."""

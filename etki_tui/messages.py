@@ -17,6 +17,7 @@ from etki.approval import RulingOutcome
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause
 from etki.memory import DisputedClause
 from etki.services import Report
+from etki.store.repository import CaseSummary
 
 # --- worker results ---------------------------------------------------------------------
 
@@ -28,7 +29,8 @@ class QueueLoaded(Message):
     loaded (``load``, ``poll`` or ``reload``); ``projects`` is (id, name) of every stored
     project, for the palette (empty on a poll)."""
 
-    def __init__(self, project_id: str, project_name: str, cases: Sequence[CaseRecord],
+    def __init__(self, project_id: str, project_name: str,
+                 cases: Sequence[CaseRecord | CaseSummary],
                  clauses: Mapping[str, ScopeClause], memory: Mapping[str, ClauseMemory],
                  *, versions: Mapping[str, int] | None = None, source: str = "load",
                  projects: Sequence[tuple[str, str]] = ()) -> None:
@@ -43,7 +45,7 @@ class QueueLoaded(Message):
         self.projects = list(projects)
 
     @property
-    def pending(self) -> list[CaseRecord]:
+    def pending(self) -> list[CaseRecord | CaseSummary]:
         """The cases still waiting for a ruling."""
         return [c for c in self.cases if c.ruling is None]
 
@@ -58,7 +60,9 @@ class RefreshFailed(Message):
 
 
 class RulingCommitted(Message):
-    """A ruling was committed; ``memory`` is the clause memory after it."""
+    """A ruling was committed (posted as soon as the DB commit is done; the wiki
+    projection follows in its own worker and reports with :class:`RulingProjected`).
+    ``memory`` is the clause memory after it when known, else empty."""
 
     def __init__(self, case_id: str, action: str, outcome: RulingOutcome,
                  memory: Mapping[str, ClauseMemory]) -> None:
@@ -67,6 +71,36 @@ class RulingCommitted(Message):
         self.action = action
         self.outcome = outcome
         self.memory = dict(memory)
+
+
+class RulingProjected(Message):
+    """The HITL wiki projection of a committed ruling finished (it runs after
+    :class:`RulingCommitted`, in its own worker): ``wiki_report`` (None when the wiki is
+    off), ``wiki_error`` (a one-line message when the projection failed; the ruling
+    stands) and ``memory``, the clause memory after the ruling (None when it could not
+    be read)."""
+
+    def __init__(self, case_id: str, action: str, wiki_report: object | None,
+                 wiki_error: str | None, memory: Mapping[str, ClauseMemory] | None) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.action = action
+        self.wiki_report = wiki_report
+        self.wiki_error = wiki_error
+        self.memory = dict(memory) if memory is not None else None
+
+
+class DetailsLoaded(Message):
+    """Whole cases read for the queue's detail pane (``asked``: the ids requested;
+    ``error``: why some could not be read)."""
+
+    def __init__(self, records: Sequence[CaseRecord], asked: Sequence[str], *,
+                 project_id: str = "", error: str | None = None) -> None:
+        super().__init__()
+        self.records = list(records)
+        self.asked = list(asked)
+        self.project_id = project_id
+        self.error = error
 
 
 class RulingConflict(Message):
@@ -181,6 +215,15 @@ class RuleRequested(Message):
         super().__init__()
         self.case = case
         self.action = action
+
+
+class DetailsWanted(Message):
+    """The queue needs the whole cases ``case_ids`` (the highlighted one and its
+    neighbours) for its detail pane."""
+
+    def __init__(self, case_ids: Sequence[str]) -> None:
+        super().__init__()
+        self.case_ids = list(case_ids)
 
 
 class FilterChanged(Message):

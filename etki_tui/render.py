@@ -12,6 +12,8 @@ clause says ``⚠ DISPUTED``, a risky case says ``24h``.
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -65,11 +67,20 @@ def graphemes(text: str) -> list[tuple[str, int]]:
     return out
 
 
+_ONE_CELL = re.compile("[\x20-\x7e\xa0-\xac\xae-\u02af]*")
+"""Text made only of these (printable ASCII, Latin-1, Latin Extended-A/B, IPA: no
+combining marks, no wide or zero-width characters) has one cell per character and one
+character per grapheme, so it can be cut by index (tests/test_tui_render.py checks
+every character of the class against :func:`graphemes`)."""
+
+
 def fit(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` cells on a grapheme boundary, with ``…`` when
     something was cut. ``text`` should already be one line (see :func:`cell`)."""
     if width <= 0:
         return ""
+    if _ONE_CELL.fullmatch(text):  # the common case, without splitting graphemes
+        return text if len(text) <= width else text[:width - 1] + ELLIPSIS
     if cell_len(text) <= width:
         return text
     out: list[str] = []
@@ -181,15 +192,23 @@ def clauses_cell(refs: Sequence[str], width: int = 9) -> Text:
     """Cited clause numbers, comma-joined, cut to ``width`` with a ``+N`` tail."""
     if not refs:
         return Text("—", style="dim", end="")
+    return Text(_clauses_label(tuple(refs), width), no_wrap=True, overflow="ellipsis",
+                end="")
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses_label(refs: tuple[str, ...], width: int) -> str:
+    """The terminal-safe text of :func:`clauses_cell` (a pure function of its
+    arguments: memoised, many cases cite the same clauses)."""
     shown: list[str] = []
     for i, ref in enumerate(refs):
         candidate = ",".join([*shown, short_ref(ref)])
         rest = len(refs) - i - 1
         tail = f"+{rest}" if rest else ""
         if cell_len(candidate + tail) > width and shown:
-            return cell(",".join(shown) + f"+{len(refs) - i}", width)
+            return cell(",".join(shown) + f"+{len(refs) - i}", width).plain
         shown.append(short_ref(ref))
-    return cell(",".join(shown), width)
+    return cell(",".join(shown), width).plain
 
 
 def when(iso_moment: str) -> str:

@@ -102,7 +102,8 @@ def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     # A debounce that never fires by itself: Enter searches at once, tests that want the
     # live search call app.flush_search(); no keystroke starts a search thread.
     options: dict[str, object] = {"cursor_blink": False, "search_delay": 3600,
-                                  "poll_seconds": 0, "clock": tui_clock}
+                                  "poll_seconds": 0, "clock": tui_clock,
+                                  "preview_delay": 0}
     options.update(kwargs)
     return EtkiApp(world.desk, world.project_id, **options)  # type: ignore[arg-type]
 
@@ -626,7 +627,8 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
     assert again == project_id and second is not None and second.new_cases == 0
     assert choose_project(desk, None, None) == (project_id, None)
     seen = Recorder()
-    app = EtkiApp(desk, project_id, init_summary=summary, cursor_blink=False, search_delay=0)
+    app = EtkiApp(desk, project_id, init_summary=summary, cursor_blink=False, search_delay=0,
+                  preview_delay=0)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         ids = queue_ids(app)
@@ -991,7 +993,7 @@ async def test_service_errors_become_toasts_with_advice(tui_world: TuiWorld) -> 
 
     seen = Recorder()
     app = make_app(tui_world)
-    tui_world.desk.queue = broken  # type: ignore[method-assign]
+    tui_world.desk.queue_summaries = broken  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         [failed] = seen.of(DeskFailed)
@@ -1009,6 +1011,7 @@ async def test_a_viewer_is_refused_in_a_modal(tui_world: TuiWorld) -> None:
     viewer = dc_replace(tui_world.settings, reviewer="vera")
     seen = Recorder()
     app = EtkiApp(Desk(viewer, tui_world.repo), "demo", cursor_blink=False, search_delay=0,
+                  preview_delay=0,
                   poll_seconds=0, clock=tui_clock)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)

@@ -20,6 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -119,6 +120,17 @@ class Preview(Vertical):
         self.query_one(PageReader).fit_toc(event.size.width)
 
 
+SHOWN = 100
+"""At most this many entries of a section (search hits, precedents, disputed clauses,
+decision files) are listed; the header says how many there are and a last line says how
+to find the rest. Keeps a rebuild of the list (on every search result) small at 10,000
+decision files."""
+
+
+def _more(count: int, what: str) -> Option:
+    return Option(Text(f"  … {count - SHOWN} more {what}", style="dim"), disabled=True)
+
+
 def _header(title: str, count: int | None = None) -> Option:
     label = title if count is None else f"{title} ({count})"
     return Option(Text(label, style="bold underline"), disabled=True)
@@ -129,9 +141,16 @@ class MemoryPane(Horizontal):
 
     BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc", "page.links")
 
-    def __init__(self, *, cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(self, *, cursor_blink: bool = True, preview_delay: float = 0.15,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self._cursor_blink = cursor_blink
+        self.preview_delay = preview_delay
+        """Seconds the highlight rests on a page entry before its preview is read and
+        rendered (0: at once). New search results are shown first; the Markdown
+        preview (a few hundred ms for a big page) follows when the list settles."""
+        self._preview_timer: Timer | None = None
+        self._pending_preview: str | None = None
         self.hits: list[tuple[str, int, str]] = []
         self.query_text = ""
         self.search_error: str | None = None
@@ -217,6 +236,7 @@ class MemoryPane(Horizontal):
         self.precedent_pages, self.top_pages = [], []
         self.loaded = False
         self._previewing = None
+        self._cancel_preview()
         self.reader.clear()
         self.query_one("#memory-search", Input).value = ""
         self.query_one("#memory-list", OptionList).clear_options()
@@ -253,7 +273,7 @@ class MemoryPane(Horizontal):
             elif not self.hits:
                 options.append(Option(Text("  no page has all these words", style="dim"),
                                       disabled=True))
-            for i, (path, line, snippet) in enumerate(self.hits):
+            for i, (path, line, snippet) in enumerate(self.hits[:SHOWN]):
                 where = f":{line}"
                 prompt = Text()
                 prompt.append_text(cell(path, width - len(where), style="bold"))
@@ -262,13 +282,15 @@ class MemoryPane(Horizontal):
                 prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2),
                                              tokens))
                 options.append(Option(prompt, id=f"hit:{i}"))
+            if len(self.hits) > SHOWN:
+                options.append(_more(len(self.hits), "pages: add words to narrow the search"))
         elif not self.wiki_on:
             options.append(Option(Text("Wiki search is off (ETKI_WIKI_DIR is empty).",
                                        style="dim"), disabled=True))
         options.append(_header("Precedents", len(self.precedents)))
         if not self.precedents:
             options.append(Option(Text("  no overrides yet", style="dim"), disabled=True))
-        for case in self.precedents:
+        for case in self.precedents[:SHOWN]:
             assert case.ruling is not None
             ruling = verdict_text(case.ruling.ruling)
             prompt = Text()
@@ -278,14 +300,18 @@ class MemoryPane(Horizontal):
             prompt.append("\n  ")
             prompt.append_text(cell(case.title, width - 2))
             options.append(Option(prompt, id=f"pre:{case.case_id}"))
+        if len(self.precedents) > SHOWN:
+            options.append(_more(len(self.precedents), "precedents: Ctrl+P finds a case by id"))
         options.append(_header("Disputed clauses", len(self.disputed)))
         if not self.disputed:
             options.append(Option(Text("  none", style="dim"), disabled=True))
-        for item in self.disputed:
+        for item in self.disputed[:SHOWN]:
             prompt = Text()
             prompt.append("⚠ DISPUTED ", style="bold")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
+        if len(self.disputed) > SHOWN:
+            options.append(_more(len(self.disputed), "disputed clauses: search finds them"))
         if self.top_pages:
             options.append(_header("Wiki pages"))
             for path in self.top_pages:
@@ -294,9 +320,12 @@ class MemoryPane(Horizontal):
         if not self.pages:
             hint = "  none yet" if self.wiki_on else "  wiki off"
             options.append(Option(Text(hint, style="dim"), disabled=True))
-        for path in self.pages:
+        for path in self.pages[-SHOWN:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
             options.append(Option(cell(path.removeprefix("decisions/"), width),
                                   id=f"page:{path}"))
+        if len(self.pages) > SHOWN:
+            options.append(Option(Text(f"  … {len(self.pages) - SHOWN} older: search "
+                                       "finds them", style="dim"), disabled=True))
         entries.clear_options()
         entries.add_options(options)
         ids = [o.id for o in entries.options if o.id and not o.disabled]
@@ -354,11 +383,17 @@ class MemoryPane(Horizontal):
             return
         self._previewing = option_id
         kind, _, key = option_id.partition(":")
+        self._cancel_preview()
         if kind in ("hit", "page"):
             path = self.hits[int(key)][0] if kind == "hit" else key
             reader = self.reader
             if path != reader.path or not reader.display or reader.tokens != self.tokens:
-                self.post_message(PageWanted(path, history="replace"))
+                if self.preview_delay <= 0:
+                    self.post_message(PageWanted(path, history="replace"))
+                else:
+                    self._pending_preview = path
+                    self._preview_timer = self.set_timer(self.preview_delay,
+                                                         self.flush_preview)
         elif kind == "pre":
             case = next((c for c in self.precedents if c.case_id == key), None)
             if case is not None:
@@ -367,6 +402,22 @@ class MemoryPane(Horizontal):
             item = next((d for d in self.disputed if d.ref == key), None)
             if item is not None:
                 self.show_card(disputed_card(item, self.clauses), ("clause ref", item.ref))
+
+    def _cancel_preview(self) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
+        self._pending_preview = None
+
+    def flush_preview(self) -> bool:
+        """Ask for the pending preview now (the timer's job; tests call it instead of
+        waiting). False when none is pending."""
+        path = self._pending_preview
+        self._cancel_preview()
+        if path is None:
+            return False
+        self.post_message(PageWanted(path, history="replace"))
+        return True
 
     @on(OptionList.OptionSelected, "#memory-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -400,6 +451,7 @@ class MemoryPane(Horizontal):
 
     def open_page(self, path: str) -> None:
         """Open ``path`` in the reader (pinned in its history) and read full-screen."""
+        self._cancel_preview()
         reader = self.reader
         if reader.display and reader.path == path:
             reader.history.visit(path, pin=True)
@@ -417,6 +469,7 @@ class MemoryPane(Horizontal):
     @on(Input.Changed, "#memory-search")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
+        self._cancel_preview()  # no preview of results the reviewer is typing past
         self.post_message(SearchChanged(event.value))
 
     def on_key(self, event) -> None:  # noqa: ANN001
