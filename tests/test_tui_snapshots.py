@@ -33,7 +33,7 @@ Step = str | Callable[[Pilot], Awaitable[None] | None]
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     # A debounce that never fires by itself: searches run on Enter, once.
     return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=3600,
-                   poll_seconds=0, clock=tui_clock, **kwargs)  # type: ignore[arg-type]
+                   poll_seconds=0, clock=tui_clock, preview_delay=0, **kwargs)  # type: ignore[arg-type]
 
 
 async def settle(pilot: Pilot) -> None:
