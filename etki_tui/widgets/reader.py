@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
@@ -150,9 +151,14 @@ class PageReader(Vertical):
         page = self.query_one("#memory-page", ReaderMarkdown)
         page.match_tokens = self.tokens
         await page.update(printable(body, multiline=True))
-        self.matches = self._highlight(page)
-        self._show_bar()
-        scroll = self.query_one("#reader-scroll", VerticalScroll)
+        if not self.is_attached or self.path != path or self.text is not text:
+            return  # left the screen, or a newer show() took over while this one waited
+        try:
+            self.matches = self._highlight(page)
+            self._show_bar()
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
+        except NoMatches:  # being removed (its children go first) while the page updated
+            return
         scroll.scroll_home(animate=False)
         if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
