@@ -44,6 +44,8 @@ class InitSummary:
     index_hash: str
     chunking: tuple[tuple[str, str], ...]
     wiki_error: str | None = None
+    erased_skipped: int = 0
+    """Requests of the folder not stored again because their case was erased."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -57,6 +59,9 @@ class InitSummary:
             f"  index: {self.index_hash}",
             f"  requests: {self.requests}, new cases triaged: {self.new_cases} ({dist})",
         ]
+        if self.erased_skipped:
+            out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
+                       "erased and are not stored again")
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -148,6 +153,7 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
         index_hash=index.hash,
         chunking=tuple((c.id, c.chunking) for c in project.contracts),
         wiki_error=wiki_error,
+        erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
     )
 
 

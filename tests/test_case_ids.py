@@ -89,6 +89,9 @@ def test_erasing_the_longer_one_keeps_it_erased(tmp_path: Path) -> None:
     init_project(folder, repo, settings, related_context=False)
     long_b = case_id_for("demo", B, 12)
     repo.erase_case(long_b, "dpo", "data subject request")
-    assert init_project(folder, repo, settings, related_context=False).new_cases == 0
+    again = init_project(folder, repo, settings, related_context=False)
+    assert (again.new_cases, again.erased_skipped) == (0, 1)
+    assert "  erased: 1 request(s) of the folder were erased and are not stored again" \
+        in again.lines()
     ids = {c.case_id for c in repo.cases("demo")}
     assert long_b not in ids and "req-demo-636eb6d6" in ids

@@ -192,8 +192,8 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
     for s in suggestions:
         title = printable(s.clause_title, multiline=False)[:60]
         print(f"{s.id}  {s.score:5.1f}  {s.source} ({title}) -[{s.type}]-> {s.target}")
-        print(f"            support {s.support} keyword(s); words: "
-              f"{printable(', '.join(s.words), multiline=False)}")
+        print(f"            words: {printable(', '.join(s.words), multiline=False)}; "
+              f"support: {s.support} summary keyword(s) beyond the module's name")
     print(f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
           f"{args.project} --accept ID ...`")
     return 0

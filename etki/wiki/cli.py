@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="+", help="words; every one must occur in a page")
     p.add_argument("--project", help="project id (default: the only project)")
     p.add_argument("--no-rg", action="store_true",
-                   help="do not use ripgrep (large wikis: the FTS5 index beside the wiki)")
+                   help="do not use ripgrep; a wiki of 200+ pages is then searched "
+                        "through its SQLite FTS5 index (built beside the wiki on first use)")
     p.add_argument("--backend", choices=("rg", "fts", "python"), default=None,
                    help="choose the search backend (all give the same hits)")
     p.add_argument("--limit", type=int, default=None, help="at most this many hits")
