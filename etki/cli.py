@@ -22,7 +22,6 @@ import argparse
 import importlib
 import json
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -93,19 +92,6 @@ def _print_decision(d: Decision) -> None:
         print(f"assumes     {printable(a)}")
 
 
-CONTEXT_OFF: frozenset[str] = frozenset({"0", "off", "false", "no"})
-"""Values of ``ETKI_RELATED_CONTEXT`` that switch the related-context block off."""
-
-
-def _related_context(flag: bool | None) -> bool:
-    """Whether ``etki init`` stores related-context blocks: the ``--context`` /
-    ``--no-context`` flag when given, else off when ``ETKI_RELATED_CONTEXT`` is one of
-    :data:`CONTEXT_OFF` (case-insensitive), else on."""
-    if flag is not None:
-        return flag
-    return os.environ.get("ETKI_RELATED_CONTEXT", "").strip().lower() not in CONTEXT_OFF
-
-
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
@@ -119,7 +105,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         from etki.services import init_project
 
         summary = init_project(args.project_dir, repo, settings,
-                               related_context=_related_context(args.context))
+                               related_context=args.context)
         print("\n".join(summary.lines()))
         return 0
     if args.command == "projects":

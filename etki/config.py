@@ -7,6 +7,7 @@
 | ETKI_REVIEWER | reviewer name used for rulings | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
+| ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
@@ -46,6 +47,7 @@ class Settings:
     reviewer: str = "reviewer"
     config_file: str | None = None
     disputed_escalation: bool = True
+    related_context: bool = True
     embed_base_url: str | None = None
     embed_model: str | None = None
     rerank_base_url: str | None = None
@@ -64,6 +66,7 @@ class Settings:
             reviewer=(env.get("ETKI_REVIEWER") or "").strip() or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),
+            related_context=_flag(env.get("ETKI_RELATED_CONTEXT"), True),
             embed_base_url=env.get("ETKI_EMBED_BASE_URL") or None,
             embed_model=env.get("ETKI_EMBED_MODEL") or None,
             rerank_base_url=env.get("ETKI_RERANK_BASE_URL") or None,

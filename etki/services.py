@@ -97,12 +97,13 @@ it again triages only the requests not stored yet (decisions are written once)."
 
 
 def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings, *,
-                 related_context: bool = True) -> InitSummary:
+                 related_context: bool | None = None) -> InitSummary:
     """Load ``path``, store its knowledge, triage the requests not stored yet.
 
     ``related_context``: after triage, store a related-context block with each new
     decision (pre-analysis, :mod:`etki.retrieval.context`); context only, the decisions
-    are the same bytes either way. New cases are stored in transactions of
+    are the same bytes either way. None (the default) follows
+    ``settings.related_context`` (``ETKI_RELATED_CONTEXT``). New cases are stored in transactions of
     :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
     malformed folder."""
     from etki.knowledge import build_index, load_project
@@ -122,6 +123,8 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     engine = make_engine_for(project, index, existing, settings)
     todo = [(r, ids[r.id]) for r in project.requests if ids.get(r.id) is not None]
     port = None
+    if related_context is None:
+        related_context = settings.related_context
     if related_context and todo:
         from etki.retrieval.context import context_port, related_contexts
 

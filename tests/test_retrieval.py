@@ -422,3 +422,18 @@ def test_clause_module_mappings_are_walked_with_the_index_inverse():
     res = GraphQueryPort(g).expand(seeds=["module:scan"], budget_tokens=500)
     assert res.ids == ("module:scan", "clause:K#1")
     assert res.subgraph is not None and res.subgraph.nodes[1].via == "mapped_by"
+
+
+def test_settings_carry_the_related_context_switch(tmp_path):
+    """``ETKI_RELATED_CONTEXT`` is read with the other settings, so every caller of
+    ``init_project`` (the CLI and ``etki-tui PROJECT_DIR``) follows it."""
+    from etki.config import Settings
+
+    assert Settings.from_env({}).related_context is True
+    assert Settings.from_env({"ETKI_RELATED_CONTEXT": "Off"}).related_context is False
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
+                        related_context=False)
+    repo = CaseFileRepository(settings.db_url)
+    init_project(SAMPLE, repo, settings)  # no explicit argument: the setting decides
+    assert [repo.decision_context(c.case_id) for c in repo.cases("demo")] == [None] * 40
+    repo.dispose()

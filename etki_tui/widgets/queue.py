@@ -30,8 +30,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.widgets import DataTable, Input, Static
 from textual.geometry import Size
+from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import DuplicateKey, Row, RowDoesNotExist, RowKey
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause
@@ -588,8 +588,9 @@ class QueuePane(Vertical):
         if record is not None:
             detail.show(case_detail(record, self.clauses, self.memory, now=self.clock()))
         elif case.case_id in self._detail_errors:
-            detail.show(Text(f"Could not read this case: {self._detail_errors[case.case_id]}."
-                             " Ctrl+R reloads.", style="dim"))
+            error = printable(self._detail_errors[case.case_id], multiline=False)
+            detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.",
+                             style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
 
