@@ -46,7 +46,7 @@ named anywhere in the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from etki.domain import Verdict
 from etki.triage.cues import ADVICE_THRESHOLD
@@ -82,6 +82,33 @@ nothing in the contract covers the request."""
 FLOOR, CEILING = 0.35, 0.95
 """Confidence bounds: the engine never claims certainty, and never proposes a verdict
 it gives less than about one chance in three."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The numeric settings of the rules, one object so an evaluation can vary them.
+
+    The defaults are the module constants above (each says where it comes from); an
+    evaluation that picks other values from labelled data must report them
+    leave-one-engagement-out (``etki eval triage --loeo``)."""
+
+    weak_defect: float = WEAK_DEFECT
+    admin_ratio: float = ADMIN_RATIO
+    admin_alone_ratio: float = ADMIN_ALONE_RATIO
+    against_ratio: float = AGAINST_RATIO
+    future_ratio: float = FUTURE_RATIO
+    covered: float = COVERED
+    min_coverage: float = MIN_COVERAGE
+
+    def label(self) -> str:
+        """``name=value`` of every field that differs from the default, or ``default``."""
+        base = Thresholds()
+        diff = [f"{f.name}={getattr(self, f.name):g}" for f in fields(self)
+                if getattr(self, f.name) != getattr(base, f.name)]
+        return ", ".join(diff) or "default"
+
+
+DEFAULT_THRESHOLDS = Thresholds()
 
 
 @dataclass(frozen=True)
@@ -138,12 +165,13 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else (10.0 if a > 0 else 0.0)
 
 
-def is_defect(f: Features) -> bool:
-    """Defect wording: a strong cue, or weak cues worth :data:`WEAK_DEFECT`."""
-    return f.defect_strong >= 1.0 or f.defect_weak >= WEAK_DEFECT
+def is_defect(f: Features, t: Thresholds = DEFAULT_THRESHOLDS) -> bool:
+    """Defect wording: a strong cue, or weak cues worth ``t.weak_defect``
+    (:data:`WEAK_DEFECT`)."""
+    return f.defect_strong >= 1.0 or f.defect_weak >= t.weak_defect
 
 
-def classify(f: Features) -> Classification:
+def classify(f: Features, t: Thresholds = DEFAULT_THRESHOLDS) -> Classification:
     """Apply the rules of the module docstring in order. Pure and deterministic.
 
     Confidence per rule (``strength`` clipped to [0, 1]):
@@ -158,16 +186,16 @@ def classify(f: Features) -> Classification:
     request with no scoring token at all is an uncovered CHANGE_REQUEST at :data:`FLOOR`."""
     if f.tokens == 0:
         return Classification("CHANGE_REQUEST", FLOOR, "uncovered")
-    c = _classify(f)
+    c = _classify(f, t)
     if f.foreign and c.confidence > 0.5:
         return Classification(c.verdict, 0.5, c.rule)
     return c
 
 
-def _classify(f: Features) -> Classification:
-    matched = f.incl_cov >= MIN_COVERAGE or f.modules > 0
+def _classify(f: Features, t: Thresholds) -> Classification:
+    matched = f.incl_cov >= t.min_coverage or f.modules > 0
     against_ratio = _ratio(f.against, f.incl)
-    if is_defect(f):
+    if is_defect(f, t):
         if matched:
             return Classification(
                 "IN_SCOPE", _conf(0.6, (f.defect_strong + f.defect_weak) / 3, 0.3), "defect")
@@ -176,31 +204,31 @@ def _classify(f: Features) -> Classification:
         return Classification("REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3),
                               "advice")
     admin_ratio = _ratio(f.admin, f.incl)
-    if admin_ratio >= (ADMIN_RATIO if f.admin_request > 0 else ADMIN_ALONE_RATIO):
-        floor = ADMIN_RATIO if f.admin_request > 0 else ADMIN_ALONE_RATIO
+    if admin_ratio >= (t.admin_ratio if f.admin_request > 0 else t.admin_alone_ratio):
+        floor = t.admin_ratio if f.admin_request > 0 else t.admin_alone_ratio
         return Classification("REJECT", _conf(0.55, admin_ratio - floor, 0.3),
                               "administration")
-    if f.against > 0 and (against_ratio >= AGAINST_RATIO
+    if f.against > 0 and (against_ratio >= t.against_ratio
                           or (against_ratio >= 1.0 and f.against_cov >= f.incl_cov)):
         return Classification("REJECT",
-                              _conf(0.5, (against_ratio - 1.0) / AGAINST_RATIO, 0.4),
+                              _conf(0.5, (against_ratio - 1.0) / t.against_ratio, 0.4),
                               "exclusion")
     future_ratio = _ratio(f.future, f.incl)
-    if f.future > 0 and future_ratio >= FUTURE_RATIO:
-        return Classification("CHANGE_REQUEST", _conf(0.5, future_ratio - FUTURE_RATIO, 0.3),
+    if f.future > 0 and future_ratio >= t.future_ratio:
+        return Classification("CHANGE_REQUEST", _conf(0.5, future_ratio - t.future_ratio, 0.3),
                               "future_work")
-    if f.future_cov >= MIN_COVERAGE and f.future_cov > f.incl_cov:
+    if f.future_cov >= t.min_coverage and f.future_cov > f.incl_cov:
         return Classification("CHANGE_REQUEST",
                               _conf(0.5, (f.future_cov - f.incl_cov) * 4, 0.3), "future_work")
-    if f.incl_cov >= COVERED and f.against_cov < f.incl_cov and against_ratio < 1.0:
-        return Classification("IN_SCOPE", _conf(0.55, (f.incl_cov - COVERED) / 0.35, 0.4),
+    if f.incl_cov >= t.covered and f.against_cov < f.incl_cov and against_ratio < 1.0:
+        return Classification("IN_SCOPE", _conf(0.55, (f.incl_cov - t.covered) / 0.35, 0.4),
                               "covered")
     if f.new_capability > 0:
-        return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / COVERED, 0.2),
+        return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.covered, 0.2),
                               "new_capability")
-    if f.incl_cov >= MIN_COVERAGE:
+    if f.incl_cov >= t.min_coverage:
         return Classification(
-            "IN_SCOPE", _conf(0.4, (f.incl_cov - MIN_COVERAGE) / (COVERED - MIN_COVERAGE), 0.15),
+            "IN_SCOPE", _conf(0.4, (f.incl_cov - t.min_coverage) / (t.covered - t.min_coverage), 0.15),
             "partial")
-    return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / MIN_COVERAGE, 0.2),
+    return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.min_coverage, 0.2),
                           "uncovered")

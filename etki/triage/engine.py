@@ -37,7 +37,14 @@ from itertools import compress
 from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
 from etki.knowledge import KnowledgeIndex, build_index
 from etki.triage import cues
-from etki.triage.classify import MIN_COVERAGE, Classification, Features, classify
+from etki.triage.classify import (
+    DEFAULT_THRESHOLDS,
+    MIN_COVERAGE,
+    Classification,
+    Features,
+    Thresholds,
+    classify,
+)
 from etki.triage.contract import ClauseInfo, Sentence, analyse, plain_text
 from etki.triage.effort import estimate
 from etki.triage.graph import read_graph
@@ -173,6 +180,8 @@ class TriageEngine:
     informational evidence step and, with ``disputed_escalation``, a risk signal.
     ``disputed_escalation``: ``ETKI_DISPUTED_ESCALATION`` (True = a cited disputed
     clause raises the risk layer; False = note only).
+    ``thresholds``: the rule settings (:class:`etki.triage.classify.Thresholds`); only
+    evaluations pass other values than the defaults.
 
     Raises nothing for an empty contract: every request then comes out as an
     uncovered CHANGE_REQUEST with low confidence.
@@ -180,8 +189,10 @@ class TriageEngine:
 
     def __init__(self, project: Project, index: KnowledgeIndex | str, *,
                  memory: Mapping[str, ClauseMemory] | None = None,
-                 disputed_escalation: bool = True) -> None:
+                 disputed_escalation: bool = True,
+                 thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
         self.project = project
+        self.thresholds = thresholds
         if isinstance(index, str):
             self.index_freshness = index
             index = build_index(project)
@@ -340,7 +351,7 @@ class TriageEngine:
             future_cov=_r(best_sent["future"][0]) if "future" in best_sent else 0.0,
             modules=len(match.modules), foreign=lang not in self.clause_langs,
             tokens=len(query))
-        result = classify(features)
+        result = classify(features, self.thresholds)
         evidence.append(EvidenceStep(
             "classify",
             f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})",
