@@ -13,10 +13,10 @@ from etki.triage.scoring import BM25Index, top
 
 
 @pytest.mark.parametrize(("sentence", "role"), [
-    ("OFA is not looking to migrate data from the existing system to the new system.",
-     "exclusion"),
+    ("Migration of data from the existing system is not included.", "exclusion"),
+    # a duty given to another party, the contractor named only to be excluded
     ("ACF, not the contractor, will be responsible for hosting the deployed system.",
-     "exclusion"),
+     "client"),
     ("Native mobile applications are out of scope.", "exclusion"),
     ("OFA will be responsible for creating and managing this repository.", "client"),
     ("ACF will also determine what security controls are required.", "client"),
@@ -29,6 +29,8 @@ from etki.triage.scoring import BM25Index, top
      "obligation"),
     ("The software architecture must be extensible to allow for future development.",
      "future"),
+    # "future" as a bare adjective names a thing that will exist, not later work
+    ("The system must run in the future production environment.", "obligation"),
     ("Additional languages are not part of this Agreement and require a Change Request.",
      "future"),
     ("Barındırma hizmeti İdare tarafından sağlanır.", "client"),
@@ -45,7 +47,26 @@ def test_clause_kind_and_role_decide_before_wording() -> None:
     assert sentence_role("Mobile apps for iOS.", "scope", "exclusion")[0] == "exclusion"
     assert sentence_role("Mobile apps need a Change Request.", "scope", "exclusion")[0] == "future"
     assert sentence_role("The contractor invoices monthly.", "admin", "inclusion")[0] == "admin"
-    assert sentence_role("OFA will own the account.", "context", "inclusion")[0] == "context"
+    assert sentence_role("OFA owned the account.", "context", "inclusion")[0] == "context"
+    # a background sentence with a modal verb says what is to be done: read on
+    assert sentence_role("OFA will own the account.", "context", "inclusion")[0] == "client"
+    assert sentence_role("The vendor will build a new portal.", "context",
+                         "inclusion")[0] == "obligation"
+    assert sentence_role("Any text at all.", "scope", "context")[0] == "context"
+
+
+def test_role_of_names_the_rule() -> None:
+    from etki.triage.contract import ROLE_RULES, role_of
+
+    assert role_of("Native mobile apps are out of scope.", "scope", "inclusion") == (
+        "exclusion", ("out of scope",), "exclusion wording")
+    assert role_of("The vendor will build a portal.", "context", "inclusion")[2] == (
+        "modal sentence in background")
+    assert role_of("The portal lists posts.", "scope", "inclusion")[2] == (
+        "contractor obligation (default)")
+    for text, crole, kind in [("x", "scope", "exclusion"), ("x", "admin", "inclusion"),
+                              ("x", "context", "inclusion"), ("x", "scope", "context")]:
+        assert role_of(text, crole, kind)[2] in ROLE_RULES
     assert sentence_role("Test data exists.", "scope", "assumption")[0] == "assumption"
 
 

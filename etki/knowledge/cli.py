@@ -1,7 +1,7 @@
 """``etki index``: build, show, lint and enrich a project's knowledge index.
 
     etki index build   PROJECT_DIR_OR_ID [--strict] [--output PATH]
-    etki index show    PROJECT_DIR_OR_ID [--json]
+    etki index show    PROJECT_DIR_OR_ID [--json] [--sentences]
     etki index lint    PROJECT_DIR_OR_ID [--strict]
     etki index suggest PROJECT_DIR_OR_ID [--accept ID ...] [--min-score N]
 
@@ -14,7 +14,10 @@ project was loaded from.
   change) and prints what it holds; with ``--strict`` lint warnings fail the build and
   nothing is written. Candidate edges are checked by the model of ``ETKI_LLM_*`` when
   set, else lexically.
-* ``show`` prints the summary (``--json``: the index itself).
+* ``show`` prints the summary and, per clause, how many sentences the triage engine
+  reads in each role (obligation, exclusion, client duty, future, admin, context);
+  ``--sentences`` lists each sentence with its role and the rule that assigned it
+  (``--json``: the index itself).
 * ``lint`` prints problems (:mod:`etki.knowledge.lint`); exit 2 with ``--strict`` when
   there are warnings.
 * ``suggest`` lists likely missing clause -> module links with scores and matched
@@ -159,12 +162,34 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def sentence_role_lines(index: KnowledgeIndex, *, every: bool) -> list[str]:
+    """How the triage engine reads each clause: per clause ``ref  role  N obligation,
+    M exclusion, ...``; with ``every`` also each sentence as ``  role  [rule]  text``
+    (text clipped to 100 characters, through :func:`etki.text.printable`)."""
+    from etki.triage.contract import SENTENCE_ROLES, analyse
+    from etki.triage.graph import read_graph
+
+    out = ["sentence roles (how triage reads each clause; rule names in brackets):"]
+    for info in analyse(read_graph(index).clauses):
+        counts = Counter(s.role for s in info.sentences)
+        parts = [f"{counts[r]} {r}" for r in SENTENCE_ROLES if counts[r]]
+        out.append(f"  {printable(info.clause.ref, multiline=False)}  [{info.role}]  "
+                   + (", ".join(parts) or "no sentence"))
+        if every:
+            for s in info.sentences:
+                text = printable(" ".join(s.text.split()), multiline=False)
+                text = text if len(text) <= 100 else text[:99] + "…"
+                out.append(f"      {s.role:<10} [{s.rule}]  {text}")
+    return out
+
+
 def _show(args: argparse.Namespace, settings: Settings) -> int:
     index = _target(args.project, settings).index
     if args.json:
         print(index.to_bytes().decode("utf-8"), end="")
     else:
         print("\n".join(summary_lines(index)))
+        print("\n".join(sentence_role_lines(index, every=args.sentences)))
     return 0
 
 
@@ -213,6 +238,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="summarise the knowledge index")
     show.add_argument("project", metavar="PROJECT_DIR_OR_ID")
     show.add_argument("--json", action="store_true", help="print the index itself")
+    show.add_argument("--sentences", action="store_true",
+                      help="list every clause sentence with its triage role and the rule")
     show.set_defaults(handler=_show)
     lint = actions.add_parser("lint", help="report problems of the knowledge index")
     lint.add_argument("project", metavar="PROJECT_DIR_OR_ID")

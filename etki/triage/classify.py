@@ -12,14 +12,15 @@ first that holds decides:
    covers the area (an obligation or a module matched), low confidence otherwise;
 2. ``advice``: the request asks for a policy or strategy decision
    (:data:`etki.triage.cues.ADVICE_THRESHOLD` distinct cues) -> REJECT;
-3. ``administration``: the request is about the contractor's team or the contract's
-   money, and an administrative clause matches it about as well as any obligation
-   (:data:`ADMIN_RATIO`), or administrative clauses match it far better than any
-   obligation even without such wording (:data:`ADMIN_ALONE_RATIO`) -> REJECT;
+3. ``administration``: the request is about the engagement itself (the contractor's
+   people, the contract's money, procurement: :data:`etki.triage.cues.ADMIN_REQUEST`)
+   and an administrative clause matches it about as well as any obligation
+   (:data:`ADMIN_RATIO`) -> REJECT. Administrative sections never win without such
+   wording: an RFQ's hundreds of procurement sentences share many technical words;
 4. ``exclusion``: the exclusion/client-duty texts of the contract match the request
-   clearly better than any obligation (:data:`AGAINST_RATIO`), or better and with one
-   such sentence covering at least as much of the request as the best obligation
-   sentence -> REJECT;
+   clearly better than any obligation (:data:`AGAINST_RATIO`) *and* one such sentence
+   covers at least as much of the request as the best obligation sentence -> REJECT
+   (both, so that one shared topic word in a duty sentence cannot decide);
 5. ``future_work``: future-work text (possible later work, or work the contract routes
    to a change request) matches at least as well as any obligation
    (:data:`FUTURE_RATIO`), or one such sentence covers more of the request than any
@@ -51,18 +52,15 @@ from dataclasses import dataclass, fields
 from etki.domain import Verdict
 from etki.triage.cues import ADVICE_THRESHOLD
 
-WEAK_DEFECT = 1.5
-"""Weak defect cues (0.5 each: "error", "rejected", "still") needed without a strong
-one: three of them. Two weak cues also describe feature requests ("accepted with
-errors, rejected")."""
+WEAK_DEFECT = 1.0
+"""Weak defect cues (0.5 each: "error", "missing", "still") needed without a strong
+one: two of them, since a weak cue counts half a strong one
+(:data:`etki.triage.cues.DEFECT_THRESHOLD`)."""
 
 ADMIN_RATIO = 0.75
 """Rule 3: best administrative match >= this x best obligation match, when the request
 has team/contract wording ("team member", "invoice", "key personnel")."""
 
-ADMIN_ALONE_RATIO = 2.0
-"""Rule 3 without such wording: the administrative clauses must match at least twice
-as well as any obligation (procurement text shares many technical words)."""
 
 AGAINST_RATIO = 1.25
 """Rule 4: best exclusion/client match >= this x best obligation match. A quarter
@@ -94,7 +92,6 @@ class Thresholds:
 
     weak_defect: float = WEAK_DEFECT
     admin_ratio: float = ADMIN_RATIO
-    admin_alone_ratio: float = ADMIN_ALONE_RATIO
     against_ratio: float = AGAINST_RATIO
     future_ratio: float = FUTURE_RATIO
     covered: float = COVERED
@@ -177,7 +174,7 @@ def classify(f: Features, t: Thresholds = DEFAULT_THRESHOLDS) -> Classification:
     Confidence per rule (``strength`` clipped to [0, 1]):
     defect 0.6 + 0.3 x (cue weight / 3), or 0.45 when nothing in the contract or the
     system matched (the defect cannot be placed); advice 0.6 + 0.3 x (cues beyond the
-    threshold / 2); administration 0.55 + 0.3 x (admin/obligation ratio - 0.75 or 2);
+    threshold / 2); administration 0.55 + 0.3 x (admin/obligation ratio - 0.75);
     exclusion 0.5 + 0.4 x (ratio - 1) / 1.25; future_work 0.5 + 0.3 x (ratio - 1 or
     coverage margin x 4); covered 0.55 + 0.4 x (coverage - 0.25) / 0.35;
     new_capability 0.5 + 0.2 x (1 - coverage / 0.25); partial 0.4 + 0.15 x (coverage -
@@ -204,12 +201,11 @@ def _classify(f: Features, t: Thresholds) -> Classification:
         return Classification("REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3),
                               "advice")
     admin_ratio = _ratio(f.admin, f.incl)
-    if admin_ratio >= (t.admin_ratio if f.admin_request > 0 else t.admin_alone_ratio):
-        floor = t.admin_ratio if f.admin_request > 0 else t.admin_alone_ratio
-        return Classification("REJECT", _conf(0.55, admin_ratio - floor, 0.3),
+    if f.admin_request > 0 and admin_ratio >= t.admin_ratio:
+        return Classification("REJECT", _conf(0.55, admin_ratio - t.admin_ratio, 0.3),
                               "administration")
-    if f.against > 0 and (against_ratio >= t.against_ratio
-                          or (against_ratio >= 1.0 and f.against_cov >= f.incl_cov)):
+    if (f.against > 0 and against_ratio >= t.against_ratio
+            and f.against_cov >= f.incl_cov):
         return Classification("REJECT",
                               _conf(0.5, (against_ratio - 1.0) / t.against_ratio, 0.4),
                               "exclusion")

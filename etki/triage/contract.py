@@ -7,7 +7,8 @@ A clause has a **role** from its title (and its parent's):
 * ``context``: background that describes but does not oblige (``CONTEXT_TITLE``);
 * ``scope``: everything else, and always a title with scope wording (``SCOPE_TITLE``).
 
-A clause without telling title words inherits ``admin``/``context`` from its parent:
+A clause of kind ``context`` (a title page or preamble, as the loader marks it) is
+always ``context``. A clause without telling title words inherits ``admin``/``context`` from its parent:
 ``ScopeClause.parent``, else the nearest existing clause whose number is a prefix of
 this one (``7.2.4`` -> ``7.2`` -> ``7``), else the first clause of the same top-level
 section (the loader merges an empty parent heading into its first child, whose title
@@ -19,8 +20,11 @@ and blank-line blocks are sentence boundaries) gets a **sentence role**:
 * ``exclusion``: any sentence of a clause of kind ``exclusion``, or a sentence with
   exclusion wording ("not included", "no migration", "kapsam dışı", "nicht enthalten"),
   unless it sends the work to a change request (then ``future``);
+* ``context``: any sentence of a clause of kind ``context`` (a title page or preamble);
 * ``admin``: any sentence of an ``admin`` clause;
-* ``context``: any sentence of a ``context`` clause;
+* ``context``: a sentence of a ``context`` (background) clause without a modal verb
+  (:data:`etki.triage.cues.MODAL_VERBS`); one with a modal verb goes on to the rules
+  below, and is an ``obligation`` if none of them holds;
 * ``client``: a sentence assigning a duty or decision to a party other than the
   contractor ("OFA will be responsible for ...", "ACF will determine ...");
 * ``future``: possible later work ("extensible ... future development") or work the
@@ -28,7 +32,8 @@ and blank-line blocks are sentence boundaries) gets a **sentence role**:
 * ``assumption``: a sentence of a clause of kind ``assumption``;
 * ``obligation``: everything else: work the contract asks of the contractor.
 
-The first matching rule in that order wins.
+The first matching rule in that order wins; :func:`role_of` returns its name
+(:data:`ROLE_RULES`) with the role, and the engine shows it in the evidence chain.
 """
 
 from __future__ import annotations
@@ -49,13 +54,15 @@ SENTENCE_ROLES: tuple[str, ...] = ("obligation", "exclusion", "client", "future"
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of a clause: ``clause`` (index into the analysed clauses), ``text``
-    (plain text), ``role`` (one of :data:`SENTENCE_ROLES`) and ``cues`` (texts of the
-    wording cues that decided the role, sorted)."""
+    (plain text), ``role`` (one of :data:`SENTENCE_ROLES`), ``cues`` (texts of the
+    wording cues that decided the role, sorted) and ``rule`` (the :data:`ROLE_RULES`
+    entry that assigned it)."""
 
     clause: int
     text: str
     role: str
     cues: tuple[str, ...] = ()
+    rule: str = "contractor obligation (default)"
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,7 @@ def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
     def role(i: int, depth: int = 0) -> str:
         if i in memo:
             return memo[i]
-        r = own[i]
+        r = "context" if clauses[i].kind == "context" else own[i]
         if r is None:
             p = parent_of(i) if depth < 16 else None
             r = role(p, depth + 1) if p is not None else "scope"
@@ -208,36 +215,64 @@ def _is_client_duty(ws: Sequence[str]) -> bool:
     return True
 
 
-def sentence_role(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[str, ...]]:
-    """Role of one sentence and the cue texts that decided it (module docstring).
+def role_of(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[str, ...], str]:
+    """``(role, cues, rule)`` of one sentence: its role (:data:`SENTENCE_ROLES`), the cue
+    texts that decided it and the name of the rule that assigned it (:data:`ROLE_RULES`),
+    tried in the order of the module docstring.
 
     A sentence that excludes something (or any sentence of an exclusion clause) but
     sends it to a change request ("... are excluded and require a Change Request") is
-    ``future``: the contract itself routes it to a CR."""
+    ``future``: the contract itself routes it to a CR. In a ``context`` clause
+    (background) a sentence with a modal verb ("will", "shall", "must"; Turkish
+    future/necessity suffixes; German "wird", "soll", "muss") is read like a scope
+    sentence: it says what is to be done, not what is (a short statement of objectives
+    often puts its scope in its background)."""
     ws = cue_words(text)
     route = cues.CHANGE_ROUTE.find(ws)
     if clause_kind == "exclusion":
         if route:
-            return "future", tuple(c.text for c in route)
-        return "exclusion", ("clause kind: exclusion",)
+            return "future", tuple(c.text for c in route), "exclusion clause, change route"
+        return "exclusion", ("clause kind: exclusion",), "exclusion clause"
+    if clause_kind == "context":
+        return "context", (), "context clause (title page or preamble)"
     if clause_role == "admin":
-        return "admin", ()
+        return "admin", (), "administration clause"
     if clause_role == "context":
-        return "context", ()
+        modal = cues.MODAL_VERBS.find(ws)
+        if not modal:
+            return "context", (), "background clause"
     found = cues.EXCLUSION.find(ws)
     if found:
         if route:
-            return "future", tuple(c.text for c in found + route)
-        return "exclusion", tuple(c.text for c in found)
+            return "future", tuple(c.text for c in found + route), "exclusion wording, change route"
+        return "exclusion", tuple(c.text for c in found), "exclusion wording"
     if _is_client_duty(ws):
         return "client", tuple(c.text for c in cues.RESPONSIBILITY.find(ws)
-                               + cues.PRESENT_DUTY.find(ws))
+                               + cues.PRESENT_DUTY.find(ws)), "duty of another party"
     found = cues.FUTURE.find(ws) + route
     if found:
-        return "future", tuple(c.text for c in found)
+        return "future", tuple(c.text for c in found), "future or optional work"
     if clause_kind == "assumption":
-        return "assumption", ()
-    return "obligation", ()
+        return "assumption", (), "assumption clause"
+    if clause_role == "context":
+        return "obligation", tuple(c.text for c in cues.MODAL_VERBS.find(ws)), \
+            "modal sentence in background"
+    return "obligation", (), "contractor obligation (default)"
+
+
+ROLE_RULES: tuple[str, ...] = (
+    "exclusion clause, change route", "exclusion clause", "context clause (title page or preamble)",
+    "administration clause", "background clause", "exclusion wording, change route",
+    "exclusion wording", "duty of another party", "future or optional work",
+    "assumption clause", "modal sentence in background", "contractor obligation (default)")
+"""Names of the sentence-role rules, in the order they are tried (shown in evidence and
+by ``etki index show --sentences``)."""
+
+
+def sentence_role(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[str, ...]]:
+    """``(role, cues)`` of one sentence: :func:`role_of` without the rule name."""
+    role, found, _ = role_of(text, clause_role, clause_kind)
+    return role, found
 
 
 def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
@@ -247,8 +282,8 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
     for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
         sentences = []
         for text in split_sentences(clause.text):
-            srole, why = sentence_role(text, role, clause.kind)
-            sentences.append(Sentence(i, text, srole, tuple(sorted(set(why)))))
+            srole, why, rule = role_of(text, role, clause.kind)
+            sentences.append(Sentence(i, text, srole, tuple(sorted(set(why))), rule))
         support = len(cues.DEFECT_SUPPORT.find(
             cue_words(clause.title + "\n" + plain_text(clause.text)))) if role == "scope" else 0
         out.append(ClauseInfo(clause, role, tuple(sentences), support))

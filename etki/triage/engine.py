@@ -76,6 +76,11 @@ still found and cited (with a note)."""
 _GROUP = {"obligation": "obligation", "assumption": "obligation", "exclusion": "against",
           "client": "against", "future": "future", "admin": "admin", "context": "context"}
 
+_RULE_GROUP = {"defect": "obligation", "exclusion": "against", "future_work": "future",
+               "covered": "obligation", "partial": "obligation",
+               "new_capability": "obligation", "uncovered": "obligation"}
+"""The sentence group each classification rule rests on (for the evidence chain)."""
+
 
 CASE_ID_DIGITS = (8, 12, 16, 24, 32, 64)
 """Hex digits of the case-id digest, shortest first. 8 digits (32 bits) keep ids short
@@ -354,7 +359,8 @@ class TriageEngine:
         result = classify(features, self.thresholds)
         evidence.append(EvidenceStep(
             "classify",
-            f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})",
+            f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
+            + self._deciding_sentence(result.rule, best_sent),
             tuple(sorted((
                 ("admin", features.admin), ("against", features.against),
                 ("against_coverage", features.against_cov),
@@ -430,6 +436,16 @@ class TriageEngine:
 
     # --- helpers -------------------------------------------------------------------
 
+    def _deciding_sentence(self, rule: str, best_sent: Mapping[str, tuple[float, int]]) -> str:
+        """``"; deciding sentence: REF (role, role rule)"`` for the sentence group the rule
+        rests on (:data:`_RULE_GROUP`), or ``""`` when no sentence of that group matched."""
+        group = _RULE_GROUP.get(rule)
+        if group is None or group not in best_sent:
+            return ""
+        s = self.sentences[best_sent[group][1]]
+        return (f"; deciding sentence: {self.infos[s.clause].clause.ref} "
+                f"({s.role}, role rule: {s.rule})")
+
     def _clause_of_role(self, best_role: Mapping[str, tuple[float, int]], group: str) -> int | None:
         return self.role_meta[best_role[group][1]].clause if group in best_role else None
 
@@ -439,8 +455,9 @@ class TriageEngine:
             s = self.sentences[best_sent["against"][1]]
             ref = self.infos[s.clause].clause.ref
             kind = "exclusion" if s.role == "exclusion" else "client duty"
-            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}”; best exclusion/client "
-                      f"match {against:.2f} vs best obligation match {incl:.2f}")
+            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
+                      f"best exclusion/client match {against:.2f} vs best obligation match "
+                      f"{incl:.2f}")
         else:
             detail = "no exclusion or client-duty text of the contract matches"
         ratio = against / incl if incl > 0 else (10.0 if against > 0 else 0.0)
