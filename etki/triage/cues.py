@@ -325,6 +325,8 @@ ADMIN_TITLE = cue_list(
             "invoic*", "evaluation", "quote", "quotes", "quotation", "ceiling", "travel",
             "award", "place of performance",
             "period of performance", "contract type", "limitation of funds", "termination",
+            "security clearance*", "clearances", "badges",
+            "non-disclosure", "key personnel",
             "governing law", "indemnif*", "liability", "orientation conference",
             "personel", "degerlendirme", "teklif*", "fiyat*", "fesih", "cezai",
             "schlusselpersonal", "personaleinsatz", "vergutung*", "bewertung*", "angebot*",
