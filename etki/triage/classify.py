@@ -39,10 +39,12 @@ the margin of the deciding evidence; see :func:`classify`.
 
 Where the numbers come from: coverage values are shares of the request's IDF mass
 (0..1) and ratios compare BM25 scores of the same request, so the thresholds are
-scale-free. They were set from what each rule has to express (e.g. "clearly better"
-= a quarter more) and checked on the labelled requests of ``shared/realdata/tdrs`` and
-``sample_project`` with ``bench/triage_quality.py``; no request, project or clause is
-named anywhere in the rules.
+scale-free. Each was set from what its rule has to express ("clearly better" = a
+quarter more, "about as well" = three quarters, "covers" = a quarter of the request's
+information, "nothing covers" = under a twelfth, two weak cues = one strong), not
+chosen by scoring labelled requests. ``etki eval triage --loeo`` shows what choosing
+them from labelled data would give, leave-one-engagement-out (docs/EVAL.md). No
+request, project or clause is named anywhere in the rules.
 """
 
 from __future__ import annotations

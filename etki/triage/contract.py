@@ -95,22 +95,38 @@ def plain_text(markdown: str) -> str:
     return _NOISE.sub(" ", text)
 
 
-def split_sentences(markdown: str) -> list[str]:
-    """Sentences of a clause body, in order, whitespace-collapsed, empty ones dropped.
+_UNIT_SPLIT = re.compile(r"(\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+|\|)")
+
+
+def split_units(markdown: str) -> list[tuple[str, bool]]:
+    """``(sentence, from_list_item)`` for each sentence of a clause body, in order,
+    whitespace-collapsed, empty ones dropped.
 
     Boundaries: blank lines, list items, table cells (``|``), and ``. ! ? ;`` followed by
-    white space. Table rule rows (``---``) vanish because they hold no word."""
+    white space. Table rule rows (``---``) vanish because they hold no word.
+    ``from_list_item`` is True for the sentences of a list item (``-``, ``*``, ``+``,
+    ``1.``, ``1)``)."""
     text = _COMMENT.sub(" ", markdown)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = re.sub(r"</?(?:p|td|th|tr|li|br|div|blockquote)[^>]*>", "\n\n", text)
-    out: list[str] = []
-    for block in _BLOCK_SPLIT.split(text):
+    parts = _UNIT_SPLIT.split(text)
+    out: list[tuple[str, bool]] = []
+    for k in range(0, len(parts), 2):
+        block = parts[k]
+        sep = parts[k - 1] if k else ""
+        item = bool(_BULLET.match(block)) or (sep not in ("", "|") and "\n" in sep
+                                                and sep.strip() != "")
         flat = " ".join(_NOISE.sub(" ", _TAG.sub(" ", _BULLET.sub("", block))).split())
         for sentence in _SENTENCE_SPLIT.split(flat):
             sentence = sentence.strip()
             if any(ch.isalnum() for ch in sentence):
-                out.append(sentence)
+                out.append((sentence, item))
     return out
+
+
+def split_sentences(markdown: str) -> list[str]:
+    """The sentences of :func:`split_units`, without the list-item flag."""
+    return [text for text, _ in split_units(markdown)]
 
 
 def _number_key(number: str) -> str:
@@ -181,12 +197,18 @@ def _is_client_duty(ws: Sequence[str]) -> bool:
     "duty") also a copula (is, are, remain); the subject is the words before it. So "TANF
     is a block grant" or "their own software" assign nothing. A present-tense duty verb
     ("The Municipality provides and operates ...") counts without a modal when its
-    subject names the client (:data:`cues.CLIENT`) and not the contractor. Other languages put the
+    subject names the client (:data:`cues.CLIENT`) and not the contractor, and so does a
+    passive duty verb whose agent is the client ("... will be provided by the
+    Government", :data:`cues.PASSIVE_DUTY`). Other languages put the
     subject anywhere, so the whole sentence is searched for the contractor. A contractor
     word right after a negation ("not the contractor") does not count."""
     duty = cues.RESPONSIBILITY.positions(ws)
     english = any(w in cues.ENGLISH_MARKERS for w in ws)
     if english:
+        for pos in cues.PASSIVE_DUTY.positions(ws):
+            agent = ws[pos + 2:pos + 5]  # "provided by [the] Government ..."
+            if cues.CLIENT.find(agent) and not cues.CONTRACTOR.find(agent):
+                return True
         verbs = cues.PRESENT_DUTY.positions(ws)
         if verbs:  # the first one is the main verb; later ones sit in sub-clauses
             subject = ws[:verbs[0]]
@@ -248,7 +270,8 @@ def role_of(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[s
         return "exclusion", tuple(c.text for c in found), "exclusion wording"
     if _is_client_duty(ws):
         return "client", tuple(c.text for c in cues.RESPONSIBILITY.find(ws)
-                               + cues.PRESENT_DUTY.find(ws)), "duty of another party"
+                               + cues.PRESENT_DUTY.find(ws) + cues.PASSIVE_DUTY.find(ws)), \
+            "duty of another party"
     found = cues.FUTURE.find(ws) + route
     if found:
         return "future", tuple(c.text for c in found), "future or optional work"
@@ -264,7 +287,8 @@ ROLE_RULES: tuple[str, ...] = (
     "exclusion clause, change route", "exclusion clause", "context clause (title page or preamble)",
     "administration clause", "background clause", "exclusion wording, change route",
     "exclusion wording", "duty of another party", "future or optional work",
-    "assumption clause", "modal sentence in background", "contractor obligation (default)")
+    "assumption clause", "modal sentence in background", "contractor obligation (default)",
+    "list item under a lead-in")
 """Names of the sentence-role rules, in the order they are tried (shown in evidence and
 by ``etki index show --sentences``)."""
 
@@ -275,15 +299,34 @@ def sentence_role(text: str, clause_role: str, clause_kind: str) -> tuple[str, t
     return role, found
 
 
+LEAD_IN_ROLES = frozenset(("exclusion", "client", "future"))
+"""Roles a lead-in sentence passes on to the list below it."""
+
+LEAD_IN_RULE = "list item under a lead-in"
+"""Rule name of a list item that takes its lead-in's role."""
+
+
 def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
-    """Analyse every clause (same order as given). Pure; deterministic."""
+    """Analyse every clause (same order as given). Pure; deterministic.
+
+    A list item that would be an ``obligation`` by itself takes the role of the
+    sentence that introduces its list when that lead-in ends with a colon and is an
+    exclusion, another party's duty or future work ("The Contractor will not be
+    responsible for the following:" + "- Hosting of the system"): scope statements list
+    what they exclude under one such sentence."""
     roles = clause_roles(clauses)
     out: list[ClauseInfo] = []
     for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
         sentences = []
-        for text in split_sentences(clause.text):
+        lead: Sentence | None = None
+        for text, item in split_units(clause.text):
             srole, why, rule = role_of(text, role, clause.kind)
-            sentences.append(Sentence(i, text, srole, tuple(sorted(set(why))), rule))
+            if item and lead is not None and srole == "obligation":
+                srole, why, rule = lead.role, lead.cues, LEAD_IN_RULE
+            sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule)
+            sentences.append(sentence)
+            if not item:
+                lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None
         support = len(cues.DEFECT_SUPPORT.find(
             cue_words(clause.title + "\n" + plain_text(clause.text)))) if role == "scope" else 0
         out.append(ClauseInfo(clause, role, tuple(sentences), support))

@@ -209,6 +209,7 @@ EXCLUSION = cue_list(
         "outside of the scope", "not included", "not include", "does not include",
         "excluded", "exclude", "excludes", "exclusion*", "not needed", "not required !to",
         "not part of", "not be provided", "not provided", "not responsible",
+        "not be responsible",
         "not covered", "no migration", "not expected to",
         "kapsam disi*", "kapsamda degil", "kapsamina girmez", "dahil degil", "haric*",
         "yapilmayacak*", "saglanmayacak*", "gerekli degil", "sorumlu degil",
@@ -252,6 +253,16 @@ CLIENT = cue_list(
             "auftraggeber*", "kunde*", "behorde*", "stadt*", "gemeinde*", "verwaltung*"],
 )
 """Generic names of the client party (a contract's own acronyms cannot be known)."""
+
+PASSIVE_DUTY = cue_list(
+    "passive_duty",
+    strong=["provided by", "furnished by", "supplied by", "hosted by", "operated by",
+            "managed by", "maintained by", "owned by", "granted by", "arranged by",
+            "procured by"],
+)
+"""English passive duty verbs with their agent ("... will be provided by the
+Government"): the sentence gives the duty to the party after "by", so it counts when
+that party is the client (:data:`CLIENT`) and not the contractor."""
 
 DUTY_NOUNS = cue_list("duty_nouns", strong=["responsib*", "duty", "duties", "in charge"])
 """The :data:`RESPONSIBILITY` cues that are nouns or adjectives: in English they assign a
