@@ -8,7 +8,7 @@ A clause has a **role** from its title (and its parent's):
 * ``scope``: everything else, and always a title with scope wording (``SCOPE_TITLE``).
 
 A clause of kind ``context`` (a title page or preamble, as the loader marks it) is
-always ``context``. A clause without telling title words inherits ``admin``/``context`` from its parent:
+always ``context``, and passes no role on to the clauses below it. A clause without telling title words inherits ``admin``/``context`` from its parent:
 ``ScopeClause.parent``, else the nearest existing clause whose number is a prefix of
 this one (``7.2.4`` -> ``7.2`` -> ``7``), else the first clause of the same top-level
 section (the loader merges an empty parent heading into its first child, whose title
@@ -182,7 +182,9 @@ def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
         r = "context" if clauses[i].kind == "context" else own[i]
         if r is None:
             p = parent_of(i) if depth < 16 else None
-            r = role(p, depth + 1) if p is not None else "scope"
+            # a title page above every section passes nothing on: it is context by kind
+            r = (role(p, depth + 1) if p is not None and clauses[p].kind != "context"
+                 else "scope")
         memo[i] = r
         return r
 
