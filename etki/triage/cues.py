@@ -377,7 +377,7 @@ ADMIN_REQUEST = cue_list(
             "background investigation*", "security badge*", "access badge*", "id badge*",
             "building access", "facility access", "period of performance",
             "kilit personel*", "ise alim*", "personel alim*", "guvenlik sorusturma*",
-            "giris kart*", "erisim izn*", "hakedis*",
+            "giris kart*", "hakedis*",
             "schlusselpersonal", "personalwechsel", "stundensatz*", "tagessatz*",
             "sicherheitsuberprufung*", "zutrittsausweis*", "dienstausweis*"],
 )
