@@ -122,11 +122,7 @@ class Features:
     ``against_cov``/``future_cov``: the same for the best exclusion-or-client-duty and
     future-work sentences; ``modules``: number of impacted modules found; ``foreign``:
     the request is in a language none of the clauses is written in; ``tokens``: number
-    of distinct scoring tokens of the request (0 = nothing to match);
-    ``semantic_top``: for a foreign request read with the embedding model, the sentence
-    group (``obligation``, ``against``, ``future``, ``admin``) of the contract sentence
-    nearest to it, ``""`` when the model was not used; ``semantic_margin``: how far
-    (cosine) that sentence is ahead of the nearest sentence of another group."""
+    of distinct scoring tokens of the request (0 = nothing to match)."""
 
     defect_strong: float = 0.0
     defect_weak: float = 0.0
@@ -143,8 +139,6 @@ class Features:
     modules: int = 0
     foreign: bool = False
     tokens: int = 1
-    semantic_top: str = ""
-    semantic_margin: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -191,45 +185,10 @@ def classify(f: Features, t: Thresholds = DEFAULT_THRESHOLDS) -> Classification:
     request with no scoring token at all is an uncovered CHANGE_REQUEST at :data:`FLOOR`."""
     if f.tokens == 0:
         return Classification("CHANGE_REQUEST", FLOOR, "uncovered")
-    c = _classify_semantic(f, t) if f.semantic_top else _classify(f, t)
+    c = _classify(f, t)
     if f.foreign and c.confidence > 0.5:
         return Classification(c.verdict, 0.5, c.rule)
     return c
-
-
-SEMANTIC_MARGIN_SCALE = 0.1
-"""A cosine margin of this size counts as a clear lead: E5 similarities of related and
-unrelated passages sit close together (the multilingual-e5 model card notes scores
-concentrate between 0.7 and 1.0), about a tenth apart."""
-
-
-def _classify_semantic(f: Features, t: Thresholds) -> Classification:
-    """The rule chain for a request no clause shares a language with, read with the
-    embedding model (issue 10, item 5: lexical matching cannot see it). Wording rules
-    work in every project language and come first; then the group of the nearest
-    contract sentence decides, as "best match" does in the lexical chain: another
-    party's duty or an exclusion -> REJECT; future work -> CHANGE_REQUEST; an
-    administrative sentence -> REJECT only for a request about the engagement itself
-    (else it is read as an obligation match); an obligation -> IN_SCOPE unless the
-    request asks for something new. Confidence 0.4 + 0.1 x (margin /
-    :data:`SEMANTIC_MARGIN_SCALE`), so at most 0.5 (the cap on foreign requests)."""
-    conf = _conf(0.4, f.semantic_margin / SEMANTIC_MARGIN_SCALE, 0.1)
-    if is_defect(f, t):
-        return Classification("IN_SCOPE", _conf(0.6, (f.defect_strong + f.defect_weak) / 3,
-                                                0.3), "defect")
-    if f.advice >= ADVICE_THRESHOLD:
-        return Classification("REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3),
-                              "advice")
-    top = f.semantic_top
-    if top == "admin" and f.admin_request > 0:
-        return Classification("REJECT", conf, "administration")
-    if top == "against":
-        return Classification("REJECT", conf, "exclusion")
-    if top == "future":
-        return Classification("CHANGE_REQUEST", conf, "future_work")
-    if f.new_capability > 0:
-        return Classification("CHANGE_REQUEST", conf, "new_capability")
-    return Classification("IN_SCOPE", conf, "covered")
 
 
 def _classify(f: Features, t: Thresholds) -> Classification:

