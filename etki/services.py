@@ -67,14 +67,33 @@ class InitSummary:
         return out
 
 
+def embedder_for(settings: Settings, project_id: str):
+    """The offline embedding model of ``ETKI_EMBED`` (``etki.semantic``) behind a vector
+    cache file ``embeddings-{project}.sqlite`` in the folder of the SQLite store (or
+    ``.etki/`` for PostgreSQL), or None when ``ETKI_EMBED`` is unset. Raises
+    ``SemanticUnavailableError`` (exit 2) when the model's package is missing."""
+    if not settings.embed_backend:
+        return None
+    from sqlalchemy.engine import make_url
+
+    from etki.semantic import VectorCache, cache_path, open_embedder
+
+    url = make_url(settings.db_url)
+    folder = (Path(url.database).parent if url.get_backend_name() == "sqlite" and url.database
+              and url.database != ":memory:" else Path(".etki"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return open_embedder(settings.embed_backend, VectorCache(cache_path(folder, project_id)))
+
+
 def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRecord],
                     settings: Settings):
     """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
-    the clause memory of ``cases``."""
+    the clause memory of ``cases`` and the embedding model of ``ETKI_EMBED`` if set."""
     from etki.triage import TriageEngine
 
     return TriageEngine(project, index, memory=memory.clause_memory(cases),
-                        disputed_escalation=settings.disputed_escalation)
+                        disputed_escalation=settings.disputed_escalation,
+                        embedder=embedder_for(settings, project.id))
 
 
 def stored_engine(repo: CaseFileRepository, project_id: str, settings: Settings):
