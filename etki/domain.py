@@ -19,6 +19,11 @@ CLAUSE_KINDS: tuple[str, ...] = ("inclusion", "exclusion", "assumption", "sla")
 ClauseStatus = Literal["stable", "draft"]
 CLAUSE_STATUSES: tuple[str, ...] = ("stable", "draft")
 """``draft``: text not yet binding (a pending amendment); it scores lower in triage."""
+REMIT_CONTRACT_ID = "etki.yaml"
+"""Contract id and source of the **declared remit**: the ``scope: {in: [...], out: [...]}``
+statements a PMO writes in ``etki.yaml``, one clause each (ref ``etki.yaml#in-1``,
+``etki.yaml#out-1``; kind ``inclusion`` / ``exclusion``). The loader reserves the id, so
+no contract document can take it (:mod:`etki.knowledge.loader`)."""
 
 
 # --- the project folder ---------------------------------------------------------------
@@ -83,6 +88,12 @@ class ScopeClause:
     aliases: tuple[str, ...] = ()  # numbers of empty parents merged into this clause
     overlap: str = ""  # sliding_window: the previous window's tail, repeated as context
     chunks: tuple[ClauseChunk, ...] = ()  # the parts of a clause over the size limit
+
+
+def is_declared_remit(clause: ScopeClause) -> bool:
+    """True for a clause of the declared remit (a PMO's statement from ``etki.yaml``,
+    plain text, never markup), False for a clause of a contract document."""
+    return clause.contract_id == REMIT_CONTRACT_ID
 
 
 @dataclass(frozen=True)

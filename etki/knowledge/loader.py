@@ -32,6 +32,18 @@ Decisions taken here:
 * ``edges.yaml`` (:mod:`etki.knowledge.edgesfile`) holds links a person accepted; they
   become ``Project.edges`` (provenance ``mapped``); whether their ends exist is decided
   by the index build, which reports the ones that do not.
+* The **declared remit** (``scope: {in: [...], out: [...]}`` in ``etki.yaml``, DESIGN.md
+  "Triage engine"): each statement becomes a clause of its own contract
+  :data:`etki.domain.REMIT_CONTRACT_ID` (``etki.yaml``), placed after the contract
+  documents, clauses in file order: ref ``etki.yaml#in-1`` / ``etki.yaml#out-1``
+  (numbered 1, 2, ... per list, in file order), kind ``inclusion`` for ``in`` and
+  ``exclusion`` for ``out``, title ``Declared remit (out) 1``, text the statement
+  (surrounding white space stripped, otherwise as written: it is plain text, so no
+  wikilink, markup or HTML in it is ever read as such), source ``etki.yaml``, line the
+  YAML line of the item. ``scope`` must be a mapping with only ``in`` and ``out``, each a
+  list of non-empty strings of at most :data:`MAX_REMIT_CHARS` characters; the same
+  statement twice, or in both lists, is an error. The contract id ``etki.yaml`` is
+  reserved: no contract document may take it.
 """
 
 from __future__ import annotations
@@ -47,12 +59,14 @@ from typing import Any
 import yaml
 
 from etki.domain import (
+    REMIT_CONTRACT_ID,
     Contract,
     Module,
     Project,
     ProjectConfig,
     Request,
     Reviewer,
+    ScopeClause,
     WorkItem,
 )
 from etki.errors import ProjectFormatError
@@ -70,7 +84,17 @@ from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_v
 
 __all__ = ["load_project"]
 
-CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description")
+CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description",
+               "scope")
+REMIT_KEYS = ("in", "out")
+REMIT_KINDS = {"in": "inclusion", "out": "exclusion"}
+MAX_REMIT_CHARS = 500
+"""Most characters (after NFC normalisation, so NFD input is not charged for its
+combining marks) of one declared-remit statement. A remit statement is one or two
+sentences a reviewer reads at a glance beside the verdict ("the public website's content
+is a separate application"): 500 characters is about four sentences of twenty words.
+Anything longer is contract text and belongs in a ``contracts/*.md`` document, where it
+is structured, chunked and cited by section."""
 REVIEWER_ROLES = ("approver", "viewer")
 _PROJECT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
@@ -205,7 +229,9 @@ def _number(value: Any) -> bool:
 
 # --- etki.yaml ------------------------------------------------------------------------
 
-def _load_config(root: Path) -> ProjectConfig:
+def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
+    """``etki.yaml`` as its settings and the declared remit (None when it has no
+    ``scope``, or only empty lists)."""
     path = root / "etki.yaml"
     if not path.is_file():
         raise ProjectFormatError(str(path), "etki.yaml is required in a project folder "
@@ -229,8 +255,72 @@ def _load_config(root: Path) -> ProjectConfig:
         raise rec.fail("languages", "must name at least one language")
     reviewers = _reviewers(src, data.get("reviewers"))
     thresholds = _thresholds(src, data.get("thresholds"))
+    remit = _remit(src, data.get("scope"))
     return ProjectConfig(id=project_id, name=name, languages=tuple(languages),
-                         reviewers=reviewers, thresholds=thresholds)
+                         reviewers=reviewers, thresholds=thresholds), remit
+
+
+def _statement_key(text: str) -> str:
+    """What makes two remit statements the same: NFC, case-folded, white space runs as
+    one space (``İ``/``i``, ``ß``/``ss`` and NFD/NFC spellings compare equal)."""
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
+def _remit(src: _Source, value: Any) -> Contract | None:
+    """The ``scope`` block of ``etki.yaml`` as the declared-remit contract (module
+    docstring), or None when nothing is declared. Raises ProjectFormatError naming
+    ``etki.yaml``, the line and the field (``scope.out[2]``) for a malformed block."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise src.error(f"must be a mapping with 'in' and/or 'out' lists of statements, "
+                        f"not {_type_name(value)}", ["scope"], "scope")
+    for key in value:
+        if key not in REMIT_KEYS:
+            raise src.error(f"unknown key; allowed keys: {', '.join(REMIT_KEYS)}",
+                            ["scope", str(key)], f"scope.{key}")
+    found: list[tuple[int, ScopeClause]] = []
+    seen: dict[str, str] = {}
+    for side in REMIT_KEYS:
+        items = value.get(side)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise src.error(f"must be a list of statements (one '- ...' item each), not "
+                            f"{_type_name(items)}", ["scope", side], f"scope.{side}")
+        lines = _record_lines(src, ["scope", side], len(items))
+        for i, item in enumerate(items):
+            number = f"{side}-{i + 1}"
+            keys: list[str | int] = ["scope", side, i]
+            field = f"scope.{side}[{i}]"
+            if not isinstance(item, str) or not item.strip():
+                what = "" if isinstance(item, str) else f", not {_type_name(item)}"
+                raise src.error(f"must be a non-empty string{what} (statement {number})",
+                                keys, field)
+            text = item.strip()
+            size = len(unicodedata.normalize("NFC", text))
+            if size > MAX_REMIT_CHARS:
+                raise src.error(f"statement {number} is {size} characters; at most "
+                                f"{MAX_REMIT_CHARS}: a remit statement is a sentence or "
+                                "two, longer text belongs in a contracts/*.md document",
+                                keys, field)
+            key = _statement_key(text)
+            if key in seen:
+                raise src.error(f"statement {number} repeats {seen[key]}"
+                                + (" (declared both in and out of scope)"
+                                   if not seen[key].startswith(side + "-") else ""),
+                                keys, field)
+            seen[key] = number
+            found.append((lines[i], ScopeClause(
+                ref=f"{REMIT_CONTRACT_ID}#{number}", contract_id=REMIT_CONTRACT_ID,
+                number=number, title=f"Declared remit ({side}) {i + 1}", text=text,
+                kind=REMIT_KINDS[side], level=1, source="etki.yaml",  # type: ignore[arg-type]
+                line=lines[i])))
+    if not found:
+        return None
+    clauses = tuple(c for _, c in sorted(found, key=lambda x: x[0]))
+    return Contract(id=REMIT_CONTRACT_ID, title="Declared remit", source="etki.yaml",
+                    clauses=clauses, chunking="declared")
 
 
 def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
@@ -428,6 +518,11 @@ def _load_contracts(root: Path, vocabulary: EdgeVocabulary, module_ids: set[str]
         contract = parse_contract(path, source=f"contracts/{path.name}",
                                   vocabulary=vocabulary, module_ids=module_ids,
                                   workitem_ids=workitem_ids)
+        if _case_twin(contract.id, [REMIT_CONTRACT_ID]) or contract.id == REMIT_CONTRACT_ID:
+            raise ProjectFormatError(str(path), f"contract id {contract.id!r} is reserved "
+                                     "for the declared remit (the scope statements of "
+                                     "etki.yaml); give this document another id",
+                                     field="id")
         if contract.id in owners:
             raise ProjectFormatError(str(path), f"contract id {contract.id!r} is already used "
                                      f"by {owners[contract.id].name}", field="id")
@@ -516,20 +611,23 @@ def load_project(path: str | Path) -> Project:
     folder"; rules: this module's docstring).
 
     Returns a frozen :class:`etki.domain.Project` whose ``root`` is the folder as given,
-    ``contracts`` are sorted by file name, ``edge_types`` are the vocabulary's
+    ``contracts`` are sorted by file name and followed by the declared remit of
+    ``etki.yaml`` when it has one (contract id ``etki.yaml``), ``edge_types`` are the vocabulary's
     (alias, canonical) pairs and ``edges`` the accepted links of ``edges.yaml``. Raises ProjectFormatError (file, line, field) for any
     malformed or missing required file; nothing half-loaded is ever returned.
     """
     root = Path(path)
     if not root.is_dir():
         raise ProjectFormatError(str(root), "not a project folder (no such directory)")
-    config = _load_config(root)
+    config, remit = _load_config(root)
     vocab_path = root / "edge_vocabulary.yaml"
     vocabulary = load_vocabulary(vocab_path) if vocab_path.is_file() else DEFAULT_VOCABULARY
     modules = _load_modules(root)
     module_ids = {m.id for m in modules}
     workitems = _load_workitems(root, module_ids)
     contracts = _load_contracts(root, vocabulary, module_ids, {w.id for w in workitems})
+    if remit is not None:
+        contracts += (remit,)
     requests = _load_requests(root)
     edges_path = root / EDGES_FILE
     edges = load_edges(edges_path, vocabulary) if edges_path.is_file() else ()
