@@ -17,7 +17,15 @@ from pathlib import Path
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
 from etki.config import Settings
-from etki.domain import VERDICTS, CaseRecord, ClauseMemory, Project, ScopeClause
+from etki.domain import (
+    REMIT_CONTRACT_ID,
+    VERDICTS,
+    CaseRecord,
+    ClauseMemory,
+    Project,
+    ScopeClause,
+    is_declared_remit,
+)
 from etki.errors import NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
@@ -46,6 +54,9 @@ class InitSummary:
     wiki_error: str | None = None
     erased_skipped: int = 0
     """Requests of the folder not stored again because their case was erased."""
+    remit: tuple[int, int] = (0, 0)
+    """Statements of the declared remit (``etki.yaml`` ``scope``): (in, out). Their
+    clauses are counted in ``clauses``; ``contracts`` and ``chunking`` name documents only."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -59,6 +70,9 @@ class InitSummary:
             f"  index: {self.index_hash}",
             f"  requests: {self.requests}, new cases triaged: {self.new_cases} ({dist})",
         ]
+        if any(self.remit):
+            out.insert(3, f"  declared remit: {self.remit[0]} in, {self.remit[1]} out "
+                          "(etki.yaml scope)")
         if self.erased_skipped:
             out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
                        "erased and are not stored again")
@@ -168,13 +182,17 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
             log.warning("wiki rebuild after init failed: %s", exc)
             wiki_error = str(exc)
     return InitSummary(
-        project_id=project.id, name=project.config.name, contracts=len(project.contracts),
+        project_id=project.id, name=project.config.name,
+        contracts=sum(1 for c in project.contracts if c.id != REMIT_CONTRACT_ID),
         clauses=len(project.clauses), modules=len(project.modules),
         workitems=len(project.workitems), requests=len(project.requests), new_cases=added,
         verdicts=tuple((v, counts[v]) for v in VERDICTS if counts[v]),
         index_hash=index.hash,
-        chunking=tuple((c.id, c.chunking) for c in project.contracts),
+        chunking=tuple((c.id, c.chunking) for c in project.contracts
+                       if c.id != REMIT_CONTRACT_ID),
         wiki_error=wiki_error,
+        remit=(sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
+               sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion")),
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
     )
 

@@ -23,7 +23,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from etki.domain import CaseRecord, ClauseMemory, RulingRecord, ScopeClause
+from etki.domain import CaseRecord, ClauseMemory, RulingRecord, ScopeClause, is_declared_remit
 from etki.text import fold_with_offsets, printable
 from etki_tui.filters import age_days, age_label
 
@@ -259,8 +259,16 @@ def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory]) -> Gro
     return Group(*lines)
 
 
+def remit_label(clause: ScopeClause) -> str:
+    """Where a declared-remit clause comes from, for a reader who expects contract text:
+    ``PMO's declared remit (etki.yaml scope.out, line 38)``."""
+    side = "out" if clause.kind == "exclusion" else "in"
+    return f"PMO's declared remit (etki.yaml scope.{side}, line {clause.line})"
+
+
 def clause_block(ref: str, clause: ScopeClause | None) -> Group:
-    """A cited clause in full: number, title, kind and text."""
+    """A cited clause in full: number, title, kind and text; a clause of the declared
+    remit (:func:`etki.domain.is_declared_remit`) is labelled as the PMO's statement."""
     if clause is None:
         return Group(Text.assemble((printable(ref, multiline=False), "bold"),
                                    (" (clause not found in the stored project)", "dim")))
@@ -269,7 +277,11 @@ def clause_block(ref: str, clause: ScopeClause | None) -> Group:
     head.append(printable(clause.title, multiline=False), style="bold")
     head.append(f"  [{clause.kind}]", style="italic")
     head.append(f"  {printable(ref, multiline=False)}", style="dim")
-    return Group(head, _indent(literal(clause.text.strip() or "(no text)")))
+    parts: list[RenderableType] = [head]
+    if is_declared_remit(clause):
+        parts.append(_indent(Text(remit_label(clause), style="italic")))
+    parts.append(_indent(literal(clause.text.strip() or "(no text)")))
+    return Group(*parts)
 
 
 def _indent(renderable: RenderableType, cells: int = 2) -> Padding:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from etki.domain import REMIT_CONTRACT_ID
 from etki.errors import InputError, NotFoundError
 from etki.text import printable
 
@@ -107,7 +108,8 @@ def _metrics(metrics: Any) -> str:
 
 def summary_lines(index: KnowledgeIndex) -> list[str]:
     """The human summary of an index: strategy and metrics per document, node counts,
-    edges by provenance and type, aliases, unresolved links and gate results."""
+    the declared remit's statements (``in``/``out`` counts, when ``etki.yaml`` has a
+    ``scope``), edges by provenance and type, aliases, unresolved links and gate results."""
     counts = Counter(n.type for n in index.nodes)
     by_prov = Counter(e.provenance for e in index.edges)
     by_type = Counter(e.type for e in index.edges)
@@ -115,8 +117,15 @@ def summary_lines(index: KnowledgeIndex) -> list[str]:
     out.append(f"  {counts['clause']} clauses, {counts['chunk']} chunks, "
                f"{counts['module']} modules, {counts['workitem']} work items")
     for c in index.contracts:
+        if c.id == REMIT_CONTRACT_ID:
+            continue
         out.append(f"  contract {c.id} ({c.source}): {c.chunking}, {c.clauses} clauses")
         out.append(f"    metrics: {_metrics(c.metrics)}")
+    remit = Counter(n.get("kind") for n in index.nodes_of("clause")
+                    if n.get("contract") == REMIT_CONTRACT_ID)
+    if remit:
+        out.append(f"  declared remit ({REMIT_CONTRACT_ID} scope): {remit['inclusion']} in, "
+                   f"{remit['exclusion']} out (refs {REMIT_CONTRACT_ID}#in-N, #out-N)")
     out.append(f"  edges: {len(index.edges)} ("
                + ", ".join(f"{p} {by_prov[p]}" for p in ("explicit", "mapped", "inherited",
                                                          "derived")) + ")")

@@ -48,7 +48,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from etki.domain import VERDICTS, CaseRecord, Contract, Module, Project, RulingRecord, ScopeClause
+from etki.domain import (
+    REMIT_CONTRACT_ID,
+    VERDICTS,
+    CaseRecord,
+    Contract,
+    Module,
+    Project,
+    RulingRecord,
+    ScopeClause,
+    is_declared_remit,
+)
 from etki.frontmatter import dump_frontmatter
 from etki.text import printable, slugify, sort_key
 
@@ -782,6 +792,8 @@ def _cited_clause_lines(m: _Model, here: str, refs: Sequence[str]) -> list[str]:
     for ref in refs:
         clause = m.clauses.get(ref)
         kind = f" ({clause.kind})" if clause is not None else " (not in the current contract)"
+        if clause is not None and is_declared_remit(clause):
+            kind = f" ({clause.kind}, the PMO's declared remit in etki.yaml)"
         lines.append(f"- [{md_inline(m.clause_label(ref))}]"
                      f"({_rel(here, contract_path(m.contract_of(ref)))}){kind}")
     if not refs:
@@ -828,9 +840,16 @@ def _contract_section(m: WikiModel, ref: str) -> bytes:
         lines = [f"## {md_inline(m.clause_label(ref))}", ""]
         kind = clause.kind if clause is not None else "not in the current contract"
         flag = "⚠ DISPUTED" if disputed else "not disputed"
+        remit = clause is not None and is_declared_remit(clause)
+        if remit:
+            assert clause is not None
+            side = "out" if clause.kind == "exclusion" else "in"
+            lines += [(f"Declared remit: a statement the PMO wrote in etki.yaml "
+                       f"(scope.{side}, line {clause.line}), not contract text."), ""]
         lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
         if clause is not None and clause.text.strip():
-            lines += [md_block(clause.text, "markdown"), ""]
+            # a remit statement is plain text, a contract clause markdown source
+            lines += [md_block(clause.text, "text" if remit else "markdown"), ""]
         lines += _table_head(_RULING_HEADER)
         lines += [m.row(2, m.case_of(k)) for k in m.history[ref]]
         lines.append("")
@@ -852,9 +871,14 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
-    lines: list[str | bytes] = [f"# Contract: {md_inline(title)}", "",
-             f"Contract id {md_inline(contract_id)}."
-             + ("" if contract is not None else " It is not in the current project."), "",
+    intro = (f"Contract id {md_inline(contract_id)}."
+             + ("" if contract is not None else " It is not in the current project."))
+    if contract_id == REMIT_CONTRACT_ID:
+        intro = ("Contract id etki.yaml: the PMO's declared remit, the scope statements of "
+                 "etki.yaml (in: declared in scope; out: declared outside the contractor's "
+                 "remit). They are plain text and cited like clauses."
+                 + ("" if contract is not None else " etki.yaml declares none now."))
+    lines: list[str | bytes] = [f"# Contract: {md_inline(title)}", "", intro, "",
              ("Clauses cited by ruled cases, in contract order, with the decisions citing "
              "them (oldest ruling first)."), ""]
     lines += [_contract_section(m, ref) for ref in refs]

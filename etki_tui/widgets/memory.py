@@ -24,13 +24,21 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from etki.domain import CaseRecord, ScopeClause
+from etki.domain import CaseRecord, ScopeClause, is_declared_remit
 from etki.memory import DisputedClause
 from etki.text import printable
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.messages import PageWanted, SearchChanged
-from etki_tui.render import around_match, cell, highlight, literal, verdict_text, when
+from etki_tui.render import (
+    around_match,
+    cell,
+    highlight,
+    literal,
+    remit_label,
+    verdict_text,
+    when,
+)
 from etki_tui.widgets.reader import PageReader, split_frontmatter
 
 __all__ = ["MemoryPane", "disputed_card", "hit_fields", "precedent_card",
@@ -77,6 +85,8 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
         if clause is not None:
             line.append(" ")
             line.append(printable(clause.title, multiline=False))
+            if is_declared_remit(clause):
+                line.append(f" · {remit_label(clause)}", style="italic")
         lines.append(line)
     lines.append(Text(""))
     lines.append(Text("Enter opens the precedent page · y copies the case id", style="dim"))
@@ -93,6 +103,8 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
     clause = clauses.get(item.ref)
     if clause is not None:
         lines.append(literal(f"{clause.number} {clause.title} [{clause.kind}]", style="bold"))
+        if is_declared_remit(clause):
+            lines.append(Text(remit_label(clause), style="italic"))
     lines.append(Text("Rulings disagree: " + " / ".join(item.rulings)))
     lines.append(Text("History (oldest first)", style="bold underline"))
     for case_id, ruling, reviewer, ruled_at in item.history:
