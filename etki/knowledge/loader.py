@@ -294,7 +294,8 @@ def _remit(src: _Source, value: Any) -> Contract | None:
             keys: list[str | int] = ["scope", side, i]
             field = f"scope.{side}[{i}]"
             if not isinstance(item, str) or not item.strip():
-                what = "" if isinstance(item, str) else f", not {_type_name(item)}"
+                what = "" if item is None or isinstance(item, str) else \
+                    f", not {_type_name(item)}"
                 raise src.error(f"must be a non-empty string{what} (statement {number})",
                                 keys, field)
             text = item.strip()
