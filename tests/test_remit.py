@@ -135,7 +135,8 @@ def test_length_is_counted_in_nfc_characters(tmp_path: Path) -> None:
     points in NFD) load, 501 do not."""
     ok = unicodedata.normalize("NFD", "ü" * MAX_REMIT_CHARS)
     assert len(ok) == 2 * MAX_REMIT_CHARS
-    project = load_project(write_remit_project(tmp_path, etki_yaml=BASE + f"scope:\n  out:\n    - {ok}\n"))
+    scope = f"scope:\n  out:\n    - {ok}\n"
+    project = load_project(write_remit_project(tmp_path, etki_yaml=BASE + scope))
     assert project.contracts[-1].clauses[0].text == ok
     err = _error(tmp_path, f"scope:\n  out:\n    - {ok}ü\n")
     assert f"is {MAX_REMIT_CHARS + 1} characters" in err.problem
