@@ -35,7 +35,14 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Protocol
 
-from etki.domain import ClauseMemory, Decision, Effort, EvidenceStep, Project
+from etki.domain import (
+    ClauseMemory,
+    Decision,
+    Effort,
+    EvidenceStep,
+    Project,
+    is_declared_remit,
+)
 from etki.knowledge import KnowledgeIndex, build_index
 from etki.triage import cues
 from etki.triage.classify import (
@@ -701,7 +708,11 @@ class TriageEngine:
                     f"({_quote(admin_req)}), which {main} governs; it is "
                     "not work on the delivered system.")
         elif rule == "exclusion":
-            text = (f"The closest contract text takes this work out of the contractor's "
+            source = "contract text"
+            if "against" in best_sent and is_declared_remit(
+                    self.infos[self.sentences[best_sent["against"][1]].clause].clause):
+                source = "text, the PMO's declared remit in etki.yaml,"
+            text = (f"The closest {source} takes this work out of the contractor's "
                     f"scope or gives it to the client ({sentence_of('against')}), and it "
                     "matches the request clearly better than any obligation does.")
         elif rule == "future_work":
