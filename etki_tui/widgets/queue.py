@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -35,6 +36,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import DuplicateKey, Row, RowDoesNotExist, RowKey
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause
+from etki.services import Desk
 from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -49,6 +51,9 @@ from etki_tui.render import (
     ruled_banner,
     verdict_text,
 )
+
+if TYPE_CHECKING:
+    from etki.services import Beside, RulingIndex
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("case", "Case"), ("title", "Title"), ("verdict", "Verdict"), ("conf", "Conf"),
@@ -258,6 +263,9 @@ class QueuePane(Vertical):
         """Cases another reviewer ruled while their row was highlighted (row kept)."""
         self.clauses: dict[str, ScopeClause] = {}
         self.memory: dict[str, ClauseMemory] = {}
+        self.rulings: RulingIndex | None = None
+        """The similar-rulings index from the desk (memory beside the verdict)."""
+        self._beside: dict[str, Beside] = {}
         self.filter = QueueFilter()
         self._cells: dict[str, list[Text]] = {}
         self._row_state: dict[str, tuple[object, ...]] = {}
@@ -356,6 +364,8 @@ class QueuePane(Vertical):
         self._details.clear()
         self._details_wanted.clear()
         self._detail_errors.clear()
+        self.rulings = None
+        self._beside.clear()
         self.table.clear()
         self.table.loading = True
         self.query_one("#queue-find", Input).value = ""
@@ -365,7 +375,7 @@ class QueuePane(Vertical):
 
     def load(self, cases: Iterable[QueueCase], clauses: Mapping[str, ScopeClause],
              memory: Mapping[str, ClauseMemory], *,
-             mine: Iterable[str] = ()) -> list[QueueCase]:
+             mine: Iterable[str] = (), rulings: RulingIndex | None = None) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
         highlighted one when someone else ruled it: its row stays, marked, with a
@@ -394,6 +404,7 @@ class QueuePane(Vertical):
         self.cases = fresh
         self.clauses = dict(clauses)
         self.memory = dict(memory)
+        self._set_rulings(rulings)
         first = not self._loaded
         self._loaded = True
         if first:
@@ -423,10 +434,30 @@ class QueuePane(Vertical):
         self.ruled_elsewhere.pop(case_id, None)
         self._sync()
 
-    def update_memory(self, memory: Mapping[str, ClauseMemory]) -> None:
-        """New clause memory (after a ruling): re-render the detail pane."""
+    def update_memory(self, memory: Mapping[str, ClauseMemory],
+                      rulings: RulingIndex | None = None) -> None:
+        """New clause memory (after a ruling), and the similar-rulings index after it
+        when given: re-render the detail pane."""
         self.memory = dict(memory)
+        self._set_rulings(rulings)
         self.refresh_detail()
+
+    def _set_rulings(self, rulings: RulingIndex | None) -> None:
+        """Take a new similar-rulings index (None keeps the one there is)."""
+        if rulings is not None and rulings is not self.rulings:
+            self.rulings = rulings
+            self._beside.clear()
+
+    def beside(self, record: CaseRecord) -> Beside | None:
+        """The memory beside ``record`` now (its similar rulings and the ruling they
+        support), computed once per case and index; None before the index arrived."""
+        if self.rulings is None:
+            return None
+        found = self._beside.get(record.case_id)
+        if found is None:
+            found = Desk.beside_with(self.rulings, record)
+            self._beside[record.case_id] = found
+        return found
 
     # --- the in-place update ---------------------------------------------------------
 
@@ -586,7 +617,11 @@ class QueuePane(Vertical):
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
         if record is not None:
-            detail.show(case_detail(record, self.clauses, self.memory, now=self.clock()))
+            beside = self.beside(record)
+            detail.show(case_detail(
+                record, self.clauses, self.memory, now=self.clock(),
+                similar=beside.similar if beside is not None else (),
+                memory_verdict=beside.verdict if beside is not None else None))
         elif case.case_id in self._detail_errors:
             error = printable(self._detail_errors[case.case_id], multiline=False)
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.",
