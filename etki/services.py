@@ -79,15 +79,33 @@ class InitSummary:
         return out
 
 
+def clause_background(clauses: Iterable[ScopeClause],
+                      languages: Sequence[str] = ("en",)) -> tuple[dict[str, float], float]:
+    """The background idf of the similar-rulings index: the contract's clauses, each
+    ``title + "\n" + text`` (:func:`etki.triage.similar.background_idf`)."""
+    from etki.triage.similar import background_idf
+
+    return background_idf((f"{c.title}\n{c.text}" for c in clauses), languages)
+
+
 def ruling_index(cases: Iterable[CaseRecord | CaseSummary],
-                 languages: Sequence[str] = ("en",)) -> RulingIndex:
+                 languages: Sequence[str] = ("en",),
+                 background: tuple[dict[str, float], float] | None = None) -> RulingIndex:
     """The :class:`etki.triage.similar.RulingIndex` of the ruled ones among ``cases``
     (whole records or queue summaries; pending cases are skipped), each with its
-    latest ruling. ``languages``: the project's, for the language guess."""
+    latest ruling. ``languages``: the project's, for the language guess;
+    ``background``: :func:`clause_background` of the project's clauses."""
     from etki.triage.similar import RuledRequest, RulingIndex
 
     return RulingIndex((RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
-                        for c in cases if c.ruling is not None), languages)
+                        for c in cases if c.ruling is not None), languages, background)
+
+
+def project_ruling_index(project: Project,
+                         cases: Iterable[CaseRecord | CaseSummary]) -> RulingIndex:
+    """:func:`ruling_index` of ``cases`` with the languages and clauses of ``project``."""
+    languages = project.config.languages
+    return ruling_index(cases, languages, clause_background(project.clauses, languages))
 
 
 def with_memory(decision: Decision, beside: Beside) -> Decision:
@@ -109,7 +127,7 @@ def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
     index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
     ruled = repo.cases(project_id, status="ruled")
     decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
-    memory_index = ruling_index(ruled, project.config.languages)
+    memory_index = project_ruling_index(project, ruled)
     return with_memory(decision, memory_index.beside(title, text))
 
 
@@ -169,7 +187,7 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     engine = make_engine_for(project, index, existing, settings)
     # memory beside each new decision, from the rulings stored at this moment (after
     # triage, never an input to it: the clause-memory rule)
-    memory_index = ruling_index(existing, project.config.languages)
+    memory_index = project_ruling_index(project, existing)
     todo = [(r, ids[r.id]) for r in project.requests if ids.get(r.id) is not None]
     port = None
     if related_context is None:
@@ -244,8 +262,7 @@ class Desk:
         self.repo = repo or CaseFileRepository(self.settings.db_url)
         self._projects: dict[str, Project] = {}
         self._project_hashes: dict[str, str] = {}
-        self._ruling_indexes: dict[str, tuple[tuple[tuple[str, str, int], ...],
-                                              RulingIndex]] = {}
+        self._ruling_indexes: dict[str, tuple[object, RulingIndex]] = {}
 
     @cached_property
     def approvals(self) -> ApprovalService:
@@ -352,14 +369,18 @@ class Desk:
                         cases: Sequence[CaseRecord | CaseSummary]) -> RulingIndex:
         """The similar-rulings index of the ruled ones among ``cases`` (rows already
         read, e.g. :meth:`queue_summaries` of every case), for :meth:`beside_with`.
-        Kept per project and reused while the ruled set (case id, ruling, version) is
-        unchanged, so a live refresh that changed nothing ruled builds nothing."""
-        key = tuple(sorted((c.case_id, c.ruling.ruling, c.version)
-                           for c in cases if c.ruling is not None))
+        Kept per project and reused while the stored index and the ruled set (case
+        id, ruling, version) are unchanged, so a live refresh that changed nothing
+        ruled builds nothing. Background idf: the project's clauses."""
+        key = (self.repo.index_hash(project_id),
+               tuple(sorted((c.case_id, c.ruling.ruling, c.version)
+                            for c in cases if c.ruling is not None)))
         cached = self._ruling_indexes.get(project_id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        built = ruling_index(cases, self.repo.project_languages(project_id))
+        languages = self.repo.project_languages(project_id)
+        background = clause_background(self.clauses(project_id).values(), languages)
+        built = ruling_index(cases, languages, background)
         self._ruling_indexes[project_id] = (key, built)
         return built
 

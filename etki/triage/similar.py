@@ -13,12 +13,20 @@ Similarity
     (:func:`etki.triage.normalise.tokens`: NFC, case-folded with Turkish İ/ı and German
     ß handled, stopwords out, stemmed, language guessed per request among the
     project's languages). Term weight ``(1 + ln tf) * idf`` with
-    ``idf = ln((1 + N) / (1 + df)) + 1`` over the ``N`` ruled requests: sublinear tf
-    and smoothed idf as in Manning, Raghavan and Schütze, *Introduction to Information
-    Retrieval* (2008), sections 6.2.2 and 6.4.1 (the smoothed form is scikit-learn's
-    ``TfidfVectorizer(smooth_idf=True, sublinear_tf=True)``). A query word no ruled
-    request has gets the largest idf, so it lowers the similarity: unseen content is
-    evidence of difference. Weights are non-negative, so the cosine lies in [0, 1].
+    ``idf = ln((1 + N) / (1 + df)) + 1``: sublinear tf and smoothed idf as in Manning,
+    Raghavan and Schütze, *Introduction to Information Retrieval* (2008), sections 6.2.2
+    and 6.4.1 (the smoothed form is scikit-learn's ``TfidfVectorizer(smooth_idf=True,
+    sublinear_tf=True)``). Weights are non-negative, so the cosine lies in [0, 1].
+
+    The document frequencies come from a *background* collection, the project's
+    contract clauses (``N`` clauses), not from the ruled requests themselves: with
+    idf over the ruled set, every new ruling on a topic would lower the weight of that
+    topic's words, so the more often reviewers ruled on something, the less similar its
+    next occurrence would look — the opposite of a memory. Over the contract, words the
+    contract uses everywhere ("system", "portal") weigh little, and words it never uses
+    weigh most; the similarity of two requests is then a function of the two texts and
+    the contract only, stable while rulings accumulate. With no background every word
+    weighs the same (plain sublinear-tf cosine).
 
 Threshold (:data:`SIMILARITY_MIN` = 0.5)
     Take two requests whose weight vectors have the same length and which give the
@@ -47,7 +55,8 @@ from etki.domain import VERDICTS, SimilarRuling
 from etki.triage.normalise import guess_language, tokens
 
 __all__ = ["MAJORITY_SHARE", "MAX_SIMILAR", "MIN_SUPPORT", "SIMILARITY_MIN", "Beside",
-           "RuledRequest", "RulingIndex", "memory_verdict", "request_text"]
+           "RuledRequest", "RulingIndex", "background_idf", "memory_verdict",
+           "request_text"]
 
 SIMILARITY_MIN = 0.5
 """Least cosine for a ruled case to count as similar (see the module docstring:
@@ -130,28 +139,40 @@ def _norm(vec: dict[str, float]) -> float:
     return math.sqrt(math.fsum(w * w for _, w in sorted(vec.items())))
 
 
+def background_idf(texts: Iterable[str],
+                   languages: Sequence[str] = ("en",)) -> tuple[dict[str, float], float]:
+    """Smoothed idf of every token of ``texts`` (the background collection, e.g. the
+    contract's clauses as ``title + "\n" + text``), and the idf of a token none of them
+    has: ``({token: ln((1 + N) / (1 + df)) + 1}, ln(1 + N) + 1)``. Pure; order-free."""
+    langs = tuple(languages) or ("en",)
+    df: Counter[str] = Counter()
+    n = 0
+    for text in texts:
+        n += 1
+        df.update(set(tokens(text, guess_language(text, langs))))
+    return ({t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()},
+            math.log(1 + n) + 1.0)
+
+
 class RulingIndex:
     """A TF-IDF index over the ruled requests of one project.
 
     ``ruled``: the ruled cases (any order; the index sorts them by case id, so the
     result does not depend on how they were read). ``languages``: the project's
-    languages, the preference order of :func:`guess_language`. Building costs one
-    tokenisation per ruled request; a query one walk over the postings of its terms.
+    languages, the preference order of :func:`guess_language`. ``background``: the
+    output of :func:`background_idf` (the contract's clauses); None weighs every token
+    the same. Building costs one tokenisation per ruled request; a query one walk over
+    the postings of its terms.
     """
 
-    def __init__(self, ruled: Iterable[RuledRequest],
-                 languages: Sequence[str] = ("en",)) -> None:
+    def __init__(self, ruled: Iterable[RuledRequest], languages: Sequence[str] = ("en",),
+                 background: tuple[dict[str, float], float] | None = None) -> None:
         self.languages = tuple(languages) or ("en",)
         docs = sorted({r.case_id: r for r in ruled}.values(), key=lambda r: r.case_id)
         self.case_ids = [r.case_id for r in docs]
         self.rulings = [r.ruling for r in docs]
         toks = [self._tokens(r.title, r.text) for r in docs]
-        n = len(docs)
-        df: Counter[str] = Counter()
-        for t in toks:
-            df.update(set(t))
-        self.idf = {t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()}
-        self.unseen = math.log(1 + n) + 1.0
+        self.idf, self.unseen = background if background is not None else ({}, 1.0)
         self.postings: dict[str, list[tuple[int, float]]] = {}
         self.norms: list[float] = []
         for i, t in enumerate(toks):
