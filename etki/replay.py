@@ -56,6 +56,9 @@ class ReplayRow:
     verdict: str
     memory_verdict: str | None
     similar: tuple[SimilarRuling, ...] = ()
+    nearest: SimilarRuling | None = None
+    """The most similar earlier ruling whatever its similarity (descriptive only: how
+    close the file's requests are to each other; no threshold is chosen from it)."""
 
 
 def _accuracy(pairs: Sequence[tuple[str, str]]) -> float:
@@ -148,6 +151,13 @@ class ReplayReport:
             (f"requests with a similar ruling: {self.with_similar} "
             f"(similarity >= {SIMILARITY_MIN}, etki.triage.similar)"),
         ]
+        near = sorted(r.nearest.similarity for r in self.rows if r.nearest is not None)
+        if near:
+            same = sum(1 for r in self.rows
+                       if r.nearest is not None and r.nearest.ruling == r.label)
+            out.append(f"nearest earlier ruling (any similarity, descriptive): median "
+                       f"{near[len(near) // 2]:.2f}, max {near[-1]:.2f}; its ruling is the "
+                       f"label for {same} of {len(near)}")
         spoke = [r for r in self.rows if r.memory_verdict is not None]
         if spoke:
             out.append("")
@@ -169,9 +179,16 @@ class ReplayReport:
                            round(self.engine_on_covered, 4) if self.covered else None,
                        "with_similar": self.with_similar,
                        "similarity_min": SIMILARITY_MIN},
+            "nearest": {"n": sum(1 for r in self.rows if r.nearest is not None),
+                        "same_ruling": sum(1 for r in self.rows if r.nearest is not None
+                                           and r.nearest.ruling == r.label),
+                        "max": max((r.nearest.similarity for r in self.rows
+                                    if r.nearest is not None), default=None)},
             "rows": [{"id": r.id, "label": r.label, "verdict": r.verdict,
                       "memory_verdict": r.memory_verdict,
-                      "similar": [[s.case_id, s.ruling, s.similarity] for s in r.similar]}
+                      "similar": [[s.case_id, s.ruling, s.similarity] for s in r.similar],
+                      "nearest": ([r.nearest.case_id, r.nearest.ruling, r.nearest.similarity]
+                                  if r.nearest is not None else None)}
                      for r in self.rows],
         }
 
@@ -199,10 +216,12 @@ def replay(project: Project, index: KnowledgeIndex, rows: Sequence[LabelledRow],
                              f"one of {', '.join(VERDICTS)}")
         case_id = case_id_for(project.id, "eval\0" + row.id)
         decision = engine.triage(case_id, row.text, row.title)
-        beside = RulingIndex(ruled, languages, background).beside(
-            row.title, row.text, exclude=case_id)
+        memory_index = RulingIndex(ruled, languages, background)
+        beside = memory_index.beside(row.title, row.text, exclude=case_id)
+        nearest = memory_index.similar(row.title, row.text, exclude=case_id, threshold=0.0,
+                                       limit=1)
         out.append(ReplayRow(row.id, row.verdict, decision.verdict, beside.verdict,
-                             beside.similar))
+                             beside.similar, nearest[0] if nearest else None))
         ruled.append(RuledRequest(case_id, row.title, row.text, row.verdict))
     return ReplayReport(project.id, tuple(out))
 

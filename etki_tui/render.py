@@ -259,10 +259,10 @@ def memory_line(ref: str, mem: ClauseMemory | None) -> Text:
 
 
 def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
-    """The strip's line on similar past requests: ``≈ reviewers ruled 2 similar
-    requests as REJECT (beside the verdict) · req-…-1 ✗ REJECT 0.81 · …``: each case
-    id with its ruling and similarity (2 decimals here; 4 in the decision). Empty
-    ``Text`` when nothing is similar. Case ids are stored values, still printed
+    """The strip's lines on similar past requests: ``≈ reviewers ruled 2 similar
+    requests as REJECT (beside the verdict, not part of it)``, then one indented line
+    per case, ``req-… ✗ REJECT  similarity 0.81`` (2 decimals here; 4 in the decision).
+    Empty ``Text`` when nothing is similar. Case ids are stored values, still printed
     literally (never markup)."""
     out = Text(no_wrap=False)
     if not similar:
@@ -271,11 +271,11 @@ def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
     out.append(memory_sentence(tuple(similar), verdict), style="bold")
     out.append(" (beside the verdict, not part of it)", style="dim")
     for s in similar:
-        out.append(" · ")
+        out.append("\n  ")
         out.append(printable(s.case_id, multiline=False))
         out.append(" ")
         out.append_text(verdict_text(s.ruling))
-        out.append(f" {s.similarity:.2f}", style="dim")
+        out.append(f"  similarity {s.similarity:.2f}", style="dim")
     return out
 
 

@@ -43,11 +43,11 @@ RECEIPT_QUERY = ("Downloading the PDF receipt after an environmental cleaning ta
                  "fails with error 500.")
 MOBILE = ("Native phone app", "Please build a native iPhone app for the portal.")
 TURKISH = ("Makbuz indirilemiyor",
-           "Emlak vergisi ödemesinden sonra PDF makbuzu İNDİRİLEMİYOR, ekranda hata 500 "
-           "görünüyor; vatandaşlar şikâyetçi.")
+           ("Emlak vergisi ödemesinden sonra PDF makbuzu İNDİRİLEMİYOR, ekranda hata 500 "
+           "görünüyor; vatandaşlar şikâyetçi."))
 GERMAN = ("Straßenlaternen melden",
-          "Bürger möchten defekte Straßenlaternen über das Portal melden können; die "
-          "Meldung soll an das Bauamt gehen.")
+          ("Bürger möchten defekte Straßenlaternen über das Portal melden können; die "
+          "Meldung soll an das Bauamt gehen."))
 
 
 def _folder(tmp: Path, requests: list[dict]) -> Path:
@@ -125,7 +125,7 @@ def test_memory_verdict_needs_two_agreeing_and_two_thirds():
     assert memory_verdict([s("a", "REJECT", 0.99)]) is None  # one case is an anecdote
     assert memory_verdict([s("a", "REJECT", 0.9), s("b", "REJECT", 0.6)]) == "REJECT"
     split = [s("a", "REJECT", 0.8), s("b", "REJECT", 0.7), s("c", "IN_SCOPE", 0.9)]
-    assert 1.5 / 2.4 < MAJORITY_SHARE and memory_verdict(split) is None
+    assert MAJORITY_SHARE > 1.5 / 2.4 and memory_verdict(split) is None
     clear = [s("a", "REJECT", 0.8), s("b", "REJECT", 0.8), s("c", "IN_SCOPE", 0.8)]
     assert memory_verdict(clear) == "REJECT"  # exactly two thirds
     assert memory_sentence(tuple(clear), "REJECT") == (
