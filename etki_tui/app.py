@@ -39,6 +39,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
 from etki_tui.messages import (
+    CaseWanted,
     Copied,
     DeskFailed,
     DetailsLoaded,
@@ -635,6 +636,11 @@ class EtkiApp(App[None]):
             return
         self._searching = query
         self.search_wiki(query)
+
+    @on(CaseWanted)
+    def _case_wanted(self, message: CaseWanted) -> None:
+        message.stop()
+        self.goto_case(message.case_id)
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:

@@ -273,6 +273,15 @@ class Copied(Message):
         self.what = what
 
 
+class CaseWanted(Message):
+    """The reviewer asked to go to ``case_id`` (a similar ruling of the clause-memory
+    strip): the app highlights it when pending, else opens its decision page."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
 class ProjectSwitched(Message):
     """The desk now shows ``project_id``."""
 

@@ -10,9 +10,13 @@ from rich.text import Text
 
 from etki.approval import ApprovalService
 from etki.domain import Request, SimilarRuling
+from etki_tui.messages import PageLoaded
 from etki_tui.render import memory_strip, similar_line
+from etki_tui.screens.links import LinksScreen
+from etki_tui.widgets.memory import MemoryPane
+from etki_tui.widgets.queue import QueuePane
 from tests.conftest import build_tui_world, tui_decision
-from tests.test_tui_pilot import goto, make_app, settle, shown, sync
+from tests.test_tui_pilot import Recorder, goto, make_app, settle, shown, sync
 
 RECEIPT = "req-demo-5f7d2b46"  # pending: "Downloading a receipt PDF crashes with error 500."
 TWIN_1 = "req-demo-5a000001"
@@ -61,6 +65,41 @@ async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) 
     # the strip is information only: nothing about the pending case changed
     case = world.repo.case(RECEIPT)
     assert case.ruling is None and case.decision.verdict == "IN_SCOPE"
+
+
+@sync
+async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
+    world = build_tui_world(tmp_path)
+    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
+    ApprovalService(world.repo, world.settings).rule(
+        TWIN_1, "reject", reason="Out of remit.", reviewer="ayse")
+    seen = Recorder()
+    app = make_app(world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        await goto(pilot, RECEIPT)
+        await settle(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, LinksScreen)
+        assert app.screen.links[0][1] == TWIN_1
+        await pilot.press("enter")
+        await settle(pilot)
+        pages = [m.path for m in seen.of(PageLoaded)]
+        assert pages and pages[-1].startswith("decisions/") and pages[-1].endswith(
+            f"{TWIN_1}.md")
+        assert app.query_one(MemoryPane).reader.path == pages[-1]
+        # nothing similar: a note, no dialog
+        await pilot.press("1")
+        await settle(pilot)
+        pane = app.query_one(QueuePane)
+        pane.table.move_cursor(row=pane.table.get_row_index("req-demo-1b7e9d02"))
+        await settle(pilot)
+        assert pane.current_case_id() == "req-demo-1b7e9d02"
+        await pilot.press("s")
+        await pilot.pause()
+        assert not isinstance(app.screen, LinksScreen)
+        assert "No ruled case reads like this one." in seen.notes()
 
 
 @sync

@@ -41,7 +41,7 @@ from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
-from etki_tui.messages import DetailsWanted, FilterChanged, RuleRequested
+from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
     case_detail,
     cell,
@@ -248,7 +248,8 @@ class QueuePane(Vertical):
     and the filter keys."""
 
     BINDINGS = bindings("approve", "convert", "reject", "read", "find", "filters",
-                        "filter.verdict", "filter.disputed", "sort", "filter.clear")
+                        "filter.verdict", "filter.disputed", "sort", "filter.clear",
+                        "similar")
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None,
                  cursor_blink: bool = True, id: str | None = None) -> None:
@@ -830,6 +831,26 @@ class QueuePane(Vertical):
         else:
             detail.focus()
             screen.maximize(detail, container=False)
+
+    def action_similar(self) -> None:
+        """Pick one of the highlighted case's similar rulings and go to it (its
+        decision page in Hafıza)."""
+        case = self.current_case()
+        record = self.detail_record(case) if case is not None else None
+        beside = self.beside(record) if record is not None else None
+        if beside is None or not beside.similar:
+            self.app.notify("No ruled case reads like this one.", markup=False, timeout=4)
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        links = [(f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
+                 for s in beside.similar]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id:
+                self.post_message(CaseWanted(case_id))
+
+        self.app.push_screen(LinksScreen(links, title="Similar ruled cases"), chosen)
 
     def action_find(self) -> None:
         """Open the live find box."""
