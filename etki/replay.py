@@ -210,13 +210,14 @@ def replay(project: Project, index: KnowledgeIndex, rows: Sequence[LabelledRow],
     background = clause_background(project.clauses, languages)  # as the desk's index
     ruled: list[RuledRequest] = []
     out: list[ReplayRow] = []
+    memory_index: RulingIndex | None = None
     for row in rows:
         if row.verdict not in VERDICTS:
             raise InputError(f"replay: request {row.id!r} has label {row.verdict!r}; use "
                              f"one of {', '.join(VERDICTS)}")
         case_id = case_id_for(project.id, "eval\0" + row.id)
         decision = engine.triage(case_id, row.text, row.title)
-        memory_index = RulingIndex(ruled, languages, background)
+        memory_index = RulingIndex(ruled, languages, background, reuse=memory_index)
         beside = memory_index.beside(row.title, row.text, exclude=case_id)
         nearest = memory_index.similar(row.title, row.text, exclude=case_id, threshold=0.0,
                                        limit=1)

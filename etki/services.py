@@ -90,15 +90,18 @@ def clause_background(clauses: Iterable[ScopeClause],
 
 def ruling_index(cases: Iterable[CaseRecord | CaseSummary],
                  languages: Sequence[str] = ("en",),
-                 background: tuple[dict[str, float], float] | None = None) -> RulingIndex:
+                 background: tuple[dict[str, float], float] | None = None, *,
+                 reuse: RulingIndex | None = None) -> RulingIndex:
     """The :class:`etki.triage.similar.RulingIndex` of the ruled ones among ``cases``
     (whole records or queue summaries; pending cases are skipped), each with its
     latest ruling. ``languages``: the project's, for the language guess;
-    ``background``: :func:`clause_background` of the project's clauses."""
+    ``background``: :func:`clause_background` of the project's clauses; ``reuse``: an
+    earlier index whose request vectors are taken over (see ``RulingIndex``)."""
     from etki.triage.similar import RuledRequest, RulingIndex
 
     return RulingIndex((RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
-                        for c in cases if c.ruling is not None), languages, background)
+                        for c in cases if c.ruling is not None), languages, background,
+                       reuse=reuse)
 
 
 def project_ruling_index(project: Project,
@@ -262,7 +265,8 @@ class Desk:
         self.repo = repo or CaseFileRepository(self.settings.db_url)
         self._projects: dict[str, Project] = {}
         self._project_hashes: dict[str, str] = {}
-        self._ruling_indexes: dict[str, tuple[object, RulingIndex]] = {}
+        self._ruling_indexes: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...]],
+                                              RulingIndex]] = {}
 
     @cached_property
     def approvals(self) -> ApprovalService:
@@ -371,17 +375,24 @@ class Desk:
         read, e.g. :meth:`queue_summaries` of every case), for :meth:`beside_with`.
         Kept per project and reused while the stored index and the ruled set (case
         id, ruling, version) are unchanged, so a live refresh that changed nothing
-        ruled builds nothing. Background idf: the project's clauses."""
-        key = (self.repo.index_hash(project_id),
-               tuple(sorted((c.case_id, c.ruling.ruling, c.version)
-                            for c in cases if c.ruling is not None)))
+        ruled builds nothing; after a new ruling only the newly ruled requests are
+        tokenised (the others' vectors are reused). Background idf: the project's
+        clauses."""
+        index_hash = self.repo.index_hash(project_id)
+        key = tuple(sorted((c.case_id, c.ruling.ruling, c.version)
+                           for c in cases if c.ruling is not None))
         cached = self._ruling_indexes.get(project_id)
-        if cached is not None and cached[0] == key:
+        if cached is not None and cached[0] == (index_hash, key):
             return cached[1]
-        languages = self.repo.project_languages(project_id)
-        background = clause_background(self.clauses(project_id).values(), languages)
-        built = ruling_index(cases, languages, background)
-        self._ruling_indexes[project_id] = (key, built)
+        if cached is not None and cached[0][0] == index_hash:
+            previous: RulingIndex | None = cached[1]  # same contract: keep its vectors
+            languages, background = previous.languages, previous.background
+        else:
+            previous = None
+            languages = self.repo.project_languages(project_id)
+            background = clause_background(self.clauses(project_id).values(), languages)
+        built = ruling_index(cases, languages, background, reuse=previous)
+        self._ruling_indexes[project_id] = ((index_hash, key), built)
         return built
 
     @staticmethod

@@ -312,3 +312,21 @@ def test_eval_triage_replay_reports_engine_and_memory(world, tmp_path):
     plain = _etki(tmp_path, "eval", "triage", str(labelled), "--project", "demo", "--replay")
     assert "engine" in plain.stdout and "memory" in plain.stdout
     assert "memory L4: label IN_SCOPE" in plain.stdout
+
+
+def test_reusing_an_earlier_index_gives_the_same_answers():
+    background = ({"receipt": 1.2, "download": 2.0}, 3.0)
+    first = [RuledRequest("a", "Receipt", RECEIPT_TAX[1], "IN_SCOPE"),
+             RuledRequest("b", None, MOBILE[1], "REJECT")]
+    earlier = RulingIndex(first, ("en",), background)
+    more = [*first, RuledRequest("c", RECEIPT_WATER[0], RECEIPT_WATER[1], "REJECT")]
+    reused = RulingIndex(more, ("en",), background, reuse=earlier)
+    fresh = RulingIndex(more, ("en",), background)
+    for title, text in (RECEIPT_TAX, RECEIPT_WATER, MOBILE, (None, RECEIPT_QUERY)):
+        assert reused.similar(title, text, threshold=0.0) == fresh.similar(
+            title, text, threshold=0.0)
+    # another background: nothing is taken over
+    other = RulingIndex(more, ("en",), ({}, 1.0), reuse=earlier)
+    assert other.vectors.keys() == fresh.vectors.keys()
+    assert other.vectors[("a", "Receipt", RECEIPT_TAX[1])] != \
+        fresh.vectors[("a", "Receipt", RECEIPT_TAX[1])]

@@ -163,21 +163,38 @@ class RulingIndex:
     output of :func:`background_idf` (the contract's clauses); None weighs every token
     the same. Building costs one tokenisation per ruled request; a query one walk over
     the postings of its terms.
+
+    ``reuse``: an earlier index of the same project; the vectors of requests it holds
+    with the same title and text are taken from it instead of tokenising again (exact:
+    a request's vector depends only on its text and the background, never on the other
+    rulings). Ignored when its background or languages differ.
     """
 
     def __init__(self, ruled: Iterable[RuledRequest], languages: Sequence[str] = ("en",),
-                 background: tuple[dict[str, float], float] | None = None) -> None:
+                 background: tuple[dict[str, float], float] | None = None, *,
+                 reuse: RulingIndex | None = None) -> None:
         self.languages = tuple(languages) or ("en",)
         docs = sorted({r.case_id: r for r in ruled}.values(), key=lambda r: r.case_id)
         self.case_ids = [r.case_id for r in docs]
         self.rulings = [r.ruling for r in docs]
-        toks = [self._tokens(r.title, r.text) for r in docs]
+        self.background = background
         self.idf, self.unseen = background if background is not None else ({}, 1.0)
+        old: dict[tuple[str, str | None, str], tuple[dict[str, float], float]] = {}
+        if reuse is not None and reuse.background is background \
+                and reuse.languages == self.languages:
+            old = reuse.vectors
+        self.vectors: dict[tuple[str, str | None, str], tuple[dict[str, float], float]] = {}
         self.postings: dict[str, list[tuple[int, float]]] = {}
         self.norms: list[float] = []
-        for i, t in enumerate(toks):
-            vec = _weights(t, self.idf, self.unseen)
-            self.norms.append(_norm(vec))
+        for i, r in enumerate(docs):
+            key = (r.case_id, r.title, r.text)
+            known = old.get(key)
+            if known is None:
+                vec = _weights(self._tokens(r.title, r.text), self.idf, self.unseen)
+                known = (vec, _norm(vec))
+            self.vectors[key] = known
+            vec, norm = known
+            self.norms.append(norm)
             for term, w in vec.items():
                 self.postings.setdefault(term, []).append((i, w))
 
@@ -201,15 +218,17 @@ class RulingIndex:
         qnorm = _norm(query)
         if qnorm == 0.0:
             return ()
-        dots: dict[int, list[float]] = {}
-        for term, w in query.items():  # sorted terms: the float sums do not depend on order
-            for i, dw in self.postings.get(term, ()):
-                dots.setdefault(i, []).append(w * dw)
+        dots: dict[int, float] = {}
+        get = dots.get
+        postings = self.postings
+        for term, w in query.items():  # sorted terms: the sums are added in one fixed order
+            for i, dw in postings.get(term, ()):
+                dots[i] = get(i, 0.0) + w * dw
         found = []
-        for i, parts in dots.items():
+        for i, dot in dots.items():
             if self.case_ids[i] == exclude or self.norms[i] == 0.0:
                 continue
-            cosine = min(1.0, math.fsum(parts) / (qnorm * self.norms[i]))
+            cosine = min(1.0, dot / (qnorm * self.norms[i]))
             score = round(cosine, 4)
             if score >= threshold:
                 found.append(SimilarRuling(self.case_ids[i], self.rulings[i],  # type: ignore[arg-type]
