@@ -4,6 +4,7 @@
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT]
     etki triage --project ID TEXT [--json]     triage a text without storing it
+                                               (with similar rulings and memory verdict)
     etki projects                              the stored projects
 
 Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling),
@@ -26,7 +27,7 @@ import sys
 from collections.abc import Sequence
 
 from etki.config import Settings
-from etki.domain import CaseRecord, Decision
+from etki.domain import CaseRecord, Decision, memory_sentence
 from etki.errors import EtkiError, InputError
 from etki.text import printable
 
@@ -90,6 +91,12 @@ def _print_decision(d: Decision) -> None:
     print(f"reasoning   {printable(d.reasoning)}")
     for a in d.assumptions:
         print(f"assumes     {printable(a)}")
+    if d.similar_rulings:
+        print(f"memory      {memory_sentence(d.similar_rulings, d.memory_verdict)} "
+              "(beside the verdict, not part of it)")
+        for s in d.similar_rulings:
+            print(f"  similar   {printable(s.case_id, multiline=False)}  {s.ruling}  "
+                  f"{s.similarity:.4f}")
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -143,11 +150,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "triage":
         if not args.text.strip():
             raise InputError("triage: the request text is empty")
-        from etki.services import stored_engine
+        from etki.services import stored_triage
         from etki.triage import case_id_for
 
-        engine = stored_engine(repo, args.project, settings)
-        decision = engine.triage(case_id_for(args.project, "adhoc\0" + args.text), args.text)
+        decision = stored_triage(repo, args.project, settings,
+                                 case_id_for(args.project, "adhoc\0" + args.text), args.text)
         if args.json:
             print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
         else:

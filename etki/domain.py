@@ -234,8 +234,48 @@ class Risk:
 
 
 @dataclass(frozen=True)
+class SimilarRuling:
+    """A ruled case of the same project whose request reads like this one: its
+    ``case_id``, the reviewer's ``ruling`` and the lexical ``similarity`` of the two
+    requests in [0, 1], rounded to 4 decimals (:mod:`etki.triage.similar`). Beside the
+    decision, never an input to it (DESIGN.md, "Triage engine")."""
+
+    case_id: str
+    ruling: Verdict
+    similarity: float
+
+
+def memory_sentence(similar: tuple[SimilarRuling, ...] | list[SimilarRuling],
+                    verdict: str | None) -> str:
+    """One line saying what the memory beside a decision holds, e.g. ``reviewers ruled
+    3 similar requests as CHANGE_REQUEST`` (``, 1 otherwise`` when some disagree), or
+    ``reviewers ruled 2 similar requests: 1 IN_SCOPE, 1 REJECT; no clear ruling``.
+    Empty string when nothing is similar. Case ids are not part of it."""
+    if not similar:
+        return ""
+    n = len(similar)
+    noun = "request" if n == 1 else "requests"
+    if verdict is not None:
+        agree = sum(1 for s in similar if s.ruling == verdict)
+        rest = f", {n - agree} otherwise" if agree < n else ""
+        word = "request" if agree == 1 else "requests"
+        return f"reviewers ruled {agree} similar {word} as {verdict}{rest}"
+    counts = [(v, sum(1 for s in similar if s.ruling == v)) for v in VERDICTS]
+    spread = ", ".join(f"{c} {v}" for v, c in counts if c)
+    return f"reviewers ruled {n} similar {noun}: {spread}; no clear ruling"
+
+
+@dataclass(frozen=True)
 class Decision:
-    """The engine's frozen output for one case (written once, never updated)."""
+    """The engine's frozen output for one case (written once, never updated).
+
+    ``similar_rulings`` and ``memory_verdict`` are memory *beside* the decision: the
+    nearest ruled cases of the project when the decision was made and the ruling they
+    support (or None), computed by :mod:`etki.triage.similar` after triage from the
+    rulings stored at that moment. The engine never reads them: verdict and
+    confidence are the same with or without them (the clause-memory rule). The desk
+    shows them live (rulings come after intake), see :meth:`etki.services.Desk.beside`.
+    """
 
     case_id: str
     verdict: Verdict
@@ -251,19 +291,38 @@ class Decision:
     model_version: str
     index_freshness: str
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    similar_rulings: tuple[SimilarRuling, ...] = ()
+    memory_verdict: Verdict | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A plain JSON-ready dict (tuples become lists)."""
-        return json.loads(self.to_json())
+        """A plain JSON-ready dict (tuples become lists). Unlike :meth:`to_json` it
+        always has ``similar_rulings`` (a list of ``{case_id, ruling, similarity}``)
+        and ``memory_verdict`` (a verdict or None), so a reader sees one shape."""
+        out = json.loads(self.to_json())
+        out.setdefault("similar_rulings", [])
+        out.setdefault("memory_verdict", None)
+        return out
 
     def to_json(self) -> str:
-        """Canonical JSON: sorted keys, ``ensure_ascii=False``, compact separators."""
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False,
-                          separators=(",", ":"))
+        """Canonical JSON: sorted keys, ``ensure_ascii=False``, compact separators.
+
+        ``similar_rulings`` and ``memory_verdict`` are written only when there is
+        memory beside the decision (non-empty / not None): a decision without any has
+        the bytes it had before the two fields existed, so decisions stored earlier,
+        the golden set and "same request, index and engine -> same bytes" all hold
+        whatever the store's rulings are."""
+        data = asdict(self)
+        if not data["similar_rulings"]:
+            del data["similar_rulings"]
+        if data["memory_verdict"] is None:
+            del data["memory_verdict"]
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, data: str | dict[str, Any]) -> Decision:
-        """Inverse of :meth:`to_json`."""
+        """Inverse of :meth:`to_json` (also of :meth:`to_dict`). JSON stored before
+        ``similar_rulings``/``memory_verdict`` existed loads with their defaults.
+        Raises ``KeyError`` for a missing required member."""
         d = json.loads(data) if isinstance(data, str) else dict(data)
         return cls(
             case_id=d["case_id"], verdict=d["verdict"], confidence=d["confidence"],
@@ -281,6 +340,10 @@ class Decision:
             engine_version=d["engine_version"], model_version=d["model_version"],
             index_freshness=d["index_freshness"],
             extra=tuple(tuple(x) for x in d.get("extra", ())),
+            similar_rulings=tuple(
+                SimilarRuling(str(x["case_id"]), x["ruling"], float(x["similarity"]))
+                for x in d.get("similar_rulings") or ()),
+            memory_verdict=d.get("memory_verdict"),
         )
 
 

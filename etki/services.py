@@ -4,15 +4,24 @@
 request that is not stored yet and stores the cases with their frozen decisions.
 :class:`Desk` is the reviewer's desk: queue, case detail, clause memory, rulings, wiki
 search and pages, and report counts — every number computed from the DB.
+
+Memory beside the verdict (``Decision.similar_rulings``/``memory_verdict``,
+:mod:`etki.triage.similar`) is computed in two places, always after the engine and
+never as its input: at intake (:func:`init_project`, :func:`stored_triage` for ``etki
+triage``) from the rulings stored at that moment, frozen into the decision; and live on
+the desk (:meth:`Desk.ruling_index_of`, :meth:`Desk.beside_with`, :meth:`Desk.beside`),
+because most rulings are made after a case arrived.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
@@ -22,6 +31,7 @@ from etki.domain import (
     VERDICTS,
     CaseRecord,
     ClauseMemory,
+    Decision,
     Project,
     ScopeClause,
     is_declared_remit,
@@ -30,6 +40,9 @@ from etki.errors import NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 from etki.store.repository import CaseSummary
+
+if TYPE_CHECKING:
+    from etki.triage.similar import Beside, RulingIndex
 
 log = logging.getLogger("etki.services")
 
@@ -99,6 +112,61 @@ def embedder_for(settings: Settings, project_id: str):
     return open_embedder(settings.embed_backend, VectorCache(cache_path(folder, project_id)))
 
 
+def clause_background(clauses: Iterable[ScopeClause],
+                      languages: Sequence[str] = ("en",)) -> tuple[dict[str, float], float]:
+    """The background idf of the similar-rulings index: the contract's clauses, each
+    ``title + "\n" + text`` (:func:`etki.triage.similar.background_idf`)."""
+    from etki.triage.similar import background_idf
+
+    return background_idf((f"{c.title}\n{c.text}" for c in clauses), languages)
+
+
+def ruling_index(cases: Iterable[CaseRecord | CaseSummary],
+                 languages: Sequence[str] = ("en",),
+                 background: tuple[dict[str, float], float] | None = None, *,
+                 reuse: RulingIndex | None = None) -> RulingIndex:
+    """The :class:`etki.triage.similar.RulingIndex` of the ruled ones among ``cases``
+    (whole records or queue summaries; pending cases are skipped), each with its
+    latest ruling. ``languages``: the project's, for the language guess;
+    ``background``: :func:`clause_background` of the project's clauses; ``reuse``: an
+    earlier index whose request vectors are taken over (see ``RulingIndex``)."""
+    from etki.triage.similar import RuledRequest, RulingIndex
+
+    return RulingIndex((RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
+                        for c in cases if c.ruling is not None), languages, background,
+                       reuse=reuse)
+
+
+def project_ruling_index(project: Project,
+                         cases: Iterable[CaseRecord | CaseSummary]) -> RulingIndex:
+    """:func:`ruling_index` of ``cases`` with the languages and clauses of ``project``."""
+    languages = project.config.languages
+    return ruling_index(cases, languages, clause_background(project.clauses, languages))
+
+
+def with_memory(decision: Decision, beside: Beside) -> Decision:
+    """``decision`` with the memory beside it (``similar_rulings``,
+    ``memory_verdict``); every other field, verdict and confidence first, unchanged."""
+    return replace(decision, similar_rulings=beside.similar,
+                   memory_verdict=beside.verdict)  # type: ignore[arg-type]
+
+
+def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
+                  case_id: str, text: str, title: str | None = None) -> Decision:
+    """Triage ``text`` against a stored project without storing anything (``etki
+    triage``): the engine of :func:`stored_engine`, then the memory beside the
+    decision from the rulings stored now. Raises ``NotFoundError`` for an unknown
+    project."""
+    from etki.knowledge import KnowledgeIndex
+
+    project = repo.load_project(project_id)
+    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
+    ruled = repo.cases(project_id, status="ruled")
+    decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
+    memory_index = project_ruling_index(project, ruled)
+    return with_memory(decision, memory_index.beside(title, text))
+
+
 def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRecord],
                     settings: Settings):
     """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
@@ -154,6 +222,9 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     ids = assign_case_ids(project.id, [r.id for r in project.requests if r.id not in stored],
                           owners)
     engine = make_engine_for(project, index, existing, settings)
+    # memory beside each new decision, from the rulings stored at this moment (after
+    # triage, never an input to it: the clause-memory rule)
+    memory_index = project_ruling_index(project, existing)
     todo = [(r, ids[r.id]) for r in project.requests if ids.get(r.id) is not None]
     port = None
     if related_context is None:
@@ -165,7 +236,8 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     counts: Counter[str] = Counter()
     added = 0
     for start in range(0, len(todo), INIT_CHUNK):
-        fresh = [(request, engine.triage(case_id, request.text, request.title))
+        fresh = [(request, with_memory(engine.triage(case_id, request.text, request.title),
+                                       memory_index.beside(request.title, request.text)))
                  for request, case_id in todo[start:start + INIT_CHUNK]]
         contexts = None
         if port is not None:  # pre-analysis: after the decisions, never an input to one
@@ -231,6 +303,8 @@ class Desk:
         self.repo = repo or CaseFileRepository(self.settings.db_url)
         self._projects: dict[str, Project] = {}
         self._project_hashes: dict[str, str] = {}
+        self._ruling_indexes: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...]],
+                                              RulingIndex]] = {}
 
     @cached_property
     def approvals(self) -> ApprovalService:
@@ -331,6 +405,49 @@ class Desk:
         """Clause memory computed from cases already read from the DB (full records or
         :meth:`queue_summaries` rows of every case), without reading them again."""
         return memory.clause_memory(cases)
+
+    # memory beside the verdict (live: rulings come after intake)
+    def ruling_index_of(self, project_id: str,
+                        cases: Sequence[CaseRecord | CaseSummary]) -> RulingIndex:
+        """The similar-rulings index of the ruled ones among ``cases`` (rows already
+        read, e.g. :meth:`queue_summaries` of every case), for :meth:`beside_with`.
+        Kept per project and reused while the stored index and the ruled set (case
+        id, ruling, version) are unchanged, so a live refresh that changed nothing
+        ruled builds nothing; after a new ruling only the newly ruled requests are
+        tokenised (the others' vectors are reused). Background idf: the project's
+        clauses."""
+        index_hash = self.repo.index_hash(project_id)
+        key = tuple(sorted((c.case_id, c.ruling.ruling, c.version)
+                           for c in cases if c.ruling is not None))
+        cached = self._ruling_indexes.get(project_id)
+        if cached is not None and cached[0] == (index_hash, key):
+            return cached[1]
+        if cached is not None and cached[0][0] == index_hash:
+            previous: RulingIndex | None = cached[1]  # same contract: keep its vectors
+            languages, background = previous.languages, previous.background
+        else:
+            previous = None
+            languages = self.repo.project_languages(project_id)
+            background = clause_background(self.clauses(project_id).values(), languages)
+        built = ruling_index(cases, languages, background, reuse=previous)
+        self._ruling_indexes[project_id] = ((index_hash, key), built)
+        return built
+
+    @staticmethod
+    def beside_with(index: RulingIndex, case: CaseRecord | CaseSummary) -> Beside:
+        """The memory beside ``case`` now: its similar rulings (the case itself left
+        out) and the ruling they support, from ``index`` (:meth:`ruling_index_of`).
+        Pure and quick (one query), so the desk can call it on every highlight."""
+        return index.beside(case.title, case.text, exclude=case.case_id)
+
+    def beside(self, case_id: str) -> Beside:
+        """The memory beside a stored case from the rulings stored now (live, unlike
+        the ``similar_rulings`` frozen into its decision at intake). Raises
+        ``NotFoundError`` for an unknown case."""
+        case = self.repo.case(case_id)
+        index = self.ruling_index_of(case.project_id,
+                                     self.repo.case_summaries(case.project_id, status="ruled"))
+        return self.beside_with(index, case)
 
     # memory
     def clause_memory(self, project_id: str) -> dict[str, ClauseMemory]:

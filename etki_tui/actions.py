@@ -123,6 +123,12 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
               "Change the sort order (queue, oldest, newest, confidence, risk)",
               "Cycle the sort order: queue order, oldest first, newest first, lowest "
               "confidence first, highest risk first.", context="queue", show=False),
+    ActionDef("similar", "s", "similar", "Similar rulings",
+              "Open a ruled case that reads like this one (the ≈ line of clause memory)",
+              "List the ruled cases whose requests read like the highlighted one (the ≈ "
+              "line of the clause-memory strip: beside the verdict, never part of it); "
+              "Enter opens the chosen case's decision page in Hafıza.",
+              context="queue", show=False),
     ActionDef("filter.clear", "escape", "clear_filters", "Clear filters",
               "Show every pending case again", "Clear every filter (the sort stays).",
               context="queue", show=False, key_display="Esc"),

@@ -39,6 +39,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
 from etki_tui.messages import (
+    CaseWanted,
     Copied,
     DeskFailed,
     DetailsLoaded,
@@ -212,6 +213,7 @@ class EtkiApp(App[None]):
         cases = self.desk.queue_summaries(project_id, status=None)
         versions = {c.case_id: c.version for c in cases}
         memory = self.desk.clause_memory_of(cases)
+        rulings = self.desk.ruling_index_of(project_id, cases)  # reused while unchanged
         clauses = self.desk.clauses(project_id)
         known: list[tuple[str, str]] = []
         if projects:
@@ -222,7 +224,7 @@ class EtkiApp(App[None]):
                     other = ""
                 known.append((pid, other))
         return QueueLoaded(project_id, name, cases, clauses, memory, versions=versions,
-                           source=source, projects=known)
+                           source=source, projects=known, rulings=rulings)
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self, source: str = "load") -> None:
@@ -273,12 +275,14 @@ class EtkiApp(App[None]):
         project_id = self.project_id
         with self._projecting:
             report, error = self.desk.project_ruling(case_id)
+        rulings = None
         try:
-            memory = self.desk.clause_memory_of(
-                self.desk.queue_summaries(project_id, status="ruled"))
+            ruled = self.desk.queue_summaries(project_id, status="ruled")
+            memory = self.desk.clause_memory_of(ruled)
+            rulings = self.desk.ruling_index_of(project_id, ruled)
         except Exception:
             memory = None
-        self.post_message(RulingProjected(case_id, action, report, error, memory))
+        self.post_message(RulingProjected(case_id, action, report, error, memory, rulings))
 
     @work(thread=True, exclusive=False, group="details", exit_on_error=False)
     def load_details(self, case_ids: list[str]) -> None:
@@ -386,7 +390,7 @@ class EtkiApp(App[None]):
                                    multiline=False)
         pane = self.query_one(QueuePane)
         by_others = pane.load(message.cases, message.clauses, message.memory,
-                              mine=self._in_flight)
+                              mine=self._in_flight, rulings=message.rulings)
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
             self.notify("Live refresh is back: the queue is up to date.", markup=False,
@@ -455,7 +459,7 @@ class EtkiApp(App[None]):
     @on(RulingProjected)
     def _ruling_projected(self, message: RulingProjected) -> None:
         if message.memory is not None:
-            self.query_one(QueuePane).update_memory(message.memory)
+            self.query_one(QueuePane).update_memory(message.memory, message.rulings)
         if message.wiki_error:
             text = f"{message.case_id} is ruled."
             self._wiki_failed(text, message.wiki_error)
@@ -632,6 +636,11 @@ class EtkiApp(App[None]):
             return
         self._searching = query
         self.search_wiki(query)
+
+    @on(CaseWanted)
+    def _case_wanted(self, message: CaseWanted) -> None:
+        message.stop()
+        self.goto_case(message.case_id)
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:

@@ -9,7 +9,7 @@ Tests watch both with ``run_test(message_hook=...)``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -19,6 +19,9 @@ from etki.memory import DisputedClause
 from etki.services import Report
 from etki.store.repository import CaseSummary
 
+if TYPE_CHECKING:
+    from etki.services import RulingIndex
+
 # --- worker results ---------------------------------------------------------------------
 
 
@@ -27,14 +30,17 @@ class QueueLoaded(Message):
     clause memory the detail pane needs, so highlighting a row never blocks on the DB.
     ``versions`` is what the live refresh compares against; ``source`` says why it was
     loaded (``load``, ``poll`` or ``reload``); ``projects`` is (id, name) of every stored
-    project, for the palette (empty on a poll)."""
+    project, for the palette (empty on a poll). ``rulings`` is the similar-rulings index
+    of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None."""
 
     def __init__(self, project_id: str, project_name: str,
                  cases: Sequence[CaseRecord | CaseSummary],
                  clauses: Mapping[str, ScopeClause], memory: Mapping[str, ClauseMemory],
                  *, versions: Mapping[str, int] | None = None, source: str = "load",
-                 projects: Sequence[tuple[str, str]] = ()) -> None:
+                 projects: Sequence[tuple[str, str]] = (),
+                 rulings: RulingIndex | None = None) -> None:
         super().__init__()
+        self.rulings = rulings
         self.project_id = project_id
         self.project_name = project_name
         self.cases = list(cases)
@@ -78,11 +84,13 @@ class RulingProjected(Message):
     :class:`RulingCommitted`, in its own worker): ``wiki_report`` (None when the wiki is
     off), ``wiki_error`` (a one-line message when the projection failed; the ruling
     stands) and ``memory``, the clause memory after the ruling (None when it could not
-    be read)."""
+    be read), with ``rulings``, the similar-rulings index after it (or None)."""
 
     def __init__(self, case_id: str, action: str, wiki_report: object | None,
-                 wiki_error: str | None, memory: Mapping[str, ClauseMemory] | None) -> None:
+                 wiki_error: str | None, memory: Mapping[str, ClauseMemory] | None,
+                 rulings: RulingIndex | None = None) -> None:
         super().__init__()
+        self.rulings = rulings
         self.case_id = case_id
         self.action = action
         self.wiki_report = wiki_report
@@ -263,6 +271,15 @@ class Copied(Message):
         super().__init__()
         self.text = text
         self.what = what
+
+
+class CaseWanted(Message):
+    """The reviewer asked to go to ``case_id`` (a similar ruling of the clause-memory
+    strip): the app highlights it when pending, else opens its decision page."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
 
 
 class ProjectSwitched(Message):

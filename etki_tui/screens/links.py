@@ -17,18 +17,21 @@ from etki_tui.actions import bindings
 
 
 class LinksScreen(ModalScreen[str | None]):
-    """Pick a link; dismisses with its wiki-relative path, or None."""
+    """Pick a link; dismisses with its target (a wiki-relative path, or a case id for
+    the queue's similar rulings), or None. ``links`` are (label, target) pairs."""
 
     BINDINGS = bindings("help.close", "help")
 
-    def __init__(self, links: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, links: Sequence[tuple[str, str]], *,
+                 title: str = "Links on this page") -> None:
         super().__init__()
         self.links = list(links)
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
         """One option per link: its text, then where it goes."""
         with Vertical(id="links-dialog") as dialog:
-            dialog.border_title = "Links on this page"
+            dialog.border_title = self.title_text
             dialog.border_subtitle = "Enter follows · Esc closes"
             options = []
             for i, (label, path) in enumerate(self.links):

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -35,11 +36,12 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import DuplicateKey, Row, RowDoesNotExist, RowKey
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause
+from etki.services import Desk
 from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
-from etki_tui.messages import DetailsWanted, FilterChanged, RuleRequested
+from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
     case_detail,
     cell,
@@ -49,6 +51,9 @@ from etki_tui.render import (
     ruled_banner,
     verdict_text,
 )
+
+if TYPE_CHECKING:
+    from etki.services import Beside, RulingIndex
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("case", "Case"), ("title", "Title"), ("verdict", "Verdict"), ("conf", "Conf"),
@@ -243,7 +248,8 @@ class QueuePane(Vertical):
     and the filter keys."""
 
     BINDINGS = bindings("approve", "convert", "reject", "read", "find", "filters",
-                        "filter.verdict", "filter.disputed", "sort", "filter.clear")
+                        "filter.verdict", "filter.disputed", "sort", "filter.clear",
+                        "similar")
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None,
                  cursor_blink: bool = True, id: str | None = None) -> None:
@@ -258,6 +264,9 @@ class QueuePane(Vertical):
         """Cases another reviewer ruled while their row was highlighted (row kept)."""
         self.clauses: dict[str, ScopeClause] = {}
         self.memory: dict[str, ClauseMemory] = {}
+        self.rulings: RulingIndex | None = None
+        """The similar-rulings index from the desk (memory beside the verdict)."""
+        self._beside: dict[str, Beside] = {}
         self.filter = QueueFilter()
         self._cells: dict[str, list[Text]] = {}
         self._row_state: dict[str, tuple[object, ...]] = {}
@@ -356,6 +365,8 @@ class QueuePane(Vertical):
         self._details.clear()
         self._details_wanted.clear()
         self._detail_errors.clear()
+        self.rulings = None
+        self._beside.clear()
         self.table.clear()
         self.table.loading = True
         self.query_one("#queue-find", Input).value = ""
@@ -365,7 +376,7 @@ class QueuePane(Vertical):
 
     def load(self, cases: Iterable[QueueCase], clauses: Mapping[str, ScopeClause],
              memory: Mapping[str, ClauseMemory], *,
-             mine: Iterable[str] = ()) -> list[QueueCase]:
+             mine: Iterable[str] = (), rulings: RulingIndex | None = None) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
         highlighted one when someone else ruled it: its row stays, marked, with a
@@ -394,6 +405,7 @@ class QueuePane(Vertical):
         self.cases = fresh
         self.clauses = dict(clauses)
         self.memory = dict(memory)
+        self._set_rulings(rulings)
         first = not self._loaded
         self._loaded = True
         if first:
@@ -423,10 +435,30 @@ class QueuePane(Vertical):
         self.ruled_elsewhere.pop(case_id, None)
         self._sync()
 
-    def update_memory(self, memory: Mapping[str, ClauseMemory]) -> None:
-        """New clause memory (after a ruling): re-render the detail pane."""
+    def update_memory(self, memory: Mapping[str, ClauseMemory],
+                      rulings: RulingIndex | None = None) -> None:
+        """New clause memory (after a ruling), and the similar-rulings index after it
+        when given: re-render the detail pane."""
         self.memory = dict(memory)
+        self._set_rulings(rulings)
         self.refresh_detail()
+
+    def _set_rulings(self, rulings: RulingIndex | None) -> None:
+        """Take a new similar-rulings index (None keeps the one there is)."""
+        if rulings is not None and rulings is not self.rulings:
+            self.rulings = rulings
+            self._beside.clear()
+
+    def beside(self, record: CaseRecord) -> Beside | None:
+        """The memory beside ``record`` now (its similar rulings and the ruling they
+        support), computed once per case and index; None before the index arrived."""
+        if self.rulings is None:
+            return None
+        found = self._beside.get(record.case_id)
+        if found is None:
+            found = Desk.beside_with(self.rulings, record)
+            self._beside[record.case_id] = found
+        return found
 
     # --- the in-place update ---------------------------------------------------------
 
@@ -586,7 +618,11 @@ class QueuePane(Vertical):
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
         if record is not None:
-            detail.show(case_detail(record, self.clauses, self.memory, now=self.clock()))
+            beside = self.beside(record)
+            detail.show(case_detail(
+                record, self.clauses, self.memory, now=self.clock(),
+                similar=beside.similar if beside is not None else (),
+                memory_verdict=beside.verdict if beside is not None else None))
         elif case.case_id in self._detail_errors:
             error = printable(self._detail_errors[case.case_id], multiline=False)
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.",
@@ -795,6 +831,26 @@ class QueuePane(Vertical):
         else:
             detail.focus()
             screen.maximize(detail, container=False)
+
+    def action_similar(self) -> None:
+        """Pick one of the highlighted case's similar rulings and go to it (its
+        decision page in Hafıza)."""
+        case = self.current_case()
+        record = self.detail_record(case) if case is not None else None
+        beside = self.beside(record) if record is not None else None
+        if beside is None or not beside.similar:
+            self.app.notify("No ruled case reads like this one.", markup=False, timeout=4)
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        links = [(f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
+                 for s in beside.similar]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id:
+                self.post_message(CaseWanted(case_id))
+
+        self.app.push_screen(LinksScreen(links, title="Similar ruled cases"), chosen)
 
     def action_find(self) -> None:
         """Open the live find box."""

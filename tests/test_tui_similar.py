@@ -1,0 +1,126 @@
+"""The clause-memory strip says what reviewers ruled on similar requests (issue 10,
+item 6), live: a ruling made elsewhere shows on the next refresh. Driven with Pilot on
+the real SQLite file and wiki of tests/conftest.py (nothing mocked); no SVG snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+
+from etki.approval import ApprovalService
+from etki.domain import Request, SimilarRuling
+from etki_tui.messages import PageLoaded
+from etki_tui.render import memory_strip, similar_line
+from etki_tui.screens.links import LinksScreen
+from etki_tui.widgets.memory import MemoryPane
+from etki_tui.widgets.queue import QueuePane
+from tests.conftest import build_tui_world, tui_decision
+from tests.test_tui_pilot import Recorder, goto, make_app, settle, shown, sync
+
+RECEIPT = "req-demo-5f7d2b46"  # pending: "Downloading a receipt PDF crashes with error 500."
+TWIN_1 = "req-demo-5a000001"
+TWIN_2 = "req-demo-5a000002"
+
+
+def _twins() -> list[tuple[Request, object]]:
+    return [
+        (Request("S1", "Downloading a receipt PDF crashes with error 500 again.",
+                 "Receipt export crashes"),
+         tui_decision(TWIN_1, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7)),
+        (Request("S2", "Downloading a receipt PDF crashes with error 500 today.",
+                 "Receipt export crashes"),
+         tui_decision(TWIN_2, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7)),
+    ]
+
+
+def _detail(app) -> str:  # noqa: ANN001
+    return shown(app.query_one("#detail-body"), 110, 80)
+
+
+@sync
+async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) -> None:
+    world = build_tui_world(tmp_path)
+    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
+    approvals = ApprovalService(world.repo, world.settings)
+    approvals.rule(TWIN_1, "convert_to_cr", reason="A new export format.", reviewer="ayse")
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, RECEIPT)
+        await settle(pilot)
+        text = _detail(app)
+        assert "reviewers ruled 1 similar request: 1 CHANGE_REQUEST; no clear ruling" in text
+        assert TWIN_1 in text and TWIN_2 not in text  # the pending twin is no ruling
+        # another reviewer rules the second twin: the next refresh shows the majority
+        approvals.rule(TWIN_2, "convert_to_cr", reason="Same as the first.",
+                       reviewer="jurgen")
+        app.poll_queue()
+        await settle(pilot)
+        await goto(pilot, RECEIPT)
+        text = _detail(app)
+        assert "reviewers ruled 2 similar requests as CHANGE_REQUEST" in text
+        assert TWIN_1 in text and TWIN_2 in text
+        assert "beside the verdict" in text
+    # the strip is information only: nothing about the pending case changed
+    case = world.repo.case(RECEIPT)
+    assert case.ruling is None and case.decision.verdict == "IN_SCOPE"
+
+
+@sync
+async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
+    world = build_tui_world(tmp_path)
+    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
+    ApprovalService(world.repo, world.settings).rule(
+        TWIN_1, "reject", reason="Out of remit.", reviewer="ayse")
+    seen = Recorder()
+    app = make_app(world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        await goto(pilot, RECEIPT)
+        await settle(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, LinksScreen)
+        assert app.screen.links[0][1] == TWIN_1
+        await pilot.press("enter")
+        await settle(pilot)
+        pages = [m.path for m in seen.of(PageLoaded)]
+        assert pages and pages[-1].startswith("decisions/") and pages[-1].endswith(
+            f"{TWIN_1}.md")
+        assert app.query_one(MemoryPane).reader.path == pages[-1]
+        # nothing similar: a note, no dialog
+        await pilot.press("1")
+        await settle(pilot)
+        pane = app.query_one(QueuePane)
+        pane.table.move_cursor(row=pane.table.get_row_index("req-demo-1b7e9d02"))
+        await settle(pilot)
+        assert pane.current_case_id() == "req-demo-1b7e9d02"
+        await pilot.press("s")
+        await pilot.pause()
+        assert not isinstance(app.screen, LinksScreen)
+        assert "No ruled case reads like this one." in seen.notes()
+
+
+@sync
+async def test_no_similar_ruling_adds_no_line(tmp_path: Path) -> None:
+    world = build_tui_world(tmp_path)
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, RECEIPT)
+        await settle(pilot)
+        assert "similar request" not in _detail(app)
+
+
+def test_similar_line_is_literal_text() -> None:
+    """Stored ids go in as plain text: markup-looking characters are not interpreted."""
+    odd = SimilarRuling("[bold]req[/bold]\x1b[31m", "REJECT", 0.75)
+    line = similar_line([odd, SimilarRuling("req-demo-2", "REJECT", 0.6)], "REJECT")
+    assert isinstance(line, Text)
+    assert "[bold]req[/bold]" in line.plain and "\x1b" not in line.plain
+    assert line.plain.startswith("≈ reviewers ruled 2 similar requests as REJECT")
+    assert "0.75" in line.plain and "\n  req-demo-2 ✗ REJECT  similarity 0.60" in line.plain
+    assert similar_line([], None).plain == ""
+    strip = memory_strip(["MSA-2024-01#4.3"], {}, [odd], None)
+    assert len(strip.renderables) == 2
