@@ -98,34 +98,45 @@ def plain_text(markdown: str) -> str:
 _UNIT_SPLIT = re.compile(r"(\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+|\|)")
 
 
-def split_units(markdown: str) -> list[tuple[str, bool]]:
-    """``(sentence, from_list_item)`` for each sentence of a clause body, in order,
-    whitespace-collapsed, empty ones dropped.
+_ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_SETEXT = re.compile(r"^[^\n]+\n\s{0,3}(?:=+|-+)\s*$")
+
+
+def split_units(markdown: str) -> list[tuple[str, str]]:
+    """``(sentence, kind)`` for each sentence of a clause body, in order,
+    whitespace-collapsed, empty ones dropped; ``kind`` is ``"item"`` for the sentences
+    of a list item (``-``, ``*``, ``+``, ``1.``, ``1)``), ``"heading"`` for a sub-heading
+    the loader kept in the clause's text (an ATX ``### Title`` or a setext title
+    underlined with ``===``/``---``) and ``"text"`` otherwise.
 
     Boundaries: blank lines, list items, table cells (``|``), and ``. ! ? ;`` followed by
-    white space. Table rule rows (``---``) vanish because they hold no word.
-    ``from_list_item`` is True for the sentences of a list item (``-``, ``*``, ``+``,
-    ``1.``, ``1)``)."""
+    white space. Table rule rows (``---``) vanish because they hold no word."""
     text = _COMMENT.sub(" ", markdown)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = re.sub(r"</?(?:p|td|th|tr|li|br|div|blockquote)[^>]*>", "\n\n", text)
     parts = _UNIT_SPLIT.split(text)
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, str]] = []
     for k in range(0, len(parts), 2):
         block = parts[k]
         sep = parts[k - 1] if k else ""
-        item = bool(_BULLET.match(block)) or (sep not in ("", "|") and "\n" in sep
-                                                and sep.strip() != "")
+        if _ATX.match(block) or _SETEXT.match(block.strip("\n")):
+            kind = "heading"
+            block = re.sub(r"\n\s{0,3}(?:=+|-+)\s*$", "", block.strip("\n"))
+        elif bool(_BULLET.match(block)) or (sep not in ("", "|") and sep.strip() != ""):
+            kind = "item"
+        else:
+            kind = "text"
         flat = " ".join(_NOISE.sub(" ", _TAG.sub(" ", _BULLET.sub("", block))).split())
-        for sentence in _SENTENCE_SPLIT.split(flat):
+        pieces = [flat] if kind == "heading" else _SENTENCE_SPLIT.split(flat)
+        for sentence in pieces:
             sentence = sentence.strip()
             if any(ch.isalnum() for ch in sentence):
-                out.append((sentence, item))
+                out.append((sentence, kind))
     return out
 
 
 def split_sentences(markdown: str) -> list[str]:
-    """The sentences of :func:`split_units`, without the list-item flag."""
+    """The sentences of :func:`split_units`, without their kind."""
     return [text for text, _ in split_units(markdown)]
 
 
@@ -315,19 +326,28 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
     sentence that introduces its list when that lead-in ends with a colon and is an
     exclusion, another party's duty or future work ("The Contractor will not be
     responsible for the following:" + "- Hosting of the system"): scope statements list
-    what they exclude under one such sentence."""
+    what they exclude under one such sentence. Below a sub-heading kept in the clause's
+    text (an unnumbered sub-heading the loader folded into its numbered section), the
+    sub-heading's own title words decide the clause role as a clause title does
+    ("### Key Personnel" under "5. OPERATIONAL REQUIREMENTS" is administration), and
+    the clause's role holds again where the sub-heading has none."""
     roles = clause_roles(clauses)
     out: list[ClauseInfo] = []
     for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
         sentences = []
         lead: Sentence | None = None
-        for text, item in split_units(clause.text):
-            srole, why, rule = role_of(text, role, clause.kind)
-            if item and lead is not None and srole == "obligation":
+        part_role = role  # a sub-heading's own title words override the clause's role
+        for text, kind in split_units(clause.text):
+            if kind == "heading":
+                own = _title_role(text)
+                part_role = own if own is not None else role
+                lead = None
+            srole, why, rule = role_of(text, part_role, clause.kind)
+            if kind == "item" and lead is not None and srole == "obligation":
                 srole, why, rule = lead.role, lead.cues, LEAD_IN_RULE
             sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule)
             sentences.append(sentence)
-            if not item:
+            if kind == "text":
                 lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None
         support = len(cues.DEFECT_SUPPORT.find(
             cue_words(clause.title + "\n" + plain_text(clause.text)))) if role == "scope" else 0
