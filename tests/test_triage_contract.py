@@ -157,3 +157,42 @@ def test_bm25_prefers_the_rarer_term_and_the_shorter_document() -> None:
     assert top(scores, ["a", "b", "c"], 3, min_ratio=0.5) == [("b", scores[1])]
     assert index.coverage(["sso", "unknown"], ["sso"]) < 0.5
     assert index.coverages(["sso"]) == [0.0, 1.0, 0.0]
+
+
+def _one(text: str, title: str = "Tasks", kind: str = "inclusion") -> list[tuple[str, str]]:
+    clause = ScopeClause(ref="C#4", contract_id="C", number="4", title=title, text=text,
+                         kind=kind)
+    return [(s.text, s.role) for s in analyse([clause])[0].sentences]
+
+
+def test_list_items_take_the_role_of_their_lead_in() -> None:
+    # the shape of a scope statement's exclusion list (written for this test)
+    text = ("The Contractor shall build the portal.\n\n"
+            "The Contractor will not be responsible for the following:\n\n"
+            "-   Hosting of the system\n\n-   Granting the authority to operate\n\n"
+            "The Contractor shall document the system.\n\n- Install guide\n")
+    assert _one(text) == [
+        ("The Contractor shall build the portal.", "obligation"),
+        ("The Contractor will not be responsible for the following:", "exclusion"),
+        ("Hosting of the system", "exclusion"),
+        ("Granting the authority to operate", "exclusion"),
+        ("The Contractor shall document the system.", "obligation"),
+        ("Install guide", "obligation"),
+    ]
+
+
+def test_a_passive_duty_with_the_client_as_agent_is_the_clients() -> None:
+    assert sentence_role("Desktops and test data will be provided by the Government.",
+                         "scope", "inclusion")[0] == "client"
+    assert sentence_role("Reports will be provided by the Contractor.", "scope",
+                         "inclusion")[0] == "obligation"
+
+
+def test_a_sub_heading_in_the_text_gives_its_own_role() -> None:
+    text = ("The Contractor shall deliver the search.\n\n### Key Personnel\n\n"
+            "The Project Manager shall attend weekly meetings.\n\n### Deliverables\n\n"
+            "Weekly status reports.\n")
+    roles = dict(_one(text, title="Operational requirements"))
+    assert roles["The Contractor shall deliver the search."] == "obligation"
+    assert roles["The Project Manager shall attend weekly meetings."] == "admin"
+    assert roles["Weekly status reports."] == "obligation"
