@@ -185,7 +185,7 @@ Excluded:
 - on-site visits
 """)
     kinds = {c.number: c.kind for c in contract.clauses}
-    assert kinds == {"agreement": "inclusion", "2.1": "inclusion", "5.1": "exclusion",
+    assert kinds == {"agreement": "context", "2.1": "inclusion", "5.1": "exclusion",
                      "6": "assumption", "7": "sla", "8.1": "exclusion", "9": "exclusion"}
     assert {c.number: c.title for c in contract.clauses}["5.1"] == "Out of scope › Mobile apps"
 
