@@ -16,14 +16,39 @@ ATX and setext headings these also start a clause:
   (a heading whose text was wrapped onto the next line), or standing alone;
 
 the last three only when the number is a sub-number of a section already seen
-(``2.2`` after ``2.0``) and not seen before, so cross-references are never headings.
+(``2.2`` after ``2.0``) and not seen before, so cross-references are never headings;
+
+* a numbered line underlined by a rule (``4. TASKS`` + ``-----``, or ``=====``), which
+  CommonMark reads as a one-item ordered list and a thematic break
+  (``../shared/realdata/talentmap``): a section numbered by its list marker, see
+  :meth:`_Parser.underlined`. Numbered list items of a body (``1.  The Contractor
+  shall ...``) carry no underline and are never sections.
+
 Headings without text are ignored; their content stays with the clause before them.
 
 Clause numbers come from the heading text: a bare leading number (``1.``, ``2.1``,
 ``3.1.2``, ``A.1``) is removed from the title; a worded one (``Section 4``, ``Madde 3``,
 ``Artikel 2``, ``§ 5``) gives the number and stays in the title (``Madde 1 – Kapsam``).
+Numbers of laws and standards are no section numbers (:func:`clause_number`): in a
+document that numbers its headings with bare numbers a worded number is a citation
+(``Section 508 Compliance``, ``§ 4 Haftung`` there), and so is one followed by a law's
+name (``Article 5 GDPR``) or one above :data:`MAX_WORDED_SECTION`; ``ISO 27001`` or
+``FAR 52.246-6`` never were numbers. Such a heading is an unnumbered one.
 Without a number the title's slug stands for it. Refs are ``{contract_id}#{number}``,
 unique per contract (a repeat gets ``-2``, ``-3`` in document order).
+
+Numbered documents (issue 10 item 2; :func:`_fold_subheadings`): an unnumbered
+sub-heading below a numbered section is no clause of its own: it is cited by that
+section (``talentmap-pws#5``, not ``#key-personnel``), its heading line stays in the
+section's markdown text and its title and line go to ``ScopeClause.subtitles``; chunks
+of a long section record the sub-title they start under. The text before the first
+numbered section (title page, addresses, response tables: the preamble, also when it
+has headings of its own) is kind ``context``: it describes and does not oblige.
+Documents without any numbered section keep one clause per heading with slug refs.
+
+Each clause also has ``plain`` (:func:`etki.knowledge.plaintext.markdown_plain`): the
+text without HTML, link targets, web addresses and markup, one line per block; the
+index scores it.
 
 An empty parent heading (nothing under it before its first child) is merged into that
 child: the child keeps its number and line, its title carries the parent's title as

@@ -7,8 +7,9 @@ block, no markup.
 * each paragraph, heading, list item paragraph, quote paragraph and table row is one
   line; the lines of a hard-wrapped paragraph are joined with a space, so splitting the
   result by line gives whole paragraphs (sentence splitting by line still works);
-* emphasis, strikethrough, heading, quote and list marks are dropped; escapes are
-  literal; code spans keep their text; images give their alt text;
+* emphasis, strikethrough, heading, quote and list marks are dropped, and so are runs
+  of two or more ``*`` the parser left as text (unpaired bold of a Word conversion:
+  ``**(**QASP)`` -> ``(QASP)``); escapes are literal; code spans keep their text; images give their alt text;
 * ``[text](url)`` gives ``text``; a wikilink ``[[target#heading|alias]]`` gives its alias,
   else ``target#heading`` without a ``type::`` prefix;
 * web addresses are **dropped**: autolinks (``<https://...>``) and bare URLs
@@ -41,11 +42,12 @@ __all__ = ["CELL_SEPARATOR", "markdown_plain"]
 CELL_SEPARATOR = " | "
 """Between the cells of one table row in plain text."""
 
-_ESCAPED_OPEN, _ESCAPED_CLOSE = "\ue001", "\ue002"  # escaped brackets: never a wikilink
+_ESCAPED = {"[": "\ue001", "]": "\ue002", "*": "\ue003"}  # escaped: no wikilink, kept
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _TYPED = re.compile(r"^\s*[^\W\d_][\w \t-]*?\s*::\s*")
 _URL = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]",
                   re.IGNORECASE)
+_STRAY_STARS = re.compile(r"\*{2,}")  # unpaired bold marks of a conversion: **(**QASP)
 _BR = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
 
 
@@ -70,8 +72,7 @@ def _inline(children: list[Token] | None) -> str:
         elif kind == "text" or kind == "code_inline":
             out.append(child.content)
         elif kind == "text_special":
-            out.append({"[": _ESCAPED_OPEN, "]": _ESCAPED_CLOSE}.get(child.content,
-                                                                    child.content))
+            out.append(_ESCAPED.get(child.content, child.content))
         elif kind in ("softbreak", "hardbreak"):
             out.append(" ")
         elif kind == "image":
@@ -79,8 +80,9 @@ def _inline(children: list[Token] | None) -> str:
         elif kind == "html_inline" and _BR.match(child.content.strip()):
             out.append(" ")
         # emphasis / strikethrough / link marks and other inline HTML: dropped
-    text = _WIKILINK.sub(_wikilink_words, "".join(out))
-    text = text.replace(_ESCAPED_OPEN, "[").replace(_ESCAPED_CLOSE, "]")
+    text = _STRAY_STARS.sub("", _WIKILINK.sub(_wikilink_words, "".join(out)))
+    for char, stand_in in _ESCAPED.items():
+        text = text.replace(stand_in, char)
     return _URL.sub(" ", text)
 
 
