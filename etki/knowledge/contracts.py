@@ -576,7 +576,7 @@ class _Parser:
                 items.append((open_at, j))
         return items
 
-    def underlined(self, k: int) -> tuple[list[_Start], int]:
+    def underlined(self, k: int, next_top: int | None = None) -> tuple[list[_Start], int]:
         """Section lines among the items of the top-level ordered list at block ``k``,
         and how many blocks they use (2 when the rule under the list is the underline).
 
@@ -588,16 +588,20 @@ class _Parser:
         digits), titled by its one line of text (at most :data:`_MAX_TITLE_CHARS`
         characters), at level 1 for ``=`` and 2 otherwise, as setext headings are. The
         dash form counts only when the list holds that one item and the rule starts on
-        the very next line (an underline touches its text): numbered list items of a
-        section's body (``1.  The Contractor shall ...``) have no underline and are
-        never sections."""
+        the very next line (an underline touches its text), or when that item is the
+        last of a longer list, does not continue the list's numbering and is
+        ``next_top``, the next top-level section number (a body list ``1. 2.`` ending
+        right above ``2. Travel`` + rule). Numbered list items of a section's body
+        (``1.  The Contractor shall ...``) have no underline and are never sections; a
+        body list ``1. 2.`` directly above ``3. X`` + rule reads as one list, and ``3.``
+        stays in the body."""
         tokens, blocks = self.tokens, self.blocks()
         items = self._list_items(k)
         nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
         list_end = tokens[blocks[k]].map[1]  # type: ignore[index]
         out: list[_Start] = []
         used = 1
-        for open_at, close_at in items:
+        for n, (open_at, close_at) in enumerate(items):
             item, inner = tokens[open_at], tokens[open_at + 1:close_at]
             if not item.info.isdigit() or len(item.info) > 3 or len(inner) != 3:
                 continue
@@ -614,9 +618,12 @@ class _Parser:
                     cut = next((i for i, c in enumerate(children) if c.type == "softbreak"),
                                len(children))
                     level, title, body_start = 1, _strip_links(_plain(children[:cut])), pe
-                elif (pe - pb == 1 and len(items) == 1 and nxt is not None
-                      and nxt.type == "hr" and nxt.map is not None and nxt.map[0] == list_end
-                      and list_end == pe):
+                elif (pe - pb == 1 and nxt is not None and nxt.type == "hr"
+                      and nxt.map is not None and nxt.map[0] == list_end and list_end == pe
+                      and (len(items) == 1 or (
+                          n == len(items) - 1 and int(number) == next_top
+                          and tokens[items[n - 1][0]].info.isdigit()
+                          and int(tokens[items[n - 1][0]].info) + 1 != int(number)))):
                     level, title = 2, _strip_links(_plain(children))
                     body_start, used = nxt.map[1], 2
                 else:
@@ -671,6 +678,7 @@ class _Parser:
             return min(6, sibling_level.get(parents[0], seen[parents[0]] + 1))
 
         k = 0
+        top = 0  # the highest underlined section number so far
         while k < len(blocks):
             tok = tokens[blocks[k]]
             begin, end = tok.map  # type: ignore[misc]
@@ -696,10 +704,11 @@ class _Parser:
                 starts.append(_Start(begin, end, level, heading, number, title, "heading"))
                 record(number, level)
             elif tok.type == "ordered_list_open":
-                found, used = self.underlined(k)
+                found, used = self.underlined(k, top + 1)
                 for sec in found:
                     starts.append(sec)
                     record(sec.number, sec.level)
+                    top = max(top, int(sec.number or 0))
                 if found:
                     k += used
                     continue
