@@ -14,8 +14,12 @@ from typing import Any, Literal
 
 Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
 VERDICTS: tuple[str, ...] = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
-ClauseKind = Literal["inclusion", "exclusion", "assumption", "sla"]
-CLAUSE_KINDS: tuple[str, ...] = ("inclusion", "exclusion", "assumption", "sla")
+ClauseKind = Literal["inclusion", "exclusion", "assumption", "sla", "context"]
+CLAUSE_KINDS: tuple[str, ...] = ("inclusion", "exclusion", "assumption", "sla", "context")
+"""``inclusion``: work the contract covers; ``exclusion``: work it leaves out;
+``assumption``: what the contract relies on (client duties, dependencies); ``sla``:
+service levels; ``context``: background or title page (the preamble before the first
+numbered section): it describes, it does not oblige."""
 ClauseStatus = Literal["stable", "draft"]
 CLAUSE_STATUSES: tuple[str, ...] = ("stable", "draft")
 """``draft``: text not yet binding (a pending amendment); it scores lower in triage."""
@@ -70,7 +74,18 @@ class ScopeClause:
 
     ``ref`` is ``{contract_id}#{number}`` (``tdrs-rfq#2.1``); when the heading carries no
     number the title's slug stands for it. ``text`` is the clause body as markdown (the
-    heading line excluded). ``line`` is the 1-based line of the heading in ``source``.
+    heading line excluded), as written in the source. ``line`` is the 1-based line of the
+    heading in ``source``.
+
+    ``plain`` is ``text`` as plain text (:func:`etki.knowledge.plaintext.markdown_plain`:
+    HTML, link targets, web addresses and markup removed, hard wraps joined, one line per
+    paragraph, list item, table row or sub-heading); what scoring reads. When not given
+    it is computed from ``text``.
+
+    ``subtitles`` are the unnumbered sub-headings merged into this numbered clause, as
+    (title, 1-based source line) in document order; their heading lines stay in ``text``
+    (and their titles as lines of ``plain``), so the clause is cited by its number
+    (``talentmap-pws#5``) and no sub-heading is lost.
     """
 
     ref: str
@@ -88,6 +103,12 @@ class ScopeClause:
     aliases: tuple[str, ...] = ()  # numbers of empty parents merged into this clause
     overlap: str = ""  # sliding_window: the previous window's tail, repeated as context
     chunks: tuple[ClauseChunk, ...] = ()  # the parts of a clause over the size limit
+    plain: str = ""
+    subtitles: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.plain and self.text:
+            object.__setattr__(self, "plain", _plain_of(self.text))
 
 
 def is_declared_remit(clause: ScopeClause) -> bool:
@@ -102,11 +123,25 @@ class ClauseChunk:
     (:data:`etki.knowledge.chunking.MAX_CHUNK_CHARS`). ``text`` is a run of whole
     markdown blocks of the clause body, ``line`` the 1-based file line of its first
     block, ``edges`` its own wikilinks (explicit) plus everything the clause inherits
-    and the clause heading's own links (inherited)."""
+    and the clause heading's own links (inherited). ``plain`` is ``text`` as plain text
+    (as :attr:`ScopeClause.plain`; computed when not given), ``subtitle`` the title of
+    the clause's sub-heading the part starts under (``""`` before the first one)."""
 
     text: str
     line: int
     edges: tuple[Edge, ...] = ()
+    plain: str = ""
+    subtitle: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.plain and self.text:
+            object.__setattr__(self, "plain", _plain_of(self.text))
+
+
+def _plain_of(markdown: str) -> str:
+    from etki.knowledge.plaintext import markdown_plain  # the knowledge layer imports us
+
+    return markdown_plain(markdown)
 
 
 @dataclass(frozen=True)

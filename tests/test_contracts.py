@@ -185,7 +185,7 @@ Excluded:
 - on-site visits
 """)
     kinds = {c.number: c.kind for c in contract.clauses}
-    assert kinds == {"agreement": "inclusion", "2.1": "inclusion", "5.1": "exclusion",
+    assert kinds == {"agreement": "context", "2.1": "inclusion", "5.1": "exclusion",
                      "6": "assumption", "7": "sla", "8.1": "exclusion", "9": "exclusion"}
     assert {c.number: c.title for c in contract.clauses}["5.1"] == "Out of scope › Mobile apps"
 
@@ -327,3 +327,194 @@ def test_unknown_edge_types_are_rejected_with_file_line_and_allowed_types() -> N
     assert info2.value.line == 7 and "'frobs'" in str(info2.value)
     extended = DEFAULT_VOCABULARY.extended({"blocks": []})
     assert parse(bad_meta, vocabulary=extended).clauses[0].edges[0].type == "blocks"
+
+
+# --- issue 10 item 2: structure of real documents -------------------------------------
+
+TALENTMAP = SHARED / "realdata" / "talentmap"
+needs_talentmap = pytest.mark.skipif(not TALENTMAP.is_dir(),
+                                     reason="../shared/realdata/talentmap is absent")
+
+
+@pytest.fixture(scope="module")
+def pws():  # type: ignore[no-untyped-def]
+    return parse_contract(TALENTMAP / "contracts" / "talentmap-pws.md",
+                          source="contracts/talentmap-pws.md")
+
+
+@needs_talentmap
+def test_talentmap_has_its_twelve_numbered_sections(pws) -> None:  # type: ignore[no-untyped-def]
+    numbered = [c for c in pws.clauses if c.kind != "context"]
+    assert [c.ref for c in numbered] == [f"talentmap-pws#{n}" for n in range(1, 13)]
+    assert [c.title for c in numbered] == [
+        "OBJECTIVES", "BACKGROUND", "SCOPE", "TASKS", "OPERATIONAL REQUIREMENTS",
+        "SYSTEM SECURITY", "SECURITY CLEARANCES", "Travel", "Deliverables", "Transition",
+        "TERMS AND CONDITIONS", "INVOICING & PAYMENT"]
+    assert all(c.parent is None and c.level == 2 for c in numbered)
+    lines = (TALENTMAP / "contracts" / "talentmap-pws.md").read_text(
+        encoding="utf-8").split("\n")
+    for clause in numbered:  # the line of the numbered section line, its rule below it
+        assert lines[clause.line - 1].startswith(f"{clause.number}. ")
+        assert set(lines[clause.line].strip()) == {"-"}
+        assert not clause.text.startswith("-")
+    # the numbered list items of 5 and 7 are body text, not sections
+    by = {c.number: c for c in pws.clauses}
+    assert "1.  The Contractor shall assign a PM" in by["5"].text
+    assert "1.  The personnel investigation procedures" in by["7"].text
+    assert "508" not in by and all(c.number.isdigit() for c in numbered)
+
+
+@needs_talentmap
+def test_talentmap_sub_headings_are_subtitles_of_their_section(pws) -> None:  # type: ignore[no-untyped-def]
+    by = {c.number: c for c in pws.clauses}
+    assert ("Key Personnel", 215) in by["5"].subtitles
+    assert [t for t, _ in by["5"].subtitles] == [
+        "Personnel", "Skills and Knowledge", "Key Personnel", "Project Management",
+        "Estimated Level of Effort", "Post Award Orientation Conference", "Daily Operations"]
+    assert "### Key Personnel" in by["5"].text and "\nKey Personnel\n" in by["5"].plain
+    # the unnumbered setext heading between 9 and 10 belongs to 9; 10-12 are their own
+    assert [t for t, _ in by["9"].subtitles][3:] == [
+        "Inspection and Acceptance of Services", "System Documentation", "Quality Assurance"]
+    assert "correct defects" in by["9"].plain
+    assert [t for t, _ in by["10"].subtitles] == ["Transition Plan", "Transition Activities"]
+    assert ("Section 508 Compliance", 503) in by["11"].subtitles
+    assert "conformance with Section 508" in by["11"].plain
+    assert by["12"].subtitles[-1] == ("Attachments", 589)
+    assert not any(c.number in ("key-personnel", "inspection-and-acceptance-of-services")
+                   for c in pws.clauses)
+    # long sections are split; a chunk knows the sub-heading it starts under
+    assert by["5"].chunks and by["5"].chunks[0].subtitle == "Personnel"
+    assert {ch.subtitle for ch in by["9"].chunks} >= {"Inspection and Acceptance of Services"}
+    for clause in pws.clauses:
+        for chunk in clause.chunks:
+            under = [t for t, line in clause.subtitles if line <= chunk.line]
+            assert chunk.subtitle == (under[-1] if under else "")
+
+
+@needs_talentmap
+def test_talentmap_title_page_is_context(pws) -> None:  # type: ignore[no-untyped-def]
+    context = [c for c in pws.clauses if c.kind == "context"]
+    assert [c.title for c in context] == ["PERFORMANCE WORK STATEMENT (PWS)",
+                                          "Department of State TalentMAP"]
+    assert "NCR AAS Project Number ID11170017" in context[1].plain
+    assert "**" not in context[1].plain
+
+
+@needs_tdrs
+def test_tdrs_refs_kinds_and_plain_text(rfq) -> None:  # type: ignore[no-untyped-def]
+    numbers = [c.number for c in rfq.clauses]
+    assert numbers[:3] == ["general-services-administration",
+                           "deadlines-and-response-formats", "1.1"]
+    assert numbers[-1] == "9.6.5"
+    assert [c.kind for c in rfq.clauses[:2]] == ["context", "context"]
+    assert all(c.kind != "context" for c in rfq.clauses[2:])
+    # below the first numbered section every clause is numbered: no slug refs
+    assert all(c.number[0].isdigit() for c in rfq.clauses[2:])
+    for clause in rfq.clauses:
+        for bad in ("<", "](", "span class", "https://", "**"):
+            assert bad not in clause.plain, (clause.ref, bad)
+        for chunk in clause.chunks:
+            assert "<" not in chunk.plain and "](" not in chunk.plain
+    by = {c.number: c for c in rfq.clauses}
+    assert '<span class="underline">' in by["1.1"].text  # the markdown stays as written
+    assert "the Office of Family Assistance (OFA) within the Administration" in by["1.1"].plain
+    table = rfq.clauses[1].plain.split("\n")
+    row = ("RFQ Questions | April 30, 2020 at noon, eastern | Google Form (see section 9.0 "
+           "for details)")
+    assert row in table
+
+
+def test_underlined_numbered_lines_are_sections() -> None:
+    contract = parse("TITLE PAGE\n==========\n\nIssued by GSA.\n\n1. SCOPE\n--------\n\n"
+                     "Scope text.\n\n1.  The Contractor shall build it.\n2.  And run it.\n\n"
+                     "2. Travel\n---------\n\nNone.\n\n3. BILLING\n==========\n\nMonthly.\n")
+    got = [(c.number, c.title, c.kind, c.level) for c in contract.clauses]
+    assert got == [("title-page", "TITLE PAGE", "context", 1), ("1", "SCOPE", "inclusion", 2),
+                   ("2", "Travel", "inclusion", 2), ("3", "BILLING", "inclusion", 1)]
+    by = {c.number: c for c in contract.clauses}
+    assert by["1"].text.startswith("Scope text.")
+    assert "1.  The Contractor shall build it." in by["1"].text  # a list item, no section
+    assert by["1"].plain == "Scope text.\nThe Contractor shall build it.\nAnd run it."
+    assert by["3"].text == "Monthly." and by["1"].line == 6
+
+
+def test_list_items_are_no_sections_even_with_a_rule_after_a_blank_line() -> None:
+    contract = parse("## 1 Scope\n\nText.\n\n1. The Contractor shall host nothing.\n\n"
+                     "---\n\n## 2 Billing\n\nMonthly.\n")
+    assert [c.number for c in contract.clauses] == ["1", "2"]
+    many = parse("1. SCOPE\n---\n\nText.\n\n1. one\n2. two\n---\n\n2. BILLING\n---\n\nx\n")
+    assert [c.number for c in many.clauses] == ["1", "2"]
+
+
+def test_law_numbers_in_headings_are_citations_and_sub_headings() -> None:
+    contract = parse("## 1 Scope\n\nScope.\n\n### Section 508 Compliance\n\nAccessible.\n\n"
+                     "### ISO 27001\n\nCertified.\n\n### Article 5 GDPR\n\nLawful.\n\n"
+                     "## 2 Billing\n\nMonthly.\n")
+    assert [c.ref for c in contract.clauses] == ["doc#1", "doc#2"]
+    assert [t for t, _ in contract.clauses[0].subtitles] == [
+        "Section 508 Compliance", "ISO 27001", "Article 5 GDPR"]
+    assert contract.clauses[0].subtitles[0][1] == 5
+    assert contract.clauses[0].plain == ("Scope.\nSection 508 Compliance\nAccessible.\n"
+                                         "ISO 27001\nCertified.\nArticle 5 GDPR\nLawful.")
+
+
+@pytest.mark.parametrize("heading, expected", [
+    ("Section 508 Compliance", (None, "Section 508 Compliance")),
+    ("Article 5 GDPR", (None, "Article 5 GDPR")),
+    ("§ 307 BGB", (None, "§ 307 BGB")),
+    ("Madde 6 KVKK", (None, "Madde 6 KVKK")),
+    ("Section 12 of the Rehabilitation Act", (None, "Section 12 of the Rehabilitation Act")),
+    ("FAR 52.246-6 Inspection", (None, "FAR 52.246-6 Inspection")),
+])
+def test_citations_are_no_clause_numbers(heading: str, expected: tuple[None, str]) -> None:
+    assert clause_number(heading) == expected
+    assert clause_number("§ 4 Leistungsumfang", worded=False) == (None, "§ 4 Leistungsumfang")
+
+
+def test_turkish_and_german_numbering() -> None:
+    tr = parse("# SÖZLEŞME\n\nTaraflar.\n\n1. KAPSAM\n---------\n\nYazılım geliştirme.\n\n"
+               "### Hariç tutulanlar\n\nBarındırma.\n\n2. ÜCRET\n--------\n\nAylık.\n")
+    assert [(c.number, c.kind) for c in tr.clauses] == [
+        ("sozlesme", "context"), ("1", "inclusion"), ("2", "inclusion")]
+    assert tr.clauses[1].subtitles == (("Hariç tutulanlar", 10),)
+    # § numbers the sections of a document numbered that way ...
+    de = parse("# Vertrag\n\nPräambel.\n\n## § 1 Gegenstand\n\nSoftware.\n\n"
+               "## § 2 Leistungsumfang\n\n### Abnahme\n\nTests.\n\n## § 3 Haftung\n\nx\n")
+    assert [(c.number, c.title, c.kind) for c in de.clauses] == [
+        ("vertrag", "Vertrag", "context"), ("1", "§ 1 Gegenstand", "inclusion"),
+        ("2", "§ 2 Leistungsumfang", "inclusion"), ("3", "§ 3 Haftung", "inclusion")]
+    assert de.clauses[2].subtitles == (("Abnahme", 11),)
+    # ... and cites a law in a document with bare section numbers
+    mixed = parse("## 1 Scope\n\nx\n\n### § 4 Haftung\n\ny\n\n## 2 Price\n\nz\n")
+    assert [c.number for c in mixed.clauses] == ["1", "2"]
+    assert mixed.clauses[0].subtitles == (("§ 4 Haftung", 5),)
+
+
+def test_unnumbered_documents_keep_their_slug_clauses() -> None:
+    contract = parse("# Agreement\n\nIntro.\n\n## Scope\n\nPortal.\n\n### Exclusions\n\n"
+                     "No apps.\n\n## Payment\n\nMonthly.\n")
+    assert [(c.number, c.kind) for c in contract.clauses] == [
+        ("agreement", "inclusion"), ("scope", "inclusion"), ("exclusions", "exclusion"),
+        ("payment", "inclusion")]
+    assert all(not c.subtitles for c in contract.clauses)
+
+
+def test_a_level_of_mostly_unnumbered_headings_is_not_folded() -> None:
+    contract = parse("## 1 Intro\n\na\n\n## Scope\n\nb\n\n### Detail\n\nc\n\n## Payment\n\nd\n")
+    assert [c.number for c in contract.clauses] == ["1", "scope", "detail", "payment"]
+    shallower = parse("## 3 Scope\n\n### 3.1 Portal\n\na\n\n# Annex\n\nb\n\n## Notes\n\nc\n")
+    # (the empty "3 Scope" is merged into 3.1; "# Annex" is a new part, "Notes" below it)
+    assert [c.number for c in shallower.clauses] == ["3.1", "annex", "notes"]
+
+
+def test_plain_text_joins_hard_wraps_and_drops_markup() -> None:
+    contract = parse('## 1 Scope\n\nThe [<span class="underline">Office of\nFamily '
+                     'Assistance</span>](https://www.acf.hhs.gov/ofa) *will*\nhost the '
+                     "**system**.\n\n> Quoted\n> text.\n\n- item one\n  wrapped\n- see "
+                     "http://example.org/x\n\n| A | B |\n|---|---|\n| 1 | 2 |\n\n"
+                     "<!-- a comment -->\n\n<table><tr class=\"odd\"><td>x &amp; y</td>"
+                     "<td>z</td></tr></table>\n\n## 2 Next\n\nn\n")
+    assert contract.clauses[0].plain == (
+        "The Office of Family Assistance will host the system.\nQuoted text.\n"
+        "item one wrapped\nsee\nA | B\n1 | 2\nx & y | z")
+    assert '<span class="underline">' in contract.clauses[0].text

@@ -170,3 +170,55 @@ def test_tdrs_index_is_deterministic(tmp_path: Path) -> None:
     touches = [e for e in first.edges if e.type == "touches"]
     assert touches and all(e.provenance == "mapped" for e in touches)
     assert first.node("clause:tdrs-rfq#3.1.2") is not None
+
+
+TALENTMAP = TDRS.parent / "talentmap"
+
+
+def test_clause_nodes_score_plain_text_and_keep_the_markdown(tmp_path: Path) -> None:
+    root = make(tmp_path / "p")
+    (root / "contracts" / "pws.md").write_text(
+        '1. TASKS\n--------\n\nThe [<span class="underline">portal</span>](https://x.org)\n'
+        "is *built*.\n\n### Key Personnel\n\nA lead.\n\n2. BILLING\n----------\n\nMonthly.\n",
+        encoding="utf-8")
+    index = build_index(load_project(root))
+    node = index.node("clause:pws#1")
+    assert node is not None and node.title == "TASKS"
+    assert node.text == "The portal is built.\nKey Personnel\nA lead."
+    assert node.get("markdown").startswith('The [<span class="underline">portal</span>]')
+    assert node.get("subtitles") == (("Key Personnel", 7),)
+    assert index.node("clause:pws#key-personnel") is None
+    again = KnowledgeIndex.from_bytes(index.to_bytes())
+    assert again.to_bytes() == index.to_bytes()
+    from etki.triage.graph import read_graph  # the engine's view carries both texts
+
+    clause = next(c for c in read_graph(again).clauses if c.ref == "pws#1")
+    assert clause.text == node.get("markdown") and clause.plain == node.text
+    assert clause.subtitles == (("Key Personnel", 7),)
+    old = json.loads(index.to_bytes())  # an index written before "markdown" existed
+    for raw in old["nodes"]:
+        if raw["id"] == "clause:pws#1":
+            raw["text"] = raw.pop("markdown")
+    clause = next(c for c in read_graph(KnowledgeIndex.from_dict(old)).clauses
+                  if c.ref == "pws#1")
+    assert clause.plain == "The portal is built.\nKey Personnel\nA lead."
+
+
+@pytest.mark.skipif(not (TDRS.is_dir() and TALENTMAP.is_dir()),
+                    reason="../shared/realdata is absent")
+def test_real_indexes_hold_no_markup_words() -> None:
+    from etki.retrieval.lexical import node_tokens
+
+    for root in (TDRS, TALENTMAP):
+        index = build_index(load_project(root))
+        words: set[str] = set()
+        for node in index.nodes_of("clause") + index.nodes_of("chunk"):
+            words.update(node_tokens(node, ["en"]) if node.type == "clause" else
+                         node.text.lower().split())
+            assert "<" not in node.text and "](" not in node.text, node.id
+        assert not words & {"span", "https", "http", "underline", "www"}, root.name
+    pws = build_index(load_project(TALENTMAP))
+    chunk = pws.node("chunk:talentmap-pws#5~1")
+    assert chunk is not None and chunk.get("subtitle") == "Personnel"
+    assert [n.get("number") for n in pws.in_order("clause")][2:] == [
+        str(n) for n in range(1, 13)]

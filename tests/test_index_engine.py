@@ -83,7 +83,9 @@ def test_the_engine_reads_clause_text_from_the_index_not_the_folder(tmp_path: Pa
     data = json.loads(index.to_bytes())
     for node in data["nodes"]:
         if node["id"] == "clause:MSA#4.1":
-            node["text"] = "The Contractor shall run a helpdesk hotline for citizens."
+            # the node text is the plain text, attribute markdown the source text
+            node["text"] = node["markdown"] = ("The Contractor shall run a helpdesk hotline "
+                                               "for citizens.")
     edited = KnowledgeIndex.from_dict(data)
     request = "Please run a helpdesk hotline for citizens."
     before = TriageEngine(project, index).triage("c", request)

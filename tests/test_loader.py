@@ -123,7 +123,7 @@ def test_full_project_loads(tmp_path: Path) -> None:
     assert (contract.id, contract.title, contract.source) == (
         "MSA", "Master agreement: demo", "contracts/msa.md")
     assert [(c.number, c.kind) for c in project.clauses] == [
-        ("msa", "inclusion"), ("1.1", "inclusion"), ("2.1", "exclusion")]
+        ("msa", "context"), ("1.1", "inclusion"), ("2.1", "exclusion")]  # preamble
     first, second = project.requests
     assert (first.id, first.title, first.submitted_by, first.line) == ("R-2", "SSO", "Ayşe", 1)
     assert first.labels_json == '{"clauses":["1.1"],"verdict":"CHANGE_REQUEST"}'

@@ -16,14 +16,39 @@ ATX and setext headings these also start a clause:
   (a heading whose text was wrapped onto the next line), or standing alone;
 
 the last three only when the number is a sub-number of a section already seen
-(``2.2`` after ``2.0``) and not seen before, so cross-references are never headings.
+(``2.2`` after ``2.0``) and not seen before, so cross-references are never headings;
+
+* a numbered line underlined by a rule (``4. TASKS`` + ``-----``, or ``=====``), which
+  CommonMark reads as a one-item ordered list and a thematic break
+  (``../shared/realdata/talentmap``): a section numbered by its list marker, see
+  :meth:`_Parser.underlined`. Numbered list items of a body (``1.  The Contractor
+  shall ...``) carry no underline and are never sections.
+
 Headings without text are ignored; their content stays with the clause before them.
 
 Clause numbers come from the heading text: a bare leading number (``1.``, ``2.1``,
 ``3.1.2``, ``A.1``) is removed from the title; a worded one (``Section 4``, ``Madde 3``,
 ``Artikel 2``, ``§ 5``) gives the number and stays in the title (``Madde 1 – Kapsam``).
+Numbers of laws and standards are no section numbers (:func:`clause_number`): in a
+document that numbers its headings with bare numbers a worded number is a citation
+(``Section 508 Compliance``, ``§ 4 Haftung`` there), and so is one followed by a law's
+name (``Article 5 GDPR``) or one above :data:`MAX_WORDED_SECTION`; ``ISO 27001`` or
+``FAR 52.246-6`` never were numbers. Such a heading is an unnumbered one.
 Without a number the title's slug stands for it. Refs are ``{contract_id}#{number}``,
 unique per contract (a repeat gets ``-2``, ``-3`` in document order).
+
+Numbered documents (issue 10 item 2; :func:`_fold_subheadings`): an unnumbered
+sub-heading below a numbered section is no clause of its own: it is cited by that
+section (``talentmap-pws#5``, not ``#key-personnel``), its heading line stays in the
+section's markdown text and its title and line go to ``ScopeClause.subtitles``; chunks
+of a long section record the sub-title they start under. The text before the first
+numbered section (title page, addresses, response tables: the preamble, also when it
+has headings of its own) is kind ``context``: it describes and does not oblige.
+Documents without any numbered section keep one clause per heading with slug refs.
+
+Each clause also has ``plain`` (:func:`etki.knowledge.plaintext.markdown_plain`): the
+text without HTML, link targets, web addresses and markup, one line per block; the
+index scores it.
 
 An empty parent heading (nothing under it before its first child) is merged into that
 child: the child keeps its number and line, its title carries the parent's title as
@@ -85,6 +110,7 @@ from etki.knowledge.links import (
     split_typed_target,
     written_wikilinks,
 )
+from etki.knowledge.plaintext import markdown_plain
 from etki.knowledge.structure import Structure, analyse_structure
 from etki.knowledge.vocabulary import (
     DEFAULT_VOCABULARY,
@@ -129,23 +155,45 @@ _WORDED_NUMBER = re.compile(
     r"^(?:section|sect|clause|article|art|madde|bolum|kisim|abschnitt|artikel|ziffer"
     r"|paragraph|para|§)\.?\s*(?P<num>\d{1,3}(?:\.\d{1,3})*)(?:\.|\))?(?=\W|$)")
 _LEADING_SEPARATOR = re.compile(r"^[\s\-–—:.]+")
+_LAW_AFTER_NUMBER = re.compile(
+    r"^\W*(?:(?:of(?: the)?|des|der|dem|sayili)\s+)?(?:gdpr|dsgvo|bdsg|bgb|hgb|uwg|stgb"
+    r"|kvkk|tbk|ttk|hmk|far|dfars|cfr|usc|u\s?s\s?c|ucc)\b"
+    r"|\bof the [\w\s]*\b(?:act|law|regulation|directive)\b|\bact of \d{4}\b")
+"""After a worded number, the name of a law or standard: ``Article 5 GDPR``, ``§ 307
+BGB``, ``Madde 6 KVKK``, ``Section 508 of the Rehabilitation Act``. Abbreviations of the
+laws contracts commonly cite (EU GDPR/DSGVO, German BGB/HGB/BDSG/UWG/StGB, Turkish
+KVKK/TBK/TTK/HMK, US FAR/DFARS/CFR/U.S.C./UCC)."""
+MAX_WORDED_SECTION = 99
+"""A worded number with one component above this is a citation: contracts rarely have
+a hundred top-level sections, laws do (``Section 508``, ``§ 307 BGB``)."""
 
 
-def clause_number(heading: str) -> tuple[str | None, str]:
+def clause_number(heading: str, *, worded: bool = True) -> tuple[str | None, str]:
     """``(number, title)`` of a heading's text.
 
     ``"3.2 Single sign-on"`` -> ``("3.2", "Single sign-on")``; ``"1. Scope"`` ->
     ``("1", "Scope")``; ``"Madde 2 – Ücret"`` -> ``("2", "Madde 2 – Ücret")`` (a worded
     number stays in the title); ``"Payment terms"`` -> ``(None, "Payment terms")``.
     Components have at most three digits, so ``2024 Roadmap`` has no number.
+
+    A number after a citing word (Section, Article, Paragraph, §, Madde, Artikel,
+    Abschnitt ...) is the heading's own number only when ``worded`` (the parser passes
+    False for a document that numbers its sections with bare numbers, where ``Section
+    508 Compliance`` or ``§ 4 Haftung`` cite a law or another document), when it is not
+    followed by the name of a law (:data:`_LAW_AFTER_NUMBER`: ``Article 5 GDPR``) and
+    when a one-part number is at most :data:`MAX_WORDED_SECTION`. Otherwise the heading
+    has no number: ``"Section 508 Compliance"`` -> ``(None, "Section 508 Compliance")``.
+    Names of standards (``ISO 27001``, ``FAR 52.246-6``) never give a number.
     """
     text = " ".join(heading.split())
     match = _BARE_NUMBER.match(text)
     if match:
         title = _LEADING_SEPARATOR.sub("", text[match.end():])
         return match.group("num"), title
-    match = _WORDED_NUMBER.match(fold(text))
-    if match:
+    folded = fold(text)
+    match = _WORDED_NUMBER.match(folded)
+    if (match and worded and not _LAW_AFTER_NUMBER.search(folded[match.end():])
+            and ("." in match.group("num") or int(match.group("num")) <= MAX_WORDED_SECTION)):
         return match.group("num"), text
     return None, text
 
@@ -219,7 +267,7 @@ def clause_kind(headings: Sequence[str]) -> str:
     as ``Scope and exclusions`` do not turn everything below them into exclusions.
     """
     found = {heading_category(h) for h in headings}
-    for kind in ("exclusion", "assumption", "sla"):
+    for kind in ("exclusion", "assumption", "sla", "context"):
         if kind in found:
             return kind
     return "inclusion"
@@ -289,7 +337,7 @@ class _Start:
     heading: str
     number: str | None
     title: str
-    origin: str  # heading | bold | plain | wrapped | preamble
+    origin: str  # heading | bold | plain | wrapped | underlined | preamble
     heading_links: list[_Link] = field(default_factory=list)
     body_links: list[_Link] = field(default_factory=list)
     end: int = 0
@@ -298,8 +346,10 @@ class _Start:
     merged: bool = False
     absorbed: list[_Link] = field(default_factory=list)  # links of merged parents
     aliases: list[str] = field(default_factory=list)  # numbers of merged parents
+    subtitles: list[tuple[str, int]] = field(default_factory=list)  # (title, file line)
 
 
+_MAX_TITLE_CHARS = 120
 _SEEN_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:[\s:]+(.*))?$", re.S)
 
 
@@ -510,8 +560,101 @@ class _Parser:
                             if t.level == 0 and t.map is not None and t.nesting in (0, 1)]
         return self._blocks
 
+    def _list_items(self, k: int) -> list[tuple[int, int]]:
+        """(open, close) token indexes of the items of the top-level list at block
+        ``k``."""
+        tokens, i = self.tokens, self.blocks()[k]
+        items: list[tuple[int, int]] = []
+        open_at = -1
+        for j in range(i + 1, len(tokens)):
+            tok = tokens[j]
+            if tok.level == 0:
+                break
+            if tok.level == 1 and tok.type == "list_item_open":
+                open_at = j
+            elif tok.level == 1 and tok.type == "list_item_close":
+                items.append((open_at, j))
+        return items
+
+    def underlined(self, k: int, next_top: int | None = None) -> tuple[list[_Start], int]:
+        """Section lines among the items of the top-level ordered list at block ``k``,
+        and how many blocks they use (2 when the rule under the list is the underline).
+
+        CommonMark reads ``4. TASKS`` underlined with dashes as a one-item ordered list
+        followed by a thematic break (``../shared/realdata/talentmap``), and
+        ``4. TASKS`` underlined with ``=`` as a list item whose paragraph ends in a line
+        of ``=``; an underline indented under the item makes a setext heading inside
+        it. Such an item is a section numbered by its list marker (at most three
+        digits), titled by its one line of text (at most :data:`_MAX_TITLE_CHARS`
+        characters), at level 1 for ``=`` and 2 otherwise, as setext headings are. The
+        dash form counts only when the list holds that one item and the rule starts on
+        the very next line (an underline touches its text), or when that item is the
+        last of a longer list, does not continue the list's numbering and is
+        ``next_top``, the next top-level section number (a body list ``1. 2.`` ending
+        right above ``2. Travel`` + rule). Numbered list items of a section's body
+        (``1.  The Contractor shall ...``) have no underline and are never sections; a
+        body list ``1. 2.`` directly above ``3. X`` + rule reads as one list, and ``3.``
+        stays in the body."""
+        tokens, blocks = self.tokens, self.blocks()
+        items = self._list_items(k)
+        nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
+        list_end = tokens[blocks[k]].map[1]  # type: ignore[index]
+        out: list[_Start] = []
+        used = 1
+        for n, (open_at, close_at) in enumerate(items):
+            item, inner = tokens[open_at], tokens[open_at + 1:close_at]
+            if not item.info.isdigit() or len(item.info) > 3 or len(inner) != 3:
+                continue
+            number = str(int(item.info))
+            first, inline = inner[0], inner[1]
+            begin = item.map[0]  # type: ignore[index]
+            if first.type == "heading_open":  # underline indented into the item
+                level, title = int(first.tag[1]), _strip_links(_plain(inline.children))
+                body_start = first.map[1]  # type: ignore[index]
+            elif first.type == "paragraph_open":
+                pb, pe = first.map  # type: ignore[misc]
+                children = inline.children or []
+                if pe - pb == 2 and set(self.lines[pb + 1].strip()) == {"="}:
+                    cut = next((i for i, c in enumerate(children) if c.type == "softbreak"),
+                               len(children))
+                    level, title, body_start = 1, _strip_links(_plain(children[:cut])), pe
+                elif (pe - pb == 1 and nxt is not None and nxt.type == "hr"
+                      and nxt.map is not None and nxt.map[0] == list_end and list_end == pe
+                      and (len(items) == 1 or (
+                          n == len(items) - 1 and int(number) == next_top
+                          and tokens[items[n - 1][0]].info.isdigit()
+                          and int(tokens[items[n - 1][0]].info) + 1 != int(number)))):
+                    level, title = 2, _strip_links(_plain(children))
+                    body_start, used = nxt.map[1], 2
+                else:
+                    continue
+            else:
+                continue
+            if not title or len(title) > _MAX_TITLE_CHARS:
+                used = 1
+                continue
+            heading = f"{number}. {title}"
+            out.append(_Start(begin, body_start, level, heading, number, title, "underlined"))
+        return out, used
+
+    def bare_numbered(self) -> bool:
+        """Whether any heading or underlined section line of the document has a bare
+        leading number (``4. TASKS``, ``## 2.1 Scope``): then numbers after a citing
+        word are citations (:func:`clause_number`)."""
+        tokens, blocks = self.tokens, self.blocks()
+        for k, i in enumerate(blocks):
+            tok = tokens[i]
+            if tok.type == "heading_open":
+                text = _strip_links(_plain(tokens[i + 1].children))
+                if clause_number(text, worded=False)[0] is not None:
+                    return True
+            elif tok.type == "ordered_list_open" and self.underlined(k)[0]:
+                return True
+        return False
+
     def starts(self) -> list[_Start]:
         tokens, blocks = self.tokens, self.blocks()
+        worded = not self.bare_numbered()
         seen: dict[str, int] = {}  # normalized number -> level
         sibling_level: dict[str, int] = {}  # parent number -> level of its children
         starts: list[_Start] = []
@@ -535,6 +678,7 @@ class _Parser:
             return min(6, sibling_level.get(parents[0], seen[parents[0]] + 1))
 
         k = 0
+        top = 0  # the highest underlined section number so far
         while k < len(blocks):
             tok = tokens[blocks[k]]
             begin, end = tok.map  # type: ignore[misc]
@@ -548,7 +692,7 @@ class _Parser:
                         first = self.lines[nxt.map[0]].strip()
                         wrapped = _plain(markdown_parser().parseInline(first)[0].children)
                         if wrapped and len(wrapped) <= 120:
-                            number, title = clause_number(wrapped)
+                            number, title = clause_number(wrapped, worded=worded)
                             starts.append(_Start(begin, nxt.map[0] + 1, level, wrapped,
                                                  number, title, "wrapped"))
                             record(number, level)
@@ -556,9 +700,18 @@ class _Parser:
                             continue
                     k += 1  # an empty heading is no section: its text stays above
                     continue
-                number, title = clause_number(heading)
+                number, title = clause_number(heading, worded=worded)
                 starts.append(_Start(begin, end, level, heading, number, title, "heading"))
                 record(number, level)
+            elif tok.type == "ordered_list_open":
+                found, used = self.underlined(k, top + 1)
+                for sec in found:
+                    starts.append(sec)
+                    record(sec.number, sec.level)
+                    top = max(top, int(sec.number or 0))
+                if found:
+                    k += used
+                    continue
             elif tok.type == "paragraph_open":
                 found = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
                 if found is not None:
@@ -728,6 +881,53 @@ def _assign_parents(starts: list[_Start]) -> None:
         stack.append(k)
 
 
+def _is_pool(sec: _Start) -> bool:
+    return fold(sec.title).rstrip(" :") in POOL_HEADINGS
+
+
+def _fold_subheadings(starts: list[_Start], first_line: int) -> list[_Start]:
+    """The section starts that make clauses: an unnumbered heading that continues a
+    numbered section is folded into it (issue 10 item 2).
+
+    An unnumbered heading continues the numbered section it follows (the last section
+    start kept, which must carry a number) when it is deeper than that section, or at
+    the same level when most headings of that level in the document carry a number
+    (the level's numbering pattern: the TalentMAP PWS's unnumbered "Inspection and
+    Acceptance of Services" among its numbered top-level lines belongs to 9). It is
+    then no section: its heading line stays in the numbered section's text and its
+    title, with its file line, goes to the section's ``subtitles``. Any other heading is
+    kept as today: headings before the first numbered section (the preamble), a
+    shallower heading after a numbered one (a new part of the document) and the
+    headings below it, headings of documents without numbers, and "Unassigned edges"
+    sections. Returns the kept starts, in order."""
+    if not any(s.number is not None for s in starts):
+        return starts
+    first = next(i for i, s in enumerate(starts) if s.number is not None)
+    per_level: dict[int, list[int]] = {}
+    for sec in starts[first:]:
+        counts = per_level.setdefault(sec.level, [0, 0])
+        counts[0] += sec.number is not None
+        counts[1] += 1
+    kept: list[_Start] = []
+    current: _Start | None = None
+    for sec in starts:
+        if (sec.number is None and not _is_pool(sec) and current is not None
+                and current.number is not None
+                and (sec.level > current.level
+                     or (sec.level == current.level
+                         and 2 * per_level[sec.level][0] > per_level[sec.level][1]))):
+            current.subtitles.append((sec.title or sec.heading, first_line + sec.start))
+            continue
+        kept.append(sec)
+        current = sec
+    return kept
+
+
+def _set_ends(starts: list[_Start], total: int) -> None:
+    for k, sec in enumerate(starts):
+        sec.end = starts[k + 1].start if k + 1 < len(starts) else total
+
+
 def _chain(starts: list[_Start], k: int) -> list[int]:
     """Indexes of the enclosing sections of ``k``, nearest first."""
     out, seen = [], {k}
@@ -785,10 +985,13 @@ class _Builder:
         return tuple(out)
 
     def chunks(self, ref: str, kind: str, begin: int, end: int, own: list[_Link],
-               inherited: list[_Link]) -> tuple[ClauseChunk, ...]:
+               inherited: list[_Link],
+               subtitles: Sequence[tuple[str, int]] = ()) -> tuple[ClauseChunk, ...]:
         """The parts of the clause body on lines ``[begin, end)`` when its text is over
         :data:`MAX_CHUNK_CHARS`: each part's own body links are explicit; ``inherited``
-        (the heading's and the enclosing clauses' links) holds for every part."""
+        (the heading's and the enclosing clauses' links) holds for every part. A part's
+        ``subtitle`` is the last of ``subtitles`` (title, file line) at or before its
+        first line."""
         parser = self.parser
         if visible_length(parser.section_text(begin, end)) <= MAX_CHUNK_CHARS:
             return ()
@@ -799,39 +1002,47 @@ class _Builder:
         for k, (b, e) in enumerate(spans, start=1):
             lo, hi = parser.first_line + b, parser.first_line + e
             mine = [link for link in own if lo <= link.line < hi]
+            text = parser.section_text(b, e)
+            under = [title for title, line in subtitles if line <= lo]
             out.append(ClauseChunk(
-                parser.section_text(b, e), lo,
-                self.edges(f"chunk:{ref}~{k}", kind, mine, inherited)))
+                text, lo, self.edges(f"chunk:{ref}~{k}", kind, mine, inherited),
+                plain=markdown_plain(text), subtitle=under[-1] if under else ""))
         return tuple(out)
 
     def clause(self, number: str | None, title: str, span: tuple[int, int], kind: str,
                level: int, line: int, parent: str | None, own: list[_Link],
                inherited: list[_Link], *, heading_links: Sequence[_Link] = (),
-               aliases: Sequence[str] = (), overlap: str = "") -> ScopeClause:
+               aliases: Sequence[str] = (), overlap: str = "",
+               subtitles: Sequence[tuple[str, int]] = ()) -> ScopeClause:
         """One clause of the body lines ``span``. ``own`` are its explicit links (body
         links, heading links, links of merged parents); ``heading_links`` those of
-        ``own`` that its chunks inherit instead."""
+        ``own`` that its chunks inherit instead; ``subtitles`` the folded sub-headings
+        (title, file line)."""
         num = self.ref_number(number, title)
         ref = f"{self.cid}#{num}"
         inherited_here = {id(link) for link in heading_links}
         body = [link for link in own if id(link) not in inherited_here]
+        text = self.parser.section_text(*span)
         return ScopeClause(
             ref=ref, contract_id=self.cid, number=num, title=title,
-            text=self.parser.section_text(*span), kind=kind,  # type: ignore[arg-type]
+            text=text, kind=kind,  # type: ignore[arg-type]
             level=level, source=self.parser.source, line=line, parent=parent,
             edges=self.edges(f"clause:{ref}", kind, own, inherited),
             aliases=tuple(aliases), overlap=overlap,
             chunks=self.chunks(ref, kind, span[0], span[1], body,
-                               list(heading_links) + inherited))
+                               list(heading_links) + inherited, subtitles),
+            plain=markdown_plain(text), subtitles=tuple(subtitles))
 
 
 def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> list[ScopeClause]:
     clauses: list[ScopeClause] = []
     first = parser.first_line
+    numbered = [k for k, s in enumerate(starts) if s.number is not None]
+    before = numbered[0] if numbered else -1  # starts before it are the preamble
     preamble = parser.section_text(0, starts[0].start)
     if re.sub(r"<!--.*?-->", "", preamble, flags=re.S).strip():
         own = parser.links_between(0, starts[0].start, builder.cid)
-        kind = clause_kind(builder.outer)
+        kind = "context" if numbered else clause_kind(builder.outer)
         clauses.append(builder.clause(None, "Preamble", (0, starts[0].start), kind, 1, first,
                                       None, own, builder.meta_links))
     texts = [parser.section_text(s.body_start, s.end) for s in starts]
@@ -849,7 +1060,8 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
     for k, sec in enumerate(starts):
         chain = _chain(starts, k)
         headings = [sec.heading, _lead_in(texts[k])] + [starts[j].heading for j in chain]
-        kind = clause_kind([h for h in headings if h] + builder.outer)
+        kind = ("context" if k < before else
+                clause_kind([h for h in headings if h] + builder.outer))
         inherited = [link for j in chain for link in starts[j].heading_links]
         inherited += builder.meta_links
         parent = next((refs[j] for j in chain if not starts[j].merged), None)
@@ -861,7 +1073,7 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
                                 sec.level, first + sec.start, parent,
                                 sec.absorbed + sec.heading_links + sec.body_links, inherited,
                                 heading_links=sec.absorbed + sec.heading_links,
-                                aliases=sec.aliases)
+                                aliases=sec.aliases, subtitles=sec.subtitles)
         refs[k] = clause.ref
         clauses.append(clause)
     return clauses
@@ -951,9 +1163,12 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
     status, clause_status = parser.meta_status()
     candidates = parser.meta_candidates(cid)
     found = parser.starts()
-    for k, sec in enumerate(found):
-        sec.end = found[k + 1].start if k + 1 < len(found) else len(parser.lines)
-    pool = [s for s in found if fold(s.title).rstrip(" :") in POOL_HEADINGS]
+    _set_ends(found, len(parser.lines))
+    pool = [s for s in found if _is_pool(s)]
+    # the analyser judges the document's heading structure as written, before folding
+    structure = parser.structure([s for s in found if s not in pool], pool)
+    found = _fold_subheadings(found, parser.first_line)
+    _set_ends(found, len(parser.lines))
     starts = [s for s in found if s not in pool]
     _assign_parents(starts)
     top = min((s.level for s in starts), default=1)
@@ -961,7 +1176,6 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
                    and starts[0].level == top and starts[0].number is None else None)
     title = meta_title or doc_heading or cid
     builder = _Builder(parser, cid, meta_title, meta_kind, meta_links)
-    structure = parser.structure(starts, pool)
     if structure.usable:
         parser.assign_links(starts, cid)
         clauses = _by_heading(parser, builder, starts)

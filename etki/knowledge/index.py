@@ -81,13 +81,17 @@ def _frozen(value: Any) -> Any:
 class Node:
     """A node of the index. ``type`` is ``clause``, ``chunk``, ``module`` or
     ``workitem``; ``title`` is what a person reads (clause title, module id, work-item
-    title); ``text`` what retrieval scores (clause body, chunk text, module summary,
-    work-item title); ``attrs`` the other fields as sorted (name, value) pairs:
+    title); ``text`` what retrieval scores (clause body and chunk text as plain text,
+    :attr:`etki.domain.ScopeClause.plain`; module summary, work-item title); ``attrs``
+    the other fields as sorted (name, value) pairs:
 
-    * clause: ``ref contract number kind level parent source line seq status`` and, when
+    * clause: ``ref contract number kind level parent source line seq status
+      markdown`` (``markdown``: the body as written, :attr:`ScopeClause.text`) and, when
       present, ``aliases`` (numbers of merged parents), ``overlap`` (sliding window:
-      the previous window's tail) and ``chunks`` (how many parts it was split into);
-    * chunk: ``clause contract part parts kind status source line seq``;
+      the previous window's tail), ``chunks`` (how many parts it was split into) and
+      ``subtitles`` (folded sub-headings as [title, line] pairs);
+    * chunk: ``clause contract part parts kind status source line seq markdown`` and,
+      when the part starts under a sub-heading, ``subtitle``;
     * module: ``path language seq``; work item: ``kind date effort_days seq``.
     """
 
@@ -303,14 +307,17 @@ def _clause_node(clause: ScopeClause, seq: int) -> Node:
         "ref": clause.ref, "contract": clause.contract_id, "number": clause.number,
         "kind": clause.kind, "level": clause.level,
         "parent": f"clause:{clause.parent}" if clause.parent else None,
-        "source": clause.source, "line": clause.line, "seq": seq, "status": clause.status}
+        "source": clause.source, "line": clause.line, "seq": seq, "status": clause.status,
+        "markdown": clause.text}
+    if clause.subtitles:
+        attrs["subtitles"] = tuple(tuple(pair) for pair in clause.subtitles)
     if clause.aliases:
         attrs["aliases"] = tuple(clause.aliases)
     if clause.overlap:
         attrs["overlap"] = clause.overlap
     if clause.chunks:
         attrs["chunks"] = len(clause.chunks)
-    return Node(f"clause:{clause.ref}", "clause", clause.title, clause.text,
+    return Node(f"clause:{clause.ref}", "clause", clause.title, clause.plain,
                 tuple(sorted(attrs.items())))
 
 
@@ -318,8 +325,10 @@ def _chunk_node(clause: ScopeClause, chunk: ClauseChunk, k: int, seq: int) -> No
     n = len(clause.chunks)
     attrs = {"clause": f"clause:{clause.ref}", "contract": clause.contract_id, "part": k,
              "parts": n, "kind": clause.kind, "status": clause.status,
-             "source": clause.source, "line": chunk.line, "seq": seq}
-    return Node(f"chunk:{clause.ref}~{k}", "chunk", f"{clause.title} ({k}/{n})", chunk.text,
+             "source": clause.source, "line": chunk.line, "seq": seq, "markdown": chunk.text}
+    if chunk.subtitle:
+        attrs["subtitle"] = chunk.subtitle
+    return Node(f"chunk:{clause.ref}~{k}", "chunk", f"{clause.title} ({k}/{n})", chunk.plain,
                 tuple(sorted(attrs.items())))
 
 

@@ -4,8 +4,11 @@ The engine never reads clauses, modules or work items from the project folder: i
 them from the :class:`etki.knowledge.KnowledgeIndex` (issue 4, "the engine reads its
 clauses and edges from this index"):
 
-* clauses: the ``clause`` nodes in project order (``seq``), with number, title, text,
-  kind, level, parent, source line and ``status`` (``draft`` scores lower); chunk nodes
+* clauses: the ``clause`` nodes in project order (``seq``), with number, title, text
+  (the source markdown, node attribute ``markdown``), ``plain`` (the node text: plain
+  text for scoring), ``subtitles``, kind, level, parent, source line and ``status``
+  (``draft`` scores lower); an index written before ``markdown`` existed holds the
+  markdown as node text, and ``plain`` is then computed from it; chunk nodes
   are parts of a clause for retrieval, the engine scores and cites whole clauses;
 * modules: the ``module`` nodes in file order, ``depends_on`` from their
   ``depends_on`` edges;
@@ -45,9 +48,13 @@ def read_graph(index: KnowledgeIndex) -> EngineGraph:
     clauses = []
     for node in index.in_order("clause"):
         parent = node.get("parent")
+        markdown = node.get("markdown")
         clauses.append(ScopeClause(
             ref=str(node.get("ref")), contract_id=str(node.get("contract")),
-            number=str(node.get("number")), title=node.title, text=node.text,
+            number=str(node.get("number")), title=node.title,
+            text=node.text if markdown is None else str(markdown),
+            plain="" if markdown is None else node.text,
+            subtitles=tuple((str(t), int(line)) for t, line in node.get("subtitles", ())),
             kind=node.get("kind", "inclusion"), level=int(node.get("level", 2)),
             source=str(node.get("source", "")), line=int(node.get("line", 0)),
             parent=_bare(parent, "clause:") if parent else None,
