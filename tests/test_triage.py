@@ -129,7 +129,7 @@ def test_decision_records_versions_and_freshness(engine: TriageEngine) -> None:
     d = engine.triage("req-mini-1", "The property tax payment page crashes after card entry.")
     assert d.case_id == "req-mini-1"
     assert (d.engine_version, d.model_version) == (ENGINE_VERSION, MODEL_VERSION) == (
-        "1.1.0", "lexical-v1")
+        "2.0.0", "lexical-v1")
     assert d.index_freshness == "sha256:test-index"
     assert Decision.from_json(d.to_json()) == d
 

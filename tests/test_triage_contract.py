@@ -196,3 +196,11 @@ def test_a_sub_heading_in_the_text_gives_its_own_role() -> None:
     assert roles["The Contractor shall deliver the search."] == "obligation"
     assert roles["The Project Manager shall attend weekly meetings."] == "admin"
     assert roles["Weekly status reports."] == "obligation"
+
+
+def test_an_exclusion_sub_heading_makes_the_sentences_below_it_exclusions() -> None:
+    text = ("The Contractor shall deliver the search.\n\n### Out of scope\n\n"
+            "Native mobile applications.\n")
+    roles = dict(_one(text))
+    assert roles["The Contractor shall deliver the search."] == "obligation"
+    assert roles["Native mobile applications."] == "exclusion"

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from etki.domain import ScopeClause
+from etki.knowledge.contracts import heading_category
 from etki.triage import cues
 from etki.triage.normalise import cue_words
 
@@ -329,20 +330,25 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
     what they exclude under one such sentence. Below a sub-heading kept in the clause's
     text (an unnumbered sub-heading the loader folded into its numbered section), the
     sub-heading's own title words decide the clause role as a clause title does
-    ("### Key Personnel" under "5. OPERATIONAL REQUIREMENTS" is administration), and
-    the clause's role holds again where the sub-heading has none."""
+    ("### Key Personnel" under "5. OPERATIONAL REQUIREMENTS" is administration) and,
+    in an inclusion clause, its kind as a heading decides a clause's kind
+    (:func:`etki.knowledge.contracts.heading_category`: "### Out of scope" makes the
+    sentences below it exclusions); the clause's own role and kind hold again where
+    the sub-heading names none."""
     roles = clause_roles(clauses)
     out: list[ClauseInfo] = []
     for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
         sentences = []
         lead: Sentence | None = None
-        part_role = role  # a sub-heading's own title words override the clause's role
+        part_role, part_kind = role, clause.kind  # a sub-heading's own words override
         for text, kind in split_units(clause.text):
             if kind == "heading":
                 own = _title_role(text)
                 part_role = own if own is not None else role
+                part_kind = (heading_category(text) or clause.kind
+                             if clause.kind == "inclusion" else clause.kind)
                 lead = None
-            srole, why, rule = role_of(text, part_role, clause.kind)
+            srole, why, rule = role_of(text, part_role, part_kind)
             if kind == "item" and lead is not None and srole == "obligation":
                 srole, why, rule = lead.role, lead.cues, LEAD_IN_RULE
             sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule)
@@ -350,6 +356,6 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
             if kind == "text":
                 lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None
         support = len(cues.DEFECT_SUPPORT.find(
-            cue_words(clause.title + "\n" + plain_text(clause.text)))) if role == "scope" else 0
+            cue_words(clause.title + "\n" + clause.plain))) if role == "scope" else 0
         out.append(ClauseInfo(clause, role, tuple(sentences), support))
     return tuple(out)

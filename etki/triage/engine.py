@@ -53,7 +53,7 @@ from etki.triage.classify import (
     Thresholds,
     classify,
 )
-from etki.triage.contract import ClauseInfo, Sentence, analyse, plain_text
+from etki.triage.contract import ClauseInfo, Sentence, analyse
 from etki.triage.effort import estimate
 from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatcher
@@ -61,7 +61,7 @@ from etki.triage.normalise import cue_words, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "2.0.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 MODEL_VERSION = "lexical-v1"
@@ -260,12 +260,12 @@ class TriageEngine:
         for ci in self.infos:
             self._titles.setdefault(ci.clause.ref, f"{ci.clause.ref} ({ci.clause.title})"
                                     if ci.clause.title else ci.clause.ref)
-        self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.text[:4000], langs)
+        self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.plain[:4000], langs)
                             for ci in self.infos]
         title_tokens = [tokens(ci.clause.title, lang)
                         for ci, lang in zip(self.infos, self.clause_lang, strict=True)]
         self.clause_index = BM25Index([
-            title_tokens[i] * TITLE_WEIGHT + tokens(plain_text(ci.clause.text), self.clause_lang[i])
+            title_tokens[i] * TITLE_WEIGHT + tokens(ci.clause.plain, self.clause_lang[i])
             for i, ci in enumerate(self.infos)])
         role_docs: list[list[str]] = []
         self.role_meta: list[_RoleDoc] = []
