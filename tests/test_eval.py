@@ -1,5 +1,6 @@
 """Evaluation (issue 5, item 7): the metrics, the grep baseline, label resolution, the
-pre-registered query file and the two ``etki eval`` commands on a real store."""
+pre-registered query file and the two ``etki eval`` commands on a real store (the triage
+evaluation itself is tested in ``tests/test_triage_eval.py``)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,8 @@ from etki.knowledge import build_index, load_project
 from etki.retrieval import RetrievalGraph
 from etki.retrieval.evaluate import (
     METHODS,
-    LabelledRequest,
     grep_rank,
     load_queries,
-    run_triage,
     score_ranking,
 )
 from etki.services import init_project
@@ -77,22 +76,6 @@ def test_labels_by_section_number(tmp_path, graph):
         load_queries(bad, graph)
 
 
-def test_triage_figures():
-    def req(i: str, label: str) -> LabelledRequest:
-        return LabelledRequest(i, "t", None, label)
-
-    report = run_triage([(req("1", "IN_SCOPE"), "IN_SCOPE"), (req("2", "IN_SCOPE"), "REJECT"),
-                         (req("3", "REJECT"), "REJECT"), (req("4", "CHANGE_REQUEST"),
-                                                          "CHANGE_REQUEST")])
-    assert report.accuracy == 0.75
-    per = {v: (p, r, f1) for v, p, r, f1, _ in report.per_class}
-    assert per["IN_SCOPE"] == (1.0, 0.5, 0.6667) and per["REJECT"] == (0.5, 1.0, 0.6667)
-    assert report.macro_f1 == pytest.approx((0.6667 + 0.6667 + 1.0) / 3, abs=1e-3)
-    assert dict(dict(report.confusion)["IN_SCOPE"]) == {"IN_SCOPE": 1, "CHANGE_REQUEST": 0,
-                                                         "REJECT": 1}
-    assert report.mistakes == (("2", "IN_SCOPE", "REJECT"),)
-
-
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> str:
     db = tmp_path_factory.mktemp("eval") / "etki.db"
@@ -118,9 +101,11 @@ def test_eval_retrieval_command(stored, monkeypatch, capsys):
 
 def test_eval_triage_command(stored, monkeypatch, capsys):
     monkeypatch.setenv("ETKI_DB_URL", stored)
-    assert run(["eval", "triage", str(SAMPLE / "requests.jsonl"), "--project", "demo"]) == 0
+    assert run(["eval", "triage", str(SAMPLE / "requests.jsonl"), "--project", "demo",
+                "--resamples", "50"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("triage: 40 labelled requests")
+    assert out.startswith("triage evaluation: 1 engagement(s), 40 labelled requests")
+    assert "stored project demo: " in out  # the stored project, not the folder
     assert "accuracy" in out and "macro-F1" in out and "confusion" in out
     with pytest.raises(InputError):
         run(["eval", "triage", str(SAMPLE / "queries.jsonl"), "--project", "demo"])

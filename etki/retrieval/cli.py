@@ -2,10 +2,11 @@
 
     etki mcp [--project ID]                           MCP server over stdio
     etki eval retrieval QUERIES.jsonl --project ID    recall@k, precision@k, MRR
-    etki eval triage LABELLED.jsonl --project ID      accuracy, macro-F1, confusion
-    etki eval triage ... --replay                     engine and memory side by side
+    etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID] [--loeo] ...
+                                                      per engagement and pooled figures
+                                                      (:mod:`etki.evaluation.cli`)
 
-Both evaluations read the project as stored by ``etki init`` (``ETKI_DB_URL``) and the
+The retrieval evaluation reads the project as stored by ``etki init`` (``ETKI_DB_URL``) and the
 endpoints of ``ETKI_EMBED_*``/``ETKI_RERANK_BASE_URL``/``ETKI_LLM_*`` when set (the
 figures then say which scoring was used). ``--exclude-borderline`` drops rows marked
 ``"borderline": true``. ``--json`` prints the report as JSON. Exit codes as ``etki``:
@@ -42,15 +43,9 @@ def register(subparsers: Any) -> None:
     ret.add_argument("--per-query", action="store_true", help="print every query's figures")
     ret.add_argument("--json", action="store_true")
     ret.set_defaults(handler=run_eval_retrieval)
-    tri = sub.add_parser("triage", help="accuracy, macro-F1 and confusion matrix")
-    tri.add_argument("labelled")
-    tri.add_argument("--project", required=True)
-    tri.add_argument("--exclude-borderline", action="store_true")
-    tri.add_argument("--json", action="store_true")
-    tri.add_argument("--replay", action="store_true",
-                     help="rule each request with its label after triaging it, in file "
-                          "order, and print the engine's and the memory's figures")
-    tri.set_defaults(handler=run_eval_triage)
+    from etki.evaluation.cli import add_parser as add_triage
+
+    add_triage(sub)
 
 
 def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -88,33 +83,4 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
             print(f"\n{score.method}: query recall precision rr returned")
             for qid, r, p, rr, n in score.rows:
                 print(f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}")
-    return 0
-
-
-def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
-    """``etki eval triage``."""
-    from etki.errors import InputError
-    from etki.retrieval.evaluate import load_labelled, run_triage
-    from etki.services import stored_engine
-    from etki.store import CaseFileRepository
-    from etki.triage import case_id_for
-
-    repo = CaseFileRepository(settings.db_url)
-    engine = stored_engine(repo, args.project, settings)
-    rows = load_labelled(args.labelled)
-    if args.exclude_borderline:
-        rows = [r for r in rows if not r.borderline]
-    if not rows:
-        raise InputError(f"{args.labelled}: no row has labels.verdict")
-    if getattr(args, "replay", False):
-        from etki.replay import run_replay
-
-        return run_replay(args, settings, rows)
-    pairs = [(r, engine.triage(case_id_for(args.project, "eval\0" + r.id), r.text,
-                               r.title).verdict) for r in rows]
-    report = run_triage(pairs)
-    if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
-    else:
-        print("\n".join(report.lines()))
     return 0

@@ -33,26 +33,21 @@ Only node types the ground truth names are scored (for the files here: ``clause`
 Figures are means over queries (macro averages). Queries whose labels name no node are
 skipped and counted.
 
-**Triage** (:func:`run_triage`): the engine's verdict against each row's
-``labels.verdict``: accuracy, per-class precision/recall/F1, macro-F1 (mean F1 over
-the three verdicts; a class with no label and no prediction is left out) and the
-confusion matrix (rows: label, columns: verdict).
+The triage evaluation lives in :mod:`etki.evaluation.triage` (``etki eval triage``).
 
 Label files: JSON lines with ``query`` or ``text`` (plus optional ``title``) and either
 ``expected`` (node ids) or ``labels`` with ``clauses`` (section numbers such as ``2.1``,
-refs ``MSA#2.1`` or node ids) and ``modules`` (module ids), ``verdict`` for triage, and
-optional ``borderline``.
+refs ``MSA#2.1`` or node ids) and ``modules`` (module ids), and optional ``borderline``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from etki.domain import VERDICTS
 from etki.errors import InputError
 from etki.retrieval.graph import RetrievalGraph
 from etki.retrieval.port import ADAPTIVE_CUT, SEEDS, GraphQueryPort
@@ -60,9 +55,8 @@ from etki.text import fold, words
 from etki.triage.engine import CITE_RATIO
 from etki.triage.normalise import STOPWORDS
 
-__all__ = ["METHODS", "EvalQuery", "MethodScore", "RetrievalReport", "TriageReport",
-           "grep_rank", "load_labelled", "load_queries", "run_retrieval", "run_triage",
-           "score_ranking"]
+__all__ = ["METHODS", "EvalQuery", "MethodScore", "RetrievalReport", "grep_rank",
+           "load_queries", "run_retrieval", "score_ranking"]
 
 METHODS: tuple[str, ...] = ("grep", "find_k", "find_k@ratio", "find_k+expand",
                             "find_k@ratio+expand", "adaptive", "streams", "streams+expand")
@@ -286,93 +280,3 @@ def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int 
             tuple(rows)))
     return RetrievalReport(k, budget_tokens, seeds, types, len(queries), tuple(scores),
                            tuple(problems))
-
-
-# --- triage ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LabelledRequest:
-    """One labelled request for the triage evaluation."""
-
-    id: str
-    text: str
-    title: str | None
-    verdict: str
-    borderline: bool = False
-
-
-def load_labelled(path: str | Path) -> list[LabelledRequest]:
-    """Rows with ``labels.verdict`` (others are skipped). Raises :class:`InputError` for
-    a malformed file or an unknown verdict."""
-    out = []
-    for n, row in _rows(path):
-        verdict = (row.get("labels") or {}).get("verdict")
-        if verdict is None:
-            continue
-        if verdict not in VERDICTS:
-            raise InputError(f"{path}:{n}: unknown verdict {verdict!r}; use one of "
-                             f"{', '.join(VERDICTS)}")
-        out.append(LabelledRequest(str(row.get("id") or f"line {n}"), str(row.get("text") or ""),
-                                   row.get("title"), verdict, bool(row.get("borderline"))))
-    return out
-
-
-@dataclass(frozen=True)
-class TriageReport:
-    """``accuracy``, ``macro_f1``, ``per_class`` ((verdict, precision, recall, f1,
-    support)), ``confusion`` ((label, ((verdict, count), ...)), ...) and ``mistakes``
-    ((request id, label, verdict))."""
-
-    n: int
-    accuracy: float
-    macro_f1: float
-    per_class: tuple[tuple[str, float, float, float, int], ...]
-    confusion: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
-    mistakes: tuple[tuple[str, str, str], ...] = field(default=())
-
-    def lines(self) -> list[str]:
-        out = [f"triage: {self.n} labelled requests", f"accuracy  {self.accuracy:.2f}",
-               f"macro-F1  {self.macro_f1:.2f}", "",
-               f"{'verdict':<15} {'precision':>9} {'recall':>7} {'F1':>5} {'support':>7}"]
-        for v, p, r, f1, sup in self.per_class:
-            out.append(f"{v:<15} {p:>9.2f} {r:>7.2f} {f1:>5.2f} {sup:>7}")
-        out += ["", "confusion (rows: label, columns: engine verdict)",
-                f"{'':<15} " + " ".join(f"{v:>14}" for v in VERDICTS)]
-        for label, row in self.confusion:
-            out.append(f"{label:<15} " + " ".join(f"{c:>14}" for _, c in row))
-        if self.mistakes:
-            out.append("")
-            out += [f"miss {i}: label {lab}, engine {got}" for i, lab, got in self.mistakes]
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "accuracy": round(self.accuracy, 4),
-                "macro_f1": round(self.macro_f1, 4),
-                "per_class": [list(x) for x in self.per_class],
-                "confusion": {lab: dict(row) for lab, row in self.confusion},
-                "mistakes": [list(m) for m in self.mistakes]}
-
-
-def run_triage(pairs: Sequence[tuple[LabelledRequest, str]]) -> TriageReport:
-    """Figures for (labelled request, engine verdict) pairs."""
-    n = len(pairs)
-    correct = sum(1 for r, v in pairs if r.verdict == v)
-    per_class = []
-    f1s = []
-    for verdict in VERDICTS:
-        tp = sum(1 for r, v in pairs if r.verdict == verdict and v == verdict)
-        fp = sum(1 for r, v in pairs if r.verdict != verdict and v == verdict)
-        fn = sum(1 for r, v in pairs if r.verdict == verdict and v != verdict)
-        support = tp + fn
-        p = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / support if support else 0.0
-        f1 = 2 * p * rec / (p + rec) if p + rec else 0.0
-        if support or tp + fp:
-            f1s.append(f1)
-        per_class.append((verdict, round(p, 4), round(rec, 4), round(f1, 4), support))
-    confusion = tuple((label, tuple((v, sum(1 for r, got in pairs
-                                            if r.verdict == label and got == v))
-                                    for v in VERDICTS)) for label in VERDICTS)
-    mistakes = tuple((r.id, r.verdict, v) for r, v in pairs if r.verdict != v)
-    return TriageReport(n, correct / n if n else 0.0, _mean(f1s), tuple(per_class),
-                        confusion, mistakes)

@@ -1,0 +1,85 @@
+"""``etki eval triage`` (registered by :mod:`etki.retrieval.cli` under ``etki eval``).
+
+    etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
+                     [--exclude-borderline] [--json] [--seed N] [--resamples N]
+                     [--loeo] [--per-request]
+
+A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
+directly (no database). Any other labelled file needs ``--project``: a project stored by
+``etki init`` (``ETKI_DB_URL``), or a project folder. ``--all-realdata`` adds every
+project folder under ``ETKI_REALDATA_DIR`` (default: the nearest ``shared/realdata``
+above the repository) and ``sample_project/``. See :mod:`etki.evaluation.triage` for
+the figures. Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from etki.config import Settings
+from etki.evaluation.metrics import BOOTSTRAP_RESAMPLES
+
+__all__ = ["add_parser", "run_eval_triage"]
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``triage`` to the ``etki eval`` subparsers."""
+    tri = sub.add_parser(
+        "triage", help="triage quality per engagement and pooled (accuracy, macro-F1 with "
+                       "bootstrap intervals, clause and module recall, --loeo)")
+    tri.add_argument("inputs", nargs="*", metavar="FILE_OR_PROJECT_DIR",
+                     help="project folders, or labelled .jsonl files (inside a project "
+                          "folder, or with --project)")
+    tri.add_argument("--all-realdata", action="store_true",
+                     help="every project folder under ETKI_REALDATA_DIR (default: "
+                          "../shared/realdata) and sample_project/")
+    tri.add_argument("--project", help="stored project id (or a project folder) for "
+                                       "labelled files outside a project folder")
+    tri.add_argument("--exclude-borderline", action="store_true",
+                     help="drop borderline rows before anything (also the --loeo choice)")
+    tri.add_argument("--json", action="store_true", help="everything as JSON (sorted keys)")
+    tri.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    tri.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
+                     help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES})")
+    tri.add_argument("--loeo", action="store_true",
+                     help="leave-one-engagement-out over the pre-registered settings grid")
+    tri.add_argument("--per-request", action="store_true",
+                     help="list every request: label, verdict, rule, cited, hit or miss")
+    tri.set_defaults(handler=run_eval_triage)
+
+
+def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki eval triage``: resolve the inputs, evaluate, print. Raises
+    :class:`~etki.errors.InputError` (exit 2) for bad input."""
+    from etki.evaluation.triage import evaluate, resolve_sources
+
+    repos: list[Any] = []
+
+    def stored(project_id: str) -> tuple[Any, Any, Any]:
+        from etki.knowledge import KnowledgeIndex
+        from etki.memory import clause_memory
+        from etki.store import CaseFileRepository
+
+        repo = CaseFileRepository(settings.db_url)
+        repos.append(repo)
+        project = repo.load_project(project_id)
+        index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
+        return project, index, clause_memory(repo.cases(project_id, status="ruled"))
+
+    try:
+        engagements = resolve_sources(args.inputs, project=args.project,
+                                      all_realdata=args.all_realdata,
+                                      realdata_dir=settings.realdata_dir, stored=stored)
+    finally:
+        for repo in repos:
+            repo.dispose()
+    ev = evaluate(engagements, resamples=args.resamples, seed=args.seed,
+                  exclude_borderline=args.exclude_borderline, loeo=args.loeo,
+                  disputed_escalation=settings.disputed_escalation)
+    if args.json:
+        print(json.dumps(ev.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        print("\n".join(ev.lines(per_request=args.per_request)))
+    return 0
