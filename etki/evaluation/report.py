@@ -81,16 +81,23 @@ def _rules_lines(head: str, f: Figures) -> list[str]:
 
 
 def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
-    out = [(f"  {'request':<16} {'label':<14} {'engine':<14} {'':<4} {'rule':<15} "
-           f"{'clause':<6} cited")]
+    head = (f"  {'request':<16} {'label':<14} {'engine':<14} {'':<4} {'rule':<15} "
+            f"{'clause':<6} {'module':<6} cited")
+    out = [head]
     for o in outcomes:
         rid = _cut(o.row.id, 15) + ("*" if o.row.borderline else "")
         ok = "ok" if o.verdict == o.row.verdict else "MISS"
-        chit = {True: "hit", False: "miss", None: "-"}[o.clause_hit]
-        cited = ", ".join(o.cited) or "-"
-        out.append(_fit(f"  {rid:<16} {o.row.verdict:<14} {o.verdict:<14} {ok:<4} "
-                        f"{_cut(o.rule, 15):<15} {chit:<6} {printable(cited, multiline=False)}"))
-    out.append("  (* borderline)")
+        marks = {True: "hit", False: "miss", None: "-"}
+        row = (f"  {rid:<16} {o.row.verdict:<14} {o.verdict:<14} {ok:<4} "
+               f"{_cut(o.rule, 15):<15} {marks[o.clause_hit]:<6} {marks[o.module_hit]:<6} ")
+        cited = printable(", ".join(o.cited) or "-", multiline=False)
+        if len(row) + len(cited) <= WIDTH:
+            out.append(row + cited)
+        else:  # the refs on their own lines below the row, wrapped
+            out.append(row.rstrip())
+            out += textwrap.wrap(cited, WIDTH, initial_indent="      cited: ",
+                                 subsequent_indent="             ", break_on_hyphens=False)
+    out.append("  (* borderline; clause/module: a labelled one is among the cited/impacted)")
     return out
 
 
