@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -590,9 +590,9 @@ def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RE
         raise InputError(f"eval triage: --resamples must be >= 0, not {resamples}")
     base_t = thresholds if thresholds is not None else Thresholds()
     engs = list(engagements)
-    if exclude_borderline:
+    if exclude_borderline:  # copies: the caller's engagements keep their rows
+        engs = [replace(e, rows=[r for r in e.rows if not r.borderline]) for e in engs]
         for e in engs:
-            e.rows = [r for r in e.rows if not r.borderline]
             if not e.rows:
                 raise InputError(f"{', '.join(e.files)}: every labelled row is borderline")
     if loeo and len(engs) < 2:
