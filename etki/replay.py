@@ -20,8 +20,6 @@ Because the engine never reads the memory, the engine's figures here are those o
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -31,7 +29,7 @@ from etki.domain import VERDICTS, Project, SimilarRuling
 from etki.knowledge import KnowledgeIndex
 from etki.triage.similar import SIMILARITY_MIN
 
-__all__ = ["LabelledRow", "ReplayReport", "ReplayRow", "macro_f1", "replay", "run_replay"]
+__all__ = ["LabelledRow", "ReplayReport", "ReplayRow", "macro_f1", "replay"]
 
 
 class LabelledRow(Protocol):
@@ -225,21 +223,3 @@ def replay(project: Project, index: KnowledgeIndex, rows: Sequence[LabelledRow],
                              beside.similar, nearest[0] if nearest else None))
         ruled.append(RuledRequest(case_id, row.title, row.text, row.verdict))
     return ReplayReport(project.id, tuple(out))
-
-
-def run_replay(args: argparse.Namespace, settings: Settings,
-               rows: Sequence[LabelledRow]) -> int:
-    """The ``--replay`` branch of ``etki eval triage``: replay ``rows`` against the
-    project stored as ``args.project`` and print the report (``args.json``: as JSON).
-    Returns the exit code (0). Raises ``NotFoundError`` for an unknown project."""
-    from etki.store import CaseFileRepository
-
-    repo = CaseFileRepository(settings.db_url)
-    project = repo.load_project(args.project)
-    index = KnowledgeIndex.from_bytes(repo.index_bytes(args.project))
-    report = replay(project, index, rows, settings=settings)
-    if getattr(args, "json", False):
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
-    else:
-        print("\n".join(report.lines()))
-    return 0

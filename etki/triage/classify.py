@@ -90,7 +90,9 @@ class Thresholds:
 
     The defaults are the module constants above (each says where it comes from); an
     evaluation that picks other values from labelled data must report them
-    leave-one-engagement-out (``etki eval triage --loeo``)."""
+    leave-one-engagement-out (``etki eval triage --loeo``). Raises ``ValueError`` for a
+    setting that is not positive, or ``min_coverage`` above ``covered`` (rule 8 lies
+    between them; its confidence divides by their difference)."""
 
     weak_defect: float = WEAK_DEFECT
     admin_ratio: float = ADMIN_RATIO
@@ -98,6 +100,15 @@ class Thresholds:
     future_ratio: float = FUTURE_RATIO
     covered: float = COVERED
     min_coverage: float = MIN_COVERAGE
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not value > 0:
+                raise ValueError(f"Thresholds.{f.name} must be > 0, not {value!r}")
+        if self.min_coverage > self.covered:
+            raise ValueError(f"Thresholds.min_coverage ({self.min_coverage:g}) must not "
+                             f"exceed covered ({self.covered:g})")
 
     def label(self) -> str:
         """``name=value`` of every field that differs from the default, or ``default``."""
