@@ -395,7 +395,7 @@ def test_command_as_a_subprocess(two, tmp_path):
     assert bad.returncode == 2 and "nope" in bad.stderr and "Traceback" not in bad.stderr
 
 
-@pytest.mark.skipif(TDRS is None or not TDRS.is_dir(), reason="../shared/realdata/tdrs absent")
+@pytest.mark.skipif(TDRS is None or not TDRS.is_dir(), reason="../shared/realdata/tdrs absent (set ETKI_REALDATA_DIR)")
 def test_the_real_engagement_report_structure(capsys):
     """Structure only: the engine is being rewritten, so no accuracy value is asserted."""
     code, out, err = cli(capsys, str(TDRS), "--json", "--resamples", "200")

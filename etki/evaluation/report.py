@@ -151,11 +151,12 @@ def _loeo_lines(ev: Evaluation, *, per_request: bool) -> list[str]:
     out = ["", f"== leave-one-engagement-out: {len(lo.grid)} pre-registered settings ==",
            "each engagement is reported under the settings with the best pooled macro-F1 on",
            "the OTHER engagements (ties: default, then grid order; etki.evaluation.triage.GRID)",
-           f"{'held out':<14} {'macro-F1 on the others':>22} {'(default)':>9}  chosen settings"]
+           "macro-F1 on the other engagements: under the chosen settings, and under the default",
+           f"{'held out':<14} {'chosen':>9} {'default':>9}  chosen settings"]
     for e in ev.engagements:
         label, score, dflt = lo.chosen[e.id]
         d = "-" if dflt is None else f"{dflt:.3f}"
-        out.append(_fit(f"{_cut(e.id, 14):<14} {score:>22.3f} {d:>9}  {label}"))
+        out.append(_fit(f"{_cut(e.id, 14):<14} {score:>9.3f} {d:>9}  {label}"))
     for view in ev.views:
         rows = [(e.id, lo.held_out[e.id][view]) for e in ev.engagements]
         rows.append(("pooled", lo.pooled[view]))

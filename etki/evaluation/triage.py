@@ -515,14 +515,20 @@ class Evaluation:
 
     def warnings(self) -> list[str]:
         """``engine never answers REJECT on talentmap`` for each engagement and verdict
-        (over the first view), and the same for the held-out LOEO runs."""
+        that some request is labelled with (over the first view), and the same for the
+        held-out LOEO runs."""
         view = self.views[0]
+
+        def missing(figures: Any) -> list[str]:  # verdicts labelled but never answered
+            labelled = {c.verdict for c in figures.per_class if c.support > 0}
+            return [v for v in figures.never_answered if v in labelled]
+
         out = [f"engine never answers {v} on {e}" for e, per in self.per_engagement.items()
-               for v in per[view].verdict.never_answered]
+               for v in missing(per[view].verdict)]
         if self.loeo is not None:
             out += [f"engine never answers {v} on {e} (held out, loeo settings)"
                     for e, per in self.loeo.held_out.items()
-                    for v in per[view].verdict.never_answered]
+                    for v in missing(per[view].verdict)]
         return out
 
     def versions(self) -> list[str]:

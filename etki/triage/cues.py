@@ -304,14 +304,16 @@ FUTURE = cue_list(
     "future",
     strong=["at a later date", "later stage*", "future phase*", "future release*", "future enhancement*",
             "future development", "future work", "future requirement*", "later phase*",
-            "subsequent phase*", "next phase*", "extensible", "extensibility", "optional",
+            "subsequent phase*", "next phase*", "extensible to", "extensible for",
+            "extensibility to", "extensibility for", "optional",
             "ileride", "gelecekte", "sonraki faz*", "sonraki asama*", "genisletilebilir",
             "kunftig*", "zukunftig*", "spatere* phase*", "erweiterbar*", "optional*"],
 )
 """Contract sentences about possible future work: anticipated, not included. "future"
 counts only in phrases that name later work ("future phases", "future releases"), never
 as a bare adjective ("the future production environment" is a constraint); a system
-that must stay "extensible" for something leaves that something for later."""
+that must stay "extensible to/for" something leaves that something for later, while an
+"extensible platform" is only a quality of what is delivered."""
 
 CHANGE_ROUTE = cue_list(
     "change_route",

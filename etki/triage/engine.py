@@ -408,7 +408,7 @@ class TriageEngine:
         evidence.append(EvidenceStep(
             "classify",
             f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
-            + self._deciding_sentence(result.rule, best_sent),
+            + self._deciding_sentence(result.rule, semantic or best_sent),
             tuple(sorted((
                 ("admin", features.admin), ("against", features.against),
                 ("against_coverage", features.against_cov),
@@ -535,12 +535,14 @@ class TriageEngine:
                        order: Sequence[int]) -> tuple[str, ...]:
         """Cited refs of a request read by meaning: the clause of the nearest sentence of
         the group the deciding rule rests on (:data:`_RULE_GROUP`; administration: an
-        administrative sentence), then the clauses of the nearest sentences, at most
+        administrative sentence), then the clauses of the nearest sentences (not
+        administrative ones, unless the rule is administration), at most
         :data:`MAX_CITED`."""
         refs: list[str] = []
         group = {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule))
         lead = [best[group][1]] if group in best else []
-        for k in [*lead, *order]:
+        admin = result.rule == "administration"  # else procurement text is never cited
+        for k in [*lead, *(k for k in order if admin or self.sentences[k].role != "admin")]:
             ref = self.infos[self.sentences[k].clause].clause.ref
             if ref not in refs:
                 refs.append(ref)

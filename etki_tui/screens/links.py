@@ -18,14 +18,18 @@ from etki_tui.actions import bindings
 
 class LinksScreen(ModalScreen[str | None]):
     """Pick a link; dismisses with its target (a wiki-relative path, or a case id for
-    the queue's similar rulings), or None. ``links`` are (label, target) pairs."""
+    the queue's similar rulings), or None. ``links`` are (label, target) pairs;
+    ``details``, when given, is the dim second line of each option (default: the
+    target)."""
 
     BINDINGS = bindings("help.close", "help")
 
     def __init__(self, links: Sequence[tuple[str, str]], *,
-                 title: str = "Links on this page") -> None:
+                 title: str = "Links on this page",
+                 details: Sequence[str] | None = None) -> None:
         super().__init__()
         self.links = list(links)
+        self.details = list(details) if details is not None else [t for _, t in self.links]
         self.title_text = title
 
     def compose(self) -> ComposeResult:
@@ -34,9 +38,10 @@ class LinksScreen(ModalScreen[str | None]):
             dialog.border_title = self.title_text
             dialog.border_subtitle = "Enter follows · Esc closes"
             options = []
-            for i, (label, path) in enumerate(self.links):
+            for i, ((label, _), detail) in enumerate(zip(self.links, self.details,
+                                                         strict=True)):
                 prompt = Text(printable(label, multiline=False), style="bold")
-                prompt.append("\n  " + printable(path, multiline=False), style="dim")
+                prompt.append("\n  " + printable(detail, multiline=False), style="dim")
                 options.append(Option(prompt, id=str(i)))
             yield OptionList(*options, id="links-list", markup=False)
 

@@ -845,12 +845,18 @@ class QueuePane(Vertical):
 
         links = [(f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
                  for s in beside.similar]
+        wanted = {s.case_id for s in beside.similar}
+        by_id = {c.case_id: c for c in self.all_cases if c.case_id in wanted}
+        known = [by_id.get(s.case_id) for s in beside.similar]
+        details = [(c.title or c.text)[:70] if c is not None else "(not in this queue view)"
+                   for c in known]
 
         def chosen(case_id: str | None) -> None:
             if case_id:
                 self.post_message(CaseWanted(case_id))
 
-        self.app.push_screen(LinksScreen(links, title="Similar ruled cases"), chosen)
+        self.app.push_screen(LinksScreen(links, title="Similar ruled cases", details=details),
+                             chosen)
 
     def action_find(self) -> None:
         """Open the live find box."""
