@@ -8,7 +8,8 @@ float rounded, every ordering total).
 
 Pipeline (each step is one evidence step of the decision):
 normalise -> score_clauses -> exclusion_check -> defect_detection -> module_match ->
-classify -> draft_clauses (only when a cited clause is a draft) -> effort -> risk ->
+semantic_match (only with an embedding model, for a request in a language no clause is
+written in) -> classify -> draft_clauses (only when a cited clause is a draft) -> effort -> risk ->
 memory (zero or more notes, only when a cited clause has precedents or is disputed;
 added after classification, they change nothing).
 
@@ -185,8 +186,8 @@ class Embedder(Protocol):
 
 
 SEMANTIC_GROUPS = ("obligation", "against", "future", "admin")
-"""Sentence groups the semantic reading compares (context sentences describe, never
-decide)."""
+"""Sentence groups a request read by meaning can cite (context sentences describe, so
+they are never cited)."""
 
 
 @dataclass(frozen=True)
@@ -389,9 +390,7 @@ class TriageEngine:
         foreign = lang not in self.clause_langs
         semantic: dict[str, tuple[float, int]] = {}
         order: list[int] = []
-        semantic: dict[str, tuple[float, int]] = {}
-        order: list[int] = []
-        if foreign and self.embedder is not None:
+        if foreign and self.embedder is not None and self.sentences:
             step, semantic, order = self._semantic(full, lang)
             evidence.append(step)
 
