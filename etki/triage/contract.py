@@ -8,7 +8,8 @@ A clause has a **role** from its title (and its parent's):
 * ``scope``: everything else, and always a title with scope wording (``SCOPE_TITLE``).
 
 A clause of kind ``context`` (a title page or preamble, as the loader marks it) is
-always ``context``, and passes no role on to the clauses below it. A clause without telling title words inherits ``admin``/``context`` from its parent:
+always ``context``, and passes no role on to the clauses below it. A clause without
+telling title words inherits ``admin``/``context`` from its parent:
 ``ScopeClause.parent``, else the nearest existing clause whose number is a prefix of
 this one (``7.2.4`` -> ``7.2`` -> ``7``), else the first clause of the same top-level
 section (the loader merges an empty parent heading into its first child, whose title
