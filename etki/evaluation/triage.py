@@ -41,7 +41,6 @@ engagement is reported under it. The held-out rows never enter its own choice.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -126,26 +125,14 @@ def load_rows(path: str | Path) -> tuple[list[LabelledRow], int]:
     no ``labels.verdict``. Raises :class:`InputError` naming ``file:line`` for a missing
     file, malformed JSON, a duplicate id, a row without text, an unknown verdict or a
     malformed ``labels`` field."""
+    from etki.retrieval.evaluate import json_rows
+
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file")
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     rows: list[LabelledRow] = []
     skipped = 0
     seen: dict[str, int] = {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for n, data in json_rows(p):
         where = f"{p}:{n}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not a JSON object: {exc.msg}") from exc
-        if not isinstance(data, dict):
-            raise InputError(f"{where}: not a JSON object")
         labels = data.get("labels")
         if labels is None:
             labels = {}

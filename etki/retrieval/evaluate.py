@@ -77,12 +77,19 @@ class EvalQuery:
     borderline: bool = False
 
 
-def _rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+def json_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(1-based line, object)`` for each non-blank line of a JSON-lines file. Raises
+    :class:`InputError` naming ``file`` or ``file:line`` for a missing file, text that
+    is not UTF-8, a line that is not JSON or not a JSON object."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file")
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     out = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -119,7 +126,7 @@ def load_queries(path: str | Path, graph: RetrievalGraph,
     having no expected node. Raises :class:`InputError` for a malformed file."""
     queries: list[EvalQuery] = []
     problems: list[str] = []
-    for n, row in _rows(path):
+    for n, row in json_rows(path):
         qid = str(row.get("id") or f"line {n}")
         text = str(row.get("query") or row.get("text") or "")
         if row.get("title"):
