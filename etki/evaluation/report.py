@@ -81,7 +81,7 @@ def _rules_lines(head: str, f: Figures) -> list[str]:
 
 
 def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
-    head = (f"  {'request':<16} {'label':<14} {'engine':<14} {'':<4} {'rule':<15} "
+    head = (f"  {'request':<16} {'label':<14} {'engine':<14} {'ok?':<4} {'rule':<15} "
             f"{'clause':<6} {'module':<6} cited")
     out = [head]
     for o in outcomes:
