@@ -31,7 +31,7 @@ from etki.errors import EtkiError, InputError, NotFoundError
 from etki.text import printable
 from etki.wiki.render import DISPUTED, INDEX, decision_path
 from etki.wiki.search import search
-from etki.wiki.writer import UnsafeWikiPath, validate_relpath
+from etki.wiki.writer import UnsafeWikiPath, read_page, validate_relpath
 
 __all__ = ["main", "resolve_page"]
 
@@ -209,7 +209,14 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
                                     f"`{PROG} rebuild --project {pid}`")
     if rel is None:
         raise NotFoundError(f"no wiki page '{page}' in {root} (try `{PROG} search`)")
-    text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+    try:
+        data = read_page(root, rel)
+    except UnsafeWikiPath as exc:
+        raise InputError(str(exc)) from exc
+    if data is None:
+        raise NotFoundError(f"{rel} is not a regular page in {root}; run "
+                            f"`{PROG} rebuild --project {pid}`")
+    text = data.decode("utf-8", errors="replace")
     sys.stdout.write(printable(text))
     if not text.endswith("\n"):
         sys.stdout.write("\n")

@@ -62,7 +62,12 @@ def wiki_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     lock with the descriptor). Raises ``OSError`` (:class:`filelock.Timeout` is a
     ``TimeoutError``) when the lock is not free within ``timeout`` seconds, and
     :class:`UnsafeWikiPath` when the lock file is a symlink or not a regular file (it is
-    never followed out of the wiki)."""
+    never followed out of the wiki) or the wiki folder itself is a symlink."""
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISLNK(os.lstat(root).st_mode):
+            raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+                                 "Etki never writes or reads through one: set "
+                                 "ETKI_WIKI_DIR to the real folder instead")
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK_NAME
     with contextlib.suppress(FileNotFoundError):

@@ -196,11 +196,38 @@ bytes are on disk; a full rebuild of 16,000 pages spends seconds in per-page fsy
 
 
 def _root(root: Path, *, create: bool) -> Path | None:
+    """The wiki root, created when ``create``; None when it is missing and not
+    ``create``. Raises :class:`UnsafeWikiPath` when ``root`` itself is a symlink: Etki
+    never writes, prunes or reads through one (a symlinked ``.etki/wiki-demo`` would
+    let a rebuild overwrite and delete another folder's files); to keep the wiki
+    elsewhere, point ``ETKI_WIKI_DIR`` at that folder itself."""
+    if _is_link(root):
+        raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+                             "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
+                             "the real folder instead")
     if create:
         root.mkdir(parents=True, exist_ok=True)
     elif not root.is_dir():
         return None
     return root.resolve()
+
+
+def read_page(root: Path, relpath: str) -> bytes | None:
+    """The bytes of the wiki page ``relpath`` under ``root``, or None when it is
+    missing. Never follows a symlink: raises :class:`UnsafeWikiPath` when the root, a
+    folder on the way or the page itself is one (or the path leaves the wiki)."""
+    parts = validate_relpath(relpath).parts
+    base = _root(root, create=False)
+    if base is None:
+        return None
+    folder = _safe_dir(base, parts[:-1], create=False)
+    if folder is None:
+        return None
+    page = folder / parts[-1]
+    if _is_link(page):
+        raise UnsafeWikiPath(f"{page} is a symlink; Etki never reads through one "
+                             "(run rebuild to put the page back)")
+    return _read_regular(page)
 
 
 def owned_files(root: Path) -> list[str]:
