@@ -94,3 +94,19 @@ def test_show_refuses_a_page_that_is_a_symlink(world):
     assert done.returncode == 2
     assert "symlink" in done.stderr and "do not print" not in done.stdout + done.stderr
     assert _run(world, "show", "index", wiki=wiki).returncode == 0  # other pages still show
+
+
+def test_a_folder_that_is_not_an_etki_wiki_is_left_alone(world):
+    """ETKI_WIKI_DIR pointed at somebody's folder that looks like a wiki (index.md,
+    decisions/) but that Etki never wrote: refused, nothing changed."""
+    other = world.tmp / "docs" / "demo"  # ETKI_WIKI_DIR without {project}: DIR/demo
+    files = _victim(other)
+    done = _run(world, "rebuild", wiki=str(world.tmp / "docs"))
+    assert done.returncode != 0
+    assert "is not an Etki wiki" in done.stdout + done.stderr
+    _unchanged(other, files)
+    empty = world.tmp / "empty"
+    empty.mkdir()
+    (empty / "demo").mkdir()
+    assert _run(world, "rebuild", wiki=str(empty)).returncode == 0  # an empty one is fine
+    assert (empty / "demo" / "index.md").is_file()

@@ -33,6 +33,7 @@ from etki.wiki.render import (
     render_model,
 )
 from etki.wiki.writer import (
+    OWNER_FILE,
     Drift,
     UnsafeWikiPath,
     WriteReport,
@@ -46,7 +47,7 @@ __all__ = ["LOCK_NAME", "WIKI_OFF", "WikiProjector", "wiki_lock"]
 log = logging.getLogger("etki.wiki")
 
 WIKI_OFF = "wiki off (ETKI_WIKI_DIR is empty): nothing written"
-LOCK_NAME = ".etki-wiki.lock"
+LOCK_NAME = OWNER_FILE  # the lock file is also the proof that the folder is a wiki
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -62,12 +63,27 @@ def wiki_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     lock with the descriptor). Raises ``OSError`` (:class:`filelock.Timeout` is a
     ``TimeoutError``) when the lock is not free within ``timeout`` seconds, and
     :class:`UnsafeWikiPath` when the lock file is a symlink or not a regular file (it is
-    never followed out of the wiki) or the wiki folder itself is a symlink."""
+    never followed out of the wiki) or the wiki folder itself is a symlink.
+
+    Ownership: Etki writes (and so prunes) only a folder it can prove is its own wiki:
+    one that is missing or empty, or that already holds the lock file, which Etki
+    creates before it writes any page (every wiki an earlier version wrote has it). A
+    folder with other files and no lock file — ``ETKI_WIKI_DIR`` pointed at somebody's
+    documents — raises :class:`UnsafeWikiPath` and nothing in it changes."""
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISLNK(os.lstat(root).st_mode):
             raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
                                  "Etki never writes or reads through one: set "
                                  "ETKI_WIKI_DIR to the real folder instead")
+    try:
+        entries = os.listdir(root)
+    except FileNotFoundError:
+        entries = []
+    if entries and LOCK_NAME not in entries:
+        raise UnsafeWikiPath(
+            f"{root} holds files but is not an Etki wiki (no {LOCK_NAME}): a rebuild would "
+            "overwrite and remove them. Point ETKI_WIKI_DIR at a new or empty folder, or "
+            "move those files away")
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK_NAME
     with contextlib.suppress(FileNotFoundError):

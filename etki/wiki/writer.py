@@ -212,6 +212,26 @@ def _root(root: Path, *, create: bool) -> Path | None:
     return root.resolve()
 
 
+OWNER_FILE = ".etki-wiki.lock"
+"""The file that proves a folder is an Etki wiki: the projector's lock file
+(:mod:`etki.wiki.projection`), created before any page is written, by the projector and
+by :func:`sync_tree`. Etki writes and prunes only a folder that holds it, or an empty
+or missing one."""
+
+
+def _mark_owned(base: Path) -> None:
+    """Create :data:`OWNER_FILE` in ``base`` when missing (never through a symlink)."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(base / OWNER_FILE, flags, 0o644)
+    except OSError as exc:
+        if _is_link(base / OWNER_FILE):
+            raise UnsafeWikiPath(f"{base / OWNER_FILE} is a symlink; the wiki never "
+                                 "follows one") from exc
+        raise
+    os.close(fd)
+
+
 def read_page(root: Path, relpath: str) -> bytes | None:
     """The bytes of the wiki page ``relpath`` under ``root``, or None when it is
     missing. Never follows a symlink: raises :class:`UnsafeWikiPath` when the root, a
@@ -295,6 +315,7 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
     checked = {rel: validate_relpath(rel) for rel in files}
     base = _root(root, create=True)
     assert base is not None
+    _mark_owned(base)
     last = (INDEX, DISPUTED)
     order = sorted(files, key=lambda rel: (rel in last, rel))
     written: list[str] = []
