@@ -714,14 +714,15 @@ class QueuePane(Vertical):
             self._awaiting_width = False
             self._sync()
 
-    def _fill_when_laid_out(self, *, tries: int = 20) -> None:
-        """The first fill, if the table's resize has not done it yet: once the table has
-        a width (checked after each refresh, a few times), else at the default layout."""
+    def _fill_when_laid_out(self) -> None:
+        """The first fill, if the table's resize has not done it yet and the table has a
+        width. Without one it waits for the table's first Resize (:meth:`fit_titles`
+        fills then): filling after a timeout instead drew the rows at the narrowest
+        layout whenever a loaded machine laid the table out late."""
         if not self._awaiting_width:
             return
         self._fit_layout()
-        if not self._table_width and tries > 0:
-            self.set_timer(0.05, lambda: self._fill_when_laid_out(tries=tries - 1))
+        if not self._table_width:
             return
         self._awaiting_width = False
         self._sync()
