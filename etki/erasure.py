@@ -98,7 +98,7 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
     who = (reviewer or settings.reviewer).strip()
     if case_id in repo.erased_case_ids():
         raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
-                            "but its audit tombstone (`etki erase --finish {case_id}` "
+                            f"but its audit tombstone (`etki erase --finish {case_id}` "
                             "checks that again)")
     case = repo.case(case_id)
     try:

@@ -378,6 +378,10 @@ def test_erase_while_another_connection_reads_says_so_and_finishes_later(tmp_pat
     assert f"{victim}: erasure finished: no checked place holds it" in finished.stdout
     not_erased = _etki(tmp_path, "erase", "--finish", "req-demo-nope", reviewer="reviewer")
     assert not_erased.returncode == 2 and "has not been erased" in not_erased.stderr
+    for bad, says in ((["--wait", "-1", "--reason", "x"], "--wait: -1 is negative"),
+                      ([], "give the legal reason (--reason)")):
+        refused = _etki(tmp_path, "erase", "req-demo-nope", *bad, reviewer="reviewer")
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
 
 
 def test_erase_waits_for_a_reader_within_its_bound_then_proves_it(tmp_path):
@@ -394,7 +398,10 @@ def test_erase_waits_for_a_reader_within_its_bound_then_proves_it(tmp_path):
                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         assert erase.stderr is not None
-        line = erase.stderr.readline()
+        line = ""
+        while "waiting up to" not in line:  # the state: erase says it waits, and on what
+            line = erase.stderr.readline()
+            assert line, "erase ended without saying what it waits for"
         assert f"another connection holds a read transaction on {db}" in line, line
         assert "waiting up to" in line and " s for it to end" in line
     finally:

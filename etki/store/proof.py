@@ -52,6 +52,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from etki.store.db import SQLITE_BUSY_TIMEOUT_MS
+
 __all__ = ["CASE_TABLES", "DEFAULT_WAIT_S", "MAX_WORDS", "Compaction", "Place",
            "compact_postgres", "compact_sqlite", "erased_words", "forms", "live_bytes",
            "scan_file", "unique_words"]
@@ -209,13 +211,14 @@ def _wal_done(row: Sequence[int] | None) -> bool:
 
 
 def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAIT_S,
-                   notify: Notify | None = None, busy_ms: int = 30_000) -> Compaction:
+                   notify: Notify | None = None) -> Compaction:
     """Checkpoint the WAL into ``db_path``, ``VACUUM`` and truncate the WAL, waiting at
     most ``wait_s`` seconds in all for other connections (``notify`` is told once,
     before the wait, what it waits for). Returns the checkpoint and vacuum as places;
-    ``blocker`` says what held compaction up when it did not finish. ``busy_ms`` is the
-    connection's normal busy timeout, restored afterwards. Never raises for a busy
-    database (that is a blocker); other ``sqlite3`` errors propagate."""
+    ``blocker`` says what held compaction up when it did not finish. The connection's
+    normal busy timeout (:data:`etki.store.db.SQLITE_BUSY_TIMEOUT_MS`) is restored
+    afterwards. Never raises for a busy database (that is a blocker); other ``sqlite3``
+    errors propagate."""
     import sqlite3
 
     places: list[Place] = []
@@ -287,7 +290,7 @@ def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAI
         return Compaction(tuple(places))
     finally:
         with contextlib.suppress(Exception):
-            raw.cursor().execute(f"PRAGMA busy_timeout = {busy_ms}")
+            raw.cursor().execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         raw.close()
 
 
