@@ -749,10 +749,12 @@ class CaseFileRepository:
         rows only) and truncate the WAL to zero bytes, each checkpoint's result checked
         (:func:`etki.store.proof.compact_sqlite`), then search the database file, WAL,
         shared-memory file and journal for ``words``. PostgreSQL: ``VACUUM`` the case
-        tables until no dead row version is left (:func:`etki.store.proof.compact_postgres`;
-        older copies in the server's WAL archive and backups are the operator's to
-        expire). Returns every place checked; ``blocker`` says what held compaction up.
-        """
+        tables until no dead row version is left, then rewrite them (``VACUUM FULL``) and,
+        with ``pageinspect`` usable, search their pages for ``words``
+        (:func:`etki.store.proof.compact_postgres`; older copies in the server's WAL
+        archive and backups are the operator's to expire). Returns every place checked;
+        ``blocker`` says what held compaction up. Raises the driver's error for a
+        failure other than a busy database or a lock not granted in time."""
         if self.engine.dialect.name == "sqlite":
             path = self.sqlite_path()
             done = proof.compact_sqlite(self.engine, path or Path(":memory:"),
