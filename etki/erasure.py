@@ -4,55 +4,93 @@ Order of work, each step from the one source of truth:
 
 1. the reviewer must be an approver of the case's project (a viewer or an unknown user
    is refused, and the refusal is audited like a refused ruling);
-2. :meth:`etki.store.CaseFileRepository.erase_case` deletes the case, its decision, its
+2. the words of the case's text (:meth:`~etki.store.CaseFileRepository.erasable_text`,
+   :func:`etki.store.proof.erased_words`) are kept in memory, for the proof in step 6;
+3. :meth:`etki.store.CaseFileRepository.erase_case` deletes the case, its decision, its
    ruling and its related-context block in one transaction and appends a tombstone to
    the audit log (no request text in it);
-3. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
-   deleted page survives in it or in its WAL (SQLite), or vacuums the tables
-   (PostgreSQL);
-4. the project's wiki is rebuilt from the DB: the case's decision and precedent pages are
-   removed as stale, and precedents, disputed clauses, entity pages and ``index.md`` are
-   re-derived without it;
-5. the wiki's FTS5 search index (a cache beside the wiki holding every page's text,
-   :mod:`etki.wiki.fts`) is deleted; the next search that uses it builds it again.
-
-A wiki failure does not undo the erasure but is reported (``wiki_error``): the text may
-still be in the wiki until ``python -m etki.wiki rebuild`` succeeds.
+4. the wiki (issue 11 item 10: removing comes first, so a wiki that cannot be written,
+   a full disk say, still loses the erased pages): the case's decision and precedent
+   pages are removed, the wiki's FTS5 search index (a cache beside the wiki holding
+   every page's text, :mod:`etki.wiki.fts`) is deleted, then the wiki is rebuilt from
+   the DB (precedents, disputed clauses, entity pages and ``index.md`` re-derived
+   without the case); when the rebuild fails, every page that still holds an erased word
+   is removed as well (``rebuild`` puts it back from the DB once it can write);
+5. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
+   deleted page survives in it or in its WAL (SQLite), or vacuums the tables until no
+   dead row version is left (PostgreSQL), waiting at most ``wait_s`` seconds for another
+   connection that holds it up;
+6. the proof (issue 11 item 2): the erased words that no live row holds any more are
+   searched for in every place the text could still be (:class:`ErasureOutcome.places`:
+   the SQLite file, WAL, shared-memory file and journal, or the PostgreSQL tables'
+   dead row versions and, with ``pageinspect``, their pages; the wiki's search index;
+   every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
+   place holds anything; otherwise :attr:`ErasureOutcome.blocker` and the places say
+   what still holds the data, and :func:`finish_erasure` (``etki erase --finish``)
+   completes it later.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.errors import InputError, NotFoundError, PermissionDeniedError
 from etki.store import CaseFileRepository
+from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
 from etki.store.repository import Erasure
 
-__all__ = ["ErasureOutcome", "erase_case"]
+__all__ = ["ErasureOutcome", "erase_case", "finish_erasure"]
 
 log = logging.getLogger("etki.erasure")
 
 
 @dataclass(frozen=True)
 class ErasureOutcome:
-    """The erasure, the wiki rebuild's one-line summary (None when the wiki is off) and
-    ``wiki_error`` when the rebuild failed."""
+    """The erasure (None for :func:`finish_erasure`, which erases nothing new), the wiki
+    rebuild's one-line summary (None when the wiki is off), ``wiki_error`` when the
+    rebuild failed, every place the proof checked (``places``, in order), how many
+    erased words were searched for (``words``: those of 4 or more letters that no live
+    row holds; 0 for ``finish_erasure``, which no longer knows them) and ``blocker``:
+    what held compaction up, or None."""
 
-    erasure: Erasure
+    erasure: Erasure | None
     wiki_summary: str | None = None
     wiki_error: str | None = None
+    places: tuple[Place, ...] = ()
+    words: int = 0
+    blocker: str | None = None
+
+    @property
+    def held(self) -> tuple[Place, ...]:
+        """The places that still hold erased data."""
+        return tuple(p for p in self.places if p.held)
+
+    @property
+    def complete(self) -> bool:
+        """True when no checked place holds erased data and the wiki was rebuilt."""
+        return not self.held and self.blocker is None and self.wiki_error is None
+
+
+Notify = Callable[[str], None]
 
 
 def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reason: str,
-               *, reviewer: str | None = None) -> ErasureOutcome:
+               *, reviewer: str | None = None, wait_s: float = DEFAULT_WAIT_S,
+               notify: Notify | None = None) -> ErasureOutcome:
     """Erase ``case_id`` (see the module docstring). ``reviewer`` defaults to
-    ``settings.reviewer``; ``reason`` is required (it is what the tombstone keeps).
+    ``settings.reviewer``; ``reason`` is required (it is what the tombstone keeps);
+    ``wait_s`` bounds the wait (seconds) for another connection that holds compaction up
+    (``notify`` is told once, before waiting, what it waits for).
 
     Raises :class:`InputError` for an empty reason, ``NotFoundError`` for an unknown or
-    already erased case and :class:`PermissionDeniedError` for a non-approver."""
+    already erased case and :class:`PermissionDeniedError` for a non-approver. An
+    erasure the proof finds incomplete is not raised: check
+    :attr:`ErasureOutcome.complete` (the CLI exits 1)."""
     reason = reason.strip()
     if not reason:
         raise InputError("erase: give the legal reason (--reason), e.g. the request's "
@@ -60,7 +98,8 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
     who = (reviewer or settings.reviewer).strip()
     if case_id in repo.erased_case_ids():
         raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
-                            "but its audit tombstone")
+                            f"but its audit tombstone (`etki erase --finish {case_id}` "
+                            "checks that again)")
     case = repo.case(case_id)
     try:
         ApprovalService(repo, settings, hook=lambda _c: None).check_reviewer(
@@ -69,18 +108,120 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
         repo.audit_attempt(case_id, who, "erase", reason, "denied",
                            before=case.ruling.ruling if case.ruling else "pending")
         raise
+    candidates = erased_words(repo.erasable_text(case_id))
     erasure = repo.erase_case(case_id, who, reason)
-    repo.compact()
-    root = settings.wiki_path(erasure.project_id)
-    if root is None:
-        return ErasureOutcome(erasure)
-    try:
-        from etki.wiki import fts
-        from etki.wiki.projection import WikiProjector
+    words = unique_words(candidates, repo.live_bytes())
+    return _complete(repo, settings, case_id, [erasure.project_id], words,
+                     erasure=erasure, wait_s=wait_s, notify=notify)
 
-        fts.drop(root)
-        report = WikiProjector(repo, settings).rebuild(erasure.project_id)[erasure.project_id]
-    except Exception as exc:  # reported, never hidden: the wiki may still hold the text
-        log.warning("wiki rebuild after erasing %s failed: %s", case_id, exc)
-        return ErasureOutcome(erasure, wiki_error=f"{type(exc).__name__}: {exc}")
-    return ErasureOutcome(erasure, wiki_summary=report.summary())
+
+def finish_erasure(repo: CaseFileRepository, settings: Settings, case_id: str, *,
+                   wait_s: float = DEFAULT_WAIT_S, notify: Notify | None = None,
+                   ) -> ErasureOutcome:
+    """Finish an erasure an earlier :func:`erase_case` could not prove (``etki erase
+    --finish CASE_ID``): remove the case's pages from every project's wiki, delete
+    their search indexes and rebuild them, compact the store again and check every
+    place. The erased words are not known any more (only the tombstone is left), so the
+    proof rests on the compaction's own results (a complete checkpoint, a rewritten file
+    with no free pages; no dead row versions) and on the wiki holding no page that names
+    the case. Raises ``NotFoundError`` when ``case_id`` has no erasure tombstone."""
+    if case_id not in repo.erased_case_ids():
+        raise NotFoundError(f"case '{case_id}' has not been erased; run `etki erase "
+                            f"{case_id} --reason TEXT` first")
+    return _complete(repo, settings, case_id, repo.project_ids(), [], erasure=None,
+                     wait_s=wait_s, notify=notify)
+
+
+def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
+              project_ids: Sequence[str], words: Sequence[str], *, erasure: Erasure | None,
+              wait_s: float, notify: Notify | None) -> ErasureOutcome:
+    """Steps 4 to 6 of the module docstring for the projects ``project_ids``."""
+    from etki.wiki import fts
+    from etki.wiki.projection import WikiProjector
+    from etki.wiki.render import is_case_page
+
+    needles = [f for w in words for f in forms(w)]
+
+    def holds(rel: str, data: bytes) -> bool:
+        return is_case_page(rel, case_id) or any(n in data for n in needles)
+
+    projector = WikiProjector(repo, settings)
+    summaries: list[str] = []
+    errors: list[str] = []
+    for pid in project_ids:
+        root = settings.wiki_path(pid)
+        if root is None:
+            continue
+        try:  # removing first: it needs no free space
+            projector.remove_pages(pid, lambda rel, _data: is_case_page(rel, case_id))
+        except Exception as exc:  # noqa: BLE001 - reported, never hidden
+            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+        try:
+            fts.drop(root)
+        except OSError as exc:
+            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+        try:
+            summaries.append(projector.rebuild(pid)[pid].summary())
+        except Exception as exc:  # noqa: BLE001 - the wiki may still hold the text
+            log.warning("wiki rebuild after erasing %s failed: %s", case_id, exc)
+            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+            try:
+                projector.remove_pages(pid, holds)
+            except Exception as exc2:  # noqa: BLE001
+                errors.append(f"{pid}: {type(exc2).__name__}: {exc2}")
+    compaction = repo.compact(words, wait_s=wait_s, notify=notify)
+    places = list(compaction.places)
+    for pid in project_ids:
+        root = settings.wiki_path(pid)
+        if root is None:
+            places.append(Place(f"wiki of project {pid}", False, "off (ETKI_WIKI_DIR empty)"))
+            continue
+        side = fts.index_path(root)
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path = side.with_name(side.name + suffix)
+            if path.exists() or path.is_symlink() or suffix == "":
+                places.append(scan_file(path, "wiki search index", words))
+        places.append(_scan_wiki(root, case_id, words,
+                                 render=lambda p=pid: projector.render(p)))
+    return ErasureOutcome(erasure, wiki_summary="; ".join(summaries) or None,
+                          wiki_error="; ".join(errors) or None, places=tuple(places),
+                          words=len(words), blocker=compaction.blocker)
+
+
+def _scan_wiki(root: Path, case_id: str, words: Sequence[str], *,
+               render: Callable[[], dict[str, bytes]]) -> Place:
+    """One place for the wiki folder at ``root``: a file is held when it is a page of
+    the case (by name), or holds the case id or an erased word that the DB's own render
+    of the wiki does not hold (a template word such as ``precedent`` in a request, or
+    the id in another case's frozen decision, is not erased text). Names of the case's
+    own pages are not printed (they hold its title)."""
+    from etki.wiki.render import is_case_page
+    from etki.wiki.writer import owned_files, read_page
+
+    what = f"wiki {root}"
+    try:
+        rels = owned_files(root)
+        rendered = b"\n".join(render().values())
+    except Exception as exc:  # noqa: BLE001 - a wiki that cannot be read proves nothing
+        return Place(what, True, f"could not be read: {type(exc).__name__}: {exc}")
+    own = [f for w in words for f in forms(w) if not any(g in rendered for g in forms(w))]
+    if case_id.encode("utf-8") not in rendered:
+        own.append(case_id.encode("utf-8"))
+    bad: list[str] = []
+    for rel in rels:
+        if is_case_page(rel, case_id):
+            bad.append(f"the {rel.split('/')[0][:-1]} page of {case_id}")
+            continue
+        try:
+            data = read_page(root, rel) if rel.endswith(".md") else None
+        except OSError:
+            data = None
+        if data is not None and any(n in data for n in own):
+            bad.append(rel)
+    if bad:
+        return Place(what, True, f"{len(bad)} of {len(rels)} files hold the case or its "
+                     f"erased words: {', '.join(bad[:5])}{' …' if len(bad) > 5 else ''}")
+    searched = (f"none of {len(words)} erased words" if words
+                else "the erased words are not known any more")
+    return Place(what, False, f"{len(rels)} files: no page of {case_id}, none names it, "
+                 f"{searched}")

@@ -1,13 +1,15 @@
 """``etki`` subcommands of the store (registered through :data:`etki.cli.COMMAND_MODULES`).
 
     etki erase CASE_ID --reason TEXT   KVKK/GDPR erasure of one case (approvers only)
+    etki erase --finish CASE_ID        complete an erasure the proof found unfinished
     etki db upgrade [--revision REV]   bring the database schema to the newest migration
     etki db current                    the schema revision the database is at
 
 Exit codes as for every ``etki`` command: 0 ok, 2 bad input (unknown case, not an
 approver, empty reason), 1 internal error; ``erase`` also exits 1 when the case was
-erased from the database but the wiki could not be rebuilt (the message says how to
-finish).
+erased from the database but its proof found the data still held somewhere (another
+connection kept the database from being compacted within ``--wait`` seconds) or the wiki
+could not be rebuilt (the message says what holds it and how to finish).
 """
 
 from __future__ import annotations
@@ -28,24 +30,75 @@ class WikiNotRebuilt(EtkiError):
     exit_code = 1
 
 
+class ErasureIncomplete(EtkiError):
+    """The case's rows are deleted, but its proof found the erased data still held
+    somewhere (a database file another connection keeps from being compacted, a dead
+    row version an older snapshot still sees, a wiki page): the message names each
+    place, what holds it and what to run."""
+
+    exit_code = 1
+
+
 def _erase(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.erasure import erase_case
+    from etki.erasure import erase_case, finish_erasure
+    from etki.errors import InputError
     from etki.store import CaseFileRepository
+    from etki.store.proof import DEFAULT_WAIT_S
+
+    if args.wait is None:
+        args.wait = DEFAULT_WAIT_S
+    if args.wait < 0:
+        raise InputError(f"erase --wait: {args.wait:g} is negative; give seconds, e.g. 10")
+    if not args.finish and args.reason is None:
+        raise InputError("erase: give the legal reason (--reason), e.g. the request's "
+                         "reference; or --finish to complete an earlier erasure")
+
+    def notify(message: str) -> None:
+        print(printable(f"erase: {message}", multiline=False), file=sys.stderr, flush=True)
 
     repo = CaseFileRepository(settings.db_url)
-    outcome = erase_case(repo, settings, args.case_id, args.reason)
+    try:
+        if args.finish:
+            outcome = finish_erasure(repo, settings, args.case_id, wait_s=args.wait,
+                                     notify=notify)
+        else:
+            outcome = erase_case(repo, settings, args.case_id, args.reason,
+                                 wait_s=args.wait, notify=notify)
+    finally:
+        repo.dispose()
     e = outcome.erasure
-    print(printable(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
-                    f"the audit log keeps a tombstone", multiline=False))
+    case_id, project = args.case_id, e.project_id if e is not None else None
+    if e is not None:
+        print(printable(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
+                        f"the audit log keeps a tombstone", multiline=False))
     if outcome.wiki_summary is not None:
         print(printable(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False))
-    print(printable(f"note: remove the request from project {e.project_id}'s "
-                    "requests.jsonl too; `etki init` will not store it again",
-                    multiline=False), file=sys.stderr)
+    words = (f"{outcome.words} erased words searched" if e is not None
+             else "the erased words are not known any more")
+    print(printable(f"checked ({words}):", multiline=False))
+    for place in outcome.places:
+        print(printable(f"  {place.line()}", multiline=False))
+    if e is not None:
+        print(printable(f"note: remove the request from project {e.project_id}'s "
+                        "requests.jsonl too; `etki init` will not store it again",
+                        multiline=False), file=sys.stderr)
+    if outcome.held or outcome.blocker:
+        where = "; ".join(f"{p.what} ({p.detail})" for p in outcome.held if not p.step)
+        why = f": {outcome.blocker}" if outcome.blocker else ""
+        raise ErasureIncomplete(printable(
+            f"{case_id} is not erased everywhere yet: still held by "
+            f"{where or 'the store'}{why}. Close the other program (other etki processes: "
+            f"an open etki-tui desk, `etki mcp`) and run `etki erase --finish {case_id}`",
+            multiline=False))
     if outcome.wiki_error:
-        raise WikiNotRebuilt(f"{e.case_id} is erased from the database, but the wiki was "
-                             f"not rebuilt ({outcome.wiki_error}); run `python -m etki.wiki "
-                             f"rebuild --project {e.project_id}` until it succeeds")
+        rebuild = f" --project {project}" if project else ""
+        raise WikiNotRebuilt(printable(
+            f"{case_id} is erased from the database, but the wiki was not rebuilt "
+            f"({outcome.wiki_error}); run `python -m etki.wiki rebuild{rebuild}` until it "
+            f"succeeds (then `etki erase --finish {case_id}` checks every place again)",
+            multiline=False))
+    what = "erasure finished" if e is None else "erasure proven"
+    print(printable(f"{case_id}: {what}: no checked place holds it", multiline=False))
     return 0
 
 
@@ -84,11 +137,19 @@ def register(subparsers) -> None:
     erase = subparsers.add_parser(
         "erase", help="erase a case for KVKK/GDPR (approvers only)",
         description="Remove a case, its decision, ruling and context from the database, "
-                    "keep a tombstone without the request text in the audit log, and "
-                    "rebuild the project's wiki.")
+                    "keep a tombstone without the request text in the audit log, "
+                    "remove its wiki pages and rebuild the project's wiki, compact the "
+                    "database, then search every file that could still hold the text "
+                    "and list each place checked.")
     erase.add_argument("case_id")
-    erase.add_argument("--reason", required=True,
+    erase.add_argument("--reason",
                        help="why (e.g. the erasure request's reference); kept in the audit")
+    erase.add_argument("--finish", action="store_true",
+                       help="complete an earlier erasure that could not be proven (another "
+                            "connection held the database): compact and check again")
+    erase.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                       help="how long to wait for another connection that holds the "
+                            "database (default 10: etki.store.proof.DEFAULT_WAIT_S)")
     erase.set_defaults(handler=_erase)
 
     db = subparsers.add_parser("db", help="database schema migrations")

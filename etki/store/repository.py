@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -45,6 +45,7 @@ from etki.domain import (
 )
 from etki.errors import ConflictError, InputError, NotFoundError
 from etki.frontmatter import unstorable_path
+from etki.store import proof
 from etki.store.db import make_engine
 from etki.store.migrate import ensure_schema
 from etki.store.models import (
@@ -705,30 +706,66 @@ class CaseFileRepository:
                 row.context_json = new
         return changed
 
-    def compact(self) -> None:
+    def erasable_text(self, case_id: str) -> list[str]:
+        """The client and reviewer text an erasure of ``case_id`` removes: the request's
+        title, text, submitter and labels, its ruling's reason and the reasons of its
+        audit rows (what :mod:`etki.store.proof` searches the files for afterwards). Empty
+        for an unknown case."""
+        with self._read() as s:
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                return []
+            ruling = s.get(RulingRow, case_id)
+            out = [case.title, case.text, case.submitted_by, case.labels_json,
+                   ruling.reason if ruling is not None else None]
+            out += list(s.scalars(select(AuditRow.reason).where(
+                AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON)))
+        return [x for x in out if x]
+
+    def live_bytes(self) -> bytes:
+        """Every value of every live row (and on SQLite the schema), as bytes: what the
+        store holds on purpose (:func:`etki.store.proof.live_bytes`)."""
+        return proof.live_bytes(self.engine)
+
+    def sqlite_path(self) -> Path | None:
+        """The absolute path of the SQLite database file, or None (PostgreSQL, or an
+        in-memory SQLite database)."""
+        if self.engine.dialect.name != "sqlite":
+            return None
+        database = self.engine.url.database
+        if not database or database == ":memory:":
+            return None
+        return Path(database).expanduser().absolute()
+
+    def compact(self, words: Sequence[str] = (), *, wait_s: float = proof.DEFAULT_WAIT_S,
+                notify: Callable[[str], None] | None = None) -> proof.Compaction:
         """Make deleted rows unrecoverable from the database files, as far as the backend
-        allows: on SQLite checkpoint the WAL into the file, ``VACUUM`` (rewrites the file
-        from live rows only) and truncate the WAL to zero bytes; on PostgreSQL ``VACUUM``
-        the case tables (dead row versions become free space; older copies in the
-        server's WAL archive and backups are the operator's to expire)."""
+        allows, and check that it happened; ``words`` are the erased text's words only
+        the deleted rows held (:func:`etki.store.proof.unique_words`), searched for
+        afterwards. Waits at most ``wait_s`` seconds for another connection that holds
+        compaction up (``notify`` is told once what it waits for).
+
+        SQLite: checkpoint the WAL into the file, ``VACUUM`` (rewrites the file from live
+        rows only) and truncate the WAL to zero bytes, each checkpoint's result checked
+        (:func:`etki.store.proof.compact_sqlite`), then search the database file, WAL,
+        shared-memory file and journal for ``words``. PostgreSQL: ``VACUUM`` the case
+        tables until no dead row version is left, then rewrite them (``VACUUM FULL``) and,
+        with ``pageinspect`` usable, search their pages for ``words``
+        (:func:`etki.store.proof.compact_postgres`; older copies in the server's WAL
+        archive and backups are the operator's to expire). Returns every place checked;
+        ``blocker`` says what held compaction up. Raises the driver's error for a
+        failure other than a busy database or a lock not granted in time."""
         if self.engine.dialect.name == "sqlite":
-            raw = self.engine.raw_connection()
-            try:
-                cur = raw.cursor()
-                cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                cur.execute("VACUUM")
-                cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                cur.close()
-            finally:
-                raw.close()
-            return
+            path = self.sqlite_path()
+            done = proof.compact_sqlite(self.engine, path or Path(":memory:"),
+                                        wait_s=wait_s, notify=notify)
+            if path is None:
+                return done
+            scans = [proof.scan_file(p, what, words) for p, what in proof.sqlite_files(path)]
+            return proof.Compaction((*done.places, *scans), done.blocker)
         if self.engine.dialect.name == "postgresql":
-            with self.engine.connect() as conn:
-                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-                conn.exec_driver_sql("VACUUM cases, decisions, rulings, audit_log, "
-                                     "decision_contexts")
-
-
+            return proof.compact_postgres(self.engine, words, wait_s=wait_s, notify=notify)
+        return proof.Compaction(())
 
     # --- reads for the wiki projection (issue 7) --------------------------------------
 

@@ -14,7 +14,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from etki.wiki.writer import (
     WriteReport,
     drift_tree,
     make_durable,
+    remove_pages,
     sync_tree,
 )
 
@@ -369,6 +370,21 @@ class WikiProjector:
             with wiki_lock(root):
                 reports[pid] = sync_tree(root, self.render(pid), prune=True)
         return reports
+
+    def remove_pages(self, project_id: str, select: Callable[[str, bytes], bool],
+                     ) -> list[str]:
+        """Under :func:`wiki_lock`, remove the files of ``project_id``'s wiki for which
+        ``select(relpath, bytes)`` is true (:func:`etki.wiki.writer.remove_pages`; it
+        writes nothing, so it works on a full disk). Erasure calls it before the rebuild
+        so the erased case's pages are gone even when the rebuild cannot write, and after
+        a failed rebuild for the pages that still hold erased text; ``rebuild`` puts back
+        any page the DB still has. Returns the removed paths (empty when the wiki is
+        off); raises ``OSError`` as :func:`wiki_lock` and the removal do."""
+        root = self.settings.wiki_path(project_id)
+        if root is None or not (root.is_dir() or root.is_symlink()):
+            return []  # (a symlinked root is refused by the lock, never entered)
+        with wiki_lock(root):
+            return remove_pages(root, select)
 
     def verify(self, project_id: str) -> list[str]:
         """Wiki-relative paths whose bytes differ from a fresh render: changed, missing,

@@ -71,6 +71,7 @@ __all__ = [
     "LAST_RULINGS",
     "NAME_MAX_BYTES",
     "OWNED_DIRS",
+    "is_case_page",
     "case_slug",
     "contract_path",
     "decision_path",
@@ -179,6 +180,17 @@ def decision_path(case: CaseRecord) -> str:
 def precedent_path(case: CaseRecord) -> str:
     """``precedents/PRE-{slug}.md`` (same slug as the decision page)."""
     return f"precedents/PRE-{case_slug(case)}.md"
+
+
+def is_case_page(path: str, case_id: str) -> bool:
+    """True when the wiki-relative ``path`` is a decision or precedent page of
+    ``case_id``, told by its name alone (``DEC-{yyyymmdd}-{slug}.md`` or
+    ``PRE-{slug}.md`` whose slug is the case-id part, or ends in ``--`` and it; ``--``
+    never occurs inside a title slug). Erasure uses it to remove a case's pages when
+    its title is no longer known."""
+    part = re.escape(_case_part(case_id))
+    return re.fullmatch(rf"(?:decisions/DEC-\d{{8}}|precedents/PRE)-(?:[^/]*--)?{part}\.md",
+                        path) is not None
 
 
 def entity_name(entity_id: str) -> str:

@@ -19,14 +19,15 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from etki.wiki.render import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
 __all__ = ["Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree",
-           "make_durable", "owned_files", "sync_tree", "validate_relpath"]
+           "make_durable", "owned_files", "remove_pages", "sync_tree",
+           "validate_relpath"]
 
 _TMP_PREFIX = ".etki-"
 _TMP_SUFFIX = ".tmp"
@@ -371,6 +372,26 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
         _remove_empty_dirs(base)
     return WriteReport(root=root, written=tuple(sorted(written)),
                        unchanged=tuple(sorted(unchanged)), removed=tuple(sorted(removed)))
+
+
+def remove_pages(root: Path, select: Callable[[str, bytes], bool]) -> list[str]:
+    """Remove every file Etki owns under ``root`` (:func:`owned_files`) for which
+    ``select(relpath, bytes)`` is true (``bytes`` is empty for a symlink, which is
+    removed itself, never its target), then the folders left empty. Writes nothing, so
+    it works on a full disk. Returns the removed paths, sorted; raises ``OSError`` when
+    a file cannot be removed (the ones removed before stay removed)."""
+    base = _root(root, create=False)
+    if base is None:
+        return []
+    removed: list[str] = []
+    for rel in owned_files(base):
+        data = _read_regular(base / rel) or b""
+        if select(rel, data):
+            os.unlink(base / rel)
+            removed.append(rel)
+    if removed:
+        _remove_empty_dirs(base)
+    return removed
 
 
 def make_durable(root: Path, relpaths: Iterable[str]) -> None:
