@@ -32,7 +32,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     from etki.erasure import erase_case
     from etki.store import CaseFileRepository
 
-    repo = CaseFileRepository(settings.db_url)
+    repo = CaseFileRepository(settings.db_url, create=False)  # no store: nothing to erase
     outcome = erase_case(repo, settings, args.case_id, args.reason)
     e = outcome.erasure
     print(printable(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
@@ -69,7 +69,7 @@ def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
     from etki.store.db import make_engine
     from etki.store.migrate import current_revision, head_revision
 
-    engine = make_engine(settings.db_url)
+    engine = make_engine(settings.db_url, read_only=True)  # reads: creates nothing
     try:
         current = current_revision(engine)
     finally:
