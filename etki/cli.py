@@ -28,10 +28,15 @@ from collections.abc import Sequence
 
 from etki.config import Settings
 from etki.domain import CaseRecord, Decision, memory_sentence
-from etki.errors import EtkiError, InputError
+from etki.errors import EtkiError, InputError, os_error_message
 from etki.text import printable
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
+
+READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage"})
+"""Commands that only read the store: it is opened read-only (never created, migrated
+or written; a missing store is exit 2). ``init`` creates the store; ``rule`` writes to
+an existing one (README, "Read-only commands")."""
 
 COMMAND_MODULES: tuple[str, ...] = ("etki.retrieval.cli", "etki.store.cli", "etki.knowledge.cli")
 """Modules that add subcommands: each has ``register(subparsers)`` which adds its parsers
@@ -107,7 +112,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return args.handler(args, settings)
     from etki.store import CaseFileRepository
 
-    repo = CaseFileRepository(settings.db_url)
+    repo = CaseFileRepository(settings.db_url, read_only=args.command in READ_ONLY_COMMANDS,
+                              create=args.command == "init")
     if args.command == "init":
         from etki.services import init_project
 
@@ -177,6 +183,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:  # `etki queue | head`: the reader left, nothing is wrong
         sys.stderr.close()
         code = 0
+    except OSError as exc:  # a file Etki writes or reads: say which and what happened
+        print(f"etki: error: {printable(os_error_message(exc), multiline=False)}",
+              file=sys.stderr)
+        code = 1
     except Exception as exc:  # internal failure: one line, exit 1
         logging.getLogger("etki").debug("internal error", exc_info=True)
         print(f"etki: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

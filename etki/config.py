@@ -20,7 +20,7 @@ from __future__ import annotations
 import getpass
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from etki.errors import InputError
@@ -58,7 +58,7 @@ def _os_user() -> str:
 class Settings:
     """All runtime settings. Build with :meth:`from_env`; never mutate."""
 
-    db_url: str = DEFAULT_DB_URL
+    db_url: str = field(default=DEFAULT_DB_URL, repr=False)  # may hold a password
     wiki_dir: str | None = DEFAULT_WIKI_DIR  # None = wiki off
     reviewer: str = "reviewer"
     config_file: str | None = None
@@ -71,7 +71,7 @@ class Settings:
     rerank_base_url: str | None = None
     llm_base_url: str | None = None
     llm_model: str | None = None
-    llm_api_key: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)  # a secret
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

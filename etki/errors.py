@@ -3,6 +3,8 @@ line and field, so that a reviewer or PMO can act on it without reading a traceb
 
 from __future__ import annotations
 
+import errno
+
 
 class EtkiError(Exception):
     """Base class of every error Etki raises on purpose. ``exit_code`` is what the CLI
@@ -63,3 +65,41 @@ class PermissionDeniedError(InputError):
 
 class VocabularyError(InputError):
     """An edge type that the edge vocabulary does not know."""
+
+
+class StoreError(EtkiError):
+    """The store (the SQLite file or the PostgreSQL database) cannot be used as asked:
+    disk full or an I/O failure (exit 1; the base class). ``location`` is the SQLite
+    file's path or the database URL with its password masked (never the password)."""
+
+    exit_code = 1
+
+    def __init__(self, location: str, problem: str) -> None:
+        self.location, self.problem = location, problem
+        super().__init__(problem)
+
+
+class StoreMissingError(StoreError):
+    """A command that needs an existing store found none at ``location`` (exit 2): the
+    SQLite file does not exist, or the database holds no Etki tables. Nothing is
+    created; ``etki init PROJECT_DIR`` makes the store."""
+
+    exit_code = 2
+
+
+class StoreUnusableError(StoreError):
+    """The store at ``location`` is there but cannot be used for this command (exit 2):
+    not a database or corrupt, read-only for a command that writes, or at an older
+    schema revision when opened read-only. The message says what to do."""
+
+    exit_code = 2
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for an ``OSError`` of a file Etki read or wrote: ``disk full: cannot
+    write FILE`` for ENOSPC/EDQUOT, else ``FILE: what the system said``."""
+    where = str(exc.filename) if exc.filename is not None else "a file"
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return (f"disk full: cannot write {where} ({exc.strerror or exc}); free some space "
+                "there and run the command again")
+    return f"{where}: {exc.strerror or exc}"

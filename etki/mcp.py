@@ -45,7 +45,7 @@ class _Memory:
         from etki.store import CaseFileRepository
 
         self.settings = settings
-        self.repo = CaseFileRepository(settings.db_url)
+        self.repo = CaseFileRepository(settings.db_url, read_only=True)
         stored = self.repo.project_ids()
         if project_id is None:
             if len(stored) != 1:

@@ -69,7 +69,7 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         from etki.memory import clause_memory
         from etki.store import CaseFileRepository
 
-        repo = CaseFileRepository(settings.db_url)
+        repo = CaseFileRepository(settings.db_url, read_only=True)
         repos.append(repo)
         project = repo.load_project(project_id)
         index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from etki.domain import REMIT_CONTRACT_ID
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError, NotFoundError, StoreMissingError
 from etki.text import printable
 
 if TYPE_CHECKING:
@@ -84,7 +84,10 @@ def _target(value: str, settings: Settings, *, need_folder: bool = False) -> _Ta
     from etki.knowledge.index import KnowledgeIndex
     from etki.store import CaseFileRepository
 
-    repo = CaseFileRepository(settings.db_url)
+    try:
+        repo = CaseFileRepository(settings.db_url, read_only=True)
+    except StoreMissingError as exc:  # neither a folder nor a stored project
+        raise NotFoundError(f"no project {value!r} (not a folder, and {exc})") from exc
     data = repo.index_bytes(value)  # NotFoundError names the known projects
     root = repo.load_project(value).root
     if need_folder:

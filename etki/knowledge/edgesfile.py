@@ -154,7 +154,9 @@ def write_edges(path: str | Path, entries: Iterable[dict[str, Any]]) -> list[dic
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(_HEADER + body)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a full disk names the file (issue 11 item 8)
         raise
     return added

@@ -294,8 +294,10 @@ class KnowledgeIndex:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError) and exc.filename is None:
+                exc.filename = str(path)  # a full disk names the file (issue 11 item 8)
             raise
         return True
 

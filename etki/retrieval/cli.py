@@ -65,7 +65,7 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.k < 1 or args.budget < 0 or args.seeds < 1:
         raise InputError("eval retrieval: --k and --seeds must be >= 1, --budget >= 0")
-    repo = CaseFileRepository(settings.db_url)
+    repo = CaseFileRepository(settings.db_url, read_only=True)
     port = GraphQueryPort.from_store(repo, args.project, settings)
     queries, problems = load_queries(args.queries, port.graph)
     if args.exclude_borderline:

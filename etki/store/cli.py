@@ -56,7 +56,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     def notify(message: str) -> None:
         print(printable(f"erase: {message}", multiline=False), file=sys.stderr, flush=True)
 
-    repo = CaseFileRepository(settings.db_url)
+    repo = CaseFileRepository(settings.db_url, create=False)  # no store: nothing to erase
     try:
         if args.finish:
             outcome = finish_erasure(repo, settings, args.case_id, wait_s=args.wait,
@@ -122,7 +122,7 @@ def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
     from etki.store.db import make_engine
     from etki.store.migrate import current_revision, head_revision
 
-    engine = make_engine(settings.db_url)
+    engine = make_engine(settings.db_url, read_only=True)  # reads: creates nothing
     try:
         current = current_revision(engine)
     finally:

@@ -10,6 +10,10 @@
   several processes opening a new store at once migrate it exactly once.
 * ``etki db upgrade`` (:mod:`etki.store.cli`) calls :func:`upgrade` explicitly and says
   which revision the store went from and to.
+* A store opened read-only (commands that only read) is never migrated: :func:`check_schema`
+  refuses one that holds no Etki tables (:class:`~etki.errors.StoreMissingError`) or is
+  not at the head revision (:class:`~etki.errors.StoreUnusableError`, saying to run
+  ``etki db upgrade`` or a write command first).
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect
 
-__all__ = ["FIRST_REVISION", "MIGRATIONS_DIR", "current_revision", "ensure_schema",
-           "head_revision", "upgrade"]
+from etki.errors import StoreMissingError, StoreUnusableError
+from etki.store.failures import location
+
+__all__ = ["FIRST_REVISION", "MIGRATIONS_DIR", "check_schema", "current_revision",
+           "ensure_schema", "has_tables", "head_revision", "missing_store", "upgrade"]
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 FIRST_REVISION = "0001"
@@ -88,3 +95,37 @@ def ensure_schema(engine: Engine) -> None:
     if current_revision(engine) == head_revision():
         return
     upgrade(engine)
+
+
+def has_tables(engine: Engine) -> bool:
+    """Whether the database at ``engine`` holds any table (an empty SQLite file, a new
+    PostgreSQL database or schema holds none). One read."""
+    with engine.connect() as conn:
+        return bool(inspect(conn).get_table_names())
+
+
+def missing_store(engine: Engine) -> StoreMissingError:
+    """The error for a database at ``engine`` that holds no Etki store."""
+    where = location(engine.url)
+    return StoreMissingError(where, f"no Etki store in {where} (ETKI_DB_URL): the database "
+                                    "holds no Etki tables; run `etki init PROJECT_DIR` "
+                                    "first")
+
+
+def check_schema(engine: Engine) -> None:
+    """For a store opened read-only: return when the database at ``engine`` is at the
+    head revision; raise :class:`StoreMissingError` (exit 2) when it holds no tables and
+    :class:`StoreUnusableError` (exit 2) when it needs a migration, which a read-only
+    command does not run. Reads only."""
+    current = current_revision(engine)
+    head = head_revision()
+    if current == head:
+        return
+    if current is None and not has_tables(engine):
+        raise missing_store(engine)
+    where = location(engine.url)
+    at = f"revision {current}" if current else "the first release's schema (unstamped)"
+    raise StoreUnusableError(where, f"the store {where} is at {at}, and this version of "
+                                    f"Etki reads revision {head}; a command that only reads "
+                                    "does not migrate it: run `etki db upgrade` (or a "
+                                    "write command such as `etki init PROJECT_DIR`) first")

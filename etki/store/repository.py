@@ -47,7 +47,7 @@ from etki.errors import ConflictError, InputError, NotFoundError
 from etki.frontmatter import unstorable_path
 from etki.store import proof
 from etki.store.db import make_engine
-from etki.store.migrate import ensure_schema
+from etki.store.migrate import check_schema, ensure_schema, has_tables, missing_store
 from etki.store.models import (
     SCHEMA_VERSION,
     AuditRow,
@@ -218,13 +218,30 @@ class CaseFileRepository:
     database is empty, upgraded when it is older; a no-op read when it is current).
 
     ``clock`` returns the current time (UTC); tests inject a frozen one.
+
+    ``read_only=True`` (commands that only read, see README "Read-only commands"): the
+    store is opened read-only (:func:`etki.store.db.make_engine`), never migrated or
+    written; a store that does not exist or holds no Etki tables raises
+    :class:`~etki.errors.StoreMissingError`, one at an older revision
+    :class:`~etki.errors.StoreUnusableError` (:func:`etki.store.migrate.check_schema`),
+    and any write method fails with ``StoreUnusableError`` ("read-only").
+    ``create=False`` (commands that write to an existing store: ``rule``, ``erase``):
+    a missing store is refused the same way instead of being created empty.
     """
 
-    def __init__(self, url_or_engine: str | Engine, *, clock: Clock = utc_now) -> None:
+    def __init__(self, url_or_engine: str | Engine, *, clock: Clock = utc_now,
+                 read_only: bool = False, create: bool = True) -> None:
         self.engine = (
-            make_engine(url_or_engine) if isinstance(url_or_engine, str) else url_or_engine
+            make_engine(url_or_engine, read_only=read_only, create=create)
+            if isinstance(url_or_engine, str) else url_or_engine
         )
         self.clock = clock
+        self.read_only = read_only
+        if read_only:
+            check_schema(self.engine)
+            return
+        if not create and not has_tables(self.engine):
+            raise missing_store(self.engine)
         ensure_schema(self.engine)
         with self._write() as s:
             if s.get(MetaRow, "schema_version") is None:

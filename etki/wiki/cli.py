@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from etki.config import Settings
-from etki.errors import EtkiError, InputError, NotFoundError
+from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
 from etki.text import printable
 from etki.wiki.render import DISPUTED, INDEX, decision_path
 from etki.wiki.search import search
@@ -51,7 +51,8 @@ class _Context:
         if self._repo is None:
             from etki.store.repository import CaseFileRepository
 
-            self._repo = CaseFileRepository(self.settings.db_url)
+            # every wiki command only reads the database (rebuild writes the wiki)
+            self._repo = CaseFileRepository(self.settings.db_url, read_only=True)
         return self._repo
 
     def project(self, given: str | None) -> str:
@@ -283,7 +284,7 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
-        _error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        _error(os_error_message(exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
         _error(f"internal error: {type(exc).__name__}: {exc}")
