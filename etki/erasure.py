@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
 from etki.store.repository import Erasure
 
@@ -57,7 +58,7 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
     if not reason:
         raise InputError("erase: give the legal reason (--reason), e.g. the request's "
                          "reference; it is kept in the audit log's tombstone")
-    who = (reviewer or settings.reviewer).strip()
+    who = reviewer_name(reviewer or settings.reviewer)
     if case_id in repo.erased_case_ids():
         raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
                             "but its audit tombstone")
