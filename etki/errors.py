@@ -63,3 +63,14 @@ class PermissionDeniedError(InputError):
 
 class VocabularyError(InputError):
     """An edge type that the edge vocabulary does not know."""
+
+
+class ReviewersChangedError(InputError):
+    """``etki init`` would change who may act on an already stored project (its
+    ``etki.yaml`` reviewers differ from the stored list) and ``--update-reviewers`` was
+    not given. Nothing was stored. ``changes`` lists what would change, one phrase each
+    (``add approver 'Mallory'``)."""
+
+    def __init__(self, message: str, changes: tuple[str, ...] = ()) -> None:
+        self.changes = changes
+        super().__init__(message)
