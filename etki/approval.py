@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from etki.config import Settings
 from etki.domain import ACTIONS, RulingRecord
 from etki.errors import InputError, PermissionDeniedError
+from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
 
 log = logging.getLogger("etki.approval")
@@ -79,23 +80,29 @@ class ApprovalService:
 
     def check_reviewer(self, project_id: str, reviewer: str) -> None:
         """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of the
-        project. A project whose ``etki.yaml`` lists no reviewers accepts anyone (an
-        engagement may start from its contract alone)."""
+        project, names compared in NFC with surrounding white space stripped, case kept
+        (:func:`etki.identity.reviewer_name`: ``Ju\u0308rgen`` is ``Jürgen``). A project
+        whose ``etki.yaml`` lists no reviewers accepts anyone (an engagement may start
+        from its contract alone). The message names no approver: the list is who may
+        rule, not something to hand whoever asks."""
         reviewers = self.repo.project_config(project_id).reviewers
         if not reviewers:
             return
-        approvers = sorted(r.name for r in reviewers if r.role == "approver")
-        if reviewer not in approvers:
+        if not is_listed_approver(reviewers, reviewer):
             raise PermissionDeniedError(
-                f"reviewer '{reviewer}' is not an approver of project '{project_id}' "
-                f"(approvers: {', '.join(approvers) or 'none'}); set ETKI_REVIEWER"
+                f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
+                f"'{project_id}'; ask a project approver to list you in etki.yaml, or set "
+                "ETKI_REVIEWER to your approver name"
             )
 
     def rule(self, case_id: str, action: str, *, reason: str = "",
              reviewer: str | None = None, expected_version: int | None = None) -> RulingOutcome:
         """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
 
-        ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user).
+        ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user);
+        it is normalised (:func:`etki.identity.reviewer_name`) before it is checked and
+        stored. Every attempt's audit row also records the OS user, host, pid and program
+        of this process.
         A reason is required when the ruling differs from the engine's verdict.
         Raises :class:`InputError` (bad action, missing reason), ``NotFoundError``,
         :class:`PermissionDeniedError` and ``ConflictError`` (already ruled); never a wiki
@@ -103,7 +110,7 @@ class ApprovalService:
         """
         if action not in ACTIONS:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
-        who = (reviewer or self.settings.reviewer).strip()
+        who = reviewer_name(reviewer or self.settings.reviewer)
         case = self.repo.case(case_id)
         try:
             self.check_reviewer(case.project_id, who)

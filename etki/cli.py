@@ -1,6 +1,7 @@
 """The ``etki`` command.
 
-    etki init PROJECT_DIR [--no-context]       load, index, triage every new request
+    etki init PROJECT_DIR [--no-context] [--update-reviewers]
+                                               load, index, triage every new request
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT]
     etki triage --project ID TEXT [--json]     triage a text without storing it
@@ -14,7 +15,10 @@ text is printed through :func:`etki.text.printable`, so it cannot drive the term
 ``etki init`` stores a related-context block beside each new decision (pre-analysis,
 :mod:`etki.retrieval.context`; context only, never a decision input). ``--no-context``
 skips it, as does ``ETKI_RELATED_CONTEXT=0`` (also ``off``, ``false``, ``no``) in the
-environment; ``--context`` turns it on whatever the variable says.
+environment; ``--context`` turns it on whatever the variable says. Re-loading a stored
+project whose ``etki.yaml`` lists other reviewers exits 2 and says what would change;
+``--update-reviewers`` applies the change when ``ETKI_REVIEWER`` is an approver of the
+stored project (audited with the OS user, host and process).
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="do not store related-context blocks (also ETKI_RELATED_CONTEXT=0)")
     init.add_argument("--context", dest="context", action="store_true",
                       help="store related-context blocks even if ETKI_RELATED_CONTEXT=0")
+    init.add_argument("--update-reviewers", action="store_true",
+                      help="let etki.yaml change the reviewers of an already stored "
+                           "project (an approver only; audited)")
     queue = sub.add_parser("queue", help="list cases waiting for a ruling")
     queue.add_argument("--project")
     queue.add_argument("--all", action="store_true", help="ruled cases too")
@@ -107,6 +114,9 @@ def _print_decision(d: Decision) -> None:
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
+    from etki.identity import set_program
+
+    set_program(f"etki {args.command}")  # the audit's program column
     settings = Settings.from_env()
     if getattr(args, "handler", None) is not None:
         return args.handler(args, settings)
@@ -118,7 +128,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         from etki.services import init_project
 
         summary = init_project(args.project_dir, repo, settings,
-                               related_context=args.context)
+                               related_context=args.context,
+                               update_reviewers=args.update_reviewers)
         print("\n".join(summary.lines()))
         return 0
     if args.command == "projects":

@@ -4,7 +4,7 @@
 |---|---|---|
 | ETKI_DB_URL | SQLAlchemy URL of the store | ``sqlite:///.etki/etki.db`` (relative to the cwd) |
 | ETKI_WIKI_DIR | wiki folder template; ``{project}`` is replaced by the project id; without it the wiki of project P is ``<dir>/P``; the empty string turns the wiki off | ``.etki/wiki-{project}`` |
-| ETKI_REVIEWER | reviewer name used for rulings | the OS user |
+| ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from etki.errors import InputError
+from etki.identity import reviewer_name
 
 DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
@@ -83,7 +84,7 @@ class Settings:
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
             wiki_dir=None if wiki.strip() == "" else wiki,
-            reviewer=(env.get("ETKI_REVIEWER") or "").strip() or _os_user(),
+            reviewer=reviewer_name(env.get("ETKI_REVIEWER") or "") or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),
             related_context=_flag(env.get("ETKI_RELATED_CONTEXT"), True),

@@ -40,6 +40,7 @@ from pathlib import Path
 from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
 from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
 from etki.store.repository import Erasure
@@ -95,7 +96,7 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
     if not reason:
         raise InputError("erase: give the legal reason (--reason), e.g. the request's "
                          "reference; it is kept in the audit log's tombstone")
-    who = (reviewer or settings.reviewer).strip()
+    who = reviewer_name(reviewer or settings.reviewer)
     if case_id in repo.erased_case_ids():
         raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
                             f"but its audit tombstone (`etki erase --finish {case_id}` "

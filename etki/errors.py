@@ -103,3 +103,14 @@ def os_error_message(exc: OSError) -> str:
         return (f"disk full: cannot write {where} ({exc.strerror or exc}); free some space "
                 "there and run the command again")
     return f"{where}: {exc.strerror or exc}"
+
+
+class ReviewersChangedError(InputError):
+    """``etki init`` would change who may act on an already stored project (its
+    ``etki.yaml`` reviewers differ from the stored list) and ``--update-reviewers`` was
+    not given. Nothing was stored. ``changes`` lists what would change, one phrase each
+    (``add approver 'Mallory'``)."""
+
+    def __init__(self, message: str, changes: tuple[str, ...] = ()) -> None:
+        self.changes = changes
+        super().__init__(message)

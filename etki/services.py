@@ -40,6 +40,7 @@ from etki.errors import NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 from etki.store.repository import CaseSummary
+from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.triage.similar import Beside, RulingIndex
@@ -70,6 +71,9 @@ class InitSummary:
     remit: tuple[int, int] = (0, 0)
     """Statements of the declared remit (``etki.yaml`` ``scope``): (in, out). Their
     clauses are counted in ``clauses``; ``contracts`` and ``chunking`` name documents only."""
+    reviewer_changes: tuple[str, ...] = ()
+    """What ``--update-reviewers`` changed in the stored reviewer list (``add approver
+    'Mallory'``); empty when nothing changed."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -86,6 +90,9 @@ class InitSummary:
         if any(self.remit):
             out.insert(3, f"  declared remit: {self.remit[0]} in, {self.remit[1]} out "
                           "(etki.yaml scope)")
+        if self.reviewer_changes:
+            out.append("  reviewers: " + printable("; ".join(self.reviewer_changes),
+                                                   multiline=False) + " (audited)")
         if self.erased_skipped:
             out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
                        "erased and are not stored again")
@@ -198,8 +205,16 @@ it again triages only the requests not stored yet (decisions are written once)."
 
 
 def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings, *,
-                 related_context: bool | None = None) -> InitSummary:
+                 related_context: bool | None = None,
+                 update_reviewers: bool = False) -> InitSummary:
     """Load ``path``, store its knowledge, triage the requests not stored yet.
+
+    A project already stored keeps its reviewers: when the folder's ``etki.yaml`` lists
+    others, nothing is stored and ``ReviewersChangedError`` (exit 2) says what would
+    change, unless ``update_reviewers`` (``etki init --update-reviewers``) is given and
+    ``settings.reviewer`` is an approver of the stored list (``PermissionDeniedError``
+    otherwise). Either way the attempt is audited in ``project_audit``
+    (:meth:`CaseFileRepository.save_project`).
 
     ``related_context``: after triage, store a related-context block with each new
     decision (pre-analysis, :mod:`etki.retrieval.context`); context only, the decisions
@@ -214,7 +229,9 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     project = load_project(path)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
-    repo.save_project(project, index.hash, index.to_bytes())
+    reviewer_changes = repo.save_project(project, index.hash, index.to_bytes(),
+                                         update_reviewers=update_reviewers,
+                                         actor=settings.reviewer)
     existing = repo.cases(project.id)
     owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())  # never again
     owners.update({c.case_id: c.request_id for c in existing})
@@ -266,6 +283,7 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
         remit=(sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
                sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion")),
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
+        reviewer_changes=reviewer_changes,
     )
 
 

@@ -33,6 +33,7 @@ from textual.worker import WorkerState
 from etki.config import Settings
 from etki.domain import CaseRecord
 from etki.errors import ConflictError, EtkiError, InputError, PermissionDeniedError
+from etki.identity import set_program
 from etki.services import Desk, InitSummary, init_project
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
@@ -914,6 +915,7 @@ def quiet_logging() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """``etki-tui [PROJECT_DIR] [--project ID]``. Exit codes: 0 ok (also after a hang-up
     or end of input), 2 bad input, 1 internal error; errors are one line on stderr."""
+    set_program("etki-tui")  # the audit's program column
     try:
         args = _parser().parse_args(argv)
         settings = Settings.from_env()

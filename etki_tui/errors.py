@@ -33,8 +33,9 @@ def advice(exc: BaseException, doing: str = "") -> str:
     if isinstance(exc, ConflictError):
         return "Nothing was recorded. Look at the case again; the queue has been reloaded."
     if isinstance(exc, PermissionDeniedError):
-        return ("Ask the project's PMO to list you as an approver in etki.yaml (role: "
-                "approver) and reload the project, or set ETKI_REVIEWER to your listed name.")
+        return ("Ask a project approver to list you in etki.yaml (role: approver) and "
+                "load it with `etki init --update-reviewers`, or set ETKI_REVIEWER to your "
+                "listed name.")
     if isinstance(exc, NotFoundError):
         return ("It is no longer in the store (erased or re-loaded): press Ctrl+R to "
                 "reload, or Ctrl+P to open another project.")

@@ -118,3 +118,59 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
                          settings).verify("demo") == []
     assert ApprovalService(repo, Settings(db_url="unused", wiki_dir=None)).projector is None
     other_repo.dispose()
+
+
+# --- identity (issue 11, item 9) -------------------------------------------------------
+
+def test_a_refusal_names_no_approver(tmp_path):
+    repo, _ = _service(tmp_path)
+    svc = ApprovalService(repo, Settings(db_url="unused", reviewer="mallory", wiki_dir=None))
+    with pytest.raises(PermissionDeniedError) as err:
+        svc.approve("req-demo-1")
+    message = str(err.value)
+    assert "ask a project approver" in message and "'mallory'" in message
+    assert "ayse" not in message and "jurgen" not in message
+
+
+def test_an_nfd_reviewer_matches_its_nfc_approver_both_ways(tmp_path):
+    nfc, nfd = "J\u00fcrgen", "Ju\u0308rgen"
+    repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
+    # a list stored before names were normalised may hold the NFD spelling
+    repo.save_project(make_project(reviewers=(nfc,)), "sha256:a", b"{}\n")
+    repo.save_project(make_project("nfd", reviewers=(nfd,)), "sha256:b", b"{}\n")
+    repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
+    repo.add_cases("nfd", [(make_request("R1"), make_decision("req-nfd-1"))])
+    from_env = Settings.from_env({"ETKI_REVIEWER": f" {nfd}\t", "ETKI_WIKI_DIR": ""})
+    assert from_env.reviewer == nfc
+    assert ApprovalService(repo, from_env).approve("req-demo-1").ruling.reviewer == nfc
+    svc = ApprovalService(repo, Settings(db_url="unused", reviewer=nfc, wiki_dir=None))
+    assert svc.approve("req-nfd-1").ruling.reviewer == nfc
+    # case is kept: a differently cased name is another name (etki.identity)
+    repo.add_cases("demo", [(make_request("R2"), make_decision("req-demo-2"))])
+    with pytest.raises(PermissionDeniedError):
+        ApprovalService(repo, Settings(db_url="unused", reviewer="j\u00fcrgen",
+                                       wiki_dir=None)).approve("req-demo-2")
+
+
+def test_changing_reviewers_needs_the_flag_and_an_approver(tmp_path):
+    from etki.errors import ReviewersChangedError
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
+    repo.save_project(make_project(), "sha256:a", b"{}\n", actor="ayse")
+    wider = make_project(reviewers=("ayse", "jurgen", "mallory"))
+    with pytest.raises(ReviewersChangedError, match="add approver 'mallory'") as err:
+        repo.save_project(wider, "sha256:b", b"{}\n", actor="ayse")
+    assert err.value.changes == ("add approver 'mallory'",)
+    with pytest.raises(PermissionDeniedError, match="ask a project approver"):
+        repo.save_project(wider, "sha256:b", b"{}\n", update_reviewers=True, actor="mallory")
+    assert repo.index_hash("demo") == "sha256:a"  # nothing stored by either
+    narrower = make_project(reviewers=("jurgen",))
+    assert repo.save_project(narrower, "sha256:c", b"{}\n", update_reviewers=True,
+                             actor="ayse") == ("remove approver 'ayse'",)
+    assert [a.outcome for a in repo.project_audit("demo")] == [
+        "created", "refused", "denied", "changed"]
+    # a stored list without any approver cannot lock everyone out of fixing it
+    repo.save_project(make_project("view", reviewers=()), "sha256:d", b"{}\n")
+    assert repo.save_project(make_project("view"), "sha256:e", b"{}\n",
+                             update_reviewers=True, actor="anyone") == (
+        "add approver 'ayse'", "add approver 'jurgen'")

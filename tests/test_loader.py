@@ -356,3 +356,19 @@ def test_sample_project_loads() -> None:
     assert len(project.workitems) >= 40 and len(project.requests) >= 30
     assert any(r.role == "approver" for r in project.config.reviewers)
     assert len({c.ref for c in project.clauses}) == len(project.clauses)
+
+
+def test_reviewer_names_are_nfc_and_an_nfd_twin_is_listed_twice(tmp_path):
+    """Issue 11 item 9: ``Ju\\u0308rgen`` is ``Jürgen`` (NFC, ends stripped, case kept)."""
+    folder = tmp_path / "p"
+    (folder / "contracts").mkdir(parents=True)
+    (folder / "contracts" / "msa.md").write_text(CONTRACT, encoding="utf-8")
+    (folder / "etki.yaml").write_text(
+        "id: demo\nname: Demo\nreviewers:\n  - name: '  Ju\u0308rgen '\n", encoding="utf-8")
+    assert load_project(folder).config.reviewers == (Reviewer("J\u00fcrgen", "approver"),)
+    (folder / "etki.yaml").write_text(
+        "id: demo\nname: Demo\nreviewers:\n  - name: J\u00fcrgen\n  - name: Ju\u0308rgen\n"
+        "  - name: j\u00fcrgen\n", encoding="utf-8")
+    with pytest.raises(ProjectFormatError, match="listed twice") as err:
+        load_project(folder)
+    assert "reviewers[1].name" in str(err.value)

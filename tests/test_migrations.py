@@ -216,3 +216,65 @@ def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path):
             (head_revision(),)]
     assert _diff(engine, Base.metadata) == []
     engine.dispose()
+
+
+def _audit_rows(engine: Engine) -> list[dict]:
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(text("SELECT * FROM audit_log "
+                                                            "ORDER BY id"))]
+
+
+def _downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from etki.store.migrate import MIGRATIONS_DIR
+
+    with engine.connect() as conn:
+        conn = conn.execution_options(etki_write=True)
+        with conn.begin():
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS_DIR))
+            config.attributes["connection"] = conn
+            command.downgrade(config, revision)
+
+
+def test_migration_0004_adds_who_ran_it_beside_every_older_audit_row(store):
+    """Issue 11 item 9: rows written before 0004 keep every value and get NULL (unknown)
+    OS user, host, pid and program; rows written after carry them; ``project_audit``
+    exists; the revision downgrades and upgrades again without losing a row."""
+    import getpass
+    import socket
+
+    _first_release_rows(store.engine)
+    assert upgrade(store.engine, "0003") == (FIRST_REVISION, "0003")
+    old = _audit_rows(store.engine)
+    assert len(old) == 2 and "os_user" not in old[0]
+
+    assert upgrade(store.engine) == ("0003", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    migrated = _audit_rows(store.engine)
+    identity = ("os_user", "host", "pid", "program")
+    assert [{k: v for k, v in r.items() if k not in identity} for r in migrated] == old
+    assert {(r["os_user"], r["host"], r["pid"], r["program"]) for r in migrated} == {
+        (None, None, None, None)}  # not guessed
+    assert "project_audit" in inspect(store.engine).get_table_names()
+
+    repo = CaseFileRepository(store.engine)
+    repo.record_ruling("req-demo-3", "approve", "ayse", "ok")
+    new = repo.audit_entries("req-demo-3")[-1]
+    assert (new.reviewer, new.pid, new.host) == ("ayse", os.getpid(), socket.gethostname())
+    assert new.os_user == getpass.getuser() or new.os_user.startswith("uid ")
+    assert repo.audit_entries("req-demo-1")[0].os_user is None
+    # a project re-loaded with the same reviewers adds no reviewer-list row
+    project = repo.load_project("demo")
+    repo.save_project(project, "sha256:abc", b'{"nodes": []}')
+    assert repo.project_audit("demo") == []
+    repo.dispose()
+
+    _downgrade(store.engine, "0003")
+    assert _audit_rows(store.engine) == old + [
+        {k: v for k, v in asdict(new).items() if k not in identity}]
+    assert "project_audit" not in inspect(store.engine).get_table_names()
+    assert upgrade(store.engine) == ("0003", head_revision())
+    assert _diff(store.engine, Base.metadata) == []

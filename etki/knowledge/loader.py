@@ -21,6 +21,9 @@ Decisions taken here:
 * Only ``id`` and ``name`` of ``etki.yaml`` are required; ``languages`` defaults to
   ``[en]``, ``reviewers`` and ``thresholds`` to empty. Unknown keys are an error (a typo
   such as ``reviwers`` would otherwise silently leave a project without approvers).
+  Reviewer names are kept in NFC with surrounding white space stripped, case as written
+  (:func:`etki.identity.reviewer_name`), so an NFD and an NFC spelling of one name are
+  the same reviewer (and listing both is "listed twice").
 * Module and work-item records may carry more fields than Etki reads (the real data has
   ``areas``, ``files_changed``, ``source``); those are ignored. A wrapper object may carry
   ``source`` and count fields next to the list.
@@ -78,6 +81,7 @@ from etki.frontmatter import (
     normalize_newlines,
     unstorable_path,
 )
+from etki.identity import reviewer_name
 from etki.knowledge.contracts import parse_contract
 from etki.knowledge.edgesfile import EDGES_FILE, load_edges
 from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_vocabulary
@@ -334,7 +338,8 @@ def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
     names: set[str] = set()
     for i, item in enumerate(value):
         rec = _Fields(src, item, ["reviewers", i])
-        name = (rec.string("name", required=True) or "").strip()
+        # NFC, ends stripped, case kept: the form rulings compare (etki.identity)
+        name = reviewer_name(rec.string("name", required=True) or "")
         role = rec.string("role", default="approver")
         if role not in REVIEWER_ROLES:
             raise rec.fail("role", f"role {role!r} is not one of {', '.join(REVIEWER_ROLES)}")

@@ -150,7 +150,12 @@ class AuditRow(Base):
     ``erased``, ``after`` ``erased``, ``reason`` the erasure's reason; it replaces the
     ``reason`` of the case's earlier rows (free text that may quote the request) with
     ``[erased]`` and keeps the rest. ``case_id`` is therefore not a foreign key: the log outlives the case
-    (migration 0002)."""
+    (migration 0002).
+
+    ``reviewer`` is the asserted name (``ETKI_REVIEWER``); beside it ``os_user``,
+    ``host``, ``pid`` and ``program`` record what the OS said about the process that
+    wrote the row (:class:`etki.identity.ProcessIdentity`, migration 0004). They are
+    NULL on rows written before that migration: unknown, never guessed."""
 
     __tablename__ = "audit_log"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -164,6 +169,37 @@ class AuditRow(Base):
     outcome: Mapped[str] = mapped_column(String(16), default="committed")
     before: Mapped[str] = mapped_column(String(16), default="pending")
     after: Mapped[str] = mapped_column(String(16), default="pending")
+    os_user: Mapped[str | None] = mapped_column(Text, nullable=True)
+    host: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    program: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ProjectAuditRow(Base):
+    """Append-only audit log of who may act on a project (migration 0004): one row per
+    ``etki init`` that created a project's reviewer list or tried to change it.
+    ``action`` is ``reviewers``; ``outcome`` is ``created`` (first load), ``changed``
+    (``--update-reviewers``), ``refused`` (the folder's list differs and
+    ``--update-reviewers`` was not given) or ``denied`` (given by someone who is not an
+    approver of the stored list); ``before_json``/``after_json`` are the stored and the
+    folder's lists (``[{"name": …, "role": …}]``, sorted by name then role); ``root`` is
+    the folder loaded (absolute). ``reviewer`` is the asserted actor, with the process
+    identity beside it as in :class:`AuditRow`."""
+
+    __tablename__ = "project_audit"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    action: Mapped[str] = mapped_column(String(16))
+    outcome: Mapped[str] = mapped_column(String(16))
+    before_json: Mapped[str] = mapped_column(Text)
+    after_json: Mapped[str] = mapped_column(Text)
+    root: Mapped[str] = mapped_column(Text)
+    reviewer: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(String(20))
+    os_user: Mapped[str] = mapped_column(Text)
+    host: Mapped[str] = mapped_column(Text)
+    pid: Mapped[int] = mapped_column(Integer)
+    program: Mapped[str] = mapped_column(Text)
 
 
 class MetaRow(Base):

@@ -11,7 +11,11 @@ Rules kept here:
   read is still current, else :class:`etki.errors.ConflictError` names who ruled and when
   (shared/cases/B16); the row keeps the first ruling;
 * re-loading a project replaces its knowledge (clauses, modules, work items) and keeps
-  its cases, decisions and rulings.
+  its cases, decisions and rulings; it changes the project's reviewers only when asked
+  to (``update_reviewers``), and every creation of or attempt to change a reviewer list
+  is written to ``project_audit``;
+* every audit row carries the asserted reviewer and the process that wrote it (OS user,
+  host, pid, program: :func:`etki.identity.current_process`).
 """
 
 from __future__ import annotations
@@ -43,8 +47,15 @@ from etki.domain import (
     ScopeClause,
     WorkItem,
 )
-from etki.errors import ConflictError, InputError, NotFoundError
+from etki.errors import (
+    ConflictError,
+    InputError,
+    NotFoundError,
+    PermissionDeniedError,
+    ReviewersChangedError,
+)
 from etki.frontmatter import unstorable_path
+from etki.identity import current_process, is_listed_approver, reviewer_name
 from etki.store import proof
 from etki.store.db import make_engine
 from etki.store.migrate import check_schema, ensure_schema, has_tables, missing_store
@@ -58,6 +69,7 @@ from etki.store.models import (
     DecisionRow,
     MetaRow,
     ModuleRow,
+    ProjectAuditRow,
     ProjectRow,
     RulingRow,
     WorkItemRow,
@@ -96,6 +108,90 @@ class Erasure:
     before: str
     audit_rows_redacted: int
     contexts_scrubbed: int
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the ruling audit log (:class:`etki.store.models.AuditRow`), oldest
+    first by ``id``: the asserted ``reviewer`` and, beside it, the writing process's
+    ``os_user``, ``host``, ``pid`` and ``program`` (None on rows written before
+    migration 0004). ``reason`` is client-typed text: untrusted."""
+
+    id: int
+    case_id: str
+    reviewer: str
+    action: str
+    ruling: str
+    reason: str
+    at: str
+    version: int
+    outcome: str
+    before: str
+    after: str
+    os_user: str | None
+    host: str | None
+    pid: int | None
+    program: str | None
+
+
+@dataclass(frozen=True)
+class ProjectAuditEntry:
+    """One row of ``project_audit`` (:class:`etki.store.models.ProjectAuditRow`): a
+    project's reviewer list created (``created``), changed (``changed``), or a change
+    refused (``refused``: no ``--update-reviewers``; ``denied``: not an approver).
+    ``before`` and ``after`` are the stored and the loaded folder's reviewers, sorted by
+    name then role; names are client text (``etki.yaml``): untrusted."""
+
+    id: int
+    project_id: str
+    action: str
+    outcome: str
+    before: tuple[Reviewer, ...]
+    after: tuple[Reviewer, ...]
+    root: str
+    reviewer: str
+    at: str
+    os_user: str
+    host: str
+    pid: int
+    program: str
+
+
+def _reviewer_set(reviewers: Iterable[Reviewer]) -> tuple[Reviewer, ...]:
+    """``reviewers`` with normalised names (:func:`etki.identity.reviewer_name`), as a
+    sorted tuple: what decides whether two lists grant the same rights (order in
+    ``etki.yaml`` does not)."""
+    return tuple(sorted({Reviewer(reviewer_name(r.name), r.role) for r in reviewers},
+                        key=lambda r: (r.name, r.role)))
+
+
+def _reviewers_json(reviewers: tuple[Reviewer, ...]) -> str:
+    return json.dumps([{"name": r.name, "role": r.role} for r in reviewers],
+                      ensure_ascii=False)
+
+
+def _reviewer_changes(old: tuple[Reviewer, ...], new: tuple[Reviewer, ...]) -> tuple[str, ...]:
+    """What turning reviewer list ``old`` into ``new`` changes, one phrase per name:
+    ``add approver 'Mallory'``, ``remove viewer 'Vera'``, ``make 'Ayşe' viewer (was
+    approver)``; sorted by name."""
+    before: dict[str, set[str]] = {}
+    after: dict[str, set[str]] = {}
+    for r in old:
+        before.setdefault(r.name, set()).add(r.role)
+    for r in new:
+        after.setdefault(r.name, set()).add(r.role)
+    out = []
+    for name in sorted(before.keys() | after.keys()):
+        was, now = before.get(name, set()), after.get(name, set())
+        if was == now:
+            continue
+        if not was:
+            out.append(f"add {'/'.join(sorted(now))} {name!r}")
+        elif not now:
+            out.append(f"remove {'/'.join(sorted(was))} {name!r}")
+        else:
+            out.append(f"make {name!r} {'/'.join(sorted(now))} (was {'/'.join(sorted(was))})")
+    return tuple(out)
 
 
 def utc_now() -> datetime:
@@ -269,49 +365,128 @@ class CaseFileRepository:
 
     # --- projects ----------------------------------------------------------------------
 
-    def save_project(self, project: Project, index_hash: str, index_bytes: bytes) -> None:
-        """Insert or replace ``project``'s knowledge in one transaction; cases stay."""
+    def save_project(self, project: Project, index_hash: str, index_bytes: bytes, *,
+                     update_reviewers: bool = False,
+                     actor: str | None = None) -> tuple[str, ...]:
+        """Insert or replace ``project``'s knowledge in one transaction; cases stay.
+
+        The folder is stored as an absolute path (``Path.resolve()``). A project already
+        stored keeps its reviewers unless ``update_reviewers`` is true: when the folder's
+        reviewers (compared as a set of normalised ``(name, role)``, see
+        :func:`etki.identity.reviewer_name`) differ from the stored ones, nothing is
+        stored and :class:`~etki.errors.ReviewersChangedError` says what would change.
+        With ``update_reviewers`` the change needs ``actor`` (the asserted reviewer) to
+        be an approver of the *stored* list (anyone when it lists none), else
+        :class:`~etki.errors.PermissionDeniedError` ("ask a project approver"; nothing
+        stored). Creating a project's list, changing it, and each refusal append a
+        :class:`~etki.store.models.ProjectAuditRow` (old and new lists, actor, process
+        identity). Returns what changed in the reviewer list (phrases such as ``add
+        approver 'Mallory'``; empty when nothing did or the project is new). Raises
+        :class:`InputError` for text that cannot be stored."""
         cfg = project.config
         bad = unstorable_path(asdict(project))
         if bad is not None:
             raise InputError(f"project {cfg.id!r}: {'.'.join(map(str, bad))} holds a NUL "
                              "character or a lone surrogate: not text Etki can store")
         config_json = json.dumps(asdict(cfg), sort_keys=True, ensure_ascii=False)
-        with self._write() as s:
-            row = s.get(ProjectRow, cfg.id)
-            values = {
-                "name": cfg.name, "root": str(project.root), "config_json": config_json,
-                "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
-                "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
-                "loaded_at": iso(self.clock()),
-            }
-            if row is None:
-                s.add(ProjectRow(id=cfg.id, **values))
-            else:
-                for key, value in values.items():
-                    setattr(row, key, value)
-            for model in (ClauseRow, ContractRow, ModuleRow, WorkItemRow):
-                s.execute(delete(model).where(model.project_id == cfg.id))
-            s.flush()
-            for pos, contract in enumerate(project.contracts):
-                s.add(ContractRow(project_id=cfg.id, id=contract.id, title=contract.title,
-                                  source=contract.source, chunking=contract.chunking,
-                                  position=pos))
-            for pos, c in enumerate(project.clauses):
-                s.add(ClauseRow(
-                    project_id=cfg.id, ref=c.ref, contract_id=c.contract_id, number=c.number,
-                    title=c.title, text=c.text, kind=c.kind, level=c.level, source=c.source,
-                    line=c.line, parent=c.parent, position=pos,
-                    edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
-                ))
-            for pos, m in enumerate(project.modules):
-                s.add(ModuleRow(project_id=cfg.id, id=m.id, path=m.path, summary=m.summary,
-                                depends_on_json=json.dumps(list(m.depends_on)),
-                                language=m.language, position=pos))
-            for pos, w in enumerate(project.workitems):
-                s.add(WorkItemRow(project_id=cfg.id, id=w.id, title=w.title, kind=w.kind,
-                                  date=w.date, modules_json=json.dumps(list(w.modules)),
-                                  effort_days=w.effort_days, position=pos))
+        root = str(Path(project.root).resolve())
+        _storable("the project folder's path", root)
+        who = reviewer_name(actor or "")
+        new_list = _reviewer_set(cfg.reviewers)
+        old_list: tuple[Reviewer, ...] = ()
+        changes: tuple[str, ...] = ()
+        try:
+            with self._write() as s:
+                row = s.get(ProjectRow, cfg.id)
+                outcome = "created" if row is None else None
+                if row is not None:
+                    stored = _config_of(row.config_json).reviewers
+                    old_list = _reviewer_set(stored)
+                    if old_list != new_list:
+                        self._check_reviewer_change(cfg.id, stored, old_list, new_list,
+                                                    row.root, root, who, update_reviewers)
+                        outcome = "changed"
+                        changes = _reviewer_changes(old_list, new_list)
+                self._write_project(s, project, row, root, config_json, index_hash,
+                                    index_bytes)
+                if outcome is not None:
+                    s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root,
+                                                  who))
+        except (ReviewersChangedError, PermissionDeniedError) as exc:
+            outcome = "refused" if isinstance(exc, ReviewersChangedError) else "denied"
+            with self._write() as s:
+                s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root,
+                                              who))
+            raise
+        return changes
+
+    @staticmethod
+    def _check_reviewer_change(project_id: str, stored: tuple[Reviewer, ...],
+                               old_list: tuple[Reviewer, ...], new_list: tuple[Reviewer, ...],
+                               stored_root: str, root: str, who: str,
+                               update_reviewers: bool) -> None:
+        """Raise unless changing the stored reviewers ``old_list`` to ``new_list`` is
+        allowed (see :meth:`save_project`)."""
+        if not update_reviewers:
+            changes = _reviewer_changes(old_list, new_list)
+            where = f"{root}/etki.yaml"
+            first = "" if stored_root == root else f" (stored from {stored_root})"
+            raise ReviewersChangedError(
+                f"project {project_id!r} is already stored{first} with other reviewers "
+                f"than {where} lists; loading it would {'; '.join(changes)}. Nothing was "
+                "stored. If this change is intended, run `etki init --update-reviewers` "
+                "as an approver of the project (the change is audited)", changes)
+        if any(r.role == "approver" for r in stored) and not is_listed_approver(stored, who):
+            raise PermissionDeniedError(
+                f"reviewer {who!r} may not change the reviewers of project {project_id!r}: "
+                "only an approver of the stored project can; ask a project approver. "
+                "Nothing was stored")
+
+    def _project_audit_row(self, project_id: str, outcome: str, before: tuple[Reviewer, ...],
+                           after: tuple[Reviewer, ...], root: str, who: str) -> ProjectAuditRow:
+        return ProjectAuditRow(project_id=project_id, action="reviewers", outcome=outcome,
+                               before_json=_reviewers_json(before),
+                               after_json=_reviewers_json(after), root=root,
+                               reviewer=_UNSTORABLE.sub("\ufffd", who), at=iso(self.clock()),
+                               **current_process().columns())
+
+    def _write_project(self, s: Session, project: Project, row: ProjectRow | None, root: str,
+                       config_json: str, index_hash: str, index_bytes: bytes) -> None:
+        """The writes of :meth:`save_project` inside its transaction."""
+        cfg = project.config
+        values = {
+            "name": cfg.name, "root": root, "config_json": config_json,
+            "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
+            "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
+            "loaded_at": iso(self.clock()),
+        }
+        if row is None:
+            s.add(ProjectRow(id=cfg.id, **values))
+        else:
+            for key, value in values.items():
+                setattr(row, key, value)
+        for model in (ClauseRow, ContractRow, ModuleRow, WorkItemRow):
+            s.execute(delete(model).where(model.project_id == cfg.id))
+        s.flush()
+        for pos, contract in enumerate(project.contracts):
+            s.add(ContractRow(project_id=cfg.id, id=contract.id, title=contract.title,
+                              source=contract.source, chunking=contract.chunking,
+                              position=pos))
+        for pos, c in enumerate(project.clauses):
+            s.add(ClauseRow(
+                project_id=cfg.id, ref=c.ref, contract_id=c.contract_id, number=c.number,
+                title=c.title, text=c.text, kind=c.kind, level=c.level, source=c.source,
+                line=c.line, parent=c.parent, position=pos,
+                edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
+            ))
+        for pos, m in enumerate(project.modules):
+            s.add(ModuleRow(project_id=cfg.id, id=m.id, path=m.path, summary=m.summary,
+                            depends_on_json=json.dumps(list(m.depends_on)),
+                            language=m.language, position=pos))
+        for pos, w in enumerate(project.workitems):
+            s.add(WorkItemRow(project_id=cfg.id, id=w.id, title=w.title, kind=w.kind,
+                              date=w.date, modules_json=json.dumps(list(w.modules)),
+                              effort_days=w.effort_days, position=pos))
 
     def project_ids(self) -> list[str]:
         """Ids of every stored project, sorted."""
@@ -605,7 +780,8 @@ class CaseFileRepository:
                                 version=seen + 1))
                 s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
                                ruling=ruling, reason=reason, at=now, version=seen + 1,
-                               outcome="committed", before="pending", after=ruling))
+                               outcome="committed", before="pending", after=ruling,
+                               **current_process().columns()))
         except ConflictError as exc:
             self.audit_attempt(case_id, reviewer, action, reason, "conflict",
                                before=exc.ruling or "pending")
@@ -626,7 +802,7 @@ class CaseFileRepository:
             s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
                            ruling=ACTIONS.get(action, action), reason=reason,
                            at=iso(self.clock()), version=version, outcome=outcome,
-                           before=before, after=before))
+                           before=before, after=before, **current_process().columns()))
 
     def _conflict(self, case_id: str, current: RulingRow | None) -> ConflictError:
         if current is None:
@@ -643,6 +819,32 @@ class CaseFileRepository:
             stmt = stmt.where(AuditRow.case_id == case_id)
         with self._read() as s:
             return [tuple(r) for r in s.execute(stmt).all()]  # type: ignore[misc]
+
+    def audit_entries(self, case_id: str | None = None) -> list[AuditEntry]:
+        """Every audit row (of ``case_id`` when given) as :class:`AuditEntry`, oldest
+        first: the asserted reviewer with the OS user, host, pid and program beside it."""
+        cols = list(AuditRow.__table__.c)
+        stmt = select(*cols).order_by(AuditRow.__table__.c.id)
+        if case_id is not None:
+            stmt = stmt.where(AuditRow.__table__.c.case_id == case_id)
+        with self.engine.connect() as conn:
+            return [AuditEntry(**dict(r._mapping)) for r in conn.execute(stmt)]
+
+    def project_audit(self, project_id: str | None = None) -> list[ProjectAuditEntry]:
+        """Every ``project_audit`` row (of ``project_id`` when given), oldest first, as
+        :class:`ProjectAuditEntry`."""
+        t = ProjectAuditRow.__table__
+        stmt = select(*t.c).order_by(t.c.id)
+        if project_id is not None:
+            stmt = stmt.where(t.c.project_id == project_id)
+        out = []
+        with self.engine.connect() as conn:
+            for r in conn.execute(stmt):
+                row = dict(r._mapping)
+                before = tuple(Reviewer(**x) for x in json.loads(row.pop("before_json")))
+                after = tuple(Reviewer(**x) for x in json.loads(row.pop("after_json")))
+                out.append(ProjectAuditEntry(before=before, after=after, **row))
+        return out
 
     # --- erasure (KVKK/GDPR) -----------------------------------------------------------
 
@@ -689,7 +891,7 @@ class CaseFileRepository:
             scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
             s.add(AuditRow(case_id=case_id, reviewer=erased_by, action="erase", ruling=before,
                            reason=reason, at=now, version=version, outcome=ERASED,
-                           before=before, after=ERASED))
+                           before=before, after=ERASED, **current_process().columns()))
         return Erasure(case_id=case_id, project_id=project_id, before=before,
                        audit_rows_redacted=redacted, contexts_scrubbed=scrubbed)
 

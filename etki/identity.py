@@ -1,0 +1,121 @@
+"""Who acts: the asserted reviewer name and the process that asserts it (issue 11 item 9).
+
+A reviewer name (``ETKI_REVIEWER``, or a ``name`` under ``reviewers`` in ``etki.yaml``)
+is an assertion: anyone who can run Etki can set it. Beside every audit row Etki
+therefore records what the operating system says about the acting process
+(:class:`ProcessIdentity`): the OS account, the host, the process id and the program
+(``etki rule``, ``etki erase``, ``etki init``, ``etki-tui``, ``etki mcp``).
+
+Names are compared in one canonical form, :func:`reviewer_name`: Unicode NFC with the
+white space at both ends removed. ``Ju\\u0308rgen`` (``u`` + combining diaeresis, as
+some keyboards and macOS file names type it) is the same name as ``Jürgen``. Case is
+*not* folded: ``jürgen`` and ``Jürgen`` stay two names, because folding would widen who
+counts as an approver (Turkish ``I``/``ı``/``İ``/``i`` fold differently from other
+languages) and an approver list is an allow-list; inner white space is kept as typed.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from etki.domain import Reviewer
+
+__all__ = ["ProcessIdentity", "current_process", "is_listed_approver", "program",
+           "reviewer_name", "set_program"]
+
+_PROGRAM: str | None = None
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_CACHE: dict[tuple[int, str], ProcessIdentity] = {}
+
+
+def reviewer_name(name: str) -> str:
+    """``name`` in the form Etki compares and stores reviewer names in: Unicode NFC,
+    surrounding white space stripped, case kept (module docstring)."""
+    return unicodedata.normalize("NFC", name).strip()
+
+
+def is_listed_approver(reviewers: Iterable[Reviewer], name: str) -> bool:
+    """Whether ``name`` is an approver among ``reviewers``, both sides compared as :func:`reviewer_name` (a list stored before names
+    were normalised may hold NFD spellings)."""
+    who = reviewer_name(name)
+    return any(r.role == "approver" and reviewer_name(r.name) == who for r in reviewers)
+
+
+def set_program(label: str) -> None:
+    """Name the program this process runs as in the audit (``etki rule``, ``etki-tui``);
+    set once by each entry point. Without it :func:`program` falls back to the script
+    name."""
+    global _PROGRAM
+    _PROGRAM = label
+
+
+def program() -> str:
+    """The program label set by :func:`set_program`, else the base name of
+    ``sys.argv[0]`` (``python`` when there is none)."""
+    if _PROGRAM:
+        return _PROGRAM
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "python"
+    return Path(argv0).name or "python"
+
+
+def _os_user() -> str:
+    """The account of the real user id from the password database, not ``$USER`` or
+    ``$LOGNAME`` (which, like ``ETKI_REVIEWER``, any caller can set); ``uid N`` when
+    the id has no entry (containers); ``getpass.getuser()`` where there is no ``pwd``
+    module (Windows)."""
+    try:
+        import pwd
+    except ImportError:  # not POSIX
+        try:
+            return getpass.getuser()
+        except Exception:  # noqa: BLE001 - no user name known at all
+            return "unknown"
+    uid = os.getuid()
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+@dataclass(frozen=True)
+class ProcessIdentity:
+    """What the OS says about the acting process, stored beside the asserted reviewer in
+    every audit row: ``os_user`` (account name of the real uid), ``host``
+    (``socket.gethostname()``), ``pid`` (``os.getpid()``) and ``program`` (see
+    :func:`program`). Text that cannot be stored (NUL, lone surrogates from undecodable
+    bytes in ``argv``) is replaced by U+FFFD."""
+
+    os_user: str
+    host: str
+    pid: int
+    program: str
+
+    def columns(self) -> dict[str, object]:
+        """The audit-row columns: ``{"os_user", "host", "pid", "program"}``."""
+        return {"os_user": self.os_user, "host": self.host, "pid": self.pid,
+                "program": self.program}
+
+
+def current_process() -> ProcessIdentity:
+    """The :class:`ProcessIdentity` of the calling process, looked up once per process
+    id and program label (a fork gets its own)."""
+    key = (os.getpid(), program())
+    found = _CACHE.get(key)
+    if found is None:
+        import socket  # here, not at the top: the CLI's start-up stays light
+
+        clean = [_UNSTORABLE.sub("\ufffd", v) for v in (_os_user(), socket.gethostname(),
+                                                        key[1])]
+        found = ProcessIdentity(os_user=clean[0], host=clean[1], pid=key[0],
+                                program=clean[2])
+        _CACHE[key] = found
+    return found
