@@ -1,0 +1,150 @@
+"""Inputs that stall (issue 11 item 6), reproduced as they were attacked.
+
+* A YAML alias bomb ("billion laughs": level n is a list of nine aliases of level n-1)
+  under a key Etki ignores: 9 levels in ``modules.yaml`` took 151 s to load, 7 levels in
+  a contract's frontmatter 17 s. Every YAML reader now refuses the first anchor or alias
+  while composing, naming the file and line. No timed assertion: a bomb that would
+  take minutes makes a hang obvious.
+* One 18 MB request in ``requests.jsonl`` took ``etki init`` 156 s. A row longer than
+  ``ETKI_MAX_REQUEST_CHARS`` (default 200,000 characters) is refused with file:line,
+  the other rows are stored, and ``etki init`` exits 2.
+* The same request stored before the cap existed froze the desk's detail pane on
+  "Loading…" with keys ignored. The pane renders a bounded head and says how many
+  characters it left out; keys are handled while the case is highlighted.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from etki.errors import ProjectFormatError
+from etki.frontmatter import MAX_YAML_DEPTH, dump_frontmatter, load_yaml, split_frontmatter
+from etki.knowledge import load_project
+from etki.wiki import read_page
+from etki_tui.config import load_config
+from tests.conftest import REPO_ROOT
+from tests.test_loader import CONTRACT, MODULES, write_project
+
+ANCHOR = "YAML aliases are not allowed (anchor '&a0')"
+
+
+def bomb(levels: int, indent: str = "  ") -> list[str]:
+    """The lines of a ``levels``-deep alias bomb as a mapping at ``indent``: level 0 is
+    nine strings, level n nine aliases of level n-1 (9**levels strings expanded)."""
+    lines = [f"{indent}a0: &a0 [{', '.join(['lol'] * 9)}]"]
+    for i in range(1, levels):
+        lines.append(f"{indent}a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
+    return lines
+
+
+def modules_with_bomb(levels: int = 9) -> tuple[str, int]:
+    """``modules.yaml`` whose second module carries the bomb under an ignored key
+    (modules may carry fields Etki does not read), and the line of ``&a0``."""
+    head = MODULES.splitlines()
+    at = head.index("- id: auth") + 3  # after path and summary of "auth"
+    lines = head[:at] + ["  x-notes:"] + bomb(levels, "    ") + head[at:]
+    return "\n".join(lines) + "\n", at + 2
+
+
+def _env(tmp: Path, **more: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ETKI_")}
+    env.update({"ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+                "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": "Ayşe Yılmaz",
+                "ETKI_RELATED_CONTEXT": "0", "PYTHONPATH": str(REPO_ROOT)}, **more)
+    return env
+
+
+def etki(tmp: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m etki.cli ARGV`` in its own process."""
+    return subprocess.run([sys.executable, "-m", "etki.cli", *argv], cwd=tmp,
+                          env=_env(tmp, **env), capture_output=True, text=True,
+                          check=False, timeout=600)
+
+
+# --- YAML: anchors and aliases refused, before anything is expanded -------------------------
+
+def test_nine_level_alias_bomb_in_modules_yaml_is_refused(tmp_path):
+    text, line = modules_with_bomb(9)
+    root = write_project(tmp_path / "p", {"modules.yaml": text})
+    with pytest.raises(ProjectFormatError) as info:
+        load_project(root)
+    err = info.value
+    assert Path(err.path).name == "modules.yaml" and err.line == line
+    assert str(err).endswith(f"modules.yaml:{line}: {ANCHOR}; write the value out where it "
+                             "is used"), str(err)
+    # the command: exit 2, one line naming the file and line, nothing stored
+    run = etki(tmp_path, "init", str(root))
+    assert run.returncode == 2, run.stderr
+    assert f"modules.yaml:{line}: {ANCHOR}" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "wiki-demo").exists()
+
+
+def test_seven_level_alias_bomb_in_contract_frontmatter_is_refused(tmp_path):
+    body = CONTRACT.split("---\n", 2)[2]
+    contract = "---\nid: MSA\nx-notes:\n" + "\n".join(bomb(7)) + "\n---\n" + body
+    root = write_project(tmp_path / "p", {"contracts/msa.md": contract})
+    with pytest.raises(ProjectFormatError) as info:
+        load_project(root)
+    assert Path(info.value.path).name == "msa.md" and info.value.line == 4
+    assert f"msa.md:4: {ANCHOR}" in str(info.value)
+
+
+@pytest.mark.parametrize("rel, text, line", [
+    ("etki.yaml", "id: demo\nname: &n Demo\nlanguages: [en]\n", 2),
+    ("etki.yaml", ("id: demo\nname: Demo\nreviewers:\n  - &r {name: A, role: approver}\n"
+                  "  - *r\n"), 4),
+    ("workitems.yaml", ("- id: WI-1\n  title: T\n  modules: &m [core]\n- id: WI-2\n"
+                       "  title: U\n  modules: *m\n"), 3),
+    ("edge_vocabulary.yaml", "types:\n  x: &a0 {aliases: [y]}\n", 2),
+    ("edges.yaml", ("edges:\n  - &e {source: 'MSA#1.1', target: 'module:core', "
+                   "type: depends_on}\n"), 2),
+    ("modules.yaml", "- id: core\n  summary: *undefined\n", 2),
+])
+def test_every_project_yaml_file_refuses_anchors_and_aliases(tmp_path, rel, text, line):
+    files: dict[str, str | None] = {rel: text}
+    if rel == "workitems.yaml":
+        files["workitems.json"] = None
+    root = write_project(tmp_path / "p", files)  # None: the file is not written
+    with pytest.raises(ProjectFormatError) as info:
+        load_project(root)
+    assert Path(info.value.path).name == rel and info.value.line == line, str(info.value)
+    assert "YAML aliases are not allowed" in str(info.value)
+
+
+def test_wiki_pages_and_the_desk_config_refuse_aliases(tmp_path):
+    page = tmp_path / "DEC-x.md"
+    page.write_text("---\ncase_id: x\n" + "\n".join(bomb(9, "")) + "\n---\n# Body\n",
+                    encoding="utf-8")
+    with pytest.raises(ProjectFormatError) as info:
+        read_page(page)
+    assert f"DEC-x.md:3: {ANCHOR}" in str(info.value)
+    config = tmp_path / "config.yaml"
+    config.write_text("keymap:\n  approve: A\nx:\n" + "\n".join(bomb(9)) + "\n",
+                      encoding="utf-8")
+    loaded = load_config(str(config), known_ids=["approve"])
+    assert loaded.keymap == {}  # nothing of a refused file applies
+    assert len(loaded.warnings) == 1 and "(line 4)" in loaded.warnings[0]
+    assert ANCHOR in loaded.warnings[0]
+
+
+def test_what_etki_writes_never_holds_an_anchor():
+    shared = ["MSA#1.1", "MSA#2.1"]
+    text = dump_frontmatter({"cited": shared, "again": shared, "nested": {"x": shared}}, "B\n")
+    assert "&" not in text and "*" not in text
+    assert split_frontmatter(text, "p.md") == (
+        {"cited": shared, "again": shared, "nested": {"x": shared}}, "B\n")
+
+
+def test_nesting_is_capped():
+    deep = "[" * (MAX_YAML_DEPTH + 1) + "]" * (MAX_YAML_DEPTH + 1)
+    with pytest.raises(ProjectFormatError, match=f"deeper than {MAX_YAML_DEPTH} levels"):
+        load_yaml(deep, "deep.yaml")
+    ok = "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH
+    assert load_yaml(ok, "ok.yaml") is not None
+
+
