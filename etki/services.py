@@ -70,6 +70,9 @@ class InitSummary:
     remit: tuple[int, int] = (0, 0)
     """Statements of the declared remit (``etki.yaml`` ``scope``): (in, out). Their
     clauses are counted in ``clauses``; ``contracts`` and ``chunking`` name documents only."""
+    refused: tuple[str, ...] = ()
+    """Request rows left out as too long (``Project.refused``: one message each naming
+    file, line, field and size). ``etki init`` prints them and exits 2."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -89,6 +92,9 @@ class InitSummary:
         if self.erased_skipped:
             out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
                        "erased and are not stored again")
+        if self.refused:
+            out.append(f"  refused: {len(self.refused)} request(s) longer than the request "
+                       "cap, not triaged or stored (listed on stderr)")
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -206,12 +212,14 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     are the same bytes either way. None (the default) follows
     ``settings.related_context`` (``ETKI_RELATED_CONTEXT``). New cases are stored in transactions of
     :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
-    malformed folder."""
+    malformed folder. Request rows longer than ``settings.max_request_chars``
+    (``ETKI_MAX_REQUEST_CHARS``) are left out and listed in ``InitSummary.refused``; the
+    other rows are stored."""
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
     from etki.triage import assign_case_ids
 
-    project = load_project(path)
+    project = load_project(path, max_request_chars=settings.max_request_chars)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
     repo.save_project(project, index.hash, index.to_bytes())
@@ -266,6 +274,7 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
         remit=(sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
                sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion")),
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
+        refused=project.refused,
     )
 
 

@@ -15,14 +15,17 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from etki.errors import ProjectFormatError
+from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
+from etki.errors import InputError, ProjectFormatError
 from etki.frontmatter import MAX_YAML_DEPTH, dump_frontmatter, load_yaml, split_frontmatter
 from etki.knowledge import load_project
 from etki.wiki import read_page
@@ -146,5 +149,65 @@ def test_nesting_is_capped():
         load_yaml(deep, "deep.yaml")
     ok = "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH
     assert load_yaml(ok, "ok.yaml") is not None
+
+
+# --- requests: one too-long row is refused, the others are stored ----------------------------
+
+GOOD = [{"id": "R-1", "text": "Mobil uygulama istiyoruz"},
+        {"id": "R-3", "text": "Please add SSO", "title": "SSO"}]
+
+
+def _stored(tmp: Path) -> list[tuple[str, int]]:
+    conn = sqlite3.connect(tmp / "etki.db")
+    try:
+        return sorted(conn.execute("SELECT request_id, length(text) FROM cases"))
+    finally:
+        conn.close()
+
+
+def test_an_18_mb_request_is_refused_and_the_good_rows_are_stored(tmp_path):
+    big = {"id": "R-BIG", "title": "pasted log",
+           "text": ("ERROR export failed at step 42, retrying. " * 430_000)[:18_000_000]}
+    rows = [GOOD[0], big, GOOD[1]]
+    root = write_project(tmp_path / "p", {"requests.jsonl": "".join(
+        json.dumps(r) + "\n" for r in rows)})
+    run = etki(tmp_path, "init", str(root))
+    assert run.returncode == 2, run.stderr  # documented: bad input, the rest is stored
+    where = (f"{root / 'requests.jsonl'}:2: field 'text' request 'R-BIG' is 18,000,000 "
+             f"characters; at most {DEFAULT_MAX_REQUEST_CHARS:,} (ETKI_MAX_REQUEST_CHARS)")
+    assert where in run.stderr, run.stderr
+    assert "requests: 2, new cases triaged: 2" in run.stdout
+    assert "refused: 1 request(s)" in run.stdout
+    assert _stored(tmp_path) == [("R-1", len(GOOD[0]["text"])),
+                                 ("R-3", len(GOOD[1]["text"]))]
+    pages = sorted(p.name for p in (tmp_path / "wiki-demo").rglob("*.md"))
+    assert pages and not any("R-BIG" in (tmp_path / "wiki-demo" / p).name for p in pages)
+    # run again: still refused, nothing stored twice
+    again = etki(tmp_path, "init", str(root))
+    assert again.returncode == 2 and where in again.stderr
+    assert "new cases triaged: 0" in again.stdout and len(_stored(tmp_path)) == 2
+
+
+def test_the_request_cap_is_configurable_and_covers_every_field(tmp_path):
+    rows = [GOOD[0], {"id": "R-T", "title": "x" * 41, "text": "short"},
+            {"id": "R-X", "text": "y" * 40}, GOOD[1]]
+    root = write_project(tmp_path / "p", {"requests.jsonl": "".join(
+        json.dumps(r) + "\n" for r in rows)})
+    project = load_project(root, max_request_chars=40)
+    assert [r.id for r in project.requests] == ["R-1", "R-X", "R-3"]
+    assert len(project.refused) == 1
+    assert "requests.jsonl:2: field 'title' request 'R-T' is 41 characters; at most 40" \
+        in project.refused[0]
+    run = etki(tmp_path, "init", str(root), ETKI_MAX_REQUEST_CHARS="40")
+    assert run.returncode == 2 and "requests.jsonl:2: field 'title'" in run.stderr
+    assert [r for r, _ in _stored(tmp_path)] == ["R-1", "R-3", "R-X"]
+    for bad in ("0", "-5", "lots", "1e6", "٣"):
+        with pytest.raises(InputError, match="ETKI_MAX_REQUEST_CHARS"):
+            Settings.from_env({"ETKI_MAX_REQUEST_CHARS": bad})
+    run = etki(tmp_path, "queue", ETKI_MAX_REQUEST_CHARS="lots")
+    assert run.returncode == 2 and "ETKI_MAX_REQUEST_CHARS: 'lots' is not a whole number" \
+        in run.stderr
+    assert Settings.from_env({}).max_request_chars == 200_000
+    assert Settings.from_env({"ETKI_MAX_REQUEST_CHARS": "1_000"}).max_request_chars == 1000
 
 
