@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
-from etki.config import Settings
+from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
     VERDICTS,
@@ -446,8 +446,12 @@ class Desk:
     def beside_with(index: RulingIndex, case: CaseRecord | CaseSummary) -> Beside:
         """The memory beside ``case`` now: its similar rulings (the case itself left
         out) and the ruling they support, from ``index`` (:meth:`ruling_index_of`).
-        Pure and quick (one query), so the desk can call it on every highlight."""
-        return index.beside(case.title, case.text, exclude=case.case_id)
+        Pure and quick (one query), so the desk can call it on every highlight: a text
+        longer than :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS` (a case stored before
+        the request cap existed) is compared by that many first characters, so one
+        case's size never holds the desk up (issue 11 item 6)."""
+        return index.beside(case.title, case.text[:DEFAULT_MAX_REQUEST_CHARS],
+                            exclude=case.case_id)
 
     def beside(self, case_id: str) -> Beside:
         """The memory beside a stored case from the rulings stored now (live, unlike

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -23,15 +24,24 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import Markdown
 
+from etki.approval import ApprovalService
 from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
+from etki.domain import Request
 from etki.errors import InputError, ProjectFormatError
 from etki.frontmatter import MAX_YAML_DEPTH, dump_frontmatter, load_yaml, split_frontmatter
 from etki.knowledge import load_project
 from etki.wiki import read_page
 from etki_tui.config import load_config
-from tests.conftest import REPO_ROOT
+from etki_tui.render import DETAIL_TEXT_CHARS
+from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.widgets.memory import MemoryPane
+from etki_tui.widgets.queue import CaseDetail
+from etki_tui.widgets.reader import PAGE_TEXT_CHARS
+from tests.conftest import REPO_ROOT, tui_decision
 from tests.test_loader import CONTRACT, MODULES, write_project
+from tests.test_tui_pilot import current, goto, make_app, settle, shown
 
 ANCHOR = "YAML aliases are not allowed (anchor '&a0')"
 
@@ -211,3 +221,85 @@ def test_the_request_cap_is_configurable_and_covers_every_field(tmp_path):
     assert Settings.from_env({"ETKI_MAX_REQUEST_CHARS": "1_000"}).max_request_chars == 1000
 
 
+# --- the desk: a huge stored case never blocks the keys --------------------------------------
+
+BIG_CASE = "req-demo-ffff0001"
+
+
+def test_a_5_mb_case_stored_before_the_cap_keeps_the_keys_working(tui_world):
+    """The case is written straight into the store (as one stored before the cap
+    existed). Highlighting it renders a bounded head with the count of the characters
+    left out; keys are handled while it is highlighted (move away and back, open the
+    ruling confirmation). Each step waits for a state, never for time."""
+    text = ("Line of a pasted log: export failed at step 42 with code 17.\n"
+            * 90_000)[:5_000_000].strip()
+    tui_world.repo.add_cases("demo", [(
+        Request("BIG", text, "Huge pasted log"),
+        tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5))])
+    assert len(tui_world.repo.case(BIG_CASE).text) == len(text) > 4_900_000
+
+    async def body() -> None:
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await goto(pilot, BIG_CASE)
+            await settle(pilot)
+            detail = app.query_one(CaseDetail)
+            static = detail.query_one("#detail-body")
+            lines = shown(static, 76, 400)
+            hidden = len(text) - DETAIL_TEXT_CHARS
+            assert f"… {hidden:,} more characters not shown ({len(text):,} in all)" in lines
+            assert static.virtual_size.height < 1_000  # the head only reached the layout
+            await pilot.press("up")  # a key while the 5 MB case is highlighted
+            assert current(app) != BIG_CASE
+            await settle(pilot)
+            assert "more characters not shown" not in shown(static, 76, 400)
+            await pilot.press("down")
+            assert current(app) == BIG_CASE
+            await settle(pilot)
+            assert "more characters not shown" in shown(static, 76, 400)
+            await pilot.press("a")  # the ruling keys too
+            assert isinstance(app.screen, ConfirmRuling)
+            await pilot.press("escape")
+            assert not isinstance(app.screen, ConfirmRuling)
+            assert tui_world.repo.case(BIG_CASE).ruling is None
+
+    asyncio.run(body())
+
+
+def test_the_decision_page_of_a_5_mb_case_opens_folded_in_hafiza(tui_world):
+    """Ruled, the huge case gets a decision page holding its whole text (the wiki is a
+    projection of the DB). Hafıza lays out a bounded head of it, says what it left out,
+    and the reader's keys work while it is shown."""
+    text = ("Paragraph of a pasted log: the export failed at step 42 with code 17.\n\n"
+            * 70_000)[:5_000_000].strip()
+    tui_world.repo.add_cases("demo", [(
+        Request("BIG", text, "Huge pasted log"),
+        tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5))])
+    outcome = ApprovalService(tui_world.repo, tui_world.settings).rule(
+        BIG_CASE, "reject", reason="Outside the remit.", reviewer="ayse")
+    assert outcome.wiki_error is None
+    page = next((tui_world.wiki / "decisions").glob(f"*{BIG_CASE}.md"))
+    assert page.stat().st_size > 4_900_000  # the whole text
+
+    async def body() -> None:
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("2")
+            await settle(pilot)
+            await pilot.press("enter")  # the first precedent's page
+            await settle(pilot)
+            reader = app.query_one(MemoryPane).reader
+            first = reader.path
+            app.load_page(f"decisions/{page.name}", "push")
+            await settle(pilot)
+            assert reader.path == f"decisions/{page.name}"
+            markdown = reader.query_one("#memory-page", Markdown)
+            assert "more characters of this page not shown" in markdown.source
+            assert len(markdown.source) < PAGE_TEXT_CHARS + 500
+            await pilot.press("b")  # back: a key handled while the huge page is shown
+            await settle(pilot)
+            assert reader.path == first
+
+    asyncio.run(body())
