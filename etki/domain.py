@@ -214,6 +214,11 @@ class Project:
     requests: tuple[Request, ...] = ()
     edge_types: tuple[tuple[str, str], ...] = ()  # (alias, canonical), sorted
     edges: tuple[Edge, ...] = ()  # accepted links from ``edges.yaml`` (provenance mapped)
+    refused: tuple[str, ...] = ()
+    """Rows of ``requests.jsonl`` left out because a field is longer than the request
+    cap (``ETKI_MAX_REQUEST_CHARS``), one message each naming the file, the line, the
+    request id and the size (``.../requests.jsonl:3: field 'text' request 'R-3' is
+    18,000,000 characters; ...``). Only a loaded folder has them; a stored project none."""
 
     @property
     def id(self) -> str:

@@ -18,6 +18,18 @@ Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
   :func:`dump_frontmatter` output always loads back unchanged.
 * A malformed value (``: `` inside an unquoted value, B08) or a duplicate key raises
   :class:`etki.errors.ProjectFormatError` naming the file and the 1-based line.
+* Anchors and aliases (``&a`` / ``*a``) are refused while the document is composed, at
+  the first anchor or alias event and before any node is shared or expanded: nine levels
+  of nine aliases ("billion laughs") under a key Etki ignores took 151 s to load
+  (issue 11 item 6), and no file Etki reads needs them. Nesting deeper than
+  :data:`MAX_YAML_DEPTH` levels is refused the same way (else Python's recursion limit
+  ends the load with a RecursionError, an internal error).
+
+Every YAML file Etki reads goes through :class:`CoreSafeLoader` (:func:`load_yaml`,
+:func:`locate`, :func:`split_frontmatter`): ``etki.yaml``, ``modules.yaml``,
+``workitems.yaml``, ``edge_vocabulary.yaml``, ``edges.yaml``, contract frontmatter, wiki
+pages read back (:func:`etki.wiki.read_page`) and the desk's config file
+(:mod:`etki_tui.config`).
 """
 
 from __future__ import annotations
@@ -31,7 +43,10 @@ import yaml
 from etki.errors import ProjectFormatError
 
 __all__ = [
+    "MAX_YAML_DEPTH",
+    "AliasNotAllowedError",
     "CoreSafeLoader",
+    "NoAliasSafeDumper",
     "dump_frontmatter",
     "frontmatter_block",
     "load_yaml",
@@ -41,15 +56,75 @@ __all__ = [
     "unstorable_path",
 ]
 
-_BASE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_YAML_DEPTH = 100
+"""Most levels of nested mappings and sequences in one YAML document. The deepest file
+Etki reads nests four levels (``etki.yaml`` ``reviewers[0].name``, ``modules.yaml``
+``{modules: [{depends_on: [...]}]}``); 100 leaves room for any hand-written file and
+stays well below Python's recursion limit (1,000 frames; composing and constructing one
+level costs about four)."""
 
 
-class CoreSafeLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """``yaml.SafeLoader`` (libyaml-backed when available) with YAML 1.2 core resolvers.
+class AliasNotAllowedError(yaml.composer.ComposerError):
+    """A YAML anchor or alias (or nesting deeper than :data:`MAX_YAML_DEPTH`), refused
+    while composing. ``problem`` is the sentence shown to the user; ``problem_mark`` the
+    place (0-based line in the text given to the loader)."""
+
+
+class _RefusingComposer(yaml.composer.Composer):
+    """PyYAML's composer, refusing every anchor and alias event before it is composed
+    (so nothing is ever shared or expanded) and nesting past :data:`MAX_YAML_DEPTH`."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise AliasNotAllowedError(
+                None, None, f"YAML aliases are not allowed (alias '*{event.anchor}'); "
+                "write the value out where it is used", event.start_mark)
+        if event.anchor is not None:
+            raise AliasNotAllowedError(
+                None, None, f"YAML aliases are not allowed (anchor '&{event.anchor}'); "
+                "write the value out where it is used", event.start_mark)
+        if self._depth >= MAX_YAML_DEPTH:
+            raise AliasNotAllowedError(
+                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels",
+                event.start_mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+_CParser: type | None = getattr(yaml, "CParser", None) or getattr(
+    getattr(yaml, "cyaml", None), "CParser", None)
+
+if getattr(yaml, "__with_libyaml__", False) and _CParser is not None:
+    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]
+                      yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """libyaml's parser (events in C) under the Python composer above: libyaml's
+        own composer cannot be told to refuse aliases."""
+
+        def __init__(self, stream: Any) -> None:
+            _CParser.__init__(self, stream)  # type: ignore[misc]
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            _RefusingComposer.__init__(self)
+else:  # pragma: no cover - PyYAML built without libyaml
+    class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]
+        """The pure-Python safe loader under the composer above."""
+
+
+class CoreSafeLoader(_BaseLoader):
+    """``yaml.SafeLoader`` (libyaml's parser when available) with YAML 1.2 core resolvers,
+    the one loader for every YAML file Etki reads.
 
     Implicit types: null (``~``, ``null``, empty), bool (``true``/``false`` only),
     int (decimal without leading zeros, ``0x`` hex), float (with a dot, ``.inf``,
-    ``.nan``). Everything else is a string. Duplicate mapping keys are an error.
+    ``.nan``). Everything else is a string. Duplicate mapping keys are an error. Anchors
+    and aliases raise :class:`AliasNotAllowedError` at the first ``&`` or ``*`` event,
+    before anything is expanded; so does nesting deeper than :data:`MAX_YAML_DEPTH`.
     """
 
     yaml_implicit_resolvers: dict = {}
@@ -121,6 +196,8 @@ def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int,
         key = _KEY_LINE.match(lines[mark.line]) if mark.line < len(lines) else None
         field = key.group(1).strip("'\"") if key else None
     problem = getattr(exc, "problem", None) or str(exc)
+    if isinstance(exc, AliasNotAllowedError):
+        return ProjectFormatError(path, problem, line=line)
     context = getattr(exc, "context", None)
     if context and "duplicate" not in problem:
         problem = f"{problem} ({context})"
@@ -260,7 +337,21 @@ _BREAKS_IN_PLAIN = re.compile("[\x85\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class _SafeDumper(yaml.SafeDumper):
+def _no_aliases(dumper: Any, data: Any) -> bool:
+    """Never write an anchor: :class:`CoreSafeLoader` refuses them, so a value shared
+    by two keys is written out twice."""
+    return True
+
+
+class NoAliasSafeDumper(yaml.SafeDumper):
+    """``yaml.SafeDumper`` that never writes an anchor or alias (a list shared by two
+    keys is written out twice), so everything Etki writes loads back with
+    :class:`CoreSafeLoader`."""
+
+    ignore_aliases = _no_aliases
+
+
+class _SafeDumper(NoAliasSafeDumper):
     """``yaml.SafeDumper`` that writes a string holding NEL (U+0085) or a Unicode line or
     paragraph separator double-quoted, where they are escaped (``\\N``, ``\\L``,
     ``\\P``); in any other style a reader folds them into a space or a line break."""
@@ -284,7 +375,7 @@ _SafeDumper.add_representer(str, _represent_str)
 _CBase: type | None = getattr(yaml, "CSafeDumper", None)
 _CSafeDumper: type | None = None
 if _CBase is not None:
-    _CSafeDumper = type("_CSafeDumper", (_CBase,), {})
+    _CSafeDumper = type("_CSafeDumper", (_CBase,), {"ignore_aliases": _no_aliases})
     _CSafeDumper.add_representer(str, _represent_str)  # type: ignore[attr-defined]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
-from etki.config import Settings
+from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
     VERDICTS,
@@ -74,6 +74,9 @@ class InitSummary:
     reviewer_changes: tuple[str, ...] = ()
     """What ``--update-reviewers`` changed in the stored reviewer list (``add approver
     'Mallory'``); empty when nothing changed."""
+    refused: tuple[str, ...] = ()
+    """Request rows left out as too long (``Project.refused``: one message each naming
+    file, line, field and size). ``etki init`` prints them and exits 2."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -96,6 +99,9 @@ class InitSummary:
         if self.erased_skipped:
             out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
                        "erased and are not stored again")
+        if self.refused:
+            out.append(f"  refused: {len(self.refused)} request(s) longer than the request "
+                       "cap, not triaged or stored (listed on stderr)")
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -221,12 +227,14 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     are the same bytes either way. None (the default) follows
     ``settings.related_context`` (``ETKI_RELATED_CONTEXT``). New cases are stored in transactions of
     :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
-    malformed folder."""
+    malformed folder. Request rows longer than ``settings.max_request_chars``
+    (``ETKI_MAX_REQUEST_CHARS``) are left out and listed in ``InitSummary.refused``; the
+    other rows are stored."""
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
     from etki.triage import assign_case_ids
 
-    project = load_project(path)
+    project = load_project(path, max_request_chars=settings.max_request_chars)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
     reviewer_changes = repo.save_project(project, index.hash, index.to_bytes(),
@@ -284,6 +292,7 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
                sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion")),
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
         reviewer_changes=reviewer_changes,
+        refused=project.refused,
     )
 
 
@@ -455,8 +464,12 @@ class Desk:
     def beside_with(index: RulingIndex, case: CaseRecord | CaseSummary) -> Beside:
         """The memory beside ``case`` now: its similar rulings (the case itself left
         out) and the ruling they support, from ``index`` (:meth:`ruling_index_of`).
-        Pure and quick (one query), so the desk can call it on every highlight."""
-        return index.beside(case.title, case.text, exclude=case.case_id)
+        Pure and quick (one query), so the desk can call it on every highlight: a text
+        longer than :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS` (a case stored before
+        the request cap existed) is compared by that many first characters, so one
+        case's size never holds the desk up (issue 11 item 6)."""
+        return index.beside(case.title, case.text[:DEFAULT_MAX_REQUEST_CHARS],
+                            exclude=case.case_id)
 
     def beside(self, case_id: str) -> Beside:
         """The memory beside a stored case from the rulings stored now (live, unlike

@@ -179,11 +179,13 @@ class EtkiApp(App[None]):
             s = self.init_summary
             msg = (f"Loaded {s.project_id}: {s.requests} requests, "
                    f"{s.new_cases} new case(s) triaged.")
+            if s.refused:  # too long to triage (issue 11 item 6); the first one named
+                msg += (f" {len(s.refused)} request(s) refused as too long: {s.refused[0]}")
             if s.wiki_error:
                 msg += (f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "
                         "rebuild` to regenerate it.")
             self.notify(printable(msg, multiline=False), title="Project loaded", markup=False,
-                        severity="warning" if s.wiki_error else "information")
+                        severity="warning" if s.wiki_error or s.refused else "information")
         self.load_queue()
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")

@@ -3,7 +3,9 @@ refresh interval.
 
 Where: ``ETKI_CONFIG_FILE`` (``Settings.config_file``) when set, else
 ``$XDG_CONFIG_HOME/etki/config.yaml`` (``~/.config/etki/config.yaml``). YAML is read with
-PyYAML's safe loader; a ``.toml`` file is read as TOML. Example::
+Etki's one YAML loader (:class:`etki.frontmatter.CoreSafeLoader`: YAML 1.2 core types, so
+``y`` or ``no`` stays a key name; anchors and aliases refused); a ``.toml`` file is read
+as TOML. Example::
 
     keymap:
       approve: A          # binding ids are listed in the help screen (? or F1)
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from etki.frontmatter import CoreSafeLoader
 from etki_tui.actions import ACTIONS, forbidden
 
 DEFAULT_REFRESH_SECONDS = 3.0
@@ -54,7 +57,7 @@ def config_path(config_file: str | None = None,
 def _parse(path: Path, text: str) -> object:
     if path.suffix.lower() == ".toml":
         return tomllib.loads(text)
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=CoreSafeLoader)  # noqa: S506 - Etki's safe loader
 
 
 def _where(exc: Exception) -> str:

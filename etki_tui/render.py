@@ -103,7 +103,10 @@ def fit(text: str, width: int) -> str:
 
 
 def cell(text: str, width: int | None = None, style: str = "") -> Text:
-    """A one-line, terminal-safe table cell from client text."""
+    """A one-line, terminal-safe table cell from client text (only a head of ``text``
+    a few times ``width`` long is read: a megabyte title costs what a short one does)."""
+    if width is not None and len(text) > 4 * width + 64:
+        text = text[:4 * width + 64] + ELLIPSIS
     safe = printable(text, multiline=False)
     if width is not None:
         safe = fit(safe, width)
@@ -113,6 +116,52 @@ def cell(text: str, width: int | None = None, style: str = "") -> Text:
 def literal(text: str, style: str = "") -> Text:
     """Multi-line client text, shown exactly as written (minus control characters)."""
     return Text(printable(text, multiline=True), style=style)
+
+
+DETAIL_TEXT_CHARS = 20_000
+"""Most characters of one client text (a request's text) the detail pane renders; the
+rest is folded into a "… N more characters" line. 20,000 characters is about 250 lines
+of the 80-column pane, some ten full screens of reading (the longest real request is
+495 characters); Textual lays it out in a few milliseconds, where a 5 MB request stored
+before the request cap (``ETKI_MAX_REQUEST_CHARS``) existed kept the desk's keys waiting
+for 46 s (issue 11 item 6)."""
+DETAIL_LINE_CHARS = 1_000
+"""Most characters of a one-line client field (title, submitter) in the detail pane."""
+
+
+def fold_long(text: str, limit: int = DETAIL_TEXT_CHARS) -> tuple[str, int]:
+    """``(head, hidden)``: the first ``limit`` characters of ``text``, cut on a grapheme
+    boundary (a flag, a ZWJ sequence or a letter with its combining marks is kept whole
+    or left out whole), and how many characters of ``text`` follow ``head`` (0 when
+    ``text`` is at most ``limit`` characters). Only the head is scanned: the cost does
+    not grow with ``text``."""
+    if len(text) <= limit:
+        return text, 0
+    used = 0
+    for cluster, _width in graphemes(text[:limit + 64]):
+        if used + len(cluster) > limit:
+            break
+        used += len(cluster)
+    return text[:used], len(text) - used
+
+
+def folded(text: str, style: str = "", limit: int = DETAIL_TEXT_CHARS) -> Text:
+    """:func:`literal` of the first ``limit`` characters of ``text`` (:func:`fold_long`),
+    followed, when something was left out, by a dim line ``… N more characters not
+    shown (M in all)``: a huge stored text never reaches the layout."""
+    head, hidden = fold_long(text, limit)
+    out = literal(head, style=style)
+    if hidden:
+        out.append(f"\n… {hidden:,} more characters not shown ({len(text):,} in all)",
+                   style="dim")
+    return out
+
+
+def one_line(text: str, limit: int = DETAIL_LINE_CHARS) -> str:
+    """One-line client text for the detail pane: :func:`printable` of at most ``limit``
+    characters (:func:`fold_long`), with ``…`` when something was cut."""
+    head, hidden = fold_long(text, limit)
+    return printable(head, multiline=False) + (ELLIPSIS if hidden else "")
 
 
 # --- search matches ---------------------------------------------------------------------
@@ -352,18 +401,20 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     strip; see :meth:`etki.services.Desk.beside_with`)."""
     d = case.decision
     parts: list[RenderableType] = []
+    # every client field is bounded (:func:`folded`, :func:`one_line`): a case stored
+    # before the request cap existed may hold megabytes (issue 11 item 6)
     head = Text()
-    head.append(printable(case.case_id, multiline=False), style="dim")
+    head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
         head.append(" · from ", style="dim")
-        head.append(printable(case.submitted_by, multiline=False), style="dim")
+        head.append(one_line(case.submitted_by), style="dim")
     if case.submitted_at:
         head.append(" · ", style="dim")
-        head.append(when(printable(case.submitted_at, multiline=False)), style="dim")
+        head.append(when(one_line(case.submitted_at)), style="dim")
     if now is not None and (age := age_label(age_days(case, now))):
         head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
     parts.append(head)
-    parts.append(literal(case.title, style="bold"))
+    parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
 
     verdict = Text("Verdict     ")
     verdict.append_text(verdict_text(d.verdict, bold=True))
@@ -388,11 +439,11 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
 
     parts.append(Text(""))
     parts.append(_section("Request"))
-    parts.append(_indent(literal(case.text.strip() or "(empty)")))
+    parts.append(_indent(folded(case.text.strip() or "(empty)")))
 
     parts.append(Text(""))
     parts.append(_section("Reasoning"))
-    parts.append(_indent(literal(d.reasoning.strip() or "(none)")))
+    parts.append(_indent(folded(d.reasoning.strip() or "(none)")))
 
     parts.append(Text(""))
     parts.append(_section(f"Cited clauses ({len(d.cited_clauses)})"))
@@ -406,7 +457,7 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     if not d.assumptions:
         parts.append(Text("  none", style="dim"))
     for item in d.assumptions:
-        parts.append(_indent(Text("- ") + literal(item)))
+        parts.append(_indent(Text("- ") + folded(item)))
     if d.effort.basis:
         parts.append(Text(""))
         parts.append(Text("Effort basis: " + ", ".join(

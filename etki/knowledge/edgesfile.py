@@ -30,7 +30,7 @@ import yaml
 
 from etki.domain import Edge
 from etki.errors import ProjectFormatError, VocabularyError
-from etki.frontmatter import load_yaml, locate, normalize_newlines
+from etki.frontmatter import NoAliasSafeDumper, load_yaml, locate, normalize_newlines
 from etki.knowledge.vocabulary import EdgeSignatureError, EdgeVocabulary, UnknownEdgeTypeError
 
 __all__ = ["EDGES_FILE", "MAPPED_WEIGHT", "accepted_entry", "accepted_ids", "load_edges",
@@ -147,8 +147,8 @@ def write_edges(path: str | Path, entries: Iterable[dict[str, Any]]) -> list[dic
             added.append(entry)
     if not added:
         return []
-    body = yaml.safe_dump({"edges": existing + added}, sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=2**31 - 1)
+    body = yaml.dump({"edges": existing + added}, Dumper=NoAliasSafeDumper, sort_keys=False,
+                     allow_unicode=True, default_flow_style=None, width=2**31 - 1)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

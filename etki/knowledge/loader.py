@@ -32,6 +32,14 @@ Decisions taken here:
 * File order is kept for modules, work items, requests and clauses; ids must be unique.
 * A request's ``labels`` are stored as JSON with sorted keys; a top-level ``borderline``
   flag (the real data's way of marking debatable labels) is kept inside them.
+* A request row whose ``text`` (or ``title``, ``submitted_by``, ``submitted_at``, or
+  ``labels`` as stored) is longer than ``max_request_chars`` characters
+  (``ETKI_MAX_REQUEST_CHARS``, default :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS`) is
+  the one exception to "nothing half-loaded": the row is well-formed client text, only too
+  big to triage, so it is *refused* alone: left out of ``Project.requests``, with a
+  message naming the file, the line, the field and the size in ``Project.refused``, while
+  every other row loads (one client's pasted 18 MB log never keeps the other requests
+  out). A malformed row (bad JSON, NUL, a duplicate id) still refuses the whole file.
 * ``edges.yaml`` (:mod:`etki.knowledge.edgesfile`) holds links a person accepted; they
   become ``Project.edges`` (provenance ``mapped``); whether their ends exist is decided
   by the index build, which reports the ones that do not.
@@ -61,6 +69,7 @@ from typing import Any
 
 import yaml
 
+from etki.config import DEFAULT_MAX_REQUEST_CHARS
 from etki.domain import (
     REMIT_CONTRACT_ID,
     Contract,
@@ -548,12 +557,23 @@ def _load_contracts(root: Path, vocabulary: EdgeVocabulary, module_ids: set[str]
 _REQUEST_STRINGS = ("title", "submitted_by", "submitted_at")
 
 
-def _load_requests(root: Path) -> tuple[Request, ...]:
+def _too_long(fields: dict[str, str | None], max_chars: int) -> tuple[str, int] | None:
+    """(field, characters) of the first field longer than ``max_chars``, else None."""
+    for key, value in fields.items():
+        if value is not None and len(value) > max_chars:
+            return key, len(value)
+    return None
+
+
+def _load_requests(root: Path, max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
+                   ) -> tuple[tuple[Request, ...], tuple[str, ...]]:
+    """(requests, refused messages) of ``requests.jsonl`` (module docstring)."""
     path = root / "requests.jsonl"
     if not path.is_file():
-        return ()
+        return (), ()
     src = _Source(path, "jsonl")
     out: list[Request] = []
+    refused: list[str] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(src.text.split("\n"), start=1):
         if not line.strip():
@@ -590,9 +610,17 @@ def _load_requests(root: Path) -> tuple[Request, ...]:
             if value is not None and not isinstance(value, str):
                 raise fail(f"must be a string, not {_type_name(value)}", key)
             fields[key] = value
-        out.append(Request(id=ident, text=text, labels_json=_labels(data, fail), line=number,
-                           **fields))
-    return tuple(out)
+        labels = _labels(data, fail)
+        big = _too_long({"id": ident, "text": text, **fields, "labels": labels}, max_chars)
+        if big is not None:
+            name = repr(ident) if len(ident) <= 80 else repr(ident[:60]) + "…"
+            refused.append(str(fail(
+                f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
+                "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
+                "(attach the rest elsewhere) and run init again", big[0])))
+            continue
+        out.append(Request(id=ident, text=text, labels_json=labels, line=number, **fields))
+    return tuple(out), tuple(refused)
 
 
 def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:
@@ -612,9 +640,14 @@ def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:
 
 # --- the project ----------------------------------------------------------------------
 
-def load_project(path: str | Path) -> Project:
+def load_project(path: str | Path, *,
+                 max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS) -> Project:
     """Load and validate the project folder at ``path`` (format: DESIGN.md "Project
     folder"; rules: this module's docstring).
+
+    ``max_request_chars``: most characters of one field of a request row
+    (``Settings.max_request_chars``, ``ETKI_MAX_REQUEST_CHARS``); longer rows are left out
+    and named in ``Project.refused``.
 
     Returns a frozen :class:`etki.domain.Project` whose ``root`` is the folder as given,
     ``contracts`` are sorted by file name and followed by the declared remit of
@@ -634,9 +667,9 @@ def load_project(path: str | Path) -> Project:
     contracts = _load_contracts(root, vocabulary, module_ids, {w.id for w in workitems})
     if remit is not None:
         contracts += (remit,)
-    requests = _load_requests(root)
+    requests, refused = _load_requests(root, max_request_chars)
     edges_path = root / EDGES_FILE
     edges = load_edges(edges_path, vocabulary) if edges_path.is_file() else ()
     return Project(config=config, root=root, contracts=contracts, modules=modules,
                    workitems=workitems, requests=requests, edge_types=vocabulary.pairs(),
-                   edges=edges)
+                   edges=edges, refused=refused)

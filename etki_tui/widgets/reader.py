@@ -4,6 +4,9 @@ back/forward history (frogmouth's model), and the search words highlighted.
 Pages are read through the desk (``Desk.read_page``, in a worker; the reader never opens
 files itself), made terminal-safe with :func:`etki.text.printable`, and links between
 wiki pages are followed inside the wiki only (never a browser, never a path outside it).
+A page body longer than :data:`PAGE_TEXT_CHARS` is shown up to there, with a line saying
+how much is left out and how to print it all (a decision page holds the request's text,
+which may be megabytes for a case stored before the request cap existed).
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTable
 from etki.text import printable
 from etki_tui.history import History
 from etki_tui.messages import PageWanted
-from etki_tui.render import MATCH_STYLE, literal, match_spans
+from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fold_long, literal, match_spans
+
+PAGE_TEXT_CHARS = 50_000
+"""Most characters of a page body the reader lays out. Textual's Markdown widget takes
+about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this machine (a
+decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
+that long; a 5 MB page took minutes (issue 11 item 6)."""
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
@@ -143,11 +152,16 @@ class PageReader(Vertical):
         self.text = text
         self.tokens = list(tokens)
         meta, body = split_frontmatter(text)
+        body, hidden = fold_long(body, PAGE_TEXT_CHARS)
+        if hidden:
+            body = body.rstrip("\n") + (
+                f"\n\n---\n\n*… {hidden:,} more characters of this page not shown "
+                f"(`python -m etki.wiki show {path}` prints it all).*\n")
         shown = self.query_one("#memory-meta", Static)
         shown.display = bool(meta)
         shown.update(Group(Text(""), Text("Page metadata (frontmatter)",
                                           style="bold underline"),
-                           literal(meta, style="dim")))
+                           literal(fold_long(meta, DETAIL_TEXT_CHARS)[0], style="dim")))
         page = self.query_one("#memory-page", ReaderMarkdown)
         page.match_tokens = self.tokens
         await page.update(printable(body, multiline=True))
