@@ -75,3 +75,77 @@ def test_postgres_reviewers_race(processes):
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+# --- concurrent `etki init` (issue 11 item 3) -------------------------------------------
+
+BARRIER = Path(__file__).with_name("cli_barrier.py")
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
+INITS = 4
+
+
+def _init_race(tmp_path: Path, url: str) -> None:
+    """Start ``INITS`` real ``etki init sample_project`` processes at once on a store
+    that does not exist yet; every one must exit 0 without an error, and the store must
+    hold exactly one copy of every case, clause and meta row."""
+    import os
+
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}")}
+    procs = [subprocess.Popen([sys.executable, str(BARRIER), str(barrier), str(n), "init",
+                               str(SAMPLE)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=tmp_path)
+             for n in range(INITS)]
+    while len(list(barrier.glob("ready-*"))) < INITS:  # every process is at the line
+        assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+        time.sleep(0.01)
+    (barrier / "go").touch()
+    results = [(p.returncode, out, err) for p in procs
+               for out, err in [p.communicate(timeout=600)]]
+    assert [(code, err) for code, _, err in results] == [(0, "")] * INITS
+    assert all("project demo" in out for _, out, _ in results)
+    requests = [json.loads(line)["id"] for line in
+                (SAMPLE / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+    repo = CaseFileRepository(url)
+    try:
+        cases = repo.cases("demo")
+        assert sorted(c.request_id for c in cases) == sorted(requests)
+        assert len({c.case_id for c in cases}) == len(requests)
+        from etki.knowledge import load_project
+        from etki.store.models import ClauseRow, MetaRow
+
+        with repo._read() as s:
+            assert s.scalar(select(func.count()).select_from(ClauseRow)) == len(
+                load_project(SAMPLE).clauses)
+            assert s.scalar(select(func.count()).select_from(MetaRow)) == 1
+        # one init's summary counts the cases it stored: together, each case once
+        new = [int(out.split("new cases triaged: ")[1].split()[0]) for _, out, _ in results]
+        assert sum(new) == len(requests)
+    finally:
+        repo.dispose()
+
+
+def test_sqlite_concurrent_init(tmp_path):
+    _init_race(tmp_path, f"sqlite:///{tmp_path}/store/etki.db")
+
+
+@pytest.mark.postgres
+def test_postgres_concurrent_init(tmp_path):
+    """The attack of issue 11 item 3: 3 of 4 processes died with IntegrityError on
+    etki_meta_pkey, projects_pkey or cases_pkey (and printed the request text)."""
+    repo, admin, schema = _postgres_repo()
+    from sqlalchemy import text
+
+    url = repo.engine.url.render_as_string(hide_password=False)
+    repo.dispose()
+    try:  # the schema is empty: drop what opening the repository created
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        _init_race(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

@@ -5,6 +5,9 @@ write the same file without "database is locked" (shared/cases/B15); write trans
 start with ``BEGIN IMMEDIATE`` so a reader never has to upgrade its lock mid-transaction
 (the SQLite documentation, "Transaction": a deferred transaction that later writes can
 fail with SQLITE_BUSY immediately; an immediate one waits on busy_timeout instead).
+
+Every engine is made with ``hide_parameters=True``: an error never carries the SQL
+parameters (client request text, titles, reasons) in its message.
 """
 
 from __future__ import annotations
@@ -30,11 +33,12 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        return create_engine(parsed, pool_pre_ping=True)
+        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
     database = parsed.database
     if database and database != ":memory:":
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+    engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+                           hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):  # pragma: no cover - exercised by every test

@@ -225,9 +225,9 @@ class CaseFileRepository:
         )
         self.clock = clock
         ensure_schema(self.engine)
-        with self._write() as s:
-            if s.get(MetaRow, "schema_version") is None:
-                s.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
+        with self._write() as s:  # several processes may open a new store at once
+            self._upsert(s, MetaRow, {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                         ("key",), update=False)
 
     # --- sessions ----------------------------------------------------------------------
 
@@ -245,6 +245,33 @@ class CaseFileRepository:
                 yield s
                 s.flush()
 
+    def _upsert(self, s: Session, model: type, values: dict[str, object],
+                keys: tuple[str, ...], *, update: bool) -> None:
+        """Insert ``values`` as a row of ``model``; when a row with the same ``keys``
+        exists (committed, or being inserted by a concurrent transaction, which this one
+        then waits for), update it to ``values`` (``update``) or leave it alone. One
+        ``INSERT ... ON CONFLICT`` on PostgreSQL and SQLite, so two processes storing
+        the same row never meet a unique-key violation; a read, then a write, elsewhere."""
+        name = self.engine.dialect.name
+        if name in ("postgresql", "sqlite"):
+            if name == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            stmt = insert(model).values(**values)
+            changed = {k: v for k, v in values.items() if k not in keys}
+            s.execute(stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
+                      if update and changed else
+                      stmt.on_conflict_do_nothing(index_elements=list(keys)))
+            return
+        row = s.get(model, tuple(values[k] for k in keys))
+        if row is None:
+            s.add(model(**values))
+        elif update:
+            for key, value in values.items():
+                setattr(row, key, value)
+        s.flush()
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
@@ -260,18 +287,17 @@ class CaseFileRepository:
                              "character or a lone surrogate: not text Etki can store")
         config_json = json.dumps(asdict(cfg), sort_keys=True, ensure_ascii=False)
         with self._write() as s:
-            row = s.get(ProjectRow, cfg.id)
             values = {
-                "name": cfg.name, "root": str(project.root), "config_json": config_json,
+                "id": cfg.id, "name": cfg.name, "root": str(project.root),
+                "config_json": config_json,
                 "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
                 "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
                 "loaded_at": iso(self.clock()),
             }
-            if row is None:
-                s.add(ProjectRow(id=cfg.id, **values))
-            else:
-                for key, value in values.items():
-                    setattr(row, key, value)
+            # the first statement: the upsert locks the project's row until commit, so a
+            # concurrent load of the same project waits here, then replaces this one's
+            # knowledge instead of inserting the same clauses beside it
+            self._upsert(s, ProjectRow, values, ("id",), update=True)
             for model in (ClauseRow, ContractRow, ModuleRow, WorkItemRow):
                 s.execute(delete(model).where(model.project_id == cfg.id))
             s.flush()
@@ -361,24 +387,36 @@ class CaseFileRepository:
 
     def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
                   contexts: Mapping[str, str] | None = None) -> int:
-        """Store new cases with their decisions in one transaction; cases whose id is
-        already stored are left untouched (a decision is never updated). ``contexts``
-        maps case id -> related-context JSON text, stored with the new decision (written
-        once; never read by the engine). Returns how many were new."""
+        """Store new cases with their decisions in one transaction; cases whose id, or
+        whose request id, is already stored are left untouched (a decision is never
+        updated). ``contexts`` maps case id -> related-context JSON text, stored with
+        the new decision (written once; never read by the engine). Returns how many
+        were new. Safe to run from several processes at once: the transaction first
+        locks the project's row (``FOR UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE``
+        already serialises writers on SQLite), so the stored ids are read after any
+        concurrent insert of the same cases committed. Raises :class:`NotFoundError`
+        for a project that was never saved."""
         now = iso(self.clock())
         added = 0
         with self._write() as s:
-            existing = set(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
+            if s.execute(select(ProjectRow.id).where(ProjectRow.id == project_id)
+                         .with_for_update()).first() is None:
+                raise NotFoundError(f"no project '{project_id}' in the store")
+            stored = s.execute(select(CaseRow.id, CaseRow.request_id)
+                               .where(CaseRow.project_id == project_id)).all()
+            existing = {case_id for case_id, _ in stored}
+            requests = {request_id for _, request_id in stored}
             existing |= set(s.scalars(select(AuditRow.case_id)  # erased: never stored again
                                       .where(AuditRow.outcome == ERASED)))
             seq = s.scalar(select(func.max(CaseRow.seq))
                            .where(CaseRow.project_id == project_id)) or 0
             for request, decision in items:
-                if decision.case_id in existing:
+                if decision.case_id in existing or request.id in requests:
                     continue
                 _storable(f"request {request.id!r}", request.id, request.title, request.text,
                           request.submitted_by, request.submitted_at, request.labels_json)
                 existing.add(decision.case_id)
+                requests.add(request.id)
                 seq += 1
                 s.add(CaseRow(
                     id=decision.case_id, project_id=project_id, request_id=request.id,
