@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -120,9 +121,15 @@ def _init_race(tmp_path: Path, url: str) -> None:
             assert s.scalar(select(func.count()).select_from(ClauseRow)) == len(
                 load_project(SAMPLE).clauses)
             assert s.scalar(select(func.count()).select_from(MetaRow)) == 1
-        # one init's summary counts the cases it stored: together, each case once
+        # each init's summary counts the cases it stored: together, each case once
         new = [int(out.split("new cases triaged: ")[1].split()[0]) for _, out, _ in results]
         assert sum(new) == len(requests)
+        verdicts: Counter[str] = Counter()
+        for _, out, _ in results:  # "new cases triaged: 12 (IN_SCOPE 7, REJECT 5)"
+            dist = out.split("new cases triaged: ")[1].split("(")[1].split(")")[0]
+            if dist != "none":
+                verdicts.update({v: int(n) for v, n in (p.split() for p in dist.split(", "))})
+        assert verdicts == Counter(c.decision.verdict for c in cases)
     finally:
         repo.dispose()
 

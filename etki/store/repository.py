@@ -387,17 +387,23 @@ class CaseFileRepository:
 
     def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
                   contexts: Mapping[str, str] | None = None) -> int:
+        """:meth:`store_new_cases`, returning how many cases were new."""
+        return len(self.store_new_cases(project_id, items, contexts))
+
+    def store_new_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
+                        contexts: Mapping[str, str] | None = None) -> list[str]:
         """Store new cases with their decisions in one transaction; cases whose id, or
         whose request id, is already stored are left untouched (a decision is never
         updated). ``contexts`` maps case id -> related-context JSON text, stored with
-        the new decision (written once; never read by the engine). Returns how many
-        were new. Safe to run from several processes at once: the transaction first
-        locks the project's row (``FOR UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE``
-        already serialises writers on SQLite), so the stored ids are read after any
-        concurrent insert of the same cases committed. Raises :class:`NotFoundError`
-        for a project that was never saved."""
+        the new decision (written once; never read by the engine). Returns the ids of
+        the cases this call stored, in the order given. Safe to run from several
+        processes at once: the transaction first locks the project's row (``FOR
+        UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE`` already serialises writers on
+        SQLite), so the stored ids are read after any concurrent insert of the same
+        cases committed, and each case is stored by exactly one caller. Raises
+        :class:`NotFoundError` for a project that was never saved."""
         now = iso(self.clock())
-        added = 0
+        added: list[str] = []
         with self._write() as s:
             if s.execute(select(ProjectRow.id).where(ProjectRow.id == project_id)
                          .with_for_update()).first() is None:
@@ -435,7 +441,7 @@ class CaseFileRepository:
                 if context is not None:
                     s.add(DecisionContextRow(case_id=decision.case_id, context_json=context,
                                              created_at=now))
-                added += 1
+                added.append(decision.case_id)
         return added
 
     def decision_context(self, case_id: str) -> str | None:
