@@ -85,25 +85,35 @@ SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
 INITS = 4
 
 
-def _init_race(tmp_path: Path, url: str) -> None:
-    """Start ``INITS`` real ``etki init sample_project`` processes at once on a store
-    that does not exist yet; every one must exit 0 without an error, and the store must
-    hold exactly one copy of every case, clause and meta row."""
+def _together(tmp_path: Path, url: str, commands: list[list[str]]) -> list[tuple[int, str, str]]:
+    """Run each of ``commands`` (``etki`` arguments) in its own real process, all
+    released at once by a barrier (every process has imported Etki and waits for a
+    file), on the store at ``url``; returns ``(exit code, stdout, stderr)`` of each."""
     import os
 
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}")}
-    procs = [subprocess.Popen([sys.executable, str(BARRIER), str(barrier), str(n), "init",
-                               str(SAMPLE)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env, cwd=tmp_path)
-             for n in range(INITS)]
-    while len(list(barrier.glob("ready-*"))) < INITS:  # every process is at the line
+    procs = [subprocess.Popen([sys.executable, str(BARRIER), str(barrier), str(n), *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env, cwd=tmp_path)
+             for n, args in enumerate(commands)]
+    while len(list(barrier.glob("ready-*"))) < len(procs):  # every process is at the line
         assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
         time.sleep(0.01)
     (barrier / "go").touch()
-    results = [(p.returncode, out, err) for p in procs
-               for out, err in [p.communicate(timeout=600)]]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        results.append((p.returncode, out, err))
+    return results
+
+
+def _init_race(tmp_path: Path, url: str) -> None:
+    """Start ``INITS`` real ``etki init sample_project`` processes at once on a store
+    that does not exist yet; every one must exit 0 without an error, and the store must
+    hold exactly one copy of every case, clause and meta row."""
+    results = _together(tmp_path, url, [["init", str(SAMPLE)]] * INITS)
     assert [(code, err) for code, _, err in results] == [(0, "")] * INITS
     assert all("project demo" in out for _, out, _ in results)
     requests = [json.loads(line)["id"] for line in
@@ -152,6 +162,45 @@ def test_postgres_concurrent_init(tmp_path):
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
             conn.execute(text(f'CREATE SCHEMA "{schema}"'))
         _init_race(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+FIRST_COMMANDS = [["init", str(SAMPLE)], ["queue", "--all"], ["projects"], ["db", "current"],
+                  ["queue", "--json"]]
+"""Commands that may be the first ones on a new store, all started at once."""
+
+
+def _first_commands(tmp_path: Path, url: str) -> None:
+    results = _together(tmp_path, url, FIRST_COMMANDS)
+    assert [(code, err) for code, _, err in results] == [(0, "")] * len(FIRST_COMMANDS)
+    assert "new cases triaged: 40" in results[0][1]
+    repo = CaseFileRepository(url)
+    try:
+        assert len(repo.cases("demo")) == 40
+    finally:
+        repo.dispose()
+
+
+def test_sqlite_first_commands_together(tmp_path):
+    _first_commands(tmp_path, f"sqlite:///{tmp_path}/etki.db")
+
+
+@pytest.mark.postgres
+def test_postgres_first_commands_together(tmp_path):
+    """Issue 11 item 3: any two commands starting on a new database raced on etki_meta."""
+    repo, admin, schema = _postgres_repo()
+    from sqlalchemy import text
+
+    url = repo.engine.url.render_as_string(hide_password=False)
+    repo.dispose()
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        _first_commands(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
     finally:
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
