@@ -97,8 +97,6 @@ class Settings:
     """All runtime settings. Build with :meth:`from_env`; never mutate."""
 
     db_url: str = DEFAULT_DB_URL
-    db_connect_timeout: float = DEFAULT_DB_CONNECT_TIMEOUT  # seconds, 0 = no limit
-    db_statement_timeout: float = DEFAULT_DB_STATEMENT_TIMEOUT  # seconds, 0 = no limit
     wiki_dir: str | None = DEFAULT_WIKI_DIR  # None = wiki off
     reviewer: str = "reviewer"
     config_file: str | None = None
@@ -118,14 +116,15 @@ class Settings:
         """Read settings from ``environ`` (default ``os.environ``). Raises
         :class:`~etki.errors.InputError` for an ``ETKI_EMBED`` value that names no
         backend (whether the package is installed is checked where it is used) and for
-        a timeout that is not a number of seconds (:func:`db_timeouts`)."""
+        an ``ETKI_DB_*_TIMEOUT`` that is not a number of seconds (:func:`db_timeouts`;
+        checked here so every command refuses it before it starts; the engine reads
+        them itself, :func:`etki.store.db.make_engine`, so that every store opened from
+        a URL has them)."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
-        connect_timeout, statement_timeout = db_timeouts(env)
+        db_timeouts(env)
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
-            db_connect_timeout=connect_timeout,
-            db_statement_timeout=statement_timeout,
             wiki_dir=None if wiki.strip() == "" else wiki,
             reviewer=(env.get("ETKI_REVIEWER") or "").strip() or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
