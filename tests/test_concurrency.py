@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,135 @@ def test_postgres_reviewers_race(processes):
         _race(f"{url}?options=-csearch_path%3D{schema}", repo, processes)
     finally:
         repo.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+# --- concurrent `etki init` (issue 11 item 3) -------------------------------------------
+
+BARRIER = Path(__file__).with_name("cli_barrier.py")
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
+INITS = 4
+
+
+def _together(tmp_path: Path, url: str, commands: list[list[str]]) -> list[tuple[int, str, str]]:
+    """Run each of ``commands`` (``etki`` arguments) in its own real process, all
+    released at once by a barrier (every process has imported Etki and waits for a
+    file), on the store at ``url``; returns ``(exit code, stdout, stderr)`` of each."""
+    import os
+
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}")}
+    procs = [subprocess.Popen([sys.executable, str(BARRIER), str(barrier), str(n), *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env, cwd=tmp_path)
+             for n, args in enumerate(commands)]
+    while len(list(barrier.glob("ready-*"))) < len(procs):  # every process is at the line
+        assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+        time.sleep(0.01)
+    (barrier / "go").touch()
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        results.append((p.returncode, out, err))
+    return results
+
+
+def _init_race(tmp_path: Path, url: str) -> None:
+    """Start ``INITS`` real ``etki init sample_project`` processes at once on a store
+    that does not exist yet; every one must exit 0 without an error, and the store must
+    hold exactly one copy of every case, clause and meta row."""
+    results = _together(tmp_path, url, [["init", str(SAMPLE)]] * INITS)
+    assert [(code, err) for code, _, err in results] == [(0, "")] * INITS
+    assert all("project demo" in out for _, out, _ in results)
+    requests = [json.loads(line)["id"] for line in
+                (SAMPLE / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+    repo = CaseFileRepository(url)
+    try:
+        cases = repo.cases("demo")
+        assert sorted(c.request_id for c in cases) == sorted(requests)
+        assert len({c.case_id for c in cases}) == len(requests)
+        from etki.knowledge import load_project
+        from etki.store.models import ClauseRow, MetaRow
+
+        with repo._read() as s:
+            assert s.scalar(select(func.count()).select_from(ClauseRow)) == len(
+                load_project(SAMPLE).clauses)
+            assert s.scalar(select(func.count()).select_from(MetaRow)) == 1
+        # each init's summary counts the cases it stored: together, each case once
+        new = [int(out.split("new cases triaged: ")[1].split()[0]) for _, out, _ in results]
+        assert sum(new) == len(requests)
+        verdicts: Counter[str] = Counter()
+        for _, out, _ in results:  # "new cases triaged: 12 (IN_SCOPE 7, REJECT 5)"
+            dist = out.split("new cases triaged: ")[1].split("(")[1].split(")")[0]
+            if dist != "none":
+                verdicts.update({v: int(n) for v, n in (p.split() for p in dist.split(", "))})
+        assert verdicts == Counter(c.decision.verdict for c in cases)
+    finally:
+        repo.dispose()
+
+
+def test_sqlite_concurrent_init(tmp_path):
+    _init_race(tmp_path, f"sqlite:///{tmp_path}/store/etki.db")
+
+
+@pytest.mark.postgres
+def test_postgres_concurrent_init(tmp_path):
+    """The attack of issue 11 item 3: 3 of 4 processes died with IntegrityError on
+    etki_meta_pkey, projects_pkey or cases_pkey (and printed the request text)."""
+    repo, admin, schema = _postgres_repo()
+    from sqlalchemy import text
+
+    url = repo.engine.url.render_as_string(hide_password=False)
+    repo.dispose()
+    try:  # the schema is empty: drop what opening the repository created
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        _init_race(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+FIRST_COMMANDS = [["init", str(SAMPLE)], ["queue", "--all"], ["projects"], ["db", "current"],
+                  ["queue", "--json"]]
+"""Commands that may be the first ones on a new store, all started at once."""
+
+
+def _first_commands(tmp_path: Path, url: str) -> None:
+    results = _together(tmp_path, url, FIRST_COMMANDS)
+    assert [(code, err) for code, _, err in results] == [(0, "")] * len(FIRST_COMMANDS)
+    assert "new cases triaged: 40" in results[0][1]
+    repo = CaseFileRepository(url)
+    try:
+        assert len(repo.cases("demo")) == 40
+    finally:
+        repo.dispose()
+
+
+def test_sqlite_first_commands_together(tmp_path):
+    _first_commands(tmp_path, f"sqlite:///{tmp_path}/etki.db")
+
+
+@pytest.mark.postgres
+def test_postgres_first_commands_together(tmp_path):
+    """Issue 11 item 3: any two commands starting on a new database raced on etki_meta."""
+    repo, admin, schema = _postgres_repo()
+    from sqlalchemy import text
+
+    url = repo.engine.url.render_as_string(hide_password=False)
+    repo.dispose()
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        _first_commands(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
+    finally:
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()

@@ -119,3 +119,40 @@ def test_sqlite_file_is_wal(tmp_path):
     with repo.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     assert (tmp_path / "sub" / "dir" / "etki.db").exists()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_an_error_never_carries_the_sql_parameters(backend, tmp_path):
+    """Issue 11 item 3: an IntegrityError printed the request text among the SQL
+    parameters. Every engine Etki makes hides them (``hide_parameters``)."""
+    from sqlalchemy.exc import IntegrityError
+
+    from etki.store.models import CaseRow
+
+    secret = "Gizli müşteri talebi: ACME wants SSO by Friday"
+    if backend == "sqlite":
+        url, cleanup = f"sqlite:///{tmp_path}/etki.db", None
+    else:
+        seeded, admin, schema = _postgres_repo()
+        url = (seeded.engine.url.render_as_string(hide_password=False)
+               + f"?options=-csearch_path%3D{schema}")
+        seeded.dispose()
+        cleanup = (admin, schema)
+    repo = CaseFileRepository(url)  # the engine of etki.store.db.make_engine
+    try:
+        _seed(repo)
+        row = {"id": "req-demo-1", "project_id": "demo", "request_id": "R9", "title": secret,
+               "text": secret, "created_at": "2026-11-29T12:00:00Z", "status": "pending",
+               "version": 1, "seq": 9}
+        with pytest.raises(IntegrityError) as err, repo.engine.begin() as conn:
+            conn.execute(CaseRow.__table__.insert(), row)
+        assert "req-demo-1" in str(err.value) or "UNIQUE" in str(err.value)
+        assert secret not in str(err.value)
+        assert "SQL parameters hidden" in str(err.value)
+    finally:
+        repo.dispose()
+        if cleanup is not None:
+            admin, schema = cleanup
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()

@@ -5,23 +5,40 @@ write the same file without "database is locked" (shared/cases/B15); write trans
 start with ``BEGIN IMMEDIATE`` so a reader never has to upgrade its lock mid-transaction
 (the SQLite documentation, "Transaction": a deferred transaction that later writes can
 fail with SQLITE_BUSY immediately; an immediate one waits on busy_timeout instead).
+
+PostgreSQL connections have a connect timeout and a ``statement_timeout``
+(``ETKI_DB_CONNECT_TIMEOUT``, ``ETKI_DB_STATEMENT_TIMEOUT``, :func:`etki.config.db_timeouts`),
+so a server that accepts TCP and never answers, or a statement stuck behind another
+session's lock, ends in :class:`~etki.errors.StoreUnavailableError` or
+:class:`~etki.errors.StatementTimeoutError` naming ``host:port`` instead of a hang.
+
+Every engine is made with ``hide_parameters=True``: an error never carries the SQL
+parameters (client request text, titles, reasons) in its message.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL, make_url
 
-from etki.errors import InputError, StoreMissingError
+from etki.errors import InputError, StatementTimeoutError, StoreMissingError, StoreUnavailableError
 from etki.store import failures
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+PSYCOPG_UNLIMITED_CONNECT_S = 130
+"""What psycopg waits per address when ``connect_timeout`` is 0 or unset
+(``psycopg.conninfo._DEFAULT_CONNECT_TIMEOUT``)."""
+_QUERY_CANCELED = "57014"  # SQLSTATE query_canceled (statement_timeout, or a cancel)
 
 
-def make_engine(url: str, *, read_only: bool = False, create: bool = True) -> Engine:
+def make_engine(url: str, *, read_only: bool = False, create: bool = True,
+                connect_timeout: float | None = None,
+                statement_timeout: float | None = None) -> Engine:
     """Create an engine for ``url``. For a SQLite file the parent folder is created.
 
     ``read_only``: every connection is read-only (SQLite ``mode=ro``, PostgreSQL
@@ -29,17 +46,36 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True) -> En
     it implies ``create=False``. ``create=False``: a SQLite file that does not exist is
     refused (:class:`StoreMissingError`, exit 2) and neither it nor its folder is made.
     Storage failures are reported as :class:`~etki.errors.StoreError` naming the file
-    (:mod:`etki.store.failures`). Raises :class:`InputError` for a URL SQLAlchemy
-    cannot parse (the message masks its password)."""
+    (:mod:`etki.store.failures`).
+
+    ``connect_timeout`` and ``statement_timeout`` are seconds (0: no limit) for a
+    PostgreSQL URL; None reads ``ETKI_DB_CONNECT_TIMEOUT`` / ``ETKI_DB_STATEMENT_TIMEOUT``
+    (:func:`etki.config.db_timeouts`, defaults 10 s and 60 s). A ``connect_timeout`` in
+    the URL's query, or a ``statement_timeout`` in its ``options``, wins over them.
+
+    Raises :class:`InputError` for a URL SQLAlchemy cannot parse (the message masks its
+    password) or a timeout variable that is not a number of seconds. Connecting later
+    raises :class:`StoreUnavailableError` (refused, or no answer within the connect
+    timeout) and a statement cancelled by the server's ``statement_timeout`` raises
+    :class:`StatementTimeoutError`, both naming ``host:port`` (never the password)."""
     try:
         parsed = make_url(url)
     except Exception as exc:
         raise InputError(f"ETKI_DB_URL: cannot parse {failures.mask_password(url)!r}: "
                          f"{failures.mask_password(str(exc))}") from exc
     if parsed.get_backend_name() != "sqlite":
+        if connect_timeout is None or statement_timeout is None:
+            from etki.config import db_timeouts
+
+            env_connect, env_statement = db_timeouts()
+            connect_timeout = env_connect if connect_timeout is None else connect_timeout
+            statement_timeout = env_statement if statement_timeout is None else statement_timeout
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        engine = create_engine(parsed, pool_pre_ping=True)
+        if parsed.get_backend_name() == "postgresql":
+            engine = _postgres_engine(parsed, connect_timeout, statement_timeout)
+        else:
+            engine = create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
         _guard(engine, parsed, read_only)
         return engine
     path = failures.sqlite_path(parsed)
@@ -51,9 +87,10 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True) -> En
     if path is not None and not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     if path is not None and read_only:
-        engine = create_engine(parsed, creator=_read_only_sqlite(path))
+        engine = create_engine(parsed, creator=_read_only_sqlite(path), hide_parameters=True)
     else:
-        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+                               hide_parameters=True)
     _guard(engine, parsed, read_only)
 
     @event.listens_for(engine, "connect")
@@ -110,3 +147,89 @@ def _guard(engine: Engine, url, read_only: bool) -> None:
         @event.listens_for(engine, "connect")
         def _read_only(dbapi_conn, _record):  # pragma: no cover - PostgreSQL tests
             dbapi_conn.read_only = True
+
+
+def _query_value(url: URL, key: str) -> str | None:
+    value = url.query.get(key)
+    if isinstance(value, tuple):  # a repeated parameter (several hosts)
+        return ",".join(value) if value else None
+    return value
+
+
+def server_of(url: URL) -> str:
+    """``host:port`` of a PostgreSQL URL as libpq resolves it: the URL's host and port,
+    else its ``host``/``port`` query parameters (a socket folder, or ``h1:p1,h2:p2`` for
+    several hosts), else ``PGHOST``/``PGPORT``, else the local socket and 5432. Never
+    the user or password."""
+    port = url.port or _query_value(url, "port") or os.environ.get("PGPORT") or 5432
+    if url.host:
+        return f"[{url.host}]:{port}" if ":" in url.host else f"{url.host}:{port}"
+    host = _query_value(url, "host") or os.environ.get("PGHOST") or "local socket"
+    if ":" in host and not host.startswith("/"):  # host:port pairs already
+        return host
+    return f"{host}:{port}"
+
+
+def _libpq_connect_seconds(value: str | int) -> int:
+    """The connect timeout libpq and psycopg apply for ``value`` (whole seconds; 1 counts
+    as 2; 0 or less: psycopg's :data:`PSYCOPG_UNLIMITED_CONNECT_S`)."""
+    try:
+        seconds = int(float(value))
+    except ValueError:
+        return PSYCOPG_UNLIMITED_CONNECT_S
+    return PSYCOPG_UNLIMITED_CONNECT_S if seconds <= 0 else max(2, seconds)
+
+
+def _postgres_engine(url: URL, connect_timeout: float, statement_timeout: float) -> Engine:
+    connect_args: dict[str, object] = {}
+    in_url = _query_value(url, "connect_timeout")
+    if in_url is None and connect_timeout > 0:
+        connect_args["connect_timeout"] = max(1, math.ceil(connect_timeout))
+    raw = in_url if in_url is not None else connect_args.get("connect_timeout", 0)
+    connect_s = _libpq_connect_seconds(raw)  # type: ignore[arg-type]
+    connect_source = ("connect_timeout in ETKI_DB_URL" if in_url is not None
+                      else "ETKI_DB_CONNECT_TIMEOUT")
+    options = _query_value(url, "options") or os.environ.get("PGOPTIONS") or ""
+    own_statement_limit = "statement_timeout" not in options
+    statement_ms = max(1, round(statement_timeout * 1000)) if statement_timeout > 0 else 0
+    engine = create_engine(url, pool_pre_ping=True, hide_parameters=True,
+                           connect_args=connect_args)
+    server = server_of(url)
+    secret = url.password
+
+    if own_statement_limit and statement_ms:
+        @event.listens_for(engine, "connect")
+        def _statement_timeout(dbapi_conn, _record) -> None:
+            # the SQLAlchemy documentation's recipe for a per-connection SET (autocommit,
+            # so no transaction is left open); a SET rather than the start-up ``options``
+            # parameter, which PgBouncer refuses unless told to ignore it
+            autocommit = dbapi_conn.autocommit
+            dbapi_conn.autocommit = True
+            cur = dbapi_conn.cursor()
+            cur.execute(f"SET statement_timeout = {statement_ms}")
+            cur.close()
+            dbapi_conn.autocommit = autocommit
+
+    @event.listens_for(engine, "handle_error")
+    def _typed(ctx) -> Exception | None:  # noqa: ANN001 - sqlalchemy ExceptionContext
+        if ctx.is_pre_ping:  # a stale pooled connection: SQLAlchemy reconnects
+            return None
+        orig = ctx.original_exception
+        if getattr(orig, "sqlstate", None) == _QUERY_CANCELED and "statement timeout" in str(orig):
+            return StatementTimeoutError(server, statement_ms / 1000
+                                         if own_statement_limit and statement_ms else None)
+        if ctx.connection is None and isinstance(ctx.sqlalchemy_exception,
+                                                 sa_exc.OperationalError):
+            detail = " ".join(str(orig).split())
+            if secret:
+                detail = detail.replace(secret, "***")
+            if "timeout expired" in detail:
+                return StoreUnavailableError(
+                    server, f"did not answer within {connect_s} s ({connect_source})",
+                    "check that PostgreSQL runs there and that ETKI_DB_URL names the right "
+                    "host and port")
+            return StoreUnavailableError(server, f"did not accept the connection: "
+                                                 f"{detail[:400]}")
+        return None
+
+    return engine

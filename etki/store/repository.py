@@ -307,6 +307,18 @@ def decision_summary(decision_json: str, verdict: str, confidence: float,
     return _summary(refs, risk, verdict, confidence, risks)
 
 
+def _project_values(project: Project, root: str, config_json: str, index_hash: str,
+                    index_bytes: bytes, loaded_at: str) -> dict[str, object]:
+    """The ``projects`` row of ``project`` (every column, ``id`` included)."""
+    cfg = project.config
+    return {
+        "id": cfg.id, "name": cfg.name, "root": root, "config_json": config_json,
+        "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
+        "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
+        "loaded_at": loaded_at,
+    }
+
+
 class CaseFileRepository:
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
     ``postgresql://host/db``) or an existing engine. On open the schema is brought to
@@ -339,9 +351,9 @@ class CaseFileRepository:
         if not create and not has_tables(self.engine):
             raise missing_store(self.engine)
         ensure_schema(self.engine)
-        with self._write() as s:
-            if s.get(MetaRow, "schema_version") is None:
-                s.add(MetaRow(key="schema_version", value=str(SCHEMA_VERSION)))
+        with self._write() as s:  # several processes may open a new store at once
+            self._upsert(s, MetaRow, {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                         ("key",), update=False)
 
     # --- sessions ----------------------------------------------------------------------
 
@@ -358,6 +370,36 @@ class CaseFileRepository:
             with conn.begin(), Session(bind=conn, expire_on_commit=False) as s:
                 yield s
                 s.flush()
+
+    def _upsert(self, s: Session, model: type, values: dict[str, object],
+                keys: tuple[str, ...], *, update: bool) -> int:
+        """Insert ``values`` as a row of ``model``; when a row with the same ``keys``
+        exists (committed, or being inserted by a concurrent transaction, which this one
+        then waits for), update it to ``values`` (``update``) or leave it alone. One
+        ``INSERT ... ON CONFLICT`` on PostgreSQL and SQLite, so two processes storing
+        the same row never meet a unique-key violation; a read, then a write, elsewhere.
+        Returns the number of rows inserted or updated (0 when an existing row was left)."""
+        name = self.engine.dialect.name
+        if name in ("postgresql", "sqlite"):
+            if name == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            stmt = insert(model).values(**values)
+            changed = {k: v for k, v in values.items() if k not in keys}
+            result = s.execute(stmt.on_conflict_do_update(index_elements=list(keys),
+                                                          set_=changed)
+                               if update and changed else
+                               stmt.on_conflict_do_nothing(index_elements=list(keys)))
+            return max(result.rowcount, 0)
+        row = s.get(model, tuple(values[k] for k in keys))
+        if row is None:
+            s.add(model(**values))
+        elif update:
+            for key, value in values.items():
+                setattr(row, key, value)
+        s.flush()
+        return 1 if row is None or update else 0
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -397,9 +439,18 @@ class CaseFileRepository:
         changes: tuple[str, ...] = ()
         try:
             with self._write() as s:
-                row = s.get(ProjectRow, cfg.id)
-                outcome = "created" if row is None else None
-                if row is not None:
+                # the first statement locks the project's row until commit (or, on a first
+                # load, inserts it; a concurrent first load waits for that insert, then
+                # finds the row), so two loads of one project run one after the other and
+                # the second replaces the first one's knowledge instead of adding to it
+                values = _project_values(project, root, config_json, index_hash, index_bytes,
+                                         iso(self.clock()))
+                created = self._upsert(s, ProjectRow, values, ("id",), update=False) == 1
+                row = s.execute(select(ProjectRow).where(ProjectRow.id == cfg.id)
+                                .with_for_update()
+                                .execution_options(populate_existing=True)).scalar_one()
+                outcome = "created" if created else None
+                if not created:
                     stored = _config_of(row.config_json).reviewers
                     old_list = _reviewer_set(stored)
                     if old_list != new_list:
@@ -407,8 +458,7 @@ class CaseFileRepository:
                                                     row.root, root, who, update_reviewers)
                         outcome = "changed"
                         changes = _reviewer_changes(old_list, new_list)
-                self._write_project(s, project, row, root, config_json, index_hash,
-                                    index_bytes)
+                self._write_project(s, project, row, values)
                 if outcome is not None:
                     s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root,
                                                   who))
@@ -450,21 +500,12 @@ class CaseFileRepository:
                                reviewer=_UNSTORABLE.sub("\ufffd", who), at=iso(self.clock()),
                                **current_process().columns())
 
-    def _write_project(self, s: Session, project: Project, row: ProjectRow | None, root: str,
-                       config_json: str, index_hash: str, index_bytes: bytes) -> None:
-        """The writes of :meth:`save_project` inside its transaction."""
+    def _write_project(self, s: Session, project: Project, row: ProjectRow,
+                       values: dict[str, object]) -> None:
+        """The writes of :meth:`save_project` inside its transaction (``row`` locked)."""
         cfg = project.config
-        values = {
-            "name": cfg.name, "root": root, "config_json": config_json,
-            "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
-            "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
-            "loaded_at": iso(self.clock()),
-        }
-        if row is None:
-            s.add(ProjectRow(id=cfg.id, **values))
-        else:
-            for key, value in values.items():
-                setattr(row, key, value)
+        for key, value in values.items():
+            setattr(row, key, value)
         for model in (ClauseRow, ContractRow, ModuleRow, WorkItemRow):
             s.execute(delete(model).where(model.project_id == cfg.id))
         s.flush()
@@ -554,24 +595,42 @@ class CaseFileRepository:
 
     def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
                   contexts: Mapping[str, str] | None = None) -> int:
-        """Store new cases with their decisions in one transaction; cases whose id is
-        already stored are left untouched (a decision is never updated). ``contexts``
-        maps case id -> related-context JSON text, stored with the new decision (written
-        once; never read by the engine). Returns how many were new."""
+        """:meth:`store_new_cases`, returning how many cases were new."""
+        return len(self.store_new_cases(project_id, items, contexts))
+
+    def store_new_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
+                        contexts: Mapping[str, str] | None = None) -> list[str]:
+        """Store new cases with their decisions in one transaction; cases whose id, or
+        whose request id, is already stored are left untouched (a decision is never
+        updated). ``contexts`` maps case id -> related-context JSON text, stored with
+        the new decision (written once; never read by the engine). Returns the ids of
+        the cases this call stored, in the order given. Safe to run from several
+        processes at once: the transaction first locks the project's row (``FOR
+        UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE`` already serialises writers on
+        SQLite), so the stored ids are read after any concurrent insert of the same
+        cases committed, and each case is stored by exactly one caller. Raises
+        :class:`NotFoundError` for a project that was never saved."""
         now = iso(self.clock())
-        added = 0
+        added: list[str] = []
         with self._write() as s:
-            existing = set(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
+            if s.execute(select(ProjectRow.id).where(ProjectRow.id == project_id)
+                         .with_for_update()).first() is None:
+                raise NotFoundError(f"no project '{project_id}' in the store")
+            stored = s.execute(select(CaseRow.id, CaseRow.request_id)
+                               .where(CaseRow.project_id == project_id)).all()
+            existing = {case_id for case_id, _ in stored}
+            requests = {request_id for _, request_id in stored}
             existing |= set(s.scalars(select(AuditRow.case_id)  # erased: never stored again
                                       .where(AuditRow.outcome == ERASED)))
             seq = s.scalar(select(func.max(CaseRow.seq))
                            .where(CaseRow.project_id == project_id)) or 0
             for request, decision in items:
-                if decision.case_id in existing:
+                if decision.case_id in existing or request.id in requests:
                     continue
                 _storable(f"request {request.id!r}", request.id, request.title, request.text,
                           request.submitted_by, request.submitted_at, request.labels_json)
                 existing.add(decision.case_id)
+                requests.add(request.id)
                 seq += 1
                 s.add(CaseRow(
                     id=decision.case_id, project_id=project_id, request_id=request.id,
@@ -590,7 +649,7 @@ class CaseFileRepository:
                 if context is not None:
                     s.add(DecisionContextRow(case_id=decision.case_id, context_json=context,
                                              created_at=now))
-                added += 1
+                added.append(decision.case_id)
         return added
 
     def decision_context(self, case_id: str) -> str | None:
