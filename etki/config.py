@@ -13,6 +13,7 @@
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
+| ETKI_DEBUG | ``1``/``true``/``yes``/``on``: an internal error also prints its traceback (read by :mod:`etki.console`, not a field here, so it works even when the other settings are bad) | unset |
 """
 
 from __future__ import annotations

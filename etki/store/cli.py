@@ -16,8 +16,8 @@ import argparse
 import sys
 
 from etki.config import Settings
+from etki.console import echo
 from etki.errors import EtkiError
-from etki.text import printable
 
 __all__ = ["register"]
 
@@ -35,13 +35,12 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     repo = CaseFileRepository(settings.db_url)
     outcome = erase_case(repo, settings, args.case_id, args.reason)
     e = outcome.erasure
-    print(printable(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
-                    f"the audit log keeps a tombstone", multiline=False))
+    echo(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
+         f"the audit log keeps a tombstone", multiline=False)
     if outcome.wiki_summary is not None:
-        print(printable(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False))
-    print(printable(f"note: remove the request from project {e.project_id}'s "
-                    "requests.jsonl too; `etki init` will not store it again",
-                    multiline=False), file=sys.stderr)
+        echo(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False)
+    echo(f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
+         "`etki init` will not store it again", multiline=False, file=sys.stderr)
     if outcome.wiki_error:
         raise WikiNotRebuilt(f"{e.case_id} is erased from the database, but the wiki was "
                              f"not rebuilt ({outcome.wiki_error}); run `python -m etki.wiki "
@@ -59,9 +58,9 @@ def _db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         engine.dispose()
     if before == after:
-        print(f"database schema already at {after}")
+        echo(f"database schema already at {after}", multiline=False)
     else:
-        print(f"database schema upgraded from {before or 'empty'} to {after}")
+        echo(f"database schema upgraded from {before or 'empty'} to {after}", multiline=False)
     return 0
 
 
@@ -75,7 +74,7 @@ def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
     finally:
         engine.dispose()
     state = "head" if current == head_revision() else f"head is {head_revision()}"
-    print(f"{current or 'not stamped'} ({state})")
+    echo(f"{current or 'not stamped'} ({state})", multiline=False)
     return 0
 
 
