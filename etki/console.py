@@ -155,6 +155,10 @@ def _database_parts(exc: BaseException) -> list[str]:
     message = lines[0].strip() if lines else ""
     if message and _SAFE_DB_MESSAGE.fullmatch(message):
         parts.append(message)
+    if err is exc:  # SQLAlchemy's own error (a bad URL: its message may hold a password)
+        where = _where(exc)
+        if where:
+            parts.append(f"raised at {where}")
     return parts
 
 

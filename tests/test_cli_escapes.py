@@ -234,6 +234,36 @@ def test_tui_start_errors_are_safe(world):
     assert VISIBLE in err
 
 
+def test_mcp_stderr_is_safe_and_answers_keep_the_strings(world):
+    """``etki mcp`` writes JSON-RPC on stdout (read by the client, not a terminal) and
+    logs on stderr: the logs are terminal-safe, the answers keep the stored strings."""
+    import asyncio
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "etki.cli", "mcp", "--project", "demo"],
+                                   env=world.env, cwd=str(world.tmp))
+    errlog = world.tmp / "mcp-stderr.txt"
+
+    async def session() -> list:
+        with errlog.open("w", encoding="utf-8") as err:
+            async with stdio_client(params, errlog=err) as (read, write), \
+                    ClientSession(read, write) as client:
+                await client.initialize()
+                return [await client.call_tool("graph_query", {
+                            "question": "evil single sign-on login module " + HOSTILE}),
+                        await client.call_tool("wiki_search", {"query": "evil " + HOSTILE}),
+                        await client.call_tool("graph_query", {"question": HOSTILE, "k": 0})]
+
+    found, wiki, bad = asyncio.run(asyncio.wait_for(session(), 120))
+    _assert_clean(errlog.read_bytes(), "etki mcp stderr")
+    assert not found.is_error and bad.is_error and not wiki.is_error
+    ids = [n["id"] for n in found.structured_content["nodes"]]
+    assert f"module:{MODULE}" in ids  # the very id, unchanged
+
+
 # --- internal errors: no SQL, no parameters, no client text -------------------------------
 
 def test_internal_error_on_sqlite_prints_no_sql_and_no_client_text(tmp_path):
@@ -344,6 +374,14 @@ def test_error_summary_keeps_out_messages():
         summary = error_summary(exc)
     assert summary.startswith("RuntimeError (raised at tests/test_cli_escapes.py:")
     assert "secret" not in summary
+    from sqlalchemy.exc import InvalidRequestError
+
+    try:  # SQLAlchemy's own errors (no driver error inside): the message is left out
+        raise InvalidRequestError("postgresql://ayse:s3cret-pw@db/x \x1b[2J")
+    except InvalidRequestError as exc:
+        summary = error_summary(exc)
+    assert summary.startswith("InvalidRequestError (raised at tests/test_cli_escapes.py:")
+    assert "s3cret" not in summary
     err = FileNotFoundError(2, "No such file or directory", "/x/\x1b[2J.md")
     assert error_summary(err) == ("FileNotFoundError (ENOENT; No such file or directory; "
                                   "/x/␛[2J.md)")
