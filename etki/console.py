@@ -249,7 +249,19 @@ def report_internal_error(prog: str, exc: BaseException, *,
 class SafeFormatter(logging.Formatter):
     """A :class:`logging.Formatter` whose output is terminal-safe: the message line goes
     through :func:`etki.text.printable` with newlines shown as ``⏎``, tracebacks and
-    stack traces through ``printable`` keeping their lines."""
+    stack traces through ``printable`` keeping their lines. A database exception passed
+    as an argument (``log.warning("wiki rebuild failed: %s", exc)``) is shown as its
+    :func:`error_summary`, so no SQL or parameters reach the log (all of it with
+    ``ETKI_DEBUG=1``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        args = record.args
+        if isinstance(args, tuple) and not debug_enabled() and any(
+                isinstance(a, BaseException) and _is_database_error(a) for a in args):
+            record = logging.makeLogRecord(record.__dict__)  # other handlers see the original
+            record.args = tuple(error_summary(a) if isinstance(a, BaseException)
+                                and _is_database_error(a) else a for a in args)
+        return super().format(record)
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging API)
         return printable(super().formatMessage(record), multiline=False)

@@ -387,6 +387,32 @@ def test_error_summary_keeps_out_messages():
                                   "/x/␛[2J.md)")
 
 
+def test_logged_database_errors_show_no_sql(tmp_path):
+    import logging
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import DBAPIError
+
+    from etki.console import SafeFormatter
+
+    engine = create_engine(f"sqlite:///{tmp_path}/x.db")
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE t (a TEXT CHECK (length(a) < 3))"))
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO t VALUES (:a)"), {"a": "quokka " + HOSTILE})
+    except DBAPIError as exc:
+        error = exc
+    engine.dispose()
+    assert "quokka" in str(error)  # SQLAlchemy's own message quotes the parameters
+    record = logging.LogRecord("etki", logging.WARNING, __file__, 1,
+                               "wiki rebuild failed: %s", (error,), None)
+    line = SafeFormatter("%(message)s").format(record)
+    assert line == ("wiki rebuild failed: IntegrityError (sqlite3.IntegrityError; "
+                    "SQLITE_CONSTRAINT_CHECK)"), line
+    assert record.args == (error,)  # the record itself is untouched
+
+
 # --- the source: no command prints around the safe path -------------------------------------
 
 SAFE_MODULE = "etki/console.py"
