@@ -10,8 +10,12 @@
 
 Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling,
 and ``etki init`` refusing a request row longer than ``ETKI_MAX_REQUEST_CHARS``: the
-other rows are stored), 1 internal error. Settings come from ``ETKI_*`` variables (:mod:`etki.config`). Client
-text is printed through :func:`etki.text.printable`, so it cannot drive the terminal.
+other rows are stored), 1 internal error. Settings come from ``ETKI_*`` variables
+(:mod:`etki.config`). Every line is printed through :mod:`etki.console`
+(:func:`etki.text.printable`; ``--json`` escapes control and bidi characters), so client
+or config text cannot drive the terminal. An internal error is one line naming the
+exception's type and only safe facts (never SQL, its parameters or client text);
+``ETKI_DEBUG=1`` adds the traceback.
 
 ``etki init`` stores a related-context block beside each new decision (pre-analysis,
 :mod:`etki.retrieval.context`; context only, never a decision input). ``--no-context``
@@ -26,12 +30,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import logging
 import sys
 from collections.abc import Sequence
 
 from etki.config import Settings
+from etki.console import (
+    SafeArgumentParser,
+    configure_logging,
+    configure_streams,
+    echo,
+    echo_lines,
+    emit_json,
+    report_internal_error,
+)
 from etki.domain import CaseRecord, Decision, memory_sentence
 from etki.errors import EtkiError, InputError, os_error_message
 from etki.text import printable
@@ -49,7 +60,7 @@ and sets ``handler=fn(args, settings) -> int`` on them with ``set_defaults``."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="etki", description="Scope triage with a decision memory.")
+    p = SafeArgumentParser(prog="etki", description="Scope triage with a decision memory.")
     sub = p.add_subparsers(dest="command", required=True)
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
@@ -95,21 +106,23 @@ def _queue_row(c: CaseRecord) -> dict:
 
 
 def _print_decision(d: Decision) -> None:
-    print(f"verdict     {d.verdict}  (confidence {d.confidence:.2f})")
-    print(f"clauses     {', '.join(d.cited_clauses) or '-'}")
-    print(f"modules     {', '.join(d.impacted_modules) or '-'}")
-    print(f"effort      {d.effort.label()}")
+    lines = [
+        f"verdict     {d.verdict}  (confidence {d.confidence:.2f})",
+        f"clauses     {', '.join(d.cited_clauses) or '-'}",
+        f"modules     {', '.join(d.impacted_modules) or '-'}",
+        f"effort      {d.effort.label()}",
+    ]
     look = "  24h PMO look" if d.risk.pmo_look_24h else ""
-    print(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())
-    print(f"reasoning   {printable(d.reasoning)}")
+    lines.append(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())
+    echo_lines(lines)
+    echo(f"reasoning   {d.reasoning}")
     for a in d.assumptions:
-        print(f"assumes     {printable(a)}")
+        echo(f"assumes     {a}")
     if d.similar_rulings:
-        print(f"memory      {memory_sentence(d.similar_rulings, d.memory_verdict)} "
-              "(beside the verdict, not part of it)")
-        for s in d.similar_rulings:
-            print(f"  similar   {printable(s.case_id, multiline=False)}  {s.ruling}  "
-                  f"{s.similarity:.4f}")
+        memory = memory_sentence(d.similar_rulings, d.memory_verdict)
+        echo(f"memory      {memory} (beside the verdict, not part of it)", multiline=False)
+        echo_lines(f"  similar   {s.case_id}  {s.ruling}  {s.similarity:.4f}"
+                   for s in d.similar_rulings)
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -131,13 +144,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         summary = init_project(args.project_dir, repo, settings,
                                related_context=args.context,
                                update_reviewers=args.update_reviewers)
-        print("\n".join(summary.lines()))
+        echo_lines(summary.lines())
         for message in summary.refused:  # issue 11 item 6: the other rows are stored
-            print(f"etki: error: {printable(message)}", file=sys.stderr)
+            echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
         return 2 if summary.refused else 0
     if args.command == "projects":
-        for pid in repo.project_ids():
-            print(pid)
+        echo_lines(repo.project_ids())
         return 0
     if args.command == "queue":
         projects = [args.project] if args.project else repo.project_ids()
@@ -146,15 +158,15 @@ def run(argv: Sequence[str] | None = None) -> int:
         cases = [c for pid in projects
                  for c in repo.cases(pid, status=None if args.all else "pending")]
         if args.json:
-            print(json.dumps([_queue_row(c) for c in cases], ensure_ascii=False, indent=1))
+            emit_json([_queue_row(c) for c in cases], indent=1)
             return 0
         if not cases:
-            print("no cases waiting for a ruling")
+            echo("no cases waiting for a ruling")
         for c in cases:
             d = c.decision
             ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
-            print(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  "
-                  f"{_one_line(c.title, 48)}{ruled}")
+            echo(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  "
+                 f"{_one_line(c.title, 48)}{ruled}", multiline=False)
         return 0
     if args.command == "rule":
         from etki.approval import ApprovalService
@@ -163,9 +175,9 @@ def run(argv: Sequence[str] | None = None) -> int:
             args.case_id, RULE_ACTIONS[args.action], reason=args.reason)
         r = outcome.ruling
         tag = " (override: precedent)" if r.is_override else ""
-        print(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}")
+        echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
         if outcome.wiki_error:
-            print(f"warning: {outcome.wiki_error}", file=sys.stderr)
+            echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
         return 0
     if args.command == "triage":
         if not args.text.strip():
@@ -176,7 +188,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         decision = stored_triage(repo, args.project, settings,
                                  case_id_for(args.project, "adhoc\0" + args.text), args.text)
         if args.json:
-            print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+            emit_json(decision.to_dict(), indent=1, sort_keys=True)
         else:
             _print_decision(decision)
         return 0
@@ -186,11 +198,12 @@ def run(argv: Sequence[str] | None = None) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: maps errors to exit codes, never a traceback for an
     :class:`EtkiError`."""
-    logging.basicConfig(level=logging.WARNING, format="etki: %(levelname)s: %(message)s")
+    configure_streams()
+    configure_logging("etki")
     try:
         code = run(argv)
     except EtkiError as exc:
-        print(f"etki: error: {printable(str(exc))}", file=sys.stderr)
+        echo(f"etki: error: {exc}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt:
         code = 130
@@ -198,12 +211,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stderr.close()
         code = 0
     except OSError as exc:  # a file Etki writes or reads: say which and what happened
-        print(f"etki: error: {printable(os_error_message(exc), multiline=False)}",
-              file=sys.stderr)
+        echo(f"etki: error: {os_error_message(exc)}", file=sys.stderr, multiline=False)
         code = 1
-    except Exception as exc:  # internal failure: one line, exit 1
-        logging.getLogger("etki").debug("internal error", exc_info=True)
-        print(f"etki: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    except Exception as exc:  # internal failure: one line without SQL or client text, exit 1
+        report_internal_error("etki", exc)
         code = 1
     sys.exit(code)
 

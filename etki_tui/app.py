@@ -31,6 +31,13 @@ from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 from textual.worker import WorkerState
 
 from etki.config import Settings
+from etki.console import (
+    SafeArgumentParser,
+    configure_logging,
+    configure_streams,
+    echo,
+    report_internal_error,
+)
 from etki.domain import CaseRecord
 from etki.errors import ConflictError, EtkiError, InputError, PermissionDeniedError
 from etki.identity import set_program
@@ -842,7 +849,7 @@ class EtkiApp(App[None]):
 
 # --- command line ---------------------------------------------------------------------------
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(SafeArgumentParser):
     def error(self, message: str) -> None:
         """One line, exit 2, no usage dump."""
         raise InputError(message)
@@ -918,19 +925,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``etki-tui [PROJECT_DIR] [--project ID]``. Exit codes: 0 ok (also after a hang-up
     or end of input), 2 bad input, 1 internal error; errors are one line on stderr."""
     set_program("etki-tui")  # the audit's program column
+    configure_streams()
+    configure_logging("etki-tui")  # until the desk runs (it routes logs away then)
     try:
         args = _parser().parse_args(argv)
         settings = Settings.from_env()
         config = load_config(settings.config_file)
         desk = Desk(settings)
         if args.project_dir and Path(args.project_dir).is_dir():  # errors stay one line
-            print(f"etki-tui: loading {args.project_dir} …", flush=True)
+            echo(f"etki-tui: loading {args.project_dir} …", multiline=False)
+            sys.stdout.flush()
         project_id, summary = choose_project(desk, args.project_dir, args.project)
     except EtkiError as exc:
-        print(f"etki-tui: {one_line(exc)}", file=sys.stderr)
+        echo(f"etki-tui: {one_line(exc)}", file=sys.stderr, multiline=False)
         return 2 if isinstance(exc, InputError) else exc.exit_code
-    except Exception as exc:  # never a traceback
-        print(f"etki-tui: internal error: {one_line(exc)}", file=sys.stderr)
+    except Exception as exc:  # never a traceback, never SQL or client text
+        report_internal_error("etki-tui", exc)
         return 1
     app = EtkiApp(desk, project_id, init_summary=summary, config=config)
     with quiet_logging():

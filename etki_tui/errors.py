@@ -7,6 +7,7 @@ refusals they must acknowledge, a modal. Never a traceback.
 
 from __future__ import annotations
 
+from etki.console import error_summary
 from etki.errors import (
     ConflictError,
     EtkiError,
@@ -18,7 +19,12 @@ from etki.text import printable
 
 
 def one_line(exc: BaseException) -> str:
-    """The first line of an exception's message (or its class name), terminal-safe."""
+    """The first line of an exception's message (or its class name), terminal-safe. For a
+    database error only its safe parts (:func:`etki.console.error_summary`: driver class,
+    SQLSTATE, constraint, a fixed driver wording such as ``database is locked``), never the
+    SQL or its parameters."""
+    if _is_database_error(exc) and not isinstance(exc, EtkiError):
+        return error_summary(exc)
     text = str(exc).strip().splitlines()
     return printable(text[0] if text else exc.__class__.__name__, multiline=False)
 

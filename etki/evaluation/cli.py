@@ -19,10 +19,10 @@ Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from etki.config import Settings
+from etki.console import echo, echo_lines, emit_json
 from etki.evaluation.metrics import BOOTSTRAP_RESAMPLES
 
 __all__ = ["add_parser", "run_eval_triage"]
@@ -92,9 +92,9 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
                   exclude_borderline=args.exclude_borderline, loeo=args.loeo,
                   disputed_escalation=settings.disputed_escalation)
     if args.json:
-        print(json.dumps(ev.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+        emit_json(ev.to_dict(), indent=1, sort_keys=True)
     else:
-        print("\n".join(ev.lines(per_request=args.per_request)))
+        echo_lines(ev.lines(per_request=args.per_request))
     return 0
 
 
@@ -109,7 +109,10 @@ def _replay(args: argparse.Namespace, settings: Settings, engagements: list[Any]
     if args.json:
         data: Any = (reports[0].to_dict() if len(reports) == 1
                      else {r.project_id: r.to_dict() for r in reports})
-        print(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
+        emit_json(data, indent=1, sort_keys=True)
     else:
-        print("\n\n".join("\n".join(r.lines()) for r in reports))
+        for i, r in enumerate(reports):
+            if i:
+                echo("")
+            echo_lines(r.lines())
     return 0

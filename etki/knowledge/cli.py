@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from etki.console import echo, echo_lines, emit_json_text
 from etki.domain import REMIT_CONTRACT_ID
 from etki.errors import InputError, NotFoundError, StoreMissingError
 from etki.text import printable
@@ -153,9 +154,9 @@ def _lint_or_fail(index: KnowledgeIndex, strict: bool) -> int:
 
     problems = lint(index)
     for problem in problems:
-        print(printable(problem.line(), multiline=False))
+        echo(problem.line(), multiline=False)
     warnings = sum(1 for p in problems if p.severity == "warning")
-    print(f"{warnings} warning(s), {len(problems) - warnings} note(s)")
+    echo(f"{warnings} warning(s), {len(problems) - warnings} note(s)")
     if strict and warnings:
         raise LintFailedError(f"{warnings} lint warning(s) in the index of "
                               f"{index.project_id} (--strict)")
@@ -169,8 +170,8 @@ def _build(args: argparse.Namespace, settings: Settings) -> int:
         _lint_or_fail(index, True)
     out = Path(args.output or DEFAULT_OUTPUT.replace("{project}", index.project_id))
     written = index.write(out)
-    print("\n".join(summary_lines(index)))
-    print(f"  written to {out}" if written else f"  {out} is up to date")
+    echo_lines(summary_lines(index))
+    echo(f"  written to {out}" if written else f"  {out} is up to date", multiline=False)
     return 0
 
 
@@ -198,10 +199,10 @@ def sentence_role_lines(index: KnowledgeIndex, *, every: bool) -> list[str]:
 def _show(args: argparse.Namespace, settings: Settings) -> int:
     index = _target(args.project, settings).index
     if args.json:
-        print(index.to_bytes().decode("utf-8"), end="")
+        emit_json_text(index.to_bytes().decode("utf-8"))  # the index file's own text
     else:
-        print("\n".join(summary_lines(index)))
-        print("\n".join(sentence_role_lines(index, every=args.sentences)))
+        echo_lines(summary_lines(index))
+        echo_lines(sentence_role_lines(index, every=args.sentences))
     return 0
 
 
@@ -219,20 +220,22 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
         added, already = accept(target.root, suggestions, args.accept)
         path = target.root / "edges.yaml"
         for s in added:
-            print(f"accepted {s.id}: {s.source} -[{s.type}]-> {s.target}")
-        print(f"{len(added)} link(s) written to {path}"
-              + (f"; already there: {', '.join(already)}" if already else ""))
+            echo(f"accepted {s.id}: {s.source} -[{s.type}]-> {s.target}", multiline=False)
+        echo(f"{len(added)} link(s) written to {path}"
+             + (f"; already there: {', '.join(already)}" if already else ""), multiline=False)
         return 0
     if not suggestions:
-        print("no suggestions: every likely clause -> module link is there")
+        echo("no suggestions: every likely clause -> module link is there")
         return 0
     for s in suggestions:
         title = printable(s.clause_title, multiline=False)[:60]
-        print(f"{s.id}  {s.score:5.1f}  {s.source} ({title}) -[{s.type}]-> {s.target}")
-        print(f"            words: {printable(', '.join(s.words), multiline=False)}; "
-              f"support: {s.support} summary keyword(s) beyond the module's name")
-    print(f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
-          f"{args.project} --accept ID ...`")
+        echo(f"{s.id}  {s.score:5.1f}  {s.source} ({title}) -[{s.type}]-> {s.target}",
+             multiline=False)
+        echo(f"            words: {', '.join(s.words)}; "
+             f"support: {s.support} summary keyword(s) beyond the module's name",
+             multiline=False)
+    echo(f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
+         f"{args.project} --accept ID ...`", multiline=False)
     return 0
 
 

@@ -16,7 +16,6 @@ figures then say which scoring was used). ``--exclude-borderline`` drops rows ma
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from etki.config import Settings
@@ -58,6 +57,7 @@ def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     """``etki eval retrieval``."""
+    from etki.console import echo_lines, emit_json
     from etki.errors import InputError
     from etki.retrieval.evaluate import load_queries, run_retrieval
     from etki.retrieval.port import GraphQueryPort
@@ -75,12 +75,12 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     report = run_retrieval(port, queries, k=args.k, budget_tokens=args.budget,
                            seeds=args.seeds, problems=problems)
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1, sort_keys=True))
+        emit_json(report.to_dict(), indent=1, sort_keys=True)
         return 0
-    print("\n".join(report.lines()))
+    echo_lines(report.lines())
     if args.per_query:
         for score in report.scores:
-            print(f"\n{score.method}: query recall precision rr returned")
-            for qid, r, p, rr, n in score.rows:
-                print(f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}")
+            echo_lines(["", f"{score.method}: query recall precision rr returned"])
+            echo_lines(f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}"
+                       for qid, r, p, rr, n in score.rows)
     return 0

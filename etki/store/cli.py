@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from etki.config import Settings
+from etki.console import echo
 from etki.errors import EtkiError
 from etki.text import printable
 
@@ -54,7 +55,8 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
                          "reference; or --finish to complete an earlier erasure")
 
     def notify(message: str) -> None:
-        print(printable(f"erase: {message}", multiline=False), file=sys.stderr, flush=True)
+        echo(f"erase: {message}", multiline=False, file=sys.stderr)
+        sys.stderr.flush()
 
     repo = CaseFileRepository(settings.db_url, create=False)  # no store: nothing to erase
     try:
@@ -69,19 +71,18 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     e = outcome.erasure
     case_id, project = args.case_id, e.project_id if e is not None else None
     if e is not None:
-        print(printable(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
-                        f"the audit log keeps a tombstone", multiline=False))
+        echo(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
+             f"the audit log keeps a tombstone", multiline=False)
     if outcome.wiki_summary is not None:
-        print(printable(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False))
+        echo(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False)
     words = (f"{outcome.words} erased words searched" if e is not None
              else "the erased words are not known any more")
-    print(printable(f"checked ({words}):", multiline=False))
+    echo(f"checked ({words}):", multiline=False)
     for place in outcome.places:
-        print(printable(f"  {place.line()}", multiline=False))
+        echo(f"  {place.line()}", multiline=False)
     if e is not None:
-        print(printable(f"note: remove the request from project {e.project_id}'s "
-                        "requests.jsonl too; `etki init` will not store it again",
-                        multiline=False), file=sys.stderr)
+        echo(f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
+             "`etki init` will not store it again", multiline=False, file=sys.stderr)
     if outcome.held or outcome.blocker:
         where = "; ".join(f"{p.what} ({p.detail})" for p in outcome.held if not p.step)
         why = f": {outcome.blocker}" if outcome.blocker else ""
@@ -98,7 +99,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
             f"succeeds (then `etki erase --finish {case_id}` checks every place again)",
             multiline=False))
     what = "erasure finished" if e is None else "erasure proven"
-    print(printable(f"{case_id}: {what}: no checked place holds it", multiline=False))
+    echo(f"{case_id}: {what}: no checked place holds it", multiline=False)
     return 0
 
 
@@ -112,9 +113,9 @@ def _db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         engine.dispose()
     if before == after:
-        print(f"database schema already at {after}")
+        echo(f"database schema already at {after}", multiline=False)
     else:
-        print(f"database schema upgraded from {before or 'empty'} to {after}")
+        echo(f"database schema upgraded from {before or 'empty'} to {after}", multiline=False)
     return 0
 
 
@@ -128,7 +129,7 @@ def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
     finally:
         engine.dispose()
     state = "head" if current == head_revision() else f"head is {head_revision()}"
-    print(f"{current or 'not stamped'} ({state})")
+    echo(f"{current or 'not stamped'} ({state})", multiline=False)
     return 0
 
 

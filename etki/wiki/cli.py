@@ -27,8 +27,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from etki.config import Settings
+from etki.console import (
+    SafeArgumentParser,
+    configure_logging,
+    configure_streams,
+    echo,
+    report_internal_error,
+)
 from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
-from etki.text import printable
 from etki.wiki.render import DISPUTED, INDEX, decision_path
 from etki.wiki.search import search
 from etki.wiki.writer import UnsafeWikiPath, read_page, validate_relpath
@@ -78,7 +84,7 @@ class _Context:
 
 
 def _print(text: str, *, stream=None) -> None:
-    print(text, file=stream or sys.stdout)
+    echo(text, file=stream or sys.stdout, multiline=False)
 
 
 def _cmd_rebuild(ctx: _Context, args: argparse.Namespace) -> int:
@@ -89,7 +95,7 @@ def _cmd_rebuild(ctx: _Context, args: argparse.Namespace) -> int:
         _print("no project in the store yet; nothing to rebuild", stream=sys.stderr)
     for pid, report in reports.items():
         where = f" -> {report.root}" if report.root is not None else ""
-        _print(printable(f"{pid}: {report.summary()}{where}", multiline=False))
+        _print(f"{pid}: {report.summary()}{where}")
     return 0
 
 
@@ -105,13 +111,12 @@ def _cmd_verify(ctx: _Context, args: argparse.Namespace) -> int:
             continue
         drift = projector.drift(pid)
         for line in drift.lines():
-            _print(printable(f"{pid}: {line}", multiline=False))
+            _print(f"{pid}: {line}")
         if drift:
-            _print(printable(f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} "
-                             f"changed, {len(drift.stale)} stale; run `{PROG} rebuild` to "
-                             "restore", multiline=False))
+            _print(f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
+                   f"{len(drift.stale)} stale; run `{PROG} rebuild` to restore")
         else:
-            _print(printable(f"{pid}: ok, the wiki matches the database", multiline=False))
+            _print(f"{pid}: ok, the wiki matches the database")
         bad += len(drift.paths())
     return 1 if bad else 0
 
@@ -130,9 +135,9 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
     hits = search(root, query, use_rg=use_rg, limit=args.limit, backend=args.backend)
     for hit in hits:
         where = f"{hit.path}:{hit.line}" if args.line_number else hit.path
-        _print(printable(where, multiline=False) + "\t" + printable(hit.snippet, multiline=False))
+        echo(where, hit.snippet, sep="\t", multiline=False)
     if not hits:
-        _print(printable(f"no results for {query!r}", multiline=False), stream=sys.stderr)
+        _print(f"no results for {query!r}", stream=sys.stderr)
     return 0
 
 
@@ -218,15 +223,13 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
         raise NotFoundError(f"{rel} is not a regular page in {root}; run "
                             f"`{PROG} rebuild --project {pid}`")
     text = data.decode("utf-8", errors="replace")
-    sys.stdout.write(printable(text))
-    if not text.endswith("\n"):
-        sys.stdout.write("\n")
+    echo(text, end="" if text.endswith("\n") else "\n")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and ``--help``)."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Etki's decision wiki: a "
+    parser = SafeArgumentParser(prog=PROG, description="Etki's decision wiki: a "
                                      "projection of the database.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -259,16 +262,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"{PROG}: error: {printable(message, multiline=False)}\n")
+    echo(f"{PROG}: error: {message}", file=sys.stderr, multiline=False)
 
 
 def main(argv: Sequence[str] | None = None, settings: Settings | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors="replace")
+    configure_streams()
+    configure_logging(PROG)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -287,5 +287,5 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
         _error(os_error_message(exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
-        _error(f"internal error: {type(exc).__name__}: {exc}")
+        report_internal_error(PROG, exc)  # no SQL, no client text; ETKI_DEBUG=1 for more
         return 1
