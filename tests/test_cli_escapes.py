@@ -123,7 +123,9 @@ def world(tmp_path_factory) -> World:
     rows = json.loads(w.run("queue", "--json")[0])
     [row] = [r for r in rows if r["request_id"] == "R-EVIL"]
     w.case_id = row["case_id"]
-    w.rule_out = w.run("rule", w.case_id, "approve", env={"ETKI_REVIEWER": REVIEWER})[0]
+    # with a reason: the verdict differs with B03's text (present beside ../shared) or not
+    w.rule_out = w.run("rule", w.case_id, "approve", "--reason", "SSO is in scope (3.2)",
+                       env={"ETKI_REVIEWER": REVIEWER})[0]
     return w
 
 

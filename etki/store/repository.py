@@ -372,13 +372,12 @@ class CaseFileRepository:
                 s.flush()
 
     def _upsert(self, s: Session, model: type, values: dict[str, object],
-                keys: tuple[str, ...], *, update: bool) -> int:
+                keys: tuple[str, ...], *, update: bool) -> None:
         """Insert ``values`` as a row of ``model``; when a row with the same ``keys``
         exists (committed, or being inserted by a concurrent transaction, which this one
         then waits for), update it to ``values`` (``update``) or leave it alone. One
         ``INSERT ... ON CONFLICT`` on PostgreSQL and SQLite, so two processes storing
-        the same row never meet a unique-key violation; a read, then a write, elsewhere.
-        Returns the number of rows inserted or updated (0 when an existing row was left)."""
+        the same row never meet a unique-key violation; a read, then a write, elsewhere."""
         name = self.engine.dialect.name
         if name in ("postgresql", "sqlite"):
             if name == "postgresql":
@@ -387,11 +386,10 @@ class CaseFileRepository:
                 from sqlalchemy.dialects.sqlite import insert
             stmt = insert(model).values(**values)
             changed = {k: v for k, v in values.items() if k not in keys}
-            result = s.execute(stmt.on_conflict_do_update(index_elements=list(keys),
-                                                          set_=changed)
-                               if update and changed else
-                               stmt.on_conflict_do_nothing(index_elements=list(keys)))
-            return max(result.rowcount, 0)
+            s.execute(stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
+                      if update and changed else
+                      stmt.on_conflict_do_nothing(index_elements=list(keys)))
+            return
         row = s.get(model, tuple(values[k] for k in keys))
         if row is None:
             s.add(model(**values))
@@ -399,7 +397,29 @@ class CaseFileRepository:
             for key, value in values.items():
                 setattr(row, key, value)
         s.flush()
-        return 1 if row is None or update else 0
+
+    def _insert_new(self, s: Session, model: type, values: dict[str, object],
+                    keys: tuple[str, ...]) -> bool:
+        """Insert ``values`` as a row of ``model`` unless a row with the same ``keys``
+        exists (or a concurrent transaction is inserting it: this one waits for it);
+        True when this call inserted it. ``INSERT ... ON CONFLICT DO NOTHING RETURNING``
+        on PostgreSQL and SQLite (an ORM insert reports no reliable row count)."""
+        name = self.engine.dialect.name
+        if name in ("postgresql", "sqlite"):
+            if name == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            key_columns = [getattr(model, k) for k in keys]
+            stmt = (insert(model).values(**values)
+                    .on_conflict_do_nothing(index_elements=list(keys))
+                    .returning(*key_columns))
+            return s.execute(stmt).first() is not None
+        if s.get(model, tuple(values[k] for k in keys)) is not None:
+            return False
+        s.add(model(**values))
+        s.flush()
+        return True
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -445,7 +465,7 @@ class CaseFileRepository:
                 # the second replaces the first one's knowledge instead of adding to it
                 values = _project_values(project, root, config_json, index_hash, index_bytes,
                                          iso(self.clock()))
-                created = self._upsert(s, ProjectRow, values, ("id",), update=False) == 1
+                created = self._insert_new(s, ProjectRow, values, ("id",))
                 row = s.execute(select(ProjectRow).where(ProjectRow.id == cfg.id)
                                 .with_for_update()
                                 .execution_options(populate_existing=True)).scalar_one()
