@@ -14,12 +14,18 @@ Jobs (one JSON object per stdin line)::
 With ``"linger": true`` a child that finished its job waits to be killed instead of
 exiting, so the test's SIGKILL always reaches this child and never a reused pid.
 
+With ``"die_before_projection": true`` (rule mode) the child's ApprovalService gets a
+hook of this script instead of the wiki projector: after each ruling's DB commit it says
+``held PID CASE_ID`` and waits to be killed, so the test's SIGKILL lands exactly between
+the commit and the projection (tests/test_wiki_catchup.py).
+
 Lines written to stdout, each whole in one ``write``::
 
     zygote ready                      once, after the imports
     child PID                         a job was started
     ready PID                         the child opened the DB and is about to work
     committed PID CASE_ID             a ruling committed (rule mode; before its projection)
+    held PID CASE_ID                  committed, projection not started (die_before_projection)
     done PID SECONDS                  the child finished its job
     exit PID STATUS                   the child is gone (STATUS: -9 when killed)
 """
@@ -53,7 +59,12 @@ def _child(job: dict) -> None:
     if job["mode"] == "rebuild":
         WikiProjector(repo, settings).rebuild("demo")
     else:
-        service = ApprovalService(repo, settings)
+        hook = None
+        if job.get("die_before_projection"):
+            def hook(case_id: str) -> None:  # the commit is done; the kill comes now
+                _say(f"held {me} {case_id}")
+                time.sleep(120)
+        service = ApprovalService(repo, settings, hook=hook)
         for case_id, action in job["rulings"]:
             outcome = service.rule(case_id, action, reason=f"crash test: {action}")
             _say(f"committed {me} {case_id}")

@@ -29,7 +29,7 @@ import pytest
 from etki.config import Settings
 from etki.domain import Request
 from etki.store import CaseFileRepository
-from etki.wiki.projection import LOCK_NAME, WikiProjector
+from etki.wiki.projection import LOCK_NAME, MARK_NAME, WikiProjector, wiki_mark
 from etki.wiki.render import render_wiki
 from etki.wiki.writer import sync_tree
 from tests.wiki_support import CASES as HOSTILE_CASES
@@ -177,6 +177,9 @@ def _check_tree(wiki: Path, states: States) -> int:
         rel = path.relative_to(wiki).as_posix()
         if path.name == LOCK_NAME:
             continue
+        if path.name == MARK_NAME:  # whole too: one JSON object naming the project
+            assert json.loads(path.read_bytes())["project"] == "demo"
+            continue
         if path.name.startswith(".etki-") and path.name.endswith(".tmp"):
             leftovers += 1
             continue
@@ -184,15 +187,20 @@ def _check_tree(wiki: Path, states: States) -> int:
     return leftovers
 
 
-def _digest(files: dict[str, bytes]) -> dict[str, str]:
-    """What :func:`tree_digest` gives for a clean rebuild of ``files`` (plus the lock)."""
+def _digest(files: dict[str, bytes], db: Path) -> dict[str, str]:
+    """What :func:`tree_digest` gives for a clean rebuild of ``files`` (plus the lock and
+    the mark of the DB at ``db``, what the wiki reflects)."""
+    repo = CaseFileRepository(f"sqlite:///{db}")
+    mark = wiki_mark(repo, "demo")
+    repo.dispose()
     out = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    return {**out, LOCK_NAME: hashlib.sha256(b"").hexdigest()}
+    return {**out, LOCK_NAME: hashlib.sha256(b"").hexdigest(),
+            MARK_NAME: hashlib.sha256(mark).hexdigest()}
 
 
 def _expected_drift(wiki: Path, files: dict[str, bytes]) -> tuple[set, set, set]:
     present = {p.relative_to(wiki).as_posix(): p.read_bytes() for p in wiki.rglob("*")
-               if p.is_file() and p.name != LOCK_NAME}
+               if p.is_file() and p.name not in (LOCK_NAME, MARK_NAME)}
     missing = {rel for rel in files if rel not in present}
     changed = {rel for rel in files if rel in present and present[rel] != files[rel]}
     stale = set(present) - set(files)
@@ -238,7 +246,7 @@ def _after_kill(db: Path, wiki_template: str, states: States,
                                                           for line in drift.lines()}
             assert "run `python -m etki.wiki rebuild` to restore" in done.stdout
     projector.rebuild("demo")
-    assert tree_digest(wiki) == _digest(states[0])  # identical to a clean rebuild
+    assert tree_digest(wiki) == _digest(states[0], db)  # identical to a clean rebuild
     repo.dispose()
 
 
@@ -269,7 +277,7 @@ def test_sigkill_mid_rebuild(world, zygote, tmp_path):
     old = {**world.pristine_tree, stale: b"---\ntitle: gone\n---\n# gone\n"}
     states = States([world.full_tree, old])
     clean = _clean_tree(world.full, tmp_path / "clean")
-    assert tree_digest(clean) == _digest(world.full_tree)
+    assert tree_digest(clean) == _digest(world.full_tree, world.full)
     job = {"mode": "rebuild", "db": f"sqlite:///{world.full}", "wiki": template}
 
     def reset() -> None:

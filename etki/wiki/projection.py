@@ -10,17 +10,20 @@ what to render.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import logging
 import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from etki.config import Settings
+from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
 from etki.domain import CaseRecord
 from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
@@ -33,23 +36,27 @@ from etki.wiki.render import (
     render_model,
 )
 from etki.wiki.writer import (
+    MARK_FILE,
     OWNER_FILE,
     Drift,
     UnsafeWikiPath,
     WriteReport,
     drift_tree,
     make_durable,
+    read_mark,
     remove_pages,
     sync_tree,
+    write_mark,
 )
 
-__all__ = ["LOCK_NAME", "WIKI_OFF", "WikiProjector", "wiki_lock"]
+__all__ = ["LOCK_NAME", "MARK_NAME", "WIKI_OFF", "WikiProjector", "wiki_lock", "wiki_mark"]
 
 log = logging.getLogger("etki.wiki")
 
 WIKI_OFF = "wiki off (ETKI_WIKI_DIR is empty): nothing written"
 LOCK_NAME = OWNER_FILE  # the lock file is also the proof that the folder is a wiki
-LOCK_TIMEOUT_S = 30.0
+MARK_NAME = MARK_FILE  # the DB change token the wiki reflects (see _Mark)
+LOCK_TIMEOUT_S = DEFAULT_WIKI_LOCK_TIMEOUT  # settings.wiki_lock_timeout overrides it
 
 
 @contextlib.contextmanager
@@ -111,12 +118,98 @@ already seen; re-reading the recent window (ids already applied are skipped) cat
 A missed one would still show as a case count or version mismatch (see ``_refresh``)."""
 
 
+@lru_cache(maxsize=8)  # the same project row on every ruling: hashed once
+def _head_digest(head: tuple[object, ...]) -> str:
+    """sha256 (hex) of the project-row part of :meth:`CaseFileRepository.wiki_token`
+    (index hash, name, config, root, edge types)."""
+    text = json.dumps([str(x) for x in head], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """What the wiki's pages reflect, kept in the wiki as :data:`MARK_NAME` and written
+    after every successful write (``rebuild``, a projection, a catch-up): the project
+    id, the digest of the project row read (:func:`_head_digest`), its case count, the
+    newest audit-log id and, among the :data:`AUDIT_WINDOW` ids below it, those that were
+    not committed when the DB was read (``missing``: on PostgreSQL a lower id can commit
+    later; on SQLite it is empty). Every ruling and erasure appends an audit row, so the
+    audit rows above ``audit`` or in ``missing`` are exactly the changes the pages lack
+    (a ruling killed after its commit, or one whose projection timed out on the lock).
+
+    Bytes: one line of JSON with sorted keys (``{"audit": 41, "cases": 60, "head":
+    "…", "missing": [], "project": "demo", "version": 1}``); a function of the DB
+    state only, so a wiki brought up to date by projections holds the same file as a
+    fresh rebuild."""
+
+    project: str
+    head: str
+    cases: int
+    audit: int
+    missing: tuple[int, ...] = ()
+
+    VERSION = 1
+
+    @property
+    def floor(self) -> int:
+        """Audit ids at or below this are taken as reflected (older than the window)."""
+        return max(0, self.audit - AUDIT_WINDOW)
+
+    def lags(self, audit_id: int) -> bool:
+        """True when the audit row ``audit_id`` is a change the pages do not reflect."""
+        return audit_id > self.floor and (audit_id > self.audit or audit_id in self.missing)
+
+    @classmethod
+    def of(cls, project_id: str, token: tuple[object, ...], seen: set[int]) -> _Mark:
+        """The mark of pages rendered from a read made after ``token`` (a
+        :meth:`CaseFileRepository.wiki_token`) and after the audit rows ``seen`` (ids;
+        every committed id in the window must be among them)."""
+        audit = int(token[-1])  # type: ignore[call-overload]
+        floor = max(0, audit - AUDIT_WINDOW)
+        return cls(project_id, _head_digest(token[:-2]), int(token[-2]),  # type: ignore[call-overload]
+                   audit, tuple(i for i in range(floor + 1, audit + 1) if i not in seen))
+
+    def to_bytes(self) -> bytes:
+        return (json.dumps({"audit": self.audit, "cases": self.cases, "head": self.head,
+                            "missing": list(self.missing), "project": self.project,
+                            "version": self.VERSION}, sort_keys=True,
+                           separators=(", ", ": ")) + "\n").encode("utf-8")
+
+    @classmethod
+    def parse(cls, data: bytes | None, project_id: str) -> _Mark | None:
+        """The mark in ``data``, or None when it is missing, not this version's, of
+        another project or malformed in any way (the caller then syncs everything)."""
+        if data is None:
+            return None
+        try:
+            doc = json.loads(data.decode("utf-8"))
+            mark = cls(doc["project"], doc["head"], doc["cases"], doc["audit"],
+                       tuple(doc["missing"]))
+            ok = (doc["version"] == cls.VERSION and mark.project == project_id
+                  and isinstance(mark.head, str) and type(mark.cases) is int
+                  and type(mark.audit) is int
+                  and all(type(i) is int for i in mark.missing))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return mark if ok else None
+
+
+def wiki_mark(repo: CaseFileRepository, project_id: str) -> bytes:
+    """The bytes of :data:`MARK_NAME` in a wiki that reflects the DB as it is now (what a
+    :meth:`WikiProjector.rebuild` writes when nothing changes meanwhile). Raises
+    :class:`etki.errors.NotFoundError` for an unknown project."""
+    token = repo.wiki_token(project_id)
+    seen = repo.audit_since(max(0, int(token[-1]) - AUDIT_WINDOW))  # type: ignore[call-overload]
+    return _Mark.of(project_id, token, {i for i, _ in seen}).to_bytes()
+
+
 @dataclass
 class _Cached:
     """The projector's in-memory view of one project: the model, the token it was read
     at, the audit ids applied (within :data:`AUDIT_WINDOW` of the newest) and the cases
     changed since the last successful write (their pages are rendered again until a
-    write succeeds)."""
+    write succeeds); ``mark`` is what pages rendered from a full read of this model
+    reflect (set by ``_load`` only)."""
 
     model: WikiModel
     head: tuple[object, ...]
@@ -124,6 +217,7 @@ class _Cached:
     versions: dict[str, int] = field(default_factory=dict)
     applied: set[int] = field(default_factory=set)
     unsynced: dict[str, list[CaseBrief]] = field(default_factory=dict)
+    mark: _Mark | None = None
 
 
 def _close_all(fds: list[int]) -> None:
@@ -191,7 +285,8 @@ class WikiProjector:
                                     ruling))
                 versions[cid] = version
         state = _Cached(model, head[:-2], max([audit_max, *(i for i, _ in seen)]),
-                        versions=versions, applied={i for i, _ in seen})
+                        versions=versions, applied={i for i, _ in seen},
+                        mark=_Mark.of(pid, head, {i for i, _ in seen}))
         self._cache[pid] = state
         return state, cases
 
@@ -200,17 +295,22 @@ class WikiProjector:
         every page a ruling on ``case_id`` can change (its decision page, its precedent
         page on an override, the contract pages of its cited clauses, the module pages of
         its impacted modules, ``disputed.md`` and ``index.md``), plus the same pages of
-        every other case that changed in the DB since this projector last looked (rulings
-        and erasures by other processes), and write the ones whose bytes changed; when
-        the wiki has no ``index.md`` yet, the whole tree is written. Reading and writing
-        happen under :func:`wiki_lock`. Does not prune (:meth:`rebuild` does). Every page
-        written is byte-identical to the same page of a full :meth:`rebuild` at that
-        moment.
+        every other case that changed in the DB since this projector last looked or that
+        the wiki does not reflect yet (see :meth:`catch_up`: a ruling whose own
+        projection never ran or failed, in any process), and write the ones whose bytes
+        changed. When the wiki cannot show what it reflects (no ``index.md`` or no
+        :data:`MARK_NAME`: never built, deleted, or written by an older Etki), was
+        written from another load of the project or a newer DB, or misses an erasure,
+        the whole tree is synced as :meth:`rebuild` does. Reading and writing happen
+        under :func:`wiki_lock` (``settings.wiki_lock_timeout`` seconds at most).
+        Every page written is byte-identical to the same page of a full :meth:`rebuild`
+        at that moment.
 
         Raises :class:`etki.errors.NotFoundError` for an unknown case, ``OSError``
-        (including :class:`etki.wiki.writer.UnsafeWikiPath`) when the wiki folder cannot
-        be written. Callers that must not fail on the wiki (``ApprovalService``) catch
-        and log; the database is never touched here.
+        (including :class:`etki.wiki.writer.UnsafeWikiPath`, and ``TimeoutError`` when
+        the lock is not free in time) when the wiki folder cannot be written. Callers
+        that must not fail on the wiki (``ApprovalService``) catch and log; the database
+        is never touched here.
         """
         # a case never moves between projects: a cached model that holds it knows where
         pid = next((p for p, st in self._cache.items() if case_id in st.model.cases), None)
@@ -219,30 +319,93 @@ class WikiProjector:
         root = self.settings.wiki_path(pid)
         if root is None:
             return WriteReport(root=None, skipped=WIKI_OFF)
-        with wiki_lock(root):
-            if not (root / INDEX).is_file():  # a wiki never built (or deleted): all of it
-                return sync_tree(root, self.render(pid), prune=False)
+        with wiki_lock(root, self.settings.wiki_lock_timeout):
+            return self._project(pid, root, frozenset({case_id}))
+
+    def catch_up(self, project_id: str) -> WriteReport:
+        """Write whatever the DB holds that the wiki of ``project_id`` lacks, as the next
+        :meth:`project_case` would (the desk runs this on start, in a worker): the wiki's
+        :data:`MARK_NAME` names the DB change it reflects; the pages of every case
+        changed since (rulings killed after their commit, projections that timed out on
+        the lock or failed) are rendered from the DB and written where their bytes
+        differ, with ``index.md`` and ``disputed.md``; a wiki without a usable mark is
+        synced whole (written where bytes differ, stale pages pruned), as
+        :meth:`rebuild`. A wiki that is up to date costs one small file read and one DB
+        poll, and nothing is written. Returns the :class:`WriteReport` (``skipped`` when
+        the wiki is off).
+
+        Raises :class:`etki.errors.NotFoundError` for an unknown project and ``OSError``
+        (``TimeoutError`` after ``settings.wiki_lock_timeout`` seconds on the lock) when
+        the wiki cannot be written."""
+        self.repo.project_config(project_id)  # NotFoundError before any folder is made
+        root = self.settings.wiki_path(project_id)
+        if root is None:
+            return WriteReport(root=None, skipped=WIKI_OFF)
+        with wiki_lock(root, self.settings.wiki_lock_timeout):
+            return self._project(project_id, root, frozenset())
+
+    def _project(self, pid: str, root: Path, wanted: frozenset[str]) -> WriteReport:
+        """Under the wiki lock: bring the wiki at ``root`` up to the DB, with the pages of
+        the cases ``wanted`` rendered whatever the mark says (see :meth:`project_case`)."""
+        old = read_mark(root)
+        mark = _Mark.parse(old, pid)
+        if mark is None or not (root / INDEX).is_file():  # never built, deleted, or older
+            return self._sync_all(pid, root, wanted)
+        state = self._cache.get(pid)
+        after = mark.floor if state is None else min(
+            mark.floor, max(0, state.audit_max - AUDIT_WINDOW))
+        try:
+            head, rows = self.repo.wiki_poll(pid, after)
+            if (_head_digest(head[:-2]) != mark.head  # another load of the project
+                    or int(head[-1]) < mark.audit):  # type: ignore[call-overload]
+                return self._sync_all(pid, root, wanted)  # (a DB older than the wiki)
+            lag = {c for i, c in rows if mark.lags(i)}
+            if (not wanted and not lag and int(head[-2]) == mark.cases  # type: ignore[call-overload]
+                    and (state is None or not state.unsynced)):
+                return WriteReport(root=root)  # up to date: nothing to write
+            state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
+            if gone & lag:  # an erasure the wiki never saw: its pages must be pruned
+                return self._sync_all(pid, root, wanted)
+            touched = [b for briefs in state.unsynced.values() for b in briefs]
+            files = render_changed(state.model, full, touched)
+        except BaseException:
+            self._cache.pop(pid, None)  # start from the DB again next time
+            raise
+        unknown = sorted(c for c in wanted if c not in state.model.cases)
+        if unknown:  # erased meanwhile (the model saw it go)
+            raise NotFoundError(f"no case '{unknown[0]}' in the store")
+        new = _Mark.of(pid, head, {i for i, _ in rows}).to_bytes()
+        if not self.defer_fsync:
+            report = sync_tree(root, files, prune=False)
+            if new != old:
+                write_mark(root, new)
+        else:
+            held: list[int] = []
             try:
-                state, full = self._refresh(pid, case_id)
-                touched = [b for briefs in state.unsynced.values() for b in briefs]
-                files = render_changed(state.model, full, touched)
+                report = sync_tree(root, files, prune=False, durable=False, hold_old=held)
+                if new != old:
+                    write_mark(root, new, durable=False)
             except BaseException:
-                self._cache.pop(pid, None)  # start from the DB again next time
+                _close_all(held)
                 raise
-            if case_id not in state.model.cases:  # erased meanwhile (the model saw it go)
-                raise NotFoundError(f"no case '{case_id}' in the store")
-            if not self.defer_fsync:
-                report = sync_tree(root, files, prune=False)
-            else:
-                held: list[int] = []
-                try:
-                    report = sync_tree(root, files, prune=False, durable=False, hold_old=held)
-                except BaseException:
-                    _close_all(held)
-                    raise
-                self._flush_later(root, report.written, held)
-            # (a failed write keeps state.unsynced: the next projection renders them again)
-            state.unsynced.clear()
+            self._flush_later(root, (*report.written, MARK_NAME) if new != old
+                              else report.written, held)
+        # (a failed write keeps state.unsynced and the old mark: the next one renders them)
+        state.unsynced.clear()
+        return report
+
+    def _sync_all(self, pid: str, root: Path, wanted: frozenset[str]) -> WriteReport:
+        """Under the wiki lock: render the whole tree from the DB, write the pages whose
+        bytes differ, prune stale ones, then write the mark (durably). Raises
+        :class:`NotFoundError` when a case of ``wanted`` is not in the project."""
+        state, cases = self._load(pid)
+        report = sync_tree(root, render_model(state.model, cases), prune=True)
+        assert state.mark is not None
+        if read_mark(root) != (new := state.mark.to_bytes()):
+            write_mark(root, new)
+        unknown = sorted(c for c in wanted if c not in state.model.cases)
+        if unknown:
+            raise NotFoundError(f"no case '{unknown[0]}' in the store")
         return report
 
     def _flush_later(self, root: Path, written: tuple[str, ...], held: list[int]) -> None:
@@ -275,17 +438,19 @@ class WikiProjector:
         if flusher is not None:
             flusher.join()
 
-    def _refresh(self, pid: str, case_id: str) -> tuple[_Cached, list[CaseRecord]]:
-        """Bring the cached model of ``pid`` up to the DB; returns it and the full records
-        of the cases that changed since the last successful write (``case_id`` always
-        among them)."""
+    def _refresh(self, pid: str, case_ids: set[str], head: tuple[object, ...],
+                 rows: list[tuple[int, str]],
+                 ) -> tuple[_Cached, list[CaseRecord], set[str]]:
+        """Bring the cached model of ``pid`` up to the DB, given a fresh
+        :meth:`CaseFileRepository.wiki_poll` (``head``, and ``rows``: the audit rows
+        since at most this projector's window floor); returns it, the full records of
+        the cases that changed since the last successful write (``case_ids`` always
+        among them) and the ids of ``case_ids`` that are not in the store (erased)."""
         state = self._cache.get(pid)
-        head, rows = self.repo.wiki_poll(
-            pid, None if state is None else max(0, state.audit_max - AUDIT_WINDOW))
         token, count, audit_max = head[:-2], int(head[-2]), int(head[-1])  # type: ignore[call-overload]
         if state is None:  # first use: one read of what the shared pages need
             state, _ = self._load(pid, full=False)
-            changed = {case_id}
+            changed = set(case_ids)
         elif state.head != token:  # a re-loaded project: same cases, new clauses/modules
             seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
             state = _Cached(state.model.with_project(self.repo.wiki_project(pid)), token,
@@ -293,19 +458,21 @@ class WikiProjector:
                             applied={i for i, _ in seen}, unsynced=state.unsynced)
             self._cache[pid] = state
             self._resync_all(state)  # re-read every case whose version changed meanwhile
-            changed = {case_id} | set(state.unsynced)
+            changed = set(case_ids) | set(state.unsynced)
         else:
-            new = [(i, c) for i, c in rows if i not in state.applied]
-            changed = {case_id} | {c for _, c in new} | set(state.unsynced)
+            floor = state.audit_max - AUDIT_WINDOW
+            new = [(i, c) for i, c in rows if i > floor and i not in state.applied]
+            changed = set(case_ids) | {c for _, c in new} | set(state.unsynced)
             state.applied.update(i for i, _ in new)
             state.audit_max = max([state.audit_max, audit_max, *(i for i, _ in new)])
             floor = state.audit_max - AUDIT_WINDOW
             state.applied = {i for i in state.applied if i > floor}
         full = self._apply(state, changed)
+        gone = set(case_ids) - {c.case_id for c in full}
         if len(state.model.cases) != count:  # cases added (or a change we did not see)
             self._resync_all(state)
             full = self.repo.cases_by_ids(state.unsynced)
-        return state, [c for c in full if c.project_id == pid]
+        return state, [c for c in full if c.project_id == pid], gone
 
     def _apply(self, state: _Cached, case_ids: set[str]) -> list[CaseRecord]:
         """Re-read ``case_ids`` and put them into the model (remove the ones gone);
@@ -367,8 +534,8 @@ class WikiProjector:
             if root is None:
                 reports[pid] = WriteReport(root=None, skipped=WIKI_OFF)
                 continue
-            with wiki_lock(root):
-                reports[pid] = sync_tree(root, self.render(pid), prune=True)
+            with wiki_lock(root, self.settings.wiki_lock_timeout):
+                reports[pid] = self._sync_all(pid, root, frozenset())
         return reports
 
     def remove_pages(self, project_id: str, select: Callable[[str, bytes], bool],
@@ -383,7 +550,7 @@ class WikiProjector:
         root = self.settings.wiki_path(project_id)
         if root is None or not (root.is_dir() or root.is_symlink()):
             return []  # (a symlinked root is refused by the lock, never entered)
-        with wiki_lock(root):
+        with wiki_lock(root, self.settings.wiki_lock_timeout):
             return remove_pages(root, select)
 
     def verify(self, project_id: str) -> list[str]:
