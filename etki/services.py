@@ -427,6 +427,23 @@ class Desk:
             log.warning("wiki projection of %s failed: %s", case_id, exc)
             return None, f"wiki not updated: {exc}"
 
+    def catch_up_wiki(self, project_id: str) -> tuple[object | None, str | None]:
+        """Write whatever the DB holds that the project's wiki lacks (rulings whose own
+        projection never ran, was killed or timed out on the wiki lock, in any process),
+        with the projector the rulings of this desk use
+        (:meth:`etki.wiki.projection.WikiProjector.catch_up`); the desk runs it on start
+        in a worker. ``(report, None)``, ``(None, None)`` when the wiki is off or the
+        rulings use a custom hook, or ``(None, "wiki not caught up: …")`` when it
+        failed (best-effort, logged, never raised)."""
+        projector = self.approvals.projector
+        if projector is None:
+            return None, None
+        try:
+            return projector.catch_up(project_id), None
+        except Exception as exc:  # best-effort, like every wiki write
+            log.warning("wiki catch-up of %s failed: %s", project_id, exc)
+            return None, f"wiki not caught up: {exc}"
+
     @cached_property
     def _approvals_no_hook(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings, hook=_no_projection)

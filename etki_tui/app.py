@@ -67,6 +67,7 @@ from etki_tui.messages import (
     SearchChanged,
     SearchResults,
     TerminalClosed,
+    WikiCaughtUp,
 )
 from etki_tui.providers import DeskCommands
 from etki_tui.render import VERDICT_GLYPH, verdict_text, when
@@ -194,6 +195,7 @@ class EtkiApp(App[None]):
             self.notify(printable(msg, multiline=False), title="Project loaded", markup=False,
                         severity="warning" if s.wiki_error or s.refused else "information")
         self.load_queue()
+        self.catch_up_wiki()
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")
         self._check_size(self.size.width, self.size.height)
@@ -293,6 +295,17 @@ class EtkiApp(App[None]):
         except Exception:
             memory = None
         self.post_message(RulingProjected(case_id, action, report, error, memory, rulings))
+
+    @work(thread=True, exclusive=False, group="project", exit_on_error=False)
+    def catch_up_wiki(self) -> None:
+        """Write what the DB holds that the wiki lacks (a ruling killed after its commit,
+        or whose projection timed out on the wiki lock, by any process), one projection
+        at a time like :meth:`project_ruling`; answers with :class:`WikiCaughtUp`. Keys
+        are never blocked: it runs in a thread."""
+        project_id = self.project_id
+        with self._projecting:
+            report, error = self.desk.catch_up_wiki(project_id)
+        self.post_message(WikiCaughtUp(project_id, report, error))
 
     @work(thread=True, exclusive=False, group="details", exit_on_error=False)
     def load_details(self, case_ids: list[str]) -> None:
@@ -474,6 +487,17 @@ class EtkiApp(App[None]):
             text = f"{message.case_id} is ruled."
             self._wiki_failed(text, message.wiki_error)
         self._mark_stale()
+
+    @on(WikiCaughtUp)
+    def _wiki_caught_up(self, message: WikiCaughtUp) -> None:
+        if message.wiki_error:
+            self.notify(printable(f"The wiki of {message.project_id} could not catch up "
+                                  f"with the database ({message.wiki_error}). Once that is "
+                                  "fixed, `python -m etki.wiki rebuild` regenerates it.",
+                                  multiline=False),
+                        title="Wiki error", severity="warning", markup=False, timeout=10)
+        elif getattr(message.wiki_report, "changed", False):
+            self._mark_stale()  # Hafıza lists the pages written
 
     @on(DetailsWanted)
     def _details_wanted(self, message: DetailsWanted) -> None:
@@ -843,6 +867,7 @@ class EtkiApp(App[None]):
         self.query_one(ReportsPane).reset()
         self.action_show_tab("queue")
         self.load_queue()
+        self.catch_up_wiki()
         self.post_message(ProjectSwitched(project_id))
         self.notify(f"Opened project {project_id}.", markup=False, timeout=3)
 

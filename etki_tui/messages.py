@@ -98,6 +98,20 @@ class RulingProjected(Message):
         self.memory = dict(memory) if memory is not None else None
 
 
+class WikiCaughtUp(Message):
+    """The catch-up the desk runs on start (and when it opens another project) finished:
+    the wiki of ``project_id`` now holds what the DB holds (rulings whose own projection
+    never ran, in any process, are written). ``wiki_report`` is the write report (None
+    when the wiki is off), ``wiki_error`` a one-line message when it failed."""
+
+    def __init__(self, project_id: str, wiki_report: object | None,
+                 wiki_error: str | None) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.wiki_report = wiki_report
+        self.wiki_error = wiki_error
+
+
 class DetailsLoaded(Message):
     """Whole cases read for the queue's detail pane (``asked``: the ids requested;
     ``error``: why some could not be read)."""

@@ -12,6 +12,7 @@ is compared, file for file and byte for byte (the state file included), with a f
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -27,9 +28,11 @@ from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.domain import Request
+from etki.services import Desk
 from etki.store import CaseFileRepository
 from etki.wiki.projection import MARK_NAME, WikiProjector, wiki_mark
 from etki.wiki.render import decision_path, precedent_path
+from etki_tui.messages import QueueLoaded, WikiCaughtUp
 from tests.test_crash import Zygote
 from tests.wiki_support import CASES, decision, project, tree_digest
 
@@ -272,3 +275,52 @@ def test_a_lock_timeout_that_is_not_a_number_is_refused(tmp_path):
         assert "ETKI_WIKI_LOCK_TIMEOUT" in done.stderr and "seconds" in done.stderr
     assert Settings.from_env({"ETKI_WIKI_LOCK_TIMEOUT": "2.5"}).wiki_lock_timeout == 2.5
     assert Settings.from_env({}).wiki_lock_timeout == 30.0
+
+
+# --- the desk on start --------------------------------------------------------------------
+
+FIRST = "req-demo-0a1f3c21"  # the TUI fixture's first pending case (IN_SCOPE)
+
+
+def test_the_desk_catches_up_on_start_without_blocking_keys(tui_world, tmp_path):
+    """A ruling killed after its commit; the desk opens while another process holds the
+    wiki lock: keys work while the catch-up waits for the lock; once it is free the
+    catch-up writes the killed ruling's pages and the wiki equals a fresh rebuild."""
+    from tests.test_tui_pilot import Recorder, current, make_app, settle
+
+    world = tui_world
+    url, wiki = world.settings.db_url, world.wiki
+    _rule_and_die(url, world.settings.wiki_dir, FIRST, "reject")  # an override
+    killed = _pages(world.repo, FIRST)
+    assert not any((wiki / rel).exists() for rel in killed)
+    desk = Desk(replace(world.settings, wiki_lock_timeout=600.0), world.repo)
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(replace(world, desk=desk))
+        holder = LockHolder(wiki)
+        try:
+            async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+                await app.workers.wait_for_complete(
+                    [w for w in app.workers if w.group == "queue"])
+                await pilot.pause()
+                assert seen.of(QueueLoaded)
+                first = current(app)
+                await pilot.press("down")
+                assert current(app) != first  # the key was handled ...
+                catching_up = [w for w in app.workers if w.group == "project"]
+                assert catching_up and all(w.is_running for w in catching_up)  # ... meanwhile
+                assert not seen.of(WikiCaughtUp)
+                holder.release()
+                await app.workers.wait_for_complete(catching_up)
+                await settle(pilot)
+                [done] = seen.of(WikiCaughtUp)
+                assert done.wiki_error is None and done.wiki_report.changed
+                assert not [n for n in seen.notes() if "Wiki" in n or "wiki" in n]
+        finally:
+            holder.release()
+
+    asyncio.run(run())
+    for rel in killed:
+        assert (wiki / rel).is_file(), rel
+    assert tree_digest(wiki) == _fresh_digest(url, tmp_path / "fresh")
