@@ -205,9 +205,10 @@ def test_a_projection_that_timed_out_on_the_lock_is_repaired_by_the_next(store, 
 
 
 def test_a_long_lived_projector_catches_up_what_another_process_missed(store, tmp_path):
-    """A desk-like projector warmed before the kill, then used after it: its next
-    projection writes the killed ruling's pages (they are not in its audit window's news
-    only: the wiki's state file says the wiki lacks them)."""
+    """A desk-like projector warmed before the kill, with another process's projection
+    in between (it wrote the wiki after the kill): the desk's next projection leaves
+    the killed ruling's pages written and the wiki a fresh rebuild (a regression check
+    of the state file together with the in-memory model)."""
     settings = _settings(store.url, tmp_path)
     wiki = settings.wiki_path("demo")
     desk_repo = CaseFileRepository(store.url)
@@ -228,6 +229,49 @@ def test_a_long_lived_projector_catches_up_what_another_process_missed(store, tm
     for rel in _pages(store.repo, "req-demo-0005"):
         assert (wiki / rel).is_file(), rel
     assert tree_digest(wiki) == _fresh_digest(store.url, tmp_path)
+
+
+def test_every_change_a_killed_command_leaves_unprojected_is_caught_up(store, tmp_path):
+    """What a command killed after its commit and before its own rebuild leaves: new
+    cases (``etki init``), an erasure (``etki erase``: the erased request's pages must
+    go), a re-loaded project with a renamed clause (``etki init`` again). After each,
+    the next ruling by another process (the real ``etki rule``) leaves the wiki equal to
+    a fresh rebuild, byte for byte."""
+    settings = _settings(store.url, tmp_path)
+    wiki = settings.wiki_path("demo")
+    store.repo.record_ruling("req-demo-0001", "approve", "ayse", "")
+    store.repo.record_ruling("req-demo-0002", "reject", "ayse", "native apps: 9.1")
+    WikiProjector(store.repo, settings).rebuild("demo")
+    erased_pages = _pages(store.repo, "req-demo-0001")
+    assert all((wiki / rel).is_file() for rel in erased_pages)
+
+    store.repo.add_cases("demo", [(Request(id="R99", text="Add a CSV export.",
+                                           title="CSV export"),
+                                   decision("req-demo-0099", "CHANGE_REQUEST", ("MSA#4.1",),
+                                            ("payments",)))])
+    done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0003", "approve")
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    assert tree_digest(wiki) == _fresh_digest(store.url, tmp_path / "1")
+
+    store.repo.erase_case("req-demo-0001", "ayse", "GDPR request 7")  # no rebuild after
+    assert all((wiki / rel).is_file() for rel in erased_pages)  # the attack: still there
+    assert any(b"req-demo-0001" in p.read_bytes() for p in wiki.rglob("*.md"))
+    done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0004", "approve")
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    assert not any((wiki / rel).exists() for rel in erased_pages)
+    assert not any(b"req-demo-0001" in p.read_bytes() for p in wiki.rglob("*.md"))
+    assert tree_digest(wiki) == _fresh_digest(store.url, tmp_path / "2")
+
+    old = project()
+    contract = old.contracts[0]
+    renamed = tuple(replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
+                    for c in contract.clauses)
+    store.repo.save_project(replace(old, contracts=(replace(contract, clauses=renamed),)),
+                            "sha256:renamed", b"{}\n")  # no rebuild after
+    done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0005", "approve")
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    assert "Single sign-on (SAML)" in (wiki / "entities/contracts/MSA.md").read_text("utf-8")
+    assert tree_digest(wiki) == _fresh_digest(store.url, tmp_path / "3")
 
 
 def test_catch_up_of_an_up_to_date_wiki_writes_nothing(store, tmp_path):
