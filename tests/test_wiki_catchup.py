@@ -368,3 +368,32 @@ def test_the_desk_catches_up_on_start_without_blocking_keys(tui_world, tmp_path)
     for rel in killed:
         assert (wiki / rel).is_file(), rel
     assert tree_digest(wiki) == _fresh_digest(url, tmp_path / "fresh")
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_linked_state_file_is_replaced_never_written_through(tmp_path, link):
+    """The state file is rewritten in place on every ruling: a symlink or a hard link
+    put there to reach a file outside the wiki is replaced, and that file keeps its
+    bytes."""
+    url = f"sqlite:///{tmp_path}/etki.db"
+    repo = CaseFileRepository(url)
+    _fill(repo)
+    settings = _settings(url, tmp_path)
+    wiki = settings.wiki_path("demo")
+    projector = WikiProjector(repo, settings)
+    projector.rebuild("demo")
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes((wiki / MARK_NAME).read_bytes())  # looks like a state file
+    (wiki / MARK_NAME).unlink()
+    if link == "symlink":
+        (wiki / MARK_NAME).symlink_to(outside)
+    else:
+        os.link(outside, wiki / MARK_NAME)
+    before = outside.read_bytes()
+    repo.record_ruling("req-demo-0001", "approve", "ayse", "")
+    projector.project_case("req-demo-0001")
+    projector.flush()
+    assert outside.read_bytes() == before
+    assert not (wiki / MARK_NAME).is_symlink() and os.stat(wiki / MARK_NAME).st_nlink == 1
+    assert tree_digest(wiki) == _fresh_digest(url, tmp_path)
+    repo.dispose()

@@ -250,16 +250,33 @@ def read_mark(root: Path) -> bytes | None:
     missing, is not a regular file (a symlink is never followed) or is larger than
     :data:`MARK_MAX_BYTES`. Raises :class:`UnsafeWikiPath` when ``root`` is a
     symlink."""
-    base = _root(root, create=False)
-    if base is None:
+    _refuse_linked_root(root)
+    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_BINARY", 0))
+    try:
+        fd = os.open(root / MARK_FILE, flags)
+    except OSError:  # missing, a symlink (ELOOP)
         return None
     try:
-        st = os.lstat(base / MARK_FILE)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MARK_MAX_BYTES:
-        return None
-    return _read_regular(base / MARK_FILE)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MARK_MAX_BYTES:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _refuse_linked_root(root: Path) -> None:
+    """Raise :class:`UnsafeWikiPath` when ``root`` is a symlink (one ``lstat``; the
+    cheap form of :func:`_root`'s check for the state file, read and written on every
+    ruling)."""
+    if _is_link(root):
+        raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+                             "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
+                             "the real folder instead")
 
 
 MARK_IN_PLACE_MAX = 4096
@@ -281,9 +298,8 @@ def write_mark(root: Path, data: bytes, *, durable: bool = True) -> None:
     larger data) a new file is written and renamed into place (a symlink is replaced,
     never followed). Raises :class:`UnsafeWikiPath` when ``root`` is a symlink,
     ``OSError`` on I/O failure."""
-    base = _root(root, create=True)
-    assert base is not None
-    path = base / MARK_FILE
+    _refuse_linked_root(root)
+    path = root / MARK_FILE
     flags = (os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
              | getattr(os, "O_BINARY", 0))
     fd = -1
@@ -302,6 +318,8 @@ def write_mark(root: Path, data: bytes, *, durable: bool = True) -> None:
                 return
         finally:
             os.close(fd)
+    base = _root(root, create=True)
+    assert base is not None
     _write_atomic(base, MARK_FILE, data, fsync=durable)
     if durable:
         _fsync_dir(base)
