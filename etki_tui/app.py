@@ -491,10 +491,10 @@ class EtkiApp(App[None]):
     @on(WikiCaughtUp)
     def _wiki_caught_up(self, message: WikiCaughtUp) -> None:
         if message.wiki_error:
-            self.notify(printable(f"The wiki of {message.project_id} could not catch up "
-                                  f"with the database ({message.wiki_error}). Once that is "
-                                  "fixed, `python -m etki.wiki rebuild` regenerates it.",
-                                  multiline=False),
+            detail = message.wiki_error.removeprefix("wiki not caught up: ")
+            self.notify(printable(f"Wiki of {message.project_id} not caught up with the "
+                                  f"database: {detail}. Once that is fixed, `python -m "
+                                  "etki.wiki rebuild` regenerates it.", multiline=False),
                         title="Wiki error", severity="warning", markup=False, timeout=10)
         elif getattr(message.wiki_report, "changed", False):
             self._mark_stale()  # Hafıza lists the pages written

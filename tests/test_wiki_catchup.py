@@ -397,3 +397,29 @@ def test_a_linked_state_file_is_replaced_never_written_through(tmp_path, link):
     assert not (wiki / MARK_NAME).is_symlink() and os.stat(wiki / MARK_NAME).st_nlink == 1
     assert tree_digest(wiki) == _fresh_digest(url, tmp_path)
     repo.dispose()
+
+
+def test_the_desk_says_when_the_wiki_cannot_catch_up(tui_world, tmp_path):
+    """A wiki folder the catch-up must refuse (a symlink to another folder): the desk
+    opens, shows the queue and says what is wrong; the other folder is untouched."""
+    from tests.test_tui_pilot import Recorder, make_app, settle
+
+    other = tmp_path / "elsewhere"
+    tui_world.wiki.rename(other)
+    tui_world.wiki.symlink_to(other, target_is_directory=True)
+    before = tree_digest(other)
+    tui_world.repo.record_ruling(FIRST, "approve", "ayse", "")  # the wiki lacks it
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            assert seen.of(QueueLoaded)
+            [done] = seen.of(WikiCaughtUp)
+            assert done.wiki_report is None and "symlink" in done.wiki_error
+            assert any(n.startswith("Wiki of demo not caught up with the database:")
+                       and "symlink" in n for n in seen.notes())
+
+    asyncio.run(run())
+    assert tree_digest(other) == before
