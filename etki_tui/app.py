@@ -148,6 +148,7 @@ class EtkiApp(App[None]):
         self._refresh_failing = False
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
+        self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self.sub_title = printable(project_id, multiline=False)
 
     # --- layout ---------------------------------------------------------------------------
@@ -195,7 +196,7 @@ class EtkiApp(App[None]):
             self.notify(printable(msg, multiline=False), title="Project loaded", markup=False,
                         severity="warning" if s.wiki_error or s.refused else "information")
         self.load_queue()
-        self.catch_up_wiki()
+        self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")
         self._check_size(self.size.width, self.size.height)
@@ -301,7 +302,8 @@ class EtkiApp(App[None]):
         """Write what the DB holds that the wiki lacks (a ruling killed after its commit,
         or whose projection timed out on the wiki lock, by any process), one projection
         at a time like :meth:`project_ruling`; answers with :class:`WikiCaughtUp`. Keys
-        are never blocked: it runs in a thread."""
+        are never blocked: it runs in a thread. Started once the first queue of a project
+        is shown (on start and after a project switch)."""
         project_id = self.project_id
         with self._projecting:
             report, error = self.desk.catch_up_wiki(project_id)
@@ -414,6 +416,11 @@ class EtkiApp(App[None]):
         pane = self.query_one(QueuePane)
         by_others = pane.load(message.cases, message.clauses, message.memory,
                               mine=self._in_flight, rulings=message.rulings)
+        if self._catch_up_due == message.project_id:
+            # after the first fill is laid out, so its thread (and the projector's
+            # imports) never compete with drawing the queue
+            self._catch_up_due = None
+            self.call_after_refresh(self.catch_up_wiki)
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
             self.notify("Live refresh is back: the queue is up to date.", markup=False,
@@ -867,7 +874,7 @@ class EtkiApp(App[None]):
         self.query_one(ReportsPane).reset()
         self.action_show_tab("queue")
         self.load_queue()
-        self.catch_up_wiki()
+        self._catch_up_due = project_id
         self.post_message(ProjectSwitched(project_id))
         self.notify(f"Opened project {project_id}.", markup=False, timeout=3)
 

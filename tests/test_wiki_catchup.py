@@ -349,10 +349,13 @@ def test_the_desk_catches_up_on_start_without_blocking_keys(tui_world, tmp_path)
                     [w for w in app.workers if w.group == "queue"])
                 await pilot.pause()
                 assert seen.of(QueueLoaded)
+                for _ in range(100):  # it starts once the queue is drawn
+                    if catching_up := [w for w in app.workers if w.group == "project"]:
+                        break
+                    await pilot.pause()
                 first = current(app)
                 await pilot.press("down")
                 assert current(app) != first  # the key was handled ...
-                catching_up = [w for w in app.workers if w.group == "project"]
                 assert catching_up and all(w.is_running for w in catching_up)  # ... meanwhile
                 assert not seen.of(WikiCaughtUp)
                 holder.release()
