@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from etki.config import Settings
 from etki.domain import ACTIONS, RulingRecord
-from etki.errors import InputError, PermissionDeniedError
+from etki.errors import InputError, PermissionDeniedError, error_text
 from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
 
@@ -131,6 +131,7 @@ class ApprovalService:
         try:
             report = self.hook(case_id)
         except Exception as exc:  # best-effort: the ruling has committed
-            log.warning("wiki projection of %s failed: %s", case_id, exc)
-            return RulingOutcome(ruling, wiki_error=f"wiki not updated: {exc}")
+            log.info("wiki projection of %s failed: %s", case_id, exc)  # said once, below
+            return RulingOutcome(ruling, wiki_error=f"wiki not updated: {error_text(exc)}")
         return RulingOutcome(ruling, wiki_report=report)
+

@@ -141,7 +141,9 @@ def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
     from etki.wiki.projection import WikiProjector
     from etki.wiki.render import is_case_page
 
-    needles = [f for w in words for f in forms(w)]
+    # after a failed rebuild: every page naming the case (index, entity pages link it)
+    # or holding an erased word goes too; `rebuild` writes them again from the DB
+    needles = [case_id.encode("utf-8"), *(f for w in words for f in forms(w))]
 
     def holds(rel: str, data: bytes) -> bool:
         return is_case_page(rel, case_id) or any(n in data for n in needles)

@@ -97,12 +97,22 @@ class StoreUnusableError(StoreError):
 
 def os_error_message(exc: OSError) -> str:
     """One line for an ``OSError`` of a file Etki read or wrote: ``disk full: cannot
-    write FILE`` for ENOSPC/EDQUOT, else ``FILE: what the system said``."""
-    where = str(exc.filename) if exc.filename is not None else "a file"
+    write FILE`` for ENOSPC/EDQUOT, else ``FILE: what the system said`` (just what it
+    said when it names no file)."""
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        where = str(exc.filename) if exc.filename is not None else "a file"
         return (f"disk full: cannot write {where} ({exc.strerror or exc}); free some space "
                 "there and run the command again")
-    return f"{where}: {exc.strerror or exc}"
+    if exc.filename is None:  # Etki's own OSErrors (an unsafe wiki path) say it all
+        return str(exc.strerror or exc)
+    return f"{exc.filename}: {exc.strerror or exc}"
+
+
+def error_text(exc: BaseException) -> str:
+    """What a best-effort step's failure says in a warning: an ``OSError`` as
+    :func:`os_error_message` (``disk full: cannot write FOLDER ...``), anything else as
+    its message."""
+    return os_error_message(exc) if isinstance(exc, OSError) else str(exc)
 
 
 class ReviewersChangedError(InputError):

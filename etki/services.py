@@ -424,8 +424,10 @@ class Desk:
         try:
             return hook(case_id), None
         except Exception as exc:  # best-effort: the ruling has committed
-            log.warning("wiki projection of %s failed: %s", case_id, exc)
-            return None, f"wiki not updated: {exc}"
+            log.info("wiki projection of %s failed: %s", case_id, exc)  # said once, below
+            from etki.errors import error_text
+
+            return None, f"wiki not updated: {error_text(exc)}"
 
     def catch_up_wiki(self, project_id: str) -> tuple[object | None, str | None]:
         """Write whatever the DB holds that the project's wiki lacks (rulings whose own

@@ -436,6 +436,9 @@ def test_erase_with_a_wiki_that_cannot_be_written_removes_the_pages_first(tmp_pa
     assert not [rel for rel in after if victim in rel], after.keys()
     for rel, data in after.items():
         _assert_absent(data, rel)
+        # a page that links the case (index.md, an entity page) is gone too, even when
+        # every word of the request also appears in a live row (the trial of stop 17)
+        assert victim.encode("utf-8") not in data, rel
     assert f"ok    wiki {wiki}:" in done.stdout  # the proof looked and found it clean
     blocked.unlink()
     rebuilt = subprocess.run([sys.executable, "-m", "etki.wiki", "rebuild", "--project", "demo"],

@@ -486,3 +486,79 @@ def test_a_file_write_on_a_full_disk_names_the_file(tmp_path: Path) -> None:
                             db_url=f"sqlite:///{tmp_path}/etki.db")
     err = _ok_error(done, 1)
     assert f"disk full: cannot write {disk / 'index.json'}" in err
+
+
+# --- found by the fresh-user trial of stop 17 ------------------------------------------------
+
+def test_a_write_in_a_read_only_folder_says_read_only(store: Path, tmp_path: Path) -> None:
+    """The store file is writable, its folder is not (SQLite cannot create the journal
+    beside it: ``SQLITE_CANTOPEN``): a command that writes says the folder is read-only,
+    exit 2 (before: "check that its folder exists and can be read", wrong advice)."""
+    prefix = reader_prefix()
+    folder = tmp_path / "ro"
+    shutil.copytree(store, folder)
+    db = folder / "etki.db"
+    for extra in ("etki.db-wal", "etki.db-shm"):
+        (folder / extra).unlink(missing_ok=True)
+    folder.chmod(0o555)
+    try:
+        url = f"sqlite:///{db}"
+        queue = run(folder, "queue", "--json", db_url=url, prefix=prefix)
+        assert queue.returncode == 0, queue.stderr
+        case = json.loads(queue.stdout)[0]["case_id"]
+        err = _ok_error(run(folder, "rule", case, "approve", "--reason", "ok", db_url=url,
+                            prefix=prefix), 2)
+        assert "read-only" in err and str(db) in err, err
+        assert "can be read" not in err
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    (f"mysql://u:{PASSWORD}@127.0.0.1/db", "does not store in 'mysql' databases"),
+    (f"postgresql+nosuchdriver://u:{PASSWORD}@127.0.0.1/db", "no PostgreSQL driver"),
+])
+def test_an_unsupported_database_url_is_bad_input(tmp_path: Path, url: str, says: str) -> None:
+    """A URL of a database Etki does not store in, or a driver that is not installed,
+    is exit 2 naming ETKI_DB_URL (before: internal error ModuleNotFoundError); never the
+    password."""
+    err = _ok_error(run(tmp_path, "queue", db_url=url), 2)
+    assert "ETKI_DB_URL" in err and says in err and PASSWORD not in err
+    assert _listing(tmp_path) == []
+
+
+@pytest.mark.postgres
+def test_a_database_user_without_write_access_is_told_so(tmp_path: Path,
+                                                         pg_schema: str) -> None:
+    """A PostgreSQL role that may only read (SELECT): read commands answer; a ruling
+    is exit 2 saying the user may not write (before: internal error
+    ProgrammingError InsufficientPrivilege); nothing is stored."""
+    import uuid
+
+    from sqlalchemy import create_engine
+
+    url = f"postgresql://postgres@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema}"
+    assert run(tmp_path, "init", str(SAMPLE), db_url=url).returncode == 0
+    role = f"etki_ro_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE ROLE "{role}" LOGIN'))
+        conn.execute(text(f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"'))
+        conn.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"'))
+    try:
+        ro_url = (f"postgresql://{role}:{PASSWORD}@127.0.0.1:5432/test"
+                  f"?options=-csearch_path%3D{pg_schema}")
+        queue = run(tmp_path, "queue", "--json", db_url=ro_url)
+        assert queue.returncode == 0, queue.stderr
+        case = json.loads(queue.stdout)[0]["case_id"]
+        err = _ok_error(run(tmp_path, "rule", case, "approve", "--reason", "ok",
+                            db_url=ro_url), 2)
+        assert "may not write" in err and PASSWORD not in err, err
+        repo = CaseFileRepository(url)
+        assert repo.case(case).ruling is None
+        repo.dispose()
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP OWNED BY "{role}"'))
+            conn.execute(text(f'DROP ROLE "{role}"'))
+        admin.dispose()

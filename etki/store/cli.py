@@ -86,11 +86,18 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     if outcome.held or outcome.blocker:
         where = "; ".join(f"{p.what} ({p.detail})" for p in outcome.held if not p.step)
         why = f": {outcome.blocker}" if outcome.blocker else ""
+        store_held = outcome.blocker is not None or any(
+            not p.what.startswith("wiki") for p in outcome.held)
+        if store_held:  # another connection keeps the store from being compacted
+            todo = ("Close the other program (other etki processes: an open etki-tui "
+                    f"desk, `etki mcp`) and run `etki erase --finish {case_id}`")
+        else:  # only the wiki: it could not be written (disk full, a refused folder)
+            failed = f" ({outcome.wiki_error})" if outcome.wiki_error else ""
+            todo = (f"The wiki could not be rebuilt{failed}: fix that (free disk space, "
+                    f"or the folder it names), then run `etki erase --finish {case_id}`")
         raise ErasureIncomplete(printable(
             f"{case_id} is not erased everywhere yet: still held by "
-            f"{where or 'the store'}{why}. Close the other program (other etki processes: "
-            f"an open etki-tui desk, `etki mcp`) and run `etki erase --finish {case_id}`",
-            multiline=False))
+            f"{where or 'the store'}{why}. {todo}", multiline=False))
     if outcome.wiki_error:
         rebuild = f" --project {project}" if project else ""
         raise WikiNotRebuilt(printable(

@@ -30,6 +30,8 @@ from etki.errors import InputError, StatementTimeoutError, StoreMissingError, St
 from etki.store import failures
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+"""The databases Etki's schema and migrations are written and tested for."""
 PSYCOPG_UNLIMITED_CONNECT_S = 130
 """What psycopg waits per address when ``connect_timeout`` is 0 or unset
 (``psycopg.conninfo._DEFAULT_CONNECT_TIMEOUT``)."""
@@ -63,7 +65,11 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
     except Exception as exc:
         raise InputError(f"ETKI_DB_URL: cannot parse {failures.mask_password(url)!r}: "
                          f"{failures.mask_password(str(exc))}") from exc
-    if parsed.get_backend_name() != "sqlite":
+    backend = parsed.get_backend_name()
+    if backend not in SUPPORTED_BACKENDS:
+        raise InputError(f"ETKI_DB_URL: Etki does not store in {backend!r} databases; use "
+                         "sqlite:///PATH (the default) or postgresql://USER@HOST/DB")
+    if backend != "sqlite":
         if connect_timeout is None or statement_timeout is None:
             from etki.config import db_timeouts
 
@@ -72,10 +78,12 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
             statement_timeout = env_statement if statement_timeout is None else statement_timeout
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        if parsed.get_backend_name() == "postgresql":
+        try:
             engine = _postgres_engine(parsed, connect_timeout, statement_timeout)
-        else:
-            engine = create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+        except (sa_exc.NoSuchModuleError, ModuleNotFoundError) as exc:
+            raise InputError(f"ETKI_DB_URL: no PostgreSQL driver {parsed.drivername!r} here "
+                             f"({type(exc).__name__}); use postgresql:// or "
+                             "postgresql+psycopg:// (psycopg 3, installed with Etki)") from exc
         _guard(engine, parsed, read_only)
         return engine
     path = failures.sqlite_path(parsed)

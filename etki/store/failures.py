@@ -12,8 +12,8 @@ subclasses that name the file (or the URL, password masked) and what to do:
 | SQLite ``SQLITE_FULL``; ``SQLITE_IOERR`` on a filesystem with < 1 MiB free; PostgreSQL SQLSTATE 53100 | ``StoreError`` "disk full" | 1 |
 | SQLite ``SQLITE_IOERR`` otherwise | ``StoreError`` "disk I/O error" | 1 |
 | SQLite ``SQLITE_CORRUPT``, ``SQLITE_NOTADB`` | ``StoreUnusableError`` "not a usable Etki store" | 2 |
-| SQLite ``SQLITE_READONLY``; PostgreSQL SQLSTATE 25006 | ``StoreUnusableError`` "read-only" | 2 |
-| SQLite ``SQLITE_CANTOPEN`` | ``StoreUnusableError`` "cannot open" | 2 |
+| SQLite ``SQLITE_READONLY``, ``SQLITE_CANTOPEN`` in a folder this process cannot write; PostgreSQL SQLSTATE 25006 (read-only transaction) and 42501 (the role may not write) | ``StoreUnusableError`` "read-only" | 2 |
+| SQLite ``SQLITE_CANTOPEN`` otherwise | ``StoreUnusableError`` "cannot open" | 2 |
 
 Any other error (busy, constraint, a server that refuses the connection) is left to
 SQLAlchemy as before. :func:`location` and :func:`mask_password` are how every message
@@ -45,6 +45,7 @@ filesystem this close to full is the cause."""
 _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 11, 13, 14
 _SQLITE_READONLY, _SQLITE_NOTADB = 8, 26  # primary result codes, sqlite.org/rescode.html
 _PG_DISK_FULL, _PG_READ_ONLY = "53100", "25006"  # PostgreSQL SQLSTATE, Appendix A
+_PG_NO_PRIVILEGE = "42501"  # insufficient_privilege
 _URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:)[^@\s]*@")
 
 
@@ -127,6 +128,13 @@ def _sqlite_error(exc: sqlite3.Error, where: str, path: Path | None) -> StoreErr
                                          "the file and its folder (commands that only read, "
                                          "such as `etki queue`, work on a read-only store)")
     if primary == _SQLITE_CANTOPEN:
+        folder = path.parent if path is not None else None
+        if folder is not None and folder.is_dir() and not os.access(folder, os.W_OK):
+            return StoreUnusableError(where, f"the folder of the store {where} is read-only "
+                                             f"({said}): this command writes to the store "
+                                             "and SQLite creates its journal beside it; give "
+                                             "write access to the folder (commands that only "
+                                             "read, such as `etki queue`, work as it is)")
         return StoreUnusableError(where, f"cannot open the store {where} ({said}): check "
                                          "that it is a file and that its folder exists and "
                                          "can be read")
@@ -141,6 +149,11 @@ def _postgres_error(exc: BaseException, where: str,
         said = said.replace(password, "***")
     if state == _PG_DISK_FULL:
         return _disk_full(where, None, f"PostgreSQL {state}: {said}")
+    if state == _PG_NO_PRIVILEGE:
+        return StoreUnusableError(where, f"the database user of {where} may not write there "
+                                         f"(PostgreSQL {state}: {said}): this command writes; "
+                                         "use a user with write access in ETKI_DB_URL "
+                                         "(commands that only read work as it is)")
     if state == _PG_READ_ONLY:
         return StoreUnusableError(where, f"the database {where} is read-only (PostgreSQL "
                                          f"{state}: {said}): "

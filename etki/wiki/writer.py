@@ -160,7 +160,7 @@ def _fsync_dir(folder: Path) -> None:
 
 def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
     """A new temporary file in ``folder`` holding ``data`` (``fsync``-ed unless told
-    not to); its path."""
+    not to); its path. A failed write (disk full) raises ``OSError`` naming ``folder``."""
     fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -172,6 +172,12 @@ def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
                 os.fchmod(fh.fileno(), 0o644)
         if not hasattr(os, "fchmod"):
             os.chmod(tmp, 0o644)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if exc.filename is None:  # a failed write names no file: name the folder
+            raise OSError(exc.errno, exc.strerror, str(folder)) from exc
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
