@@ -157,12 +157,17 @@ class PageReader(Vertical):
             body = body.rstrip("\n") + (
                 f"\n\n---\n\n*… {hidden:,} more characters of this page not shown "
                 f"(`python -m etki.wiki show {path}` prints it all).*\n")
-        shown = self.query_one("#memory-meta", Static)
+        try:
+            shown = self.query_one("#memory-meta", Static)
+            page = self.query_one("#memory-page", ReaderMarkdown)
+        except NoMatches:  # not composed yet (a page can arrive first), or being removed
+            if self.is_attached:  # composed by the next refresh: show it then
+                self.call_after_refresh(self._show_later, path, text, tuple(tokens))
+            return
         shown.display = bool(meta)
         shown.update(Group(Text(""), Text("Page metadata (frontmatter)",
                                           style="bold underline"),
                            literal(fold_long(meta, DETAIL_TEXT_CHARS)[0], style="dim")))
-        page = self.query_one("#memory-page", ReaderMarkdown)
         page.match_tokens = self.tokens
         await page.update(printable(body, multiline=True))
         if not self.is_attached or self.path != path or self.text is not text:
@@ -179,6 +184,12 @@ class PageReader(Vertical):
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False,
                                         top=True)
+
+    def _show_later(self, path: str, text: str, tokens: tuple[str, ...]) -> None:
+        """:meth:`show` again once composed, unless a newer page took over meanwhile."""
+        if self.is_attached and self.path == path and self.text is text:
+            self.run_worker(self.show(path, text, tokens=tokens, history="keep"),
+                            group="reader-show")
 
     def _highlight(self, page: Markdown) -> int:
         """Style every match of :attr:`tokens` in the rendered blocks; how many. Code
@@ -218,7 +229,8 @@ class PageReader(Vertical):
         bar.append(f" page {h.position()} ")
         bar.append("n▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
-        self.query_one("#reader-bar", Static).update(bar)
+        for line in self.query("#reader-bar").results(Static):  # none while unmounted
+            line.update(bar)
 
     def links(self) -> list[tuple[str, str]]:
         """(label, path) of the wiki links on the page shown."""
@@ -237,8 +249,14 @@ class PageReader(Vertical):
         self.set_toc(want)
 
     def set_toc(self, show: bool) -> None:
+        """Show or hide the contents pane; before the pane is composed (a resize or a
+        page can arrive first) the choice is kept and applied on mount."""
         self.show_toc = show
-        self.query_one("#reader-toc").display = show
+        for toc in self.query("#reader-toc"):
+            toc.display = show
+
+    def on_mount(self) -> None:
+        self.set_toc(self.show_toc)
 
     def toggle_toc(self) -> None:
         """Show or hide the table of contents (and remember the choice)."""
@@ -248,14 +266,18 @@ class PageReader(Vertical):
     def on_markdown_table_of_contents_updated(
             self, message: Markdown.TableOfContentsUpdated) -> None:
         message.stop()
-        self.query_one(MarkdownTableOfContents).table_of_contents = message.table_of_contents
+        for toc in self.query(MarkdownTableOfContents):  # none while (un)mounting
+            toc.table_of_contents = message.table_of_contents
 
     def on_markdown_table_of_contents_selected(
             self, message: Markdown.TableOfContentsSelected) -> None:
         message.stop()
-        block = self.query_one(f"#{message.block_id}")
-        self.query_one("#reader-scroll", VerticalScroll).scroll_to_widget(
-            block, top=True, animate=False)
+        try:
+            block = self.query_one(f"#{message.block_id}")
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
+        except NoMatches:  # the page changed (or the reader left) since the click
+            return
+        scroll.scroll_to_widget(block, top=True, animate=False)
 
     # --- links and history --------------------------------------------------------------
 
