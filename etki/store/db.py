@@ -107,7 +107,7 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         if not read_only:  # a read-only connection keeps the file's journal mode
-            cur.execute("PRAGMA journal_mode = WAL")
+            _set_wal(cur)
         cur.execute("PRAGMA synchronous = NORMAL")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
@@ -155,6 +155,29 @@ def _guard(engine: Engine, url, read_only: bool) -> None:
         @event.listens_for(engine, "connect")
         def _read_only(dbapi_conn, _record):  # pragma: no cover - PostgreSQL tests
             dbapi_conn.read_only = True
+
+
+def _set_wal(cur) -> None:  # noqa: ANN001 - a sqlite3 cursor
+    """``PRAGMA journal_mode = WAL`` on a new connection. The mode is kept in the file, so
+    once a store is in WAL this only reads it. Switching a new file needs an exclusive
+    lock, and SQLite answers "database is locked" at once instead of calling the busy
+    handler when several processes open a new store together (seen in CI: 4 processes,
+    test_processes_opening_a_new_store_at_once_migrate_it_once); so it is retried, at
+    most for the busy timeout, until one of them has switched the file."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                return
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)  # the other opener holds the lock for a few milliseconds
 
 
 def _query_value(url: URL, key: str) -> str | None:
