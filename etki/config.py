@@ -79,7 +79,10 @@ def _max_request_chars(value: str | None) -> int:
     return int(text)
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "no limit") -> float:
+    """The finite number of seconds >= 0 in ``env[name]``; ``default`` when unset or
+    empty. Raises :class:`~etki.errors.InputError` naming the variable (``zero`` says
+    what 0 means there)."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -89,7 +92,7 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = math.nan
     if not math.isfinite(value) or value < 0:
         raise InputError(f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
-                         f"{default:g}, or 0 for no limit")
+                         f"{default:g}, or 0 for {zero}")
     return value
 
 
@@ -102,23 +105,6 @@ def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]
     env = os.environ if environ is None else environ
     return (_seconds(env, "ETKI_DB_CONNECT_TIMEOUT", DEFAULT_DB_CONNECT_TIMEOUT),
             _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT))
-
-
-def _wiki_lock_timeout(value: str | None) -> float:
-    """``ETKI_WIKI_LOCK_TIMEOUT``: a finite number of seconds >= 0 (0: one try, no wait);
-    :data:`DEFAULT_WIKI_LOCK_TIMEOUT` when unset or empty. Raises
-    :class:`~etki.errors.InputError` naming the variable."""
-    if value is None or value.strip() == "":
-        return DEFAULT_WIKI_LOCK_TIMEOUT
-    try:
-        seconds = float(value.strip())
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds < 0:
-        raise InputError(f"ETKI_WIKI_LOCK_TIMEOUT: {value.strip()!r} is not a number of "
-                         f"seconds (use a non-negative number such as "
-                         f"{DEFAULT_WIKI_LOCK_TIMEOUT:g})")
-    return seconds
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -173,7 +159,8 @@ class Settings:
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
             wiki_dir=None if wiki.strip() == "" else wiki,
-            wiki_lock_timeout=_wiki_lock_timeout(env.get("ETKI_WIKI_LOCK_TIMEOUT")),
+            wiki_lock_timeout=_seconds(env, "ETKI_WIKI_LOCK_TIMEOUT", DEFAULT_WIKI_LOCK_TIMEOUT,
+                                       zero="one try, no wait"),
             reviewer=reviewer_name(env.get("ETKI_REVIEWER") or "") or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),

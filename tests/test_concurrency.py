@@ -4,11 +4,13 @@ every case ends with exactly one ruling, every loser gets a ConflictError, no
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -144,6 +146,26 @@ def _init_race(tmp_path: Path, url: str) -> None:
         repo.dispose()
 
 
+@contextlib.contextmanager
+def _empty_postgres_store() -> Iterator[str]:
+    """The URL of a new, empty schema of the test database (no Etki table yet: what
+    opening the repository created is dropped), dropped afterwards."""
+    repo, admin, schema = _postgres_repo()
+    from sqlalchemy import text
+
+    url = repo.engine.url.render_as_string(hide_password=False)
+    repo.dispose()
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        yield f"{url}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
 def test_sqlite_concurrent_init(tmp_path):
     _init_race(tmp_path, f"sqlite:///{tmp_path}/store/etki.db")
 
@@ -152,20 +174,8 @@ def test_sqlite_concurrent_init(tmp_path):
 def test_postgres_concurrent_init(tmp_path):
     """The attack of issue 11 item 3: 3 of 4 processes died with IntegrityError on
     etki_meta_pkey, projects_pkey or cases_pkey (and printed the request text)."""
-    repo, admin, schema = _postgres_repo()
-    from sqlalchemy import text
-
-    url = repo.engine.url.render_as_string(hide_password=False)
-    repo.dispose()
-    try:  # the schema is empty: drop what opening the repository created
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        _init_race(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with _empty_postgres_store() as url:
+        _init_race(tmp_path, url)
 
 
 FIRST_COMMANDS = [["init", str(SAMPLE)], ["queue", "--all"], ["projects"], ["db", "current"],
@@ -198,17 +208,5 @@ def test_sqlite_first_commands_together(tmp_path):
 @pytest.mark.postgres
 def test_postgres_first_commands_together(tmp_path):
     """Issue 11 item 3: any two commands starting on a new database raced on etki_meta."""
-    repo, admin, schema = _postgres_repo()
-    from sqlalchemy import text
-
-    url = repo.engine.url.render_as_string(hide_password=False)
-    repo.dispose()
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        _first_commands(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with _empty_postgres_store() as url:
+        _first_commands(tmp_path, url)
