@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
@@ -524,6 +524,61 @@ class Desk:
         if root is None or not root.is_dir() or not query.strip():
             return []
         return search(root, query)
+
+    def wiki_top(self, project_id: str, query: str, *, limit: int = 100,
+                 cancelled: Callable[[], bool] | None = None) -> Any:
+        """The desk's live search: the ``limit`` best pages of the project's wiki holding
+        every word of ``query``, as a :class:`etki.wiki.fts.TopHits` (``hits`` of
+        :class:`etki.wiki.fts.PageHit` — path, line, snippet of the page's visible text,
+        title — best first; ``total`` matching pages; ``synced`` how the index caught
+        up: ``token``/``queued`` without a walk of the wiki, ``walk`` by stat). The FTS5
+        index is kept current by the projector's change token
+        (:func:`etki.wiki.fts.top`); when it cannot be used, :func:`etki.wiki.search.search`
+        answers (same pages, path order; ``synced`` is ``scan``). An empty answer when
+        the wiki is off or missing or the query has no words. ``cancelled`` is polled
+        (a newer keystroke's search took over): then None is returned."""
+        from etki.text import fold
+        from etki.wiki import fts
+        from etki.wiki.search import query_tokens, search
+
+        root = self.wiki_root(project_id)
+        if root is None or not root.is_dir() or not query.strip():
+            return fts.TopHits([], 0, "none")
+        try:
+            found = fts.top(root, query, limit, cancelled)
+        except fts.Cancelled:
+            return None
+        if found is not None:
+            return found
+        hits = search(root, query)
+        tokens = query_tokens(query)
+        shown: list[fts.PageHit] = []
+        for hit in hits[:limit]:
+            if cancelled is not None and cancelled():
+                return None
+            try:
+                text = (root / hit.path).read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            line, snippet = fts.excerpt(text, fold(text), tokens)
+            shown.append(fts.PageHit(hit.path, line, snippet, fts.page_title(text, hit.path)))
+        return fts.TopHits(shown, len(hits), "scan")
+
+    def warm_wiki_search(self, project_id: str) -> str | None:
+        """Bring the project's wiki search index up to the wiki's change token now
+        (:func:`etki.wiki.fts.catch_up`; the desk runs it in a worker after a projection
+        and on start, so the next keystroke finds it warm). None when the wiki is off
+        or the index cannot be used; never raises."""
+        from etki.wiki import fts
+
+        root = self.wiki_root(project_id)
+        if root is None or not root.is_dir():
+            return None
+        try:
+            return fts.catch_up(root)
+        except Exception as exc:  # noqa: BLE001 - a cache: the next search syncs itself
+            log.info("wiki search index of %s not warmed: %s", project_id, exc)
+            return None
 
     def wiki_pages(self, project_id: str, folder: str = "decisions") -> list[str]:
         """Relative paths of the wiki pages under ``folder``, sorted."""

@@ -28,7 +28,7 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
-from textual.worker import WorkerState
+from textual.worker import get_current_worker
 
 from etki.config import Settings
 from etki.console import (
@@ -75,7 +75,7 @@ from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
-from etki_tui.widgets.memory import MemoryPane
+from etki_tui.widgets.memory import SHOWN, MemoryPane
 from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
 
@@ -141,8 +141,8 @@ class EtkiApp(App[None]):
         self._versions: dict[str, int] = {}
         self._search_timer: Timer | None = None
         self._pending_search: str | None = None
-        self._searching: str | None = None  # the query of the search thread running
-        self._queued_search: str | None = None  # the newest query waiting for it
+        self._search_seq = 0  # numbers each search; only the newest one's answer shows
+        self._page_seq = 0  # numbers each page request; only the newest one is shown
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
         self._refresh_failing = False
@@ -296,6 +296,7 @@ class EtkiApp(App[None]):
         except Exception:
             memory = None
         self.post_message(RulingProjected(case_id, action, report, error, memory, rulings))
+        self.desk.warm_wiki_search(project_id)  # re-read the pages it wrote, off the keys
 
     @work(thread=True, exclusive=False, group="project", exit_on_error=False)
     def catch_up_wiki(self) -> None:
@@ -308,6 +309,7 @@ class EtkiApp(App[None]):
         with self._projecting:
             report, error = self.desk.catch_up_wiki(project_id)
         self.post_message(WikiCaughtUp(project_id, report, error))
+        self.desk.warm_wiki_search(project_id)  # the first keystroke finds the index warm
 
     @work(thread=True, exclusive=False, group="details", exit_on_error=False)
     def load_details(self, case_ids: list[str]) -> None:
@@ -322,17 +324,26 @@ class EtkiApp(App[None]):
         self.post_message(DetailsLoaded(records, case_ids, project_id=project_id))
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search_wiki(self, query: str) -> None:
-        """Search the wiki for ``query``."""
+    def search_wiki(self, query: str, seq: int = 0) -> None:
+        """Search the wiki for ``query`` (the ranked top entries of the FTS5 index,
+        :meth:`Desk.wiki_top`). Exclusive: the next keystroke's search cancels this one,
+        which then stops at its next poll (SQLite's progress handler, a lock wait) and
+        posts nothing; ``seq`` numbers it, so an older answer is never shown."""
+        worker = get_current_worker()
         project_id = self.project_id
         try:
-            hits = self.desk.wiki_search(project_id, query)
+            found = self.desk.wiki_top(project_id, query, limit=SHOWN,
+                                       cancelled=lambda: worker.is_cancelled)
         except Exception as exc:
-            self.post_message(SearchResults(query, [], project_id=project_id,
-                                            error=f"search failed: {one_line(exc)}. "
-                                                  f"{advice(exc)}"))
+            if not worker.is_cancelled:
+                self.post_message(SearchResults(query, [], project_id=project_id, seq=seq,
+                                                error=f"search failed: {one_line(exc)}. "
+                                                      f"{advice(exc)}"))
             return
-        self.post_message(SearchResults(query, hits, project_id=project_id))
+        if found is None or worker.is_cancelled:
+            return
+        self.post_message(SearchResults(query, found.hits, project_id=project_id,
+                                        total=found.total, seq=seq))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
     def load_memory(self) -> None:
@@ -355,16 +366,17 @@ class EtkiApp(App[None]):
                                        top_pages=top))
 
     @work(thread=True, exclusive=True, group="page", exit_on_error=False)
-    def load_page(self, path: str, history: str = "replace") -> None:
+    def load_page(self, path: str, history: str = "replace", seq: int = 0) -> None:
         """Read one wiki page."""
         project_id = self.project_id
         try:
             text = self.desk.read_page(project_id, path)
         except Exception as exc:
             self.post_message(PageLoaded(path, "", error=f"{one_line(exc)}", history=history,
-                                         project_id=project_id))
+                                         project_id=project_id, seq=seq))
             return
-        self.post_message(PageLoaded(path, text, history=history, project_id=project_id))
+        self.post_message(PageLoaded(path, text, history=history, project_id=project_id,
+                                     seq=seq))
 
     @work(thread=True, exclusive=True, group="page", exit_on_error=False)
     def open_case_page(self, case_id: str) -> None:
@@ -558,19 +570,14 @@ class EtkiApp(App[None]):
 
     @on(SearchResults)
     def _search_results(self, message: SearchResults) -> None:
-        if message.query == self._searching:
-            self._searching = None
-            queued, self._queued_search = self._queued_search, None
-            if queued is not None:
-                current = self.query_one("#memory-search", Input).value
-                if queued == current and queued.strip():
-                    self._search_now(queued)
         if message.project_id and message.project_id != self.project_id:
             return
+        if message.seq and message.seq != self._search_seq:
+            return  # an older search answered late: a newer query's results stand
         pane = self.query_one(MemoryPane)
         current = self.query_one("#memory-search", Input).value
         if message.query == current:
-            pane.set_hits(message.query, message.hits, message.error)
+            pane.set_hits(message.query, message.hits, message.error, total=message.total)
 
     @on(MemoryLoaded)
     def _memory_loaded(self, message: MemoryLoaded) -> None:
@@ -582,11 +589,14 @@ class EtkiApp(App[None]):
             top_pages=message.top_pages, wiki_root=self.desk.wiki_root(self.project_id))
 
     @on(PageLoaded)
-    async def _page_loaded(self, message: PageLoaded) -> None:
+    def _page_loaded(self, message: PageLoaded) -> None:
         if message.project_id and message.project_id != self.project_id:
             return
-        await self.query_one(MemoryPane).show_page(message.path, message.text, message.error,
-                                                   history=message.history)
+        if message.seq and message.seq != self._page_seq:
+            return  # a newer page was asked for: this one would be stale
+        # laid out in the pane's own worker: keys never wait for a page's markdown
+        self.query_one(MemoryPane).show_page_soon(message.path, message.text, message.error,
+                                                  history=message.history)
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
@@ -644,7 +654,7 @@ class EtkiApp(App[None]):
         query = message.query
         if not query.strip():
             self.workers.cancel_group(self, "search")
-            self._queued_search = None
+            self._search_seq += 1  # an answer still on its way is for an older query
             self.query_one(MemoryPane).set_hits("", [])
             return
         if message.immediate or self.search_delay <= 0:
@@ -666,17 +676,11 @@ class EtkiApp(App[None]):
         return True
 
     def _search_now(self, query: str) -> None:
-        """Search at once, unless a search is still running: then ``query`` waits and
-        runs when that one answers (only the newest waits). At most one search thread
-        runs and the last keystroke's results come as soon as they can: no debounce
-        is needed to bound the work."""
-        if self._searching is not None and any(
-                w.group == "search" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                for w in self.workers):
-            self._queued_search = query
-            return
-        self._searching = query
-        self.search_wiki(query)
+        """Search at once in the exclusive ``search`` worker: starting it cancels the
+        one running (it stops at its next poll and posts nothing), and only the newest
+        search's answer is shown (``_search_seq``). Keys never wait for a search."""
+        self._search_seq += 1
+        self.search_wiki(query, self._search_seq)
 
     @on(CaseWanted)
     def _case_wanted(self, message: CaseWanted) -> None:
@@ -685,7 +689,8 @@ class EtkiApp(App[None]):
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:
-        self.load_page(message.path, message.history)
+        self._page_seq += 1
+        self.load_page(message.path, message.history, self._page_seq)
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

@@ -154,15 +154,19 @@ class RulingFailed(Message):
 
 
 class SearchResults(Message):
-    """Wiki search hits for ``query`` (path, line, snippet), or ``error``."""
+    """Wiki search hits for ``query`` (path, line, snippet and title, best first), or
+    ``error``; ``total`` pages match (``hits`` holds the best ones); ``seq`` numbers the
+    search (the app shows only its newest)."""
 
     def __init__(self, query: str, hits: Sequence[Any], error: str | None = None,
-                 project_id: str = "") -> None:
+                 project_id: str = "", *, total: int | None = None, seq: int = 0) -> None:
         super().__init__()
         self.query = query
         self.hits = list(hits)
         self.error = error
         self.project_id = project_id
+        self.total = len(self.hits) if total is None else total
+        self.seq = seq
 
 
 class MemoryLoaded(Message):
@@ -189,13 +193,15 @@ class PageLoaded(Message):
     ``keep`` (back/forward moved already)."""
 
     def __init__(self, path: str, text: str, error: str | None = None, *,
-                 history: str = "replace", project_id: str = "") -> None:
+                 history: str = "replace", project_id: str = "", seq: int = 0) -> None:
         super().__init__()
         self.path = path
         self.text = text
         self.error = error
         self.history = history
         self.project_id = project_id
+        self.seq = seq
+        """Which page request this answers (the app shows only the newest; 0: always)."""
 
 
 class ReportLoaded(Message):

@@ -12,34 +12,70 @@ the ``trigram`` tokenizer (substring matching, so ``sso`` finds ``SSO-Anmeldung`
 matcher does), the page's raw bytes and its folded text (:func:`etki.text.fold`, NUL
 written as a space; no token holds either).
 
-How it stays in sync: lazily, by file stat. Every search lists the pages with their
-stamps and re-indexes those whose stamp differs from the stored one (new or changed
-files), drops the ones that are gone, then queries — so a page written by the HITL hook,
-a rebuild or by hand is seen by the next search. The wiki writer replaces files by rename
-(new inode) and any rewrite moves mtime/ctime, so a change is never missed. After a
-rebuild, :func:`refresh` does the same ahead of time so the first search finds the index
-warm. The schema and the Unicode version of the fold are recorded; a mismatch or a
-corrupt file rebuilds the index from scratch.
+How it stays in sync, two ways:
+
+* by file stat (:func:`search_scored`, the CLI and MCP path, and the fallback of the
+  other): every search lists the pages with their stamps and re-indexes those whose
+  stamp differs from the stored one (new or changed files), drops the ones that are
+  gone, then queries — so a page written by the HITL hook, a rebuild or by hand is seen
+  by the next search. The wiki writer replaces files by rename (new inode) and any
+  rewrite moves mtime/ctime, so a change is never missed;
+* by the projector's change token (:func:`top`, the desk's live search; :func:`catch_up`):
+  the index records the bytes of the wiki's state file (:data:`etki.wiki.writer.MARK_FILE`,
+  the DB change token the pages reflect) it is current with. The projector, under the
+  wiki lock, right after it wrote pages and the state file, calls :func:`note_written`
+  with the pages it rendered: when the index was current with the state file before that
+  write, those paths are queued (table ``pending``) and the new token recorded, in one
+  short transaction — no page is read on the ruling's path. A search then reads the state
+  file (one small read), re-indexes only the queued pages whose stamp changed, and
+  queries: no walk of the wiki. When the token differs (another writer that did not
+  note, a killed projection, a rebuild: :func:`invalidate`) or the wiki has no state
+  file, that search syncs by stat once and records the token it started from.
+
+The schema and the Unicode version of the fold are recorded; a mismatch or a corrupt file
+rebuilds the index from scratch. The file is in WAL mode, so a search reading never holds
+up the projector's note (only another writer can, and the note then gives up after
+:data:`NOTE_WAIT_S` and leaves the token unmatched: the next search syncs by stat).
 
 A query: tokens of three or more characters go to ``MATCH`` (a phrase each, AND-ed),
 shorter ones to ``instr`` on the folded text; the candidates it returns (a superset) go
 through the same matcher as every backend (:func:`etki.wiki.search.match_folded`) for
 the exact AND, the best line and the snippet, so the hits equal the other backends'.
+:func:`top` asks FTS5 for the rowids only, ranked by ``bm25`` (title matches weigh
+more), and reads the text of the ``limit`` best pages alone, for their
+:class:`PageHit` (title and an excerpt of the page's visible text around the match).
+Every step can be cancelled (``cancelled()`` polled by SQLite's progress handler and
+while waiting on a lock): a newer keystroke's search never waits for an older one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import sqlite3
+import stat
+import time
 import unicodedata
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
-from etki.text import fold
-from etki.wiki.search import Hit, match_folded, walk_pages
+from etki.text import fold, printable
+from etki.wiki.search import Hit, _snippet, match_folded, query_tokens, walk_pages
+from etki.wiki.writer import UnsafeWikiPath, read_mark
 
-__all__ = ["SCHEMA_VERSION", "drop", "index_path", "refresh", "search_scored"]
+__all__ = ["NOTE_WAIT_S", "SCHEMA_VERSION", "Cancelled", "PageHit", "TopHits", "catch_up",
+           "drop", "excerpt", "index_path", "invalidate", "note_written", "page_title",
+           "refresh", "search_scored", "top"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+NOTE_WAIT_S = 0.5
+"""Seconds :func:`note_written` (on the ruling's path) waits for another writer of the
+index (a search re-indexing) before it gives up; the token then stays unmatched and the
+next search syncs by stat."""
+_LOCK_WAIT_S = 30.0  # a search waits this long at most for another writer (cancellable)
+_POLL_OPS = 2000     # SQLite VM steps between two polls of ``cancelled``
 _VERSION = f"{SCHEMA_VERSION}/unicode {unicodedata.unidata_version}"
 
 
@@ -65,28 +101,43 @@ def drop(root: Path) -> bool:
     return removed
 
 
+class Cancelled(Exception):
+    """The caller's ``cancelled()`` said stop (a newer search took over)."""
+
+
 def _create(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
-               "stamp TEXT NOT NULL)")
-    db.execute("CREATE VIRTUAL TABLE pages USING fts5(raw UNINDEXED, folded, "
+               "stamp TEXT NOT NULL, title TEXT NOT NULL DEFAULT '')")
+    db.execute("CREATE TABLE pending (path TEXT PRIMARY KEY)")
+    db.execute("CREATE VIRTUAL TABLE pages USING fts5(raw UNINDEXED, title, folded, "
                "tokenize = 'trigram case_sensitive 1')")
     db.execute("INSERT INTO meta VALUES ('version', ?)", (_VERSION,))
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    """Open (creating or recreating when outdated or broken) the index at ``path``."""
+def _open(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
+    """Open (creating or recreating when outdated or broken) the index at ``path``;
+    ``timeout`` seconds of SQLite's own busy wait per statement."""
     for attempt in (1, 2):
-        db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
+                             check_same_thread=False)
         try:
             db.execute("PRAGMA synchronous = NORMAL")
             names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-            if {"meta", "files", "pages"} <= names:
+            if {"meta", "files", "pages", "pending"} <= names:
                 row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                 if row is not None and row[0] == _VERSION:
                     return db
+            with contextlib.suppress(sqlite3.OperationalError):  # another opener holds it
+                db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
-            for name in ("pages", "files", "meta"):
+            names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            if {"meta", "files", "pages", "pending"} <= names:  # made meanwhile
+                row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                if row is not None and row[0] == _VERSION:
+                    db.execute("COMMIT")
+                    return db
+            for name in ("pages", "pending", "files", "meta"):
                 db.execute(f"DROP TABLE IF EXISTS {name}")
             _create(db)
             db.execute("COMMIT")
@@ -99,6 +150,14 @@ def _open(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
+def _never() -> bool:
+    return False
+
+
+def _stamp(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
 def _stamps(root: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for rel, entry in walk_pages(root):
@@ -106,11 +165,96 @@ def _stamps(root: Path) -> dict[str, str]:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        out[rel] = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        out[rel] = _stamp(st)
     return out
 
 
-def _sync(db: sqlite3.Connection, root: Path) -> None:
+def _page_stamp(root: Path, rel: str) -> str | None:
+    """The stamp of page ``rel`` when it is one :func:`walk_pages` would list (a regular
+    ``*.md`` file, no hidden part, no symlink on the way), else None. A few ``lstat``
+    calls, no walk."""
+    parts = rel.split("/")
+    if not rel.endswith(".md") or any(not p or p.startswith(".") for p in parts):
+        return None
+    path = Path(root)
+    try:
+        for part in parts[:-1]:
+            path = path / part
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return None
+        st = os.lstat(path / parts[-1])
+    except OSError:
+        return None
+    return _stamp(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def _token(root: Path) -> str | None:
+    """The wiki's change token (the state file's bytes, hex), or None without one."""
+    try:
+        data = read_mark(Path(root))
+    except OSError:
+        return None
+    return None if data is None else data.hex()
+
+
+def _stored_token(db: sqlite3.Connection) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'mark'").fetchone()
+    return None if row is None else row[0]
+
+
+def _set_token(db: sqlite3.Connection, token: str | None) -> None:
+    if token is None:
+        db.execute("DELETE FROM meta WHERE key = 'mark'")
+    else:
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('mark', ?)", (token,))
+
+
+def _begin(db: sqlite3.Connection, cancelled: Callable[[], bool],
+           wait: float = _LOCK_WAIT_S) -> None:
+    """``BEGIN IMMEDIATE``, retried while another writer holds the index (at most
+    ``wait`` seconds), polling ``cancelled`` between tries (raises :class:`Cancelled`)."""
+    deadline = time.monotonic() + wait
+    while True:
+        if cancelled():
+            raise Cancelled
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.01)
+
+
+def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None,
+         stamp: str) -> None:
+    """(Re-)index page ``rel`` (inside a write transaction): its old row goes, its
+    current bytes come in; a page that cannot be read is dropped."""
+    if rowid is not None:
+        db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
+    try:
+        raw = (root / rel).read_bytes()
+    except OSError:
+        if rowid is not None:
+            db.execute("DELETE FROM files WHERE id = ?", (rowid,))
+        return
+    text = raw.decode("utf-8", errors="replace")
+    folded = fold(text).replace("\0", " ")
+    title = page_title(text, rel)
+    if rowid is None:
+        rowid = db.execute("INSERT INTO files (path, stamp, title) VALUES (?, ?, ?)",
+                           (rel, stamp, title)).lastrowid
+    else:
+        db.execute("UPDATE files SET stamp = ?, title = ? WHERE id = ?", (stamp, title, rowid))
+    db.execute("INSERT INTO pages (rowid, raw, title, folded) VALUES (?, ?, ?, ?)",
+               (rowid, raw, fold(title), folded))
+
+
+def _sync(db: sqlite3.Connection, root: Path, cancelled: Callable[[], bool] = _never,
+          token: str | None = None) -> None:
+    """Sync by stat (walk the wiki), then record ``token`` (read before the walk) as the
+    change token the index is current with, and empty the queue."""
     current = _stamps(root)
 
     def diff() -> tuple[list[str], list[tuple[str, int]], dict[str, int]]:
@@ -122,53 +266,380 @@ def _sync(db: sqlite3.Connection, root: Path) -> None:
         return changed, gone, {path: rowid for path, (rowid, _) in stored.items()}
 
     changed, gone, _ = diff()
-    if not changed and not gone:
+    queued = db.execute("SELECT 1 FROM pending LIMIT 1").fetchone() is not None
+    if not changed and not gone and not queued and _stored_token(db) == token:
         return
-    db.execute("BEGIN IMMEDIATE")
+    _begin(db, cancelled)
     try:
         changed, gone, ids = diff()  # again under the write lock: another process may have synced
         for _path, rowid in gone:
             db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
             db.execute("DELETE FROM files WHERE id = ?", (rowid,))
         for rel in changed:
-            rowid = ids.get(rel)
-            if rowid is not None:
-                db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
-            try:
-                raw = (root / rel).read_bytes()
-            except OSError:
-                if rowid is not None:
-                    db.execute("DELETE FROM files WHERE id = ?", (rowid,))
-                continue
-            folded = fold(raw.decode("utf-8", errors="replace")).replace("\0", " ")
-            if rowid is None:
-                rowid = db.execute("INSERT INTO files (path, stamp) VALUES (?, ?)",
-                                   (rel, current[rel])).lastrowid
-            else:
-                db.execute("UPDATE files SET stamp = ? WHERE id = ?", (current[rel], rowid))
-            db.execute("INSERT INTO pages (rowid, raw, folded) VALUES (?, ?, ?)",
-                       (rowid, raw, folded))
+            _put(db, root, rel, ids.get(rel), current[rel])
+        db.execute("DELETE FROM pending")
+        _set_token(db, token)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
 
 
+def _current(db: sqlite3.Connection, root: Path, cancelled: Callable[[], bool]) -> str:
+    """Bring the index up to the wiki by its change token: ``"token"`` (already current),
+    ``"queued"`` (re-indexed the pages the projector queued whose stamp changed, a few
+    ``lstat`` calls and no walk) or ``"walk"`` (the token differs or the wiki has none:
+    synced by stat)."""
+    token = _token(root)
+    if token is not None and _stored_token(db) == token:
+        if db.execute("SELECT 1 FROM pending LIMIT 1").fetchone() is None:
+            return "token"
+        _begin(db, cancelled)
+        try:
+            if _stored_token(db) == token:  # again under the write lock
+                stored = {path: (rowid, stamp) for rowid, path, stamp in db.execute(
+                    "SELECT id, path, stamp FROM files WHERE path IN "
+                    "(SELECT path FROM pending)")}
+                for (rel,) in db.execute("SELECT path FROM pending").fetchall():
+                    rowid, old = stored.get(rel, (None, ""))
+                    stamp = _page_stamp(root, rel)
+                    if stamp is None:
+                        if rowid is not None:
+                            db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
+                            db.execute("DELETE FROM files WHERE id = ?", (rowid,))
+                    elif stamp != old:
+                        _put(db, root, rel, rowid, stamp)
+                db.execute("DELETE FROM pending")
+                db.execute("COMMIT")
+                return "queued"
+            db.execute("ROLLBACK")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    _sync(db, root, cancelled, token)
+    return "walk"
+
+
 def refresh(root: Path) -> bool:
-    """Bring the index of the wiki at ``root`` up to date with the pages on disk (call
-    it after a rebuild so the first search is warm). False when the index cannot be
-    used (no FTS5 trigram tokenizer, a read-only folder, a locked or broken file)."""
+    """Bring the index of the wiki at ``root`` up to date with the pages on disk, by
+    stat (call it after a rebuild so the first search is warm). False when the index
+    cannot be used (no FTS5 trigram tokenizer, a read-only folder, a locked or broken
+    file)."""
     try:
         db = _open(index_path(root))
     except (sqlite3.Error, OSError):
         return False
     try:
-        _sync(db, Path(root))
+        _sync(db, Path(root), token=_token(Path(root)))
         return True
     except (sqlite3.Error, OSError):
         return False
     finally:
         db.close()
+
+
+def catch_up(root: Path) -> str | None:
+    """Bring the index of the wiki at ``root`` up to its change token, as the next
+    :func:`top` would (the desk calls it after a projection and on start, in a worker,
+    so the next keystroke finds it warm): ``"token"``, ``"queued"`` or ``"walk"`` (see
+    :func:`top`), or None when the index cannot be used."""
+    try:
+        db = _open(index_path(root))
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        return _current(db, Path(root), _never)
+    except (sqlite3.Error, OSError, Cancelled):
+        return None
+    finally:
+        db.close()
+
+
+def note_written(root: Path, paths: Iterable[str], old: bytes | None, new: bytes) -> bool:
+    """The projector's note, under the wiki lock right after it wrote pages and the
+    state file: ``paths`` (wiki-relative) are the pages it rendered (written or found
+    unchanged), ``old``/``new`` the state file's bytes before and after. When the index
+    was current with ``old``, the paths are queued and ``new`` becomes its token (one
+    short transaction; no page is read here). Otherwise nothing changes: the token stays
+    unmatched and the next search syncs by stat. Best-effort and quick: no index file,
+    an outdated schema, a writer holding it longer than :data:`NOTE_WAIT_S` or any
+    SQLite error returns False and never raises."""
+    path = index_path(root)
+    if old is None or not path.is_file():
+        return False
+    try:
+        db = sqlite3.connect(path, timeout=NOTE_WAIT_S, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is None or row[0] != _VERSION:
+            return False
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            noted = _stored_token(db) == old.hex()
+            if noted:
+                db.executemany("INSERT OR IGNORE INTO pending VALUES (?)",
+                               ((p,) for p in paths))
+                _set_token(db, new.hex())
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return noted
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+
+
+def invalidate(root: Path) -> bool:
+    """Forget the change token of the index of the wiki at ``root`` (the projector calls
+    it before a full sync: many pages change, and a process killed midway must not leave
+    a token that looks current), so the next search syncs by stat. Best-effort like
+    :func:`note_written`; True when a token was removed."""
+    path = index_path(root)
+    if not path.is_file():
+        return False
+    try:
+        db = sqlite3.connect(path, timeout=NOTE_WAIT_S, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is None or row[0] != _VERSION:
+            return False
+        return db.execute("DELETE FROM meta WHERE key = 'mark'").rowcount > 0
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+
+
+# --- what a hit shows: the page's title and visible text ------------------------------------
+
+_HEADING = re.compile(r"^#{1,6}[ \t]+")
+_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_LINK_MD = re.compile(r"!?\[((?:\\.|[^\]\\\n])*)\]\(([^)\s]*)\)")
+_ESCAPE = re.compile(r"\\(.)")
+_RULE_CELL = re.compile(r"^:?-{2,}:?$")
+
+
+def _unescape(text: str) -> str:
+    return _ESCAPE.sub(r"\1", text)
+
+
+def _body_start(lines: list[str]) -> int:
+    """Index of the first line after the YAML frontmatter (0 when there is none)."""
+    if lines and lines[0].rstrip("\r") == "---":
+        for i in range(1, len(lines)):
+            if lines[i].rstrip("\r") == "---":
+                return i + 1
+    return 0
+
+
+def page_title(text: str, path: str = "") -> str:
+    """The title of a wiki page: its first ``#`` heading (markdown escapes removed),
+    else the frontmatter's ``title:``, else the file name without ``.md``. Printable,
+    one line; untrusted text, to be shown literally."""
+    lines = text.split("\n", 400)[:400]  # a title sits near the top
+    start = _body_start(lines)
+    for line in lines[start:]:
+        if line.startswith("# "):
+            return printable(_unescape(line[2:].strip()), multiline=False)
+    for line in lines[1:start]:
+        if line.startswith("title:"):
+            value = line[6:].strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            return printable(value, multiline=False)
+    name = path.rsplit("/", 1)[-1]
+    return printable(name[:-3] if name.endswith(".md") else name, multiline=False)
+
+
+def _visible(line: str) -> str:
+    """A markdown line as a reader sees it: no heading, list or quote marker, links as
+    their words (a label that is only the target's file name — a slug — is dropped),
+    no emphasis or code marks, escapes resolved, table cells joined with `` · ``,
+    fences and rules empty."""
+    s = line.strip()
+    if s.startswith(("```", "~~~")) or s in ("---", "***"):
+        return ""
+    s = _HEADING.sub("", s)
+    s = s.lstrip("> ").strip() if s.startswith(">") else s
+    s = _ITEM.sub("", s)
+
+    def label(m: re.Match[str]) -> str:
+        words, target = m.group(1), m.group(2)
+        stem = target.rsplit("/", 1)[-1].split("#", 1)[0].removesuffix(".md")
+        return "" if _unescape(words) == stem else words
+
+    s = _LINK_MD.sub(label, s)
+    s = s.replace("**", "").replace("__", "").replace("`", "")
+    if s.startswith("|"):
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", s.strip().strip("|"))]
+        if all(_RULE_CELL.match(c) for c in cells if c):
+            return ""
+        s = " · ".join(c for c in cells if c)
+    return " ".join(_unescape(s).split())
+
+
+_CANDIDATE_LINES = 64
+
+
+def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
+    """``(line, snippet)`` of page ``text`` (``folded`` = ``fold(text)``) for a hit on
+    ``tokens``: the body line (after the frontmatter, not the title heading) whose
+    visible text (:func:`_visible`) holds the most tokens, the first such line on a tie,
+    cut to about :data:`etki.wiki.search.SNIPPET_CHARS` characters around the first
+    match — page text, never a slug or link target. When no visible body line holds a
+    token (it is only in the frontmatter or a link target), the first line of text under
+    the title. ``line`` is 1-based in the page."""
+    lines = text.split("\n")
+    start = _body_start(lines)
+    title_at = next((i for i in range(start, min(len(lines), start + 40))
+                     if lines[i].startswith("# ")), -1)
+    offset = 0
+    for _ in range(start):  # fold keeps line breaks where they are
+        offset = folded.find("\n", offset) + 1
+    where: list[int] = []  # offsets of token occurrences in the body (a bounded sample)
+    for t in tokens:
+        at = folded.find(t, offset)
+        for _ in range(4 * _CANDIDATE_LINES):
+            if at < 0:
+                break
+            where.append(at)
+            at = folded.find(t, at + len(t))
+    counts: dict[int, int] = {}
+    index, last = start, offset
+    for at in sorted(where):  # line index of each, counted forward once
+        index += folded.count("\n", last, at)
+        last = at
+        counts[index] = counts.get(index, 0) + 1
+    best: tuple[int, int, str, str] | None = None  # (-count, index, visible, first token)
+    for index in sorted(counts, key=lambda i: (-counts[i], i))[:_CANDIDATE_LINES]:
+        if index == title_at or index >= len(lines):
+            continue
+        seen = _visible(lines[index])
+        fseen = fold(seen)
+        hits = [t for t in tokens if t in fseen]
+        if hits and (best is None or (-len(hits), index) < best[:2]):
+            best = (-len(hits), index, seen, hits[0])
+    if best is not None:
+        return best[1] + 1, _snippet(best[2], best[3])
+    for index in range(max(start, title_at + 1), len(lines)):
+        seen = _visible(lines[index])
+        if seen and not lines[index].lstrip().startswith("#"):
+            return index + 1, _snippet(seen, tokens[0] if tokens else "")
+    return max(1, title_at + 1), ""
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+class PageHit(NamedTuple):
+    """One page of a :func:`top` search: ``path`` (wiki-relative), ``line`` (1-based, of
+    the excerpt), ``snippet`` (visible page text around the match, one printable line)
+    and ``title`` (the page's title). The first three fields are those of
+    :class:`etki.wiki.search.Hit`."""
+
+    path: str
+    line: int
+    snippet: str
+    title: str
+
+
+class TopHits(NamedTuple):
+    """A :func:`top` answer: the ``hits`` shown (best first), ``total`` pages holding
+    every token, and ``synced``: how the index was brought up to the wiki first
+    (``"token"``: already current, ``"queued"``: the projector's queued pages
+    re-indexed, ``"walk"``: synced by stat)."""
+
+    hits: list[PageHit]
+    total: int
+    synced: str
+
+
+def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
+    where: list[str] = []
+    args: list[str] = []
+    long = [t for t in tokens if len(t) >= 3]
+    if long:
+        where.append("pages MATCH ?")
+        args.append(" AND ".join('"' + t.replace('"', '""') + '"' for t in long))
+    for t in tokens:
+        if len(t) < 3:
+            where.append("instr(pages.folded, ?) > 0")
+            args.append(t)
+    return " AND ".join(where), args, bool(long)
+
+
+def top(root: Path, query: str, limit: int = 100,
+        cancelled: Callable[[], bool] | None = None) -> TopHits | None:
+    """The ``limit`` best pages of the wiki at ``root`` holding every folded token of
+    ``query`` (the same pages as :func:`etki.wiki.search.search`), ranked by FTS5's
+    ``bm25`` (a match in the title weighs 4x; ties by path; queries of only one- or
+    two-letter words by path), with their total count. The index is first brought up
+    to the wiki's change token (:func:`catch_up`'s rule: no walk while the projector
+    keeps it current). Only the ``limit`` pages shown are read back, for their title and
+    excerpt (:func:`excerpt`).
+
+    ``cancelled`` is polled while waiting for another writer of the index and, through
+    SQLite's progress handler, while the query runs: when it returns True,
+    :class:`Cancelled` is raised (the sync of queued pages is never cut halfway: a
+    transaction either lands or is rolled back). None when the index cannot be used
+    (no FTS5 trigram tokenizer, a read-only folder, a broken file): the caller falls
+    back to :func:`etki.wiki.search.search`."""
+    stop = cancelled or _never
+    tokens = query_tokens(query)
+    root = Path(root)
+    if not tokens:
+        return TopHits([], 0, "none")
+    try:
+        db = _open(index_path(root), timeout=0.05)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        synced = _current(db, root, stop)
+        if stop():
+            raise Cancelled
+        where, args, ranked = _where(tokens)
+        if cancelled is not None:
+            db.set_progress_handler(lambda: 1 if stop() else 0, _POLL_OPS)
+        score = "bm25(pages, 0.0, 4.0, 1.0)" if ranked else "0.0"
+        try:
+            rows = db.execute(f"SELECT pages.rowid, {score}, files.path FROM pages "  # noqa: S608
+                              "JOIN files ON files.id = pages.rowid WHERE " + where,
+                              args).fetchall()
+            rows.sort(key=lambda r: (r[1], r[2]))
+            shown = [r[0] for r in rows[:limit]]
+            found = {rowid: (path, title, raw, folded) for rowid, path, title, raw, folded
+                     in db.execute("SELECT files.id, files.path, files.title, pages.raw, "
+                                   "pages.folded FROM files JOIN pages ON pages.rowid = "
+                                   "files.id WHERE files.id IN (SELECT value FROM "
+                                   "json_each(?))", (json_list(shown),))}
+        except sqlite3.OperationalError:
+            if stop():
+                raise Cancelled from None
+            raise
+    except (sqlite3.Error, OSError, UnsafeWikiPath):
+        return None
+    finally:
+        db.close()
+    hits: list[PageHit] = []
+    for rowid in shown:
+        if rowid not in found:
+            continue
+        if stop():
+            raise Cancelled
+        path, title, raw, folded = found[rowid]
+        line, snippet = excerpt(raw.decode("utf-8", errors="replace"), folded, tokens)
+        hits.append(PageHit(path, line, snippet, title))
+    return TopHits(hits, len(rows), synced)
+
+
+def json_list(values: list[int]) -> str:
+    """``values`` as a JSON array (for ``json_each`` in SQL)."""
+    return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
 def search_scored(root: Path, tokens: list[str]) -> list[tuple[int, str, Hit]] | None:
@@ -181,17 +652,8 @@ def search_scored(root: Path, tokens: list[str]) -> list[tuple[int, str, Hit]] |
     except (sqlite3.Error, OSError):
         return None
     try:
-        _sync(db, root)
-        where: list[str] = []
-        args: list[str] = []
-        long = [t for t in tokens if len(t) >= 3]
-        if long:
-            where.append("pages MATCH ?")
-            args.append(" AND ".join('"' + t.replace('"', '""') + '"' for t in long))
-        for t in tokens:
-            if len(t) < 3:
-                where.append("instr(pages.folded, ?) > 0")
-                args.append(t)
+        _sync(db, root, token=_token(root))
+        where, args, _ = _where(tokens)
         rows = db.execute("SELECT files.path, pages.raw, pages.folded FROM pages "
                           "JOIN files ON files.id = pages.rowid WHERE " + " AND ".join(where),
                           args).fetchall()

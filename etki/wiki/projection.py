@@ -27,6 +27,7 @@ from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
 from etki.domain import CaseRecord
 from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
+from etki.wiki import fts
 from etki.wiki.render import (
     INDEX,
     BriefDecision,
@@ -390,6 +391,8 @@ class WikiProjector:
                 raise
             self._flush_later(root, (*report.written, MARK_NAME) if new != old
                               else report.written, held)
+        # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
+        fts.note_written(root, files, old, new)
         # (a failed write keeps state.unsynced and the old mark: the next one renders them)
         state.unsynced.clear()
         return report
@@ -399,6 +402,7 @@ class WikiProjector:
         bytes differ, prune stale ones, then write the mark (durably). Raises
         :class:`NotFoundError` when a case of ``wanted`` is not in the project."""
         state, cases = self._load(pid)
+        fts.invalidate(root)  # many pages change: the next search syncs by stat
         report = sync_tree(root, render_model(state.model, cases), prune=True)
         assert state.mark is not None
         if read_mark(root) != (new := state.mark.to_bytes()):

@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from etki.domain import CaseRecord, ScopeClause, is_declared_remit
 from etki.memory import DisputedClause
 from etki.text import printable
+from etki.wiki.render import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.messages import PageWanted, SearchChanged
@@ -39,7 +40,7 @@ from etki_tui.render import (
     verdict_text,
     when,
 )
-from etki_tui.widgets.reader import PageReader, split_frontmatter
+from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
 __all__ = ["MemoryPane", "disputed_card", "hit_fields", "precedent_card",
            "split_frontmatter"]
@@ -48,13 +49,21 @@ __all__ = ["MemoryPane", "disputed_card", "hit_fields", "precedent_card",
 def hit_fields(hit: Any) -> tuple[str, int, str]:
     """(path, line, snippet) of a search hit (an object with those attributes or a
     tuple in that order)."""
-    if isinstance(hit, tuple | list):
+    if isinstance(hit, tuple | list) and not hasattr(hit, "_fields"):
         path, line, snippet = (list(hit) + ["", 0, ""])[:3]
     else:
         path = getattr(hit, "path", "")
         line = getattr(hit, "line", 0)
         snippet = getattr(hit, "snippet", "")
     return str(path), int(line or 0), str(snippet)
+
+
+def hit_title(hit: Any) -> str:
+    """The page title of a search hit (its ``title`` attribute, the fourth item of a
+    tuple), or "" when it has none."""
+    if isinstance(hit, tuple | list) and not hasattr(hit, "_fields"):
+        return str(hit[3]) if len(hit) > 3 else ""
+    return str(getattr(hit, "title", "") or "")
 
 
 def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> RenderableType:
@@ -139,6 +148,16 @@ to find the rest. Keeps a rebuild of the list (on every search result) small at 
 decision files."""
 
 
+PREVIEW_TEXT_CHARS = 8_000
+"""Most characters of a page body the preview lays out (a decision page is 2-5 kB;
+contract pages, ``index.md`` and ``disputed.md`` are far longer): Textual's Markdown
+widget takes about 0.5 s for 20,000 characters on this machine, so a preview stays
+quick. Enter reads the whole page (up to :data:`PAGE_TEXT_CHARS`)."""
+
+_KIND = {"decision": "decision", "precedent": "precedent", "contract": "contract",
+         "module": "module", "index": "index", "disputed": "disputed"}
+
+
 def _more(count: int, what: str) -> Option:
     return Option(Text(f"  … {count - SHOWN} more {what}", style="dim"), disabled=True)
 
@@ -163,7 +182,13 @@ class MemoryPane(Horizontal):
         preview (a few hundred ms for a big page) follows when the list settles."""
         self._preview_timer: Timer | None = None
         self._pending_preview: str | None = None
+        self.wanted: str | None = None
+        """The page the preview belongs to: that of the highlighted entry (None for a
+        card). A preview that arrives for another page is dropped, never shown."""
         self.hits: list[tuple[str, int, str]] = []
+        self.hit_titles: list[str] = []
+        self.total = 0
+        """How many pages hold every word of the search (``hits`` holds the best)."""
         self.query_text = ""
         self.search_error: str | None = None
         self.precedents: list[CaseRecord] = []
@@ -215,10 +240,16 @@ class MemoryPane(Horizontal):
 
     # --- data in -----------------------------------------------------------------------
 
-    def set_hits(self, query: str, hits: Sequence[Any], error: str | None = None) -> None:
-        """Show search results for ``query``; the first hit is highlighted."""
+    def set_hits(self, query: str, hits: Sequence[Any], error: str | None = None, *,
+                 total: int | None = None) -> None:
+        """Show search results for ``query`` (best first; ``total`` pages match, default
+        ``len(hits)``); the first hit is highlighted and the preview follows it at once
+        (a card with its title and excerpt until its page is read), never staying on a
+        page of the results before."""
         self.query_text = query
         self.hits = [hit_fields(h) for h in hits]
+        self.hit_titles = [hit_title(h) for h in hits]
+        self.total = len(self.hits) if total is None else max(total, len(self.hits))
         self.search_error = error
         if self._previewing and self._previewing.startswith("hit:"):
             self._previewing = None  # the hit list changed: preview the new first hit
@@ -244,6 +275,7 @@ class MemoryPane(Horizontal):
     def reset(self) -> None:
         """Forget everything (another project is being opened)."""
         self.hits, self.query_text, self.search_error = [], "", None
+        self.hit_titles, self.total, self.wanted = [], 0, None
         self.precedents, self.disputed, self.pages = [], [], []
         self.precedent_pages, self.top_pages = [], []
         self.loaded = False
@@ -278,24 +310,28 @@ class MemoryPane(Horizontal):
         tokens = self.tokens
         options: list[Option | None] = []
         if self.query_text.strip():
-            options.append(_header("Search results", len(self.hits)))
+            options.append(_header("Search results", self.total))
             if self.search_error:
                 options.append(Option(literal(self.search_error, style="italic"),
                                       disabled=True))
             elif not self.hits:
                 options.append(Option(Text("  no page has all these words", style="dim"),
                                       disabled=True))
-            for i, (path, line, snippet) in enumerate(self.hits[:SHOWN]):
-                where = f":{line}"
+            for i, (path, _line, snippet) in enumerate(self.hits[:SHOWN]):
+                title = self.hit_titles[i] if i < len(self.hit_titles) else ""
+                kind = _KIND.get(page_kind(path), "page")
                 prompt = Text()
-                prompt.append_text(cell(path, width - len(where), style="bold"))
-                prompt.append(where, style="bold")
+                prompt.append_text(highlight(cell(title or path, width - len(kind) - 1,
+                                                  style="bold"), tokens))
+                prompt.append(" " + kind, style="dim")
                 prompt.append("\n  ")
                 prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2),
                                              tokens))
                 options.append(Option(prompt, id=f"hit:{i}"))
-            if len(self.hits) > SHOWN:
-                options.append(_more(len(self.hits), "pages: add words to narrow the search"))
+            if self.total > min(len(self.hits), SHOWN):
+                options.append(Option(Text(f"  … {self.total - min(len(self.hits), SHOWN)} "
+                                           "more pages: add words to narrow the search",
+                                           style="dim"), disabled=True))
         elif not self.wiki_on:
             options.append(Option(Text("Wiki search is off (ETKI_WIKI_DIR is empty).",
                                        style="dim"), disabled=True))
@@ -375,7 +411,8 @@ class MemoryPane(Horizontal):
         self.query_one("#memory-cardbox").display = False
         reader = self.reader
         reader.display = True
-        await reader.show(path, text, tokens=self.tokens, history=history)
+        await reader.show(path, text, tokens=self.tokens, history=history,
+                          limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS)
         self.query_one("#memory-preview").border_title = printable(path, multiline=False)
         self._fit_reader()
 
@@ -398,15 +435,19 @@ class MemoryPane(Horizontal):
         self._cancel_preview()
         if kind in ("hit", "page"):
             path = self.hits[int(key)][0] if kind == "hit" else key
+            self.wanted = path
             reader = self.reader
             if path != reader.path or not reader.display or reader.tokens != self.tokens:
+                self.show_card(self._loading_card(kind, key, path))  # never a stale page
                 if self.preview_delay <= 0:
                     self.post_message(PageWanted(path, history="replace"))
                 else:
                     self._pending_preview = path
                     self._preview_timer = self.set_timer(self.preview_delay,
                                                          self.flush_preview)
-        elif kind == "pre":
+            return
+        self.wanted = None
+        if kind == "pre":
             case = next((c for c in self.precedents if c.case_id == key), None)
             if case is not None:
                 self.show_card(precedent_card(case, self.clauses), ("case id", case.case_id))
@@ -414,6 +455,30 @@ class MemoryPane(Horizontal):
             item = next((d for d in self.disputed if d.ref == key), None)
             if item is not None:
                 self.show_card(disputed_card(item, self.clauses), ("clause ref", item.ref))
+
+    def _loading_card(self, kind: str, key: str, path: str) -> RenderableType:
+        """What the preview shows while the page of the highlighted entry is read: its
+        title and excerpt (a search hit) or its path."""
+        lines: list[RenderableType] = []
+        if kind == "hit" and int(key) < len(self.hits):
+            i = int(key)
+            title = self.hit_titles[i] if i < len(self.hit_titles) else ""
+            lines.append(highlight(literal(title or path, style="bold"), self.tokens))
+            lines.append(highlight(literal(self.hits[i][2]), self.tokens))
+        lines.append(literal(path, style="dim"))
+        lines.append(Text("Loading the page…", style="dim italic"))
+        return Group(*lines)
+
+    def show_page_soon(self, path: str, text: str, error: str | None = None, *,
+                       history: str = "replace") -> None:
+        """Show a page that was read (:class:`PageLoaded`) in a worker of its own, so the
+        app's message queue — and every key — never waits while the markdown is laid
+        out; a newer page replaces one still being laid out. A preview (``replace``) of
+        a page that is no longer the highlighted entry's (:attr:`wanted`) is dropped."""
+        if history == "replace" and path != self.wanted:
+            return
+        self.run_worker(self.show_page(path, text, error, history=history),
+                        group="memory-show", exclusive=True, exit_on_error=False)
 
     def _cancel_preview(self) -> None:
         if self._preview_timer is not None:
@@ -465,7 +530,8 @@ class MemoryPane(Horizontal):
         """Open ``path`` in the reader (pinned in its history) and read full-screen."""
         self._cancel_preview()
         reader = self.reader
-        if reader.display and reader.path == path:
+        self.wanted = path
+        if reader.display and reader.path == path and not reader.cut_short:
             reader.history.visit(path, pin=True)
             reader._show_bar()
         else:

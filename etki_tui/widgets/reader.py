@@ -124,6 +124,8 @@ class PageReader(Vertical):
         self.show_toc = False
         self._toc_choice: bool | None = None  # the reviewer's own choice, once made
         self.matches = 0
+        self.cut_short = False
+        """The page shown is a preview cut shorter than the reader's own limit."""
 
     def compose(self) -> ComposeResult:
         """History line, then the contents beside the page."""
@@ -140,10 +142,12 @@ class PageReader(Vertical):
     # --- showing a page ----------------------------------------------------------------
 
     async def show(self, path: str, text: str, *, tokens: Sequence[str] = (),
-                   history: str = "replace") -> None:
+                   history: str = "replace", limit: int = PAGE_TEXT_CHARS) -> None:
         """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
-        words). ``history``: ``push`` (opened: pinned), ``replace`` (a preview) or
-        ``keep`` (back/forward already moved)."""
+        words), at most ``limit`` characters of its body (:attr:`cut_short` says when
+        some were left out under :data:`PAGE_TEXT_CHARS`). ``history``: ``push``
+        (opened: pinned), ``replace`` (a preview) or ``keep`` (back/forward already
+        moved)."""
         if history == "push":
             self.history.visit(path, pin=True)
         elif history == "replace":
@@ -152,7 +156,8 @@ class PageReader(Vertical):
         self.text = text
         self.tokens = list(tokens)
         meta, body = split_frontmatter(text)
-        body, hidden = fold_long(body, PAGE_TEXT_CHARS)
+        body, hidden = fold_long(body, limit)
+        self.cut_short = bool(hidden) and limit < PAGE_TEXT_CHARS
         if hidden:
             body = body.rstrip("\n") + (
                 f"\n\n---\n\n*… {hidden:,} more characters of this page not shown "
