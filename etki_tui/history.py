@@ -64,6 +64,11 @@ class History:
         """``2/3`` (or ``""`` when empty)."""
         return f"{self.index + 1}/{len(self.entries)}" if self.entries else ""
 
+    def label(self) -> str:
+        """The position in words, for the reader's bar: ``history 2 of 3`` (the page
+        shown is the 2nd of the 3 in the back/forward history), or ``""`` when empty."""
+        return f"history {self.index + 1} of {len(self.entries)}" if self.entries else ""
+
     def clear(self) -> None:
         """Forget everything."""
         self.entries.clear()

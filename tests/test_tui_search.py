@@ -330,3 +330,33 @@ async def test_hafiza_entries_show_title_and_text_not_the_slug(tmp_path: Path) -
         text = shown(app.query_one("#memory-list", OptionList))
         assert "SSO for contractor accounts" in text
         assert "PRE-sso-for" not in text and "--req-demo" not in text
+
+
+# --- the reader (issue 12 item 7) -------------------------------------------------------
+
+
+@sync
+async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
+        tmp_path: Path) -> None:
+    """At 120 columns the contents tree keeps to its column (a long heading used to
+    widen it over the page body), and the history line says what it counts."""
+    world = build_tui_world(tmp_path)
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("enter")  # the precedent's page, full-screen, with contents
+        await settle(pilot)
+        reader = app.query_one(MemoryPane).reader
+        toc = reader.query_one("#reader-toc")
+        tree = toc.query_one("Tree")
+        body = reader.query_one("#reader-scroll")
+        assert toc.display and tree.virtual_size.width > toc.region.width  # a long heading
+        assert tree.region.right <= toc.region.right < body.region.x
+        bar = shown(reader.query_one("#reader-bar"))
+        assert "◀b back · history 1 of 1 · forward n▶" in bar and "page 1/1" not in bar
+        await pilot.press("l")
+        await settle(pilot)
+        await pilot.press("enter")  # follow the first link: a second page in the history
+        await settle(pilot)
+        assert "history 2 of 2" in shown(reader.query_one("#reader-bar"))

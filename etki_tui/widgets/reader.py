@@ -230,9 +230,9 @@ class PageReader(Vertical):
         if self.tokens:
             bar.append(f"{self.matches} match{'es' if self.matches != 1 else ''} · ",
                        style="bold" if self.matches else "dim")
-        bar.append("◀b", style="bold" if h.can_back else "dim")
-        bar.append(f" page {h.position()} ")
-        bar.append("n▶", style="bold" if h.can_forward else "dim")
+        bar.append("◀b back", style="bold" if h.can_back else "dim")
+        bar.append(f" · {h.label()} · ")
+        bar.append("forward n▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
         for line in self.query("#reader-bar").results(Static):  # none while unmounted
             line.update(bar)
