@@ -142,6 +142,7 @@ class EtkiApp(App[None]):
         self._search_timer: Timer | None = None
         self._pending_search: str | None = None
         self._search_seq = 0  # numbers each search; only the newest one's answer shows
+        self._tab_focus: str | None = None  # where Hafıza's activation puts the focus once
         self._page_seq = 0  # numbers each page request; only the newest one is shown
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
@@ -709,6 +710,8 @@ class EtkiApp(App[None]):
     def _focus_tab(self, pane_id: str) -> None:
         target = {"queue": "#queue-table", "hafiza": "#memory-list",
                   "raporlar": "#reports-pane"}.get(pane_id)
+        if pane_id == "hafiza" and self._tab_focus is not None:
+            target, self._tab_focus = self._tab_focus, None  # asked for by focus_search
         if target:
             self.query_one(target).focus()
 
@@ -767,7 +770,10 @@ class EtkiApp(App[None]):
             tabs.active = tab
 
     def action_focus_search(self) -> None:
-        """Go to Hafıza and put the cursor in the search box."""
+        """Go to Hafıza and put the cursor in the search box (and keep it there: the
+        tab's activation, handled after this, focuses the box rather than the list, so
+        the letters typed right after ``/`` all land in the box)."""
+        self._tab_focus = "#memory-search"
         self.action_show_tab("hafiza")
         self.query_one("#memory-search", Input).focus()
 

@@ -246,6 +246,30 @@ async def test_typing_keeps_every_letter_while_searches_are_stuck_on_a_lock(
 
 
 @sync
+async def test_letters_typed_right_after_slash_from_another_tab_all_land(
+        tmp_path: Path) -> None:
+    """(a): ``/`` on Raporlar switches to Hafıza and puts the cursor in the search box;
+    the tab's activation, handled after that, used to move the focus to the list, so
+    the letters typed next went to the list and were lost ("GROESSE" read "ESSE")."""
+    world = _world(tmp_path)
+    app = make_app(world, search_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("slash")
+        await _type(pilot, "GROESSE")
+        box = app.query_one("#memory-search", Input)
+        await _until(pilot, lambda: box.value == "GROESSE" or len(box.value) >= 7
+                     or not box.has_focus, "the letters or the focus gone")
+        await settle(pilot)
+        assert app.focused is box and box.value == "GROESSE"
+        pane = app.query_one(MemoryPane)
+        await _until(pilot, lambda: pane.query_text == "GROESSE", "its results")
+        assert any("req-demo-c0c0a002" in path for path, _, _ in pane.hits)
+
+
+@sync
 async def test_keys_are_handled_while_a_page_is_laid_out(tmp_path: Path) -> None:
     """(a) typing never waits on the reader: a page's markdown (here a long one, read
     full-screen) is laid out in the pane's own worker, so a key pressed right after the
