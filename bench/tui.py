@@ -1,7 +1,9 @@
 """``etki-tui`` on 10,000 pending cases, headless (``App.run_test``), in a fresh process.
 
-The child process opens a copy of a store holding 10,000 pending cases (wiki: a copy of
-the 10k-decision wiki, so live search has something to search) at 120x40 and measures:
+The child process opens a copy of a store holding 10,000 pending cases at 120x40, and
+then, for Hafıza, a second app on a copy of the all-ruled 10k store with its own
+10k-decision wiki (16k pages; the pending store's wiki catch-up would prune that wiki to
+the few pages of a store without rulings), and measures:
 
 * **first interactive queue**: from entering ``run_test`` (app start) until the queue
   table holds every pending row, the cursor is on the first one and a frame has been
@@ -22,7 +24,12 @@ the 10k-decision wiki, so live search has something to search) at 120x40 and mea
   before the next ruling);
 * **live search**: in Hafıza, one keystroke completing a query until its results are
   shown in the list, with the app's shipped debounce (``search_delay`` default) and
-  with none; baseline: :meth:`Desk.wiki_search` called directly.
+  with none; baseline: :meth:`Desk.wiki_search` called directly;
+* **typing**: words typed key by key at a typist's pace (keys handed to the driver
+  without waiting for the app), idle and with the other core kept busy by a spinning
+  process: the last key to the word's results, each key to its echo in the box, and the
+  longest event-loop block while typing (:class:`LoopLag`), and whether a letter was
+  lost.
 
 Targets: first queue <= 1.5 s, RSS <= 250 MB, keystroke-to-results <= 150 ms, a cursor
 move or a ruling never re-renders the whole table.
@@ -107,8 +114,93 @@ class Counters:
         return out
 
 
+TYPED_WORDS = ("property tax", "emlak vergisi", "GROESSE", "İADE SÜRECİ", "contractor",
+               "staff dashboard")
+KEY_GAP_S = 0.06
+"""Seconds between two typed keys (about 16 keys a second: a fast typist)."""
+
+
+def _busy_core() -> subprocess.Popen:
+    """A process that keeps one core busy (ended by the caller, by its pid)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+class LoopLag:
+    """The event loop's longest block: a task sleeps :data:`TICK_S` again and again and
+    records how late it wakes (a handler or a layout holding the loop delays it)."""
+
+    TICK_S = 0.005
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task | None = None
+
+    async def _run(self) -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(self.TICK_S)
+            self.worst = max(self.worst, time.perf_counter() - t - self.TICK_S)
+
+    def start(self) -> None:
+        self.worst = 0.0
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> float:
+        if self._task is not None:
+            self._task.cancel()
+        return self.worst
+
+
+async def _typing(app, pilot, memory, seen, until, workers_done,  # noqa: ANN001
+                  words: tuple[str, ...]) -> dict:
+    """Type each of ``words`` key by key (:data:`KEY_GAP_S` apart, each key handed to
+    the driver like a terminal's, never waiting for the app), then wait for the word's
+    results. Per word: key-to-echo of every key (sent until the box holds it), the last
+    key to its results shown, and the longest event-loop block from the first key to
+    the results."""
+    from textual import events
+
+    box = app.query_one("#memory-search")
+    lag = LoopLag()
+    echo: list[float] = []
+    results: list[float] = []
+    blocks: list[float] = []
+    lost = 0
+    for word in words:
+        box.value = ""
+        if app.focused is not box:
+            box.focus()
+        await workers_done()
+        await pilot.pause()
+        seen.pop("SearchResults", None)
+        lag.start()
+        sent: list[tuple[float, int]] = []
+        echo_last = time.perf_counter()
+        for i, ch in enumerate(word):
+            key = events.Key(ch, ch)
+            key.set_sender(app)
+            app._driver.send_message(key)
+            echo_last = time.perf_counter()
+            sent.append((echo_last, i + 1))
+            t = time.perf_counter()
+            while time.perf_counter() - t < KEY_GAP_S:
+                await asyncio.sleep(0.001)
+                while sent and len(box.value) >= sent[0][1]:
+                    echo.append(time.perf_counter() - sent.pop(0)[0])
+        last = echo_last  # when the last key was sent
+        await until(lambda: len(box.value) >= len(word), "every key")  # noqa: B023
+        for at, _n in sent:
+            echo.append(time.perf_counter() - at)
+        await until(lambda: memory.query_text == word, "the word's results")  # noqa: B023
+        results.append(time.perf_counter() - last)
+        blocks.append(lag.stop())
+        lost += box.value != word
+        _say(f"typed {word!r}: {results[-1] * 1000:.0f} ms, block {blocks[-1] * 1000:.0f} ms")
+    return {"echo_s": echo, "results_s": results, "block_s": blocks, "lost": lost}
+
+
 async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
-                 searches: int) -> dict:
+                 searches: int, search_db: str = "", search_wiki: str = "") -> dict:
     from etki.config import Settings
     from etki.services import Desk
     from etki_tui.app import EtkiApp
@@ -168,6 +260,56 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
         await pilot._wait_for_screen()
         pilot.app.screen._on_timer_update()
 
+    words = TYPED_WORDS[:2] if searches <= 1 else TYPED_WORDS
+    async def search_part(app: EtkiApp, pilot) -> None:  # type: ignore[no-untyped-def]
+        """Live search and typing in Hafıza of ``app``."""
+        # live search
+        app.action_focus_search()
+        await workers_done()
+        await pilot.pause()
+        memory = app.query_one(MemoryPane)
+        results: dict[str, list[float]] = {}
+        for delay in (default_delay, 0.0):
+            app.search_delay = delay
+            got: list[float] = []
+            for i in range(searches):
+                # type all but the last character, let it settle, then time the last one
+                search = app.query_one("#memory-search")
+                search.value = ""  # type: ignore[attr-defined]
+                await workers_done()
+                await pilot.pause(max(delay, 0.01) + 0.05)
+                query = SEARCH_QUERY if i % 2 == 0 else "emlak vergisi"
+                search.value = query[:-1]  # type: ignore[attr-defined]
+                search.cursor_position = len(query) - 1  # type: ignore[attr-defined]
+                if app.focused is not search:
+                    search.focus()
+                await pilot.pause(max(delay, 0.01) + 0.05)
+                await workers_done()
+                await pilot.pause()
+                seen.pop("SearchResults", None)
+                _say(f"search {query!r} delay {delay}")
+                c = time.perf_counter()
+                await pilot.press(query[-1])
+                await until(lambda: memory.query_text == query  # noqa: B023
+                            and "SearchResults" in seen, "search results")
+                await frame(pilot)
+                got.append(time.perf_counter() - c)
+            results[str(delay)] = got
+        out["search_s"] = results
+        # typing: words letter by letter at a typist's pace, keys sent to the driver
+        # without waiting for the app; idle, then with the other core kept busy
+        app.search_delay = default_delay
+        out["typing"] = {}
+        for load in ("idle", "busy"):
+            hog = _busy_core() if load == "busy" else None
+            try:
+                out["typing"][load] = await _typing(app, pilot, memory, seen, until,
+                                                    workers_done, words)
+            finally:
+                if hog is not None:
+                    hog.kill()
+                    hog.wait()
+
     app = EtkiApp(desk, "bench", cursor_blink=False, search_delay=default_delay)
     out: dict = {"db_queue_s": b - a, "rss_base_kb": rss_base, "default_delay": default_delay}
     t0 = time.perf_counter()
@@ -219,39 +361,19 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             await pilot.pause()
         out["rule_s"], out["rule_counts"] = rule_t, rule_c
         _say("rulings done")
-        # live search
-        app.action_focus_search()
-        await workers_done()
-        await pilot.pause()
-        memory = app.query_one(MemoryPane)
-        results: dict[str, list[float]] = {}
-        for delay in (default_delay, 0.0):
-            app.search_delay = delay
-            got: list[float] = []
-            for i in range(searches):
-                # type all but the last character, let it settle, then time the last one
-                search = app.query_one("#memory-search")
-                search.value = ""  # type: ignore[attr-defined]
-                await workers_done()
-                await pilot.pause(max(delay, 0.01) + 0.05)
-                query = SEARCH_QUERY if i % 2 == 0 else "emlak vergisi"
-                search.value = query[:-1]  # type: ignore[attr-defined]
-                search.cursor_position = len(query) - 1  # type: ignore[attr-defined]
-                if app.focused is not search:
-                    search.focus()
-                await pilot.pause(max(delay, 0.01) + 0.05)
-                await workers_done()
-                await pilot.pause()
-                seen.pop("SearchResults", None)
-                _say(f"search {query!r} delay {delay}")
-                c = time.perf_counter()
-                await pilot.press(query[-1])
-                await until(lambda: memory.query_text == query  # noqa: B023
-                            and "SearchResults" in seen, "search results")
-                await frame(pilot)
-                got.append(time.perf_counter() - c)
-            results[str(delay)] = got
-        out["search_s"] = results
+        if not search_db:
+            await search_part(app, pilot)
+    if search_db:  # a second desk on the all-ruled store and its own 10k-decision wiki
+        desk.repo.dispose()
+        desk = Desk(Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki,
+                             reviewer="reviewer"))
+        app = EtkiApp(desk, "bench", cursor_blink=False, search_delay=default_delay)
+        async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+            await until(lambda: app.query_one(QueuePane)._loaded, "the (empty) queue")
+            await workers_done(timeout=900.0)  # the catch-up and the index warm-up
+            out["search_pages"] = sum(1 for _ in Path(search_wiki.format(project="bench"))
+                                      .rglob("*.md"))
+            await search_part(app, pilot)
     # baseline for search: the desk call alone
     direct = []
     for i in range(searches):
@@ -264,9 +386,24 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
 
 
 def child_main(argv: list[str]) -> int:
-    db, wiki, expected, moves, rulings, searches = argv
+    db, wiki, expected, moves, rulings, searches, *more = argv
+    search_db, search_wiki = (more + ["", ""])[:2]
+    if os.environ.get("ETKI_BENCH_DEBUG"):  # name every callback that holds the loop
+        import logging
+
+        logging.basicConfig(level=logging.WARNING)
+        policy = asyncio.get_event_loop_policy()
+        loop = policy.new_event_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = 0.05
+        asyncio.set_event_loop(loop)
+        result = loop.run_until_complete(_child(db, wiki, int(expected), int(moves),
+                                                int(rulings), int(searches), search_db,
+                                                search_wiki))
+        print("BENCH-TUI-JSON " + json.dumps(result), flush=True)
+        return 0
     result = asyncio.run(_child(db, wiki, int(expected), int(moves), int(rulings),
-                                int(searches)))
+                                int(searches), search_db, search_wiki))
     print("BENCH-TUI-JSON " + json.dumps(result), flush=True)
     return 0
 
@@ -281,9 +418,17 @@ def run(ctx: Context) -> list[Figure]:
     if wiki.exists():
         shutil.rmtree(wiki)
     shutil.copytree(wiki_src, wiki / "bench")
+    # Hafıza is timed on the all-ruled store with the wiki rebuilt from it (the pending
+    # store's catch-up would prune that wiki to its own few pages)
+    search_db = ctx.copy_store(ctx.size, "tui-search-db")
+    search_wiki = ctx.base / "scratch" / "tui-search-wiki"
+    if search_wiki.exists():
+        shutil.rmtree(search_wiki)
+    shutil.copytree(wiki_src, search_wiki / "bench")
     moves, rulings, searches = (3, 1, 1) if ctx.quick else (30, 6, 6)
     cmd = [sys.executable, "-m", "bench.tui", "--child", str(db), str(wiki / "{project}"),
-           str(size.cases), str(moves), str(rulings), str(searches)]
+           str(size.cases), str(moves), str(rulings), str(searches), str(search_db),
+           str(search_wiki / "{project}")]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=3600)
     line = next((x for x in done.stdout.splitlines() if x.startswith("BENCH-TUI-JSON ")), None)
     if done.returncode != 0 or line is None:
@@ -319,12 +464,14 @@ def run(ctx: Context) -> list[Figure]:
                         f"{delay:g} s)", shipped.median, shipped.p95, "ms", shipped.n,
                         "Desk.wiki_search direct", direct.median,
                         ratio(shipped.median, direct.median), "<= 150 ms",
-                        shipped.p95 <= 150.0, note=f"{r['hits']} hits")),
+                        shipped.p95 <= 150.0, note=f"{r['hits']} hits in "
+                                                   f"{r.get('search_pages', '?')} pages")),
         ctx.emit(Figure(NAME, "live search keystroke-to-results (no debounce)",
                         nodelay.median, nodelay.p95, "ms", nodelay.n,
                         "Desk.wiki_search direct", direct.median,
                         ratio(nodelay.median, direct.median), "<= 150 ms",
                         nodelay.p95 <= 150.0)),
+        *typing_figures(ctx, r),
         ctx.emit(Figure(NAME, "cursor move (down): CPU of the app per move", mv_cpu.median,
                         mv_cpu.p95, "ms", mv_cpu.n, target="never re-renders the whole table",
                         met=mv_cells < cells_total // 2,
@@ -339,6 +486,32 @@ def run(ctx: Context) -> list[Figure]:
                              "time includes the modal and the DB commit (the HITL "
                              "projection follows in its own worker)")),
     ]
+
+
+def typing_figures(ctx: Context, r: dict) -> list[Figure]:
+    """The typing figures, idle and with the other core busy: the last key to the
+    word's results (target <= 150 ms median), every key to its echo in the box, and the
+    longest event-loop block while typing (target: the input never blocked — no block
+    longer than a frame, 50 ms)."""
+    out = []
+    for load, typed in r.get("typing", {}).items():
+        res = stats(ms(typed["results_s"]))
+        echo = stats(ms(typed["echo_s"]))
+        block = stats(ms(typed["block_s"]))
+        out.append(ctx.emit(Figure(
+            NAME, f"typing ({load}): last key to the word's results", res.median, res.p95,
+            "ms", res.n, target="<= 150 ms median", met=res.median <= 150.0,
+            note=f"{len(typed['results_s'])} words typed key by key, "
+                 f"{KEY_GAP_S * 1000:.0f} ms apart; words that lost a letter: "
+                 f"{typed['lost']}")))
+        out.append(ctx.emit(Figure(
+            NAME, f"typing ({load}): key to echo in the search box", echo.median, echo.p95,
+            "ms", echo.n, note=f"max {echo.max:.0f} ms")))
+        out.append(ctx.emit(Figure(
+            NAME, f"typing ({load}): longest event-loop block per word", block.median,
+            block.p95, "ms", block.n, target="input never blocked (<= 50 ms)",
+            met=block.max <= 50.0, note=f"max {block.max:.0f} ms")))
+    return out
 
 
 if __name__ == "__main__":
