@@ -372,6 +372,9 @@ def note_written(root: Path, paths: Iterable[str], old: bytes | None, new: bytes
     except sqlite3.Error:
         return False
     try:
+        # no fsync (WAL): a note lost to a power cut leaves the old token, which no
+        # longer matches the state file, so the next search syncs by stat
+        db.execute("PRAGMA synchronous = NORMAL")
         row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if row is None or row[0] != _VERSION:
             return False

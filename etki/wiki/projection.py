@@ -4,7 +4,9 @@ This is the one place that writes wiki files (DESIGN.md: "the wiki is always a p
 of the database"). Rows come from :class:`~etki.store.repository.CaseFileRepository`;
 pages from the pure renderers in :mod:`etki.wiki.render`; bytes go to disk through
 :func:`etki.wiki.writer.sync_tree`. Nothing is ever read back from the wiki to decide
-what to render.
+what to render. After each write the search index is told which pages changed
+(:func:`etki.wiki.fts.note_written`; a full sync forgets its token first,
+:func:`etki.wiki.fts.invalidate`), so the desk's search never walks the wiki.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
   was indexed and re-indexes the pages that changed (and drops removed ones) before
   querying; :func:`etki.wiki.fts.refresh` does the same after a rebuild so the first
   search finds it warm. When the index cannot be used (no FTS5, read-only folder, a
-  broken file that cannot be recreated) the Python scan answers.
+  broken file that cannot be recreated) the Python scan answers. (The desk's live search,
+  :func:`etki.wiki.fts.top`, syncs by the projector's change token instead: no walk.)
 * ``python``: read and fold every page (the reference; used for small wikis).
 
 Only ``*.md`` files are searched; hidden files and folders and symlinks are skipped.
