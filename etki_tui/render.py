@@ -19,8 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len, split_graphemes
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.text import Text
 
 from etki.domain import (
@@ -33,6 +35,7 @@ from etki.domain import (
     memory_sentence,
 )
 from etki.text import fold_with_offsets, printable
+from etki.wiki.clauses import clause_markdown
 from etki_tui.filters import age_days, age_label
 
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
@@ -349,6 +352,49 @@ def remit_label(clause: ScopeClause) -> str:
     return f"PMO's declared remit (etki.yaml scope.{side}, line {clause.line})"
 
 
+class _ClauseView:
+    """Rich's :class:`~rich.markdown.Markdown` of a clause's display form, without the
+    blank line Rich puts before a list that opens a document (so a clause that is a list
+    starts right under its heading, as a paragraph does)."""
+
+    def __init__(self, markdown: str) -> None:
+        self.markdown = Markdown(markdown, hyperlinks=False)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.markdown, options, pad=False)
+        start = 0
+        while start < len(lines) and not "".join(s.text for s in lines[start]).strip():
+            start += 1
+        newline = Segment.line()
+        for line in lines[start:]:
+            yield from line
+            yield newline
+
+
+@functools.lru_cache(maxsize=512)
+def _clause_markdown_view(text: str) -> _ClauseView | None:
+    """The renderable of :func:`etki.wiki.clauses.clause_markdown` of ``text`` (None
+    when it has no words); parsed once per text, the pane re-renders it on every
+    resize."""
+    shown = clause_markdown(text)
+    return _ClauseView(shown) if shown else None
+
+
+def clause_text(clause: ScopeClause) -> RenderableType:
+    """A clause's text as a reader should see it: the contract's markdown rendered for
+    the terminal (:func:`etki.wiki.clauses.clause_markdown`: paragraphs reflowed to the
+    pane, list items kept, bold and italic as styles, links as their words, HTML and
+    quote marks gone, tables as rows of cells), drawn by Rich's
+    :class:`rich.markdown.Markdown`. Every character of the clause's own text reaches the
+    screen as text (escaped markdown, control characters made visible): never Rich
+    markup, a link or a terminal escape. A declared-remit statement is plain text, shown
+    as written (:func:`literal`)."""
+    if is_declared_remit(clause):
+        return literal(clause.text.strip() or "(no text)")
+    view = _clause_markdown_view(clause.text)
+    return view if view is not None else Text("(no text)", style="dim")
+
+
 def clause_block(ref: str, clause: ScopeClause | None) -> Group:
     """A cited clause in full: number, title, kind and text; a clause of the declared
     remit (:func:`etki.domain.is_declared_remit`) is labelled as the PMO's statement."""
@@ -363,7 +409,7 @@ def clause_block(ref: str, clause: ScopeClause | None) -> Group:
     parts: list[RenderableType] = [head]
     if is_declared_remit(clause):
         parts.append(_indent(Text(remit_label(clause), style="italic")))
-    parts.append(_indent(literal(clause.text.strip() or "(no text)")))
+    parts.append(_indent(clause_text(clause)))
     return Group(*parts)
 
 

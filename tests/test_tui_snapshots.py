@@ -24,7 +24,14 @@ from textual.widgets import Input
 
 from etki.approval import ApprovalService
 from etki_tui.app import EtkiApp
-from tests.conftest import TuiWorld, build_tui_history_world, open_tui_world, tui_clock
+from tests.conftest import (
+    TDRS_DIR,
+    TuiWorld,
+    build_tui_history_world,
+    build_tui_tdrs_world,
+    open_tui_world,
+    tui_clock,
+)
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 Step = str | Callable[[Pilot], Awaitable[None] | None]
@@ -113,6 +120,52 @@ def test_queue(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None
 def test_detail_disputed(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """The case detail read full-screen (Enter): cited clause 3.2 is ⚠ DISPUTED."""
     _check(snap_compare, tui_world, size, ["enter"])
+
+
+@pytest.fixture(scope="session")
+def _tdrs_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tui-tdrs")
+    build_tui_tdrs_world(folder).repo.dispose()
+    return folder
+
+
+@pytest.fixture
+def tdrs_world(_tdrs_template: Path, tmp_path: Path):  # noqa: ANN201
+    """The real tdrs engagement with a pending case citing 2.1, 3.1.2 and 3.2."""
+    shutil.copytree(_tdrs_template, tmp_path, dirs_exist_ok=True)
+    world = open_tui_world(tmp_path)
+    world.project_id = "tdrs"
+    yield world
+    world.repo.dispose()
+
+
+def scroll_detail_to(prefix: str) -> Callable[[Pilot], None]:
+    """A step that scrolls the case detail so its first line starting with ``prefix``
+    is at the top."""
+
+    def run(pilot: Pilot) -> None:
+        from textual.geometry import Region
+
+        from etki_tui.widgets.queue import CaseDetail
+
+        detail = pilot.app.query_one(CaseDetail)
+        body = detail.query_one("#detail-body")
+        lines = ["".join(s.text for s in strip) for strip in
+                 body.render_lines(Region(0, 0, body.size.width, body.size.height))]
+        detail.scroll_to(y=next(i for i, line in enumerate(lines) if line.startswith(prefix)),
+                         animate=False)
+
+    return run
+
+
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("clause", ["2.1", "3.2"])
+@pytest.mark.parametrize("size", SIZES)
+def test_detail_real_clauses(snap_compare, tdrs_world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
+                             clause: str) -> None:
+    """Real tdrs clauses read full-screen, rendered (issue 12 item 1): 2.1's links as
+    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed."""
+    _check(snap_compare, tdrs_world, size, ["enter", scroll_detail_to(f"§ {clause} ")])
 
 
 @pytest.mark.parametrize("size", SIZES)

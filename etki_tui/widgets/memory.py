@@ -33,6 +33,7 @@ from etki_tui.messages import PageWanted, SearchChanged
 from etki_tui.render import (
     around_match,
     cell,
+    clause_text,
     highlight,
     literal,
     remit_label,
@@ -118,7 +119,7 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         lines.append(line)
     if clause is not None:
         lines.append(Text("Clause text", style="bold underline"))
-        lines.append(literal(clause.text.strip()))
+        lines.append(clause_text(clause))
     return Group(*lines)
 
 
