@@ -414,3 +414,16 @@ def test_wiki_contract_page_carries_the_display_form_and_rebuilds_identically(td
     shutil.rmtree(wiki)
     assert run("rebuild", "--project", "tdrs").returncode == 0
     assert tree_digest(wiki) == by_hook
+
+
+def test_turkish_and_german_clause_text_reflows_as_nfc() -> None:
+    import unicodedata
+
+    text = unicodedata.normalize("NFD", "Yüklenici İADE sürecini **ıslak imza** ile\n"
+                                        "yürütür; Größe und Übergabe\nsind ausgeschlossen.")
+    clause = ScopeClause("X#2", "X", "2", "İade", text)
+    shown = _text(_lines(clause_text(clause), 200))
+    assert shown == [("Yüklenici İADE sürecini ıslak imza ile yürütür; Größe und Übergabe "
+                      "sind ausgeschlossen.")]
+    assert unicodedata.is_normalized("NFC", clause_markdown(text))
+    assert_readable(_text(_lines(clause_text(clause), 30)), 30)
