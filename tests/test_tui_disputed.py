@@ -146,6 +146,20 @@ async def test_disputed_is_red(tui_world: TuiWorld) -> None:
         assert strip and all(_is_red(s.style.color) for s in strip)
 
 
+def test_the_hafiza_card_marks_disputed_in_red(tui_world: TuiWorld) -> None:
+    from rich.console import Console
+
+    from etki_tui.widgets.memory import disputed_card
+
+    [item] = tui_world.desk.disputed("demo")
+    console = Console(width=80, color_system="truecolor", force_terminal=True)
+    segments = list(console.render(disputed_card(item, tui_world.desk.clauses("demo")),
+                                   console.options))
+    [mark] = [s for s in segments if s.text == "⚠ DISPUTED"]
+    assert mark.style is not None and mark.style.reverse and mark.style.bold
+    assert mark.style.color is not None and mark.style.color.name == "red"  # was yellow
+
+
 @sync
 async def test_no_color_keeps_the_glyph_and_word(tui_world: TuiWorld,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
