@@ -32,7 +32,7 @@ from tests.conftest import (
     tui_clock,
     tui_decision,
 )
-from tests.test_tui_pilot import current, goto, make_app, settle, shown, sync
+from tests.test_tui_pilot import current, fill, goto, make_app, settle, shown, sync
 
 FIRST = "req-demo-0a1f3c21"  # IN_SCOPE, cites 3.2 (disputed in the fixture)
 SECOND = "req-demo-1b7e9d02"  # REJECT, cites 9.1 (not disputed)
@@ -201,6 +201,30 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         assert "Risk HIGH" in top and "raised now: 4.3 disputed; LOW at triage" in top
     stored = tui_world.repo.case(RECEIPT).decision.risk
     assert stored == Risk()  # the frozen decision is not rewritten
+
+
+@sync
+async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once(
+        tui_world: TuiWorld) -> None:
+    tui_world.repo.add_cases("demo", [(
+        Request("G1", "Receipt shows the wrong date.", "Receipt date"),
+        tui_decision("req-demo-g0000001", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.8))])
+    ApprovalService(tui_world.repo, tui_world.settings).rule(
+        "req-demo-g0000001", "approve", reviewer="ayse")  # 4.3: one ruling, not disputed
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        assert table.get_cell(THREE, "risk").plain == "low"
+        assert not table.get_cell(THREE, "title").plain.startswith("⚠")
+        await goto(pilot, RECEIPT)
+        await pilot.press("r")  # reject an IN_SCOPE verdict: an override, 4.3 disputed
+        await fill(pilot, "#confirm-reason", "Crashes on exports are out of 4.3.")
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert RECEIPT not in table.row_keys()
+        assert table.get_cell(THREE, "risk").plain == "high 24h"  # no reload needed
+        assert table.get_cell(THREE, "title").plain.startswith("⚠ DISPUTED")
 
 
 @sync
