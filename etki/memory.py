@@ -101,6 +101,8 @@ _DECIDING = "deciding sentence: "
 def _names(text: str, number: str) -> bool:
     """``number`` (``4.8``) occurs in ``text`` as a whole clause number: not inside a
     longer one (``14.8``, ``4.8.1``, ``4.80``) nor glued to a word."""
+    if not number or number not in text:  # the cheap test first: most refs are not named
+        return False
     pattern = rf"(?<![\w.]){re.escape(number)}(?!\w|\.\w)"
     return re.search(pattern, text) is not None
 

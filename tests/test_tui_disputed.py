@@ -435,3 +435,19 @@ async def test_sample_project_effort_of_one_work_item(tmp_path: Path) -> None:
         assert f"- {wid} {title} · {item.effort_days:g} person-days · {item.date}" in text
         assert f"{days}–{days}" not in text
     world.repo.dispose()
+
+
+def test_a_turkish_reason_names_its_clause(tmp_path: Path) -> None:
+    import unicodedata
+
+    world = build_tui_history_world(tmp_path)
+    world.repo.add_cases("demo", [(Request("T1", "Makbuz", "Makbuz"), tui_decision(
+        "req-demo-t0000001", "IN_SCOPE", ("MSA-2024-01#4.1", "MSA-2024-01#4.3"),
+        confidence=0.7))])
+    reason = unicodedata.normalize("NFD", "İADE makbuzu Madde 4.3'ün işi değil; ÖZEL iş.")
+    ApprovalService(world.repo, world.settings).rule(
+        "req-demo-t0000001", "convert_to_cr", reviewer="ayse", reason=reason)
+    case = world.repo.case("req-demo-t0000001")
+    assert correction_clauses(case, tuple(world.desk.clauses("demo"))) == (
+        ("MSA-2024-01#4.3",), "reason")
+    world.repo.dispose()
