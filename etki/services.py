@@ -34,6 +34,7 @@ from etki.domain import (
     Decision,
     Project,
     ScopeClause,
+    WorkItem,
     is_declared_remit,
 )
 from etki.errors import NotFoundError
@@ -302,8 +303,13 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
 @dataclass(frozen=True)
 class Report:
     """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
-    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, precedent count),
-    most first; ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
+    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, corrections), most
+    first, where an override counts on the clause it is about
+    (:func:`etki.memory.correction_clauses`: the clause its reason names, else the
+    decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
+    ref in the same order, (ref, ((rule, n), ...)): which of those rules
+    (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
+    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
 
     cases: int
     pending: int
@@ -316,6 +322,7 @@ class Report:
     disputed: int
     corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
     rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+    correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
 
 
 def _no_projection(case_id: str) -> None:
@@ -402,6 +409,16 @@ class Desk:
                 self.repo.index_hash(project_id):
             return {c.ref: c for c in cached.clauses}
         return {c.ref: c for c in self.repo.clauses(project_id)}
+
+    def workitems(self, project_id: str) -> dict[str, WorkItem]:
+        """id -> work item of the project (title, date, ``effort_days`` in person-days),
+        read alone (no contracts, modules or index), for the effort basis the detail
+        pane shows; the cached :meth:`project`'s when it is loaded and current."""
+        cached = self._projects.get(project_id)
+        if cached is not None and self._project_hashes.get(project_id) == \
+                self.repo.index_hash(project_id):
+            return {w.id: w for w in cached.workitems}
+        return {w.id: w for w in self.repo.workitems(project_id)}
 
     def rule_first(self, case_id: str, action: str, *, reason: str = "",
                    expected_version: int | None = None) -> RulingOutcome:
@@ -552,8 +569,8 @@ class Desk:
         verdicts = Counter(c.decision.verdict for c in cases)
         rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
         mem = memory.clause_memory(ruled)
-        corrections = sorted(((r, m.precedent_count) for r, m in mem.items()
-                              if m.precedent_count), key=lambda x: (-x[1], x[0]))
+        known = tuple(self.clauses(project_id))
+        corrections = memory.corrections_by_clause(ruled, known)
         days: dict[str, list[int]] = {}
         for c in ruled:
             assert c.ruling is not None
@@ -567,6 +584,7 @@ class Desk:
             overrides=len(overrides),
             override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
             precedents=len(overrides), disputed=sum(1 for m in mem.values() if m.disputed),
-            corrections_by_clause=tuple(corrections),
+            corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
+            correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
             rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
         )

@@ -228,6 +228,7 @@ class EtkiApp(App[None]):
         memory = self.desk.clause_memory_of(cases)
         rulings = self.desk.ruling_index_of(project_id, cases)  # reused while unchanged
         clauses = self.desk.clauses(project_id)
+        workitems = self.desk.workitems(project_id)  # the effort basis (titles, days, dates)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -237,7 +238,8 @@ class EtkiApp(App[None]):
                     other = ""
                 known.append((pid, other))
         return QueueLoaded(project_id, name, cases, clauses, memory, versions=versions,
-                           source=source, projects=known, rulings=rulings)
+                           source=source, projects=known, rulings=rulings,
+                           workitems=workitems)
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self, source: str = "load") -> None:
@@ -415,7 +417,10 @@ class EtkiApp(App[None]):
                                    multiline=False)
         pane = self.query_one(QueuePane)
         by_others = pane.load(message.cases, message.clauses, message.memory,
-                              mine=self._in_flight, rulings=message.rulings)
+                              mine=self._in_flight, rulings=message.rulings,
+                              workitems=message.workitems,
+                              escalate=self.desk.settings.disputed_escalation,
+                              wiki_on=self.desk.wiki_root(message.project_id) is not None)
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from etki.domain import CaseRecord, ClauseMemory
+from etki.domain import CaseRecord, ClauseMemory, Risk
 from etki.text import fold, words
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
@@ -75,6 +75,33 @@ def age_label(days: float | None) -> str:
     return f"{hours}h" if hours >= 1 else "just now"
 
 
+def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+    """The refs of ``cited`` that are disputed in ``memory`` now (citation order)."""
+    return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
+
+
+def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
+                 escalate: bool) -> tuple[Risk, tuple[str, ...]]:
+    """The risk the desk shows for a stored decision (a ``Decision`` or a queue
+    summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
+    raised it now.
+
+    A decision is frozen when it is made; a clause can become disputed afterwards. With
+    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause that is
+    disputed in the current clause ``memory`` raises the shown risk by the risk layer's
+    own rule (:mod:`etki.triage.risk`: a disputed clause makes the level ``high``, adds
+    the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
+    risk already carries that signal. The stored decision is not changed: the second
+    value names the refs that raised it (empty when nothing was raised)."""
+    risk: Risk = decision.risk  # type: ignore[attr-defined]
+    if not escalate or not memory or "disputed_clause" in risk.signals:
+        return risk, ()
+    raised = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    if not raised:
+        return risk, ()
+    return Risk("high", (*risk.signals, "disputed_clause"), True), raised
+
+
 def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
     """The case cites a clause whose past rulings disagree (computed from the DB), or the
     engine raised the disputed-clause risk signal when it decided."""
@@ -119,16 +146,20 @@ class QueueFilter:
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def matches(self, case: CaseRecord, memory: Mapping[str, ClauseMemory],
-                now: datetime) -> bool:
-        """Whether ``case`` passes every filter."""
+                now: datetime, *, escalate: bool = False) -> bool:
+        """Whether ``case`` passes every filter. The risk filter reads the risk the
+        queue shows: with ``escalate`` the :func:`current_risk` (a clause disputed
+        since the triage raises it), else the stored one."""
         d = case.decision
         if self.verdict and d.verdict != self.verdict:
             return False
-        if self.risk == "24h":
-            if not d.risk.pmo_look_24h:
+        if self.risk:
+            risk, _ = current_risk(d, memory, escalate)
+            if self.risk == "24h":
+                if not risk.pmo_look_24h:
+                    return False
+            elif risk.level != self.risk:
                 return False
-        elif self.risk and d.risk.level != self.risk:
-            return False
         if self.disputed_only and not is_disputed(case, memory):
             return False
         if self.band:
@@ -164,8 +195,12 @@ class QueueFilter:
         return parts
 
 
-def order(cases: Iterable[CaseRecord], sort: str, now: datetime) -> list[CaseRecord]:
-    """``cases`` (given in queue order) in ``sort`` order; ties keep queue order."""
+def order(cases: Iterable[CaseRecord], sort: str, now: datetime, *,
+          memory: Mapping[str, ClauseMemory] | None = None,
+          escalate: bool = False) -> list[CaseRecord]:
+    """``cases`` (given in queue order) in ``sort`` order; ties keep queue order. The
+    risk order reads the risk the queue shows (:func:`current_risk` with ``memory``
+    and ``escalate``)."""
     indexed = list(enumerate(cases))
     far = datetime.max.replace(tzinfo=UTC)
     if sort == "oldest":
@@ -176,6 +211,9 @@ def order(cases: Iterable[CaseRecord], sort: str, now: datetime) -> list[CaseRec
     elif sort == "confidence":
         indexed.sort(key=lambda p: (p[1].decision.confidence, p[0]))
     elif sort == "risk":
-        indexed.sort(key=lambda p: (_RISK_RANK.get(p[1].decision.risk.level, 3),
-                                    not p[1].decision.risk.pmo_look_24h, p[0]))
+        def by_risk(p: tuple[int, CaseRecord]) -> tuple[int, bool, int]:
+            risk, _ = current_risk(p[1].decision, memory, escalate)
+            return (_RISK_RANK.get(risk.level, 3), not risk.pmo_look_24h, p[0])
+
+        indexed.sort(key=by_risk)
     return [c for _, c in indexed]

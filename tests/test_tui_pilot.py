@@ -717,10 +717,10 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
         await settle(pilot)
         await pilot.press("f")
         assert isinstance(app.screen, FilterPanel)
-        await pilot.press("down", "right")  # risk: high → none is high
-        await settle(pilot)
+        await pilot.press("down", "right")  # risk: high → none was high at triage,
+        await settle(pilot)  # the two citing 3.2 (disputed since) are high now (issue 12)
         assert seen.of(FilterChanged)[-1].filter.risk == "high"
-        assert queue_ids(app) == []
+        assert queue_ids(app) == [FIRST, "req-demo-4e6c1a35"]
         await pilot.press("right", "down", "down", "right")  # risk medium; conf < 0.60
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter == QueueFilter(risk="medium", band="low")
@@ -734,7 +734,8 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
         await settle(pilot)
         assert not isinstance(app.screen, FilterPanel)
         assert "> 7 days old" in shown(app.query_one("#filter-summary"), 76, 1)
-        detail = " ".join(shown(app.query_one("#detail-body"), 76, 3).split())
+        # the head line follows the disputed strip (FIRST cites the disputed 3.2)
+        detail = " ".join(shown(app.query_one("#detail-body"), 76, 6).split())
         assert "(9d old)" in detail
 
 

@@ -31,6 +31,8 @@ from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.messages import PageWanted, SearchChanged
 from etki_tui.render import (
+    DISPUTED,
+    DISPUTED_STYLE,
     around_match,
     cell,
     clause_text,
@@ -97,7 +99,7 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
 def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> RenderableType:
     """A disputed clause and its ruling history, as read from the DB."""
     head = Text()
-    head.append("⚠ DISPUTED", style="bold reverse yellow")
+    head.append(DISPUTED, style=DISPUTED_STYLE)
     head.append(" ")
     head.append(printable(item.ref, multiline=False), style="bold")
     lines: list[RenderableType] = [head]
@@ -320,7 +322,7 @@ class MemoryPane(Horizontal):
             options.append(Option(Text("  none", style="dim"), disabled=True))
         for item in self.disputed[:SHOWN]:
             prompt = Text()
-            prompt.append("⚠ DISPUTED ", style="bold")
+            prompt.append(DISPUTED + " ", style="bold red")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
         if len(self.disputed) > SHOWN:
