@@ -152,13 +152,6 @@ def test_confirm_agrees(snap_compare, tui_world: TuiWorld, size: tuple[int, int]
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_confirm_ruled_meanwhile(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """Another reviewer rules the case while the dialog is open: the warning is shown
-    whole (wrapped, not cut at 80 columns) and the focus moves to Cancel."""
-    _check(snap_compare, tui_world, size, ["a", ruled_by_ayse])
-
-
-@pytest.mark.parametrize("size", SIZES)
 def test_read_only_desk(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """A viewer (vera) opens the desk: the header says vera · viewer and a banner under
     it says the desk is read-only and how to become an approver."""
