@@ -325,6 +325,44 @@ class Report:
     correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class Seat:
+    """Who sits at the desk for one project, as :meth:`Desk.seat` reads it from the
+    stored ``etki.yaml`` reviewers. ``reviewer``: the acting name (``ETKI_REVIEWER`` or
+    the OS user, NFC: :func:`etki.identity.reviewer_name`; untrusted text, show it
+    literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
+    listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
+    then ``approver``). ``may_rule``: whether
+    :meth:`etki.approval.ApprovalService.check_reviewer` accepts them now."""
+
+    reviewer: str
+    role: str
+    may_rule: bool
+    open: bool = False
+
+
+def store_label(url: object) -> str:
+    """Where a store lives, for people, never with a user name or password: ``sqlite
+    PATH`` (the path as configured; ``sqlite (in memory)`` for ``:memory:``) or
+    ``postgres HOST[:PORT]/DB`` (``localhost`` when the URL names no host). ``url``: a
+    database URL string or a SQLAlchemy ``URL``; anything that does not parse reads
+    ``unknown store``."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)  # type: ignore[arg-type]
+    except Exception:
+        return "unknown store"
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        path = parsed.database or ""
+        return "sqlite (in memory)" if path in ("", ":memory:") else f"sqlite {path}"
+    host = parsed.host or "localhost"
+    port = f":{parsed.port}" if parsed.port else ""
+    name = "postgres" if backend == "postgresql" else backend
+    return f"{name} {host}{port}/{parsed.database or ''}"
+
+
 def _no_projection(case_id: str) -> None:
     """The hook of :meth:`Desk.rule_first`: nothing (the caller projects afterwards)."""
     return None
@@ -346,6 +384,27 @@ class Desk:
     @cached_property
     def approvals(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings)
+
+    def seat(self, project_id: str) -> Seat:
+        """The acting reviewer of this desk on ``project_id``, their role in the stored
+        reviewer list and whether they may rule (the same test as
+        :meth:`etki.approval.ApprovalService.check_reviewer`, names compared by
+        :func:`etki.identity.reviewer_name`). Raises ``NotFoundError``."""
+        from etki.identity import is_listed_approver, reviewer_name
+
+        who = reviewer_name(self.settings.reviewer)
+        reviewers = self.repo.project_config(project_id).reviewers
+        if not reviewers:
+            return Seat(who, "approver", True, open=True)
+        if is_listed_approver(reviewers, who):
+            return Seat(who, "approver", True)
+        listed = any(reviewer_name(r.name) == who for r in reviewers)
+        return Seat(who, "viewer" if listed else "not listed", False)
+
+    def store_label(self) -> str:
+        """Where this desk's store lives (:func:`store_label` of the open engine's URL:
+        no user name, no password)."""
+        return store_label(self.repo.engine.url)
 
     # projects and knowledge
     def project_ids(self) -> list[str]:

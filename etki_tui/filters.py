@@ -8,9 +8,11 @@ hidden.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cached_property
 
 from etki.domain import CaseRecord, ClauseMemory, Risk
 from etki.text import fold, words
@@ -111,6 +113,35 @@ def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
                if (m := memory.get(ref)) is not None)
 
 
+_CLAUSE_TOKEN = re.compile(r"(?:(?P<doc>[^\s#]+)#)?§?(?P<number>\d+(?:\.\d+)+)\.?")
+"""A find token that names a clause: dotted numbers (``4.4``, ``3.1.2``, ``§4.4``,
+``4.4.``), optionally after a contract id and ``#`` (``MSA-2024-01#4.4``)."""
+
+
+def clause_token(token: str) -> tuple[str | None, str] | None:
+    """``(contract id or None, clause number)`` when the white-space separated find
+    token ``token`` names a clause (:data:`_CLAUSE_TOKEN`, the contract id folded), else
+    None. ``4`` alone is not a clause token (it is a word, matched as before)."""
+    found = _CLAUSE_TOKEN.fullmatch(token.strip("()[],;:"))
+    if found is None:
+        return None
+    doc = found.group("doc")
+    return (fold(doc) if doc else None), found.group("number")
+
+
+def cites_clause(case: CaseRecord, doc: str | None, number: str) -> bool:
+    """Whether ``case`` cites clause ``number`` or one of its sub-clauses (``4.4``
+    matches ``…#4.4`` and ``…#4.4.1``, never ``…#4.40`` or ``…#14.4``), in contract
+    ``doc`` (folded) when given, in any contract otherwise."""
+    for ref in case.decision.cited_clauses:
+        contract, _, cited = ref.rpartition("#")
+        if doc is not None and fold(contract) != doc:
+            continue
+        if cited == number or cited.startswith(number + "."):
+            return True
+    return False
+
+
 def _haystack(case: CaseRecord) -> str:
     refs = " ".join(case.decision.cited_clauses)
     numbers = " ".join(r.split("#", 1)[-1] for r in case.decision.cited_clauses)
@@ -120,8 +151,11 @@ def _haystack(case: CaseRecord) -> str:
 
 @dataclass(frozen=True)
 class QueueFilter:
-    """What the queue shows and in which order. ``text``: every folded word must occur
-    in the case id, title, submitter, text or cited clause refs/numbers."""
+    """What the queue shows and in which order. ``text``: split at white space; a token
+    that names a clause (:func:`clause_token`: ``4.4``, ``MSA#4.4``) keeps the cases
+    citing that clause or a sub-clause of it (:func:`cites_clause`); every folded word
+    of the other tokens must occur in the case id, title, submitter, text or cited
+    clause refs/numbers."""
 
     verdict: str | None = None
     risk: str | None = None
@@ -136,6 +170,19 @@ class QueueFilter:
         """Whether anything is filtered out (the sort order does not count)."""
         return bool(self.verdict or self.risk or self.disputed_only or self.band
                     or self.age or words(self.text))
+
+    @cached_property
+    def _find(self) -> tuple[tuple[tuple[str | None, str], ...], tuple[str, ...]]:
+        """``text`` parsed once: (clause tokens, the folded words of the others)."""
+        clauses: list[tuple[str | None, str]] = []
+        plain: list[str] = []
+        for token in self.text.split():
+            clause = clause_token(token)
+            if clause is not None:
+                clauses.append(clause)
+            else:
+                plain.extend(words(token))
+        return tuple(clauses), tuple(plain)
 
     def cleared(self) -> QueueFilter:
         """No filters, same sort."""
@@ -170,10 +217,12 @@ class QueueFilter:
             days = age_days(case, now)
             if days is None or days < AGES[self.age]:
                 return False
-        tokens = words(self.text)
-        if tokens:
+        clauses, plain = self._find
+        if not all(cites_clause(case, doc, number) for doc, number in clauses):
+            return False
+        if plain:
             hay = _haystack(case)
-            if not all(t in hay for t in tokens):
+            if not all(t in hay for t in plain):
                 return False
         return True
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Awaitable, Callable, Iterable
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,11 @@ def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
 
 def _check(snap_compare, world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
            steps: Iterable[Step] = (), **app_options: object) -> None:
-    assert snap_compare(make_app(world, **app_options), terminal_size=size,
-                        run_before=keys(*steps))
+    # from the world's folder, so the header names the store as "sqlite etki.db" (a
+    # path under the working directory is shown relative to it), not a temporary path
+    with chdir(world.tmp):
+        assert snap_compare(make_app(world, **app_options), terminal_size=size,
+                            run_before=keys(*steps))
 
 
 def ruled_by_ayse(pilot: Pilot) -> None:
@@ -191,6 +195,27 @@ def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 def test_confirm_override(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Reject on an IN_SCOPE verdict: Confirm with no reason is refused."""
     _check(snap_compare, tui_world, size, ["r", "enter", "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_confirm_agrees(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Approve on an IN_SCOPE verdict: it agrees, so the Approve button has the focus
+    (Enter or y rules) and the reason is optional."""
+    _check(snap_compare, tui_world, size, ["a"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_read_only_desk(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A viewer (vera) opens the desk: the header says vera · viewer and a banner under
+    it says the desk is read-only and how to become an approver."""
+    from dataclasses import replace
+
+    from etki.services import Desk
+
+    viewer = TuiWorld(tmp=tui_world.tmp, settings=replace(tui_world.settings, reviewer="vera"),
+                      repo=tui_world.repo, desk=Desk(replace(tui_world.settings,
+                                                             reviewer="vera"), tui_world.repo))
+    _check(snap_compare, viewer, size)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -99,8 +99,43 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+CURSOR_MARK = "▸"
+"""Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
+reads as selected even where reverse video is lost (a text capture, a terminal that
+drops attributes): meaning never rides on a style alone."""
+
+
 class QueueTable(DataTable[Text]):
-    """The pending cases; row keys are case ids."""
+    """The pending cases; row keys are case ids. Besides DataTable's arrows and page
+    keys, Home/End and ``g``/``G`` go to the first/last case and ``j``/``k`` move down/up
+    (action ids ``queue.*`` in :mod:`etki_tui.actions`, remappable)."""
+
+    BINDINGS = bindings("queue.down", "queue.up", "queue.first", "queue.last")
+
+    def action_first_case(self) -> None:
+        """The cursor to the first row (and the view to the top)."""
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_case(self) -> None:
+        """The cursor to the last row (and the view to the bottom)."""
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style, width: int,  # noqa: ANN001
+                     cursor: bool = False, hover: bool = False):  # noqa: ANN202
+        """DataTable's cell, with :data:`CURSOR_MARK` in the left padding of the
+        highlighted row's first cell when the app runs with NO_COLOR."""
+        lines = super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                     hover)
+        if not (cursor and column_index == 0 and row_index >= 0 and self.show_cursor
+                and getattr(self.app, "no_color", False) and lines and lines[0]):
+            return lines
+        first, *rest = lines[0]
+        if not first.text.startswith(" "):
+            return lines
+        marked = type(first)(CURSOR_MARK + first.text[1:], first.style, first.control)
+        return [[marked, *rest], *lines[1:]]
 
     def on_resize(self, event: Resize) -> None:
         """Tell the pane the new width (the event carries it; the compositor's region
@@ -317,6 +352,14 @@ class QueuePane(Vertical):
         # (no width) until the queue arrives, and the first fill needs its width; the
         # detail pane says "Loading…" meanwhile
         self._show_filter()
+        self.watch(self.screen, "maximized", self._maximized_changed, init=False)
+
+    def _maximized_changed(self, before: object, after: object) -> None:
+        """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
+        to the queue, where it was before Enter, unless something else took it."""
+        detail = self.query_one(CaseDetail)
+        if before is detail and after is None and self.screen.focused in (detail, None):
+            self.table.focus()
 
     # --- data in ------------------------------------------------------------------------
 
