@@ -34,6 +34,7 @@ from etki.domain import (
     Decision,
     Project,
     ScopeClause,
+    WorkItem,
     is_declared_remit,
 )
 from etki.errors import NotFoundError
@@ -302,8 +303,13 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
 @dataclass(frozen=True)
 class Report:
     """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
-    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, precedent count),
-    most first; ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
+    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, corrections), most
+    first, where an override counts on the clause it is about
+    (:func:`etki.memory.correction_clauses`: the clause its reason names, else the
+    decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
+    ref in the same order, (ref, ((rule, n), ...)): which of those rules
+    (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
+    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
 
     cases: int
     pending: int
@@ -316,6 +322,45 @@ class Report:
     disputed: int
     corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
     rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+    correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who sits at the desk for one project, as :meth:`Desk.seat` reads it from the
+    stored ``etki.yaml`` reviewers. ``reviewer``: the acting name (``ETKI_REVIEWER`` or
+    the OS user, NFC: :func:`etki.identity.reviewer_name`; untrusted text, show it
+    literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
+    listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
+    then ``approver``). ``may_rule``: whether
+    :meth:`etki.approval.ApprovalService.check_reviewer` accepts them now."""
+
+    reviewer: str
+    role: str
+    may_rule: bool
+    open: bool = False
+
+
+def store_label(url: object) -> str:
+    """Where a store lives, for people, never with a user name or password: ``sqlite
+    PATH`` (the path as configured; ``sqlite (in memory)`` for ``:memory:``) or
+    ``postgres HOST[:PORT]/DB`` (``localhost`` when the URL names no host). ``url``: a
+    database URL string or a SQLAlchemy ``URL``; anything that does not parse reads
+    ``unknown store``."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)  # type: ignore[arg-type]
+    except Exception:
+        return "unknown store"
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        path = parsed.database or ""
+        return "sqlite (in memory)" if path in ("", ":memory:") else f"sqlite {path}"
+    host = parsed.host or "localhost"
+    port = f":{parsed.port}" if parsed.port else ""
+    name = "postgres" if backend == "postgresql" else backend
+    return f"{name} {host}{port}/{parsed.database or ''}"
 
 
 def _no_projection(case_id: str) -> None:
@@ -339,6 +384,27 @@ class Desk:
     @cached_property
     def approvals(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings)
+
+    def seat(self, project_id: str) -> Seat:
+        """The acting reviewer of this desk on ``project_id``, their role in the stored
+        reviewer list and whether they may rule (the same test as
+        :meth:`etki.approval.ApprovalService.check_reviewer`, names compared by
+        :func:`etki.identity.reviewer_name`). Raises ``NotFoundError``."""
+        from etki.identity import is_listed_approver, reviewer_name
+
+        who = reviewer_name(self.settings.reviewer)
+        reviewers = self.repo.project_config(project_id).reviewers
+        if not reviewers:
+            return Seat(who, "approver", True, open=True)
+        if is_listed_approver(reviewers, who):
+            return Seat(who, "approver", True)
+        listed = any(reviewer_name(r.name) == who for r in reviewers)
+        return Seat(who, "viewer" if listed else "not listed", False)
+
+    def store_label(self) -> str:
+        """Where this desk's store lives (:func:`store_label` of the open engine's URL:
+        no user name, no password)."""
+        return store_label(self.repo.engine.url)
 
     # projects and knowledge
     def project_ids(self) -> list[str]:
@@ -402,6 +468,16 @@ class Desk:
                 self.repo.index_hash(project_id):
             return {c.ref: c for c in cached.clauses}
         return {c.ref: c for c in self.repo.clauses(project_id)}
+
+    def workitems(self, project_id: str) -> dict[str, WorkItem]:
+        """id -> work item of the project (title, date, ``effort_days`` in person-days),
+        read alone (no contracts, modules or index), for the effort basis the detail
+        pane shows; the cached :meth:`project`'s when it is loaded and current."""
+        cached = self._projects.get(project_id)
+        if cached is not None and self._project_hashes.get(project_id) == \
+                self.repo.index_hash(project_id):
+            return {w.id: w for w in cached.workitems}
+        return {w.id: w for w in self.repo.workitems(project_id)}
 
     def rule_first(self, case_id: str, action: str, *, reason: str = "",
                    expected_version: int | None = None) -> RulingOutcome:
@@ -607,8 +683,8 @@ class Desk:
         verdicts = Counter(c.decision.verdict for c in cases)
         rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
         mem = memory.clause_memory(ruled)
-        corrections = sorted(((r, m.precedent_count) for r, m in mem.items()
-                              if m.precedent_count), key=lambda x: (-x[1], x[0]))
+        known = tuple(self.clauses(project_id))
+        corrections = memory.corrections_by_clause(ruled, known)
         days: dict[str, list[int]] = {}
         for c in ruled:
             assert c.ruling is not None
@@ -622,6 +698,7 @@ class Desk:
             overrides=len(overrides),
             override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
             precedents=len(overrides), disputed=sum(1 for m in mem.values() if m.disputed),
-            corrections_by_clause=tuple(corrections),
+            corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
+            correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
             rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
         )

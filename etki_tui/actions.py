@@ -64,9 +64,11 @@ class ActionDef:
 _TABS = Binding.Group("Tabs")
 
 CONTEXTS: dict[str, tuple[str, str]] = {
-    "queue": ("Queue", ("Pending cases, oldest first, with the engine's decision for the "
-              "highlighted one below (beside it on wide terminals). Every ruling asks to "
-              "confirm; an override (a ruling other than the engine's verdict) needs a "
+    "queue": ("Queue", ("Pending cases in queue order: the order they were loaded in "
+              "(each etki init adds its new requests in the order of requests.jsonl), not "
+              "by date; o sorts oldest or newest first. The engine's decision for the "
+              "highlighted one is below (beside it on wide terminals). Every ruling asks "
+              "to confirm; an override (a ruling other than the engine's verdict) needs a "
               "reason. The filter line above the table always says what is shown.")),
     "hafiza": ("Hafıza", ("Memory: search the decision wiki (all words must appear; "
                "İ/ı/i and accents match alike), read precedents and disputed clauses "
@@ -74,8 +76,10 @@ CONTEXTS: dict[str, tuple[str, str]] = {
                "and back/forward history.")),
     "raporlar": ("Raporlar", ("Reports computed from the database: verdict distribution, "
                  "rulings and override rate over time, clauses with the most corrections.")),
-    "confirm": ("Confirm ruling", ("Nothing is recorded until you press the ruling "
-                "button. Focus starts on Cancel.")),
+    "confirm": ("Confirm ruling", ("Nothing is recorded until you confirm. A ruling "
+                "that agrees with the engine starts on its ruling button: Enter or y "
+                "rules. An override never rules by default: focus starts in the reason "
+                "box, a reason is required and y does not rule.")),
     "filters": ("Filter and sort", "Changes apply to the queue at once."),
     "app": ("Everywhere", "These keys work on every tab."),
 }
@@ -105,8 +109,10 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
     ActionDef("find", "slash", "find", "Find",
               "Filter the queue as you type (id, title, text, clause number)",
               "Filter the queue live: every word must appear in the case id, title, "
-              "submitter, request text or a cited clause number. Enter keeps the filter, "
-              "Escape clears it.", context="queue", key_display="/"),
+              "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4) keeps "
+              "the cases citing that clause or one of its sub-clauses (4.4 also finds "
+              "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
+              context="queue", key_display="/"),
     ActionDef("filters", "f", "filters", "Filter",
               "Filter and sort: verdict, risk, disputed, confidence, age",
               "Open the filter and sort panel: verdict, risk, disputed clauses only, "
@@ -129,6 +135,18 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
               "line of the clause-memory strip: beside the verdict, never part of it); "
               "Enter opens the chosen case's decision page in Hafıza.",
               context="queue", show=False),
+    ActionDef("queue.down", "j", "cursor_down", "Down", "Next case (like ↓)",
+              "Move to the next case (like ↓).", context="queue", show=False,
+              palette=False),
+    ActionDef("queue.up", "k", "cursor_up", "Up", "Previous case (like ↑)",
+              "Move to the previous case (like ↑).", context="queue", show=False,
+              palette=False),
+    ActionDef("queue.first", "home,g", "first_case", "First", "First case of the queue",
+              "Go to the first case of the queue.", context="queue", show=False,
+              palette=False, key_display="Home"),
+    ActionDef("queue.last", "end,G", "last_case", "Last", "Last case of the queue",
+              "Go to the last case of the queue.", context="queue", show=False,
+              palette=False, key_display="End"),
     ActionDef("filter.clear", "escape", "clear_filters", "Clear filters",
               "Show every pending case again", "Clear every filter (the sort stays).",
               context="queue", show=False, key_display="Esc"),
@@ -183,6 +201,12 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
     ActionDef("modal.cancel", "escape", "cancel", "Cancel", "Close without ruling",
               "Close the confirmation; nothing is recorded.", context="confirm",
               palette=False, key_display="Esc"),
+    ActionDef("modal.confirm", "y", "confirm", "Confirm",
+              "Rule now (only a ruling that agrees with the engine)",
+              "Record a ruling that agrees with the engine's verdict in one key (outside "
+              "the reason box). On an override it does nothing but say that a reason and "
+              "the ruling button are needed.", context="confirm", palette=False,
+              show=False),
     ActionDef("filters.reset", "x", "reset", "Reset", "Clear every filter",
               "Clear every filter (the sort stays).", context="filters", palette=False),
     ActionDef("filters.close", "escape", "close", "Close", "Close the panel",
@@ -209,7 +233,8 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _KEY_NAMES = {"enter": "Enter", "escape": "Esc", "slash": "/", "question_mark": "?",
               "space": "Space", "tab": "Tab", "backspace": "Backspace", "delete": "Del",
-              "left": "←", "right": "→", "up": "↑", "down": "↓"}
+              "left": "←", "right": "→", "up": "↑", "down": "↓", "home": "Home",
+              "end": "End"}
 
 
 def key_label(key: str) -> str:

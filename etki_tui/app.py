@@ -27,7 +27,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from etki.config import Settings
@@ -39,13 +39,14 @@ from etki.console import (
     report_internal_error,
 )
 from etki.domain import CaseRecord
-from etki.errors import ConflictError, EtkiError, InputError, PermissionDeniedError
+from etki.errors import ConflictError, EtkiError, InputError, NotFoundError, PermissionDeniedError
 from etki.identity import set_program
-from etki.services import Desk, InitSummary, init_project
+from etki.services import Desk, InitSummary, Seat, init_project
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
+from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.messages import (
     CaseWanted,
     Copied,
@@ -150,6 +151,11 @@ class EtkiApp(App[None]):
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
+        self.seat: Seat | None = None
+        """Who acts on the project shown and whether they may rule (read with the queue)."""
+        self.project_name = ""
+        self.store = short_store(desk.store_label())
+        """Where the store lives, for the header (no user name, no password)."""
         self.sub_title = printable(project_id, multiline=False)
 
     # --- layout ---------------------------------------------------------------------------
@@ -159,8 +165,12 @@ class EtkiApp(App[None]):
         return f"{key_label(keys[0])} {TABS[tab]}" if keys else TABS[tab]
 
     def compose(self) -> ComposeResult:
-        """Header, the three tabs and the footer."""
-        yield Header()
+        """Header, the read-only banner (shown only to a reviewer who may not rule),
+        the three tabs and the footer."""
+        yield DeskHeader()
+        banner = Static("", id="readonly-banner", markup=False)
+        banner.display = False
+        yield banner
         with TabbedContent(initial="queue", id="tabs"):
             with TabPane(self._tab_label("queue"), id="queue"):
                 yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink,
@@ -202,6 +212,24 @@ class EtkiApp(App[None]):
             self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")
         self._check_size(self.size.width, self.size.height)
 
+    def header_parts(self) -> tuple[str, str, Seat | None, str]:
+        """What the header shows besides the title: (project name, project id, seat,
+        store); :class:`etki_tui.header.DeskHeader` fits it to its width."""
+        return self.project_name, self.project_id, self.seat, self.store
+
+    def _show_who(self) -> None:
+        """Header and read-only banner after the seat or the project changed."""
+        try:
+            self.query_one(DeskHeader).update_title()
+            banner = self.query_one("#readonly-banner", Static)
+        except Exception:  # not composed yet: on_mount's first load shows it
+            return
+        seat = self.seat
+        read_only = seat is not None and not seat.may_rule
+        if read_only:
+            banner.update(read_only_banner(seat, self.project_id))  # type: ignore[arg-type]
+        banner.display = read_only
+
     def notify(self, message: str, *, title: str = "", severity="information",  # noqa: ANN001
                timeout: float | None = None, markup: bool = True) -> None:
         """A toast; with ``cursor_blink=False`` (tests) it stays until dismissed, so a
@@ -229,6 +257,11 @@ class EtkiApp(App[None]):
         memory = self.desk.clause_memory_of(cases)
         rulings = self.desk.ruling_index_of(project_id, cases)  # reused while unchanged
         clauses = self.desk.clauses(project_id)
+        workitems = self.desk.workitems(project_id)  # the effort basis (titles, days, dates)
+        try:
+            seat = self.desk.seat(project_id)
+        except NotFoundError:  # the ruling itself is checked again by ApprovalService
+            seat = None
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -238,7 +271,8 @@ class EtkiApp(App[None]):
                     other = ""
                 known.append((pid, other))
         return QueueLoaded(project_id, name, cases, clauses, memory, versions=versions,
-                           source=source, projects=known, rulings=rulings)
+                           source=source, projects=known, rulings=rulings,
+                           workitems=workitems, seat=seat)
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self, source: str = "load") -> None:
@@ -424,11 +458,17 @@ class EtkiApp(App[None]):
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects
+        self.project_name = message.project_name
+        self.seat = message.seat
         self.sub_title = printable(f"{message.project_name} ({message.project_id})",
                                    multiline=False)
+        self._show_who()
         pane = self.query_one(QueuePane)
         by_others = pane.load(message.cases, message.clauses, message.memory,
-                              mine=self._in_flight, rulings=message.rulings)
+                              mine=self._in_flight, rulings=message.rulings,
+                              workitems=message.workitems,
+                              escalate=self.desk.settings.disputed_escalation,
+                              wiki_on=self.desk.wiki_root(message.project_id) is not None)
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue
@@ -555,6 +595,7 @@ class EtkiApp(App[None]):
         self._in_flight.discard(message.case_id)
         title = f"{ACTION_VERB.get(message.action, 'Ruling')} not recorded"
         if message.error == PermissionDeniedError.__name__:
+            self.load_queue("reload")  # the reviewer list changed: the banner follows
             body = Group(Text(message.message, style="bold"), Text(""),
                          Text(message.advice))
             self.push_screen(NoticeModal(title, body, severity="error", id="refused"))
@@ -623,6 +664,17 @@ class EtkiApp(App[None]):
     @on(RuleRequested)
     def _rule_requested(self, message: RuleRequested) -> None:
         case = message.case
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(printable(f"Read-only desk: {seat.reviewer} may not rule on "
+                                  f"{self.project_id} ({seat.role}); nothing was recorded "
+                                  f"for {case.case_id}. To rule, an approver lists you as "
+                                  "approver in etki.yaml and runs `etki init "
+                                  "--update-reviewers DIR`, then Ctrl+R here; or set "
+                                  "ETKI_REVIEWER to your approver name.", multiline=False),
+                        title="Not an approver", severity="warning", markup=False,
+                        timeout=8)
+            return
         gone = self.query_one(QueuePane).ruled_elsewhere.get(case.case_id)
         if gone is not None and gone.ruling is not None:
             r = gone.ruling
@@ -879,7 +931,10 @@ class EtkiApp(App[None]):
         self.case_index = []
         self._stale = {"hafiza", "raporlar"}
         self._refresh_failing = False
+        self.seat = None
+        self.project_name = ""
         self.sub_title = printable(project_id, multiline=False)
+        self._show_who()
         self.query_one(QueuePane).reset()
         self.query_one(MemoryPane).reset()
         self.query_one(ReportsPane).reset()

@@ -8,11 +8,13 @@ hidden.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cached_property
 
-from etki.domain import CaseRecord, ClauseMemory
+from etki.domain import CaseRecord, ClauseMemory, Risk
 from etki.text import fold, words
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
@@ -75,6 +77,33 @@ def age_label(days: float | None) -> str:
     return f"{hours}h" if hours >= 1 else "just now"
 
 
+def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+    """The refs of ``cited`` that are disputed in ``memory`` now (citation order)."""
+    return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
+
+
+def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
+                 escalate: bool) -> tuple[Risk, tuple[str, ...]]:
+    """The risk the desk shows for a stored decision (a ``Decision`` or a queue
+    summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
+    raised it now.
+
+    A decision is frozen when it is made; a clause can become disputed afterwards. With
+    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause that is
+    disputed in the current clause ``memory`` raises the shown risk by the risk layer's
+    own rule (:mod:`etki.triage.risk`: a disputed clause makes the level ``high``, adds
+    the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
+    risk already carries that signal. The stored decision is not changed: the second
+    value names the refs that raised it (empty when nothing was raised)."""
+    risk: Risk = decision.risk  # type: ignore[attr-defined]
+    if not escalate or not memory or "disputed_clause" in risk.signals:
+        return risk, ()
+    raised = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    if not raised:
+        return risk, ()
+    return Risk("high", (*risk.signals, "disputed_clause"), True), raised
+
+
 def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
     """The case cites a clause whose past rulings disagree (computed from the DB), or the
     engine raised the disputed-clause risk signal when it decided."""
@@ -82,6 +111,35 @@ def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
         return True
     return any(m.disputed for ref in case.decision.cited_clauses
                if (m := memory.get(ref)) is not None)
+
+
+_CLAUSE_TOKEN = re.compile(r"(?:(?P<doc>[^\s#]+)#)?§?(?P<number>\d+(?:\.\d+)+)\.?")
+"""A find token that names a clause: dotted numbers (``4.4``, ``3.1.2``, ``§4.4``,
+``4.4.``), optionally after a contract id and ``#`` (``MSA-2024-01#4.4``)."""
+
+
+def clause_token(token: str) -> tuple[str | None, str] | None:
+    """``(contract id or None, clause number)`` when the white-space separated find
+    token ``token`` names a clause (:data:`_CLAUSE_TOKEN`, the contract id folded), else
+    None. ``4`` alone is not a clause token (it is a word, matched as before)."""
+    found = _CLAUSE_TOKEN.fullmatch(token.strip("()[],;:"))
+    if found is None:
+        return None
+    doc = found.group("doc")
+    return (fold(doc) if doc else None), found.group("number")
+
+
+def cites_clause(case: CaseRecord, doc: str | None, number: str) -> bool:
+    """Whether ``case`` cites clause ``number`` or one of its sub-clauses (``4.4``
+    matches ``…#4.4`` and ``…#4.4.1``, never ``…#4.40`` or ``…#14.4``), in contract
+    ``doc`` (folded) when given, in any contract otherwise."""
+    for ref in case.decision.cited_clauses:
+        contract, _, cited = ref.rpartition("#")
+        if doc is not None and fold(contract) != doc:
+            continue
+        if cited == number or cited.startswith(number + "."):
+            return True
+    return False
 
 
 def _haystack(case: CaseRecord) -> str:
@@ -93,8 +151,11 @@ def _haystack(case: CaseRecord) -> str:
 
 @dataclass(frozen=True)
 class QueueFilter:
-    """What the queue shows and in which order. ``text``: every folded word must occur
-    in the case id, title, submitter, text or cited clause refs/numbers."""
+    """What the queue shows and in which order. ``text``: split at white space; a token
+    that names a clause (:func:`clause_token`: ``4.4``, ``MSA#4.4``) keeps the cases
+    citing that clause or a sub-clause of it (:func:`cites_clause`); every folded word
+    of the other tokens must occur in the case id, title, submitter, text or cited
+    clause refs/numbers."""
 
     verdict: str | None = None
     risk: str | None = None
@@ -110,6 +171,19 @@ class QueueFilter:
         return bool(self.verdict or self.risk or self.disputed_only or self.band
                     or self.age or words(self.text))
 
+    @cached_property
+    def _find(self) -> tuple[tuple[tuple[str | None, str], ...], tuple[str, ...]]:
+        """``text`` parsed once: (clause tokens, the folded words of the others)."""
+        clauses: list[tuple[str | None, str]] = []
+        plain: list[str] = []
+        for token in self.text.split():
+            clause = clause_token(token)
+            if clause is not None:
+                clauses.append(clause)
+            else:
+                plain.extend(words(token))
+        return tuple(clauses), tuple(plain)
+
     def cleared(self) -> QueueFilter:
         """No filters, same sort."""
         return QueueFilter(sort=self.sort)
@@ -119,16 +193,20 @@ class QueueFilter:
         return replace(self, **changes)  # type: ignore[arg-type]
 
     def matches(self, case: CaseRecord, memory: Mapping[str, ClauseMemory],
-                now: datetime) -> bool:
-        """Whether ``case`` passes every filter."""
+                now: datetime, *, escalate: bool = False) -> bool:
+        """Whether ``case`` passes every filter. The risk filter reads the risk the
+        queue shows: with ``escalate`` the :func:`current_risk` (a clause disputed
+        since the triage raises it), else the stored one."""
         d = case.decision
         if self.verdict and d.verdict != self.verdict:
             return False
-        if self.risk == "24h":
-            if not d.risk.pmo_look_24h:
+        if self.risk:
+            risk, _ = current_risk(d, memory, escalate)
+            if self.risk == "24h":
+                if not risk.pmo_look_24h:
+                    return False
+            elif risk.level != self.risk:
                 return False
-        elif self.risk and d.risk.level != self.risk:
-            return False
         if self.disputed_only and not is_disputed(case, memory):
             return False
         if self.band:
@@ -139,10 +217,12 @@ class QueueFilter:
             days = age_days(case, now)
             if days is None or days < AGES[self.age]:
                 return False
-        tokens = words(self.text)
-        if tokens:
+        clauses, plain = self._find
+        if not all(cites_clause(case, doc, number) for doc, number in clauses):
+            return False
+        if plain:
             hay = _haystack(case)
-            if not all(t in hay for t in tokens):
+            if not all(t in hay for t in plain):
                 return False
         return True
 
@@ -164,8 +244,12 @@ class QueueFilter:
         return parts
 
 
-def order(cases: Iterable[CaseRecord], sort: str, now: datetime) -> list[CaseRecord]:
-    """``cases`` (given in queue order) in ``sort`` order; ties keep queue order."""
+def order(cases: Iterable[CaseRecord], sort: str, now: datetime, *,
+          memory: Mapping[str, ClauseMemory] | None = None,
+          escalate: bool = False) -> list[CaseRecord]:
+    """``cases`` (given in queue order) in ``sort`` order; ties keep queue order. The
+    risk order reads the risk the queue shows (:func:`current_risk` with ``memory``
+    and ``escalate``)."""
     indexed = list(enumerate(cases))
     far = datetime.max.replace(tzinfo=UTC)
     if sort == "oldest":
@@ -176,6 +260,9 @@ def order(cases: Iterable[CaseRecord], sort: str, now: datetime) -> list[CaseRec
     elif sort == "confidence":
         indexed.sort(key=lambda p: (p[1].decision.confidence, p[0]))
     elif sort == "risk":
-        indexed.sort(key=lambda p: (_RISK_RANK.get(p[1].decision.risk.level, 3),
-                                    not p[1].decision.risk.pmo_look_24h, p[0]))
+        def by_risk(p: tuple[int, CaseRecord]) -> tuple[int, bool, int]:
+            risk, _ = current_risk(p[1].decision, memory, escalate)
+            return (_RISK_RANK.get(risk.level, 3), not risk.pmo_look_24h, p[0])
+
+        indexed.sort(key=by_risk)
     return [c for _, c in indexed]

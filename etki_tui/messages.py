@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from etki.approval import RulingOutcome
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause
+from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.memory import DisputedClause
-from etki.services import Report
+from etki.services import Report, Seat
 from etki.store.repository import CaseSummary
 
 if TYPE_CHECKING:
@@ -31,16 +31,23 @@ class QueueLoaded(Message):
     ``versions`` is what the live refresh compares against; ``source`` says why it was
     loaded (``load``, ``poll`` or ``reload``); ``projects`` is (id, name) of every stored
     project, for the palette (empty on a poll). ``rulings`` is the similar-rulings index
-    of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None."""
+    of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None.
+    ``workitems`` is the project's work items by id (the detail pane's effort basis).
+    ``seat`` is who acts and whether they may rule (:meth:`etki.services.Desk.seat`),
+    or None when it could not be read."""
 
     def __init__(self, project_id: str, project_name: str,
                  cases: Sequence[CaseRecord | CaseSummary],
                  clauses: Mapping[str, ScopeClause], memory: Mapping[str, ClauseMemory],
                  *, versions: Mapping[str, int] | None = None, source: str = "load",
                  projects: Sequence[tuple[str, str]] = (),
-                 rulings: RulingIndex | None = None) -> None:
+                 rulings: RulingIndex | None = None,
+                 workitems: Mapping[str, WorkItem] | None = None,
+                 seat: Seat | None = None) -> None:
         super().__init__()
+        self.workitems = dict(workitems or {})
         self.rulings = rulings
+        self.seat = seat
         self.project_id = project_id
         self.project_name = project_name
         self.cases = list(cases)

@@ -7,7 +7,8 @@ action (shared/cases B01, B03). Table cells are one line and cut on grapheme bou
 (B05) by :func:`fit`.
 
 Meaning is never carried by colour alone: a verdict is a glyph *and* a word, a disputed
-clause says ``⚠ DISPUTED``, a risky case says ``24h``.
+clause says ``⚠ DISPUTED`` (in red, :data:`DISPUTED_STYLE`, on a colour terminal), a
+risky case says ``24h``.
 """
 
 from __future__ import annotations
@@ -19,21 +20,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len, split_graphemes
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.text import Text
 
 from etki.domain import (
     CaseRecord,
     ClauseMemory,
+    Effort,
     RulingRecord,
     ScopeClause,
     SimilarRuling,
+    WorkItem,
     is_declared_remit,
     memory_sentence,
 )
 from etki.text import fold_with_offsets, printable
-from etki_tui.filters import age_days, age_label
+from etki.wiki.clauses import clause_markdown
+from etki_tui.filters import age_days, age_label, current_risk, disputed_refs
 
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
 """Single-width glyphs (East Asian width N/Na) shown next to the verdict word."""
@@ -43,6 +49,9 @@ VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow"
 RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
 RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
 DISPUTED = "⚠ DISPUTED"
+DISPUTED_STYLE = "bold reverse red"
+"""The disputed mark is red (reverse video, so it reads on a 16-colour terminal and, by
+the glyph and word, without colour at all)."""
 ELLIPSIS = "…"
 MATCH_STYLE = "bold reverse"
 """Search matches: reverse video reads without colour (and on a 16-colour terminal)."""
@@ -231,13 +240,33 @@ def verdict_text(verdict: str, *, bold: bool = False, short: bool = False) -> Te
     return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {word}", style=style, end="")
 
 
-def risk_cell(case: CaseRecord) -> Text:
-    """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look."""
-    risk = case.decision.risk
+def risk_cell(case: CaseRecord, memory: Mapping[str, ClauseMemory] | None = None,
+              escalate: bool = False) -> Text:
+    """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look.
+    With ``memory`` and ``escalate`` the risk is the :func:`current_risk` (a clause
+    disputed since the triage shows ``high 24h``)."""
+    risk, _ = current_risk(case.decision, memory, escalate)
     label = RISK_SHORT.get(risk.level, risk.level)
     if risk.pmo_look_24h:
         label += " 24h"
     return Text(label, style=RISK_STYLE.get(risk.level, ""), no_wrap=True, end="")
+
+
+DISPUTED_PREFIX = DISPUTED + " "
+
+
+def title_cell(title: str, width: int, disputed: bool) -> Text:
+    """The queue's title cell, ``width`` cells wide at most; a case citing a disputed
+    clause starts with the red ``⚠ DISPUTED`` mark (glyph and word, so it reads
+    without colour) and its title follows in the rest of the width."""
+    if not disputed:
+        return cell(title, width)
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    out.append(DISPUTED_PREFIX, style=DISPUTED_STYLE)
+    rest = width - cell_len(DISPUTED_PREFIX)
+    if rest > 0:
+        out.append_text(cell(title, rest))
+    return out
 
 
 def short_ref(ref: str) -> str:
@@ -268,6 +297,41 @@ def _clauses_label(refs: tuple[str, ...], width: int) -> str:
     return cell(",".join(shown), width).plain
 
 
+def effort_label(effort: Effort) -> str:
+    """``5–8 person-days``; one figure when both ends are equal (``13 person-days``);
+    ``unknown`` without an estimate. (:meth:`etki.domain.Effort.label` stays as the
+    engine writes it into the frozen evidence chain.)"""
+    if not effort.known:
+        return "unknown"
+    if effort.low == effort.high:
+        return f"{effort.low:g} {effort.unit}"
+    return f"{effort.low:g}–{effort.high:g} {effort.unit}"
+
+
+def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:
+    """One line per work item the effort was computed from: ``WI-7 Card payments ·
+    8 person-days · 2024-02-01`` (its id, title, ``effort_days`` and date as stored
+    with the project); an id the project no longer has says so. Client text, shown
+    literally."""
+    lines: list[Text] = []
+    for wid in effort.basis:
+        line = Text("- ")
+        line.append(one_line(wid, 120), style="bold")
+        item = workitems.get(wid)
+        if item is None:
+            line.append(" (not among the project's work items)", style="dim")
+            lines.append(line)
+            continue
+        line.append(" " + one_line(item.title, 200))
+        days = "no effort recorded" if item.effort_days is None else \
+            f"{item.effort_days:g} {effort.unit}"
+        line.append(f" · {days}")
+        if item.date:
+            line.append(" · " + one_line(item.date, 40), style="dim")
+        lines.append(line)
+    return lines
+
+
 def when(iso_moment: str) -> str:
     """``2026-11-29T12:00:00Z`` -> ``2026-11-29 12:00Z`` (no relative times: no clock)."""
     if len(iso_moment) >= 16 and iso_moment[10] == "T":
@@ -286,11 +350,38 @@ def correction_text(ruling: RulingRecord) -> Text:
     return out
 
 
-def memory_line(ref: str, mem: ClauseMemory | None) -> Text:
-    """One line of the clause-memory strip for ``ref``."""
+REASON_CHARS = 300
+"""Most characters of a reviewer's reason shown in the clause-memory strip (the rest is
+folded into ``…``; the decision page has it all)."""
+
+
+def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None
+                     ) -> Text:
+    """The two indented lines under a last correction: the reviewer's reason (literal,
+    cut to :data:`REASON_CHARS` with ``…``) and the precedent (its case id, and its
+    wiki page from ``precedents``, case id -> wiki-relative path, when the wiki is on)."""
+    out = Text()
+    out.append("\n    reason: ", style="dim")
+    if ruling.reason.strip():
+        out.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
+    else:
+        out.append("(none given)", style="dim")
+    out.append("\n    precedent: ", style="dim")
+    out.append(one_line(ruling.case_id, 120), style="bold")
+    page = (precedents or {}).get(ruling.case_id)
+    if page:
+        out.append(" · wiki ", style="dim")
+        out.append(one_line(page, 300), style="underline")
+    return out
+
+
+def memory_line(ref: str, mem: ClauseMemory | None,
+                precedents: Mapping[str, str] | None = None) -> Text:
+    """One line of the clause-memory strip for ``ref`` (with the last correction's
+    reason and precedent on two more lines, see :func:`correction_lines`)."""
     out = Text(no_wrap=False)
     if mem is not None and mem.disputed:
-        out.append(DISPUTED, style="bold reverse yellow")
+        out.append(DISPUTED, style=DISPUTED_STYLE)
         out.append(" ")
     out.append(printable(ref, multiline=False), style="bold")
     if mem is None or not mem.history:
@@ -305,6 +396,8 @@ def memory_line(ref: str, mem: ClauseMemory | None) -> Text:
     if mem.disputed:
         rulings = sorted({h[1] for h in mem.history})
         out.append(" · rulings disagree: " + " / ".join(rulings))
+    if mem.last_correction is not None:
+        out.append_text(correction_lines(mem.last_correction, precedents))
     return out
 
 
@@ -331,10 +424,12 @@ def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
 
 def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory],
                  similar: Sequence[SimilarRuling] = (),
-                 memory_verdict: str | None = None) -> Group:
+                 memory_verdict: str | None = None,
+                 precedents: Mapping[str, str] | None = None) -> Group:
     """The clause-memory strip: one line per cited clause, then (when any ruled case
-    reads like this one) the :func:`similar_line`."""
-    lines = [memory_line(ref, memory.get(ref)) for ref in refs]
+    reads like this one) the :func:`similar_line`. ``precedents``: case id -> wiki page
+    of the precedents the lines name (see :func:`correction_lines`)."""
+    lines = [memory_line(ref, memory.get(ref), precedents) for ref in refs]
     if not lines:
         lines = [Text("no cited clauses", style="dim")]
     if similar:
@@ -347,6 +442,49 @@ def remit_label(clause: ScopeClause) -> str:
     ``PMO's declared remit (etki.yaml scope.out, line 38)``."""
     side = "out" if clause.kind == "exclusion" else "in"
     return f"PMO's declared remit (etki.yaml scope.{side}, line {clause.line})"
+
+
+class _ClauseView:
+    """Rich's :class:`~rich.markdown.Markdown` of a clause's display form, without the
+    blank line Rich puts before a list that opens a document (so a clause that is a list
+    starts right under its heading, as a paragraph does)."""
+
+    def __init__(self, markdown: str) -> None:
+        self.markdown = Markdown(markdown, hyperlinks=False)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.markdown, options, pad=False)
+        start = 0
+        while start < len(lines) and not "".join(s.text for s in lines[start]).strip():
+            start += 1
+        newline = Segment.line()
+        for line in lines[start:]:
+            yield from line
+            yield newline
+
+
+@functools.lru_cache(maxsize=512)
+def _clause_markdown_view(text: str) -> _ClauseView | None:
+    """The renderable of :func:`etki.wiki.clauses.clause_markdown` of ``text`` (None
+    when it has no words); parsed once per text, the pane re-renders it on every
+    resize."""
+    shown = clause_markdown(text)
+    return _ClauseView(shown) if shown else None
+
+
+def clause_text(clause: ScopeClause) -> RenderableType:
+    """A clause's text as a reader should see it: the contract's markdown rendered for
+    the terminal (:func:`etki.wiki.clauses.clause_markdown`: paragraphs reflowed to the
+    pane, list items kept, bold and italic as styles, links as their words, HTML and
+    quote marks gone, tables as rows of cells), drawn by Rich's
+    :class:`rich.markdown.Markdown`. Every character of the clause's own text reaches the
+    screen as text (escaped markdown, control characters made visible): never Rich
+    markup, a link or a terminal escape. A declared-remit statement is plain text, shown
+    as written (:func:`literal`)."""
+    if is_declared_remit(clause):
+        return literal(clause.text.strip() or "(no text)")
+    view = _clause_markdown_view(clause.text)
+    return view if view is not None else Text("(no text)", style="dim")
 
 
 def clause_block(ref: str, clause: ScopeClause | None) -> Group:
@@ -363,7 +501,7 @@ def clause_block(ref: str, clause: ScopeClause | None) -> Group:
     parts: list[RenderableType] = [head]
     if is_declared_remit(clause):
         parts.append(_indent(Text(remit_label(clause), style="italic")))
-    parts.append(_indent(literal(clause.text.strip() or "(no text)")))
+    parts.append(_indent(clause_text(clause)))
     return Group(*parts)
 
 
@@ -391,16 +529,57 @@ def ruled_banner(ruling: RulingRecord) -> Text:
     return out
 
 
+def disputed_strip(decision: object, clauses: Mapping[str, ScopeClause],
+                   memory: Mapping[str, ClauseMemory], escalate: bool) -> list[Text]:
+    """The lines the detail pane opens with when the case cites a clause disputed now:
+    one per such clause, ``⚠ DISPUTED 3.2 Single sign-on · rulings disagree:
+    IN_SCOPE / REJECT`` (``CR`` for a change request), then, when the dispute raised the risk after the triage
+    (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
+    Shown first so it is on screen without scrolling at 80x24, above any clause text."""
+    refs = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    lines: list[Text] = []
+    for ref in refs:
+        mem = memory[ref]
+        line = Text()
+        line.append(DISPUTED, style=DISPUTED_STYLE)
+        clause = clauses.get(ref)
+        line.append(" " + one_line(clause.number if clause else ref, 120), style="bold")
+        if clause is not None and clause.title:
+            line.append(" " + one_line(clause.title, 120), style="bold")
+        rulings = " / ".join(VERDICT_SHORT.get(v, v) for v in sorted({h[1] for h in mem.history}))
+        line.append(f" · rulings disagree: {rulings}")
+        lines.append(line)
+    _, raised = current_risk(decision, memory, escalate)
+    if raised:
+        stored = decision.risk  # type: ignore[attr-defined]
+        line = Text("  → ")
+        line.append("24h PMO look", style="bold reverse")
+        line.append(f": disputed since triage ({stored.level.upper()} then; "
+                    "decision unchanged)")
+        lines.append(line)
+    return lines
+
+
 def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
                 memory: Mapping[str, ClauseMemory], *,
                 now: datetime | None = None, similar: Sequence[SimilarRuling] = (),
-                memory_verdict: str | None = None) -> RenderableType:
+                memory_verdict: str | None = None, escalate: bool = False,
+                workitems: Mapping[str, WorkItem] | None = None,
+                precedents: Mapping[str, str] | None = None) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
     memory beside the verdict as the desk computes it now (shown in the clause-memory
-    strip; see :meth:`etki.services.Desk.beside_with`)."""
+    strip; see :meth:`etki.services.Desk.beside_with`). ``escalate``
+    (``ETKI_DISPUTED_ESCALATION``): a clause disputed since the triage raises the shown
+    risk (:func:`current_risk`). ``workitems``: the project's work items by id, for the
+    effort basis (titles, days, dates). ``precedents``: case id -> wiki page of the
+    precedents the clause memory names.
+
+    A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    without a submission date says when it was imported (``created_at``) instead of an
+    age: the import time is not the request's."""
     d = case.decision
-    parts: list[RenderableType] = []
+    parts: list[RenderableType] = list(disputed_strip(d, clauses, memory, escalate))
     # every client field is bounded (:func:`folded`, :func:`one_line`): a case stored
     # before the request cap existed may hold megabytes (issue 11 item 6)
     head = Text()
@@ -411,8 +590,11 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     if case.submitted_at:
         head.append(" · ", style="dim")
         head.append(when(one_line(case.submitted_at)), style="dim")
-    if now is not None and (age := age_label(age_days(case, now))):
-        head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
+        if now is not None and (age := age_label(age_days(case, now))):
+            head.append(f" ({age} old)" if age != "just now" else " (just now)",
+                        style="dim")
+    elif case.created_at:
+        head.append(" · imported " + when(one_line(case.created_at)), style="dim")
     parts.append(head)
     parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
 
@@ -420,22 +602,26 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     verdict.append_text(verdict_text(d.verdict, bold=True))
     verdict.append(f"   confidence {d.confidence:.2f}")
     parts.append(verdict)
+    shown_risk, raised = current_risk(d, memory, escalate)
     risk = Text("Risk        ")
-    risk.append(d.risk.level.upper(), style=RISK_STYLE.get(d.risk.level, ""))
-    if d.risk.signals:
+    risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
+    if shown_risk.signals:
         risk.append(" · signals: " + ", ".join(printable(s, multiline=False)
-                                              for s in d.risk.signals))
-    if d.risk.pmo_look_24h:
+                                              for s in shown_risk.signals))
+    if shown_risk.pmo_look_24h:
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")
+    if raised:
+        risk.append(f" (raised now: {', '.join(short_ref(r) for r in raised)} disputed; "
+                    f"{d.risk.level.upper()} at triage)", style="dim")
     parts.append(risk)
-    parts.append(Text("Effort      " + d.effort.label()))
+    parts.append(Text("Effort      " + effort_label(d.effort)))
     modules = ", ".join(printable(m, multiline=False) for m in d.impacted_modules) or "none"
     parts.append(Text("Modules     " + modules))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
-    parts.append(memory_strip(d.cited_clauses, memory, similar, memory_verdict))
+    parts.append(memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents))
 
     parts.append(Text(""))
     parts.append(_section("Request"))
@@ -460,6 +646,7 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
         parts.append(_indent(Text("- ") + folded(item)))
     if d.effort.basis:
         parts.append(Text(""))
-        parts.append(Text("Effort basis: " + ", ".join(
-            printable(b, multiline=False) for b in d.effort.basis), style="dim"))
+        parts.append(_section(f"Effort basis ({len(d.effort.basis)} comparable work "
+                              f"item{'s' if len(d.effort.basis) != 1 else ''})"))
+        parts.extend(_indent(line) for line in effort_basis(d.effort, workitems or {}))
     return Group(*parts)

@@ -287,3 +287,45 @@ def tui_world(_tui_template: Path, tmp_path: Path) -> Iterator[TuiWorld]:
     world = open_tui_world(tmp_path)
     yield world
     world.repo.dispose()
+
+
+# --- a real contract (issue 12 item 1) ------------------------------------------------------
+
+TDRS_DIR = REPO_ROOT.parent / "shared" / "realdata" / "tdrs"
+TDRS_CITED = ("tdrs-rfq#2.1", "tdrs-rfq#3.1.2", "tdrs-rfq#3.2")
+"""Clauses of the real tdrs RFQ whose source is Word-conversion markdown: links in
+``<span>`` tags in a block quote (2.1), list items that are block quotes (3.1.2), pipe
+tables and a raw HTML table (3.2)."""
+TDRS_PENDING = "req-tdrs-0c1a2b3d"
+TDRS_RULED = "req-tdrs-1d2e3f4a"
+
+
+def build_tui_tdrs_world(tmp: Path) -> TuiWorld:
+    """The real tdrs engagement (``../shared/realdata/tdrs``, loaded by
+    :func:`etki.knowledge.loader.load_project`) stored in ``tmp`` with ``reviewer`` as its
+    approver, one pending case citing :data:`TDRS_CITED` and one approved case citing
+    them too (so the wiki has the contract page ``entities/contracts/tdrs-rfq.md``)."""
+    from dataclasses import replace
+
+    from etki.knowledge.loader import load_project
+
+    loaded = load_project(TDRS_DIR)
+    project = replace(loaded, config=replace(loaded.config, reviewers=(Reviewer("reviewer"),)))
+    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
+                        wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url, clock=tui_clock)
+    repo.save_project(project, "sha256:tdrs", b"{}\n")
+    repo.add_cases("tdrs", [
+        (Request("T1", "Data uploaded to the old system by sftp must also reach the new "
+                       "one, and the QASP says what counts as done.",
+                 "Sync sftp uploads to the new system"),
+         tui_decision(TDRS_PENDING, "IN_SCOPE", TDRS_CITED, confidence=0.66, modules=(),
+                      effort=Effort(None, None))),
+        (Request("T2", "Grantees want status messages after each upload.",
+                 "Status messages after upload"),
+         tui_decision(TDRS_RULED, "IN_SCOPE", TDRS_CITED, confidence=0.7, modules=(),
+                      effort=Effort(None, None))),
+    ])
+    ApprovalService(repo, settings).rule(TDRS_RULED, "approve", reviewer="reviewer")
+    return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo),
+                    project_id="tdrs")

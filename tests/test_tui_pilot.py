@@ -181,10 +181,11 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
         assert current(app) == FIRST
         await pilot.press("a")
         assert isinstance(app.screen, ConfirmRuling)
-        assert app.focused is not None and app.focused.id == "confirm-cancel"
+        # agrees with the engine: focus starts on the ruling button (issue 12 item 6)
+        assert app.focused is not None and app.focused.id == "confirm-ok"
         [asked] = seen.of(RuleRequested)
         assert asked.case.case_id == FIRST and asked.action == "approve"
-        await pilot.press("tab", "enter")  # Tab to Confirm, press it
+        await pilot.press("enter")  # one key rules
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         [done] = seen.of(RulingCommitted)
@@ -242,7 +243,7 @@ async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         before = queue_ids(app)
-        await pilot.press("a", "enter")  # focus starts on Cancel: Enter cancels
+        await pilot.press("a", "shift+tab", "enter")  # back to Cancel: Enter cancels
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         await pilot.press("r", *"ok", "escape")  # typed a reason, then Esc
@@ -267,7 +268,7 @@ async def test_the_queue_updates_in_place(tui_world: TuiWorld) -> None:
         await goto(pilot, target)
         table = app.query_one(QueueTable)
         rows_before = {k: table.get_row(k) for k in before if k != target}
-        await pilot.press("c", "tab", "enter")
+        await pilot.press("c", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         after = queue_ids(app)
         assert after == [k for k in before if k != target]
@@ -534,7 +535,7 @@ async def test_hafiza_cards_work_with_the_wiki_off(tmp_path: Path) -> None:
             # rule a case: the ruling commits with the wiki off
             await pilot.press("1")
             await settle(pilot)
-            await pilot.press("a", "tab", "enter")
+            await pilot.press("a", "enter")
             await settle(pilot)
         assert world.repo.case(FIRST).ruling is not None
         assert not any(tmp_path.glob("wiki*"))
@@ -553,7 +554,7 @@ async def test_raporlar_refreshes_after_a_ruling(tui_world: TuiWorld) -> None:
         assert reports.report is not None and reports.report.ruled == 2
         await pilot.press("1")
         await settle(pilot)
-        await pilot.press("a", "tab", "enter")
+        await pilot.press("a", "enter")
         await settle(pilot)
         await pilot.press("3")
         await settle(pilot)
@@ -636,7 +637,7 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
         first = current(app)
         case = desk.case(first)  # type: ignore[arg-type]
         if case.decision.verdict == "IN_SCOPE":
-            await pilot.press("a", "tab", "enter")  # Cancel -> Confirm, press
+            await pilot.press("a", "enter")  # agrees: focus on Confirm, Enter rules
         else:  # an override: Cancel -> reason box, type, Enter -> Confirm, press
             await pilot.press("a")
             await fill(pilot, "#confirm-reason", "sample check")
@@ -717,10 +718,10 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
         await settle(pilot)
         await pilot.press("f")
         assert isinstance(app.screen, FilterPanel)
-        await pilot.press("down", "right")  # risk: high → none is high
-        await settle(pilot)
+        await pilot.press("down", "right")  # risk: high → none was high at triage,
+        await settle(pilot)  # the two citing 3.2 (disputed since) are high now (issue 12)
         assert seen.of(FilterChanged)[-1].filter.risk == "high"
-        assert queue_ids(app) == []
+        assert queue_ids(app) == [FIRST, "req-demo-4e6c1a35"]
         await pilot.press("right", "down", "down", "right")  # risk medium; conf < 0.60
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter == QueueFilter(risk="medium", band="low")
@@ -734,7 +735,8 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
         await settle(pilot)
         assert not isinstance(app.screen, FilterPanel)
         assert "> 7 days old" in shown(app.query_one("#filter-summary"), 76, 1)
-        detail = " ".join(shown(app.query_one("#detail-body"), 76, 3).split())
+        # the head line follows the disputed strip (FIRST cites the disputed 3.2)
+        detail = " ".join(shown(app.query_one("#detail-body"), 76, 6).split())
         assert "(9d old)" in detail
 
 
@@ -1003,25 +1005,35 @@ async def test_service_errors_become_toasts_with_advice(tui_world: TuiWorld) -> 
 
 
 @sync
-async def test_a_viewer_is_refused_in_a_modal(tui_world: TuiWorld) -> None:
+async def test_an_approver_removed_meanwhile_is_refused_in_a_modal(tui_world: TuiWorld) -> None:
+    """The desk opened for an approver; another approver then makes them a viewer
+    (``etki init --update-reviewers``). Their next ruling is refused by the
+    ApprovalService in a modal, nothing is stored, and the desk turns read-only. (A
+    viewer from the start never gets this far: tests/test_tui_keys.py.)"""
     from dataclasses import replace as dc_replace
 
-    from etki.services import Desk
+    from etki.domain import Reviewer
 
-    viewer = dc_replace(tui_world.settings, reviewer="vera")
     seen = Recorder()
-    app = EtkiApp(Desk(viewer, tui_world.repo), "demo", cursor_blink=False, search_delay=0,
-                  preview_delay=0,
-                  poll_seconds=0, clock=tui_clock)
+    app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("a", "tab", "enter")
+        assert app.seat is not None and app.seat.may_rule
+        project = tui_project()
+        demoted = dc_replace(project, config=dc_replace(
+            project.config, reviewers=(Reviewer("ayse"), Reviewer("reviewer", "viewer"))))
+        tui_world.repo.save_project(demoted, "sha256:tui", b"{}\n", update_reviewers=True,
+                                    actor="ayse")
+        await pilot.press("a", "enter")  # agrees with the engine: Enter rules
         await settle(pilot)
         [failed] = seen.of(RulingFailed)
         assert failed.error == "PermissionDeniedError" and "approver" in failed.advice
         assert isinstance(app.screen, NoticeModal) and app.screen.id == "refused"
         await pilot.press("enter")
+        await settle(pilot)
         assert app.is_running
+        assert app.seat is not None and not app.seat.may_rule  # reloaded after the refusal
+        assert app.query_one("#readonly-banner").display
     assert tui_world.repo.case(FIRST).ruling is None
 
 

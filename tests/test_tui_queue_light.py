@@ -95,7 +95,7 @@ async def test_ruling_leaves_the_queue_before_the_projection(tui_world: TuiWorld
 
     async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
         await settle(pilot)
-        await pilot.press("a", "tab", "enter")
+        await pilot.press("a", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         assert FIRST not in app.query_one(QueuePane).table.row_keys()
         assert order and order[0] == "RulingCommitted" and "RulingProjected" in order
@@ -125,7 +125,7 @@ async def test_a_wiki_error_after_the_commit_is_a_toast(tui_world: TuiWorld,
                   poll_seconds=0, preview_delay=0)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("a", "tab", "enter")
+        await pilot.press("a", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         assert seen.of(RulingCommitted) and FIRST not in app.query_one(QueuePane).table.row_keys()
         [projected] = seen.of(RulingProjected)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Awaitable, Callable, Iterable
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,14 @@ from textual.widgets import Input
 
 from etki.approval import ApprovalService
 from etki_tui.app import EtkiApp
-from tests.conftest import TuiWorld, build_tui_history_world, open_tui_world, tui_clock
+from tests.conftest import (
+    TDRS_DIR,
+    TuiWorld,
+    build_tui_history_world,
+    build_tui_tdrs_world,
+    open_tui_world,
+    tui_clock,
+)
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 Step = str | Callable[[Pilot], Awaitable[None] | None]
@@ -71,8 +79,11 @@ def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
 
 def _check(snap_compare, world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
            steps: Iterable[Step] = (), **app_options: object) -> None:
-    assert snap_compare(make_app(world, **app_options), terminal_size=size,
-                        run_before=keys(*steps))
+    # from the world's folder, so the header names the store as "sqlite etki.db" (a
+    # path under the working directory is shown relative to it), not a temporary path
+    with chdir(world.tmp):
+        assert snap_compare(make_app(world, **app_options), terminal_size=size,
+                            run_before=keys(*steps))
 
 
 def ruled_by_ayse(pilot: Pilot) -> None:
@@ -115,6 +126,52 @@ def test_detail_disputed(snap_compare, tui_world: TuiWorld, size: tuple[int, int
     _check(snap_compare, tui_world, size, ["enter"])
 
 
+@pytest.fixture(scope="session")
+def _tdrs_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tui-tdrs")
+    build_tui_tdrs_world(folder).repo.dispose()
+    return folder
+
+
+@pytest.fixture
+def tdrs_world(_tdrs_template: Path, tmp_path: Path):  # noqa: ANN201
+    """The real tdrs engagement with a pending case citing 2.1, 3.1.2 and 3.2."""
+    shutil.copytree(_tdrs_template, tmp_path, dirs_exist_ok=True)
+    world = open_tui_world(tmp_path)
+    world.project_id = "tdrs"
+    yield world
+    world.repo.dispose()
+
+
+def scroll_detail_to(prefix: str) -> Callable[[Pilot], None]:
+    """A step that scrolls the case detail so its first line starting with ``prefix``
+    is at the top."""
+
+    def run(pilot: Pilot) -> None:
+        from textual.geometry import Region
+
+        from etki_tui.widgets.queue import CaseDetail
+
+        detail = pilot.app.query_one(CaseDetail)
+        body = detail.query_one("#detail-body")
+        lines = ["".join(s.text for s in strip) for strip in
+                 body.render_lines(Region(0, 0, body.size.width, body.size.height))]
+        detail.scroll_to(y=next(i for i, line in enumerate(lines) if line.startswith(prefix)),
+                         animate=False)
+
+    return run
+
+
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("clause", ["2.1", "3.2"])
+@pytest.mark.parametrize("size", SIZES)
+def test_detail_real_clauses(snap_compare, tdrs_world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
+                             clause: str) -> None:
+    """Real tdrs clauses read full-screen, rendered (issue 12 item 1): 2.1's links as
+    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed."""
+    _check(snap_compare, tdrs_world, size, ["enter", scroll_detail_to(f"§ {clause} ")])
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_detail_hostile_text(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Client markup and escapes shown literally in the detail (B01, B03)."""
@@ -138,6 +195,27 @@ def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 def test_confirm_override(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Reject on an IN_SCOPE verdict: Confirm with no reason is refused."""
     _check(snap_compare, tui_world, size, ["r", "enter", "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_confirm_agrees(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Approve on an IN_SCOPE verdict: it agrees, so the Approve button has the focus
+    (Enter or y rules) and the reason is optional."""
+    _check(snap_compare, tui_world, size, ["a"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_read_only_desk(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A viewer (vera) opens the desk: the header says vera · viewer and a banner under
+    it says the desk is read-only and how to become an approver."""
+    from dataclasses import replace
+
+    from etki.services import Desk
+
+    viewer = TuiWorld(tmp=tui_world.tmp, settings=replace(tui_world.settings, reviewer="vera"),
+                      repo=tui_world.repo, desk=Desk(replace(tui_world.settings,
+                                                             reviewer="vera"), tui_world.repo))
+    _check(snap_compare, viewer, size)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -64,17 +64,22 @@ def test_disputed_clause_lists_its_ruling_history(tmp_path):
     meta, body = split_frontmatter((world.wiki / "disputed.md").read_text("utf-8"), "d")
     assert meta["clauses"] == ["MSA#3.2"] and meta["count"] == 1
     assert "## ⚠ MSA#3.2 — Single sign-on" in body
-    rows = [r for r in body.splitlines() if r.startswith("| 2026-")]
+    # one list item per ruling, short lines with hard breaks: no table (issue 12 item 7)
+    assert not [line for line in body.splitlines() if line.startswith("|")]
+    rows = re.findall(r"^- \*\*(\w+)\*\* by (.+), (\S+):\n  (.+)\n"
+                      r"  \(case \[(.+)\]\((decisions/[^)]+)\)\)$", body, re.M)
     assert len(rows) == 2
-    first, second = ([c.strip() for c in r.strip("|").split("|")] for r in rows)
+    first, second = rows
     one, three = (world.repo.case(c).ruling for c in ("req-demo-0001", "req-demo-0003"))
     assert one.ruled_at < three.ruled_at
-    assert first[0] == one.ruled_at and "req-demo-0001" in first[1]
-    assert first[3:] == ["IN_SCOPE", "ayse"]
-    assert second[0] == three.ruled_at and "req-demo-0003" in second[1]
-    assert second[3:] == ["CHANGE_REQUEST", "jurgen"]
-    link = re.search(r"\]\((decisions/[^)]+)\)", first[1]).group(1)
+    assert first[:3] == ("IN_SCOPE", "ayse", one.ruled_at) and first[4] == "req-demo-0001"
+    assert second[:3] == ("CHANGE_REQUEST", "jurgen", three.ruled_at)
+    assert second[4] == "req-demo-0003"
+    assert first[3] == world.repo.case("req-demo-0001").title
+    link = first[5]
     assert (world.wiki / link).is_file()
+    # at 80 columns: every line but the case links (their target is a file name) fits
+    assert all(len(line) <= 80 for line in body.splitlines() if "](decisions/" not in line)
     contract = (world.wiki / "entities/contracts/MSA.md").read_text("utf-8")
     assert "⚠ DISPUTED" in contract
     world.repo.dispose()

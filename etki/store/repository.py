@@ -784,6 +784,16 @@ class CaseFileRepository:
             parent=c.parent, edges=tuple(Edge(**e) for e in json.loads(c.edges_json)),
         ) for c in rows]
 
+    def workitems(self, project_id: str) -> list[WorkItem]:
+        """The stored project's work items in file order (``effort_days`` in
+        person-days or None), without its contracts and modules."""
+        with self._read() as s:
+            rows = s.scalars(select(WorkItemRow).where(WorkItemRow.project_id == project_id)
+                             .order_by(WorkItemRow.position)).all()
+        return [WorkItem(id=w.id, title=w.title, kind=w.kind, date=w.date,
+                         modules=tuple(json.loads(w.modules_json)), effort_days=w.effort_days)
+                for w in rows]
+
     def case(self, case_id: str) -> CaseRecord:
         """One case. Raises :class:`NotFoundError` naming the id."""
         stmt = (select(CaseRow, DecisionRow, RulingRow)

@@ -151,7 +151,11 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 1
+    VERSION = 2
+    """The renderers' output version: bumped whenever a page's bytes change for the same
+    DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
+    (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
+    without a table (issue 12)."""
 
     @property
     def floor(self) -> int:

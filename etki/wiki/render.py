@@ -860,8 +860,12 @@ def _contract_section(m: WikiModel, ref: str) -> bytes:
                        f"(scope.{side}, line {clause.line}), not contract text."), ""]
         lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
         if clause is not None and clause.text.strip():
-            # a remit statement is plain text, a contract clause markdown source
-            lines += [md_block(clause.text, "text" if remit else "markdown"), ""]
+            # a remit statement is plain text; a contract clause is shown in its display
+            # form (issue 12 item 1): reflowed, no HTML, links as their words, escaped
+            from etki.wiki.clauses import clause_markdown  # imports this module
+
+            shown = md_block(clause.text) if remit else clause_markdown(clause.text)
+            lines += [shown, ""] if shown else []
         lines += _table_head(_RULING_HEADER)
         lines += [m.row(2, m.case_of(k)) for k in m.history[ref]]
         lines.append("")
@@ -926,17 +930,20 @@ def _module_page(m: WikiModel, module_id: str) -> bytes:
     return _page(meta, lines)
 
 
-_DISPUTED_HEADER = ("ruled at", "case", "title", "ruling", "reviewer")
-
-
 def _disputed_row(m: WikiModel, case: CaseBrief) -> str:
+    """One ruling of a disputed clause's history: a list item of short lines, ``-
+    **RULING** by reviewer, ruled-at:`` / the request's title / ``(case [case-id](decision
+    page))``, so ``disputed.md`` reads at 80 columns in a terminal, and a viewer shows one
+    sentence reflowed to its width (a five-column table did not, issue 12 item 7)."""
     got = m._drows.get(case.case_id)
     if got is None:
         r = case.ruling
         assert r is not None
-        got = m._drows[case.case_id] = "| " + " | ".join(
-            [md_inline(r.ruled_at), _case_link(DISPUTED, case, case.case_id),
-             md_inline(case.title), _word(r.ruling), md_inline(r.reviewer)]) + " |"
+        lines = [f"- **{_word(r.ruling)}** by {md_inline(r.reviewer)}, {md_inline(r.ruled_at)}:"]
+        if title := md_inline(case.title):
+            lines.append(f"  {title}")
+        lines.append(f"  (case {_case_link(DISPUTED, case, case.case_id)})")
+        got = m._drows[case.case_id] = "\n".join(lines)
     return got
 
 
@@ -946,9 +953,8 @@ def _disputed_section(m: WikiModel, ref: str) -> bytes:
         contract_id = m.contract_of(ref)
         rulings = m.memory(ref)[2]
         lines = [f"## ⚠ {md_inline(m.clause_label(ref))}", "",
-                 (f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)}); "
-                  f"rulings {', '.join(_word(x) for x in rulings)}."), ""]
-        lines += _table_head(_DISPUTED_HEADER)
+                 f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
+                 f"rulings {', '.join(_word(x) for x in rulings)}.", ""]
         lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
         lines.append("")
         got = m._dsec[ref] = "\n".join(lines).encode("utf-8", errors="replace")
@@ -970,8 +976,8 @@ def _disputed_page(m: WikiModel) -> bytes:
         "clauses": names,
     }
     lines: list[str | bytes] = ["# Disputed clauses", "",
-             ("Clauses cited by ruled cases whose rulings disagree, with their ruling "
-             "history (oldest first). Computed from the database."), ""]
+             "Clauses cited by ruled cases whose rulings disagree, with their ruling",
+             "history (oldest first). Computed from the database.", ""]
     if not disputed:
         lines.append("No disputed clauses.")
     lines += [dsec.get(ref) or _disputed_section(m, ref) for ref in disputed]

@@ -1,8 +1,10 @@
-"""The confirmation before a ruling. It never rules by default: when the ruling agrees
-with the engine, focus starts on Cancel (Enter there, or Escape anywhere, closes it and
-nothing is recorded); on an override (the ruling differs from the engine's verdict) a
-reason is required, so focus starts in the reason box — Enter there only moves to the
-ruling button, and an empty reason is refused."""
+"""The confirmation before a ruling (issue 12 item 6). When the ruling agrees with the
+engine, focus starts on the ruling button: Enter there, or ``y`` anywhere outside the
+reason box, rules in one key (the reason is optional). An override (the ruling differs
+from the engine's verdict) never rules by default: a reason is required, so focus starts
+in the reason box — Enter there only moves to the ruling button, an empty reason is
+refused and ``y`` does not rule. Escape anywhere closes the dialog and nothing is
+recorded."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ class ConfirmRuling(ModalScreen[str | None]):
     """Ask to confirm ``action`` on ``case``. Dismisses with the reason ("" when none
     is needed) on Confirm, or ``None`` on Cancel/Escape."""
 
-    BINDINGS = bindings("modal.cancel", "help")
+    BINDINGS = bindings("modal.cancel", "modal.confirm", "help")
 
     def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -75,22 +77,25 @@ class ConfirmRuling(ModalScreen[str | None]):
                 yield ok
             hint = ("Type the reason · Enter: to the button · Enter again: rule · "
                     "Esc: cancel" if self.is_override else
-                    "Tab: next field · Enter: press the focused button · Esc: cancel")
+                    f"Enter or y: {verb.lower()} · Tab: reason or Cancel · Esc: cancel")
             yield Static(Text(hint + " · F1: help", style="dim"), id="confirm-hint",
                          markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
-        """Cancel, or the reason box when a reason is needed (typing is the next step;
-        nothing is ruled before it is typed and the button pressed)."""
+        """The ruling button when the ruling agrees with the engine, the reason box on
+        an override (typing is the next step; nothing is ruled before a reason is typed
+        and the button pressed)."""
         if self.is_override:
             self.query_one("#confirm-reason", Input).focus()
         else:
-            self.query_one("#confirm-cancel", Button).focus()
+            self.query_one("#confirm-ok", Button).focus()
 
     def mark_ruled(self, ruling: RulingRecord) -> None:
-        """Another reviewer ruled this case while the dialog was open: say so."""
+        """Another reviewer ruled this case while the dialog was open: say so, and put
+        the focus on Cancel (Enter no longer goes to the ruling button)."""
         self.query_one("#confirm-error", Label).update(ruled_banner(ruling))
+        self.query_one("#confirm-cancel", Button).focus()
 
     @property
     def reason(self) -> str:
@@ -100,6 +105,17 @@ class ConfirmRuling(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Close without ruling."""
         self.dismiss(None)
+
+    def action_confirm(self) -> None:
+        """``y``: rule at once when the ruling agrees with the engine; on an override
+        say what is needed instead (it never rules by default)."""
+        if self.is_override:
+            self.query_one("#confirm-error", Label).update(
+                Text("y rules only when you agree with the engine: this override needs a "
+                     "reason, then the ruling button.", style="bold"))
+            self.query_one("#confirm-reason", Input).focus()
+            return
+        self._confirm()
 
     @on(Button.Pressed, "#confirm-cancel")
     def _cancel(self) -> None:

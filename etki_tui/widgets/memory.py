@@ -32,8 +32,11 @@ from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.messages import PageWanted, SearchChanged
 from etki_tui.render import (
+    DISPUTED,
+    DISPUTED_STYLE,
     around_match,
     cell,
+    clause_text,
     highlight,
     literal,
     remit_label,
@@ -105,7 +108,7 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
 def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> RenderableType:
     """A disputed clause and its ruling history, as read from the DB."""
     head = Text()
-    head.append("⚠ DISPUTED", style="bold reverse yellow")
+    head.append(DISPUTED, style=DISPUTED_STYLE)
     head.append(" ")
     head.append(printable(item.ref, multiline=False), style="bold")
     lines: list[RenderableType] = [head]
@@ -127,7 +130,7 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         lines.append(line)
     if clause is not None:
         lines.append(Text("Clause text", style="bold underline"))
-        lines.append(literal(clause.text.strip()))
+        lines.append(clause_text(clause))
     return Group(*lines)
 
 
@@ -366,7 +369,7 @@ class MemoryPane(Horizontal):
             options.append(Option(Text("  none", style="dim"), disabled=True))
         for item in self.disputed[:room]:
             prompt = Text()
-            prompt.append("⚠ DISPUTED ", style="bold")
+            prompt.append(DISPUTED + " ", style="bold red")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
         if len(self.disputed) > room:

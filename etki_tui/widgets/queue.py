@@ -35,7 +35,7 @@ from textual.geometry import Size
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import DuplicateKey, Row, RowDoesNotExist, RowKey
 
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause
+from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
 from etki.store.repository import CaseSummary
 from etki.text import printable
@@ -44,11 +44,13 @@ from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, or
 from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
     case_detail,
-    cell,
     clauses_cell,
+    current_risk,
+    disputed_refs,
     fit,
     risk_cell,
     ruled_banner,
+    title_cell,
     verdict_text,
 )
 
@@ -97,8 +99,43 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+CURSOR_MARK = "▸"
+"""Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
+reads as selected even where reverse video is lost (a text capture, a terminal that
+drops attributes): meaning never rides on a style alone."""
+
+
 class QueueTable(DataTable[Text]):
-    """The pending cases; row keys are case ids."""
+    """The pending cases; row keys are case ids. Besides DataTable's arrows and page
+    keys, Home/End and ``g``/``G`` go to the first/last case and ``j``/``k`` move down/up
+    (action ids ``queue.*`` in :mod:`etki_tui.actions`, remappable)."""
+
+    BINDINGS = bindings("queue.down", "queue.up", "queue.first", "queue.last")
+
+    def action_first_case(self) -> None:
+        """The cursor to the first row (and the view to the top)."""
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_case(self) -> None:
+        """The cursor to the last row (and the view to the bottom)."""
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style, width: int,  # noqa: ANN001
+                     cursor: bool = False, hover: bool = False):  # noqa: ANN202
+        """DataTable's cell, with :data:`CURSOR_MARK` in the left padding of the
+        highlighted row's first cell when the app runs with NO_COLOR."""
+        lines = super()._render_cell(row_index, column_index, base_style, width, cursor,
+                                     hover)
+        if not (cursor and column_index == 0 and row_index >= 0 and self.show_cursor
+                and getattr(self.app, "no_color", False) and lines and lines[0]):
+            return lines
+        first, *rest = lines[0]
+        if not first.text.startswith(" "):
+            return lines
+        marked = type(first)(CURSOR_MARK + first.text[1:], first.style, first.control)
+        return [[marked, *rest], *lines[1:]]
 
     def on_resize(self, event: Resize) -> None:
         """Tell the pane the new width (the event carries it; the compositor's region
@@ -264,6 +301,14 @@ class QueuePane(Vertical):
         """Cases another reviewer ruled while their row was highlighted (row kept)."""
         self.clauses: dict[str, ScopeClause] = {}
         self.memory: dict[str, ClauseMemory] = {}
+        self.escalate = True
+        """``ETKI_DISPUTED_ESCALATION``: a clause disputed since a case's triage raises
+        the risk shown for it (:func:`etki_tui.render.current_risk`)."""
+        self.workitems: dict[str, WorkItem] = {}
+        """The project's work items by id (the effort basis in the detail pane)."""
+        self.wiki_on = False
+        """Whether the project has a wiki (the detail pane names precedent pages)."""
+        self._by_id: dict[str, QueueCase] = {}
         self.rulings: RulingIndex | None = None
         """The similar-rulings index from the desk (memory beside the verdict)."""
         self._beside: dict[str, Beside] = {}
@@ -307,6 +352,14 @@ class QueuePane(Vertical):
         # (no width) until the queue arrives, and the first fill needs its width; the
         # detail pane says "Loading…" meanwhile
         self._show_filter()
+        self.watch(self.screen, "maximized", self._maximized_changed, init=False)
+
+    def _maximized_changed(self, before: object, after: object) -> None:
+        """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
+        to the queue, where it was before Enter, unless something else took it."""
+        detail = self.query_one(CaseDetail)
+        if before is detail and after is None and self.screen.focused in (detail, None):
+            self.table.focus()
 
     # --- data in ------------------------------------------------------------------------
 
@@ -331,16 +384,22 @@ class QueuePane(Vertical):
             verdict = self._shared(("verdict", d.verdict, self._short_verdicts),
                                    lambda: verdict_text(d.verdict, short=self._short_verdicts))
         conf = f"{d.confidence:.2f}"
-        risk = d.risk
+        risk, _ = current_risk(d, self.memory, self.escalate)
+        disputed = bool(disputed_refs(d.cited_clauses, self.memory))
         return [
             case_cell,
-            cell(case.title, self._title_width),
+            title_cell(case.title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
             self._shared(("clauses", tuple(d.cited_clauses)),
                          lambda: clauses_cell(d.cited_clauses, _FIXED["clauses"])),
-            self._shared(("risk", risk.level, risk.pmo_look_24h), lambda: risk_cell(case)),
+            self._shared(("risk", risk.level, risk.pmo_look_24h),
+                         lambda: risk_cell(case, self.memory, self.escalate)),
         ]
+
+    def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
+        """What of the clause memory a row shows: its cited refs disputed now."""
+        return disputed_refs(case.decision.cited_clauses, self.memory)
 
     def _shared(self, key: tuple[object, ...], make: Callable[[], Text]) -> Text:
         """One ``Text`` per distinct value of the small columns (verdict, confidence,
@@ -376,12 +435,22 @@ class QueuePane(Vertical):
 
     def load(self, cases: Iterable[QueueCase], clauses: Mapping[str, ScopeClause],
              memory: Mapping[str, ClauseMemory], *,
-             mine: Iterable[str] = (), rulings: RulingIndex | None = None) -> list[QueueCase]:
+             mine: Iterable[str] = (), rulings: RulingIndex | None = None,
+             workitems: Mapping[str, WorkItem] | None = None,
+             escalate: bool | None = None, wiki_on: bool | None = None) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
         highlighted one when someone else ruled it: its row stays, marked, with a
         banner. ``mine``: case ids this desk is ruling right now (never "someone
-        else"). Returns the cases other reviewers ruled since the last load."""
+        else"). ``workitems``, ``escalate`` and ``wiki_on`` replace :attr:`workitems`,
+        :attr:`escalate` and :attr:`wiki_on` when given. Returns the cases other
+        reviewers ruled since the last load."""
+        if workitems is not None:
+            self.workitems = dict(workitems)
+        if escalate is not None:
+            self.escalate = escalate
+        if wiki_on is not None:
+            self.wiki_on = wiki_on
         table = self.table
         table.loading = False
         everything = list(cases)
@@ -402,6 +471,7 @@ class QueuePane(Vertical):
         self.ruled_elsewhere = {k: ruled_now.get(k, v) for k, v in self.ruled_elsewhere.items()
                                 if k not in fresh and k == current}
         self.all_cases = everything
+        self._by_id = {c.case_id: c for c in everything}
         self.cases = fresh
         self.clauses = dict(clauses)
         self.memory = dict(memory)
@@ -439,9 +509,13 @@ class QueuePane(Vertical):
                       rulings: RulingIndex | None = None) -> None:
         """New clause memory (after a ruling), and the similar-rulings index after it
         when given: re-render the detail pane."""
+        before = {k: self._disputed_state(c) for k, c in self.cases.items()}
         self.memory = dict(memory)
         self._set_rulings(rulings)
-        self.refresh_detail()
+        if any(self._disputed_state(c) != before[k] for k, c in self.cases.items()):
+            self._sync()  # a clause became (or stopped being) disputed: rows change
+        else:
+            self.refresh_detail()
 
     def _set_rulings(self, rulings: RulingIndex | None) -> None:
         """Take a new similar-rulings index (None keeps the one there is)."""
@@ -465,12 +539,15 @@ class QueuePane(Vertical):
     def visible_cases(self) -> list[QueueCase]:
         """The rows the table should show, in display order."""
         now = self.clock()
+        esc = self.escalate
         rows = [c for c in self.all_cases
-                if (c.case_id in self.cases and self.filter.matches(c, self.memory, now))
+                if (c.case_id in self.cases
+                    and self.filter.matches(c, self.memory, now, escalate=esc))
                 or c.case_id in self.ruled_elsewhere]
         if not self.all_cases:  # loaded without the full list (tests, older callers)
-            rows = [c for c in self.cases.values() if self.filter.matches(c, self.memory, now)]
-        return order(rows, self.filter.sort, now)
+            rows = [c for c in self.cases.values()
+                    if self.filter.matches(c, self.memory, now, escalate=esc)]
+        return order(rows, self.filter.sort, now, memory=self.memory, escalate=esc)
 
     def _sync(self) -> None:
         """Make the table show :meth:`visible_cases`, in place, cursor on its case."""
@@ -515,7 +592,8 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
-                state = (layout, case.case_id in self.ruled_elsewhere)
+                state = (layout, case.case_id in self.ruled_elsewhere,
+                         self._disputed_state(case))
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
                     continue
@@ -622,13 +700,33 @@ class QueuePane(Vertical):
             detail.show(case_detail(
                 record, self.clauses, self.memory, now=self.clock(),
                 similar=beside.similar if beside is not None else (),
-                memory_verdict=beside.verdict if beside is not None else None))
+                memory_verdict=beside.verdict if beside is not None else None,
+                escalate=self.escalate, workitems=self.workitems,
+                precedents=self._precedent_pages(record)))
         elif case.case_id in self._detail_errors:
             error = printable(self._detail_errors[case.case_id], multiline=False)
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.",
                              style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
+
+    def _precedent_pages(self, record: CaseRecord) -> dict[str, str]:
+        """Case id -> wiki page (``precedents/PRE-….md``) of the last corrections the
+        clause memory of ``record``'s cited clauses names; empty with the wiki off."""
+        if not self.wiki_on:
+            return {}
+        from etki.wiki.render import precedent_path
+
+        pages: dict[str, str] = {}
+        for ref in record.decision.cited_clauses:
+            mem = self.memory.get(ref)
+            last = mem.last_correction if mem is not None else None
+            if last is None or last.case_id in pages:
+                continue
+            case = self._by_id.get(last.case_id)
+            if case is not None:
+                pages[last.case_id] = precedent_path(case)  # type: ignore[arg-type]
+        return pages
 
     # --- whole cases for the detail pane ---------------------------------------------------
 

@@ -80,19 +80,40 @@ def _agreement(report: Report, bar_width: int) -> Table:
     return _titled(table, "Rulings vs engine")
 
 
-def _corrections(report: Report, bar_width: int) -> Table:
+RULE_WORD: dict[str, str] = {"reason": "reason", "evidence": "evidence",
+                             "cited": "all cited"}
+"""Short names of :data:`etki.memory.CORRECTION_RULES` for the corrections table."""
+
+
+def _rule_cell(rules: Sequence[tuple[str, int]], count: int) -> Text:
+    """``by reason`` / ``by evidence`` / ``by all cited``, or ``reason 1 · all cited 1``
+    when one clause's corrections were counted by different rules."""
+    if len(rules) == 1:
+        return Text("by " + RULE_WORD.get(rules[0][0], rules[0][0]), style="dim")
+    return Text(" · ".join(f"{RULE_WORD.get(r, r)} {n}" for r, n in rules), style="dim")
+
+
+def _corrections(report: Report, bar_width: int) -> Group:
+    """The clauses with most corrections, each with the rule that counted them, and a
+    line saying the rule (:func:`etki.memory.correction_clauses`)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(min_width=16)
     table.add_column(justify="right", min_width=3)
     table.add_column()
+    table.add_column()
+    rules = dict(report.correction_rules)
+    bar_width = max(6, bar_width - 13)  # room for the rule column ("by all cited")
     most = max((n for _, n in report.corrections_by_clause), default=0)
     for ref, count in report.corrections_by_clause[:8]:
         table.add_row(Text(printable(ref, multiline=False)), str(count),
                       Text(OVERRIDDEN * len(bar(count, most, bar_width)),
-                           style=OVERRIDDEN_STYLE))
+                           style=OVERRIDDEN_STYLE),
+                      _rule_cell(rules.get(ref, ()), count))
     if not report.corrections_by_clause:
-        table.add_row(Text("none yet", style="dim"), "", "")
-    return _titled(table, "Clauses with most corrections")
+        table.add_row(Text("none yet", style="dim"), "", "", "")
+    note = Text("An override counts on the clause its reason names; else on the "
+                "decisive evidence's clause; else on every clause it cites.", style="dim")
+    return Group(_titled(table, "Clauses with most corrections"), note)
 
 
 def _over_time(report: Report, width: int) -> Group:

@@ -1,0 +1,152 @@
+"""Who and where (issue 12 item 5): the header line "project · reviewer · role · store"
+and the read-only banner of a reviewer who may not rule.
+
+:func:`header_text` fits the line to a width (pure, no Textual): it gives up, in this
+order, the project's name (its id stays), the leading folders of a SQLite path (the file
+name stays, after ``…/``), the app title, and finally the end of the reviewer's name.
+The reviewer name and the project are untrusted text: they are shown literally
+(:func:`etki.text.printable`), never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.events import Resize
+from textual.widgets import Header
+from textual.widgets._header import HeaderIcon, HeaderTitle
+
+from etki.services import Seat
+from etki.text import printable
+
+SEP = " · "
+ICON_WIDTH = 8
+"""Cells the header icon takes on the left (Textual's ``HeaderIcon``)."""
+
+
+def role_label(seat: Seat) -> str:
+    """The role as the header says it: ``approver``, ``viewer``, ``not listed``, or
+    ``approver (no list)`` when the project lists no reviewers (anyone may rule)."""
+    return "approver (no list)" if seat.open else seat.role
+
+
+def short_store(store: str, *, cwd: Path | None = None, home: Path | None = None) -> str:
+    """``store`` (:func:`etki.services.store_label`) with a SQLite path made shorter
+    for people: relative to ``cwd`` when the file is under it, ``~/…`` when under
+    ``home``; PostgreSQL labels are returned as they are."""
+    if not store.startswith("sqlite ") or store == "sqlite (in memory)":
+        return store
+    raw = store.removeprefix("sqlite ")
+    path = Path(raw)
+    if path.is_absolute():
+        for base, prefix in ((cwd or Path.cwd(), ""), (home or Path.home(), "~/")):
+            try:
+                return f"sqlite {prefix}{path.relative_to(base)}"
+            except ValueError:
+                continue
+    return store
+
+
+def _cut_path(store: str, keep: int) -> str:
+    """A SQLite label keeping only the last ``keep`` parts of its path after ``…/``."""
+    if not store.startswith("sqlite ") or store == "sqlite (in memory)":
+        return store
+    parts = Path(store.removeprefix("sqlite ")).parts
+    if keep >= len(parts):
+        return store
+    return "sqlite …/" + "/".join(parts[-keep:])
+
+
+def header_text(title: str, project_name: str, project_id: str, seat: Seat | None,
+                store: str, width: int) -> str:
+    """The header line for ``width`` cells: ``TITLE — NAME (ID) · REVIEWER · ROLE ·
+    STORE``, shortened as the module docstring says until it fits (a line that still
+    does not fit is cut by the header with an ellipsis). Without ``seat`` (not read
+    yet) the reviewer and role are left out. All parts are made printable."""
+    name = printable(project_name, multiline=False)
+    pid = printable(project_id, multiline=False)
+    who = printable(seat.reviewer, multiline=False) if seat is not None else ""
+    role = role_label(seat) if seat is not None else ""
+    store = printable(store, multiline=False)
+
+    def line(project: str, reviewer: str, where: str, with_title: bool) -> str:
+        parts = [project, *((reviewer, role) if seat is not None else ()), where]
+        body = SEP.join(p for p in parts if p)
+        return f"{title} — {body}" if with_title and title else body
+
+    project = f"{name} ({pid})" if name and name != pid else pid
+    candidates: list[Callable[[], str]] = [lambda: line(project, who, store, True),
+                                           lambda: line(pid, who, store, True)]
+    depth = len(Path(store.removeprefix("sqlite ")).parts)
+    candidates += [lambda k=k: line(pid, who, _cut_path(store, k), True)
+                   for k in range(depth - 1, 0, -1)]
+    candidates.append(lambda: line(pid, who, _cut_path(store, 1), False))
+    for make in candidates:
+        text = make()
+        if cell_len(text) <= width:
+            return text
+    # last: the end of the reviewer's name gives way (at least 8 cells of it stay)
+    text = line(pid, "", _cut_path(store, 1), False)
+    room = width - cell_len(text) - cell_len(SEP)
+    if seat is not None and room >= 8:
+        cut = Text(who)
+        cut.truncate(room, overflow="ellipsis")
+        return line(pid, cut.plain, _cut_path(store, 1), False)
+    return line(pid, who, _cut_path(store, 1), False)
+
+
+def read_only_banner(seat: Seat, project_id: str) -> Text:
+    """The banner of a desk whose reviewer may not rule: why (viewer, or not listed),
+    and how to become an approver (``etki.yaml`` reviewers and ``etki init
+    --update-reviewers``; the toast of a refused ruling key adds ``ETKI_REVIEWER`` and
+    Ctrl+R). The name itself is in the header right above (and in that toast), so the
+    banner stays two lines at 80 columns whatever the name."""
+    pid = printable(project_id, multiline=False)
+    out = Text()
+    out.append(" READ-ONLY ", style="bold reverse")
+    if seat.role == "viewer":
+        out.append(f" You are a viewer of {pid}, not an approver.")
+    else:
+        out.append(f" You are not a reviewer of {pid}.")
+    out.append(" To rule, an approver lists you as approver in etki.yaml and runs "
+               "etki init --update-reviewers.")
+    return out
+
+
+class DeskHeader(Header):
+    """Textual's one-line header without the clock's empty space, its title fitted to
+    its width by :func:`header_text` from the app's ``header_parts()``."""
+
+    def compose(self) -> ComposeResult:
+        """The icon (opens the palette) and the title."""
+        yield HeaderIcon().data_bind(Header.icon)
+        yield HeaderTitle()
+
+    def format_title(self) -> Content:
+        """The fitted line, the part after the title dim (as Textual's own)."""
+        parts = getattr(self.app, "header_parts", None)
+        if parts is None:
+            return super().format_title()
+        width = max(self.size.width - ICON_WIDTH, 20) if self.size.width else 72
+        text = header_text(self.screen_title, *parts(), width=width)
+        title = f"{self.screen_title} — "
+        if text.startswith(title):
+            return Content.assemble(self.screen_title, (" — ", "dim"),
+                                    (text.removeprefix(title), "dim"))
+        return Content(text).stylize("dim")
+
+    def update_title(self) -> None:
+        """Render the title again (the seat, the project or the width changed)."""
+        try:
+            self.query_one(HeaderTitle).update(self.format_title())
+        except Exception:  # not mounted yet, or gone: the next mount formats it
+            return
+
+    def on_resize(self, event: Resize) -> None:
+        """A new width: fit the line again."""
+        self.call_after_refresh(self.update_title)

@@ -1,0 +1,470 @@
+"""Who and where, focus and keys on the reviewer desk (issue 12 items 5 and 6, and three
+pieces of item 7), driven with Textual's Pilot on real stores: SQLite files, the real
+PostgreSQL on 127.0.0.1:5432 (skipped cleanly when absent), real project folders loaded
+with ``init_project`` (sample_project's own etki.yaml, the tdrs engagement from
+../shared/realdata). Nothing is mocked; every wait is for a state (workers done).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import unicodedata
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Label
+from textual.widgets._header import HeaderTitle
+
+from etki.config import Settings
+from etki.services import Desk, init_project
+from etki.store import CaseFileRepository
+from etki_tui.app import EtkiApp
+from etki_tui.header import header_text
+from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.widgets.queue import CURSOR_MARK, CaseDetail, QueueTable
+from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
+from tests.test_tui_pilot import (
+    Recorder,
+    current,
+    make_app,
+    queue_ids,
+    settle,
+    shown,
+    sync,
+)
+
+FIRST = "req-demo-0a1f3c21"  # IN_SCOPE
+SAMPLE = REPO_ROOT / "sample_project"
+REALDATA = (Path(os.environ["ETKI_REALDATA_DIR"]) if os.environ.get("ETKI_REALDATA_DIR")
+            else next((a / "shared" / "realdata" for a in REPO_ROOT.parents
+                       if (a / "shared" / "realdata").is_dir()), None))
+TDRS = REALDATA / "tdrs" if REALDATA is not None else None
+
+
+def header(app: EtkiApp) -> str:
+    """The header line as drawn (its title widget, surrounding blanks removed)."""
+    return shown(app.query_one(HeaderTitle), height=1).strip()
+
+
+def desk_app(desk: Desk, project_id: str, **options: object) -> EtkiApp:
+    return EtkiApp(desk, project_id, cursor_blink=False, search_delay=3600,
+                   poll_seconds=0, clock=tui_clock, preview_delay=0, **options)  # type: ignore[arg-type]
+
+
+def notes(seen: Recorder) -> list[str]:
+    return seen.notes()
+
+
+# --- item 5: who and where ------------------------------------------------------------
+
+@sync
+async def test_header_names_reviewer_role_and_sqlite_store(tui_world: TuiWorld) -> None:
+    path = tui_world.tmp / "etki.db"
+    app = make_app(tui_world)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        line = header(app)
+        assert line == (f"Etki — Kentpark e-Services (test) (demo) · reviewer · approver · "
+                        f"sqlite {path}")
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = header(app)
+        # 72 cells beside the icon: the name gives way to the id, the path keeps its end
+        assert line.startswith("Etki — demo · reviewer · approver · sqlite ")
+        assert line.endswith("/etki.db") and len(line) <= 72
+        assert str(path).endswith(line.rsplit("sqlite ", 1)[1].removeprefix("…"))
+        assert not app.query_one("#readonly-banner").display
+
+
+def test_header_text_shortens_a_long_sqlite_path_from_the_left() -> None:
+    from etki.services import Seat
+
+    seat = Seat("Ayşe Yılmaz", "approver", True)
+    store = "sqlite /srv/etki/engagements/kentpark-municipality/2026/.etki/etki.db"
+    full = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat,
+                       store, 200)
+    assert full == ("Etki — Kentpark Municipality e-Services Portal (demo) · Ayşe Yılmaz · "
+                    f"approver · {store}")
+    at80 = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat,
+                       store, 72)
+    assert at80 == "Etki — demo · Ayşe Yılmaz · approver · sqlite …/2026/.etki/etki.db"
+    narrow = header_text("Etki", "x", "demo", seat, store, 50)
+    assert narrow == "demo · Ayşe Yılmaz · approver · sqlite …/etki.db"  # title dropped
+    long_name = Seat("Bärbel Müller-Şahin von Hohenzollern-Sigmaringen", "viewer", False)
+    cut = header_text("Etki", "x", "demo", long_name, store, 60)
+    assert cut == "demo · Bärbel Müller-Şahin von … · viewer · sqlite …/etki.db"
+    assert len(cut) <= 60
+
+
+@pytest.mark.postgres
+@sync
+async def test_header_names_the_postgres_store_without_its_password(tmp_path: Path) -> None:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg not installed")
+    from sqlalchemy import create_engine, text
+
+    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as exc:  # server absent: skip cleanly
+        admin.dispose()
+        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
+    url = (f"postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:5432/test"
+           f"?options=-csearch_path%3D{schema}")
+    repo = CaseFileRepository(url, clock=tui_clock)
+    try:
+        repo.save_project(tui_project(), "sha256:tui", b"{}\n")
+        settings = Settings(db_url=url, wiki_dir=None, reviewer="ayse")
+        app = desk_app(Desk(settings, repo), "demo")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            line = header(app)
+            assert line.endswith(" · ayse · approver · postgres 127.0.0.1:5432/test")
+            screen = "\n".join(shown(w) for w in app.screen.query("*") if w.display)
+            assert "s3cret-pw" not in line and "s3cret-pw" not in screen
+            assert "search_path" not in line and "postgres:" not in line
+    finally:
+        repo.dispose()
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sample_project (its own etki.yaml: three approvers, two viewers) loaded once into
+    a SQLite file; tests copy it."""
+    if not (SAMPLE / "etki.yaml").is_file():
+        pytest.skip("sample_project absent")
+    folder = tmp_path_factory.mktemp("sample-store")
+    settings = Settings(db_url=f"sqlite:///{folder}/etki.db", wiki_dir=None,
+                        reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(SAMPLE, repo, settings)
+    repo.dispose()
+    return folder
+
+
+@pytest.mark.parametrize(("reviewer", "role", "why"), [
+    pytest.param(unicodedata.normalize("NFD", "Bärbel Müller-Şahin"), "viewer",
+                 "are a viewer of demo, not an approver", id="viewer-nfd"),
+    pytest.param("[bold]mallory[/bold]", "not listed", "are not a reviewer of demo",
+                 id="unlisted-markup"),
+])
+@sync
+async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
+        sample_store: Path, tmp_path: Path, reviewer: str, role: str, why: str) -> None:
+    shutil.copytree(sample_store, tmp_path, dirs_exist_ok=True)
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
+                        reviewer=reviewer)
+    repo = CaseFileRepository(settings.db_url)
+    name = unicodedata.normalize("NFC", reviewer)
+    seen = Recorder()
+    app = desk_app(Desk(settings, repo), "demo")
+    try:
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            assert f" · {name} · {role} · " in header(app)  # NFC, literal, never markup
+            banner = app.query_one("#readonly-banner")
+            assert banner.display and banner.region.y == 1  # right under the header
+            said = " ".join(shown(banner).replace("█", " ").split())  # no border
+            assert said.startswith(f"READ-ONLY You {why}.")
+            assert "etki.yaml" in said and "etki init --update-reviewers" in said
+            assert banner.size.height <= 2  # two lines at 80 columns
+            pending = queue_ids(app)
+            assert pending
+            for key in ("a", "c", "r"):
+                seen.clear()
+                await pilot.press(key)
+                await settle(pilot)
+                assert not isinstance(app.screen, ConfirmRuling)
+                [note] = [n for n in notes(seen) if n.startswith("Read-only desk")]
+                assert name in note and "nothing was recorded" in note
+                assert "ETKI_REVIEWER" in note and "--update-reviewers" in note
+            assert queue_ids(app) == pending
+        cases = repo.cases("demo", status=None)
+        assert cases and all(c.ruling is None for c in cases)
+        assert all(repo.audit_log(c.case_id) == [] for c in cases)  # not even an attempt
+    finally:
+        repo.dispose()
+
+
+# --- item 6: focus and keys ------------------------------------------------------------
+
+@sync
+async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
+        tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        await pilot.press("enter")
+        assert app.screen.maximized is app.query_one(CaseDetail)
+        assert app.focused is app.query_one(CaseDetail)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.maximized is None and app.focused is table
+        await pilot.press("down")  # the arrows move the queue again, not the detail
+        assert current(app) == queue_ids(app)[1]
+        await pilot.press("enter", "enter")  # Enter toggles back too
+        await settle(pilot)
+        assert app.screen.maximized is None and app.focused is table
+
+
+@sync
+async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        ids = queue_ids(app)
+        assert len(ids) == 6 and current(app) == ids[0]
+        for key, want in (("j", 1), ("j", 2), ("k", 1), ("end", 5), ("home", 0),
+                          ("G", 5), ("k", 4), ("g", 0)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert current(app) == ids[want], key
+            detail = app.query_one(CaseDetail)
+            assert f"Case {want + 1} of 6 · {ids[want]}" in str(detail.border_title)
+
+
+@pytest.fixture(scope="module")
+def tdrs_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The tdrs engagement (real contract and requests) loaded with ``init_project``."""
+    if TDRS is None or not (TDRS / "etki.yaml").is_file():
+        pytest.skip("../shared/realdata/tdrs absent (set ETKI_REALDATA_DIR)")
+    folder = tmp_path_factory.mktemp("tdrs")
+    settings = Settings(db_url=f"sqlite:///{folder}/etki.db", wiki_dir=None,
+                        reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(TDRS, repo, settings)
+    yield Desk(settings, repo)
+    repo.dispose()
+
+
+def _citing(desk: Desk, number: str) -> set[str]:
+    """Pending tdrs cases whose stored decision cites clause ``number`` or a sub-clause
+    of it, read straight from the store's cases."""
+    found = set()
+    for case in desk.repo.cases("tdrs"):
+        numbers = [ref.split("#", 1)[1] for ref in case.decision.cited_clauses]
+        if any(n == number or n.startswith(f"{number}.") for n in numbers):
+            found.add(case.case_id)
+    return found
+
+
+@pytest.mark.parametrize("query", ["4.4", "9.2", "3.1", "3.1.2", "2.1", "5.1",
+                                   "tdrs-rfq#2.2", "TDRS-RFQ#3.1.1"])
+@sync
+async def test_find_a_clause_number_matches_the_cases_citing_it(tdrs_world: Desk,
+                                                                query: str) -> None:
+    number = query.rsplit("#", 1)[-1]
+    want = _citing(tdrs_world, number)
+    app = desk_app(tdrs_world, "tdrs")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        everything = set(queue_ids(app))
+        assert len(everything) == len(tdrs_world.repo.cases("tdrs"))
+        await pilot.press("slash")
+        field = app.focused
+        assert isinstance(field, Input)
+        field.value = query
+        await settle(pilot)
+        assert set(queue_ids(app)) == want, query
+        summary = " ".join(shown(app.query_one("#filter-summary"), 116, 1).split())
+        assert f"{len(want)} of {len(everything)}" in summary
+
+
+def test_clause_numbers_match_whole_parts_only() -> None:
+    from etki_tui.filters import clause_token
+
+    assert clause_token("4.4") == (None, "4.4")
+    assert clause_token("MSA-2024-01#4.4") == ("msa-2024-01", "4.4")
+    assert clause_token("4") is None and clause_token("v2.0") is None
+
+
+@sync
+async def test_find_clause_number_does_not_match_other_numbers(tmp_path: Path) -> None:
+    """4.1 never matches 14.1 or 4.10; 4.1 matches its sub-clause 4.1.2."""
+    from etki.domain import Request
+    from tests.conftest import tui_decision
+
+    world = build_tui_world(tmp_path, wiki=False)
+    world.repo.add_cases("demo", [
+        (Request("X1", "a", "cites 14.1"),
+         tui_decision("req-demo-x0000001", "IN_SCOPE", ("MSA-2024-01#14.1",),
+                      confidence=0.7)),
+        (Request("X2", "b", "cites 4.10"),
+         tui_decision("req-demo-x0000002", "IN_SCOPE", ("MSA-2024-01#4.10",),
+                      confidence=0.7)),
+        (Request("X3", "c", "cites 4.1.2"),
+         tui_decision("req-demo-x0000003", "IN_SCOPE", ("MSA-2024-01#4.1.2",),
+                      confidence=0.7)),
+    ])
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        field = app.focused
+        assert isinstance(field, Input)
+        field.value = "4.1"
+        await settle(pilot)
+        assert set(queue_ids(app)) == {"req-demo-2c4a8e13", "req-demo-3d5b0f24",
+                                       "req-demo-x0000003"}
+    world.repo.dispose()
+
+
+@sync
+async def test_an_agreeing_ruling_confirms_with_y(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")  # FIRST is IN_SCOPE: approving agrees
+        modal = app.screen
+        assert isinstance(modal, ConfirmRuling) and not modal.is_override
+        assert app.focused is modal.query_one("#confirm-ok")
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmRuling)
+        assert FIRST not in queue_ids(app)
+    ruling = tui_world.repo.case(FIRST).ruling
+    assert ruling is not None and ruling.ruling == "IN_SCOPE" and not ruling.is_override
+
+
+@sync
+async def test_an_override_never_confirms_by_default(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")  # REJECT on an IN_SCOPE verdict: an override
+        modal = app.screen
+        assert isinstance(modal, ConfirmRuling) and modal.is_override
+        reason = modal.query_one("#confirm-reason", Input)
+        assert app.focused is reason
+        await pilot.press("y")  # typed into the reason box, not a confirmation
+        assert reason.value == "y" and app.screen is modal
+        reason.value = ""
+        await pilot.press("tab")  # to Cancel
+        await pilot.press("y")  # outside the box: says what is needed, rules nothing
+        await settle(pilot)
+        assert app.screen is modal and app.focused is reason
+        said = str(modal.query_one("#confirm-error", Label).content)
+        assert "needs a reason" in said
+        await pilot.press("escape")
+        await settle(pilot)
+    assert tui_world.repo.case(FIRST).ruling is None
+
+
+# --- item 7: help, the conflict warning, NO_COLOR ---------------------------------------
+
+@sync
+async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> None:
+    """requests.jsonl lists the newest request first: the queue keeps the file's order
+    (what help says), and ``o`` sorts oldest first by submission date."""
+    folder = tmp_path / "order"
+    (folder / "contracts").mkdir(parents=True)
+    (folder / "etki.yaml").write_text(
+        "id: order\nname: Order test\nreviewers:\n  - name: reviewer\n    role: approver\n",
+        encoding="utf-8")
+    (folder / "contracts" / "sow.md").write_text(
+        "# Statement of work\n\n## 1 Portal\n\nThe contractor builds the citizen portal "
+        "with online payments.\n\n## 2 Exclusions\n\nNative mobile apps are out of "
+        "scope.\n", encoding="utf-8")
+    rows = [("R-3", "2026-11-03", "Payments page shows an error"),
+            ("R-1", "2026-11-01", "Build a native mobile app"),
+            ("R-2", "2026-11-02", "Portal login is slow")]
+    (folder / "requests.jsonl").write_text("".join(
+        json.dumps({"id": rid, "title": title, "text": title, "submitted_at": day}) + "\n"
+        for rid, day, title in rows), encoding="utf-8")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
+                        reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(folder, repo, settings)
+    desk = Desk(settings, repo)
+    by_request = {c.request_id: c.case_id for c in repo.cases("order")}
+    app = desk_app(desk, "order")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert queue_ids(app) == [by_request[r] for r, _, _ in rows]  # the file's order
+        await pilot.press("question_mark")
+        await settle(pilot)
+        body = " ".join(shown(app.screen.query_one("#help-body"), 96, 80).split())
+        assert "Pending cases in queue order: the order they were loaded in" in body
+        assert "oldest first, with" not in body
+        await pilot.press("escape", "o")  # queue order -> oldest first
+        await settle(pilot)
+        assert queue_ids(app) == [by_request[r] for r in ("R-1", "R-2", "R-3")]
+    repo.dispose()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@sync
+async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
+                                                           size: tuple[int, int]) -> None:
+    from etki.approval import ApprovalService
+
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        modal = app.screen
+        assert isinstance(modal, ConfirmRuling)
+        ApprovalService(tui_world.repo, tui_world.settings).rule(
+            FIRST, "reject", reason="Out of remit.", reviewer="ayse")
+        app.poll_queue()
+        await settle(pilot)
+        label = modal.query_one("#confirm-error", Label)
+        dialog = modal.query_one("#confirm-dialog")
+        assert label.region.right <= dialog.content_region.right  # nothing cut off
+        said = " ".join(shown(label).split())
+        assert said.startswith("⚠ ALREADY RULED by ayse at 2026-11-29 12:00Z")
+        assert said.endswith("Nothing you press here will be recorded; move to another case.")
+        assert app.focused is modal.query_one("#confirm-cancel")  # Enter no longer rules
+
+
+@sync
+async def test_no_color_marks_the_selected_row(tui_world: TuiWorld,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        for row in (0, 1, 3):
+            table.move_cursor(row=row, animate=False)
+            await settle(pilot)
+            lines = shown(table).splitlines()[1:7]  # below the header row
+            marked = [i for i, line in enumerate(lines) if line.startswith(CURSOR_MARK)]
+            assert marked == [row]
+            assert lines[row][1:].lstrip().startswith(queue_ids(app)[row][-8:])
+    monkeypatch.delenv("NO_COLOR")
+    plain = make_app(tui_world)  # colours on: reverse video and colour are enough
+    async with plain.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert CURSOR_MARK not in shown(plain.query_one(QueueTable))
+
+
+def test_store_label_never_shows_credentials() -> None:
+    from etki.services import store_label
+
+    assert store_label("postgresql+psycopg://ayse:s3cret@db.example:6543/etki?sslmode=x") \
+        == "postgres db.example:6543/etki"
+    assert store_label("postgresql://db.example/etki") == "postgres db.example/etki"
+    assert store_label("sqlite:///.etki/etki.db") == "sqlite .etki/etki.db"
+    assert store_label("sqlite://") == "sqlite (in memory)"
+    assert store_label("not a url") == "unknown store"
+
+
+def test_seat_roles(tui_world: TuiWorld) -> None:
+    for who, role, may in (("reviewer", "approver", True), ("vera", "viewer", False),
+                           ("nobody", "not listed", False)):
+        seat = Desk(replace(tui_world.settings, reviewer=who), tui_world.repo).seat("demo")
+        assert (seat.reviewer, seat.role, seat.may_rule, seat.open) == (who, role, may, False)
