@@ -15,18 +15,14 @@ from pathlib import Path
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.content import Content
-from textual.events import Resize
-from textual.widgets import Header
-from textual.widgets._header import HeaderIcon, HeaderTitle
+from textual.events import Click
+from textual.widget import Widget
 
 from etki.services import Seat
 from etki.text import printable
 
 SEP = " · "
-ICON_WIDTH = 8
-"""Cells the header icon takes on the left (Textual's ``HeaderIcon``)."""
 
 
 def role_label(seat: Seat) -> str:
@@ -118,35 +114,43 @@ def read_only_banner(seat: Seat, project_id: str) -> Text:
     return out
 
 
-class DeskHeader(Header):
-    """Textual's one-line header without the clock's empty space, its title fitted to
-    its width by :func:`header_text` from the app's ``header_parts()``."""
+class DeskHeader(Widget):
+    """The one-line header (public Textual API only): the app's title and
+    :func:`header_text` of the app's ``header_parts()``, fitted to the widget's width
+    on every render, so a resize or :meth:`update_title` draws it again. A click opens
+    the command palette, as Textual's own header icon does."""
 
-    def compose(self) -> ComposeResult:
-        """The icon (opens the palette) and the title."""
-        yield HeaderIcon().data_bind(Header.icon)
-        yield HeaderTitle()
+    DEFAULT_CSS = """
+    DeskHeader {
+        dock: top;
+        width: 100%;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        content-align: center middle;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
 
-    def format_title(self) -> Content:
-        """The fitted line, the part after the title dim (as Textual's own)."""
+    def render(self) -> Content:
+        """The fitted line, the part after the title dim."""
+        title = self.app.title
         parts = getattr(self.app, "header_parts", None)
         if parts is None:
-            return super().format_title()
-        width = max(self.size.width - ICON_WIDTH, 20) if self.size.width else 72
-        text = header_text(self.screen_title, *parts(), width=width)
-        title = f"{self.screen_title} — "
-        if text.startswith(title):
-            return Content.assemble(self.screen_title, (" — ", "dim"),
-                                    (text.removeprefix(title), "dim"))
+            return Content(title)
+        width = self.size.width or 80
+        text = header_text(title, *parts(), width=width)
+        lead = f"{title} — "
+        if text.startswith(lead):
+            return Content.assemble(title, (" — ", "dim"), (text.removeprefix(lead), "dim"))
         return Content(text).stylize("dim")
 
     def update_title(self) -> None:
-        """Render the title again (the seat, the project or the width changed)."""
-        try:
-            self.query_one(HeaderTitle).update(self.format_title())
-        except Exception:  # not mounted yet, or gone: the next mount formats it
-            return
+        """Render the line again (the seat, the project or the width changed)."""
+        self.refresh()
 
-    def on_resize(self, event: Resize) -> None:
-        """A new width: fit the line again."""
-        self.call_after_refresh(self.update_title)
+    async def on_click(self, event: Click) -> None:
+        """Open the command palette."""
+        event.stop()
+        await self.run_action("app.command_palette")

@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Label
-from textual.widgets._header import HeaderTitle
 
 from etki.config import Settings
 from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
-from etki_tui.header import header_text
+from etki_tui.header import DeskHeader, header_text
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.widgets.queue import CURSOR_MARK, CaseDetail, QueueTable
 from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
@@ -46,8 +45,8 @@ TDRS = REALDATA / "tdrs" if REALDATA is not None else None
 
 
 def header(app: EtkiApp) -> str:
-    """The header line as drawn (its title widget, surrounding blanks removed)."""
-    return shown(app.query_one(HeaderTitle), height=1).strip()
+    """The header line as drawn (surrounding blanks removed)."""
+    return shown(app.query_one(DeskHeader), height=1).strip()
 
 
 def desk_app(desk: Desk, project_id: str, **options: object) -> EtkiApp:
