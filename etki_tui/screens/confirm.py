@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki_tui.actions import bindings
+from etki_tui.live import part
 from etki_tui.render import cell, literal, ruled_banner, verdict_text
 
 ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
@@ -38,6 +39,8 @@ class ConfirmRuling(ModalScreen[str | None]):
         self.ruling = ACTIONS[action]
         self.is_override = self.ruling != case.decision.verdict
         self._cursor_blink = cursor_blink
+        self.ruled_meanwhile: RulingRecord | None = None
+        """Another reviewer's ruling of the case, seen while the dialog was open."""
 
     def compose(self) -> ComposeResult:
         """The question, the case, verdict vs ruling, reason box and buttons."""
@@ -65,7 +68,8 @@ class ConfirmRuling(ModalScreen[str | None]):
                            else "Reason (optional)", id="confirm-reason", select_on_focus=False)
             reason.cursor_blink = self._cursor_blink
             yield reason
-            yield Label("", id="confirm-error", markup=False)
+            yield Label(ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",
+                        id="confirm-error", markup=False)
             with Horizontal(id="confirm-buttons"):
                 cancel = Button("Cancel", id="confirm-cancel", variant="default")
                 ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
@@ -83,14 +87,19 @@ class ConfirmRuling(ModalScreen[str | None]):
     def on_mount(self) -> None:
         """Cancel, or the reason box when a reason is needed (typing is the next step;
         nothing is ruled before it is typed and the button pressed)."""
-        if self.is_override:
-            self.query_one("#confirm-reason", Input).focus()
-        else:
-            self.query_one("#confirm-cancel", Button).focus()
+        first = (part(self, "#confirm-reason", Input) if self.is_override
+                 else part(self, "#confirm-cancel", Button))
+        if first is not None:  # None: the desk closed while the dialog was being built
+            first.focus()
 
     def mark_ruled(self, ruling: RulingRecord) -> None:
-        """Another reviewer ruled this case while the dialog was open: say so."""
-        self.query_one("#confirm-error", Label).update(ruled_banner(ruling))
+        """Another reviewer ruled this case while the dialog was open: say so. The
+        live refresh can tell before the dialog is composed (it is pushed in the same
+        turn): the ruling is kept and composed into it."""
+        self.ruled_meanwhile = ruling
+        label = part(self, "#confirm-error", Label)
+        if label is not None:
+            label.update(ruled_banner(ruling))
 
     @property
     def reason(self) -> str:
