@@ -493,20 +493,21 @@ class EtkiApp(App[None]):
             self._versions[message.case_id] = message.outcome.ruling.version
         ruling = message.outcome.ruling
         text = self._ruling_text(message.action, message.case_id, ruling)
-        if message.outcome.wiki_report is None and not message.outcome.wiki_error:
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:  # the queue first, then the projection's thread
+            pane.remove_case(message.case_id, message.memory or None)
+            self.notify(printable(text, multiline=False), title="Ruling saved",
+                        markup=False)
+            self._mark_stale(search=False)
+        if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
+            if pane is not None:
+                self._wiki_failed(text, message.outcome.wiki_error)
+        elif message.outcome.wiki_report is None:
             if gone(self):  # the ruling is saved; the next start's catch-up projects it
                 self.log.warning(f"{message.case_id}: wiki projection left to the "
                                  "catch-up (the desk is closing)")
             else:
                 self.project_ruling(message.case_id, message.action)
-        pane = self.desk_part(QueuePane, message)
-        if pane is None:
-            return
-        pane.remove_case(message.case_id, message.memory or None)
-        self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
-        self._mark_stale(search=False)
-        if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
-            self._wiki_failed(text, message.outcome.wiki_error)
 
     def _wiki_failed(self, text: str, error: str) -> None:
         if not error.lower().startswith("wiki"):
