@@ -19,14 +19,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Group
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
@@ -47,6 +50,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
+from etki_tui.live import gone, part
 from etki_tui.messages import (
     CaseWanted,
     Copied,
@@ -82,6 +86,8 @@ from etki_tui.widgets.reports import ReportsPane
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
+
+_W = TypeVar("_W", bound=Widget)
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
@@ -219,10 +225,11 @@ class EtkiApp(App[None]):
 
     def _show_who(self) -> None:
         """Header and read-only banner after the seat or the project changed."""
-        try:
-            self.query_one(DeskHeader).update_title()
-            banner = self.query_one("#readonly-banner", Static)
-        except Exception:  # not composed yet: on_mount's first load shows it
+        header = part(self, DeskHeader)
+        if header is not None:
+            header.update_title()
+        banner = part(self, "#readonly-banner", Static)
+        if banner is None:  # not composed yet (on_mount's first load shows it), or closing
             return
         seat = self.seat
         read_only = seat is not None and not seat.may_rule
@@ -244,6 +251,23 @@ class EtkiApp(App[None]):
         screenshot (it writes a file into the working directory)."""
         return [c for c in super().get_system_commands(screen)
                 if c.title not in ("Keys", "Screenshot")]
+
+    def desk_part(self, selector: str | type[_W], message: Message | str,
+                  expect_type: type[_W] | None = None) -> _W | None:
+        """The desk's widget ``selector`` (on the default screen, also under a modal),
+        or None when it cannot take ``message``: the desk is closing (Textual removes
+        its widgets, children first, while answers already queued are still handled)
+        or the widget is gone. The drop is logged (``textual console``) with its reason;
+        what the message carried is in the database for the next load. A pane that is
+        there but not composed yet is returned: it keeps what it is given and draws it
+        on mount."""
+        found = part(self, selector, expect_type)
+        if found is None:
+            what = message if isinstance(message, str) else type(message).__name__
+            name = selector if isinstance(selector, str) else selector.__name__
+            why = "the desk is closing" if gone(self) else "it is not on the desk"
+            self.log.warning(f"{what} dropped: no {name} to show it in ({why})")
+        return found
 
     # --- workers: every desk call runs in a thread and answers with a message -------------
 
@@ -463,7 +487,9 @@ class EtkiApp(App[None]):
         self.sub_title = printable(f"{message.project_name} ({message.project_id})",
                                    multiline=False)
         self._show_who()
-        pane = self.query_one(QueuePane)
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return  # closing: the catch-up waits for the next start's first queue
         by_others = pane.load(message.cases, message.clauses, message.memory,
                               mine=self._in_flight, rulings=message.rulings,
                               workitems=message.workitems,
@@ -519,16 +545,23 @@ class EtkiApp(App[None]):
         self._in_flight.discard(message.case_id)
         if message.case_id in self._versions:  # our own change: the poll needs no reload
             self._versions[message.case_id] = message.outcome.ruling.version
-        pane = self.query_one(QueuePane)
-        pane.remove_case(message.case_id, message.memory or None)
         ruling = message.outcome.ruling
         text = self._ruling_text(message.action, message.case_id, ruling)
-        self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
-        self._mark_stale(search=False)
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:  # the queue first, then the projection's thread
+            pane.remove_case(message.case_id, message.memory or None)
+            self.notify(printable(text, multiline=False), title="Ruling saved",
+                        markup=False)
+            self._mark_stale(search=False)
         if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
-            self._wiki_failed(text, message.outcome.wiki_error)
+            if pane is not None:
+                self._wiki_failed(text, message.outcome.wiki_error)
         elif message.outcome.wiki_report is None:
-            self.project_ruling(message.case_id, message.action)
+            if gone(self):  # the ruling is saved; the next start's catch-up projects it
+                self.log.warning(f"{message.case_id}: wiki projection left to the "
+                                 "catch-up (the desk is closing)")
+            else:
+                self.project_ruling(message.case_id, message.action)
 
     def _wiki_failed(self, text: str, error: str) -> None:
         if not error.lower().startswith("wiki"):
@@ -541,8 +574,11 @@ class EtkiApp(App[None]):
 
     @on(RulingProjected)
     def _ruling_projected(self, message: RulingProjected) -> None:
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return
         if message.memory is not None:
-            self.query_one(QueuePane).update_memory(message.memory, message.rulings)
+            pane.update_memory(message.memory, message.rulings)
         if message.wiki_error:
             text = f"{message.case_id} is ruled."
             self._wiki_failed(text, message.wiki_error)
@@ -556,7 +592,7 @@ class EtkiApp(App[None]):
                                   f"database: {detail}. Once that is fixed, `python -m "
                                   "etki.wiki rebuild` regenerates it.", multiline=False),
                         title="Wiki error", severity="warning", markup=False, timeout=10)
-        elif getattr(message.wiki_report, "changed", False):
+        elif getattr(message.wiki_report, "changed", False) and not gone(self):
             self._mark_stale()  # Hafıza lists the pages written
 
     @on(DetailsWanted)
@@ -568,12 +604,17 @@ class EtkiApp(App[None]):
     def _details_loaded(self, message: DetailsLoaded) -> None:
         if message.project_id and message.project_id != self.project_id:
             return
-        self.query_one(QueuePane).details_loaded(message.records, message.asked,
-                                                 message.error)
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:
+            pane.details_loaded(message.records, message.asked, message.error)
 
     @on(RulingConflict)
     def _ruling_conflict(self, message: RulingConflict) -> None:
         self._in_flight.discard(message.case_id)
+        if gone(self):  # nothing was recorded; no dialog on a desk that is closing
+            self.log.warning(f"RulingConflict on {message.case_id} dropped: the desk "
+                             "is closing")
+            return
         who = printable(message.ruled_by or "another reviewer", multiline=False)
         body = Text()
         body.append(f"{message.case_id} was already ruled", style="bold")
@@ -594,7 +635,7 @@ class EtkiApp(App[None]):
     def _ruling_failed(self, message: RulingFailed) -> None:
         self._in_flight.discard(message.case_id)
         title = f"{ACTION_VERB.get(message.action, 'Ruling')} not recorded"
-        if message.error == PermissionDeniedError.__name__:
+        if message.error == PermissionDeniedError.__name__ and not gone(self):
             self.load_queue("reload")  # the reviewer list changed: the banner follows
             body = Group(Text(message.message, style="bold"), Text(""),
                          Text(message.advice))
@@ -605,7 +646,9 @@ class EtkiApp(App[None]):
 
     @on(DeskFailed)
     def _desk_failed(self, message: DeskFailed) -> None:
-        self.query_one(QueuePane).table.loading = False
+        table = self.desk_part("#queue-table", message)
+        if table is not None:
+            table.loading = False
         self.notify(f"{message.message}. {message.advice}".strip(),
                     title=f"Could not load {message.what}", severity="error", markup=False,
                     timeout=12)
@@ -616,16 +659,20 @@ class EtkiApp(App[None]):
             return
         if message.seq and message.seq != self._search_seq:
             return  # an older search answered late: a newer query's results stand
-        pane = self.query_one(MemoryPane)
-        current = self.query_one("#memory-search", Input).value
-        if message.query == current:
+        pane = self.desk_part(MemoryPane, message)
+        box = self.desk_part("#memory-search", message, Input)
+        if pane is not None and box is not None and message.query == box.value:
             pane.set_hits(message.query, message.hits, message.error, total=message.total)
 
     @on(MemoryLoaded)
     def _memory_loaded(self, message: MemoryLoaded) -> None:
         if message.project_id and message.project_id != self.project_id:
             return
-        self.query_one(MemoryPane).set_memory(
+        pane = self.desk_part(MemoryPane, message)
+        if pane is None:
+            self._stale.add("hafiza")  # read again when a Hafıza is shown
+            return
+        pane.set_memory(
             message.precedents, message.disputed, message.clauses, message.pages,
             message.wiki_on, precedent_pages=message.precedent_pages,
             top_pages=message.top_pages, wiki_root=self.desk.wiki_root(self.project_id))
@@ -636,15 +683,19 @@ class EtkiApp(App[None]):
             return
         if message.seq and message.seq != self._page_seq:
             return  # a newer page was asked for: this one would be stale
-        # laid out in the pane's own worker: keys never wait for a page's markdown
-        self.query_one(MemoryPane).show_page_soon(message.path, message.text, message.error,
-                                                  history=message.history)
+        pane = self.desk_part(MemoryPane, message)
+        if pane is not None:
+            # laid out in the pane's own worker: keys never wait for a page's markdown
+            pane.show_page_soon(message.path, message.text, message.error,
+                                history=message.history)
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
         if message.project_id and message.project_id != self.project_id:
             return
-        self.query_one(ReportsPane).show(message.report)
+        pane = self.desk_part(ReportsPane, message)
+        if pane is not None:
+            pane.show(message.report)
 
     @on(TerminalClosed)
     def _terminal_closed(self, message: TerminalClosed) -> None:
@@ -656,6 +707,8 @@ class EtkiApp(App[None]):
             self.call_after_refresh(self._steady_inputs)
 
     def _steady_inputs(self) -> None:
+        if gone(self):  # a callback: the screens may be gone by now
+            return
         for field in self.screen.query(Input):
             field.cursor_blink = False
 
@@ -675,9 +728,12 @@ class EtkiApp(App[None]):
                         title="Not an approver", severity="warning", markup=False,
                         timeout=8)
             return
-        gone = self.query_one(QueuePane).ruled_elsewhere.get(case.case_id)
-        if gone is not None and gone.ruling is not None:
-            r = gone.ruling
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return  # no dialog on a desk that is closing: nothing is ruled
+        seen = pane.ruled_elsewhere.get(case.case_id)
+        if seen is not None and seen.ruling is not None:
+            r = seen.ruling
             self.post_message(RulingConflict(case.case_id, r.reviewer, r.ruled_at, r.ruling,
                                              "already ruled (seen by the live refresh)"))
             return
@@ -708,7 +764,9 @@ class EtkiApp(App[None]):
         if not query.strip():
             self.workers.cancel_group(self, "search")
             self._search_seq += 1  # an answer still on its way is for an older query
-            self.query_one(MemoryPane).set_hits("", [])
+            pane = self.desk_part(MemoryPane, message)
+            if pane is not None:
+                pane.set_hits("", [])
             return
         if message.immediate or self.search_delay <= 0:
             self._search_now(query)
@@ -764,15 +822,19 @@ class EtkiApp(App[None]):
                   "raporlar": "#reports-pane"}.get(pane_id)
         if pane_id == "hafiza" and self._tab_focus is not None:
             target, self._tab_focus = self._tab_focus, None  # asked for by focus_search
-        if target:
-            self.query_one(target).focus()
+        widget = self.desk_part(target, f"focus on {pane_id}") if target else None
+        if widget is not None:
+            widget.focus()
 
     def _mark_stale(self, *, search: bool = True) -> None:
         self._stale.update({"hafiza", "raporlar"})
-        self._refresh_tab(self.query_one(TabbedContent).active)
-        text = self.query_one("#memory-search", Input).value
-        if search and text.strip():
-            self._search_now(text)
+        tabs = self.desk_part(TabbedContent, "a refresh of the shown tab")
+        box = self.desk_part("#memory-search", "a refresh of the search", Input)
+        if tabs is None or box is None:
+            return  # stale: read again when a tab is shown
+        self._refresh_tab(tabs.active)
+        if search and box.value.strip():
+            self._search_now(box.value)
 
     def on_resize(self, event: events.Resize) -> None:
         """Cover the desk with a notice while the terminal is too small."""
@@ -901,7 +963,9 @@ class EtkiApp(App[None]):
     def goto_case(self, case_id: str) -> None:
         """Highlight a pending case in the queue (clearing filters that hide it), or
         open a ruled case's decision page in Hafıza."""
-        pane = self.query_one(QueuePane)
+        pane = self.desk_part(QueuePane, f"a jump to {case_id}")
+        if pane is None:
+            return
         if case_id in pane.cases:
             self.action_show_tab("queue")
             if case_id not in pane.table.row_keys():
@@ -913,8 +977,11 @@ class EtkiApp(App[None]):
         self.open_case_page(case_id)
 
     def _reveal_reader(self) -> None:
+        pane = self.desk_part(MemoryPane, "a palette jump to a decision page")
+        if pane is None:  # called from the page thread: the desk may be closing
+            return
         self.action_show_tab("hafiza")
-        self.query_one(MemoryPane).maximize_reader()
+        pane.maximize_reader()
 
     def project_switcher(self, project_id: str) -> Callable[[], None]:
         """A palette command that opens ``project_id``."""

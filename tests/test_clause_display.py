@@ -33,6 +33,7 @@ from tests.conftest import (
     build_tui_tdrs_world,
     tui_clock,
 )
+from tests.test_tui_pilot import press, settle  # they wait for states, not for rounds
 
 needs_tdrs = pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_project"
@@ -237,14 +238,6 @@ def tdrs_world(tmp_path: Path):  # noqa: ANN201
     world.repo.dispose()
 
 
-async def _settle(pilot) -> None:  # noqa: ANN001
-    app = pilot.app
-    for _ in range(6):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(worker.is_running for worker in app.workers):
-            return
-
 
 def _app(world):  # noqa: ANN001, ANN202
     from etki_tui.app import EtkiApp
@@ -258,7 +251,7 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
     async def run() -> None:
         app = _app(tdrs_world)
         async with app.run_test(size=size) as pilot:
-            await _settle(pilot)
+            await settle(pilot)
             from etki_tui.widgets.queue import QueuePane
 
             assert app.query_one(QueuePane).current_case_id() == TDRS_PENDING
@@ -278,8 +271,8 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
                 assert "Accessibility Insights and/or the DHS Trusted Tester process" in joined
                 if width >= 60:  # the address fits on one line of the pane
                     assert "https://www.acf.hhs.gov/ofa/resource/tanfedit/index" in joined
-                await pilot.press("enter")  # read full-screen: the text reflows wider
-                await _settle(pilot)
+                await press(pilot, "enter")  # read full-screen: the text reflows wider
+                await settle(pilot)
             assert _detail_lines(app)[1] > width - 1
 
     asyncio.run(run())
@@ -296,11 +289,11 @@ def test_reader_shows_the_contract_page_rendered(tdrs_world, size: tuple[int, in
     async def run() -> None:
         app = _app(tdrs_world)
         async with app.run_test(size=size) as pilot:
-            await _settle(pilot)
-            await pilot.press("2")
-            await _settle(pilot)
+            await settle(pilot)
+            await press(pilot, "2")
+            await settle(pilot)
             app.load_page("entities/contracts/tdrs-rfq.md", "push")
-            await _settle(pilot)
+            await settle(pilot)
             from etki_tui.widgets.memory import MemoryPane
 
             reader = app.query_one(MemoryPane).reader
@@ -342,11 +335,11 @@ def test_disputed_page_reads_at_80_columns(tui_world) -> None:  # noqa: ANN001
     async def run() -> None:
         app = _app(tui_world)
         async with app.run_test(size=(80, 24)) as pilot:
-            await _settle(pilot)
-            await pilot.press("2")
-            await _settle(pilot)
+            await settle(pilot)
+            await press(pilot, "2")
+            await settle(pilot)
             app.load_page("disputed.md", "push")
-            await _settle(pilot)
+            await settle(pilot)
             from etki_tui.widgets.memory import MemoryPane
 
             reader = app.query_one(MemoryPane).reader

@@ -32,7 +32,7 @@ from tests.conftest import (
     tui_clock,
     tui_decision,
 )
-from tests.test_tui_pilot import current, fill, goto, make_app, settle, shown, sync
+from tests.test_tui_pilot import current, fill, goto, make_app, press, settle, shown, sync
 
 FIRST = "req-demo-0a1f3c21"  # IN_SCOPE, cites 3.2 (disputed in the fixture)
 SECOND = "req-demo-1b7e9d02"  # REJECT, cites 9.1 (not disputed)
@@ -133,14 +133,14 @@ async def test_disputed_is_red(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("down")  # the cursor off the disputed row: its own colours show
+        await press(pilot, "down")  # the cursor off the disputed row: its own colours show
         await settle(pilot)
         marks = [s for s in screen_segments(app) if "⚠ DISPUTED" in s.text]
         assert len(marks) >= 2  # FIRST's row (and R5's), the detail has none (9.1)
         for seg in marks:
             assert seg.style is not None and seg.style.reverse, seg
             assert _is_red(seg.style.color), seg  # amber before (#ffff00-ish)
-        await pilot.press("up")
+        await press(pilot, "up")
         await settle(pilot)
         strip = [s for s in screen_segments(app) if s.text == "⚠ DISPUTED"]
         assert strip and all(_is_red(s.style.color) for s in strip)
@@ -221,9 +221,9 @@ async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once
         assert table.get_cell(THREE, "risk").plain == "low"
         assert not table.get_cell(THREE, "title").plain.startswith("⚠")
         await goto(pilot, RECEIPT)
-        await pilot.press("r")  # reject an IN_SCOPE verdict: an override, 4.3 disputed
+        await press(pilot, "r")  # reject an IN_SCOPE verdict: an override, 4.3 disputed
         await fill(pilot, "#confirm-reason", "Crashes on exports are out of 4.3.")
-        await pilot.press("enter", "enter")
+        await press(pilot, "enter", "enter")
         await settle(pilot)
         assert RECEIPT not in table.row_keys()
         assert table.get_cell(THREE, "risk").plain == "high 24h"  # no reload needed
@@ -369,7 +369,7 @@ async def test_raporlar_says_which_rule_counted_the_corrections(tmp_path: Path) 
     app = make_app(world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("3")
+        await press(pilot, "3")
         await settle(pilot)
         pane = app.query_one(ReportsPane)
         text = shown(pane.query_one("#report-body"), pane.size.width, 120)

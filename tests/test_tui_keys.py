@@ -30,6 +30,7 @@ from tests.test_tui_pilot import (
     Recorder,
     current,
     make_app,
+    press,
     queue_ids,
     settle,
     shown,
@@ -183,7 +184,7 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
             assert pending
             for key in ("a", "c", "r"):
                 seen.clear()
-                await pilot.press(key)
+                await press(pilot, key)
                 await settle(pilot)
                 assert not isinstance(app.screen, ConfirmRuling)
                 [note] = [n for n in notes(seen) if n.startswith("Read-only desk")]
@@ -206,15 +207,15 @@ async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         table = app.query_one(QueueTable)
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert app.screen.maximized is app.query_one(CaseDetail)
         assert app.focused is app.query_one(CaseDetail)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
         assert app.screen.maximized is None and app.focused is table
-        await pilot.press("down")  # the arrows move the queue again, not the detail
+        await press(pilot, "down")  # the arrows move the queue again, not the detail
         assert current(app) == queue_ids(app)[1]
-        await pilot.press("enter", "enter")  # Enter toggles back too
+        await press(pilot, "enter", "enter")  # Enter toggles back too
         await settle(pilot)
         assert app.screen.maximized is None and app.focused is table
 
@@ -228,7 +229,7 @@ async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> No
         assert len(ids) == 6 and current(app) == ids[0]
         for key, want in (("j", 1), ("j", 2), ("k", 1), ("end", 5), ("home", 0),
                           ("G", 5), ("k", 4), ("g", 0)):
-            await pilot.press(key)
+            await press(pilot, key)
             await settle(pilot)
             assert current(app) == ids[want], key
             detail = app.query_one(CaseDetail)
@@ -272,7 +273,7 @@ async def test_find_a_clause_number_matches_the_cases_citing_it(tdrs_world: Desk
         await settle(pilot)
         everything = set(queue_ids(app))
         assert len(everything) == len(tdrs_world.repo.cases("tdrs"))
-        await pilot.press("slash")
+        await press(pilot, "slash")
         field = app.focused
         assert isinstance(field, Input)
         field.value = query
@@ -311,7 +312,7 @@ async def test_find_clause_number_does_not_match_other_numbers(tmp_path: Path) -
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
+        await press(pilot, "slash")
         field = app.focused
         assert isinstance(field, Input)
         field.value = "4.1"
@@ -326,11 +327,11 @@ async def test_an_agreeing_ruling_confirms_with_y(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("a")  # FIRST is IN_SCOPE: approving agrees
+        await press(pilot, "a")  # FIRST is IN_SCOPE: approving agrees
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and not modal.is_override
         assert app.focused is modal.query_one("#confirm-ok")
-        await pilot.press("y")
+        await press(pilot, "y")
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         assert FIRST not in queue_ids(app)
@@ -343,21 +344,21 @@ async def test_an_override_never_confirms_by_default(tui_world: TuiWorld) -> Non
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("r")  # REJECT on an IN_SCOPE verdict: an override
+        await press(pilot, "r")  # REJECT on an IN_SCOPE verdict: an override
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and modal.is_override
         reason = modal.query_one("#confirm-reason", Input)
         assert app.focused is reason
-        await pilot.press("y")  # typed into the reason box, not a confirmation
+        await press(pilot, "y")  # typed into the reason box, not a confirmation
         assert reason.value == "y" and app.screen is modal
         reason.value = ""
-        await pilot.press("tab")  # to Cancel
-        await pilot.press("y")  # outside the box: says what is needed, rules nothing
+        await press(pilot, "tab")  # to Cancel
+        await press(pilot, "y")  # outside the box: says what is needed, rules nothing
         await settle(pilot)
         assert app.screen is modal and app.focused is reason
         said = str(modal.query_one("#confirm-error", Label).content)
         assert "needs a reason" in said
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
     assert tui_world.repo.case(FIRST).ruling is None
 
@@ -393,12 +394,12 @@ async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> N
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert queue_ids(app) == [by_request[r] for r, _, _ in rows]  # the file's order
-        await pilot.press("question_mark")
+        await press(pilot, "question_mark")
         await settle(pilot)
         body = " ".join(shown(app.screen.query_one("#help-body"), 96, 80).split())
         assert "Pending cases in queue order: the order they were loaded in" in body
         assert "oldest first, with" not in body
-        await pilot.press("escape", "o")  # queue order -> oldest first
+        await press(pilot, "escape", "o")  # queue order -> oldest first
         await settle(pilot)
         assert queue_ids(app) == [by_request[r] for r in ("R-1", "R-2", "R-3")]
     repo.dispose()
@@ -413,7 +414,7 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
     app = make_app(tui_world)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        await pilot.press("a")
+        await press(pilot, "a")
         modal = app.screen
         assert isinstance(modal, ConfirmRuling)
         ApprovalService(tui_world.repo, tui_world.settings).rule(

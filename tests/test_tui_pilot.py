@@ -21,12 +21,14 @@ from typing import Any
 
 import pytest
 from rich.text import Text
+from textual.app import App
 from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
+from textual.worker import WorkerState
 
 from etki.approval import ApprovalService
 from etki_tui.app import EtkiApp, main
@@ -108,15 +110,81 @@ def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     return EtkiApp(world.desk, world.project_id, **options)  # type: ignore[arg-type]
 
 
+FAILSAFE = 120.0
+"""Seconds after which a wait for a state gives up with a message saying what it waited
+for: a failsafe against a hang, never a timing assertion (a loaded 2-core machine may
+take long; the test only fails if the state never comes)."""
+
+
+def _raise_app_error(app: App[Any]) -> None:
+    if app._exception is not None:
+        raise app._exception
+
+
+async def until(pilot: Pilot, condition: Callable[[], object], what: str) -> None:
+    """Wait until ``condition()`` holds, letting the app handle its messages between
+    looks (``pilot.pause()``). Raises with ``what`` after :data:`FAILSAFE` seconds, or at
+    once with the app's own exception if it crashed meanwhile."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + FAILSAFE
+    while not condition():
+        _raise_app_error(pilot.app)
+        if loop.time() > give_up:
+            raise AssertionError(f"still waiting for {what} after {FAILSAFE:g} s")
+        await pilot.pause()
+    _raise_app_error(pilot.app)
+
+
+def _busy(app: App[Any]) -> list[str]:
+    """What the app still has to do: workers not finished, messages queued or being
+    handled by any node of any screen (or the app), after-refresh callbacks waiting.
+    Read from Textual's own bookkeeping, never changed (a handler being awaited is
+    finished by the ``pilot.pause()`` before the read: the app's turn in it comes after
+    the handler). A key press or a worker's answer
+    travels app -> screen -> widget, one hop per turn of the event loop; on a loaded
+    machine ``pilot.pause()`` can return before the last hop (it stops when the process
+    looks idle), so "nothing left to do" is read here, not assumed."""
+    left = [f"worker {w.name}" for w in app.workers
+            if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+    for screen in app.screen_stack:
+        if screen._callbacks:
+            left.append(f"{screen!r}: {len(screen._callbacks)} after-refresh callbacks")
+    nodes = [app, *(n for screen in app.screen_stack
+                    for n in screen.walk_children(with_self=True))]
+    for node in nodes:
+        if node.message_queue_size or node._next_callbacks:
+            left.append(f"{node!r}: messages")
+    return left
+
+
 async def settle(pilot: Pilot) -> None:
-    """Let workers finish and their messages be handled, until a pass starts no new
-    worker (handlers may start more: a page load after a list load, and so on)."""
+    """Wait for the state "nothing left to do" (:func:`_busy`): every worker finished
+    and every message handled, including what their handlers started (a page load after
+    a list load, and so on). No fixed number of rounds: a loaded machine may need more
+    (:data:`FAILSAFE` bounds a hang)."""
     app = pilot.app
-    for _ in range(6):
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + FAILSAFE
+    while True:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(worker.is_running for worker in app.workers):
+        _raise_app_error(app)
+        left = _busy(app)
+        if not left:
             return
+        if loop.time() > give_up:
+            raise AssertionError(f"still busy after {FAILSAFE:g} s: {left[:5]}")
+
+
+async def press(pilot: Pilot, *keys: str) -> None:
+    """Press ``keys`` one at a time, each handled (and what it started finished: a
+    dialog pushed, a worker's answer shown) before the next (:func:`settle`). Textual's
+    own ``pilot.press`` sends the next key once the process looks idle, which on a
+    loaded machine can be before the last key's effect (a Tab meant for the dialog
+    reaching the queue, "/" focusing the search box after the letters typed into it)."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
 
 
 def queue_ids(app: EtkiApp) -> list[str]:
@@ -136,12 +204,18 @@ def shown(widget, width: int | None = None, height: int | None = None) -> str:  
 
 
 async def goto(pilot: Pilot, case_id: str) -> None:
+    """Press Down until ``case_id`` is highlighted, each press handled before the next
+    look (under load a look can come before the key reached the table: pressing again
+    then would skip the case)."""
     app = pilot.app
-    for _ in range(50):
-        if current(app) == case_id:  # type: ignore[arg-type]
-            return
-        await pilot.press("down")
-    raise AssertionError(f"{case_id} not reachable in the queue")
+    rows = queue_ids(app)
+    if case_id not in rows:
+        raise AssertionError(f"{case_id} not in the queue")
+    while current(app) != case_id:
+        if rows.index(current(app) or rows[0]) > rows.index(case_id):  # type: ignore[arg-type]
+            raise AssertionError(f"{case_id} is above the cursor")
+        await press(pilot, "down")
+        await settle(pilot)
 
 
 async def fill(pilot: Pilot, selector: str, text: str) -> None:
@@ -152,7 +226,7 @@ async def fill(pilot: Pilot, selector: str, text: str) -> None:
     field.focus()
     field.value = text
     field.action_end()
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def palette(pilot: Pilot, query: str) -> None:
@@ -160,11 +234,11 @@ async def palette(pilot: Pilot, query: str) -> None:
     pick the best hit."""
     from textual.command import CommandInput
 
-    await pilot.press("ctrl+p")
+    await press(pilot, "ctrl+p")
     assert CommandPalette.is_open(pilot.app)
     pilot.app.screen.query_one(CommandInput).value = query
     await settle(pilot)
-    await pilot.press("enter")  # the best hit is highlighted already
+    await press(pilot, "enter")  # the best hit is highlighted already
     await settle(pilot)
 
 
@@ -179,13 +253,13 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert current(app) == FIRST
-        await pilot.press("a")
+        await press(pilot, "a")
         assert isinstance(app.screen, ConfirmRuling)
         # agrees with the engine: focus starts on the ruling button (issue 12 item 6)
         assert app.focused is not None and app.focused.id == "confirm-ok"
         [asked] = seen.of(RuleRequested)
         assert asked.case.case_id == FIRST and asked.action == "approve"
-        await pilot.press("enter")  # one key rules
+        await press(pilot, "enter")  # one key rules
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
         [done] = seen.of(RulingCommitted)
@@ -210,11 +284,11 @@ async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: st
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press(key)
+        await press(pilot, key)
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and modal.is_override
         assert app.focused is modal.query_one("#confirm-reason", Input)  # typing is next
-        await pilot.press("enter", "enter")  # to the button, press: empty reason, refused
+        await press(pilot, "enter", "enter")  # to the button, press: empty reason, refused
         await settle(pilot)
         assert app.screen is modal
         error = str(modal.query_one("#confirm-error", Label).content)
@@ -222,10 +296,10 @@ async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: st
         assert app.focused is modal.query_one("#confirm-reason", Input)
         assert tui_world.repo.case(FIRST).ruling is None
         await fill(pilot, "#confirm-reason", "Contractor staff only")
-        await pilot.press("enter")  # Enter in the reason box goes to Confirm ...
+        await press(pilot, "enter")  # Enter in the reason box goes to Confirm ...
         assert app.screen is modal and app.focused is not None
         assert app.focused.id == "confirm-ok"
-        await pilot.press("enter")  # ... and Enter there rules
+        await press(pilot, "enter")  # ... and Enter there rules
         await settle(pilot)
         assert seen.of(RulingCommitted)
         assert FIRST not in queue_ids(app)
@@ -243,13 +317,13 @@ async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         before = queue_ids(app)
-        await pilot.press("a", "shift+tab", "enter")  # back to Cancel: Enter cancels
+        await press(pilot, "a", "shift+tab", "enter")  # back to Cancel: Enter cancels
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
-        await pilot.press("r", *"ok", "escape")  # typed a reason, then Esc
+        await press(pilot, "r", *"ok", "escape")  # typed a reason, then Esc
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)
-        await pilot.press("c", "tab", "escape")  # Escape even with Confirm focused
+        await press(pilot, "c", "tab", "escape")  # Escape even with Confirm focused
         await settle(pilot)
         assert queue_ids(app) == before
         assert not seen.of(RulingCommitted)
@@ -268,7 +342,7 @@ async def test_the_queue_updates_in_place(tui_world: TuiWorld) -> None:
         await goto(pilot, target)
         table = app.query_one(QueueTable)
         rows_before = {k: table.get_row(k) for k in before if k != target}
-        await pilot.press("c", "enter")  # agrees: Confirm is focused
+        await press(pilot, "c", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         after = queue_ids(app)
         assert after == [k for k in before if k != target]
@@ -288,7 +362,7 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert current(app) == FIRST
-        await pilot.press("a")
+        await press(pilot, "a")
         assert isinstance(app.screen, ConfirmRuling)
         # another reviewer rules the highlighted case behind the app's back
         ApprovalService(tui_world.repo, tui_world.settings).rule(
@@ -297,7 +371,7 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
         await settle(pilot)
         warning = " ".join(shown(app.screen.query_one("#confirm-error")).split())
         assert "ALREADY RULED by ayse" in warning
-        await pilot.press("tab", "enter")  # ... and confirming anyway is refused by the DB
+        await press(pilot, "tab", "enter")  # ... and confirming anyway is refused by the DB
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
         assert conflict.ruled_by == "ayse" and conflict.ruling == "REJECT"
@@ -307,7 +381,7 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
         text = " ".join(shown(modal.query_one("#notice-body")).split())
         assert "already ruled" in text and "ayse" in text and "not recorded" in text
         assert "REJECT" in text and "2026-11-29 12:00Z" in text
-        await pilot.press("enter")  # OK closes it
+        await press(pilot, "enter")  # OK closes it
         await settle(pilot)
         assert not isinstance(app.screen, NoticeModal)
         assert app.is_running
@@ -358,15 +432,15 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
         assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
         assert table.get_cell(SECOND, "verdict").plain == "⚠ RULED"  # 80 wide: short
         assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
-        await pilot.press("r")  # acting on it: a conflict, no dialog, nothing written
+        await press(pilot, "r")  # acting on it: a conflict, no dialog, nothing written
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
         assert conflict.case_id == SECOND and conflict.ruled_by == "ayse"
         assert not seen.of(RulingCommitted)
         assert isinstance(app.screen, NoticeModal)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
-        await pilot.press("down")  # leaving the row lets it go, in place
+        await press(pilot, "down")  # leaving the row lets it go, in place
         await settle(pilot)
         assert SECOND not in queue_ids(app)
         assert current(app) == before[2]
@@ -420,7 +494,7 @@ async def test_reload_picks_up_a_reinit(tui_world: TuiWorld) -> None:
                         if c.number == "3.2" else c for c in contract.clauses)
         project = dc_replace(project, contracts=(dc_replace(contract, clauses=clauses),))
         tui_world.repo.save_project(project, "sha256:tui-2", b"{}\n")
-        await pilot.press("ctrl+r")
+        await press(pilot, "ctrl+r")
         await settle(pilot)
         body = app.query_one("#detail-body")
         assert "Single sign-on (amended)" in shown(body, 100, 40)
@@ -437,7 +511,6 @@ async def test_client_markup_and_escapes_are_shown_literally(tui_world: TuiWorld
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await goto(pilot, HOSTILE)
-        await pilot.pause()
         table = app.query_one(QueueTable)
         title_cell = table.get_cell(HOSTILE, "title")
         assert isinstance(title_cell, Text) and title_cell.plain.startswith("[bold]ACİL[/bold]")
@@ -456,12 +529,12 @@ async def test_client_markup_and_escapes_are_shown_literally(tui_world: TuiWorld
             style = segment.style
             if style is not None:
                 assert not style.link and "@click" not in (style.meta or {})
-        await pilot.press("a")  # the confirm modal shows the title literally too
+        await press(pilot, "a")  # the confirm modal shows the title literally too
         assert isinstance(app.screen, ConfirmRuling)
         title = app.screen.query_one("#confirm-title")
         shown = "".join(s.text for s in _segments(title, title.size.width, title.size.height))
         assert "[@click=app.quit]x[/]" in shown and "\x1b" not in shown
-        await pilot.press("escape")
+        await press(pilot, "escape")
         assert app.is_running
     assert tui_world.repo.case(HOSTILE).ruling is None
 
@@ -490,12 +563,12 @@ async def test_hafiza_live_search_is_debounced(tui_world: TuiWorld) -> None:
     app = make_app(tui_world, search_delay=3600)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("2")
+        await press(pilot, "2")
         await settle(pilot)
         assert app.focused is app.query_one("#memory-list", OptionList)  # digits stay keys
-        await pilot.press("slash")
+        await press(pilot, "slash")
         assert app.focused is app.query_one("#memory-search", Input)
-        await pilot.press(*"contr")
+        await press(pilot, *"contr")
         await settle(pilot)
         assert not seen.of(SearchResults)  # nothing searched while typing
         assert app._pending_search == "contr"  # one pending search, the last text
@@ -519,23 +592,23 @@ async def test_hafiza_cards_work_with_the_wiki_off(tmp_path: Path) -> None:
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await pilot.press("2", "slash")
+            await press(pilot, "2", "slash")
             await settle(pilot)
             pane = app.query_one(MemoryPane)
             assert [c.case_id for c in pane.precedents] == ["req-demo-9b0f4d68"]
             assert [d.ref for d in pane.disputed] == ["MSA-2024-01#3.2"]
             assert pane.pages == [] and not pane.wiki_on
             await fill(pilot, "#memory-search", "contractor")
-            await pilot.press("enter")  # search now, then the list
+            await press(pilot, "enter")  # search now, then the list
             await settle(pilot)
             assert pane.query_text == "contractor" and pane.hits == []
             card = pane.query_one("#memory-card")
             shown = "".join(s.text for s in _segments(card, card.size.width, 6))
             assert "PRECEDENT" in shown and "req-demo-9b0f4d68" in shown
             # rule a case: the ruling commits with the wiki off
-            await pilot.press("1")
+            await press(pilot, "1")
             await settle(pilot)
-            await pilot.press("a", "enter")
+            await press(pilot, "a", "enter")
             await settle(pilot)
         assert world.repo.case(FIRST).ruling is not None
         assert not any(tmp_path.glob("wiki*"))
@@ -548,15 +621,15 @@ async def test_raporlar_refreshes_after_a_ruling(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("3")
+        await press(pilot, "3")
         await settle(pilot)
         reports = app.query_one(ReportsPane)
         assert reports.report is not None and reports.report.ruled == 2
-        await pilot.press("1")
+        await press(pilot, "1")
         await settle(pilot)
-        await pilot.press("a", "enter")
+        await press(pilot, "a", "enter")
         await settle(pilot)
-        await pilot.press("3")
+        await press(pilot, "3")
         await settle(pilot)
         assert reports.report.ruled == 3 and reports.report.pending == 5
 
@@ -566,10 +639,10 @@ async def test_enter_reads_the_case_full_screen(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("enter")
+        await press(pilot, "enter")
         detail = app.query_one(CaseDetail)
         assert app.screen.maximized is detail and app.focused is detail
-        await pilot.press("escape")
+        await press(pilot, "escape")
         assert app.screen.maximized is None
 
 
@@ -637,11 +710,11 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
         first = current(app)
         case = desk.case(first)  # type: ignore[arg-type]
         if case.decision.verdict == "IN_SCOPE":
-            await pilot.press("a", "enter")  # agrees: focus on Confirm, Enter rules
+            await press(pilot, "a", "enter")  # agrees: focus on Confirm, Enter rules
         else:  # an override: Cancel -> reason box, type, Enter -> Confirm, press
-            await pilot.press("a")
+            await press(pilot, "a")
             await fill(pilot, "#confirm-reason", "sample check")
-            await pilot.press("enter", "enter")
+            await press(pilot, "enter", "enter")
         await settle(pilot)
         assert seen.of(RulingCommitted) and first not in queue_ids(app)
     assert desk.case(first).ruling is not None  # type: ignore[arg-type,union-attr]
@@ -660,7 +733,7 @@ async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: Tu
         summary = app.query_one("#filter-summary")
         assert "All 6 pending" in shown(summary, 76, 1)
         await goto(pilot, "req-demo-5f7d2b46")  # IN_SCOPE
-        await pilot.press("v")  # verdict: IN_SCOPE
+        await press(pilot, "v")  # verdict: IN_SCOPE
         await settle(pilot)
         [changed] = seen.of(FilterChanged)
         assert changed.filter == QueueFilter(verdict="IN_SCOPE") and changed.shown == 3
@@ -668,20 +741,20 @@ async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: Tu
         assert current(app) == "req-demo-5f7d2b46"  # the cursor stayed on its case
         text = shown(summary, 76, 1)
         assert "FILTER" in text and "IN_SCOPE" in text and "3 of 6" in text
-        await pilot.press("d")  # disputed only: cases citing 3.2
+        await press(pilot, "d")  # disputed only: cases citing 3.2
         await settle(pilot)
         assert queue_ids(app) == [FIRST]
         assert "⚠ disputed" in shown(summary, 76, 1)
-        await pilot.press("escape")  # clears the filters, keeps the sort
+        await press(pilot, "escape")  # clears the filters, keeps the sort
         await settle(pilot)
         assert len(queue_ids(app)) == 6 and seen.of(FilterChanged)[-1].filter == QueueFilter()
-        await pilot.press("o", "o", "o")  # sort: lowest confidence first
+        await press(pilot, "o", "o", "o")  # sort: lowest confidence first
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter.sort == "confidence"
         confidences = [tui_world.desk.case(k).decision.confidence for k in queue_ids(app)]
         assert confidences == sorted(confidences)
         assert "lowest conf" in shown(app.query_one("#filter-sort"), 20, 1)
-        await pilot.press("escape")  # no filter active: Escape does nothing here
+        await press(pilot, "escape")  # no filter active: Escape does nothing here
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter.sort == "confidence"
 
@@ -692,20 +765,20 @@ async def test_slash_filters_the_queue_live(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("slash")
+        await press(pilot, "slash")
         find = app.query_one("#queue-find", Input)
         assert find.display and app.focused is find
-        await pilot.press(*"sso")
+        await press(pilot, *"sso")
         await settle(pilot)
         assert queue_ids(app) == [FIRST, "req-demo-4e6c1a35"]
         assert [m.filter.text for m in seen.of(FilterChanged)] == ["s", "ss", "sso"]
         await fill(pilot, "#queue-find", "9.1")  # a clause number
         await settle(pilot)
         assert queue_ids(app) == [SECOND]
-        await pilot.press("enter")  # keep the filter, back to the table
+        await press(pilot, "enter")  # keep the filter, back to the table
         assert not find.display and app.focused is app.query_one(QueueTable)
         assert "“9.1”" in shown(app.query_one("#filter-summary"), 76, 1)
-        await pilot.press("slash", "escape")  # Escape in the box clears the text
+        await press(pilot, "slash", "escape")  # Escape in the box clears the text
         await settle(pilot)
         assert len(queue_ids(app)) == 6 and not find.display
 
@@ -716,22 +789,22 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("f")
+        await press(pilot, "f")
         assert isinstance(app.screen, FilterPanel)
-        await pilot.press("down", "right")  # risk: high → none was high at triage,
+        await press(pilot, "down", "right")  # risk: high → none was high at triage,
         await settle(pilot)  # the two citing 3.2 (disputed since) are high now (issue 12)
         assert seen.of(FilterChanged)[-1].filter.risk == "high"
         assert queue_ids(app) == [FIRST, "req-demo-4e6c1a35"]
-        await pilot.press("right", "down", "down", "right")  # risk medium; conf < 0.60
+        await press(pilot, "right", "down", "down", "right")  # risk medium; conf < 0.60
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter == QueueFilter(risk="medium", band="low")
-        await pilot.press("x")  # reset in the panel
+        await press(pilot, "x")  # reset in the panel
         await settle(pilot)
         assert seen.of(FilterChanged)[-1].filter == QueueFilter()
-        await pilot.press("down", "right", "right")  # from Confidence to Age: > 7 days
+        await press(pilot, "down", "right", "right")  # from Confidence to Age: > 7 days
         await settle(pilot)
         assert queue_ids(app) == [FIRST]  # the only request with a date, 9 days old
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await settle(pilot)
         assert not isinstance(app.screen, FilterPanel)
         assert "> 7 days old" in shown(app.query_one("#filter-summary"), 76, 1)
@@ -757,20 +830,20 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
         notes = " ".join(seen.notes())
         assert "unknown binding id(s) nonsense.id" in notes  # a warning, not a crash
         assert "ctrl+s" in notes and "reject" in notes  # refused, default kept
-        await pilot.press("a")  # the old key no longer approves
+        await press(pilot, "a")  # the old key no longer approves
         await settle(pilot)
         assert not seen.of(RuleRequested)
-        await pilot.press("A")
+        await press(pilot, "A")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmRuling) and app.screen.action == "approve"
-        await pilot.press("escape")
-        await pilot.press("r")  # reject kept its default key
+        await press(pilot, "escape")
+        await press(pilot, "r")  # reject kept its default key
         assert isinstance(app.screen, ConfirmRuling) and app.screen.action == "reject"
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
         footer = " ".join(" ".join(shown(k, 30, 1).split()) for k in app.query("FooterKey"))
         assert "A Approve" in footer and "a Approve" not in footer
-        await pilot.press("question_mark")
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         body = " ".join(shown(app.screen.query_one("#help-body"), 96, 80).split())
         assert "A Approve" in body and "[approve *]" in body and str(cfg) in body
@@ -781,22 +854,22 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("f1")
+        await press(pilot, "f1")
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
         body = " ".join(shown(help_screen.query_one("#help-body"), 96, 120).split())
         for piece in ("a Approve", "c Convert to CR", "r Reject", "/ Find", "f Filter",
                       "Ctrl+P Palette", "? / F1 Help", "y Copy", "[filter.verdict]"):
             assert piece in body, piece
-        await pilot.press("escape")
-        await pilot.press("2", "f1")
+        await press(pilot, "escape")
+        await press(pilot, "2", "f1")
         assert isinstance(app.screen, HelpScreen) and app.screen.contexts[0] == "hafiza"
-        await pilot.press("f1")  # pressed again: closes
-        await pilot.press("1", "a", "f1")  # in the confirm dialog: its own help
+        await press(pilot, "f1")  # pressed again: closes
+        await press(pilot, "1", "a", "f1")  # in the confirm dialog: its own help
         assert isinstance(app.screen, HelpScreen) and app.screen.contexts == ["confirm"]
-        await pilot.press("escape")
+        await press(pilot, "escape")
         assert isinstance(app.screen, ConfirmRuling)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
     assert tui_world.repo.case(FIRST).ruling is None
 
@@ -808,7 +881,7 @@ async def test_palette_jumps_to_a_case_by_id_or_title_words(tui_world: TuiWorld)
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("v", "v")  # a filter that hides the target
+        await press(pilot, "v", "v")  # a filter that hides the target
         await settle(pilot)
         await palette(pilot, "5f7d2b46")
         assert current(app) == "req-demo-5f7d2b46"
@@ -823,12 +896,12 @@ async def test_palette_runs_actions_and_opens_ruled_cases(tui_world: TuiWorld) -
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("3")
+        await press(pilot, "3")
         await settle(pilot)
         await palette(pilot, "approve")  # from Raporlar
         assert isinstance(app.screen, ConfirmRuling) and app.screen.case.case_id == FIRST
         assert app.query_one("#tabs").active == "queue"
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await settle(pilot)
         await palette(pilot, "9b0f4d68")  # a ruled case
         [page] = [m for m in seen.of(PageLoaded) if m.history == "push"]
@@ -856,7 +929,7 @@ async def test_palette_switches_project(tui_world: TuiWorld) -> None:
         assert switched.project_id == "other" and app.project_id == "other"
         assert queue_ids(app) == ["req-other-00000001"]
         assert "(other)" in app.sub_title
-        await pilot.press("2")
+        await press(pilot, "2")
         await settle(pilot)
         assert app.query_one(MemoryPane).precedents == []
 
@@ -873,9 +946,9 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("2", "slash")
+        await press(pilot, "2", "slash")
         await fill(pilot, "#memory-search", "acil ITIRAZI")
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await settle(pilot)
         pane = app.query_one(MemoryPane)
         assert pane.hits and pane.hits[0][0].endswith(f"{HOSTILE}.md")
@@ -903,12 +976,12 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("2")  # the list has focus, on the first precedent's card
+        await press(pilot, "2")  # the list has focus, on the first precedent's card
         await settle(pilot)
         pane = app.query_one(MemoryPane)
         reader = pane.reader
         assert not reader.display and "PRECEDENT" in shown(pane.query_one("#memory-card"))
-        await pilot.press("enter")  # open its page: full-screen, contents shown
+        await press(pilot, "enter")  # open its page: full-screen, contents shown
         await settle(pilot)
         precedent = pane.precedent_page("req-demo-9b0f4d68")
         assert precedent is not None and reader.path == precedent
@@ -922,30 +995,30 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
 
         from etki_tui.screens.links import LinksScreen
         target = next(p for p in pane.pages if p.endswith("req-demo-9b0f4d68.md"))
-        await pilot.press("l")
+        await press(pilot, "l")
         assert isinstance(app.screen, LinksScreen)
         assert (target in [p for _, p in app.screen.links])
         for _ in range([p for _, p in app.screen.links].index(target)):
-            await pilot.press("down")
-        await pilot.press("enter")
+            await press(pilot, "down")
+        await press(pilot, "enter")
         await settle(pilot)
         assert reader.path == target and reader.history.position() == "2/2"
         page = reader.query_one("#memory-page", Markdown)
-        await pilot.press("b")
+        await press(pilot, "b")
         await settle(pilot)
         assert reader.path == precedent and reader.history.position() == "1/2"
-        await pilot.press("n")
+        await press(pilot, "n")
         await settle(pilot)
         assert reader.path == target
         page.post_message(Markdown.LinkClicked(page, "https://evil.example/x"))
         await settle(pilot)
         assert reader.path == target  # never left the wiki
         assert any("outside the wiki" in n for n in seen.notes())
-        await pilot.press("t")  # the reviewer's choice sticks
+        await press(pilot, "t")  # the reviewer's choice sticks
         assert not reader.show_toc
-        await pilot.press("y")  # copies the page's path
+        await press(pilot, "y")  # copies the page's path
         assert app.clipboard == str(tui_world.wiki / target)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         assert app.screen.maximized is None
 
 
@@ -955,13 +1028,13 @@ async def test_copy_sends_the_case_id(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("y")
+        await press(pilot, "y")
         assert app.clipboard == FIRST
         [copied] = seen.of(Copied)
         assert copied.text == FIRST and copied.what == "case id"
-        await pilot.press("2")  # a precedent card: its case id
+        await press(pilot, "2")  # a precedent card: its case id
         await settle(pilot)
-        await pilot.press("y")
+        await press(pilot, "y")
         assert app.clipboard == "req-demo-9b0f4d68"
 
 
@@ -975,7 +1048,7 @@ async def test_too_small_terminal_shows_a_notice_and_blocks_keys(tui_world: TuiW
         await settle(pilot)
         assert isinstance(app.screen, TooSmallScreen)
         assert "70×20" in " ".join(shown(app.screen.query_one("#too-small-body"), 60, 8).split())
-        await pilot.press("a", "2", "ctrl+p")  # nothing happens behind the notice
+        await press(pilot, "a", "2", "ctrl+p")  # nothing happens behind the notice
         await settle(pilot)
         assert isinstance(app.screen, TooSmallScreen) and not seen.of(RuleRequested)
         await pilot.resize_terminal(80, 24)
@@ -1024,12 +1097,12 @@ async def test_an_approver_removed_meanwhile_is_refused_in_a_modal(tui_world: Tu
             project.config, reviewers=(Reviewer("ayse"), Reviewer("reviewer", "viewer"))))
         tui_world.repo.save_project(demoted, "sha256:tui", b"{}\n", update_reviewers=True,
                                     actor="ayse")
-        await pilot.press("a", "enter")  # agrees with the engine: Enter rules
+        await press(pilot, "a", "enter")  # agrees with the engine: Enter rules
         await settle(pilot)
         [failed] = seen.of(RulingFailed)
         assert failed.error == "PermissionDeniedError" and "approver" in failed.advice
         assert isinstance(app.screen, NoticeModal) and app.screen.id == "refused"
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await settle(pilot)
         assert app.is_running
         assert app.seat is not None and not app.seat.may_rule  # reloaded after the refusal
@@ -1060,7 +1133,7 @@ async def test_background_work_never_prints(tui_world: TuiWorld,
     with quiet_logging():
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
-            await pilot.press("3")
+            await press(pilot, "3")
             await settle(pilot)
             assert app.query_one(ReportsPane).report is not None
     out, err = capfd.readouterr()

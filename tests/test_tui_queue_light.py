@@ -23,7 +23,7 @@ from etki_tui.render import _ONE_CELL, ELLIPSIS, fit, graphemes
 from etki_tui.widgets.memory import SHOWN, MemoryPane
 from etki_tui.widgets.queue import CaseDetail, QueuePane
 from tests.conftest import TuiWorld, open_tui_world
-from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, settle, shown, sync
+from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, press, settle, shown, sync
 
 
 def _rule_elsewhere(world: TuiWorld, case_id: str, action: str, reason: str = "") -> None:
@@ -95,7 +95,7 @@ async def test_ruling_leaves_the_queue_before_the_projection(tui_world: TuiWorld
 
     async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
         await settle(pilot)
-        await pilot.press("a", "enter")  # agrees: Confirm is focused
+        await press(pilot, "a", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         assert FIRST not in app.query_one(QueuePane).table.row_keys()
         assert order and order[0] == "RulingCommitted" and "RulingProjected" in order
@@ -125,7 +125,7 @@ async def test_a_wiki_error_after_the_commit_is_a_toast(tui_world: TuiWorld,
                   poll_seconds=0, preview_delay=0)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("a", "enter")  # agrees: Confirm is focused
+        await press(pilot, "a", "enter")  # agrees: Confirm is focused
         await settle(pilot)
         assert seen.of(RulingCommitted) and FIRST not in app.query_one(QueuePane).table.row_keys()
         [projected] = seen.of(RulingProjected)
@@ -147,7 +147,7 @@ async def test_detail_is_read_on_highlight(tui_world: TuiWorld) -> None:
         body = app.query_one(CaseDetail).query_one("#detail-body")
         first = tui_world.desk.case(FIRST)
         assert first.title[:20] in shown(body, 100, 60)
-        await pilot.press("down")
+        await press(pilot, "down")
         await settle(pilot)
         second = tui_world.desk.case(pane.current_case_id())  # type: ignore[arg-type]
         assert second.title[:20] in shown(body, 100, 60)
@@ -159,7 +159,7 @@ async def test_the_count_says_a_ruled_row_is_kept(tui_world: TuiWorld) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pane = app.query_one(QueuePane)
-        await pilot.press("v")  # a filter: IN_SCOPE only (FIRST is IN_SCOPE)
+        await press(pilot, "v")  # a filter: IN_SCOPE only (FIRST is IN_SCOPE)
         await settle(pilot)
         rows = pane.table.row_count
         assert pane.current_case_id() == FIRST
@@ -201,9 +201,9 @@ async def test_the_preview_follows_when_the_list_settles(tui_world: TuiWorld) ->
     app = make_app(tui_world, preview_delay=3600)
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await settle(pilot)
-        await pilot.press("2")
+        await press(pilot, "2")
         await settle(pilot)
-        await pilot.press("slash", *"contr", "enter")
+        await press(pilot, "slash", *"contr", "enter")
         await settle(pilot)
         pane = app.query_one(MemoryPane)
         assert pane.hits and not seen.of(PageWanted)

@@ -21,7 +21,7 @@ from tests.remit_support import (
     line_of,
     write_remit_project,
 )
-from tests.test_tui_pilot import _segments, current, goto, settle, sync
+from tests.test_tui_pilot import _segments, current, goto, press, settle, sync
 
 REQUESTS = (
     ("R-1", "Website news", REQUEST_WEBSITE),
@@ -68,7 +68,7 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await goto(pilot, cases["R-2"].case_id)
-            await pilot.pause()
+            await settle(pilot)
             assert current(app) == cases["R-2"].case_id
             body = app.query_one(CaseDetail).query_one("#detail-body")
             text, segments = _text(body)
@@ -77,7 +77,7 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
             assert "[bold]x[/] ␛[2J Belediye personelinin eğitimi İnsan Kaynakları" in text
             _literal(text, segments)
 
-            await pilot.press("2")  # Hafıza: the precedent and the disputed card
+            await press(pilot, "2")  # Hafıza: the precedent and the disputed card
             await settle(pilot)
             pane = app.query_one(MemoryPane)
             assert {c.case_id for c in pane.precedents} == {cases["R-1"].case_id,
@@ -86,11 +86,11 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
             entries = pane.query_one("#memory-list")
             card = pane.query_one("#memory-card")
             entries.highlighted = entries.get_option_index(f"pre:{cases['R-1'].case_id}")
-            await pilot.pause()
+            await settle(pilot)
             text, _ = _text(card, 30)
             assert "etki.yaml#out-1 Declared remit (out) 1 · PMO's declared remit" in text
             entries.highlighted = entries.get_option_index("dis:etki.yaml#out-2")
-            await pilot.pause()
+            await settle(pilot)
             text, segments = _text(card, 30)
             assert "out-2 Declared remit (out) 2 [exclusion]" in text and label in text
             _literal(text, segments)

@@ -16,7 +16,7 @@ from etki_tui.screens.links import LinksScreen
 from etki_tui.widgets.memory import MemoryPane
 from etki_tui.widgets.queue import QueuePane
 from tests.conftest import build_tui_world, tui_decision
-from tests.test_tui_pilot import Recorder, goto, make_app, settle, shown, sync
+from tests.test_tui_pilot import Recorder, goto, make_app, press, settle, shown, sync
 
 RECEIPT = "req-demo-5f7d2b46"  # pending: "Downloading a receipt PDF crashes with error 500."
 TWIN_1 = "req-demo-5a000001"
@@ -79,25 +79,25 @@ async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
         await settle(pilot)
         await goto(pilot, RECEIPT)
         await settle(pilot)
-        await pilot.press("s")
-        await pilot.pause()
+        await press(pilot, "s")
+        await settle(pilot)
         assert isinstance(app.screen, LinksScreen)
         assert app.screen.links[0][1] == TWIN_1
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await settle(pilot)
         pages = [m.path for m in seen.of(PageLoaded)]
         assert pages and pages[-1].startswith("decisions/") and pages[-1].endswith(
             f"{TWIN_1}.md")
         assert app.query_one(MemoryPane).reader.path == pages[-1]
         # nothing similar: a note, no dialog
-        await pilot.press("1")
+        await press(pilot, "1")
         await settle(pilot)
         pane = app.query_one(QueuePane)
         pane.table.move_cursor(row=pane.table.get_row_index("req-demo-1b7e9d02"))
         await settle(pilot)
         assert pane.current_case_id() == "req-demo-1b7e9d02"
-        await pilot.press("s")
-        await pilot.pause()
+        await press(pilot, "s")
+        await settle(pilot)
         assert not isinstance(app.screen, LinksScreen)
         assert "No ruled case reads like this one." in seen.notes()
 

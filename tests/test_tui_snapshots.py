@@ -33,6 +33,7 @@ from tests.conftest import (
     open_tui_world,
     tui_clock,
 )
+from tests.test_tui_pilot import press, settle  # they wait for states, not for rounds
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 Step = str | Callable[[Pilot], Awaitable[None] | None]
@@ -42,15 +43,6 @@ def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     # A debounce that never fires by itself: searches run on Enter, once.
     return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=3600,
                    poll_seconds=0, clock=tui_clock, preview_delay=0, **kwargs)  # type: ignore[arg-type]
-
-
-async def settle(pilot: Pilot) -> None:
-    app = pilot.app
-    for _ in range(6):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(worker.is_running for worker in app.workers):
-            return
 
 
 def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
@@ -71,7 +63,7 @@ def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
                 field.value = step.removeprefix("type:")
                 field.action_end()
             else:
-                await pilot.press(step)
+                await press(pilot, step)
             await settle(pilot)
 
     return run

@@ -17,6 +17,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki_tui.actions import bindings
+from etki_tui.live import part
 from etki_tui.render import cell, literal, ruled_banner, verdict_text
 
 ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
@@ -40,6 +41,8 @@ class ConfirmRuling(ModalScreen[str | None]):
         self.ruling = ACTIONS[action]
         self.is_override = self.ruling != case.decision.verdict
         self._cursor_blink = cursor_blink
+        self.ruled_meanwhile: RulingRecord | None = None
+        """Another reviewer's ruling of the case, seen while the dialog was open."""
 
     def compose(self) -> ComposeResult:
         """The question, the case, verdict vs ruling, reason box and buttons."""
@@ -67,7 +70,8 @@ class ConfirmRuling(ModalScreen[str | None]):
                            else "Reason (optional)", id="confirm-reason", select_on_focus=False)
             reason.cursor_blink = self._cursor_blink
             yield reason
-            yield Label("", id="confirm-error", markup=False)
+            yield Label(ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",
+                        id="confirm-error", markup=False)
             with Horizontal(id="confirm-buttons"):
                 cancel = Button("Cancel", id="confirm-cancel", variant="default")
                 ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
@@ -86,16 +90,23 @@ class ConfirmRuling(ModalScreen[str | None]):
         """The ruling button when the ruling agrees with the engine, the reason box on
         an override (typing is the next step; nothing is ruled before a reason is typed
         and the button pressed)."""
-        if self.is_override:
-            self.query_one("#confirm-reason", Input).focus()
-        else:
-            self.query_one("#confirm-ok", Button).focus()
+        first = (part(self, "#confirm-reason", Input) if self.is_override
+                 else part(self, "#confirm-ok", Button))
+        if first is not None:  # None: the desk closed while the dialog was being built
+            first.focus()
 
     def mark_ruled(self, ruling: RulingRecord) -> None:
         """Another reviewer ruled this case while the dialog was open: say so, and put
-        the focus on Cancel (Enter no longer goes to the ruling button)."""
-        self.query_one("#confirm-error", Label).update(ruled_banner(ruling))
-        self.query_one("#confirm-cancel", Button).focus()
+        the focus on Cancel (Enter no longer goes to the ruling button). The live
+        refresh can tell before the dialog is composed (it is pushed in the same turn):
+        the ruling is kept and composed into it."""
+        self.ruled_meanwhile = ruling
+        label = part(self, "#confirm-error", Label)
+        if label is not None:
+            label.update(ruled_banner(ruling))
+        cancel = part(self, "#confirm-cancel", Button)
+        if cancel is not None:
+            cancel.focus()
 
     @property
     def reason(self) -> str:

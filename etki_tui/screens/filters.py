@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static
 
 from etki_tui.actions import bindings
 from etki_tui.filters import AGES, BANDS, RISKS, SORT_SHORT, SORTS, VERDICTS, QueueFilter
+from etki_tui.live import part
 
 ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
     ("verdict", "Verdict", tuple((v, v or "all") for v in VERDICTS)),
@@ -116,8 +117,10 @@ class FilterPanel(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus the first row."""
-        self.query_one(ChoiceRow).focus()
+        """Focus the first row (none when the desk closes while the panel is built)."""
+        row = part(self, ChoiceRow)
+        if row is not None:
+            row.focus()
 
     def on_choice_row_changed(self, message: ChoiceRow.Changed) -> None:
         """Apply the change to the queue now."""

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from etki_tui.actions import CONTEXTS, WIDGET_KEYS, bindings, in_context, keys_label
+from etki_tui.live import part
 
 
 def help_body(contexts: Sequence[str], keymap: Mapping[str, str],
@@ -76,8 +77,11 @@ class HelpScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus the body so the arrows scroll it."""
-        self.query_one("#help-scroll").focus()
+        """Focus the body so the arrows scroll it (none when the desk closes while the
+        help is built)."""
+        body = part(self, "#help-scroll")
+        if body is not None:
+            body.focus()
 
     def action_close(self) -> None:
         """Close the help."""

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from etki.text import printable
 from etki_tui.actions import bindings
+from etki_tui.live import part
 
 
 class LinksScreen(ModalScreen[str | None]):
@@ -46,8 +47,11 @@ class LinksScreen(ModalScreen[str | None]):
             yield OptionList(*options, id="links-list", markup=False)
 
     def on_mount(self) -> None:
-        """The first link is highlighted: Enter follows it."""
-        links = self.query_one(OptionList)
+        """The first link is highlighted: Enter follows it (none when the desk closes
+        while the list is built)."""
+        links = part(self, OptionList)
+        if links is None:
+            return
         links.highlighted = 0
         links.focus()
 

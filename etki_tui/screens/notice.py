@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from etki_tui.actions import bindings
+from etki_tui.live import part
 
 MIN_SIZE = (80, 24)
 """The smallest terminal the desk lays out for (columns, rows)."""
@@ -38,7 +39,10 @@ class NoticeModal(ModalScreen[None]):
                 yield Button("OK", id="notice-ok", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one("#notice-ok", Button).focus()
+        """OK focused (unless the desk closes while the notice is being built)."""
+        ok = part(self, "#notice-ok", Button)
+        if ok is not None:
+            ok.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -84,6 +88,9 @@ class TooSmallScreen(ModalScreen[None]):
         yield Static(too_small_text(*self.size_seen), id="too-small-body", markup=False)
 
     def show_size(self, width: int, height: int) -> None:
-        """Update the numbers after another resize."""
+        """Update the numbers after another resize (two resizes can come before the
+        notice is composed: it is composed with the last size seen)."""
         self.size_seen = (width, height)
-        self.query_one("#too-small-body", Static).update(too_small_text(width, height))
+        body = part(self, "#too-small-body", Static)
+        if body is not None:
+            body.update(too_small_text(width, height))

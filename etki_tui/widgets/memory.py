@@ -30,6 +30,7 @@ from etki.text import printable
 from etki.wiki.render import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
+from etki_tui.live import gone, part
 from etki_tui.messages import PageWanted, SearchChanged
 from etki_tui.render import (
     DISPUTED,
@@ -141,7 +142,9 @@ class Preview(Vertical):
 
     def on_resize(self, event: Resize) -> None:
         """Show the reader's contents when there is room for them."""
-        self.query_one(PageReader).fit_toc(event.size.width)
+        reader = part(self, PageReader)
+        if reader is not None:  # none while being removed
+            reader.fit_toc(event.size.width)
 
 
 SHOWN = 100
@@ -213,6 +216,8 @@ class MemoryPane(Horizontal):
         self.loaded = False
         self._previewing: str | None = None
         self._card_target: tuple[str, str] | None = None  # (what, text) for copy
+        self._page_waiting: tuple[str, str, str | None, str] | None = None
+        """(path, text, error, history) of a page given before the pane was composed."""
 
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
@@ -234,8 +239,15 @@ class MemoryPane(Horizontal):
             yield reader
 
     def on_mount(self) -> None:
-        """Re-fit the reader when it is maximized or restored."""
+        """Re-fit the reader when it is maximized or restored; draw what was given
+        before the pane was composed (the lists, then the page)."""
         self.watch(self.screen, "maximized", self._maximized_changed, init=False)
+        if self.loaded or self.query_text.strip():
+            self._rebuild()
+        if self._page_waiting is not None:
+            path, text, error, history = self._page_waiting
+            self._page_waiting = None
+            self.call_later(self.show_page, path, text, error, history=history)
 
     def _maximized_changed(self, _: object) -> None:
         self.call_after_refresh(self._fit_reader)
@@ -291,10 +303,16 @@ class MemoryPane(Horizontal):
         self.precedent_pages, self.top_pages = [], []
         self.loaded = False
         self._previewing = None
+        self._page_waiting = None
         self._cancel_preview()
-        self.reader.clear()
-        self.query_one("#memory-search", Input).value = ""
-        self.query_one("#memory-list", OptionList).clear_options()
+        reader = part(self, PageReader)
+        search = part(self, "#memory-search", Input)
+        entries = part(self, "#memory-list", OptionList)
+        if reader is None or search is None or entries is None:
+            return  # nothing drawn to clear: composed empty, or being removed
+        reader.clear()
+        search.value = ""
+        entries.clear_options()
         self.show_card(Text("Loading…", style="dim"))
 
     def _width(self) -> int:
@@ -307,15 +325,18 @@ class MemoryPane(Horizontal):
         self.call_after_refresh(self._rebuild)
 
     def _fit_reader(self) -> None:
-        preview = self.query_one("#memory-preview")
-        self.reader.fit_toc(preview.size.width)
+        preview, reader = part(self, "#memory-preview"), part(self, PageReader)
+        if preview is not None and reader is not None:  # a callback: may come late
+            reader.fit_toc(preview.size.width)
 
     def precedent_page(self, case_id: str) -> str | None:
         """The wiki page of the precedent ``case_id``, if there is one."""
         return next((p for p in self.precedent_pages if p.endswith(f"{case_id}.md")), None)
 
     def _rebuild(self, prefer: str | None = None) -> None:
-        entries = self.query_one("#memory-list", OptionList)
+        entries = part(self, "#memory-list", OptionList)
+        if entries is None:
+            return  # kept: on_mount lists it (or nothing to list into: being removed)
         keep = entries.highlighted_option.id if entries.highlighted_option else None
         width = self._width()
         tokens = self.tokens
@@ -405,36 +426,53 @@ class MemoryPane(Horizontal):
 
     def show_card(self, renderable: RenderableType,
                   target: tuple[str, str] | None = None) -> None:
-        """Show a card from the DB in the preview; ``target`` is (what, text) to copy."""
+        """Show a card from the DB in the preview; ``target`` is (what, text) to copy.
+        Nothing before the pane is composed (the highlighted entry's card is shown when
+        the lists are drawn on mount) or while it is being removed."""
         self._card_target = target
-        self.reader.display = False
-        box = self.query_one("#memory-cardbox", VerticalScroll)
+        reader = part(self, PageReader)
+        box = part(self, "#memory-cardbox", VerticalScroll)
+        card = part(self, "#memory-card", Static)
+        preview = part(self, "#memory-preview")
+        if reader is None or box is None or card is None or preview is None:
+            return
+        reader.display = False
         box.display = True
-        self.query_one("#memory-card", Static).update(renderable)
-        self.query_one("#memory-preview").border_title = "Preview"
+        card.update(renderable)
+        preview.border_title = "Preview"
         box.scroll_home(animate=False)
 
     async def show_page(self, path: str, text: str, error: str | None = None, *,
                         history: str = "replace") -> None:
-        """Show a wiki page in the reader (client text made terminal-safe first)."""
+        """Show a wiki page in the reader (client text made terminal-safe first).
+        Before the pane is composed the page is kept and shown on mount; while it is
+        being removed (also during the await) there is nothing to show it in."""
+        if gone(self):
+            return
+        box, reader = part(self, "#memory-cardbox"), part(self, PageReader)
+        if box is None or reader is None:
+            self._page_waiting = (path, text, error, history)
+            return
         if error is not None:
             self.show_card(Group(literal(error, style="italic"), Text(""),
                                  Text("The page may have been renamed by a rebuild: "
                                       "Ctrl+R reloads the lists.", style="dim")))
             return
         self._card_target = None
-        self.query_one("#memory-cardbox").display = False
-        reader = self.reader
+        box.display = False
         reader.display = True
         await reader.show(path, text, tokens=self.tokens, history=history,
                           limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS)
-        self.query_one("#memory-preview").border_title = printable(path, multiline=False)
+        preview = part(self, "#memory-preview")
+        if preview is None:
+            return  # removed while the page was laid out
+        preview.border_title = printable(path, multiline=False)
         self._fit_reader()
 
     def copy_target(self) -> tuple[str, str] | None:
         """(what, text) the copy key copies here: the page's path, or the card's id."""
-        reader = self.reader
-        if reader.display and reader.path is not None:
+        reader = part(self, PageReader)
+        if reader is not None and reader.display and reader.path is not None:
             full = (self.wiki_root / reader.path) if self.wiki_root is not None else None
             return "page path", str(full) if full is not None else reader.path
         return self._card_target
@@ -451,8 +489,9 @@ class MemoryPane(Horizontal):
         if kind in ("hit", "page"):
             path = self.hits[int(key)][0] if kind == "hit" else key
             self.wanted = path
-            reader = self.reader
-            if path != reader.path or not reader.display or reader.tokens != self.tokens:
+            reader = part(self, PageReader)
+            if reader is None or path != reader.path or not reader.display \
+                    or reader.tokens != self.tokens:
                 self.show_card(self._loading_card(kind, key, path))  # never a stale page
                 if self.preview_delay <= 0:
                     self.post_message(PageWanted(path, history="replace"))
@@ -554,10 +593,14 @@ class MemoryPane(Horizontal):
         self.maximize_reader()
 
     def maximize_reader(self) -> None:
-        preview = self.query_one("#memory-preview")
+        """Read the preview full-screen, the page focused (nothing while the pane is
+        being removed: a palette jump's page can arrive as the desk closes)."""
+        preview, scroll = part(self, "#memory-preview"), part(self, "#reader-scroll")
+        if preview is None or scroll is None:
+            return
         if self.screen.maximized is not preview:
             self.screen.maximize(preview, container=False)
-        self.query_one("#reader-scroll").focus()
+        scroll.focus()
 
     @on(Input.Changed, "#memory-search")
     def _changed(self, event: Input.Changed) -> None:

@@ -41,6 +41,7 @@ from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
+from etki_tui.live import part
 from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
     case_detail,
@@ -224,13 +225,22 @@ class CaseDetail(VerticalScroll, can_focus=True):
 
     ALLOW_MAXIMIZE = True
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: object = Text("No case selected.", style="dim")
+
     def compose(self) -> ComposeResult:
-        """One static body."""
-        yield Static(Text("No case selected.", style="dim"), id="detail-body", markup=False)
+        """One static body (what :meth:`show` was given, if it came first)."""
+        yield Static(self._shown, id="detail-body", markup=False)  # type: ignore[arg-type]
 
     def show(self, renderable: object) -> None:
-        """Replace the content and scroll back to the top."""
-        self.query_one("#detail-body", Static).update(renderable)  # type: ignore[arg-type]
+        """Replace the content and scroll back to the top; before the body is composed
+        the content is kept and composed with it."""
+        self._shown = renderable
+        body = part(self, "#detail-body", Static)
+        if body is None:
+            return
+        body.update(renderable)  # type: ignore[arg-type]
         self.scroll_home(animate=False)
 
 
@@ -256,9 +266,14 @@ class FilterBar(Horizontal):
         """Render the summary for ``flt`` with ``shown`` of ``pending`` rows, plus
         ``kept`` rows of cases ruled elsewhere that stay listed (said explicitly, so the
         count matches the rows on screen)."""
+        find = part(self, "#queue-find", Input)
+        summary = part(self, "#filter-summary", Static)
+        order_line = part(self, "#filter-sort", Static)
+        if find is None or summary is None or order_line is None:
+            return  # not composed yet (the pane shows it on mount) or being removed
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         parts = flt.describe()
-        finding = self.query_one("#queue-find", Input).display
+        finding = find.display
         if finding and flt.text.strip():
             parts = parts[:-1]  # the find box itself shows the text
         if flt.active:
@@ -274,10 +289,10 @@ class FilterBar(Horizontal):
             if kept:
                 out.append(f" + {kept} ruled elsewhere", style="bold")
             out.append(" · f filter · / find", style="dim")
-        self.query_one("#filter-summary", Static).update(out)
+        summary.update(out)
         sort = Text(f"sort: {SORT_SHORT.get(flt.sort, flt.sort)}", no_wrap=True, end="",
                     style="dim" if flt.sort == "queue" else "bold")
-        self.query_one("#filter-sort", Static).update(sort)
+        order_line.update(sort)
 
 
 class QueuePane(Vertical):
@@ -344,22 +359,30 @@ class QueuePane(Vertical):
                 yield detail
 
     def on_mount(self) -> None:
-        """Columns now; rows when the queue arrives."""
-        table = self.query_one(QueueTable)
+        """Columns now; rows when the queue arrives, or, if it arrived before the pane
+        was composed (kept by :meth:`load`), once the table has its width."""
+        table = part(self, QueueTable)
+        if table is None:
+            return  # removed while it was being built
         for key, label in COLUMNS:
             table.add_column(label, key=key)
         # no loading overlay on the table: it would keep the table from being laid out
         # (no width) until the queue arrives, and the first fill needs its width; the
         # detail pane says "Loading…" meanwhile
+        if self._loaded:
+            self._awaiting_width = True
+            self.call_after_refresh(self._fill_when_laid_out)
         self._show_filter()
         self.watch(self.screen, "maximized", self._maximized_changed, init=False)
 
     def _maximized_changed(self, before: object, after: object) -> None:
         """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
         to the queue, where it was before Enter, unless something else took it."""
-        detail = self.query_one(CaseDetail)
+        detail, table = part(self, CaseDetail), part(self, QueueTable)
+        if detail is None or table is None:
+            return  # the pane is being removed
         if before is detail and after is None and self.screen.focused in (detail, None):
-            self.table.focus()
+            table.focus()
 
     # --- data in ------------------------------------------------------------------------
 
@@ -426,10 +449,13 @@ class QueuePane(Vertical):
         self._detail_errors.clear()
         self.rulings = None
         self._beside.clear()
-        self.table.clear()
-        self.table.loading = True
-        self.query_one("#queue-find", Input).value = ""
-        self.query_one("#queue-find", Input).display = False
+        table, find = part(self, QueueTable), part(self, "#queue-find", Input)
+        if table is None or find is None:
+            return  # nothing drawn to clear: composed empty, or being removed
+        table.clear()
+        table.loading = True
+        find.value = ""
+        find.display = False
         self._show_filter()
         self.refresh_detail()
 
@@ -444,15 +470,17 @@ class QueuePane(Vertical):
         banner. ``mine``: case ids this desk is ruling right now (never "someone
         else"). ``workitems``, ``escalate`` and ``wiki_on`` replace :attr:`workitems`,
         :attr:`escalate` and :attr:`wiki_on` when given. Returns the cases other
-        reviewers ruled since the last load."""
+        reviewers ruled since the last load. Before the pane is composed the cases are
+        kept and drawn on mount."""
         if workitems is not None:
             self.workitems = dict(workitems)
         if escalate is not None:
             self.escalate = escalate
         if wiki_on is not None:
             self.wiki_on = wiki_on
-        table = self.table
-        table.loading = False
+        table = part(self, QueueTable)
+        if table is not None:
+            table.loading = False
         everything = list(cases)
         fresh = {c.case_id: c for c in everything if c.ruling is None}
         ruled_now = {c.case_id: c for c in everything if c.ruling is not None}
@@ -489,7 +517,7 @@ class QueuePane(Vertical):
             self._sync()
         else:
             self._show_filter()
-        if self.screen.focused is None:
+        if table is not None and self.screen.focused is None:
             # at once, not through focus()'s deferred callback: a key pressed the moment
             # the rows appear must reach the table (the table could not take focus while
             # it was loading, so nothing has it yet)
@@ -564,7 +592,9 @@ class QueuePane(Vertical):
                 gc.enable()
 
     def _sync_rows(self) -> None:
-        table = self.table
+        table = part(self, QueueTable)
+        if table is None:
+            return  # kept: drawn on mount (or nothing to draw into: being removed)
         current = self.current_case_id()
         index = table.cursor_row
         rows = self.visible_cases()
@@ -622,10 +652,12 @@ class QueuePane(Vertical):
         self.refresh_detail()
 
     def _show_filter(self) -> None:
-        bar = self.query_one(FilterBar)
+        bar = part(self, FilterBar)
+        if bar is None:
+            return  # not composed yet (on_mount shows it) or being removed
         if not self._loaded:
-            bar.query_one("#filter-summary", Static).update(
-                Text("Loading the queue…", style="dim", end=""))
+            for summary in bar.query("#filter-summary").results(Static):
+                summary.update(Text("Loading the queue…", style="dim", end=""))
             return
         kept = sum(1 for k in self.ruled_elsewhere if k in self._cells)
         bar.show(self.filter, len(self._cells) - kept, len(self.cases), kept=kept)
@@ -650,9 +682,10 @@ class QueuePane(Vertical):
     # --- selection ------------------------------------------------------------------------
 
     def current_case_id(self) -> str | None:
-        """The case id under the cursor, or None when the table is empty."""
-        table = self.table
-        if not table.row_count:
+        """The case id under the cursor, or None when the table is empty (or not
+        composed yet, or being removed)."""
+        table = part(self, QueueTable)
+        if table is None or not table.row_count:
             return None
         try:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
@@ -668,9 +701,14 @@ class QueuePane(Vertical):
         return self.cases.get(case_id) or self.ruled_elsewhere.get(case_id)
 
     def refresh_detail(self) -> None:
-        """Render the banner and the detail pane for the highlighted case."""
-        detail = self.query_one(CaseDetail)
-        banner = self.query_one("#queue-banner", Static)
+        """Render the banner and the detail pane for the highlighted case (nothing
+        before the pane is composed: its first fill renders them, nor while it is being
+        removed)."""
+        detail = part(self, CaseDetail)
+        banner = part(self, "#queue-banner", Static)
+        table = part(self, QueueTable)
+        if detail is None or banner is None or table is None:
+            return
         case = self.current_case()
         ruled = self.ruled_elsewhere.get(case.case_id) if case is not None else None
         banner.display = ruled is not None and ruled.ruling is not None
@@ -690,8 +728,8 @@ class QueuePane(Vertical):
                                  "hidden). Esc clears the filters; f changes them.",
                                  style="dim"))
             return
-        position = self.table.cursor_row + 1
-        detail.border_title = (f"Case {position} of {self.table.row_count} · "
+        position = table.cursor_row + 1
+        detail.border_title = (f"Case {position} of {table.row_count} · "
                                f"{printable(case.case_id, multiline=False)}")
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
@@ -828,7 +866,9 @@ class QueuePane(Vertical):
     def _fit_layout(self) -> bool:
         """Choose the title width, full or short case ids and verdicts for the last
         width seen; True when that changed."""
-        table = self.table
+        table = part(self, QueueTable)
+        if table is None:
+            return False  # no width before the table is composed
         if not self._table_width:
             self._table_width = table.size.width
         # Always reserve the vertical scrollbar's cells, shown or not, so the widths do

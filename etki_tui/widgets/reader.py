@@ -27,6 +27,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTable
 
 from etki.text import printable
 from etki_tui.history import History
+from etki_tui.live import part
 from etki_tui.messages import PageWanted
 from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fold_long, literal, match_spans
 
@@ -297,8 +298,9 @@ class PageReader(Vertical):
                             "from the page if you need it.", markup=False, timeout=6)
             return
         if target == self.path:
-            if anchor:
-                self.query_one("#memory-page", Markdown).goto_anchor(anchor)
+            page = part(self, "#memory-page", Markdown) if anchor else None
+            if page is not None:  # None: the reader is being removed since the click
+                page.goto_anchor(anchor)
             return
         self.post_message(PageWanted(target, history="push"))
 

@@ -27,6 +27,7 @@ from etki_tui.charts import (
     bar,
     rulings_over_time,
 )
+from etki_tui.live import part
 from etki_tui.render import VERDICT_STYLE, verdict_text
 
 
@@ -160,13 +161,24 @@ class ReportsPane(VerticalScroll, can_focus=True):
     def reset(self) -> None:
         """Forget the report (another project is being opened)."""
         self.report = None
-        self.query_one("#report-body", Static).update(Text("Loading…", style="dim"))
+        body = part(self, "#report-body", Static)
+        if body is not None:  # composed as "Loading…" otherwise
+            body.update(Text("Loading…", style="dim"))
 
     def show(self, report: Report) -> None:
-        """Render ``report`` for the current width."""
+        """Render ``report`` for the current width; before the body is composed it is
+        kept and rendered on mount (nothing while the pane is being removed)."""
         self.report = report
+        body = part(self, "#report-body", Static)
+        if body is None:
+            return
         width = self.scrollable_content_region.width or self.size.width or 80
-        self.query_one("#report-body", Static).update(report_view(report, width))
+        body.update(report_view(report, width))
+
+    def on_mount(self) -> None:
+        """Render a report that arrived before the pane was composed."""
+        if self.report is not None:
+            self.show(self.report)
 
     def on_resize(self) -> None:
         """Lay the report out again for the new width."""
