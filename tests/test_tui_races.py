@@ -75,6 +75,12 @@ def search_results(world: TuiWorld, query: str) -> SearchResults:
     return SearchResults(query, hits, project_id=world.project_id)
 
 
+def dc_replace_seq(message: SearchResults, seq: int) -> SearchResults:
+    """``message`` numbered as the desk's search ``seq`` (only the newest one shows)."""
+    return SearchResults(message.query, message.hits, message.error,
+                         message.project_id, total=message.total, seq=seq)
+
+
 def page_loaded(world: TuiWorld, path: str = PAGE, history: str = "push") -> PageLoaded:
     """What :meth:`EtkiApp.load_page` posts."""
     return PageLoaded(path, world.desk.read_page(world.project_id, path), history=history,
@@ -321,15 +327,20 @@ async def test_answers_under_a_modal_reach_the_desk_beneath(tui_world: TuiWorld)
 
 @sync
 async def test_a_search_typed_into_a_removed_box_is_dropped(tui_world: TuiWorld) -> None:
-    """A search answer whose box is gone releases the search slot (the next search
-    runs) instead of raising on '#memory-search'."""
+    """A search answer whose box is gone is dropped instead of raising on
+    '#memory-search', and a later search still runs and answers (the search numbering
+    of issue 12 item 2 replaced the one-search slot this test first guarded)."""
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app._searching = "contract"
         await app.query_one("#memory-search", Input).remove()
-        app.post_message(search_results(tui_world, "contract"))
+        app._search_seq += 1
+        app.post_message(dc_replace_seq(search_results(tui_world, "contract"), app._search_seq))
         await settle(pilot)
         alive(app)
-        assert app._searching is None
-
+        before = app._search_seq
+        app._search_now("contract")  # what the next keystroke's search does
+        await settle(pilot)
+        alive(app)
+        assert app._search_seq == before + 1
+        assert not [w for w in app.workers if w.group == "search" and w.is_running]
