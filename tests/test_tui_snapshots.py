@@ -179,8 +179,9 @@ def test_filter_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -
 
 @pytest.mark.parametrize("size", SIZES)
 def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """The filter and sort panel (f) with verdict IN_SCOPE and risk medium chosen."""
-    _check(snap_compare, tui_world, size, ["f", "right", "down", "right", "right"])
+    """The filter and sort panel (f) with verdict IN_SCOPE and risk high chosen (the
+    SSO case: MEDIUM at triage, HIGH on the desk since its clause 3.2 is disputed)."""
+    _check(snap_compare, tui_world, size, ["f", "right", "down", "right"])
 
 
 @pytest.mark.parametrize("size", SIZES)
