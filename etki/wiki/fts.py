@@ -57,7 +57,7 @@ import sqlite3
 import stat
 import time
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -364,20 +364,14 @@ def note_written(root: Path, paths: Iterable[str], old: bytes | None, new: bytes
     unmatched and the next search syncs by stat. Best-effort and quick: no index file,
     an outdated schema, a writer holding it longer than :data:`NOTE_WAIT_S` or any
     SQLite error returns False and never raises."""
-    path = index_path(root)
-    if old is None or not path.is_file():
+    if old is None:
         return False
-    try:
-        db = sqlite3.connect(path, timeout=NOTE_WAIT_S, isolation_level=None)
-    except sqlite3.Error:
-        return False
-    try:
+    with _current_index(root) as db:
+        if db is None:
+            return False
         # no fsync (WAL): a note lost to a power cut leaves the old token, which no
         # longer matches the state file, so the next search syncs by stat
         db.execute("PRAGMA synchronous = NORMAL")
-        row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        if row is None or row[0] != _VERSION:
-            return False
         db.execute("BEGIN IMMEDIATE")
         try:
             noted = _stored_token(db) == old.hex()
@@ -390,10 +384,7 @@ def note_written(root: Path, paths: Iterable[str], old: bytes | None, new: bytes
             db.execute("ROLLBACK")
             raise
         return noted
-    except sqlite3.Error:
-        return False
-    finally:
-        db.close()
+    return False
 
 
 def invalidate(root: Path) -> bool:
@@ -401,20 +392,38 @@ def invalidate(root: Path) -> bool:
     it before a full sync: many pages change, and a process killed midway must not leave
     a token that looks current), so the next search syncs by stat. Best-effort like
     :func:`note_written`; True when a token was removed."""
+    with _current_index(root) as db:
+        if db is None:
+            return False
+        return db.execute("DELETE FROM meta WHERE key = 'mark'").rowcount > 0
+    return False
+
+
+@contextlib.contextmanager
+def _current_index(root: Path) -> Iterator[sqlite3.Connection | None]:
+    """The index of the wiki at ``root`` opened for a short best-effort write (autocommit,
+    a busy wait of :data:`NOTE_WAIT_S`), or None when there is no index file, its schema
+    is not this version's or SQLite fails to open it. A ``sqlite3.Error`` inside the
+    block is swallowed (the block's caller then returns its fallback); the connection
+    is always closed."""
     path = index_path(root)
     if not path.is_file():
-        return False
+        yield None
+        return
     try:
         db = sqlite3.connect(path, timeout=NOTE_WAIT_S, isolation_level=None)
     except sqlite3.Error:
-        return False
+        yield None
+        return
     try:
-        row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        if row is None or row[0] != _VERSION:
-            return False
-        return db.execute("DELETE FROM meta WHERE key = 'mark'").rowcount > 0
-    except sqlite3.Error:
-        return False
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        except sqlite3.Error:
+            row = None
+        try:
+            yield db if row is not None and row[0] == _VERSION else None
+        except sqlite3.Error:
+            return
     finally:
         db.close()
 
