@@ -283,8 +283,8 @@ def test_reordering_reviewers_or_respelling_them_in_nfd_is_no_change(tmp_path):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
 def test_a_ruling_in_the_desk_is_audited_as_etki_tui(tui_world):
-    """``etki-tui`` on a real pseudo-terminal rules the first case (a, Tab to Confirm,
-    Enter): its audit row names the program ``etki-tui`` and the desk's own pid."""
+    """``etki-tui`` on a real pseudo-terminal rules the first case (a, then Enter: the
+    ruling agrees with the engine, so Approve has the focus): its audit row names the program ``etki-tui`` and the desk's own pid."""
     import pty
     import signal
     import time
@@ -304,7 +304,7 @@ def test_a_ruling_in_the_desk_is_audited_as_etki_tui(tui_world):
         assert _read_until(fd, READY, seen, time.monotonic() + 60), bytes(seen[-2000:])
         os.write(fd, b"a")
         assert _read_until(fd, b"Cancel", seen, time.monotonic() + 60), bytes(seen[-2000:])
-        os.write(fd, b"\t\r")
+        os.write(fd, b"\r")
         deadline = time.monotonic() + 60
         while tui_world.repo.case(first).ruling is None:  # wait for the state
             assert time.monotonic() < deadline, bytes(seen[-2000:])
