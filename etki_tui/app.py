@@ -822,6 +822,15 @@ class EtkiApp(App[None]):
                   "raporlar": "#reports-pane"}.get(pane_id)
         if pane_id == "hafiza" and self._tab_focus is not None:
             target, self._tab_focus = self._tab_focus, None  # asked for by focus_search
+        tabs = self.desk_part(TabbedContent, f"focus on {pane_id}")
+        if tabs is None or tabs.active != pane_id:
+            # a later key chose another tab before this activation was handled: focusing
+            # a widget of this tab would switch back to it (quick 2 3 1 ended on Raporlar)
+            return
+        pane = part(self, f"#{pane_id}")
+        focused = self.screen.focused
+        if pane is not None and focused is not None and pane in focused.ancestors_with_self:
+            return  # the focus is in this tab already (letters typed in the search box)
         widget = self.desk_part(target, f"focus on {pane_id}") if target else None
         if widget is not None:
             widget.focus()

@@ -468,3 +468,43 @@ def test_seat_roles(tui_world: TuiWorld) -> None:
                            ("nobody", "not listed", False)):
         seat = Desk(replace(tui_world.settings, reviewer=who), tui_world.repo).seat("demo")
         assert (seat.reviewer, seat.role, seat.may_rule, seat.open) == (who, role, may, False)
+
+
+@sync
+async def test_tab_keys_faster_than_their_activations_end_on_the_last_tab(
+        tui_world: TuiWorld) -> None:
+    """2 3 1 pressed faster than the desk handles the tabs' activations (a fresh
+    reviewer's burst in tmux ended on Raporlar 2 times of 3): the activations of
+    Hafıza and Raporlar, handled after 1 chose the queue, must not focus their widgets
+    (focusing a widget of a hidden tab switches back to it). Reproduced without timing:
+    the three switches are made in one turn, so all three activations queue up."""
+    from textual.widgets import TabbedContent
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tabs = app.query_one(TabbedContent)
+        for tab in ("hafiza", "raporlar", "queue"):
+            tabs.active = tab
+        await settle(pilot)
+        assert tabs.active == "queue"
+        assert app.focused is not None and app.focused.id == "queue-table"
+
+
+@sync
+async def test_a_late_hafiza_activation_leaves_the_search_box_focused(
+        tui_world: TuiWorld) -> None:
+    """Letters typed in the search box while Hafıza's activation is still queued stay
+    in the box: the activation does not move the focus to the list ('position' read
+    'ition' for a fresh reviewer)."""
+    from textual.widgets import TabbedContent
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.query_one(TabbedContent).active = "hafiza"
+        box = app.query_one("#memory-search", Input)
+        box.focus()  # the reviewer clicked or tabbed into the box before the activation
+        await settle(pilot)
+        await press(pilot, *"position")
+        assert box.value == "position" and app.focused is box
