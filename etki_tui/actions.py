@@ -109,7 +109,7 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
     ActionDef("find", "slash", "find", "Find",
               "Filter the queue as you type (id, title, text, clause number)",
               "Filter the queue live: every word must appear in the case id, title, "
-              "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4) keeps "
+              "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4, #4) keeps "
               "the cases citing that clause or one of its sub-clauses (4.4 also finds "
               "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
               context="queue", key_display="/"),

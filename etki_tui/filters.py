@@ -113,20 +113,23 @@ def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
                if (m := memory.get(ref)) is not None)
 
 
-_CLAUSE_TOKEN = re.compile(r"(?:(?P<doc>[^\s#]+)#)?§?(?P<number>\d+(?:\.\d+)+)\.?")
+_CLAUSE_TOKEN = re.compile(r"(?:(?P<doc>[^\s#]*)#(?P<whole>\d+(?:\.\d+)*)"
+                           r"|§?(?P<number>\d+(?:\.\d+)+))\.?")
 """A find token that names a clause: dotted numbers (``4.4``, ``3.1.2``, ``§4.4``,
-``4.4.``), optionally after a contract id and ``#`` (``MSA-2024-01#4.4``)."""
+``4.4.``), or any clause number after ``#`` with or without a contract id before it
+(``MSA-2024-01#4.4``, ``talentmap-pws#4``, ``#4``): a contract whose sections are whole
+numbers is searched by ``#4``, since a bare ``4`` stays a word."""
 
 
 def clause_token(token: str) -> tuple[str | None, str] | None:
     """``(contract id or None, clause number)`` when the white-space separated find
     token ``token`` names a clause (:data:`_CLAUSE_TOKEN`, the contract id folded), else
-    None. ``4`` alone is not a clause token (it is a word, matched as before)."""
+    None. ``4`` alone is not a clause token (it is a word, matched as before); ``#4`` is."""
     found = _CLAUSE_TOKEN.fullmatch(token.strip("()[],;:"))
     if found is None:
         return None
     doc = found.group("doc")
-    return (fold(doc) if doc else None), found.group("number")
+    return (fold(doc) if doc else None), found.group("whole") or found.group("number")
 
 
 def cites_clause(case: CaseRecord, doc: str | None, number: str) -> bool:

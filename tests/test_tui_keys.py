@@ -250,11 +250,11 @@ def tdrs_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     repo.dispose()
 
 
-def _citing(desk: Desk, number: str) -> set[str]:
-    """Pending tdrs cases whose stored decision cites clause ``number`` or a sub-clause
-    of it, read straight from the store's cases."""
+def _citing(desk: Desk, number: str, project: str = "tdrs") -> set[str]:
+    """Pending cases of ``project`` whose stored decision cites clause ``number`` or a
+    sub-clause of it, read straight from the store's cases."""
     found = set()
-    for case in desk.repo.cases("tdrs"):
+    for case in desk.repo.cases(project):
         numbers = [ref.split("#", 1)[1] for ref in case.decision.cited_clauses]
         if any(n == number or n.startswith(f"{number}.") for n in numbers):
             found.add(case.case_id)
@@ -281,6 +281,41 @@ async def test_find_a_clause_number_matches_the_cases_citing_it(tdrs_world: Desk
         assert set(queue_ids(app)) == want, query
         summary = " ".join(shown(app.query_one("#filter-summary"), 116, 1).split())
         assert f"{len(want)} of {len(everything)}" in summary
+
+
+@pytest.fixture(scope="module")
+def talentmap_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The talentmap engagement (a PWS whose sections are whole numbers: #1 ... #12)."""
+    folder = REPO_ROOT.parent / "shared" / "realdata" / "talentmap"
+    if not (folder / "etki.yaml").is_file():
+        pytest.skip("../shared/realdata/talentmap absent")
+    root = tmp_path_factory.mktemp("talentmap")
+    settings = Settings(db_url=f"sqlite:///{root}/etki.db", wiki_dir=None,
+                        reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(folder, repo, settings)
+    yield Desk(settings, repo)
+    repo.dispose()
+
+
+@pytest.mark.parametrize("query", ["#4", "talentmap-pws#4", "#1", "#11"])
+@sync
+async def test_find_a_whole_section_number_after_hash(talentmap_world: Desk,
+                                                      query: str) -> None:
+    """talentmap's sections are whole numbers; ``#4`` (or ``talentmap-pws#4``) keeps
+    exactly the cases citing section 4 (a fresh reviewer's ``/talentmap-pws#4`` matched
+    15 where 14 cite it: the token was matched as text). A bare ``4`` stays a word."""
+    want = _citing(talentmap_world, query.rsplit("#", 1)[-1], "talentmap")
+    assert want, query
+    app = desk_app(talentmap_world, "talentmap")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        field = app.focused
+        assert isinstance(field, Input)
+        field.value = query
+        await settle(pilot)
+        assert set(queue_ids(app)) == want, query
 
 
 def test_clause_numbers_match_whole_parts_only() -> None:
