@@ -16,6 +16,7 @@ from functools import cached_property
 
 from etki.domain import CaseRecord, ClauseMemory, Risk
 from etki.text import fold, words
+from etki_tui.glyphs import WARN
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
 RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h")
@@ -237,7 +238,7 @@ class QueueFilter:
         if self.risk:
             parts.append(RISK_LABEL[self.risk])
         if self.disputed_only:
-            parts.append("⚠ disputed")
+            parts.append(f"{WARN} disputed")
         if self.band:
             parts.append(BAND_LABEL[self.band])
         if self.age:

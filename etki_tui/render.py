@@ -7,7 +7,7 @@ action (shared/cases B01, B03). Table cells are one line and cut on grapheme bou
 (B05) by :func:`fit`.
 
 Meaning is never carried by colour alone: a verdict is a glyph *and* a word, a disputed
-clause says ``⚠ DISPUTED`` (in red, :data:`DISPUTED_STYLE`, on a colour terminal), a
+clause says ``! DISPUTED`` (in red, :data:`DISPUTED_STYLE`, on a colour terminal), a
 risky case says ``24h``.
 """
 
@@ -40,6 +40,7 @@ from etki.domain import (
 from etki.text import fold_with_offsets, printable
 from etki.wiki.clauses import clause_markdown
 from etki_tui.filters import age_days, age_label, current_risk, disputed_refs
+from etki_tui.glyphs import WARN
 
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
 """Single-width glyphs (East Asian width N/Na) shown next to the verdict word."""
@@ -48,7 +49,7 @@ VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow"
                                  "REJECT": "red"}
 RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
 RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
-DISPUTED = "⚠ DISPUTED"
+DISPUTED = f"{WARN} DISPUTED"
 DISPUTED_STYLE = "bold reverse red"
 """The disputed mark is red (reverse video, so it reads on a 16-colour terminal and, by
 the glyph and word, without colour at all)."""
@@ -257,7 +258,7 @@ DISPUTED_PREFIX = DISPUTED + " "
 
 def title_cell(title: str, width: int, disputed: bool) -> Text:
     """The queue's title cell, ``width`` cells wide at most; a case citing a disputed
-    clause starts with the red ``⚠ DISPUTED`` mark (glyph and word, so it reads
+    clause starts with the red ``! DISPUTED`` mark (glyph and word, so it reads
     without colour) and its title follows in the rest of the width."""
     if not disputed:
         return cell(title, width)
@@ -517,7 +518,7 @@ def _section(title: str) -> Text:
 def ruled_banner(ruling: RulingRecord) -> Text:
     """The banner over a case another reviewer ruled while it was on screen."""
     out = Text()
-    out.append("⚠ ALREADY RULED", style="bold reverse")
+    out.append(f"{WARN} ALREADY RULED", style="bold reverse")
     out.append(" by ")
     out.append(printable(ruling.reviewer, multiline=False), style="bold")
     out.append(f" at {when(ruling.ruled_at)}: ")
@@ -532,7 +533,7 @@ def ruled_banner(ruling: RulingRecord) -> Text:
 def disputed_strip(decision: object, clauses: Mapping[str, ScopeClause],
                    memory: Mapping[str, ClauseMemory], escalate: bool) -> list[Text]:
     """The lines the detail pane opens with when the case cites a clause disputed now:
-    one per such clause, ``⚠ DISPUTED 3.2 Single sign-on · rulings disagree:
+    one per such clause, ``! DISPUTED 3.2 Single sign-on · rulings disagree:
     IN_SCOPE / REJECT`` (``CR`` for a change request), then, when the dispute raised the risk after the triage
     (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
     Shown first so it is on screen without scrolling at 80x24, above any clause text."""

@@ -86,15 +86,15 @@ async def test_queue_rows_show_the_disputed_glyph_and_word(tui_world: TuiWorld) 
         await settle(pilot)
         table = app.query_one(QueueTable)
         title = table.get_cell(FIRST, "title")
-        assert isinstance(title, Text) and title.plain.startswith("⚠ DISPUTED ")
+        assert isinstance(title, Text) and title.plain.startswith("! DISPUTED ")
         assert "SSO login" in title.plain  # the title still follows
-        assert not table.get_cell(SECOND, "title").plain.startswith("⚠")
+        assert not table.get_cell(SECOND, "title").plain.startswith("!")
         # the columns still fit at 80 columns: nothing scrolls sideways
         assert table.virtual_size.width <= table.scrollable_content_region.width
         rows = shown(table).split("\n")
         row = next(line for line in rows if "0a1f3c21" in line)
-        assert "⚠ DISPUTED" in row and "high 24h" in row
-        assert "⚠" not in next(line for line in rows if "1b7e9d02" in line)
+        assert "! DISPUTED" in row and "high 24h" in row
+        assert "!" not in next(line for line in rows if "1b7e9d02" in line)
 
 
 @sync
@@ -107,12 +107,12 @@ async def test_the_strip_is_on_screen_at_80x24_before_any_clause_text(
         await goto(pilot, THREE)
         await settle(pilot)
         visible = visible_detail_lines(app)
-        marked = [i for i, line in enumerate(visible) if "⚠ DISPUTED" in line]
+        marked = [i for i, line in enumerate(visible) if "! DISPUTED" in line]
         assert marked, visible
         assert "10.2" in visible[marked[0]] and "Availability" in visible[marked[0]]
         assert "disagree" in visible[marked[0]]
         everything = all_detail_lines(app)
-        strip_at = next(i for i, line in enumerate(everything) if "⚠ DISPUTED 10.2" in line)
+        strip_at = next(i for i, line in enumerate(everything) if "! DISPUTED 10.2" in line)
         clause_text_at = next(i for i, line in enumerate(everything)
                               if "§ 4.1" in line or "§ 10.2" in line)
         assert strip_at < clause_text_at
@@ -120,7 +120,7 @@ async def test_the_strip_is_on_screen_at_80x24_before_any_clause_text(
         screen = ["".join(s.text for s in strip)
                   for strip in app.screen._compositor.render_strips()]
         region = app.query_one(CaseDetail).region
-        assert any("⚠ DISPUTED 10.2" in screen[y] for y in range(region.y, region.bottom))
+        assert any("! DISPUTED 10.2" in screen[y] for y in range(region.y, region.bottom))
 
 
 def _is_red(color) -> bool:  # noqa: ANN001
@@ -135,14 +135,14 @@ async def test_disputed_is_red(tui_world: TuiWorld) -> None:
         await settle(pilot)
         await press(pilot, "down")  # the cursor off the disputed row: its own colours show
         await settle(pilot)
-        marks = [s for s in screen_segments(app) if "⚠ DISPUTED" in s.text]
+        marks = [s for s in screen_segments(app) if "! DISPUTED" in s.text]
         assert len(marks) >= 2  # FIRST's row (and R5's), the detail has none (9.1)
         for seg in marks:
             assert seg.style is not None and seg.style.reverse, seg
             assert _is_red(seg.style.color), seg  # amber before (#ffff00-ish)
         await press(pilot, "up")
         await settle(pilot)
-        strip = [s for s in screen_segments(app) if s.text == "⚠ DISPUTED"]
+        strip = [s for s in screen_segments(app) if s.text == "! DISPUTED"]
         assert strip and all(_is_red(s.style.color) for s in strip)
 
 
@@ -155,7 +155,7 @@ def test_the_hafiza_card_marks_disputed_in_red(tui_world: TuiWorld) -> None:
     console = Console(width=80, color_system="truecolor", force_terminal=True)
     segments = list(console.render(disputed_card(item, tui_world.desk.clauses("demo")),
                                    console.options))
-    [mark] = [s for s in segments if s.text == "⚠ DISPUTED"]
+    [mark] = [s for s in segments if s.text == "! DISPUTED"]
     assert mark.style is not None and mark.style.reverse and mark.style.bold
     assert mark.style.color is not None and mark.style.color.name == "red"  # was yellow
 
@@ -168,9 +168,9 @@ async def test_no_color_keeps_the_glyph_and_word(tui_world: TuiWorld,
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.no_color
-        assert "⚠ DISPUTED" in visible_detail_lines(app)[0]
-        assert "⚠ DISPUTED" in shown(app.query_one(QueueTable))
-        marks = [seg for seg in screen_segments(app) if seg.text == "⚠ DISPUTED"]
+        assert "! DISPUTED" in visible_detail_lines(app)[0]
+        assert "! DISPUTED" in shown(app.query_one(QueueTable))
+        marks = [seg for seg in screen_segments(app) if seg.text == "! DISPUTED"]
         assert marks and all(seg.style is not None and seg.style.reverse for seg in marks)
 
 
@@ -186,7 +186,7 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         app.action_reload()
         await settle(pilot)
         assert table.get_cell(RECEIPT, "risk").plain == "high 24h"
-        assert table.get_cell(RECEIPT, "title").plain.startswith("⚠ DISPUTED")
+        assert table.get_cell(RECEIPT, "title").plain.startswith("! DISPUTED")
         pane = app.query_one(QueuePane)
         pane.set_filter(QueueFilter(risk="high"))  # the filter reads what the column says
         await settle(pilot)
@@ -199,7 +199,7 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         await goto(pilot, RECEIPT)
         await settle(pilot)
         top = " ".join(" ".join(visible_detail_lines(app)).split())
-        assert "⚠ DISPUTED 4.3 Receipts" in top
+        assert "! DISPUTED 4.3 Receipts" in top
         assert "24h PMO look: disputed since triage (LOW then; decision unchanged)" in top
         assert "Risk HIGH" in top and "raised now: 4.3 disputed; LOW at triage" in top
     stored = tui_world.repo.case(RECEIPT).decision.risk
@@ -219,7 +219,7 @@ async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once
         await settle(pilot)
         table = app.query_one(QueueTable)
         assert table.get_cell(THREE, "risk").plain == "low"
-        assert not table.get_cell(THREE, "title").plain.startswith("⚠")
+        assert not table.get_cell(THREE, "title").plain.startswith("!")
         await goto(pilot, RECEIPT)
         await press(pilot, "r")  # reject an IN_SCOPE verdict: an override, 4.3 disputed
         await fill(pilot, "#confirm-reason", "Crashes on exports are out of 4.3.")
@@ -227,7 +227,7 @@ async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once
         await settle(pilot)
         assert RECEIPT not in table.row_keys()
         assert table.get_cell(THREE, "risk").plain == "high 24h"  # no reload needed
-        assert table.get_cell(THREE, "title").plain.startswith("⚠ DISPUTED")
+        assert table.get_cell(THREE, "title").plain.startswith("! DISPUTED")
 
 
 @sync
@@ -243,7 +243,7 @@ async def test_escalation_off_leaves_the_stored_risk(tmp_path: Path) -> None:
         await settle(pilot)
         table = app.query_one(QueueTable)
         assert table.get_cell("req-demo-4e6c1a35", "risk").plain == "low"  # 3.2, low
-        assert table.get_cell("req-demo-4e6c1a35", "title").plain.startswith("⚠ DISPUTED")
+        assert table.get_cell("req-demo-4e6c1a35", "title").plain.startswith("! DISPUTED")
     world.repo.dispose()
 
 

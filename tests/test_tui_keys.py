@@ -460,7 +460,7 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
         dialog = modal.query_one("#confirm-dialog")
         assert label.region.right <= dialog.content_region.right  # nothing cut off
         said = " ".join(shown(label).split())
-        assert said.startswith("⚠ ALREADY RULED by ayse at 2026-11-29 12:00Z")
+        assert said.startswith("! ALREADY RULED by ayse at 2026-11-29 12:00Z")
         assert said.endswith("Nothing you press here will be recorded; move to another case.")
         assert app.focused is modal.query_one("#confirm-cancel")  # Enter no longer rules
 

@@ -430,7 +430,7 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
         assert banner.display
         text = " ".join(shown(banner, 78, 3).split())
         assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
-        assert table.get_cell(SECOND, "verdict").plain == "⚠ RULED"  # 80 wide: short
+        assert table.get_cell(SECOND, "verdict").plain == "! RULED"  # 80 wide: short
         assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
         await press(pilot, "r")  # acting on it: a conflict, no dialog, nothing written
         await settle(pilot)
@@ -744,7 +744,7 @@ async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: Tu
         await press(pilot, "d")  # disputed only: cases citing 3.2
         await settle(pilot)
         assert queue_ids(app) == [FIRST]
-        assert "⚠ disputed" in shown(summary, 76, 1)
+        assert "! disputed" in shown(summary, 76, 1)
         await press(pilot, "escape")  # clears the filters, keeps the sort
         await settle(pilot)
         assert len(queue_ids(app)) == 6 and seen.of(FilterChanged)[-1].filter == QueueFilter()

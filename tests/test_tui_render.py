@@ -160,7 +160,7 @@ def test_filters_match_and_describe() -> None:
     assert ids(QueueFilter(text="10.2")) == ["2c4a8e13"]  # a cited clause number
     assert ids(QueueFilter(text="ACIL")) == ["3d5b0f24"]  # 'ACİL' folded
     flt = QueueFilter(verdict="IN_SCOPE", disputed_only=True, band="high", text="sso")
-    assert flt.describe() == ["IN_SCOPE", "⚠ disputed", "conf ≥ 0.80", "“sso”"]
+    assert flt.describe() == ["IN_SCOPE", "! disputed", "conf ≥ 0.80", "“sso”"]
     assert flt.cleared() == QueueFilter() and flt.with_(sort="risk").cleared().sort == "risk"
     assert is_disputed(cases[0], memory) and not is_disputed(cases[1], memory)
 
@@ -340,3 +340,12 @@ def test_advice_says_what_to_do_next() -> None:
     assert "ETKI_DB_URL" in advice(OperationalError("x", {}, Exception("locked")))
     assert advice(RuntimeError("boom"))
     _ = datetime.now(UTC)
+
+
+def test_the_desk_marks_use_a_glyph_one_cell_wide_in_every_terminal() -> None:
+    """The marks' glyph is ASCII: U+26A0 is one cell to Rich but two in tmux 3.3a (a
+    fresh reviewer's disputed rows lost their last character at 80 columns)."""
+    from etki_tui.glyphs import WARN
+    from etki_tui.render import DISPUTED
+
+    assert WARN.isascii() and len(WARN) == 1 and DISPUTED.startswith(WARN + " ")

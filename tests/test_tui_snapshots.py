@@ -114,7 +114,7 @@ def test_queue(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None
 
 @pytest.mark.parametrize("size", SIZES)
 def test_detail_disputed(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """The case detail read full-screen (Enter): cited clause 3.2 is ⚠ DISPUTED."""
+    """The case detail read full-screen (Enter): cited clause 3.2 is ! DISPUTED."""
     _check(snap_compare, tui_world, size, ["enter"])
 
 
@@ -307,6 +307,6 @@ def test_standard_colours_raporlar(snap_compare, history_world: TuiWorld) -> Non
                                    pytest.param(["r", "enter", "enter"], id="confirm")])
 def test_no_color(snap_compare, tui_world: TuiWorld, steps: list[Step],  # noqa: ANN001
                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, ⚠, OVERRIDE)."""
+    """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, !, OVERRIDE)."""
     monkeypatch.setenv("NO_COLOR", "1")
     _check(snap_compare, tui_world, (80, 24), steps)

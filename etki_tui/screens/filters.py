@@ -18,12 +18,13 @@ from textual.widgets import Footer, Static
 
 from etki_tui.actions import bindings
 from etki_tui.filters import AGES, BANDS, RISKS, SORT_SHORT, SORTS, VERDICTS, QueueFilter
+from etki_tui.glyphs import WARN
 from etki_tui.live import part
 
 ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
     ("verdict", "Verdict", tuple((v, v or "all") for v in VERDICTS)),
     ("risk", "Risk", tuple((r, {"24h": "24h look"}.get(r or "", r or "all")) for r in RISKS)),
-    ("disputed_only", "Disputed", ((False, "all"), (True, "⚠ disputed only"))),
+    ("disputed_only", "Disputed", ((False, "all"), (True, f"{WARN} disputed only"))),
     ("band", "Confidence", ((None, "all"), *((b, {"low": "< 0.60", "medium": "0.60–0.79",
                                                       "high": "≥ 0.80"}[b]) for b in BANDS))),
     ("age", "Age", ((None, "all"), *((a, f"> {a[:-1]} day{'s' if a != '1d' else ''}")

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from etki_tui.actions import bindings
+from etki_tui.glyphs import WARN
 from etki_tui.live import part
 
 MIN_SIZE = (80, 24)
@@ -57,7 +58,7 @@ def too_small_text(width: int, height: int) -> RenderableType:
     """What the too-small notice says."""
     need_w, need_h = MIN_SIZE
     lines = [
-        Text("⚠ TERMINAL TOO SMALL", style="bold reverse"),
+        Text(f"{WARN} TERMINAL TOO SMALL", style="bold reverse"),
         Text(""),
         Text(f"This terminal is {width}×{height}; the desk needs at least "
              f"{need_w}×{need_h}."),

@@ -41,6 +41,7 @@ from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
+from etki_tui.glyphs import WARN
 from etki_tui.live import part
 from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
@@ -399,8 +400,8 @@ class QueuePane(Vertical):
         case_cell.case_id = case.case_id
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
-            label = ("⚠ RULED" if self._short_verdicts else
-                     fit(f"⚠ ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
+            label = (f"{WARN} RULED" if self._short_verdicts else
+                     fit(f"{WARN} ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
                          _FIXED["verdict"]))
             verdict = Text(label, style="bold reverse", no_wrap=True, end="")
         else:

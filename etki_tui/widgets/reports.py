@@ -27,6 +27,7 @@ from etki_tui.charts import (
     bar,
     rulings_over_time,
 )
+from etki_tui.glyphs import WARN
 from etki_tui.live import part
 from etki_tui.render import VERDICT_STYLE, verdict_text
 
@@ -63,7 +64,7 @@ def _totals(report: Report) -> Table:
     table.add_row("Override rate", f"{100 * report.override_rate:.0f}%" if report.ruled
                   else "–")
     table.add_row("Precedents", str(report.precedents))
-    table.add_row("Disputed", ("⚠ " if report.disputed else "") + str(report.disputed))
+    table.add_row("Disputed", (f"{WARN} " if report.disputed else "") + str(report.disputed))
     return _titled(table, "Totals")
 
 
