@@ -344,3 +344,24 @@ async def test_a_search_typed_into_a_removed_box_is_dropped(tui_world: TuiWorld)
         alive(app)
         assert app._search_seq == before + 1
         assert not [w for w in app.workers if w.group == "search" and w.is_running]
+
+
+@sync
+async def test_a_ruling_key_before_the_queue_arrives_says_it_is_loading(
+        tui_world: TuiWorld) -> None:
+    """a/c/r pressed while the queue is still loading said "The queue is empty" on a
+    project with 28 pending cases (fresh-user trial); it says the queue is loading."""
+    from tests.test_tui_pilot import Recorder
+
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        pane = app.query_one(QueuePane)
+        pane.reset()  # as on a project switch: the new queue has not arrived yet
+        pane.action_approve()
+        await pilot.pause()
+        alive(app)
+        said = seen.notes()
+        assert said and said[-1] == "The queue is still loading: nothing was ruled."
+    assert tui_world.repo.case("req-demo-0a1f3c21").ruling is None

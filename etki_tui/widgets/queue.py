@@ -943,8 +943,12 @@ class QueuePane(Vertical):
     def _request(self, action: str) -> None:
         case = self.current_case()
         if case is None:
-            what = ("Nothing matches the filter: nothing to rule." if self.cases
-                    else "The queue is empty: nothing to rule.")
+            if not self._loaded:
+                what = "The queue is still loading: nothing was ruled."
+            elif self.cases:
+                what = "Nothing matches the filter: nothing to rule."
+            else:
+                what = "The queue is empty: nothing to rule."
             self.app.notify(what, severity="warning", markup=False, timeout=4)
             return
         self.post_message(RuleRequested(case, action))
