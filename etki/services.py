@@ -348,10 +348,11 @@ def store_label(url: object) -> str:
     database URL string or a SQLAlchemy ``URL``; anything that does not parse reads
     ``unknown store``."""
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
     try:
         parsed = make_url(url)  # type: ignore[arg-type]
-    except Exception:
+    except (ArgumentError, ValueError, TypeError):
         return "unknown store"
     backend = parsed.get_backend_name()
     if backend == "sqlite":
