@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from etki import memory
 from etki.approval import ApprovalService, RulingOutcome
@@ -45,6 +45,7 @@ from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.triage.similar import Beside, RulingIndex
+    from etki.wiki.fts import TopHits
 
 log = logging.getLogger("etki.services")
 
@@ -603,7 +604,7 @@ class Desk:
         return search(root, query)
 
     def wiki_top(self, project_id: str, query: str, *, limit: int = 100,
-                 cancelled: Callable[[], bool] | None = None) -> Any:
+                 cancelled: Callable[[], bool] | None = None) -> TopHits | None:
         """The desk's live search: the ``limit`` best pages of the project's wiki holding
         every word of ``query``, as a :class:`etki.wiki.fts.TopHits` (``hits`` of
         :class:`etki.wiki.fts.PageHit` — path, line, snippet of the page's visible text,
@@ -617,6 +618,7 @@ class Desk:
         from etki.text import fold
         from etki.wiki import fts
         from etki.wiki.search import query_tokens, search
+        from etki.wiki.writer import UnsafeWikiPath, read_page
 
         root = self.wiki_root(project_id)
         if root is None or not root.is_dir() or not query.strip():
@@ -633,10 +635,13 @@ class Desk:
         for hit in hits[:limit]:
             if cancelled is not None and cancelled():
                 return None
-            try:
-                text = (root / hit.path).read_bytes().decode("utf-8", errors="replace")
-            except OSError:
+            try:  # never through a symlink planted in the wiki
+                raw = read_page(root, hit.path)
+            except (OSError, UnsafeWikiPath):
                 continue
+            if raw is None:
+                continue
+            text = raw.decode("utf-8", errors="replace")
             line, snippet = fts.excerpt(text, fold(text), tokens)
             shown.append(fts.PageHit(hit.path, line, snippet, fts.page_title(text, hit.path)))
         return fts.TopHits(shown, len(hits), "scan")

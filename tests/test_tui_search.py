@@ -384,3 +384,32 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
         await pilot.press("enter")  # follow the first link: a second page in the history
         await settle(pilot)
         assert "history 2 of 2" in shown(reader.query_one("#reader-bar"))
+
+
+def test_the_desk_search_without_a_usable_index_reads_pages_but_never_a_symlink(
+        tmp_path: Path) -> None:
+    """When the FTS5 index cannot be used (here: a folder stands where its file goes)
+    the desk's search answers from the plain search with text excerpts; a page that is
+    a symlink planted in the wiki is never read through (its outside text is not
+    shown), with the index (rebuilt from a file that is not a database) or without."""
+    from etki.wiki import fts
+
+    world = build_tui_world(tmp_path)
+    try:
+        root = world.desk.wiki_root(world.project_id)
+        assert root is not None and root.is_dir()
+        fts.index_path(root).write_bytes(b"not a database " * 64)
+        outside = tmp_path / "outside.md"
+        outside.write_text("# Secret\n\ncontractor SECRET-OUTSIDE-TEXT\n", encoding="utf-8")
+        (root / "decisions" / "planted.md").symlink_to(outside)
+        rebuilt = world.desk.wiki_top(world.project_id, "contractor")
+        assert rebuilt is not None and rebuilt.synced == "walk" and rebuilt.hits
+        assert not any("SECRET" in h.snippet for h in rebuilt.hits)
+        fts.index_path(root).unlink()
+        fts.index_path(root).mkdir()
+        found = world.desk.wiki_top(world.project_id, "contractor")
+        assert found is not None and found.synced == "scan"
+        assert found.hits and all(h.snippet for h in found.hits)
+        assert not any("SECRET" in h.snippet for h in found.hits)
+    finally:
+        world.repo.dispose()
