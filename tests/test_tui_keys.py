@@ -236,18 +236,42 @@ async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> No
             assert f"Case {want + 1} of 6 · {ids[want]}" in str(detail.border_title)
 
 
-@pytest.fixture(scope="module")
-def tdrs_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
-    """The tdrs engagement (real contract and requests) loaded with ``init_project``."""
-    if TDRS is None or not (TDRS / "etki.yaml").is_file():
-        pytest.skip("../shared/realdata/tdrs absent (set ETKI_REALDATA_DIR)")
-    folder = tmp_path_factory.mktemp("tdrs")
-    settings = Settings(db_url=f"sqlite:///{folder}/etki.db", wiki_dir=None,
+def _engagement_desk(folder: Path | None, tmp: Path) -> Desk:
+    """A desk on a real engagement folder loaded with ``init_project`` into a SQLite
+    store in ``tmp`` (wiki off); skips when the folder is absent."""
+    if folder is None or not (folder / "etki.yaml").is_file():
+        pytest.skip(f"{folder} absent (set ETKI_REALDATA_DIR)")
+    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db", wiki_dir=None,
                         reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
-    init_project(TDRS, repo, settings)
-    yield Desk(settings, repo)
-    repo.dispose()
+    init_project(folder, repo, settings)
+    return Desk(settings, repo)
+
+
+async def _find_keeps(desk: Desk, project: str, query: str, want: set[str]) -> None:
+    """Type ``query`` into the queue's find box and check exactly ``want`` is listed,
+    and the filter line says so."""
+    app = desk_app(desk, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        everything = set(queue_ids(app))
+        assert len(everything) == len(desk.repo.cases(project))
+        await press(pilot, "slash")
+        field = app.focused
+        assert isinstance(field, Input)
+        field.value = query
+        await settle(pilot)
+        assert set(queue_ids(app)) == want, query
+        summary = " ".join(shown(app.query_one("#filter-summary"), 116, 1).split())
+        assert f"{len(want)} of {len(everything)}" in summary
+
+
+@pytest.fixture(scope="module")
+def tdrs_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The tdrs engagement (real contract and requests)."""
+    desk = _engagement_desk(TDRS, tmp_path_factory.mktemp("tdrs"))
+    yield desk
+    desk.repo.dispose()
 
 
 def _citing(desk: Desk, number: str, project: str = "tdrs") -> set[str]:
@@ -266,36 +290,17 @@ def _citing(desk: Desk, number: str, project: str = "tdrs") -> set[str]:
 @sync
 async def test_find_a_clause_number_matches_the_cases_citing_it(tdrs_world: Desk,
                                                                 query: str) -> None:
-    number = query.rsplit("#", 1)[-1]
-    want = _citing(tdrs_world, number)
-    app = desk_app(tdrs_world, "tdrs")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        everything = set(queue_ids(app))
-        assert len(everything) == len(tdrs_world.repo.cases("tdrs"))
-        await press(pilot, "slash")
-        field = app.focused
-        assert isinstance(field, Input)
-        field.value = query
-        await settle(pilot)
-        assert set(queue_ids(app)) == want, query
-        summary = " ".join(shown(app.query_one("#filter-summary"), 116, 1).split())
-        assert f"{len(want)} of {len(everything)}" in summary
+    want = _citing(tdrs_world, query.rsplit("#", 1)[-1])
+    await _find_keeps(tdrs_world, "tdrs", query, want)
 
 
 @pytest.fixture(scope="module")
 def talentmap_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
     """The talentmap engagement (a PWS whose sections are whole numbers: #1 ... #12)."""
-    folder = REPO_ROOT.parent / "shared" / "realdata" / "talentmap"
-    if not (folder / "etki.yaml").is_file():
-        pytest.skip("../shared/realdata/talentmap absent")
-    root = tmp_path_factory.mktemp("talentmap")
-    settings = Settings(db_url=f"sqlite:///{root}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
-    repo = CaseFileRepository(settings.db_url)
-    init_project(folder, repo, settings)
-    yield Desk(settings, repo)
-    repo.dispose()
+    folder = REALDATA / "talentmap" if REALDATA is not None else None
+    desk = _engagement_desk(folder, tmp_path_factory.mktemp("talentmap"))
+    yield desk
+    desk.repo.dispose()
 
 
 @pytest.mark.parametrize("query", ["#4", "talentmap-pws#4", "#1", "#11"])
@@ -307,15 +312,7 @@ async def test_find_a_whole_section_number_after_hash(talentmap_world: Desk,
     15 where 14 cite it: the token was matched as text). A bare ``4`` stays a word."""
     want = _citing(talentmap_world, query.rsplit("#", 1)[-1], "talentmap")
     assert want, query
-    app = desk_app(talentmap_world, "talentmap")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await press(pilot, "slash")
-        field = app.focused
-        assert isinstance(field, Input)
-        field.value = query
-        await settle(pilot)
-        assert set(queue_ids(app)) == want, query
+    await _find_keeps(talentmap_world, "talentmap", query, want)
 
 
 def test_clause_numbers_match_whole_parts_only() -> None:
