@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from etki.domain import CaseRecord, ClauseMemory
+from etki.domain import CaseRecord, ClauseMemory, Risk
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -161,3 +161,30 @@ def corrections_by_clause(cases: Iterable[CaseRecord], known: Iterable[str] = ()
     rows = [(ref, sum(by.values()), tuple((r, by[r]) for r in CORRECTION_RULES if r in by))
             for ref, by in counts.items()]
     return sorted(rows, key=lambda row: (-row[1], row[0]))
+
+
+def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+    """The refs of ``cited`` that are disputed in ``memory`` now (citation order)."""
+    return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
+
+
+def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
+                 escalate: bool) -> tuple[Risk, tuple[str, ...]]:
+    """The risk the desk shows for a stored decision (a ``Decision`` or a queue
+    summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
+    raised it now.
+
+    A decision is frozen when it is made; a clause can become disputed afterwards. With
+    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause that is
+    disputed in the current clause ``memory`` raises the shown risk by the risk layer's
+    own rule (:mod:`etki.triage.risk`: a disputed clause makes the level ``high``, adds
+    the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
+    risk already carries that signal. The stored decision is not changed: the second
+    value names the refs that raised it (empty when nothing was raised)."""
+    risk: Risk = decision.risk  # type: ignore[attr-defined]
+    if not escalate or not memory or "disputed_clause" in risk.signals:
+        return risk, ()
+    raised = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    if not raised:
+        return risk, ()
+    return Risk("high", (*risk.signals, "disputed_clause"), True), raised

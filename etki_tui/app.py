@@ -50,6 +50,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
+from etki_tui.heap import keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
     CaseWanted,
@@ -75,12 +76,12 @@ from etki_tui.messages import (
     WikiCaughtUp,
 )
 from etki_tui.providers import DeskCommands
-from etki_tui.render import VERDICT_GLYPH, verdict_text, when
+from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
-from etki_tui.widgets.memory import SHOWN, MemoryPane
+from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
 
@@ -158,6 +159,8 @@ class EtkiApp(App[None]):
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self.seat: Seat | None = None
+        self._drafts: dict[str, str] = {}
+        """case id -> the reason typed in a confirm dialog closed without ruling."""
         """Who acts on the project shown and whether they may rule (read with the queue)."""
         self.project_name = ""
         self.store = short_store(desk.store_label())
@@ -187,6 +190,11 @@ class EtkiApp(App[None]):
             with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
         yield Footer()
+
+    def on_unmount(self) -> None:
+        """The desk is closing: what it froze out of the collector's walks is given
+        back (:mod:`etki_tui.heap`)."""
+        release_loaded()
 
     def on_mount(self) -> None:
         """Keymap, theme, what ``etki-tui PROJECT_DIR`` loaded, then the queue."""
@@ -231,6 +239,7 @@ class EtkiApp(App[None]):
         banner = part(self, "#readonly-banner", Static)
         if banner is None:  # not composed yet (on_mount's first load shows it), or closing
             return
+        self.refresh_bindings()  # the ruling keys are dimmed on a read-only desk
         seat = self.seat
         read_only = seat is not None and not seat.may_rule
         if read_only:
@@ -332,7 +341,7 @@ class EtkiApp(App[None]):
                                            expected_version=expected_version)
         except ConflictError as exc:
             self.post_message(RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling,
-                                             one_line(exc)))
+                                             one_line(exc), reason=reason))
             return
         except Exception as exc:
             self.post_message(RulingFailed(case_id, action, one_line(exc),
@@ -383,16 +392,20 @@ class EtkiApp(App[None]):
         self.post_message(DetailsLoaded(records, case_ids, project_id=project_id))
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search_wiki(self, query: str, seq: int = 0) -> None:
+    def search_wiki(self, query: str, seq: int = 0, width: int = 30) -> None:
         """Search the wiki for ``query`` (the ranked top entries of the FTS5 index,
-        :meth:`Desk.wiki_top`). Exclusive: the next keystroke's search cancels this one,
-        which then stops at its next poll (SQLite's progress handler, a lock wait) and
-        posts nothing; ``seq`` numbers it, so an older answer is never shown."""
+        :meth:`Desk.wiki_top`) and lay out their list entries ``width`` cells wide (off
+        the event loop: :func:`hit_prompts`). Exclusive: the next keystroke's search
+        cancels this one, which then stops at its next poll (SQLite's progress handler,
+        a lock wait) and posts nothing; ``seq`` numbers it, so an older answer is never
+        shown."""
         worker = get_current_worker()
         project_id = self.project_id
         try:
-            found = self.desk.wiki_top(project_id, query, limit=SHOWN,
+            found = self.desk.wiki_top(project_id, query, limit=SHOWN_HITS,
                                        cancelled=lambda: worker.is_cancelled)
+            prompts = None if found is None else (width, hit_prompts(query, found.hits,
+                                                                     width))
         except Exception as exc:
             if not worker.is_cancelled:
                 self.post_message(SearchResults(query, [], project_id=project_id, seq=seq,
@@ -402,7 +415,7 @@ class EtkiApp(App[None]):
         if found is None or worker.is_cancelled:
             return
         self.post_message(SearchResults(query, found.hits, project_id=project_id,
-                                        total=found.total, seq=seq))
+                                        total=found.total, seq=seq, prompts=prompts))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
     def load_memory(self) -> None:
@@ -514,6 +527,8 @@ class EtkiApp(App[None]):
             self._warn_open_confirm(by_others)
         if changed or by_others:
             self._mark_stale(search=False)
+        if message.source != "poll" or changed:
+            keep_loaded()  # the rows stay until the next load: out of the GC's walks
 
     def _warn_open_confirm(self, ruled: Sequence[CaseRecord]) -> None:
         screen = self.screen
@@ -626,6 +641,10 @@ class EtkiApp(App[None]):
             body.append(f" at {when(message.ruled_at)}")
         body.append(".\n\nYour ruling was not recorded; the queue has been reloaded — look "
                     "at it again.\nThe case's decision page is in Hafıza (Ctrl+P, then its id).")
+        reason = message.reason.strip() or self._drafts.pop(message.case_id, "").strip()
+        if reason:  # what the reviewer wrote is not lost with the ruling
+            body.append("\n\nYour reason, not recorded:\n", style="bold")
+            body.append_text(literal(reason))
         self.push_screen(NoticeModal("Conflict: already ruled", body, severity="error",
                                      id="conflict"))
         self.load_queue("reload")
@@ -662,7 +681,8 @@ class EtkiApp(App[None]):
         pane = self.desk_part(MemoryPane, message)
         box = self.desk_part("#memory-search", message, Input)
         if pane is not None and box is not None and message.query == box.value:
-            pane.set_hits(message.query, message.hits, message.error, total=message.total)
+            pane.set_hits(message.query, message.hits, message.error, total=message.total,
+                          prompts=message.prompts)
 
     @on(MemoryLoaded)
     def _memory_loaded(self, message: MemoryLoaded) -> None:
@@ -676,6 +696,7 @@ class EtkiApp(App[None]):
             message.precedents, message.disputed, message.clauses, message.pages,
             message.wiki_on, precedent_pages=message.precedent_pages,
             top_pages=message.top_pages, wiki_root=self.desk.wiki_root(self.project_id))
+        keep_loaded()
 
     @on(PageLoaded)
     def _page_loaded(self, message: PageLoaded) -> None:
@@ -742,17 +763,31 @@ class EtkiApp(App[None]):
                         severity="warning", markup=False, timeout=3)
             return
 
+        dialog = ConfirmRuling(case, message.action, cursor_blink=self.cursor_blink,
+                               draft=self._drafts.get(case.case_id, ""))
+
         def confirmed(reason: str | None) -> None:
-            """The modal's answer: None cancels, a string (maybe empty) rules."""
+            """The modal's answer: None cancels (a typed reason is kept as the case's
+            draft for the next dialog), a string (maybe empty) rules."""
             if reason is None:
-                self.notify(f"Nothing recorded for {case.case_id}.", title="Cancelled",
-                            markup=False, timeout=3)
+                kept = dialog.draft.strip()
+                self._drafts.pop(case.case_id, None)
+                if kept and dialog.ruled_meanwhile is not None:  # no next try: show it
+                    self.notify(printable(f"Nothing recorded for {case.case_id}. Your "
+                                          f"reason, not recorded: {kept}", multiline=False),
+                                title="Cancelled", markup=False, timeout=12)
+                    return
+                if kept:
+                    self._drafts[case.case_id] = dialog.draft
+                self.notify(f"Nothing recorded for {case.case_id}."
+                            + (" Your reason is kept for the next try." if kept else ""),
+                            title="Cancelled", markup=False, timeout=3)
                 return
+            self._drafts.pop(case.case_id, None)
             self._in_flight.add(case.case_id)
             self.rule_case(case.case_id, message.action, reason, case.version)
 
-        self.push_screen(ConfirmRuling(case, message.action, cursor_blink=self.cursor_blink),
-                         confirmed)
+        self.push_screen(dialog, confirmed)
 
     @on(SearchChanged)
     def _search_changed(self, message: SearchChanged) -> None:
@@ -791,7 +826,8 @@ class EtkiApp(App[None]):
         one running (it stops at its next poll and posts nothing), and only the newest
         search's answer is shown (``_search_seq``). Keys never wait for a search."""
         self._search_seq += 1
-        self.search_wiki(query, self._search_seq)
+        pane = part(self, MemoryPane)
+        self.search_wiki(query, self._search_seq, pane.hit_width() if pane else 30)
 
     @on(CaseWanted)
     def _case_wanted(self, message: CaseWanted) -> None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
 
-from etki.domain import CaseRecord, ClauseMemory, Risk
+from etki.domain import CaseRecord, ClauseMemory
+from etki.memory import current_risk
 from etki.text import fold, words
 from etki_tui.glyphs import WARN
 
@@ -76,33 +77,6 @@ def age_label(days: float | None) -> str:
         return f"{int(days)}d"
     hours = int(days * 24)
     return f"{hours}h" if hours >= 1 else "just now"
-
-
-def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
-    """The refs of ``cited`` that are disputed in ``memory`` now (citation order)."""
-    return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
-
-
-def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
-                 escalate: bool) -> tuple[Risk, tuple[str, ...]]:
-    """The risk the desk shows for a stored decision (a ``Decision`` or a queue
-    summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
-    raised it now.
-
-    A decision is frozen when it is made; a clause can become disputed afterwards. With
-    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause that is
-    disputed in the current clause ``memory`` raises the shown risk by the risk layer's
-    own rule (:mod:`etki.triage.risk`: a disputed clause makes the level ``high``, adds
-    the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
-    risk already carries that signal. The stored decision is not changed: the second
-    value names the refs that raised it (empty when nothing was raised)."""
-    risk: Risk = decision.risk  # type: ignore[attr-defined]
-    if not escalate or not memory or "disputed_clause" in risk.signals:
-        return risk, ()
-    raised = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
-    if not raised:
-        return risk, ()
-    return Risk("high", (*risk.signals, "disputed_clause"), True), raised
 
 
 def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:

@@ -137,8 +137,10 @@ class RulingConflict(Message):
     showed it). ``ruled_by``/``ruled_at``/``ruling`` say who won; nothing was recorded."""
 
     def __init__(self, case_id: str, ruled_by: str | None, ruled_at: str | None,
-                 ruling: str | None, message: str) -> None:
+                 ruling: str | None, message: str, *, reason: str = "") -> None:
         super().__init__()
+        self.reason = reason
+        """The reason the reviewer typed for the ruling that was not recorded."""
         self.case_id = case_id
         self.ruled_by = ruled_by
         self.ruled_at = ruled_at
@@ -163,10 +165,12 @@ class RulingFailed(Message):
 class SearchResults(Message):
     """Wiki search hits for ``query`` (path, line, snippet and title, best first), or
     ``error``; ``total`` pages match (``hits`` holds the best ones); ``seq`` numbers the
-    search (the app shows only its newest)."""
+    search (the app shows only its newest); ``prompts`` is (width, list entries of the
+    hits) as the worker laid them out."""
 
     def __init__(self, query: str, hits: Sequence[Any], error: str | None = None,
-                 project_id: str = "", *, total: int | None = None, seq: int = 0) -> None:
+                 project_id: str = "", *, total: int | None = None, seq: int = 0,
+                 prompts: tuple[int, Sequence[Any]] | None = None) -> None:
         super().__init__()
         self.query = query
         self.hits = list(hits)
@@ -174,6 +178,7 @@ class SearchResults(Message):
         self.project_id = project_id
         self.total = len(self.hits) if total is None else total
         self.seq = seq
+        self.prompts = prompts
 
 
 class MemoryLoaded(Message):

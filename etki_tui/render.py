@@ -24,6 +24,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
@@ -37,9 +38,10 @@ from etki.domain import (
     is_declared_remit,
     memory_sentence,
 )
+from etki.memory import current_risk, disputed_refs
 from etki.text import fold_with_offsets, printable
 from etki.wiki.clauses import clause_markdown
-from etki_tui.filters import age_days, age_label, current_risk, disputed_refs
+from etki_tui.filters import age_days, age_label
 from etki_tui.glyphs import WARN
 
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
@@ -310,13 +312,13 @@ def effort_label(effort: Effort) -> str:
 
 
 def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:
-    """One line per work item the effort was computed from: ``WI-7 Card payments ·
+    """One entry per work item the effort was computed from: ``WI-7 Card payments ·
     8 person-days · 2024-02-01`` (its id, title, ``effort_days`` and date as stored
     with the project); an id the project no longer has says so. Client text, shown
     literally."""
     lines: list[Text] = []
     for wid in effort.basis:
-        line = Text("- ")
+        line = Text()
         line.append(one_line(wid, 120), style="bold")
         item = workitems.get(wid)
         if item is None:
@@ -357,27 +359,38 @@ folded into ``…``; the decision page has it all)."""
 
 
 def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None
-                     ) -> Text:
-    """The two indented lines under a last correction: the reviewer's reason (literal,
-    cut to :data:`REASON_CHARS` with ``…``) and the precedent (its case id, and its
-    wiki page from ``precedents``, case id -> wiki-relative path, when the wiki is on)."""
-    out = Text()
-    out.append("\n    reason: ", style="dim")
+                     ) -> Group:
+    """The indented lines under a last correction: the reviewer's reason (literal, cut
+    to :data:`REASON_CHARS` with ``…``), the precedent's case id and, when the wiki is
+    on, its wiki page (from ``precedents``: case id -> wiki-relative path). Long values
+    wrap under themselves (a hanging indent), not under the labels."""
+    reason = Text()
     if ruling.reason.strip():
-        out.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
+        reason.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
     else:
-        out.append("(none given)", style="dim")
-    out.append("\n    precedent: ", style="dim")
-    out.append(one_line(ruling.case_id, 120), style="bold")
+        reason.append("(none given)", style="dim")
+    rows = [("reason: ", reason),
+            ("precedent: ", Text(one_line(ruling.case_id, 120), style="bold"))]
     page = (precedents or {}).get(ruling.case_id)
-    if page:
-        out.append(" · wiki ", style="dim")
-        out.append(one_line(page, 300), style="underline")
-    return out
+    if page:  # a line of its own: a file name is one long word
+        rows.append(("wiki: ", Text(one_line(page, 300), style="underline")))
+    return Group(*(_hanging(Text(label, style="dim"), value, indent=4)
+                   for label, value in rows))
+
+
+def _hanging(label: Text, value: Text, *, indent: int = 0) -> Table:
+    """``label`` then ``value`` on one line, ``indent`` cells in; the value's wrapped
+    lines start under its first character (a hanging indent)."""
+    grid = Table.grid()
+    grid.add_column(width=indent)
+    grid.add_column(width=label.cell_len, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row("", label, value)
+    return grid
 
 
 def memory_line(ref: str, mem: ClauseMemory | None,
-                precedents: Mapping[str, str] | None = None) -> Text:
+                precedents: Mapping[str, str] | None = None) -> RenderableType:
     """One line of the clause-memory strip for ``ref`` (with the last correction's
     reason and precedent on two more lines, see :func:`correction_lines`)."""
     out = Text(no_wrap=False)
@@ -398,7 +411,7 @@ def memory_line(ref: str, mem: ClauseMemory | None,
         rulings = sorted({h[1] for h in mem.history})
         out.append(" · rulings disagree: " + " / ".join(rulings))
     if mem.last_correction is not None:
-        out.append_text(correction_lines(mem.last_correction, precedents))
+        return Group(out, correction_lines(mem.last_correction, precedents))
     return out
 
 
@@ -511,6 +524,31 @@ def _indent(renderable: RenderableType, cells: int = 2) -> Padding:
     return Padding(renderable, (0, 0, 0, cells))
 
 
+FIELD_LABEL_CELLS = 12
+"""Width of the label column of the detail pane's fields (``Verdict``, ``Risk`` ...)."""
+
+
+def _fields(rows: Sequence[tuple[str, Text]]) -> Table:
+    """Label/value lines whose values wrap under themselves (a hanging indent at
+    :data:`FIELD_LABEL_CELLS`), never back under the label."""
+    grid = Table.grid()
+    grid.add_column(width=FIELD_LABEL_CELLS, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for label, value in rows:
+        grid.add_row(Text(label), value)
+    return grid
+
+
+def _bullets(items: Iterable[Text]) -> Table:
+    """``- item`` lines indented two cells, each item wrapping under itself."""
+    grid = Table.grid()
+    grid.add_column(width=4)
+    grid.add_column(ratio=1, overflow="fold")
+    for item in items:
+        grid.add_row(Text("  - "), item)
+    return grid
+
+
 def _section(title: str) -> Text:
     return Text(title, style="bold underline")
 
@@ -599,12 +637,10 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     parts.append(head)
     parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
 
-    verdict = Text("Verdict     ")
-    verdict.append_text(verdict_text(d.verdict, bold=True))
+    verdict = verdict_text(d.verdict, bold=True)
     verdict.append(f"   confidence {d.confidence:.2f}")
-    parts.append(verdict)
     shown_risk, raised = current_risk(d, memory, escalate)
-    risk = Text("Risk        ")
+    risk = Text()
     risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
     if shown_risk.signals:
         risk.append(" · signals: " + ", ".join(printable(s, multiline=False)
@@ -615,10 +651,9 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     if raised:
         risk.append(f" (raised now: {', '.join(short_ref(r) for r in raised)} disputed; "
                     f"{d.risk.level.upper()} at triage)", style="dim")
-    parts.append(risk)
-    parts.append(Text("Effort      " + effort_label(d.effort)))
     modules = ", ".join(printable(m, multiline=False) for m in d.impacted_modules) or "none"
-    parts.append(Text("Modules     " + modules))
+    parts.append(_fields([("Verdict", verdict), ("Risk", risk),
+                          ("Effort", Text(effort_label(d.effort))), ("Modules", Text(modules))]))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
@@ -643,11 +678,11 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     parts.append(_section("Assumptions"))
     if not d.assumptions:
         parts.append(Text("  none", style="dim"))
-    for item in d.assumptions:
-        parts.append(_indent(Text("- ") + folded(item)))
+    if d.assumptions:
+        parts.append(_bullets(folded(item) for item in d.assumptions))
     if d.effort.basis:
         parts.append(Text(""))
         parts.append(_section(f"Effort basis ({len(d.effort.basis)} comparable work "
                               f"item{'s' if len(d.effort.basis) != 1 else ''})"))
-        parts.extend(_indent(line) for line in effort_basis(d.effort, workitems or {}))
+        parts.append(_bullets(effort_basis(d.effort, workitems or {})))
     return Group(*parts)

@@ -79,6 +79,7 @@ async def test_header_names_reviewer_role_and_sqlite_store(tui_world: TuiWorld) 
         assert line.endswith("/etki.db") and len(line) <= 72
         assert str(path).endswith(line.rsplit("sqlite ", 1)[1].removeprefix("…"))
         assert not app.query_one("#readonly-banner").display
+        assert all(app.screen.active_bindings[key].enabled for key in ("a", "c", "r"))
 
 
 def test_header_text_shortens_a_long_sqlite_path_from_the_left() -> None:
@@ -182,6 +183,9 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
             assert banner.size.height <= 2  # two lines at 80 columns
             pending = queue_ids(app)
             assert pending
+            for key in ("a", "c", "r"):  # dimmed in the footer: shown, not available
+                active = app.screen.active_bindings[key]
+                assert active.binding.show and active.enabled is False
             for key in ("a", "c", "r"):
                 seen.clear()
                 await press(pilot, key)
@@ -540,3 +544,50 @@ async def test_a_late_hafiza_activation_leaves_the_search_box_focused(
         await settle(pilot)
         await press(pilot, *"position")
         assert box.value == "position" and app.focused is box
+
+
+# --- an override reason is never lost ------------------------------------------------------
+
+@sync
+async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
+        tui_world: TuiWorld) -> None:
+    """Typed a reason, pressed Esc: the next dialog on that case opens with it (and
+    another case's dialog does not); nothing was recorded."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = queue_ids(app)[0]
+        await press(pilot, "r", *"Kein Vertragsbestandteil", "escape")
+        assert not isinstance(app.screen, ConfirmRuling)
+        await press(pilot, "r")
+        assert app.screen.query_one("#confirm-reason", Input).value == (
+            "Kein Vertragsbestandteil")
+        await press(pilot, "escape", "down", "r")
+        assert app.screen.query_one("#confirm-reason", Input).value == ""
+        await press(pilot, "escape")
+    assert tui_world.repo.case(first).ruling is None
+
+
+@sync
+async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
+        tui_world: TuiWorld) -> None:
+    """Another reviewer ruled while the override dialog was open; the DB refuses this
+    one: the conflict notice gives the typed reason back, literally."""
+    from etki.approval import ApprovalService
+    from etki_tui.screens.notice import NoticeModal
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = queue_ids(app)[0]
+        reason = "[bold]İade[/bold] süreci değil"
+        await press(pilot, "r", *reason)
+        ApprovalService(tui_world.repo, tui_world.settings).rule(
+            first, "approve", reviewer="ayse")
+        await press(pilot, "enter", "enter")  # to the button, then rule: refused by the DB
+        modal = app.screen
+        assert isinstance(modal, NoticeModal) and modal.id == "conflict"
+        said = shown(modal.query_one("#notice-body"), 100, 20)
+        assert "Your reason, not recorded:" in said and reason in said
+    ruling = tui_world.repo.case(first).ruling
+    assert ruling is not None and ruling.reviewer == "ayse"

@@ -23,6 +23,7 @@ import pytest
 from rich.text import Text
 from textual.app import App
 from textual.command import CommandPalette
+from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.notifications import Notify
@@ -953,10 +954,10 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
         pane = app.query_one(MemoryPane)
         assert pane.hits and pane.hits[0][0].endswith(f"{HOSTILE}.md")
         first = pane.query_one("#memory-list", OptionList).get_option("hit:0")
-        prompt = first.prompt
-        assert isinstance(prompt, Text)
+        prompt = first.prompt  # laid out by the search worker, as Textual content
+        assert isinstance(prompt, Content)
         marked = {prompt.plain[sp.start:sp.end] for sp in prompt.spans
-                  if "reverse" in str(sp.style)}
+                  if getattr(sp.style, "reverse", False)}
         assert marked & {"ACİL", "itirazı"}
         reader = pane.reader
         assert reader.path == pane.hits[0][0] and reader.matches >= 2

@@ -20,7 +20,7 @@ from etki.approval import ApprovalService
 from etki.store.repository import decision_summary
 from etki_tui.messages import RulingCommitted, RulingProjected
 from etki_tui.render import _ONE_CELL, ELLIPSIS, fit, graphemes
-from etki_tui.widgets.memory import SHOWN, MemoryPane
+from etki_tui.widgets.memory import SHOWN, SHOWN_HITS, MemoryPane
 from etki_tui.widgets.queue import CaseDetail, QueuePane
 from tests.conftest import TuiWorld, open_tui_world
 from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, press, settle, shown, sync
@@ -184,10 +184,10 @@ async def test_hafiza_lists_at_most_shown_entries(tui_world: TuiWorld) -> None:
         pane.set_hits("property tax", hits)
         entries = app.query_one("#memory-list", OptionList)
         ids = [o.id for o in entries.options if o.id and o.id.startswith("hit:")]
-        assert len(ids) == SHOWN
+        assert len(ids) == SHOWN_HITS == 50  # the ranked top: hits have their own cap
         prompts = [str(o.prompt) for o in entries.options]
         assert any(f"Search results ({SHOWN + 25})" in p for p in prompts)
-        assert any("25 more pages" in p for p in prompts)
+        assert any(f"{SHOWN + 25 - 50} more pages" in p for p in prompts)
 
 
 

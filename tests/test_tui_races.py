@@ -365,3 +365,51 @@ async def test_a_ruling_key_before_the_queue_arrives_says_it_is_loading(
         said = seen.notes()
         assert said and said[-1] == "The queue is still loading: nothing was ruled."
     assert tui_world.repo.case("req-demo-0a1f3c21").ruling is None
+
+
+# --- a burst of keys and resizes on a real engagement ----------------------------------------
+
+BURST = ["1", "2", "3", "2", "1", "3", "2", "1", "j", "k", "G", "g", "enter", "escape", "question_mark", "escape", "2", "t", "l", "escape", "b", "n", "3", "1", "2", "slash", "x", "escape", "1"]
+"""The keys a fresh-user trial sent at once (tmux send-keys, no pause) to a desk on the
+tdrs engagement before it spun at 100% CPU for ten minutes (py-bt: Screen._on_resize ->
+update_classes -> update_styles): tab switches while a tab's focus was being set, the
+full-screen read, help, the reader's contents/links/history keys and the search box."""
+SIZES = ((60, 20), (200, 50), (80, 24), (40, 12), (120, 40))
+"""The resizes that followed the burst, as fast as tmux could send them."""
+
+
+@sync
+async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
+        tmp_path) -> None:  # noqa: ANN001
+    """The trial's burst and resizes, each key and size handed over without waiting for
+    the app, on the real tdrs engagement with its wiki on: the desk settles (no worker or
+    message left, the failsafe bounds a spin), is drawn at the last size, and still
+    answers keys (``1`` shows the queue, ``down`` moves its cursor)."""
+    from etki.config import Settings
+    from etki.services import Desk, init_project
+    from etki.store import CaseFileRepository
+    from tests.conftest import TDRS_DIR
+    from tests.test_tui_pilot import current
+
+    if not (TDRS_DIR / "etki.yaml").is_file():
+        pytest.skip(f"{TDRS_DIR} absent")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=str(tmp_path / "wiki"),
+                        reviewer="reviewer")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(TDRS_DIR, repo, settings)
+    app = EtkiApp(Desk(settings, repo), "tdrs", cursor_blink=False, poll_seconds=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key in BURST:
+            await pilot.press(key)
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+        await settle(pilot)
+        alive(app)
+        assert app.size == (120, 40)
+        await press(pilot, "escape", "escape", "1")
+        assert app.query_one("#tabs").active == "queue"
+        before = current(app)
+        await press(pilot, "down")
+        assert current(app) != before
+        alive(app)

@@ -25,7 +25,7 @@ from etki.wiki.search import search
 from etki_tui.messages import PageLoaded, SearchResults
 from etki_tui.widgets.memory import MemoryPane
 from tests.conftest import TuiWorld, build_tui_world, tui_decision
-from tests.test_tui_pilot import Recorder, make_app, settle, shown, sync
+from tests.test_tui_pilot import Recorder, make_app, press, settle, shown, sync
 
 EXTRA = (
     (Request("R20", "Die maximale Größe der Anhänge ist zu klein für Baupläne.",
@@ -337,6 +337,34 @@ async def test_the_preview_follows_the_highlight_when_results_change(tmp_path: P
         app.post_message(PageLoaded(first, "# Old\n\nstale", history="replace"))
         await settle(pilot)
         assert pane.reader.path == now
+
+
+@sync
+async def test_down_and_up_in_the_search_box_move_through_the_results(
+        tmp_path: Path) -> None:
+    """Down in the search box goes to the results and moves the highlight to the second
+    hit (the first was highlighted already); Up from the box moves it back up; the
+    preview follows; Escape goes to the list with the text kept."""
+    world = _world(tmp_path)
+    app = make_app(world, search_delay=0, preview_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        box = await _to_search(pilot)
+        pane = app.query_one(MemoryPane)
+        entries = app.query_one("#memory-list", OptionList)
+        box.value = "contractor"
+        await _until(pilot, lambda: pane.query_text == "contractor", "the results")
+        await settle(pilot)
+        assert len(pane.hits) >= 2
+        assert entries.highlighted_option.id == "hit:0"
+        await press(pilot, "down")
+        assert app.focused is entries and entries.highlighted_option.id == "hit:1"
+        assert pane.reader.path == pane.hits[1][0]
+        box.focus()
+        await press(pilot, "up")
+        assert app.focused is entries and entries.highlighted_option.id == "hit:0"
+        box.focus()
+        await press(pilot, "escape")
+        assert app.focused is entries and box.value == "contractor"
 
 
 @sync

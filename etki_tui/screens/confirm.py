@@ -34,8 +34,13 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     BINDINGS = bindings("modal.cancel", "modal.confirm", "help")
 
-    def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True) -> None:
+    def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True,
+                 draft: str = "") -> None:
         super().__init__()
+        self.draft = draft
+        """The reason box's text: the draft typed the last time the dialog was closed
+        without ruling at first, then what is typed (kept when Cancel or Esc closes it,
+        so the caller can give it back next time)."""
         self.case = case
         self.action = action
         self.ruling = ACTIONS[action]
@@ -66,8 +71,9 @@ class ConfirmRuling(ModalScreen[str | None]):
                         else "  agrees with the engine", style="bold" if self.is_override
                         else "dim")
             yield Static(line, classes="confirm-line", markup=False)
-            reason = Input(placeholder="Reason (required for an override)" if self.is_override
-                           else "Reason (optional)", id="confirm-reason", select_on_focus=False)
+            reason = Input(self.draft, placeholder="Reason (required for an override)"
+                           if self.is_override else "Reason (optional)", id="confirm-reason",
+                           select_on_focus=False)
             reason.cursor_blink = self._cursor_blink
             yield reason
             yield Label(ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",
@@ -114,8 +120,14 @@ class ConfirmRuling(ModalScreen[str | None]):
         return self.query_one("#confirm-reason", Input).value.strip()
 
     def action_cancel(self) -> None:
-        """Close without ruling."""
+        """Close without ruling (the typed reason stays in :attr:`draft`)."""
+        self._keep_draft()
         self.dismiss(None)
+
+    def _keep_draft(self) -> None:
+        box = part(self, "#confirm-reason", Input)
+        if box is not None:
+            self.draft = box.value
 
     def action_confirm(self) -> None:
         """``y``: rule at once when the ruling agrees with the engine; on an override
@@ -130,6 +142,7 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#confirm-cancel")
     def _cancel(self) -> None:
+        self._keep_draft()
         self.dismiss(None)
 
     @on(Button.Pressed, "#confirm-ok")

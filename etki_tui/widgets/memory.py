@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
@@ -46,7 +47,7 @@ from etki_tui.render import (
 )
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
-__all__ = ["MemoryPane", "disputed_card", "hit_fields", "precedent_card",
+__all__ = ["MemoryPane", "disputed_card", "hit_fields", "hit_prompts", "precedent_card",
            "split_frontmatter"]
 
 
@@ -172,6 +173,40 @@ the keys up (65 ms of the 10k desk's 65 ms per answer, idle). Clearing the searc
 :data:`SHOWN` again."""
 
 
+SHOWN_HITS = 50
+"""Search hits listed (the ranked top of the index; the header gives the total and a
+last line says to add words): four screenfuls at 120x40, eight at 80x24. Each answer
+lays out these entries on the event loop, so fewer keep typing free; 100 took ~50 ms
+per answer at 10k pages (bench tui, typing)."""
+
+
+def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str],
+               width: int) -> Content:
+    """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
+    page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
+    query words) highlighted; fitted to ``width`` cells. Pure: the search worker builds
+    these off the event loop (:func:`hit_prompts`)."""
+    kind = _KIND.get(page_kind(path), "page")
+    prompt = Text()
+    prompt.append_text(highlight(cell(title or path, width - len(kind) - 1, style="bold"),
+                                 tokens))
+    prompt.append(" " + kind, style="dim")
+    prompt.append("\n  ")
+    prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2), tokens))
+    return Content.from_rich_text(prompt)
+
+
+def hit_prompts(query: str, hits: Sequence[Any], width: int) -> list[Content]:
+    """:func:`hit_prompt` of the first :data:`SHOWN_HITS` of ``hits`` for ``query`` at
+    ``width`` (what :meth:`MemoryPane.hit_width` gave)."""
+    tokens = query_tokens(query) if query.strip() else []
+    out = []
+    for hit in list(hits)[:SHOWN_HITS]:
+        path, _line, snippet = hit_fields(hit)
+        out.append(hit_prompt(hit_title(hit), path, snippet, tokens, width))
+    return out
+
+
 def _more(count: int, what: str, shown: int = SHOWN) -> Option:
     return Option(Text(f"  … {count - shown} more {what}", style="dim"), disabled=True)
 
@@ -201,6 +236,8 @@ class MemoryPane(Horizontal):
         card). A preview that arrives for another page is dropped, never shown."""
         self.hits: list[tuple[str, int, str]] = []
         self.hit_titles: list[str] = []
+        self._prompts: tuple[int, list[Content]] | None = None
+        """(width, entries) of :attr:`hits` as the search worker laid them out."""
         self.total = 0
         """How many pages hold every word of the search (``hits`` holds the best)."""
         self.query_text = ""
@@ -264,14 +301,17 @@ class MemoryPane(Horizontal):
     # --- data in -----------------------------------------------------------------------
 
     def set_hits(self, query: str, hits: Sequence[Any], error: str | None = None, *,
-                 total: int | None = None) -> None:
+                 total: int | None = None,
+                 prompts: tuple[int, Sequence[Content]] | None = None) -> None:
         """Show search results for ``query`` (best first; ``total`` pages match, default
         ``len(hits)``); the first hit is highlighted and the preview follows it at once
         (a card with its title and excerpt until its page is read), never staying on a
-        page of the results before."""
+        page of the results before. ``prompts``: (width, :func:`hit_prompts`) built
+        off the event loop; used while the list still has that width."""
         self.query_text = query
         self.hits = [hit_fields(h) for h in hits]
         self.hit_titles = [hit_title(h) for h in hits]
+        self._prompts = (prompts[0], list(prompts[1])) if prompts is not None else None
         self.total = len(self.hits) if total is None else max(total, len(self.hits))
         self.search_error = error
         if self._previewing and self._previewing.startswith("hit:"):
@@ -320,6 +360,11 @@ class MemoryPane(Horizontal):
         width = entries.scrollable_content_region.width
         return max(12, (width or 32) - 2)
 
+    def hit_width(self) -> int:
+        """Cells a search hit's entry is fitted to now (:func:`hit_prompts`); 30 before
+        the list is composed."""
+        return self._width() if part(self, "#memory-list", OptionList) is not None else 30
+
     def on_resize(self, event: Resize) -> None:
         """Re-fit the one-line entries to the new width."""
         self.call_after_refresh(self._rebuild)
@@ -349,19 +394,17 @@ class MemoryPane(Horizontal):
             elif not self.hits:
                 options.append(Option(Text("  no page has all these words", style="dim"),
                                       disabled=True))
-            for i, (path, _line, snippet) in enumerate(self.hits[:SHOWN]):
-                title = self.hit_titles[i] if i < len(self.hit_titles) else ""
-                kind = _KIND.get(page_kind(path), "page")
-                prompt = Text()
-                prompt.append_text(highlight(cell(title or path, width - len(kind) - 1,
-                                                  style="bold"), tokens))
-                prompt.append(" " + kind, style="dim")
-                prompt.append("\n  ")
-                prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2),
-                                             tokens))
-                options.append(Option(prompt, id=f"hit:{i}"))
-            if self.total > min(len(self.hits), SHOWN):
-                options.append(Option(Text(f"  … {self.total - min(len(self.hits), SHOWN)} "
+            shown = self.hits[:SHOWN_HITS]
+            ready = self._prompts
+            if ready is None or ready[0] != width or len(ready[1]) < len(shown):
+                ready = (width, [hit_prompt(self.hit_titles[i] if i < len(self.hit_titles)
+                                            else "", path, snippet, tokens, width)
+                                 for i, (path, _line, snippet) in enumerate(shown)])
+                self._prompts = ready
+            options += [Option(prompt, id=f"hit:{i}")
+                        for i, prompt in enumerate(ready[1][:len(shown)])]
+            if self.total > len(shown):
+                options.append(Option(Text(f"  … {self.total - len(shown)} "
                                            "more pages: add words to narrow the search",
                                            style="dim"), disabled=True))
         elif not self.wiki_on:
@@ -609,11 +652,20 @@ class MemoryPane(Horizontal):
         self.post_message(SearchChanged(event.value))
 
     def on_key(self, event) -> None:  # noqa: ANN001
-        """Escape in the search box goes back to the list (the text stays)."""
-        if event.key == "escape" and self.screen.focused is self.query_one("#memory-search"):
+        """In the search box: Escape goes back to the list (the text stays); Down and Up
+        go to the list and move its highlight one entry (the preview follows), as a
+        results list under a search box does."""
+        search, entries = part(self, "#memory-search"), part(self, "#memory-list", OptionList)
+        if search is None or entries is None or self.screen.focused is not search:
+            return
+        if event.key in ("escape", "down", "up"):
             event.stop()
             event.prevent_default()
-            self.query_one("#memory-list", OptionList).focus()
+            entries.focus()
+            if event.key == "down":
+                entries.action_cursor_down()
+            elif event.key == "up":
+                entries.action_cursor_up()
 
     @on(Input.Submitted, "#memory-search")
     def _submitted(self, event: Input.Submitted) -> None:

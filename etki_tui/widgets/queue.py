@@ -296,6 +296,10 @@ class FilterBar(Horizontal):
         order_line.update(sort)
 
 
+RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
+"""The queue's actions that record a ruling (what a read-only desk may not do)."""
+
+
 class QueuePane(Vertical):
     """Filter line + queue table + case detail, with the ruling keys ``a``/``c``/``r``
     and the filter keys."""
@@ -916,9 +920,16 @@ class QueuePane(Vertical):
         self._show_filter()
 
     def on_key(self, event) -> None:  # noqa: ANN001
-        """Escape in the find box clears it; Up/Down move the cursor while finding."""
+        """Escape in the find box clears it; Up/Down move the cursor while finding. On a
+        read-only desk a ruling key (dimmed in the footer, so its binding does not run)
+        still says why nothing was ruled."""
         find = self.query_one("#queue-find", Input)
         if self.screen.focused is not find:
+            active = self.screen.active_bindings.get(event.key)
+            if (active is not None and active.node is self and not active.enabled
+                    and active.binding.action in RULING_ACTIONS):
+                event.stop()
+                self._request(active.binding.action)
             return
         if event.key == "escape":
             event.stop()
@@ -935,9 +946,14 @@ class QueuePane(Vertical):
     # --- actions ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape clears filters only when some are active (else it does what it did)."""
+        """Escape clears filters only when some are active (else it does what it did);
+        the ruling keys are dimmed in the footer (None: shown, disabled) on a read-only
+        desk, whose reviewer may not rule."""
         if action == "clear_filters":
             return self.filter.active
+        if action in RULING_ACTIONS:
+            seat = getattr(self.app, "seat", None)
+            return None if seat is not None and not seat.may_rule else True
         return True
 
     def _request(self, action: str) -> None:
