@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from etki.config import Settings
 from etki.console import (
@@ -43,8 +43,9 @@ from etki.console import (
     emit_json,
     report_internal_error,
 )
-from etki.domain import CaseRecord, Decision, memory_sentence
+from etki.domain import CaseRecord, ClauseMemory, Decision, memory_sentence
 from etki.errors import EtkiError, InputError, os_error_message
+from etki.memory import current_risk
 from etki.text import printable
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
@@ -94,13 +95,19 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _queue_row(c: CaseRecord) -> dict:
+def _queue_row(c: CaseRecord, memory: Mapping[str, ClauseMemory], escalate: bool) -> dict:
+    """One case of ``etki queue --json``. ``risk`` and ``pmo_look_24h`` are the risk as
+    the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
+    since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
+    names the clauses that raised it (empty: the stored decision's risk)."""
     d = c.decision
+    risk, raised = current_risk(d, memory, escalate)
     return {
         "case_id": c.case_id, "project_id": c.project_id, "request_id": c.request_id,
         "title": c.title, "verdict": d.verdict, "confidence": d.confidence,
-        "cited_clauses": list(d.cited_clauses), "risk": d.risk.level, "status": c.status,
-        "version": c.version, "created_at": c.created_at,
+        "cited_clauses": list(d.cited_clauses), "risk": risk.level,
+        "pmo_look_24h": risk.pmo_look_24h, "risk_raised_by": list(raised),
+        "status": c.status, "version": c.version, "created_at": c.created_at,
         "ruling": c.ruling.ruling if c.ruling else None,
     }
 
@@ -155,18 +162,27 @@ def run(argv: Sequence[str] | None = None) -> int:
         projects = [args.project] if args.project else repo.project_ids()
         if args.project:
             repo.load_project(args.project)  # a clear error for an unknown id
-        cases = [c for pid in projects
-                 for c in repo.cases(pid, status=None if args.all else "pending")]
+        from etki.memory import clause_memory
+
+        escalate = settings.disputed_escalation
+        rows = []
+        for pid in projects:
+            every = repo.cases(pid, status=None)
+            memory = clause_memory(c for c in every if c.ruling is not None)
+            rows += [(c, memory) for c in every if args.all or c.status == "pending"]
         if args.json:
-            emit_json([_queue_row(c) for c in cases], indent=1)
+            emit_json([_queue_row(c, memory, escalate) for c, memory in rows], indent=1)
             return 0
-        if not cases:
+        if not rows:
             echo("no cases waiting for a ruling")
-        for c in cases:
+        for c, memory in rows:
             d = c.decision
+            risk, raised = current_risk(d, memory, escalate)
+            look = " 24h" if risk.pmo_look_24h else ""
             ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
-            echo(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  "
-                 f"{_one_line(c.title, 48)}{ruled}", multiline=False)
+            disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
+            echo(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
+                 f"{_one_line(c.title, 40)}{ruled}{disputed}", multiline=False)
         return 0
     if args.command == "rule":
         from etki.approval import ApprovalService

@@ -111,3 +111,40 @@ def test_init_on_the_real_engagement(tmp_path):
     assert "project tdrs" in out.stdout and "new cases triaged: 30" in out.stdout
     queue = json.loads(etki(tmp_path, "queue", "--project", "tdrs", "--json").stdout)
     assert len(queue) == 30
+
+
+def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path):
+    """Two cases citing one clause are ruled differently after intake: the clause is
+    disputed now, so a pending case citing it is shown at risk high with the 24h look
+    (the desk's escalation, ETKI_DISPUTED_ESCALATION on by default), naming the clause;
+    the stored decision keeps its own risk (`etki show`-style JSON of the triage)."""
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    by_clause: dict[str, list[dict]] = {}
+    for row in queue:
+        if not row["pmo_look_24h"] and row["risk"] != "high":
+            for ref in row["cited_clauses"]:
+                by_clause.setdefault(ref, []).append(row)
+    ref, rows = max(by_clause.items(), key=lambda item: len(item[1]))
+    assert len(rows) >= 3
+    one, two, waiting = rows[:3]
+    assert not waiting["risk_raised_by"]
+    for row, action in ((one, "approve"), (two, "reject")):
+        verdict = {"approve": "IN_SCOPE", "reject": "REJECT"}[action]
+        reason = [] if row["verdict"] == verdict else ["--reason", "reviewer's call"]
+        done = etki(tmp_path, "rule", row["case_id"], action, *reason)
+        assert done.returncode == 0, done.stderr
+    after = {r["case_id"]: r for r in json.loads(
+        etki(tmp_path, "queue", "--project", "demo", "--json").stdout)}
+    now = after[waiting["case_id"]]
+    assert now["risk"] == "high" and now["pmo_look_24h"] is True
+    assert ref in now["risk_raised_by"]
+    text = etki(tmp_path, "queue", "--project", "demo").stdout
+    [line] = [x for x in text.splitlines() if x.startswith(waiting["case_id"])]
+    assert " high   24h " in line and f"DISPUTED {ref}" in line
+    off = subprocess.run([sys.executable, "-m", "etki.cli", "queue", "--project", "demo",
+                          "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+                              "ETKI_DISPUTED_ESCALATION": "0"})
+    stored = {r["case_id"]: r for r in json.loads(off.stdout)}[waiting["case_id"]]
+    assert stored["risk"] == waiting["risk"] and stored["risk_raised_by"] == []
