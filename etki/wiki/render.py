@@ -851,7 +851,7 @@ def _contract_section(m: WikiModel, ref: str) -> bytes:
         count, disputed, _ = m.memory(ref)
         lines = [f"## {md_inline(m.clause_label(ref))}", ""]
         kind = clause.kind if clause is not None else "not in the current contract"
-        flag = "⚠ DISPUTED" if disputed else "not disputed"
+        flag = "**DISPUTED**" if disputed else "not disputed"
         remit = clause is not None and is_declared_remit(clause)
         if remit:
             assert clause is not None
@@ -952,7 +952,7 @@ def _disputed_section(m: WikiModel, ref: str) -> bytes:
     if got is None:
         contract_id = m.contract_of(ref)
         rulings = m.memory(ref)[2]
-        lines = [f"## ⚠ {md_inline(m.clause_label(ref))}", "",
+        lines = [f"## {md_inline(m.clause_label(ref))}", "",
                  f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
                  f"rulings {', '.join(_word(x) for x in rulings)}.", ""]
         lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
