@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from etki.config import Settings
+from etki.endpoints import DEFAULT_RETRY_AFTER, ChatClient, EndpointError, chat_url, retry_after
 from etki.errors import ProjectFormatError
 from etki.knowledge import build_index, load_project
 from etki.knowledge.gate import (
@@ -23,14 +24,7 @@ from etki.knowledge.gate import (
     ModelValidator,
     validator_from_settings,
 )
-from etki.knowledge.llm import (
-    MAX_WAIT,
-    ChatClient,
-    LLMError,
-    chat_url,
-    parse_verdict,
-    retry_after_seconds,
-)
+from etki.knowledge.verdict import parse_verdict
 from etki.knowledge.vocabulary import UnknownEdgeTypeError
 from etki.text import fold
 
@@ -121,11 +115,13 @@ def test_chat_url_and_retry_after() -> None:
     assert chat_url("http://h:1") == "http://h:1/v1/chat/completions"
     assert chat_url("http://h:1/v1") == "http://h:1/v1/chat/completions"
     assert chat_url("http://h:1/v1/") == "http://h:1/v1/chat/completions"
-    assert retry_after_seconds("3") == 3.0 and retry_after_seconds(None) is None
-    assert retry_after_seconds("soon") is None
+    # the gate's old client made .../chat/completions/v1/chat/completions of this
+    assert chat_url("http://h:1/v1/chat/completions") == "http://h:1/v1/chat/completions"
+    assert retry_after("3") == 3.0 and retry_after(None) == DEFAULT_RETRY_AFTER == 1.0
+    assert retry_after("soon") == 1.0
     now = datetime(2026, 1, 1, tzinfo=UTC)
     date = format_datetime(now + timedelta(seconds=7), usegmt=True)
-    assert retry_after_seconds(date, now=now.timestamp()) == 7.0
+    assert retry_after(date, now=now.timestamp()) == 7.0
 
 
 # --- the model validator against the local server ---------------------------------------
@@ -140,6 +136,7 @@ def test_valid_and_invalid_answers(model: FakeModel) -> None:
     request = model.requests[0]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k"
     assert request["body"]["model"] == "m" and request["body"]["temperature"] == 0
+    assert request["body"]["max_tokens"] == 32
     prompt = request["body"]["messages"][1]["content"]
     assert "Card payments go through the virtual POS." in prompt
     assert "module:payments.gateway" in prompt and "maps_to" in prompt
@@ -159,27 +156,38 @@ def test_malformed_answer_is_asked_again_then_falls_back(model: FakeModel) -> No
 
 
 def test_429_waits_what_retry_after_says(model: FakeModel) -> None:
-    model.script = [(429, {"Retry-After": "2"}, "slow down"),
-                    (429, {"Retry-After": "3600"}, "slow down"), completion("INVALID")]
+    model.script = [(429, {"Retry-After": "2"}, "slow down"), completion("INVALID")]
     waits: list[float] = []
     verdict = ModelValidator(client(model, waits)).check(CASE)
     assert (verdict.valid, verdict.method) == (False, "model:m")
-    assert waits == [2.0, MAX_WAIT] and len(model.requests) == 3
+    assert waits == [2.0] and len(model.requests) == 2
+
+
+def test_429_longer_than_the_bound_is_not_shortened(model: FakeModel) -> None:
+    # Retry-After: 3600 is not waited out for 10 s and asked again (the old gate client
+    # did that): the server said when to come back, so the build uses the lexical check.
+    model.script = [(429, {"Retry-After": "3600"}, "slow down"), completion("INVALID")]
+    waits: list[float] = []
+    validator = ModelValidator(client(model, waits))
+    verdict = validator.check(CASE)
+    assert verdict.method.startswith("lexical (model unavailable: HTTP 429")
+    assert waits == [] and len(model.requests) == 1
 
 
 def test_429_without_end_gives_up_and_uses_the_lexical_check(model: FakeModel) -> None:
     model.script = [(429, {}, "slow down")]
     waits: list[float] = []
-    validator = ModelValidator(client(model, waits, max_attempts=3))
-    with pytest.raises(LLMError, match="HTTP 429"):
+    validator = ModelValidator(client(model, waits))
+    with pytest.raises(EndpointError, match="HTTP 429") as err:
         validator.client.complete([{"role": "user", "content": "x"}])
-    assert waits == [1.0, 2.0]  # no Retry-After: 1, 2, ... seconds
+    assert err.value.kind == "status" and err.value.status == 429
+    assert waits == [1.0, 1.0, 1.0]  # no Retry-After: DEFAULT_RETRY_AFTER, 3 retries
     model.requests.clear()
     verdict = validator.check(CASE)
     assert verdict.method.startswith("lexical (model unavailable: HTTP 429")
-    assert len(model.requests) == 3
+    assert len(model.requests) == 4
     validator.check(CASE)
-    assert len(model.requests) == 3  # a failed endpoint is not asked again
+    assert len(model.requests) == 4  # a failed endpoint is not asked again
 
 
 def test_unreachable_endpoint_falls_back() -> None:

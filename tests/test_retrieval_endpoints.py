@@ -12,12 +12,11 @@ import pytest
 
 from etki.config import Settings
 from etki.domain import Edge
+from etki.endpoints import ChatReply, EndpointError, chat_url, post_json, retry_after
 from etki.knowledge import build_index, load_project
 from etki.knowledge.index import KnowledgeIndex, Node
 from etki.retrieval import GraphQueryPort, RetrievalGraph
 from etki.retrieval.embeddings import EmbeddingCache, embed_url
-from etki.retrieval.http import EndpointError, post_json, retry_after_seconds
-from etki.retrieval.llm import ChatReply, chat_url
 from etki.retrieval.nlquery import extract_call, system_prompt
 from etki.retrieval.tools import TOOLS, ToolCallError, tool_catalogue, validate_call
 from tests.http_servers import (
@@ -65,10 +64,10 @@ def test_hard_deadline_and_errors():
 
 
 def test_retry_after_values():
-    assert retry_after_seconds("2") == 2.0
-    assert retry_after_seconds(None) == 1.0 and retry_after_seconds("soon") == 1.0
-    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
-    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412490.0) == 0.0
+    assert retry_after("2") == 2.0
+    assert retry_after(None) == 1.0 and retry_after("soon") == 1.0
+    assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412490.0) == 0.0
 
 
 def test_urls_are_chosen_by_rule():

@@ -10,7 +10,8 @@ The parts, one job each: ``loader`` (files), ``contracts`` (markdown -> scope cl
 windows with overlap), ``links`` (wikilinks), ``resolve`` (link targets -> node ids,
 never guessed), ``vocabulary`` + ``default_vocabulary.yaml`` (edge types, inverses,
 signatures, en/tr/de aliases), ``edgesfile`` (accepted links, ``edges.yaml``), ``gate``
-+ ``llm`` (candidate edges checked lexically or by a model), ``matching`` (fuzzy
++ ``verdict`` (candidate edges checked lexically or by a model over
+:mod:`etki.endpoints`), ``matching`` (fuzzy
 keywords), ``enricher`` (suggested clause -> module links), ``lint`` (index problems),
 ``index`` (the index), ``cli`` (``etki index build|show|lint|suggest``).
 """

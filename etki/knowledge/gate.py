@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from etki.domain import Edge, Project, ScopeClause
+from etki.endpoints import ChatClient, EndpointError
 from etki.errors import VocabularyError
 from etki.knowledge.chunking import MAX_CHUNK_CHARS
 from etki.knowledge.edgesfile import MAPPED_WEIGHT
-from etki.knowledge.llm import ChatClient, LLMError, parse_verdict
 from etki.knowledge.matching import identifier_words, match_keywords, text_words
 from etki.knowledge.resolve import ClauseResolver, resolve_target
+from etki.knowledge.verdict import parse_verdict
 from etki.knowledge.vocabulary import EdgeSignatureError, EdgeVocabulary, node_type
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ calls per candidate; the clauses sharing the most words with the target come fir
 ASK_ATTEMPTS = 3
 """Times the model is asked for one check when its answer cannot be read (DESIGN.md
 asks the same of ``nl_query``: "retried up to 3 times")."""
+MAX_ANSWER_TOKENS = 32
+"""Tokens the model may answer a check with: room for one word, or a short JSON object
+around it, and no more (the answer is read by :func:`parse_verdict`)."""
 SUMMARY_CHARS = 600
 """Characters of a target clause's text in its summary: the length of a node's context
 in retrieval (``etki.retrieval.graph.MAX_CONTEXT_CHARS``)."""
@@ -145,7 +149,8 @@ class LexicalValidator:
 
 
 class ModelValidator:
-    """Asks an OpenAI-compatible model (see :mod:`etki.knowledge.llm`); falls back to
+    """Asks an OpenAI-compatible model (:class:`etki.endpoints.ChatClient`, answers read
+    by :func:`etki.knowledge.verdict.parse_verdict`); falls back to
     :class:`LexicalValidator` for an unreadable answer (after :data:`ASK_ATTEMPTS`
     tries) and, for the rest of its life, after the endpoint fails once."""
 
@@ -170,8 +175,8 @@ class ModelValidator:
         answer = ""
         for _ in range(ASK_ATTEMPTS):
             try:
-                answer = self.client.complete(messages)
-            except LLMError as exc:
+                answer = self.client.complete(messages, max_tokens=MAX_ANSWER_TOKENS).content
+            except EndpointError as exc:
                 self.failure = str(exc)
                 return self._fallback(case, f"unavailable: {exc}")
             verdict = parse_verdict(answer)

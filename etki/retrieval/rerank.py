@@ -6,9 +6,9 @@ Configured by ``ETKI_RERANK_BASE_URL``: Hugging Face TEI's ``/rerank`` route
 "score": float}, ...]``.
 
 At most :data:`MAX_CANDIDATES` texts go out per call, with a hard deadline of
-:data:`TIMEOUT` seconds for the whole exchange (:func:`etki.retrieval.http.post_json`).
+:data:`TIMEOUT` seconds for the whole exchange (:func:`etki.endpoints.post_json`).
 The answer must give every index exactly once with a finite score; anything else raises
-:class:`~etki.retrieval.http.EndpointError` and the caller keeps plain BFS packing.
+:class:`~etki.endpoints.EndpointError` and the caller keeps plain BFS packing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from etki.retrieval.http import EndpointError, join_url, post_json
+from etki.endpoints import EndpointError, join_url, post_json
 
 __all__ = ["MAX_CANDIDATES", "TIMEOUT", "RerankClient"]
 
