@@ -155,6 +155,18 @@ def test_malformed_answer_is_asked_again_then_falls_back(model: FakeModel) -> No
     assert verdict.valid is True  # the lexical check: "payments" is in the chunk
 
 
+def test_a_null_answer_is_asked_again_not_an_endpoint_failure(model: FakeModel) -> None:
+    # content null (a model that answered with a tool call, or nothing): the gate's old
+    # client called the endpoint failed for the rest of the build; it is an empty answer
+    null = {"choices": [{"index": 0, "message": {"role": "assistant", "content": None}}]}
+    model.script = [(200, {"Content-Type": "application/json"}, json.dumps(null)),
+                    completion("INVALID")]
+    validator = ModelValidator(client(model, []))
+    verdict = validator.check(CASE)
+    assert (verdict.valid, verdict.method) == (False, "model:m") and len(model.requests) == 2
+    assert validator.failure is None
+
+
 def test_429_waits_what_retry_after_says(model: FakeModel) -> None:
     model.script = [(429, {"Retry-After": "2"}, "slow down"), completion("INVALID")]
     waits: list[float] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import math
 import time
+from datetime import UTC
 
 __all__ = ["DEFAULT_RETRY_AFTER", "retry_after"]
 
@@ -41,5 +42,7 @@ def retry_after(value: str | None, now: float | None = None) -> float:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
         return DEFAULT_RETRY_AFTER
+    if when.tzinfo is None:  # asctime and "-0000" dates: HTTP-dates are UTC (§5.6.7)
+        when = when.replace(tzinfo=UTC)
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
