@@ -107,8 +107,8 @@ def _once(url: str, data: bytes, headers: Mapping[str, str], deadline: float,
         except TimeoutError as exc:
             raise EndpointError("timeout", f"{url} timed out: {exc or 'no answer'}") from exc
         except (OSError, http.client.HTTPException) as exc:
-            raise EndpointError("connect", f"cannot reach {url}: {type(exc).__name__}: {exc}",
-                                ) from exc
+            reason = f"{type(exc).__name__}: {exc}"
+            raise EndpointError("connect", f"cannot reach {url}: {reason}") from exc
         hdrs = {fold(k): v for k, v in resp.getheaders()}  # header names: ASCII, any case
         return resp.status, hdrs, b"".join(chunks)
     finally:
