@@ -34,7 +34,11 @@ class ActionDef:
     ``action``: Textual action string, run in the namespace of the widget that binds it
     (``context`` names it). ``label``: footer text. ``tooltip``: footer tooltip and
     palette help. ``help``: the help screen sentence. ``palette``: offered in the command
-    palette. ``show``: shown in the footer."""
+    palette. ``show``: shown in the footer. ``priority``: run when the app receives the
+    key, before the keys typed after it are handed to the focused widget — for keys that
+    move the cursor into a text box (``/``), so the letters typed right after land in it;
+    such an action's ``check_action`` refuses it while a text box has the focus (the
+    box then gets the key as a character)."""
 
     id: str
     key: str
@@ -112,7 +116,7 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
               "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4, #4) keeps "
               "the cases citing that clause or one of its sub-clauses (4.4 also finds "
               "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
-              context="queue", key_display="/"),
+              context="queue", key_display="/", priority=True),
     ActionDef("filters", "f", "filters", "Filter",
               "Filter and sort: verdict, risk, disputed, confidence, age",
               "Open the filter and sort panel: verdict, risk, disputed clauses only, "
@@ -178,7 +182,7 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
               "Switch to the Raporlar (reports) tab.", group=_TABS, show=False),
     ActionDef("search", "slash", "focus_search", "Search", "Search the wiki",
               "Go to Hafıza and put the cursor in the search box (on the Queue tab, / "
-              "filters the queue instead).", key_display="/"),
+              "filters the queue instead).", key_display="/", priority=True),
     ActionDef("copy", "y", "copy", "Copy",
               "Copy the case id or page path to the clipboard (OSC 52, works over SSH)",
               "Copy the highlighted case id (Queue) or the page path / case id shown "

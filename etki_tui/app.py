@@ -27,7 +27,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
@@ -934,7 +934,23 @@ class EtkiApp(App[None]):
         the letters typed right after ``/`` all land in the box)."""
         self._tab_focus = "#memory-search"
         self.action_show_tab("hafiza")
-        self.query_one("#memory-search", Input).focus()
+        # at once (a priority key, see etki_tui.actions): the letters typed right after
+        # the / are handed to the box, not to the widget that had the focus
+        self.screen.set_focus(self.query_one("#memory-search", Input))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``/`` (a priority key) goes to the wiki search only from the desk itself and
+        outside the queue: in a text box it is a character, on a dialog it is nothing,
+        and in the queue it is the queue's own find (Textual asks the app's priority
+        bindings before the focused pane's)."""
+        if action == "focus_search":
+            focused = self.screen.focused
+            queue = part(self, QueuePane)
+            in_queue = (queue is not None and focused is not None
+                        and queue in focused.ancestors_with_self)
+            return (not isinstance(focused, Input) and not in_queue
+                    and not isinstance(self.screen, ModalScreen))
+        return True
 
     def action_reload(self) -> None:
         """Reload the queue, memory and reports from the database."""

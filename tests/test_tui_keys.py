@@ -591,3 +591,64 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
         assert "Your reason, not recorded:" in said and reason in said
     ruling = tui_world.repo.case(first).ruling
     assert ruling is not None and ruling.reviewer == "ayse"
+
+
+# --- keys typed faster than the desk handles them ------------------------------------------
+
+def _burst(app: EtkiApp, *keys: str) -> None:
+    """Hand ``keys`` to the app at once, as a terminal does when they are typed faster
+    than the desk handles them (each goes to the driver; none waits for the app)."""
+    from textual import events
+
+    for name in keys:
+        char = {"slash": "/", "space": " ", "full_stop": "."}.get(name, name)
+        key = events.Key(name, char if len(char) == 1 else None)
+        key.set_sender(app)
+        app._driver.send_message(key)  # type: ignore[union-attr]
+
+
+@sync
+async def test_backspace_keeps_its_place_among_fast_letters_in_the_find_box(
+        tui_world: TuiWorld) -> None:
+    """x y Backspace z typed in one burst: Backspace deletes the y (it ran after the z
+    and deleted it when the box's bindings waited for the key to bubble to the app)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        find = app.query_one("#queue-find", Input)
+        _burst(app, "x", "y", "backspace", "z", "backspace", "backspace", "a", "b",
+               "left", "c", "end", "d")
+        await settle(pilot)
+        assert find.value == "acbd"
+
+
+@sync
+async def test_letters_right_after_slash_land_in_the_find_box(tui_world: TuiWorld) -> None:
+    """'/3.2' in one burst filters the queue by the clause; the digits were handed to
+    the table before the box had the focus and switched tabs (tdrs trial)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        _burst(app, "slash", "3", "full_stop", "2")
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "queue"
+        assert app.query_one("#queue-find", Input).value == "3.2"
+        assert app.focused is app.query_one("#queue-find", Input)
+
+
+@sync
+async def test_letters_right_after_slash_land_in_the_wiki_search_box(
+        tui_world: TuiWorld) -> None:
+    """In Hafıza, '/GROESSE' with a Backspace in one burst: every letter in the box, in
+    order; a '/' typed in the box is a character."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        box = app.query_one("#memory-search", Input)
+        assert app.focused is not box
+        _burst(app, "slash", *"GROESSX", "backspace", "E", "slash", "a")
+        await settle(pilot)
+        assert box.value == "GROESSE/a" and app.focused is box
+        assert app.query_one("#tabs").active == "hafiza"

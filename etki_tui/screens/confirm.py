@@ -19,6 +19,7 @@ from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki_tui.actions import bindings
 from etki_tui.live import part
 from etki_tui.render import cell, literal, ruled_banner, verdict_text
+from etki_tui.widgets.inputs import TypingInput
 
 ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
                                "reject": "Reject"}
@@ -71,7 +72,7 @@ class ConfirmRuling(ModalScreen[str | None]):
                         else "  agrees with the engine", style="bold" if self.is_override
                         else "dim")
             yield Static(line, classes="confirm-line", markup=False)
-            reason = Input(self.draft, placeholder="Reason (required for an override)"
+            reason = TypingInput(self.draft, placeholder="Reason (required for an override)"
                            if self.is_override else "Reason (optional)", id="confirm-reason",
                            select_on_focus=False)
             reason.cursor_blink = self._cursor_blink

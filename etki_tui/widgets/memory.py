@@ -45,6 +45,7 @@ from etki_tui.render import (
     verdict_text,
     when,
 )
+from etki_tui.widgets.inputs import TypingInput
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
 __all__ = ["MemoryPane", "disputed_card", "hit_fields", "hit_prompts", "precedent_card",
@@ -259,7 +260,7 @@ class MemoryPane(Horizontal):
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
         with Vertical(id="memory-left"):
-            search = Input(placeholder="Search the wiki (all words)", id="memory-search",
+            search = TypingInput(placeholder="Search the wiki (all words)", id="memory-search",
                            select_on_focus=False)
             search.cursor_blink = self._cursor_blink
             search.border_title = "Search"

@@ -55,6 +55,7 @@ from etki_tui.render import (
     title_cell,
     verdict_text,
 )
+from etki_tui.widgets.inputs import TypingInput
 
 if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
@@ -255,7 +256,7 @@ class FilterBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         """The (hidden until ``/``) find box, the summary and the sort order."""
-        find = Input(placeholder="find (id, title, text, clause)",
+        find = TypingInput(placeholder="find (id, title, text, clause)",
                      id="queue-find", select_on_focus=False)
         find.cursor_blink = self._cursor_blink
         find.display = False
@@ -951,6 +952,8 @@ class QueuePane(Vertical):
         desk, whose reviewer may not rule."""
         if action == "clear_filters":
             return self.filter.active
+        if action == "find":  # a priority key: in a text box it is a character
+            return not isinstance(self.screen.focused, Input)
         if action in RULING_ACTIONS:
             seat = getattr(self.app, "seat", None)
             return None if seat is not None and not seat.may_rule else True
@@ -1025,7 +1028,9 @@ class QueuePane(Vertical):
         find = self.query_one("#queue-find", Input)
         find.display = True
         find.value = self.filter.text
-        find.focus()
+        # at once, not after the queued keys (Widget.focus waits its turn): the letters
+        # typed right after / are handed to the box, not to the table as commands
+        self.screen.set_focus(find)
         find.action_end()
         self._show_filter()
 
