@@ -60,8 +60,8 @@ def bare_write(root: Path, files: dict[str, bytes]) -> None:
 def run(ctx: Context) -> list[Figure]:
     from etki.config import Settings
     from etki.store import CaseFileRepository
+    from etki.wiki.pages import render_wiki
     from etki.wiki.projection import WikiProjector
-    from etki.wiki.render import render_wiki
     from etki.wiki.writer import sync_tree
 
     size = ctx.size

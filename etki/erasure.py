@@ -138,8 +138,8 @@ def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
               wait_s: float, notify: Notify | None) -> ErasureOutcome:
     """Steps 4 to 6 of the module docstring for the projects ``project_ids``."""
     from etki.wiki import fts
+    from etki.wiki.paths import is_case_page
     from etki.wiki.projection import WikiProjector
-    from etki.wiki.render import is_case_page
 
     # after a failed rebuild: every page naming the case (index, entity pages link it)
     # or holding an erased word goes too; `rebuild` writes them again from the DB
@@ -198,7 +198,7 @@ def _scan_wiki(root: Path, case_id: str, words: Sequence[str], *,
     of the wiki does not hold (a template word such as ``precedent`` in a request, or
     the id in another case's frozen decision, is not erased text). Names of the case's
     own pages are not printed (they hold its title)."""
-    from etki.wiki.render import is_case_page
+    from etki.wiki.paths import is_case_page
     from etki.wiki.writer import owned_files, read_page
 
     what = f"wiki {root}"

@@ -29,8 +29,8 @@ import pytest
 from etki.config import Settings
 from etki.domain import Request
 from etki.store import CaseFileRepository
+from etki.wiki.pages import render_wiki
 from etki.wiki.projection import LOCK_NAME, MARK_NAME, WikiProjector, wiki_mark
-from etki.wiki.render import render_wiki
 from etki.wiki.writer import sync_tree
 from tests.wiki_support import CASES as HOSTILE_CASES
 from tests.wiki_support import decision, project, tree_digest

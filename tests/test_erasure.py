@@ -456,7 +456,7 @@ def test_erase_with_a_wiki_that_cannot_be_written_removes_the_pages_first(tmp_pa
 
 
 def test_case_pages_are_told_by_name():
-    from etki.wiki.render import is_case_page
+    from etki.wiki.paths import is_case_page
 
     assert is_case_page("decisions/DEC-20260101-sso-login--req-demo-1.md", "req-demo-1")
     assert is_case_page("decisions/DEC-20260101-req-demo-1.md", "req-demo-1")

@@ -27,16 +27,16 @@ from etki.knowledge import load_project
 from etki.services import init_project
 from etki.store import CaseFileRepository
 from etki.text import printable, slugify
-from etki.wiki.projection import WikiProjector
-from etki.wiki.render import (
+from etki.wiki.pages import render_wiki
+from etki.wiki.paths import (
     NAME_MAX_BYTES,
     contract_path,
     decision_path,
     entity_name,
     module_path,
     precedent_path,
-    render_wiki,
 )
+from etki.wiki.projection import WikiProjector
 from etki.wiki.search import find_rg, search
 from etki.wiki.writer import validate_relpath
 from tests.factories import frozen_clock, make_decision, make_project, make_request

@@ -30,8 +30,8 @@ from etki.config import Settings
 from etki.domain import Request
 from etki.services import Desk
 from etki.store import CaseFileRepository
+from etki.wiki.paths import decision_path, precedent_path
 from etki.wiki.projection import MARK_NAME, WikiProjector, wiki_mark
-from etki.wiki.render import decision_path, precedent_path
 from etki_tui.messages import QueueLoaded, WikiCaughtUp
 from tests.test_crash import Zygote
 from tests.wiki_support import CASES, decision, project, tree_digest

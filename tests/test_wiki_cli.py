@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from etki.wiki.render import decision_path
+from etki.wiki.paths import decision_path
 from tests.wiki_support import build_world, tree_digest
 
 

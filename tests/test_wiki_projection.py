@@ -12,8 +12,8 @@ import pytest
 
 from etki.errors import NotFoundError
 from etki.frontmatter import split_frontmatter
+from etki.wiki.paths import decision_path, precedent_path
 from etki.wiki.projection import WikiProjector
-from etki.wiki.render import decision_path, precedent_path
 from etki.wiki.writer import UnsafeWikiPath, sync_tree, validate_relpath
 from tests.wiki_support import COLON_TITLE, build_world, tree_digest
 

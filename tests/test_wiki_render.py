@@ -15,21 +15,16 @@ from markdown_it import MarkdownIt
 from etki.domain import ACTIONS, VERDICTS, CaseRecord, RulingRecord
 from etki.frontmatter import split_frontmatter
 from etki.memory import clause_memory, disputed_clauses
-from etki.wiki.render import (
+from etki.wiki.markdown import md_block, md_inline
+from etki.wiki.model import CaseBrief, WikiModel
+from etki.wiki.pages import render_case_pages, render_changed, render_model, render_wiki
+from etki.wiki.paths import (
     NAME_MAX_BYTES,
-    CaseBrief,
-    WikiModel,
     contract_path,
     decision_path,
     entity_name,
-    md_block,
-    md_inline,
     module_path,
     precedent_path,
-    render_case_pages,
-    render_changed,
-    render_model,
-    render_wiki,
 )
 from etki.wiki.writer import validate_relpath
 from tests.wiki_support import (

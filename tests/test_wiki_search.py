@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from etki.wiki.render import decision_path
+from etki.wiki.paths import decision_path
 from etki.wiki.search import Hit, find_rg, query_tokens, search, token_regex, wiki_files
 from tests.wiki_support import LONG_TITLE, build_world
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from etki.wiki.render import decision_path
+from etki.wiki.paths import decision_path
 from etki.wiki.writer import UnsafeWikiPath, drift_tree, owned_files, read_page, sync_tree
 from tests.wiki_support import build_world
 

@@ -1,7 +1,10 @@
 """The wiki: a projection of the database into markdown pages (DESIGN.md, "Wiki").
 
-* :mod:`etki.wiki.render` - pure renderers, rows -> bytes (:func:`render_wiki`,
-  :func:`decision_path`, ...);
+* :mod:`etki.wiki.paths` - page names and paths (:func:`decision_path`, slugs, ...);
+* :mod:`etki.wiki.markdown` - untrusted text as literal markdown (:func:`md_inline`, ...);
+* :mod:`etki.wiki.model` - :class:`WikiModel`, the rows the shared pages read and the
+  memo of what was rendered from them;
+* :mod:`etki.wiki.pages` - pure renderers, rows -> bytes (:func:`render_wiki`, ...);
 * :mod:`etki.wiki.writer` - atomic, change-only writes (:func:`sync_tree`,
   :class:`WriteReport`);
 * :mod:`etki.wiki.projection` - :class:`WikiProjector`: the HITL ingest hook
@@ -19,17 +22,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from etki.frontmatter import split_frontmatter
-from etki.wiki.projection import WikiProjector
-from etki.wiki.render import (
+from etki.wiki.pages import render_case_pages, render_wiki
+from etki.wiki.paths import (
     case_slug,
     contract_path,
     decision_path,
     module_path,
     page_kind,
     precedent_path,
-    render_case_pages,
-    render_wiki,
 )
+from etki.wiki.projection import WikiProjector
 from etki.wiki.search import Hit, wiki_files
 from etki.wiki.writer import UnsafeWikiPath, WriteReport, sync_tree
 

@@ -29,7 +29,7 @@ text) and writes markdown that any viewer shows as the document meant it:
   headings); fenced and indented code stays a fenced block (:func:`md_block`); thematic
   breaks give nothing.
 
-Every piece of the clause's own text goes through :func:`etki.wiki.render.md_inline`
+Every piece of the clause's own text goes through :func:`etki.wiki.markdown.md_inline`
 (control characters made visible, emphasis, link, HTML, autolink and table characters
 backslash-escaped), so nothing the contract says can become a link, an image, HTML or a
 heading, in the wiki (linkify on) or in the desk. The result is a pure function of the
@@ -51,7 +51,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from etki.knowledge.links import markdown_parser
 from etki.text import printable
-from etki.wiki.render import md_block, md_inline
+from etki.wiki.markdown import md_block, md_inline
 
 __all__ = ["CELL_JOIN", "clause_markdown"]
 

@@ -35,7 +35,7 @@ from etki.console import (
     report_internal_error,
 )
 from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
-from etki.wiki.render import DISPUTED, INDEX, decision_path
+from etki.wiki.paths import DISPUTED, INDEX, decision_path
 from etki.wiki.search import search
 from etki.wiki.writer import UnsafeWikiPath, read_page, validate_relpath
 

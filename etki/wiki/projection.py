@@ -2,7 +2,7 @@
 
 This is the one place that writes wiki files (DESIGN.md: "the wiki is always a projection
 of the database"). Rows come from :class:`~etki.store.repository.CaseFileRepository`;
-pages from the pure renderers in :mod:`etki.wiki.render`; bytes go to disk through
+pages from the pure renderers in :mod:`etki.wiki.pages`; bytes go to disk through
 :func:`etki.wiki.writer.sync_tree`. Nothing is ever read back from the wiki to decide
 what to render. After each write the search index is told which pages changed
 (:func:`etki.wiki.fts.note_written`; a full sync forgets its token first,
@@ -30,14 +30,9 @@ from etki.domain import CaseRecord
 from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
-from etki.wiki.render import (
-    INDEX,
-    BriefDecision,
-    CaseBrief,
-    WikiModel,
-    render_changed,
-    render_model,
-)
+from etki.wiki.model import BriefDecision, CaseBrief, WikiModel
+from etki.wiki.pages import render_changed, render_model
+from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -240,7 +235,7 @@ class WikiProjector:
     (``settings.wiki_path(project_id)``; ``None`` there means the wiki is off and every
     method does nothing, saying so in its report).
 
-    A projector keeps, per project, an in-memory :class:`~etki.wiki.render.WikiModel` of
+    A projector keeps, per project, an in-memory :class:`~etki.wiki.model.WikiModel` of
     the rows the shared pages read, loaded on first use (or primed by :meth:`rebuild`) and
     refreshed under the wiki lock from a cheap DB change token before every projection:
     rulings and erasures made by any process (they append to the audit log), new cases

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from etki.wiki.render import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
+from etki.wiki.paths import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
 __all__ = ["MARK_FILE", "Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree",
            "make_durable", "owned_files", "read_mark", "remove_pages", "sync_tree",

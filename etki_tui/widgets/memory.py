@@ -28,7 +28,7 @@ from textual.widgets.option_list import Option
 from etki.domain import CaseRecord, ScopeClause, is_declared_remit
 from etki.memory import DisputedClause
 from etki.text import printable
-from etki.wiki.render import page_kind
+from etki.wiki.paths import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.live import gone, part

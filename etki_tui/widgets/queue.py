@@ -759,7 +759,7 @@ class QueuePane(Vertical):
         clause memory of ``record``'s cited clauses names; empty with the wiki off."""
         if not self.wiki_on:
             return {}
-        from etki.wiki.render import precedent_path
+        from etki.wiki.paths import precedent_path
 
         pages: dict[str, str] = {}
         for ref in record.decision.cited_clauses:

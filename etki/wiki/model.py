@@ -1,0 +1,391 @@
+"""The rows the wiki's shared pages read, and the memo of what was rendered from them.
+
+``index.md``, ``disputed.md``, the contract and the module pages read a
+:class:`CaseBrief` per case. :class:`WikiModel` keeps those briefs sorted and indexed
+(ruled cases, overrides, per cited clause, per contract, per module) so one case can be
+put or removed in place, and owns one :class:`PageCache`: every memoised value (clause
+memory, sorted ids, rendered rows, sections, lists, frontmatter entries) with the rules
+of what a change of a case or clause drops. The page renderers
+(:mod:`etki.wiki.pages`) read the model's rows and fill the cache through its typed
+memos; they never touch its indexes. The HITL hook keeps one model alive between
+rulings; a full render builds one from scratch (:meth:`WikiModel.build`). Both give the
+same bytes (``tests/test_wiki_render.py`` checks it over random sequences of changes).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from etki.domain import CaseRecord, Contract, Module, Project, RulingRecord, ScopeClause
+from etki.frontmatter import FrontmatterMemo
+from etki.text import sort_key
+
+__all__ = ["BriefDecision", "CaseBrief", "ClauseTally", "Memo", "Once", "PageCache",
+           "WikiModel"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class BriefDecision:
+    """The fields of a frozen decision that the shared pages read."""
+
+    verdict: str
+    cited_clauses: tuple[str, ...]
+    impacted_modules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBrief:
+    """What ``index.md``, ``disputed.md``, contract and module pages read of a case
+    (attribute names as in :class:`~etki.domain.CaseRecord`, so the page helpers take
+    either). Equal briefs render equal rows."""
+
+    case_id: str
+    project_id: str
+    title: str
+    decision: BriefDecision
+    ruling: RulingRecord | None
+
+    @classmethod
+    def of(cls, case: CaseRecord | CaseBrief) -> CaseBrief:
+        """The brief of a full :class:`~etki.domain.CaseRecord` (a brief is returned as
+        it is)."""
+        if isinstance(case, CaseBrief):
+            return case
+        d = case.decision
+        return cls(case.case_id, case.project_id, case.title,
+                   BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
+                   case.ruling)
+
+
+ClauseTally = tuple[int, bool, tuple[str, ...]]
+"""(precedent count, disputed, distinct rulings sorted) of a cited clause."""
+
+Key = tuple[str, str]
+"""(ruled_at, case_id) of a ruled case: the order of every ruling list of the model."""
+
+
+class Memo(Generic[K, V]):
+    """Values made once per key and kept until the key is dropped."""
+
+    __slots__ = ("_got",)
+
+    def __init__(self) -> None:
+        self._got: dict[K, V] = {}
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept for ``key``, made by ``make()`` (and kept) when there is none."""
+        got = self._got.get(key)
+        if got is None:
+            got = self._got[key] = make()
+        return got
+
+    def drop(self, key: K) -> None:
+        """Forget the value of ``key`` (nothing when there is none)."""
+        self._got.pop(key, None)
+
+
+class Once(Generic[V]):
+    """One value made once and kept until dropped."""
+
+    __slots__ = ("_got",)
+
+    def __init__(self) -> None:
+        self._got: V | None = None
+
+    def get(self, make: Callable[[], V]) -> V:
+        """The value kept, made by ``make()`` (and kept) when there is none."""
+        got = self._got
+        if got is None:
+            got = self._got = make()
+        return got
+
+    def drop(self) -> None:
+        """Forget the value."""
+        self._got = None
+
+
+class PageCache:
+    """Every memo of a :class:`WikiModel`, typed, and what each change drops.
+
+    Values are kept until the model says a change touched what they were made from:
+    :meth:`forget_case` (a case put or removed: its rows and lines), :meth:`forget_clause`
+    (a cited clause whose history changed: its tally and sections),
+    :meth:`forget_disputed` (the set of disputed clauses changed), :meth:`forget_overrides`
+    (an override put or removed), :meth:`forget_contracts` / :meth:`forget_modules` (the
+    set of cited contracts / impacted modules changed). The renderers fill the memos
+    (:class:`Memo` per key, :class:`Once` for one value); a model's project never
+    changes, so nothing made from it is ever dropped."""
+
+    __slots__ = ("clause_tally", "contract_ids", "module_ids", "rows", "disputed_rows",
+                 "precedent_lines", "contract_sections", "disputed_sections",
+                 "disputed_list", "precedent_list", "entity_lists", "frontmatter")
+
+    def __init__(self) -> None:
+        self.clause_tally: Memo[str, ClauseTally] = Memo()
+        """cited ref -> its :data:`ClauseTally`"""
+        self.contract_ids: Once[list[str]] = Once()
+        """contracts cited by ruled cases, sorted"""
+        self.module_ids: Once[list[str]] = Once()
+        """modules impacted by ruled cases, sorted"""
+        self.rows: Memo[tuple[int, str], str] = Memo()
+        """(page depth, case id) -> ruling-table row"""
+        self.disputed_rows: Memo[str, str] = Memo()
+        """case id -> its item in a ``disputed.md`` section"""
+        self.precedent_lines: Memo[str, str] = Memo()
+        """case id -> its line in ``index.md``'s precedent list"""
+        self.contract_sections: Memo[str, bytes] = Memo()
+        """cited ref -> its section of the contract page"""
+        self.disputed_sections: Memo[str, bytes] = Memo()
+        """disputed ref -> its section of ``disputed.md``"""
+        self.disputed_list: Once[tuple[list[str], list[str]]] = Once()
+        """(disputed refs sorted, the same as YAML values) of ``disputed.md``"""
+        self.precedent_list: Once[bytes] = Once()
+        """``index.md``'s list of precedents"""
+        self.entity_lists: Once[tuple[bytes, bytes]] = Once()
+        """``index.md``'s lists of contracts and of modules"""
+        self.frontmatter: Memo[str, FrontmatterMemo] = Memo()
+        """wiki-relative page path -> the memo of its frontmatter entries"""
+
+    def forget_case(self, case_id: str) -> None:
+        """Drop what was rendered from one case (its rows, items and lines)."""
+        for depth in (0, 2):
+            self.rows.drop((depth, case_id))
+        self.disputed_rows.drop(case_id)
+        self.precedent_lines.drop(case_id)
+
+    def forget_clause(self, ref: str) -> None:
+        """Drop what was made from one cited clause's history."""
+        self.clause_tally.drop(ref)
+        self.contract_sections.drop(ref)
+        self.disputed_sections.drop(ref)
+
+    def forget_disputed(self) -> None:
+        """The set of disputed clauses changed."""
+        self.disputed_list.drop()
+
+    def forget_overrides(self) -> None:
+        """An override case was put or removed."""
+        self.precedent_list.drop()
+
+    def forget_contracts(self) -> None:
+        """The set of cited contracts changed."""
+        self.contract_ids.drop()
+        self.entity_lists.drop()
+
+    def forget_modules(self) -> None:
+        """The set of impacted modules changed."""
+        self.module_ids.drop()
+        self.entity_lists.drop()
+
+
+def _key(case: CaseBrief) -> Key:
+    assert case.ruling is not None
+    return (case.ruling.ruled_at, case.case_id)
+
+
+def _insert(lst: list[Key], key: Key) -> None:
+    bisect.insort_right(lst, key)
+
+
+def _discard(lst: list[Key], key: Key) -> None:
+    i = bisect.bisect_left(lst, key)
+    if i < len(lst) and lst[i] == key:
+        del lst[i]
+
+
+class WikiModel:
+    """The rows every shared page reads, kept sorted and indexed so that one case can be
+    put or removed without re-reading the others, plus :attr:`cache`, the memo of what
+    was rendered from them, which :meth:`put` and :meth:`remove` keep true. Pages
+    rendered from it are byte-identical to a model built from scratch from the same rows
+    (:meth:`build`), whatever order the cases were put in.
+
+    The attributes are read-only for everyone but the model: ``project`` and its
+    ``clauses`` (ref -> clause), ``contracts`` and ``modules`` (id -> value); ``cases``
+    (case id -> brief); ``verdicts`` and ``ruling_counts`` (:class:`~collections.Counter`
+    of engine verdicts of all cases / rulings of ruled ones); ``ruled`` and ``overrides``
+    (sorted :data:`Key` lists); ``history`` (cited ref -> keys, a case citing a ref
+    twice is there twice); ``refs_of`` (contract id -> cited refs); ``by_module``
+    (module id -> keys); ``disputed`` (the disputed refs).
+
+    ``project`` is fixed for the model's life: a changed project needs a new model
+    (:meth:`with_project`). Not thread-safe (the projector holds the wiki lock)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        clauses = project.clauses
+        self.clauses: dict[str, ScopeClause] = {c.ref: c for c in clauses}
+        self._clause_pos: dict[str, int] = {c.ref: i for i, c in enumerate(clauses)}
+        self.contracts: dict[str, Contract] = {c.id: c for c in project.contracts}
+        self.modules: dict[str, Module] = {m.id: m for m in project.modules}
+        self.cases: dict[str, CaseBrief] = {}
+        self.verdicts: Counter[str] = Counter()
+        self.ruling_counts: Counter[str] = Counter()
+        self.ruled: list[Key] = []
+        self.overrides: list[Key] = []
+        self.history: dict[str, list[Key]] = {}
+        self.refs_of: dict[str, set[str]] = {}
+        self.by_module: dict[str, list[Key]] = {}
+        self.disputed: set[str] = set()
+        self.cache = PageCache()
+
+    @classmethod
+    def build(cls, project: Project, cases: Iterable[CaseRecord | CaseBrief]) -> WikiModel:
+        """A model of ``project`` holding ``cases`` (cases of other projects ignored)."""
+        m = cls(project)
+        for c in cases:
+            if c.project_id == project.id:
+                m.put(CaseBrief.of(c))
+        return m
+
+    def with_project(self, project: Project) -> WikiModel:
+        """A new model of ``project`` holding this model's cases."""
+        return WikiModel.build(project, self.cases.values())
+
+    # --- lookups -------------------------------------------------------------------------
+
+    def contract_of(self, ref: str) -> str:
+        """The contract id of a clause ref: the clause's, or the part before ``#`` of a
+        ref the project no longer has."""
+        clause = self.clauses.get(ref)
+        if clause is not None:
+            return clause.contract_id
+        return ref.split("#", 1)[0]
+
+    def clause_label(self, ref: str) -> str:
+        """``{ref} — {clause title}``, or the bare ref of a clause the project lacks."""
+        clause = self.clauses.get(ref)
+        return f"{ref} — {clause.title}" if clause is not None else ref
+
+    def clause_order(self, ref: str) -> tuple[int, tuple[str, str]]:
+        """Sort key of refs in contract order (refs the project lacks last, by
+        :func:`etki.text.sort_key`)."""
+        return (self._clause_pos.get(ref, len(self._clause_pos)), sort_key(ref))
+
+    def case_of(self, key: Key) -> CaseBrief:
+        """The brief of the case a :data:`Key` names (``KeyError`` when not held)."""
+        return self.cases[key[1]]
+
+    def memory(self, ref: str) -> ClauseTally:
+        """(precedent count, disputed, distinct rulings sorted) of a cited ref, exactly as
+        :func:`etki.memory.clause_memory` counts them (a case citing a ref twice counts
+        twice). ``KeyError`` for a ref no ruled case cites."""
+        return self.cache.clause_tally.get(ref, lambda: self._tally(ref))
+
+    def _tally(self, ref: str) -> ClauseTally:
+        rulings: set[str] = set()
+        count = 0
+        for key in self.history[ref]:
+            r = self.cases[key[1]].ruling
+            assert r is not None  # history holds ruled cases only
+            rulings.add(r.ruling)
+            if r.is_override:
+                count += 1
+        return (count, len(rulings) > 1, tuple(sorted(rulings)))
+
+    def contract_ids(self) -> list[str]:
+        """Contracts cited by ruled cases, sorted (:func:`etki.text.sort_key`)."""
+        return self.cache.contract_ids.get(lambda: sorted(self.refs_of, key=sort_key))
+
+    def module_ids(self) -> list[str]:
+        """Modules impacted by ruled cases, sorted (:func:`etki.text.sort_key`)."""
+        return self.cache.module_ids.get(lambda: sorted(self.by_module, key=sort_key))
+
+    # --- changes -------------------------------------------------------------------------
+
+    def put(self, case: CaseBrief) -> CaseBrief | None:
+        """Add ``case`` or replace the stored case of the same id; returns the one
+        replaced (None when new). An equal case changes nothing."""
+        old = self.cases.get(case.case_id)
+        if old == case:
+            return old
+        if old is not None:
+            self._drop(old)
+        self._add(case)
+        return old
+
+    def remove(self, case_id: str) -> CaseBrief | None:
+        """Forget a case (erased); returns it, or None when it was not there."""
+        old = self.cases.get(case_id)
+        if old is not None:
+            self._drop(old)
+        return old
+
+    def _touch_ref(self, ref: str) -> None:
+        self.cache.forget_clause(ref)
+        now = ref in self.history and self.memory(ref)[1]
+        if now != (ref in self.disputed):
+            self.cache.forget_disputed()
+            if now:
+                self.disputed.add(ref)
+            else:
+                self.disputed.discard(ref)
+
+    def _add(self, case: CaseBrief) -> None:
+        self.cache.forget_case(case.case_id)
+        self.cases[case.case_id] = case
+        self.verdicts[case.decision.verdict] += 1
+        if case.ruling is None:
+            return
+        key = _key(case)
+        _insert(self.ruled, key)
+        self.ruling_counts[case.ruling.ruling] += 1
+        if case.ruling.is_override:
+            _insert(self.overrides, key)
+            self.cache.forget_overrides()
+        for ref in case.decision.cited_clauses:
+            if ref not in self.history:
+                self.history[ref] = []
+                contract = self.contract_of(ref)
+                if contract not in self.refs_of:
+                    self.refs_of[contract] = set()
+                    self.cache.forget_contracts()
+                self.refs_of[contract].add(ref)
+            _insert(self.history[ref], key)
+        for ref in dict.fromkeys(case.decision.cited_clauses):
+            self._touch_ref(ref)
+        for mod in dict.fromkeys(case.decision.impacted_modules):
+            if mod not in self.by_module:
+                self.by_module[mod] = []
+                self.cache.forget_modules()
+            _insert(self.by_module[mod], key)
+
+    def _drop(self, case: CaseBrief) -> None:
+        self.cache.forget_case(case.case_id)
+        del self.cases[case.case_id]
+        self.verdicts[case.decision.verdict] -= 1
+        if not self.verdicts[case.decision.verdict]:
+            del self.verdicts[case.decision.verdict]
+        if case.ruling is None:
+            return
+        key = _key(case)
+        _discard(self.ruled, key)
+        self.ruling_counts[case.ruling.ruling] -= 1
+        if not self.ruling_counts[case.ruling.ruling]:
+            del self.ruling_counts[case.ruling.ruling]
+        if case.ruling.is_override:
+            _discard(self.overrides, key)
+            self.cache.forget_overrides()
+        for ref in case.decision.cited_clauses:
+            _discard(self.history[ref], key)
+        for ref in dict.fromkeys(case.decision.cited_clauses):
+            if not self.history[ref]:
+                del self.history[ref]
+                contract = self.contract_of(ref)
+                self.refs_of[contract].discard(ref)
+                if not self.refs_of[contract]:
+                    del self.refs_of[contract]
+                    self.cache.forget_contracts()
+            self._touch_ref(ref)
+        for mod in dict.fromkeys(case.decision.impacted_modules):
+            _discard(self.by_module[mod], key)
+            if not self.by_module[mod]:
+                del self.by_module[mod]
+                self.cache.forget_modules()

@@ -1,0 +1,563 @@
+"""The wiki's pages: rows in, bytes out (DESIGN.md, "Wiki").
+
+The wiki is a projection of the database: every page is a pure function of the stored
+:class:`~etki.domain.Project` and :class:`~etki.domain.CaseRecord` values. No clock, no
+randomness, no absolute paths; lists are sorted; frontmatter is written by
+:func:`etki.frontmatter.dump_frontmatter` (``yaml.safe_dump``, sorted keys, through its
+memo :func:`etki.frontmatter.frontmatter_bytes`), never by string formatting; text is
+UTF-8 with LF line endings and exactly one trailing newline. The same rows in any order
+give the same bytes. Page paths come from :mod:`etki.wiki.paths`; client text is a YAML
+*value* in frontmatter and literal markdown in the body (:mod:`etki.wiki.markdown`).
+
+Page dependencies are kept narrow on purpose so a ruling only changes the pages
+:func:`render_case_pages` returns: a decision or precedent page depends only on its own
+case and the project's clause titles; a contract page on the cases citing its clauses; a
+module page on the cases impacting it; ``index.md`` and ``disputed.md`` on everything.
+
+The shared pages are rendered from a :class:`~etki.wiki.model.WikiModel`, their
+fragments (table rows per case, sections per clause, lists, frontmatter entries) kept in
+its :class:`~etki.wiki.model.PageCache`. The HITL hook keeps one model alive between
+rulings and re-renders only what a change touches (:func:`render_changed`); a full
+render builds one from scratch (:func:`render_wiki`, :func:`render_model`). Both give the
+same bytes (``tests/test_wiki_render.py`` checks it over random sequences of changes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from etki.domain import REMIT_CONTRACT_ID, VERDICTS, CaseRecord, Project, is_declared_remit
+from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
+from etki.text import printable, sort_key
+from etki.wiki.clauses import clause_markdown
+from etki.wiki.markdown import md_block, md_code, md_inline, md_paragraphs, md_table
+from etki.wiki.model import CaseBrief, WikiModel
+from etki.wiki.paths import (
+    DISPUTED,
+    INDEX,
+    NamedCase,
+    contract_path,
+    decision_path,
+    module_path,
+    precedent_path,
+    relative_link,
+)
+
+__all__ = ["LAST_RULINGS", "render_case_pages", "render_changed", "render_model",
+           "render_wiki"]
+
+LAST_RULINGS = 10
+"""How many of the newest rulings ``index.md`` lists."""
+
+_RULING_HEADER = ("ruled at", "case", "title", "ruling", "engine verdict", "reviewer")
+
+
+@lru_cache(maxsize=1 << 16)  # pure; clause refs and names recur on every page
+def _meta_text(text: str | None) -> str:
+    """Untrusted text as a YAML value: one line, control characters made visible."""
+    return printable(text or "", multiline=False)
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def _page(meta: dict[str, Any], lines: Iterable[str]) -> bytes:
+    body = "\n".join(lines).rstrip("\n") + "\n"
+    return frontmatter_bytes(meta) + body.encode("utf-8", errors="replace")
+
+
+def _page_fm(m: WikiModel, page: str, meta: dict[str, Any],
+             lines: Iterable[str | bytes]) -> bytes:
+    """Like :func:`_page` (same bytes: UTF-8 encoding is per code point, so encoding the
+    lines one by one and joining gives what encoding the joined text gives), with the
+    frontmatter memoised in the model's cache and lines that are already encoded
+    fragments (``bytes``) used as they are."""
+    parts = [x if isinstance(x, bytes) else x.encode("utf-8", errors="replace")
+             for x in lines]
+    while parts:  # "\n".join(parts).rstrip("\n"), without copying the whole body
+        last = parts[-1].rstrip(b"\n")
+        if last:
+            parts[-1] = last
+            break
+        parts.pop()
+    fm = m.cache.frontmatter.get(page, FrontmatterMemo).dump(meta)
+    if not parts:
+        return fm + b"\n"
+    parts[0] = fm + parts[0]
+    parts.append(b"")  # the one trailing newline
+    return b"\n".join(parts)
+
+
+def _case_link(src: str, case: NamedCase, text: str | None = None) -> str:
+    label = md_inline(case.title if text is None else text) or md_inline(case.case_id)
+    return f"[{label}]({relative_link(src, decision_path(case))})"
+
+
+def _ruling_row(m: WikiModel, depth: int, case: CaseBrief) -> str:
+    """The ruling-table row of ``case`` on a page ``depth`` folders deep."""
+    return m.cache.rows.get((depth, case.case_id), lambda: _make_ruling_row(depth, case))
+
+
+def _make_ruling_row(depth: int, case: CaseBrief) -> str:
+    src = "x/" * depth
+    r = case.ruling
+    assert r is not None
+    return "| " + " | ".join(
+        [md_inline(r.ruled_at), _case_link(src, case, case.case_id),
+         md_inline(case.title), md_code(r.ruling), md_code(case.decision.verdict),
+         md_inline(r.reviewer)]) + " |"
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
+    r = case.ruling
+    assert r is not None
+    d = case.decision
+    here = decision_path(case)
+    meta: dict[str, Any] = {
+        "kind": "decision",
+        "case_id": _meta_text(case.case_id),
+        "request_id": _meta_text(case.request_id),
+        "title": _meta_text(case.title),
+        "project": _meta_text(case.project_id),
+        "submitted_by": _meta_text(case.submitted_by) if case.submitted_by else None,
+        "submitted_at": _meta_text(case.submitted_at) if case.submitted_at else None,
+        "verdict": d.verdict,
+        "ruling": r.ruling,
+        "action": r.action,
+        "reviewer": _meta_text(r.reviewer),
+        "ruled_at": _meta_text(r.ruled_at),
+        "override": r.is_override,
+        "confidence": d.confidence,
+        "cited_clauses": [_meta_text(ref) for ref in d.cited_clauses],
+        "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
+        "effort": d.effort.label(),
+        "risk": d.risk.level,
+        "engine_version": _meta_text(d.engine_version),
+        "model_version": _meta_text(d.model_version),
+        "index_freshness": _meta_text(d.index_freshness),
+    }
+    if r.is_override:
+        meta["precedent"] = precedent_path(case)
+    lines = [f"# {md_inline(case.title) or md_inline(case.case_id)}", ""]
+    lines += [
+        f"- **Case:** {md_inline(case.case_id)} (request {md_inline(case.request_id)})",
+        (f"- **Ruling:** {md_code(r.ruling)} ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
+        f"{md_inline(r.ruled_at)}"),
+        f"- **Engine verdict:** {md_code(d.verdict)}, confidence {d.confidence:.2f}",
+    ]
+    if r.is_override:
+        pre = precedent_path(case)
+        lines.append(f"- **Override:** yes, a precedent: "
+                     f"[{md_inline(pre.rsplit('/', 1)[1][:-3])}]({relative_link(here, pre)})")
+    else:
+        lines.append("- **Override:** no")
+    lines += ["", "## Request", ""]
+    who = []
+    if case.submitted_by:
+        who.append(f"by {md_inline(case.submitted_by)}")
+    if case.submitted_at:
+        who.append(f"on {md_inline(case.submitted_at)}")
+    if who:
+        lines += ["Submitted " + " ".join(who) + ".", ""]
+    lines += [md_block(case.text), ""]
+    lines += ["## Ruling", "",
+              (f"**{md_code(r.ruling)}** ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
+               f"{md_inline(r.ruled_at)}.")]
+    if r.is_override:
+        lines += ["", f"This overrides the engine's verdict **{md_code(d.verdict)}**."]
+    lines += ["", "Reason:", ""]
+    lines += [md_block(r.reason) if r.reason.strip() else "No reason given.", ""]
+    lines += ["## Engine decision", "",
+              f"Verdict **{md_code(d.verdict)}** with confidence {d.confidence:.2f}.", ""]
+    if d.reasoning.strip():
+        lines += [md_paragraphs(d.reasoning), ""]
+    lines += _cited_clause_lines(m, here, d.cited_clauses)
+    lines += ["## Impacted modules", ""]
+    if d.impacted_modules:
+        for mod in d.impacted_modules:
+            module = m.modules.get(mod)
+            summary = f" — {md_inline(module.summary)}" if module and module.summary else ""
+            lines.append(f"- [{md_inline(mod)}]({relative_link(here, module_path(mod))}){summary}")
+    else:
+        lines.append("None.")
+    lines += ["", "## Effort", "", md_inline(d.effort.label())
+              + (f" (from {', '.join(md_inline(b) for b in d.effort.basis)})"
+                 if d.effort.basis else ""), ""]
+    signals = ", ".join(md_inline(s) for s in d.risk.signals) or "none"
+    lines += ["## Risk", "", (f"Level {md_inline(d.risk.level)}; signals: {signals}; "
+              f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."), ""]
+    lines += ["## Assumptions", ""]
+    lines += [f"- {md_inline(a)}" for a in d.assumptions] or ["None."]
+    lines += ["", "## Evidence chain", ""]
+    for i, step in enumerate(d.evidence, 1):
+        lines.append(f"{i}. **{md_inline(step.step)}** — {md_inline(step.detail)}")
+        lines += [f"   - {md_inline(name)}: {_num(value)}" for name, value in step.scores]
+    if not d.evidence:
+        lines.append("None recorded.")
+    lines += ["", "## Provenance", "",
+              f"- Engine version: {md_inline(d.engine_version)}",
+              f"- Model version: {md_inline(d.model_version)}",
+              f"- Index freshness: {md_inline(d.index_freshness)}"]
+    return _page(meta, lines)
+
+
+def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[str]:
+    lines = ["## Cited clauses", ""]
+    for ref in refs:
+        clause = m.clauses.get(ref)
+        kind = f" ({clause.kind})" if clause is not None else " (not in the current contract)"
+        if clause is not None and is_declared_remit(clause):
+            kind = f" ({clause.kind}, the PMO's declared remit in etki.yaml)"
+        lines.append(f"- [{md_inline(m.clause_label(ref))}]"
+                     f"({relative_link(here, contract_path(m.contract_of(ref)))}){kind}")
+    if not refs:
+        lines.append("None.")
+    return [*lines, ""]
+
+
+def _precedent_page(m: WikiModel, case: CaseRecord) -> bytes:
+    r = case.ruling
+    assert r is not None
+    d = case.decision
+    here = precedent_path(case)
+    meta: dict[str, Any] = {
+        "kind": "precedent",
+        "case_id": _meta_text(case.case_id),
+        "title": _meta_text(case.title),
+        "project": _meta_text(case.project_id),
+        "verdict": d.verdict,
+        "ruling": r.ruling,
+        "reviewer": _meta_text(r.reviewer),
+        "ruled_at": _meta_text(r.ruled_at),
+        "reason": printable(r.reason),
+        "cited_clauses": [_meta_text(ref) for ref in d.cited_clauses],
+        "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
+        "decision": decision_path(case),
+    }
+    lines = [f"# Precedent: {md_inline(case.title) or md_inline(case.case_id)}", "",
+             (f"The engine proposed **{md_code(d.verdict)}** (confidence {d.confidence:.2f}); "
+             f"{md_inline(r.reviewer)} ruled **{md_code(r.ruling)}** ({md_code(r.action)}) on "
+             f"{md_inline(r.ruled_at)}."), "",
+             f"Decision page: {_case_link(here, case, case.case_id)}", "",
+             "## Reason", "",
+             md_block(r.reason) if r.reason.strip() else "No reason given.", "",
+             "## Request", "", md_block(case.text), ""]
+    lines += _cited_clause_lines(m, here, d.cited_clauses)
+    return _page(meta, lines)
+
+
+def _contract_section(m: WikiModel, ref: str) -> bytes:
+    """One cited clause's section of its contract page (memoised per ref)."""
+    return m.cache.contract_sections.get(ref, lambda: _make_contract_section(m, ref))
+
+
+def _make_contract_section(m: WikiModel, ref: str) -> bytes:
+    clause = m.clauses.get(ref)
+    count, disputed, _ = m.memory(ref)
+    lines = [f"## {md_inline(m.clause_label(ref))}", ""]
+    kind = clause.kind if clause is not None else "not in the current contract"
+    flag = "**DISPUTED**" if disputed else "not disputed"
+    remit = clause is not None and is_declared_remit(clause)
+    if remit:
+        assert clause is not None
+        side = "out" if clause.kind == "exclusion" else "in"
+        lines += [(f"Declared remit: a statement the PMO wrote in etki.yaml "
+                   f"(scope.{side}, line {clause.line}), not contract text."), ""]
+    lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
+    if clause is not None and clause.text.strip():
+        # a remit statement is plain text; a contract clause is shown in its display
+        # form (issue 12 item 1): reflowed, no HTML, links as their words, escaped
+        shown = md_block(clause.text) if remit else clause_markdown(clause.text)
+        lines += [shown, ""] if shown else []
+    lines += md_table(_RULING_HEADER)
+    lines += [_ruling_row(m, 2, m.case_of(k)) for k in m.history[ref]]
+    lines.append("")
+    return "\n".join(lines).encode("utf-8", errors="replace")
+
+
+def _contract_page(m: WikiModel, contract_id: str) -> bytes:
+    here = contract_path(contract_id)
+    contract = m.contracts.get(contract_id)
+    refs = sorted(m.refs_of.get(contract_id, ()), key=m.clause_order)
+    title = contract.title if contract is not None else contract_id
+    meta: dict[str, Any] = {
+        "kind": "contract",
+        "contract_id": _meta_text(contract_id),
+        "title": _meta_text(title),
+        "project": _meta_text(m.project.id),
+        "cited_clauses": [_meta_text(ref) for ref in refs],
+        "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
+        "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
+    }
+    intro = (f"Contract id {md_inline(contract_id)}."
+             + ("" if contract is not None else " It is not in the current project."))
+    if contract_id == REMIT_CONTRACT_ID:
+        intro = ("Contract id etki.yaml: the PMO's declared remit, the scope statements of "
+                 "etki.yaml (in: declared in scope; out: declared outside the contractor's "
+                 "remit). They are plain text and cited like clauses."
+                 + ("" if contract is not None else " etki.yaml declares none now."))
+    lines: list[str | bytes] = [f"# Contract: {md_inline(title)}", "", intro, "",
+             ("Clauses cited by ruled cases, in contract order, with the decisions citing "
+             "them (oldest ruling first)."), ""]
+    lines += [_contract_section(m, ref) for ref in refs]
+    return _page_fm(m, here, meta, lines)
+
+
+def _module_page(m: WikiModel, module_id: str) -> bytes:
+    module = m.modules.get(module_id)
+    keys = m.by_module.get(module_id, [])
+    meta: dict[str, Any] = {
+        "kind": "module",
+        "module_id": _meta_text(module_id),
+        "title": _meta_text(module_id),
+        "project": _meta_text(m.project.id),
+        "path": _meta_text(module.path) if module is not None else None,
+        "depends_on": sorted((_meta_text(x) for x in module.depends_on), key=sort_key)
+        if module is not None else [],
+        "decisions": len(keys),
+    }
+    lines = [f"# Module: {md_inline(module_id)}", ""]
+    if module is None:
+        lines += ["It is not in the current project's module list.", ""]
+    else:
+        if module.summary.strip():
+            lines += [md_inline(module.summary), ""]
+        if module.path:
+            lines += [f"- **Path:** {md_inline(module.path)}"]
+        deps = ", ".join(md_inline(x) for x in sorted(module.depends_on, key=sort_key))
+        lines += [f"- **Depends on:** {deps or 'nothing'}", ""]
+    lines += ["## Decisions", "", "Ruled cases that impact this module, oldest ruling first.", ""]
+    lines += md_table(_RULING_HEADER)
+    lines += [_ruling_row(m, 2, m.case_of(k)) for k in keys]
+    return _page(meta, lines)
+
+
+def _disputed_row(m: WikiModel, case: CaseBrief) -> str:
+    """One ruling of a disputed clause's history: a list item of short lines, ``-
+    **RULING** by reviewer, ruled-at:`` / the request's title / ``(case [case-id](decision
+    page))``, so ``disputed.md`` reads at 80 columns in a terminal, and a viewer shows one
+    sentence reflowed to its width (a five-column table did not, issue 12 item 7)."""
+    return m.cache.disputed_rows.get(case.case_id, lambda: _make_disputed_row(case))
+
+
+def _make_disputed_row(case: CaseBrief) -> str:
+    r = case.ruling
+    assert r is not None
+    lines = [f"- **{md_code(r.ruling)}** by {md_inline(r.reviewer)}, {md_inline(r.ruled_at)}:"]
+    if title := md_inline(case.title):
+        lines.append(f"  {title}")
+    lines.append(f"  (case {_case_link(DISPUTED, case, case.case_id)})")
+    return "\n".join(lines)
+
+
+def _disputed_section(m: WikiModel, ref: str) -> bytes:
+    """One disputed clause's section of ``disputed.md`` (memoised per ref)."""
+    return m.cache.disputed_sections.get(ref, lambda: _make_disputed_section(m, ref))
+
+
+def _make_disputed_section(m: WikiModel, ref: str) -> bytes:
+    contract_id = m.contract_of(ref)
+    rulings = m.memory(ref)[2]
+    lines = [f"## {md_inline(m.clause_label(ref))}", "",
+             f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
+             f"rulings {', '.join(md_code(x) for x in rulings)}.", ""]
+    lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
+    lines.append("")
+    return "\n".join(lines).encode("utf-8", errors="replace")
+
+
+def _disputed_list(m: WikiModel) -> tuple[list[str], list[str]]:
+    refs = sorted(m.disputed)
+    return refs, [_meta_text(r) for r in refs]
+
+
+def _disputed_page(m: WikiModel) -> bytes:
+    disputed, names = m.cache.disputed_list.get(lambda: _disputed_list(m))
+    meta: dict[str, Any] = {
+        "kind": "disputed",
+        "title": "Disputed clauses",
+        "project": _meta_text(m.project.id),
+        "count": len(disputed),
+        "clauses": names,
+    }
+    lines: list[str | bytes] = ["# Disputed clauses", "",
+             "Clauses cited by ruled cases whose rulings disagree, with their ruling",
+             "history (oldest first). Computed from the database.", ""]
+    if not disputed:
+        lines.append("No disputed clauses.")
+    lines += [_disputed_section(m, ref) for ref in disputed]
+    return _page_fm(m, DISPUTED, meta, lines)
+
+
+def _precedent_line(m: WikiModel, c: CaseBrief) -> str:
+    """An override's line in ``index.md``'s list of precedents (memoised per case)."""
+    return m.cache.precedent_lines.get(c.case_id, lambda: _make_precedent_line(c))
+
+
+def _make_precedent_line(c: CaseBrief) -> str:
+    r = c.ruling
+    assert r is not None
+    return (f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
+            f"{md_code(c.decision.verdict)} → {md_code(r.ruling)}")
+
+
+def _precedent_list(m: WikiModel) -> bytes:
+    """``index.md``'s list of precedents, oldest ruling first."""
+    return "\n".join([_precedent_line(m, m.case_of(k)) for k in m.overrides]
+                     or ["None yet."]).encode("utf-8", errors="replace")
+
+
+def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
+    """The ``## Contracts`` and ``## Modules`` lists of ``index.md`` (memoised while the
+    sets of cited contracts and impacted modules stay the same)."""
+    return m.cache.entity_lists.get(lambda: _make_entity_blocks(m))
+
+
+def _make_entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
+    contract_ids, module_ids = m.contract_ids(), m.module_ids()
+    contracts = "\n".join(
+        [f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]"
+         f"({contract_path(x)})" for x in contract_ids] or ["None cited yet."]
+    ).encode("utf-8", errors="replace")
+    modules = "\n".join([f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids]
+                        or ["None yet."]).encode("utf-8", errors="replace")
+    return contracts, modules
+
+
+def _index_page(m: WikiModel) -> bytes:
+    n_cases, n_ruled = len(m.cases), len(m.ruled)
+    overrides = m.overrides
+    verdicts, rulings = m.verdicts, m.ruling_counts
+    order = list(VERDICTS) + sorted((set(verdicts) | set(rulings)) - set(VERDICTS))
+    meta: dict[str, Any] = {
+        "kind": "index",
+        "title": _meta_text(m.project.config.name),
+        "project": _meta_text(m.project.id),
+        "cases": n_cases,
+        "pending": n_cases - n_ruled,
+        "ruled": n_ruled,
+        "rulings": n_ruled,
+        "overrides": len(overrides),
+        "precedents": len(overrides),
+        "disputed_clauses": len(m.disputed),
+        "verdicts": {v: verdicts.get(v, 0) for v in order},
+        "ruling_counts": {v: rulings.get(v, 0) for v in order},
+    }
+    lines: list[str | bytes] = [f"# {md_inline(m.project.config.name)} — decision wiki", "",
+             (f"Project {md_inline(m.project.id)}. Every page here is a projection of the "
+             "database; it is rewritten on each ruling and by `python -m etki.wiki rebuild`."),
+             "", "## Counts", ""]
+    lines += md_table(("measure", "count"), [
+        ("cases", str(n_cases)), ("pending", str(n_cases - n_ruled)),
+        ("ruled", str(n_ruled)), ("overrides (precedents)", str(len(overrides))),
+        ("disputed clauses", f"[{len(m.disputed)}]({DISPUTED})"),
+    ], "lr")
+    lines += ["", "## Verdict distribution", ""]
+    lines += md_table(("verdict", "engine verdicts", "rulings"),
+                    [(md_code(v), str(verdicts.get(v, 0)), str(rulings.get(v, 0)))
+                     for v in order],
+                    "lrr")
+    lines += ["", f"## Last {LAST_RULINGS} rulings", "", "Newest first.", ""]
+    newest = [m.case_of(k) for k in reversed(m.ruled[-LAST_RULINGS:])]
+    if newest:
+        lines += md_table(_RULING_HEADER) + [_ruling_row(m, 0, c) for c in newest]
+    else:
+        lines.append("No rulings yet.")
+    lines += ["", "## Precedents", ""]
+    lines.append(m.cache.precedent_list.get(lambda: _precedent_list(m)))
+    contracts, modules = _entity_blocks(m)
+    lines += ["", "## Contracts", "", contracts]
+    lines += ["", "## Modules", "", modules]
+    return _page_fm(m, INDEX, meta, lines)
+
+
+# --- public entry points -----------------------------------------------------------------------
+
+def _check_unique(files: dict[str, bytes], path: str, owner: str) -> None:
+    if path in files:
+        raise ValueError(f"two wiki pages map to {path} (second: {owner}); "
+                         "entity ids must be distinct")
+
+
+def _case_pages(m: WikiModel, case: CaseRecord, files: dict[str, bytes]) -> None:
+    files[decision_path(case)] = _decision_page(m, case)
+    if case.ruling is not None and case.ruling.is_override:
+        files[precedent_path(case)] = _precedent_page(m, case)
+
+
+def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, bytes]:
+    """Render the whole wiki tree of ``project``.
+
+    ``cases`` are the project's stored cases in any order (cases of other projects are
+    ignored). Returns ``{wiki-relative POSIX path: page bytes}``; the same rows give the
+    same bytes. Raises ``ValueError`` only if two entity ids map to one file name.
+    """
+    return render_model(WikiModel.build(project, cases),
+                        [c for c in cases if c.project_id == project.id])
+
+
+def render_model(m: WikiModel, cases: Iterable[CaseRecord]) -> dict[str, bytes]:
+    """The whole wiki tree of the model ``m``; ``cases`` are the full records of its ruled
+    cases (for the decision and precedent pages; pending cases and cases ``m`` does not
+    hold are skipped). Same bytes as :func:`render_wiki` of the same rows. Raises
+    ``ValueError`` when two entity ids map to one file name."""
+    files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
+    for c in cases:
+        if c.ruling is not None and c.case_id in m.cases:
+            _case_pages(m, c, files)
+    for x in m.contract_ids():
+        _check_unique(files, contract_path(x), x)
+        files[contract_path(x)] = _contract_page(m, x)
+    for x in m.module_ids():
+        _check_unique(files, module_path(x), x)
+        files[module_path(x)] = _module_page(m, x)
+    return dict(sorted(files.items()))
+
+
+def render_changed(m: WikiModel, cases: Iterable[CaseRecord],
+                   touched: Iterable[CaseBrief]) -> dict[str, bytes]:
+    """The pages a change of some cases can change, rendered from the model ``m`` (which
+    already holds the change): ``index.md``, ``disputed.md``, the decision and precedent
+    pages of the full records ``cases`` that ``m`` holds as ruled, and the contract and
+    module pages of every brief in ``touched`` (a case's brief before and after the
+    change, so pages a case left are rendered too) that still have decisions. Each page is
+    byte-identical to the same path in :func:`render_wiki` of the rows ``m`` holds. Pages
+    that no longer exist in a full render are not returned (a rebuild prunes them)."""
+    files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
+    for c in cases:
+        if c.ruling is not None and m.cases.get(c.case_id) == CaseBrief.of(c):
+            _case_pages(m, c, files)
+    contracts: set[str] = set()
+    modules: set[str] = set()
+    for b in touched:
+        if b.ruling is None:
+            continue
+        contracts.update(m.contract_of(ref) for ref in b.decision.cited_clauses)
+        modules.update(b.decision.impacted_modules)
+    for x in sorted(contracts):
+        if x in m.refs_of:
+            files[contract_path(x)] = _contract_page(m, x)
+    for x in sorted(modules):
+        if x in m.by_module:
+            files[module_path(x)] = _module_page(m, x)
+    return dict(sorted(files.items()))
+
+
+def render_case_pages(project: Project, cases: Sequence[CaseRecord],
+                      case_id: str) -> dict[str, bytes]:
+    """The pages a ruling on ``case_id`` can change: its decision page, its precedent page
+    (override), the contract pages of its cited clauses, the module pages of its
+    impacted modules, ``disputed.md`` and ``index.md``. Each is byte-identical to the
+    same path in :func:`render_wiki` of the same rows. A pending or unknown case gives
+    only ``index.md`` and ``disputed.md``."""
+    m = WikiModel.build(project, cases)
+    case = next((c for c in cases if c.case_id == case_id and c.project_id == project.id
+                 and c.ruling is not None), None)
+    if case is None:
+        return render_changed(m, [], [])
+    return render_changed(m, [case], [CaseBrief.of(case)])
