@@ -50,7 +50,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
 from etki_tui.errors import advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
-from etki_tui.heap import keep_loaded, release_loaded
+from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
     CaseWanted,
@@ -281,6 +281,11 @@ class EtkiApp(App[None]):
     # --- workers: every desk call runs in a thread and answers with a message -------------
 
     def _load(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
+        """:meth:`_read_queue` with the cyclic collector paused (:mod:`etki_tui.heap`)."""
+        with collector_paused():
+            return self._read_queue(project_id, source, projects=projects)
+
+    def _read_queue(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
         # light reads: the listed columns of every case (the detail pane reads whole
         # cases on highlight), the clause memory computed from those same rows, and the
         # clauses without the project's modules and work items
@@ -422,12 +427,13 @@ class EtkiApp(App[None]):
         """Read precedents and disputed clauses (DB) and the page lists (wiki)."""
         project_id = self.project_id
         try:
-            project = self.desk.project(project_id)
-            precedents = self.desk.precedents(project_id)
-            disputed = self.desk.disputed(project_id)
-            pages = self.desk.wiki_pages(project_id)
-            precedent_pages = self.desk.wiki_pages(project_id, "precedents")
-            root_pages = self.desk.wiki_pages(project_id, ".")
+            with collector_paused():  # kept until the next load: frozen once in place
+                project = self.desk.project(project_id)
+                precedents = self.desk.precedents(project_id)
+                disputed = self.desk.disputed(project_id)
+                pages = self.desk.wiki_pages(project_id)
+                precedent_pages = self.desk.wiki_pages(project_id, "precedents")
+                root_pages = self.desk.wiki_pages(project_id, ".")
             top = [p for p in ("index.md", "disputed.md") if p in root_pages]
         except Exception as exc:
             self.post_message(DeskFailed("Hafıza", one_line(exc), advice(exc)))

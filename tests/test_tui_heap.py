@@ -32,3 +32,22 @@ async def test_loaded_data_is_frozen_while_the_desk_runs_and_released_after(
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0  # closed: everything collectable again
     assert _holds(gc.get_objects(generation=2), first)
+
+
+def test_the_collector_pause_nests_and_restores_what_was_there() -> None:
+    from etki_tui.heap import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer load is still building
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # it was off: it stays off
+    finally:
+        gc.enable()
