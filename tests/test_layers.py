@@ -1,0 +1,38 @@
+"""The layering contracts of ``[tool.importlinter]`` (pyproject.toml), checked by the real
+``lint-imports`` over the whole import graph (function-level and type-checking imports
+included): the core never imports the TUI or Textual, the store imports nothing above
+it, the lower layers never import the desk, the commands or the MCP server, and the
+modules of ``etki.knowledge`` and ``etki_tui`` import each other without cycles."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONTRACTS = (
+    "etki never imports etki_tui or textual",
+    "etki.store imports nothing above it",
+    "knowledge, triage, wiki and retrieval never import services, commands or mcp",
+    "no import cycles between the modules of a package",
+)
+
+
+def _lint_imports() -> str:
+    beside = Path(sys.executable).with_name("lint-imports")
+    found = str(beside) if beside.is_file() else shutil.which("lint-imports")
+    assert found, "lint-imports is missing: install the test extra (pip install -e '.[test]')"
+    return found
+
+
+def test_import_contracts_are_kept():
+    done = subprocess.run([_lint_imports(), "--no-cache"], cwd=ROOT, capture_output=True,
+                          text=True, encoding="utf-8", timeout=600, check=False)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    for name in CONTRACTS:
+        assert f"{name} KEPT" in out, out
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in out, out
