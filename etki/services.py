@@ -44,6 +44,8 @@ from etki.store.repository import CaseSummary
 from etki.text import printable
 
 if TYPE_CHECKING:
+    from etki.erasure import ErasureOutcome
+    from etki.retrieval.port import GraphQueryPort
     from etki.triage.similar import Beside, RulingIndex
     from etki.wiki.fts import TopHits
 
@@ -463,7 +465,7 @@ class Desk:
 
     # erasure
     def erase(self, case_id: str, reason: str, *, wait_s: float,
-              notify: Callable[[str], None] | None = None):
+              notify: Callable[[str], None] | None = None) -> ErasureOutcome:
         """:func:`etki.erasure.erase_case` on this desk's store (``etki erase``):
         returns its ``ErasureOutcome``."""
         from etki.erasure import erase_case
@@ -472,7 +474,7 @@ class Desk:
                           notify=notify)
 
     def finish_erasure(self, case_id: str, *, wait_s: float,
-                       notify: Callable[[str], None] | None = None):
+                       notify: Callable[[str], None] | None = None) -> ErasureOutcome:
         """:func:`etki.erasure.finish_erasure` (``etki erase --finish``)."""
         from etki.erasure import finish_erasure
 
@@ -521,7 +523,7 @@ class Desk:
         ``ValueError`` for an index that cannot be read."""
         return KnowledgeIndex.from_bytes(self.repo.index_bytes(project_id))
 
-    def graph_port(self, project_id: str):
+    def graph_port(self, project_id: str) -> GraphQueryPort:
         """The retrieval port over the stored project
         (:meth:`etki.retrieval.port.GraphQueryPort.from_store`). Raises ``NotFoundError``."""
         from etki.retrieval.port import GraphQueryPort

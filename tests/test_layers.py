@@ -1,8 +1,9 @@
 """The layering contracts of ``[tool.importlinter]`` (pyproject.toml), checked by the real
 ``lint-imports`` over the whole import graph (function-level and type-checking imports
 included): the core never imports the TUI or Textual, the store imports nothing above
-it, the lower layers never import the desk, the commands or the MCP server, and the
-modules of ``etki.knowledge`` and ``etki_tui`` import each other without cycles."""
+it, the lower layers never import the desk, the commands or the MCP server, approval
+never imports the wiki, and the modules of ``etki.knowledge``, ``etki.wiki`` and
+``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ CONTRACTS = (
     "etki never imports etki_tui or textual",
     "etki.store imports nothing above it",
     "knowledge, triage, wiki and retrieval never import services, commands or mcp",
+    "etki.approval never imports the wiki (services wires the projection hook)",
     "no import cycles between the modules of a package",
 )
 
