@@ -2,7 +2,8 @@
 ``lint-imports`` over the whole import graph (function-level and type-checking imports
 included): the core never imports the TUI or Textual, the store imports nothing above
 it, the lower layers never import the desk, the commands or the MCP server, approval
-never imports the wiki, and the modules of ``etki.knowledge``, ``etki.wiki`` and
+never imports the wiki, the commands and the MCP server use the store only through the
+desk, and the modules of ``etki.knowledge``, ``etki.wiki`` and
 ``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ CONTRACTS = (
     "etki.store imports nothing above it",
     "knowledge, triage, wiki and retrieval never import services, commands or mcp",
     "etki.approval never imports the wiki (services wires the projection hook)",
+    "the commands reach the store, rulings and the projector only through the desk",
     "no import cycles between the modules of a package",
 )
 
