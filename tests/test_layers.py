@@ -3,8 +3,8 @@
 included): the core never imports the TUI or Textual, the store imports nothing above
 it, the lower layers never import the desk, the commands or the MCP server, approval
 never imports the wiki, the commands and the MCP server use the store only through the
-desk, and the modules of ``etki.knowledge``, ``etki.wiki`` and
-``etki_tui`` import each other without cycles."""
+desk, and the modules of ``etki``, ``etki.knowledge``, ``etki.wiki`` and ``etki_tui``
+import each other without cycles."""
 
 from __future__ import annotations
 
