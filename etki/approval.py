@@ -39,25 +39,22 @@ class RulingOutcome:
 class ApprovalService:
     """Approve, convert to CR or reject a case.
 
-    ``hook`` is the HITL ingest hook; by default the wiki projector
-    (:class:`etki.wiki.projection.WikiProjector`, kept in :attr:`projector`) when the
-    wiki is on, else nothing.
+    ``hook`` is the HITL ingest hook, called after each commit (None: nothing is
+    projected). This module never builds one: :func:`etki.services.approval_service`
+    wires the wiki projector in (and passes it as ``projector``), so approval does not
+    depend on the wiki.
     """
 
     def __init__(self, repo: CaseFileRepository, settings: Settings,
-                 *, hook: WikiHook | None = None) -> None:
+                 *, hook: WikiHook | None = None, projector: object | None = None) -> None:
         self.repo = repo
         self.settings = settings
-        self.projector = None
-        """The default hook's :class:`~etki.wiki.projection.WikiProjector` (None with a
-        custom hook or the wiki off). It lives as long as the service and keeps its
-        in-memory model between rulings, so a ruling projects in milliseconds; it still
-        sees every change made by other processes (it polls the DB's change token)."""
-        if hook is None and settings.wiki_dir is not None:
-            from etki.wiki.projection import WikiProjector
-
-            self.projector = WikiProjector(repo, settings)
-            hook = self.projector.project_case
+        self.projector = projector
+        """The :class:`~etki.wiki.projection.WikiProjector` whose ``project_case`` is the
+        hook, when :func:`etki.services.approval_service` wired it (None with a custom
+        hook or the wiki off). It lives as long as the service and keeps its in-memory
+        model between rulings, so a ruling projects in milliseconds; it still sees every
+        change made by other processes (it polls the DB's change token)."""
         self.hook = hook
 
     def approve(self, case_id: str, *, reason: str = "", reviewer: str | None = None,

@@ -42,31 +42,29 @@ class _Memory:
     """The project's port, rebuilt when the index hash or the ruled cases change."""
 
     def __init__(self, settings: Settings, project_id: str | None) -> None:
-        from etki.store import CaseFileRepository
+        from etki.services import Desk
 
         self.settings = settings
-        self.repo = CaseFileRepository(settings.db_url, read_only=True)
-        stored = self.repo.project_ids()
+        self.desk = Desk.open(settings, read_only=True)
+        stored = self.desk.project_ids()
         if project_id is None:
             if len(stored) != 1:
                 raise InputError("etki mcp: give --project; stored projects: "
                                  + (", ".join(stored) or "none (run `etki init PROJECT_DIR`)"))
             project_id = stored[0]
-        self.repo.load_project(project_id)  # a clear NotFoundError for an unknown id
+        self.desk.project(project_id)  # a clear NotFoundError for an unknown id
         self.project_id = project_id
         self._lock = threading.Lock()
         self._key: tuple[str, tuple[tuple[str, int], ...]] | None = None
         self._port: Any = None
 
     def port(self) -> Any:
-        from etki.retrieval.port import GraphQueryPort
-
-        ruled = self.repo.cases(self.project_id, status="ruled")
-        key = (self.repo.index_hash(self.project_id),
+        ruled = self.desk.queue(self.project_id, status="ruled")
+        key = (self.desk.index_hash(self.project_id),
                tuple(sorted((c.case_id, c.version) for c in ruled)))
         with self._lock:
             if self._port is None or key != self._key:
-                self._port = GraphQueryPort.from_store(self.repo, self.project_id, self.settings)
+                self._port = self.desk.graph_port(self.project_id)
                 self._key = key
             return self._port
 

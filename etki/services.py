@@ -44,6 +44,8 @@ from etki.store.repository import CaseSummary
 from etki.text import printable
 
 if TYPE_CHECKING:
+    from etki.erasure import ErasureOutcome
+    from etki.retrieval.port import GraphQueryPort
     from etki.triage.similar import Beside, RulingIndex
     from etki.wiki.fts import TopHits
 
@@ -365,6 +367,50 @@ def store_label(url: object) -> str:
     return f"{name} {host}{port}/{parsed.database or ''}"
 
 
+def approval_service(repo: CaseFileRepository, settings: Settings, *,
+                     hook: Callable[[str], object] | None = None) -> ApprovalService:
+    """An :class:`~etki.approval.ApprovalService` with the HITL ingest hook wired in:
+    ``hook`` when given; else, when the wiki is on (``settings.wiki_dir``), a
+    :class:`etki.wiki.projection.WikiProjector` over ``repo`` (its ``project_case`` is
+    the hook and it is kept in ``ApprovalService.projector``); else no hook. The one
+    place rulings are tied to the wiki, so approval never imports it."""
+    if hook is None and settings.wiki_dir is not None:
+        from etki.wiki.projection import WikiProjector
+
+        projector = WikiProjector(repo, settings)
+        return ApprovalService(repo, settings, hook=projector.project_case,
+                               projector=projector)
+    return ApprovalService(repo, settings, hook=hook)
+
+
+def schema_upgrade(settings: Settings, revision: str = "head") -> tuple[str | None, str]:
+    """Bring the schema of ``settings.db_url`` to ``revision`` (``etki db upgrade``):
+    ``(before, after)`` revisions, ``before`` None for an empty database
+    (:func:`etki.store.migrate.upgrade`)."""
+    from etki.store.db import make_engine
+    from etki.store.migrate import upgrade
+
+    engine = make_engine(settings.db_url)
+    try:
+        return upgrade(engine, revision)
+    finally:
+        engine.dispose()
+
+
+def schema_revision(settings: Settings) -> tuple[str | None, str]:
+    """``(current, head)`` schema revisions of ``settings.db_url`` (``etki db current``),
+    read through a read-only engine that creates nothing; ``current`` None when the
+    database is not stamped."""
+    from etki.store.db import make_engine
+    from etki.store.migrate import current_revision, head_revision
+
+    engine = make_engine(settings.db_url, read_only=True)
+    try:
+        return current_revision(engine), head_revision()
+    finally:
+        engine.dispose()
+
+
 def _no_projection(case_id: str) -> None:
     """The hook of :meth:`Desk.rule_first`: nothing (the caller projects afterwards)."""
     return None
@@ -383,9 +429,57 @@ class Desk:
         self._ruling_indexes: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...]],
                                               RulingIndex]] = {}
 
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, read_only: bool = False,
+             create: bool = True) -> Desk:
+        """A desk over a store opened for one command: ``read_only`` opens it without
+        creating, migrating or writing anything (a missing store raises
+        ``StoreMissingError``, exit 2); ``create=False`` refuses to create a missing
+        one (:class:`etki.store.CaseFileRepository`)."""
+        settings = settings or Settings.from_env()
+        return cls(settings, CaseFileRepository(settings.db_url, read_only=read_only,
+                                                create=create))
+
+    def close(self) -> None:
+        """Release the store's connections (the desk is not used afterwards)."""
+        self.repo.dispose()
+
     @cached_property
     def approvals(self) -> ApprovalService:
-        return ApprovalService(self.repo, self.settings)
+        """The desk's rulings, with the wiki projector as hook when the wiki is on
+        (:func:`approval_service`)."""
+        return approval_service(self.repo, self.settings)
+
+    # intake
+    def init_project(self, path: str | Path, *, related_context: bool | None = None,
+                     update_reviewers: bool = False) -> InitSummary:
+        """:func:`init_project` on this desk's store (``etki init``)."""
+        return init_project(path, self.repo, self.settings, related_context=related_context,
+                            update_reviewers=update_reviewers)
+
+    def triage_text(self, project_id: str, case_id: str, text: str,
+                    title: str | None = None) -> Decision:
+        """:func:`stored_triage`: triage ``text`` against the stored project, nothing
+        stored (``etki triage``). Raises ``NotFoundError`` for an unknown project."""
+        return stored_triage(self.repo, project_id, self.settings, case_id, text, title)
+
+    # erasure
+    def erase(self, case_id: str, reason: str, *, wait_s: float,
+              notify: Callable[[str], None] | None = None) -> ErasureOutcome:
+        """:func:`etki.erasure.erase_case` on this desk's store (``etki erase``):
+        returns its ``ErasureOutcome``."""
+        from etki.erasure import erase_case
+
+        return erase_case(self.repo, self.settings, case_id, reason, wait_s=wait_s,
+                          notify=notify)
+
+    def finish_erasure(self, case_id: str, *, wait_s: float,
+                       notify: Callable[[str], None] | None = None) -> ErasureOutcome:
+        """:func:`etki.erasure.finish_erasure` (``etki erase --finish``)."""
+        from etki.erasure import finish_erasure
+
+        return finish_erasure(self.repo, self.settings, case_id, wait_s=wait_s,
+                              notify=notify)
 
     def seat(self, project_id: str) -> Seat:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
@@ -410,7 +504,31 @@ class Desk:
 
     # projects and knowledge
     def project_ids(self) -> list[str]:
+        """The stored project ids, sorted."""
         return self.repo.project_ids()
+
+    def index_hash(self, project_id: str) -> str:
+        """The content hash of the project's stored knowledge index. Raises
+        ``NotFoundError`` naming the known projects."""
+        return self.repo.index_hash(project_id)
+
+    def index_bytes(self, project_id: str) -> bytes:
+        """The project's stored knowledge index file, as written at ``etki init``.
+        Raises ``NotFoundError`` naming the known projects."""
+        return self.repo.index_bytes(project_id)
+
+    def knowledge_index(self, project_id: str) -> KnowledgeIndex:
+        """The project's stored knowledge index, parsed
+        (:meth:`~etki.knowledge.KnowledgeIndex.from_bytes`). Raises ``NotFoundError``,
+        ``ValueError`` for an index that cannot be read."""
+        return KnowledgeIndex.from_bytes(self.repo.index_bytes(project_id))
+
+    def graph_port(self, project_id: str) -> GraphQueryPort:
+        """The retrieval port over the stored project
+        (:meth:`etki.retrieval.port.GraphQueryPort.from_store`). Raises ``NotFoundError``."""
+        from etki.retrieval.port import GraphQueryPort
+
+        return GraphQueryPort.from_store(self.repo, project_id, self.settings)
 
     def project(self, project_id: str) -> Project:
         """The stored project, cached per desk and read again when its stored index hash
@@ -592,7 +710,25 @@ class Desk:
 
     # wiki
     def wiki_root(self, project_id: str) -> Path | None:
+        """The project's wiki folder, None when the wiki is off."""
         return self.settings.wiki_path(project_id)
+
+    def wiki_rebuild(self, project_id: str | None = None) -> dict:
+        """Re-derive the wiki of ``project_id`` (every project when None) from the DB:
+        project id -> report (:meth:`etki.wiki.projection.WikiProjector.rebuild`)."""
+        return self._wiki_projector.rebuild(project_id)
+
+    def wiki_drift(self, project_id: str):
+        """The files of the project's wiki that differ from a fresh render, as
+        :meth:`etki.wiki.projection.WikiProjector.drift` lists them (``missing``,
+        ``changed``, ``stale``)."""
+        return self._wiki_projector.drift(project_id)
+
+    @cached_property
+    def _wiki_projector(self):
+        from etki.wiki.projection import WikiProjector
+
+        return WikiProjector(self.repo, self.settings)
 
     def wiki_search(self, project_id: str, query: str) -> list:
         """Hits (path, line, snippet) from the project's wiki; [] when off or empty."""

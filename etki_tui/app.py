@@ -44,7 +44,7 @@ from etki.console import (
 from etki.domain import CaseRecord
 from etki.errors import ConflictError, EtkiError, InputError, NotFoundError, PermissionDeniedError
 from etki.identity import set_program
-from etki.services import Desk, InitSummary, Seat, init_project
+from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path, load_config
@@ -1107,7 +1107,7 @@ def choose_project(desk: Desk, project_dir: str | None,
         folder = Path(project_dir)
         if not folder.is_dir():
             raise InputError(f"no such project folder: {project_dir}")
-        summary = init_project(folder, desk.repo, desk.settings)
+        summary = desk.init_project(folder)
         if project and project != summary.project_id:
             raise InputError(f"--project {project} does not match the folder's id "
                              f"'{summary.project_id}'")

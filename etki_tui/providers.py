@@ -8,7 +8,8 @@ line is markup, so anything client-written there is escaped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -20,7 +21,28 @@ from etki_tui.render import VERDICT_GLYPH, highlight
 
 if TYPE_CHECKING:
     from etki.domain import CaseRecord
-    from etki_tui.app import EtkiApp
+
+
+class PaletteHost(Protocol):
+    """What the palette reads from the running app (:class:`etki_tui.app.EtkiApp`
+    provides it): the key map (action id -> keys), the cases in memory, the stored
+    projects as (id, name) and the current one, and callables that run an action, jump to
+    a case or switch project. A protocol, so this module never imports the app."""
+
+    keymap: dict[str, str]
+    projects: list[tuple[str, str]]
+    project_id: str
+
+    @property
+    def case_index(self) -> Sequence[CaseRecord]: ...
+
+    def current_context(self) -> str: ...
+
+    def palette_runner(self, action_id: str) -> Callable[[], None]: ...
+
+    def case_jumper(self, case_id: str) -> Callable[[], None]: ...
+
+    def project_switcher(self, project_id: str) -> Callable[[], None]: ...
 
 MAX_CASE_HITS = 25
 
@@ -72,11 +94,11 @@ def case_score(case: CaseRecord, query: str) -> float:
 
 
 class DeskCommands(Provider):
-    """Cases, actions and projects of the running :class:`EtkiApp`."""
+    """Cases, actions and projects of the running app (a :class:`PaletteHost`)."""
 
     @property
-    def desk_app(self) -> EtkiApp:
-        return cast("EtkiApp", self.app)
+    def desk_app(self) -> PaletteHost:
+        return cast("PaletteHost", self.app)
 
     def _actions(self) -> list[ActionDef]:
         return [a for a in ACTIONS.values() if a.palette]

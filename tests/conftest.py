@@ -16,7 +16,6 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.location import PyTestLocation
 
-from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.domain import (
     Contract,
@@ -32,7 +31,7 @@ from etki.domain import (
     ScopeClause,
     WorkItem,
 )
-from etki.services import Desk
+from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +219,7 @@ def build_tui_world(tmp: Path, *, wiki: bool = True) -> TuiWorld:
     repo = CaseFileRepository(settings.db_url, clock=tui_clock)
     repo.save_project(tui_project(), "sha256:tui", b"{}\n")
     repo.add_cases("demo", [*PENDING, *((r, d) for r, d, *_ in RULED)])
-    approvals = ApprovalService(repo, settings)
+    approvals = approval_service(repo, settings)
     for _, decision, action, who, reason in RULED:
         approvals.rule(decision.case_id, action, reason=reason, reviewer=who)
     return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo))
@@ -254,7 +253,7 @@ def build_tui_history_world(tmp: Path) -> TuiWorld:
                       tui_decision(case_id, verdict, cited, confidence=0.7,
                                    modules=("payments",))))
     repo.add_cases("demo", items)
-    approvals = ApprovalService(repo, world.settings)
+    approvals = approval_service(repo, world.settings)
     for (day, _verdict, action, who, reason), (_, decision) in zip(HISTORY, items, strict=True):
         now[0] = datetime.fromisoformat(f"{day}T12:00:00+00:00")
         approvals.rule(decision.case_id, action, reason=reason, reviewer=who)
@@ -326,6 +325,6 @@ def build_tui_tdrs_world(tmp: Path) -> TuiWorld:
          tui_decision(TDRS_RULED, "IN_SCOPE", TDRS_CITED, confidence=0.7, modules=(),
                       effort=Effort(None, None))),
     ])
-    ApprovalService(repo, settings).rule(TDRS_RULED, "approve", reviewer="reviewer")
+    approval_service(repo, settings).rule(TDRS_RULED, "approve", reviewer="reviewer")
     return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo),
                     project_id="tdrs")

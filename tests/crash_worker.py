@@ -40,8 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from etki.approval import ApprovalService  # noqa: E402
 from etki.config import Settings  # noqa: E402
+from etki.services import approval_service  # noqa: E402
 from etki.store import CaseFileRepository  # noqa: E402
 from etki.wiki.projection import WikiProjector  # noqa: E402
 
@@ -64,7 +64,7 @@ def _child(job: dict) -> None:
             def hook(case_id: str) -> None:  # the commit is done; the kill comes now
                 _say(f"held {me} {case_id}")
                 time.sleep(120)
-        service = ApprovalService(repo, settings, hook=hook)
+        service = approval_service(repo, settings, hook=hook)
         for case_id, action in job["rulings"]:
             outcome = service.rule(case_id, action, reason=f"crash test: {action}")
             _say(f"committed {me} {case_id}")

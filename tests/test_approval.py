@@ -1,4 +1,5 @@
-"""ApprovalService on a real SQLite file and a real wiki folder."""
+"""ApprovalService on a real SQLite file and a real wiki folder (wired to the wiki as
+the desk wires it: :func:`etki.services.approval_service`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.errors import ConflictError, InputError, PermissionDeniedError
+from etki.services import approval_service
 from etki.store import CaseFileRepository
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 
@@ -23,7 +25,7 @@ def _service(tmp_path, wiki: str | None = "wiki-{project}", reviewer: str = "ays
     ])
     settings = Settings(db_url="unused", reviewer=reviewer,
                         wiki_dir=None if wiki is None else str(tmp_path / wiki))
-    return repo, ApprovalService(repo, settings)
+    return repo, approval_service(repo, settings)
 
 
 def test_override_needs_a_reason(tmp_path):
@@ -105,8 +107,8 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
     repo, svc = _service(tmp_path)
     assert svc.projector is not None and svc.hook == svc.projector.project_case
     other_repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
-    other = ApprovalService(other_repo, Settings(db_url="unused", reviewer="ayse",
-                                                 wiki_dir=str(tmp_path / "wiki-{project}")))
+    other = approval_service(other_repo, Settings(db_url="unused", reviewer="ayse",
+                                                  wiki_dir=str(tmp_path / "wiki-{project}")))
     svc.approve("req-demo-1")
     other.hook = None  # another desk whose hook never ran
     other.convert_to_cr("req-demo-2")
@@ -116,7 +118,10 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
     settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"))
     assert WikiProjector(CaseFileRepository(f"sqlite:///{tmp_path}/etki.db"),
                          settings).verify("demo") == []
-    assert ApprovalService(repo, Settings(db_url="unused", wiki_dir=None)).projector is None
+    assert approval_service(repo, Settings(db_url="unused", wiki_dir=None)).projector is None
+    # approval itself never builds a projector: only services wires the wiki in
+    assert ApprovalService(repo, Settings(db_url="unused", wiki_dir=str(tmp_path / "w"))
+                           ).projector is None
     other_repo.dispose()
 
 

@@ -102,9 +102,9 @@ def _sample_world(tmp: Path) -> tuple[Path, Settings, str, str]:
     victim = case_id_for("demo", "DEMO-ERASE")
     case = repo.case(victim)
     override = "reject" if case.decision.verdict != "REJECT" else "approve"
-    from etki.approval import ApprovalService
+    from etki.services import approval_service
 
-    service = ApprovalService(repo, settings)
+    service = approval_service(repo, settings)
     service.rule(victim, override, reason=f"{PHRASE} is a foundation, not a citizen")
     # another case citing the same clause, ruled as the engine proposed: a dispute
     ref = case.decision.cited_clauses[0]

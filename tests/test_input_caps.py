@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown
 
-from etki.approval import ApprovalService
 from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import Request
 from etki.errors import InputError, ProjectFormatError
 from etki.frontmatter import MAX_YAML_DEPTH, dump_frontmatter, load_yaml, split_frontmatter
 from etki.knowledge import load_project
+from etki.services import approval_service
 from etki.wiki import read_page
 from etki_tui.config import load_config
 from etki_tui.render import DETAIL_TEXT_CHARS
@@ -276,7 +276,7 @@ def test_the_decision_page_of_a_5_mb_case_opens_folded_in_hafiza(tui_world):
     tui_world.repo.add_cases("demo", [(
         Request("BIG", text, "Huge pasted log"),
         tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5))])
-    outcome = ApprovalService(tui_world.repo, tui_world.settings).rule(
+    outcome = approval_service(tui_world.repo, tui_world.settings).rule(
         BIG_CASE, "reject", reason="Outside the remit.", reviewer="ayse")
     assert outcome.wiki_error is None
     page = next((tui_world.wiki / "decisions").glob(f"*{BIG_CASE}.md"))

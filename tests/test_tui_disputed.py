@@ -16,10 +16,9 @@ import pytest
 from rich.text import Text
 from textual.geometry import Region
 
-from etki.approval import ApprovalService
 from etki.domain import Effort, EvidenceStep, Request, Risk
 from etki.memory import correction_clauses
-from etki.services import init_project
+from etki.services import approval_service, init_project
 from etki.store import CaseFileRepository
 from etki_tui.filters import QueueFilter
 from etki_tui.widgets.queue import CaseDetail, QueuePane, QueueTable
@@ -51,7 +50,7 @@ def rule_two_ways(world: TuiWorld, ref: str, tag: str) -> None:
         (Request(f"{tag}2", "Weekly report on this.", f"Report {tag} weekly"),
          tui_decision(second, "IN_SCOPE", (ref,), confidence=0.8)),
     ])
-    approvals = ApprovalService(world.repo, world.settings)
+    approvals = approval_service(world.repo, world.settings)
     approvals.rule(first, "approve", reviewer="ayse")
     approvals.rule(second, "convert_to_cr", reviewer="jurgen",
                    reason="Weekly reports go beyond what the contract lists.")
@@ -212,7 +211,7 @@ async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once
     tui_world.repo.add_cases("demo", [(
         Request("G1", "Receipt shows the wrong date.", "Receipt date"),
         tui_decision("req-demo-g0000001", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.8))])
-    ApprovalService(tui_world.repo, tui_world.settings).rule(
+    approval_service(tui_world.repo, tui_world.settings).rule(
         "req-demo-g0000001", "approve", reviewer="ayse")  # 4.3: one ruling, not disputed
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -296,7 +295,7 @@ async def test_a_long_reason_is_folded(tui_world: TuiWorld) -> None:
         Request("L1", "Long reason case.", "Long reason"),
         tui_decision("req-demo-l0000001", "IN_SCOPE", ("MSA-2024-01#9.1",),
                      confidence=0.7))])
-    ApprovalService(tui_world.repo, tui_world.settings).rule(
+    approval_service(tui_world.repo, tui_world.settings).rule(
         "req-demo-l0000001", "reject", reviewer="ayse", reason="[bold]x[/] " + "ş" * 900)
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -310,7 +309,7 @@ async def test_a_long_reason_is_folded(tui_world: TuiWorld) -> None:
 
 def test_an_override_counts_on_the_clause_its_reason_names(tmp_path: Path) -> None:
     world = build_tui_history_world(tmp_path)
-    repo, approvals = world.repo, ApprovalService(world.repo, world.settings)
+    repo, approvals = world.repo, approval_service(world.repo, world.settings)
     both = ("MSA-2024-01#4.1", "MSA-2024-01#4.3")
     deciding = EvidenceStep("classify", "rule R4 -> IN_SCOPE (confidence 0.70); deciding "
                                         "sentence: MSA-2024-01#4.3 (obligation, role rule: "
@@ -354,7 +353,7 @@ def test_a_reason_names_whole_clause_numbers_only(tmp_path: Path) -> None:
     world = build_tui_history_world(tmp_path)
     world.repo.add_cases("demo", [(Request("N1", "x", "x"), tui_decision(
         "req-demo-n0000001", "IN_SCOPE", ("MSA-2024-01#4.1",), confidence=0.7))])
-    ApprovalService(world.repo, world.settings).rule(
+    approval_service(world.repo, world.settings).rule(
         "req-demo-n0000001", "reject", reviewer="ayse",
         reason="See 14.1, 4.1.2 and v4.10: none is a clause of this contract.")
     case = world.repo.case("req-demo-n0000001")
@@ -445,7 +444,7 @@ def test_a_turkish_reason_names_its_clause(tmp_path: Path) -> None:
         "req-demo-t0000001", "IN_SCOPE", ("MSA-2024-01#4.1", "MSA-2024-01#4.3"),
         confidence=0.7))])
     reason = unicodedata.normalize("NFD", "İADE makbuzu Madde 4.3'ün işi değil; ÖZEL iş.")
-    ApprovalService(world.repo, world.settings).rule(
+    approval_service(world.repo, world.settings).rule(
         "req-demo-t0000001", "convert_to_cr", reviewer="ayse", reason=reason)
     case = world.repo.case("req-demo-t0000001")
     assert correction_clauses(case, tuple(world.desk.clauses("demo"))) == (

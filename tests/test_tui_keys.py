@@ -445,7 +445,7 @@ async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> N
 @sync
 async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
                                                            size: tuple[int, int]) -> None:
-    from etki.approval import ApprovalService
+    from etki.services import approval_service
 
     app = make_app(tui_world)
     async with app.run_test(size=size) as pilot:
@@ -453,7 +453,7 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
         await press(pilot, "a")
         modal = app.screen
         assert isinstance(modal, ConfirmRuling)
-        ApprovalService(tui_world.repo, tui_world.settings).rule(
+        approval_service(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="Out of remit.", reviewer="ayse")
         app.poll_queue()
         await settle(pilot)
@@ -573,7 +573,7 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
         tui_world: TuiWorld) -> None:
     """Another reviewer ruled while the override dialog was open; the DB refuses this
     one: the conflict notice gives the typed reason back, literally."""
-    from etki.approval import ApprovalService
+    from etki.services import approval_service
     from etki_tui.screens.notice import NoticeModal
 
     app = make_app(tui_world)
@@ -582,7 +582,7 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
         first = queue_ids(app)[0]
         reason = "[bold]İade[/bold] süreci değil"
         await press(pilot, "r", *reason)
-        ApprovalService(tui_world.repo, tui_world.settings).rule(
+        approval_service(tui_world.repo, tui_world.settings).rule(
             first, "approve", reviewer="ayse")
         await press(pilot, "enter", "enter")  # to the button, then rule: refused by the DB
         modal = app.screen

@@ -31,7 +31,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList
 from textual.worker import WorkerState
 
-from etki.approval import ApprovalService
+from etki.services import approval_service
 from etki_tui.app import EtkiApp, main
 from etki_tui.config import load_config
 from etki_tui.filters import QueueFilter
@@ -366,7 +366,7 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmRuling)
         # another reviewer rules the highlighted case behind the app's back
-        ApprovalService(tui_world.repo, tui_world.settings).rule(
+        approval_service(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="out of remit", reviewer="ayse")
         app.poll_queue()  # the live refresh notices while the dialog is open ...
         await settle(pilot)
@@ -464,7 +464,7 @@ async def test_live_refresh_updates_rows_in_place(tui_world: TuiWorld) -> None:
         app.poll_queue()  # nothing changed: no reload at all
         await settle(pilot)
         assert not [m for m in seen.of(QueueLoaded) if m.source == "poll"]
-        ApprovalService(tui_world.repo, tui_world.settings).rule(
+        approval_service(tui_world.repo, tui_world.settings).rule(
             "req-demo-5f7d2b46", "approve", reviewer="jurgen")
         from etki.domain import Request
         tui_world.repo.add_cases("demo", [(
@@ -942,7 +942,7 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
     """The hostile case (title '[bold]ACİL[/bold] fatura itirazı …') is ruled, so its
     decision page exists; searching 'acil ITIRAZI' (dotless/dotted i mixed) finds it and
     highlights 'ACİL' and 'itirazı' in the original spelling, in the list and the page."""
-    ApprovalService(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve",
+    approval_service(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve",
                                                              reviewer="ayse")
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from textual.widgets import OptionList
 
 from etki import memory
-from etki.approval import ApprovalService
+from etki.services import approval_service
 from etki.store.repository import decision_summary
 from etki_tui.messages import RulingCommitted, RulingProjected
 from etki_tui.render import _ONE_CELL, ELLIPSIS, fit, graphemes
@@ -27,8 +27,8 @@ from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, press, settl
 
 
 def _rule_elsewhere(world: TuiWorld, case_id: str, action: str, reason: str = "") -> None:
-    ApprovalService(world.repo, world.settings).rule(case_id, action, reason=reason,
-                                                     reviewer="ayse")
+    approval_service(world.repo, world.settings).rule(case_id, action, reason=reason,
+                                                      reviewer="ayse")
 
 
 def test_summaries_match_whole_cases(tui_world: TuiWorld) -> None:

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from etki.approval import ApprovalService
+from etki.services import approval_service
 from etki_tui.app import EtkiApp
 from etki_tui.messages import (
     CaseWanted,
@@ -123,7 +123,7 @@ def caught_up(world: TuiWorld) -> WikiCaughtUp:
 
 def elsewhere(world: TuiWorld, case_id: str, action: str = "reject") -> None:
     """Another reviewer rules ``case_id`` (another process, same database)."""
-    ApprovalService(world.repo, world.settings).rule(case_id, action, reason="Out of remit.",
+    approval_service(world.repo, world.settings).rule(case_id, action, reason="Out of remit.",
                                                      reviewer="ayse")
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input, Markdown, OptionList
 
-from etki.approval import ApprovalService
 from etki.domain import Request
+from etki.services import approval_service
 from etki.wiki import fts
 from etki.wiki.search import search
 from etki_tui.messages import PageLoaded, SearchResults
@@ -43,7 +43,7 @@ def _rule(world: TuiWorld, items: tuple) -> None:
     """Store and rule ``items`` through the real ApprovalService (its projector writes
     the pages and notes them for the search index)."""
     world.repo.add_cases("demo", [(r, d) for r, d, _ in items])
-    approvals = ApprovalService(world.repo, world.settings)
+    approvals = approval_service(world.repo, world.settings)
     for _, decision, action in items:
         approvals.rule(decision.case_id, action, reviewer="reviewer")
 

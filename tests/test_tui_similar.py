@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rich.text import Text
 
-from etki.approval import ApprovalService
 from etki.domain import Request, SimilarRuling
+from etki.services import approval_service
 from etki_tui.messages import PageLoaded
 from etki_tui.render import memory_strip, similar_line
 from etki_tui.screens.links import LinksScreen
@@ -42,7 +42,7 @@ def _detail(app) -> str:  # noqa: ANN001
 async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) -> None:
     world = build_tui_world(tmp_path)
     world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
-    approvals = ApprovalService(world.repo, world.settings)
+    approvals = approval_service(world.repo, world.settings)
     approvals.rule(TWIN_1, "convert_to_cr", reason="A new export format.", reviewer="ayse")
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -71,7 +71,7 @@ async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) 
 async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
     world = build_tui_world(tmp_path)
     world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
-    ApprovalService(world.repo, world.settings).rule(
+    approval_service(world.repo, world.settings).rule(
         TWIN_1, "reject", reason="Out of remit.", reviewer="ayse")
     seen = Recorder()
     app = make_app(world)

@@ -23,7 +23,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from etki.approval import ApprovalService
+from etki.services import approval_service
 from etki_tui.app import EtkiApp
 from tests.conftest import (
     TDRS_DIR,
@@ -82,7 +82,7 @@ def ruled_by_ayse(pilot: Pilot) -> None:
     """Another reviewer rules the highlighted case; the live refresh sees it."""
     app = pilot.app
     assert isinstance(app, EtkiApp)
-    ApprovalService(app.desk.repo, app.desk.settings).rule(
+    approval_service(app.desk.repo, app.desk.settings).rule(
         "req-demo-0a1f3c21", "reject", reason="Out of remit.", reviewer="ayse")
     app.poll_queue()
 

@@ -1,4 +1,5 @@
-"""``python -m etki.wiki`` in a subprocess, with ETKI_DB_URL / ETKI_WIKI_DIR."""
+"""``python -m etki.wiki`` and ``etki wiki`` in a subprocess, with ETKI_DB_URL /
+ETKI_WIKI_DIR."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ def world(tmp_path):
     w.repo.dispose()
 
 
-def _run(world, *args: str, wiki: str | None = None) -> subprocess.CompletedProcess:
+def _run(world, *args: str, wiki: str | None = None,
+         module: tuple[str, ...] = ("etki.wiki",)) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["ETKI_DB_URL"] = world.db_url
     env["ETKI_WIKI_DIR"] = str(world.tmp / "wiki-{project}") if wiki is None else wiki
     env["PYTHONIOENCODING"] = "utf-8"
-    return subprocess.run([sys.executable, "-m", "etki.wiki", *args], env=env,
+    return subprocess.run([sys.executable, "-m", *module, *args], env=env,
                           cwd=world.tmp, capture_output=True, text=True, encoding="utf-8",
                           timeout=120, check=False)
 
@@ -123,3 +125,32 @@ def test_wiki_off(world):
     done = _run(world, "search", "SSO", wiki="")
     assert done.returncode == 2 and "wiki is off" in done.stderr
     _no_traceback(done)
+
+
+ETKI_WIKI = ("etki.cli", "wiki")
+
+
+def test_etki_wiki_is_the_same_command(world):
+    """``etki wiki COMMAND`` prints what ``python -m etki.wiki COMMAND`` prints, with the
+    same exit codes; its errors and hints name ``etki``."""
+    rebuilt = _run(world, "rebuild", module=ETKI_WIKI)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert rebuilt.stdout.startswith("demo: ") and "written" in rebuilt.stdout
+    digest = tree_digest(world.wiki)
+    again = _run(world, "rebuild")
+    assert again.returncode == 0 and tree_digest(world.wiki) == digest
+    for args in (("verify",), ("search", "SSO"), ("search", "SSO", "-n", "--no-rg"),
+                 ("show", "req-demo-0001"), ("show", "index", "--project", "demo")):
+        standalone, grouped = _run(world, *args), _run(world, *args, module=ETKI_WIKI)
+        assert standalone.returncode == grouped.returncode == 0, (args, grouped.stderr)
+        assert grouped.stdout == standalone.stdout and grouped.stdout, args
+    (world.wiki / "index.md").write_text("edited\n", encoding="utf-8")
+    drift = _run(world, "verify", "--project", "demo", module=ETKI_WIKI)
+    assert drift.returncode == 1 and "changed: index.md" in drift.stdout
+    assert "run `etki wiki rebuild` to restore" in drift.stdout
+    bad = _run(world, "show", "DEC-nope", "--project", "demo", module=ETKI_WIKI)
+    assert bad.returncode == 2 and bad.stderr.startswith("etki: error: no wiki page")
+    assert "(try `etki wiki search`)" in bad.stderr
+    _no_traceback(bad)
+    off = _run(world, "search", "SSO", wiki="", module=ETKI_WIKI)
+    assert off.returncode == 2 and "wiki is off" in off.stderr

@@ -278,12 +278,12 @@ def test_concurrent_hooks_leave_the_newest_state(tmp_path):
 
 
 def test_approval_service_calls_the_projector(tmp_path):
-    from etki.approval import ApprovalService
     from etki.config import Settings
+    from etki.services import approval_service
 
     world = build_world(tmp_path, rule=False)
     settings = Settings(db_url=world.db_url, wiki_dir=world.settings.wiki_dir, reviewer="ayse")
-    outcome = ApprovalService(world.repo, settings).approve("req-demo-0001")
+    outcome = approval_service(world.repo, settings).approve("req-demo-0001")
     assert outcome.wiki_error is None
     path = decision_path(world.repo.case("req-demo-0001"))
     assert path in outcome.wiki_report.written and (world.wiki / path).is_file()

@@ -41,7 +41,7 @@ from etki.knowledge.vocabulary import EdgeSignatureError, EdgeVocabulary, node_t
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.knowledge.index import Node
+    from etki.knowledge.node import Node
 
 __all__ = [
     "ASK_ATTEMPTS",

@@ -50,6 +50,7 @@ from typing import Any
 
 from etki.domain import ClauseChunk, Edge, Project, ScopeClause
 from etki.knowledge.gate import CandidateRecord, LexicalValidator, Validator, run_gate
+from etki.knowledge.node import Node
 from etki.knowledge.resolve import ClauseResolver, resolve_target
 from etki.knowledge.vocabulary import EdgeVocabulary
 
@@ -70,56 +71,6 @@ PROVENANCE_WEIGHTS: dict[str, float] = {"explicit": 1.0, "mapped": 0.8, "inherit
 """Weight of an edge by provenance; also the order of strength when one edge is found
 twice (explicit > mapped > inherited > derived)."""
 _RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}
-_CORE = ("id", "type", "title", "text")
-
-
-def _frozen(value: Any) -> Any:
-    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
-
-
-@dataclass(frozen=True)
-class Node:
-    """A node of the index. ``type`` is ``clause``, ``chunk``, ``module`` or
-    ``workitem``; ``title`` is what a person reads (clause title, module id, work-item
-    title); ``text`` what retrieval scores (clause body and chunk text as plain text,
-    :attr:`etki.domain.ScopeClause.plain`; module summary, work-item title); ``attrs``
-    the other fields as sorted (name, value) pairs:
-
-    * clause: ``ref contract number kind level parent source line seq status
-      markdown`` (``markdown``: the body as written, :attr:`ScopeClause.text`) and, when
-      present, ``aliases`` (numbers of merged parents), ``overlap`` (sliding window:
-      the previous window's tail), ``chunks`` (how many parts it was split into) and
-      ``subtitles`` (folded sub-headings as [title, line] pairs);
-    * chunk: ``clause contract part parts kind status source line seq markdown`` and,
-      when the part starts under a sub-heading, ``subtitle``;
-    * module: ``path language seq``; work item: ``kind date effort_days seq``.
-    """
-
-    id: str
-    type: str
-    title: str
-    text: str = ""
-    attrs: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def data(self) -> dict[str, Any]:
-        """``attrs`` as a dict."""
-        return dict(self.attrs)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """One attribute by name."""
-        return self.data.get(name, default)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "title": self.title, "text": self.text,
-                **dict(self.attrs)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Node:
-        attrs = tuple(sorted((k, _frozen(v)) for k, v in data.items() if k not in _CORE))
-        return cls(data["id"], data["type"], data["title"], data.get("text", ""), attrs)
-
-
 @dataclass(frozen=True)
 class Unresolved:
     """A declared link whose target (or source) names no node, kept so a person can fix

@@ -8,7 +8,7 @@
   ``alembic_version`` is not) is stamped ``0001`` and upgraded. The work happens in one
   write transaction (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on PostgreSQL), so
   several processes opening a new store at once migrate it exactly once.
-* ``etki db upgrade`` (:mod:`etki.store.cli`) calls :func:`upgrade` explicitly and says
+* ``etki db upgrade`` (:mod:`etki.commands.store`) calls :func:`upgrade` explicitly and says
   which revision the store went from and to.
 * A store opened read-only (commands that only read) is never migrated: :func:`check_schema`
   refuses one that holds no Etki tables (:class:`~etki.errors.StoreMissingError`) or is

@@ -14,7 +14,8 @@
   results (``from etki.wiki.search import search``; the function is not re-exported
   here so it never shadows the module);
 * page helpers here: :func:`read_page`, :func:`page_title`;
-* :mod:`etki.wiki.cli` - ``python -m etki.wiki rebuild | search | show | verify``.
+* :mod:`etki.commands.wiki` - ``etki wiki rebuild | search | show | verify`` (also
+  ``python -m etki.wiki``).
 """
 
 from __future__ import annotations

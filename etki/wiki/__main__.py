@@ -1,7 +1,7 @@
-"""``python -m etki.wiki``: see :mod:`etki.wiki.cli`."""
+"""``python -m etki.wiki``: see :mod:`etki.commands.wiki` (also ``etki wiki``)."""
 
 import sys
 
-from etki.wiki.cli import main
+from etki.commands.wiki import main
 
 sys.exit(main())

@@ -39,7 +39,7 @@ up the projector's note (only another writer can, and the note then gives up aft
 
 A query: tokens of three or more characters go to ``MATCH`` (a phrase each, AND-ed),
 shorter ones to ``instr`` on the folded text; the candidates it returns (a superset) go
-through the same matcher as every backend (:func:`etki.wiki.search.match_folded`) for
+through the same matcher as every backend (:func:`etki.wiki.pagematch.match_folded`) for
 the exact AND, the best line and the snippet, so the hits equal the other backends'.
 :func:`top` asks FTS5 for the rowids only, ranked by ``bm25`` (title matches weigh
 more), and reads the text of the ``limit`` best pages alone, for their
@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from etki.text import fold, printable
-from etki.wiki.search import Hit, _snippet, match_folded, query_tokens, walk_pages
+from etki.wiki.pagematch import Hit, _snippet, match_folded, query_tokens, walk_pages
 from etki.wiki.writer import UnsafeWikiPath, read_mark
 
 __all__ = ["NOTE_WAIT_S", "SCHEMA_VERSION", "Cancelled", "PageHit", "TopHits", "catch_up",
@@ -503,7 +503,7 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
     """``(line, snippet)`` of page ``text`` (``folded`` = ``fold(text)``) for a hit on
     ``tokens``: the body line (after the frontmatter, not the title heading) whose
     visible text (:func:`_visible`) holds the most tokens, the first such line on a tie,
-    cut to about :data:`etki.wiki.search.SNIPPET_CHARS` characters around the first
+    cut to about :data:`etki.wiki.pagematch.SNIPPET_CHARS` characters around the first
     match — page text, never a slug or link target. When no visible body line holds a
     token (it is only in the frontmatter or a link target), the first line of text under
     the title. ``line`` is 1-based in the page."""
@@ -552,7 +552,7 @@ class PageHit(NamedTuple):
     """One page of a :func:`top` search: ``path`` (wiki-relative), ``line`` (1-based, of
     the excerpt), ``snippet`` (visible page text around the match, one printable line)
     and ``title`` (the page's title). The first three fields are those of
-    :class:`etki.wiki.search.Hit`."""
+    :class:`etki.wiki.pagematch.Hit`."""
 
     path: str
     line: int

@@ -83,14 +83,14 @@ def _target(value: str, settings: Settings, *, need_folder: bool = False) -> _Ta
     if _looks_like_path(value):
         raise NotFoundError(f"{value}: no such project folder")
     from etki.knowledge.index import KnowledgeIndex
-    from etki.store import CaseFileRepository
+    from etki.services import Desk
 
     try:
-        repo = CaseFileRepository(settings.db_url, read_only=True)
+        desk = Desk.open(settings, read_only=True)
     except StoreMissingError as exc:  # neither a folder nor a stored project
         raise NotFoundError(f"no project {value!r} (not a folder, and {exc})") from exc
-    data = repo.index_bytes(value)  # NotFoundError names the known projects
-    root = repo.load_project(value).root
+    data = desk.index_bytes(value)  # NotFoundError names the known projects
+    root = desk.project(value).root
     if need_folder:
         if not (root / "etki.yaml").is_file():
             raise NotFoundError(f"project {value!r} was loaded from {root}, which is no "

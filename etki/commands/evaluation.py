@@ -1,4 +1,4 @@
-"""``etki eval triage`` (registered by :mod:`etki.retrieval.cli` under ``etki eval``).
+"""``etki eval triage`` (registered by :mod:`etki.commands.retrieval` under ``etki eval``).
 
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
@@ -62,26 +62,24 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
     :class:`~etki.errors.InputError` (exit 2) for bad input."""
     from etki.evaluation.triage import evaluate, resolve_sources
 
-    repos: list[Any] = []
+    desks: list[Any] = []
 
     def stored(project_id: str) -> tuple[Any, Any, Any]:
-        from etki.knowledge import KnowledgeIndex
-        from etki.memory import clause_memory
-        from etki.store import CaseFileRepository
+        from etki.services import Desk
 
-        repo = CaseFileRepository(settings.db_url, read_only=True)
-        repos.append(repo)
-        project = repo.load_project(project_id)
-        index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-        return project, index, clause_memory(repo.cases(project_id, status="ruled"))
+        desk = Desk.open(settings, read_only=True)
+        desks.append(desk)
+        project = desk.project(project_id)
+        index = desk.knowledge_index(project_id)
+        return project, index, desk.clause_memory(project_id)
 
     try:
         engagements = resolve_sources(args.inputs, project=args.project,
                                       all_realdata=args.all_realdata,
                                       realdata_dir=settings.realdata_dir, stored=stored)
     finally:
-        for repo in repos:
-            repo.dispose()
+        for desk in desks:
+            desk.close()
     from etki.services import embedder_for
 
     for eng in engagements:

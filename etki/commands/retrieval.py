@@ -1,10 +1,10 @@
-"""Subcommands of ``etki`` for retrieval (registered through ``etki.cli.COMMAND_MODULES``).
+"""``etki mcp`` and ``etki eval``: the MCP server and the measurements.
 
     etki mcp [--project ID]                           MCP server over stdio
     etki eval retrieval QUERIES.jsonl --project ID    recall@k, precision@k, MRR
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID] [--loeo] ...
                                                       per engagement and pooled figures
-                                                      (:mod:`etki.evaluation.cli`)
+                                                      (:mod:`etki.commands.evaluation`)
 
 The retrieval evaluation reads the project as stored by ``etki init`` (``ETKI_DB_URL``) and the
 endpoints of ``ETKI_EMBED_*``/``ETKI_RERANK_BASE_URL``/``ETKI_LLM_*`` when set (the
@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     ret.add_argument("--per-query", action="store_true", help="print every query's figures")
     ret.add_argument("--json", action="store_true")
     ret.set_defaults(handler=run_eval_retrieval)
-    from etki.evaluation.cli import add_parser as add_triage
+    from etki.commands.evaluation import add_parser as add_triage
 
     add_triage(sub)
 
@@ -60,13 +60,11 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     from etki.console import echo_lines, emit_json
     from etki.errors import InputError
     from etki.retrieval.evaluate import load_queries, run_retrieval
-    from etki.retrieval.port import GraphQueryPort
-    from etki.store import CaseFileRepository
+    from etki.services import Desk
 
     if args.k < 1 or args.budget < 0 or args.seeds < 1:
         raise InputError("eval retrieval: --k and --seeds must be >= 1, --budget >= 0")
-    repo = CaseFileRepository(settings.db_url, read_only=True)
-    port = GraphQueryPort.from_store(repo, args.project, settings)
+    port = Desk.open(settings, read_only=True).graph_port(args.project)
     queries, problems = load_queries(args.queries, port.graph)
     if args.exclude_borderline:
         queries = [q for q in queries if not q.borderline]

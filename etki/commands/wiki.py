@@ -1,6 +1,7 @@
-"""``python -m etki.wiki``: rebuild, search, show and verify the wiki.
+"""``etki wiki`` and ``python -m etki.wiki``: rebuild, search, show and verify the wiki.
 
-Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.config`)::
+Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.config`;
+``etki wiki COMMAND`` takes the same arguments)::
 
     python -m etki.wiki rebuild [--project ID]        re-derive every page from the DB
     python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet
@@ -14,7 +15,8 @@ Exit codes: 0 ok (also a search without hits: "no results" goes to stderr), 1 wh
 ``verify`` finds a difference or on an internal error, 2 for bad input (unknown project,
 case or page; the wiki off for ``search``/``show``). Errors are one line on stderr, never
 a traceback. Page text and snippets are client text and are printed through
-:func:`etki.text.printable`.
+:func:`etki.text.printable`. Every command reads the database through
+:class:`etki.services.Desk`, opened read-only (``rebuild`` writes the wiki only).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from etki.config import Settings
 from etki.console import (
@@ -35,31 +38,31 @@ from etki.console import (
     report_internal_error,
 )
 from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
-from etki.wiki.paths import DISPUTED, INDEX, decision_path
-from etki.wiki.search import search
-from etki.wiki.writer import UnsafeWikiPath, read_page, validate_relpath
 
-__all__ = ["main", "resolve_page"]
+__all__ = ["add_commands", "build_parser", "main", "register", "resolve_page"]
 
 PROG = "python -m etki.wiki"
+"""The program name of the standalone command; ``etki wiki`` names itself ``etki wiki``
+in its hints (``run `etki wiki rebuild```)."""
 
 
 class _Context:
-    """Settings plus a repository opened on first use (``search`` with ``--project``
-    never touches the database)."""
+    """Settings, the program name used in hints, and a desk opened read-only on first
+    use (``search`` with ``--project`` never touches the database)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, prog: str = PROG) -> None:
         self.settings = settings
-        self._repo = None
+        self.prog = prog
+        self._desk = None
 
     @property
-    def repo(self):  # -> CaseFileRepository
-        if self._repo is None:
-            from etki.store.repository import CaseFileRepository
+    def desk(self):  # -> etki.services.Desk
+        if self._desk is None:
+            from etki.services import Desk
 
             # every wiki command only reads the database (rebuild writes the wiki)
-            self._repo = CaseFileRepository(self.settings.db_url, read_only=True)
-        return self._repo
+            self._desk = Desk.open(self.settings, read_only=True)
+        return self._desk
 
     def project(self, given: str | None) -> str:
         """``given`` when it is stored, or the only project in the store. Raises
@@ -67,9 +70,9 @@ class _Context:
         if given:
             root = self.settings.wiki_path(given)
             if root is None or not root.is_dir():  # no wiki folder: is it a stored project?
-                self.repo.load_project(given)  # "no project 'x' in the store; known: ..."
+                self.desk.project(given)  # "no project 'x' in the store; known: ..."
             return given
-        ids = self.repo.project_ids()
+        ids = self.desk.project_ids()
         if len(ids) == 1:
             return ids[0]
         if not ids:
@@ -88,9 +91,7 @@ def _print(text: str, *, stream=None) -> None:
 
 
 def _cmd_rebuild(ctx: _Context, args: argparse.Namespace) -> int:
-    from etki.wiki.projection import WikiProjector
-
-    reports = WikiProjector(ctx.repo, ctx.settings).rebuild(args.project or None)
+    reports = ctx.desk.wiki_rebuild(args.project or None)
     if not reports:
         _print("no project in the store yet; nothing to rebuild", stream=sys.stderr)
     for pid, report in reports.items():
@@ -100,21 +101,18 @@ def _cmd_rebuild(ctx: _Context, args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(ctx: _Context, args: argparse.Namespace) -> int:
-    from etki.wiki.projection import WikiProjector
-
-    projector = WikiProjector(ctx.repo, ctx.settings)
-    ids = [args.project] if args.project else ctx.repo.project_ids()
+    ids = [args.project] if args.project else ctx.desk.project_ids()
     bad = 0
     for pid in ids:
         if ctx.settings.wiki_path(pid) is None:
             _print(f"{pid}: wiki off (ETKI_WIKI_DIR is empty); nothing to verify")
             continue
-        drift = projector.drift(pid)
+        drift = ctx.desk.wiki_drift(pid)
         for line in drift.lines():
             _print(f"{pid}: {line}")
         if drift:
             _print(f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
-                   f"{len(drift.stale)} stale; run `{PROG} rebuild` to restore")
+                   f"{len(drift.stale)} stale; run `{ctx.prog} rebuild` to restore")
         else:
             _print(f"{pid}: ok, the wiki matches the database")
         bad += len(drift.paths())
@@ -130,7 +128,9 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
     pid = ctx.project(args.project)
     root = ctx.wiki_root(pid)
     if not root.is_dir():
-        raise InputError(f"no wiki at {root}; run `{PROG} rebuild --project {pid}`")
+        raise InputError(f"no wiki at {root}; run `{ctx.prog} rebuild --project {pid}`")
+    from etki.wiki.search import search
+
     use_rg = False if args.no_rg else None
     hits = search(root, query, use_rg=use_rg, limit=args.limit, backend=args.backend)
     for hit in hits:
@@ -148,6 +148,9 @@ def resolve_page(root: Path, page: str) -> str | None:
     ``.md`` (``DEC-...``, ``PRE-...``, ``index``, ``disputed``, a contract or module id),
     or a unique prefix of a decision or precedent page id. Raises InputError for a path
     that would leave the wiki."""
+    from etki.wiki.paths import DISPUTED, INDEX
+    from etki.wiki.writer import UnsafeWikiPath, validate_relpath
+
     page = page.strip()
     name = page if page.endswith(".md") else page + ".md"
     if "/" in page or "\\" in page:
@@ -183,6 +186,9 @@ def resolve_page(root: Path, page: str) -> str | None:
 
 
 def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
+    from etki.wiki.paths import decision_path
+    from etki.wiki.writer import UnsafeWikiPath, read_page
+
     page = args.page.strip()
     if not page:
         raise InputError("empty page name")
@@ -191,7 +197,7 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     case = None
     if not looks_like_page and not pid:
         try:
-            case = ctx.repo.case(page)
+            case = ctx.desk.case(page)
             pid = case.project_id
         except NotFoundError:
             case = None
@@ -201,7 +207,7 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     if rel is None and not looks_like_page:
         if case is None:
             try:
-                case = ctx.repo.case(page)
+                case = ctx.desk.case(page)
             except NotFoundError:
                 case = None
         if case is not None:
@@ -212,27 +218,24 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
             rel = decision_path(case)
             if not (root / rel).is_file():
                 raise NotFoundError(f"{rel} is missing from {root}; run "
-                                    f"`{PROG} rebuild --project {pid}`")
+                                    f"`{ctx.prog} rebuild --project {pid}`")
     if rel is None:
-        raise NotFoundError(f"no wiki page '{page}' in {root} (try `{PROG} search`)")
+        raise NotFoundError(f"no wiki page '{page}' in {root} (try `{ctx.prog} search`)")
     try:
         data = read_page(root, rel)
     except UnsafeWikiPath as exc:
         raise InputError(str(exc)) from exc
     if data is None:
         raise NotFoundError(f"{rel} is not a regular page in {root}; run "
-                            f"`{PROG} rebuild --project {pid}`")
+                            f"`{ctx.prog} rebuild --project {pid}`")
     text = data.decode("utf-8", errors="replace")
     echo(text, end="" if text.endswith("\n") else "\n")
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and ``--help``)."""
-    parser = SafeArgumentParser(prog=PROG, description="Etki's decision wiki: a "
-                                     "projection of the database.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def add_commands(sub: Any) -> None:
+    """Add ``rebuild``, ``search``, ``show`` and ``verify`` to ``sub`` (the subparsers of
+    ``python -m etki.wiki`` or of ``etki wiki``); each sets ``func=fn(ctx, args) -> int``."""
     p = sub.add_parser("rebuild", help="re-derive the wiki from the database")
     p.add_argument("--project", help="project id (default: every project)")
     p.set_defaults(func=_cmd_rebuild)
@@ -258,7 +261,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="list files that differ from a fresh render")
     p.add_argument("--project", help="project id (default: every project)")
     p.set_defaults(func=_cmd_verify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m etki.wiki`` (exposed for tests and ``--help``)."""
+    parser = SafeArgumentParser(prog=PROG, description="Etki's decision wiki: a "
+                                     "projection of the database.")
+    add_commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return parser
+
+
+def _run_in_etki(args: argparse.Namespace, settings: Settings) -> int:
+    """The handler of ``etki wiki COMMAND``: errors go to :func:`etki.cli.main`."""
+    return int(args.func(_Context(settings, "etki wiki"), args))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``etki wiki rebuild|search|show|verify`` to the ``etki`` parser (the same
+    commands, arguments, output and exit codes as ``python -m etki.wiki``)."""
+    wiki = subparsers.add_parser("wiki", help="rebuild, search, show or verify the wiki",
+                                 description="Etki's decision wiki: a projection of the "
+                                             "database.")
+    add_commands(wiki.add_subparsers(dest="wiki_command", required=True, metavar="COMMAND"))
+    wiki.set_defaults(handler=_run_in_etki)
 
 
 def _error(message: str) -> None:

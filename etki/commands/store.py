@@ -1,4 +1,4 @@
-"""``etki`` subcommands of the store (registered through :data:`etki.cli.COMMAND_MODULES`).
+"""``etki erase`` and ``etki db``: erasure and schema migrations of the store.
 
     etki erase CASE_ID --reason TEXT   KVKK/GDPR erasure of one case (approvers only)
     etki erase --finish CASE_ID        complete an erasure the proof found unfinished
@@ -41,9 +41,8 @@ class ErasureIncomplete(EtkiError):
 
 
 def _erase(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.erasure import erase_case, finish_erasure
     from etki.errors import InputError
-    from etki.store import CaseFileRepository
+    from etki.services import Desk
     from etki.store.proof import DEFAULT_WAIT_S
 
     if args.wait is None:
@@ -58,16 +57,14 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
         echo(f"erase: {message}", multiline=False, file=sys.stderr)
         sys.stderr.flush()
 
-    repo = CaseFileRepository(settings.db_url, create=False)  # no store: nothing to erase
+    desk = Desk.open(settings, create=False)  # no store: nothing to erase
     try:
         if args.finish:
-            outcome = finish_erasure(repo, settings, args.case_id, wait_s=args.wait,
-                                     notify=notify)
+            outcome = desk.finish_erasure(args.case_id, wait_s=args.wait, notify=notify)
         else:
-            outcome = erase_case(repo, settings, args.case_id, args.reason,
-                                 wait_s=args.wait, notify=notify)
+            outcome = desk.erase(args.case_id, args.reason, wait_s=args.wait, notify=notify)
     finally:
-        repo.dispose()
+        desk.close()
     e = outcome.erasure
     case_id, project = args.case_id, e.project_id if e is not None else None
     if e is not None:
@@ -111,14 +108,9 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.store.db import make_engine
-    from etki.store.migrate import upgrade
+    from etki.services import schema_upgrade
 
-    engine = make_engine(settings.db_url)
-    try:
-        before, after = upgrade(engine, args.revision)
-    finally:
-        engine.dispose()
+    before, after = schema_upgrade(settings, args.revision)
     if before == after:
         echo(f"database schema already at {after}", multiline=False)
     else:
@@ -127,15 +119,10 @@ def _db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
-    from etki.store.db import make_engine
-    from etki.store.migrate import current_revision, head_revision
+    from etki.services import schema_revision
 
-    engine = make_engine(settings.db_url, read_only=True)  # reads: creates nothing
-    try:
-        current = current_revision(engine)
-    finally:
-        engine.dispose()
-    state = "head" if current == head_revision() else f"head is {head_revision()}"
+    current, head = schema_revision(settings)  # reads: creates nothing
+    state = "head" if current == head else f"head is {head}"
     echo(f"{current or 'not stamped'} ({state})", multiline=False)
     return 0
 

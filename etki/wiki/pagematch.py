@@ -1,0 +1,123 @@
+"""The one matcher of wiki search, shared by every backend (:mod:`etki.wiki.search`'s
+``rg`` and Python scans, :mod:`etki.wiki.fts`): query tokens, the pages searched, and
+the best line of a page with its snippet. Its own module so the FTS5 backend and the
+search front door use it without importing each other.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from etki.text import fold, fold_with_offsets, printable, words
+
+__all__ = ["SNIPPET_CHARS", "Hit", "match_folded", "match_text", "query_tokens",
+           "walk_pages"]
+
+SNIPPET_CHARS = 160
+"""Longest snippet, in characters (an ellipsis marks each cut end)."""
+
+
+class Hit(NamedTuple):
+    """One matching page: ``path`` relative to the wiki root (POSIX), ``line`` (1-based)
+    of the best line and ``snippet`` (that line, printable, one line, trimmed)."""
+
+    path: str
+    line: int
+    snippet: str
+
+
+def query_tokens(query: str) -> list[str]:
+    """The distinct folded tokens of ``query``, in order of first appearance."""
+    return list(dict.fromkeys(words(query)))
+
+
+def walk_pages(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
+    """``(wiki-relative POSIX path, DirEntry)`` of every searchable page under ``root``
+    (see :func:`etki.wiki.search.wiki_files`), in no particular order."""
+    folders = [("", str(root))]  # (wiki-relative prefix, path); scandir's entries know
+    while folders:               # their type without one lstat per file (16k pages)
+        prefix, path = folders.pop()
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):  # a symlink is no folder
+                            folders.append((f"{prefix}{name}/", entry.path))
+                        elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                            yield prefix + name, entry  # a regular file, not a symlink
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+
+
+def _fold_line(line: str) -> str:
+    return line.lower() if line.isascii() else fold(line)  # identical for ASCII
+
+
+def _snippet(line: str, token: str) -> str:
+    if line.isascii():  # NFC already, and folding is lower(): same offsets
+        nfc = line
+        at = line.lower().find(token)
+        start_char = at if at >= 0 else 0
+    else:
+        nfc = unicodedata.normalize("NFC", line)
+        folded, origin = fold_with_offsets(nfc)
+        at = folded.find(token)
+        start_char = origin[at] if at >= 0 else 0
+    text = nfc.strip()
+    shift = len(nfc) - len(nfc.lstrip())
+    start_char = max(0, start_char - shift)
+    if len(text) > SNIPPET_CHARS:
+        start = max(0, min(start_char - 40, len(text) - SNIPPET_CHARS))
+        end = start + SNIPPET_CHARS
+        text = ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+    return " ".join(printable(text, multiline=False).split())
+
+
+def _best_in_folded(whole: str, tokens: list[str]) -> tuple[int, int, int, str] | None:
+    """In folded page text ``whole``: ``(line index, start offset of that line, count,
+    first token on it)`` of the first line with the most tokens, or None unless every
+    token occurs. A token never spans a line break, so each occurrence lies on one line."""
+    counts: dict[int, int] = defaultdict(int)  # line start offset -> tokens on that line
+    for t in tokens:
+        at = whole.find(t)
+        if at < 0:
+            return None
+        while at >= 0:
+            start = whole.rfind("\n", 0, at) + 1
+            counts[start] += 1
+            end = whole.find("\n", at)
+            if end < 0:
+                break
+            at = whole.find(t, end + 1)
+    best_start, best_count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    end = whole.find("\n", best_start)
+    line = whole[best_start:] if end < 0 else whole[best_start:end]
+    first = next(t for t in tokens if t in line)
+    return whole.count("\n", 0, best_start), best_start, best_count, first
+
+
+def match_folded(text: str, whole: str, tokens: list[str]) -> tuple[int, int, str] | None:
+    """:func:`match_text` for a page whose folded text ``whole`` (``fold(text)``) is
+    already known."""
+    best = _best_in_folded(whole, tokens)
+    if best is None:
+        return None
+    index, _, count, first = best
+    line = text.split("\n", index + 1)[index]  # fold keeps line breaks where they are
+    return index + 1, count, _snippet(line, first)
+
+
+def match_text(text: str, tokens: list[str]) -> tuple[int, int, str] | None:
+    """Match page ``text`` against folded ``tokens``: ``(line, count, snippet)`` of the
+    first line where the most tokens occur, or None when a token occurs on no line."""
+    return match_folded(text, fold(text), tokens)  # line i of fold(text) is line i folded
