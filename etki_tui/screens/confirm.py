@@ -17,9 +17,9 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki_tui.actions import bindings
+from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.render import cell, literal, ruled_banner, verdict_text
-from etki_tui.widgets.inputs import TypingInput
 
 ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
                                "reject": "Reject"}

@@ -31,6 +31,7 @@ from etki.text import printable
 from etki.wiki.paths import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
+from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
 from etki_tui.messages import PageWanted, SearchChanged
 from etki_tui.render import (
@@ -45,7 +46,6 @@ from etki_tui.render import (
     verdict_text,
     when,
 )
-from etki_tui.widgets.inputs import TypingInput
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
 __all__ = ["MemoryPane", "disputed_card", "hit_fields", "hit_prompts", "precedent_card",

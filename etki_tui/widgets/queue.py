@@ -42,6 +42,7 @@ from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
 from etki_tui.glyphs import WARN
+from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
 from etki_tui.render import (
@@ -55,7 +56,6 @@ from etki_tui.render import (
     title_cell,
     verdict_text,
 )
-from etki_tui.widgets.inputs import TypingInput
 
 if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
