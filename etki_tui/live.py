@@ -26,13 +26,20 @@ W = TypeVar("W", bound=Widget)
 
 def gone(node: DOMNode) -> bool:
     """True once ``node`` is being removed or has left the app's DOM, or the app is
-    exiting (Textual's own test for "do not draw": a node it prunes is flagged before
-    its children are removed). For the app itself: once it exits or stops running."""
-    if node._closing or node._closed:
-        return True
+    exiting. For the app itself: once it exits (:meth:`App.exit` sets its return code)
+    or stops running.
+
+    Read from public API: Textual hides a node it is closing or pruning (its
+    ``display`` turns False while its style still says shown; a node it prunes is
+    flagged before its children are removed), and ``is_attached`` is False once the
+    node left the DOM or the app is exiting. A node hidden by its own style
+    (``display: none``) that is being removed is seen through its owner, which
+    :func:`part` asks first."""
     if isinstance(node, App):
-        return node._exit or not node.is_running
-    return node._pruning or not node.is_attached
+        return node.return_code is not None or not node.is_running
+    if not node.is_attached:
+        return True
+    return node.styles.display != "none" and not node.display
 
 
 def part(owner: DOMNode, selector: str | type[W], expect_type: type[W] | None = None,
