@@ -89,8 +89,8 @@ class MarkedFence(MarkdownFence):
 
     def _marked(self, content: Content) -> Content:
         try:  # the Markdown document this block belongs to (nested blocks too)
-            tokens = getattr(self._markdown, "match_tokens", ())
-        except Exception:
+            tokens = getattr(self.query_ancestor(Markdown), "match_tokens", ())
+        except NoMatches:  # not mounted under a document (yet)
             tokens = ()
         for start, end in match_spans(content.plain, tokens):
             content = content.stylize(MATCH_STYLE, start, end)
@@ -100,7 +100,10 @@ class MarkedFence(MarkdownFence):
         super().set_content(self._marked(content))
 
     def compose(self) -> ComposeResult:
-        yield Label(self._marked(self._highlighted_code), id="code-content", expand=True)
+        for child in super().compose():
+            if isinstance(child, Label) and isinstance(child.content, Content):
+                child.update(self._marked(child.content))
+            yield child
 
 
 class ReaderMarkdown(Markdown):
