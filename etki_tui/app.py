@@ -159,9 +159,9 @@ class EtkiApp(App[None]):
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self.seat: Seat | None = None
+        """Who acts on the project shown and whether they may rule (read with the queue)."""
         self._drafts: dict[str, str] = {}
         """case id -> the reason typed in a confirm dialog closed without ruling."""
-        """Who acts on the project shown and whether they may rule (read with the queue)."""
         self.project_name = ""
         self.store = short_store(desk.store_label())
         """Where the store lives, for the header (no user name, no password)."""

@@ -73,8 +73,8 @@ class ConfirmRuling(ModalScreen[str | None]):
                         else "dim")
             yield Static(line, classes="confirm-line", markup=False)
             reason = TypingInput(self.draft, placeholder="Reason (required for an override)"
-                           if self.is_override else "Reason (optional)", id="confirm-reason",
-                           select_on_focus=False)
+                                 if self.is_override else "Reason (optional)", id="confirm-reason",
+                                 select_on_focus=False)
             reason.cursor_blink = self._cursor_blink
             yield reason
             yield Label(ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",

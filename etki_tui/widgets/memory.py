@@ -261,7 +261,7 @@ class MemoryPane(Horizontal):
         """Search box and list on the left, preview on the right."""
         with Vertical(id="memory-left"):
             search = TypingInput(placeholder="Search the wiki (all words)", id="memory-search",
-                           select_on_focus=False)
+                                 select_on_focus=False)
             search.cursor_blink = self._cursor_blink
             search.border_title = "Search"
             yield search

@@ -257,7 +257,7 @@ class FilterBar(Horizontal):
     def compose(self) -> ComposeResult:
         """The (hidden until ``/``) find box, the summary and the sort order."""
         find = TypingInput(placeholder="find (id, title, text, clause)",
-                     id="queue-find", select_on_focus=False)
+                           id="queue-find", select_on_focus=False)
         find.cursor_blink = self._cursor_blink
         find.display = False
         yield find
