@@ -91,7 +91,8 @@ async def test_queue_rows_show_the_disputed_glyph_and_word(tui_world: TuiWorld) 
         # the columns still fit at 80 columns: nothing scrolls sideways
         assert table.virtual_size.width <= table.scrollable_content_region.width
         rows = shown(table).split("\n")
-        row = next(line for line in rows if "0a1f3c21" in line)
+        row = next((line for line in rows if "0a1f3c21" in line), None)
+        assert row is not None, rows
         assert "! DISPUTED" in row and "high 24h" in row
         assert "!" not in next(line for line in rows if "1b7e9d02" in line)
 

@@ -413,3 +413,34 @@ async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
         await press(pilot, "down")
         assert current(app) != before
         alive(app)
+
+
+@sync
+async def test_rows_drawn_before_the_table_measured_them_are_redrawn_at_the_new_widths() -> None:
+    """A frame drawn between rows' arrival and the table's idle-time measurement (what a
+    loaded machine does) must not stay: the row is shown whole once the columns have
+    grown. Before the fix the first row kept ``0a1f  ! DI…`` under a wider header (CI,
+    tests/test_tui_disputed.py under load)."""
+    from textual.app import App, ComposeResult
+
+    from etki_tui.widgets.queue import QueueTable
+
+    class OneTable(App[None]):
+        CSS = "QueueTable { height: 6; }"  # a fixed height, as in the queue pane
+
+        def compose(self) -> ComposeResult:
+            yield QueueTable()
+
+    app = OneTable()
+    async with app.run_test(size=(80, 8)) as pilot:
+        table = app.query_one(QueueTable)
+        table.add_column("Case", key="case")
+        table.add_column("Title", key="title")
+        await until(pilot, lambda: table.size.width > 0, "a laid-out table")
+        table.add_rows_at_once([("a", [Text("0a1f3c21"), Text("! DISPUTED SSO login")])])
+        early = shown(table)  # before the idle-time measurement: cut to the header
+        assert "0a1f3c21" not in early, early
+        await until(pilot, lambda: not table._require_update_dimensions, "the measurement")
+        await pilot.pause()
+        later = shown(table)
+        assert "0a1f3c21" in later and "! DISPUTED SSO login" in later, later

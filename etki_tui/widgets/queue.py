@@ -33,7 +33,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.geometry import Size
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import DuplicateKey, Row, RowDoesNotExist, RowKey
+from textual.widgets.data_table import CellKey, DuplicateKey, Row, RowDoesNotExist, RowKey
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
@@ -189,7 +189,32 @@ class QueueTable(DataTable[Text]):
         return offsets
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """Column widths and virtual size after rows were added. The queue's cells are
+        """Column widths and virtual size after rows were added (DataTable runs this
+        when idle, after the rows came in).
+
+        If a width changed, the table's update count moves on: DataTable keys its
+        rendered cells by that count but not by the column width, so a frame drawn
+        between the rows' arrival and this measurement (a loaded machine draws one)
+        would otherwise go on showing those rows cut to the old widths — a first row
+        ``0a1f  ! DI…`` under a header laid out for ``0a1f3c21  ! DISPUTED …``."""
+        before = [column.content_width for column in self.ordered_columns]
+        self._measure_new_rows(new_rows)
+        if [column.content_width for column in self.ordered_columns] != before:
+            self._update_count += 1
+            self.refresh()
+
+    def _update_column_widths(self, updated_cells: set[CellKey]) -> None:
+        """DataTable's re-measure after :meth:`update_cell` (run when idle), with the
+        update count moved on when a width changed, for the reason given in
+        :meth:`_update_dimensions`."""
+        before = [column.content_width for column in self.ordered_columns]
+        super()._update_column_widths(updated_cells)
+        if [column.content_width for column in self.ordered_columns] != before:
+            self._update_count += 1
+            self.refresh()
+
+    def _measure_new_rows(self, new_rows: Iterable[RowKey]) -> None:
+        """The measuring part of :meth:`_update_dimensions`. The queue's cells are
         one-line ``Text`` without labels, whose width is the cell length of their
         plain text (what Rich's measurement returns for them), so this reads it
         directly instead of measuring 60,000 renderables; anything else goes to
