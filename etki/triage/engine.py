@@ -6,7 +6,8 @@ request. The engine is deterministic: the same request, project index and engine
 version give byte-identical ``Decision.to_json()`` (no clock, no randomness, every
 float rounded, every ordering total).
 
-Pipeline (each step is one evidence step of the decision):
+Pipeline (each step is one evidence step of the decision, and one method of the engine
+named after it, ``_normalise`` to ``_memory``):
 normalise -> score_clauses -> exclusion_check -> defect_detection -> module_match ->
 semantic_match (only with an embedding model, for a request in a language no clause is
 written in) -> classify -> draft_clauses (only when a cited clause is a draft) -> effort -> risk ->
@@ -42,6 +43,7 @@ from etki.domain import (
     Effort,
     EvidenceStep,
     Project,
+    Risk,
     is_declared_remit,
 )
 from etki.knowledge import KnowledgeIndex, build_index
@@ -57,7 +59,7 @@ from etki.triage.classify import (
 from etki.triage.contract import ClauseInfo, Sentence, analyse
 from etki.triage.effort import estimate
 from etki.triage.graph import read_graph
-from etki.triage.modules import ModuleMatcher
+from etki.triage.modules import ModuleMatch, ModuleMatcher
 from etki.triage.normalise import cue_words, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top
@@ -196,6 +198,63 @@ class _RoleDoc:
     group: str
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One request as the evidence steps read it: ``full`` (title and text), its
+    guessed ``lang``, the distinct ``query`` terms (sorted) and the folded cue
+    ``words``."""
+
+    full: str
+    lang: str
+    query: tuple[str, ...]
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Per sentence group (``obligation``, ``against``, ``future``, ``admin``,
+    ``context``): ``best_role`` (BM25 score, role-text index) of the best role text and
+    ``best_sent`` (coverage, sentence index) of the best single sentence; a group
+    nothing matched is absent."""
+
+    best_role: dict[str, tuple[float, int]]
+    best_sent: dict[str, tuple[float, int]]
+
+    def score(self, group: str) -> float:
+        """The best role-text score of ``group``, rounded; 0.0 when none matched."""
+        return _r(self.best_role[group][0]) if group in self.best_role else 0.0
+
+    def coverage(self, group: str) -> float:
+        """The best sentence coverage of ``group``, rounded; 0.0 when none matched."""
+        return _r(self.best_sent[group][0]) if group in self.best_sent else 0.0
+
+
+@dataclass(frozen=True)
+class _Wording:
+    """The wording cues a request matched, each as ((cue, first matched words), ...)
+    (:meth:`etki.triage.cues.CueList.hits`)."""
+
+    defect: tuple[tuple[cues.Cue, str], ...]
+    advice: tuple[tuple[cues.Cue, str], ...]
+    admin_request: tuple[tuple[cues.Cue, str], ...]
+    new_capability: tuple[tuple[cues.Cue, str], ...]
+
+    @property
+    def strong(self) -> float:
+        """Summed weight of the strong defect cues (weight >= 1), rounded."""
+        return _r(sum(c.weight for c, _ in self.defect if c.weight >= 1.0))
+
+    @property
+    def weak(self) -> float:
+        """Summed weight of the weak defect cues (weight < 1), rounded."""
+        return _r(sum(c.weight for c, _ in self.defect if c.weight < 1.0))
+
+
+def _words(hits: Iterable[tuple[cues.Cue, str]]) -> list[str]:
+    """The matched words of cue ``hits``, distinct, first occurrence first."""
+    return _distinct(t for _, t in hits)
+
+
 class TriageEngine:
     """Deterministic lexical triage for one project.
 
@@ -312,20 +371,68 @@ class TriageEngine:
         ``case_id``: the case id (see :func:`case_id_for`); ``text``: the request body;
         ``title``: optional request title, read together with the text. Never raises for
         any string input (an empty request is an uncovered CHANGE_REQUEST).
+
+        Each step below reads what the steps before it found and appends its evidence
+        step to ``evidence``, in the order of the module's pipeline.
         """
+        evidence: list[EvidenceStep] = []
+        request = self._normalise(text, title, evidence)
+        clause_scores, ranked = self._score_clauses(request, evidence)
+        groups = self._exclusion_check(request, evidence)
+        wording = self._defect_detection(request, evidence)
+        match = self._module_match(request, evidence)
+        semantic, order = self._semantic_match(request, evidence)
+        result = self._classify(request, groups, wording, match, semantic, evidence)
+        # the clauses cited and the modules named (no evidence step of their own)
+        cited = (self._cite_semantic(result, semantic, order) if order else
+                 self._cite(result, clause_scores, groups.best_role, groups.best_sent, ranked))
+        modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
+        drafts = self._draft_clauses(cited, evidence)
+        effort = self._effort(request, result, modules, evidence)
+        risk, disputed = self._risk(request, cited, evidence)
+        self._memory(cited, disputed, evidence)
+        return Decision(
+            case_id=case_id,
+            verdict=result.verdict,
+            confidence=result.confidence,
+            cited_clauses=cited,
+            impacted_modules=modules,
+            effort=effort,
+            risk=risk,
+            assumptions=self._assumptions(result, cited, effort, drafts),
+            reasoning=self._reasoning(result, cited, modules, wording, groups.best_sent,
+                                      risk.signals, drafts),
+            evidence=tuple(evidence),
+            engine_version=ENGINE_VERSION,
+            model_version=self.model_version,
+            index_freshness=self.index_freshness,
+            extra=(("language", request.lang), ("rule", result.rule)),
+        )
+
+    # --- the evidence steps, in pipeline order ------------------------------------------
+
+    def _normalise(self, text: str, title: str | None,
+                   evidence: list[EvidenceStep]) -> _Request:
+        """Reads the request's title and text; guesses its language among the project's
+        and folds it into scoring tokens, query terms and cue words. Adds the
+        ``normalise`` step (token counts)."""
         full = f"{title}\n{text}" if title else text
         lang = guess_language(full, self.languages)
         toks = tokens(full, lang)
         query = query_terms(toks)
-        words = cue_words(full)
-        evidence: list[EvidenceStep] = [EvidenceStep(
+        evidence.append(EvidenceStep(
             "normalise",
             f"language {lang}; {len(toks)} tokens, {len(query)} distinct after folding, "
             "stopwords and stemming",
-            (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))))]
+            (("distinct_tokens", float(len(query))), ("tokens", float(len(toks))))))
+        return _Request(full, lang, query, cue_words(full))
 
-        # clauses
-        clause_scores = self.clause_index.scores(query)
+    def _score_clauses(self, request: _Request, evidence: list[EvidenceStep]
+                       ) -> tuple[list[float], list[tuple[str, float]]]:
+        """Reads the query terms; scores every clause with BM25 (draft clauses weighted
+        :data:`DRAFT_WEIGHT`). Returns (score per clause, the five best scope clauses as
+        (ref, score)) and adds the ``score_clauses`` step (those five, rounded)."""
+        clause_scores = self.clause_index.scores(request.query)
         if not self.all_stable:  # x * 1.0 == x: only draft clauses change a score
             clause_scores = [s * w for s, w in zip(clause_scores, self.weight, strict=True)]
         ranked = top([clause_scores[i] for i in self.scope_clauses],
@@ -335,9 +442,14 @@ class TriageEngine:
             f"BM25 (k1={K1}, b={B}, title x{TITLE_WEIGHT}) over scope clauses: "
             + (", ".join(f"{ref} {s:.2f}" for ref, s in ranked) or "no clause matched"),
             tuple(sorted((ref, _r(s)) for ref, s in ranked))))
+        return clause_scores, ranked
 
-        # role texts and sentences
-        role_scores = self.role_index.scores(query)
+    def _exclusion_check(self, request: _Request, evidence: list[EvidenceStep]) -> _Groups:
+        """Reads the query terms; finds per sentence group the best role text (BM25) and
+        the best single sentence (coverage), drafts weighted :data:`DRAFT_WEIGHT`. Adds
+        the ``exclusion_check`` step: the closest exclusion or client-duty sentence and
+        how the best exclusion/client match compares with the best obligation match."""
+        role_scores = self.role_index.scores(request.query)
         if not self.all_stable:
             role_scores = [s * self.weight[self.role_meta[k].clause]
                            for k, s in enumerate(role_scores)]
@@ -347,7 +459,7 @@ class TriageEngine:
             group = self.role_meta[k].group
             if score > 0 and (group not in best_role or score > best_role[group][0]):
                 best_role[group] = (score, k)
-        coverages = self.sentence_index.coverages(query)
+        coverages = self.sentence_index.coverages(request.query)
         if not self.all_stable:
             coverages = [c * self.weight[self.sentences[k].clause]
                          for k, c in enumerate(coverages)]
@@ -357,57 +469,88 @@ class TriageEngine:
             group = _GROUP[self.sentences[k].role]
             if cov > 0 and (group not in best_sent or cov > best_sent[group][0]):
                 best_sent[group] = (cov, k)
+        groups = _Groups(best_role, best_sent)
+        incl, against = groups.score("obligation"), groups.score("against")
+        if "against" in best_sent:
+            s = self.sentences[best_sent["against"][1]]
+            ref = self.infos[s.clause].clause.ref
+            kind = "exclusion" if s.role == "exclusion" else "client duty"
+            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
+                      f"best exclusion/client match {against:.2f} vs best obligation match "
+                      f"{incl:.2f}")
+        else:
+            detail = "no exclusion or client-duty text of the contract matches"
+        ratio = against / incl if incl > 0 else (10.0 if against > 0 else 0.0)
+        evidence.append(EvidenceStep(
+            "exclusion_check", detail,
+            (("against", against), ("obligation", incl), ("ratio", _r(ratio)))))
+        return groups
 
-        def role_score(group: str) -> float:
-            return _r(best_role[group][0]) if group in best_role else 0.0
-
-        incl, against = role_score("obligation"), role_score("against")
-        incl_cov = _r(best_sent["obligation"][0]) if "obligation" in best_sent else 0.0
-        evidence.append(self._exclusion_step(best_sent, incl, against))
-
-        # wording
-        defect = cues.DEFECT.hits(words)
-        f_strong = _r(sum(c.weight for c, _ in defect if c.weight >= 1.0))
-        f_weak = _r(sum(c.weight for c, _ in defect if c.weight < 1.0))
-        advice = cues.ADVICE.hits(words)
-        admin_req = cues.ADMIN_REQUEST.hits(words)
-        new_cap = cues.NEW_CAPABILITY.hits(words)
+    def _defect_detection(self, request: _Request, evidence: list[EvidenceStep]) -> _Wording:
+        """Reads the cue words; finds the defect, advice, administration and
+        new-capability wording (:mod:`etki.triage.cues`). Adds the ``defect_detection``
+        step (the defect words quoted, strong and weak weight sums); the other wording
+        shows in the ``classify`` step and the reasoning."""
+        wording = _Wording(cues.DEFECT.hits(request.words), cues.ADVICE.hits(request.words),
+                           cues.ADMIN_REQUEST.hits(request.words),
+                           cues.NEW_CAPABILITY.hits(request.words))
         evidence.append(EvidenceStep(
             "defect_detection",
-            ("defect wording: " + _quote(_distinct(t for _, t in defect), 8)
-             if defect else "no defect wording"),
-            (("strong", f_strong), ("weak", f_weak))))
+            ("defect wording: " + _quote(_words(wording.defect), 8)
+             if wording.defect else "no defect wording"),
+            (("strong", wording.strong), ("weak", wording.weak))))
+        return wording
 
-        # modules
-        match = self.matcher.match(query)
+    def _module_match(self, request: _Request, evidence: list[EvidenceStep]) -> ModuleMatch:
+        """Reads the query terms; matches modules by id, path and summary and by similar
+        past work items (:class:`~etki.triage.modules.ModuleMatcher`). Adds the
+        ``module_match`` step (module ids and scores)."""
+        match = self.matcher.match(request.query)
         evidence.append(EvidenceStep(
             "module_match",
             ("modules by id, path and summary (BM25) plus similar past work items: "
              + ", ".join(f"{m} {s:.2f}" for m, s in match.modules)
              if match.modules else "no module matched"),
             tuple(sorted(match.modules))))
+        return match
 
-        foreign = lang not in self.clause_langs
-        semantic: dict[str, tuple[float, int]] = {}
-        order: list[int] = []
-        if foreign and self.embedder is not None and self.sentences:
-            step, semantic, order = self._semantic(full, lang)
-            evidence.append(step)
+    def _semantic_match(self, request: _Request, evidence: list[EvidenceStep]
+                        ) -> tuple[dict[str, tuple[float, int]], list[int]]:
+        """Reads the request's language and full text; only with an embedding model, for
+        a request in a language no clause is written in, matches it to the contract's
+        sentences by meaning (:meth:`_semantic`) and adds the ``semantic_match`` step.
+        Returns ({group: (cosine, sentence index)}, sentence indices by cosine), both
+        empty when the step does not run or the model failed."""
+        if (request.lang in self.clause_langs or self.embedder is None
+                or not self.sentences):
+            return {}, []
+        step, semantic, order = self._semantic(request.full, request.lang)
+        evidence.append(step)
+        return semantic, order
 
+    def _classify(self, request: _Request, groups: _Groups, wording: _Wording,
+                  match: ModuleMatch, semantic: Mapping[str, tuple[float, int]],
+                  evidence: list[EvidenceStep]) -> Classification:
+        """Reads what the steps before found (group scores and coverages, wording,
+        module count, whether the request's language is a clause language); applies
+        the rule chain (:func:`etki.triage.classify.classify`). Adds the ``classify``
+        step: the deciding rule, verdict and confidence, the deciding sentence (by
+        meaning when the request was read so) and the features the rules read."""
         features = Features(
-            defect_strong=f_strong, defect_weak=f_weak,
-            advice=_r(sum(c.weight for c, _ in advice)), admin_request=len(admin_req),
-            new_capability=len(new_cap), incl=incl, against=against,
-            future=role_score("future"), admin=role_score("admin"), incl_cov=incl_cov,
-            against_cov=_r(best_sent["against"][0]) if "against" in best_sent else 0.0,
-            future_cov=_r(best_sent["future"][0]) if "future" in best_sent else 0.0,
-            modules=len(match.modules), foreign=foreign,
-            tokens=len(query))
+            defect_strong=wording.strong, defect_weak=wording.weak,
+            advice=_r(sum(c.weight for c, _ in wording.advice)),
+            admin_request=len(wording.admin_request),
+            new_capability=len(wording.new_capability), incl=groups.score("obligation"),
+            against=groups.score("against"), future=groups.score("future"),
+            admin=groups.score("admin"), incl_cov=groups.coverage("obligation"),
+            against_cov=groups.coverage("against"), future_cov=groups.coverage("future"),
+            modules=len(match.modules), foreign=request.lang not in self.clause_langs,
+            tokens=len(request.query))
         result = classify(features, self.thresholds)
         evidence.append(EvidenceStep(
             "classify",
             f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
-            + self._deciding_sentence(result.rule, semantic or best_sent),
+            + self._deciding_sentence(result.rule, semantic or groups.best_sent),
             tuple(sorted((
                 ("admin", features.admin), ("against", features.against),
                 ("against_coverage", features.against_cov),
@@ -415,10 +558,12 @@ class TriageEngine:
                 ("future_coverage", features.future_cov),
                 ("obligation", features.incl), ("obligation_coverage", features.incl_cov),
             )))))
+        return result
 
-        cited = (self._cite_semantic(result, semantic, order) if order else
-                 self._cite(result, clause_scores, best_role, best_sent, ranked))
-        modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
+    def _draft_clauses(self, cited: Sequence[str],
+                       evidence: list[EvidenceStep]) -> tuple[str, ...]:
+        """Reads the cited refs; returns those of draft clauses, in citation order, and
+        when there are any adds the ``draft_clauses`` step (each with its weight)."""
         drafts = tuple(ref for ref in cited if ref in self.draft_refs)
         if drafts:
             evidence.append(EvidenceStep(
@@ -426,24 +571,35 @@ class TriageEngine:
                 f"cites draft clause(s) {', '.join(drafts)} (pending amendment, not yet "
                 f"binding); their scores were weighted x{DRAFT_WEIGHT}",
                 tuple(sorted((ref, DRAFT_WEIGHT) for ref in drafts))))
+        return drafts
 
-        # effort
+    def _effort(self, request: _Request, result: Classification, modules: Sequence[str],
+                evidence: list[EvidenceStep]) -> Effort:
+        """Reads the verdict, the impacted modules and the query terms; estimates effort
+        from comparable past work items (:func:`etki.triage.effort.estimate`; none for a
+        REJECT). Adds the ``effort`` step (low and high days when known)."""
         if result.verdict == "REJECT":
             effort = Effort(None, None)
-            effort_detail = "no effort: the work is outside the contractor's remit"
+            detail = "no effort: the work is outside the contractor's remit"
         else:
-            effort = estimate(self.graph.workitems, self.matcher.workitem_sparse(query),
+            effort = estimate(self.graph.workitems, self.matcher.workitem_sparse(request.query),
                               modules, self.matcher.wi_by_module)
-            effort_detail = (
-                f"{effort.label()} from {len(effort.basis)} comparable work items "
-                "(25th-75th percentile)" if effort.known else
-                "unknown: no comparable work item carries effort_days")
+            detail = (f"{effort.label()} from {len(effort.basis)} comparable work items "
+                      "(25th-75th percentile)" if effort.known else
+                      "unknown: no comparable work item carries effort_days")
         evidence.append(EvidenceStep(
-            "effort", effort_detail,
+            "effort", detail,
             (("high", effort.high), ("low", effort.low)) if effort.known else ()))
+        return effort
 
-        # risk (never reads or changes verdict, confidence or effort)
-        risk, risk_cues, disputed = assess(words, cited, self.memory, self.disputed_escalation)
+    def _risk(self, request: _Request, cited: Sequence[str],
+              evidence: list[EvidenceStep]) -> tuple[Risk, tuple[str, ...]]:
+        """Reads the cue words, the cited refs and the clause memory; assesses risk
+        (:func:`etki.triage.risk.assess`), which never reads or changes verdict,
+        confidence or effort. Returns (risk, cited disputed refs) and adds the ``risk``
+        step (level, the signals' wording or disputed clauses, signal count)."""
+        risk, risk_cues, disputed = assess(request.words, cited, self.memory,
+                                           self.disputed_escalation)
         parts = []
         if risk_cues:
             parts.append("wording " + _quote(risk_cues, 6))
@@ -455,32 +611,33 @@ class TriageEngine:
              if risk.pmo_look_24h else "low: no security, personal-data or dispute signal")
             + "; the risk layer does not change verdict, confidence or effort",
             (("signals", float(len(risk.signals))),)))
+        return risk, disputed
 
-        evidence.extend(self._memory_steps(cited, disputed))
-
-        return Decision(
-            case_id=case_id,
-            verdict=result.verdict,
-            confidence=result.confidence,
-            cited_clauses=cited,
-            impacted_modules=modules,
-            effort=effort,
-            risk=risk,
-            assumptions=self._assumptions(result, cited, effort) + tuple(
-                f"Draft clause {ref} is adopted as written." for ref in drafts),
-            reasoning=self._reasoning(result, cited, modules, _distinct(t for _, t in defect),
-                                      _distinct(t for _, t in advice),
-                                      _distinct(t for _, t in admin_req),
-                                      _distinct(t for _, t in new_cap), best_sent, risk.signals)
-            + (f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
-               " (a pending amendment), so this ruling rests on text that is not yet "
-               "binding." if drafts else ""),
-            evidence=tuple(evidence),
-            engine_version=ENGINE_VERSION,
-            model_version=self.model_version,
-            index_freshness=self.index_freshness,
-            extra=(("language", lang), ("rule", result.rule)),
-        )
+    def _memory(self, cited: Sequence[str], disputed: Sequence[str],
+                evidence: list[EvidenceStep]) -> None:
+        """Reads the cited refs, the disputed ones among them and the clause memory.
+        Adds informational ``memory`` steps, after classification, in citation order:
+        per cited clause with precedents "clause memory: N past PMO corrections —
+        informational, no decision effect" (the clause ref and N in ``scores``), and per
+        cited disputed clause a note saying whether it was escalated to the risk layer."""
+        for ref in cited:
+            mem = self.memory.get(ref)
+            if mem is None:
+                continue
+            if mem.precedent_count > 0:
+                evidence.append(EvidenceStep(
+                    "memory",
+                    f"clause memory: {mem.precedent_count} past PMO corrections — "
+                    "informational, no decision effect",
+                    ((ref, float(mem.precedent_count)),)))
+            if ref in disputed:
+                how = ("escalated to the risk layer" if self.disputed_escalation
+                       else "note only, dispute escalation is off")
+                evidence.append(EvidenceStep(
+                    "memory",
+                    f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
+                    "no decision effect",
+                    ((ref, float(len(mem.history))),)))
 
     # --- helpers -------------------------------------------------------------------
 
@@ -562,21 +719,6 @@ class TriageEngine:
     def _clause_of_role(self, best_role: Mapping[str, tuple[float, int]], group: str) -> int | None:
         return self.role_meta[best_role[group][1]].clause if group in best_role else None
 
-    def _exclusion_step(self, best_sent: Mapping[str, tuple[float, int]], incl: float,
-                        against: float) -> EvidenceStep:
-        if "against" in best_sent:
-            s = self.sentences[best_sent["against"][1]]
-            ref = self.infos[s.clause].clause.ref
-            kind = "exclusion" if s.role == "exclusion" else "client duty"
-            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
-                      f"best exclusion/client match {against:.2f} vs best obligation match "
-                      f"{incl:.2f}")
-        else:
-            detail = "no exclusion or client-duty text of the contract matches"
-        ratio = against / incl if incl > 0 else (10.0 if against > 0 else 0.0)
-        return EvidenceStep("exclusion_check", detail,
-                            (("against", against), ("obligation", incl), ("ratio", _r(ratio))))
-
     def _cite(self, result: Classification, clause_scores: Sequence[float],
               best_role: Mapping[str, tuple[float, int]],
               best_sent: Mapping[str, tuple[float, int]],
@@ -617,37 +759,13 @@ class TriageEngine:
                     refs.append(ref)
         return tuple(refs[:MAX_CITED])
 
-    def _memory_steps(self, cited: Sequence[str], disputed: Sequence[str]) -> list[EvidenceStep]:
-        """Informational clause-memory notes, added after classification, in citation
-        order: per cited clause with precedents "clause memory: N past PMO corrections —
-        informational, no decision effect" (the clause ref and N in ``scores``), and per
-        cited disputed clause a note saying whether it was escalated to the risk layer."""
-        steps: list[EvidenceStep] = []
-        for ref in cited:
-            mem = self.memory.get(ref)
-            if mem is None:
-                continue
-            if mem.precedent_count > 0:
-                steps.append(EvidenceStep(
-                    "memory",
-                    f"clause memory: {mem.precedent_count} past PMO corrections — "
-                    "informational, no decision effect",
-                    ((ref, float(mem.precedent_count)),)))
-            if ref in disputed:
-                how = ("escalated to the risk layer" if self.disputed_escalation
-                       else "note only, dispute escalation is off")
-                steps.append(EvidenceStep(
-                    "memory",
-                    f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
-                    "no decision effect",
-                    ((ref, float(len(mem.history))),)))
-        return steps
-
     def _title(self, ref: str) -> str:
         return self._titles.get(ref, ref)
 
-    def _assumptions(self, result: Classification, cited: Sequence[str],
-                     effort: Effort) -> tuple[str, ...]:
+    def _assumptions(self, result: Classification, cited: Sequence[str], effort: Effort,
+                     drafts: Sequence[str]) -> tuple[str, ...]:
+        """The assumptions the verdict rests on (by the deciding rule), then one per
+        cited draft clause."""
         main = self._title(cited[0]) if cited else "the contract"
         out: list[str] = []
         rule = result.rule
@@ -673,14 +791,15 @@ class TriageEngine:
                    "contract documents.")
         if result.verdict != "REJECT" and not effort.known:
             out.append("Effort is unknown: no comparable past work item records effort.")
+        out.extend(f"Draft clause {ref} is adopted as written." for ref in drafts)
         return tuple(out)
 
     def _reasoning(self, result: Classification, cited: Sequence[str], modules: Sequence[str],
-                   defect: Sequence[str], advice: Sequence[str], admin_req: Sequence[str],
-                   new_cap: Sequence[str], best_sent: Mapping[str, tuple[float, int]],
-                   signals: Sequence[str]) -> str:
+                   wording: _Wording, best_sent: Mapping[str, tuple[float, int]],
+                   signals: Sequence[str], drafts: Sequence[str]) -> str:
         """The plain-English paragraph: why this verdict, which clause, which wording
-        (the words quoted are the request's own, folded), which modules, which risk."""
+        (the words quoted are the request's own, folded), which modules, which risk,
+        which cited clauses are drafts."""
         rule = result.rule
         main = self._title(cited[0]) if cited else "no clause"
 
@@ -695,18 +814,18 @@ class TriageEngine:
             backing = [r for r in cited if r in strength]
             support = (self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
                        if backing else None)
-            text = (f"The request reads as a defect report ({_quote(defect)}) "
+            text = (f"The request reads as a defect report ({_quote(_words(wording.defect))}) "
                     f"about functionality the contract covers, closest to {main}.")
             if support:
                 text += f" {support} puts fixing defects of delivered work in scope."
             text += " A defect in delivered scope is fixed as part of the contract."
         elif rule == "advice":
             text = (f"The request asks for a decision or advice "
-                    f"({_quote(advice)}) rather than software work; such "
+                    f"({_quote(_words(wording.advice))}) rather than software work; such "
                     "decisions stay with the client, so it is outside the contractor's remit.")
         elif rule == "administration":
             text = (f"The request is about the contractor's team or contract administration "
-                    f"({_quote(admin_req)}), which {main} governs; it is "
+                    f"({_quote(_words(wording.admin_request))}), which {main} governs; it is "
                     "not work on the delivered system.")
         elif rule == "exclusion":
             source = "contract text"
@@ -729,7 +848,7 @@ class TriageEngine:
                     "stronger exclusion it is proposed as in scope, with low confidence.")
         elif rule == "new_capability":
             text = (f"The request asks for something new "
-                    f"({_quote(new_cap)}) and no clause covers it well "
+                    f"({_quote(_words(wording.new_capability))}) and no clause covers it well "
                     f"(closest: {main}); a new capability is a change request.")
         else:
             text = ("No clause of the contract covers the request"
@@ -744,4 +863,8 @@ class TriageEngine:
         if signals:
             text += (f" Risk signals ({', '.join(signals)}) ask for a PMO look within 24 "
                      "hours; they do not change the verdict.")
+        if drafts:
+            text += (f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
+                     " (a pending amendment), so this ruling rests on text that is not yet "
+                     "binding.")
         return text
