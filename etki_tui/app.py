@@ -1,29 +1,24 @@
 """``etki-tui``: the reviewer's desk in the terminal.
 
 The app talks to the core only through :class:`etki.services.Desk`. Every desk call runs
-in a thread worker (``exit_on_error=False``) and reports back with a typed message from
-:mod:`etki_tui.messages`; errors reach the reviewer as a toast or a modal that says what
-to do next, never as a traceback. The queue refreshes itself from the database while it
-is open (a cheap version poll in a worker), so several reviewers can work at once.
+in a thread worker (:func:`etki_tui.workers.desk_worker`) and reports back with a typed
+message from :mod:`etki_tui.messages`; errors reach the reviewer as a toast or a modal
+that says what to do next, never as a traceback. The queue refreshes itself from the
+database while it is open (a cheap version poll in a worker), so several reviewers can
+work at once. The command line that starts it is :mod:`etki_tui.__main__`.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
-import sys
 import threading
-import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TypeVar
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
 from textual.message import Message
@@ -33,21 +28,12 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from etki.config import Settings
-from etki.console import (
-    SafeArgumentParser,
-    configure_logging,
-    configure_streams,
-    echo,
-    report_internal_error,
-)
 from etki.domain import CaseRecord
-from etki.errors import ConflictError, EtkiError, InputError, NotFoundError, PermissionDeniedError
-from etki.identity import set_program
+from etki.errors import ConflictError, NotFoundError, PermissionDeniedError
 from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
-from etki_tui.config import TuiConfig, config_path, load_config
+from etki_tui.config import TuiConfig, config_path
 from etki_tui.errors import advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
@@ -84,6 +70,7 @@ from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
+from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
@@ -92,6 +79,36 @@ _W = TypeVar("_W", bound=Widget)
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _could_not_load(what: str) -> Callable[..., DeskFailed]:
+    """A worker's ``failed``: the error as :class:`DeskFailed` for ``what`` (a toast
+    that says what could not be loaded and what to do)."""
+    def failed(exc: Exception, *_args: object) -> DeskFailed:
+        return DeskFailed(what, one_line(exc), advice(exc))
+    return failed
+
+
+def _ruling_not_recorded(exc: Exception, _project_id: str, case_id: str, action: str,
+                         reason: str, _expected_version: int) -> Message:
+    """:meth:`EtkiApp.rule_case`'s ``failed``: someone else ruled first
+    (:class:`RulingConflict`, with the reason typed, so it is not lost), or the ruling
+    failed otherwise (:class:`RulingFailed`)."""
+    if isinstance(exc, ConflictError):
+        return RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling, one_line(exc),
+                              reason=reason)
+    return RulingFailed(case_id, action, one_line(exc), error=type(exc).__name__,
+                        advice=advice(exc))
+
+
+def _search_failed(exc: Exception, project_id: str, query: str, seq: int,
+                   _width: int) -> SearchResults | None:
+    """:meth:`EtkiApp.search_wiki`'s ``failed``: the error in the hit list, unless a
+    newer search cancelled this one (then nothing)."""
+    if get_current_worker().is_cancelled:
+        return None
+    return SearchResults(query, [], project_id=project_id, seq=seq,
+                         error=f"search failed: {one_line(exc)}. {advice(exc)}")
 
 
 def _driver_class() -> type | None:
@@ -279,6 +296,7 @@ class EtkiApp(App[None]):
         return found
 
     # --- workers: every desk call runs in a thread and answers with a message -------------
+    # (etki_tui.workers: each body returns its answer; ``failed`` answers its errors)
 
     def _load(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
         """:meth:`_read_queue` with the cyclic collector paused (:mod:`etki_tui.heap`)."""
@@ -312,53 +330,37 @@ class EtkiApp(App[None]):
                            source=source, projects=known, rulings=rulings,
                            workitems=workitems, seat=seat)
 
-    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
-    def load_queue(self, source: str = "load") -> None:
+    @desk_worker("queue", failed=_could_not_load("the queue"))
+    def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
         """Read every case, the clauses, the clause memory and the project list."""
-        project_id = self.project_id
-        try:
-            message = self._load(project_id, source, projects=True)
-        except Exception as exc:
-            self.post_message(DeskFailed("the queue", one_line(exc), advice(exc)))
-            return
-        self.post_message(message)
+        return self._load(project_id, source, projects=True)
 
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def poll_queue(self) -> None:
+    @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
+    def poll_queue(self, project_id: str) -> QueueLoaded | None:
         """The live refresh: compare case versions; reload only when something changed."""
-        project_id = self.project_id
-        try:
-            versions = self.desk.versions(project_id)
-            if versions == self._versions and not self._refresh_failing:
-                return
-            message = self._load(project_id, "poll", projects=False)
-        except Exception as exc:
-            self.post_message(RefreshFailed(project_id, one_line(exc)))
-            return
-        self.post_message(message)
+        versions = self.desk.versions(project_id)
+        if versions == self._versions and not self._refresh_failing:
+            return None
+        return self._load(project_id, "poll", projects=False)
 
-    @work(thread=True, exclusive=False, group="rule", exit_on_error=False)
-    def rule_case(self, case_id: str, action: str, reason: str, expected_version: int) -> None:
+    @desk_worker("rule", exclusive=False, failed=_ruling_not_recorded)
+    def rule_case(self, _project_id: str, case_id: str, action: str, reason: str,
+                  expected_version: int) -> RulingCommitted:
         """Commit a ruling (optimistic locking on the version the reviewer saw) and say
         so at once; the wiki projection follows in :meth:`project_ruling`."""
-        try:
-            outcome = self.desk.rule_first(case_id, action, reason=reason,
-                                           expected_version=expected_version)
-        except ConflictError as exc:
-            self.post_message(RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling,
-                                             one_line(exc), reason=reason))
-            return
-        except Exception as exc:
-            self.post_message(RulingFailed(case_id, action, one_line(exc),
-                                           error=type(exc).__name__, advice=advice(exc)))
-            return
-        self.post_message(RulingCommitted(case_id, action, outcome, {}))
+        outcome = self.desk.rule_first(case_id, action, reason=reason,
+                                       expected_version=expected_version)
+        return RulingCommitted(case_id, action, outcome, {})
 
-    @work(thread=True, exclusive=False, group="project", exit_on_error=False)
-    def project_ruling(self, case_id: str, action: str) -> None:
+    def _warm_search(self, project_id: str, _answer: Message) -> None:
+        """After a projection answered: re-read the pages it wrote into the search
+        index, off the keys (the next keystroke finds the index warm)."""
+        self.desk.warm_wiki_search(project_id)
+
+    @desk_worker("project", exclusive=False, then=_warm_search)
+    def project_ruling(self, project_id: str, case_id: str, action: str) -> RulingProjected:
         """The HITL wiki projection of a committed ruling (best-effort, one at a time),
         then the clause memory after it; answers with :class:`RulingProjected`."""
-        project_id = self.project_id
         with self._projecting:
             report, error = self.desk.project_ruling(case_id)
         rulings = None
@@ -368,36 +370,28 @@ class EtkiApp(App[None]):
             rulings = self.desk.ruling_index_of(project_id, ruled)
         except Exception:
             memory = None
-        self.post_message(RulingProjected(case_id, action, report, error, memory, rulings))
-        self.desk.warm_wiki_search(project_id)  # re-read the pages it wrote, off the keys
+        return RulingProjected(case_id, action, report, error, memory, rulings)
 
-    @work(thread=True, exclusive=False, group="project", exit_on_error=False)
-    def catch_up_wiki(self) -> None:
+    @desk_worker("project", exclusive=False, then=_warm_search)
+    def catch_up_wiki(self, project_id: str) -> WikiCaughtUp:
         """Write what the DB holds that the wiki lacks (a ruling killed after its commit,
         or whose projection timed out on the wiki lock, by any process), one projection
         at a time like :meth:`project_ruling`; answers with :class:`WikiCaughtUp`. Keys
         are never blocked: it runs in a thread. Started once the first queue of a project
         is shown (on start and after a project switch)."""
-        project_id = self.project_id
         with self._projecting:
             report, error = self.desk.catch_up_wiki(project_id)
-        self.post_message(WikiCaughtUp(project_id, report, error))
-        self.desk.warm_wiki_search(project_id)  # the first keystroke finds the index warm
+        return WikiCaughtUp(project_id, report, error)
 
-    @work(thread=True, exclusive=False, group="details", exit_on_error=False)
-    def load_details(self, case_ids: list[str]) -> None:
+    @desk_worker("details", exclusive=False,
+                 failed=lambda exc, project_id, case_ids: DetailsLoaded(
+                     [], case_ids, project_id=project_id, error=one_line(exc)))
+    def load_details(self, project_id: str, case_ids: list[str]) -> DetailsLoaded:
         """Read whole cases for the queue's detail pane."""
-        project_id = self.project_id
-        try:
-            records = self.desk.cases(case_ids)
-        except Exception as exc:
-            self.post_message(DetailsLoaded([], case_ids, project_id=project_id,
-                                            error=one_line(exc)))
-            return
-        self.post_message(DetailsLoaded(records, case_ids, project_id=project_id))
+        return DetailsLoaded(self.desk.cases(case_ids), case_ids, project_id=project_id)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search_wiki(self, query: str, seq: int = 0, width: int = 30) -> None:
+    @desk_worker("search", failed=_search_failed)
+    def search_wiki(self, project_id: str, query: str, seq: int, width: int) -> SearchResults | None:
         """Search the wiki for ``query`` (the ranked top entries of the FTS5 index,
         :meth:`Desk.wiki_top`) and lay out their list entries ``width`` cells wide (off
         the event loop: :func:`hit_prompts`). Exclusive: the next keystroke's search
@@ -405,90 +399,67 @@ class EtkiApp(App[None]):
         a lock wait) and posts nothing; ``seq`` numbers it, so an older answer is never
         shown."""
         worker = get_current_worker()
-        project_id = self.project_id
-        try:
-            found = self.desk.wiki_top(project_id, query, limit=SHOWN_HITS,
-                                       cancelled=lambda: worker.is_cancelled)
-            prompts = None if found is None else (width, hit_prompts(query, found.hits,
-                                                                     width))
-        except Exception as exc:
-            if not worker.is_cancelled:
-                self.post_message(SearchResults(query, [], project_id=project_id, seq=seq,
-                                                error=f"search failed: {one_line(exc)}. "
-                                                      f"{advice(exc)}"))
-            return
-        if found is None or worker.is_cancelled:
-            return
-        self.post_message(SearchResults(query, found.hits, project_id=project_id,
-                                        total=found.total, seq=seq, prompts=prompts))
+        found = self.desk.wiki_top(project_id, query, limit=SHOWN_HITS,
+                                   cancelled=lambda: worker.is_cancelled)
+        if found is None:
+            return None
+        prompts = (width, hit_prompts(query, found.hits, width))
+        if worker.is_cancelled:
+            return None
+        return SearchResults(query, found.hits, project_id=project_id, total=found.total,
+                             seq=seq, prompts=prompts)
 
-    @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
-    def load_memory(self) -> None:
+    @desk_worker("memory", failed=_could_not_load("Hafıza"))
+    def load_memory(self, project_id: str) -> MemoryLoaded:
         """Read precedents and disputed clauses (DB) and the page lists (wiki)."""
-        project_id = self.project_id
-        try:
-            with collector_paused():  # kept until the next load: frozen once in place
-                project = self.desk.project(project_id)
-                precedents = self.desk.precedents(project_id)
-                disputed = self.desk.disputed(project_id)
-                pages = self.desk.wiki_pages(project_id)
-                precedent_pages = self.desk.wiki_pages(project_id, "precedents")
-                root_pages = self.desk.wiki_pages(project_id, ".")
-            top = [p for p in ("index.md", "disputed.md") if p in root_pages]
-        except Exception as exc:
-            self.post_message(DeskFailed("Hafıza", one_line(exc), advice(exc)))
-            return
-        self.post_message(MemoryLoaded(precedents, disputed, {c.ref: c for c in project.clauses},
-                                       pages, self.desk.wiki_root(project_id) is not None,
-                                       project_id=project_id, precedent_pages=precedent_pages,
-                                       top_pages=top))
-
-    @work(thread=True, exclusive=True, group="page", exit_on_error=False)
-    def load_page(self, path: str, history: str = "replace", seq: int = 0) -> None:
-        """Read one wiki page."""
-        project_id = self.project_id
-        try:
-            text = self.desk.read_page(project_id, path)
-        except Exception as exc:
-            self.post_message(PageLoaded(path, "", error=f"{one_line(exc)}", history=history,
-                                         project_id=project_id, seq=seq))
-            return
-        self.post_message(PageLoaded(path, text, history=history, project_id=project_id,
-                                     seq=seq))
-
-    @work(thread=True, exclusive=True, group="page", exit_on_error=False)
-    def open_case_page(self, case_id: str) -> None:
-        """Find and read the decision page of a ruled case (palette jump)."""
-        project_id = self.project_id
-        try:
+        with collector_paused():  # kept until the next load: frozen once in place
+            project = self.desk.project(project_id)
+            precedents = self.desk.precedents(project_id)
+            disputed = self.desk.disputed(project_id)
             pages = self.desk.wiki_pages(project_id)
-            path = next((p for p in pages if p.endswith(f"{case_id}.md")), None)
-            if path is None:
-                case = self.desk.case(case_id)
-                r = case.ruling
-                what = (f"{case_id} was ruled {r.ruling} by {r.reviewer} at {when(r.ruled_at)}"
-                        if r is not None else f"{case_id} is pending")
-                self.post_message(DeskFailed(
-                    "its decision page", f"{what}; it has no decision page",
-                    "The wiki may be off or not rebuilt: `python -m etki.wiki rebuild`."))
-                return
-            text = self.desk.read_page(project_id, path)
-        except Exception as exc:
-            self.post_message(DeskFailed("the decision page", one_line(exc), advice(exc)))
-            return
-        self.post_message(PageLoaded(path, text, history="push", project_id=project_id))
-        self.call_from_thread(self._reveal_reader)
+            precedent_pages = self.desk.wiki_pages(project_id, "precedents")
+            root_pages = self.desk.wiki_pages(project_id, ".")
+        top = [p for p in ("index.md", "disputed.md") if p in root_pages]
+        return MemoryLoaded(precedents, disputed, {c.ref: c for c in project.clauses},
+                            pages, self.desk.wiki_root(project_id) is not None,
+                            project_id=project_id, precedent_pages=precedent_pages,
+                            top_pages=top)
 
-    @work(thread=True, exclusive=True, group="report", exit_on_error=False)
-    def load_report(self) -> None:
+    @desk_worker("page", failed=lambda exc, project_id, path, history="replace", seq=0:
+                 PageLoaded(path, "", error=one_line(exc), history=history,
+                            project_id=project_id, seq=seq))
+    def load_page(self, project_id: str, path: str, history: str = "replace",
+                  seq: int = 0) -> PageLoaded:
+        """Read one wiki page."""
+        return PageLoaded(path, self.desk.read_page(project_id, path), history=history,
+                          project_id=project_id, seq=seq)
+
+    def _reveal_page(self, _project_id: str, answer: Message) -> None:
+        """After :meth:`open_case_page` read a decision page (not after the notice that
+        there is none): show it in Hafıza's reader."""
+        if isinstance(answer, PageLoaded):
+            self.call_from_thread(self._reveal_reader)
+
+    @desk_worker("page", failed=_could_not_load("the decision page"), then=_reveal_page)
+    def open_case_page(self, project_id: str, case_id: str) -> PageLoaded | DeskFailed:
+        """Find and read the decision page of a ruled case (palette jump)."""
+        pages = self.desk.wiki_pages(project_id)
+        path = next((p for p in pages if p.endswith(f"{case_id}.md")), None)
+        if path is None:
+            case = self.desk.case(case_id)
+            r = case.ruling
+            what = (f"{case_id} was ruled {r.ruling} by {r.reviewer} at {when(r.ruled_at)}"
+                    if r is not None else f"{case_id} is pending")
+            return DeskFailed("its decision page", f"{what}; it has no decision page",
+                              "The wiki may be off or not rebuilt: `python -m etki.wiki "
+                              "rebuild`.")
+        return PageLoaded(path, self.desk.read_page(project_id, path), history="push",
+                          project_id=project_id)
+
+    @desk_worker("report", failed=_could_not_load("Raporlar"))
+    def load_report(self, project_id: str) -> ReportLoaded:
         """Compute the Raporlar counts."""
-        project_id = self.project_id
-        try:
-            report = self.desk.report(project_id)
-        except Exception as exc:
-            self.post_message(DeskFailed("Raporlar", one_line(exc), advice(exc)))
-            return
-        self.post_message(ReportLoaded(report, project_id=project_id))
+        return ReportLoaded(self.desk.report(project_id), project_id=project_id)
 
     # --- message handlers (on the event loop) -----------------------------------------------
 
@@ -1077,109 +1048,3 @@ class EtkiApp(App[None]):
         self._catch_up_due = project_id
         self.post_message(ProjectSwitched(project_id))
         self.notify(f"Opened project {project_id}.", markup=False, timeout=3)
-
-
-# --- command line ---------------------------------------------------------------------------
-
-class _Parser(SafeArgumentParser):
-    def error(self, message: str) -> None:
-        """One line, exit 2, no usage dump."""
-        raise InputError(message)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="etki-tui", description="Etki reviewer desk: triage queue, Hafıza "
-                "(memory) and Raporlar (reports) for one project. Press ? or F1 in the desk "
-                "for the keys; a keymap: section in $XDG_CONFIG_HOME/etki/config.yaml (or "
-                "ETKI_CONFIG_FILE) remaps them.")
-    p.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR",
-                   help="project folder to load (only new requests are triaged), then open")
-    p.add_argument("--project", metavar="ID", help="id of a stored project to open")
-    return p
-
-
-def choose_project(desk: Desk, project_dir: str | None,
-                   project: str | None) -> tuple[str, InitSummary | None]:
-    """Which project to open, loading ``project_dir`` first when given (idempotent:
-    only requests not stored yet are triaged). Raises :class:`InputError` with a
-    message that says what to do."""
-    if project_dir:
-        folder = Path(project_dir)
-        if not folder.is_dir():
-            raise InputError(f"no such project folder: {project_dir}")
-        summary = desk.init_project(folder)
-        if project and project != summary.project_id:
-            raise InputError(f"--project {project} does not match the folder's id "
-                             f"'{summary.project_id}'")
-        return summary.project_id, summary
-    ids = desk.project_ids()
-    if project:
-        if project not in ids:
-            known = ", ".join(ids) or "none"
-            raise InputError(f"no project '{project}' in the store (known: {known}); "
-                             "load it with: etki-tui PROJECT_DIR")
-        return project, None
-    if not ids:
-        raise InputError("no project in the store yet. Start with: etki-tui PROJECT_DIR "
-                         "(for example: etki-tui sample_project), or etki init PROJECT_DIR")
-    return ids[0], None
-
-
-@contextmanager
-def quiet_logging() -> Iterator[None]:
-    """While the desk runs, route log records and warnings (from any thread, any
-    library) away from the terminal — they would tear the screen — to ``textual
-    console`` when it runs. Restores the previous setup afterwards."""
-    from textual.logging import TextualHandler
-
-    handler = TextualHandler(stderr=False, stdout=False)
-    saved: list[tuple[logging.Logger, list[logging.Handler], int, bool]] = []
-    for name in ("", "etki", "py.warnings"):
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.handlers[:], logger.level, logger.propagate))
-        logger.handlers[:] = [handler]
-        logger.setLevel(logging.WARNING)
-        logger.propagate = False
-    captured = logging.captureWarnings
-    with warnings.catch_warnings():
-        captured(True)
-        try:
-            yield
-        finally:
-            captured(False)
-            for logger, handlers, level, propagate in saved:
-                logger.handlers[:] = handlers
-                logger.setLevel(level)
-                logger.propagate = propagate
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``etki-tui [PROJECT_DIR] [--project ID]``. Exit codes: 0 ok (also after a hang-up
-    or end of input), 2 bad input, 1 internal error; errors are one line on stderr."""
-    set_program("etki-tui")  # the audit's program column
-    configure_streams()
-    configure_logging("etki-tui")  # until the desk runs (it routes logs away then)
-    try:
-        args = _parser().parse_args(argv)
-        settings = Settings.from_env()
-        config = load_config(settings.config_file)
-        desk = Desk(settings)
-        if args.project_dir and Path(args.project_dir).is_dir():  # errors stay one line
-            echo(f"etki-tui: loading {args.project_dir} …", multiline=False)
-            sys.stdout.flush()
-        project_id, summary = choose_project(desk, args.project_dir, args.project)
-    except EtkiError as exc:
-        echo(f"etki-tui: {one_line(exc)}", file=sys.stderr, multiline=False)
-        return 2 if isinstance(exc, InputError) else exc.exit_code
-    except Exception as exc:  # never a traceback, never SQL or client text
-        report_internal_error("etki-tui", exc)
-        return 1
-    app = EtkiApp(desk, project_id, init_summary=summary, config=config)
-    with quiet_logging():
-        app.run()
-    return app.return_code or 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-

@@ -230,9 +230,9 @@ def test_eval_commands(world):
 
 
 def test_tui_start_errors_are_safe(world):
-    _, err = world.run("--project", "x" + HOSTILE, module="etki_tui.app", code=2)
+    _, err = world.run("--project", "x" + HOSTILE, module="etki_tui", code=2)
     assert err.startswith("etki-tui:") and VISIBLE in err
-    _, err = world.run("--bogus" + HOSTILE, module="etki_tui.app", code=2)
+    _, err = world.run("--bogus" + HOSTILE, module="etki_tui", code=2)
     assert VISIBLE in err
 
 

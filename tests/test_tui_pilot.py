@@ -32,7 +32,8 @@ from textual.widgets import Input, Label, OptionList
 from textual.worker import WorkerState
 
 from etki.services import approval_service
-from etki_tui.app import EtkiApp, main
+from etki_tui.__main__ import main
+from etki_tui.app import EtkiApp
 from etki_tui.config import load_config
 from etki_tui.filters import QueueFilter
 from etki_tui.messages import (
@@ -691,7 +692,7 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
     (only new requests are triaged on a second run), open the queue at 80x24, approve."""
     from etki.config import Settings
     from etki.services import Desk
-    from etki_tui.app import choose_project
+    from etki_tui.__main__ import choose_project
 
     settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db",
                         wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="reviewer")
@@ -1119,7 +1120,7 @@ async def test_background_work_never_prints(tui_world: TuiWorld,
     import logging
     import warnings as warnings_module
 
-    from etki_tui.app import quiet_logging
+    from etki_tui.__main__ import quiet_logging
 
     def noisy(*args: object, **kwargs: object) -> object:
         logging.getLogger("etki.wiki").warning("LOUD-LOG from a worker")

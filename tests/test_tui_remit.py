@@ -11,7 +11,8 @@ from pathlib import Path
 
 from etki.config import Settings
 from etki.services import Desk
-from etki_tui.app import EtkiApp, choose_project
+from etki_tui.__main__ import choose_project
+from etki_tui.app import EtkiApp
 from etki_tui.widgets.memory import MemoryPane
 from etki_tui.widgets.queue import CaseDetail
 from tests.remit_support import (

@@ -43,7 +43,7 @@ def _env(world: TuiWorld) -> dict[str, str]:
     return env
 
 
-CMD = [sys.executable, "-c", "from etki_tui.app import main; raise SystemExit(main())",
+CMD = [sys.executable, "-c", "from etki_tui.__main__ import main; raise SystemExit(main())",
        "--project", "demo"]
 
 
