@@ -111,6 +111,7 @@ from etki.knowledge.links import (
     written_wikilinks,
 )
 from etki.knowledge.plaintext import markdown_plain
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.structure import Structure, analyse_structure
 from etki.knowledge.vocabulary import (
     DEFAULT_VOCABULARY,
@@ -121,9 +122,6 @@ from etki.knowledge.vocabulary import (
 from etki.text import fold, slugify, words
 
 __all__ = [
-    "EXPLICIT_WEIGHT",
-    "INHERITED_WEIGHT",
-    "MAPPED_WEIGHT",
     "POOL_HEADINGS",
     "WINDOW_BLOCKS",
     "clause_kind",
@@ -134,11 +132,6 @@ __all__ = [
     "parse_contract_text",
 ]
 
-EXPLICIT_WEIGHT = 1.0
-INHERITED_WEIGHT = 0.6
-MAPPED_WEIGHT = 0.8
-"""Weights by provenance; the index (:data:`etki.knowledge.index.PROVENANCE_WEIGHTS`)
-uses the same numbers."""
 CONTEXT_SEPARATOR = " › "
 _REVERSED_CANDIDATE = ("a candidate edge goes from a clause of this document: write its "
                        "type from the clause's side ({1!r}, not {0!r})")
@@ -547,7 +540,7 @@ class _Parser:
                                 if item.get(k) is not None)
             out.append(Edge(
                 f"clause:{contract_id}#{source.strip()}" if source else "", target,
-                etype, "mapped", MAPPED_WEIGHT, f"{self.source}:{line}",
+                etype, "mapped", PROVENANCE_WEIGHTS["mapped"], f"{self.source}:{line}",
                 f"candidates[{i}]: {{{written}}}"))
         return out
 
@@ -967,8 +960,8 @@ class _Builder:
               inherited: list[_Link]) -> tuple[Edge, ...]:
         out: list[Edge] = []
         keys: set[tuple[str, str]] = set()
-        for provenance, weight, links in (("explicit", EXPLICIT_WEIGHT, own),
-                                          ("inherited", INHERITED_WEIGHT, inherited)):
+        for provenance, links in (("explicit", own), ("inherited", inherited)):
+            weight = PROVENANCE_WEIGHTS[provenance]
             for link in links:
                 etype = link.type or _default_type(link.target, kind)
                 if (link.target, etype) in keys or link.target == source:
@@ -1113,8 +1106,9 @@ def _pool_candidates(parser: _Parser, pool: list[_Start], contract_id: str) -> l
                 raise ProjectFormatError(parser.path, f"{link.text}: " + _REVERSED_CANDIDATE
                                          .format(link.type, parser.vocabulary.inverse(
                                              link.type)), line=link.line, field="candidates")
-            out.append(Edge("", link.target, link.type or "", "mapped", MAPPED_WEIGHT,
-                            f"{parser.source}:{link.line}", link.text))
+            out.append(Edge("", link.target, link.type or "", "mapped",
+                            PROVENANCE_WEIGHTS["mapped"], f"{parser.source}:{link.line}",
+                            link.text))
     return out
 
 

@@ -51,12 +51,12 @@ from typing import Any
 from etki.domain import ClauseChunk, Edge, Project, ScopeClause
 from etki.knowledge.gate import CandidateRecord, LexicalValidator, Validator, run_gate
 from etki.knowledge.node import Node
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.resolve import ClauseResolver, resolve_target
 from etki.knowledge.vocabulary import EdgeVocabulary
 
 __all__ = [
     "FORMAT",
-    "PROVENANCE_WEIGHTS",
     "ContractEntry",
     "KnowledgeIndex",
     "Node",
@@ -66,11 +66,9 @@ __all__ = [
 
 FORMAT = "etki-knowledge-index/1"
 """The format name; fields are only ever added to it, so readers of older files work."""
-PROVENANCE_WEIGHTS: dict[str, float] = {"explicit": 1.0, "mapped": 0.8, "inherited": 0.6,
-                                        "derived": 0.5}
-"""Weight of an edge by provenance; also the order of strength when one edge is found
-twice (explicit > mapped > inherited > derived)."""
-_RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}
+_RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}  # 0 is the strongest
+
+
 @dataclass(frozen=True)
 class Unresolved:
     """A declared link whose target (or source) names no node, kept so a person can fix
