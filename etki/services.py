@@ -171,9 +171,10 @@ def with_memory(decision: Decision, beside: Beside) -> Decision:
 def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
                   case_id: str, text: str, title: str | None = None) -> Decision:
     """Triage ``text`` against a stored project without storing anything (``etki
-    triage``): the engine of :func:`stored_engine`, then the memory beside the
-    decision from the rulings stored now. Raises ``NotFoundError`` for an unknown
-    project."""
+    triage``): the engine over the stored project and the index stored when it was
+    loaded (so draft status, aliases and chunks are the ones the folder had), with the
+    clause memory of its ruled cases, then the memory beside the decision from the
+    rulings stored now. Raises ``NotFoundError`` for an unknown project."""
     from etki.knowledge import KnowledgeIndex
 
     project = repo.load_project(project_id)
@@ -193,17 +194,6 @@ def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRec
     return TriageEngine(project, index, memory=memory.clause_memory(cases),
                         disputed_escalation=settings.disputed_escalation,
                         embedder=embedder_for(settings, project.id))
-
-
-def stored_engine(repo: CaseFileRepository, project_id: str, settings: Settings):
-    """The engine over a stored project and the index stored when it was loaded (so
-    draft status, aliases and chunks are the ones the folder had), with the clause
-    memory of its ruled cases. Raises ``NotFoundError`` for an unknown project."""
-    from etki.knowledge import KnowledgeIndex
-
-    project = repo.load_project(project_id)
-    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-    return make_engine_for(project, index, repo.cases(project_id, status="ruled"), settings)
 
 
 INIT_CHUNK = 2_000
@@ -336,7 +326,7 @@ class Seat:
     literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
     listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
     then ``approver``). ``may_rule``: whether
-    :meth:`etki.approval.ApprovalService.check_reviewer` accepts them now."""
+    :func:`etki.approval.require_approver` accepts them now."""
 
     reviewer: str
     role: str
@@ -484,7 +474,7 @@ class Desk:
     def seat(self, project_id: str) -> Seat:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
         reviewer list and whether they may rule (the same test as
-        :meth:`etki.approval.ApprovalService.check_reviewer`, names compared by
+        :func:`etki.approval.require_approver`, names compared by
         :func:`etki.identity.reviewer_name`). Raises ``NotFoundError``."""
         from etki.identity import is_listed_approver, reviewer_name
 
@@ -541,13 +531,6 @@ class Desk:
             self._projects[project_id] = cached
             self._project_hashes[project_id] = current
         return cached
-
-    def clause(self, project_id: str, ref: str) -> ScopeClause:
-        """One clause by ref. Raises ``NotFoundError``."""
-        for clause in self.project(project_id).clauses:
-            if clause.ref == ref:
-                return clause
-        raise NotFoundError(f"no clause '{ref}' in project '{project_id}'")
 
     # cases
     def queue(self, project_id: str, status: str | None = "pending") -> list[CaseRecord]:
@@ -729,15 +712,6 @@ class Desk:
         from etki.wiki.projection import WikiProjector
 
         return WikiProjector(self.repo, self.settings)
-
-    def wiki_search(self, project_id: str, query: str) -> list:
-        """Hits (path, line, snippet) from the project's wiki; [] when off or empty."""
-        from etki.wiki.search import search
-
-        root = self.wiki_root(project_id)
-        if root is None or not root.is_dir() or not query.strip():
-            return []
-        return search(root, query)
 
     def wiki_top(self, project_id: str, query: str, *, limit: int = 100,
                  cancelled: Callable[[], bool] | None = None) -> TopHits | None:

@@ -128,18 +128,13 @@ class KnowledgeIndex:
                                     compare=False, hash=False)
     _out: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
                                               compare=False, hash=False)
-    _in: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
-                                             compare=False, hash=False)
 
     def __post_init__(self) -> None:
         out: dict[str, list[Edge]] = {}
-        into: dict[str, list[Edge]] = {}
         for edge in self.edges:
             out.setdefault(edge.source, []).append(edge)
-            into.setdefault(edge.target, []).append(edge)
         object.__setattr__(self, "_by_id", {n.id: n for n in self.nodes})
         object.__setattr__(self, "_out", {k: tuple(v) for k, v in out.items()})
-        object.__setattr__(self, "_in", {k: tuple(v) for k, v in into.items()})
 
     # -- lookups -----------------------------------------------------------------------
 
@@ -159,10 +154,6 @@ class KnowledgeIndex:
     def edges_from(self, node_id: str) -> tuple[Edge, ...]:
         """Edges whose source is ``node_id`` (sorted)."""
         return self._out.get(node_id, ())
-
-    def edges_to(self, node_id: str) -> tuple[Edge, ...]:
-        """Edges whose target is ``node_id`` (sorted)."""
-        return self._in.get(node_id, ())
 
     def resolve(self, node_id: str) -> str | None:
         """``node_id`` itself when it is a node, the node an alias stands for
