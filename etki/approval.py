@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from etki.config import Settings
 from etki.domain import ACTIONS, CaseRecord, RulingRecord
@@ -23,6 +24,18 @@ log = logging.getLogger("etki.approval")
 
 WikiHook = Callable[[str], object]
 """Called with a case id after its ruling committed; returns a report or raises."""
+
+
+class Projector(Protocol):
+    """The wiki projector as approval knows it, without importing the wiki
+    (:class:`etki.wiki.projection.WikiProjector` is one): the hook, and the catch-up the
+    desk runs on start. Both return a write report or raise."""
+
+    def project_case(self, case_id: str) -> object:
+        """Project one case after its ruling committed."""
+
+    def catch_up(self, project_id: str) -> object:
+        """Write whatever the DB holds that the project's wiki lacks."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +82,7 @@ class ApprovalService:
     """
 
     def __init__(self, repo: CaseFileRepository, settings: Settings,
-                 *, hook: WikiHook | None = None, projector: object | None = None) -> None:
+                 *, hook: WikiHook | None = None, projector: Projector | None = None) -> None:
         self.repo = repo
         self.settings = settings
         self.projector = projector

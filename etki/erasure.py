@@ -32,6 +32,7 @@ Order of work, each step from the one source of truth:
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -178,7 +179,7 @@ def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
             if path.exists() or path.is_symlink() or suffix == "":
                 places.append(scan_file(path, "wiki search index", words))
         places.append(_scan_wiki(root, case_id, words,
-                                 render=lambda p=pid: projector.render(p)))
+                                 render=functools.partial(projector.render, pid)))
     return ErasureOutcome(erasure, wiki_summary="; ".join(summaries) or None,
                           wiki_error="; ".join(errors) or None, places=tuple(places),
                           words=len(words), blocker=compaction.blocker)

@@ -37,8 +37,8 @@ pages read back (:func:`etki.wiki.read_page`) and the desk's config file
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -80,20 +80,25 @@ class _RefusingComposer(yaml.composer.Composer):
 
     _depth = 0
 
+    if TYPE_CHECKING:
+        def peek_event(self) -> yaml.NodeEvent:
+            """From the parser the loader mixes in (PyYAML's or libyaml's)."""
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
+        # libyaml's Mark has the fields of yaml.error.Mark; the stubs know only the latter
+        mark = cast("yaml.error.Mark | None", event.start_mark)
         if isinstance(event, yaml.AliasEvent):
             raise AliasNotAllowedError(
                 None, None, f"YAML aliases are not allowed (alias '*{event.anchor}'); "
-                "write the value out where it is used", event.start_mark)
+                "write the value out where it is used", mark)
         if event.anchor is not None:
             raise AliasNotAllowedError(
                 None, None, f"YAML aliases are not allowed (anchor '&{event.anchor}'); "
-                "write the value out where it is used", event.start_mark)
+                "write the value out where it is used", mark)
         if self._depth >= MAX_YAML_DEPTH:
             raise AliasNotAllowedError(
-                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels",
-                event.start_mark)
+                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels", mark)
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -134,7 +139,7 @@ class CoreSafeLoader(_BaseLoader):
     yaml_implicit_resolvers: dict = {}
 
 
-def _resolver(tag: str, pattern: str, first: str) -> None:
+def _resolver(tag: str, pattern: str, first: Iterable[str]) -> None:
     CoreSafeLoader.add_implicit_resolver(tag, re.compile(pattern, re.X), list(first))
 
 

@@ -650,11 +650,11 @@ class Desk:
         cached = self._ruling_indexes.get(project_id)
         if cached is not None and cached[0] == (index_hash, key):
             return cached[1]
+        previous: RulingIndex | None = None
         if cached is not None and cached[0][0] == index_hash:
-            previous: RulingIndex | None = cached[1]  # same contract: keep its vectors
+            previous = cached[1]  # same contract: keep its vectors
             languages, background = previous.languages, previous.background
         else:
-            previous = None
             languages = self.repo.project_languages(project_id)
             background = clause_background(self.clauses(project_id).values(), languages)
         built = ruling_index(cases, languages, background, reuse=previous)
@@ -796,8 +796,8 @@ class Desk:
         cases = self.repo.cases(project_id)
         ruled = [c for c in cases if c.ruling is not None]
         overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
-        verdicts = Counter(c.decision.verdict for c in cases)
-        rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
+        verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
+        rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
         mem = memory.clause_memory(ruled)
         known = tuple(self.clauses(project_id))
         corrections = memory.corrections_by_clause(ruled, known)

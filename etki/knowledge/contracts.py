@@ -706,10 +706,10 @@ class _Parser:
                     k += used
                     continue
             elif tok.type == "paragraph_open":
-                found = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
-                if found is not None:
-                    starts.append(found)
-                    record(found.number, found.level)
+                pseudo = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
+                if pseudo is not None:
+                    starts.append(pseudo)
+                    record(pseudo.number, pseudo.level)
             k += 1
         return starts
 
@@ -804,7 +804,7 @@ class _Parser:
                 items = [t.map for t in tokens[i + 1:] if t.level == tok.level + 1
                          and t.type == "list_item_open" and t.map and b <= t.map[0] < e]
                 if items:
-                    out.extend((ib, min(ie, e)) for ib, ie in items)  # type: ignore[misc]
+                    out.extend((ib, min(ie, e)) for ib, ie in items)
                     continue
             out.append((b, e))
         return out
@@ -1120,12 +1120,12 @@ def _apply_status(clauses: list[ScopeClause], default: str,
             names.setdefault(_normalize_number(name), i)
     status = [default] * len(clauses)
     for number, (value, line) in by_number.items():
-        i = names.get(_normalize_number(number.strip()))
-        if i is None:
+        at = names.get(_normalize_number(number.strip()))
+        if at is None:
             raise ProjectFormatError(path, f"clause_status names no clause of this "
                                      f"document: {number!r}", line=line,
                                      field=f"clause_status.{number}")
-        status[i] = value
+        status[at] = value
     return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]
             for c, s in zip(clauses, status, strict=True)]
 

@@ -268,16 +268,16 @@ class _HtmlBlocks(HTMLParser):
 
     def _text(self) -> str:
         """The runs so far as one line of display markdown (and forget them)."""
-        groups: list[list[object]] = []
+        groups: list[tuple[str, bool, bool]] = []
         for text, bold, italic in self.runs:
-            if groups and groups[-1][1] == bold and groups[-1][2] == italic:
-                groups[-1][0] = str(groups[-1][0]) + text
+            if groups and groups[-1][1:] == (bold, italic):
+                groups[-1] = (groups[-1][0] + text, bold, italic)
             else:
-                groups.append([text, bold, italic])
+                groups.append((text, bold, italic))
         self.runs = []
         out = []
         for text, bold, italic in groups:
-            piece = _escape(_SPACE.sub(" ", str(text)))
+            piece = _escape(_SPACE.sub(" ", text))
             mark = ("**" if bold else "") + ("*" if italic else "")
             out.append(_wrap(piece, mark) if mark else piece)
         return _SPACE.sub(" ", "".join(out)).strip()

@@ -458,9 +458,9 @@ class MemoryPane(Horizontal):
         entries.add_options(options)
         ids = [o.id for o in entries.options if o.id and not o.disabled]
         if prefer in ids:
-            entries.highlighted = entries.get_option_index(prefer)  # type: ignore[arg-type]
+            entries.highlighted = entries.get_option_index(prefer)
         elif keep in ids:
-            entries.highlighted = entries.get_option_index(keep)  # type: ignore[arg-type]
+            entries.highlighted = entries.get_option_index(keep)
         elif ids:
             entries.highlighted = entries.get_option_index(ids[0])
         else:
