@@ -36,11 +36,11 @@ DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
 DEFAULT_MAX_REQUEST_CHARS = 200_000
 """Default of ``ETKI_MAX_REQUEST_CHARS``: most characters (code points) of one field of a
-request. The longest request of the real engagements (``../shared/realdata``) and the
-sample project is 495 characters, a long e-mail with a pasted log a few thousand;
-200,000 characters (about 30,000 words, a 100-page document) is 400 times the longest
-seen, and triage, storage and the wiki take about a second on it, while one 18 MB request
-took ``etki init`` 156 s and froze the desk (issue 11 item 6)."""
+request. The longest request of the real engagements and the sample project is 495
+characters, a long e-mail with a pasted log a few thousand; 200,000 characters (about
+30,000 words, a 100-page document) is 400 times the longest seen, and triage, storage
+and the wiki take about a second on it, while a request of megabytes would hold up
+``etki init`` and the desk for minutes."""
 DEFAULT_DB_CONNECT_TIMEOUT = 10.0
 """Seconds (ETKI_DB_CONNECT_TIMEOUT). libpq has no limit of its own and psycopg waits
 130 s per address; 10 s is the default ``connectTimeout`` of the PostgreSQL JDBC driver

@@ -5,7 +5,8 @@ and by the wiki (its pages carry frontmatter written by :func:`dump_frontmatter`
 the memoised :func:`frontmatter_bytes` and :class:`FrontmatterMemo`: the same bytes, kept
 here because they rely on the layout this dumper writes).
 
-Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
+Rules (each one comes from a real fault; ``tests/test_frontmatter.py`` pins them by case
+number):
 
 * Frontmatter is the block between a ``---`` line at the very top of the file and the
   next ``---`` line. A UTF-8 BOM is dropped and CRLF / CR line endings become LF first,
@@ -22,8 +23,8 @@ Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
   :class:`etki.errors.ProjectFormatError` naming the file and the 1-based line.
 * Anchors and aliases (``&a`` / ``*a``) are refused while the document is composed, at
   the first anchor or alias event and before any node is shared or expanded: nine levels
-  of nine aliases ("billion laughs") under a key Etki ignores took 151 s to load
-  (issue 11 item 6), and no file Etki reads needs them. Nesting deeper than
+  of nine aliases ("billion laughs") under a key Etki ignores expand to 9**9 nodes, and
+  no file Etki reads needs them. Nesting deeper than
   :data:`MAX_YAML_DEPTH` levels is refused the same way (else Python's recursion limit
   ends the load with a RecursionError, an internal error).
 

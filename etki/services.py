@@ -198,9 +198,8 @@ def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRec
 
 INIT_CHUNK = 2_000
 """Requests that :func:`init_project` triages, gives context and stores per transaction.
-Memory then stays bounded by one chunk instead of growing with the engagement (the
-100k-request benchmark peaked at 5.1 GB holding every decision, context block and ORM
-row at once; BENCH.md). An init stopped part-way keeps the chunks it committed; running
+Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
+has the figures). An init stopped part-way keeps the chunks it committed; running
 it again triages only the requests not stored yet (decisions are written once)."""
 
 

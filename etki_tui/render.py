@@ -134,9 +134,8 @@ DETAIL_TEXT_CHARS = 20_000
 """Most characters of one client text (a request's text) the detail pane renders; the
 rest is folded into a "… N more characters" line. 20,000 characters is about 250 lines
 of the 80-column pane, some ten full screens of reading (the longest real request is
-495 characters); Textual lays it out in a few milliseconds, where a 5 MB request stored
-before the request cap (``ETKI_MAX_REQUEST_CHARS``) existed kept the desk's keys waiting
-for 46 s (issue 11 item 6)."""
+495 characters); Textual lays it out in a few milliseconds, so not even a request stored
+before the request cap (``ETKI_MAX_REQUEST_CHARS``) keeps the desk's keys waiting."""
 DETAIL_LINE_CHARS = 1_000
 """Most characters of a one-line client field (title, submitter) in the detail pane."""
 

@@ -4,9 +4,9 @@ The document is parsed with markdown-it-py (:func:`etki.knowledge.links.markdown
 and its structure is read from the token stream, never from regexes over the raw file:
 headings inside code fences or indented code are not headings, ``#1 ...`` without a space
 is a paragraph, setext underlines belong to their heading and appear in no clause body
-(B19 in ``../shared/cases/README.md``).
+(hostile case B19, pinned in ``tests/test_contracts.py``).
 
-Real documents are messy (``../shared/realdata/tdrs/contracts/tdrs-rfq.md``), so besides
+Real documents are messy (the tdrs engagement's RFQ), so besides
 ATX and setext headings these also start a clause:
 
 * a paragraph that is only a bold section number and title, ``**2.2 Expectations**``;
@@ -19,8 +19,8 @@ the last three only when the number is a sub-number of a section already seen
 (``2.2`` after ``2.0``) and not seen before, so cross-references are never headings;
 
 * a numbered line underlined by a rule (``4. TASKS`` + ``-----``, or ``=====``), which
-  CommonMark reads as a one-item ordered list and a thematic break
-  (``../shared/realdata/talentmap``): a section numbered by its list marker, see
+  CommonMark reads as a one-item ordered list and a thematic break (the talentmap
+  engagement's contract): a section numbered by its list marker, see
   :meth:`_Parser.underlined`. Numbered list items of a body (``1.  The Contractor
   shall ...``) carry no underline and are never sections.
 
@@ -574,7 +574,7 @@ class _Parser:
         and how many blocks they use (2 when the rule under the list is the underline).
 
         CommonMark reads ``4. TASKS`` underlined with dashes as a one-item ordered list
-        followed by a thematic break (``../shared/realdata/talentmap``), and
+        followed by a thematic break (as in the talentmap engagement's contract), and
         ``4. TASKS`` underlined with ``=`` as a list item whose paragraph ends in a line
         of ``=``; an underline indented under the item makes a setext heading inside
         it. Such an item is a section numbered by its list marker (at most three

@@ -1,7 +1,7 @@
 """A clause's display form (issue 12 item 1): clean markdown for readers, made from the
 clause's source markdown (``ScopeClause.text``).
 
-Real contracts are Word or PDF conversions (``../shared/realdata/tdrs``): links whose
+Real contracts are Word or PDF conversions (the tdrs engagement's are): links whose
 words sit in ``<span>`` tags, list items that are block quotes, raw HTML tables, source
 lines hard-wrapped at 72 columns. :func:`clause_markdown` reads them with the knowledge
 package's markdown parser (:func:`etki.knowledge.links.markdown_parser`, markdown-it-py,

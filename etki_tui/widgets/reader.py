@@ -35,7 +35,7 @@ PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
 about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this machine (a
 decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
-that long; a 5 MB page took minutes (issue 11 item 6)."""
+that long, however long the page."""
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
