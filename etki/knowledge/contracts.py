@@ -346,6 +346,15 @@ _MAX_TITLE_CHARS = 120
 _SEEN_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:[\s:]+(.*))?$", re.S)
 
 
+def _span(token: Token) -> tuple[int, int]:
+    """``token.map``: the token's first line and the line after it (0-based). markdown-it
+    sets it on every block token and on the inline token of a block; raises
+    ``ValueError`` for a token without one."""
+    if token.map is None:
+        raise ValueError(f"markdown token {token.type!r} has no line map")
+    return token.map[0], token.map[1]
+
+
 def _plain(children: Sequence[Token] | None) -> str:
     """Plain text of inline tokens: emphasis dropped, code and escapes literal, inline
     HTML dropped, images by their alt text, line breaks as spaces."""
@@ -591,7 +600,7 @@ class _Parser:
         tokens, blocks = self.tokens, self.blocks()
         items = self._list_items(k)
         nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
-        list_end = tokens[blocks[k]].map[1]  # type: ignore[index]
+        list_end = _span(tokens[blocks[k]])[1]
         out: list[_Start] = []
         used = 1
         for n, (open_at, close_at) in enumerate(items):
@@ -600,12 +609,12 @@ class _Parser:
                 continue
             number = str(int(item.info))
             first, inline = inner[0], inner[1]
-            begin = item.map[0]  # type: ignore[index]
+            begin = _span(item)[0]
             if first.type == "heading_open":  # underline indented into the item
                 level, title = int(first.tag[1]), _strip_links(_plain(inline.children))
-                body_start = first.map[1]  # type: ignore[index]
+                body_start = _span(first)[1]
             elif first.type == "paragraph_open":
-                pb, pe = first.map  # type: ignore[misc]
+                pb, pe = _span(first)
                 children = inline.children or []
                 if pe - pb == 2 and set(self.lines[pb + 1].strip()) == {"="}:
                     cut = next((i for i, c in enumerate(children) if c.type == "softbreak"),
@@ -674,7 +683,7 @@ class _Parser:
         top = 0  # the highest underlined section number so far
         while k < len(blocks):
             tok = tokens[blocks[k]]
-            begin, end = tok.map  # type: ignore[misc]
+            begin, end = _span(tok)
             if tok.type == "heading_open":
                 level = int(tok.tag[1])
                 heading = _strip_links(_plain(tokens[blocks[k] + 1].children))
@@ -776,7 +785,7 @@ class _Parser:
         """The inline tokens starting on body lines ``[begin, end)``, in order."""
         if self._inline is None:
             self._inline = [t for t in self.tokens if t.type == "inline" and t.map]
-            self._inline_lines = [t.map[0] for t in self._inline]  # type: ignore[index]
+            self._inline_lines = [_span(t)[0] for t in self._inline]
         lo = bisect.bisect_left(self._inline_lines, begin)
         return self._inline[lo:bisect.bisect_left(self._inline_lines, end)]
 
@@ -784,7 +793,7 @@ class _Parser:
         """Wikilinks of the inline tokens starting on body lines ``[begin, end)``."""
         out: list[_Link] = []
         for token in self.inlines_between(begin, end):
-            out += self.links([token], self.first_line + token.map[0], contract_id)  # type: ignore[index]
+            out += self.links([token], self.first_line + _span(token)[0], contract_id)
         return out
 
     def units(self, begin: int, end: int, limit: int = MAX_CHUNK_CHARS) -> list[tuple[int, int]]:
@@ -795,7 +804,7 @@ class _Parser:
         tokens = self.tokens
         for i in self.blocks():
             tok = tokens[i]
-            b, e = tok.map  # type: ignore[misc]
+            b, e = _span(tok)
             if b < begin or b >= end:
                 continue
             e = min(e, end)
@@ -1018,7 +1027,7 @@ class _Builder:
         text = self.parser.section_text(*span)
         return ScopeClause(
             ref=ref, contract_id=self.cid, number=num, title=title,
-            text=text, kind=kind,  # type: ignore[arg-type]
+            text=text, kind=kind,  # type: ignore[arg-type]  # a CLAUSE_KINDS name
             level=level, source=self.parser.source, line=line, parent=parent,
             edges=self.edges(f"clause:{ref}", kind, own, inherited),
             aliases=tuple(aliases), overlap=overlap,
@@ -1078,8 +1087,8 @@ def _sliding_window(parser: _Parser, builder: _Builder,
         return any(sec.start <= line < sec.end for sec in pool)
 
     blocks = [parser.tokens[i] for i in parser.blocks()
-              if not in_pool(parser.tokens[i].map[0])]  # type: ignore[index]
-    spans = [(b.map[0], b.map[1]) for b in blocks]  # type: ignore[index]
+              if not in_pool(_span(parser.tokens[i])[0])]
+    spans = [_span(b) for b in blocks]
     clauses: list[ScopeClause] = []
     kind = clause_kind(builder.outer)
     for n, (own, context) in enumerate(windows(len(spans)), start=1):
@@ -1126,7 +1135,7 @@ def _apply_status(clauses: list[ScopeClause], default: str,
                                      f"document: {number!r}", line=line,
                                      field=f"clause_status.{number}")
         status[at] = value
-    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]
+    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]  # checked statuses
             for c, s in zip(clauses, status, strict=True)]
 
 
