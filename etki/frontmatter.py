@@ -111,18 +111,18 @@ _CParser: type | None = getattr(yaml, "CParser", None) or getattr(
     getattr(yaml, "cyaml", None), "CParser", None)
 
 if getattr(yaml, "__with_libyaml__", False) and _CParser is not None:
-    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]
+    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]  # libyaml class found at run time
                       yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """libyaml's parser (events in C) under the Python composer above: libyaml's
         own composer cannot be told to refuse aliases."""
 
         def __init__(self, stream: Any) -> None:
-            _CParser.__init__(self, stream)  # type: ignore[misc]
+            _CParser.__init__(self, stream)  # type: ignore[misc]  # libyaml class found at run time
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
             _RefusingComposer.__init__(self)
 else:  # pragma: no cover - PyYAML built without libyaml
-    class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]
+    class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]  # the pure-Python stand-in
         """The pure-Python safe loader under the composer above."""
 
 
@@ -386,7 +386,7 @@ _CBase: type | None = getattr(yaml, "CSafeDumper", None)
 _CSafeDumper: type | None = None
 if _CBase is not None:
     _CSafeDumper = type("_CSafeDumper", (_CBase,), {"ignore_aliases": _no_aliases})
-    _CSafeDumper.add_representer(str, _represent_str)  # type: ignore[attr-defined]
+    _CSafeDumper.add_representer(str, _represent_str)  # type: ignore[attr-defined]  # libyaml class found at run time
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -433,7 +433,7 @@ def _libyaml_ok() -> bool:
     if not _libyaml_checked:
         ok = _CSafeDumper is not None
         try:
-            ok = ok and all(_dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]
+            ok = ok and all(_dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
                             for m in _SELF_CHECK)
         except Exception:  # any libyaml trouble: the Python emitter it is
             ok = False
@@ -455,7 +455,7 @@ def dump_frontmatter(meta: dict, body: str) -> str:
     if not meta:
         return "---\n---\n" + body
     fast = _CSafeDumper is not None and _libyaml_agrees(meta) and _libyaml_ok()
-    dumped = _dump(meta, _CSafeDumper if fast else _SafeDumper)  # type: ignore[arg-type]
+    dumped = _dump(meta, _CSafeDumper if fast else _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
     return "---\n" + dumped + "---\n" + body
 
 

@@ -165,7 +165,7 @@ def with_memory(decision: Decision, beside: Beside) -> Decision:
     """``decision`` with the memory beside it (``similar_rulings``,
     ``memory_verdict``); every other field, verdict and confidence first, unchanged."""
     return replace(decision, similar_rulings=beside.similar,
-                   memory_verdict=beside.verdict)  # type: ignore[arg-type]
+                   memory_verdict=beside.verdict)  # type: ignore[arg-type]  # a Verdict or None
 
 
 def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
@@ -343,7 +343,7 @@ def store_label(url: object) -> str:
     from sqlalchemy.exc import ArgumentError
 
     try:
-        parsed = make_url(url)  # type: ignore[arg-type]
+        parsed = make_url(url)  # type: ignore[arg-type]  # a URL parses too
     except (ArgumentError, ValueError, TypeError):
         return "unknown store"
     backend = parsed.get_backend_name()

@@ -361,7 +361,7 @@ class GraphQueryPort:
             else:
                 head = cands.neighbours[:MAX_CANDIDATES]
                 try:
-                    contexts = [node_context(self.graph.node(c.id)) for c in head]  # type: ignore[arg-type]
+                    contexts = [node_context(self.graph.node(c.id)) for c in head]  # type: ignore[arg-type]  # ids of graph nodes
                     scores = self.reranker.scores(text, contexts)
                     order, packing = rerank_order(cands, scores), "rerank"
                 except EndpointError as exc:

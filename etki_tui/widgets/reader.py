@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from rich.console import Group
@@ -111,8 +112,8 @@ class ReaderMarkdown(Markdown):
 
     BLOCKS = {**Markdown.BLOCKS, "fence": MarkedFence, "code_block": MarkedFence}
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.match_tokens: list[str] = []
 
 
