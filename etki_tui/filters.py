@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import Any
 
 from etki.domain import CaseRecord, ClauseMemory
 from etki.memory import current_risk
@@ -166,9 +167,9 @@ class QueueFilter:
         """No filters, same sort."""
         return QueueFilter(sort=self.sort)
 
-    def with_(self, **changes: object) -> QueueFilter:
-        """A copy with ``changes``."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+    def with_(self, **changes: Any) -> QueueFilter:
+        """A copy with ``changes`` (field name -> value)."""
+        return replace(self, **changes)
 
     def matches(self, case: CaseRecord, memory: Mapping[str, ClauseMemory],
                 now: datetime, *, escalate: bool = False) -> bool:

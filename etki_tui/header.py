@@ -10,6 +10,7 @@ The reviewer name and the project are untrusted text: they are shown literally
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,8 +80,11 @@ def header_text(title: str, project_name: str, project_id: str, seat: Seat | Non
     candidates: list[Callable[[], str]] = [lambda: line(project, who, store, True),
                                            lambda: line(pid, who, store, True)]
     depth = len(Path(store.removeprefix("sqlite ")).parts)
-    candidates += [lambda k=k: line(pid, who, _cut_path(store, k), True)
-                   for k in range(depth - 1, 0, -1)]
+
+    def cut_to(k: int) -> str:
+        return line(pid, who, _cut_path(store, k), True)
+
+    candidates += [functools.partial(cut_to, k) for k in range(depth - 1, 0, -1)]
     candidates.append(lambda: line(pid, who, _cut_path(store, 1), False))
     for make in candidates:
         text = make()
@@ -136,7 +140,8 @@ class DeskHeader(Widget):
     def render(self) -> Content:
         """The fitted line, the part after the title dim."""
         title = self.app.title
-        parts = getattr(self.app, "header_parts", None)
+        parts: Callable[[], tuple[str, str, Seat | None, str]] | None = getattr(
+            self.app, "header_parts", None)
         if parts is None:
             return Content(title)
         width = self.size.width or 80

@@ -4,9 +4,8 @@ Textual inserts a printable key in the focused :class:`~textual.widgets.Input` a
 as the box handles the key, but runs the box's key *bindings* (Backspace, Delete, the
 arrows, Home/End, Enter ...) only when the key has bubbled up to the app. When keys
 arrive faster than the desk handles them — a filter or a search runs on every keystroke
-— a binding key is overtaken by the letters typed after it: ``x y Backspace z`` became
-``x y z Backspace`` and left ``xy`` (seen in tmux, 30 ms between keys, on the tdrs and
-talentmap desks; the raw bytes read from the terminal were in order).
+— a binding key is overtaken by the letters typed after it: ``x y Backspace z`` would
+run as ``x y z Backspace`` and leave ``xy``, though the terminal sent the bytes in order.
 :class:`TypingInput` runs its own editing bindings when it handles the key, in order.
 """
 

@@ -38,7 +38,7 @@ from etki.domain import (
     is_declared_remit,
     memory_sentence,
 )
-from etki.memory import current_risk, disputed_refs
+from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import fold_with_offsets, printable
 from etki.wiki.clauses import clause_markdown
 from etki_tui.filters import age_days, age_label
@@ -134,9 +134,8 @@ DETAIL_TEXT_CHARS = 20_000
 """Most characters of one client text (a request's text) the detail pane renders; the
 rest is folded into a "… N more characters" line. 20,000 characters is about 250 lines
 of the 80-column pane, some ten full screens of reading (the longest real request is
-495 characters); Textual lays it out in a few milliseconds, where a 5 MB request stored
-before the request cap (``ETKI_MAX_REQUEST_CHARS``) existed kept the desk's keys waiting
-for 46 s (issue 11 item 6)."""
+495 characters); Textual lays it out in a few milliseconds, so not even a request stored
+before the request cap (``ETKI_MAX_REQUEST_CHARS``) keeps the desk's keys waiting."""
 DETAIL_LINE_CHARS = 1_000
 """Most characters of a one-line client field (title, submitter) in the detail pane."""
 
@@ -568,14 +567,14 @@ def ruled_banner(ruling: RulingRecord) -> Text:
     return out
 
 
-def disputed_strip(decision: object, clauses: Mapping[str, ScopeClause],
+def disputed_strip(decision: StoredRisk, clauses: Mapping[str, ScopeClause],
                    memory: Mapping[str, ClauseMemory], escalate: bool) -> list[Text]:
     """The lines the detail pane opens with when the case cites a clause disputed now:
     one per such clause, ``! DISPUTED 3.2 Single sign-on · rulings disagree:
     IN_SCOPE / REJECT`` (``CR`` for a change request), then, when the dispute raised the risk after the triage
     (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
     Shown first so it is on screen without scrolling at 80x24, above any clause text."""
-    refs = disputed_refs(decision.cited_clauses, memory)  # type: ignore[attr-defined]
+    refs = disputed_refs(decision.cited_clauses, memory)
     lines: list[Text] = []
     for ref in refs:
         mem = memory[ref]
@@ -590,7 +589,7 @@ def disputed_strip(decision: object, clauses: Mapping[str, ScopeClause],
         lines.append(line)
     _, raised = current_risk(decision, memory, escalate)
     if raised:
-        stored = decision.risk  # type: ignore[attr-defined]
+        stored = decision.risk
         line = Text("  → ")
         line.append("24h PMO look", style="bold reverse")
         line.append(f": disputed since triage ({stored.level.upper()} then; "

@@ -227,7 +227,7 @@ def test_triage_cites_an_out_statement_like_any_clause(tmp_path: Path,
     assert re.search(r"^clauses\s+.*etki\.yaml#out-1", text.stdout, re.M), text.stdout
     desk = Desk(Settings(db_url=cli_env["ETKI_DB_URL"], wiki_dir=None, reviewer="reviewer"))
     try:
-        stored = desk.clause("lib", "etki.yaml#out-1")  # as stored, read back from the DB
+        stored = desk.clauses("lib")["etki.yaml#out-1"]  # as stored, read back from the DB
         assert (stored.kind, stored.text, stored.line) == (
             "exclusion", OUT_WEBSITE, line_of(ETKI_YAML, "Press Office"))
     finally:

@@ -191,12 +191,15 @@ from etki_tui.actions import (  # noqa: E402
 from etki_tui.config import DEFAULT_REFRESH_SECONDS, config_path, load_config  # noqa: E402
 
 
-def test_config_path_is_xdg_unless_etki_config_file(tmp_path: Path) -> None:
-    assert config_path(None, {"XDG_CONFIG_HOME": str(tmp_path)}) == (
-        tmp_path / "etki" / "config.yaml", False)
-    assert config_path(None, {"HOME": "/home/ayse"})[0] == Path(
-        "/home/ayse/.config/etki/config.yaml")
-    assert config_path("/etc/etki.yaml", {}) == (Path("/etc/etki.yaml"), True)
+def test_config_path_is_xdg_unless_etki_config_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert config_path(None) == (tmp_path / "etki" / "config.yaml", False)
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", "/home/ayse")
+    assert config_path(None)[0] == Path("/home/ayse/.config/etki/config.yaml")
+    assert config_path("/etc/etki.yaml") == (Path("/etc/etki.yaml"), True)
+    assert config_path("~/etki.yaml") == (Path("/home/ayse/etki.yaml"), True)
 
 
 def test_config_keymap_and_warnings(tmp_path: Path) -> None:
@@ -227,14 +230,16 @@ def test_a_broken_config_is_a_warning_not_a_crash(tmp_path: Path, body: str,
     assert config.keymap == {} and any(needle in w for w in config.warnings)
 
 
-def test_config_toml_missing_and_default(tmp_path: Path) -> None:
+def test_config_toml_missing_and_default(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     toml = tmp_path / "config.toml"
     toml.write_text('refresh_seconds = 10\n[keymap]\nsort = "O"\n', encoding="utf-8")
     config = load_config(str(toml))
     assert config.keymap == {"sort": "O"} and config.refresh_seconds == 10
     missing = load_config(str(tmp_path / "nope.yaml"))
     assert missing.warnings and "not found" in missing.warnings[0]
-    assert load_config(None, environ={"XDG_CONFIG_HOME": str(tmp_path)}).warnings == ()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no config.yaml there: no config
+    assert load_config(None).warnings == ()
 
 
 def test_no_main_verb_on_a_key_terminals_swallow() -> None:

@@ -37,8 +37,9 @@ def add_parser(sub: Any) -> None:
                      help="project folders, or labelled .jsonl files (inside a project "
                           "folder, or with --project)")
     tri.add_argument("--all-realdata", action="store_true",
-                     help="every project folder under ETKI_REALDATA_DIR (default: "
-                          "../shared/realdata) and sample_project/")
+                     help="every project folder under ETKI_REALDATA_DIR (default: the "
+                          "nearest shared/realdata above the repository) and "
+                          "sample_project/")
     tri.add_argument("--project", help="stored project id (or a project folder) for "
                                        "labelled files outside a project folder")
     tri.add_argument("--exclude-borderline", action="store_true",

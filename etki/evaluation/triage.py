@@ -14,8 +14,8 @@ evaluated against it. Sources (:func:`resolve_sources`):
   (``ETKI_DB_URL``), with its stored index and the clause memory of its ruled cases, as
   the first ``etki eval triage``; ``--project`` may also name a project folder;
 * ``--all-realdata``: every project folder directly under the real-data folder
-  (``ETKI_REALDATA_DIR``, else the nearest ``shared/realdata`` above the repository,
-  which is ``../shared/realdata`` in a plain checkout) and ``sample_project/``.
+  (``ETKI_REALDATA_DIR``, else the nearest ``shared/realdata`` above the repository)
+  and ``sample_project/``.
 
 Files naming the same project are one engagement (rows in input order); one project id
 from two different places (two folders, or a folder and the store) is an error.

@@ -13,7 +13,8 @@ signatures, en/tr/de aliases), ``edgesfile`` (accepted links, ``edges.yaml``), `
 + ``verdict`` (candidate edges checked lexically or by a model over
 :mod:`etki.endpoints`), ``matching`` (fuzzy
 keywords), ``enricher`` (suggested clause -> module links), ``lint`` (index problems),
-``index`` (the index), ``cli`` (``etki index build|show|lint|suggest``).
+``provenance`` (edge weights), ``node`` and ``index`` (the index). The command ``etki
+index build|show|lint|suggest`` is :mod:`etki.commands.index`.
 """
 
 from etki.knowledge.index import KnowledgeIndex, build_index

@@ -4,9 +4,9 @@ The document is parsed with markdown-it-py (:func:`etki.knowledge.links.markdown
 and its structure is read from the token stream, never from regexes over the raw file:
 headings inside code fences or indented code are not headings, ``#1 ...`` without a space
 is a paragraph, setext underlines belong to their heading and appear in no clause body
-(B19 in ``../shared/cases/README.md``).
+(hostile case B19, pinned in ``tests/test_contracts.py``).
 
-Real documents are messy (``../shared/realdata/tdrs/contracts/tdrs-rfq.md``), so besides
+Real documents are messy (the tdrs engagement's RFQ), so besides
 ATX and setext headings these also start a clause:
 
 * a paragraph that is only a bold section number and title, ``**2.2 Expectations**``;
@@ -19,8 +19,8 @@ the last three only when the number is a sub-number of a section already seen
 (``2.2`` after ``2.0``) and not seen before, so cross-references are never headings;
 
 * a numbered line underlined by a rule (``4. TASKS`` + ``-----``, or ``=====``), which
-  CommonMark reads as a one-item ordered list and a thematic break
-  (``../shared/realdata/talentmap``): a section numbered by its list marker, see
+  CommonMark reads as a one-item ordered list and a thematic break (the talentmap
+  engagement's contract): a section numbered by its list marker, see
   :meth:`_Parser.underlined`. Numbered list items of a body (``1.  The Contractor
   shall ...``) carry no underline and are never sections.
 
@@ -111,6 +111,7 @@ from etki.knowledge.links import (
     written_wikilinks,
 )
 from etki.knowledge.plaintext import markdown_plain
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.structure import Structure, analyse_structure
 from etki.knowledge.vocabulary import (
     DEFAULT_VOCABULARY,
@@ -121,9 +122,6 @@ from etki.knowledge.vocabulary import (
 from etki.text import fold, slugify, words
 
 __all__ = [
-    "EXPLICIT_WEIGHT",
-    "INHERITED_WEIGHT",
-    "MAPPED_WEIGHT",
     "POOL_HEADINGS",
     "WINDOW_BLOCKS",
     "clause_kind",
@@ -134,11 +132,6 @@ __all__ = [
     "parse_contract_text",
 ]
 
-EXPLICIT_WEIGHT = 1.0
-INHERITED_WEIGHT = 0.6
-MAPPED_WEIGHT = 0.8
-"""Weights by provenance; the index (:data:`etki.knowledge.index.PROVENANCE_WEIGHTS`)
-uses the same numbers."""
 CONTEXT_SEPARATOR = " › "
 _REVERSED_CANDIDATE = ("a candidate edge goes from a clause of this document: write its "
                        "type from the clause's side ({1!r}, not {0!r})")
@@ -353,6 +346,15 @@ _MAX_TITLE_CHARS = 120
 _SEEN_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?(?:[\s:]+(.*))?$", re.S)
 
 
+def _span(token: Token) -> tuple[int, int]:
+    """``token.map``: the token's first line and the line after it (0-based). markdown-it
+    sets it on every block token and on the inline token of a block; raises
+    ``ValueError`` for a token without one."""
+    if token.map is None:
+        raise ValueError(f"markdown token {token.type!r} has no line map")
+    return token.map[0], token.map[1]
+
+
 def _plain(children: Sequence[Token] | None) -> str:
     """Plain text of inline tokens: emphasis dropped, code and escapes literal, inline
     HTML dropped, images by their alt text, line breaks as spaces."""
@@ -547,7 +549,7 @@ class _Parser:
                                 if item.get(k) is not None)
             out.append(Edge(
                 f"clause:{contract_id}#{source.strip()}" if source else "", target,
-                etype, "mapped", MAPPED_WEIGHT, f"{self.source}:{line}",
+                etype, "mapped", PROVENANCE_WEIGHTS["mapped"], f"{self.source}:{line}",
                 f"candidates[{i}]: {{{written}}}"))
         return out
 
@@ -581,7 +583,7 @@ class _Parser:
         and how many blocks they use (2 when the rule under the list is the underline).
 
         CommonMark reads ``4. TASKS`` underlined with dashes as a one-item ordered list
-        followed by a thematic break (``../shared/realdata/talentmap``), and
+        followed by a thematic break (as in the talentmap engagement's contract), and
         ``4. TASKS`` underlined with ``=`` as a list item whose paragraph ends in a line
         of ``=``; an underline indented under the item makes a setext heading inside
         it. Such an item is a section numbered by its list marker (at most three
@@ -598,7 +600,7 @@ class _Parser:
         tokens, blocks = self.tokens, self.blocks()
         items = self._list_items(k)
         nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
-        list_end = tokens[blocks[k]].map[1]  # type: ignore[index]
+        list_end = _span(tokens[blocks[k]])[1]
         out: list[_Start] = []
         used = 1
         for n, (open_at, close_at) in enumerate(items):
@@ -607,12 +609,12 @@ class _Parser:
                 continue
             number = str(int(item.info))
             first, inline = inner[0], inner[1]
-            begin = item.map[0]  # type: ignore[index]
+            begin = _span(item)[0]
             if first.type == "heading_open":  # underline indented into the item
                 level, title = int(first.tag[1]), _strip_links(_plain(inline.children))
-                body_start = first.map[1]  # type: ignore[index]
+                body_start = _span(first)[1]
             elif first.type == "paragraph_open":
-                pb, pe = first.map  # type: ignore[misc]
+                pb, pe = _span(first)
                 children = inline.children or []
                 if pe - pb == 2 and set(self.lines[pb + 1].strip()) == {"="}:
                     cut = next((i for i, c in enumerate(children) if c.type == "softbreak"),
@@ -681,7 +683,7 @@ class _Parser:
         top = 0  # the highest underlined section number so far
         while k < len(blocks):
             tok = tokens[blocks[k]]
-            begin, end = tok.map  # type: ignore[misc]
+            begin, end = _span(tok)
             if tok.type == "heading_open":
                 level = int(tok.tag[1])
                 heading = _strip_links(_plain(tokens[blocks[k] + 1].children))
@@ -713,10 +715,10 @@ class _Parser:
                     k += used
                     continue
             elif tok.type == "paragraph_open":
-                found = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
-                if found is not None:
-                    starts.append(found)
-                    record(found.number, found.level)
+                pseudo = self._pseudo_heading(tokens[blocks[k] + 1], begin, end, pseudo_level)
+                if pseudo is not None:
+                    starts.append(pseudo)
+                    record(pseudo.number, pseudo.level)
             k += 1
         return starts
 
@@ -783,7 +785,7 @@ class _Parser:
         """The inline tokens starting on body lines ``[begin, end)``, in order."""
         if self._inline is None:
             self._inline = [t for t in self.tokens if t.type == "inline" and t.map]
-            self._inline_lines = [t.map[0] for t in self._inline]  # type: ignore[index]
+            self._inline_lines = [_span(t)[0] for t in self._inline]
         lo = bisect.bisect_left(self._inline_lines, begin)
         return self._inline[lo:bisect.bisect_left(self._inline_lines, end)]
 
@@ -791,7 +793,7 @@ class _Parser:
         """Wikilinks of the inline tokens starting on body lines ``[begin, end)``."""
         out: list[_Link] = []
         for token in self.inlines_between(begin, end):
-            out += self.links([token], self.first_line + token.map[0], contract_id)  # type: ignore[index]
+            out += self.links([token], self.first_line + _span(token)[0], contract_id)
         return out
 
     def units(self, begin: int, end: int, limit: int = MAX_CHUNK_CHARS) -> list[tuple[int, int]]:
@@ -802,7 +804,7 @@ class _Parser:
         tokens = self.tokens
         for i in self.blocks():
             tok = tokens[i]
-            b, e = tok.map  # type: ignore[misc]
+            b, e = _span(tok)
             if b < begin or b >= end:
                 continue
             e = min(e, end)
@@ -811,7 +813,7 @@ class _Parser:
                 items = [t.map for t in tokens[i + 1:] if t.level == tok.level + 1
                          and t.type == "list_item_open" and t.map and b <= t.map[0] < e]
                 if items:
-                    out.extend((ib, min(ie, e)) for ib, ie in items)  # type: ignore[misc]
+                    out.extend((ib, min(ie, e)) for ib, ie in items)
                     continue
             out.append((b, e))
         return out
@@ -967,8 +969,8 @@ class _Builder:
               inherited: list[_Link]) -> tuple[Edge, ...]:
         out: list[Edge] = []
         keys: set[tuple[str, str]] = set()
-        for provenance, weight, links in (("explicit", EXPLICIT_WEIGHT, own),
-                                          ("inherited", INHERITED_WEIGHT, inherited)):
+        for provenance, links in (("explicit", own), ("inherited", inherited)):
+            weight = PROVENANCE_WEIGHTS[provenance]
             for link in links:
                 etype = link.type or _default_type(link.target, kind)
                 if (link.target, etype) in keys or link.target == source:
@@ -1025,7 +1027,7 @@ class _Builder:
         text = self.parser.section_text(*span)
         return ScopeClause(
             ref=ref, contract_id=self.cid, number=num, title=title,
-            text=text, kind=kind,  # type: ignore[arg-type]
+            text=text, kind=kind,  # type: ignore[arg-type]  # a CLAUSE_KINDS name
             level=level, source=self.parser.source, line=line, parent=parent,
             edges=self.edges(f"clause:{ref}", kind, own, inherited),
             aliases=tuple(aliases), overlap=overlap,
@@ -1085,8 +1087,8 @@ def _sliding_window(parser: _Parser, builder: _Builder,
         return any(sec.start <= line < sec.end for sec in pool)
 
     blocks = [parser.tokens[i] for i in parser.blocks()
-              if not in_pool(parser.tokens[i].map[0])]  # type: ignore[index]
-    spans = [(b.map[0], b.map[1]) for b in blocks]  # type: ignore[index]
+              if not in_pool(_span(parser.tokens[i])[0])]
+    spans = [_span(b) for b in blocks]
     clauses: list[ScopeClause] = []
     kind = clause_kind(builder.outer)
     for n, (own, context) in enumerate(windows(len(spans)), start=1):
@@ -1113,8 +1115,9 @@ def _pool_candidates(parser: _Parser, pool: list[_Start], contract_id: str) -> l
                 raise ProjectFormatError(parser.path, f"{link.text}: " + _REVERSED_CANDIDATE
                                          .format(link.type, parser.vocabulary.inverse(
                                              link.type)), line=link.line, field="candidates")
-            out.append(Edge("", link.target, link.type or "", "mapped", MAPPED_WEIGHT,
-                            f"{parser.source}:{link.line}", link.text))
+            out.append(Edge("", link.target, link.type or "", "mapped",
+                            PROVENANCE_WEIGHTS["mapped"], f"{parser.source}:{link.line}",
+                            link.text))
     return out
 
 
@@ -1126,13 +1129,13 @@ def _apply_status(clauses: list[ScopeClause], default: str,
             names.setdefault(_normalize_number(name), i)
     status = [default] * len(clauses)
     for number, (value, line) in by_number.items():
-        i = names.get(_normalize_number(number.strip()))
-        if i is None:
+        at = names.get(_normalize_number(number.strip()))
+        if at is None:
             raise ProjectFormatError(path, f"clause_status names no clause of this "
                                      f"document: {number!r}", line=line,
                                      field=f"clause_status.{number}")
-        status[i] = value
-    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]
+        status[at] = value
+    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]  # checked statuses
             for c, s in zip(clauses, status, strict=True)]
 
 

@@ -31,13 +31,12 @@ import yaml
 from etki.domain import Edge
 from etki.errors import ProjectFormatError, VocabularyError
 from etki.frontmatter import NoAliasSafeDumper, load_yaml, locate, normalize_newlines
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.vocabulary import EdgeSignatureError, EdgeVocabulary, UnknownEdgeTypeError
 
-__all__ = ["EDGES_FILE", "MAPPED_WEIGHT", "accepted_entry", "accepted_ids", "load_edges",
-           "write_edges"]
+__all__ = ["EDGES_FILE", "accepted_entry", "accepted_ids", "load_edges", "write_edges"]
 
 EDGES_FILE = "edges.yaml"
-MAPPED_WEIGHT = 0.8
 _KEYS = ("source", "target", "type", "suggestion", "score", "words", "note")
 _HEADER = ("# Links accepted by a person (etki index suggest --accept) or written by hand.\n"
            "# Read by the loader as mapped edges of the knowledge index.\n")
@@ -63,7 +62,7 @@ def _raw(path: Path) -> tuple[str, list[Any]]:
 def load_edges(path: str | Path, vocabulary: EdgeVocabulary,
                display: str = EDGES_FILE) -> tuple[Edge, ...]:
     """The edges of the edges file at ``path`` as ``mapped`` edges (weight
-    :data:`MAPPED_WEIGHT`, canonical type, location ``{display}:{line}``), in file order.
+    :data:`~etki.knowledge.provenance.PROVENANCE_WEIGHTS`, canonical type, location ``{display}:{line}``), in file order.
 
     Raises ProjectFormatError (file, line, field) for a malformed file or entry and
     :class:`UnknownEdgeTypeError` for a type the vocabulary lacks.
@@ -101,7 +100,7 @@ def load_edges(path: str | Path, vocabulary: EdgeVocabulary,
         except VocabularyError as exc:
             raise EdgeSignatureError(str(path), f"{written}: {exc}", line=line,
                                      field=f"{fld}.type") from exc
-        out.append(Edge(source, target, etype, "mapped", MAPPED_WEIGHT,
+        out.append(Edge(source, target, etype, "mapped", PROVENANCE_WEIGHTS["mapped"],
                         f"{display}:{line}", written))
     return tuple(out)
 

@@ -131,7 +131,7 @@ def suggest_links(index: KnowledgeIndex, *, min_score: float = MIN_SCORE) -> tup
     modules = index.in_order("module")
     keywords = module_keywords(modules)
     linked = _linked(index)
-    out: list[tuple[float, int, str, Suggestion]] = []
+    out: list[tuple[float, int, int, str, Suggestion]] = []  # sort key, then the suggestion
     for clause in index.in_order("clause"):
         words = WordSet(f"{clause.title}\n{clause.text}")
         if not words.words:

@@ -33,8 +33,8 @@ from etki.domain import Edge, Project, ScopeClause
 from etki.endpoints import ChatClient, EndpointError
 from etki.errors import VocabularyError
 from etki.knowledge.chunking import MAX_CHUNK_CHARS
-from etki.knowledge.edgesfile import MAPPED_WEIGHT
 from etki.knowledge.matching import identifier_words, match_keywords, text_words
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.resolve import ClauseResolver, resolve_target
 from etki.knowledge.verdict import parse_verdict
 from etki.knowledge.vocabulary import EdgeSignatureError, EdgeVocabulary, node_type
@@ -299,8 +299,8 @@ def _check(cand: Edge, contract_id: str, clauses: Mapping[str, ScopeClause],
         record(source, target, etype, "admitted" if verdict.valid else "rejected",
                verdict.method, verdict.detail)
         if verdict.valid:
-            admitted.append(Edge(src, tgt, etype, "mapped", MAPPED_WEIGHT, cand.location,
-                                 cand.text))
+            admitted.append(Edge(src, tgt, etype, "mapped", PROVENANCE_WEIGHTS["mapped"],
+                                 cand.location, cand.text))
 
 
 def _hits(text: str, names: Sequence[str], keywords: Iterable[str]) -> tuple[list, list]:

@@ -51,12 +51,12 @@ from typing import Any
 from etki.domain import ClauseChunk, Edge, Project, ScopeClause
 from etki.knowledge.gate import CandidateRecord, LexicalValidator, Validator, run_gate
 from etki.knowledge.node import Node
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.resolve import ClauseResolver, resolve_target
 from etki.knowledge.vocabulary import EdgeVocabulary
 
 __all__ = [
     "FORMAT",
-    "PROVENANCE_WEIGHTS",
     "ContractEntry",
     "KnowledgeIndex",
     "Node",
@@ -66,11 +66,9 @@ __all__ = [
 
 FORMAT = "etki-knowledge-index/1"
 """The format name; fields are only ever added to it, so readers of older files work."""
-PROVENANCE_WEIGHTS: dict[str, float] = {"explicit": 1.0, "mapped": 0.8, "inherited": 0.6,
-                                        "derived": 0.5}
-"""Weight of an edge by provenance; also the order of strength when one edge is found
-twice (explicit > mapped > inherited > derived)."""
-_RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}
+_RANK = {name: i for i, name in enumerate(PROVENANCE_WEIGHTS)}  # 0 is the strongest
+
+
 @dataclass(frozen=True)
 class Unresolved:
     """A declared link whose target (or source) names no node, kept so a person can fix
@@ -130,18 +128,13 @@ class KnowledgeIndex:
                                     compare=False, hash=False)
     _out: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
                                               compare=False, hash=False)
-    _in: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
-                                             compare=False, hash=False)
 
     def __post_init__(self) -> None:
         out: dict[str, list[Edge]] = {}
-        into: dict[str, list[Edge]] = {}
         for edge in self.edges:
             out.setdefault(edge.source, []).append(edge)
-            into.setdefault(edge.target, []).append(edge)
         object.__setattr__(self, "_by_id", {n.id: n for n in self.nodes})
         object.__setattr__(self, "_out", {k: tuple(v) for k, v in out.items()})
-        object.__setattr__(self, "_in", {k: tuple(v) for k, v in into.items()})
 
     # -- lookups -----------------------------------------------------------------------
 
@@ -161,10 +154,6 @@ class KnowledgeIndex:
     def edges_from(self, node_id: str) -> tuple[Edge, ...]:
         """Edges whose source is ``node_id`` (sorted)."""
         return self._out.get(node_id, ())
-
-    def edges_to(self, node_id: str) -> tuple[Edge, ...]:
-        """Edges whose target is ``node_id`` (sorted)."""
-        return self._in.get(node_id, ())
 
     def resolve(self, node_id: str) -> str | None:
         """``node_id`` itself when it is a node, the node an alias stands for

@@ -1,7 +1,7 @@
 """Wikilinks in markdown: ``[[target]]``, ``[[target#heading]]``, ``[[target|alias]]``.
 
 Links are read from markdown-it-py's inline token stream, never by a regex over the raw
-file, so (B18, ``../shared/cases/README.md``):
+file, so (hostile case B18, pinned in ``tests/test_index_links.py``):
 
 * code spans, fenced and indented code blocks and HTML blocks hold no links;
 * escaped brackets (``\\[\\[not a link\\]\\]``) are not links;

@@ -328,7 +328,7 @@ def _remit(src: _Source, value: Any) -> Contract | None:
             found.append((lines[i], ScopeClause(
                 ref=f"{REMIT_CONTRACT_ID}#{number}", contract_id=REMIT_CONTRACT_ID,
                 number=number, title=f"Declared remit ({side}) {i + 1}", text=text,
-                kind=REMIT_KINDS[side], level=1, source="etki.yaml",  # type: ignore[arg-type]
+                kind=REMIT_KINDS[side], level=1, source="etki.yaml",  # type: ignore[arg-type]  # ClauseKind names
                 line=lines[i])))
     if not found:
         return None
@@ -355,7 +355,7 @@ def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
         if name in names:
             raise rec.fail("name", f"reviewer {name!r} is listed twice")
         names.add(name)
-        out.append(Reviewer(name=name, role=role))  # type: ignore[arg-type]
+        out.append(Reviewer(name=name, role=role))  # type: ignore[arg-type]  # checked above
     return tuple(out)
 
 

@@ -1,7 +1,7 @@
 """Fuzzy keyword matching: does a keyword occur in a text, allowing small inflections
 (``payment`` / ``payments``)? Used by the link enricher and the lexical validation gate.
 
-Rules (B20, ``../shared/cases/README.md``):
+Rules (case B20, pinned in ``tests/test_enricher.py``):
 
 * rapidfuzz is always called with an explicit ``processor`` (:func:`etki.text.fold`,
   memoised as :func:`folded`), so

@@ -22,8 +22,8 @@ The strategy is ``by_heading`` when all of these hold, else ``sliding_window``:
 
 The thresholds: two starts are the least that divide a text; a preamble or one section
 over half / three quarters of the text means the headings structure only a corner of it.
-:data:`MAX_GAP_CV` is 2.0, twice the messiest real document measured: the tdrs RFQ
-(``../shared/realdata/tdrs``) gives 0.99 and the sample contracts 0.33 and 0.35. Only
+:data:`MAX_GAP_CV` is 2.0, twice the messiest real document measured: the tdrs
+engagement's RFQ gives 0.99 and the sample contracts 0.33 and 0.35. Only
 headings bunched together with one or two distances dwarfing the rest (a list of bold
 labels above long unstructured text) reach it; for n gaps the CV is at most
 sqrt(n - 1), so it needs at least five sections to trip.

@@ -126,10 +126,6 @@ class EdgeVocabulary:
 
     # -- names -------------------------------------------------------------------------
 
-    def is_known(self, name: str) -> bool:
-        """True when ``name`` is a canonical type or an alias."""
-        return normalize_type_name(name) in self._table
-
     def canonical(self, name: str) -> str:
         """The canonical type of ``name`` (itself, an alias, an inverse name or an alias
         of one). Raises VocabularyError naming the unknown type and listing the allowed

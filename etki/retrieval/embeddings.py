@@ -188,7 +188,7 @@ class LocalEmbeddingClient:
         out = [self.cache.get(key, t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         try:
-            fresh = dict(zip(missing, self._embedder.embed(missing, kind), strict=True))  # type: ignore[arg-type]
+            fresh = dict(zip(missing, self._embedder.embed(missing, kind), strict=True))  # type: ignore[arg-type]  # the embedder checks kind
         except SemanticError as exc:
             raise EndpointError("local", str(exc)) from exc
         for text, vec in fresh.items():

@@ -245,8 +245,8 @@ def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int 
                   problems: Sequence[str] = ()) -> RetrievalReport:
     """Score every method of :data:`METHODS` on ``queries`` (see the module docstring)."""
     graph = port.graph
-    types = tuple(sorted({t for q in queries for t in
-                          (graph.node(e).type for e in q.expected if graph.node(e))}))  # type: ignore[union-attr]
+    types = tuple(sorted({n.type for q in queries for e in q.expected
+                          if (n := graph.node(e)) is not None}))
     keep = set(types)
 
     def typed(ids: Iterable[str]) -> list[str]:

@@ -6,7 +6,7 @@ Nodes are the knowledge index's nodes (``clause``, ``module``, ``workitem``; see
 (:func:`etki.memory.precedents`), id ``precedent:{case_id}``. A precedent's edges come
 from its frozen decision: ``cites`` to every cited clause and ``touches`` to every
 impacted module, both with provenance ``derived`` and the weight
-:data:`etki.knowledge.index.PROVENANCE_WEIGHTS` gives it. Dangling references (a cited
+:data:`etki.knowledge.provenance.PROVENANCE_WEIGHTS` gives it. Dangling references (a cited
 clause the index no longer has) are skipped.
 
 Edges are walked both ways. An edge seen from its target carries the *inverse* label
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from etki.domain import CaseRecord, Edge
-from etki.knowledge.index import PROVENANCE_WEIGHTS, KnowledgeIndex, Node
+from etki.knowledge.index import KnowledgeIndex, Node
+from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.memory import precedents as find_precedents
 
 __all__ = ["INVERSE", "NODE_TYPES", "Hop", "RetrievalGraph", "inverse_label", "node_context"]

@@ -20,8 +20,7 @@ that occurs in no node adds nothing to any score.
 
 Chunks (parts of a long clause, :mod:`etki.knowledge.index`) are **not scored**: their
 text is a slice of their clause's, which is scored whole, and a clause is what a scope
-ruling cites. (Before, chunks were scored on their title alone, the clause's title, and
-could appear as ``chunk`` rows in a ranking.) Scoring them as passages and giving a clause
+ruling cites. Scoring them as passages and giving a clause
 its best passage's score ("MaxP", Dai and Callan, SIGIR 2019) was measured on tdrs, the
 one corpus here with chunks, and lowered clause recall@10 from 0.42 to 0.39
 (``docs/EVAL.md``), so it is not done.

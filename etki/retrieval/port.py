@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from etki.config import Settings
+from etki.endpoints import TIMEOUT as CHAT_TIMEOUT
 from etki.endpoints import ChatClient, EndpointError
 from etki.knowledge.index import KnowledgeIndex
 from etki.retrieval.embeddings import (
@@ -198,7 +199,7 @@ class GraphQueryPort:
                                                             if rerank_timeout else {}))
                          if s.rerank_base_url else None)
         self.chat = (ChatClient(s.llm_base_url, s.llm_model, s.llm_api_key,
-                                **({"timeout": chat_timeout} if chat_timeout else {}))
+                                timeout=chat_timeout or CHAT_TIMEOUT)
                      if s.llm_base_url and s.llm_model else None)
         self._breakers = {name: _Breaker(name, clock) for name in ("embeddings", "rerank", "llm")}
 
@@ -360,7 +361,7 @@ class GraphQueryPort:
             else:
                 head = cands.neighbours[:MAX_CANDIDATES]
                 try:
-                    contexts = [node_context(self.graph.node(c.id)) for c in head]  # type: ignore[arg-type]
+                    contexts = [node_context(self.graph.node(c.id)) for c in head]  # type: ignore[arg-type]  # ids of graph nodes
                     scores = self.reranker.scores(text, contexts)
                     order, packing = rerank_order(cands, scores), "rerank"
                 except EndpointError as exc:

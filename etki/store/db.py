@@ -214,10 +214,10 @@ def _libpq_connect_seconds(value: str | int) -> int:
 def _postgres_engine(url: URL, connect_timeout: float, statement_timeout: float) -> Engine:
     connect_args: dict[str, object] = {}
     in_url = _query_value(url, "connect_timeout")
-    if in_url is None and connect_timeout > 0:
-        connect_args["connect_timeout"] = max(1, math.ceil(connect_timeout))
-    raw = in_url if in_url is not None else connect_args.get("connect_timeout", 0)
-    connect_s = _libpq_connect_seconds(raw)  # type: ignore[arg-type]
+    own = max(1, math.ceil(connect_timeout)) if in_url is None and connect_timeout > 0 else 0
+    if own:
+        connect_args["connect_timeout"] = own
+    connect_s = _libpq_connect_seconds(in_url if in_url is not None else own)
     connect_source = ("connect_timeout in ETKI_DB_URL" if in_url is not None
                       else "ETKI_DB_CONNECT_TIMEOUT")
     options = _query_value(url, "options") or os.environ.get("PGOPTIONS") or ""

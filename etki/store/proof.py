@@ -407,6 +407,7 @@ def compact_postgres(engine: Engine, words: Sequence[str], *,
     places: list[Place] = []
     raw = engine.raw_connection()
     pg = raw.driver_connection
+    assert pg is not None  # an open pool connection always has its driver's connection
     auto = pg.autocommit
     with contextlib.suppress(Exception):
         raw.rollback()

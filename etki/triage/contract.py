@@ -236,8 +236,8 @@ def _is_client_duty(ws: Sequence[str]) -> bool:
         nouns = set(cues.DUTY_NOUNS.positions(ws))
         subject_end = None
         for pos in duty:
-            verbs = cues.MODALS | (cues.COPULAS if pos in nouns else frozenset())
-            head = next((i for i, w in enumerate(ws[:pos]) if w in verbs), None)
+            markers = cues.MODALS | (cues.COPULAS if pos in nouns else frozenset())
+            head = next((i for i, w in enumerate(ws[:pos]) if w in markers), None)
             if head is not None:
                 subject_end = head
                 break
@@ -341,7 +341,8 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
     for i, (clause, role) in enumerate(zip(clauses, roles, strict=True)):
         sentences = []
         lead: Sentence | None = None
-        part_role, part_kind = role, clause.kind  # a sub-heading's own words override
+        part_role: str = role  # a sub-heading's own words override these two
+        part_kind: str = clause.kind
         for text, kind in split_units(clause.text):
             if kind == "heading":
                 own = _title_role(text)

@@ -56,7 +56,7 @@ def estimate(workitems: Sequence[WorkItem],
     if sparse is not None and by_module is None:
         title_scores = [sparse.get(i, 0.0) for i in range(len(workitems))]
         sparse = None
-    dense: Sequence[float] = title_scores  # type: ignore[assignment]
+    dense: Sequence[float] = title_scores  # type: ignore[assignment]  # a list when not sparse
     best = (max(sparse.values(), default=0.0) if sparse is not None
             else max(dense, default=0.0))
     wanted = set(impacted)

@@ -79,14 +79,10 @@ class ModuleMatcher:
                 by_module.setdefault(mid, []).append(i)
         self.wi_by_module = {mid: tuple(v) for mid, v in by_module.items()}
 
-    def workitem_scores(self, query: Sequence[str]) -> list[float]:
-        """BM25 of every work-item title for ``query`` (same order as the work items)."""
-        return self.wi_index.scores(query)
-
     def workitem_sparse(self, query: Sequence[str]) -> dict[int, float]:
-        """:meth:`workitem_scores` without the zeros (work-item position -> score). The
-        last query's result is kept (a request asks twice: modules, then effort);
-        callers must not change it."""
+        """BM25 of the work-item titles for ``query``, zeros left out (work-item position
+        -> score). The last query's result is kept (a request asks twice: modules, then
+        effort); callers must not change it."""
         key = tuple(query)
         last = self._wi_last
         if last is not None and last[0] == key:

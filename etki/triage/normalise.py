@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-import snowballstemmer
+import snowballstemmer  # type: ignore[import-untyped]  # the package ships no type hints
 
 from etki.text import fold, words
 

@@ -231,7 +231,7 @@ class RulingIndex:
             cosine = min(1.0, dot / (qnorm * self.norms[i]))
             score = round(cosine, 4)
             if score >= threshold:
-                found.append(SimilarRuling(self.case_ids[i], self.rulings[i],  # type: ignore[arg-type]
+                found.append(SimilarRuling(self.case_ids[i], self.rulings[i],  # type: ignore[arg-type]  # stored Verdicts
                                            score))
         found.sort(key=lambda s: (-s.similarity, s.case_id))
         return tuple(found[:limit])

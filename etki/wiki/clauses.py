@@ -1,7 +1,7 @@
 """A clause's display form (issue 12 item 1): clean markdown for readers, made from the
 clause's source markdown (``ScopeClause.text``).
 
-Real contracts are Word or PDF conversions (``../shared/realdata/tdrs``): links whose
+Real contracts are Word or PDF conversions (the tdrs engagement's are): links whose
 words sit in ``<span>`` tags, list items that are block quotes, raw HTML tables, source
 lines hard-wrapped at 72 columns. :func:`clause_markdown` reads them with the knowledge
 package's markdown parser (:func:`etki.knowledge.links.markdown_parser`, markdown-it-py,
@@ -268,16 +268,16 @@ class _HtmlBlocks(HTMLParser):
 
     def _text(self) -> str:
         """The runs so far as one line of display markdown (and forget them)."""
-        groups: list[list[object]] = []
+        groups: list[tuple[str, bool, bool]] = []
         for text, bold, italic in self.runs:
-            if groups and groups[-1][1] == bold and groups[-1][2] == italic:
-                groups[-1][0] = str(groups[-1][0]) + text
+            if groups and groups[-1][1:] == (bold, italic):
+                groups[-1] = (groups[-1][0] + text, bold, italic)
             else:
-                groups.append([text, bold, italic])
+                groups.append((text, bold, italic))
         self.runs = []
         out = []
         for text, bold, italic in groups:
-            piece = _escape(_SPACE.sub(" ", str(text)))
+            piece = _escape(_SPACE.sub(" ", text))
             mark = ("**" if bold else "") + ("*" if italic else "")
             out.append(_wrap(piece, mark) if mark else piece)
         return _SPACE.sub(" ", "".join(out)).strip()

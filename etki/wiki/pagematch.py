@@ -59,10 +59,6 @@ def walk_pages(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
             continue
 
 
-def _fold_line(line: str) -> str:
-    return line.lower() if line.isascii() else fold(line)  # identical for ASCII
-
-
 def _snippet(line: str, token: str) -> str:
     if line.isascii():  # NFC already, and folding is lower(): same offsets
         nfc = line

@@ -167,9 +167,9 @@ class _Mark:
         """The mark of pages rendered from a read made after ``token`` (a
         :meth:`CaseFileRepository.wiki_token`) and after the audit rows ``seen`` (ids;
         every committed id in the window must be among them)."""
-        audit = int(token[-1])  # type: ignore[call-overload]
+        audit = int(token[-1])  # type: ignore[call-overload]  # wiki_token ends in two ints
         floor = max(0, audit - AUDIT_WINDOW)
-        return cls(project_id, _head_digest(token[:-2]), int(token[-2]),  # type: ignore[call-overload]
+        return cls(project_id, _head_digest(token[:-2]), int(token[-2]),  # type: ignore[call-overload]  # wiki_token ends in two ints
                    audit, tuple(i for i in range(floor + 1, audit + 1) if i not in seen))
 
     def to_bytes(self) -> bytes:
@@ -202,7 +202,7 @@ def wiki_mark(repo: CaseFileRepository, project_id: str) -> bytes:
     :meth:`WikiProjector.rebuild` writes when nothing changes meanwhile). Raises
     :class:`etki.errors.NotFoundError` for an unknown project."""
     token = repo.wiki_token(project_id)
-    seen = repo.audit_since(max(0, int(token[-1]) - AUDIT_WINDOW))  # type: ignore[call-overload]
+    seen = repo.audit_since(max(0, int(token[-1]) - AUDIT_WINDOW))  # type: ignore[call-overload]  # wiki_token ends in two ints
     return _Mark.of(project_id, token, {i for i, _ in seen}).to_bytes()
 
 
@@ -270,7 +270,7 @@ class WikiProjector:
         false: then only what the shared pages read is loaded, a fraction of the memory
         and time)."""
         head = self.repo.wiki_token(pid)
-        audit_max = int(head[-1])  # type: ignore[call-overload]
+        audit_max = int(head[-1])  # type: ignore[call-overload]  # wiki_token ends in two ints
         # audit rows that exist now are reflected in the reads below
         seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
         project = self.repo.wiki_project(pid)
@@ -360,10 +360,10 @@ class WikiProjector:
         try:
             head, rows = self.repo.wiki_poll(pid, after)
             if (_head_digest(head[:-2]) != mark.head  # another load of the project
-                    or int(head[-1]) < mark.audit):  # type: ignore[call-overload]
+                    or int(head[-1]) < mark.audit):  # type: ignore[call-overload]  # wiki_token ends in two ints
                 return self._sync_all(pid, root, wanted)  # (a DB older than the wiki)
             lag = {c for i, c in rows if mark.lags(i)}
-            if (not wanted and not lag and int(head[-2]) == mark.cases  # type: ignore[call-overload]
+            if (not wanted and not lag and int(head[-2]) == mark.cases  # type: ignore[call-overload]  # wiki_token ends in two ints
                     and (state is None or not state.unsynced)):
                 return WriteReport(root=root)  # up to date: nothing to write
             state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
@@ -453,7 +453,7 @@ class WikiProjector:
         the cases that changed since the last successful write (``case_ids`` always
         among them) and the ids of ``case_ids`` that are not in the store (erased)."""
         state = self._cache.get(pid)
-        token, count, audit_max = head[:-2], int(head[-2]), int(head[-1])  # type: ignore[call-overload]
+        token, count, audit_max = head[:-2], int(head[-2]), int(head[-1])  # type: ignore[call-overload]  # wiki_token ends in two ints
         if state is None:  # first use: one read of what the shared pages need
             state, _ = self._load(pid, full=False)
             changed = set(case_ids)

@@ -50,7 +50,7 @@ import subprocess
 import sys
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -79,6 +79,7 @@ _RG_ARGS_BYTES = 96_000    # file names per rg call (well under ARG_MAX); more: 
 
 
 _Pending = tuple[int, str, str]  # (line number, raw line, first token on it): a snippet to cut
+_Scored = tuple[int, str, Hit | _Pending]  # (-count, wiki-relative path, hit or pending)
 
 
 def find_rg() -> str | None:
@@ -111,8 +112,8 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _scan(root: Path, files: Iterable[str], tokens: list[str]) -> list[tuple[int, str, Hit]]:
-    scored: list[tuple[int, str, Hit]] = []
+def _scan(root: Path, files: Iterable[str], tokens: list[str]) -> list[_Scored]:
+    scored: list[_Scored] = []
     for rel in files:
         text = _read(root / rel)
         if text is None:
@@ -243,7 +244,8 @@ def _rg_run(rg: str, root: Path, options: list[str], patterns: list[str],
     if files is None:
         calls = [[*base, "--glob", "*.md", "--glob", "!.*", "--", "."]]  # a glob beats hidden
     else:
-        calls, chunk, size = [], [], 0
+        calls, size = [], 0
+        chunk: list[str] = []
         for rel in files:
             if chunk and size + len(rel) + 1 > _RG_ARGS_BYTES:
                 calls.append([*base, "--", *chunk])
@@ -273,7 +275,7 @@ _RG_LINE = re.compile(rb"([^\0]*)\0(\d+:[^\n]*\n)")  # path NUL lineno ':' line 
 
 
 def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
-              patterns: dict[str, str]) -> list[tuple[int, str, Hit | _Pending]]:
+              patterns: dict[str, str]) -> list[_Scored]:
     """One ``rg -n`` over the tree prints every line that may hold a ``long`` token
     (three or more characters); each is folded once and every token looked up on it.
     A line ``rg`` did not print holds only short tokens (at most ``len(tokens) -
@@ -286,7 +288,7 @@ def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
     per_file: dict[bytes, list[bytes]] = defaultdict(list)
     for m in _RG_LINE.finditer(out):
         per_file[m.group(1)].append(m.group(2))
-    scored: list[tuple[int, str, Hit | _Pending]] = []
+    scored: list[_Scored] = []
     unsure: list[str] = []
     for raw_rel, chunks in per_file.items():
         # a quick superset test on "number:line" text (numbers only add text), then exact
@@ -308,7 +310,7 @@ def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
             scored.append((-count, rel, (int(numbers[index]), line, first)))
         else:
             unsure.append(rel)  # a short token, or the best line, may be on a line not printed
-    return scored + _scan(root, unsure, tokens)  # type: ignore[operator]
+    return scored + _scan(root, unsure, tokens)
 
 
 def _regular(root: Path, rel: str) -> bool:
@@ -322,13 +324,13 @@ def _regular(root: Path, rel: str) -> bool:
         return False
 
 
-def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[tuple[int, str, Hit | _Pending]]:
+def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[_Scored]:
     """Scored hits through ``rg`` (see the module docstring). Raises :class:`_RgFailed`."""
     long = [t for t in tokens if len(t) >= 3]
     if long and len(long) <= _RG_LINES_MAX_TOKENS:
-        patterns = {t: token_regex(t) for t in long}
-        if all(p is not None for p in patterns.values()):
-            return _rg_lines(rg, root, tokens, long, patterns)  # type: ignore[arg-type]
+        patterns = {t: p for t in long if (p := token_regex(t)) is not None}
+        if len(patterns) == len(long):
+            return _rg_lines(rg, root, tokens, long, patterns)
     files: list[str] | None = None  # short tokens only, too many, or a pattern too long
     passes = 0
     for token in sorted(tokens, key=lambda t: (-len(t), t)):
@@ -344,7 +346,7 @@ def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[tuple[int, str, H
             break
     if files is None:
         raise _RgFailed("no token has a pattern")
-    return _scan(root, [f for f in files if _regular(root, f)], tokens)  # type: ignore[return-value]
+    return _scan(root, [f for f in files if _regular(root, f)], tokens)
 
 
 def _hit(rel: str, found: Hit | _Pending) -> Hit:
@@ -393,7 +395,7 @@ def search(wiki_root: Path, query: str, *, use_rg: bool | None = None,
             order = ["rg", "fts"]
     else:
         order = []
-    scored: list[tuple[int, str, Hit | _Pending]] | None = None
+    scored: Sequence[_Scored] | None = None
     for name in order:
         if name == "rg":
             rg = find_rg()
@@ -406,12 +408,12 @@ def search(wiki_root: Path, query: str, *, use_rg: bool | None = None,
         elif name == "fts":
             from etki.wiki import fts
 
-            scored = fts.search_scored(root, tokens)  # type: ignore[assignment]
+            scored = fts.search_scored(root, tokens)
         if scored is not None:
             break
     if scored is None:
         scored = _scan(root, wiki_files(root), tokens)
-    scored.sort(key=lambda s: (s[0], s[1]))
+    ordered = sorted(scored, key=lambda s: (s[0], s[1]))
     if limit is not None:
-        scored = scored[:limit]
-    return [_hit(rel, found) for _, rel, found in scored]  # snippets only for these
+        ordered = ordered[:limit]
+    return [_hit(rel, found) for _, rel, found in ordered]  # snippets only for these

@@ -81,7 +81,7 @@ class ConfirmRuling(ModalScreen[str | None]):
                         id="confirm-error", markup=False)
             with Horizontal(id="confirm-buttons"):
                 cancel = Button("Cancel", id="confirm-cancel", variant="default")
-                ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]
+                ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]  # Button variant names
                 if not self._cursor_blink:  # steady screenshots: no press flash either
                     cancel.active_effect_duration = ok.active_effect_duration = 0
                 yield cancel

@@ -169,16 +169,15 @@ _KIND = {"decision": "decision", "precedent": "precedent", "contract": "contract
 SHOWN_WHILE_SEARCHING = 5
 """While search results are listed, the sections below them (precedents, disputed
 clauses, decision files) list this many entries each: the list is rebuilt on every
-search answer as the reviewer types, and measuring 300 unchanged entries each time held
-the keys up (65 ms of the 10k desk's 65 ms per answer, idle). Clearing the search lists
+search answer as the reviewer types, and measuring 300 unchanged entries each time
+holds the keys up. Clearing the search lists
 :data:`SHOWN` again."""
 
 
 SHOWN_HITS = 50
 """Search hits listed (the ranked top of the index; the header gives the total and a
 last line says to add words): four screenfuls at 120x40, eight at 80x24. Each answer
-lays out these entries on the event loop, so fewer keep typing free; 100 took ~50 ms
-per answer at 10k pages (bench tui, typing)."""
+lays out these entries on the event loop, so fewer keep typing free."""
 
 
 def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str],
@@ -458,9 +457,9 @@ class MemoryPane(Horizontal):
         entries.add_options(options)
         ids = [o.id for o in entries.options if o.id and not o.disabled]
         if prefer in ids:
-            entries.highlighted = entries.get_option_index(prefer)  # type: ignore[arg-type]
+            entries.highlighted = entries.get_option_index(prefer)
         elif keep in ids:
-            entries.highlighted = entries.get_option_index(keep)  # type: ignore[arg-type]
+            entries.highlighted = entries.get_option_index(keep)
         elif ids:
             entries.highlighted = entries.get_option_index(ids[0])
         else:

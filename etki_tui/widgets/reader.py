@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from rich.console import Group
@@ -35,7 +36,7 @@ PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
 about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this machine (a
 decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
-that long; a 5 MB page took minutes (issue 11 item 6)."""
+that long, however long the page."""
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
@@ -111,8 +112,8 @@ class ReaderMarkdown(Markdown):
 
     BLOCKS = {**Markdown.BLOCKS, "fence": MarkedFence, "code_block": MarkedFence}
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.match_tokens: list[str] = []
 
 

@@ -31,6 +31,8 @@ else:  # pragma: no cover - the alembic command line, for developers
 
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option(
         "sqlalchemy.url")
+    if not url:
+        raise RuntimeError("no database URL: pass -x url=... or set sqlalchemy.url")
     engine = make_engine(url)
     with engine.connect() as conn:
         _run(conn)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.engine.interfaces import ReflectedForeignKeyConstraint
 
 revision: str = "0002"
 down_revision: str | None = "0001"
@@ -21,15 +22,16 @@ _CONVENTION = {"fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)
 _SQLITE_NAME = "fk_audit_log_case_id_cases"
 
 
-def _audit_fks() -> list[dict]:
+def _audit_fks() -> list[ReflectedForeignKeyConstraint]:
     return [fk for fk in sa.inspect(op.get_bind()).get_foreign_keys("audit_log")
             if fk.get("referred_table") == "cases"]
 
 
 def upgrade() -> None:
     for fk in _audit_fks():
-        if fk.get("name"):  # PostgreSQL names it audit_log_case_id_fkey
-            op.drop_constraint(fk["name"], "audit_log", type_="foreignkey")
+        name = fk.get("name")
+        if name:  # PostgreSQL names it audit_log_case_id_fkey
+            op.drop_constraint(name, "audit_log", type_="foreignkey")
         else:  # SQLite keeps it unnamed: name it by convention, then rebuild the table
             with op.batch_alter_table("audit_log", naming_convention=_CONVENTION) as batch:
                 batch.drop_constraint(_SQLITE_NAME, type_="foreignkey")
