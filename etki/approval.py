@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from etki.config import Settings
-from etki.domain import ACTIONS, RulingRecord
+from etki.domain import ACTIONS, RulingOutcome
 from etki.errors import InputError, PermissionDeniedError, error_text
 from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
@@ -23,17 +22,6 @@ log = logging.getLogger("etki.approval")
 
 WikiHook = Callable[[str], object]
 """Called with a case id after its ruling committed; returns a report or raises."""
-
-
-@dataclass(frozen=True)
-class RulingOutcome:
-    """What a ruling did: the committed ``ruling``, the wiki hook's report (or None when
-    the wiki is off) and ``wiki_error`` (a one-line message when the projection failed;
-    the ruling stands either way)."""
-
-    ruling: RulingRecord
-    wiki_report: object | None = None
-    wiki_error: str | None = None
 
 
 class ApprovalService:

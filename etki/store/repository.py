@@ -33,9 +33,13 @@ from sqlalchemy.orm import Session
 
 from etki.domain import (
     ACTIONS,
+    BriefDecision,
+    CaseBrief,
     CaseRecord,
+    CaseSummary,
     Contract,
     Decision,
+    DecisionSummary,
     Edge,
     Module,
     Project,
@@ -209,42 +213,6 @@ def _title_of(request: Request) -> str:
         return request.title.strip()
     first = request.text.strip().splitlines()[0] if request.text.strip() else request.id
     return first if len(first) <= 80 else first[:79].rstrip() + "…"
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionSummary:
-    """The fields of a frozen decision a queue lists and filters on (verdict,
-    confidence, cited clauses, risk); the whole decision is :attr:`CaseRecord.decision`."""
-
-    verdict: str
-    confidence: float
-    cited_clauses: tuple[str, ...]
-    risk: Risk
-
-
-@dataclass(frozen=True, slots=True)
-class CaseSummary:
-    """A case as a queue lists it: the request fields, a :class:`DecisionSummary` and
-    the ruling (or None). Read by :meth:`CaseFileRepository.case_summaries` without
-    parsing the decisions' evidence chains; :meth:`CaseFileRepository.case` gives the
-    whole :class:`CaseRecord`. All text fields are client text: untrusted."""
-
-    case_id: str
-    project_id: str
-    request_id: str
-    title: str
-    text: str
-    submitted_by: str | None
-    submitted_at: str | None
-    created_at: str
-    version: int
-    decision: DecisionSummary
-    ruling: RulingRecord | None = None
-
-    @property
-    def status(self) -> str:
-        """``pending`` or ``ruled``."""
-        return "pending" if self.ruling is None else "ruled"
 
 
 _DECODER = json.JSONDecoder()
@@ -1193,11 +1161,9 @@ class CaseFileRepository:
                 out.extend(_wiki_record(tuple(r)) for r in conn.execute(stmt))
         return sorted(out, key=lambda c: c.case_id)
 
-    def wiki_case_briefs(self, project_id: str) -> list[tuple[str, str, int, str, tuple[str, ...],
-                                                            tuple[str, ...], RulingRecord | None]]:
-        """Every case of ``project_id`` as ``(case_id, title, version, verdict,
-        cited_clauses, impacted_modules, ruling)``: what the wiki's shared pages read,
-        without building full decisions (each frozen decision's JSON is parsed and
+    def wiki_case_briefs(self, project_id: str) -> list[CaseBrief]:
+        """Every case of ``project_id`` as the :class:`CaseBrief` the wiki's shared pages
+        read, without building full decisions (each frozen decision's JSON is parsed and
         dropped at once, so reading 10,000 cases never holds them all). Arrival order as
         :meth:`cases`."""
         c, d, r = CaseRow.__table__.c, DecisionRow.__table__.c, RulingRow.__table__.c
@@ -1216,8 +1182,10 @@ class CaseFileRepository:
                     rec = RulingRecord(case_id=cid, ruling=ruling, action=action,
                                        reviewer=reviewer, reason=reason, ruled_at=at,
                                        verdict=verdict, version=rv)
-                out.append((cid, title, version, doc["verdict"], tuple(doc["cited_clauses"]),
-                            tuple(doc["impacted_modules"]), rec))
+                out.append(CaseBrief(cid, project_id, title,
+                                     BriefDecision(doc["verdict"], tuple(doc["cited_clauses"]),
+                                                   tuple(doc["impacted_modules"])),
+                                     rec, version))
         return out
 
     def wiki_cases(self, project_id: str) -> list[CaseRecord]:

@@ -26,11 +26,11 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
-from etki.domain import CaseRecord
+from etki.domain import CaseBrief, CaseRecord
 from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
-from etki.wiki.model import BriefDecision, CaseBrief, WikiModel
+from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_changed, render_model
 from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
@@ -282,11 +282,9 @@ class WikiProjector:
         else:
             model = WikiModel(project)
             versions = {}
-            for cid, title, version, verdict, cited, modules, ruling in \
-                    self.repo.wiki_case_briefs(pid):
-                model.put(CaseBrief(cid, pid, title, BriefDecision(verdict, cited, modules),
-                                    ruling))
-                versions[cid] = version
+            for brief in self.repo.wiki_case_briefs(pid):
+                model.put(brief)
+                versions[brief.case_id] = brief.version
         state = _Cached(model, head[:-2], max([audit_max, *(i for i, _ in seen)]),
                         versions=versions, applied={i for i, _ in seen},
                         mark=_Mark.of(pid, head, {i for i, _ in seen}))
