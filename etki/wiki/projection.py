@@ -276,7 +276,7 @@ class WikiProjector:
         project = self.repo.wiki_project(pid)
         cases: list[CaseRecord] = []
         if full:
-            cases = self.repo.wiki_cases(pid)
+            cases = self.repo.cases(pid)
             model = WikiModel.build(project, cases)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
@@ -475,14 +475,14 @@ class WikiProjector:
         gone = set(case_ids) - {c.case_id for c in full}
         if len(state.model.cases) != count:  # cases added (or a change we did not see)
             self._resync_all(state)
-            full = self.repo.cases_by_ids(state.unsynced)
+            full = self.repo.cases_by_id(sorted(state.unsynced))
         return state, [c for c in full if c.project_id == pid], gone
 
     def _apply(self, state: _Cached, case_ids: set[str]) -> list[CaseRecord]:
         """Re-read ``case_ids`` and put them into the model (remove the ones gone);
         remember the briefs before and after as unsynced. Returns the records read."""
         model = state.model
-        found = self.repo.cases_by_ids(case_ids)
+        found = self.repo.cases_by_id(sorted(case_ids))
         seen = set()
         for rec in found:
             seen.add(rec.case_id)
