@@ -83,7 +83,7 @@ def run(ctx: Context) -> list[Figure]:
         ctx.log(f"rebuild {i + 1}/{rounds}: {times[-1]:.2f} s, {nfiles} files, "
                 f"{nbytes / 1e6:.1f} MB")
     # the floor, the same bytes
-    files = render_wiki(repo.wiki_project(pid), repo.wiki_cases(pid))
+    files = render_wiki(repo.wiki_project(pid), repo.cases(pid))
     floor: list[float] = []
     for i in range(rounds):
         root = ctx.scratch(f"wiki-floor-{i % 2}")
@@ -92,7 +92,7 @@ def run(ctx: Context) -> list[Figure]:
         floor.append(time.perf_counter() - t)
     # split of one rebuild (the reads WikiProjector.rebuild does)
     t0 = time.perf_counter()
-    project, cases = repo.wiki_project(pid), repo.wiki_cases(pid)
+    project, cases = repo.wiki_project(pid), repo.cases(pid)
     t1 = time.perf_counter()
     files = render_wiki(project, cases)
     t2 = time.perf_counter()

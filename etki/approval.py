@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from etki.config import Settings
-from etki.domain import ACTIONS, CaseRecord, RulingRecord
+from etki.domain import ACTIONS, CaseRecord, RulingOutcome
 from etki.errors import InputError, PermissionDeniedError, error_text
 from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
@@ -36,17 +35,6 @@ class Projector(Protocol):
 
     def catch_up(self, project_id: str) -> object:
         """Write whatever the DB holds that the project's wiki lacks."""
-
-
-@dataclass(frozen=True)
-class RulingOutcome:
-    """What a ruling did: the committed ``ruling``, the wiki hook's report (or None when
-    the wiki is off) and ``wiki_error`` (a one-line message when the projection failed;
-    the ruling stands either way)."""
-
-    ruling: RulingRecord
-    wiki_report: object | None = None
-    wiki_error: str | None = None
 
 
 def require_approver(repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str,

@@ -1,4 +1,9 @@
-"""Values that cross module boundaries: the loaded project folder and the decision.
+"""Values that cross module boundaries: the loaded project folder, the decision, the
+stored cases with their rulings and memory, and the report counts.
+
+A stored case has three shapes, one per purpose: :class:`CaseRecord` (the full record:
+request, whole frozen decision, ruling), :class:`CaseSummary` (the light queue row: the
+listed columns, no evidence chain) and :class:`CaseBrief` (the wiki's shared-page row).
 
 All are frozen dataclasses. Lists are tuples so values can be hashed and compared.
 ``Decision.to_json`` is the one canonical serialisation (sorted keys, UTF-8, no
@@ -415,10 +420,24 @@ class RulingRecord:
 
 
 @dataclass(frozen=True)
+class RulingOutcome:
+    """What a ruling did: the committed ``ruling``, the wiki hook's report (or None when
+    the wiki is off) and ``wiki_error`` (a one-line message when the projection failed;
+    the ruling stands either way)."""
+
+    ruling: RulingRecord
+    wiki_report: object | None = None
+    wiki_error: str | None = None
+
+
+@dataclass(frozen=True)
 class CaseRecord:
-    """A case as stored: the request, its frozen decision and its ruling (or None).
-    ``title`` is the request title, or the first line of the text cut to 80 characters.
-    ``created_at`` is ISO-8601 UTC. All text fields are client text: untrusted."""
+    """The full record of a case: the request, its whole frozen decision (evidence chain
+    included) and its ruling (or None). What a case's detail, a ruling, memory and
+    reports read; a queue lists the light :class:`CaseSummary` rows instead, the wiki's
+    shared pages :class:`CaseBrief` rows. ``title`` is the request title, or the first
+    line of the text cut to 80 characters. ``created_at`` is ISO-8601 UTC. All text
+    fields are client text: untrusted."""
 
     case_id: str
     project_id: str
@@ -437,6 +456,77 @@ class CaseRecord:
         return "pending" if self.ruling is None else "ruled"
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionSummary:
+    """The fields of a frozen decision a queue lists and filters on (verdict,
+    confidence, cited clauses, risk); the whole decision is :attr:`CaseRecord.decision`."""
+
+    verdict: str
+    confidence: float
+    cited_clauses: tuple[str, ...]
+    risk: Risk
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSummary:
+    """The light queue row of a case: the request fields, a :class:`DecisionSummary` and
+    the ruling (or None), read without parsing the decision's evidence chain. The full
+    record is :class:`CaseRecord` (same attribute names, so a queue takes either). All
+    text fields are client text: untrusted."""
+
+    case_id: str
+    project_id: str
+    request_id: str
+    title: str
+    text: str
+    submitted_by: str | None
+    submitted_at: str | None
+    created_at: str
+    version: int
+    decision: DecisionSummary
+    ruling: RulingRecord | None = None
+
+    @property
+    def status(self) -> str:
+        """``pending`` or ``ruled``."""
+        return "pending" if self.ruling is None else "ruled"
+
+
+@dataclass(frozen=True, slots=True)
+class BriefDecision:
+    """The fields of a frozen decision that the wiki's shared pages read."""
+
+    verdict: str
+    cited_clauses: tuple[str, ...]
+    impacted_modules: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBrief:
+    """The wiki's shared-page row of a case: what ``index.md``, ``disputed.md``, the
+    contract and the module pages read (attribute names as in :class:`CaseRecord`, the
+    full record, so the page helpers take either). ``version`` is the case version it
+    was read at, for the projector's change check; it is left out of equality, so equal
+    briefs render equal rows."""
+
+    case_id: str
+    project_id: str
+    title: str
+    decision: BriefDecision
+    ruling: RulingRecord | None
+    version: int = field(compare=False)
+
+    @classmethod
+    def of(cls, case: CaseRecord | CaseBrief) -> CaseBrief:
+        """The brief of a full :class:`CaseRecord` (a brief is returned as it is)."""
+        if isinstance(case, CaseBrief):
+            return case
+        d = case.decision
+        return cls(case.case_id, case.project_id, case.title,
+                   BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
+                   case.ruling, case.version)
+
+
 @dataclass(frozen=True)
 class ClauseMemory:
     """What past rulings say about one clause: ``precedent_count`` (overrides among the
@@ -449,3 +539,43 @@ class ClauseMemory:
     last_correction: RulingRecord | None = None
     disputed: bool = False
     history: tuple[tuple[str, str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class DisputedClause:
+    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at)."""
+
+    ref: str
+    history: tuple[tuple[str, str, str, str], ...]
+
+    @property
+    def rulings(self) -> tuple[str, ...]:
+        """The distinct rulings, sorted."""
+        return tuple(sorted({h[1] for h in self.history}))
+
+
+# --- reports ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Report:
+    """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
+    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, corrections), most
+    first, where an override counts on the clause it is about
+    (:func:`etki.memory.correction_clauses`: the clause its reason names, else the
+    decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
+    ref in the same order, (ref, ((rule, n), ...)): which of those rules
+    (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
+    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
+
+    cases: int
+    pending: int
+    ruled: int
+    verdicts: tuple[tuple[str, int], ...]
+    rulings: tuple[tuple[str, int], ...]
+    overrides: int
+    override_rate: float
+    precedents: int
+    disputed: int
+    corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
+    rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+    correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())

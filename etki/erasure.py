@@ -44,7 +44,7 @@ from etki.errors import InputError, NotFoundError
 from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
 from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
-from etki.store.repository import Erasure
+from etki.store.repository.erasures import Erasure
 
 __all__ = ["ErasureOutcome", "erase_case", "finish_erasure"]
 

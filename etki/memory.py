@@ -22,10 +22,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
-from etki.domain import CaseRecord, ClauseMemory, Risk
+from etki.domain import CaseRecord, ClauseMemory, DisputedClause, Risk
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -62,19 +61,6 @@ def clause_memory(cases: Iterable[CaseRecord]) -> dict[str, ClauseMemory]:
             ),
         )
     return memory
-
-
-@dataclass(frozen=True)
-class DisputedClause:
-    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at)."""
-
-    ref: str
-    history: tuple[tuple[str, str, str, str], ...]
-
-    @property
-    def rulings(self) -> tuple[str, ...]:
-        """The distinct rulings, sorted."""
-        return tuple(sorted({h[1] for h in self.history}))
 
 
 def disputed_clauses(cases: Iterable[CaseRecord]) -> list[DisputedClause]:

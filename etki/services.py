@@ -18,21 +18,25 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from etki import memory
-from etki.approval import ApprovalService, RulingOutcome
+from etki.approval import ApprovalService
 from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
     VERDICTS,
     CaseRecord,
+    CaseSummary,
     ClauseMemory,
     Decision,
+    DisputedClause,
     Project,
+    Report,
+    RulingOutcome,
     ScopeClause,
     WorkItem,
     is_declared_remit,
@@ -40,7 +44,6 @@ from etki.domain import (
 from etki.errors import NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
-from etki.store.repository import CaseSummary
 from etki.text import printable
 
 if TYPE_CHECKING:
@@ -293,31 +296,6 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
 
 
 @dataclass(frozen=True)
-class Report:
-    """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
-    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, corrections), most
-    first, where an override counts on the clause it is about
-    (:func:`etki.memory.correction_clauses`: the clause its reason names, else the
-    decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
-    ref in the same order, (ref, ((rule, n), ...)): which of those rules
-    (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
-    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
-
-    cases: int
-    pending: int
-    ruled: int
-    verdicts: tuple[tuple[str, int], ...]
-    rulings: tuple[tuple[str, int], ...]
-    overrides: int
-    override_rate: float
-    precedents: int
-    disputed: int
-    corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
-    rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
-    correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
-
-
-@dataclass(frozen=True)
 class Seat:
     """Who sits at the desk for one project, as :meth:`Desk.seat` reads it from the
     stored ``etki.yaml`` reviewers. ``reviewer``: the acting name (``ETKI_REVIEWER`` or
@@ -550,7 +528,7 @@ class Desk:
 
     def queue_summaries(self, project_id: str,
                         status: str | None = "pending") -> list[CaseSummary]:
-        """Like :meth:`queue`, as light :class:`~etki.store.repository.CaseSummary`
+        """Like :meth:`queue`, as light :class:`~etki.domain.CaseSummary`
         rows (listed columns only; no evidence chains): for a queue of many cases."""
         return self.repo.case_summaries(project_id, status=status)
 
@@ -687,7 +665,7 @@ class Desk:
     def precedents(self, project_id: str) -> list[CaseRecord]:
         return memory.precedents(self.repo.cases(project_id, status="ruled"))
 
-    def disputed(self, project_id: str) -> list[memory.DisputedClause]:
+    def disputed(self, project_id: str) -> list[DisputedClause]:
         return memory.disputed_clauses(self.repo.cases(project_id, status="ruled"))
 
     # wiki

@@ -13,11 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from etki.approval import RulingOutcome
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
-from etki.memory import DisputedClause
-from etki.services import Report, Seat
-from etki.store.repository import CaseSummary
+from etki.domain import (
+    CaseRecord,
+    CaseSummary,
+    ClauseMemory,
+    DisputedClause,
+    Report,
+    RulingOutcome,
+    ScopeClause,
+    WorkItem,
+)
+from etki.services import Seat
 
 if TYPE_CHECKING:
     from etki.services import RulingIndex

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 PACKAGES = ("etki", "etki.knowledge", "etki.wiki", "etki.retrieval", "etki.triage",
-            "etki.store", "etki.evaluation", "etki_tui")
+            "etki.store", "etki.store.repository", "etki.evaluation", "etki_tui")
 
 
 def sibling_cycles() -> list[tuple[str, str]]:

@@ -29,7 +29,7 @@ from etki.errors import NotFoundError, PermissionDeniedError
 from etki.frontmatter import split_frontmatter
 from etki.services import init_project
 from etki.store import CaseFileRepository
-from etki.store.repository import ERASED, ERASED_REASON
+from etki.store.repository.erasures import ERASED, ERASED_REASON
 from etki.text import fold
 from etki.triage import case_id_for
 from etki.wiki import fts

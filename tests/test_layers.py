@@ -3,8 +3,9 @@
 included): the core never imports the TUI or Textual, the store imports nothing above
 it, the lower layers never import the desk, the commands or the MCP server, approval
 never imports the wiki, the commands and the MCP server use the store only through the
-desk, and the modules of ``etki``, ``etki.knowledge``, ``etki.wiki`` and ``etki_tui``
-import each other without cycles."""
+desk, the TUI never imports the store, approval, the lower layers or the wiki
+projection (its value types come from ``etki.domain``), and the modules of ``etki``,
+``etki.knowledge``, ``etki.wiki`` and ``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ CONTRACTS = (
     "knowledge, triage, wiki and retrieval never import services, commands or mcp",
     "etki.approval never imports the wiki (services wires the projection hook)",
     "the commands reach the store, rulings and the projector only through the desk",
+    "the TUI reaches the core through the desk, its types through etki.domain",
     "no import cycles between the modules of a package",
 )
 

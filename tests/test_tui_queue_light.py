@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 
 from etki import memory
 from etki.services import approval_service
-from etki.store.repository import decision_summary
+from etki.store.repository.rows import decision_summary
 from etki_tui.messages import RulingCommitted, RulingProjected
 from etki_tui.render import _ONE_CELL, ELLIPSIS, fit, graphemes
 from etki_tui.widgets.memory import SHOWN, SHOWN_HITS, MemoryPane

@@ -12,11 +12,11 @@ from dataclasses import replace
 import pytest
 from markdown_it import MarkdownIt
 
-from etki.domain import ACTIONS, VERDICTS, CaseRecord, RulingRecord
+from etki.domain import ACTIONS, VERDICTS, CaseBrief, CaseRecord, RulingRecord
 from etki.frontmatter import split_frontmatter
 from etki.memory import clause_memory, disputed_clauses
 from etki.wiki.markdown import md_block, md_inline
-from etki.wiki.model import CaseBrief, WikiModel
+from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_case_pages, render_changed, render_model, render_wiki
 from etki.wiki.paths import (
     NAME_MAX_BYTES,

@@ -79,7 +79,7 @@ def request_text(title: str | None, text: str) -> str:
     """The text a request is compared by: ``title`` and ``text`` joined by a newline,
     or ``text`` alone when there is no title or the title is only the first line of
     the text (a stored case without a title keeps that line, cut to 80 characters with
-    ``…``, as its title; :func:`etki.store.repository._title_of`)."""
+    ``…``, as its title; :func:`etki.store.repository.rows.title_of`)."""
     head = (title or "").strip()
     if not head:
         return text

@@ -1,7 +1,7 @@
 """The rows the wiki's shared pages read, and the memo of what was rendered from them.
 
 ``index.md``, ``disputed.md``, the contract and the module pages read a
-:class:`CaseBrief` per case. :class:`WikiModel` keeps those briefs sorted and indexed
+:class:`~etki.domain.CaseBrief` per case. :class:`WikiModel` keeps those briefs sorted and indexed
 (ruled cases, overrides, per cited clause, per contract, per module) so one case can be
 put or removed in place, and owns one :class:`PageCache`: every memoised value (clause
 memory, sorted ids, rendered rows, sections, lists, frontmatter entries) with the rules
@@ -17,51 +17,16 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from etki.domain import CaseRecord, Contract, Module, Project, RulingRecord, ScopeClause
+from etki.domain import CaseBrief, CaseRecord, Contract, Module, Project, ScopeClause
 from etki.frontmatter import FrontmatterMemo
 from etki.text import sort_key
 
-__all__ = ["BriefDecision", "CaseBrief", "ClauseTally", "Memo", "Once", "PageCache",
-           "WikiModel"]
+__all__ = ["ClauseTally", "Memo", "Once", "PageCache", "WikiModel"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
-
-
-@dataclass(frozen=True, slots=True)
-class BriefDecision:
-    """The fields of a frozen decision that the shared pages read."""
-
-    verdict: str
-    cited_clauses: tuple[str, ...]
-    impacted_modules: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class CaseBrief:
-    """What ``index.md``, ``disputed.md``, contract and module pages read of a case
-    (attribute names as in :class:`~etki.domain.CaseRecord`, so the page helpers take
-    either). Equal briefs render equal rows."""
-
-    case_id: str
-    project_id: str
-    title: str
-    decision: BriefDecision
-    ruling: RulingRecord | None
-
-    @classmethod
-    def of(cls, case: CaseRecord | CaseBrief) -> CaseBrief:
-        """The brief of a full :class:`~etki.domain.CaseRecord` (a brief is returned as
-        it is)."""
-        if isinstance(case, CaseBrief):
-            return case
-        d = case.decision
-        return cls(case.case_id, case.project_id, case.title,
-                   BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
-                   case.ruling)
 
 
 ClauseTally = tuple[int, bool, tuple[str, ...]]

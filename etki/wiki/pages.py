@@ -28,12 +28,19 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from etki.domain import REMIT_CONTRACT_ID, VERDICTS, CaseRecord, Project, is_declared_remit
+from etki.domain import (
+    REMIT_CONTRACT_ID,
+    VERDICTS,
+    CaseBrief,
+    CaseRecord,
+    Project,
+    is_declared_remit,
+)
 from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
 from etki.text import printable, sort_key
 from etki.wiki.clauses import clause_markdown
 from etki.wiki.markdown import md_block, md_code, md_inline, md_paragraphs, md_table
-from etki.wiki.model import CaseBrief, WikiModel
+from etki.wiki.model import WikiModel
 from etki.wiki.paths import (
     DISPUTED,
     INDEX,

@@ -61,7 +61,7 @@ _SAFE_ENTITY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,118}[A-Za-z0-9])?")
 
 class NamedCase(Protocol):
     """What a case's page names are made of. :class:`~etki.domain.CaseRecord` and
-    :class:`~etki.wiki.model.CaseBrief` both are one."""
+    :class:`~etki.domain.CaseBrief` both are one."""
 
     @property
     def case_id(self) -> str: ...

@@ -26,11 +26,11 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
-from etki.domain import CaseRecord
+from etki.domain import CaseBrief, CaseRecord
 from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
-from etki.wiki.model import BriefDecision, CaseBrief, WikiModel
+from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_changed, render_model
 from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
@@ -276,17 +276,15 @@ class WikiProjector:
         project = self.repo.wiki_project(pid)
         cases: list[CaseRecord] = []
         if full:
-            cases = self.repo.wiki_cases(pid)
+            cases = self.repo.cases(pid)
             model = WikiModel.build(project, cases)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
             model = WikiModel(project)
             versions = {}
-            for cid, title, version, verdict, cited, modules, ruling in \
-                    self.repo.wiki_case_briefs(pid):
-                model.put(CaseBrief(cid, pid, title, BriefDecision(verdict, cited, modules),
-                                    ruling))
-                versions[cid] = version
+            for brief in self.repo.wiki_case_briefs(pid):
+                model.put(brief)
+                versions[brief.case_id] = brief.version
         state = _Cached(model, head[:-2], max([audit_max, *(i for i, _ in seen)]),
                         versions=versions, applied={i for i, _ in seen},
                         mark=_Mark.of(pid, head, {i for i, _ in seen}))
@@ -477,14 +475,14 @@ class WikiProjector:
         gone = set(case_ids) - {c.case_id for c in full}
         if len(state.model.cases) != count:  # cases added (or a change we did not see)
             self._resync_all(state)
-            full = self.repo.cases_by_ids(state.unsynced)
+            full = self.repo.cases_by_id(sorted(state.unsynced))
         return state, [c for c in full if c.project_id == pid], gone
 
     def _apply(self, state: _Cached, case_ids: set[str]) -> list[CaseRecord]:
         """Re-read ``case_ids`` and put them into the model (remove the ones gone);
         remember the briefs before and after as unsynced. Returns the records read."""
         model = state.model
-        found = self.repo.cases_by_ids(case_ids)
+        found = self.repo.cases_by_id(sorted(case_ids))
         seen = set()
         for rec in found:
             seen.add(rec.case_id)

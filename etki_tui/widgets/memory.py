@@ -25,8 +25,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from etki.domain import CaseRecord, ScopeClause, is_declared_remit
-from etki.memory import DisputedClause
+from etki.domain import CaseRecord, DisputedClause, ScopeClause, is_declared_remit
 from etki.text import printable
 from etki.wiki.paths import page_kind
 from etki.wiki.search import query_tokens

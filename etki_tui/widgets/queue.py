@@ -35,9 +35,8 @@ from textual.geometry import Size
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import CellKey, DuplicateKey, Row, RowDoesNotExist, RowKey
 
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.domain import CaseRecord, CaseSummary, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
-from etki.store.repository import CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from etki.services import Report
+from etki.domain import Report
 from etki.text import printable
 from etki_tui.charts import (
     AGREED,

@@ -1,0 +1,195 @@
+"""What every part of the repository shares: the engine, its sessions, the clock, the
+guard against text no backend can store, the insert-or-update of one row, and the
+project row with its knowledge read back (:meth:`StoreBase._read_project`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Engine, Result, select
+from sqlalchemy.orm import Session
+
+from etki.domain import Project, ScopeClause
+from etki.errors import InputError, NotFoundError
+from etki.store.models import ClauseRow, ContractRow, ModuleRow, ProjectRow, WorkItemRow
+from etki.store.repository.rows import (
+    CLAUSE_COLUMNS,
+    MODULE_COLUMNS,
+    WORKITEM_COLUMNS,
+    clause_of,
+    config_of,
+    contract_of,
+    edge_types_of,
+    module_of,
+    workitem_of,
+)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The wall clock in UTC (the default clock; tests pass a frozen one)."""
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """ISO-8601 UTC to the second: ``2026-11-29T12:00:00Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+"""NUL and lone surrogates: text neither backend can store."""
+
+
+def storable(what: str, *values: str | None) -> None:
+    """Raise :class:`InputError` when a value holds NUL or a lone surrogate: PostgreSQL
+    cannot store NUL at all and neither backend can encode a lone surrogate, so both
+    refuse the same input the same way (the loaders already reject it with file and
+    line; this guards every other way in)."""
+    if any(v is not None and UNSTORABLE.search(v) for v in values):
+        raise InputError(f"{what} holds a NUL character or a lone surrogate: not text "
+                         "Etki can store; remove it")
+
+
+def rowcount(result: Result[Any]) -> int:
+    """How many rows the ``UPDATE`` or ``DELETE`` that gave ``result`` matched."""
+    return cast(CursorResult[Any], result).rowcount
+
+
+def _dialect_insert(dialect: str, model: type) -> Any:
+    """``INSERT`` into ``model`` in the form of ``dialect`` (``postgresql`` or
+    ``sqlite``), which has ``ON CONFLICT``."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(model)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(model)
+
+
+class StoreBase:
+    """The engine and clock the parts of :class:`~etki.store.CaseFileRepository` share,
+    with their sessions. Set up by the repository's constructor."""
+
+    engine: Engine
+    clock: Clock
+    read_only: bool
+
+    # --- sessions ----------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as s:
+            yield s
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite), committed on success."""
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(etki_write=True)
+            with conn.begin(), Session(bind=conn, expire_on_commit=False) as s:
+                yield s
+                s.flush()
+
+    def _upsert(self, s: Session, model: type, values: dict[str, object],
+                keys: tuple[str, ...], *, update: bool) -> None:
+        """Insert ``values`` as a row of ``model``; when a row with the same ``keys``
+        exists (committed, or being inserted by a concurrent transaction, which this one
+        then waits for), update it to ``values`` (``update``) or leave it alone. One
+        ``INSERT ... ON CONFLICT`` on PostgreSQL and SQLite, so two processes storing
+        the same row never meet a unique-key violation; a read, then a write, elsewhere."""
+        name = self.engine.dialect.name
+        if name in ("postgresql", "sqlite"):
+            stmt = _dialect_insert(name, model).values(**values)
+            changed = {k: v for k, v in values.items() if k not in keys}
+            s.execute(stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
+                      if update and changed else
+                      stmt.on_conflict_do_nothing(index_elements=list(keys)))
+            return
+        row = s.get(model, tuple(values[k] for k in keys))
+        if row is None:
+            s.add(model(**values))
+        elif update:
+            for key, value in values.items():
+                setattr(row, key, value)
+        s.flush()
+
+    def _insert_new(self, s: Session, model: type, values: dict[str, object],
+                    keys: tuple[str, ...]) -> bool:
+        """Insert ``values`` as a row of ``model`` unless a row with the same ``keys``
+        exists (or a concurrent transaction is inserting it: this one waits for it);
+        True when this call inserted it. ``INSERT ... ON CONFLICT DO NOTHING RETURNING``
+        on PostgreSQL and SQLite (an ORM insert reports no reliable row count)."""
+        name = self.engine.dialect.name
+        if name in ("postgresql", "sqlite"):
+            key_columns = [getattr(model, k) for k in keys]
+            stmt = (_dialect_insert(name, model).values(**values)
+                    .on_conflict_do_nothing(index_elements=list(keys))
+                    .returning(*key_columns))
+            return s.execute(stmt).first() is not None
+        if s.get(model, tuple(values[k] for k in keys)) is not None:
+            return False
+        s.add(model(**values))
+        s.flush()
+        return True
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    # --- the project row -----------------------------------------------------------------
+
+    def _no_project(self, project_id: str) -> NotFoundError:
+        """The error for a project that is not stored, naming the ones that are."""
+        with self._read() as s:
+            ids = list(s.scalars(select(ProjectRow.id).order_by(ProjectRow.id)))
+        known = ", ".join(ids) or "none yet (run `etki init PROJECT_DIR`)"
+        return NotFoundError(f"no project '{project_id}' in the store; known: {known}")
+
+    def _project_row(self, project_id: str) -> ProjectRow:
+        """The ``projects`` row of ``project_id``. Raises :class:`NotFoundError`."""
+        with self._read() as s:
+            row = s.get(ProjectRow, project_id)
+        if row is None:
+            raise self._no_project(project_id)
+        return row
+
+    def _read_project(self, project_id: str, *, whole: bool) -> Project:
+        """The stored :class:`Project` of ``project_id`` (without requests): ``whole``
+        with its work items and the clauses' edges, else without either (``workitems``
+        and every clause's ``edges`` empty). Raises :class:`NotFoundError`."""
+        row = self._project_row(project_id)
+        clause_columns = (*CLAUSE_COLUMNS, ClauseRow.edges_json) if whole else CLAUSE_COLUMNS
+        with self.engine.connect() as conn:
+            contracts = conn.execute(
+                select(ContractRow.id, ContractRow.title, ContractRow.source,
+                       ContractRow.chunking)
+                .where(ContractRow.project_id == project_id)
+                .order_by(ContractRow.position)).all()
+            clauses = conn.execute(select(*clause_columns)
+                                   .where(ClauseRow.project_id == project_id)
+                                   .order_by(ClauseRow.position)).all()
+            modules = conn.execute(select(*MODULE_COLUMNS)
+                                   .where(ModuleRow.project_id == project_id)
+                                   .order_by(ModuleRow.position)).all()
+            items = conn.execute(select(*WORKITEM_COLUMNS)
+                                 .where(WorkItemRow.project_id == project_id)
+                                 .order_by(WorkItemRow.position)).all() if whole else []
+        by_contract: dict[str, list[ScopeClause]] = {}
+        for c in clauses:
+            clause = clause_of(*c)
+            by_contract.setdefault(clause.contract_id, []).append(clause)
+        return Project(
+            config=config_of(row.config_json), root=Path(row.root),
+            contracts=tuple(contract_of(*c, clauses=tuple(by_contract.get(c[0], ())))
+                            for c in contracts),
+            modules=tuple(module_of(*m) for m in modules),
+            workitems=tuple(workitem_of(*w) for w in items),
+            edge_types=edge_types_of(row.edge_types_json),
+        )

@@ -1,0 +1,195 @@
+"""The erasure part of the store (KVKK/GDPR): a case erased in one transaction, a
+tombstone left in the audit log, and the deleted rows made unrecoverable from the
+database files (:meth:`ErasureStore.compact`, checked by :mod:`etki.store.proof`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.orm import Session
+
+from etki.errors import NotFoundError
+from etki.identity import current_process
+from etki.store import proof
+from etki.store.models import AuditRow, CaseRow, DecisionContextRow, DecisionRow, RulingRow
+from etki.store.repository.base import StoreBase, iso, rowcount, storable
+
+ERASED = "erased"
+"""``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
+ERASED_REASON = "[erased]"
+"""What an erasure leaves of the ``reason`` of the erased case's earlier audit rows."""
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What :meth:`ErasureStore.erase_case` removed: the case and project ids, the
+    ruling the case had (``pending`` when none), how many audit rows had their reason
+    replaced by ``[erased]`` and how many other cases' related-context blocks were
+    scrubbed of it. Holds no client text."""
+
+    case_id: str
+    project_id: str
+    before: str
+    audit_rows_redacted: int
+    contexts_scrubbed: int
+
+
+class ErasureStore(StoreBase):
+    """Erase a case, list what an erasure removes, and compact the files afterwards."""
+
+    def erased_case_ids(self) -> set[str]:
+        """Ids of every erased case (they have a tombstone in the audit log)."""
+        with self._read() as s:
+            return set(s.scalars(select(AuditRow.case_id).where(AuditRow.outcome == ERASED)))
+
+    def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
+        """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
+        block, ruling, decision and the case row (request text, title, submitter,
+        labels); replace the ``reason`` of its earlier audit rows (free text that may quote
+        the request) with ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
+        precedent node from other cases' related-context blocks; and append a tombstone
+        audit row (``action`` ``erase``, ``outcome`` ``erased``, ``reason`` the erasure's
+        reason) that holds no request text. On SQLite the deleted pages are zeroed
+        (``secure_delete``); call :meth:`compact` afterwards so no old copy stays in the
+        file or its WAL. A tombstoned case id is never stored again by :meth:`add_cases`.
+
+        Raises :class:`NotFoundError` for an unknown (or already erased) case."""
+        storable("the erasure's reviewer or reason", erased_by, reason)
+        now = iso(self.clock())
+        with self._write() as s:
+            if self.engine.dialect.name == "sqlite":
+                s.execute(text("PRAGMA secure_delete = ON"))
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                gone = s.scalar(select(func.count()).select_from(AuditRow).where(
+                    AuditRow.case_id == case_id, AuditRow.outcome == ERASED))
+                raise NotFoundError(f"no case '{case_id}' in the store"
+                                    + (" (it was erased)" if gone else ""))
+            ruling = s.get(RulingRow, case_id)
+            before = ruling.ruling if ruling is not None else "pending"
+            project_id, version = case.project_id, case.version
+            erased_strings = [x for x in (case.title, case.text) if x and x.strip()]
+            s.execute(delete(DecisionContextRow).where(DecisionContextRow.case_id == case_id))
+            s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
+            s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
+            s.execute(delete(CaseRow).where(CaseRow.id == case_id))
+            redacted = rowcount(s.execute(
+                update(AuditRow)
+                .where(AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON,
+                       AuditRow.reason != "")
+                .values(reason=ERASED_REASON)))
+            scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
+            s.add(AuditRow(case_id=case_id, reviewer=erased_by, action="erase", ruling=before,
+                           reason=reason, at=now, version=version, outcome=ERASED,
+                           before=before, after=ERASED, **current_process().columns()))
+        return Erasure(case_id=case_id, project_id=project_id, before=before,
+                       audit_rows_redacted=redacted, contexts_scrubbed=scrubbed)
+
+    @staticmethod
+    def _scrub_contexts(s: Session, project_id: str, case_id: str,
+                        erased_strings: list[str]) -> int:
+        """Drop the erased case's node (``precedent:{case_id}``) and everything that
+        names it (edges, dropped entries, children) from the related-context blocks of
+        the project's other cases; a block that still holds the erased title or text
+        after that is deleted whole (context is optional). Returns how many changed."""
+        node_id = f"precedent:{case_id}"
+        rows = s.scalars(select(DecisionContextRow)
+                         .join(CaseRow, CaseRow.id == DecisionContextRow.case_id)
+                         .where(CaseRow.project_id == project_id)).all()
+        changed = 0
+        for row in rows:
+            raw = row.context_json
+            if node_id not in raw and case_id not in raw and not any(
+                    x in raw for x in erased_strings):
+                continue
+            changed += 1
+            try:
+                block = _without(json.loads(raw), {node_id, case_id})
+                new = json.dumps(block, sort_keys=True, ensure_ascii=False,
+                                 separators=(",", ":"))
+            except ValueError:
+                new = None
+            if new is None or any(x in new for x in (node_id, *erased_strings)):
+                s.delete(row)
+            else:
+                row.context_json = new
+        return changed
+
+    def erasable_text(self, case_id: str) -> list[str]:
+        """The client and reviewer text an erasure of ``case_id`` removes: the request's
+        title, text, submitter and labels, its ruling's reason and the reasons of its
+        audit rows (what :mod:`etki.store.proof` searches the files for afterwards). Empty
+        for an unknown case."""
+        with self._read() as s:
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                return []
+            ruling = s.get(RulingRow, case_id)
+            out = [case.title, case.text, case.submitted_by, case.labels_json,
+                   ruling.reason if ruling is not None else None]
+            out += list(s.scalars(select(AuditRow.reason).where(
+                AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON)))
+        return [x for x in out if x]
+
+    def live_bytes(self) -> bytes:
+        """Every value of every live row (and on SQLite the schema), as bytes: what the
+        store holds on purpose (:func:`etki.store.proof.live_bytes`)."""
+        return proof.live_bytes(self.engine)
+
+    def sqlite_path(self) -> Path | None:
+        """The absolute path of the SQLite database file, or None (PostgreSQL, or an
+        in-memory SQLite database)."""
+        if self.engine.dialect.name != "sqlite":
+            return None
+        database = self.engine.url.database
+        if not database or database == ":memory:":
+            return None
+        return Path(database).expanduser().absolute()
+
+    def compact(self, words: Sequence[str] = (), *, wait_s: float = proof.DEFAULT_WAIT_S,
+                notify: Callable[[str], None] | None = None) -> proof.Compaction:
+        """Make deleted rows unrecoverable from the database files, as far as the backend
+        allows, and check that it happened; ``words`` are the erased text's words only
+        the deleted rows held (:func:`etki.store.proof.unique_words`), searched for
+        afterwards. Waits at most ``wait_s`` seconds for another connection that holds
+        compaction up (``notify`` is told once what it waits for).
+
+        SQLite: checkpoint the WAL into the file, ``VACUUM`` (rewrites the file from live
+        rows only) and truncate the WAL to zero bytes, each checkpoint's result checked
+        (:func:`etki.store.proof.compact_sqlite`), then search the database file, WAL,
+        shared-memory file and journal for ``words``. PostgreSQL: ``VACUUM`` the case
+        tables until no dead row version is left, then rewrite them (``VACUUM FULL``) and,
+        with ``pageinspect`` usable, search their pages for ``words``
+        (:func:`etki.store.proof.compact_postgres`; older copies in the server's WAL
+        archive and backups are the operator's to expire). Returns every place checked;
+        ``blocker`` says what held compaction up. Raises the driver's error for a
+        failure other than a busy database or a lock not granted in time."""
+        if self.engine.dialect.name == "sqlite":
+            path = self.sqlite_path()
+            done = proof.compact_sqlite(self.engine, path or Path(":memory:"),
+                                        wait_s=wait_s, notify=notify)
+            if path is None:
+                return done
+            scans = [proof.scan_file(p, what, words) for p, what in proof.sqlite_files(path)]
+            return proof.Compaction((*done.places, *scans), done.blocker)
+        if self.engine.dialect.name == "postgresql":
+            return proof.compact_postgres(self.engine, words, wait_s=wait_s, notify=notify)
+        return proof.Compaction(())
+
+
+def _without(value: object, ids: set[str]) -> object:
+    """``value`` (parsed JSON) with every list item removed that is, or is a mapping with
+    a value that is, one of ``ids``."""
+    if isinstance(value, dict):
+        return {k: _without(v, ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v, ids) for v in value
+                if not ((isinstance(v, str) and v in ids)
+                        or (isinstance(v, dict)
+                            and any(isinstance(x, str) and x in ids for x in v.values())))]
+    return value
