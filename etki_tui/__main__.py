@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 from etki.config import Settings
 from etki.console import (
@@ -31,7 +32,7 @@ from etki_tui.errors import one_line
 
 
 class _Parser(SafeArgumentParser):
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         """One line, exit 2, no usage dump."""
         raise InputError(message)
 

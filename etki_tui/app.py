@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from etki.domain import CaseRecord
+from etki.domain import CaseRecord, CaseSummary
 from etki.errors import ConflictError, NotFoundError, PermissionDeniedError
 from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
@@ -272,7 +272,7 @@ class EtkiApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout,
                        markup=markup)
 
-    def get_system_commands(self, screen: Screen) -> Sequence[SystemCommand]:  # type: ignore[override]
+    def get_system_commands(self, screen: Screen) -> Sequence[SystemCommand]:
         """Textual's commands minus its key panel (the desk has its own help) and its
         screenshot (it writes a file into the working directory)."""
         return [c for c in super().get_system_commands(screen)
@@ -507,7 +507,7 @@ class EtkiApp(App[None]):
         if message.source != "poll" or changed:
             keep_loaded()  # the rows stay until the next load: out of the GC's walks
 
-    def _warn_open_confirm(self, ruled: Sequence[CaseRecord]) -> None:
+    def _warn_open_confirm(self, ruled: Sequence[CaseRecord | CaseSummary]) -> None:
         screen = self.screen
         if isinstance(screen, ConfirmRuling):
             for case in ruled:

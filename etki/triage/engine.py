@@ -589,7 +589,8 @@ class TriageEngine:
                       "unknown: no comparable work item carries effort_days")
         evidence.append(EvidenceStep(
             "effort", detail,
-            (("high", effort.high), ("low", effort.low)) if effort.known else ()))
+            (("high", effort.high), ("low", effort.low))
+            if effort.high is not None and effort.low is not None else ()))
         return effort
 
     def _risk(self, request: _Request, cited: Sequence[str],
@@ -696,7 +697,7 @@ class TriageEngine:
         :data:`MAX_CITED`."""
         refs: list[str] = []
         group = {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule))
-        lead = [best[group][1]] if group in best else []
+        lead = [best[group][1]] if group is not None and group in best else []
         admin = result.rule == "administration"  # else procurement text is never cited
         for k in [*lead, *(k for k in order if admin or self.sentences[k].role != "admin")]:
             ref = self.infos[self.sentences[k].clause].clause.ref
