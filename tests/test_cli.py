@@ -1,5 +1,7 @@
-"""The ``etki`` command as a user runs it: real subprocesses, a real SQLite file, the
-real sample project and the real engagement in ../shared/realdata."""
+"""The ``etki`` command on a real SQLite file, the real sample project and the real
+engagement in ../shared/realdata: the first end-to-end run in real subprocesses as a
+user runs it, the rest through the same ``main`` in this process
+(:func:`tests.cli_support.run_etki`)."""
 
 from __future__ import annotations
 
@@ -11,33 +13,42 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_support import run_etki
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 TDRS = ROOT.parent / "shared" / "realdata" / "tdrs"
 
 
-def etki(tmp_path: Path, *args: str, reviewer: str = "reviewer") -> subprocess.CompletedProcess:
+def etki(tmp_path: Path, *args: str, reviewer: str = "reviewer",
+         process: bool = False) -> subprocess.CompletedProcess:
+    """``etki ARGS`` on the test's store and wiki, as ``reviewer``: in this process, or
+    in a real ``python -m etki.cli`` subprocess when ``process``."""
     env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
            "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
+    if not process:
+        return run_etki(args, env=env, cwd=tmp_path)
     return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=120)
 
 
 def test_init_queue_rule_on_the_sample(tmp_path):
-    init = etki(tmp_path, "init", str(SAMPLE))
+    init = etki(tmp_path, "init", str(SAMPLE), process=True)
     assert init.returncode == 0, init.stderr
     assert "project demo" in init.stdout and "new cases triaged: 40" in init.stdout
 
     again = etki(tmp_path, "init", str(SAMPLE))  # idempotent: nothing triaged twice
     assert "new cases triaged: 0" in again.stdout
 
-    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json",
+                            process=True).stdout)
     assert len(queue) == 40
     assert {"case_id", "verdict", "confidence"} <= set(queue[0])
     assert all(q["case_id"].startswith("req-demo-") and len(q["case_id"]) == 17 for q in queue)
 
     first = queue[0]
-    ruled = etki(tmp_path, "rule", first["case_id"], "approve", "--reason", "as proposed")
+    ruled = etki(tmp_path, "rule", first["case_id"], "approve", "--reason", "as proposed",
+                 process=True)
     assert ruled.returncode == 0, ruled.stderr
     pages = list((tmp_path / "wiki-demo" / "decisions").glob("DEC-*.md"))
     assert len(pages) == 1 and first["case_id"] in pages[0].read_text(encoding="utf-8")

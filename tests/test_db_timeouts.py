@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from etki.config import Settings, db_timeouts
 from etki.errors import InputError, StoreUnavailableError
 from etki.store import CaseFileRepository
 from etki.store.db import make_engine
+from tests.cli_support import run_etki
 from tests.factories import make_project
 from tests.test_store import _postgres_repo
 
@@ -73,8 +73,7 @@ def _etki(tmp_path: Path, url: str, *args: str, **env: str) -> subprocess.Comple
     """Run ``python -m etki.cli ARGS`` with ``ETKI_DB_URL=url`` and ``env``; the 120 s
     limit only keeps a regression from hanging the suite."""
     full = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": "", **env}
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=full, cwd=tmp_path, timeout=120)
+    return run_etki([*args], env=full, cwd=tmp_path)  # in this process: tests/cli_support.py
 
 
 def test_queue_fails_naming_the_server_that_never_answers(tmp_path, psycopg):

@@ -35,6 +35,7 @@ from etki.triage import case_id_for
 from etki.wiki import fts
 from etki.wiki.projection import WikiProjector
 from etki.wiki.search import find_rg, search
+from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 from tests.test_store import PG_URL, _postgres_repo
 
@@ -76,8 +77,7 @@ def _wiki_bytes(root: Path) -> dict[str, bytes]:
 def _etki(tmp: Path, *args: str, reviewer: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
            "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=tmp, timeout=120)
+    return run_etki([*args], env=env, cwd=tmp)  # in this process: tests/cli_support.py
 
 
 def _append_request(project_dir: Path, **fields: str) -> None:

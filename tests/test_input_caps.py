@@ -20,7 +20,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +38,7 @@ from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.widgets.memory import MemoryPane
 from etki_tui.widgets.queue import CaseDetail
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS
+from tests.cli_support import run_etki
 from tests.conftest import REPO_ROOT, tui_decision
 from tests.test_loader import CONTRACT, MODULES, write_project
 from tests.test_tui_pilot import current, goto, make_app, settle, shown
@@ -73,10 +73,8 @@ def _env(tmp: Path, **more: str) -> dict[str, str]:
 
 
 def etki(tmp: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``python -m etki.cli ARGV`` in its own process."""
-    return subprocess.run([sys.executable, "-m", "etki.cli", *argv], cwd=tmp,
-                          env=_env(tmp, **env), capture_output=True, text=True,
-                          check=False, timeout=600)
+    """``etki ARGV`` (``etki.cli.main``) run in this process (:func:`tests.cli_support.run_etki`)."""
+    return run_etki([*argv], env=_env(tmp, **env), cwd=tmp)  # in this process: tests/cli_support.py
 
 
 # --- YAML: anchors and aliases refused, before anything is expanded -------------------------

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from etki.knowledge import build_index, load_project
 from etki.knowledge.loader import MAX_REMIT_CHARS
 from etki.services import Desk
 from etki.wiki.projection import WikiProjector
+from tests.cli_support import run_etki
 from tests.remit_support import (
     ETKI_YAML,
     GERMAN_NFD,
@@ -185,8 +185,7 @@ def test_index_holds_the_remit_clauses_with_kind_and_ref(tmp_path: Path) -> None
 
 
 def _etki(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=120, check=False)
+    return run_etki([*args], env=env, cwd=cwd)  # in this process: tests/cli_support.py
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from etki.triage.similar import (
     memory_verdict,
     request_text,
 )
+from tests.cli_support import run_etki
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -266,8 +266,7 @@ def test_turkish_nfd_request_finds_its_ruled_twin(world):
 def _etki(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db", "ETKI_WIKI_DIR": "",
            "ETKI_REVIEWER": "reviewer", "ETKI_RELATED_CONTEXT": "0"}
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=tmp, timeout=120)
+    return run_etki([*args], env=env, cwd=tmp)  # in this process: tests/cli_support.py
 
 
 def test_triage_json_has_both_keys(world, tmp_path):

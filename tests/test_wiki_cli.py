@@ -1,5 +1,6 @@
-"""``python -m etki.wiki`` and ``etki wiki`` in a subprocess, with ETKI_DB_URL /
-ETKI_WIKI_DIR."""
+"""``python -m etki.wiki`` and ``etki wiki`` with ETKI_DB_URL / ETKI_WIKI_DIR: each
+form once as a real subprocess, the rest through the same ``main`` in this process
+(:func:`tests.cli_support.run_etki`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 from etki.wiki.paths import decision_path
+from tests.cli_support import run_etki
 from tests.wiki_support import build_world, tree_digest
 
 
@@ -22,11 +24,19 @@ def world(tmp_path):
 
 
 def _run(world, *args: str, wiki: str | None = None,
-         module: tuple[str, ...] = ("etki.wiki",)) -> subprocess.CompletedProcess:
+         module: tuple[str, ...] = ("etki.wiki",),
+         process: bool = False) -> subprocess.CompletedProcess:
+    """``python -m MODULE ARGS`` on the world's store and wiki: in this process, or as a
+    real subprocess when ``process``."""
     env = dict(os.environ)
     env["ETKI_DB_URL"] = world.db_url
     env["ETKI_WIKI_DIR"] = str(world.tmp / "wiki-{project}") if wiki is None else wiki
     env["PYTHONIOENCODING"] = "utf-8"
+    if not process:
+        if module == ("etki.wiki",):
+            return run_etki(args, env=env, cwd=world.tmp, program="etki.wiki")
+        assert module[0] == "etki.cli", module
+        return run_etki([*module[1:], *args], env=env, cwd=world.tmp)
     return subprocess.run([sys.executable, "-m", *module, *args], env=env,
                           cwd=world.tmp, capture_output=True, text=True, encoding="utf-8",
                           timeout=120, check=False)
@@ -38,7 +48,7 @@ def _no_traceback(done: subprocess.CompletedProcess) -> None:
 
 
 def test_rebuild_then_delete_and_rebuild(world):
-    done = _run(world, "rebuild")
+    done = _run(world, "rebuild", process=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("demo: ") and "written" in done.stdout
     first = tree_digest(world.wiki)
@@ -133,7 +143,7 @@ ETKI_WIKI = ("etki.cli", "wiki")
 def test_etki_wiki_is_the_same_command(world):
     """``etki wiki COMMAND`` prints what ``python -m etki.wiki COMMAND`` prints, with the
     same exit codes; its errors and hints name ``etki``."""
-    rebuilt = _run(world, "rebuild", module=ETKI_WIKI)
+    rebuilt = _run(world, "rebuild", module=ETKI_WIKI, process=True)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert rebuilt.stdout.startswith("demo: ") and "written" in rebuilt.stdout
     digest = tree_digest(world.wiki)
