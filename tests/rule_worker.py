@@ -1,14 +1,16 @@
-"""A reviewer process for the concurrency tests: waits for a start time, then tries to
-rule every given case through the real ApprovalService and prints a JSON tally.
+"""A reviewer process for the concurrency tests: once ready (Etki imported, the store
+opened) it says so on stdout and waits for one line on stdin — the start, sent to every
+worker when all of them are ready, so they contend however slowly a loaded machine
+starts them — then tries to rule every given case through the real ApprovalService and
+prints a JSON tally.
 
-usage: python tests/rule_worker.py DB_URL REVIEWER ACTION START_EPOCH CASE_ID...
+usage: python tests/rule_worker.py DB_URL REVIEWER ACTION CASE_ID...
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -20,12 +22,12 @@ from etki.store import CaseFileRepository  # noqa: E402
 
 
 def main() -> None:
-    url, reviewer, action, start, *case_ids = sys.argv[1:]
+    url, reviewer, action, *case_ids = sys.argv[1:]
     repo = CaseFileRepository(url)
     service = ApprovalService(repo, Settings(db_url=url, reviewer=reviewer, wiki_dir=None))
     tally = {"committed": 0, "conflict": 0, "errors": []}
-    while time.time() < float(start):
-        time.sleep(0.001)
+    print("ready", flush=True)
+    sys.stdin.readline()  # the start: every worker is ready
     for case_id in case_ids:
         try:
             service.rule(case_id, action, reason=f"{reviewer} rules")

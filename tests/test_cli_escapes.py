@@ -184,6 +184,7 @@ def test_unknown_ids_in_errors_are_safe(world):
     assert err.startswith("etki: error:")
 
 
+@pytest.mark.slow
 def test_wiki_cli(world):
     wiki = "etki.wiki"
     out, _ = world.run("rebuild", module=wiki)

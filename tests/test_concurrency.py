@@ -21,6 +21,8 @@ from etki.store.models import RulingRow
 from tests.factories import make_decision, make_project, make_request
 from tests.test_store import _postgres_repo
 
+pytestmark = pytest.mark.slow  # processes racing each other (pytest -m "not slow" leaves it out)
+
 WORKER = Path(__file__).with_name("rule_worker.py")
 CASES = 200
 
@@ -36,10 +38,16 @@ def _seed(repo: CaseFileRepository, reviewers: list[str]) -> list[str]:
 def _race(url: str, repo: CaseFileRepository, processes: int) -> None:
     reviewers = [f"reviewer-{n}" for n in range(processes)]
     ids = _seed(repo, reviewers)
-    start = time.time() + 1.5  # a start barrier: every process begins at once
-    procs = [subprocess.Popen([sys.executable, str(WORKER), url, who, "approve", str(start),
-                               *ids], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen([sys.executable, str(WORKER), url, who, "approve", *ids],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
              for who in reviewers]
+    for p in procs:  # the start barrier: a state (every worker ready), not a time
+        assert p.stdout is not None and p.stdout.readline() == "ready\n", p.stderr
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
     tallies = []
     for p in procs:
         out, err = p.communicate(timeout=300)

@@ -35,6 +35,8 @@ from etki.wiki.writer import sync_tree
 from tests.wiki_support import CASES as HOSTILE_CASES
 from tests.wiki_support import decision, project, tree_digest
 
+pytestmark = pytest.mark.slow  # kill loops on real processes (pytest -m "not slow" leaves it out)
+
 WORKER = Path(__file__).with_name("crash_worker.py")
 SEED = int(os.environ.get("ETKI_CRASH_SEED", "20261129"))
 KILLS = 20  # kills that land mid-operation, per mode

@@ -76,6 +76,7 @@ def _etki(tmp_path: Path, url: str, *args: str, **env: str) -> subprocess.Comple
     return run_etki([*args], env=full, cwd=tmp_path)  # in this process: tests/cli_support.py
 
 
+@pytest.mark.slow
 def test_queue_fails_naming_the_server_that_never_answers(tmp_path, psycopg):
     with SilentServer() as server:
         url = f"postgresql://etki:{PASSWORD}@127.0.0.1:{server.port}/etki"
@@ -103,6 +104,7 @@ def test_a_refused_connection_names_the_server_and_no_password(tmp_path, psycopg
     assert PASSWORD not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_connect_timeout_in_the_url_wins(psycopg):
     with SilentServer() as server:
         url = f"postgresql://etki:{PASSWORD}@127.0.0.1:{server.port}/etki?connect_timeout=3"

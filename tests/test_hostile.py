@@ -334,6 +334,7 @@ HOSTILE_CASE_ARGS = ["../../etc/passwd", "req-demo-1' OR '1'='1", "req-demo-1; D
                      "x" * 5000, "req-demo-1\n", "İ"]
 
 
+@pytest.mark.slow
 def test_hostile_case_ids_on_the_command_line(tmp_path):
     repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
     repo.save_project(make_project(), "sha256:abc", b"{}\n")

@@ -28,6 +28,8 @@ from sqlalchemy import create_engine, text
 from etki.domain import Reviewer
 from etki.store import CaseFileRepository
 
+pytestmark = pytest.mark.slow  # a real process per call: the audit records its pid (pytest -m "not slow" leaves it out)
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -110,6 +110,7 @@ READ_COMMANDS: list[tuple[str, tuple[str, ...]]] = [
 arguments that succeed on the sample store."""
 
 
+@pytest.mark.slow
 def test_read_commands_change_no_byte_of_the_store(store: Path) -> None:
     """``mode=ro`` semantics, for any user: after every read command the store's bytes and
     mtime are the same and nothing was logged to write; the only files that may appear
@@ -179,6 +180,7 @@ def read_only_store(base: Path, tmp_path: Path) -> Iterator[Path]:
         path.chmod(stat.S_IRWXU | path.stat().st_mode)
 
 
+@pytest.mark.slow
 def test_read_commands_work_on_a_read_only_store(read_only_store: Path) -> None:
     """The attack: chmod the SQLite file and its folder read-only (the commands
     run as a process chmod stops, :func:`reader_prefix`). Every read command
@@ -347,6 +349,7 @@ def _closed_port() -> int:
         return s.getsockname()[1]  # closed when the block ends: nothing listens there
 
 
+@pytest.mark.slow
 def test_a_postgres_password_is_never_printed(tmp_path: Path) -> None:
     """The attack: a PostgreSQL URL with a password, to a closed port and unparsable;
     neither the error nor anything else printed shows the password."""

@@ -378,6 +378,7 @@ SIZES = ((60, 20), (200, 50), (80, 24), (40, 12), (120, 40))
 """The resizes that followed the burst, as fast as tmux could send them."""
 
 
+@pytest.mark.slow
 @sync
 async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
         tmp_path) -> None:  # noqa: ANN001

@@ -39,10 +39,13 @@ from tests.wiki_support import CASES, decision, project, tree_digest
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+pytestmark = pytest.mark.slow  # commands killed mid-write, a process per call (pytest -m "not slow" leaves it out)
+
 HOLDER = """\
 import sys
 from pathlib import Path
 from etki.wiki.projection import wiki_lock
+
 with wiki_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     sys.stdin.read()  # until the test closes it
