@@ -18,6 +18,10 @@ the few pages of a store without rulings), and measures:
   (row cache misses) and ``_render_cell`` (cell renders that missed the cell cache) on
   the queue table. "Whole table" would be every row (10,000 x 6 cells); a screenful is
   about 20 rows;
+* **scrolling**: ``pagedown`` pressed and rendered, repeated, then ``end`` and ``home``;
+  the same counters;
+* **filter**: ``v`` pressed and rendered four times (all cases -> each verdict -> all
+  again), every row re-listed;
 * **ruling a case**: ``a``/``c``/``r`` (the engine's verdict), Confirm, until the row is
   gone; the same counters, and the wall time (includes opening the modal and the DB
   commit; the HITL projection runs afterwards in its own worker and is waited for
@@ -30,6 +34,9 @@ the few pages of a store without rulings), and measures:
   process: the last key to the word's results, each key to its echo in the box, and the
   longest event-loop block while typing (:class:`LoopLag`), and whether a letter was
   lost.
+
+With ``searches`` 0 (``python -m bench.tui --child DB WIKI 10000 30 6 0``) the child times
+the queue alone and skips Hafıza.
 
 Targets: first queue <= 1.5 s, RSS <= 250 MB, keystroke-to-results <= 150 ms, a cursor
 move or a ruling never re-renders the whole table.
@@ -339,6 +346,27 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             move_c.append(counters.take())
         out["move_s"], out["move_cpu_s"], out["move_counts"] = move_t, move_cpu, move_c
         _say("moves done")
+        # scrolling: a page down at a time, then End and Home
+        page_t, page_c = [], []
+        for key in ["pagedown"] * moves + ["end", "home"]:
+            c = time.perf_counter()
+            await pilot.press(key)
+            await frame(pilot)
+            page_t.append(time.perf_counter() - c)
+            page_c.append(counters.take())
+        out["page_s"], out["page_counts"] = page_t, page_c
+        # filter: the verdict filter round (all -> three verdicts -> all), rows re-listed
+        filter_t = []
+        for _ in range(max(1, moves // 10)):
+            for _verdict in range(4):
+                c = time.perf_counter()
+                await pilot.press("v")
+                await frame(pilot)
+                filter_t.append(time.perf_counter() - c)
+        assert table.row_count == out["rows"], "the filter round ends on every row"
+        counters.take()
+        out["filter_s"] = filter_t
+        _say("scrolling and filters done")
         # rulings
         rule_t, rule_c = [], []
         for _ in range(rulings):
@@ -361,9 +389,9 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             await pilot.pause()
         out["rule_s"], out["rule_counts"] = rule_t, rule_c
         _say("rulings done")
-        if not search_db:
+        if not search_db and searches:
             await search_part(app, pilot)
-    if search_db:  # a second desk on the all-ruled store and its own 10k-decision wiki
+    if search_db and searches:  # a second desk on the all-ruled store and its own 10k-decision wiki
         desk.repo.dispose()
         desk = Desk(Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki,
                              reviewer="reviewer"))
@@ -388,7 +416,7 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             desk.wiki_top("bench", SEARCH_QUERY if i % 2 == 0 else "emlak vergisi")
             top.append(time.perf_counter() - c)
         out["search_top_s"] = top
-    out["hits"] = len(desk.wiki_search("bench", SEARCH_QUERY))
+    out["hits"] = len(desk.wiki_search("bench", SEARCH_QUERY)) if searches else 0
     return out
 
 
@@ -447,6 +475,9 @@ def run(ctx: Context) -> list[Figure]:
     mv_cpu = stats(ms(r["move_cpu_s"]))
     mv_cells = max(c["cell_renders"] for c in r["move_counts"])
     mv_lines = max(c["lines"] for c in r["move_counts"])
+    pg = stats(ms(r["page_s"]))
+    pg_cells = max(c["cell_renders"] for c in r["page_counts"])
+    fl = stats(ms(r["filter_s"]))
     ru = stats(ms(r["rule_s"]))
     ru_cells = max(c["cell_renders"] for c in r["rule_counts"])
     ru_lines = max(c["lines"] for c in r["rule_counts"])
@@ -487,6 +518,14 @@ def run(ctx: Context) -> list[Figure]:
                              f"screenful {screenful} cells, whole table {cells_total}; "
                              f"wall press-to-frame through Pilot median {mv.median:.0f} ms, "
                              f"p95 {mv.p95:.0f} ms (includes Pilot's waits)")),
+        ctx.emit(Figure(NAME, "scrolling (page down, End, Home): press to frame", pg.median,
+                        pg.p95, "ms", pg.n, target="never re-renders the whole table",
+                        met=pg_cells < cells_total // 2,
+                        note=f"max {pg_cells} cell renders per key; wall time through "
+                             "Pilot")),
+        ctx.emit(Figure(NAME, f"verdict filter (v): {r['rows']} rows re-listed, press to "
+                        "frame", fl.median, fl.p95, "ms", fl.n,
+                        note="all -> IN_SCOPE -> CHANGE_REQUEST -> REJECT -> all")),
         ctx.emit(Figure(NAME, "ruling a case (key, confirm, row gone)", ru.median, ru.p95,
                         "ms", ru.n, target="never re-renders the whole table",
                         met=ru_cells < cells_total // 2,
