@@ -510,6 +510,12 @@ async def test_a_click_highlights_a_row_and_a_second_click_opens_it(tui_world: T
         await settle(pilot)
         assert table.cursor_row == 2 and current(app) == queue_ids(app)[2]
         assert app.screen.maximized is None
+        plain = table.render_line(5)
+        await pilot.hover(QueueTable, offset=(4, 5))  # the pointer over the fifth row
+        await settle(pilot)
+        assert table.render_line(5) != plain and table.cursor_row == 2  # shown hovered
+        await press(pilot, "left")  # a key hides the hover
+        assert table.render_line(5) == plain
         await pilot.click(QueueTable, offset=(4, 3))  # the highlighted row: read it
         await settle(pilot)
         assert app.screen.maximized is app.query_one(CaseDetail)

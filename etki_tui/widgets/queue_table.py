@@ -101,12 +101,15 @@ class QueueTable(ScrollView, can_focus=True):
             color: $block-cursor-blurred-foreground;
             text-style: $block-cursor-blurred-text-style;
         }
+        & > .queue-table--hover {
+            background: $block-hover-background;
+        }
     }
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "queue-table--header", "queue-table--cursor", "queue-table--even-row",
-        "queue-table--odd-row",
+        "queue-table--odd-row", "queue-table--hover",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -155,6 +158,8 @@ class QueueTable(ScrollView, can_focus=True):
         """Row key -> its index in :attr:`_keys`."""
         self._cells: dict[str, list[Text]] = {}
         self._cursor = 0
+        self._hover: int | None = None
+        """The row under the mouse pointer, shown until a key moves the cursor."""
         self._highlighted: tuple[int, str] | None = None
         """The (row, key) last announced with RowHighlighted."""
         self._lines: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
@@ -316,6 +321,26 @@ class QueueTable(ScrollView, can_focus=True):
             self._highlighted = (self._cursor, key)
             self.post_message(self.RowHighlighted(self, self._cursor, key))
 
+    def _set_hover(self, row: int | None) -> None:
+        if row != self._hover:
+            for line in (self._hover, row):
+                if line is not None:
+                    self.refresh_lines(line + 1)
+            self._hover = row
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The row under the pointer is shown hovered."""
+        row = event.y - 1 + int(self.scroll_y)
+        self._set_hover(row if event.y >= 1 and 0 <= row < len(self._keys) else None)
+
+    def on_leave(self, event: events.Leave) -> None:
+        """The pointer left: no row is hovered."""
+        self._set_hover(None)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key hides the hover (the pointer has not moved)."""
+        self._set_hover(None)
+
     def action_cursor_down(self) -> None:
         """The cursor one row down."""
         self.move_cursor(row=self._cursor + 1)
@@ -381,8 +406,11 @@ class QueueTable(ScrollView, can_focus=True):
             parity = "queue-table--odd-row" if row % 2 else "queue-table--even-row"
             row_style = self.get_component_styles(parity).rich_style
         cursor = row == self._cursor
-        cursor_style = (self.get_component_rich_style("queue-table--cursor") if cursor
-                        else Style())
+        cursor_style = Style()
+        if row == self._hover:
+            cursor_style += self.get_component_rich_style("queue-table--hover")
+        if cursor:
+            cursor_style += self.get_component_rich_style("queue-table--cursor")
         scroll_x = int(self.scroll_x)
         key = (row, self._keys[row] if row >= 0 else None, width, scroll_x, base,
                row_style, cursor_style, self.app.no_color)
