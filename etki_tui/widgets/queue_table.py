@@ -159,7 +159,7 @@ class QueueTable(ScrollView, can_focus=True):
         self._cells: dict[str, list[Text]] = {}
         self._cursor = 0
         self._hover: int | None = None
-        """The row under the mouse pointer, shown until a key moves the cursor."""
+        """The row under the mouse pointer, shown until a key is pressed or it leaves."""
         self._highlighted: tuple[int, str] | None = None
         """The (row, key) last announced with RowHighlighted."""
         self._lines: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
