@@ -14,10 +14,13 @@ the few pages of a store without rulings), and measures:
 * **RSS** (``VmRSS``/``VmHWM`` from ``/proc/self/status``) with the queue loaded.
   Baseline: the same process after importing everything, before the app;
 * **cursor move**: ``down`` pressed and rendered, repeated; the table's render work is
-  counted by wrapping ``DataTable._render_line`` (lines asked for), ``_render_line_in_row``
-  (row cache misses) and ``_render_cell`` (cell renders that missed the cell cache) on
-  the queue table. "Whole table" would be every row (10,000 x 6 cells); a screenful is
+  counted by wrapping the queue table's ``render_line`` (lines asked for) and
+  ``_draw_line`` (lines that missed its line cache, and their cells). "Whole table" would be every row (10,000 x 6 cells); a screenful is
   about 20 rows;
+* **scrolling**: ``pagedown`` pressed and rendered, repeated, then ``end`` and ``home``;
+  the same counters;
+* **filter**: ``v`` pressed and rendered four times (all cases -> each verdict -> all
+  again), every row re-listed;
 * **ruling a case**: ``a``/``c``/``r`` (the engine's verdict), Confirm, until the row is
   gone; the same counters, and the wall time (includes opening the modal and the DB
   commit; the HITL projection runs afterwards in its own worker and is waited for
@@ -30,6 +33,9 @@ the few pages of a store without rulings), and measures:
   process: the last key to the word's results, each key to its echo in the box, and the
   longest event-loop block while typing (:class:`LoopLag`), and whether a letter was
   lost.
+
+With ``searches`` 0 (``python -m bench.tui --child DB WIKI 10000 30 6 0``) the child times
+the queue alone and skips Hafıza.
 
 Targets: first queue <= 1.5 s, RSS <= 250 MB, keystroke-to-results <= 150 ms, a cursor
 move or a ruling never re-renders the whole table.
@@ -68,44 +74,28 @@ def _status_kb(field: str) -> int:
 
 
 class Counters:
-    """Call counts of the queue table's render methods (class-level wrappers)."""
+    """Call counts of the queue table's drawing (class-level wrappers): screen lines
+    asked for, lines drawn (missed the line cache) and cells rendered for them."""
 
     def __init__(self) -> None:
         self.counts = {"lines": 0, "row_misses": 0, "cell_renders": 0}
 
     def install(self, table_cls: type) -> None:
-        from textual.widgets import DataTable
-
         counts = self.counts
-        orig_line = DataTable._render_line
-        orig_row = DataTable._render_line_in_row
-        orig_cell = DataTable._render_cell
+        orig_line = table_cls.render_line
+        orig_draw = table_cls._draw_line
 
-        def _render_line(self, *a, **k):  # type: ignore[no-untyped-def]
+        def render_line(self, y):  # type: ignore[no-untyped-def]
             counts["lines"] += 1
-            return orig_line(self, *a, **k)
+            return orig_line(self, y)
 
-        def _render_line_in_row(self, row_key, line_no, base_style, cursor_location,
-                                hover_location):  # type: ignore[no-untyped-def]
-            cache_key = (row_key, line_no, base_style, cursor_location, hover_location,
-                         self._show_hover_cursor, self._update_count,
-                         self._pseudo_class_state)
-            if cache_key not in self._row_render_cache:
-                counts["row_misses"] += 1
-            return orig_row(self, row_key, line_no, base_style, cursor_location,
-                            hover_location)
+        def _draw_line(self, *a, **k):  # type: ignore[no-untyped-def]
+            counts["row_misses"] += 1
+            counts["cell_renders"] += len(self.ordered_columns)
+            return orig_draw(self, *a, **k)
 
-        def _render_cell(self, row_index, column_index, base_style, width, cursor=False,
-                         hover=False):  # type: ignore[no-untyped-def]
-            before = len(self._cell_render_cache)
-            out = orig_cell(self, row_index, column_index, base_style, width, cursor, hover)
-            if len(self._cell_render_cache) != before or before == self._cell_render_cache.maxsize:
-                counts["cell_renders"] += 1
-            return out
-
-        table_cls._render_line = _render_line
-        table_cls._render_line_in_row = _render_line_in_row
-        table_cls._render_cell = _render_cell
+        table_cls.render_line = render_line
+        table_cls._draw_line = _draw_line
 
     def take(self) -> dict[str, int]:
         out = dict(self.counts)
@@ -339,6 +329,27 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             move_c.append(counters.take())
         out["move_s"], out["move_cpu_s"], out["move_counts"] = move_t, move_cpu, move_c
         _say("moves done")
+        # scrolling: a page down at a time, then End and Home
+        page_t, page_c = [], []
+        for key in ["pagedown"] * moves + ["end", "home"]:
+            c = time.perf_counter()
+            await pilot.press(key)
+            await frame(pilot)
+            page_t.append(time.perf_counter() - c)
+            page_c.append(counters.take())
+        out["page_s"], out["page_counts"] = page_t, page_c
+        # filter: the verdict filter round (all -> three verdicts -> all), rows re-listed
+        filter_t = []
+        for _ in range(max(1, moves // 10)):
+            for _verdict in range(4):
+                c = time.perf_counter()
+                await pilot.press("v")
+                await frame(pilot)
+                filter_t.append(time.perf_counter() - c)
+        assert table.row_count == out["rows"], "the filter round ends on every row"
+        counters.take()
+        out["filter_s"] = filter_t
+        _say("scrolling and filters done")
         # rulings
         rule_t, rule_c = [], []
         for _ in range(rulings):
@@ -361,9 +372,9 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             await pilot.pause()
         out["rule_s"], out["rule_counts"] = rule_t, rule_c
         _say("rulings done")
-        if not search_db:
+        if not search_db and searches:
             await search_part(app, pilot)
-    if search_db:  # a second desk on the all-ruled store and its own 10k-decision wiki
+    if search_db and searches:  # a second desk on the all-ruled store and its own 10k-decision wiki
         desk.repo.dispose()
         desk = Desk(Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki,
                              reviewer="reviewer"))
@@ -388,7 +399,7 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             desk.wiki_top("bench", SEARCH_QUERY if i % 2 == 0 else "emlak vergisi")
             top.append(time.perf_counter() - c)
         out["search_top_s"] = top
-    out["hits"] = len(desk.wiki_search("bench", SEARCH_QUERY))
+    out["hits"] = len(desk.wiki_search("bench", SEARCH_QUERY)) if searches else 0
     return out
 
 
@@ -447,6 +458,9 @@ def run(ctx: Context) -> list[Figure]:
     mv_cpu = stats(ms(r["move_cpu_s"]))
     mv_cells = max(c["cell_renders"] for c in r["move_counts"])
     mv_lines = max(c["lines"] for c in r["move_counts"])
+    pg = stats(ms(r["page_s"]))
+    pg_cells = max(c["cell_renders"] for c in r["page_counts"])
+    fl = stats(ms(r["filter_s"]))
     ru = stats(ms(r["rule_s"]))
     ru_cells = max(c["cell_renders"] for c in r["rule_counts"])
     ru_lines = max(c["lines"] for c in r["rule_counts"])
@@ -487,6 +501,14 @@ def run(ctx: Context) -> list[Figure]:
                              f"screenful {screenful} cells, whole table {cells_total}; "
                              f"wall press-to-frame through Pilot median {mv.median:.0f} ms, "
                              f"p95 {mv.p95:.0f} ms (includes Pilot's waits)")),
+        ctx.emit(Figure(NAME, "scrolling (page down, End, Home): press to frame", pg.median,
+                        pg.p95, "ms", pg.n, target="never re-renders the whole table",
+                        met=pg_cells < cells_total // 2,
+                        note=f"max {pg_cells} cell renders per key; wall time through "
+                             "Pilot")),
+        ctx.emit(Figure(NAME, f"verdict filter (v): {r['rows']} rows re-listed, press to "
+                        "frame", fl.median, fl.p95, "ms", fl.n,
+                        note="all -> IN_SCOPE -> CHANGE_REQUEST -> REJECT -> all")),
         ctx.emit(Figure(NAME, "ruling a case (key, confirm, row gone)", ru.median, ru.p95,
                         "ms", ru.n, target="never re-renders the whole table",
                         met=ru_cells < cells_total // 2,

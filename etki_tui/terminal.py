@@ -1,9 +1,9 @@
 """Leaving cleanly when the terminal goes away (an SSH session dropped, a tmux pane
 killed, the input closed).
 
-Textual's Linux driver, as pinned in pyproject (textual==8.2.8), keeps polling a closed
-stdin forever (``read`` returns nothing and the loop goes round again) and lets SIGHUP
-kill the process without restoring anything. :class:`EtkiDriver` adds two things:
+Textual's Linux driver (8.2) keeps polling a closed stdin forever (``read`` returns
+nothing and the loop goes round again) and lets SIGHUP kill the process without
+restoring anything. :class:`EtkiDriver` adds three things:
 
 * SIGHUP and SIGTERM become a :class:`etki_tui.messages.TerminalClosed` message, so the
   app exits through its normal path (workers cancelled, terminal modes restored,
@@ -18,16 +18,16 @@ Everything else is the stock driver.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
-import selectors
+import select
 import signal
-from codecs import getincrementaldecoder
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from textual._parser import ParseError
-from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 from etki_tui.messages import TerminalClosed
@@ -78,59 +78,85 @@ class HangupSafeFile:
 
 
 class EtkiDriver(LinuxDriver):
-    """The Linux driver, plus a clean exit on hang-up, SIGTERM and end of input."""
+    """The Linux driver, plus a clean exit on hang-up, SIGTERM and end of input.
 
-    _closing = False
+    Built on the stock driver's public surface: its output file is the one it takes
+    from ``sys.__stderr__`` (wrapped while the driver is made), and its input loop
+    (:meth:`run_input_thread`) reads :attr:`fileno`, which for the loop's lifetime is a
+    pipe fed by a relay thread that watches the terminal for end of input."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._file = HangupSafeFile(self._file, lambda: self._closed("terminal gone"))
+        self._leaving = False
+        terminal = sys.__stderr__
+        if terminal is not None:  # the stock driver writes to the file found there
+            safe = HangupSafeFile(terminal, lambda: self._leave("terminal gone"))
+            sys.__stderr__ = safe  # type: ignore[misc,assignment]
+        try:
+            super().__init__(*args, **kwargs)
+        finally:
+            sys.__stderr__ = terminal  # type: ignore[misc]
 
     def start_application_mode(self) -> None:
+        """The stock start, then SIGHUP and SIGTERM handled on the app's loop."""
         super().start_application_mode()
+        loop = asyncio.get_running_loop()
         for sig in _SIGNALS:  # not the main thread, or no signals here: the default stays
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                self._loop.add_signal_handler(sig, self._closed, sig.name)
+                loop.add_signal_handler(sig, self._leave, sig.name)
 
     def stop_application_mode(self) -> None:
-        for sig in _SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                self._loop.remove_signal_handler(sig)
+        """The signal handlers removed, then the stock stop."""
+        with contextlib.suppress(RuntimeError):  # no running loop: none were added
+            loop = asyncio.get_running_loop()
+            for sig in _SIGNALS:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.remove_signal_handler(sig)
         super().stop_application_mode()
 
-    def _closed(self, why: str) -> None:
+    def _leave(self, why: str) -> None:
         """Ask the app to leave (once)."""
-        if self._closing:
+        if self._leaving:
             return
-        self._closing = True
+        self._leaving = True
         self.send_message(TerminalClosed(why))
 
     def run_input_thread(self) -> None:
-        """The stock input loop, except that end of input ends it (and the app)."""
-        selector = selectors.SelectSelector()
-        selector.register(self.fileno, selectors.EVENT_READ)
-        parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        """The stock input loop, reading a pipe that :meth:`_relay` fills from the
+        terminal: the stock loop would spin on a closed input (``read`` returning no
+        bytes) and die on EIO after a hang-up; the relay ends the app instead."""
+        terminal = self.fileno
+        pipe_out, pipe_in = os.pipe()
+        stop = threading.Event()
+        relay = threading.Thread(target=self._relay, args=(terminal, pipe_in, stop),
+                                 name="etki-input-relay", daemon=True)
+        relay.start()
+        self.fileno = pipe_out  # read once, when the stock loop starts (and at its end)
         try:
-            while not self.exit_event.is_set():
-                for _key, mask in selector.select(0.1):
-                    if not mask & selectors.EVENT_READ:
-                        continue
-                    try:
-                        data = os.read(self.fileno, 4096)
-                    except OSError:  # EIO: the terminal hung up
-                        data = b""
-                    if not data:
-                        self._closed("end of input")
-                        return
-                    for event in parser.feed(decode(data)):
-                        self.process_message(event)
-                for event in parser.tick():
-                    self.process_message(event)
+            super().run_input_thread()
         finally:
-            selector.close()
+            self.fileno = terminal  # the stock stop restores the terminal's modes on it
+            stop.set()
+            os.close(pipe_out)  # a relay blocked on a full pipe gets EPIPE
+            relay.join()
+            os.close(pipe_in)
+
+    def _relay(self, terminal: int, pipe_in: int, stop: threading.Event) -> None:
+        """Copy the terminal's bytes into the pipe until ``stop``; at end of input
+        (no bytes, or EIO) ask the app to leave and copy nothing more (the pipe stays
+        open, so the stock loop waits instead of seeing end of input)."""
+        while not stop.is_set():
+            ready, _, _ = select.select([terminal], [], [], 0.1)
+            if not ready:
+                continue
             try:
-                for _event in parser.feed(""):
-                    pass
-            except (EOFError, ParseError):
-                pass
+                data = os.read(terminal, 4096)
+            except OSError:  # EIO: the terminal hung up
+                data = b""
+            if not data:
+                self._leave("end of input")
+                return
+            try:
+                while data:
+                    data = data[os.write(pipe_in, data):]
+            except OSError:  # the stock loop has ended
+                return

@@ -498,8 +498,7 @@ async def _drive_queue(n: int) -> tuple[list[list], list[int]]:
         await pilot.pause()
         assert pane.current_case_id() == "VAKA-00021" and pane.table.row_count == n - 1
         rows = [pane.table.get_row(f"VAKA-{i:05d}") for i in (0, 1, 42)]
-        widths = [c.content_width if c.auto_width else c.width
-                  for c in pane.table.ordered_columns]
+        widths = [c.content_width for c in pane.table.ordered_columns]
     return rows, widths
 
 

@@ -238,6 +238,15 @@ async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> No
             assert current(app) == ids[want], key
             detail = app.query_one(CaseDetail)
             assert f"Case {want + 1} of 6 · {ids[want]}" in str(detail.border_title)
+        # a page is the rows the table shows below its header (at least 4 here: its
+        # minimum height is 5 lines); it stops at the last and the first row
+        page = app.query_one(QueueTable).scrollable_content_region.height - 1
+        assert page >= 4
+        for key, want in (("pagedown", min(page, 5)), ("pagedown", 5),
+                          ("pageup", max(0, 5 - page)), ("pageup", 0)):
+            await press(pilot, key)
+            await settle(pilot)
+            assert current(app) == ids[want], key
 
 
 def _engagement_desk(folder: Path | None, tmp: Path) -> Desk:
@@ -486,6 +495,30 @@ async def test_no_color_marks_the_selected_row(tui_world: TuiWorld,
     async with plain.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert CURSOR_MARK not in shown(plain.query_one(QueueTable))
+
+
+@sync
+async def test_a_click_highlights_a_row_and_a_second_click_opens_it(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        await pilot.click(QueueTable, offset=(4, 0))  # the header: nothing happens
+        await settle(pilot)
+        assert current(app) == queue_ids(app)[0] and app.screen.maximized is None
+        await pilot.click(QueueTable, offset=(4, 3))  # the third row, below the header
+        await settle(pilot)
+        assert table.cursor_row == 2 and current(app) == queue_ids(app)[2]
+        assert app.screen.maximized is None
+        plain = table.render_line(5)
+        await pilot.hover(QueueTable, offset=(4, 5))  # the pointer over the fifth row
+        await settle(pilot)
+        assert table.render_line(5) != plain and table.cursor_row == 2  # shown hovered
+        await press(pilot, "left")  # a key hides the hover
+        assert table.render_line(5) == plain
+        await pilot.click(QueueTable, offset=(4, 3))  # the highlighted row: read it
+        await settle(pilot)
+        assert app.screen.maximized is app.query_one(CaseDetail)
 
 
 def test_store_label_never_shows_credentials() -> None:

@@ -417,11 +417,12 @@ async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
 
 
 @sync
-async def test_rows_drawn_before_the_table_measured_them_are_redrawn_at_the_new_widths() -> None:
-    """A frame drawn between rows' arrival and the table's idle-time measurement (what a
-    loaded machine does) must not stay: the row is shown whole once the columns have
-    grown. Before the fix the first row kept ``0a1f  ! DI…`` under a wider header (CI,
-    tests/test_tui_disputed.py under load)."""
+async def test_rows_are_drawn_at_their_widths_from_the_first_frame() -> None:
+    """The first frame drawn after rows arrive shows them whole, and so does every later
+    one: the table measures its columns as the rows come in. (Textual's DataTable
+    measured them when idle and kept a frame drawn before that: the first row stayed
+    ``0a1f  ! DI…`` under a wider header on a loaded machine, CI,
+    tests/test_tui_disputed.py.)"""
     from textual.app import App, ComposeResult
 
     from etki_tui.widgets.queue import QueueTable
@@ -439,9 +440,8 @@ async def test_rows_drawn_before_the_table_measured_them_are_redrawn_at_the_new_
         table.add_column("Title", key="title")
         await until(pilot, lambda: table.size.width > 0, "a laid-out table")
         table.add_rows_at_once([("a", [Text("0a1f3c21"), Text("! DISPUTED SSO login")])])
-        early = shown(table)  # before the idle-time measurement: cut to the header
-        assert "0a1f3c21" not in early, early
-        await until(pilot, lambda: not table._require_update_dimensions, "the measurement")
+        early = shown(table)  # no idle time in between
+        assert "0a1f3c21" in early and "! DISPUTED SSO login" in early, early
         await pilot.pause()
         later = shown(table)
         assert "0a1f3c21" in later and "! DISPUTED SSO login" in later, later

@@ -1,10 +1,11 @@
 """The Queue tab: the filter line, a table of pending cases and a detail pane for the
 highlighted one.
 
-The table is updated in place, dolphie-style, inside ``batch_update()``: rows that are
-no longer wanted are removed by key, only the cells that changed are updated, new cases
-are added with their case id as the row key (in one batch: :meth:`QueueTable.add_rows_at_once`),
-and the cursor stays on its case.
+The table (:class:`~etki_tui.widgets.queue_table.QueueTable`) is updated in place,
+dolphie-style, inside ``batch_update()``: rows that are no longer wanted are removed by
+key, only the cells that changed are updated, new cases are added with their case id as
+the row key (in one batch: :meth:`QueueTable.add_rows_at_once`), and the cursor stays on
+its case.
 
 The queue holds light :class:`~etki.store.repository.CaseSummary` rows (the listed
 columns; 10,000 cases load in a fraction of a second). The detail pane needs the whole
@@ -20,20 +21,15 @@ from __future__ import annotations
 
 import gc
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
-from textual.geometry import Size
-from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import CellKey, DuplicateKey, Row, RowDoesNotExist, RowKey
+from textual.widgets import Input, Static
 
 from etki.domain import CaseRecord, CaseSummary, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
@@ -55,6 +51,7 @@ from etki_tui.render import (
     title_cell,
     verdict_text,
 )
+from etki_tui.widgets.queue_table import CURSOR_MARK, QueueTable
 
 if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
@@ -78,19 +75,13 @@ DETAIL_WINDOW = (20, 40)
 QueueCase = CaseRecord | CaseSummary
 """What the queue lists: light summaries (the desk's queue) or whole records."""
 
-__all__ = ["COLUMNS", "CaseDetail", "FilterBar", "QueueCase", "QueuePane", "QueueTable",
-           "short_case_id"]
+__all__ = ["COLUMNS", "CURSOR_MARK", "CaseDetail", "FilterBar", "QueueCase", "QueuePane",
+           "QueueTable", "short_case_id"]
 
 
 def short_case_id(case_id: str) -> str:
     """``req-demo-1a2b3c4d`` -> ``1a2b3c4d`` (the part after the last ``-``)."""
     return case_id.rsplit("-", 1)[-1] if case_id.count("-") >= 2 else case_id
-
-
-class CaseCell(Text):
-    """The case-id cell; it carries its case id so rows can be sorted by rank."""
-
-    case_id: str = ""
 
 
 def _same(a: Text, b: Text) -> bool:
@@ -99,150 +90,6 @@ def _same(a: Text, b: Text) -> bool:
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-CURSOR_MARK = "▸"
-"""Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
-reads as selected even where reverse video is lost (a text capture, a terminal that
-drops attributes): meaning never rides on a style alone."""
-
-
-class QueueTable(DataTable[Text]):
-    """The pending cases; row keys are case ids. Besides DataTable's arrows and page
-    keys, Home/End and ``g``/``G`` go to the first/last case and ``j``/``k`` move down/up
-    (action ids ``queue.*`` in :mod:`etki_tui.actions`, remappable)."""
-
-    BINDINGS = bindings("queue.down", "queue.up", "queue.first", "queue.last")
-
-    def action_first_case(self) -> None:
-        """The cursor to the first row (and the view to the top)."""
-        if self.row_count:
-            self.move_cursor(row=0, animate=False)
-
-    def action_last_case(self) -> None:
-        """The cursor to the last row (and the view to the bottom)."""
-        if self.row_count:
-            self.move_cursor(row=self.row_count - 1, animate=False)
-
-    def _render_cell(self, row_index: int, column_index: int, base_style, width: int,  # noqa: ANN001
-                     cursor: bool = False, hover: bool = False):  # noqa: ANN202
-        """DataTable's cell, with :data:`CURSOR_MARK` in the left padding of the
-        highlighted row's first cell when the app runs with NO_COLOR."""
-        lines = super()._render_cell(row_index, column_index, base_style, width, cursor,
-                                     hover)
-        if not (cursor and column_index == 0 and row_index >= 0 and self.show_cursor
-                and getattr(self.app, "no_color", False) and lines and lines[0]):
-            return lines
-        first, *rest = lines[0]
-        if not first.text.startswith(" "):
-            return lines
-        marked = type(first)(CURSOR_MARK + first.text[1:], first.style, first.control)
-        return [[marked, *rest], *lines[1:]]
-
-    def on_resize(self, event: Resize) -> None:
-        """Tell the pane the new width (the event carries it; the compositor's region
-        may not be updated yet when a later callback runs)."""
-        pane = next((a for a in self.ancestors if isinstance(a, QueuePane)), None)
-        if pane is not None:
-            pane.fit_titles(event.size.width)
-
-    def row_keys(self) -> list[str]:
-        """Row keys in display order."""
-        return [row.key.value for row in self.ordered_rows]  # type: ignore[misc]
-
-    def add_rows_at_once(self, rows: Sequence[tuple[str, Sequence[Text]]]) -> None:
-        """Append one-line rows ``(key, cells)`` at the bottom, like :meth:`add_row` for
-        each but with its per-row bookkeeping (cursor clamp, update count, idle check)
-        done once: 10,000 rows in a few tens of milliseconds. Raises ``DuplicateKey``."""
-        if not rows:
-            return
-        start = self.row_count
-        keys = [column.key for column in self.ordered_columns]
-        for offset, (key, cells) in enumerate(rows):
-            row_key = RowKey(key)
-            if row_key in self._row_locations:
-                raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            if len(cells) > len(keys):
-                raise ValueError("More values provided than there are columns.")
-            self._row_locations[row_key] = start + offset
-            self._data[row_key] = dict(zip(keys, cells, strict=False))
-            self.rows[row_key] = Row(row_key, 1, None, False)
-            self._new_rows.add(row_key)
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if start == 0 and self.columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()
-        self._update_count += 1
-        self.check_idle()
-
-    @property
-    def _y_offsets(self) -> list[tuple[RowKey, int]]:
-        """DataTable's (row key, line within the row) per line, built in one
-        comprehension (DataTable extends a list row by row: a third of a second at
-        10,000 rows); same value, same cache."""
-        cache = self._offset_cache
-        offsets = cache.get(self._update_count)
-        if offsets is None:
-            offsets = [(row.key, y) for row in self.ordered_rows for y in range(row.height)]
-            cache[self._update_count] = offsets
-        return offsets
-
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """Column widths and virtual size after rows were added (DataTable runs this
-        when idle, after the rows came in).
-
-        If a width changed, the table's update count moves on: DataTable keys its
-        rendered cells by that count but not by the column width, so a frame drawn
-        between the rows' arrival and this measurement (a loaded machine draws one)
-        would otherwise go on showing those rows cut to the old widths — a first row
-        ``0a1f  ! DI…`` under a header laid out for ``0a1f3c21  ! DISPUTED …``."""
-        before = [column.content_width for column in self.ordered_columns]
-        self._measure_new_rows(new_rows)
-        if [column.content_width for column in self.ordered_columns] != before:
-            self._update_count += 1
-            self.refresh()
-
-    def _update_column_widths(self, updated_cells: set[CellKey]) -> None:
-        """DataTable's re-measure after :meth:`update_cell` (run when idle), with the
-        update count moved on when a width changed, for the reason given in
-        :meth:`_update_dimensions`."""
-        before = [column.content_width for column in self.ordered_columns]
-        super()._update_column_widths(updated_cells)
-        if [column.content_width for column in self.ordered_columns] != before:
-            self._update_count += 1
-            self.refresh()
-
-    def _measure_new_rows(self, new_rows: Iterable[RowKey]) -> None:
-        """The measuring part of :meth:`_update_dimensions`. The queue's cells are
-        one-line ``Text`` without labels, whose width is the cell length of their
-        plain text (what Rich's measurement returns for them), so this reads it
-        directly instead of measuring 60,000 renderables; anything else goes to
-        DataTable's own measurement."""
-        columns = self.ordered_columns
-        keys = [column.key for column in columns]
-        rows = [row for key in new_rows if (row := self.rows.get(key)) is not None]
-        if any(row.label is not None or row.auto_height for row in rows):
-            super()._update_dimensions(new_rows)
-            return
-        data = self._data
-        cells = [data[row.key] for row in rows]
-        for column, key in zip(columns, keys, strict=True):
-            plains: set[str] = set()
-            for row_cells in cells:
-                value = row_cells.get(key)
-                if type(value) is not Text and type(value) is not CaseCell:
-                    super()._update_dimensions(new_rows)
-                    return
-                plains.add(value.plain)
-            if any("\n" in plain for plain in plains):
-                super()._update_dimensions(new_rows)
-                return
-            if plains:
-                column.content_width = max(column.content_width, max(map(cell_len, plains)))
-        total = sum(column.get_render_width(self) for column in self.columns.values())
-        header_height = self.header_height if self.show_header else 0
-        self.virtual_size = Size(total + self._row_label_column_width,
-                                 self._total_row_height + header_height)
 
 
 class CaseDetail(VerticalScroll, can_focus=True):
@@ -379,7 +226,7 @@ class QueuePane(Vertical):
         """The filter line, then the table above (or beside) the banner and detail."""
         yield FilterBar(cursor_blink=self._cursor_blink, id="queue-filterbar")
         with Vertical(id="queue-main"):
-            yield QueueTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+            yield QueueTable(id="queue-table", on_width=self.fit_titles)
             with Vertical(id="queue-side"):
                 banner = Static("", id="queue-banner", markup=False)
                 banner.display = False
@@ -423,10 +270,9 @@ class QueuePane(Vertical):
 
     def _cells_for(self, case: QueueCase) -> list[Text]:
         d = case.decision
-        case_cell = CaseCell(printable(short_case_id(case.case_id) if self._short_ids
-                                       else case.case_id, multiline=False),
-                             style="bold", no_wrap=True, end="")
-        case_cell.case_id = case.case_id
+        case_cell = Text(printable(short_case_id(case.case_id) if self._short_ids
+                                   else case.case_id, multiline=False),
+                         style="bold", no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
             label = (f"{WARN} RULED" if self._short_verdicts else
@@ -631,20 +477,16 @@ class QueuePane(Vertical):
         wanted = [c.case_id for c in rows]
         wanted_set = set(wanted)
         with self.app.batch_update():
-            for case_id in [k for k in self._cells if k not in wanted_set]:
+            gone = [k for k in self._cells if k not in wanted_set]
+            for case_id in gone:
                 self._cells.pop(case_id, None)
                 self._row_state.pop(case_id, None)
-                with suppress(RowDoesNotExist):
-                    table.remove_row(case_id)
+            table.remove_rows(gone)
             layout = (self._title_width, self._short_ids, self._short_verdicts)
             if self._cells and layout != self._layout:
-                # A new column layout changes every row: re-add them all (O(rows)) rather
-                # than update_cell(update_width=True) per row, which re-measures the whole
-                # column on each call (O(rows²): minutes for 10,000 cases, shared/cases/B04).
+                # A new column layout changes every row: re-add them all, the column
+                # widths measured afresh (they only ever grow until a clear)
                 table.clear()
-                for column in table.columns.values():  # widths only ever grow: restart
-                    if column.auto_width:
-                        column.content_width = column.label.cell_len
                 self._cells.clear()
                 self._row_state.clear()
             self._layout = layout
@@ -670,8 +512,7 @@ class QueuePane(Vertical):
                 self._row_state[case.case_id] = state
             table.add_rows_at_once(added)
             if table.row_keys() != wanted:
-                rank = {k: i for i, k in enumerate(wanted)}
-                table.sort("case", key=lambda c: rank.get(getattr(c, "case_id", ""), 0))
+                table.reorder(wanted)
         if current is not None and current in wanted_set:
             target = table.get_row_index(current)
         else:
@@ -715,13 +556,7 @@ class QueuePane(Vertical):
         """The case id under the cursor, or None when the table is empty (or not
         composed yet, or being removed)."""
         table = part(self, QueueTable)
-        if table is None or not table.row_count:
-            return None
-        try:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return key.value
+        return table.cursor_key if table is not None else None
 
     def current_case(self) -> QueueCase | None:
         """The highlighted case (pending, or ruled elsewhere), or None."""
@@ -822,9 +657,9 @@ class QueuePane(Vertical):
         what is read."""
         table = self.table
         index = table.cursor_row
-        rows = table.ordered_rows
+        keys = table.row_keys()
         before, after = DETAIL_WINDOW
-        window = [r.key.value for r in rows[max(0, index - before):index + after]]
+        window = keys[max(0, index - before):index + after]
         near = set(window[max(0, min(index, before) - 5):min(index, before) + 15])
 
         def unread(key: str | None) -> bool:
@@ -835,7 +670,7 @@ class QueuePane(Vertical):
 
         if not (missing and unread(case_id)) and not any(unread(k) for k in near):
             return
-        ids = [k for k in window if unread(k)]  # type: ignore[misc]
+        ids = [k for k in window if unread(k)]
         if missing and unread(case_id) and case_id not in ids:
             ids.insert(0, case_id)
         if ids:
@@ -858,15 +693,15 @@ class QueuePane(Vertical):
         if self.current_case_id() in asked:
             self.refresh_detail()
 
-    @on(DataTable.RowHighlighted, "#queue-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(QueueTable.RowHighlighted, "#queue-table")
+    def _highlighted(self, event: QueueTable.RowHighlighted) -> None:
         event.stop()
         if self.ruled_elsewhere and self.current_case_id() not in self.ruled_elsewhere:
             self.call_after_refresh(self.prune_ruled_elsewhere)
         self.refresh_detail()
 
-    @on(DataTable.RowSelected, "#queue-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(QueueTable.RowSelected, "#queue-table")
+    def _selected(self, event: QueueTable.RowSelected) -> None:
         event.stop()
         self.action_read()
 

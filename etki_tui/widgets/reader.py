@@ -214,10 +214,11 @@ class PageReader(Vertical):
                     block.add_class("-match")
                     count += found
                 continue
-            # Textual keeps a block's inline content in ``_content`` (pinned Textual
-            # version; tests/test_tui_pilot.py checks that highlights appear).
-            content = getattr(block, "_content", None)
-            if content is None or not content.plain:
+            # a block shows its inline content through Static.update (set_content):
+            # Static's public ``content`` is that Content (tests/test_tui_pilot.py checks
+            # that highlights appear)
+            content = block.content
+            if not isinstance(content, Content) or not content.plain:
                 continue
             spans = match_spans(content.plain, self.tokens)
             if not spans:
