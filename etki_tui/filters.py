@@ -13,12 +13,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
-from etki.domain import CaseRecord, ClauseMemory
+from etki.domain import CaseRecord, CaseSummary, ClauseMemory
 from etki.memory import current_risk
 from etki.text import fold, words
 from etki_tui.glyphs import WARN
+
+QueueCase = CaseRecord | CaseSummary
+"""A case as the queue holds it: the full record, or the light row read for the list
+(:class:`etki.domain.CaseSummary`); both carry everything the filters and sorts read."""
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
 RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h")
@@ -50,7 +54,7 @@ def cycle(value: object, choices: Sequence[object]) -> object:
         return choices[0]
 
 
-def moment(case: CaseRecord) -> datetime | None:
+def moment(case: QueueCase) -> datetime | None:
     """When the request was submitted (``submitted_at``, else ``created_at``), UTC."""
     for raw in (case.submitted_at, case.created_at):
         if not raw:
@@ -64,7 +68,7 @@ def moment(case: CaseRecord) -> datetime | None:
     return None
 
 
-def age_days(case: CaseRecord, now: datetime) -> float | None:
+def age_days(case: QueueCase, now: datetime) -> float | None:
     """Age of the request in days at ``now`` (None when it has no usable date)."""
     when = moment(case)
     return None if when is None else (now - when).total_seconds() / 86400
@@ -80,7 +84,7 @@ def age_label(days: float | None) -> str:
     return f"{hours}h" if hours >= 1 else "just now"
 
 
-def is_disputed(case: CaseRecord, memory: Mapping[str, ClauseMemory]) -> bool:
+def is_disputed(case: QueueCase, memory: Mapping[str, ClauseMemory]) -> bool:
     """The case cites a clause whose past rulings disagree (computed from the DB), or the
     engine raised the disputed-clause risk signal when it decided."""
     if "disputed_clause" in case.decision.risk.signals:
@@ -108,7 +112,7 @@ def clause_token(token: str) -> tuple[str | None, str] | None:
     return (fold(doc) if doc else None), found.group("whole") or found.group("number")
 
 
-def cites_clause(case: CaseRecord, doc: str | None, number: str) -> bool:
+def cites_clause(case: QueueCase, doc: str | None, number: str) -> bool:
     """Whether ``case`` cites clause ``number`` or one of its sub-clauses (``4.4``
     matches ``…#4.4`` and ``…#4.4.1``, never ``…#4.40`` or ``…#14.4``), in contract
     ``doc`` (folded) when given, in any contract otherwise."""
@@ -121,7 +125,7 @@ def cites_clause(case: CaseRecord, doc: str | None, number: str) -> bool:
     return False
 
 
-def _haystack(case: CaseRecord) -> str:
+def _haystack(case: QueueCase) -> str:
     refs = " ".join(case.decision.cited_clauses)
     numbers = " ".join(r.split("#", 1)[-1] for r in case.decision.cited_clauses)
     return fold(" ".join((case.case_id, case.title, case.submitted_by or "", case.text,
@@ -171,7 +175,7 @@ class QueueFilter:
         """A copy with ``changes`` (field name -> value)."""
         return replace(self, **changes)
 
-    def matches(self, case: CaseRecord, memory: Mapping[str, ClauseMemory],
+    def matches(self, case: QueueCase, memory: Mapping[str, ClauseMemory],
                 now: datetime, *, escalate: bool = False) -> bool:
         """Whether ``case`` passes every filter. The risk filter reads the risk the
         queue shows: with ``escalate`` the :func:`current_risk` (a clause disputed
@@ -223,9 +227,12 @@ class QueueFilter:
         return parts
 
 
-def order(cases: Iterable[CaseRecord], sort: str, now: datetime, *,
+C = TypeVar("C", bound=QueueCase)
+
+
+def order(cases: Iterable[C], sort: str, now: datetime, *,
           memory: Mapping[str, ClauseMemory] | None = None,
-          escalate: bool = False) -> list[CaseRecord]:
+          escalate: bool = False) -> list[C]:
     """``cases`` (given in queue order) in ``sort`` order; ties keep queue order. The
     risk order reads the risk the queue shows (:func:`current_risk` with ``memory``
     and ``escalate``)."""
@@ -239,7 +246,7 @@ def order(cases: Iterable[CaseRecord], sort: str, now: datetime, *,
     elif sort == "confidence":
         indexed.sort(key=lambda p: (p[1].decision.confidence, p[0]))
     elif sort == "risk":
-        def by_risk(p: tuple[int, CaseRecord]) -> tuple[int, bool, int]:
+        def by_risk(p: tuple[int, C]) -> tuple[int, bool, int]:
             risk, _ = current_risk(p[1].decision, memory, escalate)
             return (_RISK_RANK.get(risk.level, 3), not risk.pmo_look_24h, p[0])
 

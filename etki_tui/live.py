@@ -55,4 +55,4 @@ def part(owner: DOMNode, selector: str | type[W], expect_type: type[W] | None = 
         return None
     if gone(found):
         return None
-    return found  # type: ignore[return-value]
+    return found

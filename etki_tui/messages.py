@@ -257,7 +257,7 @@ class RuleRequested(Message):
     """The reviewer asked to rule ``case`` with ``action`` (approve | convert_to_cr |
     reject); the app confirms and runs it."""
 
-    def __init__(self, case: CaseRecord, action: str) -> None:
+    def __init__(self, case: CaseRecord | CaseSummary, action: str) -> None:
         super().__init__()
         self.case = case
         self.action = action

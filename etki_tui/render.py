@@ -29,6 +29,7 @@ from rich.text import Text
 
 from etki.domain import (
     CaseRecord,
+    CaseSummary,
     ClauseMemory,
     Effort,
     RulingRecord,
@@ -242,7 +243,7 @@ def verdict_text(verdict: str, *, bold: bool = False, short: bool = False) -> Te
     return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {word}", style=style, end="")
 
 
-def risk_cell(case: CaseRecord, memory: Mapping[str, ClauseMemory] | None = None,
+def risk_cell(case: CaseRecord | CaseSummary, memory: Mapping[str, ClauseMemory] | None = None,
               escalate: bool = False) -> Text:
     """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look.
     With ``memory`` and ``escalate`` the risk is the :func:`current_risk` (a clause

@@ -70,9 +70,9 @@ def memory_loaded(world: TuiWorld) -> MemoryLoaded:
 
 def search_results(world: TuiWorld, query: str) -> SearchResults:
     """What :meth:`EtkiApp.search_wiki` posts."""
-    hits = world.desk.wiki_search(world.project_id, query)
-    assert hits, f"the fixture wiki has pages with {query!r}"
-    return SearchResults(query, hits, project_id=world.project_id)
+    found = world.desk.wiki_top(world.project_id, query, limit=50)
+    assert found is not None and found.hits, f"the fixture wiki has pages with {query!r}"
+    return SearchResults(query, found.hits, project_id=world.project_id, total=found.total)
 
 
 def dc_replace_seq(message: SearchResults, seq: int) -> SearchResults:

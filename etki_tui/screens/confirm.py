@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from etki.domain import ACTIONS, CaseRecord, RulingRecord
+from etki.domain import ACTIONS, CaseRecord, CaseSummary, RulingRecord
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
@@ -35,7 +35,7 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     BINDINGS = bindings("modal.cancel", "modal.confirm", "help")
 
-    def __init__(self, case: CaseRecord, action: str, *, cursor_blink: bool = True,
+    def __init__(self, case: CaseRecord | CaseSummary, action: str, *, cursor_blink: bool = True,
                  draft: str = "") -> None:
         super().__init__()
         self.draft = draft

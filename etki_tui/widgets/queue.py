@@ -31,11 +31,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
-from etki.domain import CaseRecord, CaseSummary, ClauseMemory, ScopeClause, WorkItem
+from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
-from etki_tui.filters import SORT_SHORT, SORTS, VERDICTS, QueueFilter, cycle, order
+from etki_tui.filters import (
+    SORT_SHORT,
+    SORTS,
+    VERDICTS,
+    QueueCase,
+    QueueFilter,
+    cycle,
+    order,
+)
 from etki_tui.glyphs import WARN
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
@@ -71,9 +79,6 @@ DETAIL_CACHE = 600
 """Whole cases kept for the detail pane (least recently shown dropped first)."""
 DETAIL_WINDOW = (20, 40)
 """Rows before and after the cursor whose whole cases are read with the highlighted one."""
-
-QueueCase = CaseRecord | CaseSummary
-"""What the queue lists: light summaries (the desk's queue) or whole records."""
 
 __all__ = ["COLUMNS", "CURSOR_MARK", "CaseDetail", "FilterBar", "QueueCase", "QueuePane",
            "QueueTable", "short_case_id"]
@@ -628,7 +633,7 @@ class QueuePane(Vertical):
                 continue
             case = self._by_id.get(last.case_id)
             if case is not None:
-                pages[last.case_id] = precedent_path(case)  # type: ignore[arg-type]
+                pages[last.case_id] = precedent_path(case)
         return pages
 
     # --- whole cases for the detail pane ---------------------------------------------------
