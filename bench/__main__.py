@@ -23,20 +23,28 @@ BENCHMARKS = ("triage", "wiki_rebuild", "hitl", "search", "expand", "tui", "init
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("name", choices=("all", *BENCHMARKS), nargs="+")
     p.add_argument("--quick", action="store_true", help="small sizes (CI)")
     p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
-    p.add_argument("--workdir", metavar="DIR", help="fixture cache (default $ETKI_BENCH_DIR "
-                   "or /tmp/etki-bench)")
+    p.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="fixture cache (default $ETKI_BENCH_DIR or /tmp/etki-bench)",
+    )
     args = p.parse_args(argv)
     names = list(BENCHMARKS) if "all" in args.name else list(dict.fromkeys(args.name))
     ctx = Context(quick=args.quick, workdir=Path(args.workdir) if args.workdir else None)
     info = machine()
     print(f"# etki bench ({'quick' if args.quick else 'full'}): {', '.join(names)}")
-    print(f"# machine: {info['nproc']} cpu, {info['cpu']}, Python {info['python']}, "
-          f"libyaml {info['libyaml']}, {info['rg'] or 'no rg'}; load {info['loadavg']}")
+    print(
+        f"# machine: {info['nproc']} cpu, {info['cpu']}, Python {info['python']}, "
+        f"libyaml {info['libyaml']}, {info['rg'] or 'no rg'}; load {info['loadavg']}"
+    )
     failed = []
     started = time.perf_counter()
     timings = {}
@@ -55,10 +63,20 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - started
     print(f"# done in {total:.1f} s; load {loadavg()}")
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "quick": args.quick, "machine": info, "load_end": loadavg(),
-            "seconds": timings, "figures": to_json(ctx.figures)}, indent=1,
-            ensure_ascii=False) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "quick": args.quick,
+                    "machine": info,
+                    "load_end": loadavg(),
+                    "seconds": timings,
+                    "figures": to_json(ctx.figures),
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     if failed:
         print(f"# FAILED: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -46,8 +46,7 @@ class Stats:
 
 
 def stats(samples: Sequence[float]) -> Stats:
-    return Stats(statistics.median(samples), p95(samples), len(samples), min(samples),
-                 max(samples))
+    return Stats(statistics.median(samples), p95(samples), len(samples), min(samples), max(samples))
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -121,6 +120,7 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 # --- the workspace ---------------------------------------------------------------------
 
+
 def _default_dir() -> Path:
     return Path(os.environ.get("ETKI_BENCH_DIR") or "/tmp/etki-bench")
 
@@ -130,8 +130,7 @@ class Context:
     there by :meth:`Size.key`, so repeated runs and several benchmarks reuse one
     generated store), ``emit`` to print and collect figures, and ``log`` for progress."""
 
-    def __init__(self, *, quick: bool, workdir: Path | None = None,
-                 verbose: bool = True) -> None:
+    def __init__(self, *, quick: bool, workdir: Path | None = None, verbose: bool = True) -> None:
         self.quick = quick
         self.base = (workdir or _default_dir()) / ("quick" if quick else "full")
         self.base.mkdir(parents=True, exist_ok=True)
@@ -188,8 +187,9 @@ class Context:
                 p.unlink()
             t = time.perf_counter()
             repo = CaseFileRepository(f"sqlite:///{tmp}", clock=StepClock())
-            counts = populate_store(repo, folder, size,
-                                    progress=lambda n, m: self.log(f"ruled {n}/{m}"))
+            counts = populate_store(
+                repo, folder, size, progress=lambda n, m: self.log(f"ruled {n}/{m}")
+            )
             repo.dispose()
             for suffix in ("-wal", "-shm"):
                 extra = Path(str(tmp) + suffix)
@@ -219,6 +219,7 @@ class Context:
 
 # --- the machine -----------------------------------------------------------------------
 
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -239,6 +240,7 @@ def loadavg() -> str:
 def machine() -> dict[str, Any]:
     try:
         import yaml
+
         libyaml = bool(getattr(yaml, "__with_libyaml__", False))
     except ImportError:  # pragma: no cover
         libyaml = False
@@ -251,14 +253,19 @@ def machine() -> dict[str, Any]:
 
         out = subprocess.run([rg, "--version"], capture_output=True, text=True, check=False)
         rg_version = out.stdout.splitlines()[0] if out.stdout else ""
-    return {"nproc": os.cpu_count(), "cpu": cpu_model(), "python": sys.version.split()[0],
-            "platform": platform.platform(), "libyaml": libyaml, "rg": rg_version,
-            "loadavg": loadavg()}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu_model(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "libyaml": libyaml,
+        "rg": rg_version,
+        "loadavg": loadavg(),
+    }
 
 
 def to_json(figures: Sequence[Figure]) -> list[dict[str, Any]]:
     return [asdict(f) for f in figures]
 
 
-__all__ += ["Context", "FULL", "QUICK", "Size", "cpu_model", "loadavg", "ms", "ratio",
-            "to_json"]
+__all__ += ["Context", "FULL", "QUICK", "Size", "cpu_model", "loadavg", "ms", "ratio", "to_json"]

@@ -41,10 +41,30 @@ def _cases(size: Size, project, index_hash: str):
         cid = case_id_for("bench", r.id)
         d = synthetic_decision(rng, cid, refs, mods, wis, index_hash)
         action, reason = ruling_for(rng, d.verdict)
-        ruling = RulingRecord(cid, ACTIONS[action], action, rng.choice(REVIEWERS), reason,  # type: ignore[arg-type]
-                              f"2025-02-{1 + i % 28:02d}T10:00:00Z", d.verdict)
-        out.append(CaseRecord(cid, "bench", r.id, r.title or r.id, r.text, r.submitted_by,
-                              r.submitted_at, "2025-01-01T00:00:00Z", 2, d, ruling))
+        ruling = RulingRecord(
+            cid,
+            ACTIONS[action],
+            action,
+            rng.choice(REVIEWERS),
+            reason,  # type: ignore[arg-type]
+            f"2025-02-{1 + i % 28:02d}T10:00:00Z",
+            d.verdict,
+        )
+        out.append(
+            CaseRecord(
+                cid,
+                "bench",
+                r.id,
+                r.title or r.id,
+                r.text,
+                r.submitted_by,
+                r.submitted_at,
+                "2025-01-01T00:00:00Z",
+                2,
+                d,
+                ruling,
+            )
+        )
     return out
 
 
@@ -53,14 +73,26 @@ def run(ctx: Context) -> list[Figure]:
         from etki.retrieval.graph import RetrievalGraph
         from etki.retrieval.port import GraphQueryPort
     except ImportError as exc:
-        return [ctx.emit(Figure(NAME, "expand", None, None, "",
-                                note=f"not available: etki.retrieval cannot be imported "
-                                     f"({exc})"))]
+        return [
+            ctx.emit(
+                Figure(
+                    NAME,
+                    "expand",
+                    None,
+                    None,
+                    "",
+                    note=f"not available: etki.retrieval cannot be imported ({exc})",
+                )
+            )
+        ]
     from etki.knowledge import build_index, load_project
 
     base = ctx.size
-    size = (Size(clauses=120, modules=300, workitems=1500, cases=300) if ctx.quick
-            else Size(clauses=2000, modules=5000, workitems=41500, cases=10000))
+    size = (
+        Size(clauses=120, modules=300, workitems=1500, cases=300)
+        if ctx.quick
+        else Size(clauses=2000, modules=5000, workitems=41500, cases=10000)
+    )
     folder = ctx.project_folder(size)
     t0 = time.perf_counter()
     project = load_project(folder)
@@ -70,14 +102,18 @@ def run(ctx: Context) -> list[Figure]:
     graph = RetrievalGraph(index, cases)
     port = GraphQueryPort(graph, languages=project.config.languages)
     t2 = time.perf_counter()
-    ctx.log(f"graph: {len(graph.nodes)} nodes, {len(graph.edges)} edges; load+index "
-            f"{t1 - t0:.1f} s, graph+port build {t2 - t1:.1f} s")
+    ctx.log(
+        f"graph: {len(graph.nodes)} nodes, {len(graph.edges)} edges; load+index "
+        f"{t1 - t0:.1f} s, graph+port build {t2 - t1:.1f} s"
+    )
     questions = [f"{r.title}\n{r.text}" for r in project.requests[:25]]
     mods = [m.id for m in project.modules[:: max(1, len(project.modules) // 10)]][:10]
     questions += [f"What depends on {m}? What is the impact of changing it?" for m in mods]
-    questions += ["Why was the refund process ruled a change request?",
-                  "Hangi modüller emlak vergisi ödemesine bağlı?",
-                  "Welche Module hängen von der Single-Sign-On-Anmeldung ab?"]
+    questions += [
+        "Why was the refund process ruled a change request?",
+        "Hangi modüller emlak vergisi ödemesine bağlı?",
+        "Welche Module hängen von der Single-Sign-On-Anmeldung ab?",
+    ]
     rounds = 2 if ctx.quick else 3
     port.expand(questions[0])  # warm
     lat: list[float] = []
@@ -109,13 +145,33 @@ def run(ctx: Context) -> list[Figure]:
     s, f, sd = stats(ms(lat)), stats(ms(floor)), stats(ms(seeds_t))
     del base
     return [
-        ctx.emit(Figure(NAME, f"expand ({len(graph.nodes)} nodes, {len(graph.edges)} edges)",
-                        s.median, s.p95, "ms", s.n,
-                        "top-5 lexical seeds + bare 2-hop BFS", f.median,
-                        ratio(s.median, f.median), "p95 <= 50 ms", s.p95 <= 50.0,
-                        note=f"{sum(sizes) / len(sizes):.1f} nodes per subgraph; "
-                             f"seed ranking alone median {sd.median:.1f} ms, "
-                             f"p95 {sd.p95:.1f} ms")),
-        ctx.emit(Figure(NAME, "graph + port build", (t2 - t1) * 1000, None, "ms", 1,
-                        note="once per port (GraphQueryPort.from_store / etki init)")),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"expand ({len(graph.nodes)} nodes, {len(graph.edges)} edges)",
+                s.median,
+                s.p95,
+                "ms",
+                s.n,
+                "top-5 lexical seeds + bare 2-hop BFS",
+                f.median,
+                ratio(s.median, f.median),
+                "p95 <= 50 ms",
+                s.p95 <= 50.0,
+                note=f"{sum(sizes) / len(sizes):.1f} nodes per subgraph; "
+                f"seed ranking alone median {sd.median:.1f} ms, "
+                f"p95 {sd.p95:.1f} ms",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "graph + port build",
+                (t2 - t1) * 1000,
+                None,
+                "ms",
+                1,
+                note="once per port (GraphQueryPort.from_store / etki init)",
+            )
+        ),
     ]

@@ -36,8 +36,16 @@ from pathlib import Path
 
 from etki.domain import Decision, Effort, EvidenceStep, Request, Risk
 
-__all__ = ["FULL", "QUICK", "SEED", "Size", "StepClock", "populate_store", "requests",
-           "write_project"]
+__all__ = [
+    "FULL",
+    "QUICK",
+    "SEED",
+    "Size",
+    "StepClock",
+    "populate_store",
+    "requests",
+    "write_project",
+]
 
 SEED = 20241129
 GENERATOR_VERSION = "1"
@@ -59,8 +67,10 @@ class Size:
     def key(self) -> str:
         """A short stable name for caches: ``c2000-m5000-w20000-r10000-s...``."""
         ruled = "all" if self.ruled is None else str(self.ruled)
-        return (f"g{GENERATOR_VERSION}-c{self.clauses}-m{self.modules}-w{self.workitems}"
-                f"-n{self.cases}-r{ruled}-s{self.seed}")
+        return (
+            f"g{GENERATOR_VERSION}-c{self.clauses}-m{self.modules}-w{self.workitems}"
+            f"-n{self.cases}-r{ruled}-s{self.seed}"
+        )
 
     def with_cases(self, cases: int, ruled: int | None = None) -> Size:
         return replace(self, cases=cases, ruled=ruled)
@@ -115,29 +125,84 @@ TOPICS: tuple[tuple[str, str, str], ...] = (
     ("geolocation", "konum belirleme", "Standortbestimmung"),
 )
 
-AREAS = ("core", "auth", "payments", "appointments", "permits", "notify", "reports",
-         "integration", "web", "admin", "kvkk", "search")
+AREAS = (
+    "core",
+    "auth",
+    "payments",
+    "appointments",
+    "permits",
+    "notify",
+    "reports",
+    "integration",
+    "web",
+    "admin",
+    "kvkk",
+    "search",
+)
 
-VERBS_EN = ("shall provide", "shall implement", "shall maintain", "shall deliver",
-            "shall configure", "shall support")
-DEFECT_EN = ("crashes with an internal server error", "shows a white screen",
-             "does not work since the last release", "returns error 500",
-             "loses the data the user entered", "is very slow and times out")
-DEFECT_TR = ("hata veriyor ve açılmıyor", "son sürümden beri çalışmıyor",
-             "beyaz ekran gösteriyor", "500 hatası dönüyor", "çok yavaş ve zaman aşımına uğruyor")
-DEFECT_DE = ("stürzt mit einem internen Serverfehler ab", ("funktioniert seit dem letzten "
-             "Release nicht"), "zeigt eine weiße Seite", "liefert Fehler 500",
-             "ist sehr langsam und bricht ab")
-NEW_EN = ("Please also add", "We would like a new feature for", "Can you build an extra",
-          "We need an additional")
-NEW_TR = ("Lütfen ayrıca ekleyin:", "Yeni bir özellik istiyoruz:",
-          "Ek olarak geliştirilmesini rica ediyoruz:")
-NEW_DE = ("Bitte zusätzlich einbauen:", "Wir wünschen eine neue Funktion für",
-          "Können Sie ergänzend entwickeln:")
-OUT_EN = ("Please build a native iOS and Android app for",
-          "Can you also supply the hardware and kiosks for", "Please operate the call centre for")
-PEOPLE = ("Ayşe Yılmaz", "Jürgen Weiß", "Çağrı Öztürk", "İlker Işık", "Bärbel Müller-Şahin",
-          "Fatma Demir", "Hasan Koç", "Elif Aydın", "Grüße Straße GmbH", "Ömer Çelik")
+VERBS_EN = (
+    "shall provide",
+    "shall implement",
+    "shall maintain",
+    "shall deliver",
+    "shall configure",
+    "shall support",
+)
+DEFECT_EN = (
+    "crashes with an internal server error",
+    "shows a white screen",
+    "does not work since the last release",
+    "returns error 500",
+    "loses the data the user entered",
+    "is very slow and times out",
+)
+DEFECT_TR = (
+    "hata veriyor ve açılmıyor",
+    "son sürümden beri çalışmıyor",
+    "beyaz ekran gösteriyor",
+    "500 hatası dönüyor",
+    "çok yavaş ve zaman aşımına uğruyor",
+)
+DEFECT_DE = (
+    "stürzt mit einem internen Serverfehler ab",
+    ("funktioniert seit dem letzten Release nicht"),
+    "zeigt eine weiße Seite",
+    "liefert Fehler 500",
+    "ist sehr langsam und bricht ab",
+)
+NEW_EN = (
+    "Please also add",
+    "We would like a new feature for",
+    "Can you build an extra",
+    "We need an additional",
+)
+NEW_TR = (
+    "Lütfen ayrıca ekleyin:",
+    "Yeni bir özellik istiyoruz:",
+    "Ek olarak geliştirilmesini rica ediyoruz:",
+)
+NEW_DE = (
+    "Bitte zusätzlich einbauen:",
+    "Wir wünschen eine neue Funktion für",
+    "Können Sie ergänzend entwickeln:",
+)
+OUT_EN = (
+    "Please build a native iOS and Android app for",
+    "Can you also supply the hardware and kiosks for",
+    "Please operate the call centre for",
+)
+PEOPLE = (
+    "Ayşe Yılmaz",
+    "Jürgen Weiß",
+    "Çağrı Öztürk",
+    "İlker Işık",
+    "Bärbel Müller-Şahin",
+    "Fatma Demir",
+    "Hasan Koç",
+    "Elif Aydın",
+    "Grüße Straße GmbH",
+    "Ömer Çelik",
+)
 REVIEWERS = ("ayse", "jurgen", "cagri", "reviewer")
 
 
@@ -146,6 +211,7 @@ def _rng(size: Size, part: str) -> random.Random:
 
 
 # --- contracts ---------------------------------------------------------------------------
+
 
 def _contract_count(size: Size) -> int:
     return max(1, size.clauses // 100)
@@ -190,22 +256,32 @@ def clause_refs(size: Size) -> list[str]:
     return refs
 
 
-def _clause_body(rng: random.Random, topic: tuple[str, str, str], kind: str,
-                 mods: list[str]) -> str:
+def _clause_body(
+    rng: random.Random, topic: tuple[str, str, str], kind: str, mods: list[str]
+) -> str:
     en, tr, de = topic
     other = TOPICS[rng.randrange(len(TOPICS))]
     if kind == "exclusion":
-        lines = [f"The {en} for {other[0]} is not included in the fixed price.",
-                 (f"Native mobile applications, hardware and operation of the {en} are out "
-                  "of scope; the Client may order them as a change request.")]
+        lines = [
+            f"The {en} for {other[0]} is not included in the fixed price.",
+            (
+                f"Native mobile applications, hardware and operation of the {en} are out "
+                "of scope; the Client may order them as a change request."
+            ),
+        ]
     elif kind == "sla":
-        lines = [f"The {en} is available 99.{rng.randrange(10)}% of business hours per month.",
-                 (f"Severity 1 defects of the {en} are resolved within "
-                  f"{rng.choice((4, 8, 24))} hours.")]
+        lines = [
+            f"The {en} is available 99.{rng.randrange(10)}% of business hours per month.",
+            (f"Severity 1 defects of the {en} are resolved within {rng.choice((4, 8, 24))} hours."),
+        ]
     else:
-        lines = [(f"The Contractor {rng.choice(VERBS_EN)} the {en} for citizens and staff, "
-                  f"including {other[0]} and error handling."),
-                 f"Defects in the delivered {en} are fixed under warranty."]
+        lines = [
+            (
+                f"The Contractor {rng.choice(VERBS_EN)} the {en} for citizens and staff, "
+                f"including {other[0]} and error handling."
+            ),
+            f"Defects in the delivered {en} are fixed under warranty.",
+        ]
     if rng.random() < 0.3:
         lines.append(f"({tr} / {de})")
     if mods and rng.random() < 0.5:
@@ -218,24 +294,39 @@ def _contract_texts(size: Size) -> Iterator[tuple[str, str]]:
     mods = module_ids(size)
     for c, sections in enumerate(_section_plan(size)):
         cid = f"MSA-{c + 1:03d}"
-        out = ["---", f"id: {cid}", f"title: Statement of Scope {c + 1} (synthetic)", "---", "",
-               f"# Statement of Scope {c + 1}", ""]
+        out = [
+            "---",
+            f"id: {cid}",
+            f"title: Statement of Scope {c + 1} (synthetic)",
+            "---",
+            "",
+            f"# Statement of Scope {c + 1}",
+            "",
+        ]
         for s, subs in enumerate(sections, 1):
             topic = TOPICS[(c * 7 + s) % len(TOPICS)]
-            kind = ("exclusion" if s == len(sections) and len(sections) > 2
-                    else "sla" if s == len(sections) - 1 and len(sections) > 3 else "inclusion")
+            kind = (
+                "exclusion"
+                if s == len(sections) and len(sections) > 2
+                else "sla"
+                if s == len(sections) - 1 and len(sections) > 3
+                else "inclusion"
+            )
             head = {"exclusion": "Out of scope", "sla": "Service levels"}.get(
-                kind, topic[0].capitalize())
+                kind, topic[0].capitalize()
+            )
             out += [f"## {s} {head}", "", _clause_body(rng, topic, kind, mods), ""]
             for j in range(1, subs + 1):
                 sub = TOPICS[rng.randrange(len(TOPICS))]
                 title = {"exclusion": f"Excluded {sub[0]}", "sla": f"{sub[0]} availability"}.get(
-                    kind, sub[0].capitalize() + rng.choice(("", " for staff", " for citizens")))
+                    kind, sub[0].capitalize() + rng.choice(("", " for staff", " for citizens"))
+                )
                 out += [f"### {s}.{j} {title}", "", _clause_body(rng, sub, kind, mods), ""]
         yield f"{cid.lower()}.md", "\n".join(out)
 
 
 # --- modules, work items -----------------------------------------------------------------
+
 
 def _modules(size: Size) -> list[dict]:
     rng = _rng(size, "modules")
@@ -245,11 +336,18 @@ def _modules(size: Size) -> list[dict]:
         topic = TOPICS[(i // len(AREAS)) % len(TOPICS)]
         deps = sorted({ids[rng.randrange(i)] for _ in range(rng.randint(1, 3))}) if i else []
         lang = rng.choice((0, 0, 0, 1, 2))
-        summary = (f"{topic[lang]} ({AREAS[i % len(AREAS)]})"
-                   + rng.choice(("", " with retries", " and its admin screens",
-                                 " – Türkçe ve İngilizce", " für Mitarbeiter")))
-        out.append({"id": mid, "path": mid.replace(".", "/") + "/", "summary": summary,
-                    "depends_on": deps})
+        summary = f"{topic[lang]} ({AREAS[i % len(AREAS)]})" + rng.choice(
+            (
+                "",
+                " with retries",
+                " and its admin screens",
+                " – Türkçe ve İngilizce",
+                " für Mitarbeiter",
+            )
+        )
+        out.append(
+            {"id": mid, "path": mid.replace(".", "/") + "/", "summary": summary, "depends_on": deps}
+        )
     return out
 
 
@@ -261,13 +359,22 @@ def _workitems(size: Size) -> list[dict]:
         topic = TOPICS[rng.randrange(len(TOPICS))]
         lang = rng.choice((0, 0, 1, 2))
         kind = rng.choice(("feature", "feature", "bug", "chore"))
-        title = {"feature": f"Build {topic[lang]}", "bug": f"Fix {topic[lang]} error",
-                 "chore": f"Upgrade {topic[lang]}"}[kind]
-        mods = sorted({ids[rng.randrange(len(ids))] for _ in range(rng.randint(1, 3))}) \
-            if ids else []
+        title = {
+            "feature": f"Build {topic[lang]}",
+            "bug": f"Fix {topic[lang]} error",
+            "chore": f"Upgrade {topic[lang]}",
+        }[kind]
+        mods = (
+            sorted({ids[rng.randrange(len(ids))] for _ in range(rng.randint(1, 3))}) if ids else []
+        )
         day = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=rng.randrange(700))
-        item = {"id": f"WI-{i + 1:06d}", "title": title, "kind": kind,
-                "date": day.strftime("%Y-%m-%d"), "modules": mods}
+        item = {
+            "id": f"WI-{i + 1:06d}",
+            "title": title,
+            "kind": kind,
+            "date": day.strftime("%Y-%m-%d"),
+            "modules": mods,
+        }
         if rng.random() < 0.8:
             item["effort_days"] = round(rng.uniform(0.5, 20.0), 1)
         out.append(item)
@@ -275,6 +382,7 @@ def _workitems(size: Size) -> list[dict]:
 
 
 # --- requests -----------------------------------------------------------------------------
+
 
 def _request(rng: random.Random, i: int) -> dict:
     topic = TOPICS[rng.randrange(len(TOPICS))]
@@ -284,8 +392,10 @@ def _request(rng: random.Random, i: int) -> dict:
     if lang == "en":
         if mode == "defect":
             title = f"{topic[0].capitalize()} {rng.choice(DEFECT_EN)}"
-            text = (f"Since this morning the {topic[0]} {rng.choice(DEFECT_EN)} when staff open "
-                    f"the {other[0]}. Citizens are calling the counter; please fix it.")
+            text = (
+                f"Since this morning the {topic[0]} {rng.choice(DEFECT_EN)} when staff open "
+                f"the {other[0]}. Citizens are calling the counter; please fix it."
+            )
         elif mode == "new":
             title = f"New: {topic[0]} for {other[0]}"
             text = f"{rng.choice(NEW_EN)} {topic[0]} that also covers the {other[0]}."
@@ -295,23 +405,33 @@ def _request(rng: random.Random, i: int) -> dict:
     elif lang == "tr":
         if mode == "defect":
             title = f"{topic[1].capitalize()} {rng.choice(DEFECT_TR)}"
-            text = (f"Bu sabahtan beri {topic[1]} {rng.choice(DEFECT_TR)}; vatandaşlar "
-                    f"{other[1]} işlemini yapamıyor. İvedilikle düzeltilmesini rica ederiz.")
+            text = (
+                f"Bu sabahtan beri {topic[1]} {rng.choice(DEFECT_TR)}; vatandaşlar "
+                f"{other[1]} işlemini yapamıyor. İvedilikle düzeltilmesini rica ederiz."
+            )
         else:
             title = f"Yeni istek: {topic[1]}"
-            text = (f"{rng.choice(NEW_TR)} {topic[1]} ve {other[1]} için mobil uygulama "
-                    "ve ek ekranlar.")
+            text = (
+                f"{rng.choice(NEW_TR)} {topic[1]} ve {other[1]} için mobil uygulama ve ek ekranlar."
+            )
     else:
         if mode == "defect":
             title = f"{topic[2]} {rng.choice(DEFECT_DE)}"
-            text = (f"Seit heute früh {rng.choice(DEFECT_DE)} die {topic[2]}; Bürger können "
-                    f"die {other[2]} nicht nutzen. Bitte dringend beheben. Grüße")
+            text = (
+                f"Seit heute früh {rng.choice(DEFECT_DE)} die {topic[2]}; Bürger können "
+                f"die {other[2]} nicht nutzen. Bitte dringend beheben. Grüße"
+            )
         else:
             title = f"Neue Funktion: {topic[2]}"
             text = f"{rng.choice(NEW_DE)} {topic[2]} und {other[2]} für Außendienst."
     day = datetime(2024, 1, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(600_000))
-    return {"id": f"REQ-{i + 1:06d}", "title": title, "text": text,
-            "submitted_by": rng.choice(PEOPLE), "submitted_at": day.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {
+        "id": f"REQ-{i + 1:06d}",
+        "title": title,
+        "text": text,
+        "submitted_by": rng.choice(PEOPLE),
+        "submitted_at": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def request_dicts(size: Size) -> Iterator[dict]:
@@ -322,32 +442,54 @@ def request_dicts(size: Size) -> Iterator[dict]:
 
 def requests(size: Size) -> list[Request]:
     """The requests as :class:`etki.domain.Request` values."""
-    return [Request(id=d["id"], text=d["text"], title=d["title"],
-                    submitted_by=d["submitted_by"], submitted_at=d["submitted_at"])
-            for d in request_dicts(size)]
+    return [
+        Request(
+            id=d["id"],
+            text=d["text"],
+            title=d["title"],
+            submitted_by=d["submitted_by"],
+            submitted_at=d["submitted_at"],
+        )
+        for d in request_dicts(size)
+    ]
 
 
 # --- the folder ---------------------------------------------------------------------------
+
 
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
-def write_project(root: str | Path, size: Size, *, project_id: str = "bench",
-                  with_requests: bool = True) -> Path:
+def write_project(
+    root: str | Path, size: Size, *, project_id: str = "bench", with_requests: bool = True
+) -> Path:
     """Write the project folder of ``size`` at ``root`` (created; files overwritten)."""
     root = Path(root)
-    _write(root / "etki.yaml", "\n".join([
-        f"id: {project_id}", "name: Synthetic benchmark engagement (Büyükşehir / Straße)",
-        "languages: [en, tr, de]", "reviewers:",
-        *(f"  - name: {r}\n    role: approver" for r in REVIEWERS), ""]))
+    _write(
+        root / "etki.yaml",
+        "\n".join(
+            [
+                f"id: {project_id}",
+                "name: Synthetic benchmark engagement (Büyükşehir / Straße)",
+                "languages: [en, tr, de]",
+                "reviewers:",
+                *(f"  - name: {r}\n    role: approver" for r in REVIEWERS),
+                "",
+            ]
+        ),
+    )
     for name, text in _contract_texts(size):
         _write(root / "contracts" / name, text)
-    _write(root / "modules.json", json.dumps({"modules": _modules(size)}, ensure_ascii=False,
-                                             indent=1) + "\n")
-    _write(root / "workitems.json", json.dumps({"workitems": _workitems(size)},
-                                               ensure_ascii=False, indent=1) + "\n")
+    _write(
+        root / "modules.json",
+        json.dumps({"modules": _modules(size)}, ensure_ascii=False, indent=1) + "\n",
+    )
+    _write(
+        root / "workitems.json",
+        json.dumps({"workitems": _workitems(size)}, ensure_ascii=False, indent=1) + "\n",
+    )
     if with_requests:
         with (root / "requests.jsonl").open("w", encoding="utf-8", newline="\n") as fh:
             for d in request_dicts(size):
@@ -357,11 +499,13 @@ def write_project(root: str | Path, size: Size, *, project_id: str = "bench",
 
 # --- straight into a store ----------------------------------------------------------------
 
+
 class StepClock:
     """A deterministic clock: ``start`` plus ``step`` seconds per call."""
 
-    def __init__(self, start: datetime = datetime(2025, 1, 6, 8, 0, tzinfo=UTC),
-                 step: float = 173.0) -> None:
+    def __init__(
+        self, start: datetime = datetime(2025, 1, 6, 8, 0, tzinfo=UTC), step: float = 173.0
+    ) -> None:
         self.now, self.step = start, timedelta(seconds=step)
 
     def __call__(self) -> datetime:
@@ -369,53 +513,98 @@ class StepClock:
         return self.now
 
 
-def synthetic_decision(rng: random.Random, case_id: str, refs: list[str], mods: list[str],
-                       wis: list[str], index_hash: str) -> Decision:
+def synthetic_decision(
+    rng: random.Random,
+    case_id: str,
+    refs: list[str],
+    mods: list[str],
+    wis: list[str],
+    index_hash: str,
+) -> Decision:
     """A frozen decision shaped like the engine's (evidence chain, effort, risk)."""
     verdict = rng.choice(("IN_SCOPE", "IN_SCOPE", "CHANGE_REQUEST", "REJECT"))
     cited = tuple(dict.fromkeys(rng.choice(refs) for _ in range(rng.randint(1, 3))))
-    impacted = () if verdict == "REJECT" or not mods else tuple(
-        dict.fromkeys(rng.choice(mods) for _ in range(rng.randint(1, 3))))
+    impacted = (
+        ()
+        if verdict == "REJECT" or not mods
+        else tuple(dict.fromkeys(rng.choice(mods) for _ in range(rng.randint(1, 3))))
+    )
     conf = round(rng.uniform(0.45, 0.95), 2)
     scores = tuple(sorted((r, round(rng.uniform(2, 25), 4)) for r in cited))
     if verdict == "REJECT":
         effort = Effort(None, None)
     else:
         low = round(rng.uniform(0.5, 5), 1)
-        effort = Effort(low, round(low + rng.uniform(0.5, 10), 1),
-                        tuple(sorted({rng.choice(wis) for _ in range(3)})) if wis else ())
+        effort = Effort(
+            low,
+            round(low + rng.uniform(0.5, 10), 1),
+            tuple(sorted({rng.choice(wis) for _ in range(3)})) if wis else (),
+        )
     signals = tuple(s for s in ("security", "personal_data") if rng.random() < 0.1)
     risk = Risk("medium" if signals else "low", signals, bool(signals))
     evidence = (
-        EvidenceStep("normalise", f"language en; {rng.randint(8, 60)} tokens",
-                     (("distinct_tokens", 20.0), ("tokens", 30.0))),
-        EvidenceStep("score_clauses", "BM25 (k1=1.2, b=0.75, title x3) over scope clauses: "
-                     + ", ".join(f"{r} {s:.2f}" for r, s in scores), scores),
-        EvidenceStep("exclusion_check", "closest exclusion text: “Native mobile applications "
-                     "are out of scope”", (("against", 3.2), ("obligation", 9.1))),
-        EvidenceStep("defect_detection", "defect wording: “crashes”, “error”",
-                     (("strong", 2.0), ("weak", 0.5))),
-        EvidenceStep("module_match", "modules by id, path and summary: "
-                     + ", ".join(impacted), tuple(sorted((m, 1.0) for m in impacted))),
-        EvidenceStep("classify", f"rule defect -> {verdict} (confidence {conf:.2f})",
-                     (("confidence", conf),)),
+        EvidenceStep(
+            "normalise",
+            f"language en; {rng.randint(8, 60)} tokens",
+            (("distinct_tokens", 20.0), ("tokens", 30.0)),
+        ),
+        EvidenceStep(
+            "score_clauses",
+            "BM25 (k1=1.2, b=0.75, title x3) over scope clauses: "
+            + ", ".join(f"{r} {s:.2f}" for r, s in scores),
+            scores,
+        ),
+        EvidenceStep(
+            "exclusion_check",
+            "closest exclusion text: “Native mobile applications are out of scope”",
+            (("against", 3.2), ("obligation", 9.1)),
+        ),
+        EvidenceStep(
+            "defect_detection",
+            "defect wording: “crashes”, “error”",
+            (("strong", 2.0), ("weak", 0.5)),
+        ),
+        EvidenceStep(
+            "module_match",
+            "modules by id, path and summary: " + ", ".join(impacted),
+            tuple(sorted((m, 1.0) for m in impacted)),
+        ),
+        EvidenceStep(
+            "classify", f"rule defect -> {verdict} (confidence {conf:.2f})", (("confidence", conf),)
+        ),
         EvidenceStep("effort", effort.label(), ()),
-        EvidenceStep("risk", "low: no security, personal-data or dispute signal",
-                     (("signals", float(len(signals))),)),
+        EvidenceStep(
+            "risk",
+            "low: no security, personal-data or dispute signal",
+            (("signals", float(len(signals))),),
+        ),
     )
     return Decision(
-        case_id=case_id, verdict=verdict, confidence=conf,  # type: ignore[arg-type]
-        cited_clauses=cited, impacted_modules=impacted, effort=effort, risk=risk,
-        assumptions=(("The request text is complete and nothing was agreed outside the "
-                      "contract documents."),),
-        reasoning=(f"Closest clause {cited[0]}. " + ("Likely impacted modules: "
-                   + ", ".join(impacted) + "." if impacted else "")),
-        evidence=evidence, engine_version="bench-synthetic", model_version="lexical-v1",
-        index_freshness=index_hash, extra=(("rule", "synthetic"),))
+        case_id=case_id,
+        verdict=verdict,
+        confidence=conf,  # type: ignore[arg-type]
+        cited_clauses=cited,
+        impacted_modules=impacted,
+        effort=effort,
+        risk=risk,
+        assumptions=(
+            ("The request text is complete and nothing was agreed outside the contract documents."),
+        ),
+        reasoning=(
+            f"Closest clause {cited[0]}. "
+            + ("Likely impacted modules: " + ", ".join(impacted) + "." if impacted else "")
+        ),
+        evidence=evidence,
+        engine_version="bench-synthetic",
+        model_version="lexical-v1",
+        index_freshness=index_hash,
+        extra=(("rule", "synthetic"),),
+    )
 
 
-def populate_store(repo, folder: Path, size: Size, *, project_id: str = "bench",
-                   progress=None) -> dict[str, int]:
+def populate_store(
+    repo, folder: Path, size: Size, *, project_id: str = "bench", progress=None
+) -> dict[str, int]:
     """Load ``folder`` (written by :func:`write_project`), store its knowledge, add
     ``size.cases`` cases with synthetic decisions and rule the first ``size.ruled``
     (all when None). ``repo`` should carry a :class:`StepClock` so rulings spread over
@@ -467,8 +656,9 @@ def ruling_for(rng: random.Random, verdict: str) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.generate",
-                                description="Write a synthetic project folder.")
+    p = argparse.ArgumentParser(
+        prog="python -m bench.generate", description="Write a synthetic project folder."
+    )
     p.add_argument("out")
     p.add_argument("--cases", type=int, default=None)
     p.add_argument("--quick", action="store_true")

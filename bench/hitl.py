@@ -58,8 +58,9 @@ def run(ctx: Context) -> list[Figure]:
     durable_ms: list[float] = []
     durable = WikiProjector(repo, settings, defer_fsync=False)
     durable.project_case(cold_case.case_id)  # warm its model (nothing changes)
-    repo.record_ruling(durable_case.case_id, ACTION_OF[durable_case.decision.verdict],
-                       "reviewer", "")
+    repo.record_ruling(
+        durable_case.case_id, ACTION_OF[durable_case.decision.verdict], "reviewer", ""
+    )
     t = time.perf_counter()
     durable.project_case(durable_case.case_id)
     durable_ms.append((time.perf_counter() - t) * 1000)
@@ -91,16 +92,53 @@ def run(ctx: Context) -> list[Figure]:
     repo.dispose()
     h, f, cm = stats(ms(hook)), stats(ms(floor)), stats(ms(commit))
     return [
-        ctx.emit(Figure(NAME, f"project_case after one ruling ({size.cases} cases)", h.median,
-                        h.p95, "ms", h.n, "bare write of the same pages", f.median,
-                        ratio(h.median, f.median), "p95 <= 20 ms", h.p95 <= 20.0,
-                        note=f"{written / max(1, len(hook)):.1f} pages written per ruling")),
-        ctx.emit(Figure(NAME, "DB commit of the ruling (record_ruling)", cm.median, cm.p95,
-                        "ms", cm.n, note="context: the transaction the hook follows")),
-        ctx.emit(Figure(NAME, "first projection of a fresh projector (cold: full read)",
-                        cold_ms, None, "ms", 1,
-                        note="a desk pays this once; rebuild() also primes the model")),
-        ctx.emit(Figure(NAME, "projection with fsync on the ruling's path "
-                        "(defer_fsync=False), one ruling", durable_ms[0], None, "ms", 1,
-                        note="the default defers the fsync to a background thread")),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"project_case after one ruling ({size.cases} cases)",
+                h.median,
+                h.p95,
+                "ms",
+                h.n,
+                "bare write of the same pages",
+                f.median,
+                ratio(h.median, f.median),
+                "p95 <= 20 ms",
+                h.p95 <= 20.0,
+                note=f"{written / max(1, len(hook)):.1f} pages written per ruling",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "DB commit of the ruling (record_ruling)",
+                cm.median,
+                cm.p95,
+                "ms",
+                cm.n,
+                note="context: the transaction the hook follows",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "first projection of a fresh projector (cold: full read)",
+                cold_ms,
+                None,
+                "ms",
+                1,
+                note="a desk pays this once; rebuild() also primes the model",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "projection with fsync on the ruling's path (defer_fsync=False), one ruling",
+                durable_ms[0],
+                None,
+                "ms",
+                1,
+                note="the default defers the fsync to a background thread",
+            )
+        ),
     ]

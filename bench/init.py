@@ -31,12 +31,20 @@ DESCRIPTION = "etki init of the 100k-case engagement: time, peak memory, growth 
 def init_once(ctx: Context, folder: Path, tag: str) -> tuple[float, float, int, str]:
     """(seconds, peak MB, exit code, last output line) of one ``etki init``."""
     scratch = ctx.scratch(f"init-{tag}")
-    env = dict(os.environ, ETKI_DB_URL=f"sqlite:///{scratch}/etki.db",
-               ETKI_WIKI_DIR=str(scratch / "wiki-{project}"), ETKI_REVIEWER="reviewer")
+    env = dict(
+        os.environ,
+        ETKI_DB_URL=f"sqlite:///{scratch}/etki.db",
+        ETKI_WIKI_DIR=str(scratch / "wiki-{project}"),
+        ETKI_REVIEWER="reviewer",
+    )
     with open(scratch / "stdout.txt", "wb") as out:
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "etki.cli", "init", str(folder)],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "etki.cli", "init", str(folder)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
         _pid, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -59,15 +67,37 @@ def run(ctx: Context) -> list[Figure]:
     t_growth, m_growth = ratio(tb, ts), ratio(mb, ms_)
     linear = big_n / small_n
     return [
-        ctx.emit(Figure(NAME, f"time, {big_n} requests", tb, None, "s", 1,
-                        f"same with {small_n} requests", ts, t_growth,
-                        f"growth <= {linear:g}x (linear)",
-                        ok and (t_growth or 99) <= linear,
-                        note=f"{tb / big_n * 1000:.1f} ms per request at {big_n}, "
-                             f"{ts / small_n * 1000:.1f} ms at {small_n}"
-                             + ("" if ok else f"; EXIT CODES {cs}/{cb}"))),
-        ctx.emit(Figure(NAME, f"peak memory, {big_n} requests", mb, None, "MB", 1,
-                        f"same with {small_n} requests", ms_, m_growth,
-                        f"growth <= {linear:g}x (linear)",
-                        ok and (m_growth or 99) <= linear)),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"time, {big_n} requests",
+                tb,
+                None,
+                "s",
+                1,
+                f"same with {small_n} requests",
+                ts,
+                t_growth,
+                f"growth <= {linear:g}x (linear)",
+                ok and (t_growth or 99) <= linear,
+                note=f"{tb / big_n * 1000:.1f} ms per request at {big_n}, "
+                f"{ts / small_n * 1000:.1f} ms at {small_n}"
+                + ("" if ok else f"; EXIT CODES {cs}/{cb}"),
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"peak memory, {big_n} requests",
+                mb,
+                None,
+                "MB",
+                1,
+                f"same with {small_n} requests",
+                ms_,
+                m_growth,
+                f"growth <= {linear:g}x (linear)",
+                ok and (m_growth or 99) <= linear,
+            )
+        ),
     ]

@@ -21,19 +21,31 @@ def _num(x: float | None, unit: str = "") -> str:
 
 
 def table(data: dict) -> str:
-    rows = ["| benchmark | figure | median | p95 | baseline (same run) | ratio | target | met |",
-            "|---|---|---:|---:|---|---:|---|---|"]
+    rows = [
+        "| benchmark | figure | median | p95 | baseline (same run) | ratio | target | met |",
+        "|---|---|---:|---:|---|---:|---|---|",
+    ]
     for f in data["figures"]:
         met = {True: "**met**", False: "**missed**", None: "–"}[f["met"]]
         base = f["baseline"] or "–"
         if f["baseline_median"] is not None:
             base += f": {_num(f['baseline_median'], f['unit'])}"
         metric = f["metric"] + (f" ({f['note']})" if f["note"] else "")
-        rows.append(" | ".join([
-            f"| {f['bench']}", metric.replace("|", "/"), _num(f["median"], f["unit"]),
-            _num(f["p95"], f["unit"]), base.replace("|", "/"),
-            f"{f['ratio']:.2f}x" if f["ratio"] is not None else "–",
-            f["target"] or "–", met]) + " |")
+        rows.append(
+            " | ".join(
+                [
+                    f"| {f['bench']}",
+                    metric.replace("|", "/"),
+                    _num(f["median"], f["unit"]),
+                    _num(f["p95"], f["unit"]),
+                    base.replace("|", "/"),
+                    f"{f['ratio']:.2f}x" if f["ratio"] is not None else "–",
+                    f["target"] or "–",
+                    met,
+                ]
+            )
+            + " |"
+        )
     return "\n".join(rows)
 
 
@@ -44,9 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     data = json.loads(Path(args[0]).read_text())
     m = data["machine"]
-    print(f"Machine: {m['nproc']} CPUs, {m['cpu']}, Python {m['python']}, {m['platform']}, "
-          f"libyaml {m['libyaml']}, {m['rg']}; load average at start {m['loadavg']}, "
-          f"at end {data['load_end']}. Seconds per benchmark: {data['seconds']}.\n")
+    print(
+        f"Machine: {m['nproc']} CPUs, {m['cpu']}, Python {m['python']}, {m['platform']}, "
+        f"libyaml {m['libyaml']}, {m['rg']}; load average at start {m['loadavg']}, "
+        f"at end {data['load_end']}. Seconds per benchmark: {data['seconds']}.\n"
+    )
     print(table(data))
     return 0
 

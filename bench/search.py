@@ -68,9 +68,24 @@ def wiki_tree(ctx: Context) -> Path:
 
 
 def raw_rg(rg: str, root: Path, token: str) -> int:
-    done = subprocess.run([rg, "--no-config", "--files-with-matches", "--ignore-case",
-                           "--fixed-strings", "--no-messages", "--glob", "*.md", "--", token,
-                           "."], cwd=root, capture_output=True, check=False)
+    done = subprocess.run(
+        [
+            rg,
+            "--no-config",
+            "--files-with-matches",
+            "--ignore-case",
+            "--fixed-strings",
+            "--no-messages",
+            "--glob",
+            "*.md",
+            "--",
+            token,
+            ".",
+        ],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
     return done.stdout.count(b"\n")
 
 
@@ -82,8 +97,18 @@ def run(ctx: Context) -> list[Figure]:
     rg = find_rg()
     pages = len(wiki_files(root))
     if rg is None:
-        return [ctx.emit(Figure(NAME, "search", None, None, "", note="rg not available: "
-                                "install the ripgrep wheel (pip install ripgrep)"))]
+        return [
+            ctx.emit(
+                Figure(
+                    NAME,
+                    "search",
+                    None,
+                    None,
+                    "",
+                    note="rg not available: install the ripgrep wheel (pip install ripgrep)",
+                )
+            )
+        ]
     rounds = 2 if ctx.quick else 3
     search(root, "warm up", backend="rg")  # the fold table (one-time, cached per process)
     index = fts.index_path(root)
@@ -111,20 +136,45 @@ def run(ctx: Context) -> list[Figure]:
         if not got["rg"] == got["fts"] == got["python"]:
             mismatches.append(q)
     w = stats(ms(raw))
-    same = ("rg, FTS5 and Python paths agree" if not mismatches
-            else f"backends DIFFER on {mismatches!r}")
+    same = (
+        "rg, FTS5 and Python paths agree"
+        if not mismatches
+        else f"backends DIFFER on {mismatches!r}"
+    )
     base = "raw rg -l -i -F longest token"
     out = []
     for backend, metric, target, bar in (
-            ("rg", f"rg path ({pages} pages, {len(QUERIES)} queries)", "<= 1.5x raw rg", 1.5),
-            ("python", "Python path", "<= 5x raw rg", 5.0),
-            ("fts", "SQLite FTS5 trigram backend (warm index, synced by stat per search)",
-             "<= 5x raw rg (the no-rg path)", 5.0)):
+        ("rg", f"rg path ({pages} pages, {len(QUERIES)} queries)", "<= 1.5x raw rg", 1.5),
+        ("python", "Python path", "<= 5x raw rg", 5.0),
+        (
+            "fts",
+            "SQLite FTS5 trigram backend (warm index, synced by stat per search)",
+            "<= 5x raw rg (the no-rg path)",
+            5.0,
+        ),
+    ):
         r = stats(ms(times[backend]))
-        note = {"rg": f"{hits_total} hits in all; {same}",
-                "fts": f"index built from nothing by the first search in {built:.1f} s "
-                       f"({index.stat().st_size / 1e6:.0f} MB beside the wiki)"}.get(backend, "")
-        out.append(ctx.emit(Figure(NAME, metric, r.median, r.p95, "ms", r.n, base, w.median,
-                                   ratio(r.median, w.median), target,
-                                   (ratio(r.median, w.median) or 99) <= bar, note=note)))
+        note = {
+            "rg": f"{hits_total} hits in all; {same}",
+            "fts": f"index built from nothing by the first search in {built:.1f} s "
+            f"({index.stat().st_size / 1e6:.0f} MB beside the wiki)",
+        }.get(backend, "")
+        out.append(
+            ctx.emit(
+                Figure(
+                    NAME,
+                    metric,
+                    r.median,
+                    r.p95,
+                    "ms",
+                    r.n,
+                    base,
+                    w.median,
+                    ratio(r.median, w.median),
+                    target,
+                    (ratio(r.median, w.median) or 99) <= bar,
+                    note=note,
+                )
+            )
+        )
     return out

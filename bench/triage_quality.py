@@ -30,13 +30,18 @@ def main(argv: list[str] | None = None) -> int:
     extra: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
+        argv, extra = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("projects", nargs="*")
     parser.add_argument("--quiet", action="store_true", help="do not list every request")
     args = parser.parse_args(argv)
-    command = ["eval", "triage", *(args.projects or ["--all-realdata"]),
-               *([] if args.quiet else ["--per-request"]), *extra]
+    command = [
+        "eval",
+        "triage",
+        *(args.projects or ["--all-realdata"]),
+        *([] if args.quiet else ["--per-request"]),
+        *extra,
+    ]
     start = time.perf_counter()
     try:
         code = run(command)

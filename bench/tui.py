@@ -104,8 +104,14 @@ class Counters:
         return out
 
 
-TYPED_WORDS = ("property tax", "emlak vergisi", "GROESSE", "İADE SÜRECİ", "contractor",
-               "staff dashboard")
+TYPED_WORDS = (
+    "property tax",
+    "emlak vergisi",
+    "GROESSE",
+    "İADE SÜRECİ",
+    "contractor",
+    "staff dashboard",
+)
 KEY_GAP_S = 0.06
 """Seconds between two typed keys (about 16 keys a second: a fast typist)."""
 
@@ -141,8 +147,15 @@ class LoopLag:
         return self.worst
 
 
-async def _typing(app, pilot, memory, seen, until, workers_done,  # noqa: ANN001
-                  words: tuple[str, ...]) -> dict:
+async def _typing(
+    app,
+    pilot,
+    memory,
+    seen,
+    until,
+    workers_done,  # noqa: ANN001
+    words: tuple[str, ...],
+) -> dict:
     """Type each of ``words`` key by key (:data:`KEY_GAP_S` apart, each key handed to
     the driver like a terminal's, never waiting for the app), then wait for the word's
     results. Per word: key-to-echo of every key (sent until the box holds it), the last
@@ -189,8 +202,16 @@ async def _typing(app, pilot, memory, seen, until, workers_done,  # noqa: ANN001
     return {"echo_s": echo, "results_s": results, "block_s": blocks, "lost": lost}
 
 
-async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
-                 searches: int, search_db: str = "", search_wiki: str = "") -> dict:
+async def _child(
+    db: str,
+    wiki: str,
+    expected: int,
+    moves: int,
+    rulings: int,
+    searches: int,
+    search_db: str = "",
+    search_wiki: str = "",
+) -> dict:
     from etki.config import Settings
     from etki.services import Desk
     from etki_tui.app import EtkiApp
@@ -251,6 +272,7 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
         pilot.app.screen._on_timer_update()
 
     words = TYPED_WORDS[:2] if searches <= 1 else TYPED_WORDS
+
     async def search_part(app: EtkiApp, pilot) -> None:  # type: ignore[no-untyped-def]
         """Live search and typing in Hafıza of ``app``."""
         # live search
@@ -280,8 +302,13 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
                 _say(f"search {query!r} delay {delay}")
                 c = time.perf_counter()
                 await pilot.press(query[-1])
-                await until(lambda: memory.query_text == query  # noqa: B023
-                            and "SearchResults" in seen, "search results")
+                await until(
+                    lambda: (
+                        memory.query_text == query  # noqa: B023
+                        and "SearchResults" in seen
+                    ),
+                    "search results",
+                )
                 await frame(pilot)
                 got.append(time.perf_counter() - c)
             results[str(delay)] = got
@@ -293,8 +320,9 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
         for load in ("idle", "busy"):
             hog = _busy_core() if load == "busy" else None
             try:
-                out["typing"][load] = await _typing(app, pilot, memory, seen, until,
-                                                    workers_done, words)
+                out["typing"][load] = await _typing(
+                    app, pilot, memory, seen, until, workers_done, words
+                )
             finally:
                 if hog is not None:
                     hog.kill()
@@ -376,14 +404,16 @@ async def _child(db: str, wiki: str, expected: int, moves: int, rulings: int,
             await search_part(app, pilot)
     if search_db and searches:  # a second desk on the all-ruled store and its own 10k-decision wiki
         desk.repo.dispose()
-        desk = Desk(Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki,
-                             reviewer="reviewer"))
+        desk = Desk(
+            Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki, reviewer="reviewer")
+        )
         app = EtkiApp(desk, "bench", cursor_blink=False, search_delay=default_delay)
         async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
             await until(lambda: app.query_one(QueuePane)._loaded, "the (empty) queue")
             await workers_done(timeout=900.0)  # the catch-up and the index warm-up
-            out["search_pages"] = sum(1 for _ in Path(search_wiki.format(project="bench"))
-                                      .rglob("*.md"))
+            out["search_pages"] = sum(
+                1 for _ in Path(search_wiki.format(project="bench")).rglob("*.md")
+            )
             await search_part(app, pilot)
     # baseline for search: the desk call alone
     direct = []
@@ -415,13 +445,25 @@ def child_main(argv: list[str]) -> int:
         loop.set_debug(True)
         loop.slow_callback_duration = 0.05
         asyncio.set_event_loop(loop)
-        result = loop.run_until_complete(_child(db, wiki, int(expected), int(moves),
-                                                int(rulings), int(searches), search_db,
-                                                search_wiki))
+        result = loop.run_until_complete(
+            _child(
+                db,
+                wiki,
+                int(expected),
+                int(moves),
+                int(rulings),
+                int(searches),
+                search_db,
+                search_wiki,
+            )
+        )
         print("BENCH-TUI-JSON " + json.dumps(result), flush=True)
         return 0
-    result = asyncio.run(_child(db, wiki, int(expected), int(moves), int(rulings),
-                                int(searches), search_db, search_wiki))
+    result = asyncio.run(
+        _child(
+            db, wiki, int(expected), int(moves), int(rulings), int(searches), search_db, search_wiki
+        )
+    )
     print("BENCH-TUI-JSON " + json.dumps(result), flush=True)
     return 0
 
@@ -444,9 +486,20 @@ def run(ctx: Context) -> list[Figure]:
         shutil.rmtree(search_wiki)
     shutil.copytree(wiki_src, search_wiki / "bench")
     moves, rulings, searches = (3, 1, 1) if ctx.quick else (30, 6, 6)
-    cmd = [sys.executable, "-m", "bench.tui", "--child", str(db), str(wiki / "{project}"),
-           str(size.cases), str(moves), str(rulings), str(searches), str(search_db),
-           str(search_wiki / "{project}")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.tui",
+        "--child",
+        str(db),
+        str(wiki / "{project}"),
+        str(size.cases),
+        str(moves),
+        str(rulings),
+        str(searches),
+        str(search_db),
+        str(search_wiki / "{project}"),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=3600)
     line = next((x for x in done.stdout.splitlines() if x.startswith("BENCH-TUI-JSON ")), None)
     if done.returncode != 0 or line is None:
@@ -470,51 +523,125 @@ def run(ctx: Context) -> list[Figure]:
     nodelay = stats(ms(r["search_s"]["0.0"]))
     direct = stats(ms(r["search_direct_s"]))
     return [
-        ctx.emit(Figure(NAME, f"first interactive queue ({r['rows']} pending rows)",
-                        r["first_queue_s"] * 1000, None, "ms", 1,
-                        "Desk.queue_summaries DB read alone", r["db_queue_s"] * 1000,
-                        ratio(r["first_queue_s"], r["db_queue_s"]), "<= 1.5 s",
-                        r["first_queue_s"] <= 1.5,
-                        note=f"QueueLoaded posted at {r['queue_loaded_msg_s']:.2f} s")),
-        ctx.emit(Figure(NAME, "RSS with the queue loaded", r["rss_kb"] / 1024,
-                        r["hwm_kb"] / 1024, "MB", 1, "same process before the app (imports)",
-                        r["rss_base_kb"] / 1024, ratio(r["rss_kb"], r["rss_base_kb"]),
-                        "<= 250 MB", r["hwm_kb"] / 1024 <= 250.0,
-                        note="p95 column = peak (VmHWM)")),
-        ctx.emit(Figure(NAME, f"live search keystroke-to-results (shipped debounce "
-                        f"{delay:g} s)", shipped.median, shipped.p95, "ms", shipped.n,
-                        "Desk.wiki_search direct", direct.median,
-                        ratio(shipped.median, direct.median), "<= 150 ms",
-                        shipped.p95 <= 150.0, note=f"{r['hits']} hits in "
-                                                   f"{r.get('search_pages', '?')} pages"
-                                                   + top_note(r))),
-        ctx.emit(Figure(NAME, "live search keystroke-to-results (no debounce)",
-                        nodelay.median, nodelay.p95, "ms", nodelay.n,
-                        "Desk.wiki_search direct", direct.median,
-                        ratio(nodelay.median, direct.median), "<= 150 ms",
-                        nodelay.p95 <= 150.0)),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"first interactive queue ({r['rows']} pending rows)",
+                r["first_queue_s"] * 1000,
+                None,
+                "ms",
+                1,
+                "Desk.queue_summaries DB read alone",
+                r["db_queue_s"] * 1000,
+                ratio(r["first_queue_s"], r["db_queue_s"]),
+                "<= 1.5 s",
+                r["first_queue_s"] <= 1.5,
+                note=f"QueueLoaded posted at {r['queue_loaded_msg_s']:.2f} s",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "RSS with the queue loaded",
+                r["rss_kb"] / 1024,
+                r["hwm_kb"] / 1024,
+                "MB",
+                1,
+                "same process before the app (imports)",
+                r["rss_base_kb"] / 1024,
+                ratio(r["rss_kb"], r["rss_base_kb"]),
+                "<= 250 MB",
+                r["hwm_kb"] / 1024 <= 250.0,
+                note="p95 column = peak (VmHWM)",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"live search keystroke-to-results (shipped debounce {delay:g} s)",
+                shipped.median,
+                shipped.p95,
+                "ms",
+                shipped.n,
+                "Desk.wiki_search direct",
+                direct.median,
+                ratio(shipped.median, direct.median),
+                "<= 150 ms",
+                shipped.p95 <= 150.0,
+                note=f"{r['hits']} hits in {r.get('search_pages', '?')} pages" + top_note(r),
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "live search keystroke-to-results (no debounce)",
+                nodelay.median,
+                nodelay.p95,
+                "ms",
+                nodelay.n,
+                "Desk.wiki_search direct",
+                direct.median,
+                ratio(nodelay.median, direct.median),
+                "<= 150 ms",
+                nodelay.p95 <= 150.0,
+            )
+        ),
         *typing_figures(ctx, r),
-        ctx.emit(Figure(NAME, "cursor move (down): CPU of the app per move", mv_cpu.median,
-                        mv_cpu.p95, "ms", mv_cpu.n, target="never re-renders the whole table",
-                        met=mv_cells < cells_total // 2,
-                        note=f"max {mv_cells} cell renders, {mv_lines} lines per move; "
-                             f"screenful {screenful} cells, whole table {cells_total}; "
-                             f"wall press-to-frame through Pilot median {mv.median:.0f} ms, "
-                             f"p95 {mv.p95:.0f} ms (includes Pilot's waits)")),
-        ctx.emit(Figure(NAME, "scrolling (page down, End, Home): press to frame", pg.median,
-                        pg.p95, "ms", pg.n, target="never re-renders the whole table",
-                        met=pg_cells < cells_total // 2,
-                        note=f"max {pg_cells} cell renders per key; wall time through "
-                             "Pilot")),
-        ctx.emit(Figure(NAME, f"verdict filter (v): {r['rows']} rows re-listed, press to "
-                        "frame", fl.median, fl.p95, "ms", fl.n,
-                        note="all -> IN_SCOPE -> CHANGE_REQUEST -> REJECT -> all")),
-        ctx.emit(Figure(NAME, "ruling a case (key, confirm, row gone)", ru.median, ru.p95,
-                        "ms", ru.n, target="never re-renders the whole table",
-                        met=ru_cells < cells_total // 2,
-                        note=f"max {ru_cells} cell renders, {ru_lines} lines per ruling; "
-                             "time includes the modal and the DB commit (the HITL "
-                             "projection follows in its own worker)")),
+        ctx.emit(
+            Figure(
+                NAME,
+                "cursor move (down): CPU of the app per move",
+                mv_cpu.median,
+                mv_cpu.p95,
+                "ms",
+                mv_cpu.n,
+                target="never re-renders the whole table",
+                met=mv_cells < cells_total // 2,
+                note=f"max {mv_cells} cell renders, {mv_lines} lines per move; "
+                f"screenful {screenful} cells, whole table {cells_total}; "
+                f"wall press-to-frame through Pilot median {mv.median:.0f} ms, "
+                f"p95 {mv.p95:.0f} ms (includes Pilot's waits)",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "scrolling (page down, End, Home): press to frame",
+                pg.median,
+                pg.p95,
+                "ms",
+                pg.n,
+                target="never re-renders the whole table",
+                met=pg_cells < cells_total // 2,
+                note=f"max {pg_cells} cell renders per key; wall time through Pilot",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"verdict filter (v): {r['rows']} rows re-listed, press to frame",
+                fl.median,
+                fl.p95,
+                "ms",
+                fl.n,
+                note="all -> IN_SCOPE -> CHANGE_REQUEST -> REJECT -> all",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "ruling a case (key, confirm, row gone)",
+                ru.median,
+                ru.p95,
+                "ms",
+                ru.n,
+                target="never re-renders the whole table",
+                met=ru_cells < cells_total // 2,
+                note=f"max {ru_cells} cell renders, {ru_lines} lines per ruling; "
+                "time includes the modal and the DB commit (the HITL "
+                "projection follows in its own worker)",
+            )
+        ),
     ]
 
 
@@ -536,19 +663,51 @@ def typing_figures(ctx: Context, r: dict) -> list[Figure]:
         res = stats(ms(typed["results_s"]))
         echo = stats(ms(typed["echo_s"]))
         block = stats(ms(typed["block_s"]))
-        out.append(ctx.emit(Figure(
-            NAME, f"typing ({load}): last key to the word's results", res.median, res.p95,
-            "ms", res.n, target="<= 150 ms median", met=res.median <= 150.0,
-            note=f"{len(typed['results_s'])} words typed key by key, "
-                 f"{KEY_GAP_S * 1000:.0f} ms apart; words that lost a letter: "
-                 f"{typed['lost']}")))
-        out.append(ctx.emit(Figure(
-            NAME, f"typing ({load}): key to echo in the search box", echo.median, echo.p95,
-            "ms", echo.n, note=f"max {echo.max:.0f} ms")))
-        out.append(ctx.emit(Figure(
-            NAME, f"typing ({load}): longest event-loop block per word", block.median,
-            block.p95, "ms", block.n, target="input never blocked (<= 50 ms)",
-            met=block.max <= 50.0, note=f"max {block.max:.0f} ms")))
+        out.append(
+            ctx.emit(
+                Figure(
+                    NAME,
+                    f"typing ({load}): last key to the word's results",
+                    res.median,
+                    res.p95,
+                    "ms",
+                    res.n,
+                    target="<= 150 ms median",
+                    met=res.median <= 150.0,
+                    note=f"{len(typed['results_s'])} words typed key by key, "
+                    f"{KEY_GAP_S * 1000:.0f} ms apart; words that lost a letter: "
+                    f"{typed['lost']}",
+                )
+            )
+        )
+        out.append(
+            ctx.emit(
+                Figure(
+                    NAME,
+                    f"typing ({load}): key to echo in the search box",
+                    echo.median,
+                    echo.p95,
+                    "ms",
+                    echo.n,
+                    note=f"max {echo.max:.0f} ms",
+                )
+            )
+        )
+        out.append(
+            ctx.emit(
+                Figure(
+                    NAME,
+                    f"typing ({load}): longest event-loop block per word",
+                    block.median,
+                    block.p95,
+                    "ms",
+                    block.n,
+                    target="input never blocked (<= 50 ms)",
+                    met=block.max <= 50.0,
+                    note=f"max {block.max:.0f} ms",
+                )
+            )
+        )
     return out
 
 

@@ -45,8 +45,12 @@ def main(argv: list[str]) -> int:
             if on.is_set() and time.perf_counter() - beat[0] > limit and beat[0] != seen:
                 seen = beat[0]
                 frame = sys._current_frames().get(main_id)
-                stacks.append([f"{f.filename.rsplit('site-packages/', 1)[-1]}:{f.lineno} "
-                               f"{f.name}" for f in traceback.extract_stack(frame)][-14:])
+                stacks.append(
+                    [
+                        f"{f.filename.rsplit('site-packages/', 1)[-1]}:{f.lineno} {f.name}"
+                        for f in traceback.extract_stack(frame)
+                    ][-14:]
+                )
 
     def on_gc(phase: str, info: dict) -> None:
         if phase == "start":
@@ -73,8 +77,7 @@ def main(argv: list[str]) -> int:
                 await asyncio.sleep(0.002)
 
         async def workers_done(timeout: float = 900.0) -> None:
-            while any(w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                      for w in app.workers):
+            while any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers):
                 await asyncio.sleep(0.005)
 
         def hook(message: object) -> None:
@@ -86,20 +89,21 @@ def main(argv: list[str]) -> int:
             await workers_done()
             await pilot.pause()
             on.set()
-            got = await _typing(app, pilot, app.query_one(MemoryPane), seen, until,
-                                workers_done, TYPED_WORDS)
+            got = await _typing(
+                app, pilot, app.query_one(MemoryPane), seen, until, workers_done, TYPED_WORDS
+            )
             on.clear()
         tick.cancel()
-        for word, result, block in zip(TYPED_WORDS, got["results_s"], got["block_s"],
-                                       strict=True):
-            print(f"{word!r}: results {result * 1000:.0f} ms, longest block "
-                  f"{block * 1000:.0f} ms")
+        for word, result, block in zip(TYPED_WORDS, got["results_s"], got["block_s"], strict=True):
+            print(f"{word!r}: results {result * 1000:.0f} ms, longest block {block * 1000:.0f} ms")
 
     gc.callbacks.append(on_gc)
     threading.Thread(target=watchdog, daemon=True).start()
     asyncio.run(run())
-    print("full collections while typing (ms, objects collected):",
-          [(round(ms), n) for ms, n in collections])
+    print(
+        "full collections while typing (ms, objects collected):",
+        [(round(ms), n) for ms, n in collections],
+    )
     for stack in stacks:
         print("--- a block over", int(limit * 1000), "ms:")
         print("\n".join(stack))

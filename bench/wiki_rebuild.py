@@ -80,8 +80,9 @@ def run(ctx: Context) -> list[Figure]:
         times.append(time.perf_counter() - t)
         digest, nfiles, nbytes = tree_digest(root / pid)
         digests.append(digest)
-        ctx.log(f"rebuild {i + 1}/{rounds}: {times[-1]:.2f} s, {nfiles} files, "
-                f"{nbytes / 1e6:.1f} MB")
+        ctx.log(
+            f"rebuild {i + 1}/{rounds}: {times[-1]:.2f} s, {nfiles} files, {nbytes / 1e6:.1f} MB"
+        )
     # the floor, the same bytes
     files = render_wiki(repo.wiki_project(pid), repo.cases(pid))
     floor: list[float] = []
@@ -102,9 +103,10 @@ def run(ctx: Context) -> list[Figure]:
     again = sync_tree(root, files, prune=True)
     t4 = time.perf_counter()
     # a rebuild over an up-to-date wiki
-    projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(ctx.base / "scratch"
-                                                                      / "wiki-rebuild-0"
-                                                                      / "{project}")))
+    projector = WikiProjector(
+        repo,
+        Settings(db_url="", wiki_dir=str(ctx.base / "scratch" / "wiki-rebuild-0" / "{project}")),
+    )
     t5 = time.perf_counter()
     projector.rebuild(pid)
     t6 = time.perf_counter()
@@ -121,21 +123,61 @@ def run(ctx: Context) -> list[Figure]:
     identical = same_in_run and previous in (None, digests[0])
     r, f = stats(ms(times)), stats(ms(floor))
     out = [
-        ctx.emit(Figure(NAME, f"full rebuild ({len(cases)} cases, {nfiles} files, "
-                        f"{nbytes / 1e6:.1f} MB)", r.median, r.p95, "ms", r.n,
-                        "bare write loop, same bytes and files", f.median,
-                        ratio(r.median, f.median), "<= 3x floor",
-                        (ratio(r.median, f.median) or 99) <= 3.0)),
-        ctx.emit(Figure(NAME, "byte-identical", None, None, "", len(digests),
-                        target="identical to last run", met=identical,
-                        note=f"{'same' if same_in_run else 'DIFFERENT'} in all rounds; "
-                             f"{vs_last}; sha256 {digests[0][:16]}")),
-        ctx.emit(Figure(NAME, "split: DB read / render / write", (t1 - t0) * 1000, None, "ms",
-                        1, note=f"read {(t1 - t0):.2f} s, render {(t2 - t1):.2f} s, "
-                                f"write (sync_tree) {(t3 - t2):.2f} s, "
-                                f"re-sync unchanged {(t4 - t3):.2f} s "
-                                f"({len(again.unchanged)} unchanged)")),
-        ctx.emit(Figure(NAME, "rebuild over an up-to-date wiki", (t6 - t5) * 1000, None, "ms",
-                        1, "bare write loop", f.median, ratio((t6 - t5) * 1000, f.median))),
+        ctx.emit(
+            Figure(
+                NAME,
+                f"full rebuild ({len(cases)} cases, {nfiles} files, {nbytes / 1e6:.1f} MB)",
+                r.median,
+                r.p95,
+                "ms",
+                r.n,
+                "bare write loop, same bytes and files",
+                f.median,
+                ratio(r.median, f.median),
+                "<= 3x floor",
+                (ratio(r.median, f.median) or 99) <= 3.0,
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "byte-identical",
+                None,
+                None,
+                "",
+                len(digests),
+                target="identical to last run",
+                met=identical,
+                note=f"{'same' if same_in_run else 'DIFFERENT'} in all rounds; "
+                f"{vs_last}; sha256 {digests[0][:16]}",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "split: DB read / render / write",
+                (t1 - t0) * 1000,
+                None,
+                "ms",
+                1,
+                note=f"read {(t1 - t0):.2f} s, render {(t2 - t1):.2f} s, "
+                f"write (sync_tree) {(t3 - t2):.2f} s, "
+                f"re-sync unchanged {(t4 - t3):.2f} s "
+                f"({len(again.unchanged)} unchanged)",
+            )
+        ),
+        ctx.emit(
+            Figure(
+                NAME,
+                "rebuild over an up-to-date wiki",
+                (t6 - t5) * 1000,
+                None,
+                "ms",
+                1,
+                "bare write loop",
+                f.median,
+                ratio((t6 - t5) * 1000, f.median),
+            )
+        ),
     ]
     return out

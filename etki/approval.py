@@ -37,8 +37,9 @@ class Projector(Protocol):
         """Write whatever the DB holds that the project's wiki lacks."""
 
 
-def require_approver(repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str,
-                     reason: str) -> None:
+def require_approver(
+    repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str, reason: str
+) -> None:
     """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of the
     case's project, names compared in NFC with surrounding white space stripped, case
     kept (:func:`etki.identity.reviewer_name`: ``Ju\u0308rgen`` is ``Jürgen``). A project
@@ -51,8 +52,14 @@ def require_approver(repo: CaseFileRepository, case: CaseRecord, reviewer: str, 
     reviewers = repo.project_config(case.project_id).reviewers
     if not reviewers or is_listed_approver(reviewers, reviewer):
         return
-    repo.audit_attempt(case.case_id, reviewer, action, reason, "denied",
-                       before=case.ruling.ruling if case.ruling else "pending")
+    repo.audit_attempt(
+        case.case_id,
+        reviewer,
+        action,
+        reason,
+        "denied",
+        before=case.ruling.ruling if case.ruling else "pending",
+    )
     raise PermissionDeniedError(
         f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
         f"'{case.project_id}'; ask a project approver to list you in etki.yaml, or set "
@@ -69,8 +76,14 @@ class ApprovalService:
     depend on the wiki.
     """
 
-    def __init__(self, repo: CaseFileRepository, settings: Settings,
-                 *, hook: WikiHook | None = None, projector: Projector | None = None) -> None:
+    def __init__(
+        self,
+        repo: CaseFileRepository,
+        settings: Settings,
+        *,
+        hook: WikiHook | None = None,
+        projector: Projector | None = None,
+    ) -> None:
         self.repo = repo
         self.settings = settings
         self.projector = projector
@@ -81,26 +94,58 @@ class ApprovalService:
         change made by other processes (it polls the DB's change token)."""
         self.hook = hook
 
-    def approve(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
-                expected_version: int | None = None) -> RulingOutcome:
+    def approve(
+        self,
+        case_id: str,
+        *,
+        reason: str = "",
+        reviewer: str | None = None,
+        expected_version: int | None = None,
+    ) -> RulingOutcome:
         """Rule the case IN_SCOPE. See :meth:`rule`."""
-        return self.rule(case_id, "approve", reason=reason, reviewer=reviewer,
-                         expected_version=expected_version)
+        return self.rule(
+            case_id, "approve", reason=reason, reviewer=reviewer, expected_version=expected_version
+        )
 
-    def convert_to_cr(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
-                      expected_version: int | None = None) -> RulingOutcome:
+    def convert_to_cr(
+        self,
+        case_id: str,
+        *,
+        reason: str = "",
+        reviewer: str | None = None,
+        expected_version: int | None = None,
+    ) -> RulingOutcome:
         """Rule the case a CHANGE_REQUEST. See :meth:`rule`."""
-        return self.rule(case_id, "convert_to_cr", reason=reason, reviewer=reviewer,
-                         expected_version=expected_version)
+        return self.rule(
+            case_id,
+            "convert_to_cr",
+            reason=reason,
+            reviewer=reviewer,
+            expected_version=expected_version,
+        )
 
-    def reject(self, case_id: str, *, reason: str = "", reviewer: str | None = None,
-               expected_version: int | None = None) -> RulingOutcome:
+    def reject(
+        self,
+        case_id: str,
+        *,
+        reason: str = "",
+        reviewer: str | None = None,
+        expected_version: int | None = None,
+    ) -> RulingOutcome:
         """Rule the case REJECT. See :meth:`rule`."""
-        return self.rule(case_id, "reject", reason=reason, reviewer=reviewer,
-                         expected_version=expected_version)
+        return self.rule(
+            case_id, "reject", reason=reason, reviewer=reviewer, expected_version=expected_version
+        )
 
-    def rule(self, case_id: str, action: str, *, reason: str = "",
-             reviewer: str | None = None, expected_version: int | None = None) -> RulingOutcome:
+    def rule(
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        reviewer: str | None = None,
+        expected_version: int | None = None,
+    ) -> RulingOutcome:
         """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
 
         ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user);
@@ -133,4 +178,3 @@ class ApprovalService:
             log.info("wiki projection of %s failed: %s", case_id, exc)  # said once, below
             return RulingOutcome(ruling, wiki_error=f"wiki not updated: {error_text(exc)}")
         return RulingOutcome(ruling, wiki_report=report)
-

@@ -51,6 +51,7 @@ from etki.errors import EtkiError, os_error_message
 
 __all__ = ["READ_ONLY_COMMANDS", "main", "run"]
 
+
 def _parser() -> argparse.ArgumentParser:
     from etki.commands import MODULES
 

@@ -63,8 +63,10 @@ def _embed_backend(value: str | None) -> str | None:
         return None
     name = value.strip().lower()
     if name not in EMBED_BACKENDS:
-        raise InputError(f"ETKI_EMBED: unknown backend {value.strip()!r}; use "
-                         f"{' or '.join(EMBED_BACKENDS)}, or leave it unset")
+        raise InputError(
+            f"ETKI_EMBED: unknown backend {value.strip()!r}; use "
+            f"{' or '.join(EMBED_BACKENDS)}, or leave it unset"
+        )
     return name
 
 
@@ -73,9 +75,11 @@ def _max_request_chars(value: str | None) -> int:
         return DEFAULT_MAX_REQUEST_CHARS
     text = value.strip().replace("_", "")
     if not text.isascii() or not text.isdigit() or int(text) < 1:
-        raise InputError(f"ETKI_MAX_REQUEST_CHARS: {value.strip()!r} is not a whole number "
-                         f"of characters (at least 1); leave it unset for the default "
-                         f"{DEFAULT_MAX_REQUEST_CHARS}")
+        raise InputError(
+            f"ETKI_MAX_REQUEST_CHARS: {value.strip()!r} is not a whole number "
+            f"of characters (at least 1); leave it unset for the default "
+            f"{DEFAULT_MAX_REQUEST_CHARS}"
+        )
     return int(text)
 
 
@@ -91,8 +95,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "no 
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 0:
-        raise InputError(f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
-                         f"{default:g}, or 0 for {zero}")
+        raise InputError(
+            f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
+            f"{default:g}, or 0 for {zero}"
+        )
     return value
 
 
@@ -103,8 +109,10 @@ def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]
     ``0`` means no limit. Raises :class:`~etki.errors.InputError` naming the variable for
     a value that is not a finite number >= 0."""
     env = os.environ if environ is None else environ
-    return (_seconds(env, "ETKI_DB_CONNECT_TIMEOUT", DEFAULT_DB_CONNECT_TIMEOUT),
-            _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT))
+    return (
+        _seconds(env, "ETKI_DB_CONNECT_TIMEOUT", DEFAULT_DB_CONNECT_TIMEOUT),
+        _seconds(env, "ETKI_DB_STATEMENT_TIMEOUT", DEFAULT_DB_STATEMENT_TIMEOUT),
+    )
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -159,8 +167,9 @@ class Settings:
         return cls(
             db_url=env.get("ETKI_DB_URL") or DEFAULT_DB_URL,
             wiki_dir=None if wiki.strip() == "" else wiki,
-            wiki_lock_timeout=_seconds(env, "ETKI_WIKI_LOCK_TIMEOUT", DEFAULT_WIKI_LOCK_TIMEOUT,
-                                       zero="one try, no wait"),
+            wiki_lock_timeout=_seconds(
+                env, "ETKI_WIKI_LOCK_TIMEOUT", DEFAULT_WIKI_LOCK_TIMEOUT, zero="one try, no wait"
+            ),
             reviewer=reviewer_name(env.get("ETKI_REVIEWER") or "") or _os_user(),
             config_file=env.get("ETKI_CONFIG_FILE") or None,
             disputed_escalation=_flag(env.get("ETKI_DISPUTED_ESCALATION"), True),

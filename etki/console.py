@@ -44,9 +44,20 @@ from etki.text import printable
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-__all__ = ["SafeArgumentParser", "SafeFormatter", "configure_logging", "configure_streams",
-           "debug_enabled", "echo", "echo_lines", "emit_json", "emit_json_text", "error_summary",
-           "json_safe", "report_internal_error"]
+__all__ = [
+    "SafeArgumentParser",
+    "SafeFormatter",
+    "configure_logging",
+    "configure_streams",
+    "debug_enabled",
+    "echo",
+    "echo_lines",
+    "emit_json",
+    "emit_json_text",
+    "error_summary",
+    "json_safe",
+    "report_internal_error",
+]
 
 # Characters json.dumps(ensure_ascii=False) leaves raw that a terminal or a reader acts on:
 # DEL and C1 (U+0080-U+009F, among them CSI U+009B and NEL U+0085), the Arabic letter mark,
@@ -54,16 +65,22 @@ __all__ = ["SafeArgumentParser", "SafeFormatter", "configure_logging", "configur
 # and isolates (U+2066-U+2069), lone surrogates. json.dumps already escapes C0 (U+0000-
 # U+001F) inside strings, and outside strings JSON text is ASCII, so each match is inside a
 # string and its \\uXXXX escape decodes back to the same character.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
-                          "\u2066-\u2069\ud800-\udfff]")
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _stream(file: TextIO | None) -> TextIO:
     return sys.stdout if file is None else file
 
 
-def echo(*parts: object, sep: str = " ", end: str = "\n", file: TextIO | None = None,
-         multiline: bool = True) -> None:
+def echo(
+    *parts: object,
+    sep: str = " ",
+    end: str = "\n",
+    file: TextIO | None = None,
+    multiline: bool = True,
+) -> None:
     """Print ``parts`` like :func:`print`, each through :func:`etki.text.printable`
     (``str()`` first). ``sep`` and ``end`` are Etki's own and written as given (so a
     ``"\\t"`` separator survives, while a tab inside a part becomes a space). With
@@ -87,8 +104,9 @@ def json_safe(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def emit_json(data: Any, *, indent: int | None = 1, sort_keys: bool = False,
-              file: TextIO | None = None) -> None:
+def emit_json(
+    data: Any, *, indent: int | None = 1, sort_keys: bool = False, file: TextIO | None = None
+) -> None:
     """Print ``data`` as JSON (UTF-8 text, non-ASCII letters kept, every control and bidi
     character escaped, see :func:`json_safe`) followed by a newline. Raises ``TypeError``
     for a value JSON cannot hold."""
@@ -120,7 +138,8 @@ _SAFE_DB_MESSAGE = re.compile(
     r"unexpectedly|canceling statement due to (?:statement|lock) timeout|deadlock detected"
     r"|could not serialize access due to (?:concurrent update|read/write dependencies "
     r"among transactions)|duplicate key value violates unique constraint \"[\w.$]+\""
-    r"|relation \"[\w.$]+\" (?:does not|already) exists?")
+    r"|relation \"[\w.$]+\" (?:does not|already) exists?"
+)
 """Driver messages known to hold only schema names and fixed words (SQLite's and
 PostgreSQL's wording); any other message is left out of the summary."""
 
@@ -174,9 +193,12 @@ def _where(exc: BaseException) -> str | None:
     if not frames:
         return None
     home = Path(__file__).resolve().parent.parent
-    own = [f for f in frames
-           if Path(f.filename).resolve().is_relative_to(home / "etki")
-           or Path(f.filename).resolve().is_relative_to(home / "etki_tui")]
+    own = [
+        f
+        for f in frames
+        if Path(f.filename).resolve().is_relative_to(home / "etki")
+        or Path(f.filename).resolve().is_relative_to(home / "etki_tui")
+    ]
     frame = (own or frames)[-1]
     path = Path(frame.filename)
     try:
@@ -228,8 +250,7 @@ def debug_enabled(environ: dict[str, str] | None = None) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def report_internal_error(prog: str, exc: BaseException, *,
-                          file: TextIO | None = None) -> None:
+def report_internal_error(prog: str, exc: BaseException, *, file: TextIO | None = None) -> None:
     """Print ``{prog}: internal error: {error_summary(exc)}`` and how to see more to
     ``file`` (default ``sys.stderr``); with ``ETKI_DEBUG=1`` the traceback first
     (through :func:`etki.text.printable`; it may quote SQL and client text, which is why
@@ -243,11 +264,11 @@ def report_internal_error(prog: str, exc: BaseException, *,
         hint = "the traceback is above"
     else:
         hint = "run it again with ETKI_DEBUG=1 to see the traceback"
-    out.write(f"{printable(prog, multiline=False)}: internal error: {error_summary(exc)}; "
-              f"{hint}\n")
+    out.write(f"{printable(prog, multiline=False)}: internal error: {error_summary(exc)}; {hint}\n")
 
 
 # --- logging, argparse, streams -------------------------------------------------------------
+
 
 class SafeFormatter(logging.Formatter):
     """A :class:`logging.Formatter` whose output is terminal-safe: the message line goes
@@ -259,11 +280,16 @@ class SafeFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         args = record.args
-        if isinstance(args, tuple) and not debug_enabled() and any(
-                isinstance(a, BaseException) and _is_database_error(a) for a in args):
+        if (
+            isinstance(args, tuple)
+            and not debug_enabled()
+            and any(isinstance(a, BaseException) and _is_database_error(a) for a in args)
+        ):
             record = logging.makeLogRecord(record.__dict__)  # other handlers see the original
-            record.args = tuple(error_summary(a) if isinstance(a, BaseException)
-                                and _is_database_error(a) else a for a in args)
+            record.args = tuple(
+                error_summary(a) if isinstance(a, BaseException) and _is_database_error(a) else a
+                for a in args
+            )
         return super().format(record)
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging API)

@@ -37,6 +37,7 @@ no contract document can take it (:mod:`etki.knowledge.loader`)."""
 
 # --- the project folder ---------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Reviewer:
     """A person who may look at (``viewer``) or rule on (``approver``) a project's cases."""
@@ -236,6 +237,7 @@ class Project:
 
 # --- the decision ----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class EvidenceStep:
     """One step of the evidence chain: ``step`` (a short name such as ``score_clauses``),
@@ -290,8 +292,9 @@ class SimilarRuling:
     similarity: float
 
 
-def memory_sentence(similar: tuple[SimilarRuling, ...] | list[SimilarRuling],
-                    verdict: str | None) -> str:
+def memory_sentence(
+    similar: tuple[SimilarRuling, ...] | list[SimilarRuling], verdict: str | None
+) -> str:
     """One line saying what the memory beside a decision holds, e.g. ``reviewers ruled
     3 similar requests as CHANGE_REQUEST`` (``, 1 otherwise`` when some disagree), or
     ``reviewers ruled 2 similar requests: 1 IN_SCOPE, 1 REJECT; no clear ruling``.
@@ -370,32 +373,43 @@ class Decision:
         Raises ``KeyError`` for a missing required member."""
         d = json.loads(data) if isinstance(data, str) else dict(data)
         return cls(
-            case_id=d["case_id"], verdict=d["verdict"], confidence=d["confidence"],
+            case_id=d["case_id"],
+            verdict=d["verdict"],
+            confidence=d["confidence"],
             cited_clauses=tuple(d["cited_clauses"]),
             impacted_modules=tuple(d["impacted_modules"]),
-            effort=Effort(d["effort"]["low"], d["effort"]["high"],
-                          tuple(d["effort"].get("basis", ())),
-                          d["effort"].get("unit", "person-days")),
-            risk=Risk(d["risk"]["level"], tuple(d["risk"]["signals"]),
-                      d["risk"]["pmo_look_24h"]),
-            assumptions=tuple(d["assumptions"]), reasoning=d["reasoning"],
-            evidence=tuple(EvidenceStep(e["step"], e["detail"],
-                                        tuple(tuple(s) for s in e["scores"]))
-                           for e in d["evidence"]),
-            engine_version=d["engine_version"], model_version=d["model_version"],
+            effort=Effort(
+                d["effort"]["low"],
+                d["effort"]["high"],
+                tuple(d["effort"].get("basis", ())),
+                d["effort"].get("unit", "person-days"),
+            ),
+            risk=Risk(d["risk"]["level"], tuple(d["risk"]["signals"]), d["risk"]["pmo_look_24h"]),
+            assumptions=tuple(d["assumptions"]),
+            reasoning=d["reasoning"],
+            evidence=tuple(
+                EvidenceStep(e["step"], e["detail"], tuple(tuple(s) for s in e["scores"]))
+                for e in d["evidence"]
+            ),
+            engine_version=d["engine_version"],
+            model_version=d["model_version"],
             index_freshness=d["index_freshness"],
             extra=tuple(tuple(x) for x in d.get("extra", ())),
             similar_rulings=tuple(
                 SimilarRuling(str(x["case_id"]), x["ruling"], float(x["similarity"]))
-                for x in d.get("similar_rulings") or ()),
+                for x in d.get("similar_rulings") or ()
+            ),
             memory_verdict=d.get("memory_verdict"),
         )
 
 
 # --- cases, rulings and memory (read from the store) ----------------------------------
 
-ACTIONS: dict[str, str] = {"approve": "IN_SCOPE", "convert_to_cr": "CHANGE_REQUEST",
-                           "reject": "REJECT"}
+ACTIONS: dict[str, str] = {
+    "approve": "IN_SCOPE",
+    "convert_to_cr": "CHANGE_REQUEST",
+    "reject": "REJECT",
+}
 """Reviewer action -> ruling verdict."""
 
 
@@ -522,9 +536,14 @@ class CaseBrief:
         if isinstance(case, CaseBrief):
             return case
         d = case.decision
-        return cls(case.case_id, case.project_id, case.title,
-                   BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
-                   case.ruling, case.version)
+        return cls(
+            case.case_id,
+            case.project_id,
+            case.title,
+            BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
+            case.ruling,
+            case.version,
+        )
 
 
 @dataclass(frozen=True)
@@ -555,6 +574,7 @@ class DisputedClause:
 
 
 # --- reports ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Report:

@@ -81,9 +81,16 @@ class ErasureOutcome:
 Notify = Callable[[str], None]
 
 
-def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reason: str,
-               *, reviewer: str | None = None, wait_s: float = DEFAULT_WAIT_S,
-               notify: Notify | None = None) -> ErasureOutcome:
+def erase_case(
+    repo: CaseFileRepository,
+    settings: Settings,
+    case_id: str,
+    reason: str,
+    *,
+    reviewer: str | None = None,
+    wait_s: float = DEFAULT_WAIT_S,
+    notify: Notify | None = None,
+) -> ErasureOutcome:
     """Erase ``case_id`` (see the module docstring). ``reviewer`` defaults to
     ``settings.reviewer``; ``reason`` is required (it is what the tombstone keeps);
     ``wait_s`` bounds the wait (seconds) for another connection that holds compaction up
@@ -95,24 +102,41 @@ def erase_case(repo: CaseFileRepository, settings: Settings, case_id: str, reaso
     :attr:`ErasureOutcome.complete` (the CLI exits 1)."""
     reason = reason.strip()
     if not reason:
-        raise InputError("erase: give the legal reason (--reason), e.g. the request's "
-                         "reference; it is kept in the audit log's tombstone")
+        raise InputError(
+            "erase: give the legal reason (--reason), e.g. the request's "
+            "reference; it is kept in the audit log's tombstone"
+        )
     who = reviewer_name(reviewer or settings.reviewer)
     if case_id in repo.erased_case_ids():
-        raise NotFoundError(f"case '{case_id}' was already erased; nothing is left of it "
-                            f"but its audit tombstone (`etki erase --finish {case_id}` "
-                            "checks that again)")
+        raise NotFoundError(
+            f"case '{case_id}' was already erased; nothing is left of it "
+            f"but its audit tombstone (`etki erase --finish {case_id}` "
+            "checks that again)"
+        )
     require_approver(repo, repo.case(case_id), who, "erase", reason)
     candidates = erased_words(repo.erasable_text(case_id))
     erasure = repo.erase_case(case_id, who, reason)
     words = unique_words(candidates, repo.live_bytes())
-    return _complete(repo, settings, case_id, [erasure.project_id], words,
-                     erasure=erasure, wait_s=wait_s, notify=notify)
+    return _complete(
+        repo,
+        settings,
+        case_id,
+        [erasure.project_id],
+        words,
+        erasure=erasure,
+        wait_s=wait_s,
+        notify=notify,
+    )
 
 
-def finish_erasure(repo: CaseFileRepository, settings: Settings, case_id: str, *,
-                   wait_s: float = DEFAULT_WAIT_S, notify: Notify | None = None,
-                   ) -> ErasureOutcome:
+def finish_erasure(
+    repo: CaseFileRepository,
+    settings: Settings,
+    case_id: str,
+    *,
+    wait_s: float = DEFAULT_WAIT_S,
+    notify: Notify | None = None,
+) -> ErasureOutcome:
     """Finish an erasure an earlier :func:`erase_case` could not prove (``etki erase
     --finish CASE_ID``): remove the case's pages from every project's wiki, delete
     their search indexes and rebuild them, compact the store again and check every
@@ -121,15 +145,25 @@ def finish_erasure(repo: CaseFileRepository, settings: Settings, case_id: str, *
     with no free pages; no dead row versions) and on the wiki holding no page that names
     the case. Raises ``NotFoundError`` when ``case_id`` has no erasure tombstone."""
     if case_id not in repo.erased_case_ids():
-        raise NotFoundError(f"case '{case_id}' has not been erased; run `etki erase "
-                            f"{case_id} --reason TEXT` first")
-    return _complete(repo, settings, case_id, repo.project_ids(), [], erasure=None,
-                     wait_s=wait_s, notify=notify)
+        raise NotFoundError(
+            f"case '{case_id}' has not been erased; run `etki erase {case_id} --reason TEXT` first"
+        )
+    return _complete(
+        repo, settings, case_id, repo.project_ids(), [], erasure=None, wait_s=wait_s, notify=notify
+    )
 
 
-def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
-              project_ids: Sequence[str], words: Sequence[str], *, erasure: Erasure | None,
-              wait_s: float, notify: Notify | None) -> ErasureOutcome:
+def _complete(
+    repo: CaseFileRepository,
+    settings: Settings,
+    case_id: str,
+    project_ids: Sequence[str],
+    words: Sequence[str],
+    *,
+    erasure: Erasure | None,
+    wait_s: float,
+    notify: Notify | None,
+) -> ErasureOutcome:
     """Steps 4 to 6 of the module docstring for the projects ``project_ids``."""
     from etki.wiki import fts
     from etki.wiki.paths import is_case_page
@@ -178,15 +212,22 @@ def _complete(repo: CaseFileRepository, settings: Settings, case_id: str,
             path = side.with_name(side.name + suffix)
             if path.exists() or path.is_symlink() or suffix == "":
                 places.append(scan_file(path, "wiki search index", words))
-        places.append(_scan_wiki(root, case_id, words,
-                                 render=functools.partial(projector.render, pid)))
-    return ErasureOutcome(erasure, wiki_summary="; ".join(summaries) or None,
-                          wiki_error="; ".join(errors) or None, places=tuple(places),
-                          words=len(words), blocker=compaction.blocker)
+        places.append(
+            _scan_wiki(root, case_id, words, render=functools.partial(projector.render, pid))
+        )
+    return ErasureOutcome(
+        erasure,
+        wiki_summary="; ".join(summaries) or None,
+        wiki_error="; ".join(errors) or None,
+        places=tuple(places),
+        words=len(words),
+        blocker=compaction.blocker,
+    )
 
 
-def _scan_wiki(root: Path, case_id: str, words: Sequence[str], *,
-               render: Callable[[], dict[str, bytes]]) -> Place:
+def _scan_wiki(
+    root: Path, case_id: str, words: Sequence[str], *, render: Callable[[], dict[str, bytes]]
+) -> Place:
     """One place for the wiki folder at ``root``: a file is held when it is a page of
     the case (by name), or holds the case id or an erased word that the DB's own render
     of the wiki does not hold (a template word such as ``precedent`` in a request, or
@@ -216,9 +257,13 @@ def _scan_wiki(root: Path, case_id: str, words: Sequence[str], *,
         if data is not None and any(n in data for n in own):
             bad.append(rel)
     if bad:
-        return Place(what, True, f"{len(bad)} of {len(rels)} files hold the case or its "
-                     f"erased words: {', '.join(bad[:5])}{' …' if len(bad) > 5 else ''}")
-    searched = (f"none of {len(words)} erased words" if words
-                else "the erased words are not known any more")
-    return Place(what, False, f"{len(rels)} files: no page of {case_id}, none names it, "
-                 f"{searched}")
+        return Place(
+            what,
+            True,
+            f"{len(bad)} of {len(rels)} files hold the case or its "
+            f"erased words: {', '.join(bad[:5])}{' …' if len(bad) > 5 else ''}",
+        )
+    searched = (
+        f"none of {len(words)} erased words" if words else "the erased words are not known any more"
+    )
+    return Place(what, False, f"{len(rels)} files: no page of {case_id}, none names it, {searched}")

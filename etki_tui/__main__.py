@@ -38,18 +38,26 @@ class _Parser(SafeArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="etki-tui", description="Etki reviewer desk: triage queue, Hafıza "
-                "(memory) and Raporlar (reports) for one project. Press ? or F1 in the desk "
-                "for the keys; a keymap: section in $XDG_CONFIG_HOME/etki/config.yaml (or "
-                "ETKI_CONFIG_FILE) remaps them.")
-    p.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR",
-                   help="project folder to load (only new requests are triaged), then open")
+    p = _Parser(
+        prog="etki-tui",
+        description="Etki reviewer desk: triage queue, Hafıza "
+        "(memory) and Raporlar (reports) for one project. Press ? or F1 in the desk "
+        "for the keys; a keymap: section in $XDG_CONFIG_HOME/etki/config.yaml (or "
+        "ETKI_CONFIG_FILE) remaps them.",
+    )
+    p.add_argument(
+        "project_dir",
+        nargs="?",
+        metavar="PROJECT_DIR",
+        help="project folder to load (only new requests are triaged), then open",
+    )
     p.add_argument("--project", metavar="ID", help="id of a stored project to open")
     return p
 
 
-def choose_project(desk: Desk, project_dir: str | None,
-                   project: str | None) -> tuple[str, InitSummary | None]:
+def choose_project(
+    desk: Desk, project_dir: str | None, project: str | None
+) -> tuple[str, InitSummary | None]:
     """Which project to open, loading ``project_dir`` first when given (idempotent:
     only requests not stored yet are triaged). Raises :class:`InputError` with a
     message that says what to do."""
@@ -59,19 +67,24 @@ def choose_project(desk: Desk, project_dir: str | None,
             raise InputError(f"no such project folder: {project_dir}")
         summary = desk.init_project(folder)
         if project and project != summary.project_id:
-            raise InputError(f"--project {project} does not match the folder's id "
-                             f"'{summary.project_id}'")
+            raise InputError(
+                f"--project {project} does not match the folder's id '{summary.project_id}'"
+            )
         return summary.project_id, summary
     ids = desk.project_ids()
     if project:
         if project not in ids:
             known = ", ".join(ids) or "none"
-            raise InputError(f"no project '{project}' in the store (known: {known}); "
-                             "load it with: etki-tui PROJECT_DIR")
+            raise InputError(
+                f"no project '{project}' in the store (known: {known}); "
+                "load it with: etki-tui PROJECT_DIR"
+            )
         return project, None
     if not ids:
-        raise InputError("no project in the store yet. Start with: etki-tui PROJECT_DIR "
-                         "(for example: etki-tui sample_project), or etki init PROJECT_DIR")
+        raise InputError(
+            "no project in the store yet. Start with: etki-tui PROJECT_DIR "
+            "(for example: etki-tui sample_project), or etki init PROJECT_DIR"
+        )
     return ids[0], None
 
 
@@ -132,4 +145,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -18,9 +18,16 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
-FORBIDDEN_KEYS: frozenset[str] = frozenset({
-    "ctrl+s", "ctrl+j", "ctrl+h", "ctrl+m", "ctrl+i", "ctrl+enter",
-})
+FORBIDDEN_KEYS: frozenset[str] = frozenset(
+    {
+        "ctrl+s",
+        "ctrl+j",
+        "ctrl+h",
+        "ctrl+m",
+        "ctrl+i",
+        "ctrl+enter",
+    }
+)
 """Keys a main verb is never bound to: over SSH and in many terminals Ctrl+S is XOFF
 (freezes output), Ctrl+J/Ctrl+M are Enter, Ctrl+H is Backspace, Ctrl+I is Tab and
 Ctrl+Enter is not sent at all. The keymap refuses them too."""
@@ -55,9 +62,17 @@ class ActionDef:
 
     def binding(self) -> Binding:
         """The Textual binding for this action."""
-        return Binding(self.key, self.action, self.label, show=self.show,
-                       key_display=self.key_display, tooltip=self.tooltip, id=self.id,
-                       group=self.group, priority=self.priority)
+        return Binding(
+            self.key,
+            self.action,
+            self.label,
+            show=self.show,
+            key_display=self.key_display,
+            tooltip=self.tooltip,
+            id=self.id,
+            group=self.group,
+            priority=self.priority,
+        )
 
     def keys(self, keymap: Mapping[str, str] | None = None) -> list[str]:
         """The keys this action is bound to, after ``keymap``."""
@@ -68,177 +83,472 @@ class ActionDef:
 _TABS = Binding.Group("Tabs")
 
 CONTEXTS: dict[str, tuple[str, str]] = {
-    "queue": ("Queue", ("Pending cases in queue order: the order they were loaded in "
-              "(each etki init adds its new requests in the order of requests.jsonl), not "
-              "by date; o sorts oldest or newest first. The engine's decision for the "
-              "highlighted one is below (beside it on wide terminals). Every ruling asks "
-              "to confirm; an override (a ruling other than the engine's verdict) needs a "
-              "reason. The filter line above the table always says what is shown.")),
-    "hafiza": ("Hafıza", ("Memory: search the decision wiki (all words must appear; "
-               "İ/ı/i and accents match alike), read precedents and disputed clauses "
-               "straight from the database, and read wiki pages with a table of contents "
-               "and back/forward history.")),
-    "raporlar": ("Raporlar", ("Reports computed from the database: verdict distribution, "
-                 "rulings and override rate over time, clauses with the most corrections.")),
-    "confirm": ("Confirm ruling", ("Nothing is recorded until you confirm. A ruling "
-                "that agrees with the engine starts on its ruling button: Enter or y "
-                "rules. An override never rules by default: focus starts in the reason "
-                "box, a reason is required and y does not rule.")),
+    "queue": (
+        "Queue",
+        (
+            "Pending cases in queue order: the order they were loaded in "
+            "(each etki init adds its new requests in the order of requests.jsonl), not "
+            "by date; o sorts oldest or newest first. The engine's decision for the "
+            "highlighted one is below (beside it on wide terminals). Every ruling asks "
+            "to confirm; an override (a ruling other than the engine's verdict) needs a "
+            "reason. The filter line above the table always says what is shown."
+        ),
+    ),
+    "hafiza": (
+        "Hafıza",
+        (
+            "Memory: search the decision wiki (all words must appear; "
+            "İ/ı/i and accents match alike), read precedents and disputed clauses "
+            "straight from the database, and read wiki pages with a table of contents "
+            "and back/forward history."
+        ),
+    ),
+    "raporlar": (
+        "Raporlar",
+        (
+            "Reports computed from the database: verdict distribution, "
+            "rulings and override rate over time, clauses with the most corrections."
+        ),
+    ),
+    "confirm": (
+        "Confirm ruling",
+        (
+            "Nothing is recorded until you confirm. A ruling "
+            "that agrees with the engine starts on its ruling button: Enter or y "
+            "rules. An override never rules by default: focus starts in the reason "
+            "box, a reason is required and y does not rule."
+        ),
+    ),
     "filters": ("Filter and sort", "Changes apply to the queue at once."),
     "app": ("Everywhere", "These keys work on every tab."),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
 
-ACTIONS: dict[str, ActionDef] = {a.id: a for a in (
-    # --- queue ---------------------------------------------------------------------------
-    ActionDef("approve", "a", "approve", "Approve",
-              "Rule the highlighted case IN_SCOPE (asks to confirm)",
-              "Approve the highlighted case: the ruling becomes IN_SCOPE. A confirmation "
-              "opens first; a reason is required when this overrides the verdict.",
-              context="queue"),
-    ActionDef("convert", "c", "convert", "Convert to CR",
-              "Rule the highlighted case a CHANGE_REQUEST (asks to confirm)",
-              "Convert the highlighted case to a change request (CHANGE_REQUEST). A "
-              "confirmation opens first; a reason is required on an override.",
-              context="queue"),
-    ActionDef("reject", "r", "reject", "Reject",
-              "Rule the highlighted case REJECT (asks to confirm)",
-              "Reject the highlighted case (REJECT). A confirmation opens first; a "
-              "reason is required on an override.", context="queue"),
-    ActionDef("read", "enter", "read", "Read",
-              "Show the highlighted case full-screen (Escape returns)",
-              "Read the case detail full-screen; Escape (or Enter) returns to the queue. "
-              "The ruling keys work there too.", context="queue", key_display="⏎",
-              show=False),
-    ActionDef("find", "slash", "find", "Find",
-              "Filter the queue as you type (id, title, text, clause number)",
-              "Filter the queue live: every word must appear in the case id, title, "
-              "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4, #4) keeps "
-              "the cases citing that clause or one of its sub-clauses (4.4 also finds "
-              "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
-              context="queue", key_display="/", priority=True),
-    ActionDef("filters", "f", "filters", "Filter",
-              "Filter and sort: verdict, risk, disputed, confidence, age",
-              "Open the filter and sort panel: verdict, risk, disputed clauses only, "
-              "confidence band, age and sort order.", context="queue"),
-    ActionDef("filter.verdict", "v", "cycle_verdict", "Verdict",
-              "Show only one verdict (cycles all → IN_SCOPE → CR → REJECT)",
-              "Cycle the verdict filter: all, IN_SCOPE, CHANGE_REQUEST, REJECT.",
-              context="queue", show=False),
-    ActionDef("filter.disputed", "d", "toggle_disputed", "Disputed only",
-              "Show only cases citing a disputed clause (toggle)",
-              "Toggle disputed-only: show only cases that cite a clause whose past "
-              "rulings disagree.", context="queue", show=False),
-    ActionDef("sort", "o", "cycle_sort", "Sort",
-              "Change the sort order (queue, oldest, newest, confidence, risk)",
-              "Cycle the sort order: queue order, oldest first, newest first, lowest "
-              "confidence first, highest risk first.", context="queue", show=False),
-    ActionDef("similar", "s", "similar", "Similar rulings",
-              "Open a ruled case that reads like this one (the ≈ line of clause memory)",
-              "List the ruled cases whose requests read like the highlighted one (the ≈ "
-              "line of the clause-memory strip: beside the verdict, never part of it); "
-              "Enter opens the chosen case's decision page in Hafıza.",
-              context="queue", show=False),
-    ActionDef("queue.down", "j", "cursor_down", "Down", "Next case (like ↓)",
-              "Move to the next case (like ↓).", context="queue", show=False,
-              palette=False),
-    ActionDef("queue.up", "k", "cursor_up", "Up", "Previous case (like ↑)",
-              "Move to the previous case (like ↑).", context="queue", show=False,
-              palette=False),
-    ActionDef("queue.first", "home,g", "first_case", "First", "First case of the queue",
-              "Go to the first case of the queue.", context="queue", show=False,
-              palette=False, key_display="Home"),
-    ActionDef("queue.last", "end,G", "last_case", "Last", "Last case of the queue",
-              "Go to the last case of the queue.", context="queue", show=False,
-              palette=False, key_display="End"),
-    ActionDef("filter.clear", "escape", "clear_filters", "Clear filters",
-              "Show every pending case again", "Clear every filter (the sort stays).",
-              context="queue", show=False, key_display="Esc"),
-    # --- Hafıza ---------------------------------------------------------------------------
-    ActionDef("page.open", "enter", "open_entry", "Open",
-              "Open the highlighted entry in the reader (full-screen)",
-              "Open the highlighted page (or a precedent's page) in the reader, "
-              "full-screen with its table of contents; Escape returns to the list.",
-              context="hafiza", key_display="⏎"),
-    ActionDef("page.back", "b", "page_back", "Back", "Previous page in the reader's history",
-              "Go back to the previous page you read.", context="hafiza"),
-    ActionDef("page.forward", "n", "page_forward", "Next",
-              "Next page in the reader's history",
-              "Go forward again in the reader's history.", context="hafiza"),
-    ActionDef("page.toc", "t", "toggle_toc", "Contents", "Show or hide the table of contents",
-              "Show or hide the page's table of contents.", context="hafiza"),
-    ActionDef("page.links", "l", "page_links", "Links",
-              "Follow a link of the page from the keyboard",
-              "List the links of the page shown; Enter follows one (inside the wiki only).",
-              context="hafiza"),
-    # --- everywhere -----------------------------------------------------------------------
-    ActionDef("tab.queue", "1", "show_tab('queue')", "Queue", "Show the review queue",
-              "Switch to the Queue tab.", group=_TABS, show=False),
-    ActionDef("tab.hafiza", "2", "show_tab('hafiza')", "Hafıza",
-              "Show Hafıza: wiki search, precedents, disputed clauses, pages",
-              "Switch to the Hafıza (memory) tab.", group=_TABS, show=False),
-    ActionDef("tab.raporlar", "3", "show_tab('raporlar')", "Raporlar",
-              "Show Raporlar: charts from the database",
-              "Switch to the Raporlar (reports) tab.", group=_TABS, show=False),
-    ActionDef("search", "slash", "focus_search", "Search", "Search the wiki",
-              "Go to Hafıza and put the cursor in the search box (on the Queue tab, / "
-              "filters the queue instead).", key_display="/", priority=True),
-    ActionDef("copy", "y", "copy", "Copy",
-              "Copy the case id or page path to the clipboard (OSC 52, works over SSH)",
-              "Copy the highlighted case id (Queue) or the page path / case id shown "
-              "(Hafıza) to your clipboard with OSC 52, which also works over SSH when "
-              "the terminal allows it.", show=False),
-    ActionDef("reload", "ctrl+r", "reload", "Reload",
-              "Reload the queue, memory and reports from the database",
-              "Reload everything from the database now (the queue also refreshes by "
-              "itself every few seconds).", show=False),
-    ActionDef("help", "question_mark,f1", "app.help", "Help",
-              "Keys and what they do on this screen", "Open this help.",
-              key_display="?"),
-    ActionDef("palette", "ctrl+p", "app.command_palette", "Palette",
-              "Jump to a case, run any action, switch project",
-              "Open the command palette: jump to a case by id or title words, run any "
-              "action, switch project.", priority=True, palette=False, show=False),
-    ActionDef("quit", "ctrl+q", "app.quit", "Quit", "Leave the desk",
-              "Quit the desk (rulings are already saved).", priority=True, show=False),
-    # --- modals ---------------------------------------------------------------------------
-    ActionDef("modal.cancel", "escape", "cancel", "Cancel", "Close without ruling",
-              "Close the confirmation; nothing is recorded.", context="confirm",
-              palette=False, key_display="Esc"),
-    ActionDef("modal.confirm", "y", "confirm", "Confirm",
-              "Rule now (only a ruling that agrees with the engine)",
-              "Record a ruling that agrees with the engine's verdict in one key (outside "
-              "the reason box). On an override it does nothing but say that a reason and "
-              "the ruling button are needed.", context="confirm", palette=False,
-              show=False),
-    ActionDef("filters.reset", "x", "reset", "Reset", "Clear every filter",
-              "Clear every filter (the sort stays).", context="filters", palette=False),
-    ActionDef("filters.close", "escape", "close", "Close", "Close the panel",
-              "Close the panel; the filters stay.", context="filters", palette=False,
-              key_display="Esc"),
-    ActionDef("help.close", "escape,q", "close", "Close", "Close the help",
-              "Close the help.", context="help", palette=False, key_display="Esc"),
-    ActionDef("notice.close", "escape,enter", "close", "OK", "Close this message",
-              "Close this message.", context="notice", palette=False, key_display="Esc"),
-)}
+ACTIONS: dict[str, ActionDef] = {
+    a.id: a
+    for a in (
+        # --- queue ---------------------------------------------------------------------------
+        ActionDef(
+            "approve",
+            "a",
+            "approve",
+            "Approve",
+            "Rule the highlighted case IN_SCOPE (asks to confirm)",
+            "Approve the highlighted case: the ruling becomes IN_SCOPE. A confirmation "
+            "opens first; a reason is required when this overrides the verdict.",
+            context="queue",
+        ),
+        ActionDef(
+            "convert",
+            "c",
+            "convert",
+            "Convert to CR",
+            "Rule the highlighted case a CHANGE_REQUEST (asks to confirm)",
+            "Convert the highlighted case to a change request (CHANGE_REQUEST). A "
+            "confirmation opens first; a reason is required on an override.",
+            context="queue",
+        ),
+        ActionDef(
+            "reject",
+            "r",
+            "reject",
+            "Reject",
+            "Rule the highlighted case REJECT (asks to confirm)",
+            "Reject the highlighted case (REJECT). A confirmation opens first; a "
+            "reason is required on an override.",
+            context="queue",
+        ),
+        ActionDef(
+            "read",
+            "enter",
+            "read",
+            "Read",
+            "Show the highlighted case full-screen (Escape returns)",
+            "Read the case detail full-screen; Escape (or Enter) returns to the queue. "
+            "The ruling keys work there too.",
+            context="queue",
+            key_display="⏎",
+            show=False,
+        ),
+        ActionDef(
+            "find",
+            "slash",
+            "find",
+            "Find",
+            "Filter the queue as you type (id, title, text, clause number)",
+            "Filter the queue live: every word must appear in the case id, title, "
+            "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4, #4) keeps "
+            "the cases citing that clause or one of its sub-clauses (4.4 also finds "
+            "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
+            context="queue",
+            key_display="/",
+            priority=True,
+        ),
+        ActionDef(
+            "filters",
+            "f",
+            "filters",
+            "Filter",
+            "Filter and sort: verdict, risk, disputed, confidence, age",
+            "Open the filter and sort panel: verdict, risk, disputed clauses only, "
+            "confidence band, age and sort order.",
+            context="queue",
+        ),
+        ActionDef(
+            "filter.verdict",
+            "v",
+            "cycle_verdict",
+            "Verdict",
+            "Show only one verdict (cycles all → IN_SCOPE → CR → REJECT)",
+            "Cycle the verdict filter: all, IN_SCOPE, CHANGE_REQUEST, REJECT.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "filter.disputed",
+            "d",
+            "toggle_disputed",
+            "Disputed only",
+            "Show only cases citing a disputed clause (toggle)",
+            "Toggle disputed-only: show only cases that cite a clause whose past rulings disagree.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "sort",
+            "o",
+            "cycle_sort",
+            "Sort",
+            "Change the sort order (queue, oldest, newest, confidence, risk)",
+            "Cycle the sort order: queue order, oldest first, newest first, lowest "
+            "confidence first, highest risk first.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "similar",
+            "s",
+            "similar",
+            "Similar rulings",
+            "Open a ruled case that reads like this one (the ≈ line of clause memory)",
+            "List the ruled cases whose requests read like the highlighted one (the ≈ "
+            "line of the clause-memory strip: beside the verdict, never part of it); "
+            "Enter opens the chosen case's decision page in Hafıza.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "queue.down",
+            "j",
+            "cursor_down",
+            "Down",
+            "Next case (like ↓)",
+            "Move to the next case (like ↓).",
+            context="queue",
+            show=False,
+            palette=False,
+        ),
+        ActionDef(
+            "queue.up",
+            "k",
+            "cursor_up",
+            "Up",
+            "Previous case (like ↑)",
+            "Move to the previous case (like ↑).",
+            context="queue",
+            show=False,
+            palette=False,
+        ),
+        ActionDef(
+            "queue.first",
+            "home,g",
+            "first_case",
+            "First",
+            "First case of the queue",
+            "Go to the first case of the queue.",
+            context="queue",
+            show=False,
+            palette=False,
+            key_display="Home",
+        ),
+        ActionDef(
+            "queue.last",
+            "end,G",
+            "last_case",
+            "Last",
+            "Last case of the queue",
+            "Go to the last case of the queue.",
+            context="queue",
+            show=False,
+            palette=False,
+            key_display="End",
+        ),
+        ActionDef(
+            "filter.clear",
+            "escape",
+            "clear_filters",
+            "Clear filters",
+            "Show every pending case again",
+            "Clear every filter (the sort stays).",
+            context="queue",
+            show=False,
+            key_display="Esc",
+        ),
+        # --- Hafıza ---------------------------------------------------------------------------
+        ActionDef(
+            "page.open",
+            "enter",
+            "open_entry",
+            "Open",
+            "Open the highlighted entry in the reader (full-screen)",
+            "Open the highlighted page (or a precedent's page) in the reader, "
+            "full-screen with its table of contents; Escape returns to the list.",
+            context="hafiza",
+            key_display="⏎",
+        ),
+        ActionDef(
+            "page.back",
+            "b",
+            "page_back",
+            "Back",
+            "Previous page in the reader's history",
+            "Go back to the previous page you read.",
+            context="hafiza",
+        ),
+        ActionDef(
+            "page.forward",
+            "n",
+            "page_forward",
+            "Next",
+            "Next page in the reader's history",
+            "Go forward again in the reader's history.",
+            context="hafiza",
+        ),
+        ActionDef(
+            "page.toc",
+            "t",
+            "toggle_toc",
+            "Contents",
+            "Show or hide the table of contents",
+            "Show or hide the page's table of contents.",
+            context="hafiza",
+        ),
+        ActionDef(
+            "page.links",
+            "l",
+            "page_links",
+            "Links",
+            "Follow a link of the page from the keyboard",
+            "List the links of the page shown; Enter follows one (inside the wiki only).",
+            context="hafiza",
+        ),
+        # --- everywhere -----------------------------------------------------------------------
+        ActionDef(
+            "tab.queue",
+            "1",
+            "show_tab('queue')",
+            "Queue",
+            "Show the review queue",
+            "Switch to the Queue tab.",
+            group=_TABS,
+            show=False,
+        ),
+        ActionDef(
+            "tab.hafiza",
+            "2",
+            "show_tab('hafiza')",
+            "Hafıza",
+            "Show Hafıza: wiki search, precedents, disputed clauses, pages",
+            "Switch to the Hafıza (memory) tab.",
+            group=_TABS,
+            show=False,
+        ),
+        ActionDef(
+            "tab.raporlar",
+            "3",
+            "show_tab('raporlar')",
+            "Raporlar",
+            "Show Raporlar: charts from the database",
+            "Switch to the Raporlar (reports) tab.",
+            group=_TABS,
+            show=False,
+        ),
+        ActionDef(
+            "search",
+            "slash",
+            "focus_search",
+            "Search",
+            "Search the wiki",
+            "Go to Hafıza and put the cursor in the search box (on the Queue tab, / "
+            "filters the queue instead).",
+            key_display="/",
+            priority=True,
+        ),
+        ActionDef(
+            "copy",
+            "y",
+            "copy",
+            "Copy",
+            "Copy the case id or page path to the clipboard (OSC 52, works over SSH)",
+            "Copy the highlighted case id (Queue) or the page path / case id shown "
+            "(Hafıza) to your clipboard with OSC 52, which also works over SSH when "
+            "the terminal allows it.",
+            show=False,
+        ),
+        ActionDef(
+            "reload",
+            "ctrl+r",
+            "reload",
+            "Reload",
+            "Reload the queue, memory and reports from the database",
+            "Reload everything from the database now (the queue also refreshes by "
+            "itself every few seconds).",
+            show=False,
+        ),
+        ActionDef(
+            "help",
+            "question_mark,f1",
+            "app.help",
+            "Help",
+            "Keys and what they do on this screen",
+            "Open this help.",
+            key_display="?",
+        ),
+        ActionDef(
+            "palette",
+            "ctrl+p",
+            "app.command_palette",
+            "Palette",
+            "Jump to a case, run any action, switch project",
+            "Open the command palette: jump to a case by id or title words, run any "
+            "action, switch project.",
+            priority=True,
+            palette=False,
+            show=False,
+        ),
+        ActionDef(
+            "quit",
+            "ctrl+q",
+            "app.quit",
+            "Quit",
+            "Leave the desk",
+            "Quit the desk (rulings are already saved).",
+            priority=True,
+            show=False,
+        ),
+        # --- modals ---------------------------------------------------------------------------
+        ActionDef(
+            "modal.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close without ruling",
+            "Close the confirmation; nothing is recorded.",
+            context="confirm",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "modal.confirm",
+            "y",
+            "confirm",
+            "Confirm",
+            "Rule now (only a ruling that agrees with the engine)",
+            "Record a ruling that agrees with the engine's verdict in one key (outside "
+            "the reason box). On an override it does nothing but say that a reason and "
+            "the ruling button are needed.",
+            context="confirm",
+            palette=False,
+            show=False,
+        ),
+        ActionDef(
+            "filters.reset",
+            "x",
+            "reset",
+            "Reset",
+            "Clear every filter",
+            "Clear every filter (the sort stays).",
+            context="filters",
+            palette=False,
+        ),
+        ActionDef(
+            "filters.close",
+            "escape",
+            "close",
+            "Close",
+            "Close the panel",
+            "Close the panel; the filters stay.",
+            context="filters",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "help.close",
+            "escape,q",
+            "close",
+            "Close",
+            "Close the help",
+            "Close the help.",
+            context="help",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "notice.close",
+            "escape,enter",
+            "close",
+            "OK",
+            "Close this message",
+            "Close this message.",
+            context="notice",
+            palette=False,
+            key_display="Esc",
+        ),
+    )
+}
 
 # Not actions: keys that widgets handle themselves, listed in help for completeness.
 WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "queue": (("↑ ↓ PgUp PgDn", "Move between cases"),),
-    "hafiza": (("Tab", "Search box → list → reader"), ("↑ ↓", "Move in the list"),
-               ("Enter (search)", "Search now and go to the results")),
-    "confirm": (("Tab / Shift+Tab", "Next / previous field"),
-                ("Enter", ("Press the focused button (Enter in the reason box goes to "
-                 "the ruling button, it never rules by itself)"))),
-    "filters": (("↑ ↓ / Tab", "Move between rows"), ("← → / Space", "Change the value"),
-                ("Enter", "Close")),
+    "hafiza": (
+        ("Tab", "Search box → list → reader"),
+        ("↑ ↓", "Move in the list"),
+        ("Enter (search)", "Search now and go to the results"),
+    ),
+    "confirm": (
+        ("Tab / Shift+Tab", "Next / previous field"),
+        (
+            "Enter",
+            (
+                "Press the focused button (Enter in the reason box goes to "
+                "the ruling button, it never rules by itself)"
+            ),
+        ),
+    ),
+    "filters": (
+        ("↑ ↓ / Tab", "Move between rows"),
+        ("← → / Space", "Change the value"),
+        ("Enter", "Close"),
+    ),
 }
 
 
-_KEY_NAMES = {"enter": "Enter", "escape": "Esc", "slash": "/", "question_mark": "?",
-              "space": "Space", "tab": "Tab", "backspace": "Backspace", "delete": "Del",
-              "left": "←", "right": "→", "up": "↑", "down": "↓", "home": "Home",
-              "end": "End"}
+_KEY_NAMES = {
+    "enter": "Enter",
+    "escape": "Esc",
+    "slash": "/",
+    "question_mark": "?",
+    "space": "Space",
+    "tab": "Tab",
+    "backspace": "Backspace",
+    "delete": "Del",
+    "left": "←",
+    "right": "→",
+    "up": "↑",
+    "down": "↓",
+    "home": "Home",
+    "end": "End",
+}
 
 
 def key_label(key: str) -> str:

@@ -77,6 +77,7 @@ TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Rapo
 
 _W = TypeVar("_W", bound=Widget)
 
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -84,31 +85,42 @@ def _utc_now() -> datetime:
 def _could_not_load(what: str) -> Callable[..., DeskFailed]:
     """A worker's ``failed``: the error as :class:`DeskFailed` for ``what`` (a toast
     that says what could not be loaded and what to do)."""
+
     def failed(exc: Exception, *_args: object) -> DeskFailed:
         return DeskFailed(what, one_line(exc), advice(exc))
+
     return failed
 
 
-def _ruling_not_recorded(exc: Exception, _project_id: str, case_id: str, action: str,
-                         reason: str, _expected_version: int) -> Message:
+def _ruling_not_recorded(
+    exc: Exception, _project_id: str, case_id: str, action: str, reason: str, _expected_version: int
+) -> Message:
     """:meth:`EtkiApp.rule_case`'s ``failed``: someone else ruled first
     (:class:`RulingConflict`, with the reason typed, so it is not lost), or the ruling
     failed otherwise (:class:`RulingFailed`)."""
     if isinstance(exc, ConflictError):
-        return RulingConflict(case_id, exc.ruled_by, exc.ruled_at, exc.ruling, one_line(exc),
-                              reason=reason)
-    return RulingFailed(case_id, action, one_line(exc), error=type(exc).__name__,
-                        advice=advice(exc))
+        return RulingConflict(
+            case_id, exc.ruled_by, exc.ruled_at, exc.ruling, one_line(exc), reason=reason
+        )
+    return RulingFailed(
+        case_id, action, one_line(exc), error=type(exc).__name__, advice=advice(exc)
+    )
 
 
-def _search_failed(exc: Exception, project_id: str, query: str, seq: int,
-                   _width: int) -> SearchResults | None:
+def _search_failed(
+    exc: Exception, project_id: str, query: str, seq: int, _width: int
+) -> SearchResults | None:
     """:meth:`EtkiApp.search_wiki`'s ``failed``: the error in the hit list, unless a
     newer search cancelled this one (then nothing)."""
     if get_current_worker().is_cancelled:
         return None
-    return SearchResults(query, [], project_id=project_id, seq=seq,
-                         error=f"search failed: {one_line(exc)}. {advice(exc)}")
+    return SearchResults(
+        query,
+        [],
+        project_id=project_id,
+        seq=seq,
+        error=f"search failed: {one_line(exc)}. {advice(exc)}",
+    )
 
 
 def _driver_class() -> type | None:
@@ -134,17 +146,35 @@ class EtkiApp(App[None]):
 
     CSS_PATH = "etki.tcss"
     TITLE = "Etki"
-    BINDINGS = bindings("tab.queue", "tab.hafiza", "tab.raporlar", "search", "copy", "reload",
-                        "help", "palette", "quit")
+    BINDINGS = bindings(
+        "tab.queue",
+        "tab.hafiza",
+        "tab.raporlar",
+        "search",
+        "copy",
+        "reload",
+        "help",
+        "palette",
+        "quit",
+    )
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
-    def __init__(self, desk: Desk, project_id: str, *, init_summary: InitSummary | None = None,
-                 cursor_blink: bool = True, search_delay: float = 0.0,
-                 config: TuiConfig | None = None, poll_seconds: float | None = None,
-                 clock: Callable[[], datetime] | None = None,
-                 color_system: str | None = None, preview_delay: float = 0.15) -> None:
+    def __init__(
+        self,
+        desk: Desk,
+        project_id: str,
+        *,
+        init_summary: InitSummary | None = None,
+        cursor_blink: bool = True,
+        search_delay: float = 0.0,
+        config: TuiConfig | None = None,
+        poll_seconds: float | None = None,
+        clock: Callable[[], datetime] | None = None,
+        color_system: str | None = None,
+        preview_delay: float = 0.15,
+    ) -> None:
         # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
         # filter) rather than grey levels by luminance, where red text goes dark.
         self.no_color = "NO_COLOR" in os.environ
@@ -199,11 +229,13 @@ class EtkiApp(App[None]):
         yield banner
         with TabbedContent(initial="queue", id="tabs"):
             with TabPane(self._tab_label("queue"), id="queue"):
-                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink,
-                                id="queue-pane")
+                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
             with TabPane(self._tab_label("hafiza"), id="hafiza"):
-                yield MemoryPane(cursor_blink=self.cursor_blink,
-                                 preview_delay=self.preview_delay, id="memory-pane")
+                yield MemoryPane(
+                    cursor_blink=self.cursor_blink,
+                    preview_delay=self.preview_delay,
+                    id="memory-pane",
+                )
             with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
         yield Footer()
@@ -224,19 +256,31 @@ class EtkiApp(App[None]):
             self.animation_level = "none"
         self.query_one("#queue-table").focus()
         for warning in self.config.warnings:
-            self.notify(printable(warning, multiline=False), title="Config",
-                        severity="warning", markup=False, timeout=12)
+            self.notify(
+                printable(warning, multiline=False),
+                title="Config",
+                severity="warning",
+                markup=False,
+                timeout=12,
+            )
         if self.init_summary is not None:
             s = self.init_summary
-            msg = (f"Loaded {s.project_id}: {s.requests} requests, "
-                   f"{s.new_cases} new case(s) triaged.")
+            msg = (
+                f"Loaded {s.project_id}: {s.requests} requests, {s.new_cases} new case(s) triaged."
+            )
             if s.refused:  # too long to triage (issue 11 item 6); the first one named
-                msg += (f" {len(s.refused)} request(s) refused as too long: {s.refused[0]}")
+                msg += f" {len(s.refused)} request(s) refused as too long: {s.refused[0]}"
             if s.wiki_error:
-                msg += (f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "
-                        "rebuild` to regenerate it.")
-            self.notify(printable(msg, multiline=False), title="Project loaded", markup=False,
-                        severity="warning" if s.wiki_error or s.refused else "information")
+                msg += (
+                    f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "
+                    "rebuild` to regenerate it."
+                )
+            self.notify(
+                printable(msg, multiline=False),
+                title="Project loaded",
+                markup=False,
+                severity="warning" if s.wiki_error or s.refused else "information",
+            )
         self.load_queue()
         self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
         if self.poll_seconds > 0:
@@ -263,23 +307,31 @@ class EtkiApp(App[None]):
             banner.update(read_only_banner(seat, self.project_id))  # type: ignore[arg-type]
         banner.display = read_only
 
-    def notify(self, message: str, *, title: str = "", severity="information",  # noqa: ANN001
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity="information",  # noqa: ANN001
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """A toast; with ``cursor_blink=False`` (tests) it stays until dismissed, so a
         screenshot never races its timeout."""
         if self.steady:
             timeout = 3600
-        super().notify(message, title=title, severity=severity, timeout=timeout,
-                       markup=markup)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def get_system_commands(self, screen: Screen) -> Sequence[SystemCommand]:
         """Textual's commands minus its key panel (the desk has its own help) and its
         screenshot (it writes a file into the working directory)."""
-        return [c for c in super().get_system_commands(screen)
-                if c.title not in ("Keys", "Screenshot")]
+        return [
+            c for c in super().get_system_commands(screen) if c.title not in ("Keys", "Screenshot")
+        ]
 
-    def desk_part(self, selector: str | type[_W], message: Message | str,
-                  expect_type: type[_W] | None = None) -> _W | None:
+    def desk_part(
+        self, selector: str | type[_W], message: Message | str, expect_type: type[_W] | None = None
+    ) -> _W | None:
         """The desk's widget ``selector`` (on the default screen, also under a modal),
         or None when it cannot take ``message``: the desk is closing (Textual removes
         its widgets, children first, while answers already queued are still handled)
@@ -326,9 +378,19 @@ class EtkiApp(App[None]):
                 except Exception:
                     other = ""
                 known.append((pid, other))
-        return QueueLoaded(project_id, name, cases, clauses, memory, versions=versions,
-                           source=source, projects=known, rulings=rulings,
-                           workitems=workitems, seat=seat)
+        return QueueLoaded(
+            project_id,
+            name,
+            cases,
+            clauses,
+            memory,
+            versions=versions,
+            source=source,
+            projects=known,
+            rulings=rulings,
+            workitems=workitems,
+            seat=seat,
+        )
 
     @desk_worker("queue", failed=_could_not_load("the queue"))
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
@@ -344,12 +406,14 @@ class EtkiApp(App[None]):
         return self._load(project_id, "poll", projects=False)
 
     @desk_worker("rule", exclusive=False, failed=_ruling_not_recorded)
-    def rule_case(self, _project_id: str, case_id: str, action: str, reason: str,
-                  expected_version: int) -> RulingCommitted:
+    def rule_case(
+        self, _project_id: str, case_id: str, action: str, reason: str, expected_version: int
+    ) -> RulingCommitted:
         """Commit a ruling (optimistic locking on the version the reviewer saw) and say
         so at once; the wiki projection follows in :meth:`project_ruling`."""
-        outcome = self.desk.rule_first(case_id, action, reason=reason,
-                                       expected_version=expected_version)
+        outcome = self.desk.rule_first(
+            case_id, action, reason=reason, expected_version=expected_version
+        )
         return RulingCommitted(case_id, action, outcome, {})
 
     def _warm_search(self, project_id: str, _answer: Message) -> None:
@@ -383,15 +447,21 @@ class EtkiApp(App[None]):
             report, error = self.desk.catch_up_wiki(project_id)
         return WikiCaughtUp(project_id, report, error)
 
-    @desk_worker("details", exclusive=False,
-                 failed=lambda exc, project_id, case_ids: DetailsLoaded(
-                     [], case_ids, project_id=project_id, error=one_line(exc)))
+    @desk_worker(
+        "details",
+        exclusive=False,
+        failed=lambda exc, project_id, case_ids: DetailsLoaded(
+            [], case_ids, project_id=project_id, error=one_line(exc)
+        ),
+    )
     def load_details(self, project_id: str, case_ids: list[str]) -> DetailsLoaded:
         """Read whole cases for the queue's detail pane."""
         return DetailsLoaded(self.desk.cases(case_ids), case_ids, project_id=project_id)
 
     @desk_worker("search", failed=_search_failed)
-    def search_wiki(self, project_id: str, query: str, seq: int, width: int) -> SearchResults | None:
+    def search_wiki(
+        self, project_id: str, query: str, seq: int, width: int
+    ) -> SearchResults | None:
         """Search the wiki for ``query`` (the ranked top entries of the FTS5 index,
         :meth:`Desk.wiki_top`) and lay out their list entries ``width`` cells wide (off
         the event loop: :func:`hit_prompts`). Exclusive: the next keystroke's search
@@ -399,15 +469,17 @@ class EtkiApp(App[None]):
         a lock wait) and posts nothing; ``seq`` numbers it, so an older answer is never
         shown."""
         worker = get_current_worker()
-        found = self.desk.wiki_top(project_id, query, limit=SHOWN_HITS,
-                                   cancelled=lambda: worker.is_cancelled)
+        found = self.desk.wiki_top(
+            project_id, query, limit=SHOWN_HITS, cancelled=lambda: worker.is_cancelled
+        )
         if found is None:
             return None
         prompts = (width, hit_prompts(query, found.hits, width))
         if worker.is_cancelled:
             return None
-        return SearchResults(query, found.hits, project_id=project_id, total=found.total,
-                             seq=seq, prompts=prompts)
+        return SearchResults(
+            query, found.hits, project_id=project_id, total=found.total, seq=seq, prompts=prompts
+        )
 
     @desk_worker("memory", failed=_could_not_load("Hafıza"))
     def load_memory(self, project_id: str) -> MemoryLoaded:
@@ -420,19 +492,34 @@ class EtkiApp(App[None]):
             precedent_pages = self.desk.wiki_pages(project_id, "precedents")
             root_pages = self.desk.wiki_pages(project_id, ".")
         top = [p for p in ("index.md", "disputed.md") if p in root_pages]
-        return MemoryLoaded(precedents, disputed, {c.ref: c for c in project.clauses},
-                            pages, self.desk.wiki_root(project_id) is not None,
-                            project_id=project_id, precedent_pages=precedent_pages,
-                            top_pages=top)
+        return MemoryLoaded(
+            precedents,
+            disputed,
+            {c.ref: c for c in project.clauses},
+            pages,
+            self.desk.wiki_root(project_id) is not None,
+            project_id=project_id,
+            precedent_pages=precedent_pages,
+            top_pages=top,
+        )
 
-    @desk_worker("page", failed=lambda exc, project_id, path, history="replace", seq=0:
-                 PageLoaded(path, "", error=one_line(exc), history=history,
-                            project_id=project_id, seq=seq))
-    def load_page(self, project_id: str, path: str, history: str = "replace",
-                  seq: int = 0) -> PageLoaded:
+    @desk_worker(
+        "page",
+        failed=lambda exc, project_id, path, history="replace", seq=0: PageLoaded(
+            path, "", error=one_line(exc), history=history, project_id=project_id, seq=seq
+        ),
+    )
+    def load_page(
+        self, project_id: str, path: str, history: str = "replace", seq: int = 0
+    ) -> PageLoaded:
         """Read one wiki page."""
-        return PageLoaded(path, self.desk.read_page(project_id, path), history=history,
-                          project_id=project_id, seq=seq)
+        return PageLoaded(
+            path,
+            self.desk.read_page(project_id, path),
+            history=history,
+            project_id=project_id,
+            seq=seq,
+        )
 
     def _reveal_page(self, _project_id: str, answer: Message) -> None:
         """After :meth:`open_case_page` read a decision page (not after the notice that
@@ -448,13 +535,19 @@ class EtkiApp(App[None]):
         if path is None:
             case = self.desk.case(case_id)
             r = case.ruling
-            what = (f"{case_id} was ruled {r.ruling} by {r.reviewer} at {when(r.ruled_at)}"
-                    if r is not None else f"{case_id} is pending")
-            return DeskFailed("its decision page", f"{what}; it has no decision page",
-                              "The wiki may be off or not rebuilt: `python -m etki.wiki "
-                              "rebuild`.")
-        return PageLoaded(path, self.desk.read_page(project_id, path), history="push",
-                          project_id=project_id)
+            what = (
+                f"{case_id} was ruled {r.ruling} by {r.reviewer} at {when(r.ruled_at)}"
+                if r is not None
+                else f"{case_id} is pending"
+            )
+            return DeskFailed(
+                "its decision page",
+                f"{what}; it has no decision page",
+                "The wiki may be off or not rebuilt: `python -m etki.wiki rebuild`.",
+            )
+        return PageLoaded(
+            path, self.desk.read_page(project_id, path), history="push", project_id=project_id
+        )
 
     @desk_worker("report", failed=_could_not_load("Raporlar"))
     def load_report(self, project_id: str) -> ReportLoaded:
@@ -474,17 +567,23 @@ class EtkiApp(App[None]):
             self.projects = message.projects
         self.project_name = message.project_name
         self.seat = message.seat
-        self.sub_title = printable(f"{message.project_name} ({message.project_id})",
-                                   multiline=False)
+        self.sub_title = printable(
+            f"{message.project_name} ({message.project_id})", multiline=False
+        )
         self._show_who()
         pane = self.desk_part(QueuePane, message)
         if pane is None:
             return  # closing: the catch-up waits for the next start's first queue
-        by_others = pane.load(message.cases, message.clauses, message.memory,
-                              mine=self._in_flight, rulings=message.rulings,
-                              workitems=message.workitems,
-                              escalate=self.desk.settings.disputed_escalation,
-                              wiki_on=self.desk.wiki_root(message.project_id) is not None)
+        by_others = pane.load(
+            message.cases,
+            message.clauses,
+            message.memory,
+            mine=self._in_flight,
+            rulings=message.rulings,
+            workitems=message.workitems,
+            escalate=self.desk.settings.disputed_escalation,
+            wiki_on=self.desk.wiki_root(message.project_id) is not None,
+        )
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue
@@ -492,15 +591,22 @@ class EtkiApp(App[None]):
             self.call_after_refresh(self.catch_up_wiki)
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
-            self.notify("Live refresh is back: the queue is up to date.", markup=False,
-                        timeout=4)
+            self.notify("Live refresh is back: the queue is up to date.", markup=False, timeout=4)
         if by_others and message.source == "poll":
-            names = sorted({printable(c.ruling.reviewer, multiline=False)  # type: ignore[union-attr]
-                            for c in by_others})
+            names = sorted(
+                {
+                    printable(c.ruling.reviewer, multiline=False)  # type: ignore[union-attr]
+                    for c in by_others
+                }
+            )
             ids = ", ".join(c.case_id for c in by_others[:3])
             more = f" and {len(by_others) - 3} more" if len(by_others) > 3 else ""
-            self.notify(f"Ruled meanwhile by {', '.join(names)}: {ids}{more}.",
-                        title="Queue updated", markup=False, timeout=6)
+            self.notify(
+                f"Ruled meanwhile by {', '.join(names)}: {ids}{more}.",
+                title="Queue updated",
+                markup=False,
+                timeout=6,
+            )
             self._warn_open_confirm(by_others)
         if changed or by_others:
             self._mark_stale(search=False)
@@ -519,18 +625,27 @@ class EtkiApp(App[None]):
         if message.project_id != self.project_id or self._refresh_failing:
             return
         self._refresh_failing = True
-        self.notify(f"{message.message}. The desk keeps trying every "
-                    f"{self.poll_seconds:g} s; Ctrl+R retries now.",
-                    title="Live refresh paused", severity="warning", markup=False,
-                    timeout=10)
+        self.notify(
+            f"{message.message}. The desk keeps trying every "
+            f"{self.poll_seconds:g} s; Ctrl+R retries now.",
+            title="Live refresh paused",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
 
     @staticmethod
     def _ruling_text(action: str, case_id: str, ruling) -> str:  # noqa: ANN001
-        verb = {"approve": "Approved", "convert_to_cr": "Converted to CR",
-                "reject": "Rejected"}.get(action, action)
-        return (f"{verb} {case_id}: {VERDICT_GLYPH.get(ruling.ruling, '')} "
-                f"{ruling.ruling}{' (override, precedent recorded)' if ruling.is_override else ''}"
-                f" by {ruling.reviewer}.")
+        verb = {
+            "approve": "Approved",
+            "convert_to_cr": "Converted to CR",
+            "reject": "Rejected",
+        }.get(action, action)
+        return (
+            f"{verb} {case_id}: {VERDICT_GLYPH.get(ruling.ruling, '')} "
+            f"{ruling.ruling}{' (override, precedent recorded)' if ruling.is_override else ''}"
+            f" by {ruling.reviewer}."
+        )
 
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
@@ -542,27 +657,33 @@ class EtkiApp(App[None]):
         pane = self.desk_part(QueuePane, message)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
-            self.notify(printable(text, multiline=False), title="Ruling saved",
-                        markup=False)
+            self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
             self._mark_stale(search=False)
         if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
             if pane is not None:
                 self._wiki_failed(text, message.outcome.wiki_error)
         elif message.outcome.wiki_report is None:
             if gone(self):  # the ruling is saved; the next start's catch-up projects it
-                self.log.warning(f"{message.case_id}: wiki projection left to the "
-                                 "catch-up (the desk is closing)")
+                self.log.warning(
+                    f"{message.case_id}: wiki projection left to the catch-up (the desk is closing)"
+                )
             else:
                 self.project_ruling(message.case_id, message.action)
 
     def _wiki_failed(self, text: str, error: str) -> None:
         if not error.lower().startswith("wiki"):
             error = f"wiki not updated: {error}"
-        self.notify(printable(f"{text} The ruling is saved; {error}. Once that is fixed, "
-                              "`python -m etki.wiki rebuild` regenerates the wiki.",
-                              multiline=False),
-                    title="Ruling saved — wiki error", severity="warning", markup=False,
-                    timeout=10)
+        self.notify(
+            printable(
+                f"{text} The ruling is saved; {error}. Once that is fixed, "
+                "`python -m etki.wiki rebuild` regenerates the wiki.",
+                multiline=False,
+            ),
+            title="Ruling saved — wiki error",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
 
     @on(RulingProjected)
     def _ruling_projected(self, message: RulingProjected) -> None:
@@ -580,10 +701,18 @@ class EtkiApp(App[None]):
     def _wiki_caught_up(self, message: WikiCaughtUp) -> None:
         if message.wiki_error:
             detail = message.wiki_error.removeprefix("wiki not caught up: ")
-            self.notify(printable(f"Wiki of {message.project_id} not caught up with the "
-                                  f"database: {detail}. Once that is fixed, `python -m "
-                                  "etki.wiki rebuild` regenerates it.", multiline=False),
-                        title="Wiki error", severity="warning", markup=False, timeout=10)
+            self.notify(
+                printable(
+                    f"Wiki of {message.project_id} not caught up with the "
+                    f"database: {detail}. Once that is fixed, `python -m "
+                    "etki.wiki rebuild` regenerates it.",
+                    multiline=False,
+                ),
+                title="Wiki error",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
         elif getattr(message.wiki_report, "changed", False) and not gone(self):
             self._mark_stale()  # Hafıza lists the pages written
 
@@ -604,8 +733,7 @@ class EtkiApp(App[None]):
     def _ruling_conflict(self, message: RulingConflict) -> None:
         self._in_flight.discard(message.case_id)
         if gone(self):  # nothing was recorded; no dialog on a desk that is closing
-            self.log.warning(f"RulingConflict on {message.case_id} dropped: the desk "
-                             "is closing")
+            self.log.warning(f"RulingConflict on {message.case_id} dropped: the desk is closing")
             return
         who = printable(message.ruled_by or "another reviewer", multiline=False)
         body = Text()
@@ -616,14 +744,17 @@ class EtkiApp(App[None]):
         body.append(f" by {who}")
         if message.ruled_at:
             body.append(f" at {when(message.ruled_at)}")
-        body.append(".\n\nYour ruling was not recorded; the queue has been reloaded — look "
-                    "at it again.\nThe case's decision page is in Hafıza (Ctrl+P, then its id).")
+        body.append(
+            ".\n\nYour ruling was not recorded; the queue has been reloaded — look "
+            "at it again.\nThe case's decision page is in Hafıza (Ctrl+P, then its id)."
+        )
         reason = message.reason.strip() or self._drafts.pop(message.case_id, "").strip()
         if reason:  # what the reviewer wrote is not lost with the ruling
             body.append("\n\nYour reason, not recorded:\n", style="bold")
             body.append_text(literal(reason))
-        self.push_screen(NoticeModal("Conflict: already ruled", body, severity="error",
-                                     id="conflict"))
+        self.push_screen(
+            NoticeModal("Conflict: already ruled", body, severity="error", id="conflict")
+        )
         self.load_queue("reload")
         self._mark_stale()
 
@@ -633,21 +764,29 @@ class EtkiApp(App[None]):
         title = f"{ACTION_VERB.get(message.action, 'Ruling')} not recorded"
         if message.error == PermissionDeniedError.__name__ and not gone(self):
             self.load_queue("reload")  # the reviewer list changed: the banner follows
-            body = Group(Text(message.message, style="bold"), Text(""),
-                         Text(message.advice))
+            body = Group(Text(message.message, style="bold"), Text(""), Text(message.advice))
             self.push_screen(NoticeModal(title, body, severity="error", id="refused"))
             return
-        self.notify(f"{message.message}. {message.advice}".strip(), title=title,
-                    severity="error", markup=False, timeout=12)
+        self.notify(
+            f"{message.message}. {message.advice}".strip(),
+            title=title,
+            severity="error",
+            markup=False,
+            timeout=12,
+        )
 
     @on(DeskFailed)
     def _desk_failed(self, message: DeskFailed) -> None:
         table = self.desk_part("#queue-table", message)
         if table is not None:
             table.loading = False
-        self.notify(f"{message.message}. {message.advice}".strip(),
-                    title=f"Could not load {message.what}", severity="error", markup=False,
-                    timeout=12)
+        self.notify(
+            f"{message.message}. {message.advice}".strip(),
+            title=f"Could not load {message.what}",
+            severity="error",
+            markup=False,
+            timeout=12,
+        )
 
     @on(SearchResults)
     def _search_results(self, message: SearchResults) -> None:
@@ -658,8 +797,13 @@ class EtkiApp(App[None]):
         pane = self.desk_part(MemoryPane, message)
         box = self.desk_part("#memory-search", message, Input)
         if pane is not None and box is not None and message.query == box.value:
-            pane.set_hits(message.query, message.hits, message.error, total=message.total,
-                          prompts=message.prompts)
+            pane.set_hits(
+                message.query,
+                message.hits,
+                message.error,
+                total=message.total,
+                prompts=message.prompts,
+            )
 
     @on(MemoryLoaded)
     def _memory_loaded(self, message: MemoryLoaded) -> None:
@@ -670,9 +814,15 @@ class EtkiApp(App[None]):
             self._stale.add("hafiza")  # read again when a Hafıza is shown
             return
         pane.set_memory(
-            message.precedents, message.disputed, message.clauses, message.pages,
-            message.wiki_on, precedent_pages=message.precedent_pages,
-            top_pages=message.top_pages, wiki_root=self.desk.wiki_root(self.project_id))
+            message.precedents,
+            message.disputed,
+            message.clauses,
+            message.pages,
+            message.wiki_on,
+            precedent_pages=message.precedent_pages,
+            top_pages=message.top_pages,
+            wiki_root=self.desk.wiki_root(self.project_id),
+        )
         keep_loaded()
 
     @on(PageLoaded)
@@ -684,8 +834,7 @@ class EtkiApp(App[None]):
         pane = self.desk_part(MemoryPane, message)
         if pane is not None:
             # laid out in the pane's own worker: keys never wait for a page's markdown
-            pane.show_page_soon(message.path, message.text, message.error,
-                                history=message.history)
+            pane.show_page_soon(message.path, message.text, message.error, history=message.history)
 
     @on(ReportLoaded)
     def _report_loaded(self, message: ReportLoaded) -> None:
@@ -717,14 +866,21 @@ class EtkiApp(App[None]):
         case = message.case
         seat = self.seat
         if seat is not None and not seat.may_rule:
-            self.notify(printable(f"Read-only desk: {seat.reviewer} may not rule on "
-                                  f"{self.project_id} ({seat.role}); nothing was recorded "
-                                  f"for {case.case_id}. To rule, an approver lists you as "
-                                  "approver in etki.yaml and runs `etki init "
-                                  "--update-reviewers DIR`, then Ctrl+R here; or set "
-                                  "ETKI_REVIEWER to your approver name.", multiline=False),
-                        title="Not an approver", severity="warning", markup=False,
-                        timeout=8)
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not rule on "
+                    f"{self.project_id} ({seat.role}); nothing was recorded "
+                    f"for {case.case_id}. To rule, an approver lists you as "
+                    "approver in etki.yaml and runs `etki init "
+                    "--update-reviewers DIR`, then Ctrl+R here; or set "
+                    "ETKI_REVIEWER to your approver name.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
             return
         pane = self.desk_part(QueuePane, message)
         if pane is None:
@@ -732,16 +888,31 @@ class EtkiApp(App[None]):
         seen = pane.ruled_elsewhere.get(case.case_id)
         if seen is not None and seen.ruling is not None:
             r = seen.ruling
-            self.post_message(RulingConflict(case.case_id, r.reviewer, r.ruled_at, r.ruling,
-                                             "already ruled (seen by the live refresh)"))
+            self.post_message(
+                RulingConflict(
+                    case.case_id,
+                    r.reviewer,
+                    r.ruled_at,
+                    r.ruling,
+                    "already ruled (seen by the live refresh)",
+                )
+            )
             return
         if case.case_id in self._in_flight:
-            self.notify(f"The ruling on {case.case_id} is still being recorded.",
-                        severity="warning", markup=False, timeout=3)
+            self.notify(
+                f"The ruling on {case.case_id} is still being recorded.",
+                severity="warning",
+                markup=False,
+                timeout=3,
+            )
             return
 
-        dialog = ConfirmRuling(case, message.action, cursor_blink=self.cursor_blink,
-                               draft=self._drafts.get(case.case_id, ""))
+        dialog = ConfirmRuling(
+            case,
+            message.action,
+            cursor_blink=self.cursor_blink,
+            draft=self._drafts.get(case.case_id, ""),
+        )
 
         def confirmed(reason: str | None) -> None:
             """The modal's answer: None cancels (a typed reason is kept as the case's
@@ -750,15 +921,26 @@ class EtkiApp(App[None]):
                 kept = dialog.draft.strip()
                 self._drafts.pop(case.case_id, None)
                 if kept and dialog.ruled_meanwhile is not None:  # no next try: show it
-                    self.notify(printable(f"Nothing recorded for {case.case_id}. Your "
-                                          f"reason, not recorded: {kept}", multiline=False),
-                                title="Cancelled", markup=False, timeout=12)
+                    self.notify(
+                        printable(
+                            f"Nothing recorded for {case.case_id}. Your "
+                            f"reason, not recorded: {kept}",
+                            multiline=False,
+                        ),
+                        title="Cancelled",
+                        markup=False,
+                        timeout=12,
+                    )
                     return
                 if kept:
                     self._drafts[case.case_id] = dialog.draft
-                self.notify(f"Nothing recorded for {case.case_id}."
-                            + (" Your reason is kept for the next try." if kept else ""),
-                            title="Cancelled", markup=False, timeout=3)
+                self.notify(
+                    f"Nothing recorded for {case.case_id}."
+                    + (" Your reason is kept for the next try." if kept else ""),
+                    title="Cancelled",
+                    markup=False,
+                    timeout=3,
+                )
                 return
             self._drafts.pop(case.case_id, None)
             self._in_flight.add(case.case_id)
@@ -831,8 +1013,11 @@ class EtkiApp(App[None]):
             self.load_report()
 
     def _focus_tab(self, pane_id: str) -> None:
-        target = {"queue": "#queue-table", "hafiza": "#memory-list",
-                  "raporlar": "#reports-pane"}.get(pane_id)
+        target = {
+            "queue": "#queue-table",
+            "hafiza": "#memory-list",
+            "raporlar": "#reports-pane",
+        }.get(pane_id)
         if pane_id == "hafiza" and self._tab_focus is not None:
             target, self._tab_focus = self._tab_focus, None  # asked for by focus_search
         tabs = self.desk_part(TabbedContent, f"focus on {pane_id}")
@@ -923,10 +1108,14 @@ class EtkiApp(App[None]):
         if action == "focus_search":
             focused = self.screen.focused
             queue = part(self, QueuePane)
-            in_queue = (queue is not None and focused is not None
-                        and queue in focused.ancestors_with_self)
-            return (not isinstance(focused, Input) and not in_queue
-                    and not isinstance(self.screen, ModalScreen))
+            in_queue = (
+                queue is not None and focused is not None and queue in focused.ancestors_with_self
+            )
+            return (
+                not isinstance(focused, Input)
+                and not in_queue
+                and not isinstance(self.screen, ModalScreen)
+            )
         return True
 
     def action_reload(self) -> None:
@@ -962,22 +1151,31 @@ class EtkiApp(App[None]):
         elif tab == "hafiza":
             target = self.query_one(MemoryPane).copy_target()
         if target is None:
-            self.notify("Nothing to copy here: highlight a case (Queue) or open a page "
-                        "(Hafıza).", markup=False, timeout=4)
+            self.notify(
+                "Nothing to copy here: highlight a case (Queue) or open a page (Hafıza).",
+                markup=False,
+                timeout=4,
+            )
             return
         what, text = target
         self.copy_to_clipboard(text)
         self.post_message(Copied(text, what))
-        self.notify(f"{printable(text, multiline=False)} (OSC 52; in tmux it needs "
-                    "set -g set-clipboard on)", title=f"Copied {what}", markup=False,
-                    timeout=4)
+        self.notify(
+            f"{printable(text, multiline=False)} (OSC 52; in tmux it needs "
+            "set -g set-clipboard on)",
+            title=f"Copied {what}",
+            markup=False,
+            timeout=4,
+        )
 
     # --- palette commands ---------------------------------------------------------------------
 
     def palette_runner(self, action_id: str) -> Callable[[], None]:
         """A palette command that runs the action ``action_id`` where it belongs."""
+
         def run() -> None:
             self.run_defined(action_id)
+
         return run
 
     def run_defined(self, action_id: str) -> None:
@@ -994,8 +1192,10 @@ class EtkiApp(App[None]):
 
     def case_jumper(self, case_id: str) -> Callable[[], None]:
         """A palette command that goes to ``case_id``."""
+
         def run() -> None:
             self.goto_case(case_id)
+
         return run
 
     def goto_case(self, case_id: str) -> None:
@@ -1023,8 +1223,10 @@ class EtkiApp(App[None]):
 
     def project_switcher(self, project_id: str) -> Callable[[], None]:
         """A palette command that opens ``project_id``."""
+
         def run() -> None:
             self.switch_project(project_id)
+
         return run
 
     def switch_project(self, project_id: str) -> None:

@@ -59,8 +59,7 @@ def fill_days(rows: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int]
     return out
 
 
-def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int,
-                      height: int = 6) -> Group:
+def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int, height: int = 6) -> Group:
     """Stacked day columns (``█`` agreed below ``▒`` overridden) with a y axis, the
     first and last day under the x axis, and the override rate per day as a sparkline
     aligned with the columns. Shows the most recent days that fit in ``width``; columns
@@ -72,7 +71,7 @@ def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int,
     room = max(4, width - label_w - 3)
     col = max(1, min(3, room // len(days) - 1))
     gap = 1 if len(days) * (col + 1) <= room else 0
-    shown = days[-(room // (col + gap)):]
+    shown = days[-(room // (col + gap)) :]
     hidden = len(days) - len(shown)
     top = max(n for _, n, _ in shown) or 1
     heights = []
@@ -100,8 +99,7 @@ def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int,
     if len(shown) == 1 or axis_len < len(first) + len(last) + 1:
         under.append(shown[-1][0], style="dim")
     else:
-        under.append(first + " " * (axis_len - len(first) - len(last) - gap) + last,
-                     style="dim")
+        under.append(first + " " * (axis_len - len(first) - len(last) - gap) + last, style="dim")
     lines.append(under)
     rates = Text(f"{'%':>{label_w}}  ", style="dim")
     for _, n, o in shown:
@@ -117,9 +115,13 @@ def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int,
     lines.append(legend)
     ruled = sum(n for _, n, _ in days)
     over = sum(o for _, _, o in days)
-    summary = Text(f"{ruled} ruling{'s' if ruled != 1 else ''} over {len(days)} "
-                   f"day{'s' if len(days) != 1 else ''}, {over} overridden "
-                   f"({100 * over / ruled:.0f}%)" if ruled else "")
+    summary = Text(
+        f"{ruled} ruling{'s' if ruled != 1 else ''} over {len(days)} "
+        f"day{'s' if len(days) != 1 else ''}, {over} overridden "
+        f"({100 * over / ruled:.0f}%)"
+        if ruled
+        else ""
+    )
     if hidden:
         summary.append(f"; the chart shows the last {len(shown)} days")
     lines.append(summary)

@@ -68,8 +68,9 @@ def _where(exc: Exception) -> str:
     return f" (line {line})" if line else ""
 
 
-def load_config(config_file: str | None = None, *,
-                known_ids: Iterable[str] | None = None) -> TuiConfig:
+def load_config(
+    config_file: str | None = None, *, known_ids: Iterable[str] | None = None
+) -> TuiConfig:
     """Read the config file (see the module docstring). Never raises for the file's
     content or absence; problems become ``warnings``."""
     path, explicit = config_path(config_file)
@@ -78,34 +79,57 @@ def load_config(config_file: str | None = None, *,
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         if explicit:
-            return TuiConfig(path, warnings=((f"config file {path} not found; using the "
-                                             "default keys."),))
+            return TuiConfig(
+                path, warnings=((f"config file {path} not found; using the default keys."),)
+            )
         return TuiConfig(None)
     except (OSError, UnicodeDecodeError) as exc:
-        return TuiConfig(path, warnings=((f"config file {path} could not be read "
-                                         f"({exc.__class__.__name__}); using the default keys."),))
+        return TuiConfig(
+            path,
+            warnings=(
+                (
+                    f"config file {path} could not be read "
+                    f"({exc.__class__.__name__}); using the default keys."
+                ),
+            ),
+        )
     try:
         data = _parse(path, text)
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "syntax error"
-        return TuiConfig(path, warnings=((f"config file {path} is not valid "
-                                         f"{'TOML' if path.suffix == '.toml' else 'YAML'}"
-                                         f"{_where(exc)}: {first}; using the default keys."),))
+        return TuiConfig(
+            path,
+            warnings=(
+                (
+                    f"config file {path} is not valid "
+                    f"{'TOML' if path.suffix == '.toml' else 'YAML'}"
+                    f"{_where(exc)}: {first}; using the default keys."
+                ),
+            ),
+        )
     if data is None:
         return TuiConfig(path)
     if not isinstance(data, dict):
-        return TuiConfig(path, warnings=((f"config file {path}: expected a mapping with a "
-                                         "'keymap:' section; using the default keys."),))
+        return TuiConfig(
+            path,
+            warnings=(
+                (
+                    f"config file {path}: expected a mapping with a "
+                    "'keymap:' section; using the default keys."
+                ),
+            ),
+        )
     warnings: list[str] = []
     unknown_top = sorted(str(k) for k in data if k not in KNOWN_KEYS)
     if unknown_top:
-        warnings.append(f"config file {path}: unknown setting(s) {', '.join(unknown_top)} "
-                        f"ignored (known: {', '.join(KNOWN_KEYS)}).")
+        warnings.append(
+            f"config file {path}: unknown setting(s) {', '.join(unknown_top)} "
+            f"ignored (known: {', '.join(KNOWN_KEYS)})."
+        )
     keymap: dict[str, str] = {}
     raw = data.get("keymap") or {}
     if not isinstance(raw, dict):
-        warnings.append(f"config file {path}: 'keymap' must map binding ids to keys; "
-                        "ignored.")
+        warnings.append(f"config file {path}: 'keymap' must map binding ids to keys; ignored.")
         raw = {}
     unknown_ids: list[str] = []
     for binding_id, value in raw.items():
@@ -114,29 +138,41 @@ def load_config(config_file: str | None = None, *,
             unknown_ids.append(name)
             continue
         keys = value if isinstance(value, list) else [value]
-        if not keys or not all(isinstance(k, str) and k.strip() and " " not in k.strip()
-                               for k in keys):
-            warnings.append(f"keymap: '{name}' needs a key name such as 'A' or 'ctrl+x' "
-                            f"(got {value!r}); default kept.")
+        if not keys or not all(
+            isinstance(k, str) and k.strip() and " " not in k.strip() for k in keys
+        ):
+            warnings.append(
+                f"keymap: '{name}' needs a key name such as 'A' or 'ctrl+x' "
+                f"(got {value!r}); default kept."
+            )
             continue
         parts = [p.strip() for k in keys for p in k.split(",") if p.strip()]
         refused = forbidden(parts)
         if refused:
-            warnings.append(f"keymap: '{name}' not remapped: {', '.join(refused)} is "
-                            "swallowed by many terminals (flow control, Enter, Backspace "
-                            "or Tab); choose another key.")
+            warnings.append(
+                f"keymap: '{name}' not remapped: {', '.join(refused)} is "
+                "swallowed by many terminals (flow control, Enter, Backspace "
+                "or Tab); choose another key."
+            )
             continue
         keymap[name] = ",".join(parts)
     if unknown_ids:
-        warnings.append(f"keymap: unknown binding id(s) {', '.join(sorted(unknown_ids))} "
-                        "ignored; the help screen (? or F1) lists the ids.")
+        warnings.append(
+            f"keymap: unknown binding id(s) {', '.join(sorted(unknown_ids))} "
+            "ignored; the help screen (? or F1) lists the ids."
+        )
     refresh = DEFAULT_REFRESH_SECONDS
     if "refresh_seconds" in data:
         value = data["refresh_seconds"]
-        if isinstance(value, int | float) and not isinstance(value, bool) and (
-                value == 0 or 1 <= value <= 3600):
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and (value == 0 or 1 <= value <= 3600)
+        ):
             refresh = float(value)
         else:
-            warnings.append(f"config file {path}: refresh_seconds must be 0 (off) or "
-                            f"1–3600 (got {value!r}); using {DEFAULT_REFRESH_SECONDS:g}.")
+            warnings.append(
+                f"config file {path}: refresh_seconds must be 0 (off) or "
+                f"1–3600 (got {value!r}); using {DEFAULT_REFRESH_SECONDS:g}."
+            )
     return TuiConfig(path, keymap, refresh, tuple(warnings))

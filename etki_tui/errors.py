@@ -39,20 +39,28 @@ def advice(exc: BaseException, doing: str = "") -> str:
     if isinstance(exc, ConflictError):
         return "Nothing was recorded. Look at the case again; the queue has been reloaded."
     if isinstance(exc, PermissionDeniedError):
-        return ("Ask a project approver to list you in etki.yaml (role: approver) and "
-                "load it with `etki init --update-reviewers`, or set ETKI_REVIEWER to your "
-                "listed name.")
+        return (
+            "Ask a project approver to list you in etki.yaml (role: approver) and "
+            "load it with `etki init --update-reviewers`, or set ETKI_REVIEWER to your "
+            "listed name."
+        )
     if isinstance(exc, NotFoundError):
-        return ("It is no longer in the store (erased or re-loaded): press Ctrl+R to "
-                "reload, or Ctrl+P to open another project.")
+        return (
+            "It is no longer in the store (erased or re-loaded): press Ctrl+R to "
+            "reload, or Ctrl+P to open another project."
+        )
     if isinstance(exc, InputError):
         return "Correct the input and try again."
     if _is_database_error(exc):
-        return ("The database did not answer. Check ETKI_DB_URL and that the database is "
-                "reachable, then press Ctrl+R (the queue also retries by itself).")
+        return (
+            "The database did not answer. Check ETKI_DB_URL and that the database is "
+            "reachable, then press Ctrl+R (the queue also retries by itself)."
+        )
     if isinstance(exc, OSError):
         return "A file could not be read or written; check the path and its permissions."
     if isinstance(exc, EtkiError):
         return "Press Ctrl+R to reload and try again."
-    return ("Press Ctrl+R to reload and try again; if it keeps failing, run the same step "
-            "with the `etki` command to see the full error.")
+    return (
+        "Press Ctrl+R to reload and try again; if it keeps failing, run the same step "
+        "with the `etki` command to see the full error."
+    )

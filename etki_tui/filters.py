@@ -26,23 +26,40 @@ QueueCase = CaseRecord | CaseSummary
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
 RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h")
-BANDS: dict[str, tuple[float, float]] = {"low": (0.0, 0.60), "medium": (0.60, 0.80),
-                                         "high": (0.80, 1.01)}
+BANDS: dict[str, tuple[float, float]] = {
+    "low": (0.0, 0.60),
+    "medium": (0.60, 0.80),
+    "high": (0.80, 1.01),
+}
 """Confidence bands: [low, high) per band name."""
-BAND_LABEL: dict[str, str] = {"low": "conf < 0.60", "medium": "conf 0.60–0.79",
-                              "high": "conf ≥ 0.80"}
+BAND_LABEL: dict[str, str] = {
+    "low": "conf < 0.60",
+    "medium": "conf 0.60–0.79",
+    "high": "conf ≥ 0.80",
+}
 AGES: dict[str, int] = {"1d": 1, "7d": 7, "30d": 30}
 """Age filters: older than N days."""
-AGE_LABEL: dict[str, str] = {"1d": "> 1 day old", "7d": "> 7 days old",
-                             "30d": "> 30 days old"}
-SORTS: dict[str, str] = {"queue": "queue order", "oldest": "oldest first",
-                         "newest": "newest first", "confidence": "lowest confidence first",
-                         "risk": "highest risk first"}
-SORT_SHORT: dict[str, str] = {"queue": "queue order", "oldest": "oldest",
-                              "newest": "newest", "confidence": "lowest conf",
-                              "risk": "highest risk"}
-RISK_LABEL: dict[str, str] = {"high": "risk high", "medium": "risk medium",
-                              "low": "risk low", "24h": "24h PMO look"}
+AGE_LABEL: dict[str, str] = {"1d": "> 1 day old", "7d": "> 7 days old", "30d": "> 30 days old"}
+SORTS: dict[str, str] = {
+    "queue": "queue order",
+    "oldest": "oldest first",
+    "newest": "newest first",
+    "confidence": "lowest confidence first",
+    "risk": "highest risk first",
+}
+SORT_SHORT: dict[str, str] = {
+    "queue": "queue order",
+    "oldest": "oldest",
+    "newest": "newest",
+    "confidence": "lowest conf",
+    "risk": "highest risk",
+}
+RISK_LABEL: dict[str, str] = {
+    "high": "risk high",
+    "medium": "risk medium",
+    "low": "risk low",
+    "24h": "24h PMO look",
+}
 _RISK_RANK = {"high": 0, "medium": 1, "low": 2}
 
 
@@ -89,12 +106,15 @@ def is_disputed(case: QueueCase, memory: Mapping[str, ClauseMemory]) -> bool:
     engine raised the disputed-clause risk signal when it decided."""
     if "disputed_clause" in case.decision.risk.signals:
         return True
-    return any(m.disputed for ref in case.decision.cited_clauses
-               if (m := memory.get(ref)) is not None)
+    return any(
+        m.disputed for ref in case.decision.cited_clauses if (m := memory.get(ref)) is not None
+    )
 
 
-_CLAUSE_TOKEN = re.compile(r"(?:(?P<doc>[^\s#]*)#(?P<whole>\d+(?:\.\d+)*)"
-                           r"|§?(?P<number>\d+(?:\.\d+)+))\.?")
+_CLAUSE_TOKEN = re.compile(
+    r"(?:(?P<doc>[^\s#]*)#(?P<whole>\d+(?:\.\d+)*)"
+    r"|§?(?P<number>\d+(?:\.\d+)+))\.?"
+)
 """A find token that names a clause: dotted numbers (``4.4``, ``3.1.2``, ``§4.4``,
 ``4.4.``), or any clause number after ``#`` with or without a contract id before it
 (``MSA-2024-01#4.4``, ``talentmap-pws#4``, ``#4``): a contract whose sections are whole
@@ -128,8 +148,9 @@ def cites_clause(case: QueueCase, doc: str | None, number: str) -> bool:
 def _haystack(case: QueueCase) -> str:
     refs = " ".join(case.decision.cited_clauses)
     numbers = " ".join(r.split("#", 1)[-1] for r in case.decision.cited_clauses)
-    return fold(" ".join((case.case_id, case.title, case.submitted_by or "", case.text,
-                          refs, numbers)))
+    return fold(
+        " ".join((case.case_id, case.title, case.submitted_by or "", case.text, refs, numbers))
+    )
 
 
 @dataclass(frozen=True)
@@ -151,8 +172,14 @@ class QueueFilter:
     @property
     def active(self) -> bool:
         """Whether anything is filtered out (the sort order does not count)."""
-        return bool(self.verdict or self.risk or self.disputed_only or self.band
-                    or self.age or words(self.text))
+        return bool(
+            self.verdict
+            or self.risk
+            or self.disputed_only
+            or self.band
+            or self.age
+            or words(self.text)
+        )
 
     @cached_property
     def _find(self) -> tuple[tuple[tuple[str | None, str], ...], tuple[str, ...]]:
@@ -175,8 +202,14 @@ class QueueFilter:
         """A copy with ``changes`` (field name -> value)."""
         return replace(self, **changes)
 
-    def matches(self, case: QueueCase, memory: Mapping[str, ClauseMemory],
-                now: datetime, *, escalate: bool = False) -> bool:
+    def matches(
+        self,
+        case: QueueCase,
+        memory: Mapping[str, ClauseMemory],
+        now: datetime,
+        *,
+        escalate: bool = False,
+    ) -> bool:
         """Whether ``case`` passes every filter. The risk filter reads the risk the
         queue shows: with ``escalate`` the :func:`current_risk` (a clause disputed
         since the triage raises it), else the stored one."""
@@ -230,9 +263,14 @@ class QueueFilter:
 C = TypeVar("C", bound=QueueCase)
 
 
-def order(cases: Iterable[C], sort: str, now: datetime, *,
-          memory: Mapping[str, ClauseMemory] | None = None,
-          escalate: bool = False) -> list[C]:
+def order(
+    cases: Iterable[C],
+    sort: str,
+    now: datetime,
+    *,
+    memory: Mapping[str, ClauseMemory] | None = None,
+    escalate: bool = False,
+) -> list[C]:
     """``cases`` (given in queue order) in ``sort`` order; ties keep queue order. The
     risk order reads the risk the queue shows (:func:`current_risk` with ``memory``
     and ``escalate``)."""
@@ -241,11 +279,11 @@ def order(cases: Iterable[C], sort: str, now: datetime, *,
     if sort == "oldest":
         indexed.sort(key=lambda p: (moment(p[1]) or far, p[0]))
     elif sort == "newest":
-        indexed.sort(key=lambda p: (-(moment(p[1]) or far.replace(year=1)).timestamp(),
-                                    p[0]))
+        indexed.sort(key=lambda p: (-(moment(p[1]) or far.replace(year=1)).timestamp(), p[0]))
     elif sort == "confidence":
         indexed.sort(key=lambda p: (p[1].decision.confidence, p[0]))
     elif sort == "risk":
+
         def by_risk(p: tuple[int, C]) -> tuple[int, bool, int]:
             risk, _ = current_risk(p[1].decision, memory, escalate)
             return (_RISK_RANK.get(risk.level, 3), not risk.pmo_look_24h, p[0])

@@ -59,8 +59,9 @@ def _cut_path(store: str, keep: int) -> str:
     return "sqlite …/" + "/".join(parts[-keep:])
 
 
-def header_text(title: str, project_name: str, project_id: str, seat: Seat | None,
-                store: str, width: int) -> str:
+def header_text(
+    title: str, project_name: str, project_id: str, seat: Seat | None, store: str, width: int
+) -> str:
     """The header line for ``width`` cells: ``TITLE — NAME (ID) · REVIEWER · ROLE ·
     STORE``, shortened as the module docstring says until it fits (a line that still
     does not fit is cut by the header with an ellipsis). Without ``seat`` (not read
@@ -77,8 +78,10 @@ def header_text(title: str, project_name: str, project_id: str, seat: Seat | Non
         return f"{title} — {body}" if with_title and title else body
 
     project = f"{name} ({pid})" if name and name != pid else pid
-    candidates: list[Callable[[], str]] = [lambda: line(project, who, store, True),
-                                           lambda: line(pid, who, store, True)]
+    candidates: list[Callable[[], str]] = [
+        lambda: line(project, who, store, True),
+        lambda: line(pid, who, store, True),
+    ]
     depth = len(Path(store.removeprefix("sqlite ")).parts)
 
     def cut_to(k: int) -> str:
@@ -113,8 +116,10 @@ def read_only_banner(seat: Seat, project_id: str) -> Text:
         out.append(f" You are a viewer of {pid}, not an approver.")
     else:
         out.append(f" You are not a reviewer of {pid}.")
-    out.append(" To rule, an approver lists you as approver in etki.yaml and runs "
-               "etki init --update-reviewers.")
+    out.append(
+        " To rule, an approver lists you as approver in etki.yaml and runs "
+        "etki init --update-reviewers."
+    )
     return out
 
 
@@ -141,7 +146,8 @@ class DeskHeader(Widget):
         """The fitted line, the part after the title dim."""
         title = self.app.title
         parts: Callable[[], tuple[str, str, Seat | None, str]] | None = getattr(
-            self.app, "header_parts", None)
+            self.app, "header_parts", None
+        )
         if parts is None:
             return Content(title)
         width = self.size.width or 80

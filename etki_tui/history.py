@@ -40,9 +40,9 @@ class History:
             return
         if not pin and 0 <= self.index < len(self.entries) and not self.entries[self.index][1]:
             self.entries[self.index] = (path, False)
-            del self.entries[self.index + 1:]
+            del self.entries[self.index + 1 :]
             return
-        del self.entries[self.index + 1:]
+        del self.entries[self.index + 1 :]
         self.entries.append((path, pin))
         self.index = len(self.entries) - 1
 

@@ -42,8 +42,11 @@ def gone(node: DOMNode) -> bool:
     return node.styles.display != "none" and not node.display
 
 
-def part(owner: DOMNode, selector: str | type[W], expect_type: type[W] | None = None,
-         ) -> W | None:
+def part(
+    owner: DOMNode,
+    selector: str | type[W],
+    expect_type: type[W] | None = None,
+) -> W | None:
     """The child ``selector`` of ``owner`` (as ``owner.query_one``), or None when it is
     not composed yet or ``owner`` is going (:func:`gone`). Raises ``WrongType`` like
     ``query_one`` when the match is of another type (a programming error, not a race)."""

@@ -42,14 +42,21 @@ class QueueLoaded(Message):
     ``seat`` is who acts and whether they may rule (:meth:`etki.services.Desk.seat`),
     or None when it could not be read."""
 
-    def __init__(self, project_id: str, project_name: str,
-                 cases: Sequence[CaseRecord | CaseSummary],
-                 clauses: Mapping[str, ScopeClause], memory: Mapping[str, ClauseMemory],
-                 *, versions: Mapping[str, int] | None = None, source: str = "load",
-                 projects: Sequence[tuple[str, str]] = (),
-                 rulings: RulingIndex | None = None,
-                 workitems: Mapping[str, WorkItem] | None = None,
-                 seat: Seat | None = None) -> None:
+    def __init__(
+        self,
+        project_id: str,
+        project_name: str,
+        cases: Sequence[CaseRecord | CaseSummary],
+        clauses: Mapping[str, ScopeClause],
+        memory: Mapping[str, ClauseMemory],
+        *,
+        versions: Mapping[str, int] | None = None,
+        source: str = "load",
+        projects: Sequence[tuple[str, str]] = (),
+        rulings: RulingIndex | None = None,
+        workitems: Mapping[str, WorkItem] | None = None,
+        seat: Seat | None = None,
+    ) -> None:
         super().__init__()
         self.workitems = dict(workitems or {})
         self.rulings = rulings
@@ -83,8 +90,9 @@ class RulingCommitted(Message):
     projection follows in its own worker and reports with :class:`RulingProjected`).
     ``memory`` is the clause memory after it when known, else empty."""
 
-    def __init__(self, case_id: str, action: str, outcome: RulingOutcome,
-                 memory: Mapping[str, ClauseMemory]) -> None:
+    def __init__(
+        self, case_id: str, action: str, outcome: RulingOutcome, memory: Mapping[str, ClauseMemory]
+    ) -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
@@ -99,9 +107,15 @@ class RulingProjected(Message):
     stands) and ``memory``, the clause memory after the ruling (None when it could not
     be read), with ``rulings``, the similar-rulings index after it (or None)."""
 
-    def __init__(self, case_id: str, action: str, wiki_report: object | None,
-                 wiki_error: str | None, memory: Mapping[str, ClauseMemory] | None,
-                 rulings: RulingIndex | None = None) -> None:
+    def __init__(
+        self,
+        case_id: str,
+        action: str,
+        wiki_report: object | None,
+        wiki_error: str | None,
+        memory: Mapping[str, ClauseMemory] | None,
+        rulings: RulingIndex | None = None,
+    ) -> None:
         super().__init__()
         self.rulings = rulings
         self.case_id = case_id
@@ -117,8 +131,7 @@ class WikiCaughtUp(Message):
     never ran, in any process, are written). ``wiki_report`` is the write report (None
     when the wiki is off), ``wiki_error`` a one-line message when it failed."""
 
-    def __init__(self, project_id: str, wiki_report: object | None,
-                 wiki_error: str | None) -> None:
+    def __init__(self, project_id: str, wiki_report: object | None, wiki_error: str | None) -> None:
         super().__init__()
         self.project_id = project_id
         self.wiki_report = wiki_report
@@ -129,8 +142,14 @@ class DetailsLoaded(Message):
     """Whole cases read for the queue's detail pane (``asked``: the ids requested;
     ``error``: why some could not be read)."""
 
-    def __init__(self, records: Sequence[CaseRecord], asked: Sequence[str], *,
-                 project_id: str = "", error: str | None = None) -> None:
+    def __init__(
+        self,
+        records: Sequence[CaseRecord],
+        asked: Sequence[str],
+        *,
+        project_id: str = "",
+        error: str | None = None,
+    ) -> None:
         super().__init__()
         self.records = list(records)
         self.asked = list(asked)
@@ -142,8 +161,16 @@ class RulingConflict(Message):
     """Someone ruled the case first (optimistic locking, or the live refresh already
     showed it). ``ruled_by``/``ruled_at``/``ruling`` say who won; nothing was recorded."""
 
-    def __init__(self, case_id: str, ruled_by: str | None, ruled_at: str | None,
-                 ruling: str | None, message: str, *, reason: str = "") -> None:
+    def __init__(
+        self,
+        case_id: str,
+        ruled_by: str | None,
+        ruled_at: str | None,
+        ruling: str | None,
+        message: str,
+        *,
+        reason: str = "",
+    ) -> None:
         super().__init__()
         self.reason = reason
         """The reason the reviewer typed for the ruling that was not recorded."""
@@ -158,8 +185,9 @@ class RulingFailed(Message):
     """A ruling was refused (bad input, permission, missing case) or failed.
     ``error`` is the exception's class name, ``advice`` what to do next."""
 
-    def __init__(self, case_id: str, action: str, message: str, *, error: str = "",
-                 advice: str = "") -> None:
+    def __init__(
+        self, case_id: str, action: str, message: str, *, error: str = "", advice: str = ""
+    ) -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
@@ -174,9 +202,17 @@ class SearchResults(Message):
     search (the app shows only its newest); ``prompts`` is (width, list entries of the
     hits) as the worker laid them out."""
 
-    def __init__(self, query: str, hits: Sequence[Any], error: str | None = None,
-                 project_id: str = "", *, total: int | None = None, seq: int = 0,
-                 prompts: tuple[int, Sequence[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        query: str,
+        hits: Sequence[Any],
+        error: str | None = None,
+        project_id: str = "",
+        *,
+        total: int | None = None,
+        seq: int = 0,
+        prompts: tuple[int, Sequence[Any]] | None = None,
+    ) -> None:
         super().__init__()
         self.query = query
         self.hits = list(hits)
@@ -190,10 +226,18 @@ class SearchResults(Message):
 class MemoryLoaded(Message):
     """Precedents and disputed clauses (from the DB) and the wiki page lists."""
 
-    def __init__(self, precedents: Sequence[CaseRecord], disputed: Sequence[DisputedClause],
-                 clauses: Mapping[str, ScopeClause], pages: Sequence[str],
-                 wiki_on: bool, *, project_id: str = "",
-                 precedent_pages: Sequence[str] = (), top_pages: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        precedents: Sequence[CaseRecord],
+        disputed: Sequence[DisputedClause],
+        clauses: Mapping[str, ScopeClause],
+        pages: Sequence[str],
+        wiki_on: bool,
+        *,
+        project_id: str = "",
+        precedent_pages: Sequence[str] = (),
+        top_pages: Sequence[str] = (),
+    ) -> None:
         super().__init__()
         self.precedents = list(precedents)
         self.disputed = list(disputed)
@@ -210,8 +254,16 @@ class PageLoaded(Message):
     it: ``push`` (a new page), ``replace`` (previewing while browsing the list) or
     ``keep`` (back/forward moved already)."""
 
-    def __init__(self, path: str, text: str, error: str | None = None, *,
-                 history: str = "replace", project_id: str = "", seq: int = 0) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        error: str | None = None,
+        *,
+        history: str = "replace",
+        project_id: str = "",
+        seq: int = 0,
+    ) -> None:
         super().__init__()
         self.path = path
         self.text = text

@@ -44,6 +44,7 @@ class PaletteHost(Protocol):
 
     def project_switcher(self, project_id: str) -> Callable[[], None]: ...
 
+
 MAX_CASE_HITS = 25
 
 
@@ -109,17 +110,24 @@ class DeskCommands(Provider):
         app = self.desk_app
         keymap = app.keymap
         here = app.current_context()
-        ordered = sorted(self._actions(), key=lambda a: (a.context not in (here, "app"),
-                                                         a.context != here))
+        ordered = sorted(
+            self._actions(), key=lambda a: (a.context not in (here, "app"), a.context != here)
+        )
         for action in ordered:
-            yield DiscoveryHit(_action_prompt(action, keymap), app.palette_runner(action.id),
-                               text=action.label, help=escape(action.tooltip))
+            yield DiscoveryHit(
+                _action_prompt(action, keymap),
+                app.palette_runner(action.id),
+                text=action.label,
+                help=escape(action.tooltip),
+            )
         for project_id, name in app.projects:
             if project_id != app.project_id:
-                yield DiscoveryHit(self._project_prompt(project_id, name),
-                                   app.project_switcher(project_id),
-                                   text=f"Switch project {project_id}",
-                                   help=escape(f"Open project {project_id}"))
+                yield DiscoveryHit(
+                    self._project_prompt(project_id, name),
+                    app.project_switcher(project_id),
+                    text=f"Switch project {project_id}",
+                    help=escape(f"Open project {project_id}"),
+                )
 
     def _project_prompt(self, project_id: str, name: str) -> Text:
         out = Text("Switch project: ", style="bold")
@@ -141,22 +149,35 @@ class DeskCommands(Provider):
                 scored.append((score, case))
         scored.sort(key=lambda p: (-p[0], p[1].case_id))
         for score, case in scored[:MAX_CASE_HITS]:
-            yield Hit(score, self._case_prompt(case, tokens), app.case_jumper(case.case_id),
-                      text=case.case_id, help=escape(self._case_help(case)))
+            yield Hit(
+                score,
+                self._case_prompt(case, tokens),
+                app.case_jumper(case.case_id),
+                text=case.case_id,
+                help=escape(self._case_help(case)),
+            )
         for action in self._actions():
             score = action_score(action, query)
             if score > 0:
-                yield Hit(score, _action_prompt(action, keymap), app.palette_runner(action.id),
-                          text=action.label, help=escape(action.tooltip))
+                yield Hit(
+                    score,
+                    _action_prompt(action, keymap),
+                    app.palette_runner(action.id),
+                    text=action.label,
+                    help=escape(action.tooltip),
+                )
         for project_id, name in app.projects:
             if project_id == app.project_id:
                 continue
             score = max(matcher.match(f"switch project {project_id}"), matcher.match(name))
             if score > 0:
-                yield Hit(score, self._project_prompt(project_id, name),
-                          app.project_switcher(project_id),
-                          text=f"Switch project {project_id}",
-                          help=escape(f"Open project {project_id}"))
+                yield Hit(
+                    score,
+                    self._project_prompt(project_id, name),
+                    app.project_switcher(project_id),
+                    text=f"Switch project {project_id}",
+                    help=escape(f"Open project {project_id}"),
+                )
 
     def _case_prompt(self, case: CaseRecord, tokens: list[str]) -> Text:
         out = Text()
@@ -171,9 +192,13 @@ class DeskCommands(Provider):
     def _case_help(self, case: CaseRecord) -> str:
         verdict = case.decision.verdict
         if case.ruling is None:
-            return (f"pending · engine {VERDICT_GLYPH.get(verdict, '')} {verdict} · "
-                    f"confidence {case.decision.confidence:.2f} — go to it in the queue")
+            return (
+                f"pending · engine {VERDICT_GLYPH.get(verdict, '')} {verdict} · "
+                f"confidence {case.decision.confidence:.2f} — go to it in the queue"
+            )
         r = case.ruling
         who = printable(r.reviewer, multiline=False)
-        return (f"ruled {VERDICT_GLYPH.get(r.ruling, '')} {r.ruling} by {who} — open its "
-                "decision page in Hafıza")
+        return (
+            f"ruled {VERDICT_GLYPH.get(r.ruling, '')} {r.ruling} by {who} — open its "
+            "decision page in Hafıza"
+        )

@@ -48,8 +48,7 @@ from etki_tui.glyphs import WARN
 VERDICT_GLYPH: dict[str, str] = {"IN_SCOPE": "✓", "CHANGE_REQUEST": "+", "REJECT": "✗"}
 """Single-width glyphs (East Asian width N/Na) shown next to the verdict word."""
 
-VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow",
-                                 "REJECT": "red"}
+VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow", "REJECT": "red"}
 RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
 RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
 DISPUTED = f"{WARN} DISPUTED"
@@ -62,6 +61,7 @@ MATCH_STYLE = "bold reverse"
 
 
 # --- one-line cells --------------------------------------------------------------------
+
 
 def _is_regional_indicator(cluster: str) -> bool:
     return len(cluster) == 1 and 0x1F1E6 <= ord(cluster) <= 0x1F1FF
@@ -101,7 +101,7 @@ def fit(text: str, width: int) -> str:
     if width <= 0:
         return ""
     if _ONE_CELL.fullmatch(text):  # the common case, without splitting graphemes
-        return text if len(text) <= width else text[:width - 1] + ELLIPSIS
+        return text if len(text) <= width else text[: width - 1] + ELLIPSIS
     if cell_len(text) <= width:
         return text
     out: list[str] = []
@@ -119,7 +119,7 @@ def cell(text: str, width: int | None = None, style: str = "") -> Text:
     """A one-line, terminal-safe table cell from client text (only a head of ``text``
     a few times ``width`` long is read: a megabyte title costs what a short one does)."""
     if width is not None and len(text) > 4 * width + 64:
-        text = text[:4 * width + 64] + ELLIPSIS
+        text = text[: 4 * width + 64] + ELLIPSIS
     safe = printable(text, multiline=False)
     if width is not None:
         safe = fit(safe, width)
@@ -150,7 +150,7 @@ def fold_long(text: str, limit: int = DETAIL_TEXT_CHARS) -> tuple[str, int]:
     if len(text) <= limit:
         return text, 0
     used = 0
-    for cluster, _width in graphemes(text[:limit + 64]):
+    for cluster, _width in graphemes(text[: limit + 64]):
         if used + len(cluster) > limit:
             break
         used += len(cluster)
@@ -164,8 +164,7 @@ def folded(text: str, style: str = "", limit: int = DETAIL_TEXT_CHARS) -> Text:
     head, hidden = fold_long(text, limit)
     out = literal(head, style=style)
     if hidden:
-        out.append(f"\n… {hidden:,} more characters not shown ({len(text):,} in all)",
-                   style="dim")
+        out.append(f"\n… {hidden:,} more characters not shown ({len(text):,} in all)", style="dim")
     return out
 
 
@@ -177,6 +176,7 @@ def one_line(text: str, limit: int = DETAIL_LINE_CHARS) -> str:
 
 
 # --- search matches ---------------------------------------------------------------------
+
 
 def match_spans(text: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
     """Where the folded ``tokens`` (see :func:`etki.wiki.search.query_tokens`) occur in
@@ -214,7 +214,7 @@ def around_match(text: str, tokens: Sequence[str], width: int) -> Text:
     match of ``tokens`` (cut in front with ``…`` when the match would be off the end)."""
     safe = printable(text, multiline=False)
     spans = match_spans(safe, tokens)
-    if spans and cell_len(safe[:spans[0][1]]) > width - 1:
+    if spans and cell_len(safe[: spans[0][1]]) > width - 1:
         start = max(0, spans[0][0] - max(4, width // 4))
         safe = ELLIPSIS + safe[start:].lstrip(ELLIPSIS)
     return cell(safe, width)
@@ -243,8 +243,11 @@ def verdict_text(verdict: str, *, bold: bool = False, short: bool = False) -> Te
     return Text(f"{VERDICT_GLYPH.get(verdict, '?')} {word}", style=style, end="")
 
 
-def risk_cell(case: CaseRecord | CaseSummary, memory: Mapping[str, ClauseMemory] | None = None,
-              escalate: bool = False) -> Text:
+def risk_cell(
+    case: CaseRecord | CaseSummary,
+    memory: Mapping[str, ClauseMemory] | None = None,
+    escalate: bool = False,
+) -> Text:
     """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look.
     With ``memory`` and ``escalate`` the risk is the :func:`current_risk` (a clause
     disputed since the triage shows ``high 24h``)."""
@@ -281,8 +284,7 @@ def clauses_cell(refs: Sequence[str], width: int = 9) -> Text:
     """Cited clause numbers, comma-joined, cut to ``width`` with a ``+N`` tail."""
     if not refs:
         return Text("—", style="dim", end="")
-    return Text(_clauses_label(tuple(refs), width), no_wrap=True, overflow="ellipsis",
-                end="")
+    return Text(_clauses_label(tuple(refs), width), no_wrap=True, overflow="ellipsis", end="")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -326,8 +328,11 @@ def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text
             lines.append(line)
             continue
         line.append(" " + one_line(item.title, 200))
-        days = "no effort recorded" if item.effort_days is None else \
-            f"{item.effort_days:g} {effort.unit}"
+        days = (
+            "no effort recorded"
+            if item.effort_days is None
+            else f"{item.effort_days:g} {effort.unit}"
+        )
         line.append(f" · {days}")
         if item.date:
             line.append(" · " + one_line(item.date, 40), style="dim")
@@ -358,8 +363,7 @@ REASON_CHARS = 300
 folded into ``…``; the decision page has it all)."""
 
 
-def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None
-                     ) -> Group:
+def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None) -> Group:
     """The indented lines under a last correction: the reviewer's reason (literal, cut
     to :data:`REASON_CHARS` with ``…``), the precedent's case id and, when the wiki is
     on, its wiki page (from ``precedents``: case id -> wiki-relative path). Long values
@@ -369,13 +373,14 @@ def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None 
         reason.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
     else:
         reason.append("(none given)", style="dim")
-    rows = [("reason: ", reason),
-            ("precedent: ", Text(one_line(ruling.case_id, 120), style="bold"))]
+    rows = [
+        ("reason: ", reason),
+        ("precedent: ", Text(one_line(ruling.case_id, 120), style="bold")),
+    ]
     page = (precedents or {}).get(ruling.case_id)
     if page:  # a line of its own: a file name is one long word
         rows.append(("wiki: ", Text(one_line(page, 300), style="underline")))
-    return Group(*(_hanging(Text(label, style="dim"), value, indent=4)
-                   for label, value in rows))
+    return Group(*(_hanging(Text(label, style="dim"), value, indent=4) for label, value in rows))
 
 
 def _hanging(label: Text, value: Text, *, indent: int = 0) -> Table:
@@ -389,8 +394,9 @@ def _hanging(label: Text, value: Text, *, indent: int = 0) -> Table:
     return grid
 
 
-def memory_line(ref: str, mem: ClauseMemory | None,
-                precedents: Mapping[str, str] | None = None) -> RenderableType:
+def memory_line(
+    ref: str, mem: ClauseMemory | None, precedents: Mapping[str, str] | None = None
+) -> RenderableType:
     """One line of the clause-memory strip for ``ref`` (with the last correction's
     reason and precedent on two more lines, see :func:`correction_lines`)."""
     out = Text(no_wrap=False)
@@ -436,10 +442,13 @@ def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
     return out
 
 
-def memory_strip(refs: Iterable[str], memory: Mapping[str, ClauseMemory],
-                 similar: Sequence[SimilarRuling] = (),
-                 memory_verdict: str | None = None,
-                 precedents: Mapping[str, str] | None = None) -> Group:
+def memory_strip(
+    refs: Iterable[str],
+    memory: Mapping[str, ClauseMemory],
+    similar: Sequence[SimilarRuling] = (),
+    memory_verdict: str | None = None,
+    precedents: Mapping[str, str] | None = None,
+) -> Group:
     """The clause-memory strip: one line per cited clause, then (when any ruled case
     reads like this one) the :func:`similar_line`. ``precedents``: case id -> wiki page
     of the precedents the lines name (see :func:`correction_lines`)."""
@@ -505,8 +514,12 @@ def clause_block(ref: str, clause: ScopeClause | None) -> Group:
     """A cited clause in full: number, title, kind and text; a clause of the declared
     remit (:func:`etki.domain.is_declared_remit`) is labelled as the PMO's statement."""
     if clause is None:
-        return Group(Text.assemble((printable(ref, multiline=False), "bold"),
-                                   (" (clause not found in the stored project)", "dim")))
+        return Group(
+            Text.assemble(
+                (printable(ref, multiline=False), "bold"),
+                (" (clause not found in the stored project)", "dim"),
+            )
+        )
     head = Text()
     head.append(f"§ {printable(clause.number, multiline=False)} ", style="bold")
     head.append(printable(clause.title, multiline=False), style="bold")
@@ -568,8 +581,12 @@ def ruled_banner(ruling: RulingRecord) -> Text:
     return out
 
 
-def disputed_strip(decision: StoredRisk, clauses: Mapping[str, ScopeClause],
-                   memory: Mapping[str, ClauseMemory], escalate: bool) -> list[Text]:
+def disputed_strip(
+    decision: StoredRisk,
+    clauses: Mapping[str, ScopeClause],
+    memory: Mapping[str, ClauseMemory],
+    escalate: bool,
+) -> list[Text]:
     """The lines the detail pane opens with when the case cites a clause disputed now:
     one per such clause, ``! DISPUTED 3.2 Single sign-on · rulings disagree:
     IN_SCOPE / REJECT`` (``CR`` for a change request), then, when the dispute raised the risk after the triage
@@ -593,18 +610,23 @@ def disputed_strip(decision: StoredRisk, clauses: Mapping[str, ScopeClause],
         stored = decision.risk
         line = Text("  → ")
         line.append("24h PMO look", style="bold reverse")
-        line.append(f": disputed since triage ({stored.level.upper()} then; "
-                    "decision unchanged)")
+        line.append(f": disputed since triage ({stored.level.upper()} then; decision unchanged)")
         lines.append(line)
     return lines
 
 
-def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
-                memory: Mapping[str, ClauseMemory], *,
-                now: datetime | None = None, similar: Sequence[SimilarRuling] = (),
-                memory_verdict: str | None = None, escalate: bool = False,
-                workitems: Mapping[str, WorkItem] | None = None,
-                precedents: Mapping[str, str] | None = None) -> RenderableType:
+def case_detail(
+    case: CaseRecord,
+    clauses: Mapping[str, ScopeClause],
+    memory: Mapping[str, ClauseMemory],
+    *,
+    now: datetime | None = None,
+    similar: Sequence[SimilarRuling] = (),
+    memory_verdict: str | None = None,
+    escalate: bool = False,
+    workitems: Mapping[str, WorkItem] | None = None,
+    precedents: Mapping[str, str] | None = None,
+) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
     memory beside the verdict as the desk computes it now (shown in the clause-memory
@@ -630,8 +652,7 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
         head.append(" · ", style="dim")
         head.append(when(one_line(case.submitted_at)), style="dim")
         if now is not None and (age := age_label(age_days(case, now))):
-            head.append(f" ({age} old)" if age != "just now" else " (just now)",
-                        style="dim")
+            head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
     elif case.created_at:
         head.append(" · imported " + when(one_line(case.created_at)), style="dim")
     parts.append(head)
@@ -643,17 +664,29 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
     risk = Text()
     risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
     if shown_risk.signals:
-        risk.append(" · signals: " + ", ".join(printable(s, multiline=False)
-                                              for s in shown_risk.signals))
+        risk.append(
+            " · signals: " + ", ".join(printable(s, multiline=False) for s in shown_risk.signals)
+        )
     if shown_risk.pmo_look_24h:
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")
     if raised:
-        risk.append(f" (raised now: {', '.join(short_ref(r) for r in raised)} disputed; "
-                    f"{d.risk.level.upper()} at triage)", style="dim")
+        risk.append(
+            f" (raised now: {', '.join(short_ref(r) for r in raised)} disputed; "
+            f"{d.risk.level.upper()} at triage)",
+            style="dim",
+        )
     modules = ", ".join(printable(m, multiline=False) for m in d.impacted_modules) or "none"
-    parts.append(_fields([("Verdict", verdict), ("Risk", risk),
-                          ("Effort", Text(effort_label(d.effort))), ("Modules", Text(modules))]))
+    parts.append(
+        _fields(
+            [
+                ("Verdict", verdict),
+                ("Risk", risk),
+                ("Effort", Text(effort_label(d.effort))),
+                ("Modules", Text(modules)),
+            ]
+        )
+    )
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
@@ -682,7 +715,11 @@ def case_detail(case: CaseRecord, clauses: Mapping[str, ScopeClause],
         parts.append(_bullets(folded(item) for item in d.assumptions))
     if d.effort.basis:
         parts.append(Text(""))
-        parts.append(_section(f"Effort basis ({len(d.effort.basis)} comparable work "
-                              f"item{'s' if len(d.effort.basis) != 1 else ''})"))
+        parts.append(
+            _section(
+                f"Effort basis ({len(d.effort.basis)} comparable work "
+                f"item{'s' if len(d.effort.basis) != 1 else ''})"
+            )
+        )
         parts.append(_bullets(effort_basis(d.effort, workitems or {})))
     return Group(*parts)

@@ -127,8 +127,9 @@ class EtkiDriver(LinuxDriver):
         terminal = self.fileno
         pipe_out, pipe_in = os.pipe()
         stop = threading.Event()
-        relay = threading.Thread(target=self._relay, args=(terminal, pipe_in, stop),
-                                 name="etki-input-relay", daemon=True)
+        relay = threading.Thread(
+            target=self._relay, args=(terminal, pipe_in, stop), name="etki-input-relay", daemon=True
+        )
         relay.start()
         self.fileno = pipe_out  # read once, when the stock loop starts (and at its end)
         try:
@@ -157,6 +158,6 @@ class EtkiDriver(LinuxDriver):
                 return
             try:
                 while data:
-                    data = data[os.write(pipe_in, data):]
+                    data = data[os.write(pipe_in, data) :]
             except OSError:  # the stock loop has ended
                 return

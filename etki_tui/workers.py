@@ -35,11 +35,14 @@ P = ParamSpec("P")
 
 
 def desk_worker(
-    group: str, *, exclusive: bool = True,
+    group: str,
+    *,
+    exclusive: bool = True,
     failed: Callable[..., Message | None] | None = None,
     then: Callable[..., None] | None = None,
-) -> Callable[[Callable[Concatenate[A, str, P], Message | None]],
-              Callable[Concatenate[A, P], Worker[None]]]:
+) -> Callable[
+    [Callable[Concatenate[A, str, P], Message | None]], Callable[Concatenate[A, P], Worker[None]]
+]:
     """Make a method a thread worker of ``group`` (Textual's ``@work(thread=True,
     exit_on_error=False)``: an error never ends the app) that posts its answer.
 
@@ -57,8 +60,10 @@ def desk_worker(
     thread only flags it (``get_current_worker().is_cancelled``); a body that must not
     answer once cancelled checks the flag itself.
     """
-    def decorate(body: Callable[Concatenate[A, str, P], Message | None],
-                 ) -> Callable[Concatenate[A, P], Worker[None]]:
+
+    def decorate(
+        body: Callable[Concatenate[A, str, P], Message | None],
+    ) -> Callable[Concatenate[A, P], Worker[None]]:
         @functools.wraps(body)
         def run(app: A, /, *args: P.args, **kwargs: P.kwargs) -> None:
             project_id = app.project_id
@@ -76,7 +81,6 @@ def desk_worker(
                 if then is not None:
                     then(app, project_id, answer)
 
-        return work(run, thread=True, exclusive=exclusive, group=group,
-                    exit_on_error=False)
+        return work(run, thread=True, exclusive=exclusive, group=group, exit_on_error=False)
 
     return decorate

@@ -64,14 +64,14 @@ def _wiki_main(argv: list[str]) -> int | None:
     return main(argv)
 
 
-MAINS: dict[str, Callable[[list[str]], int | None]] = {"etki": _etki_main,
-                                                      "etki.wiki": _wiki_main}
+MAINS: dict[str, Callable[[list[str]], int | None]] = {"etki": _etki_main, "etki.wiki": _wiki_main}
 """Program -> its ``main`` (``etki`` is ``etki.cli.main``; ``etki.wiki`` is what
 ``python -m etki.wiki`` runs)."""
 
 
-def run_etki(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
-             program: str = "etki") -> subprocess.CompletedProcess[str]:
+def run_etki(
+    args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str, program: str = "etki"
+) -> subprocess.CompletedProcess[str]:
     """Run ``program`` (a key of :data:`MAINS`) with ``args`` in this process, with
     ``env`` as the whole environment and ``cwd`` as the working directory for the call.
     Returns the exit code (``SystemExit``'s, 0 when ``main`` returns None or 0), stdout
@@ -79,8 +79,13 @@ def run_etki(args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str,
     is a failure to see, not an exit code."""
     out, err = io.StringIO(), io.StringIO()
     code: int
-    with (_environment(env), contextlib.chdir(cwd), _root_logger_kept(),
-          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)):
+    with (
+        _environment(env),
+        contextlib.chdir(cwd),
+        _root_logger_kept(),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         try:
             returned = MAINS[program](list(args))
             code = int(returned or 0)

@@ -46,6 +46,7 @@ def tui_clock() -> datetime:
 
 # --- snapshots under snapshots/tui/ ---------------------------------------------------
 
+
 class TuiSVGExtension(SVGImageExtension):
     """pytest-textual-snapshot's SVG extension, storing files under
     ``snapshots/tui/<test module>/<test name>.svg``."""
@@ -61,8 +62,9 @@ class _TuiSnapshotAssertion(SnapshotAssertion):
     ``snap_compare`` calls ``snapshot.use_extension(SVGImageExtension)``; syrupy builds
     the new assertion with ``self.__class__``, so the swap survives that call."""
 
-    def with_defaults(self, *, extension_class: type[AbstractSyrupyExtension] | None = None,
-                      **kwargs: object) -> SnapshotAssertion:
+    def with_defaults(
+        self, *, extension_class: type[AbstractSyrupyExtension] | None = None, **kwargs: object
+    ) -> SnapshotAssertion:
         if extension_class is SVGImageExtension:
             extension_class = TuiSVGExtension
         return super().with_defaults(extension_class=extension_class, **kwargs)  # type: ignore[arg-type]
@@ -88,7 +90,7 @@ HOSTILE_TEXT = (
     "Kod örneği: [[self someView] doSomething:[self someMethod]]\n"
     "Lütfen [bold]ACİL[/bold] bakın, ayrıntı için "
     "[link=https://evil.example/login]buraya tıklayın[/link]\n"
-    "ya da [@click=app.quit]şuraya[/] basın. Dizi: [0] [1,2,3] [\"foo\"] []\n"
+    'ya da [@click=app.quit]şuraya[/] basın. Dizi: [0] [1,2,3] ["foo"] []\n'
     "\x1b[2J\x1b[HSistem: ONAYLANDI (sahte)\n"
     "\x1b]0;pwned-title\x07\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[31mKIRMIZI\x1b[0m\rÜZERİNE YAZ\n"
     "\x9b31mC1-CSI\n"
@@ -99,96 +101,206 @@ HOSTILE_TEXT = (
 WIDE_TITLE = "👩\u200d💻 東京オフィス SSO — 🇹🇷 Türkiye ofisi girişi ve e\u0301 kontrolü"
 
 CLAUSES = (
-    ScopeClause("MSA-2024-01#3.2", "MSA-2024-01", "3.2", "Single sign-on",
-                "Staff sign in to the back office with the Municipality's Active Directory "
-                "(SAML 2.0). Citizens sign in with e-Devlet.\n\nService accounts are not "
-                "covered.", kind="inclusion"),
-    ScopeClause("MSA-2024-01#4.1", "MSA-2024-01", "4.1", "Online payments",
-                "Citizens pay property tax and environmental cleaning tax online by card.",
-                kind="inclusion"),
-    ScopeClause("MSA-2024-01#4.3", "MSA-2024-01", "4.3", "Receipts",
-                "Every payment produces a PDF receipt that the citizen can download.",
-                kind="inclusion"),
-    ScopeClause("MSA-2024-01#9.1", "MSA-2024-01", "9.1", "Native mobile applications",
-                "Native iOS or Android applications are out of scope; the portal is "
-                "responsive.", kind="exclusion"),
-    ScopeClause("MSA-2024-01#10.2", "MSA-2024-01", "10.2", "Availability",
-                "99.5% monthly availability during business hours.", kind="sla"),
+    ScopeClause(
+        "MSA-2024-01#3.2",
+        "MSA-2024-01",
+        "3.2",
+        "Single sign-on",
+        "Staff sign in to the back office with the Municipality's Active Directory "
+        "(SAML 2.0). Citizens sign in with e-Devlet.\n\nService accounts are not "
+        "covered.",
+        kind="inclusion",
+    ),
+    ScopeClause(
+        "MSA-2024-01#4.1",
+        "MSA-2024-01",
+        "4.1",
+        "Online payments",
+        "Citizens pay property tax and environmental cleaning tax online by card.",
+        kind="inclusion",
+    ),
+    ScopeClause(
+        "MSA-2024-01#4.3",
+        "MSA-2024-01",
+        "4.3",
+        "Receipts",
+        "Every payment produces a PDF receipt that the citizen can download.",
+        kind="inclusion",
+    ),
+    ScopeClause(
+        "MSA-2024-01#9.1",
+        "MSA-2024-01",
+        "9.1",
+        "Native mobile applications",
+        "Native iOS or Android applications are out of scope; the portal is responsive.",
+        kind="exclusion",
+    ),
+    ScopeClause(
+        "MSA-2024-01#10.2",
+        "MSA-2024-01",
+        "10.2",
+        "Availability",
+        "99.5% monthly availability during business hours.",
+        kind="sla",
+    ),
 )
 
 
 def tui_project(pid: str = "demo") -> Project:
     """The TUI fixture project: five clauses, three modules, two work items."""
     return Project(
-        config=ProjectConfig(pid, "Kentpark e-Services (test)", languages=("en", "tr"),
-                             reviewers=(Reviewer("reviewer"), Reviewer("ayse"),
-                                        Reviewer("jurgen"), Reviewer("vera", "viewer"))),
+        config=ProjectConfig(
+            pid,
+            "Kentpark e-Services (test)",
+            languages=("en", "tr"),
+            reviewers=(
+                Reviewer("reviewer"),
+                Reviewer("ayse"),
+                Reviewer("jurgen"),
+                Reviewer("vera", "viewer"),
+            ),
+        ),
         root=Path("/nonexistent"),
-        contracts=(Contract("MSA-2024-01", "Master Services Agreement", "contracts/msa.md",
-                            CLAUSES),),
-        modules=(Module("auth.sso", "auth/sso", "SSO login"),
-                 Module("payments", "payments", "Online payments", ("auth.sso",)),
-                 Module("receipts", "payments/receipts", "PDF receipts", ("payments",))),
-        workitems=(WorkItem("WI-1", "SSO login", "feature", "2024-01-01", ("auth.sso",), 3.0),
-                   WorkItem("WI-2", "Card payments", "feature", "2024-02-01", ("payments",),
-                            8.0)),
+        contracts=(
+            Contract("MSA-2024-01", "Master Services Agreement", "contracts/msa.md", CLAUSES),
+        ),
+        modules=(
+            Module("auth.sso", "auth/sso", "SSO login"),
+            Module("payments", "payments", "Online payments", ("auth.sso",)),
+            Module("receipts", "payments/receipts", "PDF receipts", ("payments",)),
+        ),
+        workitems=(
+            WorkItem("WI-1", "SSO login", "feature", "2024-01-01", ("auth.sso",), 3.0),
+            WorkItem("WI-2", "Card payments", "feature", "2024-02-01", ("payments",), 8.0),
+        ),
     )
 
 
-def tui_decision(case_id: str, verdict: str, cited: tuple[str, ...], *, confidence: float,
-                 modules: tuple[str, ...] = ("auth.sso",), risk: Risk | None = None,
-                 effort: Effort | None = None, reasoning: str = "") -> Decision:
+def tui_decision(
+    case_id: str,
+    verdict: str,
+    cited: tuple[str, ...],
+    *,
+    confidence: float,
+    modules: tuple[str, ...] = ("auth.sso",),
+    risk: Risk | None = None,
+    effort: Effort | None = None,
+    reasoning: str = "",
+) -> Decision:
     """A hand-built frozen decision."""
     return Decision(
-        case_id=case_id, verdict=verdict, confidence=confidence,  # type: ignore[arg-type]
-        cited_clauses=cited, impacted_modules=modules,
-        effort=effort or Effort(1.0, 3.0, ("WI-1",)), risk=risk or Risk(),
+        case_id=case_id,
+        verdict=verdict,
+        confidence=confidence,  # type: ignore[arg-type]
+        cited_clauses=cited,
+        impacted_modules=modules,
+        effort=effort or Effort(1.0, 3.0, ("WI-1",)),
+        risk=risk or Risk(),
         assumptions=("The request describes the production portal.",),
         reasoning=reasoning or f"Best match: {', '.join(cited)}.",
         evidence=(EvidenceStep("score_clauses", "top clauses", tuple((c, 1.0) for c in cited)),),
-        engine_version="test", model_version="lexical-v1", index_freshness="sha256:tui",
+        engine_version="test",
+        model_version="lexical-v1",
+        index_freshness="sha256:tui",
     )
 
 
 PENDING: tuple[tuple[Request, Decision], ...] = (
-    (Request("R1", "Staff cannot sign in with their AD account since Monday; the SSO page "
-                   "loops back to the login form.", "SSO login fails for staff accounts",
-             "Ayşe Yılmaz", "2026-11-20"),
-     tui_decision("req-demo-0a1f3c21", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.86,
-                  risk=Risk("medium", ("security",), True),
-                  reasoning="The request is a defect in delivered scope: clause 3.2 covers "
-                            "staff sign-in with Active Directory.")),
-    (Request("R2", "Please build native iOS and Android apps for the portal.",
-             "Build native iOS and Android apps"),
-     tui_decision("req-demo-1b7e9d02", "REJECT", ("MSA-2024-01#9.1",), confidence=0.91,
-                  modules=(), effort=Effort(None, None),
-                  reasoning="Clause 9.1 excludes native mobile applications.")),
-    (Request("R3", "Citizens should also be able to pay water bills online.",
-             "Also accept water bill payments"),
-     tui_decision("req-demo-2c4a8e13", "CHANGE_REQUEST",
-                  ("MSA-2024-01#4.1", "MSA-2024-01#4.3", "MSA-2024-01#10.2"), confidence=0.64,
-                  modules=("payments", "receipts"), effort=Effort(5.0, 8.0, ("WI-2",)),
-                  reasoning="Water bills are not among the taxes listed in 4.1.")),
-    (Request("R4", HOSTILE_TEXT, HOSTILE_TITLE, "[red]mallory[/red]"),
-     tui_decision("req-demo-3d5b0f24", "IN_SCOPE", ("MSA-2024-01#4.1",), confidence=0.58,
-                  modules=("payments",),
-                  reasoning="A disputed tax payment is handled by the payments module.")),
-    (Request("R5", "The Tokyo office 東京オフィス wants SSO too 👍", WIDE_TITLE),
-     tui_decision("req-demo-4e6c1a35", "CHANGE_REQUEST", ("MSA-2024-01#3.2",),
-                  confidence=0.71)),
-    (Request("R6", "Downloading a receipt PDF crashes with error 500.",
-             "Receipt export crashes"),
-     tui_decision("req-demo-5f7d2b46", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.77,
-                  modules=("receipts",))),
+    (
+        Request(
+            "R1",
+            "Staff cannot sign in with their AD account since Monday; the SSO page "
+            "loops back to the login form.",
+            "SSO login fails for staff accounts",
+            "Ayşe Yılmaz",
+            "2026-11-20",
+        ),
+        tui_decision(
+            "req-demo-0a1f3c21",
+            "IN_SCOPE",
+            ("MSA-2024-01#3.2",),
+            confidence=0.86,
+            risk=Risk("medium", ("security",), True),
+            reasoning="The request is a defect in delivered scope: clause 3.2 covers "
+            "staff sign-in with Active Directory.",
+        ),
+    ),
+    (
+        Request(
+            "R2",
+            "Please build native iOS and Android apps for the portal.",
+            "Build native iOS and Android apps",
+        ),
+        tui_decision(
+            "req-demo-1b7e9d02",
+            "REJECT",
+            ("MSA-2024-01#9.1",),
+            confidence=0.91,
+            modules=(),
+            effort=Effort(None, None),
+            reasoning="Clause 9.1 excludes native mobile applications.",
+        ),
+    ),
+    (
+        Request(
+            "R3",
+            "Citizens should also be able to pay water bills online.",
+            "Also accept water bill payments",
+        ),
+        tui_decision(
+            "req-demo-2c4a8e13",
+            "CHANGE_REQUEST",
+            ("MSA-2024-01#4.1", "MSA-2024-01#4.3", "MSA-2024-01#10.2"),
+            confidence=0.64,
+            modules=("payments", "receipts"),
+            effort=Effort(5.0, 8.0, ("WI-2",)),
+            reasoning="Water bills are not among the taxes listed in 4.1.",
+        ),
+    ),
+    (
+        Request("R4", HOSTILE_TEXT, HOSTILE_TITLE, "[red]mallory[/red]"),
+        tui_decision(
+            "req-demo-3d5b0f24",
+            "IN_SCOPE",
+            ("MSA-2024-01#4.1",),
+            confidence=0.58,
+            modules=("payments",),
+            reasoning="A disputed tax payment is handled by the payments module.",
+        ),
+    ),
+    (
+        Request("R5", "The Tokyo office 東京オフィス wants SSO too 👍", WIDE_TITLE),
+        tui_decision("req-demo-4e6c1a35", "CHANGE_REQUEST", ("MSA-2024-01#3.2",), confidence=0.71),
+    ),
+    (
+        Request(
+            "R6", "Downloading a receipt PDF crashes with error 500.", "Receipt export crashes"
+        ),
+        tui_decision(
+            "req-demo-5f7d2b46",
+            "IN_SCOPE",
+            ("MSA-2024-01#4.3",),
+            confidence=0.77,
+            modules=("receipts",),
+        ),
+    ),
 )
 
 RULED: tuple[tuple[Request, Decision, str, str, str], ...] = (
-    (Request("R7", "The SSO session times out after 5 minutes.", "SSO session too short"),
-     tui_decision("req-demo-8a9e3c57", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.8),
-     "approve", "ayse", ""),
-    (Request("R8", "Contractor accounts need SSO as well.", "SSO for contractor accounts"),
-     tui_decision("req-demo-9b0f4d68", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.74),
-     "reject", "jurgen", "Contractors are not Staff under 1.2; they need their own CR."),
+    (
+        Request("R7", "The SSO session times out after 5 minutes.", "SSO session too short"),
+        tui_decision("req-demo-8a9e3c57", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.8),
+        "approve",
+        "ayse",
+        "",
+    ),
+    (
+        Request("R8", "Contractor accounts need SSO as well.", "SSO for contractor accounts"),
+        tui_decision("req-demo-9b0f4d68", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.74),
+        "reject",
+        "jurgen",
+        "Contractors are not Staff under 1.2; they need their own CR.",
+    ),
 )
 """Two ruled cases citing 3.2 with different rulings: 3.2 is DISPUTED, one precedent."""
 
@@ -213,9 +325,11 @@ class TuiWorld:
 def build_tui_world(tmp: Path, *, wiki: bool = True) -> TuiWorld:
     """Store the fixture project in ``tmp`` (SQLite file, wiki folder) and rule the two
     ruled cases through the real ApprovalService (so the wiki has decision files)."""
-    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
-                        wiki_dir=str(tmp / "wiki-{project}") if wiki else None,
-                        reviewer="reviewer")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp}/etki.db",
+        wiki_dir=str(tmp / "wiki-{project}") if wiki else None,
+        reviewer="reviewer",
+    )
     repo = CaseFileRepository(settings.db_url, clock=tui_clock)
     repo.save_project(tui_project(), "sha256:tui", b"{}\n")
     repo.add_cases("demo", [*PENDING, *((r, d) for r, d, *_ in RULED)])
@@ -249,9 +363,12 @@ def build_tui_history_world(tmp: Path) -> TuiWorld:
     for i, (_day, verdict, *_rest) in enumerate(HISTORY):
         case_id = f"req-demo-h{i:07d}"
         cited = ("MSA-2024-01#4.1", "MSA-2024-01#4.3") if i % 2 else ("MSA-2024-01#4.1",)
-        items.append((Request(f"H{i}", f"Past request {i}.", f"Past request {i}"),
-                      tui_decision(case_id, verdict, cited, confidence=0.7,
-                                   modules=("payments",))))
+        items.append(
+            (
+                Request(f"H{i}", f"Past request {i}.", f"Past request {i}"),
+                tui_decision(case_id, verdict, cited, confidence=0.7, modules=("payments",)),
+            )
+        )
     repo.add_cases("demo", items)
     approvals = approval_service(repo, world.settings)
     for (day, _verdict, action, who, reason), (_, decision) in zip(HISTORY, items, strict=True):
@@ -263,9 +380,11 @@ def build_tui_history_world(tmp: Path) -> TuiWorld:
 
 def open_tui_world(tmp: Path, *, wiki: bool = True) -> TuiWorld:
     """A :class:`TuiWorld` over files already in ``tmp`` (see :func:`build_tui_world`)."""
-    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
-                        wiki_dir=str(tmp / "wiki-{project}") if wiki else None,
-                        reviewer="reviewer")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp}/etki.db",
+        wiki_dir=str(tmp / "wiki-{project}") if wiki else None,
+        reviewer="reviewer",
+    )
     repo = CaseFileRepository(settings.db_url, clock=tui_clock)
     return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo))
 
@@ -310,21 +429,48 @@ def build_tui_tdrs_world(tmp: Path) -> TuiWorld:
 
     loaded = load_project(TDRS_DIR)
     project = replace(loaded, config=replace(loaded.config, reviewers=(Reviewer("reviewer"),)))
-    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
-                        wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp}/etki.db", wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer"
+    )
     repo = CaseFileRepository(settings.db_url, clock=tui_clock)
     repo.save_project(project, "sha256:tdrs", b"{}\n")
-    repo.add_cases("tdrs", [
-        (Request("T1", "Data uploaded to the old system by sftp must also reach the new "
-                       "one, and the QASP says what counts as done.",
-                 "Sync sftp uploads to the new system"),
-         tui_decision(TDRS_PENDING, "IN_SCOPE", TDRS_CITED, confidence=0.66, modules=(),
-                      effort=Effort(None, None))),
-        (Request("T2", "Grantees want status messages after each upload.",
-                 "Status messages after upload"),
-         tui_decision(TDRS_RULED, "IN_SCOPE", TDRS_CITED, confidence=0.7, modules=(),
-                      effort=Effort(None, None))),
-    ])
+    repo.add_cases(
+        "tdrs",
+        [
+            (
+                Request(
+                    "T1",
+                    "Data uploaded to the old system by sftp must also reach the new "
+                    "one, and the QASP says what counts as done.",
+                    "Sync sftp uploads to the new system",
+                ),
+                tui_decision(
+                    TDRS_PENDING,
+                    "IN_SCOPE",
+                    TDRS_CITED,
+                    confidence=0.66,
+                    modules=(),
+                    effort=Effort(None, None),
+                ),
+            ),
+            (
+                Request(
+                    "T2",
+                    "Grantees want status messages after each upload.",
+                    "Status messages after upload",
+                ),
+                tui_decision(
+                    TDRS_RULED,
+                    "IN_SCOPE",
+                    TDRS_CITED,
+                    confidence=0.7,
+                    modules=(),
+                    effort=Effort(None, None),
+                ),
+            ),
+        ],
+    )
     approval_service(repo, settings).rule(TDRS_RULED, "approve", reviewer="reviewer")
-    return TuiWorld(tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo),
-                    project_id="tdrs")
+    return TuiWorld(
+        tmp=tmp, settings=settings, repo=repo, desk=Desk(settings, repo), project_id="tdrs"
+    )

@@ -61,9 +61,11 @@ def _child(job: dict) -> None:
     else:
         hook = None
         if job.get("die_before_projection"):
+
             def hook(case_id: str) -> None:  # the commit is done; the kill comes now
                 _say(f"held {me} {case_id}")
                 time.sleep(120)
+
         service = approval_service(repo, settings, hook=hook)
         for case_id, action in job["rulings"]:
             outcome = service.rule(case_id, action, reason=f"crash test: {action}")

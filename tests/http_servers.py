@@ -96,8 +96,9 @@ class LocalServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -160,9 +161,17 @@ def openai_embeddings(reply: Callable[[Request], Reply | None] | None = None) ->
             return Reply(404, {"error": "not found"})
         inputs = req.body["input"]
         inputs = [inputs] if isinstance(inputs, str) else inputs
-        return Reply(200, {"object": "list", "model": req.body.get("model"),
-                           "data": [{"object": "embedding", "index": i,
-                                     "embedding": bow_vector(t)} for i, t in enumerate(inputs)]})
+        return Reply(
+            200,
+            {
+                "object": "list",
+                "model": req.body.get("model"),
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": bow_vector(t)}
+                    for i, t in enumerate(inputs)
+                ],
+            },
+        )
 
     return handle
 
@@ -181,6 +190,7 @@ def tei_embed() -> Handler:
 
 
 # --- rerank -------------------------------------------------------------------------------
+
 
 def tei_rerank(score: Callable[[str, str], float] | None = None) -> Handler:
     """A TEI ``/rerank`` handler (``{query, texts}`` -> ``[{index, score}]`` sorted by score
@@ -204,13 +214,18 @@ def tei_rerank(score: Callable[[str, str], float] | None = None) -> Handler:
 
 # --- chat ---------------------------------------------------------------------------------
 
+
 def chat_completion(content: str | None, tool_calls: Sequence[dict] | None = None) -> dict:
     """An OpenAI chat-completions answer body with one choice."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls is not None:
         message["tool_calls"] = list(tool_calls)
-    return {"id": "chatcmpl-test", "object": "chat.completion", "model": "test",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "test",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
 
 
 def openai_chat(answer: Callable[[list[dict], int], Reply | str]) -> Handler:

@@ -12,8 +12,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-PACKAGES = ("etki", "etki.knowledge", "etki.wiki", "etki.retrieval", "etki.triage",
-            "etki.store", "etki.store.repository", "etki.evaluation", "etki_tui")
+PACKAGES = (
+    "etki",
+    "etki.knowledge",
+    "etki.wiki",
+    "etki.retrieval",
+    "etki.triage",
+    "etki.store",
+    "etki.store.repository",
+    "etki.evaluation",
+    "etki_tui",
+)
 
 
 def sibling_cycles() -> list[tuple[str, str]]:
@@ -26,10 +35,10 @@ def sibling_cycles() -> list[tuple[str, str]]:
     for package in PACKAGES:
         kids = sorted(graph.find_children(package))
         for i, a in enumerate(kids):
-            for b in kids[i + 1:]:
-                if (graph.direct_import_exists(importer=a, imported=b, as_packages=True)
-                        and graph.direct_import_exists(importer=b, imported=a,
-                                                       as_packages=True)):
+            for b in kids[i + 1 :]:
+                if graph.direct_import_exists(
+                    importer=a, imported=b, as_packages=True
+                ) and graph.direct_import_exists(importer=b, imported=a, as_packages=True):
                     found.append((a, b))
     return found
 

@@ -34,12 +34,12 @@ Supply of hardware, kiosks and printers is not included.
 """
 
 OUT_WEBSITE = "The public website's news content is a separate application run by the Press Office."
-HOSTILE = ("[bold]x[/] \x1b[2J Belediye personelinin eğitimi İnsan Kaynakları "
-           "Müdürlüğü'nün işidir.")
+HOSTILE = "[bold]x[/] \x1b[2J Belediye personelinin eğitimi İnsan Kaynakları Müdürlüğü'nün işidir."
 """A statement with Rich markup, an ANSI escape and Turkish letters: it must show
 literally everywhere (the escape as a visible placeholder)."""
 GERMAN_NFD = unicodedata.normalize(
-    "NFD", "Die Wartung der Buchungsdatenbank gehört zum Leistungsumfang (Größe, Straße).")
+    "NFD", "Die Wartung der Buchungsdatenbank gehört zum Leistungsumfang (Größe, Straße)."
+)
 
 ETKI_YAML = f"""id: lib
 name: City library bookings
@@ -56,8 +56,10 @@ scope:
     - {GERMAN_NFD}
 """
 
-REQUEST_WEBSITE = ("Please rewrite the news articles on the public website, the Press "
-                   "Office content pages look old.")
+REQUEST_WEBSITE = (
+    "Please rewrite the news articles on the public website, the Press "
+    "Office content pages look old."
+)
 REQUEST_TRAINING = "Belediye personelinin eğitimi için bir kurs düzenler misiniz?"
 
 
@@ -66,8 +68,9 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.split("\n"), start=1) if needle in line)
 
 
-def write_remit_project(root: Path, *, etki_yaml: str = ETKI_YAML,
-                        requests: tuple[tuple[str, str, str], ...] = ()) -> Path:
+def write_remit_project(
+    root: Path, *, etki_yaml: str = ETKI_YAML, requests: tuple[tuple[str, str, str], ...] = ()
+) -> Path:
     """Write the project folder at ``root``: ``etki.yaml`` (default :data:`ETKI_YAML`),
     ``contracts/lib.md`` and, when given, ``requests.jsonl`` from (id, title, text)."""
     (root / "contracts").mkdir(parents=True, exist_ok=True)
@@ -75,6 +78,10 @@ def write_remit_project(root: Path, *, etki_yaml: str = ETKI_YAML,
     (root / "contracts" / "lib.md").write_text(CONTRACT, encoding="utf-8")
     if requests:
         (root / "requests.jsonl").write_text(
-            "".join(json.dumps({"id": i, "title": t, "text": x}, ensure_ascii=False) + "\n"
-                    for i, t, x in requests), encoding="utf-8")
+            "".join(
+                json.dumps({"id": i, "title": t, "text": x}, ensure_ascii=False) + "\n"
+                for i, t, x in requests
+            ),
+            encoding="utf-8",
+        )
     return root

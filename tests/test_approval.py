@@ -19,12 +19,19 @@ from tests.factories import frozen_clock, make_decision, make_project, make_requ
 def _service(tmp_path, wiki: str | None = "wiki-{project}", reviewer: str = "ayse"):
     repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
-    repo.add_cases("demo", [
-        (make_request("R1", "SSO login fails"), make_decision("req-demo-1")),
-        (make_request("R2", "Build a native app"), make_decision("req-demo-2", "CHANGE_REQUEST")),
-    ])
-    settings = Settings(db_url="unused", reviewer=reviewer,
-                        wiki_dir=None if wiki is None else str(tmp_path / wiki))
+    repo.add_cases(
+        "demo",
+        [
+            (make_request("R1", "SSO login fails"), make_decision("req-demo-1")),
+            (
+                make_request("R2", "Build a native app"),
+                make_decision("req-demo-2", "CHANGE_REQUEST"),
+            ),
+        ],
+    )
+    settings = Settings(
+        db_url="unused", reviewer=reviewer, wiki_dir=None if wiki is None else str(tmp_path / wiki)
+    )
     return repo, approval_service(repo, settings)
 
 
@@ -45,7 +52,9 @@ def test_reviewer_must_be_an_approver(tmp_path):
             svc.approve("req-demo-1")
     assert repo.case("req-demo-1").ruling is None
     assert [(r[1], r[-1]) for r in repo.audit_log("req-demo-1")] == [
-        ("mallory", "denied"), ("viewer-vera", "denied")]
+        ("mallory", "denied"),
+        ("viewer-vera", "denied"),
+    ]
 
 
 def test_second_ruling_is_a_conflict(tmp_path):
@@ -107,8 +116,10 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
     repo, svc = _service(tmp_path)
     assert svc.projector is not None and svc.hook == svc.projector.project_case
     other_repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
-    other = approval_service(other_repo, Settings(db_url="unused", reviewer="ayse",
-                                                  wiki_dir=str(tmp_path / "wiki-{project}")))
+    other = approval_service(
+        other_repo,
+        Settings(db_url="unused", reviewer="ayse", wiki_dir=str(tmp_path / "wiki-{project}")),
+    )
     svc.approve("req-demo-1")
     other.hook = None  # another desk whose hook never ran
     other.convert_to_cr("req-demo-2")
@@ -116,16 +127,21 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
     assert svc.approve("req-demo-3").wiki_error is None
     svc.projector.flush()
     settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"))
-    assert WikiProjector(CaseFileRepository(f"sqlite:///{tmp_path}/etki.db"),
-                         settings).verify("demo") == []
+    assert (
+        WikiProjector(CaseFileRepository(f"sqlite:///{tmp_path}/etki.db"), settings).verify("demo")
+        == []
+    )
     assert approval_service(repo, Settings(db_url="unused", wiki_dir=None)).projector is None
     # approval itself never builds a projector: only services wires the wiki in
-    assert ApprovalService(repo, Settings(db_url="unused", wiki_dir=str(tmp_path / "w"))
-                           ).projector is None
+    assert (
+        ApprovalService(repo, Settings(db_url="unused", wiki_dir=str(tmp_path / "w"))).projector
+        is None
+    )
     other_repo.dispose()
 
 
 # --- identity (issue 11, item 9) -------------------------------------------------------
+
 
 def test_a_refusal_names_no_approver(tmp_path):
     repo, _ = _service(tmp_path)
@@ -153,8 +169,9 @@ def test_an_nfd_reviewer_matches_its_nfc_approver_both_ways(tmp_path):
     # case is kept: a differently cased name is another name (etki.identity)
     repo.add_cases("demo", [(make_request("R2"), make_decision("req-demo-2"))])
     with pytest.raises(PermissionDeniedError):
-        ApprovalService(repo, Settings(db_url="unused", reviewer="j\u00fcrgen",
-                                       wiki_dir=None)).approve("req-demo-2")
+        ApprovalService(
+            repo, Settings(db_url="unused", reviewer="j\u00fcrgen", wiki_dir=None)
+        ).approve("req-demo-2")
 
 
 def test_changing_reviewers_needs_the_flag_and_an_approver(tmp_path):
@@ -170,12 +187,17 @@ def test_changing_reviewers_needs_the_flag_and_an_approver(tmp_path):
         repo.save_project(wider, "sha256:b", b"{}\n", update_reviewers=True, actor="mallory")
     assert repo.index_hash("demo") == "sha256:a"  # nothing stored by either
     narrower = make_project(reviewers=("jurgen",))
-    assert repo.save_project(narrower, "sha256:c", b"{}\n", update_reviewers=True,
-                             actor="ayse") == ("remove approver 'ayse'",)
+    assert repo.save_project(
+        narrower, "sha256:c", b"{}\n", update_reviewers=True, actor="ayse"
+    ) == ("remove approver 'ayse'",)
     assert [a.outcome for a in repo.project_audit("demo")] == [
-        "created", "refused", "denied", "changed"]
+        "created",
+        "refused",
+        "denied",
+        "changed",
+    ]
     # a stored list without any approver cannot lock everyone out of fixing it
     repo.save_project(make_project("view", reviewers=()), "sha256:d", b"{}\n")
-    assert repo.save_project(make_project("view"), "sha256:e", b"{}\n",
-                             update_reviewers=True, actor="anyone") == (
-        "add approver 'ayse'", "add approver 'jurgen'")
+    assert repo.save_project(
+        make_project("view"), "sha256:e", b"{}\n", update_reviewers=True, actor="anyone"
+    ) == ("add approver 'ayse'", "add approver 'jurgen'")

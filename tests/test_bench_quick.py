@@ -21,10 +21,15 @@ def test_bench_all_quick_runs(tmp_path: Path) -> None:
     env = {**os.environ, "ETKI_BENCH_DIR": str(tmp_path)}
     env.pop("ETKI_DB_URL", None)
     env.pop("ETKI_WIKI_DIR", None)
-    done = subprocess.run([sys.executable, "-m", "bench", "all", "--quick",
-                           "--json", str(tmp_path / "figures.json")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "all", "--quick", "--json", str(tmp_path / "figures.json")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     for name in BENCHMARKS:
         assert f"\n[{name}] " in "\n" + done.stdout, f"no figure line from {name}"

@@ -58,16 +58,17 @@ def _project_with_pair(tmp: Path) -> Path:
     folder = tmp / "project"
     shutil.copytree(SAMPLE, folder)
     with (folder / "requests.jsonl").open("a", encoding="utf-8") as fh:
-        for rid, text in ((A, "Add a Turkish translation of the invoice page."),
-                          (B, "The login page shows a white screen after SSO.")):
+        for rid, text in (
+            (A, "Add a Turkish translation of the invoice page."),
+            (B, "The login page shows a white screen after SSO."),
+        ):
             fh.write(json.dumps({"id": rid, "title": text, "text": text}) + "\n")
     return folder
 
 
 def test_init_stores_both_requests_of_a_colliding_pair(tmp_path: Path) -> None:
     folder = _project_with_pair(tmp_path)
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
     summary = init_project(folder, repo, settings, related_context=False)
     cases = {c.request_id: c for c in repo.cases("demo")}
@@ -77,21 +78,22 @@ def test_init_stores_both_requests_of_a_colliding_pair(tmp_path: Path) -> None:
     assert cases[B].text == "The login page shows a white screen after SSO."
     # a second init stores nothing new and changes no id
     assert init_project(folder, repo, settings, related_context=False).new_cases == 0
-    assert {c.request_id: c.case_id for c in repo.cases("demo")} == \
-        {r: c.case_id for r, c in cases.items()}
+    assert {c.request_id: c.case_id for c in repo.cases("demo")} == {
+        r: c.case_id for r, c in cases.items()
+    }
 
 
 def test_erasing_the_longer_one_keeps_it_erased(tmp_path: Path) -> None:
     folder = _project_with_pair(tmp_path)
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
     init_project(folder, repo, settings, related_context=False)
     long_b = case_id_for("demo", B, 12)
     repo.erase_case(long_b, "dpo", "data subject request")
     again = init_project(folder, repo, settings, related_context=False)
     assert (again.new_cases, again.erased_skipped) == (0, 1)
-    assert "  erased: 1 request(s) of the folder were erased and are not stored again" \
-        in again.lines()
+    assert (
+        "  erased: 1 request(s) of the folder were erased and are not stored again" in again.lines()
+    )
     ids = {c.case_id for c in repo.cases("demo")}
     assert long_b not in ids and "req-demo-636eb6d6" in ids

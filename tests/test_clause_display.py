@@ -65,8 +65,13 @@ def assert_readable(lines: list[str], width: int) -> None:
     assert not [line for line in lines if line.lstrip().startswith((">", "|", "- >"))]
     assert all(cell_len(line) <= width for line in lines)
     for a, b in zip(lines, lines[1:], strict=False):
-        if (not a.strip() or not b.strip() or ITEM.match(b) or _indent(a) != _indent(b)
-                or a.startswith("§ ")):
+        if (
+            not a.strip()
+            or not b.strip()
+            or ITEM.match(b)
+            or _indent(a) != _indent(b)
+            or a.startswith("§ ")
+        ):
             continue  # a paragraph or list item starts (or a clause's heading wraps)
         first = b.split()[0]
         assert cell_len(a) + 1 + cell_len(first) > width, f"ragged wrap:\n{a}\n{b}"
@@ -75,8 +80,11 @@ def assert_readable(lines: list[str], width: int) -> None:
 def _indent(line: str) -> int:
     """Where the text of a line starts (after a list item's bullet or number)."""
     m = ITEM.match(line)
-    return m.end() + (len(line[m.end():]) - len(line[m.end():].lstrip())) if m else \
-        len(line) - len(line.lstrip())
+    return (
+        m.end() + (len(line[m.end() :]) - len(line[m.end() :].lstrip()))
+        if m
+        else len(line) - len(line.lstrip())
+    )
 
 
 def _words(text: str) -> list[str]:
@@ -84,6 +92,7 @@ def _words(text: str) -> list[str]:
 
 
 # --- the display form --------------------------------------------------------------------
+
 
 @needs_tdrs
 @pytest.mark.parametrize("width", [60, 76, 116])
@@ -94,15 +103,22 @@ def test_real_tdrs_clauses_render_readably(width: int) -> None:
         assert_readable(shown, width)
     s21 = _text(_lines(clause_text(clauses["tdrs-rfq#2.1"]), 116))
     # the link words (here: the address the link shows) are kept, each its own paragraph
-    for url in ("https://www.acf.hhs.gov/ofa/resource/tanf-acf-pi-2017-05",
-                "https://www.acf.hhs.gov/ofa/resource/tanfedit/index",
-                "https://www.acf.hhs.gov/ofa/resource/tribal-tanf-data-coding-instructions"):
+    for url in (
+        "https://www.acf.hhs.gov/ofa/resource/tanf-acf-pi-2017-05",
+        "https://www.acf.hhs.gov/ofa/resource/tanfedit/index",
+        "https://www.acf.hhs.gov/ofa/resource/tribal-tanf-data-coding-instructions",
+    ):
         assert url in s21
     # the source's first line ends after "toward the" (72 columns): reflowed past it
-    assert s21[0].startswith("OFA seeks agile software development services to begin work "
-                             "toward the product vision of a user-friendly data")
-    items = [line for line in _text(_lines(clause_text(clauses["tdrs-rfq#3.1.2"]), width))
-             if line.lstrip().startswith("•")]
+    assert s21[0].startswith(
+        "OFA seeks agile software development services to begin work "
+        "toward the product vision of a user-friendly data"
+    )
+    items = [
+        line
+        for line in _text(_lines(clause_text(clauses["tdrs-rfq#3.1.2"]), width))
+        if line.lstrip().startswith("•")
+    ]
     assert len(items) == 14 and all(i.lstrip("• ").startswith("As a") for i in items)
     s32 = _text(_lines(clause_text(clauses["tdrs-rfq#3.2"]), 116))
     joined = " ".join(" ".join(s32).split())
@@ -110,8 +126,12 @@ def test_real_tdrs_clauses_render_readably(width: int) -> None:
     assert "Deliverable 1 · Accepted Features" in s32
     assert "Deliverable 8 · User research" in s32  # the raw HTML table
     assert " • Due Date · As needed" in s32
-    for words in ("GSA 18F Front- End Guide", "Accessibility Insights",
-                  "DHS Trusted Tester process", "HHS Section 508 Product Assessment"):
+    for words in (
+        "GSA 18F Front- End Guide",
+        "Accessibility Insights",
+        "DHS Trusted Tester process",
+        "HHS Section 508 Product Assessment",
+    ):
         assert words in joined
     assert s32.count(" • Due Date · Every sprint") == 7
 
@@ -124,8 +144,7 @@ def test_bold_is_a_style_not_stars() -> None:
     assert not any("*" in s.text for line in lines for s in line)
 
 
-@pytest.mark.parametrize("root", [SAMPLE, TDRS_DIR, TALENTMAP], ids=["sample", "tdrs",
-                                                                     "talentmap"])
+@pytest.mark.parametrize("root", [SAMPLE, TDRS_DIR, TALENTMAP], ids=["sample", "tdrs", "talentmap"])
 def test_every_clause_keeps_its_words_and_drops_its_markup(root: Path) -> None:
     """Every clause of the three projects: the display form keeps every word the index
     scores (``ScopeClause.plain``), and a markdown viewer with linkify on (the reader's
@@ -162,12 +181,14 @@ def test_sample_clauses_lose_their_hard_wraps_and_stars() -> None:
 
 
 def test_lists_quotes_html_and_code_in_the_display_form() -> None:
-    text = ("Intro line one\nline two.\n\n> - quoted *item*\n>   wrapped\n> - second\n\n"
-            "1. first\n   - nested\n2. [second](https://x.example) <span>words</span>\n\n"
-            "<ul><li><b>Bold</b> html item</li><li>Other &amp; more</li></ul>\n\n"
-            "# A heading\n\n```\ncode [b]x\n```\n\n---\n\n![alt words](x.png)\n\n"
-            "<table><tr><th>K</th><th>V</th></tr><tr><td>a</td><td><p>b</p></td></tr>"
-            "<tr><td></td><td>c</td></tr></table>")
+    text = (
+        "Intro line one\nline two.\n\n> - quoted *item*\n>   wrapped\n> - second\n\n"
+        "1. first\n   - nested\n2. [second](https://x.example) <span>words</span>\n\n"
+        "<ul><li><b>Bold</b> html item</li><li>Other &amp; more</li></ul>\n\n"
+        "# A heading\n\n```\ncode [b]x\n```\n\n---\n\n![alt words](x.png)\n\n"
+        "<table><tr><th>K</th><th>V</th></tr><tr><td>a</td><td><p>b</p></td></tr>"
+        "<tr><td></td><td>c</td></tr></table>"
+    )
     assert clause_markdown(text) == (
         "Intro line one line two.\n\n"
         "- quoted *item* wrapped\n- second\n\n"
@@ -176,24 +197,35 @@ def test_lists_quotes_html_and_code_in_the_display_form() -> None:
         "**A heading**\n\n"
         "```text\ncode [b]x\n```\n\n"
         "alt words\n\n"
-        "K · V\n\n- a · b\n- c")
+        "K · V\n\n- a · b\n- c"
+    )
     assert clause_markdown("") == "" and clause_markdown("<br>\n\n---\n") == ""
 
 
-HOSTILE_CLAUSE = ("Pay [bold]now[/bold] or [@click=app.quit]quit[/] "
-                  "[link=https://evil.example]here[/link] \x1b[31mRED\x1b[0m \x1b]0;t\x07 "
-                  "\u202eevil\u202c \u2067iso\u2069 <script>alert(1)</script> "
-                  "[a link](https://evil.example/x) <https://auto.example> `[b]c[/b]`\n"
-                  "**real bold** and \\*stars\\* and www.evil.example")
+HOSTILE_CLAUSE = (
+    "Pay [bold]now[/bold] or [@click=app.quit]quit[/] "
+    "[link=https://evil.example]here[/link] \x1b[31mRED\x1b[0m \x1b]0;t\x07 "
+    "\u202eevil\u202c \u2067iso\u2069 <script>alert(1)</script> "
+    "[a link](https://evil.example/x) <https://auto.example> `[b]c[/b]`\n"
+    "**real bold** and \\*stars\\* and www.evil.example"
+)
 
 
 def test_a_hostile_clause_is_shown_literally() -> None:
     clause = ScopeClause("X#1", "X", "1", "Hostile", HOSTILE_CLAUSE)
     lines = _lines(clause_block("X#1", clause), 200)
     shown = "\n".join(_text(lines))
-    for literal in ("[bold]now[/bold]", "[@click=app.quit]quit[/]",
-                    "[link=https://evil.example]here[/link]", "␛[31mRED", "[b]c[/b]",
-                    "a link", "https://auto.example", "*stars*", "www.evil.example"):
+    for literal in (
+        "[bold]now[/bold]",
+        "[@click=app.quit]quit[/]",
+        "[link=https://evil.example]here[/link]",
+        "␛[31mRED",
+        "[b]c[/b]",
+        "a link",
+        "https://auto.example",
+        "*stars*",
+        "www.evil.example",
+    ):
         assert literal in shown, literal
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", shown)
     assert "<script>" not in shown and "https://evil.example/x" not in shown
@@ -202,8 +234,11 @@ def test_a_hostile_clause_is_shown_literally() -> None:
             style = segment.style
             if style is not None:
                 assert not style.link and "@click" not in (style.meta or {})
-    assert any(s.style is not None and s.style.bold and s.text == "real bold"
-               for line in lines for s in line)
+    assert any(
+        s.style is not None and s.style.bold and s.text == "real bold"
+        for line in lines
+        for s in line
+    )
     viewer = MarkdownIt("gfm-like").render(clause_markdown(HOSTILE_CLAUSE))
     assert "<a " not in viewer and "<script" not in viewer and "\x1b" not in viewer
 
@@ -211,21 +246,30 @@ def test_a_hostile_clause_is_shown_literally() -> None:
 def test_a_declared_remit_statement_stays_plain_text() -> None:
     from etki.domain import REMIT_CONTRACT_ID
 
-    clause = ScopeClause(f"{REMIT_CONTRACT_ID}#out-1", REMIT_CONTRACT_ID, "out-1", "Out",
-                         "Native apps **not** covered\nat all.", kind="exclusion")
+    clause = ScopeClause(
+        f"{REMIT_CONTRACT_ID}#out-1",
+        REMIT_CONTRACT_ID,
+        "out-1",
+        "Out",
+        "Native apps **not** covered\nat all.",
+        kind="exclusion",
+    )
     shown = "\n".join(_text(_lines(clause_text(clause), 100)))
     assert "Native apps **not** covered\nat all." in shown
 
 
 # --- the desk: detail pane and reader ---------------------------------------------------
 
+
 def _detail_lines(app) -> tuple[list[str], int]:  # noqa: ANN001
     from etki_tui.widgets.queue import CaseDetail
 
     body = app.query_one(CaseDetail).query_one("#detail-body")
     width = body.size.width
-    lines = ["".join(s.text for s in strip).rstrip()
-             for strip in body.render_lines(Region(0, 0, width, body.size.height))]
+    lines = [
+        "".join(s.text for s in strip).rstrip()
+        for strip in body.render_lines(Region(0, 0, width, body.size.height))
+    ]
     return lines, width
 
 
@@ -238,12 +282,18 @@ def tdrs_world(tmp_path: Path):  # noqa: ANN201
     world.repo.dispose()
 
 
-
 def _app(world):  # noqa: ANN001, ANN202
     from etki_tui.app import EtkiApp
 
-    return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=3600,
-                   poll_seconds=0, clock=tui_clock, preview_delay=0)
+    return EtkiApp(
+        world.desk,
+        world.project_id,
+        cursor_blink=False,
+        search_delay=3600,
+        poll_seconds=0,
+        clock=tui_clock,
+        preview_delay=0,
+    )
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -257,10 +307,11 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
             assert app.query_one(QueuePane).current_case_id() == TDRS_PENDING
             for view in ("pane", "full screen"):
                 lines, width = _detail_lines(app)
-                start = next(i for i, line in enumerate(lines)
-                             if line.startswith("Cited clauses (3)"))
+                start = next(
+                    i for i, line in enumerate(lines) if line.startswith("Cited clauses (3)")
+                )
                 end = next(i for i, line in enumerate(lines) if line.startswith("Assumptions"))
-                clauses = lines[start + 1:end]
+                clauses = lines[start + 1 : end]
                 assert_readable(clauses, width)
                 heads = [line for line in clauses if line.startswith("§ ")]
                 assert [h.split()[1] for h in heads] == ["2.1", "3.1.2", "3.2"], view
@@ -312,15 +363,18 @@ def test_reader_shows_the_contract_page_rendered(tdrs_world, size: tuple[int, in
             paragraph = next(t for t in texts if t.startswith("OFA is not looking"))
             assert "\n" not in paragraph and paragraph.endswith("combine with new data.")
             stories = [  # 3.1.2's user stories: paragraphs of a bullet list
-                block._content.plain for block in page.query(MarkdownBlock)
+                block._content.plain
+                for block in page.query(MarkdownBlock)
                 if getattr(block, "_content", None) is not None
                 and block._content.plain.startswith("As a")
-                and any(type(a).__name__ == "MarkdownBulletList" for a in block.ancestors)]
+                and any(type(a).__name__ == "MarkdownBulletList" for a in block.ancestors)
+            ]
             assert len(stories) == 14 and all("\n" not in story for story in stories)
             for block in page.query(MarkdownBlock):  # rendered lines fit the page
                 if block.size.width and block.size.height:
-                    for strip in block.render_lines(Region(0, 0, block.size.width,
-                                                           block.size.height)):
+                    for strip in block.render_lines(
+                        Region(0, 0, block.size.width, block.size.height)
+                    ):
                         assert strip.cell_length <= block.size.width
 
     asyncio.run(run())
@@ -347,22 +401,30 @@ def test_disputed_page_reads_at_80_columns(tui_world) -> None:  # noqa: ANN001
             page = reader.query_one("#memory-page", Markdown)
             blocks = list(page.query(MarkdownBlock))
             assert not [b for b in blocks if type(b).__name__ == "MarkdownTable"]
-            items = [b._content.plain for b in blocks
-                     if getattr(b, "_content", None) is not None
-                     and any(type(a).__name__ == "MarkdownBulletList" for a in b.ancestors)]
+            items = [
+                b._content.plain
+                for b in blocks
+                if getattr(b, "_content", None) is not None
+                and any(type(a).__name__ == "MarkdownBulletList" for a in b.ancestors)
+            ]
             assert items == [
-                ("IN_SCOPE by ayse, 2026-11-29T12:00:00Z: SSO session too short "
-                 "(case req-demo-8a9e3c57)"),
-                ("REJECT by jurgen, 2026-11-29T12:00:00Z: SSO for contractor accounts "
-                 "(case req-demo-9b0f4d68)")]
+                (
+                    "IN_SCOPE by ayse, 2026-11-29T12:00:00Z: SSO session too short "
+                    "(case req-demo-8a9e3c57)"
+                ),
+                (
+                    "REJECT by jurgen, 2026-11-29T12:00:00Z: SSO for contractor accounts "
+                    "(case req-demo-9b0f4d68)"
+                ),
+            ]
             raw = (tui_world.wiki / "disputed.md").read_text("utf-8")
-            assert all(len(line) <= 80 for line in raw.splitlines()
-                       if "](decisions/" not in line)
+            assert all(len(line) <= 80 for line in raw.splitlines() if "](decisions/" not in line)
 
     asyncio.run(run())
 
 
 # --- the wiki ------------------------------------------------------------------------------
+
 
 def test_wiki_contract_page_carries_the_display_form_and_rebuilds_identically(tdrs_world) -> None:  # noqa: ANN001
     """``entities/contracts/tdrs-rfq.md`` holds each cited clause in its display form (no
@@ -386,17 +448,28 @@ def test_wiki_contract_page_carries_the_display_form_and_rebuilds_identically(td
     assert "```" not in body and "<span" not in body and "<t" not in body
     assert "](https://" not in body and "\n> " not in body
     out = MarkdownIt("gfm-like").render(body)
-    assert "<a href=\"http" not in out and "<pre>" not in out
+    assert '<a href="http' not in out and "<pre>" not in out
     assert out.count("<table>") == len(TDRS_CITED)  # the ruling table of each clause
     assert "<strong>Deliverable 8</strong> · <strong>User research</strong>" in out
 
-    env = dict(os.environ, ETKI_DB_URL=tdrs_world.settings.db_url,
-               ETKI_WIKI_DIR=str(tdrs_world.tmp / "wiki-{project}"), PYTHONIOENCODING="utf-8")
+    env = dict(
+        os.environ,
+        ETKI_DB_URL=tdrs_world.settings.db_url,
+        ETKI_WIKI_DIR=str(tdrs_world.tmp / "wiki-{project}"),
+        PYTHONIOENCODING="utf-8",
+    )
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "etki.wiki", *args], env=env,
-                              cwd=tdrs_world.tmp, capture_output=True, text=True,
-                              encoding="utf-8", timeout=300, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "etki.wiki", *args],
+            env=env,
+            cwd=tdrs_world.tmp,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=300,
+            check=False,
+        )
 
     by_hook = tree_digest(wiki)
     done = run("rebuild", "--project", "tdrs")
@@ -412,11 +485,15 @@ def test_wiki_contract_page_carries_the_display_form_and_rebuilds_identically(td
 def test_turkish_and_german_clause_text_reflows_as_nfc() -> None:
     import unicodedata
 
-    text = unicodedata.normalize("NFD", "Yüklenici İADE sürecini **ıslak imza** ile\n"
-                                        "yürütür; Größe und Übergabe\nsind ausgeschlossen.")
+    text = unicodedata.normalize(
+        "NFD",
+        "Yüklenici İADE sürecini **ıslak imza** ile\n"
+        "yürütür; Größe und Übergabe\nsind ausgeschlossen.",
+    )
     clause = ScopeClause("X#2", "X", "2", "İade", text)
     shown = _text(_lines(clause_text(clause), 200))
-    assert shown == [("Yüklenici İADE sürecini ıslak imza ile yürütür; Größe und Übergabe "
-                      "sind ausgeschlossen.")]
+    assert shown == [
+        ("Yüklenici İADE sürecini ıslak imza ile yürütür; Größe und Übergabe sind ausgeschlossen.")
+    ]
     assert unicodedata.is_normalized("NFC", clause_markdown(text))
     assert_readable(_text(_lines(clause_text(clause), 30)), 30)

@@ -20,16 +20,27 @@ SAMPLE = ROOT / "sample_project"
 TDRS = ROOT.parent / "shared" / "realdata" / "tdrs"
 
 
-def etki(tmp_path: Path, *args: str, reviewer: str = "reviewer",
-         process: bool = False) -> subprocess.CompletedProcess:
+def etki(
+    tmp_path: Path, *args: str, reviewer: str = "reviewer", process: bool = False
+) -> subprocess.CompletedProcess:
     """``etki ARGS`` on the test's store and wiki, as ``reviewer``: in this process, or
     in a real ``python -m etki.cli`` subprocess when ``process``."""
-    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
-           "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+        "ETKI_REVIEWER": reviewer,
+    }
     if not process:
         return run_etki(args, env=env, cwd=tmp_path)
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "etki.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def test_init_queue_rule_on_the_sample(tmp_path):
@@ -40,15 +51,15 @@ def test_init_queue_rule_on_the_sample(tmp_path):
     again = etki(tmp_path, "init", str(SAMPLE))  # idempotent: nothing triaged twice
     assert "new cases triaged: 0" in again.stdout
 
-    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json",
-                            process=True).stdout)
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json", process=True).stdout)
     assert len(queue) == 40
     assert {"case_id", "verdict", "confidence"} <= set(queue[0])
     assert all(q["case_id"].startswith("req-demo-") and len(q["case_id"]) == 17 for q in queue)
 
     first = queue[0]
-    ruled = etki(tmp_path, "rule", first["case_id"], "approve", "--reason", "as proposed",
-                 process=True)
+    ruled = etki(
+        tmp_path, "rule", first["case_id"], "approve", "--reason", "as proposed", process=True
+    )
     assert ruled.returncode == 0, ruled.stderr
     pages = list((tmp_path / "wiki-demo" / "decisions").glob("DEC-*.md"))
     assert len(pages) == 1 and first["case_id"] in pages[0].read_text(encoding="utf-8")
@@ -78,24 +89,34 @@ def test_viewer_cannot_rule(tmp_path):
 
 def test_triage_json_is_not_stored(tmp_path):
     etki(tmp_path, "init", str(SAMPLE))
-    out = etki(tmp_path, "triage", "--project", "demo", "--json",
-               "SSO login for staff fails after the password change")
+    out = etki(
+        tmp_path,
+        "triage",
+        "--project",
+        "demo",
+        "--json",
+        "SSO login for staff fails after the password change",
+    )
     assert out.returncode == 0, out.stderr
     decision = json.loads(out.stdout)
-    assert {"verdict", "confidence", "cited_clauses", "impacted_modules", "effort",
-            "risk"} <= set(decision)
+    assert {"verdict", "confidence", "cited_clauses", "impacted_modules", "effort", "risk"} <= set(
+        decision
+    )
     assert decision["verdict"] in {"IN_SCOPE", "CHANGE_REQUEST", "REJECT"}
     assert 0.0 <= decision["confidence"] <= 1.0
     queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
     assert len(queue) == 40
 
 
-@pytest.mark.parametrize("args, message", [
-    (("queue", "--project", "nope"), "no project 'nope'"),
-    (("rule", "req-demo-00000000", "approve"), "no case"),
-    (("triage", "--project", "demo", "   "), "empty"),
-    (("init", "/nonexistent/project"), "/nonexistent/project"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("queue", "--project", "nope"), "no project 'nope'"),
+        (("rule", "req-demo-00000000", "approve"), "no case"),
+        (("triage", "--project", "demo", "   "), "empty"),
+        (("init", "/nonexistent/project"), "/nonexistent/project"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(tmp_path, args, message):
     etki(tmp_path, "init", str(SAMPLE))
     out = etki(tmp_path, *args)
@@ -108,8 +129,9 @@ def test_malformed_project_stores_nothing(tmp_path):
     (bad / "contracts").mkdir(parents=True)
     (bad / "etki.yaml").write_text("id: bad\nname: Bad\n", encoding="utf-8")
     (bad / "contracts" / "c.md").write_text("# 1 Scope\n\nAll of it.\n", encoding="utf-8")
-    (bad / "requests.jsonl").write_text('{"id": "R1", "text": "ok"}\n{"id": "R2", "te\n',
-                                        encoding="utf-8")
+    (bad / "requests.jsonl").write_text(
+        '{"id": "R1", "text": "ok"}\n{"id": "R2", "te\n', encoding="utf-8"
+    )
     out = etki(tmp_path, "init", str(bad))
     assert out.returncode == 2 and "requests.jsonl:2" in out.stderr
     assert etki(tmp_path, "projects").stdout.strip() == ""
@@ -145,17 +167,27 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
         reason = [] if row["verdict"] == verdict else ["--reason", "reviewer's call"]
         done = etki(tmp_path, "rule", row["case_id"], action, *reason)
         assert done.returncode == 0, done.stderr
-    after = {r["case_id"]: r for r in json.loads(
-        etki(tmp_path, "queue", "--project", "demo", "--json").stdout)}
+    after = {
+        r["case_id"]: r
+        for r in json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    }
     now = after[waiting["case_id"]]
     assert now["risk"] == "high" and now["pmo_look_24h"] is True
     assert ref in now["risk_raised_by"]
     text = etki(tmp_path, "queue", "--project", "demo").stdout
     [line] = [x for x in text.splitlines() if x.startswith(waiting["case_id"])]
     assert " high   24h " in line and f"DISPUTED {ref}" in line
-    off = subprocess.run([sys.executable, "-m", "etki.cli", "queue", "--project", "demo",
-                          "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                         env={**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
-                              "ETKI_DISPUTED_ESCALATION": "0"})
+    off = subprocess.run(
+        [sys.executable, "-m", "etki.cli", "queue", "--project", "demo", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={
+            **os.environ,
+            "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+            "ETKI_DISPUTED_ESCALATION": "0",
+        },
+    )
     stored = {r["case_id"]: r for r in json.loads(off.stdout)}[waiting["case_id"]]
     assert stored["risk"] == waiting["risk"] and stored["risk_raised_by"] == []

@@ -43,8 +43,10 @@ SAMPLE = ROOT / "sample_project"
 B03 = ROOT.parent / "shared" / "cases" / "B03-ansi-escapes.txt"
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
-HOSTILE = ("\x1b]0;pwned\x07\x1b[2J\x1b[H\x9b31m\u202eevil\u202c\u2066iso\u2069"
-           "\u200f\u200e\x85nel\rcr\x08\x7f\u2028ls")
+HOSTILE = (
+    "\x1b]0;pwned\x07\x1b[2J\x1b[H\x9b31m\u202eevil\u202c\u2066iso\u2069"
+    "\u200f\u200e\x85nel\rcr\x08\x7f\u2028ls"
+)
 HOSTILE_ID = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil\u202c\u2066iso\u2069\u200f\x7f"
 """HOSTILE without whitespace (ids may hold no space; NEL, CR and U+2028 count as one)."""
 VISIBLE = "␛]0;pwned␇␛[2J"  # how HOSTILE's start looks on the terminal
@@ -55,8 +57,9 @@ TITLE = "SSO login " + HOSTILE
 B03_TEXT = B03.read_text(encoding="utf-8") if B03.is_file() else HOSTILE
 
 # Anything a terminal acts on: C0 but \n and \t, DEL, C1, bidi and the separators.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                    "\u202a-\u202e\u2066-\u2069]")
+UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def _assert_clean(data: bytes, what: str) -> str:
@@ -72,22 +75,46 @@ def _hostile_project(dest: Path) -> Path:
     shutil.copytree(SAMPLE, dest)
     y = (dest / "etki.yaml").read_text(encoding="utf-8")
     y = y.replace("name: Kentpark Municipality e-Services Portal", f"name: {json.dumps(NAME)}")
-    y = y.replace("  - name: reviewer           # used by tests and CI",
-                  f"  - name: {json.dumps(REVIEWER)}\n    role: approver\n  - name: reviewer")
+    y = y.replace(
+        "  - name: reviewer           # used by tests and CI",
+        f"  - name: {json.dumps(REVIEWER)}\n    role: approver\n  - name: reviewer",
+    )
     assert NAME in yaml.safe_load(y)["name"] or yaml.safe_load(y)["name"] == NAME
     (dest / "etki.yaml").write_text(y, encoding="utf-8")
     modules = yaml.safe_load((dest / "modules.yaml").read_text(encoding="utf-8"))
-    modules.append({"id": MODULE, "path": "services/evil/",
-                    "summary": "Single sign-on login evil module", "depends_on": []})
+    modules.append(
+        {
+            "id": MODULE,
+            "path": "services/evil/",
+            "summary": "Single sign-on login evil module",
+            "depends_on": [],
+        }
+    )
     (dest / "modules.yaml").unlink()
     (dest / "modules.json").write_text(json.dumps(modules), encoding="utf-8")
     with (dest / "requests.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "R-EVIL", "title": TITLE,
-                            "text": B03_TEXT + "\nSingle sign-on login of the evil module.",
-                            "labels": {"verdict": "IN_SCOPE", "modules": [MODULE]}}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "id": "R-EVIL",
+                    "title": TITLE,
+                    "text": B03_TEXT + "\nSingle sign-on login of the evil module.",
+                    "labels": {"verdict": "IN_SCOPE", "modules": [MODULE]},
+                }
+            )
+            + "\n"
+        )
     with (dest / "queries.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "Q-EVIL" + HOSTILE_ID, "query": "evil single sign-on login",
-                            "relevant": [f"module:{MODULE}"]}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "id": "Q-EVIL" + HOSTILE_ID,
+                    "query": "evil single sign-on login",
+                    "relevant": [f"module:{MODULE}"],
+                }
+            )
+            + "\n"
+        )
     return dest
 
 
@@ -95,17 +122,27 @@ class World:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.project = _hostile_project(tmp / "proj")
-        self.env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
-                    "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": "reviewer",
-                    "PYTHONIOENCODING": "utf-8"}
+        self.env = {
+            **os.environ,
+            "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+            "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+            "ETKI_REVIEWER": "reviewer",
+            "PYTHONIOENCODING": "utf-8",
+        }
         self.env.pop("ETKI_DEBUG", None)
         self.case_id: str = ""
         self.rule_out: str = ""
 
-    def run(self, *args: str, module: str = "etki.cli", env: dict | None = None,
-            code: int | None = 0) -> tuple[str, str]:
-        done = subprocess.run([sys.executable, "-m", module, *args], capture_output=True,
-                              env={**self.env, **(env or {})}, cwd=self.tmp, timeout=300)
+    def run(
+        self, *args: str, module: str = "etki.cli", env: dict | None = None, code: int | None = 0
+    ) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args],
+            capture_output=True,
+            env={**self.env, **(env or {})},
+            cwd=self.tmp,
+            timeout=300,
+        )
         what = f"{module} {' '.join(args)!r}"
         out = _assert_clean(done.stdout, f"{what} stdout")
         err = _assert_clean(done.stderr, f"{what} stderr")
@@ -124,8 +161,14 @@ def world(tmp_path_factory) -> World:
     [row] = [r for r in rows if r["request_id"] == "R-EVIL"]
     w.case_id = row["case_id"]
     # with a reason: the verdict differs with B03's text (present beside ../shared) or not
-    w.rule_out = w.run("rule", w.case_id, "approve", "--reason", "SSO is in scope (3.2)",
-                       env={"ETKI_REVIEWER": REVIEWER})[0]
+    w.rule_out = w.run(
+        "rule",
+        w.case_id,
+        "approve",
+        "--reason",
+        "SSO is in scope (3.2)",
+        env={"ETKI_REVIEWER": REVIEWER},
+    )[0]
     return w
 
 
@@ -144,8 +187,18 @@ def test_projects_and_queue(world):
 
 def test_queue_json_escapes_controls_and_round_trips(world):
     out, _ = world.run("queue", "--all", "--json")
-    for escape in ("\\u009b", "\\u202e", "\\u2066", "\\u2069", "\\u200f", "\\u200e",
-                   "\\u0085", "\\u007f", "\\u2028", "\\u001b"):
+    for escape in (
+        "\\u009b",
+        "\\u202e",
+        "\\u2066",
+        "\\u2069",
+        "\\u200f",
+        "\\u200e",
+        "\\u0085",
+        "\\u007f",
+        "\\u2028",
+        "\\u001b",
+    ):
         assert escape in out, escape
     rows = json.loads(out)
     [row] = [r for r in rows if r["request_id"] == "R-EVIL"]
@@ -156,8 +209,9 @@ def test_triage_prints_module_ids_safely(world):
     out, _ = world.run("triage", "--project", "demo", "evil module single sign-on login")
     [line] = [ln for ln in out.splitlines() if ln.startswith("modules")]
     assert "evil.sso␛]0;pwned␇" in line
-    data = json.loads(world.run("triage", "--project", "demo", "--json",
-                                "evil module single sign-on login")[0])
+    data = json.loads(
+        world.run("triage", "--project", "demo", "--json", "evil module single sign-on login")[0]
+    )
     assert MODULE in data["impacted_modules"]
 
 
@@ -165,8 +219,15 @@ def test_rule_echoes_the_reviewer_safely(world):
     out = world.rule_out  # `etki rule ... approve` as REVIEWER, run by the fixture
     assert f"by rev {VISIBLE}" in out and len(out.splitlines()) == 1
     # not an approver: the refusal names the reviewer, safely
-    _, err = world.run("rule", world.case_id, "reject", "--reason", HOSTILE,
-                       env={"ETKI_REVIEWER": "intruder" + HOSTILE}, code=2)
+    _, err = world.run(
+        "rule",
+        world.case_id,
+        "reject",
+        "--reason",
+        HOSTILE,
+        env={"ETKI_REVIEWER": "intruder" + HOSTILE},
+        code=2,
+    )
     assert "etki: error:" in err
 
 
@@ -208,8 +269,12 @@ def test_index_commands(world):
     out, _ = world.run("index", "show", proj, "--json")
     assert "\\u009b" in out and "\\u202e" in out
     data = json.loads(out)
-    assert any(n.get("id") == f"module:{MODULE}" or n.get("title") == MODULE
-               or MODULE in json.dumps(n, ensure_ascii=False) for n in data["nodes"])
+    assert any(
+        n.get("id") == f"module:{MODULE}"
+        or n.get("title") == MODULE
+        or MODULE in json.dumps(n, ensure_ascii=False)
+        for n in data["nodes"]
+    )
     world.run("index", "show", "demo", "--sentences")
     world.run("index", "lint", proj)
     world.run("index", "suggest", proj)
@@ -222,11 +287,20 @@ def test_eval_commands(world):
     data = json.loads(world.run("eval", "triage", proj, "--json", "--resamples", "50")[0])
     assert "R-EVIL" in json.dumps(data, ensure_ascii=False)
     world.run("eval", "triage", proj, "--replay")
-    out, _ = world.run("eval", "retrieval", str(world.project / "queries.jsonl"),
-                       "--project", "demo", "--per-query")
+    out, _ = world.run(
+        "eval",
+        "retrieval",
+        str(world.project / "queries.jsonl"),
+        "--project",
+        "demo",
+        "--per-query",
+    )
     assert "Q-EVIL␛]0;pwned␇" in out
-    data = json.loads(world.run("eval", "retrieval", str(world.project / "queries.jsonl"),
-                                "--project", "demo", "--json")[0])
+    data = json.loads(
+        world.run(
+            "eval", "retrieval", str(world.project / "queries.jsonl"), "--project", "demo", "--json"
+        )[0]
+    )
     assert data
 
 
@@ -245,20 +319,28 @@ def test_mcp_stderr_is_safe_and_answers_keep_the_strings(world):
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "etki.cli", "mcp", "--project", "demo"],
-                                   env=world.env, cwd=str(world.tmp))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "etki.cli", "mcp", "--project", "demo"],
+        env=world.env,
+        cwd=str(world.tmp),
+    )
     errlog = world.tmp / "mcp-stderr.txt"
 
     async def session() -> list:
         with errlog.open("w", encoding="utf-8") as err:
-            async with stdio_client(params, errlog=err) as (read, write), \
-                    ClientSession(read, write) as client:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as client,
+            ):
                 await client.initialize()
-                return [await client.call_tool("graph_query", {
-                            "question": "evil single sign-on login module " + HOSTILE}),
-                        await client.call_tool("wiki_search", {"query": "evil " + HOSTILE}),
-                        await client.call_tool("graph_query", {"question": HOSTILE, "k": 0})]
+                return [
+                    await client.call_tool(
+                        "graph_query", {"question": "evil single sign-on login module " + HOSTILE}
+                    ),
+                    await client.call_tool("wiki_search", {"query": "evil " + HOSTILE}),
+                    await client.call_tool("graph_query", {"question": HOSTILE, "k": 0}),
+                ]
 
     found, wiki, bad = asyncio.run(asyncio.wait_for(session(), 120))
     _assert_clean(errlog.read_bytes(), "etki mcp stderr")
@@ -269,15 +351,26 @@ def test_mcp_stderr_is_safe_and_answers_keep_the_strings(world):
 
 # --- internal errors: no SQL, no parameters, no client text -------------------------------
 
+
 def test_internal_error_on_sqlite_prints_no_sql_and_no_client_text(tmp_path):
     w = World(tmp_path)
     w.run("init", str(w.project))
     with sqlite3.connect(tmp_path / "etki.db") as db:  # a real store error on the insert
-        db.execute("CREATE TRIGGER block BEFORE INSERT ON cases BEGIN "
-                   "SELECT RAISE(ABORT, 'blocked \x1b]0;trigger\x07 zebracorn'); END")
+        db.execute(
+            "CREATE TRIGGER block BEFORE INSERT ON cases BEGIN "
+            "SELECT RAISE(ABORT, 'blocked \x1b]0;trigger\x07 zebracorn'); END"
+        )
     with (w.project / "requests.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "R-NEW", "title": "quokkasecret " + HOSTILE,
-                            "text": "quokkasecret words about single sign-on"}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "id": "R-NEW",
+                    "title": "quokkasecret " + HOSTILE,
+                    "text": "quokkasecret words about single sign-on",
+                }
+            )
+            + "\n"
+        )
     _, err = w.run("init", str(w.project), code=1)
     assert err.count("\n") == 1, err
     assert err.startswith("etki: internal error: IntegrityError (sqlite3.IntegrityError")
@@ -293,8 +386,13 @@ def test_wiki_cli_internal_error_is_one_safe_line(tmp_path):
     bogus = tmp_path / "etki.db"
     bogus.write_bytes(b"not a database " + HOSTILE.encode("utf-8") * 200)
     env = {"ETKI_DB_URL": f"sqlite:///{bogus}", "ETKI_WIKI_DIR": str(tmp_path / "w")}
-    done = subprocess.run([sys.executable, "-m", "etki.wiki", "verify"], capture_output=True,
-                          env={**os.environ, **env}, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "etki.wiki", "verify"],
+        capture_output=True,
+        env={**os.environ, **env},
+        cwd=tmp_path,
+        timeout=120,
+    )
     err = _assert_clean(done.stderr, "wiki verify on a file that is no database")
     _assert_clean(done.stdout, "wiki verify stdout")
     assert done.returncode != 0 and err.count("\n") == 1, err
@@ -318,22 +416,39 @@ def test_internal_error_on_postgres_prints_no_sql_and_no_client_text(tmp_path):
         w.env["ETKI_DB_URL"] = f"{PG_URL}?options=-csearch_path%3D{schema}"
         w.run("init", str(w.project))
         with admin.begin() as conn:  # the race's error, with the client text in it
-            conn.execute(text(
-                f'CREATE FUNCTION "{schema}".block() RETURNS trigger AS $$ BEGIN '
-                "RAISE EXCEPTION 'duplicate of %', NEW.title USING ERRCODE = '23505', "
-                "CONSTRAINT = 'cases_pkey', TABLE = 'cases', "
-                "DETAIL = 'Key (title)=(' || NEW.title || ') already exists.'; "
-                "END $$ LANGUAGE plpgsql"))
-            conn.execute(text(f'CREATE TRIGGER block BEFORE INSERT ON "{schema}".cases '
-                              f'FOR EACH ROW EXECUTE FUNCTION "{schema}".block()'))
+            conn.execute(
+                text(
+                    f'CREATE FUNCTION "{schema}".block() RETURNS trigger AS $$ BEGIN '
+                    "RAISE EXCEPTION 'duplicate of %', NEW.title USING ERRCODE = '23505', "
+                    "CONSTRAINT = 'cases_pkey', TABLE = 'cases', "
+                    "DETAIL = 'Key (title)=(' || NEW.title || ') already exists.'; "
+                    "END $$ LANGUAGE plpgsql"
+                )
+            )
+            conn.execute(
+                text(
+                    f'CREATE TRIGGER block BEFORE INSERT ON "{schema}".cases '
+                    f'FOR EACH ROW EXECUTE FUNCTION "{schema}".block()'
+                )
+            )
         with (w.project / "requests.jsonl").open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"id": "R-NEW", "title": "quokkasecret " + HOSTILE,
-                                "text": "quokkasecret words about single sign-on"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": "R-NEW",
+                        "title": "quokkasecret " + HOSTILE,
+                        "text": "quokkasecret words about single sign-on",
+                    }
+                )
+                + "\n"
+            )
         _, err = w.run("init", str(w.project), code=1)
         assert err.count("\n") == 1, err
-        assert err.startswith("etki: internal error: IntegrityError (psycopg.errors."
-                              "UniqueViolation; SQLSTATE 23505; constraint cases_pkey; "
-                              "table cases)"), err
+        assert err.startswith(
+            "etki: internal error: IntegrityError (psycopg.errors."
+            "UniqueViolation; SQLSTATE 23505; constraint cases_pkey; "
+            "table cases)"
+        ), err
         for leak in ("INSERT", "parameters", "quokkasecret", "duplicate of", "Key (", "pwned"):
             assert leak not in err, (leak, err)
     finally:
@@ -344,8 +459,15 @@ def test_internal_error_on_postgres_prints_no_sql_and_no_client_text(tmp_path):
 
 # --- the helpers themselves -----------------------------------------------------------------
 
-HOSTILE_STRINGS = [HOSTILE, B03_TEXT, "\ud83d lone", "\u061c alm", "a\u2029b", "\x00nul",
-                   "ok ğüşiöç 日本 👩‍💻"]
+HOSTILE_STRINGS = [
+    HOSTILE,
+    B03_TEXT,
+    "\ud83d lone",
+    "\u061c alm",
+    "a\u2029b",
+    "\x00nul",
+    "ok ğüşiöç 日本 👩‍💻",
+]
 
 
 @pytest.mark.parametrize("value", HOSTILE_STRINGS)
@@ -386,8 +508,9 @@ def test_error_summary_keeps_out_messages():
     assert summary.startswith("InvalidRequestError (raised at tests/test_cli_escapes.py:")
     assert "s3cret" not in summary
     err = FileNotFoundError(2, "No such file or directory", "/x/\x1b[2J.md")
-    assert error_summary(err) == ("FileNotFoundError (ENOENT; No such file or directory; "
-                                  "/x/␛[2J.md)")
+    assert error_summary(err) == (
+        "FileNotFoundError (ENOENT; No such file or directory; /x/␛[2J.md)"
+    )
 
 
 def test_logged_database_errors_show_no_sql(tmp_path):
@@ -408,11 +531,13 @@ def test_logged_database_errors_show_no_sql(tmp_path):
         error = exc
     engine.dispose()
     assert "quokka" in str(error)  # SQLAlchemy's own message quotes the parameters
-    record = logging.LogRecord("etki", logging.WARNING, __file__, 1,
-                               "wiki rebuild failed: %s", (error,), None)
+    record = logging.LogRecord(
+        "etki", logging.WARNING, __file__, 1, "wiki rebuild failed: %s", (error,), None
+    )
     line = SafeFormatter("%(message)s").format(record)
-    assert line == ("wiki rebuild failed: IntegrityError (sqlite3.IntegrityError; "
-                    "SQLITE_CONSTRAINT_CHECK)"), line
+    assert line == (
+        "wiki rebuild failed: IntegrityError (sqlite3.IntegrityError; SQLITE_CONSTRAINT_CHECK)"
+    ), line
     assert record.args == (error,)  # the record itself is untouched
 
 
@@ -429,8 +554,11 @@ def _bare_output_calls(path: Path) -> list[str]:
             continue
         f = node.func
         name = ast.unparse(f)
-        if name == "print" or name.endswith(("stdout.write", "stderr.write")) \
-                or name in ("sys.stdout.writelines", "sys.stderr.writelines"):
+        if (
+            name == "print"
+            or name.endswith(("stdout.write", "stderr.write"))
+            or name in ("sys.stdout.writelines", "sys.stderr.writelines")
+        ):
             bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}(...)")
     return bad
 
@@ -441,5 +569,6 @@ def test_every_terminal_write_goes_through_etki_console():
         for path in sorted((ROOT / package).rglob("*.py")):
             if path.relative_to(ROOT).as_posix() != SAFE_MODULE:
                 bad += _bare_output_calls(path)
-    assert bad == [], "print around etki.console (use echo/echo_lines/emit_json):\n" + \
-        "\n".join(bad)
+    assert bad == [], "print around etki.console (use echo/echo_lines/emit_json):\n" + "\n".join(
+        bad
+    )

@@ -30,18 +30,25 @@ CASES = 200
 def _seed(repo: CaseFileRepository, reviewers: list[str]) -> list[str]:
     repo.save_project(make_project(reviewers=tuple(reviewers)), "sha256:abc", b"{}\n")
     ids = [f"req-demo-{i:04d}" for i in range(CASES)]
-    repo.add_cases("demo", [(make_request(f"R{i}"), make_decision(cid))
-                            for i, cid in enumerate(ids)])
+    repo.add_cases(
+        "demo", [(make_request(f"R{i}"), make_decision(cid)) for i, cid in enumerate(ids)]
+    )
     return ids
 
 
 def _race(url: str, repo: CaseFileRepository, processes: int) -> None:
     reviewers = [f"reviewer-{n}" for n in range(processes)]
     ids = _seed(repo, reviewers)
-    procs = [subprocess.Popen([sys.executable, str(WORKER), url, who, "approve", *ids],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-             for who in reviewers]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), url, who, "approve", *ids],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who in reviewers
+    ]
     for p in procs:  # the start barrier: a state (every worker ready), not a time
         assert p.stdout is not None and p.stdout.readline() == "ready\n", p.stderr
     for p in procs:
@@ -104,10 +111,17 @@ def _together(tmp_path: Path, url: str, commands: list[list[str]]) -> list[tuple
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}")}
-    procs = [subprocess.Popen([sys.executable, str(BARRIER), str(barrier), str(n), *args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env, cwd=tmp_path)
-             for n, args in enumerate(commands)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(BARRIER), str(barrier), str(n), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        for n, args in enumerate(commands)
+    ]
     while len(list(barrier.glob("ready-*"))) < len(procs):  # every process is at the line
         assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
         time.sleep(0.01)
@@ -126,9 +140,11 @@ def _init_race(tmp_path: Path, url: str) -> None:
     results = _together(tmp_path, url, [["init", str(SAMPLE)]] * INITS)
     assert [(code, err) for code, _, err in results] == [(0, "")] * INITS
     assert all("project demo" in out for _, out, _ in results)
-    requests = [json.loads(line)["id"] for line in
-                (SAMPLE / "requests.jsonl").read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+    requests = [
+        json.loads(line)["id"]
+        for line in (SAMPLE / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     repo = CaseFileRepository(url)
     try:
         cases = repo.cases("demo")
@@ -139,7 +155,8 @@ def _init_race(tmp_path: Path, url: str) -> None:
 
         with repo._read() as s:
             assert s.scalar(select(func.count()).select_from(ClauseRow)) == len(
-                load_project(SAMPLE).clauses)
+                load_project(SAMPLE).clauses
+            )
             assert s.scalar(select(func.count()).select_from(MetaRow)) == 1
         # each init's summary counts the cases it stored: together, each case once
         new = [int(out.split("new cases triaged: ")[1].split()[0]) for _, out, _ in results]
@@ -186,8 +203,13 @@ def test_postgres_concurrent_init(tmp_path):
         _init_race(tmp_path, url)
 
 
-FIRST_COMMANDS = [["init", str(SAMPLE)], ["queue", "--all"], ["projects"], ["db", "current"],
-                  ["queue", "--json"]]
+FIRST_COMMANDS = [
+    ["init", str(SAMPLE)],
+    ["queue", "--all"],
+    ["projects"],
+    ["db", "current"],
+    ["queue", "--json"],
+]
 """Commands that may be the first ones on a new store, all started at once."""
 
 
@@ -198,9 +220,10 @@ def _first_commands(tmp_path: Path, url: str) -> None:
     results = _together(tmp_path, url, FIRST_COMMANDS)
     assert (results[0][0], results[0][2]) == (0, "")
     for (code, _, err), command in zip(results[1:], FIRST_COMMANDS[1:], strict=True):
-        assert (code, err) == (0, "") or (code == 2 and (
-            err.startswith("etki: error: no Etki store at")
-            or "holds no Etki tables" in err)), (command, code, err)
+        assert (code, err) == (0, "") or (
+            code == 2
+            and (err.startswith("etki: error: no Etki store at") or "holds no Etki tables" in err)
+        ), (command, code, err)
     assert "new cases triaged: 40" in results[0][1]
     repo = CaseFileRepository(url)
     try:

@@ -29,13 +29,17 @@ def parse(text: str, name: str = "doc.md", **kw):  # type: ignore[no-untyped-def
 
 # --- B19 ------------------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not CASES.is_dir(), reason="../shared/cases is absent")
 def test_b19_headings() -> None:
     path = CASES / "B19-contract-headings.md"
     contract = parse_contract(path)
     assert [(c.title, c.level) for c in contract.clauses] == [
-        ("Hizmet Sözleşmesi", 1), ("Madde 1 – Kapsam", 2), ("Madde 2 – Ücret", 2),
-        ("Madde 3 – Fesih", 2)]
+        ("Hizmet Sözleşmesi", 1),
+        ("Madde 1 – Kapsam", 2),
+        ("Madde 2 – Ücret", 2),
+        ("Madde 3 – Fesih", 2),
+    ]
     assert [c.number for c in contract.clauses[1:]] == ["1", "2", "3"]
     assert contract.id == "B19-contract-headings" and contract.chunking == "by_heading"
     texts = [c.text for c in contract.clauses]
@@ -52,6 +56,7 @@ def test_b19_headings() -> None:
 
 
 # --- the real RFQ ---------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def rfq():  # type: ignore[no-untyped-def]
@@ -103,39 +108,60 @@ def test_tdrs_messy_structure(rfq) -> None:  # type: ignore[no-untyped-def]
 
 # --- clause numbers, kinds ------------------------------------------------------------
 
-@pytest.mark.parametrize("heading, expected", [
-    ("3.2 Single sign-on", ("3.2", "Single sign-on")),
-    ("1. Scope", ("1", "Scope")),
-    ("3.1.2 Preliminary user stories", ("3.1.2", "Preliminary user stories")),
-    ("9.2.3. Factor 2 - Staffing Plan", ("9.2.3", "Factor 2 - Staffing Plan")),
-    ("1.0 Purpose", ("1.0", "Purpose")),
-    ("4 – Integrations", ("4", "Integrations")),
-    ("A.1 Definitions", ("A.1", "Definitions")),
-    ("Madde 2 – Ücret", ("2", "Madde 2 – Ücret")),
-    ("Section 4 Billing", ("4", "Section 4 Billing")),
-    ("MADDE 3 - FESİH", ("3", "MADDE 3 - FESİH")),
-    ("§ 5 Haftung", ("5", "§ 5 Haftung")),
-    ("Artikel 7: Abnahme", ("7", "Artikel 7: Abnahme")),
-    ("Payment terms", (None, "Payment terms")),
-    ("2024 Roadmap", (None, "2024 Roadmap")),
-    ("Sectional doors", (None, "Sectional doors")),
-])
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("3.2 Single sign-on", ("3.2", "Single sign-on")),
+        ("1. Scope", ("1", "Scope")),
+        ("3.1.2 Preliminary user stories", ("3.1.2", "Preliminary user stories")),
+        ("9.2.3. Factor 2 - Staffing Plan", ("9.2.3", "Factor 2 - Staffing Plan")),
+        ("1.0 Purpose", ("1.0", "Purpose")),
+        ("4 – Integrations", ("4", "Integrations")),
+        ("A.1 Definitions", ("A.1", "Definitions")),
+        ("Madde 2 – Ücret", ("2", "Madde 2 – Ücret")),
+        ("Section 4 Billing", ("4", "Section 4 Billing")),
+        ("MADDE 3 - FESİH", ("3", "MADDE 3 - FESİH")),
+        ("§ 5 Haftung", ("5", "§ 5 Haftung")),
+        ("Artikel 7: Abnahme", ("7", "Artikel 7: Abnahme")),
+        ("Payment terms", (None, "Payment terms")),
+        ("2024 Roadmap", (None, "2024 Roadmap")),
+        ("Sectional doors", (None, "Sectional doors")),
+    ],
+)
 def test_clause_number(heading: str, expected: tuple[str | None, str]) -> None:
     assert clause_number(heading) == expected
 
 
-@pytest.mark.parametrize("heading, kind", [
-    ("Out of scope", "exclusion"), ("Exclusions", "exclusion"),
-    ("Items not included", "exclusion"), ("Excluded integrations", "exclusion"),
-    ("Kapsam dışı işler", "exclusion"), ("KAPSAM DIŞI", "exclusion"),
-    ("Hariç tutulan hizmetler", "exclusion"), ("Ausgeschlossene Leistungen", "exclusion"),
-    ("Nicht im Leistungsumfang", "exclusion"), ("Leistungsausschlüsse", "exclusion"),
-    ("Assumptions", "assumption"), ("Varsayımlar", "assumption"), ("Annahmen", "assumption"),
-    ("Dependencies", "assumption"), ("Service levels", "sla"), ("SLA", "sla"),
-    ("Availability", "sla"), ("Response times", "sla"), ("Hizmet Seviyesi", "sla"),
-    ("Verfügbarkeit", "sla"), ("Translations", None), ("Single sign-on", None),
-    ("Scope and exclusions", None), ("Leistungsumfang und Ausschlüsse", None),
-])
+@pytest.mark.parametrize(
+    "heading, kind",
+    [
+        ("Out of scope", "exclusion"),
+        ("Exclusions", "exclusion"),
+        ("Items not included", "exclusion"),
+        ("Excluded integrations", "exclusion"),
+        ("Kapsam dışı işler", "exclusion"),
+        ("KAPSAM DIŞI", "exclusion"),
+        ("Hariç tutulan hizmetler", "exclusion"),
+        ("Ausgeschlossene Leistungen", "exclusion"),
+        ("Nicht im Leistungsumfang", "exclusion"),
+        ("Leistungsausschlüsse", "exclusion"),
+        ("Assumptions", "assumption"),
+        ("Varsayımlar", "assumption"),
+        ("Annahmen", "assumption"),
+        ("Dependencies", "assumption"),
+        ("Service levels", "sla"),
+        ("SLA", "sla"),
+        ("Availability", "sla"),
+        ("Response times", "sla"),
+        ("Hizmet Seviyesi", "sla"),
+        ("Verfügbarkeit", "sla"),
+        ("Translations", None),
+        ("Single sign-on", None),
+        ("Scope and exclusions", None),
+        ("Leistungsumfang und Ausschlüsse", None),
+    ],
+)
 def test_heading_category(heading: str, kind: str | None) -> None:
     assert heading_category(heading) == kind
 
@@ -185,8 +211,15 @@ Excluded:
 - on-site visits
 """)
     kinds = {c.number: c.kind for c in contract.clauses}
-    assert kinds == {"agreement": "context", "2.1": "inclusion", "5.1": "exclusion",
-                     "6": "assumption", "7": "sla", "8.1": "exclusion", "9": "exclusion"}
+    assert kinds == {
+        "agreement": "context",
+        "2.1": "inclusion",
+        "5.1": "exclusion",
+        "6": "assumption",
+        "7": "sla",
+        "8.1": "exclusion",
+        "9": "exclusion",
+    }
     assert {c.number: c.title for c in contract.clauses}["5.1"] == "Out of scope › Mobile apps"
 
 
@@ -197,19 +230,28 @@ def test_frontmatter_kind_is_the_outermost_heading() -> None:
 
 # --- structure ------------------------------------------------------------------------
 
+
 def test_empty_parent_is_merged_into_its_first_child() -> None:
-    contract = parse("# MSA\n\nIntro.\n\n## 4 Integrations\n\n### 4.1 SAML\n\nSAML text.\n\n"
-                     "### 4.2 LDAP\n\nLDAP text.\n\n## 5 Billing\n\nMonthly.\n")
+    contract = parse(
+        "# MSA\n\nIntro.\n\n## 4 Integrations\n\n### 4.1 SAML\n\nSAML text.\n\n"
+        "### 4.2 LDAP\n\nLDAP text.\n\n## 5 Billing\n\nMonthly.\n"
+    )
     got = [(c.number, c.title, c.parent) for c in contract.clauses]
-    assert got == [("msa", "MSA", None), ("4.1", "Integrations › SAML", "doc#msa"),
-                   ("4.2", "LDAP", "doc#msa"), ("5", "Billing", "doc#msa")]
+    assert got == [
+        ("msa", "MSA", None),
+        ("4.1", "Integrations › SAML", "doc#msa"),
+        ("4.2", "LDAP", "doc#msa"),
+        ("5", "Billing", "doc#msa"),
+    ]
     assert contract.clauses[1].text == "SAML text."
 
 
 def test_bold_numbered_paragraphs_continue_the_numbering_only() -> None:
-    contract = parse("## 2 Scope\n\nText.\n\n### 2.1 Portal\n\nPortal.\n\n"
-                     "**2.2 Payments**\n\nPay text.\n\n**2.3** The vendor hosts nothing.\n"
-                     "More.\n\n**52.212-4** is a FAR clause.\n\n**3.1 Jump**\n\nNot a section.\n")
+    contract = parse(
+        "## 2 Scope\n\nText.\n\n### 2.1 Portal\n\nPortal.\n\n"
+        "**2.2 Payments**\n\nPay text.\n\n**2.3** The vendor hosts nothing.\n"
+        "More.\n\n**52.212-4** is a FAR clause.\n\n**3.1 Jump**\n\nNot a section.\n"
+    )
     got = {c.number: c for c in contract.clauses}
     assert list(got) == ["2", "2.1", "2.2", "2.3"]
     assert got["2.2"].text == "Pay text." and got["2.2"].level == 3
@@ -220,10 +262,16 @@ def test_bold_numbered_paragraphs_continue_the_numbering_only() -> None:
 
 
 def test_refs_are_unique_and_deterministic() -> None:
-    contract = parse("# Notes\n\na\n\n# Notes\n\nb\n\n## 1 A\n\nc\n\n## 1 B\n\nd\n\n"
-                     "# Ödeme Koşulları\n\ne\n")
+    contract = parse(
+        "# Notes\n\na\n\n# Notes\n\nb\n\n## 1 A\n\nc\n\n## 1 B\n\nd\n\n# Ödeme Koşulları\n\ne\n"
+    )
     assert [c.ref for c in contract.clauses] == [
-        "doc#notes", "doc#notes-2", "doc#1", "doc#1-2", "doc#odeme-kosullari"]
+        "doc#notes",
+        "doc#notes-2",
+        "doc#1",
+        "doc#1-2",
+        "doc#odeme-kosullari",
+    ]
 
 
 def test_sliding_window_without_headings() -> None:
@@ -264,7 +312,9 @@ def test_crlf_and_bom_contract() -> None:
     crlf = "\ufeff# A\r\n\r\nalpha\r\n\r\n## 1 B\r\n\r\nbeta\r\n"
     contract = parse(crlf)
     assert [(c.title, c.text, c.line) for c in contract.clauses] == [
-        ("A", "alpha", 1), ("B", "beta", 5)]
+        ("A", "alpha", 1),
+        ("B", "beta", 5),
+    ]
 
 
 # --- edges ----------------------------------------------------------------------------
@@ -307,9 +357,12 @@ def test_edges_explicit_inherited_and_typed() -> None:
         ("module:core", "depends_on", "inherited"),  # frontmatter, alias requires
     }
     assert {(e.target, e.type, e.provenance) for e in by["3"].edges} == {
-        ("module:auth", "covers", "explicit"), ("module:core", "depends_on", "inherited")}
+        ("module:auth", "covers", "explicit"),
+        ("module:core", "depends_on", "inherited"),
+    }
     assert ("module:mobile", "excludes", "explicit") in {
-        (e.target, e.type, e.provenance) for e in by["9.1"].edges}
+        (e.target, e.type, e.provenance) for e in by["9.1"].edges
+    }
     assert all(e.source == f"clause:{c.ref}" for c in contract.clauses for e in c.edges)
     assert by["3"].title == "Identity"  # a link to a node in a heading is a declaration
 
@@ -332,14 +385,16 @@ def test_unknown_edge_types_are_rejected_with_file_line_and_allowed_types() -> N
 # --- issue 10 item 2: structure of real documents -------------------------------------
 
 TALENTMAP = SHARED / "realdata" / "talentmap"
-needs_talentmap = pytest.mark.skipif(not TALENTMAP.is_dir(),
-                                     reason="../shared/realdata/talentmap is absent")
+needs_talentmap = pytest.mark.skipif(
+    not TALENTMAP.is_dir(), reason="../shared/realdata/talentmap is absent"
+)
 
 
 @pytest.fixture(scope="module")
 def pws():  # type: ignore[no-untyped-def]
-    return parse_contract(TALENTMAP / "contracts" / "talentmap-pws.md",
-                          source="contracts/talentmap-pws.md")
+    return parse_contract(
+        TALENTMAP / "contracts" / "talentmap-pws.md", source="contracts/talentmap-pws.md"
+    )
 
 
 @needs_talentmap
@@ -347,12 +402,21 @@ def test_talentmap_has_its_twelve_numbered_sections(pws) -> None:  # type: ignor
     numbered = [c for c in pws.clauses if c.kind != "context"]
     assert [c.ref for c in numbered] == [f"talentmap-pws#{n}" for n in range(1, 13)]
     assert [c.title for c in numbered] == [
-        "OBJECTIVES", "BACKGROUND", "SCOPE", "TASKS", "OPERATIONAL REQUIREMENTS",
-        "SYSTEM SECURITY", "SECURITY CLEARANCES", "Travel", "Deliverables", "Transition",
-        "TERMS AND CONDITIONS", "INVOICING & PAYMENT"]
+        "OBJECTIVES",
+        "BACKGROUND",
+        "SCOPE",
+        "TASKS",
+        "OPERATIONAL REQUIREMENTS",
+        "SYSTEM SECURITY",
+        "SECURITY CLEARANCES",
+        "Travel",
+        "Deliverables",
+        "Transition",
+        "TERMS AND CONDITIONS",
+        "INVOICING & PAYMENT",
+    ]
     assert all(c.parent is None and c.level == 2 for c in numbered)
-    lines = (TALENTMAP / "contracts" / "talentmap-pws.md").read_text(
-        encoding="utf-8").split("\n")
+    lines = (TALENTMAP / "contracts" / "talentmap-pws.md").read_text(encoding="utf-8").split("\n")
     for clause in numbered:  # the line of the numbered section line, its rule below it
         assert lines[clause.line - 1].startswith(f"{clause.number}. ")
         assert set(lines[clause.line].strip()) == {"-"}
@@ -369,19 +433,29 @@ def test_talentmap_sub_headings_are_subtitles_of_their_section(pws) -> None:  # 
     by = {c.number: c for c in pws.clauses}
     assert ("Key Personnel", 215) in by["5"].subtitles
     assert [t for t, _ in by["5"].subtitles] == [
-        "Personnel", "Skills and Knowledge", "Key Personnel", "Project Management",
-        "Estimated Level of Effort", "Post Award Orientation Conference", "Daily Operations"]
+        "Personnel",
+        "Skills and Knowledge",
+        "Key Personnel",
+        "Project Management",
+        "Estimated Level of Effort",
+        "Post Award Orientation Conference",
+        "Daily Operations",
+    ]
     assert "### Key Personnel" in by["5"].text and "\nKey Personnel\n" in by["5"].plain
     # the unnumbered setext heading between 9 and 10 belongs to 9; 10-12 are their own
     assert [t for t, _ in by["9"].subtitles][3:] == [
-        "Inspection and Acceptance of Services", "System Documentation", "Quality Assurance"]
+        "Inspection and Acceptance of Services",
+        "System Documentation",
+        "Quality Assurance",
+    ]
     assert "correct defects" in by["9"].plain
     assert [t for t, _ in by["10"].subtitles] == ["Transition Plan", "Transition Activities"]
     assert ("Section 508 Compliance", 503) in by["11"].subtitles
     assert "conformance with Section 508" in by["11"].plain
     assert by["12"].subtitles[-1] == ("Attachments", 589)
-    assert not any(c.number in ("key-personnel", "inspection-and-acceptance-of-services")
-                   for c in pws.clauses)
+    assert not any(
+        c.number in ("key-personnel", "inspection-and-acceptance-of-services") for c in pws.clauses
+    )
     # long sections are split; a chunk knows the sub-heading it starts under
     assert by["5"].chunks and by["5"].chunks[0].subtitle == "Personnel"
     assert {ch.subtitle for ch in by["9"].chunks} >= {"Inspection and Acceptance of Services"}
@@ -394,8 +468,10 @@ def test_talentmap_sub_headings_are_subtitles_of_their_section(pws) -> None:  # 
 @needs_talentmap
 def test_talentmap_title_page_is_context(pws) -> None:  # type: ignore[no-untyped-def]
     context = [c for c in pws.clauses if c.kind == "context"]
-    assert [c.title for c in context] == ["PERFORMANCE WORK STATEMENT (PWS)",
-                                          "Department of State TalentMAP"]
+    assert [c.title for c in context] == [
+        "PERFORMANCE WORK STATEMENT (PWS)",
+        "Department of State TalentMAP",
+    ]
     assert "NCR AAS Project Number ID11170017" in context[1].plain
     assert "**" not in context[1].plain
 
@@ -403,8 +479,11 @@ def test_talentmap_title_page_is_context(pws) -> None:  # type: ignore[no-untype
 @needs_tdrs
 def test_tdrs_refs_kinds_and_plain_text(rfq) -> None:  # type: ignore[no-untyped-def]
     numbers = [c.number for c in rfq.clauses]
-    assert numbers[:3] == ["general-services-administration",
-                           "deadlines-and-response-formats", "1.1"]
+    assert numbers[:3] == [
+        "general-services-administration",
+        "deadlines-and-response-formats",
+        "1.1",
+    ]
     assert numbers[-1] == "9.6.5"
     assert [c.kind for c in rfq.clauses[:2]] == ["context", "context"]
     assert all(c.kind != "context" for c in rfq.clauses[2:])
@@ -419,18 +498,26 @@ def test_tdrs_refs_kinds_and_plain_text(rfq) -> None:  # type: ignore[no-untyped
     assert '<span class="underline">' in by["1.1"].text  # the markdown stays as written
     assert "the Office of Family Assistance (OFA) within the Administration" in by["1.1"].plain
     table = rfq.clauses[1].plain.split("\n")
-    row = ("RFQ Questions | April 30, 2020 at noon, eastern | Google Form (see section 9.0 "
-           "for details)")
+    row = (
+        "RFQ Questions | April 30, 2020 at noon, eastern | Google Form (see section 9.0 "
+        "for details)"
+    )
     assert row in table
 
 
 def test_underlined_numbered_lines_are_sections() -> None:
-    contract = parse("TITLE PAGE\n==========\n\nIssued by GSA.\n\n1. SCOPE\n--------\n\n"
-                     "Scope text.\n\n1.  The Contractor shall build it.\n2.  And run it.\n\n"
-                     "2. Travel\n---------\n\nNone.\n\n3. BILLING\n==========\n\nMonthly.\n")
+    contract = parse(
+        "TITLE PAGE\n==========\n\nIssued by GSA.\n\n1. SCOPE\n--------\n\n"
+        "Scope text.\n\n1.  The Contractor shall build it.\n2.  And run it.\n\n"
+        "2. Travel\n---------\n\nNone.\n\n3. BILLING\n==========\n\nMonthly.\n"
+    )
     got = [(c.number, c.title, c.kind, c.level) for c in contract.clauses]
-    assert got == [("title-page", "TITLE PAGE", "context", 1), ("1", "SCOPE", "inclusion", 2),
-                   ("2", "Travel", "inclusion", 2), ("3", "BILLING", "inclusion", 1)]
+    assert got == [
+        ("title-page", "TITLE PAGE", "context", 1),
+        ("1", "SCOPE", "inclusion", 2),
+        ("2", "Travel", "inclusion", 2),
+        ("3", "BILLING", "inclusion", 1),
+    ]
     by = {c.number: c for c in contract.clauses}
     assert by["1"].text.startswith("Scope text.")
     assert "1.  The Contractor shall build it." in by["1"].text  # a list item, no section
@@ -439,50 +526,72 @@ def test_underlined_numbered_lines_are_sections() -> None:
 
 
 def test_list_items_are_no_sections_even_with_a_rule_after_a_blank_line() -> None:
-    contract = parse("## 1 Scope\n\nText.\n\n1. The Contractor shall host nothing.\n\n"
-                     "---\n\n## 2 Billing\n\nMonthly.\n")
+    contract = parse(
+        "## 1 Scope\n\nText.\n\n1. The Contractor shall host nothing.\n\n"
+        "---\n\n## 2 Billing\n\nMonthly.\n"
+    )
     assert [c.number for c in contract.clauses] == ["1", "2"]
     many = parse("1. SCOPE\n---\n\nText.\n\n1. one\n2. two\n---\n\n2. BILLING\n---\n\nx\n")
     assert [c.number for c in many.clauses] == ["1", "2"]
 
 
 def test_law_numbers_in_headings_are_citations_and_sub_headings() -> None:
-    contract = parse("## 1 Scope\n\nScope.\n\n### Section 508 Compliance\n\nAccessible.\n\n"
-                     "### ISO 27001\n\nCertified.\n\n### Article 5 GDPR\n\nLawful.\n\n"
-                     "## 2 Billing\n\nMonthly.\n")
+    contract = parse(
+        "## 1 Scope\n\nScope.\n\n### Section 508 Compliance\n\nAccessible.\n\n"
+        "### ISO 27001\n\nCertified.\n\n### Article 5 GDPR\n\nLawful.\n\n"
+        "## 2 Billing\n\nMonthly.\n"
+    )
     assert [c.ref for c in contract.clauses] == ["doc#1", "doc#2"]
     assert [t for t, _ in contract.clauses[0].subtitles] == [
-        "Section 508 Compliance", "ISO 27001", "Article 5 GDPR"]
+        "Section 508 Compliance",
+        "ISO 27001",
+        "Article 5 GDPR",
+    ]
     assert contract.clauses[0].subtitles[0][1] == 5
-    assert contract.clauses[0].plain == ("Scope.\nSection 508 Compliance\nAccessible.\n"
-                                         "ISO 27001\nCertified.\nArticle 5 GDPR\nLawful.")
+    assert contract.clauses[0].plain == (
+        "Scope.\nSection 508 Compliance\nAccessible.\n"
+        "ISO 27001\nCertified.\nArticle 5 GDPR\nLawful."
+    )
 
 
-@pytest.mark.parametrize("heading, expected", [
-    ("Section 508 Compliance", (None, "Section 508 Compliance")),
-    ("Article 5 GDPR", (None, "Article 5 GDPR")),
-    ("§ 307 BGB", (None, "§ 307 BGB")),
-    ("Madde 6 KVKK", (None, "Madde 6 KVKK")),
-    ("Section 12 of the Rehabilitation Act", (None, "Section 12 of the Rehabilitation Act")),
-    ("FAR 52.246-6 Inspection", (None, "FAR 52.246-6 Inspection")),
-])
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("Section 508 Compliance", (None, "Section 508 Compliance")),
+        ("Article 5 GDPR", (None, "Article 5 GDPR")),
+        ("§ 307 BGB", (None, "§ 307 BGB")),
+        ("Madde 6 KVKK", (None, "Madde 6 KVKK")),
+        ("Section 12 of the Rehabilitation Act", (None, "Section 12 of the Rehabilitation Act")),
+        ("FAR 52.246-6 Inspection", (None, "FAR 52.246-6 Inspection")),
+    ],
+)
 def test_citations_are_no_clause_numbers(heading: str, expected: tuple[None, str]) -> None:
     assert clause_number(heading) == expected
     assert clause_number("§ 4 Leistungsumfang", worded=False) == (None, "§ 4 Leistungsumfang")
 
 
 def test_turkish_and_german_numbering() -> None:
-    tr = parse("# SÖZLEŞME\n\nTaraflar.\n\n1. KAPSAM\n---------\n\nYazılım geliştirme.\n\n"
-               "### Hariç tutulanlar\n\nBarındırma.\n\n2. ÜCRET\n--------\n\nAylık.\n")
+    tr = parse(
+        "# SÖZLEŞME\n\nTaraflar.\n\n1. KAPSAM\n---------\n\nYazılım geliştirme.\n\n"
+        "### Hariç tutulanlar\n\nBarındırma.\n\n2. ÜCRET\n--------\n\nAylık.\n"
+    )
     assert [(c.number, c.kind) for c in tr.clauses] == [
-        ("sozlesme", "context"), ("1", "inclusion"), ("2", "inclusion")]
+        ("sozlesme", "context"),
+        ("1", "inclusion"),
+        ("2", "inclusion"),
+    ]
     assert tr.clauses[1].subtitles == (("Hariç tutulanlar", 10),)
     # § numbers the sections of a document numbered that way ...
-    de = parse("# Vertrag\n\nPräambel.\n\n## § 1 Gegenstand\n\nSoftware.\n\n"
-               "## § 2 Leistungsumfang\n\n### Abnahme\n\nTests.\n\n## § 3 Haftung\n\nx\n")
+    de = parse(
+        "# Vertrag\n\nPräambel.\n\n## § 1 Gegenstand\n\nSoftware.\n\n"
+        "## § 2 Leistungsumfang\n\n### Abnahme\n\nTests.\n\n## § 3 Haftung\n\nx\n"
+    )
     assert [(c.number, c.title, c.kind) for c in de.clauses] == [
-        ("vertrag", "Vertrag", "context"), ("1", "§ 1 Gegenstand", "inclusion"),
-        ("2", "§ 2 Leistungsumfang", "inclusion"), ("3", "§ 3 Haftung", "inclusion")]
+        ("vertrag", "Vertrag", "context"),
+        ("1", "§ 1 Gegenstand", "inclusion"),
+        ("2", "§ 2 Leistungsumfang", "inclusion"),
+        ("3", "§ 3 Haftung", "inclusion"),
+    ]
     assert de.clauses[2].subtitles == (("Abnahme", 11),)
     # ... and cites a law in a document with bare section numbers
     mixed = parse("## 1 Scope\n\nx\n\n### § 4 Haftung\n\ny\n\n## 2 Price\n\nz\n")
@@ -491,11 +600,16 @@ def test_turkish_and_german_numbering() -> None:
 
 
 def test_unnumbered_documents_keep_their_slug_clauses() -> None:
-    contract = parse("# Agreement\n\nIntro.\n\n## Scope\n\nPortal.\n\n### Exclusions\n\n"
-                     "No apps.\n\n## Payment\n\nMonthly.\n")
+    contract = parse(
+        "# Agreement\n\nIntro.\n\n## Scope\n\nPortal.\n\n### Exclusions\n\n"
+        "No apps.\n\n## Payment\n\nMonthly.\n"
+    )
     assert [(c.number, c.kind) for c in contract.clauses] == [
-        ("agreement", "inclusion"), ("scope", "inclusion"), ("exclusions", "exclusion"),
-        ("payment", "inclusion")]
+        ("agreement", "inclusion"),
+        ("scope", "inclusion"),
+        ("exclusions", "exclusion"),
+        ("payment", "inclusion"),
+    ]
     assert all(not c.subtitles for c in contract.clauses)
 
 
@@ -508,13 +622,16 @@ def test_a_level_of_mostly_unnumbered_headings_is_not_folded() -> None:
 
 
 def test_plain_text_joins_hard_wraps_and_drops_markup() -> None:
-    contract = parse('## 1 Scope\n\nThe [<span class="underline">Office of\nFamily '
-                     'Assistance</span>](https://www.acf.hhs.gov/ofa) *will*\nhost the '
-                     "**system**.\n\n> Quoted\n> text.\n\n- item one\n  wrapped\n- see "
-                     "http://example.org/x\n\n| A | B |\n|---|---|\n| 1 | 2 |\n\n"
-                     "<!-- a comment -->\n\n<table><tr class=\"odd\"><td>x &amp; y</td>"
-                     "<td>z</td></tr></table>\n\n## 2 Next\n\nn\n")
+    contract = parse(
+        '## 1 Scope\n\nThe [<span class="underline">Office of\nFamily '
+        "Assistance</span>](https://www.acf.hhs.gov/ofa) *will*\nhost the "
+        "**system**.\n\n> Quoted\n> text.\n\n- item one\n  wrapped\n- see "
+        "http://example.org/x\n\n| A | B |\n|---|---|\n| 1 | 2 |\n\n"
+        '<!-- a comment -->\n\n<table><tr class="odd"><td>x &amp; y</td>'
+        "<td>z</td></tr></table>\n\n## 2 Next\n\nn\n"
+    )
     assert contract.clauses[0].plain == (
         "The Office of Family Assistance will host the system.\nQuoted text.\n"
-        "item one wrapped\nsee\nA | B\n1 | 2\nx & y | z")
+        "item one wrapped\nsee\nA | B\n1 | 2\nx & y | z"
+    )
     assert '<span class="underline">' in contract.clauses[0].text

@@ -47,13 +47,27 @@ ACTIONS = ("approve", "convert_to_cr", "reject", "approve")
 CLAUSES = (("MSA#3.2",), ("MSA#4.1",), ("MSA#9.1",), ("MSA#3.2", "MSA#4.1"))
 MODULES = (("auth.sso",), ("payments",), ("src/legacy billing",), ())
 TITLES = [t for _, t, *_ in HOSTILE_CASES if t] + [
-    "İade süreci hatası", "Größe der Straßenkarte", "SSO for contractors: phase 2",
-    "Ödeme sayfası çöküyor", "no", "Build a native app", "👩‍💻 Geliştirici talebi"]
+    "İade süreci hatası",
+    "Größe der Straßenkarte",
+    "SSO for contractors: phase 2",
+    "Ödeme sayfası çöküyor",
+    "no",
+    "Build a native app",
+    "👩‍💻 Geliştirici talebi",
+]
 
 
 def _cases() -> list[tuple[str, str, str, tuple[str, ...], tuple[str, ...]]]:
-    return [(f"req-demo-{i:04d}", f"{TITLES[i % len(TITLES)]} #{i}", VERDICTS[i % 3],
-             CLAUSES[i % 4], MODULES[i % 4]) for i in range(N_CASES)]
+    return [
+        (
+            f"req-demo-{i:04d}",
+            f"{TITLES[i % len(TITLES)]} #{i}",
+            VERDICTS[i % 3],
+            CLAUSES[i % 4],
+            MODULES[i % 4],
+        )
+        for i in range(N_CASES)
+    ]
 
 
 def _rulings() -> list[tuple[str, str]]:
@@ -69,10 +83,16 @@ class World:
         self.pristine = tmp / "pristine.db"
         repo = CaseFileRepository(f"sqlite:///{self.pristine}")
         repo.save_project(project(), "sha256:abc", b"{}\n")
-        repo.add_cases("demo", [
-            (Request(id=f"R{i}", title=title, text=f"{title}\n\nBody of case {i}: Kübra."),
-             decision(cid, verdict, cited, modules))
-            for i, (cid, title, verdict, cited, modules) in enumerate(_cases())])
+        repo.add_cases(
+            "demo",
+            [
+                (
+                    Request(id=f"R{i}", title=title, text=f"{title}\n\nBody of case {i}: Kübra."),
+                    decision(cid, verdict, cited, modules),
+                )
+                for i, (cid, title, verdict, cited, modules) in enumerate(_cases())
+            ],
+        )
         rulings = _rulings()
         for cid, action in rulings[:N_RULED_FIRST]:
             repo.record_ruling(cid, action, "ayse", f"crash test: {action}")
@@ -94,8 +114,12 @@ class Zygote:
     """The warm worker process and a line reader with a timeout."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self._buf = b""
         assert self.line() == "zygote ready"
 
@@ -196,13 +220,19 @@ def _digest(files: dict[str, bytes], db: Path) -> dict[str, str]:
     mark = wiki_mark(repo, "demo")
     repo.dispose()
     out = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    return {**out, LOCK_NAME: hashlib.sha256(b"").hexdigest(),
-            MARK_NAME: hashlib.sha256(mark).hexdigest()}
+    return {
+        **out,
+        LOCK_NAME: hashlib.sha256(b"").hexdigest(),
+        MARK_NAME: hashlib.sha256(mark).hexdigest(),
+    }
 
 
 def _expected_drift(wiki: Path, files: dict[str, bytes]) -> tuple[set, set, set]:
-    present = {p.relative_to(wiki).as_posix(): p.read_bytes() for p in wiki.rglob("*")
-               if p.is_file() and p.name not in (LOCK_NAME, MARK_NAME)}
+    present = {
+        p.relative_to(wiki).as_posix(): p.read_bytes()
+        for p in wiki.rglob("*")
+        if p.is_file() and p.name not in (LOCK_NAME, MARK_NAME)
+    }
     missing = {rel for rel in files if rel not in present}
     changed = {rel for rel in files if rel in present and present[rel] != files[rel]}
     stale = set(present) - set(files)
@@ -211,8 +241,13 @@ def _expected_drift(wiki: Path, files: dict[str, bytes]) -> tuple[set, set, set]
 
 def _verify_cli(db: Path, wiki_template: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{db}", "ETKI_WIKI_DIR": wiki_template}
-    return subprocess.run([sys.executable, "-m", "etki.wiki", "verify", "--project", "demo"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "etki.wiki", "verify", "--project", "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -227,8 +262,7 @@ def zygote():
     z.close()
 
 
-def _after_kill(db: Path, wiki_template: str, states: States,
-                tally: dict[str, int]) -> None:
+def _after_kill(db: Path, wiki_template: str, states: States, tally: dict[str, int]) -> None:
     """The checks after one kill (see the module docstring); ``states[0]`` is the
     render of the database as the kill left it."""
     settings = Settings(db_url=f"sqlite:///{db}", wiki_dir=wiki_template, reviewer="ayse")
@@ -238,14 +272,14 @@ def _after_kill(db: Path, wiki_template: str, states: States,
     tally["temp_leftovers"] += _check_tree(wiki, states)
     drift = projector.drift("demo")
     assert (set(drift.missing), set(drift.changed), set(drift.stale)) == _expected_drift(
-        wiki, states[0])
+        wiki, states[0]
+    )
     if drift:
         tally["drifted"] += 1
         if tally["drifted"] == 1:  # the command itself, as a user runs it
             done = _verify_cli(db, wiki_template)
             assert done.returncode == 1, done.stderr
-            assert set(done.stdout.splitlines()[:-1]) == {f"demo: {line}"
-                                                          for line in drift.lines()}
+            assert set(done.stdout.splitlines()[:-1]) == {f"demo: {line}" for line in drift.lines()}
             assert "run `python -m etki.wiki rebuild` to restore" in done.stdout
     projector.rebuild("demo")
     assert tree_digest(wiki) == _digest(states[0], db)  # identical to a clean rebuild
@@ -290,8 +324,7 @@ def test_sigkill_mid_rebuild(world, zygote, tmp_path):
     tally = {"tries": 0, "kills": 0, "drifted": 0, "temp_leftovers": 0}
     # go on until enough kills landed mid-operation *and* enough of them left drift to
     # repair (a fast operation leaves a short window; more tries, same bar)
-    while ((tally["kills"] < KILLS or tally["drifted"] < KILLS // 2)
-           and tally["tries"] < MAX_TRIES):
+    while (tally["kills"] < KILLS or tally["drifted"] < KILLS // 2) and tally["tries"] < MAX_TRIES:
         tally["tries"] += 1
         reset()
         lines, status = zygote.run(job, rng.uniform(0, took))
@@ -312,8 +345,12 @@ def test_sigkill_mid_projection(world, zygote, tmp_path):
     template = str(tmp_path / "wiki-{project}")
     wiki = tmp_path / "wiki-demo"
     db = tmp_path / "etki.db"
-    job = {"mode": "rule", "db": f"sqlite:///{db}", "wiki": template,
-           "rulings": [list(r) for r in world.to_rule]}
+    job = {
+        "mode": "rule",
+        "db": f"sqlite:///{db}",
+        "wiki": template,
+        "rulings": [list(r) for r in world.to_rule],
+    }
     order = [cid for cid, _ in world.to_rule]
 
     def reset() -> None:
@@ -324,12 +361,17 @@ def test_sigkill_mid_projection(world, zygote, tmp_path):
         sync_tree(wiki, world.pristine_tree, prune=True)
 
     took = _calibrate(zygote, job, reset)
-    tally = {"tries": 0, "kills": 0, "drifted": 0, "temp_leftovers": 0,
-             "rulings_committed": 0, "rulings_lost": 0}
+    tally = {
+        "tries": 0,
+        "kills": 0,
+        "drifted": 0,
+        "temp_leftovers": 0,
+        "rulings_committed": 0,
+        "rulings_lost": 0,
+    }
     # go on until enough kills landed mid-operation *and* enough of them left drift to
     # repair (a fast operation leaves a short window; more tries, same bar)
-    while ((tally["kills"] < KILLS or tally["drifted"] < KILLS // 2)
-           and tally["tries"] < MAX_TRIES):
+    while (tally["kills"] < KILLS or tally["drifted"] < KILLS // 2) and tally["tries"] < MAX_TRIES:
         tally["tries"] += 1
         reset()
         lines, status = zygote.run(job, rng.uniform(0, took))
@@ -360,13 +402,19 @@ def test_sigkill_mid_projection(world, zygote, tmp_path):
         def renders(k=k, cases=cases, project_=project_):
             for j in range(k, -1, -1):
                 later = set(order[j:])
-                yield render_wiki(project_, [
-                    dataclasses.replace(c, ruling=None, version=1) if c.case_id in later
-                    else c for c in cases])
+                yield render_wiki(
+                    project_,
+                    [
+                        dataclasses.replace(c, ruling=None, version=1) if c.case_id in later else c
+                        for c in cases
+                    ],
+                )
 
         _after_kill(db, template, States(renders()), tally)
-    print(f"\ncrash figures (projection, seed {SEED + 1}, {took * 1000:.0f} ms for "
-          f"{len(order)} rulings): {tally}")
+    print(
+        f"\ncrash figures (projection, seed {SEED + 1}, {took * 1000:.0f} ms for "
+        f"{len(order)} rulings): {tally}"
+    )
     assert tally["kills"] >= KILLS and tally["rulings_lost"] == 0
     assert tally["drifted"] >= KILLS // 2
 

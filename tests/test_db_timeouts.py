@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "s3cret-Parola"
 
 
-
 @pytest.fixture
 def psycopg():
     """The PostgreSQL driver (the tests that connect skip without it)."""
-    return pytest.importorskip("psycopg", reason="psycopg not installed "
-                                                 "(pip install 'etki[postgres]')")
+    return pytest.importorskip(
+        "psycopg", reason="psycopg not installed (pip install 'etki[postgres]')"
+    )
 
 
 class SilentServer:
@@ -88,7 +88,8 @@ def test_queue_fails_naming_the_server_that_never_answers(tmp_path, psycopg):
     assert done.stderr == (
         f"etki: error: the PostgreSQL server at 127.0.0.1:{server.port} did not answer "
         "within 2 s (ETKI_DB_CONNECT_TIMEOUT); check that PostgreSQL runs there and that "
-        "ETKI_DB_URL names the right host and port\n")
+        "ETKI_DB_URL names the right host and port\n"
+    )
     assert PASSWORD not in done.stderr
 
 
@@ -97,8 +98,9 @@ def test_a_refused_connection_names_the_server_and_no_password(tmp_path, psycopg
         port = probe.getsockname()[1]  # closed again: nothing listens there now
     done = _etki(tmp_path, f"postgresql://etki:{PASSWORD}@127.0.0.1:{port}/etki", "queue")
     assert done.returncode == 1
-    assert done.stderr.startswith(f"etki: error: the PostgreSQL server at 127.0.0.1:{port} "
-                                  "did not accept the connection: ")
+    assert done.stderr.startswith(
+        f"etki: error: the PostgreSQL server at 127.0.0.1:{port} did not accept the connection: "
+    )
     assert "Connection refused" in done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert PASSWORD not in done.stderr
@@ -118,22 +120,28 @@ def test_a_connect_timeout_in_the_url_wins(psycopg):
 
 def test_timeouts_come_from_the_environment():
     assert db_timeouts({}) == (10.0, 60.0)
-    assert db_timeouts({"ETKI_DB_CONNECT_TIMEOUT": " 2.5 ", "ETKI_DB_STATEMENT_TIMEOUT": "0"}) \
-        == (2.5, 0.0)
+    assert db_timeouts({"ETKI_DB_CONNECT_TIMEOUT": " 2.5 ", "ETKI_DB_STATEMENT_TIMEOUT": "0"}) == (
+        2.5,
+        0.0,
+    )
     with pytest.raises(InputError, match="ETKI_DB_STATEMENT_TIMEOUT: '-5'"):
         Settings.from_env({"ETKI_DB_STATEMENT_TIMEOUT": "-5"})  # every command checks it
     for bad in ("soon", "-1", "nan", "inf"):
-        with pytest.raises(InputError, match=f"ETKI_DB_CONNECT_TIMEOUT: '{bad}' is not a "
-                                             "number of seconds"):
+        with pytest.raises(
+            InputError, match=f"ETKI_DB_CONNECT_TIMEOUT: '{bad}' is not a number of seconds"
+        ):
             db_timeouts({"ETKI_DB_CONNECT_TIMEOUT": bad})
 
 
 def test_a_bad_timeout_is_bad_input(tmp_path):
-    done = _etki(tmp_path, f"sqlite:///{tmp_path}/etki.db", "queue",
-                 ETKI_DB_STATEMENT_TIMEOUT="a minute")
+    done = _etki(
+        tmp_path, f"sqlite:///{tmp_path}/etki.db", "queue", ETKI_DB_STATEMENT_TIMEOUT="a minute"
+    )
     assert done.returncode == 2
-    assert done.stderr == ("etki: error: ETKI_DB_STATEMENT_TIMEOUT: 'a minute' is not a "
-                           "number of seconds; use e.g. 60, or 0 for no limit\n")
+    assert done.stderr == (
+        "etki: error: ETKI_DB_STATEMENT_TIMEOUT: 'a minute' is not a "
+        "number of seconds; use e.g. 60, or 0 for no limit\n"
+    )
     assert not (tmp_path / "etki.db").exists()
 
 
@@ -160,8 +168,9 @@ def test_every_connection_carries_the_statement_timeout(pg_schema):
             assert conn.exec_driver_sql("SHOW statement_timeout").scalar() == shown
             assert conn.exec_driver_sql("SHOW search_path").scalar() == schema
         engine.dispose()
-    own = make_engine(f"{url}%20-cstatement_timeout%3D7s", connect_timeout=10,
-                      statement_timeout=60)  # the URL's options win
+    own = make_engine(
+        f"{url}%20-cstatement_timeout%3D7s", connect_timeout=10, statement_timeout=60
+    )  # the URL's options win
     with own.connect() as conn:
         assert conn.exec_driver_sql("SHOW statement_timeout").scalar() == "7s"
     own.dispose()
@@ -181,7 +190,7 @@ def test_a_statement_stuck_behind_a_lock_is_cancelled(pg_schema, tmp_path):
     assert stuck.stderr == (
         "etki: error: the PostgreSQL server at 127.0.0.1:5432 cancelled a statement that "
         "ran longer than 1 s (ETKI_DB_STATEMENT_TIMEOUT); another session may hold a lock "
-        "it waits for: finish that session, or raise the limit (0: none)\n")
+        "it waits for: finish that session, or raise the limit (0: none)\n"
+    )
     free = _etki(tmp_path, url, "queue", ETKI_DB_STATEMENT_TIMEOUT="1")
-    assert (free.returncode, free.stdout, free.stderr) == (0, "no cases waiting for a ruling\n",
-                                                           "")
+    assert (free.returncode, free.stdout, free.stderr) == (0, "no cases waiting for a ruling\n", "")

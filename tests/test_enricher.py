@@ -33,9 +33,14 @@ def test_b20_every_row_in_every_letter_case() -> None:
     assert len(rows) == 8 and sum(expected for *_, expected in rows) == 4
     for keyword, text, expected in rows:
         # as written, all upper, all lower, swapped: str.upper/lower make Turkish İ/ı odd
-        variants = {(keyword, text), (keyword.upper(), text.upper()),
-                    (keyword.lower(), text.lower()), (keyword.upper(), text.lower()),
-                    (keyword.lower(), text.upper()), (keyword.swapcase(), text.swapcase())}
+        variants = {
+            (keyword, text),
+            (keyword.upper(), text.upper()),
+            (keyword.lower(), text.lower()),
+            (keyword.upper(), text.lower()),
+            (keyword.lower(), text.upper()),
+            (keyword.swapcase(), text.swapcase()),
+        }
         for k, t in variants:
             hit = keyword_match(k, t)
             assert (hit is not None) is expected, (k, t)
@@ -64,14 +69,16 @@ def write(root: Path) -> Path:
         "- id: integration.ad\n  path: services/integration/ad/\n"
         "  summary: Active Directory lookups over LDAP\n"
         "- id: notify.sms\n  path: services/notify/sms/\n  summary: SMS texts\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (root / "contracts" / "msa.md").write_text(
         "---\nid: MSA\n---\n# MSA\n\nIntro.\n\n## 4 Payments\n\n"
         "### 4.1 Card payment\n\nCard payments use the payment gateway of the bank.\n\n"
         "### 4.2 Receipts\n\nA PDF receipt is sent for each payment [[module:payments.receipts]].\n\n"
         "## 5 Staff\n\nStaff sign in through the directory integration.\n\n"
         "## 9 Out of scope\n\n### 9.1 Texts\n\nSMS notify features are not included.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return root
 
 
@@ -87,11 +94,21 @@ def test_suggestions_with_scores_words_and_types(tmp_path: Path) -> None:
     index = build_index(load_project(write(tmp_path / "p")))
     got = [(s.source, s.target, s.type, s.score, s.words) for s in suggest_links(index)]
     assert got == [
-        ("clause:MSA#4.1", "module:payments.gateway", "maps_to", 100.0,
-         # the title is "Payments › Card payment": the first spelling found is shown
-         ("payments~Payments", "gateway~gateway", "Card~Card", "bank~bank")),
-        ("clause:MSA#9.1", "module:notify.sms", "excludes", 100.0,
-         ("notify~notify", "sms~SMS", "texts~Texts")),
+        (
+            "clause:MSA#4.1",
+            "module:payments.gateway",
+            "maps_to",
+            100.0,
+            # the title is "Payments › Card payment": the first spelling found is shown
+            ("payments~Payments", "gateway~gateway", "Card~Card", "bank~bank"),
+        ),
+        (
+            "clause:MSA#9.1",
+            "module:notify.sms",
+            "excludes",
+            100.0,
+            ("notify~notify", "sms~SMS", "texts~Texts"),
+        ),
     ]
     # 4.2 already links payments.receipts; 5 names only one word of integration.ad and
     # too few of its keywords; every suggestion id is stable
@@ -111,14 +128,27 @@ def test_accept_writes_the_edges_file_and_only_then_the_index_changes(tmp_path: 
     added, already = accept(root, suggestions, [suggestions[0].id])
     assert [s.id for s in added] == [suggestions[0].id] and already == []
     data = yaml.safe_load((root / "edges.yaml").read_text(encoding="utf-8"))
-    assert data == {"edges": [{"source": "clause:MSA#4.1", "target": "module:payments.gateway",
-                               "type": "maps_to", "suggestion": suggestions[0].id,
-                               "score": 100.0,
-                               "words": ["payments", "gateway", "Card", "bank"]}]}
+    assert data == {
+        "edges": [
+            {
+                "source": "clause:MSA#4.1",
+                "target": "module:payments.gateway",
+                "type": "maps_to",
+                "suggestion": suggestions[0].id,
+                "score": 100.0,
+                "words": ["payments", "gateway", "Card", "bank"],
+            }
+        ]
+    }
     after = build_index(load_project(root))
     [edge] = [e for e in after.edges if e.provenance == "mapped"]
     assert (edge.source, edge.target, edge.type, edge.weight, edge.location) == (
-        "clause:MSA#4.1", "module:payments.gateway", "maps_to", 0.8, "edges.yaml:4")
+        "clause:MSA#4.1",
+        "module:payments.gateway",
+        "maps_to",
+        0.8,
+        "edges.yaml:4",
+    )
     assert [s.target for s in suggest_links(after)] == ["module:notify.sms"]
     again, already = accept(root, suggest_links(after), [suggestions[0].id])
     assert again == [] and already == [suggestions[0].id]

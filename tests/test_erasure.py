@@ -46,8 +46,12 @@ PHRASE = "Zümrüt Kaplumbağa Vakfı ZKV4711"
 MARKER = "ZKV4711"  # an ASCII piece of it, found however the text is encoded
 SUBMITTER = "Kübra Çelikörs"
 ERASE_REASON = "KVKK başvurusu 2026/17"
-BACKENDS = [False, pytest.param(True, marks=pytest.mark.skipif(
-    find_rg() is None, reason="ripgrep is not installed"))]
+BACKENDS = [
+    False,
+    pytest.param(
+        True, marks=pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
+    ),
+]
 
 
 def _forms(phrase: str) -> list[bytes]:
@@ -70,13 +74,20 @@ def _assert_present(data: bytes, where: str) -> None:
 
 
 def _wiki_bytes(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _etki(tmp: Path, *args: str, reviewer: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
-           "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": reviewer}
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": reviewer,
+    }
     return run_etki([*args], env=env, cwd=tmp)  # in this process: tests/cli_support.py
 
 
@@ -91,12 +102,20 @@ def _sample_world(tmp: Path) -> tuple[Path, Settings, str, str]:
     triaged after it, whose related-context block lists the precedent."""
     project_dir = tmp / "project"
     shutil.copytree(SAMPLE, project_dir)
-    body = ("The property tax payment page crashes with a white screen after card entry "
-            f"for the {PHRASE} account; please fix the payment page. Contact {SUBMITTER}.")
-    _append_request(project_dir, id="DEMO-ERASE", title=f"Payment page crash for {PHRASE}",
-                    text=body, submitted_by=SUBMITTER)
-    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db",
-                        wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer")
+    body = (
+        "The property tax payment page crashes with a white screen after card entry "
+        f"for the {PHRASE} account; please fix the payment page. Contact {SUBMITTER}."
+    )
+    _append_request(
+        project_dir,
+        id="DEMO-ERASE",
+        title=f"Payment page crash for {PHRASE}",
+        text=body,
+        submitted_by=SUBMITTER,
+    )
+    settings = Settings(
+        db_url=f"sqlite:///{tmp}/etki.db", wiki_dir=str(tmp / "wiki-{project}"), reviewer="reviewer"
+    )
     repo = CaseFileRepository(settings.db_url)
     init_project(project_dir, repo, settings)
     victim = case_id_for("demo", "DEMO-ERASE")
@@ -108,14 +127,18 @@ def _sample_world(tmp: Path) -> tuple[Path, Settings, str, str]:
     service.rule(victim, override, reason=f"{PHRASE} is a foundation, not a citizen")
     # another case citing the same clause, ruled as the engine proposed: a dispute
     ref = case.decision.cited_clauses[0]
-    other = next(c for c in repo.cases("demo", status="pending")
-                 if ref in c.decision.cited_clauses)
-    action = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr",
-              "REJECT": "reject"}[other.decision.verdict]
+    other = next(c for c in repo.cases("demo", status="pending") if ref in c.decision.cited_clauses)
+    action = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr", "REJECT": "reject"}[
+        other.decision.verdict
+    ]
     service.rule(other.case_id, action, reason="as proposed")
-    _append_request(project_dir, id="DEMO-AFTER", title="Payment page crash after card entry",
-                    text="The property tax payment page crashes with a white screen after "
-                         "card entry; please fix the payment page.")
+    _append_request(
+        project_dir,
+        id="DEMO-AFTER",
+        title="Payment page crash after card entry",
+        text="The property tax payment page crashes with a white screen after "
+        "card entry; please fix the payment page.",
+    )
     init_project(project_dir, repo, settings)
     repo.dispose()
     return project_dir, settings, victim, case_id_for("demo", "DEMO-AFTER")
@@ -133,8 +156,9 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
     side = fts.index_path(wiki)
     _assert_present(side.read_bytes(), "the FTS5 search index")
     _assert_present(b"".join(_wiki_bytes(wiki).values()), "the wiki")
-    assert f"precedent:{victim}" in (repo.decision_context(after) or ""), \
+    assert f"precedent:{victim}" in (repo.decision_context(after) or ""), (
         "control: the later case's related context should list the precedent"
+    )
     precedents_before = len(memory.precedents(repo.cases("demo")))
     conn = sqlite3.connect(db)
     _assert_present("\n".join(conn.iterdump()).encode(), "the database dump")
@@ -150,8 +174,10 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
 
     # the raw database files as the command left them, then after our own compaction
     wal = Path(f"{db}-wal")
-    _assert_absent(db.read_bytes() + (wal.read_bytes() if wal.exists() else b""),
-                   "the SQLite file or WAL after `etki erase`")
+    _assert_absent(
+        db.read_bytes() + (wal.read_bytes() if wal.exists() else b""),
+        "the SQLite file or WAL after `etki erase`",
+    )
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.execute("VACUUM")
@@ -185,8 +211,12 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
     tomb = audit[-1]
     assert tomb[:2] == (victim, "reviewer")
     with repo._read() as s:
-        reasons = [r for (r,) in s.execute(text(
-            "SELECT reason FROM audit_log WHERE case_id = :c ORDER BY id"), {"c": victim})]
+        reasons = [
+            r
+            for (r,) in s.execute(
+                text("SELECT reason FROM audit_log WHERE case_id = :c ORDER BY id"), {"c": victim}
+            )
+        ]
     assert reasons == [ERASED_REASON, ERASED_REASON, ERASE_REASON]
     # derived memory is re-derived without it, and the wiki says the same as the DB
     cases = repo.cases("demo")
@@ -210,8 +240,7 @@ def test_erase_leaves_the_phrase_nowhere(tmp_path):
 
 
 def test_erase_needs_a_reason_and_a_known_case(tmp_path):
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="ayse")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="ayse")
     repo = CaseFileRepository(settings.db_url, clock=frozen_clock)
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
     repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
@@ -233,9 +262,15 @@ def _pg_dump(repo: CaseFileRepository) -> bytes:
     """Every row of every table in the test schema, as text (what pg_dump would emit)."""
     out = []
     with repo.engine.connect() as conn:
-        tables = [t for (t,) in conn.execute(text(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = current_schema() ORDER BY table_name"))]
+        tables = [
+            t
+            for (t,) in conn.execute(
+                text(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema() ORDER BY table_name"
+                )
+            )
+        ]
         for table in tables:
             for row in conn.execute(text(f'SELECT * FROM "{table}"')):
                 out.append(f"{table}: {tuple(row)!r}")
@@ -246,24 +281,44 @@ def _pg_dump(repo: CaseFileRepository) -> bytes:
 def test_erase_on_postgresql(tmp_path):
     repo, admin, schema = _postgres_repo()
     try:
-        settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"),
-                            reviewer="ayse")
+        settings = Settings(
+            db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="ayse"
+        )
         repo.save_project(make_project(), "sha256:abc", b"{}\n")
         victim, later = "req-demo-erase", "req-demo-later"
-        repo.add_cases("demo", [
-            (Request(id="R1", title=f"SSO for {PHRASE}", text=f"{PHRASE}: SSO login fails",
-                     submitted_by=SUBMITTER), make_decision(victim)),
-            (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
-        ])
+        repo.add_cases(
+            "demo",
+            [
+                (
+                    Request(
+                        id="R1",
+                        title=f"SSO for {PHRASE}",
+                        text=f"{PHRASE}: SSO login fails",
+                        submitted_by=SUBMITTER,
+                    ),
+                    make_decision(victim),
+                ),
+                (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
+            ],
+        )
         repo.record_ruling(victim, "reject", "ayse", f"{PHRASE} is not staff")
         repo.record_ruling("req-demo-2", "approve", "jurgen", "")
-        block = {"format": "etki-related-context/1", "nodes": [
-            {"id": f"precedent:{victim}", "type": "precedent", "title": f"SSO for {PHRASE}"},
-            {"id": "clause:MSA#3.2", "type": "clause", "title": "Single sign-on"}],
-            "edges": [{"source": f"precedent:{victim}", "target": "clause:MSA#3.2",
-                       "type": "cites"}], "dropped": []}
-        repo.add_cases("demo", [(make_request("R3", "SSO again"), make_decision(later))],
-                       contexts={later: json.dumps(block, ensure_ascii=False)})
+        block = {
+            "format": "etki-related-context/1",
+            "nodes": [
+                {"id": f"precedent:{victim}", "type": "precedent", "title": f"SSO for {PHRASE}"},
+                {"id": "clause:MSA#3.2", "type": "clause", "title": "Single sign-on"},
+            ],
+            "edges": [
+                {"source": f"precedent:{victim}", "target": "clause:MSA#3.2", "type": "cites"}
+            ],
+            "dropped": [],
+        }
+        repo.add_cases(
+            "demo",
+            [(make_request("R3", "SSO again"), make_decision(later))],
+            contexts={later: json.dumps(block, ensure_ascii=False)},
+        )
         WikiProjector(repo, settings).rebuild("demo")
         wiki = settings.wiki_path("demo")
         assert search(wiki, PHRASE, use_rg=False)
@@ -272,8 +327,7 @@ def test_erase_on_postgresql(tmp_path):
         outcome = erase_case(repo, settings, victim, ERASE_REASON, wait_s=600)
         assert outcome.erasure.contexts_scrubbed == 1 and outcome.wiki_error is None
         assert outcome.complete, [p.line() for p in outcome.places]
-        assert any("pageinspect" in p.what and "not installed" in p.detail
-                   for p in outcome.places)
+        assert any("pageinspect" in p.what and "not installed" in p.detail for p in outcome.places)
         _assert_absent(_pg_dump(repo), "the PostgreSQL dump")
         for use_rg in (False, True):
             assert search(wiki, PHRASE, use_rg=use_rg) == []
@@ -308,8 +362,12 @@ print("done", flush=True)
 def _reader(db: Path) -> subprocess.Popen:
     """Another process holding a read transaction on ``db`` until told (a line on its
     stdin); returns once the transaction is open."""
-    proc = subprocess.Popen([sys.executable, "-c", _READER, str(db)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _READER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline() == "reading\n"
     return proc
 
@@ -320,18 +378,27 @@ def _release(proc: subprocess.Popen) -> None:
 
 
 def _sqlite_files(db: Path) -> bytes:
-    return b"".join(Path(f"{db}{s}").read_bytes() for s in ("", "-wal", "-shm", "-journal")
-                    if Path(f"{db}{s}").exists())
+    return b"".join(
+        Path(f"{db}{s}").read_bytes()
+        for s in ("", "-wal", "-shm", "-journal")
+        if Path(f"{db}{s}").exists()
+    )
 
 
 def _assert_proven(proc: subprocess.CompletedProcess, db: Path, wiki: Path) -> None:
     """Exit 0, every place listed as checked and none holding anything, and the files
     themselves (read here) without the phrase."""
     assert proc.returncode == 0, proc.stderr
-    for where in (f"SQLite database file {db}:", f"SQLite WAL {db}-wal:",
-                  f"SQLite shared-memory file {db}-shm:", f"SQLite rollback journal {db}-journal:",
-                  f"wiki search index {fts.index_path(wiki)}:", f"wiki {wiki}:",
-                  f"SQLite VACUUM of {db}:", "SQLite WAL checkpoint (after VACUUM)"):
+    for where in (
+        f"SQLite database file {db}:",
+        f"SQLite WAL {db}-wal:",
+        f"SQLite shared-memory file {db}-shm:",
+        f"SQLite rollback journal {db}-journal:",
+        f"wiki search index {fts.index_path(wiki)}:",
+        f"wiki {wiki}:",
+        f"SQLite VACUUM of {db}:",
+        "SQLite WAL checkpoint (after VACUUM)",
+    ):
         assert where in proc.stdout, (where, proc.stdout)
     assert "HELD" not in proc.stdout
     _assert_absent(_sqlite_files(db), "the SQLite files")
@@ -349,8 +416,9 @@ def test_erase_while_another_connection_reads_says_so_and_finishes_later(tmp_pat
     db, wiki = tmp_path / "etki.db", settings.wiki_path("demo")
     reader = _reader(db)
     try:
-        done = _etki(tmp_path, "erase", victim, "--reason", ERASE_REASON, "--wait", "0",
-                     reviewer="reviewer")
+        done = _etki(
+            tmp_path, "erase", victim, "--reason", ERASE_REASON, "--wait", "0", reviewer="reviewer"
+        )
         assert done.returncode == 1, (done.stdout, done.stderr)
         assert f"{victim}: erased from project demo" in done.stdout
         assert f"another connection holds a read transaction on {db}" in done.stderr
@@ -364,8 +432,7 @@ def test_erase_while_another_connection_reads_says_so_and_finishes_later(tmp_pat
         for rel, data in _wiki_bytes(wiki).items():
             _assert_absent(data, rel)
         # still held: --finish says so again, honestly
-        again = _etki(tmp_path, "erase", "--finish", victim, "--wait", "0",
-                      reviewer="reviewer")
+        again = _etki(tmp_path, "erase", "--finish", victim, "--wait", "0", reviewer="reviewer")
         assert again.returncode == 1 and "read transaction" in again.stderr
     finally:
         # killed, not committed: a process that ends cleanly and is the last to close
@@ -378,8 +445,10 @@ def test_erase_while_another_connection_reads_says_so_and_finishes_later(tmp_pat
     assert f"{victim}: erasure finished: no checked place holds it" in finished.stdout
     not_erased = _etki(tmp_path, "erase", "--finish", "req-demo-nope", reviewer="reviewer")
     assert not_erased.returncode == 2 and "has not been erased" in not_erased.stderr
-    for bad, says in ((["--wait", "-1", "--reason", "x"], "--wait: -1 is negative"),
-                      ([], "give the legal reason (--reason)")):
+    for bad, says in (
+        (["--wait", "-1", "--reason", "x"], "--wait: -1 is negative"),
+        ([], "give the legal reason (--reason)"),
+    ):
         refused = _etki(tmp_path, "erase", "req-demo-nope", *bad, reviewer="reviewer")
         assert refused.returncode == 2 and says in refused.stderr, refused.stderr
 
@@ -391,11 +460,30 @@ def test_erase_waits_for_a_reader_within_its_bound_then_proves_it(tmp_path):
     _project_dir, settings, victim, _after = _sample_world(tmp_path)
     db, wiki = tmp_path / "etki.db", settings.wiki_path("demo")
     reader = _reader(db)
-    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{db}",
-           "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"), "ETKI_REVIEWER": "reviewer"}
-    erase = subprocess.Popen([sys.executable, "-m", "etki.cli", "erase", victim, "--reason",
-                              ERASE_REASON, "--wait", "600"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{db}",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+    }
+    erase = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "etki.cli",
+            "erase",
+            victim,
+            "--reason",
+            ERASE_REASON,
+            "--wait",
+            "600",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         assert erase.stderr is not None
         line = ""
@@ -407,8 +495,7 @@ def test_erase_waits_for_a_reader_within_its_bound_then_proves_it(tmp_path):
     finally:
         _release(reader)
     out, err = erase.communicate(timeout=600)
-    _assert_proven(subprocess.CompletedProcess(erase.args, erase.returncode, out, err),
-                   db, wiki)
+    _assert_proven(subprocess.CompletedProcess(erase.args, erase.returncode, out, err), db, wiki)
     assert f"{victim}: erasure proven: no checked place holds it" in out
     assert "searched" in out and "0 erased words" not in out
 
@@ -441,10 +528,18 @@ def test_erase_with_a_wiki_that_cannot_be_written_removes_the_pages_first(tmp_pa
         assert victim.encode("utf-8") not in data, rel
     assert f"ok    wiki {wiki}:" in done.stdout  # the proof looked and found it clean
     blocked.unlink()
-    rebuilt = subprocess.run([sys.executable, "-m", "etki.wiki", "rebuild", "--project", "demo"],
-                             capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                             env={**os.environ, "ETKI_DB_URL": settings.db_url,
-                                  "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}")})
+    rebuilt = subprocess.run(
+        [sys.executable, "-m", "etki.wiki", "rebuild", "--project", "demo"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={
+            **os.environ,
+            "ETKI_DB_URL": settings.db_url,
+            "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+        },
+    )
     assert rebuilt.returncode == 0, rebuilt.stderr
     repo = CaseFileRepository(settings.db_url)
     assert WikiProjector(repo, settings).verify("demo") == []
@@ -461,21 +556,35 @@ def test_case_pages_are_told_by_name():
     assert is_case_page("decisions/DEC-20260101-sso-login--req-demo-1.md", "req-demo-1")
     assert is_case_page("decisions/DEC-20260101-req-demo-1.md", "req-demo-1")
     assert is_case_page("precedents/PRE-sso--req-demo-1.md", "req-demo-1")
-    for other in ("decisions/DEC-20260101-sso--req-demo-11.md",
-                  "decisions/DEC-20260101-sso--x-req-demo-1.md",
-                  "decisions/DEC-20260101-x-req-demo-1.md", "entities/modules/req-demo-1.md",
-                  "decisions/sub/DEC-20260101-req-demo-1.md", "index.md"):
+    for other in (
+        "decisions/DEC-20260101-sso--req-demo-11.md",
+        "decisions/DEC-20260101-sso--x-req-demo-1.md",
+        "decisions/DEC-20260101-x-req-demo-1.md",
+        "entities/modules/req-demo-1.md",
+        "decisions/sub/DEC-20260101-req-demo-1.md",
+        "index.md",
+    ):
         assert not is_case_page(other, "req-demo-1"), other
 
 
 def _pg_seed(repo: CaseFileRepository) -> str:
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
     victim = "req-demo-erase"
-    repo.add_cases("demo", [
-        (Request(id="R1", title=f"SSO for {PHRASE}", text=f"{PHRASE}: SSO login fails",
-                 submitted_by=SUBMITTER), make_decision(victim)),
-        (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
-    ])
+    repo.add_cases(
+        "demo",
+        [
+            (
+                Request(
+                    id="R1",
+                    title=f"SSO for {PHRASE}",
+                    text=f"{PHRASE}: SSO login fails",
+                    submitted_by=SUBMITTER,
+                ),
+                make_decision(victim),
+            ),
+            (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
+        ],
+    )
     repo.record_ruling(victim, "reject", "ayse", f"{PHRASE} is not staff")
     return victim
 
@@ -483,15 +592,29 @@ def _pg_seed(repo: CaseFileRepository) -> str:
 def _pg_pages(conn, table: str) -> bytes:  # noqa: ANN001 - a SQLAlchemy connection
     """Every page of ``table`` and its TOAST table as the server holds them, free space
     and dead row versions included (pageinspect's get_raw_page)."""
-    rels = [table] + [t for (t,) in conn.execute(text(
-        "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = CAST(:t AS regclass) "
-        "AND reltoastrelid <> 0"), {"t": table})]
+    rels = [table] + [
+        t
+        for (t,) in conn.execute(
+            text(
+                "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = CAST(:t AS regclass) "
+                "AND reltoastrelid <> 0"
+            ),
+            {"t": table},
+        )
+    ]
     out = []
     for rel in rels:
-        n = conn.execute(text("SELECT pg_relation_size(CAST(:r AS regclass)) / 8192"),
-                         {"r": rel}).scalar()
-        out += [bytes(conn.execute(text("SELECT get_raw_page(:r, 'main', :b)"),
-                                   {"r": rel, "b": b}).scalar()) for b in range(int(n))]
+        n = conn.execute(
+            text("SELECT pg_relation_size(CAST(:r AS regclass)) / 8192"), {"r": rel}
+        ).scalar()
+        out += [
+            bytes(
+                conn.execute(
+                    text("SELECT get_raw_page(:r, 'main', :b)"), {"r": rel, "b": b}
+                ).scalar()
+            )
+            for b in range(int(n))
+        ]
     return b"".join(out)
 
 
@@ -514,8 +637,9 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
                     conn.execute(text(f'CREATE EXTENSION pageinspect SCHEMA "{schema}"'))
             except Exception as exc:  # noqa: BLE001 - not installable here: skip
                 pytest.skip(f"pageinspect cannot be created here: {exc}")
-        settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"),
-                            reviewer="ayse")
+        settings = Settings(
+            db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="ayse"
+        )
         victim = _pg_seed(repo)
         WikiProjector(repo, settings).rebuild("demo")
         snap_engine = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
@@ -530,8 +654,10 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
         held = {p.what for p in outcome.held}
         assert "PostgreSQL table cases (VACUUM)" in held, outcome.places
         # control: the erased row is there for anyone holding that snapshot
-        assert PHRASE in snap.execute(text("SELECT text FROM cases WHERE id = :c"),
-                                      {"c": victim}).scalar()
+        assert (
+            PHRASE
+            in snap.execute(text("SELECT text FROM cases WHERE id = :c"), {"c": victim}).scalar()
+        )
         again = finish_erasure(repo, settings, victim, wait_s=0)
         assert not again.complete and f"pid {pid}" in (again.blocker or "")
         snap.rollback()
@@ -544,8 +670,9 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
             assert f"ok    PostgreSQL table {table} (VACUUM): 0 dead row versions left" in lines
         _assert_absent(_pg_dump(repo), "the PostgreSQL dump")
         for table in ("cases", "decisions", "rulings", "audit_log", "decision_contexts"):
-            assert (f"ok    PostgreSQL table {table} (VACUUM FULL): rewritten from its live "
-                    "rows") in "\n".join(lines), lines
+            assert (
+                f"ok    PostgreSQL table {table} (VACUUM FULL): rewritten from its live rows"
+            ) in "\n".join(lines), lines
         if pageinspect:  # the pages as the server holds them, read here
             with admin.connect() as conn:
                 conn.execute(text(f'SET search_path = "{schema}"'))
@@ -554,8 +681,10 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
             # an erasure that knows its words reads every page itself
             other = erase_case(repo, settings, "req-demo-2", ERASE_REASON, wait_s=600)
             assert other.complete and other.words > 0, [p.line() for p in other.places]
-            assert any(p.line().startswith("ok    PostgreSQL pages of cases (pageinspect): ")
-                       for p in other.places)
+            assert any(
+                p.line().startswith("ok    PostgreSQL pages of cases (pageinspect): ")
+                for p in other.places
+            )
         for rel, data in _wiki_bytes(settings.wiki_path("demo")).items():
             _assert_absent(data, rel)
     finally:

@@ -47,8 +47,11 @@ def test_grep_baseline_is_plain_substring_counting(graph):
 
 
 def test_the_pre_registered_queries(graph):
-    rows = [json.loads(line) for line in (SAMPLE / "queries.jsonl").read_text(
-        encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in (SAMPLE / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     assert len(rows) >= 24 and len({r["id"] for r in rows}) == len(rows)
     queries, problems = load_queries(SAMPLE / "queries.jsonl", graph)
     assert problems == [] and len(queries) == len(rows)
@@ -57,19 +60,40 @@ def test_the_pre_registered_queries(graph):
 
 def test_labels_by_section_number(tmp_path, graph):
     path = tmp_path / "labelled.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in [
-        {"id": "A", "text": "SSO", "labels": {"clauses": ["3.2", "10.2.0"],
-                                              "modules": ["portal.auth.sso"]}},
-        {"id": "B", "text": "x", "labels": {"clauses": ["99.9"], "modules": ["nope"]}},
-        {"id": "C", "query": "y", "expected": ["clause:MSA-2024-01#4.1"], "borderline": True},
-    ]) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "id": "A",
+                    "text": "SSO",
+                    "labels": {"clauses": ["3.2", "10.2.0"], "modules": ["portal.auth.sso"]},
+                },
+                {"id": "B", "text": "x", "labels": {"clauses": ["99.9"], "modules": ["nope"]}},
+                {
+                    "id": "C",
+                    "query": "y",
+                    "expected": ["clause:MSA-2024-01#4.1"],
+                    "borderline": True,
+                },
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     queries, problems = load_queries(path, graph)
     assert [q.id for q in queries] == ["A", "C"]
-    assert queries[0].expected == ("clause:MSA-2024-01#3.2", "clause:ANNEX-A#10.2",
-                                   "module:portal.auth.sso")
+    assert queries[0].expected == (
+        "clause:MSA-2024-01#3.2",
+        "clause:ANNEX-A#10.2",
+        "module:portal.auth.sso",
+    )
     assert queries[1].borderline
-    assert problems == ["B: no clause numbered 99.9", "B: no module nope",
-                        "B: skipped, no expected node"]
+    assert problems == [
+        "B: no clause numbered 99.9",
+        "B: no module nope",
+        "B: skipped, no expected node",
+    ]
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(InputError, match="bad.jsonl:1"):
@@ -91,9 +115,22 @@ def test_eval_retrieval_command(stored, monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("retrieval: 32 queries, k=10")
     assert "recall@k" in out[1] and "MRR" in out[1]
-    assert [line.split()[0] for line in out[2:2 + len(METHODS)]] == list(METHODS)
-    assert run(["eval", "retrieval", str(SAMPLE / "queries.jsonl"), "--project", "demo",
-                "--json", "--k", "5"]) == 0
+    assert [line.split()[0] for line in out[2 : 2 + len(METHODS)]] == list(METHODS)
+    assert (
+        run(
+            [
+                "eval",
+                "retrieval",
+                str(SAMPLE / "queries.jsonl"),
+                "--project",
+                "demo",
+                "--json",
+                "--k",
+                "5",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["k"] == 5 and [s["method"] for s in data["scores"]] == list(METHODS)
     assert all(0 <= s["recall"] <= 1 and 0 <= s["precision"] <= 1 for s in data["scores"])
@@ -101,8 +138,20 @@ def test_eval_retrieval_command(stored, monkeypatch, capsys):
 
 def test_eval_triage_command(stored, monkeypatch, capsys):
     monkeypatch.setenv("ETKI_DB_URL", stored)
-    assert run(["eval", "triage", str(SAMPLE / "requests.jsonl"), "--project", "demo",
-                "--resamples", "50"]) == 0
+    assert (
+        run(
+            [
+                "eval",
+                "triage",
+                str(SAMPLE / "requests.jsonl"),
+                "--project",
+                "demo",
+                "--resamples",
+                "50",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("triage evaluation: 1 engagement(s), 40 labelled requests")
     assert "stored project demo: " in out  # the stored project, not the folder

@@ -26,9 +26,30 @@ def test_every_code_point_below_u3000_and_a_sample_above() -> None:
 
 
 def test_random_mixed_text() -> None:
-    pool = [chr(c) for c in (*range(0x20, 0x250), *range(0x300, 0x370), 0x130, 0x131, 0xDF,
-                             0x1E9E, 0xFB01, 0x2126, 0x212B, 0xAC00, 0x1100, 0x1161, 0x11A8,
-                             0x3000, 0xFF21, 0x13A0, 0xAB70, 0x10400, 0x1F44D)]
+    pool = [
+        chr(c)
+        for c in (
+            *range(0x20, 0x250),
+            *range(0x300, 0x370),
+            0x130,
+            0x131,
+            0xDF,
+            0x1E9E,
+            0xFB01,
+            0x2126,
+            0x212B,
+            0xAC00,
+            0x1100,
+            0x1161,
+            0x11A8,
+            0x3000,
+            0xFF21,
+            0x13A0,
+            0xAB70,
+            0x10400,
+            0x1F44D,
+        )
+    ]
     rng = random.Random(20241129)
     for _ in range(20000):
         text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 14)))

@@ -41,11 +41,25 @@ def test_b06_yaml11_booleans_stay_strings() -> None:
 
 
 def test_core_schema_scalars() -> None:
-    text = ("a: true\nb: False\nc: 3\nd: 1.5\ne: 2024-01-01\nf: 010\ng: ~\nh: yes\n"
-            "i: 0o17\nj: 1e3\nk: -7\nl: 0x1F\nm: 1:30\n")
+    text = (
+        "a: true\nb: False\nc: 3\nd: 1.5\ne: 2024-01-01\nf: 010\ng: ~\nh: yes\n"
+        "i: 0o17\nj: 1e3\nk: -7\nl: 0x1F\nm: 1:30\n"
+    )
     assert load_yaml(text, "x.yaml") == {
-        "a": True, "b": False, "c": 3, "d": 1.5, "e": "2024-01-01", "f": "010", "g": None,
-        "h": "yes", "i": "0o17", "j": "1e3", "k": -7, "l": 31, "m": "1:30"}
+        "a": True,
+        "b": False,
+        "c": 3,
+        "d": 1.5,
+        "e": "2024-01-01",
+        "f": "010",
+        "g": None,
+        "h": "yes",
+        "i": "0o17",
+        "j": "1e3",
+        "k": -7,
+        "l": 31,
+        "m": "1:30",
+    }
 
 
 @needs_cases
@@ -62,8 +76,11 @@ def test_b08_colon_in_unquoted_value_names_file_and_line_3() -> None:
 
 @needs_cases
 def test_b08_title_written_by_etki_loads_back_unchanged() -> None:
-    meta = {"case_id": "VAKA-0011", "title": "SSO hatası: giriş sayfası açılmıyor",
-            "owner": "Müşteri Ekibi: İstanbul"}
+    meta = {
+        "case_id": "VAKA-0011",
+        "title": "SSO hatası: giriş sayfası açılmıyor",
+        "owner": "Müşteri Ekibi: İstanbul",
+    }
     assert split_frontmatter(dump_frontmatter(meta, "Gövde\n"), "x.md") == (meta, "Gövde\n")
 
 
@@ -87,8 +104,11 @@ def test_b09_values() -> None:
     bom, _ = split_frontmatter(_read("B09-bom-frontmatter.md"), "b.md")
     crlf, _ = split_frontmatter(_read("B09-crlf-frontmatter.md"), "c.md")
     assert bom == {"case_id": "VAKA-0012", "title": "BOM ile kaydedilmiş sayfa"}
-    assert crlf == {"case_id": "VAKA-0013", "title": "CRLF ile kaydedilmiş sayfa",
-                    "tags": ["sso", "fatura"]}
+    assert crlf == {
+        "case_id": "VAKA-0013",
+        "title": "CRLF ile kaydedilmiş sayfa",
+        "tags": ["sso", "fatura"],
+    }
 
 
 @needs_cases
@@ -102,13 +122,29 @@ def test_b10_rules_in_body_stay_in_body_byte_for_byte() -> None:
 
 def test_dump_round_trips_tricky_values() -> None:
     meta = {
-        "title": "SSO hatası: giriş sayfası açılmıyor", "country": "no", "y": "y",
-        "flags": ["on", "off", "yes", "NO", "true"], "num_like": "010", "exp": "1e3",
-        "octal": "0o17", "date": "2024-01-01", "hash": "# not a comment", "dash": "- item",
-        "quote": "it's \"quoted\"", "multi": "line one\nline two\n", "empty": "",
-        "long": "kelime " * 80 + "son", "n": 3, "f": 0.5, "big": 1e20, "b": True,
-        "none": None, "nested": {"k": "v: w", "list": [1, "2"]}, "tilde": "~",
-        "turkish": "İade süreci ıslak imza", "colon_end": "ends with:",
+        "title": "SSO hatası: giriş sayfası açılmıyor",
+        "country": "no",
+        "y": "y",
+        "flags": ["on", "off", "yes", "NO", "true"],
+        "num_like": "010",
+        "exp": "1e3",
+        "octal": "0o17",
+        "date": "2024-01-01",
+        "hash": "# not a comment",
+        "dash": "- item",
+        "quote": 'it\'s "quoted"',
+        "multi": "line one\nline two\n",
+        "empty": "",
+        "long": "kelime " * 80 + "son",
+        "n": 3,
+        "f": 0.5,
+        "big": 1e20,
+        "b": True,
+        "none": None,
+        "nested": {"k": "v: w", "list": [1, "2"]},
+        "tilde": "~",
+        "turkish": "İade süreci ıslak imza",
+        "colon_end": "ends with:",
     }
     body = "Birinci.\n\n---\n\nstatus: gövde\n"
     text = dump_frontmatter(meta, body)

@@ -32,9 +32,13 @@ Reply = tuple[int, dict[str, str], str]
 
 
 def completion(text: str) -> Reply:
-    body = {"id": "x", "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": "stop"}]}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+    }
     return 200, {"Content-Type": "application/json"}, json.dumps(body)
 
 
@@ -52,8 +56,9 @@ class FakeModel:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with model.lock:
-                    model.requests.append({"path": self.path, "body": body,
-                                           "auth": self.headers.get("Authorization")})
+                    model.requests.append(
+                        {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                    )
                     reply = model.script.pop(0) if len(model.script) > 1 else model.script[0]
                 status, headers, text = reply
                 data = text.encode("utf-8")
@@ -69,8 +74,7 @@ class FakeModel:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,),
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
         self.thread.start()
 
     def close(self) -> None:
@@ -89,24 +93,40 @@ def client(model: FakeModel, waits: list[float], **kw) -> ChatClient:  # type: i
     return ChatClient(model.url, "m", timeout=5, sleep=waits.append, **kw)
 
 
-CASE = GateCase("maps_to", "clause:MSA#4.1", "Card payments go through the virtual POS.",
-                "module:payments.gateway", "module payments.gateway: card payments",
-                ("payments", "gateway"), ("card", "payments"))
+CASE = GateCase(
+    "maps_to",
+    "clause:MSA#4.1",
+    "Card payments go through the virtual POS.",
+    "module:payments.gateway",
+    "module payments.gateway: card payments",
+    ("payments", "gateway"),
+    ("card", "payments"),
+)
 
 
 # --- parsing answers ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, expected", [
-    ("VALID", True), ("invalid", False), ("Valid.", True),
-    ("<s>[OUT] VALID [/OUT]</s>", True),
-    ("<s> [INST] [/INST] INVALID </s>", False),
-    ('Sure! Here is my answer: {"answer": "INVALID", "reason": "the text is valid prose"}',
-     False),
-    ('```json\n{"verdict": "valid"}\n```', True),
-    ("<|im_start|>assistant\nVALID<|im_end|>", True),
-    ('{"valid": false}', False),
-    ("VALID or INVALID?", None), ("I cannot tell.", None), ("", None),
-])
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("VALID", True),
+        ("invalid", False),
+        ("Valid.", True),
+        ("<s>[OUT] VALID [/OUT]</s>", True),
+        ("<s> [INST] [/INST] INVALID </s>", False),
+        (
+            'Sure! Here is my answer: {"answer": "INVALID", "reason": "the text is valid prose"}',
+            False,
+        ),
+        ('```json\n{"verdict": "valid"}\n```', True),
+        ("<|im_start|>assistant\nVALID<|im_end|>", True),
+        ('{"valid": false}', False),
+        ("VALID or INVALID?", None),
+        ("I cannot tell.", None),
+        ("", None),
+    ],
+)
 def test_parse_verdict(answer: str, expected: bool | None) -> None:
     assert parse_verdict(answer) is expected
 
@@ -125,6 +145,7 @@ def test_chat_url_and_retry_after() -> None:
 
 
 # --- the model validator against the local server ---------------------------------------
+
 
 def test_valid_and_invalid_answers(model: FakeModel) -> None:
     waits: list[float] = []
@@ -159,8 +180,10 @@ def test_a_null_answer_is_asked_again_not_an_endpoint_failure(model: FakeModel) 
     # content null (a model that answered with a tool call, or nothing): the gate's old
     # client called the endpoint failed for the rest of the build; it is an empty answer
     null = {"choices": [{"index": 0, "message": {"role": "assistant", "content": None}}]}
-    model.script = [(200, {"Content-Type": "application/json"}, json.dumps(null)),
-                    completion("INVALID")]
+    model.script = [
+        (200, {"Content-Type": "application/json"}, json.dumps(null)),
+        completion("INVALID"),
+    ]
     validator = ModelValidator(client(model, []))
     verdict = validator.check(CASE)
     assert (verdict.valid, verdict.method) == (False, "model:m") and len(model.requests) == 2
@@ -217,8 +240,15 @@ def test_validator_from_settings() -> None:
 
 def test_lexical_check() -> None:
     assert LexicalValidator().check(CASE).valid is True
-    other = GateCase("maps_to", "c", "Invoices are paid monthly.", "module:sms",
-                     "module sms", ("sms",), ("operator", "text"))
+    other = GateCase(
+        "maps_to",
+        "c",
+        "Invoices are paid monthly.",
+        "module:sms",
+        "module sms",
+        ("sms",),
+        ("operator", "text"),
+    )
     verdict = LexicalValidator().check(other)
     assert verdict.valid is False and verdict.detail == "target words in the chunk: none"
 
@@ -251,9 +281,11 @@ Water bills are paid monthly.
 - [[maps_to::module:water]]
 - [[module:sms]]
 """
-MODULES = ("- id: payments.gateway\n  summary: Card payments via the bank's virtual POS\n"
-           "- id: sms\n  summary: Text messages to citizens\n"
-           "- id: water\n  summary: Water bill payments\n")
+MODULES = (
+    "- id: payments.gateway\n  summary: Card payments via the bank's virtual POS\n"
+    "- id: sms\n  summary: Text messages to citizens\n"
+    "- id: water\n  summary: Water bill payments\n"
+)
 
 
 def pool_project(root: Path, doc: str = POOL_DOC) -> Path:
@@ -280,12 +312,15 @@ def test_pool_without_a_model_uses_the_lexical_check(tmp_path: Path) -> None:
         # no source: checked against the clauses sharing words with the target, best first
         ("clause:MSA#4.2", "module:water", "maps_to", "admitted", "lexical"),
         ("clause:MSA#4.1", "module:water", "maps_to", "rejected", "lexical"),
-        ("pool:MSA", "module:sms", "", "rejected", "lexical")]
-    mapped = {(e.source, e.target, e.type, e.location) for e in index.edges
-              if e.provenance == "mapped"}
-    assert mapped == {("clause:MSA#4.1", "module:payments.gateway", "maps_to",
-                       "contracts/msa.md:4"),
-                      ("clause:MSA#4.2", "module:water", "maps_to", "contracts/msa.md:24")}
+        ("pool:MSA", "module:sms", "", "rejected", "lexical"),
+    ]
+    mapped = {
+        (e.source, e.target, e.type, e.location) for e in index.edges if e.provenance == "mapped"
+    }
+    assert mapped == {
+        ("clause:MSA#4.1", "module:payments.gateway", "maps_to", "contracts/msa.md:4"),
+        ("clause:MSA#4.2", "module:water", "maps_to", "contracts/msa.md:24"),
+    }
     assert build_index(project).to_bytes() == index.to_bytes()  # deterministic
 
 
@@ -296,14 +331,21 @@ def test_pool_with_the_model_admits_only_pool_edges(tmp_path: Path, model: FakeM
     index = build_index(project, validator=validator)
     assert model.requests[0]["path"] == "/v1/chat/completions"
     assert [r[3:] for r in gate_rows(index)] == [
-        ("admitted", "model:m"), ("admitted", "model:m"), ("unresolved", "-"),
-        ("admitted", "model:m"), ("admitted", "model:m"),
-        ("rejected", "lexical")]  # no clause shares a word with it: the model is not asked
+        ("admitted", "model:m"),
+        ("admitted", "model:m"),
+        ("unresolved", "-"),
+        ("admitted", "model:m"),
+        ("admitted", "model:m"),
+        ("rejected", "lexical"),
+    ]  # no clause shares a word with it: the model is not asked
     assert len(model.requests) == 4
     mapped = {(e.source, e.target) for e in index.edges if e.provenance == "mapped"}
-    assert mapped == {("clause:MSA#4.1", "module:payments.gateway"),
-                      ("clause:MSA#4.2", "module:sms"), ("clause:MSA#4.2", "module:water"),
-                      ("clause:MSA#4.1", "module:water")}
+    assert mapped == {
+        ("clause:MSA#4.1", "module:payments.gateway"),
+        ("clause:MSA#4.2", "module:sms"),
+        ("clause:MSA#4.2", "module:water"),
+        ("clause:MSA#4.1", "module:water"),
+    }
     vocabulary_types = {c for _, c in index.edge_types}
     assert {e.type for e in index.edges} <= vocabulary_types
 
@@ -313,15 +355,17 @@ def test_pool_types_must_be_in_the_vocabulary(tmp_path: Path) -> None:
     with pytest.raises(UnknownEdgeTypeError) as info:
         load_project(pool_project(tmp_path / "a", bad))
     assert info.value.line == 24 and "allowed types:" in str(info.value)
-    reversed_type = POOL_DOC.replace("type: maps_to, target: \"module:sms\"",
-                                     "type: mapped_by, target: \"module:sms\"")
+    reversed_type = POOL_DOC.replace(
+        'type: maps_to, target: "module:sms"', 'type: mapped_by, target: "module:sms"'
+    )
     with pytest.raises(ProjectFormatError) as info2:
         load_project(pool_project(tmp_path / "b", reversed_type))
     assert info2.value.field == "candidates[1].type" and "'maps_to'" in str(info2.value)
 
 
-@pytest.mark.parametrize("heading", ["Unzugeordnete Kanten", "Atanmamış bağlantılar",
-                                     "UNASSIGNED EDGES"])
+@pytest.mark.parametrize(
+    "heading", ["Unzugeordnete Kanten", "Atanmamış bağlantılar", "UNASSIGNED EDGES"]
+)
 def test_pool_section_names_in_three_languages(tmp_path: Path, heading: str) -> None:
     doc = POOL_DOC.replace("## Unassigned edges", f"## {heading}")
     index = build_index(load_project(pool_project(tmp_path / "p", doc)))

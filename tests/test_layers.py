@@ -35,8 +35,15 @@ def _lint_imports() -> str:
 
 
 def test_import_contracts_are_kept():
-    done = subprocess.run([_lint_imports(), "--no-cache"], cwd=ROOT, capture_output=True,
-                          text=True, encoding="utf-8", timeout=600, check=False)
+    done = subprocess.run(
+        [_lint_imports(), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        check=False,
+    )
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     for name in CONTRACTS:

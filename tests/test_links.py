@@ -22,24 +22,31 @@ def test_b18_exactly_four_links() -> None:
     ]
 
 
-@pytest.mark.parametrize("markdown, expected", [
-    ("see [[MSA#3.2|SSO clause]] now", [("MSA", "3.2", "SSO clause")]),
-    ("[[module:auth]] and [[module:auth]]", [("module:auth", None, None)] * 2),
-    ("[[#Fesih]]", [("", "Fesih", None)]),
-    ("[[ spaced target | alias ]]", [("spaced target", None, "alias")]),
-    ("**bold [[x]]** and *[[y|z]]*", [("x", None, None), ("y", None, "z")]),
-    ("`[[code]]` and ``[[more code]]``", []),
-    ("\\[\\[escaped\\]\\] and \\[[half]]", []),
-    ("    [[indented code]]\n", []),
-    ("```\n[[fenced]]\n```\n\n~~~toml\n[[outputs.influxdb]]\n~~~\n", []),
-    ("<div>\n[[html block]]\n</div>\n", []),
-    ("[[]] and [[|alias]] and [[a\nb]]", []),
-    ("| a | b |\n|---|---|\n| [[page\\|alias]] | [[x#h\\|y]] |\n",
-     [("page", None, "alias"), ("x", "h", "y")]),
-    ("- item [[in list]]\n\n> quote [[in quote]]\n",
-     [("in list", None, None), ("in quote", None, None)]),
-    ("# Heading [[in heading]]\n", [("in heading", None, None)]),
-])
+@pytest.mark.parametrize(
+    "markdown, expected",
+    [
+        ("see [[MSA#3.2|SSO clause]] now", [("MSA", "3.2", "SSO clause")]),
+        ("[[module:auth]] and [[module:auth]]", [("module:auth", None, None)] * 2),
+        ("[[#Fesih]]", [("", "Fesih", None)]),
+        ("[[ spaced target | alias ]]", [("spaced target", None, "alias")]),
+        ("**bold [[x]]** and *[[y|z]]*", [("x", None, None), ("y", None, "z")]),
+        ("`[[code]]` and ``[[more code]]``", []),
+        ("\\[\\[escaped\\]\\] and \\[[half]]", []),
+        ("    [[indented code]]\n", []),
+        ("```\n[[fenced]]\n```\n\n~~~toml\n[[outputs.influxdb]]\n~~~\n", []),
+        ("<div>\n[[html block]]\n</div>\n", []),
+        ("[[]] and [[|alias]] and [[a\nb]]", []),
+        (
+            "| a | b |\n|---|---|\n| [[page\\|alias]] | [[x#h\\|y]] |\n",
+            [("page", None, "alias"), ("x", "h", "y")],
+        ),
+        (
+            "- item [[in list]]\n\n> quote [[in quote]]\n",
+            [("in list", None, None), ("in quote", None, None)],
+        ),
+        ("# Heading [[in heading]]\n", [("in heading", None, None)]),
+    ],
+)
 def test_links(markdown: str, expected: list[tuple[str, str | None, str | None]]) -> None:
     assert extract_wikilinks(markdown) == expected
 

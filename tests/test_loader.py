@@ -64,16 +64,33 @@ MODULES = """- id: core
 WORKITEMS = {
     "source": {"tracker": "demo"},
     "workitems": [
-        {"id": "WI-2", "title": "Login page", "kind": "feature", "date": "2024-02-01",
-         "modules": ["auth", "web"], "effort_days": 3, "extra": "ignored"},
-        {"id": "WI-1", "title": "Skeleton", "kind": "chore", "date": "2024-01-01",
-         "modules": ["core"]},
+        {
+            "id": "WI-2",
+            "title": "Login page",
+            "kind": "feature",
+            "date": "2024-02-01",
+            "modules": ["auth", "web"],
+            "effort_days": 3,
+            "extra": "ignored",
+        },
+        {
+            "id": "WI-1",
+            "title": "Skeleton",
+            "kind": "chore",
+            "date": "2024-01-01",
+            "modules": ["core"],
+        },
     ],
 }
 REQUESTS = [
-    {"id": "R-2", "text": "Please add SSO", "title": "SSO", "submitted_by": "Ayşe",
-     "submitted_at": "2024-03-01T10:00:00Z", "labels": {"verdict": "CHANGE_REQUEST",
-                                                        "clauses": ["1.1"]}},
+    {
+        "id": "R-2",
+        "text": "Please add SSO",
+        "title": "SSO",
+        "submitted_by": "Ayşe",
+        "submitted_at": "2024-03-01T10:00:00Z",
+        "labels": {"verdict": "CHANGE_REQUEST", "clauses": ["1.1"]},
+    },
     {"id": "R-1", "text": "Mobil uygulama istiyoruz", "borderline": True},
 ]
 
@@ -105,14 +122,16 @@ def load_error(root: Path) -> ProjectFormatError:
 
 # --- loading --------------------------------------------------------------------------
 
+
 def test_full_project_loads(tmp_path: Path) -> None:
     project = load_project(write_project(tmp_path))
     assert isinstance(project, Project) and project.id == "demo" and project.root == tmp_path
     assert project.config.languages == ("en", "tr")
-    assert project.config.reviewers == (Reviewer("Ayşe Yılmaz", "approver"),
-                                        Reviewer("Jürgen", "viewer"))
-    assert project.config.thresholds == (("effort_neighbours", 5.0),
-                                         ("in_scope_min_score", 0.35))
+    assert project.config.reviewers == (
+        Reviewer("Ayşe Yılmaz", "approver"),
+        Reviewer("Jürgen", "viewer"),
+    )
+    assert project.config.thresholds == (("effort_neighbours", 5.0), ("in_scope_min_score", 0.35))
     assert [m.id for m in project.modules] == ["core", "auth", "web"]  # file order
     assert project.modules[2].depends_on == ("auth", "core")
     assert project.modules[1].language == "python" and project.modules[0].language is None
@@ -121,9 +140,15 @@ def test_full_project_loads(tmp_path: Path) -> None:
     assert project.workitems[0].modules == ("auth", "web")
     [contract] = project.contracts
     assert (contract.id, contract.title, contract.source) == (
-        "MSA", "Master agreement: demo", "contracts/msa.md")
+        "MSA",
+        "Master agreement: demo",
+        "contracts/msa.md",
+    )
     assert [(c.number, c.kind) for c in project.clauses] == [
-        ("msa", "context"), ("1.1", "inclusion"), ("2.1", "exclusion")]  # preamble
+        ("msa", "context"),
+        ("1.1", "inclusion"),
+        ("2.1", "exclusion"),
+    ]  # preamble
     first, second = project.requests
     assert (first.id, first.title, first.submitted_by, first.line) == ("R-2", "SSO", "Ayşe", 1)
     assert first.labels_json == '{"clauses":["1.1"],"verdict":"CHANGE_REQUEST"}'
@@ -133,8 +158,15 @@ def test_full_project_loads(tmp_path: Path) -> None:
 
 
 def test_minimal_project_is_config_and_one_contract(tmp_path: Path) -> None:
-    write_project(tmp_path, {"etki.yaml": "id: x\nname: X\n", "modules.yaml": None,
-                             "workitems.json": None, "requests.jsonl": None})
+    write_project(
+        tmp_path,
+        {
+            "etki.yaml": "id: x\nname: X\n",
+            "modules.yaml": None,
+            "workitems.json": None,
+            "requests.jsonl": None,
+        },
+    )
     project = load_project(tmp_path)
     assert project.config.languages == ("en",) and project.config.reviewers == ()
     assert project.modules == () and project.workitems == () and project.requests == ()
@@ -142,13 +174,21 @@ def test_minimal_project_is_config_and_one_contract(tmp_path: Path) -> None:
 
 
 def test_wrapped_modules_json_and_plain_workitems_yaml(tmp_path: Path) -> None:
-    modules = {"source": {"repository": "x"}, "module_count": 2,
-               "modules": [{"id": "a", "depends_on": []}, {"id": "b", "depends_on": ["a"]}]}
-    write_project(tmp_path, {
-        "modules.yaml": None, "modules.json": json.dumps(modules),
-        "workitems.json": None,
-        "workitems.yaml": "- id: W1\n  title: T\n  date: 2024-01-05\n  modules: [b]\n"
-                          "  effort_days: 0.5\n"})
+    modules = {
+        "source": {"repository": "x"},
+        "module_count": 2,
+        "modules": [{"id": "a", "depends_on": []}, {"id": "b", "depends_on": ["a"]}],
+    }
+    write_project(
+        tmp_path,
+        {
+            "modules.yaml": None,
+            "modules.json": json.dumps(modules),
+            "workitems.json": None,
+            "workitems.yaml": "- id: W1\n  title: T\n  date: 2024-01-05\n  modules: [b]\n"
+            "  effort_days: 0.5\n",
+        },
+    )
     project = load_project(tmp_path)
     assert [m.id for m in project.modules] == ["a", "b"]
     assert project.workitems[0].date == "2024-01-05"  # a string, never a date object
@@ -156,9 +196,13 @@ def test_wrapped_modules_json_and_plain_workitems_yaml(tmp_path: Path) -> None:
 
 
 def test_edge_vocabulary_file_adds_types(tmp_path: Path) -> None:
-    write_project(tmp_path, {
-        "edge_vocabulary.yaml": "types:\n  funds: [pays_for]\naliases:\n  blocks: depends_on\n",
-        "contracts/msa.md": CONTRACT.replace("[[module:auth]]", "[[pays_for::module:auth]]")})
+    write_project(
+        tmp_path,
+        {
+            "edge_vocabulary.yaml": "types:\n  funds: [pays_for]\naliases:\n  blocks: depends_on\n",
+            "contracts/msa.md": CONTRACT.replace("[[module:auth]]", "[[pays_for::module:auth]]"),
+        },
+    )
     project = load_project(tmp_path)
     assert ("pays_for", "funds") in project.edge_types
     assert ("blocks", "depends_on") in project.edge_types
@@ -167,6 +211,7 @@ def test_edge_vocabulary_file_adds_types(tmp_path: Path) -> None:
 
 
 # --- errors: each names file, line and field ------------------------------------------
+
 
 def test_malformed_etki_yaml(tmp_path: Path) -> None:
     write_project(tmp_path, {"etki.yaml": "id: demo\nname: Demo: portal\n"})
@@ -216,8 +261,10 @@ def test_request_field_errors_name_line_and_field(tmp_path: Path) -> None:
 
 
 def test_depends_on_unknown_module(tmp_path: Path) -> None:
-    write_project(tmp_path, {"modules.yaml": MODULES.replace("depends_on: [auth, core]",
-                                                            "depends_on: [auth, ghost]")})
+    write_project(
+        tmp_path,
+        {"modules.yaml": MODULES.replace("depends_on: [auth, core]", "depends_on: [auth, ghost]")},
+    )
     err = load_error(tmp_path)
     assert err.path.endswith("modules.yaml") and err.line == 11
     assert err.field == "modules[2].depends_on[1]" and "'ghost'" in str(err)
@@ -225,8 +272,7 @@ def test_depends_on_unknown_module(tmp_path: Path) -> None:
 
 
 def test_depends_on_unknown_module_in_json(tmp_path: Path) -> None:
-    modules = {"modules": [{"id": "a", "depends_on": []},
-                           {"id": "b", "depends_on": ["a", "nope"]}]}
+    modules = {"modules": [{"id": "a", "depends_on": []}, {"id": "b", "depends_on": ["a", "nope"]}]}
     write_project(tmp_path, {"modules.yaml": None, "modules.json": json.dumps(modules, indent=1)})
     err = load_error(tmp_path)
     assert err.field == "modules[1].depends_on[1]" and err.line is not None
@@ -241,47 +287,143 @@ def test_wrong_reviewer_role(tmp_path: Path) -> None:
     assert "etki.yaml:8" in str(err) and "'boss'" in str(err) and "approver" in str(err)
 
 
-@pytest.mark.parametrize("files, name, line, field, words", [
-    ({"etki.yaml": "id: demo\nname: D\nreviwers: []\n"}, "etki.yaml", 3, "reviwers",
-     "unknown key"),
-    ({"etki.yaml": "name: D\n"}, "etki.yaml", 1, "id", "required"),
-    ({"etki.yaml": "id: 'a/b'\nname: D\n"}, "etki.yaml", 1, "id", "project id"),
-    ({"etki.yaml": "id: d\nname: D\nthresholds:\n  x: high\n"}, "etki.yaml", 4,
-     "thresholds.x", "number"),
-    ({"etki.yaml": "id: d\nname: D\nreviewers:\n  - role: approver\n"}, "etki.yaml", 4,
-     "reviewers[0].name", "required"),
-    ({"modules.yaml": MODULES + "- id: core\n"}, "modules.yaml", 12, "modules[3].id",
-     "duplicate module id"),
-    ({"modules.yaml": MODULES.replace("[auth, core]", "[web]")}, "modules.yaml", 11,
-     "modules[2].depends_on[0]", "depends on itself"),
-    ({"modules.yaml": MODULES.replace("depends_on: [core]", "depends_on: core")},
-     "modules.yaml", 7, "modules[1].depends_on", "list"),
-    ({"modules.yaml": "- id: a\n  summary: [1, 2\n"}, "modules.yaml", 3, None,
-     "malformed YAML"),
-    ({"modules.yaml": None, "modules.json": '[{"id": "a"},\n {"id": "b",}]'}, "modules.json",
-     2, None, "malformed JSON"),
-    ({"workitems.json": None,
-      "workitems.yaml": "- id: W1\n  title: T\n  modules: [core, nowhere]\n"},
-     "workitems.yaml", 3, "workitems[0].modules[1]", "unknown module 'nowhere'"),
-    ({"workitems.json": None,
-      "workitems.yaml": "- id: W1\n  title: T\n  effort_days: -2\n"},
-     "workitems.yaml", 3, "workitems[0].effort_days", "non-negative"),
-    ({"workitems.json": None,
-      "workitems.yaml": "- id: W1\n  title: T\n  effort_days: '3'\n"},
-     "workitems.yaml", 3, "workitems[0].effort_days", "non-negative"),
-    ({"workitems.json": None, "workitems.yaml": "- id: W1\n  kind: fix\n"},
-     "workitems.yaml", 1, "workitems[0].title", "required"),
-    ({"workitems.json": None, "workitems.yaml": "workitems:\n  - id: W1\n    title: T\n"
-      "  - id: W1\n    title: U\n"}, "workitems.yaml", 4, "workitems[1].id", "duplicate"),
-    ({"contracts/msa.md": "---\ntitle: a: b\n---\n# A\n"}, "msa.md", 2, "title",
-     "malformed YAML"),
-    ({"contracts/other.md": "---\nid: MSA\n---\n# B\n\nx\n"}, "other.md", None, "id",
-     "already used"),
-    ({"edge_vocabulary.yaml": "aliases:\n  blocks: nothing_known\n"}, "edge_vocabulary.yaml",
-     2, "aliases.blocks", "not an edge type"),
-])
-def test_file_errors(tmp_path: Path, files: dict[str, str | None], name: str,
-                     line: int | None, field: str | None, words: str) -> None:
+@pytest.mark.parametrize(
+    "files, name, line, field, words",
+    [
+        (
+            {"etki.yaml": "id: demo\nname: D\nreviwers: []\n"},
+            "etki.yaml",
+            3,
+            "reviwers",
+            "unknown key",
+        ),
+        ({"etki.yaml": "name: D\n"}, "etki.yaml", 1, "id", "required"),
+        ({"etki.yaml": "id: 'a/b'\nname: D\n"}, "etki.yaml", 1, "id", "project id"),
+        (
+            {"etki.yaml": "id: d\nname: D\nthresholds:\n  x: high\n"},
+            "etki.yaml",
+            4,
+            "thresholds.x",
+            "number",
+        ),
+        (
+            {"etki.yaml": "id: d\nname: D\nreviewers:\n  - role: approver\n"},
+            "etki.yaml",
+            4,
+            "reviewers[0].name",
+            "required",
+        ),
+        (
+            {"modules.yaml": MODULES + "- id: core\n"},
+            "modules.yaml",
+            12,
+            "modules[3].id",
+            "duplicate module id",
+        ),
+        (
+            {"modules.yaml": MODULES.replace("[auth, core]", "[web]")},
+            "modules.yaml",
+            11,
+            "modules[2].depends_on[0]",
+            "depends on itself",
+        ),
+        (
+            {"modules.yaml": MODULES.replace("depends_on: [core]", "depends_on: core")},
+            "modules.yaml",
+            7,
+            "modules[1].depends_on",
+            "list",
+        ),
+        (
+            {"modules.yaml": "- id: a\n  summary: [1, 2\n"},
+            "modules.yaml",
+            3,
+            None,
+            "malformed YAML",
+        ),
+        (
+            {"modules.yaml": None, "modules.json": '[{"id": "a"},\n {"id": "b",}]'},
+            "modules.json",
+            2,
+            None,
+            "malformed JSON",
+        ),
+        (
+            {
+                "workitems.json": None,
+                "workitems.yaml": "- id: W1\n  title: T\n  modules: [core, nowhere]\n",
+            },
+            "workitems.yaml",
+            3,
+            "workitems[0].modules[1]",
+            "unknown module 'nowhere'",
+        ),
+        (
+            {"workitems.json": None, "workitems.yaml": "- id: W1\n  title: T\n  effort_days: -2\n"},
+            "workitems.yaml",
+            3,
+            "workitems[0].effort_days",
+            "non-negative",
+        ),
+        (
+            {
+                "workitems.json": None,
+                "workitems.yaml": "- id: W1\n  title: T\n  effort_days: '3'\n",
+            },
+            "workitems.yaml",
+            3,
+            "workitems[0].effort_days",
+            "non-negative",
+        ),
+        (
+            {"workitems.json": None, "workitems.yaml": "- id: W1\n  kind: fix\n"},
+            "workitems.yaml",
+            1,
+            "workitems[0].title",
+            "required",
+        ),
+        (
+            {
+                "workitems.json": None,
+                "workitems.yaml": "workitems:\n  - id: W1\n    title: T\n"
+                "  - id: W1\n    title: U\n",
+            },
+            "workitems.yaml",
+            4,
+            "workitems[1].id",
+            "duplicate",
+        ),
+        (
+            {"contracts/msa.md": "---\ntitle: a: b\n---\n# A\n"},
+            "msa.md",
+            2,
+            "title",
+            "malformed YAML",
+        ),
+        (
+            {"contracts/other.md": "---\nid: MSA\n---\n# B\n\nx\n"},
+            "other.md",
+            None,
+            "id",
+            "already used",
+        ),
+        (
+            {"edge_vocabulary.yaml": "aliases:\n  blocks: nothing_known\n"},
+            "edge_vocabulary.yaml",
+            2,
+            "aliases.blocks",
+            "not an edge type",
+        ),
+    ],
+)
+def test_file_errors(
+    tmp_path: Path,
+    files: dict[str, str | None],
+    name: str,
+    line: int | None,
+    field: str | None,
+    words: str,
+) -> None:
     err = load_error(write_project(tmp_path, files))
     assert Path(err.path).name == name
     assert (err.line, err.field) == (line, field)
@@ -303,8 +445,10 @@ def test_not_utf8(tmp_path: Path) -> None:
 
 
 def test_unknown_edge_type_in_contract_is_a_vocabulary_error(tmp_path: Path) -> None:
-    write_project(tmp_path, {"contracts/msa.md": CONTRACT.replace(
-        "[[module:auth]]", "[[frobs::module:auth]]")})
+    write_project(
+        tmp_path,
+        {"contracts/msa.md": CONTRACT.replace("[[module:auth]]", "[[frobs::module:auth]]")},
+    )
     with pytest.raises(VocabularyError) as info:
         load_project(tmp_path)
     assert isinstance(info.value, ProjectFormatError) and info.value.line == 13
@@ -321,6 +465,7 @@ def test_not_a_folder(tmp_path: Path) -> None:
 
 
 # --- real folders ---------------------------------------------------------------------
+
 
 @pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs is absent")
 def test_tdrs_loads() -> None:
@@ -364,11 +509,14 @@ def test_reviewer_names_are_nfc_and_an_nfd_twin_is_listed_twice(tmp_path):
     (folder / "contracts").mkdir(parents=True)
     (folder / "contracts" / "msa.md").write_text(CONTRACT, encoding="utf-8")
     (folder / "etki.yaml").write_text(
-        "id: demo\nname: Demo\nreviewers:\n  - name: '  Ju\u0308rgen '\n", encoding="utf-8")
+        "id: demo\nname: Demo\nreviewers:\n  - name: '  Ju\u0308rgen '\n", encoding="utf-8"
+    )
     assert load_project(folder).config.reviewers == (Reviewer("J\u00fcrgen", "approver"),)
     (folder / "etki.yaml").write_text(
         "id: demo\nname: Demo\nreviewers:\n  - name: J\u00fcrgen\n  - name: Ju\u0308rgen\n"
-        "  - name: j\u00fcrgen\n", encoding="utf-8")
+        "  - name: j\u00fcrgen\n",
+        encoding="utf-8",
+    )
     with pytest.raises(ProjectFormatError, match="listed twice") as err:
         load_project(folder)
     assert "reviewers[1].name" in str(err.value)

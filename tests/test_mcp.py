@@ -36,17 +36,27 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     wiki.mkdir(parents=True)
     (wiki / "DEC-20261129-sso.md").write_text(
         "# SSO-Anmeldung für Mitarbeiter\n\nVerdict: IN_SCOPE, clause 3.2 single sign-on.\n",
-        encoding="utf-8")
-    return {"ETKI_DB_URL": f"sqlite:///{db}", "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
-            "db": str(db)}
+        encoding="utf-8",
+    )
+    return {
+        "ETKI_DB_URL": f"sqlite:///{db}",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "db": str(db),
+    }
 
 
 def _run(env: dict[str, str], body: Any) -> Any:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "etki.cli", "mcp", "--project", "demo"],
-        env={"ETKI_DB_URL": env["ETKI_DB_URL"], "ETKI_WIKI_DIR": env["ETKI_WIKI_DIR"],
-             "PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
-        cwd=str(ROOT))
+        command=sys.executable,
+        args=["-m", "etki.cli", "mcp", "--project", "demo"],
+        env={
+            "ETKI_DB_URL": env["ETKI_DB_URL"],
+            "ETKI_WIKI_DIR": env["ETKI_WIKI_DIR"],
+            "PYTHONPATH": str(ROOT),
+            "PATH": os.environ.get("PATH", ""),
+        },
+        cwd=str(ROOT),
+    )
 
     async def main() -> Any:
         async with Client(params) as client:
@@ -80,15 +90,21 @@ def test_graph_query_and_wiki_search_answer(store):
     before = _digest(store["db"])
 
     async def body(client: Client) -> Any:
-        impact = await client.call_tool("graph_query", {
-            "question": "What depends on the notification dispatcher notify.core?",
-            "budget_tokens": 400})
-        lookup = await client.call_tool("graph_query", {
-            "question": "staff single sign-on", "strategy": "typed_streams", "k": 4})
+        impact = await client.call_tool(
+            "graph_query",
+            {
+                "question": "What depends on the notification dispatcher notify.core?",
+                "budget_tokens": 400,
+            },
+        )
+        lookup = await client.call_tool(
+            "graph_query", {"question": "staff single sign-on", "strategy": "typed_streams", "k": 4}
+        )
         wiki = await client.call_tool("wiki_search", {"query": "sso anmeldung", "limit": 5})
         bad = await client.call_tool("graph_query", {"question": "x", "k": 0})
-        bad_strategy = await client.call_tool("graph_query", {"question": "x",
-                                                              "strategy": "drop_tables"})
+        bad_strategy = await client.call_tool(
+            "graph_query", {"question": "x", "strategy": "drop_tables"}
+        )
         return impact, lookup, wiki, bad, bad_strategy
 
     impact, lookup, wiki, bad, bad_strategy = _run(store, body)
@@ -102,7 +118,6 @@ def test_graph_query_and_wiki_search_answer(store):
     assert lookup.structured_content["strategy"] == "typed_streams"
     assert len(lookup.structured_content["nodes"]) == 4
     assert wiki.structured_content["wiki"] == "on"
-    assert [h["path"] for h in wiki.structured_content["hits"]] == [
-        "decisions/DEC-20261129-sso.md"]
+    assert [h["path"] for h in wiki.structured_content["hits"]] == ["decisions/DEC-20261129-sso.md"]
     assert bad.is_error and bad_strategy.is_error
     assert _digest(store["db"]) == before  # nothing was written

@@ -78,49 +78,139 @@ def _first_release_rows(engine: Engine) -> None:
     v1.Base.metadata.create_all(engine)
     with Session(engine) as s, s.begin():
         s.add(v1.MetaRow(key="schema_version", value="1"))
-        s.add(v1.ProjectRow(id="demo", name="Demo — İade", root="/srv/demo",
-                            config_json=json.dumps(asdict(make_project().config)),
-                            edge_types_json="[]",
-                            index_hash="sha256:abc", index_json='{"nodes": []}',
-                            loaded_at="2026-01-01T00:00:00Z"))
+        s.add(
+            v1.ProjectRow(
+                id="demo",
+                name="Demo — İade",
+                root="/srv/demo",
+                config_json=json.dumps(asdict(make_project().config)),
+                edge_types_json="[]",
+                index_hash="sha256:abc",
+                index_json='{"nodes": []}',
+                loaded_at="2026-01-01T00:00:00Z",
+            )
+        )
         s.flush()
-        s.add(v1.ContractRow(project_id="demo", id="MSA", title="Master", source="c/msa.md",
-                             chunking="by_heading", position=0))
-        s.add(v1.ClauseRow(project_id="demo", ref="MSA#3.2", contract_id="MSA", number="3.2",
-                           title="SSO", text=HOSTILE, kind="inclusion", level=2,
-                           source="c/msa.md", line=12, parent=None, edges_json="[]",
-                           position=0))
-        s.add(v1.ModuleRow(project_id="demo", id="auth.sso", path="auth/sso", summary="SSO",
-                           depends_on_json="[]", language=None, position=0))
-        s.add(v1.WorkItemRow(project_id="demo", id="WI-1", title="SSO", kind="feature",
-                             date="2024-01-01", modules_json='["auth.sso"]', effort_days=2.5,
-                             position=0))
+        s.add(
+            v1.ContractRow(
+                project_id="demo",
+                id="MSA",
+                title="Master",
+                source="c/msa.md",
+                chunking="by_heading",
+                position=0,
+            )
+        )
+        s.add(
+            v1.ClauseRow(
+                project_id="demo",
+                ref="MSA#3.2",
+                contract_id="MSA",
+                number="3.2",
+                title="SSO",
+                text=HOSTILE,
+                kind="inclusion",
+                level=2,
+                source="c/msa.md",
+                line=12,
+                parent=None,
+                edges_json="[]",
+                position=0,
+            )
+        )
+        s.add(
+            v1.ModuleRow(
+                project_id="demo",
+                id="auth.sso",
+                path="auth/sso",
+                summary="SSO",
+                depends_on_json="[]",
+                language=None,
+                position=0,
+            )
+        )
+        s.add(
+            v1.WorkItemRow(
+                project_id="demo",
+                id="WI-1",
+                title="SSO",
+                kind="feature",
+                date="2024-01-01",
+                modules_json='["auth.sso"]',
+                effort_days=2.5,
+                position=0,
+            )
+        )
         for i, status in enumerate(("ruled", "ruled", "pending"), 1):
-            s.add(v1.CaseRow(id=f"req-demo-{i}", project_id="demo", request_id=f"R{i}",
-                             title=f"{HOSTILE} {i}", text=f"{HOSTILE}\nline 2 of {i}",
-                             submitted_by="Kübra" if i == 1 else None,
-                             submitted_at="2026-01-02" if i == 1 else None,
-                             labels_json='["sso"]' if i == 2 else None,
-                             created_at="2026-01-02T00:00:00Z", status=status,
-                             version=2 if status == "ruled" else 1, seq=i))
+            s.add(
+                v1.CaseRow(
+                    id=f"req-demo-{i}",
+                    project_id="demo",
+                    request_id=f"R{i}",
+                    title=f"{HOSTILE} {i}",
+                    text=f"{HOSTILE}\nline 2 of {i}",
+                    submitted_by="Kübra" if i == 1 else None,
+                    submitted_at="2026-01-02" if i == 1 else None,
+                    labels_json='["sso"]' if i == 2 else None,
+                    created_at="2026-01-02T00:00:00Z",
+                    status=status,
+                    version=2 if status == "ruled" else 1,
+                    seq=i,
+                )
+            )
         s.flush()
         for i in (1, 2, 3):
-            s.add(v1.DecisionRow(case_id=f"req-demo-{i}", verdict="IN_SCOPE",
-                                 confidence=0.75, engine_version="1.0",
-                                 decision_json=make_decision(f"req-demo-{i}").to_json(),
-                                 created_at="2026-01-02T00:00:00Z"))
+            s.add(
+                v1.DecisionRow(
+                    case_id=f"req-demo-{i}",
+                    verdict="IN_SCOPE",
+                    confidence=0.75,
+                    engine_version="1.0",
+                    decision_json=make_decision(f"req-demo-{i}").to_json(),
+                    created_at="2026-01-02T00:00:00Z",
+                )
+            )
         for i in (1, 2):
-            s.add(v1.RulingRow(case_id=f"req-demo-{i}", ruling="IN_SCOPE", action="approve",
-                               reviewer="ayse", reason=HOSTILE, ruled_at="2026-01-03T00:00:00Z",
-                               version=2))
+            s.add(
+                v1.RulingRow(
+                    case_id=f"req-demo-{i}",
+                    ruling="IN_SCOPE",
+                    action="approve",
+                    reviewer="ayse",
+                    reason=HOSTILE,
+                    ruled_at="2026-01-03T00:00:00Z",
+                    version=2,
+                )
+            )
         s.flush()
-        s.add(v1.AuditRow(case_id="req-demo-1", reviewer="ayse", action="approve",
-                          ruling="IN_SCOPE", reason=HOSTILE, at="2026-01-03T00:00:00Z",
-                          version=2, outcome="committed", before="pending", after="IN_SCOPE"))
-        s.add(v1.AuditRow(case_id="req-demo-1", reviewer="jurgen", action="reject",
-                          ruling="REJECT", reason="late", at="2026-01-03T00:00:01Z",
-                          version=2, outcome="conflict", before="IN_SCOPE",
-                          after="IN_SCOPE"))
+        s.add(
+            v1.AuditRow(
+                case_id="req-demo-1",
+                reviewer="ayse",
+                action="approve",
+                ruling="IN_SCOPE",
+                reason=HOSTILE,
+                at="2026-01-03T00:00:00Z",
+                version=2,
+                outcome="committed",
+                before="pending",
+                after="IN_SCOPE",
+            )
+        )
+        s.add(
+            v1.AuditRow(
+                case_id="req-demo-1",
+                reviewer="jurgen",
+                action="reject",
+                ruling="REJECT",
+                reason="late",
+                at="2026-01-03T00:00:01Z",
+                version=2,
+                outcome="conflict",
+                before="IN_SCOPE",
+                after="IN_SCOPE",
+            )
+        )
 
 
 def _snapshot(engine: Engine) -> dict[str, list[dict]]:
@@ -142,8 +232,13 @@ def _diff(engine: Engine, metadata) -> list:
 
 def _etki(url: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": ""}
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "etki.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_first_release_database_upgrades_without_losing_a_row(store, tmp_path):
@@ -168,14 +263,13 @@ def test_first_release_database_upgrades_without_losing_a_row(store, tmp_path):
 
     # the upgraded store works: read, rule, erase (the audit log outlives the case)
     repo = CaseFileRepository(store.engine)
-    assert [c.case_id for c in repo.cases("demo")] == ["req-demo-1", "req-demo-2",
-                                                        "req-demo-3"]
+    assert [c.case_id for c in repo.cases("demo")] == ["req-demo-1", "req-demo-2", "req-demo-3"]
     assert repo.case("req-demo-1").ruling.reason == HOSTILE
     repo.record_ruling("req-demo-3", "approve", "ayse", "ok")
-    erase_case(repo, Settings(db_url=store.url, wiki_dir=None, reviewer="ayse"),
-               "req-demo-2", "KVKK")
-    assert [r[-1] for r in repo.audit_log()] == ["committed", "conflict", "committed",
-                                                 "erased"]
+    erase_case(
+        repo, Settings(db_url=store.url, wiki_dir=None, reviewer="ayse"), "req-demo-2", "KVKK"
+    )
+    assert [r[-1] for r in repo.audit_log()] == ["committed", "conflict", "committed", "erased"]
 
 
 def test_migration_0001_is_the_first_released_schema(store):
@@ -201,27 +295,33 @@ def test_a_fresh_store_is_built_by_the_migrations(store):
 def test_processes_opening_a_new_store_at_once_migrate_it_once(tmp_path):
     url = f"sqlite:///{tmp_path}/etki.db"
     start = time.time() + 1.0
-    code = ("import sys, time\n"
-            "from etki.store import CaseFileRepository\n"
-            "while time.time() < float(sys.argv[2]): time.sleep(0.001)\n"
-            "CaseFileRepository(sys.argv[1]).project_ids()\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code, url, str(start)],
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    code = (
+        "import sys, time\n"
+        "from etki.store import CaseFileRepository\n"
+        "while time.time() < float(sys.argv[2]): time.sleep(0.001)\n"
+        "CaseFileRepository(sys.argv[1]).project_ids()\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, url, str(start)], stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     engine = make_engine(url)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).all() == [
-            (head_revision(),)]
+            (head_revision(),)
+        ]
     assert _diff(engine, Base.metadata) == []
     engine.dispose()
 
 
 def _audit_rows(engine: Engine) -> list[dict]:
     with engine.connect() as conn:
-        return [dict(r._mapping) for r in conn.execute(text("SELECT * FROM audit_log "
-                                                            "ORDER BY id"))]
+        return [dict(r._mapping) for r in conn.execute(text("SELECT * FROM audit_log ORDER BY id"))]
 
 
 def _downgrade(engine: Engine, revision: str) -> None:
@@ -257,7 +357,8 @@ def test_migration_0004_adds_who_ran_it_beside_every_older_audit_row(store):
     identity = ("os_user", "host", "pid", "program")
     assert [{k: v for k, v in r.items() if k not in identity} for r in migrated] == old
     assert {(r["os_user"], r["host"], r["pid"], r["program"]) for r in migrated} == {
-        (None, None, None, None)}  # not guessed
+        (None, None, None, None)
+    }  # not guessed
     assert "project_audit" in inspect(store.engine).get_table_names()
 
     repo = CaseFileRepository(store.engine)
@@ -274,7 +375,8 @@ def test_migration_0004_adds_who_ran_it_beside_every_older_audit_row(store):
 
     _downgrade(store.engine, "0003")
     assert _audit_rows(store.engine) == old + [
-        {k: v for k, v in asdict(new).items() if k not in identity}]
+        {k: v for k, v in asdict(new).items() if k not in identity}
+    ]
     assert "project_audit" not in inspect(store.engine).get_table_names()
     assert upgrade(store.engine) == ("0003", head_revision())
     assert _diff(store.engine, Base.metadata) == []

@@ -49,6 +49,7 @@ def port(sample) -> GraphQueryPort:
 
 # --- a small hand-made graph --------------------------------------------------------------
 
+
 def _node(nid: str, title: str, text: str = "") -> Node:
     return Node(nid, nid.split(":", 1)[0], title, text)
 
@@ -80,9 +81,13 @@ def small_index() -> KnowledgeIndex:
 
 # --- routing (item 1) ---------------------------------------------------------------------
 
+
 def test_intent_and_question_words():
     assert intent("Why was the SSO ruling overridden?")[0] == "why"
-    assert intent("Which modules are affected if the POS adapter changes?") == ("impact", "affected")
+    assert intent("Which modules are affected if the POS adapter changes?") == (
+        "impact",
+        "affected",
+    )
     assert intent("Ödeme modülü neye bağlı?")[0] == "impact"
     assert intent("Welche Module sind von der Änderung betroffen?")[0] == "impact"
     assert intent("what comes next after the permit decision")[0] == "next"
@@ -113,6 +118,7 @@ def test_query_routes_by_rule_and_records_strategy_and_reason(port):
 
 # --- find_k (item 2) ----------------------------------------------------------------------
 
+
 def test_find_k_is_lexical_and_deterministic(port):
     a = port.find_k_nodes("staff single sign-on against Active Directory", k=5)
     b = port.find_k_nodes("staff single sign-on against Active Directory", k=5)
@@ -135,14 +141,19 @@ def test_find_k_folds_turkish_and_nfd(port):
 
 # --- expand (item 3) ----------------------------------------------------------------------
 
+
 def test_expand_walks_real_edges_with_a_visited_set():
     graph = RetrievalGraph(small_index())
     cands = collect(graph, [("module:pay", 2.0)], "lookup")
     ids = [c.id for c in (*cands.seeds, *cands.neighbours)]
     assert len(ids) == len(set(ids))  # every node at most once
     hop1 = {c.id: c.via for c in cands.neighbours if c.hop == 1}
-    assert hop1 == {"clause:K#1": "covered_by", "module:core": "depends_on",
-                    "module:api": "depended_by", "workitem:W1": "touched_by"}
+    assert hop1 == {
+        "clause:K#1": "covered_by",
+        "module:core": "depends_on",
+        "module:api": "depended_by",
+        "workitem:W1": "touched_by",
+    }
     assert cands.seeds[0].priority == 1.0
     assert all(c.priority <= 1.0 for c in cands.neighbours)
 
@@ -167,8 +178,9 @@ def test_intent_changes_edge_weights():
 
 
 def test_pack_respects_budget_quotas_and_reports_what_was_dropped(port):
-    res = port.expand("Which modules are affected if the bank virtual POS adapter changes?",
-                      budget_tokens=300)
+    res = port.expand(
+        "Which modules are affected if the bank virtual POS adapter changes?", budget_tokens=300
+    )
     sub = res.subgraph
     assert sub is not None and sub.packing == "bfs" and sub.token_method == TOKEN_METHOD
     assert sub.tokens_used <= 300 and sub.budget_tokens == 300
@@ -177,15 +189,21 @@ def test_pack_respects_budget_quotas_and_reports_what_was_dropped(port):
     kept = set(sub.node_ids)
     assert not kept & {d.id for d in sub.dropped}
     assert all(e.source in kept and e.target in kept for e in sub.edges)
-    assert dict(sub.used_by_type)["module"] == sum(n.tokens for n in sub.nodes
-                                                   if n.type == "module")
+    assert dict(sub.used_by_type)["module"] == sum(
+        n.tokens for n in sub.nodes if n.type == "module"
+    )
     assert sub.seeds == tuple(n.id for n in sub.nodes if n.hop == 0)
-    bigger = port.expand("Which modules are affected if the bank virtual POS adapter changes?",
-                         budget_tokens=3000).subgraph
+    bigger = port.expand(
+        "Which modules are affected if the bank virtual POS adapter changes?", budget_tokens=3000
+    ).subgraph
     assert bigger is not None and len(bigger.nodes) > len(sub.nodes)
-    assert bigger.to_bytes() == port.expand(
-        "Which modules are affected if the bank virtual POS adapter changes?",
-        budget_tokens=3000).subgraph.to_bytes()
+    assert (
+        bigger.to_bytes()
+        == port.expand(
+            "Which modules are affected if the bank virtual POS adapter changes?",
+            budget_tokens=3000,
+        ).subgraph.to_bytes()
+    )
 
 
 def test_type_quota_keeps_room_for_every_type():
@@ -232,13 +250,22 @@ def test_precedents_join_the_graph(tmp_path):
 
 # --- typed streams (item 5) ---------------------------------------------------------------
 
+
 def test_rrf_uses_k_60_and_interleaves_types():
-    fused = fuse([Stream("clause/lexical", "clause", (("c1", 9.0), ("c2", 8.0), ("c3", 7.0))),
-                  Stream("module/lexical", "module", (("m1", 1.0),))])
+    fused = fuse(
+        [
+            Stream("clause/lexical", "clause", (("c1", 9.0), ("c2", 8.0), ("c3", 7.0))),
+            Stream("module/lexical", "module", (("m1", 1.0),)),
+        ]
+    )
     assert [n for n, _ in fused] == ["c1", "m1", "c2", "c3"]
     assert fused[0][1] == pytest.approx(1 / (RRF_K + 1))
-    both = fuse([Stream("a", "clause", (("x", 1.0), ("y", 0.5))),
-                 Stream("b", "clause", (("y", 3.0), ("x", 1.0)))])
+    both = fuse(
+        [
+            Stream("a", "clause", (("x", 1.0), ("y", 0.5))),
+            Stream("b", "clause", (("y", 3.0), ("x", 1.0))),
+        ]
+    )
     assert both[0][1] == pytest.approx(1 / 61 + 1 / 62)
 
 
@@ -249,11 +276,11 @@ def test_typed_streams_keep_every_type_in_view(port):
     assert {n.type for n in streams.nodes} >= {"clause", "module", "workitem"}
     assert len({n.type for n in flat.nodes}) <= len({n.type for n in streams.nodes})
     names = [name for name, _ in streams.streams]
-    assert names == ["clause/lexical", "module/lexical", "workitem/lexical",
-                     "precedent/lexical"]
+    assert names == ["clause/lexical", "module/lexical", "workitem/lexical", "precedent/lexical"]
 
 
 # --- pre-analysis (item 6) ----------------------------------------------------------------
+
 
 def _decisions(repo: CaseFileRepository) -> dict[str, str]:
     from sqlalchemy import select
@@ -302,14 +329,18 @@ def test_the_engine_never_imports_retrieval():
     for path in sorted((ROOT / "etki" / "triage").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             assert not any(n.startswith("etki.retrieval") for n in names), path.name
 
 
 def test_expand_can_seed_from_typed_streams(port):
-    res = port.expand("property tax card payment receipt", budget_tokens=2000,
-                      seed_from="streams")
+    res = port.expand("property tax card payment receipt", budget_tokens=2000, seed_from="streams")
     assert res.subgraph is not None
     seed_types = {port.graph.node(s).type for s in res.subgraph.seeds}  # type: ignore[union-attr]
     assert seed_types >= {"clause", "module", "workitem"}
@@ -327,13 +358,16 @@ def test_related_context_can_use_typed_streams(sample):
 
 # --- lexical fixes and the adaptive cut (issue 5, quality aim) ------------------------------
 
+
 def test_stopwords_of_one_language_do_not_leak_through_another(port):
     """A question is tokenised in every project language; English function words must
     not survive as Turkish or German terms (they matched every e-Devlet module before)."""
     terms = port.scorer.terms("Penetration test findings and OWASP Top 10")
     assert not {"and", "the", "for"} & set(terms)
     assert "owasp" in terms
-    top = [nid for nid, _ in port.scorer.rank("Weekly maintenance window for installing releases", 10)]
+    top = [
+        nid for nid, _ in port.scorer.rank("Weekly maintenance window for installing releases", 10)
+    ]
     assert "module:portal.auth.edevlet" not in top and "module:integration.edevlet" not in top
     assert top[0] == "clause:MSA-2024-01#7.3"
 
@@ -344,15 +378,22 @@ def test_chunks_are_not_ranked_their_clause_is():
     long_text = "Opening words. " + "The upload page shows a virus scan verdict. " * 3
     nodes = (
         Node("clause:K#1", "clause", "Uploads", long_text),
-        Node("chunk:K#1~1", "chunk", "Uploads (1/2)", "The upload page shows a virus scan",
-             (("clause", "clause:K#1"),)),
+        Node(
+            "chunk:K#1~1",
+            "chunk",
+            "Uploads (1/2)",
+            "The upload page shows a virus scan",
+            (("clause", "clause:K#1"),),
+        ),
         Node("chunk:K#1~2", "chunk", "Uploads (2/2)", "verdict.", (("clause", "clause:K#1"),)),
         Node("module:scan", "module", "scan", "Virus scan client"),
     )
     g = RetrievalGraph(KnowledgeIndex("p", nodes, ()))
     p = GraphQueryPort(g)
-    for ranked in (p.find_k_nodes("virus scan verdict on upload", k=10).nodes,
-                   p.typed_streams("virus scan verdict on upload", k_per_type=5).nodes):
+    for ranked in (
+        p.find_k_nodes("virus scan verdict on upload", k=10).nodes,
+        p.typed_streams("virus scan verdict on upload", k_per_type=5).nodes,
+    ):
         assert {n.type for n in ranked} <= {"clause", "module"}
         assert "clause:K#1" in [n.id for n in ranked]
 
@@ -379,8 +420,9 @@ def test_adaptive_cut_follows_the_question_not_the_budget(port):
 def test_impact_question_keeps_dependents_above_the_cut(port):
     """An impact question reaches dependents by the graph, not by words: the adaptive
     cut must not lose them (their priority comes from the seed, shared by fan-out)."""
-    res = port.expand("What depends on the notification dispatcher notify.core?",
-                      k_seeds=10, cut_ratio=0.3)
+    res = port.expand(
+        "What depends on the notification dispatcher notify.core?", k_seeds=10, cut_ratio=0.3
+    )
     assert res.intent == "impact"
     assert {"module:notify.core", "module:notify.email", "module:notify.sms"} <= set(res.ids)
 
@@ -391,8 +433,12 @@ def test_init_can_skip_the_related_context_block(tmp_path, monkeypatch, capsys):
     from etki.cli import run
 
     monkeypatch.setenv("ETKI_WIKI_DIR", "")
-    for name, argv, env in (("flag", ["--no-context"], None), ("env", [], "0"),
-                            ("override", ["--context"], "off"), ("default", [], None)):
+    for name, argv, env in (
+        ("flag", ["--no-context"], None),
+        ("env", [], "0"),
+        ("override", ["--context"], "off"),
+        ("default", [], None),
+    ):
         db = tmp_path / f"{name}.db"
         monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{db}")
         if env is None:
@@ -413,11 +459,12 @@ def test_init_can_skip_the_related_context_block(tmp_path, monkeypatch, capsys):
 def test_clause_module_mappings_are_walked_with_the_index_inverse():
     """A ``maps_to`` edge (clause -> module, as the enricher proposes) is walked both
     ways, backwards under the index's declared inverse ``mapped_by``."""
-    nodes = (Node("clause:K#1", "clause", "Uploads", "Virus scan of uploads"),
-             Node("module:scan", "module", "scan", "Virus scan client"))
+    nodes = (
+        Node("clause:K#1", "clause", "Uploads", "Virus scan of uploads"),
+        Node("module:scan", "module", "scan", "Virus scan client"),
+    )
     edges = (Edge("clause:K#1", "module:scan", "maps_to", "mapped", 0.8),)
-    g = RetrievalGraph(KnowledgeIndex("p", nodes, edges,
-                                      edge_inverses=(("maps_to", "mapped_by"),)))
+    g = RetrievalGraph(KnowledgeIndex("p", nodes, edges, edge_inverses=(("maps_to", "mapped_by"),)))
     assert [(h.label, h.neighbour) for h in g.hops("module:scan")] == [("mapped_by", "clause:K#1")]
     res = GraphQueryPort(g).expand(seeds=["module:scan"], budget_tokens=500)
     assert res.ids == ("module:scan", "clause:K#1")
@@ -431,8 +478,9 @@ def test_settings_carry_the_related_context_switch(tmp_path):
 
     assert Settings.from_env({}).related_context is True
     assert Settings.from_env({"ETKI_RELATED_CONTEXT": "Off"}).related_context is False
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        related_context=False)
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, related_context=False
+    )
     repo = CaseFileRepository(settings.db_url)
     init_project(SAMPLE, repo, settings)  # no explicit argument: the setting decides
     assert [repo.decision_context(c.case_id) for c in repo.cases("demo")] == [None] * 40

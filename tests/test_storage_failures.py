@@ -36,23 +36,37 @@ PASSWORD = "Pa55-w0rd-7f3c"
 
 def _env(db_url: str | None, wiki: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ETKI_")}
-    env.update({"PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8",
-                "ETKI_REVIEWER": "Ayşe Yılmaz"})
+    env.update(
+        {"PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8", "ETKI_REVIEWER": "Ayşe Yılmaz"}
+    )
     if db_url is not None:
         env["ETKI_DB_URL"] = db_url
     env["ETKI_WIKI_DIR"] = "" if wiki is None else wiki
     return env
 
 
-def run(cwd: Path, *args: str, db_url: str | None, wiki: str | None = None,
-        module: str = "etki.cli", prefix: tuple[str, ...] = (),
-        stdin: str | None = None) -> subprocess.CompletedProcess:
+def run(
+    cwd: Path,
+    *args: str,
+    db_url: str | None,
+    wiki: str | None = None,
+    module: str = "etki.cli",
+    prefix: tuple[str, ...] = (),
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess:
     """``python -m MODULE ARGS`` in ``cwd`` (``prefix`` goes before it, e.g. the
     privilege drop of :func:`reader_prefix`)."""
     argv = [*prefix, "-m", module, *args] if prefix else [sys.executable, "-m", module, *args]
-    return subprocess.run(argv, cwd=cwd, env=_env(db_url, wiki), capture_output=True,
-                          text=True, encoding="utf-8", timeout=300,
-                          input=stdin if stdin is not None else "")
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=_env(db_url, wiki),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        input=stdin if stdin is not None else "",
+    )
 
 
 def _ok_error(done: subprocess.CompletedProcess, code: int) -> str:
@@ -72,6 +86,7 @@ def _listing(folder: Path) -> list[str]:
 
 # --- a stored project, made once ---------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding ``etki.db`` (the sample project, one case ruled) and its wiki
@@ -80,8 +95,16 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     url, wiki = f"sqlite:///{folder}/etki.db", str(folder / "wiki-{project}")
     assert run(folder, "init", str(SAMPLE), db_url=url, wiki=wiki).returncode == 0
     queue = json.loads(run(folder, "queue", "--json", db_url=url).stdout)
-    done = run(folder, "rule", queue[0]["case_id"], "approve", "--reason", "as proposed",
-               db_url=url, wiki=wiki)
+    done = run(
+        folder,
+        "rule",
+        queue[0]["case_id"],
+        "approve",
+        "--reason",
+        "as proposed",
+        db_url=url,
+        wiki=wiki,
+    )
     assert done.returncode == 0, done.stderr
     assert not (folder / "etki.db-wal").exists()  # closed cleanly: one file holds it all
     return folder
@@ -136,8 +159,9 @@ def test_a_read_only_repository_cannot_write(store: Path) -> None:
     repo = CaseFileRepository(f"sqlite:///{db}", read_only=True)
     case = repo.cases("demo", status="pending")[0]
     with pytest.raises(StoreUnusableError) as info:
-        repo.record_ruling(case.case_id, "approve", "Ayşe Yılmaz", "ok",
-                           expected_version=case.version)
+        repo.record_ruling(
+            case.case_id, "approve", "Ayşe Yılmaz", "ok", expected_version=case.version
+        )
     repo.dispose()
     assert "read-only" in str(info.value) and str(db) in str(info.value)
     assert info.value.exit_code == 2
@@ -145,6 +169,7 @@ def test_a_read_only_repository_cannot_write(store: Path) -> None:
 
 
 # --- a store nobody here may write -------------------------------------------------------
+
 
 def reader_prefix() -> tuple[str, ...]:
     """The argv prefix that runs Python as a process chmod stops: none needed for an
@@ -155,14 +180,22 @@ def reader_prefix() -> tuple[str, ...]:
         return (sys.executable,)
     setpriv = shutil.which("setpriv")
     if setpriv is None:
-        pytest.skip("running as root, where chmod does not stop writes, and setpriv "
-                    "(util-linux) is not installed to drop root's capabilities")
+        pytest.skip(
+            "running as root, where chmod does not stop writes, and setpriv "
+            "(util-linux) is not installed to drop root's capabilities"
+        )
     prefix = (setpriv, "--bounding-set=-all", "--inh-caps=-all", "--", sys.executable)
-    probe = subprocess.run([*prefix, "-c", "print(open('/proc/self/status').read())"],
-                           capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [*prefix, "-c", "print(open('/proc/self/status').read())"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if probe.returncode != 0 or "CapEff:\t0000000000000000" not in probe.stdout:
-        pytest.skip("running as root, where chmod does not stop writes, and the "
-                    f"capabilities cannot be dropped here: {probe.stderr.strip()[-200:]}")
+        pytest.skip(
+            "running as root, where chmod does not stop writes, and the "
+            f"capabilities cannot be dropped here: {probe.stderr.strip()[-200:]}"
+        )
     return prefix
 
 
@@ -191,8 +224,7 @@ def test_read_commands_work_on_a_read_only_store(read_only_store: Path) -> None:
     before, files = _digest(db), _listing(read_only_store)
     url, wiki = f"sqlite:///{db}", str(read_only_store / "wiki-{project}")
     for module, args in READ_COMMANDS:
-        done = run(read_only_store, *args, db_url=url, wiki=wiki, module=module,
-                   prefix=prefix)
+        done = run(read_only_store, *args, db_url=url, wiki=wiki, module=module, prefix=prefix)
         assert done.returncode == 0, (args, done.stderr)
     queue = run(read_only_store, "queue", "--json", db_url=url, prefix=prefix)
     assert len(json.loads(queue.stdout)) == 39
@@ -212,9 +244,11 @@ def test_mcp_serves_a_read_only_store(read_only_store: Path) -> None:
     db = read_only_store / "etki.db"
     before = _digest(db)
     params = StdioServerParameters(
-        command=prefix[0], args=[*prefix[1:], "-m", "etki.cli", "mcp"],
+        command=prefix[0],
+        args=[*prefix[1:], "-m", "etki.cli", "mcp"],
         env=_env(f"sqlite:///{db}", str(read_only_store / "wiki-{project}")),
-        cwd=str(read_only_store))
+        cwd=str(read_only_store),
+    )
 
     async def main() -> object:
         async with Client(params) as client:
@@ -260,21 +294,28 @@ MISSING_COMMANDS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize(("module", "args"), MISSING_COMMANDS,
-                         ids=[" ".join((m.split(".")[-1], *a[:2])) for m, a in MISSING_COMMANDS])
-def test_a_missing_store_is_refused_and_not_created(tmp_path: Path, module: str,
-                                                    args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("module", "args"),
+    MISSING_COMMANDS,
+    ids=[" ".join((m.split(".")[-1], *a[:2])) for m, a in MISSING_COMMANDS],
+)
+def test_a_missing_store_is_refused_and_not_created(
+    tmp_path: Path, module: str, args: tuple[str, ...]
+) -> None:
     """The attack: `ETKI_DB_URL=sqlite:///typo/etki.db etki queue`, and the default
     store in an empty folder. Exit 2 naming the path and `etki init`; no file or folder
     is created (before, an empty store was made and the command reported success)."""
-    (tmp_path / "queries.jsonl").write_text('{"id": "q1", "question": "sso", '
-                                            '"relevant": ["x"]}\n', encoding="utf-8")
-    (tmp_path / "labels.jsonl").write_text('{"id": "r1", "text": "sso", '
-                                           '"label": "IN_SCOPE"}\n', encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text(
+        '{"id": "q1", "question": "sso", "relevant": ["x"]}\n', encoding="utf-8"
+    )
+    (tmp_path / "labels.jsonl").write_text(
+        '{"id": "r1", "text": "sso", "label": "IN_SCOPE"}\n', encoding="utf-8"
+    )
     files = _listing(tmp_path)
     for url in ("sqlite:///typo/etki.db", None):  # None: the default .etki/etki.db
-        done = run(tmp_path, *args, db_url=url, wiki=str(tmp_path / "wiki-{project}"),
-                   module=module)
+        done = run(
+            tmp_path, *args, db_url=url, wiki=str(tmp_path / "wiki-{project}"), module=module
+        )
         err = _ok_error(done, 2)
         assert ("typo/etki.db" if url else ".etki/etki.db") in err
         assert "etki init PROJECT_DIR" in err
@@ -305,12 +346,15 @@ def test_an_empty_file_is_no_store(tmp_path: Path) -> None:
 
 # --- a corrupt store ----------------------------------------------------------------------
 
+
 def _commands_on(folder: Path, url: str) -> list[subprocess.CompletedProcess]:
     wiki = str(folder / "wiki-{project}")
-    return [run(folder, "queue", "--all", db_url=url, wiki=wiki),
-            run(folder, "projects", db_url=url, wiki=wiki),
-            run(folder, "verify", db_url=url, wiki=wiki, module="etki.wiki"),
-            run(folder, "init", str(SAMPLE), db_url=url, wiki=wiki)]
+    return [
+        run(folder, "queue", "--all", db_url=url, wiki=wiki),
+        run(folder, "projects", db_url=url, wiki=wiki),
+        run(folder, "verify", db_url=url, wiki=wiki, module="etki.wiki"),
+        run(folder, "init", str(SAMPLE), db_url=url, wiki=wiki),
+    ]
 
 
 def test_a_file_of_garbage_is_named_and_left_alone(tmp_path: Path) -> None:
@@ -343,6 +387,7 @@ def test_a_damaged_store_is_named_and_left_alone(store: Path) -> None:
 
 # --- PostgreSQL URLs with a password ----------------------------------------------------
 
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -355,9 +400,11 @@ def test_a_postgres_password_is_never_printed(tmp_path: Path) -> None:
     neither the error nor anything else printed shows the password."""
     pytest.importorskip("psycopg")
     port = _closed_port()
-    urls = [f"postgresql://etki:{PASSWORD}@127.0.0.1:{port}/etki",
-            f"postgresql+psycopg://etki:{PASSWORD}@127.0.0.1:{port}/etki?connect_timeout=5",
-            f"postgresql://etki:{PASSWORD}@[::1/etki"]
+    urls = [
+        f"postgresql://etki:{PASSWORD}@127.0.0.1:{port}/etki",
+        f"postgresql+psycopg://etki:{PASSWORD}@127.0.0.1:{port}/etki?connect_timeout=5",
+        f"postgresql://etki:{PASSWORD}@[::1/etki",
+    ]
     for url in urls:
         for args in (("queue",), ("init", str(SAMPLE)), ("db", "current")):
             done = run(tmp_path, *args, db_url=url)
@@ -390,28 +437,36 @@ def pg_schema() -> Iterator[str]:
 
 
 @pytest.mark.postgres
-def test_postgres_read_commands_are_read_only_and_mask_the_password(tmp_path: Path,
-                                                                     pg_schema: str) -> None:
+def test_postgres_read_commands_are_read_only_and_mask_the_password(
+    tmp_path: Path, pg_schema: str
+) -> None:
     """On the real server (trust auth ignores the password): an empty schema is no store
     for a read command (exit 2, the URL named with ``***``, nothing created); after `etki
     init` the read commands answer, and a read-only session refuses a write."""
-    url = (f"postgresql://postgres:{PASSWORD}@127.0.0.1:5432/test"
-           f"?options=-csearch_path%3D{pg_schema}")
+    url = (
+        f"postgresql://postgres:{PASSWORD}@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema}"
+    )
     err = _ok_error(run(tmp_path, "queue", db_url=url), 2)
     assert "postgres:***@127.0.0.1:5432/test" in err and "etki init PROJECT_DIR" in err
     assert PASSWORD not in err
     probe = make_engine(url)
     with probe.connect() as conn:
-        assert conn.execute(text("SELECT count(*) FROM information_schema.tables WHERE "
-                                 "table_schema = :s"), {"s": pg_schema}).scalar() == 0
+        assert (
+            conn.execute(
+                text("SELECT count(*) FROM information_schema.tables WHERE table_schema = :s"),
+                {"s": pg_schema},
+            ).scalar()
+            == 0
+        )
     assert run(tmp_path, "init", str(SAMPLE), db_url=url).returncode == 0
     done = run(tmp_path, "queue", "--json", db_url=url)
     assert done.returncode == 0 and len(json.loads(done.stdout)) == 40
     repo = CaseFileRepository(url, read_only=True)
     case = repo.cases("demo")[0]
     with pytest.raises(StoreUnusableError) as info:
-        repo.record_ruling(case.case_id, "approve", "Ayşe Yılmaz", "ok",
-                           expected_version=case.version)
+        repo.record_ruling(
+            case.case_id, "approve", "Ayşe Yılmaz", "ok", expected_version=case.version
+        )
     repo.dispose()
     assert "read-only" in str(info.value) and PASSWORD not in str(info.value)
     assert CaseFileRepository(url).case(case.case_id).ruling is None
@@ -419,6 +474,7 @@ def test_postgres_read_commands_are_read_only_and_mask_the_password(tmp_path: Pa
 
 
 # --- a full disk ----------------------------------------------------------------------------
+
 
 def test_sqlite_full_names_the_file(tmp_path: Path) -> None:
     """SQLite's own limit (``PRAGMA max_page_count``) makes a real SQLITE_FULL: the write
@@ -436,8 +492,9 @@ def test_sqlite_full_names_the_file(tmp_path: Path) -> None:
         dbapi_conn.execute(f"PRAGMA max_page_count = {pages + 2}")
 
     repo = CaseFileRepository(engine, clock=frozen_clock)
-    big = [(make_request(f"r{i}", "x" * 20_000), make_decision(f"req-demo-{i:08x}"))
-           for i in range(20)]
+    big = [
+        (make_request(f"r{i}", "x" * 20_000), make_decision(f"req-demo-{i:08x}")) for i in range(20)
+    ]
     with pytest.raises(StoreError) as info:
         repo.add_cases("demo", big)
     assert "disk full" in str(info.value) and str(db) in str(info.value)
@@ -449,12 +506,18 @@ def test_sqlite_full_names_the_file(tmp_path: Path) -> None:
 def _unshare_ok() -> bool:
     probe = shutil.which("unshare") and subprocess.run(
         ["unshare", "-Urm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-        capture_output=True, timeout=30)
+        capture_output=True,
+        timeout=30,
+    )
     return bool(probe) and probe.returncode == 0
 
 
-def _full_disk(tmp_path: Path, size: str, *args: str, db_url: str | None = None,
-               ) -> tuple[Path, subprocess.CompletedProcess]:
+def _full_disk(
+    tmp_path: Path,
+    size: str,
+    *args: str,
+    db_url: str | None = None,
+) -> tuple[Path, subprocess.CompletedProcess]:
     """Run ``etki ARGS`` with ``tmp_path/disk`` a real tmpfs of ``size`` (mounted in a
     user namespace); skips where that is not allowed."""
     if not _unshare_ok():
@@ -462,11 +525,17 @@ def _full_disk(tmp_path: Path, size: str, *args: str, db_url: str | None = None,
     disk = tmp_path / "disk"
     disk.mkdir()
     quoted = " ".join(f"'{a}'" for a in args)
-    script = (f"mount -t tmpfs -o size={size} tmpfs {disk} && "
-              f"exec {sys.executable} -m etki.cli {quoted}")
-    done = subprocess.run(["unshare", "-Urm", "sh", "-c", script], cwd=tmp_path,
-                          env=_env(db_url or f"sqlite:///{disk}/etki.db", None),
-                          capture_output=True, text=True, timeout=300)
+    script = (
+        f"mount -t tmpfs -o size={size} tmpfs {disk} && exec {sys.executable} -m etki.cli {quoted}"
+    )
+    done = subprocess.run(
+        ["unshare", "-Urm", "sh", "-c", script],
+        cwd=tmp_path,
+        env=_env(db_url or f"sqlite:///{disk}/etki.db", None),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return disk, done
 
 
@@ -484,14 +553,22 @@ def test_init_on_a_full_disk_says_disk_full(tmp_path: Path, size: str) -> None:
 
 def test_a_file_write_on_a_full_disk_names_the_file(tmp_path: Path) -> None:
     """ENOSPC on a file Etki writes (the knowledge index): "disk full" and the file."""
-    disk, done = _full_disk(tmp_path, "8k", "index", "build", str(SAMPLE), "--output",
-                            str(tmp_path / "disk" / "index.json"),
-                            db_url=f"sqlite:///{tmp_path}/etki.db")
+    disk, done = _full_disk(
+        tmp_path,
+        "8k",
+        "index",
+        "build",
+        str(SAMPLE),
+        "--output",
+        str(tmp_path / "disk" / "index.json"),
+        db_url=f"sqlite:///{tmp_path}/etki.db",
+    )
     err = _ok_error(done, 1)
     assert f"disk full: cannot write {disk / 'index.json'}" in err
 
 
 # --- found by the fresh-user trial of stop 17 ------------------------------------------------
+
 
 def test_a_write_in_a_read_only_folder_says_read_only(store: Path, tmp_path: Path) -> None:
     """The store file is writable, its folder is not (SQLite cannot create the journal
@@ -509,18 +586,22 @@ def test_a_write_in_a_read_only_folder_says_read_only(store: Path, tmp_path: Pat
         queue = run(folder, "queue", "--json", db_url=url, prefix=prefix)
         assert queue.returncode == 0, queue.stderr
         case = json.loads(queue.stdout)[0]["case_id"]
-        err = _ok_error(run(folder, "rule", case, "approve", "--reason", "ok", db_url=url,
-                            prefix=prefix), 2)
+        err = _ok_error(
+            run(folder, "rule", case, "approve", "--reason", "ok", db_url=url, prefix=prefix), 2
+        )
         assert "read-only" in err and str(db) in err, err
         assert "can be read" not in err
     finally:
         folder.chmod(0o755)
 
 
-@pytest.mark.parametrize(("url", "says"), [
-    (f"mysql://u:{PASSWORD}@127.0.0.1/db", "does not store in 'mysql' databases"),
-    (f"postgresql+nosuchdriver://u:{PASSWORD}@127.0.0.1/db", "no PostgreSQL driver"),
-])
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        (f"mysql://u:{PASSWORD}@127.0.0.1/db", "does not store in 'mysql' databases"),
+        (f"postgresql+nosuchdriver://u:{PASSWORD}@127.0.0.1/db", "no PostgreSQL driver"),
+    ],
+)
 def test_an_unsupported_database_url_is_bad_input(tmp_path: Path, url: str, says: str) -> None:
     """A URL of a database Etki does not store in, or a driver that is not installed,
     is exit 2 naming ETKI_DB_URL (before: internal error ModuleNotFoundError); never the
@@ -531,8 +612,7 @@ def test_an_unsupported_database_url_is_bad_input(tmp_path: Path, url: str, says
 
 
 @pytest.mark.postgres
-def test_a_database_user_without_write_access_is_told_so(tmp_path: Path,
-                                                         pg_schema: str) -> None:
+def test_a_database_user_without_write_access_is_told_so(tmp_path: Path, pg_schema: str) -> None:
     """A PostgreSQL role that may only read (SELECT): read commands answer; a ruling
     is exit 2 saying the user may not write (before: internal error
     ProgrammingError InsufficientPrivilege); nothing is stored."""
@@ -549,13 +629,14 @@ def test_a_database_user_without_write_access_is_told_so(tmp_path: Path,
         conn.execute(text(f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"'))
         conn.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"'))
     try:
-        ro_url = (f"postgresql://{role}:{PASSWORD}@127.0.0.1:5432/test"
-                  f"?options=-csearch_path%3D{pg_schema}")
+        ro_url = (
+            f"postgresql://{role}:{PASSWORD}@127.0.0.1:5432/test"
+            f"?options=-csearch_path%3D{pg_schema}"
+        )
         queue = run(tmp_path, "queue", "--json", db_url=ro_url)
         assert queue.returncode == 0, queue.stderr
         case = json.loads(queue.stdout)[0]["case_id"]
-        err = _ok_error(run(tmp_path, "rule", case, "approve", "--reason", "ok",
-                            db_url=ro_url), 2)
+        err = _ok_error(run(tmp_path, "rule", case, "approve", "--reason", "ok", db_url=ro_url), 2)
         assert "may not write" in err and PASSWORD not in err, err
         repo = CaseFileRepository(url)
         assert repo.case(case).ruling is None

@@ -47,9 +47,13 @@ def repo(request, tmp_path):
 
 def _seed(repo: CaseFileRepository) -> None:
     repo.save_project(make_project(), "sha256:abc", b'{"nodes": []}\n')
-    repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1")),
-                            (make_request("R2", "Pay tax"), make_decision("req-demo-2",
-                                                                          "CHANGE_REQUEST"))])
+    repo.add_cases(
+        "demo",
+        [
+            (make_request("R1"), make_decision("req-demo-1")),
+            (make_request("R2", "Pay tax"), make_decision("req-demo-2", "CHANGE_REQUEST")),
+        ],
+    )
 
 
 def test_project_round_trips(repo):
@@ -81,11 +85,16 @@ def test_ruling_bumps_version_and_writes_audit(repo):
     _seed(repo)
     r = repo.record_ruling("req-demo-2", "approve", "ayse", "covered by 4.1")
     assert (r.ruling, r.verdict, r.is_override, r.version) == (
-        "IN_SCOPE", "CHANGE_REQUEST", True, 2)
+        "IN_SCOPE",
+        "CHANGE_REQUEST",
+        True,
+        2,
+    )
     case = repo.case("req-demo-2")
     assert (case.status, case.version, case.ruling.reason) == ("ruled", 2, "covered by 4.1")
-    assert repo.audit_log() == [("req-demo-2", "ayse", "approve", "IN_SCOPE",
-                                 "2026-11-29T12:00:00Z", 2, "committed")]
+    assert repo.audit_log() == [
+        ("req-demo-2", "ayse", "approve", "IN_SCOPE", "2026-11-29T12:00:00Z", 2, "committed")
+    ]
     assert [c.case_id for c in repo.cases("demo", status="pending")] == ["req-demo-1"]
 
 
@@ -97,12 +106,16 @@ def test_lost_update_is_a_conflict(repo):
     seen_b = repo.case("req-demo-1").version
     repo.record_ruling("req-demo-1", "approve", "ayse", "SSO düzeltildi", expected_version=seen_a)
     with pytest.raises(ConflictError) as err:
-        repo.record_ruling("req-demo-1", "reject", "jurgen", "yetersiz bilgi",
-                           expected_version=seen_b)
+        repo.record_ruling(
+            "req-demo-1", "reject", "jurgen", "yetersiz bilgi", expected_version=seen_b
+        )
     assert err.value.ruled_by == "ayse" and "reload" in str(err.value)
     case = repo.case("req-demo-1")
     assert (case.ruling.ruling, case.ruling.reason, case.version) == (
-        "IN_SCOPE", "SSO düzeltildi", 2)
+        "IN_SCOPE",
+        "SSO düzeltildi",
+        2,
+    )
     assert [row[-1] for row in repo.audit_log("req-demo-1")] == ["committed", "conflict"]
 
 
@@ -121,7 +134,9 @@ def test_sqlite_file_is_wal(tmp_path):
     assert (tmp_path / "sub" / "dir" / "etki.db").exists()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 def test_an_error_never_carries_the_sql_parameters(backend, tmp_path):
     """Issue 11 item 3: an IntegrityError printed the request text among the SQL
     parameters. Every engine Etki makes hides them (``hide_parameters``)."""
@@ -134,16 +149,26 @@ def test_an_error_never_carries_the_sql_parameters(backend, tmp_path):
         url, cleanup = f"sqlite:///{tmp_path}/etki.db", None
     else:
         seeded, admin, schema = _postgres_repo()
-        url = (seeded.engine.url.render_as_string(hide_password=False)
-               + f"?options=-csearch_path%3D{schema}")
+        url = (
+            seeded.engine.url.render_as_string(hide_password=False)
+            + f"?options=-csearch_path%3D{schema}"
+        )
         seeded.dispose()
         cleanup = (admin, schema)
     repo = CaseFileRepository(url)  # the engine of etki.store.db.make_engine
     try:
         _seed(repo)
-        row = {"id": "req-demo-1", "project_id": "demo", "request_id": "R9", "title": secret,
-               "text": secret, "created_at": "2026-11-29T12:00:00Z", "status": "pending",
-               "version": 1, "seq": 9}
+        row = {
+            "id": "req-demo-1",
+            "project_id": "demo",
+            "request_id": "R9",
+            "title": secret,
+            "text": secret,
+            "created_at": "2026-11-29T12:00:00Z",
+            "status": "pending",
+            "version": 1,
+            "seq": 9,
+        }
         with pytest.raises(IntegrityError) as err, repo.engine.begin() as conn:
             conn.execute(CaseRow.__table__.insert(), row)
         assert "req-demo-1" in str(err.value) or "UNIQUE" in str(err.value)

@@ -47,8 +47,11 @@ def _defined_names(tree: ast.AST) -> set[str]:
             for target in targets:
                 if isinstance(target, ast.Name):
                     names.add(target.id)
-                elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                      and target.value.id == "self"):
+                elif (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
                     names.add(target.attr)
     return {n for n in names if _private(n)}
 
@@ -80,8 +83,7 @@ def _textual_bases_names(cls: type) -> set[str]:
 
 
 def _modules() -> list[str]:
-    return ["etki_tui"] + [m.name for m in pkgutil.walk_packages(etki_tui.__path__,
-                                                                  "etki_tui.")]
+    return ["etki_tui"] + [m.name for m in pkgutil.walk_packages(etki_tui.__path__, "etki_tui.")]
 
 
 def _tree(module: str) -> ast.Module:
@@ -116,6 +118,7 @@ def test_no_private_textual_module_is_imported() -> None:
 
 def _class_bodies(tree: ast.Module, module: object):  # noqa: ANN202
     """(class object, class node) for every class of the module, nested ones too."""
+
     def walk(body: list[ast.stmt], owner: object):  # noqa: ANN202
         for node in body:
             if isinstance(node, ast.ClassDef):
@@ -123,6 +126,7 @@ def _class_bodies(tree: ast.Module, module: object):  # noqa: ANN202
                 if isinstance(cls, type):
                     yield cls, node
                     yield from walk(node.body, cls)
+
     yield from walk(tree.body, module)
 
 
@@ -139,11 +143,17 @@ def test_no_private_textual_attribute_is_used() -> None:
             if not theirs:
                 continue
             for child in ast.walk(node):
-                if (isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
-                        and child.name in theirs):
+                if (
+                    isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and child.name in theirs
+                ):
                     bad.append((name, child.name, child.lineno, f"{cls.__name__} overrides"))
-                if (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name)
-                        and child.value.id == "self" and _private(child.attr)):
+                if (
+                    isinstance(child, ast.Attribute)
+                    and isinstance(child.value, ast.Name)
+                    and child.value.id == "self"
+                    and _private(child.attr)
+                ):
                     in_textual_class.add(id(child))
                     if child.attr in theirs:
                         bad.append((name, child.attr, child.lineno, f"{cls.__name__} uses"))
@@ -151,14 +161,16 @@ def test_no_private_textual_attribute_is_used() -> None:
             attr = None
             if isinstance(child, ast.Attribute) and id(child) not in in_textual_class:
                 attr = child.attr
-            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Name)
-                  and child.func.id in ("getattr", "setattr", "hasattr") and len(child.args) > 1
-                  and isinstance(child.args[1], ast.Constant)
-                  and isinstance(child.args[1].value, str)):
+            elif (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Name)
+                and child.func.id in ("getattr", "setattr", "hasattr")
+                and len(child.args) > 1
+                and isinstance(child.args[1], ast.Constant)
+                and isinstance(child.args[1].value, str)
+            ):
                 attr = child.args[1].value
-            if (attr is not None and _private(attr) and attr in textual_names
-                    and attr not in ours):
+            if attr is not None and _private(attr) and attr in textual_names and attr not in ours:
                 bad.append((name, attr, child.lineno, "reads"))
     bad = [b for b in bad if (b[0], b[1]) not in ALLOWED]
-    assert not bad, "\n".join(f"{m}:{line} {what} Textual's {attr}"
-                              for m, attr, line, what in bad)
+    assert not bad, "\n".join(f"{m}:{line} {what} Textual's {attr}" for m, attr, line, what in bad)

@@ -34,46 +34,82 @@ from etki.triage.normalise import guess_language, tokens
 REPO = Path(__file__).resolve().parent.parent
 TDRS = REPO.parent / "shared" / "realdata" / "tdrs"
 
-STEPS = ("normalise", "score_clauses", "exclusion_check", "defect_detection", "module_match",
-         "classify", "effort", "risk")
+STEPS = (
+    "normalise",
+    "score_clauses",
+    "exclusion_check",
+    "defect_detection",
+    "module_match",
+    "classify",
+    "effort",
+    "risk",
+)
 MEMORY_NOTE = "clause memory: 3 past PMO corrections — informational, no decision effect"
 
 
 def _clause(number: str, title: str, text: str, kind: str = "inclusion") -> ScopeClause:
-    return ScopeClause(ref=f"MSA#{number}", contract_id="MSA", number=number, title=title,
-                       text=text, kind=kind)  # type: ignore[arg-type]
+    return ScopeClause(
+        ref=f"MSA#{number}", contract_id="MSA", number=number, title=title, text=text, kind=kind
+    )  # type: ignore[arg-type]
 
 
 CLAUSES = (
-    _clause("1", "Property tax e-payments",
-            "The Contractor delivers online payment of property tax by card in the citizen "
-            "portal, with a receipt for every payment."),
-    _clause("2", "Single sign-on for municipal staff",
-            "The Contractor implements single sign-on for municipal staff against the "
-            "Active Directory of the Municipality."),
-    _clause("3", "Native mobile applications",
-            "Native mobile applications for iOS and Android and push notifications are "
-            "excluded.", kind="exclusion"),
-    _clause("4", "Hosting and operations",
-            "The Municipality provides and operates the servers, storage, backups and "
-            "monitoring in its own data centre."),
-    _clause("5", "Warranty and defect correction",
-            "The Contractor corrects defects and bugs in delivered functionality free of "
-            "charge for twelve months after acceptance."),
-    _clause("6", "Kişisel verilerin korunması (KVKK)",
-            "Portal, KVKK kapsamında kişisel verilerin silinmesini ve anonimleştirilmesini "
-            "destekler. İade başvurularında aydınlatma metni gösterilir."),
-    _clause("7", "Adressprüfung",
-            "Das Portal prüft jede Adresse gegen das amtliche Straßenverzeichnis der Stadt; "
-            "Umlaute und ß werden dabei korrekt verglichen."),
-    _clause("8", "Invoicing",
-            "The Contractor invoices monthly; the Municipality pays each invoice within 30 "
-            "days of acceptance."),
+    _clause(
+        "1",
+        "Property tax e-payments",
+        "The Contractor delivers online payment of property tax by card in the citizen "
+        "portal, with a receipt for every payment.",
+    ),
+    _clause(
+        "2",
+        "Single sign-on for municipal staff",
+        "The Contractor implements single sign-on for municipal staff against the "
+        "Active Directory of the Municipality.",
+    ),
+    _clause(
+        "3",
+        "Native mobile applications",
+        "Native mobile applications for iOS and Android and push notifications are excluded.",
+        kind="exclusion",
+    ),
+    _clause(
+        "4",
+        "Hosting and operations",
+        "The Municipality provides and operates the servers, storage, backups and "
+        "monitoring in its own data centre.",
+    ),
+    _clause(
+        "5",
+        "Warranty and defect correction",
+        "The Contractor corrects defects and bugs in delivered functionality free of "
+        "charge for twelve months after acceptance.",
+    ),
+    _clause(
+        "6",
+        "Kişisel verilerin korunması (KVKK)",
+        "Portal, KVKK kapsamında kişisel verilerin silinmesini ve anonimleştirilmesini "
+        "destekler. İade başvurularında aydınlatma metni gösterilir.",
+    ),
+    _clause(
+        "7",
+        "Adressprüfung",
+        "Das Portal prüft jede Adresse gegen das amtliche Straßenverzeichnis der Stadt; "
+        "Umlaute und ß werden dabei korrekt verglichen.",
+    ),
+    _clause(
+        "8",
+        "Invoicing",
+        "The Contractor invoices monthly; the Municipality pays each invoice within 30 "
+        "days of acceptance.",
+    ),
 )
 
 MODULES = (
-    Module("payments.property_tax", "src/payments/property_tax.py",
-           "Property tax payment page and card checkout"),
+    Module(
+        "payments.property_tax",
+        "src/payments/property_tax.py",
+        "Property tax payment page and card checkout",
+    ),
     Module("payments.receipts", "src/payments/receipts.py", "Payment receipts"),
     Module("portal.auth.sso", "src/portal/auth/sso.py", "Single sign-on against Active Directory"),
     Module("core.kvkk", "src/core/kvkk.py", "KVKK kişisel veri silme ve anonimleştirme"),
@@ -81,10 +117,16 @@ MODULES = (
 )
 
 WORKITEMS = (
-    WorkItem("WI-1", "Property tax card checkout", "feature", "2024-01-10",
-             ("payments.property_tax",)),
-    WorkItem("WI-2", "Fix rounding on property tax receipts", "fix", "2024-02-11",
-             ("payments.property_tax", "payments.receipts")),
+    WorkItem(
+        "WI-1", "Property tax card checkout", "feature", "2024-01-10", ("payments.property_tax",)
+    ),
+    WorkItem(
+        "WI-2",
+        "Fix rounding on property tax receipts",
+        "fix",
+        "2024-02-11",
+        ("payments.property_tax", "payments.receipts"),
+    ),
     WorkItem("WI-3", "Single sign-on login loop", "fix", "2024-03-12", ("portal.auth.sso",)),
     WorkItem("WI-4", "Straßenverzeichnis import", "feature", "2024-04-13", ("core.address",)),
 )
@@ -94,8 +136,9 @@ def make_project(workitems: tuple[WorkItem, ...] = WORKITEMS) -> Project:
     return Project(
         config=ProjectConfig(id="mini", name="Mini municipal portal", languages=("en", "tr", "de")),
         root=Path("."),
-        contracts=(Contract(id="MSA", title="Master services agreement", source="msa.md",
-                            clauses=CLAUSES),),
+        contracts=(
+            Contract(id="MSA", title="Master services agreement", source="msa.md", clauses=CLAUSES),
+        ),
         modules=MODULES,
         workitems=workitems,
     )
@@ -109,11 +152,17 @@ def engine() -> TriageEngine:
 def _core(d: Decision) -> str:
     """The decision fields that memory and risk must never change, as canonical JSON."""
     data = d.to_dict()
-    return json.dumps({k: data[k] for k in ("verdict", "confidence", "cited_clauses",
-                                            "impacted_modules", "effort")}, sort_keys=True)
+    return json.dumps(
+        {
+            k: data[k]
+            for k in ("verdict", "confidence", "cited_clauses", "impacted_modules", "effort")
+        },
+        sort_keys=True,
+    )
 
 
 # --- identity and determinism ---------------------------------------------------------
+
 
 def test_case_id_for_format() -> None:
     cid = case_id_for("demo", "DEMO-001")
@@ -128,8 +177,11 @@ def test_case_id_for_format() -> None:
 def test_decision_records_versions_and_freshness(engine: TriageEngine) -> None:
     d = engine.triage("req-mini-1", "The property tax payment page crashes after card entry.")
     assert d.case_id == "req-mini-1"
-    assert (d.engine_version, d.model_version) == (ENGINE_VERSION, MODEL_VERSION) == (
-        "2.0.0", "lexical-v1")
+    assert (
+        (d.engine_version, d.model_version)
+        == (ENGINE_VERSION, MODEL_VERSION)
+        == ("2.0.0", "lexical-v1")
+    )
     assert d.index_freshness == "sha256:test-index"
     assert Decision.from_json(d.to_json()) == d
 
@@ -182,16 +234,23 @@ def test_decisions_do_not_depend_on_hash_seed() -> None:
     digests = set()
     for seed in ("1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", _HASH_SCRIPT, str(TDRS)], env=env,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _HASH_SCRIPT, str(TDRS)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         digests.add(out.stdout.strip())
     assert len(digests) == 1
 
 
 def test_nfc_and_nfd_input_give_the_same_tokens_and_decision(engine: TriageEngine) -> None:
-    for text, lang in (("İade başvurusu: KİŞİSEL VERİLER silinmiyor", "tr"),
-                       ("Die Größe der Straßenverzeichnis-Prüfung", "de"),
-                       ("Café naïve résumé export", "en")):
+    for text, lang in (
+        ("İade başvurusu: KİŞİSEL VERİLER silinmiyor", "tr"),
+        ("Die Größe der Straßenverzeichnis-Prüfung", "de"),
+        ("Café naïve résumé export", "en"),
+    ):
         nfd = unicodedata.normalize("NFD", text)
         assert nfd != text
         assert tokens(nfd, lang) == tokens(text, lang)
@@ -200,6 +259,7 @@ def test_nfc_and_nfd_input_give_the_same_tokens_and_decision(engine: TriageEngin
 
 
 # --- languages ----------------------------------------------------------------------
+
 
 def test_turkish_dotted_and_dotless_i_fold_together() -> None:
     variants = ("İADE", "IADE", "iade", "ıade", "I\u0307ADE")
@@ -219,10 +279,12 @@ def test_turkish_request_matches_its_turkish_clause(engine: TriageEngine) -> Non
 
 
 def test_german_sharp_s_and_umlauts_match_their_clause(engine: TriageEngine) -> None:
-    proper = engine.triage("c", "Die Adressprüfung gegen das Straßenverzeichnis funktioniert "
-                                "nicht mehr.")
-    shouted = engine.triage("c", "DIE ADRESSPRUFUNG GEGEN DAS STRASSENVERZEICHNIS "
-                                 "FUNKTIONIERT NICHT MEHR.")
+    proper = engine.triage(
+        "c", "Die Adressprüfung gegen das Straßenverzeichnis funktioniert nicht mehr."
+    )
+    shouted = engine.triage(
+        "c", "DIE ADRESSPRUFUNG GEGEN DAS STRASSENVERZEICHNIS FUNKTIONIERT NICHT MEHR."
+    )
     assert proper.cited_clauses[0] == "MSA#7"
     assert shouted.to_json() == proper.to_json()
     assert proper.verdict == "IN_SCOPE"  # a defect in a covered area
@@ -232,9 +294,11 @@ def test_german_sharp_s_and_umlauts_match_their_clause(engine: TriageEngine) -> 
 
 # --- verdicts -------------------------------------------------------------------------
 
+
 def test_defect_in_covered_area_is_in_scope(engine: TriageEngine) -> None:
-    d = engine.triage("c", "The property tax payment page crashes after card entry; "
-                           "citizens cannot pay.")
+    d = engine.triage(
+        "c", "The property tax payment page crashes after card entry; citizens cannot pay."
+    )
     assert d.verdict == "IN_SCOPE"
     assert dict(d.extra)["rule"] == "defect"
     assert d.cited_clauses[0] == "MSA#1"
@@ -246,8 +310,11 @@ def test_defect_in_covered_area_is_in_scope(engine: TriageEngine) -> None:
 def test_exclusion_beats_inclusion(engine: TriageEngine) -> None:
     """The request also matches the payment inclusion clause, but the exclusion clause
     matches it better: REJECT, citing the exclusion first."""
-    d = engine.triage("c", "Please build native mobile applications for iOS and Android "
-                           "so citizens can pay property tax by card with push notifications.")
+    d = engine.triage(
+        "c",
+        "Please build native mobile applications for iOS and Android "
+        "so citizens can pay property tax by card with push notifications.",
+    )
     assert d.verdict == "REJECT"
     assert d.cited_clauses[0] == "MSA#3"
     assert d.impacted_modules == ()
@@ -257,8 +324,10 @@ def test_exclusion_beats_inclusion(engine: TriageEngine) -> None:
 
 
 def test_work_the_contract_gives_the_client_is_rejected(engine: TriageEngine) -> None:
-    d = engine.triage("c", "Can your team operate our servers, storage and backups in the "
-                           "data centre from now on?")
+    d = engine.triage(
+        "c",
+        "Can your team operate our servers, storage and backups in the data centre from now on?",
+    )
     assert d.verdict == "REJECT"
     assert d.cited_clauses[0] == "MSA#4"
 
@@ -277,8 +346,9 @@ def test_new_capability_no_clause_covers_is_a_change_request(engine: TriageEngin
 
 
 def test_covered_request_is_in_scope(engine: TriageEngine) -> None:
-    d = engine.triage("c", "Municipal staff need single sign-on against the Active "
-                           "Directory of the Municipality.")
+    d = engine.triage(
+        "c", "Municipal staff need single sign-on against the Active Directory of the Municipality."
+    )
     assert d.verdict == "IN_SCOPE"
     assert d.cited_clauses[0] == "MSA#2"
 
@@ -303,16 +373,19 @@ def test_confidence_is_bounded(engine: TriageEngine) -> None:
     for a in grid:
         for b in grid:
             for cov in (0.0, 0.1, 0.3, 1.0):
-                for f in (Features(incl=a, against=b, incl_cov=cov, against_cov=cov),
-                          Features(incl=a, future=b, incl_cov=cov, future_cov=cov, foreign=True),
-                          Features(defect_strong=a, incl=b, incl_cov=cov, modules=1),
-                          Features(advice=a, admin_request=1, admin=b, incl=a)):
+                for f in (
+                    Features(incl=a, against=b, incl_cov=cov, against_cov=cov),
+                    Features(incl=a, future=b, incl_cov=cov, future_cov=cov, foreign=True),
+                    Features(defect_strong=a, incl=b, incl_cov=cov, modules=1),
+                    Features(advice=a, admin_request=1, admin=b, incl=a),
+                ):
                     c = classify(f)
                     assert FLOOR <= c.confidence <= CEILING
                     assert 0.0 <= c.confidence <= 1.0
 
 
 # --- effort -------------------------------------------------------------------------
+
 
 def test_effort_unknown_when_no_work_item_carries_effort(engine: TriageEngine) -> None:
     d = engine.triage("c", "The property tax payment page crashes after card entry.")
@@ -324,15 +397,28 @@ def test_effort_range_from_comparable_work_items() -> None:
     items = (
         replace(WORKITEMS[0], effort_days=2.0),
         replace(WORKITEMS[1], effort_days=4.0),
-        WorkItem("WI-5", "Property tax instalment plans", "feature", "2024-05-01",
-                 ("payments.property_tax",), 6.0),
-        WorkItem("WI-6", "Property tax refund flow", "feature", "2024-06-01",
-                 ("payments.property_tax",), 10.0),
+        WorkItem(
+            "WI-5",
+            "Property tax instalment plans",
+            "feature",
+            "2024-05-01",
+            ("payments.property_tax",),
+            6.0,
+        ),
+        WorkItem(
+            "WI-6",
+            "Property tax refund flow",
+            "feature",
+            "2024-06-01",
+            ("payments.property_tax",),
+            10.0,
+        ),
         replace(WORKITEMS[2], effort_days=40.0),  # single sign-on: not comparable
         WORKITEMS[3],  # no effort
     )
     d = TriageEngine(make_project(items), "h").triage(
-        "c", "The property tax payment page crashes after card entry.")
+        "c", "The property tax payment page crashes after card entry."
+    )
     assert d.impacted_modules[0] == "payments.property_tax"
     # 25th/75th percentile of [2, 4, 6, 10] by linear interpolation: 3.5 and 7.0
     assert (d.effort.low, d.effort.high) == (3.5, 7.0)
@@ -350,13 +436,15 @@ def test_percentile_matches_the_textbook_values() -> None:
 
 # --- memory and risk ------------------------------------------------------------------
 
+
 def test_clause_memory_is_a_note_that_changes_no_decision_field(engine: TriageEngine) -> None:
     text = "The property tax payment page crashes after card entry."
     plain = engine.triage("c", text)
     cited = plain.cited_clauses[0]
     remembered = engine.with_memory({cited: ClauseMemory(cited, precedent_count=3)})
-    built = TriageEngine(make_project(), "sha256:test-index",
-                         memory={cited: ClauseMemory(cited, precedent_count=3)})
+    built = TriageEngine(
+        make_project(), "sha256:test-index", memory={cited: ClauseMemory(cited, precedent_count=3)}
+    )
     for other in (remembered, built):
         d = other.triage("c", text)
         assert _core(d) == _core(plain)
@@ -385,14 +473,16 @@ def test_disputed_clause_escalates_risk_only_when_enabled(engine: TriageEngine) 
         assert _core(d) == _core(plain)
         assert [e.step for e in d.evidence[-2:]] == ["memory", "memory"]
         assert d.evidence[-2].detail == (
-            "clause memory: 1 past PMO corrections — informational, no decision effect")
-    assert on.evidence[-1].detail == (f"clause memory: {ref} is disputed, past rulings on it "
-                                      "disagree — escalated to the risk layer; no decision effect")
+            "clause memory: 1 past PMO corrections — informational, no decision effect"
+        )
+    assert on.evidence[-1].detail == (
+        f"clause memory: {ref} is disputed, past rulings on it "
+        "disagree — escalated to the risk layer; no decision effect"
+    )
     assert "note only" in off.evidence[-1].detail
 
 
-def test_memory_computed_from_ruled_cases_changes_no_decision_field(
-        engine: TriageEngine) -> None:
+def test_memory_computed_from_ruled_cases_changes_no_decision_field(engine: TriageEngine) -> None:
     """Clause memory as the desk builds it (``etki.memory.clause_memory`` over ruled
     cases): one override and one approval on the cited clause = 1 precedent, disputed."""
     from etki.domain import CaseRecord, RulingRecord
@@ -404,22 +494,45 @@ def test_memory_computed_from_ruled_cases_changes_no_decision_field(
 
     def ruled(case_id: str, ruling: str, when: str) -> CaseRecord:
         decision = engine.triage(case_id, text)
-        return CaseRecord(case_id, "mini", case_id, "t", text, None, None, when, 2, decision,
-                          RulingRecord(case_id, ruling, "approve", "ayse", "r", when,  # type: ignore[arg-type]
-                                       decision.verdict))
+        return CaseRecord(
+            case_id,
+            "mini",
+            case_id,
+            "t",
+            text,
+            None,
+            None,
+            when,
+            2,
+            decision,
+            RulingRecord(
+                case_id,
+                ruling,
+                "approve",
+                "ayse",
+                "r",
+                when,  # type: ignore[arg-type]
+                decision.verdict,
+            ),
+        )
 
-    memory = clause_memory([ruled("req-mini-a", "IN_SCOPE", "2026-11-01T10:00:00Z"),
-                            ruled("req-mini-b", "CHANGE_REQUEST", "2026-11-02T10:00:00Z")])
+    memory = clause_memory(
+        [
+            ruled("req-mini-a", "IN_SCOPE", "2026-11-01T10:00:00Z"),
+            ruled("req-mini-b", "CHANGE_REQUEST", "2026-11-02T10:00:00Z"),
+        ]
+    )
     assert memory[ref].precedent_count == 1 and memory[ref].disputed
     n = len(plain.evidence)
     for escalation in (True, False):
         d = engine.with_memory(memory, escalation).triage("req-mini-new", text)
         assert _core(d) == _core(plain)
-        assert d.evidence[:n - 1] == plain.evidence[:-1]  # only risk and memory may differ
+        assert d.evidence[: n - 1] == plain.evidence[:-1]  # only risk and memory may differ
         notes = [e for e in d.evidence[n:] if e.scores[0][0] == ref]
         assert [e.step for e in d.evidence[n:]] == ["memory"] * len(d.evidence[n:])
         assert notes[0].detail == (
-            "clause memory: 1 past PMO corrections — informational, no decision effect")
+            "clause memory: 1 past PMO corrections — informational, no decision effect"
+        )
         assert "is disputed" in notes[1].detail
         assert ("disputed_clause" in d.risk.signals) is escalation
 
@@ -438,6 +551,7 @@ def test_risk_signals_from_wording(engine: TriageEngine) -> None:
 
 # --- the real engagement ---------------------------------------------------------------
 
+
 @pytest.mark.skipif(not TDRS.is_dir(), reason="shared/realdata/tdrs not present")
 def test_tdrs_thirty_requests_give_valid_decisions() -> None:
     """Shape of the 30 real decisions (speed lives in bench/triage.py, not here)."""
@@ -445,8 +559,9 @@ def test_tdrs_thirty_requests_give_valid_decisions() -> None:
 
     project = load_project(TDRS)
     engine = TriageEngine(project, build_index(project).hash)
-    decisions = [engine.triage(case_id_for(project.id, r.id), r.text, r.title)
-                 for r in project.requests]
+    decisions = [
+        engine.triage(case_id_for(project.id, r.id), r.text, r.title) for r in project.requests
+    ]
     assert len(decisions) == 30
     refs = {c.ref for c in project.clauses}
     modules = {m.id for m in project.modules}

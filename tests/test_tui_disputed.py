@@ -44,16 +44,27 @@ def rule_two_ways(world: TuiWorld, ref: str, tag: str) -> None:
     """Store two cases citing ``ref`` and rule them differently (through the real
     ApprovalService, as another reviewer's desk would): ``ref`` becomes disputed."""
     first, second = f"req-demo-{tag}0000001", f"req-demo-{tag}0000002"
-    world.repo.add_cases("demo", [
-        (Request(f"{tag}1", "Monthly report on this.", f"Report {tag} monthly"),
-         tui_decision(first, "IN_SCOPE", (ref,), confidence=0.8)),
-        (Request(f"{tag}2", "Weekly report on this.", f"Report {tag} weekly"),
-         tui_decision(second, "IN_SCOPE", (ref,), confidence=0.8)),
-    ])
+    world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request(f"{tag}1", "Monthly report on this.", f"Report {tag} monthly"),
+                tui_decision(first, "IN_SCOPE", (ref,), confidence=0.8),
+            ),
+            (
+                Request(f"{tag}2", "Weekly report on this.", f"Report {tag} weekly"),
+                tui_decision(second, "IN_SCOPE", (ref,), confidence=0.8),
+            ),
+        ],
+    )
     approvals = approval_service(world.repo, world.settings)
     approvals.rule(first, "approve", reviewer="ayse")
-    approvals.rule(second, "convert_to_cr", reviewer="jurgen",
-                   reason="Weekly reports go beyond what the contract lists.")
+    approvals.rule(
+        second,
+        "convert_to_cr",
+        reviewer="jurgen",
+        reason="Weekly reports go beyond what the contract lists.",
+    )
 
 
 def visible_detail_lines(app) -> list[str]:  # noqa: ANN001
@@ -78,6 +89,7 @@ def screen_segments(app):  # noqa: ANN001, ANN201
 
 # --- item 4: the disputed mark -----------------------------------------------------------
 
+
 @sync
 async def test_queue_rows_show_the_disputed_glyph_and_word(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
@@ -98,8 +110,7 @@ async def test_queue_rows_show_the_disputed_glyph_and_word(tui_world: TuiWorld) 
 
 
 @sync
-async def test_the_strip_is_on_screen_at_80x24_before_any_clause_text(
-        tui_world: TuiWorld) -> None:
+async def test_the_strip_is_on_screen_at_80x24_before_any_clause_text(tui_world: TuiWorld) -> None:
     rule_two_ways(tui_world, "MSA-2024-01#10.2", "d")  # the third clause THREE cites
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -113,12 +124,14 @@ async def test_the_strip_is_on_screen_at_80x24_before_any_clause_text(
         assert "disagree" in visible[marked[0]]
         everything = all_detail_lines(app)
         strip_at = next(i for i, line in enumerate(everything) if "! DISPUTED 10.2" in line)
-        clause_text_at = next(i for i, line in enumerate(everything)
-                              if "§ 4.1" in line or "§ 10.2" in line)
+        clause_text_at = next(
+            i for i, line in enumerate(everything) if "§ 4.1" in line or "§ 10.2" in line
+        )
         assert strip_at < clause_text_at
         # and it is what the terminal shows: inside the detail pane's region on screen
-        screen = ["".join(s.text for s in strip)
-                  for strip in app.screen._compositor.render_strips()]
+        screen = [
+            "".join(s.text for s in strip) for strip in app.screen._compositor.render_strips()
+        ]
         region = app.query_one(CaseDetail).region
         assert any("! DISPUTED 10.2" in screen[y] for y in range(region.y, region.bottom))
 
@@ -153,16 +166,18 @@ def test_the_hafiza_card_marks_disputed_in_red(tui_world: TuiWorld) -> None:
 
     [item] = tui_world.desk.disputed("demo")
     console = Console(width=80, color_system="truecolor", force_terminal=True)
-    segments = list(console.render(disputed_card(item, tui_world.desk.clauses("demo")),
-                                   console.options))
+    segments = list(
+        console.render(disputed_card(item, tui_world.desk.clauses("demo")), console.options)
+    )
     [mark] = [s for s in segments if s.text == "! DISPUTED"]
     assert mark.style is not None and mark.style.reverse and mark.style.bold
     assert mark.style.color is not None and mark.style.color.name == "red"  # was yellow
 
 
 @sync
-async def test_no_color_keeps_the_glyph_and_word(tui_world: TuiWorld,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_color_keeps_the_glyph_and_word(
+    tui_world: TuiWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -176,7 +191,8 @@ async def test_no_color_keeps_the_glyph_and_word(tui_world: TuiWorld,
 
 @sync
 async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -208,12 +224,20 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
 
 @sync
 async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once(
-        tui_world: TuiWorld) -> None:
-    tui_world.repo.add_cases("demo", [(
-        Request("G1", "Receipt shows the wrong date.", "Receipt date"),
-        tui_decision("req-demo-g0000001", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.8))])
+    tui_world: TuiWorld,
+) -> None:
+    tui_world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("G1", "Receipt shows the wrong date.", "Receipt date"),
+                tui_decision("req-demo-g0000001", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.8),
+            )
+        ],
+    )
     approval_service(tui_world.repo, tui_world.settings).rule(
-        "req-demo-g0000001", "approve", reviewer="ayse")  # 4.3: one ruling, not disputed
+        "req-demo-g0000001", "approve", reviewer="ayse"
+    )  # 4.3: one ruling, not disputed
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -249,15 +273,33 @@ async def test_escalation_off_leaves_the_stored_risk(tmp_path: Path) -> None:
 
 # --- item 7: effort, last correction, corrections per clause, imported date -----------------
 
+
 @sync
 async def test_effort_with_equal_ends_is_one_figure_and_the_basis_has_titles(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     case_id = "req-demo-f0000001"
-    tui_world.repo.add_cases("demo", [(
-        Request("F1", "Add a second card provider.", "Second card provider", "Ayşe",
-                "2026-11-28"),
-        tui_decision(case_id, "CHANGE_REQUEST", ("MSA-2024-01#4.1",), confidence=0.7,
-                     effort=Effort(13.0, 13.0, ("WI-1", "WI-2", "WI-9"))))])
+    tui_world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request(
+                    "F1",
+                    "Add a second card provider.",
+                    "Second card provider",
+                    "Ayşe",
+                    "2026-11-28",
+                ),
+                tui_decision(
+                    case_id,
+                    "CHANGE_REQUEST",
+                    ("MSA-2024-01#4.1",),
+                    confidence=0.7,
+                    effort=Effort(13.0, 13.0, ("WI-1", "WI-2", "WI-9")),
+                ),
+            )
+        ],
+    )
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -275,16 +317,14 @@ async def test_effort_with_equal_ends_is_one_figure_and_the_basis_has_titles(
 
 
 @sync
-async def test_last_correction_shows_the_reason_and_the_precedent_page(
-        tui_world: TuiWorld) -> None:
+async def test_last_correction_shows_the_reason_and_the_precedent_page(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert current(app) == FIRST
         text = " ".join(" ".join(all_detail_lines(app)).split())
         assert "last correction: jurgen" in text
-        assert ("reason: “Contractors are not Staff under 1.2; they need their own CR.”"
-                in text)
+        assert "reason: “Contractors are not Staff under 1.2; they need their own CR.”" in text
         found = re.search(r"precedent: req-demo-9b0f4d68 wiki: (precedents/PRE-\S+\.md)", text)
         assert found, text
         assert (tui_world.wiki / found.group(1)).is_file()  # the page it names exists
@@ -292,12 +332,18 @@ async def test_last_correction_shows_the_reason_and_the_precedent_page(
 
 @sync
 async def test_a_long_reason_is_folded(tui_world: TuiWorld) -> None:
-    tui_world.repo.add_cases("demo", [(
-        Request("L1", "Long reason case.", "Long reason"),
-        tui_decision("req-demo-l0000001", "IN_SCOPE", ("MSA-2024-01#9.1",),
-                     confidence=0.7))])
+    tui_world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("L1", "Long reason case.", "Long reason"),
+                tui_decision("req-demo-l0000001", "IN_SCOPE", ("MSA-2024-01#9.1",), confidence=0.7),
+            )
+        ],
+    )
     approval_service(tui_world.repo, tui_world.settings).rule(
-        "req-demo-l0000001", "reject", reviewer="ayse", reason="[bold]x[/] " + "ş" * 900)
+        "req-demo-l0000001", "reject", reviewer="ayse", reason="[bold]x[/] " + "ş" * 900
+    )
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -312,37 +358,53 @@ def test_an_override_counts_on_the_clause_its_reason_names(tmp_path: Path) -> No
     world = build_tui_history_world(tmp_path)
     repo, approvals = world.repo, approval_service(world.repo, world.settings)
     both = ("MSA-2024-01#4.1", "MSA-2024-01#4.3")
-    deciding = EvidenceStep("classify", "rule R4 -> IN_SCOPE (confidence 0.70); deciding "
-                                        "sentence: MSA-2024-01#4.3 (obligation, role rule: "
-                                        "shall)")
+    deciding = EvidenceStep(
+        "classify",
+        "rule R4 -> IN_SCOPE (confidence 0.70); deciding "
+        "sentence: MSA-2024-01#4.3 (obligation, role rule: "
+        "shall)",
+    )
     reason_case = tui_decision("req-demo-c0000001", "IN_SCOPE", both, confidence=0.7)
     evidence_case = tui_decision("req-demo-c0000002", "IN_SCOPE", both, confidence=0.7)
     from dataclasses import replace
 
     evidence_case = replace(evidence_case, evidence=(*evidence_case.evidence, deciding))
-    repo.add_cases("demo", [(Request("C1", "Receipts in English.", "Receipt language"),
-                             reason_case),
-                            (Request("C2", "Receipts as XML.", "Receipt XML"), evidence_case)])
-    approvals.rule("req-demo-c0000001", "convert_to_cr", reviewer="jurgen",
-                   reason="Receipts are §4.3's business, and 4.3 says PDF only.")
-    approvals.rule("req-demo-c0000002", "convert_to_cr", reviewer="jurgen",
-                   reason="A new format is new work.")
+    repo.add_cases(
+        "demo",
+        [
+            (Request("C1", "Receipts in English.", "Receipt language"), reason_case),
+            (Request("C2", "Receipts as XML.", "Receipt XML"), evidence_case),
+        ],
+    )
+    approvals.rule(
+        "req-demo-c0000001",
+        "convert_to_cr",
+        reviewer="jurgen",
+        reason="Receipts are §4.3's business, and 4.3 says PDF only.",
+    )
+    approvals.rule(
+        "req-demo-c0000002", "convert_to_cr", reviewer="jurgen", reason="A new format is new work."
+    )
     by_id = {c.case_id: c for c in repo.cases("demo")}
     refs = tuple(world.desk.clauses("demo"))
-    assert correction_clauses(by_id["req-demo-c0000001"], refs) == (("MSA-2024-01#4.3",),
-                                                                    "reason")
-    assert correction_clauses(by_id["req-demo-c0000002"], refs) == (("MSA-2024-01#4.3",),
-                                                                    "evidence")
+    assert correction_clauses(by_id["req-demo-c0000001"], refs) == (("MSA-2024-01#4.3",), "reason")
+    assert correction_clauses(by_id["req-demo-c0000002"], refs) == (
+        ("MSA-2024-01#4.3",),
+        "evidence",
+    )
     # HISTORY's "Outside the remit (9.1)." cites 4.1 only: it counts on 9.1, named
-    assert correction_clauses(by_id["req-demo-h0000002"], refs) == (("MSA-2024-01#9.1",),
-                                                                    "reason")
+    assert correction_clauses(by_id["req-demo-h0000002"], refs) == (("MSA-2024-01#9.1",), "reason")
     # "Billed separately." names nothing, and the case has no decisive evidence: all cited
     assert correction_clauses(by_id["req-demo-h0000007"], refs) == (both, "cited")
     report = world.desk.report("demo")
     counts = dict(report.corrections_by_clause)
     # before: 4.1 counted all five overrides citing it (h2, h4, h7, c1, c2) and 9.1 none
-    assert counts == {"MSA-2024-01#4.1": 2, "MSA-2024-01#4.3": 3, "MSA-2024-01#3.2": 1,
-                      "MSA-2024-01#9.1": 1}
+    assert counts == {
+        "MSA-2024-01#4.1": 2,
+        "MSA-2024-01#4.3": 3,
+        "MSA-2024-01#3.2": 1,
+        "MSA-2024-01#9.1": 1,
+    }
     rules = dict(report.correction_rules)
     assert rules["MSA-2024-01#4.3"] == (("reason", 1), ("evidence", 1), ("cited", 1))
     assert rules["MSA-2024-01#4.1"] == (("cited", 2),)
@@ -352,14 +414,26 @@ def test_an_override_counts_on_the_clause_its_reason_names(tmp_path: Path) -> No
 
 def test_a_reason_names_whole_clause_numbers_only(tmp_path: Path) -> None:
     world = build_tui_history_world(tmp_path)
-    world.repo.add_cases("demo", [(Request("N1", "x", "x"), tui_decision(
-        "req-demo-n0000001", "IN_SCOPE", ("MSA-2024-01#4.1",), confidence=0.7))])
+    world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("N1", "x", "x"),
+                tui_decision("req-demo-n0000001", "IN_SCOPE", ("MSA-2024-01#4.1",), confidence=0.7),
+            )
+        ],
+    )
     approval_service(world.repo, world.settings).rule(
-        "req-demo-n0000001", "reject", reviewer="ayse",
-        reason="See 14.1, 4.1.2 and v4.10: none is a clause of this contract.")
+        "req-demo-n0000001",
+        "reject",
+        reviewer="ayse",
+        reason="See 14.1, 4.1.2 and v4.10: none is a clause of this contract.",
+    )
     case = world.repo.case("req-demo-n0000001")
     assert correction_clauses(case, tuple(world.desk.clauses("demo"))) == (
-        ("MSA-2024-01#4.1",), "cited")
+        ("MSA-2024-01#4.1",),
+        "cited",
+    )
     world.repo.dispose()
 
 
@@ -377,8 +451,10 @@ async def test_raporlar_says_which_rule_counted_the_corrections(tmp_path: Path) 
         assert any(re.search(r"MSA-2024-01#9\.1 1 ▒+ by reason$", r) for r in rows), text
         assert any(re.search(r"MSA-2024-01#4\.1 2 ▒+ by all cited$", r) for r in rows), text
         flat = " ".join(text.split())
-        assert ("An override counts on the clause its reason names; else on the decisive "
-                "evidence's clause; else on every clause it cites.") in flat
+        assert (
+            "An override counts on the clause its reason names; else on the decisive "
+            "evidence's clause; else on every clause it cites."
+        ) in flat
     world.repo.dispose()
 
 
@@ -418,8 +494,11 @@ SAMPLE = REPO_ROOT / "sample_project"
 @sync
 async def test_sample_project_effort_of_one_work_item(tmp_path: Path) -> None:
     world = _stored(tmp_path, SAMPLE, "demo")
-    one = next(c for c in world.repo.cases("demo")
-               if c.decision.effort.known and c.decision.effort.low == c.decision.effort.high)
+    one = next(
+        c
+        for c in world.repo.cases("demo")
+        if c.decision.effort.known and c.decision.effort.low == c.decision.effort.high
+    )
     [wid] = one.decision.effort.basis
     item = world.desk.workitems("demo")[wid]
     days = f"{one.decision.effort.low:g}"
@@ -441,13 +520,27 @@ def test_a_turkish_reason_names_its_clause(tmp_path: Path) -> None:
     import unicodedata
 
     world = build_tui_history_world(tmp_path)
-    world.repo.add_cases("demo", [(Request("T1", "Makbuz", "Makbuz"), tui_decision(
-        "req-demo-t0000001", "IN_SCOPE", ("MSA-2024-01#4.1", "MSA-2024-01#4.3"),
-        confidence=0.7))])
+    world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("T1", "Makbuz", "Makbuz"),
+                tui_decision(
+                    "req-demo-t0000001",
+                    "IN_SCOPE",
+                    ("MSA-2024-01#4.1", "MSA-2024-01#4.3"),
+                    confidence=0.7,
+                ),
+            )
+        ],
+    )
     reason = unicodedata.normalize("NFD", "İADE makbuzu Madde 4.3'ün işi değil; ÖZEL iş.")
     approval_service(world.repo, world.settings).rule(
-        "req-demo-t0000001", "convert_to_cr", reviewer="ayse", reason=reason)
+        "req-demo-t0000001", "convert_to_cr", reviewer="ayse", reason=reason
+    )
     case = world.repo.case("req-demo-t0000001")
     assert correction_clauses(case, tuple(world.desk.clauses("demo"))) == (
-        ("MSA-2024-01#4.3",), "reason")
+        ("MSA-2024-01#4.3",),
+        "reason",
+    )
     world.repo.dispose()

@@ -15,7 +15,8 @@ def _holds(objects: list[object], wanted: object) -> bool:
 
 @sync
 async def test_loaded_data_is_frozen_while_the_desk_runs_and_released_after(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
     app = make_app(tui_world)

@@ -39,9 +39,18 @@ from tests.test_tui_pilot import (
 
 FIRST = "req-demo-0a1f3c21"  # IN_SCOPE
 SAMPLE = REPO_ROOT / "sample_project"
-REALDATA = (Path(os.environ["ETKI_REALDATA_DIR"]) if os.environ.get("ETKI_REALDATA_DIR")
-            else next((a / "shared" / "realdata" for a in REPO_ROOT.parents
-                       if (a / "shared" / "realdata").is_dir()), None))
+REALDATA = (
+    Path(os.environ["ETKI_REALDATA_DIR"])
+    if os.environ.get("ETKI_REALDATA_DIR")
+    else next(
+        (
+            a / "shared" / "realdata"
+            for a in REPO_ROOT.parents
+            if (a / "shared" / "realdata").is_dir()
+        ),
+        None,
+    )
+)
 TDRS = REALDATA / "tdrs" if REALDATA is not None else None
 
 
@@ -51,8 +60,16 @@ def header(app: EtkiApp) -> str:
 
 
 def desk_app(desk: Desk, project_id: str, **options: object) -> EtkiApp:
-    return EtkiApp(desk, project_id, cursor_blink=False, search_delay=3600,
-                   poll_seconds=0, clock=tui_clock, preview_delay=0, **options)  # type: ignore[arg-type]
+    return EtkiApp(
+        desk,
+        project_id,
+        cursor_blink=False,
+        search_delay=3600,
+        poll_seconds=0,
+        clock=tui_clock,
+        preview_delay=0,
+        **options,
+    )  # type: ignore[arg-type]
 
 
 def notes(seen: Recorder) -> list[str]:
@@ -61,6 +78,7 @@ def notes(seen: Recorder) -> list[str]:
 
 # --- item 5: who and where ------------------------------------------------------------
 
+
 @sync
 async def test_header_names_reviewer_role_and_sqlite_store(tui_world: TuiWorld) -> None:
     path = tui_world.tmp / "etki.db"
@@ -68,8 +86,9 @@ async def test_header_names_reviewer_role_and_sqlite_store(tui_world: TuiWorld) 
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         line = header(app)
-        assert line == (f"Etki — Kentpark e-Services (test) (demo) · reviewer · approver · "
-                        f"sqlite {path}")
+        assert line == (
+            f"Etki — Kentpark e-Services (test) (demo) · reviewer · approver · sqlite {path}"
+        )
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -87,12 +106,11 @@ def test_header_text_shortens_a_long_sqlite_path_from_the_left() -> None:
 
     seat = Seat("Ayşe Yılmaz", "approver", True)
     store = "sqlite /srv/etki/engagements/kentpark-municipality/2026/.etki/etki.db"
-    full = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat,
-                       store, 200)
-    assert full == ("Etki — Kentpark Municipality e-Services Portal (demo) · Ayşe Yılmaz · "
-                    f"approver · {store}")
-    at80 = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat,
-                       store, 72)
+    full = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat, store, 200)
+    assert full == (
+        f"Etki — Kentpark Municipality e-Services Portal (demo) · Ayşe Yılmaz · approver · {store}"
+    )
+    at80 = header_text("Etki", "Kentpark Municipality e-Services Portal", "demo", seat, store, 72)
     assert at80 == "Etki — demo · Ayşe Yılmaz · approver · sqlite …/2026/.etki/etki.db"
     narrow = header_text("Etki", "x", "demo", seat, store, 50)
     assert narrow == "demo · Ayşe Yılmaz · approver · sqlite …/etki.db"  # title dropped
@@ -119,8 +137,10 @@ async def test_header_names_the_postgres_store_without_its_password(tmp_path: Pa
     except Exception as exc:  # server absent: skip cleanly
         admin.dispose()
         pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    url = (f"postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:5432/test"
-           f"?options=-csearch_path%3D{schema}")
+    url = (
+        f"postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:5432/test"
+        f"?options=-csearch_path%3D{schema}"
+    )
     repo = CaseFileRepository(url, clock=tui_clock)
     try:
         repo.save_project(tui_project(), "sha256:tui", b"{}\n")
@@ -147,26 +167,33 @@ def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (SAMPLE / "etki.yaml").is_file():
         pytest.skip("sample_project absent")
     folder = tmp_path_factory.mktemp("sample-store")
-    settings = Settings(db_url=f"sqlite:///{folder}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+    settings = Settings(db_url=f"sqlite:///{folder}/etki.db", wiki_dir=None, reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
     init_project(SAMPLE, repo, settings)
     repo.dispose()
     return folder
 
 
-@pytest.mark.parametrize(("reviewer", "role", "why"), [
-    pytest.param(unicodedata.normalize("NFD", "Bärbel Müller-Şahin"), "viewer",
-                 "are a viewer of demo, not an approver", id="viewer-nfd"),
-    pytest.param("[bold]mallory[/bold]", "not listed", "are not a reviewer of demo",
-                 id="unlisted-markup"),
-])
+@pytest.mark.parametrize(
+    ("reviewer", "role", "why"),
+    [
+        pytest.param(
+            unicodedata.normalize("NFD", "Bärbel Müller-Şahin"),
+            "viewer",
+            "are a viewer of demo, not an approver",
+            id="viewer-nfd",
+        ),
+        pytest.param(
+            "[bold]mallory[/bold]", "not listed", "are not a reviewer of demo", id="unlisted-markup"
+        ),
+    ],
+)
 @sync
 async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
-        sample_store: Path, tmp_path: Path, reviewer: str, role: str, why: str) -> None:
+    sample_store: Path, tmp_path: Path, reviewer: str, role: str, why: str
+) -> None:
     shutil.copytree(sample_store, tmp_path, dirs_exist_ok=True)
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer=reviewer)
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer=reviewer)
     repo = CaseFileRepository(settings.db_url)
     name = unicodedata.normalize("NFC", reviewer)
     seen = Recorder()
@@ -204,9 +231,11 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
 
 # --- item 6: focus and keys ------------------------------------------------------------
 
+
 @sync
 async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -231,8 +260,16 @@ async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> No
         await settle(pilot)
         ids = queue_ids(app)
         assert len(ids) == 6 and current(app) == ids[0]
-        for key, want in (("j", 1), ("j", 2), ("k", 1), ("end", 5), ("home", 0),
-                          ("G", 5), ("k", 4), ("g", 0)):
+        for key, want in (
+            ("j", 1),
+            ("j", 2),
+            ("k", 1),
+            ("end", 5),
+            ("home", 0),
+            ("G", 5),
+            ("k", 4),
+            ("g", 0),
+        ):
             await press(pilot, key)
             await settle(pilot)
             assert current(app) == ids[want], key
@@ -242,8 +279,12 @@ async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> No
         # minimum height is 5 lines); it stops at the last and the first row
         page = app.query_one(QueueTable).scrollable_content_region.height - 1
         assert page >= 4
-        for key, want in (("pagedown", min(page, 5)), ("pagedown", 5),
-                          ("pageup", max(0, 5 - page)), ("pageup", 0)):
+        for key, want in (
+            ("pagedown", min(page, 5)),
+            ("pagedown", 5),
+            ("pageup", max(0, 5 - page)),
+            ("pageup", 0),
+        ):
             await press(pilot, key)
             await settle(pilot)
             assert current(app) == ids[want], key
@@ -254,8 +295,7 @@ def _engagement_desk(folder: Path | None, tmp: Path) -> Desk:
     store in ``tmp`` (wiki off); skips when the folder is absent."""
     if folder is None or not (folder / "etki.yaml").is_file():
         pytest.skip(f"{folder} absent (set ETKI_REALDATA_DIR)")
-    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+    settings = Settings(db_url=f"sqlite:///{tmp}/etki.db", wiki_dir=None, reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
     init_project(folder, repo, settings)
     return Desk(settings, repo)
@@ -298,11 +338,13 @@ def _citing(desk: Desk, number: str, project: str = "tdrs") -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("query", ["4.4", "9.2", "3.1", "3.1.2", "2.1", "5.1",
-                                   "tdrs-rfq#2.2", "TDRS-RFQ#3.1.1"])
+@pytest.mark.parametrize(
+    "query", ["4.4", "9.2", "3.1", "3.1.2", "2.1", "5.1", "tdrs-rfq#2.2", "TDRS-RFQ#3.1.1"]
+)
 @sync
-async def test_find_a_clause_number_matches_the_cases_citing_it(tdrs_world: Desk,
-                                                                query: str) -> None:
+async def test_find_a_clause_number_matches_the_cases_citing_it(
+    tdrs_world: Desk, query: str
+) -> None:
     want = _citing(tdrs_world, query.rsplit("#", 1)[-1])
     await _find_keeps(tdrs_world, "tdrs", query, want)
 
@@ -318,8 +360,7 @@ def talentmap_world(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
 
 @pytest.mark.parametrize("query", ["#4", "talentmap-pws#4", "#1", "#11"])
 @sync
-async def test_find_a_whole_section_number_after_hash(talentmap_world: Desk,
-                                                      query: str) -> None:
+async def test_find_a_whole_section_number_after_hash(talentmap_world: Desk, query: str) -> None:
     """talentmap's sections are whole numbers; ``#4`` (or ``talentmap-pws#4``) keeps
     exactly the cases citing section 4 (a fresh reviewer's ``/talentmap-pws#4`` matched
     15 where 14 cite it: the token was matched as text). A bare ``4`` stays a word."""
@@ -343,17 +384,29 @@ async def test_find_clause_number_does_not_match_other_numbers(tmp_path: Path) -
     from tests.conftest import tui_decision
 
     world = build_tui_world(tmp_path, wiki=False)
-    world.repo.add_cases("demo", [
-        (Request("X1", "a", "cites 14.1"),
-         tui_decision("req-demo-x0000001", "IN_SCOPE", ("MSA-2024-01#14.1",),
-                      confidence=0.7)),
-        (Request("X2", "b", "cites 4.10"),
-         tui_decision("req-demo-x0000002", "IN_SCOPE", ("MSA-2024-01#4.10",),
-                      confidence=0.7)),
-        (Request("X3", "c", "cites 4.1.2"),
-         tui_decision("req-demo-x0000003", "IN_SCOPE", ("MSA-2024-01#4.1.2",),
-                      confidence=0.7)),
-    ])
+    world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request("X1", "a", "cites 14.1"),
+                tui_decision(
+                    "req-demo-x0000001", "IN_SCOPE", ("MSA-2024-01#14.1",), confidence=0.7
+                ),
+            ),
+            (
+                Request("X2", "b", "cites 4.10"),
+                tui_decision(
+                    "req-demo-x0000002", "IN_SCOPE", ("MSA-2024-01#4.10",), confidence=0.7
+                ),
+            ),
+            (
+                Request("X3", "c", "cites 4.1.2"),
+                tui_decision(
+                    "req-demo-x0000003", "IN_SCOPE", ("MSA-2024-01#4.1.2",), confidence=0.7
+                ),
+            ),
+        ],
+    )
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -362,8 +415,11 @@ async def test_find_clause_number_does_not_match_other_numbers(tmp_path: Path) -
         assert isinstance(field, Input)
         field.value = "4.1"
         await settle(pilot)
-        assert set(queue_ids(app)) == {"req-demo-2c4a8e13", "req-demo-3d5b0f24",
-                                       "req-demo-x0000003"}
+        assert set(queue_ids(app)) == {
+            "req-demo-2c4a8e13",
+            "req-demo-3d5b0f24",
+            "req-demo-x0000003",
+        }
     world.repo.dispose()
 
 
@@ -410,6 +466,7 @@ async def test_an_override_never_confirms_by_default(tui_world: TuiWorld) -> Non
 
 # --- item 7: help, the conflict warning, NO_COLOR ---------------------------------------
 
+
 @sync
 async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> None:
     """requests.jsonl lists the newest request first: the queue keeps the file's order
@@ -418,19 +475,27 @@ async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> N
     (folder / "contracts").mkdir(parents=True)
     (folder / "etki.yaml").write_text(
         "id: order\nname: Order test\nreviewers:\n  - name: reviewer\n    role: approver\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (folder / "contracts" / "sow.md").write_text(
         "# Statement of work\n\n## 1 Portal\n\nThe contractor builds the citizen portal "
         "with online payments.\n\n## 2 Exclusions\n\nNative mobile apps are out of "
-        "scope.\n", encoding="utf-8")
-    rows = [("R-3", "2026-11-03", "Payments page shows an error"),
-            ("R-1", "2026-11-01", "Build a native mobile app"),
-            ("R-2", "2026-11-02", "Portal login is slow")]
-    (folder / "requests.jsonl").write_text("".join(
-        json.dumps({"id": rid, "title": title, "text": title, "submitted_at": day}) + "\n"
-        for rid, day, title in rows), encoding="utf-8")
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+        "scope.\n",
+        encoding="utf-8",
+    )
+    rows = [
+        ("R-3", "2026-11-03", "Payments page shows an error"),
+        ("R-1", "2026-11-01", "Build a native mobile app"),
+        ("R-2", "2026-11-02", "Portal login is slow"),
+    ]
+    (folder / "requests.jsonl").write_text(
+        "".join(
+            json.dumps({"id": rid, "title": title, "text": title, "submitted_at": day}) + "\n"
+            for rid, day, title in rows
+        ),
+        encoding="utf-8",
+    )
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="reviewer")
     repo = CaseFileRepository(settings.db_url)
     init_project(folder, repo, settings)
     desk = Desk(settings, repo)
@@ -452,8 +517,9 @@ async def test_help_describes_the_queue_order_the_queue_has(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 @sync
-async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
-                                                           size: tuple[int, int]) -> None:
+async def test_the_dialogs_conflict_warning_is_shown_whole(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
     from etki.services import approval_service
 
     app = make_app(tui_world)
@@ -463,7 +529,8 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
         modal = app.screen
         assert isinstance(modal, ConfirmRuling)
         approval_service(tui_world.repo, tui_world.settings).rule(
-            FIRST, "reject", reason="Out of remit.", reviewer="ayse")
+            FIRST, "reject", reason="Out of remit.", reviewer="ayse"
+        )
         app.poll_queue()
         await settle(pilot)
         label = modal.query_one("#confirm-error", Label)
@@ -476,8 +543,9 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(tui_world: TuiWorld,
 
 
 @sync
-async def test_no_color_marks_the_selected_row(tui_world: TuiWorld,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_color_marks_the_selected_row(
+    tui_world: TuiWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -524,8 +592,10 @@ async def test_a_click_highlights_a_row_and_a_second_click_opens_it(tui_world: T
 def test_store_label_never_shows_credentials() -> None:
     from etki.services import store_label
 
-    assert store_label("postgresql+psycopg://ayse:s3cret@db.example:6543/etki?sslmode=x") \
+    assert (
+        store_label("postgresql+psycopg://ayse:s3cret@db.example:6543/etki?sslmode=x")
         == "postgres db.example:6543/etki"
+    )
     assert store_label("postgresql://db.example/etki") == "postgres db.example/etki"
     assert store_label("sqlite:///.etki/etki.db") == "sqlite .etki/etki.db"
     assert store_label("sqlite://") == "sqlite (in memory)"
@@ -533,15 +603,19 @@ def test_store_label_never_shows_credentials() -> None:
 
 
 def test_seat_roles(tui_world: TuiWorld) -> None:
-    for who, role, may in (("reviewer", "approver", True), ("vera", "viewer", False),
-                           ("nobody", "not listed", False)):
+    for who, role, may in (
+        ("reviewer", "approver", True),
+        ("vera", "viewer", False),
+        ("nobody", "not listed", False),
+    ):
         seat = Desk(replace(tui_world.settings, reviewer=who), tui_world.repo).seat("demo")
         assert (seat.reviewer, seat.role, seat.may_rule, seat.open) == (who, role, may, False)
 
 
 @sync
 async def test_tab_keys_faster_than_their_activations_end_on_the_last_tab(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """2 3 1 pressed faster than the desk handles the tabs' activations (a fresh
     reviewer's burst in tmux ended on Raporlar 2 times of 3): the activations of
     Hafıza and Raporlar, handled after 1 chose the queue, must not focus their widgets
@@ -561,8 +635,7 @@ async def test_tab_keys_faster_than_their_activations_end_on_the_last_tab(
 
 
 @sync
-async def test_a_late_hafiza_activation_leaves_the_search_box_focused(
-        tui_world: TuiWorld) -> None:
+async def test_a_late_hafiza_activation_leaves_the_search_box_focused(tui_world: TuiWorld) -> None:
     """Letters typed in the search box while Hafıza's activation is still queued stay
     in the box: the activation does not move the focus to the list ('position' read
     'ition' for a fresh reviewer)."""
@@ -581,9 +654,11 @@ async def test_a_late_hafiza_activation_leaves_the_search_box_focused(
 
 # --- an override reason is never lost ------------------------------------------------------
 
+
 @sync
 async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """Typed a reason, pressed Esc: the next dialog on that case opens with it (and
     another case's dialog does not); nothing was recorded."""
     app = make_app(tui_world)
@@ -593,8 +668,7 @@ async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
         await press(pilot, "r", *"Kein Vertragsbestandteil", "escape")
         assert not isinstance(app.screen, ConfirmRuling)
         await press(pilot, "r")
-        assert app.screen.query_one("#confirm-reason", Input).value == (
-            "Kein Vertragsbestandteil")
+        assert app.screen.query_one("#confirm-reason", Input).value == ("Kein Vertragsbestandteil")
         await press(pilot, "escape", "down", "r")
         assert app.screen.query_one("#confirm-reason", Input).value == ""
         await press(pilot, "escape")
@@ -603,7 +677,8 @@ async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
 
 @sync
 async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """Another reviewer ruled while the override dialog was open; the DB refuses this
     one: the conflict notice gives the typed reason back, literally."""
     from etki.services import approval_service
@@ -615,8 +690,7 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
         first = queue_ids(app)[0]
         reason = "[bold]İade[/bold] süreci değil"
         await press(pilot, "r", *reason)
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            first, "approve", reviewer="ayse")
+        approval_service(tui_world.repo, tui_world.settings).rule(first, "approve", reviewer="ayse")
         await press(pilot, "enter", "enter")  # to the button, then rule: refused by the DB
         modal = app.screen
         assert isinstance(modal, NoticeModal) and modal.id == "conflict"
@@ -627,6 +701,7 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
 
 
 # --- keys typed faster than the desk handles them ------------------------------------------
+
 
 def _burst(app: EtkiApp, *keys: str) -> None:
     """Hand ``keys`` to the app at once, as a terminal does when they are typed faster
@@ -642,7 +717,8 @@ def _burst(app: EtkiApp, *keys: str) -> None:
 
 @sync
 async def test_backspace_keeps_its_place_among_fast_letters_in_the_find_box(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """x y Backspace z typed in one burst: Backspace deletes the y (it ran after the z
     and deleted it when the box's bindings waited for the key to bubble to the app)."""
     app = make_app(tui_world)
@@ -650,8 +726,21 @@ async def test_backspace_keeps_its_place_among_fast_letters_in_the_find_box(
         await settle(pilot)
         await press(pilot, "slash")
         find = app.query_one("#queue-find", Input)
-        _burst(app, "x", "y", "backspace", "z", "backspace", "backspace", "a", "b",
-               "left", "c", "end", "d")
+        _burst(
+            app,
+            "x",
+            "y",
+            "backspace",
+            "z",
+            "backspace",
+            "backspace",
+            "a",
+            "b",
+            "left",
+            "c",
+            "end",
+            "d",
+        )
         await settle(pilot)
         assert find.value == "acbd"
 
@@ -671,8 +760,7 @@ async def test_letters_right_after_slash_land_in_the_find_box(tui_world: TuiWorl
 
 
 @sync
-async def test_letters_right_after_slash_land_in_the_wiki_search_box(
-        tui_world: TuiWorld) -> None:
+async def test_letters_right_after_slash_land_in_the_wiki_search_box(tui_world: TuiWorld) -> None:
     """In Hafıza, '/GROESSE' with a Backspace in one burst: every letter in the box, in
     order; a '/' typed in the box is a character."""
     app = make_app(tui_world)

@@ -105,9 +105,13 @@ class Recorder:
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     # A debounce that never fires by itself: Enter searches at once, tests that want the
     # live search call app.flush_search(); no keystroke starts a search thread.
-    options: dict[str, object] = {"cursor_blink": False, "search_delay": 3600,
-                                  "poll_seconds": 0, "clock": tui_clock,
-                                  "preview_delay": 0}
+    options: dict[str, object] = {
+        "cursor_blink": False,
+        "search_delay": 3600,
+        "poll_seconds": 0,
+        "clock": tui_clock,
+        "preview_delay": 0,
+    }
     options.update(kwargs)
     return EtkiApp(world.desk, world.project_id, **options)  # type: ignore[arg-type]
 
@@ -146,13 +150,15 @@ def _busy(app: App[Any]) -> list[str]:
     travels app -> screen -> widget, one hop per turn of the event loop; on a loaded
     machine ``pilot.pause()`` can return before the last hop (it stops when the process
     looks idle), so "nothing left to do" is read here, not assumed."""
-    left = [f"worker {w.name}" for w in app.workers
-            if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+    left = [
+        f"worker {w.name}"
+        for w in app.workers
+        if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+    ]
     for screen in app.screen_stack:
         if screen._callbacks:
             left.append(f"{screen!r}: {len(screen._callbacks)} after-refresh callbacks")
-    nodes = [app, *(n for screen in app.screen_stack
-                    for n in screen.walk_children(with_self=True))]
+    nodes = [app, *(n for screen in app.screen_stack for n in screen.walk_children(with_self=True))]
     for node in nodes:
         if node.message_queue_size or node._next_callbacks:
             left.append(f"{node!r}: messages")
@@ -201,8 +207,9 @@ def shown(widget, width: int | None = None, height: int | None = None) -> str:  
     """The text a widget renders (all lines joined)."""
     width = width or widget.size.width
     height = height or widget.size.height
-    return "\n".join("".join(s.text for s in strip)
-                     for strip in widget.render_lines(Region(0, 0, width, height)))
+    return "\n".join(
+        "".join(s.text for s in strip) for strip in widget.render_lines(Region(0, 0, width, height))
+    )
 
 
 async def goto(pilot: Pilot, case_id: str) -> None:
@@ -278,8 +285,9 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
     assert FIRST in page.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("key", "ruling"), [("c", "CHANGE_REQUEST"), ("r", "REJECT")],
-                         ids=["convert", "reject"])
+@pytest.mark.parametrize(
+    ("key", "ruling"), [("c", "CHANGE_REQUEST"), ("r", "REJECT")], ids=["convert", "reject"]
+)
 @sync
 async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: str) -> None:
     seen = Recorder()
@@ -368,7 +376,8 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
         assert isinstance(app.screen, ConfirmRuling)
         # another reviewer rules the highlighted case behind the app's back
         approval_service(tui_world.repo, tui_world.settings).rule(
-            FIRST, "reject", reason="out of remit", reviewer="ayse")
+            FIRST, "reject", reason="out of remit", reviewer="ayse"
+        )
         app.poll_queue()  # the live refresh notices while the dialog is open ...
         await settle(pilot)
         warning = " ".join(shown(app.screen.query_one("#confirm-error")).split())
@@ -396,15 +405,34 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
     assert len(tui_world.repo.audit_log(FIRST)) >= 1
 
 
-def _etki_rule(world: TuiWorld, case_id: str, verdict: str, reviewer: str,
-               reason: str) -> subprocess.CompletedProcess[str]:
+def _etki_rule(
+    world: TuiWorld, case_id: str, verdict: str, reviewer: str, reason: str
+) -> subprocess.CompletedProcess[str]:
     """A second reviewer process: ``etki rule CASE VERDICT --reason ...``."""
-    env = {**os.environ, "ETKI_DB_URL": world.settings.db_url,
-           "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"), "ETKI_REVIEWER": reviewer,
-           "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run([sys.executable, "-c", "from etki.cli import main; main()",
-                           "rule", case_id, verdict, "--reason", reason],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": world.settings.db_url,
+        "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": reviewer,
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from etki.cli import main; main()",
+            "rule",
+            case_id,
+            verdict,
+            "--reason",
+            reason,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 @sync
@@ -466,12 +494,21 @@ async def test_live_refresh_updates_rows_in_place(tui_world: TuiWorld) -> None:
         await settle(pilot)
         assert not [m for m in seen.of(QueueLoaded) if m.source == "poll"]
         approval_service(tui_world.repo, tui_world.settings).rule(
-            "req-demo-5f7d2b46", "approve", reviewer="jurgen")
+            "req-demo-5f7d2b46", "approve", reviewer="jurgen"
+        )
         from etki.domain import Request
-        tui_world.repo.add_cases("demo", [(
-            Request("R9", "Please add a dark mode.", "Dark mode for the portal"),
-            tui_decision("req-demo-6a8e3c57", "CHANGE_REQUEST", ("MSA-2024-01#9.1",),
-                         confidence=0.66))])
+
+        tui_world.repo.add_cases(
+            "demo",
+            [
+                (
+                    Request("R9", "Please add a dark mode.", "Dark mode for the portal"),
+                    tui_decision(
+                        "req-demo-6a8e3c57", "CHANGE_REQUEST", ("MSA-2024-01#9.1",), confidence=0.66
+                    ),
+                )
+            ],
+        )
         app.poll_queue()
         await settle(pilot)
         ids = queue_ids(app)
@@ -491,9 +528,12 @@ async def test_reload_picks_up_a_reinit(tui_world: TuiWorld) -> None:
         await settle(pilot)
         project = tui_project()
         from dataclasses import replace as dc_replace
+
         contract = project.contracts[0]
-        clauses = tuple(dc_replace(c, title="Single sign-on (amended)")
-                        if c.number == "3.2" else c for c in contract.clauses)
+        clauses = tuple(
+            dc_replace(c, title="Single sign-on (amended)") if c.number == "3.2" else c
+            for c in contract.clauses
+        )
         project = dc_replace(project, contracts=(dc_replace(contract, clauses=clauses),))
         tui_world.repo.save_project(project, "sha256:tui-2", b"{}\n")
         await press(pilot, "ctrl+r")
@@ -650,6 +690,7 @@ async def test_enter_reads_the_case_full_screen(tui_world: TuiWorld) -> None:
 
 # --- the command line -------------------------------------------------------------------
 
+
 @pytest.fixture
 def tui_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{tmp_path}/cli.db")
@@ -664,8 +705,11 @@ def test_cli_with_an_empty_store_says_how_to_start(tui_env: Path, capsys) -> Non
     assert len(err.splitlines()) == 1 and "etki-tui PROJECT_DIR" in err
 
 
-@pytest.mark.parametrize("argv", [["--project", "nope"], [str(Path("/nonexistent/folder"))],
-                                  ["--bogus"]], ids=["unknown-project", "no-folder", "bad-flag"])
+@pytest.mark.parametrize(
+    "argv",
+    [["--project", "nope"], [str(Path("/nonexistent/folder"))], ["--bogus"]],
+    ids=["unknown-project", "no-folder", "bad-flag"],
+)
 def test_cli_bad_input_is_one_line_and_exit_2(tui_env: Path, capsys, argv: list[str]) -> None:  # noqa: ANN001
     assert main(argv) == 2
     captured = capsys.readouterr()
@@ -694,8 +738,11 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
     from etki.services import Desk
     from etki_tui.__main__ import choose_project
 
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db",
-                        wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="reviewer")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db",
+        wiki_dir=str(tmp_path / "wiki-{project}"),
+        reviewer="reviewer",
+    )
     desk = Desk(settings)
     project_id, summary = choose_project(desk, str(SAMPLE), None)
     assert summary is not None and summary.new_cases > 0
@@ -703,8 +750,9 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
     assert again == project_id and second is not None and second.new_cases == 0
     assert choose_project(desk, None, None) == (project_id, None)
     seen = Recorder()
-    app = EtkiApp(desk, project_id, init_summary=summary, cursor_blink=False, search_delay=0,
-                  preview_delay=0)
+    app = EtkiApp(
+        desk, project_id, init_summary=summary, cursor_blink=False, search_delay=0, preview_delay=0
+    )
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         ids = queue_ids(app)
@@ -725,6 +773,7 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
 
 
 # --- filters and sort (item 6) ------------------------------------------------------------
+
 
 @sync
 async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: TuiWorld) -> None:
@@ -817,12 +866,16 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
 
 # --- keymap and help (item 4) ---------------------------------------------------------------
 
+
 @sync
 async def test_keymap_from_the_config_file_remaps_by_binding_id(
-        tui_world: TuiWorld, tmp_path: Path) -> None:
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
     cfg = tmp_path / "config.yaml"
-    cfg.write_text("keymap:\n  approve: A\n  reject: ctrl+s\n  nonsense.id: z\n"
-                   "refresh_seconds: 0\n", encoding="utf-8")
+    cfg.write_text(
+        "keymap:\n  approve: A\n  reject: ctrl+s\n  nonsense.id: z\nrefresh_seconds: 0\n",
+        encoding="utf-8",
+    )
     config = load_config(str(cfg))
     seen = Recorder()
     app = make_app(tui_world, config=config, poll_seconds=None)
@@ -862,8 +915,17 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
         body = " ".join(shown(help_screen.query_one("#help-body"), 96, 120).split())
-        for piece in ("a Approve", "c Convert to CR", "r Reject", "/ Find", "f Filter",
-                      "Ctrl+P Palette", "? / F1 Help", "y Copy", "[filter.verdict]"):
+        for piece in (
+            "a Approve",
+            "c Convert to CR",
+            "r Reject",
+            "/ Find",
+            "f Filter",
+            "Ctrl+P Palette",
+            "? / F1 Help",
+            "y Copy",
+            "[filter.verdict]",
+        ):
             assert piece in body, piece
         await press(pilot, "escape")
         await press(pilot, "2", "f1")
@@ -879,6 +941,7 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
 
 
 # --- command palette (item 5) -----------------------------------------------------------
+
 
 @sync
 async def test_palette_jumps_to_a_case_by_id_or_title_words(tui_world: TuiWorld) -> None:
@@ -919,10 +982,17 @@ async def test_palette_switches_project(tui_world: TuiWorld) -> None:
     from etki.domain import Request
 
     tui_world.repo.save_project(tui_project("other"), "sha256:other", b"{}\n")
-    tui_world.repo.add_cases("other", [(
-        Request("O1", "Other project request.", "Only case of the other project"),
-        tui_decision("req-other-00000001", "IN_SCOPE", ("MSA-2024-01#3.2",),
-                     confidence=0.9))])
+    tui_world.repo.add_cases(
+        "other",
+        [
+            (
+                Request("O1", "Other project request.", "Only case of the other project"),
+                tui_decision(
+                    "req-other-00000001", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.9
+                ),
+            )
+        ],
+    )
     seen = Recorder()
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
@@ -940,13 +1010,13 @@ async def test_palette_switches_project(tui_world: TuiWorld) -> None:
 
 # --- Hafıza reader (item 8) ------------------------------------------------------------------
 
+
 @sync
 async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWorld) -> None:
     """The hostile case (title '[bold]ACİL[/bold] fatura itirazı …') is ruled, so its
     decision page exists; searching 'acil ITIRAZI' (dotless/dotted i mixed) finds it and
     highlights 'ACİL' and 'itirazı' in the original spelling, in the list and the page."""
-    approval_service(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve",
-                                                             reviewer="ayse")
+    approval_service(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve", reviewer="ayse")
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -959,18 +1029,22 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
         first = pane.query_one("#memory-list", OptionList).get_option("hit:0")
         prompt = first.prompt  # laid out by the search worker, as Textual content
         assert isinstance(prompt, Content)
-        marked = {prompt.plain[sp.start:sp.end] for sp in prompt.spans
-                  if getattr(sp.style, "reverse", False)}
+        marked = {
+            prompt.plain[sp.start : sp.end]
+            for sp in prompt.spans
+            if getattr(sp.style, "reverse", False)
+        }
         assert marked & {"ACİL", "itirazı"}
         reader = pane.reader
         assert reader.path == pane.hits[0][0] and reader.matches >= 2
         from textual.widgets.markdown import MarkdownBlock
+
         found = set()
         for block in reader.query(MarkdownBlock):
             content = getattr(block, "_content", None)
             for span in getattr(content, "spans", []):
                 if "reverse" in str(span.style):
-                    found.add(content.plain[span.start:span.end])
+                    found.add(content.plain[span.start : span.end])
         assert "ACİL" in found and "itirazı" in found
 
 
@@ -998,10 +1072,11 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
         from textual.widgets import Markdown
 
         from etki_tui.screens.links import LinksScreen
+
         target = next(p for p in pane.pages if p.endswith("req-demo-9b0f4d68.md"))
         await press(pilot, "l")
         assert isinstance(app.screen, LinksScreen)
-        assert (target in [p for _, p in app.screen.links])
+        assert target in [p for _, p in app.screen.links]
         for _ in range([p for _, p in app.screen.links].index(target)):
             await press(pilot, "down")
         await press(pilot, "enter")
@@ -1043,6 +1118,7 @@ async def test_copy_sends_the_case_id(tui_world: TuiWorld) -> None:
 
 
 # --- small terminals, errors, quiet background (items 10, 11) -----------------------------
+
 
 @sync
 async def test_too_small_terminal_shows_a_notice_and_blocks_keys(tui_world: TuiWorld) -> None:
@@ -1097,10 +1173,15 @@ async def test_an_approver_removed_meanwhile_is_refused_in_a_modal(tui_world: Tu
         await settle(pilot)
         assert app.seat is not None and app.seat.may_rule
         project = tui_project()
-        demoted = dc_replace(project, config=dc_replace(
-            project.config, reviewers=(Reviewer("ayse"), Reviewer("reviewer", "viewer"))))
-        tui_world.repo.save_project(demoted, "sha256:tui", b"{}\n", update_reviewers=True,
-                                    actor="ayse")
+        demoted = dc_replace(
+            project,
+            config=dc_replace(
+                project.config, reviewers=(Reviewer("ayse"), Reviewer("reviewer", "viewer"))
+            ),
+        )
+        tui_world.repo.save_project(
+            demoted, "sha256:tui", b"{}\n", update_reviewers=True, actor="ayse"
+        )
         await press(pilot, "a", "enter")  # agrees with the engine: Enter rules
         await settle(pilot)
         [failed] = seen.of(RulingFailed)
@@ -1115,8 +1196,9 @@ async def test_an_approver_removed_meanwhile_is_refused_in_a_modal(tui_world: Tu
 
 
 @sync
-async def test_background_work_never_prints(tui_world: TuiWorld,
-                                            capfd: pytest.CaptureFixture[str]) -> None:
+async def test_background_work_never_prints(
+    tui_world: TuiWorld, capfd: pytest.CaptureFixture[str]
+) -> None:
     """Log records and warnings from worker threads go to Textual's log while the desk
     runs, never to the terminal (they would tear the screen)."""
     import logging
@@ -1162,8 +1244,7 @@ async def test_live_refresh_failures_are_said_once_and_recover(tui_world: TuiWor
         for _ in range(3):  # three failed polls, one toast
             app.poll_queue()
             await settle(pilot)
-        assert sum("Live refresh paused" in m.notification.title
-                   for m in seen.of(Notify)) == 1
+        assert sum("Live refresh paused" in m.notification.title for m in seen.of(Notify)) == 1
         assert app.is_running and len(queue_ids(app)) == 6
         tui_world.desk.versions = real  # type: ignore[method-assign]
         app.poll_queue()

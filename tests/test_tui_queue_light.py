@@ -27,8 +27,9 @@ from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, press, settl
 
 
 def _rule_elsewhere(world: TuiWorld, case_id: str, action: str, reason: str = "") -> None:
-    approval_service(world.repo, world.settings).rule(case_id, action, reason=reason,
-                                                      reviewer="ayse")
+    approval_service(world.repo, world.settings).rule(
+        case_id, action, reason=reason, reviewer="ayse"
+    )
 
 
 def test_summaries_match_whole_cases(tui_world: TuiWorld) -> None:
@@ -38,31 +39,41 @@ def test_summaries_match_whole_cases(tui_world: TuiWorld) -> None:
     light = desk.queue_summaries(pid, status=None)
     assert [c.case_id for c in light] == [c.case_id for c in whole]
     for s, c in zip(light, whole, strict=True):
-        for field in ("project_id", "request_id", "title", "text", "submitted_by",
-                      "submitted_at", "created_at", "version", "ruling", "status"):
+        for field in (
+            "project_id",
+            "request_id",
+            "title",
+            "text",
+            "submitted_by",
+            "submitted_at",
+            "created_at",
+            "version",
+            "ruling",
+            "status",
+        ):
             assert getattr(s, field) == getattr(c, field), field
         d = c.decision
-        assert (s.decision.verdict, s.decision.confidence, s.decision.cited_clauses,
-                s.decision.risk) == (d.verdict, d.confidence, d.cited_clauses, d.risk)
+        assert (
+            s.decision.verdict,
+            s.decision.confidence,
+            s.decision.cited_clauses,
+            s.decision.risk,
+        ) == (d.verdict, d.confidence, d.cited_clauses, d.risk)
         # the other backends' path: the members cut out of the stored JSON text
         other = decision_summary(d.to_json(), d.verdict, d.confidence)
         assert other == s.decision
-    assert [c.case_id for c in desk.queue_summaries(pid)] == \
-        [c.case_id for c in desk.queue(pid)]
-    assert desk.clause_memory_of(light) == desk.clause_memory(pid) == \
-        memory.clause_memory(whole)
+    assert [c.case_id for c in desk.queue_summaries(pid)] == [c.case_id for c in desk.queue(pid)]
+    assert desk.clause_memory_of(light) == desk.clause_memory(pid) == memory.clause_memory(whole)
     assert desk.clauses(pid) == {c.ref: c for c in desk.project(pid).clauses}
     assert desk.project_name(pid) == desk.project(pid).config.name
-    assert [c.case_id for c in desk.cases([SECOND, "req-demo-nope", FIRST])] == \
-        [SECOND, FIRST]
+    assert [c.case_id for c in desk.cases([SECOND, "req-demo-nope", FIRST])] == [SECOND, FIRST]
 
 
 def test_decision_summary_falls_back_on_non_canonical_json(tui_world: TuiWorld) -> None:
     case = tui_world.desk.case(FIRST)
     d = case.decision
     spaced = json.dumps(d.to_dict(), indent=2)  # not the compact canonical form
-    assert decision_summary(spaced, d.verdict, d.confidence).cited_clauses == \
-        d.cited_clauses
+    assert decision_summary(spaced, d.verdict, d.confidence).cited_clauses == d.cited_clauses
 
 
 def test_fit_cuts_one_cell_text_by_index_like_graphemes() -> None:
@@ -76,8 +87,11 @@ def test_fit_cuts_one_cell_text_by_index_like_graphemes() -> None:
         width = rng.randint(1, 30)
         out = fit(text, width)
         # the grapheme path's answer, spelled out
-        want = text if cell_len(text) <= width else \
-            "".join(g for g, _ in graphemes(text)[:width - 1]) + ELLIPSIS
+        want = (
+            text
+            if cell_len(text) <= width
+            else "".join(g for g, _ in graphemes(text)[: width - 1]) + ELLIPSIS
+        )
         assert out == want and cell_len(out) <= width
     assert fit("é" + "\u0301" * 3 + "abcdef", 4) == "é\u0301\u0301\u0301ab…"  # slow path
 
@@ -102,13 +116,15 @@ async def test_ruling_leaves_the_queue_before_the_projection(tui_world: TuiWorld
         [projected] = seen.of(RulingProjected)
         assert projected.wiki_error is None and projected.wiki_report is not None
         assert projected.memory is not None and FIRST in {
-            h[0] for m in projected.memory.values() for h in m.history}
+            h[0] for m in projected.memory.values() for h in m.history
+        }
     assert list((tui_world.wiki / "decisions").glob(f"*{FIRST}.md"))
 
 
 @sync
-async def test_a_wiki_error_after_the_commit_is_a_toast(tui_world: TuiWorld,
-                                                       tmp_path: Path) -> None:
+async def test_a_wiki_error_after_the_commit_is_a_toast(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
     blocked = tmp_path / "wiki-is-a-file"
     blocked.write_text("not a folder\n")
     world = open_tui_world(tmp_path)
@@ -121,8 +137,14 @@ async def test_a_wiki_error_after_the_commit_is_a_toast(tui_world: TuiWorld,
     seen = Recorder()
     from etki_tui.app import EtkiApp
 
-    app = EtkiApp(desk, world.project_id, cursor_blink=False, search_delay=3600,
-                  poll_seconds=0, preview_delay=0)
+    app = EtkiApp(
+        desk,
+        world.project_id,
+        cursor_blink=False,
+        search_delay=3600,
+        poll_seconds=0,
+        preview_delay=0,
+    )
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         await press(pilot, "a", "enter")  # agrees: Confirm is focused
@@ -130,8 +152,7 @@ async def test_a_wiki_error_after_the_commit_is_a_toast(tui_world: TuiWorld,
         assert seen.of(RulingCommitted) and FIRST not in app.query_one(QueuePane).table.row_keys()
         [projected] = seen.of(RulingProjected)
         assert projected.wiki_error and projected.wiki_error.startswith("wiki not updated")
-        notes = [m.notification for m in seen.messages
-                 if type(m).__name__ == "Notify"]
+        notes = [m.notification for m in seen.messages if type(m).__name__ == "Notify"]
         assert any("wiki error" in n.title and "ruling is saved" in n.message for n in notes)
     assert world.repo.case(FIRST).ruling is not None
     world.repo.dispose()
@@ -179,8 +200,10 @@ async def test_hafiza_lists_at_most_shown_entries(tui_world: TuiWorld) -> None:
         app.action_focus_search()
         await settle(pilot)
         pane = app.query_one(MemoryPane)
-        hits = [(f"decisions/DEC-20250101-p{i:03}.md", 3, "property tax line")
-                for i in range(SHOWN + 25)]
+        hits = [
+            (f"decisions/DEC-20250101-p{i:03}.md", 3, "property tax line")
+            for i in range(SHOWN + 25)
+        ]
         pane.set_hits("property tax", hits)
         entries = app.query_one("#memory-list", OptionList)
         ids = [o.id for o in entries.options if o.id and o.id.startswith("hit:")]
@@ -188,7 +211,6 @@ async def test_hafiza_lists_at_most_shown_entries(tui_world: TuiWorld) -> None:
         prompts = [str(o.prompt) for o in entries.options]
         assert any(f"Search results ({SHOWN + 25})" in p for p in prompts)
         assert any(f"{SHOWN + 25 - 50} more pages" in p for p in prompts)
-
 
 
 @sync

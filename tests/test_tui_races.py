@@ -52,6 +52,7 @@ PAGE = "index.md"
 
 # --- the workers' answers, from real desk calls ------------------------------------------
 
+
 def queue_loaded(app: EtkiApp, source: str = "poll") -> QueueLoaded:
     """What :meth:`EtkiApp.load_queue` / ``poll_queue`` post (same reads)."""
     return app._load(app.project_id, source, projects=source != "poll")
@@ -61,11 +62,16 @@ def memory_loaded(world: TuiWorld) -> MemoryLoaded:
     """What :meth:`EtkiApp.load_memory` posts."""
     desk, pid = world.desk, world.project_id
     root = desk.wiki_pages(pid, ".")
-    return MemoryLoaded(desk.precedents(pid), desk.disputed(pid),
-                        {c.ref: c for c in desk.project(pid).clauses}, desk.wiki_pages(pid),
-                        desk.wiki_root(pid) is not None, project_id=pid,
-                        precedent_pages=desk.wiki_pages(pid, "precedents"),
-                        top_pages=[p for p in ("index.md", "disputed.md") if p in root])
+    return MemoryLoaded(
+        desk.precedents(pid),
+        desk.disputed(pid),
+        {c.ref: c for c in desk.project(pid).clauses},
+        desk.wiki_pages(pid),
+        desk.wiki_root(pid) is not None,
+        project_id=pid,
+        precedent_pages=desk.wiki_pages(pid, "precedents"),
+        top_pages=[p for p in ("index.md", "disputed.md") if p in root],
+    )
 
 
 def search_results(world: TuiWorld, query: str) -> SearchResults:
@@ -77,20 +83,26 @@ def search_results(world: TuiWorld, query: str) -> SearchResults:
 
 def dc_replace_seq(message: SearchResults, seq: int) -> SearchResults:
     """``message`` numbered as the desk's search ``seq`` (only the newest one shows)."""
-    return SearchResults(message.query, message.hits, message.error,
-                         message.project_id, total=message.total, seq=seq)
+    return SearchResults(
+        message.query, message.hits, message.error, message.project_id, total=message.total, seq=seq
+    )
 
 
 def page_loaded(world: TuiWorld, path: str = PAGE, history: str = "push") -> PageLoaded:
     """What :meth:`EtkiApp.load_page` posts."""
-    return PageLoaded(path, world.desk.read_page(world.project_id, path), history=history,
-                      project_id=world.project_id)
+    return PageLoaded(
+        path,
+        world.desk.read_page(world.project_id, path),
+        history=history,
+        project_id=world.project_id,
+    )
 
 
 def details_loaded(world: TuiWorld, *case_ids: str) -> DetailsLoaded:
     """What :meth:`EtkiApp.load_details` posts."""
-    return DetailsLoaded(world.desk.cases(list(case_ids)), list(case_ids),
-                         project_id=world.project_id)
+    return DetailsLoaded(
+        world.desk.cases(list(case_ids)), list(case_ids), project_id=world.project_id
+    )
 
 
 def report_loaded(world: TuiWorld):  # noqa: ANN201
@@ -111,9 +123,14 @@ def projected(world: TuiWorld, case_id: str, action: str = "reject") -> RulingPr
     """Project the committed ruling (as :meth:`EtkiApp.project_ruling` does)."""
     report, error = world.desk.project_ruling(case_id)
     ruled_cases = world.desk.queue_summaries(world.project_id, status="ruled")
-    return RulingProjected(case_id, action, report, error,
-                           world.desk.clause_memory_of(ruled_cases),
-                           world.desk.ruling_index_of(world.project_id, ruled_cases))
+    return RulingProjected(
+        case_id,
+        action,
+        report,
+        error,
+        world.desk.clause_memory_of(ruled_cases),
+        world.desk.ruling_index_of(world.project_id, ruled_cases),
+    )
 
 
 def caught_up(world: TuiWorld) -> WikiCaughtUp:
@@ -123,8 +140,9 @@ def caught_up(world: TuiWorld) -> WikiCaughtUp:
 
 def elsewhere(world: TuiWorld, case_id: str, action: str = "reject") -> None:
     """Another reviewer rules ``case_id`` (another process, same database)."""
-    approval_service(world.repo, world.settings).rule(case_id, action, reason="Out of remit.",
-                                                     reviewer="ayse")
+    approval_service(world.repo, world.settings).rule(
+        case_id, action, reason="Out of remit.", reviewer="ayse"
+    )
 
 
 def alive(app: EtkiApp) -> None:
@@ -135,9 +153,9 @@ def alive(app: EtkiApp) -> None:
 
 # --- a modal screen that is not built yet --------------------------------------------------
 
+
 @sync
-async def test_a_refresh_meets_the_confirm_dialog_before_it_is_built(
-        tui_world: TuiWorld) -> None:
+async def test_a_refresh_meets_the_confirm_dialog_before_it_is_built(tui_world: TuiWorld) -> None:
     """``a`` opens the dialog; the live refresh that finds the case ruled elsewhere is
     handled in the same turn of the app's queue, before the dialog has composed its
     widgets (the two handlers run back to back here, as the queue may run them). The
@@ -177,6 +195,7 @@ async def test_two_resizes_before_the_too_small_notice_is_built(tui_world: TuiWo
 
 # --- panes that are not composed yet ------------------------------------------------------
 
+
 @sync
 async def test_panes_keep_what_arrives_before_they_are_composed(tui_world: TuiWorld) -> None:
     """Data given to a pane mounted but not composed yet (the same turn as its mount) is
@@ -192,19 +211,31 @@ async def test_panes_keep_what_arrives_before_they_are_composed(tui_world: TuiWo
         hits = search_results(tui_world, "contract")
         report = report_loaded(tui_world)
         host = app.query_one("#raporlar")
-        queue, hafiza, reports = QueuePane(id="late-queue"), MemoryPane(id="late-memory"), \
-            ReportsPane(id="late-reports")
+        queue, hafiza, reports = (
+            QueuePane(id="late-queue"),
+            MemoryPane(id="late-memory"),
+            ReportsPane(id="late-reports"),
+        )
         host.mount(queue, hafiza, reports)  # not awaited: nothing is composed yet
         assert not queue.children and not hafiza.children and not reports.children
         queue.load(loaded.cases, loaded.clauses, loaded.memory, rulings=loaded.rulings)
-        hafiza.set_memory(memory.precedents, memory.disputed, memory.clauses, memory.pages,
-                          memory.wiki_on, precedent_pages=memory.precedent_pages,
-                          top_pages=memory.top_pages)
+        hafiza.set_memory(
+            memory.precedents,
+            memory.disputed,
+            memory.clauses,
+            memory.pages,
+            memory.wiki_on,
+            precedent_pages=memory.precedent_pages,
+            top_pages=memory.top_pages,
+        )
         hafiza.set_hits(hits.query, hits.hits)
         await hafiza.show_page(page.path, page.text, history="push")
         reports.show(report.report)
-        await until(pilot, lambda: queue.is_mounted and hafiza.is_mounted
-                    and reports.is_mounted, "the panes mounted")
+        await until(
+            pilot,
+            lambda: queue.is_mounted and hafiza.is_mounted and reports.is_mounted,
+            "the panes mounted",
+        )
         await settle(pilot)
         pending = [c.case_id for c in loaded.pending]
         await until(pilot, lambda: queue.table.row_keys() == pending, "the rows drawn")
@@ -212,8 +243,11 @@ async def test_panes_keep_what_arrives_before_they_are_composed(tui_world: TuiWo
         entries = hafiza.query_one(OptionList)
         ids = [o.id for o in entries.options if o.id]
         assert f"pre:{memory.precedents[0].case_id}" in ids and "hit:0" in ids
-        await until(pilot, lambda: hafiza.reader.path == PAGE and hafiza.reader.history
-                    .position() != "", "the page shown")
+        await until(
+            pilot,
+            lambda: hafiza.reader.path == PAGE and hafiza.reader.history.position() != "",
+            "the page shown",
+        )
         body = reports.query_one("#report-body", Static)
         assert "Loading" not in shown(body, 100, 5)
         alive(app)
@@ -221,7 +255,8 @@ async def test_panes_keep_what_arrives_before_they_are_composed(tui_world: TuiWo
 
 @sync
 async def test_the_reader_keeps_a_page_that_arrives_before_it_is_composed(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """The reader fix of e1d022f: a page and a contents choice given to a reader that is
     mounted but not composed are shown once it is (it raised NoMatches '#reader-toc')."""
     app = make_app(tui_world)
@@ -234,14 +269,19 @@ async def test_the_reader_keeps_a_page_that_arrives_before_it_is_composed(
         app.query_one("#raporlar").mount(reader)
         reader.fit_toc(120)
         await reader.show(page.path, page.text, history="push")
-        await until(pilot, lambda: reader.is_mounted and reader.query("#memory-page"),
-                    "the reader composed")
+        await until(
+            pilot, lambda: reader.is_mounted and reader.query("#memory-page"), "the reader composed"
+        )
         await settle(pilot)
         assert reader.path == "disputed.md" and reader.show_toc
         assert reader.query_one("#reader-toc").display
-        await until(pilot, lambda: any("Disputed clauses" in shown(b, 100, 1)
-                                       for b in reader.query(MarkdownBlock)),
-                    "the page's heading drawn")
+        await until(
+            pilot,
+            lambda: any(
+                "Disputed clauses" in shown(b, 100, 1) for b in reader.query(MarkdownBlock)
+            ),
+            "the page's heading drawn",
+        )
         alive(app)
 
 
@@ -269,8 +309,7 @@ RESULTS: dict[str, Callable[[EtkiApp, TuiWorld], Message]] = {
 
 @pytest.mark.parametrize("kind", sorted(RESULTS))
 @sync
-async def test_an_answer_for_a_pane_that_is_gone_is_dropped(tui_world: TuiWorld,
-                                                            kind: str) -> None:
+async def test_an_answer_for_a_pane_that_is_gone_is_dropped(tui_world: TuiWorld, kind: str) -> None:
     """Each pane removed, then the message: the desk keeps running and says why it
     dropped it (nothing to draw into)."""
     app = make_app(tui_world)
@@ -313,9 +352,13 @@ async def test_answers_under_a_modal_reach_the_desk_beneath(tui_world: TuiWorld)
         app.push_screen(NoticeModal("Note", Text("on top"), id="on-top"))
         await until(pilot, lambda: isinstance(app.screen, NoticeModal), "the notice up")
         elsewhere(tui_world, SECOND, "approve")
-        for message in (queue_loaded(app), memory_loaded(tui_world),
-                        page_loaded(tui_world), report_loaded(tui_world),
-                        details_loaded(tui_world, FIRST)):
+        for message in (
+            queue_loaded(app),
+            memory_loaded(tui_world),
+            page_loaded(tui_world),
+            report_loaded(tui_world),
+            details_loaded(tui_world, FIRST),
+        ):
             app.post_message(message)
         await settle(pilot)
         alive(app)
@@ -348,7 +391,8 @@ async def test_a_search_typed_into_a_removed_box_is_dropped(tui_world: TuiWorld)
 
 @sync
 async def test_a_ruling_key_before_the_queue_arrives_says_it_is_loading(
-        tui_world: TuiWorld) -> None:
+    tui_world: TuiWorld,
+) -> None:
     """a/c/r pressed while the queue is still loading said "The queue is empty" on a
     project with 28 pending cases (fresh-user trial); it says the queue is loading."""
     from tests.test_tui_pilot import Recorder
@@ -369,7 +413,37 @@ async def test_a_ruling_key_before_the_queue_arrives_says_it_is_loading(
 
 # --- a burst of keys and resizes on a real engagement ----------------------------------------
 
-BURST = ["1", "2", "3", "2", "1", "3", "2", "1", "j", "k", "G", "g", "enter", "escape", "question_mark", "escape", "2", "t", "l", "escape", "b", "n", "3", "1", "2", "slash", "x", "escape", "1"]
+BURST = [
+    "1",
+    "2",
+    "3",
+    "2",
+    "1",
+    "3",
+    "2",
+    "1",
+    "j",
+    "k",
+    "G",
+    "g",
+    "enter",
+    "escape",
+    "question_mark",
+    "escape",
+    "2",
+    "t",
+    "l",
+    "escape",
+    "b",
+    "n",
+    "3",
+    "1",
+    "2",
+    "slash",
+    "x",
+    "escape",
+    "1",
+]
 """The keys a fresh-user trial sent at once (tmux send-keys, no pause) to a desk on the
 tdrs engagement before it spun at 100% CPU for ten minutes (py-bt: Screen._on_resize ->
 update_classes -> update_styles): tab switches while a tab's focus was being set, the
@@ -380,8 +454,7 @@ SIZES = ((60, 20), (200, 50), (80, 24), (40, 12), (120, 40))
 
 @pytest.mark.slow
 @sync
-async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
-        tmp_path) -> None:  # noqa: ANN001
+async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(tmp_path) -> None:  # noqa: ANN001
     """The trial's burst and resizes, each key and size handed over without waiting for
     the app, on the real tdrs engagement with its wiki on: the desk settles (no worker or
     message left, the failsafe bounds a spin), is drawn at the last size, and still
@@ -394,8 +467,9 @@ async def test_a_key_burst_with_resizes_on_tdrs_settles_and_keeps_answering(
 
     if not (TDRS_DIR / "etki.yaml").is_file():
         pytest.skip(f"{TDRS_DIR} absent")
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=str(tmp_path / "wiki"),
-                        reviewer="reviewer")
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=str(tmp_path / "wiki"), reviewer="reviewer"
+    )
     repo = CaseFileRepository(settings.db_url)
     init_project(TDRS_DIR, repo, settings)
     app = EtkiApp(Desk(settings, repo), "tdrs", cursor_blink=False, poll_seconds=0)

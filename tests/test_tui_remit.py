@@ -49,8 +49,7 @@ def _literal(text: str, segments: list) -> None:
 @sync
 async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path) -> None:
     root = write_remit_project(tmp_path / "lib", requests=REQUESTS)
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None,
-                        reviewer="reviewer")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="reviewer")
     desk = Desk(settings)
     try:
         project_id, _ = choose_project(desk, str(root), None)
@@ -64,8 +63,9 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
         desk.rule(cases["R-3"].case_id, "reject")
         desk.rule(cases["R-4"].case_id, "approve", reason="HR pays for it")
         label = f"PMO's declared remit (etki.yaml scope.out, line {line_of(ETKI_YAML, 'Belediye')})"
-        app = EtkiApp(desk, project_id, cursor_blink=False, search_delay=3600,
-                      poll_seconds=0, preview_delay=0)
+        app = EtkiApp(
+            desk, project_id, cursor_blink=False, search_delay=3600, poll_seconds=0, preview_delay=0
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await goto(pilot, cases["R-2"].case_id)
@@ -81,8 +81,10 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
             await press(pilot, "2")  # Hafıza: the precedent and the disputed card
             await settle(pilot)
             pane = app.query_one(MemoryPane)
-            assert {c.case_id for c in pane.precedents} == {cases["R-1"].case_id,
-                                                            cases["R-4"].case_id}
+            assert {c.case_id for c in pane.precedents} == {
+                cases["R-1"].case_id,
+                cases["R-4"].case_id,
+            }
             assert [d.ref for d in pane.disputed] == ["etki.yaml#out-2"]
             entries = pane.query_one("#memory-list")
             card = pane.query_one("#memory-card")

@@ -86,16 +86,20 @@ from etki.wiki.search import query_tokens  # noqa: E402
 from etki_tui.render import around_match, highlight, match_spans  # noqa: E402
 
 
-@pytest.mark.parametrize(("text", "query", "marked"), [
-    ("İADE SÜRECİ başladı", "iade sureci", ["İADE", "SÜRECİ"]),
-    ("KAYIT ılık Işık", "kayit ilik isik", ["KAYIT", "ılık", "Işık"]),
-    ("Die Größe der Straße", "grosse strasse", ["Größe", "Straße"]),
-    ("Ödeme sayfası çöküyor", "odeme", ["Ödeme"]),
-    ("SSO-Anmeldung für Staff", "sso", ["SSO"]),
-    ("e\u0301te\u0301 café", "ete", ["e\u0301te\u0301"]),
-])
-def test_matches_map_back_to_the_original_spelling(text: str, query: str,
-                                                   marked: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("text", "query", "marked"),
+    [
+        ("İADE SÜRECİ başladı", "iade sureci", ["İADE", "SÜRECİ"]),
+        ("KAYIT ılık Işık", "kayit ilik isik", ["KAYIT", "ılık", "Işık"]),
+        ("Die Größe der Straße", "grosse strasse", ["Größe", "Straße"]),
+        ("Ödeme sayfası çöküyor", "odeme", ["Ödeme"]),
+        ("SSO-Anmeldung für Staff", "sso", ["SSO"]),
+        ("e\u0301te\u0301 café", "ete", ["e\u0301te\u0301"]),
+    ],
+)
+def test_matches_map_back_to_the_original_spelling(
+    text: str, query: str, marked: list[str]
+) -> None:
     import unicodedata
 
     nfc = unicodedata.normalize("NFC", text)
@@ -105,7 +109,7 @@ def test_matches_map_back_to_the_original_spelling(text: str, query: str,
 
 def test_highlight_styles_only_the_matches() -> None:
     shown = highlight(Text("Fatura itirazı: İTİRAZ edildi"), query_tokens("itiraz"))
-    styled = [shown.plain[s.start:s.end] for s in shown.spans]
+    styled = [shown.plain[s.start : s.end] for s in shown.spans]
     assert styled == ["itiraz", "İTİRAZ"]  # 'itirazı' matches on its first six letters
     assert all("reverse" in str(s.style) for s in shown.spans)  # not by colour alone
 
@@ -129,9 +133,20 @@ def _pending_cases():  # noqa: ANN202
 
     out = []
     for i, (request, decision) in enumerate(PENDING):
-        out.append(CaseRecord(decision.case_id, "demo", request.id, request.title or "",
-                              request.text, request.submitted_by, request.submitted_at,
-                              (TUI_FROZEN - timedelta(days=i)).isoformat(), 1, decision))
+        out.append(
+            CaseRecord(
+                decision.case_id,
+                "demo",
+                request.id,
+                request.title or "",
+                request.text,
+                request.submitted_by,
+                request.submitted_at,
+                (TUI_FROZEN - timedelta(days=i)).isoformat(),
+                1,
+                decision,
+            )
+        )
     return out
 
 
@@ -146,15 +161,26 @@ def test_filters_match_and_describe() -> None:
     assert len(ids(QueueFilter())) == 6 and not QueueFilter().active
     assert ids(QueueFilter(verdict="REJECT")) == ["1b7e9d02"]
     assert ids(QueueFilter(risk="24h")) == ["0a1f3c21"]
-    assert ids(QueueFilter(risk="low")) == ["1b7e9d02", "2c4a8e13", "3d5b0f24", "4e6c1a35",
-                                           "5f7d2b46"]
+    assert ids(QueueFilter(risk="low")) == [
+        "1b7e9d02",
+        "2c4a8e13",
+        "3d5b0f24",
+        "4e6c1a35",
+        "5f7d2b46",
+    ]
     assert ids(QueueFilter(disputed_only=True)) == ["0a1f3c21", "4e6c1a35"]
     assert ids(QueueFilter(band="low")) == ["3d5b0f24"]
     assert ids(QueueFilter(band="high")) == ["0a1f3c21", "1b7e9d02"]
     assert ids(QueueFilter(age="7d")) == ["0a1f3c21"]  # submitted 2026-11-20
     # the others have no submission date: their age counts from created_at (0..5 days ago)
-    assert ids(QueueFilter(age="1d")) == ["0a1f3c21", "1b7e9d02", "2c4a8e13", "3d5b0f24",
-                                         "4e6c1a35", "5f7d2b46"]
+    assert ids(QueueFilter(age="1d")) == [
+        "0a1f3c21",
+        "1b7e9d02",
+        "2c4a8e13",
+        "3d5b0f24",
+        "4e6c1a35",
+        "5f7d2b46",
+    ]
     assert ids(QueueFilter(text="İADE")) == []
     assert ids(QueueFilter(text="sso staff")) == ["0a1f3c21"]
     assert ids(QueueFilter(text="10.2")) == ["2c4a8e13"]  # a cited clause number
@@ -172,8 +198,9 @@ def test_sort_orders_keep_queue_order_on_ties() -> None:
     assert short == ["3d5b0f24", "2c4a8e13", "4e6c1a35", "5f7d2b46", "0a1f3c21", "1b7e9d02"]
     assert [c.case_id[-8:] for c in order(cases, "risk", now)][0] == "0a1f3c21"
     oldest = [c.case_id[-8:] for c in order(cases, "oldest", now)]
-    assert oldest[0] == "0a1f3c21" and oldest == list(reversed(
-        [c.case_id[-8:] for c in order(cases, "newest", now)]))
+    assert oldest[0] == "0a1f3c21" and oldest == list(
+        reversed([c.case_id[-8:] for c in order(cases, "newest", now)])
+    )
     assert [c.case_id for c in order(cases, "queue", now)] == [c.case_id for c in cases]
     assert cycle(None, (None, "a", "b")) == "a" and cycle("b", (None, "a", "b")) is None
     assert age_label(9.2) == "9d" and age_label(0.5) == "12h" and age_label(None) == ""
@@ -191,8 +218,9 @@ from etki_tui.actions import (  # noqa: E402
 from etki_tui.config import DEFAULT_REFRESH_SECONDS, config_path, load_config  # noqa: E402
 
 
-def test_config_path_is_xdg_unless_etki_config_file(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_path_is_xdg_unless_etki_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert config_path(None) == (tmp_path / "etki" / "config.yaml", False)
     monkeypatch.delenv("XDG_CONFIG_HOME")
@@ -204,9 +232,11 @@ def test_config_path_is_xdg_unless_etki_config_file(tmp_path: Path,
 
 def test_config_keymap_and_warnings(tmp_path: Path) -> None:
     cfg = tmp_path / "config.yaml"
-    cfg.write_text("keymap:\n  approve: A\n  reject: [R, ctrl+x]\n  filters: ctrl+j\n"
-                   "  bogus: q\n  copy: 3\nrefresh_seconds: 0.5\ntheme: dark\n",
-                   encoding="utf-8")
+    cfg.write_text(
+        "keymap:\n  approve: A\n  reject: [R, ctrl+x]\n  filters: ctrl+j\n"
+        "  bogus: q\n  copy: 3\nrefresh_seconds: 0.5\ntheme: dark\n",
+        encoding="utf-8",
+    )
     config = load_config(str(cfg))
     assert config.keymap == {"approve": "A", "reject": "R,ctrl+x"}
     text = " ".join(config.warnings)
@@ -217,21 +247,22 @@ def test_config_keymap_and_warnings(tmp_path: Path) -> None:
     assert "unknown setting(s) theme" in text
 
 
-@pytest.mark.parametrize(("body", "needle"), [
-    ("keymap: [unclosed\n", "not valid YAML (line"),
-    ("- a\n- b\n", "expected a mapping"),
-    ("keymap: A\n", "'keymap' must map binding ids"),
-])
-def test_a_broken_config_is_a_warning_not_a_crash(tmp_path: Path, body: str,
-                                                  needle: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ("keymap: [unclosed\n", "not valid YAML (line"),
+        ("- a\n- b\n", "expected a mapping"),
+        ("keymap: A\n", "'keymap' must map binding ids"),
+    ],
+)
+def test_a_broken_config_is_a_warning_not_a_crash(tmp_path: Path, body: str, needle: str) -> None:
     cfg = tmp_path / "config.yaml"
     cfg.write_text(body, encoding="utf-8")
     config = load_config(str(cfg))
     assert config.keymap == {} and any(needle in w for w in config.warnings)
 
 
-def test_config_toml_missing_and_default(tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_toml_missing_and_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     toml = tmp_path / "config.toml"
     toml.write_text('refresh_seconds = 10\n[keymap]\nsort = "O"\n', encoding="utf-8")
     config = load_config(str(toml))
@@ -262,14 +293,32 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
 
-    owners = {"app": [EtkiApp], "queue": [QueuePane], "hafiza": [MemoryPane],
-              "confirm": [ConfirmRuling], "filters": [FilterPanel], "help": [HelpScreen],
-              "notice": [NoticeModal]}
+    owners = {
+        "app": [EtkiApp],
+        "queue": [QueuePane],
+        "hafiza": [MemoryPane],
+        "confirm": [ConfirmRuling],
+        "filters": [FilterPanel],
+        "help": [HelpScreen],
+        "notice": [NoticeModal],
+    }
     for action in ACTIONS.values():
         assert action.help and action.context in {*CONTEXTS, "help", "notice"}
-        bound = [cls for cls in (EtkiApp, QueuePane, QueueTable, MemoryPane, ConfirmRuling,
-                                 FilterPanel, HelpScreen, NoticeModal, TooSmallScreen)
-                 if any(getattr(b, "id", None) == action.id for b in cls.BINDINGS)]
+        bound = [
+            cls
+            for cls in (
+                EtkiApp,
+                QueuePane,
+                QueueTable,
+                MemoryPane,
+                ConfirmRuling,
+                FilterPanel,
+                HelpScreen,
+                NoticeModal,
+                TooSmallScreen,
+            )
+            if any(getattr(b, "id", None) == action.id for b in cls.BINDINGS)
+        ]
         # the cursor keys (queue.*) belong to the table itself: bound on its pane, the
         # table's own Home/End would win while it has the focus
         owner = [QueueTable] if action.id.startswith("queue.") else owners[action.context]
@@ -300,15 +349,18 @@ def test_history_pins_opened_pages_and_replaces_previews() -> None:
     assert h.back() == "b.md" and h.forward() == "d.md" and h.forward() is None
 
 
-@pytest.mark.parametrize(("href", "expected"), [
-    ("../precedents/PRE-x.md", ("precedents/PRE-x.md", "")),
-    ("DEC-y.md#ruling", ("decisions/DEC-y.md", "ruling")),
-    ("#reason", ("decisions/DEC-x.md", "reason")),
-    ("../../etc/passwd.md", (None, "")),
-    ("/etc/hosts.md", (None, "")),
-    ("https://evil.example/x.md", (None, "")),
-    ("../index.txt", (None, "")),
-])
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("../precedents/PRE-x.md", ("precedents/PRE-x.md", "")),
+        ("DEC-y.md#ruling", ("decisions/DEC-y.md", "ruling")),
+        ("#reason", ("decisions/DEC-x.md", "reason")),
+        ("../../etc/passwd.md", (None, "")),
+        ("/etc/hosts.md", (None, "")),
+        ("https://evil.example/x.md", (None, "")),
+        ("../index.txt", (None, "")),
+    ],
+)
 def test_links_resolve_inside_the_wiki_only(href: str, expected: tuple) -> None:
     assert resolve_link("decisions/DEC-x.md", href) == expected
 
@@ -317,8 +369,13 @@ def test_day_chart_has_numbers_legend_and_calendar_days() -> None:
     from rich.console import Console
 
     rows = (("2026-11-20", 2, 0), ("2026-11-23", 4, 2), ("2026-11-24", 1, 1))
-    assert [d for d, _, _ in fill_days(rows)] == ["2026-11-20", "2026-11-21", "2026-11-22",
-                                                  "2026-11-23", "2026-11-24"]
+    assert [d for d, _, _ in fill_days(rows)] == [
+        "2026-11-20",
+        "2026-11-21",
+        "2026-11-22",
+        "2026-11-23",
+        "2026-11-24",
+    ]
     console = Console(width=60, record=True, color_system=None)
     console.print(rulings_over_time(rows, 60))
     text = console.export_text()

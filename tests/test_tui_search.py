@@ -28,14 +28,34 @@ from tests.conftest import TuiWorld, build_tui_world, tui_decision
 from tests.test_tui_pilot import Recorder, make_app, press, settle, shown, sync
 
 EXTRA = (
-    (Request("R20", "Die maximale Größe der Anhänge ist zu klein für Baupläne.",
-             "Anhang-Größe im İstanbul-Portal"),
-     tui_decision("req-demo-c0c0a001", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7,
-                  modules=("receipts",)), "approve"),
-    (Request("R21", "The istanbul office asks for GROESSE in the form title.",
-             "Form title wording"),
-     tui_decision("req-demo-c0c0a002", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7,
-                  modules=("receipts",)), "approve"),
+    (
+        Request(
+            "R20",
+            "Die maximale Größe der Anhänge ist zu klein für Baupläne.",
+            "Anhang-Größe im İstanbul-Portal",
+        ),
+        tui_decision(
+            "req-demo-c0c0a001",
+            "IN_SCOPE",
+            ("MSA-2024-01#4.3",),
+            confidence=0.7,
+            modules=("receipts",),
+        ),
+        "approve",
+    ),
+    (
+        Request(
+            "R21", "The istanbul office asks for GROESSE in the form title.", "Form title wording"
+        ),
+        tui_decision(
+            "req-demo-c0c0a002",
+            "IN_SCOPE",
+            ("MSA-2024-01#4.3",),
+            confidence=0.7,
+            modules=("receipts",),
+        ),
+        "approve",
+    ),
 )
 
 
@@ -72,8 +92,13 @@ class _Scandirs:
     @staticmethod
     def _hook(event: str, args: tuple) -> None:
         me = _Scandirs.installed
-        if (me is not None and me.on and event == "os.scandir" and args
-                and str(args[0]).startswith(me.under)):
+        if (
+            me is not None
+            and me.on
+            and event == "os.scandir"
+            and args
+            and str(args[0]).startswith(me.under)
+        ):
             me.count += 1
 
 
@@ -85,11 +110,22 @@ def test_a_new_ruling_is_found_by_the_next_search_without_a_walk(tmp_path: Path)
     assert world.desk.wiki_top("demo", "contractor").synced == "token"
     # a page nobody projected (no note): a walk would find it, the token path does not
     (wiki / "decisions" / "DEC-handmade.md").write_text("# Hand\n\nzebrafinch\n")
-    _rule(world, ((Request("R30", "Citizens want a quokka mascot on receipts.",
-                           "Quokka mascot"),
-                   tui_decision("req-demo-c0c0a030", "IN_SCOPE",
-                                ("MSA-2024-01#4.3",), confidence=0.6,
-                                modules=("receipts",)), "approve"),))
+    _rule(
+        world,
+        (
+            (
+                Request("R30", "Citizens want a quokka mascot on receipts.", "Quokka mascot"),
+                tui_decision(
+                    "req-demo-c0c0a030",
+                    "IN_SCOPE",
+                    ("MSA-2024-01#4.3",),
+                    confidence=0.6,
+                    modules=("receipts",),
+                ),
+                "approve",
+            ),
+        ),
+    )
     walks = _Scandirs(wiki)
     walks.on = True
     try:
@@ -101,8 +137,9 @@ def test_a_new_ruling_is_found_by_the_next_search_without_a_walk(tmp_path: Path)
     assert found.synced == "queued"  # the projector's queued pages were re-read
     reference = {h.path for h in search(wiki, "quokka mascot", backend="python")}
     assert {h.path for h in found.hits} == reference and found.total == len(reference)
-    assert any("req-demo-c0c0a030" in h.path and h.path.startswith("decisions/")
-               for h in found.hits)
+    assert any(
+        "req-demo-c0c0a030" in h.path and h.path.startswith("decisions/") for h in found.hits
+    )
     assert hand.total == 0 and hand.synced == "token"  # proof that nothing walked
     assert search(wiki, "zebrafinch", backend="fts")  # the CLI path still syncs by stat
 
@@ -114,10 +151,22 @@ def test_a_killed_or_unnoted_projection_makes_the_next_search_walk(tmp_path: Pat
     held = sqlite3.connect(fts.index_path(wiki), isolation_level=None, timeout=5)
     held.execute("BEGIN IMMEDIATE")  # the projector's note cannot get in: it gives up
     try:
-        _rule(world, ((Request("R31", "A wombat form is needed.", "Wombat form"),
-                       tui_decision("req-demo-c0c0a031", "IN_SCOPE",
-                                    ("MSA-2024-01#4.3",), confidence=0.6,
-                                    modules=("receipts",)), "approve"),))
+        _rule(
+            world,
+            (
+                (
+                    Request("R31", "A wombat form is needed.", "Wombat form"),
+                    tui_decision(
+                        "req-demo-c0c0a031",
+                        "IN_SCOPE",
+                        ("MSA-2024-01#4.3",),
+                        confidence=0.6,
+                        modules=("receipts",),
+                    ),
+                    "approve",
+                ),
+            ),
+        )
     finally:
         held.execute("ROLLBACK")
         held.close()
@@ -139,8 +188,13 @@ def test_folding_finds_what_the_fold_rule_says(tmp_path: Path) -> None:
         return {h.path for h in search(wiki, query, backend="python")}
 
     size = {"größe", "GRÖSSE", "grosse", unicodedata.normalize("NFD", "GRÖßE"), "GROẞE"}
-    city = {"İstanbul", "istanbul", "ISTANBUL", "ıstanbul",
-            unicodedata.normalize("NFD", "İSTANBUL")}
+    city = {
+        "İstanbul",
+        "istanbul",
+        "ISTANBUL",
+        "ıstanbul",
+        unicodedata.normalize("NFD", "İSTANBUL"),
+    }
     for query in size | city | {"GROESSE", "groesse"}:
         assert pages(query) == reference(query), query
     assert len({frozenset(pages(q)) for q in size}) == 1
@@ -149,22 +203,23 @@ def test_folding_finds_what_the_fold_rule_says(tmp_path: Path) -> None:
     assert any("req-demo-c0c0a002" in p for p in pages("GROESSE"))
     assert len({frozenset(pages(q)) for q in city}) == 1
     assert {"req-demo-c0c0a001", "req-demo-c0c0a002"} <= {
-        p.rsplit("--", 1)[-1].removesuffix(".md") for p in pages("İstanbul")}
+        p.rsplit("--", 1)[-1].removesuffix(".md") for p in pages("İstanbul")
+    }
 
 
 def test_snippets_are_page_text_never_slugs(tmp_path: Path) -> None:
     world = _world(tmp_path)
     found = world.desk.wiki_top("demo", "contractor")
-    page = next(h for h in found.hits if h.path.startswith("decisions/")
-                and "req-demo-9b0f4d68" in h.path)
+    page = next(
+        h for h in found.hits if h.path.startswith("decisions/") and "req-demo-9b0f4d68" in h.path
+    )
     assert page.title == "SSO for contractor accounts"
     assert "contractor" in page.snippet.lower()
     for hit in found.hits:
         assert ".md" not in hit.snippet and "PRE-" not in hit.snippet, hit
         assert "--req-" not in hit.snippet and "--req-" not in hit.title, hit
     # the old matcher's best line for this page was the frontmatter's slug
-    old = next(h for h in search(world.wiki, "contractor", backend="python")
-               if h.path == page.path)
+    old = next(h for h in search(world.wiki, "contractor", backend="python") if h.path == page.path)
     assert "PRE-sso-for-contractor-accounts" in old.snippet
 
 
@@ -201,8 +256,7 @@ async def _until(pilot, cond, what: str, rounds: int = 2000) -> None:  # noqa: A
 
 
 @sync
-async def test_typing_keeps_every_letter_while_searches_are_stuck_on_a_lock(
-        tmp_path: Path) -> None:
+async def test_typing_keeps_every_letter_while_searches_are_stuck_on_a_lock(tmp_path: Path) -> None:
     """(a) and (b): the index is locked by another connection (a real SQLite write
     lock) and a ruling left its token unmatched, so every search must wait for the lock.
     Every letter typed lands in the box, in order, while they wait; each keystroke
@@ -218,10 +272,22 @@ async def test_typing_keeps_every_letter_while_searches_are_stuck_on_a_lock(
         held = sqlite3.connect(fts.index_path(wiki), isolation_level=None, timeout=5)
         held.execute("BEGIN IMMEDIATE")
         try:
-            _rule(world, ((Request("R32", "GROESSE of the contractor badge.", "Badge"),
-                           tui_decision("req-demo-c0c0a032", "IN_SCOPE",
-                                        ("MSA-2024-01#4.3",), confidence=0.6,
-                                        modules=("receipts",)), "approve"),))
+            _rule(
+                world,
+                (
+                    (
+                        Request("R32", "GROESSE of the contractor badge.", "Badge"),
+                        tui_decision(
+                            "req-demo-c0c0a032",
+                            "IN_SCOPE",
+                            ("MSA-2024-01#4.3",),
+                            confidence=0.6,
+                            modules=("receipts",),
+                        ),
+                        "approve",
+                    ),
+                ),
+            )
             box = await _to_search(pilot)
             await _type(pilot, "GROESSE contractor")
             await _until(pilot, lambda: box.value == "GROESSE contractor", "all letters")
@@ -239,15 +305,15 @@ async def test_typing_keeps_every_letter_while_searches_are_stuck_on_a_lock(
         assert box.value == "GROESSE contractor"
         assert any("req-demo-c0c0a032" in path for path, _, _ in pane.hits)
         newest = pane.hits
-        app.post_message(SearchResults("GROESSE contractor", [("index.md", 1, "stale")],
-                                       seq=results[0].seq - 1))
+        app.post_message(
+            SearchResults("GROESSE contractor", [("index.md", 1, "stale")], seq=results[0].seq - 1)
+        )
         await settle(pilot)
         assert pane.hits == newest  # an older search's answer never replaces it
 
 
 @sync
-async def test_letters_typed_right_after_slash_from_another_tab_all_land(
-        tmp_path: Path) -> None:
+async def test_letters_typed_right_after_slash_from_another_tab_all_land(tmp_path: Path) -> None:
     """(a): ``/`` on Raporlar switches to Hafıza and puts the cursor in the search box;
     the tab's activation, handled after that, used to move the focus to the list, so
     the letters typed next went to the list and were lost ("GROESSE" read "ESSE")."""
@@ -260,8 +326,11 @@ async def test_letters_typed_right_after_slash_from_another_tab_all_land(
         await pilot.press("slash")
         await _type(pilot, "GROESSE")
         box = app.query_one("#memory-search", Input)
-        await _until(pilot, lambda: box.value == "GROESSE" or len(box.value) >= 7
-                     or not box.has_focus, "the letters or the focus gone")
+        await _until(
+            pilot,
+            lambda: box.value == "GROESSE" or len(box.value) >= 7 or not box.has_focus,
+            "the letters or the focus gone",
+        )
         await settle(pilot)
         assert app.focused is box and box.value == "GROESSE"
         pane = app.query_one(MemoryPane)
@@ -290,7 +359,8 @@ async def test_keys_are_handled_while_a_page_is_laid_out(tmp_path: Path) -> None
         await settle(pilot)
         order.clear()
         big = "# Big page\n\n" + "\n\n".join(
-            f"Paragraph {i} about receipts and the staff sign-in." for i in range(1500))
+            f"Paragraph {i} about receipts and the staff sign-in." for i in range(1500)
+        )
         app.post_message(PageLoaded("index.md", big, history="push"))
         await _type(pilot, "q")
         await _until(pilot, lambda: box.value == "q" and "layout" in order, "key and page")
@@ -340,8 +410,7 @@ async def test_the_preview_follows_the_highlight_when_results_change(tmp_path: P
 
 
 @sync
-async def test_down_and_up_in_the_search_box_move_through_the_results(
-        tmp_path: Path) -> None:
+async def test_down_and_up_in_the_search_box_move_through_the_results(tmp_path: Path) -> None:
     """Down in the search box goes to the results and moves the highlight to the second
     hit (the first was highlighted already); Up from the box moves it back up; the
     preview follows; Escape goes to the list with the text kept."""
@@ -389,7 +458,8 @@ async def test_hafiza_entries_show_title_and_text_not_the_slug(tmp_path: Path) -
 
 @sync
 async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """At 120 columns the contents tree keeps to its column (a long heading used to
     widen it over the page body), and the history line says what it counts."""
     world = build_tui_world(tmp_path)
@@ -415,7 +485,8 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
 
 
 def test_the_desk_search_without_a_usable_index_reads_pages_but_never_a_symlink(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """When the FTS5 index cannot be used (here: a folder stands where its file goes)
     the desk's search answers from the plain search with text excerpts; a page that is
     a symlink planted in the wiki is never read through (its outside text is not

@@ -25,12 +25,22 @@ TWIN_2 = "req-demo-5a000002"
 
 def _twins() -> list[tuple[Request, object]]:
     return [
-        (Request("S1", "Downloading a receipt PDF crashes with error 500 again.",
-                 "Receipt export crashes"),
-         tui_decision(TWIN_1, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7)),
-        (Request("S2", "Downloading a receipt PDF crashes with error 500 today.",
-                 "Receipt export crashes"),
-         tui_decision(TWIN_2, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7)),
+        (
+            Request(
+                "S1",
+                "Downloading a receipt PDF crashes with error 500 again.",
+                "Receipt export crashes",
+            ),
+            tui_decision(TWIN_1, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7),
+        ),
+        (
+            Request(
+                "S2",
+                "Downloading a receipt PDF crashes with error 500 today.",
+                "Receipt export crashes",
+            ),
+            tui_decision(TWIN_2, "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7),
+        ),
     ]
 
 
@@ -53,8 +63,7 @@ async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) 
         assert "reviewers ruled 1 similar request: 1 CHANGE_REQUEST; no clear ruling" in text
         assert TWIN_1 in text and TWIN_2 not in text  # the pending twin is no ruling
         # another reviewer rules the second twin: the next refresh shows the majority
-        approvals.rule(TWIN_2, "convert_to_cr", reason="Same as the first.",
-                       reviewer="jurgen")
+        approvals.rule(TWIN_2, "convert_to_cr", reason="Same as the first.", reviewer="jurgen")
         app.poll_queue()
         await settle(pilot)
         await goto(pilot, RECEIPT)
@@ -72,7 +81,8 @@ async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
     world = build_tui_world(tmp_path)
     world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
     approval_service(world.repo, world.settings).rule(
-        TWIN_1, "reject", reason="Out of remit.", reviewer="ayse")
+        TWIN_1, "reject", reason="Out of remit.", reviewer="ayse"
+    )
     seen = Recorder()
     app = make_app(world)
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -86,8 +96,7 @@ async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
         await press(pilot, "enter")
         await settle(pilot)
         pages = [m.path for m in seen.of(PageLoaded)]
-        assert pages and pages[-1].startswith("decisions/") and pages[-1].endswith(
-            f"{TWIN_1}.md")
+        assert pages and pages[-1].startswith("decisions/") and pages[-1].endswith(f"{TWIN_1}.md")
         assert app.query_one(MemoryPane).reader.path == pages[-1]
         # nothing similar: a note, no dialog
         await press(pilot, "1")

@@ -41,8 +41,16 @@ Step = str | Callable[[Pilot], Awaitable[None] | None]
 
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
     # A debounce that never fires by itself: searches run on Enter, once.
-    return EtkiApp(world.desk, world.project_id, cursor_blink=False, search_delay=3600,
-                   poll_seconds=0, clock=tui_clock, preview_delay=0, **kwargs)  # type: ignore[arg-type]
+    return EtkiApp(
+        world.desk,
+        world.project_id,
+        cursor_blink=False,
+        search_delay=3600,
+        poll_seconds=0,
+        clock=tui_clock,
+        preview_delay=0,
+        **kwargs,
+    )  # type: ignore[arg-type]
 
 
 def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
@@ -69,13 +77,19 @@ def keys(*steps: Step) -> Callable[[Pilot], Awaitable[None]]:
     return run
 
 
-def _check(snap_compare, world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
-           steps: Iterable[Step] = (), **app_options: object) -> None:
+def _check(
+    snap_compare,
+    world: TuiWorld,
+    size: tuple[int, int],  # noqa: ANN001
+    steps: Iterable[Step] = (),
+    **app_options: object,
+) -> None:
     # from the world's folder, so the header names the store as "sqlite etki.db" (a
     # path under the working directory is shown relative to it), not a temporary path
     with chdir(world.tmp):
-        assert snap_compare(make_app(world, **app_options), terminal_size=size,
-                            run_before=keys(*steps))
+        assert snap_compare(
+            make_app(world, **app_options), terminal_size=size, run_before=keys(*steps)
+        )
 
 
 def ruled_by_ayse(pilot: Pilot) -> None:
@@ -83,7 +97,8 @@ def ruled_by_ayse(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, EtkiApp)
     approval_service(app.desk.repo, app.desk.settings).rule(
-        "req-demo-0a1f3c21", "reject", reason="Out of remit.", reviewer="ayse")
+        "req-demo-0a1f3c21", "reject", reason="Out of remit.", reviewer="ayse"
+    )
     app.poll_queue()
 
 
@@ -104,6 +119,7 @@ def history_world(_history_template: Path, tmp_path: Path):  # noqa: ANN201
 
 
 # --- Queue ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", SIZES)
 def test_queue(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
@@ -146,10 +162,13 @@ def scroll_detail_to(prefix: str) -> Callable[[Pilot], None]:
 
         detail = pilot.app.query_one(CaseDetail)
         body = detail.query_one("#detail-body")
-        lines = ["".join(s.text for s in strip) for strip in
-                 body.render_lines(Region(0, 0, body.size.width, body.size.height))]
-        detail.scroll_to(y=next(i for i, line in enumerate(lines) if line.startswith(prefix)),
-                         animate=False)
+        lines = [
+            "".join(s.text for s in strip)
+            for strip in body.render_lines(Region(0, 0, body.size.width, body.size.height))
+        ]
+        detail.scroll_to(
+            y=next(i for i, line in enumerate(lines) if line.startswith(prefix)), animate=False
+        )
 
     return run
 
@@ -157,8 +176,12 @@ def scroll_detail_to(prefix: str) -> Callable[[Pilot], None]:
 @pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
 @pytest.mark.parametrize("clause", ["2.1", "3.2"])
 @pytest.mark.parametrize("size", SIZES)
-def test_detail_real_clauses(snap_compare, tdrs_world: TuiWorld, size: tuple[int, int],  # noqa: ANN001
-                             clause: str) -> None:
+def test_detail_real_clauses(
+    snap_compare,
+    tdrs_world: TuiWorld,
+    size: tuple[int, int],  # noqa: ANN001
+    clause: str,
+) -> None:
     """Real tdrs clauses read full-screen, rendered (issue 12 item 1): 2.1's links as
     their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed."""
     _check(snap_compare, tdrs_world, size, ["enter", scroll_detail_to(f"§ {clause} ")])
@@ -205,9 +228,12 @@ def test_read_only_desk(snap_compare, tui_world: TuiWorld, size: tuple[int, int]
 
     from etki.services import Desk
 
-    viewer = TuiWorld(tmp=tui_world.tmp, settings=replace(tui_world.settings, reviewer="vera"),
-                      repo=tui_world.repo, desk=Desk(replace(tui_world.settings,
-                                                             reviewer="vera"), tui_world.repo))
+    viewer = TuiWorld(
+        tmp=tui_world.tmp,
+        settings=replace(tui_world.settings, reviewer="vera"),
+        repo=tui_world.repo,
+        desk=Desk(replace(tui_world.settings, reviewer="vera"), tui_world.repo),
+    )
     _check(snap_compare, viewer, size)
 
 
@@ -225,6 +251,7 @@ def test_conflict_notice(snap_compare, tui_world: TuiWorld, size: tuple[int, int
 
 
 # --- Hafıza ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", SIZES)
 def test_hafiza_search(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
@@ -254,6 +281,7 @@ def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 
 # --- Raporlar, help, palette, too small --------------------------------------------------
 
+
 @pytest.mark.parametrize("size", SIZES)
 def test_raporlar(snap_compare, history_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Raporlar: verdict bars, rulings and override rate over five days, clauses with
@@ -273,8 +301,9 @@ def test_palette(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> No
     _check(snap_compare, tui_world, size, ["ctrl+p", "type:sso"])
 
 
-@pytest.mark.parametrize("size", [pytest.param((60, 20), id="60x20"),
-                                  pytest.param((100, 23), id="100x23")])
+@pytest.mark.parametrize(
+    "size", [pytest.param((60, 20), id="60x20"), pytest.param((100, 23), id="100x23")]
+)
 def test_too_small(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Below 80x24 (too narrow, or one row short) the desk is covered by a notice."""
     _check(snap_compare, tui_world, size)
@@ -303,10 +332,15 @@ def test_standard_colours_raporlar(snap_compare, history_world: TuiWorld) -> Non
     _check(snap_compare, history_world, (80, 24), ["3"], color_system="standard")
 
 
-@pytest.mark.parametrize("steps", [pytest.param([], id="queue"),
-                                   pytest.param(["r", "enter", "enter"], id="confirm")])
-def test_no_color(snap_compare, tui_world: TuiWorld, steps: list[Step],  # noqa: ANN001
-                  monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "steps", [pytest.param([], id="queue"), pytest.param(["r", "enter", "enter"], id="confirm")]
+)
+def test_no_color(
+    snap_compare,
+    tui_world: TuiWorld,
+    steps: list[Step],  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, !, OVERRIDE)."""
     monkeypatch.setenv("NO_COLOR", "1")
     _check(snap_compare, tui_world, (80, 24), steps)

@@ -31,20 +31,28 @@ DEADLINE = 60.0
 
 def _env(world: TuiWorld) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ETKI_", "TEXTUAL"))}
-    env.update({
-        "ETKI_DB_URL": world.settings.db_url,
-        "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"),
-        "ETKI_REVIEWER": "reviewer",
-        "XDG_CONFIG_HOME": str(world.tmp / "xdg"),  # no personal config file
-        "TERM": "xterm-256color",
-        "PYTHONPATH": str(REPO_ROOT),
-        "COLUMNS": "80", "LINES": "24",
-    })
+    env.update(
+        {
+            "ETKI_DB_URL": world.settings.db_url,
+            "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"),
+            "ETKI_REVIEWER": "reviewer",
+            "XDG_CONFIG_HOME": str(world.tmp / "xdg"),  # no personal config file
+            "TERM": "xterm-256color",
+            "PYTHONPATH": str(REPO_ROOT),
+            "COLUMNS": "80",
+            "LINES": "24",
+        }
+    )
     return env
 
 
-CMD = [sys.executable, "-c", "from etki_tui.__main__ import main; raise SystemExit(main())",
-       "--project", "demo"]
+CMD = [
+    sys.executable,
+    "-c",
+    "from etki_tui.__main__ import main; raise SystemExit(main())",
+    "--project",
+    "demo",
+]
 
 
 def _winsize(fd: int) -> None:
@@ -123,8 +131,14 @@ def test_end_of_input_leaves_cleanly(tui_world: TuiWorld) -> None:
     on the dead input, it leaves."""
     master, slave = os.openpty()
     _winsize(slave)
-    proc = subprocess.Popen(CMD, stdin=subprocess.PIPE, stdout=slave, stderr=slave,
-                            env=_env(tui_world), start_new_session=True)
+    proc = subprocess.Popen(
+        CMD,
+        stdin=subprocess.PIPE,
+        stdout=slave,
+        stderr=slave,
+        env=_env(tui_world),
+        start_new_session=True,
+    )
     os.close(slave)
     try:
         seen = bytearray()
@@ -196,11 +210,13 @@ def test_no_stray_output_from_background_work(tui_world: TuiWorld, tmp_path: Pat
             os.write(fd, b"a")
             if _read_until(fd, b"Confirm ruling", seen, time.monotonic() + 10):
                 break
-        assert b"Confirm ruling" in seen, \
-            re.sub(rb"\x1b\[[0-9;?>$]*[a-zA-Z]", b" ", bytes(seen))[-6000:]
+        assert b"Confirm ruling" in seen, re.sub(rb"\x1b\[[0-9;?>$]*[a-zA-Z]", b" ", bytes(seen))[
+            -6000:
+        ]
         os.write(fd, b"\r")  # agrees with the engine: Approve is focused, press it
-        assert _read_until(fd, b"wiki error", seen, time.monotonic() + DEADLINE), \
-            bytes(seen[-3000:])
+        assert _read_until(fd, b"wiki error", seen, time.monotonic() + DEADLINE), bytes(
+            seen[-3000:]
+        )
         os.kill(pid, signal.SIGHUP)
         _read_until(fd, b"", seen, time.monotonic() + 20)
         status = _wait(pid, time.monotonic() + 20)

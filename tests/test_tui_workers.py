@@ -42,8 +42,9 @@ class Host(App[None]):
         assert isinstance(answer, Answer)
         self.then_calls.append((threading.current_thread().name, project_id, answer.n))
 
-    @desk_worker("ask", failed=lambda exc, project_id, n: Failed(project_id, n, str(exc)),
-                 then=_after)
+    @desk_worker(
+        "ask", failed=lambda exc, project_id, n: Failed(project_id, n, str(exc)), then=_after
+    )
     def ask(self, project_id: str, n: int) -> Answer | None:
         if n < 0:
             raise NotFoundError(f"no case {n}")
@@ -61,8 +62,9 @@ class Host(App[None]):
 
 
 def _posted(messages: list[Message]) -> list[tuple[str, str, int]]:
-    return [(type(m).__name__, m.project_id, m.n) for m in messages
-            if isinstance(m, Answer | Failed)]
+    return [
+        (type(m).__name__, m.project_id, m.n) for m in messages if isinstance(m, Answer | Failed)
+    ]
 
 
 @sync

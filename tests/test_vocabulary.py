@@ -27,17 +27,22 @@ def test_default_vocabulary_is_the_shipped_file_loaded_once() -> None:
     shipped = resources.files("etki.knowledge").joinpath("default_vocabulary.yaml")
     assert shipped.is_file()
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "default_vocabulary.yaml" in data["tool"]["setuptools"]["package-data"][
-        "etki.knowledge"]
+    assert "default_vocabulary.yaml" in data["tool"]["setuptools"]["package-data"]["etki.knowledge"]
     # one object, built at import, shared by the loader
     assert loader_module.DEFAULT_VOCABULARY is DEFAULT_VOCABULARY
 
 
 def test_canonical_types_inverses_and_signatures() -> None:
     v = DEFAULT_VOCABULARY
-    pairs = {("depends_on", "depended_by"), ("maps_to", "mapped_by"), ("touches", "touched_by"),
-             ("supersedes", "superseded_by"), ("caused_by", "causes"), ("precedes", "follows"),
-             ("excludes", "excluded_by")}
+    pairs = {
+        ("depends_on", "depended_by"),
+        ("maps_to", "mapped_by"),
+        ("touches", "touched_by"),
+        ("supersedes", "superseded_by"),
+        ("caused_by", "causes"),
+        ("precedes", "follows"),
+        ("excludes", "excluded_by"),
+    }
     for forward, backward in pairs:
         assert v.inverse(forward) == backward and v.inverse(backward) == forward
         assert forward in v.types and backward in v.types
@@ -50,9 +55,21 @@ def test_canonical_types_inverses_and_signatures() -> None:
     assert v.allows("relates_to", "workitem", "clause")
 
 
-@pytest.mark.parametrize("name", ["requires", "needs", "gerektirir", "benötigt", "BENÖTIGT",
-                                  "Benötigt", "bağımlı", "erfordert", "Depends-On",
-                                  "ihtiyaç duyar"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "requires",
+        "needs",
+        "gerektirir",
+        "benötigt",
+        "BENÖTIGT",
+        "Benötigt",
+        "bağımlı",
+        "erfordert",
+        "Depends-On",
+        "ihtiyaç duyar",
+    ],
+)
 def test_aliases_in_three_languages(name: str) -> None:
     assert DEFAULT_VOCABULARY.canonical(name) == "depends_on"
 
@@ -60,12 +77,13 @@ def test_aliases_in_three_languages(name: str) -> None:
 def test_inverse_aliases_and_orientation() -> None:
     v = DEFAULT_VOCABULARY
     assert v.canonical("required_by") == "depended_by"
-    assert v.orient("module:a", "module:b", "depended_by") == ("module:b", "module:a",
-                                                               "depends_on")
-    assert v.orient("module:a", "module:b", "depends_on") == ("module:a", "module:b",
-                                                              "depends_on")
-    assert v.checked("module:x", "clause:MSA#1", "mapped_by") == ("clause:MSA#1", "module:x",
-                                                                 "maps_to")
+    assert v.orient("module:a", "module:b", "depended_by") == ("module:b", "module:a", "depends_on")
+    assert v.orient("module:a", "module:b", "depends_on") == ("module:a", "module:b", "depends_on")
+    assert v.checked("module:x", "clause:MSA#1", "mapped_by") == (
+        "clause:MSA#1",
+        "module:x",
+        "maps_to",
+    )
 
 
 def test_unknown_type_is_rejected_with_every_allowed_type() -> None:
@@ -89,12 +107,17 @@ def test_signature_violation_in_a_contract_is_an_error_with_file_and_line() -> N
 
 
 def test_typed_links_with_turkish_and_german_names(tmp_path: Path) -> None:
-    text = ("# A\n\nx\n\n## 1 Giriş\n\n[[gerektirir::module:auth]] [[benötigt::module:db]] "
-            "[[hariç tutar::module:mobile]]\n")
+    text = (
+        "# A\n\nx\n\n## 1 Giriş\n\n[[gerektirir::module:auth]] [[benötigt::module:db]] "
+        "[[hariç tutar::module:mobile]]\n"
+    )
     contract = parse_contract_text(text, path="a.md", module_ids={"auth", "db", "mobile"})
     edges = {(e.target, e.type) for e in contract.clauses[1].edges}
-    assert edges == {("module:auth", "depends_on"), ("module:db", "depends_on"),
-                     ("module:mobile", "excludes")}
+    assert edges == {
+        ("module:auth", "depends_on"),
+        ("module:db", "depends_on"),
+        ("module:mobile", "excludes"),
+    }
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -105,36 +128,52 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-BASE = {"etki.yaml": "id: v\nname: V\n",
-        "modules.yaml": "- id: auth\n  summary: Login\n- id: db\n",
-        "contracts/msa.md": "---\nid: MSA\n---\n# MSA\n\nIntro.\n\n## 1 Login\n\nUsers log in.\n\n## 2 Data\n\n"
-                            "Stored.\n"}
+BASE = {
+    "etki.yaml": "id: v\nname: V\n",
+    "modules.yaml": "- id: auth\n  summary: Login\n- id: db\n",
+    "contracts/msa.md": "---\nid: MSA\n---\n# MSA\n\nIntro.\n\n## 1 Login\n\nUsers log in.\n\n## 2 Data\n\n"
+    "Stored.\n",
+}
 
 
 def test_inverse_name_in_the_edges_file_is_stored_the_declared_way(tmp_path: Path) -> None:
-    root = write(tmp_path, {**BASE, "edges.yaml":
-                            "edges:\n  - {source: 'module:auth', type: mapped_by, "
-                            "target: 'clause:MSA#1'}\n"})
+    root = write(
+        tmp_path,
+        {
+            **BASE,
+            "edges.yaml": "edges:\n  - {source: 'module:auth', type: mapped_by, "
+            "target: 'clause:MSA#1'}\n",
+        },
+    )
     index = build_index(load_project(root))
     [edge] = [e for e in index.edges if e.provenance == "mapped"]
     assert (edge.source, edge.target, edge.type, edge.location) == (
-        "clause:MSA#1", "module:auth", "maps_to", "edges.yaml:2")
+        "clause:MSA#1",
+        "module:auth",
+        "maps_to",
+        "edges.yaml:2",
+    )
 
 
 def test_project_vocabulary_file_with_inverse_signature_and_languages(tmp_path: Path) -> None:
-    root = write(tmp_path, {
-        **BASE,
-        "edge_vocabulary.yaml": (
-            "types:\n"
-            "  blocks:\n"
-            "    inverse: blocked_by\n"
-            "    signature: [clause->clause]\n"
-            "    aliases: {en: [prevents], tr: [engeller], de: [blockiert]}\n"
-            "  funds: [pays_for]\n"
-            "aliases:\n  hinders: blocks\n"),
-        "contracts/msa.md": "---\nid: MSA\n---\n# MSA\n\nIntro.\n\n## 1 Login\n\nUsers log in "
-                            "[[engeller::MSA#2]].\n\n## 2 Data\n\nStored [[blocked_by::MSA#1]]."
-                            "\n"})
+    root = write(
+        tmp_path,
+        {
+            **BASE,
+            "edge_vocabulary.yaml": (
+                "types:\n"
+                "  blocks:\n"
+                "    inverse: blocked_by\n"
+                "    signature: [clause->clause]\n"
+                "    aliases: {en: [prevents], tr: [engeller], de: [blockiert]}\n"
+                "  funds: [pays_for]\n"
+                "aliases:\n  hinders: blocks\n"
+            ),
+            "contracts/msa.md": "---\nid: MSA\n---\n# MSA\n\nIntro.\n\n## 1 Login\n\nUsers log in "
+            "[[engeller::MSA#2]].\n\n## 2 Data\n\nStored [[blocked_by::MSA#1]]."
+            "\n",
+        },
+    )
     project = load_project(root)
     assert ("blockiert", "blocks") in project.edge_types
     assert ("hinders", "blocks") in project.edge_types
@@ -145,17 +184,24 @@ def test_project_vocabulary_file_with_inverse_signature_and_languages(tmp_path: 
     blocks = {(e.source, e.target) for e in index.edges if e.type == "blocks"}
     # [[blocked_by::MSA#1]] in 2 is stored as 1 blocks 2: one edge, not two
     assert blocks == {("clause:MSA#1", "clause:MSA#2")}
-    bad = write(tmp_path / "bad", {**BASE, "edge_vocabulary.yaml":
-                                   "types:\n  blocks:\n    signature: [clause->person]\n"})
+    bad = write(
+        tmp_path / "bad",
+        {**BASE, "edge_vocabulary.yaml": "types:\n  blocks:\n    signature: [clause->person]\n"},
+    )
     with pytest.raises(ProjectFormatError) as info:
         load_project(bad)
     assert info.value.line == 3 and "'person'" in str(info.value)
 
 
 def test_unknown_type_in_edges_file_names_file_line_and_field(tmp_path: Path) -> None:
-    root = write(tmp_path, {**BASE, "edges.yaml":
-                            "edges:\n  - source: clause:MSA#1\n    target: module:auth\n"
-                            "    type: frobs\n"})
+    root = write(
+        tmp_path,
+        {
+            **BASE,
+            "edges.yaml": "edges:\n  - source: clause:MSA#1\n    target: module:auth\n"
+            "    type: frobs\n",
+        },
+    )
     with pytest.raises(UnknownEdgeTypeError) as info:
         load_project(root)
     err = info.value

@@ -39,7 +39,9 @@ from tests.wiki_support import CASES, decision, project, tree_digest
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.slow  # commands killed mid-write, a process per call (pytest -m "not slow" leaves it out)
+pytestmark = (
+    pytest.mark.slow
+)  # commands killed mid-write, a process per call (pytest -m "not slow" leaves it out)
 
 HOLDER = """\
 import sys
@@ -60,9 +62,13 @@ class Store:
 
 def _fill(repo: CaseFileRepository) -> None:
     repo.save_project(project(), "sha256:abc", b"{}\n")
-    repo.add_cases("demo", [
-        (Request(id=f"R{i}", text=body, title=title), decision(cid, verdict, cited, modules))
-        for i, (cid, title, body, verdict, cited, modules) in enumerate(CASES, 1)])
+    repo.add_cases(
+        "demo",
+        [
+            (Request(id=f"R{i}", text=body, title=title), decision(cid, verdict, cited, modules))
+            for i, (cid, title, body, verdict, cited, modules) in enumerate(CASES, 1)
+        ],
+    )
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -100,8 +106,7 @@ def store(request, tmp_path) -> Iterator[Store]:
 
 
 def _settings(url: str, tmp: Path, **kwargs: object) -> Settings:
-    return Settings(db_url=url, wiki_dir=str(tmp / "wiki-{project}"), reviewer="ayse",
-                    **kwargs)  # type: ignore[arg-type]
+    return Settings(db_url=url, wiki_dir=str(tmp / "wiki-{project}"), reviewer="ayse", **kwargs)  # type: ignore[arg-type]
 
 
 def _rule_and_die(url: str, wiki_template: str, case_id: str, action: str) -> None:
@@ -109,8 +114,13 @@ def _rule_and_die(url: str, wiki_template: str, case_id: str, action: str) -> No
     DB commit, before the projection starts."""
     zygote = Zygote()
     try:
-        job = {"mode": "rule", "db": url, "wiki": wiki_template,
-               "rulings": [[case_id, action]], "die_before_projection": True}
+        job = {
+            "mode": "rule",
+            "db": url,
+            "wiki": wiki_template,
+            "rulings": [[case_id, action]],
+            "die_before_projection": True,
+        }
         zygote.proc.stdin.write((json.dumps(job) + "\n").encode())
         zygote.proc.stdin.flush()
         while not (line := zygote.line()).startswith("held "):
@@ -126,19 +136,35 @@ def _rule_and_die(url: str, wiki_template: str, case_id: str, action: str) -> No
 
 
 def _etki(url: str, wiki_template: str, *args: str, **env: str) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": wiki_template,
-                "ETKI_REVIEWER": "ayse", **env}
-    return subprocess.run([sys.executable, "-m", "etki.cli", *args], capture_output=True,
-                          text=True, env=full_env, cwd=REPO_ROOT, timeout=120)
+    full_env = {
+        **os.environ,
+        "ETKI_DB_URL": url,
+        "ETKI_WIKI_DIR": wiki_template,
+        "ETKI_REVIEWER": "ayse",
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "etki.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
 
 
 class LockHolder:
     """Another process holding the wiki lock until :meth:`release`."""
 
     def __init__(self, root: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(root)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO_ROOT,
+        )
         line = self.proc.stdout.readline()
         assert line == "locked\n", self.proc.stderr.read()
 
@@ -190,8 +216,16 @@ def test_a_projection_that_timed_out_on_the_lock_is_repaired_by_the_next(store, 
     WikiProjector(store.repo, settings).rebuild("demo")
     holder = LockHolder(wiki)
     try:
-        done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0003", "cr",
-                     "--reason", "Contractors are not staff", ETKI_WIKI_LOCK_TIMEOUT="0.2")
+        done = _etki(
+            store.url,
+            settings.wiki_dir,
+            "rule",
+            "req-demo-0003",
+            "cr",
+            "--reason",
+            "Contractors are not staff",
+            ETKI_WIKI_LOCK_TIMEOUT="0.2",
+        )
     finally:
         holder.release()
     assert done.returncode == 0, done.stderr  # the ruling stands ...
@@ -248,10 +282,15 @@ def test_every_change_a_killed_command_leaves_unprojected_is_caught_up(store, tm
     erased_pages = _pages(store.repo, "req-demo-0001")
     assert all((wiki / rel).is_file() for rel in erased_pages)
 
-    store.repo.add_cases("demo", [(Request(id="R99", text="Add a CSV export.",
-                                           title="CSV export"),
-                                   decision("req-demo-0099", "CHANGE_REQUEST", ("MSA#4.1",),
-                                            ("payments",)))])
+    store.repo.add_cases(
+        "demo",
+        [
+            (
+                Request(id="R99", text="Add a CSV export.", title="CSV export"),
+                decision("req-demo-0099", "CHANGE_REQUEST", ("MSA#4.1",), ("payments",)),
+            )
+        ],
+    )
     done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0003", "approve")
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     assert tree_digest(wiki) == _fresh_digest(store.url, tmp_path / "1")
@@ -267,10 +306,13 @@ def test_every_change_a_killed_command_leaves_unprojected_is_caught_up(store, tm
 
     old = project()
     contract = old.contracts[0]
-    renamed = tuple(replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
-                    for c in contract.clauses)
-    store.repo.save_project(replace(old, contracts=(replace(contract, clauses=renamed),)),
-                            "sha256:renamed", b"{}\n")  # no rebuild after
+    renamed = tuple(
+        replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
+        for c in contract.clauses
+    )
+    store.repo.save_project(
+        replace(old, contracts=(replace(contract, clauses=renamed),)), "sha256:renamed", b"{}\n"
+    )  # no rebuild after
     done = _etki(store.url, settings.wiki_dir, "rule", "req-demo-0005", "approve")
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     assert "Single sign-on (SAML)" in (wiki / "entities/contracts/MSA.md").read_text("utf-8")
@@ -285,8 +327,10 @@ def test_catch_up_of_an_up_to_date_wiki_writes_nothing(store, tmp_path):
     report = projector.catch_up("demo")
     assert not report.changed and report.written == () and report.skipped is None
     assert tree_digest(settings.wiki_path("demo")) == before
-    assert WikiProjector(store.repo, replace(settings, wiki_dir=None)).catch_up(
-        "demo").skipped is not None
+    assert (
+        WikiProjector(store.repo, replace(settings, wiki_dir=None)).catch_up("demo").skipped
+        is not None
+    )
 
 
 def test_a_wiki_without_its_state_file_is_synced_whole(tmp_path):
@@ -316,8 +360,12 @@ def test_a_wiki_without_its_state_file_is_synced_whole(tmp_path):
 
 def test_a_lock_timeout_that_is_not_a_number_is_refused(tmp_path):
     for bad in ("soon", "-1", "nan", "inf"):
-        done = _etki(f"sqlite:///{tmp_path}/etki.db", str(tmp_path / "wiki-{project}"),
-                     "projects", ETKI_WIKI_LOCK_TIMEOUT=bad)
+        done = _etki(
+            f"sqlite:///{tmp_path}/etki.db",
+            str(tmp_path / "wiki-{project}"),
+            "projects",
+            ETKI_WIKI_LOCK_TIMEOUT=bad,
+        )
         assert done.returncode == 2, done.stderr
         assert "ETKI_WIKI_LOCK_TIMEOUT" in done.stderr and "seconds" in done.stderr
     assert Settings.from_env({"ETKI_WIKI_LOCK_TIMEOUT": "2.5"}).wiki_lock_timeout == 2.5
@@ -348,8 +396,7 @@ def test_the_desk_catches_up_on_start_without_blocking_keys(tui_world, tmp_path)
         holder = LockHolder(wiki)
         try:
             async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-                await app.workers.wait_for_complete(
-                    [w for w in app.workers if w.group == "queue"])
+                await app.workers.wait_for_complete([w for w in app.workers if w.group == "queue"])
                 await pilot.pause()
                 assert seen.of(QueueLoaded)
                 for _ in range(100):  # it starts once the queue is drawn
@@ -424,8 +471,10 @@ def test_the_desk_says_when_the_wiki_cannot_catch_up(tui_world, tmp_path):
             assert seen.of(QueueLoaded)
             [done] = seen.of(WikiCaughtUp)
             assert done.wiki_report is None and "symlink" in done.wiki_error
-            assert any(n.startswith("Wiki of demo not caught up with the database:")
-                       and "symlink" in n for n in seen.notes())
+            assert any(
+                n.startswith("Wiki of demo not caught up with the database:") and "symlink" in n
+                for n in seen.notes()
+            )
 
     asyncio.run(run())
     assert tree_digest(other) == before

@@ -23,9 +23,13 @@ def world(tmp_path):
     w.repo.dispose()
 
 
-def _run(world, *args: str, wiki: str | None = None,
-         module: tuple[str, ...] = ("etki.wiki",),
-         process: bool = False) -> subprocess.CompletedProcess:
+def _run(
+    world,
+    *args: str,
+    wiki: str | None = None,
+    module: tuple[str, ...] = ("etki.wiki",),
+    process: bool = False,
+) -> subprocess.CompletedProcess:
     """``python -m MODULE ARGS`` on the world's store and wiki: in this process, or as a
     real subprocess when ``process``."""
     env = dict(os.environ)
@@ -37,9 +41,16 @@ def _run(world, *args: str, wiki: str | None = None,
             return run_etki(args, env=env, cwd=world.tmp, program="etki.wiki")
         assert module[0] == "etki.cli", module
         return run_etki([*module[1:], *args], env=env, cwd=world.tmp)
-    return subprocess.run([sys.executable, "-m", *module, *args], env=env,
-                          cwd=world.tmp, capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", *module, *args],
+        env=env,
+        cwd=world.tmp,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
 
 
 def _no_traceback(done: subprocess.CompletedProcess) -> None:
@@ -105,14 +116,17 @@ def test_show_prints_client_text_without_control_characters(world):
     assert "[bold]x[/bold]" in done.stdout and "<script>" in done.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ("show", "DEC-nope", "--project", "demo"),
-    ("show", "req-demo-0006"),                       # pending: no decision page yet
-    ("show", "../etki.db", "--project", "demo"),
-    ("show", "req-unknown"),
-    ("rebuild", "--project", "nope"),
-    ("search", "x", "--limit", "0", "--project", "demo"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "DEC-nope", "--project", "demo"),
+        ("show", "req-demo-0006"),  # pending: no decision page yet
+        ("show", "../etki.db", "--project", "demo"),
+        ("show", "req-unknown"),
+        ("rebuild", "--project", "nope"),
+        ("search", "x", "--limit", "0", "--project", "demo"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(world, args):
     _run(world, "rebuild")
     done = _run(world, *args)
@@ -149,8 +163,13 @@ def test_etki_wiki_is_the_same_command(world):
     digest = tree_digest(world.wiki)
     again = _run(world, "rebuild")
     assert again.returncode == 0 and tree_digest(world.wiki) == digest
-    for args in (("verify",), ("search", "SSO"), ("search", "SSO", "-n", "--no-rg"),
-                 ("show", "req-demo-0001"), ("show", "index", "--project", "demo")):
+    for args in (
+        ("verify",),
+        ("search", "SSO"),
+        ("search", "SSO", "-n", "--no-rg"),
+        ("show", "req-demo-0001"),
+        ("show", "index", "--project", "demo"),
+    ):
         standalone, grouped = _run(world, *args), _run(world, *args, module=ETKI_WIKI)
         assert standalone.returncode == grouped.returncode == 0, (args, grouped.stderr)
         assert grouped.stdout == standalone.stdout and grouped.stdout, args

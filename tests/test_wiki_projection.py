@@ -66,8 +66,12 @@ def test_disputed_clause_lists_its_ruling_history(tmp_path):
     assert "\n## MSA#3.2 — Single sign-on\n" in body
     # one list item per ruling, short lines with hard breaks: no table (issue 12 item 7)
     assert not [line for line in body.splitlines() if line.startswith("|")]
-    rows = re.findall(r"^- \*\*(\w+)\*\* by (.+), (\S+):\n  (.+)\n"
-                      r"  \(case \[(.+)\]\((decisions/[^)]+)\)\)$", body, re.M)
+    rows = re.findall(
+        r"^- \*\*(\w+)\*\* by (.+), (\S+):\n  (.+)\n"
+        r"  \(case \[(.+)\]\((decisions/[^)]+)\)\)$",
+        body,
+        re.M,
+    )
     assert len(rows) == 2
     first, second = rows
     one, three = (world.repo.case(c).ruling for c in ("req-demo-0001", "req-demo-0003"))
@@ -118,10 +122,12 @@ def test_rebuild_writes_only_changed_bytes(tmp_path):
 def test_rebuild_removes_stale_files_and_keeps_foreign_ones(tmp_path):
     world = build_world(tmp_path)
     world.projector.rebuild("demo")
-    stale = [world.wiki / "decisions/DEC-20200101-old--req-demo-9.md",
-             world.wiki / "entities/modules/gone.md",
-             world.wiki / "entities/old-kind/x.md",
-             world.wiki / "decisions/.etki-abc.tmp"]
+    stale = [
+        world.wiki / "decisions/DEC-20200101-old--req-demo-9.md",
+        world.wiki / "entities/modules/gone.md",
+        world.wiki / "entities/old-kind/x.md",
+        world.wiki / "decisions/.etki-abc.tmp",
+    ]
     for p in stale:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("stale\n", encoding="utf-8")
@@ -130,8 +136,11 @@ def test_rebuild_removes_stale_files_and_keeps_foreign_ones(tmp_path):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("mine\n", encoding="utf-8")
     assert set(world.projector.verify("demo")) == {
-        "decisions/DEC-20200101-old--req-demo-9.md", "entities/modules/gone.md",
-        "entities/old-kind/x.md", "decisions/.etki-abc.tmp"}
+        "decisions/DEC-20200101-old--req-demo-9.md",
+        "entities/modules/gone.md",
+        "entities/old-kind/x.md",
+        "decisions/.etki-abc.tmp",
+    }
     report = world.projector.rebuild("demo")["demo"]
     assert len(report.removed) == 4 and report.written == ()
     assert not any(p.exists() for p in stale)
@@ -149,7 +158,8 @@ def test_verify_detects_a_hand_edit_and_a_missing_page(tmp_path):
     page.write_text(page.read_text("utf-8").replace("IN_SCOPE", "REJECT"), encoding="utf-8")
     (world.wiki / "index.md").unlink()
     assert world.projector.verify("demo") == sorted(
-        ["index.md", page.relative_to(world.wiki).as_posix()])
+        ["index.md", page.relative_to(world.wiki).as_posix()]
+    )
     world.projector.rebuild("demo")
     assert world.projector.verify("demo") == []
     world.repo.dispose()
@@ -188,9 +198,23 @@ def test_two_projects_get_two_wikis(tmp_path):
 
 # --- the writer ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bad", ["../x.md", "/abs.md", "a/../b.md", "./a.md", ".x.md",
-                                 "a//b.md", "x.txt", "a\\b.md", "a/\x00.md", "",
-                                 "d/" + "x" * 300 + ".md"])
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../x.md",
+        "/abs.md",
+        "a/../b.md",
+        "./a.md",
+        ".x.md",
+        "a//b.md",
+        "x.txt",
+        "a\\b.md",
+        "a/\x00.md",
+        "",
+        "d/" + "x" * 300 + ".md",
+    ],
+)
 def test_unsafe_paths_are_refused(tmp_path, bad):
     with pytest.raises(UnsafeWikiPath):
         validate_relpath(bad)
@@ -232,7 +256,8 @@ def test_writer_leaves_no_temp_files(tmp_path):
     report = sync_tree(root, files, prune=True)
     assert len(report.written) == 20
     assert sorted(p.name for p in (root / "decisions").iterdir()) == sorted(
-        f.split("/")[1] for f in files)
+        f.split("/")[1] for f in files
+    )
     report = sync_tree(root, {"index.md": b"x\n"}, prune=True)
     assert len(report.removed) == 20 and not (root / "decisions").exists()
 
@@ -299,11 +324,17 @@ def test_index_counts_and_last_ten_rulings_newest_first(tmp_path):
 
     moments = (datetime(2026, 11, 1, tzinfo=UTC) + timedelta(hours=h) for h in range(100))
     world = build_world(tmp_path, rule=False, clock=lambda: next(moments))
-    world.repo.add_cases("demo", [(Request(f"B{i}", f"bulk {i}", f"Bulk {i:02d}"),
-                                   decision(f"req-demo-b{i:02d}")) for i in range(12)])
+    world.repo.add_cases(
+        "demo",
+        [
+            (Request(f"B{i}", f"bulk {i}", f"Bulk {i:02d}"), decision(f"req-demo-b{i:02d}"))
+            for i in range(12)
+        ],
+    )
     for i in range(12):
-        world.repo.record_ruling(f"req-demo-b{i:02d}", "approve" if i % 4 else "reject",
-                                 "ayse", "" if i % 4 else "no")
+        world.repo.record_ruling(
+            f"req-demo-b{i:02d}", "approve" if i % 4 else "reject", "ayse", "" if i % 4 else "no"
+        )
     world.projector.rebuild("demo")
     meta, body = split_frontmatter((world.wiki / "index.md").read_text("utf-8"), "index.md")
     assert (meta["cases"], meta["pending"], meta["ruled"]) == (18, 6, 12)
@@ -334,10 +365,12 @@ def test_read_page_and_page_title(tmp_path):
 
 # --- long-lived projectors (issue 7): the hook's model follows every change in the DB --------
 
+
 def _ticking_clock(start_day: int = 1):
-    moments = iter(datetime(2026, 11, start_day, 9, 0, tzinfo=UTC).replace(minute=m % 60,
-                                                                           hour=9 + m // 60)
-                   for m in range(10_000))
+    moments = iter(
+        datetime(2026, 11, start_day, 9, 0, tzinfo=UTC).replace(minute=m % 60, hour=9 + m // 60)
+        for m in range(10_000)
+    )
     return lambda: next(moments)
 
 
@@ -360,10 +393,16 @@ def _more_cases(repo, first: int, n: int) -> None:
     verdicts = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
     refs = (("MSA#3.2",), ("MSA#4.1", "MSA#3.2"), ("MSA#9.1",), ("MSA#4.1",), ())
     mods = (("auth.sso",), ("payments",), (), ("src/legacy billing", "auth.sso"))
-    repo.add_cases("demo", [
-        (Request(id=f"X{i}", text=f"request {i}", title=f"Request {i}"),
-         decision(f"req-demo-{i:04d}", verdicts[i % 3], refs[i % 5], mods[i % 4]))
-        for i in range(first, first + n)])
+    repo.add_cases(
+        "demo",
+        [
+            (
+                Request(id=f"X{i}", text=f"request {i}", title=f"Request {i}"),
+                decision(f"req-demo-{i:04d}", verdicts[i % 3], refs[i % 5], mods[i % 4]),
+            )
+            for i in range(first, first + n)
+        ],
+    )
 
 
 def test_interleaved_rulings_from_two_projectors_match_a_fresh_rebuild(tmp_path):
@@ -380,8 +419,7 @@ def test_interleaved_rulings_from_two_projectors_match_a_fresh_rebuild(tmp_path)
     pending = [c.case_id for c in world.repo.cases("demo", status="pending")]
     actions = ("approve", "convert_to_cr", "reject")
     for k, cid in enumerate(pending):
-        repo, projector = ((world.repo, world.projector) if k % 3 != 1
-                           else (other_repo, other))
+        repo, projector = (world.repo, world.projector) if k % 3 != 1 else (other_repo, other)
         repo.record_ruling(cid, actions[k % 3], "ayse", "because")
         projector.project_case(cid)
         _assert_wiki_is_a_fresh_rebuild(world)
@@ -430,16 +468,20 @@ def test_new_cases_erasure_and_reinit_between_hooks(tmp_path):
 
     old = project()
     contract = old.contracts[0]
-    renamed = tuple(replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
-                    for c in contract.clauses)
+    renamed = tuple(
+        replace(c, title="Single sign-on (SAML)") if c.ref == "MSA#3.2" else c
+        for c in contract.clauses
+    )
     reloader = CaseFileRepository(world.db_url)
-    reloader.save_project(replace(old, contracts=(replace(contract, clauses=renamed),)),
-                          "sha256:renamed", b"{}\n")
+    reloader.save_project(
+        replace(old, contracts=(replace(contract, clauses=renamed),)), "sha256:renamed", b"{}\n"
+    )
     WikiProjector(reloader, world.settings).rebuild("demo")  # what `etki init` does
     reloader.dispose()
     _rule_and_project(world, "req-demo-0005", "approve", "ayse")
-    assert "Single sign-on (SAML)" in (world.wiki / "disputed.md").read_text("utf-8") or \
-        "Single sign-on (SAML)" in (world.wiki / "entities/contracts/MSA.md").read_text("utf-8")
+    assert "Single sign-on (SAML)" in (world.wiki / "disputed.md").read_text(
+        "utf-8"
+    ) or "Single sign-on (SAML)" in (world.wiki / "entities/contracts/MSA.md").read_text("utf-8")
     _assert_wiki_is_a_fresh_rebuild(world)
     world.repo.dispose()
 

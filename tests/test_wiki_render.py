@@ -38,12 +38,25 @@ from tests.wiki_support import (
 )
 
 
-def _case(case_id: str, title: str, *, ruled_at: str = "2026-11-29T12:00:00Z",
-          ruling: str = "IN_SCOPE", text: str = "text") -> CaseRecord:
+def _case(
+    case_id: str,
+    title: str,
+    *,
+    ruled_at: str = "2026-11-29T12:00:00Z",
+    ruling: str = "IN_SCOPE",
+    text: str = "text",
+) -> CaseRecord:
     d = decision(case_id)
     return CaseRecord(
-        case_id=case_id, project_id="demo", request_id="R", title=title, text=text,
-        submitted_by=None, submitted_at=None, created_at="2026-11-01T00:00:00Z", version=2,
+        case_id=case_id,
+        project_id="demo",
+        request_id="R",
+        title=title,
+        text=text,
+        submitted_by=None,
+        submitted_at=None,
+        created_at="2026-11-01T00:00:00Z",
+        version=2,
         decision=d,
         ruling=RulingRecord(case_id, ruling, "approve", "ayse", "", ruled_at, d.verdict),  # type: ignore[arg-type]
     )
@@ -54,6 +67,7 @@ def _name(path: str) -> str:
 
 
 # --- names --------------------------------------------------------------------------------
+
 
 def test_nfc_and_nfd_titles_give_one_nfc_name():  # B12
     assert NFC_TITLE != NFD_TITLE
@@ -66,12 +80,15 @@ def test_nfc_and_nfd_titles_give_one_nfc_name():  # B12
     assert german == "decisions/DEC-20261129-grosse-prufung--req-demo-2.md"
 
 
-@pytest.mark.parametrize("title", [
-    LONG_TITLE,                                 # B14: 347 characters, 401 bytes
-    "Подключение единого входа " * 20,           # Cyrillic: 2 bytes per letter
-    "東京オフィスのシングルサインオン障害" * 12,          # CJK: 3 bytes per letter, no spaces
-    "x" * 1000,
-])
+@pytest.mark.parametrize(
+    "title",
+    [
+        LONG_TITLE,  # B14: 347 characters, 401 bytes
+        "Подключение единого входа " * 20,  # Cyrillic: 2 bytes per letter
+        "東京オフィスのシングルサインオン障害" * 12,  # CJK: 3 bytes per letter, no spaces
+        "x" * 1000,
+    ],
+)
 def test_long_titles_fit_255_bytes_and_stay_unique(title):  # B14
     assert len(LONG_TITLE) == 347 and len(LONG_TITLE.encode("utf-8")) == 401
     names = set()
@@ -101,8 +118,21 @@ def test_same_title_different_cases_never_collide():
     assert len(odd) == 5
 
 
-@pytest.mark.parametrize("entity", ["../../etc/passwd", "a/b", "..", ".hidden", "", "a\\b",
-                                    "CON", "x" * 400, "src/legacy billing", "ünïcode/mod"])
+@pytest.mark.parametrize(
+    "entity",
+    [
+        "../../etc/passwd",
+        "a/b",
+        "..",
+        ".hidden",
+        "",
+        "a\\b",
+        "CON",
+        "x" * 400,
+        "src/legacy billing",
+        "ünïcode/mod",
+    ],
+)
 def test_entity_names_are_safe(entity):
     for path in (contract_path(entity), module_path(entity)):
         validate_relpath(path)
@@ -124,6 +154,7 @@ def test_pending_case_has_no_decision_path():
 
 
 # --- whole tree --------------------------------------------------------------------------
+
 
 def test_render_is_deterministic_and_order_independent(tmp_path):
     world = build_world(tmp_path)
@@ -157,8 +188,10 @@ def test_the_tree_has_every_page_kind(tmp_path):
     ]
     assert "entities/contracts/MSA.md" in files
     assert {p for p in files if p.startswith("entities/modules/")} == {
-        "entities/modules/auth.sso.md", "entities/modules/payments.md",
-        module_path("src/legacy billing")}
+        "entities/modules/auth.sso.md",
+        "entities/modules/payments.md",
+        module_path("src/legacy billing"),
+    }
     world.repo.dispose()
 
 
@@ -178,12 +211,14 @@ def test_case_pages_are_the_same_bytes_as_the_full_render(tmp_path):
 
 # --- frontmatter ------------------------------------------------------------------------------
 
+
 def test_decision_frontmatter_loads_back(tmp_path):  # B06, B08
     world = build_world(tmp_path)
     case = world.repo.case("req-demo-0001")
     path = decision_path(case)
-    meta, body = split_frontmatter(render_wiki(project(), world.repo.cases("demo"))[path]
-                                   .decode("utf-8"), path)
+    meta, body = split_frontmatter(
+        render_wiki(project(), world.repo.cases("demo"))[path].decode("utf-8"), path
+    )
     assert meta["title"] == COLON_TITLE  # ': ' and a trailing 'no' come back unchanged
     assert meta["case_id"] == "req-demo-0001" and meta["project"] == "demo"
     assert meta["verdict"] == meta["ruling"] == "IN_SCOPE"
@@ -196,9 +231,30 @@ def test_decision_frontmatter_loads_back(tmp_path):  # B06, B08
 
 
 def test_yaml_lookalike_titles_stay_strings():  # B06
-    for title in ("no", "NO", "on", "off", "yes", "y", "n", "2024-01-01", "010", "null",
-                  "~", "- item", "key: value", "#hash", "'quoted'", '"dq"', "[a, b]", "{a: 1}",
-                  "true", "1.5", ".inf", "multi\nline"):
+    for title in (
+        "no",
+        "NO",
+        "on",
+        "off",
+        "yes",
+        "y",
+        "n",
+        "2024-01-01",
+        "010",
+        "null",
+        "~",
+        "- item",
+        "key: value",
+        "#hash",
+        "'quoted'",
+        '"dq"',
+        "[a, b]",
+        "{a: 1}",
+        "true",
+        "1.5",
+        ".inf",
+        "multi\nline",
+    ):
         case = _case("req-demo-1", title)
         path = decision_path(case)
         files = render_wiki(project(), [case])
@@ -224,6 +280,7 @@ def test_override_frontmatter_and_precedent(tmp_path):
 
 # --- client text stays literal -----------------------------------------------------------------
 
+
 def _html(markdown: str) -> str:
     return MarkdownIt("gfm-like").render(markdown)
 
@@ -244,15 +301,38 @@ def test_request_text_renders_literally(tmp_path):
     assert "[a link](http://evil.example)" in shown
 
 
-@pytest.mark.parametrize("text", [
-    "[x](http://evil.example)", "<script>alert(1)</script>", "**bold** _em_ `code`",
-    "![img](http://x/y.png)", "see evil.example or www.evil.example", "a@b.example",
-    "https://evil.example/x", "&amp; &lt;", "| a | b |", "# not a heading", "- not a list",
-    "1. not a list", "> not a quote", "[bold]x[/bold] [@click=app.quit]q[/]",
-    "<http://auto.link>", "~~strike~~", "\\*escaped\\*", "3.2 and e.g. MSA#3.2",
-    "visit evil.com or kentpark.bel.tr", "user@evil.com", "mailto:a@b.example",
-    "# heading #", "_under_ and __strong__", "&#x27; &copy;", "+ plus", "2) item", "=== x",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[x](http://evil.example)",
+        "<script>alert(1)</script>",
+        "**bold** _em_ `code`",
+        "![img](http://x/y.png)",
+        "see evil.example or www.evil.example",
+        "a@b.example",
+        "https://evil.example/x",
+        "&amp; &lt;",
+        "| a | b |",
+        "# not a heading",
+        "- not a list",
+        "1. not a list",
+        "> not a quote",
+        "[bold]x[/bold] [@click=app.quit]q[/]",
+        "<http://auto.link>",
+        "~~strike~~",
+        "\\*escaped\\*",
+        "3.2 and e.g. MSA#3.2",
+        "visit evil.com or kentpark.bel.tr",
+        "user@evil.com",
+        "mailto:a@b.example",
+        "# heading #",
+        "_under_ and __strong__",
+        "&#x27; &copy;",
+        "+ plus",
+        "2) item",
+        "=== x",
+    ],
+)
 def test_inline_text_renders_literally(text):
     for prefix in ("", "- ", "# ", "| a | "):
         out = _html(prefix + md_inline(text) + (" |\n|---|---|" if prefix.startswith("|") else ""))
@@ -264,8 +344,16 @@ def test_inline_text_renders_literally(text):
 
 
 def test_plain_text_stays_readable():
-    for text in ("snake_case_name", "MSA#3.2", "1.0.0", "portal.auth.edevlet", "x -> y",
-                 "e.g. this", "İade süreci: giriş", "AT&T"):
+    for text in (
+        "snake_case_name",
+        "MSA#3.2",
+        "1.0.0",
+        "portal.auth.edevlet",
+        "x -> y",
+        "e.g. this",
+        "İade süreci: giriş",
+        "AT&T",
+    ):
         assert md_inline(text) == text
 
 
@@ -280,6 +368,7 @@ def test_fenced_block_survives_any_backtick_run():
 
 # --- the incremental model (issue 7) ------------------------------------------------------------
 
+
 def _random_case(rng: random.Random, i: int, *, ruled: bool) -> CaseRecord:
     refs = ["MSA#3.2", "MSA#4.1", "MSA#9.1", "OLD#1.1"]  # OLD#1.1: not in the project
     mods = ["auth.sso", "payments", "src/legacy billing", "gone.module"]
@@ -290,16 +379,29 @@ def _random_case(rng: random.Random, i: int, *, ruled: bool) -> CaseRecord:
     ruling = None
     if ruled:
         action = rng.choice(sorted(ACTIONS))
-        ruling = RulingRecord(case_id=cid, ruling=ACTIONS[action], action=action,  # type: ignore[arg-type]
-                              reviewer=rng.choice(["ayse", "jürgen", "a|b"]),
-                              reason=rng.choice(["", "see *9.1*"]),
-                              ruled_at=f"2026-11-{rng.randint(1, 3):02d}T09:00:00Z",
-                              verdict=verdict, version=2)  # type: ignore[arg-type]
-    return CaseRecord(case_id=cid, project_id="demo", request_id=f"R{i}",
-                      title=rng.choice(["SSO", "Größe [x]", f"case {i}", ""]) or f"t{i}",
-                      text="text", submitted_by=None, submitted_at=None,
-                      created_at="2026-11-01T00:00:00Z", version=2 if ruled else 1,
-                      decision=decision(cid, verdict, cited, impacted), ruling=ruling)
+        ruling = RulingRecord(
+            case_id=cid,
+            ruling=ACTIONS[action],
+            action=action,  # type: ignore[arg-type]
+            reviewer=rng.choice(["ayse", "jürgen", "a|b"]),
+            reason=rng.choice(["", "see *9.1*"]),
+            ruled_at=f"2026-11-{rng.randint(1, 3):02d}T09:00:00Z",
+            verdict=verdict,
+            version=2,
+        )  # type: ignore[arg-type]
+    return CaseRecord(
+        case_id=cid,
+        project_id="demo",
+        request_id=f"R{i}",
+        title=rng.choice(["SSO", "Größe [x]", f"case {i}", ""]) or f"t{i}",
+        text="text",
+        submitted_by=None,
+        submitted_at=None,
+        created_at="2026-11-01T00:00:00Z",
+        version=2 if ruled else 1,
+        decision=decision(cid, verdict, cited, impacted),
+        ruling=ruling,
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -327,8 +429,9 @@ def test_incremental_model_renders_what_a_fresh_render_gives(seed):
         cases = list(held.values())
         fresh = render_wiki(project(), cases)
         assert render_model(model, cases) == fresh, step
-        changed = render_changed(model, [held[cid]] if cid in held else [],
-                                 [b for b in (old, new) if b is not None])
+        changed = render_changed(
+            model, [held[cid]] if cid in held else [], [b for b in (old, new) if b is not None]
+        )
         for path, data in changed.items():
             assert fresh[path] == data, (step, path)
         if new is not None and new.ruling is not None:
@@ -337,5 +440,4 @@ def test_incremental_model_renders_what_a_fresh_render_gives(seed):
         assert model.disputed == {d.ref for d in disputed_clauses(ruled)}
         memory = clause_memory(ruled)
         for ref in model.history:
-            assert model.memory(ref)[:2] == (memory[ref].precedent_count,
-                                             memory[ref].disputed)
+            assert model.memory(ref)[:2] == (memory[ref].precedent_count, memory[ref].disputed)

@@ -37,12 +37,28 @@ def test_finds_a_case_by_a_word_from_its_text(world, use_rg):
 
 
 @pytest.mark.parametrize("use_rg", MODES)
-@pytest.mark.parametrize("query", [
-    "iade", "İADE", "IADE", "ıade", "I\u0307ADE",                 # Turkish i's, NFD
-    "ılık", "ILIK", "ilik",
-    "grosse", "GRÖSSE", "Größe", unicodedata.normalize("NFD", "Größe"), "GROSSE",
-    "strassenkarte", "STRAẞENKARTE", "prufungsseite", "PRÜFUNGSSEITE",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "iade",
+        "İADE",
+        "IADE",
+        "ıade",
+        "I\u0307ADE",  # Turkish i's, NFD
+        "ılık",
+        "ILIK",
+        "ilik",
+        "grosse",
+        "GRÖSSE",
+        "Größe",
+        unicodedata.normalize("NFD", "Größe"),
+        "GROSSE",
+        "strassenkarte",
+        "STRAẞENKARTE",
+        "prufungsseite",
+        "PRÜFUNGSSEITE",
+    ],
+)
 def test_turkish_and_german_spellings_all_match(world, use_rg, query):
     page = decision_path(world.repo.case("req-demo-0004"))
     assert page in _paths(search(world.wiki, query, use_rg=use_rg)), query
@@ -51,15 +67,40 @@ def test_turkish_and_german_spellings_all_match(world, use_rg, query):
 @pytest.mark.skipif(not HAVE_RG, reason="no rg")
 def test_rg_and_python_give_identical_results(world):
     extra = world.wiki / "decisions" / "DEC-00000000-extra--x.md"
-    extra.write_text("---\ntitle: x\n---\n" + unicodedata.normalize("NFD", "Straße İzmir ﬁle "
-                     "Œuvre 한국어 ＳＳＯ 𝐒𝐒𝐎 ǅemal\n"), encoding="utf-8")
-    queries = ["sso", "SSO login", "iade sureci", "grosse strasse", "ss", "izmir", "IZMİR",
-               "file", "fi", "oeuvre", "한국", "dzemal", "sso ayse", "native app", "no",
-               "contractors staff", "güvenlik şikâyetleri", "req demo 0004", "msa 3 2",
-               "zzz", "s", "i", "e"]
+    extra.write_text(
+        "---\ntitle: x\n---\n"
+        + unicodedata.normalize("NFD", "Straße İzmir ﬁle Œuvre 한국어 ＳＳＯ 𝐒𝐒𝐎 ǅemal\n"),
+        encoding="utf-8",
+    )
+    queries = [
+        "sso",
+        "SSO login",
+        "iade sureci",
+        "grosse strasse",
+        "ss",
+        "izmir",
+        "IZMİR",
+        "file",
+        "fi",
+        "oeuvre",
+        "한국",
+        "dzemal",
+        "sso ayse",
+        "native app",
+        "no",
+        "contractors staff",
+        "güvenlik şikâyetleri",
+        "req demo 0004",
+        "msa 3 2",
+        "zzz",
+        "s",
+        "i",
+        "e",
+    ]
     for query in queries:
-        assert search(world.wiki, query, use_rg=True) == search(world.wiki, query,
-                                                                use_rg=False), query
+        assert search(world.wiki, query, use_rg=True) == search(world.wiki, query, use_rg=False), (
+            query
+        )
 
 
 @pytest.mark.parametrize("use_rg", MODES)
@@ -82,8 +123,9 @@ def test_tokens_are_anded(world, use_rg):
 def test_snippet_is_one_printable_line_with_the_most_tokens(tmp_path):
     root = tmp_path / "wiki"
     root.mkdir()
-    (root / "a.md").write_text("alpha only\nbeta only\n\x1b[31m  alpha and beta\x07 \n"
-                               "alpha beta again\n", encoding="utf-8")
+    (root / "a.md").write_text(
+        "alpha only\nbeta only\n\x1b[31m  alpha and beta\x07 \nalpha beta again\n", encoding="utf-8"
+    )
     (root / "b.md").write_text("alpha\nbeta\n", encoding="utf-8")
     (root / "c.md").write_text("x " * 300 + "alpha beta" + " y" * 300 + "\n", encoding="utf-8")
     hits = search(root, "beta ALPHA", use_rg=False)
@@ -136,8 +178,11 @@ def test_token_regex_is_permissive():
 from etki.wiki import fts  # noqa: E402
 from etki.wiki.search import BACKENDS  # noqa: E402
 
-ALL_BACKENDS = ["python", "fts",
-                pytest.param("rg", marks=pytest.mark.skipif(not HAVE_RG, reason="no rg"))]
+ALL_BACKENDS = [
+    "python",
+    "fts",
+    pytest.param("rg", marks=pytest.mark.skipif(not HAVE_RG, reason="no rg")),
+]
 
 TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
     "a/nfd.md": unicodedata.normalize("NFD", "Straße İzmir Größe\nşifre sıfırlama\n").encode(),
@@ -146,9 +191,9 @@ TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
     "a/badutf8.md": b"property \xff\xfe tax\n\xc3\x28 on\n",
     "a/long.md": ("x " * 5000 + "property tax" + " y" * 5000 + "\n").encode(),
     "a/exotic.md": "ﬁle ＳＳＯ 𝐒𝐒𝐎 ǅemal Œuvre ſtraſſe 한국어\n".encode(),
-    "a/split.md": b"on the first line\nproperty\n\ntax\n",   # best line: 1 (short token)
-    "a/both.md": b"on\nproperty tax on\nproperty tax\n",               # best line: 2
-    "a/shortonly.md": b"tax property\nno short token here\n",          # no "o-n" at all
+    "a/split.md": b"on the first line\nproperty\n\ntax\n",  # best line: 1 (short token)
+    "a/both.md": b"on\nproperty tax on\nproperty tax\n",  # best line: 2
+    "a/shortonly.md": b"tax property\nno short token here\n",  # no "o-n" at all
     "a/marks.md": "I\u0307ADE su\u0308reci\u200b\n".encode(),
     "b/deep/nested.md": b"zoning map\nmap zoning\n",
     "b/-dash.md": b"--pre=sh property tax on\n",
@@ -158,10 +203,35 @@ TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
     "b/new\nline.md": b"property tax on\n",
 }
 TRICKY_QUERIES = [
-    "property tax", "property tax on", "tax on", "on", "property", "strasse izmir",
-    "STRAẞE", "grosse", "sifre sifirlama", "file", "fi", "sso", "dzemal", "oeuvre",
-    "strasse", "한국", "iade sureci", "zoning map", "map", "pre sh", "x", "s", "i",
-    "prop erty", "erty tax", "zzz", "property zzz", "y y y", "two on",
+    "property tax",
+    "property tax on",
+    "tax on",
+    "on",
+    "property",
+    "strasse izmir",
+    "STRAẞE",
+    "grosse",
+    "sifre sifirlama",
+    "file",
+    "fi",
+    "sso",
+    "dzemal",
+    "oeuvre",
+    "strasse",
+    "한국",
+    "iade sureci",
+    "zoning map",
+    "map",
+    "pre sh",
+    "x",
+    "s",
+    "i",
+    "prop erty",
+    "erty tax",
+    "zzz",
+    "property zzz",
+    "y y y",
+    "two on",
 ]
 
 
@@ -174,8 +244,13 @@ def tricky(tmp_path):
     for i in range(60):  # enough pages for every way through the rg line pass
         (root / "c" / f"p{i:02d}.md").parent.mkdir(parents=True, exist_ok=True)
         (root / "c" / f"p{i:02d}.md").write_text(
-            f"# Page {i}\n\n" + ("on and on\n" if i % 3 else "") + "the property\n"
-            + ("tax " * (i % 4)) + "\nİade ılık Größe\n", encoding="utf-8")
+            f"# Page {i}\n\n"
+            + ("on and on\n" if i % 3 else "")
+            + "the property\n"
+            + ("tax " * (i % 4))
+            + "\nİade ılık Größe\n",
+            encoding="utf-8",
+        )
     return root
 
 
@@ -218,11 +293,13 @@ def test_fts_index_lives_beside_the_wiki_and_follows_changes(tricky):
     assert search(tricky, "quokka", backend="fts") == []
     assert index.is_file() and wiki_files(tricky) == files_before  # nothing inside the wiki
     page = tricky / "a" / "crlf.md"
-    page.write_bytes(b"a quokka appears\n")                  # changed in place
-    (tricky / "a" / "fresh.md").write_text("quokka two\n")   # new
-    (tricky / "a" / "both.md").unlink()                       # removed
-    assert search(tricky, "quokka", backend="fts") == [Hit("a/crlf.md", 1, "a quokka appears"),
-                                                       Hit("a/fresh.md", 1, "quokka two")]
+    page.write_bytes(b"a quokka appears\n")  # changed in place
+    (tricky / "a" / "fresh.md").write_text("quokka two\n")  # new
+    (tricky / "a" / "both.md").unlink()  # removed
+    assert search(tricky, "quokka", backend="fts") == [
+        Hit("a/crlf.md", 1, "a quokka appears"),
+        Hit("a/fresh.md", 1, "quokka two"),
+    ]
     for query in ("property tax on", "two", "quokka"):
         assert search(tricky, query, backend="fts") == search(tricky, query, backend="python")
     assert fts.refresh(tricky) is True
@@ -237,7 +314,17 @@ def test_fts_broken_index_is_rebuilt(tricky):
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_hostile_query_text_on_every_backend(tricky, backend):
-    for query in ("--pre=sh", "-e", '"property" OR "tax"', "property* NEAR tax", "a|b",
-                  "(x)", "\x00", "İ" * 5000, " ".join(f"w{i}" for i in range(3000)) + " on"):
-        assert search(tricky, query, backend=backend) == search(tricky, query,
-                                                                backend="python"), query[:40]
+    for query in (
+        "--pre=sh",
+        "-e",
+        '"property" OR "tax"',
+        "property* NEAR tax",
+        "a|b",
+        "(x)",
+        "\x00",
+        "İ" * 5000,
+        " ".join(f"w{i}" for i in range(3000)) + " on",
+    ):
+        assert search(tricky, query, backend=backend) == search(tricky, query, backend="python"), (
+            query[:40]
+        )

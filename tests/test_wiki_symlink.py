@@ -19,8 +19,12 @@ from tests.wiki_support import build_world
 
 def _victim(folder: Path) -> dict[str, bytes]:
     """Another folder that looks like a wiki: what an attacker would point at."""
-    files = {"index.md": b"their index\n", "decisions/DEC-theirs.md": b"their page\n",
-             "entities/modules/x.md": b"their entity\n", "notes.txt": b"their notes\n"}
+    files = {
+        "index.md": b"their index\n",
+        "decisions/DEC-theirs.md": b"their page\n",
+        "entities/modules/x.md": b"their entity\n",
+        "notes.txt": b"their notes\n",
+    }
     for rel, data in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_bytes(data)
@@ -28,8 +32,9 @@ def _victim(folder: Path) -> dict[str, bytes]:
 
 
 def _unchanged(folder: Path, files: dict[str, bytes]) -> None:
-    found = {p.relative_to(folder).as_posix(): p.read_bytes()
-             for p in folder.rglob("*") if p.is_file()}
+    found = {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
     assert found == files
 
 
@@ -64,11 +69,17 @@ def world(tmp_path):
 
 
 def _run(world, *args: str, wiki: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, ETKI_DB_URL=world.db_url, ETKI_WIKI_DIR=wiki,
-               PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "etki.wiki", *args], env=env,
-                          cwd=world.tmp, capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, check=False)
+    env = dict(os.environ, ETKI_DB_URL=world.db_url, ETKI_WIKI_DIR=wiki, PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "etki.wiki", *args],
+        env=env,
+        cwd=world.tmp,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
 
 
 def test_rebuild_through_a_symlinked_wiki_folder_leaves_the_other_folder_alone(world):

@@ -42,8 +42,9 @@ an existing one (README, "Read-only commands")."""
 def _desk(args: argparse.Namespace, settings: Settings) -> Desk:
     from etki.services import Desk
 
-    return Desk.open(settings, read_only=args.command in READ_ONLY_COMMANDS,
-                     create=args.command == "init")
+    return Desk.open(
+        settings, read_only=args.command in READ_ONLY_COMMANDS, create=args.command == "init"
+    )
 
 
 def _one_line(text: str, width: int) -> str:
@@ -61,11 +62,19 @@ def _queue_row(c: CaseRecord, memory: Mapping[str, ClauseMemory], escalate: bool
     d = c.decision
     risk, raised = current_risk(d, memory, escalate)
     return {
-        "case_id": c.case_id, "project_id": c.project_id, "request_id": c.request_id,
-        "title": c.title, "verdict": d.verdict, "confidence": d.confidence,
-        "cited_clauses": list(d.cited_clauses), "risk": risk.level,
-        "pmo_look_24h": risk.pmo_look_24h, "risk_raised_by": list(raised),
-        "status": c.status, "version": c.version, "created_at": c.created_at,
+        "case_id": c.case_id,
+        "project_id": c.project_id,
+        "request_id": c.request_id,
+        "title": c.title,
+        "verdict": d.verdict,
+        "confidence": d.confidence,
+        "cited_clauses": list(d.cited_clauses),
+        "risk": risk.level,
+        "pmo_look_24h": risk.pmo_look_24h,
+        "risk_raised_by": list(raised),
+        "status": c.status,
+        "version": c.version,
+        "created_at": c.created_at,
         "ruling": c.ruling.ruling if c.ruling else None,
     }
 
@@ -88,13 +97,15 @@ def _print_decision(d: Decision) -> None:
     if d.similar_rulings:
         memory = memory_sentence(d.similar_rulings, d.memory_verdict)
         echo(f"memory      {memory} (beside the verdict, not part of it)", multiline=False)
-        echo_lines(f"  similar   {s.case_id}  {s.ruling}  {s.similarity:.4f}"
-                   for s in d.similar_rulings)
+        echo_lines(
+            f"  similar   {s.case_id}  {s.ruling}  {s.similarity:.4f}" for s in d.similar_rulings
+        )
 
 
 def _init(args: argparse.Namespace, settings: Settings) -> int:
     summary = _desk(args, settings).init_project(
-        args.project_dir, related_context=args.context, update_reviewers=args.update_reviewers)
+        args.project_dir, related_context=args.context, update_reviewers=args.update_reviewers
+    )
     echo_lines(summary.lines())
     for message in summary.refused:  # issue 11 item 6: the other rows are stored
         echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
@@ -130,14 +141,18 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         look = " 24h" if risk.pmo_look_24h else ""
         ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
-        echo(f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
-             f"{_one_line(c.title, 40)}{ruled}{disputed}", multiline=False)
+        echo(
+            f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
+            f"{_one_line(c.title, 40)}{ruled}{disputed}",
+            multiline=False,
+        )
     return 0
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
-    outcome = _desk(args, settings).rule(args.case_id, RULE_ACTIONS[args.action],
-                                         reason=args.reason)
+    outcome = _desk(args, settings).rule(
+        args.case_id, RULE_ACTIONS[args.action], reason=args.reason
+    )
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
     echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
@@ -152,8 +167,9 @@ def _triage(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError("triage: the request text is empty")
     from etki.triage import case_id_for
 
-    decision = desk.triage_text(args.project, case_id_for(args.project, "adhoc\0" + args.text),
-                                args.text)
+    decision = desk.triage_text(
+        args.project, case_id_for(args.project, "adhoc\0" + args.text), args.text
+    )
     if args.json:
         emit_json(decision.to_dict(), indent=1, sort_keys=True)
     else:
@@ -166,13 +182,25 @@ def register(sub: Any) -> None:
     parser."""
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
-    init.add_argument("--no-context", dest="context", action="store_false", default=None,
-                      help="do not store related-context blocks (also ETKI_RELATED_CONTEXT=0)")
-    init.add_argument("--context", dest="context", action="store_true",
-                      help="store related-context blocks even if ETKI_RELATED_CONTEXT=0")
-    init.add_argument("--update-reviewers", action="store_true",
-                      help="let etki.yaml change the reviewers of an already stored "
-                           "project (an approver only; audited)")
+    init.add_argument(
+        "--no-context",
+        dest="context",
+        action="store_false",
+        default=None,
+        help="do not store related-context blocks (also ETKI_RELATED_CONTEXT=0)",
+    )
+    init.add_argument(
+        "--context",
+        dest="context",
+        action="store_true",
+        help="store related-context blocks even if ETKI_RELATED_CONTEXT=0",
+    )
+    init.add_argument(
+        "--update-reviewers",
+        action="store_true",
+        help="let etki.yaml change the reviewers of an already stored "
+        "project (an approver only; audited)",
+    )
     init.set_defaults(handler=_init)
     queue = sub.add_parser("queue", help="list cases waiting for a ruling")
     queue.add_argument("--project")

@@ -31,30 +31,57 @@ __all__ = ["add_parser", "run_eval_triage"]
 def add_parser(sub: Any) -> None:
     """Add ``triage`` to the ``etki eval`` subparsers."""
     tri = sub.add_parser(
-        "triage", help="triage quality per engagement and pooled (accuracy, macro-F1 with "
-                       "bootstrap intervals, clause and module recall, --loeo)")
-    tri.add_argument("inputs", nargs="*", metavar="FILE_OR_PROJECT_DIR",
-                     help="project folders, or labelled .jsonl files (inside a project "
-                          "folder, or with --project)")
-    tri.add_argument("--all-realdata", action="store_true",
-                     help="every project folder under ETKI_REALDATA_DIR (default: the "
-                          "nearest shared/realdata above the repository) and "
-                          "sample_project/")
-    tri.add_argument("--project", help="stored project id (or a project folder) for "
-                                       "labelled files outside a project folder")
-    tri.add_argument("--exclude-borderline", action="store_true",
-                     help="drop borderline rows before anything (also the --loeo choice)")
+        "triage",
+        help="triage quality per engagement and pooled (accuracy, macro-F1 with "
+        "bootstrap intervals, clause and module recall, --loeo)",
+    )
+    tri.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="FILE_OR_PROJECT_DIR",
+        help="project folders, or labelled .jsonl files (inside a project "
+        "folder, or with --project)",
+    )
+    tri.add_argument(
+        "--all-realdata",
+        action="store_true",
+        help="every project folder under ETKI_REALDATA_DIR (default: the "
+        "nearest shared/realdata above the repository) and "
+        "sample_project/",
+    )
+    tri.add_argument(
+        "--project",
+        help="stored project id (or a project folder) for labelled files outside a project folder",
+    )
+    tri.add_argument(
+        "--exclude-borderline",
+        action="store_true",
+        help="drop borderline rows before anything (also the --loeo choice)",
+    )
     tri.add_argument("--json", action="store_true", help="everything as JSON (sorted keys)")
     tri.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    tri.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
-                     help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES})")
-    tri.add_argument("--loeo", action="store_true",
-                     help="leave-one-engagement-out over the pre-registered settings grid")
-    tri.add_argument("--per-request", action="store_true",
-                     help="list every request: label, verdict, rule, cited, hit or miss")
-    tri.add_argument("--replay", action="store_true",
-                     help="rule each request with its label after triaging it, in file "
-                          "order, and print the engine's and the memory's figures")
+    tri.add_argument(
+        "--resamples",
+        type=int,
+        default=BOOTSTRAP_RESAMPLES,
+        help=f"bootstrap resamples (default {BOOTSTRAP_RESAMPLES})",
+    )
+    tri.add_argument(
+        "--loeo",
+        action="store_true",
+        help="leave-one-engagement-out over the pre-registered settings grid",
+    )
+    tri.add_argument(
+        "--per-request",
+        action="store_true",
+        help="list every request: label, verdict, rule, cited, hit or miss",
+    )
+    tri.add_argument(
+        "--replay",
+        action="store_true",
+        help="rule each request with its label after triaging it, in file "
+        "order, and print the engine's and the memory's figures",
+    )
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -75,9 +102,13 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         return project, index, desk.clause_memory(project_id)
 
     try:
-        engagements = resolve_sources(args.inputs, project=args.project,
-                                      all_realdata=args.all_realdata,
-                                      realdata_dir=settings.realdata_dir, stored=stored)
+        engagements = resolve_sources(
+            args.inputs,
+            project=args.project,
+            all_realdata=args.all_realdata,
+            realdata_dir=settings.realdata_dir,
+            stored=stored,
+        )
     finally:
         for desk in desks:
             desk.close()
@@ -87,9 +118,14 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         eng.embedder = embedder_for(settings, eng.id)
     if args.replay:
         return _replay(args, settings, engagements)
-    ev = evaluate(engagements, resamples=args.resamples, seed=args.seed,
-                  exclude_borderline=args.exclude_borderline, loeo=args.loeo,
-                  disputed_escalation=settings.disputed_escalation)
+    ev = evaluate(
+        engagements,
+        resamples=args.resamples,
+        seed=args.seed,
+        exclude_borderline=args.exclude_borderline,
+        loeo=args.loeo,
+        disputed_escalation=settings.disputed_escalation,
+    )
     if args.json:
         emit_json(ev.to_dict(), indent=1, sort_keys=True)
     else:
@@ -106,8 +142,11 @@ def _replay(args: argparse.Namespace, settings: Settings, engagements: list[Any]
         rows = [r for r in eng.rows if not (args.exclude_borderline and r.borderline)]
         reports.append(replay(eng.project, eng.index, rows, settings=settings))
     if args.json:
-        data: Any = (reports[0].to_dict() if len(reports) == 1
-                     else {r.project_id: r.to_dict() for r in reports})
+        data: Any = (
+            reports[0].to_dict()
+            if len(reports) == 1
+            else {r.project_id: r.to_dict() for r in reports}
+        )
         emit_json(data, indent=1, sort_keys=True)
     else:
         for i, r in enumerate(reports):

@@ -70,8 +70,9 @@ def _from_folder(folder: Path, settings: Settings) -> _Target:
     from etki.knowledge.gate import validator_from_settings
 
     project = load_project(folder)
-    return _Target(build_index(project, validator=validator_from_settings(settings)),
-                   folder, project)
+    return _Target(
+        build_index(project, validator=validator_from_settings(settings)), folder, project
+    )
 
 
 def _target(value: str, settings: Settings, *, need_folder: bool = False) -> _Target:
@@ -93,18 +94,23 @@ def _target(value: str, settings: Settings, *, need_folder: bool = False) -> _Ta
     root = desk.project(value).root
     if need_folder:
         if not (root / "etki.yaml").is_file():
-            raise NotFoundError(f"project {value!r} was loaded from {root}, which is no "
-                                "project folder any more; pass the folder instead")
+            raise NotFoundError(
+                f"project {value!r} was loaded from {root}, which is no "
+                "project folder any more; pass the folder instead"
+            )
         return _from_folder(root, settings)
     try:
         index = KnowledgeIndex.from_bytes(data)
     except ValueError as exc:
-        raise InputError(f"the index stored for {value!r} cannot be read ({exc}); run "
-                         f"`etki init` on its folder again") from exc
+        raise InputError(
+            f"the index stored for {value!r} cannot be read ({exc}); run "
+            f"`etki init` on its folder again"
+        ) from exc
     return _Target(index, root if (root / "etki.yaml").is_file() else None, None)
 
 
 # --- printing ---------------------------------------------------------------------------
+
 
 def _metrics(metrics: Any) -> str:
     return ", ".join(f"{k} {v:g}" for k, v in metrics)
@@ -118,36 +124,47 @@ def summary_lines(index: KnowledgeIndex) -> list[str]:
     by_prov = Counter(e.provenance for e in index.edges)
     by_type = Counter(e.type for e in index.edges)
     out = [f"project {index.project_id}  index {index.hash}"]
-    out.append(f"  {counts['clause']} clauses, {counts['chunk']} chunks, "
-               f"{counts['module']} modules, {counts['workitem']} work items")
+    out.append(
+        f"  {counts['clause']} clauses, {counts['chunk']} chunks, "
+        f"{counts['module']} modules, {counts['workitem']} work items"
+    )
     for c in index.contracts:
         if c.id == REMIT_CONTRACT_ID:
             continue
         out.append(f"  contract {c.id} ({c.source}): {c.chunking}, {c.clauses} clauses")
         out.append(f"    metrics: {_metrics(c.metrics)}")
-    remit = Counter(n.get("kind") for n in index.nodes_of("clause")
-                    if n.get("contract") == REMIT_CONTRACT_ID)
+    remit = Counter(
+        n.get("kind") for n in index.nodes_of("clause") if n.get("contract") == REMIT_CONTRACT_ID
+    )
     if remit:
-        out.append(f"  declared remit ({REMIT_CONTRACT_ID} scope): {remit['inclusion']} in, "
-                   f"{remit['exclusion']} out (refs {REMIT_CONTRACT_ID}#in-N, #out-N)")
-    out.append(f"  edges: {len(index.edges)} ("
-               + ", ".join(f"{p} {by_prov[p]}" for p in ("explicit", "mapped", "inherited",
-                                                         "derived")) + ")")
-    out.append("  edge types: " + (", ".join(f"{t} {n}" for t, n in sorted(by_type.items()))
-                                   or "none"))
+        out.append(
+            f"  declared remit ({REMIT_CONTRACT_ID} scope): {remit['inclusion']} in, "
+            f"{remit['exclusion']} out (refs {REMIT_CONTRACT_ID}#in-N, #out-N)"
+        )
+    out.append(
+        f"  edges: {len(index.edges)} ("
+        + ", ".join(f"{p} {by_prov[p]}" for p in ("explicit", "mapped", "inherited", "derived"))
+        + ")"
+    )
+    out.append(
+        "  edge types: " + (", ".join(f"{t} {n}" for t, n in sorted(by_type.items())) or "none")
+    )
     if index.aliases:
         out.append("  aliases: " + ", ".join(f"{a} -> {t}" for a, t in index.aliases))
     out.append(f"  unresolved links: {len(index.unresolved)}")
     for u in index.unresolved:
         out.append(f"    {u.location}  {printable(u.text or u.target, multiline=False)}")
     verdicts = Counter(c.verdict for c in index.candidates)
-    out.append(f"  candidates checked: {len(index.candidates)} ("
-               + ", ".join(f"{v} {verdicts[v]}" for v in ("admitted", "rejected",
-                                                          "unresolved")) + ")")
+    out.append(
+        f"  candidates checked: {len(index.candidates)} ("
+        + ", ".join(f"{v} {verdicts[v]}" for v in ("admitted", "rejected", "unresolved"))
+        + ")"
+    )
     return out
 
 
 # --- handlers ---------------------------------------------------------------------------
+
 
 def _lint_or_fail(index: KnowledgeIndex, strict: bool) -> int:
     from etki.knowledge.lint import LintFailedError, lint
@@ -158,8 +175,9 @@ def _lint_or_fail(index: KnowledgeIndex, strict: bool) -> int:
     warnings = sum(1 for p in problems if p.severity == "warning")
     echo(f"{warnings} warning(s), {len(problems) - warnings} note(s)")
     if strict and warnings:
-        raise LintFailedError(f"{warnings} lint warning(s) in the index of "
-                              f"{index.project_id} (--strict)")
+        raise LintFailedError(
+            f"{warnings} lint warning(s) in the index of {index.project_id} (--strict)"
+        )
     return 0
 
 
@@ -186,8 +204,10 @@ def sentence_role_lines(index: KnowledgeIndex, *, every: bool) -> list[str]:
     for info in analyse(read_graph(index).clauses):
         counts = Counter(s.role for s in info.sentences)
         parts = [f"{counts[r]} {r}" for r in SENTENCE_ROLES if counts[r]]
-        out.append(f"  {printable(info.clause.ref, multiline=False)}  [{info.role}]  "
-                   + (", ".join(parts) or "no sentence"))
+        out.append(
+            f"  {printable(info.clause.ref, multiline=False)}  [{info.role}]  "
+            + (", ".join(parts) or "no sentence")
+        )
         if every:
             for s in info.sentences:
                 text = printable(" ".join(s.text.split()), multiline=False)
@@ -221,21 +241,31 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
         path = target.root / "edges.yaml"
         for s in added:
             echo(f"accepted {s.id}: {s.source} -[{s.type}]-> {s.target}", multiline=False)
-        echo(f"{len(added)} link(s) written to {path}"
-             + (f"; already there: {', '.join(already)}" if already else ""), multiline=False)
+        echo(
+            f"{len(added)} link(s) written to {path}"
+            + (f"; already there: {', '.join(already)}" if already else ""),
+            multiline=False,
+        )
         return 0
     if not suggestions:
         echo("no suggestions: every likely clause -> module link is there")
         return 0
     for s in suggestions:
         title = printable(s.clause_title, multiline=False)[:60]
-        echo(f"{s.id}  {s.score:5.1f}  {s.source} ({title}) -[{s.type}]-> {s.target}",
-             multiline=False)
-        echo(f"            words: {', '.join(s.words)}; "
-             f"support: {s.support} summary keyword(s) beyond the module's name",
-             multiline=False)
-    echo(f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
-         f"{args.project} --accept ID ...`", multiline=False)
+        echo(
+            f"{s.id}  {s.score:5.1f}  {s.source} ({title}) -[{s.type}]-> {s.target}",
+            multiline=False,
+        )
+        echo(
+            f"            words: {', '.join(s.words)}; "
+            f"support: {s.support} summary keyword(s) beyond the module's name",
+            multiline=False,
+        )
+    echo(
+        f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
+        f"{args.project} --accept ID ...`",
+        multiline=False,
+    )
     return 0
 
 
@@ -253,8 +283,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="summarise the knowledge index")
     show.add_argument("project", metavar="PROJECT_DIR_OR_ID")
     show.add_argument("--json", action="store_true", help="print the index itself")
-    show.add_argument("--sentences", action="store_true",
-                      help="list every clause sentence with its triage role and the rule")
+    show.add_argument(
+        "--sentences",
+        action="store_true",
+        help="list every clause sentence with its triage role and the rule",
+    )
     show.set_defaults(handler=_show)
     lint = actions.add_parser("lint", help="report problems of the knowledge index")
     lint.add_argument("project", metavar="PROJECT_DIR_OR_ID")
@@ -262,8 +295,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lint.set_defaults(handler=_lint)
     suggest = actions.add_parser("suggest", help="propose missing clause -> module links")
     suggest.add_argument("project", metavar="PROJECT_DIR_OR_ID")
-    suggest.add_argument("--accept", nargs="+", metavar="ID", default=[],
-                         help="write these suggestions to the project's edges.yaml")
-    suggest.add_argument("--min-score", type=float, default=MIN_SCORE,
-                         help=f"least score to list (default {MIN_SCORE:g})")
+    suggest.add_argument(
+        "--accept",
+        nargs="+",
+        metavar="ID",
+        default=[],
+        help="write these suggestions to the project's edges.yaml",
+    )
+    suggest.add_argument(
+        "--min-score",
+        type=float,
+        default=MIN_SCORE,
+        help=f"least score to list (default {MIN_SCORE:g})",
+    )
     suggest.set_defaults(handler=_suggest)

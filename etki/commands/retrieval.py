@@ -35,8 +35,9 @@ def register(subparsers: Any) -> None:
     ret.add_argument("queries")
     ret.add_argument("--project", required=True)
     ret.add_argument("--k", type=int, default=10, help="cut-off k (default 10)")
-    ret.add_argument("--budget", type=int, default=1500,
-                     help="token budget of expand (default 1500)")
+    ret.add_argument(
+        "--budget", type=int, default=1500, help="token budget of expand (default 1500)"
+    )
     ret.add_argument("--seeds", type=int, default=5, help="seeds of expand (default 5)")
     ret.add_argument("--exclude-borderline", action="store_true")
     ret.add_argument("--per-query", action="store_true", help="print every query's figures")
@@ -70,8 +71,9 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
         queries = [q for q in queries if not q.borderline]
     if not queries:
         raise InputError(f"{args.queries}: no query names a node of project {args.project}")
-    report = run_retrieval(port, queries, k=args.k, budget_tokens=args.budget,
-                           seeds=args.seeds, problems=problems)
+    report = run_retrieval(
+        port, queries, k=args.k, budget_tokens=args.budget, seeds=args.seeds, problems=problems
+    )
     if args.json:
         emit_json(report.to_dict(), indent=1, sort_keys=True)
         return 0
@@ -79,6 +81,7 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     if args.per_query:
         for score in report.scores:
             echo_lines(["", f"{score.method}: query recall precision rr returned"])
-            echo_lines(f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}"
-                       for qid, r, p, rr, n in score.rows)
+            echo_lines(
+                f"  {qid:<14} {r:.2f} {p:.2f} {rr:.2f} {n}" for qid, r, p, rr, n in score.rows
+            )
     return 0

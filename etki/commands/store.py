@@ -50,8 +50,10 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     if args.wait < 0:
         raise InputError(f"erase --wait: {args.wait:g} is negative; give seconds, e.g. 10")
     if not args.finish and args.reason is None:
-        raise InputError("erase: give the legal reason (--reason), e.g. the request's "
-                         "reference; or --finish to complete an earlier erasure")
+        raise InputError(
+            "erase: give the legal reason (--reason), e.g. the request's "
+            "reference; or --finish to complete an earlier erasure"
+        )
 
     def notify(message: str) -> None:
         echo(f"erase: {message}", multiline=False, file=sys.stderr)
@@ -68,40 +70,62 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     e = outcome.erasure
     case_id, project = args.case_id, e.project_id if e is not None else None
     if e is not None:
-        echo(f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
-             f"the audit log keeps a tombstone", multiline=False)
+        echo(
+            f"{e.case_id}: erased from project {e.project_id} (was {e.before}); "
+            f"the audit log keeps a tombstone",
+            multiline=False,
+        )
     if outcome.wiki_summary is not None:
         echo(f"wiki rebuilt: {outcome.wiki_summary}", multiline=False)
-    words = (f"{outcome.words} erased words searched" if e is not None
-             else "the erased words are not known any more")
+    words = (
+        f"{outcome.words} erased words searched"
+        if e is not None
+        else "the erased words are not known any more"
+    )
     echo(f"checked ({words}):", multiline=False)
     for place in outcome.places:
         echo(f"  {place.line()}", multiline=False)
     if e is not None:
-        echo(f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
-             "`etki init` will not store it again", multiline=False, file=sys.stderr)
+        echo(
+            f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
+            "`etki init` will not store it again",
+            multiline=False,
+            file=sys.stderr,
+        )
     if outcome.held or outcome.blocker:
         where = "; ".join(f"{p.what} ({p.detail})" for p in outcome.held if not p.step)
         why = f": {outcome.blocker}" if outcome.blocker else ""
         store_held = outcome.blocker is not None or any(
-            not p.what.startswith("wiki") for p in outcome.held)
+            not p.what.startswith("wiki") for p in outcome.held
+        )
         if store_held:  # another connection keeps the store from being compacted
-            todo = ("Close the other program (other etki processes: an open etki-tui "
-                    f"desk, `etki mcp`) and run `etki erase --finish {case_id}`")
+            todo = (
+                "Close the other program (other etki processes: an open etki-tui "
+                f"desk, `etki mcp`) and run `etki erase --finish {case_id}`"
+            )
         else:  # only the wiki: it could not be written (disk full, a refused folder)
             failed = f" ({outcome.wiki_error})" if outcome.wiki_error else ""
-            todo = (f"The wiki could not be rebuilt{failed}: fix that (free disk space, "
-                    f"or the folder it names), then run `etki erase --finish {case_id}`")
-        raise ErasureIncomplete(printable(
-            f"{case_id} is not erased everywhere yet: still held by "
-            f"{where or 'the store'}{why}. {todo}", multiline=False))
+            todo = (
+                f"The wiki could not be rebuilt{failed}: fix that (free disk space, "
+                f"or the folder it names), then run `etki erase --finish {case_id}`"
+            )
+        raise ErasureIncomplete(
+            printable(
+                f"{case_id} is not erased everywhere yet: still held by "
+                f"{where or 'the store'}{why}. {todo}",
+                multiline=False,
+            )
+        )
     if outcome.wiki_error:
         rebuild = f" --project {project}" if project else ""
-        raise WikiNotRebuilt(printable(
-            f"{case_id} is erased from the database, but the wiki was not rebuilt "
-            f"({outcome.wiki_error}); run `python -m etki.wiki rebuild{rebuild}` until it "
-            f"succeeds (then `etki erase --finish {case_id}` checks every place again)",
-            multiline=False))
+        raise WikiNotRebuilt(
+            printable(
+                f"{case_id} is erased from the database, but the wiki was not rebuilt "
+                f"({outcome.wiki_error}); run `python -m etki.wiki rebuild{rebuild}` until it "
+                f"succeeds (then `etki erase --finish {case_id}` checks every place again)",
+                multiline=False,
+            )
+        )
     what = "erasure finished" if e is None else "erasure proven"
     echo(f"{case_id}: {what}: no checked place holds it", multiline=False)
     return 0
@@ -130,21 +154,32 @@ def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
 def register(subparsers) -> None:
     """Add ``erase`` and ``db`` to the ``etki`` parser."""
     erase = subparsers.add_parser(
-        "erase", help="erase a case for KVKK/GDPR (approvers only)",
+        "erase",
+        help="erase a case for KVKK/GDPR (approvers only)",
         description="Remove a case, its decision, ruling and context from the database, "
-                    "keep a tombstone without the request text in the audit log, "
-                    "remove its wiki pages and rebuild the project's wiki, compact the "
-                    "database, then search every file that could still hold the text "
-                    "and list each place checked.")
+        "keep a tombstone without the request text in the audit log, "
+        "remove its wiki pages and rebuild the project's wiki, compact the "
+        "database, then search every file that could still hold the text "
+        "and list each place checked.",
+    )
     erase.add_argument("case_id")
-    erase.add_argument("--reason",
-                       help="why (e.g. the erasure request's reference); kept in the audit")
-    erase.add_argument("--finish", action="store_true",
-                       help="complete an earlier erasure that could not be proven (another "
-                            "connection held the database): compact and check again")
-    erase.add_argument("--wait", type=float, default=None, metavar="SECONDS",
-                       help="how long to wait for another connection that holds the "
-                            "database (default 10: etki.store.proof.DEFAULT_WAIT_S)")
+    erase.add_argument(
+        "--reason", help="why (e.g. the erasure request's reference); kept in the audit"
+    )
+    erase.add_argument(
+        "--finish",
+        action="store_true",
+        help="complete an earlier erasure that could not be proven (another "
+        "connection held the database): compact and check again",
+    )
+    erase.add_argument(
+        "--wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for another connection that holds the "
+        "database (default 10: etki.store.proof.DEFAULT_WAIT_S)",
+    )
     erase.set_defaults(handler=_erase)
 
     db = subparsers.add_parser("db", help="database schema migrations")

@@ -111,8 +111,10 @@ def _cmd_verify(ctx: _Context, args: argparse.Namespace) -> int:
         for line in drift.lines():
             _print(f"{pid}: {line}")
         if drift:
-            _print(f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
-                   f"{len(drift.stale)} stale; run `{ctx.prog} rebuild` to restore")
+            _print(
+                f"{pid}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
+                f"{len(drift.stale)} stale; run `{ctx.prog} rebuild` to restore"
+            )
         else:
             _print(f"{pid}: ok, the wiki matches the database")
         bad += len(drift.paths())
@@ -176,8 +178,11 @@ def resolve_page(root: Path, page: str) -> str | None:
     if page.startswith(("DEC-", "PRE-")):
         folder = folders[0]
         stem = page.removesuffix(".md")
-        matches = sorted(p.name for p in (root / folder).glob("*.md")
-                         if p.name.startswith(stem)) if (root / folder).is_dir() else []
+        matches = (
+            sorted(p.name for p in (root / folder).glob("*.md") if p.name.startswith(stem))
+            if (root / folder).is_dir()
+            else []
+        )
         if len(matches) == 1:
             return f"{folder}/{matches[0]}"
         if len(matches) > 1:
@@ -217,8 +222,9 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
                 raise InputError(f"case {page} is pending: it has no decision page yet")
             rel = decision_path(case)
             if not (root / rel).is_file():
-                raise NotFoundError(f"{rel} is missing from {root}; run "
-                                    f"`{ctx.prog} rebuild --project {pid}`")
+                raise NotFoundError(
+                    f"{rel} is missing from {root}; run `{ctx.prog} rebuild --project {pid}`"
+                )
     if rel is None:
         raise NotFoundError(f"no wiki page '{page}' in {root} (try `{ctx.prog} search`)")
     try:
@@ -226,8 +232,9 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     except UnsafeWikiPath as exc:
         raise InputError(str(exc)) from exc
     if data is None:
-        raise NotFoundError(f"{rel} is not a regular page in {root}; run "
-                            f"`{ctx.prog} rebuild --project {pid}`")
+        raise NotFoundError(
+            f"{rel} is not a regular page in {root}; run `{ctx.prog} rebuild --project {pid}`"
+        )
     text = data.decode("utf-8", errors="replace")
     echo(text, end="" if text.endswith("\n") else "\n")
     return 0
@@ -243,14 +250,22 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("search", help="token-AND search of the wiki")
     p.add_argument("query", nargs="+", help="words; every one must occur in a page")
     p.add_argument("--project", help="project id (default: the only project)")
-    p.add_argument("--no-rg", action="store_true",
-                   help="do not use ripgrep; a wiki of 200+ pages is then searched "
-                        "through its SQLite FTS5 index (built beside the wiki on first use)")
-    p.add_argument("--backend", choices=("rg", "fts", "python"), default=None,
-                   help="choose the search backend (all give the same hits)")
+    p.add_argument(
+        "--no-rg",
+        action="store_true",
+        help="do not use ripgrep; a wiki of 200+ pages is then searched "
+        "through its SQLite FTS5 index (built beside the wiki on first use)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("rg", "fts", "python"),
+        default=None,
+        help="choose the search backend (all give the same hits)",
+    )
     p.add_argument("--limit", type=int, default=None, help="at most this many hits")
-    p.add_argument("-n", "--line-number", action="store_true",
-                   help="print path:line before the snippet")
+    p.add_argument(
+        "-n", "--line-number", action="store_true", help="print path:line before the snippet"
+    )
     p.set_defaults(func=_cmd_search)
 
     p = sub.add_parser("show", help="print a page")
@@ -265,8 +280,9 @@ def add_commands(sub: Any) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m etki.wiki`` (exposed for tests and ``--help``)."""
-    parser = SafeArgumentParser(prog=PROG, description="Etki's decision wiki: a "
-                                     "projection of the database.")
+    parser = SafeArgumentParser(
+        prog=PROG, description="Etki's decision wiki: a projection of the database."
+    )
     add_commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return parser
 
@@ -279,9 +295,11 @@ def _run_in_etki(args: argparse.Namespace, settings: Settings) -> int:
 def register(subparsers: Any) -> None:
     """Add ``etki wiki rebuild|search|show|verify`` to the ``etki`` parser (the same
     commands, arguments, output and exit codes as ``python -m etki.wiki``)."""
-    wiki = subparsers.add_parser("wiki", help="rebuild, search, show or verify the wiki",
-                                 description="Etki's decision wiki: a projection of the "
-                                             "database.")
+    wiki = subparsers.add_parser(
+        "wiki",
+        help="rebuild, search, show or verify the wiki",
+        description="Etki's decision wiki: a projection of the database.",
+    )
     add_commands(wiki.add_subparsers(dest="wiki_command", required=True, metavar="COMMAND"))
     wiki.set_defaults(handler=_run_in_etki)
 

@@ -29,6 +29,20 @@ from etki.endpoints.http import (
 from etki.endpoints.jsonx import json_objects
 from etki.endpoints.retry import DEFAULT_RETRY_AFTER, retry_after
 
-__all__ = ["DEFAULT_RETRY_AFTER", "ENDPOINT_ERROR_KINDS", "MAX_429_RETRIES", "MAX_BODY_BYTES",
-           "MAX_RETRY_WAIT", "TIMEOUT", "ChatClient", "ChatReply", "EndpointError", "Response",
-           "chat_url", "join_url", "json_objects", "post_json", "retry_after"]
+__all__ = [
+    "DEFAULT_RETRY_AFTER",
+    "ENDPOINT_ERROR_KINDS",
+    "MAX_429_RETRIES",
+    "MAX_BODY_BYTES",
+    "MAX_RETRY_WAIT",
+    "TIMEOUT",
+    "ChatClient",
+    "ChatReply",
+    "EndpointError",
+    "Response",
+    "chat_url",
+    "join_url",
+    "json_objects",
+    "post_json",
+    "retry_after",
+]

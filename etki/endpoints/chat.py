@@ -81,9 +81,16 @@ class ChatClient:
     ``Retry-After`` a 429 is waited out, seconds. ``sleep``: how that wait is spent
     (``time.sleep``)."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
-                 timeout: float = TIMEOUT, max_retry_wait: float = MAX_RETRY_WAIT,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = TIMEOUT,
+        max_retry_wait: float = MAX_RETRY_WAIT,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.base_url = base_url
         self.url = chat_url(base_url)
         self.model = model
@@ -92,19 +99,29 @@ class ChatClient:
         self.max_retry_wait = max_retry_wait
         self.sleep = sleep
 
-    def complete(self, messages: Sequence[dict[str, str]], *,
-                 max_tokens: int | None = None) -> ChatReply:
+    def complete(
+        self, messages: Sequence[dict[str, str]], *, max_tokens: int | None = None
+    ) -> ChatReply:
         """Send ``messages`` (temperature 0; at most ``max_tokens`` answer tokens when
         given) and return the first choice's message (see the module docstring).
         Raises :class:`EndpointError` for every fault and for an answer without a
         message or text."""
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        payload: dict[str, Any] = {"model": self.model, "messages": list(messages),
-                                   "temperature": 0}
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "temperature": 0,
+        }
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
-        body = post_json(self.url, payload, timeout=self.timeout, headers=headers,
-                         max_retry_wait=self.max_retry_wait, sleep=self.sleep).body
+        body = post_json(
+            self.url,
+            payload,
+            timeout=self.timeout,
+            headers=headers,
+            max_retry_wait=self.max_retry_wait,
+            sleep=self.sleep,
+        ).body
         try:
             choice = body["choices"][0]
         except (KeyError, IndexError, TypeError) as exc:
@@ -113,8 +130,10 @@ class ChatClient:
         if isinstance(message, dict):
             content = message.get("content")
             calls = message.get("tool_calls") or ()
-            return ChatReply(content if isinstance(content, str) else "",
-                             tuple(calls) if isinstance(calls, list) else ())
+            return ChatReply(
+                content if isinstance(content, str) else "",
+                tuple(calls) if isinstance(calls, list) else (),
+            )
         text = choice.get("text") if isinstance(choice, dict) else None
         if isinstance(text, str):
             return ChatReply(text)

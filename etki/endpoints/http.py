@@ -36,8 +36,14 @@ from etki.endpoints.errors import EndpointError
 from etki.endpoints.retry import retry_after
 from etki.text import fold
 
-__all__ = ["MAX_429_RETRIES", "MAX_BODY_BYTES", "MAX_RETRY_WAIT", "Response", "join_url",
-           "post_json"]
+__all__ = [
+    "MAX_429_RETRIES",
+    "MAX_BODY_BYTES",
+    "MAX_RETRY_WAIT",
+    "Response",
+    "join_url",
+    "post_json",
+]
 
 MAX_429_RETRIES = 3
 """A 429 is retried at most this many times per call (four requests in all)."""
@@ -74,12 +80,15 @@ def _remaining(deadline: float, what: str, url: str) -> float:
     return left
 
 
-def _once(url: str, data: bytes, headers: Mapping[str, str], deadline: float,
-          max_body_bytes: int) -> tuple[int, dict[str, str], bytes]:
+def _once(
+    url: str, data: bytes, headers: Mapping[str, str], deadline: float, max_body_bytes: int
+) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointError("connect", f"not an http(s) URL: {url!r}")
-    conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn_cls = (
+        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    )
     conn = conn_cls(parts.hostname, parts.port, timeout=_remaining(deadline, "connect", url))
     path = parts.path or "/"
     if parts.query:
@@ -101,8 +110,9 @@ def _once(url: str, data: bytes, headers: Mapping[str, str], deadline: float,
                     break
                 size += len(chunk)
                 if size > max_body_bytes:
-                    raise EndpointError("body", f"{url} answered with a body over "
-                                                f"{max_body_bytes} bytes")
+                    raise EndpointError(
+                        "body", f"{url} answered with a body over {max_body_bytes} bytes"
+                    )
                 chunks.append(chunk)
         except TimeoutError as exc:
             raise EndpointError("timeout", f"{url} timed out: {exc or 'no answer'}") from exc
@@ -115,9 +125,16 @@ def _once(url: str, data: bytes, headers: Mapping[str, str], deadline: float,
         conn.close()
 
 
-def post_json(url: str, payload: Any, *, timeout: float, headers: Mapping[str, str] | None = None,
-              max_retry_wait: float = MAX_RETRY_WAIT, max_body_bytes: int = MAX_BODY_BYTES,
-              sleep: Callable[[float], None] = time.sleep) -> Response:
+def post_json(
+    url: str,
+    payload: Any,
+    *,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
+    max_retry_wait: float = MAX_RETRY_WAIT,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Response:
     """POST ``payload`` as JSON (UTF-8) to ``url`` and return the parsed JSON answer.
 
     ``timeout``: hard deadline in seconds for the whole call, 429 waits included.
@@ -127,8 +144,7 @@ def post_json(url: str, payload: Any, *, timeout: float, headers: Mapping[str, s
     """
     deadline = time.monotonic() + timeout
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    hdrs = {"Content-Type": "application/json", "Accept": "application/json",
-            **(headers or {})}
+    hdrs = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
     retries = 0
     while True:
         status, resp_headers, body = _once(url, data, hdrs, deadline, max_body_bytes)
@@ -146,6 +162,7 @@ def post_json(url: str, payload: Any, *, timeout: float, headers: Mapping[str, s
         try:
             parsed = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise EndpointError("body", f"{url} answered with a body that is not JSON: {exc}",
-                                status) from exc
+            raise EndpointError(
+                "body", f"{url} answered with a body that is not JSON: {exc}", status
+            ) from exc
         return Response(status, resp_headers, parsed)

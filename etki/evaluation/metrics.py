@@ -76,8 +76,11 @@ class Interval:
     high: float
 
     def to_dict(self) -> dict[str, float]:
-        return {"value": round(self.value, 4), "low": round(self.low, 4),
-                "high": round(self.high, 4)}
+        return {
+            "value": round(self.value, 4),
+            "low": round(self.low, 4),
+            "high": round(self.high, 4),
+        }
 
     def text(self) -> str:
         """``0.84 [0.62, 0.97]``."""
@@ -125,8 +128,13 @@ class ClassFigures:
     answered: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"precision": round(self.precision, 4), "recall": round(self.recall, 4),
-                "f1": round(self.f1, 4), "support": self.support, "answered": self.answered}
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "support": self.support,
+            "answered": self.answered,
+        }
 
 
 @dataclass(frozen=True)
@@ -146,12 +154,18 @@ class VerdictFigures:
     never_answered: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "accuracy": round(self.accuracy, 4),
-                "macro_f1": round(self.macro_f1, 4), "macro_classes": list(self.macro_classes),
-                "per_verdict": {c.verdict: c.to_dict() for c in self.per_class},
-                "confusion": {VERDICTS[i]: {VERDICTS[j]: self.confusion[i][j]
-                                            for j in range(_K)} for i in range(_K)},
-                "never_answered": list(self.never_answered)}
+        return {
+            "n": self.n,
+            "accuracy": round(self.accuracy, 4),
+            "macro_f1": round(self.macro_f1, 4),
+            "macro_classes": list(self.macro_classes),
+            "per_verdict": {c.verdict: c.to_dict() for c in self.per_class},
+            "confusion": {
+                VERDICTS[i]: {VERDICTS[j]: self.confusion[i][j] for j in range(_K)}
+                for i in range(_K)
+            },
+            "never_answered": list(self.never_answered),
+        }
 
 
 def _codes(labels: Sequence[str], answers: Sequence[str]) -> list[int]:
@@ -160,12 +174,14 @@ def _codes(labels: Sequence[str], answers: Sequence[str]) -> list[int]:
     try:
         return [_INDEX[a] * _K + _INDEX[b] for a, b in zip(labels, answers, strict=True)]
     except KeyError as exc:
-        raise ValueError(f"not a verdict: {exc.args[0]!r}; use one of "
-                         f"{', '.join(VERDICTS)}") from None
+        raise ValueError(
+            f"not a verdict: {exc.args[0]!r}; use one of {', '.join(VERDICTS)}"
+        ) from None
 
 
-def _from_counts(cells: Sequence[int]) -> tuple[float, float, list[tuple[float, float, float,
-                                                                          int, int]], list[int]]:
+def _from_counts(
+    cells: Sequence[int],
+) -> tuple[float, float, list[tuple[float, float, float, int, int]], list[int]]:
     """(accuracy, macro-F1, per class (p, r, f1, support, answered), macro class ids)."""
     n = sum(cells)
     correct = sum(cells[i * _K + i] for i in range(_K))
@@ -202,8 +218,9 @@ def verdict_figures(labels: Sequence[str], answers: Sequence[str]) -> VerdictFig
     per_class = tuple(ClassFigures(VERDICTS[i], *per[i]) for i in range(_K))
     confusion = tuple(tuple(cells[i * _K + j] for j in range(_K)) for i in range(_K))
     never = tuple(VERDICTS[i] for i in range(_K) if per[i][4] == 0)
-    return VerdictFigures(len(labels), acc, macro_f1, tuple(VERDICTS[i] for i in macro),
-                          per_class, confusion, never)
+    return VerdictFigures(
+        len(labels), acc, macro_f1, tuple(VERDICTS[i] for i in macro), per_class, confusion, never
+    )
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
@@ -220,10 +237,14 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def bootstrap(labels: Sequence[str], answers: Sequence[str], *,
-              strata: Sequence[Sequence[int]] | None = None,
-              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
-              ) -> tuple[Interval, Interval]:
+def bootstrap(
+    labels: Sequence[str],
+    answers: Sequence[str],
+    *,
+    strata: Sequence[Sequence[int]] | None = None,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> tuple[Interval, Interval]:
     """``(accuracy, macro-F1)`` with 95% percentile-bootstrap intervals (Efron &
     Tibshirani 1993; see the module docstring).
 
@@ -255,8 +276,10 @@ def bootstrap(labels: Sequence[str], answers: Sequence[str], *,
         f1s.append(f)
     accs.sort()
     f1s.sort()
-    return (Interval(acc, percentile(accs, 0.025), percentile(accs, 0.975)),
-            Interval(f1, percentile(f1s, 0.025), percentile(f1s, 0.975)))
+    return (
+        Interval(acc, percentile(accs, 0.025), percentile(accs, 0.975)),
+        Interval(f1, percentile(f1s, 0.025), percentile(f1s, 0.975)),
+    )
 
 
 def norm_number(number: str) -> str:

@@ -82,7 +82,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 GRID: tuple[Thresholds, ...] = tuple(
     Thresholds(covered=c, against_ratio=a, min_coverage=m)
-    for c in (0.2, 0.25, 0.3) for a in (1.0, 1.25, 1.5) for m in (0.05, 0.08, 0.12))
+    for c in (0.2, 0.25, 0.3)
+    for a in (1.0, 1.25, 1.5)
+    for m in (0.05, 0.08, 0.12)
+)
 """The pre-registered grid of ``--loeo``: the full product of ``covered`` in {0.2, 0.25,
 0.3} (share of the request an obligation sentence must hold), ``against_ratio`` in
 {1.0, 1.25, 1.5} (how much better an exclusion must match) and ``min_coverage`` in
@@ -95,6 +98,7 @@ BORDERLINE_VIEWS: tuple[str, ...] = ("all", "without_borderline")
 
 
 # --- labelled rows ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LabelledRow:
@@ -114,8 +118,9 @@ class LabelledRow:
 def _str_list(value: Any, where: str, name: str) -> tuple[str, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(v, (str, int, float))
-                                              and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
         raise InputError(f"{where}: field '{name}' must be a list of strings")
     return tuple(str(v) for v in value)
 
@@ -143,13 +148,14 @@ def load_rows(path: str | Path) -> tuple[list[LabelledRow], int]:
             skipped += 1
             continue
         if verdict not in VERDICTS:
-            raise InputError(f"{where}: field 'labels.verdict': unknown verdict "
-                             f"{printable(repr(verdict), multiline=False)}; use one of "
-                             f"{', '.join(VERDICTS)}")
+            raise InputError(
+                f"{where}: field 'labels.verdict': unknown verdict "
+                f"{printable(repr(verdict), multiline=False)}; use one of "
+                f"{', '.join(VERDICTS)}"
+            )
         text = data.get("text")
         if not isinstance(text, str) or not text.strip():
-            raise InputError(f"{where}: field 'text' is required and must be a non-empty "
-                             "string")
+            raise InputError(f"{where}: field 'text' is required and must be a non-empty string")
         title = data.get("title")
         if title is not None and not isinstance(title, str):
             raise InputError(f"{where}: field 'title' must be a string")
@@ -158,20 +164,31 @@ def load_rows(path: str | Path) -> tuple[list[LabelledRow], int]:
             raise InputError(f"{where}: field 'id' must be a non-empty string")
         rid = rid if isinstance(rid, str) else f"line {n}"
         if rid in seen:
-            raise InputError(f"{where}: duplicate id {printable(rid, multiline=False)!r} "
-                             f"(first on line {seen[rid]})")
+            raise InputError(
+                f"{where}: duplicate id {printable(rid, multiline=False)!r} "
+                f"(first on line {seen[rid]})"
+            )
         seen[rid] = n
         borderline = data.get("borderline", labels.get("borderline", False))
         if not isinstance(borderline, bool):
             raise InputError(f"{where}: field 'borderline' must be true or false")
-        rows.append(LabelledRow(rid, text, title, verdict,
-                                _str_list(labels.get("clauses"), where, "labels.clauses"),
-                                _str_list(labels.get("modules"), where, "labels.modules"),
-                                borderline, where))
+        rows.append(
+            LabelledRow(
+                rid,
+                text,
+                title,
+                verdict,
+                _str_list(labels.get("clauses"), where, "labels.clauses"),
+                _str_list(labels.get("modules"), where, "labels.modules"),
+                borderline,
+                where,
+            )
+        )
     return rows, skipped
 
 
 # --- where the engagements come from ----------------------------------------------------
+
 
 @dataclass
 class Engagement:
@@ -212,15 +229,21 @@ def realdata_folders(settings_dir: str | None) -> list[Path]:
         if not base.is_dir():
             raise InputError(f"ETKI_REALDATA_DIR={settings_dir}: no such folder")
     else:
-        candidates = [a / "shared" / "realdata" for start in (REPO, Path.cwd().resolve())
-                      for a in (start, *start.parents)]
+        candidates = [
+            a / "shared" / "realdata"
+            for start in (REPO, Path.cwd().resolve())
+            for a in (start, *start.parents)
+        ]
         found = [c for c in candidates if c.is_dir()]
         if not found:
-            raise InputError("--all-realdata: no shared/realdata folder above the "
-                             f"repository ({REPO}); set ETKI_REALDATA_DIR")
+            raise InputError(
+                "--all-realdata: no shared/realdata folder above the "
+                f"repository ({REPO}); set ETKI_REALDATA_DIR"
+            )
         base = found[0]
-    folders = sorted((d for d in base.iterdir() if (d / "etki.yaml").is_file()),
-                     key=lambda d: d.name)
+    folders = sorted(
+        (d for d in base.iterdir() if (d / "etki.yaml").is_file()), key=lambda d: d.name
+    )
     if not folders:
         raise InputError(f"{base}: no project folder (a folder with etki.yaml) in it")
     sample = REPO / "sample_project"
@@ -233,10 +256,14 @@ def _is_project(folder: Path) -> bool:
     return (folder / "etki.yaml").is_file()
 
 
-def resolve_sources(inputs: Sequence[str], *, project: str | None, all_realdata: bool,
-                    realdata_dir: str | None,
-                    stored: Callable[[str], tuple[Project, Any, Mapping[str, Any]]],
-                    ) -> list[Engagement]:
+def resolve_sources(
+    inputs: Sequence[str],
+    *,
+    project: str | None,
+    all_realdata: bool,
+    realdata_dir: str | None,
+    stored: Callable[[str], tuple[Project, Any, Mapping[str, Any]]],
+) -> list[Engagement]:
     """Engagements for the command's inputs (see the module docstring), rows loaded.
 
     ``stored(project_id)`` returns ``(project, index, clause memory)`` of a stored
@@ -251,8 +278,9 @@ def resolve_sources(inputs: Sequence[str], *, project: str | None, all_realdata:
         plan += [(str(f.resolve()), f / "requests.jsonl") for f in realdata_folders(realdata_dir)]
     project_key: str | None = None
     if project is not None:
-        project_key = (str(Path(project).resolve()) if _is_project(Path(project))
-                       else "stored:" + project)
+        project_key = (
+            str(Path(project).resolve()) if _is_project(Path(project)) else "stored:" + project
+        )
     for raw in inputs:
         p = Path(raw)
         if p.is_dir():
@@ -265,13 +293,14 @@ def resolve_sources(inputs: Sequence[str], *, project: str | None, all_realdata:
             elif _is_project(p.parent):
                 plan.append((str(p.parent.resolve()), p))
             else:
-                raise InputError(f"{p}: not inside a project folder; give --project ID "
-                                 "(a stored project) or a project folder")
+                raise InputError(
+                    f"{p}: not inside a project folder; give --project ID "
+                    "(a stored project) or a project folder"
+                )
         else:
             raise InputError(f"{p}: no such file or folder")
     if not plan:
-        raise InputError("eval triage: give a labelled file, a project folder or "
-                         "--all-realdata")
+        raise InputError("eval triage: give a labelled file, a project folder or --all-realdata")
     by_key: dict[str, Engagement] = {}
     owner: dict[str, str] = {}
     for key, path in plan:
@@ -284,8 +313,9 @@ def resolve_sources(inputs: Sequence[str], *, project: str | None, all_realdata:
                 proj = load_project(key)
                 index, memory, where = build_index(proj), {}, key
             if proj.id in owner:
-                raise InputError(f"two engagements with project id {proj.id!r}: "
-                                 f"{owner[proj.id]} and {where}")
+                raise InputError(
+                    f"two engagements with project id {proj.id!r}: {owner[proj.id]} and {where}"
+                )
             owner[proj.id] = where
             eng = by_key[key] = Engagement(proj.id, where, proj, index, memory)
         resolved = str(path.resolve()) if path.exists() else str(path)
@@ -302,6 +332,7 @@ def resolve_sources(inputs: Sequence[str], *, project: str | None, all_realdata:
 
 
 # --- running ----------------------------------------------------------------------------
+
 
 def baseline_verdict(text: str, title: str | None = None) -> str:
     """The trivial rule to beat (issue 10): ``CHANGE_REQUEST`` when the word ``new``
@@ -330,22 +361,32 @@ class Outcome:
     model_version: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.row.id, "where": self.row.where, "label": self.row.verdict,
-                "verdict": self.verdict, "correct": self.verdict == self.row.verdict,
-                "rule": self.rule, "cited": list(self.cited),
-                "cited_numbers": list(self.cited_numbers),
-                "labelled_clauses": list(self.row.clauses), "clause_hit": self.clause_hit,
-                "impacted_modules": list(self.impacted),
-                "labelled_modules": list(self.row.modules), "module_hit": self.module_hit,
-                "borderline": self.row.borderline, "baseline": self.baseline}
+        return {
+            "id": self.row.id,
+            "where": self.row.where,
+            "label": self.row.verdict,
+            "verdict": self.verdict,
+            "correct": self.verdict == self.row.verdict,
+            "rule": self.rule,
+            "cited": list(self.cited),
+            "cited_numbers": list(self.cited_numbers),
+            "labelled_clauses": list(self.row.clauses),
+            "clause_hit": self.clause_hit,
+            "impacted_modules": list(self.impacted),
+            "labelled_modules": list(self.row.modules),
+            "module_hit": self.module_hit,
+            "borderline": self.row.borderline,
+            "baseline": self.baseline,
+        }
 
 
 def _module_id(m: str) -> str:
     return m.removeprefix("module:")
 
 
-def outcome_of(eng: Engagement, numbers: Mapping[str, tuple[str, ...]], row: LabelledRow,
-               decision: Decision) -> Outcome:
+def outcome_of(
+    eng: Engagement, numbers: Mapping[str, tuple[str, ...]], row: LabelledRow, decision: Decision
+) -> Outcome:
     """The :class:`Outcome` of ``decision`` for ``row``. A cited ref that is not a clause
     of the index (a declared remit statement, say) gets the part after ``#`` as number."""
     cited = tuple(decision.cited_clauses)
@@ -355,29 +396,56 @@ def outcome_of(eng: Engagement, numbers: Mapping[str, tuple[str, ...]], row: Lab
     nums = [n for n in dict.fromkeys(nums) if n]
     chit = clause_hit(row.clauses, nums) if row.clauses else None
     impacted = tuple(decision.impacted_modules)
-    mhit = (bool({_module_id(m) for m in row.modules} & {_module_id(m) for m in impacted})
-            if row.modules else None)
+    mhit = (
+        bool({_module_id(m) for m in row.modules} & {_module_id(m) for m in impacted})
+        if row.modules
+        else None
+    )
     rule = str(dict(decision.extra).get("rule", "?"))
-    return Outcome(eng.id, row, decision.verdict, rule, cited, tuple(nums), impacted, chit,
-                   mhit, baseline_verdict(row.text, row.title), decision.engine_version,
-                   decision.model_version)
+    return Outcome(
+        eng.id,
+        row,
+        decision.verdict,
+        rule,
+        cited,
+        tuple(nums),
+        impacted,
+        chit,
+        mhit,
+        baseline_verdict(row.text, row.title),
+        decision.engine_version,
+        decision.model_version,
+    )
 
 
-def run_engagement(eng: Engagement, thresholds: Thresholds, *,
-                   disputed_escalation: bool = True) -> list[Outcome]:
+def run_engagement(
+    eng: Engagement, thresholds: Thresholds, *, disputed_escalation: bool = True
+) -> list[Outcome]:
     """Build one engine for ``eng`` under ``thresholds`` and triage every row."""
     from etki.triage import TriageEngine, case_id_for
 
-    engine = TriageEngine(eng.project, eng.index, memory=eng.memory,
-                          disputed_escalation=disputed_escalation, thresholds=thresholds,
-                          embedder=eng.embedder)
+    engine = TriageEngine(
+        eng.project,
+        eng.index,
+        memory=eng.memory,
+        disputed_escalation=disputed_escalation,
+        thresholds=thresholds,
+        embedder=eng.embedder,
+    )
     numbers = eng.clause_numbers()
-    return [outcome_of(eng, numbers, row,
-                       engine.triage(case_id_for(eng.id, "eval\0" + row.id), row.text, row.title))
-            for row in eng.rows]
+    return [
+        outcome_of(
+            eng,
+            numbers,
+            row,
+            engine.triage(case_id_for(eng.id, "eval\0" + row.id), row.text, row.title),
+        )
+        for row in eng.rows
+    ]
 
 
 # --- figures ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Figures:
@@ -397,20 +465,29 @@ class Figures:
     baseline_macro_f1: Interval
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "accuracy": self.accuracy.to_dict(),
-                "macro_f1": self.macro_f1.to_dict(), **{k: v for k, v in
-                                                        self.verdict.to_dict().items()
-                                                        if k not in ("n", "accuracy",
-                                                                     "macro_f1")},
-                "clause_recall": self.clause.to_dict(), "module_recall": self.module.to_dict(),
-                "rules": dict(self.rules),
-                "baseline": {"accuracy": self.baseline_accuracy.to_dict(),
-                             "macro_f1": self.baseline_macro_f1.to_dict(),
-                             "never_answered": list(self.baseline.never_answered)}}
+        return {
+            "n": self.n,
+            "accuracy": self.accuracy.to_dict(),
+            "macro_f1": self.macro_f1.to_dict(),
+            **{
+                k: v
+                for k, v in self.verdict.to_dict().items()
+                if k not in ("n", "accuracy", "macro_f1")
+            },
+            "clause_recall": self.clause.to_dict(),
+            "module_recall": self.module.to_dict(),
+            "rules": dict(self.rules),
+            "baseline": {
+                "accuracy": self.baseline_accuracy.to_dict(),
+                "macro_f1": self.baseline_macro_f1.to_dict(),
+                "never_answered": list(self.baseline.never_answered),
+            },
+        }
 
 
-def figures(outcomes: Sequence[Outcome], *, resamples: int = BOOTSTRAP_RESAMPLES,
-            seed: int = 0) -> Figures:
+def figures(
+    outcomes: Sequence[Outcome], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> Figures:
     """:class:`Figures` of ``outcomes``; the bootstrap is stratified by engagement when
     they come from more than one."""
     labels = [o.row.verdict for o in outcomes]
@@ -422,11 +499,18 @@ def figures(outcomes: Sequence[Outcome], *, resamples: int = BOOTSTRAP_RESAMPLES
     strata = list(groups.values()) if len(groups) > 1 else None
     acc, f1 = bootstrap(labels, answers, strata=strata, resamples=resamples, seed=seed)
     bacc, bf1 = bootstrap(labels, base, strata=strata, resamples=resamples, seed=seed)
-    return Figures(len(outcomes), verdict_figures(labels, answers), acc, f1,
-                   Share.of(o.clause_hit for o in outcomes),
-                   Share.of(o.module_hit for o in outcomes),
-                   tuple(sorted(Counter(o.rule for o in outcomes).items())),
-                   verdict_figures(labels, base), bacc, bf1)
+    return Figures(
+        len(outcomes),
+        verdict_figures(labels, answers),
+        acc,
+        f1,
+        Share.of(o.clause_hit for o in outcomes),
+        Share.of(o.module_hit for o in outcomes),
+        tuple(sorted(Counter(o.rule for o in outcomes).items())),
+        verdict_figures(labels, base),
+        bacc,
+        bf1,
+    )
 
 
 def _view(outcomes: Sequence[Outcome], view: str) -> list[Outcome]:
@@ -435,12 +519,14 @@ def _view(outcomes: Sequence[Outcome], view: str) -> list[Outcome]:
 
 # --- leave-one-engagement-out -----------------------------------------------------------
 
+
 def _macro_f1(pairs: Sequence[tuple[str, str]]) -> float:
     return verdict_figures([a for a, _ in pairs], [b for _, b in pairs]).macro_f1
 
 
-def loeo_choices(pairs: Mapping[str, Sequence[Sequence[tuple[str, str]]]],
-                 default: int | None) -> dict[str, tuple[int, float]]:
+def loeo_choices(
+    pairs: Mapping[str, Sequence[Sequence[tuple[str, str]]]], default: int | None
+) -> dict[str, tuple[int, float]]:
     """For each held-out engagement, the grid point chosen on the others.
 
     ``pairs[engagement][g]``: the (label, answer) pairs of that engagement under grid
@@ -460,8 +546,10 @@ def loeo_choices(pairs: Mapping[str, Sequence[Sequence[tuple[str, str]]]],
     points = sizes.pop()
     out: dict[str, tuple[int, float]] = {}
     for held in names:
-        scores = [round(_macro_f1([p for e in names if e != held for p in pairs[e][g]]), 12)
-                  for g in range(points)]
+        scores = [
+            round(_macro_f1([p for e in names if e != held for p in pairs[e][g]]), 12)
+            for g in range(points)
+        ]
         best = max(scores)
         tied = [g for g in range(points) if scores[g] == best]
         chosen = default if default in tied else tied[0]
@@ -484,6 +572,7 @@ class LoeoResult:
 
 
 # --- the whole evaluation ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -510,34 +599,55 @@ class Evaluation:
             labelled = {c.verdict for c in figures.per_class if c.support > 0}
             return [v for v in figures.never_answered if v in labelled]
 
-        out = [f"engine never answers {v} on {e}" for e, per in self.per_engagement.items()
-               for v in missing(per[view].verdict)]
+        out = [
+            f"engine never answers {v} on {e}"
+            for e, per in self.per_engagement.items()
+            for v in missing(per[view].verdict)
+        ]
         if self.loeo is not None:
-            out += [f"engine never answers {v} on {e} (held out, loeo settings)"
-                    for e, per in self.loeo.held_out.items()
-                    for v in missing(per[view].verdict)]
+            out += [
+                f"engine never answers {v} on {e} (held out, loeo settings)"
+                for e, per in self.loeo.held_out.items()
+                for v in missing(per[view].verdict)
+            ]
         return out
 
     def versions(self) -> list[str]:
-        return sorted({f"{o.engine_version} / {o.model_version}"
-                       for outs in self.outcomes.values() for o in outs})
+        return sorted(
+            {
+                f"{o.engine_version} / {o.model_version}"
+                for outs in self.outcomes.values()
+                for o in outs
+            }
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-ready (the CLI prints it with sorted keys)."""
         data: dict[str, Any] = {
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed,
-                          "method": "percentile (Efron & Tibshirani 1993), stratified by "
-                                    "engagement when pooled", "level": 0.95},
-            "engine": self.versions(), "thresholds": _thresholds_dict(self.thresholds),
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "method": "percentile (Efron & Tibshirani 1993), stratified by "
+                "engagement when pooled",
+                "level": 0.95,
+            },
+            "engine": self.versions(),
+            "thresholds": _thresholds_dict(self.thresholds),
             "views": list(self.views),
             "baseline": "CHANGE_REQUEST when the word 'new' occurs, else IN_SCOPE",
-            "engagements": [{
-                "id": e.id, "where": e.where, "files": list(e.files), "index": e.index.hash,
-                "skipped_without_verdict": e.skipped,
-                "borderline": sum(r.borderline for r in e.rows),
-                "figures": {v: f.to_dict() for v, f in self.per_engagement[e.id].items()},
-                "requests": [o.to_dict() for o in self.outcomes[e.id]]}
-                for e in self.engagements],
+            "engagements": [
+                {
+                    "id": e.id,
+                    "where": e.where,
+                    "files": list(e.files),
+                    "index": e.index.hash,
+                    "skipped_without_verdict": e.skipped,
+                    "borderline": sum(r.borderline for r in e.rows),
+                    "figures": {v: f.to_dict() for v, f in self.per_engagement[e.id].items()},
+                    "requests": [o.to_dict() for o in self.outcomes[e.id]],
+                }
+                for e in self.engagements
+            ],
             "pooled": {v: f.to_dict() for v, f in self.pooled.items()},
             "warnings": self.warnings(),
         }
@@ -546,13 +656,18 @@ class Evaluation:
             data["loeo"] = {
                 "grid": [_thresholds_dict(t) for t in lo.grid],
                 "selection": "best pooled macro-F1 on the other engagements (views[0]); "
-                             "ties: default, then grid order",
-                "chosen": {e: {"settings": s, "macro_f1_on_others": round(f, 4),
-                               "default_macro_f1_on_others":
-                                   None if d is None else round(d, 4)}
-                           for e, (s, f, d) in lo.chosen.items()},
-                "held_out": {e: {v: f.to_dict() for v, f in per.items()}
-                             for e, per in lo.held_out.items()},
+                "ties: default, then grid order",
+                "chosen": {
+                    e: {
+                        "settings": s,
+                        "macro_f1_on_others": round(f, 4),
+                        "default_macro_f1_on_others": None if d is None else round(d, 4),
+                    }
+                    for e, (s, f, d) in lo.chosen.items()
+                },
+                "held_out": {
+                    e: {v: f.to_dict() for v, f in per.items()} for e, per in lo.held_out.items()
+                },
                 "pooled": {v: f.to_dict() for v, f in lo.pooled.items()},
                 "requests": {e: [o.to_dict() for o in outs] for e, outs in lo.outcomes.items()},
             }
@@ -569,10 +684,17 @@ def _thresholds_dict(t: Thresholds) -> dict[str, float]:
     return {f.name: getattr(t, f.name) for f in fields(t)}
 
 
-def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RESAMPLES,
-             seed: int = 0, exclude_borderline: bool = False, loeo: bool = False,
-             grid: Sequence[Thresholds] = GRID, disputed_escalation: bool = True,
-             thresholds: Thresholds | None = None) -> Evaluation:
+def evaluate(
+    engagements: Sequence[Engagement],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+    exclude_borderline: bool = False,
+    loeo: bool = False,
+    grid: Sequence[Thresholds] = GRID,
+    disputed_escalation: bool = True,
+    thresholds: Thresholds | None = None,
+) -> Evaluation:
     """Run the engine over every engagement and compute the figures.
 
     ``exclude_borderline``: borderline rows are dropped before anything (also before the
@@ -592,8 +714,10 @@ def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RE
             if not e.rows:
                 raise InputError(f"{', '.join(e.files)}: every labelled row is borderline")
     if loeo and len(engs) < 2:
-        raise InputError("eval triage --loeo: needs at least two engagements "
-                         "(give several project folders or --all-realdata)")
+        raise InputError(
+            "eval triage --loeo: needs at least two engagements "
+            "(give several project folders or --all-realdata)"
+        )
     views = ("without_borderline",) if exclude_borderline else BORDERLINE_VIEWS
     grid = tuple(grid)
     runs: dict[tuple[str, int], list[Outcome]] = {}
@@ -602,9 +726,14 @@ def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RE
             for g, t in enumerate(grid):
                 runs[(e.id, g)] = run_engagement(e, t, disputed_escalation=disputed_escalation)
     default_g = grid.index(base_t) if loeo and base_t in grid else None
-    outcomes = {e.id: (runs[(e.id, default_g)] if default_g is not None else
-                       run_engagement(e, base_t, disputed_escalation=disputed_escalation))
-                for e in engs}
+    outcomes = {
+        e.id: (
+            runs[(e.id, default_g)]
+            if default_g is not None
+            else run_engagement(e, base_t, disputed_escalation=disputed_escalation)
+        )
+        for e in engs
+    }
 
     def fig(outs: Sequence[Outcome]) -> Figures:
         return figures(outs, resamples=resamples, seed=seed)
@@ -615,8 +744,13 @@ def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RE
     result = None
     if loeo:
         select_view = views[0]
-        pairs = {e.id: [[(o.row.verdict, o.verdict) for o in _view(runs[(e.id, g)], select_view)]
-                        for g in range(len(grid))] for e in engs}
+        pairs = {
+            e.id: [
+                [(o.row.verdict, o.verdict) for o in _view(runs[(e.id, g)], select_view)]
+                for g in range(len(grid))
+            ]
+            for e in engs
+        }
         choice = loeo_choices(pairs, default_g)
         chosen = {}
         held: dict[str, dict[str, Figures]] = {}
@@ -630,6 +764,7 @@ def evaluate(engagements: Sequence[Engagement], *, resamples: int = BOOTSTRAP_RE
             held_out[e.id] = runs[(e.id, g)]
             held[e.id] = {v: fig(_view(held_out[e.id], v)) for v in views}
         all_held = [o for e in engs for o in held_out[e.id]]
-        result = LoeoResult(grid, chosen, held, {v: fig(_view(all_held, v)) for v in views},
-                            held_out)
+        result = LoeoResult(
+            grid, chosen, held, {v: fig(_view(all_held, v)) for v in views}, held_out
+        )
     return Evaluation(tuple(engs), outcomes, per, pooled, views, resamples, seed, base_t, result)

@@ -47,8 +47,7 @@ def visible_length(text: str) -> int:
     return len(" ".join(text.split()))
 
 
-def pack(units: Sequence[Span], lines: Sequence[str],
-         limit: int = MAX_CHUNK_CHARS) -> list[Span]:
+def pack(units: Sequence[Span], lines: Sequence[str], limit: int = MAX_CHUNK_CHARS) -> list[Span]:
     """Group consecutive ``units`` (block line ranges, ascending) into parts of at most
     ``limit`` visible characters; a unit over the limit is a part by itself. Returns
     the parts as line ranges from the first unit's start to the last unit's end; one
@@ -72,8 +71,9 @@ def pack(units: Sequence[Span], lines: Sequence[str],
     return parts
 
 
-def windows(count: int, size: int = WINDOW_BLOCKS,
-            overlap: int = OVERLAP_BLOCKS) -> list[tuple[range, range]]:
+def windows(
+    count: int, size: int = WINDOW_BLOCKS, overlap: int = OVERLAP_BLOCKS
+) -> list[tuple[range, range]]:
     """Windows over ``count`` blocks: ``(own, context)`` index ranges, where ``own`` are
     the window's blocks (consecutive windows do not share them) and ``context`` the
     ``overlap`` blocks before it (empty for the first window)."""

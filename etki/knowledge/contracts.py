@@ -133,25 +133,28 @@ __all__ = [
 ]
 
 CONTEXT_SEPARATOR = " › "
-_REVERSED_CANDIDATE = ("a candidate edge goes from a clause of this document: write its "
-                       "type from the clause's side ({1!r}, not {0!r})")
+_REVERSED_CANDIDATE = (
+    "a candidate edge goes from a clause of this document: write its "
+    "type from the clause's side ({1!r}, not {0!r})"
+)
 POOL_HEADINGS: frozenset[str] = frozenset(
-    fold(name) for name in ("Unassigned edges", "Unzugeordnete Kanten",
-                            "Atanmamış bağlantılar"))
+    fold(name) for name in ("Unassigned edges", "Unzugeordnete Kanten", "Atanmamış bağlantılar")
+)
 """Headings (folded) of the section holding a document's candidate edges."""
 
 # --- clause numbers -------------------------------------------------------------------
 
-_BARE_NUMBER = re.compile(
-    r"^(?P<num>\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)(?:\.|\))?(?=\s|$)")
+_BARE_NUMBER = re.compile(r"^(?P<num>\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+)(?:\.|\))?(?=\s|$)")
 _WORDED_NUMBER = re.compile(
     r"^(?:section|sect|clause|article|art|madde|bolum|kisim|abschnitt|artikel|ziffer"
-    r"|paragraph|para|§)\.?\s*(?P<num>\d{1,3}(?:\.\d{1,3})*)(?:\.|\))?(?=\W|$)")
+    r"|paragraph|para|§)\.?\s*(?P<num>\d{1,3}(?:\.\d{1,3})*)(?:\.|\))?(?=\W|$)"
+)
 _LEADING_SEPARATOR = re.compile(r"^[\s\-–—:.]+")
 _LAW_AFTER_NUMBER = re.compile(
     r"^\W*(?:(?:of(?: the)?|des|der|dem|sayili)\s+)?(?:gdpr|dsgvo|bdsg|bgb|hgb|uwg|stgb"
     r"|kvkk|tbk|ttk|hmk|far|dfars|cfr|usc|u\s?s\s?c|ucc)\b"
-    r"|\bof the [\w\s]*\b(?:act|law|regulation|directive)\b|\bact of \d{4}\b")
+    r"|\bof the [\w\s]*\b(?:act|law|regulation|directive)\b|\bact of \d{4}\b"
+)
 """After a worded number, the name of a law or standard: ``Article 5 GDPR``, ``§ 307
 BGB``, ``Madde 6 KVKK``, ``Section 508 of the Rehabilitation Act``. Abbreviations of the
 laws contracts commonly cite (EU GDPR/DSGVO, German BGB/HGB/BDSG/UWG/StGB, Turkish
@@ -181,12 +184,16 @@ def clause_number(heading: str, *, worded: bool = True) -> tuple[str | None, str
     text = " ".join(heading.split())
     match = _BARE_NUMBER.match(text)
     if match:
-        title = _LEADING_SEPARATOR.sub("", text[match.end():])
+        title = _LEADING_SEPARATOR.sub("", text[match.end() :])
         return match.group("num"), title
     folded = fold(text)
     match = _WORDED_NUMBER.match(folded)
-    if (match and worded and not _LAW_AFTER_NUMBER.search(folded[match.end():])
-            and ("." in match.group("num") or int(match.group("num")) <= MAX_WORDED_SECTION)):
+    if (
+        match
+        and worded
+        and not _LAW_AFTER_NUMBER.search(folded[match.end() :])
+        and ("." in match.group("num") or int(match.group("num")) <= MAX_WORDED_SECTION)
+    ):
         return match.group("num"), text
     return None, text
 
@@ -210,20 +217,24 @@ _EXCLUSION = re.compile(
     r"\bout of scope\b|\bnot in scope\b|\bexclu(?:de|ded|des|ding|sion|sions)\b"
     r"|\bnot included\b|\bnot covered\b|\bkapsam disi\w*|\bkapsamdisi\w*|\bharic\b"
     r"|\bdahil degil\w*|\bausgeschlossen\w*|\b\w*ausschluss\w*|\b\w*ausschlusse\b"
-    r"|\bnicht im leistungsumfang\b|\bnicht (?:enthalten|umfasst|inbegriffen)\b")
+    r"|\bnicht im leistungsumfang\b|\bnicht (?:enthalten|umfasst|inbegriffen)\b"
+)
 _ASSUMPTION = re.compile(
     r"\bassum(?:e|ed|es|ption|ptions)\b|\bvarsayim\w*|\bannahme\w*|\bdependenc(?:y|ies)\b"
     r"|\bprerequisites?\b|\bon kosul\w*|\bvoraussetzung\w*|\bbagimlilik\w*"
-    r"|\babhangigkeit\w*|\bmitwirkung\w*|\b(?:client|customer) (?:responsibilit|obligation)\w*")
+    r"|\babhangigkeit\w*|\bmitwirkung\w*|\b(?:client|customer) (?:responsibilit|obligation)\w*"
+)
 _SLA = re.compile(
     r"\bservice levels?\b|\bservicelevel\w*|\bslas?\b|\bavailability\b|\buptime\b"
     r"|\b(?:response|resolution) times?\b|\bhizmet seviye\w*|\byanit sure\w*"
-    r"|\bcozum sure\w*|\bverfugbarkeit\w*|\breaktionszeit\w*|\bwiederherstellungszeit\w*")
+    r"|\bcozum sure\w*|\bverfugbarkeit\w*|\breaktionszeit\w*|\bwiederherstellungszeit\w*"
+)
 
 
 _SCOPE_CUE = re.compile(
     r"\bscope\b|\binclu(?:de|ded|des|sion|sions)\b|\bkapsam\w*|\bdahil\w*"
-    r"|\bleistungsumfang\b|\bumfang\b|\benthalten\b")
+    r"|\bleistungsumfang\b|\bumfang\b|\benthalten\b"
+)
 _CONJUNCTION = re.compile(r"\b(?:and|or|ve|veya|ile|und|oder|sowie)\b")
 _CATEGORIES = (("exclusion", _EXCLUSION), ("assumption", _ASSUMPTION), ("sla", _SLA))
 
@@ -240,8 +251,11 @@ def heading_category(heading: str) -> str | None:
     found = [name for name, pattern in _CATEGORIES if pattern.search(folded)]
     if len(found) != 1:
         return None
-    if (found[0] == "exclusion" and _SCOPE_CUE.search(_EXCLUSION.sub(" ", folded))
-            and (_CONJUNCTION.search(folded) or any(c in heading for c in "&/,;+"))):
+    if (
+        found[0] == "exclusion"
+        and _SCOPE_CUE.search(_EXCLUSION.sub(" ", folded))
+        and (_CONJUNCTION.search(folded) or any(c in heading for c in "&/,;+"))
+    ):
         return None
     return found[0]
 
@@ -271,9 +285,13 @@ def clause_kind(headings: Sequence[str]) -> str:
 _NODE_PREFIXES = ("module:", "workitem:", "clause:")
 
 
-def link_target(target: str, heading: str | None, contract_id: str,
-                module_ids: Collection[str] = (),
-                workitem_ids: Collection[str] = ()) -> str:
+def link_target(
+    target: str,
+    heading: str | None,
+    contract_id: str,
+    module_ids: Collection[str] = (),
+    workitem_ids: Collection[str] = (),
+) -> str:
     """Node id a link points at, as far as one document can tell.
 
     ``module:auth`` / ``workitem:WI-1`` / ``clause:MSA#3.2`` stay as written;
@@ -285,11 +303,11 @@ def link_target(target: str, heading: str | None, contract_id: str,
     target = target.strip()
     if heading is not None:
         if target.startswith("clause:"):
-            target = target[len("clause:"):]
+            target = target[len("clause:") :]
         return f"clause:{target or contract_id}#{heading.strip()}"
     for prefix in _NODE_PREFIXES:
         if target.startswith(prefix):
-            return prefix + target[len(prefix):].strip()
+            return prefix + target[len(prefix) :].strip()
     if "#" in target:
         contract, _, head = target.partition("#")
         return f"clause:{contract.strip() or contract_id}#{head.strip()}"
@@ -373,15 +391,16 @@ def _strip_links(text: str) -> str:
     """Wikilinks in a title shown as their alias, or as their target; typed links and
     links to nodes (``module:``, ``workitem:``, ``clause:``) without an alias are edge
     declarations and are removed from the title."""
+
     def show(match: re.Match[str]) -> str:
         inner = match.group(1)
         target, sep, alias = inner.partition("|")
         if sep and alias.strip():
             return alias.strip()
-        if split_typed_target(target)[0] is not None or target.strip().startswith(
-                _NODE_PREFIXES):
+        if split_typed_target(target)[0] is not None or target.strip().startswith(_NODE_PREFIXES):
             return ""
         return target.strip()
+
     return " ".join(re.sub(r"\[\[([^\[\]]+?)\]\]", show, text).split())
 
 
@@ -390,16 +409,23 @@ def _short_title(text: str, limit: int = 60) -> str:
     if len(sentence) <= limit:
         return sentence
     cut = sentence[:limit]
-    if " " in cut[limit // 2:]:
-        cut = cut[:cut.rfind(" ")]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rfind(" ")]
     return cut.rstrip(" ,;:") + "…"
 
 
 class _Parser:
     """One contract document being parsed (see the module docstring for the rules)."""
 
-    def __init__(self, text: str, path: str, source: str, vocabulary: EdgeVocabulary,
-                 module_ids: Collection[str], workitem_ids: Collection[str]) -> None:
+    def __init__(
+        self,
+        text: str,
+        path: str,
+        source: str,
+        vocabulary: EdgeVocabulary,
+        module_ids: Collection[str],
+        workitem_ids: Collection[str],
+    ) -> None:
         self.path, self.source, self.vocabulary = path, source, vocabulary
         self.module_ids, self.workitem_ids = module_ids, workitem_ids
         self.meta, self.body = split_frontmatter(text, path)
@@ -424,7 +450,9 @@ class _Parser:
         if any(c in cid for c in "#|[]/\\") or any(ord(c) < 0x20 for c in cid):
             raise self._meta_error(
                 f"contract id {cid!r} may not contain # | [ ] / \\ or control characters",
-                ["id"], "id")
+                ["id"],
+                "id",
+            )
         return cid
 
     def meta_kind(self) -> str | None:
@@ -432,8 +460,9 @@ class _Parser:
         if kind is None:
             return None
         if kind not in CLAUSE_KINDS:
-            raise self._meta_error(f"kind must be one of {', '.join(CLAUSE_KINDS)}",
-                                   ["kind"], "kind")
+            raise self._meta_error(
+                f"kind must be one of {', '.join(CLAUSE_KINDS)}", ["kind"], "kind"
+            )
         return str(kind)
 
     def meta_title(self) -> str | None:
@@ -449,39 +478,46 @@ class _Parser:
         if raw is None:
             return []
         if not isinstance(raw, list):
-            raise self._meta_error("edges must be a list of {type, target}", ["edges"],
-                                   "edges")
+            raise self._meta_error("edges must be a list of {type, target}", ["edges"], "edges")
         links: list[_Link] = []
         for i, item in enumerate(raw):
             if not isinstance(item, dict):
-                raise self._meta_error("each edge must be a mapping {type, target}",
-                                       ["edges", i], f"edges[{i}]")
+                raise self._meta_error(
+                    "each edge must be a mapping {type, target}", ["edges", i], f"edges[{i}]"
+                )
             for key in ("type", "target"):
                 if not isinstance(item.get(key), str) or not item[key].strip():
-                    raise self._meta_error(f"'{key}' is required and must be a string",
-                                           ["edges", i, key], f"edges[{i}].{key}")
+                    raise self._meta_error(
+                        f"'{key}' is required and must be a string",
+                        ["edges", i, key],
+                        f"edges[{i}].{key}",
+                    )
             try:
                 etype = self.vocabulary.canonical(item["type"])
             except VocabularyError as exc:
                 line = locate(self.yaml_text or "", ["edges", i, "type"], first_line=2)
-                raise UnknownEdgeTypeError(self.path, str(exc), line=line,
-                                           field=f"edges[{i}].type") from exc
-            target = link_target(item["target"], None, contract_id, self.module_ids,
-                                 self.workitem_ids)
+                raise UnknownEdgeTypeError(
+                    self.path, str(exc), line=line, field=f"edges[{i}].type"
+                ) from exc
+            target = link_target(
+                item["target"], None, contract_id, self.module_ids, self.workitem_ids
+            )
             line = locate(self.yaml_text or "", ["edges", i], first_line=2) or 1
-            links.append(_Link(target, etype, line,
-                               f"edges[{i}]: {item['type']} -> {item['target']}"))
+            links.append(
+                _Link(target, etype, line, f"edges[{i}]: {item['type']} -> {item['target']}")
+            )
         return links
 
     def meta_status(self) -> tuple[str, dict[str, tuple[str, int]]]:
         """Frontmatter ``status`` (default ``stable``) and ``clause_status`` as
         number -> (status, file line). Raises ProjectFormatError for another value."""
+
         def status_of(value: object, keys: list[str | int], fld: str) -> str:
             folded = fold(value) if isinstance(value, str) else None
             if folded not in CLAUSE_STATUSES:
                 raise self._meta_error(
-                    f"status must be one of {', '.join(CLAUSE_STATUSES)}, not {value!r}",
-                    keys, fld)
+                    f"status must be one of {', '.join(CLAUSE_STATUSES)}, not {value!r}", keys, fld
+                )
             return folded
 
         default = "stable"
@@ -491,8 +527,11 @@ class _Parser:
         if raw is None:
             return default, {}
         if not isinstance(raw, dict):
-            raise self._meta_error("clause_status must be a mapping clause number -> "
-                                   "status", ["clause_status"], "clause_status")
+            raise self._meta_error(
+                "clause_status must be a mapping clause number -> status",
+                ["clause_status"],
+                "clause_status",
+            )
         out: dict[str, tuple[str, int]] = {}
         for number, value in raw.items():
             keys: list[str | int] = ["clause_status", str(number)]
@@ -507,50 +546,69 @@ class _Parser:
         if raw is None:
             return []
         if not isinstance(raw, list):
-            raise self._meta_error("candidates must be a list of {target, type, source}",
-                                   ["candidates"], "candidates")
+            raise self._meta_error(
+                "candidates must be a list of {target, type, source}", ["candidates"], "candidates"
+            )
         out: list[Edge] = []
         for i, item in enumerate(raw):
             fld = f"candidates[{i}]"
             if not isinstance(item, dict):
-                raise self._meta_error("each candidate must be a mapping {target, type, "
-                                       "source}", ["candidates", i], fld)
+                raise self._meta_error(
+                    "each candidate must be a mapping {target, type, source}",
+                    ["candidates", i],
+                    fld,
+                )
             for key in ("target", "type", "source"):
                 value = item.get(key)
                 if key == "target" and value is None:
                     raise self._meta_error("'target' is required", ["candidates", i], fld)
                 if value is not None and (not isinstance(value, str) or not value.strip()):
-                    raise self._meta_error(f"'{key}' must be a non-empty string",
-                                           ["candidates", i, key], f"{fld}.{key}")
+                    raise self._meta_error(
+                        f"'{key}' must be a non-empty string",
+                        ["candidates", i, key],
+                        f"{fld}.{key}",
+                    )
             etype = ""
             if item.get("type") is not None:
                 try:
                     etype = self.vocabulary.canonical(item["type"])
                 except VocabularyError as exc:
-                    line = locate(self.yaml_text or "", ["candidates", i, "type"],
-                                  first_line=2)
-                    raise UnknownEdgeTypeError(self.path, str(exc), line=line,
-                                               field=f"{fld}.type") from exc
+                    line = locate(self.yaml_text or "", ["candidates", i, "type"], first_line=2)
+                    raise UnknownEdgeTypeError(
+                        self.path, str(exc), line=line, field=f"{fld}.type"
+                    ) from exc
             line = locate(self.yaml_text or "", ["candidates", i], first_line=2) or 1
             source = item.get("source")
-            target = link_target(item["target"], None, contract_id, self.module_ids,
-                                 self.workitem_ids)
+            target = link_target(
+                item["target"], None, contract_id, self.module_ids, self.workitem_ids
+            )
             if etype in self.vocabulary.reversed_names:
-                raise self._meta_error(_REVERSED_CANDIDATE.format(
-                    etype, self.vocabulary.inverse(etype)), ["candidates", i, "type"],
-                    f"{fld}.type")
+                raise self._meta_error(
+                    _REVERSED_CANDIDATE.format(etype, self.vocabulary.inverse(etype)),
+                    ["candidates", i, "type"],
+                    f"{fld}.type",
+                )
             if etype:
                 try:
                     self.vocabulary.checked(f"clause:{contract_id}#x", target, etype)
                 except VocabularyError as exc:
-                    raise EdgeSignatureError(self.path, str(exc), line=line,
-                                             field=f"{fld}.type") from exc
-            written = ", ".join(f"{k}: {item[k]}" for k in ("source", "type", "target")
-                                if item.get(k) is not None)
-            out.append(Edge(
-                f"clause:{contract_id}#{source.strip()}" if source else "", target,
-                etype, "mapped", PROVENANCE_WEIGHTS["mapped"], f"{self.source}:{line}",
-                f"candidates[{i}]: {{{written}}}"))
+                    raise EdgeSignatureError(
+                        self.path, str(exc), line=line, field=f"{fld}.type"
+                    ) from exc
+            written = ", ".join(
+                f"{k}: {item[k]}" for k in ("source", "type", "target") if item.get(k) is not None
+            )
+            out.append(
+                Edge(
+                    f"clause:{contract_id}#{source.strip()}" if source else "",
+                    target,
+                    etype,
+                    "mapped",
+                    PROVENANCE_WEIGHTS["mapped"],
+                    f"{self.source}:{line}",
+                    f"candidates[{i}]: {{{written}}}",
+                )
+            )
         return out
 
     # -- section starts ----------------------------------------------------------------
@@ -558,8 +616,11 @@ class _Parser:
     def blocks(self) -> list[int]:
         """Indexes of the top-level block tokens (paragraphs, headings, lists ...)."""
         if self._blocks is None:
-            self._blocks = [i for i, t in enumerate(self.tokens)
-                            if t.level == 0 and t.map is not None and t.nesting in (0, 1)]
+            self._blocks = [
+                i
+                for i, t in enumerate(self.tokens)
+                if t.level == 0 and t.map is not None and t.nesting in (0, 1)
+            ]
         return self._blocks
 
     def _list_items(self, k: int) -> list[tuple[int, int]]:
@@ -604,7 +665,7 @@ class _Parser:
         out: list[_Start] = []
         used = 1
         for n, (open_at, close_at) in enumerate(items):
-            item, inner = tokens[open_at], tokens[open_at + 1:close_at]
+            item, inner = tokens[open_at], tokens[open_at + 1 : close_at]
             if not item.info.isdigit() or len(item.info) > 3 or len(inner) != 3:
                 continue
             number = str(int(item.info))
@@ -617,15 +678,27 @@ class _Parser:
                 pb, pe = _span(first)
                 children = inline.children or []
                 if pe - pb == 2 and set(self.lines[pb + 1].strip()) == {"="}:
-                    cut = next((i for i, c in enumerate(children) if c.type == "softbreak"),
-                               len(children))
+                    cut = next(
+                        (i for i, c in enumerate(children) if c.type == "softbreak"), len(children)
+                    )
                     level, title, body_start = 1, _strip_links(_plain(children[:cut])), pe
-                elif (pe - pb == 1 and nxt is not None and nxt.type == "hr"
-                      and nxt.map is not None and nxt.map[0] == list_end and list_end == pe
-                      and (len(items) == 1 or (
-                          n == len(items) - 1 and int(number) == next_top
-                          and tokens[items[n - 1][0]].info.isdigit()
-                          and int(tokens[items[n - 1][0]].info) + 1 != int(number)))):
+                elif (
+                    pe - pb == 1
+                    and nxt is not None
+                    and nxt.type == "hr"
+                    and nxt.map is not None
+                    and nxt.map[0] == list_end
+                    and list_end == pe
+                    and (
+                        len(items) == 1
+                        or (
+                            n == len(items) - 1
+                            and int(number) == next_top
+                            and tokens[items[n - 1][0]].info.isdigit()
+                            and int(tokens[items[n - 1][0]].info) + 1 != int(number)
+                        )
+                    )
+                ):
                     level, title = 2, _strip_links(_plain(children))
                     body_start, used = nxt.map[1], 2
                 else:
@@ -689,14 +762,21 @@ class _Parser:
                 heading = _strip_links(_plain(tokens[blocks[k] + 1].children))
                 if not heading:
                     nxt = tokens[blocks[k + 1]] if k + 1 < len(blocks) else None
-                    if (nxt is not None and nxt.type == "paragraph_open" and nxt.map
-                            and nxt.map[0] == end):
+                    if (
+                        nxt is not None
+                        and nxt.type == "paragraph_open"
+                        and nxt.map
+                        and nxt.map[0] == end
+                    ):
                         first = self.lines[nxt.map[0]].strip()
                         wrapped = _plain(markdown_parser().parseInline(first)[0].children)
                         if wrapped and len(wrapped) <= 120:
                             number, title = clause_number(wrapped, worded=worded)
-                            starts.append(_Start(begin, nxt.map[0] + 1, level, wrapped,
-                                                 number, title, "wrapped"))
+                            starts.append(
+                                _Start(
+                                    begin, nxt.map[0] + 1, level, wrapped, number, title, "wrapped"
+                                )
+                            )
                             record(number, level)
                             k += 2
                             continue
@@ -722,10 +802,12 @@ class _Parser:
             k += 1
         return starts
 
-    def _pseudo_heading(self, inline: Token, begin: int, end: int,
-                        pseudo_level: Callable[[str], int | None]) -> _Start | None:
-        children = [c for c in inline.children or [] if not (c.type == "text" and
-                                                              not c.content.strip())]
+    def _pseudo_heading(
+        self, inline: Token, begin: int, end: int, pseudo_level: Callable[[str], int | None]
+    ) -> _Start | None:
+        children = [
+            c for c in inline.children or [] if not (c.type == "text" and not c.content.strip())
+        ]
         if not children:
             return None
         if children[0].type == "strong_open":
@@ -733,7 +815,7 @@ class _Parser:
             if close is None:
                 return None
             strong = _plain(children[1:close])
-            rest = _plain(children[close + 1:])
+            rest = _plain(children[close + 1 :])
             match = _SEEN_NUMBER.match(strong)
             if match is None:
                 return None
@@ -753,7 +835,7 @@ class _Parser:
             if match is None or not match.group(2):
                 return None
             title = match.group(2).strip()
-            if (len(title.split()) > 12 or not title[0].isupper() or title.endswith(".")):
+            if len(title.split()) > 12 or not title[0].isupper() or title.endswith("."):
                 return None
             level = pseudo_level(match.group(1))
             if level is None:
@@ -774,10 +856,10 @@ class _Parser:
                 try:
                     canonical = self.vocabulary.canonical(ltype)
                 except VocabularyError as exc:
-                    raise UnknownEdgeTypeError(self.path, str(exc), line=line,
-                                               field="wikilink") from exc
-            node = link_target(target, heading, contract_id, self.module_ids,
-                               self.workitem_ids)
+                    raise UnknownEdgeTypeError(
+                        self.path, str(exc), line=line, field="wikilink"
+                    ) from exc
+            node = link_target(target, heading, contract_id, self.module_ids, self.workitem_ids)
             links.append(_Link(node, canonical, line, written))
         return links
 
@@ -787,7 +869,7 @@ class _Parser:
             self._inline = [t for t in self.tokens if t.type == "inline" and t.map]
             self._inline_lines = [_span(t)[0] for t in self._inline]
         lo = bisect.bisect_left(self._inline_lines, begin)
-        return self._inline[lo:bisect.bisect_left(self._inline_lines, end)]
+        return self._inline[lo : bisect.bisect_left(self._inline_lines, end)]
 
     def links_between(self, begin: int, end: int, contract_id: str) -> list[_Link]:
         """Wikilinks of the inline tokens starting on body lines ``[begin, end)``."""
@@ -808,10 +890,18 @@ class _Parser:
             if b < begin or b >= end:
                 continue
             e = min(e, end)
-            if (tok.type in ("bullet_list_open", "ordered_list_open")
-                    and visible_length("\n".join(self.lines[b:e])) > limit):
-                items = [t.map for t in tokens[i + 1:] if t.level == tok.level + 1
-                         and t.type == "list_item_open" and t.map and b <= t.map[0] < e]
+            if (
+                tok.type in ("bullet_list_open", "ordered_list_open")
+                and visible_length("\n".join(self.lines[b:e])) > limit
+            ):
+                items = [
+                    t.map
+                    for t in tokens[i + 1 :]
+                    if t.level == tok.level + 1
+                    and t.type == "list_item_open"
+                    and t.map
+                    and b <= t.map[0] < e
+                ]
                 if items:
                     out.extend((ib, min(ie, e)) for ib, ie in items)
                     continue
@@ -833,8 +923,7 @@ class _Parser:
             found = self.links([token], self.first_line + line, contract_id)
             if found:
                 owner = starts[index]
-                (owner.heading_links if line < owner.body_start else owner.body_links).extend(
-                    found)
+                (owner.heading_links if line < owner.body_start else owner.body_links).extend(found)
 
     # -- structure ---------------------------------------------------------------------
 
@@ -851,7 +940,7 @@ class _Parser:
         count as no text."""
         nonblank = [bool(line.strip()) for line in self.lines]
         for sec in pool:
-            nonblank[sec.start:sec.end] = [False] * (sec.end - sec.start)
+            nonblank[sec.start : sec.end] = [False] * (sec.end - sec.start)
         return analyse_structure(nonblank, [s.start for s in starts], [s.end for s in starts])
 
 
@@ -913,11 +1002,19 @@ def _fold_subheadings(starts: list[_Start], first_line: int) -> list[_Start]:
     kept: list[_Start] = []
     current: _Start | None = None
     for sec in starts:
-        if (sec.number is None and not _is_pool(sec) and current is not None
-                and current.number is not None
-                and (sec.level > current.level
-                     or (sec.level == current.level
-                         and 2 * per_level[sec.level][0] > per_level[sec.level][1]))):
+        if (
+            sec.number is None
+            and not _is_pool(sec)
+            and current is not None
+            and current.number is not None
+            and (
+                sec.level > current.level
+                or (
+                    sec.level == current.level
+                    and 2 * per_level[sec.level][0] > per_level[sec.level][1]
+                )
+            )
+        ):
             current.subtitles.append((sec.title or sec.heading, first_line + sec.start))
             continue
         kept.append(sec)
@@ -950,8 +1047,14 @@ class _Builder:
     """Turns section starts into ScopeClauses with unique refs, kinds, edges, status,
     aliases and chunks."""
 
-    def __init__(self, parser: _Parser, contract_id: str, doc_title: str | None,
-                 meta_kind: str | None, meta_links: list[_Link]) -> None:
+    def __init__(
+        self,
+        parser: _Parser,
+        contract_id: str,
+        doc_title: str | None,
+        meta_kind: str | None,
+        meta_links: list[_Link],
+    ) -> None:
         self.parser, self.cid = parser, contract_id
         self.outer = [x for x in (doc_title, meta_kind) if x]
         self.meta_links = meta_links
@@ -965,8 +1068,9 @@ class _Builder:
         self.used.add(candidate)
         return candidate
 
-    def edges(self, source: str, kind: str, own: list[_Link],
-              inherited: list[_Link]) -> tuple[Edge, ...]:
+    def edges(
+        self, source: str, kind: str, own: list[_Link], inherited: list[_Link]
+    ) -> tuple[Edge, ...]:
         out: list[Edge] = []
         keys: set[tuple[str, str]] = set()
         for provenance, links in (("explicit", own), ("inherited", inherited)):
@@ -977,18 +1081,34 @@ class _Builder:
                     continue
                 keys.add((link.target, etype))
                 try:
-                    src, tgt, etype = self.parser.vocabulary.checked(source, link.target,
-                                                                     etype)
+                    src, tgt, etype = self.parser.vocabulary.checked(source, link.target, etype)
                 except VocabularyError as exc:
-                    raise EdgeSignatureError(self.parser.path, f"{link.text}: {exc}",
-                                             line=link.line, field="edge") from exc
-                out.append(Edge(src, tgt, etype, provenance, weight,
-                                f"{self.parser.source}:{link.line}", link.text))
+                    raise EdgeSignatureError(
+                        self.parser.path, f"{link.text}: {exc}", line=link.line, field="edge"
+                    ) from exc
+                out.append(
+                    Edge(
+                        src,
+                        tgt,
+                        etype,
+                        provenance,
+                        weight,
+                        f"{self.parser.source}:{link.line}",
+                        link.text,
+                    )
+                )
         return tuple(out)
 
-    def chunks(self, ref: str, kind: str, begin: int, end: int, own: list[_Link],
-               inherited: list[_Link],
-               subtitles: Sequence[tuple[str, int]] = ()) -> tuple[ClauseChunk, ...]:
+    def chunks(
+        self,
+        ref: str,
+        kind: str,
+        begin: int,
+        end: int,
+        own: list[_Link],
+        inherited: list[_Link],
+        subtitles: Sequence[tuple[str, int]] = (),
+    ) -> tuple[ClauseChunk, ...]:
         """The parts of the clause body on lines ``[begin, end)`` when its text is over
         :data:`MAX_CHUNK_CHARS`: each part's own body links are explicit; ``inherited``
         (the heading's and the enclosing clauses' links) holds for every part. A part's
@@ -1006,16 +1126,34 @@ class _Builder:
             mine = [link for link in own if lo <= link.line < hi]
             text = parser.section_text(b, e)
             under = [title for title, line in subtitles if line <= lo]
-            out.append(ClauseChunk(
-                text, lo, self.edges(f"chunk:{ref}~{k}", kind, mine, inherited),
-                plain=markdown_plain(text), subtitle=under[-1] if under else ""))
+            out.append(
+                ClauseChunk(
+                    text,
+                    lo,
+                    self.edges(f"chunk:{ref}~{k}", kind, mine, inherited),
+                    plain=markdown_plain(text),
+                    subtitle=under[-1] if under else "",
+                )
+            )
         return tuple(out)
 
-    def clause(self, number: str | None, title: str, span: tuple[int, int], kind: str,
-               level: int, line: int, parent: str | None, own: list[_Link],
-               inherited: list[_Link], *, heading_links: Sequence[_Link] = (),
-               aliases: Sequence[str] = (), overlap: str = "",
-               subtitles: Sequence[tuple[str, int]] = ()) -> ScopeClause:
+    def clause(
+        self,
+        number: str | None,
+        title: str,
+        span: tuple[int, int],
+        kind: str,
+        level: int,
+        line: int,
+        parent: str | None,
+        own: list[_Link],
+        inherited: list[_Link],
+        *,
+        heading_links: Sequence[_Link] = (),
+        aliases: Sequence[str] = (),
+        overlap: str = "",
+        subtitles: Sequence[tuple[str, int]] = (),
+    ) -> ScopeClause:
         """One clause of the body lines ``span``. ``own`` are its explicit links (body
         links, heading links, links of merged parents); ``heading_links`` those of
         ``own`` that its chunks inherit instead; ``subtitles`` the folded sub-headings
@@ -1026,14 +1164,25 @@ class _Builder:
         body = [link for link in own if id(link) not in inherited_here]
         text = self.parser.section_text(*span)
         return ScopeClause(
-            ref=ref, contract_id=self.cid, number=num, title=title,
-            text=text, kind=kind,  # type: ignore[arg-type]  # a CLAUSE_KINDS name
-            level=level, source=self.parser.source, line=line, parent=parent,
+            ref=ref,
+            contract_id=self.cid,
+            number=num,
+            title=title,
+            text=text,
+            kind=kind,  # type: ignore[arg-type]  # a CLAUSE_KINDS name
+            level=level,
+            source=self.parser.source,
+            line=line,
+            parent=parent,
             edges=self.edges(f"clause:{ref}", kind, own, inherited),
-            aliases=tuple(aliases), overlap=overlap,
-            chunks=self.chunks(ref, kind, span[0], span[1], body,
-                               list(heading_links) + inherited, subtitles),
-            plain=markdown_plain(text), subtitles=tuple(subtitles))
+            aliases=tuple(aliases),
+            overlap=overlap,
+            chunks=self.chunks(
+                ref, kind, span[0], span[1], body, list(heading_links) + inherited, subtitles
+            ),
+            plain=markdown_plain(text),
+            subtitles=tuple(subtitles),
+        )
 
 
 def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> list[ScopeClause]:
@@ -1045,8 +1194,19 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
     if re.sub(r"<!--.*?-->", "", preamble, flags=re.S).strip():
         own = parser.links_between(0, starts[0].start, builder.cid)
         kind = "context" if numbered else clause_kind(builder.outer)
-        clauses.append(builder.clause(None, "Preamble", (0, starts[0].start), kind, 1, first,
-                                      None, own, builder.meta_links))
+        clauses.append(
+            builder.clause(
+                None,
+                "Preamble",
+                (0, starts[0].start),
+                kind,
+                1,
+                first,
+                None,
+                own,
+                builder.meta_links,
+            )
+        )
     texts = [parser.section_text(s.body_start, s.end) for s in starts]
     # empty parents are merged into their first child
     for k, sec in enumerate(starts):
@@ -1062,8 +1222,7 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
     for k, sec in enumerate(starts):
         chain = _chain(starts, k)
         headings = [sec.heading, _lead_in(texts[k])] + [starts[j].heading for j in chain]
-        kind = ("context" if k < before else
-                clause_kind([h for h in headings if h] + builder.outer))
+        kind = "context" if k < before else clause_kind([h for h in headings if h] + builder.outer)
         inherited = [link for j in chain for link in starts[j].heading_links]
         inherited += builder.meta_links
         parent = next((refs[j] for j in chain if not starts[j].merged), None)
@@ -1071,37 +1230,57 @@ def _by_heading(parser: _Parser, builder: _Builder, starts: list[_Start]) -> lis
             refs[k] = None
             continue
         title = CONTEXT_SEPARATOR.join(x for x in (sec.context, sec.title) if x)
-        clause = builder.clause(sec.number, title, (sec.body_start, sec.end), kind,
-                                sec.level, first + sec.start, parent,
-                                sec.absorbed + sec.heading_links + sec.body_links, inherited,
-                                heading_links=sec.absorbed + sec.heading_links,
-                                aliases=sec.aliases, subtitles=sec.subtitles)
+        clause = builder.clause(
+            sec.number,
+            title,
+            (sec.body_start, sec.end),
+            kind,
+            sec.level,
+            first + sec.start,
+            parent,
+            sec.absorbed + sec.heading_links + sec.body_links,
+            inherited,
+            heading_links=sec.absorbed + sec.heading_links,
+            aliases=sec.aliases,
+            subtitles=sec.subtitles,
+        )
         refs[k] = clause.ref
         clauses.append(clause)
     return clauses
 
 
-def _sliding_window(parser: _Parser, builder: _Builder,
-                    pool: list[_Start]) -> list[ScopeClause]:
+def _sliding_window(parser: _Parser, builder: _Builder, pool: list[_Start]) -> list[ScopeClause]:
     def in_pool(line: int) -> bool:
         return any(sec.start <= line < sec.end for sec in pool)
 
-    blocks = [parser.tokens[i] for i in parser.blocks()
-              if not in_pool(_span(parser.tokens[i])[0])]
+    blocks = [parser.tokens[i] for i in parser.blocks() if not in_pool(_span(parser.tokens[i])[0])]
     spans = [_span(b) for b in blocks]
     clauses: list[ScopeClause] = []
     kind = clause_kind(builder.outer)
     for n, (own, context) in enumerate(windows(len(spans)), start=1):
         start, end = spans[own[0]][0], spans[own[-1]][1]
-        links = [link for b, e in (spans[i] for i in own)
-                 for link in parser.links_between(b, e, builder.cid)]
+        links = [
+            link
+            for b, e in (spans[i] for i in own)
+            for link in parser.links_between(b, e, builder.cid)
+        ]
         inlines = parser.inlines_between(start, end)
         title = _short_title(_strip_links(_plain(inlines[0].children))) if inlines else ""
-        overlap = (parser.section_text(spans[context[0]][0], spans[context[-1]][1])
-                   if context else "")
-        clause = builder.clause(f"w{n}", title or f"w{n}", (start, end), kind, 1,
-                                parser.first_line + start, None, links, builder.meta_links,
-                                overlap=overlap)
+        overlap = (
+            parser.section_text(spans[context[0]][0], spans[context[-1]][1]) if context else ""
+        )
+        clause = builder.clause(
+            f"w{n}",
+            title or f"w{n}",
+            (start, end),
+            kind,
+            1,
+            parser.first_line + start,
+            None,
+            links,
+            builder.meta_links,
+            overlap=overlap,
+        )
         clauses.append(clause)
     return clauses
 
@@ -1112,17 +1291,30 @@ def _pool_candidates(parser: _Parser, pool: list[_Start], contract_id: str) -> l
     for sec in pool:
         for link in parser.links_between(sec.body_start, sec.end, contract_id):
             if link.type in parser.vocabulary.reversed_names:
-                raise ProjectFormatError(parser.path, f"{link.text}: " + _REVERSED_CANDIDATE
-                                         .format(link.type, parser.vocabulary.inverse(
-                                             link.type)), line=link.line, field="candidates")
-            out.append(Edge("", link.target, link.type or "", "mapped",
-                            PROVENANCE_WEIGHTS["mapped"], f"{parser.source}:{link.line}",
-                            link.text))
+                raise ProjectFormatError(
+                    parser.path,
+                    f"{link.text}: "
+                    + _REVERSED_CANDIDATE.format(link.type, parser.vocabulary.inverse(link.type)),
+                    line=link.line,
+                    field="candidates",
+                )
+            out.append(
+                Edge(
+                    "",
+                    link.target,
+                    link.type or "",
+                    "mapped",
+                    PROVENANCE_WEIGHTS["mapped"],
+                    f"{parser.source}:{link.line}",
+                    link.text,
+                )
+            )
     return out
 
 
-def _apply_status(clauses: list[ScopeClause], default: str,
-                  by_number: dict[str, tuple[str, int]], path: str) -> list[ScopeClause]:
+def _apply_status(
+    clauses: list[ScopeClause], default: str, by_number: dict[str, tuple[str, int]], path: str
+) -> list[ScopeClause]:
     names: dict[str, int] = {}
     for i, clause in enumerate(clauses):
         for name in (clause.number, *clause.aliases):
@@ -1131,18 +1323,28 @@ def _apply_status(clauses: list[ScopeClause], default: str,
     for number, (value, line) in by_number.items():
         at = names.get(_normalize_number(number.strip()))
         if at is None:
-            raise ProjectFormatError(path, f"clause_status names no clause of this "
-                                     f"document: {number!r}", line=line,
-                                     field=f"clause_status.{number}")
+            raise ProjectFormatError(
+                path,
+                f"clause_status names no clause of this document: {number!r}",
+                line=line,
+                field=f"clause_status.{number}",
+            )
         status[at] = value
-    return [c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]  # checked statuses
-            for c, s in zip(clauses, status, strict=True)]
+    return [
+        c if c.status == s else replace(c, status=s)  # type: ignore[arg-type]  # checked statuses
+        for c, s in zip(clauses, status, strict=True)
+    ]
 
 
-def parse_contract_text(text: str, *, path: str, source: str | None = None,
-                        vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
-                        module_ids: Collection[str] = (),
-                        workitem_ids: Collection[str] = ()) -> Contract:
+def parse_contract_text(
+    text: str,
+    *,
+    path: str,
+    source: str | None = None,
+    vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
+    module_ids: Collection[str] = (),
+    workitem_ids: Collection[str] = (),
+) -> Contract:
     """Parse one contract document.
 
     ``path`` names the file in errors; ``source`` is recorded on the contract and its
@@ -1175,8 +1377,14 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
     starts = [s for s in found if s not in pool]
     _assign_parents(starts)
     top = min((s.level for s in starts), default=1)
-    doc_heading = (starts[0].heading if starts and [s.level for s in starts].count(top) == 1
-                   and starts[0].level == top and starts[0].number is None else None)
+    doc_heading = (
+        starts[0].heading
+        if starts
+        and [s.level for s in starts].count(top) == 1
+        and starts[0].level == top
+        and starts[0].number is None
+        else None
+    )
     title = meta_title or doc_heading or cid
     builder = _Builder(parser, cid, meta_title, meta_kind, meta_links)
     if structure.usable:
@@ -1192,15 +1400,25 @@ def parse_contract_text(text: str, *, path: str, source: str | None = None,
     metrics["chunks"] = float(sum(len(c.chunks) for c in clauses))
     if not structure.usable:
         metrics["windows"] = float(len(clauses))
-    return Contract(id=cid, title=title, source=source, clauses=tuple(clauses),
-                    chunking=structure.strategy, chunking_metrics=tuple(sorted(metrics.items())),
-                    candidates=tuple(candidates + _pool_candidates(parser, pool, cid)))
+    return Contract(
+        id=cid,
+        title=title,
+        source=source,
+        clauses=tuple(clauses),
+        chunking=structure.strategy,
+        chunking_metrics=tuple(sorted(metrics.items())),
+        candidates=tuple(candidates + _pool_candidates(parser, pool, cid)),
+    )
 
 
-def parse_contract(path: str | Path, *, source: str | None = None,
-                   vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
-                   module_ids: Collection[str] = (),
-                   workitem_ids: Collection[str] = ()) -> Contract:
+def parse_contract(
+    path: str | Path,
+    *,
+    source: str | None = None,
+    vocabulary: EdgeVocabulary = DEFAULT_VOCABULARY,
+    module_ids: Collection[str] = (),
+    workitem_ids: Collection[str] = (),
+) -> Contract:
     """Read ``path`` (UTF-8, BOM and CRLF accepted) and :func:`parse_contract_text` it.
 
     Raises ProjectFormatError when the file cannot be read or is not UTF-8 (with the line
@@ -1214,11 +1432,18 @@ def parse_contract(path: str | Path, *, source: str | None = None,
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise ProjectFormatError(str(path), "not UTF-8 text", line=line) from exc
     if "\x00" in text:  # PostgreSQL cannot store it; no reader can show it
-        line = text[:text.index("\x00")].count("\n") + 1
-        raise ProjectFormatError(str(path), "holds a NUL character: not text Etki can "
-                                 "store; remove it", line=line)
-    return parse_contract_text(text, path=str(path), source=source, vocabulary=vocabulary,
-                               module_ids=module_ids, workitem_ids=workitem_ids)
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ProjectFormatError(
+            str(path), "holds a NUL character: not text Etki can store; remove it", line=line
+        )
+    return parse_contract_text(
+        text,
+        path=str(path),
+        source=source,
+        vocabulary=vocabulary,
+        module_ids=module_ids,
+        workitem_ids=workitem_ids,
+    )

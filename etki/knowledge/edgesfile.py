@@ -38,8 +38,10 @@ __all__ = ["EDGES_FILE", "accepted_entry", "accepted_ids", "load_edges", "write_
 
 EDGES_FILE = "edges.yaml"
 _KEYS = ("source", "target", "type", "suggestion", "score", "words", "note")
-_HEADER = ("# Links accepted by a person (etki index suggest --accept) or written by hand.\n"
-           "# Read by the loader as mapped edges of the knowledge index.\n")
+_HEADER = (
+    "# Links accepted by a person (etki index suggest --accept) or written by hand.\n"
+    "# Read by the loader as mapped edges of the knowledge index.\n"
+)
 
 
 def _raw(path: Path) -> tuple[str, list[Any]]:
@@ -54,13 +56,15 @@ def _raw(path: Path) -> tuple[str, list[Any]]:
         raise ProjectFormatError(str(path), "must be a mapping with one key, 'edges'", line=1)
     items = data["edges"] or []
     if not isinstance(items, list):
-        raise ProjectFormatError(str(path), "'edges' must be a list", line=locate(text, ["edges"]),
-                                 field="edges")
+        raise ProjectFormatError(
+            str(path), "'edges' must be a list", line=locate(text, ["edges"]), field="edges"
+        )
     return text, items
 
 
-def load_edges(path: str | Path, vocabulary: EdgeVocabulary,
-               display: str = EDGES_FILE) -> tuple[Edge, ...]:
+def load_edges(
+    path: str | Path, vocabulary: EdgeVocabulary, display: str = EDGES_FILE
+) -> tuple[Edge, ...]:
     """The edges of the edges file at ``path`` as ``mapped`` edges (weight
     :data:`~etki.knowledge.provenance.PROVENANCE_WEIGHTS`, canonical type, location ``{display}:{line}``), in file order.
 
@@ -74,34 +78,53 @@ def load_edges(path: str | Path, vocabulary: EdgeVocabulary,
         fld = f"edges[{i}]"
         line = locate(text, ["edges", i])
         if not isinstance(item, dict):
-            raise ProjectFormatError(str(path), "each edge must be a mapping {source, target, "
-                                     "type}", line=line, field=fld)
+            raise ProjectFormatError(
+                str(path),
+                "each edge must be a mapping {source, target, type}",
+                line=line,
+                field=fld,
+            )
         for key in item:
             if key not in _KEYS:
-                raise ProjectFormatError(str(path), f"unknown key; allowed keys: "
-                                         f"{', '.join(_KEYS)}",
-                                         line=locate(text, ["edges", i, str(key)]),
-                                         field=f"{fld}.{key}")
+                raise ProjectFormatError(
+                    str(path),
+                    f"unknown key; allowed keys: {', '.join(_KEYS)}",
+                    line=locate(text, ["edges", i, str(key)]),
+                    field=f"{fld}.{key}",
+                )
         for key in ("source", "target", "type"):
             if not isinstance(item.get(key), str) or not item[key].strip():
-                raise ProjectFormatError(str(path), f"'{key}' is required and must be a "
-                                         "string", line=locate(text, ["edges", i, key]),
-                                         field=f"{fld}.{key}")
+                raise ProjectFormatError(
+                    str(path),
+                    f"'{key}' is required and must be a string",
+                    line=locate(text, ["edges", i, key]),
+                    field=f"{fld}.{key}",
+                )
         try:
             etype = vocabulary.canonical(item["type"])
         except VocabularyError as exc:
-            raise UnknownEdgeTypeError(str(path), str(exc),
-                                       line=locate(text, ["edges", i, "type"]),
-                                       field=f"{fld}.type") from exc
+            raise UnknownEdgeTypeError(
+                str(path), str(exc), line=locate(text, ["edges", i, "type"]), field=f"{fld}.type"
+            ) from exc
         source, target = item["source"].strip(), item["target"].strip()
         written = f"{source} -[{item['type']}]-> {target}"
         try:
             source, target, etype = vocabulary.checked(source, target, etype)
         except VocabularyError as exc:
-            raise EdgeSignatureError(str(path), f"{written}: {exc}", line=line,
-                                     field=f"{fld}.type") from exc
-        out.append(Edge(source, target, etype, "mapped", PROVENANCE_WEIGHTS["mapped"],
-                        f"{display}:{line}", written))
+            raise EdgeSignatureError(
+                str(path), f"{written}: {exc}", line=line, field=f"{fld}.type"
+            ) from exc
+        out.append(
+            Edge(
+                source,
+                target,
+                etype,
+                "mapped",
+                PROVENANCE_WEIGHTS["mapped"],
+                f"{display}:{line}",
+                written,
+            )
+        )
     return tuple(out)
 
 
@@ -111,12 +134,20 @@ def accepted_ids(path: str | Path) -> set[str]:
     path = Path(path)
     if not path.is_file():
         return set()
-    return {str(e["suggestion"]) for e in _raw(path)[1]
-            if isinstance(e, dict) and e.get("suggestion")}
+    return {
+        str(e["suggestion"]) for e in _raw(path)[1] if isinstance(e, dict) and e.get("suggestion")
+    }
 
 
-def accepted_entry(source: str, target: str, etype: str, *, suggestion: str | None = None,
-                   score: float | None = None, words: Iterable[str] = ()) -> dict[str, Any]:
+def accepted_entry(
+    source: str,
+    target: str,
+    etype: str,
+    *,
+    suggestion: str | None = None,
+    score: float | None = None,
+    words: Iterable[str] = (),
+) -> dict[str, Any]:
     """One entry of the edges file, in the order it is written."""
     entry: dict[str, Any] = {"source": source, "target": target, "type": etype}
     if suggestion:
@@ -136,8 +167,9 @@ def write_edges(path: str | Path, entries: Iterable[dict[str, Any]]) -> list[dic
     when the existing file is malformed (it is then left untouched)."""
     path = Path(path)
     existing = _raw(path)[1] if path.is_file() else []
-    keys = {(e.get("source"), e.get("target"), e.get("type")) for e in existing
-            if isinstance(e, dict)}
+    keys = {
+        (e.get("source"), e.get("target"), e.get("type")) for e in existing if isinstance(e, dict)
+    }
     added = []
     for entry in entries:
         key = (entry["source"], entry["target"], entry["type"])
@@ -146,8 +178,14 @@ def write_edges(path: str | Path, entries: Iterable[dict[str, Any]]) -> list[dic
             added.append(entry)
     if not added:
         return []
-    body = yaml.dump({"edges": existing + added}, Dumper=NoAliasSafeDumper, sort_keys=False,
-                     allow_unicode=True, default_flow_style=None, width=2**31 - 1)
+    body = yaml.dump(
+        {"edges": existing + added},
+        Dumper=NoAliasSafeDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=None,
+        width=2**31 - 1,
+    )
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

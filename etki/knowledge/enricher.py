@@ -104,15 +104,20 @@ def module_keywords(modules: Sequence[Node]) -> dict[str, tuple[tuple[str, ...],
         names = _distinct(identifier_words(node.id.partition(":")[2]))
         if not names:
             names = _distinct(identifier_words(str(node.get("path") or "")))
-        keys = [w for w in _distinct(text_words(node.text)) if fold(w) not in
-                {fold(n) for n in names}]
+        keys = [
+            w for w in _distinct(text_words(node.text)) if fold(w) not in {fold(n) for n in names}
+        ]
         raw[node.id] = (names, keys)
     limit = max(MIN_KEYWORD_MODULES, MAX_KEYWORD_SHARE * len(modules))
     name_df = Counter(fold(w) for names, _ in raw.values() for w in names)
     key_df = Counter(fold(w) for _, keys in raw.values() for w in keys)
-    return {mid: (tuple(w for w in names if name_df[fold(w)] <= limit),
-                  tuple(w for w in keys if key_df[fold(w)] <= limit))
-            for mid, (names, keys) in raw.items()}
+    return {
+        mid: (
+            tuple(w for w in names if name_df[fold(w)] <= limit),
+            tuple(w for w in keys if key_df[fold(w)] <= limit),
+        )
+        for mid, (names, keys) in raw.items()
+    }
 
 
 def _linked(index: KnowledgeIndex) -> set[tuple[str, str]]:
@@ -157,16 +162,24 @@ def suggest_links(index: KnowledgeIndex, *, min_score: float = MIN_SCORE) -> tup
             support = len({fold(h.keyword) for h in extra} - named)
             hits += extra
             suggestion = Suggestion(
-                suggestion_id(clause.id, module.id, etype), clause.id, module.id, etype,
-                score, tuple(f"{h.keyword}~{h.word}" for h in hits), clause.title,
-                module.text, support)
+                suggestion_id(clause.id, module.id, etype),
+                clause.id,
+                module.id,
+                etype,
+                score,
+                tuple(f"{h.keyword}~{h.word}" for h in hits),
+                clause.title,
+                module.text,
+                support,
+            )
             out.append((-score, -support, int(clause.get("seq", 0)), module.id, suggestion))
     out.sort(key=lambda x: x[:4])
     return tuple(s for *_, s in out)
 
 
-def accept(root: str | Path, suggestions: Iterable[Suggestion],
-           ids: Sequence[str]) -> tuple[list[Suggestion], list[str]]:
+def accept(
+    root: str | Path, suggestions: Iterable[Suggestion], ids: Sequence[str]
+) -> tuple[list[Suggestion], list[str]]:
     """Write the suggestions named by ``ids`` to ``<root>/edges.yaml``. Returns (the
     suggestions added, the ids that were accepted before and are in the file already).
     Raises InputError naming every id that is neither a current suggestion nor in the
@@ -177,11 +190,22 @@ def accept(root: str | Path, suggestions: Iterable[Suggestion],
     wanted = list(dict.fromkeys(ids))
     unknown = [i for i in wanted if i not in by_id and i not in before]
     if unknown:
-        raise InputError(f"no current suggestion has the id(s) {', '.join(unknown)}; run "
-                         "`etki index suggest` to list them")
+        raise InputError(
+            f"no current suggestion has the id(s) {', '.join(unknown)}; run "
+            "`etki index suggest` to list them"
+        )
     chosen = [by_id[i] for i in wanted if i in by_id]
-    entries = [accepted_entry(s.source, s.target, s.type, suggestion=s.id, score=s.score,
-                              words=[w.split("~", 1)[0] for w in s.words]) for s in chosen]
+    entries = [
+        accepted_entry(
+            s.source,
+            s.target,
+            s.type,
+            suggestion=s.id,
+            score=s.score,
+            words=[w.split("~", 1)[0] for w in s.words],
+        )
+        for s in chosen
+    ]
     added = write_edges(path, entries)
     keys = {(e["source"], e["target"], e["type"]) for e in added}
     fresh = [s for s in chosen if (s.source, s.target, s.type) in keys]

@@ -73,7 +73,8 @@ in retrieval (``etki.retrieval.graph.MAX_CONTEXT_CHARS``)."""
 SYSTEM_PROMPT = (
     "You check proposed links in a software contract's knowledge graph. Given a chunk of "
     "contract text and a link target with its summary, decide whether the chunk text "
-    "itself supports the link. Answer with exactly one word: VALID or INVALID.")
+    "itself supports the link. Answer with exactly one word: VALID or INVALID."
+)
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class CandidateRecord:
 
 # --- the lexical check ------------------------------------------------------------------
 
+
 def lexical_hits(case: GateCase) -> tuple[list[str], list[str]]:
     """(name hits, keyword hits) of ``case``'s target words in its chunk, as
     ``keyword~word`` strings."""
@@ -166,12 +168,16 @@ class ModelValidator:
     def check(self, case: GateCase) -> GateVerdict:
         if self.failure is not None:
             return self._fallback(case, f"unavailable: {self.failure}")
-        prompt = (f"Link type: {case.edge_type}\n"
-                  f"Chunk ({case.source_id}):\n{case.chunk_text[:MAX_CHUNK_CHARS]}\n\n"
-                  f"Target ({case.target_id}): {case.target_summary}\n\n"
-                  "Does the chunk text support this link? Answer VALID or INVALID.")
-        messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": prompt}]
+        prompt = (
+            f"Link type: {case.edge_type}\n"
+            f"Chunk ({case.source_id}):\n{case.chunk_text[:MAX_CHUNK_CHARS]}\n\n"
+            f"Target ({case.target_id}): {case.target_summary}\n\n"
+            "Does the chunk text support this link? Answer VALID or INVALID."
+        )
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": prompt},
+        ]
         answer = ""
         for _ in range(ASK_ATTEMPTS):
             try:
@@ -181,23 +187,27 @@ class ModelValidator:
                 return self._fallback(case, f"unavailable: {exc}")
             verdict = parse_verdict(answer)
             if verdict is not None:
-                return GateVerdict(verdict, f"model:{self.client.model}",
-                                   f"model answered {'VALID' if verdict else 'INVALID'}")
+                return GateVerdict(
+                    verdict,
+                    f"model:{self.client.model}",
+                    f"model answered {'VALID' if verdict else 'INVALID'}",
+                )
         clipped = " ".join(answer.split())[:80]
-        return self._fallback(case, f"answer unreadable after {ASK_ATTEMPTS} tries: "
-                                    f"{clipped!r}")
+        return self._fallback(case, f"answer unreadable after {ASK_ATTEMPTS} tries: {clipped!r}")
 
 
 def validator_from_settings(settings: Settings) -> Validator:
     """:class:`ModelValidator` when ``ETKI_LLM_BASE_URL`` and ``ETKI_LLM_MODEL`` are
     set, else :class:`LexicalValidator`."""
     if settings.llm_base_url and settings.llm_model:
-        return ModelValidator(ChatClient(settings.llm_base_url, settings.llm_model,
-                                         settings.llm_api_key))
+        return ModelValidator(
+            ChatClient(settings.llm_base_url, settings.llm_model, settings.llm_api_key)
+        )
     return LexicalValidator()
 
 
 # --- running the pool -------------------------------------------------------------------
+
 
 def target_summary(node: Node) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(summary, name words, summary words) of a target node: a module by its id, path
@@ -211,10 +221,16 @@ def target_summary(node: Node) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         return summary, names, tuple(text_words(node.text))
     if node.type == "clause":
         text = " ".join(node.text.split())[:SUMMARY_CHARS]
-        return (f"contract clause {node.get('ref')} {node.title}: {text}",
-                tuple(text_words(node.title)), tuple(text_words(text)))
-    return f"{node.type} {node.id.partition(':')[2]}: {node.title}", (
-        tuple(text_words(node.title))), ()
+        return (
+            f"contract clause {node.get('ref')} {node.title}: {text}",
+            tuple(text_words(node.title)),
+            tuple(text_words(text)),
+        )
+    return (
+        f"{node.type} {node.id.partition(':')[2]}: {node.title}",
+        (tuple(text_words(node.title))),
+        (),
+    )
 
 
 def _default_type(target_type: str | None, kind: str) -> str:
@@ -230,9 +246,13 @@ def _units(clause: ScopeClause) -> list[str]:
     return [f"{clause.title}\n{t}" for t in texts]
 
 
-def run_gate(project: Project, nodes: Mapping[str, Node], resolver: ClauseResolver,
-             vocabulary: EdgeVocabulary, validator: Validator,
-             ) -> tuple[list[Edge], list[CandidateRecord]]:
+def run_gate(
+    project: Project,
+    nodes: Mapping[str, Node],
+    resolver: ClauseResolver,
+    vocabulary: EdgeVocabulary,
+    validator: Validator,
+) -> tuple[list[Edge], list[CandidateRecord]]:
     """Check every candidate of every contract of ``project`` (see the module
     docstring). Returns the admitted edges and one record per check (or per candidate
     that could not be checked). Raises :class:`EdgeSignatureError` (file and line of the
@@ -243,31 +263,64 @@ def run_gate(project: Project, nodes: Mapping[str, Node], resolver: ClauseResolv
     for contract in project.contracts:
         clauses = {f"clause:{c.ref}": c for c in contract.clauses}
         for cand in contract.candidates:
-            _check(cand, contract.id, clauses, nodes, resolver, vocabulary, validator,
-                   admitted, records)
+            _check(
+                cand,
+                contract.id,
+                clauses,
+                nodes,
+                resolver,
+                vocabulary,
+                validator,
+                admitted,
+                records,
+            )
     return admitted, records
 
 
-def _check(cand: Edge, contract_id: str, clauses: Mapping[str, ScopeClause],
-           nodes: Mapping[str, Node], resolver: ClauseResolver, vocabulary: EdgeVocabulary,
-           validator: Validator, admitted: list[Edge], records: list[CandidateRecord]) -> None:
+def _check(
+    cand: Edge,
+    contract_id: str,
+    clauses: Mapping[str, ScopeClause],
+    nodes: Mapping[str, Node],
+    resolver: ClauseResolver,
+    vocabulary: EdgeVocabulary,
+    validator: Validator,
+    admitted: list[Edge],
+    records: list[CandidateRecord],
+) -> None:
     pool = f"pool:{contract_id}"
 
-    def record(source: str, target: str, etype: str, verdict: str, method: str,
-               detail: str) -> None:
-        records.append(CandidateRecord(source, target, etype, verdict, method, detail,
-                                       cand.location, cand.text))
+    def record(
+        source: str, target: str, etype: str, verdict: str, method: str, detail: str
+    ) -> None:
+        records.append(
+            CandidateRecord(
+                source, target, etype, verdict, method, detail, cand.location, cand.text
+            )
+        )
 
     target = resolve_target(cand.target, nodes.keys(), resolver)
     if target is None:
-        record(cand.source or pool, cand.target, cand.type, "unresolved", "-",
-               "the target names no node")
+        record(
+            cand.source or pool,
+            cand.target,
+            cand.type,
+            "unresolved",
+            "-",
+            "the target names no node",
+        )
         return
     if cand.source:
         source = resolve_target(cand.source, nodes.keys(), resolver)
         if source is None or source not in clauses:
-            record(cand.source, target, cand.type, "unresolved", "-",
-                   "the source names no clause of this document")
+            record(
+                cand.source,
+                target,
+                cand.type,
+                "unresolved",
+                "-",
+                "the source names no clause of this document",
+            )
             return
         units = [clauses[source]]
     else:
@@ -275,15 +328,27 @@ def _check(cand: Edge, contract_id: str, clauses: Mapping[str, ScopeClause],
     summary, names, keywords = target_summary(nodes[target])
     scored = []
     for order, clause in enumerate(units):
-        best = max(((len(h[0]) * 2 + len(h[1]), text) for text in _units(clause)
-                    for h in [_hits(text, names, keywords)]), key=lambda x: x[0])
+        best = max(
+            (
+                (len(h[0]) * 2 + len(h[1]), text)
+                for text in _units(clause)
+                for h in [_hits(text, names, keywords)]
+            ),
+            key=lambda x: x[0],
+        )
         scored.append((best[0], order, clause, best[1]))
     if not cand.source:
         scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
         scored = scored[:MAX_UNITS]
         if not scored:
-            record(pool, target, cand.type, "rejected", "lexical",
-                   "no clause of the document shares a word with the target")
+            record(
+                pool,
+                target,
+                cand.type,
+                "rejected",
+                "lexical",
+                "no clause of the document shares a word with the target",
+            )
             return
     for _score, _order, clause, text in scored:
         source = f"clause:{clause.ref}"
@@ -291,16 +356,35 @@ def _check(cand: Edge, contract_id: str, clauses: Mapping[str, ScopeClause],
         try:
             src, tgt, etype = vocabulary.checked(source, target, etype)
         except VocabularyError as exc:
-            raise EdgeSignatureError(cand.location.rsplit(":", 1)[0], str(exc),
-                                     line=int(cand.location.rsplit(":", 1)[1]),
-                                     field="candidates") from exc
-        verdict = validator.check(GateCase(etype, source, text[:MAX_CHUNK_CHARS], target,
-                                           summary, names, keywords))
-        record(source, target, etype, "admitted" if verdict.valid else "rejected",
-               verdict.method, verdict.detail)
+            raise EdgeSignatureError(
+                cand.location.rsplit(":", 1)[0],
+                str(exc),
+                line=int(cand.location.rsplit(":", 1)[1]),
+                field="candidates",
+            ) from exc
+        verdict = validator.check(
+            GateCase(etype, source, text[:MAX_CHUNK_CHARS], target, summary, names, keywords)
+        )
+        record(
+            source,
+            target,
+            etype,
+            "admitted" if verdict.valid else "rejected",
+            verdict.method,
+            verdict.detail,
+        )
         if verdict.valid:
-            admitted.append(Edge(src, tgt, etype, "mapped", PROVENANCE_WEIGHTS["mapped"],
-                                 cand.location, cand.text))
+            admitted.append(
+                Edge(
+                    src,
+                    tgt,
+                    etype,
+                    "mapped",
+                    PROVENANCE_WEIGHTS["mapped"],
+                    cand.location,
+                    cand.text,
+                )
+            )
 
 
 def _hits(text: str, names: Sequence[str], keywords: Iterable[str]) -> tuple[list, list]:

@@ -96,19 +96,36 @@ class ContractEntry:
     metrics: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "source": self.source,
-                "chunking": self.chunking, "clauses": self.clauses,
-                "metrics": dict(self.metrics)}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "source": self.source,
+            "chunking": self.chunking,
+            "clauses": self.clauses,
+            "metrics": dict(self.metrics),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ContractEntry:
-        return cls(data["id"], data["title"], data["source"], data["chunking"],
-                   data["clauses"], tuple(sorted((data.get("metrics") or {}).items())))
+        return cls(
+            data["id"],
+            data["title"],
+            data["source"],
+            data["chunking"],
+            data["clauses"],
+            tuple(sorted((data.get("metrics") or {}).items())),
+        )
 
 
 def _edge_dict(edge: Edge) -> dict[str, Any]:
-    return {"source": edge.source, "target": edge.target, "type": edge.type,
-            "provenance": edge.provenance, "weight": edge.weight, "location": edge.location}
+    return {
+        "source": edge.source,
+        "target": edge.target,
+        "type": edge.type,
+        "provenance": edge.provenance,
+        "weight": edge.weight,
+        "location": edge.location,
+    }
 
 
 @dataclass(frozen=True)
@@ -124,10 +141,12 @@ class KnowledgeIndex:
     aliases: tuple[tuple[str, str], ...] = ()
     candidates: tuple[CandidateRecord, ...] = ()
     edge_inverses: tuple[tuple[str, str], ...] = ()
-    _by_id: dict[str, Node] = field(default_factory=dict, init=False, repr=False,
-                                    compare=False, hash=False)
-    _out: dict[str, tuple[Edge, ...]] = field(default_factory=dict, init=False, repr=False,
-                                              compare=False, hash=False)
+    _by_id: dict[str, Node] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    _out: dict[str, tuple[Edge, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         out: dict[str, list[Edge]] = {}
@@ -172,10 +191,15 @@ class KnowledgeIndex:
         return {
             "format": FORMAT,
             "project": self.project_id,
-            "counts": {"clauses": counts["clause"], "chunks": counts["chunk"],
-                       "modules": counts["module"], "workitems": counts["workitem"],
-                       "edges": len(self.edges), "unresolved": len(self.unresolved),
-                       "candidates": len(self.candidates)},
+            "counts": {
+                "clauses": counts["clause"],
+                "chunks": counts["chunk"],
+                "modules": counts["module"],
+                "workitems": counts["workitem"],
+                "edges": len(self.edges),
+                "unresolved": len(self.unresolved),
+                "candidates": len(self.candidates),
+            },
             "contracts": [c.to_dict() for c in self.contracts],
             "edge_types": dict(self.edge_types),
             "edge_inverses": dict(self.edge_inverses),
@@ -206,8 +230,17 @@ class KnowledgeIndex:
         return cls(
             project_id=data["project"],
             nodes=tuple(Node.from_dict(n) for n in data["nodes"]),
-            edges=tuple(Edge(e["source"], e["target"], e["type"], e["provenance"],
-                             e["weight"], e.get("location", "")) for e in data["edges"]),
+            edges=tuple(
+                Edge(
+                    e["source"],
+                    e["target"],
+                    e["type"],
+                    e["provenance"],
+                    e["weight"],
+                    e.get("location", ""),
+                )
+                for e in data["edges"]
+            ),
             contracts=tuple(ContractEntry.from_dict(c) for c in data["contracts"]),
             unresolved=tuple(Unresolved(**u) for u in data["unresolved"]),
             edge_types=tuple(sorted(data["edge_types"].items())),
@@ -244,13 +277,21 @@ class KnowledgeIndex:
 
 # --- building -------------------------------------------------------------------------
 
+
 def _clause_node(clause: ScopeClause, seq: int) -> Node:
     attrs: dict[str, Any] = {
-        "ref": clause.ref, "contract": clause.contract_id, "number": clause.number,
-        "kind": clause.kind, "level": clause.level,
+        "ref": clause.ref,
+        "contract": clause.contract_id,
+        "number": clause.number,
+        "kind": clause.kind,
+        "level": clause.level,
         "parent": f"clause:{clause.parent}" if clause.parent else None,
-        "source": clause.source, "line": clause.line, "seq": seq, "status": clause.status,
-        "markdown": clause.text}
+        "source": clause.source,
+        "line": clause.line,
+        "seq": seq,
+        "status": clause.status,
+        "markdown": clause.text,
+    }
     if clause.subtitles:
         attrs["subtitles"] = tuple(tuple(pair) for pair in clause.subtitles)
     if clause.aliases:
@@ -259,19 +300,34 @@ def _clause_node(clause: ScopeClause, seq: int) -> Node:
         attrs["overlap"] = clause.overlap
     if clause.chunks:
         attrs["chunks"] = len(clause.chunks)
-    return Node(f"clause:{clause.ref}", "clause", clause.title, clause.plain,
-                tuple(sorted(attrs.items())))
+    return Node(
+        f"clause:{clause.ref}", "clause", clause.title, clause.plain, tuple(sorted(attrs.items()))
+    )
 
 
 def _chunk_node(clause: ScopeClause, chunk: ClauseChunk, k: int, seq: int) -> Node:
     n = len(clause.chunks)
-    attrs = {"clause": f"clause:{clause.ref}", "contract": clause.contract_id, "part": k,
-             "parts": n, "kind": clause.kind, "status": clause.status,
-             "source": clause.source, "line": chunk.line, "seq": seq, "markdown": chunk.text}
+    attrs = {
+        "clause": f"clause:{clause.ref}",
+        "contract": clause.contract_id,
+        "part": k,
+        "parts": n,
+        "kind": clause.kind,
+        "status": clause.status,
+        "source": clause.source,
+        "line": chunk.line,
+        "seq": seq,
+        "markdown": chunk.text,
+    }
     if chunk.subtitle:
         attrs["subtitle"] = chunk.subtitle
-    return Node(f"chunk:{clause.ref}~{k}", "chunk", f"{clause.title} ({k}/{n})", chunk.plain,
-                tuple(sorted(attrs.items())))
+    return Node(
+        f"chunk:{clause.ref}~{k}",
+        "chunk",
+        f"{clause.title} ({k}/{n})",
+        chunk.plain,
+        tuple(sorted(attrs.items())),
+    )
 
 
 def _derived(source: str, target: str, etype: str, location: str) -> Edge:
@@ -301,37 +357,72 @@ def build_index(project: Project, *, validator: Validator | None = None) -> Know
             nodes[f"chunk:{clause.ref}~{k}"] = _chunk_node(clause, chunk, k, seq)
     for seq, module in enumerate(project.modules, start=1):
         nodes[f"module:{module.id}"] = Node(
-            f"module:{module.id}", "module", module.id, module.summary,
-            tuple(sorted({"path": module.path, "language": module.language,
-                          "seq": seq}.items())))
+            f"module:{module.id}",
+            "module",
+            module.id,
+            module.summary,
+            tuple(sorted({"path": module.path, "language": module.language, "seq": seq}.items())),
+        )
     for seq, item in enumerate(project.workitems, start=1):
         nodes[f"workitem:{item.id}"] = Node(
-            f"workitem:{item.id}", "workitem", item.title, item.title,
-            tuple(sorted({"kind": item.kind, "date": item.date,
-                          "effort_days": item.effort_days, "seq": seq}.items())))
+            f"workitem:{item.id}",
+            "workitem",
+            item.title,
+            item.title,
+            tuple(
+                sorted(
+                    {
+                        "kind": item.kind,
+                        "date": item.date,
+                        "effort_days": item.effort_days,
+                        "seq": seq,
+                    }.items()
+                )
+            ),
+        )
     aliases = {a: t for a, t in aliases.items() if a not in nodes}
 
     found: list[Edge] = []
     unresolved: set[Unresolved] = set()
     for module in project.modules:
         for dep in module.depends_on:
-            found.append(Edge(f"module:{module.id}", f"module:{dep}", "depends_on",
-                              "explicit", PROVENANCE_WEIGHTS["explicit"], module.location))
+            found.append(
+                Edge(
+                    f"module:{module.id}",
+                    f"module:{dep}",
+                    "depends_on",
+                    "explicit",
+                    PROVENANCE_WEIGHTS["explicit"],
+                    module.location,
+                )
+            )
     for item in project.workitems:
         for mod in item.modules:
-            found.append(Edge(f"workitem:{item.id}", f"module:{mod}", "touches", "mapped",
-                              PROVENANCE_WEIGHTS["mapped"], item.location))
+            found.append(
+                Edge(
+                    f"workitem:{item.id}",
+                    f"module:{mod}",
+                    "touches",
+                    "mapped",
+                    PROVENANCE_WEIGHTS["mapped"],
+                    item.location,
+                )
+            )
     resolver = ClauseResolver(project.clauses)
 
     def declared(edge: Edge) -> None:
         source = resolve_target(edge.source, nodes.keys(), resolver)
         target = resolve_target(edge.target, nodes.keys(), resolver)
         if source is None or target is None:
-            unresolved.add(Unresolved(edge.source, edge.target, edge.type, edge.provenance,
-                                      edge.location, edge.text))
+            unresolved.add(
+                Unresolved(
+                    edge.source, edge.target, edge.type, edge.provenance, edge.location, edge.text
+                )
+            )
         elif source != target:
-            found.append(Edge(source, target, edge.type, edge.provenance, edge.weight,
-                              edge.location))
+            found.append(
+                Edge(source, target, edge.type, edge.provenance, edge.weight, edge.location)
+            )
 
     for clause in project.clauses:
         source = f"clause:{clause.ref}"
@@ -351,30 +442,38 @@ def build_index(project: Project, *, validator: Validator | None = None) -> Know
     for edge in project.edges:
         declared(edge)
     vocabulary = EdgeVocabulary.from_pairs(project.edge_types)
-    admitted, records = run_gate(project, nodes, resolver, vocabulary,
-                                 validator if validator is not None else LexicalValidator())
+    admitted, records = run_gate(
+        project,
+        nodes,
+        resolver,
+        vocabulary,
+        validator if validator is not None else LexicalValidator(),
+    )
     found.extend(admitted)
 
     best: dict[tuple[str, str, str], Edge] = {}
     for edge in found:
         key = (edge.source, edge.target, edge.type)
         old = best.get(key)
-        if old is None or (_RANK[edge.provenance], -edge.weight) < (_RANK[old.provenance],
-                                                                     -old.weight):
+        if old is None or (_RANK[edge.provenance], -edge.weight) < (
+            _RANK[old.provenance],
+            -old.weight,
+        ):
             best[key] = edge
-    edges = tuple(sorted(best.values(),
-                         key=lambda e: (e.source, e.target, e.type, e.provenance)))
-    contracts = tuple(ContractEntry(c.id, c.title, c.source, c.chunking, len(c.clauses),
-                                    c.chunking_metrics)
-                      for c in sorted(project.contracts, key=lambda c: c.id))
+    edges = tuple(sorted(best.values(), key=lambda e: (e.source, e.target, e.type, e.provenance)))
+    contracts = tuple(
+        ContractEntry(c.id, c.title, c.source, c.chunking, len(c.clauses), c.chunking_metrics)
+        for c in sorted(project.contracts, key=lambda c: c.id)
+    )
     used = {e.type for e in edges}
     return KnowledgeIndex(
         project_id=project.id,
         nodes=tuple(nodes[k] for k in sorted(nodes)),
         edges=edges,
         contracts=contracts,
-        unresolved=tuple(sorted(unresolved, key=lambda u: (u.source, u.target, u.type,
-                                                           u.provenance, u.location))),
+        unresolved=tuple(
+            sorted(unresolved, key=lambda u: (u.source, u.target, u.type, u.provenance, u.location))
+        ),
         edge_types=tuple(sorted(project.edge_types)),
         aliases=tuple(sorted(aliases.items())),
         candidates=tuple(records),

@@ -56,8 +56,14 @@ def _inline_text(children: list[Token]) -> str:
             out.append(_BREAK if child.content in "[]" else child.content)
         elif child.type == "softbreak" or child.type == "hardbreak":
             out.append("\n")
-        elif child.type in ("strong_open", "strong_close", "em_open", "em_close",
-                            "s_open", "s_close"):
+        elif child.type in (
+            "strong_open",
+            "strong_close",
+            "em_open",
+            "em_close",
+            "s_open",
+            "s_close",
+        ):
             continue
         else:  # code spans, inline HTML, links, images, autolinks
             out.append(_BREAK)

@@ -60,43 +60,76 @@ def lint(index: KnowledgeIndex) -> tuple[Problem, ...]:
     notes: list[Problem] = []
     for u in index.unresolved:
         written = u.text or u.target
-        warnings.append(Problem("warning", "unresolved", u.location,
-                                f"{written} names no node ({u.type} from {u.source} to "
-                                f"{u.target}); fix the link or add the missing node"))
+        warnings.append(
+            Problem(
+                "warning",
+                "unresolved",
+                u.location,
+                f"{written} names no node ({u.type} from {u.source} to "
+                f"{u.target}); fix the link or add the missing node",
+            )
+        )
     for c in index.candidates:
         if c.verdict == "unresolved":
-            warnings.append(Problem("warning", "candidate-unresolved", c.location,
-                                    f"{c.text}: {c.detail}"))
+            warnings.append(
+                Problem("warning", "candidate-unresolved", c.location, f"{c.text}: {c.detail}")
+            )
         elif c.verdict == "rejected":
-            notes.append(Problem("note", "candidate-rejected", c.location,
-                                 f"{c.text}: not admitted from {c.source} ({c.method}: "
-                                 f"{c.detail})"))
+            notes.append(
+                Problem(
+                    "note",
+                    "candidate-rejected",
+                    c.location,
+                    f"{c.text}: not admitted from {c.source} ({c.method}: {c.detail})",
+                )
+            )
     clauses = index.in_order("clause")
     numbers = {(n.get("contract"), str(n.get("number"))) for n in clauses}
     for node in clauses:
         where = f"{node.get('source')}:{node.get('line')}"
         if not node.text.strip():
-            warnings.append(Problem("warning", "empty-clause", where,
-                                    f"{node.id} ({node.title}) has no text"))
+            warnings.append(
+                Problem("warning", "empty-clause", where, f"{node.id} ({node.title}) has no text")
+            )
         match = _REPEATED.match(str(node.get("number")))
         if match and (node.get("contract"), match.group("base")) in numbers:
-            warnings.append(Problem(
-                "warning", "repeated-number", where,
-                f"number {match.group('base')} is used twice in {node.get('contract')}; "
-                f"this clause is {node.id}"))
+            warnings.append(
+                Problem(
+                    "warning",
+                    "repeated-number",
+                    where,
+                    f"number {match.group('base')} is used twice in {node.get('contract')}; "
+                    f"this clause is {node.id}",
+                )
+            )
         if node.get("status") == "draft":
             notes.append(Problem("note", "draft", where, f"{node.id} is a draft"))
     for entry in index.contracts:
         if entry.chunking == "sliding_window":
-            notes.append(Problem("note", "sliding-window", entry.source,
-                                 f"{entry.id} has no usable heading structure; chunked in "
-                                 f"windows ({dict(entry.metrics)})"))
+            notes.append(
+                Problem(
+                    "note",
+                    "sliding-window",
+                    entry.source,
+                    f"{entry.id} has no usable heading structure; chunked in "
+                    f"windows ({dict(entry.metrics)})",
+                )
+            )
     modules = index.nodes_of("module")
-    linked = {e.target for e in index.edges
-              if e.type in _CLAUSE_MODULE_TYPES and e.source.startswith(("clause:", "chunk:"))}
+    linked = {
+        e.target
+        for e in index.edges
+        if e.type in _CLAUSE_MODULE_TYPES and e.source.startswith(("clause:", "chunk:"))
+    }
     unlinked = [m for m in modules if m.id not in linked]
     if unlinked:
-        notes.append(Problem("note", "unlinked-modules", "",
-                             f"{len(unlinked)} of {len(modules)} modules are linked from no "
-                             "clause; `etki index suggest` proposes links"))
+        notes.append(
+            Problem(
+                "note",
+                "unlinked-modules",
+                "",
+                f"{len(unlinked)} of {len(modules)} modules are linked from no "
+                "clause; `etki index suggest` proposes links",
+            )
+        )
     return tuple(warnings + notes)

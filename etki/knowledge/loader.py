@@ -97,8 +97,7 @@ from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_v
 
 __all__ = ["load_project"]
 
-CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description",
-               "scope")
+CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description", "scope")
 REMIT_KEYS = ("in", "out")
 REMIT_KINDS = {"in": "inclusion", "out": "exclusion"}
 MAX_REMIT_CHARS = 500
@@ -124,7 +123,7 @@ class _Source:
         try:
             self.text = normalize_newlines(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            line = data[:exc.start].count(b"\n") + 1
+            line = data[: exc.start].count(b"\n") + 1
             raise ProjectFormatError(self.where, "not UTF-8 text", line=line) from exc
 
     def parse(self) -> Any:
@@ -133,25 +132,27 @@ class _Source:
         try:
             data = json.loads(self.text, object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
-            raise ProjectFormatError(self.where, f"malformed JSON: {exc.msg} (column "
-                                     f"{exc.colno})", line=exc.lineno) from exc
+            raise ProjectFormatError(
+                self.where, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+            ) from exc
         except _DuplicateKey as exc:
             raise ProjectFormatError(self.where, f"duplicate key {exc.args[0]!r}") from exc
         bad = unstorable_path(data)
         if bad is not None:
             err = self.error(UNSTORABLE_PROBLEM, bad, _field_name(bad))
             if err.line is None:  # YAML cannot compose the escape either: find it
-                m = re.search(r"(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})",
-                              self.text)
-                line = self.text[:m.start()].count("\n") + 1 if m else None
-                err = ProjectFormatError(self.where, UNSTORABLE_PROBLEM, line=line,
-                                         field=_field_name(bad))
+                m = re.search(
+                    r"(?<!\\)(?:\\\\)*\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})", self.text
+                )
+                line = self.text[: m.start()].count("\n") + 1 if m else None
+                err = ProjectFormatError(
+                    self.where, UNSTORABLE_PROBLEM, line=line, field=_field_name(bad)
+                )
             raise err
         return data
 
     def error(self, problem: str, keys: list[str | int], field: str) -> ProjectFormatError:
-        return ProjectFormatError(self.where, problem, line=locate(self.text, keys),
-                                  field=field)
+        return ProjectFormatError(self.where, problem, line=locate(self.text, keys), field=field)
 
 
 class _DuplicateKey(ValueError):
@@ -180,13 +181,15 @@ class _Fields:
     ``keys`` locate the record in the file (for the line); ``name`` is how the record is
     named in messages (``modules[3]``, also when the file is a plain list)."""
 
-    def __init__(self, src: _Source, record: Any, keys: list[str | int],
-                 name: str | None = None) -> None:
+    def __init__(
+        self, src: _Source, record: Any, keys: list[str | int], name: str | None = None
+    ) -> None:
         self.src, self.record, self.keys = src, record, keys
         self.name = name if name is not None else _field_name(keys)
         if not isinstance(record, dict):
-            raise src.error(f"must be a mapping, not {_type_name(record)}", keys,
-                            self.name or "(top level)")
+            raise src.error(
+                f"must be a mapping, not {_type_name(record)}", keys, self.name or "(top level)"
+            )
 
     def field(self, *more: str | int) -> str:
         """The display name of a field of this record: ``modules[3].depends_on[0]``."""
@@ -202,13 +205,20 @@ class _Fields:
         more = [key] if key is not None else []
         return self.src.error(problem, self.keys + more, self.field(*more))
 
-    def string(self, key: str, *, required: bool = False, default: str | None = None,
-               allow_empty: bool = False) -> str | None:
+    def string(
+        self,
+        key: str,
+        *,
+        required: bool = False,
+        default: str | None = None,
+        allow_empty: bool = False,
+    ) -> str | None:
         value = self.record.get(key)
         if value is None:
             if required:
-                raise self.fail(key, f"'{key}' is required" if key not in self.record
-                                else "must not be empty")
+                raise self.fail(
+                    key, f"'{key}' is required" if key not in self.record else "must not be empty"
+                )
             return default
         if not isinstance(value, str):
             raise self.fail(key, f"must be a string, not {_type_name(value)}")
@@ -224,44 +234,56 @@ class _Fields:
             raise self.fail(key, f"must be a list of strings, not {_type_name(value)}")
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
-                raise self.src.error("must be a non-empty string", self.keys + [key, i],
-                                     self.field(key, i))
+                raise self.src.error(
+                    "must be a non-empty string", self.keys + [key, i], self.field(key, i)
+                )
         return value
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "empty"}.get(type(value),
-                                                                          type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "empty",
+    }.get(type(value), type(value).__name__)
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(
-        value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 # --- etki.yaml ------------------------------------------------------------------------
+
 
 def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
     """``etki.yaml`` as its settings and the declared remit (None when it has no
     ``scope``, or only empty lists)."""
     path = root / "etki.yaml"
     if not path.is_file():
-        raise ProjectFormatError(str(path), "etki.yaml is required in a project folder "
-                                 "(id, name, languages, reviewers, thresholds)")
+        raise ProjectFormatError(
+            str(path),
+            "etki.yaml is required in a project folder "
+            "(id, name, languages, reviewers, thresholds)",
+        )
     src = _Source(path, "yaml")
     data = src.parse()
     if data is None:
-        raise ProjectFormatError(src.where, "is empty; it needs at least 'id' and 'name'",
-                                 line=1)
+        raise ProjectFormatError(src.where, "is empty; it needs at least 'id' and 'name'", line=1)
     rec = _Fields(src, data, [])
     for key in data:
         if key not in CONFIG_KEYS:
             raise rec.fail(str(key), f"unknown key; allowed keys: {', '.join(CONFIG_KEYS)}")
     project_id = rec.string("id", required=True) or ""
     if not _PROJECT_ID.fullmatch(project_id):
-        raise rec.fail("id", f"project id {project_id!r} must be letters, digits, '-', '_' "
-                             "or '.', starting with a letter or digit")
+        raise rec.fail(
+            "id",
+            f"project id {project_id!r} must be letters, digits, '-', '_' "
+            "or '.', starting with a letter or digit",
+        )
     name = (rec.string("name", required=True) or "").strip()
     languages = [x.strip() for x in rec.string_list("languages", ["en"])]
     if not languages:
@@ -269,8 +291,13 @@ def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
     reviewers = _reviewers(src, data.get("reviewers"))
     thresholds = _thresholds(src, data.get("thresholds"))
     remit = _remit(src, data.get("scope"))
-    return ProjectConfig(id=project_id, name=name, languages=tuple(languages),
-                         reviewers=reviewers, thresholds=thresholds), remit
+    return ProjectConfig(
+        id=project_id,
+        name=name,
+        languages=tuple(languages),
+        reviewers=reviewers,
+        thresholds=thresholds,
+    ), remit
 
 
 def _statement_key(text: str) -> str:
@@ -286,12 +313,19 @@ def _remit(src: _Source, value: Any) -> Contract | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise src.error(f"must be a mapping with 'in' and/or 'out' lists of statements, "
-                        f"not {_type_name(value)}", ["scope"], "scope")
+        raise src.error(
+            f"must be a mapping with 'in' and/or 'out' lists of statements, "
+            f"not {_type_name(value)}",
+            ["scope"],
+            "scope",
+        )
     for key in value:
         if key not in REMIT_KEYS:
-            raise src.error(f"unknown key; allowed keys: {', '.join(REMIT_KEYS)}",
-                            ["scope", str(key)], f"scope.{key}")
+            raise src.error(
+                f"unknown key; allowed keys: {', '.join(REMIT_KEYS)}",
+                ["scope", str(key)],
+                f"scope.{key}",
+            )
     found: list[tuple[int, ScopeClause]] = []
     seen: dict[str, str] = {}
     for side in REMIT_KEYS:
@@ -299,50 +333,79 @@ def _remit(src: _Source, value: Any) -> Contract | None:
         if items is None:
             continue
         if not isinstance(items, list):
-            raise src.error(f"must be a list of statements (one '- ...' item each), not "
-                            f"{_type_name(items)}", ["scope", side], f"scope.{side}")
+            raise src.error(
+                f"must be a list of statements (one '- ...' item each), not {_type_name(items)}",
+                ["scope", side],
+                f"scope.{side}",
+            )
         lines = _record_lines(src, ["scope", side], len(items))
         for i, item in enumerate(items):
             number = f"{side}-{i + 1}"
             keys: list[str | int] = ["scope", side, i]
             field = f"scope.{side}[{i}]"
             if not isinstance(item, str) or not item.strip():
-                what = "" if item is None or isinstance(item, str) else \
-                    f", not {_type_name(item)}"
-                raise src.error(f"must be a non-empty string{what} (statement {number})",
-                                keys, field)
+                what = "" if item is None or isinstance(item, str) else f", not {_type_name(item)}"
+                raise src.error(
+                    f"must be a non-empty string{what} (statement {number})", keys, field
+                )
             text = item.strip()
             size = len(unicodedata.normalize("NFC", text))
             if size > MAX_REMIT_CHARS:
-                raise src.error(f"statement {number} is {size} characters; at most "
-                                f"{MAX_REMIT_CHARS}: a remit statement is a sentence or "
-                                "two, longer text belongs in a contracts/*.md document",
-                                keys, field)
+                raise src.error(
+                    f"statement {number} is {size} characters; at most "
+                    f"{MAX_REMIT_CHARS}: a remit statement is a sentence or "
+                    "two, longer text belongs in a contracts/*.md document",
+                    keys,
+                    field,
+                )
             key = _statement_key(text)
             if key in seen:
-                raise src.error(f"statement {number} repeats {seen[key]}"
-                                + (" (declared both in and out of scope)"
-                                   if not seen[key].startswith(side + "-") else ""),
-                                keys, field)
+                raise src.error(
+                    f"statement {number} repeats {seen[key]}"
+                    + (
+                        " (declared both in and out of scope)"
+                        if not seen[key].startswith(side + "-")
+                        else ""
+                    ),
+                    keys,
+                    field,
+                )
             seen[key] = number
-            found.append((lines[i], ScopeClause(
-                ref=f"{REMIT_CONTRACT_ID}#{number}", contract_id=REMIT_CONTRACT_ID,
-                number=number, title=f"Declared remit ({side}) {i + 1}", text=text,
-                kind=REMIT_KINDS[side], level=1, source="etki.yaml",  # type: ignore[arg-type]  # ClauseKind names
-                line=lines[i])))
+            found.append(
+                (
+                    lines[i],
+                    ScopeClause(
+                        ref=f"{REMIT_CONTRACT_ID}#{number}",
+                        contract_id=REMIT_CONTRACT_ID,
+                        number=number,
+                        title=f"Declared remit ({side}) {i + 1}",
+                        text=text,
+                        kind=REMIT_KINDS[side],  # type: ignore[arg-type]  # ClauseKind names
+                        level=1,
+                        source="etki.yaml",
+                        line=lines[i],
+                    ),
+                )
+            )
     if not found:
         return None
     clauses = tuple(c for _, c in sorted(found, key=lambda x: x[0]))
-    return Contract(id=REMIT_CONTRACT_ID, title="Declared remit", source="etki.yaml",
-                    clauses=clauses, chunking="declared")
+    return Contract(
+        id=REMIT_CONTRACT_ID,
+        title="Declared remit",
+        source="etki.yaml",
+        clauses=clauses,
+        chunking="declared",
+    )
 
 
 def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise src.error(f"must be a list of {{name, role}}, not {_type_name(value)}",
-                        ["reviewers"], "reviewers")
+        raise src.error(
+            f"must be a list of {{name, role}}, not {_type_name(value)}", ["reviewers"], "reviewers"
+        )
     out: list[Reviewer] = []
     names: set[str] = set()
     for i, item in enumerate(value):
@@ -363,25 +426,37 @@ def _thresholds(src: _Source, value: Any) -> tuple[tuple[str, float], ...]:
     if value is None:
         return ()
     if not isinstance(value, dict):
-        raise src.error(f"must be a mapping name -> number, not {_type_name(value)}",
-                        ["thresholds"], "thresholds")
+        raise src.error(
+            f"must be a mapping name -> number, not {_type_name(value)}",
+            ["thresholds"],
+            "thresholds",
+        )
     out = []
     for key, number in value.items():
         if not isinstance(key, str) or not _number(number):
-            raise src.error("each threshold must be 'name: number'",
-                            ["thresholds", str(key)], f"thresholds.{key}")
+            raise src.error(
+                "each threshold must be 'name: number'",
+                ["thresholds", str(key)],
+                f"thresholds.{key}",
+            )
         out.append((key, float(number)))
     return tuple(sorted(out))
 
 
 # --- modules and work items -----------------------------------------------------------
 
+
 def _data_file(root: Path, stem: str) -> _Source | None:
-    found = [root / f"{stem}.{ext}" for ext in ("yaml", "yml", "json")
-             if (root / f"{stem}.{ext}").is_file()]
+    found = [
+        root / f"{stem}.{ext}"
+        for ext in ("yaml", "yml", "json")
+        if (root / f"{stem}.{ext}").is_file()
+    ]
     if len(found) > 1:
-        raise ProjectFormatError(str(found[1]), f"only one {stem} file may exist; found "
-                                 + ", ".join(p.name for p in found))
+        raise ProjectFormatError(
+            str(found[1]),
+            f"only one {stem} file may exist; found " + ", ".join(p.name for p in found),
+        )
     if not found:
         return None
     return _Source(found[0], "json" if found[0].suffix == ".json" else "yaml")
@@ -403,8 +478,7 @@ def _records(src: _Source, key: str) -> tuple[list[Any], list[str | int]]:
         if not isinstance(items, list):
             raise src.error(f"must be a list, not {_type_name(items)}", [key], key)
         return items, [key]
-    raise src.error(f"must be a list of records or a mapping with '{key}'", [],
-                    "(top level)")
+    raise src.error(f"must be a list of records or a mapping with '{key}'", [], "(top level)")
 
 
 def _record_lines(src: _Source, base: list[str | int], count: int) -> list[int]:
@@ -432,8 +506,9 @@ def _case_twin(ident: str, known) -> str | None:
     """An id in ``known`` equal to ``ident`` but for letter case (and Unicode
     normalisation), as case-insensitive file systems compare names; else None."""
     key = unicodedata.normalize("NFC", ident).casefold()
-    return next((k for k in known if k != ident
-                 and unicodedata.normalize("NFC", k).casefold() == key), None)
+    return next(
+        (k for k in known if k != ident and unicodedata.normalize("NFC", k).casefold() == key), None
+    )
 
 
 def _unique_id(rec: _Fields, seen: dict[str, int], index: int, what: str) -> str:
@@ -446,9 +521,12 @@ def _unique_id(rec: _Fields, seen: dict[str, int], index: int, what: str) -> str
     folded = _FOLDED + unicodedata.normalize("NFC", ident).casefold()
     if folded in seen:  # seen also holds folded keys (no id can start with NUL)
         twin = _case_twin(ident, [k for k in seen if not k.startswith(_FOLDED)]) or "?"
-        raise rec.fail("id", f"{what} id {ident!r} differs from {twin!r} (index "
-                       f"{seen[folded]}) only in letter case; their wiki pages would be one "
-                       "file on a case-insensitive file system")
+        raise rec.fail(
+            "id",
+            f"{what} id {ident!r} differs from {twin!r} (index "
+            f"{seen[folded]}) only in letter case; their wiki pages would be one "
+            "file on a case-insensitive file system",
+        )
     seen[ident] = seen[folded] = index
     return ident
 
@@ -466,20 +544,30 @@ def _load_modules(root: Path) -> tuple[Module, ...]:
         rec = _Fields(src, item, keys, f"modules[{i}]")
         ident = _unique_id(rec, seen, i, "module")
         depends = list(dict.fromkeys(rec.string_list("depends_on")))
-        modules.append((Module(id=ident, path=rec.string("path", default="") or "",
-                               summary=rec.string("summary", default="") or "",
-                               depends_on=tuple(depends),
-                               language=rec.string("language"),
-                               location=f"{src.path.name}:{lines[i]}"), rec))
+        modules.append(
+            (
+                Module(
+                    id=ident,
+                    path=rec.string("path", default="") or "",
+                    summary=rec.string("summary", default="") or "",
+                    depends_on=tuple(depends),
+                    language=rec.string("language"),
+                    location=f"{src.path.name}:{lines[i]}",
+                ),
+                rec,
+            )
+        )
     for module, rec in modules:
         for j, dep in enumerate(rec.string_list("depends_on")):
             where = rec.keys + ["depends_on", j]
             if dep == module.id:
-                raise src.error(f"module {module.id!r} depends on itself", where,
-                                rec.field("depends_on", j))
+                raise src.error(
+                    f"module {module.id!r} depends on itself", where, rec.field("depends_on", j)
+                )
             if dep not in seen:
-                raise src.error(f"depends_on names unknown module {dep!r}", where,
-                                rec.field("depends_on", j))
+                raise src.error(
+                    f"depends_on names unknown module {dep!r}", where, rec.field("depends_on", j)
+                )
     return tuple(m for m, _ in modules)
 
 
@@ -504,49 +592,77 @@ def _load_workitems(root: Path, module_ids: set[str]) -> tuple[WorkItem, ...]:
         for j, mod in enumerate(listed):
             if mod not in module_ids:
                 hint = "" if module_ids else " (the project has no modules file)"
-                raise src.error(f"names unknown module {mod!r}{hint}",
-                                keys + ["modules", j], rec.field("modules", j))
+                raise src.error(
+                    f"names unknown module {mod!r}{hint}",
+                    keys + ["modules", j],
+                    rec.field("modules", j),
+                )
         mods = list(dict.fromkeys(listed))
         effort = rec.record.get("effort_days")
         if effort is not None and (not _number(effort) or effort < 0):
-            raise rec.fail("effort_days", f"must be a non-negative number of person-days, "
-                                          f"not {effort!r}")
-        out.append(WorkItem(id=ident, title=title, kind=kind, date=date or "",
-                            modules=tuple(mods),
-                            effort_days=None if effort is None else float(effort),
-                            location=f"{src.path.name}:{lines[i]}"))
+            raise rec.fail(
+                "effort_days", f"must be a non-negative number of person-days, not {effort!r}"
+            )
+        out.append(
+            WorkItem(
+                id=ident,
+                title=title,
+                kind=kind,
+                date=date or "",
+                modules=tuple(mods),
+                effort_days=None if effort is None else float(effort),
+                location=f"{src.path.name}:{lines[i]}",
+            )
+        )
     return tuple(out)
 
 
 # --- contracts ------------------------------------------------------------------------
 
-def _load_contracts(root: Path, vocabulary: EdgeVocabulary, module_ids: set[str],
-                    workitem_ids: set[str]) -> tuple[Contract, ...]:
+
+def _load_contracts(
+    root: Path, vocabulary: EdgeVocabulary, module_ids: set[str], workitem_ids: set[str]
+) -> tuple[Contract, ...]:
     folder = root / "contracts"
     files = sorted(p for p in folder.glob("*.md") if p.is_file()) if folder.is_dir() else []
     if not files:
-        raise ProjectFormatError(str(folder), "no contracts: at least one contracts/*.md "
-                                 "scope document is required")
+        raise ProjectFormatError(
+            str(folder), "no contracts: at least one contracts/*.md scope document is required"
+        )
     contracts: list[Contract] = []
     owners: dict[str, Path] = {}
     for path in files:
-        contract = parse_contract(path, source=f"contracts/{path.name}",
-                                  vocabulary=vocabulary, module_ids=module_ids,
-                                  workitem_ids=workitem_ids)
+        contract = parse_contract(
+            path,
+            source=f"contracts/{path.name}",
+            vocabulary=vocabulary,
+            module_ids=module_ids,
+            workitem_ids=workitem_ids,
+        )
         if _case_twin(contract.id, [REMIT_CONTRACT_ID]) or contract.id == REMIT_CONTRACT_ID:
-            raise ProjectFormatError(str(path), f"contract id {contract.id!r} is reserved "
-                                     "for the declared remit (the scope statements of "
-                                     "etki.yaml); give this document another id",
-                                     field="id")
+            raise ProjectFormatError(
+                str(path),
+                f"contract id {contract.id!r} is reserved "
+                "for the declared remit (the scope statements of "
+                "etki.yaml); give this document another id",
+                field="id",
+            )
         if contract.id in owners:
-            raise ProjectFormatError(str(path), f"contract id {contract.id!r} is already used "
-                                     f"by {owners[contract.id].name}", field="id")
+            raise ProjectFormatError(
+                str(path),
+                f"contract id {contract.id!r} is already used by {owners[contract.id].name}",
+                field="id",
+            )
         twin = _case_twin(contract.id, owners)
         if twin is not None:
-            raise ProjectFormatError(str(path), f"contract id {contract.id!r} differs from "
-                                     f"{twin!r} ({owners[twin].name}) only in letter case; "
-                                     "their wiki pages would be one file on a "
-                                     "case-insensitive file system", field="id")
+            raise ProjectFormatError(
+                str(path),
+                f"contract id {contract.id!r} differs from "
+                f"{twin!r} ({owners[twin].name}) only in letter case; "
+                "their wiki pages would be one file on a "
+                "case-insensitive file system",
+                field="id",
+            )
         owners[contract.id] = path
         contracts.append(contract)
     return tuple(contracts)
@@ -565,8 +681,10 @@ def _too_long(fields: dict[str, str | None], max_chars: int) -> tuple[str, int] 
     return None
 
 
-def _load_requests(root: Path, max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
-                   ) -> tuple[tuple[Request, ...], tuple[str, ...]]:
+def _load_requests(
+    root: Path,
+    max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
+) -> tuple[tuple[Request, ...], tuple[str, ...]]:
     """(requests, refused messages) of ``requests.jsonl`` (module docstring)."""
     path = root / "requests.jsonl"
     if not path.is_file():
@@ -614,10 +732,16 @@ def _load_requests(root: Path, max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
         big = _too_long({"id": ident, "text": text, **fields, "labels": labels}, max_chars)
         if big is not None:
             name = repr(ident) if len(ident) <= 80 else repr(ident[:60]) + "…"
-            refused.append(str(fail(
-                f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
-                "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
-                "(attach the rest elsewhere) and run init again", big[0])))
+            refused.append(
+                str(
+                    fail(
+                        f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
+                        "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
+                        "(attach the rest elsewhere) and run init again",
+                        big[0],
+                    )
+                )
+            )
             continue
         out.append(Request(id=ident, text=text, labels_json=labels, line=number, **fields))
     return tuple(out), tuple(refused)
@@ -640,8 +764,10 @@ def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:
 
 # --- the project ----------------------------------------------------------------------
 
-def load_project(path: str | Path, *,
-                 max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS) -> Project:
+
+def load_project(
+    path: str | Path, *, max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS
+) -> Project:
     """Load and validate the project folder at ``path`` (format: DESIGN.md "Project
     folder"; rules: this module's docstring).
 
@@ -670,6 +796,14 @@ def load_project(path: str | Path, *,
     requests, refused = _load_requests(root, max_request_chars)
     edges_path = root / EDGES_FILE
     edges = load_edges(edges_path, vocabulary) if edges_path.is_file() else ()
-    return Project(config=config, root=root, contracts=contracts, modules=modules,
-                   workitems=workitems, requests=requests, edge_types=vocabulary.pairs(),
-                   edges=edges, refused=refused)
+    return Project(
+        config=config,
+        root=root,
+        contracts=contracts,
+        modules=modules,
+        workitems=workitems,
+        requests=requests,
+        edge_types=vocabulary.pairs(),
+        edges=edges,
+        refused=refused,
+    )

@@ -51,24 +51,129 @@ MATCH_RATIO = 88.0
 MIN_KEYWORD_LETTERS = 3
 """Keywords shorter than this never match (B20: ``a``, ``ab``, ``in``)."""
 
-STOPWORDS: frozenset[str] = frozenset({
-    # English function words of three letters or more
-    "the", "and", "for", "with", "from", "into", "that", "this", "are", "was", "were",
-    "will", "shall", "may", "must", "not", "all", "any", "each", "its", "per", "via",
-    "other", "than", "then", "such", "also", "only", "both", "own", "out", "who", "which",
-    "through", "before", "after", "about", "over", "under", "between", "within", "without",
-    "when", "where", "how", "what", "their", "them", "they", "these", "those", "there",
-    "here", "has", "have", "had", "can", "could", "should", "would", "been", "being",
-    "more", "most", "some", "one", "two", "several", "use", "used", "using", "new",
-    # Turkish
-    "ile", "icin", "olan", "veya", "gibi", "her", "bir", "daha", "kadar",
-    # German
-    "der", "die", "das", "und", "oder", "fur", "mit", "von", "den", "dem", "des", "ein",
-    "eine", "nicht", "auf", "bei",
-    # code structure words that name no subject
-    "src", "lib", "app", "apps", "index", "init", "main", "test", "tests", "spec",
-    "module", "modules", "package", "util", "utils", "helpers", "common", "misc",
-})
+STOPWORDS: frozenset[str] = frozenset(
+    {
+        # English function words of three letters or more
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "are",
+        "was",
+        "were",
+        "will",
+        "shall",
+        "may",
+        "must",
+        "not",
+        "all",
+        "any",
+        "each",
+        "its",
+        "per",
+        "via",
+        "other",
+        "than",
+        "then",
+        "such",
+        "also",
+        "only",
+        "both",
+        "own",
+        "out",
+        "who",
+        "which",
+        "through",
+        "before",
+        "after",
+        "about",
+        "over",
+        "under",
+        "between",
+        "within",
+        "without",
+        "when",
+        "where",
+        "how",
+        "what",
+        "their",
+        "them",
+        "they",
+        "these",
+        "those",
+        "there",
+        "here",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "should",
+        "would",
+        "been",
+        "being",
+        "more",
+        "most",
+        "some",
+        "one",
+        "two",
+        "several",
+        "use",
+        "used",
+        "using",
+        "new",
+        # Turkish
+        "ile",
+        "icin",
+        "olan",
+        "veya",
+        "gibi",
+        "her",
+        "bir",
+        "daha",
+        "kadar",
+        # German
+        "der",
+        "die",
+        "das",
+        "und",
+        "oder",
+        "fur",
+        "mit",
+        "von",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "nicht",
+        "auf",
+        "bei",
+        # code structure words that name no subject
+        "src",
+        "lib",
+        "app",
+        "apps",
+        "index",
+        "init",
+        "main",
+        "test",
+        "tests",
+        "spec",
+        "module",
+        "modules",
+        "package",
+        "util",
+        "utils",
+        "helpers",
+        "common",
+        "misc",
+    }
+)
 """Words that are never keywords (folded)."""
 
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
@@ -154,8 +259,13 @@ class WordSet:
                 hit = KeywordHit(keyword, self.by_fold[key], 100.0)
             elif self.words:
                 for word, score, _ in process.extract(
-                        keyword, self.words, scorer=fuzz.ratio, processor=folded,
-                        score_cutoff=MATCH_RATIO, limit=CANDIDATES):
+                    keyword,
+                    self.words,
+                    scorer=fuzz.ratio,
+                    processor=folded,
+                    score_cutoff=MATCH_RATIO,
+                    limit=CANDIDATES,
+                ):
                     if _same_opening(key, folded(word)):
                         hit = KeywordHit(keyword, str(word), round(float(score), 1))
                         break
@@ -177,8 +287,9 @@ def keyword_match(keyword: str, text: str | Sequence[str] | WordSet) -> KeywordH
     return words.match(keyword)
 
 
-def match_keywords(keywords: Iterable[str],
-                   text: str | Sequence[str] | WordSet) -> list[KeywordHit]:
+def match_keywords(
+    keywords: Iterable[str], text: str | Sequence[str] | WordSet
+) -> list[KeywordHit]:
     """Hits of each distinct usable keyword (first spelling kept) in ``text``, in keyword
     order."""
     words = text if isinstance(text, WordSet) else WordSet(text)

@@ -53,8 +53,13 @@ class Node:
         return self.data.get(name, default)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "title": self.title, "text": self.text,
-                **dict(self.attrs)}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "text": self.text,
+            **dict(self.attrs),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Node:

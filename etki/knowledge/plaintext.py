@@ -45,8 +45,9 @@ CELL_SEPARATOR = " | "
 _ESCAPED = {"[": "\ue001", "]": "\ue002", "*": "\ue003"}  # escaped: no wikilink, kept
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _TYPED = re.compile(r"^\s*[^\W\d_][\w \t-]*?\s*::\s*")
-_URL = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]",
-                  re.IGNORECASE)
+_URL = re.compile(
+    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]", re.IGNORECASE
+)
 _STRAY_STARS = re.compile(r"\*{2,}")  # unpaired bold marks of a conversion: **(**QASP)
 _BR = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
 
@@ -89,9 +90,36 @@ def _inline(children: list[Token] | None) -> str:
 class _HtmlText(HTMLParser):
     """Text of an HTML block, one line per block element, cells joined per row."""
 
-    _LINE = frozenset({"p", "div", "li", "ul", "ol", "dl", "dt", "dd", "table", "thead",
-                       "tbody", "tfoot", "tr", "blockquote", "section", "article", "h1",
-                       "h2", "h3", "h4", "h5", "h6", "pre", "hr", "br", "caption"})
+    _LINE = frozenset(
+        {
+            "p",
+            "div",
+            "li",
+            "ul",
+            "ol",
+            "dl",
+            "dt",
+            "dd",
+            "table",
+            "thead",
+            "tbody",
+            "tfoot",
+            "tr",
+            "blockquote",
+            "section",
+            "article",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "pre",
+            "hr",
+            "br",
+            "caption",
+        }
+    )
     _CELL = frozenset({"td", "th"})
     _SKIP = frozenset({"script", "style"})
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 __all__ = ["PROVENANCE_WEIGHTS"]
 
-PROVENANCE_WEIGHTS: dict[str, float] = {"explicit": 1.0, "mapped": 0.8, "inherited": 0.6,
-                                        "derived": 0.5}
+PROVENANCE_WEIGHTS: dict[str, float] = {
+    "explicit": 1.0,
+    "mapped": 0.8,
+    "inherited": 0.6,
+    "derived": 0.5,
+}
 """Weight of an edge by provenance, strongest first; the order is also the order of
 strength when one edge is found twice (explicit > mapped > inherited > derived).
 

@@ -57,8 +57,9 @@ class ClauseResolver:
             lambda c: c.number == head,
             lambda c: normalize_number(c.number) == norm,
             lambda c: any(normalize_number(a) == norm for a in c.aliases),
-            lambda c: fold(c.title) == fold(head)
-            or fold(c.title.rsplit(" › ", 1)[-1]) == fold(head),
+            lambda c: (
+                fold(c.title) == fold(head) or fold(c.title.rsplit(" › ", 1)[-1]) == fold(head)
+            ),
             lambda c: slugify(c.title) == slug or slugify(c.title).endswith("-" + slug),
             lambda c: normalize_number(c.number).startswith(norm + "."),
         )
@@ -74,7 +75,7 @@ def resolve_target(target: str, nodes: Collection[str], resolver: ClauseResolver
     if target in nodes:
         return target
     if target.startswith("clause:"):
-        contract, sep, head = target[len("clause:"):].partition("#")
+        contract, sep, head = target[len("clause:") :].partition("#")
         return resolver.resolve(contract, head) if sep else None
     if target.startswith(("module:", "workitem:", "chunk:")) or not target:
         return None

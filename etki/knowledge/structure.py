@@ -72,8 +72,9 @@ def _r(x: float) -> float:
     return round(float(x), ROUND)
 
 
-def analyse_structure(nonblank: Sequence[bool], starts: Sequence[int],
-                      ends: Sequence[int] | None = None) -> Structure:
+def analyse_structure(
+    nonblank: Sequence[bool], starts: Sequence[int], ends: Sequence[int] | None = None
+) -> Structure:
     """Analyse a document whose lines are non-blank where ``nonblank`` is True and whose
     sections start at the 0-based line indexes ``starts`` (ascending). ``ends`` (same
     length) are where the sections end (default: the next start, the last one at the end
@@ -96,13 +97,18 @@ def analyse_structure(nonblank: Sequence[bool], starts: Sequence[int],
     gaps = [between(s, n) for s, n in zip(starts, nexts, strict=True)]
     preamble = between(0, starts[0]) if starts else total
     mean = sum(gaps) / len(gaps) if gaps else 0.0
-    cv = (math.sqrt(sum((g - mean) ** 2 for g in gaps) / len(gaps)) / mean
-          if gaps and mean > 0 else 0.0)
+    cv = (
+        math.sqrt(sum((g - mean) ** 2 for g in gaps) / len(gaps)) / mean
+        if gaps and mean > 0
+        else 0.0
+    )
     metrics = {
-        "headings": float(count), "lines": float(total),
+        "headings": float(count),
+        "lines": float(total),
         "preamble_share": _r(preamble / total) if total else 0.0,
         "largest_share": _r(max(sizes, default=0) / total) if total else 0.0,
-        "gap_mean": _r(mean), "gap_cv": _r(cv),
+        "gap_mean": _r(mean),
+        "gap_cv": _r(cv),
     }
     if count < MIN_HEADINGS or total == 0:
         reason = f"fewer than {MIN_HEADINGS} section starts"
@@ -113,6 +119,5 @@ def analyse_structure(nonblank: Sequence[bool], starts: Sequence[int],
     elif metrics["gap_cv"] > MAX_GAP_CV:
         reason = f"irregular headings (gap_cv {metrics['gap_cv']} > {MAX_GAP_CV})"
     else:
-        return Structure("by_heading", "usable heading structure",
-                         tuple(sorted(metrics.items())))
+        return Structure("by_heading", "usable heading structure", tuple(sorted(metrics.items())))
     return Structure("sliding_window", reason, tuple(sorted(metrics.items())))

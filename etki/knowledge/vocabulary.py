@@ -79,8 +79,9 @@ class EdgeSignatureError(ProjectFormatError, VocabularyError):
 def node_type(node_id: str) -> str | None:
     """The node type an id names by its prefix (``chunk:`` -> ``clause``), else None."""
     prefix = node_id.partition(":")[0] if ":" in node_id else ""
-    return {"clause": "clause", "chunk": "clause", "module": "module",
-            "workitem": "workitem"}.get(prefix)
+    return {"clause": "clause", "chunk": "clause", "module": "module", "workitem": "workitem"}.get(
+        prefix
+    )
 
 
 def normalize_type_name(name: str) -> str:
@@ -116,8 +117,9 @@ class EdgeVocabulary:
     reversed_names: tuple[str, ...] = ()
     signatures: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     descriptions: tuple[tuple[str, str], ...] = ()
-    _table: dict[str, str] = field(default_factory=dict, init=False, repr=False,
-                                   compare=False, hash=False)
+    _table: dict[str, str] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         table = {t: t for t in self.types}
@@ -138,8 +140,10 @@ class EdgeVocabulary:
     def unknown_message(self, name: str) -> str:
         """The message for an unknown type ``name`` (used by every error about it)."""
         aliases = ", ".join(f"{a}->{c}" for a, c in self.aliases)
-        return (f"unknown edge type {name!r}; allowed types: {', '.join(self.types)}"
-                f" (aliases: {aliases}); add it to edge_vocabulary.yaml to use it")
+        return (
+            f"unknown edge type {name!r}; allowed types: {', '.join(self.types)}"
+            f" (aliases: {aliases}); add it to edge_vocabulary.yaml to use it"
+        )
 
     def inverse(self, name: str) -> str | None:
         """The inverse of canonical type ``name`` (``depends_on`` -> ``depended_by`` and
@@ -188,8 +192,10 @@ class EdgeVocabulary:
     def signature_message(self, name: str, source_type: str, target_type: str) -> str:
         """Why a ``source_type -> target_type`` edge of type ``name`` is refused."""
         allowed = ", ".join(f"{a}->{b}" for a, b in self.signature(name))
-        return (f"edge type {name!r} may not join a {source_type} to a {target_type}; "
-                f"allowed: {allowed}")
+        return (
+            f"edge type {name!r} may not join a {source_type} to a {target_type}; "
+            f"allowed: {allowed}"
+        )
 
     # -- building ----------------------------------------------------------------------
 
@@ -203,14 +209,17 @@ class EdgeVocabulary:
         known = set(types)
         base = DEFAULT_VOCABULARY
         return cls(
-            tuple(types), tuple(aliases),
+            tuple(types),
+            tuple(aliases),
             inverses=tuple(p for p in base.inverses if p[0] in known and p[1] in known),
             reversed_names=tuple(n for n in base.reversed_names if n in known),
             signatures=tuple(s for s in base.signatures if s[0] in known),
-            descriptions=tuple(d for d in base.descriptions if d[0] in known))
+            descriptions=tuple(d for d in base.descriptions if d[0] in known),
+        )
 
-    def with_specs(self, specs: Iterable[TypeSpec],
-                   aliases: Mapping[str, str] | None = None) -> EdgeVocabulary:
+    def with_specs(
+        self, specs: Iterable[TypeSpec], aliases: Mapping[str, str] | None = None
+    ) -> EdgeVocabulary:
         """A new vocabulary with more canonical types (``specs``) and ``aliases``
         (alias -> canonical type). A project alias may redirect a default alias; it may
         not rename a canonical type. Raises VocabularyError on a bad name, a type that is
@@ -229,8 +238,7 @@ class EdgeVocabulary:
             if not _NAME.fullmatch(name):
                 raise VocabularyError(f"bad edge type name {raw!r}: use letters, digits and _")
             if name in table:
-                raise VocabularyError(
-                    f"edge type {raw!r} is already an alias of {table[name]!r}")
+                raise VocabularyError(f"edge type {raw!r} is already an alias of {table[name]!r}")
             canon.add(name)
             return name
 
@@ -243,7 +251,8 @@ class EdgeVocabulary:
                     if end != "*" and end not in NODE_TYPES:
                         raise VocabularyError(
                             f"signature of {name!r} names {end!r}; node types: "
-                            f"{', '.join(NODE_TYPES)} or *")
+                            f"{', '.join(NODE_TYPES)} or *"
+                        )
             if spec.signature:
                 signatures[name] = tuple(spec.signature)
             if spec.description:
@@ -253,7 +262,8 @@ class EdgeVocabulary:
                 if inverse != name:
                     if inverse in canon and inverses.get(inverse) not in (None, name):
                         raise VocabularyError(
-                            f"{inverse!r} is already the inverse of {inverses[inverse]!r}")
+                            f"{inverse!r} is already the inverse of {inverses[inverse]!r}"
+                        )
                     if inverse not in canon:
                         add_type(inverse)
                     reversed_names.add(inverse)
@@ -272,17 +282,23 @@ class EdgeVocabulary:
             if target not in canon:
                 raise VocabularyError(
                     f"alias {alias!r} points to {target!r}, which is not an edge type; "
-                    f"edge types: {', '.join(sorted(canon))}")
+                    f"edge types: {', '.join(sorted(canon))}"
+                )
             table[alias] = target
         return EdgeVocabulary(
-            tuple(sorted(canon)), tuple(sorted(table.items())),
+            tuple(sorted(canon)),
+            tuple(sorted(table.items())),
             inverses=tuple(sorted(inverses.items())),
             reversed_names=tuple(sorted(reversed_names)),
             signatures=tuple(sorted(signatures.items())),
-            descriptions=tuple(sorted(descriptions.items())))
+            descriptions=tuple(sorted(descriptions.items())),
+        )
 
-    def extended(self, types: Mapping[str, Iterable[str]] | None = None,
-                 aliases: Mapping[str, str] | None = None) -> EdgeVocabulary:
+    def extended(
+        self,
+        types: Mapping[str, Iterable[str]] | None = None,
+        aliases: Mapping[str, str] | None = None,
+    ) -> EdgeVocabulary:
         """A new vocabulary with more canonical ``types`` (type -> its aliases; no
         inverse, any endpoints) and ``aliases`` (alias -> canonical type); see
         :meth:`with_specs` for the rules and errors."""
@@ -292,8 +308,8 @@ class EdgeVocabulary:
 
 # --- reading vocabulary files ----------------------------------------------------------
 
-def _names(value: Any, where: str, text: str, keys: list[str | int],
-           fld: str) -> tuple[str, ...]:
+
+def _names(value: Any, where: str, text: str, keys: list[str | int], fld: str) -> tuple[str, ...]:
     """Aliases given as a string, a list, or a mapping language -> list."""
     if value is None:
         return ()
@@ -306,53 +322,78 @@ def _names(value: Any, where: str, text: str, keys: list[str | int],
         return tuple(out)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise ProjectFormatError(where, "aliases must be a list of strings or a mapping "
-                             "language -> list", line=locate(text, keys), field=fld)
+    raise ProjectFormatError(
+        where,
+        "aliases must be a list of strings or a mapping language -> list",
+        line=locate(text, keys),
+        field=fld,
+    )
 
 
 def _spec(name: Any, value: Any, where: str, text: str) -> TypeSpec:
     keys: list[str | int] = ["types", str(name)]
     fld = f"types.{name}"
     if not isinstance(name, str):
-        raise ProjectFormatError(where, "type names must be strings",
-                                 line=locate(text, ["types"]), field="types")
+        raise ProjectFormatError(
+            where, "type names must be strings", line=locate(text, ["types"]), field="types"
+        )
     if not isinstance(value, dict):
         return TypeSpec(name, _names(value, where, text, keys, fld))
     unknown = sorted(str(k) for k in value if k not in _SPEC_KEYS)
     if unknown:
-        raise ProjectFormatError(where, f"unknown key; allowed keys: {', '.join(_SPEC_KEYS)}",
-                                 line=locate(text, keys + [unknown[0]]),
-                                 field=f"{fld}.{unknown[0]}")
+        raise ProjectFormatError(
+            where,
+            f"unknown key; allowed keys: {', '.join(_SPEC_KEYS)}",
+            line=locate(text, keys + [unknown[0]]),
+            field=f"{fld}.{unknown[0]}",
+        )
     signature: list[tuple[str, str]] = []
     raw_sig = value.get("signature") or []
     if isinstance(raw_sig, str):
         raw_sig = [raw_sig]
     if not isinstance(raw_sig, list):
-        raise ProjectFormatError(where, "signature must be a list like [clause->module]",
-                                 line=locate(text, keys + ["signature"]),
-                                 field=f"{fld}.signature")
+        raise ProjectFormatError(
+            where,
+            "signature must be a list like [clause->module]",
+            line=locate(text, keys + ["signature"]),
+            field=f"{fld}.signature",
+        )
     for i, item in enumerate(raw_sig):
         match = _SIGNATURE.fullmatch(item) if isinstance(item, str) else None
         if match is None:
-            raise ProjectFormatError(where, f"signature entries look like clause->module, "
-                                     f"not {item!r}", line=locate(text, keys + ["signature", i]),
-                                     field=f"{fld}.signature[{i}]")
+            raise ProjectFormatError(
+                where,
+                f"signature entries look like clause->module, not {item!r}",
+                line=locate(text, keys + ["signature", i]),
+                field=f"{fld}.signature[{i}]",
+            )
         signature.append((match.group(1), match.group(2)))
     inverse = value.get("inverse")
     if inverse is not None and not isinstance(inverse, str):
-        raise ProjectFormatError(where, "inverse must be a type name",
-                                 line=locate(text, keys + ["inverse"]), field=f"{fld}.inverse")
+        raise ProjectFormatError(
+            where,
+            "inverse must be a type name",
+            line=locate(text, keys + ["inverse"]),
+            field=f"{fld}.inverse",
+        )
     description = value.get("description") or ""
     return TypeSpec(
-        name, _names(value.get("aliases"), where, text, keys + ["aliases"], f"{fld}.aliases"),
+        name,
+        _names(value.get("aliases"), where, text, keys + ["aliases"], f"{fld}.aliases"),
         inverse,
-        _names(value.get("inverse_aliases"), where, text, keys + ["inverse_aliases"],
-               f"{fld}.inverse_aliases"),
-        tuple(signature), " ".join(str(description).split()))
+        _names(
+            value.get("inverse_aliases"),
+            where,
+            text,
+            keys + ["inverse_aliases"],
+            f"{fld}.inverse_aliases",
+        ),
+        tuple(signature),
+        " ".join(str(description).split()),
+    )
 
 
-def parse_vocabulary(text: str, where: str,
-                     base: EdgeVocabulary | None = None) -> EdgeVocabulary:
+def parse_vocabulary(text: str, where: str, base: EdgeVocabulary | None = None) -> EdgeVocabulary:
     """Read vocabulary YAML ``text`` (``where`` names it in errors) and extend ``base``
     (an empty vocabulary when None) with it.
 
@@ -366,43 +407,56 @@ def parse_vocabulary(text: str, where: str,
     if data is None:
         return base
     if not isinstance(data, dict):
-        raise ProjectFormatError(where, "must be a mapping with 'types' and/or 'aliases'",
-                                 line=1)
+        raise ProjectFormatError(where, "must be a mapping with 'types' and/or 'aliases'", line=1)
     unknown = sorted(str(k) for k in data if k not in ("types", "aliases"))
     if unknown:
-        raise ProjectFormatError(where, "unknown key; allowed keys: types, aliases",
-                                 line=locate(text, [unknown[0]]), field=unknown[0])
+        raise ProjectFormatError(
+            where,
+            "unknown key; allowed keys: types, aliases",
+            line=locate(text, [unknown[0]]),
+            field=unknown[0],
+        )
     raw_types = data.get("types") or {}
     if isinstance(raw_types, list):
         raw_types = {t: [] for t in raw_types}
     if not isinstance(raw_types, dict):
-        raise ProjectFormatError(where, "must be a list of type names or a mapping "
-                                 "type -> [aliases] or type -> {aliases, inverse, signature}",
-                                 line=locate(text, ["types"]), field="types")
+        raise ProjectFormatError(
+            where,
+            "must be a list of type names or a mapping "
+            "type -> [aliases] or type -> {aliases, inverse, signature}",
+            line=locate(text, ["types"]),
+            field="types",
+        )
     vocabulary = base
     for name, value in raw_types.items():
         spec = _spec(name, value, where, text)
         try:
             vocabulary = vocabulary.with_specs([spec])
         except VocabularyError as exc:
-            raise ProjectFormatError(where, str(exc), line=locate(text, ["types", name]),
-                                     field=f"types.{name}") from exc
+            raise ProjectFormatError(
+                where, str(exc), line=locate(text, ["types", name]), field=f"types.{name}"
+            ) from exc
     raw_aliases = data.get("aliases") or {}
     if not isinstance(raw_aliases, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in raw_aliases.items()):
-        raise ProjectFormatError(where, "must be a mapping alias -> canonical type",
-                                 line=locate(text, ["aliases"]), field="aliases")
+        isinstance(k, str) and isinstance(v, str) for k, v in raw_aliases.items()
+    ):
+        raise ProjectFormatError(
+            where,
+            "must be a mapping alias -> canonical type",
+            line=locate(text, ["aliases"]),
+            field="aliases",
+        )
     for alias, target in raw_aliases.items():
         try:
             vocabulary = vocabulary.with_specs([], {alias: target})
         except VocabularyError as exc:
-            raise ProjectFormatError(where, str(exc), line=locate(text, ["aliases", alias]),
-                                     field=f"aliases.{alias}") from exc
+            raise ProjectFormatError(
+                where, str(exc), line=locate(text, ["aliases", alias]), field=f"aliases.{alias}"
+            ) from exc
     return vocabulary
 
 
-def load_vocabulary(path: str | Path,
-                    base: EdgeVocabulary | None = None) -> EdgeVocabulary:
+def load_vocabulary(path: str | Path, base: EdgeVocabulary | None = None) -> EdgeVocabulary:
     """Read ``edge_vocabulary.yaml`` at ``path`` and extend ``base`` (default:
     :data:`DEFAULT_VOCABULARY`) with it; errors as :func:`parse_vocabulary`."""
     path = Path(path)

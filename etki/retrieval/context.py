@@ -46,9 +46,13 @@ CONTEXT_BUDGET = 800
 NOTE = "context only: retrieval never changes the verdict, confidence or evidence"
 
 
-def related_context(port: GraphQueryPort, text: str, title: str | None = None,
-                    budget_tokens: int = CONTEXT_BUDGET,
-                    seed_from: str = "find_k") -> dict[str, Any]:
+def related_context(
+    port: GraphQueryPort,
+    text: str,
+    title: str | None = None,
+    budget_tokens: int = CONTEXT_BUDGET,
+    seed_from: str = "find_k",
+) -> dict[str, Any]:
     """The block for one request (see the module docstring). ``seed_from``: ``find_k``
     (default) or ``streams`` (typed streams, one seed per node type first; see
     :meth:`GraphQueryPort.expand`)."""
@@ -59,12 +63,29 @@ def related_context(port: GraphQueryPort, text: str, title: str | None = None,
     sub = result.subgraph
     assert sub is not None
     return {
-        "format": FORMAT, "note": NOTE, "strategy": result.strategy, "intent": result.intent,
-        "scoring": result.scoring, "packing": sub.packing, "seeds_from": seed_from,
-        "index_hash": port.graph.index_hash, "budget_tokens": sub.budget_tokens,
-        "tokens_used": sub.tokens_used, "token_method": sub.token_method,
-        "nodes": [{"id": n.id, "type": n.type, "title": n.title, "hop": n.hop, "via": n.via,
-                   "parent": n.parent, "priority": n.priority} for n in sub.nodes],
+        "format": FORMAT,
+        "note": NOTE,
+        "strategy": result.strategy,
+        "intent": result.intent,
+        "scoring": result.scoring,
+        "packing": sub.packing,
+        "seeds_from": seed_from,
+        "index_hash": port.graph.index_hash,
+        "budget_tokens": sub.budget_tokens,
+        "tokens_used": sub.tokens_used,
+        "token_method": sub.token_method,
+        "nodes": [
+            {
+                "id": n.id,
+                "type": n.type,
+                "title": n.title,
+                "hop": n.hop,
+                "via": n.via,
+                "parent": n.parent,
+                "priority": n.priority,
+            }
+            for n in sub.nodes
+        ],
         "edges": [{"source": e.source, "target": e.target, "type": e.type} for e in sub.edges],
         "dropped": [{"id": d.id, "reason": d.reason} for d in sub.dropped],
         "fallbacks": list(result.fallbacks),
@@ -76,23 +97,33 @@ def context_json(block: dict[str, Any]) -> str:
     return json.dumps(block, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def context_port(project: Project, index: KnowledgeIndex, cases: Iterable[CaseRecord],
-                 settings: Settings | None = None) -> GraphQueryPort | None:
+def context_port(
+    project: Project,
+    index: KnowledgeIndex,
+    cases: Iterable[CaseRecord],
+    settings: Settings | None = None,
+) -> GraphQueryPort | None:
     """The port :func:`related_contexts` reads: ``index`` plus the precedents among
     ``cases``. Build it once and pass it to every call of an ``etki init`` (building it
     costs seconds on a large index). Best-effort: any failure is logged and gives None."""
     try:
-        return GraphQueryPort(RetrievalGraph(index, cases), languages=project.config.languages,
-                              settings=settings)
+        return GraphQueryPort(
+            RetrievalGraph(index, cases), languages=project.config.languages, settings=settings
+        )
     except Exception as exc:  # context is optional: it must never break triage or init
         log.warning("related context not built: %s: %s", type(exc).__name__, exc)
         return None
 
 
-def related_contexts(project: Project, index: KnowledgeIndex, cases: Iterable[CaseRecord],
-                     fresh: Sequence[tuple[Request, Decision]],
-                     settings: Settings | None = None, *,
-                     port: GraphQueryPort | None = None) -> dict[str, str] | None:
+def related_contexts(
+    project: Project,
+    index: KnowledgeIndex,
+    cases: Iterable[CaseRecord],
+    fresh: Sequence[tuple[Request, Decision]],
+    settings: Settings | None = None,
+    *,
+    port: GraphQueryPort | None = None,
+) -> dict[str, str] | None:
     """Case id -> context JSON for the ``fresh`` (request, decision) pairs, over
     ``index`` and the precedents among ``cases`` (or over ``port`` when given, see
     :func:`context_port`). Best-effort: any failure is logged and gives None (no
@@ -104,9 +135,10 @@ def related_contexts(project: Project, index: KnowledgeIndex, cases: Iterable[Ca
         if port is None:
             return None
     try:
-        return {decision.case_id: context_json(related_context(port, request.text,
-                                                               request.title))
-                for request, decision in fresh}
+        return {
+            decision.case_id: context_json(related_context(port, request.text, request.title))
+            for request, decision in fresh
+        }
     except Exception as exc:  # context is optional: it must never break triage or init
         log.warning("related context not built: %s: %s", type(exc).__name__, exc)
         return None

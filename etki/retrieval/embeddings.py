@@ -33,8 +33,14 @@ from urllib.parse import urlsplit
 
 from etki.endpoints import EndpointError, join_url, post_json
 
-__all__ = ["BATCH_SIZE", "EmbeddingCache", "EmbeddingClient", "LocalEmbeddingClient", "cosine",
-           "embed_url"]
+__all__ = [
+    "BATCH_SIZE",
+    "EmbeddingCache",
+    "EmbeddingClient",
+    "LocalEmbeddingClient",
+    "cosine",
+    "embed_url",
+]
 
 BATCH_SIZE = 32
 """Texts per embedding request."""
@@ -107,8 +113,14 @@ class EmbeddingClient:
     """Embeds texts through ``base_url`` with ``model``; ``timeout`` is the hard deadline
     (seconds) of each batch request."""
 
-    def __init__(self, base_url: str, model: str, *, timeout: float = 10.0,
-                 cache: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        timeout: float = 10.0,
+        cache: EmbeddingCache | None = None,
+    ) -> None:
         self.api, self.url = embed_url(base_url)
         self.model = model
         self.timeout = timeout
@@ -116,13 +128,13 @@ class EmbeddingClient:
 
     def _request(self, texts: list[str]) -> list[tuple[float, ...]]:
         if self.api == "tei":
-            body = post_json(self.url, {"inputs": texts, "truncate": True},
-                             timeout=self.timeout).body
+            body = post_json(
+                self.url, {"inputs": texts, "truncate": True}, timeout=self.timeout
+            ).body
             if not isinstance(body, list) or len(body) != len(texts):
                 raise EndpointError("body", f"expected {len(texts)} embeddings from TEI")
             return [_vector(v) for v in body]
-        body = post_json(self.url, {"model": self.model, "input": texts},
-                         timeout=self.timeout).body
+        body = post_json(self.url, {"model": self.model, "input": texts}, timeout=self.timeout).body
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list) or len(data) != len(texts):
             raise EndpointError("body", f"expected {len(texts)} embeddings in 'data'")
@@ -144,7 +156,7 @@ class EmbeddingClient:
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
         fresh: dict[str, tuple[float, ...]] = {}
         for start in range(0, len(missing), BATCH_SIZE):
-            batch = missing[start:start + BATCH_SIZE]
+            batch = missing[start : start + BATCH_SIZE]
             for text, vec in zip(batch, self._request(batch), strict=True):
                 fresh[text] = vec
         dims = {len(v) for v in fresh.values()} | {len(v) for v in out if v is not None}

@@ -55,11 +55,27 @@ from etki.text import fold, words
 from etki.triage.engine import CITE_RATIO
 from etki.triage.normalise import STOPWORDS
 
-__all__ = ["METHODS", "EvalQuery", "MethodScore", "RetrievalReport", "grep_rank",
-           "load_queries", "run_retrieval", "score_ranking"]
+__all__ = [
+    "METHODS",
+    "EvalQuery",
+    "MethodScore",
+    "RetrievalReport",
+    "grep_rank",
+    "load_queries",
+    "run_retrieval",
+    "score_ranking",
+]
 
-METHODS: tuple[str, ...] = ("grep", "find_k", "find_k@ratio", "find_k+expand",
-                            "find_k@ratio+expand", "adaptive", "streams", "streams+expand")
+METHODS: tuple[str, ...] = (
+    "grep",
+    "find_k",
+    "find_k@ratio",
+    "find_k+expand",
+    "find_k@ratio+expand",
+    "adaptive",
+    "streams",
+    "streams+expand",
+)
 
 RATIO = CITE_RATIO
 """The adaptive cut of the ``@ratio`` methods: keep nodes scoring at least this share
@@ -115,12 +131,15 @@ def _clause_ids(graph: RetrievalGraph, label: str) -> list[str]:
     if graph.node("clause:" + label) is not None:
         return ["clause:" + label]
     want = _norm_number(label)
-    return [n.id for n in graph.nodes_of("clause")
-            if _norm_number(str(n.get("number") or "")) == want]
+    return [
+        n.id for n in graph.nodes_of("clause") if _norm_number(str(n.get("number") or "")) == want
+    ]
 
 
-def load_queries(path: str | Path, graph: RetrievalGraph,
-                 ) -> tuple[list[EvalQuery], list[str]]:
+def load_queries(
+    path: str | Path,
+    graph: RetrievalGraph,
+) -> tuple[list[EvalQuery], list[str]]:
     """Labelled queries of ``path`` resolved against ``graph``; returns ``(queries,
     problems)`` where problems name labels that resolve to no node and rows skipped for
     having no expected node. Raises :class:`InputError` for a malformed file."""
@@ -134,17 +153,26 @@ def load_queries(path: str | Path, graph: RetrievalGraph,
         expected: list[str] = []
         if "expected" in row:
             for nid in row["expected"]:
-                (expected.append(nid) if graph.node(nid) is not None
-                 else problems.append(f"{qid}: no node {nid}"))
+                (
+                    expected.append(nid)
+                    if graph.node(nid) is not None
+                    else problems.append(f"{qid}: no node {nid}")
+                )
         labels = row.get("labels") or {}
         for clause in labels.get("clauses") or ():
             found = _clause_ids(graph, str(clause))
-            (expected.extend(found) if found
-             else problems.append(f"{qid}: no clause numbered {clause}"))
+            (
+                expected.extend(found)
+                if found
+                else problems.append(f"{qid}: no clause numbered {clause}")
+            )
         for module in labels.get("modules") or ():
             nid = module if str(module).startswith("module:") else f"module:{module}"
-            (expected.append(nid) if graph.node(nid) is not None
-             else problems.append(f"{qid}: no module {module}"))
+            (
+                expected.append(nid)
+                if graph.node(nid) is not None
+                else problems.append(f"{qid}: no module {module}")
+            )
         expected = list(dict.fromkeys(expected))
         if not expected:
             problems.append(f"{qid}: skipped, no expected node")
@@ -153,8 +181,9 @@ def load_queries(path: str | Path, graph: RetrievalGraph,
     return queries, problems
 
 
-def grep_rank(graph: RetrievalGraph, text: str, k: int,
-              types: Iterable[str] | None = None) -> list[str]:
+def grep_rank(
+    graph: RetrievalGraph, text: str, k: int, types: Iterable[str] | None = None
+) -> list[str]:
     """The plain grep baseline (see the module docstring): top ``k`` node ids."""
     stop = frozenset().union(*STOPWORDS.values())
     terms = sorted({w for w in words(text) if len(w) >= 3 and w not in stop})
@@ -210,43 +239,69 @@ class RetrievalReport:
 
     def lines(self) -> list[str]:
         """A plain-text table."""
-        head = (f"retrieval: {self.queries} queries, k={self.k}, expand budget "
-                f"{self.budget_tokens} tokens from {self.seeds} seeds, scored types: "
-                f"{', '.join(self.types)}")
+        head = (
+            f"retrieval: {self.queries} queries, k={self.k}, expand budget "
+            f"{self.budget_tokens} tokens from {self.seeds} seeds, scored types: "
+            f"{', '.join(self.types)}"
+        )
         by_type = "  ".join(f"R[{t}]" for t in self.types)
-        out = [head, (f"{'method':<20} {'recall@k':>8} {'prec@k':>8} {'MRR':>6} "
-                     f"{'returned':>8}  {by_type}")]
+        out = [
+            head,
+            (f"{'method':<20} {'recall@k':>8} {'prec@k':>8} {'MRR':>6} {'returned':>8}  {by_type}"),
+        ]
         for s in self.scores:
-            per = "  ".join(f"{dict(s.recall_by_type).get(t, 0.0):>{len(t) + 3}.2f}"
-                            for t in self.types)
-            out.append(f"{s.method:<20} {s.recall:>8.2f} {s.precision:>8.2f} {s.mrr:>6.2f} "
-                       f"{s.returned:>8.1f}  {per}")
+            per = "  ".join(
+                f"{dict(s.recall_by_type).get(t, 0.0):>{len(t) + 3}.2f}" for t in self.types
+            )
+            out.append(
+                f"{s.method:<20} {s.recall:>8.2f} {s.precision:>8.2f} {s.mrr:>6.2f} "
+                f"{s.returned:>8.1f}  {per}"
+            )
         for p in self.problems:
             out.append(f"note: {p}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "budget_tokens": self.budget_tokens, "seeds": self.seeds,
-                "types": list(self.types), "queries": self.queries,
-                "problems": list(self.problems),
-                "scores": [{"method": s.method, "recall": round(s.recall, 4),
-                            "precision": round(s.precision, 4), "mrr": round(s.mrr, 4),
-                            "returned": round(s.returned, 2),
-                            "recall_by_type": dict(s.recall_by_type),
-                            "rows": [list(r) for r in s.rows]} for s in self.scores]}
+        return {
+            "k": self.k,
+            "budget_tokens": self.budget_tokens,
+            "seeds": self.seeds,
+            "types": list(self.types),
+            "queries": self.queries,
+            "problems": list(self.problems),
+            "scores": [
+                {
+                    "method": s.method,
+                    "recall": round(s.recall, 4),
+                    "precision": round(s.precision, 4),
+                    "mrr": round(s.mrr, 4),
+                    "returned": round(s.returned, 2),
+                    "recall_by_type": dict(s.recall_by_type),
+                    "rows": [list(r) for r in s.rows],
+                }
+                for s in self.scores
+            ],
+        }
 
 
 def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int = 10,
-                  budget_tokens: int = 1500, seeds: int = SEEDS,
-                  problems: Sequence[str] = ()) -> RetrievalReport:
+def run_retrieval(
+    port: GraphQueryPort,
+    queries: Sequence[EvalQuery],
+    *,
+    k: int = 10,
+    budget_tokens: int = 1500,
+    seeds: int = SEEDS,
+    problems: Sequence[str] = (),
+) -> RetrievalReport:
     """Score every method of :data:`METHODS` on ``queries`` (see the module docstring)."""
     graph = port.graph
-    types = tuple(sorted({n.type for q in queries for e in q.expected
-                          if (n := graph.node(e)) is not None}))
+    types = tuple(
+        sorted({n.type for q in queries for e in q.expected if (n := graph.node(e)) is not None})
+    )
     keep = set(types)
 
     def typed(ids: Iterable[str]) -> list[str]:
@@ -256,17 +311,34 @@ def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int 
     for q in queries:
         rankings["grep"].append(grep_rank(graph, q.text, k, keep))
         rankings["find_k"].append(typed(port.find_k_nodes(q.text, k=10 * k).ids)[:k])
-        rankings["find_k@ratio"].append(typed(port.find_k_nodes(
-            q.text, k=10 * k, min_ratio=RATIO).ids)[:k])
-        rankings["find_k+expand"].append(typed(port.expand(
-            q.text, budget_tokens=budget_tokens, k_seeds=seeds).ids))
-        rankings["find_k@ratio+expand"].append(typed(port.expand(
-            q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_ratio=RATIO).ids))
-        rankings["adaptive"].append(typed(port.expand(
-            q.text, budget_tokens=budget_tokens, k_seeds=k, cut_ratio=ADAPTIVE_CUT).ids))
+        rankings["find_k@ratio"].append(
+            typed(port.find_k_nodes(q.text, k=10 * k, min_ratio=RATIO).ids)[:k]
+        )
+        rankings["find_k+expand"].append(
+            typed(port.expand(q.text, budget_tokens=budget_tokens, k_seeds=seeds).ids)
+        )
+        rankings["find_k@ratio+expand"].append(
+            typed(
+                port.expand(
+                    q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_ratio=RATIO
+                ).ids
+            )
+        )
+        rankings["adaptive"].append(
+            typed(
+                port.expand(
+                    q.text, budget_tokens=budget_tokens, k_seeds=k, cut_ratio=ADAPTIVE_CUT
+                ).ids
+            )
+        )
         rankings["streams"].append(typed(port.typed_streams(q.text, k_per_type=k).ids)[:k])
-        rankings["streams+expand"].append(typed(port.expand(
-            q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_from="streams").ids))
+        rankings["streams+expand"].append(
+            typed(
+                port.expand(
+                    q.text, budget_tokens=budget_tokens, k_seeds=seeds, seed_from="streams"
+                ).ids
+            )
+        )
     scores = []
     for method in METHODS:
         rows = []
@@ -280,10 +352,17 @@ def run_retrieval(port: GraphQueryPort, queries: Sequence[EvalQuery], *, k: int 
                 assert node is not None
                 hit_by_type[node.type][1] += 1
                 hit_by_type[node.type][0] += int(e in got)
-        scores.append(MethodScore(
-            method, _mean([r[1] for r in rows]), _mean([r[2] for r in rows]),
-            _mean([r[3] for r in rows]), _mean([r[4] for r in rows]),
-            tuple((t, round(h / n, 4) if n else 0.0) for t, (h, n) in hit_by_type.items()),
-            tuple(rows)))
-    return RetrievalReport(k, budget_tokens, seeds, types, len(queries), tuple(scores),
-                           tuple(problems))
+        scores.append(
+            MethodScore(
+                method,
+                _mean([r[1] for r in rows]),
+                _mean([r[2] for r in rows]),
+                _mean([r[3] for r in rows]),
+                _mean([r[4] for r in rows]),
+                tuple((t, round(h / n, 4) if n else 0.0) for t, (h, n) in hit_by_type.items()),
+                tuple(rows),
+            )
+        )
+    return RetrievalReport(
+        k, budget_tokens, seeds, types, len(queries), tuple(scores), tuple(problems)
+    )

@@ -46,9 +46,24 @@ from typing import Any
 from etki.domain import Edge
 from etki.retrieval.graph import NODE_TYPES, RetrievalGraph, node_context
 
-__all__ = ["DEFAULT_BUDGET", "INTENT_WEIGHTS", "MAX_HOPS", "MIN_PRIORITY", "TOKEN_METHOD",
-           "TYPE_SHARES", "Candidate", "Candidates", "DroppedNode", "Subgraph", "SubgraphNode",
-           "bfs_order", "collect", "count_tokens", "pack", "rerank_order"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "INTENT_WEIGHTS",
+    "MAX_HOPS",
+    "MIN_PRIORITY",
+    "TOKEN_METHOD",
+    "TYPE_SHARES",
+    "Candidate",
+    "Candidates",
+    "DroppedNode",
+    "Subgraph",
+    "SubgraphNode",
+    "bfs_order",
+    "collect",
+    "count_tokens",
+    "pack",
+    "rerank_order",
+]
 
 DEFAULT_BUDGET = 1500
 """Default token budget of a context subgraph: room for about a dozen nodes of 100-150
@@ -64,32 +79,85 @@ candidates: two weak hops from a weak seed say nothing."""
 TOKEN_METHOD = "ceil(chars/4) of each node's context text (max 600 chars)"
 """How tokens are counted (see the module docstring); recorded in every subgraph."""
 
-TYPE_SHARES: dict[str, float] = {"clause": 0.35, "module": 0.30, "workitem": 0.15,
-                                 "precedent": 0.20}
+TYPE_SHARES: dict[str, float] = {
+    "clause": 0.35,
+    "module": 0.30,
+    "workitem": 0.15,
+    "precedent": 0.20,
+}
 """Share of the budget each node type may fill before the spill pass (graphrag-style
 proportional split). Clauses first: the contract is what a scope ruling rests on;
 precedents get a fifth because past human corrections are few but weighty."""
 
 _BASE: dict[str, float] = {
-    "covers": 1.0, "covered_by": 1.0, "excludes": 1.0, "excluded_by": 1.0,
-    "implements": 1.0, "implemented_by": 1.0, "maps_to": 0.8, "mapped_by": 0.8,
-    "cites": 0.8, "cited_by": 0.8,
-    "touches": 0.6, "touched_by": 0.6, "relates_to": 0.6, "depends_on": 0.5,
-    "depended_by": 0.4, "part_of": 0.5, "has_part": 0.3, "caused_by": 0.5, "causes": 0.5,
-    "precedes": 0.5, "follows": 0.5, "precedent": 0.8, "*": 0.4,
+    "covers": 1.0,
+    "covered_by": 1.0,
+    "excludes": 1.0,
+    "excluded_by": 1.0,
+    "implements": 1.0,
+    "implemented_by": 1.0,
+    "maps_to": 0.8,
+    "mapped_by": 0.8,
+    "cites": 0.8,
+    "cited_by": 0.8,
+    "touches": 0.6,
+    "touched_by": 0.6,
+    "relates_to": 0.6,
+    "depends_on": 0.5,
+    "depended_by": 0.4,
+    "part_of": 0.5,
+    "has_part": 0.3,
+    "caused_by": 0.5,
+    "causes": 0.5,
+    "precedes": 0.5,
+    "follows": 0.5,
+    "precedent": 0.8,
+    "*": 0.4,
 }
 
 INTENT_WEIGHTS: dict[str, dict[str, float]] = {
     "lookup": _BASE,
-    "why": {**_BASE, "caused_by": 1.0, "precedent": 1.0, "causes": 0.7, "part_of": 0.6,
-            "depends_on": 0.3, "depended_by": 0.2, "touches": 0.4, "touched_by": 0.4,
-            "precedes": 0.3, "follows": 0.3},
-    "impact": {**_BASE, "depended_by": 1.0, "depends_on": 0.7, "covers": 0.8,
-               "covered_by": 0.8, "maps_to": 0.7, "mapped_by": 0.7, "touches": 0.5, "touched_by": 0.5, "cites": 0.3,
-               "cited_by": 0.3, "part_of": 0.2, "has_part": 0.2, "precedent": 0.5,
-               "causes": 0.7},
-    "next": {**_BASE, "precedes": 1.0, "follows": 0.4, "touched_by": 0.7, "touches": 0.5,
-             "depended_by": 0.6, "depends_on": 0.4, "part_of": 0.3, "has_part": 0.3},
+    "why": {
+        **_BASE,
+        "caused_by": 1.0,
+        "precedent": 1.0,
+        "causes": 0.7,
+        "part_of": 0.6,
+        "depends_on": 0.3,
+        "depended_by": 0.2,
+        "touches": 0.4,
+        "touched_by": 0.4,
+        "precedes": 0.3,
+        "follows": 0.3,
+    },
+    "impact": {
+        **_BASE,
+        "depended_by": 1.0,
+        "depends_on": 0.7,
+        "covers": 0.8,
+        "covered_by": 0.8,
+        "maps_to": 0.7,
+        "mapped_by": 0.7,
+        "touches": 0.5,
+        "touched_by": 0.5,
+        "cites": 0.3,
+        "cited_by": 0.3,
+        "part_of": 0.2,
+        "has_part": 0.2,
+        "precedent": 0.5,
+        "causes": 0.7,
+    },
+    "next": {
+        **_BASE,
+        "precedes": 1.0,
+        "follows": 0.4,
+        "touched_by": 0.7,
+        "touches": 0.5,
+        "depended_by": 0.6,
+        "depends_on": 0.4,
+        "part_of": 0.3,
+        "has_part": 0.3,
+    },
 }
 """Multiplier per walked label and question intent (``intent`` of
 :mod:`etki.retrieval.intent`), all in (0, 1] so a priority never grows along a path.
@@ -198,16 +266,23 @@ class Subgraph:
     def to_bytes(self) -> bytes:
         """Canonical JSON bytes: sorted keys, UTF-8, compact, no trailing newline."""
         data = asdict(self)
-        return json.dumps(data, sort_keys=True, ensure_ascii=False,
-                          separators=(",", ":")).encode("utf-8")
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
 
 
 def _r(x: float) -> float:
     return round(float(x), 4)
 
 
-def collect(graph: RetrievalGraph, seeds: Sequence[tuple[str, float]], intent: str = "lookup",
-            *, max_hops: int = MAX_HOPS, min_priority: float = MIN_PRIORITY) -> Candidates:
+def collect(
+    graph: RetrievalGraph,
+    seeds: Sequence[tuple[str, float]],
+    intent: str = "lookup",
+    *,
+    max_hops: int = MAX_HOPS,
+    min_priority: float = MIN_PRIORITY,
+) -> Candidates:
     """Walk from ``seeds`` ((node id, score) pairs; unknown ids are ignored) and return
     every candidate in BFS order (see the module docstring). Pure and deterministic."""
     weights = INTENT_WEIGHTS.get(intent, INTENT_WEIGHTS["lookup"])
@@ -222,8 +297,18 @@ def collect(graph: RetrievalGraph, seeds: Sequence[tuple[str, float]], intent: s
         node = graph.node(nid)
         assert node is not None
         prio = score / best if best > 0 else 1.0
-        seed_cands.append(Candidate(nid, node.type, node.title, 0, _r(prio), "seed", "",
-                                    count_tokens(node_context(node))))
+        seed_cands.append(
+            Candidate(
+                nid,
+                node.type,
+                node.title,
+                0,
+                _r(prio),
+                "seed",
+                "",
+                count_tokens(node_context(node)),
+            )
+        )
     frontier = list(seed_cands)
     neighbours: list[Candidate] = []
     for hop in range(1, max_hops + 1):
@@ -247,8 +332,18 @@ def collect(graph: RetrievalGraph, seeds: Sequence[tuple[str, float]], intent: s
         for nid, (prio, label, parent_id) in found.items():
             node = graph.node(nid)
             assert node is not None
-            level.append(Candidate(nid, node.type, node.title, hop, _r(prio), label, parent_id,
-                                   count_tokens(node_context(node))))
+            level.append(
+                Candidate(
+                    nid,
+                    node.type,
+                    node.title,
+                    hop,
+                    _r(prio),
+                    label,
+                    parent_id,
+                    count_tokens(node_context(node)),
+                )
+            )
         level.sort(key=lambda c: (-c.priority, c.id))
         visited.update(found)
         neighbours.extend(level)
@@ -269,12 +364,18 @@ def rerank_order(cands: Candidates, scores: Sequence[float]) -> tuple[Candidate,
     descending (ties: BFS order), the rest after them in BFS order."""
     head = list(cands.neighbours[: len(scores)])
     ranked = sorted(range(len(head)), key=lambda i: (-scores[i], i))
-    return tuple(head[i] for i in ranked) + cands.neighbours[len(scores):]
+    return tuple(head[i] for i in ranked) + cands.neighbours[len(scores) :]
 
 
-def pack(graph: RetrievalGraph, cands: Candidates, budget_tokens: int,
-         order: Sequence[Candidate] | None = None, *, packing: str = "bfs",
-         shares: Mapping[str, float] | None = None) -> Subgraph:
+def pack(
+    graph: RetrievalGraph,
+    cands: Candidates,
+    budget_tokens: int,
+    order: Sequence[Candidate] | None = None,
+    *,
+    packing: str = "bfs",
+    shares: Mapping[str, float] | None = None,
+) -> Subgraph:
     """Admit ``cands`` under ``budget_tokens`` (see the module docstring). ``order``: the
     neighbours in the order to try (default BFS); ``packing`` names it in the result."""
     shares = TYPE_SHARES if shares is None else shares
@@ -292,7 +393,7 @@ def pack(graph: RetrievalGraph, cands: Candidates, budget_tokens: int,
         else:
             dropped.append(c)
     waiting: list[Candidate] = []
-    for c in (cands.neighbours if order is None else order):
+    for c in cands.neighbours if order is None else order:
         if total + c.tokens > budget:
             dropped.append(c)
         elif used.get(c.type, 0) + c.tokens > quotas.get(c.type, 0):
@@ -310,13 +411,20 @@ def pack(graph: RetrievalGraph, cands: Candidates, budget_tokens: int,
             dropped.append(c)
     ids = [c.id for c in admitted]
     return Subgraph(
-        intent=cands.intent, packing=packing, budget_tokens=budget, tokens_used=total,
+        intent=cands.intent,
+        packing=packing,
+        budget_tokens=budget,
+        tokens_used=total,
         seeds=tuple(c.id for c in cands.seeds if c.id in set(ids)),
-        nodes=tuple(SubgraphNode(c.id, c.type, c.title, c.hop, c.priority, c.via, c.parent,
-                                 c.tokens) for c in admitted),
+        nodes=tuple(
+            SubgraphNode(c.id, c.type, c.title, c.hop, c.priority, c.via, c.parent, c.tokens)
+            for c in admitted
+        ),
         edges=graph.edges_between(ids),
-        dropped=tuple(DroppedNode(c.id, c.type, c.hop, c.priority, c.tokens, "budget")
-                      for c in sorted(dropped, key=lambda c: (c.hop, -c.priority, c.id))),
+        dropped=tuple(
+            DroppedNode(c.id, c.type, c.hop, c.priority, c.tokens, "budget")
+            for c in sorted(dropped, key=lambda c: (c.hop, -c.priority, c.id))
+        ),
         quotas=tuple((t, quotas[t]) for t in NODE_TYPES),
         used_by_type=tuple((t, used.get(t, 0)) for t in NODE_TYPES),
     )

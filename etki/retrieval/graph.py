@@ -101,8 +101,9 @@ class RetrievalGraph:
             nodes[nid.id] = nid
             edges.extend(e for e in extra if e.target in nodes)
         self.nodes: tuple[Node, ...] = tuple(nodes[k] for k in sorted(nodes))
-        self.edges: tuple[Edge, ...] = tuple(sorted(
-            edges, key=lambda e: (e.source, e.target, e.type, e.provenance)))
+        self.edges: tuple[Edge, ...] = tuple(
+            sorted(edges, key=lambda e: (e.source, e.target, e.type, e.provenance))
+        )
         self._by_id = {n.id: n for n in self.nodes}
         inverses = {**INVERSE, **dict(index.edge_inverses)}
         hops: dict[str, list[Hop]] = {}
@@ -112,8 +113,10 @@ class RetrievalGraph:
             hops.setdefault(e.source, []).append(Hop(e.target, e.type, e, True))
             back = inverses.get(e.type) or inverse_label(e.type)
             hops.setdefault(e.target, []).append(Hop(e.source, back, e, False))
-        self._hops = {k: tuple(sorted(v, key=lambda h: (h.label, h.neighbour, h.forward)))
-                      for k, v in hops.items()}
+        self._hops = {
+            k: tuple(sorted(v, key=lambda h: (h.label, h.neighbour, h.forward)))
+            for k, v in hops.items()
+        }
 
     @property
     def project_id(self) -> str:
@@ -140,8 +143,7 @@ class RetrievalGraph:
         """Edges whose two ends are both in ``ids``, sorted."""
         keep = set(ids)
         by_source = self._edges_by_source
-        found = [i for nid in keep for i in by_source.get(nid, ())
-                 if self.edges[i].target in keep]
+        found = [i for nid in keep for i in by_source.get(nid, ()) if self.edges[i].target in keep]
         return tuple(self.edges[i] for i in sorted(found))  # the order of ``edges``
 
     @cached_property
@@ -158,15 +160,26 @@ def _precedent(case: CaseRecord) -> tuple[Node, list[Edge]]:
     ruling = case.ruling
     assert ruling is not None
     nid = f"precedent:{case.case_id}"
-    text = (f"{case.text}\nRuled {ruling.ruling} (engine proposed {ruling.verdict}). "
-            f"Reason: {ruling.reason}").strip()
-    attrs = {"case_id": case.case_id, "ruling": ruling.ruling, "verdict": ruling.verdict,
-             "reviewer": ruling.reviewer, "ruled_at": ruling.ruled_at,
-             "cited": tuple(case.decision.cited_clauses)}
+    text = (
+        f"{case.text}\nRuled {ruling.ruling} (engine proposed {ruling.verdict}). "
+        f"Reason: {ruling.reason}"
+    ).strip()
+    attrs = {
+        "case_id": case.case_id,
+        "ruling": ruling.ruling,
+        "verdict": ruling.verdict,
+        "reviewer": ruling.reviewer,
+        "ruled_at": ruling.ruled_at,
+        "cited": tuple(case.decision.cited_clauses),
+    }
     node = Node(nid, "precedent", case.title, text, tuple(sorted(attrs.items())))
     weight = PROVENANCE_WEIGHTS["derived"]
-    edges = [Edge(nid, f"clause:{ref}", "cites", "derived", weight)
-             for ref in case.decision.cited_clauses]
-    edges += [Edge(nid, f"module:{mod}", "touches", "derived", weight)
-              for mod in case.decision.impacted_modules]
+    edges = [
+        Edge(nid, f"clause:{ref}", "cites", "derived", weight)
+        for ref in case.decision.cited_clauses
+    ]
+    edges += [
+        Edge(nid, f"module:{mod}", "touches", "derived", weight)
+        for mod in case.decision.impacted_modules
+    ]
     return node, edges

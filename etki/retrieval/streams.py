@@ -38,8 +38,9 @@ class Stream:
     items: tuple[tuple[str, float], ...]
 
 
-def fuse(streams: Sequence[Stream], k: int = RRF_K,
-         types: Mapping[str, str] | None = None) -> list[tuple[str, float]]:
+def fuse(
+    streams: Sequence[Stream], k: int = RRF_K, types: Mapping[str, str] | None = None
+) -> list[tuple[str, float]]:
     """Fuse ``streams`` by RRF; returns (node id, fused score) best first (see the module
     docstring for ties). ``types`` maps node id -> type for the tie-break (default: the
     type of the stream a node came from)."""
@@ -55,6 +56,13 @@ def fuse(streams: Sequence[Stream], k: int = RRF_K,
             rel[nid] = max(rel.get(nid, 0.0), score / best if best else 0.0)
             kind.setdefault(nid, stream.node_type)
     order = {t: i for i, t in enumerate(NODE_TYPES)}
-    ranked = sorted(fused, key=lambda n: (-round(fused[n], 12), -round(rel[n], 12),
-                                          order.get(kind.get(n, ""), len(order)), n))
+    ranked = sorted(
+        fused,
+        key=lambda n: (
+            -round(fused[n], 12),
+            -round(rel[n], 12),
+            order.get(kind.get(n, ""), len(order)),
+            n,
+        ),
+    )
     return [(n, fused[n]) for n in ranked]

@@ -49,39 +49,82 @@ class ToolSpec:
         return json.loads(self.schema_json)
 
 
-def _spec(name: str, description: str, properties: dict[str, Any], required: list[str],
-          defaults: dict[str, Any]) -> ToolSpec:
-    schema = {"type": "object", "properties": properties, "required": required,
-              "additionalProperties": False}
-    return ToolSpec(name, description, json.dumps(schema, sort_keys=True),
-                    tuple(sorted(defaults.items())))
+def _spec(
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str],
+    defaults: dict[str, Any],
+) -> ToolSpec:
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+    return ToolSpec(
+        name, description, json.dumps(schema, sort_keys=True), tuple(sorted(defaults.items()))
+    )
 
 
 _QUESTION = {"type": "string", "minLength": 1, "maxLength": 2000}
-_NODE_ID = {"type": "string", "minLength": 3, "maxLength": 400,
-            "pattern": r"^(clause|module|workitem|precedent):\S+$"}
+_NODE_ID = {
+    "type": "string",
+    "minLength": 3,
+    "maxLength": 400,
+    "pattern": r"^(clause|module|workitem|precedent):\S+$",
+}
 _BUDGET = {"type": "integer", "minimum": 100, "maximum": 8000}
 
-TOOLS: Mapping[str, ToolSpec] = MappingProxyType({s.name: s for s in (
-    _spec("find_nodes", "Top-k nodes (clauses, modules, work items, precedents) most "
-          "relevant to a question, optionally of one node type.",
-          {"question": _QUESTION, "k": {"type": "integer", "minimum": 1, "maximum": 50},
-           "node_type": {"type": "string", "enum": list(NODE_TYPES)}},
-          ["question"], {"k": 10}),
-    _spec("expand", "A token-budgeted subgraph around the nodes most relevant to a "
-          "question: the nodes, their dependencies, work items and precedents.",
-          {"question": _QUESTION, "budget_tokens": _BUDGET}, ["question"],
-          {"budget_tokens": 1500}),
-    _spec("neighbours", "A token-budgeted subgraph around one known node id.",
-          {"node_id": _NODE_ID, "budget_tokens": _BUDGET}, ["node_id"],
-          {"budget_tokens": 1500}),
-    _spec("get_node", "One node by its id (for example clause:MSA#3.2 or module:auth).",
-          {"node_id": _NODE_ID}, ["node_id"], {}),
-    _spec("typed_streams", "The top-k nodes of each node type for a question, fused by "
-          "reciprocal rank fusion.",
-          {"question": _QUESTION, "k": {"type": "integer", "minimum": 1, "maximum": 20}},
-          ["question"], {"k": 5}),
-)})
+TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
+    {
+        s.name: s
+        for s in (
+            _spec(
+                "find_nodes",
+                "Top-k nodes (clauses, modules, work items, precedents) most "
+                "relevant to a question, optionally of one node type.",
+                {
+                    "question": _QUESTION,
+                    "k": {"type": "integer", "minimum": 1, "maximum": 50},
+                    "node_type": {"type": "string", "enum": list(NODE_TYPES)},
+                },
+                ["question"],
+                {"k": 10},
+            ),
+            _spec(
+                "expand",
+                "A token-budgeted subgraph around the nodes most relevant to a "
+                "question: the nodes, their dependencies, work items and precedents.",
+                {"question": _QUESTION, "budget_tokens": _BUDGET},
+                ["question"],
+                {"budget_tokens": 1500},
+            ),
+            _spec(
+                "neighbours",
+                "A token-budgeted subgraph around one known node id.",
+                {"node_id": _NODE_ID, "budget_tokens": _BUDGET},
+                ["node_id"],
+                {"budget_tokens": 1500},
+            ),
+            _spec(
+                "get_node",
+                "One node by its id (for example clause:MSA#3.2 or module:auth).",
+                {"node_id": _NODE_ID},
+                ["node_id"],
+                {},
+            ),
+            _spec(
+                "typed_streams",
+                "The top-k nodes of each node type for a question, fused by "
+                "reciprocal rank fusion.",
+                {"question": _QUESTION, "k": {"type": "integer", "minimum": 1, "maximum": 20}},
+                ["question"],
+                {"k": 5},
+            ),
+        )
+    }
+)
 """The read-only tools, by name."""
 
 
@@ -89,10 +132,14 @@ def tool_catalogue() -> str:
     """The whitelist as the canonical JSON text shown to a model: a list of
     ``{name, description, parameters}`` sorted by name. Built only from :data:`TOOLS`,
     so it is the same bytes for every question."""
-    return json.dumps([{"name": s.name, "description": s.description,
-                        "parameters": s.schema} for s in sorted(TOOLS.values(),
-                                                                 key=lambda s: s.name)],
-                      sort_keys=True, ensure_ascii=False)
+    return json.dumps(
+        [
+            {"name": s.name, "description": s.description, "parameters": s.schema}
+            for s in sorted(TOOLS.values(), key=lambda s: s.name)
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
 
 
 def _check(value: Any, schema: Mapping[str, Any], where: str) -> None:
@@ -112,8 +159,9 @@ def _check(value: Any, schema: Mapping[str, Any], where: str) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ToolCallError(f"{where} must be an integer")
         if value < schema.get("minimum", -(10**18)) or value > schema.get("maximum", 10**18):
-            raise ToolCallError(f"{where} must be between {schema.get('minimum')} and "
-                                f"{schema.get('maximum')}")
+            raise ToolCallError(
+                f"{where} must be between {schema.get('minimum')} and {schema.get('maximum')}"
+            )
     else:  # pragma: no cover - the whitelist uses only the kinds above
         raise ToolCallError(f"{where}: unsupported schema type {kind!r}")
 
@@ -126,8 +174,9 @@ def validate_call(name: Any, arguments: Any) -> tuple[str, dict[str, Any]]:
     an unknown argument, or a value outside its schema."""
     if not isinstance(name, str) or name not in TOOLS:
         shown = name if isinstance(name, str) else type(name).__name__
-        raise ToolCallError(f"tool {shown[:60]!r} is not allowed; allowed tools: "
-                            f"{', '.join(sorted(TOOLS))}")
+        raise ToolCallError(
+            f"tool {shown[:60]!r} is not allowed; allowed tools: {', '.join(sorted(TOOLS))}"
+        )
     spec = TOOLS[name]
     if not isinstance(arguments, dict):
         raise ToolCallError(f"arguments of {name} must be a JSON object")
@@ -135,8 +184,9 @@ def validate_call(name: Any, arguments: Any) -> tuple[str, dict[str, Any]]:
     props = schema["properties"]
     for key in arguments:
         if key not in props:
-            raise ToolCallError(f"{name} has no argument {str(key)[:40]!r}; arguments: "
-                                f"{', '.join(sorted(props))}")
+            raise ToolCallError(
+                f"{name} has no argument {str(key)[:40]!r}; arguments: {', '.join(sorted(props))}"
+            )
     for key in schema["required"]:
         if key not in arguments:
             raise ToolCallError(f"{name} needs the argument {key!r}")

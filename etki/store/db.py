@@ -38,9 +38,14 @@ PSYCOPG_UNLIMITED_CONNECT_S = 130
 _QUERY_CANCELED = "57014"  # SQLSTATE query_canceled (statement_timeout, or a cancel)
 
 
-def make_engine(url: str, *, read_only: bool = False, create: bool = True,
-                connect_timeout: float | None = None,
-                statement_timeout: float | None = None) -> Engine:
+def make_engine(
+    url: str,
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    connect_timeout: float | None = None,
+    statement_timeout: float | None = None,
+) -> Engine:
     """Create an engine for ``url``. For a SQLite file the parent folder is created.
 
     ``read_only``: every connection is read-only (SQLite ``mode=ro``, PostgreSQL
@@ -63,12 +68,16 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
     try:
         parsed = make_url(url)
     except Exception as exc:
-        raise InputError(f"ETKI_DB_URL: cannot parse {failures.mask_password(url)!r}: "
-                         f"{failures.mask_password(str(exc))}") from exc
+        raise InputError(
+            f"ETKI_DB_URL: cannot parse {failures.mask_password(url)!r}: "
+            f"{failures.mask_password(str(exc))}"
+        ) from exc
     backend = parsed.get_backend_name()
     if backend not in SUPPORTED_BACKENDS:
-        raise InputError(f"ETKI_DB_URL: Etki does not store in {backend!r} databases; use "
-                         "sqlite:///PATH (the default) or postgresql://USER@HOST/DB")
+        raise InputError(
+            f"ETKI_DB_URL: Etki does not store in {backend!r} databases; use "
+            "sqlite:///PATH (the default) or postgresql://USER@HOST/DB"
+        )
     if backend != "sqlite":
         if connect_timeout is None or statement_timeout is None:
             from etki.config import db_timeouts
@@ -81,24 +90,30 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
         try:
             engine = _postgres_engine(parsed, connect_timeout, statement_timeout)
         except (sa_exc.NoSuchModuleError, ModuleNotFoundError) as exc:
-            raise InputError(f"ETKI_DB_URL: no PostgreSQL driver {parsed.drivername!r} here "
-                             f"({type(exc).__name__}); use postgresql:// or "
-                             "postgresql+psycopg:// (psycopg 3, installed with Etki)") from exc
+            raise InputError(
+                f"ETKI_DB_URL: no PostgreSQL driver {parsed.drivername!r} here "
+                f"({type(exc).__name__}); use postgresql:// or "
+                "postgresql+psycopg:// (psycopg 3, installed with Etki)"
+            ) from exc
         _guard(engine, parsed, read_only)
         return engine
     path = failures.sqlite_path(parsed)
     if path is not None and (read_only or not create) and not path.exists():
         full = "" if path.is_absolute() else f", that is {path.absolute()}"
-        raise StoreMissingError(str(path), f"no Etki store at {path} (ETKI_DB_URL{full}): "
-                                           "the file does not exist; run `etki init "
-                                           "PROJECT_DIR` first (nothing was created)")
+        raise StoreMissingError(
+            str(path),
+            f"no Etki store at {path} (ETKI_DB_URL{full}): "
+            "the file does not exist; run `etki init "
+            "PROJECT_DIR` first (nothing was created)",
+        )
     if path is not None and not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     if path is not None and read_only:
         engine = create_engine(parsed, creator=_read_only_sqlite(path), hide_parameters=True)
     else:
-        engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-                               hide_parameters=True)
+        engine = create_engine(
+            parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, hide_parameters=True
+        )
     _guard(engine, parsed, read_only)
 
     @event.listens_for(engine, "connect")
@@ -122,6 +137,7 @@ def make_engine(url: str, *, read_only: bool = False, create: bool = True,
 
 # --- read-only engines and storage failures (issue 11 item 8) ---------------------------
 
+
 def _read_only_sqlite(path: Path):
     """A connection factory opening ``path`` with SQLite's ``mode=ro`` URI: the driver
     refuses every write (``SQLITE_READONLY``), creates nothing, migrates nothing.
@@ -140,8 +156,9 @@ def _read_only_sqlite(path: Path):
         uri = base
         if not os.access(path.parent, os.W_OK) and not shm.exists():
             uri += "&immutable=1"
-        return sqlite3.connect(uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000,
-                               check_same_thread=False)
+        return sqlite3.connect(
+            uri, uri=True, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+        )
 
     return connect
 
@@ -152,6 +169,7 @@ def _guard(engine: Engine, url, read_only: bool) -> None:
     ``READ ONLY`` (the server refuses a write, SQLSTATE 25006)."""
     failures.install(engine, url)
     if read_only and engine.dialect.name == "postgresql":
+
         @event.listens_for(engine, "connect")
         def _read_only(dbapi_conn, _record):  # pragma: no cover - PostgreSQL tests
             dbapi_conn.read_only = True
@@ -218,17 +236,18 @@ def _postgres_engine(url: URL, connect_timeout: float, statement_timeout: float)
     if own:
         connect_args["connect_timeout"] = own
     connect_s = _libpq_connect_seconds(in_url if in_url is not None else own)
-    connect_source = ("connect_timeout in ETKI_DB_URL" if in_url is not None
-                      else "ETKI_DB_CONNECT_TIMEOUT")
+    connect_source = (
+        "connect_timeout in ETKI_DB_URL" if in_url is not None else "ETKI_DB_CONNECT_TIMEOUT"
+    )
     options = _query_value(url, "options") or os.environ.get("PGOPTIONS") or ""
     own_statement_limit = "statement_timeout" not in options
     statement_ms = max(1, round(statement_timeout * 1000)) if statement_timeout > 0 else 0
-    engine = create_engine(url, pool_pre_ping=True, hide_parameters=True,
-                           connect_args=connect_args)
+    engine = create_engine(url, pool_pre_ping=True, hide_parameters=True, connect_args=connect_args)
     server = server_of(url)
     secret = url.password
 
     if own_statement_limit and statement_ms:
+
         @event.listens_for(engine, "connect")
         def _statement_timeout(dbapi_conn, _record) -> None:
             # the SQLAlchemy documentation's recipe for a per-connection SET (autocommit,
@@ -247,20 +266,21 @@ def _postgres_engine(url: URL, connect_timeout: float, statement_timeout: float)
             return None
         orig = ctx.original_exception
         if getattr(orig, "sqlstate", None) == _QUERY_CANCELED and "statement timeout" in str(orig):
-            return StatementTimeoutError(server, statement_ms / 1000
-                                         if own_statement_limit and statement_ms else None)
-        if ctx.connection is None and isinstance(ctx.sqlalchemy_exception,
-                                                 sa_exc.OperationalError):
+            return StatementTimeoutError(
+                server, statement_ms / 1000 if own_statement_limit and statement_ms else None
+            )
+        if ctx.connection is None and isinstance(ctx.sqlalchemy_exception, sa_exc.OperationalError):
             detail = " ".join(str(orig).split())
             if secret:
                 detail = detail.replace(secret, "***")
             if "timeout expired" in detail:
                 return StoreUnavailableError(
-                    server, f"did not answer within {connect_s} s ({connect_source})",
+                    server,
+                    f"did not answer within {connect_s} s ({connect_source})",
                     "check that PostgreSQL runs there and that ETKI_DB_URL names the right "
-                    "host and port")
-            return StoreUnavailableError(server, f"did not accept the connection: "
-                                                 f"{detail[:400]}")
+                    "host and port",
+                )
+            return StoreUnavailableError(server, f"did not accept the connection: {detail[:400]}")
         return None
 
     return engine

@@ -32,8 +32,15 @@ from sqlalchemy.engine import URL
 
 from etki.errors import StoreError, StoreUnusableError
 
-__all__ = ["DISK_FULL_FREE_BYTES", "free_bytes", "install", "location", "mask_password",
-           "sqlite_path", "translate"]
+__all__ = [
+    "DISK_FULL_FREE_BYTES",
+    "free_bytes",
+    "install",
+    "location",
+    "mask_password",
+    "sqlite_path",
+    "translate",
+]
 
 DISK_FULL_FREE_BYTES = 1 << 20
 """Below this many free bytes on the store's filesystem an ``SQLITE_IOERR`` is reported
@@ -90,9 +97,12 @@ def free_bytes(path: Path) -> int | None:
 def _disk_full(where: str, path: Path | None, said: str) -> StoreError:
     free = free_bytes(path) if path is not None else None
     room = f"; {free} bytes free on its filesystem" if free is not None else ""
-    return StoreError(where, f"disk full: the store {where} could not be written ({said}"
-                             f"{room}); free some space there and run the command again "
-                             "(the transaction that failed was rolled back)")
+    return StoreError(
+        where,
+        f"disk full: the store {where} could not be written ({said}"
+        f"{room}); free some space there and run the command again "
+        "(the transaction that failed was rolled back)",
+    )
 
 
 def _sqlite_error(exc: sqlite3.Error, where: str, path: Path | None) -> StoreError | None:
@@ -108,41 +118,58 @@ def _sqlite_error(exc: sqlite3.Error, where: str, path: Path | None) -> StoreErr
         free = free_bytes(path) if path is not None else None
         if free is not None and free < DISK_FULL_FREE_BYTES:
             return _disk_full(where, path, said)
-        return StoreError(where, f"disk I/O error on the store {where} ({said}); check the "
-                                 "disk and the file's folder, then run the command again")
+        return StoreError(
+            where,
+            f"disk I/O error on the store {where} ({said}); check the "
+            "disk and the file's folder, then run the command again",
+        )
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
-        return StoreUnusableError(where, f"{where} is not a usable Etki store: it is not a "
-                                         f"SQLite database or it is damaged ({said}); it "
-                                         "was left as it is: point ETKI_DB_URL at the right "
-                                         "file or restore it from a backup")
+        return StoreUnusableError(
+            where,
+            f"{where} is not a usable Etki store: it is not a "
+            f"SQLite database or it is damaged ({said}); it "
+            "was left as it is: point ETKI_DB_URL at the right "
+            "file or restore it from a backup",
+        )
     if primary == _SQLITE_READONLY:
         if name == "SQLITE_READONLY_DIRECTORY":
-            return StoreUnusableError(where, f"the folder of {where} is read-only and SQLite "
-                                             f"needs to create {where}-shm beside it to read "
-                                             f"this WAL store ({said}); make the folder "
-                                             "writable, or open the store once with write "
-                                             "access so that its write-ahead log is "
-                                             "checkpointed")
-        return StoreUnusableError(where, f"the store {where} is read-only ({said}): this "
-                                         "command writes to it; give it write access to "
-                                         "the file and its folder (commands that only read, "
-                                         "such as `etki queue`, work on a read-only store)")
+            return StoreUnusableError(
+                where,
+                f"the folder of {where} is read-only and SQLite "
+                f"needs to create {where}-shm beside it to read "
+                f"this WAL store ({said}); make the folder "
+                "writable, or open the store once with write "
+                "access so that its write-ahead log is "
+                "checkpointed",
+            )
+        return StoreUnusableError(
+            where,
+            f"the store {where} is read-only ({said}): this "
+            "command writes to it; give it write access to "
+            "the file and its folder (commands that only read, "
+            "such as `etki queue`, work on a read-only store)",
+        )
     if primary == _SQLITE_CANTOPEN:
         folder = path.parent if path is not None else None
         if folder is not None and folder.is_dir() and not os.access(folder, os.W_OK):
-            return StoreUnusableError(where, f"the folder of the store {where} is read-only "
-                                             f"({said}): this command writes to the store "
-                                             "and SQLite creates its journal beside it; give "
-                                             "write access to the folder (commands that only "
-                                             "read, such as `etki queue`, work as it is)")
-        return StoreUnusableError(where, f"cannot open the store {where} ({said}): check "
-                                         "that it is a file and that its folder exists and "
-                                         "can be read")
+            return StoreUnusableError(
+                where,
+                f"the folder of the store {where} is read-only "
+                f"({said}): this command writes to the store "
+                "and SQLite creates its journal beside it; give "
+                "write access to the folder (commands that only "
+                "read, such as `etki queue`, work as it is)",
+            )
+        return StoreUnusableError(
+            where,
+            f"cannot open the store {where} ({said}): check "
+            "that it is a file and that its folder exists and "
+            "can be read",
+        )
     return None
 
 
-def _postgres_error(exc: BaseException, where: str,
-                    password: str | None) -> StoreError | None:
+def _postgres_error(exc: BaseException, where: str, password: str | None) -> StoreError | None:
     state = getattr(exc, "sqlstate", None)
     said = mask_password(str(exc)).strip()
     if password:  # a driver message never needs it; never print it
@@ -150,15 +177,21 @@ def _postgres_error(exc: BaseException, where: str,
     if state == _PG_DISK_FULL:
         return _disk_full(where, None, f"PostgreSQL {state}: {said}")
     if state == _PG_NO_PRIVILEGE:
-        return StoreUnusableError(where, f"the database user of {where} may not write there "
-                                         f"(PostgreSQL {state}: {said}): this command writes; "
-                                         "use a user with write access in ETKI_DB_URL "
-                                         "(commands that only read work as it is)")
+        return StoreUnusableError(
+            where,
+            f"the database user of {where} may not write there "
+            f"(PostgreSQL {state}: {said}): this command writes; "
+            "use a user with write access in ETKI_DB_URL "
+            "(commands that only read work as it is)",
+        )
     if state == _PG_READ_ONLY:
-        return StoreUnusableError(where, f"the database {where} is read-only (PostgreSQL "
-                                         f"{state}: {said}): "
-                                         "this command writes; point ETKI_DB_URL at a "
-                                         "server that accepts writes (the primary)")
+        return StoreUnusableError(
+            where,
+            f"the database {where} is read-only (PostgreSQL "
+            f"{state}: {said}): "
+            "this command writes; point ETKI_DB_URL at a "
+            "server that accepts writes (the primary)",
+        )
     return None
 
 

@@ -30,8 +30,17 @@ from sqlalchemy import Connection, Engine, inspect
 from etki.errors import StoreMissingError, StoreUnusableError
 from etki.store.failures import location
 
-__all__ = ["FIRST_REVISION", "MIGRATIONS_DIR", "check_schema", "current_revision",
-           "ensure_schema", "has_tables", "head_revision", "missing_store", "upgrade"]
+__all__ = [
+    "FIRST_REVISION",
+    "MIGRATIONS_DIR",
+    "check_schema",
+    "current_revision",
+    "ensure_schema",
+    "has_tables",
+    "head_revision",
+    "missing_store",
+    "upgrade",
+]
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 FIRST_REVISION = "0001"
@@ -107,9 +116,12 @@ def has_tables(engine: Engine) -> bool:
 def missing_store(engine: Engine) -> StoreMissingError:
     """The error for a database at ``engine`` that holds no Etki store."""
     where = location(engine.url)
-    return StoreMissingError(where, f"no Etki store in {where} (ETKI_DB_URL): the database "
-                                    "holds no Etki tables; run `etki init PROJECT_DIR` "
-                                    "first")
+    return StoreMissingError(
+        where,
+        f"no Etki store in {where} (ETKI_DB_URL): the database "
+        "holds no Etki tables; run `etki init PROJECT_DIR` "
+        "first",
+    )
 
 
 def check_schema(engine: Engine) -> None:
@@ -125,7 +137,10 @@ def check_schema(engine: Engine) -> None:
         raise missing_store(engine)
     where = location(engine.url)
     at = f"revision {current}" if current else "the first release's schema (unstamped)"
-    raise StoreUnusableError(where, f"the store {where} is at {at}, and this version of "
-                                    f"Etki reads revision {head}; a command that only reads "
-                                    "does not migrate it: run `etki db upgrade` (or a "
-                                    "write command such as `etki init PROJECT_DIR`) first")
+    raise StoreUnusableError(
+        where,
+        f"the store {where} is at {at}, and this version of "
+        f"Etki reads revision {head}; a command that only reads "
+        "does not migrate it: run `etki db upgrade` (or a "
+        "write command such as `etki init PROJECT_DIR`) first",
+    )

@@ -54,9 +54,20 @@ from sqlalchemy import Engine
 
 from etki.store.db import SQLITE_BUSY_TIMEOUT_MS
 
-__all__ = ["CASE_TABLES", "DEFAULT_WAIT_S", "MAX_WORDS", "Compaction", "Place",
-           "compact_postgres", "compact_sqlite", "erased_words", "forms", "live_bytes",
-           "scan_file", "unique_words"]
+__all__ = [
+    "CASE_TABLES",
+    "DEFAULT_WAIT_S",
+    "MAX_WORDS",
+    "Compaction",
+    "Place",
+    "compact_postgres",
+    "compact_sqlite",
+    "erased_words",
+    "forms",
+    "live_bytes",
+    "scan_file",
+    "unique_words",
+]
 
 DEFAULT_WAIT_S = 10.0
 """How long (seconds) compaction waits, by default, for another connection to end the
@@ -72,8 +83,10 @@ CASE_TABLES = ("cases", "decisions", "rulings", "audit_log", "decision_contexts"
 """The tables an erasure deletes from or rewrites (PostgreSQL vacuums these)."""
 
 _WORD = re.compile(r"\w{4,}")
-_DEAD = (re.compile(r"(\d+) are dead but not yet removable"),  # PostgreSQL 14 and later
-         re.compile(r"(\d+) dead row versions cannot be removed yet"))  # 13
+_DEAD = (
+    re.compile(r"(\d+) are dead but not yet removable"),  # PostgreSQL 14 and later
+    re.compile(r"(\d+) dead row versions cannot be removed yet"),
+)  # 13
 _VACUUMING = re.compile(r'^vacuuming "([^"]+)"')
 
 Notify = Callable[[str], None]
@@ -155,10 +168,10 @@ def scan_file(path: Path, what: str, words: Sequence[str]) -> Place:
     finally:
         os.close(fd)
     if hits:
-        return Place(f"{what} {path}", True,
-                     f"{size:,} bytes: {hits} of {len(words)} erased words found")
-    return Place(f"{what} {path}", False,
-                 f"{size:,} bytes: none of {len(words)} erased words")
+        return Place(
+            f"{what} {path}", True, f"{size:,} bytes: {hits} of {len(words)} erased words found"
+        )
+    return Place(f"{what} {path}", False, f"{size:,} bytes: none of {len(words)} erased words")
 
 
 def live_bytes(engine: Engine) -> bytes:
@@ -183,11 +196,14 @@ def live_bytes(engine: Engine) -> bytes:
             rows = cur.fetchall()
             for _type, _name, sql in rows:
                 add(sql)
-            tables = [n for (kind, n, _s) in rows if kind == "table"
-                      and not n.startswith("sqlite_")]
+            tables = [
+                n for (kind, n, _s) in rows if kind == "table" and not n.startswith("sqlite_")
+            ]
         else:
-            cur.execute("SELECT table_name FROM information_schema.tables "
-                        "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
+            cur.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            )
             tables = [t for (t,) in cur.fetchall()]
         for table in tables:
             quoted = table.replace('"', '""')
@@ -210,8 +226,9 @@ def _wal_done(row: Sequence[int] | None) -> bool:
     return row is not None and row[0] == 0 and (row[1] == row[2] or row[1] <= 0)
 
 
-def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAIT_S,
-                   notify: Notify | None = None) -> Compaction:
+def compact_sqlite(
+    engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAIT_S, notify: Notify | None = None
+) -> Compaction:
     """Checkpoint the WAL into ``db_path``, ``VACUUM`` and truncate the WAL, waiting at
     most ``wait_s`` seconds in all for other connections (``notify`` is told once,
     before the wait, what it waits for). Returns the checkpoint and vacuum as places;
@@ -222,8 +239,10 @@ def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAI
     import sqlite3
 
     places: list[Place] = []
-    reader = (f"another connection holds a read transaction on {db_path} (an open "
-              "etki-tui desk, `etki mcp`, or any other program reading the file)")
+    reader = (
+        f"another connection holds a read transaction on {db_path} (an open "
+        "etki-tui desk, `etki mcp`, or any other program reading the file)"
+    )
     writer = f"another connection holds the write lock on {db_path}"
     deadline = time.monotonic() + max(0.0, wait_s)
     told = False
@@ -261,15 +280,28 @@ def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAI
         def checkpoint(label: str) -> bool:
             row, ok = bounded("PRAGMA wal_checkpoint(TRUNCATE)", reader)
             if ok:
-                places.append(Place(f"SQLite WAL checkpoint ({label}) of {db_path}", False,
-                                    "complete: every WAL frame copied into the file, the "
-                                    "WAL truncated", step=True))
+                places.append(
+                    Place(
+                        f"SQLite WAL checkpoint ({label}) of {db_path}",
+                        False,
+                        "complete: every WAL frame copied into the file, the WAL truncated",
+                        step=True,
+                    )
+                )
             else:
-                got = ("busy" if row is None else
-                       f"busy={row[0]}, {max(row[2], 0)} of {max(row[1], 0)} WAL frames "
-                       "copied")
-                places.append(Place(f"SQLite WAL checkpoint ({label}) of {db_path}", True,
-                                    f"incomplete ({got})", step=True))
+                got = (
+                    "busy"
+                    if row is None
+                    else f"busy={row[0]}, {max(row[2], 0)} of {max(row[1], 0)} WAL frames copied"
+                )
+                places.append(
+                    Place(
+                        f"SQLite WAL checkpoint ({label}) of {db_path}",
+                        True,
+                        f"incomplete ({got})",
+                        step=True,
+                    )
+                )
             return ok
 
         mode = cur.execute("PRAGMA journal_mode").fetchone()
@@ -278,13 +310,17 @@ def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAI
             return Compaction(tuple(places), reader)
         _, ok = bounded("VACUUM", writer)
         if not ok:
-            places.append(Place(f"SQLite VACUUM of {db_path}", True, "not run (busy)",
-                                step=True))
+            places.append(Place(f"SQLite VACUUM of {db_path}", True, "not run (busy)", step=True))
             return Compaction(tuple(places), writer)
         free = cur.execute("PRAGMA freelist_count").fetchone()
-        places.append(Place(f"SQLite VACUUM of {db_path}", bool(free and free[0]),
-                            f"file rewritten from live rows; {free[0] if free else '?'} "
-                            "free pages", step=True))
+        places.append(
+            Place(
+                f"SQLite VACUUM of {db_path}",
+                bool(free and free[0]),
+                f"file rewritten from live rows; {free[0] if free else '?'} free pages",
+                step=True,
+            )
+        )
         if wal and not checkpoint("after VACUUM"):
             return Compaction(tuple(places), reader)
         return Compaction(tuple(places))
@@ -297,9 +333,12 @@ def compact_sqlite(engine: Engine, db_path: Path, *, wait_s: float = DEFAULT_WAI
 def sqlite_files(db_path: Path) -> list[tuple[Path, str]]:
     """The files of the SQLite database at ``db_path`` with what each is: the database
     file, its WAL, its shared-memory index and its rollback journal."""
-    return [(db_path, "SQLite database file"), (Path(f"{db_path}-wal"), "SQLite WAL"),
-            (Path(f"{db_path}-shm"), "SQLite shared-memory file"),
-            (Path(f"{db_path}-journal"), "SQLite rollback journal")]
+    return [
+        (db_path, "SQLite database file"),
+        (Path(f"{db_path}-wal"), "SQLite WAL"),
+        (Path(f"{db_path}-shm"), "SQLite shared-memory file"),
+        (Path(f"{db_path}-journal"), "SQLite rollback journal"),
+    ]
 
 
 # --- PostgreSQL -----------------------------------------------------------------------
@@ -312,14 +351,19 @@ def _blockers(conn) -> list[tuple[int, str]]:  # noqa: ANN001 - a psycopg connec
     rows = conn.execute(
         "SELECT pid, usename, application_name, state, xact_start FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-        "AND backend_xmin IS NOT NULL ORDER BY pid").fetchall()
+        "AND backend_xmin IS NOT NULL ORDER BY pid"
+    ).fetchall()
     out = []
     for pid, user, app, state, since in rows:
-        bits = [f"user {user}" if user else None, f"application {app!r}" if app else None,
-                state, f"transaction since {since:%Y-%m-%d %H:%M:%S %Z}".strip() if since
-                else None]
-        out.append((int(pid), f"PostgreSQL session pid {pid} ("
-                    + ", ".join(b for b in bits if b) + ")"))
+        bits = [
+            f"user {user}" if user else None,
+            f"application {app!r}" if app else None,
+            state,
+            f"transaction since {since:%Y-%m-%d %H:%M:%S %Z}".strip() if since else None,
+        ]
+        out.append(
+            (int(pid), f"PostgreSQL session pid {pid} (" + ", ".join(b for b in bits if b) + ")")
+        )
     return out
 
 
@@ -351,9 +395,14 @@ def _vacuum(conn, tables: Sequence[str], *, full: bool = False) -> dict[str, int
 
 def _lockers(conn, table: str) -> list[str]:  # noqa: ANN001
     """Other sessions holding a lock on ``table``, described like :func:`_blockers`."""
-    pids = {int(p) for (p,) in conn.execute(
-        "SELECT DISTINCT pid FROM pg_locks WHERE relation = %s::regclass AND granted "
-        "AND pid <> pg_backend_pid()", (f'"{table}"',)).fetchall()}
+    pids = {
+        int(p)
+        for (p,) in conn.execute(
+            "SELECT DISTINCT pid FROM pg_locks WHERE relation = %s::regclass AND granted "
+            "AND pid <> pg_backend_pid()",
+            (f'"{table}"',),
+        ).fetchall()
+    }
     described = dict(_blockers(conn))
     return [described.get(p, f"PostgreSQL session pid {p}") for p in sorted(pids)]
 
@@ -361,13 +410,18 @@ def _lockers(conn, table: str) -> list[str]:  # noqa: ANN001
 def _pageinspect(conn) -> bool:  # noqa: ANN001
     """True when ``pageinspect``'s ``get_raw_page`` is installed and may be called here
     (it is superuser-only unless granted)."""
-    if conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'pageinspect'"
-                    ).fetchone()[0] == 0:
+    if (
+        conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'pageinspect'").fetchone()[
+            0
+        ]
+        == 0
+    ):
         return False
     try:
         with conn.transaction():
-            conn.execute("SELECT get_raw_page('cases', 'main', 0) "
-                         "WHERE pg_relation_size('cases') > 0").fetchall()
+            conn.execute(
+                "SELECT get_raw_page('cases', 'main', 0) WHERE pg_relation_size('cases') > 0"
+            ).fetchall()
         return True
     except Exception:  # noqa: BLE001 - not allowed here: not usable
         return False
@@ -377,26 +431,35 @@ def _raw_hits(conn, table: str, words: Sequence[str]) -> tuple[int, int]:  # noq
     """Pages read and erased words found in every page (free space included) of
     ``table`` and its TOAST table."""
     rels = [table]
-    toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class "
-                         "WHERE oid = %s::regclass AND reltoastrelid <> 0",
-                         (f'"{table}"',)).fetchone()
+    toast = conn.execute(
+        "SELECT reltoastrelid::regclass::text FROM pg_class "
+        "WHERE oid = %s::regclass AND reltoastrelid <> 0",
+        (f'"{table}"',),
+    ).fetchone()
     if toast:
         rels.append(toast[0])
     chunks: list[bytes] = []
     pages = 0
     for rel in rels:
-        n = conn.execute("SELECT pg_relation_size(%s::regclass) / "
-                         "current_setting('block_size')::int", (rel,)).fetchone()[0]
+        n = conn.execute(
+            "SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int", (rel,)
+        ).fetchone()[0]
         for blk in range(int(n)):
-            chunks.append(bytes(conn.execute("SELECT get_raw_page(%s, 'main', %s)",
-                                             (rel, blk)).fetchone()[0]))
+            chunks.append(
+                bytes(conn.execute("SELECT get_raw_page(%s, 'main', %s)", (rel, blk)).fetchone()[0])
+            )
             pages += 1
     return pages, _found(b"\x00".join(chunks), words)
 
 
-def compact_postgres(engine: Engine, words: Sequence[str], *,
-                     wait_s: float = DEFAULT_WAIT_S, notify: Notify | None = None,
-                     tables: Sequence[str] = CASE_TABLES) -> Compaction:
+def compact_postgres(
+    engine: Engine,
+    words: Sequence[str],
+    *,
+    wait_s: float = DEFAULT_WAIT_S,
+    notify: Notify | None = None,
+    tables: Sequence[str] = CASE_TABLES,
+) -> Compaction:
     """Vacuum ``tables`` until no dead row version is left in them, waiting at most
     ``wait_s`` seconds for the sessions whose snapshots keep them (``notify`` is told
     once, before the wait); with ``pageinspect`` usable, also search every page for
@@ -427,18 +490,28 @@ def compact_postgres(engine: Engine, words: Sequence[str], *,
                 who = "; ".join(d for _, d in blockers) or "an older snapshot"
                 for t in tables:
                     dead = counts.get(t)
-                    places.append(Place(
-                        f"PostgreSQL table {t} (VACUUM)", bool(dead) or (dead is None),
-                        f"{dead} dead row versions not yet removable" if dead is not None
-                        else "the vacuum's count could not be read (server messages not "
-                             "in English); a session holds a snapshot"))
-                return Compaction(tuple(places), f"{who} holds a snapshot older than the "
-                                  "erasure, so VACUUM cannot remove the erased rows yet")
+                    places.append(
+                        Place(
+                            f"PostgreSQL table {t} (VACUUM)",
+                            bool(dead) or (dead is None),
+                            f"{dead} dead row versions not yet removable"
+                            if dead is not None
+                            else "the vacuum's count could not be read (server messages not "
+                            "in English); a session holds a snapshot",
+                        )
+                    )
+                return Compaction(
+                    tuple(places),
+                    f"{who} holds a snapshot older than the "
+                    "erasure, so VACUUM cannot remove the erased rows yet",
+                )
             pids = {p for p, _ in blockers}
             if notify is not None and not told:
-                notify(f"{'; '.join(d for _, d in blockers) or 'an older snapshot'} "
-                       "holds a snapshot older than the erasure; waiting up to "
-                       f"{max(0.0, deadline - time.monotonic()):.0f} s for it to end")
+                notify(
+                    f"{'; '.join(d for _, d in blockers) or 'an older snapshot'} "
+                    "holds a snapshot older than the erasure; waiting up to "
+                    f"{max(0.0, deadline - time.monotonic()):.0f} s for it to end"
+                )
                 told = True
             # wait for the state: the sessions seen holding a snapshot have let go of it
             # (none named: a prepared transaction or a replication slot; look again
@@ -451,9 +524,15 @@ def compact_postgres(engine: Engine, words: Sequence[str], *,
                     break
         for t in tables:
             dead = counts.get(t)
-            places.append(Place(f"PostgreSQL table {t} (VACUUM)", False,
-                                "0 dead row versions left" if dead is not None else
-                                "vacuumed; no session holds an older snapshot"))
+            places.append(
+                Place(
+                    f"PostgreSQL table {t} (VACUUM)",
+                    False,
+                    "0 dead row versions left"
+                    if dead is not None
+                    else "vacuumed; no session holds an older snapshot",
+                )
+            )
         # a removed row's bytes can stay in its page's free space (VACUUM frees the
         # space, it does not overwrite it): rewrite each table from its live rows
         ms = max(1000, int((deadline - time.monotonic()) * 1000))
@@ -466,31 +545,55 @@ def compact_postgres(engine: Engine, words: Sequence[str], *,
                     if type(exc).__name__ != "LockNotAvailable":
                         raise
                     who = "; ".join(_lockers(pg, t)) or "another session"
-                    places.append(Place(f"PostgreSQL table {t} (VACUUM FULL)", True,
-                                        "not rewritten: its lock was not granted in time",
-                                        step=True))
-                    return Compaction(tuple(places), f"{who} holds a lock on table {t}, "
-                                      "so VACUUM FULL cannot rewrite it yet")
-                places.append(Place(f"PostgreSQL table {t} (VACUUM FULL)", bool(left_full),
-                                    "rewritten from its live rows: the pages that held the "
-                                    "erased rows are gone" + (
-                                        f" ({left_full} dead row versions copied)"
-                                        if left_full else ""), step=True))
+                    places.append(
+                        Place(
+                            f"PostgreSQL table {t} (VACUUM FULL)",
+                            True,
+                            "not rewritten: its lock was not granted in time",
+                            step=True,
+                        )
+                    )
+                    return Compaction(
+                        tuple(places),
+                        f"{who} holds a lock on table {t}, so VACUUM FULL cannot rewrite it yet",
+                    )
+                places.append(
+                    Place(
+                        f"PostgreSQL table {t} (VACUUM FULL)",
+                        bool(left_full),
+                        "rewritten from its live rows: the pages that held the "
+                        "erased rows are gone"
+                        + (f" ({left_full} dead row versions copied)" if left_full else ""),
+                        step=True,
+                    )
+                )
         finally:
             pg.execute("RESET lock_timeout")
         if words and _pageinspect(pg):
             for t in tables:
                 pages, hits = _raw_hits(pg, t, words)
-                places.append(Place(
-                    f"PostgreSQL pages of {t} (pageinspect)", bool(hits),
-                    f"{pages} pages incl. free space: "
-                    + (f"{hits} of {len(words)} erased words found" if hits
-                       else f"none of {len(words)} erased words")))
+                places.append(
+                    Place(
+                        f"PostgreSQL pages of {t} (pageinspect)",
+                        bool(hits),
+                        f"{pages} pages incl. free space: "
+                        + (
+                            f"{hits} of {len(words)} erased words found"
+                            if hits
+                            else f"none of {len(words)} erased words"
+                        ),
+                    )
+                )
         elif words:
-            places.append(Place("PostgreSQL pages (pageinspect)", False,
-                                "not installed here, so the pages were not read; the "
-                                "tables were rewritten instead (`CREATE EXTENSION "
-                                "pageinspect` lets erase read every page)"))
+            places.append(
+                Place(
+                    "PostgreSQL pages (pageinspect)",
+                    False,
+                    "not installed here, so the pages were not read; the "
+                    "tables were rewritten instead (`CREATE EXTENSION "
+                    "pageinspect` lets erase read every page)",
+                )
+            )
         return Compaction(tuple(places))
     finally:
         with contextlib.suppress(Exception):

@@ -107,14 +107,19 @@ class Thresholds:
             if not value > 0:
                 raise ValueError(f"Thresholds.{f.name} must be > 0, not {value!r}")
         if self.min_coverage > self.covered:
-            raise ValueError(f"Thresholds.min_coverage ({self.min_coverage:g}) must not "
-                             f"exceed covered ({self.covered:g})")
+            raise ValueError(
+                f"Thresholds.min_coverage ({self.min_coverage:g}) must not "
+                f"exceed covered ({self.covered:g})"
+            )
 
     def label(self) -> str:
         """``name=value`` of every field that differs from the default, or ``default``."""
         base = Thresholds()
-        diff = [f"{f.name}={getattr(self, f.name):g}" for f in fields(self)
-                if getattr(self, f.name) != getattr(base, f.name)]
+        diff = [
+            f"{f.name}={getattr(self, f.name):g}"
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        ]
         return ", ".join(diff) or "default"
 
 
@@ -162,8 +167,17 @@ class Classification:
     rule: str
 
 
-RULES: tuple[str, ...] = ("defect", "advice", "administration", "exclusion", "future_work",
-                          "covered", "new_capability", "partial", "uncovered")
+RULES: tuple[str, ...] = (
+    "defect",
+    "advice",
+    "administration",
+    "exclusion",
+    "future_work",
+    "covered",
+    "new_capability",
+    "partial",
+    "uncovered",
+)
 
 
 def _conf(base: float, strength: float, spread: float) -> float:
@@ -208,36 +222,45 @@ def _classify(f: Features, t: Thresholds) -> Classification:
     if is_defect(f, t):
         if matched:
             return Classification(
-                "IN_SCOPE", _conf(0.6, (f.defect_strong + f.defect_weak) / 3, 0.3), "defect")
+                "IN_SCOPE", _conf(0.6, (f.defect_strong + f.defect_weak) / 3, 0.3), "defect"
+            )
         return Classification("IN_SCOPE", 0.45, "defect")
     if f.advice >= ADVICE_THRESHOLD:
-        return Classification("REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3),
-                              "advice")
+        return Classification(
+            "REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3), "advice"
+        )
     admin_ratio = _ratio(f.admin, f.incl)
     if f.admin_request > 0 and admin_ratio >= t.admin_ratio:
-        return Classification("REJECT", _conf(0.55, admin_ratio - t.admin_ratio, 0.3),
-                              "administration")
-    if (f.against > 0 and against_ratio >= t.against_ratio
-            and f.against_cov >= f.incl_cov):
-        return Classification("REJECT",
-                              _conf(0.5, (against_ratio - 1.0) / t.against_ratio, 0.4),
-                              "exclusion")
+        return Classification(
+            "REJECT", _conf(0.55, admin_ratio - t.admin_ratio, 0.3), "administration"
+        )
+    if f.against > 0 and against_ratio >= t.against_ratio and f.against_cov >= f.incl_cov:
+        return Classification(
+            "REJECT", _conf(0.5, (against_ratio - 1.0) / t.against_ratio, 0.4), "exclusion"
+        )
     future_ratio = _ratio(f.future, f.incl)
     if f.future > 0 and future_ratio >= t.future_ratio:
-        return Classification("CHANGE_REQUEST", _conf(0.5, future_ratio - t.future_ratio, 0.3),
-                              "future_work")
+        return Classification(
+            "CHANGE_REQUEST", _conf(0.5, future_ratio - t.future_ratio, 0.3), "future_work"
+        )
     if f.future_cov >= t.min_coverage and f.future_cov > f.incl_cov:
-        return Classification("CHANGE_REQUEST",
-                              _conf(0.5, (f.future_cov - f.incl_cov) * 4, 0.3), "future_work")
+        return Classification(
+            "CHANGE_REQUEST", _conf(0.5, (f.future_cov - f.incl_cov) * 4, 0.3), "future_work"
+        )
     if f.incl_cov >= t.covered and f.against_cov < f.incl_cov and against_ratio < 1.0:
-        return Classification("IN_SCOPE", _conf(0.55, (f.incl_cov - t.covered) / 0.35, 0.4),
-                              "covered")
+        return Classification(
+            "IN_SCOPE", _conf(0.55, (f.incl_cov - t.covered) / 0.35, 0.4), "covered"
+        )
     if f.new_capability > 0:
-        return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.covered, 0.2),
-                              "new_capability")
+        return Classification(
+            "CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.covered, 0.2), "new_capability"
+        )
     if f.incl_cov >= t.min_coverage:
         return Classification(
-            "IN_SCOPE", _conf(0.4, (f.incl_cov - t.min_coverage) / (t.covered - t.min_coverage), 0.15),
-            "partial")
-    return Classification("CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.min_coverage, 0.2),
-                          "uncovered")
+            "IN_SCOPE",
+            _conf(0.4, (f.incl_cov - t.min_coverage) / (t.covered - t.min_coverage), 0.15),
+            "partial",
+        )
+    return Classification(
+        "CHANGE_REQUEST", _conf(0.5, 1 - f.incl_cov / t.min_coverage, 0.2), "uncovered"
+    )

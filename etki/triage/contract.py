@@ -49,8 +49,15 @@ from etki.triage import cues
 from etki.triage.normalise import cue_words
 
 CLAUSE_ROLES: tuple[str, ...] = ("scope", "admin", "context")
-SENTENCE_ROLES: tuple[str, ...] = ("obligation", "exclusion", "client", "future", "context",
-                                   "assumption", "admin")
+SENTENCE_ROLES: tuple[str, ...] = (
+    "obligation",
+    "exclusion",
+    "client",
+    "future",
+    "context",
+    "assumption",
+    "admin",
+)
 
 
 @dataclass(frozen=True)
@@ -196,8 +203,7 @@ def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
         if r is None:
             p = parent_of(i) if depth < 16 else None
             # a title page above every section passes nothing on: it is context by kind
-            r = (role(p, depth + 1) if p is not None and clauses[p].kind != "context"
-                 else "scope")
+            r = role(p, depth + 1) if p is not None and clauses[p].kind != "context" else "scope"
         memo[i] = r
         return r
 
@@ -221,14 +227,17 @@ def _is_client_duty(ws: Sequence[str]) -> bool:
     english = any(w in cues.ENGLISH_MARKERS for w in ws)
     if english:
         for pos in cues.PASSIVE_DUTY.positions(ws):
-            agent = ws[pos + 2:pos + 5]  # "provided by [the] Government ..."
+            agent = ws[pos + 2 : pos + 5]  # "provided by [the] Government ..."
             if cues.CLIENT.find(agent) and not cues.CONTRACTOR.find(agent):
                 return True
         verbs = cues.PRESENT_DUTY.positions(ws)
         if verbs:  # the first one is the main verb; later ones sit in sub-clauses
-            subject = ws[:verbs[0]]
-            if (not any(w in cues.MODALS for w in subject) and cues.CLIENT.find(subject)
-                    and not cues.CONTRACTOR.find(subject)):
+            subject = ws[: verbs[0]]
+            if (
+                not any(w in cues.MODALS for w in subject)
+                and cues.CLIENT.find(subject)
+                and not cues.CONTRACTOR.find(subject)
+            ):
                 return True
     if not duty:
         return False
@@ -247,7 +256,7 @@ def _is_client_duty(ws: Sequence[str]) -> bool:
     else:
         scope = ws
     for pos in cues.CONTRACTOR.positions(scope):
-        if not any(w in cues.NEGATION for w in scope[max(0, pos - 2):pos]):
+        if not any(w in cues.NEGATION for w in scope[max(0, pos - 2) : pos]):
             return False
     return True
 
@@ -284,26 +293,45 @@ def role_of(text: str, clause_role: str, clause_kind: str) -> tuple[str, tuple[s
             return "future", tuple(c.text for c in found + route), "exclusion wording, change route"
         return "exclusion", tuple(c.text for c in found), "exclusion wording"
     if _is_client_duty(ws):
-        return "client", tuple(c.text for c in cues.RESPONSIBILITY.find(ws)
-                               + cues.PRESENT_DUTY.find(ws) + cues.PASSIVE_DUTY.find(ws)), \
-            "duty of another party"
+        return (
+            "client",
+            tuple(
+                c.text
+                for c in cues.RESPONSIBILITY.find(ws)
+                + cues.PRESENT_DUTY.find(ws)
+                + cues.PASSIVE_DUTY.find(ws)
+            ),
+            "duty of another party",
+        )
     found = cues.FUTURE.find(ws) + route
     if found:
         return "future", tuple(c.text for c in found), "future or optional work"
     if clause_kind == "assumption":
         return "assumption", (), "assumption clause"
     if clause_role == "context":
-        return "obligation", tuple(c.text for c in cues.MODAL_VERBS.find(ws)), \
-            "modal sentence in background"
+        return (
+            "obligation",
+            tuple(c.text for c in cues.MODAL_VERBS.find(ws)),
+            "modal sentence in background",
+        )
     return "obligation", (), "contractor obligation (default)"
 
 
 ROLE_RULES: tuple[str, ...] = (
-    "exclusion clause, change route", "exclusion clause", "context clause (title page or preamble)",
-    "administration clause", "background clause", "exclusion wording, change route",
-    "exclusion wording", "duty of another party", "future or optional work",
-    "assumption clause", "modal sentence in background", "contractor obligation (default)",
-    "list item under a lead-in")
+    "exclusion clause, change route",
+    "exclusion clause",
+    "context clause (title page or preamble)",
+    "administration clause",
+    "background clause",
+    "exclusion wording, change route",
+    "exclusion wording",
+    "duty of another party",
+    "future or optional work",
+    "assumption clause",
+    "modal sentence in background",
+    "contractor obligation (default)",
+    "list item under a lead-in",
+)
 """Names of the sentence-role rules, in the order they are tried (shown in evidence and
 by ``etki index show --sentences``)."""
 
@@ -347,8 +375,11 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
             if kind == "heading":
                 own = _title_role(text)
                 part_role = own if own is not None else role
-                part_kind = (heading_category(text) or clause.kind
-                             if clause.kind == "inclusion" else clause.kind)
+                part_kind = (
+                    heading_category(text) or clause.kind
+                    if clause.kind == "inclusion"
+                    else clause.kind
+                )
                 lead = None
             srole, why, rule = role_of(text, part_role, part_kind)
             if kind == "item" and lead is not None and srole == "obligation":
@@ -357,7 +388,10 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
             sentences.append(sentence)
             if kind == "text":
                 lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None
-        support = len(cues.DEFECT_SUPPORT.find(
-            cue_words(clause.title + "\n" + clause.plain))) if role == "scope" else 0
+        support = (
+            len(cues.DEFECT_SUPPORT.find(cue_words(clause.title + "\n" + clause.plain)))
+            if role == "scope"
+            else 0
+        )
         out.append(ClauseInfo(clause, role, tuple(sentences), support))
     return tuple(out)

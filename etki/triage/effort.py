@@ -36,10 +36,12 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (rank - lo)
 
 
-def estimate(workitems: Sequence[WorkItem],
-             title_scores: Sequence[float] | Mapping[int, float],
-             impacted: Sequence[str],
-             by_module: Mapping[str, Sequence[int]] | None = None) -> Effort:
+def estimate(
+    workitems: Sequence[WorkItem],
+    title_scores: Sequence[float] | Mapping[int, float],
+    impacted: Sequence[str],
+    by_module: Mapping[str, Sequence[int]] | None = None,
+) -> Effort:
     """Effort range for a request.
 
     ``title_scores``: BM25 of each work item's title against the request (same order as
@@ -57,8 +59,7 @@ def estimate(workitems: Sequence[WorkItem],
         title_scores = [sparse.get(i, 0.0) for i in range(len(workitems))]
         sparse = None
     dense: Sequence[float] = title_scores  # type: ignore[assignment]  # a list when not sparse
-    best = (max(sparse.values(), default=0.0) if sparse is not None
-            else max(dense, default=0.0))
+    best = max(sparse.values(), default=0.0) if sparse is not None else max(dense, default=0.0)
     wanted = set(impacted)
     ranked: list[tuple[float, str, float]] = []
     pairs: Iterable[tuple[WorkItem, float]]
@@ -74,8 +75,10 @@ def estimate(workitems: Sequence[WorkItem],
             picked = set(compress(range(len(dense)), map(half.__le__, dense)))
         for mid in wanted:
             picked.update(by_module.get(mid, ()))
-        pairs = ((workitems[i], sparse.get(i, 0.0) if sparse is not None else dense[i])
-                 for i in sorted(picked))
+        pairs = (
+            (workitems[i], sparse.get(i, 0.0) if sparse is not None else dense[i])
+            for i in sorted(picked)
+        )
     for wi, score in pairs:
         similar = best > 0 and score >= 0.5 * best
         overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0

@@ -84,12 +84,25 @@ DRAFT_WEIGHT = 0.5
 so a stable clause that matches as well wins, while a draft that is the only match is
 still found and cited (with a note)."""
 
-_GROUP = {"obligation": "obligation", "assumption": "obligation", "exclusion": "against",
-          "client": "against", "future": "future", "admin": "admin", "context": "context"}
+_GROUP = {
+    "obligation": "obligation",
+    "assumption": "obligation",
+    "exclusion": "against",
+    "client": "against",
+    "future": "future",
+    "admin": "admin",
+    "context": "context",
+}
 
-_RULE_GROUP = {"defect": "obligation", "exclusion": "against", "future_work": "future",
-               "covered": "obligation", "partial": "obligation",
-               "new_capability": "obligation", "uncovered": "obligation"}
+_RULE_GROUP = {
+    "defect": "obligation",
+    "exclusion": "against",
+    "future_work": "future",
+    "covered": "obligation",
+    "partial": "obligation",
+    "new_capability": "obligation",
+    "uncovered": "obligation",
+}
 """The sentence group each classification rule rests on (for the evidence chain)."""
 
 
@@ -115,8 +128,9 @@ def case_id_for(project_id: str, request_id: str, digits: int = 8) -> str:
     return f"req-{project_id}-{digest[:digits]}"
 
 
-def assign_case_ids(project_id: str, request_ids: Iterable[str],
-                    owners: Mapping[str, str | None]) -> dict[str, str | None]:
+def assign_case_ids(
+    project_id: str, request_ids: Iterable[str], owners: Mapping[str, str | None]
+) -> dict[str, str | None]:
     """Case ids for new requests of ``project_id``, in order, never reusing a taken id.
 
     ``owners`` maps each case id already in use to the request id that holds it, or to
@@ -286,16 +300,22 @@ class TriageEngine:
     uncovered CHANGE_REQUEST with low confidence.
     """
 
-    def __init__(self, project: Project, index: KnowledgeIndex | str, *,
-                 memory: Mapping[str, ClauseMemory] | None = None,
-                 disputed_escalation: bool = True,
-                 thresholds: Thresholds = DEFAULT_THRESHOLDS,
-                 embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        index: KnowledgeIndex | str,
+        *,
+        memory: Mapping[str, ClauseMemory] | None = None,
+        disputed_escalation: bool = True,
+        thresholds: Thresholds = DEFAULT_THRESHOLDS,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.project = project
         self.thresholds = thresholds
         self.embedder = embedder
-        self.model_version = (MODEL_VERSION if embedder is None
-                              else f"{MODEL_VERSION}+{embedder.name}")
+        self.model_version = (
+            MODEL_VERSION if embedder is None else f"{MODEL_VERSION}+{embedder.name}"
+        )
         self._vectors: Any = None  # sentence vectors, embedded on first use
         if isinstance(index, str):
             self.index_freshness = index
@@ -313,20 +333,28 @@ class TriageEngine:
     def _prepare(self) -> None:
         langs = self.languages
         self.infos: tuple[ClauseInfo, ...] = analyse(self.graph.clauses)
-        self.weight = [DRAFT_WEIGHT if ci.clause.status == "draft" else 1.0
-                       for ci in self.infos]
+        self.weight = [DRAFT_WEIGHT if ci.clause.status == "draft" else 1.0 for ci in self.infos]
         self.all_stable = all(w == 1.0 for w in self.weight)
         self._titles: dict[str, str] = {}  # ref -> "ref (title)", first clause of a ref
         for ci in self.infos:
-            self._titles.setdefault(ci.clause.ref, f"{ci.clause.ref} ({ci.clause.title})"
-                                    if ci.clause.title else ci.clause.ref)
-        self.clause_lang = [guess_language(ci.clause.title + "\n" + ci.clause.plain[:4000], langs)
-                            for ci in self.infos]
-        title_tokens = [tokens(ci.clause.title, lang)
-                        for ci, lang in zip(self.infos, self.clause_lang, strict=True)]
-        self.clause_index = BM25Index([
-            title_tokens[i] * TITLE_WEIGHT + tokens(ci.clause.plain, self.clause_lang[i])
-            for i, ci in enumerate(self.infos)])
+            self._titles.setdefault(
+                ci.clause.ref,
+                f"{ci.clause.ref} ({ci.clause.title})" if ci.clause.title else ci.clause.ref,
+            )
+        self.clause_lang = [
+            guess_language(ci.clause.title + "\n" + ci.clause.plain[:4000], langs)
+            for ci in self.infos
+        ]
+        title_tokens = [
+            tokens(ci.clause.title, lang)
+            for ci, lang in zip(self.infos, self.clause_lang, strict=True)
+        ]
+        self.clause_index = BM25Index(
+            [
+                title_tokens[i] * TITLE_WEIGHT + tokens(ci.clause.plain, self.clause_lang[i])
+                for i, ci in enumerate(self.infos)
+            ]
+        )
         role_docs: list[list[str]] = []
         self.role_meta: list[_RoleDoc] = []
         sent_docs: list[tuple[str, ...]] = []
@@ -346,14 +374,17 @@ class TriageEngine:
         self.clause_langs = frozenset(self.clause_lang)
         self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
         self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
-        self._strength = {self.infos[i].clause.ref: self.infos[i].defect_support
-                          for i in self.support_clauses}
+        self._strength = {
+            self.infos[i].clause.ref: self.infos[i].defect_support for i in self.support_clauses
+        }
         self.matcher = ModuleMatcher(self.graph.modules, self.graph.workitems, langs)
-        self.draft_refs = frozenset(ci.clause.ref for ci, w in zip(self.infos, self.weight,
-                                                                   strict=True) if w != 1.0)
+        self.draft_refs = frozenset(
+            ci.clause.ref for ci, w in zip(self.infos, self.weight, strict=True) if w != 1.0
+        )
 
-    def with_memory(self, memory: Mapping[str, ClauseMemory] | None,
-                    disputed_escalation: bool | None = None) -> TriageEngine:
+    def with_memory(
+        self, memory: Mapping[str, ClauseMemory] | None, disputed_escalation: bool | None = None
+    ) -> TriageEngine:
         """A copy of this engine reading ``memory`` (and optionally another escalation
         setting), sharing all precomputed statistics. Cheap; the original is unchanged."""
         clone = object.__new__(TriageEngine)
@@ -384,8 +415,11 @@ class TriageEngine:
         semantic, order = self._semantic_match(request, evidence)
         result = self._classify(request, groups, wording, match, semantic, evidence)
         # the clauses cited and the modules named (no evidence step of their own)
-        cited = (self._cite_semantic(result, semantic, order) if order else
-                 self._cite(result, clause_scores, groups.best_role, groups.best_sent, ranked))
+        cited = (
+            self._cite_semantic(result, semantic, order)
+            if order
+            else self._cite(result, clause_scores, groups.best_role, groups.best_sent, ranked)
+        )
         modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
         drafts = self._draft_clauses(cited, evidence)
         effort = self._effort(request, result, modules, evidence)
@@ -400,8 +434,9 @@ class TriageEngine:
             effort=effort,
             risk=risk,
             assumptions=self._assumptions(result, cited, effort, drafts),
-            reasoning=self._reasoning(result, cited, modules, wording, groups.best_sent,
-                                      risk.signals, drafts),
+            reasoning=self._reasoning(
+                result, cited, modules, wording, groups.best_sent, risk.signals, drafts
+            ),
             evidence=tuple(evidence),
             engine_version=ENGINE_VERSION,
             model_version=self.model_version,
@@ -411,8 +446,7 @@ class TriageEngine:
 
     # --- the evidence steps, in pipeline order ------------------------------------------
 
-    def _normalise(self, text: str, title: str | None,
-                   evidence: list[EvidenceStep]) -> _Request:
+    def _normalise(self, text: str, title: str | None, evidence: list[EvidenceStep]) -> _Request:
         """Reads the request's title and text; guesses its language among the project's
         and folds it into scoring tokens, query terms and cue words. Adds the
         ``normalise`` step (token counts)."""
@@ -420,28 +454,38 @@ class TriageEngine:
         lang = guess_language(full, self.languages)
         toks = tokens(full, lang)
         query = query_terms(toks)
-        evidence.append(EvidenceStep(
-            "normalise",
-            f"language {lang}; {len(toks)} tokens, {len(query)} distinct after folding, "
-            "stopwords and stemming",
-            (("distinct_tokens", float(len(query))), ("tokens", float(len(toks))))))
+        evidence.append(
+            EvidenceStep(
+                "normalise",
+                f"language {lang}; {len(toks)} tokens, {len(query)} distinct after folding, "
+                "stopwords and stemming",
+                (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))),
+            )
+        )
         return _Request(full, lang, query, cue_words(full))
 
-    def _score_clauses(self, request: _Request, evidence: list[EvidenceStep]
-                       ) -> tuple[list[float], list[tuple[str, float]]]:
+    def _score_clauses(
+        self, request: _Request, evidence: list[EvidenceStep]
+    ) -> tuple[list[float], list[tuple[str, float]]]:
         """Reads the query terms; scores every clause with BM25 (draft clauses weighted
         :data:`DRAFT_WEIGHT`). Returns (score per clause, the five best scope clauses as
         (ref, score)) and adds the ``score_clauses`` step (those five, rounded)."""
         clause_scores = self.clause_index.scores(request.query)
         if not self.all_stable:  # x * 1.0 == x: only draft clauses change a score
             clause_scores = [s * w for s, w in zip(clause_scores, self.weight, strict=True)]
-        ranked = top([clause_scores[i] for i in self.scope_clauses],
-                     [self.infos[i].clause.ref for i in self.scope_clauses], 5)
-        evidence.append(EvidenceStep(
-            "score_clauses",
-            f"BM25 (k1={K1}, b={B}, title x{TITLE_WEIGHT}) over scope clauses: "
-            + (", ".join(f"{ref} {s:.2f}" for ref, s in ranked) or "no clause matched"),
-            tuple(sorted((ref, _r(s)) for ref, s in ranked))))
+        ranked = top(
+            [clause_scores[i] for i in self.scope_clauses],
+            [self.infos[i].clause.ref for i in self.scope_clauses],
+            5,
+        )
+        evidence.append(
+            EvidenceStep(
+                "score_clauses",
+                f"BM25 (k1={K1}, b={B}, title x{TITLE_WEIGHT}) over scope clauses: "
+                + (", ".join(f"{ref} {s:.2f}" for ref, s in ranked) or "no clause matched"),
+                tuple(sorted((ref, _r(s)) for ref, s in ranked)),
+            )
+        )
         return clause_scores, ranked
 
     def _exclusion_check(self, request: _Request, evidence: list[EvidenceStep]) -> _Groups:
@@ -451,8 +495,9 @@ class TriageEngine:
         how the best exclusion/client match compares with the best obligation match."""
         role_scores = self.role_index.scores(request.query)
         if not self.all_stable:
-            role_scores = [s * self.weight[self.role_meta[k].clause]
-                           for k, s in enumerate(role_scores)]
+            role_scores = [
+                s * self.weight[self.role_meta[k].clause] for k, s in enumerate(role_scores)
+            ]
         best_role: dict[str, tuple[float, int]] = {}
         for k in compress(range(len(role_scores)), role_scores):  # the non-zero ones, in order
             score = role_scores[k]
@@ -461,8 +506,7 @@ class TriageEngine:
                 best_role[group] = (score, k)
         coverages = self.sentence_index.coverages(request.query)
         if not self.all_stable:
-            coverages = [c * self.weight[self.sentences[k].clause]
-                         for k, c in enumerate(coverages)]
+            coverages = [c * self.weight[self.sentences[k].clause] for k, c in enumerate(coverages)]
         best_sent: dict[str, tuple[float, int]] = {}
         for k in compress(range(len(coverages)), coverages):
             cov = coverages[k]
@@ -475,15 +519,21 @@ class TriageEngine:
             s = self.sentences[best_sent["against"][1]]
             ref = self.infos[s.clause].clause.ref
             kind = "exclusion" if s.role == "exclusion" else "client duty"
-            detail = (f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
-                      f"best exclusion/client match {against:.2f} vs best obligation match "
-                      f"{incl:.2f}")
+            detail = (
+                f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
+                f"best exclusion/client match {against:.2f} vs best obligation match "
+                f"{incl:.2f}"
+            )
         else:
             detail = "no exclusion or client-duty text of the contract matches"
         ratio = against / incl if incl > 0 else (10.0 if against > 0 else 0.0)
-        evidence.append(EvidenceStep(
-            "exclusion_check", detail,
-            (("against", against), ("obligation", incl), ("ratio", _r(ratio)))))
+        evidence.append(
+            EvidenceStep(
+                "exclusion_check",
+                detail,
+                (("against", against), ("obligation", incl), ("ratio", _r(ratio))),
+            )
+        )
         return groups
 
     def _defect_detection(self, request: _Request, evidence: list[EvidenceStep]) -> _Wording:
@@ -491,14 +541,23 @@ class TriageEngine:
         new-capability wording (:mod:`etki.triage.cues`). Adds the ``defect_detection``
         step (the defect words quoted, strong and weak weight sums); the other wording
         shows in the ``classify`` step and the reasoning."""
-        wording = _Wording(cues.DEFECT.hits(request.words), cues.ADVICE.hits(request.words),
-                           cues.ADMIN_REQUEST.hits(request.words),
-                           cues.NEW_CAPABILITY.hits(request.words))
-        evidence.append(EvidenceStep(
-            "defect_detection",
-            ("defect wording: " + _quote(_words(wording.defect), 8)
-             if wording.defect else "no defect wording"),
-            (("strong", wording.strong), ("weak", wording.weak))))
+        wording = _Wording(
+            cues.DEFECT.hits(request.words),
+            cues.ADVICE.hits(request.words),
+            cues.ADMIN_REQUEST.hits(request.words),
+            cues.NEW_CAPABILITY.hits(request.words),
+        )
+        evidence.append(
+            EvidenceStep(
+                "defect_detection",
+                (
+                    "defect wording: " + _quote(_words(wording.defect), 8)
+                    if wording.defect
+                    else "no defect wording"
+                ),
+                (("strong", wording.strong), ("weak", wording.weak)),
+            )
+        )
         return wording
 
     def _module_match(self, request: _Request, evidence: list[EvidenceStep]) -> ModuleMatch:
@@ -506,75 +565,111 @@ class TriageEngine:
         past work items (:class:`~etki.triage.modules.ModuleMatcher`). Adds the
         ``module_match`` step (module ids and scores)."""
         match = self.matcher.match(request.query)
-        evidence.append(EvidenceStep(
-            "module_match",
-            ("modules by id, path and summary (BM25) plus similar past work items: "
-             + ", ".join(f"{m} {s:.2f}" for m, s in match.modules)
-             if match.modules else "no module matched"),
-            tuple(sorted(match.modules))))
+        evidence.append(
+            EvidenceStep(
+                "module_match",
+                (
+                    "modules by id, path and summary (BM25) plus similar past work items: "
+                    + ", ".join(f"{m} {s:.2f}" for m, s in match.modules)
+                    if match.modules
+                    else "no module matched"
+                ),
+                tuple(sorted(match.modules)),
+            )
+        )
         return match
 
-    def _semantic_match(self, request: _Request, evidence: list[EvidenceStep]
-                        ) -> tuple[dict[str, tuple[float, int]], list[int]]:
+    def _semantic_match(
+        self, request: _Request, evidence: list[EvidenceStep]
+    ) -> tuple[dict[str, tuple[float, int]], list[int]]:
         """Reads the request's language and full text; only with an embedding model, for
         a request in a language no clause is written in, matches it to the contract's
         sentences by meaning (:meth:`_semantic`) and adds the ``semantic_match`` step.
         Returns ({group: (cosine, sentence index)}, sentence indices by cosine), both
         empty when the step does not run or the model failed."""
-        if (request.lang in self.clause_langs or self.embedder is None
-                or not self.sentences):
+        if request.lang in self.clause_langs or self.embedder is None or not self.sentences:
             return {}, []
         step, semantic, order = self._semantic(request.full, request.lang)
         evidence.append(step)
         return semantic, order
 
-    def _classify(self, request: _Request, groups: _Groups, wording: _Wording,
-                  match: ModuleMatch, semantic: Mapping[str, tuple[float, int]],
-                  evidence: list[EvidenceStep]) -> Classification:
+    def _classify(
+        self,
+        request: _Request,
+        groups: _Groups,
+        wording: _Wording,
+        match: ModuleMatch,
+        semantic: Mapping[str, tuple[float, int]],
+        evidence: list[EvidenceStep],
+    ) -> Classification:
         """Reads what the steps before found (group scores and coverages, wording,
         module count, whether the request's language is a clause language); applies
         the rule chain (:func:`etki.triage.classify.classify`). Adds the ``classify``
         step: the deciding rule, verdict and confidence, the deciding sentence (by
         meaning when the request was read so) and the features the rules read."""
         features = Features(
-            defect_strong=wording.strong, defect_weak=wording.weak,
+            defect_strong=wording.strong,
+            defect_weak=wording.weak,
             advice=_r(sum(c.weight for c, _ in wording.advice)),
             admin_request=len(wording.admin_request),
-            new_capability=len(wording.new_capability), incl=groups.score("obligation"),
-            against=groups.score("against"), future=groups.score("future"),
-            admin=groups.score("admin"), incl_cov=groups.coverage("obligation"),
-            against_cov=groups.coverage("against"), future_cov=groups.coverage("future"),
-            modules=len(match.modules), foreign=request.lang not in self.clause_langs,
-            tokens=len(request.query))
+            new_capability=len(wording.new_capability),
+            incl=groups.score("obligation"),
+            against=groups.score("against"),
+            future=groups.score("future"),
+            admin=groups.score("admin"),
+            incl_cov=groups.coverage("obligation"),
+            against_cov=groups.coverage("against"),
+            future_cov=groups.coverage("future"),
+            modules=len(match.modules),
+            foreign=request.lang not in self.clause_langs,
+            tokens=len(request.query),
+        )
         result = classify(features, self.thresholds)
-        evidence.append(EvidenceStep(
-            "classify",
-            f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
-            + self._deciding_sentence(result.rule, semantic or groups.best_sent),
-            tuple(sorted((
-                ("admin", features.admin), ("against", features.against),
-                ("against_coverage", features.against_cov),
-                ("confidence", result.confidence), ("future", features.future),
-                ("future_coverage", features.future_cov),
-                ("obligation", features.incl), ("obligation_coverage", features.incl_cov),
-            )))))
+        evidence.append(
+            EvidenceStep(
+                "classify",
+                f"rule {result.rule} -> {result.verdict} (confidence {result.confidence:.2f})"
+                + self._deciding_sentence(result.rule, semantic or groups.best_sent),
+                tuple(
+                    sorted(
+                        (
+                            ("admin", features.admin),
+                            ("against", features.against),
+                            ("against_coverage", features.against_cov),
+                            ("confidence", result.confidence),
+                            ("future", features.future),
+                            ("future_coverage", features.future_cov),
+                            ("obligation", features.incl),
+                            ("obligation_coverage", features.incl_cov),
+                        )
+                    )
+                ),
+            )
+        )
         return result
 
-    def _draft_clauses(self, cited: Sequence[str],
-                       evidence: list[EvidenceStep]) -> tuple[str, ...]:
+    def _draft_clauses(self, cited: Sequence[str], evidence: list[EvidenceStep]) -> tuple[str, ...]:
         """Reads the cited refs; returns those of draft clauses, in citation order, and
         when there are any adds the ``draft_clauses`` step (each with its weight)."""
         drafts = tuple(ref for ref in cited if ref in self.draft_refs)
         if drafts:
-            evidence.append(EvidenceStep(
-                "draft_clauses",
-                f"cites draft clause(s) {', '.join(drafts)} (pending amendment, not yet "
-                f"binding); their scores were weighted x{DRAFT_WEIGHT}",
-                tuple(sorted((ref, DRAFT_WEIGHT) for ref in drafts))))
+            evidence.append(
+                EvidenceStep(
+                    "draft_clauses",
+                    f"cites draft clause(s) {', '.join(drafts)} (pending amendment, not yet "
+                    f"binding); their scores were weighted x{DRAFT_WEIGHT}",
+                    tuple(sorted((ref, DRAFT_WEIGHT) for ref in drafts)),
+                )
+            )
         return drafts
 
-    def _effort(self, request: _Request, result: Classification, modules: Sequence[str],
-                evidence: list[EvidenceStep]) -> Effort:
+    def _effort(
+        self,
+        request: _Request,
+        result: Classification,
+        modules: Sequence[str],
+        evidence: list[EvidenceStep],
+    ) -> Effort:
         """Reads the verdict, the impacted modules and the query terms; estimates effort
         from comparable past work items (:func:`etki.triage.effort.estimate`; none for a
         REJECT). Adds the ``effort`` step (low and high days when known)."""
@@ -582,40 +677,61 @@ class TriageEngine:
             effort = Effort(None, None)
             detail = "no effort: the work is outside the contractor's remit"
         else:
-            effort = estimate(self.graph.workitems, self.matcher.workitem_sparse(request.query),
-                              modules, self.matcher.wi_by_module)
-            detail = (f"{effort.label()} from {len(effort.basis)} comparable work items "
-                      "(25th-75th percentile)" if effort.known else
-                      "unknown: no comparable work item carries effort_days")
-        evidence.append(EvidenceStep(
-            "effort", detail,
-            (("high", effort.high), ("low", effort.low))
-            if effort.high is not None and effort.low is not None else ()))
+            effort = estimate(
+                self.graph.workitems,
+                self.matcher.workitem_sparse(request.query),
+                modules,
+                self.matcher.wi_by_module,
+            )
+            detail = (
+                f"{effort.label()} from {len(effort.basis)} comparable work items "
+                "(25th-75th percentile)"
+                if effort.known
+                else "unknown: no comparable work item carries effort_days"
+            )
+        evidence.append(
+            EvidenceStep(
+                "effort",
+                detail,
+                (("high", effort.high), ("low", effort.low))
+                if effort.high is not None and effort.low is not None
+                else (),
+            )
+        )
         return effort
 
-    def _risk(self, request: _Request, cited: Sequence[str],
-              evidence: list[EvidenceStep]) -> tuple[Risk, tuple[str, ...]]:
+    def _risk(
+        self, request: _Request, cited: Sequence[str], evidence: list[EvidenceStep]
+    ) -> tuple[Risk, tuple[str, ...]]:
         """Reads the cue words, the cited refs and the clause memory; assesses risk
         (:func:`etki.triage.risk.assess`), which never reads or changes verdict,
         confidence or effort. Returns (risk, cited disputed refs) and adds the ``risk``
         step (level, the signals' wording or disputed clauses, signal count)."""
-        risk, risk_cues, disputed = assess(request.words, cited, self.memory,
-                                           self.disputed_escalation)
+        risk, risk_cues, disputed = assess(
+            request.words, cited, self.memory, self.disputed_escalation
+        )
         parts = []
         if risk_cues:
             parts.append("wording " + _quote(risk_cues, 6))
         if disputed and self.disputed_escalation:
             parts.append("disputed clause cited: " + ", ".join(disputed))
-        evidence.append(EvidenceStep(
-            "risk",
-            (f"{risk.level}: " + "; ".join(parts) + " -> PMO look within 24h"
-             if risk.pmo_look_24h else "low: no security, personal-data or dispute signal")
-            + "; the risk layer does not change verdict, confidence or effort",
-            (("signals", float(len(risk.signals))),)))
+        evidence.append(
+            EvidenceStep(
+                "risk",
+                (
+                    f"{risk.level}: " + "; ".join(parts) + " -> PMO look within 24h"
+                    if risk.pmo_look_24h
+                    else "low: no security, personal-data or dispute signal"
+                )
+                + "; the risk layer does not change verdict, confidence or effort",
+                (("signals", float(len(risk.signals))),),
+            )
+        )
         return risk, disputed
 
-    def _memory(self, cited: Sequence[str], disputed: Sequence[str],
-                evidence: list[EvidenceStep]) -> None:
+    def _memory(
+        self, cited: Sequence[str], disputed: Sequence[str], evidence: list[EvidenceStep]
+    ) -> None:
         """Reads the cited refs, the disputed ones among them and the clause memory.
         Adds informational ``memory`` steps, after classification, in citation order:
         per cited clause with precedents "clause memory: N past PMO corrections —
@@ -626,24 +742,34 @@ class TriageEngine:
             if mem is None:
                 continue
             if mem.precedent_count > 0:
-                evidence.append(EvidenceStep(
-                    "memory",
-                    f"clause memory: {mem.precedent_count} past PMO corrections — "
-                    "informational, no decision effect",
-                    ((ref, float(mem.precedent_count)),)))
+                evidence.append(
+                    EvidenceStep(
+                        "memory",
+                        f"clause memory: {mem.precedent_count} past PMO corrections — "
+                        "informational, no decision effect",
+                        ((ref, float(mem.precedent_count)),),
+                    )
+                )
             if ref in disputed:
-                how = ("escalated to the risk layer" if self.disputed_escalation
-                       else "note only, dispute escalation is off")
-                evidence.append(EvidenceStep(
-                    "memory",
-                    f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
-                    "no decision effect",
-                    ((ref, float(len(mem.history))),)))
+                how = (
+                    "escalated to the risk layer"
+                    if self.disputed_escalation
+                    else "note only, dispute escalation is off"
+                )
+                evidence.append(
+                    EvidenceStep(
+                        "memory",
+                        f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
+                        "no decision effect",
+                        ((ref, float(len(mem.history))),),
+                    )
+                )
 
     # --- helpers -------------------------------------------------------------------
 
-    def _semantic(self, text: str, lang: str) -> tuple[EvidenceStep, dict[str, tuple[float, int]],
-                                                      list[int]]:
+    def _semantic(
+        self, text: str, lang: str
+    ) -> tuple[EvidenceStep, dict[str, tuple[float, int]], list[int]]:
         """Cosine of the request (an E5 query) to every contract sentence (passages,
         embedded once): ``(evidence step, {group: (cosine, sentence index)} of the
         nearest sentence per group of :data:`SEMANTIC_GROUPS`, sentence indices of
@@ -666,8 +792,15 @@ class TriageEngine:
             qn = float(np.sqrt(np.einsum("i,i->", q, q)))
             sims = np.einsum("ij,j->i", self._vectors, q / (qn or 1.0)) if len(q) else []
         except Exception as exc:  # noqa: BLE001 - any model fault: the lexical path decides
-            return (EvidenceStep("semantic_match", f"{name} failed ({type(exc).__name__}: "
-                                 f"{_clip(str(exc), 100)}); read lexically", ()), {}, [])
+            return (
+                EvidenceStep(
+                    "semantic_match",
+                    f"{name} failed ({type(exc).__name__}: {_clip(str(exc), 100)}); read lexically",
+                    (),
+                ),
+                {},
+                [],
+            )
         best: dict[str, tuple[float, int]] = {}
         keep: list[tuple[float, int]] = []
         for k, sim in enumerate(sims):
@@ -681,15 +814,22 @@ class TriageEngine:
         order = [k for _, k in sorted(keep, key=lambda x: (-x[0], x[1]))]
         detail = "; ".join(
             f"{g} {self.infos[self.sentences[k].clause].clause.ref} {c:.4f}"
-            for g, (c, k) in sorted(best.items(), key=lambda x: (-x[1][0], x[0])))
-        return (EvidenceStep(
-            "semantic_match",
-            f"{name}: request in {lang}, no clause in that language, so sentences are "
-            f"matched by meaning; nearest per group: {detail or 'none'}",
-            tuple(sorted((g, c) for g, (c, _) in best.items()))), best, order)
+            for g, (c, k) in sorted(best.items(), key=lambda x: (-x[1][0], x[0]))
+        )
+        return (
+            EvidenceStep(
+                "semantic_match",
+                f"{name}: request in {lang}, no clause in that language, so sentences are "
+                f"matched by meaning; nearest per group: {detail or 'none'}",
+                tuple(sorted((g, c) for g, (c, _) in best.items())),
+            ),
+            best,
+            order,
+        )
 
-    def _cite_semantic(self, result: Classification, best: Mapping[str, tuple[float, int]],
-                       order: Sequence[int]) -> tuple[str, ...]:
+    def _cite_semantic(
+        self, result: Classification, best: Mapping[str, tuple[float, int]], order: Sequence[int]
+    ) -> tuple[str, ...]:
         """Cited refs of a request read by meaning: the clause of the nearest sentence of
         the group the deciding rule rests on (:data:`_RULE_GROUP`; administration: an
         administrative sentence), then the clauses of the nearest sentences (not
@@ -714,27 +854,38 @@ class TriageEngine:
         if group is None or group not in best_sent:
             return ""
         s = self.sentences[best_sent[group][1]]
-        return (f"; deciding sentence: {self.infos[s.clause].clause.ref} "
-                f"({s.role}, role rule: {s.rule})")
+        return (
+            f"; deciding sentence: {self.infos[s.clause].clause.ref} "
+            f"({s.role}, role rule: {s.rule})"
+        )
 
     def _clause_of_role(self, best_role: Mapping[str, tuple[float, int]], group: str) -> int | None:
         return self.role_meta[best_role[group][1]].clause if group in best_role else None
 
-    def _cite(self, result: Classification, clause_scores: Sequence[float],
-              best_role: Mapping[str, tuple[float, int]],
-              best_sent: Mapping[str, tuple[float, int]],
-              ranked: Sequence[tuple[str, float]]) -> tuple[str, ...]:
+    def _cite(
+        self,
+        result: Classification,
+        clause_scores: Sequence[float],
+        best_role: Mapping[str, tuple[float, int]],
+        best_sent: Mapping[str, tuple[float, int]],
+        ranked: Sequence[tuple[str, float]],
+    ) -> tuple[str, ...]:
         """Cited refs: the clause(s) the deciding rule rests on, then the best scope
         clauses by BM25 (>= :data:`CITE_RATIO` x the best), at most :data:`MAX_CITED`."""
         first: list[int | None] = []
-        sent_clause = (self.sentences[best_sent["obligation"][1]].clause
-                       if "obligation" in best_sent else None)
+        sent_clause = (
+            self.sentences[best_sent["obligation"][1]].clause if "obligation" in best_sent else None
+        )
         rule = result.rule
         if rule == "defect":
             first.append(self._clause_of_role(best_role, "obligation"))
             if self.support_clauses:
-                first.append(max(self.support_clauses,
-                                 key=lambda i: (self.infos[i].defect_support, clause_scores[i], -i)))
+                first.append(
+                    max(
+                        self.support_clauses,
+                        key=lambda i: (self.infos[i].defect_support, clause_scores[i], -i),
+                    )
+                )
         elif rule in ("advice", "exclusion"):
             first.append(self._clause_of_role(best_role, "against"))
         elif rule == "administration":
@@ -763,41 +914,54 @@ class TriageEngine:
     def _title(self, ref: str) -> str:
         return self._titles.get(ref, ref)
 
-    def _assumptions(self, result: Classification, cited: Sequence[str], effort: Effort,
-                     drafts: Sequence[str]) -> tuple[str, ...]:
+    def _assumptions(
+        self, result: Classification, cited: Sequence[str], effort: Effort, drafts: Sequence[str]
+    ) -> tuple[str, ...]:
         """The assumptions the verdict rests on (by the deciding rule), then one per
         cited draft clause."""
         main = self._title(cited[0]) if cited else "the contract"
         out: list[str] = []
         rule = result.rule
         if rule == "defect":
-            out.append("The behaviour described is a defect in delivered functionality, "
-                       "not a request for new behaviour.")
+            out.append(
+                "The behaviour described is a defect in delivered functionality, "
+                "not a request for new behaviour."
+            )
             out.append(f"The affected functionality is the one {main} covers.")
         elif rule in ("covered", "partial"):
-            out.append(f"The request asks for what {main} already describes, "
-                       "nothing beyond it.")
+            out.append(f"The request asks for what {main} already describes, nothing beyond it.")
         elif rule in ("future_work", "new_capability", "uncovered"):
             out.append("No clause of the contract already asks for this capability.")
             out.append("It would be estimated, priced and planned separately.")
         elif rule == "exclusion":
             out.append(f"{main} excludes this work or assigns it to the client.")
         elif rule == "administration":
-            out.append("The request concerns the contractor's team or contract "
-                       "administration, not the delivered system.")
+            out.append(
+                "The request concerns the contractor's team or contract "
+                "administration, not the delivered system."
+            )
         elif rule == "advice":
-            out.append("The request asks for a policy or strategy decision that belongs "
-                       "to the client.")
-        out.append("The request text is complete and nothing was agreed outside the "
-                   "contract documents.")
+            out.append(
+                "The request asks for a policy or strategy decision that belongs to the client."
+            )
+        out.append(
+            "The request text is complete and nothing was agreed outside the contract documents."
+        )
         if result.verdict != "REJECT" and not effort.known:
             out.append("Effort is unknown: no comparable past work item records effort.")
         out.extend(f"Draft clause {ref} is adopted as written." for ref in drafts)
         return tuple(out)
 
-    def _reasoning(self, result: Classification, cited: Sequence[str], modules: Sequence[str],
-                   wording: _Wording, best_sent: Mapping[str, tuple[float, int]],
-                   signals: Sequence[str], drafts: Sequence[str]) -> str:
+    def _reasoning(
+        self,
+        result: Classification,
+        cited: Sequence[str],
+        modules: Sequence[str],
+        wording: _Wording,
+        best_sent: Mapping[str, tuple[float, int]],
+        signals: Sequence[str],
+        drafts: Sequence[str],
+    ) -> str:
         """The plain-English paragraph: why this verdict, which clause, which wording
         (the words quoted are the request's own, folded), which modules, which risk,
         which cited clauses are drafts."""
@@ -813,59 +977,89 @@ class TriageEngine:
         if rule == "defect":
             strength = self._strength
             backing = [r for r in cited if r in strength]
-            support = (self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
-                       if backing else None)
-            text = (f"The request reads as a defect report ({_quote(_words(wording.defect))}) "
-                    f"about functionality the contract covers, closest to {main}.")
+            support = (
+                self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
+                if backing
+                else None
+            )
+            text = (
+                f"The request reads as a defect report ({_quote(_words(wording.defect))}) "
+                f"about functionality the contract covers, closest to {main}."
+            )
             if support:
                 text += f" {support} puts fixing defects of delivered work in scope."
             text += " A defect in delivered scope is fixed as part of the contract."
         elif rule == "advice":
-            text = (f"The request asks for a decision or advice "
-                    f"({_quote(_words(wording.advice))}) rather than software work; such "
-                    "decisions stay with the client, so it is outside the contractor's remit.")
+            text = (
+                f"The request asks for a decision or advice "
+                f"({_quote(_words(wording.advice))}) rather than software work; such "
+                "decisions stay with the client, so it is outside the contractor's remit."
+            )
         elif rule == "administration":
-            text = (f"The request is about the contractor's team or contract administration "
-                    f"({_quote(_words(wording.admin_request))}), which {main} governs; it is "
-                    "not work on the delivered system.")
+            text = (
+                f"The request is about the contractor's team or contract administration "
+                f"({_quote(_words(wording.admin_request))}), which {main} governs; it is "
+                "not work on the delivered system."
+            )
         elif rule == "exclusion":
             source = "contract text"
             if "against" in best_sent and is_declared_remit(
-                    self.infos[self.sentences[best_sent["against"][1]].clause].clause):
+                self.infos[self.sentences[best_sent["against"][1]].clause].clause
+            ):
                 source = "text, the PMO's declared remit in etki.yaml,"
-            text = (f"The closest {source} takes this work out of the contractor's "
-                    f"scope or gives it to the client ({sentence_of('against')}), and it "
-                    "matches the request clearly better than any obligation does.")
+            text = (
+                f"The closest {source} takes this work out of the contractor's "
+                f"scope or gives it to the client ({sentence_of('against')}), and it "
+                "matches the request clearly better than any obligation does."
+            )
         elif rule == "future_work":
-            text = (f"The contract mentions this only as possible future work "
-                    f"({sentence_of('future')}); it is not part of the current scope, "
-                    "so it is a change request.")
+            text = (
+                f"The contract mentions this only as possible future work "
+                f"({sentence_of('future')}); it is not part of the current scope, "
+                "so it is a change request."
+            )
         elif rule == "covered":
-            text = (f"The contract already asks for this ({sentence_of('obligation')}), "
-                    "so it is in scope.")
+            text = (
+                f"The contract already asks for this ({sentence_of('obligation')}), "
+                "so it is in scope."
+            )
         elif rule == "partial":
-            text = (f"The request is only partly matched by contract text, closest to "
-                    f"{main} ({sentence_of('obligation')}); with no defect wording and no "
-                    "stronger exclusion it is proposed as in scope, with low confidence.")
+            text = (
+                f"The request is only partly matched by contract text, closest to "
+                f"{main} ({sentence_of('obligation')}); with no defect wording and no "
+                "stronger exclusion it is proposed as in scope, with low confidence."
+            )
         elif rule == "new_capability":
-            text = (f"The request asks for something new "
-                    f"({_quote(_words(wording.new_capability))}) and no clause covers it well "
-                    f"(closest: {main}); a new capability is a change request.")
+            text = (
+                f"The request asks for something new "
+                f"({_quote(_words(wording.new_capability))}) and no clause covers it well "
+                f"(closest: {main}); a new capability is a change request."
+            )
         else:
-            text = ("No clause of the contract covers the request"
-                    + (f" (closest: {main})" if cited else "")
-                    + "; a capability the contract does not describe is a change request.")
+            text = (
+                "No clause of the contract covers the request"
+                + (f" (closest: {main})" if cited else "")
+                + "; a capability the contract does not describe is a change request."
+            )
         against = sentence_of("against")
-        if (result.verdict == "IN_SCOPE" and rule != "defect" and against
-                and best_sent["against"][0] >= MIN_COVERAGE):
+        if (
+            result.verdict == "IN_SCOPE"
+            and rule != "defect"
+            and against
+            and best_sent["against"][0] >= MIN_COVERAGE
+        ):
             text += f" Exclusion or client-duty text was weighed against it ({against})."
         if modules:
             text += f" Likely impacted modules: {', '.join(modules)}."
         if signals:
-            text += (f" Risk signals ({', '.join(signals)}) ask for a PMO look within 24 "
-                     "hours; they do not change the verdict.")
+            text += (
+                f" Risk signals ({', '.join(signals)}) ask for a PMO look within 24 "
+                "hours; they do not change the verdict."
+            )
         if drafts:
-            text += (f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
-                     " (a pending amendment), so this ruling rests on text that is not yet "
-                     "binding.")
+            text += (
+                f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
+                " (a pending amendment), so this ruling rests on text that is not yet "
+                "binding."
+            )
         return text

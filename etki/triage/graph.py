@@ -40,7 +40,7 @@ class EngineGraph:
 
 
 def _bare(node_id: str, prefix: str) -> str:
-    return node_id[len(prefix):] if node_id.startswith(prefix) else node_id
+    return node_id[len(prefix) :] if node_id.startswith(prefix) else node_id
 
 
 def read_graph(index: KnowledgeIndex) -> EngineGraph:
@@ -49,31 +49,56 @@ def read_graph(index: KnowledgeIndex) -> EngineGraph:
     for node in index.in_order("clause"):
         parent = node.get("parent")
         markdown = node.get("markdown")
-        clauses.append(ScopeClause(
-            ref=str(node.get("ref")), contract_id=str(node.get("contract")),
-            number=str(node.get("number")), title=node.title,
-            text=node.text if markdown is None else str(markdown),
-            plain="" if markdown is None else node.text,
-            subtitles=tuple((str(t), int(line)) for t, line in node.get("subtitles", ())),
-            kind=node.get("kind", "inclusion"), level=int(node.get("level", 2)),
-            source=str(node.get("source", "")), line=int(node.get("line", 0)),
-            parent=_bare(parent, "clause:") if parent else None,
-            status=node.get("status", "stable"),
-            aliases=tuple(node.get("aliases", ()))))
+        clauses.append(
+            ScopeClause(
+                ref=str(node.get("ref")),
+                contract_id=str(node.get("contract")),
+                number=str(node.get("number")),
+                title=node.title,
+                text=node.text if markdown is None else str(markdown),
+                plain="" if markdown is None else node.text,
+                subtitles=tuple((str(t), int(line)) for t, line in node.get("subtitles", ())),
+                kind=node.get("kind", "inclusion"),
+                level=int(node.get("level", 2)),
+                source=str(node.get("source", "")),
+                line=int(node.get("line", 0)),
+                parent=_bare(parent, "clause:") if parent else None,
+                status=node.get("status", "stable"),
+                aliases=tuple(node.get("aliases", ())),
+            )
+        )
     modules = []
     for node in index.in_order("module"):
-        deps = tuple(_bare(e.target, "module:") for e in index.edges_from(node.id)
-                     if e.type == "depends_on" and e.target.startswith("module:"))
-        modules.append(Module(id=_bare(node.id, "module:"), path=str(node.get("path") or ""),
-                              summary=node.text, depends_on=deps,
-                              language=node.get("language")))
+        deps = tuple(
+            _bare(e.target, "module:")
+            for e in index.edges_from(node.id)
+            if e.type == "depends_on" and e.target.startswith("module:")
+        )
+        modules.append(
+            Module(
+                id=_bare(node.id, "module:"),
+                path=str(node.get("path") or ""),
+                summary=node.text,
+                depends_on=deps,
+                language=node.get("language"),
+            )
+        )
     items = []
     for node in index.in_order("workitem"):
-        touched = tuple(_bare(e.target, "module:") for e in index.edges_from(node.id)
-                        if e.type == "touches" and e.target.startswith("module:"))
+        touched = tuple(
+            _bare(e.target, "module:")
+            for e in index.edges_from(node.id)
+            if e.type == "touches" and e.target.startswith("module:")
+        )
         effort = node.get("effort_days")
-        items.append(WorkItem(id=_bare(node.id, "workitem:"), title=node.title,
-                              kind=str(node.get("kind", "feature")),
-                              date=str(node.get("date") or ""), modules=touched,
-                              effort_days=None if effort is None else float(effort)))
+        items.append(
+            WorkItem(
+                id=_bare(node.id, "workitem:"),
+                title=node.title,
+                kind=str(node.get("kind", "feature")),
+                date=str(node.get("date") or ""),
+                modules=touched,
+                effort_days=None if effort is None else float(effort),
+            )
+        )
     return EngineGraph(tuple(clauses), tuple(modules), tuple(items))

@@ -52,8 +52,9 @@ class ModuleMatch:
 class ModuleMatcher:
     """Precomputed module and work-item indexes of one project."""
 
-    def __init__(self, modules: Sequence[Module], workitems: Sequence[WorkItem],
-                 languages: Sequence[str]) -> None:
+    def __init__(
+        self, modules: Sequence[Module], workitems: Sequence[WorkItem], languages: Sequence[str]
+    ) -> None:
         self.module_ids = [m.id for m in modules]
         known = set(self.module_ids)
         docs = []
@@ -64,10 +65,10 @@ class ModuleMatcher:
         self.module_index = BM25Index(docs)
         self.workitems = list(workitems)
         self.wi_ids = [w.id for w in workitems]
-        self.wi_modules = [tuple(sorted({x for x in w.modules if x in known}))
-                           for w in workitems]
-        self.wi_index = BM25Index([tokens(w.title, guess_language(w.title, languages))
-                                   for w in workitems])
+        self.wi_modules = [tuple(sorted({x for x in w.modules if x in known})) for w in workitems]
+        self.wi_index = BM25Index(
+            [tokens(w.title, guess_language(w.title, languages)) for w in workitems]
+        )
         self._wi_last: tuple[tuple[str, ...], dict[int, float]] | None = None
         self._pos = {mid: i for i, mid in enumerate(self.module_ids)}
         self._wi_pos = {wid: i for i, wid in enumerate(self.wi_ids)}
@@ -104,5 +105,6 @@ class ModuleMatcher:
                 for mid in self.wi_modules[index_of[wid]]:
                     combined[pos[mid]] += WORKITEM_SHARE * score / best_wi
         picked = top(combined, self.module_ids, MAX_MODULES, min_ratio=MIN_RATIO)
-        return ModuleMatch(tuple((m, round(s, 4)) for m, s in picked),
-                           tuple((w, round(s, 4)) for w, s in wi))
+        return ModuleMatch(
+            tuple((m, round(s, 4)) for m, s in picked), tuple((w, round(s, 4)) for w, s in wi)
+        )

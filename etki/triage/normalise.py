@@ -116,13 +116,65 @@ _MARKERS: dict[str, frozenset[str]] = {
 
 # Turkish suffixes stripped before F5 truncation: plural, possessive and case endings of
 # two or more letters, folded (so ı/i, ü/u variants coincide). Longest first.
-_TR_SUFFIXES: tuple[str, ...] = tuple(sorted({
-    "lerinin", "larinin", "lerinde", "larinda", "lerinden", "larindan", "lerine", "larina",
-    "lerini", "larini", "lerin", "larin", "leri", "lari", "lerde", "larda", "lerden",
-    "lardan", "lere", "lara", "ler", "lar", "sinin", "sunun", "sini", "sunu", "sine", "suna",
-    "sina", "sinde", "sunda", "sinda", "nin", "nun", "nda", "nde", "ndan", "nden", "si",
-    "su", "yla", "yle", "dan", "den", "tan", "ten", "da", "de", "ta", "te", "ya", "ye",
-}, key=lambda s: (-len(s), s)))
+_TR_SUFFIXES: tuple[str, ...] = tuple(
+    sorted(
+        {
+            "lerinin",
+            "larinin",
+            "lerinde",
+            "larinda",
+            "lerinden",
+            "larindan",
+            "lerine",
+            "larina",
+            "lerini",
+            "larini",
+            "lerin",
+            "larin",
+            "leri",
+            "lari",
+            "lerde",
+            "larda",
+            "lerden",
+            "lardan",
+            "lere",
+            "lara",
+            "ler",
+            "lar",
+            "sinin",
+            "sunun",
+            "sini",
+            "sunu",
+            "sine",
+            "suna",
+            "sina",
+            "sinde",
+            "sunda",
+            "sinda",
+            "nin",
+            "nun",
+            "nda",
+            "nde",
+            "ndan",
+            "nden",
+            "si",
+            "su",
+            "yla",
+            "yle",
+            "dan",
+            "den",
+            "tan",
+            "ten",
+            "da",
+            "de",
+            "ta",
+            "te",
+            "ya",
+            "ye",
+        },
+        key=lambda s: (-len(s), s),
+    )
+)
 _TR_MIN_STEM = 3
 _TR_PREFIX = 5
 

@@ -22,9 +22,12 @@ from etki.domain import ClauseMemory, Risk
 from etki.triage import cues
 
 
-def assess(words: Sequence[str], cited: Sequence[str],
-           memory: Mapping[str, ClauseMemory], disputed_escalation: bool
-           ) -> tuple[Risk, tuple[str, ...], tuple[str, ...]]:
+def assess(
+    words: Sequence[str],
+    cited: Sequence[str],
+    memory: Mapping[str, ClauseMemory],
+    disputed_escalation: bool,
+) -> tuple[Risk, tuple[str, ...], tuple[str, ...]]:
     """Risk of a request.
 
     ``words``: :func:`etki.triage.normalise.cue_words` of the request. ``cited``: cited

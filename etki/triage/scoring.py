@@ -54,8 +54,9 @@ class BM25Index:
         self.max_idf = self._idf(0)
         self.idf_of = {t: self._idf(len(p)) for t, p in self.postings.items()}
         # per-document length normalisation, the same expression scores() used inline
-        self._norm = ([k1 * (1.0 - b + b * n / self.avgdl) for n in self.lengths]
-                      if self.avgdl else [])
+        self._norm = (
+            [k1 * (1.0 - b + b * n / self.avgdl) for n in self.lengths] if self.avgdl else []
+        )
 
     def _idf(self, df: int) -> float:
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
@@ -128,8 +129,14 @@ class BM25Index:
         return sum(self.idf(t) for t in distinct if t in present) / total
 
 
-def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: float = 0.0,
-        min_ratio: float = 0.0) -> list[tuple[str, float]]:
+def top(
+    scores: Sequence[float],
+    keys: Sequence[str],
+    k: int,
+    *,
+    min_score: float = 0.0,
+    min_ratio: float = 0.0,
+) -> list[tuple[str, float]]:
     """The ``k`` best ``(key, score)`` pairs with score > ``min_score`` and >=
     ``min_ratio`` x the best score, ordered by score descending then key ascending (a
     total order, so ties never depend on input order)."""
@@ -145,11 +152,12 @@ def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: floa
         if not best:
             return []
         picked = compress(range(len(scores)), map(best[-1].__le__, scores))
-        ranked = sorted([(scores[i], keys[i]) for i in picked],
-                        key=lambda p: (-p[0], p[1]))[:k]
+        ranked = sorted([(scores[i], keys[i]) for i in picked], key=lambda p: (-p[0], p[1]))[:k]
     else:
-        ranked = sorted(compress(zip(scores, keys, strict=True), map(above, scores)),
-                        key=lambda p: (-p[0], p[1]))
+        ranked = sorted(
+            compress(zip(scores, keys, strict=True), map(above, scores)),
+            key=lambda p: (-p[0], p[1]),
+        )
         if not ranked:
             return []
         floor = ranked[0][0] * min_ratio
@@ -158,18 +166,20 @@ def top(scores: Sequence[float], keys: Sequence[str], k: int, *, min_score: floa
     return [(key, s) for s, key in ranked if s >= floor]
 
 
-def top_sparse(scores: Mapping[int, float], keys: Sequence[str], k: int, *,
-               min_ratio: float = 0.0) -> list[tuple[str, float]]:
+def top_sparse(
+    scores: Mapping[int, float], keys: Sequence[str], k: int, *, min_ratio: float = 0.0
+) -> list[tuple[str, float]]:
     """:func:`top` of the dense list ``[scores.get(i, 0.0) for i in range(len(keys))]``
     (``min_score`` 0), from the non-zero scores alone (:meth:`BM25Index.sparse_scores`)."""
     if k <= 0:
-        return top([scores.get(i, 0.0) for i in range(len(keys))], keys, k,
-                   min_ratio=min_ratio)
+        return top([scores.get(i, 0.0) for i in range(len(keys))], keys, k, min_ratio=min_ratio)
     positive = [s for s in scores.values() if s > 0.0]
     if not positive:
         return []
     cut = heapq.nlargest(k, positive)[-1] if len(positive) > k else 0.0
-    ranked = sorted([(s, keys[i]) for i, s in scores.items() if s > 0.0 and s >= cut],
-                    key=lambda p: (-p[0], p[1]))[:k]
+    ranked = sorted(
+        [(s, keys[i]) for i, s in scores.items() if s > 0.0 and s >= cut],
+        key=lambda p: (-p[0], p[1]),
+    )[:k]
     floor = ranked[0][0] * min_ratio
     return [(key, s) for s, key in ranked if s >= floor]

@@ -54,9 +54,18 @@ from dataclasses import dataclass
 from etki.domain import VERDICTS, SimilarRuling
 from etki.triage.normalise import guess_language, tokens
 
-__all__ = ["MAJORITY_SHARE", "MAX_SIMILAR", "MIN_SUPPORT", "SIMILARITY_MIN", "Beside",
-           "RuledRequest", "RulingIndex", "background_idf", "memory_verdict",
-           "request_text"]
+__all__ = [
+    "MAJORITY_SHARE",
+    "MAX_SIMILAR",
+    "MIN_SUPPORT",
+    "SIMILARITY_MIN",
+    "Beside",
+    "RuledRequest",
+    "RulingIndex",
+    "background_idf",
+    "memory_verdict",
+    "request_text",
+]
 
 SIMILARITY_MIN = 0.5
 """Least cosine for a ruled case to count as similar (see the module docstring:
@@ -139,8 +148,9 @@ def _norm(vec: dict[str, float]) -> float:
     return math.sqrt(math.fsum(w * w for _, w in sorted(vec.items())))
 
 
-def background_idf(texts: Iterable[str],
-                   languages: Sequence[str] = ("en",)) -> tuple[dict[str, float], float]:
+def background_idf(
+    texts: Iterable[str], languages: Sequence[str] = ("en",)
+) -> tuple[dict[str, float], float]:
     """Smoothed idf of every token of ``texts`` (the background collection, e.g. the
     contract's clauses as ``title + "\n" + text``), and the idf of a token none of them
     has: ``({token: ln((1 + N) / (1 + df)) + 1}, ln(1 + N) + 1)``. Pure; order-free."""
@@ -150,8 +160,7 @@ def background_idf(texts: Iterable[str],
     for text in texts:
         n += 1
         df.update(set(tokens(text, guess_language(text, langs))))
-    return ({t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()},
-            math.log(1 + n) + 1.0)
+    return ({t: math.log((1 + n) / (1 + d)) + 1.0 for t, d in df.items()}, math.log(1 + n) + 1.0)
 
 
 class RulingIndex:
@@ -170,9 +179,14 @@ class RulingIndex:
     rulings). Ignored when its background or languages differ.
     """
 
-    def __init__(self, ruled: Iterable[RuledRequest], languages: Sequence[str] = ("en",),
-                 background: tuple[dict[str, float], float] | None = None, *,
-                 reuse: RulingIndex | None = None) -> None:
+    def __init__(
+        self,
+        ruled: Iterable[RuledRequest],
+        languages: Sequence[str] = ("en",),
+        background: tuple[dict[str, float], float] | None = None,
+        *,
+        reuse: RulingIndex | None = None,
+    ) -> None:
         self.languages = tuple(languages) or ("en",)
         docs = sorted({r.case_id: r for r in ruled}.values(), key=lambda r: r.case_id)
         self.case_ids = [r.case_id for r in docs]
@@ -180,8 +194,11 @@ class RulingIndex:
         self.background = background
         self.idf, self.unseen = background if background is not None else ({}, 1.0)
         old: dict[tuple[str, str | None, str], tuple[dict[str, float], float]] = {}
-        if reuse is not None and reuse.background is background \
-                and reuse.languages == self.languages:
+        if (
+            reuse is not None
+            and reuse.background is background
+            and reuse.languages == self.languages
+        ):
             old = reuse.vectors
         self.vectors: dict[tuple[str, str | None, str], tuple[dict[str, float], float]] = {}
         self.postings: dict[str, list[tuple[int, float]]] = {}
@@ -205,9 +222,15 @@ class RulingIndex:
         full = request_text(title, text)
         return tokens(full, guess_language(full, self.languages))
 
-    def similar(self, title: str | None, text: str, *, exclude: str | None = None,
-                threshold: float = SIMILARITY_MIN,
-                limit: int = MAX_SIMILAR) -> tuple[SimilarRuling, ...]:
+    def similar(
+        self,
+        title: str | None,
+        text: str,
+        *,
+        exclude: str | None = None,
+        threshold: float = SIMILARITY_MIN,
+        limit: int = MAX_SIMILAR,
+    ) -> tuple[SimilarRuling, ...]:
         """Ruled cases whose similarity to the request (``title``, ``text``) is at
         least ``threshold``, at most ``limit``, sorted by similarity (rounded to 4
         decimals) descending, then case id. ``exclude`` leaves one case out (the case
@@ -231,13 +254,17 @@ class RulingIndex:
             cosine = min(1.0, dot / (qnorm * self.norms[i]))
             score = round(cosine, 4)
             if score >= threshold:
-                found.append(SimilarRuling(self.case_ids[i], self.rulings[i],  # type: ignore[arg-type]  # stored Verdicts
-                                           score))
+                found.append(
+                    SimilarRuling(
+                        self.case_ids[i],
+                        self.rulings[i],  # type: ignore[arg-type]  # stored Verdicts
+                        score,
+                    )
+                )
         found.sort(key=lambda s: (-s.similarity, s.case_id))
         return tuple(found[:limit])
 
-    def beside(self, title: str | None, text: str, *,
-               exclude: str | None = None) -> Beside:
+    def beside(self, title: str | None, text: str, *, exclude: str | None = None) -> Beside:
         """:meth:`similar` with the default threshold and limit, and the
         :func:`memory_verdict` of what it found."""
         found = self.similar(title, text, exclude=exclude)

@@ -110,8 +110,7 @@ def _inline(nodes: list[SyntaxTreeNode], *, styled: bool = True) -> str:
     for node in nodes:
         kind = node.type
         if kind == "text":
-            out.append(_escape(_STRAY_STARS.sub("", _WIKILINK.sub(_wikilink_words,
-                                                                   node.content))))
+            out.append(_escape(_STRAY_STARS.sub("", _WIKILINK.sub(_wikilink_words, node.content))))
         elif kind == "text_special":
             out.append(_escape(node.content))
         elif kind in ("softbreak", "hardbreak"):
@@ -123,8 +122,11 @@ def _inline(nodes: list[SyntaxTreeNode], *, styled: bool = True) -> str:
             mark = {"strong": "**", "em": "*", "s": "~~"}[kind]
             out.append(_wrap(inner, mark) if styled else inner)
         elif kind in ("link", "image"):
-            out.append(" " + _inline(node.children, styled=styled) + " "
-                       if kind == "image" else _inline(node.children, styled=styled))
+            out.append(
+                " " + _inline(node.children, styled=styled) + " "
+                if kind == "image"
+                else _inline(node.children, styled=styled)
+            )
         elif kind == "html_inline" and _BR.match(node.content.strip()):
             out.append(" ")
         # other inline HTML: dropped (its text, between the tags, is a text node)
@@ -137,8 +139,9 @@ def _line(nodes: list[SyntaxTreeNode], *, styled: bool = True) -> str:
 
 def _inline_of(node: SyntaxTreeNode, *, styled: bool = True) -> str:
     """The one line of a block whose only child is an ``inline`` node."""
-    return "".join(_line(child.children, styled=styled) for child in node.children
-                   if child.type == "inline")
+    return "".join(
+        _line(child.children, styled=styled) for child in node.children if child.type == "inline"
+    )
 
 
 def _item(marker: str, blocks: list[str]) -> str:
@@ -170,8 +173,7 @@ def _rows(header: list[str], rows: list[list[str]]) -> list[str]:
     head = CELL_JOIN.join(cell for cell in header if cell)
     if head:
         out.append(head)
-    items = [_item("- ", [CELL_JOIN.join(c for c in row if c)]) for row in rows
-             if any(row)]
+    items = [_item("- ", [CELL_JOIN.join(c for c in row if c)]) for row in rows if any(row)]
     if items:
         out.append(_list(items))
     return out
@@ -184,8 +186,13 @@ def _blocks(node: SyntaxTreeNode) -> list[str]:
     for child in node.children:
         kind = child.type
         prev, previous = previous, child
-        if (kind == "blockquote" and _continues(prev, child) and out
-                and child.children and child.children[0].type == "paragraph"):
+        if (
+            kind == "blockquote"
+            and _continues(prev, child)
+            and out
+            and child.children
+            and child.children[0].type == "paragraph"
+        ):
             # a quote mark on the next line of a paragraph (``render in`` / ``> FS
             # Bid.``, a conversion's wrap): the quoted words continue the paragraph
             rest = _blocks(child)
@@ -237,17 +244,46 @@ def _blocks(node: SyntaxTreeNode) -> list[str]:
 def _continues(prev: SyntaxTreeNode | None, node: SyntaxTreeNode) -> bool:
     """True when ``node`` starts on the line right after the paragraph ``prev`` ends (no
     blank line between them)."""
-    return (prev is not None and prev.type == "paragraph" and prev.map is not None
-            and node.map is not None and prev.map[1] == node.map[0])
+    return (
+        prev is not None
+        and prev.type == "paragraph"
+        and prev.map is not None
+        and node.map is not None
+        and prev.map[1] == node.map[0]
+    )
 
 
 class _HtmlBlocks(HTMLParser):
     """Display blocks of an HTML block: paragraphs, list items and table rows; text with
     its bold and italic, everything else dropped."""
 
-    _BLOCK = frozenset({"p", "div", "blockquote", "section", "article", "h1", "h2", "h3",
-                        "h4", "h5", "h6", "pre", "hr", "caption", "dl", "dt", "dd",
-                        "table", "thead", "tbody", "tfoot", "ul", "ol"})
+    _BLOCK = frozenset(
+        {
+            "p",
+            "div",
+            "blockquote",
+            "section",
+            "article",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "pre",
+            "hr",
+            "caption",
+            "dl",
+            "dt",
+            "dd",
+            "table",
+            "thead",
+            "tbody",
+            "tfoot",
+            "ul",
+            "ol",
+        }
+    )
     _SKIP = frozenset({"script", "style"})
     _BOLD = frozenset({"strong", "b"})
     _ITALIC = frozenset({"em", "i"})

@@ -65,9 +65,23 @@ from etki.text import fold, printable
 from etki.wiki.pagematch import Hit, _snippet, match_folded, query_tokens, walk_pages
 from etki.wiki.writer import UnsafeWikiPath, read_mark
 
-__all__ = ["NOTE_WAIT_S", "SCHEMA_VERSION", "Cancelled", "PageHit", "TopHits", "catch_up",
-           "drop", "excerpt", "index_path", "invalidate", "note_written", "page_title",
-           "refresh", "search_scored", "top"]
+__all__ = [
+    "NOTE_WAIT_S",
+    "SCHEMA_VERSION",
+    "Cancelled",
+    "PageHit",
+    "TopHits",
+    "catch_up",
+    "drop",
+    "excerpt",
+    "index_path",
+    "invalidate",
+    "note_written",
+    "page_title",
+    "refresh",
+    "search_scored",
+    "top",
+]
 
 SCHEMA_VERSION = "2"
 NOTE_WAIT_S = 0.5
@@ -75,7 +89,7 @@ NOTE_WAIT_S = 0.5
 index (a search re-indexing) before it gives up; the token then stays unmatched and the
 next search syncs by stat."""
 _LOCK_WAIT_S = 30.0  # a search waits this long at most for another writer (cancellable)
-_POLL_OPS = 2000     # SQLite VM steps between two polls of ``cancelled``
+_POLL_OPS = 2000  # SQLite VM steps between two polls of ``cancelled``
 _VERSION = f"{SCHEMA_VERSION}/unicode {unicodedata.unidata_version}"
 
 
@@ -107,11 +121,15 @@ class Cancelled(Exception):
 
 def _create(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
-               "stamp TEXT NOT NULL, title TEXT NOT NULL DEFAULT '')")
+    db.execute(
+        "CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+        "stamp TEXT NOT NULL, title TEXT NOT NULL DEFAULT '')"
+    )
     db.execute("CREATE TABLE pending (path TEXT PRIMARY KEY)")
-    db.execute("CREATE VIRTUAL TABLE pages USING fts5(raw UNINDEXED, title, folded, "
-               "tokenize = 'trigram case_sensitive 1')")
+    db.execute(
+        "CREATE VIRTUAL TABLE pages USING fts5(raw UNINDEXED, title, folded, "
+        "tokenize = 'trigram case_sensitive 1')"
+    )
     db.execute("INSERT INTO meta VALUES ('version', ?)", (_VERSION,))
 
 
@@ -119,8 +137,7 @@ def _open(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
     """Open (creating or recreating when outdated or broken) the index at ``path``;
     ``timeout`` seconds of SQLite's own busy wait per statement."""
     for attempt in (1, 2):
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
-                             check_same_thread=False)
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA synchronous = NORMAL")
             names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
@@ -209,8 +226,9 @@ def _set_token(db: sqlite3.Connection, token: str | None) -> None:
         db.execute("INSERT OR REPLACE INTO meta VALUES ('mark', ?)", (token,))
 
 
-def _begin(db: sqlite3.Connection, cancelled: Callable[[], bool],
-           wait: float = _LOCK_WAIT_S) -> None:
+def _begin(
+    db: sqlite3.Connection, cancelled: Callable[[], bool], wait: float = _LOCK_WAIT_S
+) -> None:
     """``BEGIN IMMEDIATE``, retried while another writer holds the index (at most
     ``wait`` seconds), polling ``cancelled`` between tries (raises :class:`Cancelled`)."""
     deadline = time.monotonic() + wait
@@ -227,8 +245,7 @@ def _begin(db: sqlite3.Connection, cancelled: Callable[[], bool],
         time.sleep(0.01)
 
 
-def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None,
-         stamp: str) -> None:
+def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None, stamp: str) -> None:
     """(Re-)index page ``rel`` (inside a write transaction): its old row goes, its
     current bytes come in; a page that cannot be read is dropped."""
     if rowid is not None:
@@ -243,25 +260,33 @@ def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None,
     folded = fold(text).replace("\0", " ")
     title = page_title(text, rel)
     if rowid is None:
-        rowid = db.execute("INSERT INTO files (path, stamp, title) VALUES (?, ?, ?)",
-                           (rel, stamp, title)).lastrowid
+        rowid = db.execute(
+            "INSERT INTO files (path, stamp, title) VALUES (?, ?, ?)", (rel, stamp, title)
+        ).lastrowid
     else:
         db.execute("UPDATE files SET stamp = ?, title = ? WHERE id = ?", (stamp, title, rowid))
-    db.execute("INSERT INTO pages (rowid, raw, title, folded) VALUES (?, ?, ?, ?)",
-               (rowid, raw, fold(title), folded))
+    db.execute(
+        "INSERT INTO pages (rowid, raw, title, folded) VALUES (?, ?, ?, ?)",
+        (rowid, raw, fold(title), folded),
+    )
 
 
-def _sync(db: sqlite3.Connection, root: Path, cancelled: Callable[[], bool] = _never,
-          token: str | None = None) -> None:
+def _sync(
+    db: sqlite3.Connection,
+    root: Path,
+    cancelled: Callable[[], bool] = _never,
+    token: str | None = None,
+) -> None:
     """Sync by stat (walk the wiki), then record ``token`` (read before the walk) as the
     change token the index is current with, and empty the queue."""
     current = _stamps(root)
 
     def diff() -> tuple[list[str], list[tuple[str, int]], dict[str, int]]:
-        stored = {path: (rowid, stamp) for rowid, path, stamp
-                  in db.execute("SELECT id, path, stamp FROM files")}
-        changed = [rel for rel, stamp in current.items()
-                   if stored.get(rel, (0, ""))[1] != stamp]
+        stored = {
+            path: (rowid, stamp)
+            for rowid, path, stamp in db.execute("SELECT id, path, stamp FROM files")
+        }
+        changed = [rel for rel, stamp in current.items() if stored.get(rel, (0, ""))[1] != stamp]
         gone = [(path, rowid) for path, (rowid, _) in stored.items() if path not in current]
         return changed, gone, {path: rowid for path, (rowid, _) in stored.items()}
 
@@ -297,9 +322,12 @@ def _current(db: sqlite3.Connection, root: Path, cancelled: Callable[[], bool]) 
         _begin(db, cancelled)
         try:
             if _stored_token(db) == token:  # again under the write lock
-                stored = {path: (rowid, stamp) for rowid, path, stamp in db.execute(
-                    "SELECT id, path, stamp FROM files WHERE path IN "
-                    "(SELECT path FROM pending)")}
+                stored = {
+                    path: (rowid, stamp)
+                    for rowid, path, stamp in db.execute(
+                        "SELECT id, path, stamp FROM files WHERE path IN (SELECT path FROM pending)"
+                    )
+                }
                 for (rel,) in db.execute("SELECT path FROM pending").fetchall():
                     rowid, old = stored.get(rel, (None, ""))
                     stamp = _page_stamp(root, rel)
@@ -376,8 +404,7 @@ def note_written(root: Path, paths: Iterable[str], old: bytes | None, new: bytes
         try:
             noted = _stored_token(db) == old.hex()
             if noted:
-                db.executemany("INSERT OR IGNORE INTO pending VALUES (?)",
-                               ((p,) for p in paths))
+                db.executemany("INSERT OR IGNORE INTO pending VALUES (?)", ((p,) for p in paths))
                 _set_token(db, new.hex())
             db.execute("COMMIT")
         except BaseException:
@@ -509,8 +536,9 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
     the title. ``line`` is 1-based in the page."""
     lines = text.split("\n")
     start = _body_start(lines)
-    title_at = next((i for i in range(start, min(len(lines), start + 40))
-                     if lines[i].startswith("# ")), -1)
+    title_at = next(
+        (i for i in range(start, min(len(lines), start + 40)) if lines[i].startswith("# ")), -1
+    )
     offset = 0
     for _ in range(start):  # fold keeps line breaks where they are
         offset = folded.find("\n", offset) + 1
@@ -547,6 +575,7 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
 
 
 # --- queries ---------------------------------------------------------------------------------
+
 
 class PageHit(NamedTuple):
     """One page of a :func:`top` search: ``path`` (wiki-relative), ``line`` (1-based, of
@@ -585,8 +614,9 @@ def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
     return " AND ".join(where), args, bool(long)
 
 
-def top(root: Path, query: str, limit: int = 100,
-        cancelled: Callable[[], bool] | None = None) -> TopHits | None:
+def top(
+    root: Path, query: str, limit: int = 100, cancelled: Callable[[], bool] | None = None
+) -> TopHits | None:
     """The ``limit`` best pages of the wiki at ``root`` holding every folded token of
     ``query`` (the same pages as :func:`etki.wiki.search.search`), ranked by FTS5's
     ``bm25`` (a match in the title weighs 4x; ties by path; queries of only one- or
@@ -619,16 +649,23 @@ def top(root: Path, query: str, limit: int = 100,
             db.set_progress_handler(lambda: 1 if stop() else 0, _POLL_OPS)
         score = "bm25(pages, 0.0, 4.0, 1.0)" if ranked else "0.0"
         try:
-            rows = db.execute(f"SELECT pages.rowid, {score}, files.path FROM pages "  # noqa: S608
-                              "JOIN files ON files.id = pages.rowid WHERE " + where,
-                              args).fetchall()
+            rows = db.execute(
+                f"SELECT pages.rowid, {score}, files.path FROM pages "  # noqa: S608
+                "JOIN files ON files.id = pages.rowid WHERE " + where,
+                args,
+            ).fetchall()
             rows.sort(key=lambda r: (r[1], r[2]))
             shown = [r[0] for r in rows[:limit]]
-            found = {rowid: (path, title, raw, folded) for rowid, path, title, raw, folded
-                     in db.execute("SELECT files.id, files.path, files.title, pages.raw, "
-                                   "pages.folded FROM files JOIN pages ON pages.rowid = "
-                                   "files.id WHERE files.id IN (SELECT value FROM "
-                                   "json_each(?))", (json_list(shown),))}
+            found = {
+                rowid: (path, title, raw, folded)
+                for rowid, path, title, raw, folded in db.execute(
+                    "SELECT files.id, files.path, files.title, pages.raw, "
+                    "pages.folded FROM files JOIN pages ON pages.rowid = "
+                    "files.id WHERE files.id IN (SELECT value FROM "
+                    "json_each(?))",
+                    (json_list(shown),),
+                )
+            }
         except sqlite3.OperationalError:
             if stop():
                 raise Cancelled from None
@@ -666,9 +703,11 @@ def search_scored(root: Path, tokens: list[str]) -> list[tuple[int, str, Hit]] |
     try:
         _sync(db, root, token=_token(root))
         where, args, _ = _where(tokens)
-        rows = db.execute("SELECT files.path, pages.raw, pages.folded FROM pages "
-                          "JOIN files ON files.id = pages.rowid WHERE " + " AND ".join(where),
-                          args).fetchall()
+        rows = db.execute(
+            "SELECT files.path, pages.raw, pages.folded FROM pages "
+            "JOIN files ON files.id = pages.rowid WHERE " + " AND ".join(where),
+            args,
+        ).fetchall()
     except (sqlite3.Error, OSError):
         return None
     finally:

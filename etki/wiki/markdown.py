@@ -18,16 +18,18 @@ from etki.text import printable
 __all__ = ["md_block", "md_code", "md_inline", "md_paragraphs", "md_table"]
 
 # linkify-it's default TLDs plus every two-letter label (a superset of its ccTLD list)
-_TLD = (r"(?:biz|com|edu|gov|net|org|pro|web|xxx|aero|asia|coop|info|museum|name|shop|рф"
-        r"|xn--[a-z0-9-]+|[a-z]{2})(?![^\W_])")
+_TLD = (
+    r"(?:biz|com|edu|gov|net|org|pro|web|xxx|aero|asia|coop|info|museum|name|shop|рф"
+    r"|xn--[a-z0-9-]+|[a-z]{2})(?![^\W_])"
+)
 _INLINE_SPECIAL = re.compile(
-    r"[\\`*\[\]<|~$@]"               # escapes, code, emphasis, links, HTML, tables
-    r"|(?<![^\W_])_|_(?![^\W_])"        # '_' unless inside a word (snake_case stays)
-    r"|&(?=#?\w+;)"                    # entity references
-    r"|(?:^|(?<=\s))#"                  # ATX heading marks (MSA#3.2 stays)
-    r"|:(?=/)"                         # scheme:// (bare URL autolinks)
-    r"|\.(?=" + _TLD + r")"             # example.com, kentpark.bel.tr (fuzzy autolinks)
-    r"|(?<=www)\.",                    # www.example
+    r"[\\`*\[\]<|~$@]"  # escapes, code, emphasis, links, HTML, tables
+    r"|(?<![^\W_])_|_(?![^\W_])"  # '_' unless inside a word (snake_case stays)
+    r"|&(?=#?\w+;)"  # entity references
+    r"|(?:^|(?<=\s))#"  # ATX heading marks (MSA#3.2 stays)
+    r"|:(?=/)"  # scheme:// (bare URL autolinks)
+    r"|\.(?=" + _TLD + r")"  # example.com, kentpark.bel.tr (fuzzy autolinks)
+    r"|(?<=www)\.",  # www.example
     re.IGNORECASE,
 )
 _BLOCK_START = re.compile(r"^([-+>=]|\d{1,9}[.)](?=\s|$))")
@@ -49,7 +51,7 @@ def md_inline(text: str) -> str:
     m = _BLOCK_START.match(text)
     if m:
         marker = m.group(1)
-        text = marker[:-1] + "\\" + marker[-1] + text[m.end():]
+        text = marker[:-1] + "\\" + marker[-1] + text[m.end() :]
     return text
 
 
@@ -76,8 +78,9 @@ def md_code(value: str) -> str:
     return value if _CODE.fullmatch(value or "") else md_inline(value)
 
 
-def md_table(header: Sequence[str], rows: Iterable[Sequence[str]] = (),
-             align: str = "") -> list[str]:
+def md_table(
+    header: Sequence[str], rows: Iterable[Sequence[str]] = (), align: str = ""
+) -> list[str]:
     """A pipe table as lines: the header row, the separator row (``align`` has one
     letter per column, ``r`` right-aligned ``---:``, anything else ``---``; empty: all
     left) and one line per row. Cells are put in as they are: escape untrusted text

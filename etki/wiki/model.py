@@ -88,9 +88,20 @@ class PageCache:
     (:class:`Memo` per key, :class:`Once` for one value); a model's project never
     changes, so nothing made from it is ever dropped."""
 
-    __slots__ = ("clause_tally", "contract_ids", "module_ids", "rows", "disputed_rows",
-                 "precedent_lines", "contract_sections", "disputed_sections",
-                 "disputed_list", "precedent_list", "entity_lists", "frontmatter")
+    __slots__ = (
+        "clause_tally",
+        "contract_ids",
+        "module_ids",
+        "rows",
+        "disputed_rows",
+        "precedent_lines",
+        "contract_sections",
+        "disputed_sections",
+        "disputed_list",
+        "precedent_list",
+        "entity_lists",
+        "frontmatter",
+    )
 
     def __init__(self) -> None:
         self.clause_tally: Memo[str, ClauseTally] = Memo()

@@ -15,8 +15,7 @@ from typing import NamedTuple
 
 from etki.text import fold, fold_with_offsets, printable, words
 
-__all__ = ["SNIPPET_CHARS", "Hit", "match_folded", "match_text", "query_tokens",
-           "walk_pages"]
+__all__ = ["SNIPPET_CHARS", "Hit", "match_folded", "match_text", "query_tokens", "walk_pages"]
 
 SNIPPET_CHARS = 160
 """Longest snippet, in characters (an ellipsis marks each cut end)."""
@@ -40,7 +39,7 @@ def walk_pages(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
     """``(wiki-relative POSIX path, DirEntry)`` of every searchable page under ``root``
     (see :func:`etki.wiki.search.wiki_files`), in no particular order."""
     folders = [("", str(root))]  # (wiki-relative prefix, path); scandir's entries know
-    while folders:               # their type without one lstat per file (16k pages)
+    while folders:  # their type without one lstat per file (16k pages)
         prefix, path = folders.pop()
         try:
             with os.scandir(path) as entries:

@@ -52,8 +52,7 @@ from etki.wiki.paths import (
     relative_link,
 )
 
-__all__ = ["LAST_RULINGS", "render_case_pages", "render_changed", "render_model",
-           "render_wiki"]
+__all__ = ["LAST_RULINGS", "render_case_pages", "render_changed", "render_model", "render_wiki"]
 
 LAST_RULINGS = 10
 """How many of the newest rulings ``index.md`` lists."""
@@ -76,14 +75,12 @@ def _page(meta: dict[str, Any], lines: Iterable[str]) -> bytes:
     return frontmatter_bytes(meta) + body.encode("utf-8", errors="replace")
 
 
-def _page_fm(m: WikiModel, page: str, meta: dict[str, Any],
-             lines: Iterable[str | bytes]) -> bytes:
+def _page_fm(m: WikiModel, page: str, meta: dict[str, Any], lines: Iterable[str | bytes]) -> bytes:
     """Like :func:`_page` (same bytes: UTF-8 encoding is per code point, so encoding the
     lines one by one and joining gives what encoding the joined text gives), with the
     frontmatter memoised in the model's cache and lines that are already encoded
     fragments (``bytes``) used as they are."""
-    parts = [x if isinstance(x, bytes) else x.encode("utf-8", errors="replace")
-             for x in lines]
+    parts = [x if isinstance(x, bytes) else x.encode("utf-8", errors="replace") for x in lines]
     while parts:  # "\n".join(parts).rstrip("\n"), without copying the whole body
         last = parts[-1].rstrip(b"\n")
         if last:
@@ -112,13 +109,24 @@ def _make_ruling_row(depth: int, case: CaseBrief) -> str:
     src = "x/" * depth
     r = case.ruling
     assert r is not None
-    return "| " + " | ".join(
-        [md_inline(r.ruled_at), _case_link(src, case, case.case_id),
-         md_inline(case.title), md_code(r.ruling), md_code(case.decision.verdict),
-         md_inline(r.reviewer)]) + " |"
+    return (
+        "| "
+        + " | ".join(
+            [
+                md_inline(r.ruled_at),
+                _case_link(src, case, case.case_id),
+                md_inline(case.title),
+                md_code(r.ruling),
+                md_code(case.decision.verdict),
+                md_inline(r.reviewer),
+            ]
+        )
+        + " |"
+    )
 
 
 # --- pages ------------------------------------------------------------------------------------
+
 
 def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     r = case.ruling
@@ -153,14 +161,18 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     lines = [f"# {md_inline(case.title) or md_inline(case.case_id)}", ""]
     lines += [
         f"- **Case:** {md_inline(case.case_id)} (request {md_inline(case.request_id)})",
-        (f"- **Ruling:** {md_code(r.ruling)} ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
-        f"{md_inline(r.ruled_at)}"),
+        (
+            f"- **Ruling:** {md_code(r.ruling)} ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
+            f"{md_inline(r.ruled_at)}"
+        ),
         f"- **Engine verdict:** {md_code(d.verdict)}, confidence {d.confidence:.2f}",
     ]
     if r.is_override:
         pre = precedent_path(case)
-        lines.append(f"- **Override:** yes, a precedent: "
-                     f"[{md_inline(pre.rsplit('/', 1)[1][:-3])}]({relative_link(here, pre)})")
+        lines.append(
+            f"- **Override:** yes, a precedent: "
+            f"[{md_inline(pre.rsplit('/', 1)[1][:-3])}]({relative_link(here, pre)})"
+        )
     else:
         lines.append("- **Override:** no")
     lines += ["", "## Request", ""]
@@ -172,15 +184,24 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     if who:
         lines += ["Submitted " + " ".join(who) + ".", ""]
     lines += [md_block(case.text), ""]
-    lines += ["## Ruling", "",
-              (f"**{md_code(r.ruling)}** ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
-               f"{md_inline(r.ruled_at)}.")]
+    lines += [
+        "## Ruling",
+        "",
+        (
+            f"**{md_code(r.ruling)}** ({md_code(r.action)}) by {md_inline(r.reviewer)}, "
+            f"{md_inline(r.ruled_at)}."
+        ),
+    ]
     if r.is_override:
         lines += ["", f"This overrides the engine's verdict **{md_code(d.verdict)}**."]
     lines += ["", "Reason:", ""]
     lines += [md_block(r.reason) if r.reason.strip() else "No reason given.", ""]
-    lines += ["## Engine decision", "",
-              f"Verdict **{md_code(d.verdict)}** with confidence {d.confidence:.2f}.", ""]
+    lines += [
+        "## Engine decision",
+        "",
+        f"Verdict **{md_code(d.verdict)}** with confidence {d.confidence:.2f}.",
+        "",
+    ]
     if d.reasoning.strip():
         lines += [md_paragraphs(d.reasoning), ""]
     lines += _cited_clause_lines(m, here, d.cited_clauses)
@@ -192,12 +213,24 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
             lines.append(f"- [{md_inline(mod)}]({relative_link(here, module_path(mod))}){summary}")
     else:
         lines.append("None.")
-    lines += ["", "## Effort", "", md_inline(d.effort.label())
-              + (f" (from {', '.join(md_inline(b) for b in d.effort.basis)})"
-                 if d.effort.basis else ""), ""]
+    lines += [
+        "",
+        "## Effort",
+        "",
+        md_inline(d.effort.label())
+        + (f" (from {', '.join(md_inline(b) for b in d.effort.basis)})" if d.effort.basis else ""),
+        "",
+    ]
     signals = ", ".join(md_inline(s) for s in d.risk.signals) or "none"
-    lines += ["## Risk", "", (f"Level {md_inline(d.risk.level)}; signals: {signals}; "
-              f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."), ""]
+    lines += [
+        "## Risk",
+        "",
+        (
+            f"Level {md_inline(d.risk.level)}; signals: {signals}; "
+            f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."
+        ),
+        "",
+    ]
     lines += ["## Assumptions", ""]
     lines += [f"- {md_inline(a)}" for a in d.assumptions] or ["None."]
     lines += ["", "## Evidence chain", ""]
@@ -206,10 +239,14 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         lines += [f"   - {md_inline(name)}: {_num(value)}" for name, value in step.scores]
     if not d.evidence:
         lines.append("None recorded.")
-    lines += ["", "## Provenance", "",
-              f"- Engine version: {md_inline(d.engine_version)}",
-              f"- Model version: {md_inline(d.model_version)}",
-              f"- Index freshness: {md_inline(d.index_freshness)}"]
+    lines += [
+        "",
+        "## Provenance",
+        "",
+        f"- Engine version: {md_inline(d.engine_version)}",
+        f"- Model version: {md_inline(d.model_version)}",
+        f"- Index freshness: {md_inline(d.index_freshness)}",
+    ]
     return _page(meta, lines)
 
 
@@ -220,8 +257,10 @@ def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[st
         kind = f" ({clause.kind})" if clause is not None else " (not in the current contract)"
         if clause is not None and is_declared_remit(clause):
             kind = f" ({clause.kind}, the PMO's declared remit in etki.yaml)"
-        lines.append(f"- [{md_inline(m.clause_label(ref))}]"
-                     f"({relative_link(here, contract_path(m.contract_of(ref)))}){kind}")
+        lines.append(
+            f"- [{md_inline(m.clause_label(ref))}]"
+            f"({relative_link(here, contract_path(m.contract_of(ref)))}){kind}"
+        )
     if not refs:
         lines.append("None.")
     return [*lines, ""]
@@ -246,14 +285,26 @@ def _precedent_page(m: WikiModel, case: CaseRecord) -> bytes:
         "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
         "decision": decision_path(case),
     }
-    lines = [f"# Precedent: {md_inline(case.title) or md_inline(case.case_id)}", "",
-             (f"The engine proposed **{md_code(d.verdict)}** (confidence {d.confidence:.2f}); "
-             f"{md_inline(r.reviewer)} ruled **{md_code(r.ruling)}** ({md_code(r.action)}) on "
-             f"{md_inline(r.ruled_at)}."), "",
-             f"Decision page: {_case_link(here, case, case.case_id)}", "",
-             "## Reason", "",
-             md_block(r.reason) if r.reason.strip() else "No reason given.", "",
-             "## Request", "", md_block(case.text), ""]
+    lines = [
+        f"# Precedent: {md_inline(case.title) or md_inline(case.case_id)}",
+        "",
+        (
+            f"The engine proposed **{md_code(d.verdict)}** (confidence {d.confidence:.2f}); "
+            f"{md_inline(r.reviewer)} ruled **{md_code(r.ruling)}** ({md_code(r.action)}) on "
+            f"{md_inline(r.ruled_at)}."
+        ),
+        "",
+        f"Decision page: {_case_link(here, case, case.case_id)}",
+        "",
+        "## Reason",
+        "",
+        md_block(r.reason) if r.reason.strip() else "No reason given.",
+        "",
+        "## Request",
+        "",
+        md_block(case.text),
+        "",
+    ]
     lines += _cited_clause_lines(m, here, d.cited_clauses)
     return _page(meta, lines)
 
@@ -273,8 +324,13 @@ def _make_contract_section(m: WikiModel, ref: str) -> bytes:
     if remit:
         assert clause is not None
         side = "out" if clause.kind == "exclusion" else "in"
-        lines += [(f"Declared remit: a statement the PMO wrote in etki.yaml "
-                   f"(scope.{side}, line {clause.line}), not contract text."), ""]
+        lines += [
+            (
+                f"Declared remit: a statement the PMO wrote in etki.yaml "
+                f"(scope.{side}, line {clause.line}), not contract text."
+            ),
+            "",
+        ]
     lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
     if clause is not None and clause.text.strip():
         # a remit statement is plain text; a contract clause is shown in its display
@@ -301,16 +357,27 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
-    intro = (f"Contract id {md_inline(contract_id)}."
-             + ("" if contract is not None else " It is not in the current project."))
+    intro = f"Contract id {md_inline(contract_id)}." + (
+        "" if contract is not None else " It is not in the current project."
+    )
     if contract_id == REMIT_CONTRACT_ID:
-        intro = ("Contract id etki.yaml: the PMO's declared remit, the scope statements of "
-                 "etki.yaml (in: declared in scope; out: declared outside the contractor's "
-                 "remit). They are plain text and cited like clauses."
-                 + ("" if contract is not None else " etki.yaml declares none now."))
-    lines: list[str | bytes] = [f"# Contract: {md_inline(title)}", "", intro, "",
-             ("Clauses cited by ruled cases, in contract order, with the decisions citing "
-             "them (oldest ruling first)."), ""]
+        intro = (
+            "Contract id etki.yaml: the PMO's declared remit, the scope statements of "
+            "etki.yaml (in: declared in scope; out: declared outside the contractor's "
+            "remit). They are plain text and cited like clauses."
+            + ("" if contract is not None else " etki.yaml declares none now.")
+        )
+    lines: list[str | bytes] = [
+        f"# Contract: {md_inline(title)}",
+        "",
+        intro,
+        "",
+        (
+            "Clauses cited by ruled cases, in contract order, with the decisions citing "
+            "them (oldest ruling first)."
+        ),
+        "",
+    ]
     lines += [_contract_section(m, ref) for ref in refs]
     return _page_fm(m, here, meta, lines)
 
@@ -325,7 +392,8 @@ def _module_page(m: WikiModel, module_id: str) -> bytes:
         "project": _meta_text(m.project.id),
         "path": _meta_text(module.path) if module is not None else None,
         "depends_on": sorted((_meta_text(x) for x in module.depends_on), key=sort_key)
-        if module is not None else [],
+        if module is not None
+        else [],
         "decisions": len(keys),
     }
     lines = [f"# Module: {md_inline(module_id)}", ""]
@@ -370,9 +438,13 @@ def _disputed_section(m: WikiModel, ref: str) -> bytes:
 def _make_disputed_section(m: WikiModel, ref: str) -> bytes:
     contract_id = m.contract_of(ref)
     rulings = m.memory(ref)[2]
-    lines = [f"## {md_inline(m.clause_label(ref))}", "",
-             f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
-             f"rulings {', '.join(md_code(x) for x in rulings)}.", ""]
+    lines = [
+        f"## {md_inline(m.clause_label(ref))}",
+        "",
+        f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
+        f"rulings {', '.join(md_code(x) for x in rulings)}.",
+        "",
+    ]
     lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
     lines.append("")
     return "\n".join(lines).encode("utf-8", errors="replace")
@@ -392,9 +464,13 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
-    lines: list[str | bytes] = ["# Disputed clauses", "",
-             "Clauses cited by ruled cases whose rulings disagree, with their ruling",
-             "history (oldest first). Computed from the database.", ""]
+    lines: list[str | bytes] = [
+        "# Disputed clauses",
+        "",
+        "Clauses cited by ruled cases whose rulings disagree, with their ruling",
+        "history (oldest first). Computed from the database.",
+        "",
+    ]
     if not disputed:
         lines.append("No disputed clauses.")
     lines += [_disputed_section(m, ref) for ref in disputed]
@@ -409,14 +485,17 @@ def _precedent_line(m: WikiModel, c: CaseBrief) -> str:
 def _make_precedent_line(c: CaseBrief) -> str:
     r = c.ruling
     assert r is not None
-    return (f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
-            f"{md_code(c.decision.verdict)} → {md_code(r.ruling)}")
+    return (
+        f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
+        f"{md_code(c.decision.verdict)} → {md_code(r.ruling)}"
+    )
 
 
 def _precedent_list(m: WikiModel) -> bytes:
     """``index.md``'s list of precedents, oldest ruling first."""
-    return "\n".join([_precedent_line(m, m.case_of(k)) for k in m.overrides]
-                     or ["None yet."]).encode("utf-8", errors="replace")
+    return "\n".join(
+        [_precedent_line(m, m.case_of(k)) for k in m.overrides] or ["None yet."]
+    ).encode("utf-8", errors="replace")
 
 
 def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
@@ -428,11 +507,15 @@ def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
 def _make_entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
     contract_ids, module_ids = m.contract_ids(), m.module_ids()
     contracts = "\n".join(
-        [f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]"
-         f"({contract_path(x)})" for x in contract_ids] or ["None cited yet."]
+        [
+            f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]({contract_path(x)})"
+            for x in contract_ids
+        ]
+        or ["None cited yet."]
     ).encode("utf-8", errors="replace")
-    modules = "\n".join([f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids]
-                        or ["None yet."]).encode("utf-8", errors="replace")
+    modules = "\n".join(
+        [f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids] or ["None yet."]
+    ).encode("utf-8", errors="replace")
     return contracts, modules
 
 
@@ -455,20 +538,34 @@ def _index_page(m: WikiModel) -> bytes:
         "verdicts": {v: verdicts.get(v, 0) for v in order},
         "ruling_counts": {v: rulings.get(v, 0) for v in order},
     }
-    lines: list[str | bytes] = [f"# {md_inline(m.project.config.name)} — decision wiki", "",
-             (f"Project {md_inline(m.project.id)}. Every page here is a projection of the "
-             "database; it is rewritten on each ruling and by `python -m etki.wiki rebuild`."),
-             "", "## Counts", ""]
-    lines += md_table(("measure", "count"), [
-        ("cases", str(n_cases)), ("pending", str(n_cases - n_ruled)),
-        ("ruled", str(n_ruled)), ("overrides (precedents)", str(len(overrides))),
-        ("disputed clauses", f"[{len(m.disputed)}]({DISPUTED})"),
-    ], "lr")
+    lines: list[str | bytes] = [
+        f"# {md_inline(m.project.config.name)} — decision wiki",
+        "",
+        (
+            f"Project {md_inline(m.project.id)}. Every page here is a projection of the "
+            "database; it is rewritten on each ruling and by `python -m etki.wiki rebuild`."
+        ),
+        "",
+        "## Counts",
+        "",
+    ]
+    lines += md_table(
+        ("measure", "count"),
+        [
+            ("cases", str(n_cases)),
+            ("pending", str(n_cases - n_ruled)),
+            ("ruled", str(n_ruled)),
+            ("overrides (precedents)", str(len(overrides))),
+            ("disputed clauses", f"[{len(m.disputed)}]({DISPUTED})"),
+        ],
+        "lr",
+    )
     lines += ["", "## Verdict distribution", ""]
-    lines += md_table(("verdict", "engine verdicts", "rulings"),
-                    [(md_code(v), str(verdicts.get(v, 0)), str(rulings.get(v, 0)))
-                     for v in order],
-                    "lrr")
+    lines += md_table(
+        ("verdict", "engine verdicts", "rulings"),
+        [(md_code(v), str(verdicts.get(v, 0)), str(rulings.get(v, 0))) for v in order],
+        "lrr",
+    )
     lines += ["", f"## Last {LAST_RULINGS} rulings", "", "Newest first.", ""]
     newest = [m.case_of(k) for k in reversed(m.ruled[-LAST_RULINGS:])]
     if newest:
@@ -485,10 +582,12 @@ def _index_page(m: WikiModel) -> bytes:
 
 # --- public entry points -----------------------------------------------------------------------
 
+
 def _check_unique(files: dict[str, bytes], path: str, owner: str) -> None:
     if path in files:
-        raise ValueError(f"two wiki pages map to {path} (second: {owner}); "
-                         "entity ids must be distinct")
+        raise ValueError(
+            f"two wiki pages map to {path} (second: {owner}); entity ids must be distinct"
+        )
 
 
 def _case_pages(m: WikiModel, case: CaseRecord, files: dict[str, bytes]) -> None:
@@ -504,8 +603,9 @@ def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, byte
     ignored). Returns ``{wiki-relative POSIX path: page bytes}``; the same rows give the
     same bytes. Raises ``ValueError`` only if two entity ids map to one file name.
     """
-    return render_model(WikiModel.build(project, cases),
-                        [c for c in cases if c.project_id == project.id])
+    return render_model(
+        WikiModel.build(project, cases), [c for c in cases if c.project_id == project.id]
+    )
 
 
 def render_model(m: WikiModel, cases: Iterable[CaseRecord]) -> dict[str, bytes]:
@@ -526,8 +626,9 @@ def render_model(m: WikiModel, cases: Iterable[CaseRecord]) -> dict[str, bytes]:
     return dict(sorted(files.items()))
 
 
-def render_changed(m: WikiModel, cases: Iterable[CaseRecord],
-                   touched: Iterable[CaseBrief]) -> dict[str, bytes]:
+def render_changed(
+    m: WikiModel, cases: Iterable[CaseRecord], touched: Iterable[CaseBrief]
+) -> dict[str, bytes]:
     """The pages a change of some cases can change, rendered from the model ``m`` (which
     already holds the change): ``index.md``, ``disputed.md``, the decision and precedent
     pages of the full records ``cases`` that ``m`` holds as ruled, and the contract and
@@ -555,16 +656,23 @@ def render_changed(m: WikiModel, cases: Iterable[CaseRecord],
     return dict(sorted(files.items()))
 
 
-def render_case_pages(project: Project, cases: Sequence[CaseRecord],
-                      case_id: str) -> dict[str, bytes]:
+def render_case_pages(
+    project: Project, cases: Sequence[CaseRecord], case_id: str
+) -> dict[str, bytes]:
     """The pages a ruling on ``case_id`` can change: its decision page, its precedent page
     (override), the contract pages of its cited clauses, the module pages of its
     impacted modules, ``disputed.md`` and ``index.md``. Each is byte-identical to the
     same path in :func:`render_wiki` of the same rows. A pending or unknown case gives
     only ``index.md`` and ``disputed.md``."""
     m = WikiModel.build(project, cases)
-    case = next((c for c in cases if c.case_id == case_id and c.project_id == project.id
-                 and c.ruling is not None), None)
+    case = next(
+        (
+            c
+            for c in cases
+            if c.case_id == case_id and c.project_id == project.id and c.ruling is not None
+        ),
+        None,
+    )
     if case is None:
         return render_changed(m, [], [])
     return render_changed(m, [case], [CaseBrief.of(case)])

@@ -54,8 +54,18 @@ _TITLE_SLUG_CHARS = 100  # readability bound before the byte bound below
 _DEC_PREFIX_BYTES = len("DEC-yyyymmdd-")
 _SLUG_MAX_BYTES = NAME_MAX_BYTES - _DEC_PREFIX_BYTES - len(".md")  # 239
 _CANONICAL_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
-                              *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))})
+_WINDOWS_DEVICES = frozenset(
+    {
+        "CON",
+        "PRN",
+        "AUX",
+        "NUL",
+        "CONIN$",
+        "CONOUT$",
+        *(f"COM{i}" for i in range(10)),
+        *(f"LPT{i}" for i in range(10)),
+    }
+)
 _SAFE_ENTITY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,118}[A-Za-z0-9])?")
 
 
@@ -152,8 +162,10 @@ def is_case_page(path: str, case_id: str) -> bool:
     never occurs inside a title slug). Erasure uses it to remove a case's pages when
     its title is no longer known."""
     part = re.escape(_case_part(case_id))
-    return re.fullmatch(rf"(?:decisions/DEC-\d{{8}}|precedents/PRE)-(?:[^/]*--)?{part}\.md",
-                        path) is not None
+    return (
+        re.fullmatch(rf"(?:decisions/DEC-\d{{8}}|precedents/PRE)-(?:[^/]*--)?{part}\.md", path)
+        is not None
+    )
 
 
 def entity_name(entity_id: str) -> str:
@@ -166,8 +178,11 @@ def entity_name(entity_id: str) -> str:
     (``CON``, ``nul.txt``, ``COM1``: no file of that name can exist there). Two ids
     differing only in letter case would share a name on a case-insensitive file system;
     the project loader rejects such pairs."""
-    if (_SAFE_ENTITY.fullmatch(entity_id) and ".." not in entity_id
-            and entity_id.split(".", 1)[0].upper() not in _WINDOWS_DEVICES):
+    if (
+        _SAFE_ENTITY.fullmatch(entity_id)
+        and ".." not in entity_id
+        and entity_id.split(".", 1)[0].upper() not in _WINDOWS_DEVICES
+    ):
         return entity_id
     return f"{slugify(entity_id, max_chars=60)}-{_digest(entity_id)}"
 
@@ -189,9 +204,13 @@ def page_kind(path: str) -> str:
         return "index"
     if path == DISPUTED:
         return "disputed"
-    for prefix, kind in (("decisions/", "decision"), ("precedents/", "precedent"),
-                         ("entities/contracts/", "contract"), ("entities/modules/", "module")):
-        if path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix):]:
+    for prefix, kind in (
+        ("decisions/", "decision"),
+        ("precedents/", "precedent"),
+        ("entities/contracts/", "contract"),
+        ("entities/modules/", "module"),
+    ):
+        if path.startswith(prefix) and path.endswith(".md") and "/" not in path[len(prefix) :]:
             return kind
     return "other"
 

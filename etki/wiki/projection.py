@@ -78,9 +78,11 @@ def wiki_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     documents — raises :class:`UnsafeWikiPath` and nothing in it changes."""
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISLNK(os.lstat(root).st_mode):
-            raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
-                                 "Etki never writes or reads through one: set "
-                                 "ETKI_WIKI_DIR to the real folder instead")
+            raise UnsafeWikiPath(
+                f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+                "Etki never writes or reads through one: set "
+                "ETKI_WIKI_DIR to the real folder instead"
+            )
     try:
         entries = os.listdir(root)
     except FileNotFoundError:
@@ -89,20 +91,23 @@ def wiki_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         raise UnsafeWikiPath(
             f"{root} holds files but is not an Etki wiki (no {LOCK_NAME}): a rebuild would "
             "overwrite and remove them. Point ETKI_WIKI_DIR at a new or empty folder, or "
-            "move those files away")
+            "move those files away"
+        )
     root.mkdir(parents=True, exist_ok=True)
     path = root / LOCK_NAME
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(path).st_mode
         if not stat.S_ISREG(mode):
-            raise UnsafeWikiPath(f"{path} is not a regular file; the wiki lock never "
-                                 "follows a symlink")
+            raise UnsafeWikiPath(
+                f"{path} is not a regular file; the wiki lock never follows a symlink"
+            )
     lock = FileLock(str(path), timeout=timeout, mode=0o644)
     try:
         lock.acquire()
     except Timeout:
-        raise TimeoutError(f"the wiki at {root} is locked by another writer "
-                           f"(waited {timeout:g} s)") from None
+        raise TimeoutError(
+            f"the wiki at {root} is locked by another writer (waited {timeout:g} s)"
+        ) from None
     try:
         yield
     finally:
@@ -169,14 +174,30 @@ class _Mark:
         every committed id in the window must be among them)."""
         audit = int(token[-1])  # type: ignore[call-overload]  # wiki_token ends in two ints
         floor = max(0, audit - AUDIT_WINDOW)
-        return cls(project_id, _head_digest(token[:-2]), int(token[-2]),  # type: ignore[call-overload]  # wiki_token ends in two ints
-                   audit, tuple(i for i in range(floor + 1, audit + 1) if i not in seen))
+        return cls(
+            project_id,
+            _head_digest(token[:-2]),
+            int(token[-2]),  # type: ignore[call-overload]  # wiki_token ends in two ints
+            audit,
+            tuple(i for i in range(floor + 1, audit + 1) if i not in seen),
+        )
 
     def to_bytes(self) -> bytes:
-        return (json.dumps({"audit": self.audit, "cases": self.cases, "head": self.head,
-                            "missing": list(self.missing), "project": self.project,
-                            "version": self.VERSION}, sort_keys=True,
-                           separators=(", ", ": ")) + "\n").encode("utf-8")
+        return (
+            json.dumps(
+                {
+                    "audit": self.audit,
+                    "cases": self.cases,
+                    "head": self.head,
+                    "missing": list(self.missing),
+                    "project": self.project,
+                    "version": self.VERSION,
+                },
+                sort_keys=True,
+                separators=(", ", ": "),
+            )
+            + "\n"
+        ).encode("utf-8")
 
     @classmethod
     def parse(cls, data: bytes | None, project_id: str) -> _Mark | None:
@@ -186,12 +207,17 @@ class _Mark:
             return None
         try:
             doc = json.loads(data.decode("utf-8"))
-            mark = cls(doc["project"], doc["head"], doc["cases"], doc["audit"],
-                       tuple(doc["missing"]))
-            ok = (doc["version"] == cls.VERSION and mark.project == project_id
-                  and isinstance(mark.head, str) and type(mark.cases) is int
-                  and type(mark.audit) is int
-                  and all(type(i) is int for i in mark.missing))
+            mark = cls(
+                doc["project"], doc["head"], doc["cases"], doc["audit"], tuple(doc["missing"])
+            )
+            ok = (
+                doc["version"] == cls.VERSION
+                and mark.project == project_id
+                and isinstance(mark.head, str)
+                and type(mark.cases) is int
+                and type(mark.audit) is int
+                and all(type(i) is int for i in mark.missing)
+            )
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         return mark if ok else None
@@ -244,8 +270,9 @@ class WikiProjector:
     ruling's projection cost what the ruling changed; a fresh instance pays one full read.
     """
 
-    def __init__(self, repo: CaseFileRepository, settings: Settings, *,
-                 defer_fsync: bool = True) -> None:
+    def __init__(
+        self, repo: CaseFileRepository, settings: Settings, *, defer_fsync: bool = True
+    ) -> None:
         self.repo = repo
         self.settings = settings
         self.defer_fsync = defer_fsync
@@ -285,9 +312,14 @@ class WikiProjector:
             for brief in self.repo.wiki_case_briefs(pid):
                 model.put(brief)
                 versions[brief.case_id] = brief.version
-        state = _Cached(model, head[:-2], max([audit_max, *(i for i, _ in seen)]),
-                        versions=versions, applied={i for i, _ in seen},
-                        mark=_Mark.of(pid, head, {i for i, _ in seen}))
+        state = _Cached(
+            model,
+            head[:-2],
+            max([audit_max, *(i for i, _ in seen)]),
+            versions=versions,
+            applied={i for i, _ in seen},
+            mark=_Mark.of(pid, head, {i for i, _ in seen}),
+        )
         self._cache[pid] = state
         return state, cases
 
@@ -353,16 +385,23 @@ class WikiProjector:
         if mark is None or not (root / INDEX).is_file():  # never built, deleted, or older
             return self._sync_all(pid, root, wanted)
         state = self._cache.get(pid)
-        after = mark.floor if state is None else min(
-            mark.floor, max(0, state.audit_max - AUDIT_WINDOW))
+        after = (
+            mark.floor if state is None else min(mark.floor, max(0, state.audit_max - AUDIT_WINDOW))
+        )
         try:
             head, rows = self.repo.wiki_poll(pid, after)
-            if (_head_digest(head[:-2]) != mark.head  # another load of the project
-                    or int(head[-1]) < mark.audit):  # type: ignore[call-overload]  # wiki_token ends in two ints
+            if (
+                _head_digest(head[:-2]) != mark.head  # another load of the project
+                or int(head[-1]) < mark.audit  # type: ignore[call-overload]  # wiki_token ends in two ints
+            ):
                 return self._sync_all(pid, root, wanted)  # (a DB older than the wiki)
             lag = {c for i, c in rows if mark.lags(i)}
-            if (not wanted and not lag and int(head[-2]) == mark.cases  # type: ignore[call-overload]  # wiki_token ends in two ints
-                    and (state is None or not state.unsynced)):
+            if (
+                not wanted
+                and not lag
+                and int(head[-2]) == mark.cases  # type: ignore[call-overload]  # wiki_token ends in two ints
+                and (state is None or not state.unsynced)
+            ):
                 return WriteReport(root=root)  # up to date: nothing to write
             state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
             if gone & lag:  # an erasure the wiki never saw: its pages must be pruned
@@ -389,8 +428,9 @@ class WikiProjector:
             except BaseException:
                 _close_all(held)
                 raise
-            self._flush_later(root, (*report.written, MARK_NAME) if new != old
-                              else report.written, held)
+            self._flush_later(
+                root, (*report.written, MARK_NAME) if new != old else report.written, held
+            )
         # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
         fts.note_written(root, files, old, new)
         # (a failed write keeps state.unsynced and the old mark: the next one renders them)
@@ -442,9 +482,13 @@ class WikiProjector:
         if flusher is not None:
             flusher.join()
 
-    def _refresh(self, pid: str, case_ids: set[str], head: tuple[object, ...],
-                 rows: list[tuple[int, str]],
-                 ) -> tuple[_Cached, list[CaseRecord], set[str]]:
+    def _refresh(
+        self,
+        pid: str,
+        case_ids: set[str],
+        head: tuple[object, ...],
+        rows: list[tuple[int, str]],
+    ) -> tuple[_Cached, list[CaseRecord], set[str]]:
         """Bring the cached model of ``pid`` up to the DB, given a fresh
         :meth:`CaseFileRepository.wiki_poll` (``head``, and ``rows``: the audit rows
         since at most this projector's window floor); returns it, the full records of
@@ -457,9 +501,14 @@ class WikiProjector:
             changed = set(case_ids)
         elif state.head != token:  # a re-loaded project: same cases, new clauses/modules
             seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
-            state = _Cached(state.model.with_project(self.repo.wiki_project(pid)), token,
-                            max([audit_max, *(i for i, _ in seen)]), versions=state.versions,
-                            applied={i for i, _ in seen}, unsynced=state.unsynced)
+            state = _Cached(
+                state.model.with_project(self.repo.wiki_project(pid)),
+                token,
+                max([audit_max, *(i for i, _ in seen)]),
+                versions=state.versions,
+                applied={i for i, _ in seen},
+                unsynced=state.unsynced,
+            )
             self._cache[pid] = state
             self._resync_all(state)  # re-read every case whose version changed meanwhile
             changed = set(case_ids) | set(state.unsynced)
@@ -500,8 +549,7 @@ class WikiProjector:
         return found
 
     @staticmethod
-    def _note(state: _Cached, case_id: str, old: CaseBrief | None,
-              new: CaseBrief | None) -> None:
+    def _note(state: _Cached, case_id: str, old: CaseBrief | None, new: CaseBrief | None) -> None:
         briefs = state.unsynced.setdefault(case_id, [])
         for b in (old, new):
             if b is not None and b not in briefs:
@@ -542,8 +590,11 @@ class WikiProjector:
                 reports[pid] = self._sync_all(pid, root, frozenset())
         return reports
 
-    def remove_pages(self, project_id: str, select: Callable[[str, bytes], bool],
-                     ) -> list[str]:
+    def remove_pages(
+        self,
+        project_id: str,
+        select: Callable[[str, bytes], bool],
+    ) -> list[str]:
         """Under :func:`wiki_lock`, remove the files of ``project_id``'s wiki for which
         ``select(relpath, bytes)`` is true (:func:`etki.wiki.writer.remove_pages`; it
         writes nothing, so it works on a full disk). Erasure calls it before the rebuild

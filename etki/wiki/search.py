@@ -65,17 +65,27 @@ from etki.wiki.pagematch import (
     walk_pages,
 )
 
-__all__ = ["BACKENDS", "RG_MIN_FILES", "SNIPPET_CHARS", "Hit", "find_rg", "match_text",
-           "query_tokens", "search", "token_regex", "wiki_files"]
+__all__ = [
+    "BACKENDS",
+    "RG_MIN_FILES",
+    "SNIPPET_CHARS",
+    "Hit",
+    "find_rg",
+    "match_text",
+    "query_tokens",
+    "search",
+    "token_regex",
+    "wiki_files",
+]
 
 RG_MIN_FILES = 200
 """With ``use_rg=None``, ``rg`` (or the FTS5 index) is only worth it on wikis this big."""
 BACKENDS = ("rg", "fts", "python")
 _REGEX_MAX_CHARS = 60_000
 _SCAN_LIMIT = 0x30000  # no code point at or above folds to anything but itself (Unicode 14/15)
-_RG_CHAIN = 4              # short-token queries: at most this many ``rg -l`` passes
+_RG_CHAIN = 4  # short-token queries: at most this many ``rg -l`` passes
 _RG_LINES_MAX_TOKENS = 16  # more long tokens than this: ``rg -l`` passes, then Python
-_RG_ARGS_BYTES = 96_000    # file names per rg call (well under ARG_MAX); more: several calls
+_RG_ARGS_BYTES = 96_000  # file names per rg call (well under ARG_MAX); more: several calls
 
 
 _Pending = tuple[int, str, str]  # (line number, raw line, first token on it): a snippet to cut
@@ -127,9 +137,11 @@ def _scan(root: Path, files: Iterable[str], tokens: list[str]) -> list[_Scored]:
 
 # --- the rg backend -----------------------------------------------------------------------
 
+
 @lru_cache(maxsize=1)
-def _fold_table() -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, int], ...],
-                           tuple[int, ...]]:
+def _fold_table() -> tuple[
+    dict[str, tuple[int, ...]], tuple[tuple[str, int], ...], tuple[int, ...]
+]:
     """Inverse of :func:`fold` per character: (one-character fold -> code points whose
     fold is exactly it, excluding identities), ((multi-character fold, code point) ...),
     and the code points whose fold is empty and that are not combining marks."""
@@ -227,18 +239,27 @@ def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     return pattern if len(pattern) <= max_chars else None
 
 
-
 class _RgFailed(Exception):
     """``rg`` could not answer (missing, error exit, time-out): use the next backend."""
 
 
-def _rg_run(rg: str, root: Path, options: list[str], patterns: list[str],
-            files: list[str] | None) -> bytes:
+def _rg_run(
+    rg: str, root: Path, options: list[str], patterns: list[str], files: list[str] | None
+) -> bytes:
     """stdout of ``rg`` in ``root`` with ``options`` and ``patterns`` over ``files``
     (wiki-relative paths, given after ``--``; None = the whole tree, ``*.md`` only), in as
     many calls as the command-line length needs. Raises :class:`_RgFailed`."""
-    base = [rg, "--no-config", "--no-messages", "--no-ignore", "--text", "--encoding", "none",
-            "--null", *options]
+    base = [
+        rg,
+        "--no-config",
+        "--no-messages",
+        "--no-ignore",
+        "--text",
+        "--encoding",
+        "none",
+        "--null",
+        *options,
+    ]
     for pattern in patterns:
         base += ["--regexp", pattern]
     if files is None:
@@ -274,8 +295,9 @@ def _rel(raw: bytes) -> str:
 _RG_LINE = re.compile(rb"([^\0]*)\0(\d+:[^\n]*\n)")  # path NUL lineno ':' line (--null -n)
 
 
-def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
-              patterns: dict[str, str]) -> list[_Scored]:
+def _rg_lines(
+    rg: str, root: Path, tokens: list[str], long: list[str], patterns: dict[str, str]
+) -> list[_Scored]:
     """One ``rg -n`` over the tree prints every line that may hold a ``long`` token
     (three or more characters); each is folded once and every token looked up on it.
     A line ``rg`` did not print holds only short tokens (at most ``len(tokens) -
@@ -283,8 +305,7 @@ def _rg_lines(rg: str, root: Path, tokens: list[str], long: list[str],
     any other file that may match is read and matched whole by Python. Same result as
     :func:`match_text` on every page."""
     short = len(tokens) - len(long)
-    out = _rg_run(rg, root, ["--line-number", "--with-filename"], [patterns[t] for t in long],
-                  None)
+    out = _rg_run(rg, root, ["--line-number", "--with-filename"], [patterns[t] for t in long], None)
     per_file: dict[bytes, list[bytes]] = defaultdict(list)
     for m in _RG_LINE.finditer(out):
         per_file[m.group(1)].append(m.group(2))
@@ -358,8 +379,15 @@ def _hit(rel: str, found: Hit | _Pending) -> Hit:
 
 # --- entry point -------------------------------------------------------------------------
 
-def search(wiki_root: Path, query: str, *, use_rg: bool | None = None,
-           limit: int | None = None, backend: str | None = None) -> list[Hit]:
+
+def search(
+    wiki_root: Path,
+    query: str,
+    *,
+    use_rg: bool | None = None,
+    limit: int | None = None,
+    backend: str | None = None,
+) -> list[Hit]:
     """Search the wiki at ``wiki_root`` for pages containing every token of ``query``.
 
     ``backend``: ``"rg"``, ``"fts"`` or ``"python"`` to choose one (``rg`` missing or

@@ -25,9 +25,21 @@ from pathlib import Path, PurePosixPath
 
 from etki.wiki.paths import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
-__all__ = ["MARK_FILE", "Drift", "UnsafeWikiPath", "WriteReport", "diff_tree", "drift_tree",
-           "make_durable", "owned_files", "read_mark", "remove_pages", "sync_tree",
-           "validate_relpath", "write_mark"]
+__all__ = [
+    "MARK_FILE",
+    "Drift",
+    "UnsafeWikiPath",
+    "WriteReport",
+    "diff_tree",
+    "drift_tree",
+    "make_durable",
+    "owned_files",
+    "read_mark",
+    "remove_pages",
+    "sync_tree",
+    "validate_relpath",
+    "write_mark",
+]
 
 _TMP_PREFIX = ".etki-"
 _TMP_SUFFIX = ".tmp"
@@ -60,8 +72,10 @@ class WriteReport:
         """One line for people: ``3 written, 10 unchanged, 1 removed`` or the skip reason."""
         if self.skipped:
             return self.skipped
-        return (f"{len(self.written)} written, {len(self.unchanged)} unchanged, "
-                f"{len(self.removed)} removed")
+        return (
+            f"{len(self.written)} written, {len(self.unchanged)} unchanged, "
+            f"{len(self.removed)} removed"
+        )
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
@@ -82,8 +96,7 @@ def validate_relpath(relpath: str) -> PurePosixPath:
         if part in ("", ".", "..") or part.startswith("."):
             raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: bad part {part!r}")
         if len(part.encode("utf-8")) > NAME_MAX_BYTES:
-            raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: name over "
-                                 f"{NAME_MAX_BYTES} bytes")
+            raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: name over {NAME_MAX_BYTES} bytes")
     if not parts[-1].endswith(".md"):
         raise UnsafeWikiPath(f"unsafe wiki path {relpath!r}: pages end in .md")
     return PurePosixPath(relpath)
@@ -209,9 +222,11 @@ def _root(root: Path, *, create: bool) -> Path | None:
     let a rebuild overwrite and delete another folder's files); to keep the wiki
     elsewhere, point ``ETKI_WIKI_DIR`` at that folder itself."""
     if _is_link(root):
-        raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
-                             "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
-                             "the real folder instead")
+        raise UnsafeWikiPath(
+            f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+            "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
+            "the real folder instead"
+        )
     if create:
         root.mkdir(parents=True, exist_ok=True)
     elif not root.is_dir():
@@ -233,8 +248,9 @@ def _mark_owned(base: Path) -> None:
         fd = os.open(base / OWNER_FILE, flags, 0o644)
     except OSError as exc:
         if _is_link(base / OWNER_FILE):
-            raise UnsafeWikiPath(f"{base / OWNER_FILE} is a symlink; the wiki never "
-                                 "follows one") from exc
+            raise UnsafeWikiPath(
+                f"{base / OWNER_FILE} is a symlink; the wiki never follows one"
+            ) from exc
         raise
     os.close(fd)
 
@@ -257,8 +273,12 @@ def read_mark(root: Path) -> bytes | None:
     :data:`MARK_MAX_BYTES`. Raises :class:`UnsafeWikiPath` when ``root`` is a
     symlink."""
     _refuse_linked_root(root)
-    flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_BINARY", 0))
+    flags = (
+        os.O_RDONLY
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_BINARY", 0)
+    )
     try:
         fd = os.open(root / MARK_FILE, flags)
     except OSError:  # missing, a symlink (ELOOP)
@@ -280,9 +300,11 @@ def _refuse_linked_root(root: Path) -> None:
     cheap form of :func:`_root`'s check for the state file, read and written on every
     ruling)."""
     if _is_link(root):
-        raise UnsafeWikiPath(f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
-                             "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
-                             "the real folder instead")
+        raise UnsafeWikiPath(
+            f"wiki folder {root} is a symlink (to {os.readlink(root)}); "
+            "Etki never writes or reads through one: set ETKI_WIKI_DIR to "
+            "the real folder instead"
+        )
 
 
 MARK_IN_PLACE_MAX = 4096
@@ -306,17 +328,25 @@ def write_mark(root: Path, data: bytes, *, durable: bool = True) -> None:
     ``OSError`` on I/O failure."""
     _refuse_linked_root(root)
     path = root / MARK_FILE
-    flags = (os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_BINARY", 0))
+    flags = (
+        os.O_WRONLY
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_BINARY", 0)
+    )
     fd = -1
     with contextlib.suppress(OSError):  # missing, a symlink (ELOOP), a FIFO (ENXIO)
         fd = os.open(path, flags)
     if fd >= 0:
         try:
             st = os.fstat(fd)
-            if (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and hasattr(os, "pwrite")
-                    and len(data) <= MARK_IN_PLACE_MAX
-                    and os.pwrite(fd, data, 0) == len(data)):  # (short: renamed below)
+            if (
+                stat.S_ISREG(st.st_mode)
+                and st.st_nlink == 1
+                and hasattr(os, "pwrite")
+                and len(data) <= MARK_IN_PLACE_MAX
+                and os.pwrite(fd, data, 0) == len(data)
+            ):  # (short: renamed below)
                 if st.st_size > len(data):
                     os.ftruncate(fd, len(data))
                 if durable:
@@ -344,8 +374,9 @@ def read_page(root: Path, relpath: str) -> bytes | None:
         return None
     page = folder / parts[-1]
     if _is_link(page):
-        raise UnsafeWikiPath(f"{page} is a symlink; Etki never reads through one "
-                             "(run rebuild to put the page back)")
+        raise UnsafeWikiPath(
+            f"{page} is a symlink; Etki never reads through one (run rebuild to put the page back)"
+        )
     return _read_regular(page)
 
 
@@ -364,9 +395,13 @@ def owned_files(root: Path) -> list[str]:
         if p.is_file() or _is_link(p):
             found.append(name)
     with os.scandir(base) as entries:  # a write of index.md/disputed.md killed midway
-        found.extend(e.name for e in entries
-                     if e.name.startswith(_TMP_PREFIX) and e.name.endswith(_TMP_SUFFIX)
-                     and (e.is_file(follow_symlinks=False) or e.is_symlink()))
+        found.extend(
+            e.name
+            for e in entries
+            if e.name.startswith(_TMP_PREFIX)
+            and e.name.endswith(_TMP_SUFFIX)
+            and (e.is_file(follow_symlinks=False) or e.is_symlink())
+        )
     for top in OWNED_DIRS:
         start = base / top
         if _is_link(start) or not start.is_dir():
@@ -382,8 +417,14 @@ def owned_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
-              durable: bool = True, hold_old: list[int] | None = None) -> WriteReport:
+def sync_tree(
+    root: Path,
+    files: Mapping[str, bytes],
+    *,
+    prune: bool,
+    durable: bool = True,
+    hold_old: list[int] | None = None,
+) -> WriteReport:
     """Make the wiki at ``root`` hold ``files`` ({relative path: bytes}).
 
     Every path is validated first (:func:`validate_relpath`), then each page whose bytes
@@ -454,7 +495,7 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
                 written.append(rel)
                 touched[str(folder)] = folder
         except BaseException:
-            for tmp in temps[len(written):]:
+            for tmp in temps[len(written) :]:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
             raise
@@ -468,8 +509,12 @@ def sync_tree(root: Path, files: Mapping[str, bytes], *, prune: bool,
             os.unlink(base / rel)
             removed.append(rel)
         _remove_empty_dirs(base)
-    return WriteReport(root=root, written=tuple(sorted(written)),
-                       unchanged=tuple(sorted(unchanged)), removed=tuple(sorted(removed)))
+    return WriteReport(
+        root=root,
+        written=tuple(sorted(written)),
+        unchanged=tuple(sorted(unchanged)),
+        removed=tuple(sorted(removed)),
+    )
 
 
 def remove_pages(root: Path, select: Callable[[str, bytes], bool]) -> list[str]:
@@ -517,9 +562,9 @@ def _remove_empty_dirs(base: Path) -> None:
         start = base / top
         if _is_link(start) or not start.is_dir():
             continue
-        for dirpath, _dirnames, _files in sorted(os.walk(start, topdown=False,
-                                                         followlinks=False),
-                                                 key=lambda t: -len(t[0])):
+        for dirpath, _dirnames, _files in sorted(
+            os.walk(start, topdown=False, followlinks=False), key=lambda t: -len(t[0])
+        ):
             with contextlib.suppress(OSError):  # not empty: fine
                 os.rmdir(dirpath)
 
@@ -545,8 +590,11 @@ class Drift:
 
     def lines(self) -> list[str]:
         """``missing: PATH`` / ``changed: PATH`` / ``stale: PATH``, in path order."""
-        kinds = {**dict.fromkeys(self.missing, "missing"),
-                 **dict.fromkeys(self.changed, "changed"), **dict.fromkeys(self.stale, "stale")}
+        kinds = {
+            **dict.fromkeys(self.missing, "missing"),
+            **dict.fromkeys(self.changed, "changed"),
+            **dict.fromkeys(self.stale, "stale"),
+        }
         return [f"{kinds[p]}: {p}" for p in sorted(kinds)]
 
 

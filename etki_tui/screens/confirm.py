@@ -21,12 +21,18 @@ from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.render import cell, literal, ruled_banner, verdict_text
 
-ACTION_VERB: dict[str, str] = {"approve": "Approve", "convert_to_cr": "Convert to CR",
-                               "reject": "Reject"}
+ACTION_VERB: dict[str, str] = {
+    "approve": "Approve",
+    "convert_to_cr": "Convert to CR",
+    "reject": "Reject",
+}
 """Button label per ruling action (etki.domain.ACTIONS keys)."""
 
-ACTION_VARIANT: dict[str, str] = {"approve": "success", "convert_to_cr": "warning",
-                                  "reject": "error"}
+ACTION_VARIANT: dict[str, str] = {
+    "approve": "success",
+    "convert_to_cr": "warning",
+    "reject": "error",
+}
 
 
 class ConfirmRuling(ModalScreen[str | None]):
@@ -35,8 +41,14 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     BINDINGS = bindings("modal.cancel", "modal.confirm", "help")
 
-    def __init__(self, case: CaseRecord | CaseSummary, action: str, *, cursor_blink: bool = True,
-                 draft: str = "") -> None:
+    def __init__(
+        self,
+        case: CaseRecord | CaseSummary,
+        action: str,
+        *,
+        cursor_blink: bool = True,
+        draft: str = "",
+    ) -> None:
         super().__init__()
         self.draft = draft
         """The reason box's text: the draft typed the last time the dialog was closed
@@ -68,17 +80,28 @@ class ConfirmRuling(ModalScreen[str | None]):
             yield Static(line, classes="confirm-line", markup=False)
             line = Text("Your ruling     ")
             line.append_text(verdict_text(self.ruling, bold=True))
-            line.append("  OVERRIDE — a reason is required" if self.is_override
-                        else "  agrees with the engine", style="bold" if self.is_override
-                        else "dim")
+            line.append(
+                "  OVERRIDE — a reason is required"
+                if self.is_override
+                else "  agrees with the engine",
+                style="bold" if self.is_override else "dim",
+            )
             yield Static(line, classes="confirm-line", markup=False)
-            reason = TypingInput(self.draft, placeholder="Reason (required for an override)"
-                                 if self.is_override else "Reason (optional)", id="confirm-reason",
-                                 select_on_focus=False)
+            reason = TypingInput(
+                self.draft,
+                placeholder="Reason (required for an override)"
+                if self.is_override
+                else "Reason (optional)",
+                id="confirm-reason",
+                select_on_focus=False,
+            )
             reason.cursor_blink = self._cursor_blink
             yield reason
-            yield Label(ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",
-                        id="confirm-error", markup=False)
+            yield Label(
+                ruled_banner(self.ruled_meanwhile) if self.ruled_meanwhile else "",
+                id="confirm-error",
+                markup=False,
+            )
             with Horizontal(id="confirm-buttons"):
                 cancel = Button("Cancel", id="confirm-cancel", variant="default")
                 ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]  # Button variant names
@@ -86,19 +109,23 @@ class ConfirmRuling(ModalScreen[str | None]):
                     cancel.active_effect_duration = ok.active_effect_duration = 0
                 yield cancel
                 yield ok
-            hint = ("Type the reason · Enter: to the button · Enter again: rule · "
-                    "Esc: cancel" if self.is_override else
-                    f"Enter or y: {verb.lower()} · Tab: reason or Cancel · Esc: cancel")
-            yield Static(Text(hint + " · F1: help", style="dim"), id="confirm-hint",
-                         markup=False)
+            hint = (
+                "Type the reason · Enter: to the button · Enter again: rule · Esc: cancel"
+                if self.is_override
+                else f"Enter or y: {verb.lower()} · Tab: reason or Cancel · Esc: cancel"
+            )
+            yield Static(Text(hint + " · F1: help", style="dim"), id="confirm-hint", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         """The ruling button when the ruling agrees with the engine, the reason box on
         an override (typing is the next step; nothing is ruled before a reason is typed
         and the button pressed)."""
-        first = (part(self, "#confirm-reason", Input) if self.is_override
-                 else part(self, "#confirm-ok", Button))
+        first = (
+            part(self, "#confirm-reason", Input)
+            if self.is_override
+            else part(self, "#confirm-ok", Button)
+        )
         if first is not None:  # None: the desk closed while the dialog was being built
             first.focus()
 
@@ -135,8 +162,12 @@ class ConfirmRuling(ModalScreen[str | None]):
         say what is needed instead (it never rules by default)."""
         if self.is_override:
             self.query_one("#confirm-error", Label).update(
-                Text("y rules only when you agree with the engine: this override needs a "
-                     "reason, then the ruling button.", style="bold"))
+                Text(
+                    "y rules only when you agree with the engine: this override needs a "
+                    "reason, then the ruling button.",
+                    style="bold",
+                )
+            )
             self.query_one("#confirm-reason", Input).focus()
             return
         self._confirm()
@@ -150,8 +181,11 @@ class ConfirmRuling(ModalScreen[str | None]):
     def _confirm(self) -> None:
         if self.is_override and not self.reason:
             self.query_one("#confirm-error", Label).update(
-                Text("A reason is required: this ruling overrides the engine's verdict.",
-                     style="bold"))
+                Text(
+                    "A reason is required: this ruling overrides the engine's verdict.",
+                    style="bold",
+                )
+            )
             self.query_one("#confirm-reason", Input).focus()
             return
         self.dismiss(self.reason)

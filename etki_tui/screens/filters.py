@@ -25,10 +25,19 @@ ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
     ("verdict", "Verdict", tuple((v, v or "all") for v in VERDICTS)),
     ("risk", "Risk", tuple((r, {"24h": "24h look"}.get(r or "", r or "all")) for r in RISKS)),
     ("disputed_only", "Disputed", ((False, "all"), (True, f"{WARN} disputed only"))),
-    ("band", "Confidence", ((None, "all"), *((b, {"low": "< 0.60", "medium": "0.60–0.79",
-                                                      "high": "≥ 0.80"}[b]) for b in BANDS))),
-    ("age", "Age", ((None, "all"), *((a, f"> {a[:-1]} day{'s' if a != '1d' else ''}")
-                                      for a in AGES))),
+    (
+        "band",
+        "Confidence",
+        (
+            (None, "all"),
+            *((b, {"low": "< 0.60", "medium": "0.60–0.79", "high": "≥ 0.80"}[b]) for b in BANDS),
+        ),
+    ),
+    (
+        "age",
+        "Age",
+        ((None, "all"), *((a, f"> {a[:-1]} day{'s' if a != '1d' else ''}") for a in AGES)),
+    ),
     ("sort", "Sort", tuple((k, SORT_SHORT[k]) for k in SORTS)),
 )
 """Field of :class:`QueueFilter`, row label, (value, label) choices."""
@@ -56,8 +65,9 @@ class ChoiceRow(Widget, can_focus=True):
             self.field = field
             self.value = value
 
-    def __init__(self, field: str, label: str, choices: Sequence[tuple[object, str]],
-                 value: object) -> None:
+    def __init__(
+        self, field: str, label: str, choices: Sequence[tuple[object, str]], value: object
+    ) -> None:
         super().__init__(id=f"choice-{field}")
         self.field = field
         self.label = label
@@ -97,10 +107,12 @@ class ChoiceRow(Widget, can_focus=True):
 class FilterPanel(ModalScreen[None]):
     """Filter and sort the queue; every change is applied at once through ``apply``."""
 
-    BINDINGS = [*bindings("filters.close", "filters.reset", "help"),
-                Binding("enter", "close", "Close", show=False),
-                Binding("down", "app.focus_next", show=False),
-                Binding("up", "app.focus_previous", show=False)]
+    BINDINGS = [
+        *bindings("filters.close", "filters.reset", "help"),
+        Binding("enter", "close", "Close", show=False),
+        Binding("down", "app.focus_next", show=False),
+        Binding("up", "app.focus_previous", show=False),
+    ]
 
     def __init__(self, current: QueueFilter, apply: Callable[[QueueFilter], None]) -> None:
         super().__init__()
@@ -113,8 +125,11 @@ class FilterPanel(ModalScreen[None]):
             dialog.border_title = "Filter and sort the queue"
             for field, label, choices in ROWS:
                 yield ChoiceRow(field, label, choices, getattr(self.current, field))
-            yield Static(Text("↑↓ row · ←→/Space change · x reset · Enter/Esc close",
-                              style="dim"), id="filters-hint", markup=False)
+            yield Static(
+                Text("↑↓ row · ←→/Space change · x reset · Enter/Esc close", style="dim"),
+                id="filters-hint",
+                markup=False,
+            )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -19,8 +19,9 @@ from etki_tui.actions import CONTEXTS, WIDGET_KEYS, bindings, in_context, keys_l
 from etki_tui.live import part
 
 
-def help_body(contexts: Sequence[str], keymap: Mapping[str, str],
-              config_path: Path | None = None) -> RenderableType:
+def help_body(
+    contexts: Sequence[str], keymap: Mapping[str, str], config_path: Path | None = None
+) -> RenderableType:
     """One section per context: what the screen is for, then one row per key: the key,
     and the action's name, what it does and its binding id (for a ``keymap:``)."""
     parts: list[RenderableType] = []
@@ -28,8 +29,7 @@ def help_body(contexts: Sequence[str], keymap: Mapping[str, str],
         title, intro = CONTEXTS[context]
         parts.append(Text(title, style="bold underline"))
         parts.append(Text(intro, style="italic"))
-        table = Table(box=None, show_header=False, pad_edge=False, expand=True,
-                      padding=(0, 1))
+        table = Table(box=None, show_header=False, pad_edge=False, expand=True, padding=(0, 1))
         table.add_column("key", no_wrap=True, min_width=7, max_width=14, style="bold")
         table.add_column("what it does", ratio=1)
         for action in in_context(context):
@@ -44,8 +44,12 @@ def help_body(contexts: Sequence[str], keymap: Mapping[str, str],
         parts.append(table)
         parts.append(Text(""))
     note = Text("[binding id] is what a keymap: section in ", style="dim")
-    note.append(str(config_path) if config_path else "$XDG_CONFIG_HOME/etki/config.yaml "
-                "(or ETKI_CONFIG_FILE)", style="dim")
+    note.append(
+        str(config_path)
+        if config_path
+        else "$XDG_CONFIG_HOME/etki/config.yaml (or ETKI_CONFIG_FILE)",
+        style="dim",
+    )
     note.append(" remaps, e.g.  keymap: {approve: A}.", style="dim")
     if keymap:
         note.append(" * = remapped there.", style="dim")
@@ -58,8 +62,9 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = bindings("help.close", "help")
 
-    def __init__(self, contexts: Sequence[str], keymap: Mapping[str, str],
-                 config_path: Path | None = None) -> None:
+    def __init__(
+        self, contexts: Sequence[str], keymap: Mapping[str, str], config_path: Path | None = None
+    ) -> None:
         super().__init__()
         self.contexts = list(contexts)
         self.keymap = dict(keymap)
@@ -72,8 +77,11 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_title = f"Help — {title}"
             dialog.border_subtitle = "Esc closes · ↑↓ scroll"
             with VerticalScroll(id="help-scroll", can_focus=True):
-                yield Static(help_body(self.contexts, self.keymap, self.config_path),
-                             id="help-body", markup=False)
+                yield Static(
+                    help_body(self.contexts, self.keymap, self.config_path),
+                    id="help-body",
+                    markup=False,
+                )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -25,9 +25,13 @@ class LinksScreen(ModalScreen[str | None]):
 
     BINDINGS = bindings("help.close", "help")
 
-    def __init__(self, links: Sequence[tuple[str, str]], *,
-                 title: str = "Links on this page",
-                 details: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        links: Sequence[tuple[str, str]],
+        *,
+        title: str = "Links on this page",
+        details: Sequence[str] | None = None,
+    ) -> None:
         super().__init__()
         self.links = list(links)
         self.details = list(details) if details is not None else [t for _, t in self.links]
@@ -39,8 +43,7 @@ class LinksScreen(ModalScreen[str | None]):
             dialog.border_title = self.title_text
             dialog.border_subtitle = "Enter follows · Esc closes"
             options = []
-            for i, ((label, _), detail) in enumerate(zip(self.links, self.details,
-                                                         strict=True)):
+            for i, ((label, _), detail) in enumerate(zip(self.links, self.details, strict=True)):
                 prompt = Text(printable(label, multiline=False), style="bold")
                 prompt.append("\n  " + printable(detail, multiline=False), style="dim")
                 options.append(Option(prompt, id=str(i)))

@@ -24,8 +24,9 @@ class NoticeModal(ModalScreen[None]):
 
     BINDINGS = bindings("notice.close", "help")
 
-    def __init__(self, title: str, body: RenderableType, *, severity: str = "error",
-                 id: str | None = None) -> None:
+    def __init__(
+        self, title: str, body: RenderableType, *, severity: str = "error", id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.title_text = title
         self.body = body
@@ -60,8 +61,7 @@ def too_small_text(width: int, height: int) -> RenderableType:
     lines = [
         Text(f"{WARN} TERMINAL TOO SMALL", style="bold reverse"),
         Text(""),
-        Text(f"This terminal is {width}×{height}; the desk needs at least "
-             f"{need_w}×{need_h}."),
+        Text(f"This terminal is {width}×{height}; the desk needs at least {need_w}×{need_h}."),
         Text("Make the window larger or the font smaller; the desk comes back as it was."),
         Text(""),
         Text("Ctrl+Q quits. Nothing is lost: every ruling is already saved.", style="dim"),

@@ -47,8 +47,14 @@ from etki_tui.render import (
 )
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
-__all__ = ["MemoryPane", "disputed_card", "hit_fields", "hit_prompts", "precedent_card",
-           "split_frontmatter"]
+__all__ = [
+    "MemoryPane",
+    "disputed_card",
+    "hit_fields",
+    "hit_prompts",
+    "precedent_card",
+    "split_frontmatter",
+]
 
 
 def hit_fields(hit: Any) -> tuple[str, int, str]:
@@ -161,8 +167,14 @@ contract pages, ``index.md`` and ``disputed.md`` are far longer): Textual's Mark
 widget takes about 0.5 s for 20,000 characters on this machine, so a preview stays
 quick. Enter reads the whole page (up to :data:`PAGE_TEXT_CHARS`)."""
 
-_KIND = {"decision": "decision", "precedent": "precedent", "contract": "contract",
-         "module": "module", "index": "index", "disputed": "disputed"}
+_KIND = {
+    "decision": "decision",
+    "precedent": "precedent",
+    "contract": "contract",
+    "module": "module",
+    "index": "index",
+    "disputed": "disputed",
+}
 
 
 SHOWN_WHILE_SEARCHING = 5
@@ -179,16 +191,14 @@ last line says to add words): four screenfuls at 120x40, eight at 80x24. Each an
 lays out these entries on the event loop, so fewer keep typing free."""
 
 
-def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str],
-               width: int) -> Content:
+def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width: int) -> Content:
     """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
     page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
     query words) highlighted; fitted to ``width`` cells. Pure: the search worker builds
     these off the event loop (:func:`hit_prompts`)."""
     kind = _KIND.get(page_kind(path), "page")
     prompt = Text()
-    prompt.append_text(highlight(cell(title or path, width - len(kind) - 1, style="bold"),
-                                 tokens))
+    prompt.append_text(highlight(cell(title or path, width - len(kind) - 1, style="bold"), tokens))
     prompt.append(" " + kind, style="dim")
     prompt.append("\n  ")
     prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2), tokens))
@@ -220,8 +230,9 @@ class MemoryPane(Horizontal):
 
     BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc", "page.links")
 
-    def __init__(self, *, cursor_blink: bool = True, preview_delay: float = 0.15,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, *, cursor_blink: bool = True, preview_delay: float = 0.15, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self._cursor_blink = cursor_blink
         self.preview_delay = preview_delay
@@ -258,8 +269,9 @@ class MemoryPane(Horizontal):
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
         with Vertical(id="memory-left"):
-            search = TypingInput(placeholder="Search the wiki (all words)", id="memory-search",
-                                 select_on_focus=False)
+            search = TypingInput(
+                placeholder="Search the wiki (all words)", id="memory-search", select_on_focus=False
+            )
             search.cursor_blink = self._cursor_blink
             search.border_title = "Search"
             yield search
@@ -299,9 +311,15 @@ class MemoryPane(Horizontal):
 
     # --- data in -----------------------------------------------------------------------
 
-    def set_hits(self, query: str, hits: Sequence[Any], error: str | None = None, *,
-                 total: int | None = None,
-                 prompts: tuple[int, Sequence[Content]] | None = None) -> None:
+    def set_hits(
+        self,
+        query: str,
+        hits: Sequence[Any],
+        error: str | None = None,
+        *,
+        total: int | None = None,
+        prompts: tuple[int, Sequence[Content]] | None = None,
+    ) -> None:
         """Show search results for ``query`` (best first; ``total`` pages match, default
         ``len(hits)``); the first hit is highlighted and the preview follows it at once
         (a card with its title and excerpt until its page is read), never staying on a
@@ -317,10 +335,18 @@ class MemoryPane(Horizontal):
             self._previewing = None  # the hit list changed: preview the new first hit
         self._rebuild(prefer="hit:0")
 
-    def set_memory(self, precedents: Sequence[CaseRecord], disputed: Sequence[DisputedClause],
-                   clauses: Mapping[str, ScopeClause], pages: Sequence[str],
-                   wiki_on: bool, *, precedent_pages: Sequence[str] = (),
-                   top_pages: Sequence[str] = (), wiki_root: Path | None = None) -> None:
+    def set_memory(
+        self,
+        precedents: Sequence[CaseRecord],
+        disputed: Sequence[DisputedClause],
+        clauses: Mapping[str, ScopeClause],
+        pages: Sequence[str],
+        wiki_on: bool,
+        *,
+        precedent_pages: Sequence[str] = (),
+        top_pages: Sequence[str] = (),
+        wiki_root: Path | None = None,
+    ) -> None:
         """Show precedents, disputed clauses and wiki pages."""
         self._previewing = None  # the data behind the preview may have changed
         self.precedents = list(precedents)
@@ -388,27 +414,48 @@ class MemoryPane(Horizontal):
         if self.query_text.strip():
             options.append(_header("Search results", self.total))
             if self.search_error:
-                options.append(Option(literal(self.search_error, style="italic"),
-                                      disabled=True))
+                options.append(Option(literal(self.search_error, style="italic"), disabled=True))
             elif not self.hits:
-                options.append(Option(Text("  no page has all these words", style="dim"),
-                                      disabled=True))
+                options.append(
+                    Option(Text("  no page has all these words", style="dim"), disabled=True)
+                )
             shown = self.hits[:SHOWN_HITS]
             ready = self._prompts
             if ready is None or ready[0] != width or len(ready[1]) < len(shown):
-                ready = (width, [hit_prompt(self.hit_titles[i] if i < len(self.hit_titles)
-                                            else "", path, snippet, tokens, width)
-                                 for i, (path, _line, snippet) in enumerate(shown)])
+                ready = (
+                    width,
+                    [
+                        hit_prompt(
+                            self.hit_titles[i] if i < len(self.hit_titles) else "",
+                            path,
+                            snippet,
+                            tokens,
+                            width,
+                        )
+                        for i, (path, _line, snippet) in enumerate(shown)
+                    ],
+                )
                 self._prompts = ready
-            options += [Option(prompt, id=f"hit:{i}")
-                        for i, prompt in enumerate(ready[1][:len(shown)])]
+            options += [
+                Option(prompt, id=f"hit:{i}") for i, prompt in enumerate(ready[1][: len(shown)])
+            ]
             if self.total > len(shown):
-                options.append(Option(Text(f"  … {self.total - len(shown)} "
-                                           "more pages: add words to narrow the search",
-                                           style="dim"), disabled=True))
+                options.append(
+                    Option(
+                        Text(
+                            f"  … {self.total - len(shown)} "
+                            "more pages: add words to narrow the search",
+                            style="dim",
+                        ),
+                        disabled=True,
+                    )
+                )
         elif not self.wiki_on:
-            options.append(Option(Text("Wiki search is off (ETKI_WIKI_DIR is empty).",
-                                       style="dim"), disabled=True))
+            options.append(
+                Option(
+                    Text("Wiki search is off (ETKI_WIKI_DIR is empty).", style="dim"), disabled=True
+                )
+            )
         room = SHOWN_WHILE_SEARCHING if self.query_text.strip() else SHOWN
         options.append(_header("Precedents", len(self.precedents)))
         if not self.precedents:
@@ -424,9 +471,15 @@ class MemoryPane(Horizontal):
             prompt.append_text(cell(case.title, width - 2))
             options.append(Option(prompt, id=f"pre:{case.case_id}"))
         if len(self.precedents) > room:
-            options.append(_more(len(self.precedents), "precedents: Ctrl+P finds a case by id"
-                                 if room == SHOWN else "precedents: Esc, then clear the "
-                                 "search to list them", room))
+            options.append(
+                _more(
+                    len(self.precedents),
+                    "precedents: Ctrl+P finds a case by id"
+                    if room == SHOWN
+                    else "precedents: Esc, then clear the search to list them",
+                    room,
+                )
+            )
         options.append(_header("Disputed clauses", len(self.disputed)))
         if not self.disputed:
             options.append(Option(Text("  none", style="dim"), disabled=True))
@@ -436,8 +489,7 @@ class MemoryPane(Horizontal):
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
         if len(self.disputed) > room:
-            options.append(_more(len(self.disputed), "disputed clauses: search finds them",
-                                 room))
+            options.append(_more(len(self.disputed), "disputed clauses: search finds them", room))
         if self.top_pages:
             options.append(_header("Wiki pages"))
             for path in self.top_pages:
@@ -447,11 +499,14 @@ class MemoryPane(Horizontal):
             hint = "  none yet" if self.wiki_on else "  wiki off"
             options.append(Option(Text(hint, style="dim"), disabled=True))
         for path in self.pages[-room:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
-            options.append(Option(cell(path.removeprefix("decisions/"), width),
-                                  id=f"page:{path}"))
+            options.append(Option(cell(path.removeprefix("decisions/"), width), id=f"page:{path}"))
         if len(self.pages) > room:
-            options.append(Option(Text(f"  … {len(self.pages) - room} older: search "
-                                       "finds them", style="dim"), disabled=True))
+            options.append(
+                Option(
+                    Text(f"  … {len(self.pages) - room} older: search finds them", style="dim"),
+                    disabled=True,
+                )
+            )
         entries.clear_options()
         entries.add_options(options)
         ids = [o.id for o in entries.options if o.id and not o.disabled]
@@ -466,8 +521,7 @@ class MemoryPane(Horizontal):
 
     # --- preview -------------------------------------------------------------------------
 
-    def show_card(self, renderable: RenderableType,
-                  target: tuple[str, str] | None = None) -> None:
+    def show_card(self, renderable: RenderableType, target: tuple[str, str] | None = None) -> None:
         """Show a card from the DB in the preview; ``target`` is (what, text) to copy.
         Nothing before the pane is composed (the highlighted entry's card is shown when
         the lists are drawn on mount) or while it is being removed."""
@@ -484,8 +538,9 @@ class MemoryPane(Horizontal):
         preview.border_title = "Preview"
         box.scroll_home(animate=False)
 
-    async def show_page(self, path: str, text: str, error: str | None = None, *,
-                        history: str = "replace") -> None:
+    async def show_page(
+        self, path: str, text: str, error: str | None = None, *, history: str = "replace"
+    ) -> None:
         """Show a wiki page in the reader (client text made terminal-safe first).
         Before the pane is composed the page is kept and shown on mount; while it is
         being removed (also during the await) there is nothing to show it in."""
@@ -496,15 +551,27 @@ class MemoryPane(Horizontal):
             self._page_waiting = (path, text, error, history)
             return
         if error is not None:
-            self.show_card(Group(literal(error, style="italic"), Text(""),
-                                 Text("The page may have been renamed by a rebuild: "
-                                      "Ctrl+R reloads the lists.", style="dim")))
+            self.show_card(
+                Group(
+                    literal(error, style="italic"),
+                    Text(""),
+                    Text(
+                        "The page may have been renamed by a rebuild: Ctrl+R reloads the lists.",
+                        style="dim",
+                    ),
+                )
+            )
             return
         self._card_target = None
         box.display = False
         reader.display = True
-        await reader.show(path, text, tokens=self.tokens, history=history,
-                          limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS)
+        await reader.show(
+            path,
+            text,
+            tokens=self.tokens,
+            history=history,
+            limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS,
+        )
         preview = part(self, "#memory-preview")
         if preview is None:
             return  # removed while the page was laid out
@@ -532,15 +599,18 @@ class MemoryPane(Horizontal):
             path = self.hits[int(key)][0] if kind == "hit" else key
             self.wanted = path
             reader = part(self, PageReader)
-            if reader is None or path != reader.path or not reader.display \
-                    or reader.tokens != self.tokens:
+            if (
+                reader is None
+                or path != reader.path
+                or not reader.display
+                or reader.tokens != self.tokens
+            ):
                 self.show_card(self._loading_card(kind, key, path))  # never a stale page
                 if self.preview_delay <= 0:
                     self.post_message(PageWanted(path, history="replace"))
                 else:
                     self._pending_preview = path
-                    self._preview_timer = self.set_timer(self.preview_delay,
-                                                         self.flush_preview)
+                    self._preview_timer = self.set_timer(self.preview_delay, self.flush_preview)
             return
         self.wanted = None
         if kind == "pre":
@@ -565,16 +635,21 @@ class MemoryPane(Horizontal):
         lines.append(Text("Loading the page…", style="dim italic"))
         return Group(*lines)
 
-    def show_page_soon(self, path: str, text: str, error: str | None = None, *,
-                       history: str = "replace") -> None:
+    def show_page_soon(
+        self, path: str, text: str, error: str | None = None, *, history: str = "replace"
+    ) -> None:
         """Show a page that was read (:class:`PageLoaded`) in a worker of its own, so the
         app's message queue — and every key — never waits while the markdown is laid
         out; a newer page replaces one still being laid out. A preview (``replace``) of
         a page that is no longer the highlighted entry's (:attr:`wanted`) is dropped."""
         if history == "replace" and path != self.wanted:
             return
-        self.run_worker(self.show_page(path, text, error, history=history),
-                        group="memory-show", exclusive=True, exit_on_error=False)
+        self.run_worker(
+            self.show_page(path, text, error, history=history),
+            group="memory-show",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def _cancel_preview(self) -> None:
         if self._preview_timer is not None:
@@ -608,15 +683,21 @@ class MemoryPane(Horizontal):
         elif kind == "pre":
             path = self.precedent_page(key)
             if path is None:
-                self.app.notify("This precedent has no wiki page (the wiki is off or not "
-                                "rebuilt yet); the card shows everything from the DB.",
-                                markup=False, timeout=5)
+                self.app.notify(
+                    "This precedent has no wiki page (the wiki is off or not "
+                    "rebuilt yet); the card shows everything from the DB.",
+                    markup=False,
+                    timeout=5,
+                )
                 return
         elif kind == "dis":
             path = "disputed.md" if "disputed.md" in self.top_pages else None
             if path is None:
-                self.app.notify("No disputed.md in the wiki; the card shows the history "
-                                "from the DB.", markup=False, timeout=5)
+                self.app.notify(
+                    "No disputed.md in the wiki; the card shows the history from the DB.",
+                    markup=False,
+                    timeout=5,
+                )
                 return
         if path is None:
             return
@@ -708,8 +789,9 @@ class MemoryPane(Horizontal):
         reader = self.reader
         links = reader.links() if reader.display else []
         if not links:
-            self.app.notify("No wiki links on this page (open a page first: Enter).",
-                            markup=False, timeout=3)
+            self.app.notify(
+                "No wiki links on this page (open a page first: Enter).", markup=False, timeout=3
+            )
             return
 
         def chosen(path: str | None) -> None:

@@ -65,8 +65,12 @@ if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
 
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("case", "Case"), ("title", "Title"), ("verdict", "Verdict"), ("conf", "Conf"),
-    ("clauses", "Clauses"), ("risk", "Risk"),
+    ("case", "Case"),
+    ("title", "Title"),
+    ("verdict", "Verdict"),
+    ("conf", "Conf"),
+    ("clauses", "Clauses"),
+    ("risk", "Risk"),
 )
 _FIXED = {"verdict": 16, "conf": 4, "clauses": 9, "risk": 8}
 _SHORT_VERDICT = 10
@@ -80,8 +84,16 @@ DETAIL_CACHE = 600
 DETAIL_WINDOW = (20, 40)
 """Rows before and after the cursor whose whole cases are read with the highlighted one."""
 
-__all__ = ["COLUMNS", "CURSOR_MARK", "CaseDetail", "FilterBar", "QueueCase", "QueuePane",
-           "QueueTable", "short_case_id"]
+__all__ = [
+    "COLUMNS",
+    "CURSOR_MARK",
+    "CaseDetail",
+    "FilterBar",
+    "QueueCase",
+    "QueuePane",
+    "QueueTable",
+    "short_case_id",
+]
 
 
 def short_case_id(case_id: str) -> str:
@@ -132,8 +144,9 @@ class FilterBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         """The (hidden until ``/``) find box, the summary and the sort order."""
-        find = TypingInput(placeholder="find (id, title, text, clause)",
-                           id="queue-find", select_on_focus=False)
+        find = TypingInput(
+            placeholder="find (id, title, text, clause)", id="queue-find", select_on_focus=False
+        )
         find.cursor_blink = self._cursor_blink
         find.display = False
         yield find
@@ -168,8 +181,12 @@ class FilterBar(Horizontal):
                 out.append(f" + {kept} ruled elsewhere", style="bold")
             out.append(" · f filter · / find", style="dim")
         summary.update(out)
-        sort = Text(f"sort: {SORT_SHORT.get(flt.sort, flt.sort)}", no_wrap=True, end="",
-                    style="dim" if flt.sort == "queue" else "bold")
+        sort = Text(
+            f"sort: {SORT_SHORT.get(flt.sort, flt.sort)}",
+            no_wrap=True,
+            end="",
+            style="dim" if flt.sort == "queue" else "bold",
+        )
         order_line.update(sort)
 
 
@@ -181,12 +198,27 @@ class QueuePane(Vertical):
     """Filter line + queue table + case detail, with the ruling keys ``a``/``c``/``r``
     and the filter keys."""
 
-    BINDINGS = bindings("approve", "convert", "reject", "read", "find", "filters",
-                        "filter.verdict", "filter.disputed", "sort", "filter.clear",
-                        "similar")
+    BINDINGS = bindings(
+        "approve",
+        "convert",
+        "reject",
+        "read",
+        "find",
+        "filters",
+        "filter.verdict",
+        "filter.disputed",
+        "sort",
+        "filter.clear",
+        "similar",
+    )
 
-    def __init__(self, *, clock: Callable[[], datetime] | None = None,
-                 cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        cursor_blink: bool = True,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.clock = clock or _utc_now
         self._cursor_blink = cursor_blink
@@ -275,18 +307,30 @@ class QueuePane(Vertical):
 
     def _cells_for(self, case: QueueCase) -> list[Text]:
         d = case.decision
-        case_cell = Text(printable(short_case_id(case.case_id) if self._short_ids
-                                   else case.case_id, multiline=False),
-                         style="bold", no_wrap=True, end="")
+        case_cell = Text(
+            printable(
+                short_case_id(case.case_id) if self._short_ids else case.case_id, multiline=False
+            ),
+            style="bold",
+            no_wrap=True,
+            end="",
+        )
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
-            label = (f"{WARN} RULED" if self._short_verdicts else
-                     fit(f"{WARN} ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
-                         _FIXED["verdict"]))
+            label = (
+                f"{WARN} RULED"
+                if self._short_verdicts
+                else fit(
+                    f"{WARN} ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
+                    _FIXED["verdict"],
+                )
+            )
             verdict = Text(label, style="bold reverse", no_wrap=True, end="")
         else:
-            verdict = self._shared(("verdict", d.verdict, self._short_verdicts),
-                                   lambda: verdict_text(d.verdict, short=self._short_verdicts))
+            verdict = self._shared(
+                ("verdict", d.verdict, self._short_verdicts),
+                lambda: verdict_text(d.verdict, short=self._short_verdicts),
+            )
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
         disputed = bool(disputed_refs(d.cited_clauses, self.memory))
@@ -295,10 +339,14 @@ class QueuePane(Vertical):
             title_cell(case.title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
-            self._shared(("clauses", tuple(d.cited_clauses)),
-                         lambda: clauses_cell(d.cited_clauses, _FIXED["clauses"])),
-            self._shared(("risk", risk.level, risk.pmo_look_24h),
-                         lambda: risk_cell(case, self.memory, self.escalate)),
+            self._shared(
+                ("clauses", tuple(d.cited_clauses)),
+                lambda: clauses_cell(d.cited_clauses, _FIXED["clauses"]),
+            ),
+            self._shared(
+                ("risk", risk.level, risk.pmo_look_24h),
+                lambda: risk_cell(case, self.memory, self.escalate),
+            ),
         ]
 
     def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
@@ -340,11 +388,18 @@ class QueuePane(Vertical):
         self._show_filter()
         self.refresh_detail()
 
-    def load(self, cases: Iterable[QueueCase], clauses: Mapping[str, ScopeClause],
-             memory: Mapping[str, ClauseMemory], *,
-             mine: Iterable[str] = (), rulings: RulingIndex | None = None,
-             workitems: Mapping[str, WorkItem] | None = None,
-             escalate: bool | None = None, wiki_on: bool | None = None) -> list[QueueCase]:
+    def load(
+        self,
+        cases: Iterable[QueueCase],
+        clauses: Mapping[str, ScopeClause],
+        memory: Mapping[str, ClauseMemory],
+        *,
+        mine: Iterable[str] = (),
+        rulings: RulingIndex | None = None,
+        workitems: Mapping[str, WorkItem] | None = None,
+        escalate: bool | None = None,
+        wiki_on: bool | None = None,
+    ) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
         highlighted one when someone else ruled it: its row stays, marked, with a
@@ -377,8 +432,11 @@ class QueuePane(Vertical):
             by_others.append(record)
             if case_id == current:
                 self.ruled_elsewhere[case_id] = record
-        self.ruled_elsewhere = {k: ruled_now.get(k, v) for k, v in self.ruled_elsewhere.items()
-                                if k not in fresh and k == current}
+        self.ruled_elsewhere = {
+            k: ruled_now.get(k, v)
+            for k, v in self.ruled_elsewhere.items()
+            if k not in fresh and k == current
+        }
         self.all_cases = everything
         self._by_id = {c.case_id: c for c in everything}
         self.cases = fresh
@@ -414,8 +472,9 @@ class QueuePane(Vertical):
         self.ruled_elsewhere.pop(case_id, None)
         self._sync()
 
-    def update_memory(self, memory: Mapping[str, ClauseMemory],
-                      rulings: RulingIndex | None = None) -> None:
+    def update_memory(
+        self, memory: Mapping[str, ClauseMemory], rulings: RulingIndex | None = None
+    ) -> None:
         """New clause memory (after a ruling), and the similar-rulings index after it
         when given: re-render the detail pane."""
         before = {k: self._disputed_state(c) for k, c in self.cases.items()}
@@ -449,13 +508,18 @@ class QueuePane(Vertical):
         """The rows the table should show, in display order."""
         now = self.clock()
         esc = self.escalate
-        rows = [c for c in self.all_cases
-                if (c.case_id in self.cases
-                    and self.filter.matches(c, self.memory, now, escalate=esc))
-                or c.case_id in self.ruled_elsewhere]
+        rows = [
+            c
+            for c in self.all_cases
+            if (c.case_id in self.cases and self.filter.matches(c, self.memory, now, escalate=esc))
+            or c.case_id in self.ruled_elsewhere
+        ]
         if not self.all_cases:  # loaded without the full list (tests, older callers)
-            rows = [c for c in self.cases.values()
-                    if self.filter.matches(c, self.memory, now, escalate=esc)]
+            rows = [
+                c
+                for c in self.cases.values()
+                if self.filter.matches(c, self.memory, now, escalate=esc)
+            ]
         return order(rows, self.filter.sort, now, memory=self.memory, escalate=esc)
 
     def _sync(self) -> None:
@@ -499,8 +563,7 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
-                state = (layout, case.case_id in self.ruled_elsewhere,
-                         self._disputed_state(case))
+                state = (layout, case.case_id in self.ruled_elsewhere, self._disputed_state(case))
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
                     continue
@@ -510,9 +573,12 @@ class QueuePane(Vertical):
                 else:
                     for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
                         if not _same(before, after):
-                            table.update_cell(case.case_id, column, after,
-                                              update_width=column in ("case", "title",
-                                                                      "verdict"))
+                            table.update_cell(
+                                case.case_id,
+                                column,
+                                after,
+                                update_width=column in ("case", "title", "verdict"),
+                            )
                 self._cells[case.case_id] = cells
                 self._row_state[case.case_id] = state
             table.add_rows_at_once(added)
@@ -590,31 +656,47 @@ class QueuePane(Vertical):
                 detail.show(Text("Loading…", style="dim"))
             elif not self.cases:
                 detail.border_title = "No pending cases"
-                detail.show(Text("The queue is empty: every case is ruled. Ctrl+R reloads; "
-                                 "the queue also refreshes by itself.", style="dim"))
+                detail.show(
+                    Text(
+                        "The queue is empty: every case is ruled. Ctrl+R reloads; "
+                        "the queue also refreshes by itself.",
+                        style="dim",
+                    )
+                )
             else:
                 detail.border_title = "Nothing matches the filter"
-                detail.show(Text(f"No pending case matches the filter ({len(self.cases)} "
-                                 "hidden). Esc clears the filters; f changes them.",
-                                 style="dim"))
+                detail.show(
+                    Text(
+                        f"No pending case matches the filter ({len(self.cases)} "
+                        "hidden). Esc clears the filters; f changes them.",
+                        style="dim",
+                    )
+                )
             return
         position = table.cursor_row + 1
-        detail.border_title = (f"Case {position} of {table.row_count} · "
-                               f"{printable(case.case_id, multiline=False)}")
+        detail.border_title = (
+            f"Case {position} of {table.row_count} · {printable(case.case_id, multiline=False)}"
+        )
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
         if record is not None:
             beside = self.beside(record)
-            detail.show(case_detail(
-                record, self.clauses, self.memory, now=self.clock(),
-                similar=beside.similar if beside is not None else (),
-                memory_verdict=beside.verdict if beside is not None else None,
-                escalate=self.escalate, workitems=self.workitems,
-                precedents=self._precedent_pages(record)))
+            detail.show(
+                case_detail(
+                    record,
+                    self.clauses,
+                    self.memory,
+                    now=self.clock(),
+                    similar=beside.similar if beside is not None else (),
+                    memory_verdict=beside.verdict if beside is not None else None,
+                    escalate=self.escalate,
+                    workitems=self.workitems,
+                    precedents=self._precedent_pages(record),
+                )
+            )
         elif case.case_id in self._detail_errors:
             error = printable(self._detail_errors[case.case_id], multiline=False)
-            detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.",
-                             style="dim"))
+            detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.", style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
 
@@ -664,8 +746,8 @@ class QueuePane(Vertical):
         index = table.cursor_row
         keys = table.row_keys()
         before, after = DETAIL_WINDOW
-        window = keys[max(0, index - before):index + after]
-        near = set(window[max(0, min(index, before) - 5):min(index, before) + 15])
+        window = keys[max(0, index - before) : index + after]
+        near = set(window[max(0, min(index, before) - 5) : min(index, before) + 15])
 
         def unread(key: str | None) -> bool:
             if key is None or key in self._details_wanted or key in self._detail_errors:
@@ -682,8 +764,9 @@ class QueuePane(Vertical):
             self._details_wanted.update(ids)
             self.post_message(DetailsWanted(ids))
 
-    def details_loaded(self, records: Iterable[CaseRecord], asked: Iterable[str],
-                       error: str | None = None) -> None:
+    def details_loaded(
+        self, records: Iterable[CaseRecord], asked: Iterable[str], error: str | None = None
+    ) -> None:
         """Whole cases read for the detail pane (``error``: why the ``asked`` ids could
         not be read); re-render the pane when the highlighted case is among them."""
         asked = set(asked)
@@ -748,16 +831,18 @@ class QueuePane(Vertical):
             return False
         padding = 2 * table.cell_padding * len(COLUMNS)
         short_verdicts = width < 110
-        fixed = sum(_FIXED.values()) - (_FIXED["verdict"] - _SHORT_VERDICT
-                                         if short_verdicts else 0)
+        fixed = sum(_FIXED.values()) - (_FIXED["verdict"] - _SHORT_VERDICT if short_verdicts else 0)
         rest = width - padding - fixed - 1
         ids = [c.case_id for c in self.all_cases] or list(self.cases)
         full = max((len(k) for k in ids), default=17)
         short = max((len(short_case_id(k)) for k in ids), default=8)
         short_ids = rest - full < _WANT_TITLE
         title = max(_MIN_TITLE, rest - (short if short_ids else full))
-        if (title, short_ids, short_verdicts) == (self._title_width, self._short_ids,
-                                                  self._short_verdicts):
+        if (title, short_ids, short_verdicts) == (
+            self._title_width,
+            self._short_ids,
+            self._short_verdicts,
+        ):
             return False
         self._title_width, self._short_ids = title, short_ids
         self._short_verdicts = short_verdicts
@@ -791,8 +876,12 @@ class QueuePane(Vertical):
         find = self.query_one("#queue-find", Input)
         if self.screen.focused is not find:
             active = self.screen.active_bindings.get(event.key)
-            if (active is not None and active.node is self and not active.enabled
-                    and active.binding.action in RULING_ACTIONS):
+            if (
+                active is not None
+                and active.node is self
+                and not active.enabled
+                and active.binding.action in RULING_ACTIONS
+            ):
                 event.stop()
                 self._request(active.binding.action)
             return
@@ -870,20 +959,24 @@ class QueuePane(Vertical):
             return
         from etki_tui.screens.links import LinksScreen
 
-        links = [(f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
-                 for s in beside.similar]
+        links = [
+            (f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
+            for s in beside.similar
+        ]
         wanted = {s.case_id for s in beside.similar}
         by_id = {c.case_id: c for c in self.all_cases if c.case_id in wanted}
         known = [by_id.get(s.case_id) for s in beside.similar]
-        details = [(c.title or c.text)[:70] if c is not None else "(not in this queue view)"
-                   for c in known]
+        details = [
+            (c.title or c.text)[:70] if c is not None else "(not in this queue view)" for c in known
+        ]
 
         def chosen(case_id: str | None) -> None:
             if case_id:
                 self.post_message(CaseWanted(case_id))
 
-        self.app.push_screen(LinksScreen(links, title="Similar ruled cases", details=details),
-                             chosen)
+        self.app.push_screen(
+            LinksScreen(links, title="Similar ruled cases", details=details), chosen
+        )
 
     def action_find(self) -> None:
         """Open the live find box."""
@@ -926,5 +1019,4 @@ class QueuePane(Vertical):
         if find.value:
             find.value = ""
         self.set_filter(self.filter.cleared())
-        self.app.notify("Filters cleared: every pending case is shown.", markup=False,
-                        timeout=3)
+        self.app.notify("Filters cleared: every pending case is shown.", markup=False, timeout=3)

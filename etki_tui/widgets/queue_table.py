@@ -108,8 +108,11 @@ class QueueTable(ScrollView, can_focus=True):
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "queue-table--header", "queue-table--cursor", "queue-table--even-row",
-        "queue-table--odd-row", "queue-table--hover",
+        "queue-table--header",
+        "queue-table--cursor",
+        "queue-table--even-row",
+        "queue-table--odd-row",
+        "queue-table--hover",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -145,8 +148,13 @@ class QueueTable(ScrollView, can_focus=True):
     class RowSelected(RowHighlighted):
         """The highlighted row was selected (Enter, or a click on it)."""
 
-    def __init__(self, *, on_width: Callable[[int], None] | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        on_width: Callable[[int], None] | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         """``on_width`` is called with the table's new width on every resize, at once
         (the compositor's region may not be updated yet when a later callback runs)."""
         super().__init__(id=id, classes=classes)
@@ -231,13 +239,16 @@ class QueueTable(ScrollView, can_focus=True):
             self._positions[key] = start + offset
             self._cells[key] = list(cells)
         for index, column in enumerate(columns):
-            widest = max((cell_len(cells[index].plain) for _key, cells in rows
-                          if index < len(cells)), default=0)
+            widest = max(
+                (cell_len(cells[index].plain) for _key, cells in rows if index < len(cells)),
+                default=0,
+            )
             column.content_width = max(column.content_width, widest)
         self._changed()
 
-    def update_cell(self, key: str, column: str, value: Text, *,
-                    update_width: bool = False) -> None:
+    def update_cell(
+        self, key: str, column: str, value: Text, *, update_width: bool = False
+    ) -> None:
         """Replace one cell; with ``update_width`` its column widens to fit it.
         Raises ``KeyError`` for an unknown row or column."""
         cells = self._cells[key]
@@ -309,7 +320,10 @@ class QueueTable(ScrollView, can_focus=True):
         if scroll and self._keys:
             self.scroll_to_region(
                 Region(int(self.scroll_x), self._cursor + 1, self.virtual_size.width, 1),
-                spacing=Spacing(1, 0, 0, 0), animate=animate, force=True)
+                spacing=Spacing(1, 0, 0, 0),
+                animate=animate,
+                force=True,
+            )
         self._announce()
 
     def _announce(self) -> None:
@@ -412,23 +426,36 @@ class QueueTable(ScrollView, can_focus=True):
         if cursor:
             cursor_style += self.get_component_rich_style("queue-table--cursor")
         scroll_x = int(self.scroll_x)
-        key = (row, self._keys[row] if row >= 0 else None, width, scroll_x, base,
-               row_style, cursor_style, self.app.no_color)
+        key = (
+            row,
+            self._keys[row] if row >= 0 else None,
+            width,
+            scroll_x,
+            base,
+            row_style,
+            cursor_style,
+            self.app.no_color,
+        )
         line = self._lines.get(key)
         if line is None:
-            line = self._draw_line(row, width, scroll_x, base, row_style, cursor,
-                                   cursor_style)
+            line = self._draw_line(row, width, scroll_x, base, row_style, cursor, cursor_style)
             self._lines[key] = line
         return line
 
-    def _draw_line(self, row: int, width: int, scroll_x: int, base: Style,
-                   row_style: Style, cursor: bool, cursor_style: Style) -> Strip:
+    def _draw_line(
+        self,
+        row: int,
+        width: int,
+        scroll_x: int,
+        base: Style,
+        row_style: Style,
+        cursor: bool,
+        cursor_style: Style,
+    ) -> Strip:
         """Render one line: every cell padded to its column's width, then the rest of
         the width in the row's style. The segments carry ``row``/``column`` meta."""
-        cells = ([c.label for c in self._columns] if row == HEADER
-                 else self._cells[self._keys[row]])
-        post = Style.from_color(cursor_style.color) + Style.from_color(
-            bgcolor=cursor_style.bgcolor)
+        cells = [c.label for c in self._columns] if row == HEADER else self._cells[self._keys[row]]
+        post = Style.from_color(cursor_style.color) + Style.from_color(bgcolor=cursor_style.bgcolor)
         console = self.app.console
         segments: list[Segment] = []
         total = 0
@@ -436,21 +463,35 @@ class QueueTable(ScrollView, can_focus=True):
             cell_width = column.content_width + 2 * self.cell_padding
             total += cell_width
             cell = cells[index] if index < len(cells) else Text()
-            options = self.app.console_options.update_dimensions(cell_width, 1).update(
-                no_wrap=True)
+            options = self.app.console_options.update_dimensions(cell_width, 1).update(no_wrap=True)
             pre = row_style + Style.from_meta({"row": row, "column": index}) + cursor_style
             lines = console.render_lines(
-                Styled(Padding(cell, (0, self.cell_padding)), pre_style=pre,
-                       post_style=post), options)
+                Styled(Padding(cell, (0, self.cell_padding)), pre_style=pre, post_style=post),
+                options,
+            )
             drawn = lines[0]
-            if (index == 0 and cursor and self.app.no_color
-                    and drawn and drawn[0].text.startswith(" ")):
+            if (
+                index == 0
+                and cursor
+                and self.app.no_color
+                and drawn
+                and drawn[0].text.startswith(" ")
+            ):
                 first = drawn[0]
-                drawn = [Segment(CURSOR_MARK + first.text[1:], first.style, first.control),
-                         *drawn[1:]]
+                drawn = [
+                    Segment(CURSOR_MARK + first.text[1:], first.style, first.control),
+                    *drawn[1:],
+                ]
             segments.extend(drawn)
-        rest = row_style + cursor_style + Style.from_meta(
-            {"row": row, "column": 0, "out_of_bounds": True})
+        rest = (
+            row_style
+            + cursor_style
+            + Style.from_meta({"row": row, "column": 0, "out_of_bounds": True})
+        )
         segments.append(Segment(" " * max(0, width - total), rest))
-        return (Strip(segments).crop(scroll_x, scroll_x + width)
-                .adjust_cell_length(width, base).simplify())
+        return (
+            Strip(segments)
+            .crop(scroll_x, scroll_x + width)
+            .adjust_cell_length(width, base)
+            .simplify()
+        )

@@ -49,7 +49,7 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     end = text.find("\n---\n", 3)
     if end < 0:
         return "", text
-    return text[4:end], text[end + 5:]
+    return text[4:end], text[end + 5 :]
 
 
 def resolve_link(current: str, href: str) -> tuple[str | None, str]:
@@ -146,8 +146,15 @@ class PageReader(Vertical):
 
     # --- showing a page ----------------------------------------------------------------
 
-    async def show(self, path: str, text: str, *, tokens: Sequence[str] = (),
-                   history: str = "replace", limit: int = PAGE_TEXT_CHARS) -> None:
+    async def show(
+        self,
+        path: str,
+        text: str,
+        *,
+        tokens: Sequence[str] = (),
+        history: str = "replace",
+        limit: int = PAGE_TEXT_CHARS,
+    ) -> None:
         """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
         words), at most ``limit`` characters of its body (:attr:`cut_short` says when
         some were left out under :data:`PAGE_TEXT_CHARS`). ``history``: ``push``
@@ -166,7 +173,8 @@ class PageReader(Vertical):
         if hidden:
             body = body.rstrip("\n") + (
                 f"\n\n---\n\n*… {hidden:,} more characters of this page not shown "
-                f"(`python -m etki.wiki show {path}` prints it all).*\n")
+                f"(`python -m etki.wiki show {path}` prints it all).*\n"
+            )
         try:
             shown = self.query_one("#memory-meta", Static)
             page = self.query_one("#memory-page", ReaderMarkdown)
@@ -175,9 +183,13 @@ class PageReader(Vertical):
                 self.call_after_refresh(self._show_later, path, text, tuple(tokens))
             return
         shown.display = bool(meta)
-        shown.update(Group(Text(""), Text("Page metadata (frontmatter)",
-                                          style="bold underline"),
-                           literal(fold_long(meta, DETAIL_TEXT_CHARS)[0], style="dim")))
+        shown.update(
+            Group(
+                Text(""),
+                Text("Page metadata (frontmatter)", style="bold underline"),
+                literal(fold_long(meta, DETAIL_TEXT_CHARS)[0], style="dim"),
+            )
+        )
         page.match_tokens = self.tokens
         await page.update(printable(body, multiline=True))
         if not self.is_attached or self.path != path or self.text is not text:
@@ -192,14 +204,14 @@ class PageReader(Vertical):
         if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
-                self.call_after_refresh(scroll.scroll_to_widget, first, animate=False,
-                                        top=True)
+                self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
 
     def _show_later(self, path: str, text: str, tokens: tuple[str, ...]) -> None:
         """:meth:`show` again once composed, unless a newer page took over meanwhile."""
         if self.is_attached and self.path == path and self.text is text:
-            self.run_worker(self.show(path, text, tokens=tokens, history="keep"),
-                            group="reader-show")
+            self.run_worker(
+                self.show(path, text, tokens=tokens, history="keep"), group="reader-show"
+            )
 
     def _highlight(self, page: Markdown) -> int:
         """Style every match of :attr:`tokens` in the rendered blocks; how many. Code
@@ -234,8 +246,10 @@ class PageReader(Vertical):
         h = self.history
         bar = Text(no_wrap=True, overflow="ellipsis")
         if self.tokens:
-            bar.append(f"{self.matches} match{'es' if self.matches != 1 else ''} · ",
-                       style="bold" if self.matches else "dim")
+            bar.append(
+                f"{self.matches} match{'es' if self.matches != 1 else ''} · ",
+                style="bold" if self.matches else "dim",
+            )
         bar.append("◀b back", style="bold" if h.can_back else "dim")
         bar.append(f" · {h.label()} · ")
         bar.append("forward n▶", style="bold" if h.can_forward else "dim")
@@ -275,13 +289,15 @@ class PageReader(Vertical):
         self.set_toc(self._toc_choice)
 
     def on_markdown_table_of_contents_updated(
-            self, message: Markdown.TableOfContentsUpdated) -> None:
+        self, message: Markdown.TableOfContentsUpdated
+    ) -> None:
         message.stop()
         for toc in self.query(MarkdownTableOfContents):  # none while (un)mounting
             toc.table_of_contents = message.table_of_contents
 
     def on_markdown_table_of_contents_selected(
-            self, message: Markdown.TableOfContentsSelected) -> None:
+        self, message: Markdown.TableOfContentsSelected
+    ) -> None:
         message.stop()
         try:
             block = self.query_one(f"#{message.block_id}")
@@ -298,9 +314,13 @@ class PageReader(Vertical):
             return
         target, anchor = resolve_link(self.path, message.href)
         if target is None:
-            self.app.notify(f"Not opened: {printable(message.href, multiline=False)} is "
-                            "outside the wiki. The desk never opens a browser; copy it "
-                            "from the page if you need it.", markup=False, timeout=6)
+            self.app.notify(
+                f"Not opened: {printable(message.href, multiline=False)} is "
+                "outside the wiki. The desk never opens a browser; copy it "
+                "from the page if you need it.",
+                markup=False,
+                timeout=6,
+            )
             return
         if target == self.path:
             page = part(self, "#memory-page", Markdown) if anchor else None

@@ -39,8 +39,9 @@ def _titled(table: Table, title: str) -> Table:
     return table
 
 
-def _verdict_table(title: str, rows: Sequence[tuple[str, int]], total: int,
-                   bar_width: int) -> Table:
+def _verdict_table(
+    title: str, rows: Sequence[tuple[str, int]], total: int, bar_width: int
+) -> Table:
     table = Table.grid(padding=(0, 1))
     table.add_column(min_width=16)
     table.add_column(justify="right", min_width=3)
@@ -48,8 +49,12 @@ def _verdict_table(title: str, rows: Sequence[tuple[str, int]], total: int,
     table.add_column()
     for verdict, count in rows:
         share = f"{100 * count / total:.0f}%" if total else "–"
-        table.add_row(verdict_text(verdict), str(count), share,
-                      bar(count, total, bar_width, style=VERDICT_STYLE.get(verdict, "")))
+        table.add_row(
+            verdict_text(verdict),
+            str(count),
+            share,
+            bar(count, total, bar_width, style=VERDICT_STYLE.get(verdict, "")),
+        )
     return _titled(table, title)
 
 
@@ -61,8 +66,7 @@ def _totals(report: Report) -> Table:
     table.add_row("Pending", str(report.pending))
     table.add_row("Ruled", str(report.ruled))
     table.add_row("Overrides", str(report.overrides))
-    table.add_row("Override rate", f"{100 * report.override_rate:.0f}%" if report.ruled
-                  else "–")
+    table.add_row("Override rate", f"{100 * report.override_rate:.0f}%" if report.ruled else "–")
     table.add_row("Precedents", str(report.precedents))
     table.add_row("Disputed", (f"{WARN} " if report.disputed else "") + str(report.disputed))
     return _titled(table, "Totals")
@@ -74,16 +78,22 @@ def _agreement(report: Report, bar_width: int) -> Table:
     table.add_column(justify="right", min_width=3)
     table.add_column()
     agreed = report.ruled - report.overrides
-    table.add_row("agreed", str(agreed),
-                  Text(AGREED * len(bar(agreed, report.ruled, bar_width)), style=AGREED_STYLE))
-    table.add_row("overridden", str(report.overrides),
-                  Text(OVERRIDDEN * len(bar(report.overrides, report.ruled, bar_width)),
-                       style=OVERRIDDEN_STYLE))
+    table.add_row(
+        "agreed",
+        str(agreed),
+        Text(AGREED * len(bar(agreed, report.ruled, bar_width)), style=AGREED_STYLE),
+    )
+    table.add_row(
+        "overridden",
+        str(report.overrides),
+        Text(
+            OVERRIDDEN * len(bar(report.overrides, report.ruled, bar_width)), style=OVERRIDDEN_STYLE
+        ),
+    )
     return _titled(table, "Rulings vs engine")
 
 
-RULE_WORD: dict[str, str] = {"reason": "reason", "evidence": "evidence",
-                             "cited": "all cited"}
+RULE_WORD: dict[str, str] = {"reason": "reason", "evidence": "evidence", "cited": "all cited"}
 """Short names of :data:`etki.memory.CORRECTION_RULES` for the corrections table."""
 
 
@@ -107,14 +117,19 @@ def _corrections(report: Report, bar_width: int) -> Group:
     bar_width = max(6, bar_width - 13)  # room for the rule column ("by all cited")
     most = max((n for _, n in report.corrections_by_clause), default=0)
     for ref, count in report.corrections_by_clause[:8]:
-        table.add_row(Text(printable(ref, multiline=False)), str(count),
-                      Text(OVERRIDDEN * len(bar(count, most, bar_width)),
-                           style=OVERRIDDEN_STYLE),
-                      _rule_cell(rules.get(ref, ()), count))
+        table.add_row(
+            Text(printable(ref, multiline=False)),
+            str(count),
+            Text(OVERRIDDEN * len(bar(count, most, bar_width)), style=OVERRIDDEN_STYLE),
+            _rule_cell(rules.get(ref, ()), count),
+        )
     if not report.corrections_by_clause:
         table.add_row(Text("none yet", style="dim"), "", "", "")
-    note = Text("An override counts on the clause its reason names; else on the "
-                "decisive evidence's clause; else on every clause it cites.", style="dim")
+    note = Text(
+        "An override counts on the clause its reason names; else on the "
+        "decisive evidence's clause; else on every clause it cites.",
+        style="dim",
+    )
     return Group(_titled(table, "Clauses with most corrections"), note)
 
 
@@ -129,14 +144,24 @@ def report_view(report: Report, width: int = 80) -> RenderableType:
     most corrections beside the agreement bars."""
     two = width >= 70
     bar_width = max(8, min(40, (width - 28 - 29) if two else (width - 29)))
-    verdicts = Group(_verdict_table("Engine verdicts (all cases)", report.verdicts,
-                                    report.cases, bar_width), Text(""),
-                     _verdict_table("Rulings (ruled cases)", report.rulings, report.ruled,
-                                    bar_width))
+    verdicts = Group(
+        _verdict_table("Engine verdicts (all cases)", report.verdicts, report.cases, bar_width),
+        Text(""),
+        _verdict_table("Rulings (ruled cases)", report.rulings, report.ruled, bar_width),
+    )
     chart = _over_time(report, max(20, width - 2))
     if not two:
-        return Group(_totals(report), Text(""), verdicts, Text(""), chart, Text(""),
-                     _corrections(report, bar_width), Text(""), _agreement(report, bar_width))
+        return Group(
+            _totals(report),
+            Text(""),
+            verdicts,
+            Text(""),
+            chart,
+            Text(""),
+            _corrections(report, bar_width),
+            Text(""),
+            _agreement(report, bar_width),
+        )
     top = Table.grid(padding=(0, 2))
     top.add_column(width=26)
     top.add_column()

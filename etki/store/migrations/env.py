@@ -17,8 +17,12 @@ config = context.config
 
 
 def _run(connection) -> None:
-    context.configure(connection=connection, target_metadata=Base.metadata,
-                      render_as_batch=True, compare_type=True)
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=True,
+        compare_type=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -30,7 +34,8 @@ else:  # pragma: no cover - the alembic command line, for developers
     from etki.store.db import make_engine
 
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option(
-        "sqlalchemy.url")
+        "sqlalchemy.url"
+    )
     if not url:
         raise RuntimeError("no database URL: pass -x url=... or set sqlalchemy.url")
     engine = make_engine(url)

@@ -62,11 +62,18 @@ class CaseFileRepository(ProjectStore, CaseStore, ErasureStore, WikiReads):
     a missing store is refused the same way instead of being created empty.
     """
 
-    def __init__(self, url_or_engine: str | Engine, *, clock: Clock = utc_now,
-                 read_only: bool = False, create: bool = True) -> None:
+    def __init__(
+        self,
+        url_or_engine: str | Engine,
+        *,
+        clock: Clock = utc_now,
+        read_only: bool = False,
+        create: bool = True,
+    ) -> None:
         self.engine = (
             make_engine(url_or_engine, read_only=read_only, create=create)
-            if isinstance(url_or_engine, str) else url_or_engine
+            if isinstance(url_or_engine, str)
+            else url_or_engine
         )
         self.clock = clock
         self.read_only = read_only
@@ -77,5 +84,10 @@ class CaseFileRepository(ProjectStore, CaseStore, ErasureStore, WikiReads):
             raise missing_store(self.engine)
         ensure_schema(self.engine)
         with self._write() as s:  # several processes may open a new store at once
-            self._upsert(s, MetaRow, {"key": "schema_version", "value": str(SCHEMA_VERSION)},
-                         ("key",), update=False)
+            self._upsert(
+                s,
+                MetaRow,
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                ("key",),
+                update=False,
+            )

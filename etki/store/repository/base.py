@@ -52,8 +52,9 @@ def storable(what: str, *values: str | None) -> None:
     refuse the same input the same way (the loaders already reject it with file and
     line; this guards every other way in)."""
     if any(v is not None and UNSTORABLE.search(v) for v in values):
-        raise InputError(f"{what} holds a NUL character or a lone surrogate: not text "
-                         "Etki can store; remove it")
+        raise InputError(
+            f"{what} holds a NUL character or a lone surrogate: not text Etki can store; remove it"
+        )
 
 
 def rowcount(result: Result[Any]) -> int:
@@ -97,8 +98,15 @@ class StoreBase:
                 yield s
                 s.flush()
 
-    def _upsert(self, s: Session, model: type, values: dict[str, object],
-                keys: tuple[str, ...], *, update: bool) -> None:
+    def _upsert(
+        self,
+        s: Session,
+        model: type,
+        values: dict[str, object],
+        keys: tuple[str, ...],
+        *,
+        update: bool,
+    ) -> None:
         """Insert ``values`` as a row of ``model``; when a row with the same ``keys``
         exists (committed, or being inserted by a concurrent transaction, which this one
         then waits for), update it to ``values`` (``update``) or leave it alone. One
@@ -108,9 +116,11 @@ class StoreBase:
         if name in ("postgresql", "sqlite"):
             stmt = _dialect_insert(name, model).values(**values)
             changed = {k: v for k, v in values.items() if k not in keys}
-            s.execute(stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
-                      if update and changed else
-                      stmt.on_conflict_do_nothing(index_elements=list(keys)))
+            s.execute(
+                stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
+                if update and changed
+                else stmt.on_conflict_do_nothing(index_elements=list(keys))
+            )
             return
         row = s.get(model, tuple(values[k] for k in keys))
         if row is None:
@@ -120,8 +130,9 @@ class StoreBase:
                 setattr(row, key, value)
         s.flush()
 
-    def _insert_new(self, s: Session, model: type, values: dict[str, object],
-                    keys: tuple[str, ...]) -> bool:
+    def _insert_new(
+        self, s: Session, model: type, values: dict[str, object], keys: tuple[str, ...]
+    ) -> bool:
         """Insert ``values`` as a row of ``model`` unless a row with the same ``keys``
         exists (or a concurrent transaction is inserting it: this one waits for it);
         True when this call inserted it. ``INSERT ... ON CONFLICT DO NOTHING RETURNING``
@@ -129,9 +140,12 @@ class StoreBase:
         name = self.engine.dialect.name
         if name in ("postgresql", "sqlite"):
             key_columns = [getattr(model, k) for k in keys]
-            stmt = (_dialect_insert(name, model).values(**values)
-                    .on_conflict_do_nothing(index_elements=list(keys))
-                    .returning(*key_columns))
+            stmt = (
+                _dialect_insert(name, model)
+                .values(**values)
+                .on_conflict_do_nothing(index_elements=list(keys))
+                .returning(*key_columns)
+            )
             return s.execute(stmt).first() is not None
         if s.get(model, tuple(values[k] for k in keys)) is not None:
             return False
@@ -168,27 +182,39 @@ class StoreBase:
         clause_columns = (*CLAUSE_COLUMNS, ClauseRow.edges_json) if whole else CLAUSE_COLUMNS
         with self.engine.connect() as conn:
             contracts = conn.execute(
-                select(ContractRow.id, ContractRow.title, ContractRow.source,
-                       ContractRow.chunking)
+                select(ContractRow.id, ContractRow.title, ContractRow.source, ContractRow.chunking)
                 .where(ContractRow.project_id == project_id)
-                .order_by(ContractRow.position)).all()
-            clauses = conn.execute(select(*clause_columns)
-                                   .where(ClauseRow.project_id == project_id)
-                                   .order_by(ClauseRow.position)).all()
-            modules = conn.execute(select(*MODULE_COLUMNS)
-                                   .where(ModuleRow.project_id == project_id)
-                                   .order_by(ModuleRow.position)).all()
-            items = conn.execute(select(*WORKITEM_COLUMNS)
-                                 .where(WorkItemRow.project_id == project_id)
-                                 .order_by(WorkItemRow.position)).all() if whole else []
+                .order_by(ContractRow.position)
+            ).all()
+            clauses = conn.execute(
+                select(*clause_columns)
+                .where(ClauseRow.project_id == project_id)
+                .order_by(ClauseRow.position)
+            ).all()
+            modules = conn.execute(
+                select(*MODULE_COLUMNS)
+                .where(ModuleRow.project_id == project_id)
+                .order_by(ModuleRow.position)
+            ).all()
+            items = (
+                conn.execute(
+                    select(*WORKITEM_COLUMNS)
+                    .where(WorkItemRow.project_id == project_id)
+                    .order_by(WorkItemRow.position)
+                ).all()
+                if whole
+                else []
+            )
         by_contract: dict[str, list[ScopeClause]] = {}
         for c in clauses:
             clause = clause_of(*c)
             by_contract.setdefault(clause.contract_id, []).append(clause)
         return Project(
-            config=config_of(row.config_json), root=Path(row.root),
-            contracts=tuple(contract_of(*c, clauses=tuple(by_contract.get(c[0], ())))
-                            for c in contracts),
+            config=config_of(row.config_json),
+            root=Path(row.root),
+            contracts=tuple(
+                contract_of(*c, clauses=tuple(by_contract.get(c[0], ()))) for c in contracts
+            ),
             modules=tuple(module_of(*m) for m in modules),
             workitems=tuple(workitem_of(*w) for w in items),
             edge_types=edge_types_of(row.edge_types_json),

@@ -69,13 +69,21 @@ class CaseStore(StoreBase):
     """Cases and their rulings: store new cases, read them (full records or queue
     rows), rule with optimistic locking, and the ruling audit log."""
 
-    def add_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
-                  contexts: Mapping[str, str] | None = None) -> int:
+    def add_cases(
+        self,
+        project_id: str,
+        items: Iterable[tuple[Request, Decision]],
+        contexts: Mapping[str, str] | None = None,
+    ) -> int:
         """:meth:`store_new_cases`, returning how many cases were new."""
         return len(self.store_new_cases(project_id, items, contexts))
 
-    def store_new_cases(self, project_id: str, items: Iterable[tuple[Request, Decision]],
-                        contexts: Mapping[str, str] | None = None) -> list[str]:
+    def store_new_cases(
+        self,
+        project_id: str,
+        items: Iterable[tuple[Request, Decision]],
+        contexts: Mapping[str, str] | None = None,
+    ) -> list[str]:
         """Store new cases with their decisions in one transaction; cases whose id, or
         whose request id, is already stored are left untouched (a decision is never
         updated). ``contexts`` maps case id -> related-context JSON text, stored with
@@ -89,42 +97,77 @@ class CaseStore(StoreBase):
         now = iso(self.clock())
         added: list[str] = []
         with self._write() as s:
-            if s.execute(select(ProjectRow.id).where(ProjectRow.id == project_id)
-                         .with_for_update()).first() is None:
+            if (
+                s.execute(
+                    select(ProjectRow.id).where(ProjectRow.id == project_id).with_for_update()
+                ).first()
+                is None
+            ):
                 raise NotFoundError(f"no project '{project_id}' in the store")
-            stored = s.execute(select(CaseRow.id, CaseRow.request_id)
-                               .where(CaseRow.project_id == project_id)).all()
+            stored = s.execute(
+                select(CaseRow.id, CaseRow.request_id).where(CaseRow.project_id == project_id)
+            ).all()
             existing = {case_id for case_id, _ in stored}
             requests = {request_id for _, request_id in stored}
-            existing |= set(s.scalars(select(AuditRow.case_id)  # erased: never stored again
-                                      .where(AuditRow.outcome == ERASED)))
-            seq = s.scalar(select(func.max(CaseRow.seq))
-                           .where(CaseRow.project_id == project_id)) or 0
+            existing |= set(
+                s.scalars(
+                    select(AuditRow.case_id).where(  # erased: never stored again
+                        AuditRow.outcome == ERASED
+                    )
+                )
+            )
+            seq = (
+                s.scalar(select(func.max(CaseRow.seq)).where(CaseRow.project_id == project_id)) or 0
+            )
             for request, decision in items:
                 if decision.case_id in existing or request.id in requests:
                     continue
-                storable(f"request {request.id!r}", request.id, request.title, request.text,
-                         request.submitted_by, request.submitted_at, request.labels_json)
+                storable(
+                    f"request {request.id!r}",
+                    request.id,
+                    request.title,
+                    request.text,
+                    request.submitted_by,
+                    request.submitted_at,
+                    request.labels_json,
+                )
                 existing.add(decision.case_id)
                 requests.add(request.id)
                 seq += 1
-                s.add(CaseRow(
-                    id=decision.case_id, project_id=project_id, request_id=request.id,
-                    title=title_of(request), text=request.text,
-                    submitted_by=request.submitted_by, submitted_at=request.submitted_at,
-                    labels_json=request.labels_json, created_at=now, status="pending",
-                    version=1, seq=seq,
-                ))
+                s.add(
+                    CaseRow(
+                        id=decision.case_id,
+                        project_id=project_id,
+                        request_id=request.id,
+                        title=title_of(request),
+                        text=request.text,
+                        submitted_by=request.submitted_by,
+                        submitted_at=request.submitted_at,
+                        labels_json=request.labels_json,
+                        created_at=now,
+                        status="pending",
+                        version=1,
+                        seq=seq,
+                    )
+                )
                 s.flush()
-                s.add(DecisionRow(
-                    case_id=decision.case_id, verdict=decision.verdict,
-                    confidence=decision.confidence, engine_version=decision.engine_version,
-                    decision_json=decision.to_json(), created_at=now,
-                ))
+                s.add(
+                    DecisionRow(
+                        case_id=decision.case_id,
+                        verdict=decision.verdict,
+                        confidence=decision.confidence,
+                        engine_version=decision.engine_version,
+                        decision_json=decision.to_json(),
+                        created_at=now,
+                    )
+                )
                 context = (contexts or {}).get(decision.case_id)
                 if context is not None:
-                    s.add(DecisionContextRow(case_id=decision.case_id, context_json=context,
-                                             created_at=now))
+                    s.add(
+                        DecisionContextRow(
+                            case_id=decision.case_id, context_json=context, created_at=now
+                        )
+                    )
                 added.append(decision.case_id)
         return added
 
@@ -135,8 +178,12 @@ class CaseStore(StoreBase):
             row = s.get(DecisionContextRow, case_id)
         return row.context_json if row is not None else None
 
-    def cases(self, project_id: str | None = None, *, status: str | None = None,
-              ) -> list[CaseRecord]:
+    def cases(
+        self,
+        project_id: str | None = None,
+        *,
+        status: str | None = None,
+    ) -> list[CaseRecord]:
         """Full records of the cases of ``project_id`` (all projects when None),
         optionally only ``pending`` or ``ruled``, in arrival order (creation time, then
         the order they were added)."""
@@ -165,14 +212,13 @@ class CaseStore(StoreBase):
         found: dict[str, CaseRecord] = {}
         with self.engine.connect() as conn:
             for at in range(0, len(wanted), 500):  # bounded IN lists
-                stmt = case_select().where(CaseRow.id.in_(wanted[at:at + 500]))
+                stmt = case_select().where(CaseRow.id.in_(wanted[at : at + 500]))
                 for row in conn.execute(stmt):
                     record = case_of(*row)
                     found[record.case_id] = record
         return [found[k] for k in wanted if k in found]
 
-    def case_summaries(self, project_id: str, *,
-                       status: str | None = None) -> list[CaseSummary]:
+    def case_summaries(self, project_id: str, *, status: str | None = None) -> list[CaseSummary]:
         """Cases of ``project_id`` as light queue rows, :class:`CaseSummary` (optionally
         only ``pending`` or ``ruled``), in the order of :meth:`cases`: one query of the
         listed columns, and of each decision only its cited clauses and risk. For queues
@@ -180,16 +226,33 @@ class CaseStore(StoreBase):
         # SQLite decodes the two members itself (JSON1 is built in): 17 MB of decision
         # text stay in the database at 10,000 cases; elsewhere they are cut out here
         in_db = self.engine.dialect.name == "sqlite"
-        decision_cols = ((func.json_extract(DecisionRow.decision_json, "$.cited_clauses"),
-                          func.json_extract(DecisionRow.decision_json, "$.risk"))
-                         if in_db else (DecisionRow.decision_json, DecisionRow.decision_json))
-        stmt = (select(CaseRow.id, CaseRow.request_id, CaseRow.title, CaseRow.text,
-                       CaseRow.submitted_by, CaseRow.submitted_at, CaseRow.created_at,
-                       CaseRow.version, DecisionRow.verdict, DecisionRow.confidence,
-                       *decision_cols, *RULING_COLUMNS)
-                .join(DecisionRow, DecisionRow.case_id == CaseRow.id)
-                .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id)
-                .where(CaseRow.project_id == project_id))
+        decision_cols = (
+            (
+                func.json_extract(DecisionRow.decision_json, "$.cited_clauses"),
+                func.json_extract(DecisionRow.decision_json, "$.risk"),
+            )
+            if in_db
+            else (DecisionRow.decision_json, DecisionRow.decision_json)
+        )
+        stmt = (
+            select(
+                CaseRow.id,
+                CaseRow.request_id,
+                CaseRow.title,
+                CaseRow.text,
+                CaseRow.submitted_by,
+                CaseRow.submitted_at,
+                CaseRow.created_at,
+                CaseRow.version,
+                DecisionRow.verdict,
+                DecisionRow.confidence,
+                *decision_cols,
+                *RULING_COLUMNS,
+            )
+            .join(DecisionRow, DecisionRow.case_id == CaseRow.id)
+            .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id)
+            .where(CaseRow.project_id == project_id)
+        )
         if status is not None:
             stmt = stmt.where(CaseRow.status == status)
         stmt = stmt.order_by(*ARRIVAL)
@@ -197,29 +260,63 @@ class CaseStore(StoreBase):
             rows = conn.execute(stmt).all()
         risks: dict[tuple[object, ...], Risk] = {}
         out: list[CaseSummary] = []
-        for (case_id, request_id, title, text_, submitted_by, submitted_at, created_at,
-             version, verdict, confidence, refs_json, risk_json, *ruling_columns) in rows:
-            out.append(CaseSummary(
-                case_id=case_id, project_id=project_id, request_id=request_id, title=title,
-                text=text_, submitted_by=submitted_by, submitted_at=submitted_at,
-                created_at=created_at, version=version,
-                decision=(summary_of_members(refs_json, risk_json, verdict, confidence, risks)
-                          if in_db else
-                          decision_summary(refs_json, verdict, confidence, risks)),
-                ruling=ruling_of(case_id, verdict, *ruling_columns)))
+        for (
+            case_id,
+            request_id,
+            title,
+            text_,
+            submitted_by,
+            submitted_at,
+            created_at,
+            version,
+            verdict,
+            confidence,
+            refs_json,
+            risk_json,
+            *ruling_columns,
+        ) in rows:
+            out.append(
+                CaseSummary(
+                    case_id=case_id,
+                    project_id=project_id,
+                    request_id=request_id,
+                    title=title,
+                    text=text_,
+                    submitted_by=submitted_by,
+                    submitted_at=submitted_at,
+                    created_at=created_at,
+                    version=version,
+                    decision=(
+                        summary_of_members(refs_json, risk_json, verdict, confidence, risks)
+                        if in_db
+                        else decision_summary(refs_json, verdict, confidence, risks)
+                    ),
+                    ruling=ruling_of(case_id, verdict, *ruling_columns),
+                )
+            )
         return out
 
     def versions(self, project_id: str) -> dict[str, int]:
         """case_id -> version for a project: a cheap poll to see what changed."""
         with self._read() as s:
             # .all(): dict() of a Result would index it by its keys() (SQLAlchemy 2.1)
-            return dict(s.execute(select(CaseRow.id, CaseRow.version)
-                                  .where(CaseRow.project_id == project_id)).all())
+            return dict(
+                s.execute(
+                    select(CaseRow.id, CaseRow.version).where(CaseRow.project_id == project_id)
+                ).all()
+            )
 
     # --- rulings -------------------------------------------------------------------------
 
-    def record_ruling(self, case_id: str, action: str, reviewer: str, reason: str,
-                      *, expected_version: int | None = None) -> RulingRecord:
+    def record_ruling(
+        self,
+        case_id: str,
+        action: str,
+        reviewer: str,
+        reason: str,
+        *,
+        expected_version: int | None = None,
+    ) -> RulingRecord:
         """Commit a ruling with optimistic locking.
 
         ``action`` is approve | convert_to_cr | reject. ``expected_version`` is the case
@@ -241,30 +338,68 @@ class CaseStore(StoreBase):
                 current = s.get(RulingRow, case_id)
                 if current is not None or case.version != seen:
                     raise self._conflict(case_id, current)
-                done = s.execute(update(CaseRow)
-                                 .where(CaseRow.id == case_id, CaseRow.version == seen)
-                                 .values(status="ruled", version=seen + 1))
+                done = s.execute(
+                    update(CaseRow)
+                    .where(CaseRow.id == case_id, CaseRow.version == seen)
+                    .values(status="ruled", version=seen + 1)
+                )
                 if rowcount(done) != 1:  # another writer got there between read and update
                     raise self._conflict(case_id, s.get(RulingRow, case_id))
-                verdict = s.scalar(select(DecisionRow.verdict)
-                                   .where(DecisionRow.case_id == case_id))
-                s.add(RulingRow(case_id=case_id, ruling=ruling, action=action,
-                                reviewer=reviewer, reason=reason, ruled_at=now,
-                                version=seen + 1))
-                s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
-                               ruling=ruling, reason=reason, at=now, version=seen + 1,
-                               outcome="committed", before="pending", after=ruling,
-                               **current_process().columns()))
+                verdict = s.scalar(
+                    select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
+                )
+                s.add(
+                    RulingRow(
+                        case_id=case_id,
+                        ruling=ruling,
+                        action=action,
+                        reviewer=reviewer,
+                        reason=reason,
+                        ruled_at=now,
+                        version=seen + 1,
+                    )
+                )
+                s.add(
+                    AuditRow(
+                        case_id=case_id,
+                        reviewer=reviewer,
+                        action=action,
+                        ruling=ruling,
+                        reason=reason,
+                        at=now,
+                        version=seen + 1,
+                        outcome="committed",
+                        before="pending",
+                        after=ruling,
+                        **current_process().columns(),
+                    )
+                )
         except ConflictError as exc:
-            self.audit_attempt(case_id, reviewer, action, reason, "conflict",
-                               before=exc.ruling or "pending")
+            self.audit_attempt(
+                case_id, reviewer, action, reason, "conflict", before=exc.ruling or "pending"
+            )
             raise
-        return RulingRecord(case_id=case_id, ruling=ruling, action=action,  # type: ignore[arg-type]
-                            reviewer=reviewer, reason=reason, ruled_at=now,
-                            verdict=verdict, version=seen + 1)  # type: ignore[arg-type]
+        return RulingRecord(
+            case_id=case_id,
+            ruling=ruling,  # type: ignore[arg-type]  # an ACTIONS value, checked by the caller
+            action=action,
+            reviewer=reviewer,
+            reason=reason,
+            ruled_at=now,
+            verdict=verdict,  # type: ignore[arg-type]  # the stored decision's verdict
+            version=seen + 1,
+        )
 
-    def audit_attempt(self, case_id: str, reviewer: str, action: str, reason: str,
-                      outcome: str, *, before: str = "pending") -> None:
+    def audit_attempt(
+        self,
+        case_id: str,
+        reviewer: str,
+        action: str,
+        reason: str,
+        outcome: str,
+        *,
+        before: str = "pending",
+    ) -> None:
         """Append an audit row for an attempt that did not commit (``conflict`` or
         ``denied``); the case is unchanged, so ``after`` equals ``before``. NUL and lone
         surrogates in the reviewer or reason are stored as U+FFFD: an attempt is always
@@ -272,22 +407,42 @@ class CaseStore(StoreBase):
         reviewer, reason = (UNSTORABLE.sub("\ufffd", v) for v in (reviewer, reason))
         with self._write() as s:
             version = s.scalar(select(CaseRow.version).where(CaseRow.id == case_id)) or 0
-            s.add(AuditRow(case_id=case_id, reviewer=reviewer, action=action,
-                           ruling=ACTIONS.get(action, action), reason=reason,
-                           at=iso(self.clock()), version=version, outcome=outcome,
-                           before=before, after=before, **current_process().columns()))
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=reviewer,
+                    action=action,
+                    ruling=ACTIONS.get(action, action),
+                    reason=reason,
+                    at=iso(self.clock()),
+                    version=version,
+                    outcome=outcome,
+                    before=before,
+                    after=before,
+                    **current_process().columns(),
+                )
+            )
 
     def _conflict(self, case_id: str, current: RulingRow | None) -> ConflictError:
         if current is None:
             return ConflictError(case_id)
         return ConflictError(case_id, current.reviewer, current.ruled_at, current.ruling)
 
-    def audit_log(self, case_id: str | None = None,
-                  ) -> list[tuple[str, str, str, str, str, int, str]]:
+    def audit_log(
+        self,
+        case_id: str | None = None,
+    ) -> list[tuple[str, str, str, str, str, int, str]]:
         """Audit rows (case_id, reviewer, action, ruling, at, version, outcome), oldest
         first."""
-        stmt = select(AuditRow.case_id, AuditRow.reviewer, AuditRow.action, AuditRow.ruling,
-                      AuditRow.at, AuditRow.version, AuditRow.outcome).order_by(AuditRow.id)
+        stmt = select(
+            AuditRow.case_id,
+            AuditRow.reviewer,
+            AuditRow.action,
+            AuditRow.ruling,
+            AuditRow.at,
+            AuditRow.version,
+            AuditRow.outcome,
+        ).order_by(AuditRow.id)
         if case_id is not None:
             stmt = stmt.where(AuditRow.case_id == case_id)
         with self._read() as s:

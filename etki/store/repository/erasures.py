@@ -66,10 +66,14 @@ class ErasureStore(StoreBase):
                 s.execute(text("PRAGMA secure_delete = ON"))
             case = s.get(CaseRow, case_id)
             if case is None:
-                gone = s.scalar(select(func.count()).select_from(AuditRow).where(
-                    AuditRow.case_id == case_id, AuditRow.outcome == ERASED))
-                raise NotFoundError(f"no case '{case_id}' in the store"
-                                    + (" (it was erased)" if gone else ""))
+                gone = s.scalar(
+                    select(func.count())
+                    .select_from(AuditRow)
+                    .where(AuditRow.case_id == case_id, AuditRow.outcome == ERASED)
+                )
+                raise NotFoundError(
+                    f"no case '{case_id}' in the store" + (" (it was erased)" if gone else "")
+                )
             ruling = s.get(RulingRow, case_id)
             before = ruling.ruling if ruling is not None else "pending"
             project_id, version = case.project_id, case.version
@@ -78,40 +82,68 @@ class ErasureStore(StoreBase):
             s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
             s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
             s.execute(delete(CaseRow).where(CaseRow.id == case_id))
-            redacted = rowcount(s.execute(
-                update(AuditRow)
-                .where(AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON,
-                       AuditRow.reason != "")
-                .values(reason=ERASED_REASON)))
+            redacted = rowcount(
+                s.execute(
+                    update(AuditRow)
+                    .where(
+                        AuditRow.case_id == case_id,
+                        AuditRow.reason != ERASED_REASON,
+                        AuditRow.reason != "",
+                    )
+                    .values(reason=ERASED_REASON)
+                )
+            )
             scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
-            s.add(AuditRow(case_id=case_id, reviewer=erased_by, action="erase", ruling=before,
-                           reason=reason, at=now, version=version, outcome=ERASED,
-                           before=before, after=ERASED, **current_process().columns()))
-        return Erasure(case_id=case_id, project_id=project_id, before=before,
-                       audit_rows_redacted=redacted, contexts_scrubbed=scrubbed)
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=erased_by,
+                    action="erase",
+                    ruling=before,
+                    reason=reason,
+                    at=now,
+                    version=version,
+                    outcome=ERASED,
+                    before=before,
+                    after=ERASED,
+                    **current_process().columns(),
+                )
+            )
+        return Erasure(
+            case_id=case_id,
+            project_id=project_id,
+            before=before,
+            audit_rows_redacted=redacted,
+            contexts_scrubbed=scrubbed,
+        )
 
     @staticmethod
-    def _scrub_contexts(s: Session, project_id: str, case_id: str,
-                        erased_strings: list[str]) -> int:
+    def _scrub_contexts(
+        s: Session, project_id: str, case_id: str, erased_strings: list[str]
+    ) -> int:
         """Drop the erased case's node (``precedent:{case_id}``) and everything that
         names it (edges, dropped entries, children) from the related-context blocks of
         the project's other cases; a block that still holds the erased title or text
         after that is deleted whole (context is optional). Returns how many changed."""
         node_id = f"precedent:{case_id}"
-        rows = s.scalars(select(DecisionContextRow)
-                         .join(CaseRow, CaseRow.id == DecisionContextRow.case_id)
-                         .where(CaseRow.project_id == project_id)).all()
+        rows = s.scalars(
+            select(DecisionContextRow)
+            .join(CaseRow, CaseRow.id == DecisionContextRow.case_id)
+            .where(CaseRow.project_id == project_id)
+        ).all()
         changed = 0
         for row in rows:
             raw = row.context_json
-            if node_id not in raw and case_id not in raw and not any(
-                    x in raw for x in erased_strings):
+            if (
+                node_id not in raw
+                and case_id not in raw
+                and not any(x in raw for x in erased_strings)
+            ):
                 continue
             changed += 1
             try:
                 block = _without(json.loads(raw), {node_id, case_id})
-                new = json.dumps(block, sort_keys=True, ensure_ascii=False,
-                                 separators=(",", ":"))
+                new = json.dumps(block, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
             except ValueError:
                 new = None
             if new is None or any(x in new for x in (node_id, *erased_strings)):
@@ -130,10 +162,20 @@ class ErasureStore(StoreBase):
             if case is None:
                 return []
             ruling = s.get(RulingRow, case_id)
-            out = [case.title, case.text, case.submitted_by, case.labels_json,
-                   ruling.reason if ruling is not None else None]
-            out += list(s.scalars(select(AuditRow.reason).where(
-                AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON)))
+            out = [
+                case.title,
+                case.text,
+                case.submitted_by,
+                case.labels_json,
+                ruling.reason if ruling is not None else None,
+            ]
+            out += list(
+                s.scalars(
+                    select(AuditRow.reason).where(
+                        AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON
+                    )
+                )
+            )
         return [x for x in out if x]
 
     def live_bytes(self) -> bytes:
@@ -151,8 +193,13 @@ class ErasureStore(StoreBase):
             return None
         return Path(database).expanduser().absolute()
 
-    def compact(self, words: Sequence[str] = (), *, wait_s: float = proof.DEFAULT_WAIT_S,
-                notify: Callable[[str], None] | None = None) -> proof.Compaction:
+    def compact(
+        self,
+        words: Sequence[str] = (),
+        *,
+        wait_s: float = proof.DEFAULT_WAIT_S,
+        notify: Callable[[str], None] | None = None,
+    ) -> proof.Compaction:
         """Make deleted rows unrecoverable from the database files, as far as the backend
         allows, and check that it happened; ``words`` are the erased text's words only
         the deleted rows held (:func:`etki.store.proof.unique_words`), searched for
@@ -171,8 +218,9 @@ class ErasureStore(StoreBase):
         failure other than a busy database or a lock not granted in time."""
         if self.engine.dialect.name == "sqlite":
             path = self.sqlite_path()
-            done = proof.compact_sqlite(self.engine, path or Path(":memory:"),
-                                        wait_s=wait_s, notify=notify)
+            done = proof.compact_sqlite(
+                self.engine, path or Path(":memory:"), wait_s=wait_s, notify=notify
+            )
             if path is None:
                 return done
             scans = [proof.scan_file(p, what, words) for p, what in proof.sqlite_files(path)]
@@ -188,8 +236,14 @@ def _without(value: object, ids: set[str]) -> object:
     if isinstance(value, dict):
         return {k: _without(v, ids) for k, v in value.items()}
     if isinstance(value, list):
-        return [_without(v, ids) for v in value
-                if not ((isinstance(v, str) and v in ids)
-                        or (isinstance(v, dict)
-                            and any(isinstance(x, str) and x in ids for x in v.values())))]
+        return [
+            _without(v, ids)
+            for v in value
+            if not (
+                (isinstance(v, str) and v in ids)
+                or (
+                    isinstance(v, dict) and any(isinstance(x, str) and x in ids for x in v.values())
+                )
+            )
+        ]
     return value

@@ -67,13 +67,16 @@ def _reviewer_set(reviewers: Iterable[Reviewer]) -> tuple[Reviewer, ...]:
     """``reviewers`` with normalised names (:func:`etki.identity.reviewer_name`), as a
     sorted tuple: what decides whether two lists grant the same rights (order in
     ``etki.yaml`` does not)."""
-    return tuple(sorted({Reviewer(reviewer_name(r.name), r.role) for r in reviewers},
-                        key=lambda r: (r.name, r.role)))
+    return tuple(
+        sorted(
+            {Reviewer(reviewer_name(r.name), r.role) for r in reviewers},
+            key=lambda r: (r.name, r.role),
+        )
+    )
 
 
 def _reviewers_json(reviewers: tuple[Reviewer, ...]) -> str:
-    return json.dumps([{"name": r.name, "role": r.role} for r in reviewers],
-                      ensure_ascii=False)
+    return json.dumps([{"name": r.name, "role": r.role} for r in reviewers], ensure_ascii=False)
 
 
 def _reviewer_changes(old: tuple[Reviewer, ...], new: tuple[Reviewer, ...]) -> tuple[str, ...]:
@@ -100,14 +103,24 @@ def _reviewer_changes(old: tuple[Reviewer, ...], new: tuple[Reviewer, ...]) -> t
     return tuple(out)
 
 
-def _project_values(project: Project, root: str, config_json: str, index_hash: str,
-                    index_bytes: bytes, loaded_at: str) -> dict[str, object]:
+def _project_values(
+    project: Project,
+    root: str,
+    config_json: str,
+    index_hash: str,
+    index_bytes: bytes,
+    loaded_at: str,
+) -> dict[str, object]:
     """The ``projects`` row of ``project`` (every column, ``id`` included)."""
     cfg = project.config
     return {
-        "id": cfg.id, "name": cfg.name, "root": root, "config_json": config_json,
+        "id": cfg.id,
+        "name": cfg.name,
+        "root": root,
+        "config_json": config_json,
         "edge_types_json": json.dumps(list(project.edge_types), ensure_ascii=False),
-        "index_hash": index_hash, "index_json": index_bytes.decode("utf-8"),
+        "index_hash": index_hash,
+        "index_json": index_bytes.decode("utf-8"),
         "loaded_at": loaded_at,
     }
 
@@ -116,9 +129,15 @@ class ProjectStore(StoreBase):
     """Projects: save a loaded folder, read its knowledge and settings back, and the
     reviewer-list audit (:meth:`project_audit`)."""
 
-    def save_project(self, project: Project, index_hash: str, index_bytes: bytes, *,
-                     update_reviewers: bool = False,
-                     actor: str | None = None) -> tuple[str, ...]:
+    def save_project(
+        self,
+        project: Project,
+        index_hash: str,
+        index_bytes: bytes,
+        *,
+        update_reviewers: bool = False,
+        actor: str | None = None,
+    ) -> tuple[str, ...]:
         """Insert or replace ``project``'s knowledge in one transaction; cases stay.
 
         The folder is stored as an absolute path (``Path.resolve()``). A project already
@@ -137,8 +156,10 @@ class ProjectStore(StoreBase):
         cfg = project.config
         bad = unstorable_path(asdict(project))
         if bad is not None:
-            raise InputError(f"project {cfg.id!r}: {'.'.join(map(str, bad))} holds a NUL "
-                             "character or a lone surrogate: not text Etki can store")
+            raise InputError(
+                f"project {cfg.id!r}: {'.'.join(map(str, bad))} holds a NUL "
+                "character or a lone surrogate: not text Etki can store"
+            )
         config_json = json.dumps(asdict(cfg), sort_keys=True, ensure_ascii=False)
         root = str(Path(project.root).resolve())
         storable("the project folder's path", root)
@@ -152,38 +173,54 @@ class ProjectStore(StoreBase):
                 # load, inserts it; a concurrent first load waits for that insert, then
                 # finds the row), so two loads of one project run one after the other and
                 # the second replaces the first one's knowledge instead of adding to it
-                values = _project_values(project, root, config_json, index_hash, index_bytes,
-                                         iso(self.clock()))
+                values = _project_values(
+                    project, root, config_json, index_hash, index_bytes, iso(self.clock())
+                )
                 created = self._insert_new(s, ProjectRow, values, ("id",))
-                row = s.execute(select(ProjectRow).where(ProjectRow.id == cfg.id)
-                                .with_for_update()
-                                .execution_options(populate_existing=True)).scalar_one()
+                row = s.execute(
+                    select(ProjectRow)
+                    .where(ProjectRow.id == cfg.id)
+                    .with_for_update()
+                    .execution_options(populate_existing=True)
+                ).scalar_one()
                 outcome = "created" if created else None
                 if not created:
                     stored = config_of(row.config_json).reviewers
                     old_list = _reviewer_set(stored)
                     if old_list != new_list:
-                        self._check_reviewer_change(cfg.id, stored, old_list, new_list,
-                                                    row.root, root, who, update_reviewers)
+                        self._check_reviewer_change(
+                            cfg.id,
+                            stored,
+                            old_list,
+                            new_list,
+                            row.root,
+                            root,
+                            who,
+                            update_reviewers,
+                        )
                         outcome = "changed"
                         changes = _reviewer_changes(old_list, new_list)
                 self._write_project(s, project, row, values)
                 if outcome is not None:
-                    s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root,
-                                                  who))
+                    s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root, who))
         except (ReviewersChangedError, PermissionDeniedError) as exc:
             outcome = "refused" if isinstance(exc, ReviewersChangedError) else "denied"
             with self._write() as s:
-                s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root,
-                                              who))
+                s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root, who))
             raise
         return changes
 
     @staticmethod
-    def _check_reviewer_change(project_id: str, stored: tuple[Reviewer, ...],
-                               old_list: tuple[Reviewer, ...], new_list: tuple[Reviewer, ...],
-                               stored_root: str, root: str, who: str,
-                               update_reviewers: bool) -> None:
+    def _check_reviewer_change(
+        project_id: str,
+        stored: tuple[Reviewer, ...],
+        old_list: tuple[Reviewer, ...],
+        new_list: tuple[Reviewer, ...],
+        stored_root: str,
+        root: str,
+        who: str,
+        update_reviewers: bool,
+    ) -> None:
         """Raise unless changing the stored reviewers ``old_list`` to ``new_list`` is
         allowed (see :meth:`save_project`)."""
         if not update_reviewers:
@@ -194,23 +231,40 @@ class ProjectStore(StoreBase):
                 f"project {project_id!r} is already stored{first} with other reviewers "
                 f"than {where} lists; loading it would {'; '.join(changes)}. Nothing was "
                 "stored. If this change is intended, run `etki init --update-reviewers` "
-                "as an approver of the project (the change is audited)", changes)
+                "as an approver of the project (the change is audited)",
+                changes,
+            )
         if any(r.role == "approver" for r in stored) and not is_listed_approver(stored, who):
             raise PermissionDeniedError(
                 f"reviewer {who!r} may not change the reviewers of project {project_id!r}: "
                 "only an approver of the stored project can; ask a project approver. "
-                "Nothing was stored")
+                "Nothing was stored"
+            )
 
-    def _project_audit_row(self, project_id: str, outcome: str, before: tuple[Reviewer, ...],
-                           after: tuple[Reviewer, ...], root: str, who: str) -> ProjectAuditRow:
-        return ProjectAuditRow(project_id=project_id, action="reviewers", outcome=outcome,
-                               before_json=_reviewers_json(before),
-                               after_json=_reviewers_json(after), root=root,
-                               reviewer=UNSTORABLE.sub("\ufffd", who), at=iso(self.clock()),
-                               **current_process().columns())
+    def _project_audit_row(
+        self,
+        project_id: str,
+        outcome: str,
+        before: tuple[Reviewer, ...],
+        after: tuple[Reviewer, ...],
+        root: str,
+        who: str,
+    ) -> ProjectAuditRow:
+        return ProjectAuditRow(
+            project_id=project_id,
+            action="reviewers",
+            outcome=outcome,
+            before_json=_reviewers_json(before),
+            after_json=_reviewers_json(after),
+            root=root,
+            reviewer=UNSTORABLE.sub("\ufffd", who),
+            at=iso(self.clock()),
+            **current_process().columns(),
+        )
 
-    def _write_project(self, s: Session, project: Project, row: ProjectRow,
-                       values: dict[str, object]) -> None:
+    def _write_project(
+        self, s: Session, project: Project, row: ProjectRow, values: dict[str, object]
+    ) -> None:
         """The writes of :meth:`save_project` inside its transaction (``row`` locked)."""
         cfg = project.config
         for key, value in values.items():
@@ -219,24 +273,59 @@ class ProjectStore(StoreBase):
             s.execute(delete(model).where(model.project_id == cfg.id))
         s.flush()
         for pos, contract in enumerate(project.contracts):
-            s.add(ContractRow(project_id=cfg.id, id=contract.id, title=contract.title,
-                              source=contract.source, chunking=contract.chunking,
-                              position=pos))
+            s.add(
+                ContractRow(
+                    project_id=cfg.id,
+                    id=contract.id,
+                    title=contract.title,
+                    source=contract.source,
+                    chunking=contract.chunking,
+                    position=pos,
+                )
+            )
         for pos, c in enumerate(project.clauses):
-            s.add(ClauseRow(
-                project_id=cfg.id, ref=c.ref, contract_id=c.contract_id, number=c.number,
-                title=c.title, text=c.text, kind=c.kind, level=c.level, source=c.source,
-                line=c.line, parent=c.parent, position=pos,
-                edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
-            ))
+            s.add(
+                ClauseRow(
+                    project_id=cfg.id,
+                    ref=c.ref,
+                    contract_id=c.contract_id,
+                    number=c.number,
+                    title=c.title,
+                    text=c.text,
+                    kind=c.kind,
+                    level=c.level,
+                    source=c.source,
+                    line=c.line,
+                    parent=c.parent,
+                    position=pos,
+                    edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
+                )
+            )
         for pos, m in enumerate(project.modules):
-            s.add(ModuleRow(project_id=cfg.id, id=m.id, path=m.path, summary=m.summary,
-                            depends_on_json=json.dumps(list(m.depends_on)),
-                            language=m.language, position=pos))
+            s.add(
+                ModuleRow(
+                    project_id=cfg.id,
+                    id=m.id,
+                    path=m.path,
+                    summary=m.summary,
+                    depends_on_json=json.dumps(list(m.depends_on)),
+                    language=m.language,
+                    position=pos,
+                )
+            )
         for pos, w in enumerate(project.workitems):
-            s.add(WorkItemRow(project_id=cfg.id, id=w.id, title=w.title, kind=w.kind,
-                              date=w.date, modules_json=json.dumps(list(w.modules)),
-                              effort_days=w.effort_days, position=pos))
+            s.add(
+                WorkItemRow(
+                    project_id=cfg.id,
+                    id=w.id,
+                    title=w.title,
+                    kind=w.kind,
+                    date=w.date,
+                    modules_json=json.dumps(list(w.modules)),
+                    effort_days=w.effort_days,
+                    position=pos,
+                )
+            )
 
     def project_ids(self) -> list[str]:
         """Ids of every stored project, sorted."""
@@ -263,8 +352,9 @@ class ProjectStore(StoreBase):
         clauses, 5,000 modules and 20,000 work items to give the same object). Raises
         :class:`NotFoundError` for an unknown project."""
         with self.engine.connect() as conn:
-            raw = conn.execute(select(ProjectRow.config_json)
-                               .where(ProjectRow.id == project_id)).scalar()
+            raw = conn.execute(
+                select(ProjectRow.config_json).where(ProjectRow.id == project_id)
+            ).scalar()
         if raw is None:
             raise self._no_project(project_id)
         return config_of(raw)
@@ -287,18 +377,22 @@ class ProjectStore(StoreBase):
         """The stored project's scope clauses in document order, without its modules
         and work items (:meth:`load_project` reads everything)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(*CLAUSE_COLUMNS, ClauseRow.edges_json)
-                                .where(ClauseRow.project_id == project_id)
-                                .order_by(ClauseRow.position)).all()
+            rows = conn.execute(
+                select(*CLAUSE_COLUMNS, ClauseRow.edges_json)
+                .where(ClauseRow.project_id == project_id)
+                .order_by(ClauseRow.position)
+            ).all()
         return [clause_of(*c) for c in rows]
 
     def workitems(self, project_id: str) -> list[WorkItem]:
         """The stored project's work items in file order (``effort_days`` in
         person-days or None), without its contracts and modules."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(*WORKITEM_COLUMNS)
-                                .where(WorkItemRow.project_id == project_id)
-                                .order_by(WorkItemRow.position)).all()
+            rows = conn.execute(
+                select(*WORKITEM_COLUMNS)
+                .where(WorkItemRow.project_id == project_id)
+                .order_by(WorkItemRow.position)
+            ).all()
         return [workitem_of(*w) for w in rows]
 
     def project_audit(self, project_id: str | None = None) -> list[ProjectAuditEntry]:

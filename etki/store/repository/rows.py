@@ -36,13 +36,27 @@ from etki.store.models import CaseRow, ClauseRow, DecisionRow, ModuleRow, Ruling
 Rows = Select[*tuple[Any, ...]]
 """A select of any columns."""
 
-RULING_COLUMNS = (RulingRow.ruling, RulingRow.action, RulingRow.reviewer, RulingRow.reason,
-                  RulingRow.ruled_at, RulingRow.version)
+RULING_COLUMNS = (
+    RulingRow.ruling,
+    RulingRow.action,
+    RulingRow.reviewer,
+    RulingRow.reason,
+    RulingRow.ruled_at,
+    RulingRow.version,
+)
 """The ``rulings`` columns of :func:`ruling_of`, outer-joined (all None for a pending case)."""
 
 
-def ruling_of(case_id: str, verdict: str, ruling: str | None, action: str, reviewer: str,
-              reason: str, ruled_at: str, version: int) -> RulingRecord | None:
+def ruling_of(
+    case_id: str,
+    verdict: str,
+    ruling: str | None,
+    action: str,
+    reviewer: str,
+    reason: str,
+    ruled_at: str,
+    version: int,
+) -> RulingRecord | None:
     """The ruling of case ``case_id`` from its :data:`RULING_COLUMNS`, with ``verdict``
     the engine's (the ``decisions.verdict`` column); None when the case is pending.
     Both verdict columns hold one of :data:`~etki.domain.VERDICTS` (what
@@ -50,15 +64,23 @@ def ruling_of(case_id: str, verdict: str, ruling: str | None, action: str, revie
     wrote)."""
     if ruling is None:
         return None
-    return RulingRecord(case_id=case_id, ruling=cast(Verdict, ruling), action=action,
-                        reviewer=reviewer, reason=reason, ruled_at=ruled_at,
-                        verdict=cast(Verdict, verdict), version=version)
+    return RulingRecord(
+        case_id=case_id,
+        ruling=cast(Verdict, ruling),
+        action=action,
+        reviewer=reviewer,
+        reason=reason,
+        ruled_at=ruled_at,
+        verdict=cast(Verdict, verdict),
+        version=version,
+    )
 
 
 def _joined(stmt: Rows) -> Rows:
     """``stmt`` over cases joined to their decision and outer-joined to their ruling."""
-    return (stmt.join_from(CaseRow, DecisionRow, DecisionRow.case_id == CaseRow.id)
-            .outerjoin(RulingRow, RulingRow.case_id == CaseRow.id))
+    return stmt.join_from(CaseRow, DecisionRow, DecisionRow.case_id == CaseRow.id).outerjoin(
+        RulingRow, RulingRow.case_id == CaseRow.id
+    )
 
 
 ARRIVAL = (CaseRow.created_at, CaseRow.seq, CaseRow.id)
@@ -67,40 +89,90 @@ ARRIVAL = (CaseRow.created_at, CaseRow.seq, CaseRow.id)
 
 def case_select() -> Rows:
     """The columns of :func:`case_of`, every case (add a ``where`` and an order)."""
-    return _joined(select(CaseRow.id, CaseRow.project_id, CaseRow.request_id, CaseRow.title,
-                          CaseRow.text, CaseRow.submitted_by, CaseRow.submitted_at,
-                          CaseRow.created_at, CaseRow.version, DecisionRow.verdict,
-                          DecisionRow.decision_json, *RULING_COLUMNS))
+    return _joined(
+        select(
+            CaseRow.id,
+            CaseRow.project_id,
+            CaseRow.request_id,
+            CaseRow.title,
+            CaseRow.text,
+            CaseRow.submitted_by,
+            CaseRow.submitted_at,
+            CaseRow.created_at,
+            CaseRow.version,
+            DecisionRow.verdict,
+            DecisionRow.decision_json,
+            *RULING_COLUMNS,
+        )
+    )
 
 
-def case_of(case_id: str, project_id: str, request_id: str, title: str, text: str,
-            submitted_by: str | None, submitted_at: str | None, created_at: str,
-            version: int, verdict: str, decision_json: str,
-            *ruling: Any) -> CaseRecord:
+def case_of(
+    case_id: str,
+    project_id: str,
+    request_id: str,
+    title: str,
+    text: str,
+    submitted_by: str | None,
+    submitted_at: str | None,
+    created_at: str,
+    version: int,
+    verdict: str,
+    decision_json: str,
+    *ruling: Any,
+) -> CaseRecord:
     """The full :class:`~etki.domain.CaseRecord` of a row of :func:`case_select`
     (``ruling``: its :data:`RULING_COLUMNS`)."""
-    return CaseRecord(case_id=case_id, project_id=project_id, request_id=request_id,
-                      title=title, text=text, submitted_by=submitted_by,
-                      submitted_at=submitted_at, created_at=created_at, version=version,
-                      decision=Decision.from_json(decision_json),
-                      ruling=ruling_of(case_id, verdict, *ruling))
+    return CaseRecord(
+        case_id=case_id,
+        project_id=project_id,
+        request_id=request_id,
+        title=title,
+        text=text,
+        submitted_by=submitted_by,
+        submitted_at=submitted_at,
+        created_at=created_at,
+        version=version,
+        decision=Decision.from_json(decision_json),
+        ruling=ruling_of(case_id, verdict, *ruling),
+    )
 
 
 def brief_select() -> Rows:
     """The columns of :func:`brief_of`, every case (add a ``where`` and an order)."""
-    return _joined(select(CaseRow.id, CaseRow.project_id, CaseRow.title, CaseRow.version,
-                          DecisionRow.verdict, DecisionRow.decision_json, *RULING_COLUMNS))
+    return _joined(
+        select(
+            CaseRow.id,
+            CaseRow.project_id,
+            CaseRow.title,
+            CaseRow.version,
+            DecisionRow.verdict,
+            DecisionRow.decision_json,
+            *RULING_COLUMNS,
+        )
+    )
 
 
-def brief_of(case_id: str, project_id: str, title: str, version: int, verdict: str,
-             decision_json: str, *ruling: Any) -> CaseBrief:
+def brief_of(
+    case_id: str,
+    project_id: str,
+    title: str,
+    version: int,
+    verdict: str,
+    decision_json: str,
+    *ruling: Any,
+) -> CaseBrief:
     """The :class:`~etki.domain.CaseBrief` of a row of :func:`brief_select`: the
     decision's JSON is parsed for three members and dropped."""
     doc = json.loads(decision_json)
-    return CaseBrief(case_id, project_id, title,
-                     BriefDecision(doc["verdict"], tuple(doc["cited_clauses"]),
-                                   tuple(doc["impacted_modules"])),
-                     ruling_of(case_id, verdict, *ruling), version)
+    return CaseBrief(
+        case_id,
+        project_id,
+        title,
+        BriefDecision(doc["verdict"], tuple(doc["cited_clauses"]), tuple(doc["impacted_modules"])),
+        ruling_of(case_id, verdict, *ruling),
+        version,
+    )
 
 
 # --- the light decision of a queue row ----------------------------------------------------
@@ -123,9 +195,13 @@ def _json_member(doc: str, key: str, *, last: bool) -> object:
     return value
 
 
-def summary_of_members(refs_json: str | None, risk_json: str | None, verdict: str,
-                       confidence: float,
-                       risks: dict[tuple[object, ...], Risk]) -> DecisionSummary:
+def summary_of_members(
+    refs_json: str | None,
+    risk_json: str | None,
+    verdict: str,
+    confidence: float,
+    risks: dict[tuple[object, ...], Risk],
+) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from the ``cited_clauses`` and ``risk``
     members of a stored decision as JSON text (what SQLite's ``json_extract`` returns).
     ``risks`` shares equal :class:`Risk` values between calls."""
@@ -134,8 +210,13 @@ def summary_of_members(refs_json: str | None, risk_json: str | None, verdict: st
     return _summary(refs, risk, verdict, confidence, risks)
 
 
-def _summary(refs: list[str], risk: dict[str, Any], verdict: str, confidence: float,
-             risks: dict[tuple[object, ...], Risk] | None) -> DecisionSummary:
+def _summary(
+    refs: list[str],
+    risk: dict[str, Any],
+    verdict: str,
+    confidence: float,
+    risks: dict[tuple[object, ...], Risk] | None,
+) -> DecisionSummary:
     level = risk.get("level", "low")
     signals = tuple(risk.get("signals", ()))
     look = bool(risk.get("pmo_look_24h", False))
@@ -145,12 +226,17 @@ def _summary(refs: list[str], risk: dict[str, Any], verdict: str, confidence: fl
         shared = Risk(level=level, signals=signals, pmo_look_24h=look)
         if risks is not None:
             risks[key] = shared
-    return DecisionSummary(verdict=verdict, confidence=confidence,
-                           cited_clauses=tuple(refs), risk=shared)
+    return DecisionSummary(
+        verdict=verdict, confidence=confidence, cited_clauses=tuple(refs), risk=shared
+    )
 
 
-def decision_summary(decision_json: str, verdict: str, confidence: float,
-                     risks: dict[tuple[object, ...], Risk] | None = None) -> DecisionSummary:
+def decision_summary(
+    decision_json: str,
+    verdict: str,
+    confidence: float,
+    risks: dict[tuple[object, ...], Risk] | None = None,
+) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from a stored decision's JSON text and its
     verdict and confidence columns: only ``cited_clauses`` and ``risk`` are decoded
     (falls back to the whole document when the text is not the canonical form).
@@ -168,11 +254,14 @@ def decision_summary(decision_json: str, verdict: str, confidence: float,
 
 # --- the project's knowledge ------------------------------------------------------------
 
+
 def config_of(config_json: str) -> ProjectConfig:
     """The :class:`~etki.domain.ProjectConfig` stored as a project's ``config_json``."""
     cfg = json.loads(config_json)
     return ProjectConfig(
-        id=cfg["id"], name=cfg["name"], languages=tuple(cfg.get("languages", ())),
+        id=cfg["id"],
+        name=cfg["name"],
+        languages=tuple(cfg.get("languages", ())),
         reviewers=tuple(Reviewer(**r) for r in cfg.get("reviewers", ())),
         thresholds=tuple(tuple(t) for t in cfg.get("thresholds", ())),
     )
@@ -183,52 +272,106 @@ def edge_types_of(edge_types_json: str) -> tuple[tuple[str, str], ...]:
     return tuple((alias, canonical) for alias, canonical in json.loads(edge_types_json))
 
 
-def contract_of(id: str, title: str, source: str, chunking: str,
-                clauses: tuple[ScopeClause, ...]) -> Contract:
+def contract_of(
+    id: str, title: str, source: str, chunking: str, clauses: tuple[ScopeClause, ...]
+) -> Contract:
     """A :class:`~etki.domain.Contract` from its ``contracts`` row and its clauses."""
     return Contract(id=id, title=title, source=source, clauses=clauses, chunking=chunking)
 
 
-CLAUSE_COLUMNS = (ClauseRow.ref, ClauseRow.contract_id, ClauseRow.number, ClauseRow.title,
-                  ClauseRow.text, ClauseRow.kind, ClauseRow.level, ClauseRow.source,
-                  ClauseRow.line, ClauseRow.parent)
+CLAUSE_COLUMNS = (
+    ClauseRow.ref,
+    ClauseRow.contract_id,
+    ClauseRow.number,
+    ClauseRow.title,
+    ClauseRow.text,
+    ClauseRow.kind,
+    ClauseRow.level,
+    ClauseRow.source,
+    ClauseRow.line,
+    ClauseRow.parent,
+)
 """The ``clauses`` columns of :func:`clause_of`, ``edges_json`` left out (add it to read
 the edges)."""
 
 
-def clause_of(ref: str, contract_id: str, number: str, title: str, text: str, kind: Any,
-              level: int, source: str, line: int, parent: str | None,
-              edges_json: str | None = None) -> ScopeClause:
+def clause_of(
+    ref: str,
+    contract_id: str,
+    number: str,
+    title: str,
+    text: str,
+    kind: Any,
+    level: int,
+    source: str,
+    line: int,
+    parent: str | None,
+    edges_json: str | None = None,
+) -> ScopeClause:
     """A :class:`~etki.domain.ScopeClause` from its :data:`CLAUSE_COLUMNS` and, when
     read, its ``edges_json`` (None: the clause without edges)."""
     edges = tuple(Edge(**e) for e in json.loads(edges_json)) if edges_json else ()
-    return ScopeClause(ref=ref, contract_id=contract_id, number=number, title=title,
-                       text=text, kind=kind, level=level, source=source, line=line,
-                       parent=parent, edges=edges)
+    return ScopeClause(
+        ref=ref,
+        contract_id=contract_id,
+        number=number,
+        title=title,
+        text=text,
+        kind=kind,
+        level=level,
+        source=source,
+        line=line,
+        parent=parent,
+        edges=edges,
+    )
 
 
-MODULE_COLUMNS = (ModuleRow.id, ModuleRow.path, ModuleRow.summary, ModuleRow.depends_on_json,
-                  ModuleRow.language)
+MODULE_COLUMNS = (
+    ModuleRow.id,
+    ModuleRow.path,
+    ModuleRow.summary,
+    ModuleRow.depends_on_json,
+    ModuleRow.language,
+)
 """The ``modules`` columns of :func:`module_of`."""
 
 
-def module_of(id: str, path: str, summary: str, depends_on_json: str,
-              language: str | None) -> Module:
+def module_of(
+    id: str, path: str, summary: str, depends_on_json: str, language: str | None
+) -> Module:
     """A :class:`~etki.domain.Module` from its :data:`MODULE_COLUMNS`."""
-    return Module(id=id, path=path, summary=summary,
-                  depends_on=tuple(json.loads(depends_on_json)), language=language)
+    return Module(
+        id=id,
+        path=path,
+        summary=summary,
+        depends_on=tuple(json.loads(depends_on_json)),
+        language=language,
+    )
 
 
-WORKITEM_COLUMNS = (WorkItemRow.id, WorkItemRow.title, WorkItemRow.kind, WorkItemRow.date,
-                    WorkItemRow.modules_json, WorkItemRow.effort_days)
+WORKITEM_COLUMNS = (
+    WorkItemRow.id,
+    WorkItemRow.title,
+    WorkItemRow.kind,
+    WorkItemRow.date,
+    WorkItemRow.modules_json,
+    WorkItemRow.effort_days,
+)
 """The ``workitems`` columns of :func:`workitem_of`."""
 
 
-def workitem_of(id: str, title: str, kind: str, date: str, modules_json: str,
-                effort_days: float | None) -> WorkItem:
+def workitem_of(
+    id: str, title: str, kind: str, date: str, modules_json: str, effort_days: float | None
+) -> WorkItem:
     """A :class:`~etki.domain.WorkItem` from its :data:`WORKITEM_COLUMNS`."""
-    return WorkItem(id=id, title=title, kind=kind, date=date,
-                    modules=tuple(json.loads(modules_json)), effort_days=effort_days)
+    return WorkItem(
+        id=id,
+        title=title,
+        kind=kind,
+        date=date,
+        modules=tuple(json.loads(modules_json)),
+        effort_days=effort_days,
+    )
 
 
 def title_of(request: Request) -> str:

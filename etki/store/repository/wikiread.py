@@ -18,9 +18,14 @@ from etki.store.repository.rows import ARRIVAL, brief_of, brief_select
 def _audit_after(conn: Connection, after_id: int) -> list[tuple[int, str]]:
     """``(audit id, case id)`` of the audit rows with an id above ``after_id``, oldest
     first."""
-    return [(int(i), str(c)) for i, c in conn.execute(
-        select(AuditRow.id, AuditRow.case_id).where(AuditRow.id > after_id)
-        .order_by(AuditRow.id))]
+    return [
+        (int(i), str(c))
+        for i, c in conn.execute(
+            select(AuditRow.id, AuditRow.case_id)
+            .where(AuditRow.id > after_id)
+            .order_by(AuditRow.id)
+        )
+    ]
 
 
 class WikiReads(StoreBase):
@@ -38,19 +43,28 @@ class WikiReads(StoreBase):
         project."""
         return self.wiki_poll(project_id, None)[0]
 
-    def wiki_poll(self, project_id: str, after_audit_id: int | None,
-                  ) -> tuple[tuple[object, ...], list[tuple[int, str]]]:
+    def wiki_poll(
+        self,
+        project_id: str,
+        after_audit_id: int | None,
+    ) -> tuple[tuple[object, ...], list[tuple[int, str]]]:
         """:meth:`wiki_token` and, unless ``after_audit_id`` is None,
         :meth:`audit_since` of it, read on one connection (the HITL hook's poll).
         Raises :class:`NotFoundError` for an unknown project."""
         p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
-        count_q = (select(func.count()).select_from(CaseRow.__table__)
-                   .where(c.project_id == project_id).scalar_subquery())
+        count_q = (
+            select(func.count())
+            .select_from(CaseRow.__table__)
+            .where(c.project_id == project_id)
+            .scalar_subquery()
+        )
         audit_q = select(func.max(a.id)).scalar_subquery()
         with self.engine.connect() as conn:
-            row = conn.execute(select(p.index_hash, p.name, p.config_json, p.root,
-                                      p.edge_types_json, count_q, audit_q)
-                               .where(p.id == project_id)).first()
+            row = conn.execute(
+                select(
+                    p.index_hash, p.name, p.config_json, p.root, p.edge_types_json, count_q, audit_q
+                ).where(p.id == project_id)
+            ).first()
             if row is None:
                 raise NotFoundError(f"no project '{project_id}' in the store")
             *head, count, audit = tuple(row)
@@ -61,8 +75,9 @@ class WikiReads(StoreBase):
         """The project id of a stored case. Raises :class:`NotFoundError` naming the
         id."""
         with self.engine.connect() as conn:
-            pid = conn.execute(select(CaseRow.__table__.c.project_id)
-                               .where(CaseRow.__table__.c.id == case_id)).scalar()
+            pid = conn.execute(
+                select(CaseRow.__table__.c.project_id).where(CaseRow.__table__.c.id == case_id)
+            ).scalar()
         if pid is None:
             raise NotFoundError(f"no case '{case_id}' in the store")
         return str(pid)

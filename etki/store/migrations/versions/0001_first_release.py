@@ -153,6 +153,16 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("rulings", "decisions", "audit_log", "workitems", "modules", "contracts",
-                  "clauses", "cases", "projects", "etki_meta"):
+    for table in (
+        "rulings",
+        "decisions",
+        "audit_log",
+        "workitems",
+        "modules",
+        "contracts",
+        "clauses",
+        "cases",
+        "projects",
+        "etki_meta",
+    ):
         op.drop_table(table)

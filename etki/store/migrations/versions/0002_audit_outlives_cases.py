@@ -23,8 +23,11 @@ _SQLITE_NAME = "fk_audit_log_case_id_cases"
 
 
 def _audit_fks() -> list[ReflectedForeignKeyConstraint]:
-    return [fk for fk in sa.inspect(op.get_bind()).get_foreign_keys("audit_log")
-            if fk.get("referred_table") == "cases"]
+    return [
+        fk
+        for fk in sa.inspect(op.get_bind()).get_foreign_keys("audit_log")
+        if fk.get("referred_table") == "cases"
+    ]
 
 
 def upgrade() -> None:

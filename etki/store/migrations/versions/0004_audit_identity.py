@@ -25,8 +25,12 @@ down_revision: str | None = "0003"
 branch_labels = None
 depends_on = None
 
-_IDENTITY = (("os_user", sa.Text()), ("host", sa.Text()), ("pid", sa.Integer()),
-             ("program", sa.Text()))
+_IDENTITY = (
+    ("os_user", sa.Text()),
+    ("host", sa.Text()),
+    ("pid", sa.Integer()),
+    ("program", sa.Text()),
+)
 
 
 def upgrade() -> None:
@@ -46,8 +50,7 @@ def upgrade() -> None:
         *(sa.Column(name, type_, nullable=False) for name, type_ in _IDENTITY),
         sa.PrimaryKeyConstraint("id"),
     )
-    op.create_index("ix_project_audit_project_id", "project_audit", ["project_id"],
-                    unique=False)
+    op.create_index("ix_project_audit_project_id", "project_audit", ["project_id"], unique=False)
 
 
 def downgrade() -> None:
