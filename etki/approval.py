@@ -94,49 +94,6 @@ class ApprovalService:
         change made by other processes (it polls the DB's change token)."""
         self.hook = hook
 
-    def approve(
-        self,
-        case_id: str,
-        *,
-        reason: str = "",
-        reviewer: str | None = None,
-        expected_version: int | None = None,
-    ) -> RulingOutcome:
-        """Rule the case IN_SCOPE. See :meth:`rule`."""
-        return self.rule(
-            case_id, "approve", reason=reason, reviewer=reviewer, expected_version=expected_version
-        )
-
-    def convert_to_cr(
-        self,
-        case_id: str,
-        *,
-        reason: str = "",
-        reviewer: str | None = None,
-        expected_version: int | None = None,
-    ) -> RulingOutcome:
-        """Rule the case a CHANGE_REQUEST. See :meth:`rule`."""
-        return self.rule(
-            case_id,
-            "convert_to_cr",
-            reason=reason,
-            reviewer=reviewer,
-            expected_version=expected_version,
-        )
-
-    def reject(
-        self,
-        case_id: str,
-        *,
-        reason: str = "",
-        reviewer: str | None = None,
-        expected_version: int | None = None,
-    ) -> RulingOutcome:
-        """Rule the case REJECT. See :meth:`rule`."""
-        return self.rule(
-            case_id, "reject", reason=reason, reviewer=reviewer, expected_version=expected_version
-        )
-
     def rule(
         self,
         case_id: str,

@@ -38,9 +38,9 @@ def _service(tmp_path, wiki: str | None = "wiki-{project}", reviewer: str = "ays
 def test_override_needs_a_reason(tmp_path):
     repo, svc = _service(tmp_path)
     with pytest.raises(InputError, match="overrides.*give a reason"):
-        svc.reject("req-demo-1")
+        svc.rule("req-demo-1", "reject")
     assert repo.case("req-demo-1").ruling is None
-    outcome = svc.reject("req-demo-1", reason="duplicate of an earlier ticket")
+    outcome = svc.rule("req-demo-1", "reject", reason="duplicate of an earlier ticket")
     assert outcome.ruling.is_override and outcome.ruling.reviewer == "ayse"
 
 
@@ -49,7 +49,7 @@ def test_reviewer_must_be_an_approver(tmp_path):
     for who in ("mallory", "viewer-vera"):
         svc = ApprovalService(repo, Settings(db_url="unused", reviewer=who, wiki_dir=None))
         with pytest.raises(PermissionDeniedError, match="not an approver"):
-            svc.approve("req-demo-1")
+            svc.rule("req-demo-1", "approve")
     assert repo.case("req-demo-1").ruling is None
     assert [(r[1], r[-1]) for r in repo.audit_log("req-demo-1")] == [
         ("mallory", "denied"),
@@ -60,14 +60,14 @@ def test_reviewer_must_be_an_approver(tmp_path):
 def test_second_ruling_is_a_conflict(tmp_path):
     repo, svc = _service(tmp_path)
     seen = repo.case("req-demo-1").version
-    svc.approve("req-demo-1", expected_version=seen)
+    svc.rule("req-demo-1", "approve", expected_version=seen)
     with pytest.raises(ConflictError, match="already ruled.*ayse"):
-        svc.reject("req-demo-1", reason="no", expected_version=seen)
+        svc.rule("req-demo-1", "reject", reason="no", expected_version=seen)
 
 
 def test_approval_writes_the_decision_file(tmp_path):
     repo, svc = _service(tmp_path)
-    outcome = svc.approve("req-demo-1")
+    outcome = svc.rule("req-demo-1", "approve")
     assert outcome.wiki_error is None
     pages = list((tmp_path / "wiki-demo" / "decisions").glob("DEC-20261129-*.md"))
     assert len(pages) == 1
@@ -76,7 +76,7 @@ def test_approval_writes_the_decision_file(tmp_path):
 
 def test_wiki_off_still_commits(tmp_path):
     repo, svc = _service(tmp_path, wiki=None)
-    outcome = svc.approve("req-demo-1")
+    outcome = svc.rule("req-demo-1", "approve")
     assert outcome.wiki_report is None and outcome.wiki_error is None
     assert repo.case("req-demo-1").ruling.ruling == "IN_SCOPE"
     assert not any(tmp_path.glob("wiki*"))
@@ -89,7 +89,7 @@ def test_read_only_wiki_still_commits(tmp_path):
     wiki.chmod(stat.S_IRUSR | stat.S_IXUSR)
     try:
         repo, svc = _service(tmp_path)
-        outcome = svc.approve("req-demo-1")
+        outcome = svc.rule("req-demo-1", "approve")
         assert outcome.wiki_error is not None
         assert repo.case("req-demo-1").ruling.ruling == "IN_SCOPE"
     finally:
@@ -101,7 +101,7 @@ def test_unwritable_wiki_still_commits(tmp_path):
     too): the ruling commits and the error is reported, not raised."""
     (tmp_path / "wiki-demo").write_text("not a folder")
     repo, svc = _service(tmp_path)
-    outcome = svc.convert_to_cr("req-demo-2")
+    outcome = svc.rule("req-demo-2", "convert_to_cr")
     assert outcome.wiki_error and outcome.wiki_error.startswith("wiki not updated")
     assert repo.case("req-demo-2").ruling.ruling == "CHANGE_REQUEST"
     assert repo.audit_log("req-demo-2")[0][2] == "convert_to_cr"
@@ -120,11 +120,11 @@ def test_one_projector_serves_every_ruling_and_sees_other_services(tmp_path):
         other_repo,
         Settings(db_url="unused", reviewer="ayse", wiki_dir=str(tmp_path / "wiki-{project}")),
     )
-    svc.approve("req-demo-1")
+    svc.rule("req-demo-1", "approve")
     other.hook = None  # another desk whose hook never ran
-    other.convert_to_cr("req-demo-2")
+    other.rule("req-demo-2", "convert_to_cr")
     repo.add_cases("demo", [(make_request("R3", "Export crashes"), make_decision("req-demo-3"))])
-    assert svc.approve("req-demo-3").wiki_error is None
+    assert svc.rule("req-demo-3", "approve").wiki_error is None
     svc.projector.flush()
     settings = Settings(db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"))
     assert (
@@ -147,7 +147,7 @@ def test_a_refusal_names_no_approver(tmp_path):
     repo, _ = _service(tmp_path)
     svc = ApprovalService(repo, Settings(db_url="unused", reviewer="mallory", wiki_dir=None))
     with pytest.raises(PermissionDeniedError) as err:
-        svc.approve("req-demo-1")
+        svc.rule("req-demo-1", "approve")
     message = str(err.value)
     assert "ask a project approver" in message and "'mallory'" in message
     assert "ayse" not in message and "jurgen" not in message
@@ -163,15 +163,15 @@ def test_an_nfd_reviewer_matches_its_nfc_approver_both_ways(tmp_path):
     repo.add_cases("nfd", [(make_request("R1"), make_decision("req-nfd-1"))])
     from_env = Settings.from_env({"ETKI_REVIEWER": f" {nfd}\t", "ETKI_WIKI_DIR": ""})
     assert from_env.reviewer == nfc
-    assert ApprovalService(repo, from_env).approve("req-demo-1").ruling.reviewer == nfc
+    assert ApprovalService(repo, from_env).rule("req-demo-1", "approve").ruling.reviewer == nfc
     svc = ApprovalService(repo, Settings(db_url="unused", reviewer=nfc, wiki_dir=None))
-    assert svc.approve("req-nfd-1").ruling.reviewer == nfc
+    assert svc.rule("req-nfd-1", "approve").ruling.reviewer == nfc
     # case is kept: a differently cased name is another name (etki.identity)
     repo.add_cases("demo", [(make_request("R2"), make_decision("req-demo-2"))])
     with pytest.raises(PermissionDeniedError):
         ApprovalService(
             repo, Settings(db_url="unused", reviewer="j\u00fcrgen", wiki_dir=None)
-        ).approve("req-demo-2")
+        ).rule("req-demo-2", "approve")
 
 
 def test_changing_reviewers_needs_the_flag_and_an_approver(tmp_path):

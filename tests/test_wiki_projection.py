@@ -308,7 +308,7 @@ def test_approval_service_calls_the_projector(tmp_path):
 
     world = build_world(tmp_path, rule=False)
     settings = Settings(db_url=world.db_url, wiki_dir=world.settings.wiki_dir, reviewer="ayse")
-    outcome = approval_service(world.repo, settings).approve("req-demo-0001")
+    outcome = approval_service(world.repo, settings).rule("req-demo-0001", "approve")
     assert outcome.wiki_error is None
     path = decision_path(world.repo.case("req-demo-0001"))
     assert path in outcome.wiki_report.written and (world.wiki / path).is_file()
