@@ -56,15 +56,12 @@ KNOWN_CYCLES = [
     ("etki.commands", "etki.wiki"),
     # ScopeClause.plain renders markdown as text through a lazy import in etki.domain
     ("etki.domain", "etki.knowledge"),
-    # the report's types are the evaluation's (a type-checking import); the evaluation
-    # prints through the report's text_lines (a lazy import)
-    ("etki.evaluation.report", "etki.evaluation.triage"),
 ]
 
 
 def test_no_other_two_way_imports():
     """The only sibling modules that import each other are the ones named here, each with
-    its reason (the first three are also ``ignore_imports`` entries of the contracts); a
+    its reason (each is also an ``ignore_imports`` entry of the contracts); a
     new two-way import fails, and so does one of these once it is gone (then drop it)."""
     from tests.import_cycles import sibling_cycles
 

@@ -88,6 +88,7 @@ def add_parser(sub: Any) -> None:
 def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
     """``etki eval triage``: resolve the inputs, evaluate, print. Raises
     :class:`~etki.errors.InputError` (exit 2) for bad input."""
+    from etki.evaluation.report import text_lines
     from etki.evaluation.triage import evaluate, resolve_sources
 
     desks: list[Any] = []
@@ -129,7 +130,7 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         emit_json(ev.to_dict(), indent=1, sort_keys=True)
     else:
-        echo_lines(ev.lines(per_request=args.per_request))
+        echo_lines(text_lines(ev, per_request=args.per_request))
     return 0
 
 

@@ -129,7 +129,8 @@ def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
 
 
 def text_lines(ev: Evaluation, *, per_request: bool = False) -> list[str]:
-    """The report of ``ev`` as lines (see :meth:`Evaluation.lines`)."""
+    """The text report of ``ev`` (what ``etki eval triage`` prints): lines of at most
+    100 columns; ``per_request`` adds one line per labelled request."""
     n = sum(len(e.rows) for e in ev.engagements)
     border = sum(r.borderline for e in ev.engagements for r in e.rows)
     out = [

@@ -673,12 +673,6 @@ class Evaluation:
             }
         return data
 
-    def lines(self, *, per_request: bool = False) -> list[str]:
-        """The text report (lines of at most 100 columns)."""
-        from etki.evaluation.report import text_lines
-
-        return text_lines(self, per_request=per_request)
-
 
 def _thresholds_dict(t: Thresholds) -> dict[str, float]:
     return {f.name: getattr(t, f.name) for f in fields(t)}
