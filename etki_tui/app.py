@@ -34,7 +34,7 @@ from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
-from etki_tui.errors import advice, one_line
+from etki_tui.errors import UPDATE_REVIEWERS, advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
@@ -871,8 +871,8 @@ class EtkiApp(App[None]):
                     f"Read-only desk: {seat.reviewer} may not rule on "
                     f"{self.project_id} ({seat.role}); nothing was recorded "
                     f"for {case.case_id}. To rule, an approver lists you as "
-                    "approver in etki.yaml and runs `etki init "
-                    "--update-reviewers DIR`, then Ctrl+R here; or set "
+                    f"approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
+                    "then Ctrl+R here; or set "
                     "ETKI_REVIEWER to your approver name.",
                     multiline=False,
                 ),

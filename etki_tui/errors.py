@@ -34,6 +34,11 @@ def _is_database_error(exc: BaseException) -> bool:
     return module.startswith(("sqlalchemy", "sqlite3", "psycopg"))
 
 
+UPDATE_REVIEWERS = "etki init PROJECT_DIR --update-reviewers"
+"""The command that loads a changed reviewer list (``PROJECT_DIR`` the engagement's
+folder), as every refusal, banner and toast of the desk names it."""
+
+
 def advice(exc: BaseException, doing: str = "") -> str:
     """One sentence: what to do next after ``exc`` while ``doing`` something."""
     if isinstance(exc, ConflictError):
@@ -41,7 +46,7 @@ def advice(exc: BaseException, doing: str = "") -> str:
     if isinstance(exc, PermissionDeniedError):
         return (
             "Ask a project approver to list you in etki.yaml (role: approver) and "
-            "load it with `etki init --update-reviewers`, or set ETKI_REVIEWER to your "
+            f"load it with `{UPDATE_REVIEWERS}`, or set ETKI_REVIEWER to your "
             "listed name."
         )
     if isinstance(exc, NotFoundError):

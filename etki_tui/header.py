@@ -22,6 +22,7 @@ from textual.widget import Widget
 
 from etki.services import Seat
 from etki.text import printable
+from etki_tui.errors import UPDATE_REVIEWERS
 
 SEP = " · "
 
@@ -105,8 +106,8 @@ def header_text(
 
 def read_only_banner(seat: Seat, project_id: str) -> Text:
     """The banner of a desk whose reviewer may not rule: why (viewer, or not listed),
-    and how to become an approver (``etki.yaml`` reviewers and ``etki init
-    --update-reviewers``; the toast of a refused ruling key adds ``ETKI_REVIEWER`` and
+    and how to become an approver (``etki.yaml`` reviewers and
+    :data:`~etki_tui.errors.UPDATE_REVIEWERS`; the toast of a refused ruling key adds ``ETKI_REVIEWER`` and
     Ctrl+R). The name itself is in the header right above (and in that toast), so the
     banner stays two lines at 80 columns whatever the name."""
     pid = printable(project_id, multiline=False)
@@ -116,10 +117,7 @@ def read_only_banner(seat: Seat, project_id: str) -> Text:
         out.append(f" You are a viewer of {pid}, not an approver.")
     else:
         out.append(f" You are not a reviewer of {pid}.")
-    out.append(
-        " To rule, an approver lists you as approver in etki.yaml and runs "
-        "etki init --update-reviewers."
-    )
+    out.append(f" To rule: an approver lists you in etki.yaml and runs {UPDATE_REVIEWERS}.")
     return out
 
 

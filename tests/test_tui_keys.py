@@ -206,7 +206,7 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
             assert banner.display and banner.region.y == 1  # right under the header
             said = " ".join(shown(banner).replace("█", " ").split())  # no border
             assert said.startswith(f"READ-ONLY You {why}.")
-            assert "etki.yaml" in said and "etki init --update-reviewers" in said
+            assert "etki.yaml" in said and "etki init PROJECT_DIR --update-reviewers" in said
             assert banner.size.height <= 2  # two lines at 80 columns
             pending = queue_ids(app)
             assert pending
