@@ -172,9 +172,11 @@ class FilterBar(Horizontal):
             out.append(f" {shown} of {pending}", style="bold")
             if kept:
                 out.append(f" + {kept} ruled elsewhere", style="bold")
+            # the way out before the details: a narrow line (the find box beside it at
+            # 80 columns) cuts the filters' description, never the hint
+            out.append(" · Esc clears", style="dim")
             if parts:
                 out.append(" · " + " · ".join(parts))
-            out.append(" · Esc clears", style="dim")
         else:
             out.append(f"All {pending} pending", style="bold")
             if kept:
