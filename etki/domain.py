@@ -221,9 +221,10 @@ class Project:
     edge_types: tuple[tuple[str, str], ...] = ()  # (alias, canonical), sorted
     edges: tuple[Edge, ...] = ()  # accepted links from ``edges.yaml`` (provenance mapped)
     refused: tuple[str, ...] = ()
-    """Rows of ``requests.jsonl`` left out because a field is longer than the request
-    cap (``ETKI_MAX_REQUEST_CHARS``), one message each naming the file, the line, the
-    request id and the size (``.../requests.jsonl:3: field 'text' request 'R-3' is
+    """Rows of ``requests.jsonl`` left out because they cannot be stored (malformed, a
+    NUL, no id or a taken one, no text, a field of the wrong type or longer than the
+    request cap ``ETKI_MAX_REQUEST_CHARS``), one message each naming the file, the line,
+    the field and what is wrong (``.../requests.jsonl:3: field 'text' request 'R-3' is
     18,000,000 characters; ...``). Only a loaded folder has them; a stored project none."""
 
     @property

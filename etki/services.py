@@ -82,8 +82,8 @@ class InitSummary:
     """What ``--update-reviewers`` changed in the stored reviewer list (``add approver
     'Mallory'``); empty when nothing changed."""
     refused: tuple[str, ...] = ()
-    """Request rows left out as too long (``Project.refused``: one message each naming
-    file, line, field and size). ``etki init`` prints them and exits 2."""
+    """Request rows left out as unstorable (``Project.refused``: one message each naming
+    file, line, field and what is wrong). ``etki init`` prints them and exits 2."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -116,8 +116,8 @@ class InitSummary:
             )
         if self.refused:
             out.append(
-                f"  refused: {len(self.refused)} request(s) longer than the request "
-                "cap, not triaged or stored (listed on stderr)"
+                f"  refused: {len(self.refused)} request row(s) that cannot be stored, "
+                "not triaged (listed on stderr)"
             )
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
@@ -263,9 +263,9 @@ def init_project(
     are the same bytes either way. None (the default) follows
     ``settings.related_context`` (``ETKI_RELATED_CONTEXT``). New cases are stored in transactions of
     :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
-    malformed folder. Request rows longer than ``settings.max_request_chars``
-    (``ETKI_MAX_REQUEST_CHARS``) are left out and listed in ``InitSummary.refused``; the
-    other rows are stored."""
+    malformed folder. Request rows that cannot be stored (malformed, longer than
+    ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
+    listed in ``InitSummary.refused``; the other rows are stored."""
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
     from etki.triage import assign_case_ids

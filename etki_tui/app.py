@@ -268,8 +268,8 @@ class EtkiApp(App[None]):
             msg = (
                 f"Loaded {s.project_id}: {s.requests} requests, {s.new_cases} new case(s) triaged."
             )
-            if s.refused:  # too long to triage (issue 11 item 6); the first one named
-                msg += f" {len(s.refused)} request(s) refused as too long: {s.refused[0]}"
+            if s.refused:  # rows that cannot be stored; the first one named
+                msg += f" {len(s.refused)} request row(s) refused: {s.refused[0]}"
             if s.wiki_error:
                 msg += (
                     f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "

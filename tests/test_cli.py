@@ -124,17 +124,33 @@ def test_bad_input_exits_2_with_a_message(tmp_path, args, message):
     assert message in out.stderr and "Traceback" not in out.stderr
 
 
-def test_malformed_project_stores_nothing(tmp_path):
+def test_bad_request_rows_are_named_and_the_good_ones_stored(tmp_path):
+    """One malformed row and one with a NUL: init stores every good row, names each bad
+    one as ``requests.jsonl:LINE: …`` on stderr and exits 2; a second init with the
+    rows fixed adds them and changes nothing already stored (issue 14 item 1)."""
     bad = tmp_path / "bad"
     (bad / "contracts").mkdir(parents=True)
     (bad / "etki.yaml").write_text("id: bad\nname: Bad\n", encoding="utf-8")
     (bad / "contracts" / "c.md").write_text("# 1 Scope\n\nAll of it.\n", encoding="utf-8")
-    (bad / "requests.jsonl").write_text(
-        '{"id": "R1", "text": "ok"}\n{"id": "R2", "te\n', encoding="utf-8"
-    )
+    good = ['{"id": "R1", "text": "ok"}', '{"id": "R4", "text": "also ok"}']
+    rows = [good[0], '{"id": "R2", "te', '{"id": "R3", "text": "a\\u0000b"}', good[1]]
+    (bad / "requests.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = etki(tmp_path, "init", str(bad))
-    assert out.returncode == 2 and "requests.jsonl:2" in out.stderr
-    assert etki(tmp_path, "projects").stdout.strip() == ""
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    errors = out.stderr.splitlines()
+    assert len(errors) == 2, out.stderr
+    assert "requests.jsonl:2:" in errors[0] and "malformed JSON" in errors[0]
+    assert "requests.jsonl:3: field 'text'" in errors[1]
+    queue = json.loads(etki(tmp_path, "queue", "--project", "bad", "--json").stdout)
+    assert sorted(q["request_id"] for q in queue) == ["R1", "R4"]
+    before = {q["case_id"]: q for q in queue}
+    rows[1:3] = ['{"id": "R2", "text": "fixed"}', '{"id": "R3", "text": "fixed too"}']
+    (bad / "requests.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    again = etki(tmp_path, "init", str(bad))
+    assert again.returncode == 0, again.stderr
+    after = json.loads(etki(tmp_path, "queue", "--project", "bad", "--json").stdout)
+    assert sorted(q["request_id"] for q in after) == ["R1", "R2", "R3", "R4"]
+    assert all(before[c] == q for q in after if (c := q["case_id"]) in before)
 
 
 @pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs not present")

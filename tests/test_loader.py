@@ -236,28 +236,53 @@ def test_missing_contracts(tmp_path: Path) -> None:
 
 
 def test_bad_json_line_in_requests(tmp_path: Path) -> None:
+    """A malformed row is refused alone, named by file and line; the others load."""
     lines = [json.dumps(r) for r in REQUESTS] + ['{"id": "R-3", "text": "broken"']
     write_project(tmp_path, {"requests.jsonl": "\n".join(lines) + "\n"})
-    err = load_error(tmp_path)
-    assert err.path.endswith("requests.jsonl") and err.line == 3
-    assert "requests.jsonl:3" in str(err) and "malformed JSON" in str(err)
+    project = load_project(tmp_path)
+    assert [r.id for r in project.requests] == [r["id"] for r in REQUESTS]
+    [message] = project.refused
+    assert "requests.jsonl:3" in message and "malformed JSON" in message
 
 
 def test_request_field_errors_name_line_and_field(tmp_path: Path) -> None:
+    """Each kind of unstorable row is refused with its line, field and what is wrong,
+    and the good row before it still loads (issue 14 item 1)."""
     cases = [
-        ('{"id": "R-9", "text": "   "}', "text", "empty"),
-        ('{"id": "R-9"}', "text", "required"),
-        ('{"text": "x"}', "id", "required"),
-        ('{"id": "R-2", "text": "again"}', "id", "duplicate request id"),
-        ('{"id": "R-9", "text": "x", "title": 5}', "title", "string"),
-        ('["not", "an", "object"]', None, "JSON object"),
+        ('{"id": "R-9", "text": "   "}', "'text'", "empty"),
+        ('{"id": "R-9"}', "'text'", "required"),
+        ('{"text": "x"}', "'id'", "required"),
+        ('{"id": "R-2", "text": "again"}', "'id'", "duplicate request id"),
+        ('{"id": "R-9", "text": "x", "title": 5}', "'title'", "string"),
+        ('["not", "an", "object"]', "", "JSON object"),
+        ('{"id": "R-9", "text": "a\\u0000b"}', "'text'", ""),
     ]
     for line, field, words in cases:
         body = json.dumps(REQUESTS[0]) + "\n\n" + line + "\n"
         write_project(tmp_path, {"requests.jsonl": body})
-        err = load_error(tmp_path)
-        assert err.line == 3 and err.field == field and words in str(err), line
-        assert "requests.jsonl:3" in str(err)
+        project = load_project(tmp_path)
+        assert [r.id for r in project.requests] == ["R-2"], line
+        [message] = project.refused
+        assert "requests.jsonl:3:" in message and words in message, (line, message)
+        assert (f"field {field}" in message) if field else ("field '" not in message), message
+
+
+def test_one_bad_row_keeps_no_good_row_out(tmp_path: Path) -> None:
+    """Good rows around bad ones all load, in file order; each bad one is named once."""
+    rows = [
+        json.dumps({"id": "A", "text": "first"}),
+        '{"id": "B", "text": "nul \\u0000 inside"}',
+        json.dumps({"id": "C", "text": "third"}),
+        "{not json",
+        json.dumps({"id": "A", "text": "the id again"}),
+        json.dumps({"id": "D", "text": "fourth"}),
+    ]
+    write_project(tmp_path, {"requests.jsonl": "\n".join(rows) + "\n"})
+    project = load_project(tmp_path)
+    assert [r.id for r in project.requests] == ["A", "C", "D"]
+    assert [r.line for r in project.requests] == [1, 3, 6]
+    assert [m.split(".jsonl:")[1].split(":")[0] for m in project.refused] == ["2", "4", "5"]
+    assert "first on line 1" in project.refused[2]
 
 
 def test_depends_on_unknown_module(tmp_path: Path) -> None:
@@ -456,8 +481,11 @@ def test_unknown_edge_type_in_contract_is_a_vocabulary_error(tmp_path: Path) -> 
 
 
 def test_error_in_the_last_file_still_loads_nothing(tmp_path: Path) -> None:
-    write_project(tmp_path, {"requests.jsonl": '{"id": "R", "text": ""}\n'})
-    assert load_error(tmp_path).line == 1
+    """edges.yaml is read last: an error there still refuses the whole folder (only
+    requests.jsonl refuses row by row)."""
+    write_project(tmp_path, {"edges.yaml": "edges: [\n"})
+    err = load_error(tmp_path)
+    assert err.path.endswith("edges.yaml")
 
 
 def test_not_a_folder(tmp_path: Path) -> None:

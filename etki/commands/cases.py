@@ -107,7 +107,7 @@ def _init(args: argparse.Namespace, settings: Settings) -> int:
         args.project_dir, related_context=args.context, update_reviewers=args.update_reviewers
     )
     echo_lines(summary.lines())
-    for message in summary.refused:  # issue 11 item 6: the other rows are stored
+    for message in summary.refused:  # the other rows are stored
         echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
     return 2 if summary.refused else 0
 

@@ -32,14 +32,15 @@ Decisions taken here:
 * File order is kept for modules, work items, requests and clauses; ids must be unique.
 * A request's ``labels`` are stored as JSON with sorted keys; a top-level ``borderline``
   flag (the real data's way of marking debatable labels) is kept inside them.
-* A request row whose ``text`` (or ``title``, ``submitted_by``, ``submitted_at``, or
-  ``labels`` as stored) is longer than ``max_request_chars`` characters
-  (``ETKI_MAX_REQUEST_CHARS``, default :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS`) is
-  the one exception to "nothing half-loaded": the row is well-formed client text, only too
-  big to triage, so it is *refused* alone: left out of ``Project.requests``, with a
-  message naming the file, the line, the field and the size in ``Project.refused``, while
-  every other row loads (one client's pasted 18 MB log never keeps the other requests
-  out). A malformed row (bad JSON, NUL, a duplicate id) still refuses the whole file.
+* ``requests.jsonl`` is the one exception to "nothing half-loaded": a row that cannot be
+  stored — malformed JSON, not an object, a NUL or other unstorable text, no id or an id
+  an earlier row took, no text, a field of the wrong type, or a field (``text``,
+  ``title``, ``submitted_by``, ``submitted_at``, ``labels`` as stored) longer than
+  ``max_request_chars`` characters (``ETKI_MAX_REQUEST_CHARS``, default
+  :data:`etki.config.DEFAULT_MAX_REQUEST_CHARS`) — is *refused* alone: left out of
+  ``Project.requests``, with one message naming the file, the line, the field and what
+  is wrong in ``Project.refused``, while every other row loads (one client's bad row
+  never keeps the other requests out; ``etki init`` stores the good rows and exits 2).
 * ``edges.yaml`` (:mod:`etki.knowledge.edgesfile`) holds links a person accepted; they
   become ``Project.edges`` (provenance ``mapped``); whether their ends exist is decided
   by the index build, which reports the ones that do not.
@@ -63,7 +64,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -685,7 +686,9 @@ def _load_requests(
     root: Path,
     max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
 ) -> tuple[tuple[Request, ...], tuple[str, ...]]:
-    """(requests, refused messages) of ``requests.jsonl`` (module docstring)."""
+    """(requests, refused messages) of ``requests.jsonl`` (module docstring): a row that
+    is malformed or too long is left out with one message naming the file, its line and
+    field; every other row loads."""
     path = root / "requests.jsonl"
     if not path.is_file():
         return (), ()
@@ -696,55 +699,66 @@ def _load_requests(
     for number, line in enumerate(src.text.split("\n"), start=1):
         if not line.strip():
             continue
-
-        def fail(problem: str, field: str | None = None, _n: int = number) -> Exception:
-            return ProjectFormatError(src.where, problem, line=_n, field=field)
-
         try:
-            data = json.loads(line, object_pairs_hook=_no_duplicates)
-        except json.JSONDecodeError as exc:
-            raise fail(f"malformed JSON: {exc.msg} (column {exc.colno})") from exc
-        except _DuplicateKey as exc:
-            raise fail(f"duplicate key {exc.args[0]!r}") from exc
-        if not isinstance(data, dict):
-            raise fail(f"each line must be a JSON object, not {_type_name(data)}")
-        bad = unstorable_path(data)
-        if bad is not None:
-            raise fail(UNSTORABLE_PROBLEM, _field_name(bad))
-        ident = data.get("id")
-        if not isinstance(ident, str) or not ident.strip():
-            raise fail("'id' is required and must be a non-empty string", "id")
-        if ident in seen:
-            raise fail(f"duplicate request id {ident!r} (first on line {seen[ident]})", "id")
-        seen[ident] = number
-        text = data.get("text")
-        if not isinstance(text, str):
-            raise fail("'text' is required and must be a string", "text")
-        if not text.strip():
-            raise fail("'text' is empty; a request needs its client text", "text")
-        fields: dict[str, str | None] = {}
-        for key in _REQUEST_STRINGS:
-            value = data.get(key)
-            if value is not None and not isinstance(value, str):
-                raise fail(f"must be a string, not {_type_name(value)}", key)
-            fields[key] = value
-        labels = _labels(data, fail)
-        big = _too_long({"id": ident, "text": text, **fields, "labels": labels}, max_chars)
-        if big is not None:
-            name = repr(ident) if len(ident) <= 80 else repr(ident[:60]) + "…"
-            refused.append(
-                str(
-                    fail(
-                        f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
-                        "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
-                        "(attach the rest elsewhere) and run init again",
-                        big[0],
-                    )
-                )
-            )
+            request = _request_row(src.where, number, line, seen, max_chars)
+        except ProjectFormatError as exc:
+            refused.append(str(exc))
             continue
-        out.append(Request(id=ident, text=text, labels_json=labels, line=number, **fields))
+        seen[request.id] = number
+        out.append(request)
     return tuple(out), tuple(refused)
+
+
+def _request_row(
+    where: str, number: int, line: str, seen: Mapping[str, int], max_chars: int
+) -> Request:
+    """The request of one ``requests.jsonl`` line ``number``. Raises
+    :class:`ProjectFormatError` (``where``, the line, the field) when the row cannot be
+    stored: malformed JSON, not an object, a NUL or other unstorable text, no id or an id
+    taken by an earlier accepted row (``seen``: id -> line), no text, a field of the wrong
+    type, or a field longer than ``max_chars`` characters."""
+
+    def fail(problem: str, field: str | None = None) -> ProjectFormatError:
+        return ProjectFormatError(where, problem, line=number, field=field)
+
+    try:
+        data = json.loads(line, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise fail(f"malformed JSON: {exc.msg} (column {exc.colno})") from exc
+    except _DuplicateKey as exc:
+        raise fail(f"duplicate key {exc.args[0]!r}") from exc
+    if not isinstance(data, dict):
+        raise fail(f"each line must be a JSON object, not {_type_name(data)}")
+    bad = unstorable_path(data)
+    if bad is not None:
+        raise fail(UNSTORABLE_PROBLEM, _field_name(bad))
+    ident = data.get("id")
+    if not isinstance(ident, str) or not ident.strip():
+        raise fail("'id' is required and must be a non-empty string", "id")
+    if ident in seen:
+        raise fail(f"duplicate request id {ident!r} (first on line {seen[ident]})", "id")
+    text = data.get("text")
+    if not isinstance(text, str):
+        raise fail("'text' is required and must be a string", "text")
+    if not text.strip():
+        raise fail("'text' is empty; a request needs its client text", "text")
+    fields: dict[str, str | None] = {}
+    for key in _REQUEST_STRINGS:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise fail(f"must be a string, not {_type_name(value)}", key)
+        fields[key] = value
+    labels = _labels(data, fail)
+    big = _too_long({"id": ident, "text": text, **fields, "labels": labels}, max_chars)
+    if big is not None:
+        name = repr(ident) if len(ident) <= 80 else repr(ident[:60]) + "…"
+        raise fail(
+            f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
+            "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
+            "(attach the rest elsewhere) and run init again",
+            big[0],
+        )
+    return Request(id=ident, text=text, labels_json=labels, line=number, **fields)
 
 
 def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:
