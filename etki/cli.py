@@ -1,21 +1,12 @@
-"""The ``etki`` command.
-
-    etki init PROJECT_DIR [--no-context] [--update-reviewers]
-                                               load, index, triage every new request
-    etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
-    etki rule CASE_ID approve|cr|reject [--reason TEXT]
-    etki triage --project ID TEXT [--json]     triage a text without storing it
-                                               (with similar rulings and memory verdict)
-    etki projects                              the stored projects
-    etki wiki rebuild|search|show|verify       the decision wiki (:mod:`etki.commands.wiki`)
-
-and the groups of :data:`etki.commands.MODULES` (``index``, ``erase``, ``db``, ``mcp``,
-``eval``, ``wiki``): one module per group under :mod:`etki.commands`, each going through
+"""The ``etki`` command: ``init``, ``add``, ``queue``, ``rule``, ``triage`` and
+``projects`` (their usage in :mod:`etki.commands.cases`) and the groups of
+:data:`etki.commands.MODULES` (``index``, ``erase``, ``db``, ``mcp``, ``eval``, ``wiki``):
+one module per group under :mod:`etki.commands`, each going through
 :class:`etki.services.Desk`.
 
 Exit codes: 0 ok, 2 bad input (including a conflict with another reviewer's ruling,
-and ``etki init`` refusing a request row longer than ``ETKI_MAX_REQUEST_CHARS``: the
-other rows are stored), 1 internal error. Settings come from ``ETKI_*`` variables
+and ``etki init`` refusing a request row it cannot store: the other rows are stored),
+1 internal error. Settings come from ``ETKI_*`` variables
 (:mod:`etki.config`). Every line is printed through :mod:`etki.console`
 (:func:`etki.text.printable`; ``--json`` escapes control and bidi characters), so client
 or config text cannot drive the terminal. An internal error is one line naming the

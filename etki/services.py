@@ -19,6 +19,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,12 +37,13 @@ from etki.domain import (
     DisputedClause,
     Project,
     Report,
+    Request,
     RulingOutcome,
     ScopeClause,
     WorkItem,
     is_declared_remit,
 )
-from etki.errors import NotFoundError
+from etki.errors import InputError, NotFoundError
 from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 from etki.text import printable
@@ -216,6 +218,82 @@ def stored_triage(
     decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
     memory_index = project_ruling_index(project, ruled)
     return with_memory(decision, memory_index.beside(title, text))
+
+
+def add_request(
+    repo: CaseFileRepository,
+    project_id: str,
+    settings: Settings,
+    text: str,
+    *,
+    title: str | None = None,
+    submitted_by: str | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> CaseRecord:
+    """Triage one new request against the stored project and store it as a pending case
+    (``etki add``), as ``etki init`` stores a new row of ``requests.jsonl``: the engine
+    over the stored project and index, the clause memory of its ruled cases, the memory
+    beside the decision from the rulings stored now, then the wiki caught up (best
+    effort, like every wiki write).
+
+    The request id is ``add-YYYYMMDDTHHMMSSZ-`` and 8 random hex digits, so it never
+    collides with a folder's ids and the same text added twice is two cases; ``submitted_at``
+    is that time (UTC, ``now`` or the clock); ``submitted_by`` defaults to the acting
+    reviewer. Returns the stored case. Raises :class:`InputError` for an empty text or a
+    field holding a NUL or a lone surrogate or longer than ``settings.max_request_chars``
+    (nothing stored), :class:`NotFoundError` for an unknown project."""
+    import secrets
+
+    from etki.frontmatter import UNSTORABLE_PROBLEM, unstorable_path
+    from etki.identity import reviewer_name
+    from etki.triage import assign_case_ids
+
+    if not text.strip():
+        raise InputError("add: the request text is empty")
+    who = submitted_by if submitted_by is not None else reviewer_name(settings.reviewer)
+    fields = {"text": text, "title": title, "submitted_by": who}
+    for name, value in fields.items():
+        if value is None:
+            continue
+        if unstorable_path(value) is not None:
+            raise InputError(f"add: the {name} {UNSTORABLE_PROBLEM}")
+        if len(value) > settings.max_request_chars:
+            raise InputError(
+                f"add: the {name} is {len(value):,} characters; at most "
+                f"{settings.max_request_chars:,} (ETKI_MAX_REQUEST_CHARS)"
+            )
+    at = (now or (lambda: datetime.now(UTC)))().astimezone(UTC)
+    stamp = at.strftime("%Y%m%dT%H%M%SZ")
+    request = Request(
+        id=f"add-{stamp}-{secrets.token_hex(4)}",
+        text=text,
+        title=title,
+        submitted_by=who,
+        submitted_at=at.isoformat().replace("+00:00", "Z"),
+    )
+    project = repo.load_project(project_id)
+    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
+    existing = repo.cases(project_id)
+    owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())
+    owners.update({c.case_id: c.request_id for c in existing})
+    case_id = assign_case_ids(project_id, [request.id], owners)[request.id]
+    if case_id is None:  # the walk reached an erased case's id (about n / 2^32)
+        raise InputError("add: no free case id for this request; add it again")
+    ruled = [c for c in existing if c.ruling is not None]
+    decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
+    decision = with_memory(decision, project_ruling_index(project, ruled).beside(title, text))
+    if repo.store_new_cases(project_id, [(request, decision)]) != [case_id]:
+        raise InputError(
+            "add: the request was not stored (its id was taken meanwhile); add it again"
+        )
+    if settings.wiki_path(project_id) is not None:
+        try:
+            from etki.wiki.projection import WikiProjector
+
+            WikiProjector(repo, settings).catch_up(project_id)
+        except Exception as exc:  # best-effort, like every wiki write
+            log.warning("wiki catch-up after add failed: %s", exc)
+    return repo.case(case_id)
 
 
 def make_engine_for(
@@ -493,6 +571,19 @@ class Desk:
             self.settings,
             related_context=related_context,
             update_reviewers=update_reviewers,
+        )
+
+    def add_request(
+        self,
+        project_id: str,
+        text: str,
+        *,
+        title: str | None = None,
+        submitted_by: str | None = None,
+    ) -> CaseRecord:
+        """:func:`add_request`: triage and store one new request (``etki add``)."""
+        return add_request(
+            self.repo, project_id, self.settings, text, title=title, submitted_by=submitted_by
         )
 
     def triage_text(

@@ -51,6 +51,16 @@ def _root_logger_kept() -> Iterator[None]:
         logging.captureWarnings(False)
 
 
+@contextlib.contextmanager
+def _stdin(text: str) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
 def _etki_main(argv: list[str]) -> int | None:
     from etki.cli import main
 
@@ -70,12 +80,17 @@ MAINS: dict[str, Callable[[list[str]], int | None]] = {"etki": _etki_main, "etki
 
 
 def run_etki(
-    args: Sequence[str], *, env: Mapping[str, str], cwd: Path | str, program: str = "etki"
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path | str,
+    program: str = "etki",
+    input: str = "",
 ) -> subprocess.CompletedProcess[str]:
     """Run ``program`` (a key of :data:`MAINS`) with ``args`` in this process, with
     ``env`` as the whole environment and ``cwd`` as the working directory for the call.
     Returns the exit code (``SystemExit``'s, 0 when ``main`` returns None or 0), stdout
-    and stderr as text. Any other exception propagates: the command let it escape, which
+    and stderr as text; ``input`` is what the command reads on stdin. Any other exception propagates: the command let it escape, which
     is a failure to see, not an exit code."""
     out, err = io.StringIO(), io.StringIO()
     code: int
@@ -85,6 +100,7 @@ def run_etki(
         _root_logger_kept(),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
+        _stdin(input),
     ):
         try:
             returned = MAINS[program](list(args))

@@ -21,10 +21,14 @@ TDRS = ROOT.parent / "shared" / "realdata" / "tdrs"
 
 
 def etki(
-    tmp_path: Path, *args: str, reviewer: str = "reviewer", process: bool = False
+    tmp_path: Path,
+    *args: str,
+    reviewer: str = "reviewer",
+    process: bool = False,
+    input: str = "",
 ) -> subprocess.CompletedProcess:
-    """``etki ARGS`` on the test's store and wiki, as ``reviewer``: in this process, or
-    in a real ``python -m etki.cli`` subprocess when ``process``."""
+    """``etki ARGS`` on the test's store and wiki, as ``reviewer``, ``input`` on stdin:
+    in this process, or in a real ``python -m etki.cli`` subprocess when ``process``."""
     env = {
         **os.environ,
         "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
@@ -32,9 +36,10 @@ def etki(
         "ETKI_REVIEWER": reviewer,
     }
     if not process:
-        return run_etki(args, env=env, cwd=tmp_path)
+        return run_etki(args, env=env, cwd=tmp_path, input=input)
     return subprocess.run(
         [sys.executable, "-m", "etki.cli", *args],
+        input=input,
         capture_output=True,
         text=True,
         env=env,
@@ -207,3 +212,56 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
     )
     stored = {r["case_id"]: r for r in json.loads(off.stdout)}[waiting["case_id"]]
     assert stored["risk"] == waiting["risk"] and stored["risk_raised_by"] == []
+
+
+def test_add_triages_and_stores_one_request(tmp_path):
+    """``etki add`` (text from stdin with ``-``) stores a pending case whose decision is
+    the one ``etki triage`` gives the same text, submitted by the acting reviewer; a
+    second add of the same text is a case of its own; the wiki still verifies (issue 14
+    item 1)."""
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    text = "Müşteri paneline İstanbul şubesi için SSO ile giriş eklenmesini istiyoruz"
+    added = etki(
+        tmp_path,
+        "add",
+        "--project",
+        "demo",
+        "--title",
+        "Şube SSO",
+        "--json",
+        "-",
+        input=text,
+        reviewer="Ayşe Yılmaz",
+    )
+    assert added.returncode == 0, added.stderr
+    first = json.loads(added.stdout)
+    assert first["request_id"].startswith("add-")
+    alone = json.loads(etki(tmp_path, "triage", "--project", "demo", "--json", text).stdout)
+    for key in ("verdict", "confidence", "cited_clauses", "impacted_modules"):
+        assert first["decision"][key] == alone[key], key
+    queue = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    [row] = [q for q in queue if q["case_id"] == first["case_id"]]
+    assert row["title"] == "Şube SSO" and row["submitted_by"] == "Ayşe Yılmaz"
+    assert len(queue) == 41
+    again = etki(tmp_path, "add", "--project", "demo", text)
+    assert again.returncode == 0 and "added req-demo-" in again.stdout
+    assert len(json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)) == 42
+    verify = etki(tmp_path, "wiki", "verify", "--project", "demo")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (("--project", "demo", "   "), "", "empty"),
+        (("--project", "demo", "-"), "", "empty"),
+        (("--project", "demo", "--title", "a\u0000b", "text"), "", "NUL"),
+        (("--project", "nope", "some text"), "", "no project 'nope'"),
+    ],
+)
+def test_add_refuses_bad_input_and_stores_nothing(tmp_path, args, stdin, message):
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    out = etki(tmp_path, "add", *args, input=stdin)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)) == 40

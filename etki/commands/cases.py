@@ -1,7 +1,10 @@
-"""``etki init | queue | rule | triage | projects``: the cases of a project.
+"""``etki init | add | queue | rule | triage | projects``: the cases of a project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers]
                                                load, index, triage every new request
+    etki add --project ID [--title T] [--submitted-by NAME] TEXT|-
+                                               triage and store one new request
+                                               (``-``: the text from stdin)
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT]
     etki triage --project ID TEXT [--json]     triage a text without storing it
@@ -66,6 +69,7 @@ def _queue_row(c: CaseRecord, memory: Mapping[str, ClauseMemory], escalate: bool
         "project_id": c.project_id,
         "request_id": c.request_id,
         "title": c.title,
+        "submitted_by": c.submitted_by,
         "verdict": d.verdict,
         "confidence": d.confidence,
         "cited_clauses": list(d.cited_clauses),
@@ -177,9 +181,32 @@ def _triage(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _add(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki add``: one request triaged and stored (:meth:`Desk.add_request`); prints
+    the new case id and its decision."""
+    text = sys.stdin.read() if args.text == "-" else args.text
+    case = _desk(args, settings).add_request(
+        args.project, text, title=args.title, submitted_by=args.submitted_by
+    )
+    if args.json:
+        emit_json(
+            {
+                "case_id": case.case_id,
+                "request_id": case.request_id,
+                "decision": case.decision.to_dict(),
+            },
+            indent=1,
+            sort_keys=True,
+        )
+    else:
+        echo(f"added {case.case_id} (request {case.request_id})", multiline=False)
+        _print_decision(case.decision)
+    return 0
+
+
 def register(sub: Any) -> None:
-    """Add ``init``, ``queue``, ``rule``, ``triage`` and ``projects`` to the ``etki``
-    parser."""
+    """Add ``init``, ``add``, ``queue``, ``rule``, ``triage`` and ``projects`` to the
+    ``etki`` parser."""
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
     init.add_argument(
@@ -212,6 +239,13 @@ def register(sub: Any) -> None:
     rule.add_argument("action", choices=sorted(RULE_ACTIONS))
     rule.add_argument("--reason", default="")
     rule.set_defaults(handler=_rule)
+    add = sub.add_parser("add", help="triage and store one new request")
+    add.add_argument("--project", required=True)
+    add.add_argument("--title")
+    add.add_argument("--submitted-by", dest="submitted_by", help="default: ETKI_REVIEWER")
+    add.add_argument("text", help="the client's text, or - to read it from stdin")
+    add.add_argument("--json", action="store_true", help="the stored case's decision as JSON")
+    add.set_defaults(handler=_add)
     triage = sub.add_parser("triage", help="triage a text without storing it")
     triage.add_argument("--project", required=True)
     triage.add_argument("text")
