@@ -519,3 +519,33 @@ async def test_rows_are_drawn_at_their_widths_from_the_first_frame() -> None:
         await pilot.pause()
         later = shown(table)
         assert "0a1f3c21" in later and "! DISPUTED SSO login" in later, later
+
+
+@sync
+async def test_the_scrollbar_follows_a_view_scrolled_as_the_rows_came_back() -> None:
+    """Two rows (no scrollbar), then 40 with the cursor moved to row 28 in the same turn
+    (a find cleared far down the queue): the thumb is where the view is, not at the top
+    (trial of stop 20)."""
+    from textual.app import App, ComposeResult
+
+    from etki_tui.widgets.queue import QueueTable
+
+    class OneTable(App[None]):
+        CSS = "QueueTable { height: 10; }"
+
+        def compose(self) -> ComposeResult:
+            yield QueueTable()
+
+    app = OneTable()
+    async with app.run_test(size=(80, 12)) as pilot:
+        table = app.query_one(QueueTable)
+        table.add_column("Case", key="case")
+        table.add_rows_at_once([(f"k{i}", [Text(f"case {i}")]) for i in range(2)])
+        await settle(pilot)
+        assert not table.show_vertical_scrollbar
+        table.clear()
+        table.add_rows_at_once([(f"k{i}", [Text(f"case {i}")]) for i in range(40)])
+        table.move_cursor(row=28)
+        await settle(pilot)
+        assert table.scroll_y > 0 and table.show_vertical_scrollbar
+        assert table.vertical_scrollbar.position == table.scroll_y

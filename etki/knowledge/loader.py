@@ -96,7 +96,7 @@ from etki.knowledge.contracts import parse_contract
 from etki.knowledge.edgesfile import EDGES_FILE, load_edges
 from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_vocabulary
 
-__all__ = ["load_project"]
+__all__ = ["load_project", "read_requests_jsonl", "request_from_mapping"]
 
 CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description", "scope")
 REMIT_KEYS = ("in", "out")
@@ -686,12 +686,22 @@ def _load_requests(
     root: Path,
     max_chars: int = DEFAULT_MAX_REQUEST_CHARS,
 ) -> tuple[tuple[Request, ...], tuple[str, ...]]:
-    """(requests, refused messages) of ``requests.jsonl`` (module docstring): a row that
-    is malformed or too long is left out with one message naming the file, its line and
-    field; every other row loads."""
+    """(requests, refused messages) of the folder's ``requests.jsonl`` (module
+    docstring); no file: no requests."""
     path = root / "requests.jsonl"
     if not path.is_file():
         return (), ()
+    return read_requests_jsonl(path, max_chars)
+
+
+def read_requests_jsonl(
+    path: Path, max_chars: int = DEFAULT_MAX_REQUEST_CHARS
+) -> tuple[tuple[Request, ...], tuple[str, ...]]:
+    """(requests, refused messages) of a JSON Lines file of requests: a row that is
+    malformed or cannot be stored (:func:`request_from_mapping`) is left out with one
+    message naming the file, its line and field; every other row loads, in file order.
+    Raises :class:`ProjectFormatError` only for a file that cannot be read or is not
+    UTF-8."""
     src = _Source(path, "jsonl")
     out: list[Request] = []
     refused: list[str] = []
@@ -700,7 +710,17 @@ def _load_requests(
         if not line.strip():
             continue
         try:
-            request = _request_row(src.where, number, line, seen, max_chars)
+            try:
+                data = json.loads(line, object_pairs_hook=_no_duplicates)
+            except json.JSONDecodeError as exc:
+                raise ProjectFormatError(
+                    src.where, f"malformed JSON: {exc.msg} (column {exc.colno})", line=number
+                ) from exc
+            except _DuplicateKey as exc:
+                raise ProjectFormatError(
+                    src.where, f"duplicate key {exc.args[0]!r}", line=number
+                ) from exc
+            request = request_from_mapping(src.where, number, data, seen, max_chars)
         except ProjectFormatError as exc:
             refused.append(str(exc))
             continue
@@ -709,24 +729,20 @@ def _load_requests(
     return tuple(out), tuple(refused)
 
 
-def _request_row(
-    where: str, number: int, line: str, seen: Mapping[str, int], max_chars: int
+def request_from_mapping(
+    where: str, number: int, data: object, seen: Mapping[str, int], max_chars: int
 ) -> Request:
-    """The request of one ``requests.jsonl`` line ``number``. Raises
-    :class:`ProjectFormatError` (``where``, the line, the field) when the row cannot be
-    stored: malformed JSON, not an object, a NUL or other unstorable text, no id or an id
-    taken by an earlier accepted row (``seen``: id -> line), no text, a field of the wrong
-    type, or a field longer than ``max_chars`` characters."""
+    """The request of one record ``data`` (a JSON object, a CSV row as a dict) found at
+    line ``number`` of ``where``: ``id`` and ``text`` required, ``title``,
+    ``submitted_by``, ``submitted_at`` strings, ``labels`` / ``borderline`` as in
+    ``requests.jsonl``. Raises :class:`ProjectFormatError` (``where``, the line, the
+    field) when the record cannot be stored: not an object, a NUL or other unstorable
+    text, no id or an id taken by an earlier accepted record (``seen``: id -> line), no
+    text, a field of the wrong type, or a field longer than ``max_chars`` characters."""
 
     def fail(problem: str, field: str | None = None) -> ProjectFormatError:
         return ProjectFormatError(where, problem, line=number, field=field)
 
-    try:
-        data = json.loads(line, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise fail(f"malformed JSON: {exc.msg} (column {exc.colno})") from exc
-    except _DuplicateKey as exc:
-        raise fail(f"duplicate key {exc.args[0]!r}") from exc
     if not isinstance(data, dict):
         raise fail(f"each line must be a JSON object, not {_type_name(data)}")
     bad = unstorable_path(data)

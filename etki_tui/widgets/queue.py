@@ -19,7 +19,7 @@ stays (marked) with a banner saying who and when, until the cursor moves away.
 
 from __future__ import annotations
 
-import gc
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
@@ -45,6 +45,7 @@ from etki_tui.filters import (
     order,
 )
 from etki_tui.glyphs import WARN
+from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
@@ -190,6 +191,9 @@ class FilterBar(Horizontal):
             style="dim" if flt.sort == "queue" else "bold",
         )
         order_line.update(sort)
+        # the default order needs no word while the find box takes the line's room
+        # (at 80 columns the count and "Esc clears" would be cut for it)
+        order_line.display = not (finding and flt.sort == "queue")
 
 
 RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
@@ -528,15 +532,11 @@ class QueuePane(Vertical):
         """Make the table show :meth:`visible_cases`, in place, cursor on its case."""
         # Filling 10,000 rows allocates ~200,000 objects that all live on: the cyclic
         # GC would walk the whole heap several times meanwhile (about half the time of
-        # a first fill), so it waits until the fill is done.
-        paused = gc.isenabled() and len(self._cells) < len(self.cases) - 1000
-        if paused:
-            gc.disable()
-        try:
+        # a first fill), so it waits until the fill is done — through the counted pause
+        # a load worker may hold at the same time (a bare gc.enable() here would end it).
+        big = len(self._cells) < len(self.cases) - 1000
+        with collector_paused() if big else contextlib.nullcontext():
             self._sync_rows()
-        finally:
-            if paused:
-                gc.enable()
 
     def _sync_rows(self) -> None:
         table = part(self, QueueTable)

@@ -300,7 +300,16 @@ class QueueTable(ScrollView, can_focus=True):
         self.virtual_size = Size(width, len(self._keys) + 1)
         self._cursor = min(self._cursor, max(0, len(self._keys) - 1))
         self.refresh()
+        self.call_after_refresh(self._sync_scrollbar)
         self._announce()
+
+    def _sync_scrollbar(self) -> None:
+        """The vertical scrollbar's thumb where the view is. Textual moves the thumb
+        with ``scroll_y`` only while the bar is shown, so a scroll made in the same
+        turn as the rows that bring the bar back (a find cleared with the cursor far
+        down) left the thumb at the top until the next scroll."""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def on_resize(self, event: events.Resize) -> None:
         """Tell ``on_width`` the new width."""
