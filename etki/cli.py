@@ -1,4 +1,4 @@
-"""The ``etki`` command: ``init``, ``add``, ``queue``, ``rule``, ``triage`` and
+"""The ``etki`` command: ``init``, ``add``, ``import``, ``queue``, ``rule``, ``triage`` and
 ``projects`` (their usage in :mod:`etki.commands.cases`) and the groups of
 :data:`etki.commands.MODULES` (``index``, ``erase``, ``db``, ``mcp``, ``eval``, ``wiki``):
 one module per group under :mod:`etki.commands`, each going through

@@ -246,7 +246,6 @@ def add_request(
 
     from etki.frontmatter import UNSTORABLE_PROBLEM, unstorable_path
     from etki.identity import reviewer_name
-    from etki.triage import assign_case_ids
 
     if not text.strip():
         raise InputError("add: the request text is empty")
@@ -271,29 +270,98 @@ def add_request(
         submitted_by=who,
         submitted_at=at.isoformat().replace("+00:00", "Z"),
     )
+    stored = store_requests(repo, project_id, settings, [request]).stored
+    if not stored:
+        raise InputError("add: the request was not stored (its id was taken); add it again")
+    return repo.case(stored[0])
+
+
+@dataclass(frozen=True)
+class IntakeSummary:
+    """What :func:`store_requests` did: ``stored`` the new case ids in request order,
+    ``already`` how many requests were stored before (same request id: left as they
+    are), ``erased`` how many belong to erased cases (never stored again), ``refused``
+    the messages of the records that could not be read (from the file reader)."""
+
+    stored: tuple[str, ...]
+    already: int = 0
+    erased: int = 0
+    refused: tuple[str, ...] = ()
+
+
+def store_requests(
+    repo: CaseFileRepository,
+    project_id: str,
+    settings: Settings,
+    requests: Sequence[Request],
+    refused: Sequence[str] = (),
+) -> IntakeSummary:
+    """Triage the ``requests`` not stored yet (by request id) against the stored project
+    and store them as pending cases, as :func:`init_project` does for a folder's new
+    rows: the engine over the stored project and index with the clause memory of its
+    ruled cases, the memory beside each decision from the rulings stored now; then the
+    wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
+    Raises :class:`NotFoundError` for an unknown project."""
+    from etki.triage import assign_case_ids
+
     project = repo.load_project(project_id)
     index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
     existing = repo.cases(project_id)
     owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())
     owners.update({c.case_id: c.request_id for c in existing})
-    case_id = assign_case_ids(project_id, [request.id], owners)[request.id]
-    if case_id is None:  # the walk reached an erased case's id (about n / 2^32)
-        raise InputError("add: no free case id for this request; add it again")
+    held = {c.request_id for c in existing}
+    new = [r for r in requests if r.id not in held]
+    ids = assign_case_ids(project_id, [r.id for r in new], owners)
+    todo = [(r, case_id) for r in new if (case_id := ids.get(r.id)) is not None]
     ruled = [c for c in existing if c.ruling is not None]
-    decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
-    decision = with_memory(decision, project_ruling_index(project, ruled).beside(title, text))
-    if repo.store_new_cases(project_id, [(request, decision)]) != [case_id]:
-        raise InputError(
-            "add: the request was not stored (its id was taken meanwhile); add it again"
-        )
-    if settings.wiki_path(project_id) is not None:
+    engine = make_engine_for(project, index, ruled, settings)
+    memory_index = project_ruling_index(project, ruled)
+    stored: list[str] = []
+    for start in range(0, len(todo), INIT_CHUNK):
+        fresh = [
+            (
+                r,
+                with_memory(
+                    engine.triage(case_id, r.text, r.title),
+                    memory_index.beside(r.title, r.text),
+                ),
+            )
+            for r, case_id in todo[start : start + INIT_CHUNK]
+        ]
+        stored += repo.store_new_cases(project_id, fresh)
+    if stored and settings.wiki_path(project_id) is not None:
         try:
             from etki.wiki.projection import WikiProjector
 
             WikiProjector(repo, settings).catch_up(project_id)
         except Exception as exc:  # best-effort, like every wiki write
-            log.warning("wiki catch-up after add failed: %s", exc)
-    return repo.case(case_id)
+            log.warning("wiki catch-up after intake failed: %s", exc)
+    return IntakeSummary(
+        stored=tuple(stored),
+        already=len(requests) - len(new),
+        erased=len(new) - len(todo),
+        refused=tuple(refused),
+    )
+
+
+def import_requests(
+    repo: CaseFileRepository,
+    project_id: str,
+    settings: Settings,
+    path: str | Path,
+    fmt: str | None = None,
+) -> IntakeSummary:
+    """``etki import``: read the request file ``path`` (``fmt`` jsonl | csv | github,
+    default from its suffix: :mod:`etki.knowledge.intake`) and :func:`store_requests`
+    its records, idempotent by request id: a second import of the same file stores
+    nothing. Records that cannot be read are refused alone (``IntakeSummary.refused``);
+    the others are stored. Raises :class:`ProjectFormatError` for a file that cannot be
+    read as a whole, :class:`InputError` for an unknown format."""
+    from etki.knowledge.intake import detect_format, read_requests
+
+    file = Path(path)
+    requests, refused = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
+    return store_requests(repo, project_id, settings, requests, refused)
 
 
 def make_engine_for(
@@ -585,6 +653,13 @@ class Desk:
         return add_request(
             self.repo, project_id, self.settings, text, title=title, submitted_by=submitted_by
         )
+
+    def import_requests(
+        self, project_id: str, path: str | Path, fmt: str | None = None
+    ) -> IntakeSummary:
+        """:func:`import_requests`: a file of requests triaged and stored (``etki
+        import``)."""
+        return import_requests(self.repo, project_id, self.settings, path, fmt)
 
     def triage_text(
         self, project_id: str, case_id: str, text: str, title: str | None = None

@@ -1,10 +1,13 @@
-"""``etki init | add | queue | rule | triage | projects``: the cases of a project.
+"""``etki init | add | import | queue | rule | triage | projects``: the cases of a project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers]
                                                load, index, triage every new request
     etki add --project ID [--title T] [--submitted-by NAME] TEXT|-
                                                triage and store one new request
                                                (``-``: the text from stdin)
+    etki import --project ID FILE [--format jsonl|csv|github]
+                                               triage and store a file of requests
+                                               (new request ids only; README "Intake")
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT]
     etki triage --project ID TEXT [--json]     triage a text without storing it
@@ -204,9 +207,26 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki import``: a file of requests triaged and stored (:meth:`Desk.import_requests`);
+    one line of counts, each refused record on stderr (exit 2 when there is one)."""
+    done = _desk(args, settings).import_requests(args.project, args.file, args.format)
+    line = f"imported {len(done.stored)} new request(s)"
+    if done.already:
+        line += f"; {done.already} already stored (left as they are)"
+    if done.erased:
+        line += f"; {done.erased} of erased cases (not stored again)"
+    if done.refused:
+        line += f"; {len(done.refused)} refused (listed on stderr)"
+    echo(line, multiline=False)
+    for message in done.refused:
+        echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
+    return 2 if done.refused else 0
+
+
 def register(sub: Any) -> None:
-    """Add ``init``, ``add``, ``queue``, ``rule``, ``triage`` and ``projects`` to the
-    ``etki`` parser."""
+    """Add ``init``, ``add``, ``import``, ``queue``, ``rule``, ``triage`` and ``projects``
+    to the ``etki`` parser."""
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
     init.add_argument(
@@ -246,6 +266,15 @@ def register(sub: Any) -> None:
     add.add_argument("text", help="the client's text, or - to read it from stdin")
     add.add_argument("--json", action="store_true", help="the stored case's decision as JSON")
     add.set_defaults(handler=_add)
+    imp = sub.add_parser("import", help="triage and store a file of requests")
+    imp.add_argument("--project", required=True)
+    imp.add_argument("file")
+    imp.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "github"),
+        help="default: from the suffix (.jsonl, .csv, .json = GitHub export)",
+    )
+    imp.set_defaults(handler=_import)
     triage = sub.add_parser("triage", help="triage a text without storing it")
     triage.add_argument("--project", required=True)
     triage.add_argument("text")

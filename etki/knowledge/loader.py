@@ -730,10 +730,10 @@ def read_requests_jsonl(
 
 
 def request_from_mapping(
-    where: str, number: int, data: object, seen: Mapping[str, int], max_chars: int
+    where: str, number: int | None, data: object, seen: Mapping[str, int], max_chars: int
 ) -> Request:
     """The request of one record ``data`` (a JSON object, a CSV row as a dict) found at
-    line ``number`` of ``where``: ``id`` and ``text`` required, ``title``,
+    line ``number`` of ``where`` (None: ``where`` names the record itself): ``id`` and ``text`` required, ``title``,
     ``submitted_by``, ``submitted_at`` strings, ``labels`` / ``borderline`` as in
     ``requests.jsonl``. Raises :class:`ProjectFormatError` (``where``, the line, the
     field) when the record cannot be stored: not an object, a NUL or other unstorable
@@ -774,7 +774,7 @@ def request_from_mapping(
             "(attach the rest elsewhere) and run init again",
             big[0],
         )
-    return Request(id=ident, text=text, labels_json=labels, line=number, **fields)
+    return Request(id=ident, text=text, labels_json=labels, line=number or 0, **fields)
 
 
 def _labels(data: dict[str, Any], fail: Callable[..., Exception]) -> str | None:

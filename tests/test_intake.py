@@ -1,0 +1,135 @@
+"""``etki import`` (JSON Lines, CSV, a GitHub issues export) on a real SQLite store of
+the sample project: each file read record by record, a bad record refused alone with
+its file and line, a second import storing nothing (issue 14 item 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from etki.errors import InputError, ProjectFormatError
+from etki.knowledge.intake import detect_format, read_requests
+from tests.cli_support import run_etki
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+
+
+def etki(tmp: Path, *args: str):  # noqa: ANN201
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+    }
+    return run_etki(args, env=env, cwd=tmp)
+
+
+def queue(tmp: Path) -> dict[str, dict]:
+    rows = json.loads(etki(tmp, "queue", "--project", "demo", "--json").stdout)
+    return {r["request_id"]: r for r in rows}
+
+
+def test_csv_rows_are_read_with_bom_quotes_and_line_breaks(tmp_path: Path) -> None:
+    path = tmp_path / "requests.csv"
+    path.write_bytes(
+        "\ufeffid,text,title,submitted_by,submitted_at,owner\n"
+        'C-1,"Online randevu, İstanbul şubesi için",Randevu,Jürgen,2024-05-01,x\n'
+        'C-2,"two\nlines",,,,\n'
+        "C-3,,Empty,Ayşe,,\n"
+        "C-1,again,,,,\n".encode()
+    )
+    requests, refused = read_requests(path, detect_format(path))
+    assert [(r.id, r.text, r.title, r.submitted_by) for r in requests] == [
+        ("C-1", "Online randevu, İstanbul şubesi için", "Randevu", "Jürgen"),
+        ("C-2", "two\nlines", None, None),
+    ]
+    assert requests[0].submitted_at == "2024-05-01"
+    assert len(refused) == 2
+    # C-2's quoted line break puts C-3 on line 5 and the second C-1 on line 6
+    assert "requests.csv:5: field 'text'" in refused[0] and "empty" in refused[0]
+    assert "requests.csv:6: field 'id'" in refused[1] and "first on line 2" in refused[1]
+
+
+def test_a_csv_without_the_text_column_is_refused_whole(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text("id,body\nC-1,x\n", encoding="utf-8")
+    with pytest.raises(ProjectFormatError, match="no column 'text'"):
+        read_requests(path, "csv")
+
+
+def test_github_issues_export(tmp_path: Path) -> None:
+    path = tmp_path / "issues.json"
+    issues = [
+        {
+            "number": 12,
+            "title": "SSO login fails",
+            "body": "",
+            "author": {"login": "octo"},
+            "createdAt": "2024-05-01T10:00:00Z",
+        },
+        {
+            "number": 13,
+            "title": "Dark mode",
+            "body": "Please add a dark mode",
+            "author": {"login": "mona"},
+            "createdAt": "2024-05-02T10:00:00Z",
+        },
+        {"number": "14", "title": "bad number"},
+        {"number": 15, "title": "", "body": "  "},
+    ]
+    path.write_text(json.dumps(issues), encoding="utf-8")
+    requests, refused = read_requests(path, detect_format(path))
+    assert [(r.id, r.text, r.title, r.submitted_by, r.submitted_at) for r in requests] == [
+        ("gh-12", "SSO login fails", "SSO login fails", "octo", "2024-05-01T10:00:00Z"),
+        ("gh-13", "Please add a dark mode", "Dark mode", "mona", "2024-05-02T10:00:00Z"),
+    ]
+    assert [m.split(": ", 1)[0] for m in refused] == [f"{path}[3]", f"{path}[4]"]
+    assert "'number'" in refused[0] and "'text'" in refused[1]
+
+
+def test_unknown_suffix_asks_for_the_format(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="--format"):
+        detect_format(tmp_path / "requests.txt")
+
+
+def test_import_stores_the_good_records_once(tmp_path: Path) -> None:
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    before = queue(tmp_path)
+    path = tmp_path / "new.jsonl"
+    path.write_text(
+        json.dumps({"id": "N-1", "text": "Größe der Exportdatei erhöhen"})
+        + "\n{broken\n"
+        + json.dumps({"id": "N-2", "text": "Mobil uygulamada bildirim istiyoruz"})
+        + "\n",
+        encoding="utf-8",
+    )
+    done = etki(tmp_path, "import", "--project", "demo", str(path))
+    assert done.returncode == 2 and "imported 2 new request(s)" in done.stdout
+    assert "new.jsonl:2:" in done.stderr and "malformed JSON" in done.stderr
+    after = queue(tmp_path)
+    assert set(after) - set(before) == {"N-1", "N-2"}
+    assert all(after[k] == v for k, v in before.items())  # nothing stored changed
+    alone = json.loads(
+        etki(
+            tmp_path, "triage", "--project", "demo", "--json", "Größe der Exportdatei erhöhen"
+        ).stdout
+    )
+    assert after["N-1"]["verdict"] == alone["verdict"]
+    again = etki(tmp_path, "import", "--project", "demo", str(path))
+    assert "imported 0 new request(s); 2 already stored" in again.stdout
+    assert queue(tmp_path) == after
+    verify = etki(tmp_path, "wiki", "verify", "--project", "demo")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_import_into_an_unknown_project_stores_nothing(tmp_path: Path) -> None:
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"id": "N-1", "text": "x"}) + "\n", encoding="utf-8")
+    done = etki(tmp_path, "import", "--project", "nope", str(path))
+    assert done.returncode == 2 and "no project 'nope'" in done.stderr
+    assert len(queue(tmp_path)) == 40
