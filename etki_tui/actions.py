@@ -120,6 +120,14 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         ),
     ),
     "filters": ("Filter and sort", "Changes apply to the queue at once."),
+    "intake": (
+        "New request",
+        (
+            "A request that reached you outside the project folder: Add triages and "
+            "stores it as etki add does, and it joins the queue. Nothing is stored until "
+            "Add; Escape closes the form."
+        ),
+    ),
     "app": ("Everywhere", "These keys work on every tab."),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
@@ -183,6 +191,17 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             key_display="/",
             priority=True,
+        ),
+        ActionDef(
+            "new_request",
+            "n",
+            "new_request",
+            "New",
+            "Add a new request: triaged and stored, then in the queue",
+            "Open the new-request form (title, the client's text, who sent it); Add "
+            "triages and stores it as etki add does and the case joins the queue.",
+            context="queue",
+            show=False,
         ),
         ActionDef(
             "filters",
@@ -438,6 +457,17 @@ ACTIONS: dict[str, ActionDef] = {
         ),
         # --- modals ---------------------------------------------------------------------------
         ActionDef(
+            "intake.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is stored",
+            "Close the new-request form; nothing is stored.",
+            context="intake",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
             "modal.cancel",
             "escape",
             "cancel",
@@ -524,6 +554,10 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
                 "the ruling button, it never rules by itself)"
             ),
         ),
+    ),
+    "intake": (
+        ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),
+        ("Enter", "In the title: to the text; in the submitter box or on Add: add it"),
     ),
     "filters": (
         ("↑ ↓ / Tab", "Move between rows"),

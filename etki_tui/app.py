@@ -45,12 +45,14 @@ from etki_tui.messages import (
     DetailsLoaded,
     DetailsWanted,
     MemoryLoaded,
+    NewRequestWanted,
     PageLoaded,
     PageWanted,
     ProjectSwitched,
     QueueLoaded,
     RefreshFailed,
     ReportLoaded,
+    RequestAdded,
     RuleRequested,
     RulingCommitted,
     RulingConflict,
@@ -66,6 +68,7 @@ from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
+from etki_tui.screens.new_request import NewRequest, NewRequestForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
@@ -396,6 +399,14 @@ class EtkiApp(App[None]):
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
         """Read every case, the clauses, the clause memory and the project list."""
         return self._load(project_id, source, projects=True)
+
+    @desk_worker("intake", exclusive=False, failed=_could_not_load("the new request"))
+    def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:
+        """Triage and store one new request (:meth:`Desk.add_request`, as ``etki add``)."""
+        case = self.desk.add_request(
+            project_id, request.text, title=request.title, submitted_by=request.submitted_by
+        )
+        return RequestAdded(case, project_id)
 
     @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
@@ -861,6 +872,36 @@ class EtkiApp(App[None]):
 
     # --- UI events ----------------------------------------------------------------------------
 
+    @on(NewRequestWanted)
+    def _new_request_wanted(self, message: NewRequestWanted) -> None:
+        """The new-request form; its answer goes to :meth:`add_request`."""
+        message.stop()
+        seat = self.seat
+        who = seat.reviewer if seat is not None else ""
+
+        def done(request: NewRequest | None) -> None:
+            if request is not None:
+                self.add_request(request)
+
+        self.push_screen(NewRequestForm(self.project_id, who, cursor_blink=self.cursor_blink), done)
+
+    @on(RequestAdded)
+    def _request_added(self, message: RequestAdded) -> None:
+        if message.project_id != self.project_id:
+            return  # added to the project shown before a switch: its queue is not here
+        d = message.case.decision
+        self.notify(
+            printable(
+                f"Added {message.case.case_id}: {d.verdict} ({d.confidence:.2f}). "
+                "It is in the queue.",
+                multiline=False,
+            ),
+            title="Request added",
+            markup=False,
+            timeout=6,
+        )
+        self.load_queue("reload")
+
     @on(RuleRequested)
     def _rule_requested(self, message: RuleRequested) -> None:
         case = message.case
@@ -1071,6 +1112,8 @@ class EtkiApp(App[None]):
             return "confirm"
         if isinstance(screen, FilterPanel):
             return "filters"
+        if isinstance(screen, NewRequestForm):
+            return "intake"
         if isinstance(screen, NoticeModal | TooSmallScreen):
             return "app"
         try:
@@ -1130,7 +1173,9 @@ class EtkiApp(App[None]):
             self.screen.dismiss(None)
             return
         context = self.current_context()
-        contexts = [context] if context in ("confirm", "filters", "app") else [context, "app"]
+        contexts = (
+            [context] if context in ("confirm", "filters", "intake", "app") else [context, "app"]
+        )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))
 

@@ -305,6 +305,19 @@ class TerminalClosed(Message):
 # --- requests from widgets --------------------------------------------------------------
 
 
+class NewRequestWanted(Message):
+    """The reviewer asked for the new-request form (``n`` in the queue)."""
+
+
+class RequestAdded(Message):
+    """:meth:`etki.services.Desk.add_request` stored ``case`` for ``project_id``."""
+
+    def __init__(self, case: CaseRecord, project_id: str) -> None:
+        super().__init__()
+        self.case = case
+        self.project_id = project_id
+
+
 class RuleRequested(Message):
     """The reviewer asked to rule ``case`` with ``action`` (approve | convert_to_cr |
     reject); the app confirms and runs it."""

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Label
+from textual.widgets import Button, Input, Label, TextArea
 
 from etki.config import Settings
 from etki.services import Desk, init_project
@@ -24,6 +24,7 @@ from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
 from etki_tui.header import DeskHeader, header_text
 from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.widgets.queue import CURSOR_MARK, CaseDetail, QueueTable
 from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
 from tests.test_tui_pilot import (
@@ -35,6 +36,7 @@ from tests.test_tui_pilot import (
     settle,
     shown,
     sync,
+    until,
 )
 
 FIRST = "req-demo-0a1f3c21"  # IN_SCOPE
@@ -773,3 +775,58 @@ async def test_letters_right_after_slash_land_in_the_wiki_search_box(tui_world: 
         await settle(pilot)
         assert box.value == "GROESSE/a" and app.focused is box
         assert app.query_one("#tabs").active == "hafiza"
+
+
+# --- the new-request form (issue 14 item 1) -----------------------------------------------
+
+
+@sync
+async def test_n_adds_a_request_that_joins_the_queue_triaged(tmp_path: Path) -> None:
+    """n, a title, the text, Add on the sample project: the request is stored as etki add
+    stores it (a pending case with the engine's decision for that text and title),
+    submitted by the reviewer, and the queue shows it."""
+    desk = _engagement_desk(SAMPLE, tmp_path)
+    app = desk_app(desk, "demo")
+    before = {c.case_id for c in desk.queue("demo")}
+    text = "Müşteri paneline İstanbul şubesi için randevu ekranı istiyoruz"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        form.query_one("#intake-title", Input).value = "Randevu [bold]ekranı[/bold]"
+        form.query_one("#intake-text", TextArea).text = text
+        form.query_one("#intake-add", Button).press()
+        await settle(pilot)
+        assert not isinstance(app.screen, NewRequestForm)
+        after = {c.case_id: c for c in desk.queue("demo")}
+        [new] = set(after) - before
+        case = after[new]
+        assert case.text == text and case.title == "Randevu [bold]ekranı[/bold]"
+        assert case.submitted_by == "reviewer"
+        alone = desk.triage_text("demo", new, text, case.title)
+        assert (case.decision.verdict, case.decision.confidence) == (
+            alone.verdict,
+            alone.confidence,
+        )
+        await until(pilot, lambda: new in queue_ids(app), "the new case in the queue")
+
+
+@sync
+async def test_the_form_refuses_an_empty_text_and_escape_stores_nothing(tmp_path: Path) -> None:
+    desk = _engagement_desk(SAMPLE, tmp_path)
+    app = desk_app(desk, "demo")
+    before = len(desk.queue("demo"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        form.query_one("#intake-text", TextArea).text = "   \n "
+        form.query_one("#intake-add", Button).press()
+        await settle(pilot)
+        assert app.screen is form
+        assert "empty" in str(form.query_one("#intake-error", Label).content)
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, NewRequestForm)
+    assert len(desk.queue("demo")) == before

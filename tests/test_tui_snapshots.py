@@ -296,6 +296,12 @@ def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_new_request_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """n: the new-request form over the queue, focus in the title, submitter filled in."""
+    _check(snap_compare, tui_world, size, ["n", "type:Randevu ekranı"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_palette(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Ctrl+P with 'sso': the cases whose title has it (pending first), matches marked."""
     _check(snap_compare, tui_world, size, ["ctrl+p", "type:sso"])

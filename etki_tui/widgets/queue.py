@@ -48,7 +48,13 @@ from etki_tui.glyphs import WARN
 from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
-from etki_tui.messages import CaseWanted, DetailsWanted, FilterChanged, RuleRequested
+from etki_tui.messages import (
+    CaseWanted,
+    DetailsWanted,
+    FilterChanged,
+    NewRequestWanted,
+    RuleRequested,
+)
 from etki_tui.render import (
     case_detail,
     clauses_cell,
@@ -211,6 +217,7 @@ class QueuePane(Vertical):
         "read",
         "find",
         "filters",
+        "new_request",
         "filter.verdict",
         "filter.disputed",
         "sort",
@@ -992,6 +999,10 @@ class QueuePane(Vertical):
         self.screen.set_focus(find)
         find.action_end()
         self._show_filter()
+
+    def action_new_request(self) -> None:
+        """Ask the app for the new-request form."""
+        self.post_message(NewRequestWanted())
 
     def action_filters(self) -> None:
         """Open the filter and sort panel."""

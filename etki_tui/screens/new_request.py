@@ -1,0 +1,115 @@
+"""The new-request form (``n`` in the queue, issue 14 item 1): a title, the client's text
+and who sent it. Add triages and stores it as ``etki add`` does (the app runs
+:meth:`etki.services.Desk.add_request` in a worker) and the case appears in the queue;
+Escape or Cancel closes the form and nothing is stored. The text may not be empty: the
+form says so and stays open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Static, TextArea
+
+from etki_tui.actions import bindings
+from etki_tui.inputs import TypingInput
+from etki_tui.live import part
+
+
+@dataclass(frozen=True)
+class NewRequest:
+    """What the form gives back: the client's ``text`` (not empty), a ``title`` and a
+    ``submitted_by`` (None when left empty)."""
+
+    text: str
+    title: str | None
+    submitted_by: str | None
+
+
+class NewRequestForm(ModalScreen[NewRequest | None]):
+    """The form; dismissed with a :class:`NewRequest`, or None (cancelled).
+    ``submitter``: the name the submitter box starts with (the acting reviewer)."""
+
+    BINDINGS = bindings("intake.cancel")
+
+    def __init__(self, project_id: str, submitter: str = "", *, cursor_blink: bool = True):
+        super().__init__()
+        self.project_id = project_id
+        self.submitter = submitter
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        """Title, text, submitter, the error line and the buttons."""
+        with Vertical(id="intake-dialog") as dialog:
+            dialog.border_title = f"New request for {self.project_id}"
+            yield Label("Title", classes="intake-label")
+            title = TypingInput(placeholder="optional", id="intake-title")
+            title.cursor_blink = self._cursor_blink
+            yield title
+            text = TextArea(id="intake-text", soft_wrap=True, show_line_numbers=False)
+            text.cursor_blink = self._cursor_blink
+            text.border_title = "the client's text"
+            yield text
+            yield Label("Submitted by", classes="intake-label")
+            who = TypingInput(self.submitter, placeholder="optional", id="intake-by")
+            who.cursor_blink = self._cursor_blink
+            yield who
+            yield Label("", id="intake-error", markup=False)
+            with Horizontal(id="intake-buttons"):
+                yield Button("Cancel", id="intake-cancel", variant="default")
+                yield Button("Add", id="intake-add", variant="primary")
+            yield Static(
+                Text(
+                    "Tab moves between fields · Add triages and stores it · Esc: cancel",
+                    style="dim",
+                ),
+                id="intake-hint",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus on the title."""
+        title = part(self, "#intake-title", Input)
+        if title is not None:
+            self.set_focus(title)
+
+    def action_cancel(self) -> None:
+        """Close the form; nothing is stored."""
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#intake-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#intake-title")
+    def _title_entered(self) -> None:
+        text = part(self, "#intake-text", TextArea)
+        if text is not None:
+            self.set_focus(text)
+
+    @on(Input.Submitted, "#intake-by")
+    @on(Button.Pressed, "#intake-add")
+    def _add(self) -> None:
+        text = part(self, "#intake-text", TextArea)
+        title = part(self, "#intake-title", Input)
+        who = part(self, "#intake-by", Input)
+        error = part(self, "#intake-error", Label)
+        if text is None or title is None or who is None:
+            return
+        if not text.text.strip():
+            if error is not None:
+                error.update("The client's text is empty: write or paste the request.")
+            self.set_focus(text)
+            return
+        self.dismiss(
+            NewRequest(
+                text=text.text,
+                title=title.value.strip() or None,
+                submitted_by=who.value.strip() or None,
+            )
+        )
