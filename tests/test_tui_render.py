@@ -289,6 +289,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.confirm import ConfirmRuling
     from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
+    from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
@@ -299,6 +300,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "hafiza": [MemoryPane],
         "confirm": [ConfirmRuling],
         "filters": [FilterPanel],
+        "intake": [NewRequestForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -313,6 +315,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 MemoryPane,
                 ConfirmRuling,
                 FilterPanel,
+                NewRequestForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,
