@@ -133,3 +133,12 @@ def test_import_into_an_unknown_project_stores_nothing(tmp_path: Path) -> None:
     done = etki(tmp_path, "import", "--project", "nope", str(path))
     assert done.returncode == 2 and "no project 'nope'" in done.stderr
     assert len(queue(tmp_path)) == 40
+
+
+def test_a_nul_in_a_csv_cell_refuses_that_row_only(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"id,text\nA,ok\nB,bad\x00nul\nC,fine\n")
+    requests, refused = read_requests(path, "csv")
+    assert [r.id for r in requests] == ["A", "C"]
+    [message] = refused
+    assert "r.csv:3: field 'text'" in message and "NUL" in message
