@@ -51,6 +51,7 @@ from etki.text import printable
 if TYPE_CHECKING:
     from etki.erasure import ErasureOutcome
     from etki.retrieval.port import GraphQueryPort
+    from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
     from etki.wiki.fts import TopHits
 
@@ -220,6 +221,24 @@ def stored_triage(
     return with_memory(decision, memory_index.beside(title, text))
 
 
+def triaged(
+    engine: TriageEngine, memory_index: RulingIndex, todo: Sequence[tuple[Request, str]]
+) -> list[tuple[Request, Decision]]:
+    """Each ``(request, case id)`` of ``todo`` with its decision: the engine's triage, then
+    the memory beside it from ``memory_index`` (after triage, never an input to it: the
+    clause-memory rule). What ``etki init`` and the intake commands store."""
+    return [
+        (
+            request,
+            with_memory(
+                engine.triage(case_id, request.text, request.title),
+                memory_index.beside(request.title, request.text),
+            ),
+        )
+        for request, case_id in todo
+    ]
+
+
 def add_request(
     repo: CaseFileRepository,
     project_id: str,
@@ -239,37 +258,27 @@ def add_request(
     The request id is ``add-YYYYMMDDTHHMMSSZ-`` and 8 random hex digits, so it never
     collides with a folder's ids and the same text added twice is two cases; ``submitted_at``
     is that time (UTC, ``now`` or the clock); ``submitted_by`` defaults to the acting
-    reviewer. Returns the stored case. Raises :class:`InputError` for an empty text or a
-    field holding a NUL or a lone surrogate or longer than ``settings.max_request_chars``
-    (nothing stored), :class:`NotFoundError` for an unknown project."""
+    reviewer. The request passes the same check as a ``requests.jsonl`` row
+    (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
+    surrogate, or a field longer than ``settings.max_request_chars`` raises
+    :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
+    Raises :class:`NotFoundError` for an unknown project."""
     import secrets
 
-    from etki.frontmatter import UNSTORABLE_PROBLEM, unstorable_path
     from etki.identity import reviewer_name
+    from etki.knowledge.loader import request_from_mapping
 
-    if not text.strip():
-        raise InputError("add: the request text is empty")
-    who = submitted_by if submitted_by is not None else reviewer_name(settings.reviewer)
-    fields = {"text": text, "title": title, "submitted_by": who}
-    for name, value in fields.items():
-        if value is None:
-            continue
-        if unstorable_path(value) is not None:
-            raise InputError(f"add: the {name} {UNSTORABLE_PROBLEM}")
-        if len(value) > settings.max_request_chars:
-            raise InputError(
-                f"add: the {name} is {len(value):,} characters; at most "
-                f"{settings.max_request_chars:,} (ETKI_MAX_REQUEST_CHARS)"
-            )
     at = (now or (lambda: datetime.now(UTC)))().astimezone(UTC)
-    stamp = at.strftime("%Y%m%dT%H%M%SZ")
-    request = Request(
-        id=f"add-{stamp}-{secrets.token_hex(4)}",
-        text=text,
-        title=title,
-        submitted_by=who,
-        submitted_at=at.isoformat().replace("+00:00", "Z"),
-    )
+    record = {
+        "id": f"add-{at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}",
+        "text": text,
+        "title": title,
+        "submitted_by": submitted_by
+        if submitted_by is not None
+        else reviewer_name(settings.reviewer),
+        "submitted_at": at.isoformat().replace("+00:00", "Z"),
+    }
+    request = request_from_mapping("add", None, record, {}, settings.max_request_chars)
     stored = store_requests(repo, project_id, settings, [request]).stored
     if not stored:
         raise InputError("add: the request was not stored (its id was taken); add it again")
@@ -318,17 +327,9 @@ def store_requests(
     memory_index = project_ruling_index(project, ruled)
     stored: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
-        fresh = [
-            (
-                r,
-                with_memory(
-                    engine.triage(case_id, r.text, r.title),
-                    memory_index.beside(r.title, r.text),
-                ),
-            )
-            for r, case_id in todo[start : start + INIT_CHUNK]
-        ]
-        stored += repo.store_new_cases(project_id, fresh)
+        stored += repo.store_new_cases(
+            project_id, triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
+        )
     if stored and settings.wiki_path(project_id) is not None:
         try:
             from etki.wiki.projection import WikiProjector
@@ -437,7 +438,7 @@ def init_project(
     # memory beside each new decision, from the rulings stored at this moment (after
     # triage, never an input to it: the clause-memory rule)
     memory_index = project_ruling_index(project, existing)
-    todo = [(r, ids[r.id]) for r in project.requests if ids.get(r.id) is not None]
+    todo = [(r, case_id) for r in project.requests if (case_id := ids.get(r.id)) is not None]
     port = None
     if related_context is None:
         related_context = settings.related_context
@@ -448,16 +449,7 @@ def init_project(
     counts: Counter[str] = Counter()
     added = 0
     for start in range(0, len(todo), INIT_CHUNK):
-        fresh = [
-            (
-                request,
-                with_memory(
-                    engine.triage(case_id, request.text, request.title),
-                    memory_index.beside(request.title, request.text),
-                ),
-            )
-            for request, case_id in todo[start : start + INIT_CHUNK]
-        ]
+        fresh = triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
         contexts = None
         if port is not None:  # pre-analysis: after the decisions, never an input to one
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)

@@ -771,7 +771,7 @@ def request_from_mapping(
         raise fail(
             f"request {name} is {big[1]:,} characters; at most {max_chars:,} "
             "(ETKI_MAX_REQUEST_CHARS): refused, not triaged or stored; shorten it "
-            "(attach the rest elsewhere) and run init again",
+            "(attach the rest elsewhere) and load it again",
             big[0],
         )
     return Request(id=ident, text=text, labels_json=labels, line=number or 0, **fields)
