@@ -206,3 +206,69 @@ class MetaRow(Base):
     __tablename__ = "etki_meta"
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class CaseEventRow(Base):
+    """Append-only events of a case that are not rulings (migration 0005, issue 14):
+    ``kind`` is ``imported`` (stored by ``etki init``/``add``/``import`` or the TUI's
+    new-request form; ``text`` names the source), ``viewed`` (a reviewer opened the case
+    on the desk), ``note`` (``text`` is the reviewer's note: untrusted free text),
+    ``claim`` (a reviewer is looking at the case until ``until``) or ``release`` (the
+    claim ended early). Rulings and erasures stay in :class:`AuditRow`; a case's history
+    is both, merged by time. ``case_id`` is not a foreign key: like the audit, events
+    outlive an erased case (erasure replaces their ``text`` with ``[erased]``).
+    ``actor`` is the asserted reviewer, with the process identity beside it as in
+    :class:`AuditRow`."""
+
+    __tablename__ = "case_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[str] = mapped_column(String(120), index=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    actor: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text, default="")
+    at: Mapped[str] = mapped_column(String(20))
+    until: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    os_user: Mapped[str | None] = mapped_column(Text, nullable=True)
+    host: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    program: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ClauseResolutionRow(Base):
+    """A person's resolution of a disputed clause (migration 0005, issue 14 item 6),
+    append-only: the newest row of a ``(project_id, clause_ref)`` is the one in force.
+    ``verdict`` is the ruling the resolution says the clause calls for (IN_SCOPE, CR or
+    REJECT); ``text`` the PMO's words (untrusted free text). The clause reads
+    disputed-resolved until a ruling after ``at`` disagrees with ``verdict``."""
+
+    __tablename__ = "clause_resolutions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    clause_ref: Mapped[str] = mapped_column(String(200), index=True)
+    verdict: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    reviewer: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(String(20))
+    os_user: Mapped[str | None] = mapped_column(Text, nullable=True)
+    host: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    program: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class PreanalysisRow(Base):
+    """A developer pre-analysis written by a language model (migration 0005, issue 14
+    item 9), never an input to the verdict. One row per generation (the newest of a case
+    is the one shown): ``model`` and ``prompt_version`` name what wrote it,
+    ``status`` is ``ok`` (``body_json`` holds the parsed analysis) or ``error``
+    (``error`` says why; ``body_json`` is ``{}``). Model output is untrusted text."""
+
+    __tablename__ = "preanalyses"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[str] = mapped_column(String(120), index=True)
+    model: Mapped[str] = mapped_column(Text)
+    prompt_version: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))
+    body_json: Mapped[str] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[str] = mapped_column(String(20))
