@@ -653,6 +653,23 @@ class Desk:
         import``)."""
         return import_requests(self.repo, project_id, self.settings, path, fmt)
 
+    def reread_requests(self, project_id: str) -> IntakeSummary | None:
+        """Read the project folder's ``requests.jsonl`` again and :func:`store_requests`
+        the rows not stored yet (the TUI's Ctrl+R; ``etki init`` does the same for new
+        rows at the next launch). None when the folder or the file is not there any more
+        (the store keeps where the project was loaded from, ``projects.root``). A bad row
+        is refused alone (``IntakeSummary.refused``, ``requests.jsonl:LINE: field: …``);
+        the contract and the other knowledge files are not read again (that is ``etki
+        init``). Raises :class:`ProjectFormatError` for a file that cannot be read as a
+        whole, ``NotFoundError`` for an unknown project."""
+        from etki.knowledge.loader import read_requests_jsonl
+
+        file = Path(self.project(project_id).root) / "requests.jsonl"
+        if not file.is_file():
+            return None
+        requests, refused = read_requests_jsonl(file, self.settings.max_request_chars)
+        return store_requests(self.repo, project_id, self.settings, requests, refused)
+
     def triage_text(
         self, project_id: str, case_id: str, text: str, title: str | None = None
     ) -> Decision:

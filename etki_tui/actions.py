@@ -419,9 +419,10 @@ ACTIONS: dict[str, ActionDef] = {
             "ctrl+r",
             "reload",
             "Reload",
-            "Reload the queue, memory and reports from the database",
-            "Reload everything from the database now (the queue also refreshes by "
-            "itself every few seconds).",
+            "Triage new requests.jsonl rows, reload from the database",
+            "Triage the rows added to the project folder's requests.jsonl, then reload "
+            "everything from the database (the queue also refreshes by itself every few "
+            "seconds).",
             show=False,
         ),
         ActionDef(

@@ -29,8 +29,8 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from etki.domain import CaseRecord, CaseSummary
-from etki.errors import ConflictError, NotFoundError, PermissionDeniedError
-from etki.services import Desk, InitSummary, Seat
+from etki.errors import ConflictError, EtkiError, NotFoundError, PermissionDeniedError
+from etki.services import Desk, InitSummary, IntakeSummary, Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
@@ -362,6 +362,12 @@ class EtkiApp(App[None]):
         # light reads: the listed columns of every case (the detail pane reads whole
         # cases on highlight), the clause memory computed from those same rows, and the
         # clauses without the project's modules and work items
+        intake: IntakeSummary | str | None = None
+        if source == "reread":  # Ctrl+R: the folder's new requests first, then the rows
+            try:
+                intake = self.desk.reread_requests(project_id)
+            except EtkiError as exc:  # the queue still loads; the toast says why
+                intake = one_line(exc)
         name = self.desk.project_name(project_id)
         cases = self.desk.queue_summaries(project_id, status=None)
         versions = {c.case_id: c.version for c in cases}
@@ -393,6 +399,7 @@ class EtkiApp(App[None]):
             rulings=rulings,
             workitems=workitems,
             seat=seat,
+            intake=intake,
         )
 
     @desk_worker("queue", failed=_could_not_load("the queue"))
@@ -600,6 +607,8 @@ class EtkiApp(App[None]):
             # imports) never compete with drawing the queue
             self._catch_up_due = None
             self.call_after_refresh(self.catch_up_wiki)
+        if message.source == "reread":
+            self._say_reloaded(message.intake)
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
             self.notify("Live refresh is back: the queue is up to date.", markup=False, timeout=4)
@@ -1162,10 +1171,41 @@ class EtkiApp(App[None]):
         return True
 
     def action_reload(self) -> None:
-        """Reload the queue, memory and reports from the database."""
-        self.load_queue("reload")
+        """Triage the project folder's new ``requests.jsonl`` rows, then reload the
+        queue, memory and reports from the database (the toast follows the answer,
+        :meth:`_say_reloaded`)."""
+        self.load_queue("reread")
         self._mark_stale()
-        self.notify("Reloaded from the database.", markup=False, timeout=2)
+
+    def _say_reloaded(self, intake: IntakeSummary | str | None) -> None:
+        """The Ctrl+R toast: what the folder's ``requests.jsonl`` added (or why it could
+        not be read), then the reload."""
+        if isinstance(intake, str):
+            self.notify(
+                f"requests.jsonl could not be read: {intake}. Reloaded from the database.",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        if intake is None or not (intake.stored or intake.refused):
+            self.notify("Reloaded from the database.", markup=False, timeout=2)
+            return
+        new = len(intake.stored)
+        said = f"{new} new request{'s' if new != 1 else ''} from requests.jsonl triaged"
+        if intake.refused:
+            shown = "\n".join(printable(m, multiline=False) for m in intake.refused[:3])
+            more = len(intake.refused) - 3
+            self.notify(
+                f"{said}; {len(intake.refused)} row(s) refused:\n{shown}"
+                + (f"\n… and {more} more" if more > 0 else ""),
+                title="Reloaded",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
+            return
+        self.notify(f"{said}. Reloaded from the database.", markup=False, timeout=4)
 
     def action_help(self) -> None:
         """Help for the current screen (pressed again, or Escape, closes it)."""

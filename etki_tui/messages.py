@@ -23,7 +23,7 @@ from etki.domain import (
     ScopeClause,
     WorkItem,
 )
-from etki.services import Seat
+from etki.services import IntakeSummary, Seat
 
 if TYPE_CHECKING:
     from etki.services import RulingIndex
@@ -40,7 +40,10 @@ class QueueLoaded(Message):
     of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None.
     ``workitems`` is the project's work items by id (the detail pane's effort basis).
     ``seat`` is who acts and whether they may rule (:meth:`etki.services.Desk.seat`),
-    or None when it could not be read."""
+    or None when it could not be read. ``intake`` is what re-reading the folder's
+    ``requests.jsonl`` stored (source ``reread``, Ctrl+R: an
+    :class:`etki.services.IntakeSummary`, or a message when the file could not be
+    read), else None."""
 
     def __init__(
         self,
@@ -56,8 +59,10 @@ class QueueLoaded(Message):
         rulings: RulingIndex | None = None,
         workitems: Mapping[str, WorkItem] | None = None,
         seat: Seat | None = None,
+        intake: IntakeSummary | str | None = None,
     ) -> None:
         super().__init__()
+        self.intake = intake
         self.workitems = dict(workitems or {})
         self.rulings = rulings
         self.seat = seat
