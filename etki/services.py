@@ -44,12 +44,12 @@ from etki.domain import (
     is_declared_remit,
 )
 from etki.errors import InputError, NotFoundError
-from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.erasure import ErasureOutcome
+    from etki.knowledge import KnowledgeIndex
     from etki.retrieval.port import GraphQueryPort
     from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
@@ -311,6 +311,7 @@ def store_requests(
     ruled cases, the memory beside each decision from the rulings stored now; then the
     wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
     Raises :class:`NotFoundError` for an unknown project."""
+    from etki.knowledge import KnowledgeIndex
     from etki.triage import assign_case_ids
 
     project = repo.load_project(project_id)
@@ -740,6 +741,8 @@ class Desk:
         """The project's stored knowledge index, parsed
         (:meth:`~etki.knowledge.KnowledgeIndex.from_bytes`). Raises ``NotFoundError``,
         ``ValueError`` for an index that cannot be read."""
+        from etki.knowledge import KnowledgeIndex
+
         return KnowledgeIndex.from_bytes(self.repo.index_bytes(project_id))
 
     def graph_port(self, project_id: str) -> GraphQueryPort:
