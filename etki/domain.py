@@ -465,10 +465,19 @@ class CaseRecord:
     version: int
     decision: Decision
     ruling: RulingRecord | None = None
+    earlier_rulings: tuple[RulingRecord, ...] = ()
+    """The rulings ``ruling`` amended, oldest first (issue 14 item 2): read from the
+    audit log's committed rows; empty when the case was ruled once (or is pending)."""
 
     @property
     def status(self) -> str:
         return "pending" if self.ruling is None else "ruled"
+
+    @property
+    def ruling_history(self) -> tuple[RulingRecord, ...]:
+        """Every ruling of the case, oldest first, the one in force last (empty when
+        pending)."""
+        return (*self.earlier_rulings, self.ruling) if self.ruling is not None else ()
 
 
 @dataclass(frozen=True, slots=True)

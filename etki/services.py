@@ -756,11 +756,18 @@ class Desk:
         return self.repo.versions(project_id)
 
     def rule(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
-        """See :meth:`etki.approval.ApprovalService.rule`."""
+        """See :meth:`etki.approval.ApprovalService.rule` (``amend``: replace the
+        ruling of a ruled case, the earlier one kept in its history)."""
         return self.approvals.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def queue_summaries(self, project_id: str, status: str | None = "pending") -> list[CaseSummary]:
@@ -798,7 +805,13 @@ class Desk:
         return {w.id: w for w in self.repo.workitems(project_id)}
 
     def rule_first(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
         """:meth:`rule` without the HITL hook: the same
         :class:`~etki.approval.ApprovalService` checks and commit, returning as soon as
@@ -806,7 +819,7 @@ class Desk:
         must then run :meth:`project_ruling` for the case (e.g. in a background
         worker), so the wiki still follows every ruling."""
         return self._approvals_no_hook.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]:

@@ -9,7 +9,8 @@
                                                triage and store a file of requests
                                                (new request ids only; README "Intake")
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
-    etki rule CASE_ID approve|cr|reject [--reason TEXT]
+    etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
+                                               rule (--amend: change a ruling)
     etki triage --project ID TEXT [--json]     triage a text without storing it
                                                (with similar rulings and memory verdict)
     etki projects                              the stored projects
@@ -157,11 +158,20 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
-    outcome = _desk(args, settings).rule(
-        args.case_id, RULE_ACTIONS[args.action], reason=args.reason
+    desk = _desk(args, settings)
+    outcome = desk.rule(
+        args.case_id,
+        RULE_ACTIONS[args.action],
+        reason=args.reason,
+        expected_version=args.expected_version,
+        amend=args.amend,
     )
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
+    if args.amend:
+        earlier = desk.case(r.case_id).earlier_rulings
+        was = f" (amended from {earlier[-1].ruling})" if earlier else " (amended)"
+        tag = was + tag
     echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
     if outcome.wiki_error:
         echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
@@ -258,6 +268,20 @@ def register(sub: Any) -> None:
     rule.add_argument("case_id")
     rule.add_argument("action", choices=sorted(RULE_ACTIONS))
     rule.add_argument("--reason", default="")
+    rule.add_argument(
+        "--amend",
+        action="store_true",
+        help="replace the ruling of a ruled case (approvers; a reason is required; "
+        "the earlier ruling stays in the audit and the case's history)",
+    )
+    rule.add_argument(
+        "--expected-version",
+        dest="expected_version",
+        type=int,
+        metavar="N",
+        help="the case version you looked at (etki show): refused as a conflict if "
+        "someone ruled or amended it since",
+    )
     rule.set_defaults(handler=_rule)
     add = sub.add_parser("add", help="triage and store one new request")
     add.add_argument("--project", required=True)
