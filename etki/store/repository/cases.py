@@ -21,6 +21,7 @@ from etki.errors import ConflictError, InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import (
     AuditRow,
+    CaseEventRow,
     CaseRow,
     DecisionContextRow,
     DecisionRow,
@@ -125,11 +126,16 @@ class CaseStore(StoreBase):
         project_id: str,
         items: Iterable[tuple[Request, Decision]],
         contexts: Mapping[str, str] | None = None,
+        *,
+        source: str | None = None,
+        actor: str = "",
     ) -> list[str]:
         """Store new cases with their decisions in one transaction; cases whose id, or
         whose request id, is already stored are left untouched (a decision is never
         updated). ``contexts`` maps case id -> related-context JSON text, stored with
-        the new decision (written once; never read by the engine). Returns the ids of
+        the new decision (written once; never read by the engine). ``source`` (not
+        None): each new case also gets an ``imported`` event naming it, with ``actor``
+        (who stored it), in the same transaction (the case history). Returns the ids of
         the cases this call stored, in the order given. Safe to run from several
         processes at once: the transaction first locks the project's row (``FOR
         UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE`` already serialises writers on
@@ -203,6 +209,18 @@ class CaseStore(StoreBase):
                         created_at=now,
                     )
                 )
+                if source is not None:
+                    s.add(
+                        CaseEventRow(
+                            case_id=decision.case_id,
+                            project_id=project_id,
+                            kind="imported",
+                            actor=actor,
+                            text=source,
+                            at=now,
+                            **current_process().columns(),
+                        )
+                    )
                 context = (contexts or {}).get(decision.case_id)
                 if context is not None:
                     s.add(
