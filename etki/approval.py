@@ -102,8 +102,17 @@ class ApprovalService:
         reason: str = "",
         reviewer: str | None = None,
         expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
         """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
+
+        ``amend`` (``etki rule … --amend``, ``A`` on the desk): replace the ruling of an
+        already ruled case; the earlier ruling stays in the audit log and the case's
+        ruling history (:meth:`CaseFileRepository.record_ruling`). An amendment always
+        needs a reason, is for approvers only (as every ruling) and still holds
+        ``expected_version``: amending a ruling someone else just amended is a
+        ``ConflictError``. Amending a pending case raises :class:`InputError` (rule it
+        instead); ruling a ruled case without ``amend`` stays a ``ConflictError``.
 
         ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user);
         it is normalised (:func:`etki.identity.reviewer_name`) before it is checked and
@@ -120,13 +129,25 @@ class ApprovalService:
         case = self.repo.case(case_id)
         require_approver(self.repo, case, who, action, reason)
         reason = reason.strip()
+        if amend and case.ruling is None:
+            raise InputError(
+                f"case {case_id} is pending, there is no ruling to amend: rule it instead "
+                "(without --amend)"
+            )
+        if amend and not reason:
+            raise InputError(
+                f"amending the ruling {case.ruling.ruling if case.ruling else ''} of "
+                f"{case_id} needs a reason (--reason): the earlier ruling stays on record"
+            )
         if ACTIONS[action] != case.decision.verdict and not reason:
             raise InputError(
                 f"ruling {ACTIONS[action]} overrides the engine's verdict "
                 f"{case.decision.verdict} on {case_id}: give a reason (--reason)"
             )
         version = case.version if expected_version is None else expected_version
-        ruling = self.repo.record_ruling(case_id, action, who, reason, expected_version=version)
+        ruling = self.repo.record_ruling(
+            case_id, action, who, reason, expected_version=version, amend=amend
+        )
         if self.hook is None:
             return RulingOutcome(ruling)
         try:

@@ -465,10 +465,103 @@ class CaseRecord:
     version: int
     decision: Decision
     ruling: RulingRecord | None = None
+    earlier_rulings: tuple[RulingRecord, ...] = ()
+    """The rulings ``ruling`` amended, oldest first (issue 14 item 2): read from the
+    audit log's committed rows; empty when the case was ruled once (or is pending)."""
 
     @property
     def status(self) -> str:
         return "pending" if self.ruling is None else "ruled"
+
+    @property
+    def ruling_history(self) -> tuple[RulingRecord, ...]:
+        """Every ruling of the case, oldest first, the one in force last (empty when
+        pending)."""
+        return (*self.earlier_rulings, self.ruling) if self.ruling is not None else ()
+
+
+EVENT_KINDS: tuple[str, ...] = (
+    "imported",
+    "triaged",
+    "viewed",
+    "ruled",
+    "amended",
+    "denied",
+    "conflict",
+    "erased",
+    "note",
+    "claim",
+    "release",
+)
+"""The kinds of :class:`CaseEvent`, in the order a history lists events of the same
+second: ``imported`` and ``triaged`` first (they happen together when a case is
+stored)."""
+
+
+@dataclass(frozen=True)
+class CaseEvent:
+    """One event of a case's history (issue 14 item 3), oldest first in
+    :meth:`etki.store.CaseFileRepository.case_history`, which merges the audit log and
+    the ``case_events`` table:
+
+    * ``imported``: the case was stored; ``text`` names the source (``requests.jsonl
+      (etki init)``, ``etki add``, ``file.csv (etki import)``, ``the desk's new-request
+      form``; empty for a case stored before sources were kept), ``actor`` who stored it;
+    * ``triaged``: the engine's decision; ``text`` is ``engine VERSION: VERDICT
+      (confidence C)``, ``actor`` empty;
+    * ``viewed``: ``actor`` opened the case on the desk;
+    * ``ruled``, ``amended``: a committed ruling (``after``; ``before`` the ruling it
+      amended, ``pending`` for the first), ``action`` and ``text`` the reason;
+    * ``denied`` (not an approver), ``conflict`` (the case had changed): an attempt that
+      recorded nothing, ``action`` what was asked, ``text`` its reason;
+    * ``erased``: the erasure tombstone, ``text`` its legal reason;
+    * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim.
+
+    ``at`` is ISO-8601 UTC to the second. ``actor`` and ``text`` are untrusted text
+    (show them literally); an erased case's texts read ``[erased]``."""
+
+    at: str
+    kind: str
+    actor: str = ""
+    text: str = ""
+    action: str = ""
+    before: str = ""
+    after: str = ""
+    until: str | None = None
+
+    def summary(self) -> str:
+        """The event in words, without its time and ``text``: ``ruled REJECT (reject) by
+        ayse``, ``amended REJECT → IN_SCOPE (approve) by jurgen``, ``refused (not an
+        approver): reject by vera``. Untrusted parts are left as they are: the caller
+        shows them literally."""
+        by = f" by {self.actor}" if self.actor else ""
+        if self.kind == "imported":
+            return "imported" + by
+        if self.kind == "triaged":
+            return "triaged"
+        if self.kind == "viewed":
+            return "viewed" + by
+        if self.kind == "ruled":
+            return f"ruled {self.after} ({self.action}){by}"
+        if self.kind == "amended":
+            return f"amended {self.before} → {self.after} ({self.action}){by}"
+        if self.kind == "denied":
+            return f"refused, not an approver: {self.action}{by} (nothing recorded)"
+        if self.kind == "conflict":
+            return f"conflict, the case had changed: {self.action}{by} (nothing recorded)"
+        if self.kind == "erased":
+            return "erased" + by
+        if self.kind == "claim":
+            return f"claimed{by} until {self.until}" if self.until else "claimed" + by
+        if self.kind == "release":
+            return "claim released" + by
+        if self.kind == "note":
+            return "note" + by
+        return self.kind + by
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as JSON-ready fields (``etki show --json``)."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

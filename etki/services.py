@@ -30,6 +30,7 @@ from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
     VERDICTS,
+    CaseEvent,
     CaseRecord,
     CaseSummary,
     ClauseMemory,
@@ -248,6 +249,7 @@ def add_request(
     title: str | None = None,
     submitted_by: str | None = None,
     now: Callable[[], datetime] | None = None,
+    source: str = "etki add",
 ) -> CaseRecord:
     """Triage one new request against the stored project and store it as a pending case
     (``etki add``), as ``etki init`` stores a new row of ``requests.jsonl``: the engine
@@ -262,7 +264,8 @@ def add_request(
     (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
     surrogate, or a field longer than ``settings.max_request_chars`` raises
     :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
-    Raises :class:`NotFoundError` for an unknown project."""
+    Raises :class:`NotFoundError` for an unknown project. ``source`` names where it came
+    from in the case's ``imported`` event (the desk's form passes its own)."""
     import secrets
 
     from etki.identity import reviewer_name
@@ -279,7 +282,7 @@ def add_request(
         "submitted_at": at.isoformat().replace("+00:00", "Z"),
     }
     request = request_from_mapping("add", None, record, {}, settings.max_request_chars)
-    stored = store_requests(repo, project_id, settings, [request]).stored
+    stored = store_requests(repo, project_id, settings, [request], source=source).stored
     if not stored:
         raise InputError("add: the request was not stored (its id was taken); add it again")
     return repo.case(stored[0])
@@ -304,13 +307,17 @@ def store_requests(
     settings: Settings,
     requests: Sequence[Request],
     refused: Sequence[str] = (),
+    *,
+    source: str = "etki import",
 ) -> IntakeSummary:
     """Triage the ``requests`` not stored yet (by request id) against the stored project
     and store them as pending cases, as :func:`init_project` does for a folder's new
     rows: the engine over the stored project and index with the clause memory of its
     ruled cases, the memory beside each decision from the rulings stored now; then the
     wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
-    Raises :class:`NotFoundError` for an unknown project."""
+    Each stored case gets an ``imported`` event naming ``source``, by the acting
+    reviewer (the case history). Raises :class:`NotFoundError` for an unknown project."""
+    from etki.identity import reviewer_name
     from etki.knowledge import KnowledgeIndex
     from etki.triage import assign_case_ids
 
@@ -329,7 +336,10 @@ def store_requests(
     stored: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
         stored += repo.store_new_cases(
-            project_id, triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
+            project_id,
+            triaged(engine, memory_index, todo[start : start + INIT_CHUNK]),
+            source=source,
+            actor=reviewer_name(settings.reviewer),
         )
     if stored and settings.wiki_path(project_id) is not None:
         try:
@@ -363,7 +373,10 @@ def import_requests(
 
     file = Path(path)
     requests, refused = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
-    return store_requests(repo, project_id, settings, requests, refused)
+    kind = fmt or detect_format(file)
+    return store_requests(
+        repo, project_id, settings, requests, refused, source=f"{file.name} (etki import, {kind})"
+    )
 
 
 def make_engine_for(
@@ -414,6 +427,7 @@ def init_project(
     malformed folder. Request rows that cannot be stored (malformed, longer than
     ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
     listed in ``InitSummary.refused``; the other rows are stored."""
+    from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
     from etki.triage import assign_case_ids
@@ -456,7 +470,15 @@ def init_project(
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)
         # another init of the same folder may have stored some of them meanwhile: count
         # only what this one stored
-        stored = set(repo.store_new_cases(project.id, fresh, contexts=contexts))
+        stored = set(
+            repo.store_new_cases(
+                project.id,
+                fresh,
+                contexts=contexts,
+                source="requests.jsonl (etki init)",
+                actor=reviewer_name(settings.reviewer),
+            )
+        )
         added += len(stored)
         counts.update(d.verdict for _, d in fresh if d.case_id in stored)
     wiki_error = None
@@ -641,10 +663,18 @@ class Desk:
         *,
         title: str | None = None,
         submitted_by: str | None = None,
+        source: str = "etki add",
     ) -> CaseRecord:
-        """:func:`add_request`: triage and store one new request (``etki add``)."""
+        """:func:`add_request`: triage and store one new request (``etki add``;
+        ``source`` names where it came from in the case's history)."""
         return add_request(
-            self.repo, project_id, self.settings, text, title=title, submitted_by=submitted_by
+            self.repo,
+            project_id,
+            self.settings,
+            text,
+            title=title,
+            submitted_by=submitted_by,
+            source=source,
         )
 
     def import_requests(
@@ -669,7 +699,14 @@ class Desk:
         if not file.is_file():
             return None
         requests, refused = read_requests_jsonl(file, self.settings.max_request_chars)
-        return store_requests(self.repo, project_id, self.settings, requests, refused)
+        return store_requests(
+            self.repo,
+            project_id,
+            self.settings,
+            requests,
+            refused,
+            source="requests.jsonl (Ctrl+R in etki-tui)",
+        )
 
     def triage_text(
         self, project_id: str, case_id: str, text: str, title: str | None = None
@@ -772,15 +809,37 @@ class Desk:
     def case(self, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
 
+    def case_history(self, case_id: str) -> list[CaseEvent]:
+        """Every event of a case, oldest first (imported, triaged, viewed, ruled,
+        amended, refused attempts, erased, notes, claims):
+        :meth:`etki.store.CaseFileRepository.case_history`, what ``etki show`` and the
+        detail pane list. Raises ``NotFoundError`` when the store holds nothing of it."""
+        return self.repo.case_history(case_id)
+
+    def record_view(self, case_id: str) -> bool:
+        """Write that this desk's reviewer opened ``case_id`` (at most once an hour per
+        reviewer and case: :meth:`etki.store.CaseFileRepository.record_view`); True when
+        a row was written. The desk calls it from a worker, never on the keys."""
+        from etki.identity import reviewer_name
+
+        return self.repo.record_view(case_id, reviewer_name(self.settings.reviewer))
+
     def versions(self, project_id: str) -> dict[str, int]:
         return self.repo.versions(project_id)
 
     def rule(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
-        """See :meth:`etki.approval.ApprovalService.rule`."""
+        """See :meth:`etki.approval.ApprovalService.rule` (``amend``: replace the
+        ruling of a ruled case, the earlier one kept in its history)."""
         return self.approvals.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def queue_summaries(self, project_id: str, status: str | None = "pending") -> list[CaseSummary]:
@@ -818,7 +877,13 @@ class Desk:
         return {w.id: w for w in self.repo.workitems(project_id)}
 
     def rule_first(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
         """:meth:`rule` without the HITL hook: the same
         :class:`~etki.approval.ApprovalService` checks and commit, returning as soon as
@@ -826,7 +891,7 @@ class Desk:
         must then run :meth:`project_ruling` for the case (e.g. in a background
         worker), so the wiki still follows every ruling."""
         return self._approvals_no_hook.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]:

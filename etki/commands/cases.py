@@ -1,4 +1,5 @@
-"""``etki init | add | import | queue | rule | triage | projects``: the cases of a project.
+"""``etki init | add | import | queue | rule | show | triage | projects``: the cases of a
+project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers]
                                                load, index, triage every new request
@@ -9,7 +10,11 @@
                                                triage and store a file of requests
                                                (new request ids only; README "Intake")
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
-    etki rule CASE_ID approve|cr|reject [--reason TEXT]
+    etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
+                                               rule (--amend: change a ruling)
+    etki show CASE_ID [--json]                 a case, its ruling and its whole history
+                                               (imported, triaged, viewed, ruled, amended,
+                                               refused attempts, erased)
     etki triage --project ID TEXT [--json]     triage a text without storing it
                                                (with similar rulings and memory verdict)
     etki projects                              the stored projects
@@ -32,14 +37,14 @@ from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.domain import CaseRecord, ClauseMemory, Decision
+    from etki.domain import CaseEvent, CaseRecord, ClauseMemory, Decision, RulingRecord
     from etki.services import Desk
 
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
 
-READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage"})
+READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage", "show"})
 """Commands that only read the store: it is opened read-only (never created, migrated
 or written; a missing store is exit 2). ``init`` creates the store; ``rule`` writes to
 an existing one (README, "Read-only commands")."""
@@ -157,14 +162,103 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
-    outcome = _desk(args, settings).rule(
-        args.case_id, RULE_ACTIONS[args.action], reason=args.reason
+    desk = _desk(args, settings)
+    outcome = desk.rule(
+        args.case_id,
+        RULE_ACTIONS[args.action],
+        reason=args.reason,
+        expected_version=args.expected_version,
+        amend=args.amend,
     )
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
+    if args.amend:
+        earlier = desk.case(r.case_id).earlier_rulings
+        was = f" (amended from {earlier[-1].ruling})" if earlier else " (amended)"
+        tag = was + tag
     echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
     if outcome.wiki_error:
         echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
+def _ruling_dict(r: RulingRecord) -> dict:
+    return {
+        "ruling": r.ruling,
+        "action": r.action,
+        "reviewer": r.reviewer,
+        "reason": r.reason,
+        "ruled_at": r.ruled_at,
+        "version": r.version,
+        "override": r.is_override,
+    }
+
+
+def event_line(e: CaseEvent) -> str:
+    """One line of a case's history as ``etki show`` prints it: the time, what happened
+    and, after `` — ``, its text (source, engine, reason or note; client text, printed
+    literally by the caller)."""
+    line = f"{e.at}  {e.summary()}"
+    if e.text:
+        label = {"ruled": "reason: ", "amended": "reason: ", "denied": "reason: "}
+        line += f" — {label.get(e.kind, '')}{e.text}"
+    return line
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki show``: one case (request, decision, ruling and its history) and every
+    event of it, oldest first (:meth:`Desk.case_history`); an erased case shows its
+    history alone."""
+    from etki.errors import NotFoundError
+
+    desk = _desk(args, settings)
+    history = desk.case_history(args.case_id)  # NotFoundError when nothing is stored
+    try:
+        case: CaseRecord | None = desk.case(args.case_id)
+    except NotFoundError:
+        case = None  # erased: the audit and the events outlive it
+    if args.json:
+        body: dict[str, Any] = {"case_id": args.case_id, "case": None}
+        if case is not None:
+            body["case"] = {
+                "case_id": case.case_id,
+                "project_id": case.project_id,
+                "request_id": case.request_id,
+                "title": case.title,
+                "text": case.text,
+                "submitted_by": case.submitted_by,
+                "submitted_at": case.submitted_at,
+                "created_at": case.created_at,
+                "status": case.status,
+                "version": case.version,
+                "decision": case.decision.to_dict(),
+                "ruling": _ruling_dict(case.ruling) if case.ruling else None,
+                "ruling_history": [_ruling_dict(r) for r in case.ruling_history],
+            }
+        body["history"] = [e.to_dict() for e in history]
+        emit_json(body, indent=1)
+        return 0
+    if case is None:
+        echo(f"{args.case_id}: erased (only its audit trail is kept)", multiline=False)
+    else:
+        d = case.decision
+        echo(f"{case.case_id}  {_one_line(case.title, 100)}", multiline=False)
+        echo(
+            f"project {case.project_id} · request {case.request_id} · {case.status} "
+            f"(version {case.version})",
+            multiline=False,
+        )
+        echo(f"verdict     {d.verdict}  (confidence {d.confidence:.2f})")
+        if case.ruling is not None:
+            r = case.ruling
+            amended = f", amended {len(case.earlier_rulings)}x" if case.earlier_rulings else ""
+            echo(
+                f"ruling      {r.ruling} ({r.action}) by {r.reviewer} at {r.ruled_at}{amended}",
+                multiline=False,
+            )
+    echo("")
+    echo("history (oldest first)")
+    echo_lines("  " + event_line(e) for e in history)
     return 0
 
 
@@ -225,8 +319,8 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``init``, ``add``, ``import``, ``queue``, ``rule``, ``triage`` and ``projects``
-    to the ``etki`` parser."""
+    """Add ``init``, ``add``, ``import``, ``queue``, ``rule``, ``show``, ``triage`` and
+    ``projects`` to the ``etki`` parser."""
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
     init.add_argument(
@@ -258,6 +352,20 @@ def register(sub: Any) -> None:
     rule.add_argument("case_id")
     rule.add_argument("action", choices=sorted(RULE_ACTIONS))
     rule.add_argument("--reason", default="")
+    rule.add_argument(
+        "--amend",
+        action="store_true",
+        help="replace the ruling of a ruled case (approvers; a reason is required; "
+        "the earlier ruling stays in the audit and the case's history)",
+    )
+    rule.add_argument(
+        "--expected-version",
+        dest="expected_version",
+        type=int,
+        metavar="N",
+        help="the case version you looked at (etki show): refused as a conflict if "
+        "someone ruled or amended it since",
+    )
     rule.set_defaults(handler=_rule)
     add = sub.add_parser("add", help="triage and store one new request")
     add.add_argument("--project", required=True)
@@ -275,6 +383,10 @@ def register(sub: Any) -> None:
         help="default: from the suffix (.jsonl, .csv, .json = GitHub export)",
     )
     imp.set_defaults(handler=_import)
+    show = sub.add_parser("show", help="a case with its ruling and its whole history")
+    show.add_argument("case_id")
+    show.add_argument("--json", action="store_true", help="the case and its history as JSON")
+    show.set_defaults(handler=_show)
     triage = sub.add_parser("triage", help="triage a text without storing it")
     triage.add_argument("--project", required=True)
     triage.add_argument("text")

@@ -158,6 +158,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     }
     if r.is_override:
         meta["precedent"] = precedent_path(case)
+    if case.earlier_rulings:
+        meta["amended"] = len(case.earlier_rulings)
     lines = [f"# {md_inline(case.title) or md_inline(case.case_id)}", ""]
     lines += [
         f"- **Case:** {md_inline(case.case_id)} (request {md_inline(case.request_id)})",
@@ -196,6 +198,7 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         lines += ["", f"This overrides the engine's verdict **{md_code(d.verdict)}**."]
     lines += ["", "Reason:", ""]
     lines += [md_block(r.reason) if r.reason.strip() else "No reason given.", ""]
+    lines += _ruling_history_lines(case)
     lines += [
         "## Engine decision",
         "",
@@ -248,6 +251,31 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         f"- Index freshness: {md_inline(d.index_freshness)}",
     ]
     return _page(meta, lines)
+
+
+def _ruling_history_lines(case: CaseRecord) -> list[str]:
+    """The ``## Ruling history`` section of an amended case's decision page: every
+    ruling, oldest first (ruling, action, reviewer, time, reason), the one in force
+    last. Nothing for a case ruled once (its ``## Ruling`` is the whole history)."""
+    if not case.earlier_rulings:
+        return []
+    lines = [
+        "## Ruling history",
+        "",
+        f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest first. "
+        "The last one is in force.",
+        "",
+    ]
+    last = len(case.ruling_history)
+    for i, h in enumerate(case.ruling_history, 1):
+        state = "in force" if i == last else "amended"
+        lines.append(
+            f"{i}. **{md_code(h.ruling)}** ({md_code(h.action)}) by {md_inline(h.reviewer)}, "
+            f"{md_inline(h.ruled_at)} ({state})"
+        )
+        reason = md_inline(h.reason) if h.reason.strip() else "no reason given"
+        lines.append(f"   - Reason: {reason}")
+    return [*lines, ""]
 
 
 def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[str]:

@@ -19,7 +19,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_changed, render_model
-from etki.wiki.paths import INDEX
+from etki.wiki.paths import INDEX, decision_path, precedent_path
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -249,6 +249,41 @@ class _Cached:
     mark: _Mark | None = None
 
 
+def _case_paths(brief: CaseBrief | None) -> set[str]:
+    """The decision and precedent pages a case's brief has in a full render."""
+    if brief is None or brief.ruling is None:
+        return set()
+    paths = {decision_path(brief)}
+    if brief.ruling.is_override:
+        paths.add(precedent_path(brief))
+    return paths
+
+
+def _pages_left(root: Path, state: _Cached, full: list[CaseRecord]) -> bool:
+    """True when a changed case had a page that is still in the wiki at ``root`` but
+    that its brief now has not: an amendment back to the engine's verdict ends its
+    precedent page, one on another day moves its decision page (``DEC-{date of the
+    ruling}``). The pages it had are those of the briefs this projector saw before the
+    change and of the case's earlier rulings (read with the full records ``full``, so a
+    fresh projector that never saw them knows them too). A projection writes without
+    pruning, so the caller syncs the whole tree then (stale pages removed, as a rebuild
+    does); an amendment whose pages stay where they were costs nothing more."""
+    had: dict[str, set[str]] = {}
+    for case_id, briefs in state.unsynced.items():
+        had.setdefault(case_id, set()).update(p for b in briefs for p in _case_paths(b))
+    for record in full:
+        if record.earlier_rulings:
+            brief = CaseBrief.of(record)
+            had.setdefault(record.case_id, set()).update(
+                p for r in record.earlier_rulings for p in _case_paths(replace(brief, ruling=r))
+            )
+    for case_id, paths in had.items():
+        gone = paths - _case_paths(state.model.cases.get(case_id))
+        if any(os.path.lexists(root / p) for p in gone):
+            return True
+    return False
+
+
 def _close_all(fds: list[int]) -> None:
     for fd in fds:
         with contextlib.suppress(OSError):
@@ -405,6 +440,8 @@ class WikiProjector:
                 return WriteReport(root=root)  # up to date: nothing to write
             state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
             if gone & lag:  # an erasure the wiki never saw: its pages must be pruned
+                return self._sync_all(pid, root, wanted)
+            if _pages_left(root, state, full):  # an amendment moved or ended a page
                 return self._sync_all(pid, root, wanted)
             touched = [b for briefs in state.unsynced.values() for b in briefs]
             files = render_changed(state.model, full, touched)
