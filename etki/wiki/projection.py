@@ -12,6 +12,7 @@ what to render. After each write the search index is told which pages changed
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -31,7 +32,7 @@ from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
-from etki.wiki.pages import render_changed, render_model
+from etki.wiki.pages import render_changed, render_model, stale_case_pages
 from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
     MARK_FILE,
@@ -42,6 +43,7 @@ from etki.wiki.writer import (
     drift_tree,
     make_durable,
     read_mark,
+    remove_files,
     remove_pages,
     sync_tree,
     write_mark,
@@ -151,12 +153,13 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 3
+    VERSION = 4
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
     without a table (issue 12). 3: no U+26A0 on the pages (a terminal multiplexer draws
-    it two cells wide where the reader lays it out as one; the word DISPUTED says it)."""
+    it two cells wide where the reader lays it out as one; the word DISPUTED says it).
+    4: change-request pages, linked from their decision pages and ``index.md`` (issue 14)."""
 
     @property
     def floor(self) -> int:
@@ -247,6 +250,13 @@ class _Cached:
     applied: set[int] = field(default_factory=set)
     unsynced: dict[str, list[CaseBrief]] = field(default_factory=dict)
     mark: _Mark | None = None
+
+
+def _with_removed(report: WriteReport, removed: list[str]) -> WriteReport:
+    """``report`` with the paths ``removed`` beside the pages it wrote."""
+    if not removed:
+        return report
+    return dataclasses.replace(report, removed=tuple(sorted({*report.removed, *removed})))
 
 
 def _close_all(fds: list[int]) -> None:
@@ -408,6 +418,8 @@ class WikiProjector:
                 return self._sync_all(pid, root, wanted)
             touched = [b for briefs in state.unsynced.values() for b in briefs]
             files = render_changed(state.model, full, touched)
+            # a page a changed case no longer has (a ruling amended away from CR)
+            stale = [p for p in stale_case_pages(state.model, touched) if p not in files]
         except BaseException:
             self._cache.pop(pid, None)  # start from the DB again next time
             raise
@@ -417,12 +429,14 @@ class WikiProjector:
         new = _Mark.of(pid, head, {i for i, _ in rows}).to_bytes()
         if not self.defer_fsync:
             report = sync_tree(root, files, prune=False)
+            report = _with_removed(report, remove_files(root, stale))
             if new != old:
                 write_mark(root, new)
         else:
             held: list[int] = []
             try:
                 report = sync_tree(root, files, prune=False, durable=False, hold_old=held)
+                report = _with_removed(report, remove_files(root, stale))
                 if new != old:
                     write_mark(root, new, durable=False)
             except BaseException:
@@ -432,7 +446,7 @@ class WikiProjector:
                 root, (*report.written, MARK_NAME) if new != old else report.written, held
             )
         # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
-        fts.note_written(root, files, old, new)
+        fts.note_written(root, [*files, *report.removed], old, new)
         # (a failed write keeps state.unsynced and the old mark: the next one renders them)
         state.unsynced.clear()
         return report
