@@ -13,6 +13,7 @@ floating-point noise): the same request, index and engine version give the same 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -268,6 +269,40 @@ class Effort:
         if not self.known:
             return "unknown"
         return f"{self.low:g}–{self.high:g} {self.unit}"
+
+
+@dataclass(frozen=True)
+class BasisLine:
+    """One work item an effort range rests on, as the desk and the wiki show it:
+    ``WI-7 Card payments · 8 person-days · 2024-02-01``. ``title`` is None for an id the
+    project no longer has (``days`` and ``date`` are then empty); ``days`` is
+    ``"8 person-days"`` or ``"no effort recorded"``; ``date`` as stored (may be
+    empty). Client text: the caller escapes it for its medium."""
+
+    id: str
+    title: str | None
+    days: str = ""
+    date: str = ""
+
+
+def effort_basis_lines(effort: Effort, workitems: Mapping[str, WorkItem]) -> tuple[BasisLine, ...]:
+    """The work items of ``effort.basis`` in basis order, looked up in ``workitems``
+    (id -> :class:`WorkItem`, any mapping): the one reading of the basis that the
+    detail pane (:func:`etki_tui.render.effort_basis`) and the change-request page
+    (:mod:`etki.wiki.pages`) format, each for its medium."""
+    out: list[BasisLine] = []
+    for wid in effort.basis:
+        item = workitems.get(wid)
+        if item is None:
+            out.append(BasisLine(wid, None))
+            continue
+        days = (
+            "no effort recorded"
+            if item.effort_days is None
+            else f"{item.effort_days:g} {effort.unit}"
+        )
+        out.append(BasisLine(wid, item.title, days, item.date))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,20 @@ class ConflictError(EtkiError):
         )
 
 
+class NotAChangeRequestError(InputError):
+    """A change-request document asked for a case whose current ruling is not
+    CHANGE_REQUEST (pending, approved or rejected): it has none. ``case_id`` and
+    ``ruling`` (None when pending) say which and why."""
+
+    def __init__(self, case_id: str, ruling: str | None) -> None:
+        self.case_id, self.ruling = case_id, ruling
+        state = "is pending" if ruling is None else f"is ruled {ruling}"
+        super().__init__(
+            f"case {case_id} {state}, not CHANGE_REQUEST: only a case converted to a change "
+            "request has a change-request document"
+        )
+
+
 class PermissionDeniedError(InputError):
     """The reviewer is not an approver of the project."""
 

@@ -1100,6 +1100,29 @@ class Desk:
             raise NotFoundError(f"no wiki page '{relpath}'")
         return target.read_text(encoding="utf-8")
 
+    # change requests
+    def cr_document(self, case_id: str, fmt: str = "md") -> tuple[str, bytes]:
+        """The change-request document of a case ruled CHANGE_REQUEST, rendered from the
+        DB whether or not the wiki is on (``etki cr export``): ``(file name, bytes)``,
+        ``fmt`` ``md`` (the wiki page without wiki-internal links) or ``html`` (a
+        standalone document), see :mod:`etki.wiki.export`. Raises ``NotFoundError`` for
+        an unknown case, :class:`etki.errors.NotAChangeRequestError` for a case whose
+        current ruling is not CHANGE_REQUEST, ``InputError`` for an unknown format."""
+        from etki.errors import NotAChangeRequestError
+        from etki.wiki.export import FORMATS, cr_filename, cr_html, cr_markdown
+        from etki.wiki.paths import has_cr_page
+
+        if fmt not in FORMATS:
+            raise InputError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+        case = self.repo.case(case_id)
+        if not has_cr_page(case):
+            raise NotAChangeRequestError(
+                case_id, case.ruling.ruling if case.ruling is not None else None
+            )
+        project = self.project(case.project_id)
+        data = cr_markdown(project, case) if fmt == "md" else cr_html(project, case)
+        return cr_filename(case, fmt), data
+
     # reports
     def report(self, project_id: str) -> Report:
         """Counts for Raporlar, computed from the DB."""

@@ -36,6 +36,7 @@ from etki.domain import (
     ScopeClause,
     SimilarRuling,
     WorkItem,
+    effort_basis_lines,
     is_declared_remit,
     memory_sentence,
 )
@@ -316,26 +317,21 @@ def effort_label(effort: Effort) -> str:
 def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:
     """One entry per work item the effort was computed from: ``WI-7 Card payments ·
     8 person-days · 2024-02-01`` (its id, title, ``effort_days`` and date as stored
-    with the project); an id the project no longer has says so. Client text, shown
-    literally."""
+    with the project, read by :func:`etki.domain.effort_basis_lines`, which the wiki's
+    change-request page shares); an id the project no longer has says so. Client
+    text, shown literally."""
     lines: list[Text] = []
-    for wid in effort.basis:
+    for entry in effort_basis_lines(effort, workitems):
         line = Text()
-        line.append(one_line(wid, 120), style="bold")
-        item = workitems.get(wid)
-        if item is None:
+        line.append(one_line(entry.id, 120), style="bold")
+        if entry.title is None:
             line.append(" (not among the project's work items)", style="dim")
             lines.append(line)
             continue
-        line.append(" " + one_line(item.title, 200))
-        days = (
-            "no effort recorded"
-            if item.effort_days is None
-            else f"{item.effort_days:g} {effort.unit}"
-        )
-        line.append(f" · {days}")
-        if item.date:
-            line.append(" · " + one_line(item.date, 40), style="dim")
+        line.append(" " + one_line(entry.title, 200))
+        line.append(f" · {entry.days}")
+        if entry.date:
+            line.append(" · " + one_line(entry.date, 40), style="dim")
         lines.append(line)
     return lines
 

@@ -180,8 +180,20 @@ def test_the_tree_has_every_page_kind(tmp_path):
     world = build_world(tmp_path)
     files = render_wiki(project(), world.repo.cases("demo"))
     kinds = {p.split("/")[0] for p in files}
-    assert kinds == {"index.md", "disputed.md", "decisions", "precedents", "entities"}
+    assert kinds == {
+        "index.md",
+        "disputed.md",
+        "decisions",
+        "precedents",
+        "change-requests",
+        "entities",
+    }
     assert sum(p.startswith("decisions/") for p in files) == 5  # the pending case has none
+    crs = [c for c in world.repo.cases("demo") if c.ruling and c.ruling.ruling == "CHANGE_REQUEST"]
+    assert crs  # one page per case ruled CHANGE_REQUEST, named like its decision page
+    assert sorted(p for p in files if p.startswith("change-requests/")) == sorted(
+        "change-requests/CR-" + decision_path(c).split("/DEC-", 1)[1] for c in crs
+    )
     assert sorted(p for p in files if p.startswith("precedents/")) == [
         "precedents/PRE-build-a-native-app--req-demo-0002.md",
         "precedents/PRE-sso-for-contractors--req-demo-0003.md",

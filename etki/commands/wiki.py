@@ -5,8 +5,8 @@ Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.co
 
     python -m etki.wiki rebuild [--project ID]        re-derive every page from the DB
     python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet
-    python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., a
-                                                      case id, index, disputed, a path)
+    python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., CR-...,
+                                                      a case id, index, disputed, a path)
     python -m etki.wiki verify [--project ID]         list files that differ from the DB:
                                                       ``missing:``, ``changed:`` (hand
                                                       edits) and ``stale:`` lines
@@ -147,10 +147,10 @@ def resolve_page(root: Path, page: str) -> str | None:
     """The wiki-relative path of the page named ``page`` under ``root``, or None.
 
     Accepted: a relative path (``decisions/DEC-....md``), a page id with or without
-    ``.md`` (``DEC-...``, ``PRE-...``, ``index``, ``disputed``, a contract or module id),
-    or a unique prefix of a decision or precedent page id. Raises InputError for a path
+    ``.md`` (``DEC-...``, ``PRE-...``, ``CR-...``, ``index``, ``disputed``, a contract or
+    module id), or a unique prefix of a decision, precedent or change-request page id. Raises InputError for a path
     that would leave the wiki."""
-    from etki.wiki.paths import DISPUTED, INDEX
+    from etki.wiki.paths import CR_DIR, DISPUTED, INDEX
     from etki.wiki.writer import UnsafeWikiPath, validate_relpath
 
     page = page.strip()
@@ -167,15 +167,17 @@ def resolve_page(root: Path, page: str) -> str | None:
         raise InputError(str(exc)) from exc
     if name in (INDEX, DISPUTED):
         return name if (root / name).is_file() else None
-    folders = ["decisions", "precedents", "entities/contracts", "entities/modules"]
+    folders = ["decisions", "precedents", CR_DIR, "entities/contracts", "entities/modules"]
     if page.startswith("DEC-"):
         folders = ["decisions"]
     elif page.startswith("PRE-"):
         folders = ["precedents"]
+    elif page.startswith("CR-"):
+        folders = [CR_DIR]
     for folder in folders:
         if (root / folder / name).is_file():
             return f"{folder}/{name}"
-    if page.startswith(("DEC-", "PRE-")):
+    if page.startswith(("DEC-", "PRE-", "CR-")):
         folder = folders[0]
         stem = page.removesuffix(".md")
         matches = (
@@ -197,7 +199,9 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     page = args.page.strip()
     if not page:
         raise InputError("empty page name")
-    looks_like_page = page.startswith(("DEC-", "PRE-")) or "/" in page or page.endswith(".md")
+    looks_like_page = (
+        page.startswith(("DEC-", "PRE-", "CR-")) or "/" in page or page.endswith(".md")
+    )
     pid = args.project
     case = None
     if not looks_like_page and not pid:
@@ -269,7 +273,7 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=_cmd_search)
 
     p = sub.add_parser("show", help="print a page")
-    p.add_argument("page", help="DEC-..., PRE-..., index, disputed, a case id or a path")
+    p.add_argument("page", help="DEC-..., PRE-..., CR-..., index, disputed, a case id or a path")
     p.add_argument("--project", help="project id (default: the case's or the only one)")
     p.set_defaults(func=_cmd_show)
 

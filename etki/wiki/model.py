@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, TypeVar
 
-from etki.domain import CaseBrief, CaseRecord, Contract, Module, Project, ScopeClause
+from etki.domain import CaseBrief, CaseRecord, Contract, Module, Project, ScopeClause, WorkItem
 from etki.frontmatter import FrontmatterMemo
 from etki.text import sort_key
 
@@ -83,7 +83,8 @@ class PageCache:
     :meth:`forget_case` (a case put or removed: its rows and lines), :meth:`forget_clause`
     (a cited clause whose history changed: its tally and sections),
     :meth:`forget_disputed` (the set of disputed clauses changed), :meth:`forget_overrides`
-    (an override put or removed), :meth:`forget_contracts` / :meth:`forget_modules` (the
+    (an override put or removed), :meth:`forget_crs` (a case ruled CHANGE_REQUEST put
+    or removed), :meth:`forget_contracts` / :meth:`forget_modules` (the
     set of cited contracts / impacted modules changed). The renderers fill the memos
     (:class:`Memo` per key, :class:`Once` for one value); a model's project never
     changes, so nothing made from it is ever dropped."""
@@ -95,10 +96,12 @@ class PageCache:
         "rows",
         "disputed_rows",
         "precedent_lines",
+        "cr_lines",
         "contract_sections",
         "disputed_sections",
         "disputed_list",
         "precedent_list",
+        "cr_list",
         "entity_lists",
         "frontmatter",
     )
@@ -116,6 +119,8 @@ class PageCache:
         """case id -> its item in a ``disputed.md`` section"""
         self.precedent_lines: Memo[str, str] = Memo()
         """case id -> its line in ``index.md``'s precedent list"""
+        self.cr_lines: Memo[str, str] = Memo()
+        """case id -> its line in ``index.md``'s list of change requests"""
         self.contract_sections: Memo[str, bytes] = Memo()
         """cited ref -> its section of the contract page"""
         self.disputed_sections: Memo[str, bytes] = Memo()
@@ -124,6 +129,8 @@ class PageCache:
         """(disputed refs sorted, the same as YAML values) of ``disputed.md``"""
         self.precedent_list: Once[bytes] = Once()
         """``index.md``'s list of precedents"""
+        self.cr_list: Once[bytes] = Once()
+        """``index.md``'s list of change requests"""
         self.entity_lists: Once[tuple[bytes, bytes]] = Once()
         """``index.md``'s lists of contracts and of modules"""
         self.frontmatter: Memo[str, FrontmatterMemo] = Memo()
@@ -135,6 +142,7 @@ class PageCache:
             self.rows.drop((depth, case_id))
         self.disputed_rows.drop(case_id)
         self.precedent_lines.drop(case_id)
+        self.cr_lines.drop(case_id)
 
     def forget_clause(self, ref: str) -> None:
         """Drop what was made from one cited clause's history."""
@@ -149,6 +157,10 @@ class PageCache:
     def forget_overrides(self) -> None:
         """An override case was put or removed."""
         self.precedent_list.drop()
+
+    def forget_crs(self) -> None:
+        """A case ruled CHANGE_REQUEST was put or removed."""
+        self.cr_list.drop()
 
     def forget_contracts(self) -> None:
         """The set of cited contracts changed."""
@@ -184,10 +196,12 @@ class WikiModel:
     (:meth:`build`), whatever order the cases were put in.
 
     The attributes are read-only for everyone but the model: ``project`` and its
-    ``clauses`` (ref -> clause), ``contracts`` and ``modules`` (id -> value); ``cases``
+    ``clauses`` (ref -> clause), ``contracts``, ``modules`` and ``workitems`` (id ->
+    value); ``cases``
     (case id -> brief); ``verdicts`` and ``ruling_counts`` (:class:`~collections.Counter`
     of engine verdicts of all cases / rulings of ruled ones); ``ruled`` and ``overrides``
-    (sorted :data:`Key` lists); ``history`` (cited ref -> keys, a case citing a ref
+    (sorted :data:`Key` lists); ``crs`` (the sorted keys of cases ruled CHANGE_REQUEST,
+    those with a change-request page); ``history`` (cited ref -> keys, a case citing a ref
     twice is there twice); ``refs_of`` (contract id -> cited refs); ``by_module``
     (module id -> keys); ``disputed`` (the disputed refs).
 
@@ -201,11 +215,13 @@ class WikiModel:
         self._clause_pos: dict[str, int] = {c.ref: i for i, c in enumerate(clauses)}
         self.contracts: dict[str, Contract] = {c.id: c for c in project.contracts}
         self.modules: dict[str, Module] = {m.id: m for m in project.modules}
+        self.workitems: dict[str, WorkItem] = {w.id: w for w in project.workitems}
         self.cases: dict[str, CaseBrief] = {}
         self.verdicts: Counter[str] = Counter()
         self.ruling_counts: Counter[str] = Counter()
         self.ruled: list[Key] = []
         self.overrides: list[Key] = []
+        self.crs: list[Key] = []
         self.history: dict[str, list[Key]] = {}
         self.refs_of: dict[str, set[str]] = {}
         self.by_module: dict[str, list[Key]] = {}
@@ -316,6 +332,9 @@ class WikiModel:
         if case.ruling.is_override:
             _insert(self.overrides, key)
             self.cache.forget_overrides()
+        if case.ruling.ruling == "CHANGE_REQUEST":
+            _insert(self.crs, key)
+            self.cache.forget_crs()
         for ref in case.decision.cited_clauses:
             if ref not in self.history:
                 self.history[ref] = []
@@ -349,6 +368,9 @@ class WikiModel:
         if case.ruling.is_override:
             _discard(self.overrides, key)
             self.cache.forget_overrides()
+        if case.ruling.ruling == "CHANGE_REQUEST":
+            _discard(self.crs, key)
+            self.cache.forget_crs()
         for ref in case.decision.cited_clauses:
             _discard(self.history[ref], key)
         for ref in dict.fromkeys(case.decision.cited_clauses):

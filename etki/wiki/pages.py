@@ -24,7 +24,7 @@ same bytes (``tests/test_wiki_render.py`` checks it over random sequences of cha
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +33,10 @@ from etki.domain import (
     VERDICTS,
     CaseBrief,
     CaseRecord,
+    Effort,
     Project,
+    WorkItem,
+    effort_basis_lines,
     is_declared_remit,
 )
 from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
@@ -46,13 +49,27 @@ from etki.wiki.paths import (
     INDEX,
     NamedCase,
     contract_path,
+    cr_id,
+    cr_path,
     decision_path,
+    has_cr_page,
     module_path,
     precedent_path,
     relative_link,
 )
 
-__all__ = ["LAST_RULINGS", "render_case_pages", "render_changed", "render_model", "render_wiki"]
+__all__ = [
+    "DECIDING_STEPS",
+    "LAST_RULINGS",
+    "case_page_paths",
+    "effort_basis_markdown",
+    "render_case_pages",
+    "render_changed",
+    "render_cr_page",
+    "render_model",
+    "render_wiki",
+    "stale_case_pages",
+]
 
 LAST_RULINGS = 10
 """How many of the newest rulings ``index.md`` lists."""
@@ -160,6 +177,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         meta["precedent"] = precedent_path(case)
     if case.earlier_rulings:
         meta["amended"] = len(case.earlier_rulings)
+    if has_cr_page(case):
+        meta["change_request"] = cr_path(case)
     lines = [f"# {md_inline(case.title) or md_inline(case.case_id)}", ""]
     lines += [
         f"- **Case:** {md_inline(case.case_id)} (request {md_inline(case.request_id)})",
@@ -177,6 +196,11 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         )
     else:
         lines.append("- **Override:** no")
+    if has_cr_page(case):
+        lines.append(
+            f"- **Change request:** draft [{md_inline(cr_id(case))}]"
+            f"({relative_link(here, cr_path(case))})"
+        )
     lines += ["", "## Request", ""]
     who = []
     if case.submitted_by:
@@ -262,8 +286,10 @@ def _ruling_history_lines(case: CaseRecord) -> list[str]:
     lines = [
         "## Ruling history",
         "",
-        f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest first. "
-        "The last one is in force.",
+        (
+            f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest "
+            "first. The last one is in force."
+        ),
         "",
     ]
     last = len(case.ruling_history)
@@ -335,6 +361,241 @@ def _precedent_page(m: WikiModel, case: CaseRecord) -> bytes:
     ]
     lines += _cited_clause_lines(m, here, d.cited_clauses)
     return _page(meta, lines)
+
+
+# --- the change-request page ------------------------------------------------------------------
+
+DECIDING_STEPS: tuple[str, ...] = (
+    "semantic_match",
+    "exclusion_check",
+    "defect_detection",
+    "classify",
+    "draft_clauses",
+)
+"""The evidence-chain steps a change request quotes as the engine's reasons (in chain
+order): how the request was matched when no clause shares its language, the
+exclusion check, the defect check, the deciding rule with its deciding sentence, and
+any draft clause. Scoring and bookkeeping steps stay on the decision page."""
+
+CR_DEFAULT_ASSUMPTIONS: tuple[str, ...] = (
+    (
+        "The request text is complete as sent, and nothing was agreed outside the "
+        "contract documents."
+    ),
+    (
+        "The effort range is the middle half (25th to 75th percentile) of the effort "
+        "recorded on comparable past work items; it is not a quote."
+    ),
+)
+"""What a change request assumes when its frozen decision stores no assumptions: the
+engine's own defaults (the statement every decision of this engine version ends with,
+and how its effort range is made, :mod:`etki.triage.effort`)."""
+
+
+def effort_basis_markdown(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[str]:
+    """The work items an effort range rests on as markdown list items, ``- WI-2 Card
+    payments · 8 person-days · 2024-02-01`` (:func:`etki.domain.effort_basis_lines`,
+    the reading the desk's detail pane shows), client text escaped; an id the project
+    no longer has says so. Empty when the range rests on none."""
+    out: list[str] = []
+    for entry in effort_basis_lines(effort, workitems):
+        if entry.title is None:
+            out.append(f"- {md_inline(entry.id)} (not among the project's work items)")
+            continue
+        parts = [f"{md_inline(entry.id)} {md_inline(entry.title)}".rstrip(), md_inline(entry.days)]
+        if entry.date:
+            parts.append(md_inline(entry.date))
+        out.append("- " + " · ".join(parts))
+    return out
+
+
+def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
+    """The draft change request of a case ruled CHANGE_REQUEST, rendered from its current
+    ruling and its frozen decision only (see :func:`render_cr_page`)."""
+    r = case.ruling
+    assert r is not None and has_cr_page(case)
+    d = case.decision
+    here = cr_path(case)
+    ident = cr_id(case)
+
+    def link(label: str, target: str) -> str:
+        return f"[{label}]({relative_link(here, target)})" if links else label
+
+    meta: dict[str, Any] = {
+        "kind": "change-request",
+        "cr_id": _meta_text(ident),
+        "status": "draft",
+        "case_id": _meta_text(case.case_id),
+        "request_id": _meta_text(case.request_id),
+        "title": _meta_text(case.title),
+        "project": _meta_text(case.project_id),
+        "submitted_by": _meta_text(case.submitted_by) if case.submitted_by else None,
+        "submitted_at": _meta_text(case.submitted_at) if case.submitted_at else None,
+        "verdict": d.verdict,
+        "ruling": r.ruling,
+        "reviewer": _meta_text(r.reviewer),
+        "ruled_at": _meta_text(r.ruled_at),
+        "override": r.is_override,
+        "cited_clauses": [_meta_text(ref) for ref in d.cited_clauses],
+        "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
+        "effort": d.effort.label(),
+        "effort_basis": [_meta_text(w) for w in d.effort.basis],
+        "risk": d.risk.level,
+        "decision": decision_path(case),
+    }
+    title = md_inline(case.title) or md_inline(case.case_id)
+    lines = [f"# Change request: {title}", ""]
+    lines += [
+        f"- **CR id:** {md_inline(ident)}",
+        "- **Status:** draft, for the client's review",
+        f"- **Project:** {md_inline(m.project.config.name)} ({md_inline(m.project.id)})",
+        f"- **Case:** {md_inline(case.case_id)} (request {md_inline(case.request_id)})",
+        f"- **Converted to CR** by {md_inline(r.reviewer)}, {md_inline(r.ruled_at)}",
+        (
+            f"- **Decision page:** "
+            f"{link(md_inline(decision_path(case).rsplit('/', 1)[1][:-3]), decision_path(case))}"
+        ),
+        "",
+        "## Request",
+        "",
+    ]
+    who = []
+    if case.submitted_by:
+        who.append(f"by {md_inline(case.submitted_by)}")
+    if case.submitted_at:
+        who.append(f"on {md_inline(case.submitted_at)}")
+    if who:
+        lines += ["Submitted " + " ".join(who) + ".", ""]
+    lines += [md_block(case.text), "", "## Reason", ""]
+    if r.reason.strip():
+        lines += [f"{md_inline(r.reviewer)} converted it to a change request:", ""]
+        lines += [md_block(r.reason), ""]
+    elif not r.is_override:
+        lines += [
+            (
+                f"No reason given: {md_inline(r.reviewer)} agreed with the engine's verdict "
+                f"{md_code(d.verdict)}; its reasons follow."
+            ),
+            "",
+        ]
+    else:
+        lines += ["No reason given.", ""]
+    if r.is_override:
+        lines += [
+            (
+                f"This overrides the engine's verdict **{md_code(d.verdict)}** "
+                f"(confidence {d.confidence:.2f})."
+            ),
+            "",
+        ]
+    lines += ["## Why the contract does not cover it", ""]
+    if d.reasoning.strip():
+        lines += [md_paragraphs(d.reasoning), ""]
+    steps = [e for e in d.evidence if e.step in DECIDING_STEPS]
+    if steps:
+        lines += [
+            f"The engine's deciding lines (frozen decision, engine {md_inline(d.engine_version)}):",
+            "",
+        ]
+        lines += [f"- **{md_inline(e.step)}** — {md_inline(e.detail)}" for e in steps]
+        lines.append("")
+    lines += ["### Cited clauses", ""]
+    if not d.cited_clauses:
+        lines += ["The decision cites no clause: none of the contract covers the request.", ""]
+    for ref in d.cited_clauses:
+        clause = m.clauses.get(ref)
+        label = link(md_inline(m.clause_label(ref)), contract_path(m.contract_of(ref)))
+        if clause is None:
+            lines += [f"#### {label}", "", "Not in the current contract.", ""]
+            continue
+        remit = is_declared_remit(clause)
+        kind = f"{clause.kind}, the PMO's declared remit in etki.yaml" if remit else clause.kind
+        lines += [f"#### {label}", "", f"Kind: {md_inline(kind)}.", ""]
+        shown = (
+            (md_block(clause.text) if remit else clause_markdown(clause.text))
+            if (clause.text.strip())
+            else ""
+        )
+        if shown:
+            lines += [shown, ""]
+    lines += ["## Impacted modules", ""]
+    for mod in d.impacted_modules:
+        module = m.modules.get(mod)
+        summary = f" — {md_inline(module.summary)}" if module and module.summary else ""
+        lines.append(f"- {link(md_inline(mod), module_path(mod))}{summary}")
+    if not d.impacted_modules:
+        lines.append("None identified.")
+    lines += ["", "## Effort", ""]
+    basis = effort_basis_markdown(d.effort, m.workitems)
+    if d.effort.known:
+        lines += [
+            (
+                f"**{md_inline(d.effort.label())}**, from {len(d.effort.basis)} comparable past "
+                f"work item{'s' if len(d.effort.basis) != 1 else ''}:"
+            ),
+            "",
+        ]
+    else:
+        lines += [
+            "**Unknown**: no comparable past work item records effort. Estimate it before sending.",
+            "",
+        ]
+    if basis:
+        lines += [*basis, ""]
+    signals = ", ".join(md_inline(x) for x in d.risk.signals) or "none"
+    lines += [
+        "## Risk",
+        "",
+        (
+            f"Level {md_inline(d.risk.level)}; signals: {signals}; "
+            f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."
+        ),
+        "",
+        "## Assumptions",
+        "",
+    ]
+    if d.assumptions:
+        lines += ["The ruling and the estimate assume:", ""]
+        lines += [f"- {md_inline(a)}" for a in d.assumptions]
+        if d.effort.known:
+            lines.append(
+                f"- The work is comparable to the {len(d.effort.basis)} past work "
+                f"item{'s' if len(d.effort.basis) != 1 else ''} listed under Effort."
+            )
+    else:
+        lines += [
+            "The decision stores no assumptions; the engine's defaults apply:",
+            "",
+            *(f"- {a}" for a in CR_DEFAULT_ASSUMPTIONS),
+        ]
+    lines += [
+        "",
+        "## Provenance",
+        "",
+        f"- Engine version: {md_inline(d.engine_version)}",
+        f"- Model version: {md_inline(d.model_version)}",
+        f"- Index freshness: {md_inline(d.index_freshness)}",
+    ]
+    return _page(meta, lines)
+
+
+def render_cr_page(project: Project, case: CaseRecord, *, links: bool = True) -> bytes:
+    """The change-request page of ``case`` (ruled CHANGE_REQUEST) in ``project``:
+    ``change-requests/CR-{yyyymmdd}-{slug}.md`` of the wiki, byte for byte, with
+    ``links``; without, the same page with every link to another wiki page written as
+    its words only (``[label](../x.md)`` -> ``label``), so a copy sent outside the wiki
+    points at nothing the reader lacks (``etki cr export --format md``). The page
+    depends only on the case and the project's clauses, modules and work items.
+
+    Content: title and CR id, the request (client text literal), the reviewer's reason,
+    why the contract does not cover it (the decision's reasoning, its deciding
+    evidence lines, :data:`DECIDING_STEPS`, and the cited clauses in their display
+    form), impacted modules, the effort range with its work items, risk, assumptions
+    (the decision's, else :data:`CR_DEFAULT_ASSUMPTIONS`) and provenance. Raises
+    ``ValueError`` for a case not ruled CHANGE_REQUEST."""
+    if not has_cr_page(case):
+        raise ValueError(f"case {case.case_id} is not ruled CHANGE_REQUEST: it has no CR page")
+    return _cr_page(WikiModel(project), case, links=links)
 
 
 def _contract_section(m: WikiModel, ref: str) -> bytes:
@@ -526,6 +787,23 @@ def _precedent_list(m: WikiModel) -> bytes:
     ).encode("utf-8", errors="replace")
 
 
+def _cr_line(m: WikiModel, c: CaseBrief) -> str:
+    """A case's line in ``index.md``'s list of change requests (memoised per case)."""
+    return m.cache.cr_lines.get(c.case_id, lambda: _make_cr_line(c))
+
+
+def _make_cr_line(c: CaseBrief) -> str:
+    title = md_inline(c.title)
+    return f"- [{md_inline(cr_id(c))}]({cr_path(c)})" + (f" — {title}" if title else "")
+
+
+def _cr_list(m: WikiModel) -> bytes:
+    """``index.md``'s list of change requests, oldest ruling first."""
+    return "\n".join([_cr_line(m, m.case_of(k)) for k in m.crs] or ["None yet."]).encode(
+        "utf-8", errors="replace"
+    )
+
+
 def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
     """The ``## Contracts`` and ``## Modules`` lists of ``index.md`` (memoised while the
     sets of cited contracts and impacted modules stay the same)."""
@@ -562,6 +840,7 @@ def _index_page(m: WikiModel) -> bytes:
         "rulings": n_ruled,
         "overrides": len(overrides),
         "precedents": len(overrides),
+        "change_requests": len(m.crs),
         "disputed_clauses": len(m.disputed),
         "verdicts": {v: verdicts.get(v, 0) for v in order},
         "ruling_counts": {v: rulings.get(v, 0) for v in order},
@@ -602,6 +881,14 @@ def _index_page(m: WikiModel) -> bytes:
         lines.append("No rulings yet.")
     lines += ["", "## Precedents", ""]
     lines.append(m.cache.precedent_list.get(lambda: _precedent_list(m)))
+    lines += [
+        "",
+        "## Change requests",
+        "",
+        "Drafts of the cases ruled CHANGE_REQUEST, oldest ruling first.",
+        "",
+    ]
+    lines.append(m.cache.cr_list.get(lambda: _cr_list(m)))
     contracts, modules = _entity_blocks(m)
     lines += ["", "## Contracts", "", contracts]
     lines += ["", "## Modules", "", modules]
@@ -622,6 +909,38 @@ def _case_pages(m: WikiModel, case: CaseRecord, files: dict[str, bytes]) -> None
     files[decision_path(case)] = _decision_page(m, case)
     if case.ruling is not None and case.ruling.is_override:
         files[precedent_path(case)] = _precedent_page(m, case)
+    if has_cr_page(case):
+        files[cr_path(case)] = _cr_page(m, case)
+
+
+def case_page_paths(case: NamedCase) -> list[str]:
+    """The pages of one case in a full render: its decision page, its precedent page
+    (override) and its change-request page (ruled CHANGE_REQUEST); none when pending.
+    What the pages are follows the case's current ruling only."""
+    if case.ruling is None:
+        return []
+    paths = [decision_path(case)]
+    if case.ruling.is_override:
+        paths.append(precedent_path(case))
+    if has_cr_page(case):
+        paths.append(cr_path(case))
+    return paths
+
+
+def stale_case_pages(m: WikiModel, touched: Iterable[CaseBrief]) -> list[str]:
+    """The case pages that briefs in ``touched`` (a case before and after a change) had
+    and that the case, as ``m`` holds it now, no longer has: a change request whose
+    ruling is no longer CHANGE_REQUEST, a precedent no longer an override, a page
+    whose ruling date moved. Sorted. Paths are unique per case (the slug ends in the
+    case id), so no other case's page is ever among them. An erased case (not in
+    ``m``) is left to the full sync that erasure runs."""
+    stale: set[str] = set()
+    for b in touched:
+        now = m.cases.get(b.case_id)
+        if now is None:
+            continue
+        stale.update(set(case_page_paths(b)) - set(case_page_paths(now)))
+    return sorted(stale)
 
 
 def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, bytes]:

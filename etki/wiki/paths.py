@@ -6,6 +6,7 @@ Tree (paths are POSIX, relative to the project's wiki folder)::
     disputed.md                           clauses whose resolved rulings disagree
     decisions/DEC-{yyyymmdd}-{slug}.md    one per ruled case
     precedents/PRE-{slug}.md              one per override
+    change-requests/CR-{yyyymmdd}-{slug}.md  one per case whose current ruling is a CR
     entities/contracts/{contract}.md      cited clauses of a contract, with their decisions
     entities/modules/{module}.md          decisions that impact a module
 
@@ -26,6 +27,7 @@ from etki.domain import RulingRecord
 from etki.text import slugify
 
 __all__ = [
+    "CR_DIR",
     "DISPUTED",
     "INDEX",
     "NAME_MAX_BYTES",
@@ -33,6 +35,9 @@ __all__ = [
     "NamedCase",
     "case_slug",
     "contract_path",
+    "cr_id",
+    "cr_path",
+    "has_cr_page",
     "decision_path",
     "entity_name",
     "is_case_page",
@@ -44,7 +49,8 @@ __all__ = [
 
 INDEX = "index.md"
 DISPUTED = "disputed.md"
-OWNED_DIRS: tuple[str, ...] = ("decisions", "precedents", "entities")
+CR_DIR = "change-requests"
+OWNED_DIRS: tuple[str, ...] = ("decisions", "precedents", CR_DIR, "entities")
 """Folders (and the two top pages above) whose ``*.md`` files Etki owns and may prune."""
 
 NAME_MAX_BYTES = 255
@@ -155,15 +161,41 @@ def precedent_path(case: NamedCase) -> str:
     return f"precedents/PRE-{case_slug(case)}.md"
 
 
+def has_cr_page(case: NamedCase) -> bool:
+    """True when ``case`` has a change-request page: its current ruling is
+    ``CHANGE_REQUEST`` (an amendment away from CR takes the page away)."""
+    return case.ruling is not None and case.ruling.ruling == "CHANGE_REQUEST"
+
+
+def cr_id(case: NamedCase) -> str:
+    """The change request's id, ``CR-{yyyymmdd}-{slug}`` (date of the current ruling,
+    UTC; the decision pages' slug, so unique per case): the stem of :func:`cr_path`.
+    Raises ``ValueError`` for a case not ruled CHANGE_REQUEST."""
+    if not has_cr_page(case):
+        raise ValueError(f"case {case.case_id} is not ruled CHANGE_REQUEST: it has no CR page")
+    assert case.ruling is not None
+    return f"CR-{_yyyymmdd(case.ruling.ruled_at)}-{case_slug(case)}"
+
+
+def cr_path(case: NamedCase) -> str:
+    """``change-requests/CR-{yyyymmdd}-{slug}.md`` of a case ruled CHANGE_REQUEST
+    (``CR-`` is shorter than ``DEC-``, so the name fits :data:`NAME_MAX_BYTES` as the
+    decision page's does). Raises ``ValueError`` otherwise."""
+    return f"{CR_DIR}/{cr_id(case)}.md"
+
+
 def is_case_page(path: str, case_id: str) -> bool:
-    """True when the wiki-relative ``path`` is a decision or precedent page of
-    ``case_id``, told by its name alone (``DEC-{yyyymmdd}-{slug}.md`` or
-    ``PRE-{slug}.md`` whose slug is the case-id part, or ends in ``--`` and it; ``--``
-    never occurs inside a title slug). Erasure uses it to remove a case's pages when
-    its title is no longer known."""
+    """True when the wiki-relative ``path`` is a decision, precedent or change-request
+    page of ``case_id``, told by its name alone (``DEC-{yyyymmdd}-{slug}.md``,
+    ``CR-{yyyymmdd}-{slug}.md`` or ``PRE-{slug}.md`` whose slug is the case-id part, or
+    ends in ``--`` and it; ``--`` never occurs inside a title slug). Erasure uses it to
+    remove a case's pages when its title is no longer known."""
     part = re.escape(_case_part(case_id))
     return (
-        re.fullmatch(rf"(?:decisions/DEC-\d{{8}}|precedents/PRE)-(?:[^/]*--)?{part}\.md", path)
+        re.fullmatch(
+            rf"(?:decisions/DEC-\d{{8}}|{CR_DIR}/CR-\d{{8}}|precedents/PRE)-(?:[^/]*--)?{part}\.md",
+            path,
+        )
         is not None
     )
 
@@ -199,7 +231,7 @@ def module_path(module_id: str) -> str:
 
 def page_kind(path: str) -> str:
     """The kind of page at wiki-relative ``path``: ``index``, ``disputed``, ``decision``,
-    ``precedent``, ``contract``, ``module`` or ``other``."""
+    ``precedent``, ``change-request``, ``contract``, ``module`` or ``other``."""
     if path == INDEX:
         return "index"
     if path == DISPUTED:
@@ -207,6 +239,7 @@ def page_kind(path: str) -> str:
     for prefix, kind in (
         ("decisions/", "decision"),
         ("precedents/", "precedent"),
+        (f"{CR_DIR}/", "change-request"),
         ("entities/contracts/", "contract"),
         ("entities/modules/", "module"),
     ):

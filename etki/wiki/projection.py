@@ -31,8 +31,8 @@ from etki.errors import NotFoundError
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
-from etki.wiki.pages import render_changed, render_model
-from etki.wiki.paths import INDEX, decision_path, precedent_path
+from etki.wiki.pages import render_changed, render_model, stale_case_pages
+from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -42,6 +42,7 @@ from etki.wiki.writer import (
     drift_tree,
     make_durable,
     read_mark,
+    remove_files,
     remove_pages,
     sync_tree,
     write_mark,
@@ -151,12 +152,13 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 3
+    VERSION = 4
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
     without a table (issue 12). 3: no U+26A0 on the pages (a terminal multiplexer draws
-    it two cells wide where the reader lays it out as one; the word DISPUTED says it)."""
+    it two cells wide where the reader lays it out as one; the word DISPUTED says it).
+    4: change-request pages, linked from their decision pages and ``index.md`` (issue 14)."""
 
     @property
     def floor(self) -> int:
@@ -249,39 +251,24 @@ class _Cached:
     mark: _Mark | None = None
 
 
-def _case_paths(brief: CaseBrief | None) -> set[str]:
-    """The decision and precedent pages a case's brief has in a full render."""
-    if brief is None or brief.ruling is None:
-        return set()
-    paths = {decision_path(brief)}
-    if brief.ruling.is_override:
-        paths.add(precedent_path(brief))
-    return paths
-
-
-def _pages_left(root: Path, state: _Cached, full: list[CaseRecord]) -> bool:
-    """True when a changed case had a page that is still in the wiki at ``root`` but
-    that its brief now has not: an amendment back to the engine's verdict ends its
-    precedent page, one on another day moves its decision page (``DEC-{date of the
-    ruling}``). The pages it had are those of the briefs this projector saw before the
-    change and of the case's earlier rulings (read with the full records ``full``, so a
-    fresh projector that never saw them knows them too). A projection writes without
-    pruning, so the caller syncs the whole tree then (stale pages removed, as a rebuild
-    does); an amendment whose pages stay where they were costs nothing more."""
-    had: dict[str, set[str]] = {}
-    for case_id, briefs in state.unsynced.items():
-        had.setdefault(case_id, set()).update(p for b in briefs for p in _case_paths(b))
+def _had_pages(full: list[CaseRecord]) -> list[CaseBrief]:
+    """Briefs of the earlier rulings of the amended cases among ``full``: the pages a
+    case had under them (a precedent an amendment back to the engine's verdict ended,
+    a decision page that moved to the new ruling's date, a change request amended
+    away) are known from the DB, also to a fresh projector that never saw them."""
+    out: list[CaseBrief] = []
     for record in full:
         if record.earlier_rulings:
             brief = CaseBrief.of(record)
-            had.setdefault(record.case_id, set()).update(
-                p for r in record.earlier_rulings for p in _case_paths(replace(brief, ruling=r))
-            )
-    for case_id, paths in had.items():
-        gone = paths - _case_paths(state.model.cases.get(case_id))
-        if any(os.path.lexists(root / p) for p in gone):
-            return True
-    return False
+            out += [replace(brief, ruling=r) for r in record.earlier_rulings]
+    return out
+
+
+def _with_removed(report: WriteReport, removed: list[str]) -> WriteReport:
+    """``report`` with the paths ``removed`` beside the pages it wrote."""
+    if not removed:
+        return report
+    return replace(report, removed=tuple(sorted({*report.removed, *removed})))
 
 
 def _close_all(fds: list[int]) -> None:
@@ -441,10 +428,12 @@ class WikiProjector:
             state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
             if gone & lag:  # an erasure the wiki never saw: its pages must be pruned
                 return self._sync_all(pid, root, wanted)
-            if _pages_left(root, state, full):  # an amendment moved or ended a page
-                return self._sync_all(pid, root, wanted)
             touched = [b for briefs in state.unsynced.values() for b in briefs]
             files = render_changed(state.model, full, touched)
+            # a page a changed case no longer has (an amendment ended its precedent or
+            # change request, or moved its decision page to the new ruling's date)
+            had = [*touched, *_had_pages(full)]
+            stale = [p for p in stale_case_pages(state.model, had) if p not in files]
         except BaseException:
             self._cache.pop(pid, None)  # start from the DB again next time
             raise
@@ -454,12 +443,14 @@ class WikiProjector:
         new = _Mark.of(pid, head, {i for i, _ in rows}).to_bytes()
         if not self.defer_fsync:
             report = sync_tree(root, files, prune=False)
+            report = _with_removed(report, remove_files(root, stale))
             if new != old:
                 write_mark(root, new)
         else:
             held: list[int] = []
             try:
                 report = sync_tree(root, files, prune=False, durable=False, hold_old=held)
+                report = _with_removed(report, remove_files(root, stale))
                 if new != old:
                     write_mark(root, new, durable=False)
             except BaseException:
@@ -469,7 +460,7 @@ class WikiProjector:
                 root, (*report.written, MARK_NAME) if new != old else report.written, held
             )
         # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
-        fts.note_written(root, files, old, new)
+        fts.note_written(root, [*files, *report.removed], old, new)
         # (a failed write keeps state.unsynced and the old mark: the next one renders them)
         state.unsynced.clear()
         return report

@@ -35,6 +35,7 @@ __all__ = [
     "make_durable",
     "owned_files",
     "read_mark",
+    "remove_files",
     "remove_pages",
     "sync_tree",
     "validate_relpath",
@@ -534,6 +535,39 @@ def remove_pages(root: Path, select: Callable[[str, bytes], bool]) -> list[str]:
             removed.append(rel)
     if removed:
         _remove_empty_dirs(base)
+    return removed
+
+
+def remove_files(root: Path, relpaths: Iterable[str]) -> list[str]:
+    """Remove the pages ``relpaths`` (wiki-relative; each validated by
+    :func:`validate_relpath`, never followed through a symlinked folder) that exist
+    under ``root``, then their folders if that left them empty. Pages that are not
+    there are skipped. The projector uses it for a case page the case no longer has
+    (a ruling amended away from CR) without walking the wiki. Returns the removed
+    paths, sorted; raises :class:`UnsafeWikiPath` for a bad path and ``OSError`` when a
+    file cannot be removed."""
+    wanted = sorted(set(relpaths))
+    if not wanted:
+        return []
+    checked = [validate_relpath(rel) for rel in wanted]
+    base = _root(root, create=False)
+    if base is None:
+        return []
+    removed: list[str] = []
+    for rel, path in zip(wanted, checked, strict=True):
+        folder = _safe_dir(base, path.parts[:-1], create=False)
+        if folder is None:
+            continue
+        target = folder / path.parts[-1]
+        if not (target.is_file() or _is_link(target)):
+            continue
+        os.unlink(target)
+        removed.append(rel)
+        for up in range(len(path.parts) - 1, 0, -1):  # the folders it leaves empty
+            try:
+                os.rmdir(base.joinpath(*path.parts[:up]))
+            except OSError:
+                break
     return removed
 
 

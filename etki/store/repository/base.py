@@ -174,10 +174,13 @@ class StoreBase:
             raise self._no_project(project_id)
         return row
 
-    def _read_project(self, project_id: str, *, whole: bool) -> Project:
+    def _read_project(
+        self, project_id: str, *, whole: bool, workitems: bool | None = None
+    ) -> Project:
         """The stored :class:`Project` of ``project_id`` (without requests): ``whole``
         with its work items and the clauses' edges, else without either (``workitems``
-        and every clause's ``edges`` empty). Raises :class:`NotFoundError`."""
+        and every clause's ``edges`` empty); ``workitems`` (default: ``whole``) reads
+        the work items either way. Raises :class:`NotFoundError`."""
         row = self._project_row(project_id)
         clause_columns = (*CLAUSE_COLUMNS, ClauseRow.edges_json) if whole else CLAUSE_COLUMNS
         with self.engine.connect() as conn:
@@ -202,7 +205,7 @@ class StoreBase:
                     .where(WorkItemRow.project_id == project_id)
                     .order_by(WorkItemRow.position)
                 ).all()
-                if whole
+                if (whole if workitems is None else workitems)
                 else []
             )
         by_contract: dict[str, list[ScopeClause]] = {}

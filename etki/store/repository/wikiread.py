@@ -84,11 +84,12 @@ class WikiReads(StoreBase):
 
     def wiki_project(self, project_id: str) -> Project:
         """The stored project as far as the wiki reads it: like :meth:`load_project`
-        (same config, contracts, clauses, modules, edge types) but without work items
-        (``workitems`` is empty) and without clause edges (``edges`` is empty on every
-        clause): the wiki renders neither, and they are most of the read. Raises
-        :class:`NotFoundError` for an unknown project."""
-        return self._read_project(project_id, whole=False)
+        (same config, contracts, clauses, modules, work items, edge types) but without
+        clause edges (``edges`` is empty on every clause): the wiki does not render
+        them, and they are most of the read. (Work items are read for the effort basis
+        of the change-request pages.) Raises :class:`NotFoundError` for an unknown
+        project."""
+        return self._read_project(project_id, whole=False, workitems=True)
 
     def audit_since(self, after_id: int) -> list[tuple[int, str]]:
         """``(audit id, case id)`` of every audit row with an id above ``after_id``, oldest

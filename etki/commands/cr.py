@@ -1,0 +1,76 @@
+"""``etki cr``: change requests as documents to send (issue 14 item 5).
+
+    etki cr export CASE [--format md|html] [--output FILE]
+
+Writes the change-request document of a case ruled CHANGE_REQUEST, rendered from the
+database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`):
+
+* ``md`` (the default): the wiki's ``change-requests/CR-….md`` page with its
+  wiki-internal links written as their words only (a relative link to the decision
+  page or a contract page would be dead in a file sent to a client);
+* ``html``: a standalone HTML document of the same text (inline CSS, no script, every
+  piece of client text escaped).
+
+Without ``--output`` the document goes to stdout; with it, to ``FILE`` (``-`` is
+stdout; a folder gets the page's own name, ``CR-{yyyymmdd}-{slug}.md``/``.html``,
+inside it), and one line on stderr names it. The store is opened read-only. Exit codes:
+0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
+approved, rejected: the message says which); 1 on an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from etki.config import Settings
+from etki.console import echo
+
+__all__ = ["register"]
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.services import Desk
+
+    desk = Desk.open(settings, read_only=True)
+    try:
+        name, data = desk.cr_document(args.case_id, args.format)
+    finally:
+        desk.close()
+    if args.output in (None, "-"):
+        # the renderers already made every piece of client text terminal-safe
+        sys.stdout.write(data.decode("utf-8"))
+        sys.stdout.flush()
+        return 0
+    target = Path(args.output)
+    if target.is_dir():
+        target = target / name
+    target.write_bytes(data)
+    echo(f"{args.case_id}: change request written to {target}", multiline=False, file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``cr`` to the ``etki`` parser."""
+    cr = subparsers.add_parser(
+        "cr",
+        help="change-request documents (export a case ruled CR for sending)",
+        description="Change requests: the draft document of a case converted to CR.",
+    )
+    cr_sub = cr.add_subparsers(dest="cr_command", required=True)
+    export = cr_sub.add_parser(
+        "export",
+        help="write a case's change-request document (md or html)",
+        description="Write the change-request document of a case ruled CHANGE_REQUEST, "
+        "from the database: md is the wiki page with its wiki-internal links written as "
+        "their words; html a standalone document (inline CSS, no script).",
+    )
+    export.add_argument("case_id", metavar="CASE")
+    export.add_argument("--format", choices=("md", "html"), default="md")
+    export.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write here (a folder: the page's own file name inside it; - or none: stdout)",
+    )
+    export.set_defaults(handler=_export)
