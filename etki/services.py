@@ -1124,33 +1124,13 @@ class Desk:
         return cr_filename(case, fmt), data
 
     # reports
-    def report(self, project_id: str) -> Report:
-        """Counts for Raporlar, computed from the DB."""
+    def report(self, project_id: str, *, now: datetime | None = None) -> Report:
+        """Every figure of Raporlar and ``etki report``, computed from the DB by
+        :func:`etki.reports.compute_report`; pending ages are measured at ``now``
+        (default: the store's clock). Raises ``NotFoundError`` for an unknown project."""
+        from etki.reports import compute_report
+
+        self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
-        ruled = [c for c in cases if c.ruling is not None]
-        overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
-        verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
-        rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
-        mem = memory.clause_memory(ruled)
         known = tuple(self.clauses(project_id))
-        corrections = memory.corrections_by_clause(ruled, known)
-        days: dict[str, list[int]] = {}
-        for c in ruled:
-            assert c.ruling is not None
-            day = days.setdefault(c.ruling.ruled_at[:10], [0, 0])
-            day[0] += 1
-            day[1] += int(c.ruling.is_override)
-        return Report(
-            cases=len(cases),
-            pending=len(cases) - len(ruled),
-            ruled=len(ruled),
-            verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
-            rulings=tuple((v, rulings[v]) for v in VERDICTS),
-            overrides=len(overrides),
-            override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
-            precedents=len(overrides),
-            disputed=sum(1 for m in mem.values() if m.disputed),
-            corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
-            correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
-            rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
-        )
+        return compute_report(cases, known, now if now is not None else self.repo.clock())

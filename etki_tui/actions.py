@@ -119,6 +119,15 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "box, a reason is required and y does not rule."
         ),
     ),
+    "bulk": (
+        "Confirm rulings",
+        (
+            "Several marked cases, each to be ruled as the engine said (its verdict): "
+            "every one is a ruling of its own, with its own audit row. Nothing is "
+            "recorded until you confirm; focus starts on Cancel. A case someone else "
+            "ruled meanwhile is reported and the others are still ruled."
+        ),
+    ),
     "filters": ("Filter and sort", "Changes apply to the queue at once."),
     "intake": (
         "New request",
@@ -165,6 +174,32 @@ ACTIONS: dict[str, ActionDef] = {
             "Reject the highlighted case (REJECT). A confirmation opens first; a "
             "reason is required on an override.",
             context="queue",
+        ),
+        ActionDef(
+            "mark",
+            "space",
+            "toggle_mark",
+            "Mark",
+            "Mark or unmark the highlighted case for a bulk ruling (then the next case)",
+            "Mark the highlighted case (or unmark it) and move to the next one: marked "
+            "rows show * before their id and the filter line counts them. B then rules "
+            "every marked case as the engine said, after one confirmation.",
+            context="queue",
+            key_display="Space",
+            show=False,
+        ),
+        ActionDef(
+            "bulk_approve",
+            "B",
+            "bulk_approve",
+            "Rule marked",
+            "Rule every marked case as the engine said (one confirmation)",
+            "Rule every marked case as its engine verdict (approve an IN_SCOPE, convert "
+            "a CHANGE_REQUEST, reject a REJECT) after one confirmation listing them; each "
+            "is its own ruling and audit row. Overrides are never made in bulk: they "
+            "need a reason each (a, c or r on the case).",
+            context="queue",
+            show=False,
         ),
         ActionDef(
             "read",
@@ -493,6 +528,27 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "bulk.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close without ruling",
+            "Close the confirmation; nothing is recorded.",
+            context="bulk",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "bulk.confirm",
+            "y",
+            "confirm",
+            "Rule all",
+            "Rule every listed case as the engine said",
+            "Rule every listed case as its engine verdict (also the ruling button).",
+            context="bulk",
+            palette=False,
+        ),
+        ActionDef(
             "filters.reset",
             "x",
             "reset",
@@ -555,6 +611,10 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
                 "the ruling button, it never rules by itself)"
             ),
         ),
+    ),
+    "bulk": (
+        ("Tab / Shift+Tab", "Cancel ↔ the ruling button"),
+        ("Enter", "Press the focused button (Cancel first)"),
     ),
     "intake": (
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),

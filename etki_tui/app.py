@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from etki.domain import ACTIONS as RULING_OF
 from etki.domain import CaseRecord, CaseSummary
 from etki.errors import ConflictError, EtkiError, NotFoundError, PermissionDeniedError
 from etki.services import Desk, InitSummary, IntakeSummary, Seat
@@ -39,6 +40,8 @@ from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
+    BulkRuled,
+    BulkRuleRequested,
     CaseWanted,
     Copied,
     DeskFailed,
@@ -65,6 +68,7 @@ from etki_tui.messages import (
 )
 from etki_tui.providers import DeskCommands
 from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
+from etki_tui.screens.bulk import BulkConfirm
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
@@ -443,16 +447,64 @@ class EtkiApp(App[None]):
     def project_ruling(self, project_id: str, case_id: str, action: str) -> RulingProjected:
         """The HITL wiki projection of a committed ruling (best-effort, one at a time),
         then the clause memory after it; answers with :class:`RulingProjected`."""
+        return self._projected(project_id, case_id, action)
+
+    def _projected(
+        self, project_id: str, case_id: str, action: str, *, memory_after: bool = True
+    ) -> RulingProjected:
+        """Project one committed ruling into the wiki (one projection at a time) and,
+        with ``memory_after``, read the clause memory after it (in a worker's thread)."""
         with self._projecting:
             report, error = self.desk.project_ruling(case_id)
         rulings = None
-        try:
-            ruled = self.desk.queue_summaries(project_id, status="ruled")
-            memory = self.desk.clause_memory_of(ruled)
-            rulings = self.desk.ruling_index_of(project_id, ruled)
-        except Exception:
-            memory = None
+        memory = None
+        if memory_after:
+            try:
+                ruled = self.desk.queue_summaries(project_id, status="ruled")
+                memory = self.desk.clause_memory_of(ruled)
+                rulings = self.desk.ruling_index_of(project_id, ruled)
+            except Exception:
+                memory = None
         return RulingProjected(case_id, action, report, error, memory, rulings)
+
+    def _project_marked(self, project_id: str, answer: Message) -> None:
+        """After :meth:`rule_marked` answered: project each committed ruling, one at a
+        time, the clause memory read after the last; then warm the search index."""
+        assert isinstance(answer, BulkRuled)
+        done = answer.committed
+        for index, outcome in enumerate(done):
+            r = outcome.ruling
+            self.post_message(
+                self._projected(
+                    project_id, r.case_id, r.action, memory_after=index == len(done) - 1
+                )
+            )
+        if done:
+            self.desk.warm_wiki_search(project_id)
+
+    @desk_worker("rule", exclusive=False, then=_project_marked)
+    def rule_marked(self, project_id: str, items: list[tuple[str, str, int]]) -> BulkRuled:
+        """Rule marked cases one by one, ``(case id, action, version seen)`` each, through
+        the same checks, optimistic locking and audit as a single ruling
+        (:meth:`Desk.rule_first`). A conflict (someone ruled the case meanwhile) or
+        another error is reported for that case and the others are still ruled; once
+        the reviewer is refused (not an approver any more) the rest are not tried. The
+        wiki projections follow in :meth:`_project_marked`."""
+        committed = []
+        conflicts: list[tuple[str, str | None, str | None, str | None]] = []
+        failed: list[tuple[str, str]] = []
+        for index, (case_id, action, version) in enumerate(items):
+            try:
+                committed.append(self.desk.rule_first(case_id, action, expected_version=version))
+            except ConflictError as exc:
+                conflicts.append((case_id, exc.ruled_by, exc.ruled_at, exc.ruling))
+            except PermissionDeniedError as exc:
+                failed.append((case_id, one_line(exc)))
+                rest = [c for c, _, _ in items[index + 1 :]]
+                return BulkRuled(project_id, committed, conflicts, failed, rest)
+            except Exception as exc:  # that case only: the others are still ruled
+                failed.append((case_id, one_line(exc)))
+        return BulkRuled(project_id, committed, conflicts, failed)
 
     @desk_worker("project", exclusive=False, then=_warm_search)
     def catch_up_wiki(self, project_id: str) -> WikiCaughtUp:
@@ -911,26 +963,132 @@ class EtkiApp(App[None]):
         )
         self.load_queue("reload")
 
+    def _refused_read_only(self, what: str) -> bool:
+        """On a read-only desk say that nothing was recorded for ``what`` and how to
+        become an approver, and return True; else False."""
+        seat = self.seat
+        if seat is None or seat.may_rule:
+            return False
+        self.notify(
+            printable(
+                f"Read-only desk: {seat.reviewer} may not rule on "
+                f"{self.project_id} ({seat.role}); nothing was recorded "
+                f"for {what}. To rule, an approver lists you as "
+                f"approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
+                "then Ctrl+R here; or set "
+                "ETKI_REVIEWER to your approver name.",
+                multiline=False,
+            ),
+            title="Not an approver",
+            severity="warning",
+            markup=False,
+            timeout=8,
+        )
+        return True
+
+    @on(BulkRuleRequested)
+    def _bulk_rule_requested(self, message: BulkRuleRequested) -> None:
+        """One confirmation for the marked cases; each is then ruled as its engine
+        verdict by :meth:`rule_marked`."""
+        message.stop()
+        ids = [c.case_id for c in message.cases]
+        if self._refused_read_only(f"the {len(ids)} marked case(s)"):
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return  # no dialog on a desk that is closing: nothing is ruled
+        cases = [
+            c
+            for c in message.cases
+            if c.case_id not in self._in_flight and c.case_id not in pane.ruled_elsewhere
+        ]
+        if not cases:
+            self.notify(
+                "The marked cases are already being ruled or were ruled elsewhere.",
+                severity="warning",
+                markup=False,
+                timeout=4,
+            )
+            return
+        verdict_action = {ruling: action for action, ruling in RULING_OF.items()}
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                self.notify(
+                    f"Nothing recorded for the {len(cases)} marked case(s); they stay marked.",
+                    title="Cancelled",
+                    markup=False,
+                    timeout=3,
+                )
+                return
+            items = [(c.case_id, verdict_action[c.decision.verdict], c.version) for c in cases]
+            self._in_flight.update(case_id for case_id, _, _ in items)
+            self.rule_marked(items)
+
+        self.push_screen(BulkConfirm(cases, flash=self.cursor_blink), confirmed)
+
+    @on(BulkRuled)
+    def _bulk_ruled(self, message: BulkRuled) -> None:
+        """Take the ruled cases out of the queue and say what happened to each."""
+        ids = [o.ruling.case_id for o in message.committed]
+        ids += [c[0] for c in message.conflicts] + [f[0] for f in message.failed]
+        self._in_flight.difference_update([*ids, *message.skipped])
+        if message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        for outcome in message.committed:
+            r = outcome.ruling
+            if r.case_id in self._versions:  # our own change: the poll needs no reload
+                self._versions[r.case_id] = r.version
+            if pane is not None:
+                pane.remove_case(r.case_id)
+        if message.committed:
+            listed = ", ".join(
+                f"{o.ruling.case_id} {VERDICT_GLYPH.get(o.ruling.ruling, '')} {o.ruling.ruling}"
+                for o in message.committed[:5]
+            )
+            more = f" and {len(message.committed) - 5} more" if len(message.committed) > 5 else ""
+            self.notify(
+                printable(
+                    f"Ruled {len(message.committed)} case(s) as the engine said, each its "
+                    f"own ruling: {listed}{more}.",
+                    multiline=False,
+                ),
+                title="Rulings saved",
+                markup=False,
+                timeout=6,
+            )
+            self._mark_stale(search=False)
+        if message.conflicts or message.failed or message.skipped:
+            body = Text()
+            for case_id, who, at, ruling in message.conflicts:
+                body.append(f"{case_id} was already ruled", style="bold")
+                if ruling:
+                    body.append(" ")
+                    body.append_text(verdict_text(ruling, bold=True))
+                body.append(f" by {printable(who or 'another reviewer', multiline=False)}")
+                if at:
+                    body.append(f" at {when(at)}")
+                body.append(": not ruled by you.\n")
+            for case_id, error in message.failed:
+                body.append(f"{case_id}: not ruled", style="bold")
+                body.append(f" ({printable(error, multiline=False)}).\n")
+            if message.skipped:
+                body.append(f"Not tried: {', '.join(message.skipped)}.\n", style="bold")
+            body.append(
+                f"\n{len(message.committed)} other case(s) were ruled. The queue has been "
+                "reloaded; the cases not ruled stay in it."
+            )
+            self.push_screen(
+                NoticeModal("Some marked cases not ruled", body, severity="error", id="bulk-report")
+            )
+            self.load_queue("reload")
+            self._mark_stale()
+
     @on(RuleRequested)
     def _rule_requested(self, message: RuleRequested) -> None:
         case = message.case
-        seat = self.seat
-        if seat is not None and not seat.may_rule:
-            self.notify(
-                printable(
-                    f"Read-only desk: {seat.reviewer} may not rule on "
-                    f"{self.project_id} ({seat.role}); nothing was recorded "
-                    f"for {case.case_id}. To rule, an approver lists you as "
-                    f"approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
-                    "then Ctrl+R here; or set "
-                    "ETKI_REVIEWER to your approver name.",
-                    multiline=False,
-                ),
-                title="Not an approver",
-                severity="warning",
-                markup=False,
-                timeout=8,
-            )
+        if self._refused_read_only(case.case_id):
             return
         pane = self.desk_part(QueuePane, message)
         if pane is None:
@@ -1119,6 +1277,8 @@ class EtkiApp(App[None]):
         screen = self.screen
         if isinstance(screen, ConfirmRuling):
             return "confirm"
+        if isinstance(screen, BulkConfirm):
+            return "bulk"
         if isinstance(screen, FilterPanel):
             return "filters"
         if isinstance(screen, NewRequestForm):

@@ -201,6 +201,30 @@ class RulingFailed(Message):
         self.advice = advice
 
 
+class BulkRuled(Message):
+    """The marked cases were ruled one by one as the engine said
+    (:meth:`etki_tui.app.EtkiApp.rule_marked`): ``committed`` the outcomes of the rulings
+    recorded; ``conflicts`` (case id, ruled by, ruled at, ruling) of the cases someone
+    else ruled first; ``failed`` (case id, message) of the others refused or failed;
+    ``skipped`` the ids not tried after the desk's reviewer was refused (the rest would
+    be refused alike)."""
+
+    def __init__(
+        self,
+        project_id: str,
+        committed: Sequence[RulingOutcome],
+        conflicts: Sequence[tuple[str, str | None, str | None, str | None]],
+        failed: Sequence[tuple[str, str]],
+        skipped: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.committed = list(committed)
+        self.conflicts = list(conflicts)
+        self.failed = list(failed)
+        self.skipped = list(skipped)
+
+
 class SearchResults(Message):
     """Wiki search hits for ``query`` (path, line, snippet and title, best first), or
     ``error``; ``total`` pages match (``hits`` holds the best ones); ``seq`` numbers the
@@ -331,6 +355,15 @@ class RuleRequested(Message):
         super().__init__()
         self.case = case
         self.action = action
+
+
+class BulkRuleRequested(Message):
+    """The reviewer asked to rule the marked ``cases`` (queue order) each as the engine
+    said; the app confirms once and rules them one by one."""
+
+    def __init__(self, cases: Sequence[CaseRecord | CaseSummary]) -> None:
+        super().__init__()
+        self.cases = list(cases)
 
 
 class DetailsWanted(Message):

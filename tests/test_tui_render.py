@@ -286,6 +286,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     """One definition per action: each id is in exactly the BINDINGS of the widget of its
     context, with a help sentence, and every context has a help section."""
     from etki_tui.app import EtkiApp
+    from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
     from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
@@ -299,6 +300,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "queue": [QueuePane],
         "hafiza": [MemoryPane],
         "confirm": [ConfirmRuling],
+        "bulk": [BulkConfirm],
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
         "help": [HelpScreen],
@@ -314,6 +316,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 QueueTable,
                 MemoryPane,
                 ConfirmRuling,
+                BulkConfirm,
                 FilterPanel,
                 NewRequestForm,
                 HelpScreen,

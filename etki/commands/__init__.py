@@ -21,5 +21,6 @@ MODULES: tuple[str, ...] = (
     "etki.commands.index",
     "etki.commands.wiki",
     "etki.commands.cr",
+    "etki.commands.reports",
 )
 """The command-group modules, in the order their commands appear in ``etki --help``."""

@@ -15,6 +15,10 @@ cursor never waits on the database; until it arrives the pane says "Loading…".
 
 When the live refresh finds that another reviewer ruled the highlighted case, its row
 stays (marked) with a banner saying who and when, until the cursor moves away.
+
+Space marks cases for a bulk ruling (:data:`MARK` before the id, a count in the filter
+line); ``B`` asks the app to rule every marked case as the engine said
+(:class:`~etki_tui.messages.BulkRuleRequested`), each its own ruling.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import (
+    BulkRuleRequested,
     CaseWanted,
     DetailsWanted,
     FilterChanged,
@@ -91,8 +96,12 @@ DETAIL_CACHE = 600
 DETAIL_WINDOW = (20, 40)
 """Rows before and after the cursor whose whole cases are read with the highlighted one."""
 
+MARK = "*"
+"""Drawn before the id of a case marked for a bulk ruling (ASCII: one cell everywhere)."""
+
 __all__ = [
     "COLUMNS",
+    "MARK",
     "CURSOR_MARK",
     "CaseDetail",
     "FilterBar",
@@ -160,16 +169,22 @@ class FilterBar(Horizontal):
         yield Static("", id="filter-summary", markup=False)
         yield Static("", id="filter-sort", markup=False)
 
-    def show(self, flt: QueueFilter, shown: int, pending: int, *, kept: int = 0) -> None:
+    def show(
+        self, flt: QueueFilter, shown: int, pending: int, *, kept: int = 0, marked: int = 0
+    ) -> None:
         """Render the summary for ``flt`` with ``shown`` of ``pending`` rows, plus
         ``kept`` rows of cases ruled elsewhere that stay listed (said explicitly, so the
-        count matches the rows on screen)."""
+        count matches the rows on screen), and how many cases are ``marked`` for a
+        bulk ruling (said first: it is what B would rule)."""
         find = part(self, "#queue-find", Input)
         summary = part(self, "#filter-summary", Static)
         order_line = part(self, "#filter-sort", Static)
         if find is None or summary is None or order_line is None:
             return  # not composed yet (the pane shows it on mount) or being removed
         out = Text(no_wrap=True, overflow="ellipsis", end="")
+        if marked:
+            out.append(f" {MARK} {marked} marked ", style="bold reverse")
+            out.append(" B rules them · ", style="dim")
         parts = flt.describe()
         finding = find.display
         if finding and flt.text.strip():
@@ -204,6 +219,8 @@ class FilterBar(Horizontal):
 
 RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
 """The queue's actions that record a ruling (what a read-only desk may not do)."""
+BULK_ACTION = "bulk_approve"
+"""The queue's action that rules the marked cases (refused on a read-only desk too)."""
 
 
 class QueuePane(Vertical):
@@ -223,6 +240,8 @@ class QueuePane(Vertical):
         "sort",
         "filter.clear",
         "similar",
+        "mark",
+        "bulk_approve",
     )
 
     def __init__(
@@ -271,6 +290,8 @@ class QueuePane(Vertical):
         self._awaiting_width = False
         """Loaded before the table had a width: the first fill waits for it."""
         self._shared_cells: dict[tuple[object, ...], Text] = {}
+        self.marked: set[str] = set()
+        """Pending cases marked for a bulk ruling (Space)."""
 
     def compose(self) -> ComposeResult:
         """The filter line, then the table above (or beside) the banner and detail."""
@@ -328,6 +349,8 @@ class QueuePane(Vertical):
             no_wrap=True,
             end="",
         )
+        if case.case_id in self.marked:
+            case_cell = Text.assemble((MARK, "bold reverse"), " ", case_cell, no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
             label = (
@@ -381,6 +404,7 @@ class QueuePane(Vertical):
         self.cases.clear()
         self.all_cases = []
         self.ruled_elsewhere.clear()
+        self.marked.clear()
         self.filter = QueueFilter()
         self._loaded = False
         self._awaiting_width = False
@@ -453,6 +477,7 @@ class QueuePane(Vertical):
         self.all_cases = everything
         self._by_id = {c.case_id: c for c in everything}
         self.cases = fresh
+        self.marked &= fresh.keys()  # a case ruled (or erased) meanwhile is no longer marked
         self.clauses = dict(clauses)
         self.memory = dict(memory)
         self._set_rulings(rulings)
@@ -483,6 +508,7 @@ class QueuePane(Vertical):
             self.memory = dict(memory)
         self.cases.pop(case_id, None)
         self.ruled_elsewhere.pop(case_id, None)
+        self.marked.discard(case_id)
         self._sync()
 
     def update_memory(
@@ -572,7 +598,12 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
-                state = (layout, case.case_id in self.ruled_elsewhere, self._disputed_state(case))
+                state = (
+                    layout,
+                    case.case_id in self.ruled_elsewhere,
+                    self._disputed_state(case),
+                    case.case_id in self.marked,
+                )
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
                     continue
@@ -611,7 +642,13 @@ class QueuePane(Vertical):
                 summary.update(Text("Loading the queue…", style="dim", end=""))
             return
         kept = sum(1 for k in self.ruled_elsewhere if k in self._cells)
-        bar.show(self.filter, len(self._cells) - kept, len(self.cases), kept=kept)
+        bar.show(
+            self.filter,
+            len(self._cells) - kept,
+            len(self.cases),
+            kept=kept,
+            marked=len(self.marked),
+        )
 
     def set_filter(self, flt: QueueFilter) -> None:
         """Apply ``flt`` (and say so with a :class:`FilterChanged`)."""
@@ -889,10 +926,13 @@ class QueuePane(Vertical):
                 active is not None
                 and active.node is self
                 and not active.enabled
-                and active.binding.action in RULING_ACTIONS
+                and active.binding.action in (*RULING_ACTIONS, BULK_ACTION)
             ):
                 event.stop()
-                self._request(active.binding.action)
+                if active.binding.action == BULK_ACTION:
+                    self.action_bulk_approve()
+                else:
+                    self._request(active.binding.action)
             return
         if event.key == "escape":
             event.stop()
@@ -916,7 +956,7 @@ class QueuePane(Vertical):
             return self.filter.active
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
-        if action in RULING_ACTIONS:
+        if action in RULING_ACTIONS or action == BULK_ACTION:
             seat = getattr(self.app, "seat", None)
             return None if seat is not None and not seat.may_rule else True
         return True
@@ -945,6 +985,43 @@ class QueuePane(Vertical):
     def action_reject(self) -> None:
         """Reject the highlighted case (confirm first)."""
         self._request("reject")
+
+    def action_toggle_mark(self) -> None:
+        """Mark the highlighted pending case for a bulk ruling, or unmark it, and move
+        to the next row."""
+        case = self.current_case()
+        if case is None or case.case_id not in self.cases:
+            what = (
+                "This case is already ruled: it cannot be marked."
+                if case is not None
+                else "No case to mark."
+            )
+            self.app.notify(what, severity="warning", markup=False, timeout=3)
+            return
+        if case.case_id in self.marked:
+            self.marked.discard(case.case_id)
+        else:
+            self.marked.add(case.case_id)
+        self._sync()
+        self.table.action_cursor_down()
+
+    def marked_cases(self) -> list[QueueCase]:
+        """The marked pending cases, in queue order."""
+        return [c for c in self.cases.values() if c.case_id in self.marked]
+
+    def action_bulk_approve(self) -> None:
+        """Ask the app to rule every marked case as the engine said (one confirmation)."""
+        cases = self.marked_cases()
+        if not cases:
+            self.app.notify(
+                "Nothing is marked: Space marks the highlighted case, then B rules the "
+                "marked ones as the engine said.",
+                severity="warning",
+                markup=False,
+                timeout=5,
+            )
+            return
+        self.post_message(BulkRuleRequested(cases))
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""
