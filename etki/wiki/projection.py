@@ -33,7 +33,7 @@ from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_changed, render_model, stale_case_pages
-from etki.wiki.paths import INDEX
+from etki.wiki.paths import CR_DIR, INDEX, is_case_page, precedent_path
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -43,6 +43,7 @@ from etki.wiki.writer import (
     drift_tree,
     make_durable,
     read_mark,
+    list_pages,
     remove_files,
     remove_pages,
     sync_tree,
@@ -252,6 +253,31 @@ class _Cached:
     mark: _Mark | None = None
 
 
+def _leftovers(
+    root: Path, model: WikiModel, touched: list[CaseBrief], files: dict[str, bytes]
+) -> list[str]:
+    """Pages of the cases in ``touched`` that the wiki may hold and a render of the DB
+    no longer has: those their earlier briefs had (:func:`stale_case_pages`), and,
+    when the projector never saw the earlier brief (a fresh process after another
+    one's amendment), a change-request page of the case under any date (the
+    ``change-requests/`` folder is listed: one page per CR, not per case) and its
+    precedent page when it is no longer an override. Sorted."""
+    if not touched:
+        return []
+    stale = set(stale_case_pages(model, touched))
+    ids = {b.case_id for b in touched}
+    for rel in list_pages(root, CR_DIR):
+        if rel not in files and any(is_case_page(rel, cid) for cid in ids):
+            stale.add(rel)
+    for cid in ids:
+        now = model.cases.get(cid)
+        if now is not None and (now.ruling is None or not now.ruling.is_override):
+            pre = precedent_path(now)
+            if (root / pre).is_file():
+                stale.add(pre)
+    return sorted(p for p in stale if p not in files)
+
+
 def _with_removed(report: WriteReport, removed: list[str]) -> WriteReport:
     """``report`` with the paths ``removed`` beside the pages it wrote."""
     if not removed:
@@ -419,7 +445,7 @@ class WikiProjector:
             touched = [b for briefs in state.unsynced.values() for b in briefs]
             files = render_changed(state.model, full, touched)
             # a page a changed case no longer has (a ruling amended away from CR)
-            stale = [p for p in stale_case_pages(state.model, touched) if p not in files]
+            stale = _leftovers(root, state.model, touched, files)
         except BaseException:
             self._cache.pop(pid, None)  # start from the DB again next time
             raise
