@@ -23,15 +23,19 @@ from sqlalchemy import text
 from etki.config import Settings
 from etki.domain import CaseRecord
 from etki.errors import NotAChangeRequestError
-from etki.services import Desk, init_project
+from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
 from etki.wiki.clauses import clause_markdown
 from etki.wiki.markdown import md_block, md_inline
 from etki.wiki.paths import decision_path
 from etki.wiki.projection import WikiProjector
+from etki_tui.widgets.queue import CaseDetail, QueuePane
+from etki_tui.widgets.reader import PageReader
 from tests.cli_support import run_etki
+from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
 from tests.test_store import PG_URL, _postgres_repo
+from tests.test_tui_pilot import Recorder, current, make_app, press, settle, shown, sync, until
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -372,3 +376,45 @@ def test_an_estimate_without_effort_says_so(store: Store) -> None:
     assumptions = page.split("## Assumptions", 1)[1].split("## Provenance", 1)[0]
     for a in case.decision.assumptions:
         assert md_inline(a) in assumptions
+
+
+# --- the desk: D opens the document in the reader ----------------------------------------
+
+
+@sync
+async def test_d_opens_the_cr_document_in_the_reader(tui_world: TuiWorld) -> None:
+    """On a pending case D opens nothing and says why; once the highlighted case is
+    converted to CR (here by another reviewer: the row stays, with its banner) the
+    detail pane names its change-request page and D shows that page in Hafıza's
+    reader."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "D")
+        assert app.query_one("#tabs").active == "queue"
+        assert any(f"{case_id} is pending" in n for n in seen.notes())
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            case_id, "convert_to_cr", reason="A new capability, billed separately.", reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        assert case_id in app.query_one(QueuePane).ruled_elsewhere
+        record = tui_world.repo.case(case_id)
+        rel = _cr_page_path(record)
+        body = app.query_one(CaseDetail).query_one("#detail-body")
+        await until(
+            pilot,
+            lambda: "D opens it" in " ".join(shown(body).split()),
+            "the detail pane's change-request line",
+        )
+        detail = "".join(shown(body).split())  # the page name may wrap: compare unspaced
+        assert "Changerequest" + rel + "·Dopensitinthereader" in detail
+        await press(pilot, "D")
+        reader = app.query_one(PageReader)
+        await until(pilot, lambda: reader.path == rel, "the reader on the CR page")
+        assert app.query_one("#tabs").active == "hafiza"
+        assert reader.text == (tui_world.wiki / rel).read_text(encoding="utf-8")
+        assert "# Change request: " in reader.text
