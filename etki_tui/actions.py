@@ -292,6 +292,18 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "cr_document",
+            "D",
+            "cr_document",
+            "CR document",
+            "Open the change-request document of a case ruled CR in the reader",
+            "Open the draft change request (change-requests/CR-….md) of the highlighted "
+            "case, when its ruling is CHANGE_REQUEST, in Hafıza's reader; `etki cr export "
+            "CASE --format md|html` writes it for sending.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "queue.down",
             "j",
             "cursor_down",

@@ -44,6 +44,7 @@ from etki_tui.messages import (
     BulkRuleRequested,
     CaseWanted,
     Copied,
+    CrPageWanted,
     DeskFailed,
     DetailsLoaded,
     DetailsWanted,
@@ -618,6 +619,31 @@ class EtkiApp(App[None]):
         return PageLoaded(
             path, self.desk.read_page(project_id, path), history="push", project_id=project_id
         )
+
+    @desk_worker("page", failed=_could_not_load("the change-request document"), then=_reveal_page)
+    def open_cr_page(self, project_id: str, case_id: str) -> PageLoaded | DeskFailed:
+        """Read the change-request page of a case ruled CHANGE_REQUEST (``D``) for
+        Hafıza's reader."""
+        from etki.wiki.paths import cr_path, has_cr_page
+
+        case = self.desk.case(case_id)
+        what = "its change-request document"
+        if not has_cr_page(case):
+            state = "pending" if case.ruling is None else f"ruled {case.ruling.ruling}"
+            return DeskFailed(what, f"{case_id} is {state}, not CHANGE_REQUEST")
+        export = f"`etki cr export {case_id} --format md|html` writes it from the database."
+        if self.desk.wiki_root(project_id) is None:
+            return DeskFailed(what, "the wiki is off (ETKI_WIKI_DIR is empty)", export)
+        path = cr_path(case)
+        try:
+            text = self.desk.read_page(project_id, path)
+        except NotFoundError:
+            return DeskFailed(
+                what,
+                f"{path} is not in the wiki yet",
+                "`python -m etki.wiki rebuild` writes it; " + export,
+            )
+        return PageLoaded(path, text, history="push", project_id=project_id)
 
     @desk_worker("report", failed=_could_not_load("Raporlar"))
     def load_report(self, project_id: str) -> ReportLoaded:
@@ -1200,6 +1226,11 @@ class EtkiApp(App[None]):
     def _case_wanted(self, message: CaseWanted) -> None:
         message.stop()
         self.goto_case(message.case_id)
+
+    @on(CrPageWanted)
+    def _cr_page_wanted(self, message: CrPageWanted) -> None:
+        message.stop()
+        self.open_cr_page(message.case_id)
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:

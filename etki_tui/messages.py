@@ -423,6 +423,15 @@ class CaseWanted(Message):
         self.case_id = case_id
 
 
+class CrPageWanted(Message):
+    """The reviewer asked for the change-request document of ``case_id`` (ruled
+    CHANGE_REQUEST): the app opens its wiki page in Hafıza's reader."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
 class ProjectSwitched(Message):
     """The desk now shows ``project_id``."""
 

@@ -611,6 +611,22 @@ def disputed_strip(
     return lines
 
 
+def cr_link_line(case_id: str, page: str) -> Text:
+    """The detail pane's line naming a case's change-request document: its wiki page
+    and the key that opens it (``D``), or, with the wiki off (``page`` empty), the
+    command that writes it."""
+    line = Text()
+    line.append("Change request ", style="bold")
+    if page:
+        line.append(printable(page, multiline=False))
+        line.append(" · D opens it in the reader", style="dim")
+    else:
+        line.append("the wiki is off · ", style="dim")
+        line.append(f"etki cr export {printable(case_id, multiline=False)}", style="dim")
+        line.append(" writes it", style="dim")
+    return line
+
+
 def case_detail(
     case: CaseRecord,
     clauses: Mapping[str, ScopeClause],
@@ -622,6 +638,7 @@ def case_detail(
     escalate: bool = False,
     workitems: Mapping[str, WorkItem] | None = None,
     precedents: Mapping[str, str] | None = None,
+    cr_page: str | None = None,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -630,7 +647,9 @@ def case_detail(
     (``ETKI_DISPUTED_ESCALATION``): a clause disputed since the triage raises the shown
     risk (:func:`current_risk`). ``workitems``: the project's work items by id, for the
     effort basis (titles, days, dates). ``precedents``: case id -> wiki page of the
-    precedents the clause memory names.
+    precedents the clause memory names. ``cr_page``: the wiki page of the case's
+    change-request document when it is ruled CHANGE_REQUEST (``""``: the wiki is off),
+    shown as a link line under the fields.
 
     A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
@@ -683,6 +702,8 @@ def case_detail(
             ]
         )
     )
+    if cr_page is not None:
+        parts.append(cr_link_line(case.case_id, cr_page))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))

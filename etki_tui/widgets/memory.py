@@ -170,6 +170,7 @@ quick. Enter reads the whole page (up to :data:`PAGE_TEXT_CHARS`)."""
 _KIND = {
     "decision": "decision",
     "precedent": "precedent",
+    "change-request": "CR",
     "contract": "contract",
     "module": "module",
     "index": "index",

@@ -55,6 +55,7 @@ from etki_tui.live import part
 from etki_tui.messages import (
     BulkRuleRequested,
     CaseWanted,
+    CrPageWanted,
     DetailsWanted,
     FilterChanged,
     NewRequestWanted,
@@ -242,6 +243,7 @@ class QueuePane(Vertical):
         "similar",
         "mark",
         "bulk_approve",
+        "cr_document",
     )
 
     def __init__(
@@ -738,6 +740,7 @@ class QueuePane(Vertical):
                     escalate=self.escalate,
                     workitems=self.workitems,
                     precedents=self._precedent_pages(record),
+                    cr_page=self._cr_page(record),
                 )
             )
         elif case.case_id in self._detail_errors:
@@ -763,6 +766,15 @@ class QueuePane(Vertical):
             if case is not None:
                 pages[last.case_id] = precedent_path(case)
         return pages
+
+    def _cr_page(self, record: CaseRecord) -> str | None:
+        """The change-request page of ``record`` when it is ruled CHANGE_REQUEST
+        (``change-requests/CR-….md``; ``""`` with the wiki off), else None."""
+        from etki.wiki.paths import cr_path, has_cr_page
+
+        if not has_cr_page(record):
+            return None
+        return cr_path(record) if self.wiki_on else ""
 
     # --- whole cases for the detail pane ---------------------------------------------------
 
@@ -1063,6 +1075,28 @@ class QueuePane(Vertical):
         self.app.push_screen(
             LinksScreen(links, title="Similar ruled cases", details=details), chosen
         )
+
+    def action_cr_document(self) -> None:
+        """Open the highlighted case's change-request document in the reader, when its
+        ruling is CHANGE_REQUEST; else say why there is none."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case is highlighted.", markup=False, timeout=4)
+            return
+        r = case.ruling
+        if r is None or r.ruling != "CHANGE_REQUEST":
+            state = "pending" if r is None else f"ruled {r.ruling}"
+            self.app.notify(
+                printable(
+                    f"{case.case_id} is {state}: only a case converted to a change request "
+                    "(c) has a change-request document.",
+                    multiline=False,
+                ),
+                markup=False,
+                timeout=5,
+            )
+            return
+        self.post_message(CrPageWanted(case.case_id))
 
     def action_find(self) -> None:
         """Open the live find box."""
