@@ -355,7 +355,8 @@ def csv_cell(value: Cell) -> str | int | float:
     if isinstance(value, bool | int | float):
         return value
     text = printable(value, multiline=False)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    guard = value.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS)
+    return "'" + text if guard else text
 
 
 def write_csv(tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True) -> None:

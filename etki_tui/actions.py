@@ -107,7 +107,9 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         "Raporlar",
         (
             "Reports computed from the database: verdict distribution, "
-            "rulings and override rate over time, clauses with the most corrections."
+            "rulings and override rate over time, clauses with the most corrections, "
+            "pending cases by age, rulings per reviewer and change-request effort per "
+            "month. etki report prints the same figures as text, CSV or JSON."
         ),
     ),
     "confirm": (

@@ -647,8 +647,8 @@ class EtkiApp(App[None]):
 
     @desk_worker("report", failed=_could_not_load("Raporlar"))
     def load_report(self, project_id: str) -> ReportLoaded:
-        """Compute the Raporlar counts."""
-        return ReportLoaded(self.desk.report(project_id), project_id=project_id)
+        """Compute the Raporlar counts (pending ages measured at the desk's clock)."""
+        return ReportLoaded(self.desk.report(project_id, now=self.clock()), project_id=project_id)
 
     # --- message handlers (on the event loop) -----------------------------------------------
 
