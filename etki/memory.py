@@ -218,9 +218,7 @@ def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> t
     return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
 
 
-def open_disputed_refs(
-    cited: Iterable[str], memory: Mapping[str, ClauseMemory]
-) -> tuple[str, ...]:
+def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
     """The refs of ``cited`` whose dispute is open in ``memory`` now (disputed and not
     resolved: :attr:`ClauseMemory.open_dispute`), citation order: the ones that raise
     the risk."""

@@ -327,9 +327,7 @@ def store_requests(
     ids = assign_case_ids(project_id, [r.id for r in new], owners)
     todo = [(r, case_id) for r in new if (case_id := ids.get(r.id)) is not None]
     ruled = [c for c in existing if c.ruling is not None]
-    engine = make_engine_for(
-        project, index, ruled, settings, repo.clause_resolutions(project_id)
-    )
+    engine = make_engine_for(project, index, ruled, settings, repo.clause_resolutions(project_id))
     memory_index = project_ruling_index(project, ruled)
     stored: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
@@ -860,7 +858,9 @@ class Desk:
     def _approvals_no_hook(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings, hook=_no_projection)
 
-    def clause_memory_of(self, cases: list, project_id: str | None = None) -> dict[str, ClauseMemory]:
+    def clause_memory_of(
+        self, cases: list, project_id: str | None = None
+    ) -> dict[str, ClauseMemory]:
         """Clause memory computed from cases already read from the DB (full records or
         :meth:`queue_summaries` rows of every case), without reading them again, with
         the resolutions of disputed clauses of ``project_id`` (default: the cases'

@@ -291,6 +291,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
+    from etki_tui.screens.resolve import ResolveDisputeForm
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
 
@@ -301,6 +302,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "confirm": [ConfirmRuling],
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
+        "resolve": [ResolveDisputeForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -316,6 +318,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 ConfirmRuling,
                 FilterPanel,
                 NewRequestForm,
+                ResolveDisputeForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

@@ -334,7 +334,9 @@ def _resolution_lines(m: WikiModel, ref: str, src: str) -> list[str]:
     ]
     if overridden_by is not None:
         case = m.cases.get(overridden_by)
-        link = _case_link(src, case, overridden_by) if case is not None else md_inline(overridden_by)
+        link = (
+            _case_link(src, case, overridden_by) if case is not None else md_inline(overridden_by)
+        )
         ruling = case.ruling.ruling if case is not None and case.ruling is not None else "?"
         lines += [
             (
