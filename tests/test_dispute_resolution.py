@@ -370,3 +370,157 @@ def test_the_cli_lists_and_resolves(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "no project 'nope'" in unknown.stderr
     verify = run_etki(["wiki", "verify", "--project", "demo"], env=env, cwd=tmp_path)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+# --- the TUI: r on a disputed card in Hafıza ------------------------------------------------
+
+TUI_REF = "MSA-2024-01#3.2"  # disputed in the TUI fixture (tests/conftest.py RULED)
+TUI_FIRST = "req-demo-0a1f3c21"  # pending, cites 3.2
+TUI_REASON = "3.2 covers [bold]contractors[/bold] too: rule IN_SCOPE"
+
+
+async def _on_disputed_card(pilot, ref: str) -> None:  # noqa: ANN001
+    """Hafıza, the list focused, the disputed entry of ``ref`` highlighted."""
+    from textual.widgets import OptionList
+
+    from etki_tui.widgets.memory import MemoryPane
+    from tests.test_tui_pilot import press, settle, until
+
+    app = pilot.app
+    await press(pilot, "2")
+    pane = app.query_one(MemoryPane)
+    await until(pilot, lambda: pane.loaded and pane.disputed, "Hafıza's disputed cards")
+    entries = pane.query_one("#memory-list", OptionList)
+    entries.focus()
+    entries.highlighted = entries.get_option_index(f"dis:{ref}")
+    await settle(pilot)
+
+
+def _card(app) -> str:  # noqa: ANN001
+    from etki_tui.widgets.memory import MemoryPane
+    from tests.test_tui_pilot import shown
+
+    card = app.query_one(MemoryPane).query_one("#memory-card")
+    return " ".join(shown(card, 100, 40).split())
+
+
+def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  # noqa: ANN001
+    import asyncio
+
+    from textual.widgets import Button, Input, Label, RadioButton
+
+    from etki_tui.messages import DisputeResolved
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from etki_tui.widgets.memory import MemoryPane
+    from etki_tui.widgets.queue import CaseDetail
+    from tests.test_tui_pilot import Recorder, fill, goto, make_app, press, settle, shown, until
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await settle(pilot)
+            await goto(pilot, TUI_FIRST)
+            body = app.query_one(CaseDetail).query_one("#detail-body")
+            before = " ".join(shown(body).split())
+            assert "! DISPUTED 3.2 Single sign-on · rulings disagree: IN_SCOPE / REJECT" in before
+            assert "disputed since triage (MEDIUM then" in before  # the open dispute raises it
+            await _on_disputed_card(pilot, TUI_REF)
+            assert "No resolution yet: r records the PMO's resolution." in _card(app)
+            await press(pilot, "r")
+            form = app.screen
+            assert isinstance(form, ResolveDisputeForm) and form.item.ref == TUI_REF
+            # Save without a verdict, then without a reason: refused, the form stays
+            await press(pilot, "tab", "tab", "tab")  # the verdict, reason, Cancel, Save
+            assert app.focused is form.query_one("#resolve-save", Button)
+            await press(pilot, "enter")
+            assert app.screen is form
+            assert "Choose the ruling" in str(form.query_one("#resolve-error", Label).render())
+            form.query_one("#resolve-IN_SCOPE", RadioButton).value = True
+            await settle(pilot)
+            await fill(pilot, "#resolve-reason", "   ")
+            await press(pilot, "enter")
+            assert app.screen is form
+            assert "reason is empty" in str(form.query_one("#resolve-error", Label).render())
+            await fill(pilot, "#resolve-reason", TUI_REASON)
+            assert form.query_one("#resolve-reason", Input).value == TUI_REASON
+            await press(pilot, "enter")
+            await until(pilot, lambda: seen.of(DisputeResolved), "the resolution recorded")
+            await settle(pilot)
+            assert not isinstance(app.screen, ResolveDisputeForm)
+            pane = app.query_one(MemoryPane)
+            await until(pilot, lambda: pane.disputed and pane.disputed[0].resolved, "the card")
+            card = _card(app)
+            assert "DISPUTED-RESOLVED MSA-2024-01#3.2" in card
+            assert "rule ✓ IN_SCOPE · reviewer · 2026-11-29 12:00Z" in card
+            assert f"“{TUI_REASON}”" in card  # literal: the markup is text, not style
+            assert "Stands: no ruling after it disagrees." in card
+            # the detail pane's strip on a case citing the clause
+            await press(pilot, "1")
+            await goto(pilot, TUI_FIRST)
+            await settle(pilot)
+            body = app.query_one(CaseDetail).query_one("#detail-body")
+            strip = " ".join(shown(body).split())
+            assert "DISPUTED-RESOLVED 3.2 Single sign-on · PMO: rule IN_SCOPE —" in strip
+            assert (
+                "“3.2 covers [bold]contractors[/bold] too: rule IN_SCOPE” (reviewer, 2026-11-29)"
+                in strip
+            )
+            assert "disputed since triage" not in strip  # resolved: the dispute raises nothing
+        [res] = tui_world.repo.clause_resolutions("demo")
+        assert (res.ref, res.verdict, res.reason, res.reviewer) == (
+            TUI_REF,
+            "IN_SCOPE",
+            TUI_REASON,
+            "reviewer",
+        )
+        projector = tui_world.desk.approvals.projector
+        assert projector is not None
+        projector.flush()
+        assert tui_world.desk.wiki_drift("demo").paths() == []
+        assert "**DISPUTED-RESOLVED**." in (tui_world.wiki / "disputed.md").read_text("utf-8")
+
+    asyncio.run(run())
+
+
+def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:  # noqa: ANN001
+    import asyncio
+
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from tests.test_tui_pilot import Recorder, make_app, press, settle
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            await _on_disputed_card(pilot, TUI_REF)
+            await press(pilot, "r")
+            assert isinstance(app.screen, ResolveDisputeForm)
+            await press(pilot, "escape")
+            assert not isinstance(app.screen, ResolveDisputeForm)
+            assert f"Nothing recorded for {TUI_REF}." in seen.notes()
+        assert tui_world.repo.clause_resolutions("demo") == []
+
+        vera = Desk(
+            Settings(
+                db_url=tui_world.settings.db_url,
+                wiki_dir=tui_world.settings.wiki_dir,
+                reviewer="vera",  # a viewer of the fixture project
+            ),
+            tui_world.repo,
+        )
+        from dataclasses import replace
+
+        app = make_app(replace(tui_world, desk=vera))
+        seen.clear()
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            await _on_disputed_card(pilot, TUI_REF)
+            await press(pilot, "r")
+            assert not isinstance(app.screen, ResolveDisputeForm)
+            assert any(n.startswith("Read-only desk: vera may not resolve") for n in seen.notes())
+        assert tui_world.repo.clause_resolutions("demo") == []
+        assert tui_world.repo.project_audit("demo")[-1].action != "dispute"  # nothing tried
+
+    asyncio.run(run())
