@@ -380,6 +380,7 @@ ACTIONS: dict[str, ActionDef] = {
             "clause calls for and why); the card, disputed.md and the detail pane show "
             "it. Approvers only; a read-only desk refuses.",
             context="hafiza",
+            show=False,  # the disputed card says so; the footer keeps its room
         ),
         # --- everywhere -----------------------------------------------------------------------
         ActionDef(
