@@ -481,6 +481,18 @@ class RulingOutcome:
 
 
 @dataclass(frozen=True)
+class ResolutionOutcome:
+    """What recording a resolution of a disputed clause did: the committed
+    ``resolution``, the wiki's write report (None when the wiki is off) and
+    ``wiki_error`` (a one-line message when the wiki could not follow; the resolution
+    stands either way)."""
+
+    resolution: ClauseResolution
+    wiki_report: object | None = None
+    wiki_error: str | None = None
+
+
+@dataclass(frozen=True)
 class CaseRecord:
     """The full record of a case: the request, its whole frozen decision (evidence chain
     included) and its ruling (or None). What a case's detail, a ruling, memory and
@@ -675,31 +687,84 @@ class CaseBrief:
         )
 
 
+RESOLUTION_VERDICTS: dict[str, Verdict] = {
+    "in_scope": "IN_SCOPE",
+    "cr": "CHANGE_REQUEST",
+    "reject": "REJECT",
+}
+"""The words ``etki dispute resolve --verdict`` takes -> the ruling a resolution says the
+clause calls for."""
+
+
+@dataclass(frozen=True)
+class ClauseResolution:
+    """A person's resolution of a disputed clause (issue 14 item 6; a row of
+    ``clause_resolutions``): the PMO's ``verdict`` (the ruling the clause calls for:
+    IN_SCOPE, CHANGE_REQUEST or REJECT) with their ``reason`` (untrusted free text: show
+    it literally), who (``reviewer``, NFC) and when (``at``, ISO-8601 UTC to the second).
+    ``id`` is the store's row id: append-only, the highest of a clause is in force."""
+
+    id: int
+    project_id: str
+    ref: str
+    verdict: Verdict
+    reason: str
+    reviewer: str
+    at: str
+
+
 @dataclass(frozen=True)
 class ClauseMemory:
     """What past rulings say about one clause: ``precedent_count`` (overrides among the
     resolved cases citing it), ``last_correction`` (newest override or None),
     ``disputed`` (resolved cases citing it were ruled differently) and ``history``
-    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first)."""
+    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first).
+
+    ``resolution``: the PMO's resolution in force for the clause (the newest), None when
+    there is none; ``overridden_by``: the case whose ruling, made after that resolution,
+    disagrees with its verdict (the first such), None when none does. A disputed clause
+    is :attr:`resolved` while its resolution stands; :attr:`open_dispute` is what raises
+    the risk (:func:`etki.memory.current_risk`, :mod:`etki.triage.risk`)."""
 
     ref: str
     precedent_count: int = 0
     last_correction: RulingRecord | None = None
     disputed: bool = False
     history: tuple[tuple[str, str, str, str], ...] = ()
+    resolution: ClauseResolution | None = None
+    overridden_by: str | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """Disputed, with a resolution no later ruling disagrees with (disputed-resolved)."""
+        return self.disputed and self.resolution is not None and self.overridden_by is None
+
+    @property
+    def open_dispute(self) -> bool:
+        """Disputed and not resolved (never resolved, or re-disputed by a later ruling)."""
+        return self.disputed and not self.resolved
 
 
 @dataclass(frozen=True)
 class DisputedClause:
-    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at)."""
+    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at),
+    with the resolution in force and the case that overrode it (see
+    :class:`ClauseMemory`)."""
 
     ref: str
     history: tuple[tuple[str, str, str, str], ...]
+    resolution: ClauseResolution | None = None
+    overridden_by: str | None = None
 
     @property
     def rulings(self) -> tuple[str, ...]:
         """The distinct rulings, sorted."""
         return tuple(sorted({h[1] for h in self.history}))
+
+    @property
+    def resolved(self) -> bool:
+        """A resolution stands (no ruling after it disagrees)."""
+        return self.resolution is not None and self.overridden_by is None
 
 
 # --- reports ---------------------------------------------------------------------------

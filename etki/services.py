@@ -34,11 +34,13 @@ from etki.domain import (
     CaseRecord,
     CaseSummary,
     ClauseMemory,
+    ClauseResolution,
     Decision,
     DisputedClause,
     Project,
     Report,
     Request,
+    ResolutionOutcome,
     RulingOutcome,
     ScopeClause,
     WorkItem,
@@ -217,7 +219,9 @@ def stored_triage(
     project = repo.load_project(project_id)
     index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
     ruled = repo.cases(project_id, status="ruled")
-    decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
+    decision = make_engine_for(
+        project, index, ruled, settings, repo.clause_resolutions(project_id)
+    ).triage(case_id, text, title)
     memory_index = project_ruling_index(project, ruled)
     return with_memory(decision, memory_index.beside(title, text))
 
@@ -331,7 +335,7 @@ def store_requests(
     ids = assign_case_ids(project_id, [r.id for r in new], owners)
     todo = [(r, case_id) for r in new if (case_id := ids.get(r.id)) is not None]
     ruled = [c for c in existing if c.ruling is not None]
-    engine = make_engine_for(project, index, ruled, settings)
+    engine = make_engine_for(project, index, ruled, settings, repo.clause_resolutions(project_id))
     memory_index = project_ruling_index(project, ruled)
     stored: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
@@ -380,16 +384,22 @@ def import_requests(
 
 
 def make_engine_for(
-    project: Project, index: KnowledgeIndex, cases: list[CaseRecord], settings: Settings
+    project: Project,
+    index: KnowledgeIndex,
+    cases: list[CaseRecord],
+    settings: Settings,
+    resolutions: Iterable[ClauseResolution] = (),
 ):
     """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
-    the clause memory of ``cases`` and the embedding model of ``ETKI_EMBED`` if set."""
+    the clause memory of ``cases`` and the project's ``resolutions`` of disputed clauses
+    (a resolved clause raises no risk: :mod:`etki.triage.risk`) and the embedding model
+    of ``ETKI_EMBED`` if set."""
     from etki.triage import TriageEngine
 
     return TriageEngine(
         project,
         index,
-        memory=memory.clause_memory(cases),
+        memory=memory.clause_memory(cases, resolutions),
         disputed_escalation=settings.disputed_escalation,
         embedder=embedder_for(settings, project.id),
     )
@@ -449,7 +459,9 @@ def init_project(
     ids = assign_case_ids(
         project.id, [r.id for r in project.requests if r.id not in stored], owners
     )
-    engine = make_engine_for(project, index, existing, settings)
+    engine = make_engine_for(
+        project, index, existing, settings, repo.clause_resolutions(project.id)
+    )
     # memory beside each new decision, from the rulings stored at this moment (after
     # triage, never an input to it: the clause-memory rule)
     memory_index = project_ruling_index(project, existing)
@@ -931,10 +943,15 @@ class Desk:
     def _approvals_no_hook(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings, hook=_no_projection)
 
-    def clause_memory_of(self, cases: list) -> dict[str, ClauseMemory]:
+    def clause_memory_of(
+        self, cases: list, project_id: str | None = None
+    ) -> dict[str, ClauseMemory]:
         """Clause memory computed from cases already read from the DB (full records or
-        :meth:`queue_summaries` rows of every case), without reading them again."""
-        return memory.clause_memory(cases)
+        :meth:`queue_summaries` rows of every case), without reading them again, with
+        the resolutions of disputed clauses of ``project_id`` (default: the cases'
+        project) read now (a small table)."""
+        pids = {project_id} if project_id is not None else {c.project_id for c in cases}
+        return memory.clause_memory(cases, [r for p in sorted(pids) for r in self.resolutions(p)])
 
     # memory beside the verdict (live: rulings come after intake)
     def ruling_index_of(
@@ -987,13 +1004,50 @@ class Desk:
 
     # memory
     def clause_memory(self, project_id: str) -> dict[str, ClauseMemory]:
-        return memory.clause_memory(self.repo.cases(project_id, status="ruled"))
+        """:func:`etki.memory.clause_memory` of the project's ruled cases and its
+        resolutions of disputed clauses."""
+        return memory.clause_memory(
+            self.repo.cases(project_id, status="ruled"), self.resolutions(project_id)
+        )
 
     def precedents(self, project_id: str) -> list[CaseRecord]:
         return memory.precedents(self.repo.cases(project_id, status="ruled"))
 
     def disputed(self, project_id: str) -> list[DisputedClause]:
-        return memory.disputed_clauses(self.repo.cases(project_id, status="ruled"))
+        """The disputed clauses with their history, resolution in force and the case
+        that overrode it (:func:`etki.memory.disputed_clauses`)."""
+        return memory.disputed_clauses(
+            self.repo.cases(project_id, status="ruled"), self.resolutions(project_id)
+        )
+
+    def resolutions(self, project_id: str) -> list[ClauseResolution]:
+        """Every resolution of a disputed clause of ``project_id``, oldest first (the
+        newest of a clause is in force)."""
+        return self.repo.clause_resolutions(project_id)
+
+    def resolve_dispute(
+        self, project_id: str, clause_ref: str, verdict: str, reason: str
+    ) -> ResolutionOutcome:
+        """:func:`etki.approval.resolve_dispute` by this desk's reviewer (``etki dispute
+        resolve``, the Hafıza form), then the wiki caught up (the resolution changed the
+        DB's wiki token: the projector renders the tree again), best-effort like every
+        wiki write: a failure is in ``wiki_error``, the resolution stands. Raises
+        ``InputError``, ``NotFoundError``, ``PermissionDeniedError`` (audited)."""
+        from etki.approval import resolve_dispute
+
+        resolution = resolve_dispute(
+            self.repo, self.settings, project_id, clause_ref, verdict, reason
+        )
+        if self.settings.wiki_path(project_id) is None:
+            return ResolutionOutcome(resolution)
+        projector = self.approvals.projector or self._wiki_projector
+        try:
+            return ResolutionOutcome(resolution, projector.catch_up(project_id))
+        except Exception as exc:  # best-effort: the resolution has committed
+            from etki.errors import error_text
+
+            log.warning("wiki after the resolution of %s failed: %s", clause_ref, exc)
+            return ResolutionOutcome(resolution, wiki_error=f"wiki not updated: {error_text(exc)}")
 
     # wiki
     def wiki_root(self, project_id: str) -> Path | None:

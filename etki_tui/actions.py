@@ -139,6 +139,15 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "Add; Escape closes the form."
         ),
     ),
+    "resolve": (
+        "Resolve a disputed clause",
+        (
+            "The PMO's word on a disputed clause: the ruling it calls for and why. "
+            "Save records it (approvers only) and the clause reads DISPUTED-RESOLVED "
+            "until a later ruling disagrees; it no longer asks for the 24h PMO look. "
+            "Nothing is recorded until Save; Escape closes the form."
+        ),
+    ),
     "app": ("Everywhere", "These keys work on every tab."),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
@@ -410,6 +419,18 @@ ACTIONS: dict[str, ActionDef] = {
             "List the links of the page shown; Enter follows one (inside the wiki only).",
             context="hafiza",
         ),
+        ActionDef(
+            "dispute.resolve",
+            "r",
+            "resolve_dispute",
+            "Resolve",
+            "Record the PMO's resolution of the highlighted disputed clause",
+            "On a disputed clause's card: record the PMO's resolution (the ruling the "
+            "clause calls for and why); the card, disputed.md and the detail pane show "
+            "it. Approvers only; a read-only desk refuses.",
+            context="hafiza",
+            show=False,  # the disputed card says so; the footer keeps its room
+        ),
         # --- everywhere -----------------------------------------------------------------------
         ActionDef(
             "tab.queue",
@@ -514,6 +535,17 @@ ACTIONS: dict[str, ActionDef] = {
             "Close the form; nothing is stored",
             "Close the new-request form; nothing is stored.",
             context="intake",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "resolve.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is recorded",
+            "Close the resolution form; nothing is recorded.",
+            context="resolve",
             palette=False,
             key_display="Esc",
         ),
@@ -629,6 +661,11 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "bulk": (
         ("Tab / Shift+Tab", "Cancel ↔ the ruling button"),
         ("Enter", "Press the focused button (Cancel first)"),
+    ),
+    "resolve": (
+        ("↑ ↓", "Choose the ruling"),
+        ("Tab / Shift+Tab", "Next / previous field"),
+        ("Enter", "In the reason box or on Save: save it"),
     ),
     "intake": (
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),

@@ -48,6 +48,9 @@ from etki_tui.messages import (
     DeskFailed,
     DetailsLoaded,
     DetailsWanted,
+    DisputeNotResolved,
+    DisputeResolved,
+    DisputeResolveWanted,
     MemoryLoaded,
     NewRequestWanted,
     PageLoaded,
@@ -75,6 +78,7 @@ from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
+from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
@@ -419,6 +423,19 @@ class EtkiApp(App[None]):
             project_id, request.text, title=request.title, submitted_by=request.submitted_by
         )
         return RequestAdded(case, project_id)
+
+    @desk_worker(
+        "resolve",
+        exclusive=False,
+        failed=lambda exc, _project_id, wanted: DisputeNotResolved(
+            wanted.ref, one_line(exc), advice(exc)
+        ),
+    )
+    def resolve_dispute(self, project_id: str, wanted: DisputeResolution) -> DisputeResolved:
+        """Record the PMO's resolution of a disputed clause (:meth:`Desk.resolve_dispute`,
+        as ``etki dispute resolve``: the approver check, the store, then the wiki)."""
+        outcome = self.desk.resolve_dispute(project_id, wanted.ref, wanted.verdict, wanted.reason)
+        return DisputeResolved(outcome, project_id)
 
     @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
@@ -971,6 +988,73 @@ class EtkiApp(App[None]):
                 self.add_request(request)
 
         self.push_screen(NewRequestForm(self.project_id, who, cursor_blink=self.cursor_blink), done)
+
+    @on(DisputeResolveWanted)
+    def _dispute_resolve_wanted(self, message: DisputeResolveWanted) -> None:
+        """The resolution form of a disputed clause; its answer goes to
+        :meth:`resolve_dispute`. A read-only desk refuses (the store would too)."""
+        message.stop()
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not resolve a disputed clause of "
+                    f"{self.project_id} ({seat.role}); nothing was recorded. An approver "
+                    f"lists you as approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
+                    "then Ctrl+R here; or set ETKI_REVIEWER to your approver name.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        item = message.item
+        pane = self.desk_part(MemoryPane, message)
+        clause = pane.clauses.get(item.ref) if pane is not None else None
+        title = f"{clause.number} {clause.title}" if clause is not None else ""
+
+        def done(wanted: DisputeResolution | None) -> None:
+            if wanted is None:
+                self.notify(
+                    printable(f"Nothing recorded for {item.ref}.", multiline=False),
+                    title="Cancelled",
+                    markup=False,
+                    timeout=3,
+                )
+                return
+            self.resolve_dispute(wanted)
+
+        self.push_screen(ResolveDisputeForm(item, title, cursor_blink=self.cursor_blink), done)
+
+    @on(DisputeResolved)
+    def _dispute_resolved(self, message: DisputeResolved) -> None:
+        """Say what was recorded; read Hafıza (the card) and the queue (strips, risk) again."""
+        res = message.outcome.resolution
+        warn = f" ({message.outcome.wiki_error})" if message.outcome.wiki_error else ""
+        self.notify(
+            printable(f"{res.ref}: DISPUTED-RESOLVED · rule {res.verdict}{warn}", multiline=False),
+            title="Resolution recorded",
+            severity="warning" if warn else "information",
+            markup=False,
+            timeout=6,
+        )
+        if message.project_id != self.project_id:
+            return  # recorded for the project shown before a switch
+        self._stale.add("raporlar")
+        self.load_memory()
+        self.load_queue("reload")
+
+    @on(DisputeNotResolved)
+    def _dispute_not_resolved(self, message: DisputeNotResolved) -> None:
+        self.notify(
+            printable(f"{message.message}. {message.advice}".strip(), multiline=False),
+            title=printable(f"Not recorded: {message.ref}", multiline=False),
+            severity="error",
+            markup=False,
+            timeout=12,
+        )
 
     @on(RequestAdded)
     def _request_added(self, message: RequestAdded) -> None:

@@ -19,6 +19,7 @@ from etki.domain import (
     ClauseMemory,
     DisputedClause,
     Report,
+    ResolutionOutcome,
     RulingOutcome,
     ScopeClause,
     WorkItem,
@@ -336,6 +337,36 @@ class TerminalClosed(Message):
 
 class NewRequestWanted(Message):
     """The reviewer asked for the new-request form (``n`` in the queue)."""
+
+
+class DisputeResolveWanted(Message):
+    """The reviewer asked to resolve the disputed clause ``item`` (``r`` on its card in
+    Hafıza); the app checks the seat and opens the form."""
+
+    def __init__(self, item: DisputedClause) -> None:
+        super().__init__()
+        self.item = item
+
+
+class DisputeResolved(Message):
+    """:meth:`etki.services.Desk.resolve_dispute` recorded ``outcome`` (its resolution and
+    the wiki's report or error) for ``project_id``."""
+
+    def __init__(self, outcome: ResolutionOutcome, project_id: str) -> None:
+        super().__init__()
+        self.outcome = outcome
+        self.project_id = project_id
+
+
+class DisputeNotResolved(Message):
+    """Recording a resolution of ``ref`` failed (not an approver, no longer disputed, the
+    store): ``message`` says why, ``advice`` what to do; nothing was recorded."""
+
+    def __init__(self, ref: str, message: str, advice: str = "") -> None:
+        super().__init__()
+        self.ref = ref
+        self.message = message
+        self.advice = advice
 
 
 class RequestAdded(Message):

@@ -292,6 +292,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
+    from etki_tui.screens.resolve import ResolveDisputeForm
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
 
@@ -303,6 +304,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "bulk": [BulkConfirm],
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
+        "resolve": [ResolveDisputeForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -319,6 +321,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 BulkConfirm,
                 FilterPanel,
                 NewRequestForm,
+                ResolveDisputeForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 MODULES: tuple[str, ...] = (
     "etki.commands.cases",
+    "etki.commands.disputes",
     "etki.commands.retrieval",
     "etki.commands.store",
     "etki.commands.index",

@@ -26,8 +26,9 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
-from etki.domain import CaseBrief, CaseRecord
+from etki.domain import CaseBrief, CaseRecord, ClauseResolution
 from etki.errors import NotFoundError
+from etki.memory import resolutions_in_force
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
@@ -124,8 +125,9 @@ A missed one would still show as a case count or version mismatch (see ``_refres
 
 @lru_cache(maxsize=8)  # the same project row on every ruling: hashed once
 def _head_digest(head: tuple[object, ...]) -> str:
-    """sha256 (hex) of the project-row part of :meth:`CaseFileRepository.wiki_token`
-    (index hash, name, config, root, edge types)."""
+    """sha256 (hex) of the project part of :meth:`CaseFileRepository.wiki_token`
+    (index hash, name, config, root, edge types, resolution count: a new resolution of a
+    disputed clause reads like a re-load, and the tree is rendered again)."""
     text = json.dumps([str(x) for x in head], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -323,13 +325,14 @@ class WikiProjector:
         # audit rows that exist now are reflected in the reads below
         seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
         project = self.repo.wiki_project(pid)
+        resolutions = self._resolutions(pid)
         cases: list[CaseRecord] = []
         if full:
             cases = self.repo.cases(pid)
-            model = WikiModel.build(project, cases)
+            model = WikiModel.build(project, cases, resolutions)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
-            model = WikiModel(project)
+            model = WikiModel(project, resolutions)
             versions = {}
             for brief in self.repo.wiki_case_briefs(pid):
                 model.put(brief)
@@ -344,6 +347,11 @@ class WikiProjector:
         )
         self._cache[pid] = state
         return state, cases
+
+    def _resolutions(self, pid: str) -> dict[str, ClauseResolution]:
+        """The resolutions of disputed clauses in force in ``pid`` (read after the token,
+        like the rest of the model: a newer one changes the token again)."""
+        return resolutions_in_force(self.repo.clause_resolutions(pid))
 
     def project_case(self, case_id: str) -> WriteReport:
         """The HITL ingest hook, called after a ruling commits: re-render, from the DB,
@@ -530,7 +538,7 @@ class WikiProjector:
         elif state.head != token:  # a re-loaded project: same cases, new clauses/modules
             seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
             state = _Cached(
-                state.model.with_project(self.repo.wiki_project(pid)),
+                state.model.with_project(self.repo.wiki_project(pid), self._resolutions(pid)),
                 token,
                 max([audit_max, *(i for i, _ in seen)]),
                 versions=state.versions,

@@ -36,6 +36,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.memory import open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -65,7 +66,6 @@ from etki_tui.render import (
     case_detail,
     clauses_cell,
     current_risk,
-    disputed_refs,
     fit,
     risk_cell,
     ruled_banner,
@@ -371,7 +371,7 @@ class QueuePane(Vertical):
             )
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
-        disputed = bool(disputed_refs(d.cited_clauses, self.memory))
+        disputed = bool(open_disputed_refs(d.cited_clauses, self.memory))  # not resolved
         return [
             case_cell,
             title_cell(case.title, self._title_width, disputed),
@@ -388,8 +388,9 @@ class QueuePane(Vertical):
         ]
 
     def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
-        """What of the clause memory a row shows: its cited refs disputed now."""
-        return disputed_refs(case.decision.cited_clauses, self.memory)
+        """What of the clause memory a row shows: its cited refs disputed now and not
+        resolved by a person (a resolved one is no longer marked in the row)."""
+        return open_disputed_refs(case.decision.cited_clauses, self.memory)
 
     def _shared(self, key: tuple[object, ...], make: Callable[[], Text]) -> Text:
         """One ``Text`` per distinct value of the small columns (verdict, confidence,

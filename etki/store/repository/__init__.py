@@ -8,6 +8,7 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 * :mod:`~etki.store.repository.cases`: cases, their decisions, rulings and audit log;
 * :mod:`~etki.store.repository.erasures`: erasure (KVKK/GDPR) and compaction;
 * :mod:`~etki.store.repository.events`: a case's events and its history;
+* :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
 * :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection.
 
 Shapes: projects, clauses, modules and work items go in as the loader's
@@ -41,12 +42,15 @@ from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
 from etki.store.repository.events import EventStore
 from etki.store.repository.projects import ProjectStore
+from etki.store.repository.resolutions import ResolutionStore
 from etki.store.repository.wikiread import WikiReads
 
 __all__ = ["CaseFileRepository"]
 
 
-class CaseFileRepository(ProjectStore, CaseStore, ErasureStore, EventStore, WikiReads):
+class CaseFileRepository(
+    ProjectStore, CaseStore, ErasureStore, EventStore, ResolutionStore, WikiReads
+):
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
     ``postgresql://host/db``) or an existing engine. On open the schema is brought to
     the newest migration (:func:`etki.store.migrate.ensure_schema`: created when the
