@@ -242,7 +242,8 @@ def _share(n: int, total: int) -> float | None:
 def report_tables(report: Report) -> list[ReportTable]:
     """Every report of ``report`` as a :class:`ReportTable`, in :data:`REPORT_NAMES`
     order. Shares and rates are fractions (0.25, not 25%), None when there is nothing
-    to divide by."""
+    to divide by; a month whose change requests carry no estimate has None as its
+    effort range (not 0)."""
     rules = dict(report.correction_rules)
     return [
         ReportTable(
@@ -319,7 +320,14 @@ def report_tables(report: Report) -> list[ReportTable]:
             "range from comparable work items)",
             ("month", "change_requests", "estimated", "not_estimated", "low_days", "high_days"),
             tuple(
-                (m.month, m.crs, m.estimated, m.crs - m.estimated, m.low, m.high)
+                (
+                    m.month,
+                    m.crs,
+                    m.estimated,
+                    m.crs - m.estimated,
+                    m.low if m.estimated else None,
+                    m.high if m.estimated else None,
+                )
                 for m in report.cr_effort_by_month
             ),
         ),

@@ -181,3 +181,29 @@ async def test_a_read_only_desk_refuses_the_bulk_ruling(tui_world: TuiWorld) -> 
     for case_id in (FIRST, SECOND):
         assert tui_world.repo.case(case_id).ruling is None
         assert tui_world.repo.audit_log(case_id) == []
+
+
+@sync
+async def test_a_marked_case_ruled_elsewhere_leaves_the_marks_on_the_next_refresh(
+    tui_world: TuiWorld,
+) -> None:
+    """Two cases marked; ayse rules the second from her own connection; the live refresh
+    takes it out of the marks (B would not offer it) and the count follows."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "space", "space")
+        pane = app.query_one(QueuePane)
+        assert pane.marked == {FIRST, SECOND}
+        other = CaseFileRepository(tui_world.settings.db_url, clock=tui_clock)
+        try:
+            approval_service(other, replace(tui_world.settings, wiki_dir=None)).rule(
+                SECOND, "reject", reviewer="ayse"
+            )
+        finally:
+            other.dispose()
+        app.poll_queue()
+        await settle(pilot)
+        assert pane.marked == {FIRST}
+        assert "1 marked" in shown(app.query_one("#filter-summary"), 78, 1)
+        assert [c.case_id for c in pane.marked_cases()] == [FIRST]

@@ -217,7 +217,7 @@ def _cr_effort(report: Report) -> Group:
             m.month,
             f"{m.crs} CR",
             effort,
-            Text(f"{missing} without estimate", style="dim") if missing else "",
+            Text(f"{missing} without estimate", style="dim") if missing and m.estimated else "",
         )
     if not report.cr_effort_by_month:
         table.add_row(Text("none yet", style="dim"), "", "", "")
