@@ -548,9 +548,7 @@ class CaseEvent:
         if self.kind == "denied":
             return f"refused, not an approver: {self.action}{by} (nothing recorded)"
         if self.kind == "conflict":
-            return (
-                f"conflict, the case had changed: {self.action}{by} (nothing recorded)"
-            )
+            return f"conflict, the case had changed: {self.action}{by} (nothing recorded)"
         if self.kind == "erased":
             return "erased" + by
         if self.kind == "claim":

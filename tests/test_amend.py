@@ -279,7 +279,15 @@ def test_cli_amend(tmp_path):
     )
     assert stale.returncode == 2 and "already ruled" in stale.stderr
     done = _etki(
-        tmp_path, "rule", cid, "approve", "--amend", "--reason", "in scope", "--expected-version", "2"
+        tmp_path,
+        "rule",
+        cid,
+        "approve",
+        "--amend",
+        "--reason",
+        "in scope",
+        "--expected-version",
+        "2",
     )
     assert done.returncode == 0, done.stderr
     assert "IN_SCOPE" in done.stdout and "amended from REJECT" in done.stdout

@@ -262,8 +262,10 @@ def _ruling_history_lines(case: CaseRecord) -> list[str]:
     lines = [
         "## Ruling history",
         "",
-        f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest first. "
-        "The last one is in force.",
+        (
+            f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest first. "
+            "The last one is in force."
+        ),
         "",
     ]
     last = len(case.ruling_history)

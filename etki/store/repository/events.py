@@ -86,9 +86,7 @@ class EventStore(StoreBase):
                 raise NotFoundError(f"no case '{case_id}' in the store")
             recent = s.scalar(
                 select(e.id)
-                .where(
-                    e.case_id == case_id, e.kind == "viewed", e.actor == actor, e.at >= since
-                )
+                .where(e.case_id == case_id, e.kind == "viewed", e.actor == actor, e.at >= since)
                 .limit(1)
             )
             if recent is not None:
