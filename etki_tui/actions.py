@@ -167,6 +167,19 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
         ),
         ActionDef(
+            "amend",
+            "A",
+            "amend",
+            "Amend",
+            "Amend a ruling: pick a ruled case, then its new ruling (a reason is required)",
+            "Amend a ruling (approvers): on a case ruled elsewhere it amends that one, "
+            "else it lists the project's ruled cases, newest ruling first; pick one, then "
+            "its new ruling. The confirmation needs a reason; the earlier ruling stays in "
+            "the case's history and the audit.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "read",
             "enter",
             "read",

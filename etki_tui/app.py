@@ -39,11 +39,14 @@ from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
+    AmendRequested,
+    CaseOpened,
     CaseWanted,
     Copied,
     DeskFailed,
     DetailsLoaded,
     DetailsWanted,
+    HistoryLoaded,
     MemoryLoaded,
     NewRequestWanted,
     PageLoaded,
@@ -81,6 +84,11 @@ TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Rapo
 _W = TypeVar("_W", bound=Widget)
 
 
+VIEW_EVERY_S = 3600
+"""This desk writes a reviewer's view of a case at most once per this many seconds (the
+store refuses a second one within the hour too: ``CaseFileRepository.record_view``)."""
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -96,7 +104,13 @@ def _could_not_load(what: str) -> Callable[..., DeskFailed]:
 
 
 def _ruling_not_recorded(
-    exc: Exception, _project_id: str, case_id: str, action: str, reason: str, _expected_version: int
+    exc: Exception,
+    _project_id: str,
+    case_id: str,
+    action: str,
+    reason: str,
+    _expected_version: int,
+    amend: bool = False,
 ) -> Message:
     """:meth:`EtkiApp.rule_case`'s ``failed``: someone else ruled first
     (:class:`RulingConflict`, with the reason typed, so it is not lost), or the ruling
@@ -177,6 +191,7 @@ class EtkiApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         color_system: str | None = None,
         preview_delay: float = 0.15,
+        view_delay: float = 0.8,
     ) -> None:
         # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
         # filter) rather than grey levels by luminance, where red text goes dark.
@@ -189,6 +204,11 @@ class EtkiApp(App[None]):
         self.steady = not cursor_blink
         self.search_delay = search_delay
         self.preview_delay = preview_delay
+        self.view_delay = view_delay
+        """How long the detail pane rests on a case before it counts as opened (the
+        reviewer's view is written, the history read); 0: at once (tests)."""
+        self._viewed: dict[str, datetime] = {}
+        """case id -> when this desk last wrote the reviewer's view of it."""
         self.config = config or TuiConfig()
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.poll_seconds = self.config.refresh_seconds if poll_seconds is None else poll_seconds
@@ -232,7 +252,9 @@ class EtkiApp(App[None]):
         yield banner
         with TabbedContent(initial="queue", id="tabs"):
             with TabPane(self._tab_label("queue"), id="queue"):
-                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue = QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue.view_delay = self.view_delay
+                yield queue
             with TabPane(self._tab_label("hafiza"), id="hafiza"):
                 yield MemoryPane(
                     cursor_blink=self.cursor_blink,
@@ -404,7 +426,11 @@ class EtkiApp(App[None]):
     def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:
         """Triage and store one new request (:meth:`Desk.add_request`, as ``etki add``)."""
         case = self.desk.add_request(
-            project_id, request.text, title=request.title, submitted_by=request.submitted_by
+            project_id,
+            request.text,
+            title=request.title,
+            submitted_by=request.submitted_by,
+            source="the desk's new-request form",
         )
         return RequestAdded(case, project_id)
 
@@ -418,14 +444,47 @@ class EtkiApp(App[None]):
 
     @desk_worker("rule", exclusive=False, failed=_ruling_not_recorded)
     def rule_case(
-        self, _project_id: str, case_id: str, action: str, reason: str, expected_version: int
+        self,
+        _project_id: str,
+        case_id: str,
+        action: str,
+        reason: str,
+        expected_version: int,
+        amend: bool = False,
     ) -> RulingCommitted:
-        """Commit a ruling (optimistic locking on the version the reviewer saw) and say
-        so at once; the wiki projection follows in :meth:`project_ruling`."""
+        """Commit a ruling (optimistic locking on the version the reviewer saw; with
+        ``amend`` it replaces the case's ruling) and say so at once; the wiki
+        projection follows in :meth:`project_ruling`."""
         outcome = self.desk.rule_first(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
-        return RulingCommitted(case_id, action, outcome, {})
+        return RulingCommitted(case_id, action, outcome, {}, amended=amend)
+
+    @desk_worker(
+        "history",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, **_kw: HistoryLoaded(
+            case_id, [], project_id=project_id, error=one_line(exc)
+        ),
+    )
+    def open_case(
+        self, project_id: str, case_id: str, *, history: bool = True, view: bool = False
+    ) -> HistoryLoaded | None:
+        """The detail pane shows ``case_id``: with ``view``, write the reviewer's view
+        (at most once an hour: :meth:`Desk.record_view`; a store that cannot take it is
+        no reason to fail), then with ``history`` read the case's history for the pane."""
+        if view:
+            now = self.clock()
+            last = self._viewed.get(case_id)
+            if last is None or (now - last).total_seconds() >= VIEW_EVERY_S:
+                try:
+                    self.desk.record_view(case_id)
+                    self._viewed[case_id] = now
+                except Exception as exc:  # noqa: BLE001 - a view is a courtesy, never a failure
+                    self.log.warning(f"view of {case_id} not written: {exc}")
+        if not history:
+            return None
+        return HistoryLoaded(case_id, self.desk.case_history(case_id), project_id=project_id)
 
     def _warm_search(self, project_id: str, _answer: Message) -> None:
         """After a projection answered: re-read the pages it wrote into the search
@@ -665,11 +724,20 @@ class EtkiApp(App[None]):
             self._versions[message.case_id] = message.outcome.ruling.version
         ruling = message.outcome.ruling
         text = self._ruling_text(message.action, message.case_id, ruling)
+        if message.amended:
+            text = f"Amended {message.case_id}: now {ruling.ruling} by {ruling.reviewer}."
         pane = self.desk_part(QueuePane, message)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
-            self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
+            self.notify(
+                printable(text, multiline=False),
+                title="Ruling amended" if message.amended else "Ruling saved",
+                markup=False,
+            )
             self._mark_stale(search=False)
+            if message.amended:  # the ruled rows the A list shows: read them again
+                pane.history_changed(message.case_id)
+                self.load_queue("reload")
         if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
             if pane is not None:
                 self._wiki_failed(text, message.outcome.wiki_error)
@@ -726,6 +794,95 @@ class EtkiApp(App[None]):
             )
         elif getattr(message.wiki_report, "changed", False) and not gone(self):
             self._mark_stale()  # Hafıza lists the pages written
+
+    @on(CaseOpened)
+    def _case_opened(self, message: CaseOpened) -> None:
+        message.stop()
+        self.open_case(message.case_id, history=message.history, view=message.view)
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None and message.error is None:
+            pane.history_loaded(message.case_id, message.events)
+
+    @on(AmendRequested)
+    def _amend_requested(self, message: AmendRequested) -> None:
+        """``A``: pick the new ruling, then confirm it in the amend dialog (a reason is
+        required); :meth:`rule_case` commits it with the version the reviewer saw."""
+        message.stop()
+        case = message.case
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not amend rulings on "
+                    f"{self.project_id} ({seat.role}); nothing was recorded for "
+                    f"{case.case_id}.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        if case.case_id in self._in_flight:
+            self.notify(
+                f"The ruling on {case.case_id} is still being recorded.",
+                severity="warning",
+                markup=False,
+                timeout=3,
+            )
+            return
+        from etki.domain import ACTIONS as RULINGS
+        from etki_tui.screens.links import LinksScreen
+
+        current = case.ruling.ruling if case.ruling is not None else "pending"
+        choices = [
+            (f"{ACTION_VERB[action]} → {ruling}", action) for action, ruling in RULINGS.items()
+        ]
+        details = [
+            "the ruling in force now: the reason is what changes"
+            if ruling == current
+            else f"instead of {current}"
+            for ruling in RULINGS.values()
+        ]
+
+        def picked(action: str | None) -> None:
+            if action is None:
+                self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                return
+            dialog = ConfirmRuling(
+                case,
+                action,
+                cursor_blink=self.cursor_blink,
+                draft=self._drafts.get(case.case_id, ""),
+                amend=True,
+            )
+
+            def confirmed(reason: str | None) -> None:
+                if reason is None:
+                    if dialog.draft.strip():
+                        self._drafts[case.case_id] = dialog.draft
+                    self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                    return
+                self._drafts.pop(case.case_id, None)
+                self._in_flight.add(case.case_id)
+                self.rule_case(case.case_id, action, reason, case.version, amend=True)
+
+            self.push_screen(dialog, confirmed)
+
+        self.push_screen(
+            LinksScreen(
+                choices,
+                title=f"New ruling for {printable(case.case_id, multiline=False)}",
+                details=details,
+            ),
+            picked,
+        )
 
     @on(DetailsWanted)
     def _details_wanted(self, message: DetailsWanted) -> None:

@@ -91,13 +91,21 @@ class RulingCommitted(Message):
     ``memory`` is the clause memory after it when known, else empty."""
 
     def __init__(
-        self, case_id: str, action: str, outcome: RulingOutcome, memory: Mapping[str, ClauseMemory]
+        self,
+        case_id: str,
+        action: str,
+        outcome: RulingOutcome,
+        memory: Mapping[str, ClauseMemory],
+        *,
+        amended: bool = False,
     ) -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
         self.outcome = outcome
         self.memory = dict(memory)
+        self.amended = amended
+        """The ruling amended an earlier one (``A``)."""
 
 
 class RulingProjected(Message):
@@ -326,6 +334,41 @@ class RuleRequested(Message):
         super().__init__()
         self.case = case
         self.action = action
+
+
+class AmendRequested(Message):
+    """The reviewer asked to amend the ruling of the ruled ``case`` (``A``); the app asks
+    for the new ruling, confirms (a reason is required) and runs it."""
+
+    def __init__(self, case: CaseRecord | CaseSummary) -> None:
+        super().__init__()
+        self.case = case
+
+
+class CaseOpened(Message):
+    """The detail pane shows ``case_id``: the app reads its history (``history``) and,
+    once the pane rested on it, writes the reviewer's view (``view``; at most once an
+    hour), in a worker."""
+
+    def __init__(self, case_id: str, *, history: bool = True, view: bool = False) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.history = history
+        self.view = view
+
+
+class HistoryLoaded(Message):
+    """The history of ``case_id`` (:class:`etki.domain.CaseEvent` values, oldest first),
+    read for the detail pane; ``error`` when it could not be read."""
+
+    def __init__(
+        self, case_id: str, events: list, *, project_id: str = "", error: str | None = None
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.events = events
+        self.project_id = project_id
+        self.error = error
 
 
 class DetailsWanted(Message):

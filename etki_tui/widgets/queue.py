@@ -25,13 +25,15 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.domain import CaseEvent, CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -49,6 +51,8 @@ from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import (
+    AmendRequested,
+    CaseOpened,
     CaseWanted,
     DetailsWanted,
     FilterChanged,
@@ -61,10 +65,12 @@ from etki_tui.render import (
     current_risk,
     disputed_refs,
     fit,
+    history_section,
     risk_cell,
     ruled_banner,
     title_cell,
     verdict_text,
+    when,
 )
 from etki_tui.widgets.queue_table import CURSOR_MARK, QueueTable
 
@@ -202,7 +208,7 @@ class FilterBar(Horizontal):
         order_line.display = not (finding and flt.sort == "queue")
 
 
-RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
+RULING_ACTIONS = frozenset({"approve", "convert", "reject", "amend"})
 """The queue's actions that record a ruling (what a read-only desk may not do)."""
 
 
@@ -214,6 +220,7 @@ class QueuePane(Vertical):
         "approve",
         "convert",
         "reject",
+        "amend",
         "read",
         "find",
         "filters",
@@ -271,6 +278,14 @@ class QueuePane(Vertical):
         self._awaiting_width = False
         """Loaded before the table had a width: the first fill waits for it."""
         self._shared_cells: dict[tuple[object, ...], Text] = {}
+        self.histories: dict[str, list[CaseEvent]] = {}
+        """case id -> its history as last read (:meth:`history_loaded`), for the
+        detail pane's History section."""
+        self.view_delay = 0.8
+        """How long the detail pane rests on a case before it counts as opened
+        (:class:`CaseOpened`: the view is written and the history read); 0: at once."""
+        self._opened: str | None = None
+        self._open_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         """The filter line, then the table above (or beside) the banner and detail."""
@@ -381,6 +396,8 @@ class QueuePane(Vertical):
         self.cases.clear()
         self.all_cases = []
         self.ruled_elsewhere.clear()
+        self.histories.clear()
+        self._opened = None
         self.filter = QueueFilter()
         self._loaded = False
         self._awaiting_width = False
@@ -688,19 +705,23 @@ class QueuePane(Vertical):
         )
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
+        self._case_shown(case.case_id)
         if record is not None:
             beside = self.beside(record)
             detail.show(
-                case_detail(
-                    record,
-                    self.clauses,
-                    self.memory,
-                    now=self.clock(),
-                    similar=beside.similar if beside is not None else (),
-                    memory_verdict=beside.verdict if beside is not None else None,
-                    escalate=self.escalate,
-                    workitems=self.workitems,
-                    precedents=self._precedent_pages(record),
+                Group(
+                    case_detail(
+                        record,
+                        self.clauses,
+                        self.memory,
+                        now=self.clock(),
+                        similar=beside.similar if beside is not None else (),
+                        memory_verdict=beside.verdict if beside is not None else None,
+                        escalate=self.escalate,
+                        workitems=self.workitems,
+                        precedents=self._precedent_pages(record),
+                    ),
+                    history_section(self.histories.get(case.case_id)),
                 )
             )
         elif case.case_id in self._detail_errors:
@@ -708,6 +729,47 @@ class QueuePane(Vertical):
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.", style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
+
+    # --- the case's history (issue 14 item 3) ------------------------------------------
+
+    def _case_shown(self, case_id: str) -> None:
+        """The detail pane shows ``case_id``: ask for its history at once
+        (:class:`CaseOpened`), and once the pane rested there :attr:`view_delay`
+        seconds, for the reviewer's view to be written (moving on before that writes
+        none: scrolling past a case is not opening it)."""
+        if case_id == self._opened:
+            return
+        self._opened = case_id
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+        now = self.view_delay <= 0
+        self.post_message(CaseOpened(case_id, view=now))
+        if now:
+            return
+
+        def rested() -> None:
+            self._open_timer = None
+            if self.current_case_id() == case_id:
+                self.post_message(CaseOpened(case_id, history=False, view=True))
+
+        self._open_timer = self.set_timer(self.view_delay, rested)
+
+    def history_loaded(self, case_id: str, events: list[CaseEvent]) -> None:
+        """The history of ``case_id`` was read: keep it and re-render when shown."""
+        self.histories[case_id] = events
+        if self.current_case_id() == case_id:
+            self.refresh_detail()
+
+    def history_changed(self, case_id: str) -> None:
+        """Something was written to ``case_id``'s history (a ruling, an amendment): read
+        it again when it is shown next (at once when it is shown now)."""
+        self.histories.pop(case_id, None)
+        if self._opened == case_id:
+            self._opened = None
+            if self.current_case_id() == case_id:
+                self._opened = case_id
+                self.post_message(CaseOpened(case_id))
 
     def _precedent_pages(self, record: CaseRecord) -> dict[str, str]:
         """Case id -> wiki page (``precedents/PRE-….md``) of the last corrections the
@@ -945,6 +1007,47 @@ class QueuePane(Vertical):
     def action_reject(self) -> None:
         """Reject the highlighted case (confirm first)."""
         self._request("reject")
+
+    def action_amend(self) -> None:
+        """Amend a ruling: the highlighted case when someone else ruled it, else one
+        picked from the project's ruled cases, newest ruling first (the app then asks
+        for the new ruling and confirms it)."""
+        case = self.current_case()
+        if case is not None and case.ruling is not None:
+            self.post_message(AmendRequested(case))
+            return
+        ruled = sorted(
+            (c for c in self.all_cases if c.ruling is not None),
+            key=lambda c: (c.ruling.ruled_at if c.ruling else "", c.case_id),
+            reverse=True,
+        )
+        if not ruled:
+            self.app.notify(
+                "No ruled case in this project: nothing to amend (a, c and r rule a pending case).",
+                markup=False,
+                timeout=4,
+            )
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        by_id = {c.case_id: c for c in ruled}
+        links = [
+            (
+                f"{c.case_id}  {c.ruling.ruling} by {c.ruling.reviewer} at {when(c.ruling.ruled_at)}",
+                c.case_id,
+            )
+            for c in ruled
+            if c.ruling is not None
+        ]
+        details = [(c.title or c.text)[:70] for c in ruled]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id and case_id in by_id:
+                self.post_message(AmendRequested(by_id[case_id]))
+
+        self.app.push_screen(
+            LinksScreen(links, title="Amend which ruling?", details=details), chosen
+        )
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""
