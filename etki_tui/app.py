@@ -40,8 +40,10 @@ from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
     AmendRequested,
+    CaseEventDone,
     CaseOpened,
     CaseWanted,
+    ClaimWanted,
     Copied,
     DeskFailed,
     DetailsLoaded,
@@ -49,6 +51,7 @@ from etki_tui.messages import (
     HistoryLoaded,
     MemoryLoaded,
     NewRequestWanted,
+    NoteWanted,
     PageLoaded,
     PageWanted,
     ProjectSwitched,
@@ -72,6 +75,7 @@ from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
+from etki_tui.screens.note import NoteForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
@@ -207,6 +211,8 @@ class EtkiApp(App[None]):
         self.view_delay = view_delay
         """How long the detail pane rests on a case before it counts as opened (the
         reviewer's view is written, the history read); 0: at once (tests)."""
+        self._claims: dict = {}
+        """The live claims as last loaded (the live refresh compares them too)."""
         self._viewed: dict[str, datetime] = {}
         """case id -> when this desk last wrote the reviewer's view of it."""
         self.config = config or TuiConfig()
@@ -395,6 +401,7 @@ class EtkiApp(App[None]):
             seat = self.desk.seat(project_id)
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
             seat = None
+        claims = self._read_claims(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -415,7 +422,17 @@ class EtkiApp(App[None]):
             rulings=rulings,
             workitems=workitems,
             seat=seat,
+            claims=claims,
         )
+
+    def _read_claims(self, project_id: str) -> dict:
+        """The project's live claims (empty when they cannot be read: a claim is a
+        courtesy to the others, never a reason to fail the queue)."""
+        try:
+            return self.desk.claims(project_id)
+        except Exception as exc:  # noqa: BLE001
+            self.log.warning(f"claims of {project_id} not read: {exc}")
+            return {}
 
     @desk_worker("queue", failed=_could_not_load("the queue"))
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
@@ -438,7 +455,11 @@ class EtkiApp(App[None]):
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
         """The live refresh: compare case versions; reload only when something changed."""
         versions = self.desk.versions(project_id)
-        if versions == self._versions and not self._refresh_failing:
+        if (
+            versions == self._versions
+            and not self._refresh_failing
+            and self._read_claims(project_id) == self._claims
+        ):
             return None
         return self._load(project_id, "poll", projects=False)
 
@@ -485,6 +506,32 @@ class EtkiApp(App[None]):
         if not history:
             return None
         return HistoryLoaded(case_id, self.desk.case_history(case_id), project_id=project_id)
+
+    @desk_worker(
+        "events",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, what, text="": CaseEventDone(
+            case_id,
+            None,
+            what=what,
+            project_id=project_id,
+            error=one_line(exc),
+            advice=advice(exc),
+        ),
+    )
+    def case_event(self, project_id: str, case_id: str, what: str, text: str = "") -> CaseEventDone:
+        """Store a note (``what`` ``note``, with ``text``; its wiki page follows), a claim
+        or a release on ``case_id`` (:meth:`Desk.add_note`, :meth:`Desk.claim`,
+        :meth:`Desk.release_claim`)."""
+        if what == "note":
+            with self._projecting:  # the note's projection, one at a time like rulings'
+                note, error = self.desk.add_note(case_id, text)
+            return CaseEventDone(case_id, note, what=what, project_id=project_id, wiki_error=error)
+        if what == "release":
+            return CaseEventDone(
+                case_id, self.desk.release_claim(case_id), what=what, project_id=project_id
+            )
+        return CaseEventDone(case_id, self.desk.claim(case_id), what=what, project_id=project_id)
 
     def _warm_search(self, project_id: str, _answer: Message) -> None:
         """After a projection answered: re-read the pages it wrote into the search
@@ -632,6 +679,7 @@ class EtkiApp(App[None]):
             return  # a late answer for the project we just left
         changed = bool(self._versions) and message.versions != self._versions
         self._versions = message.versions
+        self._claims = message.claims
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects
@@ -653,6 +701,8 @@ class EtkiApp(App[None]):
             workitems=message.workitems,
             escalate=self.desk.settings.disputed_escalation,
             wiki_on=self.desk.wiki_root(message.project_id) is not None,
+            claims=message.claims,
+            me=message.seat.reviewer if message.seat is not None else None,
         )
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
@@ -807,6 +857,57 @@ class EtkiApp(App[None]):
         pane = self.desk_part(QueuePane, message)
         if pane is not None and message.error is None:
             pane.history_loaded(message.case_id, message.events)
+
+    @on(NoteWanted)
+    def _note_wanted(self, message: NoteWanted) -> None:
+        """``m``: the note form; its text goes to :meth:`case_event`."""
+        message.stop()
+        case_id = message.case_id
+
+        def done(text: str | None) -> None:
+            if text:
+                self.case_event(case_id, "note", text)
+
+        self.push_screen(NoteForm(case_id, cursor_blink=self.cursor_blink), done)
+
+    @on(ClaimWanted)
+    def _claim_wanted(self, message: ClaimWanted) -> None:
+        message.stop()
+        self.case_event(message.case_id, "release" if message.release else "claim")
+
+    @on(CaseEventDone)
+    def _case_event_done(self, message: CaseEventDone) -> None:
+        if gone(self):
+            return
+        if message.error is not None:
+            self.notify(
+                printable(f"{message.error}. {message.advice}".strip(), multiline=False),
+                title=f"{message.what.capitalize()} not stored",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+            return
+        event = message.event
+        if message.what == "note":
+            text = f"Note added to {message.case_id}: it is in the case's history."
+        elif message.what == "claim":
+            until = when(getattr(event, "until", "") or "")
+            text = f"Claimed {message.case_id} until {until}: the others see it in their queue."
+        else:
+            text = f"Released {message.case_id}."
+        self.notify(printable(text, multiline=False), title="Saved", markup=False, timeout=5)
+        if message.wiki_error:
+            self._wiki_failed(text, message.wiki_error)
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:
+            pane.history_changed(message.case_id)
+        if message.what == "note":
+            self._mark_stale()
+        else:
+            self.load_queue("reload")  # the claims the queue shows
 
     @on(AmendRequested)
     def _amend_requested(self, message: AmendRequested) -> None:
@@ -1271,6 +1372,8 @@ class EtkiApp(App[None]):
             return "filters"
         if isinstance(screen, NewRequestForm):
             return "intake"
+        if isinstance(screen, NoteForm):
+            return "note"
         if isinstance(screen, NoticeModal | TooSmallScreen):
             return "app"
         try:
@@ -1331,7 +1434,9 @@ class EtkiApp(App[None]):
             return
         context = self.current_context()
         contexts = (
-            [context] if context in ("confirm", "filters", "intake", "app") else [context, "app"]
+            [context]
+            if context in ("confirm", "filters", "intake", "note", "app")
+            else [context, "app"]
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))

@@ -56,8 +56,11 @@ class QueueLoaded(Message):
         rulings: RulingIndex | None = None,
         workitems: Mapping[str, WorkItem] | None = None,
         seat: Seat | None = None,
+        claims: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        self.claims = dict(claims or {})
+        """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""
         self.workitems = dict(workitems or {})
         self.rulings = rulings
         self.seat = seat
@@ -343,6 +346,50 @@ class AmendRequested(Message):
     def __init__(self, case: CaseRecord | CaseSummary) -> None:
         super().__init__()
         self.case = case
+
+
+class NoteWanted(Message):
+    """``m``: the reviewer wants to add a note to ``case_id``."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
+class ClaimWanted(Message):
+    """``x``: claim ``case_id``, or release it when ``release``."""
+
+    def __init__(self, case_id: str, *, release: bool) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.release = release
+
+
+class CaseEventDone(Message):
+    """A note, claim or release was stored (``event``, a :class:`etki.domain.CaseEvent`)
+    on ``case_id``; ``wiki_error`` when the note's wiki page could not be written."""
+
+    def __init__(
+        self,
+        case_id: str,
+        event: object,
+        *,
+        what: str = "note",
+        project_id: str = "",
+        wiki_error: str | None = None,
+        error: str | None = None,
+        advice: str = "",
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.event = event
+        self.what = what
+        """``note``, ``claim`` or ``release``."""
+        self.project_id = project_id
+        self.wiki_error = wiki_error
+        self.error = error
+        """Why nothing was stored (``event`` is None then), with ``advice``."""
+        self.advice = advice
 
 
 class CaseOpened(Message):

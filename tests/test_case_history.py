@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from etki.config import Settings
-from etki.errors import ConflictError, NotFoundError, PermissionDeniedError
+from etki.errors import ConflictError, InputError, NotFoundError, PermissionDeniedError
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
@@ -175,3 +175,114 @@ def test_erasure_leaves_only_erased_of_the_event_texts(tmp_path):
     desk = Desk(settings)
     assert desk.case_history(cid)[-1].kind == "erased"
     desk.close()
+
+
+# --- notes and claims (issue 14 item 4) ----------------------------------------------------
+
+
+def test_notes_are_in_the_history_and_on_the_wiki_page(tmp_path):
+    from etki.wiki.projection import WikiProjector
+    from tests.wiki_support import tree_digest
+
+    db_url = f"sqlite:///{tmp_path}/etki.db"
+    clock = Clock()
+    repo = CaseFileRepository(db_url, clock=clock)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    repo.add_cases("demo", [(make_request("R1"), make_decision("req-demo-1"))])
+    settings = Settings(db_url=db_url, reviewer="ayse", wiki_dir=str(tmp_path / "wiki-{project}"))
+    desk = Desk(settings, repo)
+    clock.later(minutes=1)
+    note, error = desk.add_note("req-demo-1", "Pending: asked the client for a screenshot.")
+    assert error is None and note.actor == "ayse"
+    clock.later(minutes=1)
+    desk.rule("req-demo-1", "approve")
+    clock.later(minutes=1)
+    _, error = desk.add_note("req-demo-1", "Fixed in 2.3; <b>[link]</b> `x`")
+    assert error is None
+    assert desk.approvals.projector is not None
+    desk.approvals.projector.flush()
+    [page] = (tmp_path / "wiki-demo" / "decisions").glob("*.md")
+    text = page.read_text(encoding="utf-8")
+    notes = text.split("## Notes", 1)[1].split("## Engine decision", 1)[0]
+    assert "- ayse, 2026-" in notes and "asked the client for a screenshot." in notes
+    assert "Fixed in 2.3; \\<b>\\[link\\]\\</b> \\`x\\`" in notes  # literal, never markup
+
+    def fresh(name: str) -> dict[str, str]:
+        other = Settings(db_url=db_url, wiki_dir=str(tmp_path / f"{name}-{{project}}"))
+        WikiProjector(CaseFileRepository(db_url), other).rebuild("demo")
+        return tree_digest(tmp_path / f"{name}-demo")
+
+    assert tree_digest(tmp_path / "wiki-demo") == fresh("a")
+    # a note written by another process (no wiki there) is caught up by the desk
+    Desk(Settings(db_url=db_url, reviewer="jurgen", wiki_dir=None)).add_note(
+        "req-demo-1", "Second opinion: agreed."
+    )
+    assert WikiProjector(repo, settings).verify("demo") != []
+    desk.catch_up_wiki("demo")
+    desk.approvals.projector.flush()
+    assert tree_digest(tmp_path / "wiki-demo") == fresh("b")
+    kinds = [e.kind for e in repo.case_history("req-demo-1")]
+    assert kinds == ["imported", "triaged", "note", "ruled", "note", "note"]
+    with pytest.raises(InputError, match="empty"):
+        desk.add_note("req-demo-1", "   ")
+    outsider = Desk(Settings(db_url=db_url, reviewer="mallory", wiki_dir=None))
+    with pytest.raises(PermissionDeniedError):
+        outsider.add_note("req-demo-1", "hi")
+
+
+def test_claims_expire_release_and_refuse_a_second_claimer(backend_repo):  # noqa: F811
+    repo = backend_repo
+    clock = Clock()
+    repo.clock = clock
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    repo.add_cases(
+        "demo",
+        [
+            (make_request("R1"), make_decision("req-demo-1")),
+            (make_request("R2", "Pay tax"), make_decision("req-demo-2")),
+        ],
+    )
+    held = repo.claim("req-demo-1", "ayse", 30)
+    assert held.until == "2026-11-29T12:30:00Z"
+    with pytest.raises(InputError, match="claimed by ayse until 2026-11-29T12:30:00Z"):
+        repo.claim("req-demo-1", "jurgen", 10)
+    with pytest.raises(InputError, match="no claim to release"):
+        repo.release("req-demo-1", "jurgen")
+    repo.claim("req-demo-2", "jurgen", 5)
+    assert {k: v.actor for k, v in repo.live_claims("demo").items()} == {
+        "req-demo-1": "ayse",
+        "req-demo-2": "jurgen",
+    }
+    clock.later(minutes=10)  # jurgen's claim expired: nothing shows, anyone may claim
+    assert set(repo.live_claims("demo")) == {"req-demo-1"}
+    repo.release("req-demo-1", "ayse")
+    assert repo.live_claims("demo") == {}
+    repo.claim("req-demo-1", "jurgen", 15)
+    assert repo.live_claims("demo")["req-demo-1"].actor == "jurgen"
+    kinds = [e.kind for e in repo.case_history("req-demo-1")]
+    assert kinds == ["imported", "triaged", "claim", "release", "claim"]
+    with pytest.raises(InputError, match="between 1 and 1440"):
+        repo.claim("req-demo-2", "ayse", 0)
+
+
+def test_etki_note_and_claim(tmp_path):
+    assert _etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    cid = json.loads(_etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0]["case_id"]
+    noted = _etki(tmp_path, "note", cid, "Zebraquux note text")
+    assert noted.returncode == 0 and "note by reviewer" in noted.stdout
+    claimed = _etki(tmp_path, "claim", cid, "--minutes", "20")
+    assert claimed.returncode == 0 and "claimed by reviewer until" in claimed.stdout
+    rows = json.loads(_etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    row = next(r for r in rows if r["case_id"] == cid)
+    assert row["claimed_by"] == "reviewer" and row["claimed_until"]
+    assert "claimed by reviewer" in _etki(tmp_path, "queue", "--project", "demo").stdout
+    assert _etki(tmp_path, "claim", cid, "--release").returncode == 0
+    row = next(
+        r
+        for r in json.loads(_etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+        if r["case_id"] == cid
+    )
+    assert row["claimed_by"] is None
+    # erasure: the note's text goes with the case
+    assert _etki(tmp_path, "erase", cid, "--reason", "KVKK 9").returncode == 0
+    assert b"Zebraquux" not in (tmp_path / "etki.db").read_bytes()

@@ -7,13 +7,15 @@ from rich.console import Console
 from textual.widgets import Input, Label
 
 from etki.wiki.projection import WikiProjector
-from etki_tui.messages import AmendRequested, HistoryLoaded, RulingCommitted
+from etki_tui.messages import AmendRequested, CaseEventDone, HistoryLoaded, RulingCommitted
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.links import LinksScreen
+from etki_tui.screens.note import NoteForm
 from etki_tui.widgets.queue import CaseDetail, QueuePane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import (
     FIRST,
+    SECOND,
     Recorder,
     current,
     fill,
@@ -124,3 +126,65 @@ async def test_the_detail_pane_lists_the_history_and_writes_the_view(
         assert len(seen.of(HistoryLoaded)) >= 2
     views = [e for e in tui_world.repo.case_history(FIRST) if e.kind == "viewed"]
     assert len(views) == 1
+
+
+@sync
+async def test_m_adds_a_note_to_the_highlighted_case(tui_world: TuiWorld) -> None:
+    seen = Recorder()
+    app = make_app(tui_world, view_delay=0)
+    async with app.run_test(size=(100, 30), message_hook=seen) as pilot:
+        await settle(pilot)
+        assert current(app) == FIRST
+        await press(pilot, "m")
+        form = app.screen
+        assert isinstance(form, NoteForm) and app.focused is form.query_one("#note-text")
+        await press(pilot, "enter")  # empty: refused in the form
+        assert isinstance(app.screen, NoteForm)
+        assert "empty" in str(form.query_one("#note-error", Label).render())
+        await fill(pilot, "#note-text", "Called Ayşe: the loop is [bold]only[/bold] on Edge")
+        await press(pilot, "enter")
+        await until(pilot, lambda: seen.of(CaseEventDone), "the note stored")
+        await settle(pilot)
+        [done] = seen.of(CaseEventDone)
+        assert done.error is None and done.what == "note"
+        await until(
+            pilot,
+            lambda: any(
+                e.kind == "note" for e in app.query_one(QueuePane).histories.get(FIRST, [])
+            ),
+            "the history with the note",
+        )
+        text = _text(app.query_one(CaseDetail)._shown)
+        assert "note by reviewer — Called Ayşe: the loop is [bold]only[/bold] on Edge" in text
+        await press(pilot, "m", "escape")  # Escape stores nothing
+        assert len(seen.of(CaseEventDone)) == 1
+    [note] = tui_world.repo.case(FIRST).notes
+    assert note.actor == "reviewer" and note.text.startswith("Called Ayşe")
+
+
+@sync
+async def test_x_claims_and_releases_and_others_claims_show_in_the_queue(
+    tui_world: TuiWorld,
+) -> None:
+    seen = Recorder()
+    app = make_app(tui_world, view_delay=0)
+    async with app.run_test(size=(120, 30), message_hook=seen) as pilot:
+        await settle(pilot)
+        await press(pilot, "x")
+        await until(pilot, lambda: seen.of(CaseEventDone), "the claim stored")
+        await settle(pilot)
+        claims = tui_world.repo.live_claims("demo")
+        assert claims[FIRST].actor == "reviewer"
+        pane = app.query_one(QueuePane)
+        assert "claimed by" not in pane._cells[FIRST][1].plain  # one's own: not marked
+        # another reviewer claims the second case; the live refresh shows it
+        tui_world.repo.claim(SECOND, "ayse", 30)
+        app.poll_queue()
+        await settle(pilot)
+        assert pane._cells[SECOND][1].plain.startswith("claimed by ayse · ")
+        await press(pilot, "x")  # on FIRST again: released
+        await until(pilot, lambda: len(seen.of(CaseEventDone)) == 2, "the release stored")
+        await settle(pilot)
+        assert seen.of(CaseEventDone)[-1].what == "release"
+    claims = tui_world.repo.live_claims("demo")
+    assert FIRST not in claims and claims[SECOND].actor == "ayse"

@@ -290,6 +290,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
+    from etki_tui.screens.note import NoteForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
@@ -301,6 +302,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "confirm": [ConfirmRuling],
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
+        "note": [NoteForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -316,6 +318,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 ConfirmRuling,
                 FilterPanel,
                 NewRequestForm,
+                NoteForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

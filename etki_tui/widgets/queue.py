@@ -54,9 +54,11 @@ from etki_tui.messages import (
     AmendRequested,
     CaseOpened,
     CaseWanted,
+    ClaimWanted,
     DetailsWanted,
     FilterChanged,
     NewRequestWanted,
+    NoteWanted,
     RuleRequested,
 )
 from etki_tui.render import (
@@ -221,6 +223,8 @@ class QueuePane(Vertical):
         "convert",
         "reject",
         "amend",
+        "note",
+        "claim",
         "read",
         "find",
         "filters",
@@ -286,6 +290,10 @@ class QueuePane(Vertical):
         (:class:`CaseOpened`: the view is written and the history read); 0: at once."""
         self._opened: str | None = None
         self._open_timer: Timer | None = None
+        self.claims: dict[str, CaseEvent] = {}
+        """case id -> its live claim (issue 14 item 4), as last loaded."""
+        self.me: str | None = None
+        """The acting reviewer: their own claims are not marked in the queue."""
 
     def compose(self) -> ComposeResult:
         """The filter line, then the table above (or beside) the banner and detail."""
@@ -362,9 +370,13 @@ class QueuePane(Vertical):
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
         disputed = bool(disputed_refs(d.cited_clauses, self.memory))
+        held = self.others_claim(case.case_id)
+        title = case.title
+        if held is not None:  # another reviewer is on it: said before the title
+            title = f"claimed by {printable(held.actor, multiline=False)} · {title}"
         return [
             case_cell,
-            title_cell(case.title, self._title_width, disputed),
+            title_cell(title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
             self._shared(
@@ -376,6 +388,13 @@ class QueuePane(Vertical):
                 lambda: risk_cell(case, self.memory, self.escalate),
             ),
         ]
+
+    def others_claim(self, case_id: str) -> CaseEvent | None:
+        """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
+        held = self.claims.get(case_id)
+        if held is None or (self.me is not None and held.actor == self.me):
+            return None
+        return held
 
     def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
         """What of the clause memory a row shows: its cited refs disputed now."""
@@ -397,6 +416,7 @@ class QueuePane(Vertical):
         self.all_cases = []
         self.ruled_elsewhere.clear()
         self.histories.clear()
+        self.claims.clear()
         self._opened = None
         self.filter = QueueFilter()
         self._loaded = False
@@ -429,6 +449,8 @@ class QueuePane(Vertical):
         workitems: Mapping[str, WorkItem] | None = None,
         escalate: bool | None = None,
         wiki_on: bool | None = None,
+        claims: Mapping[str, CaseEvent] | None = None,
+        me: str | None = None,
     ) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
@@ -444,6 +466,10 @@ class QueuePane(Vertical):
             self.escalate = escalate
         if wiki_on is not None:
             self.wiki_on = wiki_on
+        if claims is not None:
+            self.claims = dict(claims)
+        if me is not None:
+            self.me = me
         table = part(self, QueueTable)
         if table is not None:
             table.loading = False
@@ -589,7 +615,13 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
-                state = (layout, case.case_id in self.ruled_elsewhere, self._disputed_state(case))
+                held = self.others_claim(case.case_id)
+                state = (
+                    layout,
+                    case.case_id in self.ruled_elsewhere,
+                    self._disputed_state(case),
+                    held.actor if held is not None else None,
+                )
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
                     continue
@@ -1007,6 +1039,24 @@ class QueuePane(Vertical):
     def action_reject(self) -> None:
         """Reject the highlighted case (confirm first)."""
         self._request("reject")
+
+    def action_note(self) -> None:
+        """Add a note to the highlighted case (the app opens the form)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to note.", markup=False, timeout=4)
+            return
+        self.post_message(NoteWanted(case.case_id))
+
+    def action_claim(self) -> None:
+        """Claim the highlighted case, or release it when the claim is yours."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to claim.", markup=False, timeout=4)
+            return
+        held = self.claims.get(case.case_id)
+        mine = held is not None and self.me is not None and held.actor == self.me
+        self.post_message(ClaimWanted(case.case_id, release=mine))
 
     def action_amend(self) -> None:
         """Amend a ruling: the highlighted case when someone else ruled it, else one
