@@ -515,6 +515,9 @@ class CaseRecord:
     earlier_rulings: tuple[RulingRecord, ...] = ()
     """The rulings ``ruling`` amended, oldest first (issue 14 item 2): read from the
     audit log's committed rows; empty when the case was ruled once (or is pending)."""
+    notes: tuple[CaseEvent, ...] = ()
+    """Reviewers' notes on the case (``note`` :class:`CaseEvent` values), oldest first
+    (issue 14 item 4). Untrusted text."""
 
     @property
     def status(self) -> str:

@@ -828,6 +828,48 @@ class Desk:
         detail pane list. Raises ``NotFoundError`` when the store holds nothing of it."""
         return self.repo.case_history(case_id)
 
+    def _require_reviewer(self, case_id: str, what: str) -> str:
+        """The acting reviewer (NFC), when the case's project lists them (any role) or
+        lists nobody; else :class:`PermissionDeniedError`. Notes and claims are for the
+        project's reviewers, viewers included."""
+        from etki.errors import PermissionDeniedError
+
+        seat = self.seat(self.repo.case_project_id(case_id))
+        if seat.role == "not listed":
+            raise PermissionDeniedError(
+                f"{what}: reviewer '{seat.reviewer}' is not a reviewer of this project; "
+                "ask a project approver to list you in etki.yaml, or set ETKI_REVIEWER"
+            )
+        return seat.reviewer
+
+    def add_note(self, case_id: str, text: str) -> tuple[CaseEvent, str | None]:
+        """Add the acting reviewer's note to a case (``etki note``, ``m`` on the desk):
+        :meth:`etki.store.CaseFileRepository.add_note`, then the wiki hook renders the
+        case's page with it (best effort, as after a ruling). Returns the note and the
+        wiki error (None when written or the wiki is off). Raises ``InputError``,
+        ``NotFoundError``, ``PermissionDeniedError``."""
+        who = self._require_reviewer(case_id, "note")
+        note = self.repo.add_note(case_id, who, text)
+        _report, error = self.project_ruling(case_id)
+        return note, error
+
+    def claim(self, case_id: str, minutes: int = 30) -> CaseEvent:
+        """The acting reviewer claims a case for ``minutes`` (``etki claim``, ``x``):
+        others see "claimed by NAME" in the queue until it expires or is released."""
+        who = self._require_reviewer(case_id, "claim")
+        return self.repo.claim(case_id, who, minutes)
+
+    def release_claim(self, case_id: str) -> CaseEvent:
+        """End the acting reviewer's claim of a case (``etki claim --release``, ``x``)."""
+        from etki.identity import reviewer_name
+
+        return self.repo.release(case_id, reviewer_name(self.settings.reviewer))
+
+    def claims(self, project_id: str) -> dict[str, CaseEvent]:
+        """case id -> live claim of every claimed case of the project (expired and
+        released ones absent)."""
+        return self.repo.live_claims(project_id)
+
     def record_view(self, case_id: str) -> bool:
         """Write that this desk's reviewer opened ``case_id`` (at most once an hour per
         reviewer and case: :meth:`etki.store.CaseFileRepository.record_view`); True when

@@ -148,6 +148,14 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "Nothing is recorded until Save; Escape closes the form."
         ),
     ),
+    "note": (
+        "Note on a case",
+        (
+            "A note is kept with the case: its history lists it and its wiki page "
+            "shows it once the case is ruled. Nothing is stored until Add; Escape "
+            "closes the form."
+        ),
+    ),
     "app": ("Everywhere", "These keys work on every tab."),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
@@ -209,6 +217,42 @@ ACTIONS: dict[str, ActionDef] = {
             "a CHANGE_REQUEST, reject a REJECT) after one confirmation listing them; each "
             "is its own ruling and audit row. Overrides are never made in bulk: they "
             "need a reason each (a, c or r on the case).",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "amend",
+            "A",
+            "amend",
+            "Amend",
+            "Amend a ruling: pick a ruled case, then its new ruling (a reason is required)",
+            "Amend a ruling (approvers): on a case ruled elsewhere it amends that one, "
+            "else it lists the project's ruled cases, newest ruling first; pick one, then "
+            "its new ruling. The confirmation needs a reason; the earlier ruling stays in "
+            "the case's history and the audit.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "note",
+            "m",
+            "note",
+            "Note",
+            "Add a note to the highlighted case (its history and wiki page)",
+            "Add a note to the highlighted case: one line, kept in the case's history "
+            "and shown on its wiki page once it is ruled.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "claim",
+            "x",
+            "claim",
+            "Claim",
+            "Claim the highlighted case for 30 minutes, or release your claim (toggle)",
+            'Claim the highlighted case: the other reviewers see "claimed by" you in '
+            "their queue for 30 minutes, so two people do not work on one case; x again "
+            "releases it. Someone else's live claim is shown in the title column.",
             context="queue",
             show=False,
         ),
@@ -546,6 +590,17 @@ ACTIONS: dict[str, ActionDef] = {
             "Close the form; nothing is recorded",
             "Close the resolution form; nothing is recorded.",
             context="resolve",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "note.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is stored",
+            "Close the note form; nothing is stored.",
+            context="note",
             palette=False,
             key_display="Esc",
         ),

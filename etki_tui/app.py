@@ -40,9 +40,13 @@ from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
+    AmendRequested,
     BulkRuled,
     BulkRuleRequested,
+    CaseEventDone,
+    CaseOpened,
     CaseWanted,
+    ClaimWanted,
     Copied,
     CrPageWanted,
     DeskFailed,
@@ -51,8 +55,10 @@ from etki_tui.messages import (
     DisputeNotResolved,
     DisputeResolved,
     DisputeResolveWanted,
+    HistoryLoaded,
     MemoryLoaded,
     NewRequestWanted,
+    NoteWanted,
     PageLoaded,
     PageWanted,
     ProjectSwitched,
@@ -77,6 +83,7 @@ from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
+from etki_tui.screens.note import NoteForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
@@ -88,6 +95,11 @@ TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Rapo
 """Tab pane id -> tab label."""
 
 _W = TypeVar("_W", bound=Widget)
+
+
+VIEW_EVERY_S = 3600
+"""This desk writes a reviewer's view of a case at most once per this many seconds (the
+store refuses a second one within the hour too: ``CaseFileRepository.record_view``)."""
 
 
 def _utc_now() -> datetime:
@@ -105,7 +117,13 @@ def _could_not_load(what: str) -> Callable[..., DeskFailed]:
 
 
 def _ruling_not_recorded(
-    exc: Exception, _project_id: str, case_id: str, action: str, reason: str, _expected_version: int
+    exc: Exception,
+    _project_id: str,
+    case_id: str,
+    action: str,
+    reason: str,
+    _expected_version: int,
+    amend: bool = False,
 ) -> Message:
     """:meth:`EtkiApp.rule_case`'s ``failed``: someone else ruled first
     (:class:`RulingConflict`, with the reason typed, so it is not lost), or the ruling
@@ -186,6 +204,7 @@ class EtkiApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         color_system: str | None = None,
         preview_delay: float = 0.15,
+        view_delay: float = 0.8,
     ) -> None:
         # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
         # filter) rather than grey levels by luminance, where red text goes dark.
@@ -198,6 +217,13 @@ class EtkiApp(App[None]):
         self.steady = not cursor_blink
         self.search_delay = search_delay
         self.preview_delay = preview_delay
+        self.view_delay = view_delay
+        """How long the detail pane rests on a case before it counts as opened (the
+        reviewer's view is written, the history read); 0: at once (tests)."""
+        self._claims: dict = {}
+        """The live claims as last loaded (the live refresh compares them too)."""
+        self._viewed: dict[str, datetime] = {}
+        """case id -> when this desk last wrote the reviewer's view of it."""
         self.config = config or TuiConfig()
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.poll_seconds = self.config.refresh_seconds if poll_seconds is None else poll_seconds
@@ -241,7 +267,9 @@ class EtkiApp(App[None]):
         yield banner
         with TabbedContent(initial="queue", id="tabs"):
             with TabPane(self._tab_label("queue"), id="queue"):
-                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue = QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue.view_delay = self.view_delay
+                yield queue
             with TabPane(self._tab_label("hafiza"), id="hafiza"):
                 yield MemoryPane(
                     cursor_blink=self.cursor_blink,
@@ -388,6 +416,7 @@ class EtkiApp(App[None]):
             seat = self.desk.seat(project_id)
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
             seat = None
+        claims = self._read_claims(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -409,7 +438,17 @@ class EtkiApp(App[None]):
             workitems=workitems,
             seat=seat,
             intake=intake,
+            claims=claims,
         )
+
+    def _read_claims(self, project_id: str) -> dict:
+        """The project's live claims (empty when they cannot be read: a claim is a
+        courtesy to the others, never a reason to fail the queue)."""
+        try:
+            return self.desk.claims(project_id)
+        except Exception as exc:  # noqa: BLE001
+            self.log.warning(f"claims of {project_id} not read: {exc}")
+            return {}
 
     @desk_worker("queue", failed=_could_not_load("the queue"))
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
@@ -420,7 +459,11 @@ class EtkiApp(App[None]):
     def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:
         """Triage and store one new request (:meth:`Desk.add_request`, as ``etki add``)."""
         case = self.desk.add_request(
-            project_id, request.text, title=request.title, submitted_by=request.submitted_by
+            project_id,
+            request.text,
+            title=request.title,
+            submitted_by=request.submitted_by,
+            source="the desk's new-request form",
         )
         return RequestAdded(case, project_id)
 
@@ -441,20 +484,83 @@ class EtkiApp(App[None]):
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
         """The live refresh: compare case versions; reload only when something changed."""
         versions = self.desk.versions(project_id)
-        if versions == self._versions and not self._refresh_failing:
+        if (
+            versions == self._versions
+            and not self._refresh_failing
+            and self._read_claims(project_id) == self._claims
+        ):
             return None
         return self._load(project_id, "poll", projects=False)
 
     @desk_worker("rule", exclusive=False, failed=_ruling_not_recorded)
     def rule_case(
-        self, _project_id: str, case_id: str, action: str, reason: str, expected_version: int
+        self,
+        _project_id: str,
+        case_id: str,
+        action: str,
+        reason: str,
+        expected_version: int,
+        amend: bool = False,
     ) -> RulingCommitted:
-        """Commit a ruling (optimistic locking on the version the reviewer saw) and say
-        so at once; the wiki projection follows in :meth:`project_ruling`."""
+        """Commit a ruling (optimistic locking on the version the reviewer saw; with
+        ``amend`` it replaces the case's ruling) and say so at once; the wiki
+        projection follows in :meth:`project_ruling`."""
         outcome = self.desk.rule_first(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
-        return RulingCommitted(case_id, action, outcome, {})
+        return RulingCommitted(case_id, action, outcome, {}, amended=amend)
+
+    @desk_worker(
+        "history",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, **_kw: HistoryLoaded(
+            case_id, [], project_id=project_id, error=one_line(exc)
+        ),
+    )
+    def open_case(
+        self, project_id: str, case_id: str, *, history: bool = True, view: bool = False
+    ) -> HistoryLoaded | None:
+        """The detail pane shows ``case_id``: with ``view``, write the reviewer's view
+        (at most once an hour: :meth:`Desk.record_view`; a store that cannot take it is
+        no reason to fail), then with ``history`` read the case's history for the pane."""
+        if view:
+            now = self.clock()
+            last = self._viewed.get(case_id)
+            if last is None or (now - last).total_seconds() >= VIEW_EVERY_S:
+                try:
+                    self.desk.record_view(case_id)
+                    self._viewed[case_id] = now
+                except Exception as exc:  # noqa: BLE001 - a view is a courtesy, never a failure
+                    self.log.warning(f"view of {case_id} not written: {exc}")
+        if not history:
+            return None
+        return HistoryLoaded(case_id, self.desk.case_history(case_id), project_id=project_id)
+
+    @desk_worker(
+        "events",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, what, text="": CaseEventDone(
+            case_id,
+            None,
+            what=what,
+            project_id=project_id,
+            error=one_line(exc),
+            advice=advice(exc),
+        ),
+    )
+    def case_event(self, project_id: str, case_id: str, what: str, text: str = "") -> CaseEventDone:
+        """Store a note (``what`` ``note``, with ``text``; its wiki page follows), a claim
+        or a release on ``case_id`` (:meth:`Desk.add_note`, :meth:`Desk.claim`,
+        :meth:`Desk.release_claim`)."""
+        if what == "note":
+            with self._projecting:  # the note's projection, one at a time like rulings'
+                note, error = self.desk.add_note(case_id, text)
+            return CaseEventDone(case_id, note, what=what, project_id=project_id, wiki_error=error)
+        if what == "release":
+            return CaseEventDone(
+                case_id, self.desk.release_claim(case_id), what=what, project_id=project_id
+            )
+        return CaseEventDone(case_id, self.desk.claim(case_id), what=what, project_id=project_id)
 
     def _warm_search(self, project_id: str, _answer: Message) -> None:
         """After a projection answered: re-read the pages it wrote into the search
@@ -675,6 +781,7 @@ class EtkiApp(App[None]):
             return  # a late answer for the project we just left
         changed = bool(self._versions) and message.versions != self._versions
         self._versions = message.versions
+        self._claims = message.claims
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects
@@ -696,6 +803,8 @@ class EtkiApp(App[None]):
             workitems=message.workitems,
             escalate=self.desk.settings.disputed_escalation,
             wiki_on=self.desk.wiki_root(message.project_id) is not None,
+            claims=message.claims,
+            me=message.seat.reviewer if message.seat is not None else None,
         )
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
@@ -769,11 +878,20 @@ class EtkiApp(App[None]):
             self._versions[message.case_id] = message.outcome.ruling.version
         ruling = message.outcome.ruling
         text = self._ruling_text(message.action, message.case_id, ruling)
+        if message.amended:
+            text = f"Amended {message.case_id}: now {ruling.ruling} by {ruling.reviewer}."
         pane = self.desk_part(QueuePane, message)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
-            self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
+            self.notify(
+                printable(text, multiline=False),
+                title="Ruling amended" if message.amended else "Ruling saved",
+                markup=False,
+            )
             self._mark_stale(search=False)
+            if message.amended:  # the ruled rows the A list shows: read them again
+                pane.history_changed(message.case_id)
+                self.load_queue("reload")
         if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
             if pane is not None:
                 self._wiki_failed(text, message.outcome.wiki_error)
@@ -830,6 +948,146 @@ class EtkiApp(App[None]):
             )
         elif getattr(message.wiki_report, "changed", False) and not gone(self):
             self._mark_stale()  # Hafıza lists the pages written
+
+    @on(CaseOpened)
+    def _case_opened(self, message: CaseOpened) -> None:
+        message.stop()
+        self.open_case(message.case_id, history=message.history, view=message.view)
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None and message.error is None:
+            pane.history_loaded(message.case_id, message.events)
+
+    @on(NoteWanted)
+    def _note_wanted(self, message: NoteWanted) -> None:
+        """``m``: the note form; its text goes to :meth:`case_event`."""
+        message.stop()
+        case_id = message.case_id
+
+        def done(text: str | None) -> None:
+            if text:
+                self.case_event(case_id, "note", text)
+
+        self.push_screen(NoteForm(case_id, cursor_blink=self.cursor_blink), done)
+
+    @on(ClaimWanted)
+    def _claim_wanted(self, message: ClaimWanted) -> None:
+        message.stop()
+        self.case_event(message.case_id, "release" if message.release else "claim")
+
+    @on(CaseEventDone)
+    def _case_event_done(self, message: CaseEventDone) -> None:
+        if gone(self):
+            return
+        if message.error is not None:
+            self.notify(
+                printable(f"{message.error}. {message.advice}".strip(), multiline=False),
+                title=f"{message.what.capitalize()} not stored",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+            return
+        event = message.event
+        if message.what == "note":
+            text = f"Note added to {message.case_id}: it is in the case's history."
+        elif message.what == "claim":
+            until = when(getattr(event, "until", "") or "")
+            text = f"Claimed {message.case_id} until {until}: the others see it in their queue."
+        else:
+            text = f"Released {message.case_id}."
+        self.notify(printable(text, multiline=False), title="Saved", markup=False, timeout=5)
+        if message.wiki_error:
+            self._wiki_failed(text, message.wiki_error)
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:
+            pane.history_changed(message.case_id)
+        if message.what == "note":
+            self._mark_stale()
+        else:
+            self.load_queue("reload")  # the claims the queue shows
+
+    @on(AmendRequested)
+    def _amend_requested(self, message: AmendRequested) -> None:
+        """``A``: pick the new ruling, then confirm it in the amend dialog (a reason is
+        required); :meth:`rule_case` commits it with the version the reviewer saw."""
+        message.stop()
+        case = message.case
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not amend rulings on "
+                    f"{self.project_id} ({seat.role}); nothing was recorded for "
+                    f"{case.case_id}.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        if case.case_id in self._in_flight:
+            self.notify(
+                f"The ruling on {case.case_id} is still being recorded.",
+                severity="warning",
+                markup=False,
+                timeout=3,
+            )
+            return
+        from etki.domain import ACTIONS as RULINGS
+        from etki_tui.screens.links import LinksScreen
+
+        current = case.ruling.ruling if case.ruling is not None else "pending"
+        choices = [
+            (f"{ACTION_VERB[action]} → {ruling}", action) for action, ruling in RULINGS.items()
+        ]
+        details = [
+            "the ruling in force now: the reason is what changes"
+            if ruling == current
+            else f"instead of {current}"
+            for ruling in RULINGS.values()
+        ]
+
+        def picked(action: str | None) -> None:
+            if action is None:
+                self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                return
+            dialog = ConfirmRuling(
+                case,
+                action,
+                cursor_blink=self.cursor_blink,
+                draft=self._drafts.get(case.case_id, ""),
+                amend=True,
+            )
+
+            def confirmed(reason: str | None) -> None:
+                if reason is None:
+                    if dialog.draft.strip():
+                        self._drafts[case.case_id] = dialog.draft
+                    self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                    return
+                self._drafts.pop(case.case_id, None)
+                self._in_flight.add(case.case_id)
+                self.rule_case(case.case_id, action, reason, case.version, amend=True)
+
+            self.push_screen(dialog, confirmed)
+
+        self.push_screen(
+            LinksScreen(
+                choices,
+                title=f"New ruling for {printable(case.case_id, multiline=False)}",
+                details=details,
+            ),
+            picked,
+        )
 
     @on(DetailsWanted)
     def _details_wanted(self, message: DetailsWanted) -> None:
@@ -1398,6 +1656,8 @@ class EtkiApp(App[None]):
             return "filters"
         if isinstance(screen, NewRequestForm):
             return "intake"
+        if isinstance(screen, NoteForm):
+            return "note"
         if isinstance(screen, NoticeModal | TooSmallScreen):
             return "app"
         try:
@@ -1489,7 +1749,9 @@ class EtkiApp(App[None]):
             return
         context = self.current_context()
         contexts = (
-            [context] if context in ("confirm", "filters", "intake", "app") else [context, "app"]
+            [context]
+            if context in ("confirm", "filters", "intake", "note", "app")
+            else [context, "app"]
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))

@@ -61,9 +61,12 @@ class QueueLoaded(Message):
         workitems: Mapping[str, WorkItem] | None = None,
         seat: Seat | None = None,
         intake: IntakeSummary | str | None = None,
+        claims: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.intake = intake
+        self.claims = dict(claims or {})
+        """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""
         self.workitems = dict(workitems or {})
         self.rulings = rulings
         self.seat = seat
@@ -97,13 +100,21 @@ class RulingCommitted(Message):
     ``memory`` is the clause memory after it when known, else empty."""
 
     def __init__(
-        self, case_id: str, action: str, outcome: RulingOutcome, memory: Mapping[str, ClauseMemory]
+        self,
+        case_id: str,
+        action: str,
+        outcome: RulingOutcome,
+        memory: Mapping[str, ClauseMemory],
+        *,
+        amended: bool = False,
     ) -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
         self.outcome = outcome
         self.memory = dict(memory)
+        self.amended = amended
+        """The ruling amended an earlier one (``A``)."""
 
 
 class RulingProjected(Message):
@@ -395,6 +406,85 @@ class BulkRuleRequested(Message):
     def __init__(self, cases: Sequence[CaseRecord | CaseSummary]) -> None:
         super().__init__()
         self.cases = list(cases)
+
+
+class AmendRequested(Message):
+    """The reviewer asked to amend the ruling of the ruled ``case`` (``A``); the app asks
+    for the new ruling, confirms (a reason is required) and runs it."""
+
+    def __init__(self, case: CaseRecord | CaseSummary) -> None:
+        super().__init__()
+        self.case = case
+
+
+class NoteWanted(Message):
+    """``m``: the reviewer wants to add a note to ``case_id``."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
+class ClaimWanted(Message):
+    """``x``: claim ``case_id``, or release it when ``release``."""
+
+    def __init__(self, case_id: str, *, release: bool) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.release = release
+
+
+class CaseEventDone(Message):
+    """A note, claim or release was stored (``event``, a :class:`etki.domain.CaseEvent`)
+    on ``case_id``; ``wiki_error`` when the note's wiki page could not be written."""
+
+    def __init__(
+        self,
+        case_id: str,
+        event: object,
+        *,
+        what: str = "note",
+        project_id: str = "",
+        wiki_error: str | None = None,
+        error: str | None = None,
+        advice: str = "",
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.event = event
+        self.what = what
+        """``note``, ``claim`` or ``release``."""
+        self.project_id = project_id
+        self.wiki_error = wiki_error
+        self.error = error
+        """Why nothing was stored (``event`` is None then), with ``advice``."""
+        self.advice = advice
+
+
+class CaseOpened(Message):
+    """The detail pane shows ``case_id``: the app reads its history (``history``) and,
+    once the pane rested on it, writes the reviewer's view (``view``; at most once an
+    hour), in a worker."""
+
+    def __init__(self, case_id: str, *, history: bool = True, view: bool = False) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.history = history
+        self.view = view
+
+
+class HistoryLoaded(Message):
+    """The history of ``case_id`` (:class:`etki.domain.CaseEvent` values, oldest first),
+    read for the detail pane; ``error`` when it could not be read."""
+
+    def __init__(
+        self, case_id: str, events: list, *, project_id: str = "", error: str | None = None
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.events = events
+        self.project_id = project_id
+        self.error = error
 
 
 class DetailsWanted(Message):

@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
+    CaseEvent,
     CaseRecord,
     CaseSummary,
     ClauseMemory,
@@ -781,4 +782,37 @@ def case_detail(
             )
         )
         parts.append(_bullets(effort_basis(d.effort, workitems or {})))
+    return Group(*parts)
+
+
+HISTORY_SHOWN = 30
+"""How many of a case's newest events the detail pane lists (the rest: ``etki show``)."""
+
+
+def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
+    """The detail pane's ``History`` section (issue 14 item 3): one line per event of
+    the case, oldest first, the time then what happened (:meth:`CaseEvent.summary`) and
+    its text (source, engine, reason, note), each part bounded and shown literally; the
+    newest :data:`HISTORY_SHOWN` when there are more. ``None`` (not read yet): nothing,
+    so the pane does not jump when it arrives below the rest."""
+    if events is None:
+        return Group()
+    parts: list[RenderableType] = [Text(""), _section("History")]
+    shown = list(events)[-HISTORY_SHOWN:]
+    if len(events) > len(shown):
+        parts.append(
+            Text(
+                f"  … {len(events) - len(shown)} earlier event(s): etki show lists them all",
+                style="dim",
+            )
+        )
+    for e in shown:
+        line = Text("  ")
+        line.append(when(e.at), style="dim")
+        line.append("  ")
+        line.append(one_line(e.summary()), style="bold" if e.kind == "amended" else "")
+        if e.text:
+            line.append(" — ")
+            line.append(one_line(e.text))
+        parts.append(line)
     return Group(*parts)

@@ -291,6 +291,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
+    from etki_tui.screens.note import NoteForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
     from etki_tui.screens.resolve import ResolveDisputeForm
     from etki_tui.widgets.memory import MemoryPane
@@ -305,6 +306,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
         "resolve": [ResolveDisputeForm],
+        "note": [NoteForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -322,6 +324,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 FilterPanel,
                 NewRequestForm,
                 ResolveDisputeForm,
+                NoteForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

@@ -1,5 +1,5 @@
-"""``etki init | add | import | queue | rule | show | triage | projects``: the cases of a
-project.
+"""``etki init | add | import | queue | rule | note | claim | show | triage | projects``:
+the cases of a project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers]
                                                load, index, triage every new request
@@ -12,6 +12,9 @@ project.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
+    etki note CASE_ID TEXT|-                   add a note (history, wiki page)
+    etki claim CASE_ID [--minutes N] [--release]
+                                               mark a case as being looked at by you
     etki show CASE_ID [--json]                 a case, its ruling and its whole history
                                                (imported, triaged, viewed, ruled, amended,
                                                refused attempts, erased)
@@ -138,12 +141,21 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         desk.project(args.project)  # a clear error for an unknown id
     escalate = settings.disputed_escalation
     rows: list[tuple[Any, Any]] = []
+    claims: dict[str, Any] = {}
     for pid in projects:
         every = desk.queue(pid, status=None)
         memory = desk.clause_memory_of([c for c in every if c.ruling is not None])
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
+        claims.update(desk.claims(pid))
     if args.json:
-        emit_json([_queue_row(c, memory, escalate) for c, memory in rows], indent=1)
+        out = []
+        for c, memory in rows:
+            row = _queue_row(c, memory, escalate)
+            held = claims.get(c.case_id)
+            row["claimed_by"] = held.actor if held else None
+            row["claimed_until"] = held.until if held else None
+            out.append(row)
+        emit_json(out, indent=1)
         return 0
     if not rows:
         echo("no cases waiting for a ruling")
@@ -153,9 +165,11 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         look = " 24h" if risk.pmo_look_24h else ""
         ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
+        held = claims.get(c.case_id)
+        claimed = f"  claimed by {held.actor} until {held.until}" if held else ""
         echo(
             f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
-            f"{_one_line(c.title, 40)}{ruled}{disputed}",
+            f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}",
             multiline=False,
         )
     return 0
@@ -259,6 +273,30 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     echo("")
     echo("history (oldest first)")
     echo_lines("  " + event_line(e) for e in history)
+    return 0
+
+
+def _note(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki note``: a reviewer's note on a case (shown in its history and on its wiki
+    page)."""
+    text = sys.stdin.read() if args.text == "-" else args.text
+    note, wiki_error = _desk(args, settings).add_note(args.case_id, text)
+    echo(f"{args.case_id}: note by {note.actor} at {note.at}", multiline=False)
+    if wiki_error:
+        echo(f"warning: {wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
+def _claim(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki claim``: mark a case as being looked at (others see it in the queue until
+    it expires), or ``--release`` it."""
+    desk = _desk(args, settings)
+    if args.release:
+        done = desk.release_claim(args.case_id)
+        echo(f"{args.case_id}: claim released by {done.actor} at {done.at}", multiline=False)
+        return 0
+    claim = desk.claim(args.case_id, args.minutes)
+    echo(f"{args.case_id}: claimed by {claim.actor} until {claim.until}", multiline=False)
     return 0
 
 
@@ -383,6 +421,15 @@ def register(sub: Any) -> None:
         help="default: from the suffix (.jsonl, .csv, .json = GitHub export)",
     )
     imp.set_defaults(handler=_import)
+    note = sub.add_parser("note", help="add a note to a case (its history, its wiki page)")
+    note.add_argument("case_id")
+    note.add_argument("text", help="the note, or - to read it from stdin")
+    note.set_defaults(handler=_note)
+    claim = sub.add_parser("claim", help="mark a case as being looked at by you")
+    claim.add_argument("case_id")
+    claim.add_argument("--minutes", type=int, default=30, help="how long (default 30)")
+    claim.add_argument("--release", action="store_true", help="end your claim now")
+    claim.set_defaults(handler=_claim)
     show = sub.add_parser("show", help="a case with its ruling and its whole history")
     show.add_argument("case_id")
     show.add_argument("--json", action="store_true", help="the case and its history as JSON")

@@ -224,6 +224,7 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     lines += ["", "Reason:", ""]
     lines += [md_block(r.reason) if r.reason.strip() else "No reason given.", ""]
     lines += _ruling_history_lines(case)
+    lines += _note_lines(case)
     lines += [
         "## Engine decision",
         "",
@@ -302,6 +303,17 @@ def _ruling_history_lines(case: CaseRecord) -> list[str]:
         )
         reason = md_inline(h.reason) if h.reason.strip() else "no reason given"
         lines.append(f"   - Reason: {reason}")
+    return [*lines, ""]
+
+
+def _note_lines(case: CaseRecord) -> list[str]:
+    """The ``## Notes`` section: reviewers' notes on the case, oldest first (who, when,
+    the note as literal one-line text). Nothing for a case without notes."""
+    if not case.notes:
+        return []
+    lines = ["## Notes", ""]
+    for n in case.notes:
+        lines.append(f"- {md_inline(n.actor)}, {md_inline(n.at)}: {md_inline(n.text)}")
     return [*lines, ""]
 
 

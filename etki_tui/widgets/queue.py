@@ -29,13 +29,15 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.domain import CaseEvent, CaseRecord, ClauseMemory, ScopeClause, WorkItem
 from etki.memory import open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
@@ -54,12 +56,16 @@ from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import (
+    AmendRequested,
     BulkRuleRequested,
+    CaseOpened,
     CaseWanted,
+    ClaimWanted,
     CrPageWanted,
     DetailsWanted,
     FilterChanged,
     NewRequestWanted,
+    NoteWanted,
     RuleRequested,
 )
 from etki_tui.render import (
@@ -67,10 +73,12 @@ from etki_tui.render import (
     clauses_cell,
     current_risk,
     fit,
+    history_section,
     risk_cell,
     ruled_banner,
     title_cell,
     verdict_text,
+    when,
 )
 from etki_tui.widgets.queue_table import CURSOR_MARK, QueueTable
 
@@ -218,7 +226,7 @@ class FilterBar(Horizontal):
         order_line.display = not (finding and flt.sort == "queue")
 
 
-RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
+RULING_ACTIONS = frozenset({"approve", "convert", "reject", "amend"})
 """The queue's actions that record a ruling (what a read-only desk may not do)."""
 BULK_ACTION = "bulk_approve"
 """The queue's action that rules the marked cases (refused on a read-only desk too)."""
@@ -232,6 +240,9 @@ class QueuePane(Vertical):
         "approve",
         "convert",
         "reject",
+        "amend",
+        "note",
+        "claim",
         "read",
         "find",
         "filters",
@@ -294,6 +305,18 @@ class QueuePane(Vertical):
         self._shared_cells: dict[tuple[object, ...], Text] = {}
         self.marked: set[str] = set()
         """Pending cases marked for a bulk ruling (Space)."""
+        self.histories: dict[str, list[CaseEvent]] = {}
+        """case id -> its history as last read (:meth:`history_loaded`), for the
+        detail pane's History section."""
+        self.view_delay = 0.8
+        """How long the detail pane rests on a case before it counts as opened
+        (:class:`CaseOpened`: the view is written and the history read); 0: at once."""
+        self._opened: str | None = None
+        self._open_timer: Timer | None = None
+        self.claims: dict[str, CaseEvent] = {}
+        """case id -> its live claim (issue 14 item 4), as last loaded."""
+        self.me: str | None = None
+        """The acting reviewer: their own claims are not marked in the queue."""
 
     def compose(self) -> ComposeResult:
         """The filter line, then the table above (or beside) the banner and detail."""
@@ -372,9 +395,13 @@ class QueuePane(Vertical):
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
         disputed = bool(open_disputed_refs(d.cited_clauses, self.memory))  # not resolved
+        held = self.others_claim(case.case_id)
+        title = case.title
+        if held is not None:  # another reviewer is on it: said before the title
+            title = f"claimed by {printable(held.actor, multiline=False)} · {title}"
         return [
             case_cell,
-            title_cell(case.title, self._title_width, disputed),
+            title_cell(title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
             self._shared(
@@ -386,6 +413,13 @@ class QueuePane(Vertical):
                 lambda: risk_cell(case, self.memory, self.escalate),
             ),
         ]
+
+    def others_claim(self, case_id: str) -> CaseEvent | None:
+        """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
+        held = self.claims.get(case_id)
+        if held is None or (self.me is not None and held.actor == self.me):
+            return None
+        return held
 
     def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
         """What of the clause memory a row shows: its cited refs disputed now and not
@@ -408,6 +442,9 @@ class QueuePane(Vertical):
         self.all_cases = []
         self.ruled_elsewhere.clear()
         self.marked.clear()
+        self.histories.clear()
+        self.claims.clear()
+        self._opened = None
         self.filter = QueueFilter()
         self._loaded = False
         self._awaiting_width = False
@@ -439,6 +476,8 @@ class QueuePane(Vertical):
         workitems: Mapping[str, WorkItem] | None = None,
         escalate: bool | None = None,
         wiki_on: bool | None = None,
+        claims: Mapping[str, CaseEvent] | None = None,
+        me: str | None = None,
     ) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
@@ -454,6 +493,10 @@ class QueuePane(Vertical):
             self.escalate = escalate
         if wiki_on is not None:
             self.wiki_on = wiki_on
+        if claims is not None:
+            self.claims = dict(claims)
+        if me is not None:
+            self.me = me
         table = part(self, QueueTable)
         if table is not None:
             table.loading = False
@@ -601,11 +644,13 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
+                held = self.others_claim(case.case_id)
                 state = (
                     layout,
                     case.case_id in self.ruled_elsewhere,
                     self._disputed_state(case),
                     case.case_id in self.marked,
+                    held.actor if held is not None else None,
                 )
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
@@ -728,20 +773,24 @@ class QueuePane(Vertical):
         )
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
+        self._case_shown(case.case_id)
         if record is not None:
             beside = self.beside(record)
             detail.show(
-                case_detail(
-                    record,
-                    self.clauses,
-                    self.memory,
-                    now=self.clock(),
-                    similar=beside.similar if beside is not None else (),
-                    memory_verdict=beside.verdict if beside is not None else None,
-                    escalate=self.escalate,
-                    workitems=self.workitems,
-                    precedents=self._precedent_pages(record),
-                    cr_page=self._cr_page(record),
+                Group(
+                    case_detail(
+                        record,
+                        self.clauses,
+                        self.memory,
+                        now=self.clock(),
+                        similar=beside.similar if beside is not None else (),
+                        memory_verdict=beside.verdict if beside is not None else None,
+                        escalate=self.escalate,
+                        workitems=self.workitems,
+                        precedents=self._precedent_pages(record),
+                        cr_page=self._cr_page(record),
+                    ),
+                    history_section(self.histories.get(case.case_id)),
                 )
             )
         elif case.case_id in self._detail_errors:
@@ -749,6 +798,47 @@ class QueuePane(Vertical):
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.", style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
+
+    # --- the case's history (issue 14 item 3) ------------------------------------------
+
+    def _case_shown(self, case_id: str) -> None:
+        """The detail pane shows ``case_id``: ask for its history at once
+        (:class:`CaseOpened`), and once the pane rested there :attr:`view_delay`
+        seconds, for the reviewer's view to be written (moving on before that writes
+        none: scrolling past a case is not opening it)."""
+        if case_id == self._opened:
+            return
+        self._opened = case_id
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+        now = self.view_delay <= 0
+        self.post_message(CaseOpened(case_id, view=now))
+        if now:
+            return
+
+        def rested() -> None:
+            self._open_timer = None
+            if self.current_case_id() == case_id:
+                self.post_message(CaseOpened(case_id, history=False, view=True))
+
+        self._open_timer = self.set_timer(self.view_delay, rested)
+
+    def history_loaded(self, case_id: str, events: list[CaseEvent]) -> None:
+        """The history of ``case_id`` was read: keep it and re-render when shown."""
+        self.histories[case_id] = events
+        if self.current_case_id() == case_id:
+            self.refresh_detail()
+
+    def history_changed(self, case_id: str) -> None:
+        """Something was written to ``case_id``'s history (a ruling, an amendment): read
+        it again when it is shown next (at once when it is shown now)."""
+        self.histories.pop(case_id, None)
+        if self._opened == case_id:
+            self._opened = None
+            if self.current_case_id() == case_id:
+                self._opened = case_id
+                self.post_message(CaseOpened(case_id))
 
     def _precedent_pages(self, record: CaseRecord) -> dict[str, str]:
         """Case id -> wiki page (``precedents/PRE-….md``) of the last corrections the
@@ -1035,6 +1125,65 @@ class QueuePane(Vertical):
             )
             return
         self.post_message(BulkRuleRequested(cases))
+
+    def action_note(self) -> None:
+        """Add a note to the highlighted case (the app opens the form)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to note.", markup=False, timeout=4)
+            return
+        self.post_message(NoteWanted(case.case_id))
+
+    def action_claim(self) -> None:
+        """Claim the highlighted case, or release it when the claim is yours."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to claim.", markup=False, timeout=4)
+            return
+        held = self.claims.get(case.case_id)
+        mine = held is not None and self.me is not None and held.actor == self.me
+        self.post_message(ClaimWanted(case.case_id, release=mine))
+
+    def action_amend(self) -> None:
+        """Amend a ruling: the highlighted case when someone else ruled it, else one
+        picked from the project's ruled cases, newest ruling first (the app then asks
+        for the new ruling and confirms it)."""
+        case = self.current_case()
+        if case is not None and case.ruling is not None:
+            self.post_message(AmendRequested(case))
+            return
+        ruled = sorted(
+            (c for c in self.all_cases if c.ruling is not None),
+            key=lambda c: (c.ruling.ruled_at if c.ruling else "", c.case_id),
+            reverse=True,
+        )
+        if not ruled:
+            self.app.notify(
+                "No ruled case in this project: nothing to amend (a, c and r rule a pending case).",
+                markup=False,
+                timeout=4,
+            )
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        by_id = {c.case_id: c for c in ruled}
+        links = [
+            (
+                f"{c.case_id}  {c.ruling.ruling} by {c.ruling.reviewer} at {when(c.ruling.ruled_at)}",
+                c.case_id,
+            )
+            for c in ruled
+            if c.ruling is not None
+        ]
+        details = [(c.title or c.text)[:70] for c in ruled]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id and case_id in by_id:
+                self.post_message(AmendRequested(by_id[case_id]))
+
+        self.app.push_screen(
+            LinksScreen(links, title="Amend which ruling?", details=details), chosen
+        )
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""

@@ -30,6 +30,7 @@ from etki.store.models import (
 )
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, rowcount, storable
 from etki.store.repository.erasures import ERASED
+from etki.store.repository.events import with_notes
 from etki.store.repository.rows import (
     ARRIVAL,
     RULING_COLUMNS,
@@ -254,7 +255,8 @@ class CaseStore(StoreBase):
             stmt = stmt.where(CaseRow.status == status)
         with self.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
             rows = conn.execute(stmt.order_by(*ARRIVAL)).all()
-            return with_earlier_rulings(conn, [case_of(*r) for r in rows])
+            records = with_earlier_rulings(conn, [case_of(*r) for r in rows])
+            return with_notes(conn, records, project_id)
 
     def case(self, case_id: str) -> CaseRecord:
         """The full record of one case. Raises :class:`NotFoundError` naming the id."""
@@ -262,7 +264,7 @@ class CaseStore(StoreBase):
             row = conn.execute(case_select().where(CaseRow.id == case_id)).first()
             if row is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
-            return with_earlier_rulings(conn, [case_of(*row)])[0]
+            return with_notes(conn, with_earlier_rulings(conn, [case_of(*row)]))[0]
 
     def cases_by_id(self, case_ids: Iterable[str]) -> list[CaseRecord]:
         """The full records of the stored cases among ``case_ids``, in the order asked
@@ -277,6 +279,7 @@ class CaseStore(StoreBase):
                     record = case_of(*row)
                     found[record.case_id] = record
             records = with_earlier_rulings(conn, [found[k] for k in wanted if k in found])
+            records = with_notes(conn, records)
         return records
 
     def case_summaries(self, project_id: str, *, status: str | None = None) -> list[CaseSummary]:

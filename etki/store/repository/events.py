@@ -6,19 +6,59 @@ and the desk's detail pane both read.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import Connection, func, select
 
-from etki.domain import CaseEvent
+from etki.domain import CaseEvent, CaseRecord
 from etki.errors import InputError, NotFoundError
 from etki.identity import current_process
-from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow
+from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
 from etki.store.repository.base import StoreBase, iso, storable
 from etki.store.repository.erasures import ERASED
 
 VIEW_EVERY_S = 3600
 """A reviewer's view of a case is written at most once per this many seconds."""
+
+NOTED = "noted"
+"""``outcome`` of the audit-log row a note appends (``action`` ``note``, no text: the
+note is in ``case_events``), so the wiki projector, which follows the audit log, renders
+the case's decision page again with it."""
+
+NOTE_MAX_CHARS = 4000
+"""The longest note a reviewer may add."""
+
+
+def with_notes(
+    conn: Connection, records: list[CaseRecord], project_id: str | None = None
+) -> list[CaseRecord]:
+    """``records`` with :attr:`~etki.domain.CaseRecord.notes` filled from
+    ``case_events`` (kind ``note``, oldest first): one query by project when
+    ``project_id`` is given (the records are that project's), else by case ids (500 a
+    query). Records without notes are returned as they are."""
+    if not records:
+        return records
+    e = CaseEventRow.__table__.c
+    cols = select(e.case_id, e.at, e.actor, e.text).where(e.kind == "note").order_by(e.id)
+    notes: dict[str, list[CaseEvent]] = {}
+    stmts = (
+        [cols.where(e.project_id == project_id)]
+        if project_id is not None
+        else [
+            cols.where(e.case_id.in_([r.case_id for r in records[at : at + 500]]))
+            for at in range(0, len(records), 500)
+        ]
+    )
+    for stmt in stmts:
+        for case_id, at, actor, text in conn.execute(stmt):
+            notes.setdefault(case_id, []).append(
+                CaseEvent(at=at, kind="note", actor=actor, text=text)
+            )
+    if not notes:
+        return records
+    return [replace(r, notes=tuple(notes[r.case_id])) if r.case_id in notes else r for r in records]
+
 
 _RANK = {"imported": 0, "triaged": 1}
 
@@ -148,6 +188,8 @@ class EventStore(StoreBase):
             text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
             out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
         for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
+            if outcome == NOTED:
+                continue  # the note itself is its case_events row
             event = audit_event(at, reviewer, action, outcome, before, after, reason)
             out.append(((at, 2, 0, i), event))
         for i, (at, kind, actor, text, until) in enumerate(events):
@@ -155,3 +197,150 @@ class EventStore(StoreBase):
             out.append(((at, _RANK.get(kind, 2), 1, i), event))
         out.sort(key=lambda pair: pair[0])
         return [ev for _, ev in out]
+
+    # --- notes and claims (issue 14 item 4) ------------------------------------------------
+
+    def add_note(self, case_id: str, actor: str, text: str) -> CaseEvent:
+        """Add a reviewer's note to a case: a ``note`` event and, in the same
+        transaction, an audit-log row (outcome :data:`NOTED`, no text) so the wiki
+        projector sees the change and renders the case's page with it. ``text`` is
+        stripped; an empty one, one over :data:`NOTE_MAX_CHARS` or unstorable text
+        raises :class:`InputError`, an unknown case :class:`NotFoundError`."""
+        text = text.strip()
+        if not text:
+            raise InputError(f"note: the text is empty; nothing was added to {case_id}")
+        if len(text) > NOTE_MAX_CHARS:
+            raise InputError(
+                f"note: {len(text):,} characters; a note holds at most {NOTE_MAX_CHARS:,}"
+            )
+        storable("the note or its author", actor, text)
+        now = iso(self.clock())
+        with self._write() as s:
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            ruling = s.get(RulingRow, case_id)
+            state = ruling.ruling if ruling is not None else "pending"
+            identity = current_process().columns()
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=case.project_id,
+                    kind="note",
+                    actor=actor,
+                    text=text,
+                    at=now,
+                    **identity,
+                )
+            )
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=actor,
+                    action="note",
+                    ruling=state,
+                    reason="",
+                    at=now,
+                    version=case.version,
+                    outcome=NOTED,
+                    before=state,
+                    after=state,
+                    **identity,
+                )
+            )
+        return CaseEvent(at=now, kind="note", actor=actor, text=text)
+
+    def _live_claim(self, conn: Connection, case_id: str, now: str) -> CaseEvent | None:
+        e = CaseEventRow.__table__.c
+        row = conn.execute(
+            select(e.kind, e.actor, e.at, e.until)
+            .where(e.case_id == case_id, e.kind.in_(("claim", "release")))
+            .order_by(e.id.desc())
+            .limit(1)
+        ).first()
+        if row is None or row.kind != "claim" or not row.until or row.until <= now:
+            return None
+        return CaseEvent(at=row.at, kind="claim", actor=row.actor, until=row.until)
+
+    def claim(self, case_id: str, actor: str, minutes: int) -> CaseEvent:
+        """``actor`` claims ``case_id`` for ``minutes`` (1 to 1440): a ``claim`` event
+        whose ``until`` is then; claiming again extends one's own claim. Raises
+        :class:`InputError` when another reviewer holds a live claim (it names them and
+        until when) or for a bad ``minutes``, :class:`NotFoundError` for an unknown
+        case."""
+        if not 1 <= minutes <= 1440:
+            raise InputError("claim: --minutes is between 1 and 1440 (a day)")
+        storable("the reviewer name", actor)
+        moment = self.clock()
+        now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            held = self._live_claim(s.connection(), case_id, now)
+            if held is not None and held.actor != actor:
+                raise InputError(
+                    f"case {case_id} is claimed by {held.actor} until {held.until}; "
+                    "look at another case, or ask them"
+                )
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind="claim",
+                    actor=actor,
+                    text="",
+                    at=now,
+                    until=until,
+                    **current_process().columns(),
+                )
+            )
+        return CaseEvent(at=now, kind="claim", actor=actor, until=until)
+
+    def release(self, case_id: str, actor: str) -> CaseEvent:
+        """End ``actor``'s live claim of ``case_id`` (a ``release`` event). Raises
+        :class:`InputError` when they hold none (another reviewer's claim is theirs to
+        release; it expires by itself), :class:`NotFoundError` for an unknown case."""
+        storable("the reviewer name", actor)
+        now = iso(self.clock())
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            held = self._live_claim(s.connection(), case_id, now)
+            if held is None or held.actor != actor:
+                who = f" (claimed by {held.actor} until {held.until})" if held else ""
+                raise InputError(f"case {case_id}: you hold no claim to release{who}")
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind="release",
+                    actor=actor,
+                    text="",
+                    at=now,
+                    **current_process().columns(),
+                )
+            )
+        return CaseEvent(at=now, kind="release", actor=actor)
+
+    def live_claims(self, project_id: str) -> dict[str, CaseEvent]:
+        """case id -> the live claim (a ``claim`` event whose ``until`` is still ahead,
+        not released since) of every claimed case of ``project_id``. Expired and
+        released claims are absent."""
+        e = CaseEventRow.__table__.c
+        now = iso(self.clock())
+        newest = (
+            select(func.max(e.id))
+            .where(e.project_id == project_id, e.kind.in_(("claim", "release")))
+            .group_by(e.case_id)
+        )
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(e.case_id, e.kind, e.actor, e.at, e.until).where(e.id.in_(newest))
+            ).all()
+        return {
+            case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
+            for case_id, kind, actor, at, until in rows
+            if kind == "claim" and until and until > now
+        }
