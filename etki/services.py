@@ -1068,17 +1068,31 @@ class Desk:
         return self.repo.clause_resolutions(project_id)
 
     def resolve_dispute(
-        self, project_id: str, clause_ref: str, verdict: str, reason: str
+        self,
+        project_id: str,
+        clause_ref: str,
+        verdict: str,
+        reason: str,
+        *,
+        expected_id: int | None = None,
     ) -> ResolutionOutcome:
         """:func:`etki.approval.resolve_dispute` by this desk's reviewer (``etki dispute
         resolve``, the Hafıza form), then the wiki caught up (the resolution changed the
         DB's wiki token: the projector renders the tree again), best-effort like every
-        wiki write: a failure is in ``wiki_error``, the resolution stands. Raises
-        ``InputError``, ``NotFoundError``, ``PermissionDeniedError`` (audited)."""
+        wiki write: a failure is in ``wiki_error``, the resolution stands.
+        ``expected_id``: the resolution in force the reviewer saw (0: none; None: no
+        check). Raises ``InputError``, ``NotFoundError``, ``PermissionDeniedError``
+        (audited), ``ResolutionConflictError``."""
         from etki.approval import resolve_dispute
 
         resolution = resolve_dispute(
-            self.repo, self.settings, project_id, clause_ref, verdict, reason
+            self.repo,
+            self.settings,
+            project_id,
+            clause_ref,
+            verdict,
+            reason,
+            expected_id=expected_id,
         )
         if self.settings.wiki_path(project_id) is None:
             return ResolutionOutcome(resolution)

@@ -477,7 +477,9 @@ class EtkiApp(App[None]):
     def resolve_dispute(self, project_id: str, wanted: DisputeResolution) -> DisputeResolved:
         """Record the PMO's resolution of a disputed clause (:meth:`Desk.resolve_dispute`,
         as ``etki dispute resolve``: the approver check, the store, then the wiki)."""
-        outcome = self.desk.resolve_dispute(project_id, wanted.ref, wanted.verdict, wanted.reason)
+        outcome = self.desk.resolve_dispute(
+            project_id, wanted.ref, wanted.verdict, wanted.reason, expected_id=wanted.expected_id
+        )
         return DisputeResolved(outcome, project_id)
 
     @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
@@ -1306,6 +1308,7 @@ class EtkiApp(App[None]):
 
     @on(DisputeNotResolved)
     def _dispute_not_resolved(self, message: DisputeNotResolved) -> None:
+        self.load_memory()  # a conflict: the card shows the resolution recorded meanwhile
         self.notify(
             printable(f"{message.message}. {message.advice}".strip(), multiline=False),
             title=printable(f"Not recorded: {message.ref}", multiline=False),
