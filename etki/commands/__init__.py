@@ -20,5 +20,6 @@ MODULES: tuple[str, ...] = (
     "etki.commands.store",
     "etki.commands.index",
     "etki.commands.wiki",
+    "etki.commands.preanalysis",
 )
 """The command-group modules, in the order their commands appear in ``etki --help``."""

@@ -151,12 +151,13 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 3
+    VERSION = 4
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
     without a table (issue 12). 3: no U+26A0 on the pages (a terminal multiplexer draws
-    it two cells wide where the reader lays it out as one; the word DISPUTED says it)."""
+    it two cells wide where the reader lays it out as one; the word DISPUTED says it).
+    4: decision pages end with "The saved pre-analysis" (issue 14 item 9)."""
 
     @property
     def floor(self) -> int:
