@@ -33,10 +33,14 @@ from etki.services import Desk, PreanalysisUnavailableError
 from etki.store import CaseFileRepository
 from etki.wiki.pages import NO_PREANALYSIS
 from etki.wiki.projection import WikiProjector
+from etki_tui.messages import PreanalysisWritten
+from etki_tui.render import NO_MODEL_LINE
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 from tests.http_servers import Reply, chat_completion, closed_port_url, openai_chat, serve
 from tests.test_store import _postgres_repo
+from tests.test_tui_keys import desk_app
+from tests.test_tui_pilot import Recorder, current, press, settle, shown, sync, until
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -536,3 +540,55 @@ def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> Non
         )
     repo.erase_case("req-demo-1", "ayse", "KVKK")
     assert repo.preanalyses("req-demo-1") == []
+
+
+# --- the desk: p ------------------------------------------------------------------------------
+
+
+def _pane_text(app) -> str:  # noqa: ANN001
+    from etki_tui.widgets.queue import CaseDetail
+
+    detail = app.query_one(CaseDetail)
+    return " ".join(shown(detail.query_one("#detail-body"), 116, 400).split())
+
+
+@sync
+async def test_p_writes_a_preanalysis_in_a_worker_and_the_pane_shows_it(world: Path) -> None:
+    seen = Recorder()
+    with serve(openai_chat(lambda m, n: _answer(m, extra=" [b]" + INJECTION + "[/b]"))) as server:
+        desk = _desk(world, server.url)
+        app = desk_app(desk, "demo")
+        async with app.run_test(size=(120, 60), message_hook=seen) as pilot:
+            await settle(pilot)
+            case_id = current(app)
+            assert case_id is not None
+            assert "None yet: p asks model test-model for one." in _pane_text(app)
+            await press(pilot, "p")
+            await until(pilot, lambda: seen.of(PreanalysisWritten), "the pre-analysis")
+            await settle(pilot)
+            text = _pane_text(app)
+            assert "Pre-analysis (test-model · etki-preanalysis/1)" in text
+            assert "[b]" + INJECTION + "[/b]" in text  # literal, never markup
+            assert "1 claim(s) dropped: they named nodes not in the context (module:invented)" in text
+            assert any("Pre-analysis of" in n and "saved" in n for n in seen.notes())
+        assert len(server.requests) == 1
+    saved = desk.repo.preanalysis(case_id)
+    assert saved is not None and saved.status == "ok"
+    assert desk.case(case_id).ruling is None  # asking is no ruling
+
+
+@sync
+async def test_p_without_a_model_asks_nothing_and_says_so(world: Path) -> None:
+    seen = Recorder()
+    with serve(openai_chat(lambda m, n: _answer(m))) as server:
+        desk = _desk(world)  # no ETKI_LLM_*
+        app = desk_app(desk, "demo")
+        async with app.run_test(size=(120, 60), message_hook=seen) as pilot:
+            await settle(pilot)
+            assert NO_MODEL_LINE in _pane_text(app)
+            await press(pilot, "p")
+            await settle(pilot)
+            assert any(n.startswith(NO_MODEL_LINE) for n in seen.notes())
+            assert seen.of(PreanalysisWritten) == []
+        assert server.requests == []
+    assert desk.repo.preanalysis(desk.queue("demo")[0].case_id) is None
