@@ -660,9 +660,7 @@ class PreanalysisBody:
 
     def to_json(self) -> str:
         """Canonical JSON text of :meth:`to_dict` (sorted keys, UTF-8, compact)."""
-        return json.dumps(
-            self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
+        return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> PreanalysisBody:
@@ -679,7 +677,9 @@ class PreanalysisBody:
                 approach=claims("approach"),
                 open_questions=claims("open_questions"),
                 effort=None if effort is None else Claim(str(effort["text"]), str(effort["node"])),
-                dropped=tuple((str(d["section"]), str(d["node"])) for d in doc.get("dropped") or ()),
+                dropped=tuple(
+                    (str(d["section"]), str(d["node"])) for d in doc.get("dropped") or ()
+                ),
                 context=str(doc.get("context") or "stored"),
                 context_nodes=int(doc.get("context_nodes") or 0),
             )

@@ -134,7 +134,11 @@ def context_nodes(block: Mapping[str, Any]) -> list[dict[str, str]]:
     for n in block.get("nodes") or ():
         if isinstance(n, dict) and isinstance(n.get("id"), str):
             out.append(
-                {"id": n["id"], "type": str(n.get("type") or ""), "title": str(n.get("title") or "")}
+                {
+                    "id": n["id"],
+                    "type": str(n.get("type") or ""),
+                    "title": str(n.get("title") or ""),
+                }
             )
     return out
 

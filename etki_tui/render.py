@@ -779,7 +779,9 @@ def preanalysis_section(
         out.append(_indent(Text(label, style="bold")))
         out.append(_bullets(_claim_text(c.text, c.node) for c in claims))
     if b.effort is not None:
-        out.append(_indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node)))
+        out.append(
+            _indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node))
+        )
     if not b.claims:
         out.append(Text("  (no claim rests on a node of the context)", style="dim"))
     if b.dropped:

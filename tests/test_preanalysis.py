@@ -37,7 +37,7 @@ from etki_tui.messages import PreanalysisWritten
 from etki_tui.render import NO_MODEL_LINE
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
-from tests.http_servers import Reply, chat_completion, closed_port_url, openai_chat, serve
+from tests.http_servers import Reply, closed_port_url, openai_chat, serve
 from tests.test_store import _postgres_repo
 from tests.test_tui_keys import desk_app
 from tests.test_tui_pilot import Recorder, current, press, settle, shown, sync, until
@@ -160,8 +160,10 @@ def test_the_answer_is_read_strictly_and_unknown_nodes_are_dropped() -> None:
         ("[]", "not a JSON object"),
         ('{"affected_modules": []}', "missing approach, open_questions, effort"),
         (
-            '{"affected_modules": [], "approach": [], "open_questions": [], "effort": null, '
-            '"verdict": "IN_SCOPE"}',
+            (
+                '{"affected_modules": [], "approach": [], "open_questions": [], "effort": null, '
+                '"verdict": "IN_SCOPE"}'
+            ),
             "unexpected 'verdict'",
         ),
         (
@@ -169,13 +171,17 @@ def test_the_answer_is_read_strictly_and_unknown_nodes_are_dropped() -> None:
             "affected_modules: must be a list",
         ),
         (
-            '{"affected_modules": [{"text": "x"}], "approach": [], "open_questions": [], '
-            '"effort": null}',
+            (
+                '{"affected_modules": [{"text": "x"}], "approach": [], "open_questions": [], '
+                '"effort": null}'
+            ),
             "exactly 'text' and 'node'",
         ),
         (
-            '{"affected_modules": [{"text": 3, "node": "m"}], "approach": [], '
-            '"open_questions": [], "effort": null}',
+            (
+                '{"affected_modules": [{"text": 3, "node": "m"}], "approach": [], '
+                '"open_questions": [], "effort": null}'
+            ),
             "text: must be a non-empty string",
         ),
     ],
@@ -472,7 +478,7 @@ def test_erasure_removes_the_preanalyses_and_the_proof_stays_clean(world: Path) 
     assert len(desk.preanalyses(case_id)) == 2
     assert secret in desk.repo.erasable_text(case_id)[-2]
     outcome = desk.erase(case_id, "KVKK request 7", wait_s=5)
-    assert outcome.complete, [p for p in outcome.held]
+    assert outcome.complete, list(outcome.held)
     assert desk.preanalyses(case_id) == []
     with desk.repo.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM preanalyses")).scalar() == 0
@@ -569,7 +575,9 @@ async def test_p_writes_a_preanalysis_in_a_worker_and_the_pane_shows_it(world: P
             text = _pane_text(app)
             assert "Pre-analysis (test-model · etki-preanalysis/1)" in text
             assert "[b]" + INJECTION + "[/b]" in text  # literal, never markup
-            assert "1 claim(s) dropped: they named nodes not in the context (module:invented)" in text
+            assert (
+                "1 claim(s) dropped: they named nodes not in the context (module:invented)" in text
+            )
             assert any("Pre-analysis of" in n and "saved" in n for n in seen.notes())
         assert len(server.requests) == 1
     saved = desk.repo.preanalysis(case_id)

@@ -103,8 +103,6 @@ def register(sub: Any) -> None:
     )
     p.add_argument("case_id", nargs="?")
     p.add_argument("--project", help="with --missing: the project")
-    p.add_argument(
-        "--missing", action="store_true", help="every case of --project without one yet"
-    )
+    p.add_argument("--missing", action="store_true", help="every case of --project without one yet")
     p.add_argument("--json", action="store_true", help="the saved pre-analysis as JSON")
     p.set_defaults(handler=_preanalyse)

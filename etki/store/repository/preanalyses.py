@@ -59,7 +59,7 @@ class PreanalysisStore(StoreBase):
         if status not in PREANALYSIS_STATUSES:
             raise InputError(f"unknown pre-analysis status {status!r}")
         now = iso(self.clock())
-        values = {
+        values: dict[str, str | None] = {
             "case_id": case_id,
             "model": _clean(model) or "",
             "prompt_version": _clean(prompt_version) or "",
@@ -90,7 +90,15 @@ class PreanalysisStore(StoreBase):
                     **current_process().columns(),
                 )
             )
-        saved = preanalysis_of(*(values[c.key] for c in PREANALYSIS_COLUMNS))
+        saved = preanalysis_of(
+            case_id,
+            str(values["model"]),
+            str(values["prompt_version"]),
+            status,
+            now,
+            str(values["body_json"]),
+            values["error"],
+        )
         assert saved is not None
         return saved
 
