@@ -203,6 +203,13 @@ def test_the_breaker_opens_on_a_refused_connection_or_three_failures() -> None:
     c = Breaker()
     c.note(Written("error", error="cannot reach", kind="connect"))
     assert c.open
+    d = Breaker()
+    d.note(Written("error", error="timed out", kind="timeout"))
+    assert d.open and d.reason == "timed out"
+    e = Breaker()  # a block without nodes asked nothing: says nothing of the model
+    for _ in range(5):
+        e.note(Written("error", error=EMPTY_CONTEXT, kind="context"))
+    assert not e.open
 
 
 # --- writing one: the endpoint's answers ----------------------------------------------------
@@ -372,6 +379,13 @@ def test_init_with_a_down_model_stops_asking_after_the_first_failure(tmp_path: P
     assert len(repo.cases("demo")) == 40
     assert len(repo.cases_without_preanalysis("demo")) == 39
     repo.dispose()
+    # once the model is back, the cases without one are asked for on request
+    with serve(openai_chat(lambda m, n: _answer(m))) as server:
+        env = _env(tmp_path, server.url)
+        r = run_etki(["preanalyse", "--project", "demo", "--missing"], env=env, cwd=tmp_path)
+    # the one request of the sample without related context gets an error row, exit 1
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.strip() == "pre-analysis: 38 written, 1 failed (saved as errors)"
 
 
 def test_init_with_a_model_writes_one_per_new_case(tmp_path: Path) -> None:
@@ -600,3 +614,32 @@ async def test_p_without_a_model_asks_nothing_and_says_so(world: Path) -> None:
             assert seen.of(PreanalysisWritten) == []
         assert server.requests == []
     assert desk.repo.preanalysis(desk.queue("demo")[0].case_id) is None
+
+
+@sync
+async def test_a_request_added_with_n_gets_its_preanalysis_from_its_own_worker(
+    world: Path,
+) -> None:
+    """The form stores the case without waiting on the model (Desk.add_request with
+    preanalyse=False), then a worker of its own writes the pre-analysis."""
+    from textual.widgets import Button, Input, TextArea
+
+    seen = Recorder()
+    with serve(openai_chat(lambda m, n: _answer(m))) as server:
+        desk = _desk(world, server.url)
+        app = desk_app(desk, "demo")
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await settle(pilot)
+            await press(pilot, "n")
+            form = app.screen
+            form.query_one("#intake-title", Input).value = "Kiosk"
+            form.query_one("#intake-text", TextArea).text = "A kiosk in the town hall."
+            form.query_one("#intake-add", Button).press()
+            await until(pilot, lambda: seen.of(PreanalysisWritten), "the pre-analysis")
+            await settle(pilot)
+        [written] = seen.of(PreanalysisWritten)
+        assert written.preanalysis is not None and written.preanalysis.status == "ok"
+        asked = [q for q in server.requests if q.body["messages"][0]["content"] == SYSTEM_PROMPT]
+        assert len(asked) == 1
+    case = desk.case(written.case_id)
+    assert case.title == "Kiosk" and case.preanalysis == written.preanalysis
