@@ -43,10 +43,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from etki.domain import Claim, PreanalysisBody
 from etki.endpoints import ChatClient, EndpointError
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 
 __all__ = [
     "ASK_ATTEMPTS",
@@ -118,7 +121,7 @@ class AnswerError(ValueError):
     """The model's answer is not the documented JSON (the message says how)."""
 
 
-def client_from_settings(settings: Any) -> ChatClient | None:
+def client_from_settings(settings: Settings) -> ChatClient | None:
     """The chat client of ``ETKI_LLM_BASE_URL``/``ETKI_LLM_MODEL``/``ETKI_LLM_API_KEY``
     (``settings``: :class:`etki.config.Settings`), or None when no model is
     configured."""

@@ -50,7 +50,9 @@ from etki.store import CaseFileRepository
 from etki.text import printable
 
 if TYPE_CHECKING:
+    from etki.endpoints import ChatClient
     from etki.erasure import ErasureOutcome
+    from etki.preanalysis import Written
     from etki.retrieval.port import GraphQueryPort
     from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
@@ -448,19 +450,18 @@ def preanalyse_case(
     case_id: str,
     *,
     actor: str | None = None,
-    client: object | None = None,
+    client: ChatClient | None = None,
 ) -> Preanalysis:
     """Ask the configured chat model for a developer pre-analysis of ``case_id``
     (:func:`etki.preanalysis.write`, over :func:`preanalysis_context`) and save it, ``ok``
     or ``error`` (an endpoint that is down, a 500, an answer that is not the schema's
     JSON: the reason is saved, never raised), with its audit row (``actor``: who asked;
     default ``settings.reviewer``). The case's decision is not read by the model's
-    answer and never changes. ``client``: an :class:`etki.endpoints.ChatClient` to use
+    answer and never changes. ``client``: the :class:`etki.endpoints.ChatClient` to use
     (default: from the settings). Returns the saved :class:`Preanalysis`. Raises
     :class:`PreanalysisUnavailableError` when no model is configured (nothing is
     called) and ``NotFoundError`` for an unknown case."""
     from etki import preanalysis
-    from etki.endpoints import ChatClient
     from etki.identity import reviewer_name
 
     chat = client if client is not None else preanalysis.client_from_settings(settings)
@@ -468,19 +469,16 @@ def preanalyse_case(
         raise PreanalysisUnavailableError(
             f"preanalyse: {preanalysis.NO_MODEL}; set both to ask a model"
         )
-    assert isinstance(chat, ChatClient)
     return _preanalyse(repo, settings, case_id, chat, reviewer_name(actor or settings.reviewer))[0]
 
 
 def _preanalyse(
-    repo: CaseFileRepository, settings: Settings, case_id: str, chat: object, actor: str
-) -> tuple[Preanalysis, object]:
+    repo: CaseFileRepository, settings: Settings, case_id: str, chat: ChatClient, actor: str
+) -> tuple[Preanalysis, Written]:
     """:func:`preanalyse_case` with its client and actor given: the saved pre-analysis
     and the :class:`etki.preanalysis.Written` it came from."""
     from etki import preanalysis
-    from etki.endpoints import ChatClient
 
-    assert isinstance(chat, ChatClient)
     case = repo.case(case_id)
     block, source = preanalysis_context(repo, case, settings)
     written = preanalysis.write(chat, case.title, case.text, block, context=source)
@@ -525,7 +523,6 @@ def preanalyse_cases(
         except NotFoundError:
             continue
         (written if saved.status == "ok" else failed).append(case_id)
-        assert isinstance(outcome, preanalysis.Written)
         breaker.note(outcome)
     return PreanalysisRun(tuple(written), tuple(failed), tuple(skipped), breaker.reason)
 

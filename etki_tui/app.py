@@ -1270,7 +1270,12 @@ class EtkiApp(App[None]):
         return True
 
     def action_reload(self) -> None:
-        """Reload the queue, memory and reports from the database."""
+        """Reload the queue, memory and reports from the database (and the whole cases
+        of the detail pane: what another desk saved without a new version, a
+        pre-analysis, shows then)."""
+        pane = self.desk_part(QueuePane, "reload")
+        if pane is not None:
+            pane.forget_details()
         self.load_queue("reload")
         self._mark_stale()
         self.notify("Reloaded from the database.", markup=False, timeout=2)

@@ -643,3 +643,18 @@ async def test_a_request_added_with_n_gets_its_preanalysis_from_its_own_worker(
         assert len(asked) == 1
     case = desk.case(written.case_id)
     assert case.title == "Kiosk" and case.preanalysis == written.preanalysis
+
+
+@sync
+async def test_ctrl_r_shows_a_preanalysis_another_process_saved(world: Path) -> None:
+    desk = _desk(world)
+    app = desk_app(desk, "demo")
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None and NO_MODEL_LINE in _pane_text(app)
+        with serve(openai_chat(lambda m, n: _answer(m))) as server:
+            r = run_etki(["preanalyse", case_id], env=_env(world, server.url), cwd=world)
+            assert r.returncode == 0, r.stderr
+        await press(pilot, "ctrl+r")
+        await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")

@@ -748,6 +748,12 @@ class QueuePane(Vertical):
         self._details.move_to_end(case.case_id)
         return record
 
+    def forget_details(self) -> None:
+        """Drop the whole cases read for the pane (Ctrl+R): the next highlight reads
+        them again, with what changed without a new version (a pre-analysis)."""
+        self._details.clear()
+        self._detail_errors.clear()
+
     def _remember_detail(self, record: CaseRecord) -> None:
         self._details[record.case_id] = record
         self._details.move_to_end(record.case_id)
