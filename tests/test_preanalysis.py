@@ -255,6 +255,13 @@ def test_a_500_is_saved_as_an_error(world: Path) -> None:
     assert saved.status == "error" and saved.body is None
     assert "500" in (saved.error or "")
     assert len(server.requests) == 1
+    case_id = saved.case_id
+    desk.rule(case_id, "reject", reason="ruled")
+    root = desk.wiki_root("demo")
+    assert root is not None
+    page = _page_of(root, case_id)
+    assert f"Written by model test-model (prompt {PROMPT_VERSION}) at {saved.created_at}" in page
+    assert "It failed: the model endpoint failed: HTTP 500 from http\\://127.0.0.1" in page
 
 
 def test_a_429_is_waited_out_then_the_answer_is_saved(world: Path) -> None:
