@@ -284,6 +284,18 @@ def test_export_md_and_html(store: Store, tmp_path: Path) -> None:
     rel = _cr_page_path(case)
     page = (store.wiki / rel).read_text(encoding="utf-8")
 
+    assert md_block(reason) in page
+    assumptions = page.split("## Assumptions", 1)[1].split("## Provenance", 1)[0]
+    if case.ruling is not None and case.ruling.is_override:
+        # the engine's assumptions belong to the verdict overridden: kept for the record,
+        # and the defaults are what this change request assumes
+        assert f"engine's verdict {case.decision.verdict}, which this ruling overrides" in page
+        assert "For this change request the engine's defaults apply:" in assumptions
+        assert "The request text is complete as sent" in assumptions
+        assert "the engine read the contract otherwise" in page
+    for a in case.decision.assumptions:
+        assert md_inline(a) in assumptions
+
     name, md = desk.cr_document(case.case_id, "md")
     assert name == rel.rsplit("/", 1)[1]
     # the page byte for byte, every wiki-internal link written as its words
