@@ -533,11 +533,9 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         "## Assumptions",
         "",
     ]
+    n_basis = len(d.effort.basis)
     comparable = (
-        [
-            f"- The work is comparable to the {len(d.effort.basis)} past work "
-            f"item{'s' if len(d.effort.basis) != 1 else ''} listed under Effort."
-        ]
+        [f"- The work is like the {n_basis} past work item{'s' * (n_basis != 1)} under Effort."]
         if d.effort.known
         else []
     )
