@@ -10,11 +10,11 @@ logged and reported in :class:`RulingOutcome`, never raised into the approval
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from etki.config import Settings
-from etki.domain import ACTIONS, CaseRecord, RulingOutcome
+from etki.domain import ACTIONS, CaseRecord, ClauseResolution, RulingOutcome
 from etki.errors import InputError, PermissionDeniedError, error_text
 from etki.identity import is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
@@ -67,6 +67,89 @@ def require_approver(
     )
 
 
+def require_project_approver(repo: CaseFileRepository, project_id: str, reviewer: str) -> None:
+    """Raise :class:`PermissionDeniedError` unless ``reviewer`` is an approver of
+    ``project_id``: the test of :func:`require_approver` (names in NFC, stripped; a
+    project listing no reviewers accepts anyone) at project level, for a write that
+    belongs to no case (a resolution of a disputed clause). A refusal is audited first
+    in ``project_audit`` (action ``dispute``, outcome ``denied``:
+    :meth:`etki.store.CaseFileRepository.audit_resolution_denied`). Raises
+    ``NotFoundError`` for an unknown project."""
+    reviewers = repo.project_config(project_id).reviewers
+    if not reviewers or is_listed_approver(reviewers, reviewer):
+        return
+    repo.audit_resolution_denied(project_id, reviewer)
+    raise PermissionDeniedError(
+        f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
+        f"'{project_id}' and may not resolve a disputed clause; ask a project approver, "
+        "or set ETKI_REVIEWER to your approver name"
+    )
+
+
+def disputed_ref(refs: Iterable[str], wanted: str) -> str:
+    """The ref of ``refs`` (the project's disputed clause refs) that ``wanted`` names:
+    itself, or the one whose number (after ``#``) it is when exactly one has it
+    (``4.8`` for ``MSA#4.8``). Raises :class:`InputError` naming the disputed refs when
+    none or several match."""
+    refs = sorted(refs)
+    wanted = wanted.strip()
+    if wanted in refs:
+        return wanted
+    by_number = [r for r in refs if "#" in r and r.split("#", 1)[1] == wanted]
+    if len(by_number) == 1:
+        return by_number[0]
+    listed = ", ".join(refs) or "none"
+    if by_number:
+        raise InputError(
+            f"clause '{wanted}' is the number of several disputed clauses "
+            f"({', '.join(by_number)}); give the whole ref"
+        )
+    raise InputError(
+        f"clause '{wanted}' is not disputed now (its rulings agree, or no ruled case cites "
+        f"it): nothing to resolve. Disputed clauses: {listed}"
+    )
+
+
+def resolve_dispute(
+    repo: CaseFileRepository,
+    settings: Settings,
+    project_id: str,
+    clause_ref: str,
+    verdict: str,
+    reason: str,
+    *,
+    reviewer: str | None = None,
+) -> ClauseResolution:
+    """Record a person's resolution of a disputed clause of ``project_id`` (``etki
+    dispute resolve``, the Hafıza card's form): ``verdict`` is the ruling the clause
+    calls for (IN_SCOPE, CHANGE_REQUEST, REJECT, or the CLI's ``in_scope``/``cr``/
+    ``reject``), ``reason`` the PMO's words (required). ``reviewer`` defaults to
+    ``settings.reviewer`` and must be an approver of the project
+    (:func:`require_project_approver`: a refusal is audited). ``clause_ref`` must name a
+    clause disputed now (:func:`disputed_ref`; a resolved one may be resolved again:
+    the newest is in force). Appends to ``clause_resolutions``; never touches a
+    decision or a ruling. Raises :class:`InputError`, ``NotFoundError`` and
+    :class:`PermissionDeniedError`; the wiki is the caller's (best-effort)."""
+    from etki.domain import RESOLUTION_VERDICTS, VERDICTS
+    from etki.memory import clause_memory
+
+    who = reviewer_name(reviewer or settings.reviewer)
+    require_project_approver(repo, project_id, who)
+    code = RESOLUTION_VERDICTS.get(verdict.strip().lower(), verdict.strip().upper())
+    if code not in VERDICTS:
+        raise InputError(
+            f"unknown verdict '{verdict}'; use one of {', '.join(RESOLUTION_VERDICTS)}"
+        )
+    if not reason.strip():
+        raise InputError("a resolution needs a reason (--reason): what the clause covers")
+    memory = clause_memory(  # the light rows: memory reads cited clauses and rulings only
+        repo.case_summaries(project_id, status="ruled"),  # type: ignore[arg-type]
+        repo.clause_resolutions(project_id),
+    )
+    ref = disputed_ref((r for r, m in memory.items() if m.disputed), clause_ref)
+    return repo.record_resolution(project_id, ref, code, reason, who)
+
+
 class ApprovalService:
     """Approve, convert to CR or reject a case.
 
@@ -102,8 +185,17 @@ class ApprovalService:
         reason: str = "",
         reviewer: str | None = None,
         expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
         """Commit ``action`` (approve | convert_to_cr | reject) on ``case_id``.
+
+        ``amend`` (``etki rule … --amend``, ``A`` on the desk): replace the ruling of an
+        already ruled case; the earlier ruling stays in the audit log and the case's
+        ruling history (:meth:`CaseFileRepository.record_ruling`). An amendment always
+        needs a reason, is for approvers only (as every ruling) and still holds
+        ``expected_version``: amending a ruling someone else just amended is a
+        ``ConflictError``. Amending a pending case raises :class:`InputError` (rule it
+        instead); ruling a ruled case without ``amend`` stays a ``ConflictError``.
 
         ``reviewer`` defaults to ``settings.reviewer`` (``ETKI_REVIEWER`` or the OS user);
         it is normalised (:func:`etki.identity.reviewer_name`) before it is checked and
@@ -120,13 +212,25 @@ class ApprovalService:
         case = self.repo.case(case_id)
         require_approver(self.repo, case, who, action, reason)
         reason = reason.strip()
+        if amend and case.ruling is None:
+            raise InputError(
+                f"case {case_id} is pending, there is no ruling to amend: rule it instead "
+                "(without --amend)"
+            )
+        if amend and not reason:
+            raise InputError(
+                f"amending the ruling {case.ruling.ruling if case.ruling else ''} of "
+                f"{case_id} needs a reason (--reason): the earlier ruling stays on record"
+            )
         if ACTIONS[action] != case.decision.verdict and not reason:
             raise InputError(
                 f"ruling {ACTIONS[action]} overrides the engine's verdict "
                 f"{case.decision.verdict} on {case_id}: give a reason (--reason)"
             )
         version = case.version if expected_version is None else expected_version
-        ruling = self.repo.record_ruling(case_id, action, who, reason, expected_version=version)
+        ruling = self.repo.record_ruling(
+            case_id, action, who, reason, expected_version=version, amend=amend
+        )
         if self.hook is None:
             return RulingOutcome(ruling)
         try:

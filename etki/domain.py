@@ -481,6 +481,18 @@ class RulingOutcome:
 
 
 @dataclass(frozen=True)
+class ResolutionOutcome:
+    """What recording a resolution of a disputed clause did: the committed
+    ``resolution``, the wiki's write report (None when the wiki is off) and
+    ``wiki_error`` (a one-line message when the wiki could not follow; the resolution
+    stands either way)."""
+
+    resolution: ClauseResolution
+    wiki_report: object | None = None
+    wiki_error: str | None = None
+
+
+@dataclass(frozen=True)
 class CaseRecord:
     """The full record of a case: the request, its whole frozen decision (evidence chain
     included) and its ruling (or None). What a case's detail, a ruling, memory and
@@ -500,10 +512,106 @@ class CaseRecord:
     version: int
     decision: Decision
     ruling: RulingRecord | None = None
+    earlier_rulings: tuple[RulingRecord, ...] = ()
+    """The rulings ``ruling`` amended, oldest first (issue 14 item 2): read from the
+    audit log's committed rows; empty when the case was ruled once (or is pending)."""
+    notes: tuple[CaseEvent, ...] = ()
+    """Reviewers' notes on the case (``note`` :class:`CaseEvent` values), oldest first
+    (issue 14 item 4). Untrusted text."""
 
     @property
     def status(self) -> str:
         return "pending" if self.ruling is None else "ruled"
+
+    @property
+    def ruling_history(self) -> tuple[RulingRecord, ...]:
+        """Every ruling of the case, oldest first, the one in force last (empty when
+        pending)."""
+        return (*self.earlier_rulings, self.ruling) if self.ruling is not None else ()
+
+
+EVENT_KINDS: tuple[str, ...] = (
+    "imported",
+    "triaged",
+    "viewed",
+    "ruled",
+    "amended",
+    "denied",
+    "conflict",
+    "erased",
+    "note",
+    "claim",
+    "release",
+)
+"""The kinds of :class:`CaseEvent`, in the order a history lists events of the same
+second: ``imported`` and ``triaged`` first (they happen together when a case is
+stored)."""
+
+
+@dataclass(frozen=True)
+class CaseEvent:
+    """One event of a case's history (issue 14 item 3), oldest first in
+    :meth:`etki.store.CaseFileRepository.case_history`, which merges the audit log and
+    the ``case_events`` table:
+
+    * ``imported``: the case was stored; ``text`` names the source (``requests.jsonl
+      (etki init)``, ``etki add``, ``file.csv (etki import)``, ``the desk's new-request
+      form``; empty for a case stored before sources were kept), ``actor`` who stored it;
+    * ``triaged``: the engine's decision; ``text`` is ``engine VERSION: VERDICT
+      (confidence C)``, ``actor`` empty;
+    * ``viewed``: ``actor`` opened the case on the desk;
+    * ``ruled``, ``amended``: a committed ruling (``after``; ``before`` the ruling it
+      amended, ``pending`` for the first), ``action`` and ``text`` the reason;
+    * ``denied`` (not an approver), ``conflict`` (the case had changed): an attempt that
+      recorded nothing, ``action`` what was asked, ``text`` its reason;
+    * ``erased``: the erasure tombstone, ``text`` its legal reason;
+    * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim.
+
+    ``at`` is ISO-8601 UTC to the second. ``actor`` and ``text`` are untrusted text
+    (show them literally); an erased case's texts read ``[erased]``."""
+
+    at: str
+    kind: str
+    actor: str = ""
+    text: str = ""
+    action: str = ""
+    before: str = ""
+    after: str = ""
+    until: str | None = None
+
+    def summary(self) -> str:
+        """The event in words, without its time and ``text``: ``ruled REJECT (reject) by
+        ayse``, ``amended REJECT → IN_SCOPE (approve) by jurgen``, ``refused (not an
+        approver): reject by vera``. Untrusted parts are left as they are: the caller
+        shows them literally."""
+        by = f" by {self.actor}" if self.actor else ""
+        if self.kind == "imported":
+            return "imported" + by
+        if self.kind == "triaged":
+            return "triaged"
+        if self.kind == "viewed":
+            return "viewed" + by
+        if self.kind == "ruled":
+            return f"ruled {self.after} ({self.action}){by}"
+        if self.kind == "amended":
+            return f"amended {self.before} → {self.after} ({self.action}){by}"
+        if self.kind == "denied":
+            return f"refused, not an approver: {self.action}{by} (nothing recorded)"
+        if self.kind == "conflict":
+            return f"conflict, the case had changed: {self.action}{by} (nothing recorded)"
+        if self.kind == "erased":
+            return "erased" + by
+        if self.kind == "claim":
+            return f"claimed{by} until {self.until}" if self.until else "claimed" + by
+        if self.kind == "release":
+            return "claim released" + by
+        if self.kind == "note":
+            return "note" + by
+        return self.kind + by
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as JSON-ready fields (``etki show --json``)."""
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,34 +690,135 @@ class CaseBrief:
         )
 
 
+RESOLUTION_VERDICTS: dict[str, Verdict] = {
+    "in_scope": "IN_SCOPE",
+    "cr": "CHANGE_REQUEST",
+    "reject": "REJECT",
+}
+"""The words ``etki dispute resolve --verdict`` takes -> the ruling a resolution says the
+clause calls for."""
+
+
+@dataclass(frozen=True)
+class ClauseResolution:
+    """A person's resolution of a disputed clause (issue 14 item 6; a row of
+    ``clause_resolutions``): the PMO's ``verdict`` (the ruling the clause calls for:
+    IN_SCOPE, CHANGE_REQUEST or REJECT) with their ``reason`` (untrusted free text: show
+    it literally), who (``reviewer``, NFC) and when (``at``, ISO-8601 UTC to the second).
+    ``id`` is the store's row id: append-only, the highest of a clause is in force."""
+
+    id: int
+    project_id: str
+    ref: str
+    verdict: Verdict
+    reason: str
+    reviewer: str
+    at: str
+
+
 @dataclass(frozen=True)
 class ClauseMemory:
     """What past rulings say about one clause: ``precedent_count`` (overrides among the
     resolved cases citing it), ``last_correction`` (newest override or None),
     ``disputed`` (resolved cases citing it were ruled differently) and ``history``
-    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first)."""
+    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first).
+
+    ``resolution``: the PMO's resolution in force for the clause (the newest), None when
+    there is none; ``overridden_by``: the case whose ruling, made after that resolution,
+    disagrees with its verdict (the first such), None when none does. A disputed clause
+    is :attr:`resolved` while its resolution stands; :attr:`open_dispute` is what raises
+    the risk (:func:`etki.memory.current_risk`, :mod:`etki.triage.risk`)."""
 
     ref: str
     precedent_count: int = 0
     last_correction: RulingRecord | None = None
     disputed: bool = False
     history: tuple[tuple[str, str, str, str], ...] = ()
+    resolution: ClauseResolution | None = None
+    overridden_by: str | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """Disputed, with a resolution no later ruling disagrees with (disputed-resolved)."""
+        return self.disputed and self.resolution is not None and self.overridden_by is None
+
+    @property
+    def open_dispute(self) -> bool:
+        """Disputed and not resolved (never resolved, or re-disputed by a later ruling)."""
+        return self.disputed and not self.resolved
 
 
 @dataclass(frozen=True)
 class DisputedClause:
-    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at)."""
+    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at),
+    with the resolution in force and the case that overrode it (see
+    :class:`ClauseMemory`)."""
 
     ref: str
     history: tuple[tuple[str, str, str, str], ...]
+    resolution: ClauseResolution | None = None
+    overridden_by: str | None = None
 
     @property
     def rulings(self) -> tuple[str, ...]:
         """The distinct rulings, sorted."""
         return tuple(sorted({h[1] for h in self.history}))
 
+    @property
+    def resolved(self) -> bool:
+        """A resolution stands (no ruling after it disagrees)."""
+        return self.resolution is not None and self.overridden_by is None
+
 
 # --- reports ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgeBucket:
+    """Pending cases whose age falls in ``[min_days, max_days)`` (``max_days`` None: no
+    upper end), measured at :attr:`Report.as_of` from the request's ``submitted_at``
+    when it carries a readable one (``from_submitted``), else from the time the case
+    was stored, ``created_at`` (``from_created``). ``label`` is what Raporlar shows
+    (``< 1 day``, ``1–3 days``, …)."""
+
+    label: str
+    min_days: int
+    max_days: int | None
+    cases: int = 0
+    from_submitted: int = 0
+    from_created: int = 0
+
+
+@dataclass(frozen=True)
+class ReviewerRulings:
+    """The current rulings of one reviewer: how many of each ruling and how many of
+    them override the engine's verdict. ``reviewer`` is the stored name (untrusted
+    text)."""
+
+    reviewer: str
+    in_scope: int = 0
+    change_request: int = 0
+    reject: int = 0
+    overrides: int = 0
+
+    @property
+    def total(self) -> int:
+        """Every ruling of this reviewer."""
+        return self.in_scope + self.change_request + self.reject
+
+
+@dataclass(frozen=True)
+class MonthEffort:
+    """The change requests ruled in one month (``yyyy-mm`` of the ruling, UTC): how
+    many (``crs``), how many of them carry an effort estimate (``estimated``) and the
+    sum of those estimates' ranges, ``low``–``high`` person-days (0.0 when none does).
+    The estimate is the engine's (:attr:`Decision.effort`, from comparable work items)."""
+
+    month: str
+    crs: int
+    estimated: int
+    low: float
+    high: float
 
 
 @dataclass(frozen=True)
@@ -621,7 +830,14 @@ class Report:
     decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
     ref in the same order, (ref, ((rule, n), ...)): which of those rules
     (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
-    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first."""
+    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first.
+
+    For a PMO (:mod:`etki.reports`): ``as_of`` is the moment the pending ages were
+    measured at (ISO-8601 UTC); ``pending_age`` the pending cases in the age buckets of
+    :data:`etki.reports.AGE_BUCKETS`, in that order; ``rulings_by_reviewer`` the current
+    rulings per reviewer, names in folded order (:func:`etki.text.sort_key`: ``İ``/``ı``
+    with ``i``, ``Ü`` with ``u``); ``cr_effort_by_month`` the change requests ruled per
+    month with their summed effort range, oldest month first."""
 
     cases: int
     pending: int
@@ -635,3 +851,7 @@ class Report:
     corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
     rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
     correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
+    as_of: str = ""
+    pending_age: tuple[AgeBucket, ...] = field(default=())
+    rulings_by_reviewer: tuple[ReviewerRulings, ...] = field(default=())
+    cr_effort_by_month: tuple[MonthEffort, ...] = field(default=())

@@ -11,6 +11,18 @@ Definitions:
   (at least two distinct rulings);
 * **clause memory** is, per cited clause: how many precedents cite it, the newest of
   them, the disputed flag and the ruling history (oldest first);
+* a disputed clause is **disputed-resolved** while a person's resolution of it (the
+  newest row of ``clause_resolutions``, :class:`etki.domain.ClauseResolution`) stands:
+  until a ruling made after the resolution (``ruled_at`` later than its ``at``, to the
+  second; a ruling in the same second counts as one the resolver saw) disagrees with
+  the resolution's verdict. Then it is disputed again, the resolution *overridden* by
+  that case (:func:`overriding_case`), until a newer resolution;
+* **escalation**: only an *open* dispute (disputed and not resolved,
+  :attr:`etki.domain.ClauseMemory.open_dispute`) raises the risk: the desk's shown risk
+  (:func:`current_risk`) and the risk layer of new triage (:mod:`etki.triage.risk`). A
+  resolved clause no longer asks for the 24h PMO look; a re-disputed one does again.
+  Stored decisions never change: one frozen with the ``disputed_clause`` signal keeps
+  it (its evidence says why), resolved or not;
 * a **correction** (Raporlar's "clauses with most corrections") is an override counted
   on the clause it is about, not on every clause its case cites: the clause the
   reviewer's reason names, else the clause of the decisive evidence, else every cited
@@ -24,7 +36,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from etki.domain import CaseRecord, ClauseMemory, DisputedClause, Risk
+from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, DisputedClause, Risk
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -38,9 +50,45 @@ def precedents(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
     return [c for c in _ruled(cases) if c.ruling is not None and c.ruling.is_override]
 
 
-def clause_memory(cases: Iterable[CaseRecord]) -> dict[str, ClauseMemory]:
-    """Map clause ref -> :class:`ClauseMemory` for every clause cited by a ruled case.
-    Clauses no ruled case cites are absent (their memory is empty)."""
+def resolutions_in_force(resolutions: Iterable[ClauseResolution]) -> dict[str, ClauseResolution]:
+    """clause ref -> the resolution in force for it: the newest (highest ``id``; the
+    table is append-only). Pure."""
+    newest: dict[str, ClauseResolution] = {}
+    for res in resolutions:
+        held = newest.get(res.ref)
+        if held is None or res.id > held.id:
+            newest[res.ref] = res
+    return newest
+
+
+def overriding_case(
+    history: Iterable[tuple[str, str, str, str]], resolution: ClauseResolution | None
+) -> str | None:
+    """The case id of the first ruling of ``history`` ((case_id, ruling, reviewer,
+    ruled_at), oldest first, as :attr:`ClauseMemory.history`) made after ``resolution``
+    (``ruled_at`` later than its ``at``) that disagrees with its verdict; None when
+    there is no resolution or no such ruling (the resolution stands). The one rule of
+    when a resolution is overridden: the wiki model (:mod:`etki.wiki.model`) calls it too."""
+    if resolution is None:
+        return None
+    for case_id, ruling, _reviewer, ruled_at in history:
+        if ruled_at > resolution.at and ruling != resolution.verdict:
+            return case_id
+    return None
+
+
+def clause_memory(
+    cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
+) -> dict[str, ClauseMemory]:
+    """Map clause ref -> :class:`ClauseMemory` for every clause cited by a ruled case,
+    with the resolution in force of each (``resolutions``: the project's
+    ``clause_resolutions`` rows, :meth:`etki.store.CaseFileRepository.clause_resolutions`;
+    :func:`resolutions_in_force`) and the case that overrode it
+    (:func:`overriding_case`). Clauses no ruled case cites are absent (their memory is
+    empty), also when they have a resolution. The one computation of memory: the CLI,
+    the TUI, the engine's intake and the reports all call it (the wiki model counts the
+    same way, with :func:`overriding_case`)."""
+    in_force = resolutions_in_force(resolutions)
     history: dict[str, list[CaseRecord]] = {}
     for case in _ruled(cases):
         for ref in case.decision.cited_clauses:
@@ -49,25 +97,34 @@ def clause_memory(cases: Iterable[CaseRecord]) -> dict[str, ClauseMemory]:
     for ref in sorted(history):
         ruled = history[ref]
         overrides = [c.ruling for c in ruled if c.ruling is not None and c.ruling.is_override]
+        past = tuple(
+            (c.case_id, c.ruling.ruling, c.ruling.reviewer, c.ruling.ruled_at)
+            for c in ruled
+            if c.ruling is not None
+        )
+        resolution = in_force.get(ref)
         memory[ref] = ClauseMemory(
             ref=ref,
             precedent_count=len(overrides),
             last_correction=overrides[-1] if overrides else None,
             disputed=len({c.ruling.ruling for c in ruled if c.ruling is not None}) > 1,
-            history=tuple(
-                (c.case_id, c.ruling.ruling, c.ruling.reviewer, c.ruling.ruled_at)
-                for c in ruled
-                if c.ruling is not None
-            ),
+            history=past,
+            resolution=resolution,
+            overridden_by=overriding_case(past, resolution),
         )
     return memory
 
 
-def disputed_clauses(cases: Iterable[CaseRecord]) -> list[DisputedClause]:
-    """Disputed clauses sorted by ref, each with its full ruling history."""
+def disputed_clauses(
+    cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
+) -> list[DisputedClause]:
+    """Disputed clauses sorted by ref, each with its full ruling history, its resolution
+    in force and the case that overrode it (:func:`clause_memory`)."""
     return [
-        DisputedClause(ref=m.ref, history=m.history)
-        for m in clause_memory(cases).values()
+        DisputedClause(
+            ref=m.ref, history=m.history, resolution=m.resolution, overridden_by=m.overridden_by
+        )
+        for m in clause_memory(cases, resolutions).values()
         if m.disputed
     ]
 
@@ -156,8 +213,16 @@ def corrections_by_clause(
 
 
 def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
-    """The refs of ``cited`` that are disputed in ``memory`` now (citation order)."""
+    """The refs of ``cited`` that are disputed in ``memory`` now (citation order),
+    resolved ones included (they are shown as disputed-resolved)."""
     return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
+
+
+def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+    """The refs of ``cited`` whose dispute is open in ``memory`` now (disputed and not
+    resolved: :attr:`ClauseMemory.open_dispute`), citation order: the ones that raise
+    the risk."""
+    return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.open_dispute)
 
 
 class StoredRisk(Protocol):
@@ -181,8 +246,10 @@ def current_risk(
     raised it now.
 
     A decision is frozen when it is made; a clause can become disputed afterwards. With
-    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause that is
-    disputed in the current clause ``memory`` raises the shown risk by the risk layer's
+    ``escalate`` (``ETKI_DISPUTED_ESCALATION``, on by default) a cited clause whose
+    dispute is open in the current clause ``memory`` (disputed and not resolved by a
+    person: a resolved clause no longer raises it, a re-disputed one does again) raises
+    the shown risk by the risk layer's
     own rule (:mod:`etki.triage.risk`: a disputed clause makes the level ``high``, adds
     the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
     risk already carries that signal. The stored decision is not changed: the second
@@ -190,7 +257,7 @@ def current_risk(
     risk = decision.risk
     if not escalate or not memory or "disputed_clause" in risk.signals:
         return risk, ()
-    raised = disputed_refs(decision.cited_clauses, memory)
+    raised = open_disputed_refs(decision.cited_clauses, memory)
     if not raised:
         return risk, ()
     return Risk("high", (*risk.signals, "disputed_clause"), True), raised

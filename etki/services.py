@@ -30,26 +30,29 @@ from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
     VERDICTS,
+    CaseEvent,
     CaseRecord,
     CaseSummary,
     ClauseMemory,
+    ClauseResolution,
     Decision,
     DisputedClause,
     Project,
     Report,
     Request,
+    ResolutionOutcome,
     RulingOutcome,
     ScopeClause,
     WorkItem,
     is_declared_remit,
 )
 from etki.errors import InputError, NotFoundError
-from etki.knowledge import KnowledgeIndex
 from etki.store import CaseFileRepository
 from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.erasure import ErasureOutcome
+    from etki.knowledge import KnowledgeIndex
     from etki.retrieval.port import GraphQueryPort
     from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
@@ -216,7 +219,9 @@ def stored_triage(
     project = repo.load_project(project_id)
     index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
     ruled = repo.cases(project_id, status="ruled")
-    decision = make_engine_for(project, index, ruled, settings).triage(case_id, text, title)
+    decision = make_engine_for(
+        project, index, ruled, settings, repo.clause_resolutions(project_id)
+    ).triage(case_id, text, title)
     memory_index = project_ruling_index(project, ruled)
     return with_memory(decision, memory_index.beside(title, text))
 
@@ -248,6 +253,7 @@ def add_request(
     title: str | None = None,
     submitted_by: str | None = None,
     now: Callable[[], datetime] | None = None,
+    source: str = "etki add",
 ) -> CaseRecord:
     """Triage one new request against the stored project and store it as a pending case
     (``etki add``), as ``etki init`` stores a new row of ``requests.jsonl``: the engine
@@ -262,7 +268,8 @@ def add_request(
     (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
     surrogate, or a field longer than ``settings.max_request_chars`` raises
     :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
-    Raises :class:`NotFoundError` for an unknown project."""
+    Raises :class:`NotFoundError` for an unknown project. ``source`` names where it came
+    from in the case's ``imported`` event (the desk's form passes its own)."""
     import secrets
 
     from etki.identity import reviewer_name
@@ -279,7 +286,7 @@ def add_request(
         "submitted_at": at.isoformat().replace("+00:00", "Z"),
     }
     request = request_from_mapping("add", None, record, {}, settings.max_request_chars)
-    stored = store_requests(repo, project_id, settings, [request]).stored
+    stored = store_requests(repo, project_id, settings, [request], source=source).stored
     if not stored:
         raise InputError("add: the request was not stored (its id was taken); add it again")
     return repo.case(stored[0])
@@ -304,13 +311,18 @@ def store_requests(
     settings: Settings,
     requests: Sequence[Request],
     refused: Sequence[str] = (),
+    *,
+    source: str = "etki import",
 ) -> IntakeSummary:
     """Triage the ``requests`` not stored yet (by request id) against the stored project
     and store them as pending cases, as :func:`init_project` does for a folder's new
     rows: the engine over the stored project and index with the clause memory of its
     ruled cases, the memory beside each decision from the rulings stored now; then the
     wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
-    Raises :class:`NotFoundError` for an unknown project."""
+    Each stored case gets an ``imported`` event naming ``source``, by the acting
+    reviewer (the case history). Raises :class:`NotFoundError` for an unknown project."""
+    from etki.identity import reviewer_name
+    from etki.knowledge import KnowledgeIndex
     from etki.triage import assign_case_ids
 
     project = repo.load_project(project_id)
@@ -323,12 +335,15 @@ def store_requests(
     ids = assign_case_ids(project_id, [r.id for r in new], owners)
     todo = [(r, case_id) for r in new if (case_id := ids.get(r.id)) is not None]
     ruled = [c for c in existing if c.ruling is not None]
-    engine = make_engine_for(project, index, ruled, settings)
+    engine = make_engine_for(project, index, ruled, settings, repo.clause_resolutions(project_id))
     memory_index = project_ruling_index(project, ruled)
     stored: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
         stored += repo.store_new_cases(
-            project_id, triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
+            project_id,
+            triaged(engine, memory_index, todo[start : start + INIT_CHUNK]),
+            source=source,
+            actor=reviewer_name(settings.reviewer),
         )
     if stored and settings.wiki_path(project_id) is not None:
         try:
@@ -362,20 +377,29 @@ def import_requests(
 
     file = Path(path)
     requests, refused = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
-    return store_requests(repo, project_id, settings, requests, refused)
+    kind = fmt or detect_format(file)
+    return store_requests(
+        repo, project_id, settings, requests, refused, source=f"{file.name} (etki import, {kind})"
+    )
 
 
 def make_engine_for(
-    project: Project, index: KnowledgeIndex, cases: list[CaseRecord], settings: Settings
+    project: Project,
+    index: KnowledgeIndex,
+    cases: list[CaseRecord],
+    settings: Settings,
+    resolutions: Iterable[ClauseResolution] = (),
 ):
     """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
-    the clause memory of ``cases`` and the embedding model of ``ETKI_EMBED`` if set."""
+    the clause memory of ``cases`` and the project's ``resolutions`` of disputed clauses
+    (a resolved clause raises no risk: :mod:`etki.triage.risk`) and the embedding model
+    of ``ETKI_EMBED`` if set."""
     from etki.triage import TriageEngine
 
     return TriageEngine(
         project,
         index,
-        memory=memory.clause_memory(cases),
+        memory=memory.clause_memory(cases, resolutions),
         disputed_escalation=settings.disputed_escalation,
         embedder=embedder_for(settings, project.id),
     )
@@ -413,6 +437,7 @@ def init_project(
     malformed folder. Request rows that cannot be stored (malformed, longer than
     ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
     listed in ``InitSummary.refused``; the other rows are stored."""
+    from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
     from etki.triage import assign_case_ids
@@ -434,7 +459,9 @@ def init_project(
     ids = assign_case_ids(
         project.id, [r.id for r in project.requests if r.id not in stored], owners
     )
-    engine = make_engine_for(project, index, existing, settings)
+    engine = make_engine_for(
+        project, index, existing, settings, repo.clause_resolutions(project.id)
+    )
     # memory beside each new decision, from the rulings stored at this moment (after
     # triage, never an input to it: the clause-memory rule)
     memory_index = project_ruling_index(project, existing)
@@ -455,7 +482,15 @@ def init_project(
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)
         # another init of the same folder may have stored some of them meanwhile: count
         # only what this one stored
-        stored = set(repo.store_new_cases(project.id, fresh, contexts=contexts))
+        stored = set(
+            repo.store_new_cases(
+                project.id,
+                fresh,
+                contexts=contexts,
+                source="requests.jsonl (etki init)",
+                actor=reviewer_name(settings.reviewer),
+            )
+        )
         added += len(stored)
         counts.update(d.verdict for _, d in fresh if d.case_id in stored)
     wiki_error = None
@@ -640,10 +675,18 @@ class Desk:
         *,
         title: str | None = None,
         submitted_by: str | None = None,
+        source: str = "etki add",
     ) -> CaseRecord:
-        """:func:`add_request`: triage and store one new request (``etki add``)."""
+        """:func:`add_request`: triage and store one new request (``etki add``;
+        ``source`` names where it came from in the case's history)."""
         return add_request(
-            self.repo, project_id, self.settings, text, title=title, submitted_by=submitted_by
+            self.repo,
+            project_id,
+            self.settings,
+            text,
+            title=title,
+            submitted_by=submitted_by,
+            source=source,
         )
 
     def import_requests(
@@ -652,6 +695,30 @@ class Desk:
         """:func:`import_requests`: a file of requests triaged and stored (``etki
         import``)."""
         return import_requests(self.repo, project_id, self.settings, path, fmt)
+
+    def reread_requests(self, project_id: str) -> IntakeSummary | None:
+        """Read the project folder's ``requests.jsonl`` again and :func:`store_requests`
+        the rows not stored yet (the TUI's Ctrl+R; ``etki init`` does the same for new
+        rows at the next launch). None when the folder or the file is not there any more
+        (the store keeps where the project was loaded from, ``projects.root``). A bad row
+        is refused alone (``IntakeSummary.refused``, ``requests.jsonl:LINE: field: …``);
+        the contract and the other knowledge files are not read again (that is ``etki
+        init``). Raises :class:`ProjectFormatError` for a file that cannot be read as a
+        whole, ``NotFoundError`` for an unknown project."""
+        from etki.knowledge.loader import read_requests_jsonl
+
+        file = Path(self.project(project_id).root) / "requests.jsonl"
+        if not file.is_file():
+            return None
+        requests, refused = read_requests_jsonl(file, self.settings.max_request_chars)
+        return store_requests(
+            self.repo,
+            project_id,
+            self.settings,
+            requests,
+            refused,
+            source="requests.jsonl (Ctrl+R in etki-tui)",
+        )
 
     def triage_text(
         self, project_id: str, case_id: str, text: str, title: str | None = None
@@ -723,6 +790,8 @@ class Desk:
         """The project's stored knowledge index, parsed
         (:meth:`~etki.knowledge.KnowledgeIndex.from_bytes`). Raises ``NotFoundError``,
         ``ValueError`` for an index that cannot be read."""
+        from etki.knowledge import KnowledgeIndex
+
         return KnowledgeIndex.from_bytes(self.repo.index_bytes(project_id))
 
     def graph_port(self, project_id: str) -> GraphQueryPort:
@@ -752,15 +821,79 @@ class Desk:
     def case(self, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
 
+    def case_history(self, case_id: str) -> list[CaseEvent]:
+        """Every event of a case, oldest first (imported, triaged, viewed, ruled,
+        amended, refused attempts, erased, notes, claims):
+        :meth:`etki.store.CaseFileRepository.case_history`, what ``etki show`` and the
+        detail pane list. Raises ``NotFoundError`` when the store holds nothing of it."""
+        return self.repo.case_history(case_id)
+
+    def _require_reviewer(self, case_id: str, what: str) -> str:
+        """The acting reviewer (NFC), when the case's project lists them (any role) or
+        lists nobody; else :class:`PermissionDeniedError`. Notes and claims are for the
+        project's reviewers, viewers included."""
+        from etki.errors import PermissionDeniedError
+
+        seat = self.seat(self.repo.case_project_id(case_id))
+        if seat.role == "not listed":
+            raise PermissionDeniedError(
+                f"{what}: reviewer '{seat.reviewer}' is not a reviewer of this project; "
+                "ask a project approver to list you in etki.yaml, or set ETKI_REVIEWER"
+            )
+        return seat.reviewer
+
+    def add_note(self, case_id: str, text: str) -> tuple[CaseEvent, str | None]:
+        """Add the acting reviewer's note to a case (``etki note``, ``m`` on the desk):
+        :meth:`etki.store.CaseFileRepository.add_note`, then the wiki hook renders the
+        case's page with it (best effort, as after a ruling). Returns the note and the
+        wiki error (None when written or the wiki is off). Raises ``InputError``,
+        ``NotFoundError``, ``PermissionDeniedError``."""
+        who = self._require_reviewer(case_id, "note")
+        note = self.repo.add_note(case_id, who, text)
+        _report, error = self.project_ruling(case_id)
+        return note, error
+
+    def claim(self, case_id: str, minutes: int = 30) -> CaseEvent:
+        """The acting reviewer claims a case for ``minutes`` (``etki claim``, ``x``):
+        others see "claimed by NAME" in the queue until it expires or is released."""
+        who = self._require_reviewer(case_id, "claim")
+        return self.repo.claim(case_id, who, minutes)
+
+    def release_claim(self, case_id: str) -> CaseEvent:
+        """End the acting reviewer's claim of a case (``etki claim --release``, ``x``)."""
+        from etki.identity import reviewer_name
+
+        return self.repo.release(case_id, reviewer_name(self.settings.reviewer))
+
+    def claims(self, project_id: str) -> dict[str, CaseEvent]:
+        """case id -> live claim of every claimed case of the project (expired and
+        released ones absent)."""
+        return self.repo.live_claims(project_id)
+
+    def record_view(self, case_id: str) -> bool:
+        """Write that this desk's reviewer opened ``case_id`` (at most once an hour per
+        reviewer and case: :meth:`etki.store.CaseFileRepository.record_view`); True when
+        a row was written. The desk calls it from a worker, never on the keys."""
+        from etki.identity import reviewer_name
+
+        return self.repo.record_view(case_id, reviewer_name(self.settings.reviewer))
+
     def versions(self, project_id: str) -> dict[str, int]:
         return self.repo.versions(project_id)
 
     def rule(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
-        """See :meth:`etki.approval.ApprovalService.rule`."""
+        """See :meth:`etki.approval.ApprovalService.rule` (``amend``: replace the
+        ruling of a ruled case, the earlier one kept in its history)."""
         return self.approvals.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def queue_summaries(self, project_id: str, status: str | None = "pending") -> list[CaseSummary]:
@@ -798,7 +931,13 @@ class Desk:
         return {w.id: w for w in self.repo.workitems(project_id)}
 
     def rule_first(
-        self, case_id: str, action: str, *, reason: str = "", expected_version: int | None = None
+        self,
+        case_id: str,
+        action: str,
+        *,
+        reason: str = "",
+        expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingOutcome:
         """:meth:`rule` without the HITL hook: the same
         :class:`~etki.approval.ApprovalService` checks and commit, returning as soon as
@@ -806,7 +945,7 @@ class Desk:
         must then run :meth:`project_ruling` for the case (e.g. in a background
         worker), so the wiki still follows every ruling."""
         return self._approvals_no_hook.rule(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
 
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]:
@@ -846,10 +985,15 @@ class Desk:
     def _approvals_no_hook(self) -> ApprovalService:
         return ApprovalService(self.repo, self.settings, hook=_no_projection)
 
-    def clause_memory_of(self, cases: list) -> dict[str, ClauseMemory]:
+    def clause_memory_of(
+        self, cases: list, project_id: str | None = None
+    ) -> dict[str, ClauseMemory]:
         """Clause memory computed from cases already read from the DB (full records or
-        :meth:`queue_summaries` rows of every case), without reading them again."""
-        return memory.clause_memory(cases)
+        :meth:`queue_summaries` rows of every case), without reading them again, with
+        the resolutions of disputed clauses of ``project_id`` (default: the cases'
+        project) read now (a small table)."""
+        pids = {project_id} if project_id is not None else {c.project_id for c in cases}
+        return memory.clause_memory(cases, [r for p in sorted(pids) for r in self.resolutions(p)])
 
     # memory beside the verdict (live: rulings come after intake)
     def ruling_index_of(
@@ -902,13 +1046,50 @@ class Desk:
 
     # memory
     def clause_memory(self, project_id: str) -> dict[str, ClauseMemory]:
-        return memory.clause_memory(self.repo.cases(project_id, status="ruled"))
+        """:func:`etki.memory.clause_memory` of the project's ruled cases and its
+        resolutions of disputed clauses."""
+        return memory.clause_memory(
+            self.repo.cases(project_id, status="ruled"), self.resolutions(project_id)
+        )
 
     def precedents(self, project_id: str) -> list[CaseRecord]:
         return memory.precedents(self.repo.cases(project_id, status="ruled"))
 
     def disputed(self, project_id: str) -> list[DisputedClause]:
-        return memory.disputed_clauses(self.repo.cases(project_id, status="ruled"))
+        """The disputed clauses with their history, resolution in force and the case
+        that overrode it (:func:`etki.memory.disputed_clauses`)."""
+        return memory.disputed_clauses(
+            self.repo.cases(project_id, status="ruled"), self.resolutions(project_id)
+        )
+
+    def resolutions(self, project_id: str) -> list[ClauseResolution]:
+        """Every resolution of a disputed clause of ``project_id``, oldest first (the
+        newest of a clause is in force)."""
+        return self.repo.clause_resolutions(project_id)
+
+    def resolve_dispute(
+        self, project_id: str, clause_ref: str, verdict: str, reason: str
+    ) -> ResolutionOutcome:
+        """:func:`etki.approval.resolve_dispute` by this desk's reviewer (``etki dispute
+        resolve``, the Hafıza form), then the wiki caught up (the resolution changed the
+        DB's wiki token: the projector renders the tree again), best-effort like every
+        wiki write: a failure is in ``wiki_error``, the resolution stands. Raises
+        ``InputError``, ``NotFoundError``, ``PermissionDeniedError`` (audited)."""
+        from etki.approval import resolve_dispute
+
+        resolution = resolve_dispute(
+            self.repo, self.settings, project_id, clause_ref, verdict, reason
+        )
+        if self.settings.wiki_path(project_id) is None:
+            return ResolutionOutcome(resolution)
+        projector = self.approvals.projector or self._wiki_projector
+        try:
+            return ResolutionOutcome(resolution, projector.catch_up(project_id))
+        except Exception as exc:  # best-effort: the resolution has committed
+            from etki.errors import error_text
+
+            log.warning("wiki after the resolution of %s failed: %s", clause_ref, exc)
+            return ResolutionOutcome(resolution, wiki_error=f"wiki not updated: {error_text(exc)}")
 
     # wiki
     def wiki_root(self, project_id: str) -> Path | None:
@@ -1039,33 +1220,13 @@ class Desk:
         return cr_filename(case, fmt), data
 
     # reports
-    def report(self, project_id: str) -> Report:
-        """Counts for Raporlar, computed from the DB."""
+    def report(self, project_id: str, *, now: datetime | None = None) -> Report:
+        """Every figure of Raporlar and ``etki report``, computed from the DB by
+        :func:`etki.reports.compute_report`; pending ages are measured at ``now``
+        (default: the store's clock). Raises ``NotFoundError`` for an unknown project."""
+        from etki.reports import compute_report
+
+        self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
-        ruled = [c for c in cases if c.ruling is not None]
-        overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
-        verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
-        rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
-        mem = memory.clause_memory(ruled)
         known = tuple(self.clauses(project_id))
-        corrections = memory.corrections_by_clause(ruled, known)
-        days: dict[str, list[int]] = {}
-        for c in ruled:
-            assert c.ruling is not None
-            day = days.setdefault(c.ruling.ruled_at[:10], [0, 0])
-            day[0] += 1
-            day[1] += int(c.ruling.is_override)
-        return Report(
-            cases=len(cases),
-            pending=len(cases) - len(ruled),
-            ruled=len(ruled),
-            verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
-            rulings=tuple((v, rulings[v]) for v in VERDICTS),
-            overrides=len(overrides),
-            override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
-            precedents=len(overrides),
-            disputed=sum(1 for m in mem.values() if m.disputed),
-            corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
-            correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
-            rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
-        )
+        return compute_report(cases, known, now if now is not None else self.repo.clock())

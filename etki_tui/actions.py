@@ -107,7 +107,9 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         "Raporlar",
         (
             "Reports computed from the database: verdict distribution, "
-            "rulings and override rate over time, clauses with the most corrections."
+            "rulings and override rate over time, clauses with the most corrections, "
+            "pending cases by age, rulings per reviewer and change-request effort per "
+            "month. etki report prints the same figures as text, CSV or JSON."
         ),
     ),
     "confirm": (
@@ -119,6 +121,15 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "box, a reason is required and y does not rule."
         ),
     ),
+    "bulk": (
+        "Confirm rulings",
+        (
+            "Several marked cases, each to be ruled as the engine said (its verdict): "
+            "every one is a ruling of its own, with its own audit row. Nothing is "
+            "recorded until you confirm; focus starts on Cancel. A case someone else "
+            "ruled meanwhile is reported and the others are still ruled."
+        ),
+    ),
     "filters": ("Filter and sort", "Changes apply to the queue at once."),
     "intake": (
         "New request",
@@ -126,6 +137,23 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "A request that reached you outside the project folder: Add triages and "
             "stores it as etki add does, and it joins the queue. Nothing is stored until "
             "Add; Escape closes the form."
+        ),
+    ),
+    "resolve": (
+        "Resolve a disputed clause",
+        (
+            "The PMO's word on a disputed clause: the ruling it calls for and why. "
+            "Save records it (approvers only) and the clause reads DISPUTED-RESOLVED "
+            "until a later ruling disagrees; it no longer asks for the 24h PMO look. "
+            "Nothing is recorded until Save; Escape closes the form."
+        ),
+    ),
+    "note": (
+        "Note on a case",
+        (
+            "A note is kept with the case: its history lists it and its wiki page "
+            "shows it once the case is ruled. Nothing is stored until Add; Escape "
+            "closes the form."
         ),
     ),
     "app": ("Everywhere", "These keys work on every tab."),
@@ -165,6 +193,68 @@ ACTIONS: dict[str, ActionDef] = {
             "Reject the highlighted case (REJECT). A confirmation opens first; a "
             "reason is required on an override.",
             context="queue",
+        ),
+        ActionDef(
+            "mark",
+            "space",
+            "toggle_mark",
+            "Mark",
+            "Mark or unmark the highlighted case for a bulk ruling (then the next case)",
+            "Mark the highlighted case (or unmark it) and move to the next one: marked "
+            "rows show * before their id and the filter line counts them. B then rules "
+            "every marked case as the engine said, after one confirmation.",
+            context="queue",
+            key_display="Space",
+            show=False,
+        ),
+        ActionDef(
+            "bulk_approve",
+            "B",
+            "bulk_approve",
+            "Rule marked",
+            "Rule every marked case as the engine said (one confirmation)",
+            "Rule every marked case as its engine verdict (approve an IN_SCOPE, convert "
+            "a CHANGE_REQUEST, reject a REJECT) after one confirmation listing them; each "
+            "is its own ruling and audit row. Overrides are never made in bulk: they "
+            "need a reason each (a, c or r on the case).",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "amend",
+            "A",
+            "amend",
+            "Amend",
+            "Amend a ruling: pick a ruled case, then its new ruling (a reason is required)",
+            "Amend a ruling (approvers): on a case ruled elsewhere it amends that one, "
+            "else it lists the project's ruled cases, newest ruling first; pick one, then "
+            "its new ruling. The confirmation needs a reason; the earlier ruling stays in "
+            "the case's history and the audit.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "note",
+            "m",
+            "note",
+            "Note",
+            "Add a note to the highlighted case (its history and wiki page)",
+            "Add a note to the highlighted case: one line, kept in the case's history "
+            "and shown on its wiki page once it is ruled.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "claim",
+            "x",
+            "claim",
+            "Claim",
+            "Claim the highlighted case for 30 minutes, or release your claim (toggle)",
+            'Claim the highlighted case: the other reviewers see "claimed by" you in '
+            "their queue for 30 minutes, so two people do not work on one case; x again "
+            "releases it. Someone else's live claim is shown in the title column.",
+            context="queue",
+            show=False,
         ),
         ActionDef(
             "read",
@@ -373,6 +463,18 @@ ACTIONS: dict[str, ActionDef] = {
             "List the links of the page shown; Enter follows one (inside the wiki only).",
             context="hafiza",
         ),
+        ActionDef(
+            "dispute.resolve",
+            "r",
+            "resolve_dispute",
+            "Resolve",
+            "Record the PMO's resolution of the highlighted disputed clause",
+            "On a disputed clause's card: record the PMO's resolution (the ruling the "
+            "clause calls for and why); the card, disputed.md and the detail pane show "
+            "it. Approvers only; a read-only desk refuses.",
+            context="hafiza",
+            show=False,  # the disputed card says so; the footer keeps its room
+        ),
         # --- everywhere -----------------------------------------------------------------------
         ActionDef(
             "tab.queue",
@@ -431,9 +533,10 @@ ACTIONS: dict[str, ActionDef] = {
             "ctrl+r",
             "reload",
             "Reload",
-            "Reload the queue, memory and reports from the database",
-            "Reload everything from the database now (the queue also refreshes by "
-            "itself every few seconds).",
+            "Triage new requests.jsonl rows, reload from the database",
+            "Triage the rows added to the project folder's requests.jsonl, then reload "
+            "everything from the database (the queue also refreshes by itself every few "
+            "seconds).",
             show=False,
         ),
         ActionDef(
@@ -480,6 +583,28 @@ ACTIONS: dict[str, ActionDef] = {
             key_display="Esc",
         ),
         ActionDef(
+            "resolve.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is recorded",
+            "Close the resolution form; nothing is recorded.",
+            context="resolve",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "note.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is stored",
+            "Close the note form; nothing is stored.",
+            context="note",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
             "modal.cancel",
             "escape",
             "cancel",
@@ -502,6 +627,27 @@ ACTIONS: dict[str, ActionDef] = {
             context="confirm",
             palette=False,
             show=False,
+        ),
+        ActionDef(
+            "bulk.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close without ruling",
+            "Close the confirmation; nothing is recorded.",
+            context="bulk",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "bulk.confirm",
+            "y",
+            "confirm",
+            "Rule all",
+            "Rule every listed case as the engine said",
+            "Rule every listed case as its engine verdict (also the ruling button).",
+            context="bulk",
+            palette=False,
         ),
         ActionDef(
             "filters.reset",
@@ -566,6 +712,15 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
                 "the ruling button, it never rules by itself)"
             ),
         ),
+    ),
+    "bulk": (
+        ("Tab / Shift+Tab", "Cancel ↔ the ruling button"),
+        ("Enter", "Press the focused button (Cancel first)"),
+    ),
+    "resolve": (
+        ("↑ ↓", "Choose the ruling"),
+        ("Tab / Shift+Tab", "Next / previous field"),
+        ("Enter", "In the reason box or on Save: save it"),
     ),
     "intake": (
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),

@@ -28,9 +28,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
+from etki.domain import ACTIONS as RULING_OF
 from etki.domain import CaseRecord, CaseSummary
-from etki.errors import ConflictError, NotFoundError, PermissionDeniedError
-from etki.services import Desk, InitSummary, Seat
+from etki.errors import ConflictError, EtkiError, NotFoundError, PermissionDeniedError
+from etki.services import Desk, InitSummary, IntakeSummary, Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
@@ -39,14 +40,25 @@ from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
+    AmendRequested,
+    BulkRuled,
+    BulkRuleRequested,
+    CaseEventDone,
+    CaseOpened,
     CaseWanted,
+    ClaimWanted,
     Copied,
     CrPageWanted,
     DeskFailed,
     DetailsLoaded,
     DetailsWanted,
+    DisputeNotResolved,
+    DisputeResolved,
+    DisputeResolveWanted,
+    HistoryLoaded,
     MemoryLoaded,
     NewRequestWanted,
+    NoteWanted,
     PageLoaded,
     PageWanted,
     ProjectSwitched,
@@ -66,11 +78,14 @@ from etki_tui.messages import (
 )
 from etki_tui.providers import DeskCommands
 from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
+from etki_tui.screens.bulk import BulkConfirm
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
+from etki_tui.screens.note import NoteForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
+from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.widgets.queue import QueueCase, QueuePane
 from etki_tui.widgets.reports import ReportsPane
@@ -80,6 +95,11 @@ TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Rapo
 """Tab pane id -> tab label."""
 
 _W = TypeVar("_W", bound=Widget)
+
+
+VIEW_EVERY_S = 3600
+"""This desk writes a reviewer's view of a case at most once per this many seconds (the
+store refuses a second one within the hour too: ``CaseFileRepository.record_view``)."""
 
 
 def _utc_now() -> datetime:
@@ -97,7 +117,13 @@ def _could_not_load(what: str) -> Callable[..., DeskFailed]:
 
 
 def _ruling_not_recorded(
-    exc: Exception, _project_id: str, case_id: str, action: str, reason: str, _expected_version: int
+    exc: Exception,
+    _project_id: str,
+    case_id: str,
+    action: str,
+    reason: str,
+    _expected_version: int,
+    amend: bool = False,
 ) -> Message:
     """:meth:`EtkiApp.rule_case`'s ``failed``: someone else ruled first
     (:class:`RulingConflict`, with the reason typed, so it is not lost), or the ruling
@@ -178,6 +204,7 @@ class EtkiApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         color_system: str | None = None,
         preview_delay: float = 0.15,
+        view_delay: float = 0.8,
     ) -> None:
         # NO_COLOR: plain terminal colours with every hue stripped (Textual's NoColor
         # filter) rather than grey levels by luminance, where red text goes dark.
@@ -190,6 +217,13 @@ class EtkiApp(App[None]):
         self.steady = not cursor_blink
         self.search_delay = search_delay
         self.preview_delay = preview_delay
+        self.view_delay = view_delay
+        """How long the detail pane rests on a case before it counts as opened (the
+        reviewer's view is written, the history read); 0: at once (tests)."""
+        self._claims: dict = {}
+        """The live claims as last loaded (the live refresh compares them too)."""
+        self._viewed: dict[str, datetime] = {}
+        """case id -> when this desk last wrote the reviewer's view of it."""
         self.config = config or TuiConfig()
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.poll_seconds = self.config.refresh_seconds if poll_seconds is None else poll_seconds
@@ -233,7 +267,9 @@ class EtkiApp(App[None]):
         yield banner
         with TabbedContent(initial="queue", id="tabs"):
             with TabPane(self._tab_label("queue"), id="queue"):
-                yield QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue = QueuePane(clock=self.clock, cursor_blink=self.cursor_blink, id="queue-pane")
+                queue.view_delay = self.view_delay
+                yield queue
             with TabPane(self._tab_label("hafiza"), id="hafiza"):
                 yield MemoryPane(
                     cursor_blink=self.cursor_blink,
@@ -363,6 +399,12 @@ class EtkiApp(App[None]):
         # light reads: the listed columns of every case (the detail pane reads whole
         # cases on highlight), the clause memory computed from those same rows, and the
         # clauses without the project's modules and work items
+        intake: IntakeSummary | str | None = None
+        if source == "reread":  # Ctrl+R: the folder's new requests first, then the rows
+            try:
+                intake = self.desk.reread_requests(project_id)
+            except EtkiError as exc:  # the queue still loads; the toast says why
+                intake = one_line(exc)
         name = self.desk.project_name(project_id)
         cases = self.desk.queue_summaries(project_id, status=None)
         versions = {c.case_id: c.version for c in cases}
@@ -374,6 +416,7 @@ class EtkiApp(App[None]):
             seat = self.desk.seat(project_id)
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
             seat = None
+        claims = self._read_claims(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -394,7 +437,18 @@ class EtkiApp(App[None]):
             rulings=rulings,
             workitems=workitems,
             seat=seat,
+            intake=intake,
+            claims=claims,
         )
+
+    def _read_claims(self, project_id: str) -> dict:
+        """The project's live claims (empty when they cannot be read: a claim is a
+        courtesy to the others, never a reason to fail the queue)."""
+        try:
+            return self.desk.claims(project_id)
+        except Exception as exc:  # noqa: BLE001
+            self.log.warning(f"claims of {project_id} not read: {exc}")
+            return {}
 
     @desk_worker("queue", failed=_could_not_load("the queue"))
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
@@ -405,28 +459,108 @@ class EtkiApp(App[None]):
     def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:
         """Triage and store one new request (:meth:`Desk.add_request`, as ``etki add``)."""
         case = self.desk.add_request(
-            project_id, request.text, title=request.title, submitted_by=request.submitted_by
+            project_id,
+            request.text,
+            title=request.title,
+            submitted_by=request.submitted_by,
+            source="the desk's new-request form",
         )
         return RequestAdded(case, project_id)
+
+    @desk_worker(
+        "resolve",
+        exclusive=False,
+        failed=lambda exc, _project_id, wanted: DisputeNotResolved(
+            wanted.ref, one_line(exc), advice(exc)
+        ),
+    )
+    def resolve_dispute(self, project_id: str, wanted: DisputeResolution) -> DisputeResolved:
+        """Record the PMO's resolution of a disputed clause (:meth:`Desk.resolve_dispute`,
+        as ``etki dispute resolve``: the approver check, the store, then the wiki)."""
+        outcome = self.desk.resolve_dispute(project_id, wanted.ref, wanted.verdict, wanted.reason)
+        return DisputeResolved(outcome, project_id)
 
     @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
         """The live refresh: compare case versions; reload only when something changed."""
         versions = self.desk.versions(project_id)
-        if versions == self._versions and not self._refresh_failing:
+        if (
+            versions == self._versions
+            and not self._refresh_failing
+            and self._read_claims(project_id) == self._claims
+        ):
             return None
         return self._load(project_id, "poll", projects=False)
 
     @desk_worker("rule", exclusive=False, failed=_ruling_not_recorded)
     def rule_case(
-        self, _project_id: str, case_id: str, action: str, reason: str, expected_version: int
+        self,
+        _project_id: str,
+        case_id: str,
+        action: str,
+        reason: str,
+        expected_version: int,
+        amend: bool = False,
     ) -> RulingCommitted:
-        """Commit a ruling (optimistic locking on the version the reviewer saw) and say
-        so at once; the wiki projection follows in :meth:`project_ruling`."""
+        """Commit a ruling (optimistic locking on the version the reviewer saw; with
+        ``amend`` it replaces the case's ruling) and say so at once; the wiki
+        projection follows in :meth:`project_ruling`."""
         outcome = self.desk.rule_first(
-            case_id, action, reason=reason, expected_version=expected_version
+            case_id, action, reason=reason, expected_version=expected_version, amend=amend
         )
-        return RulingCommitted(case_id, action, outcome, {})
+        return RulingCommitted(case_id, action, outcome, {}, amended=amend)
+
+    @desk_worker(
+        "history",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, **_kw: HistoryLoaded(
+            case_id, [], project_id=project_id, error=one_line(exc)
+        ),
+    )
+    def open_case(
+        self, project_id: str, case_id: str, *, history: bool = True, view: bool = False
+    ) -> HistoryLoaded | None:
+        """The detail pane shows ``case_id``: with ``view``, write the reviewer's view
+        (at most once an hour: :meth:`Desk.record_view`; a store that cannot take it is
+        no reason to fail), then with ``history`` read the case's history for the pane."""
+        if view:
+            now = self.clock()
+            last = self._viewed.get(case_id)
+            if last is None or (now - last).total_seconds() >= VIEW_EVERY_S:
+                try:
+                    self.desk.record_view(case_id)
+                    self._viewed[case_id] = now
+                except Exception as exc:  # noqa: BLE001 - a view is a courtesy, never a failure
+                    self.log.warning(f"view of {case_id} not written: {exc}")
+        if not history:
+            return None
+        return HistoryLoaded(case_id, self.desk.case_history(case_id), project_id=project_id)
+
+    @desk_worker(
+        "events",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id, what, text="": CaseEventDone(
+            case_id,
+            None,
+            what=what,
+            project_id=project_id,
+            error=one_line(exc),
+            advice=advice(exc),
+        ),
+    )
+    def case_event(self, project_id: str, case_id: str, what: str, text: str = "") -> CaseEventDone:
+        """Store a note (``what`` ``note``, with ``text``; its wiki page follows), a claim
+        or a release on ``case_id`` (:meth:`Desk.add_note`, :meth:`Desk.claim`,
+        :meth:`Desk.release_claim`)."""
+        if what == "note":
+            with self._projecting:  # the note's projection, one at a time like rulings'
+                note, error = self.desk.add_note(case_id, text)
+            return CaseEventDone(case_id, note, what=what, project_id=project_id, wiki_error=error)
+        if what == "release":
+            return CaseEventDone(
+                case_id, self.desk.release_claim(case_id), what=what, project_id=project_id
+            )
+        return CaseEventDone(case_id, self.desk.claim(case_id), what=what, project_id=project_id)
 
     def _warm_search(self, project_id: str, _answer: Message) -> None:
         """After a projection answered: re-read the pages it wrote into the search
@@ -437,16 +571,64 @@ class EtkiApp(App[None]):
     def project_ruling(self, project_id: str, case_id: str, action: str) -> RulingProjected:
         """The HITL wiki projection of a committed ruling (best-effort, one at a time),
         then the clause memory after it; answers with :class:`RulingProjected`."""
+        return self._projected(project_id, case_id, action)
+
+    def _projected(
+        self, project_id: str, case_id: str, action: str, *, memory_after: bool = True
+    ) -> RulingProjected:
+        """Project one committed ruling into the wiki (one projection at a time) and,
+        with ``memory_after``, read the clause memory after it (in a worker's thread)."""
         with self._projecting:
             report, error = self.desk.project_ruling(case_id)
         rulings = None
-        try:
-            ruled = self.desk.queue_summaries(project_id, status="ruled")
-            memory = self.desk.clause_memory_of(ruled)
-            rulings = self.desk.ruling_index_of(project_id, ruled)
-        except Exception:
-            memory = None
+        memory = None
+        if memory_after:
+            try:
+                ruled = self.desk.queue_summaries(project_id, status="ruled")
+                memory = self.desk.clause_memory_of(ruled)
+                rulings = self.desk.ruling_index_of(project_id, ruled)
+            except Exception:
+                memory = None
         return RulingProjected(case_id, action, report, error, memory, rulings)
+
+    def _project_marked(self, project_id: str, answer: Message) -> None:
+        """After :meth:`rule_marked` answered: project each committed ruling, one at a
+        time, the clause memory read after the last; then warm the search index."""
+        assert isinstance(answer, BulkRuled)
+        done = answer.committed
+        for index, outcome in enumerate(done):
+            r = outcome.ruling
+            self.post_message(
+                self._projected(
+                    project_id, r.case_id, r.action, memory_after=index == len(done) - 1
+                )
+            )
+        if done:
+            self.desk.warm_wiki_search(project_id)
+
+    @desk_worker("rule", exclusive=False, then=_project_marked)
+    def rule_marked(self, project_id: str, items: list[tuple[str, str, int]]) -> BulkRuled:
+        """Rule marked cases one by one, ``(case id, action, version seen)`` each, through
+        the same checks, optimistic locking and audit as a single ruling
+        (:meth:`Desk.rule_first`). A conflict (someone ruled the case meanwhile) or
+        another error is reported for that case and the others are still ruled; once
+        the reviewer is refused (not an approver any more) the rest are not tried. The
+        wiki projections follow in :meth:`_project_marked`."""
+        committed = []
+        conflicts: list[tuple[str, str | None, str | None, str | None]] = []
+        failed: list[tuple[str, str]] = []
+        for index, (case_id, action, version) in enumerate(items):
+            try:
+                committed.append(self.desk.rule_first(case_id, action, expected_version=version))
+            except ConflictError as exc:
+                conflicts.append((case_id, exc.ruled_by, exc.ruled_at, exc.ruling))
+            except PermissionDeniedError as exc:
+                failed.append((case_id, one_line(exc)))
+                rest = [c for c, _, _ in items[index + 1 :]]
+                return BulkRuled(project_id, committed, conflicts, failed, rest)
+            except Exception as exc:  # that case only: the others are still ruled
+                failed.append((case_id, one_line(exc)))
+        return BulkRuled(project_id, committed, conflicts, failed)
 
     @desk_worker("project", exclusive=False, then=_warm_search)
     def catch_up_wiki(self, project_id: str) -> WikiCaughtUp:
@@ -588,8 +770,8 @@ class EtkiApp(App[None]):
 
     @desk_worker("report", failed=_could_not_load("Raporlar"))
     def load_report(self, project_id: str) -> ReportLoaded:
-        """Compute the Raporlar counts."""
-        return ReportLoaded(self.desk.report(project_id), project_id=project_id)
+        """Compute the Raporlar counts (pending ages measured at the desk's clock)."""
+        return ReportLoaded(self.desk.report(project_id, now=self.clock()), project_id=project_id)
 
     # --- message handlers (on the event loop) -----------------------------------------------
 
@@ -599,6 +781,7 @@ class EtkiApp(App[None]):
             return  # a late answer for the project we just left
         changed = bool(self._versions) and message.versions != self._versions
         self._versions = message.versions
+        self._claims = message.claims
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects
@@ -620,12 +803,16 @@ class EtkiApp(App[None]):
             workitems=message.workitems,
             escalate=self.desk.settings.disputed_escalation,
             wiki_on=self.desk.wiki_root(message.project_id) is not None,
+            claims=message.claims,
+            me=message.seat.reviewer if message.seat is not None else None,
         )
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue
             self._catch_up_due = None
             self.call_after_refresh(self.catch_up_wiki)
+        if message.source == "reread":
+            self._say_reloaded(message.intake)
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
             self.notify("Live refresh is back: the queue is up to date.", markup=False, timeout=4)
@@ -691,11 +878,20 @@ class EtkiApp(App[None]):
             self._versions[message.case_id] = message.outcome.ruling.version
         ruling = message.outcome.ruling
         text = self._ruling_text(message.action, message.case_id, ruling)
+        if message.amended:
+            text = f"Amended {message.case_id}: now {ruling.ruling} by {ruling.reviewer}."
         pane = self.desk_part(QueuePane, message)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
-            self.notify(printable(text, multiline=False), title="Ruling saved", markup=False)
+            self.notify(
+                printable(text, multiline=False),
+                title="Ruling amended" if message.amended else "Ruling saved",
+                markup=False,
+            )
             self._mark_stale(search=False)
+            if message.amended:  # the ruled rows the A list shows: read them again
+                pane.history_changed(message.case_id)
+                self.load_queue("reload")
         if message.outcome.wiki_error:  # a desk whose rule() ran the hook itself
             if pane is not None:
                 self._wiki_failed(text, message.outcome.wiki_error)
@@ -752,6 +948,146 @@ class EtkiApp(App[None]):
             )
         elif getattr(message.wiki_report, "changed", False) and not gone(self):
             self._mark_stale()  # Hafıza lists the pages written
+
+    @on(CaseOpened)
+    def _case_opened(self, message: CaseOpened) -> None:
+        message.stop()
+        self.open_case(message.case_id, history=message.history, view=message.view)
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None and message.error is None:
+            pane.history_loaded(message.case_id, message.events)
+
+    @on(NoteWanted)
+    def _note_wanted(self, message: NoteWanted) -> None:
+        """``m``: the note form; its text goes to :meth:`case_event`."""
+        message.stop()
+        case_id = message.case_id
+
+        def done(text: str | None) -> None:
+            if text:
+                self.case_event(case_id, "note", text)
+
+        self.push_screen(NoteForm(case_id, cursor_blink=self.cursor_blink), done)
+
+    @on(ClaimWanted)
+    def _claim_wanted(self, message: ClaimWanted) -> None:
+        message.stop()
+        self.case_event(message.case_id, "release" if message.release else "claim")
+
+    @on(CaseEventDone)
+    def _case_event_done(self, message: CaseEventDone) -> None:
+        if gone(self):
+            return
+        if message.error is not None:
+            self.notify(
+                printable(f"{message.error}. {message.advice}".strip(), multiline=False),
+                title=f"{message.what.capitalize()} not stored",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+            return
+        event = message.event
+        if message.what == "note":
+            text = f"Note added to {message.case_id}: it is in the case's history."
+        elif message.what == "claim":
+            until = when(getattr(event, "until", "") or "")
+            text = f"Claimed {message.case_id} until {until}: the others see it in their queue."
+        else:
+            text = f"Released {message.case_id}."
+        self.notify(printable(text, multiline=False), title="Saved", markup=False, timeout=5)
+        if message.wiki_error:
+            self._wiki_failed(text, message.wiki_error)
+        if message.project_id and message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:
+            pane.history_changed(message.case_id)
+        if message.what == "note":
+            self._mark_stale()
+        else:
+            self.load_queue("reload")  # the claims the queue shows
+
+    @on(AmendRequested)
+    def _amend_requested(self, message: AmendRequested) -> None:
+        """``A``: pick the new ruling, then confirm it in the amend dialog (a reason is
+        required); :meth:`rule_case` commits it with the version the reviewer saw."""
+        message.stop()
+        case = message.case
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not amend rulings on "
+                    f"{self.project_id} ({seat.role}); nothing was recorded for "
+                    f"{case.case_id}.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        if case.case_id in self._in_flight:
+            self.notify(
+                f"The ruling on {case.case_id} is still being recorded.",
+                severity="warning",
+                markup=False,
+                timeout=3,
+            )
+            return
+        from etki.domain import ACTIONS as RULINGS
+        from etki_tui.screens.links import LinksScreen
+
+        current = case.ruling.ruling if case.ruling is not None else "pending"
+        choices = [
+            (f"{ACTION_VERB[action]} → {ruling}", action) for action, ruling in RULINGS.items()
+        ]
+        details = [
+            "the ruling in force now: the reason is what changes"
+            if ruling == current
+            else f"instead of {current}"
+            for ruling in RULINGS.values()
+        ]
+
+        def picked(action: str | None) -> None:
+            if action is None:
+                self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                return
+            dialog = ConfirmRuling(
+                case,
+                action,
+                cursor_blink=self.cursor_blink,
+                draft=self._drafts.get(case.case_id, ""),
+                amend=True,
+            )
+
+            def confirmed(reason: str | None) -> None:
+                if reason is None:
+                    if dialog.draft.strip():
+                        self._drafts[case.case_id] = dialog.draft
+                    self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
+                    return
+                self._drafts.pop(case.case_id, None)
+                self._in_flight.add(case.case_id)
+                self.rule_case(case.case_id, action, reason, case.version, amend=True)
+
+            self.push_screen(dialog, confirmed)
+
+        self.push_screen(
+            LinksScreen(
+                choices,
+                title=f"New ruling for {printable(case.case_id, multiline=False)}",
+                details=details,
+            ),
+            picked,
+        )
 
     @on(DetailsWanted)
     def _details_wanted(self, message: DetailsWanted) -> None:
@@ -911,6 +1247,73 @@ class EtkiApp(App[None]):
 
         self.push_screen(NewRequestForm(self.project_id, who, cursor_blink=self.cursor_blink), done)
 
+    @on(DisputeResolveWanted)
+    def _dispute_resolve_wanted(self, message: DisputeResolveWanted) -> None:
+        """The resolution form of a disputed clause; its answer goes to
+        :meth:`resolve_dispute`. A read-only desk refuses (the store would too)."""
+        message.stop()
+        seat = self.seat
+        if seat is not None and not seat.may_rule:
+            self.notify(
+                printable(
+                    f"Read-only desk: {seat.reviewer} may not resolve a disputed clause of "
+                    f"{self.project_id} ({seat.role}); nothing was recorded. An approver "
+                    f"lists you as approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
+                    "then Ctrl+R here; or set ETKI_REVIEWER to your approver name.",
+                    multiline=False,
+                ),
+                title="Not an approver",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        item = message.item
+        pane = self.desk_part(MemoryPane, message)
+        clause = pane.clauses.get(item.ref) if pane is not None else None
+        title = f"{clause.number} {clause.title}" if clause is not None else ""
+
+        def done(wanted: DisputeResolution | None) -> None:
+            if wanted is None:
+                self.notify(
+                    printable(f"Nothing recorded for {item.ref}.", multiline=False),
+                    title="Cancelled",
+                    markup=False,
+                    timeout=3,
+                )
+                return
+            self.resolve_dispute(wanted)
+
+        self.push_screen(ResolveDisputeForm(item, title, cursor_blink=self.cursor_blink), done)
+
+    @on(DisputeResolved)
+    def _dispute_resolved(self, message: DisputeResolved) -> None:
+        """Say what was recorded; read Hafıza (the card) and the queue (strips, risk) again."""
+        res = message.outcome.resolution
+        warn = f" ({message.outcome.wiki_error})" if message.outcome.wiki_error else ""
+        self.notify(
+            printable(f"{res.ref}: DISPUTED-RESOLVED · rule {res.verdict}{warn}", multiline=False),
+            title="Resolution recorded",
+            severity="warning" if warn else "information",
+            markup=False,
+            timeout=6,
+        )
+        if message.project_id != self.project_id:
+            return  # recorded for the project shown before a switch
+        self._stale.add("raporlar")
+        self.load_memory()
+        self.load_queue("reload")
+
+    @on(DisputeNotResolved)
+    def _dispute_not_resolved(self, message: DisputeNotResolved) -> None:
+        self.notify(
+            printable(f"{message.message}. {message.advice}".strip(), multiline=False),
+            title=printable(f"Not recorded: {message.ref}", multiline=False),
+            severity="error",
+            markup=False,
+            timeout=12,
+        )
+
     @on(RequestAdded)
     def _request_added(self, message: RequestAdded) -> None:
         if message.project_id != self.project_id:
@@ -928,26 +1331,132 @@ class EtkiApp(App[None]):
         )
         self.load_queue("reload")
 
+    def _refused_read_only(self, what: str) -> bool:
+        """On a read-only desk say that nothing was recorded for ``what`` and how to
+        become an approver, and return True; else False."""
+        seat = self.seat
+        if seat is None or seat.may_rule:
+            return False
+        self.notify(
+            printable(
+                f"Read-only desk: {seat.reviewer} may not rule on "
+                f"{self.project_id} ({seat.role}); nothing was recorded "
+                f"for {what}. To rule, an approver lists you as "
+                f"approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
+                "then Ctrl+R here; or set "
+                "ETKI_REVIEWER to your approver name.",
+                multiline=False,
+            ),
+            title="Not an approver",
+            severity="warning",
+            markup=False,
+            timeout=8,
+        )
+        return True
+
+    @on(BulkRuleRequested)
+    def _bulk_rule_requested(self, message: BulkRuleRequested) -> None:
+        """One confirmation for the marked cases; each is then ruled as its engine
+        verdict by :meth:`rule_marked`."""
+        message.stop()
+        ids = [c.case_id for c in message.cases]
+        if self._refused_read_only(f"the {len(ids)} marked case(s)"):
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return  # no dialog on a desk that is closing: nothing is ruled
+        cases = [
+            c
+            for c in message.cases
+            if c.case_id not in self._in_flight and c.case_id not in pane.ruled_elsewhere
+        ]
+        if not cases:
+            self.notify(
+                "The marked cases are already being ruled or were ruled elsewhere.",
+                severity="warning",
+                markup=False,
+                timeout=4,
+            )
+            return
+        verdict_action = {ruling: action for action, ruling in RULING_OF.items()}
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                self.notify(
+                    f"Nothing recorded for the {len(cases)} marked case(s); they stay marked.",
+                    title="Cancelled",
+                    markup=False,
+                    timeout=3,
+                )
+                return
+            items = [(c.case_id, verdict_action[c.decision.verdict], c.version) for c in cases]
+            self._in_flight.update(case_id for case_id, _, _ in items)
+            self.rule_marked(items)
+
+        self.push_screen(BulkConfirm(cases, flash=self.cursor_blink), confirmed)
+
+    @on(BulkRuled)
+    def _bulk_ruled(self, message: BulkRuled) -> None:
+        """Take the ruled cases out of the queue and say what happened to each."""
+        ids = [o.ruling.case_id for o in message.committed]
+        ids += [c[0] for c in message.conflicts] + [f[0] for f in message.failed]
+        self._in_flight.difference_update([*ids, *message.skipped])
+        if message.project_id != self.project_id:
+            return
+        pane = self.desk_part(QueuePane, message)
+        for outcome in message.committed:
+            r = outcome.ruling
+            if r.case_id in self._versions:  # our own change: the poll needs no reload
+                self._versions[r.case_id] = r.version
+            if pane is not None:
+                pane.remove_case(r.case_id)
+        if message.committed:
+            listed = ", ".join(
+                f"{o.ruling.case_id} {VERDICT_GLYPH.get(o.ruling.ruling, '')} {o.ruling.ruling}"
+                for o in message.committed[:5]
+            )
+            more = f" and {len(message.committed) - 5} more" if len(message.committed) > 5 else ""
+            self.notify(
+                printable(
+                    f"Ruled {len(message.committed)} case(s) as the engine said, each its "
+                    f"own ruling: {listed}{more}.",
+                    multiline=False,
+                ),
+                title="Rulings saved",
+                markup=False,
+                timeout=6,
+            )
+            self._mark_stale(search=False)
+        if message.conflicts or message.failed or message.skipped:
+            body = Text()
+            for case_id, who, at, ruling in message.conflicts:
+                body.append(f"{case_id} was already ruled", style="bold")
+                if ruling:
+                    body.append(" ")
+                    body.append_text(verdict_text(ruling, bold=True))
+                body.append(f" by {printable(who or 'another reviewer', multiline=False)}")
+                if at:
+                    body.append(f" at {when(at)}")
+                body.append(": not ruled by you.\n")
+            for case_id, error in message.failed:
+                body.append(f"{case_id}: not ruled", style="bold")
+                body.append(f" ({printable(error, multiline=False)}).\n")
+            if message.skipped:
+                body.append(f"Not tried: {', '.join(message.skipped)}.\n", style="bold")
+            body.append(
+                f"\n{len(message.committed)} other case(s) were ruled. The queue has been "
+                "reloaded; the cases not ruled stay in it."
+            )
+            self.push_screen(
+                NoticeModal("Some marked cases not ruled", body, severity="error", id="bulk-report")
+            )
+            self.load_queue("reload")
+            self._mark_stale()
+
     @on(RuleRequested)
     def _rule_requested(self, message: RuleRequested) -> None:
         case = message.case
-        seat = self.seat
-        if seat is not None and not seat.may_rule:
-            self.notify(
-                printable(
-                    f"Read-only desk: {seat.reviewer} may not rule on "
-                    f"{self.project_id} ({seat.role}); nothing was recorded "
-                    f"for {case.case_id}. To rule, an approver lists you as "
-                    f"approver in etki.yaml and runs `{UPDATE_REVIEWERS}`, "
-                    "then Ctrl+R here; or set "
-                    "ETKI_REVIEWER to your approver name.",
-                    multiline=False,
-                ),
-                title="Not an approver",
-                severity="warning",
-                markup=False,
-                timeout=8,
-            )
+        if self._refused_read_only(case.case_id):
             return
         pane = self.desk_part(QueuePane, message)
         if pane is None:
@@ -1141,10 +1650,14 @@ class EtkiApp(App[None]):
         screen = self.screen
         if isinstance(screen, ConfirmRuling):
             return "confirm"
+        if isinstance(screen, BulkConfirm):
+            return "bulk"
         if isinstance(screen, FilterPanel):
             return "filters"
         if isinstance(screen, NewRequestForm):
             return "intake"
+        if isinstance(screen, NoteForm):
+            return "note"
         if isinstance(screen, NoticeModal | TooSmallScreen):
             return "app"
         try:
@@ -1193,10 +1706,41 @@ class EtkiApp(App[None]):
         return True
 
     def action_reload(self) -> None:
-        """Reload the queue, memory and reports from the database."""
-        self.load_queue("reload")
+        """Triage the project folder's new ``requests.jsonl`` rows, then reload the
+        queue, memory and reports from the database (the toast follows the answer,
+        :meth:`_say_reloaded`)."""
+        self.load_queue("reread")
         self._mark_stale()
-        self.notify("Reloaded from the database.", markup=False, timeout=2)
+
+    def _say_reloaded(self, intake: IntakeSummary | str | None) -> None:
+        """The Ctrl+R toast: what the folder's ``requests.jsonl`` added (or why it could
+        not be read), then the reload."""
+        if isinstance(intake, str):
+            self.notify(
+                f"requests.jsonl could not be read: {intake}. Reloaded from the database.",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
+        if intake is None or not (intake.stored or intake.refused):
+            self.notify("Reloaded from the database.", markup=False, timeout=2)
+            return
+        new = len(intake.stored)
+        said = f"{new} new request{'s' if new != 1 else ''} from requests.jsonl triaged"
+        if intake.refused:
+            shown = "\n".join(printable(m, multiline=False) for m in intake.refused[:3])
+            more = len(intake.refused) - 3
+            self.notify(
+                f"{said}; {len(intake.refused)} row(s) refused:\n{shown}"
+                + (f"\n… and {more} more" if more > 0 else ""),
+                title="Reloaded",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
+            return
+        self.notify(f"{said}. Reloaded from the database.", markup=False, timeout=4)
 
     def action_help(self) -> None:
         """Help for the current screen (pressed again, or Escape, closes it)."""
@@ -1205,7 +1749,9 @@ class EtkiApp(App[None]):
             return
         context = self.current_context()
         contexts = (
-            [context] if context in ("confirm", "filters", "intake", "app") else [context, "app"]
+            [context]
+            if context in ("confirm", "filters", "intake", "note", "app")
+            else [context, "app"]
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))

@@ -19,11 +19,12 @@ from etki.domain import (
     ClauseMemory,
     DisputedClause,
     Report,
+    ResolutionOutcome,
     RulingOutcome,
     ScopeClause,
     WorkItem,
 )
-from etki.services import Seat
+from etki.services import IntakeSummary, Seat
 
 if TYPE_CHECKING:
     from etki.services import RulingIndex
@@ -40,7 +41,10 @@ class QueueLoaded(Message):
     of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None.
     ``workitems`` is the project's work items by id (the detail pane's effort basis).
     ``seat`` is who acts and whether they may rule (:meth:`etki.services.Desk.seat`),
-    or None when it could not be read."""
+    or None when it could not be read. ``intake`` is what re-reading the folder's
+    ``requests.jsonl`` stored (source ``reread``, Ctrl+R: an
+    :class:`etki.services.IntakeSummary`, or a message when the file could not be
+    read), else None."""
 
     def __init__(
         self,
@@ -56,8 +60,13 @@ class QueueLoaded(Message):
         rulings: RulingIndex | None = None,
         workitems: Mapping[str, WorkItem] | None = None,
         seat: Seat | None = None,
+        intake: IntakeSummary | str | None = None,
+        claims: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        self.intake = intake
+        self.claims = dict(claims or {})
+        """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""
         self.workitems = dict(workitems or {})
         self.rulings = rulings
         self.seat = seat
@@ -91,13 +100,21 @@ class RulingCommitted(Message):
     ``memory`` is the clause memory after it when known, else empty."""
 
     def __init__(
-        self, case_id: str, action: str, outcome: RulingOutcome, memory: Mapping[str, ClauseMemory]
+        self,
+        case_id: str,
+        action: str,
+        outcome: RulingOutcome,
+        memory: Mapping[str, ClauseMemory],
+        *,
+        amended: bool = False,
     ) -> None:
         super().__init__()
         self.case_id = case_id
         self.action = action
         self.outcome = outcome
         self.memory = dict(memory)
+        self.amended = amended
+        """The ruling amended an earlier one (``A``)."""
 
 
 class RulingProjected(Message):
@@ -194,6 +211,30 @@ class RulingFailed(Message):
         self.message = message
         self.error = error
         self.advice = advice
+
+
+class BulkRuled(Message):
+    """The marked cases were ruled one by one as the engine said
+    (:meth:`etki_tui.app.EtkiApp.rule_marked`): ``committed`` the outcomes of the rulings
+    recorded; ``conflicts`` (case id, ruled by, ruled at, ruling) of the cases someone
+    else ruled first; ``failed`` (case id, message) of the others refused or failed;
+    ``skipped`` the ids not tried after the desk's reviewer was refused (the rest would
+    be refused alike)."""
+
+    def __init__(
+        self,
+        project_id: str,
+        committed: Sequence[RulingOutcome],
+        conflicts: Sequence[tuple[str, str | None, str | None, str | None]],
+        failed: Sequence[tuple[str, str]],
+        skipped: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.committed = list(committed)
+        self.conflicts = list(conflicts)
+        self.failed = list(failed)
+        self.skipped = list(skipped)
 
 
 class SearchResults(Message):
@@ -309,6 +350,36 @@ class NewRequestWanted(Message):
     """The reviewer asked for the new-request form (``n`` in the queue)."""
 
 
+class DisputeResolveWanted(Message):
+    """The reviewer asked to resolve the disputed clause ``item`` (``r`` on its card in
+    Hafıza); the app checks the seat and opens the form."""
+
+    def __init__(self, item: DisputedClause) -> None:
+        super().__init__()
+        self.item = item
+
+
+class DisputeResolved(Message):
+    """:meth:`etki.services.Desk.resolve_dispute` recorded ``outcome`` (its resolution and
+    the wiki's report or error) for ``project_id``."""
+
+    def __init__(self, outcome: ResolutionOutcome, project_id: str) -> None:
+        super().__init__()
+        self.outcome = outcome
+        self.project_id = project_id
+
+
+class DisputeNotResolved(Message):
+    """Recording a resolution of ``ref`` failed (not an approver, no longer disputed, the
+    store): ``message`` says why, ``advice`` what to do; nothing was recorded."""
+
+    def __init__(self, ref: str, message: str, advice: str = "") -> None:
+        super().__init__()
+        self.ref = ref
+        self.message = message
+        self.advice = advice
+
+
 class RequestAdded(Message):
     """:meth:`etki.services.Desk.add_request` stored ``case`` for ``project_id``."""
 
@@ -326,6 +397,94 @@ class RuleRequested(Message):
         super().__init__()
         self.case = case
         self.action = action
+
+
+class BulkRuleRequested(Message):
+    """The reviewer asked to rule the marked ``cases`` (queue order) each as the engine
+    said; the app confirms once and rules them one by one."""
+
+    def __init__(self, cases: Sequence[CaseRecord | CaseSummary]) -> None:
+        super().__init__()
+        self.cases = list(cases)
+
+
+class AmendRequested(Message):
+    """The reviewer asked to amend the ruling of the ruled ``case`` (``A``); the app asks
+    for the new ruling, confirms (a reason is required) and runs it."""
+
+    def __init__(self, case: CaseRecord | CaseSummary) -> None:
+        super().__init__()
+        self.case = case
+
+
+class NoteWanted(Message):
+    """``m``: the reviewer wants to add a note to ``case_id``."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
+class ClaimWanted(Message):
+    """``x``: claim ``case_id``, or release it when ``release``."""
+
+    def __init__(self, case_id: str, *, release: bool) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.release = release
+
+
+class CaseEventDone(Message):
+    """A note, claim or release was stored (``event``, a :class:`etki.domain.CaseEvent`)
+    on ``case_id``; ``wiki_error`` when the note's wiki page could not be written."""
+
+    def __init__(
+        self,
+        case_id: str,
+        event: object,
+        *,
+        what: str = "note",
+        project_id: str = "",
+        wiki_error: str | None = None,
+        error: str | None = None,
+        advice: str = "",
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.event = event
+        self.what = what
+        """``note``, ``claim`` or ``release``."""
+        self.project_id = project_id
+        self.wiki_error = wiki_error
+        self.error = error
+        """Why nothing was stored (``event`` is None then), with ``advice``."""
+        self.advice = advice
+
+
+class CaseOpened(Message):
+    """The detail pane shows ``case_id``: the app reads its history (``history``) and,
+    once the pane rested on it, writes the reviewer's view (``view``; at most once an
+    hour), in a worker."""
+
+    def __init__(self, case_id: str, *, history: bool = True, view: bool = False) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.history = history
+        self.view = view
+
+
+class HistoryLoaded(Message):
+    """The history of ``case_id`` (:class:`etki.domain.CaseEvent` values, oldest first),
+    read for the detail pane; ``error`` when it could not be read."""
+
+    def __init__(
+        self, case_id: str, events: list, *, project_id: str = "", error: str | None = None
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.events = events
+        self.project_id = project_id
+        self.error = error
 
 
 class DetailsWanted(Message):

@@ -28,9 +28,11 @@ from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
+    CaseEvent,
     CaseRecord,
     CaseSummary,
     ClauseMemory,
+    DisputedClause,
     Effort,
     RulingRecord,
     ScopeClause,
@@ -56,6 +58,10 @@ DISPUTED = f"{WARN} DISPUTED"
 DISPUTED_STYLE = "bold reverse red"
 """The disputed mark is red (reverse video, so it reads on a 16-colour terminal and, by
 the glyph and word, without colour at all)."""
+DISPUTED_RESOLVED = f"{WARN} DISPUTED-RESOLVED"
+RESOLVED_STYLE = "bold reverse yellow"
+"""A disputed clause a person resolved (issue 14 item 6): the word says it, the colour
+is not red (it no longer asks for the 24h PMO look)."""
 ELLIPSIS = "…"
 MATCH_STYLE = "bold reverse"
 """Search matches: reverse video reads without colour (and on a 16-colour terminal)."""
@@ -397,7 +403,10 @@ def memory_line(
     reason and precedent on two more lines, see :func:`correction_lines`)."""
     out = Text(no_wrap=False)
     if mem is not None and mem.disputed:
-        out.append(DISPUTED, style=DISPUTED_STYLE)
+        if mem.resolved:
+            out.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+        else:
+            out.append(DISPUTED, style=DISPUTED_STYLE)
         out.append(" ")
     out.append(printable(ref, multiline=False), style="bold")
     if mem is None or not mem.history:
@@ -412,6 +421,7 @@ def memory_line(
     if mem.disputed:
         rulings = sorted({h[1] for h in mem.history})
         out.append(" · rulings disagree: " + " / ".join(rulings))
+        out.append_text(resolution_text(mem))
     if mem.last_correction is not None:
         return Group(out, correction_lines(mem.last_correction, precedents))
     return out
@@ -577,6 +587,30 @@ def ruled_banner(ruling: RulingRecord) -> Text:
     return out
 
 
+def resolution_text(mem: ClauseMemory | DisputedClause) -> Text:
+    """What the strip says of a disputed clause's resolution: `` · PMO: rule IN_SCOPE —
+    “reason” (name, date)`` while it stands, `` · PMO resolution (rule IN_SCOPE, name,
+    date) overridden by req-…`` once a later ruling disagreed, empty without one. The
+    reason and name are client text: literal (never markup), on one line."""
+    res = mem.resolution
+    out = Text()
+    if res is None:
+        return out
+    verdict = VERDICT_SHORT.get(res.verdict, res.verdict)
+    if mem.overridden_by is None:
+        out.append(f" · PMO: rule {verdict} — “")
+        out.append(one_line(res.reason, 300))
+        out.append("” (")
+        out.append(one_line(res.reviewer, 80))
+        out.append(f", {res.at[:10]})")
+        return out
+    out.append(f" · PMO resolution (rule {verdict}, ")
+    out.append(one_line(res.reviewer, 80))
+    out.append(f", {res.at[:10]}) overridden by ")
+    out.append(one_line(mem.overridden_by, 120), style="bold")
+    return out
+
+
 def disputed_strip(
     decision: StoredRisk,
     clauses: Mapping[str, ScopeClause],
@@ -585,7 +619,9 @@ def disputed_strip(
 ) -> list[Text]:
     """The lines the detail pane opens with when the case cites a clause disputed now:
     one per such clause, ``! DISPUTED 3.2 Single sign-on · rulings disagree:
-    IN_SCOPE / REJECT`` (``CR`` for a change request), then, when the dispute raised the risk after the triage
+    IN_SCOPE / REJECT`` (``CR`` for a change request; a clause a person resolved reads
+    ``! DISPUTED-RESOLVED 4.8 … · PMO: rule IN_SCOPE — “…” (name, date)``, and one whose
+    resolution a later ruling overrode says by which case: :func:`resolution_text`), then, when the dispute raised the risk after the triage
     (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
     Shown first so it is on screen without scrolling at 80x24, above any clause text."""
     refs = disputed_refs(decision.cited_clauses, memory)
@@ -593,13 +629,20 @@ def disputed_strip(
     for ref in refs:
         mem = memory[ref]
         line = Text()
-        line.append(DISPUTED, style=DISPUTED_STYLE)
+        if mem.resolved:
+            line.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+        else:
+            line.append(DISPUTED, style=DISPUTED_STYLE)
         clause = clauses.get(ref)
         line.append(" " + one_line(clause.number if clause else ref, 120), style="bold")
         if clause is not None and clause.title:
             line.append(" " + one_line(clause.title, 120), style="bold")
-        rulings = " / ".join(VERDICT_SHORT.get(v, v) for v in sorted({h[1] for h in mem.history}))
-        line.append(f" · rulings disagree: {rulings}")
+        if not mem.resolved:
+            rulings = " / ".join(
+                VERDICT_SHORT.get(v, v) for v in sorted({h[1] for h in mem.history})
+            )
+            line.append(f" · rulings disagree: {rulings}")
+        line.append_text(resolution_text(mem))
         lines.append(line)
     _, raised = current_risk(decision, memory, escalate)
     if raised:
@@ -739,4 +782,37 @@ def case_detail(
             )
         )
         parts.append(_bullets(effort_basis(d.effort, workitems or {})))
+    return Group(*parts)
+
+
+HISTORY_SHOWN = 30
+"""How many of a case's newest events the detail pane lists (the rest: ``etki show``)."""
+
+
+def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
+    """The detail pane's ``History`` section (issue 14 item 3): one line per event of
+    the case, oldest first, the time then what happened (:meth:`CaseEvent.summary`) and
+    its text (source, engine, reason, note), each part bounded and shown literally; the
+    newest :data:`HISTORY_SHOWN` when there are more. ``None`` (not read yet): nothing,
+    so the pane does not jump when it arrives below the rest."""
+    if events is None:
+        return Group()
+    parts: list[RenderableType] = [Text(""), _section("History")]
+    shown = list(events)[-HISTORY_SHOWN:]
+    if len(events) > len(shown):
+        parts.append(
+            Text(
+                f"  … {len(events) - len(shown)} earlier event(s): etki show lists them all",
+                style="dim",
+            )
+        )
+    for e in shown:
+        line = Text("  ")
+        line.append(when(e.at), style="dim")
+        line.append("  ")
+        line.append(one_line(e.summary()), style="bold" if e.kind == "amended" else "")
+        if e.text:
+            line.append(" — ")
+            line.append(one_line(e.text))
+        parts.append(line)
     return Group(*parts)

@@ -380,3 +380,11 @@ def test_migration_0004_adds_who_ran_it_beside_every_older_audit_row(store):
     assert "project_audit" not in inspect(store.engine).get_table_names()
     assert upgrade(store.engine) == ("0003", head_revision())
     assert _diff(store.engine, Base.metadata) == []
+
+
+def test_the_written_head_revision_is_alembics_head() -> None:
+    """Opening a store compares its revision with ``HEAD_REVISION`` (no Alembic import on
+    the way, issue 15); it must be the head Alembic reads from the migrations folder."""
+    from etki.store.migrate import HEAD_REVISION, head_revision
+
+    assert head_revision() == HEAD_REVISION

@@ -125,6 +125,7 @@ READ_COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("etki.cli", ("triage", "--project", "demo", "SSO login fails for staff")),
     ("etki.cli", ("index", "show", "demo")),
     ("etki.cli", ("db", "current")),
+    ("etki.cli", ("report", "--project", "demo", "--format", "csv")),
     ("etki.wiki", ("verify",)),
     ("etki.wiki", ("show", "index")),
     ("etki.wiki", ("search", "payment")),

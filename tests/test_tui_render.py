@@ -286,11 +286,14 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     """One definition per action: each id is in exactly the BINDINGS of the widget of its
     context, with a help sentence, and every context has a help section."""
     from etki_tui.app import EtkiApp
+    from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
     from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
+    from etki_tui.screens.note import NoteForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
+    from etki_tui.screens.resolve import ResolveDisputeForm
     from etki_tui.widgets.memory import MemoryPane
     from etki_tui.widgets.queue import QueuePane, QueueTable
 
@@ -299,8 +302,11 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "queue": [QueuePane],
         "hafiza": [MemoryPane],
         "confirm": [ConfirmRuling],
+        "bulk": [BulkConfirm],
         "filters": [FilterPanel],
         "intake": [NewRequestForm],
+        "resolve": [ResolveDisputeForm],
+        "note": [NoteForm],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -314,8 +320,11 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 QueueTable,
                 MemoryPane,
                 ConfirmRuling,
+                BulkConfirm,
                 FilterPanel,
                 NewRequestForm,
+                ResolveDisputeForm,
+                NoteForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

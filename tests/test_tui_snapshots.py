@@ -290,6 +290,19 @@ def test_raporlar(snap_compare, history_world: TuiWorld, size: tuple[int, int]) 
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_bulk_marks(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Space on three cases: * before each marked id, the count in the filter line."""
+    _check(snap_compare, tui_world, size, ["space", "space", "space"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_bulk_confirm(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """B with three cases marked: one confirmation listing them (count, ids, verdicts,
+    titles), focus on Cancel."""
+    _check(snap_compare, tui_world, size, ["space", "space", "space", "B"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """? on the queue: its keys, what they do and their binding ids."""
     _check(snap_compare, tui_world, size, ["question_mark"])

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 MODULES: tuple[str, ...] = (
     "etki.commands.cases",
+    "etki.commands.disputes",
     "etki.commands.retrieval",
     "etki.commands.store",
     "etki.commands.index",
     "etki.commands.wiki",
     "etki.commands.cr",
+    "etki.commands.reports",
 )
 """The command-group modules, in the order their commands appear in ``etki --help``."""

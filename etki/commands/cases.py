@@ -1,4 +1,5 @@
-"""``etki init | add | import | queue | rule | triage | projects``: the cases of a project.
+"""``etki init | add | import | queue | rule | note | claim | show | triage | projects``:
+the cases of a project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers]
                                                load, index, triage every new request
@@ -9,7 +10,14 @@
                                                triage and store a file of requests
                                                (new request ids only; README "Intake")
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
-    etki rule CASE_ID approve|cr|reject [--reason TEXT]
+    etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
+                                               rule (--amend: change a ruling)
+    etki note CASE_ID TEXT|-                   add a note (history, wiki page)
+    etki claim CASE_ID [--minutes N] [--release]
+                                               mark a case as being looked at by you
+    etki show CASE_ID [--json]                 a case, its ruling and its whole history
+                                               (imported, triaged, viewed, ruled, amended,
+                                               refused attempts, erased)
     etki triage --project ID TEXT [--json]     triage a text without storing it
                                                (with similar rulings and memory verdict)
     etki projects                              the stored projects
@@ -32,14 +40,14 @@ from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.domain import CaseRecord, ClauseMemory, Decision
+    from etki.domain import CaseEvent, CaseRecord, ClauseMemory, Decision, RulingRecord
     from etki.services import Desk
 
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
 
-READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage"})
+READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage", "show"})
 """Commands that only read the store: it is opened read-only (never created, migrated
 or written; a missing store is exit 2). ``init`` creates the store; ``rule`` writes to
 an existing one (README, "Read-only commands")."""
@@ -133,12 +141,21 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         desk.project(args.project)  # a clear error for an unknown id
     escalate = settings.disputed_escalation
     rows: list[tuple[Any, Any]] = []
+    claims: dict[str, Any] = {}
     for pid in projects:
         every = desk.queue(pid, status=None)
         memory = desk.clause_memory_of([c for c in every if c.ruling is not None])
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
+        claims.update(desk.claims(pid))
     if args.json:
-        emit_json([_queue_row(c, memory, escalate) for c, memory in rows], indent=1)
+        out = []
+        for c, memory in rows:
+            row = _queue_row(c, memory, escalate)
+            held = claims.get(c.case_id)
+            row["claimed_by"] = held.actor if held else None
+            row["claimed_until"] = held.until if held else None
+            out.append(row)
+        emit_json(out, indent=1)
         return 0
     if not rows:
         echo("no cases waiting for a ruling")
@@ -148,23 +165,138 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         look = " 24h" if risk.pmo_look_24h else ""
         ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
+        held = claims.get(c.case_id)
+        claimed = f"  claimed by {held.actor} until {held.until}" if held else ""
         echo(
             f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
-            f"{_one_line(c.title, 40)}{ruled}{disputed}",
+            f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}",
             multiline=False,
         )
     return 0
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
-    outcome = _desk(args, settings).rule(
-        args.case_id, RULE_ACTIONS[args.action], reason=args.reason
+    desk = _desk(args, settings)
+    outcome = desk.rule(
+        args.case_id,
+        RULE_ACTIONS[args.action],
+        reason=args.reason,
+        expected_version=args.expected_version,
+        amend=args.amend,
     )
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
+    if args.amend:
+        earlier = desk.case(r.case_id).earlier_rulings
+        was = f" (amended from {earlier[-1].ruling})" if earlier else " (amended)"
+        tag = was + tag
     echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
     if outcome.wiki_error:
         echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
+def _ruling_dict(r: RulingRecord) -> dict:
+    return {
+        "ruling": r.ruling,
+        "action": r.action,
+        "reviewer": r.reviewer,
+        "reason": r.reason,
+        "ruled_at": r.ruled_at,
+        "version": r.version,
+        "override": r.is_override,
+    }
+
+
+def event_line(e: CaseEvent) -> str:
+    """One line of a case's history as ``etki show`` prints it: the time, what happened
+    and, after `` — ``, its text (source, engine, reason or note; client text, printed
+    literally by the caller)."""
+    line = f"{e.at}  {e.summary()}"
+    if e.text:
+        label = {"ruled": "reason: ", "amended": "reason: ", "denied": "reason: "}
+        line += f" — {label.get(e.kind, '')}{e.text}"
+    return line
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki show``: one case (request, decision, ruling and its history) and every
+    event of it, oldest first (:meth:`Desk.case_history`); an erased case shows its
+    history alone."""
+    from etki.errors import NotFoundError
+
+    desk = _desk(args, settings)
+    history = desk.case_history(args.case_id)  # NotFoundError when nothing is stored
+    try:
+        case: CaseRecord | None = desk.case(args.case_id)
+    except NotFoundError:
+        case = None  # erased: the audit and the events outlive it
+    if args.json:
+        body: dict[str, Any] = {"case_id": args.case_id, "case": None}
+        if case is not None:
+            body["case"] = {
+                "case_id": case.case_id,
+                "project_id": case.project_id,
+                "request_id": case.request_id,
+                "title": case.title,
+                "text": case.text,
+                "submitted_by": case.submitted_by,
+                "submitted_at": case.submitted_at,
+                "created_at": case.created_at,
+                "status": case.status,
+                "version": case.version,
+                "decision": case.decision.to_dict(),
+                "ruling": _ruling_dict(case.ruling) if case.ruling else None,
+                "ruling_history": [_ruling_dict(r) for r in case.ruling_history],
+            }
+        body["history"] = [e.to_dict() for e in history]
+        emit_json(body, indent=1)
+        return 0
+    if case is None:
+        echo(f"{args.case_id}: erased (only its audit trail is kept)", multiline=False)
+    else:
+        d = case.decision
+        echo(f"{case.case_id}  {_one_line(case.title, 100)}", multiline=False)
+        echo(
+            f"project {case.project_id} · request {case.request_id} · {case.status} "
+            f"(version {case.version})",
+            multiline=False,
+        )
+        echo(f"verdict     {d.verdict}  (confidence {d.confidence:.2f})")
+        if case.ruling is not None:
+            r = case.ruling
+            amended = f", amended {len(case.earlier_rulings)}x" if case.earlier_rulings else ""
+            echo(
+                f"ruling      {r.ruling} ({r.action}) by {r.reviewer} at {r.ruled_at}{amended}",
+                multiline=False,
+            )
+    echo("")
+    echo("history (oldest first)")
+    echo_lines("  " + event_line(e) for e in history)
+    return 0
+
+
+def _note(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki note``: a reviewer's note on a case (shown in its history and on its wiki
+    page)."""
+    text = sys.stdin.read() if args.text == "-" else args.text
+    note, wiki_error = _desk(args, settings).add_note(args.case_id, text)
+    echo(f"{args.case_id}: note by {note.actor} at {note.at}", multiline=False)
+    if wiki_error:
+        echo(f"warning: {wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
+def _claim(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki claim``: mark a case as being looked at (others see it in the queue until
+    it expires), or ``--release`` it."""
+    desk = _desk(args, settings)
+    if args.release:
+        done = desk.release_claim(args.case_id)
+        echo(f"{args.case_id}: claim released by {done.actor} at {done.at}", multiline=False)
+        return 0
+    claim = desk.claim(args.case_id, args.minutes)
+    echo(f"{args.case_id}: claimed by {claim.actor} until {claim.until}", multiline=False)
     return 0
 
 
@@ -225,8 +357,8 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``init``, ``add``, ``import``, ``queue``, ``rule``, ``triage`` and ``projects``
-    to the ``etki`` parser."""
+    """Add ``init``, ``add``, ``import``, ``queue``, ``rule``, ``show``, ``triage`` and
+    ``projects`` to the ``etki`` parser."""
     init = sub.add_parser("init", help="load a project folder, index it, triage its requests")
     init.add_argument("project_dir")
     init.add_argument(
@@ -258,6 +390,20 @@ def register(sub: Any) -> None:
     rule.add_argument("case_id")
     rule.add_argument("action", choices=sorted(RULE_ACTIONS))
     rule.add_argument("--reason", default="")
+    rule.add_argument(
+        "--amend",
+        action="store_true",
+        help="replace the ruling of a ruled case (approvers; a reason is required; "
+        "the earlier ruling stays in the audit and the case's history)",
+    )
+    rule.add_argument(
+        "--expected-version",
+        dest="expected_version",
+        type=int,
+        metavar="N",
+        help="the case version you looked at (etki show): refused as a conflict if "
+        "someone ruled or amended it since",
+    )
     rule.set_defaults(handler=_rule)
     add = sub.add_parser("add", help="triage and store one new request")
     add.add_argument("--project", required=True)
@@ -275,6 +421,19 @@ def register(sub: Any) -> None:
         help="default: from the suffix (.jsonl, .csv, .json = GitHub export)",
     )
     imp.set_defaults(handler=_import)
+    note = sub.add_parser("note", help="add a note to a case (its history, its wiki page)")
+    note.add_argument("case_id")
+    note.add_argument("text", help="the note, or - to read it from stdin")
+    note.set_defaults(handler=_note)
+    claim = sub.add_parser("claim", help="mark a case as being looked at by you")
+    claim.add_argument("case_id")
+    claim.add_argument("--minutes", type=int, default=30, help="how long (default 30)")
+    claim.add_argument("--release", action="store_true", help="end your claim now")
+    claim.set_defaults(handler=_claim)
+    show = sub.add_parser("show", help="a case with its ruling and its whole history")
+    show.add_argument("case_id")
+    show.add_argument("--json", action="store_true", help="the case and its history as JSON")
+    show.set_defaults(handler=_show)
     triage = sub.add_parser("triage", help="triage a text without storing it")
     triage.add_argument("--project", required=True)
     triage.add_argument("text")

@@ -21,9 +21,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from etki.config import Settings
+from etki.config import BOOTSTRAP_RESAMPLES, Settings
 from etki.console import echo, echo_lines, emit_json
-from etki.evaluation.metrics import BOOTSTRAP_RESAMPLES
 
 __all__ = ["add_parser", "run_eval_triage"]
 

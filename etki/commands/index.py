@@ -271,7 +271,7 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``etki index build|show|lint|suggest`` to the ``etki`` command."""
-    from etki.knowledge.enricher import MIN_SCORE
+    from etki.config import SUGGEST_MIN_SCORE as MIN_SCORE
 
     index = subparsers.add_parser("index", help="build, show, lint or enrich a knowledge index")
     actions = index.add_subparsers(dest="index_command", required=True)

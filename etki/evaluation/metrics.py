@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from etki.config import BOOTSTRAP_RESAMPLES
 from etki.domain import VERDICTS
 
 __all__ = [
@@ -57,10 +58,6 @@ __all__ = [
     "verdict_figures",
 ]
 
-BOOTSTRAP_RESAMPLES = 2000
-"""Default number of bootstrap resamples. Efron & Tibshirani (1993, ch. 13 and 19)
-advise at least 1000 for percentile intervals; 2000 keeps the interval ends stable to
-about two decimals on ~100 requests."""
 
 _INDEX = {v: i for i, v in enumerate(VERDICTS)}
 _K = len(VERDICTS)

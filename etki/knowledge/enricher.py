@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from etki.config import SUGGEST_MIN_SCORE
 from etki.errors import InputError
 from etki.knowledge.edgesfile import EDGES_FILE, accepted_entry, accepted_ids, write_edges
 from etki.knowledge.index import KnowledgeIndex, Node
@@ -53,9 +54,8 @@ __all__ = [
     "suggest_links",
 ]
 
-MIN_SCORE = 60.0
-"""Least score of a suggestion: more than half of a module's name must occur (one of two
-name words is not enough; two of three is)."""
+MIN_SCORE = SUGGEST_MIN_SCORE
+"""Least score of a suggestion (:data:`etki.config.SUGGEST_MIN_SCORE`)."""
 MIN_HITS = 2
 """Least number of different name words (or, for a one-word name, keywords) matched."""
 MAX_KEYWORD_SHARE = 0.2

@@ -144,7 +144,10 @@ class RulingRow(Base):
 class AuditRow(Base):
     """Append-only audit log of every ruling attempt: ``outcome`` is ``committed``,
     ``conflict`` (someone ruled first) or ``denied`` (not an approver); ``before`` and
-    ``after`` are the case's ruling before and after (``pending`` when none).
+    ``after`` are the case's ruling before and after (``pending`` when none). An
+    amendment (issue 14) is a ``committed`` row whose ``before`` is the earlier ruling. A
+    note on a case adds a row with ``action`` ``note`` and ``outcome`` ``noted`` and no
+    text (the note is in :class:`CaseEventRow`), so the wiki projector sees it.
 
     An erasure (``etki erase``) adds a tombstone row: ``action`` and ``outcome``
     ``erased``, ``after`` ``erased``, ``reason`` the erasure's reason; it replaces the

@@ -735,8 +735,10 @@ class TriageEngine:
         """Reads the cited refs, the disputed ones among them and the clause memory.
         Adds informational ``memory`` steps, after classification, in citation order:
         per cited clause with precedents "clause memory: N past PMO corrections —
-        informational, no decision effect" (the clause ref and N in ``scores``), and per
-        cited disputed clause a note saying whether it was escalated to the risk layer."""
+        informational, no decision effect" (the clause ref and N in ``scores``), per
+        cited disputed clause a note saying whether it was escalated to the risk layer,
+        and per cited disputed-resolved clause a note naming the resolution (not
+        escalated)."""
         for ref in cited:
             mem = self.memory.get(ref)
             if mem is None:
@@ -761,6 +763,16 @@ class TriageEngine:
                         "memory",
                         f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
                         "no decision effect",
+                        ((ref, float(len(mem.history))),),
+                    )
+                )
+            elif mem.resolved and mem.resolution is not None:
+                evidence.append(
+                    EvidenceStep(
+                        "memory",
+                        f"clause memory: {ref} was disputed, resolved by the PMO "
+                        f"(rule {mem.resolution.verdict}, {mem.resolution.at[:10]}) — "
+                        "not escalated; no decision effect",
                         ((ref, float(len(mem.history))),),
                     )
                 )

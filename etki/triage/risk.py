@@ -6,8 +6,10 @@ Signals, in this fixed order:
   password, token, vulnerability, şifre, Sicherheitslücke ...);
 * ``personal_data``: personal-data wording (:data:`etki.triage.cues.PERSONAL_DATA`:
   PII, personal data, kişisel veri, KVKK, GDPR/DSGVO, personenbezogene Daten ...);
-* ``disputed_clause``: a cited clause is disputed in clause memory and dispute
-  escalation is on (``ETKI_DISPUTED_ESCALATION``; off = a note in the evidence only).
+* ``disputed_clause``: a cited clause's dispute is open in clause memory (disputed
+  and not resolved by a person: :attr:`etki.domain.ClauseMemory.open_dispute`; a
+  disputed-resolved clause raises nothing) and dispute escalation is on
+  (``ETKI_DISPUTED_ESCALATION``; off = a note in the evidence only).
 
 Level: ``high`` with two or more signals or a disputed clause, ``medium`` with one,
 ``low`` with none. Any signal asks for a PMO look within 24 hours. The function takes
@@ -32,8 +34,9 @@ def assess(
 
     ``words``: :func:`etki.triage.normalise.cue_words` of the request. ``cited``: cited
     clause refs. Returns ``(risk, found, disputed)``: ``found`` the request's words that
-    fired a cue (folded, sorted), ``disputed`` the cited refs that are disputed (in citation order, whether
-    or not they were escalated).
+    fired a cue (folded, sorted), ``disputed`` the cited refs whose dispute is open (in
+    citation order, whether or not they were escalated; disputed-resolved refs are not
+    among them).
     """
     signals: list[str] = []
     found: list[str] = []
@@ -42,7 +45,7 @@ def assess(
         if hits:
             signals.append(name)
             found.extend(text for _, text in hits)
-    disputed = tuple(ref for ref in cited if ref in memory and memory[ref].disputed)
+    disputed = tuple(ref for ref in cited if ref in memory and memory[ref].open_dispute)
     if disputed and disputed_escalation:
         signals.append("disputed_clause")
     if not signals:

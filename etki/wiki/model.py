@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Generic, TypeVar
 
-from etki.domain import CaseBrief, CaseRecord, Contract, Module, Project, ScopeClause, WorkItem
+from etki.domain import (
+    CaseBrief,
+    CaseRecord,
+    ClauseResolution,
+    Contract,
+    Module,
+    Project,
+    ScopeClause,
+    WorkItem,
+)
 from etki.frontmatter import FrontmatterMemo
+from etki.memory import overriding_case
 from etki.text import sort_key
 
 __all__ = ["ClauseTally", "Memo", "Once", "PageCache", "WikiModel"]
@@ -31,6 +41,10 @@ V = TypeVar("V")
 
 ClauseTally = tuple[int, bool, tuple[str, ...]]
 """(precedent count, disputed, distinct rulings sorted) of a cited clause."""
+
+Standing = tuple[ClauseResolution | None, str | None]
+"""(resolution in force, case id of the later ruling that overrode it) of a cited clause
+(:func:`etki.memory.overriding_case`)."""
 
 Key = tuple[str, str]
 """(ruled_at, case_id) of a ruled case: the order of every ruling list of the model."""
@@ -91,6 +105,7 @@ class PageCache:
 
     __slots__ = (
         "clause_tally",
+        "clause_standing",
         "contract_ids",
         "module_ids",
         "rows",
@@ -109,6 +124,8 @@ class PageCache:
     def __init__(self) -> None:
         self.clause_tally: Memo[str, ClauseTally] = Memo()
         """cited ref -> its :data:`ClauseTally`"""
+        self.clause_standing: Memo[str, Standing] = Memo()
+        """cited ref -> its :data:`Standing` (resolution and who overrode it)"""
         self.contract_ids: Once[list[str]] = Once()
         """contracts cited by ruled cases, sorted"""
         self.module_ids: Once[list[str]] = Once()
@@ -147,6 +164,7 @@ class PageCache:
     def forget_clause(self, ref: str) -> None:
         """Drop what was made from one cited clause's history."""
         self.clause_tally.drop(ref)
+        self.clause_standing.drop(ref)
         self.contract_sections.drop(ref)
         self.disputed_sections.drop(ref)
 
@@ -205,11 +223,18 @@ class WikiModel:
     twice is there twice); ``refs_of`` (contract id -> cited refs); ``by_module``
     (module id -> keys); ``disputed`` (the disputed refs).
 
+    ``resolutions`` (ref -> the resolution in force of a disputed clause,
+    :func:`etki.memory.resolutions_in_force`) is fixed too: a new resolution changes the
+    DB's wiki token, and the projector builds a new model.
+
     ``project`` is fixed for the model's life: a changed project needs a new model
     (:meth:`with_project`). Not thread-safe (the projector holds the wiki lock)."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(
+        self, project: Project, resolutions: Mapping[str, ClauseResolution] | None = None
+    ) -> None:
         self.project = project
+        self.resolutions: dict[str, ClauseResolution] = dict(resolutions or {})
         clauses = project.clauses
         self.clauses: dict[str, ScopeClause] = {c.ref: c for c in clauses}
         self._clause_pos: dict[str, int] = {c.ref: i for i, c in enumerate(clauses)}
@@ -229,17 +254,27 @@ class WikiModel:
         self.cache = PageCache()
 
     @classmethod
-    def build(cls, project: Project, cases: Iterable[CaseRecord | CaseBrief]) -> WikiModel:
-        """A model of ``project`` holding ``cases`` (cases of other projects ignored)."""
-        m = cls(project)
+    def build(
+        cls,
+        project: Project,
+        cases: Iterable[CaseRecord | CaseBrief],
+        resolutions: Mapping[str, ClauseResolution] | None = None,
+    ) -> WikiModel:
+        """A model of ``project`` holding ``cases`` (cases of other projects ignored)
+        and the clause ``resolutions`` in force."""
+        m = cls(project, resolutions)
         for c in cases:
             if c.project_id == project.id:
                 m.put(CaseBrief.of(c))
         return m
 
-    def with_project(self, project: Project) -> WikiModel:
-        """A new model of ``project`` holding this model's cases."""
-        return WikiModel.build(project, self.cases.values())
+    def with_project(
+        self, project: Project, resolutions: Mapping[str, ClauseResolution] | None = None
+    ) -> WikiModel:
+        """A new model of ``project`` holding this model's cases, with ``resolutions``
+        (this model's when None)."""
+        kept = self.resolutions if resolutions is None else resolutions
+        return WikiModel.build(project, self.cases.values(), kept)
 
     # --- lookups -------------------------------------------------------------------------
 
@@ -281,6 +316,23 @@ class WikiModel:
             if r.is_override:
                 count += 1
         return (count, len(rulings) > 1, tuple(sorted(rulings)))
+
+    def standing(self, ref: str) -> Standing:
+        """(resolution in force, case that overrode it) of a cited ref, as
+        :func:`etki.memory.clause_memory` says (:func:`etki.memory.overriding_case` over
+        the ref's rulings, oldest first). ``KeyError`` for a ref no ruled case cites."""
+        return self.cache.clause_standing.get(ref, lambda: self._standing(ref))
+
+    def _standing(self, ref: str) -> Standing:
+        resolution = self.resolutions.get(ref)
+        if resolution is None:
+            return (None, None)
+        history = []
+        for key in self.history[ref]:
+            r = self.cases[key[1]].ruling
+            assert r is not None  # history holds ruled cases only
+            history.append((key[1], r.ruling, r.reviewer, r.ruled_at))
+        return (resolution, overriding_case(history, resolution))
 
     def contract_ids(self) -> list[str]:
         """Contracts cited by ruled cases, sorted (:func:`etki.text.sort_key`)."""

@@ -33,6 +33,7 @@ from etki.domain import (
     VERDICTS,
     CaseBrief,
     CaseRecord,
+    ClauseResolution,
     Effort,
     Project,
     WorkItem,
@@ -175,6 +176,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     }
     if r.is_override:
         meta["precedent"] = precedent_path(case)
+    if case.earlier_rulings:
+        meta["amended"] = len(case.earlier_rulings)
     if has_cr_page(case):
         meta["change_request"] = cr_path(case)
     lines = [f"# {md_inline(case.title) or md_inline(case.case_id)}", ""]
@@ -220,6 +223,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         lines += ["", f"This overrides the engine's verdict **{md_code(d.verdict)}**."]
     lines += ["", "Reason:", ""]
     lines += [md_block(r.reason) if r.reason.strip() else "No reason given.", ""]
+    lines += _ruling_history_lines(case)
+    lines += _note_lines(case)
     lines += [
         "## Engine decision",
         "",
@@ -272,6 +277,44 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         f"- Index freshness: {md_inline(d.index_freshness)}",
     ]
     return _page(meta, lines)
+
+
+def _ruling_history_lines(case: CaseRecord) -> list[str]:
+    """The ``## Ruling history`` section of an amended case's decision page: every
+    ruling, oldest first (ruling, action, reviewer, time, reason), the one in force
+    last. Nothing for a case ruled once (its ``## Ruling`` is the whole history)."""
+    if not case.earlier_rulings:
+        return []
+    lines = [
+        "## Ruling history",
+        "",
+        (
+            f"Ruled {len(case.ruling_history)} times (amended); every ruling, oldest "
+            "first. The last one is in force."
+        ),
+        "",
+    ]
+    last = len(case.ruling_history)
+    for i, h in enumerate(case.ruling_history, 1):
+        state = "in force" if i == last else "amended"
+        lines.append(
+            f"{i}. **{md_code(h.ruling)}** ({md_code(h.action)}) by {md_inline(h.reviewer)}, "
+            f"{md_inline(h.ruled_at)} ({state})"
+        )
+        reason = md_inline(h.reason) if h.reason.strip() else "no reason given"
+        lines.append(f"   - Reason: {reason}")
+    return [*lines, ""]
+
+
+def _note_lines(case: CaseRecord) -> list[str]:
+    """The ``## Notes`` section: reviewers' notes on the case, oldest first (who, when,
+    the note as literal one-line text). Nothing for a case without notes."""
+    if not case.notes:
+        return []
+    lines = ["## Notes", ""]
+    for n in case.notes:
+        lines.append(f"- {md_inline(n.actor)}, {md_inline(n.at)}: {md_inline(n.text)}")
+    return [*lines, ""]
 
 
 def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[str]:
@@ -593,12 +636,51 @@ def _contract_section(m: WikiModel, ref: str) -> bytes:
     return m.cache.contract_sections.get(ref, lambda: _make_contract_section(m, ref))
 
 
+def _resolution_lines(m: WikiModel, ref: str, src: str) -> list[str]:
+    """What a page ``src`` says of the resolution of a disputed clause ``ref``: nothing
+    when there is none or the clause is not disputed; else one paragraph, ``PMO
+    resolution: rule **IN_SCOPE** — “reason” (name, date).``, and when a later ruling
+    overrode it, the paragraph naming that case. The reason and the name are client
+    text: escaped (:func:`etki.wiki.markdown.md_inline`)."""
+    resolution, overridden_by = m.standing(ref)
+    if resolution is None or not m.memory(ref)[1]:
+        return []
+    lines = [
+        (
+            f"PMO resolution: rule **{md_code(resolution.verdict)}** — "
+            f"“{md_inline(resolution.reason)}” ({md_inline(resolution.reviewer)}, "
+            f"{md_inline(resolution.at)})."
+        ),
+        "",
+    ]
+    if overridden_by is not None:
+        case = m.cases.get(overridden_by)
+        link = (
+            _case_link(src, case, overridden_by) if case is not None else md_inline(overridden_by)
+        )
+        ruling = case.ruling.ruling if case is not None and case.ruling is not None else "?"
+        lines += [
+            (
+                f"Disputed again: the resolution was overridden by case {link}, ruled "
+                f"**{md_code(ruling)}** after it."
+            ),
+            "",
+        ]
+    return lines
+
+
+def _dispute_flag(m: WikiModel, ref: str) -> str:
+    """``**DISPUTED-RESOLVED**`` while a resolution stands, else ``**DISPUTED**``."""
+    resolution, overridden_by = m.standing(ref)
+    return "**DISPUTED-RESOLVED**" if resolution and not overridden_by else "**DISPUTED**"
+
+
 def _make_contract_section(m: WikiModel, ref: str) -> bytes:
     clause = m.clauses.get(ref)
     count, disputed, _ = m.memory(ref)
     lines = [f"## {md_inline(m.clause_label(ref))}", ""]
     kind = clause.kind if clause is not None else "not in the current contract"
-    flag = "**DISPUTED**" if disputed else "not disputed"
+    flag = _dispute_flag(m, ref) if disputed else "not disputed"
     remit = clause is not None and is_declared_remit(clause)
     if remit:
         assert clause is not None
@@ -611,6 +693,7 @@ def _make_contract_section(m: WikiModel, ref: str) -> bytes:
             "",
         ]
     lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
+    lines += _resolution_lines(m, ref, contract_path(m.contract_of(ref)))
     if clause is not None and clause.text.strip():
         # a remit statement is plain text; a contract clause is shown in its display
         # form (issue 12 item 1): reflowed, no HTML, links as their words, escaped
@@ -636,6 +719,9 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
+    resolved = [_meta_text(ref) for ref in refs if m.memory(ref)[1] and _resolved(m, ref)]
+    if resolved:  # the key only when there is one: pages without stay byte for byte
+        meta["resolved"] = resolved
     intro = f"Contract id {md_inline(contract_id)}." + (
         "" if contract is not None else " It is not in the current project."
     )
@@ -724,9 +810,18 @@ def _make_disputed_section(m: WikiModel, ref: str) -> bytes:
         f"rulings {', '.join(md_code(x) for x in rulings)}.",
         "",
     ]
+    if m.standing(ref)[0] is not None:
+        lines += [f"{_dispute_flag(m, ref)}.", ""]
+        lines += _resolution_lines(m, ref, DISPUTED)
     lines += [_disputed_row(m, m.case_of(k)) for k in m.history[ref]]
     lines.append("")
     return "\n".join(lines).encode("utf-8", errors="replace")
+
+
+def _resolved(m: WikiModel, ref: str) -> bool:
+    """A cited ``ref`` has a resolution no later ruling overrode."""
+    resolution, overridden_by = m.standing(ref)
+    return resolution is not None and overridden_by is None
 
 
 def _disputed_list(m: WikiModel) -> tuple[list[str], list[str]]:
@@ -743,6 +838,9 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
+    resolved = [_meta_text(ref) for ref in disputed if _resolved(m, ref)]
+    if resolved:  # the key only when there is one: pages without stay byte for byte
+        meta["resolved"] = resolved
     lines: list[str | bytes] = [
         "# Disputed clauses",
         "",
@@ -933,15 +1031,22 @@ def stale_case_pages(m: WikiModel, touched: Iterable[CaseBrief]) -> list[str]:
     return sorted(stale)
 
 
-def render_wiki(project: Project, cases: Sequence[CaseRecord]) -> dict[str, bytes]:
+def render_wiki(
+    project: Project,
+    cases: Sequence[CaseRecord],
+    resolutions: Mapping[str, ClauseResolution] | None = None,
+) -> dict[str, bytes]:
     """Render the whole wiki tree of ``project``.
 
     ``cases`` are the project's stored cases in any order (cases of other projects are
-    ignored). Returns ``{wiki-relative POSIX path: page bytes}``; the same rows give the
-    same bytes. Raises ``ValueError`` only if two entity ids map to one file name.
+    ignored); ``resolutions`` the resolutions of disputed clauses in force (ref ->
+    resolution, :func:`etki.memory.resolutions_in_force`). Returns ``{wiki-relative
+    POSIX path: page bytes}``; the same rows give the same bytes. Raises ``ValueError``
+    only if two entity ids map to one file name.
     """
     return render_model(
-        WikiModel.build(project, cases), [c for c in cases if c.project_id == project.id]
+        WikiModel.build(project, cases, resolutions),
+        [c for c in cases if c.project_id == project.id],
     )
 
 

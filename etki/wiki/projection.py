@@ -12,7 +12,6 @@ what to render. After each write the search index is told which pages changed
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import logging
@@ -20,20 +19,21 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
 from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
-from etki.domain import CaseBrief, CaseRecord
+from etki.domain import CaseBrief, CaseRecord, ClauseResolution
 from etki.errors import NotFoundError
+from etki.memory import resolutions_in_force
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import render_changed, render_model, stale_case_pages
-from etki.wiki.paths import CR_DIR, INDEX, is_case_page, precedent_path
+from etki.wiki.paths import INDEX
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -41,7 +41,6 @@ from etki.wiki.writer import (
     UnsafeWikiPath,
     WriteReport,
     drift_tree,
-    list_pages,
     make_durable,
     read_mark,
     remove_files,
@@ -126,8 +125,9 @@ A missed one would still show as a case count or version mismatch (see ``_refres
 
 @lru_cache(maxsize=8)  # the same project row on every ruling: hashed once
 def _head_digest(head: tuple[object, ...]) -> str:
-    """sha256 (hex) of the project-row part of :meth:`CaseFileRepository.wiki_token`
-    (index hash, name, config, root, edge types)."""
+    """sha256 (hex) of the project part of :meth:`CaseFileRepository.wiki_token`
+    (index hash, name, config, root, edge types, resolution count: a new resolution of a
+    disputed clause reads like a re-load, and the tree is rendered again)."""
     text = json.dumps([str(x) for x in head], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -253,36 +253,24 @@ class _Cached:
     mark: _Mark | None = None
 
 
-def _leftovers(
-    root: Path, model: WikiModel, touched: list[CaseBrief], files: dict[str, bytes]
-) -> list[str]:
-    """Pages of the cases in ``touched`` that the wiki may hold and a render of the DB
-    no longer has: those their earlier briefs had (:func:`stale_case_pages`), and,
-    when the projector never saw the earlier brief (a fresh process after another
-    one's amendment), a change-request page of the case under any date (the
-    ``change-requests/`` folder is listed: one page per CR, not per case) and its
-    precedent page when it is no longer an override. Sorted."""
-    if not touched:
-        return []
-    stale = set(stale_case_pages(model, touched))
-    ids = {b.case_id for b in touched}
-    for rel in list_pages(root, CR_DIR):
-        if rel not in files and any(is_case_page(rel, cid) for cid in ids):
-            stale.add(rel)
-    for cid in ids:
-        now = model.cases.get(cid)
-        if now is not None and (now.ruling is None or not now.ruling.is_override):
-            pre = precedent_path(now)
-            if (root / pre).is_file():
-                stale.add(pre)
-    return sorted(p for p in stale if p not in files)
+def _had_pages(full: list[CaseRecord]) -> list[CaseBrief]:
+    """Briefs of the earlier rulings of the amended cases among ``full``: the pages a
+    case had under them (a precedent an amendment back to the engine's verdict ended,
+    a decision page that moved to the new ruling's date, a change request amended
+    away) are known from the DB, also to a fresh projector that never saw them."""
+    out: list[CaseBrief] = []
+    for record in full:
+        if record.earlier_rulings:
+            brief = CaseBrief.of(record)
+            out += [replace(brief, ruling=r) for r in record.earlier_rulings]
+    return out
 
 
 def _with_removed(report: WriteReport, removed: list[str]) -> WriteReport:
     """``report`` with the paths ``removed`` beside the pages it wrote."""
     if not removed:
         return report
-    return dataclasses.replace(report, removed=tuple(sorted({*report.removed, *removed})))
+    return replace(report, removed=tuple(sorted({*report.removed, *removed})))
 
 
 def _close_all(fds: list[int]) -> None:
@@ -337,13 +325,14 @@ class WikiProjector:
         # audit rows that exist now are reflected in the reads below
         seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
         project = self.repo.wiki_project(pid)
+        resolutions = self._resolutions(pid)
         cases: list[CaseRecord] = []
         if full:
             cases = self.repo.cases(pid)
-            model = WikiModel.build(project, cases)
+            model = WikiModel.build(project, cases, resolutions)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
-            model = WikiModel(project)
+            model = WikiModel(project, resolutions)
             versions = {}
             for brief in self.repo.wiki_case_briefs(pid):
                 model.put(brief)
@@ -358,6 +347,11 @@ class WikiProjector:
         )
         self._cache[pid] = state
         return state, cases
+
+    def _resolutions(self, pid: str) -> dict[str, ClauseResolution]:
+        """The resolutions of disputed clauses in force in ``pid`` (read after the token,
+        like the rest of the model: a newer one changes the token again)."""
+        return resolutions_in_force(self.repo.clause_resolutions(pid))
 
     def project_case(self, case_id: str) -> WriteReport:
         """The HITL ingest hook, called after a ruling commits: re-render, from the DB,
@@ -444,8 +438,10 @@ class WikiProjector:
                 return self._sync_all(pid, root, wanted)
             touched = [b for briefs in state.unsynced.values() for b in briefs]
             files = render_changed(state.model, full, touched)
-            # a page a changed case no longer has (a ruling amended away from CR)
-            stale = _leftovers(root, state.model, touched, files)
+            # a page a changed case no longer has (an amendment ended its precedent or
+            # change request, or moved its decision page to the new ruling's date)
+            had = [*touched, *_had_pages(full)]
+            stale = [p for p in stale_case_pages(state.model, had) if p not in files]
         except BaseException:
             self._cache.pop(pid, None)  # start from the DB again next time
             raise
@@ -542,7 +538,7 @@ class WikiProjector:
         elif state.head != token:  # a re-loaded project: same cases, new clauses/modules
             seen = self.repo.audit_since(max(0, audit_max - AUDIT_WINDOW))
             state = _Cached(
-                state.model.with_project(self.repo.wiki_project(pid)),
+                state.model.with_project(self.repo.wiki_project(pid), self._resolutions(pid)),
                 token,
                 max([audit_max, *(i for i, _ in seen)]),
                 versions=state.versions,

@@ -16,10 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from etki.domain import ACTIONS, CaseRecord, CaseSummary, RulingRecord
+from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
-from etki_tui.render import cell, literal, ruled_banner, verdict_text
+from etki_tui.render import cell, literal, ruled_banner, verdict_text, when
 
 ACTION_VERB: dict[str, str] = {
     "approve": "Approve",
@@ -37,7 +38,11 @@ ACTION_VARIANT: dict[str, str] = {
 
 class ConfirmRuling(ModalScreen[str | None]):
     """Ask to confirm ``action`` on ``case``. Dismisses with the reason ("" when none
-    is needed) on Confirm, or ``None`` on Cancel/Escape."""
+    is needed) on Confirm, or ``None`` on Cancel/Escape.
+
+    ``amend`` (``A``, issue 14 item 2): the case is ruled and ``action`` replaces its
+    ruling. The dialog says so and shows the ruling in force; like an override it
+    never rules by default: a reason is required and ``y`` does not rule."""
 
     BINDINGS = bindings("modal.cancel", "modal.confirm", "help")
 
@@ -48,8 +53,11 @@ class ConfirmRuling(ModalScreen[str | None]):
         *,
         cursor_blink: bool = True,
         draft: str = "",
+        amend: bool = False,
     ) -> None:
         super().__init__()
+        self.amend = amend
+        """Amend the case's ruling instead of ruling a pending case."""
         self.draft = draft
         """The reason box's text: the draft typed the last time the dialog was closed
         without ruling at first, then what is typed (kept when Cancel or Esc closes it,
@@ -58,6 +66,9 @@ class ConfirmRuling(ModalScreen[str | None]):
         self.action = action
         self.ruling = ACTIONS[action]
         self.is_override = self.ruling != case.decision.verdict
+        self.needs_reason = self.is_override or amend
+        """A reason is required (an override, or any amendment): nothing rules by
+        default."""
         self._cursor_blink = cursor_blink
         self.ruled_meanwhile: RulingRecord | None = None
         """Another reviewer's ruling of the case, seen while the dialog was open."""
@@ -66,8 +77,10 @@ class ConfirmRuling(ModalScreen[str | None]):
         """The question, the case, verdict vs ruling, reason box and buttons."""
         verb = ACTION_VERB[self.action]
         with Vertical(id="confirm-dialog") as dialog:
-            dialog.border_title = "Confirm ruling"
-            question = Text(f"{verb} case ", style="bold")
+            dialog.border_title = "Amend ruling" if self.amend else "Confirm ruling"
+            question = Text(
+                "Amend the ruling of case " if self.amend else f"{verb} case ", style="bold"
+            )
             question.append_text(cell(self.case.case_id, style="bold"))
             question.append("?", style="bold")
             yield Static(question, id="confirm-question", markup=False)
@@ -78,18 +91,34 @@ class ConfirmRuling(ModalScreen[str | None]):
             line.append_text(verdict_text(self.case.decision.verdict))
             line.append(f"  (confidence {self.case.decision.confidence:.2f})")
             yield Static(line, classes="confirm-line", markup=False)
-            line = Text("Your ruling     ")
+            current = self.case.ruling
+            if self.amend and current is not None:
+                line = Text("Ruled now       ")
+                line.append_text(verdict_text(current.ruling))
+                line.append(f"  by {printable(current.reviewer, multiline=False)}")
+                line.append(f" at {when(current.ruled_at)}", style="dim")
+                yield Static(line, classes="confirm-line", markup=False)
+            line = Text("New ruling      " if self.amend else "Your ruling     ")
             line.append_text(verdict_text(self.ruling, bold=True))
-            line.append(
-                "  OVERRIDE — a reason is required"
-                if self.is_override
-                else "  agrees with the engine",
-                style="bold" if self.is_override else "dim",
-            )
+            if self.amend:
+                line.append(
+                    "  AMENDMENT — a reason is required"
+                    + (" (overrides the engine)" if self.is_override else ""),
+                    style="bold",
+                )
+            else:
+                line.append(
+                    "  OVERRIDE — a reason is required"
+                    if self.is_override
+                    else "  agrees with the engine",
+                    style="bold" if self.is_override else "dim",
+                )
             yield Static(line, classes="confirm-line", markup=False)
             reason = TypingInput(
                 self.draft,
-                placeholder="Reason (required for an override)"
+                placeholder="Reason (required for an amendment)"
+                if self.amend
+                else "Reason (required for an override)"
                 if self.is_override
                 else "Reason (optional)",
                 id="confirm-reason",
@@ -104,13 +133,16 @@ class ConfirmRuling(ModalScreen[str | None]):
             )
             with Horizontal(id="confirm-buttons"):
                 cancel = Button("Cancel", id="confirm-cancel", variant="default")
-                ok = Button(verb, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]  # Button variant names
+                label = f"Amend: {verb}" if self.amend else verb
+                ok = Button(label, id="confirm-ok", variant=ACTION_VARIANT[self.action])  # type: ignore[arg-type]  # Button variant names
                 if not self._cursor_blink:  # steady screenshots: no press flash either
                     cancel.active_effect_duration = ok.active_effect_duration = 0
                 yield cancel
                 yield ok
             hint = (
-                "Type the reason · Enter: to the button · Enter again: rule · Esc: cancel"
+                "Type the reason · Enter: to the button · Enter again: amend · Esc: cancel"
+                if self.amend
+                else "Type the reason · Enter: to the button · Enter again: rule · Esc: cancel"
                 if self.is_override
                 else f"Enter or y: {verb.lower()} · Tab: reason or Cancel · Esc: cancel"
             )
@@ -123,7 +155,7 @@ class ConfirmRuling(ModalScreen[str | None]):
         and the button pressed)."""
         first = (
             part(self, "#confirm-reason", Input)
-            if self.is_override
+            if self.needs_reason
             else part(self, "#confirm-ok", Button)
         )
         if first is not None:  # None: the desk closed while the dialog was being built
@@ -160,10 +192,12 @@ class ConfirmRuling(ModalScreen[str | None]):
     def action_confirm(self) -> None:
         """``y``: rule at once when the ruling agrees with the engine; on an override
         say what is needed instead (it never rules by default)."""
-        if self.is_override:
+        if self.needs_reason:
             self.query_one("#confirm-error", Label).update(
                 Text(
-                    "y rules only when you agree with the engine: this override needs a "
+                    "y does not amend: an amendment needs a reason, then the Amend button."
+                    if self.amend
+                    else "y rules only when you agree with the engine: this override needs a "
                     "reason, then the ruling button.",
                     style="bold",
                 )
@@ -179,10 +213,12 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#confirm-ok")
     def _confirm(self) -> None:
-        if self.is_override and not self.reason:
+        if self.needs_reason and not self.reason:
             self.query_one("#confirm-error", Label).update(
                 Text(
-                    "A reason is required: this ruling overrides the engine's verdict.",
+                    "A reason is required: the earlier ruling stays on record beside it."
+                    if self.amend
+                    else "A reason is required: this ruling overrides the engine's verdict.",
                     style="bold",
                 )
             )

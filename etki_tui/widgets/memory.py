@@ -32,10 +32,12 @@ from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
-from etki_tui.messages import PageWanted, SearchChanged
+from etki_tui.messages import DisputeResolveWanted, PageWanted, SearchChanged
 from etki_tui.render import (
     DISPUTED,
+    DISPUTED_RESOLVED,
     DISPUTED_STYLE,
+    RESOLVED_STYLE,
     around_match,
     cell,
     clause_text,
@@ -113,10 +115,41 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
     return Group(*lines)
 
 
+def resolution_lines(item: DisputedClause) -> list[RenderableType]:
+    """The card's lines on the PMO's resolution of ``item``: the verdict, the reason (client
+    text, literal), who and when; whether it stands or which later ruling overrode it;
+    and how to record one (or a new one)."""
+    res = item.resolution
+    if res is None:
+        return [Text("No resolution yet: r records the PMO's resolution.", style="dim")]
+    lines: list[RenderableType] = [Text("PMO resolution", style="bold underline")]
+    rule = Text("  rule ")
+    rule.append_text(verdict_text(res.verdict, bold=True))
+    rule.append(" · ")
+    rule.append(printable(res.reviewer, multiline=False))
+    rule.append(f" · {when(res.at)}")
+    lines.append(rule)
+    lines.append(literal("  “" + res.reason + "”"))
+    if item.overridden_by is not None:
+        over = Text("  Overridden by ", style="bold")
+        over.append(printable(item.overridden_by, multiline=False))
+        over.append(", ruled after it and against it: disputed again.", style="bold")
+        lines.append(over)
+        lines.append(Text("r records a new resolution.", style="dim"))
+    else:
+        lines.append(Text("  Stands: no ruling after it disagrees.", style="dim"))
+        lines.append(Text("r records a new resolution (the newest is in force).", style="dim"))
+    return lines
+
+
 def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> RenderableType:
-    """A disputed clause and its ruling history, as read from the DB."""
+    """A disputed clause and its ruling history, as read from the DB, with the PMO's
+    resolution in force (:func:`resolution_lines`)."""
     head = Text()
-    head.append(DISPUTED, style=DISPUTED_STYLE)
+    if item.resolved:
+        head.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+    else:
+        head.append(DISPUTED, style=DISPUTED_STYLE)
     head.append(" ")
     head.append(printable(item.ref, multiline=False), style="bold")
     lines: list[RenderableType] = [head]
@@ -126,6 +159,7 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         if is_declared_remit(clause):
             lines.append(Text(remit_label(clause), style="italic"))
     lines.append(Text("Rulings disagree: " + " / ".join(item.rulings)))
+    lines += resolution_lines(item)
     lines.append(Text("History (oldest first)", style="bold underline"))
     for case_id, ruling, reviewer, ruled_at in item.history:
         line = Text("  ")
@@ -229,7 +263,9 @@ def _header(title: str, count: int | None = None) -> Option:
 class MemoryPane(Horizontal):
     """Hafıza: search, cards, pages and the reader."""
 
-    BINDINGS = bindings("page.open", "page.back", "page.forward", "page.toc", "page.links")
+    BINDINGS = bindings(
+        "page.open", "page.back", "page.forward", "page.toc", "page.links", "dispute.resolve"
+    )
 
     def __init__(
         self, *, cursor_blink: bool = True, preview_delay: float = 0.15, id: str | None = None
@@ -486,7 +522,10 @@ class MemoryPane(Horizontal):
             options.append(Option(Text("  none", style="dim"), disabled=True))
         for item in self.disputed[:room]:
             prompt = Text()
-            prompt.append(DISPUTED + " ", style="bold red")
+            if item.resolved:
+                prompt.append(DISPUTED_RESOLVED + " ", style="bold yellow")
+            else:
+                prompt.append(DISPUTED + " ", style="bold red")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
         if len(self.disputed) > room:
@@ -767,6 +806,28 @@ class MemoryPane(Horizontal):
         option = entries.highlighted_option
         if option is not None and option.id:
             self.open_option(option.id)
+
+    def highlighted_dispute(self) -> DisputedClause | None:
+        """The disputed clause whose entry is highlighted, None on any other entry."""
+        entries = part(self, "#memory-list", OptionList)
+        option = entries.highlighted_option if entries is not None else None
+        kind, _, key = (option.id or "").partition(":") if option is not None else ("", "", "")
+        if kind != "dis":
+            return None
+        return next((d for d in self.disputed if d.ref == key), None)
+
+    def action_resolve_dispute(self) -> None:
+        """Ask for the resolution form of the highlighted disputed clause (the app checks
+        the seat and opens it)."""
+        item = self.highlighted_dispute()
+        if item is None:
+            self.app.notify(
+                "Highlight a disputed clause (Disputed clauses, in the list) to resolve it.",
+                markup=False,
+                timeout=4,
+            )
+            return
+        self.post_message(DisputeResolveWanted(item))
 
     def action_page_back(self) -> None:
         """Previous page in the reader's history."""

@@ -15,6 +15,10 @@ cursor never waits on the database; until it arrives the pane says "Loading…".
 
 When the live refresh finds that another reviewer ruled the highlighted case, its row
 stays (marked) with a banner saying who and when, until the cursor moves away.
+
+Space marks cases for a bulk ruling (:data:`MARK` before the id, a count in the filter
+line); ``B`` asks the app to rule every marked case as the engine said
+(:class:`~etki_tui.messages.BulkRuleRequested`), each its own ruling.
 """
 
 from __future__ import annotations
@@ -25,13 +29,16 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from etki.domain import CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.domain import CaseEvent, CaseRecord, ClauseMemory, ScopeClause, WorkItem
+from etki.memory import open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -49,23 +56,29 @@ from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.messages import (
+    AmendRequested,
+    BulkRuleRequested,
+    CaseOpened,
     CaseWanted,
+    ClaimWanted,
     CrPageWanted,
     DetailsWanted,
     FilterChanged,
     NewRequestWanted,
+    NoteWanted,
     RuleRequested,
 )
 from etki_tui.render import (
     case_detail,
     clauses_cell,
     current_risk,
-    disputed_refs,
     fit,
+    history_section,
     risk_cell,
     ruled_banner,
     title_cell,
     verdict_text,
+    when,
 )
 from etki_tui.widgets.queue_table import CURSOR_MARK, QueueTable
 
@@ -92,8 +105,12 @@ DETAIL_CACHE = 600
 DETAIL_WINDOW = (20, 40)
 """Rows before and after the cursor whose whole cases are read with the highlighted one."""
 
+MARK = "*"
+"""Drawn before the id of a case marked for a bulk ruling (ASCII: one cell everywhere)."""
+
 __all__ = [
     "COLUMNS",
+    "MARK",
     "CURSOR_MARK",
     "CaseDetail",
     "FilterBar",
@@ -161,16 +178,22 @@ class FilterBar(Horizontal):
         yield Static("", id="filter-summary", markup=False)
         yield Static("", id="filter-sort", markup=False)
 
-    def show(self, flt: QueueFilter, shown: int, pending: int, *, kept: int = 0) -> None:
+    def show(
+        self, flt: QueueFilter, shown: int, pending: int, *, kept: int = 0, marked: int = 0
+    ) -> None:
         """Render the summary for ``flt`` with ``shown`` of ``pending`` rows, plus
         ``kept`` rows of cases ruled elsewhere that stay listed (said explicitly, so the
-        count matches the rows on screen)."""
+        count matches the rows on screen), and how many cases are ``marked`` for a
+        bulk ruling (said first: it is what B would rule)."""
         find = part(self, "#queue-find", Input)
         summary = part(self, "#filter-summary", Static)
         order_line = part(self, "#filter-sort", Static)
         if find is None or summary is None or order_line is None:
             return  # not composed yet (the pane shows it on mount) or being removed
         out = Text(no_wrap=True, overflow="ellipsis", end="")
+        if marked:
+            out.append(f" {MARK} {marked} marked ", style="bold reverse")
+            out.append(" B rules them · ", style="dim")
         parts = flt.describe()
         finding = find.display
         if finding and flt.text.strip():
@@ -203,8 +226,10 @@ class FilterBar(Horizontal):
         order_line.display = not (finding and flt.sort == "queue")
 
 
-RULING_ACTIONS = frozenset({"approve", "convert", "reject"})
+RULING_ACTIONS = frozenset({"approve", "convert", "reject", "amend"})
 """The queue's actions that record a ruling (what a read-only desk may not do)."""
+BULK_ACTION = "bulk_approve"
+"""The queue's action that rules the marked cases (refused on a read-only desk too)."""
 
 
 class QueuePane(Vertical):
@@ -215,6 +240,9 @@ class QueuePane(Vertical):
         "approve",
         "convert",
         "reject",
+        "amend",
+        "note",
+        "claim",
         "read",
         "find",
         "filters",
@@ -224,6 +252,8 @@ class QueuePane(Vertical):
         "sort",
         "filter.clear",
         "similar",
+        "mark",
+        "bulk_approve",
         "cr_document",
     )
 
@@ -273,6 +303,20 @@ class QueuePane(Vertical):
         self._awaiting_width = False
         """Loaded before the table had a width: the first fill waits for it."""
         self._shared_cells: dict[tuple[object, ...], Text] = {}
+        self.marked: set[str] = set()
+        """Pending cases marked for a bulk ruling (Space)."""
+        self.histories: dict[str, list[CaseEvent]] = {}
+        """case id -> its history as last read (:meth:`history_loaded`), for the
+        detail pane's History section."""
+        self.view_delay = 0.8
+        """How long the detail pane rests on a case before it counts as opened
+        (:class:`CaseOpened`: the view is written and the history read); 0: at once."""
+        self._opened: str | None = None
+        self._open_timer: Timer | None = None
+        self.claims: dict[str, CaseEvent] = {}
+        """case id -> its live claim (issue 14 item 4), as last loaded."""
+        self.me: str | None = None
+        """The acting reviewer: their own claims are not marked in the queue."""
 
     def compose(self) -> ComposeResult:
         """The filter line, then the table above (or beside) the banner and detail."""
@@ -330,6 +374,8 @@ class QueuePane(Vertical):
             no_wrap=True,
             end="",
         )
+        if case.case_id in self.marked:
+            case_cell = Text.assemble((MARK, "bold reverse"), " ", case_cell, no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)
         if ruled is not None and ruled.ruling is not None:
             label = (
@@ -348,10 +394,14 @@ class QueuePane(Vertical):
             )
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
-        disputed = bool(disputed_refs(d.cited_clauses, self.memory))
+        disputed = bool(open_disputed_refs(d.cited_clauses, self.memory))  # not resolved
+        held = self.others_claim(case.case_id)
+        title = case.title
+        if held is not None:  # another reviewer is on it: said before the title
+            title = f"claimed by {printable(held.actor, multiline=False)} · {title}"
         return [
             case_cell,
-            title_cell(case.title, self._title_width, disputed),
+            title_cell(title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
             self._shared(
@@ -364,9 +414,17 @@ class QueuePane(Vertical):
             ),
         ]
 
+    def others_claim(self, case_id: str) -> CaseEvent | None:
+        """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
+        held = self.claims.get(case_id)
+        if held is None or (self.me is not None and held.actor == self.me):
+            return None
+        return held
+
     def _disputed_state(self, case: QueueCase) -> tuple[str, ...]:
-        """What of the clause memory a row shows: its cited refs disputed now."""
-        return disputed_refs(case.decision.cited_clauses, self.memory)
+        """What of the clause memory a row shows: its cited refs disputed now and not
+        resolved by a person (a resolved one is no longer marked in the row)."""
+        return open_disputed_refs(case.decision.cited_clauses, self.memory)
 
     def _shared(self, key: tuple[object, ...], make: Callable[[], Text]) -> Text:
         """One ``Text`` per distinct value of the small columns (verdict, confidence,
@@ -383,6 +441,10 @@ class QueuePane(Vertical):
         self.cases.clear()
         self.all_cases = []
         self.ruled_elsewhere.clear()
+        self.marked.clear()
+        self.histories.clear()
+        self.claims.clear()
+        self._opened = None
         self.filter = QueueFilter()
         self._loaded = False
         self._awaiting_width = False
@@ -414,6 +476,8 @@ class QueuePane(Vertical):
         workitems: Mapping[str, WorkItem] | None = None,
         escalate: bool | None = None,
         wiki_on: bool | None = None,
+        claims: Mapping[str, CaseEvent] | None = None,
+        me: str | None = None,
     ) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
         listed), in place. Cases ruled since the last load leave the table, except the
@@ -429,6 +493,10 @@ class QueuePane(Vertical):
             self.escalate = escalate
         if wiki_on is not None:
             self.wiki_on = wiki_on
+        if claims is not None:
+            self.claims = dict(claims)
+        if me is not None:
+            self.me = me
         table = part(self, QueueTable)
         if table is not None:
             table.loading = False
@@ -455,6 +523,7 @@ class QueuePane(Vertical):
         self.all_cases = everything
         self._by_id = {c.case_id: c for c in everything}
         self.cases = fresh
+        self.marked &= fresh.keys()  # a case ruled (or erased) meanwhile is no longer marked
         self.clauses = dict(clauses)
         self.memory = dict(memory)
         self._set_rulings(rulings)
@@ -485,6 +554,7 @@ class QueuePane(Vertical):
             self.memory = dict(memory)
         self.cases.pop(case_id, None)
         self.ruled_elsewhere.pop(case_id, None)
+        self.marked.discard(case_id)
         self._sync()
 
     def update_memory(
@@ -574,7 +644,14 @@ class QueuePane(Vertical):
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
-                state = (layout, case.case_id in self.ruled_elsewhere, self._disputed_state(case))
+                held = self.others_claim(case.case_id)
+                state = (
+                    layout,
+                    case.case_id in self.ruled_elsewhere,
+                    self._disputed_state(case),
+                    case.case_id in self.marked,
+                    held.actor if held is not None else None,
+                )
                 old = self._cells.get(case.case_id)
                 if old is not None and self._row_state.get(case.case_id) == state:
                     continue
@@ -613,7 +690,13 @@ class QueuePane(Vertical):
                 summary.update(Text("Loading the queue…", style="dim", end=""))
             return
         kept = sum(1 for k in self.ruled_elsewhere if k in self._cells)
-        bar.show(self.filter, len(self._cells) - kept, len(self.cases), kept=kept)
+        bar.show(
+            self.filter,
+            len(self._cells) - kept,
+            len(self.cases),
+            kept=kept,
+            marked=len(self.marked),
+        )
 
     def set_filter(self, flt: QueueFilter) -> None:
         """Apply ``flt`` (and say so with a :class:`FilterChanged`)."""
@@ -690,20 +773,24 @@ class QueuePane(Vertical):
         )
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
+        self._case_shown(case.case_id)
         if record is not None:
             beside = self.beside(record)
             detail.show(
-                case_detail(
-                    record,
-                    self.clauses,
-                    self.memory,
-                    now=self.clock(),
-                    similar=beside.similar if beside is not None else (),
-                    memory_verdict=beside.verdict if beside is not None else None,
-                    escalate=self.escalate,
-                    workitems=self.workitems,
-                    precedents=self._precedent_pages(record),
-                    cr_page=self._cr_page(record),
+                Group(
+                    case_detail(
+                        record,
+                        self.clauses,
+                        self.memory,
+                        now=self.clock(),
+                        similar=beside.similar if beside is not None else (),
+                        memory_verdict=beside.verdict if beside is not None else None,
+                        escalate=self.escalate,
+                        workitems=self.workitems,
+                        precedents=self._precedent_pages(record),
+                        cr_page=self._cr_page(record),
+                    ),
+                    history_section(self.histories.get(case.case_id)),
                 )
             )
         elif case.case_id in self._detail_errors:
@@ -711,6 +798,47 @@ class QueuePane(Vertical):
             detail.show(Text(f"Could not read this case: {error}. Ctrl+R reloads.", style="dim"))
         else:
             detail.show(Text("Loading…", style="dim"))
+
+    # --- the case's history (issue 14 item 3) ------------------------------------------
+
+    def _case_shown(self, case_id: str) -> None:
+        """The detail pane shows ``case_id``: ask for its history at once
+        (:class:`CaseOpened`), and once the pane rested there :attr:`view_delay`
+        seconds, for the reviewer's view to be written (moving on before that writes
+        none: scrolling past a case is not opening it)."""
+        if case_id == self._opened:
+            return
+        self._opened = case_id
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+        now = self.view_delay <= 0
+        self.post_message(CaseOpened(case_id, view=now))
+        if now:
+            return
+
+        def rested() -> None:
+            self._open_timer = None
+            if self.current_case_id() == case_id:
+                self.post_message(CaseOpened(case_id, history=False, view=True))
+
+        self._open_timer = self.set_timer(self.view_delay, rested)
+
+    def history_loaded(self, case_id: str, events: list[CaseEvent]) -> None:
+        """The history of ``case_id`` was read: keep it and re-render when shown."""
+        self.histories[case_id] = events
+        if self.current_case_id() == case_id:
+            self.refresh_detail()
+
+    def history_changed(self, case_id: str) -> None:
+        """Something was written to ``case_id``'s history (a ruling, an amendment): read
+        it again when it is shown next (at once when it is shown now)."""
+        self.histories.pop(case_id, None)
+        if self._opened == case_id:
+            self._opened = None
+            if self.current_case_id() == case_id:
+                self._opened = case_id
+                self.post_message(CaseOpened(case_id))
 
     def _precedent_pages(self, record: CaseRecord) -> dict[str, str]:
         """Case id -> wiki page (``precedents/PRE-….md``) of the last corrections the
@@ -901,10 +1029,13 @@ class QueuePane(Vertical):
                 active is not None
                 and active.node is self
                 and not active.enabled
-                and active.binding.action in RULING_ACTIONS
+                and active.binding.action in (*RULING_ACTIONS, BULK_ACTION)
             ):
                 event.stop()
-                self._request(active.binding.action)
+                if active.binding.action == BULK_ACTION:
+                    self.action_bulk_approve()
+                else:
+                    self._request(active.binding.action)
             return
         if event.key == "escape":
             event.stop()
@@ -928,7 +1059,7 @@ class QueuePane(Vertical):
             return self.filter.active
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
-        if action in RULING_ACTIONS:
+        if action in RULING_ACTIONS or action == BULK_ACTION:
             seat = getattr(self.app, "seat", None)
             return None if seat is not None and not seat.may_rule else True
         return True
@@ -957,6 +1088,102 @@ class QueuePane(Vertical):
     def action_reject(self) -> None:
         """Reject the highlighted case (confirm first)."""
         self._request("reject")
+
+    def action_toggle_mark(self) -> None:
+        """Mark the highlighted pending case for a bulk ruling, or unmark it, and move
+        to the next row."""
+        case = self.current_case()
+        if case is None or case.case_id not in self.cases:
+            what = (
+                "This case is already ruled: it cannot be marked."
+                if case is not None
+                else "No case to mark."
+            )
+            self.app.notify(what, severity="warning", markup=False, timeout=3)
+            return
+        if case.case_id in self.marked:
+            self.marked.discard(case.case_id)
+        else:
+            self.marked.add(case.case_id)
+        self._sync()
+        self.table.action_cursor_down()
+
+    def marked_cases(self) -> list[QueueCase]:
+        """The marked pending cases, in queue order."""
+        return [c for c in self.cases.values() if c.case_id in self.marked]
+
+    def action_bulk_approve(self) -> None:
+        """Ask the app to rule every marked case as the engine said (one confirmation)."""
+        cases = self.marked_cases()
+        if not cases:
+            self.app.notify(
+                "Nothing is marked: Space marks the highlighted case, then B rules the "
+                "marked ones as the engine said.",
+                severity="warning",
+                markup=False,
+                timeout=5,
+            )
+            return
+        self.post_message(BulkRuleRequested(cases))
+
+    def action_note(self) -> None:
+        """Add a note to the highlighted case (the app opens the form)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to note.", markup=False, timeout=4)
+            return
+        self.post_message(NoteWanted(case.case_id))
+
+    def action_claim(self) -> None:
+        """Claim the highlighted case, or release it when the claim is yours."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to claim.", markup=False, timeout=4)
+            return
+        held = self.claims.get(case.case_id)
+        mine = held is not None and self.me is not None and held.actor == self.me
+        self.post_message(ClaimWanted(case.case_id, release=mine))
+
+    def action_amend(self) -> None:
+        """Amend a ruling: the highlighted case when someone else ruled it, else one
+        picked from the project's ruled cases, newest ruling first (the app then asks
+        for the new ruling and confirms it)."""
+        case = self.current_case()
+        if case is not None and case.ruling is not None:
+            self.post_message(AmendRequested(case))
+            return
+        ruled = sorted(
+            (c for c in self.all_cases if c.ruling is not None),
+            key=lambda c: (c.ruling.ruled_at if c.ruling else "", c.case_id),
+            reverse=True,
+        )
+        if not ruled:
+            self.app.notify(
+                "No ruled case in this project: nothing to amend (a, c and r rule a pending case).",
+                markup=False,
+                timeout=4,
+            )
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        by_id = {c.case_id: c for c in ruled}
+        links = [
+            (
+                f"{c.case_id}  {c.ruling.ruling} by {c.ruling.reviewer} at {when(c.ruling.ruled_at)}",
+                c.case_id,
+            )
+            for c in ruled
+            if c.ruling is not None
+        ]
+        details = [(c.title or c.text)[:70] for c in ruled]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id and case_id in by_id:
+                self.post_message(AmendRequested(by_id[case_id]))
+
+        self.app.push_screen(
+            LinksScreen(links, title="Amend which ruling?", details=details), chosen
+        )
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""

@@ -2,8 +2,12 @@
 
 Verdict distribution (engine verdicts and rulings) as bars, rulings and the override
 rate over time as day columns with a sparkline, the clauses with the most corrections as
-bars. Every bar has its number and its label next to it, and the two series of the day
-chart use different glyphs, so nothing is read from colour or length alone.
+bars; then what a PMO follows up: the pending cases by age (with how many were measured
+from the request's ``submitted_at`` and how many from when the case was stored), the
+rulings per reviewer and the change-request effort per month of ruling. Every bar has
+its number and its label next to it, and the two series of the day chart use different
+glyphs, so nothing is read from colour or length alone. ``etki report`` prints the same
+:class:`~etki.domain.Report` as tables (:mod:`etki.reports`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from etki_tui.charts import (
 )
 from etki_tui.glyphs import WARN
 from etki_tui.live import part
-from etki_tui.render import VERDICT_STYLE, verdict_text
+from etki_tui.render import VERDICT_GLYPH, VERDICT_STYLE, verdict_text, when
 
 
 def _titled(table: Table, title: str) -> Table:
@@ -138,10 +142,98 @@ def _over_time(report: Report, width: int) -> Group:
     return Group(title, rulings_over_time(report.rulings_by_day, width))
 
 
+def _pending_age(report: Report, bar_width: int) -> Table:
+    """The pending cases per age bucket, each with its bar (where the ages are
+    measured from is :func:`_age_note`)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(min_width=10)
+    table.add_column(justify="right", min_width=3)
+    table.add_column()
+    most = max((b.cases for b in report.pending_age), default=0)
+    for b in report.pending_age:
+        table.add_row(b.label, str(b.cases), bar(b.cases, most, bar_width, style="cyan"))
+    return _titled(table, "Pending cases by age")
+
+
+def _age_note(report: Report) -> Text:
+    """When the ages were measured and from what: the request's ``submitted_at``, or
+    (without one) the time the case was stored."""
+    submitted = sum(b.from_submitted for b in report.pending_age)
+    created = sum(b.from_created for b in report.pending_age)
+    return Text(
+        f"Ages at {when(report.as_of)}: from the request's submitted_at ({submitted}), "
+        f"else from when the case was stored, created_at ({created}).",
+        style="dim",
+    )
+
+
+def _by_reviewer(report: Report) -> Table:
+    """Per reviewer: rulings by kind and the overrides among them (names literal)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(min_width=10, max_width=24, no_wrap=True, overflow="ellipsis")
+    for verdict in ("IN_SCOPE", "CHANGE_REQUEST", "REJECT"):
+        table.add_column(justify="right", style=VERDICT_STYLE.get(verdict, ""))
+    table.add_column(justify="right")
+    table.add_column(justify="right", style=OVERRIDDEN_STYLE)
+    head = Text.assemble
+    table.add_row(
+        Text("reviewer", style="dim"),
+        head(f"{VERDICT_GLYPH['IN_SCOPE']} IN", style="dim"),
+        head(f"{VERDICT_GLYPH['CHANGE_REQUEST']} CR", style="dim"),
+        head(f"{VERDICT_GLYPH['REJECT']} REJ", style="dim"),
+        Text("all", style="dim"),
+        Text(f"{OVERRIDDEN} overr.", style="dim"),
+    )
+    for r in report.rulings_by_reviewer:
+        table.add_row(
+            Text(printable(r.reviewer, multiline=False)),
+            str(r.in_scope),
+            str(r.change_request),
+            str(r.reject),
+            str(r.total),
+            str(r.overrides),
+        )
+    if not report.rulings_by_reviewer:
+        table.add_row(Text("none yet", style="dim"), "", "", "", "", "")
+    return _titled(table, "Rulings per reviewer")
+
+
+def _days(value: float) -> str:
+    return f"{value:g}"
+
+
+def _cr_effort(report: Report) -> Group:
+    """Per month of ruling: the change requests, their summed effort range and how
+    many had no estimate."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(min_width=7)
+    table.add_column(justify="right", min_width=3)
+    table.add_column(justify="right")
+    table.add_column()
+    for m in report.cr_effort_by_month:
+        effort = f"{_days(m.low)}–{_days(m.high)} days" if m.estimated else "no estimate"
+        missing = m.crs - m.estimated
+        table.add_row(
+            m.month,
+            f"{m.crs} CR",
+            effort,
+            Text(f"{missing} without estimate", style="dim") if missing and m.estimated else "",
+        )
+    if not report.cr_effort_by_month:
+        table.add_row(Text("none yet", style="dim"), "", "", "")
+    title = Text("Change-request effort per month of ruling", style="bold underline")
+    note = Text(
+        "Summed effort ranges in person-days (the engine's, from comparable work items).",
+        style="dim",
+    )
+    return Group(title, table, note)
+
+
 def report_view(report: Report, width: int = 80) -> RenderableType:
     """The whole report as one renderable, laid out for ``width`` cells: totals beside
     the verdict bars when there is room, then the day chart, then the clauses with the
-    most corrections beside the agreement bars."""
+    most corrections beside the agreement bars, then the pending ages beside the
+    rulings per reviewer, then the change-request effort per month."""
     two = width >= 70
     bar_width = max(8, min(40, (width - 28 - 29) if two else (width - 29)))
     verdicts = Group(
@@ -161,6 +253,13 @@ def report_view(report: Report, width: int = 80) -> RenderableType:
             _corrections(report, bar_width),
             Text(""),
             _agreement(report, bar_width),
+            Text(""),
+            _pending_age(report, bar_width),
+            _age_note(report),
+            Text(""),
+            _by_reviewer(report),
+            Text(""),
+            _cr_effort(report),
         )
     top = Table.grid(padding=(0, 2))
     top.add_column(width=26)
@@ -170,7 +269,22 @@ def report_view(report: Report, width: int = 80) -> RenderableType:
     bottom.add_column(width=26)
     bottom.add_column()
     bottom.add_row(_agreement(report, 6), _corrections(report, bar_width))
-    return Group(top, Text(""), chart, Text(""), bottom)
+    pmo = Table.grid(padding=(0, 2))
+    pmo.add_column(width=26)
+    pmo.add_column()
+    pmo.add_row(_pending_age(report, 8), _by_reviewer(report))
+    return Group(
+        top,
+        Text(""),
+        chart,
+        Text(""),
+        bottom,
+        Text(""),
+        pmo,
+        _age_note(report),
+        Text(""),
+        _cr_effort(report),
+    )
 
 
 class ReportsPane(VerticalScroll, can_focus=True):

@@ -7,6 +7,8 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 * :mod:`~etki.store.repository.projects`: projects, their knowledge and reviewers;
 * :mod:`~etki.store.repository.cases`: cases, their decisions, rulings and audit log;
 * :mod:`~etki.store.repository.erasures`: erasure (KVKK/GDPR) and compaction;
+* :mod:`~etki.store.repository.events`: a case's events and its history;
+* :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
 * :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection.
 
 Shapes: projects, clauses, modules and work items go in as the loader's
@@ -38,13 +40,17 @@ from etki.store.models import SCHEMA_VERSION, MetaRow
 from etki.store.repository.base import Clock, utc_now
 from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
+from etki.store.repository.events import EventStore
 from etki.store.repository.projects import ProjectStore
+from etki.store.repository.resolutions import ResolutionStore
 from etki.store.repository.wikiread import WikiReads
 
 __all__ = ["CaseFileRepository"]
 
 
-class CaseFileRepository(ProjectStore, CaseStore, ErasureStore, WikiReads):
+class CaseFileRepository(
+    ProjectStore, CaseStore, ErasureStore, EventStore, ResolutionStore, WikiReads
+):
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
     ``postgresql://host/db``) or an existing engine. On open the schema is brought to
     the newest migration (:func:`etki.store.migrate.ensure_schema`: created when the

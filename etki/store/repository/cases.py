@@ -12,15 +12,16 @@ that wrote it (OS user, host, pid, program: :func:`etki.identity.current_process
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Connection, func, select, update
 
 from etki.domain import ACTIONS, CaseRecord, CaseSummary, Decision, Request, Risk, RulingRecord
 from etki.errors import ConflictError, InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import (
     AuditRow,
+    CaseEventRow,
     CaseRow,
     DecisionContextRow,
     DecisionRow,
@@ -29,6 +30,7 @@ from etki.store.models import (
 )
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, rowcount, storable
 from etki.store.repository.erasures import ERASED
+from etki.store.repository.events import with_notes
 from etki.store.repository.rows import (
     ARRIVAL,
     RULING_COLUMNS,
@@ -65,6 +67,48 @@ class AuditEntry:
     program: str | None
 
 
+def with_earlier_rulings(conn: Connection, records: list[CaseRecord]) -> list[CaseRecord]:
+    """``records`` with :attr:`~etki.domain.CaseRecord.earlier_rulings` filled from the
+    audit log: the ``committed`` rows of each amended case below its ruling's version,
+    oldest first. Only cases whose ruling is past version 2 can have been amended (a
+    case is stored at version 1 and its first ruling makes it 2), so a store without
+    amendments pays no query; the others are read in one query per 500 ids."""
+    amended = [r for r in records if r.ruling is not None and r.ruling.version > 2]
+    if not amended:
+        return records
+    a = AuditRow.__table__.c
+    earlier: dict[str, list[RulingRecord]] = {}
+    by_id = {r.case_id: r for r in amended}
+    ids = list(by_id)
+    for at in range(0, len(ids), 500):  # bounded IN lists
+        stmt = (
+            select(a.case_id, a.after, a.action, a.reviewer, a.reason, a.at, a.version)
+            .where(a.case_id.in_(ids[at : at + 500]), a.outcome == "committed")
+            .order_by(a.id)
+        )
+        for case_id, after, action, reviewer, reason, when, version in conn.execute(stmt):
+            current = by_id[case_id].ruling
+            assert current is not None
+            if version >= current.version:
+                continue  # the ruling in force (or a row newer than the one read)
+            earlier.setdefault(case_id, []).append(
+                RulingRecord(
+                    case_id=case_id,
+                    ruling=after,
+                    action=action,
+                    reviewer=reviewer,
+                    reason=reason,
+                    ruled_at=when,
+                    verdict=current.verdict,
+                    version=version,
+                )
+            )
+    return [
+        replace(r, earlier_rulings=tuple(earlier[r.case_id])) if r.case_id in earlier else r
+        for r in records
+    ]
+
+
 class CaseStore(StoreBase):
     """Cases and their rulings: store new cases, read them (full records or queue
     rows), rule with optimistic locking, and the ruling audit log."""
@@ -83,11 +127,16 @@ class CaseStore(StoreBase):
         project_id: str,
         items: Iterable[tuple[Request, Decision]],
         contexts: Mapping[str, str] | None = None,
+        *,
+        source: str | None = None,
+        actor: str = "",
     ) -> list[str]:
         """Store new cases with their decisions in one transaction; cases whose id, or
         whose request id, is already stored are left untouched (a decision is never
         updated). ``contexts`` maps case id -> related-context JSON text, stored with
-        the new decision (written once; never read by the engine). Returns the ids of
+        the new decision (written once; never read by the engine). ``source`` (not
+        None): each new case also gets an ``imported`` event naming it, with ``actor``
+        (who stored it), in the same transaction (the case history). Returns the ids of
         the cases this call stored, in the order given. Safe to run from several
         processes at once: the transaction first locks the project's row (``FOR
         UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE`` already serialises writers on
@@ -161,6 +210,18 @@ class CaseStore(StoreBase):
                         created_at=now,
                     )
                 )
+                if source is not None:
+                    s.add(
+                        CaseEventRow(
+                            case_id=decision.case_id,
+                            project_id=project_id,
+                            kind="imported",
+                            actor=actor,
+                            text=source,
+                            at=now,
+                            **current_process().columns(),
+                        )
+                    )
                 context = (contexts or {}).get(decision.case_id)
                 if context is not None:
                     s.add(
@@ -194,15 +255,16 @@ class CaseStore(StoreBase):
             stmt = stmt.where(CaseRow.status == status)
         with self.engine.connect() as conn:  # Core rows: no ORM bookkeeping per row
             rows = conn.execute(stmt.order_by(*ARRIVAL)).all()
-        return [case_of(*r) for r in rows]
+            records = with_earlier_rulings(conn, [case_of(*r) for r in rows])
+            return with_notes(conn, records, project_id)
 
     def case(self, case_id: str) -> CaseRecord:
         """The full record of one case. Raises :class:`NotFoundError` naming the id."""
         with self.engine.connect() as conn:
             row = conn.execute(case_select().where(CaseRow.id == case_id)).first()
-        if row is None:
-            raise NotFoundError(f"no case '{case_id}' in the store")
-        return case_of(*row)
+            if row is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            return with_notes(conn, with_earlier_rulings(conn, [case_of(*row)]))[0]
 
     def cases_by_id(self, case_ids: Iterable[str]) -> list[CaseRecord]:
         """The full records of the stored cases among ``case_ids``, in the order asked
@@ -216,7 +278,9 @@ class CaseStore(StoreBase):
                 for row in conn.execute(stmt):
                     record = case_of(*row)
                     found[record.case_id] = record
-        return [found[k] for k in wanted if k in found]
+            records = with_earlier_rulings(conn, [found[k] for k in wanted if k in found])
+            records = with_notes(conn, records)
+        return records
 
     def case_summaries(self, project_id: str, *, status: str | None = None) -> list[CaseSummary]:
         """Cases of ``project_id`` as light queue rows, :class:`CaseSummary` (optionally
@@ -316,6 +380,7 @@ class CaseStore(StoreBase):
         reason: str,
         *,
         expected_version: int | None = None,
+        amend: bool = False,
     ) -> RulingRecord:
         """Commit a ruling with optimistic locking.
 
@@ -323,6 +388,14 @@ class CaseStore(StoreBase):
         version the reviewer saw (None: the version read now). Raises
         :class:`ConflictError` when the case was ruled or changed since,
         :class:`NotFoundError` for an unknown case, :class:`InputError` for a bad action.
+
+        ``amend``: the case is ruled and this ruling replaces its ruling (issue 14 item
+        2). The ``rulings`` row then holds the new ruling; the earlier one stays in the
+        audit log, whose new ``committed`` row has ``before`` = the earlier ruling and
+        ``after`` = the new one (:meth:`ruling_history` reads them back). The version
+        still has to be the one the reviewer saw (``ConflictError`` otherwise: someone
+        else ruled or amended meanwhile); amending a pending case raises
+        :class:`InputError` (rule it instead).
         """
         if action not in ACTIONS:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
@@ -336,8 +409,14 @@ class CaseStore(StoreBase):
                     raise NotFoundError(f"no case '{case_id}' in the store")
                 seen = case.version if expected_version is None else expected_version
                 current = s.get(RulingRow, case_id)
-                if current is not None or case.version != seen:
+                if amend and current is None:
+                    raise InputError(
+                        f"case {case_id} is pending, there is no ruling to amend: rule it "
+                        "instead (without --amend)"
+                    )
+                if (current is not None and not amend) or case.version != seen:
                     raise self._conflict(case_id, current)
+                before = current.ruling if current is not None else "pending"
                 done = s.execute(
                     update(CaseRow)
                     .where(CaseRow.id == case_id, CaseRow.version == seen)
@@ -348,17 +427,19 @@ class CaseStore(StoreBase):
                 verdict = s.scalar(
                     select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
                 )
-                s.add(
-                    RulingRow(
-                        case_id=case_id,
-                        ruling=ruling,
-                        action=action,
-                        reviewer=reviewer,
-                        reason=reason,
-                        ruled_at=now,
-                        version=seen + 1,
-                    )
-                )
+                fields = {
+                    "ruling": ruling,
+                    "action": action,
+                    "reviewer": reviewer,
+                    "reason": reason,
+                    "ruled_at": now,
+                    "version": seen + 1,
+                }
+                if current is None:
+                    s.add(RulingRow(case_id=case_id, **fields))
+                else:  # an amendment: the row holds the latest, the audit every one
+                    for key, value in fields.items():
+                        setattr(current, key, value)
                 s.add(
                     AuditRow(
                         case_id=case_id,
@@ -369,7 +450,7 @@ class CaseStore(StoreBase):
                         at=now,
                         version=seen + 1,
                         outcome="committed",
-                        before="pending",
+                        before=before,
                         after=ruling,
                         **current_process().columns(),
                     )

@@ -16,7 +16,14 @@ from sqlalchemy.orm import Session
 from etki.errors import NotFoundError
 from etki.identity import current_process
 from etki.store import proof
-from etki.store.models import AuditRow, CaseRow, DecisionContextRow, DecisionRow, RulingRow
+from etki.store.models import (
+    AuditRow,
+    CaseEventRow,
+    CaseRow,
+    DecisionContextRow,
+    DecisionRow,
+    RulingRow,
+)
 from etki.store.repository.base import StoreBase, iso, rowcount, storable
 
 ERASED = "erased"
@@ -50,8 +57,9 @@ class ErasureStore(StoreBase):
     def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
         """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
         block, ruling, decision and the case row (request text, title, submitter,
-        labels); replace the ``reason`` of its earlier audit rows (free text that may quote
-        the request) with ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
+        labels); replace the ``reason`` of its earlier audit rows and the ``text`` of its
+        ``case_events`` (notes, import sources: free text that may quote the request) with
+        ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
         precedent node from other cases' related-context blocks; and append a tombstone
         audit row (``action`` ``erase``, ``outcome`` ``erased``, ``reason`` the erasure's
         reason) that holds no request text. On SQLite the deleted pages are zeroed
@@ -92,6 +100,15 @@ class ErasureStore(StoreBase):
                     )
                     .values(reason=ERASED_REASON)
                 )
+            )
+            s.execute(  # notes and import sources: free text, like the reasons
+                update(CaseEventRow)
+                .where(
+                    CaseEventRow.case_id == case_id,
+                    CaseEventRow.text != ERASED_REASON,
+                    CaseEventRow.text != "",
+                )
+                .values(text=ERASED_REASON)
             )
             scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
             s.add(
@@ -173,6 +190,13 @@ class ErasureStore(StoreBase):
                 s.scalars(
                     select(AuditRow.reason).where(
                         AuditRow.case_id == case_id, AuditRow.reason != ERASED_REASON
+                    )
+                )
+            )
+            out += list(
+                s.scalars(
+                    select(CaseEventRow.text).where(
+                        CaseEventRow.case_id == case_id, CaseEventRow.text != ERASED_REASON
                     )
                 )
             )

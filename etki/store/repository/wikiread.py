@@ -10,7 +10,7 @@ from sqlalchemy import Connection, func, select
 
 from etki.domain import CaseBrief, Project
 from etki.errors import NotFoundError
-from etki.store.models import AuditRow, CaseRow, ProjectRow
+from etki.store.models import AuditRow, CaseRow, ClauseResolutionRow, ProjectRow
 from etki.store.repository.base import StoreBase
 from etki.store.repository.rows import ARRIVAL, brief_of, brief_select
 
@@ -37,10 +37,12 @@ class WikiReads(StoreBase):
         ``name``, ``config_json``, ``root`` and ``edge_types_json`` (a re-load that changes
         what the wiki shows changes one of them; ``loaded_at`` is left out on purpose: on
         SQLite it sits after the large index text and costs milliseconds to reach), then
-        the number of its cases and the newest audit-log id (every ruling and erasure
-        appends one). Shape: ``(index_hash, name, config_json, root, edge_types_json,
-        case_count, max_audit_id)``. Raises :class:`NotFoundError` for an unknown
-        project."""
+        the number of its resolutions of disputed clauses (``clause_resolutions`` is
+        append-only, so a new one changes it: the projector then renders the tree again,
+        as after a re-load), then the number of its cases and the newest audit-log id
+        (every ruling and erasure appends one). Shape: ``(index_hash, name, config_json,
+        root, edge_types_json, resolution_count, case_count, max_audit_id)``. Raises
+        :class:`NotFoundError` for an unknown project."""
         return self.wiki_poll(project_id, None)[0]
 
     def wiki_poll(
@@ -59,10 +61,24 @@ class WikiReads(StoreBase):
             .scalar_subquery()
         )
         audit_q = select(func.max(a.id)).scalar_subquery()
+        r = ClauseResolutionRow.__table__.c
+        resolved_q = (
+            select(func.count())
+            .select_from(ClauseResolutionRow.__table__)
+            .where(r.project_id == project_id)
+            .scalar_subquery()
+        )
         with self.engine.connect() as conn:
             row = conn.execute(
                 select(
-                    p.index_hash, p.name, p.config_json, p.root, p.edge_types_json, count_q, audit_q
+                    p.index_hash,
+                    p.name,
+                    p.config_json,
+                    p.root,
+                    p.edge_types_json,
+                    resolved_q,
+                    count_q,
+                    audit_q,
                 ).where(p.id == project_id)
             ).first()
             if row is None:

@@ -1,0 +1,134 @@
+"""``etki dispute``: disputed clauses and a person's resolution of one (issue 14 item 6).
+
+    etki dispute list --project ID [--json]
+                             the disputed clauses: rulings, the resolution in force
+                             (disputed-resolved) or the case that overrode it
+    etki dispute resolve --project ID CLAUSE_REF --verdict in_scope|cr|reject --reason TEXT
+                             record the PMO's resolution of a disputed clause
+                             (approvers only; a refusal is audited)
+
+``CLAUSE_REF`` is the clause's ref (``MSA-2024-01#4.8``) or, when only one disputed
+clause has it, its number (``4.8``). A resolution is kept with the clause (append-only:
+the newest is in force) and shown on ``disputed.md``, the contract page, Hafıza's card
+and the detail pane; a resolved clause no longer raises the 24h PMO look, until a ruling
+made after the resolution disagrees with it (then it is disputed again). Exit codes as
+for every ``etki`` command: 0 ok, 2 bad input (unknown project, clause not disputed,
+empty reason, not an approver), 1 internal error; the wiki is best-effort (a warning on
+stderr, exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from etki.console import echo, emit_json
+
+if TYPE_CHECKING:
+    from etki.config import Settings
+    from etki.domain import DisputedClause
+
+__all__ = ["VERDICT_WORDS", "register"]
+
+VERDICT_WORDS = ("in_scope", "cr", "reject")
+"""The ``--verdict`` words (:data:`etki.domain.RESOLUTION_VERDICTS`)."""
+
+
+def _state(item: DisputedClause) -> str:
+    if item.resolved:
+        return "disputed-resolved"
+    return "disputed again" if item.resolution is not None else "disputed"
+
+
+def _row(item: DisputedClause) -> dict:
+    """One clause of ``etki dispute list --json``."""
+    res = item.resolution
+    return {
+        "ref": item.ref,
+        "state": _state(item),
+        "rulings": list(item.rulings),
+        "history": [
+            {"case_id": c, "ruling": r, "reviewer": who, "ruled_at": at}
+            for c, r, who, at in item.history
+        ],
+        "resolution": None
+        if res is None
+        else {
+            "verdict": res.verdict,
+            "reason": res.reason,
+            "reviewer": res.reviewer,
+            "at": res.at,
+        },
+        "overridden_by": item.overridden_by,
+    }
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.services import Desk
+
+    desk = Desk.open(settings, read_only=True)
+    try:
+        desk.project_name(args.project)  # a clear error for an unknown id
+        disputed = desk.disputed(args.project)
+    finally:
+        desk.close()
+    if args.json:
+        emit_json([_row(d) for d in disputed], indent=1)
+        return 0
+    if not disputed:
+        echo(f"no disputed clauses in {args.project}", multiline=False)
+    for item in disputed:
+        echo(
+            f"{item.ref}  {_state(item).upper()}  rulings {' / '.join(item.rulings)}  "
+            f"({len(item.history)} ruled)",
+            multiline=False,
+        )
+        res = item.resolution
+        if res is not None:
+            echo(
+                f"  PMO: rule {res.verdict} — “{res.reason}” ({res.reviewer}, {res.at})",
+                multiline=False,
+            )
+        if item.overridden_by is not None:
+            echo(f"  overridden by {item.overridden_by} (ruled after it)", multiline=False)
+    return 0
+
+
+def _resolve(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.services import Desk
+
+    desk = Desk.open(settings, create=False)  # no store: nothing is disputed
+    try:
+        outcome = desk.resolve_dispute(args.project, args.clause_ref, args.verdict, args.reason)
+    finally:
+        desk.close()
+    res = outcome.resolution
+    echo(
+        f"{res.ref}: DISPUTED-RESOLVED · PMO: rule {res.verdict} — “{res.reason}” "
+        f"({res.reviewer}, {res.at})",
+        multiline=False,
+    )
+    if outcome.wiki_error:
+        echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``etki dispute list`` and ``etki dispute resolve``."""
+    dispute = subparsers.add_parser(
+        "dispute", help="disputed clauses and their resolution by a person"
+    )
+    sub = dispute.add_subparsers(dest="dispute_command", required=True)
+    listing = sub.add_parser("list", help="the disputed clauses of a project")
+    listing.add_argument("--project", required=True)
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=_list)
+    resolve = sub.add_parser(
+        "resolve", help="record the PMO's resolution of a disputed clause (approvers only)"
+    )
+    resolve.add_argument("--project", required=True)
+    resolve.add_argument("clause_ref", help="the clause's ref, or its number when unique")
+    resolve.add_argument("--verdict", required=True, choices=VERDICT_WORDS)
+    resolve.add_argument("--reason", required=True, help="what the clause covers, and why")
+    resolve.set_defaults(handler=_resolve)

@@ -1,0 +1,441 @@
+"""The reports of Raporlar and ``etki report``: every figure computed from stored cases
+in one place (:func:`compute_report`, called by :meth:`etki.services.Desk.report`), and
+the same figures laid out as tables (:func:`report_tables`) for CSV, JSON and text.
+
+The TUI draws :class:`~etki.domain.Report` as charts; ``etki report`` prints
+:func:`report_tables` of the very same value, so the two never disagree. Pure functions
+over :class:`~etki.domain.CaseRecord` values and a given "now" (no clock, no I/O), like
+:mod:`etki.memory`.
+
+What a PMO reads here, besides the counts Raporlar always had:
+
+* **age of pending cases**, in the buckets of :data:`AGE_BUCKETS`, measured at ``now``
+  from the request's ``submitted_at`` when it carries a readable one (ISO-8601 date or
+  date-time; without an offset it is read as UTC), else from ``created_at``, the time
+  the case was stored; each bucket says how many of its cases were measured which way.
+  A ``submitted_at`` in the future counts as age 0.
+* **rulings per reviewer**: the current ruling of each ruled case, counted per
+  reviewer by ruling, with the overrides among them; names in folded order
+  (:func:`etki.text.sort_key`, so ``Ayşe``, ``İlker`` and ``Jürgen`` sort as a Turkish
+  or German reader expects, independent of the locale).
+* **change-request effort per month**: the cases ruled ``CHANGE_REQUEST``, grouped by
+  the month of the ruling (UTC), with the sum of the engine's effort ranges
+  (person-days, from comparable work items) and how many had no estimate.
+
+CSV cells of text (reviewer names, clause refs) are made terminal-safe with
+:func:`etki.text.printable` and guarded against spreadsheet formulas
+(:func:`csv_cell`, OWASP "CSV Injection").
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TextIO
+
+from etki import memory
+from etki.domain import (
+    VERDICTS,
+    AgeBucket,
+    CaseRecord,
+    MonthEffort,
+    Report,
+    ReviewerRulings,
+)
+from etki.errors import InputError
+from etki.text import printable, sort_key
+
+__all__ = [
+    "AGE_BUCKETS",
+    "REPORT_NAMES",
+    "ReportTable",
+    "age_start",
+    "compute_report",
+    "csv_cell",
+    "report_tables",
+    "tables_json",
+    "text_lines",
+    "write_csv",
+]
+
+AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
+    ("< 1 day", 0, 1),
+    ("1–3 days", 1, 3),
+    ("3–7 days", 3, 7),
+    ("1–4 weeks", 7, 28),
+    ("> 4 weeks", 28, None),
+)
+"""(label, from days, to days) of the pending-age buckets: a case of age ``d`` days is
+in the bucket with ``from <= d < to`` (the last has no upper end)."""
+
+_DAY = 86400.0
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _moment(text: str | None) -> datetime | None:
+    """``text`` as an aware UTC datetime: an ISO-8601 date (midnight UTC) or date-time
+    (``Z`` or an offset; none means UTC), or None when it is missing or unreadable."""
+    if not text or not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not _DATE.match(text):
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def age_start(case: CaseRecord) -> tuple[datetime | None, str]:
+    """Where a pending case's age is measured from: ``(moment, "submitted_at")`` when
+    the request carries a readable ``submitted_at``, else ``(moment, "created_at")``
+    (None as moment only for an unreadable stored ``created_at``)."""
+    submitted = _moment(case.submitted_at)
+    if submitted is not None:
+        return submitted, "submitted_at"
+    return _moment(case.created_at), "created_at"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _pending_age(cases: Iterable[CaseRecord], now: datetime) -> tuple[AgeBucket, ...]:
+    counts = [[0, 0] for _ in AGE_BUCKETS]  # per bucket: from submitted_at, from created_at
+    for case in cases:
+        if case.ruling is not None:
+            continue
+        start, basis = age_start(case)
+        days = max(0.0, (now - start).total_seconds() / _DAY) if start is not None else 0.0
+        for index, (_label, low, high) in enumerate(AGE_BUCKETS):
+            if days >= low and (high is None or days < high):
+                counts[index][0 if basis == "submitted_at" else 1] += 1
+                break
+    return tuple(
+        AgeBucket(label, low, high, sub + made, sub, made)
+        for (label, low, high), (sub, made) in zip(AGE_BUCKETS, counts, strict=True)
+    )
+
+
+def _by_reviewer(ruled: Iterable[CaseRecord]) -> tuple[ReviewerRulings, ...]:
+    counts: dict[str, Counter[str]] = {}
+    for case in ruled:
+        r = case.ruling
+        assert r is not None
+        seen = counts.setdefault(r.reviewer, Counter())
+        seen[r.ruling] += 1
+        seen["override"] += int(r.is_override)
+    return tuple(
+        ReviewerRulings(
+            reviewer=name,
+            in_scope=c["IN_SCOPE"],
+            change_request=c["CHANGE_REQUEST"],
+            reject=c["REJECT"],
+            overrides=c["override"],
+        )
+        for name, c in sorted(counts.items(), key=lambda item: sort_key(item[0]))
+    )
+
+
+def _cr_effort(ruled: Iterable[CaseRecord]) -> tuple[MonthEffort, ...]:
+    months: dict[str, list[float]] = {}  # month -> [crs, estimated, low, high]
+    for case in ruled:
+        r = case.ruling
+        assert r is not None
+        if r.ruling != "CHANGE_REQUEST":
+            continue
+        month = months.setdefault(r.ruled_at[:7], [0, 0, 0.0, 0.0])
+        month[0] += 1
+        effort = case.decision.effort
+        if effort.known:
+            assert effort.low is not None and effort.high is not None
+            month[1] += 1
+            month[2] += effort.low
+            month[3] += effort.high
+    return tuple(
+        MonthEffort(m, int(n), int(known), round(low, 2), round(high, 2))
+        for m, (n, known, low, high) in sorted(months.items())
+    )
+
+
+def compute_report(
+    cases: Sequence[CaseRecord], known_clauses: Iterable[str], now: datetime
+) -> Report:
+    """Every figure of Raporlar from the project's stored ``cases`` (full records),
+    its clause refs ``known_clauses`` (where a reason may name an uncited clause,
+    :func:`etki.memory.correction_clauses`) and ``now`` (aware; the moment pending ages
+    are measured at). Pure."""
+    ruled = [c for c in cases if c.ruling is not None]
+    overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
+    verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
+    rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
+    mem = memory.clause_memory(ruled)
+    corrections = memory.corrections_by_clause(ruled, tuple(known_clauses))
+    days: dict[str, list[int]] = {}
+    for c in ruled:
+        assert c.ruling is not None
+        day = days.setdefault(c.ruling.ruled_at[:10], [0, 0])
+        day[0] += 1
+        day[1] += int(c.ruling.is_override)
+    return Report(
+        cases=len(cases),
+        pending=len(cases) - len(ruled),
+        ruled=len(ruled),
+        verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
+        rulings=tuple((v, rulings[v]) for v in VERDICTS),
+        overrides=len(overrides),
+        override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
+        precedents=len(overrides),
+        disputed=sum(1 for m in mem.values() if m.disputed),
+        corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
+        correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
+        rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
+        as_of=_iso(now),
+        pending_age=_pending_age(cases, now),
+        rulings_by_reviewer=_by_reviewer(ruled),
+        cr_effort_by_month=_cr_effort(ruled),
+    )
+
+
+# --- the same figures as tables (etki report) ---------------------------------------------
+
+Cell = str | int | float | None
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """One report as a table: its ``name`` (``--report NAME``, the JSON key), a
+    ``title``, the ``columns`` and the ``rows`` (one value per column: text, a number or
+    None for "no value"). Text cells can be untrusted (reviewer names, clause refs)."""
+
+    name: str
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+REPORT_NAMES: tuple[str, ...] = (
+    "totals",
+    "engine_verdicts",
+    "rulings",
+    "rulings_by_day",
+    "corrections",
+    "pending_age",
+    "rulings_by_reviewer",
+    "cr_effort_by_month",
+)
+"""Every report, in the order ``etki report`` prints them (:func:`report_tables`)."""
+
+
+def _share(n: int, total: int) -> float | None:
+    return round(n / total, 4) if total else None
+
+
+def report_tables(report: Report) -> list[ReportTable]:
+    """Every report of ``report`` as a :class:`ReportTable`, in :data:`REPORT_NAMES`
+    order. Shares and rates are fractions (0.25, not 25%), None when there is nothing
+    to divide by; a month whose change requests carry no estimate has None as its
+    effort range (not 0)."""
+    rules = dict(report.correction_rules)
+    return [
+        ReportTable(
+            "totals",
+            "Totals",
+            ("measure", "value"),
+            (
+                ("cases", report.cases),
+                ("pending", report.pending),
+                ("ruled", report.ruled),
+                ("overrides", report.overrides),
+                ("override_rate", report.override_rate if report.ruled else None),
+                ("precedents", report.precedents),
+                ("disputed_clauses", report.disputed),
+            ),
+        ),
+        ReportTable(
+            "engine_verdicts",
+            "Engine verdicts (all cases)",
+            ("verdict", "cases", "share"),
+            tuple((v, n, _share(n, report.cases)) for v, n in report.verdicts),
+        ),
+        ReportTable(
+            "rulings",
+            "Rulings (ruled cases)",
+            ("ruling", "cases", "share"),
+            tuple((v, n, _share(n, report.ruled)) for v, n in report.rulings),
+        ),
+        ReportTable(
+            "rulings_by_day",
+            "Rulings and overrides per day (UTC)",
+            ("day", "rulings", "overrides", "override_rate"),
+            tuple((d, n, o, _share(o, n)) for d, n, o in report.rulings_by_day),
+        ),
+        ReportTable(
+            "corrections",
+            "Clauses with most corrections (an override counts on the clause its "
+            "reason names; else on the decisive evidence's clause; else on every "
+            "clause it cites)",
+            ("clause", "corrections", "by_reason", "by_evidence", "by_all_cited"),
+            tuple(
+                (
+                    ref,
+                    n,
+                    dict(rules.get(ref, ())).get("reason", 0),
+                    dict(rules.get(ref, ())).get("evidence", 0),
+                    dict(rules.get(ref, ())).get("cited", 0),
+                )
+                for ref, n in report.corrections_by_clause
+            ),
+        ),
+        ReportTable(
+            "pending_age",
+            f"Age of pending cases at {report.as_of} (from submitted_at when the "
+            "request has one, else from created_at)",
+            ("bucket", "min_days", "max_days", "cases", "from_submitted_at", "from_created_at"),
+            tuple(
+                (b.label, b.min_days, b.max_days, b.cases, b.from_submitted, b.from_created)
+                for b in report.pending_age
+            ),
+        ),
+        ReportTable(
+            "rulings_by_reviewer",
+            "Rulings per reviewer (current rulings)",
+            ("reviewer", "rulings", "in_scope", "change_request", "reject", "overrides"),
+            tuple(
+                (r.reviewer, r.total, r.in_scope, r.change_request, r.reject, r.overrides)
+                for r in report.rulings_by_reviewer
+            ),
+        ),
+        ReportTable(
+            "cr_effort_by_month",
+            "Change-request effort per month of ruling (UTC; person-days, the engine's "
+            "range from comparable work items)",
+            ("month", "change_requests", "estimated", "not_estimated", "low_days", "high_days"),
+            tuple(
+                (
+                    m.month,
+                    m.crs,
+                    m.estimated,
+                    m.crs - m.estimated,
+                    m.low if m.estimated else None,
+                    m.high if m.estimated else None,
+                )
+                for m in report.cr_effort_by_month
+            ),
+        ),
+    ]
+
+
+def pick(tables: Sequence[ReportTable], name: str | None) -> list[ReportTable]:
+    """``tables``, or only the one named ``name``. Raises :class:`InputError` naming
+    the reports there are for an unknown name."""
+    if name is None:
+        return list(tables)
+    chosen = [t for t in tables if t.name == name]
+    if not chosen:
+        raise InputError(
+            f"no report '{printable(name, multiline=False)}'; the reports are "
+            + ", ".join(t.name for t in tables)
+        )
+    return chosen
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A text cell starting with one of these is read as a formula by spreadsheets (OWASP
+"CSV Injection"); :func:`csv_cell` prefixes it with ``'``."""
+
+
+def csv_cell(value: Cell) -> str | int | float:
+    """One CSV cell: numbers as they are, None as an empty cell, text made
+    terminal-safe (:func:`etki.text.printable`, one line) and, when it starts like a
+    formula (:data:`FORMULA_STARTS`), prefixed with a single quote so a spreadsheet
+    shows it as text (``=HYPERLINK(…)`` -> ``'=HYPERLINK(…)``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | float):
+        return value
+    text = printable(value, multiline=False)
+    guard = value.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS)
+    return "'" + text if guard else text
+
+
+def write_csv(tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True) -> None:
+    """Write ``tables`` as CSV (the stdlib writer, RFC 4180 quoting, CRLF rows). With
+    ``sections`` each table is preceded by a marker row ``report,NAME,TITLE`` and
+    followed by an empty row; without (one table picked by ``--report``) only the
+    header row and the data rows are written, ready to open in a spreadsheet."""
+    writer = csv.writer(out)
+    for index, table in enumerate(tables):
+        if sections:
+            if index:
+                writer.writerow([])
+            writer.writerow(["report", table.name, csv_cell(table.title)])
+        writer.writerow(table.columns)
+        for row in table.rows:
+            writer.writerow([csv_cell(v) for v in row])
+
+
+def tables_json(project_id: str, report: Report, tables: Sequence[ReportTable]) -> dict:
+    """``etki report --format json``: ``{"project", "as_of", "reports": {NAME: {"title",
+    "columns", "rows": [{column: value}]}}}``, reports in :data:`REPORT_NAMES` order.
+    Values as stored (the caller escapes control characters when printing)."""
+    return {
+        "project": project_id,
+        "as_of": report.as_of,
+        "reports": {
+            t.name: {
+                "title": t.title,
+                "columns": list(t.columns),
+                "rows": [dict(zip(t.columns, row, strict=True)) for row in t.rows],
+            }
+            for t in tables
+        },
+    }
+
+
+def _text_cell(value: Cell) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return printable(str(value), multiline=False)
+
+
+def text_lines(tables: Sequence[ReportTable]) -> list[str]:
+    """``tables`` as aligned plain-text tables: the title, the header, the rows (numbers
+    right-aligned), a blank line between tables; ``(none)`` for a table without rows."""
+    lines: list[str] = []
+    for index, table in enumerate(tables):
+        if index:
+            lines.append("")
+        lines.append(printable(table.title, multiline=False))
+        cells = [[_text_cell(v) for v in row] for row in table.rows]
+        widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(table.columns)]
+        numeric = [
+            all(isinstance(row[i], int | float) or row[i] is None for row in table.rows)
+            for i in range(len(table.columns))
+        ]
+        lines.append(
+            "  ".join(
+                c.rjust(w) if n and table.rows else c.ljust(w)
+                for c, w, n in zip(table.columns, widths, numeric, strict=True)
+            ).rstrip()
+        )
+        for row in cells:
+            lines.append(
+                "  ".join(
+                    c.rjust(w) if n else c.ljust(w)
+                    for c, w, n in zip(row, widths, numeric, strict=True)
+                ).rstrip()
+            )
+        if not table.rows:
+            lines.append("(none)")
+    return lines

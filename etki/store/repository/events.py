@@ -1,0 +1,346 @@
+"""The events part of the store (issue 14 items 3 and 4): a case's events that are not
+rulings (``case_events``: imported, viewed, note, claim, release) and the case history,
+the one merge of those events with the ruling audit log that the CLI (``etki show``)
+and the desk's detail pane both read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from sqlalchemy import Connection, func, select
+
+from etki.domain import CaseEvent, CaseRecord
+from etki.errors import InputError, NotFoundError
+from etki.identity import current_process
+from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
+from etki.store.repository.base import StoreBase, iso, storable
+from etki.store.repository.erasures import ERASED
+
+VIEW_EVERY_S = 3600
+"""A reviewer's view of a case is written at most once per this many seconds."""
+
+NOTED = "noted"
+"""``outcome`` of the audit-log row a note appends (``action`` ``note``, no text: the
+note is in ``case_events``), so the wiki projector, which follows the audit log, renders
+the case's decision page again with it."""
+
+NOTE_MAX_CHARS = 4000
+"""The longest note a reviewer may add."""
+
+
+def with_notes(
+    conn: Connection, records: list[CaseRecord], project_id: str | None = None
+) -> list[CaseRecord]:
+    """``records`` with :attr:`~etki.domain.CaseRecord.notes` filled from
+    ``case_events`` (kind ``note``, oldest first): one query by project when
+    ``project_id`` is given (the records are that project's), else by case ids (500 a
+    query). Records without notes are returned as they are."""
+    if not records:
+        return records
+    e = CaseEventRow.__table__.c
+    cols = select(e.case_id, e.at, e.actor, e.text).where(e.kind == "note").order_by(e.id)
+    notes: dict[str, list[CaseEvent]] = {}
+    stmts = (
+        [cols.where(e.project_id == project_id)]
+        if project_id is not None
+        else [
+            cols.where(e.case_id.in_([r.case_id for r in records[at : at + 500]]))
+            for at in range(0, len(records), 500)
+        ]
+    )
+    for stmt in stmts:
+        for case_id, at, actor, text in conn.execute(stmt):
+            notes.setdefault(case_id, []).append(
+                CaseEvent(at=at, kind="note", actor=actor, text=text)
+            )
+    if not notes:
+        return records
+    return [replace(r, notes=tuple(notes[r.case_id])) if r.case_id in notes else r for r in records]
+
+
+_RANK = {"imported": 0, "triaged": 1}
+
+
+def audit_event(
+    at: str, reviewer: str, action: str, outcome: str, before: str, after: str, reason: str
+) -> CaseEvent:
+    """The :class:`CaseEvent` of one audit-log row: a committed ruling is ``ruled``
+    (``before`` pending) or ``amended``; ``denied``, ``conflict`` and the erasure
+    tombstone (``erased``) keep their outcome as the kind."""
+    if outcome == "committed":
+        kind = "ruled" if before == "pending" else "amended"
+    elif outcome == ERASED:
+        kind = "erased"
+    else:
+        kind = outcome
+    return CaseEvent(
+        at=at, kind=kind, actor=reviewer, text=reason, action=action, before=before, after=after
+    )
+
+
+class EventStore(StoreBase):
+    """Write a case's events and read its whole history."""
+
+    def add_case_event(
+        self, case_id: str, kind: str, actor: str, text: str = "", *, until: str | None = None
+    ) -> CaseEvent:
+        """Append one ``case_events`` row (``kind`` one of ``imported``, ``viewed``,
+        ``note``, ``claim``, ``release``) at the clock's time, with the writing process's
+        identity. Returns it as a :class:`CaseEvent`. Raises :class:`NotFoundError` for
+        an unknown case, :class:`InputError` for another kind or unstorable text."""
+        if kind not in ("imported", "viewed", "note", "claim", "release"):
+            raise InputError(f"unknown case event '{kind}'")
+        storable("the event's actor or text", actor, text)
+        now = iso(self.clock())
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind=kind,
+                    actor=actor,
+                    text=text,
+                    at=now,
+                    until=until,
+                    **current_process().columns(),
+                )
+            )
+        return CaseEvent(at=now, kind=kind, actor=actor, text=text, until=until)
+
+    def record_view(self, case_id: str, actor: str, *, every_s: int = VIEW_EVERY_S) -> bool:
+        """Write that ``actor`` opened ``case_id`` on the desk (a ``viewed`` event),
+        unless they have a view of it in the last ``every_s`` seconds. Returns whether a
+        row was written. Raises :class:`NotFoundError` for an unknown case."""
+        storable("the reviewer name", actor)
+        moment = self.clock()
+        now, since = iso(moment), iso(moment - timedelta(seconds=every_s))
+        e = CaseEventRow.__table__.c
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            recent = s.scalar(
+                select(e.id)
+                .where(e.case_id == case_id, e.kind == "viewed", e.actor == actor, e.at >= since)
+                .limit(1)
+            )
+            if recent is not None:
+                return False
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind="viewed",
+                    actor=actor,
+                    text="",
+                    at=now,
+                    **current_process().columns(),
+                )
+            )
+        return True
+
+    def case_history(self, case_id: str) -> list[CaseEvent]:
+        """Every event of ``case_id``, oldest first: imported (its ``imported`` events,
+        or the case's creation time for a case stored before they were written),
+        triaged (the engine version and verdict of its decision), then every audit row
+        (ruled, amended, denied, conflict, erased) and every other ``case_events`` row
+        (viewed, note, claim, release), merged by time; events of one second keep
+        imported and triaged first, then audit rows, then the other events, each in the
+        order written. An erased case still has its history (audit and events outlive
+        it; its texts read ``[erased]``). Raises :class:`NotFoundError` when the store
+        holds nothing of ``case_id``."""
+        a, e = AuditRow.__table__.c, CaseEventRow.__table__.c
+        with self.engine.connect() as conn:
+            case = conn.execute(
+                select(
+                    CaseRow.created_at,
+                    DecisionRow.created_at,
+                    DecisionRow.engine_version,
+                    DecisionRow.verdict,
+                    DecisionRow.confidence,
+                )
+                .join_from(CaseRow, DecisionRow, DecisionRow.case_id == CaseRow.id)
+                .where(CaseRow.id == case_id)
+            ).first()
+            audit = conn.execute(
+                select(a.at, a.reviewer, a.action, a.outcome, a.before, a.after, a.reason)
+                .where(a.case_id == case_id)
+                .order_by(a.id)
+            ).all()
+            events = conn.execute(
+                select(e.at, e.kind, e.actor, e.text, e.until)
+                .where(e.case_id == case_id)
+                .order_by(e.id)
+            ).all()
+        if case is None and not audit and not events:
+            raise NotFoundError(f"no case '{case_id}' in the store")
+        out: list[tuple[tuple[str, int, int, int], CaseEvent]] = []
+        imported = [ev for ev in events if ev.kind == "imported"]
+        if case is not None:
+            created, decided, engine, verdict, confidence = case
+            if not imported:
+                out.append(((created, 0, 0, 0), CaseEvent(at=created, kind="imported")))
+            text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
+            out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
+        for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
+            if outcome == NOTED:
+                continue  # the note itself is its case_events row
+            event = audit_event(at, reviewer, action, outcome, before, after, reason)
+            out.append(((at, 2, 0, i), event))
+        for i, (at, kind, actor, text, until) in enumerate(events):
+            event = CaseEvent(at=at, kind=kind, actor=actor, text=text, until=until)
+            out.append(((at, _RANK.get(kind, 2), 1, i), event))
+        out.sort(key=lambda pair: pair[0])
+        return [ev for _, ev in out]
+
+    # --- notes and claims (issue 14 item 4) ------------------------------------------------
+
+    def add_note(self, case_id: str, actor: str, text: str) -> CaseEvent:
+        """Add a reviewer's note to a case: a ``note`` event and, in the same
+        transaction, an audit-log row (outcome :data:`NOTED`, no text) so the wiki
+        projector sees the change and renders the case's page with it. ``text`` is
+        stripped; an empty one, one over :data:`NOTE_MAX_CHARS` or unstorable text
+        raises :class:`InputError`, an unknown case :class:`NotFoundError`."""
+        text = text.strip()
+        if not text:
+            raise InputError(f"note: the text is empty; nothing was added to {case_id}")
+        if len(text) > NOTE_MAX_CHARS:
+            raise InputError(
+                f"note: {len(text):,} characters; a note holds at most {NOTE_MAX_CHARS:,}"
+            )
+        storable("the note or its author", actor, text)
+        now = iso(self.clock())
+        with self._write() as s:
+            case = s.get(CaseRow, case_id)
+            if case is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            ruling = s.get(RulingRow, case_id)
+            state = ruling.ruling if ruling is not None else "pending"
+            identity = current_process().columns()
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=case.project_id,
+                    kind="note",
+                    actor=actor,
+                    text=text,
+                    at=now,
+                    **identity,
+                )
+            )
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=actor,
+                    action="note",
+                    ruling=state,
+                    reason="",
+                    at=now,
+                    version=case.version,
+                    outcome=NOTED,
+                    before=state,
+                    after=state,
+                    **identity,
+                )
+            )
+        return CaseEvent(at=now, kind="note", actor=actor, text=text)
+
+    def _live_claim(self, conn: Connection, case_id: str, now: str) -> CaseEvent | None:
+        e = CaseEventRow.__table__.c
+        row = conn.execute(
+            select(e.kind, e.actor, e.at, e.until)
+            .where(e.case_id == case_id, e.kind.in_(("claim", "release")))
+            .order_by(e.id.desc())
+            .limit(1)
+        ).first()
+        if row is None or row.kind != "claim" or not row.until or row.until <= now:
+            return None
+        return CaseEvent(at=row.at, kind="claim", actor=row.actor, until=row.until)
+
+    def claim(self, case_id: str, actor: str, minutes: int) -> CaseEvent:
+        """``actor`` claims ``case_id`` for ``minutes`` (1 to 1440): a ``claim`` event
+        whose ``until`` is then; claiming again extends one's own claim. Raises
+        :class:`InputError` when another reviewer holds a live claim (it names them and
+        until when) or for a bad ``minutes``, :class:`NotFoundError` for an unknown
+        case."""
+        if not 1 <= minutes <= 1440:
+            raise InputError("claim: --minutes is between 1 and 1440 (a day)")
+        storable("the reviewer name", actor)
+        moment = self.clock()
+        now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            held = self._live_claim(s.connection(), case_id, now)
+            if held is not None and held.actor != actor:
+                raise InputError(
+                    f"case {case_id} is claimed by {held.actor} until {held.until}; "
+                    "look at another case, or ask them"
+                )
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind="claim",
+                    actor=actor,
+                    text="",
+                    at=now,
+                    until=until,
+                    **current_process().columns(),
+                )
+            )
+        return CaseEvent(at=now, kind="claim", actor=actor, until=until)
+
+    def release(self, case_id: str, actor: str) -> CaseEvent:
+        """End ``actor``'s live claim of ``case_id`` (a ``release`` event). Raises
+        :class:`InputError` when they hold none (another reviewer's claim is theirs to
+        release; it expires by itself), :class:`NotFoundError` for an unknown case."""
+        storable("the reviewer name", actor)
+        now = iso(self.clock())
+        with self._write() as s:
+            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
+            if project_id is None:
+                raise NotFoundError(f"no case '{case_id}' in the store")
+            held = self._live_claim(s.connection(), case_id, now)
+            if held is None or held.actor != actor:
+                who = f" (claimed by {held.actor} until {held.until})" if held else ""
+                raise InputError(f"case {case_id}: you hold no claim to release{who}")
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=project_id,
+                    kind="release",
+                    actor=actor,
+                    text="",
+                    at=now,
+                    **current_process().columns(),
+                )
+            )
+        return CaseEvent(at=now, kind="release", actor=actor)
+
+    def live_claims(self, project_id: str) -> dict[str, CaseEvent]:
+        """case id -> the live claim (a ``claim`` event whose ``until`` is still ahead,
+        not released since) of every claimed case of ``project_id``. Expired and
+        released claims are absent."""
+        e = CaseEventRow.__table__.c
+        now = iso(self.clock())
+        newest = (
+            select(func.max(e.id))
+            .where(e.project_id == project_id, e.kind.in_(("claim", "release")))
+            .group_by(e.case_id)
+        )
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(e.case_id, e.kind, e.actor, e.at, e.until).where(e.id.in_(newest))
+            ).all()
+        return {
+            case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
+            for case_id, kind, actor, at, until in rows
+            if kind == "claim" and until and until > now
+        }

@@ -1,0 +1,99 @@
+"""The one confirmation before ruling several marked cases as the engine said (issue 14
+item 8). It lists every case it will rule (the count, each id, its verdict and title);
+each becomes a ruling of its own (its own expected version and audit row), and none
+overrides the engine: an override needs a reason per case and is ruled one at a time.
+Focus starts on Cancel; ``y`` or the ruling button rules them all; Escape closes the
+dialog and nothing is recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+from etki.domain import CaseRecord, CaseSummary
+from etki.text import printable
+from etki_tui.actions import bindings
+from etki_tui.live import part
+from etki_tui.render import verdict_text
+
+
+class BulkConfirm(ModalScreen[bool]):
+    """Ask to rule ``cases`` (pending, in queue order) each as its engine verdict.
+    Dismisses with True on the ruling button or ``y``, False on Cancel/Escape."""
+
+    BINDINGS = bindings("bulk.cancel", "bulk.confirm", "help")
+
+    def __init__(self, cases: Sequence[CaseRecord | CaseSummary], *, flash: bool = True) -> None:
+        super().__init__()
+        self.cases = list(cases)
+        self._flash = flash
+
+    def compose(self) -> ComposeResult:
+        """The question, one line per case, the buttons and the hint."""
+        n = len(self.cases)
+        with Vertical(id="bulk-dialog") as dialog:
+            dialog.border_title = "Confirm rulings"
+            yield Static(
+                Text(f"Rule {n} marked case{'s' if n != 1 else ''} as the engine said?", "bold"),
+                id="bulk-question",
+                markup=False,
+            )
+            yield Static(
+                Text(
+                    "Each is its own ruling with its own audit row; none overrides the "
+                    "engine (an override needs a reason: rule it alone).",
+                    style="dim",
+                ),
+                id="bulk-explain",
+                markup=False,
+            )
+            with VerticalScroll(id="bulk-list"):
+                for case in self.cases:
+                    line = Text(no_wrap=True, overflow="ellipsis", end="")
+                    line.append(printable(case.case_id, multiline=False), style="bold")
+                    line.append("  ")
+                    line.append_text(verdict_text(case.decision.verdict, short=True))
+                    line.append("  ")
+                    line.append(printable(case.title, multiline=False))
+                    yield Static(line, classes="bulk-case", markup=False)
+            with Horizontal(id="bulk-buttons"):
+                cancel = Button("Cancel", id="bulk-cancel", variant="default")
+                ok = Button(f"Rule all {n}", id="bulk-ok", variant="success")
+                if not self._flash:  # steady screenshots: no press flash
+                    cancel.active_effect_duration = ok.active_effect_duration = 0
+                yield cancel
+                yield ok
+            yield Static(
+                Text(f"y: rule all {n} · Tab: buttons · Esc: cancel · F1: help", style="dim"),
+                id="bulk-hint",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Cancel focused: several rulings are never made by a stray Enter."""
+        cancel = part(self, "#bulk-cancel", Button)
+        if cancel is not None:
+            cancel.focus()
+
+    def action_cancel(self) -> None:
+        """Close; nothing is recorded."""
+        self.dismiss(False)
+
+    def action_confirm(self) -> None:
+        """Rule them all."""
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#bulk-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#bulk-ok")
+    def _ok(self) -> None:
+        self.dismiss(True)

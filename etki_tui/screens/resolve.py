@@ -1,0 +1,133 @@
+"""The resolution form of a disputed clause (``r`` on a disputed card in Hafıza, issue 14
+item 6): the PMO chooses the ruling the clause calls for (IN_SCOPE, CR or REJECT) and
+writes why ("clause 4.8 covers breakdowns by district"). Save records it as ``etki
+dispute resolve`` does (the app runs :meth:`etki.services.Desk.resolve_dispute` in a
+worker); Escape or Cancel closes the form and nothing is recorded. A verdict and a
+reason are required: the form says so and stays open. The clause ref, its title and
+the resolution in force are client text, shown literally (``markup=False``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+
+from etki.domain import DisputedClause
+from etki.text import printable
+from etki_tui.actions import bindings
+from etki_tui.inputs import TypingInput
+from etki_tui.live import part
+
+CHOICES: tuple[tuple[str, str], ...] = (
+    ("IN_SCOPE", "IN_SCOPE: the clause covers it"),
+    ("CHANGE_REQUEST", "CR: a change request"),
+    ("REJECT", "REJECT: outside the remit"),
+)
+"""(verdict, the radio button's words), in the order shown."""
+
+
+@dataclass(frozen=True)
+class DisputeResolution:
+    """What the form gives back: the clause ``ref``, the ``verdict`` chosen and the
+    ``reason`` (stripped, not empty)."""
+
+    ref: str
+    verdict: str
+    reason: str
+
+
+class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
+    """The form; dismissed with a :class:`DisputeResolution`, or None (cancelled).
+    ``item``: the disputed clause (its resolution in force, if any, is preselected)."""
+
+    BINDINGS = bindings("resolve.cancel")
+
+    def __init__(self, item: DisputedClause, title: str = "", *, cursor_blink: bool = True):
+        super().__init__()
+        self.item = item
+        self.clause_title = title
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        """The clause, the verdict choice, the reason, the error line and the buttons."""
+        with Vertical(id="resolve-dialog") as dialog:
+            dialog.border_title = "Resolve a disputed clause"
+            head = Text()
+            head.append(printable(self.item.ref, multiline=False), style="bold")
+            if self.clause_title:
+                head.append(" " + printable(self.clause_title, multiline=False))
+            head.append("\nrulings disagree: " + " / ".join(self.item.rulings), style="dim")
+            yield Static(head, id="resolve-clause", markup=False)
+            current = self.item.resolution.verdict if self.item.resolution else None
+            with RadioSet(id="resolve-verdict"):
+                for verdict, words in CHOICES:
+                    yield RadioButton(words, value=verdict == current, id=f"resolve-{verdict}")
+            yield Label(
+                "Reason (required): what the clause covers, and why", classes="intake-label"
+            )
+            reason = TypingInput(placeholder="clause 4.8 covers …", id="resolve-reason")
+            reason.cursor_blink = self._cursor_blink
+            yield reason
+            yield Label("", id="resolve-error", markup=False)
+            with Horizontal(id="resolve-buttons"):
+                yield Button("Cancel", id="resolve-cancel", variant="default")
+                yield Button("Save", id="resolve-save", variant="primary")
+            yield Static(
+                Text(
+                    "↑ ↓ choose · Tab to the reason · Save records it (approvers only) · "
+                    "Esc: cancel",
+                    style="dim",
+                ),
+                id="resolve-hint",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus on the verdict choice."""
+        choice = part(self, "#resolve-verdict", RadioSet)
+        if choice is not None:
+            self.set_focus(choice)
+
+    def action_cancel(self) -> None:
+        """Close the form; nothing is recorded."""
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#resolve-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    def chosen(self) -> str | None:
+        """The verdict chosen, None before one is."""
+        choice = part(self, "#resolve-verdict", RadioSet)
+        pressed = choice.pressed_button if choice is not None else None
+        if pressed is None or pressed.id is None:
+            return None
+        return pressed.id.removeprefix("resolve-")
+
+    @on(Input.Submitted, "#resolve-reason")
+    @on(Button.Pressed, "#resolve-save")
+    def _save(self) -> None:
+        reason = part(self, "#resolve-reason", Input)
+        error = part(self, "#resolve-error", Label)
+        if reason is None:
+            return
+        verdict = self.chosen()
+        if verdict is None:
+            if error is not None:
+                error.update("Choose the ruling the clause calls for (IN_SCOPE, CR or REJECT).")
+            choice = part(self, "#resolve-verdict", RadioSet)
+            if choice is not None:
+                self.set_focus(choice)
+            return
+        if not reason.value.strip():
+            if error is not None:
+                error.update("The reason is empty: say what the clause covers, and why.")
+            self.set_focus(reason)
+            return
+        self.dismiss(DisputeResolution(self.item.ref, verdict, reason.value.strip()))
