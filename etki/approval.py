@@ -119,6 +119,7 @@ def resolve_dispute(
     reason: str,
     *,
     reviewer: str | None = None,
+    expected_id: int | None = None,
 ) -> ClauseResolution:
     """Record a person's resolution of a disputed clause of ``project_id`` (``etki
     dispute resolve``, the Hafıza card's form): ``verdict`` is the ruling the clause
@@ -127,7 +128,10 @@ def resolve_dispute(
     ``settings.reviewer`` and must be an approver of the project
     (:func:`require_project_approver`: a refusal is audited). ``clause_ref`` must name a
     clause disputed now (:func:`disputed_ref`; a resolved one may be resolved again:
-    the newest is in force). Appends to ``clause_resolutions``; never touches a
+    the newest is in force). ``expected_id``: the id of the clause's resolution in
+    force the PMO saw (0: none), checked in the write's transaction
+    (``ResolutionConflictError`` when another was recorded since; None: no check, as
+    the CLI reads it now). Appends to ``clause_resolutions``; never touches a
     decision or a ruling. Raises :class:`InputError`, ``NotFoundError`` and
     :class:`PermissionDeniedError`; the wiki is the caller's (best-effort)."""
     from etki.domain import RESOLUTION_VERDICTS, VERDICTS
@@ -147,7 +151,7 @@ def resolve_dispute(
         repo.clause_resolutions(project_id),
     )
     ref = disputed_ref((r for r, m in memory.items() if m.disputed), clause_ref)
-    return repo.record_resolution(project_id, ref, code, reason, who)
+    return repo.record_resolution(project_id, ref, code, reason, who, expected_id=expected_id)
 
 
 class ApprovalService:

@@ -1,6 +1,7 @@
 """The ``etki`` command: ``init``, ``add``, ``import``, ``queue``, ``rule``, ``triage`` and
 ``projects`` (their usage in :mod:`etki.commands.cases`) and the groups of
-:data:`etki.commands.MODULES` (``index``, ``erase``, ``db``, ``mcp``, ``eval``, ``wiki``):
+:data:`etki.commands.MODULES` (``index``, ``erase``, ``db``, ``mcp``, ``eval``, ``wiki``,
+``preanalyse``):
 one module per group under :mod:`etki.commands`, each going through
 :class:`etki.services.Desk`.
 

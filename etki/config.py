@@ -15,7 +15,7 @@
 | ETKI_REALDATA_DIR | folder of labelled engagements that ``etki eval triage --all-realdata`` reads | the nearest ``shared/realdata`` above the repository |
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
-| ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional LLM endpoint for nl_query | unset |
+| ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional OpenAI-compatible chat endpoint: the knowledge gate, nl_query and the developer pre-analysis (:mod:`etki.preanalysis`) | unset |
 | ETKI_MAX_REQUEST_CHARS | most characters of one string field (``text``, ``title``, ...) of a ``requests.jsonl`` row; a longer row is refused by ``etki init`` (the other rows load) | ``200000`` (:data:`DEFAULT_MAX_REQUEST_CHARS`) |
 | ETKI_DEBUG | ``1``/``true``/``yes``/``on``: an internal error also prints its traceback (read by :mod:`etki.console`, not a field here, so it works even when the other settings are bad) | unset |
 """

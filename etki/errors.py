@@ -84,6 +84,26 @@ class NotAChangeRequestError(InputError):
         )
 
 
+class ResolutionConflictError(EtkiError):
+    """Optimistic locking of a disputed clause's resolution: another resolution of
+    ``ref`` was recorded after the one the PMO saw (``resolved_by``, ``resolved_at``,
+    ``verdict``: the newest, now in force). Nothing was recorded; exit 2."""
+
+    exit_code = 2
+
+    def __init__(self, ref: str, resolved_by: str, resolved_at: str, verdict: str) -> None:
+        self.ref, self.resolved_by, self.resolved_at, self.verdict = (
+            ref,
+            resolved_by,
+            resolved_at,
+            verdict,
+        )
+        super().__init__(
+            f"clause {ref} was resolved meanwhile (rule {verdict}) by {resolved_by} at "
+            f"{resolved_at}; nothing was recorded: read it again and resolve it anew if needed"
+        )
+
+
 class PermissionDeniedError(InputError):
     """The reviewer is not an approver of the project."""
 

@@ -37,6 +37,7 @@ from etki.domain import (
     ClauseResolution,
     Decision,
     DisputedClause,
+    Preanalysis,
     Project,
     Report,
     Request,
@@ -51,8 +52,10 @@ from etki.store import CaseFileRepository
 from etki.text import printable
 
 if TYPE_CHECKING:
+    from etki.endpoints import ChatClient
     from etki.erasure import ErasureOutcome
     from etki.knowledge import KnowledgeIndex
+    from etki.preanalysis import Written
     from etki.retrieval.port import GraphQueryPort
     from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
@@ -90,6 +93,8 @@ class InitSummary:
     refused: tuple[str, ...] = ()
     """Request rows left out as unstorable (``Project.refused``: one message each naming
     file, line, field and what is wrong). ``etki init`` prints them and exits 2."""
+    preanalysis: PreanalysisRun | None = None
+    """The pre-analyses written for the new cases (None: none asked for)."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -125,6 +130,8 @@ class InitSummary:
                 f"  refused: {len(self.refused)} request row(s) that cannot be stored, "
                 "not triaged (listed on stderr)"
             )
+        if self.preanalysis is not None:
+            out.append("  " + self.preanalysis.line())
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -254,6 +261,7 @@ def add_request(
     submitted_by: str | None = None,
     now: Callable[[], datetime] | None = None,
     source: str = "etki add",
+    preanalyse: bool | None = None,
 ) -> CaseRecord:
     """Triage one new request against the stored project and store it as a pending case
     (``etki add``), as ``etki init`` stores a new row of ``requests.jsonl``: the engine
@@ -269,7 +277,8 @@ def add_request(
     surrogate, or a field longer than ``settings.max_request_chars`` raises
     :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
     Raises :class:`NotFoundError` for an unknown project. ``source`` names where it came
-    from in the case's ``imported`` event (the desk's form passes its own)."""
+    from in the case's ``imported`` event (the desk's form passes its own). ``preanalyse``: as :func:`store_requests` (the
+    pre-analysis, when asked for, is on the returned record)."""
     import secrets
 
     from etki.identity import reviewer_name
@@ -286,7 +295,9 @@ def add_request(
         "submitted_at": at.isoformat().replace("+00:00", "Z"),
     }
     request = request_from_mapping("add", None, record, {}, settings.max_request_chars)
-    stored = store_requests(repo, project_id, settings, [request], source=source).stored
+    stored = store_requests(
+        repo, project_id, settings, [request], source=source, preanalyse=preanalyse
+    ).stored
     if not stored:
         raise InputError("add: the request was not stored (its id was taken); add it again")
     return repo.case(stored[0])
@@ -303,6 +314,8 @@ class IntakeSummary:
     already: int = 0
     erased: int = 0
     refused: tuple[str, ...] = ()
+    preanalysis: PreanalysisRun | None = None
+    """The pre-analyses written for the new cases (None: none asked for)."""
 
 
 def store_requests(
@@ -313,6 +326,7 @@ def store_requests(
     refused: Sequence[str] = (),
     *,
     source: str = "etki import",
+    preanalyse: bool | None = None,
 ) -> IntakeSummary:
     """Triage the ``requests`` not stored yet (by request id) against the stored project
     and store them as pending cases, as :func:`init_project` does for a folder's new
@@ -320,7 +334,10 @@ def store_requests(
     ruled cases, the memory beside each decision from the rulings stored now; then the
     wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
     Each stored case gets an ``imported`` event naming ``source``, by the acting
-    reviewer (the case history). Raises :class:`NotFoundError` for an unknown project."""
+    reviewer (the case history). ``preanalyse``: write a developer pre-analysis of each new case once it is stored
+    (:func:`preanalyse_cases`: best-effort, stops asking once the model looks down);
+    None (the default) does so when a chat model is configured (``ETKI_LLM_*``).
+    Raises :class:`NotFoundError` for an unknown project."""
     from etki.identity import reviewer_name
     from etki.knowledge import KnowledgeIndex
     from etki.triage import assign_case_ids
@@ -345,6 +362,7 @@ def store_requests(
             source=source,
             actor=reviewer_name(settings.reviewer),
         )
+    run = _preanalyse_new(repo, settings, stored, preanalyse)
     if stored and settings.wiki_path(project_id) is not None:
         try:
             from etki.wiki.projection import WikiProjector
@@ -357,6 +375,7 @@ def store_requests(
         already=len(requests) - len(new),
         erased=len(new) - len(todo),
         refused=tuple(refused),
+        preanalysis=run,
     )
 
 
@@ -366,6 +385,8 @@ def import_requests(
     settings: Settings,
     path: str | Path,
     fmt: str | None = None,
+    *,
+    preanalyse: bool | None = None,
 ) -> IntakeSummary:
     """``etki import``: read the request file ``path`` (``fmt`` jsonl | csv | github,
     default from its suffix: :mod:`etki.knowledge.intake`) and :func:`store_requests`
@@ -379,8 +400,176 @@ def import_requests(
     requests, refused = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
     kind = fmt or detect_format(file)
     return store_requests(
-        repo, project_id, settings, requests, refused, source=f"{file.name} (etki import, {kind})"
+        repo,
+        project_id,
+        settings,
+        requests,
+        refused,
+        source=f"{file.name} (etki import, {kind})",
+        preanalyse=preanalyse,
     )
+
+
+# --- the developer pre-analysis (issue 14 item 9) ---------------------------------------
+
+
+class PreanalysisUnavailableError(InputError):
+    """No chat model is configured (``ETKI_LLM_BASE_URL``, ``ETKI_LLM_MODEL``): nothing
+    was asked, nothing saved. Exit code 2."""
+
+
+@dataclass(frozen=True)
+class PreanalysisRun:
+    """What :func:`preanalyse_cases` did: ``written`` the case ids with a pre-analysis
+    saved ``ok``, ``failed`` those saved as ``error`` (the model answered nothing
+    usable), ``skipped`` those not asked because the run stopped (``stopped``: why,
+    e.g. the endpoint refused the connection) — ``etki preanalyse CASE`` asks again."""
+
+    written: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    stopped: str | None = None
+
+    def line(self) -> str:
+        """One line for people."""
+        out = f"pre-analysis: {len(self.written)} written"
+        if self.failed:
+            out += f", {len(self.failed)} failed (saved as errors)"
+        if self.skipped:
+            out += (
+                f", {len(self.skipped)} not asked (stopped: "
+                f"{printable(self.stopped or '', multiline=False)}); "
+                "`etki preanalyse CASE` asks again"
+            )
+        return out
+
+
+def preanalysis_context(
+    repo: CaseFileRepository, case: CaseRecord, settings: Settings
+) -> tuple[dict, str]:
+    """The related-context block a pre-analysis of ``case`` rests on and where it came
+    from: the block stored with its decision (``stored``), or, for a case stored
+    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``), one
+    packed now the way ``etki init`` packs it (``packed``: not stored; the decision is
+    written once). Raises ``NotFoundError`` for an unknown project."""
+    import json
+
+    from etki.retrieval.context import related_context
+    from etki.retrieval.port import GraphQueryPort
+
+    stored = repo.decision_context(case.case_id)
+    if stored is not None:
+        try:
+            block = json.loads(stored)
+        except ValueError:
+            block = None
+        if isinstance(block, dict):
+            return block, "stored"
+    port = GraphQueryPort.from_store(repo, case.project_id, settings)
+    return related_context(port, case.text, case.title), "packed"
+
+
+def preanalyse_case(
+    repo: CaseFileRepository,
+    settings: Settings,
+    case_id: str,
+    *,
+    actor: str | None = None,
+    client: ChatClient | None = None,
+) -> Preanalysis:
+    """Ask the configured chat model for a developer pre-analysis of ``case_id``
+    (:func:`etki.preanalysis.write`, over :func:`preanalysis_context`) and save it, ``ok``
+    or ``error`` (an endpoint that is down, a 500, an answer that is not the schema's
+    JSON: the reason is saved, never raised), with its audit row (``actor``: who asked;
+    default ``settings.reviewer``). The case's decision is not read by the model's
+    answer and never changes. ``client``: the :class:`etki.endpoints.ChatClient` to use
+    (default: from the settings). Returns the saved :class:`Preanalysis`. Raises
+    :class:`PreanalysisUnavailableError` when no model is configured (nothing is
+    called) and ``NotFoundError`` for an unknown case."""
+    from etki import preanalysis
+    from etki.identity import reviewer_name
+
+    chat = client if client is not None else preanalysis.client_from_settings(settings)
+    if chat is None:
+        raise PreanalysisUnavailableError(
+            f"preanalyse: {preanalysis.NO_MODEL}; set both to ask a model"
+        )
+    return _preanalyse(repo, settings, case_id, chat, reviewer_name(actor or settings.reviewer))[0]
+
+
+def _preanalyse(
+    repo: CaseFileRepository, settings: Settings, case_id: str, chat: ChatClient, actor: str
+) -> tuple[Preanalysis, Written]:
+    """:func:`preanalyse_case` with its client and actor given: the saved pre-analysis
+    and the :class:`etki.preanalysis.Written` it came from."""
+    from etki import preanalysis
+
+    case = repo.case(case_id)
+    block, source = preanalysis_context(repo, case, settings)
+    written = preanalysis.write(chat, case.title, case.text, block, context=source)
+    saved = repo.save_preanalysis(
+        case_id,
+        model=chat.model,
+        prompt_version=preanalysis.PROMPT_VERSION,
+        status=written.status,
+        body_json=written.body.to_json() if written.body is not None else "{}",
+        error=written.error,
+        actor=actor,
+    )
+    return saved, written
+
+
+def preanalyse_cases(
+    repo: CaseFileRepository, settings: Settings, case_ids: Sequence[str]
+) -> PreanalysisRun:
+    """:func:`preanalyse_case` for each of ``case_ids`` in turn, with one client, until
+    the model looks down (:class:`etki.preanalysis.Breaker`: the first refused
+    connection or timeout, or three failures in a row): the rest are not asked, so a
+    run over many new cases costs at most one deadline when the endpoint is down, not
+    one per case. A case gone meanwhile (erased) is skipped. Raises
+    :class:`PreanalysisUnavailableError` when no model is configured."""
+    from etki import preanalysis
+    from etki.identity import reviewer_name
+
+    client = preanalysis.client_from_settings(settings)
+    if client is None:
+        raise PreanalysisUnavailableError(f"preanalyse: {preanalysis.NO_MODEL}")
+    actor = reviewer_name(settings.reviewer)
+    breaker = preanalysis.Breaker()
+    written: list[str] = []
+    failed: list[str] = []
+    skipped: list[str] = []
+    for case_id in case_ids:
+        if breaker.open:
+            skipped.append(case_id)
+            continue
+        try:
+            saved, outcome = _preanalyse(repo, settings, case_id, client, actor)
+        except NotFoundError:
+            continue
+        (written if saved.status == "ok" else failed).append(case_id)
+        breaker.note(outcome)
+    return PreanalysisRun(tuple(written), tuple(failed), tuple(skipped), breaker.reason)
+
+
+def _preanalyse_new(
+    repo: CaseFileRepository, settings: Settings, case_ids: Sequence[str], preanalyse: bool | None
+) -> PreanalysisRun | None:
+    """The intake step: :func:`preanalyse_cases` of the newly stored ``case_ids`` when
+    ``preanalyse`` (None: when a model is configured), after they are stored, so
+    intake never fails on the model; None when nothing was asked. Best-effort: an
+    unexpected error is logged and stops the step, never the intake."""
+    from etki import preanalysis
+
+    if not case_ids or preanalyse is False:
+        return None
+    if preanalysis.client_from_settings(settings) is None:
+        return None
+    try:
+        return preanalyse_cases(repo, settings, case_ids)
+    except Exception as exc:  # best-effort: the cases are stored
+        log.warning("pre-analysis after intake failed: %s", exc)
+        return PreanalysisRun(skipped=tuple(case_ids), stopped=f"{type(exc).__name__}: {exc}")
 
 
 def make_engine_for(
@@ -419,6 +608,7 @@ def init_project(
     *,
     related_context: bool | None = None,
     update_reviewers: bool = False,
+    preanalyse: bool | None = None,
 ) -> InitSummary:
     """Load ``path``, store its knowledge, triage the requests not stored yet.
 
@@ -436,7 +626,8 @@ def init_project(
     :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
     malformed folder. Request rows that cannot be stored (malformed, longer than
     ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
-    listed in ``InitSummary.refused``; the other rows are stored."""
+    listed in ``InitSummary.refused``; the other rows are stored. ``preanalyse``: as
+    :func:`store_requests`, for the new cases once all are stored."""
     from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
@@ -475,6 +666,7 @@ def init_project(
         port = context_port(project, index, existing, settings)
     counts: Counter[str] = Counter()
     added = 0
+    new_ids: list[str] = []
     for start in range(0, len(todo), INIT_CHUNK):
         fresh = triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
         contexts = None
@@ -482,17 +674,18 @@ def init_project(
             contexts = related_contexts(project, index, existing, fresh, settings, port=port)
         # another init of the same folder may have stored some of them meanwhile: count
         # only what this one stored
-        stored = set(
-            repo.store_new_cases(
-                project.id,
-                fresh,
-                contexts=contexts,
-                source="requests.jsonl (etki init)",
-                actor=reviewer_name(settings.reviewer),
-            )
+        stored_now = repo.store_new_cases(
+            project.id,
+            fresh,
+            contexts=contexts,
+            source="requests.jsonl (etki init)",
+            actor=reviewer_name(settings.reviewer),
         )
+        new_ids += stored_now
+        stored = set(stored_now)
         added += len(stored)
         counts.update(d.verdict for _, d in fresh if d.case_id in stored)
+    run = _preanalyse_new(repo, settings, new_ids, preanalyse)
     wiki_error = None
     if settings.wiki_path(project.id) is not None:
         try:
@@ -522,6 +715,7 @@ def init_project(
         erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
         reviewer_changes=reviewer_changes,
         refused=project.refused,
+        preanalysis=run,
     )
 
 
@@ -658,6 +852,7 @@ class Desk:
         *,
         related_context: bool | None = None,
         update_reviewers: bool = False,
+        preanalyse: bool | None = None,
     ) -> InitSummary:
         """:func:`init_project` on this desk's store (``etki init``)."""
         return init_project(
@@ -666,6 +861,7 @@ class Desk:
             self.settings,
             related_context=related_context,
             update_reviewers=update_reviewers,
+            preanalyse=preanalyse,
         )
 
     def add_request(
@@ -676,6 +872,7 @@ class Desk:
         title: str | None = None,
         submitted_by: str | None = None,
         source: str = "etki add",
+        preanalyse: bool | None = None,
     ) -> CaseRecord:
         """:func:`add_request`: triage and store one new request (``etki add``;
         ``source`` names where it came from in the case's history)."""
@@ -687,14 +884,69 @@ class Desk:
             title=title,
             submitted_by=submitted_by,
             source=source,
+            preanalyse=preanalyse,
         )
 
     def import_requests(
-        self, project_id: str, path: str | Path, fmt: str | None = None
+        self,
+        project_id: str,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        preanalyse: bool | None = None,
     ) -> IntakeSummary:
         """:func:`import_requests`: a file of requests triaged and stored (``etki
         import``)."""
-        return import_requests(self.repo, project_id, self.settings, path, fmt)
+        return import_requests(
+            self.repo, project_id, self.settings, path, fmt, preanalyse=preanalyse
+        )
+
+    # the developer pre-analysis
+    def preanalysis_model(self) -> str | None:
+        """The chat model a pre-analysis would be asked of (``ETKI_LLM_MODEL``), or
+        None when none is configured (both ``ETKI_LLM_BASE_URL`` and
+        ``ETKI_LLM_MODEL`` are needed)."""
+        s = self.settings
+        return s.llm_model if s.llm_base_url and s.llm_model else None
+
+    def preanalyse(self, case_id: str) -> tuple[Preanalysis, str | None]:
+        """Write a new pre-analysis of ``case_id`` (:func:`preanalyse_case`; ``etki
+        preanalyse``, ``p`` on the desk), then project the case's wiki pages with the
+        projector the rulings use (best-effort, as after a ruling): ``(saved, None)`` or
+        ``(saved, "wiki not updated: …")``. Raises
+        :class:`PreanalysisUnavailableError` without a model, ``NotFoundError`` for an
+        unknown case."""
+        saved = preanalyse_case(self.repo, self.settings, case_id)
+        projector = self.approvals.projector
+        if projector is None:
+            return saved, None
+        try:
+            projector.project_case(case_id)
+        except Exception as exc:  # best-effort, like every wiki write
+            log.info("wiki projection of %s failed: %s", case_id, exc)
+            from etki.errors import error_text
+
+            return saved, f"wiki not updated: {error_text(exc)}"
+        return saved, None
+
+    def preanalyse_missing(self, project_id: str) -> PreanalysisRun:
+        """A pre-analysis for every case of ``project_id`` that has none yet
+        (:func:`preanalyse_cases`, stopping once the model looks down; ``etki
+        preanalyse --project ID --missing``), then the wiki caught up (best-effort).
+        Raises :class:`PreanalysisUnavailableError` without a model and
+        ``NotFoundError`` for an unknown project."""
+        self.repo.project_config(project_id)
+        run = preanalyse_cases(
+            self.repo, self.settings, self.repo.cases_without_preanalysis(project_id)
+        )
+        if run.written or run.failed:
+            self.catch_up_wiki(project_id)
+        return run
+
+    def preanalyses(self, case_id: str) -> list[Preanalysis]:
+        """Every saved pre-analysis of ``case_id``, oldest first (the newest is on
+        :attr:`CaseRecord.preanalysis`)."""
+        return self.repo.preanalyses(case_id)
 
     def reread_requests(self, project_id: str) -> IntakeSummary | None:
         """Read the project folder's ``requests.jsonl`` again and :func:`store_requests`
@@ -1068,17 +1320,31 @@ class Desk:
         return self.repo.clause_resolutions(project_id)
 
     def resolve_dispute(
-        self, project_id: str, clause_ref: str, verdict: str, reason: str
+        self,
+        project_id: str,
+        clause_ref: str,
+        verdict: str,
+        reason: str,
+        *,
+        expected_id: int | None = None,
     ) -> ResolutionOutcome:
         """:func:`etki.approval.resolve_dispute` by this desk's reviewer (``etki dispute
         resolve``, the Hafıza form), then the wiki caught up (the resolution changed the
         DB's wiki token: the projector renders the tree again), best-effort like every
-        wiki write: a failure is in ``wiki_error``, the resolution stands. Raises
-        ``InputError``, ``NotFoundError``, ``PermissionDeniedError`` (audited)."""
+        wiki write: a failure is in ``wiki_error``, the resolution stands.
+        ``expected_id``: the resolution in force the reviewer saw (0: none; None: no
+        check). Raises ``InputError``, ``NotFoundError``, ``PermissionDeniedError``
+        (audited), ``ResolutionConflictError``."""
         from etki.approval import resolve_dispute
 
         resolution = resolve_dispute(
-            self.repo, self.settings, project_id, clause_ref, verdict, reason
+            self.repo,
+            self.settings,
+            project_id,
+            clause_ref,
+            verdict,
+            reason,
+            expected_id=expected_id,
         )
         if self.settings.wiki_path(project_id) is None:
             return ResolutionOutcome(resolution)

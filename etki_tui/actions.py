@@ -294,6 +294,19 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "preanalyse",
+            "p",
+            "preanalyse",
+            "Pre-analyse",
+            "Ask the chat model (ETKI_LLM_*) for a new developer pre-analysis of this case",
+            "Ask the configured chat model for a new developer pre-analysis of the "
+            "highlighted case (affected modules, approach, open questions, effort, each "
+            "claim naming its context node); it is saved and shown below, never an input "
+            "to the verdict. Without ETKI_LLM_BASE_URL and ETKI_LLM_MODEL nothing is asked.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "filters",
             "f",
             "filters",

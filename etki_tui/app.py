@@ -61,6 +61,8 @@ from etki_tui.messages import (
     NoteWanted,
     PageLoaded,
     PageWanted,
+    PreanalysisWanted,
+    PreanalysisWritten,
     ProjectSwitched,
     QueueLoaded,
     RefreshFailed,
@@ -464,6 +466,7 @@ class EtkiApp(App[None]):
             title=request.title,
             submitted_by=request.submitted_by,
             source="the desk's new-request form",
+            preanalyse=False,  # its own worker follows (_request_added): keys never wait
         )
         return RequestAdded(case, project_id)
 
@@ -477,8 +480,28 @@ class EtkiApp(App[None]):
     def resolve_dispute(self, project_id: str, wanted: DisputeResolution) -> DisputeResolved:
         """Record the PMO's resolution of a disputed clause (:meth:`Desk.resolve_dispute`,
         as ``etki dispute resolve``: the approver check, the store, then the wiki)."""
-        outcome = self.desk.resolve_dispute(project_id, wanted.ref, wanted.verdict, wanted.reason)
+        outcome = self.desk.resolve_dispute(
+            project_id, wanted.ref, wanted.verdict, wanted.reason, expected_id=wanted.expected_id
+        )
         return DisputeResolved(outcome, project_id)
+
+    @desk_worker(
+        "preanalyse",
+        exclusive=False,
+        failed=lambda exc, project_id, case_id: PreanalysisWritten(
+            case_id, project_id, None, error=f"{one_line(exc)}. {advice(exc)}"
+        ),
+    )
+    def preanalyse_case(self, project_id: str, case_id: str) -> PreanalysisWritten:
+        """Ask the chat model for a new pre-analysis of ``case_id`` and save it
+        (:meth:`Desk.preanalyse`: its wiki page follows), then read the case again for
+        the detail pane."""
+        saved, wiki_error = self.desk.preanalyse(case_id)
+        try:
+            record = self.desk.case(case_id)
+        except Exception:  # noqa: BLE001 - the pane keeps what it had
+            record = None
+        return PreanalysisWritten(case_id, project_id, saved, record, wiki_error=wiki_error)
 
     @desk_worker("poll", failed=lambda exc, project_id: RefreshFailed(project_id, one_line(exc)))
     def poll_queue(self, project_id: str) -> QueueLoaded | None:
@@ -806,6 +829,7 @@ class EtkiApp(App[None]):
             claims=message.claims,
             me=message.seat.reviewer if message.seat is not None else None,
         )
+        pane.llm_model = self.desk.preanalysis_model()
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue
@@ -1306,6 +1330,7 @@ class EtkiApp(App[None]):
 
     @on(DisputeNotResolved)
     def _dispute_not_resolved(self, message: DisputeNotResolved) -> None:
+        self.load_memory()  # a conflict: the card shows the resolution recorded meanwhile
         self.notify(
             printable(f"{message.message}. {message.advice}".strip(), multiline=False),
             title=printable(f"Not recorded: {message.ref}", multiline=False),
@@ -1330,6 +1355,89 @@ class EtkiApp(App[None]):
             timeout=6,
         )
         self.load_queue("reload")
+        if self.desk.preanalysis_model() is not None:
+            self._start_preanalysis(message.case.case_id)
+
+    def _start_preanalysis(self, case_id: str) -> None:
+        """The pre-analysis worker for ``case_id``; the pane says one is being written."""
+        pane = self.desk_part(QueuePane, "pre-analysis")
+        if pane is not None:
+            pane.preanalysing.add(case_id)
+            if pane.current_case_id() == case_id:
+                pane.refresh_detail()
+        self.preanalyse_case(case_id)
+
+    @on(PreanalysisWanted)
+    def _preanalysis_wanted(self, message: PreanalysisWanted) -> None:
+        """``p``: a new pre-analysis of the case, in a worker; without a model nothing
+        is asked and a toast says so."""
+        message.stop()
+        model = self.desk.preanalysis_model()
+        if model is None:
+            self.notify(
+                "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL). "
+                "Nothing was asked.",
+                severity="warning",
+                markup=False,
+                timeout=6,
+            )
+            return
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None and message.case_id in pane.preanalysing:
+            self.notify("A pre-analysis of this case is being written.", markup=False, timeout=4)
+            return
+        self.notify(
+            printable(f"Asking {model} for a pre-analysis of {message.case_id}…", multiline=False),
+            markup=False,
+            timeout=4,
+        )
+        self._start_preanalysis(message.case_id)
+
+    @on(PreanalysisWritten)
+    def _preanalysis_written(self, message: PreanalysisWritten) -> None:
+        pane = self.desk_part(QueuePane, message)
+        if pane is None:
+            return
+        if message.project_id != self.project_id:
+            pane.preanalysing.discard(message.case_id)
+            return
+        pane.preanalysis_written(message.record, message.case_id)
+        saved = message.preanalysis
+        if saved is None:
+            self.notify(
+                printable(f"No pre-analysis saved: {message.error}", multiline=False),
+                title="Pre-analysis",
+                severity="error",
+                markup=False,
+                timeout=8,
+            )
+        elif saved.status == "ok":
+            self.notify(
+                printable(f"Pre-analysis of {message.case_id} saved.", multiline=False),
+                title="Pre-analysis",
+                markup=False,
+                timeout=4,
+            )
+        else:
+            self.notify(
+                printable(f"The model gave nothing usable: {saved.error}", multiline=False),
+                title="Pre-analysis failed (saved as an error)",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+        if message.wiki_error:
+            self.notify(
+                printable(
+                    f"The pre-analysis is saved; {message.wiki_error}. `python -m etki.wiki "
+                    "rebuild` regenerates the wiki.",
+                    multiline=False,
+                ),
+                title="Pre-analysis saved — wiki error",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
 
     def _refused_read_only(self, what: str) -> bool:
         """On a read-only desk say that nothing was recorded for ``what`` and how to
@@ -1707,8 +1815,12 @@ class EtkiApp(App[None]):
 
     def action_reload(self) -> None:
         """Triage the project folder's new ``requests.jsonl`` rows, then reload the
-        queue, memory and reports from the database (the toast follows the answer,
-        :meth:`_say_reloaded`)."""
+        queue, memory and reports from the database, and the whole cases of the detail
+        pane (what another desk saved without a new version, a pre-analysis, shows
+        then); the toast follows the answer (:meth:`_say_reloaded`)."""
+        pane = self.desk_part(QueuePane, "reload")
+        if pane is not None:
+            pane.forget_details()
         self.load_queue("reread")
         self._mark_stale()
 

@@ -18,6 +18,7 @@ from etki.domain import (
     CaseSummary,
     ClauseMemory,
     DisputedClause,
+    Preanalysis,
     Report,
     ResolutionOutcome,
     RulingOutcome,
@@ -387,6 +388,39 @@ class RequestAdded(Message):
         super().__init__()
         self.case = case
         self.project_id = project_id
+
+
+class PreanalysisWanted(Message):
+    """The reviewer asked for a new pre-analysis of ``case_id`` (``p`` in the queue)."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
+class PreanalysisWritten(Message):
+    """:meth:`etki.services.Desk.preanalyse` saved ``preanalysis`` for ``case_id`` of
+    ``project_id`` (``ok`` or ``error``); ``record`` is the case read again with it
+    (None when it could not be read), ``wiki_error`` why the wiki was not updated."""
+
+    def __init__(
+        self,
+        case_id: str,
+        project_id: str,
+        preanalysis: Preanalysis | None,
+        record: CaseRecord | None = None,
+        *,
+        wiki_error: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.project_id = project_id
+        self.preanalysis = preanalysis
+        self.record = record
+        self.wiki_error = wiki_error
+        self.error = error
+        """Why nothing was saved (no model, the case is gone, the store failed)."""
 
 
 class RuleRequested(Message):

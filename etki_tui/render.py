@@ -34,6 +34,7 @@ from etki.domain import (
     ClauseMemory,
     DisputedClause,
     Effort,
+    Preanalysis,
     RulingRecord,
     ScopeClause,
     SimilarRuling,
@@ -682,6 +683,8 @@ def case_detail(
     workitems: Mapping[str, WorkItem] | None = None,
     precedents: Mapping[str, str] | None = None,
     cr_page: str | None = None,
+    llm_model: str | None = None,
+    preanalysing: bool = False,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -692,7 +695,9 @@ def case_detail(
     effort basis (titles, days, dates). ``precedents``: case id -> wiki page of the
     precedents the clause memory names. ``cr_page``: the wiki page of the case's
     change-request document when it is ruled CHANGE_REQUEST (``""``: the wiki is off),
-    shown as a link line under the fields.
+    shown as a link line under the fields. ``llm_model``: the chat model a pre-analysis
+    would be asked of (None: none configured); ``preanalysing``: one is being written
+    (:func:`preanalysis_section`).
 
     A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
@@ -782,6 +787,8 @@ def case_detail(
             )
         )
         parts.append(_bullets(effort_basis(d.effort, workitems or {})))
+    parts.append(Text(""))
+    parts.extend(preanalysis_section(case.preanalysis, llm_model=llm_model, busy=preanalysing))
     return Group(*parts)
 
 
@@ -816,3 +823,75 @@ def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
             line.append(one_line(e.text))
         parts.append(line)
     return Group(*parts)
+
+
+NO_MODEL_LINE = "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL)"
+"""What the detail pane says of a case without a pre-analysis when no model is set."""
+
+_PREANALYSIS_PARTS = (
+    ("affected_modules", "Affected modules"),
+    ("approach", "Approach"),
+    ("open_questions", "Open questions"),
+)
+
+
+def preanalysis_section(
+    p: Preanalysis | None, *, llm_model: str | None = None, busy: bool = False
+) -> list[RenderableType]:
+    """The detail pane's short "Pre-analysis" section: the case's newest saved
+    pre-analysis (every string of it model text, shown literally, cut like client
+    text), or what there is instead (none configured, none yet, one being written)."""
+    out: list[RenderableType] = []
+    if p is None:
+        out.append(_section("Pre-analysis"))
+        if busy:
+            line = f"Writing one with model {one_line(llm_model or '')}…"
+        elif llm_model is None:
+            line = NO_MODEL_LINE
+        else:
+            line = f"None yet: p asks model {one_line(llm_model)} for one."
+        out.append(Text("  " + line, style="dim"))
+        return out
+    title = f"Pre-analysis ({one_line(p.model, 60)} · {one_line(p.prompt_version, 40)})"
+    out.append(_section(title))
+    head = Text(f"  written {when(one_line(p.created_at, 40))}", style="dim")
+    head.append(" · a language model's first look, never an input to the verdict", style="dim")
+    if busy:
+        head.append(" · writing a new one…", style="dim")
+    elif llm_model is not None:
+        head.append(" · p writes a new one", style="dim")
+    out.append(head)
+    if p.status != "ok" or p.body is None:
+        out.append(_indent(Text("It failed: ") + folded(p.error or "no reason given", limit=600)))
+        return out
+    b = p.body
+    for key, label in _PREANALYSIS_PARTS:
+        claims = getattr(b, key)
+        if not claims:
+            continue
+        out.append(_indent(Text(label, style="bold")))
+        out.append(_bullets(_claim_text(c.text, c.node) for c in claims))
+    if b.effort is not None:
+        out.append(
+            _indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node))
+        )
+    if not b.claims:
+        out.append(Text("  (no claim rests on a node of the context)", style="dim"))
+    if b.dropped:
+        nodes = ", ".join(one_line(n, 80) for _, n in b.dropped[:5])
+        more = f" and {len(b.dropped) - 5} more" if len(b.dropped) > 5 else ""
+        out.append(
+            Text(
+                f"  {len(b.dropped)} claim(s) dropped: they named nodes not in the "
+                f"context ({nodes}{more})",
+                style="dim",
+            )
+        )
+    return out
+
+
+def _claim_text(text: str, node: str) -> Text:
+    """One claim: its text, then the node it rests on, dim (both literal)."""
+    out = folded(text, limit=1_000)
+    out.append(f"  [{one_line(node, 120)}]", style="dim")
+    return out

@@ -524,3 +524,60 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
         assert tui_world.repo.project_audit("demo")[-1].action != "dispute"  # nothing tried
 
     asyncio.run(run())
+
+
+def test_a_resolution_recorded_meanwhile_is_a_conflict(world: World) -> None:
+    from etki.errors import ResolutionConflictError
+
+    _dispute(world)
+    other = Desk(Settings(db_url=world.url, wiki_dir=None, reviewer="Jürgen Weiß"), world.repo)
+    world.clock.at(5)
+    first = other.resolve_dispute("demo", REF, "cr", "a CR, says Jürgen", expected_id=0).resolution
+    world.clock.at(6)
+    with pytest.raises(
+        ResolutionConflictError, match="resolved meanwhile .rule CHANGE_REQUEST. by Jürgen Weiß"
+    ):
+        world.desk.resolve_dispute("demo", REF, "in_scope", "in scope", expected_id=0)
+    assert [r.id for r in world.repo.clause_resolutions("demo")] == [first.id]
+    newer = world.desk.resolve_dispute("demo", REF, "in_scope", "in scope", expected_id=first.id)
+    assert world.desk.clause_memory("demo")[REF].resolution == newer.resolution
+    _same_as_rebuild(world, "fresh")
+
+
+def test_the_form_says_when_another_pmo_resolved_first(tui_world) -> None:  # noqa: ANN001
+    import asyncio
+
+    from textual.widgets import RadioButton
+
+    from etki_tui.messages import DisputeNotResolved
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from etki_tui.widgets.memory import MemoryPane
+    from tests.test_tui_pilot import Recorder, fill, make_app, press, settle, until
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await settle(pilot)
+            await _on_disputed_card(pilot, TUI_REF)
+            await press(pilot, "r")
+            form = app.screen
+            assert isinstance(form, ResolveDisputeForm)
+            # meanwhile, another approver at another desk
+            Desk(
+                Settings(db_url=tui_world.settings.db_url, wiki_dir=None, reviewer="ayse"),
+                tui_world.repo,
+            ).resolve_dispute("demo", TUI_REF, "reject", "contractors are out, says ayse")
+            form.query_one("#resolve-IN_SCOPE", RadioButton).value = True
+            await fill(pilot, "#resolve-reason", "in scope, says reviewer")
+            await press(pilot, "enter")
+            await until(pilot, lambda: seen.of(DisputeNotResolved), "the conflict")
+            await settle(pilot)
+            assert any("was resolved meanwhile (rule REJECT) by ayse" in n for n in seen.notes())
+            pane = app.query_one(MemoryPane)
+            await until(pilot, lambda: pane.disputed[0].resolution is not None, "the card")
+            assert "“contractors are out, says ayse”" in _card(app)
+        [res] = tui_world.repo.clause_resolutions("demo")
+        assert res.reviewer == "ayse"
+
+    asyncio.run(run())

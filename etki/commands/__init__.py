@@ -23,5 +23,6 @@ MODULES: tuple[str, ...] = (
     "etki.commands.wiki",
     "etki.commands.cr",
     "etki.commands.reports",
+    "etki.commands.preanalysis",
 )
 """The command-group modules, in the order their commands appear in ``etki --help``."""

@@ -1,14 +1,20 @@
 """``etki init | add | import | queue | rule | note | claim | show | triage | projects``:
 the cases of a project.
 
-    etki init PROJECT_DIR [--no-context] [--update-reviewers]
+    etki init PROJECT_DIR [--no-context] [--update-reviewers] [--no-preanalysis]
                                                load, index, triage every new request
-    etki add --project ID [--title T] [--submitted-by NAME] TEXT|-
+    etki add --project ID [--title T] [--submitted-by NAME] [--no-preanalysis] TEXT|-
                                                triage and store one new request
                                                (``-``: the text from stdin)
-    etki import --project ID FILE [--format jsonl|csv|github]
+    etki import --project ID FILE [--format jsonl|csv|github] [--no-preanalysis]
                                                triage and store a file of requests
                                                (new request ids only; README "Intake")
+
+With ``ETKI_LLM_BASE_URL``/``ETKI_LLM_MODEL`` set, ``init``, ``add`` and ``import`` ask
+the model for a developer pre-analysis of each new case once the cases are stored
+(:func:`etki.services.preanalyse_cases`: best-effort, never failing the intake; a run
+stops asking once the endpoint refuses, times out or fails three times in a row, and
+says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
@@ -119,7 +125,10 @@ def _print_decision(d: Decision) -> None:
 
 def _init(args: argparse.Namespace, settings: Settings) -> int:
     summary = _desk(args, settings).init_project(
-        args.project_dir, related_context=args.context, update_reviewers=args.update_reviewers
+        args.project_dir,
+        related_context=args.context,
+        update_reviewers=args.update_reviewers,
+        preanalyse=args.preanalyse,
     )
     echo_lines(summary.lines())
     for message in summary.refused:  # the other rows are stored
@@ -319,9 +328,15 @@ def _triage(args: argparse.Namespace, settings: Settings) -> int:
 def _add(args: argparse.Namespace, settings: Settings) -> int:
     """``etki add``: one request triaged and stored (:meth:`Desk.add_request`); prints
     the new case id and its decision."""
+    from etki.commands.preanalysis import preanalysis_dict, preanalysis_lines
+
     text = sys.stdin.read() if args.text == "-" else args.text
     case = _desk(args, settings).add_request(
-        args.project, text, title=args.title, submitted_by=args.submitted_by
+        args.project,
+        text,
+        title=args.title,
+        submitted_by=args.submitted_by,
+        preanalyse=args.preanalyse,
     )
     if args.json:
         emit_json(
@@ -329,6 +344,7 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
                 "case_id": case.case_id,
                 "request_id": case.request_id,
                 "decision": case.decision.to_dict(),
+                "preanalysis": preanalysis_dict(case.preanalysis),
             },
             indent=1,
             sort_keys=True,
@@ -336,13 +352,17 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     else:
         echo(f"added {case.case_id} (request {case.request_id})", multiline=False)
         _print_decision(case.decision)
+        if case.preanalysis is not None:
+            echo_lines(preanalysis_lines(case.preanalysis))
     return 0
 
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
     """``etki import``: a file of requests triaged and stored (:meth:`Desk.import_requests`);
     one line of counts, each refused record on stderr (exit 2 when there is one)."""
-    done = _desk(args, settings).import_requests(args.project, args.file, args.format)
+    done = _desk(args, settings).import_requests(
+        args.project, args.file, args.format, preanalyse=args.preanalyse
+    )
     line = f"imported {len(done.stored)} new request(s)"
     if done.already:
         line += f"; {done.already} already stored (left as they are)"
@@ -351,9 +371,24 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
     if done.refused:
         line += f"; {len(done.refused)} refused (listed on stderr)"
     echo(line, multiline=False)
+    if done.preanalysis is not None:
+        echo(done.preanalysis.line(), multiline=False)
     for message in done.refused:
         echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
     return 2 if done.refused else 0
+
+
+def _no_preanalysis(parser: Any) -> None:
+    """``--no-preanalysis``: store the new cases without asking the chat model for their
+    developer pre-analyses (asked by default when ``ETKI_LLM_*`` is set)."""
+    parser.add_argument(
+        "--no-preanalysis",
+        dest="preanalyse",
+        action="store_false",
+        default=None,
+        help="do not ask the chat model (ETKI_LLM_*) for pre-analyses of the new cases "
+        "(`etki preanalyse` asks later)",
+    )
 
 
 def register(sub: Any) -> None:
@@ -380,6 +415,7 @@ def register(sub: Any) -> None:
         help="let etki.yaml change the reviewers of an already stored "
         "project (an approver only; audited)",
     )
+    _no_preanalysis(init)
     init.set_defaults(handler=_init)
     queue = sub.add_parser("queue", help="list cases waiting for a ruling")
     queue.add_argument("--project")
@@ -411,6 +447,7 @@ def register(sub: Any) -> None:
     add.add_argument("--submitted-by", dest="submitted_by", help="default: ETKI_REVIEWER")
     add.add_argument("text", help="the client's text, or - to read it from stdin")
     add.add_argument("--json", action="store_true", help="the stored case's decision as JSON")
+    _no_preanalysis(add)
     add.set_defaults(handler=_add)
     imp = sub.add_parser("import", help="triage and store a file of requests")
     imp.add_argument("--project", required=True)
@@ -420,6 +457,7 @@ def register(sub: Any) -> None:
         choices=("jsonl", "csv", "github"),
         help="default: from the suffix (.jsonl, .csv, .json = GitHub export)",
     )
+    _no_preanalysis(imp)
     imp.set_defaults(handler=_import)
     note = sub.add_parser("note", help="add a note to a case (its history, its wiki page)")
     note.add_argument("case_id")

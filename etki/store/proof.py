@@ -79,7 +79,15 @@ MAX_WORDS = 32
 longer word is less likely to occur in anything else). Each costs one pass over each
 file."""
 
-CASE_TABLES = ("cases", "decisions", "rulings", "audit_log", "decision_contexts", "case_events")
+CASE_TABLES = (
+    "cases",
+    "decisions",
+    "rulings",
+    "audit_log",
+    "decision_contexts",
+    "case_events",
+    "preanalyses",
+)
 """The tables an erasure deletes from or rewrites (PostgreSQL vacuums these)."""
 
 _WORD = re.compile(r"\w{4,}")

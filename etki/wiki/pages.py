@@ -275,7 +275,9 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         f"- Engine version: {md_inline(d.engine_version)}",
         f"- Model version: {md_inline(d.model_version)}",
         f"- Index freshness: {md_inline(d.index_freshness)}",
+        "",
     ]
+    lines += preanalysis_lines(case)
     return _page(meta, lines)
 
 
@@ -315,6 +317,55 @@ def _note_lines(case: CaseRecord) -> list[str]:
     for n in case.notes:
         lines.append(f"- {md_inline(n.actor)}, {md_inline(n.at)}: {md_inline(n.text)}")
     return [*lines, ""]
+
+
+PREANALYSIS_HEADING = "## The saved pre-analysis"
+NO_PREANALYSIS = (
+    "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL) when the "
+    "case was stored, or none asked for; `etki preanalyse CASE_ID` asks for one."
+)
+_PREANALYSIS_SECTIONS = (
+    ("affected_modules", "Affected modules"),
+    ("approach", "Approach"),
+    ("open_questions", "Open questions"),
+)
+
+
+def preanalysis_lines(case: CaseRecord) -> list[str]:
+    """The decision page's section on the case's newest saved pre-analysis (model text,
+    every string literal: :func:`md_inline`), or the line saying there is none."""
+    p = case.preanalysis
+    lines = [PREANALYSIS_HEADING, ""]
+    if p is None:
+        return [*lines, NO_PREANALYSIS]
+    lines.append(
+        f"Written by model {md_inline(p.model)} (prompt {md_inline(p.prompt_version)}) at "
+        f"{md_inline(p.created_at)}. A developer's starting point written by a language "
+        "model, never an input to the verdict; its text is shown as written."
+    )
+    lines.append("")
+    if p.status != "ok" or p.body is None:
+        return [*lines, f"It failed: {md_inline(p.error or 'no reason given')}"]
+    b = p.body
+    where = "the related-context block stored with the decision"
+    if b.context == "packed":
+        where = "a related-context block packed when it was asked for"
+    lines += [f"Each claim names the node it rests on, from {where} ({b.context_nodes} nodes).", ""]
+    for key, title in _PREANALYSIS_SECTIONS:
+        claims = getattr(b, key)
+        lines += [f"### {title}", ""]
+        lines += [f"- {md_inline(c.text)} (node {md_inline(c.node)})" for c in claims] or ["None."]
+        lines.append("")
+    lines += ["### Effort", ""]
+    if b.effort is None:
+        lines.append("None.")
+    else:
+        lines.append(f"{md_inline(b.effort.text)} (node {md_inline(b.effort.node)})")
+    if b.dropped:
+        lines += ["", "### Dropped", ""]
+        lines.append("Claims that named a node not in the context block (or over the limit):")
+        lines += [f"- {md_inline(section)}: node {md_inline(node)}" for section, node in b.dropped]
+    return lines
 
 
 def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[str]:

@@ -160,7 +160,8 @@ class _Mark:
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
     without a table (issue 12). 3: no U+26A0 on the pages (a terminal multiplexer draws
     it two cells wide where the reader lays it out as one; the word DISPUTED says it).
-    4: change-request pages, linked from their decision pages and ``index.md`` (issue 14)."""
+    4: change-request pages, linked from their decision pages and ``index.md`` (issue 14);
+    decision pages end with "The saved pre-analysis" (issue 14 item 9)."""
 
     @property
     def floor(self) -> int:

@@ -33,12 +33,14 @@ CHOICES: tuple[tuple[str, str], ...] = (
 
 @dataclass(frozen=True)
 class DisputeResolution:
-    """What the form gives back: the clause ``ref``, the ``verdict`` chosen and the
-    ``reason`` (stripped, not empty)."""
+    """What the form gives back: the clause ``ref``, the ``verdict`` chosen, the
+    ``reason`` (stripped, not empty) and ``expected_id``, the id of the resolution in
+    force the PMO saw (0: none), so a resolution recorded meanwhile is a conflict."""
 
     ref: str
     verdict: str
     reason: str
+    expected_id: int = 0
 
 
 class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
@@ -130,4 +132,5 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
                 error.update("The reason is empty: say what the clause covers, and why.")
             self.set_focus(reason)
             return
-        self.dismiss(DisputeResolution(self.item.ref, verdict, reason.value.strip()))
+        seen = self.item.resolution.id if self.item.resolution is not None else 0
+        self.dismiss(DisputeResolution(self.item.ref, verdict, reason.value.strip(), seen))

@@ -66,6 +66,7 @@ from etki_tui.messages import (
     FilterChanged,
     NewRequestWanted,
     NoteWanted,
+    PreanalysisWanted,
     RuleRequested,
 )
 from etki_tui.render import (
@@ -255,6 +256,7 @@ class QueuePane(Vertical):
         "mark",
         "bulk_approve",
         "cr_document",
+        "preanalyse",
     )
 
     def __init__(
@@ -282,6 +284,10 @@ class QueuePane(Vertical):
         """The project's work items by id (the effort basis in the detail pane)."""
         self.wiki_on = False
         """Whether the project has a wiki (the detail pane names precedent pages)."""
+        self.llm_model: str | None = None
+        """The chat model ``p`` asks for a pre-analysis (None: none configured)."""
+        self.preanalysing: set[str] = set()
+        """Cases whose pre-analysis is being written."""
         self._by_id: dict[str, QueueCase] = {}
         self.rulings: RulingIndex | None = None
         """The similar-rulings index from the desk (memory beside the verdict)."""
@@ -789,6 +795,8 @@ class QueuePane(Vertical):
                         workitems=self.workitems,
                         precedents=self._precedent_pages(record),
                         cr_page=self._cr_page(record),
+                        llm_model=self.llm_model,
+                        preanalysing=case.case_id in self.preanalysing,
                     ),
                     history_section(self.histories.get(case.case_id)),
                 )
@@ -879,6 +887,12 @@ class QueuePane(Vertical):
             return None
         self._details.move_to_end(case.case_id)
         return record
+
+    def forget_details(self) -> None:
+        """Drop the whole cases read for the pane (Ctrl+R): the next highlight reads
+        them again, with what changed without a new version (a pre-analysis)."""
+        self._details.clear()
+        self._detail_errors.clear()
 
     def _remember_detail(self, record: CaseRecord) -> None:
         self._details[record.case_id] = record
@@ -1260,6 +1274,24 @@ class QueuePane(Vertical):
         self.screen.set_focus(find)
         find.action_end()
         self._show_filter()
+
+    def action_preanalyse(self) -> None:
+        """Ask for a new pre-analysis of the highlighted case (the app runs it in a
+        worker; without a model it only says so)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case is highlighted: nothing to pre-analyse.", markup=False)
+            return
+        self.post_message(PreanalysisWanted(case.case_id))
+
+    def preanalysis_written(self, record: CaseRecord | None, case_id: str) -> None:
+        """A pre-analysis of ``case_id`` was saved (``record``: the case read again with
+        it, or None): keep the record for the pane and show it if highlighted."""
+        self.preanalysing.discard(case_id)
+        if record is not None:
+            self._remember_detail(record)
+        if self.current_case_id() == case_id:
+            self.refresh_detail()
 
     def action_new_request(self) -> None:
         """Ask the app for the new-request form."""

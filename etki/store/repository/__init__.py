@@ -6,6 +6,7 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 
 * :mod:`~etki.store.repository.projects`: projects, their knowledge and reviewers;
 * :mod:`~etki.store.repository.cases`: cases, their decisions, rulings and audit log;
+* :mod:`~etki.store.repository.preanalyses`: saved model pre-analyses of a case;
 * :mod:`~etki.store.repository.erasures`: erasure (KVKK/GDPR) and compaction;
 * :mod:`~etki.store.repository.events`: a case's events and its history;
 * :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
@@ -41,6 +42,7 @@ from etki.store.repository.base import Clock, utc_now
 from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
 from etki.store.repository.events import EventStore
+from etki.store.repository.preanalyses import PreanalysisStore
 from etki.store.repository.projects import ProjectStore
 from etki.store.repository.resolutions import ResolutionStore
 from etki.store.repository.wikiread import WikiReads
@@ -49,7 +51,13 @@ __all__ = ["CaseFileRepository"]
 
 
 class CaseFileRepository(
-    ProjectStore, CaseStore, ErasureStore, EventStore, ResolutionStore, WikiReads
+    ProjectStore,
+    CaseStore,
+    PreanalysisStore,
+    ErasureStore,
+    EventStore,
+    ResolutionStore,
+    WikiReads,
 ):
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
     ``postgresql://host/db``) or an existing engine. On open the schema is brought to

@@ -22,6 +22,7 @@ from etki.store.models import (
     CaseRow,
     DecisionContextRow,
     DecisionRow,
+    PreanalysisRow,
     RulingRow,
 )
 from etki.store.repository.base import StoreBase, iso, rowcount, storable
@@ -56,7 +57,8 @@ class ErasureStore(StoreBase):
 
     def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
         """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
-        block, ruling, decision and the case row (request text, title, submitter,
+        block, its saved pre-analyses (model text that may quote the request), ruling,
+        decision and the case row (request text, title, submitter,
         labels); replace the ``reason`` of its earlier audit rows and the ``text`` of its
         ``case_events`` (notes, import sources: free text that may quote the request) with
         ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
@@ -87,6 +89,7 @@ class ErasureStore(StoreBase):
             project_id, version = case.project_id, case.version
             erased_strings = [x for x in (case.title, case.text) if x and x.strip()]
             s.execute(delete(DecisionContextRow).where(DecisionContextRow.case_id == case_id))
+            s.execute(delete(PreanalysisRow).where(PreanalysisRow.case_id == case_id))
             s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
             s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
             s.execute(delete(CaseRow).where(CaseRow.id == case_id))
@@ -171,8 +174,8 @@ class ErasureStore(StoreBase):
 
     def erasable_text(self, case_id: str) -> list[str]:
         """The client and reviewer text an erasure of ``case_id`` removes: the request's
-        title, text, submitter and labels, its ruling's reason and the reasons of its
-        audit rows (what :mod:`etki.store.proof` searches the files for afterwards). Empty
+        title, text, submitter and labels, its ruling's reason, the reasons of its
+        audit rows and the model text of its pre-analyses (what :mod:`etki.store.proof` searches the files for afterwards). Empty
         for an unknown case."""
         with self._read() as s:
             case = s.get(CaseRow, case_id)
@@ -200,6 +203,12 @@ class ErasureStore(StoreBase):
                     )
                 )
             )
+            for body, error in s.execute(
+                select(PreanalysisRow.body_json, PreanalysisRow.error).where(
+                    PreanalysisRow.case_id == case_id
+                )
+            ):
+                out += [_preanalysis_text(body), error]
         return [x for x in out if x]
 
     def live_bytes(self) -> bytes:
@@ -252,6 +261,32 @@ class ErasureStore(StoreBase):
         if self.engine.dialect.name == "postgresql":
             return proof.compact_postgres(self.engine, words, wait_s=wait_s, notify=notify)
         return proof.Compaction(())
+
+
+def _preanalysis_text(body_json: str) -> str:
+    """The claim texts of a saved pre-analysis body, one per line (its JSON escapes
+    would hide the words the erasure proof searches for); the raw text when it does
+    not parse."""
+    try:
+        doc = json.loads(body_json)
+    except ValueError:
+        return body_json
+    texts: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            text = value.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+            for v in value.values():
+                if isinstance(v, (dict, list)):
+                    walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(doc)
+    return "\n".join(texts)
 
 
 def _without(value: object, ids: set[str]) -> object:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from etki.domain import VERDICTS, ClauseResolution
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError, NotFoundError, ResolutionConflictError
 from etki.identity import current_process
 from etki.store.models import ClauseResolutionRow, ProjectAuditRow, ProjectRow
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, storable
@@ -42,13 +42,27 @@ class ResolutionStore(StoreBase):
     """Record and read resolutions of disputed clauses."""
 
     def record_resolution(
-        self, project_id: str, clause_ref: str, verdict: str, reason: str, reviewer: str
+        self,
+        project_id: str,
+        clause_ref: str,
+        verdict: str,
+        reason: str,
+        reviewer: str,
+        *,
+        expected_id: int | None = None,
     ) -> ClauseResolution:
         """Append a resolution of ``clause_ref`` in ``project_id`` and return it (its
         ``at`` from the repository's clock). ``verdict`` is a ruling (IN_SCOPE,
         CHANGE_REQUEST, REJECT); ``reason`` is required (stripped, at most
         :data:`RESOLUTION_REASON_CHARS` characters). The caller checks who may resolve
         and whether the clause is disputed (:func:`etki.approval.resolve_dispute`).
+
+        Optimistic locking, as rulings have it: ``expected_id`` is the id of the
+        clause's resolution in force that the PMO saw (0: none); when another one was
+        recorded since, :class:`~etki.errors.ResolutionConflictError` names it and
+        nothing is stored (None: no check). The project's row is locked for the
+        transaction (``BEGIN IMMEDIATE`` on SQLite, ``FOR UPDATE`` on PostgreSQL), so
+        two resolutions of one project are recorded one after the other.
         Raises :class:`InputError` (bad verdict, empty or too long reason, text that
         cannot be stored) and :class:`NotFoundError` (unknown project)."""
         if verdict not in VERDICTS:
@@ -63,8 +77,26 @@ class ResolutionStore(StoreBase):
         storable("the clause ref, reviewer name or reason", clause_ref, reviewer, reason)
         now = iso(self.clock())
         with self._write() as s:
-            if s.get(ProjectRow, project_id) is None:
+            locked = s.execute(
+                select(ProjectRow.id).where(ProjectRow.id == project_id).with_for_update()
+            ).first()
+            if locked is None:
                 raise NotFoundError(f"no project '{project_id}' in the store")
+            if expected_id is not None:
+                newest = s.scalars(
+                    select(ClauseResolutionRow)
+                    .where(
+                        ClauseResolutionRow.project_id == project_id,
+                        ClauseResolutionRow.clause_ref == clause_ref,
+                    )
+                    .order_by(ClauseResolutionRow.id.desc())
+                    .limit(1)
+                ).first()
+                if (newest.id if newest is not None else 0) != expected_id:
+                    assert newest is not None  # a newer id than the one seen exists
+                    raise ResolutionConflictError(
+                        clause_ref, newest.reviewer, newest.at, newest.verdict
+                    )
             row = ClauseResolutionRow(
                 project_id=project_id,
                 clause_ref=clause_ref,

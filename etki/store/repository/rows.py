@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import aliased
 
 from etki.domain import (
     BriefDecision,
@@ -22,6 +23,8 @@ from etki.domain import (
     DecisionSummary,
     Edge,
     Module,
+    Preanalysis,
+    PreanalysisBody,
     ProjectConfig,
     Request,
     Reviewer,
@@ -31,7 +34,15 @@ from etki.domain import (
     Verdict,
     WorkItem,
 )
-from etki.store.models import CaseRow, ClauseRow, DecisionRow, ModuleRow, RulingRow, WorkItemRow
+from etki.store.models import (
+    CaseRow,
+    ClauseRow,
+    DecisionRow,
+    ModuleRow,
+    PreanalysisRow,
+    RulingRow,
+    WorkItemRow,
+)
 
 Rows = Select[*tuple[Any, ...]]
 """A select of any columns."""
@@ -76,6 +87,60 @@ def ruling_of(
     )
 
 
+PREANALYSIS_COLUMNS = (
+    PreanalysisRow.case_id,
+    PreanalysisRow.model,
+    PreanalysisRow.prompt_version,
+    PreanalysisRow.status,
+    PreanalysisRow.created_at,
+    PreanalysisRow.body_json,
+    PreanalysisRow.error,
+)
+"""The ``preanalyses`` columns of :func:`preanalysis_of`."""
+
+
+def preanalysis_of(
+    case_id: str | None,
+    model: str,
+    prompt_version: str,
+    status: str,
+    created_at: str,
+    body_json: str,
+    error: str | None,
+) -> Preanalysis | None:
+    """The :class:`~etki.domain.Preanalysis` of a row of :data:`PREANALYSIS_COLUMNS`
+    (None when outer-joined and absent). A body that does not read back (written by a
+    later version) is kept as an ``error`` row saying so, never raised."""
+    if case_id is None:
+        return None
+    body = None
+    if status == "ok":
+        try:
+            body = PreanalysisBody.from_json(body_json)
+        except ValueError as exc:
+            status, error = "error", f"the saved body cannot be read: {exc}"
+    return Preanalysis(
+        case_id=case_id,
+        model=model,
+        prompt_version=prompt_version,
+        status=status,
+        created_at=created_at,
+        body=body,
+        error=error,
+    )
+
+
+def _newest_preanalysis() -> Any:
+    """The id of the newest pre-analysis of the case of the row (correlated)."""
+    newer = aliased(PreanalysisRow)
+    return (
+        select(func.max(newer.id))
+        .where(newer.case_id == CaseRow.id)
+        .correlate(CaseRow)
+        .scalar_subquery()
+    )
+
+
 def _joined(stmt: Rows) -> Rows:
     """``stmt`` over cases joined to their decision and outer-joined to their ruling."""
     return stmt.join_from(CaseRow, DecisionRow, DecisionRow.case_id == CaseRow.id).outerjoin(
@@ -102,9 +167,10 @@ def case_select() -> Rows:
             CaseRow.version,
             DecisionRow.verdict,
             DecisionRow.decision_json,
+            *PREANALYSIS_COLUMNS,
             *RULING_COLUMNS,
         )
-    )
+    ).outerjoin(PreanalysisRow, PreanalysisRow.id == _newest_preanalysis())
 
 
 def case_of(
@@ -119,10 +185,11 @@ def case_of(
     version: int,
     verdict: str,
     decision_json: str,
-    *ruling: Any,
+    *rest: Any,
 ) -> CaseRecord:
     """The full :class:`~etki.domain.CaseRecord` of a row of :func:`case_select`
-    (``ruling``: its :data:`RULING_COLUMNS`)."""
+    (``rest``: its :data:`PREANALYSIS_COLUMNS`, then its :data:`RULING_COLUMNS`)."""
+    n = len(PREANALYSIS_COLUMNS)
     return CaseRecord(
         case_id=case_id,
         project_id=project_id,
@@ -134,7 +201,8 @@ def case_of(
         created_at=created_at,
         version=version,
         decision=Decision.from_json(decision_json),
-        ruling=ruling_of(case_id, verdict, *ruling),
+        ruling=ruling_of(case_id, verdict, *rest[n:]),
+        preanalysis=preanalysis_of(*rest[:n]),
     )
 
 
