@@ -218,10 +218,10 @@ def test_the_cr_page_is_a_projection(store: Store, tmp_path: Path) -> None:
 
 
 def test_a_ruling_that_stops_being_cr_loses_its_page(store: Store) -> None:
-    """The page follows the current ruling only. Amending rulings is another part of
-    issue 14; here the stored ruling is changed the way an amendment changes it (a new
-    ruling, a new case version, an audit row), and the incremental projection removes
-    the page without a rebuild."""
+    """The page follows the current ruling only, whoever changed it: here another
+    writer changes the stored ruling row in place (a new ruling, a new case version, an
+    audit row; the desk's amendment is the next test), and the incremental projection
+    of a projector that did not make the change removes the page without a rebuild."""
     case = _engine_cr(store)
     store.desk.rule(case.case_id, "convert_to_cr")
     rel = _cr_page_path(store.repo.case(case.case_id))
@@ -259,6 +259,32 @@ def test_a_ruling_that_stops_being_cr_loses_its_page(store: Store) -> None:
         store.desk.cr_document(case.case_id, "md")
 
 
+def test_amendments_move_the_cr_page_with_the_current_ruling(store: Store) -> None:
+    """Through the real amendment: CR amended to IN_SCOPE loses its page at once (the
+    desk's hook), amended back to CR gets it again, named by the new ruling's date and
+    holding the new reason; the wiki equals a fresh render after each step, also for a
+    fresh projector catching up."""
+    case = _engine_cr(store)
+    desk = store.desk
+    desk.rule(case.case_id, "convert_to_cr")
+    first = _cr_page_path(store.repo.case(case.case_id))
+    assert (store.wiki / first).is_file()
+    desk.rule(case.case_id, "approve", reason="On second reading 4.2 covers it.", amend=True)
+    assert not (store.wiki / first).exists()
+    assert not list((store.wiki).glob("change-requests/*.md"))
+    projector = WikiProjector(store.repo, store.settings)
+    assert _tree(store.wiki) == projector.render("demo")
+    desk.rule(case.case_id, "convert_to_cr", reason="The client wants more than 4.2.", amend=True)
+    now = store.repo.case(case.case_id)
+    assert now.ruling is not None and now.ruling.ruling == "CHANGE_REQUEST"
+    page = (store.wiki / _cr_page_path(now)).read_text(encoding="utf-8")
+    assert md_block("The client wants more than 4.2.") in page
+    assert f"- **Converted to CR** by {REVIEWER}, {now.ruling.ruled_at}\n" in page
+    assert _tree(store.wiki) == projector.render("demo")
+    assert projector.catch_up("demo").removed == ()
+    assert projector.verify("demo") == []
+
+
 def test_erasing_the_case_removes_its_cr_page(store: Store) -> None:
     case = _engine_cr(store)
     store.desk.rule(case.case_id, "convert_to_cr")
@@ -283,6 +309,18 @@ def test_export_md_and_html(store: Store, tmp_path: Path) -> None:
     case = desk.case(added.case_id)
     rel = _cr_page_path(case)
     page = (store.wiki / rel).read_text(encoding="utf-8")
+
+    assert md_block(reason) in page
+    assumptions = page.split("## Assumptions", 1)[1].split("## Provenance", 1)[0]
+    if case.ruling is not None and case.ruling.is_override:
+        # the engine's assumptions belong to the verdict overridden: kept for the record,
+        # and the defaults are what this change request assumes
+        assert f"engine's verdict {case.decision.verdict}, which this ruling overrides" in page
+        assert "For this change request the engine's defaults apply:" in assumptions
+        assert "The request text is complete as sent" in assumptions
+        assert "the engine read the contract otherwise" in page
+    for a in case.decision.assumptions:
+        assert md_inline(a) in assumptions
 
     name, md = desk.cr_document(case.case_id, "md")
     assert name == rel.rsplit("/", 1)[1]

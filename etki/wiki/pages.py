@@ -553,6 +553,15 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
             "",
         ]
     lines += ["## Why the contract does not cover it", ""]
+    if r.is_override:
+        lines += [
+            (
+                f"The reviewer's reason above is why this is a change request: the engine "
+                f"read the contract otherwise (it proposed {md_code(d.verdict)}). Its reading, "
+                "for reference:"
+            ),
+            "",
+        ]
     if d.reasoning.strip():
         lines += [md_paragraphs(d.reasoning), ""]
     steps = [e for e in d.evidence if e.step in DECIDING_STEPS]
@@ -618,20 +627,31 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         "## Assumptions",
         "",
     ]
-    if d.assumptions:
+    n_basis = len(d.effort.basis)
+    comparable = (
+        [f"- The work is like the {n_basis} past work item{'s' * (n_basis != 1)} under Effort."]
+        if d.effort.known
+        else []
+    )
+    if d.assumptions and not r.is_override:
         lines += ["The ruling and the estimate assume:", ""]
         lines += [f"- {md_inline(a)}" for a in d.assumptions]
-        if d.effort.known:
-            lines.append(
-                f"- The work is comparable to the {len(d.effort.basis)} past work "
-                f"item{'s' if len(d.effort.basis) != 1 else ''} listed under Effort."
-            )
+        lines += comparable
     else:
-        lines += [
-            "The decision stores no assumptions; the engine's defaults apply:",
-            "",
-            *(f"- {a}" for a in CR_DEFAULT_ASSUMPTIONS),
-        ]
+        if d.assumptions:  # made for the verdict this ruling overrides
+            lines += [
+                (
+                    f"The decision's assumptions were made for the engine's verdict "
+                    f"{md_code(d.verdict)}, which this ruling overrides; for the record:"
+                ),
+                "",
+                *(f"- {md_inline(a)}" for a in d.assumptions),
+                "",
+                "For this change request the engine's defaults apply:",
+            ]
+        else:
+            lines.append("The decision stores no assumptions; the engine's defaults apply:")
+        lines += ["", *(f"- {a}" for a in CR_DEFAULT_ASSUMPTIONS), *comparable]
     lines += [
         "",
         "## Provenance",
