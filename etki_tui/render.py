@@ -850,17 +850,17 @@ def preanalysis_section(
             line = NO_MODEL_LINE
         else:
             line = f"None yet: p asks model {one_line(llm_model)} for one."
-        out.append(Text("  " + line, style="dim"))
+        out.append(_indent(Text(line, style="dim")))
         return out
     title = f"Pre-analysis ({one_line(p.model, 60)} · {one_line(p.prompt_version, 40)})"
     out.append(_section(title))
-    head = Text(f"  written {when(one_line(p.created_at, 40))}", style="dim")
+    head = Text(f"written {when(one_line(p.created_at, 40))}", style="dim")
     head.append(" · a language model's first look, never an input to the verdict", style="dim")
     if busy:
         head.append(" · writing a new one…", style="dim")
     elif llm_model is not None:
         head.append(" · p writes a new one", style="dim")
-    out.append(head)
+    out.append(_indent(head))
     if p.status != "ok" or p.body is None:
         out.append(_indent(Text("It failed: ") + folded(p.error or "no reason given", limit=600)))
         return out
@@ -876,15 +876,17 @@ def preanalysis_section(
             _indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node))
         )
     if not b.claims:
-        out.append(Text("  (no claim rests on a node of the context)", style="dim"))
+        out.append(_indent(Text("(no claim rests on a node of the context)", style="dim")))
     if b.dropped:
         nodes = ", ".join(one_line(n, 80) for _, n in b.dropped[:5])
         more = f" and {len(b.dropped) - 5} more" if len(b.dropped) > 5 else ""
         out.append(
-            Text(
-                f"  {len(b.dropped)} claim(s) dropped: they named nodes not in the "
-                f"context ({nodes}{more})",
-                style="dim",
+            _indent(
+                Text(
+                    f"{len(b.dropped)} claim(s) dropped: they named nodes not in the "
+                    f"context ({nodes}{more})",
+                    style="dim",
+                )
             )
         )
     return out
