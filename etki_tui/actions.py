@@ -428,6 +428,18 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
             key_display="Esc",
         ),
+        ActionDef(
+            "dispute.resolve_case",
+            "R",
+            "resolve_dispute",
+            "Resolve",
+            "Record the PMO's resolution of a disputed clause the highlighted case cites",
+            "When the detail pane's strip shows a disputed clause (resolved or not): "
+            "record the PMO's resolution of it (the first one the case cites), as r on "
+            "its card in Hafıza does. Approvers only; a read-only desk refuses.",
+            context="queue",
+            show=False,
+        ),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",

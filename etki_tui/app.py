@@ -1292,10 +1292,7 @@ class EtkiApp(App[None]):
                 timeout=8,
             )
             return
-        item = message.item
-        pane = self.desk_part(MemoryPane, message)
-        clause = pane.clauses.get(item.ref) if pane is not None else None
-        title = f"{clause.number} {clause.title}" if clause is not None else ""
+        item, title = message.item, message.title
 
         def done(wanted: DisputeResolution | None) -> None:
             if wanted is None:

@@ -353,11 +353,13 @@ class NewRequestWanted(Message):
 
 class DisputeResolveWanted(Message):
     """The reviewer asked to resolve the disputed clause ``item`` (``r`` on its card in
-    Hafıza); the app checks the seat and opens the form."""
+    Hafıza, ``R`` on a case citing it in the queue); ``title`` is the clause's number
+    and title for the form ("" when unknown). The app checks the seat and opens it."""
 
-    def __init__(self, item: DisputedClause) -> None:
+    def __init__(self, item: DisputedClause, title: str = "") -> None:
         super().__init__()
         self.item = item
+        self.title = title
 
 
 class DisputeResolved(Message):

@@ -581,3 +581,35 @@ def test_the_form_says_when_another_pmo_resolved_first(tui_world) -> None:  # no
         assert res.reviewer == "ayse"
 
     asyncio.run(run())
+
+
+def test_d_in_the_queue_opens_the_form_for_the_strips_clause(tui_world) -> None:  # noqa: ANN001
+    import asyncio
+
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from tests.test_tui_pilot import Recorder, goto, make_app, press, settle, shown
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            await goto(pilot, "req-demo-1b7e9d02")  # cites 9.1 only: nothing disputed
+            await press(pilot, "R")
+            assert not isinstance(app.screen, ResolveDisputeForm)
+            assert "The highlighted case cites no disputed clause: nothing to resolve." in (
+                seen.notes()
+            )
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await settle(pilot)
+            await goto(pilot, TUI_FIRST)
+            await press(pilot, "R")
+            form = app.screen
+            assert isinstance(form, ResolveDisputeForm) and form.item.ref == TUI_REF
+            head = " ".join(shown(form.query_one("#resolve-clause"), 60, 2).split())
+            assert head == "MSA-2024-01#3.2 3.2 Single sign-on rulings disagree: IN_SCOPE / REJECT"
+            await press(pilot, "escape")
+        assert tui_world.repo.clause_resolutions("demo") == []
+
+    asyncio.run(run())

@@ -827,7 +827,9 @@ class MemoryPane(Horizontal):
                 timeout=4,
             )
             return
-        self.post_message(DisputeResolveWanted(item))
+        clause = self.clauses.get(item.ref)
+        title = f"{clause.number} {clause.title}" if clause is not None else ""
+        self.post_message(DisputeResolveWanted(item, title))
 
     def action_page_back(self) -> None:
         """Previous page in the reader's history."""

@@ -37,8 +37,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from etki.domain import CaseEvent, CaseRecord, ClauseMemory, ScopeClause, WorkItem
-from etki.memory import open_disputed_refs
+from etki.domain import (
+    CaseEvent,
+    CaseRecord,
+    ClauseMemory,
+    DisputedClause,
+    ScopeClause,
+    WorkItem,
+)
+from etki.memory import disputed_refs, open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -63,6 +70,7 @@ from etki_tui.messages import (
     ClaimWanted,
     CrPageWanted,
     DetailsWanted,
+    DisputeResolveWanted,
     FilterChanged,
     NewRequestWanted,
     NoteWanted,
@@ -257,6 +265,7 @@ class QueuePane(Vertical):
         "bulk_approve",
         "cr_document",
         "preanalyse",
+        "dispute.resolve_case",
     )
 
     def __init__(
@@ -1292,6 +1301,24 @@ class QueuePane(Vertical):
             self._remember_detail(record)
         if self.current_case_id() == case_id:
             self.refresh_detail()
+
+    def action_resolve_dispute(self) -> None:
+        """Ask for the resolution form of the first disputed clause the highlighted case
+        cites (the strip's first line); the app checks the seat and opens it."""
+        case = self.current_case()
+        refs = disputed_refs(case.decision.cited_clauses, self.memory) if case else ()
+        if not refs:
+            self.app.notify(
+                "The highlighted case cites no disputed clause: nothing to resolve.",
+                markup=False,
+                timeout=4,
+            )
+            return
+        mem = self.memory[refs[0]]
+        clause = self.clauses.get(refs[0])
+        item = DisputedClause(mem.ref, mem.history, mem.resolution, mem.overridden_by)
+        title = f"{clause.number} {clause.title}" if clause is not None else ""
+        self.post_message(DisputeResolveWanted(item, title))
 
     def action_new_request(self) -> None:
         """Ask the app for the new-request form."""
