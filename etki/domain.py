@@ -610,6 +610,8 @@ class CaseEvent:
             return "claim released" + by
         if self.kind == "note":
             return "note" + by
+        if self.kind == "preanalysed":  # the audit row of a saved pre-analysis (issue 14 item 9)
+            return "pre-analysis asked for" + by
         return self.kind + by
 
     def to_dict(self) -> dict[str, Any]:

@@ -246,6 +246,10 @@ def test_a_preanalysis_is_saved_with_model_prompt_and_time(world: Path) -> None:
         1,
         "preanalysed",
     )
+    # and the case's history names it (the audit row, not a ruling)
+    last = desk.repo.case_history(case_id)[-1]
+    assert (last.kind, last.at) == ("preanalysed", saved.created_at)
+    assert last.summary().startswith("pre-analysis asked for by ")
 
 
 def test_a_500_is_saved_as_an_error(world: Path) -> None:

@@ -39,9 +39,10 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         desk.close()
     if args.output in (None, "-"):
-        # the renderers already made every piece of client text terminal-safe
-        sys.stdout.write(data.decode("utf-8"))
-        sys.stdout.flush()
+        # through the console like every other write (the renderers already made the
+        # client text safe; this keeps it so whatever a renderer does later)
+        text = data.decode("utf-8")
+        echo(text, end="" if text.endswith("\n") else "\n")
         return 0
     target = Path(args.output)
     if target.is_dir():
