@@ -35,7 +35,6 @@ __all__ = [
     "make_durable",
     "owned_files",
     "read_mark",
-    "list_pages",
     "remove_files",
     "remove_pages",
     "sync_tree",
@@ -537,28 +536,6 @@ def remove_pages(root: Path, select: Callable[[str, bytes], bool]) -> list[str]:
     if removed:
         _remove_empty_dirs(base)
     return removed
-
-
-def list_pages(root: Path, folder: str) -> list[str]:
-    """Wiki-relative paths of the ``*.md`` files (regular files or symlinks, never
-    followed) directly in ``folder`` under ``root``; empty when it does not exist.
-    Sorted. Raises :class:`UnsafeWikiPath` when the folder or ``root`` is a symlink."""
-    base = _root(root, create=False)
-    if base is None:
-        return []
-    parts = PurePosixPath(folder).parts
-    where = _safe_dir(base, parts, create=False)
-    if where is None:
-        return []
-    with os.scandir(where) as entries:
-        names = [
-            e.name
-            for e in entries
-            if e.name.endswith(".md")
-            and not e.name.startswith(".")
-            and (e.is_file(follow_symlinks=False) or e.is_symlink())
-        ]
-    return sorted(f"{folder}/{name}" for name in names)
 
 
 def remove_files(root: Path, relpaths: Iterable[str]) -> list[str]:
