@@ -266,9 +266,22 @@ class Effort:
         return self.low is not None and self.high is not None
 
     def label(self) -> str:
+        """``5–8 person-days``, ``13–13 person-days``, ``unknown``: the form the engine
+        writes into the frozen evidence chain (so it stays as it is: stored decisions
+        carry it). People read :meth:`shown`."""
         if not self.known:
             return "unknown"
         return f"{self.low:g}–{self.high:g} {self.unit}"
+
+    def shown(self) -> str:
+        """The range as people read it: ``5–8 person-days``, one figure when both ends
+        are equal (``13 person-days``), ``unknown`` without an estimate (issue 12 item 7).
+        The desk, the wiki pages and ``etki show`` print this."""
+        if not self.known:
+            return "unknown"
+        if self.low == self.high:
+            return f"{self.low:g} {self.unit}"
+        return self.label()
 
 
 @dataclass(frozen=True)

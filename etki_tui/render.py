@@ -311,14 +311,9 @@ def _clauses_label(refs: tuple[str, ...], width: int) -> str:
 
 
 def effort_label(effort: Effort) -> str:
-    """``5–8 person-days``; one figure when both ends are equal (``13 person-days``);
-    ``unknown`` without an estimate. (:meth:`etki.domain.Effort.label` stays as the
-    engine writes it into the frozen evidence chain.)"""
-    if not effort.known:
-        return "unknown"
-    if effort.low == effort.high:
-        return f"{effort.low:g} {effort.unit}"
-    return f"{effort.low:g}–{effort.high:g} {effort.unit}"
+    """:meth:`etki.domain.Effort.shown`: ``5–8 person-days``, ``13 person-days``,
+    ``unknown``."""
+    return effort.shown()
 
 
 def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:

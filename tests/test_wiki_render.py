@@ -453,3 +453,31 @@ def test_incremental_model_renders_what_a_fresh_render_gives(seed):
         memory = clause_memory(ruled)
         for ref in model.history:
             assert model.memory(ref)[:2] == (memory[ref].precedent_count, memory[ref].disputed)
+
+
+def test_decision_page_effort_reads_one_figure_and_names_its_work_items():
+    """Issue 12 item 7 on the page too: equal ends read as one figure (the frozen
+    ``13–13`` stays in the evidence chain and the frontmatter), and the basis lists each
+    work item with its title, days and date, as the desk's detail pane does; an id the
+    project no longer has says so."""
+    from etki.domain import Effort, WorkItem
+
+    items = (
+        WorkItem("WI-1", "SSO login", date="2024-01-01", effort_days=13.0),
+        WorkItem("WI-2", "Card payments", date="2024-02-01", effort_days=13.0),
+    )
+    proj = replace(project(), workitems=items)
+    base = _case("req-demo-0100", "Effort page")
+    d = replace(base.decision, effort=Effort(13.0, 13.0, ("WI-1", "WI-2", "WI-9")))
+    case = replace(base, decision=d)
+    page = render_wiki(proj, [case])[decision_path(case)].decode("utf-8")
+    meta, body = split_frontmatter(page, decision_path(case))
+    section = body.split("## Effort\n", 1)[1].split("\n## ", 1)[0]
+    assert section.strip().splitlines() == [
+        "13 person-days, from 3 comparable past work items:",
+        "",
+        "- WI-1 SSO login · 13 person-days · 2024-01-01",
+        "- WI-2 Card payments · 13 person-days · 2024-02-01",
+        "- WI-9 (not among the project's work items)",
+    ]
+    assert meta["effort"] == "13–13 person-days"  # the machine-readable range, as frozen

@@ -107,7 +107,7 @@ def _print_decision(d: Decision) -> None:
         f"verdict     {d.verdict}  (confidence {d.confidence:.2f})",
         f"clauses     {', '.join(d.cited_clauses) or '-'}",
         f"modules     {', '.join(d.impacted_modules) or '-'}",
-        f"effort      {d.effort.label()}",
+        f"effort      {d.effort.shown()}",
     ]
     look = "  24h PMO look" if d.risk.pmo_look_24h else ""
     lines.append(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())

@@ -246,10 +246,17 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         "",
         "## Effort",
         "",
-        md_inline(d.effort.label())
-        + (f" (from {', '.join(md_inline(b) for b in d.effort.basis)})" if d.effort.basis else ""),
+        md_inline(d.effort.shown())
+        + (
+            f", from {len(d.effort.basis)} comparable past work "
+            f"item{'s' if len(d.effort.basis) != 1 else ''}:"
+            if d.effort.basis
+            else ""
+        ),
         "",
     ]
+    if d.effort.basis:  # titles, days and dates, as the desk shows them (issue 12 item 7)
+        lines += [*effort_basis_markdown(d.effort, m.workitems), ""]
     signals = ", ".join(md_inline(s) for s in d.risk.signals) or "none"
     lines += [
         "## Risk",
@@ -603,7 +610,7 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
     if d.effort.known:
         lines += [
             (
-                f"**{md_inline(d.effort.label())}**, from {len(d.effort.basis)} comparable past "
+                f"**{md_inline(d.effort.shown())}**, from {len(d.effort.basis)} comparable past "
                 f"work item{'s' if len(d.effort.basis) != 1 else ''}:"
             ),
             "",

@@ -154,14 +154,16 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 4
+    VERSION = 5
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
     without a table (issue 12). 3: no U+26A0 on the pages (a terminal multiplexer draws
     it two cells wide where the reader lays it out as one; the word DISPUTED says it).
     4: change-request pages, linked from their decision pages and ``index.md`` (issue 14);
-    decision pages end with "The saved pre-analysis" (issue 14 item 9)."""
+    decision pages end with "The saved pre-analysis" (issue 14 item 9). 5: a decision
+    page's effort names one figure when both ends are equal and lists the work items it
+    rests on with titles, days and dates (issue 12 item 7)."""
 
     @property
     def floor(self) -> int:
