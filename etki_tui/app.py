@@ -895,6 +895,21 @@ class EtkiApp(App[None]):
             f" by {ruling.reviewer}."
         )
 
+    def _cr_draft_text(self, pane: QueuePane, case_id: str, ruling) -> str:  # noqa: ANN001
+        """For a conversion to CR: where its change-request draft is (the wiki page the
+        projection is about to write, ``etki cr export`` to send it); else ``""``."""
+        case = pane.cases.get(case_id)
+        if ruling.ruling != "CHANGE_REQUEST" or case is None:
+            return ""
+        if self.desk.wiki_root(self.project_id) is None:
+            return f" Its change-request draft: etki cr export {case_id}."
+        from dataclasses import replace
+
+        from etki.wiki.paths import cr_path
+
+        page = cr_path(replace(case, ruling=ruling))
+        return f" Its change-request draft: {page} in Hafıza (etki cr export {case_id} to send it)."
+
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
         self._in_flight.discard(message.case_id)
@@ -905,6 +920,8 @@ class EtkiApp(App[None]):
         if message.amended:
             text = f"Amended {message.case_id}: now {ruling.ruling} by {ruling.reviewer}."
         pane = self.desk_part(QueuePane, message)
+        if pane is not None and not message.amended:
+            text += self._cr_draft_text(pane, message.case_id, ruling)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
             self.notify(

@@ -285,6 +285,29 @@ async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld)
     assert FIRST in page.read_text(encoding="utf-8")
 
 
+@sync
+async def test_converting_to_cr_says_where_its_draft_is(tui_world: TuiWorld) -> None:
+    """Issue 14 item 5: the case leaves the queue when it is converted, so the toast
+    names its change-request page (the path the wiki holds once projected)."""
+    from etki.wiki.paths import cr_path
+
+    cr_case = "req-demo-2c4a8e13"  # the engine says CHANGE_REQUEST: c agrees
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        await goto(pilot, cr_case)
+        await press(pilot, "c")
+        assert isinstance(app.screen, ConfirmRuling)
+        await press(pilot, "y")
+        await settle(pilot)
+        notes = seen.notes()
+    case = tui_world.repo.case(cr_case)
+    page = cr_path(case)
+    assert (tui_world.wiki / page).is_file()
+    assert any(page in n and f"etki cr export {cr_case}" in n for n in notes), notes
+
+
 @pytest.mark.parametrize(
     ("key", "ruling"), [("c", "CHANGE_REQUEST"), ("r", "REJECT")], ids=["convert", "reject"]
 )
