@@ -36,6 +36,7 @@ from etki.domain import (
     ClauseResolution,
     Effort,
     Project,
+    Risk,
     WorkItem,
     effort_basis_lines,
     is_declared_remit,
@@ -257,16 +258,7 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
     ]
     if d.effort.basis:  # titles, days and dates, as the desk shows them (issue 12 item 7)
         lines += [*effort_basis_markdown(d.effort, m.workitems), ""]
-    signals = ", ".join(md_inline(s) for s in d.risk.signals) or "none"
-    lines += [
-        "## Risk",
-        "",
-        (
-            f"Level {md_inline(d.risk.level)}; signals: {signals}; "
-            f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."
-        ),
-        "",
-    ]
+    lines += _risk_lines(d.risk)
     lines += ["## Assumptions", ""]
     lines += [f"- {md_inline(a)}" for a in d.assumptions] or ["None."]
     lines += ["", "## Evidence chain", ""]
@@ -463,6 +455,21 @@ engine's own defaults (the statement every decision of this engine version ends 
 and how its effort range is made, :mod:`etki.triage.effort`)."""
 
 
+def _risk_lines(risk: Risk) -> list[str]:
+    """The ``## Risk`` section of the decision and change-request pages: level, signals
+    and whether the 24h PMO look was asked for, as the frozen decision holds them."""
+    signals = ", ".join(md_inline(x) for x in risk.signals) or "none"
+    return [
+        "## Risk",
+        "",
+        (
+            f"Level {md_inline(risk.level)}; signals: {signals}; "
+            f"24h PMO look: {'yes' if risk.pmo_look_24h else 'no'}."
+        ),
+        "",
+    ]
+
+
 def effort_basis_markdown(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[str]:
     """The work items an effort range rests on as markdown list items, ``- WI-2 Card
     payments · 8 person-days · 2024-02-01`` (:func:`etki.domain.effort_basis_lines`,
@@ -622,18 +629,7 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         ]
     if basis:
         lines += [*basis, ""]
-    signals = ", ".join(md_inline(x) for x in d.risk.signals) or "none"
-    lines += [
-        "## Risk",
-        "",
-        (
-            f"Level {md_inline(d.risk.level)}; signals: {signals}; "
-            f"24h PMO look: {'yes' if d.risk.pmo_look_24h else 'no'}."
-        ),
-        "",
-        "## Assumptions",
-        "",
-    ]
+    lines += [*_risk_lines(d.risk), "## Assumptions", ""]
     n_basis = len(d.effort.basis)
     comparable = (
         [f"- The work is like the {n_basis} past work item{'s' * (n_basis != 1)} under Effort."]
