@@ -1319,6 +1319,12 @@ class Desk:
         newest of a clause is in force)."""
         return self.repo.clause_resolutions(project_id)
 
+    def resolution_count(self, project_id: str) -> int:
+        """How many resolutions of disputed clauses ``project_id`` has: append-only, so
+        the desk's live refresh sees one recorded elsewhere by a change of this number
+        (a resolution changes no case version)."""
+        return self.repo.resolution_count(project_id)
+
     def resolve_dispute(
         self,
         project_id: str,

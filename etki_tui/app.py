@@ -223,6 +223,8 @@ class EtkiApp(App[None]):
         """How long the detail pane rests on a case before it counts as opened (the
         reviewer's view is written, the history read); 0: at once (tests)."""
         self._claims: dict = {}
+        self._resolutions = -1
+        """How many dispute resolutions the last load saw (-1: none yet)."""
         """The live claims as last loaded (the live refresh compares them too)."""
         self._viewed: dict[str, datetime] = {}
         """case id -> when this desk last wrote the reviewer's view of it."""
@@ -419,6 +421,7 @@ class EtkiApp(App[None]):
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
             seat = None
         claims = self._read_claims(project_id)
+        resolutions = self.desk.resolution_count(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -441,6 +444,7 @@ class EtkiApp(App[None]):
             seat=seat,
             intake=intake,
             claims=claims,
+            resolutions=resolutions,
         )
 
     def _read_claims(self, project_id: str) -> dict:
@@ -511,6 +515,8 @@ class EtkiApp(App[None]):
             versions == self._versions
             and not self._refresh_failing
             and self._read_claims(project_id) == self._claims
+            # a resolution recorded elsewhere changes no case version
+            and self.desk.resolution_count(project_id) == self._resolutions
         ):
             return None
         return self._load(project_id, "poll", projects=False)
@@ -805,6 +811,8 @@ class EtkiApp(App[None]):
         changed = bool(self._versions) and message.versions != self._versions
         self._versions = message.versions
         self._claims = message.claims
+        if message.resolutions is not None:
+            self._resolutions = message.resolutions
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects

@@ -613,3 +613,39 @@ def test_d_in_the_queue_opens_the_form_for_the_strips_clause(tui_world) -> None:
         assert tui_world.repo.clause_resolutions("demo") == []
 
     asyncio.run(run())
+
+
+def test_the_live_refresh_shows_a_resolution_recorded_at_another_desk(tui_world) -> None:  # noqa: ANN001
+    """A resolution changes no case version; the desk's poll also compares the number of
+    resolutions, so another PMO's resolution reaches the queue's memory (and the strip
+    and risk column that read it) without Ctrl+R."""
+    import asyncio
+
+    from etki_tui.messages import QueueLoaded
+    from etki_tui.widgets.queue import QueuePane
+    from tests.test_tui_pilot import Recorder, make_app, settle, until
+
+    async def run() -> None:
+        seen = Recorder()
+        app = make_app(tui_world)
+        async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+            await settle(pilot)
+            pane = app.query_one(QueuePane)
+            assert pane.memory[TUI_REF].open_dispute
+            app.poll_queue()  # nothing changed yet: no reload
+            await settle(pilot)
+            assert not [m for m in seen.of(QueueLoaded) if m.source == "poll"]
+            Desk(
+                Settings(db_url=tui_world.settings.db_url, wiki_dir=None, reviewer="ayse"),
+                tui_world.repo,
+            ).resolve_dispute("demo", TUI_REF, "reject", "contractors are out, says ayse")
+            app.poll_queue()
+            await until(
+                pilot, lambda: [m for m in seen.of(QueueLoaded) if m.source == "poll"], "a poll"
+            )
+            await settle(pilot)
+            mem = pane.memory[TUI_REF]
+            assert mem.resolved and not mem.open_dispute
+            assert mem.resolution is not None and mem.resolution.reviewer == "ayse"
+
+    asyncio.run(run())
