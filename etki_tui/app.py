@@ -1613,11 +1613,14 @@ class EtkiApp(App[None]):
             )
             return
 
+        pane = part(self, QueuePane)
+        held = pane.others_claim(case.case_id) if pane is not None else None
         dialog = ConfirmRuling(
             case,
             message.action,
             cursor_blink=self.cursor_blink,
             draft=self._drafts.get(case.case_id, ""),
+            claimed_by=(held.actor, held.until) if held is not None else None,
         )
 
         def confirmed(reason: str | None) -> None:

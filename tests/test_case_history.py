@@ -286,3 +286,22 @@ def test_etki_note_and_claim(tmp_path):
     # erasure: the note's text goes with the case
     assert _etki(tmp_path, "erase", cid, "--reason", "KVKK 9").returncode == 0
     assert b"Zebraquux" not in (tmp_path / "etki.db").read_bytes()
+
+
+def test_ruling_a_case_someone_else_claimed_says_so(tmp_path):
+    """A claim is a courtesy, not a lock: the ruling is recorded, and the CLI says whose
+    claim it crossed; the claimer's own ruling says nothing."""
+    assert _etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    rows = json.loads(_etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    first, second = (r["case_id"] for r in rows[:2])
+    claimed = _etki(tmp_path, "claim", first, reviewer="Ayşe Yılmaz")
+    assert claimed.returncode == 0
+    until = json.loads(_etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0][
+        "claimed_until"
+    ]
+    crossed = _etki(tmp_path, "rule", first, "reject", "--reason", "out", reviewer="Jürgen Weiß")
+    assert crossed.returncode == 0
+    assert f"note: Ayşe Yılmaz had claimed {first} until {until}" in crossed.stderr
+    assert _etki(tmp_path, "claim", second, reviewer="Ayşe Yılmaz").returncode == 0
+    own = _etki(tmp_path, "rule", second, "reject", "--reason", "out", reviewer="Ayşe Yılmaz")
+    assert own.returncode == 0 and "had claimed" not in own.stderr

@@ -188,3 +188,30 @@ async def test_x_claims_and_releases_and_others_claims_show_in_the_queue(
         assert seen.of(CaseEventDone)[-1].what == "release"
     claims = tui_world.repo.live_claims("demo")
     assert FIRST not in claims and claims[SECOND].actor == "ayse"
+
+
+@sync
+async def test_ruling_a_case_another_reviewer_claimed_warns_and_starts_on_cancel(
+    tui_world: TuiWorld,
+) -> None:
+    """Trial finding: a claim shown in the queue did not reach the ruling. The dialog
+    says whose claim it is and starts on Cancel (Enter does not rule); y still rules,
+    since a claim is a courtesy, not a lock."""
+    tui_world.repo.claim(FIRST, "ayse", 30)
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a")  # FIRST agrees with IN_SCOPE: no reason needed
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmRuling)
+        assert dialog.claimed_by is not None and dialog.claimed_by[0] == "ayse"
+        text = dialog.query_one("#confirm-claimed").render()
+        assert "CLAIMED by ayse until" in str(text)
+        assert app.focused is not None and app.focused.id == "confirm-cancel"
+        await press(pilot, "enter")  # Cancel: nothing ruled
+        assert not isinstance(app.screen, ConfirmRuling)
+        assert tui_world.repo.case(FIRST).ruling is None
+        await press(pilot, "a", "y")  # y rules anyway
+        await settle(pilot)
+    ruling = tui_world.repo.case(FIRST).ruling
+    assert ruling is not None and ruling.ruling == "IN_SCOPE"

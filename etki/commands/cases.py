@@ -186,6 +186,7 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
     desk = _desk(args, settings)
+    held = _claimed_by_another(desk, args.case_id)
     outcome = desk.rule(
         args.case_id,
         RULE_ACTIONS[args.action],
@@ -200,9 +201,30 @@ def _rule(args: argparse.Namespace, settings: Settings) -> int:
         was = f" (amended from {earlier[-1].ruling})" if earlier else " (amended)"
         tag = was + tag
     echo(f"{r.case_id}: {r.ruling} by {r.reviewer} at {r.ruled_at}{tag}", multiline=False)
+    if held is not None:  # a claim is a courtesy, not a lock: say it was crossed
+        echo(
+            f"note: {held.actor} had claimed {r.case_id} until {held.until}; tell them it is ruled",
+            file=sys.stderr,
+            multiline=False,
+        )
     if outcome.wiki_error:
         echo(f"warning: {outcome.wiki_error}", file=sys.stderr, multiline=False)
     return 0
+
+
+def _claimed_by_another(desk, case_id: str):  # noqa: ANN001, ANN202
+    """The live claim of ``case_id`` by someone other than the acting reviewer
+    (:meth:`etki.services.Desk.claims`), or None (also when it cannot be read: a claim
+    never keeps a ruling from being made)."""
+    from etki.identity import reviewer_name
+
+    try:
+        held = desk.claims(desk.case(case_id).project_id).get(case_id)
+    except Exception:  # noqa: BLE001 - the ruling below reports an unknown case itself
+        return None
+    if held is None or held.actor == reviewer_name(desk.settings.reviewer):
+        return None
+    return held
 
 
 def _ruling_dict(r: RulingRecord) -> dict:

@@ -54,8 +54,12 @@ class ConfirmRuling(ModalScreen[str | None]):
         cursor_blink: bool = True,
         draft: str = "",
         amend: bool = False,
+        claimed_by: tuple[str, str | None] | None = None,
     ) -> None:
         super().__init__()
+        self.claimed_by = claimed_by
+        """(reviewer, until) of another reviewer's live claim of the case, or None: the
+        dialog says so and starts on Cancel (a claim is a courtesy, not a lock)."""
         self.amend = amend
         """Amend the case's ruling instead of ruling a pending case."""
         self.draft = draft
@@ -114,6 +118,15 @@ class ConfirmRuling(ModalScreen[str | None]):
                     style="bold" if self.is_override else "dim",
                 )
             yield Static(line, classes="confirm-line", markup=False)
+            if self.claimed_by is not None:
+                who, until = self.claimed_by
+                claim = Text("! CLAIMED by ", style="bold reverse")
+                claim.append(printable(who, multiline=False), style="bold reverse")
+                claim.append(
+                    f" until {when(until)}: they may be ruling it now" if until else "",
+                    style="bold",
+                )
+                yield Static(claim, id="confirm-claimed", classes="confirm-line", markup=False)
             reason = TypingInput(
                 self.draft,
                 placeholder="Reason (required for an amendment)"
@@ -144,7 +157,9 @@ class ConfirmRuling(ModalScreen[str | None]):
                 if self.amend
                 else "Type the reason · Enter: to the button · Enter again: rule · Esc: cancel"
                 if self.is_override
-                else f"Enter or y: {verb.lower()} · Tab: reason or Cancel · Esc: cancel"
+                else f"y: {verb[:1].lower() + verb[1:]} anyway · Enter: Cancel · Esc: cancel"
+                if self.claimed_by is not None
+                else f"Enter or y: {verb[:1].lower() + verb[1:]} · Tab: reason or Cancel · Esc: cancel"
             )
             yield Static(Text(hint + " · F1: help", style="dim"), id="confirm-hint", markup=False)
         yield Footer()
@@ -156,6 +171,8 @@ class ConfirmRuling(ModalScreen[str | None]):
         first = (
             part(self, "#confirm-reason", Input)
             if self.needs_reason
+            else part(self, "#confirm-cancel", Button)
+            if self.claimed_by is not None  # someone else is on it: no one-key ruling
             else part(self, "#confirm-ok", Button)
         )
         if first is not None:  # None: the desk closed while the dialog was being built

@@ -72,7 +72,11 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
             yield Label(
                 "Reason (required): what the clause covers, and why", classes="intake-label"
             )
-            reason = TypingInput(placeholder="clause 4.8 covers …", id="resolve-reason")
+            number = self.item.ref.rsplit("#", 1)[-1]  # MSA-2024-01#4.2 -> 4.2
+            reason = TypingInput(
+                placeholder=printable(f"clause {number} covers …", multiline=False),
+                id="resolve-reason",
+            )
             reason.cursor_blink = self._cursor_blink
             yield reason
             yield Label("", id="resolve-error", markup=False)
@@ -81,8 +85,8 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
                 yield Button("Save", id="resolve-save", variant="primary")
             yield Static(
                 Text(
-                    "↑ ↓ choose · Tab to the reason · Save records it (approvers only) · "
-                    "Esc: cancel",
+                    "↑ ↓ then Space: choose · Tab to the reason · Save records it "
+                    "(approvers only) · Esc: cancel",
                     style="dim",
                 ),
                 id="resolve-hint",
