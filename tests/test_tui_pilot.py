@@ -923,7 +923,8 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
         assert "A Approve" in footer and "a Approve" not in footer
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        body = " ".join(shown(app.screen.query_one("#help-body"), 96, 120).split())
+        # tall enough for every entry: the path is the help's last line
+        body = " ".join(shown(app.screen.query_one("#help-body"), 96, 200).split())
         assert "A Approve" in body and "[approve *]" in body
         # the path is named; a long one (a deep temporary directory) wraps in the pane
         assert str(cfg) in "".join(body.split())

@@ -322,6 +322,19 @@ def test_new_request_form(snap_compare, tui_world: TuiWorld, size: tuple[int, in
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_note_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """m: the note form over the queue, a note typed (issue 14 item 4)."""
+    _check(snap_compare, tui_world, size, ["m", "type:Called the client"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_confirm_amend(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A, the newest ruling (REJECT by jurgen), then Approve: the amend dialog, the
+    ruling in force shown, a reason required (issue 14 item 2)."""
+    _check(snap_compare, tui_world, size, ["A", "enter", "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_palette(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Ctrl+P with 'sso': the cases whose title has it (pending first), matches marked."""
     _check(snap_compare, tui_world, size, ["ctrl+p", "type:sso"])

@@ -245,7 +245,7 @@ def event_line(e: CaseEvent) -> str:
     literally by the caller)."""
     line = f"{e.at}  {e.summary()}"
     if e.text:
-        label = {"ruled": "reason: ", "amended": "reason: ", "denied": "reason: "}
+        label = dict.fromkeys(("ruled", "amended", "denied", "conflict"), "reason: ")
         line += f" — {label.get(e.kind, '')}{e.text}"
     return line
 

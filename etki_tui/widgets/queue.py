@@ -236,6 +236,8 @@ class FilterBar(Horizontal):
 
 
 RULING_ACTIONS = frozenset({"approve", "convert", "reject", "amend"})
+AMEND_LISTED = 200
+"""How many of the newest rulings ``A`` offers to amend."""
 """The queue's actions that record a ruling (what a read-only desk may not do)."""
 BULK_ACTION = "bulk_approve"
 """The queue's action that rules the marked cases (refused on a read-only desk too)."""
@@ -1189,6 +1191,8 @@ class QueuePane(Vertical):
             return
         from etki_tui.screens.links import LinksScreen
 
+        more = len(ruled) - AMEND_LISTED
+        ruled = ruled[:AMEND_LISTED]  # an OptionList of 10,000 entries is built slowly
         by_id = {c.case_id: c for c in ruled}
         links = [
             (
@@ -1204,9 +1208,10 @@ class QueuePane(Vertical):
             if case_id and case_id in by_id:
                 self.post_message(AmendRequested(by_id[case_id]))
 
-        self.app.push_screen(
-            LinksScreen(links, title="Amend which ruling?", details=details), chosen
-        )
+        title = "Amend which ruling?"
+        if more > 0:
+            title += f" (the {AMEND_LISTED} newest; older ones: etki rule --amend)"
+        self.app.push_screen(LinksScreen(links, title=title, details=details), chosen)
 
     def action_read(self) -> None:
         """Toggle the case detail full-screen for reading (Escape also restores)."""
