@@ -449,11 +449,15 @@ def preanalysis_context(
 ) -> tuple[dict, str]:
     """The related-context block a pre-analysis of ``case`` rests on and where it came
     from: the block stored with its decision (``stored``), or, for a case stored
-    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``), one
-    packed now the way ``etki init`` packs it (``packed``: not stored; the decision is
-    written once). Raises ``NotFoundError`` for an unknown project."""
+    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``) or whose
+    stored block holds no node (nothing a claim could rest on), one packed now the way
+    ``etki init`` packs it (``packed``: not stored; the decision is written once). Only
+    when that one is empty too is the model not asked
+    (:data:`etki.preanalysis.EMPTY_CONTEXT`). Raises ``NotFoundError`` for an unknown
+    project."""
     import json
 
+    from etki.preanalysis import context_nodes
     from etki.retrieval.context import related_context
     from etki.retrieval.port import GraphQueryPort
 
@@ -463,7 +467,7 @@ def preanalysis_context(
             block = json.loads(stored)
         except ValueError:
             block = None
-        if isinstance(block, dict):
+        if isinstance(block, dict) and context_nodes(block):
             return block, "stored"
     port = GraphQueryPort.from_store(repo, case.project_id, settings)
     return related_context(port, case.text, case.title), "packed"
@@ -1160,6 +1164,21 @@ class Desk:
     def project_name(self, project_id: str) -> str:
         """The project's name without reading its knowledge. Raises ``NotFoundError``."""
         return self.repo.project_name(project_id)
+
+    def chosen_project(self, given: str | None) -> str:
+        """The project a command works on: ``given`` when it is stored, else the only
+        stored project (README: "With one project stored, ``--project`` may be left
+        out"). Raises ``NotFoundError`` naming the known ids for an unknown ``given``,
+        :class:`InputError` when none or several are stored and none was given."""
+        if given:
+            self.repo.project_name(given)  # "no project 'x' in the store; known: ..."
+            return given
+        ids = self.project_ids()
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
+        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
 
     def clauses(self, project_id: str) -> dict[str, ScopeClause]:
         """ref -> clause of the project, without reading modules and work items (the
