@@ -1520,4 +1520,9 @@ class Desk:
         self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
         known = tuple(self.clauses(project_id))
-        return compute_report(cases, known, now if now is not None else self.repo.clock())
+        return compute_report(
+            cases,
+            known,
+            now if now is not None else self.repo.clock(),
+            self.resolutions(project_id),
+        )

@@ -132,3 +132,71 @@ def test_cr_export_to_a_folder_path_ending_with_a_slash(world: Path) -> None:
     (world / "plain").write_text("x", encoding="utf-8")
     done = etki(world, "cr", "export", cid, "--output", f"{world / 'plain'}/")
     assert done.returncode == 2 and "change request not written" in done.stderr
+
+
+def test_one_day_is_singular_and_the_frozen_label_is_not() -> None:
+    from etki.domain import Effort, days_shown
+
+    assert Effort(1, 1).shown() == "1 person-day"
+    assert Effort(1, 1).label() == "1–1 person-days"  # stored evidence chains keep it
+    assert Effort(1, 2).shown() == "1–2 person-days"
+    assert Effort(13, 13).shown() == "13 person-days"
+    assert days_shown(0.5) == "0.5 person-days" and days_shown(1.0) == "1 person-day"
+
+
+def test_report_numbers_read_the_same_in_text_and_csv(world: Path) -> None:
+    import csv
+    import io
+
+    repo = CaseFileRepository(f"sqlite:///{world}/etki.db")
+    crs = [c for c in repo.cases("demo") if c.decision.effort.known][:2]
+    repo.dispose()
+    for c in crs:
+        assert etki(world, "rule", c.case_id, "cr", "--reason", "new work").returncode == 0
+    text = etki(world, "report", "--report", "cr_effort_by_month")
+    table = etki(world, "report", "--format", "csv", "--report", "cr_effort_by_month")
+    rows = list(csv.reader(io.StringIO(table.stdout, newline="")))[1:]
+    low = sum(c.decision.effort.low or 0 for c in crs)
+    assert rows and rows[0][4] == f"{low:g}" and not rows[0][4].endswith(".0")
+    assert [r[4] for r in rows] == [line.split()[4] for line in text.stdout.splitlines()[2:]]
+
+
+def test_totals_count_open_and_resolved_disputes_apart(world: Path) -> None:
+    """Two rulings that read MSA-2024-01#4.8 differently dispute it; a PMO resolution
+    moves it from open to resolved in the CLI report and in Raporlar's totals."""
+    from etki.config import Settings
+    from etki.services import Desk
+    from etki_tui.widgets.reports import _totals
+
+    first, second = "req-demo-e8c73130", "req-demo-f76448de"
+    assert etki(world, "rule", first, "approve").returncode == 0
+    assert etki(world, "rule", second, "reject", "--reason", "not covered").returncode == 0
+
+    def totals() -> dict[str, str]:
+        done = etki(world, "report", "--format", "csv", "--report", "totals")
+        return dict(list(csv_rows(done.stdout))[1:])
+
+    assert (totals()["disputed_clauses"], totals()["disputed_resolved"]) == ("1", "0")
+    done = etki(
+        world, "dispute", "resolve", "4.8", "--verdict", "in_scope", "--reason", "covers it"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (totals()["disputed_clauses"], totals()["disputed_resolved"]) == ("0", "1")
+    desk = Desk(Settings.from_env(_env(world)))
+    report = desk.report("demo")
+    assert (report.disputed, report.disputed_resolved) == (0, 1)
+    from rich.console import Console
+
+    console = Console(width=60, record=True)
+    console.print(_totals(report))
+    lines = console.export_text().splitlines()
+    assert any(line.split()[:2] == ["Disputed", "0"] for line in lines)
+    assert any(line.split()[:3] == ["Disputed,", "resolved", "1"] for line in lines)
+    desk.close()
+
+
+def csv_rows(text: str) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text, newline="")))
