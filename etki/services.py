@@ -444,6 +444,14 @@ class PreanalysisRun:
         return out
 
 
+FROM_INIT = "requests.jsonl (etki init)"
+"""The ``imported`` source of a case ``etki init`` stored from the folder's requests."""
+FROM_REREAD = "requests.jsonl (Ctrl+R in etki-tui)"
+"""The ``imported`` source of a case the desk's Ctrl+R stored from the same file."""
+FOLDER_SOURCES = (FROM_INIT, FROM_REREAD)
+"""The sources of cases that came from the project folder's ``requests.jsonl``."""
+
+
 def preanalysis_context(
     repo: CaseFileRepository, case: CaseRecord, settings: Settings
 ) -> tuple[dict, str]:
@@ -682,7 +690,7 @@ def init_project(
             project.id,
             fresh,
             contexts=contexts,
-            source="requests.jsonl (etki init)",
+            source=FROM_INIT,
             actor=reviewer_name(settings.reviewer),
         )
         new_ids += stored_now
@@ -973,7 +981,7 @@ class Desk:
             self.settings,
             requests,
             refused,
-            source="requests.jsonl (Ctrl+R in etki-tui)",
+            source=FROM_REREAD,
         )
 
     def triage_text(
@@ -1076,6 +1084,19 @@ class Desk:
 
     def case(self, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
+
+    def from_requests_file(self, case_id: str) -> bool:
+        """Whether the case was stored from its project folder's ``requests.jsonl``
+        (its ``imported`` event's source is :data:`FOLDER_SOURCES`: ``etki init`` or
+        the desk's Ctrl+R), so erasing it means removing the request from that file
+        too; False for ``etki add``/``etki import``, for a case stored before import
+        events were written (its source is not known) and for a case not stored.
+        Read it before the erasure: an erased case's sources read ``[erased]``."""
+        try:
+            history = self.repo.case_history(case_id)
+        except NotFoundError:
+            return False
+        return any(ev.kind == "imported" and ev.text in FOLDER_SOURCES for ev in history)
 
     def case_history(self, case_id: str) -> list[CaseEvent]:
         """Every event of a case, oldest first (imported, triaged, viewed, ruled,

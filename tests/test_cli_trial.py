@@ -200,3 +200,23 @@ def csv_rows(text: str) -> list[list[str]]:
     import io
 
     return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def test_erase_names_requests_jsonl_only_for_a_case_from_the_folder(world: Path) -> None:
+    """A case ``etki init`` stored from requests.jsonl gets the note; one ``etki add``
+    stored is in no file of the folder: no word about requests.jsonl."""
+    from_folder = _pending(world)
+    added = etki(world, "add", "--project", "demo", "Kiosk için QR kod ile giriş")
+    assert added.returncode == 0, added.stderr
+    case_id = added.stdout.split()[1]
+    repo = CaseFileRepository(f"sqlite:///{world}/etki.db")
+    assert [ev.text for ev in repo.case_history(case_id) if ev.kind == "imported"] == ["etki add"]
+    history = repo.case_history(from_folder)
+    repo.dispose()
+    assert [ev.text for ev in history if ev.kind == "imported"] == ["requests.jsonl (etki init)"]
+    erased = etki(world, "erase", from_folder, "--reason", "KVKK-2026-01")
+    assert erased.returncode == 0, erased.stderr
+    assert "note: remove the request from project demo's requests.jsonl too" in erased.stderr
+    erased = etki(world, "erase", case_id, "--reason", "KVKK-2026-02")
+    assert erased.returncode == 0, erased.stderr
+    assert "requests.jsonl" not in erased.stderr + erased.stdout

@@ -50,9 +50,7 @@ def test_csv_rows_are_read_with_bom_quotes_and_line_breaks(tmp_path: Path) -> No
     assert requests[0].submitted_at == "2024-05-01"
     assert len(refused) == 2
     # C-2's quoted line break puts C-3 on line 5 and the second C-1 on line 6
-    assert (
-        refused[0] == f"{path}:5: field 'text' is empty; a request needs its client text"
-    )
+    assert refused[0] == f"{path}:5: field 'text' is empty; a request needs its client text"
     assert "requests.csv:6: field 'id'" in refused[1] and "first on line 2" in refused[1]
 
 
