@@ -275,13 +275,23 @@ class Effort:
 
     def shown(self) -> str:
         """The range as people read it: ``5–8 person-days``, one figure when both ends
-        are equal (``13 person-days``), ``unknown`` without an estimate (issue 12 item 7).
+        are equal (``13 person-days``, ``1 person-day``: :func:`days_shown`), ``unknown``
+        without an estimate (issue 12 item 7).
         The desk, the wiki pages and ``etki show`` print this."""
         if not self.known:
             return "unknown"
         if self.low == self.high:
-            return f"{self.low:g} {self.unit}"
+            return days_shown(self.low, self.unit)  # type: ignore[arg-type]  # known
         return self.label()
+
+
+def days_shown(days: float, unit: str = "person-days") -> str:
+    """``days`` in ``unit`` as people read it: ``8 person-days``, ``1 person-day``
+    (singular for exactly one; a ``unit`` not ending in ``s`` is kept as it is), never
+    a trailing ``.0``. :meth:`Effort.shown` and the work items an effort rests on use
+    it; the frozen :meth:`Effort.label` does not."""
+    one = days == 1 and unit.endswith("s")
+    return f"{days:g} {unit[:-1] if one else unit}"
 
 
 @dataclass(frozen=True)
@@ -312,7 +322,7 @@ def effort_basis_lines(effort: Effort, workitems: Mapping[str, WorkItem]) -> tup
         days = (
             "no effort recorded"
             if item.effort_days is None
-            else f"{item.effort_days:g} {effort.unit}"
+            else days_shown(item.effort_days, effort.unit)
         )
         out.append(BasisLine(wid, item.title, days, item.date))
     return tuple(out)
@@ -855,7 +865,11 @@ class Report:
     :data:`etki.reports.AGE_BUCKETS`, in that order; ``rulings_by_reviewer`` the current
     rulings per reviewer, names in folded order (:func:`etki.text.sort_key`: ``İ``/``ı``
     with ``i``, ``Ü`` with ``u``); ``cr_effort_by_month`` the change requests ruled per
-    month with their summed effort range, oldest month first."""
+    month with their summed effort range, oldest month first.
+
+    ``disputed`` counts the clauses in open dispute (never resolved, or disputed again
+    by a later ruling: :attr:`ClauseMemory.open_dispute`), ``disputed_resolved`` those
+    whose resolution by a person is in force (:attr:`ClauseMemory.resolved`)."""
 
     cases: int
     pending: int
@@ -866,6 +880,7 @@ class Report:
     override_rate: float
     precedents: int
     disputed: int
+    disputed_resolved: int = 0
     corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
     rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
     correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())

@@ -40,11 +40,17 @@ class NotFoundError(InputError):
 
 
 class ConflictError(EtkiError):
-    """Optimistic-locking conflict: the case was ruled by someone else after it was read.
+    """Optimistic-locking conflict: the case was ruled or changed by someone else after
+    it was read.
 
     Attributes: ``case_id``, ``ruled_by``, ``ruled_at`` (ISO-8601 string) and ``ruling``
-    (the ruling that won), so the UI can say who and when and ask the reviewer to reload.
-    The CLI exits 2 for it: the case is no longer open to this ruling.
+    (the ruling now in force, None while pending), so the UI can say who and when and ask
+    the reviewer to reload; ``version`` (the case's version now) and ``seen`` (the
+    version the reviewer gave), both None when the versions were not the cause. The
+    message says "was already ruled" when a ruling stands in the way of a new one, and
+    "changed since you saw it: it is at version V, you saw N" when the versions differ
+    (a stale ``--expected-version``, or an amendment made meanwhile). The CLI exits 2 for
+    it: the case is no longer open to this ruling.
     """
 
     exit_code = 2
@@ -55,6 +61,9 @@ class ConflictError(EtkiError):
         ruled_by: str | None = None,
         ruled_at: str | None = None,
         ruling: str | None = None,
+        *,
+        version: int | None = None,
+        seen: int | None = None,
     ) -> None:
         self.case_id, self.ruled_by, self.ruled_at, self.ruling = (
             case_id,
@@ -62,12 +71,16 @@ class ConflictError(EtkiError):
             ruled_at,
             ruling,
         )
+        self.version, self.seen = version, seen
         who = f" by {ruled_by}" if ruled_by else ""
         when = f" at {ruled_at}" if ruled_at else ""
         what = f" ({ruling})" if ruling else ""
-        super().__init__(
-            f"case {case_id} was already ruled{what}{who}{when}; reload the queue and look again"
-        )
+        if version is not None and seen is not None and version != seen:
+            now = f" (now ruled {ruling}{who}{when})" if ruling else " (still pending)"
+            problem = f"changed since you saw it: it is at version {version}, you saw {seen}{now}"
+        else:
+            problem = f"was already ruled{what}{who}{when}"
+        super().__init__(f"case {case_id} {problem}; reload the queue and look again")
 
 
 class NotAChangeRequestError(InputError):

@@ -24,7 +24,10 @@ What a PMO reads here, besides the counts Raporlar always had:
 
 CSV cells of text (reviewer names, clause refs) are made terminal-safe with
 :func:`etki.text.printable` and guarded against spreadsheet formulas
-(:func:`csv_cell`, OWASP "CSV Injection").
+(:func:`csv_cell`, OWASP "CSV Injection"). Fractional figures read the same in text
+and CSV (:func:`number_text`: ``26``, not ``26.0``). The totals count the disputed
+clauses still open (``disputed_clauses``) apart from those a person's resolution settled
+(``disputed_resolved``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from etki.domain import (
     VERDICTS,
     AgeBucket,
     CaseRecord,
+    ClauseResolution,
     MonthEffort,
     Report,
     ReviewerRulings,
@@ -56,6 +60,7 @@ __all__ = [
     "age_start",
     "compute_report",
     "csv_cell",
+    "number_text",
     "report_tables",
     "tables_json",
     "text_lines",
@@ -167,17 +172,22 @@ def _cr_effort(ruled: Iterable[CaseRecord]) -> tuple[MonthEffort, ...]:
 
 
 def compute_report(
-    cases: Sequence[CaseRecord], known_clauses: Iterable[str], now: datetime
+    cases: Sequence[CaseRecord],
+    known_clauses: Iterable[str],
+    now: datetime,
+    resolutions: Iterable[ClauseResolution] = (),
 ) -> Report:
     """Every figure of Raporlar from the project's stored ``cases`` (full records),
     its clause refs ``known_clauses`` (where a reason may name an uncited clause,
-    :func:`etki.memory.correction_clauses`) and ``now`` (aware; the moment pending ages
-    are measured at). Pure."""
+    :func:`etki.memory.correction_clauses`), ``now`` (aware; the moment pending ages
+    are measured at) and the project's dispute ``resolutions`` (oldest first, as
+    :meth:`etki.services.Desk.resolutions` reads them: a disputed clause with one in
+    force counts as resolved, not open). Pure."""
     ruled = [c for c in cases if c.ruling is not None]
     overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
     verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
     rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
-    mem = memory.clause_memory(ruled)
+    mem = memory.clause_memory(ruled, resolutions)
     corrections = memory.corrections_by_clause(ruled, tuple(known_clauses))
     days: dict[str, list[int]] = {}
     for c in ruled:
@@ -194,7 +204,8 @@ def compute_report(
         overrides=len(overrides),
         override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
         precedents=len(overrides),
-        disputed=sum(1 for m in mem.values() if m.disputed),
+        disputed=sum(1 for m in mem.values() if m.open_dispute),
+        disputed_resolved=sum(1 for m in mem.values() if m.resolved),
         corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
         correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
         rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
@@ -258,6 +269,7 @@ def report_tables(report: Report) -> list[ReportTable]:
                 ("override_rate", report.override_rate if report.ruled else None),
                 ("precedents", report.precedents),
                 ("disputed_clauses", report.disputed),
+                ("disputed_resolved", report.disputed_resolved),
             ),
         ),
         ReportTable(
@@ -353,14 +365,25 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 "CSV Injection"); :func:`csv_cell` prefixes it with ``'``."""
 
 
+def number_text(value: float) -> str:
+    """A fractional figure as the text and CSV reports both print it: fixed-point, at
+    most 4 decimals, no trailing zeros, so a whole number has no ``.0`` (``26``,
+    ``0.25``, ``12.5``)."""
+    text = f"{round(value, 4):.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
 def csv_cell(value: Cell) -> str | int | float:
-    """One CSV cell: numbers as they are, None as an empty cell, text made
+    """One CSV cell: whole numbers as they are, fractions as :func:`number_text` (the
+    text report's form: ``26``, not ``26.0``), None as an empty cell, text made
     terminal-safe (:func:`etki.text.printable`, one line) and, when it starts like a
     formula (:data:`FORMULA_STARTS`), prefixed with a single quote so a spreadsheet
     shows it as text (``=HYPERLINK(…)`` -> ``'=HYPERLINK(…)``)."""
     if value is None:
         return ""
-    if isinstance(value, bool | int | float):
+    if isinstance(value, float):
+        return number_text(value)
+    if isinstance(value, bool | int):
         return value
     text = printable(value, multiline=False)
     guard = value.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS)
@@ -405,7 +428,7 @@ def _text_cell(value: Cell) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
-        return f"{value:g}"
+        return number_text(value)
     return printable(str(value), multiline=False)
 
 

@@ -444,16 +444,28 @@ class PreanalysisRun:
         return out
 
 
+FROM_INIT = "requests.jsonl (etki init)"
+"""The ``imported`` source of a case ``etki init`` stored from the folder's requests."""
+FROM_REREAD = "requests.jsonl (Ctrl+R in etki-tui)"
+"""The ``imported`` source of a case the desk's Ctrl+R stored from the same file."""
+FOLDER_SOURCES = (FROM_INIT, FROM_REREAD)
+"""The sources of cases that came from the project folder's ``requests.jsonl``."""
+
+
 def preanalysis_context(
     repo: CaseFileRepository, case: CaseRecord, settings: Settings
 ) -> tuple[dict, str]:
     """The related-context block a pre-analysis of ``case`` rests on and where it came
     from: the block stored with its decision (``stored``), or, for a case stored
-    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``), one
-    packed now the way ``etki init`` packs it (``packed``: not stored; the decision is
-    written once). Raises ``NotFoundError`` for an unknown project."""
+    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``) or whose
+    stored block holds no node (nothing a claim could rest on), one packed now the way
+    ``etki init`` packs it (``packed``: not stored; the decision is written once). Only
+    when that one is empty too is the model not asked
+    (:data:`etki.preanalysis.EMPTY_CONTEXT`). Raises ``NotFoundError`` for an unknown
+    project."""
     import json
 
+    from etki.preanalysis import context_nodes
     from etki.retrieval.context import related_context
     from etki.retrieval.port import GraphQueryPort
 
@@ -463,7 +475,7 @@ def preanalysis_context(
             block = json.loads(stored)
         except ValueError:
             block = None
-        if isinstance(block, dict):
+        if isinstance(block, dict) and context_nodes(block):
             return block, "stored"
     port = GraphQueryPort.from_store(repo, case.project_id, settings)
     return related_context(port, case.text, case.title), "packed"
@@ -678,7 +690,7 @@ def init_project(
             project.id,
             fresh,
             contexts=contexts,
-            source="requests.jsonl (etki init)",
+            source=FROM_INIT,
             actor=reviewer_name(settings.reviewer),
         )
         new_ids += stored_now
@@ -969,7 +981,7 @@ class Desk:
             self.settings,
             requests,
             refused,
-            source="requests.jsonl (Ctrl+R in etki-tui)",
+            source=FROM_REREAD,
         )
 
     def triage_text(
@@ -1073,6 +1085,19 @@ class Desk:
     def case(self, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
 
+    def from_requests_file(self, case_id: str) -> bool:
+        """Whether the case was stored from its project folder's ``requests.jsonl``
+        (its ``imported`` event's source is :data:`FOLDER_SOURCES`: ``etki init`` or
+        the desk's Ctrl+R), so erasing it means removing the request from that file
+        too; False for ``etki add``/``etki import``, for a case stored before import
+        events were written (its source is not known) and for a case not stored.
+        Read it before the erasure: an erased case's sources read ``[erased]``."""
+        try:
+            history = self.repo.case_history(case_id)
+        except NotFoundError:
+            return False
+        return any(ev.kind == "imported" and ev.text in FOLDER_SOURCES for ev in history)
+
     def case_history(self, case_id: str) -> list[CaseEvent]:
         """Every event of a case, oldest first (imported, triaged, viewed, ruled,
         amended, refused attempts, erased, notes, claims):
@@ -1160,6 +1185,21 @@ class Desk:
     def project_name(self, project_id: str) -> str:
         """The project's name without reading its knowledge. Raises ``NotFoundError``."""
         return self.repo.project_name(project_id)
+
+    def chosen_project(self, given: str | None) -> str:
+        """The project a command works on: ``given`` when it is stored, else the only
+        stored project (README: "With one project stored, ``--project`` may be left
+        out"). Raises ``NotFoundError`` naming the known ids for an unknown ``given``,
+        :class:`InputError` when none or several are stored and none was given."""
+        if given:
+            self.repo.project_name(given)  # "no project 'x' in the store; known: ..."
+            return given
+        ids = self.project_ids()
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
+        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
 
     def clauses(self, project_id: str) -> dict[str, ScopeClause]:
         """ref -> clause of the project, without reading modules and work items (the
@@ -1501,4 +1541,9 @@ class Desk:
         self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
         known = tuple(self.clauses(project_id))
-        return compute_report(cases, known, now if now is not None else self.repo.clock())
+        return compute_report(
+            cases,
+            known,
+            now if now is not None else self.repo.clock(),
+            self.resolutions(project_id),
+        )

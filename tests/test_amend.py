@@ -277,7 +277,10 @@ def test_cli_amend(tmp_path):
     stale = _etki(
         tmp_path, "rule", cid, "approve", "--amend", "--reason", "x", "--expected-version", "1"
     )
-    assert stale.returncode == 2 and "already ruled" in stale.stderr
+    assert stale.returncode == 2
+    assert "changed since you saw it: it is at version 2, you saw 1 (now ruled REJECT" in (
+        stale.stderr
+    )
     done = _etki(
         tmp_path,
         "rule",

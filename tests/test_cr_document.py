@@ -161,7 +161,8 @@ def test_converting_to_cr_writes_the_change_request_page(store: Store) -> None:
     for wid in d.effort.basis:
         w = items[wid]
         assert w.effort_days is not None
-        line = f"- {wid} {md_inline(w.title)} · {w.effort_days:g} person-days · {w.date}"
+        days = "1 person-day" if w.effort_days == 1 else f"{w.effort_days:g} person-days"
+        line = f"- {wid} {md_inline(w.title)} · {days} · {w.date}"
         assert line in effort.splitlines()
     assert f"Level {d.risk.level}; signals: " in page
     for assumption in d.assumptions:

@@ -669,3 +669,46 @@ async def test_ctrl_r_shows_a_preanalysis_another_process_saved(world: Path) -> 
             assert r.returncode == 0, r.stderr
         await press(pilot, "ctrl+r")
         await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")
+
+
+def test_a_stored_block_without_nodes_is_packed_again_and_the_model_asked(world: Path) -> None:
+    """A case whose stored related-context block holds no node gets one packed the way
+    ``etki init`` packs it (``packed``); the model is asked over that one."""
+    from etki.retrieval.context import related_context
+    from etki.retrieval.port import GraphQueryPort
+
+    desk = _desk(world)
+    case_id = _first_pending(desk)
+    stored = json.loads(desk.repo.decision_context(case_id) or "{}")
+    assert stored["nodes"], "the sample case chosen has a related context"
+    emptied = dict(stored, nodes=[], edges=[])
+    db = sqlite3.connect(world / "etki.db")
+    with db:
+        db.execute(
+            "UPDATE decision_contexts SET context_json = ? WHERE case_id = ?",
+            (json.dumps(emptied), case_id),
+        )
+    db.close()
+    record = desk.case(case_id)
+    port = GraphQueryPort.from_store(desk.repo, record.project_id, desk.settings)
+    packed_ids = [n["id"] for n in related_context(port, record.text, record.title)["nodes"]]
+    assert packed_ids
+    with serve(openai_chat(lambda m, n: _answer(m))) as server:
+        desk = _desk(world, server.url)
+        saved, _ = desk.preanalyse(case_id)
+    assert (saved.status, saved.error) == ("ok", None)
+    assert saved.body is not None and saved.body.context == "packed"
+    sent = _context(server.requests[-1].body["messages"])
+    assert [n["id"] for n in sent["context"]["nodes"]] == packed_ids
+
+
+def test_an_empty_stored_block_whose_packed_one_is_empty_too_is_saved_as_the_error(
+    world: Path,
+) -> None:
+    """The sample's req-demo-4e56910a finds no related context either way: the error is
+    saved and the model is not asked."""
+    with serve(openai_chat(lambda m, n: _answer(m))) as server:
+        desk = _desk(world, server.url)
+        saved, _ = desk.preanalyse("req-demo-4e56910a")
+    assert (saved.status, saved.error) == ("error", EMPTY_CONTEXT)
+    assert server.requests == []

@@ -256,8 +256,8 @@ def test_csv_has_every_report_as_a_section_and_parses_back(tmp_path: Path) -> No
     ]
     assert sections["cr_effort_by_month"] == [
         ["month", "change_requests", "estimated", "not_estimated", "low_days", "high_days"],
-        ["2026-10", "2", "2", "0", "5.0", "9.5"],
-        ["2026-11", "2", "1", "1", "1.0", "2.0"],
+        ["2026-10", "2", "2", "0", "5", "9.5"],
+        ["2026-11", "2", "1", "1", "1", "2"],
     ]
     assert ["overrides", "3"] in sections["totals"]
 
@@ -356,6 +356,9 @@ def test_a_reviewer_name_never_becomes_a_spreadsheet_formula(tmp_path: Path) -> 
         ("a=b", "a=b"),
         ("x\x1b[31m", "x␛[31m"),  # no terminal escape either
         (-2, -2),  # numbers stay numbers
+        (26.0, "26"),  # a whole number of days as the text report prints it, no .0
+        (0.25, "0.25"),
+        (12.299999999, "12.3"),
         (None, ""),
     ],
 )

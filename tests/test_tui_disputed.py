@@ -511,7 +511,8 @@ async def test_sample_project_effort_of_one_work_item(tmp_path: Path) -> None:
         assert f"Effort {days} person-days" in lines  # was "13–13 person-days"
         text = " ".join(lines)
         title = " ".join(item.title.split())
-        assert f"- {wid} {title} · {item.effort_days:g} person-days · {item.date}" in text
+        each = "1 person-day" if item.effort_days == 1 else f"{item.effort_days:g} person-days"
+        assert f"- {wid} {title} · {each} · {item.date}" in text
         assert f"{days}–{days}" not in text
     world.repo.dispose()
 

@@ -12,8 +12,9 @@ database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`):
   piece of client text escaped).
 
 Without ``--output`` the document goes to stdout; with it, to ``FILE`` (``-`` is
-stdout; a folder gets the page's own name, ``CR-{yyyymmdd}-{slug}.md``/``.html``,
-inside it), and one line on stderr names it. The store is opened read-only. Exit codes:
+stdout; an existing folder, or a path ending with ``/`` (a folder, created when
+missing), gets the page's own name, ``CR-{yyyymmdd}-{slug}.md``/``.html``, inside it;
+missing parent folders are created), and one line on stderr names the file written. The store is opened read-only. Exit codes:
 0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
 approved, rejected: the message says which); 1 on an internal error.
 """
@@ -21,13 +22,26 @@ approved, rejected: the message says which); 1 on an internal error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from etki.config import Settings
 from etki.console import echo
+from etki.errors import InputError, os_error_message
 
 __all__ = ["register"]
+
+
+def _target(output: str, name: str) -> Path:
+    """Where ``--output OUTPUT`` writes the document named ``name``: inside ``OUTPUT``
+    when it is an existing folder or ends with a path separator (a folder to create,
+    ``/tmp/out/``), else the file ``OUTPUT`` itself."""
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    target = Path(output)
+    if output.endswith(seps) or target.is_dir():
+        return target / name
+    return target
 
 
 def _export(args: argparse.Namespace, settings: Settings) -> int:
@@ -44,10 +58,12 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         text = data.decode("utf-8")
         echo(text, end="" if text.endswith("\n") else "\n")
         return 0
-    target = Path(args.output)
-    if target.is_dir():
-        target = target / name
-    target.write_bytes(data)
+    target = _target(args.output, name)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    except OSError as exc:  # a file where the folder should be, no permission, disk full
+        raise InputError(f"change request not written: {os_error_message(exc)}") from exc
     echo(f"{args.case_id}: change request written to {target}", multiline=False, file=sys.stderr)
     return 0
 
@@ -72,6 +88,7 @@ def register(subparsers) -> None:
     export.add_argument(
         "--output",
         metavar="FILE",
-        help="write here (a folder: the page's own file name inside it; - or none: stdout)",
+        help="write here (a folder, or a path ending with /: the page's own file name "
+        "inside it, created when missing; - or none: stdout)",
     )
     export.set_defaults(handler=_export)

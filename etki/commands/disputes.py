@@ -1,9 +1,9 @@
 """``etki dispute``: disputed clauses and a person's resolution of one (issue 14 item 6).
 
-    etki dispute list --project ID [--json]
+    etki dispute list [--project ID] [--json]
                              the disputed clauses: rulings, the resolution in force
                              (disputed-resolved) or the case that overrode it
-    etki dispute resolve --project ID CLAUSE_REF --verdict in_scope|cr|reject --reason TEXT
+    etki dispute resolve [--project ID] CLAUSE_REF --verdict in_scope|cr|reject --reason TEXT
                              record the PMO's resolution of a disputed clause
                              (approvers only; a refusal is audited)
 
@@ -69,15 +69,15 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, read_only=True)
     try:
-        desk.project_name(args.project)  # a clear error for an unknown id
-        disputed = desk.disputed(args.project)
+        project_id = desk.chosen_project(args.project)  # a clear error for an unknown id
+        disputed = desk.disputed(project_id)
     finally:
         desk.close()
     if args.json:
         emit_json([_row(d) for d in disputed], indent=1)
         return 0
     if not disputed:
-        echo(f"no disputed clauses in {args.project}", multiline=False)
+        echo(f"no disputed clauses in {project_id}", multiline=False)
     for item in disputed:
         echo(
             f"{item.ref}  {_state(item).upper()}  rulings {' / '.join(item.rulings)}  "
@@ -100,7 +100,8 @@ def _resolve(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, create=False)  # no store: nothing is disputed
     try:
-        outcome = desk.resolve_dispute(args.project, args.clause_ref, args.verdict, args.reason)
+        project_id = desk.chosen_project(args.project)
+        outcome = desk.resolve_dispute(project_id, args.clause_ref, args.verdict, args.reason)
     finally:
         desk.close()
     res = outcome.resolution
@@ -121,13 +122,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = dispute.add_subparsers(dest="dispute_command", required=True)
     listing = sub.add_parser("list", help="the disputed clauses of a project")
-    listing.add_argument("--project", required=True)
+    listing.add_argument("--project", help="project id (default: the only project)")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_list)
     resolve = sub.add_parser(
         "resolve", help="record the PMO's resolution of a disputed clause (approvers only)"
     )
-    resolve.add_argument("--project", required=True)
+    resolve.add_argument("--project", help="project id (default: the only project)")
     resolve.add_argument("clause_ref", help="the clause's ref, or its number when unique")
     resolve.add_argument("--verdict", required=True, choices=VERDICT_WORDS)
     resolve.add_argument("--reason", required=True, help="what the clause covers, and why")

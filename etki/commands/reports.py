@@ -1,6 +1,6 @@
 """``etki report``: every report of Raporlar, from the DB, as text, CSV or JSON.
 
-    etki report --project ID [--format text|csv|json] [--report NAME]
+    etki report [--project ID] [--format text|csv|json] [--report NAME]
 
 The figures are :meth:`etki.services.Desk.report`'s, the very value the TUI draws, laid
 out as tables by :func:`etki.reports.report_tables` (names in
@@ -31,12 +31,13 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, read_only=True, create=False)
     try:
-        report = desk.report(args.project)
+        project_id = desk.chosen_project(args.project)
+        report = desk.report(project_id)
     finally:
         desk.close()
     tables = pick(report_tables(report), args.report)
     if args.format == "json":
-        emit_json(tables_json(args.project, report, tables), indent=1)
+        emit_json(tables_json(project_id, report, tables), indent=1)
     elif args.format == "csv":
         write_csv(tables, sys.stdout, sections=args.report is None)
     else:
@@ -49,7 +50,7 @@ def register(sub: Any) -> None:
     report = sub.add_parser(
         "report", help="every Raporlar report (age of pending cases, rulings per reviewer, …)"
     )
-    report.add_argument("--project", required=True)
+    report.add_argument("--project", help="project id (default: the only project)")
     report.add_argument("--format", choices=("text", "csv", "json"), default="text")
     report.add_argument(
         "--report",

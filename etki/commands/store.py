@@ -61,6 +61,8 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, create=False)  # no store: nothing to erase
     try:
+        # read before the erasure, which turns the case's import source into [erased]
+        in_folder = not args.finish and desk.from_requests_file(args.case_id)
         if args.finish:
             outcome = desk.finish_erasure(args.case_id, wait_s=args.wait, notify=notify)
         else:
@@ -85,7 +87,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     echo(f"checked ({words}):", multiline=False)
     for place in outcome.places:
         echo(f"  {place.line()}", multiline=False)
-    if e is not None:
+    if e is not None and in_folder:  # etki add/import: no file of the folder holds it
         echo(
             f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
             "`etki init` will not store it again",

@@ -72,12 +72,7 @@ class _Context:
             if root is None or not root.is_dir():  # no wiki folder: is it a stored project?
                 self.desk.project(given)  # "no project 'x' in the store; known: ..."
             return given
-        ids = self.desk.project_ids()
-        if len(ids) == 1:
-            return ids[0]
-        if not ids:
-            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
-        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
+        return self.desk.chosen_project(None)
 
     def wiki_root(self, project_id: str) -> Path:
         root = self.settings.wiki_path(project_id)

@@ -11,8 +11,8 @@
 
 Every record goes through :func:`etki.knowledge.loader.request_from_mapping`, so a
 record that cannot be stored is refused alone with a message naming the file, the line
-(CSV: the line the record ends on; GitHub: ``FILE[N]``, the N-th issue of the array,
-from 1) and the field; every other record is read. A file that cannot be read, is not
+(CSV: the line the record ends on; GitHub: ``FILE item N``, the N-th issue of the array,
+counted from 1, not an index) and the field; every other record is read. A file that cannot be read, is not
 UTF-8, has no ``id``/``text`` header or is not a JSON array raises
 :class:`etki.errors.ProjectFormatError`.
 """
@@ -102,13 +102,13 @@ def _read_github(path: Path, max_chars: int) -> Read:
     refused: list[str] = []
     seen: dict[str, int] = {}
     for n, issue in enumerate(data, start=1):
-        where = f"{path}[{n}]"
+        where = f"{path} item {n}"  # 1-based, as people count: not an index
         try:
             if not isinstance(issue, dict):
                 raise ProjectFormatError(where, "each issue must be a JSON object")
             number = issue.get("number")
             if not isinstance(number, int) or isinstance(number, bool):
-                raise ProjectFormatError(where, "'number' must be a whole number", field="number")
+                raise ProjectFormatError(where, "must be a whole number", field="number")
             author = issue.get("author")
             title, body = issue.get("title"), issue.get("body")
             record = {

@@ -736,7 +736,8 @@ def request_from_mapping(
     line ``number`` of ``where`` (None: ``where`` names the record itself): ``id`` and ``text`` required, ``title``,
     ``submitted_by``, ``submitted_at`` strings, ``labels`` / ``borderline`` as in
     ``requests.jsonl``. Raises :class:`ProjectFormatError` (``where``, the line, the
-    field) when the record cannot be stored: not an object, a NUL or other unstorable
+    field; the problem does not repeat the field's name: ``new.csv:3: field 'text' is
+    empty; ...``) when the record cannot be stored: not an object, a NUL or other unstorable
     text, no id or an id taken by an earlier accepted record (``seen``: id -> line), no
     text, a field of the wrong type, or a field longer than ``max_chars`` characters."""
 
@@ -750,14 +751,14 @@ def request_from_mapping(
         raise fail(UNSTORABLE_PROBLEM, _field_name(bad))
     ident = data.get("id")
     if not isinstance(ident, str) or not ident.strip():
-        raise fail("'id' is required and must be a non-empty string", "id")
+        raise fail("is required and must be a non-empty string", "id")
     if ident in seen:
         raise fail(f"duplicate request id {ident!r} (first on line {seen[ident]})", "id")
     text = data.get("text")
     if not isinstance(text, str):
-        raise fail("'text' is required and must be a string", "text")
+        raise fail("is required and must be a string", "text")
     if not text.strip():
-        raise fail("'text' is empty; a request needs its client text", "text")
+        raise fail("is empty; a request needs its client text", "text")
     fields: dict[str, str | None] = {}
     for key in _REQUEST_STRINGS:
         value = data.get(key)

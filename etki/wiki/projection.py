@@ -154,7 +154,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 5
+    VERSION = 6
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -163,7 +163,8 @@ class _Mark:
     4: change-request pages, linked from their decision pages and ``index.md`` (issue 14);
     decision pages end with "The saved pre-analysis" (issue 14 item 9). 5: a decision
     page's effort names one figure when both ends are equal and lists the work items it
-    rests on with titles, days and dates (issue 12 item 7)."""
+    rests on with titles, days and dates (issue 12 item 7). 6: one day is ``1 person-day``
+    (singular) on the decision and change-request pages."""
 
     @property
     def floor(self) -> int:

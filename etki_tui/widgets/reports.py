@@ -73,6 +73,7 @@ def _totals(report: Report) -> Table:
     table.add_row("Override rate", f"{100 * report.override_rate:.0f}%" if report.ruled else "–")
     table.add_row("Precedents", str(report.precedents))
     table.add_row("Disputed", (f"{WARN} " if report.disputed else "") + str(report.disputed))
+    table.add_row("Disputed, resolved", str(report.disputed_resolved))
     return _titled(table, "Totals")
 
 

@@ -414,8 +414,10 @@ class CaseStore(StoreBase):
                         f"case {case_id} is pending, there is no ruling to amend: rule it "
                         "instead (without --amend)"
                     )
-                if (current is not None and not amend) or case.version != seen:
+                if current is not None and not amend:  # a ruling stands: amend it instead
                     raise self._conflict(case_id, current)
+                if case.version != seen:  # changed (ruled, amended) since it was read
+                    raise self._conflict(case_id, current, case.version, seen)
                 before = current.ruling if current is not None else "pending"
                 done = s.execute(
                     update(CaseRow)
@@ -423,7 +425,12 @@ class CaseStore(StoreBase):
                     .values(status="ruled", version=seen + 1)
                 )
                 if rowcount(done) != 1:  # another writer got there between read and update
-                    raise self._conflict(case_id, s.get(RulingRow, case_id))
+                    s.expire_all()
+                    now_at = s.scalar(select(CaseRow.version).where(CaseRow.id == case_id))
+                    latest = s.get(RulingRow, case_id)
+                    if latest is not None and not amend:
+                        raise self._conflict(case_id, latest)
+                    raise self._conflict(case_id, latest, now_at, seen)
                 verdict = s.scalar(
                     select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
                 )
@@ -504,10 +511,25 @@ class CaseStore(StoreBase):
                 )
             )
 
-    def _conflict(self, case_id: str, current: RulingRow | None) -> ConflictError:
+    def _conflict(
+        self,
+        case_id: str,
+        current: RulingRow | None,
+        version: int | None = None,
+        seen: int | None = None,
+    ) -> ConflictError:
+        """The conflict to raise: who ruled (``current``, None while pending) and, when
+        the versions were the cause, the case's ``version`` now and the one ``seen``."""
         if current is None:
-            return ConflictError(case_id)
-        return ConflictError(case_id, current.reviewer, current.ruled_at, current.ruling)
+            return ConflictError(case_id, version=version, seen=seen)
+        return ConflictError(
+            case_id,
+            current.reviewer,
+            current.ruled_at,
+            current.ruling,
+            version=version,
+            seen=seen,
+        )
 
     def audit_log(
         self,
