@@ -32,7 +32,7 @@ from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
-from etki_tui.messages import DisputeResolveWanted, PageWanted, SearchChanged
+from etki_tui.messages import CrPageWanted, DisputeResolveWanted, PageWanted, SearchChanged
 from etki_tui.render import (
     DISPUTED,
     DISPUTED_RESOLVED,
@@ -264,7 +264,13 @@ class MemoryPane(Horizontal):
     """Hafıza: search, cards, pages and the reader."""
 
     BINDINGS = bindings(
-        "page.open", "page.back", "page.forward", "page.toc", "page.links", "dispute.resolve"
+        "page.open",
+        "page.back",
+        "page.forward",
+        "page.toc",
+        "page.links",
+        "page.cr_document",
+        "dispute.resolve",
     )
 
     def __init__(
@@ -860,6 +866,31 @@ class MemoryPane(Horizontal):
     def action_toggle_toc(self) -> None:
         """Show or hide the reader's table of contents."""
         self.reader.toggle_toc()
+
+    def action_cr_document(self) -> None:
+        """Ask for the change-request document of the case whose page the preview shows
+        (a decision page of a case ruled CR, say), else of the highlighted entry's case
+        (a precedent); the app opens it, or the change request this desk converted
+        last, or says why there is none."""
+        reader = part(self, PageReader)
+        entries = part(self, "#memory-list", OptionList)
+        page: str | None = None
+        if reader is not None and reader.display and reader.path is not None:
+            page = reader.path
+        option = entries.highlighted_option if entries is not None else None
+        kind, _, key = (option.id or "").partition(":") if option is not None else ("", "", "")
+        if page is None and kind == "pre":
+            self.post_message(CrPageWanted(key))
+            return
+        if page is None and kind in ("hit", "page"):
+            page = self.hits[int(key)][0] if kind == "hit" else key
+        self.post_message(
+            CrPageWanted(
+                page=page,
+                otherwise="D opens the change request of a case ruled CR: show its "
+                "decision page (or its entry) first.",
+            )
+        )
 
     def action_page_links(self) -> None:
         """Choose one of the page's wiki links and follow it (keyboard users cannot
