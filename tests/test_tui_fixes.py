@@ -103,8 +103,9 @@ async def test_d_on_a_decision_page_in_hafiza_opens_its_change_request(
 ) -> None:
     """In Hafıza, D on the decision page of a case ruled CR (by another reviewer here,
     while this desk converted another one last) opens that case's change request."""
-    from etki.wiki.paths import decision_path
     from textual.widgets import OptionList
+
+    from etki.wiki.paths import decision_path
 
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
