@@ -205,3 +205,22 @@ def test_a_wrapped_history_note_hangs_under_its_indent() -> None:
     notes = lines[1:]
     assert len(notes) > 2
     assert all(line.startswith("  ") and not line.startswith("   ") for line in notes), notes
+
+
+@sync
+async def test_a_palette_jump_to_a_decision_page_shows_that_page(tui_world: TuiWorld) -> None:
+    """The palette's jump to a ruled case (its case command) opens its decision page in
+    a desk that never showed Hafıza: the body is the page's, not the first card's."""
+    from etki.wiki.paths import decision_path
+
+    ruled = "req-demo-9b0f4d68"  # ruled REJECT by jurgen
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.case_jumper(ruled)()
+        pane = app.query_one(MemoryPane)
+        rel = decision_path(tui_world.repo.case(ruled))
+        await until(pilot, lambda: pane.loaded and pane.reader.path == rel, "the decision page")
+        await settle(pilot)
+        assert _reader_shows(app, rel)
+        assert pane.reader.text == (tui_world.wiki / rel).read_text(encoding="utf-8")
