@@ -366,8 +366,9 @@ ACTIONS: dict[str, ActionDef] = {
             "CR document",
             "Open the change-request document of a case ruled CR in the reader",
             "Open the draft change request (change-requests/CR-….md) of the highlighted "
-            "case, when its ruling is CHANGE_REQUEST, in Hafıza's reader; `etki cr export "
-            "CASE --format md|html` writes it for sending.",
+            "case, when its ruling is CHANGE_REQUEST, in Hafıza's reader; on any other "
+            "case the one this desk converted last (c takes a case out of the queue). "
+            "`etki cr export CASE --format md|html` writes it for sending.",
             context="queue",
             show=False,
         ),
@@ -487,6 +488,18 @@ ACTIONS: dict[str, ActionDef] = {
             "Follow a link of the page from the keyboard",
             "List the links of the page shown; Enter follows one (inside the wiki only).",
             context="hafiza",
+        ),
+        ActionDef(
+            "page.cr_document",
+            "D",
+            "cr_document",
+            "CR document",
+            "Open the change request of the case whose decision page is shown",
+            "On a decision page (or the entry) of a case ruled CR: open its change "
+            "request (change-requests/CR-….md) in the reader; elsewhere the change "
+            "request this desk converted last, if any.",
+            context="hafiza",
+            show=False,
         ),
         ActionDef(
             "dispute.resolve",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -29,10 +30,11 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from etki.domain import ACTIONS as RULING_OF
-from etki.domain import CaseRecord, CaseSummary
+from etki.domain import CaseRecord, CaseSummary, RulingRecord
 from etki.errors import ConflictError, EtkiError, NotFoundError, PermissionDeniedError
 from etki.services import Desk, InitSummary, IntakeSummary, Seat
 from etki.text import printable
+from etki.wiki.paths import is_case_page
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
 from etki_tui.errors import UPDATE_REVIEWERS, advice, one_line
@@ -235,6 +237,12 @@ class EtkiApp(App[None]):
         self.color_system = color_system
         self.projects: list[tuple[str, str]] = []
         self.case_index: list[QueueCase] = []
+        """Every case of the project as last loaded (the palette's case list), with
+        this desk's own rulings since (:meth:`_ruled_here`)."""
+        self.last_converted: str | None = None
+        """The case this desk last ruled (or amended to) CHANGE_REQUEST: ``D`` opens its
+        change request when no case ruled CR is highlighted (``c`` takes a case out of
+        the queue)."""
         self._versions: dict[str, int] = {}
         self._search_timer: Timer | None = None
         self._pending_search: str | None = None
@@ -930,6 +938,7 @@ class EtkiApp(App[None]):
         pane = self.desk_part(QueuePane, message)
         if pane is not None and not message.amended:
             text += self._cr_draft_text(pane, message.case_id, ruling)
+        self._ruled_here(ruling, pane)
         if pane is not None:  # the queue first, then the projection's thread
             pane.remove_case(message.case_id, message.memory or None)
             self.notify(
@@ -1538,6 +1547,7 @@ class EtkiApp(App[None]):
             r = outcome.ruling
             if r.case_id in self._versions:  # our own change: the poll needs no reload
                 self._versions[r.case_id] = r.version
+            self._ruled_here(r, pane)
             if pane is not None:
                 pane.remove_case(r.case_id)
         if message.committed:
@@ -1702,10 +1712,40 @@ class EtkiApp(App[None]):
         message.stop()
         self.goto_case(message.case_id)
 
+    def _ruled_here(self, ruling: RulingRecord, pane: QueuePane | None) -> None:
+        """This desk's own ruling (single, bulk or amended): the palette's case list and
+        the queue's list of every case (``A`` lists the ruled ones) follow it at once,
+        without waiting for Ctrl+R; a CR is remembered for ``D``."""
+        self.case_index = [
+            replace(c, ruling=ruling) if c.case_id == ruling.case_id else c for c in self.case_index
+        ]
+        if pane is not None:
+            pane.ruled_here(ruling)
+        if ruling.ruling == "CHANGE_REQUEST":
+            self.last_converted = ruling.case_id
+        elif self.last_converted == ruling.case_id:
+            self.last_converted = None  # amended away from CR: no change request now
+
     @on(CrPageWanted)
     def _cr_page_wanted(self, message: CrPageWanted) -> None:
         message.stop()
-        self.open_cr_page(message.case_id)
+        case_id = message.case_id
+        if case_id is None and message.page is not None:
+            case_id = next(
+                (c.case_id for c in self.case_index if is_case_page(message.page, c.case_id)),
+                None,
+            )
+        if case_id is None and self.last_converted is not None:
+            case_id = self.last_converted
+            self.notify(
+                f"D opens {case_id}, the change request this desk converted last.",
+                markup=False,
+                timeout=5,
+            )
+        if case_id is None:
+            self.notify(message.otherwise or "No change request to open.", markup=False, timeout=5)
+            return
+        self.open_cr_page(case_id)
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:
@@ -1995,6 +2035,7 @@ class EtkiApp(App[None]):
         self.project_id = project_id
         self._versions = {}
         self.case_index = []
+        self.last_converted = None
         self._stale = {"hafiza", "raporlar"}
         self._refresh_failing = False
         self.seat = None

@@ -584,12 +584,19 @@ class CaseWanted(Message):
 
 
 class CrPageWanted(Message):
-    """The reviewer asked for the change-request document of ``case_id`` (ruled
-    CHANGE_REQUEST): the app opens its wiki page in Hafıza's reader."""
+    """The reviewer asked for a change-request document (``D``): that of ``case_id``
+    (ruled CHANGE_REQUEST), or of the case whose wiki ``page`` (a decision, precedent
+    or change-request page) is shown in Hafıza; with neither, the change request this
+    desk converted last, or else the notice ``otherwise``. The app opens the page in
+    Hafıza's reader."""
 
-    def __init__(self, case_id: str) -> None:
+    def __init__(
+        self, case_id: str | None = None, *, page: str | None = None, otherwise: str = ""
+    ) -> None:
         super().__init__()
         self.case_id = case_id
+        self.page = page
+        self.otherwise = otherwise
 
 
 class ProjectSwitched(Message):

@@ -809,14 +809,14 @@ def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
             )
         )
     for e in shown:
-        line = Text("  ")
+        line = Text()
         line.append(when(e.at), style="dim")
         line.append("  ")
         line.append(one_line(e.summary()), style="bold" if e.kind == "amended" else "")
         if e.text:
             line.append(" — ")
             line.append(one_line(e.text))
-        parts.append(line)
+        parts.append(_indent(line))  # a long note wraps under its indent, not at column 0
     return Group(*parts)
 
 

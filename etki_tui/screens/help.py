@@ -50,7 +50,7 @@ def help_body(
         else "$XDG_CONFIG_HOME/etki/config.yaml (or ETKI_CONFIG_FILE)",
         style="dim",
     )
-    note.append(" remaps, e.g.  keymap: {approve: A}.", style="dim")
+    note.append(" remaps, e.g.  keymap: {approve: e}.", style="dim")
     if keymap:
         note.append(" * = remapped there.", style="dim")
     parts.append(note)

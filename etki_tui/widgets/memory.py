@@ -32,7 +32,7 @@ from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
-from etki_tui.messages import DisputeResolveWanted, PageWanted, SearchChanged
+from etki_tui.messages import CrPageWanted, DisputeResolveWanted, PageWanted, SearchChanged
 from etki_tui.render import (
     DISPUTED,
     DISPUTED_RESOLVED,
@@ -264,7 +264,13 @@ class MemoryPane(Horizontal):
     """Hafıza: search, cards, pages and the reader."""
 
     BINDINGS = bindings(
-        "page.open", "page.back", "page.forward", "page.toc", "page.links", "dispute.resolve"
+        "page.open",
+        "page.back",
+        "page.forward",
+        "page.toc",
+        "page.links",
+        "page.cr_document",
+        "dispute.resolve",
     )
 
     def __init__(
@@ -302,6 +308,15 @@ class MemoryPane(Horizontal):
         self._card_target: tuple[str, str] | None = None  # (what, text) for copy
         self._page_waiting: tuple[str, str, str | None, str] | None = None
         """(path, text, error, history) of a page given before the pane was composed."""
+        self.opened: str | None = None
+        """The page opened for reading (pinned: Enter, a link, back/forward, or from
+        outside Hafıza — ``D``, the palette) that the reviewer has not moved the list's
+        highlight away from since. A list rebuilt meanwhile (the memory loaded when the
+        tab is first shown, a search, a resize) highlights an entry without previewing
+        it: the reader keeps the opened page, title and body."""
+        self._placed: str | None = None
+        """The entry :meth:`_rebuild` put the highlight on (its highlight event comes
+        later, not from the reviewer)."""
 
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
@@ -406,6 +421,7 @@ class MemoryPane(Horizontal):
         self.loaded = False
         self._previewing = None
         self._page_waiting = None
+        self.opened = self._placed = None
         self._cancel_preview()
         reader = part(self, PageReader)
         search = part(self, "#memory-search", Input)
@@ -550,13 +566,11 @@ class MemoryPane(Horizontal):
         entries.clear_options()
         entries.add_options(options)
         ids = [o.id for o in entries.options if o.id and not o.disabled]
-        if prefer in ids:
-            entries.highlighted = entries.get_option_index(prefer)
-        elif keep in ids:
-            entries.highlighted = entries.get_option_index(keep)
-        elif ids:
-            entries.highlighted = entries.get_option_index(ids[0])
-        else:
+        target = prefer if prefer in ids else keep if keep in ids else ids[0] if ids else None
+        self._placed = target
+        if target is not None:
+            entries.highlighted = entries.get_option_index(target)
+        elif self.opened is None:
             self.show_card(Text("Nothing to preview yet.", style="dim"))
 
     # --- preview -------------------------------------------------------------------------
@@ -615,6 +629,8 @@ class MemoryPane(Horizontal):
         preview = part(self, "#memory-preview")
         if preview is None:
             return  # removed while the page was laid out
+        if not reader.display or reader.path != path:
+            return  # a card or another page took the preview while this one was laid out
         preview.border_title = printable(path, multiline=False)
         self._fit_reader()
 
@@ -630,9 +646,13 @@ class MemoryPane(Horizontal):
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         option_id = event.option.id or ""
+        placed, self._placed = self._placed, None
         if option_id == self._previewing:
             return
         self._previewing = option_id
+        if self.opened is not None and option_id == placed:
+            return  # the list was rebuilt under an opened page: the reader keeps it
+        self.opened = None  # the reviewer moved the highlight: the preview follows it
         kind, _, key = option_id.partition(":")
         self._cancel_preview()
         if kind in ("hit", "page"):
@@ -682,8 +702,10 @@ class MemoryPane(Horizontal):
         app's message queue — and every key — never waits while the markdown is laid
         out; a newer page replaces one still being laid out. A preview (``replace``) of
         a page that is no longer the highlighted entry's (:attr:`wanted`) is dropped."""
-        if history == "replace" and path != self.wanted:
+        if history == "replace" and (path != self.wanted or self.opened is not None):
             return
+        if history != "replace":
+            self.opened = self.wanted = path
         self.run_worker(
             self.show_page(path, text, error, history=history),
             group="memory-show",
@@ -844,6 +866,31 @@ class MemoryPane(Horizontal):
     def action_toggle_toc(self) -> None:
         """Show or hide the reader's table of contents."""
         self.reader.toggle_toc()
+
+    def action_cr_document(self) -> None:
+        """Ask for the change-request document of the case whose page the preview shows
+        (a decision page of a case ruled CR, say), else of the highlighted entry's case
+        (a precedent); the app opens it, or the change request this desk converted
+        last, or says why there is none."""
+        reader = part(self, PageReader)
+        entries = part(self, "#memory-list", OptionList)
+        page: str | None = None
+        if reader is not None and reader.display and reader.path is not None:
+            page = reader.path
+        option = entries.highlighted_option if entries is not None else None
+        kind, _, key = (option.id or "").partition(":") if option is not None else ("", "", "")
+        if page is None and kind == "pre":
+            self.post_message(CrPageWanted(key))
+            return
+        if page is None and kind in ("hit", "page"):
+            page = self.hits[int(key)][0] if kind == "hit" else key
+        self.post_message(
+            CrPageWanted(
+                page=page,
+                otherwise="D opens the change request of a case ruled CR: show its "
+                "decision page (or its entry) first.",
+            )
+        )
 
     def action_page_links(self) -> None:
         """Choose one of the page's wiki links and follow it (keyboard users cannot

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ from etki.domain import (
     CaseRecord,
     ClauseMemory,
     DisputedClause,
+    RulingRecord,
     ScopeClause,
     WorkItem,
 )
@@ -574,6 +576,17 @@ class QueuePane(Vertical):
         self.marked.discard(case_id)
         self._sync()
 
+    def ruled_here(self, ruling: RulingRecord) -> None:
+        """This desk ruled a case (single, bulk or amended): :attr:`all_cases` (what
+        ``A`` lists, newest ruling first) carries the ruling at once, not after the
+        next load."""
+        if ruling.case_id not in self._by_id:
+            return
+        self.all_cases = [
+            replace(c, ruling=ruling) if c.case_id == ruling.case_id else c for c in self.all_cases
+        ]
+        self._by_id = {c.case_id: c for c in self.all_cases}
+
     def update_memory(
         self, memory: Mapping[str, ClauseMemory], rulings: RulingIndex | None = None
     ) -> None:
@@ -900,10 +913,20 @@ class QueuePane(Vertical):
         return record
 
     def forget_details(self) -> None:
-        """Drop the whole cases read for the pane (Ctrl+R): the next highlight reads
-        them again, with what changed without a new version (a pre-analysis)."""
+        """Drop the whole cases and the histories read for the pane (Ctrl+R): the next
+        highlight reads them again, with what changed without a new version (a
+        pre-analysis, a view or a note written by another desk); the highlighted case's
+        history is read again at once."""
         self._details.clear()
         self._detail_errors.clear()
+        current = self.current_case_id()
+        reread = current is not None and self._opened == current
+        shown = self.histories.get(current) if reread and current is not None else None
+        self.histories.clear()
+        if reread and current is not None:
+            if shown is not None:  # shown until the new read replaces it: no jump
+                self.histories[current] = shown
+            self.post_message(CaseOpened(current))
 
     def _remember_detail(self, record: CaseRecord) -> None:
         self._details[record.case_id] = record
@@ -1256,22 +1279,25 @@ class QueuePane(Vertical):
 
     def action_cr_document(self) -> None:
         """Open the highlighted case's change-request document in the reader, when its
-        ruling is CHANGE_REQUEST; else say why there is none."""
+        ruling is CHANGE_REQUEST; else the one this desk converted last (the app
+        knows it), or say why there is none."""
         case = self.current_case()
         if case is None:
-            self.app.notify("No case is highlighted.", markup=False, timeout=4)
+            self.post_message(CrPageWanted(otherwise="No case is highlighted."))
             return
         r = case.ruling
         if r is None or r.ruling != "CHANGE_REQUEST":
             state = "pending" if r is None else f"ruled {r.ruling}"
-            self.app.notify(
-                printable(
-                    f"{case.case_id} is {state}: only a case converted to a change request "
-                    "(c) has a change-request document.",
-                    multiline=False,
-                ),
-                markup=False,
-                timeout=5,
+            # the app opens the change request this desk converted last, if any
+            # (a case converted with c leaves the queue), else says this
+            self.post_message(
+                CrPageWanted(
+                    otherwise=printable(
+                        f"{case.case_id} is {state}: only a case converted to a change "
+                        "request (c) has a change-request document.",
+                        multiline=False,
+                    )
+                )
             )
             return
         self.post_message(CrPageWanted(case.case_id))
