@@ -924,7 +924,7 @@ class EtkiApp(App[None]):
         from etki.wiki.paths import cr_path
 
         page = cr_path(replace(case, ruling=ruling))
-        return f" Its change-request draft: {page} in Hafıza (etki cr export {case_id} to send it)."
+        return f" Its change-request draft: {page} (D opens it; etki cr export {case_id} sends it)."
 
     @on(RulingCommitted)
     def _ruling_committed(self, message: RulingCommitted) -> None:
