@@ -77,6 +77,16 @@ def overriding_case(
     return None
 
 
+def is_disputed(rulings: Iterable[str], overridden_by: str | None) -> bool:
+    """Whether a clause is disputed: the current rulings of the cases citing it disagree,
+    or a ruling made after the PMO's resolution disagrees with it (``overridden_by``,
+    :func:`overriding_case`) — also when that ruling, an amendment say, leaves every
+    ruling agreeing with each other but not with the resolution (the resolution is then
+    contradicted, so the clause reads disputed again and names that case). The one rule:
+    :func:`clause_memory` and the wiki model (:mod:`etki.wiki.model`) both call it."""
+    return len(set(rulings)) > 1 or overridden_by is not None
+
+
 def clause_memory(
     cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
 ) -> dict[str, ClauseMemory]:
@@ -103,14 +113,15 @@ def clause_memory(
             if c.ruling is not None
         )
         resolution = in_force.get(ref)
+        overridden = overriding_case(past, resolution)
         memory[ref] = ClauseMemory(
             ref=ref,
             precedent_count=len(overrides),
             last_correction=overrides[-1] if overrides else None,
-            disputed=len({c.ruling.ruling for c in ruled if c.ruling is not None}) > 1,
+            disputed=is_disputed((ruling for _, ruling, _, _ in past), overridden),
             history=past,
             resolution=resolution,
-            overridden_by=overriding_case(past, resolution),
+            overridden_by=overridden,
         )
     return memory
 

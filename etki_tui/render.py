@@ -416,7 +416,8 @@ def memory_line(
         out.append_text(correction_text(mem.last_correction))
     if mem.disputed:
         rulings = sorted({h[1] for h in mem.history})
-        out.append(" · rulings disagree: " + " / ".join(rulings))
+        if len(rulings) > 1:  # else the rulings agree and contradict the resolution
+            out.append(" · rulings disagree: " + " / ".join(rulings))
         out.append_text(resolution_text(mem))
     if mem.last_correction is not None:
         return Group(out, correction_lines(mem.last_correction, precedents))
@@ -633,10 +634,9 @@ def disputed_strip(
         line.append(" " + one_line(clause.number if clause else ref, 120), style="bold")
         if clause is not None and clause.title:
             line.append(" " + one_line(clause.title, 120), style="bold")
-        if not mem.resolved:
-            rulings = " / ".join(
-                VERDICT_SHORT.get(v, v) for v in sorted({h[1] for h in mem.history})
-            )
+        kinds = sorted({h[1] for h in mem.history})
+        if not mem.resolved and len(kinds) > 1:  # one kind: they contradict the resolution
+            rulings = " / ".join(VERDICT_SHORT.get(v, v) for v in kinds)
             line.append(f" · rulings disagree: {rulings}")
         line.append_text(resolution_text(mem))
         lines.append(line)

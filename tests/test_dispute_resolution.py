@@ -649,3 +649,31 @@ def test_the_live_refresh_shows_a_resolution_recorded_at_another_desk(tui_world)
             assert mem.resolution is not None and mem.resolution.reviewer == "ayse"
 
     asyncio.run(run())
+
+
+def test_an_amendment_that_contradicts_the_resolution_disputes_the_clause_again(
+    world: World,
+) -> None:
+    """Second trial: amending the only dissenting ruling left every ruling agreeing with
+    each other but not with the PMO's resolution, and the clause (and the resolution)
+    vanished from disputed.md. A ruling after the resolution that disagrees with it
+    disputes the clause again, whatever the other rulings say, and names the case."""
+    desk = world.desk
+    _dispute(world)  # FIRST IN_SCOPE, SECOND CHANGE_REQUEST
+    world.clock.at(10)
+    res = desk.resolve_dispute("demo", REF, "reject", "4.8 excludes district exports").resolution
+    assert desk.clause_memory("demo")[REF].resolved
+    world.clock.at(20)
+    desk.rule(SECOND, "approve", reason="it is in scope after all", amend=True)
+    rulings = {c.ruling.ruling for c in world.repo.cases("demo") if c.ruling is not None}
+    assert {world.repo.case(c).ruling.ruling for c in (FIRST, SECOND)} == {"IN_SCOPE"}
+    assert "IN_SCOPE" in rulings
+    mem = desk.clause_memory("demo")[REF]
+    assert mem.disputed and mem.open_dispute and not mem.resolved
+    assert mem.resolution == res and mem.overridden_by == SECOND
+    [item] = [d for d in desk.disputed("demo") if d.ref == REF]
+    assert item.overridden_by == SECOND
+    section = _section(_page(world, "disputed.md"), f"## {REF}")
+    assert "**DISPUTED**." in section
+    assert f"Disputed again: the resolution was overridden by case [{SECOND}](decisions/" in section
+    _same_as_rebuild(world, "fresh-amended")

@@ -30,7 +30,7 @@ from etki.domain import (
     WorkItem,
 )
 from etki.frontmatter import FrontmatterMemo
-from etki.memory import overriding_case
+from etki.memory import is_disputed, overriding_case
 from etki.text import sort_key
 
 __all__ = ["ClauseTally", "Memo", "Once", "PageCache", "WikiModel"]
@@ -315,7 +315,8 @@ class WikiModel:
             rulings.add(r.ruling)
             if r.is_override:
                 count += 1
-        return (count, len(rulings) > 1, tuple(sorted(rulings)))
+        disputed = is_disputed(rulings, self.standing(ref)[1])
+        return (count, disputed, tuple(sorted(rulings)))
 
     def standing(self, ref: str) -> Standing:
         """(resolution in force, case that overrode it) of a cited ref, as

@@ -898,8 +898,9 @@ def _disputed_page(m: WikiModel) -> bytes:
     lines: list[str | bytes] = [
         "# Disputed clauses",
         "",
-        "Clauses cited by ruled cases whose rulings disagree, with their ruling",
-        "history (oldest first). Computed from the database.",
+        "Clauses cited by ruled cases whose rulings disagree (with each other, or with",
+        "the PMO's resolution of the clause), with their ruling history (oldest first).",
+        "Computed from the database.",
         "",
     ]
     if not disputed:

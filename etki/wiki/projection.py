@@ -154,7 +154,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 6
+    VERSION = 7
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -164,7 +164,8 @@ class _Mark:
     decision pages end with "The saved pre-analysis" (issue 14 item 9). 5: a decision
     page's effort names one figure when both ends are equal and lists the work items it
     rests on with titles, days and dates (issue 12 item 7). 6: one day is ``1 person-day``
-    (singular) on the decision and change-request pages."""
+    (singular) on the decision and change-request pages. 7: ``disputed.md`` says a clause
+    is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6)."""
 
     @property
     def floor(self) -> int:
