@@ -263,6 +263,12 @@ def test_claims_expire_release_and_refuse_a_second_claimer(backend_repo):  # noq
     assert kinds == ["imported", "triaged", "claim", "release", "claim"]
     with pytest.raises(InputError, match="between 1 and 1440"):
         repo.claim("req-demo-2", "ayse", 0)
+    # once ruled, a claim has nothing to guard (second trial): it no longer shows, and
+    # a ruled case cannot be claimed
+    repo.record_ruling("req-demo-1", "approve", "ayse", "")
+    assert "req-demo-1" not in repo.live_claims("demo")
+    with pytest.raises(InputError, match="already ruled: there is nothing to claim"):
+        repo.claim("req-demo-1", "jurgen", 15)
 
 
 def test_etki_note_and_claim(tmp_path):

@@ -274,9 +274,17 @@ class EventStore(StoreBase):
         moment = self.clock()
         now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
         with self._write() as s:
-            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
-            if project_id is None:
+            row = s.execute(
+                select(CaseRow.project_id, CaseRow.status).where(CaseRow.id == case_id)
+            ).first()
+            if row is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
+            project_id, status = row
+            if status != "pending":
+                raise InputError(
+                    f"case {case_id} is already ruled: there is nothing to claim "
+                    "(an approver amends it with `etki rule CASE ACTION --amend`)"
+                )
             held = self._live_claim(s.connection(), case_id, now)
             if held is not None and held.actor != actor:
                 raise InputError(
@@ -326,18 +334,23 @@ class EventStore(StoreBase):
 
     def live_claims(self, project_id: str) -> dict[str, CaseEvent]:
         """case id -> the live claim (a ``claim`` event whose ``until`` is still ahead,
-        not released since) of every claimed case of ``project_id``. Expired and
-        released claims are absent."""
+        not released since) of every claimed pending case of ``project_id``. Expired and
+        released claims are absent, and so are claims of cases ruled since (a claim is
+        on a case waiting for its ruling: once ruled, there is nothing to race on)."""
         e = CaseEventRow.__table__.c
+        c = CaseRow.__table__.c
         now = iso(self.clock())
         newest = (
             select(func.max(e.id))
             .where(e.project_id == project_id, e.kind.in_(("claim", "release")))
             .group_by(e.case_id)
         )
+        pending = select(c.id).where(c.project_id == project_id, c.status == "pending")
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(e.case_id, e.kind, e.actor, e.at, e.until).where(e.id.in_(newest))
+                select(e.case_id, e.kind, e.actor, e.at, e.until).where(
+                    e.id.in_(newest), e.case_id.in_(pending)
+                )
             ).all()
         return {
             case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
