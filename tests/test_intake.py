@@ -145,3 +145,20 @@ def test_a_nul_in_a_csv_cell_refuses_that_row_only(tmp_path: Path) -> None:
     assert [r.id for r in requests] == ["A", "C"]
     [message] = refused
     assert "r.csv:3: field 'text'" in message and "NUL" in message
+
+
+def test_add_and_import_leave_out_project_with_one_stored(tmp_path: Path) -> None:
+    """Second trial: `etki add` and `etki import` asked for --project where `etki report`
+    and `etki dispute` did not; with one project stored it may be left out (README), and
+    with none the message says to load one."""
+    none = etki(tmp_path, "add", "A request before any project")
+    assert none.returncode == 2 and "run `etki init PROJECT_DIR` first" in none.stderr
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    before = len(queue(tmp_path))
+    added = etki(tmp_path, "add", "Please add a dark mode to the citizen portal.")
+    assert added.returncode == 0 and added.stdout.startswith("added req-demo-")
+    rows = tmp_path / "new.jsonl"
+    rows.write_text(json.dumps({"id": "late-9", "text": "Export receipts as PDF."}) + "\n")
+    imported = etki(tmp_path, "import", str(rows))
+    assert imported.returncode == 0 and "imported 1 new request(s)" in imported.stdout
+    assert len(queue(tmp_path)) == before + 2

@@ -353,8 +353,9 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     from etki.commands.preanalysis import preanalysis_dict, preanalysis_lines
 
     text = sys.stdin.read() if args.text == "-" else args.text
-    case = _desk(args, settings).add_request(
-        args.project,
+    desk = _desk(args, settings)
+    case = desk.add_request(
+        desk.chosen_project(args.project),
         text,
         title=args.title,
         submitted_by=args.submitted_by,
@@ -382,8 +383,9 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
 def _import(args: argparse.Namespace, settings: Settings) -> int:
     """``etki import``: a file of requests triaged and stored (:meth:`Desk.import_requests`);
     one line of counts, each refused record on stderr (exit 2 when there is one)."""
-    done = _desk(args, settings).import_requests(
-        args.project, args.file, args.format, preanalyse=args.preanalyse
+    desk = _desk(args, settings)
+    done = desk.import_requests(
+        desk.chosen_project(args.project), args.file, args.format, preanalyse=args.preanalyse
     )
     line = f"imported {len(done.stored)} new request(s)"
     if done.already:
@@ -464,7 +466,7 @@ def register(sub: Any) -> None:
     )
     rule.set_defaults(handler=_rule)
     add = sub.add_parser("add", help="triage and store one new request")
-    add.add_argument("--project", required=True)
+    add.add_argument("--project", help="the project (may be left out with one stored)")
     add.add_argument("--title")
     add.add_argument("--submitted-by", dest="submitted_by", help="default: ETKI_REVIEWER")
     add.add_argument("text", help="the client's text, or - to read it from stdin")
@@ -472,7 +474,7 @@ def register(sub: Any) -> None:
     _no_preanalysis(add)
     add.set_defaults(handler=_add)
     imp = sub.add_parser("import", help="triage and store a file of requests")
-    imp.add_argument("--project", required=True)
+    imp.add_argument("--project", help="the project (may be left out with one stored)")
     imp.add_argument("file")
     imp.add_argument(
         "--format",
