@@ -461,7 +461,8 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
     tmp_path: Path,
 ) -> None:
     """At 120 columns the contents tree keeps to its column (a long heading used to
-    widen it over the page body), and the history line says what it counts."""
+    widen it over the page body), a heading too long for it is cut with an ellipsis
+    (it used to be cropped without a sign), and the history line says what it counts."""
     world = build_tui_world(tmp_path)
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -473,8 +474,22 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
         toc = reader.query_one("#reader-toc")
         tree = toc.query_one("Tree")
         body = reader.query_one("#reader-scroll")
-        assert toc.display and tree.virtual_size.width > toc.region.width  # a long heading
+        assert toc.display
         assert tree.region.right <= toc.region.right < body.region.x
+        await _until(pilot, lambda: tree.root.children, "the contents")
+        headings = {block: name for _, name, block in toc.table_of_contents}
+        labels = []
+        stack = list(tree.root.children)
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if node.data:
+                labels.append((headings[node.data["block_id"]], node.label.plain.split(" ", 1)[1]))
+        cut = [(name, label) for name, label in labels if label != name]
+        assert cut, "the precedent's title is longer than the contents column"
+        assert all(label.endswith("…") and name.startswith(label[:-1]) for name, label in cut)
+        assert all(tree.render_line(y).cell_length <= tree.size.width for y in range(5))
+        assert not tree.virtual_size.width > tree.size.width  # nothing cropped at the edge
         bar = shown(reader.query_one("#reader-bar"))
         assert "◀b back · history 1 of 1 · forward n▶" in bar and "page 1/1" not in bar
         await pilot.press("l")

@@ -516,6 +516,8 @@ class MemoryPane(Horizontal):
         for case in self.precedents[:room]:
             assert case.ruling is not None
             ruling = verdict_text(case.ruling.ruling)
+            if len(case.case_id) + 1 + ruling.cell_len > width:  # the id is what one reads
+                ruling = verdict_text(case.ruling.ruling, short=True)
             prompt = Text()
             prompt.append_text(cell(case.case_id, width - ruling.cell_len - 1))
             prompt.append(" ")

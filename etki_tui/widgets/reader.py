@@ -23,14 +23,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.widgets import Label, Markdown, Static
+from textual.widgets import Label, Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
 from etki.text import printable
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import PageWanted
-from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fold_long, literal, match_spans
+from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fit, fold_long, literal, match_spans
 
 PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
@@ -117,6 +117,47 @@ class ReaderMarkdown(Markdown):
         self.match_tokens: list[str] = []
 
 
+class PageContents(MarkdownTableOfContents):
+    """Textual's table of contents with every heading fitted to its column, cut with
+    ``…`` (Textual's tree crops a long label at the edge without a sign, so
+    "tdrs-rfq#3.1.2 — Pre" read as a whole title). Labels are refitted when the column
+    changes width."""
+
+    def rebuild_table_of_contents(self, table_of_contents: Any) -> None:
+        """Textual's tree of ``table_of_contents`` ((level, heading, block id) triples),
+        then every label fitted."""
+        super().rebuild_table_of_contents(table_of_contents)
+        self._headings = {block: (level, name) for level, name, block in table_of_contents}
+        self.fit_labels()
+
+    def on_resize(self) -> None:
+        self.fit_labels()
+
+    def fit_labels(self) -> None:
+        """Cut each heading to the cells its row leaves: the guides (4 cells a level
+        below the first), the expand arrow of a heading with sub-headings (2) and the
+        level's numeral (2)."""
+        headings = getattr(self, "_headings", None)
+        trees = self.query(Tree)
+        if not headings or not trees:
+            return
+        tree = trees.first()
+        width = tree.content_region.width
+        if width <= 0:
+            return  # not laid out yet: on_resize comes
+        stack = list(tree.root.children)
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            level_name = headings.get((node.data or {}).get("block_id"))
+            if level_name is None:
+                continue
+            level, name = level_name
+            numeral = node.label.plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
+            room = width - 4 * (level - 1) - (2 if node.allow_expand else 0) - len(numeral)
+            node.set_label(Text.assemble((numeral, "dim"), fit(name, max(room, 1))))
+
+
 class PageReader(Vertical):
     """A wiki page with its table of contents (``t``) and history (``b``/``n``)."""
 
@@ -137,7 +178,7 @@ class PageReader(Vertical):
         yield Static("", id="reader-bar", markup=False)
         markdown = ReaderMarkdown("", id="memory-page", open_links=False)
         with Horizontal(id="reader-body"):
-            toc = MarkdownTableOfContents(markdown, id="reader-toc")
+            toc = PageContents(markdown, id="reader-toc")
             toc.display = False
             yield toc
             with VerticalScroll(id="reader-scroll", can_focus=True):
