@@ -162,3 +162,25 @@ def test_add_and_import_leave_out_project_with_one_stored(tmp_path: Path) -> Non
     imported = etki(tmp_path, "import", str(rows))
     assert imported.returncode == 0 and "imported 1 new request(s)" in imported.stdout
     assert len(queue(tmp_path)) == before + 2
+
+
+def test_a_title_taken_from_the_text_is_cut_between_words() -> None:
+    """A request without a title stores the first line of its text, cut to 80
+    characters at a word boundary with ``…`` (tdrs has no titles: "Fiscal
+    Responsibili…" read as a typo); a line without a space in its second half is cut
+    at 79 characters; a short line is kept whole."""
+    from etki.domain import Request
+    from etki.store.repository.rows import title_of
+
+    text = (
+        "The Tribal TANF section of the report must show the Fiscal Responsibility "
+        "figures for each quarter"
+    )
+    title = title_of(Request(id="r1", text=text))
+    assert title == "The Tribal TANF section of the report must show the Fiscal Responsibility…"
+    assert title_of(Request(id="r0", text=text[:85])) == text[:73] + "…"  # not "figure"
+    assert len(title) <= 80
+    long_word = "x" * 100
+    assert title_of(Request(id="r2", text=long_word)) == "x" * 79 + "…"
+    assert title_of(Request(id="r3", text="Short line\nsecond line")) == "Short line"
+    assert title_of(Request(id="r4", text="Anything", title="  Own title ")) == "Own title"

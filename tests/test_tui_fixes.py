@@ -224,3 +224,28 @@ async def test_a_palette_jump_to_a_decision_page_shows_that_page(tui_world: TuiW
         await settle(pilot)
         assert _reader_shows(app, rel)
         assert pane.reader.text == (tui_world.wiki / rel).read_text(encoding="utf-8")
+
+
+@sync
+async def test_a_precedent_entry_keeps_its_case_id_at_80_columns(tui_world: TuiWorld) -> None:
+    """At 80x24 the Memory list is ~30 cells wide: a precedent ruled CHANGE_REQUEST
+    shows its whole case id and the short verdict (``+ CR``), not ``req-demo… +
+    CHANGE_REQUEST`` (the id is what a reviewer reads and types)."""
+    from textual.widgets import OptionList
+
+    approval_service(tui_world.repo, tui_world.settings).rule(
+        FIRST_IN_SCOPE, "convert_to_cr", reason="A new capability.", reviewer="ayse"
+    )
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        pane = app.query_one(MemoryPane)
+        await until(pilot, lambda: pane.loaded, "Hafıza's lists")
+        entries = pane.query_one("#memory-list", OptionList)
+        option = entries.get_option(f"pre:{FIRST_IN_SCOPE}")
+        first_line = str(option.prompt).splitlines()[0]
+        assert first_line == f"{FIRST_IN_SCOPE} + CR"
+
+
+FIRST_IN_SCOPE = "req-demo-0a1f3c21"  # the engine says IN_SCOPE: c is an override

@@ -444,8 +444,14 @@ def workitem_of(
 
 def title_of(request: Request) -> str:
     """The title a case stores for ``request``: its title, or the first line of its text
-    cut to 80 characters (``…`` ending a cut line), or its id when the text is blank."""
+    cut to 80 characters, at the last space when one falls in its second half (a word is
+    not cut: "Fiscal Responsibili…" read as a typo), with ``…`` ending a cut line; or its
+    id when the text is blank."""
     if request.title and request.title.strip():
         return request.title.strip()
     first = request.text.strip().splitlines()[0] if request.text.strip() else request.id
-    return first if len(first) <= 80 else first[:79].rstrip() + "…"
+    if len(first) <= 80:
+        return first
+    head = first[:80]
+    space = max(head.rfind(" "), head.rfind("\t"))
+    return (head[:space] if space >= 40 else head[:79]).rstrip() + "…"
