@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList
+from textual.widgets import Footer, OptionList
 from textual.widgets.option_list import Option
 
 from etki.text import printable
@@ -48,6 +48,7 @@ class LinksScreen(ModalScreen[str | None]):
                 prompt.append("\n  " + printable(detail, multiline=False), style="dim")
                 options.append(Option(prompt, id=str(i)))
             yield OptionList(*options, id="links-list", markup=False)
+        yield Footer()  # this list's keys, not the desk's underneath (a list of A)
 
     def on_mount(self) -> None:
         """The first link is highlighted: Enter follows it (none when the desk closes
