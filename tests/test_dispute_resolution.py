@@ -677,3 +677,39 @@ def test_an_amendment_that_contradicts_the_resolution_disputes_the_clause_again(
     assert "**DISPUTED**." in section
     assert f"Disputed again: the resolution was overridden by case [{SECOND}](decisions/" in section
     _same_as_rebuild(world, "fresh-amended")
+
+
+def test_the_form_names_the_resolution_in_force_and_chooses_nothing(tui_world) -> None:  # noqa: ANN001
+    """With a resolution in force, r opens the form with it named above the choice and
+    no verdict chosen: Save with a reason but no choice is refused (it used to
+    preselect the resolution in force, so Save re-recorded it unchosen)."""
+    import asyncio
+
+    from textual.widgets import RadioButton, Static
+
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from tests.test_tui_pilot import fill, make_app, press, settle, shown
+
+    Desk(
+        Settings(db_url=tui_world.settings.db_url, wiki_dir=None, reviewer="ayse"),
+        tui_world.repo,
+    ).resolve_dispute("demo", TUI_REF, "reject", "contractors are [red]out[/red]")
+
+    async def run() -> None:
+        app = make_app(tui_world)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await _on_disputed_card(pilot, TUI_REF)
+            await press(pilot, "r")
+            form = app.screen
+            assert isinstance(form, ResolveDisputeForm)
+            head = " ".join(shown(form.query_one("#resolve-clause", Static), 100, 6).split())
+            assert "resolution in force: REJECT by ayse," in head
+            assert "contractors are [red]out[/red]" in head  # literal, not markup
+            assert not any(b.value for b in form.query(RadioButton))
+            await fill(pilot, "#resolve-reason", "a reason but no choice")
+            await press(pilot, "enter")
+            assert app.screen is form
+        assert len(tui_world.repo.clause_resolutions("demo")) == 1
+
+    asyncio.run(run())

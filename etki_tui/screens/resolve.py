@@ -45,7 +45,8 @@ class DisputeResolution:
 
 class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
     """The form; dismissed with a :class:`DisputeResolution`, or None (cancelled).
-    ``item``: the disputed clause (its resolution in force, if any, is preselected)."""
+    ``item``: the disputed clause; its resolution in force, if any, is named above the
+    choice, which starts empty (Save never re-records it unchosen)."""
 
     BINDINGS = bindings("resolve.cancel")
 
@@ -64,11 +65,14 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
             if self.clause_title:
                 head.append(" " + printable(self.clause_title, multiline=False))
             head.append("\nrulings disagree: " + " / ".join(self.item.rulings), style="dim")
+            if (r := self.item.resolution) is not None:
+                state = "in force" if self.item.resolved else "overridden since"
+                said = f"{r.verdict} by {r.reviewer}, {r.at} — {r.reason}"
+                head.append(f"\nresolution {state}: " + printable(said, multiline=False))
             yield Static(head, id="resolve-clause", markup=False)
-            current = self.item.resolution.verdict if self.item.resolution else None
-            with RadioSet(id="resolve-verdict"):
+            with RadioSet(id="resolve-verdict"):  # nothing chosen: a resolution is a choice
                 for verdict, words in CHOICES:
-                    yield RadioButton(words, value=verdict == current, id=f"resolve-{verdict}")
+                    yield RadioButton(words, value=False, id=f"resolve-{verdict}")
             yield Label(
                 "Reason (required): what the clause covers, and why", classes="intake-label"
             )
