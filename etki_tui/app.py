@@ -244,6 +244,10 @@ class EtkiApp(App[None]):
         change request when no case ruled CR is highlighted (``c`` takes a case out of
         the queue)."""
         self._versions: dict[str, int] = {}
+        self._reads = [0, 0]
+        """Queue reads [started (in their threads), answered (handled or failed)]: the
+        live refresh waits while they differ (:meth:`_poll_tick`)."""
+        self._reads_lock = threading.Lock()
         self._search_timer: Timer | None = None
         self._pending_search: str | None = None
         self._search_seq = 0  # numbers each search; only the newest one's answer shows
@@ -336,7 +340,7 @@ class EtkiApp(App[None]):
         self.load_queue()
         self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
         if self.poll_seconds > 0:
-            self.set_interval(self.poll_seconds, self.poll_queue, name="live-refresh")
+            self.set_interval(self.poll_seconds, self._poll_tick, name="live-refresh")
         self._check_size(self.size.width, self.size.height)
 
     def header_parts(self) -> tuple[str, str, Seat | None, str]:
@@ -403,9 +407,32 @@ class EtkiApp(App[None]):
     # (etki_tui.workers: each body returns its answer; ``failed`` answers its errors)
 
     def _load(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
-        """:meth:`_read_queue` with the cyclic collector paused (:mod:`etki_tui.heap`)."""
-        with collector_paused():
-            return self._read_queue(project_id, source, projects=projects)
+        """:meth:`_read_queue` with the cyclic collector paused (:mod:`etki_tui.heap`),
+        counted in :attr:`_reads` (its answer is counted when handled, an error here)."""
+        with self._reads_lock:
+            self._reads[0] += 1
+        try:
+            with collector_paused():
+                return self._read_queue(project_id, source, projects=projects)
+        except BaseException:
+            self._read_answered()
+            raise
+
+    def _read_answered(self) -> None:
+        with self._reads_lock:
+            self._reads[1] += 1
+
+    def _poll_tick(self) -> None:
+        """The live refresh's tick: a poll, unless a queue read is running or its answer
+        is not handled yet — the poll would compare against the versions before it and
+        read all 10,000 cases a second time, in a thread beside the first (the exclusive
+        poll group cancels a poll only by flag: its thread runs on). Measured with
+        ``bench.tui_blocks``: such reads, still running when typing began, held the GIL
+        and the paused collector while the keys waited."""
+        with self._reads_lock:
+            busy = self._reads[0] != self._reads[1]
+        if not busy:
+            self.poll_queue()
 
     def _read_queue(self, project_id: str, source: str, *, projects: bool) -> QueueLoaded:
         # light reads: the listed columns of every case (the detail pane reads whole
@@ -712,7 +739,7 @@ class EtkiApp(App[None]):
             query, found.hits, project_id=project_id, total=found.total, seq=seq, prompts=prompts
         )
 
-    @desk_worker("memory", failed=_could_not_load("Hafıza"))
+    @desk_worker("memory", coalesce=True, failed=_could_not_load("Hafıza"))
     def load_memory(self, project_id: str) -> MemoryLoaded:
         """Read precedents and disputed clauses (DB) and the page lists (wiki)."""
         with collector_paused():  # kept until the next load: frozen once in place
@@ -805,7 +832,7 @@ class EtkiApp(App[None]):
             )
         return PageLoaded(path, text, history="push", project_id=project_id)
 
-    @desk_worker("report", failed=_could_not_load("Raporlar"))
+    @desk_worker("report", coalesce=True, failed=_could_not_load("Raporlar"))
     def load_report(self, project_id: str) -> ReportLoaded:
         """Compute the Raporlar counts (pending ages measured at the desk's clock)."""
         return ReportLoaded(self.desk.report(project_id, now=self.clock()), project_id=project_id)
@@ -814,6 +841,7 @@ class EtkiApp(App[None]):
 
     @on(QueueLoaded)
     def _queue_loaded(self, message: QueueLoaded) -> None:
+        self._read_answered()
         if message.project_id != self.project_id:
             return  # a late answer for the project we just left
         changed = bool(self._versions) and message.versions != self._versions

@@ -1,6 +1,7 @@
 """``desk_worker`` (:mod:`etki_tui.workers`): the body's answer is posted, an error is
-answered by ``failed``, ``then`` follows the body's answer only, and body and ``failed``
-see the project shown when the thread started."""
+answered by ``failed``, ``then`` follows the body's answer only, body and ``failed``
+see the project shown when the thread started, and a coalescing group runs one thread
+at a time, then the newest call made meanwhile."""
 
 from __future__ import annotations
 
@@ -61,6 +62,28 @@ class Host(App[None]):
         raise NotFoundError("late")
 
 
+class Loads(App[None]):
+    """An app with one coalescing worker that waits for the test to let it go on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.project_id = "alpha"
+        self.calls: list[tuple[str, int]] = []
+        self.started = threading.Event()
+        self.go_on = threading.Event()
+
+    @desk_worker(
+        "load", coalesce=True, failed=lambda exc, project_id, n: Failed(project_id, n, str(exc))
+    )
+    def load(self, project_id: str, n: int) -> Answer:
+        self.calls.append((threading.current_thread().name, n))
+        self.started.set()
+        self.go_on.wait(10)
+        if n == 3:
+            raise NotFoundError("three")
+        return Answer(project_id, n)
+
+
 def _posted(messages: list[Message]) -> list[tuple[str, str, int]]:
     return [
         (type(m).__name__, m.project_id, m.n) for m in messages if isinstance(m, Answer | Failed)
@@ -115,3 +138,28 @@ async def test_body_and_failed_see_the_project_shown_when_the_thread_started():
         app.go_on.set()
         await app.workers.wait_for_complete()
     assert _posted(seen) == [("Failed", "alpha", -1)]
+
+
+@sync
+async def test_a_coalescing_group_runs_the_newest_call_after_the_running_one_in_its_thread():
+    """load(1) runs; load(2) and load(3) come while it does: no second thread starts,
+    2 is dropped, and 3 runs in 1's thread once 1 is done (its error answered by
+    ``failed``); after that a call starts a thread of its own again."""
+    seen: list[Message] = []
+    app = Loads()
+    async with app.run_test(message_hook=seen.append) as pilot:
+        assert app.load(1) is not None
+        for _ in range(1000):
+            if app.started.is_set():
+                break
+            await pilot.pause(0.01)
+        assert app.started.is_set()
+        assert app.load(2) is None and app.load(3) is None  # kept, not started
+        assert len([w for w in app.workers if w.group == "load"]) == 1
+        app.go_on.set()
+        await app.workers.wait_for_complete()
+        assert app.load(4) is not None
+        await app.workers.wait_for_complete()
+    assert [n for _, n in app.calls] == [1, 3, 4]
+    assert app.calls[0][0] == app.calls[1][0]  # 3 ran in 1's thread
+    assert _posted(seen) == [("Answer", "alpha", 1), ("Failed", "alpha", 3), ("Answer", "alpha", 4)]
