@@ -1359,6 +1359,11 @@ class Desk:
         newest of a clause is in force)."""
         return self.repo.clause_resolutions(project_id)
 
+    def preanalysis_mark(self, project_id: str) -> int:
+        """:meth:`etki.store.repository.preanalyses.PreanalysisStore.preanalysis_mark`:
+        changes when a pre-analysis of the project is saved, by any process."""
+        return self.repo.preanalysis_mark(project_id)
+
     def resolution_count(self, project_id: str) -> int:
         """How many resolutions of disputed clauses ``project_id`` has: append-only, so
         the desk's live refresh sees one recorded elsewhere by a change of this number

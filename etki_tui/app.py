@@ -227,6 +227,8 @@ class EtkiApp(App[None]):
         self._claims: dict = {}
         self._resolutions = -1
         """How many dispute resolutions the last load saw (-1: none yet)."""
+        self._preanalyses = -1
+        """The newest pre-analysis id the last load saw (-1: none yet)."""
         """The live claims as last loaded (the live refresh compares them too)."""
         self._viewed: dict[str, datetime] = {}
         """case id -> when this desk last wrote the reviewer's view of it."""
@@ -457,6 +459,7 @@ class EtkiApp(App[None]):
             seat = None
         claims = self._read_claims(project_id)
         resolutions = self.desk.resolution_count(project_id)
+        preanalyses = self.desk.preanalysis_mark(project_id)
         known: list[tuple[str, str]] = []
         if projects:
             for pid in self.desk.project_ids():
@@ -480,6 +483,7 @@ class EtkiApp(App[None]):
             intake=intake,
             claims=claims,
             resolutions=resolutions,
+            preanalyses=preanalyses,
         )
 
     def _read_claims(self, project_id: str) -> dict:
@@ -550,8 +554,9 @@ class EtkiApp(App[None]):
             versions == self._versions
             and not self._refresh_failing
             and self._read_claims(project_id) == self._claims
-            # a resolution recorded elsewhere changes no case version
+            # a resolution or a pre-analysis saved elsewhere changes no case version
             and self.desk.resolution_count(project_id) == self._resolutions
+            and self.desk.preanalysis_mark(project_id) == self._preanalyses
         ):
             return None
         return self._load(project_id, "poll", projects=False)
@@ -849,6 +854,12 @@ class EtkiApp(App[None]):
         self._claims = message.claims
         if message.resolutions is not None:
             self._resolutions = message.resolutions
+        new_preanalysis = (
+            message.preanalyses is not None and message.preanalyses != self._preanalyses
+        )
+        first_read = self._preanalyses < 0
+        if message.preanalyses is not None:
+            self._preanalyses = message.preanalyses
         self.case_index = message.cases
         if message.projects:
             self.projects = message.projects
@@ -874,6 +885,8 @@ class EtkiApp(App[None]):
             me=message.seat.reviewer if message.seat is not None else None,
         )
         pane.llm_model = self.desk.preanalysis_model()
+        if new_preanalysis and not first_read:
+            pane.forget_details()  # the pane reads the case again, with its pre-analysis
         if self._catch_up_due == message.project_id:
             # after the first fill is laid out, so its thread (and the projector's
             # imports) never compete with drawing the queue

@@ -64,10 +64,13 @@ class QueueLoaded(Message):
         intake: IntakeSummary | str | None = None,
         claims: Mapping[str, Any] | None = None,
         resolutions: int | None = None,
+        preanalyses: int | None = None,
     ) -> None:
         super().__init__()
         self.resolutions = resolutions
         """How many dispute resolutions the project had at the read (None: not read)."""
+        self.preanalyses = preanalyses
+        """The project's newest pre-analysis id at the read (None: not read)."""
         self.intake = intake
         self.claims = dict(claims or {})
         """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""

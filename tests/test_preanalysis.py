@@ -538,6 +538,7 @@ def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> Non
         ],
     )
     body = PreanalysisBody(approach=(Claim("do it", "module:auth"),), context_nodes=1)
+    assert repo.preanalysis_mark("demo") == 0
     first = repo.save_preanalysis(
         "req-demo-1",
         model="m1",
@@ -556,12 +557,24 @@ def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> Non
         actor="ayse",
     )
     assert second.error == "the model endpoint failed: 500 \ufffd\ufffd"
+    # the live refresh's mark moves with every save, of any case of the project only
+    marks = {repo.preanalysis_mark("demo")}
+    repo.save_preanalysis(
+        "req-demo-2",
+        model="m3",
+        prompt_version=PROMPT_VERSION,
+        status="ok",
+        body_json=body.to_json(),
+        actor="ayse",
+    )
+    marks.add(repo.preanalysis_mark("demo"))
+    assert len(marks) == 2 and min(marks) > 0 and repo.preanalysis_mark("nope") == 0
     assert [p.model for p in repo.preanalyses("req-demo-1")] == ["m1", "m2"]
     assert repo.preanalysis("req-demo-1") == second
     assert repo.case("req-demo-1").preanalysis == second
-    assert [c.preanalysis for c in repo.cases("demo")] == [second, None]
+    assert repo.cases("demo")[0].preanalysis == second
     assert repo.cases_by_id(["req-demo-2", "req-demo-1"])[1].preanalysis == second
-    assert repo.cases_without_preanalysis("demo") == ["req-demo-2"]
+    assert repo.cases_without_preanalysis("demo") == []
     assert repo.case("req-demo-1").version == 1  # no ruling: no version bump
     assert [r[2] for r in repo.audit_log("req-demo-1")] == ["preanalyse", "preanalyse"]
     repo.record_ruling("req-demo-1", "approve", "ayse", "", expected_version=1)
@@ -668,6 +681,23 @@ async def test_ctrl_r_shows_a_preanalysis_another_process_saved(world: Path) -> 
             r = run_etki(["preanalyse", case_id], env=_env(world, server.url), cwd=world)
             assert r.returncode == 0, r.stderr
         await press(pilot, "ctrl+r")
+        await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")
+
+
+@sync
+async def test_the_live_refresh_shows_a_preanalysis_another_process_saved(world: Path) -> None:
+    """A pre-analysis changes no case version: the live refresh sees it by the
+    project's newest pre-analysis id and the pane shows it without Ctrl+R."""
+    desk = _desk(world)
+    app = desk_app(desk, "demo")
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None and NO_MODEL_LINE in _pane_text(app)
+        with serve(openai_chat(lambda m, n: _answer(m))) as server:
+            r = run_etki(["preanalyse", case_id], env=_env(world, server.url), cwd=world)
+            assert r.returncode == 0, r.stderr
+        app.poll_queue()
         await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")
 
 

@@ -13,7 +13,7 @@ before it arrived must still be able to rule on it.
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from etki.domain import PREANALYSIS_STATUSES, Preanalysis
 from etki.errors import InputError, NotFoundError
@@ -122,6 +122,18 @@ class PreanalysisStore(StoreBase):
                 .order_by(PreanalysisRow.id)
             ).all()
         return [p for r in rows if (p := preanalysis_of(*r)) is not None]
+
+    def preanalysis_mark(self, project_id: str) -> int:
+        """The newest pre-analysis row id of ``project_id``'s cases (0: none): rows are
+        append-only, so a pre-analysis saved anywhere changes it, though it changes no
+        case version (the desk's live refresh compares it)."""
+        stmt = (
+            select(func.max(PreanalysisRow.id))
+            .join(CaseRow, CaseRow.id == PreanalysisRow.case_id)
+            .where(CaseRow.project_id == project_id)
+        )
+        with self.engine.connect() as conn:
+            return int(conn.execute(stmt).scalar() or 0)
 
     def cases_without_preanalysis(self, project_id: str) -> list[str]:
         """Ids of the cases of ``project_id`` that have no saved pre-analysis, in
