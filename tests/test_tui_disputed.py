@@ -252,6 +252,9 @@ async def test_a_ruling_here_that_makes_a_clause_disputed_marks_the_rows_at_once
         assert RECEIPT not in table.row_keys()
         assert table.get_cell(THREE, "risk").plain == "high 24h"  # no reload needed
         assert table.get_cell(THREE, "title").plain.startswith("! DISPUTED")
+        # drawn whole: the column widens to the new word ("high 24" was cut, trial 3)
+        row = next(line for line in shown(table).split("\n") if THREE[-8:] in line)
+        assert "high 24h" in row, row
 
 
 @sync

@@ -695,7 +695,7 @@ class QueuePane(Vertical):
                                 case.case_id,
                                 column,
                                 after,
-                                update_width=column in ("case", "title", "verdict"),
+                                update_width=column in ("case", "title", "verdict", "risk"),
                             )
                 self._cells[case.case_id] = cells
                 self._row_state[case.case_id] = state
