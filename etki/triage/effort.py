@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress
+
+import numpy as np
 
 from etki.domain import Effort, WorkItem
 
@@ -38,48 +39,37 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 def estimate(
     workitems: Sequence[WorkItem],
-    title_scores: Sequence[float] | Mapping[int, float],
+    title_scores: np.ndarray,
     impacted: Sequence[str],
     by_module: Mapping[str, Sequence[int]] | None = None,
 ) -> Effort:
     """Effort range for a request.
 
-    ``title_scores``: BM25 of each work item's title against the request (same order as
-    ``workitems``), or only the non-zero ones (position -> score,
-    :meth:`etki.triage.modules.ModuleMatcher.workitem_sparse`). ``impacted``: the
-    request's impacted module ids. ``by_module``: optional module id -> positions of the
-    work items listing it (an index built once per project,
+    ``title_scores``: BM25 of each work item's title against the request, a float64
+    array in ``workitems`` order (:meth:`etki.triage.modules.ModuleMatcher.workitem_scores`).
+    ``impacted``: the request's impacted module ids. ``by_module``: optional module id
+    -> positions of the work items listing it (an index built once per project,
     :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`): only those and the
     title-similar items are looked at, with the same result. Returns an
     :class:`Effort` in person-days rounded to 1 decimal, ``basis`` = the ids used
     (sorted); unknown (None, None) when no comparable item has ``effort_days``.
+    Raises ``ValueError`` when ``title_scores`` is not one score per work item.
     """
-    sparse = title_scores if isinstance(title_scores, Mapping) else None
-    if sparse is not None and by_module is None:
-        title_scores = [sparse.get(i, 0.0) for i in range(len(workitems))]
-        sparse = None
-    dense: Sequence[float] = title_scores  # type: ignore[assignment]  # a list when not sparse
-    best = max(sparse.values(), default=0.0) if sparse is not None else max(dense, default=0.0)
+    if len(title_scores) != len(workitems):
+        raise ValueError(f"estimate: {len(title_scores)} scores for {len(workitems)} work items")
+    best = float(title_scores.max()) if len(workitems) else 0.0
     wanted = set(impacted)
     ranked: list[tuple[float, str, float]] = []
-    pairs: Iterable[tuple[WorkItem, float]]
+    picked: Iterable[int]
     if by_module is None:
-        pairs = zip(workitems, dense, strict=True)
+        picked = range(len(workitems))
     else:  # only items that can be comparable: title-similar or sharing a module
-        half = 0.5 * best
-        if best <= 0:
-            picked: set[int] = set()
-        elif sparse is not None:
-            picked = {i for i, s in sparse.items() if s >= half}
-        else:  # a C-level pass over the dense scores
-            picked = set(compress(range(len(dense)), map(half.__le__, dense)))
+        near = set(np.flatnonzero(title_scores >= 0.5 * best).tolist()) if best > 0 else set()
         for mid in wanted:
-            picked.update(by_module.get(mid, ()))
-        pairs = (
-            (workitems[i], sparse.get(i, 0.0) if sparse is not None else dense[i])
-            for i in sorted(picked)
-        )
-    for wi, score in pairs:
+            near.update(by_module.get(mid, ()))
+        picked = sorted(near)
+    for i in picked:
+        wi, score = workitems[i], float(title_scores[i])
         similar = best > 0 and score >= 0.5 * best
         overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0
         if not (similar or overlap > 0) or wi.effort_days is None:
