@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from etki.domain import Edge
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph, node_context
+from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -306,7 +305,7 @@ def collect(
                 _r(prio),
                 "seed",
                 "",
-                count_tokens(node_context(node)),
+                count_tokens(graph.context(nid)),
             )
         )
     frontier = list(seed_cands)
@@ -314,15 +313,11 @@ def collect(
     for hop in range(1, max_hops + 1):
         found: dict[str, tuple[float, str, str]] = {}
         for parent in frontier:
-            steps = graph.hops(parent.id)
-            fan = Counter(step.label for step in steps)
-            for step in steps:
+            for step, target_type, root_fan in graph.walk(parent.id):
                 if step.neighbour in visited:
                     continue
-                target = graph.node(step.neighbour)
-                assert target is not None
-                mult = _multiplier(weights, step.label, (parent.type, target.type))
-                prio = parent.priority * step.edge.weight * mult / math.sqrt(fan[step.label])
+                mult = _multiplier(weights, step.label, (parent.type, target_type))
+                prio = parent.priority * step.edge.weight * mult / root_fan
                 if prio < min_priority:
                     continue
                 old = found.get(step.neighbour)
@@ -341,7 +336,7 @@ def collect(
                     _r(prio),
                     label,
                     parent_id,
-                    count_tokens(node_context(node)),
+                    count_tokens(graph.context(nid)),
                 )
             )
         level.sort(key=lambda c: (-c.priority, c.id))

@@ -698,6 +698,7 @@ class TriageEngine:
                 self.matcher.workitem_scores(request.query),
                 modules,
                 self.matcher.wi_by_module,
+                self.matcher.wi_with_effort,
             )
             detail = (
                 f"{effort.label()} from {len(effort.basis)} comparable work items "
@@ -906,10 +907,11 @@ class TriageEngine:
         if rule == "defect":
             first.append(self._clause_of_role(best_role, "obligation"))
             if self.support_clauses:
+                scores = clause_scores.tolist()  # floats compare faster than numpy scalars
                 first.append(
                     max(
                         self.support_clauses,
-                        key=lambda i: (self.infos[i].defect_support, clause_scores[i], -i),
+                        key=lambda i: (self.infos[i].defect_support, scores[i], -i),
                     )
                 )
         elif rule in ("advice", "exclusion"):

@@ -81,6 +81,8 @@ class ModuleMatcher:
             for mid in dict.fromkeys(w.modules):
                 by_module.setdefault(mid, []).append(i)
         self.wi_by_module = {mid: tuple(v) for mid, v in by_module.items()}
+        self.wi_with_effort = np.array([w.effort_days is not None for w in workitems], dtype=bool)
+        """True for the work items carrying ``effort_days`` (in ``workitems`` order)."""
 
     def workitem_scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 of the work-item titles for ``query`` (:meth:`BM25Index.array`, one
