@@ -402,6 +402,11 @@ class TriageEngine:
         }
         self.matcher = ModuleMatcher(self.graph.modules, self.graph.workitems, langs)
         # per-request work done once: the arrays the scoring steps read
+        strength = max((self.infos[i].defect_support for i in self.support_clauses), default=0)
+        self._strongest_support = np.array(
+            [i for i in self.support_clauses if self.infos[i].defect_support == strength],
+            dtype=np.intp,
+        )
         self._weights = np.array(self.weight)
         self._scope_pos = np.array(self.scope_clauses, dtype=np.intp)
         self._scope_refs = [self.infos[i].clause.ref for i in self.scope_clauses]
@@ -907,13 +912,10 @@ class TriageEngine:
         if rule == "defect":
             first.append(self._clause_of_role(best_role, "obligation"))
             if self.support_clauses:
-                scores = clause_scores.tolist()  # floats compare faster than numpy scalars
-                first.append(
-                    max(
-                        self.support_clauses,
-                        key=lambda i: (self.infos[i].defect_support, scores[i], -i),
-                    )
-                )
+                # the strongest support clause, then the best scoring, then the first:
+                # argmax over the strongest (ascending positions) keeps the first on a tie
+                strongest = self._strongest_support
+                first.append(int(strongest[clause_scores[strongest].argmax()]))
         elif rule in ("advice", "exclusion"):
             first.append(self._clause_of_role(best_role, "against"))
         elif rule == "administration":
