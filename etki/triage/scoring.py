@@ -68,7 +68,7 @@ class BM25Index:
             self._span[term] = (len(flat), len(flat) + len(posting))
             flat.extend(posting)
         self._doc = np.array([i for i, _ in flat], dtype=np.intp)
-        tf = np.array([f for _, f in flat], dtype=np.float64)
+        tfs = np.array([f for _, f in flat], dtype=np.float64)
         idf = np.repeat(
             np.array([self.idf_of[t] for t in postings], dtype=np.float64),
             [len(p) for p in postings.values()],
@@ -76,7 +76,7 @@ class BM25Index:
         if self.avgdl:
             norm = k1 * (1.0 - b + b * np.array(lengths, dtype=np.float64) / self.avgdl)
             # the expression a per-posting loop evaluates, in the same order
-            self._part = idf * tf * (k1 + 1.0) / (tf + norm[self._doc])
+            self._part = idf * tfs * (k1 + 1.0) / (tfs + norm[self._doc])
         else:
             self._part = np.zeros(len(flat))
 
