@@ -648,10 +648,11 @@ def init_project(
     project = load_project(path, max_request_chars=settings.max_request_chars)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
+    index_bytes = index.to_bytes()  # first: it fills index.hash too (one serialisation)
     reviewer_changes = repo.save_project(
         project,
         index.hash,
-        index.to_bytes(),
+        index_bytes,
         update_reviewers=update_reviewers,
         actor=settings.reviewer,
     )

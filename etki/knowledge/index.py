@@ -128,6 +128,12 @@ def _edge_dict(edge: Edge) -> dict[str, Any]:
     }
 
 
+def _digest(data: bytes) -> str:
+    """:attr:`KnowledgeIndex.hash` of the index whose :meth:`~KnowledgeIndex.to_bytes`
+    are ``data``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class KnowledgeIndex:
     """The knowledge index of one project (build it with :func:`build_index`)."""
@@ -212,14 +218,17 @@ class KnowledgeIndex:
 
     def to_bytes(self) -> bytes:
         """Canonical JSON bytes: sorted keys, UTF-8 (not ASCII-escaped), indent 1, LF,
-        exactly one trailing newline."""
+        exactly one trailing newline. Also fills :attr:`hash` from them, so a caller
+        that needs both serialises once (call this first)."""
         text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, indent=1)
-        return (text + "\n").encode("utf-8")
+        data = (text + "\n").encode("utf-8")
+        self.__dict__.setdefault("hash", _digest(data))  # the cache of cached_property
+        return data
 
     @cached_property
     def hash(self) -> str:
         """``"sha256:"`` + the first 16 hex digits of sha256(:meth:`to_bytes`)."""
-        return "sha256:" + hashlib.sha256(self.to_bytes()).hexdigest()[:16]
+        return _digest(self.to_bytes())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KnowledgeIndex:

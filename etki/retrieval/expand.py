@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from operator import attrgetter
 from typing import Any
 
 from etki.domain import Edge
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph, node_context
+from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -175,12 +175,6 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def _multiplier(weights: Mapping[str, float], label: str, types: tuple[str, str]) -> float:
-    if "precedent" in types:
-        return weights.get("precedent", weights["*"])
-    return weights.get(label, weights["*"])
-
-
 @dataclass(frozen=True)
 class Candidate:
     """A node reached by the walk: ``hop`` (0 = seed), ``priority``, ``via`` (the label
@@ -286,6 +280,8 @@ def collect(
     """Walk from ``seeds`` ((node id, score) pairs; unknown ids are ignored) and return
     every candidate in BFS order (see the module docstring). Pure and deterministic."""
     weights = INTENT_WEIGHTS.get(intent, INTENT_WEIGHTS["lookup"])
+    other = weights["*"]
+    precedent = weights.get("precedent", other)
     known = [(nid, s) for nid, s in seeds if graph.node(nid) is not None]
     best = max((s for _, s in known), default=0.0)
     visited: set[str] = set()
@@ -306,7 +302,7 @@ def collect(
                 _r(prio),
                 "seed",
                 "",
-                count_tokens(node_context(node)),
+                count_tokens(graph.context(nid)),
             )
         )
     frontier = list(seed_cands)
@@ -314,15 +310,16 @@ def collect(
     for hop in range(1, max_hops + 1):
         found: dict[str, tuple[float, str, str]] = {}
         for parent in frontier:
-            steps = graph.hops(parent.id)
-            fan = Counter(step.label for step in steps)
-            for step in steps:
+            from_precedent = parent.type == "precedent"
+            for step, target_type, root_fan in graph.walk(parent.id):
                 if step.neighbour in visited:
                     continue
-                target = graph.node(step.neighbour)
-                assert target is not None
-                mult = _multiplier(weights, step.label, (parent.type, target.type))
-                prio = parent.priority * step.edge.weight * mult / math.sqrt(fan[step.label])
+                # an edge at a precedent has the precedent weight, others their label's
+                if from_precedent or target_type == "precedent":
+                    mult = precedent
+                else:
+                    mult = weights.get(step.label, other)
+                prio = parent.priority * step.edge.weight * mult / root_fan
                 if prio < min_priority:
                     continue
                 old = found.get(step.neighbour)
@@ -341,7 +338,7 @@ def collect(
                     _r(prio),
                     label,
                     parent_id,
-                    count_tokens(node_context(node)),
+                    count_tokens(graph.context(nid)),
                 )
             )
         level.sort(key=lambda c: (-c.priority, c.id))
@@ -365,6 +362,15 @@ def rerank_order(cands: Candidates, scores: Sequence[float]) -> tuple[Candidate,
     head = list(cands.neighbours[: len(scores)])
     ranked = sorted(range(len(head)), key=lambda i: (-scores[i], i))
     return tuple(head[i] for i in ranked) + cands.neighbours[len(scores) :]
+
+
+def _bfs_sorted(cands: list[Candidate]) -> list[Candidate]:
+    """``cands`` sorted by (hop, priority descending, id): three stable C-level sorts
+    (a descending sort keeps ties in order too), the order one sort by that key gives."""
+    out = sorted(cands, key=attrgetter("id"))
+    out.sort(key=attrgetter("priority"), reverse=True)
+    out.sort(key=attrgetter("hop"))
+    return out
 
 
 def pack(
@@ -423,7 +429,7 @@ def pack(
         edges=graph.edges_between(ids),
         dropped=tuple(
             DroppedNode(c.id, c.type, c.hop, c.priority, c.tokens, "budget")
-            for c in sorted(dropped, key=lambda c: (c.hop, -c.priority, c.id))
+            for c in _bfs_sorted(dropped)
         ),
         quotas=tuple((t, quotas[t]) for t in NODE_TYPES),
         used_by_type=tuple((t, used.get(t, 0)) for t in NODE_TYPES),

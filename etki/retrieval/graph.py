@@ -20,6 +20,8 @@ away.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -117,6 +119,8 @@ class RetrievalGraph:
             k: tuple(sorted(v, key=lambda h: (h.label, h.neighbour, h.forward)))
             for k, v in hops.items()
         }
+        self._walks: dict[str, tuple[tuple[Hop, str, float], ...]] = {}
+        self._contexts: dict[str, str] = {}
 
     @property
     def project_id(self) -> str:
@@ -138,6 +142,29 @@ class RetrievalGraph:
     def hops(self, node_id: str) -> tuple[Hop, ...]:
         """Every edge at ``node_id``, both directions, sorted by (label, neighbour)."""
         return self._hops.get(node_id, ())
+
+    def walk(self, node_id: str) -> tuple[tuple[Hop, str, float], ...]:
+        """:meth:`hops` of ``node_id``, each with its neighbour's type and the square root
+        of how many of the node's hops have its label (what a BFS step reads), worked
+        out on the first call per node and kept (the graph does not change)."""
+        found = self._walks.get(node_id)
+        if found is None:
+            steps = self.hops(node_id)
+            fan = Counter(step.label for step in steps)
+            found = tuple(
+                (step, self._by_id[step.neighbour].type, math.sqrt(fan[step.label]))
+                for step in steps
+            )
+            self._walks[node_id] = found
+        return found
+
+    def context(self, node_id: str) -> str:
+        """:func:`node_context` of the node ``node_id`` (raises ``KeyError`` for an
+        unknown id), kept after the first call."""
+        text = self._contexts.get(node_id)
+        if text is None:
+            text = self._contexts[node_id] = node_context(self._by_id[node_id])
+        return text
 
     def edges_between(self, ids: Sequence[str]) -> tuple[Edge, ...]:
         """Edges whose two ends are both in ``ids``, sorted."""

@@ -148,14 +148,15 @@ _AUX = frozenset(
     ("does", "do", "is", "are", "can", "could", "should", "will", "would", "ist", "sind", "gibt")
 )
 _EXACT_NEXT = frozenset(("then", "next", "after", "sonra"))
+_LONG_NEXT = tuple(p for p in NEXT if len(p) > 4)
+"""The :data:`NEXT` cues long enough to count as a word's start."""
 
 
 def find_cue(words: tuple[str, ...], prefixes: tuple[str, ...]) -> str | None:
     """The first word of ``words`` that starts with one of ``prefixes``, or None."""
     for word in words:
-        for prefix in prefixes:
-            if word.startswith(prefix):
-                return word
+        if word.startswith(prefixes):  # any of them
+            return word
     return None
 
 
@@ -168,7 +169,7 @@ def intent(question: str) -> tuple[str, str | None]:
         if cue is not None:
             return name, cue
     for word in words:
-        if word in _EXACT_NEXT or any(word.startswith(p) for p in NEXT if len(p) > 4):
+        if word in _EXACT_NEXT or word.startswith(_LONG_NEXT):
             return "next", word
     return "lookup", None
 

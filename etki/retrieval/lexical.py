@@ -42,12 +42,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from etki.knowledge.index import Node
 from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 from etki.triage.contract import plain_text
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
-from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_sparse
+from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_array
 
 __all__ = ["LexicalScorer", "node_tokens", "stopwords_of"]
 
@@ -113,15 +115,15 @@ class LexicalScorer:
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""
-        sparse = self.index.sparse_scores(self.terms(question))
-        return {self.ids[i]: s for i, s in sparse.items() if s > 0}
+        scores = self.index.array(self.terms(question))
+        return {self.ids[i]: float(scores[i]) for i in np.flatnonzero(scores > 0).tolist()}
 
     def rank(self, question: str, k: int, node_type: str | None = None) -> list[tuple[str, float]]:
         """The ``k`` best (node id, score) pairs, score > 0, by score descending then id
         ascending; only nodes of ``node_type`` when given."""
         if node_type is not None:
             return self.type_rank(question, node_type, k)
-        return top_sparse(self.index.sparse_scores(self.terms(question)), self.ids, k)
+        return top_array(self.index.array(self.terms(question)), self.ids, k)
 
     def type_rank(self, question: str, node_type: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best nodes of one type by BM25 within that type (IDF computed over
@@ -129,4 +131,4 @@ class LexicalScorer:
         ids, index = self.by_type.get(node_type, ([], BM25Index([])))
         if not ids:
             return []
-        return top_sparse(index.sparse_scores(self.terms(question)), ids, k)
+        return top_array(index.array(self.terms(question)), ids, k)

@@ -57,7 +57,7 @@ from etki.retrieval.expand import (
     pack,
     rerank_order,
 )
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph, node_context
+from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
 from etki.retrieval.intent import intent as read_intent
 from etki.retrieval.intent import interrogative
 from etki.retrieval.lexical import LexicalScorer
@@ -425,7 +425,7 @@ class GraphQueryPort:
             else:
                 head = cands.neighbours[:MAX_CANDIDATES]
                 try:
-                    contexts = [node_context(self.graph.node(c.id)) for c in head]  # type: ignore[arg-type]  # ids of graph nodes
+                    contexts = [self.graph.context(c.id) for c in head]
                     scores = self.reranker.scores(text, contexts)
                     order, packing = rerank_order(cands, scores), "rerank"
                 except EndpointError as exc:

@@ -41,6 +41,23 @@ def _word_regex(pattern: str) -> str:
     return re.escape(pattern)
 
 
+def _literal(pattern: str) -> str:
+    """The text every match of :func:`_word_regex` of ``pattern`` contains."""
+    if pattern.startswith("*") and pattern.endswith("*") and len(pattern) > 2:
+        return pattern[1:-1]
+    if pattern.endswith("*"):
+        return pattern[:-1]
+    if pattern.startswith("*"):
+        return pattern[1:]
+    return pattern
+
+
+def _required(words: Sequence[str]) -> str:
+    """The longest literal a match of :func:`_cue_regex` of ``words`` must contain (a
+    cheap substring test before the regex; the negative look-ahead word adds none)."""
+    return max((_literal(w) for w in words if not w.startswith("!")), key=len, default="")
+
+
 def _cue_regex(words: Sequence[str]) -> re.Pattern[str]:
     """A regex over words joined by single spaces that matches the cue at word bounds."""
     body, ahead = list(words), None
@@ -56,24 +73,34 @@ class CueList:
     """A named list of cues. Build with :func:`cue_list`; query with :meth:`find`.
 
     Each cue is compiled to one regular expression over the words joined by spaces, so
-    matching a text costs one C-level search per cue."""
+    matching a text costs one C-level search per cue whose longest literal the text
+    holds (a substring test first)."""
 
     def __init__(self, name: str, cues: Sequence[Cue]) -> None:
         self.name = name
         self.cues = tuple(sorted(cues, key=lambda c: c.text))
         self._rx = tuple(_cue_regex(c.words) for c in self.cues)
+        self._need = tuple(_required(c.words) for c in self.cues)
+
+    def _candidates(self, text: str) -> list[tuple[Cue, re.Pattern[str]]]:
+        """The cues whose required literal occurs in ``text`` (only those can match)."""
+        return [
+            (cue, rx)
+            for cue, rx, need in zip(self.cues, self._rx, self._need, strict=True)
+            if need in text
+        ]
 
     def find(self, words: Sequence[str]) -> tuple[Cue, ...]:
         """Cues occurring anywhere in ``words`` (each cue once), sorted by text."""
         text = " ".join(words)
-        return tuple(c for c, rx in zip(self.cues, self._rx, strict=True) if rx.search(text))
+        return tuple(c for c, rx in self._candidates(text) if rx.search(text))
 
     def hits(self, words: Sequence[str]) -> tuple[tuple[Cue, str], ...]:
         """Like :meth:`find`, with the first matched words of each cue (folded text, so
         the same for NFC and NFD input): ``((cue, "crashes"), ...)``."""
         text = " ".join(words)
         out = []
-        for cue, rx in zip(self.cues, self._rx, strict=True):
+        for cue, rx in self._candidates(text):
             m = rx.search(text)
             if m:
                 out.append((cue, m.group(0)))

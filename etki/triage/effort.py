@@ -13,8 +13,9 @@ range is unknown: ``Effort(None, None)``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress
+from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from etki.domain import Effort, WorkItem
 
@@ -38,54 +39,57 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 def estimate(
     workitems: Sequence[WorkItem],
-    title_scores: Sequence[float] | Mapping[int, float],
+    title_scores: np.ndarray,
     impacted: Sequence[str],
-    by_module: Mapping[str, Sequence[int]] | None = None,
+    by_module: Mapping[str, Sequence[int]],
+    with_effort: np.ndarray,
 ) -> Effort:
     """Effort range for a request.
 
-    ``title_scores``: BM25 of each work item's title against the request (same order as
-    ``workitems``), or only the non-zero ones (position -> score,
-    :meth:`etki.triage.modules.ModuleMatcher.workitem_sparse`). ``impacted``: the
-    request's impacted module ids. ``by_module``: optional module id -> positions of the
-    work items listing it (an index built once per project,
-    :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`): only those and the
-    title-similar items are looked at, with the same result. Returns an
+    ``title_scores``: BM25 of each work item's title against the request, a float64
+    array in ``workitems`` order (:meth:`etki.triage.modules.ModuleMatcher.workitem_scores`).
+    ``impacted``: the request's impacted module ids. ``by_module``: module id ->
+    positions of the work items listing it (an index built once per project,
+    :attr:`etki.triage.modules.ModuleMatcher.wi_by_module`); ``with_effort``: a bool
+    array, True for the work items carrying ``effort_days`` (built once as well,
+    :attr:`~etki.triage.modules.ModuleMatcher.wi_with_effort`). Returns an
     :class:`Effort` in person-days rounded to 1 decimal, ``basis`` = the ids used
     (sorted); unknown (None, None) when no comparable item has ``effort_days``.
+    Raises ``ValueError`` when ``title_scores`` or ``with_effort`` is not one value per
+    work item.
     """
-    sparse = title_scores if isinstance(title_scores, Mapping) else None
-    if sparse is not None and by_module is None:
-        title_scores = [sparse.get(i, 0.0) for i in range(len(workitems))]
-        sparse = None
-    dense: Sequence[float] = title_scores  # type: ignore[assignment]  # a list when not sparse
-    best = max(sparse.values(), default=0.0) if sparse is not None else max(dense, default=0.0)
+    if not len(title_scores) == len(with_effort) == len(workitems):
+        raise ValueError(
+            f"estimate: {len(title_scores)} scores and {len(with_effort)} flags "
+            f"for {len(workitems)} work items"
+        )
+    best = float(title_scores.max()) if len(workitems) else 0.0
     wanted = set(impacted)
     ranked: list[tuple[float, str, float]] = []
-    pairs: Iterable[tuple[WorkItem, float]]
-    if by_module is None:
-        pairs = zip(workitems, dense, strict=True)
-    else:  # only items that can be comparable: title-similar or sharing a module
-        half = 0.5 * best
-        if best <= 0:
-            picked: set[int] = set()
-        elif sparse is not None:
-            picked = {i for i, s in sparse.items() if s >= half}
-        else:  # a C-level pass over the dense scores
-            picked = set(compress(range(len(dense)), map(half.__le__, dense)))
-        for mid in wanted:
-            picked.update(by_module.get(mid, ()))
-        pairs = (
-            (workitems[i], sparse.get(i, 0.0) if sparse is not None else dense[i])
-            for i in sorted(picked)
-        )
-    for wi, score in pairs:
-        similar = best > 0 and score >= 0.5 * best
-        overlap = len(wanted.intersection(wi.modules)) / len(wanted) if wanted else 0.0
-        if not (similar or overlap > 0) or wi.effort_days is None:
+    sharing = {i for mid in wanted for i in by_module.get(mid, ())}
+    for i in sorted(sharing):  # overlap > 0: each lists an impacted module
+        wi = workitems[i]
+        if wi.effort_days is None:
             continue
-        rank = overlap + (score / best if best > 0 else 0.0)
+        score = float(title_scores[i])
+        rank = len(wanted.intersection(wi.modules)) / len(wanted) + (
+            score / best if best > 0 else 0.0
+        )
         ranked.append((round(rank, 6), wi.id, float(wi.effort_days)))
+    if best > 0:  # title-similar items with effort sharing no module: rank = score / best
+        similar = (title_scores >= 0.5 * best) & with_effort
+        similar[list(sharing)] = False
+        near = np.flatnonzero(similar)
+        ranks = title_scores[near] / best  # the same IEEE division per item
+        if len(near) > MAX_BASIS:
+            # only items whose rounded rank can reach the MAX_BASIS-th best one can be
+            # chosen (rounding keeps the order; the margin covers its half unit)
+            kth = np.partition(ranks, len(ranks) - MAX_BASIS)[len(ranks) - MAX_BASIS]
+            keep = ranks >= round(float(kth), 6) - 1e-6
+            near, ranks = near[keep], ranks[keep]
+        for i, rank in zip(near.tolist(), ranks.tolist(), strict=True):
+            wi = workitems[i]
+            ranked.append((round(rank, 6), wi.id, float(wi.effort_days)))  # type: ignore[arg-type]  # with_effort
     if not ranked:
         return Effort(None, None)
     ranked.sort(key=lambda r: (-r[0], r[1]))

@@ -34,8 +34,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any, Protocol
+
+import numpy as np
 
 from etki.domain import (
     ClauseMemory,
@@ -62,7 +63,7 @@ from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatch, ModuleMatcher
 from etki.triage.normalise import cue_words, guess_language, tokens
 from etki.triage.risk import assess
-from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top
+from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 
 ENGINE_VERSION = "2.0.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
@@ -224,6 +225,28 @@ class _Request:
     words: tuple[str, ...]
 
 
+def _positions_by_group(groups: Sequence[str]) -> dict[str, np.ndarray]:
+    """Group -> the ascending positions ``k`` with ``groups[k]`` equal to it."""
+    out: dict[str, list[int]] = {}
+    for k, group in enumerate(groups):
+        out.setdefault(group, []).append(k)
+    return {g: np.array(ks, dtype=np.intp) for g, ks in out.items()}
+
+
+def _best_by_group(
+    values: np.ndarray, positions: Mapping[str, np.ndarray]
+) -> dict[str, tuple[float, int]]:
+    """Group -> (best value, its position) over ``values`` (the first position on a
+    tie), for the groups whose best value is > 0 (:func:`_positions_by_group`)."""
+    out: dict[str, tuple[float, int]] = {}
+    for group, ks in positions.items():
+        sub = values[ks]
+        j = int(sub.argmax())
+        if sub[j] > 0:
+            out[group] = (float(sub[j]), int(ks[j]))
+    return out
+
+
 @dataclass(frozen=True)
 class _Groups:
     """Per sentence group (``obligation``, ``against``, ``future``, ``admin``,
@@ -378,6 +401,19 @@ class TriageEngine:
             self.infos[i].clause.ref: self.infos[i].defect_support for i in self.support_clauses
         }
         self.matcher = ModuleMatcher(self.graph.modules, self.graph.workitems, langs)
+        # per-request work done once: the arrays the scoring steps read
+        strength = max((self.infos[i].defect_support for i in self.support_clauses), default=0)
+        self._strongest_support = np.array(
+            [i for i in self.support_clauses if self.infos[i].defect_support == strength],
+            dtype=np.intp,
+        )
+        self._weights = np.array(self.weight)
+        self._scope_pos = np.array(self.scope_clauses, dtype=np.intp)
+        self._scope_refs = [self.infos[i].clause.ref for i in self.scope_clauses]
+        self._role_weights = np.array([self.weight[m.clause] for m in self.role_meta])
+        self._role_groups = _positions_by_group([m.group for m in self.role_meta])
+        self._sent_weights = np.array([self.weight[s.clause] for s in self.sentences])
+        self._sent_groups = _positions_by_group([_GROUP[s.role] for s in self.sentences])
         self.draft_refs = frozenset(
             ci.clause.ref for ci, w in zip(self.infos, self.weight, strict=True) if w != 1.0
         )
@@ -466,18 +502,14 @@ class TriageEngine:
 
     def _score_clauses(
         self, request: _Request, evidence: list[EvidenceStep]
-    ) -> tuple[list[float], list[tuple[str, float]]]:
+    ) -> tuple[np.ndarray, list[tuple[str, float]]]:
         """Reads the query terms; scores every clause with BM25 (draft clauses weighted
         :data:`DRAFT_WEIGHT`). Returns (score per clause, the five best scope clauses as
         (ref, score)) and adds the ``score_clauses`` step (those five, rounded)."""
-        clause_scores = self.clause_index.scores(request.query)
+        clause_scores = self.clause_index.array(request.query)
         if not self.all_stable:  # x * 1.0 == x: only draft clauses change a score
-            clause_scores = [s * w for s, w in zip(clause_scores, self.weight, strict=True)]
-        ranked = top(
-            [clause_scores[i] for i in self.scope_clauses],
-            [self.infos[i].clause.ref for i in self.scope_clauses],
-            5,
-        )
+            clause_scores = clause_scores * self._weights
+        ranked = top_array(clause_scores[self._scope_pos], self._scope_refs, 5)
         evidence.append(
             EvidenceStep(
                 "score_clauses",
@@ -493,27 +525,16 @@ class TriageEngine:
         the best single sentence (coverage), drafts weighted :data:`DRAFT_WEIGHT`. Adds
         the ``exclusion_check`` step: the closest exclusion or client-duty sentence and
         how the best exclusion/client match compares with the best obligation match."""
-        role_scores = self.role_index.scores(request.query)
+        role_scores = self.role_index.array(request.query)
+        coverages = self.sentence_index.coverage_array(request.query)
         if not self.all_stable:
-            role_scores = [
-                s * self.weight[self.role_meta[k].clause] for k, s in enumerate(role_scores)
-            ]
-        best_role: dict[str, tuple[float, int]] = {}
-        for k in compress(range(len(role_scores)), role_scores):  # the non-zero ones, in order
-            score = role_scores[k]
-            group = self.role_meta[k].group
-            if score > 0 and (group not in best_role or score > best_role[group][0]):
-                best_role[group] = (score, k)
-        coverages = self.sentence_index.coverages(request.query)
-        if not self.all_stable:
-            coverages = [c * self.weight[self.sentences[k].clause] for k, c in enumerate(coverages)]
-        best_sent: dict[str, tuple[float, int]] = {}
-        for k in compress(range(len(coverages)), coverages):
-            cov = coverages[k]
-            group = _GROUP[self.sentences[k].role]
-            if cov > 0 and (group not in best_sent or cov > best_sent[group][0]):
-                best_sent[group] = (cov, k)
-        groups = _Groups(best_role, best_sent)
+            role_scores = role_scores * self._role_weights
+            coverages = coverages * self._sent_weights
+        groups = _Groups(
+            _best_by_group(role_scores, self._role_groups),
+            _best_by_group(coverages, self._sent_groups),
+        )
+        best_sent = groups.best_sent
         incl, against = groups.score("obligation"), groups.score("against")
         if "against" in best_sent:
             s = self.sentences[best_sent["against"][1]]
@@ -679,9 +700,10 @@ class TriageEngine:
         else:
             effort = estimate(
                 self.graph.workitems,
-                self.matcher.workitem_sparse(request.query),
+                self.matcher.workitem_scores(request.query),
                 modules,
                 self.matcher.wi_by_module,
+                self.matcher.wi_with_effort,
             )
             detail = (
                 f"{effort.label()} from {len(effort.basis)} comparable work items "
@@ -793,8 +815,6 @@ class TriageEngine:
         assert self.embedder is not None
         name = self.embedder.name
         try:
-            import numpy as np
-
             if self._vectors is None:
                 rows = self.embedder.embed([s.text for s in self.sentences], "passage")
                 matrix = np.asarray(rows, dtype=np.float64).reshape(len(self.sentences), -1)
@@ -877,7 +897,7 @@ class TriageEngine:
     def _cite(
         self,
         result: Classification,
-        clause_scores: Sequence[float],
+        clause_scores: np.ndarray,
         best_role: Mapping[str, tuple[float, int]],
         best_sent: Mapping[str, tuple[float, int]],
         ranked: Sequence[tuple[str, float]],
@@ -892,12 +912,10 @@ class TriageEngine:
         if rule == "defect":
             first.append(self._clause_of_role(best_role, "obligation"))
             if self.support_clauses:
-                first.append(
-                    max(
-                        self.support_clauses,
-                        key=lambda i: (self.infos[i].defect_support, clause_scores[i], -i),
-                    )
-                )
+                # the strongest support clause, then the best scoring, then the first:
+                # argmax over the strongest (ascending positions) keeps the first on a tie
+                strongest = self._strongest_support
+                first.append(int(strongest[clause_scores[strongest].argmax()]))
         elif rule in ("advice", "exclusion"):
             first.append(self._clause_of_role(best_role, "against"))
         elif rule == "administration":

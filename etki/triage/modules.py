@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from etki.domain import Module, WorkItem
 from etki.triage.normalise import guess_language, identifier_text, tokens
-from etki.triage.scoring import BM25Index, top, top_sparse
+from etki.triage.scoring import BM25Index, top_array
 
 ID_WEIGHT = 2
 """Id and path words count twice: they are the module's name (BM25F-style field weight,
@@ -69,7 +71,7 @@ class ModuleMatcher:
         self.wi_index = BM25Index(
             [tokens(w.title, guess_language(w.title, languages)) for w in workitems]
         )
-        self._wi_last: tuple[tuple[str, ...], dict[int, float]] | None = None
+        self._wi_last: tuple[tuple[str, ...], np.ndarray] | None = None
         self._pos = {mid: i for i, mid in enumerate(self.module_ids)}
         self._wi_pos = {wid: i for i, wid in enumerate(self.wi_ids)}
         self.wi_by_module: dict[str, tuple[int, ...]] = {}
@@ -79,32 +81,35 @@ class ModuleMatcher:
             for mid in dict.fromkeys(w.modules):
                 by_module.setdefault(mid, []).append(i)
         self.wi_by_module = {mid: tuple(v) for mid, v in by_module.items()}
+        self.wi_with_effort = np.array([w.effort_days is not None for w in workitems], dtype=bool)
+        """True for the work items carrying ``effort_days`` (in ``workitems`` order)."""
 
-    def workitem_sparse(self, query: Sequence[str]) -> dict[int, float]:
-        """BM25 of the work-item titles for ``query``, zeros left out (work-item position
-        -> score). The last query's result is kept (a request asks twice: modules, then
-        effort); callers must not change it."""
+    def workitem_scores(self, query: Sequence[str]) -> np.ndarray:
+        """BM25 of the work-item titles for ``query`` (:meth:`BM25Index.array`, one
+        float64 per work item, in ``workitems`` order). The last query's result is kept
+        (a request asks twice: modules, then effort); callers must not change it."""
         key = tuple(query)
         last = self._wi_last
         if last is not None and last[0] == key:
             return last[1]
-        scores = self.wi_index.sparse_scores(query)
+        scores = self.wi_index.array(query)
         self._wi_last = (key, scores)
         return scores
 
     def match(self, query: Sequence[str]) -> ModuleMatch:
         """Best modules for the query tokens; empty when nothing matches."""
-        own = self.module_index.scores(query)
-        best_own = max(own, default=0.0)
-        combined = [s / best_own if best_own > 0 else 0.0 for s in own]
-        wi = top_sparse(self.workitem_sparse(query), self.wi_ids, WORKITEM_TOP, min_ratio=0.5)
+        own = self.module_index.array(query)
+        best_own = own.max() if len(own) else 0.0
+        # the same IEEE division per module as s / best_own one by one
+        combined = own / best_own if best_own > 0 else np.zeros(len(own))
+        wi = top_array(self.workitem_scores(query), self.wi_ids, WORKITEM_TOP, min_ratio=0.5)
         if wi:
             best_wi = wi[0][1]
             pos, index_of = self._pos, self._wi_pos
             for wid, score in wi:
                 for mid in self.wi_modules[index_of[wid]]:
                     combined[pos[mid]] += WORKITEM_SHARE * score / best_wi
-        picked = top(combined, self.module_ids, MAX_MODULES, min_ratio=MIN_RATIO)
+        picked = top_array(combined, self.module_ids, MAX_MODULES, min_ratio=MIN_RATIO)
         return ModuleMatch(
             tuple((m, round(s, 4)) for m, s in picked), tuple((w, round(s, 4)) for w, s in wi)
         )

@@ -1,7 +1,7 @@
 """Lexical relevance: Okapi BM25 over token lists (one job: score documents for a query).
 
 Used for clauses, sentences of clauses, modules and work-item titles. Everything is
-precomputed in :class:`BM25Index` so a query costs one dictionary walk per query token.
+precomputed in :class:`BM25Index` so a query costs one array addition per query token.
 """
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import compress
+
+import numpy as np
 
 K1 = 1.2
 """BM25 term-frequency saturation. 1.2 is the value recommended by Robertson and
@@ -40,23 +42,43 @@ class BM25Index:
     IDF is the non-negative variant ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene's
     BM25Similarity), so a term in every document still scores >= 0. A term that occurs
     in no document has :attr:`max_idf` (df = 0), used for coverage of unknown words.
+
+    The postings are numpy arrays: for each term, the positions of the documents holding
+    it and that term's share of each one's score (``idf * tf * (k1 + 1) / (tf + norm)``,
+    fixed once the index is built), so a query adds one array per query term. The
+    terms are added in sorted order, one IEEE addition per term and document as a loop
+    over the postings would do, so the scores are the same floats to the last bit.
     """
 
     def __init__(self, docs: Sequence[Sequence[str]], k1: float = K1, b: float = B) -> None:
         self.k1, self.b = k1, b
         self.n = len(docs)
-        self.lengths = [len(d) for d in docs]
-        self.avgdl = (sum(self.lengths) / self.n) if self.n else 0.0
-        self.postings: dict[str, list[tuple[int, int]]] = {}
+        lengths = [len(d) for d in docs]
+        self.avgdl = (sum(lengths) / self.n) if self.n else 0.0
+        postings: dict[str, list[tuple[int, int]]] = {}
         for i, doc in enumerate(docs):
             for term, tf in sorted(Counter(doc).items()):
-                self.postings.setdefault(term, []).append((i, tf))
+                postings.setdefault(term, []).append((i, tf))
         self.max_idf = self._idf(0)
-        self.idf_of = {t: self._idf(len(p)) for t, p in self.postings.items()}
-        # per-document length normalisation, the same expression scores() used inline
-        self._norm = (
-            [k1 * (1.0 - b + b * n / self.avgdl) for n in self.lengths] if self.avgdl else []
+        self.idf_of = {t: self._idf(len(p)) for t, p in postings.items()}
+        # term -> (start, end) of its postings in the flat arrays below
+        self._span: dict[str, tuple[int, int]] = {}
+        flat: list[tuple[int, int]] = []
+        for term, posting in postings.items():
+            self._span[term] = (len(flat), len(flat) + len(posting))
+            flat.extend(posting)
+        self._doc = np.array([i for i, _ in flat], dtype=np.intp)
+        tfs = np.array([f for _, f in flat], dtype=np.float64)
+        idf = np.repeat(
+            np.array([self.idf_of[t] for t in postings], dtype=np.float64),
+            [len(p) for p in postings.values()],
         )
+        if self.avgdl:
+            norm = k1 * (1.0 - b + b * np.array(lengths, dtype=np.float64) / self.avgdl)
+            # the expression a per-posting loop evaluates, in the same order
+            self._part = idf * tfs * (k1 + 1.0) / (tfs + norm[self._doc])
+        else:
+            self._part = np.zeros(len(flat))
 
     def _idf(self, df: int) -> float:
         return math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
@@ -65,55 +87,40 @@ class BM25Index:
         """IDF of ``term`` (:attr:`max_idf` for an unseen term)."""
         return self.idf_of.get(term, self.max_idf)
 
+    def array(self, terms: Iterable[str]) -> np.ndarray:
+        """BM25 score of every document for the distinct ``terms``: a float64 array of
+        length ``n`` (0.0 for a document holding no query term)."""
+        out = np.zeros(self.n)
+        if not self.n or self.avgdl == 0:
+            return out
+        for term in query_terms(terms):
+            span = self._span.get(term)
+            if span is not None:
+                docs = self._doc[span[0] : span[1]]
+                out[docs] += self._part[span[0] : span[1]]
+        return out
+
     def scores(self, terms: Sequence[str]) -> list[float]:
-        """BM25 score of every document for the distinct ``terms`` (length ``n``)."""
-        out = [0.0] * self.n
-        if not self.n or self.avgdl == 0:
-            return out
-        k1_plus = self.k1 + 1.0
-        norms = self._norm
-        for term in query_terms(terms):
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            idf = self.idf_of[term]
-            for i, tf in posting:
-                out[i] += idf * tf * k1_plus / (tf + norms[i])
-        return out
+        """:meth:`array` as a list of floats (length ``n``)."""
+        return self.array(terms).tolist()
 
-    def sparse_scores(self, terms: Sequence[str]) -> dict[int, float]:
-        """:meth:`scores` of the documents that contain a query term (every other
-        document scores 0.0): document index -> score, the same floats."""
-        out: dict[int, float] = {}
-        if not self.n or self.avgdl == 0:
-            return out
-        k1_plus = self.k1 + 1.0
-        norms = self._norm
-        get = out.get
-        for term in query_terms(terms):
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            idf = self.idf_of[term]
-            for i, tf in posting:
-                out[i] = get(i, 0.0) + idf * tf * k1_plus / (tf + norms[i])
-        return out
-
-    def coverages(self, terms: Sequence[str]) -> list[float]:
-        """:meth:`coverage` of every document at once (length ``n``), via the postings."""
+    def coverage_array(self, terms: Sequence[str]) -> np.ndarray:
+        """:meth:`coverage` of every document at once, via the postings: a float64 array
+        of length ``n``."""
         distinct = query_terms(terms)
         total = sum(self.idf(t) for t in distinct)
-        out = [0.0] * self.n
+        out = np.zeros(self.n)
         if total <= 0:
             return out
         for term in distinct:
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            share = self.idf_of[term] / total
-            for i, _tf in posting:
-                out[i] += share
+            span = self._span.get(term)
+            if span is not None:
+                out[self._doc[span[0] : span[1]]] += self.idf_of[term] / total
         return out
+
+    def coverages(self, terms: Sequence[str]) -> list[float]:
+        """:meth:`coverage_array` as a list of floats (length ``n``)."""
+        return self.coverage_array(terms).tolist()
 
     def coverage(self, terms: Sequence[str], doc: Sequence[str] | set[str]) -> float:
         """Share of the query's IDF mass whose terms occur in ``doc``, in [0, 1].
@@ -166,20 +173,26 @@ def top(
     return [(key, s) for s, key in ranked if s >= floor]
 
 
-def top_sparse(
-    scores: Mapping[int, float], keys: Sequence[str], k: int, *, min_ratio: float = 0.0
+def top_array(
+    scores: np.ndarray, keys: Sequence[str], k: int, *, min_ratio: float = 0.0
 ) -> list[tuple[str, float]]:
-    """:func:`top` of the dense list ``[scores.get(i, 0.0) for i in range(len(keys))]``
-    (``min_score`` 0), from the non-zero scores alone (:meth:`BM25Index.sparse_scores`)."""
+    """:func:`top` of the float64 array ``scores`` (``min_score`` 0, e.g.
+    :meth:`BM25Index.array`), the scores as Python floats: the k-th best score is found
+    over the array, and only the pairs scoring at least that much are sorted."""
     if k <= 0:
-        return top([scores.get(i, 0.0) for i in range(len(keys))], keys, k, min_ratio=min_ratio)
-    positive = [s for s in scores.values() if s > 0.0]
-    if not positive:
+        return top(scores.tolist(), keys, k, min_ratio=min_ratio)
+    if len(scores) != len(keys):
+        raise ValueError(f"top_array: {len(scores)} scores for {len(keys)} keys")
+    positive = np.flatnonzero(scores > 0.0)
+    if not len(positive):
         return []
-    cut = heapq.nlargest(k, positive)[-1] if len(positive) > k else 0.0
-    ranked = sorted(
-        [(s, keys[i]) for i, s in scores.items() if s > 0.0 and s >= cut],
-        key=lambda p: (-p[0], p[1]),
-    )[:k]
+    values = scores[positive]
+    if len(values) > k:
+        # the k-th best positive score; partitioning the whole array instead is ~60x
+        # slower on a mostly-zero one (measured: 8 ms vs 0.12 ms on 27,000 floats)
+        cut = np.partition(values, len(values) - k)[len(values) - k]
+        positive = positive[values >= cut]
+    pairs = [(scores[i], keys[i]) for i in positive.tolist()]
+    ranked = sorted(pairs, key=lambda p: (-p[0], p[1]))[:k]
     floor = ranked[0][0] * min_ratio
-    return [(key, s) for s, key in ranked if s >= floor]
+    return [(key, float(s)) for s, key in ranked if s >= floor]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, func, insert, select, update
 
 from etki.domain import ACTIONS, CaseRecord, CaseSummary, Decision, Request, Risk, RulingRecord
 from etki.errors import ConflictError, InputError, NotFoundError
@@ -168,6 +168,12 @@ class CaseStore(StoreBase):
             seq = (
                 s.scalar(select(func.max(CaseRow.seq)).where(CaseRow.project_id == project_id)) or 0
             )
+            rows: dict[type, list[dict[str, object]]] = {
+                CaseRow: [],
+                DecisionRow: [],
+                CaseEventRow: [],
+                DecisionContextRow: [],
+            }
             for request, decision in items:
                 if decision.case_id in existing or request.id in requests:
                     continue
@@ -183,36 +189,35 @@ class CaseStore(StoreBase):
                 existing.add(decision.case_id)
                 requests.add(request.id)
                 seq += 1
-                s.add(
-                    CaseRow(
-                        id=decision.case_id,
-                        project_id=project_id,
-                        request_id=request.id,
-                        title=title_of(request),
-                        text=request.text,
-                        submitted_by=request.submitted_by,
-                        submitted_at=request.submitted_at,
-                        labels_json=request.labels_json,
-                        created_at=now,
-                        status="pending",
-                        version=1,
-                        seq=seq,
-                    )
+                rows[CaseRow].append(
+                    {
+                        "id": decision.case_id,
+                        "project_id": project_id,
+                        "request_id": request.id,
+                        "title": title_of(request),
+                        "text": request.text,
+                        "submitted_by": request.submitted_by,
+                        "submitted_at": request.submitted_at,
+                        "labels_json": request.labels_json,
+                        "created_at": now,
+                        "status": "pending",
+                        "version": 1,
+                        "seq": seq,
+                    }
                 )
-                s.flush()
-                s.add(
-                    DecisionRow(
-                        case_id=decision.case_id,
-                        verdict=decision.verdict,
-                        confidence=decision.confidence,
-                        engine_version=decision.engine_version,
-                        decision_json=decision.to_json(),
-                        created_at=now,
-                    )
+                rows[DecisionRow].append(
+                    {
+                        "case_id": decision.case_id,
+                        "verdict": decision.verdict,
+                        "confidence": decision.confidence,
+                        "engine_version": decision.engine_version,
+                        "decision_json": decision.to_json(),
+                        "created_at": now,
+                    }
                 )
                 if source is not None:
-                    s.add(
-                        CaseEventRow(
+                    rows[CaseEventRow].append(
+                        dict(
                             case_id=decision.case_id,
                             project_id=project_id,
                             kind="imported",
@@ -224,12 +229,15 @@ class CaseStore(StoreBase):
                     )
                 context = (contexts or {}).get(decision.case_id)
                 if context is not None:
-                    s.add(
-                        DecisionContextRow(
-                            case_id=decision.case_id, context_json=context, created_at=now
-                        )
+                    rows[DecisionContextRow].append(
+                        {"case_id": decision.case_id, "context_json": context, "created_at": now}
                     )
                 added.append(decision.case_id)
+            # one multi-row INSERT per table, cases first (the others refer to them),
+            # each in the order given: the same rows as adding them one by one
+            for model, values in rows.items():
+                if values:
+                    s.execute(insert(model), values)
         return added
 
     def decision_context(self, case_id: str) -> str | None:
