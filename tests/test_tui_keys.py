@@ -542,6 +542,9 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(
         assert said.startswith("! ALREADY RULED by ayse at 2026-11-29 12:00Z")
         assert said.endswith("Nothing you press here will be recorded; move to another case.")
         assert app.focused is modal.query_one("#confirm-cancel")  # Enter no longer rules
+        hint = " ".join(shown(modal.query_one("#confirm-hint")).split())
+        assert hint.startswith("Ruled meanwhile: nothing is recorded here")  # no "y: approve"
+        assert "y:" not in hint and "Enter or y" not in hint
 
 
 @sync

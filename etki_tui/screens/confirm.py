@@ -36,6 +36,10 @@ ACTION_VARIANT: dict[str, str] = {
 }
 
 
+RULED_HINT = "Ruled meanwhile: nothing is recorded here · Enter or Esc: close · A amends it"
+"""The dialog's hint once another reviewer ruled the case (the banner says who)."""
+
+
 class ConfirmRuling(ModalScreen[str | None]):
     """Ask to confirm ``action`` on ``case``. Dismisses with the reason ("" when none
     is needed) on Confirm, or ``None`` on Cancel/Escape.
@@ -153,7 +157,9 @@ class ConfirmRuling(ModalScreen[str | None]):
                 yield cancel
                 yield ok
             hint = (
-                "Type the reason · Enter: to the button · Enter again: amend · Esc: cancel"
+                RULED_HINT
+                if self.ruled_meanwhile
+                else "Type the reason · Enter: to the button · Enter again: amend · Esc: cancel"
                 if self.amend
                 else "Type the reason · Enter: to the button · Enter again: rule · Esc: cancel"
                 if self.is_override
@@ -169,7 +175,9 @@ class ConfirmRuling(ModalScreen[str | None]):
         an override (typing is the next step; nothing is ruled before a reason is typed
         and the button pressed)."""
         first = (
-            part(self, "#confirm-reason", Input)
+            part(self, "#confirm-cancel", Button)
+            if self.ruled_meanwhile  # the live refresh told before the dialog was drawn
+            else part(self, "#confirm-reason", Input)
             if self.needs_reason
             else part(self, "#confirm-cancel", Button)
             if self.claimed_by is not None  # someone else is on it: no one-key ruling
@@ -190,6 +198,9 @@ class ConfirmRuling(ModalScreen[str | None]):
         cancel = part(self, "#confirm-cancel", Button)
         if cancel is not None:
             cancel.focus()
+        hint = part(self, "#confirm-hint", Static)
+        if hint is not None:  # the hint no longer offers a one-key ruling
+            hint.update(Text(RULED_HINT + " · F1: help", style="dim"))
 
     @property
     def reason(self) -> str:
