@@ -79,3 +79,21 @@ def test_the_shipped_inverse_of_fold_is_what_a_scan_of_unicode_gives(tmp_path) -
     assert foldinverse._load(other) is None
     other.write_text("{not json", encoding="utf-8")
     assert foldinverse._load(other) is None
+
+
+def test_fold_origin_is_the_offset_list_of_fold_with_offsets() -> None:
+    """Issue 15: snippets map a match back with :func:`etki.text.fold_origin` (a binary
+    search) instead of the per-character offset list; every offset must agree, also
+    where a character folds to two (``ß``, ``ﬁ``), to none (a lone mark) or to one."""
+    from etki.text import fold_origin, fold_with_offsets
+
+    rng = random.Random(15)
+    pool = [*"abcİIıißẞﬁ한ǅŒ\u0301\u200b\u0307 ", chr(0xFF21), chr(0x1D412), "e\u0301"]
+    texts = ["", "İADE SÜRECİ", "Straße ﬁle", "\u0301\u0301x"]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(300)]
+    for raw in texts:
+        text = unicodedata.normalize("NFC", raw)
+        folded, origin = fold_with_offsets(text)
+        assert fold(text) == folded, repr(text)
+        for at in range(len(folded) + 2):
+            assert fold_origin(text, at) == origin[min(at, len(folded))], (repr(text), at)

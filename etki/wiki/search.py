@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections import defaultdict
@@ -317,7 +318,7 @@ def _regular(root: Path, rel: str) -> bool:
     if any(part.startswith(".") for part in rel.split("/")):
         return False
     try:
-        return os.path.isfile(root / rel) and not os.path.islink(root / rel)
+        return stat.S_ISREG(os.lstat(root / rel).st_mode)  # a symlink is no regular file
     except OSError:
         return False
 
