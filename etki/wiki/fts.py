@@ -735,7 +735,8 @@ def search_scored(
         db.close()
     scored: list[tuple[int, str, Hit]] = []
     for minus, rel, rowid, index, first in shown:
-        text = raws[rowid].decode("utf-8", errors="replace")
-        line = text.split("\n", index + 1)[index]  # fold keeps line breaks where they are
+        # fold keeps line breaks where they are, and a 0x0A byte is a line break however
+        # the bytes around it decode: only the one line is decoded
+        line = raws[rowid].split(b"\n", index + 1)[index].decode("utf-8", errors="replace")
         scored.append((minus, rel, Hit(rel, index + 1, _snippet(line, first))))
     return scored
