@@ -207,7 +207,7 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
                 )
             )
         )
-    return out + fresh_process(ctx, root, rg, rounds)
+    return out
 
 
 def run(ctx: Context) -> list[Figure]:
