@@ -12,8 +12,8 @@ timed in rounds:
   folding of Turkish i's or ß, no AND, no snippets: a lower bound of any rg-based
   search;
 * FTS5 path: ``backend="fts"`` (:mod:`etki.wiki.fts`: a ``trigram`` FTS5 index of the
-  folded text of every page in a SQLite file beside the wiki, synced by file stat on
-  every search; the Python path cannot reach its target — reading the 16k files alone
+  folded text of every page in a SQLite file beside the wiki, brought up to the wiki's
+  change token before every search; the Python path cannot reach its target — reading the 16k files alone
   is ~3.5x raw rg — so this is the no-rg backend). Its index is deleted first and built
   by one search (the cold figure, in the note); the timed searches include the stat
   sync.
@@ -269,7 +269,7 @@ def run(ctx: Context) -> list[Figure]:
         ("python", "Python path", "<= 5x raw rg", 5.0),
         (
             "fts",
-            "SQLite FTS5 trigram backend (warm index, synced by stat per search)",
+            "SQLite FTS5 trigram backend (warm index, kept current by the change token)",
             "<= 5x raw rg (the no-rg path)",
             5.0,
         ),
