@@ -13,10 +13,10 @@ timed in rounds:
   search;
 * FTS5 path: ``backend="fts"`` (:mod:`etki.wiki.fts`: a ``trigram`` FTS5 index of the
   folded text of every page in a SQLite file beside the wiki, brought up to the wiki's
-  change token before every search; the Python path cannot reach its target — reading the 16k files alone
-  is ~3.5x raw rg — so this is the no-rg backend). Its index is deleted first and built
-  by one search (the cold figure, in the note); the timed searches include the stat
-  sync.
+  change token before every search; the Python path cannot reach its target — reading
+  the 16k files alone is ~3.5x raw rg — so this is the no-rg backend). Its index is
+  deleted first and built by one search (the cold figure, in the note); the timed
+  searches include the token check.
 
 All paths must return the same hits (checked). Targets: rg path <= 1.5x raw rg, Python
 path <= 5x raw rg (medians over all queries and rounds).
