@@ -729,7 +729,7 @@ def search_scored(
                 (json_list([r[2] for r in shown]),),
             )
         )
-    except (sqlite3.Error, OSError, UnsafeWikiPath, Cancelled):
+    except (sqlite3.Error, OSError, UnsafeWikiPath):
         return None
     finally:
         db.close()
