@@ -119,5 +119,7 @@ def write(path: Path = TABLE_FILE) -> None:
 
 
 if __name__ == "__main__":
+    from etki.console import echo
+
     write()
-    print(f"wrote {TABLE_FILE}")
+    echo(f"wrote {TABLE_FILE}")
