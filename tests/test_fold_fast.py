@@ -56,3 +56,44 @@ def test_random_mixed_text() -> None:
         assert fold(text) == reference(text), repr(text)
     page = "İade süreci\nGröße der Straße\nplain ASCII LINE\ne\u0301 東京 ﬁle\n" * 50
     assert fold(page) == reference(page)
+
+
+def test_the_shipped_inverse_of_fold_is_what_a_scan_of_unicode_gives(tmp_path) -> None:
+    """Issue 15: the ``rg`` backend's inverse fold table is read from
+    ``etki/wiki/fold_inverse.json`` instead of folding all of Unicode in every process; it
+    must be exactly the scan (regenerate with ``python -m etki.wiki.foldinverse``), and a
+    table made for another Unicode version or other special cases is not used."""
+    from etki.wiki import foldinverse
+
+    scanned = foldinverse.compute()
+    assert scanned.single["s"] and any(f == "ss" for f, _ in scanned.multi["s"])
+    assert ord("İ") in scanned.single["i"] and ord("ı") in scanned.single["i"]
+    assert foldinverse._load(foldinverse.TABLE_FILE) == scanned
+    assert foldinverse.fold_inverse() == scanned
+    other = tmp_path / "other.json"
+    text = foldinverse.TABLE_FILE.read_text(encoding="utf-8")
+    version = unicodedata.unidata_version
+    other.write_text(text.replace(f'"unicode": "{version}"', '"unicode": "1.0.0"', 1), "utf-8")
+    assert foldinverse._load(other) is None
+    other.write_text(text.replace('["ß", "ss"]', '["ß", "sz"]', 1), encoding="utf-8")
+    assert foldinverse._load(other) is None
+    other.write_text("{not json", encoding="utf-8")
+    assert foldinverse._load(other) is None
+
+
+def test_fold_origin_is_the_offset_list_of_fold_with_offsets() -> None:
+    """Issue 15: snippets map a match back with :func:`etki.text.fold_origin` (a binary
+    search) instead of the per-character offset list; every offset must agree, also
+    where a character folds to two (``ß``, ``ﬁ``), to none (a lone mark) or to one."""
+    from etki.text import fold_origin, fold_with_offsets
+
+    rng = random.Random(15)
+    pool = [*"abcİIıißẞﬁ한ǅŒ\u0301\u200b\u0307 ", chr(0xFF21), chr(0x1D412), "e\u0301"]
+    texts = ["", "İADE SÜRECİ", "Straße ﬁle", "\u0301\u0301x"]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(300)]
+    for raw in texts:
+        text = unicodedata.normalize("NFC", raw)
+        folded, origin = fold_with_offsets(text)
+        assert fold(text) == folded, repr(text)
+        for at in range(len(folded) + 2):
+            assert fold_origin(text, at) == origin[min(at, len(folded))], (repr(text), at)

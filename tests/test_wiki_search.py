@@ -189,6 +189,7 @@ TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
     "a/crlf.md": b"property tax\r\nline two on\r\n",
     "a/nul.md": b"prop\x00erty tax\nproperty\x00 tax here\n",
     "a/badutf8.md": b"property \xff\xfe tax\n\xc3\x28 on\n",
+    "a/cututf8.md": b"tax \xc3\nproperty tax on \xe2\x82\n\xf0\x9f\n",  # cut before \n
     "a/long.md": ("x " * 5000 + "property tax" + " y" * 5000 + "\n").encode(),
     "a/exotic.md": "ﬁle ＳＳＯ 𝐒𝐒𝐎 ǅemal Œuvre ſtraſſe 한국어\n".encode(),
     "a/split.md": b"on the first line\nproperty\n\ntax\n",  # best line: 1 (short token)

@@ -20,21 +20,52 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from etki.frontmatter import split_frontmatter
-from etki.wiki.pages import render_case_pages, render_wiki
-from etki.wiki.paths import (
-    case_slug,
-    contract_path,
-    decision_path,
-    module_path,
-    page_kind,
-    precedent_path,
-)
-from etki.wiki.projection import WikiProjector
-from etki.wiki.search import Hit, wiki_files
-from etki.wiki.writer import UnsafeWikiPath, WriteReport, sync_tree
+if TYPE_CHECKING:
+    from etki.wiki.pages import render_case_pages, render_wiki
+    from etki.wiki.paths import (
+        case_slug,
+        contract_path,
+        decision_path,
+        module_path,
+        page_kind,
+        precedent_path,
+    )
+    from etki.wiki.projection import WikiProjector
+    from etki.wiki.search import Hit, wiki_files
+    from etki.wiki.writer import UnsafeWikiPath, WriteReport, sync_tree
+
+_LAZY = {
+    "render_case_pages": "etki.wiki.pages",
+    "render_wiki": "etki.wiki.pages",
+    "case_slug": "etki.wiki.paths",
+    "contract_path": "etki.wiki.paths",
+    "decision_path": "etki.wiki.paths",
+    "module_path": "etki.wiki.paths",
+    "page_kind": "etki.wiki.paths",
+    "precedent_path": "etki.wiki.paths",
+    "WikiProjector": "etki.wiki.projection",
+    "Hit": "etki.wiki.search",
+    "wiki_files": "etki.wiki.search",
+    "UnsafeWikiPath": "etki.wiki.writer",
+    "WriteReport": "etki.wiki.writer",
+    "sync_tree": "etki.wiki.writer",
+}
+"""Re-exported name -> the module defining it, imported on first use (PEP 562): a
+``python -m etki.wiki search`` or an ``import etki.wiki.fts`` then loads neither the
+renderers nor the projector, and through them SQLAlchemy (issue 15)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Hit",
@@ -62,6 +93,8 @@ def read_page(path: Path) -> tuple[dict, str]:
     Raises ``OSError`` when it cannot be read and
     :class:`etki.errors.ProjectFormatError` (naming the file and line) when its
     frontmatter is malformed, e.g. after a hand edit (B08)."""
+    from etki.frontmatter import split_frontmatter
+
     text = Path(path).read_bytes().decode("utf-8", errors="replace")
     return split_frontmatter(text, str(path))
 

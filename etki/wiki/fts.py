@@ -12,25 +12,23 @@ the ``trigram`` tokenizer (substring matching, so ``sso`` finds ``SSO-Anmeldung`
 matcher does), the page's raw bytes and its folded text (:func:`etki.text.fold`, NUL
 written as a space; no token holds either).
 
-How it stays in sync, two ways:
-
-* by file stat (:func:`search_scored`, the CLI and MCP path, and the fallback of the
-  other): every search lists the pages with their stamps and re-indexes those whose
-  stamp differs from the stored one (new or changed files), drops the ones that are
-  gone, then queries — so a page written by the HITL hook, a rebuild or by hand is seen
-  by the next search. The wiki writer replaces files by rename (new inode) and any
-  rewrite moves mtime/ctime, so a change is never missed;
-* by the projector's change token (:func:`top`, the desk's live search; :func:`catch_up`):
-  the index records the bytes of the wiki's state file (:data:`etki.wiki.writer.MARK_FILE`,
-  the DB change token the pages reflect) it is current with. The projector, under the
-  wiki lock, right after it wrote pages and the state file, calls :func:`note_written`
-  with the pages it rendered: when the index was current with the state file before that
-  write, those paths are queued (table ``pending``) and the new token recorded, in one
-  short transaction — no page is read on the ruling's path. A search then reads the state
-  file (one small read), re-indexes only the queued pages whose stamp changed, and
-  queries: no walk of the wiki. When the token differs (another writer that did not
-  note, a killed projection, a rebuild: :func:`invalidate`) or the wiki has no state
-  file, that search syncs by stat once and records the token it started from.
+How it stays in sync: by the projector's change token, file stat as the fallback. The
+index records the bytes of the wiki's state file (:data:`etki.wiki.writer.MARK_FILE`, the
+DB change token the pages reflect) it is current with. The projector, under the wiki
+lock, right after it wrote pages and the state file, calls :func:`note_written` with the
+pages it rendered: when the index was current with the state file before that write,
+those paths are queued (table ``pending``) and the new token recorded, in one short
+transaction — no page is read on the ruling's path. A search (:func:`search_scored`, the
+CLI and MCP path, and :func:`top`, the desk's live search; :func:`catch_up` alone) then
+reads the state file (one small read), re-indexes only the queued pages whose stamp
+changed, and queries: no walk of the wiki. When the token differs (another writer that
+did not note, a killed projection, a rebuild: :func:`invalidate`) or the wiki has no
+state file, that search syncs by stat once — lists the pages with their stamps,
+re-indexes those whose stamp differs from the stored one, drops the ones that are gone —
+and records the token it started from. (So a page edited by hand in a projected wiki is
+seen after the next projection or rebuild, which ``verify`` asks for anyway: it lists
+the edit as ``changed``; the writer replaces files by rename, new inode, and any rewrite
+moves mtime/ctime, so a change by stat is never missed.)
 
 The schema and the Unicode version of the fold are recorded; a mismatch or a corrupt file
 rebuilds the index from scratch. The file is in WAL mode, so a search reading never holds
@@ -39,8 +37,9 @@ up the projector's note (only another writer can, and the note then gives up aft
 
 A query: tokens of three or more characters go to ``MATCH`` (a phrase each, AND-ed),
 shorter ones to ``instr`` on the folded text; the candidates it returns (a superset) go
-through the same matcher as every backend (:func:`etki.wiki.pagematch.match_folded`) for
-the exact AND, the best line and the snippet, so the hits equal the other backends'.
+through the same matcher as every backend (on their folded text,
+:mod:`etki.wiki.pagematch`) for the exact AND and the best line, so the hits equal the
+other backends'; the raw text is read only for the hits returned, for their snippet.
 :func:`top` asks FTS5 for the rowids only, ranked by ``bm25`` (title matches weigh
 more), and reads the text of the ``limit`` best pages alone, for their
 :class:`PageHit` (title and an excerpt of the page's visible text around the match).
@@ -62,7 +61,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from etki.text import fold, printable
-from etki.wiki.pagematch import Hit, _snippet, match_folded, query_tokens, walk_pages
+from etki.wiki.pagematch import Hit, _best_in_folded, _snippet, query_tokens, walk_pages
 from etki.wiki.writer import UnsafeWikiPath, read_mark
 
 __all__ = [
@@ -691,31 +690,53 @@ def json_list(values: list[int]) -> str:
     return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
-def search_scored(root: Path, tokens: list[str]) -> list[tuple[int, str, Hit]] | None:
-    """``(-count, path, Hit)`` of every page of the wiki at ``root`` holding all folded
-    ``tokens`` (unsorted), after syncing the index; None when the index cannot be used
-    (the caller then scans with Python)."""
+def search_scored(
+    root: Path, tokens: list[str], limit: int | None = None
+) -> list[tuple[int, str, Hit]] | None:
+    """``(-count, path, Hit)`` of the pages of the wiki at ``root`` holding all folded
+    ``tokens``, sorted by (most tokens on one line first, path), at most ``limit`` of
+    them; None when the index cannot be used (the caller then scans with Python).
+
+    The index is first brought up to the wiki's change token (:func:`catch_up`'s rule:
+    no walk while the projector keeps it current; a wiki without a state file, or with a
+    token the index has not seen, is synced by stat). The candidates' folded text alone
+    decides the hits and their order; the raw text is read back only for the hits
+    returned, for their snippet."""
     root = Path(root)
     try:
         db = _open(index_path(root))
     except (sqlite3.Error, OSError):
         return None
     try:
-        _sync(db, root, token=_token(root))
+        _current(db, root, _never)
+        db.execute("BEGIN")  # one snapshot for both reads: a concurrent sync cannot split them
         where, args, _ = _where(tokens)
-        rows = db.execute(
-            "SELECT files.path, pages.raw, pages.folded FROM pages "
-            "JOIN files ON files.id = pages.rowid WHERE " + " AND ".join(where),
+        ranked: list[tuple[int, str, int, int, str]] = []  # (-count, path, rowid, index, first)
+        for rowid, rel, folded in db.execute(
+            "SELECT files.id, files.path, pages.folded FROM pages "  # noqa: S608
+            "JOIN files ON files.id = pages.rowid WHERE " + where,
             args,
-        ).fetchall()
-    except (sqlite3.Error, OSError):
+        ):
+            best = _best_in_folded(folded, tokens)
+            if best is not None:
+                index, _, count, first = best
+                ranked.append((-count, rel, rowid, index, first))
+        ranked.sort()
+        shown = ranked if limit is None else ranked[:limit]
+        raws = dict(
+            db.execute(
+                "SELECT rowid, raw FROM pages WHERE rowid IN (SELECT value FROM json_each(?))",
+                (json_list([r[2] for r in shown]),),
+            )
+        )
+    except (sqlite3.Error, OSError, UnsafeWikiPath):
         return None
     finally:
         db.close()
     scored: list[tuple[int, str, Hit]] = []
-    for rel, raw, folded in rows:
-        found = match_folded(raw.decode("utf-8", errors="replace"), folded, tokens)
-        if found is not None:
-            line, count, snippet = found
-            scored.append((-count, rel, Hit(rel, line, snippet)))
+    for minus, rel, rowid, index, first in shown:
+        # fold keeps line breaks where they are, and a 0x0A byte is a line break however
+        # the bytes around it decode: only the one line is decoded
+        line = raws[rowid].split(b"\n", index + 1)[index].decode("utf-8", errors="replace")
+        scored.append((minus, rel, Hit(rel, index + 1, _snippet(line, first))))
     return scored

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from etki.text import fold, fold_with_offsets, printable, words
+from etki.text import fold, fold_origin, printable, words
 
 __all__ = ["SNIPPET_CHARS", "Hit", "match_folded", "match_text", "query_tokens", "walk_pages"]
 
@@ -65,9 +65,8 @@ def _snippet(line: str, token: str) -> str:
         start_char = at if at >= 0 else 0
     else:
         nfc = unicodedata.normalize("NFC", line)
-        folded, origin = fold_with_offsets(nfc)
-        at = folded.find(token)
-        start_char = origin[at] if at >= 0 else 0
+        at = fold(nfc).find(token)  # per character, as fold_with_offsets folds
+        start_char = fold_origin(nfc, at) if at >= 0 else 0
     text = nfc.strip()
     shift = len(nfc) - len(nfc.lstrip())
     start_char = max(0, start_char - shift)

@@ -21,10 +21,12 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from etki.domain import RulingRecord
 from etki.text import slugify
+
+if TYPE_CHECKING:  # a type only: the search's import of the writer skips etki.domain
+    from etki.domain import RulingRecord
 
 __all__ = [
     "CR_DIR",

@@ -29,13 +29,14 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
 * ``fts``: a SQLite FTS5 ``trigram`` index of the folded text of every page
   (:mod:`etki.wiki.fts`). It is a side
   file *beside* the wiki folder, never inside it, so ``verify`` and ``rebuild`` do not see
-  it, and it works whatever the main database is (SQLite or PostgreSQL). It is kept in
-  sync lazily: every search compares each page's (size, mtime, ctime, inode) with what
-  was indexed and re-indexes the pages that changed (and drops removed ones) before
-  querying; :func:`etki.wiki.fts.refresh` does the same after a rebuild so the first
-  search finds it warm. When the index cannot be used (no FTS5, read-only folder, a
-  broken file that cannot be recreated) the Python scan answers. (The desk's live search,
-  :func:`etki.wiki.fts.top`, syncs by the projector's change token instead: no walk.)
+  it, and it works whatever the main database is (SQLite or PostgreSQL). It is brought
+  up to the wiki's change token before each query, like the desk's live search
+  (:func:`etki.wiki.fts.top`): no walk while the projector keeps it current (it queues
+  the pages it wrote); a wiki without a state file, or one whose token the index has not
+  seen (a rebuild, a killed projection), is synced by stat, each page's (size, mtime,
+  ctime, inode) against what was indexed; :func:`etki.wiki.fts.refresh` does that after
+  a rebuild so the first search finds it warm. When the index cannot be used (no FTS5,
+  read-only folder, a broken file that cannot be recreated) the Python scan answers.
 * ``python``: read and fold every page (the reference; used for small wikis).
 
 Only ``*.md`` files are searched; hidden files and folders and symlinks are skipped.
@@ -46,15 +47,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 from etki.text import fold
+from etki.wiki.foldinverse import fold_inverse
 from etki.wiki.pagematch import (
     SNIPPET_CHARS,
     Hit,
@@ -82,7 +85,6 @@ RG_MIN_FILES = 200
 """With ``use_rg=None``, ``rg`` (or the FTS5 index) is only worth it on wikis this big."""
 BACKENDS = ("rg", "fts", "python")
 _REGEX_MAX_CHARS = 60_000
-_SCAN_LIMIT = 0x30000  # no code point at or above folds to anything but itself (Unicode 14/15)
 _RG_CHAIN = 4  # short-token queries: at most this many ``rg -l`` passes
 _RG_LINES_MAX_TOKENS = 16  # more long tokens than this: ``rg -l`` passes, then Python
 _RG_ARGS_BYTES = 96_000  # file names per rg call (well under ARG_MAX); more: several calls
@@ -138,32 +140,6 @@ def _scan(root: Path, files: Iterable[str], tokens: list[str]) -> list[_Scored]:
 # --- the rg backend -----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _fold_table() -> tuple[
-    dict[str, tuple[int, ...]], tuple[tuple[str, int], ...], tuple[int, ...]
-]:
-    """Inverse of :func:`fold` per character: (one-character fold -> code points whose
-    fold is exactly it, excluding identities), ((multi-character fold, code point) ...),
-    and the code points whose fold is empty and that are not combining marks."""
-    single: dict[str, list[int]] = defaultdict(list)
-    multi: list[tuple[str, int]] = []
-    empty_non_mark: list[int] = []
-    for cp in range(_SCAN_LIMIT):
-        if 0xD800 <= cp < 0xE000:
-            continue
-        ch = chr(cp)
-        f = fold(ch)
-        if f == ch:
-            continue
-        if len(f) == 1:
-            single[f].append(cp)
-        elif f:
-            multi.append((f, cp))
-        elif not unicodedata.category(ch).startswith("M"):
-            empty_non_mark.append(cp)
-    return ({k: tuple(v) for k, v in single.items()}, tuple(multi), tuple(empty_non_mark))
-
-
 def _char_class(cps: Iterable[int]) -> str:
     points = sorted(set(cps))
     parts: list[str] = []
@@ -188,7 +164,7 @@ def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     characters (NFD). None when the pattern would be longer than ``max_chars``."""
     if not token:
         return None
-    single, multi, empty_non_mark = _fold_table()
+    single, multi, empty_non_mark = fold_inverse()
     n = len(token)
     skip = ("[\\p{M}" + _char_class(empty_non_mark)[1:-1] + "]*") if empty_non_mark else "\\p{M}*"
     memo: dict[int, str] = {}
@@ -204,7 +180,7 @@ def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
         alts.append(_char_class(one) + tail(i + 1))
         by_end: dict[int, list[int]] = defaultdict(list)
         ends: list[int] = []
-        for f, cp in multi:
+        for f, cp in multi.get(token[i], ()):  # either test needs f[0] == token[i]
             if token.startswith(f, i):
                 by_end[i + len(f)].append(cp)
             elif len(f) > n - i and f.startswith(token[i:]):
@@ -222,7 +198,9 @@ def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
         alts = [rest(0)]
         inside: list[int] = []
         by_start: dict[int, list[int]] = defaultdict(list)
-        for f, cp in multi:
+        for f, cp in chain.from_iterable(multi.values()):
+            if token[0] not in f:  # neither test below can hold
+                continue
             if token in f:
                 inside.append(cp)
                 continue
@@ -340,7 +318,7 @@ def _regular(root: Path, rel: str) -> bool:
     if any(part.startswith(".") for part in rel.split("/")):
         return False
     try:
-        return os.path.isfile(root / rel) and not os.path.islink(root / rel)
+        return stat.S_ISREG(os.lstat(root / rel).st_mode)  # a symlink is no regular file
     except OSError:
         return False
 
@@ -436,7 +414,7 @@ def search(
         elif name == "fts":
             from etki.wiki import fts
 
-            scored = fts.search_scored(root, tokens)
+            scored = fts.search_scored(root, tokens, limit)
         if scored is not None:
             break
     if scored is None:
