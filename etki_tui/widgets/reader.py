@@ -296,7 +296,14 @@ class PageReader(Vertical):
         bar.append("forward n▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
         for line in self.query("#reader-bar").results(Static):  # none while unmounted
+            width = line.content_region.width
+            if 0 < width < bar.cell_len:  # Textual crops a line without a sign: cut it
+                bar.truncate(width, overflow="ellipsis")
             line.update(bar)
+
+    def on_resize(self) -> None:
+        """Fit the history line to the new width."""
+        self._show_bar()
 
     def links(self) -> list[tuple[str, str]]:
         """(label, path) of the wiki links on the page shown."""
