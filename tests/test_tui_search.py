@@ -23,6 +23,7 @@ from etki.services import approval_service
 from etki.wiki import fts
 from etki.wiki.search import search
 from etki_tui.messages import PageLoaded, SearchResults
+from etki_tui.render import MATCH_STYLE
 from etki_tui.widgets.memory import MemoryPane
 from tests.conftest import TuiWorld, build_tui_world, tui_decision
 from tests.test_tui_pilot import Recorder, make_app, press, settle, shown, sync
@@ -530,3 +531,29 @@ def test_the_desk_search_without_a_usable_index_reads_pages_but_never_a_symlink(
         assert not any("SECRET" in h.snippet for h in found.hits)
     finally:
         world.repo.dispose()
+
+
+@sync
+async def test_a_match_in_a_table_cell_is_counted_and_highlighted(tmp_path: Path) -> None:
+    """index.md holds 'disputed' only in tables (its counts, the last rulings): the
+    reader's line counts those matches and the cells show them ('0 matches' on a page
+    the search had listed, trial of issue 12)."""
+    from textual.widgets import Static
+
+    world = _world(tmp_path)
+    app = make_app(world, search_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        await _to_search(pilot)
+        app.query_one("#memory-search", Input).value = "disputed"
+        await _until(pilot, lambda: pane.query_text == "disputed", "results")
+        await settle(pilot)
+        assert "index.md" in [path for path, _line, _snippet in pane.hits]
+        pane.open_page("index.md")
+        reader = pane.reader
+        await _until(pilot, lambda: reader.path == "index.md" and reader.matches, "the page")
+        cells = list(reader.query("MarkdownTableContent Static").results(Static))
+        lit = [c for c in cells if any(MATCH_STYLE in str(s.style) for s in c.content.spans)]
+        assert lit and reader.matches >= len(lit)
+        assert f"{reader.matches} match" in shown(reader.query_one("#reader-bar"))

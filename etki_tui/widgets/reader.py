@@ -281,6 +281,18 @@ class PageReader(Vertical):
             block.set_content(content)
             block.add_class("-match")
             count += len(spans)
+        # a table's cells are Statics of their own, not blocks (index.md's counts, a
+        # contract page's rulings): a match there counts and shows too
+        for cell in page.query("MarkdownTableContent Static").results(Static):
+            content = cell.content
+            if not isinstance(content, Content) or not content.plain:
+                continue
+            spans = match_spans(content.plain, self.tokens)
+            if spans:
+                for start, end in spans:
+                    content = content.stylize(MATCH_STYLE, start, end)
+                cell.update(content)
+                count += len(spans)
         return count
 
     def _show_bar(self) -> None:
