@@ -32,7 +32,6 @@ Order of work, each step from the one source of truth:
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -165,7 +164,7 @@ def _complete(
     notify: Notify | None,
 ) -> ErasureOutcome:
     """Steps 4 to 6 of the module docstring for the projects ``project_ids``."""
-    from etki.wiki import fts
+    from etki.wiki import fts, rendercache
     from etki.wiki.paths import is_case_page
     from etki.wiki.projection import WikiProjector
 
@@ -189,6 +188,7 @@ def _complete(
             errors.append(f"{pid}: {type(exc).__name__}: {exc}")
         try:
             fts.drop(root)
+            projector.drop_render_cache(pid)
         except OSError as exc:
             errors.append(f"{pid}: {type(exc).__name__}: {exc}")
         try:
@@ -207,14 +207,22 @@ def _complete(
         if root is None:
             places.append(Place(f"wiki of project {pid}", False, "off (ETKI_WIKI_DIR empty)"))
             continue
-        side = fts.index_path(root)
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            path = side.with_name(side.name + suffix)
-            if path.exists() or path.is_symlink() or suffix == "":
-                places.append(scan_file(path, "wiki search index", words))
-        places.append(
-            _scan_wiki(root, case_id, words, render=functools.partial(projector.render, pid))
-        )
+        try:
+            rendered: bytes | Exception = b"\n".join(projector.render(pid).values())
+        except Exception as exc:  # noqa: BLE001 - a wiki that cannot be rendered proves nothing
+            rendered = exc
+        # the render cache holds the pages the rebuild wrote: only a word (or the id)
+        # the DB's own render lacks is erased text there (a template word is not)
+        own = words if isinstance(rendered, Exception) else _not_in(words, rendered)
+        for side, what, find in (
+            (fts.index_path(root), "wiki search index", words),
+            (rendercache.cache_path(root), "wiki render cache", own),
+        ):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                path = side.with_name(side.name + suffix)
+                if path.exists() or path.is_symlink() or suffix == "":
+                    places.append(scan_file(path, what, find))
+        places.append(_scan_wiki(root, case_id, words, rendered))
     return ErasureOutcome(
         erasure,
         wiki_summary="; ".join(summaries) or None,
@@ -225,24 +233,31 @@ def _complete(
     )
 
 
+def _not_in(words: Sequence[str], rendered: bytes) -> list[str]:
+    """The ``words`` none of whose :func:`forms` the DB's own render of a wiki holds."""
+    return [w for w in words if not any(f in rendered for f in forms(w))]
+
+
 def _scan_wiki(
-    root: Path, case_id: str, words: Sequence[str], *, render: Callable[[], dict[str, bytes]]
+    root: Path, case_id: str, words: Sequence[str], rendered: bytes | Exception
 ) -> Place:
     """One place for the wiki folder at ``root``: a file is held when it is a page of
     the case (by name), or holds the case id or an erased word that the DB's own render
-    of the wiki does not hold (a template word such as ``precedent`` in a request, or
-    the id in another case's frozen decision, is not erased text). Names of the case's
-    own pages are not printed (they hold its title)."""
+    of the wiki (``rendered``: its pages joined, or the error that stopped it) does not
+    hold (a template word such as ``precedent`` in a request, or the id in another
+    case's frozen decision, is not erased text). Names of the case's own pages are not
+    printed (they hold its title)."""
     from etki.wiki.paths import is_case_page
     from etki.wiki.writer import owned_files, read_page
 
     what = f"wiki {root}"
     try:
         rels = owned_files(root)
-        rendered = b"\n".join(render().values())
+        if isinstance(rendered, Exception):
+            raise rendered
     except Exception as exc:  # noqa: BLE001 - a wiki that cannot be read proves nothing
         return Place(what, True, f"could not be read: {type(exc).__name__}: {exc}")
-    own = [f for w in words for f in forms(w) if not any(g in rendered for g in forms(w))]
+    own = [f for w in _not_in(words, rendered) for f in forms(w)]
     if case_id.encode("utf-8") not in rendered:
         own.append(case_id.encode("utf-8"))
     bad: list[str] = []
