@@ -1137,8 +1137,11 @@ def render_model(
 _SHARED = (INDEX, DISPUTED, "entities/")  # (prefixes of) the pages made from the model alone
 
 
-def page_keys(m: WikiModel, salt: str, stamps: Mapping[str, int]) -> dict[str, str]:
-    """The render cache's key ({path: key}) of every page of a full render of ``m``
+def page_keys(
+    m: WikiModel, salt: str, stamps: Mapping[str, int]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The render cache's key ({path: key}) of every page of a full render of ``m``, and
+    the case id of each case page ({path: case id})
     (:mod:`etki.wiki.rendercache`): a digest of ``salt`` (what every page reads: the
     store, the project as read and the renderers' version, made by the projector), the
     page and the cases it reads, each as ``id:version`` (a case's brief, what the shared
@@ -1156,10 +1159,13 @@ def page_keys(m: WikiModel, salt: str, stamps: Mapping[str, int]) -> dict[str, s
         return f"{key[1]}:{m.cases[key[1]].version}"
 
     keys: dict[str, str] = {}
+    owner: dict[str, str] = {}
     for cid, brief in m.cases.items():
         if brief.ruling is not None:
             key = digest("case", cid, str(brief.version), str(stamps.get(cid, -1)))
-            keys.update(dict.fromkeys(case_page_paths(brief), key))
+            for path in case_page_paths(brief):
+                keys[path] = key
+                owner[path] = cid
     every = digest("all", *(f"{cid}:{m.cases[cid].version}" for cid in sorted(m.cases)))
     keys[INDEX] = keys[DISPUTED] = every
     for x in m.contract_ids():
@@ -1169,7 +1175,7 @@ def page_keys(m: WikiModel, salt: str, stamps: Mapping[str, int]) -> dict[str, s
         keys[contract_path(x)] = digest("contract", *parts)
     for x in m.module_ids():
         keys[module_path(x)] = digest("module", x, *map(of, m.by_module[x]))
-    return keys
+    return keys, owner
 
 
 def render_changed(

@@ -33,7 +33,6 @@ from etki.store.repository import CaseFileRepository
 from etki.wiki import fts, rendercache
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import (
-    case_page_paths,
     page_keys,
     render_changed,
     render_model,
@@ -347,11 +346,9 @@ class WikiProjector:
             model = WikiModel.build(project, cases, resolutions)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
-            model = WikiModel(project, resolutions)
-            versions = {}
-            for brief in self.repo.wiki_case_briefs(pid):
-                model.put(brief)
-                versions[brief.case_id] = brief.version
+            briefs = self.repo.wiki_case_briefs(pid)
+            model = WikiModel.build(project, briefs, resolutions)
+            versions = {b.case_id: b.version for b in briefs}
         state = _Cached(
             model,
             head[:-2],
@@ -520,12 +517,10 @@ class WikiProjector:
         salt = hashlib.sha256(
             f"{store}\0{_head_digest(state.head)}\0{_Mark.VERSION}".encode()
         ).hexdigest()
-        keys = page_keys(model, salt, self.repo.wiki_case_stamps(pid))
+        keys, owner = page_keys(model, salt, self.repo.wiki_case_stamps(pid))
         with RenderCache.open(root) as cache:
             known = cache.lookup(keys)
-            missing = [
-                c for c in ruled if not all(p in known for p in case_page_paths(model.cases[c]))
-            ]
+            missing = sorted({owner[p] for p in owner if p not in known})
             records = self.repo.cases_by_id(missing)
             if len(records) != len(missing) or any(
                 model.cases.get(r.case_id) != CaseBrief.of(r) for r in records
