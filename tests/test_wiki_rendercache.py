@@ -35,7 +35,7 @@ def _cache_bytes(wiki: Path) -> bytes:
 def test_the_cache_lives_beside_the_wiki_and_an_unchanged_rebuild_renders_nothing(tmp_path):
     world = build_world(tmp_path)
     world.projector.rebuild("demo")
-    pages = len(world.projector.render(("demo")))
+    pages = len(world.projector.render("demo"))
     assert world.projector.render_counts["demo"] == (0, pages)
     path = rendercache.cache_path(world.wiki)
     assert path.parent == world.wiki.parent and path.is_file()
