@@ -775,7 +775,11 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
-    resolved = [_meta_text(ref) for ref in refs if m.memory(ref)[1] and _resolved(m, ref)]
+    resolved = [
+        _meta_text(ref)
+        for ref in refs
+        if ref in m.resolutions and m.memory(ref)[1] and _resolved(m, ref)
+    ]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     intro = f"Contract id {md_inline(contract_id)}." + (
@@ -894,7 +898,8 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
-    resolved = [_meta_text(ref) for ref in disputed if _resolved(m, ref)]
+    # (a ref without a resolution is never resolved: most are skipped at one dict look)
+    resolved = [_meta_text(ref) for ref in disputed if ref in m.resolutions and _resolved(m, ref)]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     lines: list[str | bytes] = [
