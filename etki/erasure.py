@@ -11,11 +11,12 @@ Order of work, each step from the one source of truth:
    the audit log (no request text in it);
 4. the wiki (issue 11 item 10: removing comes first, so a wiki that cannot be written,
    a full disk say, still loses the erased pages): the case's decision and precedent
-   pages are removed, the wiki's FTS5 search index (a cache beside the wiki holding
-   every page's text, :mod:`etki.wiki.fts`) is deleted, then the wiki is rebuilt from
-   the DB (precedents, disputed clauses, entity pages and ``index.md`` re-derived
-   without the case); when the rebuild fails, every page that still holds an erased word
-   is removed as well (``rebuild`` puts it back from the DB once it can write);
+   pages are removed, the wiki's FTS5 search index and its render cache (caches beside
+   the wiki holding every page's text, :mod:`etki.wiki.fts`, :mod:`etki.wiki.rendercache`)
+   are deleted, then the wiki is rebuilt from the DB (precedents, disputed clauses,
+   entity pages and ``index.md`` re-derived without the case); when the rebuild fails,
+   every page that still holds an erased word is removed as well (``rebuild`` puts it
+   back from the DB once it can write);
 5. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
    deleted page survives in it or in its WAL (SQLite), or vacuums the tables until no
    dead row version is left (PostgreSQL), waiting at most ``wait_s`` seconds for another
@@ -24,7 +25,8 @@ Order of work, each step from the one source of truth:
    searched for in every place the text could still be (:class:`ErasureOutcome.places`:
    the SQLite file, WAL, shared-memory file and journal, or the PostgreSQL tables'
    dead row versions and, with ``pageinspect``, their pages; the wiki's search index;
-   every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
+   its render cache, rebuilt without the case (a word the DB's own render holds is no
+   erased text there); every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
    place holds anything; otherwise :attr:`ErasureOutcome.blocker` and the places say
    what still holds the data, and :func:`finish_erasure` (``etki erase --finish``)
    completes it later.
@@ -188,6 +190,9 @@ def _complete(
             errors.append(f"{pid}: {type(exc).__name__}: {exc}")
         try:
             fts.drop(root)
+        except OSError as exc:
+            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+        try:
             projector.drop_render_cache(pid)
         except OSError as exc:
             errors.append(f"{pid}: {type(exc).__name__}: {exc}")

@@ -703,17 +703,21 @@ class WikiProjector:
             return remove_pages(root, select)
 
     def drop_render_cache(self, project_id: str) -> bool:
-        """Under :func:`wiki_lock`, delete the render cache beside ``project_id``'s wiki
+        """Delete the render cache beside ``project_id``'s wiki
         (:func:`etki.wiki.rendercache.drop`: it holds the text of every page; erasure
-        calls this, and under the lock no projection can write an erased case's page
-        into it meanwhile). Returns True when a file was removed (False when the wiki
-        is off or has none); raises ``OSError`` as :func:`wiki_lock` and the removal
-        do."""
+        calls this): at once, then again under :func:`wiki_lock`, so a projection that
+        read the DB before the erasure and was writing meanwhile cannot leave an erased
+        case's page in it. Returns True when a file was removed (False when the wiki is
+        off or has none); raises ``OSError`` as the removal and :func:`wiki_lock` do
+        (the first removal is done by then)."""
         root = self.settings.wiki_path(project_id)
-        if root is None or not rendercache.cache_path(root).parent.is_dir():
+        if root is None:
             return False
-        with wiki_lock(root, self.settings.wiki_lock_timeout):
-            return rendercache.drop(root)
+        removed = rendercache.drop(root)
+        if root.is_dir():  # no wiki folder: no projection writes (the lock would make one)
+            with wiki_lock(root, self.settings.wiki_lock_timeout):
+                removed = rendercache.drop(root) or removed
+        return removed
 
     def verify(self, project_id: str) -> list[str]:
         """Wiki-relative paths whose bytes differ from a fresh render: changed, missing,
