@@ -6,7 +6,10 @@ come from :meth:`~etki.store.repository.cases.CaseStore.cases` and
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select
+import functools
+from typing import Any
+
+from sqlalchemy import Connection, Select, String, bindparam, func, select
 
 from etki.domain import CaseBrief, Project
 from etki.errors import NotFoundError
@@ -30,6 +33,31 @@ def _audit_after(conn: Connection, after_id: int) -> list[tuple[int, str]]:
             .order_by(AuditRow.id)
         )
     ]
+
+
+@functools.cache  # built once: the HITL hook polls on every ruling
+def _poll_select() -> Select[Any]:
+    """The select of :meth:`WikiReads.wiki_poll`'s token, for the bound ``project_id``."""
+    p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
+    r = ClauseResolutionRow.__table__.c
+    pid = bindparam("project_id", type_=String())
+    count_q = (
+        select(func.count()).select_from(CaseRow.__table__).where(c.project_id == pid)
+    ).scalar_subquery()
+    resolved_q = (
+        select(func.count()).select_from(ClauseResolutionRow.__table__).where(r.project_id == pid)
+    ).scalar_subquery()
+    audit_q = select(func.max(a.id)).scalar_subquery()
+    return select(
+        p.index_hash,
+        p.name,
+        p.config_json,
+        p.root,
+        p.edge_types_json,
+        resolved_q,
+        count_q,
+        audit_q,
+    ).where(p.id == pid)
 
 
 class WikiReads(StoreBase):
@@ -57,34 +85,8 @@ class WikiReads(StoreBase):
         """:meth:`wiki_token` and, unless ``after_audit_id`` is None,
         :meth:`audit_since` of it, read on one connection (the HITL hook's poll).
         Raises :class:`NotFoundError` for an unknown project."""
-        p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
-        count_q = (
-            select(func.count())
-            .select_from(CaseRow.__table__)
-            .where(c.project_id == project_id)
-            .scalar_subquery()
-        )
-        audit_q = select(func.max(a.id)).scalar_subquery()
-        r = ClauseResolutionRow.__table__.c
-        resolved_q = (
-            select(func.count())
-            .select_from(ClauseResolutionRow.__table__)
-            .where(r.project_id == project_id)
-            .scalar_subquery()
-        )
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(
-                    p.index_hash,
-                    p.name,
-                    p.config_json,
-                    p.root,
-                    p.edge_types_json,
-                    resolved_q,
-                    count_q,
-                    audit_q,
-                ).where(p.id == project_id)
-            ).first()
+            row = conn.execute(_poll_select(), {"project_id": project_id}).first()
             if row is None:
                 raise NotFoundError(f"no project '{project_id}' in the store")
             *head, count, audit = tuple(row)
