@@ -11,11 +11,12 @@ Order of work, each step from the one source of truth:
    the audit log (no request text in it);
 4. the wiki (issue 11 item 10: removing comes first, so a wiki that cannot be written,
    a full disk say, still loses the erased pages): the case's decision and precedent
-   pages are removed, the wiki's FTS5 search index (a cache beside the wiki holding
-   every page's text, :mod:`etki.wiki.fts`) is deleted, then the wiki is rebuilt from
-   the DB (precedents, disputed clauses, entity pages and ``index.md`` re-derived
-   without the case); when the rebuild fails, every page that still holds an erased word
-   is removed as well (``rebuild`` puts it back from the DB once it can write);
+   pages are removed, the wiki's FTS5 search index and its render cache (caches beside
+   the wiki holding every page's text, :mod:`etki.wiki.fts`, :mod:`etki.wiki.rendercache`)
+   are deleted, then the wiki is rebuilt from the DB (precedents, disputed clauses,
+   entity pages and ``index.md`` re-derived without the case); when the rebuild fails,
+   every page that still holds an erased word is removed as well (``rebuild`` puts it
+   back from the DB once it can write);
 5. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
    deleted page survives in it or in its WAL (SQLite), or vacuums the tables until no
    dead row version is left (PostgreSQL), waiting at most ``wait_s`` seconds for another
@@ -24,7 +25,8 @@ Order of work, each step from the one source of truth:
    searched for in every place the text could still be (:class:`ErasureOutcome.places`:
    the SQLite file, WAL, shared-memory file and journal, or the PostgreSQL tables'
    dead row versions and, with ``pageinspect``, their pages; the wiki's search index;
-   every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
+   its render cache, rebuilt without the case (a word the DB's own render holds is no
+   erased text there); every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
    place holds anything; otherwise :attr:`ErasureOutcome.blocker` and the places say
    what still holds the data, and :func:`finish_erasure` (``etki erase --finish``)
    completes it later.
@@ -32,7 +34,6 @@ Order of work, each step from the one source of truth:
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -165,7 +166,7 @@ def _complete(
     notify: Notify | None,
 ) -> ErasureOutcome:
     """Steps 4 to 6 of the module docstring for the projects ``project_ids``."""
-    from etki.wiki import fts
+    from etki.wiki import fts, rendercache
     from etki.wiki.paths import is_case_page
     from etki.wiki.projection import WikiProjector
 
@@ -192,6 +193,10 @@ def _complete(
         except OSError as exc:
             errors.append(f"{pid}: {type(exc).__name__}: {exc}")
         try:
+            projector.drop_render_cache(pid)
+        except OSError as exc:
+            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+        try:
             summaries.append(projector.rebuild(pid)[pid].summary())
         except Exception as exc:  # noqa: BLE001 - the wiki may still hold the text
             log.warning("wiki rebuild after erasing %s failed: %s", case_id, exc)
@@ -207,14 +212,22 @@ def _complete(
         if root is None:
             places.append(Place(f"wiki of project {pid}", False, "off (ETKI_WIKI_DIR empty)"))
             continue
-        side = fts.index_path(root)
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            path = side.with_name(side.name + suffix)
-            if path.exists() or path.is_symlink() or suffix == "":
-                places.append(scan_file(path, "wiki search index", words))
-        places.append(
-            _scan_wiki(root, case_id, words, render=functools.partial(projector.render, pid))
-        )
+        try:
+            rendered: bytes | Exception = b"\n".join(projector.render(pid).values())
+        except Exception as exc:  # noqa: BLE001 - a wiki that cannot be rendered proves nothing
+            rendered = exc
+        # the render cache holds the pages the rebuild wrote: only a word (or the id)
+        # the DB's own render lacks is erased text there (a template word is not)
+        own = words if isinstance(rendered, Exception) else _not_in(words, rendered)
+        for side, what, find in (
+            (fts.index_path(root), "wiki search index", words),
+            (rendercache.cache_path(root), "wiki render cache", own),
+        ):
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                path = side.with_name(side.name + suffix)
+                if path.exists() or path.is_symlink() or suffix == "":
+                    places.append(scan_file(path, what, find))
+        places.append(_scan_wiki(root, case_id, words, rendered))
     return ErasureOutcome(
         erasure,
         wiki_summary="; ".join(summaries) or None,
@@ -225,24 +238,31 @@ def _complete(
     )
 
 
+def _not_in(words: Sequence[str], rendered: bytes) -> list[str]:
+    """The ``words`` none of whose :func:`forms` the DB's own render of a wiki holds."""
+    return [w for w in words if not any(f in rendered for f in forms(w))]
+
+
 def _scan_wiki(
-    root: Path, case_id: str, words: Sequence[str], *, render: Callable[[], dict[str, bytes]]
+    root: Path, case_id: str, words: Sequence[str], rendered: bytes | Exception
 ) -> Place:
     """One place for the wiki folder at ``root``: a file is held when it is a page of
     the case (by name), or holds the case id or an erased word that the DB's own render
-    of the wiki does not hold (a template word such as ``precedent`` in a request, or
-    the id in another case's frozen decision, is not erased text). Names of the case's
-    own pages are not printed (they hold its title)."""
+    of the wiki (``rendered``: its pages joined, or the error that stopped it) does not
+    hold (a template word such as ``precedent`` in a request, or the id in another
+    case's frozen decision, is not erased text). Names of the case's own pages are not
+    printed (they hold its title)."""
     from etki.wiki.paths import is_case_page
     from etki.wiki.writer import owned_files, read_page
 
     what = f"wiki {root}"
     try:
         rels = owned_files(root)
-        rendered = b"\n".join(render().values())
+        if isinstance(rendered, Exception):
+            raise rendered
     except Exception as exc:  # noqa: BLE001 - a wiki that cannot be read proves nothing
         return Place(what, True, f"could not be read: {type(exc).__name__}: {exc}")
-    own = [f for w in words for f in forms(w) if not any(g in rendered for g in forms(w))]
+    own = [f for w in _not_in(words, rendered) for f in forms(w)]
     if case_id.encode("utf-8") not in rendered:
         own.append(case_id.encode("utf-8"))
     bad: list[str] = []

@@ -265,7 +265,17 @@ class WikiModel:
         m = cls(project, resolutions)
         for c in cases:
             if c.project_id == project.id:
-                m.put(CaseBrief.of(c))
+                brief = CaseBrief.of(c)
+                old = m.cases.get(brief.case_id)
+                if old != brief:
+                    if old is not None:
+                        m._drop(old)
+                    m._add(brief, touch=False)
+        # what _touch_ref would have left after the last case citing each ref (a case
+        # given twice was dropped and touched its refs: their memos go too)
+        for ref in m.history:
+            m.cache.forget_clause(ref)
+        m.disputed = {ref for ref in m.history if m.memory(ref)[1]}
         return m
 
     def with_project(
@@ -373,7 +383,9 @@ class WikiModel:
             else:
                 self.disputed.discard(ref)
 
-    def _add(self, case: CaseBrief) -> None:
+    def _add(self, case: CaseBrief, *, touch: bool = True) -> None:
+        """Index ``case``; ``touch`` false (a model being built) leaves the memos of its
+        cited clauses and :attr:`disputed` to the builder."""
         self.cache.forget_case(case.case_id)
         self.cases[case.case_id] = case
         self.verdicts[case.decision.verdict] += 1
@@ -397,7 +409,7 @@ class WikiModel:
                     self.cache.forget_contracts()
                 self.refs_of[contract].add(ref)
             _insert(self.history[ref], key)
-        for ref in dict.fromkeys(case.decision.cited_clauses):
+        for ref in dict.fromkeys(case.decision.cited_clauses) if touch else ():
             self._touch_ref(ref)
         for mod in dict.fromkeys(case.decision.impacted_modules):
             if mod not in self.by_module:

@@ -24,6 +24,7 @@ same bytes (``tests/test_wiki_render.py`` checks it over random sequences of cha
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -65,6 +66,7 @@ __all__ = [
     "LAST_RULINGS",
     "case_page_paths",
     "effort_basis_markdown",
+    "page_keys",
     "render_case_pages",
     "render_changed",
     "render_cr_page",
@@ -773,7 +775,11 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
     }
-    resolved = [_meta_text(ref) for ref in refs if m.memory(ref)[1] and _resolved(m, ref)]
+    resolved = [
+        _meta_text(ref)
+        for ref in refs
+        if ref in m.resolutions and m.memory(ref)[1] and _resolved(m, ref)
+    ]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     intro = f"Contract id {md_inline(contract_id)}." + (
@@ -892,7 +898,8 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
-    resolved = [_meta_text(ref) for ref in disputed if _resolved(m, ref)]
+    # (a ref without a resolution is never resolved: most are skipped at one dict look)
+    resolved = [_meta_text(ref) for ref in disputed if ref in m.resolutions and _resolved(m, ref)]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     lines: list[str | bytes] = [
@@ -1105,22 +1112,75 @@ def render_wiki(
     )
 
 
-def render_model(m: WikiModel, cases: Iterable[CaseRecord]) -> dict[str, bytes]:
+def render_model(
+    m: WikiModel, cases: Iterable[CaseRecord], known: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
     """The whole wiki tree of the model ``m``; ``cases`` are the full records of its ruled
     cases (for the decision and precedent pages; pending cases and cases ``m`` does not
-    hold are skipped). Same bytes as :func:`render_wiki` of the same rows. Raises
+    hold are skipped). Same bytes as :func:`render_wiki` of the same rows. ``known``
+    ({path: bytes}, the render cache's hits) are pages taken as they are instead of
+    rendered: the case pages among them need no record in ``cases``. Raises
     ``ValueError`` when two entity ids map to one file name."""
-    files: dict[str, bytes] = {INDEX: _index_page(m), DISPUTED: _disputed_page(m)}
+    known = known or {}
+    files = {p: b for p, b in known.items() if not p.startswith(_SHARED)}  # case pages
+    files[INDEX] = known[INDEX] if INDEX in known else _index_page(m)
+    files[DISPUTED] = known[DISPUTED] if DISPUTED in known else _disputed_page(m)
     for c in cases:
         if c.ruling is not None and c.case_id in m.cases:
             _case_pages(m, c, files)
     for x in m.contract_ids():
-        _check_unique(files, contract_path(x), x)
-        files[contract_path(x)] = _contract_page(m, x)
+        path = contract_path(x)
+        _check_unique(files, path, x)
+        files[path] = known[path] if path in known else _contract_page(m, x)
     for x in m.module_ids():
-        _check_unique(files, module_path(x), x)
-        files[module_path(x)] = _module_page(m, x)
+        path = module_path(x)
+        _check_unique(files, path, x)
+        files[path] = known[path] if path in known else _module_page(m, x)
     return dict(sorted(files.items()))
+
+
+_SHARED = (INDEX, DISPUTED, "entities/")  # (prefixes of) the pages made from the model alone
+
+
+def page_keys(
+    m: WikiModel, salt: str, stamps: Mapping[str, int]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The render cache's key ({path: key}) of every page of a full render of ``m``, and
+    the case id of each case page ({path: case id})
+    (:mod:`etki.wiki.rendercache`): a digest of ``salt`` (what every page reads: the
+    store, the project as read and the renderers' version, made by the projector), the
+    page and the cases it reads, each as ``id:version`` (a case's brief, what the shared
+    pages read, changes only with its version) or, for the case's own pages, with its
+    ``stamps`` entry too (the newest audit id: notes and pre-analyses do not move the
+    version). Mirrors the dependencies in this module's docstring: a case page reads its
+    case; a contract page the cases citing its clauses; a module page the cases
+    impacting it; ``index.md`` and ``disputed.md`` every case."""
+
+    def digest(*parts: str) -> str:
+        text = "\0".join((salt, *parts))
+        return hashlib.blake2b(text.encode("utf-8", errors="replace"), digest_size=16).hexdigest()
+
+    def of(key: tuple[str, str]) -> str:
+        return f"{key[1]}:{m.cases[key[1]].version}"
+
+    keys: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for cid, brief in m.cases.items():
+        if brief.ruling is not None:
+            key = digest("case", cid, str(brief.version), str(stamps.get(cid, -1)))
+            for path in case_page_paths(brief):
+                keys[path] = key
+                owner[path] = cid
+    every = digest("all", *(f"{cid}:{m.cases[cid].version}" for cid in sorted(m.cases)))
+    keys[INDEX] = keys[DISPUTED] = every
+    for x in m.contract_ids():
+        parts = [x]
+        for ref in sorted(m.refs_of[x]):
+            parts += [ref, *map(of, m.history[ref])]
+        keys[contract_path(x)] = digest("contract", *parts)
+    for x in m.module_ids():
+        keys[module_path(x)] = digest("module", x, *map(of, m.by_module[x]))
+    return keys, owner
 
 
 def render_changed(

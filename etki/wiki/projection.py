@@ -30,10 +30,16 @@ from etki.domain import CaseBrief, CaseRecord, ClauseResolution
 from etki.errors import NotFoundError
 from etki.memory import resolutions_in_force
 from etki.store.repository import CaseFileRepository
-from etki.wiki import fts
+from etki.wiki import fts, rendercache
 from etki.wiki.model import WikiModel
-from etki.wiki.pages import render_changed, render_model, stale_case_pages
+from etki.wiki.pages import (
+    page_keys,
+    render_changed,
+    render_model,
+    stale_case_pages,
+)
 from etki.wiki.paths import INDEX
+from etki.wiki.rendercache import RenderCache
 from etki.wiki.writer import (
     MARK_FILE,
     OWNER_FILE,
@@ -311,6 +317,9 @@ class WikiProjector:
         ruling's path (on a slow disk those dominate: tens of milliseconds). ``rebuild``
         always writes durably."""
         self._cache: dict[str, _Cached] = {}
+        self.render_counts: dict[str, tuple[int, int]] = {}
+        """project id -> (pages taken from the render cache, pages rendered) by its last
+        full sync (:meth:`rebuild`, or a projection that had to sync everything)."""
         self._flush_guard = threading.Lock()
         self._flusher: threading.Thread | None = None
 
@@ -337,11 +346,9 @@ class WikiProjector:
             model = WikiModel.build(project, cases, resolutions)
             versions = {c.case_id: c.version for c in cases if c.project_id == pid}
         else:
-            model = WikiModel(project, resolutions)
-            versions = {}
-            for brief in self.repo.wiki_case_briefs(pid):
-                model.put(brief)
-                versions[brief.case_id] = brief.version
+            briefs = self.repo.wiki_case_briefs(pid)
+            model = WikiModel.build(project, briefs, resolutions)
+            versions = {b.case_id: b.version for b in briefs}
         state = _Cached(
             model,
             head[:-2],
@@ -482,9 +489,10 @@ class WikiProjector:
         """Under the wiki lock: render the whole tree from the DB, write the pages whose
         bytes differ, prune stale ones, then write the mark (durably). Raises
         :class:`NotFoundError` when a case of ``wanted`` is not in the project."""
-        state, cases = self._load(pid)
+        state, _ = self._load(pid, full=False)
+        files = self._render_all(pid, root, state)
         fts.invalidate(root)  # many pages change: the next search syncs by stat
-        report = sync_tree(root, render_model(state.model, cases), prune=True)
+        report = sync_tree(root, files, prune=True)
         assert state.mark is not None
         if read_mark(root) != (new := state.mark.to_bytes()):
             write_mark(root, new)
@@ -492,6 +500,51 @@ class WikiProjector:
         if unknown:
             raise NotFoundError(f"no case '{unknown[0]}' in the store")
         return report
+
+    def _render_all(self, pid: str, root: Path, state: _Cached) -> dict[str, bytes]:
+        """Under the wiki lock: the full tree of the freshly loaded ``state`` (briefs
+        only), taking from the render cache beside the wiki (:mod:`etki.wiki.rendercache`)
+        every page whose key (:func:`etki.wiki.pages.page_keys`) is unchanged and
+        rendering the others from records read for them alone; what was rendered is
+        kept for the next time. :attr:`render_counts` says how many of each. Without a
+        store identity, or when a case changed between the reads (its record no longer
+        matches its brief), everything is rendered from one full read instead."""
+        model = state.model
+        store = self.repo.store_id()
+        ruled = [cid for cid, b in model.cases.items() if b.ruling is not None]
+        if store is None:
+            return self._render_fresh(pid, model, ruled)
+        salt = hashlib.sha256(
+            f"{store}\0{_head_digest(state.head)}\0{_Mark.VERSION}".encode()
+        ).hexdigest()
+        keys, owner = page_keys(model, salt, self.repo.wiki_case_stamps(pid))
+        with RenderCache.open(root) as cache:
+            known = cache.lookup(keys)
+            missing = sorted({owner[p] for p in owner if p not in known})
+            records = self.repo.cases_by_id(missing)
+            if len(records) != len(missing) or any(
+                model.cases.get(r.case_id) != CaseBrief.of(r) for r in records
+            ):  # changed since the briefs were read: the keys are not theirs
+                return self._render_fresh(pid, model, ruled)
+            files = render_model(model, records, known)
+            if files.keys() == keys.keys() and self.repo.wiki_token(pid)[:-2] == state.head:
+                cache.store({p: (keys[p], b) for p, b in files.items() if p not in known}, files)
+            self.render_counts[pid] = (cache.hits, len(files) - cache.hits)
+        return files
+
+    def _render_fresh(self, pid: str, model: WikiModel, ruled: list[str]) -> dict[str, bytes]:
+        """The full tree of ``model`` rendered from the records of ``ruled`` read now
+        (a case changed since ``model`` was read makes the model newer, as a full
+        :meth:`_load` would have read it)."""
+        records = self.repo.cases_by_id(ruled)
+        for rec in records:
+            if model.cases.get(rec.case_id) != (brief := CaseBrief.of(rec)):
+                model.put(brief)
+        for cid in set(ruled) - {r.case_id for r in records}:
+            model.remove(cid)  # erased meanwhile
+        files = render_model(model, records)
+        self.render_counts[pid] = (0, len(files))
+        return files
 
     def _flush_later(self, root: Path, written: tuple[str, ...], held: list[int]) -> None:
         """On a background thread, one flush after another (see :meth:`flush`):
@@ -649,10 +702,29 @@ class WikiProjector:
         with wiki_lock(root, self.settings.wiki_lock_timeout):
             return remove_pages(root, select)
 
+    def drop_render_cache(self, project_id: str) -> bool:
+        """Delete the render cache beside ``project_id``'s wiki
+        (:func:`etki.wiki.rendercache.drop`: it holds the text of every page; erasure
+        calls this): at once, then again under :func:`wiki_lock`, so a projection that
+        read the DB before the erasure and was writing meanwhile cannot leave an erased
+        case's page in it. Returns True when a file was removed (False when the wiki is
+        off or has none); raises ``OSError`` as the removal and :func:`wiki_lock` do
+        (the first removal is done by then)."""
+        root = self.settings.wiki_path(project_id)
+        if root is None:
+            return False
+        removed = rendercache.drop(root)
+        if root.is_dir():  # no wiki folder: no projection writes (the lock would make one)
+            with wiki_lock(root, self.settings.wiki_lock_timeout):
+                removed = rendercache.drop(root) or removed
+        return removed
+
     def verify(self, project_id: str) -> list[str]:
         """Wiki-relative paths whose bytes differ from a fresh render: changed, missing,
         or extra files Etki owns. Sorted; empty when the wiki matches the DB or is off.
-        Reads only. Raises ``NotFoundError`` for an unknown project."""
+        Reads only. Never reads the render cache (:mod:`etki.wiki.rendercache`): every
+        page is rendered from the DB, so a cache that went wrong shows here as the
+        pages a rebuild wrote from it. Raises ``NotFoundError`` for an unknown project."""
         return self.drift(project_id).paths()
 
     def drift(self, project_id: str) -> Drift:

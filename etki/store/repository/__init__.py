@@ -33,6 +33,8 @@ Rules kept here:
 
 from __future__ import annotations
 
+import uuid
+
 from sqlalchemy import Engine
 
 from etki.store.db import make_engine
@@ -45,7 +47,7 @@ from etki.store.repository.events import EventStore
 from etki.store.repository.preanalyses import PreanalysisStore
 from etki.store.repository.projects import ProjectStore
 from etki.store.repository.resolutions import ResolutionStore
-from etki.store.repository.wikiread import WikiReads
+from etki.store.repository.wikiread import STORE_ID_KEY, WikiReads
 
 __all__ = ["CaseFileRepository"]
 
@@ -104,4 +106,7 @@ class CaseFileRepository(
                 {"key": "schema_version", "value": str(SCHEMA_VERSION)},
                 ("key",),
                 update=False,
+            )
+            self._upsert(  # the store's identity (see WikiReads.store_id)
+                s, MetaRow, {"key": STORE_ID_KEY, "value": uuid.uuid4().hex}, ("key",), update=False
             )

@@ -8,6 +8,7 @@ repository reads through them, so a :class:`~etki.domain.RulingRecord` or a
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, cast
 
@@ -152,6 +153,7 @@ ARRIVAL = (CaseRow.created_at, CaseRow.seq, CaseRow.id)
 """The order cases are listed in: creation time, then the order they were added."""
 
 
+@functools.cache  # built once (statements are immutable): the HITL hook reads on every ruling
 def case_select() -> Rows:
     """The columns of :func:`case_of`, every case (add a ``where`` and an order)."""
     return _joined(

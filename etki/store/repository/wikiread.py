@@ -6,13 +6,20 @@ come from :meth:`~etki.store.repository.cases.CaseStore.cases` and
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, func, select
+import functools
+from typing import Any
+
+from sqlalchemy import Connection, Select, String, bindparam, func, select
 
 from etki.domain import CaseBrief, Project
 from etki.errors import NotFoundError
-from etki.store.models import AuditRow, CaseRow, ClauseResolutionRow, ProjectRow
+from etki.store.models import AuditRow, CaseRow, ClauseResolutionRow, MetaRow, ProjectRow
 from etki.store.repository.base import StoreBase
 from etki.store.repository.rows import ARRIVAL, brief_of, brief_select
+
+STORE_ID_KEY = "store_id"
+"""The ``etki_meta`` key of the store's identity: a random hex string written once, by
+the first process that opens the store for writing (no schema change: a row)."""
 
 
 def _audit_after(conn: Connection, after_id: int) -> list[tuple[int, str]]:
@@ -26,6 +33,31 @@ def _audit_after(conn: Connection, after_id: int) -> list[tuple[int, str]]:
             .order_by(AuditRow.id)
         )
     ]
+
+
+@functools.cache  # built once: the HITL hook polls on every ruling
+def _poll_select() -> Select[Any]:
+    """The select of :meth:`WikiReads.wiki_poll`'s token, for the bound ``project_id``."""
+    p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
+    r = ClauseResolutionRow.__table__.c
+    pid = bindparam("project_id", type_=String())
+    count_q = (
+        select(func.count()).select_from(CaseRow.__table__).where(c.project_id == pid)
+    ).scalar_subquery()
+    resolved_q = (
+        select(func.count()).select_from(ClauseResolutionRow.__table__).where(r.project_id == pid)
+    ).scalar_subquery()
+    audit_q = select(func.max(a.id)).scalar_subquery()
+    return select(
+        p.index_hash,
+        p.name,
+        p.config_json,
+        p.root,
+        p.edge_types_json,
+        resolved_q,
+        count_q,
+        audit_q,
+    ).where(p.id == pid)
 
 
 class WikiReads(StoreBase):
@@ -53,34 +85,8 @@ class WikiReads(StoreBase):
         """:meth:`wiki_token` and, unless ``after_audit_id`` is None,
         :meth:`audit_since` of it, read on one connection (the HITL hook's poll).
         Raises :class:`NotFoundError` for an unknown project."""
-        p, a, c = ProjectRow.__table__.c, AuditRow.__table__.c, CaseRow.__table__.c
-        count_q = (
-            select(func.count())
-            .select_from(CaseRow.__table__)
-            .where(c.project_id == project_id)
-            .scalar_subquery()
-        )
-        audit_q = select(func.max(a.id)).scalar_subquery()
-        r = ClauseResolutionRow.__table__.c
-        resolved_q = (
-            select(func.count())
-            .select_from(ClauseResolutionRow.__table__)
-            .where(r.project_id == project_id)
-            .scalar_subquery()
-        )
         with self.engine.connect() as conn:
-            row = conn.execute(
-                select(
-                    p.index_hash,
-                    p.name,
-                    p.config_json,
-                    p.root,
-                    p.edge_types_json,
-                    resolved_q,
-                    count_q,
-                    audit_q,
-                ).where(p.id == project_id)
-            ).first()
+            row = conn.execute(_poll_select(), {"project_id": project_id}).first()
             if row is None:
                 raise NotFoundError(f"no project '{project_id}' in the store")
             *head, count, audit = tuple(row)
@@ -112,6 +118,32 @@ class WikiReads(StoreBase):
         first (rulings, refused attempts and erasure tombstones of every project)."""
         with self.engine.connect() as conn:
             return _audit_after(conn, after_id)
+
+    def store_id(self) -> str | None:
+        """The store's identity (:data:`STORE_ID_KEY`), or None for a store opened read-only
+        that never had a writer since it was made by an older Etki. Two stores never share
+        one, a copy of a store file has its original's: the wiki's render cache
+        (:mod:`etki.wiki.rendercache`) keys pages on it, so a store made again at the same
+        path never meets the pages of the old one."""
+        with self.engine.connect() as conn:
+            value = conn.execute(select(MetaRow.value).where(MetaRow.key == STORE_ID_KEY)).scalar()
+        return None if value is None else str(value)
+
+    def wiki_case_stamps(self, project_id: str) -> dict[str, int]:
+        """case id -> the id of its newest audit-log row (0 when it has none) for every
+        case of ``project_id``. Every change a case's wiki pages read (a ruling, an
+        amendment, a note, a pre-analysis) appends an audit row and no row is ever
+        deleted, so with the case's version it names the case's state (the render
+        cache's key, :func:`etki.wiki.pages.page_keys`); it only grows."""
+        c, a = CaseRow.__table__.c, AuditRow.__table__.c
+        stmt = (
+            select(c.id, func.max(a.id))
+            .select_from(CaseRow.__table__.outerjoin(AuditRow.__table__, a.case_id == c.id))
+            .where(c.project_id == project_id)
+            .group_by(c.id)
+        )
+        with self.engine.connect() as conn:
+            return {str(cid): int(top or 0) for cid, top in conn.execute(stmt)}
 
     def wiki_case_briefs(self, project_id: str) -> list[CaseBrief]:
         """Every case of ``project_id`` as the :class:`CaseBrief` the wiki's shared pages
