@@ -481,3 +481,30 @@ def test_decision_page_effort_reads_one_figure_and_names_its_work_items():
         "- WI-9 (not among the project's work items)",
     ]
     assert meta["effort"] == "13–13 person-days"  # the machine-readable range, as frozen
+
+
+def test_rulings_on_contract_module_and_index_pages_are_short_list_items(tmp_path):
+    """A contract's clause, a module and index.md list their rulings as list items of
+    lines a terminal shows whole at 80 columns (a six-column table was unreadable there,
+    as disputed.md's was): ruling, reviewer, time and the engine's verdict; the title;
+    the case linked to its decision page."""
+    world = build_world(tmp_path)
+    cases = world.repo.cases("demo")
+    full = render_wiki(project(), cases)
+    ruled = [c for c in cases if c.ruling is not None]
+    for path in ("entities/contracts/MSA.md", "entities/modules/payments.md", "index.md"):
+        text = full[path].decode("utf-8")
+        assert "| ruled at |" not in text and "engine verdict |" not in text, path
+        items = [
+            line for line in text.splitlines() if line.startswith("- **") and "(engine " in line
+        ]
+        assert items, path
+        for line in items:
+            assert line.endswith(":") and " by " in line
+    case = ruled[0]
+    r = case.ruling
+    index = full["index.md"].decode("utf-8")
+    head = f"- **{r.ruling}** by {r.reviewer}, {r.ruled_at} (engine {case.decision.verdict}):"
+    assert head in index
+    assert f"  (case [{case.case_id}]({decision_path(case)}))" in index
+    world.repo.dispose()

@@ -78,9 +78,6 @@ __all__ = [
 LAST_RULINGS = 10
 """How many of the newest rulings ``index.md`` lists."""
 
-_RULING_HEADER = ("ruled at", "case", "title", "ruling", "engine verdict", "reviewer")
-
-
 @lru_cache(maxsize=1 << 16)  # pure; clause refs and names recur on every page
 def _meta_text(text: str | None) -> str:
     """Untrusted text as a YAML value: one line, control characters made visible."""
@@ -122,28 +119,27 @@ def _case_link(src: str, case: NamedCase, text: str | None = None) -> str:
 
 
 def _ruling_row(m: WikiModel, depth: int, case: CaseBrief) -> str:
-    """The ruling-table row of ``case`` on a page ``depth`` folders deep."""
+    """The ruling list item of ``case`` on a page ``depth`` folders deep (a contract's
+    clause, a module, index.md's last rulings)."""
     return m.cache.rows.get((depth, case.case_id), lambda: _make_ruling_row(depth, case))
 
 
 def _make_ruling_row(depth: int, case: CaseBrief) -> str:
+    """``- **RULING** by reviewer, ruled-at (engine VERDICT):`` / the request's title /
+    ``(case [case-id](decision page))``: short lines, so the page reads at 80 columns in
+    a terminal and a viewer reflows one sentence (a six-column table did not, as
+    disputed.md's did not: issue 12 item 7)."""
     src = "x/" * depth
     r = case.ruling
     assert r is not None
-    return (
-        "| "
-        + " | ".join(
-            [
-                md_inline(r.ruled_at),
-                _case_link(src, case, case.case_id),
-                md_inline(case.title),
-                md_code(r.ruling),
-                md_code(case.decision.verdict),
-                md_inline(r.reviewer),
-            ]
-        )
-        + " |"
-    )
+    lines = [
+        f"- **{md_code(r.ruling)}** by {md_inline(r.reviewer)}, {md_inline(r.ruled_at)} "
+        f"(engine {md_code(case.decision.verdict)}):"
+    ]
+    if title := md_inline(case.title):
+        lines.append(f"  {title}")
+    lines.append(f"  (case {_case_link(src, case, case.case_id)})")
+    return "\n".join(lines)
 
 
 # --- pages ------------------------------------------------------------------------------------
@@ -755,7 +751,6 @@ def _make_contract_section(m: WikiModel, ref: str) -> bytes:
         # form (issue 12 item 1): reflowed, no HTML, links as their words, escaped
         shown = md_block(clause.text) if remit else clause_markdown(clause.text)
         lines += [shown, ""] if shown else []
-    lines += md_table(_RULING_HEADER)
     lines += [_ruling_row(m, 2, m.case_of(k)) for k in m.history[ref]]
     lines.append("")
     return "\n".join(lines).encode("utf-8", errors="replace")
@@ -832,7 +827,6 @@ def _module_page(m: WikiModel, module_id: str) -> bytes:
         deps = ", ".join(md_inline(x) for x in sorted(module.depends_on, key=sort_key))
         lines += [f"- **Depends on:** {deps or 'nothing'}", ""]
     lines += ["## Decisions", "", "Ruled cases that impact this module, oldest ruling first.", ""]
-    lines += md_table(_RULING_HEADER)
     lines += [_ruling_row(m, 2, m.case_of(k)) for k in keys]
     return _page(meta, lines)
 
@@ -1026,7 +1020,7 @@ def _index_page(m: WikiModel) -> bytes:
     lines += ["", f"## Last {LAST_RULINGS} rulings", "", "Newest first.", ""]
     newest = [m.case_of(k) for k in reversed(m.ruled[-LAST_RULINGS:])]
     if newest:
-        lines += md_table(_RULING_HEADER) + [_ruling_row(m, 0, c) for c in newest]
+        lines += [_ruling_row(m, 0, c) for c in newest]
     else:
         lines.append("No rulings yet.")
     lines += ["", "## Precedents", ""]

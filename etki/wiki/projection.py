@@ -160,7 +160,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 7
+    VERSION = 8
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -171,7 +171,9 @@ class _Mark:
     page's effort names one figure when both ends are equal and lists the work items it
     rests on with titles, days and dates (issue 12 item 7). 6: one day is ``1 person-day``
     (singular) on the decision and change-request pages. 7: ``disputed.md`` says a clause
-    is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6)."""
+    is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6).
+    8: the rulings on contract, module and index pages are list items, not a six-column
+    table (unreadable at 80 columns, issue 12)."""
 
     @property
     def floor(self) -> int:
