@@ -132,10 +132,8 @@ def _make_ruling_row(depth: int, case: CaseBrief) -> str:
     src = "x/" * depth
     r = case.ruling
     assert r is not None
-    lines = [
-        f"- **{md_code(r.ruling)}** by {md_inline(r.reviewer)}, {md_inline(r.ruled_at)} "
-        f"(engine {md_code(case.decision.verdict)}):"
-    ]
+    who = f"{md_inline(r.reviewer)}, {md_inline(r.ruled_at)}"
+    lines = [f"- **{md_code(r.ruling)}** by {who} (engine {md_code(case.decision.verdict)}):"]
     if title := md_inline(case.title):
         lines.append(f"  {title}")
     lines.append(f"  (case {_case_link(src, case, case.case_id)})")
