@@ -78,6 +78,7 @@ __all__ = [
 LAST_RULINGS = 10
 """How many of the newest rulings ``index.md`` lists."""
 
+
 @lru_cache(maxsize=1 << 16)  # pure; clause refs and names recur on every page
 def _meta_text(text: str | None) -> str:
     """Untrusted text as a YAML value: one line, control characters made visible."""
