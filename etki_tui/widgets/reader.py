@@ -153,7 +153,9 @@ class PageContents(MarkdownTableOfContents):
             if level_name is None:
                 continue
             level, name = level_name
-            numeral = node.label.plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
+            label = node.label
+            plain = label.plain if isinstance(label, Text) else str(label)
+            numeral = plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
             room = width - 4 * (level - 1) - (2 if node.allow_expand else 0) - len(numeral)
             node.set_label(Text.assemble((numeral, "dim"), fit(name, max(room, 1))))
 
