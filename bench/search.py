@@ -188,26 +188,30 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
             f"python -c pass {start.median:.0f} ms",
         ),
     ):
-        r = stats(ms(times[backend]))
-        out.append(
-            ctx.emit(
-                Figure(
-                    NAME,
-                    f"fresh process: python -m etki.wiki search --backend {backend}",
-                    r.median,
-                    r.p95,
-                    "ms",
-                    r.n,
-                    base,
-                    w.median,
-                    ratio(r.median, w.median),
-                    target,
-                    (ratio(r.median, w.median) or 99) <= bar,
-                    note=note,
-                )
-            )
-        )
+        metric = f"fresh process: python -m etki.wiki search --backend {backend}"
+        out.append(_against(ctx, metric, stats(ms(times[backend])), base, w, target, bar, note))
     return out
+
+
+def _against(ctx: Context, metric: str, r, base: str, w, target: str, bar: float, note: str):  # noqa: ANN001, ANN202
+    """Emit the figure ``metric`` (stats ``r``, ms) against the baseline ``base``
+    (stats ``w``, same run): met when the median ratio is at most ``bar``."""
+    return ctx.emit(
+        Figure(
+            NAME,
+            metric,
+            r.median,
+            r.p95,
+            "ms",
+            r.n,
+            base,
+            w.median,
+            ratio(r.median, w.median),
+            target,
+            (ratio(r.median, w.median) or 99) <= bar,
+            note=note,
+        )
+    )
 
 
 def run(ctx: Context) -> list[Figure]:
@@ -280,22 +284,5 @@ def run(ctx: Context) -> list[Figure]:
             "fts": f"index built from nothing by the first search in {built:.1f} s "
             f"({index.stat().st_size / 1e6:.0f} MB beside the wiki)",
         }.get(backend, "")
-        out.append(
-            ctx.emit(
-                Figure(
-                    NAME,
-                    metric,
-                    r.median,
-                    r.p95,
-                    "ms",
-                    r.n,
-                    base,
-                    w.median,
-                    ratio(r.median, w.median),
-                    target,
-                    (ratio(r.median, w.median) or 99) <= bar,
-                    note=note,
-                )
-            )
-        )
+        out.append(_against(ctx, metric, r, base, w, target, bar, note))
     return out + fresh_process(ctx, root, rg, rounds)

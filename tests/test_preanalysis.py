@@ -669,8 +669,11 @@ async def test_a_request_added_with_n_gets_its_preanalysis_from_its_own_worker(
     assert case.title == "Kiosk" and case.preanalysis == written.preanalysis
 
 
+@pytest.mark.parametrize("how", ["ctrl+r", "live refresh"])
 @sync
-async def test_ctrl_r_shows_a_preanalysis_another_process_saved(world: Path) -> None:
+async def test_a_preanalysis_another_process_saved_reaches_the_pane(world: Path, how: str) -> None:
+    """Ctrl+R shows it; so does the live refresh without Ctrl+R: a pre-analysis changes
+    no case version, so the poll compares the project's newest pre-analysis id."""
     desk = _desk(world)
     app = desk_app(desk, "demo")
     async with app.run_test(size=(120, 60)) as pilot:
@@ -680,24 +683,10 @@ async def test_ctrl_r_shows_a_preanalysis_another_process_saved(world: Path) -> 
         with serve(openai_chat(lambda m, n: _answer(m))) as server:
             r = run_etki(["preanalyse", case_id], env=_env(world, server.url), cwd=world)
             assert r.returncode == 0, r.stderr
-        await press(pilot, "ctrl+r")
-        await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")
-
-
-@sync
-async def test_the_live_refresh_shows_a_preanalysis_another_process_saved(world: Path) -> None:
-    """A pre-analysis changes no case version: the live refresh sees it by the
-    project's newest pre-analysis id and the pane shows it without Ctrl+R."""
-    desk = _desk(world)
-    app = desk_app(desk, "demo")
-    async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None and NO_MODEL_LINE in _pane_text(app)
-        with serve(openai_chat(lambda m, n: _answer(m))) as server:
-            r = run_etki(["preanalyse", case_id], env=_env(world, server.url), cwd=world)
-            assert r.returncode == 0, r.stderr
-        app.poll_queue()
+        if how == "ctrl+r":
+            await press(pilot, "ctrl+r")
+        else:
+            app.poll_queue()
         await until(pilot, lambda: "Pre-analysis (test-model" in _pane_text(app), "the pane")
 
 
