@@ -1136,16 +1136,18 @@ _SHARED = (INDEX, DISPUTED, "entities/")  # (prefixes of) the pages made from th
 
 
 def page_keys(
-    m: WikiModel, salt: str, stamps: Mapping[str, int]
+    m: WikiModel, salt: str, stamps: Mapping[str, str]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The render cache's key ({path: key}) of every page of a full render of ``m``, and
     the case id of each case page ({path: case id})
     (:mod:`etki.wiki.rendercache`): a digest of ``salt`` (what every page reads: the
     store, the project as read and the renderers' version, made by the projector), the
-    page and the cases it reads, each as ``id:version`` (a case's brief, what the shared
-    pages read, changes only with its version) or, for the case's own pages, with its
-    ``stamps`` entry too (the newest audit id: notes and pre-analyses do not move the
-    version). Mirrors the dependencies in this module's docstring: a case page reads its
+    page and the cases it reads: for a case's own pages its ``id:version`` and its
+    ``stamps`` entry (the newest audit row's id and time,
+    :meth:`etki.store.CaseFileRepository.wiki_case_stamps`: notes and pre-analyses do
+    not move the version, and a store restored from a copy reuses versions and ids for
+    other content); for the shared pages its ``id:version`` and the ruling they list
+    (ruling, reviewer, time: what a restored store can change under the same version). Mirrors the dependencies in this module's docstring: a case page reads its
     case; a contract page the cases citing its clauses; a module page the cases
     impacting it; ``index.md`` and ``disputed.md`` every case."""
 
@@ -1153,18 +1155,24 @@ def page_keys(
         text = "\0".join((salt, *parts))
         return hashlib.blake2b(text.encode("utf-8", errors="replace"), digest_size=16).hexdigest()
 
+    def listed(cid: str) -> str:
+        case = m.cases[cid]
+        r = case.ruling
+        ruled = f"{r.ruling}\1{r.reviewer}\1{r.ruled_at}" if r is not None else ""
+        return f"{cid}:{case.version}:{ruled}"
+
     def of(key: tuple[str, str]) -> str:
-        return f"{key[1]}:{m.cases[key[1]].version}"
+        return listed(key[1])
 
     keys: dict[str, str] = {}
     owner: dict[str, str] = {}
     for cid, brief in m.cases.items():
         if brief.ruling is not None:
-            key = digest("case", cid, str(brief.version), str(stamps.get(cid, -1)))
+            key = digest("case", cid, str(brief.version), stamps.get(cid, "-"))
             for path in case_page_paths(brief):
                 keys[path] = key
                 owner[path] = cid
-    every = digest("all", *(f"{cid}:{m.cases[cid].version}" for cid in sorted(m.cases)))
+    every = digest("all", *(listed(cid) for cid in sorted(m.cases)))
     keys[INDEX] = keys[DISPUTED] = every
     for x in m.contract_ids():
         parts = [x]

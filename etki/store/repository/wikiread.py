@@ -129,21 +129,26 @@ class WikiReads(StoreBase):
             value = conn.execute(select(MetaRow.value).where(MetaRow.key == STORE_ID_KEY)).scalar()
         return None if value is None else str(value)
 
-    def wiki_case_stamps(self, project_id: str) -> dict[str, int]:
-        """case id -> the id of its newest audit-log row (0 when it has none) for every
-        case of ``project_id``. Every change a case's wiki pages read (a ruling, an
-        amendment, a note, a pre-analysis) appends an audit row and no row is ever
-        deleted, so with the case's version it names the case's state (the render
-        cache's key, :func:`etki.wiki.pages.page_keys`); it only grows."""
+    def wiki_case_stamps(self, project_id: str) -> dict[str, str]:
+        """case id -> ``"{newest audit id}@{newest audit time}"`` (``"0@"`` when it has
+        none) for every case of ``project_id``: the render cache's key of what the
+        case's pages read (:func:`etki.wiki.pages.page_keys`). Every change a case's
+        wiki pages read (a ruling, an amendment, a note, a pre-analysis) appends an
+        audit row. The id alone is not enough: a store restored from a copy and ruled
+        again reuses ids for rows of other content (tests/test_crash.py's kills found a
+        decision page of the run before), so the time of the newest row is in the stamp
+        too; a row of other content with the same id and the same second after such a
+        restore would still meet the old page (verify names it; deleting the cache file
+        beside the wiki and rebuilding restores it)."""
         c, a = CaseRow.__table__.c, AuditRow.__table__.c
         stmt = (
-            select(c.id, func.max(a.id))
+            select(c.id, func.max(a.id), func.max(a.at))
             .select_from(CaseRow.__table__.outerjoin(AuditRow.__table__, a.case_id == c.id))
             .where(c.project_id == project_id)
             .group_by(c.id)
         )
         with self.engine.connect() as conn:
-            return {str(cid): int(top or 0) for cid, top in conn.execute(stmt)}
+            return {str(cid): f"{int(top or 0)}@{at or ''}" for cid, top, at in conn.execute(stmt)}
 
     def wiki_case_briefs(self, project_id: str) -> list[CaseBrief]:
         """Every case of ``project_id`` as the :class:`CaseBrief` the wiki's shared pages
