@@ -404,6 +404,12 @@ async def _child(
             await search_part(app, pilot)
     if search_db and searches:  # a second desk on the all-ruled store and its own 10k-decision wiki
         desk.repo.dispose()
+        # a desk runs alone in its process: drop the first desk's widgets and data
+        # before the second starts (held by ``pane``/``table`` they stayed alive,
+        # unfrozen at its close, and every full collection while typing walked them)
+        del pane, table
+        app = None  # type: ignore[assignment]
+        gc.collect()
         desk = Desk(
             Settings(db_url=f"sqlite:///{search_db}", wiki_dir=search_wiki, reviewer="reviewer")
         )
