@@ -333,8 +333,14 @@ class ProjectStore(StoreBase):
             return list(s.scalars(select(ProjectRow.id).order_by(ProjectRow.id)))
 
     def index_hash(self, project_id: str) -> str:
-        """The knowledge-index hash recorded when the project was last loaded."""
-        return self._project_row(project_id).index_hash
+        """The knowledge-index hash recorded when the project was last loaded (one
+        column: the index itself, megabytes on a large project, stays in the store).
+        Raises :class:`NotFoundError`."""
+        with self._read() as s:
+            found = s.scalar(select(ProjectRow.index_hash).where(ProjectRow.id == project_id))
+        if found is None:
+            raise self._no_project(project_id)
+        return found
 
     def index_bytes(self, project_id: str) -> bytes:
         """The knowledge index (canonical JSON bytes) as built at load time."""
