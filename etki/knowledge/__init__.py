@@ -19,8 +19,9 @@ index build|show|lint|suggest`` is :mod:`etki.commands.index`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from etki.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from etki.knowledge.index import KnowledgeIndex, build_index
@@ -37,12 +38,7 @@ uses, then loads neither the index builder nor the loader (0.2 s of imports, mea
 with ``python -X importtime``; issue 15)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["KnowledgeIndex", "build_index", "load_project"]

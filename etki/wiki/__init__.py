@@ -20,9 +20,10 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from etki.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from etki.wiki.pages import render_case_pages, render_wiki
@@ -59,12 +60,7 @@ _LAZY = {
 renderers nor the projector, and through them SQLAlchemy (issue 15)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
