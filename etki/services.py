@@ -1223,6 +1223,14 @@ class Desk:
             return {w.id: w for w in cached.workitems}
         return {w.id: w for w in self.repo.workitems(project_id)}
 
+    def workitems_of(self, project_id: str, ids: Iterable[str]) -> dict[str, WorkItem]:
+        """id -> work item of the project's among ``ids`` (the ones it has): the effort
+        basis of the cases a detail pane shows, read by id (not the project's 20,000)."""
+        wanted = set(ids)
+        if not wanted:
+            return {}
+        return {w.id: w for w in self.repo.workitems_by_id(project_id, wanted)}
+
     def rule_first(
         self,
         case_id: str,

@@ -75,6 +75,7 @@ from etki_tui.messages import (
     RulingConflict,
     RulingFailed,
     RulingProjected,
+    RulingsIndexed,
     SearchChanged,
     SearchResults,
     TerminalClosed,
@@ -450,9 +451,12 @@ class EtkiApp(App[None]):
         cases = self.desk.queue_summaries(project_id, status=None)
         versions = {c.case_id: c.version for c in cases}
         memory = self.desk.clause_memory_of(cases)
-        rulings = self.desk.ruling_index_of(project_id, cases)  # reused while unchanged
+        knowledge = self.desk.index_hash(project_id)
+        # the similar-rulings index (reused while unchanged): on a project's first read
+        # it follows the rows (load_rulings, once they are drawn): at 10,000 cases its
+        # first build is most of the read (the contract's background idf)
+        rulings = None if source == "load" else self.desk.ruling_index_of(project_id, cases)
         clauses = self.desk.clauses(project_id)
-        workitems = self.desk.workitems(project_id)  # the effort basis (titles, days, dates)
         try:
             seat = self.desk.seat(project_id)
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
@@ -478,7 +482,7 @@ class EtkiApp(App[None]):
             source=source,
             projects=known,
             rulings=rulings,
-            workitems=workitems,
+            knowledge=knowledge,
             seat=seat,
             intake=intake,
             claims=claims,
@@ -499,6 +503,18 @@ class EtkiApp(App[None]):
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
         """Read every case, the clauses, the clause memory and the project list."""
         return self._load(project_id, source, projects=True)
+
+    @desk_worker(
+        "rulings",
+        failed=lambda exc, project_id, cases: RulingsIndexed(project_id, None, one_line(exc)),
+    )
+    def load_rulings(
+        self, project_id: str, cases: Sequence[CaseRecord | CaseSummary]
+    ) -> RulingsIndexed:
+        """The similar-rulings index of ``cases`` (the first queue's rows), read after
+        those rows are drawn (:meth:`Desk.ruling_index_of`)."""
+        with collector_paused():
+            return RulingsIndexed(project_id, self.desk.ruling_index_of(project_id, cases))
 
     @desk_worker("intake", exclusive=False, failed=_could_not_load("the new request"))
     def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:
@@ -718,8 +734,16 @@ class EtkiApp(App[None]):
         ),
     )
     def load_details(self, project_id: str, case_ids: list[str]) -> DetailsLoaded:
-        """Read whole cases for the queue's detail pane."""
-        return DetailsLoaded(self.desk.cases(case_ids), case_ids, project_id=project_id)
+        """Read whole cases for the queue's detail pane, and the work items their
+        effort bases name."""
+        records = self.desk.cases(case_ids)
+        basis = {w for r in records for w in r.decision.effort.basis}
+        return DetailsLoaded(
+            records,
+            case_ids,
+            project_id=project_id,
+            workitems=self.desk.workitems_of(project_id, basis),
+        )
 
     @desk_worker("search", failed=_search_failed)
     def search_wiki(
@@ -878,7 +902,7 @@ class EtkiApp(App[None]):
             message.memory,
             mine=self._in_flight,
             rulings=message.rulings,
-            workitems=message.workitems,
+            knowledge=message.knowledge,
             escalate=self.desk.settings.disputed_escalation,
             wiki_on=self.desk.wiki_root(message.project_id) is not None,
             claims=message.claims,
@@ -887,11 +911,12 @@ class EtkiApp(App[None]):
         pane.llm_model = self.desk.preanalysis_model()
         if new_preanalysis and not first_read:
             pane.forget_details()  # the pane reads the case again, with its pre-analysis
-        if self._catch_up_due == message.project_id:
-            # after the first fill is laid out, so its thread (and the projector's
-            # imports) never compete with drawing the queue
-            self._catch_up_due = None
-            self.call_after_refresh(self.catch_up_wiki)
+        if message.rulings is None and message.source == "load":
+            # after the first fill is laid out, so its thread never competes with
+            # drawing the queue; the wiki's catch-up follows it (_rulings_indexed)
+            self.call_after_refresh(self.load_rulings, message.cases)
+        elif self._catch_up_due == message.project_id:
+            self._start_catch_up()
         if message.source == "reread":
             self._say_reloaded(message.intake)
         if message.source == "poll" and self._refresh_failing:
@@ -917,6 +942,24 @@ class EtkiApp(App[None]):
             self._mark_stale(search=False)
         if message.source != "poll" or changed:
             keep_loaded()  # the rows stay until the next load: out of the GC's walks
+
+    def _start_catch_up(self) -> None:
+        """Start the wiki's catch-up once the first queue of a project is drawn and its
+        similar-rulings index read, so its thread (and the projector's imports) never
+        compete with either."""
+        self._catch_up_due = None
+        self.call_after_refresh(self.catch_up_wiki)
+
+    @on(RulingsIndexed)
+    def _rulings_indexed(self, message: RulingsIndexed) -> None:
+        if message.project_id != self.project_id:
+            return  # a late answer for the project we just left
+        pane = self.desk_part(QueuePane, message)
+        if pane is not None:
+            pane.rulings_indexed(message.rulings, message.error)
+        keep_loaded()  # the index stays until the next one: out of the GC's walks
+        if self._catch_up_due == message.project_id:
+            self._start_catch_up()
 
     def _warn_open_confirm(self, ruled: Sequence[CaseRecord | CaseSummary]) -> None:
         screen = self.screen
@@ -1199,7 +1242,9 @@ class EtkiApp(App[None]):
             return
         pane = self.desk_part(QueuePane, message)
         if pane is not None:
-            pane.details_loaded(message.records, message.asked, message.error)
+            pane.details_loaded(
+                message.records, message.asked, message.error, workitems=message.workitems
+            )
 
     @on(RulingConflict)
     def _ruling_conflict(self, message: RulingConflict) -> None:

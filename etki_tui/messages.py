@@ -40,7 +40,8 @@ class QueueLoaded(Message):
     loaded (``load``, ``poll`` or ``reload``); ``projects`` is (id, name) of every stored
     project, for the palette (empty on a poll). ``rulings`` is the similar-rulings index
     of the ruled cases (:meth:`etki.services.Desk.ruling_index_of`), or None.
-    ``workitems`` is the project's work items by id (the detail pane's effort basis).
+    ``knowledge`` is the project's knowledge-index hash at the read (a new one means
+    the folder was loaded again: clauses and work items may have changed).
     ``seat`` is who acts and whether they may rule (:meth:`etki.services.Desk.seat`),
     or None when it could not be read. ``intake`` is what re-reading the folder's
     ``requests.jsonl`` stored (source ``reread``, Ctrl+R: an
@@ -59,7 +60,7 @@ class QueueLoaded(Message):
         source: str = "load",
         projects: Sequence[tuple[str, str]] = (),
         rulings: RulingIndex | None = None,
-        workitems: Mapping[str, WorkItem] | None = None,
+        knowledge: str | None = None,
         seat: Seat | None = None,
         intake: IntakeSummary | str | None = None,
         claims: Mapping[str, Any] | None = None,
@@ -74,7 +75,7 @@ class QueueLoaded(Message):
         self.intake = intake
         self.claims = dict(claims or {})
         """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""
-        self.workitems = dict(workitems or {})
+        self.knowledge = knowledge
         self.rulings = rulings
         self.seat = seat
         self.project_id = project_id
@@ -90,6 +91,20 @@ class QueueLoaded(Message):
     def pending(self) -> list[CaseRecord | CaseSummary]:
         """The cases still waiting for a ruling."""
         return [c for c in self.cases if c.ruling is None]
+
+
+class RulingsIndexed(Message):
+    """The similar-rulings index of a project's first queue, read after its rows were
+    drawn (:meth:`etki.services.Desk.ruling_index_of`); ``rulings`` None and ``error``
+    say why it could not be built."""
+
+    def __init__(
+        self, project_id: str, rulings: RulingIndex | None, error: str | None = None
+    ) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.rulings = rulings
+        self.error = error
 
 
 class RefreshFailed(Message):
@@ -164,7 +179,8 @@ class WikiCaughtUp(Message):
 
 class DetailsLoaded(Message):
     """Whole cases read for the queue's detail pane (``asked``: the ids requested;
-    ``error``: why some could not be read)."""
+    ``error``: why some could not be read), with ``workitems``, id -> the work items
+    their effort bases name (the project has; titles, days and dates to show)."""
 
     def __init__(
         self,
@@ -173,8 +189,10 @@ class DetailsLoaded(Message):
         *,
         project_id: str = "",
         error: str | None = None,
+        workitems: Mapping[str, WorkItem] | None = None,
     ) -> None:
         super().__init__()
+        self.workitems = dict(workitems or {})
         self.records = list(records)
         self.asked = list(asked)
         self.project_id = project_id

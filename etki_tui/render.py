@@ -451,14 +451,19 @@ def memory_strip(
     similar: Sequence[SimilarRuling] = (),
     memory_verdict: str | None = None,
     precedents: Mapping[str, str] | None = None,
+    similar_unknown: str | None = None,
 ) -> Group:
     """The clause-memory strip: one line per cited clause, then (when any ruled case
     reads like this one) the :func:`similar_line`. ``precedents``: case id -> wiki page
-    of the precedents the lines name (see :func:`correction_lines`)."""
+    of the precedents the lines name (see :func:`correction_lines`).
+    ``similar_unknown``: the similar rulings are not known yet, and why (``reading…``,
+    or the error): said in their place, so "none shown" never reads as "none"."""
     lines = [memory_line(ref, memory.get(ref), precedents) for ref in refs]
     if not lines:
         lines = [Text("no cited clauses", style="dim")]
-    if similar:
+    if similar_unknown is not None:
+        lines.append(Text(f"≈ similar past rulings: {similar_unknown}", style="dim"))
+    elif similar:
         lines.append(similar_line(similar, memory_verdict))
     return Group(*lines)
 
@@ -674,6 +679,7 @@ def case_detail(
     now: datetime | None = None,
     similar: Sequence[SimilarRuling] = (),
     memory_verdict: str | None = None,
+    similar_unknown: str | None = None,
     escalate: bool = False,
     workitems: Mapping[str, WorkItem] | None = None,
     precedents: Mapping[str, str] | None = None,
@@ -684,7 +690,8 @@ def case_detail(
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
     memory beside the verdict as the desk computes it now (shown in the clause-memory
-    strip; see :meth:`etki.services.Desk.beside_with`). ``escalate``
+    strip; see :meth:`etki.services.Desk.beside_with`); ``similar_unknown``: they
+    are not known yet, and why (:func:`memory_strip`). ``escalate``
     (``ETKI_DISPUTED_ESCALATION``): a clause disputed since the triage raises the shown
     risk (:func:`current_risk`). ``workitems``: the project's work items by id, for the
     effort basis (titles, days, dates). ``precedents``: case id -> wiki page of the
@@ -750,7 +757,9 @@ def case_detail(
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
-    parts.append(memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents))
+    parts.append(
+        memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents, similar_unknown)
+    )
 
     parts.append(Text(""))
     parts.append(_section("Request"))

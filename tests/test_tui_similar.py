@@ -4,6 +4,7 @@ the real SQLite file and wiki of tests/conftest.py (nothing mocked); no SVG snap
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.text import Text
@@ -133,3 +134,65 @@ def test_similar_line_is_literal_text() -> None:
     assert similar_line([], None).plain == ""
     strip = memory_strip(["MSA-2024-01#4.3"], {}, [odd], None)
     assert len(strip.renderables) == 2
+
+
+@sync
+async def test_first_queue_is_drawn_before_the_similar_rulings_index(tmp_path: Path) -> None:
+    """Issue 15 (first queue at 10,000 cases): the first read posts the rows without
+    the similar-rulings index, which a worker builds after they are drawn; until it
+    arrives the strip says so instead of showing no similar rulings."""
+    from etki_tui.messages import DetailsLoaded, QueueLoaded, RulingsIndexed
+
+    world = build_tui_world(tmp_path)
+    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
+    approval_service(world.repo, world.settings).rule(
+        TWIN_1, "convert_to_cr", reason="A new export format.", reviewer="ayse"
+    )
+    seen = Recorder()
+    app = make_app(world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        first = seen.of(QueueLoaded)[0]
+        assert first.source == "load" and first.rulings is None
+        indexed = seen.of(RulingsIndexed)
+        assert len(indexed) == 1 and indexed[0].error is None
+        ruled = [c.case_id for c in first.cases if c.ruling is not None]
+        assert indexed[0].rulings.case_ids == sorted(ruled) and TWIN_1 in ruled
+        assert seen.messages.index(indexed[0]) > seen.messages.index(first)
+        await goto(pilot, RECEIPT)
+        await settle(pilot)
+        assert "reviewers ruled 1 similar request" in _detail(app)
+        assert "reading…" not in _detail(app)
+        # the detail read brings the work items its effort basis names, and only those
+        record = next(r for m in seen.of(DetailsLoaded) for r in m.records if r.case_id == RECEIPT)
+        named = set(record.decision.effort.basis)
+        message = next(m for m in seen.of(DetailsLoaded) if record in m.records)
+        got = message.workitems
+        every_named = {w for r in message.records for w in r.decision.effort.basis}
+        assert named and named <= set(got) and set(got) == every_named
+        assert all(got[w] == world.desk.workitems("demo")[w] for w in named)
+
+
+def test_strip_says_when_similar_rulings_are_not_known_yet() -> None:
+    from rich.console import Console
+
+    def text(strip) -> str:  # noqa: ANN001
+        console = Console(width=80, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+        console.print(strip)
+        return console.export_text()
+
+    strip = memory_strip(["MSA-2024-01#4.3"], {}, [], None, similar_unknown="reading…")
+    assert "≈ similar past rulings: reading…" in text(strip)
+    # an error in their place, never a bare "nothing similar"
+    strip = memory_strip(["MSA-2024-01#4.3"], {}, [], None, similar_unknown="not read: locked")
+    assert "similar past rulings: not read: locked" in text(strip)
+
+
+def test_workitems_by_id_reads_the_named_ones_in_file_order(tmp_path: Path) -> None:
+    world = build_tui_world(tmp_path)
+    every = list(world.desk.workitems("demo"))
+    assert len(every) >= 2
+    wanted = [every[-1], every[0], "WI-not-there"]
+    got = world.repo.workitems_by_id("demo", wanted)
+    assert [w.id for w in got] == [every[0], every[-1]]  # file order; unknown left out
+    assert world.desk.workitems_of("demo", []) == {}

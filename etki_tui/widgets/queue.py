@@ -294,7 +294,12 @@ class QueuePane(Vertical):
         """``ETKI_DISPUTED_ESCALATION``: a clause disputed since a case's triage raises
         the risk shown for it (:func:`etki_tui.render.current_risk`)."""
         self.workitems: dict[str, WorkItem] = {}
-        """The project's work items by id (the effort basis in the detail pane)."""
+        """Work items by id that the effort bases of the cases read for the detail pane
+        name (:meth:`details_loaded`)."""
+        self.knowledge: str | None = None
+        """The project's knowledge-index hash at the last load."""
+        self.rulings_error: str | None = None
+        """Why the similar-rulings index could not be built (None: it was, or is coming)."""
         self.wiki_on = False
         """Whether the project has a wiki (the detail pane names precedent pages)."""
         self.llm_model: str | None = None
@@ -473,6 +478,9 @@ class QueuePane(Vertical):
         self._details_wanted.clear()
         self._detail_errors.clear()
         self.rulings = None
+        self.rulings_error = None
+        self.workitems.clear()
+        self.knowledge = None
         self._beside.clear()
         table, find = part(self, QueueTable), part(self, "#queue-find", Input)
         if table is None or find is None:
@@ -492,7 +500,7 @@ class QueuePane(Vertical):
         *,
         mine: Iterable[str] = (),
         rulings: RulingIndex | None = None,
-        workitems: Mapping[str, WorkItem] | None = None,
+        knowledge: str | None = None,
         escalate: bool | None = None,
         wiki_on: bool | None = None,
         claims: Mapping[str, CaseEvent] | None = None,
@@ -502,12 +510,16 @@ class QueuePane(Vertical):
         listed), in place. Cases ruled since the last load leave the table, except the
         highlighted one when someone else ruled it: its row stays, marked, with a
         banner. ``mine``: case ids this desk is ruling right now (never "someone
-        else"). ``workitems``, ``escalate`` and ``wiki_on`` replace :attr:`workitems`,
-        :attr:`escalate` and :attr:`wiki_on` when given. Returns the cases other
+        else"). ``escalate`` and ``wiki_on`` replace :attr:`escalate` and
+        :attr:`wiki_on` when given; a new ``knowledge`` hash (the folder was loaded
+        again) drops the whole cases and work items read so far. Returns the cases other
         reviewers ruled since the last load. Before the pane is composed the cases are
         kept and drawn on mount."""
-        if workitems is not None:
-            self.workitems = dict(workitems)
+        if knowledge is not None and knowledge != self.knowledge:
+            if self.knowledge is not None:  # clauses and work items may have changed
+                self.workitems.clear()
+                self.forget_details()
+            self.knowledge = knowledge
         if escalate is not None:
             self.escalate = escalate
         if wiki_on is not None:
@@ -604,7 +616,18 @@ class QueuePane(Vertical):
         """Take a new similar-rulings index (None keeps the one there is)."""
         if rulings is not None and rulings is not self.rulings:
             self.rulings = rulings
+            self.rulings_error = None
             self._beside.clear()
+
+    def rulings_indexed(self, rulings: RulingIndex | None, error: str | None = None) -> None:
+        """The similar-rulings index of the first queue arrived (or ``error``: why it
+        could not be built): the detail pane shows the memory beside the case."""
+        if rulings is None:
+            if self.rulings is None:
+                self.rulings_error = error
+        else:
+            self._set_rulings(rulings)
+        self.refresh_detail()
 
     def beside(self, record: CaseRecord) -> Beside | None:
         """The memory beside ``record`` now (its similar rulings and the ruling they
@@ -814,6 +837,13 @@ class QueuePane(Vertical):
                         self.memory,
                         now=self.clock(),
                         similar=beside.similar if beside is not None else (),
+                        similar_unknown=(
+                            None
+                            if beside is not None
+                            else f"not read: {self.rulings_error}"
+                            if self.rulings_error
+                            else "reading…"
+                        ),
                         memory_verdict=beside.verdict if beside is not None else None,
                         escalate=self.escalate,
                         workitems=self.workitems,
@@ -962,10 +992,17 @@ class QueuePane(Vertical):
             self.post_message(DetailsWanted(ids))
 
     def details_loaded(
-        self, records: Iterable[CaseRecord], asked: Iterable[str], error: str | None = None
+        self,
+        records: Iterable[CaseRecord],
+        asked: Iterable[str],
+        error: str | None = None,
+        *,
+        workitems: Mapping[str, WorkItem] | None = None,
     ) -> None:
         """Whole cases read for the detail pane (``error``: why the ``asked`` ids could
-        not be read); re-render the pane when the highlighted case is among them."""
+        not be read) and the work items their effort bases name; re-render the pane
+        when the highlighted case is among them."""
+        self.workitems.update(workitems or {})
         asked = set(asked)
         self._details_wanted -= asked
         got = set()
