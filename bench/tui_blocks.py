@@ -5,8 +5,9 @@ example a copy of bench tui's all-ruled 10k store and its wiki), types bench tui
 words key by key (:func:`bench.tui._typing`) and prints, per word, the last key to its
 results and the longest event-loop block; then every full (generation 2) garbage
 collection that ran while typing (``gc.callbacks``) and, for each block over
-``ETKI_BLOCK_MS`` (default 50), the stack of the main thread caught by a watchdog thread
-that wakes every 10 ms and looks at how long ago the loop last ticked.
+``ETKI_BLOCK_MS`` (default 50), the stack of the main thread (and the innermost frames of
+every other thread) caught by a watchdog thread that wakes every 10 ms and looks at how
+long ago the loop last ticked.
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ import sys
 import threading
 import time
 import traceback
+
+
+def _lines(frame: object, depth: int) -> list[str]:
+    """The innermost ``depth`` frames of a stack, one ``path:line name`` each."""
+    return [
+        f"{f.filename.rsplit('site-packages/', 1)[-1]}:{f.lineno} {f.name}"
+        for f in traceback.extract_stack(frame)  # type: ignore[arg-type]
+    ][-depth:]
 
 
 def main(argv: list[str]) -> int:
@@ -44,13 +53,15 @@ def main(argv: list[str]) -> int:
             time.sleep(0.01)
             if on.is_set() and time.perf_counter() - beat[0] > limit and beat[0] != seen:
                 seen = beat[0]
-                frame = sys._current_frames().get(main_id)
-                stacks.append(
-                    [
-                        f"{f.filename.rsplit('site-packages/', 1)[-1]}:{f.lineno} {f.name}"
-                        for f in traceback.extract_stack(frame)
-                    ][-14:]
-                )
+                frames = sys._current_frames()
+                lines = _lines(frames.get(main_id), 14)
+                # what the other threads run meanwhile: a worker holding the GIL in a
+                # long C call keeps the loop from its next tick as surely as the loop's
+                # own work does
+                for ident, other in frames.items():
+                    if ident not in (main_id, threading.get_ident()):
+                        lines += [f"  [thread {ident}]", *("    " + x for x in _lines(other, 5))]
+                stacks.append(lines)
 
     def on_gc(phase: str, info: dict) -> None:
         if phase == "start":
