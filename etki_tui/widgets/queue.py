@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.text import Text
 from textual import on
@@ -115,6 +116,14 @@ DETAIL_CACHE = 600
 """Whole cases kept for the detail pane (least recently shown dropped first)."""
 DETAIL_WINDOW = (20, 40)
 """Rows before and after the cursor whose whole cases are read with the highlighted one."""
+
+LATER_ROWS = 1000
+"""A fill that adds more rows than this leaves their cells to the table, made as the rows
+are drawn (:meth:`QueueTable.add_rows_later`): ~22 µs a row, so 1,000 rows made at once
+are ~22 ms, under half of the 50 ms an input may wait (issue 12); 10,000 were 0.22 s of
+the first queue (measured with timing wrappers on bench tui's pending 10k store). The
+columns of such a fill are the layout's widths (:meth:`QueuePane._layout_widths`); a
+smaller fill makes its cells at once and measures them."""
 
 MARK = "*"
 """Drawn before the id of a case marked for a bulk ruling (ASCII: one cell everywhere)."""
@@ -311,7 +320,9 @@ class QueuePane(Vertical):
         """The similar-rulings index from the desk (memory beside the verdict)."""
         self._beside: dict[str, Beside] = {}
         self.filter = QueueFilter()
-        self._cells: dict[str, list[Text]] = {}
+        self._cells: dict[str, list[Text] | None] = {}
+        """The rows in the table: case id -> its cells, or None where the table makes
+        them as the row is drawn (:data:`LATER_ROWS`)."""
         self._row_state: dict[str, tuple[object, ...]] = {}
         self._layout: tuple[object, ...] | None = None
         self._title_width = 20
@@ -363,6 +374,7 @@ class QueuePane(Vertical):
             return  # removed while it was being built
         for key, label in COLUMNS:
             table.add_column(label, key=key)
+        table.cell_source = self._row_cells
         # no loading overlay on the table: it would keep the table from being laid out
         # (no width) until the queue arrives, and the first fill needs its width; the
         # detail pane says "Loading…" meanwhile
@@ -437,6 +449,38 @@ class QueuePane(Vertical):
                 lambda: risk_cell(case, self.memory, self.escalate),
             ),
         ]
+
+    def _row_cells(self, case_id: str) -> list[Text]:
+        """The cells of the row of ``case_id`` as things stand (the table's cell source
+        for rows added without them). Raises ``KeyError`` for a case not loaded."""
+        case = self._by_id.get(case_id) or self.cases[case_id]
+        return self._cells_for(case)
+
+    def _layout_widths(self, rows: Sequence[QueueCase]) -> dict[str, int]:
+        """The widest cell each column can have for ``rows`` in the current layout
+        (column key -> cells): the case ids as shown, the title width, the fixed widths
+        of the small columns (:data:`_FIXED`)."""
+        ids = (short_case_id(c.case_id) if self._short_ids else c.case_id for c in rows)
+        case = max(
+            (
+                len(i)
+                if i.isascii() and i.isprintable()
+                else cell_len(printable(i, multiline=False))
+                for i in ids
+            ),
+            default=0,
+        )
+        if any(c.case_id in self.marked for c in rows):
+            case += len(MARK) + 1
+        verdict = _SHORT_VERDICT if self._short_verdicts else _FIXED["verdict"]
+        return {
+            "case": case,
+            "title": self._title_width,
+            "verdict": verdict,
+            "conf": _FIXED["conf"],
+            "clauses": _FIXED["clauses"],
+            "risk": _FIXED["risk"],
+        }
 
     def others_claim(self, case_id: str) -> CaseEvent | None:
         """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
@@ -694,6 +738,9 @@ class QueuePane(Vertical):
                 self._row_state.clear()
             self._layout = layout
             added: list[tuple[str, list[Text]]] = []
+            later = len(rows) - len(self._cells) > LATER_ROWS
+            new_later: list[QueueCase] = []
+            forget: list[str] = []
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
@@ -705,8 +752,17 @@ class QueuePane(Vertical):
                     case.case_id in self.marked,
                     held.actor if held is not None else None,
                 )
+                there = case.case_id in self._cells
+                if there and self._row_state.get(case.case_id) == state:
+                    continue
+                self._row_state[case.case_id] = state
                 old = self._cells.get(case.case_id)
-                if old is not None and self._row_state.get(case.case_id) == state:
+                if not there and later:
+                    new_later.append(case)
+                    self._cells[case.case_id] = None
+                    continue
+                if there and old is None:
+                    forget.append(case.case_id)  # the table makes them again when drawn
                     continue
                 cells = self._cells_for(case)
                 if old is None:
@@ -721,8 +777,9 @@ class QueuePane(Vertical):
                                 update_width=column in ("case", "title", "verdict", "risk"),
                             )
                 self._cells[case.case_id] = cells
-                self._row_state[case.case_id] = state
             table.add_rows_at_once(added)
+            table.add_rows_later([c.case_id for c in new_later], self._layout_widths(new_later))
+            table.forget_cells(forget)
             if table.row_keys() != wanted:
                 table.reorder(wanted)
         if current is not None and current in wanted_set:
@@ -1009,9 +1066,11 @@ class QueuePane(Vertical):
         for record in records:
             self._remember_detail(record)
             got.add(record.case_id)
-        if error:
-            for key in asked - got:
-                self._detail_errors[key] = error
+        # A case asked for and not read without an error is gone from the store (erased
+        # since the queue was read): said, not asked for again on every redraw (that
+        # started a details worker per refresh, for ever)
+        for key in asked - got:
+            self._detail_errors[key] = error or "it is no longer in the store"
         if self.current_case_id() in asked:
             self.refresh_detail()
 

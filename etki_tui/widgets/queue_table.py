@@ -7,6 +7,11 @@ a column is as wide as its widest cell or label, and widths only grow until
 :meth:`QueueTable.clear`. 10,000 rows are added in one call in a few milliseconds; a
 cursor move redraws two lines.
 
+Rows can also come as keys alone (:meth:`QueueTable.add_rows_later`): their cells are
+made by :attr:`QueueTable.cell_source` when a row is first drawn or read, so a first fill
+of 10,000 rows makes a screenful of cells, not 60,000 (measured on bench tui's pending
+10k store: making every row's cells was 0.22 s of the first queue's main-thread time).
+
 It looks like Textual's ``DataTable`` with a row cursor and zebra stripes (its
 component classes are the same with a ``queue-table--`` prefix), and speaks in row keys
 (the queue's case ids) and row positions.
@@ -14,7 +19,7 @@ component classes are the same with a ``queue-table--`` prefix), and speaks in r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -164,7 +169,12 @@ class QueueTable(ScrollView, can_focus=True):
         """Row keys in display order."""
         self._positions: dict[str, int] = {}
         """Row key -> its index in :attr:`_keys`."""
-        self._cells: dict[str, list[Text]] = {}
+        self._cells: dict[str, list[Text] | None] = {}
+        """Row key -> its cells; None for a row added by :meth:`add_rows_later` whose
+        cells :attr:`cell_source` has not made yet."""
+        self.cell_source: Callable[[str], Sequence[Text]] | None = None
+        """Makes the cells of a row added by :meth:`add_rows_later`, from its key, when
+        the row is first drawn or read (and again after :meth:`forget_cells`)."""
         self._cursor = 0
         self._hover: int | None = None
         """The row under the mouse pointer, shown until a key is pressed or it leaves."""
@@ -184,6 +194,12 @@ class QueueTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         """How many rows there are."""
         return len(self._keys)
+
+    @property
+    def rows_made(self) -> int:
+        """How many rows have their cells made (every row added with its cells; of the
+        rows added by :meth:`add_rows_later`, those drawn or read so far)."""
+        return sum(1 for cells in self._cells.values() if cells is not None)
 
     @property
     def cursor_row(self) -> int:
@@ -211,11 +227,11 @@ class QueueTable(ScrollView, can_focus=True):
 
     def get_row(self, key: str) -> list[Text]:
         """The cells of row ``key``, left to right. Raises ``KeyError``."""
-        return list(self._cells[key])
+        return list(self._row_cells(key))
 
     def get_cell(self, key: str, column: str) -> Text:
         """The cell of row ``key`` in column ``column``. Raises ``KeyError``."""
-        cells = self._cells[key]
+        cells = self._row_cells(key)
         for index, col in enumerate(self._columns):
             if col.key == column:
                 return cells[index] if index < len(cells) else Text()
@@ -246,12 +262,68 @@ class QueueTable(ScrollView, can_focus=True):
             column.content_width = max(column.content_width, widest)
         self._changed()
 
+    def add_rows_later(self, keys: Sequence[str], widths: Mapping[str, int]) -> None:
+        """Append rows ``keys`` at the bottom without their cells: :attr:`cell_source`
+        makes a row's cells when it is first drawn or read. ``widths`` (column key ->
+        cells, padding not counted) widens each column to the widest cell those rows can
+        have as the caller lays them out, so the columns do not move as rows scroll into
+        view; a made cell wider still widens its column then. Raises ``ValueError`` for
+        a key that is already there and ``RuntimeError`` without a cell source."""
+        if not keys:
+            return
+        if self.cell_source is None:
+            raise RuntimeError("add_rows_later needs a cell_source to make the cells")
+        for key in keys:
+            if key in self._cells:
+                raise ValueError(f"The row key {key!r} already exists.")
+        start = len(self._keys)
+        self._keys.extend(keys)
+        for offset, key in enumerate(keys, start):
+            self._positions[key] = offset
+            self._cells[key] = None
+        for column in self._columns:
+            column.content_width = max(column.content_width, widths.get(column.key, 0))
+        self._changed()
+
+    def forget_cells(self, keys: Iterable[str]) -> None:
+        """Drop the made cells of rows ``keys`` (unknown keys are ignored): what they
+        show has changed, and :attr:`cell_source` makes them again when they are next
+        drawn or read. Raises ``RuntimeError`` without a cell source."""
+        known = [k for k in keys if k in self._cells]
+        if not known:
+            return
+        if self.cell_source is None:
+            raise RuntimeError("forget_cells needs a cell_source to make the cells again")
+        for key in known:
+            self._cells[key] = None
+        self._changed()
+
+    def _row_cells(self, key: str) -> list[Text]:
+        """The cells of row ``key``, made now if they were left for later (their
+        columns widened to fit). Raises ``KeyError`` for an unknown row."""
+        cells = self._cells[key]
+        if cells is not None:
+            return cells
+        assert self.cell_source is not None  # add_rows_later and forget_cells need one
+        made = list(self.cell_source(key))
+        if len(made) > len(self._columns):
+            raise ValueError("More values provided than there are columns.")
+        self._cells[key] = made
+        widened = False
+        for column, value in zip(self._columns, made, strict=False):
+            width = cell_len(value.plain)
+            if width > column.content_width:
+                column.content_width, widened = width, True
+        if widened:
+            self._changed()
+        return made
+
     def update_cell(
         self, key: str, column: str, value: Text, *, update_width: bool = False
     ) -> None:
         """Replace one cell; with ``update_width`` its column widens to fit it.
         Raises ``KeyError`` for an unknown row or column."""
-        cells = self._cells[key]
+        cells = self._row_cells(key)
         index = next((i for i, c in enumerate(self._columns) if c.key == column), None)
         if index is None:
             raise KeyError(column)
@@ -463,7 +535,9 @@ class QueueTable(ScrollView, can_focus=True):
     ) -> Strip:
         """Render one line: every cell padded to its column's width, then the rest of
         the width in the row's style. The segments carry ``row``/``column`` meta."""
-        cells = [c.label for c in self._columns] if row == HEADER else self._cells[self._keys[row]]
+        cells = (
+            [c.label for c in self._columns] if row == HEADER else self._row_cells(self._keys[row])
+        )
         post = Style.from_color(cursor_style.color) + Style.from_color(bgcolor=cursor_style.bgcolor)
         console = self.app.console
         segments: list[Segment] = []
