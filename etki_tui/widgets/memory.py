@@ -226,6 +226,18 @@ last line says to add words): four screenfuls at 120x40, eight at 80x24. Each an
 lays out these entries on the event loop, so fewer keep typing free."""
 
 
+FIRST_OPTIONS = 60
+"""Entries a list rebuild lays out at once (more when the highlighted one is further
+down); the rest follow :data:`LATER_OPTIONS` at a time, one batch per refresh. OptionList
+measures every entry it is given on the event loop: the memory lists' ~300 entries (100
+precedents of two lines, 100 disputed clauses, 100 decision files) took 40+ ms in one
+handler with the other core busy (``python -m bench.tui_blocks``, 10k ruled cases), a key
+held up behind them; 60 entries are more than a 120x40 list shows."""
+
+LATER_OPTIONS = 60
+"""Entries added per refresh after the first :data:`FIRST_OPTIONS`."""
+
+
 def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width: int) -> Content:
     """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
     page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
@@ -317,6 +329,9 @@ class MemoryPane(Horizontal):
         self._placed: str | None = None
         """The entry :meth:`_rebuild` put the highlight on (its highlight event comes
         later, not from the reviewer)."""
+        self._fill = 0
+        """Numbers the list rebuilds: a batch of a rebuild that a newer one replaced is
+        dropped (:meth:`_add_later`)."""
 
     def compose(self) -> ComposeResult:
         """Search box and list on the left, preview on the right."""
@@ -565,15 +580,37 @@ class MemoryPane(Horizontal):
                     disabled=True,
                 )
             )
-        entries.clear_options()
-        entries.add_options(options)
-        ids = [o.id for o in entries.options if o.id and not o.disabled]
+        ids = [o.id for o in options if o is not None and o.id and not o.disabled]
         target = prefer if prefer in ids else keep if keep in ids else ids[0] if ids else None
+        first = FIRST_OPTIONS
+        if target is not None:  # the highlighted entry and a screenful after it, at once
+            at = next(i for i, o in enumerate(options) if o is not None and o.id == target)
+            first = max(first, at + FIRST_OPTIONS // 2)
+        while first < len(options) and options[first] is None:
+            first += 1  # a divider belongs to the entry before it
+        self._fill += 1
+        entries.clear_options()
+        entries.add_options(options[:first])
+        if first < len(options):
+            self.call_after_refresh(self._add_later, self._fill, options[first:])
         self._placed = target
         if target is not None:
             entries.highlighted = entries.get_option_index(target)
         elif self.opened is None:
             self.show_card(Text("Nothing to preview yet.", style="dim"))
+
+    def _add_later(self, fill: int, rest: list[Option | None]) -> None:
+        """Add the next :data:`LATER_OPTIONS` entries of rebuild ``fill`` (none when a
+        newer rebuild replaced it, or the list is gone), the others after a refresh."""
+        entries = part(self, "#memory-list", OptionList)
+        if entries is None or fill != self._fill:
+            return
+        cut = LATER_OPTIONS
+        while cut < len(rest) and rest[cut] is None:
+            cut += 1
+        entries.add_options(rest[:cut])
+        if cut < len(rest):
+            self.call_after_refresh(self._add_later, fill, rest[cut:])
 
     # --- preview -------------------------------------------------------------------------
 
