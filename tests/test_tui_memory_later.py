@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from etki_tui.widgets.memory import FIRST_OPTIONS, MemoryPane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import make_app, press, settle, sync, until
-from tests.test_tui_races import memory_loaded
+from tests.test_tui_races import memory_loaded, search_results
 
 
 @sync
@@ -59,3 +59,42 @@ async def test_long_memory_lists_arrive_in_batches_and_end_complete(tui_world: T
         show(60)
         assert entries.highlighted_option is not None and entries.highlighted_option.id == far
         await until(pilot, lambda: entries.option_count > 150, "the later batches")
+
+
+@sync
+async def test_typing_past_a_pending_preview_asks_for_it_again(tui_world: TuiWorld) -> None:
+    """A trial on tdrs (no precedents, no disputed clauses): the list's first entry is
+    index.md; typing a query with no hits, key after key, left the preview on "Loading
+    the page…" for ever: each keystroke cancelled the preview the last list had asked
+    for, and the next list, highlighting the same entry, asked for nothing. Previews
+    are flushed by hand (a delay that never fires by itself)."""
+    app = make_app(tui_world, preview_delay=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        loaded = memory_loaded(tui_world)
+        assert "index.md" in loaded.top_pages
+        pane.set_memory([], [], loaded.clauses, loaded.pages, True, top_pages=loaded.top_pages)
+        await until(pilot, lambda: pane._pending_preview == "index.md", "index.md's preview")
+        assert pane.flush_preview()
+        reader = pane.reader
+        await until(pilot, lambda: reader.display and reader.path == "index.md", "index.md")
+        hits = search_results(tui_world, "contract")
+        box = pane.query_one("#memory-search", Input)
+        box.value = "contract"
+        await settle(pilot)
+        pane.set_hits(hits.query, hits.hits)
+        first = pane.hits[0][0]
+        await until(pilot, lambda: pane._pending_preview == first, "the first hit's preview")
+        for typed in ("contractzz", "contractzzz"):
+            box.value = typed  # the key's Input.Changed cancels the pending preview ...
+            await until(pilot, lambda: pane._pending_preview is None, "the preview cancelled")
+            pane.set_hits(typed, [])  # ... and its answer lists no hit: index.md
+            await settle(pilot)
+            assert pane.query_one("#memory-list", OptionList).highlighted_option.id == (
+                "page:index.md"
+            )
+        assert pane.flush_preview(), "the highlighted index.md asked for its page again"
+        await until(pilot, lambda: reader.display and reader.path == "index.md", "index.md")

@@ -684,6 +684,8 @@ class MemoryPane(Horizontal):
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+        if event.option_list.highlighted_option is not event.option:
+            return  # stale: the list was rebuilt (a newer answer) since it was posted
         option_id = event.option.id or ""
         placed, self._placed = self._placed, None
         if option_id == self._previewing:
@@ -694,6 +696,8 @@ class MemoryPane(Horizontal):
         self.opened = None  # the reviewer moved the highlight: the preview follows it
         kind, _, key = option_id.partition(":")
         self._cancel_preview()
+        if kind == "hit" and int(key) >= len(self.hits):
+            return  # an entry of results replaced meanwhile (the check above is by identity)
         if kind in ("hit", "page"):
             path = self.hits[int(key)][0] if kind == "hit" else key
             self.wanted = path
@@ -829,6 +833,11 @@ class MemoryPane(Horizontal):
     @on(Input.Changed, "#memory-search")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
+        if self._pending_preview is not None:
+            # its page was never asked for: the next list's highlight asks again, even
+            # on the same entry (else the preview kept "Loading the page…" for ever:
+            # a trial on tdrs, typing past a no-hit list onto index.md)
+            self._previewing = None
         self._cancel_preview()  # no preview of results the reviewer is typing past
         self.post_message(SearchChanged(event.value))
 
