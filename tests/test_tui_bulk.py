@@ -207,3 +207,29 @@ async def test_a_marked_case_ruled_elsewhere_leaves_the_marks_on_the_next_refres
         assert pane.marked == {FIRST}
         assert "1 marked" in shown(app.query_one("#filter-summary"), 78, 1)
         assert [c.case_id for c in pane.marked_cases()] == [FIRST]
+
+
+@sync
+async def test_a_mark_never_widens_the_queue_past_the_screen(tui_world: TuiWorld) -> None:
+    """At 80x24 the first mark makes room for itself out of the titles (a fresh-user
+    trial: the case column widened past the table, a horizontal scrollbar took a row,
+    and stayed after the marked cases were ruled); unmarking gives the room back."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+
+        def columns() -> int:
+            return sum(c.content_width + 2 * table.cell_padding for c in table.ordered_columns)
+
+        room = table.size.width
+        unmarked = [c.content_width for c in table.ordered_columns]
+        assert columns() <= room and not table.show_horizontal_scrollbar
+        await press(pilot, "space")  # marks the highlighted case, moves to the next
+        lines = shown(table).splitlines()
+        assert lines[1].lstrip().startswith(f"{MARK} "), lines[:3]
+        assert columns() <= room and not table.show_horizontal_scrollbar
+        await press(pilot, "up", "space")  # unmarked again
+        assert not app.query_one(QueuePane).marked
+        assert [c.content_width for c in table.ordered_columns] == unmarked
+        assert not table.show_horizontal_scrollbar

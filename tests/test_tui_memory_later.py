@@ -11,7 +11,7 @@ from textual.widgets import Input, OptionList
 
 from etki_tui.widgets.memory import FIRST_OPTIONS, MemoryPane
 from tests.conftest import TuiWorld
-from tests.test_tui_pilot import make_app, press, settle, sync, until
+from tests.test_tui_pilot import make_app, press, settle, shown, sync, until
 from tests.test_tui_races import memory_loaded, search_results
 
 
@@ -98,3 +98,31 @@ async def test_typing_past_a_pending_preview_asks_for_it_again(tui_world: TuiWor
             )
         assert pane.flush_preview(), "the highlighted index.md asked for its page again"
         await until(pilot, lambda: reader.display and reader.path == "index.md", "index.md")
+
+
+@sync
+async def test_home_in_the_memory_list_shows_the_first_section_header(
+    tui_world: TuiWorld,
+) -> None:
+    """End, then Home: the first entry is highlighted and the header above it is on
+    screen (a fresh-user trial: "Precedents (8)" stayed scrolled out of view)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        entries = pane.query_one("#memory-list", OptionList)
+        loaded = memory_loaded(tui_world)
+        base = loaded.precedents[0]
+        many = [replace(base, case_id=f"{base.case_id}-{i:03d}") for i in range(30)]
+        pane.set_memory(many, loaded.disputed, loaded.clauses, loaded.pages, True)
+        await settle(pilot)
+        entries.focus()
+        await press(pilot, "end")
+        assert entries.scroll_y > 0  # the list is longer than the screen
+        await press(pilot, "home")
+        assert entries.highlighted_option is not None
+        assert entries.highlighted_option.id == f"pre:{many[0].case_id}"
+        assert entries.scroll_y == 0
+        assert "Precedents (30)" in shown(entries).splitlines()[1]  # under the border

@@ -684,8 +684,14 @@ class MemoryPane(Horizontal):
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option_list.highlighted_option is not event.option:
+        entries = event.option_list
+        if entries.highlighted_option is not event.option:
             return  # stale: the list was rebuilt (a newer answer) since it was posted
+        if event.option_index and all(o.disabled for o in entries.options[: event.option_index]):
+            # the first entry one can highlight (Home, or Up wrapping round): the section
+            # header above it is shown too, not scrolled out of sight (a trial found
+            # "Precedents (8)" could not be brought back by any key)
+            entries.scroll_home(animate=False)
         option_id = event.option.id or ""
         placed, self._placed = self._placed, None
         if option_id == self._previewing:

@@ -326,6 +326,8 @@ class QueuePane(Vertical):
         self._row_state: dict[str, tuple[object, ...]] = {}
         self._layout: tuple[object, ...] | None = None
         self._title_width = 20
+        self._mark_room = False
+        """Whether the layout leaves room for the mark before a case id (some case is marked)."""
         self._short_ids = True
         self._short_verdicts = True
         self._table_width = 0
@@ -718,6 +720,8 @@ class QueuePane(Vertical):
         table = part(self, QueueTable)
         if table is None:
             return  # kept: drawn on mount (or nothing to draw into: being removed)
+        if bool(self.marked) != self._mark_room:
+            self._fit_layout()  # the first mark, or the last one gone: titles re-fitted
         current = self.current_case_id()
         index = table.cursor_row
         rows = self.visible_cases()
@@ -1125,7 +1129,11 @@ class QueuePane(Vertical):
         padding = 2 * table.cell_padding * len(COLUMNS)
         short_verdicts = width < 110
         fixed = sum(_FIXED.values()) - (_FIXED["verdict"] - _SHORT_VERDICT if short_verdicts else 0)
-        rest = width - padding - fixed - 1
+        # while a case is marked its id cell starts with the mark: room for it comes out
+        # of the titles, or the case column widened past the table (a horizontal
+        # scrollbar at 80 columns, and one row fewer; a fresh-user trial)
+        self._mark_room = bool(self.marked)
+        rest = width - padding - fixed - 1 - (len(MARK) + 1 if self._mark_room else 0)
         ids = [c.case_id for c in self.all_cases] or list(self.cases)
         full = max((len(k) for k in ids), default=17)
         short = max((len(short_case_id(k)) for k in ids), default=8)
