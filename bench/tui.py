@@ -37,7 +37,7 @@ the few pages of a store without rulings), and measures:
 With ``searches`` 0 (``python -m bench.tui --child DB WIKI 10000 30 6 0``) the child times
 the queue alone and skips Hafıza.
 
-Targets: first queue <= 1.5 s, RSS <= 250 MB, keystroke-to-results <= 150 ms, a cursor
+Targets: first queue <= 1.0 s (issue 15; issue 7 asked 1.5 s), RSS <= 250 MB, keystroke-to-results <= 150 ms, a cursor
 move or a ruling never re-renders the whole table.
 """
 
@@ -544,8 +544,8 @@ def run(ctx: Context) -> list[Figure]:
                 "Desk.queue_summaries DB read alone",
                 r["db_queue_s"] * 1000,
                 ratio(r["first_queue_s"], r["db_queue_s"]),
-                "<= 1.5 s",
-                r["first_queue_s"] <= 1.5,
+                "<= 1.0 s",
+                r["first_queue_s"] <= 1.0,
                 note=f"QueueLoaded posted at {r['queue_loaded_msg_s']:.2f} s",
             )
         ),
