@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 from etki.domain import ACTIONS as RULING_OF
 from etki.domain import CaseRecord, CaseSummary, RulingRecord
 from etki.errors import ConflictError, EtkiError, NotFoundError, PermissionDeniedError
+from etki.memory import open_disputed_refs
 from etki.services import Desk, InitSummary, IntakeSummary, Seat
 from etki.text import printable
 from etki.wiki.paths import is_case_page
@@ -1618,7 +1619,12 @@ class EtkiApp(App[None]):
             self._in_flight.update(case_id for case_id, _, _ in items)
             self.rule_marked(items)
 
-        self.push_screen(BulkConfirm(cases, flash=self.cursor_blink), confirmed)
+        disputed = {
+            c.case_id: refs
+            for c in cases
+            if (refs := open_disputed_refs(c.decision.cited_clauses, pane.memory))
+        }
+        self.push_screen(BulkConfirm(cases, flash=self.cursor_blink, disputed=disputed), confirmed)
 
     @on(BulkRuled)
     def _bulk_ruled(self, message: BulkRuled) -> None:

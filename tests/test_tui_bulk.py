@@ -63,6 +63,14 @@ async def test_mark_three_and_rule_them_with_one_confirm(tui_world: TuiWorld) ->
         text = " ".join(shown(w, 70, 1) for w in dialog.query(".bulk-case"))
         assert all(c in text for c in (FIRST, SECOND, THIRD))
         assert "Rule 3 marked cases" in shown(dialog.query_one("#bulk-question"), 70, 1)
+        # the clause memory where the reviewer confirms: FIRST cites 3.2, disputed in the
+        # fixture (its queue row says so too); the other two cite no disputed clause
+        assert dialog.disputed == {FIRST: ("MSA-2024-01#3.2",)}
+        warning = shown(dialog.query_one("#bulk-disputed"), 70, 2)
+        assert warning.startswith("! DISPUTED 1 of them cites a clause whose rulings disagree")
+        lines = [shown(w, 70, 1) for w in dialog.query(".bulk-case")]
+        assert "! DISPUTED 3.2" in lines[0] and FIRST in lines[0]
+        assert all("DISPUTED" not in line for line in lines[1:])
         await press(pilot, "y")
         await settle(pilot)
         assert not isinstance(app.screen, BulkConfirm)

@@ -2,12 +2,15 @@
 item 8). It lists every case it will rule (the count, each id, its verdict and title);
 each becomes a ruling of its own (its own expected version and audit row), and none
 overrides the engine: an override needs a reason per case and is ruled one at a time.
-Focus starts on Cancel; ``y`` or the ruling button rules them all; Escape closes the
-dialog and nothing is recorded."""
+Cases citing a clause disputed now (and not resolved) carry the red ``! DISPUTED`` mark
+and the clause numbers, and a line above the list says how many: the clause memory is
+shown where the reviewer confirms, as in the single ruling's dialog (a fresh-user trial
+bulk-ruled two such cases without a word of it). Focus starts on Cancel; ``y`` or the
+ruling button rules them all; Escape closes the dialog and nothing is recorded."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 from textual import on
@@ -20,19 +23,28 @@ from etki.domain import CaseRecord, CaseSummary
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.live import part
-from etki_tui.render import verdict_text
+from etki_tui.render import DISPUTED, DISPUTED_STYLE, short_ref, verdict_text
 
 
 class BulkConfirm(ModalScreen[bool]):
     """Ask to rule ``cases`` (pending, in queue order) each as its engine verdict.
-    Dismisses with True on the ruling button or ``y``, False on Cancel/Escape."""
+    ``disputed``: case id -> the refs it cites that are disputed now (cases not in it
+    cite none). Dismisses with True on the ruling button or ``y``, False on
+    Cancel/Escape."""
 
     BINDINGS = bindings("bulk.cancel", "bulk.confirm", "help")
 
-    def __init__(self, cases: Sequence[CaseRecord | CaseSummary], *, flash: bool = True) -> None:
+    def __init__(
+        self,
+        cases: Sequence[CaseRecord | CaseSummary],
+        *,
+        flash: bool = True,
+        disputed: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
         super().__init__()
         self.cases = list(cases)
         self._flash = flash
+        self.disputed = {k: tuple(v) for k, v in (disputed or {}).items() if v}
 
     def compose(self) -> ComposeResult:
         """The question, one line per case, the buttons and the hint."""
@@ -53,6 +65,15 @@ class BulkConfirm(ModalScreen[bool]):
                 id="bulk-explain",
                 markup=False,
             )
+            many = sum(1 for c in self.cases if c.case_id in self.disputed)
+            if many:
+                warning = Text(no_wrap=False, end="")
+                warning.append(DISPUTED, style=DISPUTED_STYLE)
+                warning.append(
+                    f" {many} of them cite{'s' if many == 1 else ''} a clause whose rulings "
+                    "disagree: look at those before ruling them as the engine said."
+                )
+                yield Static(warning, id="bulk-disputed", markup=False)
             with VerticalScroll(id="bulk-list"):
                 for case in self.cases:
                     line = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -60,6 +81,11 @@ class BulkConfirm(ModalScreen[bool]):
                     line.append("  ")
                     line.append_text(verdict_text(case.decision.verdict, short=True))
                     line.append("  ")
+                    refs = self.disputed.get(case.case_id)
+                    if refs:
+                        line.append(DISPUTED, style=DISPUTED_STYLE)
+                        shown = ",".join(printable(short_ref(r), multiline=False) for r in refs)
+                        line.append(f" {shown}  ")
                     line.append(printable(case.title, multiline=False))
                     yield Static(line, classes="bulk-case", markup=False)
             with Horizontal(id="bulk-buttons"):

@@ -561,8 +561,17 @@ class MemoryPane(Horizontal):
                 prompt.append(DISPUTED + " ", style="bold red")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
+        searching = room != SHOWN  # the sections are cut short under the results
         if len(self.disputed) > room:
-            options.append(_more(len(self.disputed), "disputed clauses: search finds them", room))
+            options.append(
+                _more(
+                    len(self.disputed),
+                    "disputed clauses: Esc, then clear the search to list them"
+                    if searching
+                    else "disputed clauses: search finds them",
+                    room,
+                )
+            )
         if self.top_pages:
             options.append(_header("Wiki pages"))
             for path in self.top_pages:
@@ -574,9 +583,10 @@ class MemoryPane(Horizontal):
         for path in self.pages[-room:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
             options.append(Option(cell(path.removeprefix("decisions/"), width), id=f"page:{path}"))
         if len(self.pages) > room:
+            hint = "Esc, then clear the search to list them" if searching else "search finds them"
             options.append(
                 Option(
-                    Text(f"  … {len(self.pages) - room} older: search finds them", style="dim"),
+                    Text(f"  … {len(self.pages) - room} older: {hint}", style="dim"),
                     disabled=True,
                 )
             )
