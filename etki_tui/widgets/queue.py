@@ -454,8 +454,11 @@ class QueuePane(Vertical):
 
     def _row_cells(self, case_id: str) -> list[Text]:
         """The cells of the row of ``case_id`` as things stand (the table's cell source
-        for rows added without them). Raises ``KeyError`` for a case not loaded."""
-        case = self._by_id.get(case_id) or self.cases[case_id]
+        for rows added without them); its id alone for a case no longer loaded (the
+        table draws it while a sync takes the row out: a draw must never raise)."""
+        case = self._by_id.get(case_id) or self.cases.get(case_id)
+        if case is None:
+            return [Text(printable(case_id, multiline=False), end="")]
         return self._cells_for(case)
 
     def _layout_widths(self, rows: Sequence[QueueCase]) -> dict[str, int]:
