@@ -232,11 +232,16 @@ async def test_a_mark_never_widens_the_queue_past_the_screen(tui_world: TuiWorld
 
         room = table.size.width
         unmarked = [c.content_width for c in table.ordered_columns]
-        assert columns() <= room and not table.show_horizontal_scrollbar
+        before = columns()
+        assert before <= room and not table.show_horizontal_scrollbar
         await press(pilot, "space")  # marks the highlighted case, moves to the next
         lines = shown(table).splitlines()
         assert lines[1].lstrip().startswith(f"{MARK} "), lines[:3]
-        assert columns() <= room and not table.show_horizontal_scrollbar
+        # the mark's two cells came out of the titles: the table is no wider than before
+        marked = [c.content_width for c in table.ordered_columns]
+        assert marked[0] == unmarked[0] + len(MARK) + 1
+        assert marked[1] == unmarked[1] - (len(MARK) + 1)
+        assert columns() == before and not table.show_horizontal_scrollbar
         await press(pilot, "up", "space")  # unmarked again
         assert not app.query_one(QueuePane).marked
         assert [c.content_width for c in table.ordered_columns] == unmarked

@@ -49,12 +49,20 @@ def _detail(app) -> str:  # noqa: ANN001
     return shown(app.query_one("#detail-body"), 110, 80)
 
 
-@sync
-async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) -> None:
+def _world_with_ruled_twin(tmp_path: Path, action: str, reason: str):  # noqa: ANN202
+    """The TUI fixture world plus the two twin requests, the first ruled ``action``
+    with ``reason`` by ayse (the second twin is pending and similar to it)."""
     world = build_tui_world(tmp_path)
     world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
-    approvals = approval_service(world.repo, world.settings)
-    approvals.rule(TWIN_1, "convert_to_cr", reason="A new export format.", reviewer="ayse")
+    approval_service(world.repo, world.settings).rule(
+        TWIN_1, action, reason=reason, reviewer="ayse"
+    )
+    return world
+
+
+@sync
+async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) -> None:
+    world = _world_with_ruled_twin(tmp_path, "convert_to_cr", "A new export format.")
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -64,7 +72,9 @@ async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) 
         assert "reviewers ruled 1 similar request: 1 CHANGE_REQUEST; no clear ruling" in text
         assert TWIN_1 in text and TWIN_2 not in text  # the pending twin is no ruling
         # another reviewer rules the second twin: the next refresh shows the majority
-        approvals.rule(TWIN_2, "convert_to_cr", reason="Same as the first.", reviewer="jurgen")
+        approval_service(world.repo, world.settings).rule(
+            TWIN_2, "convert_to_cr", reason="Same as the first.", reviewer="jurgen"
+        )
         app.poll_queue()
         await settle(pilot)
         await goto(pilot, RECEIPT)
@@ -79,11 +89,7 @@ async def test_strip_shows_similar_rulings_and_follows_new_ones(tmp_path: Path) 
 
 @sync
 async def test_s_opens_a_similar_ruling_in_hafiza(tmp_path: Path) -> None:
-    world = build_tui_world(tmp_path)
-    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
-    approval_service(world.repo, world.settings).rule(
-        TWIN_1, "reject", reason="Out of remit.", reviewer="ayse"
-    )
+    world = _world_with_ruled_twin(tmp_path, "reject", "Out of remit.")
     seen = Recorder()
     app = make_app(world)
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
@@ -143,11 +149,7 @@ async def test_first_queue_is_drawn_before_the_similar_rulings_index(tmp_path: P
     arrives the strip says so instead of showing no similar rulings."""
     from etki_tui.messages import DetailsLoaded, QueueLoaded, RulingsIndexed
 
-    world = build_tui_world(tmp_path)
-    world.repo.add_cases("demo", _twins())  # type: ignore[arg-type]
-    approval_service(world.repo, world.settings).rule(
-        TWIN_1, "convert_to_cr", reason="A new export format.", reviewer="ayse"
-    )
+    world = _world_with_ruled_twin(tmp_path, "convert_to_cr", "A new export format.")
     seen = Recorder()
     app = make_app(world)
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
