@@ -181,6 +181,9 @@ async def test_a_read_only_desk_refuses_the_bulk_ruling(tui_world: TuiWorld) -> 
         await settle(pilot)
         await press(pilot, "space", "space")
         assert app.query_one(QueuePane).marked == {FIRST, SECOND}
+        summary = shown(app.query_one("#filter-summary"), 78, 1)
+        assert "2 marked" in summary and "read-only: nothing can be ruled" in summary
+        assert "B rules them" not in summary
         assert not app.screen.active_bindings["B"].enabled
         await press(pilot, "B")
         assert not isinstance(app.screen, BulkConfirm)

@@ -213,7 +213,11 @@ class FilterBar(Horizontal):
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         if marked:
             out.append(f" {MARK} {marked} marked ", style="bold reverse")
-            out.append(" B rules them · ", style="dim")
+            seat = getattr(self.app, "seat", None)
+            if seat is not None and not seat.may_rule:  # B would only refuse
+                out.append(" read-only: nothing can be ruled · ", style="dim")
+            else:
+                out.append(" B rules them · ", style="dim")
         parts = flt.describe()
         finding = find.display
         if finding and flt.text.strip():
