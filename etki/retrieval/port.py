@@ -326,6 +326,8 @@ class GraphQueryPort:
         :class:`EndpointError` when the vectors do not form one matrix."""
         assert self.embedder is not None
         ids = tuple(n.id for n in nodes)
+        if not ids:  # a node type the graph has none of
+            return []
         cached = self._node_vectors.get(self.embedder.model)
         if cached is None or cached[0] != ids:
             texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
@@ -333,8 +335,6 @@ class GraphQueryPort:
             self._node_vectors[self.embedder.model] = cached
         matrix = cached[1]
         q = _unit_rows([self.embedder.embed([question], kind="query")[0]])
-        if len(ids) == 0:
-            return []
         if q.shape[1] != matrix.shape[1]:
             raise EndpointError(
                 "body",
