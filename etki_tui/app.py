@@ -361,11 +361,15 @@ class EtkiApp(App[None]):
         if banner is None:  # not composed yet (on_mount's first load shows it), or closing
             return
         self.refresh_bindings()  # the ruling keys are dimmed on a read-only desk
-        seat = self.seat
-        read_only = seat is not None and not seat.may_rule
-        if read_only:
-            banner.update(read_only_banner(seat, self.project_id))  # type: ignore[arg-type]
-        banner.display = read_only
+        if self.seat is not None and self.read_only:
+            banner.update(read_only_banner(self.seat, self.project_id))
+        banner.display = self.read_only
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the acting reviewer may not rule on this project (a viewer, or not
+        listed by a project that lists reviewers); False before the seat is read."""
+        return self.seat is not None and not self.seat.may_rule
 
     def notify(
         self,

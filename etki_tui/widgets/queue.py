@@ -213,8 +213,7 @@ class FilterBar(Horizontal):
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         if marked:
             out.append(f" {MARK} {marked} marked ", style="bold reverse")
-            seat = getattr(self.app, "seat", None)
-            if seat is not None and not seat.may_rule:  # B would only refuse
+            if getattr(self.app, "read_only", False):  # B would only refuse
                 out.append(" read-only: nothing can be ruled · ", style="dim")
             else:
                 out.append(" B rules them · ", style="dim")
@@ -1219,8 +1218,7 @@ class QueuePane(Vertical):
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
         if action in RULING_ACTIONS or action == BULK_ACTION:
-            seat = getattr(self.app, "seat", None)
-            return None if seat is not None and not seat.may_rule else True
+            return None if getattr(self.app, "read_only", False) else True
         return True
 
     def _request(self, action: str) -> None:
