@@ -330,6 +330,10 @@ class MemoryPane(Horizontal):
         """The entry :meth:`_rebuild` put the highlight on (its highlight event comes
         later, not from the reviewer)."""
         self._fill = 0
+        self._memory_version = 0
+        """Counts memory loads (:meth:`set_memory`, :meth:`reset`): the key of
+        :meth:`_memory_options`' entries."""
+        self._memory_cache: tuple[tuple[int, int, int], list[Option | None]] | None = None
         """Numbers the list rebuilds: a batch of a rebuild that a newer one replaced is
         dropped (:meth:`_add_later`)."""
 
@@ -425,6 +429,7 @@ class MemoryPane(Horizontal):
         self.wiki_on = wiki_on
         self.wiki_root = wiki_root
         self.loaded = True
+        self._memory_version += 1
         self._rebuild()
 
     def reset(self) -> None:
@@ -434,6 +439,7 @@ class MemoryPane(Horizontal):
         self.precedents, self.disputed, self.pages = [], [], []
         self.precedent_pages, self.top_pages = [], []
         self.loaded = False
+        self._memory_version += 1
         self._previewing = None
         self._page_waiting = None
         self.opened = self._placed = None
@@ -525,6 +531,37 @@ class MemoryPane(Horizontal):
                 )
             )
         room = SHOWN_WHILE_SEARCHING if self.query_text.strip() else SHOWN
+        options += self._memory_options(width, room)
+        ids = [o.id for o in options if o is not None and o.id and not o.disabled]
+        target = prefer if prefer in ids else keep if keep in ids else ids[0] if ids else None
+        first = FIRST_OPTIONS
+        if target is not None:  # the highlighted entry and a screenful after it, at once
+            at = next(i for i, o in enumerate(options) if o is not None and o.id == target)
+            first = max(first, at + FIRST_OPTIONS // 2)
+        while first < len(options) and options[first] is None:
+            first += 1  # a divider belongs to the entry before it
+        self._fill += 1
+        entries.clear_options()
+        entries.add_options(options[:first])
+        if first < len(options):
+            self.call_after_refresh(self._add_later, self._fill, options[first:])
+        self._placed = target
+        if target is not None:
+            entries.highlighted = entries.get_option_index(target)
+        elif self.opened is None:
+            self.show_card(Text("Nothing to preview yet.", style="dim"))
+
+    def _memory_options(self, width: int, room: int) -> list[Option | None]:
+        """The entries of the precedents, disputed clauses, wiki pages and decision files
+        at ``width`` cells, ``room`` entries per section: built once per memory load,
+        width and room, and the same :class:`Option` objects given back after. OptionList
+        keeps each option's visual and measured height on the option, so a search answer
+        that rebuilds the list lays out only its hits (a new Option per unchanged entry
+        made ~300 visuals and heights per keystroke; ``python -m bench.tui_blocks``)."""
+        key = (self._memory_version, width, room)
+        if self._memory_cache is not None and self._memory_cache[0] == key:
+            return self._memory_cache[1]
+        options: list[Option | None] = []
         options.append(_header("Precedents", len(self.precedents)))
         if not self.precedents:
             options.append(Option(Text("  no overrides yet", style="dim"), disabled=True))
@@ -590,24 +627,8 @@ class MemoryPane(Horizontal):
                     disabled=True,
                 )
             )
-        ids = [o.id for o in options if o is not None and o.id and not o.disabled]
-        target = prefer if prefer in ids else keep if keep in ids else ids[0] if ids else None
-        first = FIRST_OPTIONS
-        if target is not None:  # the highlighted entry and a screenful after it, at once
-            at = next(i for i, o in enumerate(options) if o is not None and o.id == target)
-            first = max(first, at + FIRST_OPTIONS // 2)
-        while first < len(options) and options[first] is None:
-            first += 1  # a divider belongs to the entry before it
-        self._fill += 1
-        entries.clear_options()
-        entries.add_options(options[:first])
-        if first < len(options):
-            self.call_after_refresh(self._add_later, self._fill, options[first:])
-        self._placed = target
-        if target is not None:
-            entries.highlighted = entries.get_option_index(target)
-        elif self.opened is None:
-            self.show_card(Text("Nothing to preview yet.", style="dim"))
+        self._memory_cache = (key, options)
+        return options
 
     def _add_later(self, fill: int, rest: list[Option | None]) -> None:
         """Add the next :data:`LATER_OPTIONS` entries of rebuild ``fill`` (none when a
