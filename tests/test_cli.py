@@ -265,3 +265,23 @@ def test_add_refuses_bad_input_and_stores_nothing(tmp_path, args, stdin, message
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
     assert len(json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)) == 40
+
+
+def test_show_prints_the_decision_and_why_step_by_step(tmp_path):
+    """A fresh user's trial: plain ``etki show`` gave the verdict but no evidence (only
+    ``--json`` had it). It now prints the decision and one ``why`` line per evidence
+    step, in the order the engine ran them, each the step's own sentence."""
+    etki(tmp_path, "init", str(SAMPLE))
+    first = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0]
+    case_id = first["case_id"]
+    shown = etki(tmp_path, "show", case_id)
+    assert shown.returncode == 0, shown.stderr
+    decision = json.loads(etki(tmp_path, "show", case_id, "--json").stdout)["case"]["decision"]
+    lines = shown.stdout.splitlines()
+    assert f"verdict     {decision['verdict']}  (confidence {decision['confidence']:.2f})" in lines
+    assert f"clauses     {', '.join(decision['cited_clauses']) or '-'}" in lines
+    why = [line for line in lines if line.startswith("why ")]
+    assert [line.split(None, 2)[2] for line in why] == [
+        f"{step['step']}: {step['detail']}" for step in decision["evidence"]
+    ]
+    assert why[0].startswith("why 1 ") and len(why) == len(decision["evidence"]) >= 5

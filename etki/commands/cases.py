@@ -123,6 +123,14 @@ def _print_decision(d: Decision) -> None:
         )
 
 
+def _print_evidence(d: Decision) -> None:
+    """The engine's evidence chain, one ``why`` line per step in the order it ran
+    (``normalise``, ``score_clauses``, …, ``risk``): its sentence, which names the
+    scores that decided (``--json`` has every score)."""
+    for number, step in enumerate(d.evidence, 1):
+        echo(f"why {number:<2}      {step.step}: {step.detail}", multiline=False)
+
+
 def _init(args: argparse.Namespace, settings: Settings) -> int:
     desk = _desk(args, settings)
     summary = desk.init_project(
@@ -154,8 +162,9 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
-        if tty:
-            print(f"\r  embedding graph nodes: {done}/{total}", end="", file=sys.stderr, flush=True)
+        if tty:  # one line, rewritten in place
+            echo(f"  embedding graph nodes: {done}/{total}", end="\r", file=sys.stderr)
+            sys.stderr.flush()
 
     echo(
         f"  semantic retrieval ({settings.embed_backend}): embedding the graph's nodes "
@@ -166,7 +175,7 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
         count = desk.embed_nodes(project_id, progress)
     except EndpointError as exc:
         if tty:
-            print(file=sys.stderr)
+            echo("", file=sys.stderr)
         echo(
             f"etki: warning: graph nodes not embedded ({exc}); find_k/expand rank "
             "lexically until they are",
@@ -175,7 +184,7 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
         )
         return
     if tty:
-        print(file=sys.stderr)
+        echo("", file=sys.stderr)
     echo(
         f"  semantic retrieval: {count} graph nodes embedded in "
         f"{time.perf_counter() - started:.1f} s, kept in "
@@ -341,7 +350,8 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             f"(version {case.version})",
             multiline=False,
         )
-        echo(f"verdict     {d.verdict}  (confidence {d.confidence:.2f})")
+        _print_decision(d)
+        _print_evidence(d)
         if case.ruling is not None:
             r = case.ruling
             amended = f", amended {len(case.earlier_rulings)}x" if case.earlier_rulings else ""
