@@ -423,3 +423,39 @@ def test_the_desk_marks_use_a_glyph_one_cell_wide_in_every_terminal() -> None:
     from etki_tui.render import DISPUTED
 
     assert WARN.isascii() and len(WARN) == 1 and DISPUTED.startswith(WARN + " ")
+
+
+def test_frontmatter_wraps_under_its_own_value_and_stays_literal():
+    """Issue 12 trial: a long frontmatter value (a title, a reviewer's reason) wrapped
+    back to column 0 in the reader. Each line now hangs under its value, after its
+    indent, ``- `` and ``key: ``; markup in the page stays text."""
+    from rich.console import Console
+
+    from etki_tui.widgets.reader import FrontmatterLines
+
+    meta = (
+        "case_id: req-demo-0001\n"
+        "title: [bold red]Größe[/] der Änderung übersteigt den vereinbarten Umfang\n"
+        "cited_clauses:\n"
+        "- MSA-2024-01#4.4 and a list item long enough to wrap\n"
+        "ruling:\n"
+        "  reason: İade süreci için yeni bir ekran gerekiyor, ek iş\n"
+    )
+    console = Console(width=32, color_system=None, legacy_windows=False)
+    with console.capture() as captured:
+        console.print(FrontmatterLines(meta))
+    lines = [line.rstrip() for line in captured.get().splitlines()]
+    assert lines == [
+        "case_id: req-demo-0001",
+        "title: [bold red]Größe[/] der",
+        "       Änderung übersteigt den",
+        "       vereinbarten Umfang",
+        "cited_clauses:",
+        "- MSA-2024-01#4.4 and a list",
+        "  item long enough to wrap",
+        "ruling:",
+        "  reason: İade süreci için yeni",
+        "          bir ekran gerekiyor,",
+        "          ek iş",
+        "",
+    ]

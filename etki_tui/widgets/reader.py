@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -30,7 +30,7 @@ from etki.text import printable
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import PageWanted
-from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fit, fold_long, literal, match_spans
+from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fit, fold_long, match_spans
 
 PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
@@ -50,6 +50,37 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     if end < 0:
         return "", text
     return text[4:end], text[end + 5 :]
+
+
+_YAML_LEAD = re.compile(r"^(\s*(?:- )*(?:[^\s:#][^:]*:(?=\s|$)\s?)?)")
+"""The part of a YAML line a wrapped value hangs under: its indent, any ``- ``
+markers, and a ``key: `` (a key is text up to the first colon followed by a space or
+the line's end)."""
+
+
+class FrontmatterLines:
+    """A page's frontmatter (YAML text, shown literally) with hanging indents: a line
+    longer than the pane wraps under its own value (after its indent, ``- `` markers and
+    ``key: ``) instead of back to column 0, as a page's ``title:`` or a reviewer's
+    ``reason:`` runs past 80 columns. A Rich renderable: the width is the pane's at
+    render time. The text is the page's own, never interpreted
+    (:func:`etki.text.printable`)."""
+
+    def __init__(self, meta: str, style: str = "dim") -> None:
+        self.lines = printable(meta, multiline=True).split("\n")
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        for line in self.lines:
+            lead = _YAML_LEAD.match(line)
+            cut = len(lead.group(1)) if lead else 0
+            if cut >= len(line) or cut > width // 2:  # a bare key, or no room to hang
+                cut = 0
+            value = Text(line[cut:], style=self.style)
+            for i, piece in enumerate(value.wrap(console, width - cut, overflow="fold")):
+                head = line[:cut] if i == 0 else " " * cut
+                yield Text(head, style=self.style) + piece
 
 
 def resolve_link(current: str, href: str) -> tuple[str | None, str]:
@@ -230,7 +261,7 @@ class PageReader(Vertical):
             Group(
                 Text(""),
                 Text("Page metadata (frontmatter)", style="bold underline"),
-                literal(fold_long(meta, DETAIL_TEXT_CHARS)[0], style="dim"),
+                FrontmatterLines(fold_long(meta, DETAIL_TEXT_CHARS)[0]),
             )
         )
         page.match_tokens = self.tokens
