@@ -106,6 +106,43 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+_DIGRAPH = re.compile("ae|oe|ue")
+_DIGRAPH_VOWEL = {"ae": "a", "oe": "o", "ue": "u"}
+SPELLINGS_MAX = 8
+"""Most spellings :func:`spellings` gives one token (three digraphs)."""
+
+
+@lru_cache(maxsize=1024)
+def spellings(token: str) -> tuple[str, ...]:
+    """The folded spellings a search token ``token`` (already folded) stands for: itself
+    first, then, where it holds ``ae``/``oe``/``ue``, the forms with one or more of them
+    read as the umlaut they transliterate (DIN 5007-2: ``ä``=``ae``, ``ö``=``oe``,
+    ``ü``=``ue``), i.e. as the base vowel that :func:`fold` leaves of the umlaut. So a
+    reviewer on a keyboard without umlauts finds ``Größe`` by typing ``Groesse``
+    (``groesse`` -> ``groesse``, ``grosse``). Left to right, at most
+    :data:`SPELLINGS_MAX`; one direction only (a plain vowel never stands for a
+    digraph, or every ``a`` would).
+
+    >>> spellings("groesse")
+    ('groesse', 'grosse')
+    >>> spellings("sureci")
+    ('sureci',)
+    """
+    cuts = [m.span() for m in _DIGRAPH.finditer(token)][:3]
+    if not cuts:
+        return (token,)
+    out: list[str] = []
+    for mask in range(1 << len(cuts)):  # 0 = as typed; bit i: digraph i read as umlaut
+        parts, at = [], 0
+        for i, (start, end) in enumerate(cuts):
+            parts.append(token[at:start])
+            parts.append(_DIGRAPH_VOWEL[token[start:end]] if mask >> i & 1 else token[start:end])
+            at = end
+        parts.append(token[at:])
+        out.append("".join(parts))
+    return tuple(dict.fromkeys(out))[:SPELLINGS_MAX]
+
+
 def sort_key(text: str) -> tuple[str, str]:
     """A locale-independent sort key: folded text first, the NFC original as tie-break,
     so ``Ä`` sorts with ``a`` and ``İ``/``ı`` with ``i`` and the order is total."""

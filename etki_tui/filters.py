@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from etki.domain import CaseRecord, CaseSummary, ClauseMemory
 from etki.memory import current_risk
-from etki.text import fold, words
+from etki.text import fold, spellings, words
 from etki_tui.glyphs import WARN
 
 QueueCase = CaseRecord | CaseSummary
@@ -238,8 +238,8 @@ class QueueFilter:
             return False
         if plain:
             hay = _haystack(case)
-            if not all(t in hay for t in plain):
-                return False
+            if not all(any(s in hay for s in spellings(t)) for t in plain):
+                return False  # a typed "oe" also stands for "ö" (etki.text.spellings)
         return True
 
     def describe(self) -> list[str]:

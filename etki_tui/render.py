@@ -44,7 +44,7 @@ from etki.domain import (
     memory_sentence,
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
-from etki.text import fold_with_offsets, printable
+from etki.text import fold_with_offsets, printable, spellings
 from etki.wiki.clauses import clause_markdown
 from etki_tui.filters import age_days, age_label
 from etki_tui.glyphs import WARN
@@ -193,12 +193,13 @@ def match_spans(text: str, tokens: Sequence[str]) -> list[tuple[int, int]]:
     The search matches on folded text (Turkish ``İ``/``I``/``ı`` all fold to ``i``,
     ``ß`` to ``ss``, accents dropped); :func:`etki.text.fold_with_offsets` maps each
     folded match back to the original characters, so ``İADE`` is highlighted whole for
-    the query ``iade``. ``text`` should be NFC (everything shown went through
+    the query ``iade``; each token in all its spellings (:func:`etki.text.spellings`:
+    ``groesse`` marks ``Größe``). ``text`` should be NFC (everything shown went through
     :func:`etki.text.printable`, which normalises); otherwise its NFC form is used."""
     nfc = unicodedata.normalize("NFC", text)
     folded, origin = fold_with_offsets(nfc)
     spans: list[tuple[int, int]] = []
-    for token in dict.fromkeys(t for t in tokens if t):
+    for token in dict.fromkeys(s for t in tokens if t for s in spellings(t)):
         at = folded.find(token)
         while at >= 0:
             start = origin[at]

@@ -459,3 +459,21 @@ def test_frontmatter_wraps_under_its_own_value_and_stays_literal():
         "          ek iş",
         "",
     ]
+
+
+def test_a_typed_digraph_highlights_the_umlaut_it_stands_for():
+    """``groesse`` finds ``Größe`` in the wiki (etki.text.spellings); the hit's snippet
+    marks the word it found, and the queue's find keeps the case that says it."""
+    from dataclasses import replace
+
+    from etki_tui.render import match_spans
+
+    text = "Die Größe der Groesse-Tabelle"
+    assert [text[a:b] for a, b in match_spans(text, ["groesse"])] == ["Größe", "Groesse"]
+    assert match_spans("Grosse", ["groesse"]) == [(0, 6)]
+    assert match_spans("Grose", ["groesse"]) == []
+    case = replace(_pending_cases()[0], title="Größe der Tabelle")
+    now = tui_clock()
+    assert QueueFilter(text="GROESSE tabelle").matches(case, {}, now)
+    assert QueueFilter(text="grosse").matches(case, {}, now)
+    assert not QueueFilter(text="groesse stuhl").matches(case, {}, now)

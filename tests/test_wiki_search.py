@@ -53,10 +53,13 @@ def test_finds_a_case_by_a_word_from_its_text(world, use_rg):
         "Größe",
         unicodedata.normalize("NFD", "Größe"),
         "GROSSE",
+        "GROESSE",  # DIN 5007-2 transliteration, as typed without an umlaut key
+        "groesse",
         "strassenkarte",
         "STRAẞENKARTE",
         "prufungsseite",
         "PRÜFUNGSSEITE",
+        "pruefungsseite",
     ],
 )
 def test_turkish_and_german_spellings_all_match(world, use_rg, query):
@@ -196,6 +199,7 @@ TRICKY = {  # page -> bytes: every way a token can be spelled, split or hidden
     "a/both.md": b"on\nproperty tax on\nproperty tax\n",  # best line: 2
     "a/shortonly.md": b"tax property\nno short token here\n",  # no "o-n" at all
     "a/marks.md": "I\u0307ADE su\u0308reci\u200b\n".encode(),
+    "a/digraph.md": b"Groesse on\nqueue Muellabfuhr\n",
     "b/deep/nested.md": b"zoning map\nmap zoning\n",
     "b/-dash.md": b"--pre=sh property tax on\n",
     "b/space name.md": b"property tax on\n",
@@ -212,6 +216,11 @@ TRICKY_QUERIES = [
     "strasse izmir",
     "STRAẞE",
     "grosse",
+    "groesse",
+    "GROESSE izmir",
+    "groesse on",
+    "ue",
+    "oeuvre groesse",
     "sifre sifirlama",
     "file",
     "fi",
@@ -233,6 +242,9 @@ TRICKY_QUERIES = [
     "property zzz",
     "y y y",
     "two on",
+    "queue",
+    "muellabfuhr",
+    "mullabfuhr",
 ]
 
 
@@ -329,3 +341,25 @@ def test_hostile_query_text_on_every_backend(tricky, backend):
         assert search(tricky, query, backend=backend) == search(tricky, query, backend="python"), (
             query[:40]
         )
+
+
+def test_a_typed_digraph_also_stands_for_its_umlaut():
+    """A German reviewer without an umlaut key types ``Groesse`` for ``Größe`` (DIN
+    5007-2): a token's spellings read each ``ae``/``oe``/``ue`` as it typed and as the
+    umlaut's base letter, never the other way round."""
+    from etki.text import spellings
+
+    assert spellings("groesse") == ("groesse", "grosse")
+    assert spellings("pruefung") == ("pruefung", "prufung")
+    assert spellings("grosse") == ("grosse",)  # a plain vowel is never a digraph
+    assert spellings("queue") == ("queue", "quue", "queu", "quu")
+    assert len(spellings("aeaeaeaeae")) == 8
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_groesse_finds_grosse_on_every_backend(tricky, backend):
+    paths = {h.path for h in search(tricky, "GROESSE", backend=backend)}
+    assert {"a/nfd.md", "a/digraph.md", "c/p00.md"} <= paths
+    assert "a/crlf.md" not in paths
+    nfd = next(h for h in search(tricky, "groesse izmir", backend=backend))
+    assert nfd.path == "a/nfd.md" and nfd.line == 1

@@ -35,8 +35,9 @@ rebuilds the index from scratch. The file is in WAL mode, so a search reading ne
 up the projector's note (only another writer can, and the note then gives up after
 :data:`NOTE_WAIT_S` and leaves the token unmatched: the next search syncs by stat).
 
-A query: tokens of three or more characters go to ``MATCH`` (a phrase each, AND-ed),
-shorter ones to ``instr`` on the folded text; the candidates it returns (a superset) go
+A query: tokens of three or more characters go to ``MATCH`` (a phrase each, or its
+spellings OR-ed: :func:`etki.text.spellings`; AND-ed), shorter ones to ``instr`` on the
+folded text; the candidates it returns (a superset) go
 through the same matcher as every backend (on their folded text,
 :mod:`etki.wiki.pagematch`) for the exact AND and the best line, so the hits equal the
 other backends'; the raw text is read only for the hits returned, for their snippet.
@@ -60,8 +61,15 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from etki.text import fold, printable
-from etki.wiki.pagematch import Hit, _best_in_folded, _snippet, query_tokens, walk_pages
+from etki.text import fold, printable, spellings
+from etki.wiki.pagematch import (
+    Hit,
+    _best_in_folded,
+    _snippet,
+    occurs,
+    query_tokens,
+    walk_pages,
+)
 from etki.wiki.writer import UnsafeWikiPath, read_mark
 
 __all__ = [
@@ -543,12 +551,13 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
         offset = folded.find("\n", offset) + 1
     where: list[int] = []  # offsets of token occurrences in the body (a bounded sample)
     for t in tokens:
-        at = folded.find(t, offset)
-        for _ in range(4 * _CANDIDATE_LINES):
-            if at < 0:
-                break
-            where.append(at)
-            at = folded.find(t, at + len(t))
+        for spelled in spellings(t):
+            at = folded.find(spelled, offset)
+            for _ in range(4 * _CANDIDATE_LINES):
+                if at < 0:
+                    break
+                where.append(at)
+                at = folded.find(spelled, at + len(spelled))
     counts: dict[int, int] = {}
     index, last = start, offset
     for at in sorted(where):  # line index of each, counted forward once
@@ -561,7 +570,7 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
             continue
         seen = _visible(lines[index])
         fseen = fold(seen)
-        hits = [t for t in tokens if t in fseen]
+        hits = [found for t in tokens if (found := occurs(fseen, t)) is not None]
         if hits and (best is None or (-len(hits), index) < best[:2]):
             best = (-len(hits), index, seen, hits[0])
     if best is not None:
@@ -599,18 +608,30 @@ class TopHits(NamedTuple):
     synced: str
 
 
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
 def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
+    """The SQL condition (and its arguments) of the pages that may hold every token: a
+    token whose spellings (:func:`etki.text.spellings`) all have three or more
+    characters goes to ``MATCH`` (its spellings OR-ed), any other to ``instr`` on the
+    folded text (the trigram tokenizer cannot match shorter text); the third value says
+    whether ``MATCH`` is used (so ``bm25`` can rank)."""
     where: list[str] = []
     args: list[str] = []
-    long = [t for t in tokens if len(t) >= 3]
-    if long:
-        where.append("pages MATCH ?")
-        args.append(" AND ".join('"' + t.replace('"', '""') + '"' for t in long))
+    match: list[str] = []
     for t in tokens:
-        if len(t) < 3:
-            where.append("instr(pages.folded, ?) > 0")
-            args.append(t)
-    return " AND ".join(where), args, bool(long)
+        forms = spellings(t)
+        if all(len(f) >= 3 for f in forms):
+            match.append(_phrase(t) if len(forms) == 1 else f"({' OR '.join(map(_phrase, forms))})")
+        else:
+            where.append("(" + " OR ".join(["instr(pages.folded, ?) > 0"] * len(forms)) + ")")
+            args += forms
+    if match:
+        where.insert(0, "pages MATCH ?")
+        args.insert(0, " AND ".join(match))
+    return " AND ".join(where), args, bool(match)
 
 
 def top(

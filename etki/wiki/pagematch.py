@@ -13,9 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from etki.text import fold, fold_origin, printable, words
+from etki.text import fold, fold_origin, printable, spellings, words
 
-__all__ = ["SNIPPET_CHARS", "Hit", "match_folded", "match_text", "query_tokens", "walk_pages"]
+__all__ = [
+    "SNIPPET_CHARS",
+    "Hit",
+    "match_folded",
+    "match_text",
+    "occurs",
+    "query_tokens",
+    "walk_pages",
+]
 
 SNIPPET_CHARS = 160
 """Longest snippet, in characters (an ellipsis marks each cut end)."""
@@ -77,26 +85,46 @@ def _snippet(line: str, token: str) -> str:
     return " ".join(printable(text, multiline=False).split())
 
 
-def _best_in_folded(whole: str, tokens: list[str]) -> tuple[int, int, int, str] | None:
-    """In folded page text ``whole``: ``(line index, start offset of that line, count,
-    first token on it)`` of the first line with the most tokens, or None unless every
-    token occurs. A token never spans a line break, so each occurrence lies on one line."""
-    counts: dict[int, int] = defaultdict(int)  # line start offset -> tokens on that line
-    for t in tokens:
-        at = whole.find(t)
-        if at < 0:
-            return None
+def _lines_with(whole: str, token: str) -> set[int] | None:
+    """Start offsets of the lines of folded text ``whole`` holding ``token`` in one of its
+    :func:`etki.text.spellings`; None when none occurs anywhere."""
+    starts: set[int] = set()
+    for spelling in spellings(token):
+        at = whole.find(spelling)
         while at >= 0:
             start = whole.rfind("\n", 0, at) + 1
-            counts[start] += 1
+            starts.add(start)
             end = whole.find("\n", at)
             if end < 0:
                 break
-            at = whole.find(t, end + 1)
+            at = whole.find(spelling, end + 1)
+    return starts or None
+
+
+def occurs(spelled: str, token: str) -> str | None:
+    """The first of ``token``'s :func:`etki.text.spellings` that occurs in the folded
+    text ``spelled``, or None."""
+    return next((s for s in spellings(token) if s in spelled), None)
+
+
+def _best_in_folded(whole: str, tokens: list[str]) -> tuple[int, int, int, str] | None:
+    """In folded page text ``whole``: ``(line index, start offset of that line, count,
+    first token on it)`` of the first line with the most tokens, or None unless every
+    token occurs. A token is found in any of its spellings (:func:`etki.text.spellings`:
+    ``groesse`` also as ``grosse``), counted once per line; the "first token" is the
+    spelling found on the line. A token never spans a line break, so each occurrence
+    lies on one line."""
+    counts: dict[int, int] = defaultdict(int)  # line start offset -> tokens on that line
+    for t in tokens:
+        starts = _lines_with(whole, t)
+        if starts is None:
+            return None
+        for start in starts:
+            counts[start] += 1
     best_start, best_count = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     end = whole.find("\n", best_start)
     line = whole[best_start:] if end < 0 else whole[best_start:end]
-    first = next(t for t in tokens if t in line)
+    first = next(found for t in tokens if (found := occurs(line, t)) is not None)
     return whole.count("\n", 0, best_start), best_start, best_count, first
 
 

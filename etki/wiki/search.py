@@ -3,7 +3,9 @@
 A query is split into folded tokens with :func:`etki.text.words` (the same normaliser the
 triage engine uses: NFC/NFD alike, Turkish ``İ``/``I``/``ı``/``i`` alike, ``ß`` = ``ss``,
 umlauts and accents dropped). A page matches when every token occurs somewhere in its
-folded text (as a substring of a folded line, so ``sso`` finds ``SSO-Anmeldung``). Each
+folded text (as a substring of a folded line, so ``sso`` finds ``SSO-Anmeldung``), in
+any of its spellings (:func:`etki.text.spellings`: a typed ``ae``/``oe``/``ue`` also
+stands for the umlaut, so ``Groesse`` finds ``Größe``). Each
 matching page gives one :class:`Hit`: the first line on which the most tokens occur, as a
 printable one-line snippet. Hits are sorted by (most tokens on one line first, path).
 
@@ -56,7 +58,7 @@ from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 
-from etki.text import fold
+from etki.text import fold, spellings
 from etki.wiki.foldinverse import fold_inverse
 from etki.wiki.pagematch import (
     SNIPPET_CHARS,
@@ -64,6 +66,7 @@ from etki.wiki.pagematch import (
     _best_in_folded,
     _snippet,
     match_text,
+    occurs,
     query_tokens,
     walk_pages,
 )
@@ -155,6 +158,20 @@ def _char_class(cps: Iterable[int]) -> str:
 
 
 @lru_cache(maxsize=128)
+def spelled_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
+    """:func:`token_regex` of each of ``token``'s spellings (:func:`etki.text.spellings`:
+    ``groesse`` also as ``grosse``) as one alternation; None when one has no pattern or
+    the whole would be longer than ``max_chars``."""
+    forms: list[str] = []
+    for spelled in spellings(token):
+        form = token_regex(spelled, max_chars)
+        if form is None:
+            return None
+        forms.append(form)
+    pattern = forms[0] if len(forms) == 1 else "(?:" + "|".join(forms) + ")"
+    return pattern if len(pattern) <= max_chars else None
+
+
 def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     """A Rust-regex (ripgrep) pattern that matches every raw text whose
     :func:`etki.text.fold` contains ``token`` (a folded token), and maybe more: each
@@ -292,12 +309,12 @@ def _rg_lines(
     for raw_rel, chunks in per_file.items():
         # a quick superset test on "number:line" text (numbers only add text), then exact
         quick = fold(b"".join(chunks).decode("utf-8", errors="replace"))
-        if not all(t in quick for t in long):
+        if not all(occurs(quick, t) for t in long):
             continue
         numbers, lines = zip(*(c.partition(b":")[::2] for c in chunks), strict=True)
         text = b"".join(lines)[:-1].decode("utf-8", errors="replace")  # each ends with \n
         folded = fold(text)  # line i of it is printed line i
-        if not all(t in folded for t in long):
+        if not all(occurs(folded, t) for t in long):
             continue  # every line holding a long token was printed: one is missing
         rel = _rel(raw_rel)
         if not _regular(root, rel):
@@ -325,15 +342,15 @@ def _regular(root: Path, rel: str) -> bool:
 
 def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[_Scored]:
     """Scored hits through ``rg`` (see the module docstring). Raises :class:`_RgFailed`."""
-    long = [t for t in tokens if len(t) >= 3]
+    long = [t for t in tokens if all(len(s) >= 3 for s in spellings(t))]
     if long and len(long) <= _RG_LINES_MAX_TOKENS:
-        patterns = {t: p for t in long if (p := token_regex(t)) is not None}
+        patterns = {t: p for t in long if (p := spelled_regex(t)) is not None}
         if len(patterns) == len(long):
             return _rg_lines(rg, root, tokens, long, patterns)
     files: list[str] | None = None  # short tokens only, too many, or a pattern too long
     passes = 0
     for token in sorted(tokens, key=lambda t: (-len(t), t)):
-        pattern = token_regex(token)  # patterns only for the tokens used
+        pattern = spelled_regex(token)  # patterns only for the tokens used
         if pattern is None:
             continue
         out = _rg_run(rg, root, ["--files-with-matches"], [pattern], files)
