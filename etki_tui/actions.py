@@ -156,7 +156,13 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "closes the form."
         ),
     ),
-    "app": ("Everywhere", "These keys work on every tab."),
+    "app": (
+        "Everywhere",
+        (
+            "These keys work on every tab; while a text box has the focus (search, find, "
+            "a reason) a letter or digit is typed into it: Escape leaves the box first."
+        ),
+    ),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
 

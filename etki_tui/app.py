@@ -265,8 +265,10 @@ class EtkiApp(App[None]):
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self.seat: Seat | None = None
         """Who acts on the project shown and whether they may rule (read with the queue)."""
-        self._drafts: dict[str, str] = {}
-        """case id -> the reason typed in a confirm dialog closed without ruling."""
+        self._drafts: dict[tuple[str, str], str] = {}
+        """(case id, action) -> the reason typed in a confirm dialog closed without
+        ruling: given back only to a dialog of the same ruling on the same case (a reason
+        written for a CR never pre-fills a Reject, where two Enters would record it)."""
         self.project_name = ""
         self.store = short_store(desk.store_label())
         """Where the store lives, for the header (no user name, no password)."""
@@ -1211,17 +1213,17 @@ class EtkiApp(App[None]):
                 case,
                 action,
                 cursor_blink=self.cursor_blink,
-                draft=self._drafts.get(case.case_id, ""),
+                draft=self._drafts.get((case.case_id, action), ""),
                 amend=True,
             )
 
             def confirmed(reason: str | None) -> None:
                 if reason is None:
                     if dialog.draft.strip():
-                        self._drafts[case.case_id] = dialog.draft
+                        self._drafts[(case.case_id, action)] = dialog.draft
                     self.notify(f"Nothing amended on {case.case_id}.", markup=False, timeout=3)
                     return
-                self._drafts.pop(case.case_id, None)
+                self._drop_drafts(case.case_id)
                 self._in_flight.add(case.case_id)
                 self.rule_case(case.case_id, action, reason, case.version, amend=True)
 
@@ -1235,6 +1237,13 @@ class EtkiApp(App[None]):
             ),
             picked,
         )
+
+    def _drop_drafts(self, case_id: str) -> str:
+        """Forget every draft reason of ``case_id`` (it is being ruled, or was ruled
+        elsewhere); the newest non-empty one, stripped, or "" (to show it was not
+        recorded)."""
+        kept = [self._drafts.pop(key) for key in list(self._drafts) if key[0] == case_id]
+        return next((text.strip() for text in reversed(kept) if text.strip()), "")
 
     @on(DetailsWanted)
     def _details_wanted(self, message: DetailsWanted) -> None:
@@ -1270,7 +1279,7 @@ class EtkiApp(App[None]):
             ".\n\nYour ruling was not recorded; the queue has been reloaded — look "
             "at it again.\nThe case's decision page is in Hafıza (Ctrl+P, then its id)."
         )
-        reason = message.reason.strip() or self._drafts.pop(message.case_id, "").strip()
+        reason = message.reason.strip() or self._drop_drafts(message.case_id)
         if reason:  # what the reviewer wrote is not lost with the ruling
             body.append("\n\nYour reason, not recorded:\n", style="bold")
             body.append_text(literal(reason))
@@ -1725,7 +1734,7 @@ class EtkiApp(App[None]):
             case,
             message.action,
             cursor_blink=self.cursor_blink,
-            draft=self._drafts.get(case.case_id, ""),
+            draft=self._drafts.get((case.case_id, message.action), ""),
             claimed_by=(held.actor, held.until) if held is not None else None,
         )
 
@@ -1734,7 +1743,7 @@ class EtkiApp(App[None]):
             draft for the next dialog), a string (maybe empty) rules."""
             if reason is None:
                 kept = dialog.draft.strip()
-                self._drafts.pop(case.case_id, None)
+                self._drafts.pop((case.case_id, message.action), None)
                 if kept and dialog.ruled_meanwhile is not None:  # no next try: show it
                     self.notify(
                         printable(
@@ -1748,7 +1757,7 @@ class EtkiApp(App[None]):
                     )
                     return
                 if kept:
-                    self._drafts[case.case_id] = dialog.draft
+                    self._drafts[(case.case_id, message.action)] = dialog.draft
                 self.notify(
                     f"Nothing recorded for {case.case_id}."
                     + (" Your reason is kept for the next try." if kept else ""),
@@ -1757,7 +1766,7 @@ class EtkiApp(App[None]):
                     timeout=3,
                 )
                 return
-            self._drafts.pop(case.case_id, None)
+            self._drop_drafts(case.case_id)
             self._in_flight.add(case.case_id)
             self.rule_case(case.case_id, message.action, reason, case.version)
 

@@ -362,7 +362,8 @@ def test_etki_init_embeds_the_graph_nodes_ahead_so_the_first_query_embeds_nothin
     project_index = Desk(settings, repo).knowledge_index("tiny")
     nodes = len(RetrievalGraph(project_index, []).nodes)
     cache_file = cache_path(db.parent, "tiny")
-    assert f"semantic retrieval: {nodes} graph nodes embedded" in out.stdout
+    assert f"semantic retrieval: {nodes} graph nodes, " in out.stdout
+    assert "embedded now (0 already on file)" in out.stdout
     assert str(cache_file) in out.stdout
     assert "embedding the graph's nodes" in out.stderr  # said before the wait
     stored = len(VectorCache(cache_file))
@@ -370,6 +371,7 @@ def test_etki_init_embeds_the_graph_nodes_ahead_so_the_first_query_embeds_nothin
 
     again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
+    assert f"{nodes} graph nodes, 0 embedded now ({nodes} already on file)" in again.stdout
     assert len(VectorCache(cache_file)) == stored  # nothing embedded twice
 
     port = Desk(settings, repo).graph_port("tiny")

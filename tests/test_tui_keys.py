@@ -242,12 +242,16 @@ async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         table = app.query_one(QueueTable)
+        detail = app.query_one(CaseDetail)
         await press(pilot, "enter")
-        assert app.screen.maximized is app.query_one(CaseDetail)
-        assert app.focused is app.query_one(CaseDetail)
+        assert app.screen.maximized is detail
+        assert app.focused is detail
+        await press(pilot, "pagedown", "pagedown")
+        await until(pilot, lambda: detail.scroll_y > 0, "the reader scrolled")
         await press(pilot, "escape")
         await settle(pilot)
         assert app.screen.maximized is None and app.focused is table
+        assert detail.scroll_y == 0  # back at the top: the strip and the verdict show
         await press(pilot, "down")  # the arrows move the queue again, not the detail
         assert current(app) == queue_ids(app)[1]
         await press(pilot, "enter", "enter")  # Enter toggles back too
@@ -678,6 +682,58 @@ async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
         assert app.screen.query_one("#confirm-reason", Input).value == ""
         await press(pilot, "escape")
     assert tui_world.repo.case(first).ruling is None
+
+
+@sync
+async def test_a_reason_for_one_ruling_never_prefills_another(tui_world: TuiWorld) -> None:
+    """A trial: a reason typed for Reject and cancelled came back in the CR dialog of the
+    same case, where two Enters would have recorded it. A draft belongs to its ruling."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = queue_ids(app)[0]
+        await press(pilot, "r", *"abc", "escape")
+        await press(pilot, "c")  # convert to CR: another ruling, an empty box
+        modal = app.screen
+        assert isinstance(modal, ConfirmRuling) and modal.action == "convert_to_cr"
+        assert modal.query_one("#confirm-reason", Input).value == ""
+        await press(pilot, "escape", "r")  # back to Reject: its draft is there
+        assert app.screen.query_one("#confirm-reason", Input).value == "abc"
+        await press(pilot, "escape")
+    assert tui_world.repo.case(first).ruling is None
+
+
+@sync
+async def test_enter_on_an_empty_reason_stays_and_typing_on_a_button_reaches_the_box(
+    tui_world: TuiWorld,
+) -> None:
+    """A trial: Enter on an empty override reason moved the focus to the buttons and the
+    letters typed next were lost; ``y`` there blamed a missing reason that was typed."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = queue_ids(app)[0]
+        await press(pilot, "r")
+        modal = app.screen
+        assert isinstance(modal, ConfirmRuling) and modal.is_override
+        reason = modal.query_one("#confirm-reason", Input)
+        await press(pilot, "enter")  # nothing typed: the box keeps the focus
+        assert app.focused is reason and app.screen is modal
+        assert "A reason is required" in str(modal.query_one("#confirm-error", Label).content)
+        await press(pilot, *"Nicht im Umfang", "enter")  # typed: on to the ruling button
+        ok = modal.query_one("#confirm-ok", Button)
+        assert app.focused is ok
+        await press(pilot, *",4.4")  # letters on the button go on into the reason
+        assert app.focused is reason and reason.value == "Nicht im Umfang,4.4"
+        await press(pilot, "enter", "y")  # y on an override: says which key rules
+        assert app.screen is modal and app.focused is ok
+        said = str(modal.query_one("#confirm-error", Label).content)
+        assert "Enter on Reject records this one" in said
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmRuling)
+    ruling = tui_world.repo.case(first).ruling
+    assert ruling is not None and ruling.reason == "Nicht im Umfang,4.4"
 
 
 @sync

@@ -156,10 +156,23 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
     import time
 
     from etki.endpoints import EndpointError
+    from etki.semantic import VectorCache
     from etki.services import vector_cache_path
 
     tty = sys.stderr.isatty()
     started = time.perf_counter()
+    path = vector_cache_path(settings, project_id)
+
+    def on_file() -> int:
+        if not path.exists():
+            return 0
+        cache = VectorCache(path)
+        try:
+            return len(cache)
+        finally:
+            cache.close()
+
+    before = on_file()
 
     def progress(done: int, total: int) -> None:
         if tty:  # one line, rewritten in place
@@ -185,10 +198,11 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
         return
     if tty:
         echo("", file=sys.stderr)
+    fresh = max(0, on_file() - before)
     echo(
-        f"  semantic retrieval: {count} graph nodes embedded in "
-        f"{time.perf_counter() - started:.1f} s, kept in "
-        f"{vector_cache_path(settings, project_id)}",
+        f"  semantic retrieval: {count} graph nodes, {fresh} embedded now "
+        f"({count - min(fresh, count)} already on file) in "
+        f"{time.perf_counter() - started:.1f} s; vectors in {path}",
         multiline=False,
     )
 

@@ -9,7 +9,7 @@ recorded."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -221,14 +221,19 @@ class ConfirmRuling(ModalScreen[str | None]):
         """``y``: rule at once when the ruling agrees with the engine; on an override
         say what is needed instead (it never rules by default)."""
         if self.needs_reason:
-            self.query_one("#confirm-error", Label).update(
-                Text(
-                    "y does not amend: an amendment needs a reason, then the Amend button."
-                    if self.amend
-                    else "y rules only when you agree with the engine: this override needs a "
-                    "reason, then the ruling button.",
-                    style="bold",
+            verb = f"Amend: {ACTION_VERB[self.action]}" if self.amend else ACTION_VERB[self.action]
+            if self.reason:  # the reason is there: say which key rules, go to it
+                self._say(
+                    f"y rules only a ruling that agrees with the engine: Enter on "
+                    f"{verb} records this one."
                 )
+                self.query_one("#confirm-ok", Button).focus()
+                return
+            self._say(
+                "y does not amend: an amendment needs a reason, then the Amend button."
+                if self.amend
+                else "y rules only when you agree with the engine: this override needs a "
+                "reason, then the ruling button."
             )
             self.query_one("#confirm-reason", Input).focus()
             return
@@ -242,19 +247,52 @@ class ConfirmRuling(ModalScreen[str | None]):
     @on(Button.Pressed, "#confirm-ok")
     def _confirm(self) -> None:
         if self.needs_reason and not self.reason:
-            self.query_one("#confirm-error", Label).update(
-                Text(
-                    "A reason is required: the earlier ruling stays on record beside it."
-                    if self.amend
-                    else "A reason is required: this ruling overrides the engine's verdict.",
-                    style="bold",
-                )
-            )
+            self._say(self._reason_required())
             self.query_one("#confirm-reason", Input).focus()
             return
         self.dismiss(self.reason)
 
     @on(Input.Submitted, "#confirm-reason")
     def _reason_entered(self) -> None:
-        # Enter in the reason box moves to the Confirm button; it never rules by itself.
+        """Enter in the reason box moves to the ruling button (it never rules by
+        itself); with a reason required and none typed it stays, and says so (a trial:
+        the focus moved on and the next letters typed were lost)."""
+        if self.needs_reason and not self.reason:
+            self._say(self._reason_required())
+            return
         self.query_one("#confirm-ok", Button).focus()
+
+    def _reason_required(self) -> str:
+        return (
+            "A reason is required: the earlier ruling stays on record beside it."
+            if self.amend
+            else "A reason is required: this ruling overrides the engine's verdict."
+        )
+
+    def _say(self, message: str) -> None:
+        label = part(self, "#confirm-error", Label)
+        if label is not None:
+            label.update(Text(message, style="bold"))
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while a button has the focus goes to the reason box (the
+        reviewer was writing the reason: nothing typed is lost). Space and Enter still
+        press the button; ``y`` is the one-key ruling (:meth:`action_confirm`), never
+        text."""
+        focused = self.focused
+        char = event.character
+        if (
+            not isinstance(focused, Button)
+            or not event.is_printable
+            or char is None
+            or char in (" ", "y")
+            or self.ruled_meanwhile is not None
+        ):
+            return
+        box = part(self, "#confirm-reason", Input)
+        if box is None:
+            return
+        event.stop()
+        event.prevent_default()
+        box.focus()
+        box.insert_text_at_cursor(char)

@@ -391,12 +391,16 @@ class QueuePane(Vertical):
 
     def _maximized_changed(self, before: object, after: object) -> None:
         """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
-        to the queue, where it was before Enter, unless something else took it."""
+        to the queue, where it was before Enter, unless something else took it, and the
+        pane back to its top, where the disputed strip and the verdict are (a trial: it
+        kept the reader's scroll, the strip out of sight until the row changed)."""
         detail, table = part(self, CaseDetail), part(self, QueueTable)
         if detail is None or table is None:
             return  # the pane is being removed
-        if before is detail and after is None and self.screen.focused in (detail, None):
-            table.focus()
+        if before is detail and after is None:
+            detail.scroll_home(animate=False)
+            if self.screen.focused in (detail, None):
+                table.focus()
 
     # --- data in ------------------------------------------------------------------------
 
