@@ -198,10 +198,14 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         await settle(pilot)
         table = app.query_one(QueueTable)
         assert table.get_cell(RECEIPT, "risk").plain == "low"
+        three = "req-demo-2c4a8e13"  # cites 4.1, 4.3, 10.2 in that order
+        assert table.get_cell(three, "clauses").plain.startswith("4.1,")
         rule_two_ways(tui_world, "MSA-2024-01#4.3", "e")  # 4.3 disputed now, elsewhere
         app.action_reload()
         await settle(pilot)
         assert table.get_cell(RECEIPT, "risk").plain == "high 24h"
+        # the disputed clause comes first: the row names it before the "+N"
+        assert table.get_cell(three, "clauses").plain.startswith("4.3,")
         assert table.get_cell(RECEIPT, "title").plain.startswith("! DISPUTED")
         pane = app.query_one(QueuePane)
         pane.set_filter(QueueFilter(risk="high"))  # the filter reads what the column says

@@ -439,7 +439,15 @@ class QueuePane(Vertical):
             )
         conf = f"{d.confidence:.2f}"
         risk, _ = current_risk(d, self.memory, self.escalate)
-        disputed = bool(open_disputed_refs(d.cited_clauses, self.memory))  # not resolved
+        open_refs = open_disputed_refs(d.cited_clauses, self.memory)  # not resolved
+        disputed = bool(open_refs)
+        # the disputed clauses first: the row says which clause the "! DISPUTED" is about
+        # before the "+N" (a trial: "2.2+2" hid the disputed 3.1.2); else citation order
+        refs = (
+            (*open_refs, *(r for r in d.cited_clauses if r not in open_refs))
+            if open_refs
+            else tuple(d.cited_clauses)
+        )
         held = self.others_claim(case.case_id)
         title = case.title
         if held is not None:  # another reviewer is on it: said before the title
@@ -449,10 +457,7 @@ class QueuePane(Vertical):
             title_cell(title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
-            self._shared(
-                ("clauses", tuple(d.cited_clauses)),
-                lambda: clauses_cell(d.cited_clauses, _FIXED["clauses"]),
-            ),
+            self._shared(("clauses", refs), lambda: clauses_cell(refs, _FIXED["clauses"])),
             self._shared(
                 ("risk", risk.level, risk.pmo_look_24h),
                 lambda: risk_cell(case, self.memory, self.escalate),
