@@ -1127,6 +1127,26 @@ class Desk:
         """Cases of a project (pending by default), oldest first."""
         return self.repo.cases(project_id, status=status)
 
+    def case_id_for(self, text: str) -> str:
+        """The stored case id ``text`` names: itself when it is one (or holds a ``-``:
+        a full id, stored or not, is left to the command to refuse), else the one case
+        whose id ends in ``-{text}`` (the short id the desk's queue shows). Raises
+        ``InputError`` naming the candidates when several end so; ``text`` unchanged
+        when none does (the command then says no such case)."""
+        if "-" in text or not text:
+            return text
+        found = self.repo.case_ids_ending(text)
+        if text in found or not found:
+            return text
+        if len(found) > 1:
+            raise InputError(
+                f"case id {text!r} is short for more than one case: "
+                + ", ".join(found[:5])
+                + (", …" if len(found) > 5 else "")
+                + "; give the whole id"
+            )
+        return found[0]
+
     def case(self, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
 

@@ -285,3 +285,22 @@ def test_show_prints_the_decision_and_why_step_by_step(tmp_path):
         f"{step['step']}: {step['detail']}" for step in decision["evidence"]
     ]
     assert why[0].startswith("why 1 ") and len(why) == len(decision["evidence"]) >= 5
+
+
+def test_the_short_id_the_desk_shows_names_the_case(tmp_path):
+    """A trial: the queue shows ``9f639c5f`` but ``etki show 9f639c5f`` said no such
+    case. A case command takes the short id of one case; a wildcard is no id."""
+    etki(tmp_path, "init", str(SAMPLE))
+    case_id = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)[0][
+        "case_id"
+    ]
+    short = case_id.rsplit("-", 1)[1]
+    shown = etki(tmp_path, "show", short)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(case_id + "  ")
+    ruled = etki(tmp_path, "rule", short, "approve")
+    assert ruled.returncode == 0, ruled.stderr
+    assert ruled.stdout.startswith(f"{case_id}: ")
+    for text in ("%", "_" * len(short), short[:-1]):
+        missing = etki(tmp_path, "show", text)
+        assert missing.returncode == 2 and f"no case '{text}'" in missing.stderr

@@ -60,11 +60,16 @@ an existing one (README, "Read-only commands")."""
 
 
 def _desk(args: argparse.Namespace, settings: Settings) -> Desk:
+    """The desk of a case command, its ``case_id`` argument, when it is the short id the
+    desk's queue shows (``9f639c5f``), made the whole id (:meth:`Desk.case_id_for`)."""
     from etki.services import Desk
 
-    return Desk.open(
+    desk = Desk.open(
         settings, read_only=args.command in READ_ONLY_COMMANDS, create=args.command == "init"
     )
+    if isinstance(getattr(args, "case_id", None), str):
+        args.case_id = desk.case_id_for(args.case_id)
+    return desk
 
 
 def _one_line(text: str, width: int) -> str:

@@ -49,7 +49,7 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, read_only=True)
     try:
-        name, data = desk.cr_document(args.case_id, args.format)
+        name, data = desk.cr_document(desk.case_id_for(args.case_id), args.format)
     finally:
         desk.close()
     if args.output in (None, "-"):

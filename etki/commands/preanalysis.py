@@ -86,6 +86,7 @@ def _preanalyse(args: argparse.Namespace, settings: Settings) -> int:
         return 1 if run.failed or run.skipped else 0
     if not args.case_id:
         raise InputError("preanalyse: give a case id (or --project ID --missing)")
+    args.case_id = desk.case_id_for(args.case_id)
     saved, wiki_error = desk.preanalyse(args.case_id)
     if args.json:
         emit_json(preanalysis_dict(saved), indent=1, sort_keys=True)

@@ -274,6 +274,20 @@ class CaseStore(StoreBase):
                 raise NotFoundError(f"no case '{case_id}' in the store")
             return with_notes(conn, with_earlier_rulings(conn, [case_of(*row)]))[0]
 
+    def case_ids_ending(self, tail: str, limit: int = 6) -> list[str]:
+        """Up to ``limit`` stored case ids equal to ``tail`` or ending in ``-{tail}``
+        (the short id the desk shows: ``9f639c5f`` of ``req-tdrs-9f639c5f``), sorted.
+        ``tail`` is matched literally (``%`` and ``_`` are no wildcards)."""
+        escaped = tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        with self.engine.connect() as conn:
+            stmt = (
+                select(CaseRow.id)
+                .where((CaseRow.id == tail) | CaseRow.id.like(f"%-{escaped}", escape="\\"))
+                .order_by(CaseRow.id)
+                .limit(limit)
+            )
+            return list(conn.scalars(stmt))
+
     def cases_by_id(self, case_ids: Iterable[str]) -> list[CaseRecord]:
         """The full records of the stored cases among ``case_ids``, in the order asked
         (repeats once; ids not stored, e.g. erased, are left out), read in one query per
