@@ -289,6 +289,12 @@ def short_ref(ref: str) -> str:
     return ref.split("#", 1)[1] if "#" in ref else ref
 
 
+def short_case_id(case_id: str) -> str:
+    """``req-demo-1a2b3c4d`` -> ``1a2b3c4d`` (the part after the last ``-``): the id the
+    narrow queue and Hafıza show, which the CLI takes too (``Desk.case_id_for``)."""
+    return case_id.rsplit("-", 1)[-1] if case_id.count("-") >= 2 else case_id
+
+
 def clauses_cell(refs: Sequence[str], width: int = 9) -> Text:
     """Cited clause numbers, comma-joined, cut to ``width`` with a ``+N`` tail."""
     if not refs:

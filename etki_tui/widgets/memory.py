@@ -44,6 +44,7 @@ from etki_tui.render import (
     highlight,
     literal,
     remit_label,
+    short_case_id,
     verdict_text,
     when,
 )
@@ -568,10 +569,13 @@ class MemoryPane(Horizontal):
         for case in self.precedents[:room]:
             assert case.ruling is not None
             ruling = verdict_text(case.ruling.ruling)
-            if len(case.case_id) + 1 + ruling.cell_len > width:  # the id is what one reads
+            shown_id = printable(case.case_id, multiline=False)
+            if len(shown_id) + 1 + ruling.cell_len > width:  # the id is what one reads
                 ruling = verdict_text(case.ruling.ruling, short=True)
+            if len(shown_id) + 1 + ruling.cell_len > width:  # the queue's short id, whole
+                shown_id = short_case_id(shown_id)
             prompt = Text()
-            prompt.append_text(cell(case.case_id, width - ruling.cell_len - 1))
+            prompt.append_text(cell(shown_id, width - ruling.cell_len - 1))
             prompt.append(" ")
             prompt.append_text(ruling)
             prompt.append("\n  ")

@@ -88,6 +88,7 @@ from etki_tui.render import (
     history_section,
     risk_cell,
     ruled_banner,
+    short_case_id,
     title_cell,
     verdict_text,
     when,
@@ -139,11 +140,6 @@ __all__ = [
     "QueueTable",
     "short_case_id",
 ]
-
-
-def short_case_id(case_id: str) -> str:
-    """``req-demo-1a2b3c4d`` -> ``1a2b3c4d`` (the part after the last ``-``)."""
-    return case_id.rsplit("-", 1)[-1] if case_id.count("-") >= 2 else case_id
 
 
 def _same(a: Text, b: Text) -> bool:
