@@ -13,7 +13,8 @@ floating-point noise): the same request, index and engine version give the same 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -698,13 +699,36 @@ class CaseSummary:
         return "pending" if self.ruling is None else "ruled"
 
 
+_DECIDING = "deciding sentence: "
+
+
+def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) -> str | None:
+    """The ref of the decisive evidence: the ``deciding sentence: REF`` of the
+    ``classify`` step among ``details`` ((step name, detail) pairs of a decision's
+    evidence, :meth:`etki.triage.engine.TriageEngine.triage`), when it is one of
+    ``candidates``; None otherwise. Longest refs are tried first (``MSA#4.8.1`` before
+    ``MSA#4.8``)."""
+    ordered = sorted(dict.fromkeys(candidates), key=len, reverse=True)
+    for step, detail in details:
+        if step != "classify" or _DECIDING not in detail:
+            continue
+        rest = detail.split(_DECIDING, 1)[1]
+        for ref in ordered:
+            if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref) :]):
+                return ref
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class BriefDecision:
-    """The fields of a frozen decision that the wiki's shared pages read."""
+    """The fields of a frozen decision that the wiki's shared pages read; ``deciding``:
+    the cited ref of its decisive evidence (:func:`etki.memory.deciding_ref`), which
+    says what a ruling of the case is about (:func:`etki.memory.ruled_about`)."""
 
     verdict: str
     cited_clauses: tuple[str, ...]
     impacted_modules: tuple[str, ...]
+    deciding: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -728,11 +752,13 @@ class CaseBrief:
         if isinstance(case, CaseBrief):
             return case
         d = case.decision
+        cited = tuple(d.cited_clauses)
+        deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
         return cls(
             case.case_id,
             case.project_id,
             case.title,
-            BriefDecision(d.verdict, tuple(d.cited_clauses), tuple(d.impacted_modules)),
+            BriefDecision(d.verdict, cited, tuple(d.impacted_modules), deciding),
             case.ruling,
             case.version,
         )
@@ -768,8 +794,10 @@ class ClauseResolution:
 class ClauseMemory:
     """What past rulings say about one clause: ``precedent_count`` (overrides among the
     resolved cases citing it), ``last_correction`` (newest override or None),
-    ``disputed`` (resolved cases citing it were ruled differently) and ``history``
-    ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it, oldest first).
+    ``disputed`` (the rulings about it disagree: :func:`etki.memory.ruled_about`),
+    ``history`` ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it,
+    oldest first) and ``disputing`` (the entries of ``history`` whose ruling is about the
+    clause: the rulings a dispute is between).
 
     ``resolution``: the PMO's resolution in force for the clause (the newest), None when
     there is none; ``overridden_by``: the case whose ruling, made after that resolution,
@@ -784,6 +812,7 @@ class ClauseMemory:
     history: tuple[tuple[str, str, str, str], ...] = ()
     resolution: ClauseResolution | None = None
     overridden_by: str | None = None
+    disputing: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def resolved(self) -> bool:
@@ -806,11 +835,14 @@ class DisputedClause:
     history: tuple[tuple[str, str, str, str], ...]
     resolution: ClauseResolution | None = None
     overridden_by: str | None = None
+    disputing: tuple[tuple[str, str, str, str], ...] = ()
+    """The entries of ``history`` whose ruling is about the clause
+    (:attr:`ClauseMemory.disputing`); empty: all of them."""
 
     @property
     def rulings(self) -> tuple[str, ...]:
-        """The distinct rulings, sorted."""
-        return tuple(sorted({h[1] for h in self.history}))
+        """The distinct rulings the dispute is between (those about the clause), sorted."""
+        return tuple(sorted({h[1] for h in (self.disputing or self.history)}))
 
     @property
     def resolved(self) -> bool:

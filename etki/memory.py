@@ -7,8 +7,13 @@ Definitions:
 
 * a **precedent** is a ruled case whose ruling differs from the engine's verdict
   (an override);
-* a clause is **disputed** when the resolved cases citing it were ruled differently
-  (at least two distinct rulings);
+* a clause is **disputed** when the rulings *about* it disagree (at least two distinct
+  rulings): a ruling is about the cited clauses its reason names, else the clause of the
+  decisive evidence, else every clause its case cites (:func:`ruled_about`, the rule of
+  corrections below). DESIGN.md's "cited by resolved cases whose rulings disagree",
+  read as the rulings on that clause: a ruling on 3.2 of a case that also cites the
+  generic 2.1 "Scope" does not dispute 2.1 (a tdrs trial: one CR made 25 of 28 pending
+  cases disputed);
 * **clause memory** is, per cited clause: how many precedents cite it, the newest of
   them, the disputed flag and the ruling history (oldest first);
 * a disputed clause is **disputed-resolved** while a person's resolution of it (the
@@ -33,10 +38,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, DisputedClause, Risk
+from etki.domain import (
+    CaseRecord,
+    ClauseMemory,
+    ClauseResolution,
+    DisputedClause,
+    Risk,
+    deciding_ref,
+)
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -100,7 +112,9 @@ def clause_memory(
     same way, with :func:`overriding_case`)."""
     in_force = resolutions_in_force(resolutions)
     history: dict[str, list[CaseRecord]] = {}
+    about: dict[str, tuple[str, ...]] = {}
     for case in _ruled(cases):
+        about[case.case_id] = case_about(case)
         for ref in case.decision.cited_clauses:
             history.setdefault(ref, []).append(case)
     memory: dict[str, ClauseMemory] = {}
@@ -112,16 +126,20 @@ def clause_memory(
             for c in ruled
             if c.ruling is not None
         )
+        # a dispute is between the rulings about the clause (ruled_about), not every
+        # ruling of a case that happens to cite it
+        mine = tuple(p for p in past if ref in about[p[0]])
         resolution = in_force.get(ref)
-        overridden = overriding_case(past, resolution)
+        overridden = overriding_case(mine, resolution)
         memory[ref] = ClauseMemory(
             ref=ref,
             precedent_count=len(overrides),
             last_correction=overrides[-1] if overrides else None,
-            disputed=is_disputed((ruling for _, ruling, _, _ in past), overridden),
+            disputed=is_disputed((ruling for _, ruling, _, _ in mine), overridden),
             history=past,
             resolution=resolution,
             overridden_by=overridden,
+            disputing=mine,
         )
     return memory
 
@@ -133,7 +151,11 @@ def disputed_clauses(
     in force and the case that overrode it (:func:`clause_memory`)."""
     return [
         DisputedClause(
-            ref=m.ref, history=m.history, resolution=m.resolution, overridden_by=m.overridden_by
+            ref=m.ref,
+            history=m.history,
+            resolution=m.resolution,
+            overridden_by=m.overridden_by,
+            disputing=m.disputing,
         )
         for m in clause_memory(cases, resolutions).values()
         if m.disputed
@@ -150,8 +172,6 @@ CORRECTION_RULES: dict[str, str] = {
 """The three rules of :func:`correction_clauses`, in the order they are tried, with the
 words Raporlar shows for each."""
 
-_DECIDING = "deciding sentence: "
-
 
 def _names(text: str, number: str) -> bool:
     """``number`` (``4.8``) occurs in ``text`` as a whole clause number: not inside a
@@ -160,6 +180,31 @@ def _names(text: str, number: str) -> bool:
         return False
     pattern = rf"(?<![\w.]){re.escape(number)}(?!\w|\.\w)"
     return re.search(pattern, text) is not None
+
+
+def _named_in(reason: str, candidates: Iterable[str]) -> list[str]:
+    """The refs of ``candidates`` that ``reason`` names, by ref or by whole number."""
+    reason = unicodedata.normalize("NFC", reason)
+    if not reason.strip():
+        return []
+    folded_reason = reason.casefold()
+    return [
+        ref
+        for ref in dict.fromkeys(candidates)
+        if ref.casefold() in folded_reason or ("#" in ref and _names(reason, ref.split("#", 1)[1]))
+    ]
+
+
+def _about(
+    cited: tuple[str, ...], reason: str, deciding: str | None, known: Iterable[str] = ()
+) -> tuple[tuple[str, ...], str]:
+    named = _named_in(reason, (*cited, *known))
+    if named:
+        in_cited = [ref for ref in named if ref in cited]
+        return tuple(in_cited or named), "reason"
+    if deciding is not None:
+        return (deciding,), "evidence"
+    return cited, "cited"
 
 
 def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tuple[str, ...], str]:
@@ -173,33 +218,41 @@ def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tup
        When a number is both a cited clause and an uncited one of another contract,
        the cited one is meant. Matching is on NFC text, case-insensitive for refs.
     2. ``evidence``: the decisive evidence, the ``deciding sentence: REF`` of the
-       decision's ``classify`` step (:meth:`etki.triage.engine.TriageEngine.triage`),
-       names one of the cited or known refs.
+       decision's ``classify`` step (:func:`deciding_ref`), names one of the cited or
+       known refs.
     3. ``cited``: every cited clause (the old count), said so by the rule name.
 
     Returns ``((), "cited")`` for a case that cites nothing and names nothing. Pure."""
     cited = tuple(case.decision.cited_clauses)
-    candidates = list(dict.fromkeys((*cited, *known)))
-    reason = unicodedata.normalize("NFC", case.ruling.reason if case.ruling else "")
-    if reason.strip():
-        folded_reason = reason.casefold()
-        named = [
-            ref
-            for ref in candidates
-            if ref.casefold() in folded_reason
-            or ("#" in ref and _names(reason, ref.split("#", 1)[1]))
-        ]
-        if named:
-            in_cited = [ref for ref in named if ref in cited]
-            return tuple(in_cited or named), "reason"
-    for step in getattr(case.decision, "evidence", ()):
-        if step.step != "classify" or _DECIDING not in step.detail:
-            continue
-        rest = step.detail.split(_DECIDING, 1)[1]
-        for ref in sorted(candidates, key=len, reverse=True):  # MSA#4.8.1 before MSA#4.8
-            if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref) :]):
-                return (ref,), "evidence"
-    return cited, "cited"
+    known = tuple(known)
+    steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
+    return _about(
+        cited,
+        case.ruling.reason if case.ruling else "",
+        deciding_ref(steps, (*cited, *known)),
+        known,
+    )
+
+
+def ruled_about(cited: Sequence[str], reason: str, deciding: str | None) -> tuple[str, ...]:
+    """The cited clauses a ruling is *about*, the ones it can dispute: those its reason
+    names (by ref or whole number), else the clause of the decisive evidence
+    (``deciding``, :func:`deciding_ref`) when cited, else every cited clause — the rule
+    of :func:`correction_clauses` for any ruling, over the cited clauses only. A trial
+    on tdrs: counting a ruling on every clause its case cites, one CR among approvals
+    made the contract's generic clauses (2.1 "Scope", cited by 25 of 28 cases)
+    disputed, and the whole queue asked for a 24h look."""
+    cited = tuple(cited)
+    return _about(cited, reason, deciding if deciding in cited else None)[0]
+
+
+def case_about(case: CaseRecord) -> tuple[str, ...]:
+    """:func:`ruled_about` of a ruled case (its cited clauses when not ruled)."""
+    cited = tuple(case.decision.cited_clauses)
+    if case.ruling is None:
+        return cited
+    steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
+    return ruled_about(cited, case.ruling.reason, deciding_ref(steps, cited))
 
 
 def corrections_by_clause(

@@ -422,7 +422,7 @@ def memory_line(
         out.append(" · last correction: ")
         out.append_text(correction_text(mem.last_correction))
     if mem.disputed:
-        rulings = sorted({h[1] for h in mem.history})
+        rulings = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
         if len(rulings) > 1:  # else the rulings agree and contradict the resolution
             out.append(" · rulings disagree: " + " / ".join(rulings))
         out.append_text(resolution_text(mem))
@@ -646,7 +646,7 @@ def disputed_strip(
         line.append(" " + one_line(clause.number if clause else ref, 120), style="bold")
         if clause is not None and clause.title:
             line.append(" " + one_line(clause.title, 120), style="bold")
-        kinds = sorted({h[1] for h in mem.history})
+        kinds = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
         if not mem.resolved and len(kinds) > 1:  # one kind: they contradict the resolution
             rulings = " / ".join(VERDICT_SHORT.get(v, v) for v in kinds)
             line.append(f" · rulings disagree: {rulings}")

@@ -219,7 +219,7 @@ def test_a_resolution_holds_until_a_later_ruling_disagrees(world: World) -> None
 
     # a later ruling that disagrees makes it disputed again, naming the case
     world.clock.at(30)
-    desk.rule(fourth, "reject", reason="outside the remit")
+    desk.rule(fourth, "reject", reason="outside the remit of 4.8")  # about 4.8
     mem = desk.clause_memory("demo")[REF]
     assert mem.disputed and mem.open_dispute and not mem.resolved
     assert mem.resolution == res and mem.overridden_by == fourth

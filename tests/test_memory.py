@@ -49,3 +49,66 @@ def test_agreeing_rulings_are_not_disputed(tmp_path):
         repo.record_ruling(f"req-demo-{i}", "approve", "ayse", "")
     assert memory.disputed_clauses(repo.cases("demo")) == []
     assert memory.clause_memory(repo.cases("demo"))["MSA#3.2"].precedent_count == 0
+
+
+def _deciding(case_id: str, verdict: str, cited: tuple[str, ...], deciding: str):  # noqa: ANN202
+    """A decision whose classify step names ``deciding`` as its deciding sentence, as
+    the engine writes it (etki.triage.engine)."""
+    from dataclasses import replace
+
+    from etki.domain import EvidenceStep
+
+    d = make_decision(case_id, verdict, cited)
+    step = EvidenceStep(
+        "classify",
+        f"rule full -> {verdict} (confidence 0.80); deciding sentence: {deciding} "
+        "(obligation, role rule: contractor obligation (default))",
+    )
+    return replace(d, evidence=(*d.evidence, step))
+
+
+def test_a_ruling_disputes_only_the_clauses_it_is_about(tmp_path):
+    """A tdrs trial: an approval and a CR on two cases that both cite the generic 2.1
+    ("Scope") besides their own clauses made 2.1 disputed, and with it 25 of 28 pending
+    cases. A ruling is about the cited clauses its reason names, else its decisive
+    clause, else every cited clause; only rulings about a clause dispute it. The wiki's
+    model counts the same way (tests/test_wiki_*: rebuild == projection)."""
+    from etki.domain import CaseBrief
+    from etki.memory import case_about, ruled_about
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db")
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    generic, mine, theirs = "MSA#2.1", "MSA#3.1", "MSA#3.2"
+    repo.add_cases(
+        "demo",
+        [
+            (make_request("R1"), _deciding("req-demo-1", "IN_SCOPE", (mine, generic), mine)),
+            (make_request("R2"), _deciding("req-demo-2", "IN_SCOPE", (theirs, generic), theirs)),
+            (make_request("R3"), _deciding("req-demo-3", "IN_SCOPE", (theirs, generic), theirs)),
+            (make_request("R4"), make_decision("req-demo-4", "IN_SCOPE", (generic,))),
+        ],
+    )
+    repo.record_ruling("req-demo-1", "approve", "ayse", "")
+    repo.record_ruling("req-demo-2", "convert_to_cr", "jurgen", "new screens: extra work")
+    cases = {c.case_id: c for c in repo.cases("demo")}
+    assert case_about(cases["req-demo-1"]) == (mine,)
+    assert case_about(cases["req-demo-2"]) == (theirs,)
+    assert CaseBrief.of(cases["req-demo-2"]).decision.deciding == theirs
+    mem = memory.clause_memory(cases.values())
+    assert not mem[generic].disputed  # cited by both, about neither
+    assert [h[0] for h in mem[generic].history] == ["req-demo-1", "req-demo-2"]  # still shown
+    assert memory.disputed_clauses(cases.values()) == []
+
+    # a reason that names the generic clause makes the ruling about it: now disputed
+    repo.record_ruling("req-demo-3", "reject", "jurgen", "2.1 excludes this")
+    cases = {c.case_id: c for c in repo.cases("demo")}
+    assert case_about(cases["req-demo-3"]) == (generic,)
+    assert ruled_about((theirs, generic), "see MSA#3.2 and 2.1", theirs) == (theirs, generic)
+    # 2.1's rulings about it: REJECT (req-demo-3) alone, so still not disputed ...
+    assert not memory.clause_memory(cases.values())[generic].disputed
+    # ... until an approval that names it too
+    repo.record_ruling("req-demo-4", "approve", "ayse", "")  # no deciding step: all cited
+    cases = {c.case_id: c for c in repo.cases("demo")}
+    assert case_about(cases["req-demo-4"]) == (generic,)
+    [item] = memory.disputed_clauses(cases.values())
+    assert item.ref == generic and item.rulings == ("IN_SCOPE", "REJECT")

@@ -30,7 +30,7 @@ from etki.domain import (
     WorkItem,
 )
 from etki.frontmatter import FrontmatterMemo
-from etki.memory import is_disputed, overriding_case
+from etki.memory import is_disputed, overriding_case, ruled_about
 from etki.text import sort_key
 
 __all__ = ["ClauseTally", "Memo", "Once", "PageCache", "WikiModel"]
@@ -316,13 +316,22 @@ class WikiModel:
         twice). ``KeyError`` for a ref no ruled case cites."""
         return self.cache.clause_tally.get(ref, lambda: self._tally(ref))
 
+    def _about(self, ref: str, brief: CaseBrief) -> bool:
+        """Whether the ruling of ``brief`` is about ``ref`` (:func:`etki.memory.ruled_about`,
+        the rule :func:`etki.memory.clause_memory` disputes by)."""
+        r, d = brief.ruling, brief.decision
+        assert r is not None  # history holds ruled cases only
+        return ref in ruled_about(d.cited_clauses, r.reason, d.deciding)
+
     def _tally(self, ref: str) -> ClauseTally:
         rulings: set[str] = set()
         count = 0
         for key in self.history[ref]:
-            r = self.cases[key[1]].ruling
+            brief = self.cases[key[1]]
+            r = brief.ruling
             assert r is not None  # history holds ruled cases only
-            rulings.add(r.ruling)
+            if self._about(ref, brief):
+                rulings.add(r.ruling)
             if r.is_override:
                 count += 1
         disputed = is_disputed(rulings, self.standing(ref)[1])
@@ -340,9 +349,11 @@ class WikiModel:
             return (None, None)
         history = []
         for key in self.history[ref]:
-            r = self.cases[key[1]].ruling
+            brief = self.cases[key[1]]
+            r = brief.ruling
             assert r is not None  # history holds ruled cases only
-            history.append((key[1], r.ruling, r.reviewer, r.ruled_at))
+            if self._about(ref, brief):
+                history.append((key[1], r.ruling, r.reviewer, r.ruled_at))
         return (resolution, overriding_case(history, resolution))
 
     def contract_ids(self) -> list[str]:

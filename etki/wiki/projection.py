@@ -160,7 +160,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 8
+    VERSION = 9
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -173,7 +173,8 @@ class _Mark:
     (singular) on the decision and change-request pages. 7: ``disputed.md`` says a clause
     is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6).
     8: the rulings on contract, module and index pages are list items, not a six-column
-    table (unreadable at 80 columns, issue 12)."""
+    table (unreadable at 80 columns, issue 12). 9: a clause is disputed by the rulings
+    about it (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it."""
 
     @property
     def floor(self) -> int:

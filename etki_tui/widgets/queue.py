@@ -1461,7 +1461,9 @@ class QueuePane(Vertical):
             return
         mem = self.memory[refs[0]]
         clause = self.clauses.get(refs[0])
-        item = DisputedClause(mem.ref, mem.history, mem.resolution, mem.overridden_by)
+        item = DisputedClause(
+            mem.ref, mem.history, mem.resolution, mem.overridden_by, mem.disputing
+        )
         title = f"{clause.number} {clause.title}" if clause is not None else ""
         self.post_message(DisputeResolveWanted(item, title))
 

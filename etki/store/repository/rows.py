@@ -34,6 +34,7 @@ from etki.domain import (
     ScopeClause,
     Verdict,
     WorkItem,
+    deciding_ref,
 )
 from etki.store.models import (
     CaseRow,
@@ -233,13 +234,18 @@ def brief_of(
     *ruling: Any,
 ) -> CaseBrief:
     """The :class:`~etki.domain.CaseBrief` of a row of :func:`brief_select`: the
-    decision's JSON is parsed for three members and dropped."""
+    decision's JSON is parsed for four members (the decisive clause from its evidence)
+    and dropped."""
     doc = json.loads(decision_json)
+    cited = tuple(doc["cited_clauses"])
+    steps = ((e.get("step", ""), e.get("detail", "")) for e in doc.get("evidence") or ())
     return CaseBrief(
         case_id,
         project_id,
         title,
-        BriefDecision(doc["verdict"], tuple(doc["cited_clauses"]), tuple(doc["impacted_modules"])),
+        BriefDecision(
+            doc["verdict"], cited, tuple(doc["impacted_modules"]), deciding_ref(steps, cited)
+        ),
         ruling_of(case_id, verdict, *ruling),
         version,
     )
