@@ -722,7 +722,7 @@ def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) 
 @dataclass(frozen=True, slots=True)
 class BriefDecision:
     """The fields of a frozen decision that the wiki's shared pages read; ``deciding``:
-    the cited ref of its decisive evidence (:func:`etki.memory.deciding_ref`), which
+    the cited ref of its decisive evidence (:func:`deciding_ref`), which
     says what a ruling of the case is about (:func:`etki.memory.ruled_about`)."""
 
     verdict: str
