@@ -672,6 +672,9 @@ class DecisionSummary:
     confidence: float
     cited_clauses: tuple[str, ...]
     risk: Risk
+    deciding: str | None = None
+    """The cited ref of the decisive evidence (:func:`deciding_ref`): what a ruling of
+    the case is about (:func:`etki.memory.ruled_about`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -700,6 +703,33 @@ class CaseSummary:
 
 
 _DECIDING = "deciding sentence: "
+
+
+def deciding_in_json(text: str | None, cited: Iterable[str]) -> str | None:
+    """:func:`deciding_ref` from the text of a stored decision's JSON, or from the part
+    of it that starts at its ``deciding sentence: `` (what a queue read cuts out in SQL
+    instead of decoding the evidence chain): the JSON string there is decoded up to its
+    closing quote. None when there is none or it names no ref of ``cited``."""
+    at = text.find(_DECIDING) if text else -1
+    if text is None or at < 0:
+        return None
+    rest = text[at + len(_DECIDING) :]
+    end = 0
+    while True:  # the first quote not escaped by a backslash ends the JSON string
+        end = rest.find('"', end)
+        backslashes = len(rest[:end]) - len(rest[:end].rstrip("\\")) if end > 0 else 0
+        if end < 0 or backslashes % 2 == 0:
+            break
+        end += 1
+    piece = rest if end < 0 else rest[:end]
+    try:
+        detail = json.loads('"' + piece + '"')
+    except ValueError:  # a cut fragment may end inside an escape: drop from it on
+        try:
+            detail = json.loads('"' + piece[: piece.rfind("\\")] + '"')
+        except ValueError:
+            return None
+    return deciding_ref((("classify", _DECIDING + detail),), cited)
 
 
 def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) -> str | None:

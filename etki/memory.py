@@ -43,8 +43,10 @@ from typing import Protocol
 
 from etki.domain import (
     CaseRecord,
+    CaseSummary,
     ClauseMemory,
     ClauseResolution,
+    DecisionSummary,
     DisputedClause,
     Risk,
     deciding_ref,
@@ -246,13 +248,20 @@ def ruled_about(cited: Sequence[str], reason: str, deciding: str | None) -> tupl
     return _about(cited, reason, deciding if deciding in cited else None)[0]
 
 
-def case_about(case: CaseRecord) -> tuple[str, ...]:
-    """:func:`ruled_about` of a ruled case (its cited clauses when not ruled)."""
+def case_about(case: CaseRecord | CaseSummary) -> tuple[str, ...]:
+    """:func:`ruled_about` of a ruled case (its cited clauses when not ruled): a full
+    record's decisive clause is read from its evidence, a queue row's from
+    :attr:`etki.domain.DecisionSummary.deciding` (a desk's trial: the queue's memory,
+    built from the light rows, had no evidence and disputed every cited clause)."""
     cited = tuple(case.decision.cited_clauses)
     if case.ruling is None:
         return cited
-    steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
-    return ruled_about(cited, case.ruling.reason, deciding_ref(steps, cited))
+    d = case.decision
+    if isinstance(d, DecisionSummary):
+        deciding = d.deciding
+    else:
+        deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
+    return ruled_about(cited, case.ruling.reason, deciding)
 
 
 def corrections_by_clause(

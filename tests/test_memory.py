@@ -112,3 +112,44 @@ def test_a_ruling_disputes_only_the_clauses_it_is_about(tmp_path):
     assert case_about(cases["req-demo-4"]) == (generic,)
     [item] = memory.disputed_clauses(cases.values())
     assert item.ref == generic and item.rulings == ("IN_SCOPE", "REJECT")
+
+
+def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path):
+    """A fresh helper's trial on tdrs: the desk builds its clause memory from the light
+    queue rows, which had no evidence, so every clause a ruled case cites was taken as
+    what its ruling is about and 25 of 28 rows read DISPUTED while ``etki dispute list``
+    said none. A queue row now carries its decisive clause (read in SQL on SQLite, from
+    the JSON text elsewhere): both reads give the same memory."""
+    from pathlib import Path
+
+    from etki.config import Settings
+    from etki.domain import deciding_ref
+    from etki.services import init_project
+    from etki.store.repository.rows import decision_summary
+
+    tdrs = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "tdrs"
+    if not tdrs.is_dir():
+        import pytest
+
+        pytest.skip("../shared/realdata/tdrs is not beside the checkout")
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="ayse")
+    repo = CaseFileRepository(settings.db_url)
+    init_project(tdrs, repo, settings)
+    repo.record_ruling("req-tdrs-fff0605c", "approve", "ayse", "")
+    repo.record_ruling(
+        "req-tdrs-ba01dfb3", "convert_to_cr", "ayse", "Error banner wording change is new work"
+    )
+    full = memory.clause_memory(repo.cases("tdrs"))
+    light = memory.clause_memory(repo.case_summaries("tdrs"))
+    assert full == light
+    assert not any(m.disputed for m in full.values())  # two rulings about two clauses
+    for case in repo.cases("tdrs"):
+        expect = deciding_ref(
+            ((e.step, e.detail) for e in case.decision.evidence), case.decision.cited_clauses
+        )
+        d = case.decision
+        other = decision_summary(d.to_json(), d.verdict, d.confidence)  # the PostgreSQL read
+        assert other.deciding == expect, case.case_id
+    rows = {s.case_id: s.decision.deciding for s in repo.case_summaries("tdrs")}
+    assert rows["req-tdrs-ba01dfb3"] == "tdrs-rfq#3.2"
+    repo.dispose()

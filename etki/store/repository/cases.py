@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, case, func, insert, select, update
 
 from etki.domain import ACTIONS, CaseRecord, CaseSummary, Decision, Request, Risk, RulingRecord
 from etki.errors import ConflictError, InputError, NotFoundError
@@ -312,13 +312,19 @@ class CaseStore(StoreBase):
         # SQLite decodes the two members itself (JSON1 is built in): 17 MB of decision
         # text stay in the database at 10,000 cases; elsewhere they are cut out here
         in_db = self.engine.dialect.name == "sqlite"
+        marker = "deciding sentence: "  # the decisive clause (etki.domain.deciding_ref)
+        where = func.instr(DecisionRow.decision_json, marker)
         decision_cols = (
             (
                 func.json_extract(DecisionRow.decision_json, "$.cited_clauses"),
                 func.json_extract(DecisionRow.decision_json, "$.risk"),
+                case(
+                    (where > 0, func.substr(DecisionRow.decision_json, where, 320)),
+                    else_=None,
+                ),
             )
             if in_db
-            else (DecisionRow.decision_json, DecisionRow.decision_json)
+            else (DecisionRow.decision_json, DecisionRow.decision_json, DecisionRow.decision_json)
         )
         stmt = (
             select(
@@ -359,6 +365,7 @@ class CaseStore(StoreBase):
             confidence,
             refs_json,
             risk_json,
+            deciding_text,
             *ruling_columns,
         ) in rows:
             out.append(
@@ -373,7 +380,9 @@ class CaseStore(StoreBase):
                     created_at=created_at,
                     version=version,
                     decision=(
-                        summary_of_members(refs_json, risk_json, verdict, confidence, risks)
+                        summary_of_members(
+                            refs_json, risk_json, verdict, confidence, risks, deciding_text
+                        )
                         if in_db
                         else decision_summary(refs_json, verdict, confidence, risks)
                     ),

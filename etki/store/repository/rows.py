@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 from typing import Any, cast
 
 from sqlalchemy import Select, func, select
@@ -34,6 +35,7 @@ from etki.domain import (
     ScopeClause,
     Verdict,
     WorkItem,
+    deciding_in_json,
     deciding_ref,
 )
 from etki.store.models import (
@@ -277,13 +279,18 @@ def summary_of_members(
     verdict: str,
     confidence: float,
     risks: dict[tuple[object, ...], Risk],
+    deciding_text: str | None = None,
 ) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from the ``cited_clauses`` and ``risk``
-    members of a stored decision as JSON text (what SQLite's ``json_extract`` returns).
-    ``risks`` shares equal :class:`Risk` values between calls."""
+    members of a stored decision as JSON text (what SQLite's ``json_extract`` returns)
+    and ``deciding_text``, the decision's JSON from its ``deciding sentence: `` on (or
+    None; :func:`etki.domain.deciding_in_json`). ``risks`` shares equal :class:`Risk`
+    values between calls."""
     refs = json.loads(refs_json) if refs_json else []
     risk = json.loads(risk_json) if risk_json else {}
-    return _summary(refs, risk, verdict, confidence, risks)
+    summary = _summary(refs, risk, verdict, confidence, risks)
+    deciding = deciding_in_json(deciding_text, summary.cited_clauses)
+    return replace(summary, deciding=deciding) if deciding else summary
 
 
 def _summary(
@@ -325,7 +332,9 @@ def decision_summary(
     except ValueError:
         whole = json.loads(decision_json)
         refs, risk = whole.get("cited_clauses", []), whole.get("risk", {})
-    return _summary(refs, risk, verdict, confidence, risks)
+    summary = _summary(refs, risk, verdict, confidence, risks)
+    deciding = deciding_in_json(decision_json, summary.cited_clauses)
+    return replace(summary, deciding=deciding) if deciding else summary
 
 
 # --- the project's knowledge ------------------------------------------------------------
