@@ -24,6 +24,7 @@ from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
 from etki_tui.header import DeskHeader, header_text
 from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.widgets.queue import CURSOR_MARK, CaseDetail, QueueTable
 from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
@@ -438,6 +439,11 @@ async def test_an_agreeing_ruling_confirms_with_y(tui_world: TuiWorld) -> None:
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and not modal.is_override
         assert app.focused is modal.query_one("#confirm-ok")
+        await press(pilot, "question_mark")  # ? on the button is help, not reason text
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await press(pilot, "escape")
+        await until(pilot, lambda: app.screen is modal, "the dialog again")
+        assert modal.query_one("#confirm-reason", Input).value == ""
         await press(pilot, "y")
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmRuling)

@@ -277,15 +277,15 @@ class ConfirmRuling(ModalScreen[str | None]):
     def on_key(self, event: events.Key) -> None:
         """A letter typed while a button has the focus goes to the reason box (the
         reviewer was writing the reason: nothing typed is lost). Space and Enter still
-        press the button; ``y`` is the one-key ruling (:meth:`action_confirm`), never
-        text."""
+        press the button; ``y`` is the one-key ruling (:meth:`action_confirm`) and ``?``
+        the help, never text."""
         focused = self.focused
         char = event.character
         if (
             not isinstance(focused, Button)
             or not event.is_printable
             or char is None
-            or char in (" ", "y")
+            or char in (" ", "y", "?")
             or self.ruled_meanwhile is not None
         ):
             return
