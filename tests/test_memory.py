@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
 
 from etki import memory
+from etki.config import Settings
+from etki.domain import deciding_ref
+from etki.services import init_project
 from etki.store import CaseFileRepository
+from etki.store.repository.rows import decision_summary
 from tests.factories import make_decision, make_project, make_request
 
 
@@ -114,26 +121,54 @@ def test_a_ruling_disputes_only_the_clauses_it_is_about(tmp_path):
     assert item.ref == generic and item.rulings == ("IN_SCOPE", "REJECT")
 
 
-def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path):
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path, store):
     """A fresh helper's trial on tdrs: the desk builds its clause memory from the light
     queue rows, which had no evidence, so every clause a ruled case cites was taken as
     what its ruling is about and 25 of 28 rows read DISPUTED while ``etki dispute list``
     said none. A queue row now carries its decisive clause (read in SQL on SQLite, from
     the JSON text elsewhere): both reads give the same memory."""
-    from pathlib import Path
-
-    from etki.config import Settings
-    from etki.domain import deciding_ref
-    from etki.services import init_project
-    from etki.store.repository.rows import decision_summary
-
     tdrs = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "tdrs"
     if not tdrs.is_dir():
-        import pytest
-
         pytest.skip("../shared/realdata/tdrs is not beside the checkout")
-    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="ayse")
+    url, drop = _store_url(tmp_path, store)
+    settings = Settings(db_url=url, wiki_dir=None, reviewer="ayse")
     repo = CaseFileRepository(settings.db_url)
+    try:
+        _dispute_parity(repo, settings, tdrs)
+    finally:
+        repo.dispose()
+        drop()
+
+
+def _store_url(tmp_path, store):  # noqa: ANN001, ANN202
+    """(URL, clean-up) of a fresh SQLite file or PostgreSQL schema (skipped cleanly
+    when the server at 127.0.0.1:5432 is absent)."""
+    if store == "sqlite":
+        return f"sqlite:///{tmp_path}/etki.db", lambda: None
+    import uuid
+
+    pytest.importorskip("psycopg")
+    from sqlalchemy import create_engine, text
+
+    pg = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(pg)
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as exc:  # server absent: skip cleanly
+        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+    return f"{pg}?options=-csearch_path%3D{schema}", drop
+
+
+def _dispute_parity(repo, settings, tdrs):  # noqa: ANN001, ANN202
     init_project(tdrs, repo, settings)
     repo.record_ruling("req-tdrs-fff0605c", "approve", "ayse", "")
     repo.record_ruling(
@@ -152,4 +187,3 @@ def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path):
         assert other.deciding == expect, case.case_id
     rows = {s.case_id: s.decision.deciding for s in repo.case_summaries("tdrs")}
     assert rows["req-tdrs-ba01dfb3"] == "tdrs-rfq#3.2"
-    repo.dispose()

@@ -126,3 +126,44 @@ async def test_home_in_the_memory_list_shows_the_first_section_header(
         assert entries.highlighted_option.id == f"pre:{many[0].case_id}"
         assert entries.scroll_y == 0
         assert "Precedents (30)" in shown(entries).splitlines()[1]  # under the border
+
+
+@sync
+async def test_a_search_answer_lays_out_only_its_hits(tui_world: TuiWorld) -> None:
+    """Issue 12 item 2: each answer rebuilt every entry of the memory sections (a new
+    Option, visual and measured height per precedent, disputed clause and decision
+    file, on the event loop). The sections' Options are now made once per memory load
+    and width and given back as they are; a new load makes new ones."""
+    app = make_app(tui_world, preview_delay=3600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        entries = pane.query_one("#memory-list", OptionList)
+        hits = search_results(tui_world, "contract")
+        assert hits.hits
+
+        def section_options() -> dict[str, object]:
+            return {
+                o.id: o
+                for o in entries._options
+                if o.id and not o.id.startswith("hit:")  # the memory sections' entries
+            }
+
+        pane.set_hits(hits.query, hits.hits)
+        await settle(pilot)
+        first = section_options()
+        assert any(k.startswith("page:") for k in first)
+        pane.set_hits(hits.query + " x", hits.hits[:1])  # the next answer
+        await settle(pilot)
+        again = section_options()
+        common = again.keys() & first.keys()  # later batches may still be on their way
+        assert any(k.startswith("page:") for k in common)
+        assert all(again[k] is first[k] for k in common)  # the same objects: not laid out
+        loaded = memory_loaded(tui_world)
+        pane.set_memory([], [], loaded.clauses, loaded.pages, True, top_pages=loaded.top_pages)
+        await settle(pilot)
+        fresh = section_options()
+        common = fresh.keys() & first.keys()
+        assert common and all(fresh[k] is not first[k] for k in common)

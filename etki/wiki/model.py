@@ -104,6 +104,7 @@ class PageCache:
     changes, so nothing made from it is ever dropped."""
 
     __slots__ = (
+        "case_about",
         "clause_tally",
         "clause_standing",
         "contract_ids",
@@ -122,6 +123,8 @@ class PageCache:
     )
 
     def __init__(self) -> None:
+        self.case_about: Memo[str, tuple[str, ...]] = Memo()
+        """case id -> the cited refs its ruling is about (:func:`etki.memory.ruled_about`)"""
         self.clause_tally: Memo[str, ClauseTally] = Memo()
         """cited ref -> its :data:`ClauseTally`"""
         self.clause_standing: Memo[str, Standing] = Memo()
@@ -155,6 +158,7 @@ class PageCache:
 
     def forget_case(self, case_id: str) -> None:
         """Drop what was rendered from one case (its rows, items and lines)."""
+        self.case_about.drop(case_id)
         for depth in (0, 2):
             self.rows.drop((depth, case_id))
         self.disputed_rows.drop(case_id)
@@ -321,7 +325,10 @@ class WikiModel:
         the rule :func:`etki.memory.clause_memory` disputes by)."""
         r, d = brief.ruling, brief.decision
         assert r is not None  # history holds ruled cases only
-        return ref in ruled_about(d.cited_clauses, r.reason, d.deciding)
+        about = self.cache.case_about.get(
+            brief.case_id, lambda: ruled_about(d.cited_clauses, r.reason, d.deciding)
+        )
+        return ref in about
 
     def _tally(self, ref: str) -> ClauseTally:
         rulings: set[str] = set()

@@ -172,6 +172,7 @@ def spelled_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     return pattern if len(pattern) <= max_chars else None
 
 
+@lru_cache(maxsize=128)
 def token_regex(token: str, max_chars: int = _REGEX_MAX_CHARS) -> str | None:
     """A Rust-regex (ripgrep) pattern that matches every raw text whose
     :func:`etki.text.fold` contains ``token`` (a folded token), and maybe more: each

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Connection, case, func, insert, select, update
+from sqlalchemy import Connection, case, func, insert, null, select, update
 
 from etki.domain import ACTIONS, CaseRecord, CaseSummary, Decision, Request, Risk, RulingRecord
 from etki.errors import ConflictError, InputError, NotFoundError
@@ -324,7 +324,7 @@ class CaseStore(StoreBase):
                 ),
             )
             if in_db
-            else (DecisionRow.decision_json, DecisionRow.decision_json, DecisionRow.decision_json)
+            else (DecisionRow.decision_json, null(), null())  # the text once: cut out here
         )
         stmt = (
             select(
