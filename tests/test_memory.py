@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from etki import memory
 from etki.config import Settings
@@ -14,6 +15,7 @@ from etki.services import init_project
 from etki.store import CaseFileRepository
 from etki.store.repository.rows import decision_summary
 from tests.factories import make_decision, make_project, make_request
+from tests.test_store import _postgres_repo
 
 
 def test_disputed_and_precedents(tmp_path):
@@ -131,41 +133,22 @@ def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path, store):
     tdrs = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "tdrs"
     if not tdrs.is_dir():
         pytest.skip("../shared/realdata/tdrs is not beside the checkout")
-    url, drop = _store_url(tmp_path, store)
-    settings = Settings(db_url=url, wiki_dir=None, reviewer="ayse")
-    repo = CaseFileRepository(settings.db_url)
+    settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="ayse")
+    if store == "sqlite":
+        repo, done = CaseFileRepository(settings.db_url), lambda: None
+    else:  # the PostgreSQL schema of tests/test_store.py (skipped cleanly when absent)
+        repo, admin, schema = _postgres_repo()
+
+        def done() -> None:
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+
     try:
         _dispute_parity(repo, settings, tdrs)
     finally:
         repo.dispose()
-        drop()
-
-
-def _store_url(tmp_path, store):  # noqa: ANN001, ANN202
-    """(URL, clean-up) of a fresh SQLite file or PostgreSQL schema (skipped cleanly
-    when the server at 127.0.0.1:5432 is absent)."""
-    if store == "sqlite":
-        return f"sqlite:///{tmp_path}/etki.db", lambda: None
-    import uuid
-
-    pytest.importorskip("psycopg")
-    from sqlalchemy import create_engine, text
-
-    pg = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(pg)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-
-    def drop() -> None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-    return f"{pg}?options=-csearch_path%3D{schema}", drop
+        done()
 
 
 def _dispute_parity(repo, settings, tdrs):  # noqa: ANN001, ANN202
