@@ -106,6 +106,30 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def words_as_written(text: str) -> list[str]:
+    """The words of ``text`` as it writes them (NFC, case and marks kept), one for each
+    word of :func:`words` and in the same order, so a match found in folded words can be
+    quoted in the writer's own spelling:
+
+    >>> words("Şifre SIFIRLANMIYOR, Größe")
+    ['sifre', 'sifirlanmiyor', 'grosse']
+    >>> words_as_written("Şifre SIFIRLANMIYOR, Größe")
+    ['Şifre', 'SIFIRLANMIYOR', 'Größe']
+
+    A word ends after the last character whose fold it holds and any combining marks
+    that follow it. Costs a Python call per character (:func:`fold_with_offsets`): use
+    it for the few texts that are quoted, not for scoring."""
+    text = unicodedata.normalize("NFC", text)
+    folded, origin = fold_with_offsets(text)
+    out = []
+    for m in _WORD.finditer(folded):
+        end = origin[m.end() - 1] + 1
+        while end < len(text) and unicodedata.combining(text[end]):
+            end += 1
+        out.append(text[origin[m.start()] : end])
+    return out
+
+
 _DIGRAPH = re.compile("ae|oe|ue")
 _DIGRAPH_VOWEL = {"ae": "a", "oe": "o", "ue": "u"}
 SPELLINGS_MAX = 8

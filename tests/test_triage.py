@@ -180,7 +180,7 @@ def test_decision_records_versions_and_freshness(engine: TriageEngine) -> None:
     assert (
         (d.engine_version, d.model_version)
         == (ENGINE_VERSION, MODEL_VERSION)
-        == ("2.0.0", "lexical-v1")
+        == ("2.1.0", "lexical-v1")
     )
     assert d.index_freshness == "sha256:test-index"
     assert Decision.from_json(d.to_json()) == d
@@ -286,10 +286,25 @@ def test_german_sharp_s_and_umlauts_match_their_clause(engine: TriageEngine) -> 
         "c", "DIE ADRESSPRUFUNG GEGEN DAS STRASSENVERZEICHNIS FUNKTIONIERT NICHT MEHR."
     )
     assert proper.cited_clauses[0] == "MSA#7"
-    assert shouted.to_json() == proper.to_json()
+    # the same decision; only the quoted wording is each request's own spelling
+    assert "“funktioniert nicht”, “nicht mehr”" in proper.to_json()
+    assert shouted.to_json() == proper.to_json().replace(
+        "“funktioniert nicht”, “nicht mehr”", "“FUNKTIONIERT NICHT”, “NICHT MEHR”"
+    )
     assert proper.verdict == "IN_SCOPE"  # a defect in a covered area
     assert "core.address" in proper.impacted_modules
     assert dict(proper.extra)["language"] == "de"
+
+
+def test_evidence_quotes_the_wording_as_the_request_writes_it(engine: TriageEngine) -> None:
+    text = "Güvenlik açığı: ŞİFRE sıfırlama sayfası ÇALIŞMIYOR, Größe der Datei"
+    d = engine.triage("c", text)
+    steps = {s.step: s.detail for s in d.evidence}
+    assert "“ŞİFRE”" in steps["risk"] and "“Güvenlik”" in steps["risk"]
+    assert "“ÇALIŞMIYOR”" in steps["defect_detection"]
+    assert "guvenlik" not in d.to_json() and "calismiyor" not in d.to_json()
+    nfd = unicodedata.normalize("NFD", text)
+    assert engine.triage("c", nfd).to_json() == d.to_json()  # quoted in NFC either way
 
 
 # --- verdicts -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ contract and data-protection vocabulary; they name no project, request or clause
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from etki.text import fold
@@ -95,15 +95,29 @@ class CueList:
         text = " ".join(words)
         return tuple(c for c, rx in self._candidates(text) if rx.search(text))
 
-    def hits(self, words: Sequence[str]) -> tuple[tuple[Cue, str], ...]:
-        """Like :meth:`find`, with the first matched words of each cue (folded text, so
-        the same for NFC and NFD input): ``((cue, "crashes"), ...)``."""
+    def hits(
+        self, words: Sequence[str], written: Callable[[], Sequence[str]] | None = None
+    ) -> tuple[tuple[Cue, str], ...]:
+        """Like :meth:`find`, with the first matched words of each cue:
+        ``((cue, "crashes"), ...)``. The text is folded (the same for NFC and NFD input),
+        or, with ``written``, the same words as the text writes them (``written()`` gives
+        one for each of ``words``, e.g.
+        :func:`etki.triage.normalise.cue_words_as_written`; called only when a cue
+        matches, at most once): ``((cue, "ÇALIŞMIYOR"), ...)``."""
         text = " ".join(words)
         out = []
+        own: Sequence[str] | None = None
         for cue, rx in self._candidates(text):
             m = rx.search(text)
-            if m:
-                out.append((cue, m.group(0)))
+            if not m:
+                continue
+            matched = m.group(0)
+            if written is not None:
+                if own is None:
+                    own = written()
+                start = text.count(" ", 0, m.start())
+                matched = " ".join(own[start : start + matched.count(" ") + 1])
+            out.append((cue, matched))
         return tuple(out)
 
     def positions(self, words: Sequence[str]) -> tuple[int, ...]:

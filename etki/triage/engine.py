@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
@@ -48,6 +49,7 @@ from etki.domain import (
     is_declared_remit,
 )
 from etki.knowledge import KnowledgeIndex, build_index
+from etki.text import fold
 from etki.triage import cues
 from etki.triage.classify import (
     DEFAULT_THRESHOLDS,
@@ -61,11 +63,11 @@ from etki.triage.contract import ClauseInfo, Sentence, analyse
 from etki.triage.effort import estimate
 from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatch, ModuleMatcher
-from etki.triage.normalise import cue_words, guess_language, tokens
+from etki.triage.normalise import cue_words, cue_words_as_written, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 
-ENGINE_VERSION = "2.0.0"
+ENGINE_VERSION = "2.1.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 MODEL_VERSION = "lexical-v1"
@@ -217,12 +219,21 @@ class _RoleDoc:
 class _Request:
     """One request as the evidence steps read it: ``full`` (title and text), its
     guessed ``lang``, the distinct ``query`` terms (sorted) and the folded cue
-    ``words``."""
+    ``words``; :meth:`written` gives the same words as the request spells them."""
 
     full: str
     lang: str
     query: tuple[str, ...]
     words: tuple[str, ...]
+
+    @cached_property
+    def _written(self) -> tuple[str, ...]:
+        return cue_words_as_written(self.full)
+
+    def written(self) -> tuple[str, ...]:
+        """The cue words as the request writes them (made on first call; only a request
+        whose wording is quoted needs them)."""
+        return self._written
 
 
 def _positions_by_group(groups: Sequence[str]) -> dict[str, np.ndarray]:
@@ -288,8 +299,16 @@ class _Wording:
 
 
 def _words(hits: Iterable[tuple[cues.Cue, str]]) -> list[str]:
-    """The matched words of cue ``hits``, distinct, first occurrence first."""
-    return _distinct(t for _, t in hits)
+    """The matched words of cue ``hits``, distinct by their fold (``Crashes`` and
+    ``crashes`` are quoted once), first occurrence first."""
+    seen: set[str] = set()
+    out = []
+    for _, text in hits:
+        key = fold(text)
+        if key not in seen:
+            seen.add(key)
+            out.append(text)
+    return out
 
 
 class TriageEngine:
@@ -563,10 +582,10 @@ class TriageEngine:
         step (the defect words quoted, strong and weak weight sums); the other wording
         shows in the ``classify`` step and the reasoning."""
         wording = _Wording(
-            cues.DEFECT.hits(request.words),
-            cues.ADVICE.hits(request.words),
-            cues.ADMIN_REQUEST.hits(request.words),
-            cues.NEW_CAPABILITY.hits(request.words),
+            cues.DEFECT.hits(request.words, request.written),
+            cues.ADVICE.hits(request.words, request.written),
+            cues.ADMIN_REQUEST.hits(request.words, request.written),
+            cues.NEW_CAPABILITY.hits(request.words, request.written),
         )
         evidence.append(
             EvidenceStep(
@@ -730,7 +749,7 @@ class TriageEngine:
         confidence or effort. Returns (risk, cited disputed refs) and adds the ``risk``
         step (level, the signals' wording or disputed clauses, signal count)."""
         risk, risk_cues, disputed = assess(
-            request.words, cited, self.memory, self.disputed_escalation
+            request.words, cited, self.memory, self.disputed_escalation, request.written
         )
         parts = []
         if risk_cues:
@@ -993,7 +1012,7 @@ class TriageEngine:
         drafts: Sequence[str],
     ) -> str:
         """The plain-English paragraph: why this verdict, which clause, which wording
-        (the words quoted are the request's own, folded), which modules, which risk,
+        (the words quoted as the request writes them), which modules, which risk,
         which cited clauses are drafts."""
         rule = result.rule
         main = self._title(cited[0]) if cited else "no clause"

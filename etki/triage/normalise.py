@@ -42,7 +42,7 @@ from typing import Any
 
 import snowballstemmer  # type: ignore[import-untyped]  # the package ships no type hints
 
-from etki.text import fold, words
+from etki.text import fold, words, words_as_written
 
 
 def _list(text: str) -> list[str]:
@@ -262,8 +262,18 @@ def tokens(text: str, lang: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _spell_not(text: str) -> str:
+    return re.sub(r"n['’]t\b", " not", unicodedata.normalize("NFC", text))
+
+
 def cue_words(text: str) -> tuple[str, ...]:
     """Folded words of ``text`` for wording cues (no stopword removal, no stemming), with
     English ``n't`` spelled ``not`` (``doesn't`` -> ``does not``, ``can't`` -> ``ca not``)."""
-    text = re.sub(r"n['’]t\b", " not", unicodedata.normalize("NFC", text))
-    return tuple(words(text))
+    return tuple(words(_spell_not(text)))
+
+
+def cue_words_as_written(text: str) -> tuple[str, ...]:
+    """The words of ``text`` as written, one for each of :func:`cue_words` (same ``not``
+    rule): evidence quotes a matched cue in the request's own spelling with them
+    (``ŞİFRE`` where the cue matched ``sifre``). See :func:`etki.text.words_as_written`."""
+    return tuple(words_as_written(_spell_not(text)))

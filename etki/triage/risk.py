@@ -18,9 +18,10 @@ no verdict, confidence or effort, so it cannot change them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from etki.domain import ClauseMemory, Risk
+from etki.text import fold
 from etki.triage import cues
 
 
@@ -29,19 +30,22 @@ def assess(
     cited: Sequence[str],
     memory: Mapping[str, ClauseMemory],
     disputed_escalation: bool,
+    written: Callable[[], Sequence[str]] | None = None,
 ) -> tuple[Risk, tuple[str, ...], tuple[str, ...]]:
     """Risk of a request.
 
     ``words``: :func:`etki.triage.normalise.cue_words` of the request. ``cited``: cited
-    clause refs. Returns ``(risk, found, disputed)``: ``found`` the request's words that
-    fired a cue (folded, sorted), ``disputed`` the cited refs whose dispute is open (in
+    clause refs. ``written``: the same words as the request spells them, as for
+    :meth:`etki.triage.cues.CueList.hits`. Returns ``(risk, found, disputed)``: ``found``
+    the request's words that fired a cue (folded, or with ``written`` as written; one
+    per fold, sorted by fold), ``disputed`` the cited refs whose dispute is open (in
     citation order, whether or not they were escalated; disputed-resolved refs are not
     among them).
     """
     signals: list[str] = []
     found: list[str] = []
     for name, cue_list in (("security", cues.SECURITY), ("personal_data", cues.PERSONAL_DATA)):
-        hits = cue_list.hits(words)
+        hits = cue_list.hits(words, written)
         if hits:
             signals.append(name)
             found.extend(text for _, text in hits)
@@ -54,4 +58,8 @@ def assess(
         level = "high"
     else:
         level = "medium"
-    return (Risk(level, tuple(signals), bool(signals)), tuple(sorted(set(found))), disputed)
+    by_fold: dict[str, str] = {}
+    for text in found:
+        by_fold.setdefault(fold(text), text)
+    quoted = tuple(by_fold[key] for key in sorted(by_fold))
+    return (Risk(level, tuple(signals), bool(signals)), quoted, disputed)
