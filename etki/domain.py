@@ -822,8 +822,9 @@ class ClauseResolution:
 
 @dataclass(frozen=True)
 class ClauseMemory:
-    """What past rulings say about one clause: ``precedent_count`` (overrides among the
-    resolved cases citing it), ``last_correction`` (newest override or None),
+    """What past rulings say about one clause: ``precedent_count`` (overrides about it,
+    :func:`etki.memory.ruled_about`: its corrections), ``last_correction`` (the newest of
+    them or None),
     ``disputed`` (the rulings about it disagree: :func:`etki.memory.ruled_about`),
     ``history`` ((case_id, ruling, reviewer, ruled_at) of every resolved case citing it,
     oldest first) and ``disputing`` (the entries of ``history`` whose ruling is about the

@@ -14,8 +14,10 @@ Definitions:
   read as the rulings on that clause: a ruling on 3.2 of a case that also cites the
   generic 2.1 "Scope" does not dispute 2.1 (a tdrs trial: one CR made 25 of 28 pending
   cases disputed);
-* **clause memory** is, per cited clause: how many precedents cite it, the newest of
-  them, the disputed flag and the ruling history (oldest first);
+* **clause memory** is, per cited clause: how many precedents are about it (the
+  corrections of that clause, by the same :func:`ruled_about` rule: a CR about 3.2 is
+  not a correction of the 2.1 "Scope" its case also cites), the newest of them, the
+  disputed flag and the ruling history (every ruled case citing it, oldest first);
 * a disputed clause is **disputed-resolved** while a person's resolution of it (the
   newest row of ``clause_resolutions``, :class:`etki.domain.ClauseResolution`) stands:
   until a ruling made after the resolution (``ruled_at`` later than its ``at``, to the
@@ -122,7 +124,11 @@ def clause_memory(
     memory: dict[str, ClauseMemory] = {}
     for ref in sorted(history):
         ruled = history[ref]
-        overrides = [c.ruling for c in ruled if c.ruling is not None and c.ruling.is_override]
+        overrides = [
+            c.ruling
+            for c in ruled
+            if c.ruling is not None and c.ruling.is_override and ref in about[c.case_id]
+        ]
         past = tuple(
             (c.case_id, c.ruling.ruling, c.ruling.reviewer, c.ruling.ruled_at)
             for c in ruled

@@ -107,6 +107,9 @@ def test_a_ruling_disputes_only_the_clauses_it_is_about(tmp_path):
     assert not mem[generic].disputed  # cited by both, about neither
     assert [h[0] for h in mem[generic].history] == ["req-demo-1", "req-demo-2"]  # still shown
     assert memory.disputed_clauses(cases.values()) == []
+    # the CR is a correction of 3.2, the clause it is about, not of 2.1
+    assert mem[theirs].precedent_count == 1 and mem[theirs].last_correction.reviewer == "jurgen"
+    assert mem[generic].precedent_count == 0 and mem[generic].last_correction is None
 
     # a reason that names the generic clause makes the ruling about it: now disputed
     repo.record_ruling("req-demo-3", "reject", "jurgen", "2.1 excludes this")
@@ -115,6 +118,8 @@ def test_a_ruling_disputes_only_the_clauses_it_is_about(tmp_path):
     assert ruled_about((theirs, generic), "see MSA#3.2 and 2.1", theirs) == (theirs, generic)
     # 2.1's rulings about it: REJECT (req-demo-3) alone, so still not disputed ...
     assert not memory.clause_memory(cases.values())[generic].disputed
+    correction = memory.clause_memory(cases.values())[generic].last_correction
+    assert correction.reason == "2.1 excludes this"  # now a correction of 2.1
     # ... until an approval that names it too
     repo.record_ruling("req-demo-4", "approve", "ayse", "")  # no deciding step: all cited
     cases = {c.case_id: c for c in repo.cases("demo")}

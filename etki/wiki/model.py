@@ -316,8 +316,8 @@ class WikiModel:
 
     def memory(self, ref: str) -> ClauseTally:
         """(precedent count, disputed, distinct rulings sorted) of a cited ref, exactly as
-        :func:`etki.memory.clause_memory` counts them (a case citing a ref twice counts
-        twice). ``KeyError`` for a ref no ruled case cites."""
+        :func:`etki.memory.clause_memory` counts them: overrides and rulings about the ref
+        (a case citing a ref twice counts twice). ``KeyError`` for a ref no ruled case cites."""
         return self.cache.clause_tally.get(ref, lambda: self._tally(ref))
 
     def _about(self, ref: str, brief: CaseBrief) -> bool:
@@ -339,8 +339,7 @@ class WikiModel:
             assert r is not None  # history holds ruled cases only
             if self._about(ref, brief):
                 rulings.add(r.ruling)
-            if r.is_override:
-                count += 1
+                count += r.is_override
         disputed = is_disputed(rulings, self.standing(ref)[1])
         return (count, disputed, tuple(sorted(rulings)))
 

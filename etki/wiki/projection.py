@@ -160,7 +160,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 9
+    VERSION = 10
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -174,7 +174,9 @@ class _Mark:
     is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6).
     8: the rulings on contract, module and index pages are list items, not a six-column
     table (unreadable at 80 columns, issue 12). 9: a clause is disputed by the rulings
-    about it (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it."""
+    about it (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it.
+    10: a clause's precedent count on the contract page counts the overrides about it by
+    the same rule, not every override of a case citing it."""
 
     @property
     def floor(self) -> int:
