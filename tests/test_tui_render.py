@@ -477,3 +477,17 @@ def test_a_typed_digraph_highlights_the_umlaut_it_stands_for():
     assert QueueFilter(text="GROESSE tabelle").matches(case, {}, now)
     assert QueueFilter(text="grosse").matches(case, {}, now)
     assert not QueueFilter(text="groesse stuhl").matches(case, {}, now)
+
+
+def test_a_hit_whose_title_says_its_kind_is_not_labelled_twice() -> None:
+    from etki_tui.widgets.memory import hit_prompt
+
+    def first_line(title: str, path: str) -> str:
+        return hit_prompt(title, path, "login fails", ["login"], 60).plain.split("\n")[0]
+
+    assert first_line("Precedent: Login fails", "precedents/req-1.md") == "Precedent: Login fails"
+    assert first_line("Change request: SSO", "change-requests/cr-1.md") == "Change request: SSO"
+    assert first_line("Disputed clauses", "disputed.md") == "Disputed clauses"
+    assert first_line("Login fails", "decisions/req-1.md") == "Login fails decision"
+    # case does not matter (the fold)
+    assert first_line("PRECEDENT: İade", "precedents/req-2.md") == "PRECEDENT: İade"

@@ -26,7 +26,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from etki.domain import CaseRecord, DisputedClause, ScopeClause, is_declared_remit
-from etki.text import printable
+from etki.text import fold, printable
 from etki.wiki.paths import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
@@ -212,6 +212,16 @@ _KIND = {
     "disputed": "disputed",
 }
 
+_TITLE_SAYS = {
+    "precedent": "precedent",
+    "change-request": "change request",
+    "contract": "contract",
+    "module": "module",
+    "disputed": "disputed",
+}
+"""Page kind -> how its page title starts, folded (the wiki's headings: "# Precedent: …",
+"# Change request: …", "# Disputed clauses"): a hit whose title says its kind gets no kind
+label."""
 
 SHOWN_WHILE_SEARCHING = 5
 """While search results are listed, the sections below them (precedents, disputed
@@ -244,10 +254,15 @@ def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width
     page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
     query words) highlighted; fitted to ``width`` cells. Pure: the search worker builds
     these off the event loop (:func:`hit_prompts`)."""
-    kind = _KIND.get(page_kind(path), "page")
+    page = page_kind(path)
+    kind = _KIND.get(page, "page")
+    if title and fold(title).startswith(_TITLE_SAYS.get(page, "\0")):
+        kind = ""  # "Precedent: …" needs no "precedent" after it
     prompt = Text()
-    prompt.append_text(highlight(cell(title or path, width - len(kind) - 1, style="bold"), tokens))
-    prompt.append(" " + kind, style="dim")
+    room = width - len(kind) - 1 if kind else width
+    prompt.append_text(highlight(cell(title or path, room, style="bold"), tokens))
+    if kind:
+        prompt.append(" " + kind, style="dim")
     prompt.append("\n  ")
     prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2), tokens))
     return Content.from_rich_text(prompt)
