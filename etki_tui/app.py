@@ -40,7 +40,7 @@ from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
 from etki_tui.errors import UPDATE_REVIEWERS, advice, one_line
 from etki_tui.header import DeskHeader, read_only_banner, short_store
-from etki_tui.heap import collector_paused, keep_loaded, release_loaded
+from etki_tui.heap import IdleCollector, collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
     AmendRequested,
@@ -263,6 +263,7 @@ class EtkiApp(App[None]):
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
+        self._collector = IdleCollector()  # full GC collections wait for an input pause
         self.seat: Seat | None = None
         """Who acts on the project shown and whether they may rule (read with the queue)."""
         self._drafts: dict[tuple[str, str], str] = {}
@@ -304,8 +305,16 @@ class EtkiApp(App[None]):
 
     def on_unmount(self) -> None:
         """The desk is closing: what it froze out of the collector's walks is given
-        back (:mod:`etki_tui.heap`)."""
+        back, and full collections to CPython (:mod:`etki_tui.heap`)."""
+        self._collector.stop()
         release_loaded()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Input events note their time for the idle collector
+        (:class:`etki_tui.heap.IdleCollector`); Textual then handles every event."""
+        if isinstance(event, events.InputEvent):
+            self._collector.input_seen()
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         """Keymap, theme, what ``etki-tui PROJECT_DIR`` loaded, then the queue."""
@@ -345,6 +354,8 @@ class EtkiApp(App[None]):
             )
         self.load_queue()
         self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
+        self._collector.start()
+        self.set_interval(IdleCollector.TICK_S, self._collector.tick, name="idle-gc")
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self._poll_tick, name="live-refresh")
         self._check_size(self.size.width, self.size.height)

@@ -4,6 +4,7 @@ gives it back when it closes (etki_tui/heap.py): a real desk on real SQLite file
 from __future__ import annotations
 
 import gc
+import weakref
 
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import make_app, settle, sync
@@ -52,3 +53,79 @@ def test_the_collector_pause_nests_and_restores_what_was_there() -> None:
         assert not gc.isenabled()  # it was off: it stays off
     finally:
         gc.enable()
+
+
+class _Clock:
+    """A clock the test moves by hand (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _old_cycle() -> weakref.ref:
+    """A reference cycle in the collector's oldest generation that nothing else holds
+    (it was alive through a young collection, then dropped), and a way to see it
+    freed."""
+
+    class Node:
+        pass
+
+    node = Node()
+    node.me = node  # type: ignore[attr-defined]
+    gc.collect(1)  # alive: moved on to the oldest generation
+    return weakref.ref(node)
+
+
+def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come_back() -> None:
+    from etki_tui.heap import IdleCollector
+
+    before = gc.get_threshold()
+    cadence = max(before[2], 1)  # young collections CPython waits for before a full one
+    clock = _Clock()
+    idle = IdleCollector(clock)
+    other = IdleCollector(clock)
+    idle.start()
+    other.start()  # a second desk in the same process
+    try:
+        assert gc.get_threshold()[:2] == before[:2]
+        assert gc.get_threshold()[2] > 10**6  # CPython's own full collections are off
+        gc.collect()
+        assert idle.tick() is False  # nothing held
+        dead = _old_cycle()  # one young collection held
+        idle.input_seen()
+        clock.now += IdleCollector.IDLE_S / 2
+        assert idle.tick() is False  # typing, and fewer than CPython's cadence: held
+        assert dead() is not None
+        clock.now += IdleCollector.IDLE_S
+        assert idle.tick() is True  # a pause: the full collection runs early
+        assert dead() is None and gc.get_count()[2] == 0
+        assert idle.tick() is False  # nothing held back any more
+        idle.input_seen()
+        dead = _old_cycle()
+        for _ in range(cadence - 1):
+            gc.collect(1)  # young collections, as allocation makes them
+        assert dead() is not None
+        assert idle.tick() is True  # typing on: at CPython's cadence, never later
+        assert dead() is None
+        assert idle.collections == 2
+        other.stop()
+        assert gc.get_threshold()[2] > 10**6  # the first desk still holds them
+    finally:
+        idle.stop()
+        other.stop()
+    assert gc.get_threshold() == before
+    assert idle.tick() is False  # stopped: CPython collects again
+
+
+@sync
+async def test_the_desk_holds_full_collections_while_it_runs(tui_world: TuiWorld) -> None:
+    before = gc.get_threshold()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert gc.get_threshold()[2] > 10**6
+        await pilot.press("j")
+    assert gc.get_threshold() == before
