@@ -56,13 +56,16 @@ VERDICT_STYLE: dict[str, str] = {"IN_SCOPE": "green", "CHANGE_REQUEST": "yellow"
 RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
 RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
 DISPUTED = f"{WARN} DISPUTED"
-DISPUTED_STYLE = "bold reverse red"
-"""The disputed mark is red (reverse video, so it reads on a 16-colour terminal and, by
-the glyph and word, without colour at all)."""
+DISPUTED_STYLE = "bold reverse red on bright_white"
+"""The disputed mark: white on red, both colours its own, so a highlighted list entry or
+a cursor row (blue) cannot recolour it (with only ``reverse red`` it read blue on red
+under Hafıza's cursor); reverse video, so it reads on a 16-colour terminal and, by the
+glyph and word, without colour at all (NO_COLOR keeps the reverse)."""
 DISPUTED_RESOLVED = f"{WARN} DISPUTED-RESOLVED"
-RESOLVED_STYLE = "bold reverse yellow"
-"""A disputed clause a person resolved (issue 14 item 6): the word says it, the colour
-is not red (it no longer asks for the 24h PMO look)."""
+RESOLVED_STYLE = "bold reverse yellow on black"
+"""A disputed clause a person resolved (issue 14 item 6): black on yellow, its own colours
+as :data:`DISPUTED_STYLE`; the word says it, the colour is not red (it no longer asks for
+the 24h PMO look)."""
 ELLIPSIS = "…"
 MATCH_STYLE = "bold reverse"
 """Search matches: reverse video reads without colour (and on a 16-colour terminal)."""

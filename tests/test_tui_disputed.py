@@ -159,6 +159,40 @@ async def test_disputed_is_red(tui_world: TuiWorld) -> None:
         assert strip and all(_is_red(s.style.color) for s in strip)
 
 
+@sync
+async def test_the_mark_stays_white_on_red_under_the_cursor_and_the_hafiza_highlight(
+    tui_world: TuiWorld,
+) -> None:
+    """A trial at 80x24: on the cursor row the mark took the cursor's colours (blue on
+    light, no red), and the highlighted Hafıza entry read red on blue."""
+
+    def marks_on_row(y: int) -> list:  # noqa: ANN202
+        strips = list(app.screen._compositor.render_strips())
+        return [s for s in strips[y] if s.text.strip() == "! DISPUTED"]
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        assert table.cursor_key == FIRST  # the disputed row has the cursor
+        y = table.region.y + 1 + table.cursor_row  # under the header line
+        [mark] = marks_on_row(y)
+        # reverse video of red on white: shown white on red, whatever the row's colours
+        assert mark.style.reverse and _is_red(mark.style.color), mark
+        assert mark.style.bgcolor is not None and not _is_red(mark.style.bgcolor), mark
+        app.action_focus_search()
+        await settle(pilot)
+        entries = app.query_one("#memory-list")
+        index = next(i for i, o in enumerate(entries.options) if (o.id or "").startswith("dis:"))
+        entries.highlighted = index
+        await settle(pilot)
+        region = entries.region
+        listed = [m for y in range(region.y, region.bottom) for m in marks_on_row(y)]
+        assert listed  # the highlighted disputed entry is in view
+        for mark in listed:
+            assert mark.style.reverse and _is_red(mark.style.color), mark
+
+
 def test_the_hafiza_card_marks_disputed_in_red(tui_world: TuiWorld) -> None:
     from rich.console import Console
 

@@ -611,10 +611,12 @@ class MemoryPane(Horizontal):
             options.append(Option(Text("  none", style="dim"), disabled=True))
         for item in self.disputed[:room]:
             prompt = Text()
+            # the marks' own colours: the highlighted entry's blue cannot recolour them
             if item.resolved:
-                prompt.append(DISPUTED_RESOLVED + " ", style="bold yellow")
+                prompt.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
             else:
-                prompt.append(DISPUTED + " ", style="bold red")
+                prompt.append(DISPUTED, style=DISPUTED_STYLE)
+            prompt.append(" ")
             prompt.append_text(cell(item.ref, width - prompt.cell_len))
             options.append(Option(prompt, id=f"dis:{item.ref}"))
         searching = room != SHOWN  # the sections are cut short under the results

@@ -549,10 +549,17 @@ class QueueTable(ScrollView, can_focus=True):
             options = self.app.console_options.update_dimensions(cell_width, 1).update(no_wrap=True)
             pre = row_style + Style.from_meta({"row": row, "column": index}) + cursor_style
             lines = console.render_lines(
-                Styled(Padding(cell, (0, self.cell_padding)), pre_style=pre, post_style=post),
+                Styled(Padding(cell, (0, self.cell_padding)), pre_style=pre, post_style=Style()),
                 options,
             )
-            drawn = lines[0]
+            # the row's colours over the cell's, except on a mark that brings its own
+            # background (the red DISPUTED): under the cursor it stays white on red
+            drawn = [
+                seg
+                if seg.style is not None and seg.style.bgcolor not in (None, pre.bgcolor)
+                else Segment(seg.text, (seg.style or Style()) + post, seg.control)
+                for seg in lines[0]
+            ]
             if (
                 index == 0
                 and cursor
