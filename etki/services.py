@@ -1131,13 +1131,18 @@ class Desk:
         """The stored case id ``text`` names: itself when it is one (or holds a ``-``:
         a full id, stored or not, is left to the command to refuse), else the one case
         whose id ends in ``-{text}`` (the short id the desk's queue shows). Raises
-        ``InputError`` naming the candidates when several end so; ``text`` unchanged
-        when none does (the command then says no such case)."""
+        ``InputError`` naming the candidates when several end so, ``NotFoundError`` when
+        none does (saying what a short id is: a trial typed the first four characters)."""
         if "-" in text or not text:
             return text
         found = self.repo.case_ids_ending(text)
-        if text in found or not found:
+        if text in found:
             return text
+        if not found:
+            raise NotFoundError(
+                f"no case '{text}' in the store (a short id is all of the part after a "
+                "case id's last '-', as `etki queue` shows it)"
+            )
         if len(found) > 1:
             raise InputError(
                 f"case id {text!r} is short for more than one case: "

@@ -304,3 +304,5 @@ def test_the_short_id_the_desk_shows_names_the_case(tmp_path):
     for text in ("%", "_" * len(short), short[:-1]):
         missing = etki(tmp_path, "show", text)
         assert missing.returncode == 2 and f"no case '{text}'" in missing.stderr
+    # the first characters only (a trial): the message says what a short id is
+    assert "a short id is all of the part after" in etki(tmp_path, "show", short[:4]).stderr
