@@ -211,6 +211,39 @@ def test_folding_finds_what_the_fold_rule_says(tmp_path: Path) -> None:
     }
 
 
+def test_a_two_letter_word_ranks_the_pages_where_it_starts_a_word_first(tmp_path: Path) -> None:
+    """A trial: "İK" (Turkish for HR) listed pages holding "impacted" and "Bakanlıkla"
+    first, in path order. The same pages match (every backend's rule: the token as a
+    substring); those where it begins a word come first."""
+    import re
+
+    from etki.text import fold
+
+    world = _world(tmp_path)
+    hr = (
+        Request("R22", "İK ekibi izin raporunu göremiyor.", "İK izin raporu"),
+        tui_decision("req-demo-c0c0a003", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7),
+        "approve",
+    )
+    noise = (
+        Request("R23", "Bakanlıkla paylaşılan dosya açılmıyor.", "Dosya paylaşımı"),
+        tui_decision("req-demo-c0c0a004", "IN_SCOPE", ("MSA-2024-01#4.3",), confidence=0.7),
+        "approve",
+    )
+    _rule(world, (noise, hr))
+    got = world.desk.wiki_top("demo", "İK")
+    paths = [h.path for h in got.hits]
+    assert set(paths) == {h.path for h in search(world.wiki, "İK", backend="python")}
+    starts = [
+        bool(re.search(r"(?<![a-z0-9])ik", fold((world.wiki / p).read_text("utf-8"))))
+        for p in paths
+    ]
+    assert any(not s for s in starts)  # pages with "ik" only inside a word are found too
+    assert starts == sorted(starts, reverse=True), list(zip(paths, starts, strict=True))
+    assert any("req-demo-c0c0a003" in p for p in paths[: starts.count(True)])
+    assert any("req-demo-c0c0a004" in p for p in paths[starts.count(True) :])
+
+
 def test_snippets_are_page_text_never_slugs(tmp_path: Path) -> None:
     world = _world(tmp_path)
     found = world.desk.wiki_top("demo", "contractor")

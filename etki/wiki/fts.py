@@ -634,13 +634,43 @@ def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
     return " AND ".join(where), args, bool(match)
 
 
+SHORT_TOKEN = 3
+"""Tokens shorter than this are ranked by where they occur (:func:`_word_starts`): the
+trigram index cannot rank them, and as substrings they are everywhere."""
+
+
+def _word_starts(tokens: list[str]) -> tuple[str, list[str]]:
+    """An SQL expression (and its arguments) counting the short tokens (shorter than
+    :data:`SHORT_TOKEN`; their spellings OR-ed) that begin a word of the page's folded
+    text, and ``"0"`` when the query has none. A two-letter word as a substring is in
+    most pages (a trial: "İK", the Turkish "HR", found "impacted" and "Bakanlıkla" first,
+    in path order); a page where it starts a word comes first. Every page holding the
+    tokens is still found (the match rule of all backends), only the order changes.
+    ``GLOB`` on the folded text (lower case; a word character is a letter or digit, and
+    folded Latin letters are ASCII): the token at the start or after a non-alphanumeric
+    character. Tokens are letters and digits only, so no GLOB metacharacter."""
+    parts: list[str] = []
+    args: list[str] = []
+    for t in tokens:
+        if len(t) >= SHORT_TOKEN:
+            continue
+        forms = spellings(t)
+        parts.append(
+            "(" + " OR ".join(["pages.folded GLOB ? OR pages.folded GLOB ?"] * len(forms)) + ")"
+        )
+        for form in forms:
+            args += [f"{form}*", f"*[^a-z0-9]{form}*"]
+    return ("(" + " + ".join(parts) + ")" if parts else "0"), args
+
+
 def top(
     root: Path, query: str, limit: int = 100, cancelled: Callable[[], bool] | None = None
 ) -> TopHits | None:
     """The ``limit`` best pages of the wiki at ``root`` holding every folded token of
     ``query`` (the same pages as :func:`etki.wiki.search.search`), ranked by FTS5's
     ``bm25`` (a match in the title weighs 4x; ties by path; queries of only one- or
-    two-letter words by path), with their total count. The index is first brought up
+    two-letter words by path), pages where the query's one- or two-letter words begin a
+    word first (:func:`_word_starts`), with their total count. The index is first brought up
     to the wiki's change token (:func:`catch_up`'s rule: no walk while the projector
     keeps it current). Only the ``limit`` pages shown are read back, for their title and
     excerpt (:func:`excerpt`).
@@ -668,13 +698,14 @@ def top(
         if cancelled is not None:
             db.set_progress_handler(lambda: 1 if stop() else 0, _POLL_OPS)
         score = "bm25(pages, 0.0, 4.0, 1.0)" if ranked else "0.0"
+        starts, start_args = _word_starts(tokens)
         try:
             rows = db.execute(
-                f"SELECT pages.rowid, {score}, files.path FROM pages "  # noqa: S608
+                f"SELECT pages.rowid, {score}, files.path, {starts} FROM pages "  # noqa: S608
                 "JOIN files ON files.id = pages.rowid WHERE " + where,
-                args,
+                start_args + args,
             ).fetchall()
-            rows.sort(key=lambda r: (r[1], r[2]))
+            rows.sort(key=lambda r: (-r[3], r[1], r[2]))
             shown = [r[0] for r in rows[:limit]]
             found = {
                 rowid: (path, title, raw, folded)
