@@ -427,7 +427,10 @@ def memory_line(
     if mem.disputed:
         rulings = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
         if len(rulings) > 1:  # else the rulings agree and contradict the resolution
-            out.append(" · rulings disagree: " + " / ".join(rulings))
+            # CR as in the strip above it (one screen, one word for it)
+            out.append(
+                " · rulings disagree: " + " / ".join(VERDICT_SHORT.get(v, v) for v in rulings)
+            )
         out.append_text(resolution_text(mem))
     if mem.last_correction is not None:
         return Group(out, correction_lines(mem.last_correction, precedents))

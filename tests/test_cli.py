@@ -306,3 +306,33 @@ def test_the_short_id_the_desk_shows_names_the_case(tmp_path):
         assert missing.returncode == 2 and f"no case '{text}'" in missing.stderr
     # the first characters only (a trial): the message says what a short id is
     assert "a short id is all of the part after" in etki(tmp_path, "show", short[:4]).stderr
+
+
+def test_show_says_what_the_desk_says_of_a_clause_disputed_since_the_triage(tmp_path):
+    """A trial: the desk read "Risk HIGH … (raised now: 9 disputed; LOW at triage)" for a
+    case whose clause two rulings had since disputed; `etki show` said only "risk low"."""
+    etki(tmp_path, "init", str(SAMPLE))
+    rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    by_ref: dict[str, list[dict]] = {}
+    for row in rows:
+        for ref in row["cited_clauses"]:
+            by_ref.setdefault(ref, []).append(row)
+    ref, cases = next(
+        (r, cs) for r, cs in sorted(by_ref.items()) if len(cs) >= 3 and cs[2]["risk"] == "low"
+    )
+    number = ref.split("#", 1)[1]
+    first, second, third = cases[:3]
+    for case, action in ((first, "approve"), (second, "reject")):  # IN_SCOPE, then REJECT
+        ruled = etki(tmp_path, "rule", case["case_id"], action, "--reason", f"per {number}")
+        assert ruled.returncode == 0, ruled.stderr
+    shown = etki(tmp_path, "show", third["case_id"])
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert any(
+        line.startswith(f"now         DISPUTED {ref} · rulings disagree: ") for line in lines
+    )
+    assert f"risk now    high  24h PMO look  (raised now: {ref} disputed; low at triage)" in lines
+    assert "risk        low" in shown.stdout  # the frozen decision is unchanged
+    body = json.loads(etki(tmp_path, "show", third["case_id"], "--json").stdout)["case"]["now"]
+    assert body["risk"] == "high" and body["risk_raised_by"] == [ref]
+    assert body["disputed_clauses"][0]["ref"] == ref

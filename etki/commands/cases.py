@@ -331,6 +331,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     event of it, oldest first (:meth:`Desk.case_history`); an erased case shows its
     history alone."""
     from etki.errors import NotFoundError
+    from etki.memory import current_risk, disputed_refs
 
     desk = _desk(args, settings)
     history = desk.case_history(args.case_id)  # NotFoundError when nothing is stored
@@ -338,6 +339,24 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
         case: CaseRecord | None = desk.case(args.case_id)
     except NotFoundError:
         case = None  # erased: the audit and the events outlive it
+    now: dict[str, Any] = {}
+    if case is not None:  # what the desk shows beside the frozen decision (a trial: the
+        # desk read "raised now: 9 disputed" where `etki show` said only "risk low")
+        memory = desk.clause_memory(case.project_id)
+        risk, raised = current_risk(case.decision, memory, settings.disputed_escalation)
+        now = {
+            "risk": risk.level,
+            "pmo_look_24h": risk.pmo_look_24h,
+            "risk_raised_by": list(raised),
+            "disputed_clauses": [
+                {
+                    "ref": ref,
+                    "resolved": memory[ref].resolved,
+                    "rulings": sorted({r for _, r, _, _ in memory[ref].disputing}),
+                }
+                for ref in disputed_refs(case.decision.cited_clauses, memory)
+            ],
+        }
     if args.json:
         body: dict[str, Any] = {"case_id": args.case_id, "case": None}
         if case is not None:
@@ -355,6 +374,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
                 "decision": case.decision.to_dict(),
                 "ruling": _ruling_dict(case.ruling) if case.ruling else None,
                 "ruling_history": [_ruling_dict(r) for r in case.ruling_history],
+                "now": now,
             }
         body["history"] = [e.to_dict() for e in history]
         emit_json(body, indent=1)
@@ -370,6 +390,19 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             multiline=False,
         )
         _print_decision(d)
+        for item in now["disputed_clauses"]:
+            mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
+            echo(
+                f"now         {mark} {item['ref']} · rulings disagree: "
+                + " / ".join(item["rulings"]),
+                multiline=False,
+            )
+        if now["risk_raised_by"]:
+            echo(
+                f"risk now    {now['risk']}  24h PMO look  (raised now: "
+                f"{', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)",
+                multiline=False,
+            )
         _print_evidence(d)
         if case.ruling is not None:
             r = case.ruling
