@@ -165,9 +165,9 @@ async def _typing(
     results. Per word: key-to-echo of every key (sent until the box holds it), the last
     key to its results shown, and the longest event-loop block from the first key to
     the results."""
-    from textual import events
-
     import gc
+
+    from textual import events
 
     box = app.query_one("#memory-search")
     lag = LoopLag()

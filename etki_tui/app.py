@@ -263,7 +263,7 @@ class EtkiApp(App[None]):
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
-        self._collector = IdleCollector()  # full GC collections wait for an input pause
+        self._collector = IdleCollector()  # full GC collections between events
         self.seat: Seat | None = None
         """Who acts on the project shown and whether they may rule (read with the queue)."""
         self._drafts: dict[tuple[str, str], str] = {}

@@ -392,11 +392,11 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
         _print_decision(d)
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
-            echo(
-                f"now         {mark} {item['ref']} · rulings disagree: "
-                + " / ".join(item["rulings"]),
-                multiline=False,
+            said = " / ".join(item["rulings"])
+            said = (  # one kind of ruling: they contradict the PMO's resolution
+                f"rulings disagree: {said}" if len(item["rulings"]) > 1 else f"rulings: {said}"
             )
+            echo(f"now         {mark} {item['ref']} · {said}", multiline=False)
         if now["risk_raised_by"]:
             echo(
                 f"risk now    {now['risk']}  24h PMO look  (raised now: "

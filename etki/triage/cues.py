@@ -103,7 +103,8 @@ class CueList:
         or, with ``written``, the same words as the text writes them (``written()`` gives
         one for each of ``words``, e.g.
         :func:`etki.triage.normalise.cue_words_as_written`; called only when a cue
-        matches, at most once): ``((cue, "ÇALIŞMIYOR"), ...)``."""
+        matches, at most once; folded text again should it not give one per word):
+        ``((cue, "ÇALIŞMIYOR"), ...)``."""
         text = " ".join(words)
         out = []
         own: Sequence[str] | None = None
@@ -112,9 +113,9 @@ class CueList:
             if not m:
                 continue
             matched = m.group(0)
-            if written is not None:
-                if own is None:
-                    own = written()
+            if written is not None and own is None:
+                own = written()
+            if own is not None and len(own) == len(words):  # else quote the fold
                 start = text.count(" ", 0, m.start())
                 matched = " ".join(own[start : start + matched.count(" ") + 1])
             out.append((cue, matched))

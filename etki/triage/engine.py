@@ -179,15 +179,6 @@ def _quote(texts: Sequence[str], limit: int = 5) -> str:
     return ", ".join(f"“{t}”" for t in list(texts)[:limit])
 
 
-def _distinct(items: Iterable[str]) -> list[str]:
-    """Distinct strings, first occurrence order (input order is deterministic)."""
-    seen: list[str] = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
-
-
 def _clip(text: str, limit: int = 140) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -670,9 +670,9 @@ def top(
     ``query`` (the same pages as :func:`etki.wiki.search.search`), ranked by FTS5's
     ``bm25`` (a match in the title weighs 4x; ties by path; queries of only one- or
     two-letter words by path), pages where the query's one- or two-letter words begin a
-    word first (:func:`_word_starts`), with their total count. The index is first brought up
-    to the wiki's change token (:func:`catch_up`'s rule: no walk while the projector
-    keeps it current). Only the ``limit`` pages shown are read back, for their title and
+    word first (:func:`_word_starts`), with their total count. The index is first
+    brought up to the wiki's change token (:func:`catch_up`'s rule: no walk while the
+    projector keeps it current). Only the ``limit`` pages shown are read back, for their title and
     excerpt (:func:`excerpt`).
 
     ``cancelled`` is polled while waiting for another writer of the index and, through
