@@ -1141,7 +1141,8 @@ class Desk:
         if not found:
             raise NotFoundError(
                 f"no case '{text}' in the store (a short id is all of the part after a "
-                "case id's last '-', as `etki queue` shows it)"
+                "case id's last '-': 1a2b3c4d for req-demo-1a2b3c4d, as the desk's queue "
+                "shows it; `etki queue` lists the whole ids)"
             )
         if len(found) > 1:
             raise InputError(

@@ -58,6 +58,7 @@ import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -536,7 +537,9 @@ _CANDIDATE_LINES = 64
 def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
     """``(line, snippet)`` of page ``text`` (``folded`` = ``fold(text)``) for a hit on
     ``tokens``: the body line (after the frontmatter, not the title heading) whose
-    visible text (:func:`_visible`) holds the most tokens, the first such line on a tie,
+    visible text (:func:`_visible`) holds the most tokens, then the most one- or
+    two-letter tokens at the start of a word (as :func:`top` ranks pages), the first
+    such line on a tie,
     cut to about :data:`etki.wiki.pagematch.SNIPPET_CHARS` characters around the first
     match — page text, never a slug or link target. When no visible body line holds a
     token (it is only in the frontmatter or a link target), the first line of text under
@@ -558,23 +561,30 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
                     break
                 where.append(at)
                 at = folded.find(spelled, at + len(spelled))
+    starting = [_word_start(f) for t in tokens if len(t) < SHORT_TOKEN for f in spellings(t)]
+    for rx in starting:  # a short token's word starts, wherever they are (not in the
+        # sample of its first occurrences: "ik" is in "wiki" long before "İK iş")
+        for _, m in zip(range(_CANDIDATE_LINES), rx.finditer(folded, offset), strict=False):
+            where.append(m.start())
     counts: dict[int, int] = {}
     index, last = start, offset
     for at in sorted(where):  # line index of each, counted forward once
         index += folded.count("\n", last, at)
         last = at
         counts[index] = counts.get(index, 0) + 1
-    best: tuple[int, int, str, str] | None = None  # (-count, index, visible, first token)
+    best: tuple[int, int, int, str, str] | None = None
+    # (-tokens, -short tokens starting a word, index, visible text, first token)
     for index in sorted(counts, key=lambda i: (-counts[i], i))[:_CANDIDATE_LINES]:
         if index == title_at or index >= len(lines):
             continue
         seen = _visible(lines[index])
         fseen = fold(seen)
         hits = [found for t in tokens if (found := occurs(fseen, t)) is not None]
-        if hits and (best is None or (-len(hits), index) < best[:2]):
-            best = (-len(hits), index, seen, hits[0])
+        starts = sum(1 for rx in starting if rx.search(fseen))
+        if hits and (best is None or (-len(hits), -starts, index) < best[:3]):
+            best = (-len(hits), -starts, index, seen, hits[0])
     if best is not None:
-        return best[1] + 1, _snippet(best[2], best[3])
+        return best[2] + 1, _snippet(best[3], best[4])
     for index in range(max(start, title_at + 1), len(lines)):
         seen = _visible(lines[index])
         if seen and not lines[index].lstrip().startswith("#"):
@@ -632,6 +642,14 @@ def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
         where.insert(0, "pages MATCH ?")
         args.insert(0, " AND ".join(match))
     return " AND ".join(where), args, bool(match)
+
+
+@lru_cache(maxsize=256)
+def _word_start(token: str) -> re.Pattern[str]:
+    """``token`` (folded) where it begins a word of folded text: at the start or after a
+    character that is not a lower-case ASCII letter or digit (:func:`_word_starts`'
+    rule, for the excerpt)."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(token))
 
 
 SHORT_TOKEN = 3
