@@ -556,8 +556,8 @@ ACTIONS: dict[str, ActionDef] = {
             "focus_search",
             "Search",
             "Search the wiki",
-            "Go to Hafıza and put the cursor in the search box (on the Queue tab, / "
-            "filters the queue instead).",
+            "On the Hafıza and Raporlar tabs: put the cursor in Hafıza's search box. "
+            "On the Queue tab the same key is Find (filter the queue).",
             key_display="/",
             priority=True,
         ),
