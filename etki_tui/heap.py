@@ -154,9 +154,11 @@ class IdleCollector:
 
     def tick(self) -> bool:
         """Run the held-back full collection when it is due (see the class); True when
-        it ran."""
-        if not self._holding:
-            return False
+        it ran. Never while the collector is off (:func:`collector_paused`: a load is
+        building its data in a worker)."""
+        if not self._holding or not gc.isenabled():
+            return False  # stopped, or a load has the collector paused (collector_paused):
+            # a collection now would walk the data it is building
         held = gc.get_count()[2]
         due = held >= max(_saved_threshold[2], 1) or (
             held > 0 and self._clock() - self._last_input >= self.IDLE_S

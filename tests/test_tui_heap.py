@@ -80,7 +80,7 @@ def _old_cycle() -> weakref.ref:
 
 
 def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come_back() -> None:
-    from etki_tui.heap import IdleCollector
+    from etki_tui.heap import IdleCollector, collector_paused
 
     before = gc.get_threshold()
     cadence = max(before[2], 1)  # young collections CPython waits for before a full one
@@ -111,6 +111,13 @@ def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come
         assert idle.tick() is True  # typing on: at CPython's cadence, never later
         assert dead() is None
         assert idle.collections == 2
+
+        dead = _old_cycle()
+        clock.now += IdleCollector.IDLE_S * 2
+        with collector_paused():  # a load is building its data: no collection walks it
+            assert idle.tick() is False
+        assert dead() is not None
+        assert idle.tick() is True and dead() is None
         other.stop()
         assert gc.get_threshold()[2] > 10**6  # the first desk still holds them
     finally:
