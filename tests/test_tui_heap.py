@@ -65,15 +65,16 @@ class _Clock:
         return self.now
 
 
+class _Node:
+    pass
+
+
 def _old_cycle() -> weakref.ref:
     """A reference cycle in the collector's oldest generation that nothing else holds
     (it was alive through a young collection, then dropped), and a way to see it
     freed."""
 
-    class Node:
-        pass
-
-    node = Node()
+    node = _Node()
     node.me = node  # type: ignore[attr-defined]
     gc.collect(1)  # alive: moved on to the oldest generation
     return weakref.ref(node)
@@ -118,6 +119,26 @@ def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come
             assert idle.tick() is False
         assert dead() is not None
         assert idle.tick() is True and dead() is None
+        # the survivors of a collection are frozen; a thaw frees what died frozen
+        gc.unfreeze()
+        node = _Node()
+        node.me = node  # type: ignore[attr-defined]
+        kept = weakref.ref(node)
+        gc.collect(1)
+        clock.now += IdleCollector.IDLE_S * 2
+        assert idle.tick() is True and gc.is_tracked(node)
+        assert not any(o is node for g in (0, 1, 2) for o in gc.get_objects(generation=g))
+        del node  # a cycle, frozen: no collection walks it
+        idle.input_seen()
+        for _ in range(cadence):
+            gc.collect(1)
+        assert idle.tick() is True and kept() is not None
+        idle.THAW_AFTER = 1  # due now; it waits for a long pause
+        clock.now += IdleCollector.THAW_IDLE_S / 2
+        assert idle.tick() is False and kept() is not None
+        clock.now += IdleCollector.THAW_IDLE_S
+        assert idle.tick() is True and kept() is None and idle.thaws == 1
+        gc.unfreeze()
         other.stop()
         assert gc.get_threshold()[2] > 10**6  # the first desk still holds them
     finally:
