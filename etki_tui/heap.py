@@ -128,6 +128,9 @@ class IdleCollector:
     meanwhile)."""
     THAW_IDLE_S = 5.0
     """Input pause after which a due thaw runs (seconds): reading a case, not typing."""
+    THAW_FORCED = 4
+    """A thaw runs without a pause once this many times :data:`THAW_AFTER` objects are
+    frozen (someone who never stops typing for five seconds: memory stays bounded)."""
     _OUT_OF_REACH = 1 << 30
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
@@ -183,7 +186,9 @@ class IdleCollector:
             return False  # stopped, or a load has the collector paused (collector_paused):
             # a collection now would walk the data it is building
         quiet = self._clock() - self._last_input
-        if self._frozen >= self.THAW_AFTER and quiet >= self.THAW_IDLE_S:
+        if self._frozen >= self.THAW_AFTER and (
+            quiet >= self.THAW_IDLE_S or self._frozen >= self.THAW_FORCED * self.THAW_AFTER
+        ):
             gc.unfreeze()
             gc.collect()
             gc.freeze()  # the loads' data again, and what else lives on

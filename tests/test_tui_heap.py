@@ -133,11 +133,24 @@ def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come
         for _ in range(cadence):
             gc.collect(1)
         assert idle.tick() is True and kept() is not None
-        idle.THAW_AFTER = 1  # due now; it waits for a long pause
+        idle.THAW_AFTER = idle._frozen  # due now; it waits for a long pause
         clock.now += IdleCollector.THAW_IDLE_S / 2
         assert idle.tick() is False and kept() is not None
         clock.now += IdleCollector.THAW_IDLE_S
         assert idle.tick() is True and kept() is None and idle.thaws == 1
+        # without a pause once far more is frozen: memory stays bounded
+        node = _Node()
+        node.me = node  # type: ignore[attr-defined]
+        kept = weakref.ref(node)
+        alive = [_Node() for _ in range(100)]  # survivors that live on
+        gc.collect(1)
+        clock.now += IdleCollector.IDLE_S * 2
+        assert idle.tick() is True and idle._frozen >= 100  # frozen
+        del node
+        idle.THAW_AFTER = idle._frozen // IdleCollector.THAW_FORCED
+        idle.input_seen()
+        assert idle.tick() is True and kept() is None and idle.thaws == 2
+        assert all(gc.is_tracked(n) for n in alive)
         gc.unfreeze()
         other.stop()
         assert gc.get_threshold()[2] > 10**6  # the first desk still holds them
