@@ -87,6 +87,7 @@ def test_full_collections_run_from_the_tick_early_in_a_pause_and_thresholds_come
     cadence = max(before[2], 1)  # young collections CPython waits for before a full one
     clock = _Clock()
     idle = IdleCollector(clock)
+    idle.THAW_AFTER = 1 << 62  # no thaw until the test asks, however big this process is
     other = IdleCollector(clock)
     idle.start()
     other.start()  # a second desk in the same process
