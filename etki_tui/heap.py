@@ -36,7 +36,8 @@ def keep_loaded() -> None:
     unreachable objects, and the one after the Hafıza memory load was the longest block
     while typing under load (40+ ms, ``python -m bench.tui_blocks``). That little cyclic
     garbage (and any an older generation held, as before) is frozen with the data and
-    freed when the desk closes (:func:`release_loaded`)."""
+    freed by the idle collector's next thaw (:class:`IdleCollector`) or when the desk
+    closes (:func:`release_loaded`)."""
     gc.freeze()
 
 
