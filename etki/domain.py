@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -358,6 +358,30 @@ class Risk:
     level: str = "low"
     signals: tuple[str, ...] = ()
     pmo_look_24h: bool = False
+
+
+RISK_WORDING = "wording "
+"""What the engine's ``risk`` evidence step writes before the request's own words that
+raised a signal (``medium: wording “password”, “yetkisiz” -> PMO look within 24h; …``)."""
+
+_QUOTED = re.compile("“([^”]*)”")
+
+
+def risk_wording(evidence: Sequence[EvidenceStep]) -> tuple[str, ...]:
+    """The request's words, as the client wrote them, that the ``risk`` step of
+    ``evidence`` quotes as raising a signal (``("password",)``); ``()`` when the step is
+    absent or quotes none (a low risk, or one raised by a disputed clause only). Read
+    from the step's detail, which :data:`RISK_WORDING` opens (the engine's format)."""
+    for step in evidence:
+        if step.step != "risk":
+            continue
+        start = step.detail.find(RISK_WORDING)
+        if start < 0:
+            return ()
+        part = step.detail[start + len(RISK_WORDING) :]
+        part = part.split(";", 1)[0].split(" -> ", 1)[0]
+        return tuple(_QUOTED.findall(part))
+    return ()
 
 
 @dataclass(frozen=True)

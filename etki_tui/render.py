@@ -22,6 +22,7 @@ from datetime import datetime
 from rich.cells import cell_len, split_graphemes
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
+from rich.measure import Measurement
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
@@ -42,6 +43,7 @@ from etki.domain import (
     effort_basis_lines,
     is_declared_remit,
     memory_sentence,
+    risk_wording,
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import fold_with_offsets, printable, spellings
@@ -507,6 +509,58 @@ class _ClauseView:
             yield newline
 
 
+_ID_BREAKS = (re.compile(r"[^./]*[./]+|[^./]+"), re.compile(r"[^_-]*[_-]+|[^_-]+"))
+"""Where a too-long identifier may break: after a ``.`` or ``/`` (its path), then, for a
+part still too long, after a ``_`` or ``-`` (its words)."""
+
+
+class IdList:
+    """Identifiers (module ids such as ``tdpservice.users.management.commands.
+    reset_cypress_profile_editing_users``) joined by ``, `` and wrapped to the width
+    given: between ids; an id that does not fit on a line of its own breaks after a
+    ``.`` or ``/``, then after a ``_`` or ``-``, and mid-word only where a part is still
+    longer than the line. Rich wraps at spaces only, so a dotted id longer than the
+    detail pane's value column broke anywhere in a word (a trial at 80 columns). Each id
+    is made printable and one line."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.ids = [printable(i, multiline=False) for i in ids]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        whole = cell_len(", ".join(self.ids))
+        shortest = max((cell_len(p) for i in self.ids for p in _pieces(i, 1)), default=0)
+        return Measurement(min(shortest, options.max_width), min(whole, options.max_width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        lines: list[str] = []
+        line = ""
+        for n, ident in enumerate(self.ids):
+            sep = ", " if n < len(self.ids) - 1 else ""
+            if line and cell_len(line + ident + sep.rstrip()) <= width:
+                line += ident + sep
+                continue
+            if line:
+                lines.append(line.rstrip())
+            line = ""
+            for piece in _pieces(ident + sep, width):
+                if line and cell_len(line + piece.rstrip()) > width:
+                    lines.append(line.rstrip())
+                    line = ""
+                line += piece
+        lines.append(line.rstrip())
+        yield Text("\n".join(lines), overflow="fold")
+
+
+def _pieces(ident: str, width: int) -> list[str]:
+    """``ident`` cut at :data:`_ID_BREAKS` until each part fits ``width`` cells (a part
+    with no break left stays whole: the caller folds it)."""
+    parts = [ident]
+    for rule in _ID_BREAKS:
+        parts = [q for p in parts for q in (rule.findall(p) if cell_len(p) > width else [p])]
+    return parts
+
+
 @functools.lru_cache(maxsize=512)
 def _clause_markdown_view(text: str) -> _ClauseView | None:
     """The renderable of :func:`etki.wiki.clauses.clause_markdown` of ``text`` (None
@@ -562,7 +616,7 @@ FIELD_LABEL_CELLS = 12
 """Width of the label column of the detail pane's fields (``Verdict``, ``Risk`` ...)."""
 
 
-def _fields(rows: Sequence[tuple[str, Text]]) -> Table:
+def _fields(rows: Sequence[tuple[str, RenderableType]]) -> Table:
     """Label/value lines whose values wrap under themselves (a hanging indent at
     :data:`FIELD_LABEL_CELLS`), never back under the label."""
     grid = Table.grid()
@@ -745,6 +799,11 @@ def case_detail(
         risk.append(
             " · signals: " + ", ".join(printable(s, multiline=False) for s in shown_risk.signals)
         )
+        wording = risk_wording(d.evidence)
+        if wording:  # the client's own words that raised it, as `etki show` quotes them
+            risk.append(
+                " (" + ", ".join(f"“{printable(w, multiline=False)}”" for w in wording) + ")"
+            )
     if shown_risk.pmo_look_24h:
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")
@@ -754,14 +813,14 @@ def case_detail(
             f"{d.risk.level.upper()} at triage)",
             style="dim",
         )
-    modules = ", ".join(printable(m, multiline=False) for m in d.impacted_modules) or "none"
+    modules: RenderableType = IdList(d.impacted_modules) if d.impacted_modules else Text("none")
     parts.append(
         _fields(
             [
                 ("Verdict", verdict),
                 ("Risk", risk),
                 ("Effort", Text(effort_label(d.effort))),
-                ("Modules", Text(modules)),
+                ("Modules", modules),
             ]
         )
     )

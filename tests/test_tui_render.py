@@ -491,3 +491,63 @@ def test_a_hit_whose_title_says_its_kind_is_not_labelled_twice() -> None:
     assert first_line("Login fails", "decisions/req-1.md") == "Login fails decision"
     # case does not matter (the fold)
     assert first_line("PRECEDENT: İade", "precedents/req-2.md") == "PRECEDENT: İade"
+
+
+def test_the_risk_line_quotes_the_words_that_raised_it() -> None:
+    """The desk's Risk field names the client's own words that raised a signal, as the
+    engine's ``risk`` step quotes them (`etki show` prints that step): a trial saw only
+    "signals: security" on the desk and had to open the CLI to learn why."""
+    import io
+
+    from rich.console import Console
+
+    from etki.domain import CaseRecord, risk_wording
+    from etki.knowledge.loader import load_project
+    from etki.triage.engine import TriageEngine
+    from etki_tui.render import case_detail
+
+    project = load_project(Path(__file__).parent.parent / "sample_project")
+    engine = TriageEngine(project, "sha256:test")
+    text = "Yetkisiz erişim: şifre sıfırlama ekranı [bold]herkese[/] açık."
+    decision = engine.triage("req-demo-risk", text)
+    assert decision.risk.pmo_look_24h
+    words = risk_wording(decision.evidence)
+    assert "Yetkisiz" in words  # as written, not the fold "yetkisiz"
+    assert all(w in text for w in words)
+    case = CaseRecord(
+        "req-demo-risk", "demo", "R9", "t", text, None, None, "2026-11-20", 1, decision
+    )
+    clauses = {c.ref: c for c in project.clauses}
+    console = Console(width=120, file=io.StringIO(), record=True, color_system=None)
+    console.print(case_detail(case, clauses, {}))
+    risk_line = next(line for line in console.export_text().splitlines() if line.startswith("Risk"))
+    assert "“Yetkisiz”" in risk_line and "signals: security" in risk_line
+    quiet = engine.triage("req-demo-low", "Please change the footer colour on the tax page.")
+    assert risk_wording(quiet.evidence) == ()
+
+
+@pytest.mark.parametrize("width", [24, 30, 36, 44, 60, 100])
+def test_long_module_ids_break_between_ids_then_after_a_dot(width: int) -> None:
+    """The detail pane's Modules value: a trial at 80 columns saw tdrs's dotted module
+    ids (up to 72 characters) broken anywhere in a word."""
+    import io
+
+    from rich.console import Console
+
+    from etki_tui.render import IdList
+
+    ids = [
+        "tdpservice.users.management.commands.reset_cypress_profile_editing_users",
+        "tdpservice.data_files",
+        "frontend/src/components/Header",
+    ]
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(IdList(ids))
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    assert all(cell_len(line) <= width for line in lines)
+    assert "".join(lines).replace(" ", "") == ",".join(ids)  # nothing lost or added
+    for line in lines:  # every line ends at an id's end or at one of its breaks
+        assert line.endswith((",", ".", "/", "_")) or line == lines[-1]
+    for ident in ids:  # an id that fits a line is never broken
+        if cell_len(ident) + 1 <= width:
+            assert any(ident in line for line in lines)

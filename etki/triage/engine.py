@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from etki.domain import (
+    RISK_WORDING,
     ClauseMemory,
     Decision,
     Effort,
@@ -744,7 +745,7 @@ class TriageEngine:
         )
         parts = []
         if risk_cues:
-            parts.append("wording " + _quote(risk_cues, 6))
+            parts.append(RISK_WORDING + _quote(risk_cues, 6))
         if disputed and self.disputed_escalation:
             parts.append("disputed clause cited: " + ", ".join(disputed))
         evidence.append(
