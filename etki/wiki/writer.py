@@ -15,13 +15,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import os
 import re
 import stat
-import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from etki.wiki.paths import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
@@ -161,6 +164,16 @@ def _same_bytes(path: Path, data: bytes) -> bool:
     return _read_regular(path) == data
 
 
+def _names_in(folder: Path) -> frozenset[str] | None:
+    """The names of the entries of ``folder`` (one ``scandir``); None when it cannot be
+    listed, so every page is then checked on its own."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(e.name for e in entries)
+    except OSError:
+        return None
+
+
 def _fsync_dir(folder: Path) -> None:
     if os.name != "posix":
         return
@@ -172,20 +185,41 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+_TEMP_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_TEMP_SERIAL = itertools.count()
+"""Numbers this process's temporary files (``.etki-{pid}-{n}.tmp``): a name of its own
+without ``tempfile``'s random one (a rebuild makes 19,000; ``O_EXCL`` still refuses a
+name left by a dead process with the same pid, and the next number is tried)."""
+
+
 def _write_temp(folder: Path, data: bytes, *, fsync: bool = True) -> str:
     """A new temporary file in ``folder`` holding ``data`` (``fsync``-ed unless told
-    not to); its path. A failed write (disk full) raises ``OSError`` naming ``folder``."""
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
+    not to); its path. Made with mode 0o644 less the umask, as ``open()`` makes a page
+    (the wiki is read by other people and tools). A failed write (disk full) raises
+    ``OSError`` naming ``folder``."""
+    while True:
+        tmp = os.path.join(folder, f"{_TMP_PREFIX}{os.getpid()}-{next(_TEMP_SERIAL)}{_TMP_SUFFIX}")
+        try:
+            fd = os.open(tmp, _TEMP_FLAGS, 0o644)
+        except FileExistsError:
+            continue
+        break
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if fsync:
-                os.fsync(fh.fileno())
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), 0o644)
-        if not hasattr(os, "fchmod"):
-            os.chmod(tmp, 0o644)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -211,13 +245,46 @@ def _write_atomic(folder: Path, name: str, data: bytes, *, fsync: bool = True) -
 
 BATCH_SYNC_MIN = 64
 """From this many pages to write on, :func:`sync_tree` writes every temporary file
-first, flushes them all to disk with one ``os.sync()`` and only then renames them into
-place, instead of one ``fsync`` per page (same guarantee, no page is renamed before its
-bytes are on disk; a full rebuild of 16,000 pages spends seconds in per-page fsyncs).
-``os.sync`` flushes every dirty page of the machine, yet it stayed the cheaper way also
-while another process wrote gigabytes: 4,000 pages of 2 kB, ``os.sync`` 0.55-0.74 s
-against 1.1-1.5 s for per-file ``fsync`` from 32 threads (BENCH.md, "rebuild and HITL,
-issue 15")."""
+first, flushes them all to disk with one ``syncfs`` of the wiki's file system
+(:func:`_flush_filesystem`) and only then renames them into place, instead of one
+``fsync`` per page (same guarantee, no page is renamed before its bytes are on disk; a
+full rebuild of 16,000 pages spends seconds in per-page fsyncs). Even ``os.sync``, which
+flushes every dirty page of the machine, stayed the cheaper way while another process
+wrote gigabytes: 4,000 pages of 2 kB, ``os.sync`` 0.55-0.74 s against 1.1-1.5 s for
+per-file ``fsync`` from 32 threads (BENCH.md, "rebuild and HITL, issue 15")."""
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    """The C library's ``syncfs(2)`` (Linux), or None where there is none."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        call = libc.syncfs
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_int]
+    call.restype = ctypes.c_int
+    return cast("Callable[[int], int]", call)
+
+
+def _flush_filesystem(folder: Path) -> None:
+    """Every written page of the file system holding ``folder`` on disk: ``syncfs(2)``
+    on it where the C library has one (Linux), so a rebuild waits for the wiki's disk
+    only and not, as ``os.sync()`` does, for every dirty page of the machine (issue 15:
+    its cost depended on what else ran); ``os.sync()`` elsewhere or if it fails."""
+    call = _syncfs()
+    if call is not None:
+        with contextlib.suppress(OSError):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                if call(fd) == 0:
+                    return
+            finally:
+                os.close(fd)
+    os.sync()
 
 
 def _root(root: Path, *, create: bool) -> Path | None:
@@ -462,12 +529,14 @@ def sync_tree(
     assert base is not None
     _mark_owned(base)
     last = (INDEX, DISPUTED)
-    order = sorted(files, key=lambda rel: (rel in last, rel))
+    order = sorted(rel for rel in files if rel not in last) + [r for r in last if r in files]
     written: list[str] = []
     unchanged: list[str] = []
     touched: dict[str, Path] = {}
     changed: list[tuple[str, Path, str]] = []
     folders: dict[tuple[str, ...], Path] = {}  # each folder checked (and made) once
+    per_folder = Counter(checked[rel].parts[:-1] for rel in order)
+    present: dict[tuple[str, ...], frozenset[str] | None] = {}
     for rel in order:
         parts = checked[rel].parts
         folder = folders.get(parts[:-1])
@@ -475,7 +544,15 @@ def sync_tree(
             folder = _safe_dir(base, parts[:-1], create=True)
             assert folder is not None
             folders[parts[:-1]] = folder
+            # many pages into one folder (a rebuild): list it once, so a page not there
+            # costs no lstat; a few (a ruling's pages in a folder of thousands): lstat them
+            many = per_folder[parts[:-1]] >= BATCH_SYNC_MIN
+            present[parts[:-1]] = _names_in(folder) if many else None
+        names = present[parts[:-1]]
         target = folder / parts[-1]
+        if names is not None and parts[-1] not in names:
+            changed.append((rel, folder, parts[-1]))
+            continue
         if _same_bytes(target, files[rel]):
             unchanged.append(rel)
             continue
@@ -494,7 +571,7 @@ def sync_tree(
         try:
             for rel, folder, _name in changed:
                 temps.append(_write_temp(folder, files[rel], fsync=False))
-            os.sync()  # every temporary file's bytes are on disk before any rename
+            _flush_filesystem(base)  # every temporary file's bytes are on disk before any rename
             for (rel, folder, name), tmp in zip(changed, temps, strict=True):
                 os.replace(tmp, folder / name)
                 written.append(rel)
