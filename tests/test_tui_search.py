@@ -477,6 +477,33 @@ async def test_down_and_up_in_the_search_box_move_through_the_results(tmp_path: 
 
 
 @sync
+async def test_a_long_query_shows_its_start_once_the_box_is_left(tmp_path: Path) -> None:
+    """At 80x24 the search box is ~30 cells: a trial read only the last words of a long
+    query while reading the results. Left, the box shows the start; back in it, the
+    cursor (at the end) is in view again; a search that finds nothing names every word."""
+    world = _world(tmp_path)
+    app = make_app(world, search_delay=0)
+    query = "grantee file upload validation error report spreadsheet"
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = await _to_search(pilot)
+        pane = app.query_one(MemoryPane)
+        for key in query:
+            await pilot.press("space" if key == " " else key)
+        await _until(pilot, lambda: pane.query_text == query, "the results")
+        await settle(pilot)
+        assert box.scroll_offset.x > 0  # typing: the end (the cursor) is in view
+        await press(pilot, "escape")
+        assert app.focused is not box
+        await _until(pilot, lambda: box.scroll_offset.x == 0, "the box scrolled to its start")
+        assert "grantee file" in shown(box, height=3)
+        entries = app.query_one("#memory-list", OptionList)
+        prompts = [str(getattr(o.prompt, "plain", o.prompt)) for o in entries.options]
+        assert f"  no page has all of: {query}" in prompts
+        box.focus()
+        await _until(pilot, lambda: box.scroll_offset.x > 0, "the cursor in view again")
+
+
+@sync
 async def test_hafiza_entries_show_title_and_text_not_the_slug(tmp_path: Path) -> None:
     """(d) in the desk: each hit reads as its page's title and an excerpt of its text."""
     world = _world(tmp_path)

@@ -506,8 +506,9 @@ class MemoryPane(Horizontal):
             if self.search_error:
                 options.append(Option(literal(self.search_error, style="italic"), disabled=True))
             elif not self.hits:
+                words = " ".join(self.query_text.split())[:300]  # the box may hide its start
                 options.append(
-                    Option(Text("  no page has all these words", style="dim"), disabled=True)
+                    Option(literal(f"  no page has all of: {words}", style="dim"), disabled=True)
                 )
             shown = self.hits[:SHOWN_HITS]
             ready = self._prompts
