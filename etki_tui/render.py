@@ -808,8 +808,10 @@ def case_detail(
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")
     if raised:
+        # a risk already HIGH at triage is not raised by the dispute, only told of it
+        how = "raised now" if d.risk.level != shown_risk.level else "now also"
         risk.append(
-            f" (raised now: {', '.join(short_ref(r) for r in raised)} disputed; "
+            f" ({how}: {', '.join(short_ref(r) for r in raised)} disputed; "
             f"{d.risk.level.upper()} at triage)",
             style="dim",
         )

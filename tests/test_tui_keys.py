@@ -581,6 +581,40 @@ async def test_no_color_marks_the_selected_row(
 
 
 @sync
+async def test_no_color_marks_the_highlighted_hafiza_entry(
+    tui_world: TuiWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NO_COLOR strips the colours OptionList draws its highlight with: a trial found the
+    Hafıza entry only bold. Its first line starts with the queue's cursor mark."""
+    from textual.widgets import OptionList
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        entries = app.query_one("#memory-list", OptionList)
+        entries.focus()
+        for index in (1, 3):  # a precedent, a disputed clause (the headers are disabled)
+            entries.highlighted = index
+            await settle(pilot)
+            lines = [line.lstrip("┃│ ") for line in shown(entries, height=24).splitlines()]
+            marked = [line for line in lines if line.startswith(CURSOR_MARK)]
+            assert len(marked) == 1, lines
+            prompt = entries.get_option_at_index(index).prompt
+            first = str(getattr(prompt, "plain", prompt)).split("\n", 1)[0].strip()
+            assert marked[0][1:].strip().startswith(first[:12]), (marked, first)
+    monkeypatch.delenv("NO_COLOR")
+    plain = make_app(tui_world)  # colours on: the highlight's colours are enough
+    async with plain.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        assert CURSOR_MARK not in shown(plain.query_one("#memory-list", OptionList), height=24)
+
+
+@sync
 async def test_a_click_highlights_a_row_and_a_second_click_opens_it(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:

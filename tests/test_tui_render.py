@@ -551,3 +551,30 @@ def test_long_module_ids_break_between_ids_then_after_a_dot(width: int) -> None:
     for ident in ids:  # an id that fits a line is never broken
         if cell_len(ident) + 1 <= width:
             assert any(ident in line for line in lines)
+
+
+def test_a_risk_already_high_at_triage_is_not_said_to_be_raised_by_a_dispute() -> None:
+    """A trial read "(raised now: 3.1.2 disputed; HIGH at triage)" on a case that was
+    HIGH before any ruling: the dispute adds its signal, it raises nothing."""
+    import io
+
+    from rich.console import Console
+
+    from etki.domain import CaseRecord, ClauseMemory, Risk
+    from etki_tui.render import case_detail
+    from tests.conftest import tui_decision
+
+    ref = "MSA-2024-01#3.2"
+    memory = {ref: ClauseMemory(ref, disputed=True)}
+
+    def risk_line(stored: Risk) -> str:
+        d = tui_decision("req-demo-a1", "IN_SCOPE", (ref,), confidence=0.7, risk=stored)
+        case = CaseRecord("req-demo-a1", "demo", "R1", "t", "x", None, None, "2026-11-20", 1, d)
+        console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
+        console.print(case_detail(case, {}, memory, escalate=True))
+        return next(x for x in console.export_text().splitlines() if x.startswith("Risk"))
+
+    high = risk_line(Risk("high", ("security", "personal_data"), True))
+    assert "(now also: 3.2 disputed; HIGH at triage)" in high and "raised" not in high
+    low = risk_line(Risk())
+    assert "(raised now: 3.2 disputed; LOW at triage)" in low

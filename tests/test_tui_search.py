@@ -263,6 +263,31 @@ def test_snippets_are_page_text_never_slugs(tmp_path: Path) -> None:
     assert "PRE-sso-for-contractor-accounts" in old.snippet
 
 
+def test_a_change_request_snippet_is_its_request_not_its_cr_id(tmp_path: Path) -> None:
+    """A trial searched "Größe" on talentmap: the change request's entry showed
+    "…chriftgrosse-zu-klein-…", its CR id line, though the request's own words hold the
+    match. A line whose matches all sit in a slug is the snippet only when no other line
+    holds as many words."""
+    world = _world(tmp_path)
+    _rule(
+        world,
+        (
+            (
+                Request("R31", "Die Schriftgröße im Portal ist zu klein.", "Schriftgröße zu klein"),
+                tui_decision(
+                    "req-demo-c0c0a031", "CHANGE_REQUEST", ("MSA-2024-01#4.3",), confidence=0.6
+                ),
+                "convert_to_cr",
+            ),
+        ),
+    )
+    for query in ("Größe", "GROESSE"):
+        found = world.desk.wiki_top("demo", query)
+        cr = next(h for h in found.hits if h.path.startswith("change-requests/"))
+        assert "Schriftgröße im Portal" in cr.snippet, cr
+        assert "schriftgrosse-zu" not in cr.snippet.lower(), cr
+
+
 # --- the desk --------------------------------------------------------------------------
 
 

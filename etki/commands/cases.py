@@ -398,8 +398,9 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             )
             echo(f"now         {mark} {item['ref']} · {said}", multiline=False)
         if now["risk_raised_by"]:
+            how = "raised now" if d.risk.level != now["risk"] else "now also"
             echo(
-                f"risk now    {now['risk']}  24h PMO look  (raised now: "
+                f"risk now    {now['risk']}  24h PMO look  ({how}: "
                 f"{', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)",
                 multiline=False,
             )

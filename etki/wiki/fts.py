@@ -533,6 +533,28 @@ def _visible(line: str) -> str:
 
 _CANDIDATE_LINES = 64
 
+_SLUG = re.compile(r"[\w.]+(?:-[\w.]+){2,}")
+"""A word of three or more parts joined by ``-`` (``cr-20261203-schriftgrosse-zu-klein``):
+an id or a file name shown as text, whose letters match a query without saying what the
+page is about."""
+
+
+def _only_in_slugs(fseen: str, found: list[str]) -> bool:
+    """True when every occurrence of every spelling in ``found`` on the folded line
+    ``fseen`` lies inside a :data:`_SLUG`: such a line is the snippet only when no other
+    line holds as many tokens (a trial saw a change request's CR id line as its snippet
+    while the request's own words held the match)."""
+    slugs = [m.span() for m in _SLUG.finditer(fseen)]
+    if not slugs:
+        return False
+    for spelled in found:
+        at = fseen.find(spelled)
+        while at >= 0:
+            if not any(a <= at and at + len(spelled) <= b for a, b in slugs):
+                return False
+            at = fseen.find(spelled, at + 1)
+    return True
+
 
 def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
     """``(line, snippet)`` of page ``text`` (``folded`` = ``fold(text)``) for a hit on
@@ -572,8 +594,8 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
         index += folded.count("\n", last, at)
         last = at
         counts[index] = counts.get(index, 0) + 1
-    best: tuple[int, int, int, str, str] | None = None
-    # (-tokens, -short tokens starting a word, index, visible text, first token)
+    best: tuple[int, bool, int, int, str, str] | None = None
+    # (-tokens, only in slugs, -short tokens starting a word, index, visible text, first)
     for index in sorted(counts, key=lambda i: (-counts[i], i))[:_CANDIDATE_LINES]:
         if index == title_at or index >= len(lines):
             continue
@@ -581,10 +603,11 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
         fseen = fold(seen)
         hits = [found for t in tokens if (found := occurs(fseen, t)) is not None]
         starts = sum(1 for rx in starting if rx.search(fseen))
-        if hits and (best is None or (-len(hits), -starts, index) < best[:3]):
-            best = (-len(hits), -starts, index, seen, hits[0])
+        key = (-len(hits), _only_in_slugs(fseen, hits), -starts, index)
+        if hits and (best is None or key < best[:4]):
+            best = (*key, seen, hits[0])
     if best is not None:
-        return best[2] + 1, _snippet(best[3], best[4])
+        return best[3] + 1, _snippet(best[4], best[5])
     for index in range(max(start, title_at + 1), len(lines)):
         seen = _visible(lines[index])
         if seen and not lines[index].lstrip().startswith("#"):

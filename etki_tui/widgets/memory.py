@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -48,6 +50,7 @@ from etki_tui.render import (
     verdict_text,
     when,
 )
+from etki_tui.widgets.queue_table import CURSOR_MARK
 from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
 __all__ = [
@@ -249,6 +252,35 @@ LATER_OPTIONS = 60
 """Entries added per refresh after the first :data:`FIRST_OPTIONS`."""
 
 
+class MemoryList(OptionList):
+    """Hafıza's list. With NO_COLOR the highlighted entry's first line starts with
+    :data:`~etki_tui.widgets.queue_table.CURSOR_MARK`, as the queue's cursor row does:
+    the highlight is drawn as colours, which NO_COLOR strips, and bold alone was hard to
+    find (a trial). Lines are those of OptionList; the mark takes a leading blank where
+    there is one, else the line moves one cell right."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if not getattr(self.app, "no_color", False) or self.highlighted is None:
+            return strip
+        marked = self.get_component_rich_style("option-list--option-highlighted").bgcolor
+
+        def highlighted(line: Strip) -> bool:  # a mark of its own (DISPUTED) keeps its colours
+            return any(seg.style is not None and seg.style.bgcolor == marked for seg in line)
+
+        segments = list(strip)
+        if not segments or not highlighted(strip):
+            return strip
+        if y > 0 and highlighted(super().render_line(y - 1)):
+            return strip  # only the entry's first line
+        first = segments[0]
+        if first.text.startswith(" "):
+            segments[0] = Segment(CURSOR_MARK + first.text[1:], first.style, first.control)
+            return Strip(segments, strip.cell_length)
+        head = Segment(CURSOR_MARK, first.style)
+        return Strip([head, *segments], strip.cell_length + 1).crop(0, strip.cell_length)
+
+
 def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width: int) -> Content:
     """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
     page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
@@ -362,7 +394,7 @@ class MemoryPane(Horizontal):
             search.cursor_blink = self._cursor_blink
             search.border_title = "Search"
             yield search
-            entries = OptionList(id="memory-list", markup=False)
+            entries = MemoryList(id="memory-list", markup=False)
             entries.border_title = "Memory"
             yield entries
         with Preview(id="memory-preview") as preview:
