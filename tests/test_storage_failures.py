@@ -320,6 +320,8 @@ def test_a_missing_store_is_refused_and_not_created(
         err = _ok_error(done, 2)
         assert ("typo/etki.db" if url else ".etki/etki.db") in err
         assert "etki init PROJECT_DIR" in err
+        # a trial ran `etki queue` inside the project folder after `etki init` elsewhere
+        assert "run from the folder `etki init` ran in, or set ETKI_DB_URL" in err
         assert _listing(tmp_path) == files
 
 

@@ -104,7 +104,13 @@ def make_engine(
             str(path),
             f"no Etki store at {path} (ETKI_DB_URL{full}): "
             "the file does not exist; run `etki init "
-            "PROJECT_DIR` first (nothing was created)",
+            "PROJECT_DIR` first (nothing was created)"
+            + (
+                "; a relative store is under the folder a command runs in: run from the "
+                "folder `etki init` ran in, or set ETKI_DB_URL"
+                if full
+                else ""
+            ),
         )
     if path is not None and not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
