@@ -46,7 +46,14 @@ from etki.text import printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.domain import CaseEvent, CaseRecord, ClauseMemory, Decision, RulingRecord
+    from etki.domain import (
+        CaseEvent,
+        CaseRecord,
+        CaseSummary,
+        ClauseMemory,
+        Decision,
+        RulingRecord,
+    )
     from etki.services import Desk
 
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
@@ -77,7 +84,9 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _queue_row(c: CaseRecord, memory: Mapping[str, ClauseMemory], escalate: bool) -> dict:
+def _queue_row(
+    c: CaseRecord | CaseSummary, memory: Mapping[str, ClauseMemory], escalate: bool
+) -> dict:
     """One case of ``etki queue --json``. ``risk`` and ``pmo_look_24h`` are the risk as
     the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
     since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
@@ -228,8 +237,10 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     rows: list[tuple[Any, Any]] = []
     claims: dict[str, Any] = {}
     for pid in projects:
-        every = desk.queue(pid, status=None)
-        memory = desk.clause_memory_of([c for c in every if c.ruling is not None])
+        # the light rows (no evidence chains), as the desk's queue: the clause memory and
+        # every listed field come from them (a 10k store: 1.2 s of full records before)
+        every = desk.queue_summaries(pid, status=None)
+        memory = desk.clause_memory_of([c for c in every if c.ruling is not None], pid)
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
         claims.update(desk.claims(pid))
     if args.json:
