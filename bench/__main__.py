@@ -1,6 +1,6 @@
 """``python -m bench <name> [--quick]`` and ``python -m bench all [--quick]``.
 
-Benchmarks: triage, wiki_rebuild, hitl, search, expand, tui, init (see each module's
+Benchmarks: cli, triage, wiki_rebuild, hitl, search, expand, tui, init (see each module's
 docstring for what is timed, the baseline measured in the same run and the target).
 ``--quick`` uses small sizes (for CI: it must run; nothing asserts a time).
 ``--json FILE`` writes every figure, the machine and the load average to FILE.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.common import Context, Figure, loadavg, machine, to_json
 
-BENCHMARKS = ("triage", "wiki_rebuild", "hitl", "search", "expand", "tui", "init")
+BENCHMARKS = ("cli", "triage", "wiki_rebuild", "hitl", "search", "expand", "tui", "init")
 
 
 def main(argv: list[str] | None = None) -> int:
