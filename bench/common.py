@@ -125,6 +125,17 @@ def _default_dir() -> Path:
     return Path(os.environ.get("ETKI_BENCH_DIR") or "/tmp/etki-bench")
 
 
+def settle_disk() -> None:
+    """Flush every dirty page of the machine before a timed round, so each round starts
+    from the same disk state (:mod:`bench.wiki_rebuild`, :mod:`bench.hitl`). Without it
+    the rebuild's floor, timed right after a rebuild had flushed its own pages, wrote
+    63 MB into a clean page cache (0.3-0.4 s) while the rebuild was timed after the
+    floor's unflushed 63 MB (stop 27: the same floor loop took 2.0-2.7 s when it too
+    started after a flush); the ratio measured the order of the rounds."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
 class Context:
     """What a benchmark run shares: ``quick``, the workspace folder (fixtures are cached
     there by :meth:`Size.key`, so repeated runs and several benchmarks reuse one

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.common import Context, Figure, ms, ratio, stats
+from bench.common import Context, Figure, ms, ratio, settle_disk, stats
 
 NAME = "hitl"
 DESCRIPTION = "HITL projection of one ruling (WikiProjector.project_case) p95"
@@ -46,6 +46,10 @@ def run(ctx: Context) -> list[Figure]:
     t = time.perf_counter()
     projector.rebuild(pid)
     ctx.log(f"initial wiki for {size.cases} cases built in {time.perf_counter() - t:.1f} s")
+    # the rounds start from a clean page cache: in `bench all` the rebuild benchmark's
+    # floor rounds left ~190 MB unflushed just before, and their writeback ran under the
+    # first rulings (p95 23.9 ms in `bench all`, 15.6-17.4 ms run alone, stop 27)
+    settle_disk()
     todo = repo.cases(pid, status="pending")
     # a cold projector (a desk's first ruling: one full read of the project) and a durable
     # one (every page fsync-ed on the ruling's path), on a ruling of their own each

@@ -26,7 +26,7 @@ import shutil
 import time
 from pathlib import Path
 
-from bench.common import Context, Figure, ms, ratio, stats
+from bench.common import Context, Figure, ms, ratio, settle_disk, stats
 
 NAME = "wiki_rebuild"
 DESCRIPTION = "full wiki rebuild of 10k decisions vs a bare write loop (floor)"
@@ -60,17 +60,6 @@ def bare_write(root: Path, files: dict[str, bytes]) -> None:
             made.add(folder)
         with open(root / rel, "wb") as fh:
             fh.write(data)
-
-
-def _settle() -> None:
-    """Flush every dirty page before a timed round, so each rebuild and each floor round
-    starts from the same disk state. Without it the floor, timed right after a rebuild
-    had flushed its own pages, wrote 63 MB into a clean page cache (0.3-0.4 s) while the
-    rebuild was timed after the floor's unflushed 63 MB (stop 27: the same floor loop
-    took 2.0-2.7 s when it too started after a flush); the ratio measured the order of
-    the rounds, not the rebuild."""
-    if hasattr(os, "sync"):
-        os.sync()
 
 
 MEMORY_FS = Path("/dev/shm")
@@ -128,7 +117,7 @@ def run(ctx: Context) -> list[Figure]:
     for i in range(rounds):
         root = ctx.scratch(f"wiki-rebuild-{i % 2}")
         projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(root / "{project}")))
-        _settle()
+        settle_disk()
         t = time.perf_counter()
         projector.rebuild(pid)
         times.append(time.perf_counter() - t)
@@ -144,7 +133,7 @@ def run(ctx: Context) -> list[Figure]:
         root = ctx.base / "scratch" / f"wiki-rebuild-{(rounds - 1) % 2}"
         shutil.rmtree(root / pid)
         projector = WikiProjector(repo, Settings(db_url="", wiki_dir=str(root / "{project}")))
-        _settle()
+        settle_disk()
         t = time.perf_counter()
         projector.rebuild(pid)
         warm.append(time.perf_counter() - t)
@@ -152,7 +141,7 @@ def run(ctx: Context) -> list[Figure]:
         taken, rendered = projector.render_counts[pid]
         ctx.log(f"warm rebuild {i + 1}/{rounds}: {warm[-1]:.2f} s, {rendered} pages rendered")
         floor_root = ctx.scratch(f"wiki-floor-{i % 2}")
-        _settle()
+        settle_disk()
         t = time.perf_counter()
         bare_write(floor_root, files)
         floor.append(time.perf_counter() - t)
