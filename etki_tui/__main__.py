@@ -126,8 +126,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         settings = Settings.from_env()
         config = load_config(settings.config_file)
-        desk = Desk(settings)
-        if args.project_dir and Path(args.project_dir).is_dir():  # errors stay one line
+        if args.project_dir and not Path(args.project_dir).is_dir():
+            raise InputError(f"no such project folder: {args.project_dir}")
+        folder = bool(args.project_dir)
+        # only a project folder to load makes a store; `--project ID` alone with no store
+        # is refused, not answered with a new empty one (a trial found /tmp/.etki made)
+        desk = Desk.open(settings, create=folder)
+        if folder:  # errors stay one line
             echo(f"etki-tui: loading {args.project_dir} …", multiline=False)
             sys.stdout.flush()
         project_id, summary = choose_project(desk, args.project_dir, args.project)

@@ -292,13 +292,17 @@ MISSING_COMMANDS: list[tuple[str, tuple[str, ...]]] = [
     ("etki.cli", ("eval", "triage", "labels.jsonl", "--project", "demo")),
     ("etki.wiki", ("rebuild",)),
     ("etki.wiki", ("show", "req-demo-12345678")),
+    # the desk without a folder to load: a trial's `etki-tui --project tdrs` in /tmp made
+    # /tmp/.etki/etki.db, and `etki queue` there then said "no cases waiting"
+    ("etki_tui", ("--project", "demo")),
+    ("etki_tui", ()),
 ]
 
 
 @pytest.mark.parametrize(
     ("module", "args"),
     MISSING_COMMANDS,
-    ids=[" ".join((m.split(".")[-1], *a[:2])) for m, a in MISSING_COMMANDS],
+    ids=[" ".join((m.split(".")[-1], *a[:2])) or m for m, a in MISSING_COMMANDS],
 )
 def test_a_missing_store_is_refused_and_not_created(
     tmp_path: Path, module: str, args: tuple[str, ...]

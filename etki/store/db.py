@@ -100,9 +100,12 @@ def make_engine(
     path = failures.sqlite_path(parsed)
     if path is not None and (read_only or not create) and not path.exists():
         full = "" if path.is_absolute() else f", that is {path.absolute()}"
+        named = (
+            "ETKI_DB_URL" if os.environ.get("ETKI_DB_URL") else "the default; ETKI_DB_URL is unset"
+        )
         raise StoreMissingError(
             str(path),
-            f"no Etki store at {path} (ETKI_DB_URL{full}): "
+            f"no Etki store at {path} ({named}{full}): "
             "the file does not exist; run `etki init "
             "PROJECT_DIR` first (nothing was created)"
             + (
