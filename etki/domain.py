@@ -360,6 +360,10 @@ class Risk:
     pmo_look_24h: bool = False
 
 
+DISPUTED_SIGNAL = "disputed_clause"
+"""The risk signal a cited clause disputed by past rulings raises (:mod:`etki.triage.risk`,
+:func:`etki.memory.current_risk`); the other signals come from the request's words."""
+
 RISK_WORDING = "wording "
 """What the engine's ``risk`` evidence step writes before the request's own words that
 raised a signal (``medium: wording “password”, “yetkisiz” -> PMO look within 24h; …``)."""

@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from etki.domain import (
+    DISPUTED_SIGNAL,
     CaseRecord,
     CaseSummary,
     ClauseMemory,
@@ -334,9 +335,9 @@ def current_risk(
     risk already carries that signal. The stored decision is not changed: the second
     value names the refs that raised it (empty when nothing was raised)."""
     risk = decision.risk
-    if not escalate or not memory or "disputed_clause" in risk.signals:
+    if not escalate or not memory or DISPUTED_SIGNAL in risk.signals:
         return risk, ()
     raised = open_disputed_refs(decision.cited_clauses, memory)
     if not raised:
         return risk, ()
-    return Risk("high", (*risk.signals, "disputed_clause"), True), raised
+    return Risk("high", (*risk.signals, DISPUTED_SIGNAL), True), raised

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
+    DISPUTED_SIGNAL,
     CaseEvent,
     CaseRecord,
     CaseSummary,
@@ -717,7 +718,7 @@ def disputed_strip(
         stored = decision.risk
         line = Text("  → ")
         line.append("24h PMO look", style="bold reverse")
-        line.append(f": disputed since triage ({stored.level.upper()} then; decision unchanged)")
+        line.append(f": disputed after triage ({stored.level.upper()} then; decision unchanged)")
         lines.append(line)
     return lines
 
@@ -796,14 +797,16 @@ def case_detail(
     risk = Text()
     risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
     if shown_risk.signals:
-        risk.append(
-            " · signals: " + ", ".join(printable(s, multiline=False) for s in shown_risk.signals)
-        )
+        # the client's own words that raised the wording signals (as `etki show` quotes
+        # them) follow those signals, before a disputed clause's, which no word raised
+        worded = [s for s in shown_risk.signals if s != DISPUTED_SIGNAL]
+        said = ", ".join(printable(s, multiline=False) for s in worded)
         wording = risk_wording(d.evidence)
-        if wording:  # the client's own words that raised it, as `etki show` quotes them
-            risk.append(
-                " (" + ", ".join(f"“{printable(w, multiline=False)}”" for w in wording) + ")"
-            )
+        if wording and worded:
+            said += " (" + ", ".join(f"“{printable(w, multiline=False)}”" for w in wording) + ")"
+        if DISPUTED_SIGNAL in shown_risk.signals:
+            said += (", " if said else "") + DISPUTED_SIGNAL
+        risk.append(" · signals: " + said)
     if shown_risk.pmo_look_24h:
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")

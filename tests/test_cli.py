@@ -195,6 +195,8 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
     now = after[waiting["case_id"]]
     assert now["risk"] == "high" and now["pmo_look_24h"] is True
     assert ref in now["risk_raised_by"]
+    # a trial: the JSON named no dispute and no risk at triage
+    assert now["disputed_clauses"] == [ref] and now["risk_at_triage"] == waiting["risk"]
     text = etki(tmp_path, "queue", "--project", "demo").stdout
     [line] = [x for x in text.splitlines() if x.startswith(waiting["case_id"])]
     assert " high   24h " in line and f"DISPUTED {ref}" in line
@@ -212,6 +214,7 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
     )
     stored = {r["case_id"]: r for r in json.loads(off.stdout)}[waiting["case_id"]]
     assert stored["risk"] == waiting["risk"] and stored["risk_raised_by"] == []
+    assert stored["disputed_clauses"] == [ref]  # disputed all the same, raising nothing
 
 
 def test_add_triages_and_stores_one_request(tmp_path):
@@ -332,6 +335,7 @@ def test_show_says_what_the_desk_says_of_a_clause_disputed_since_the_triage(tmp_
         line.startswith(f"now         DISPUTED {ref} · rulings disagree: ") for line in lines
     )
     assert f"risk now    high  24h PMO look  (raised now: {ref} disputed; low at triage)" in lines
+    assert "why         as reasoned at triage (frozen; the now lines are what changed)" in lines
     assert "risk        low" in shown.stdout  # the frozen decision is unchanged
     body = json.loads(etki(tmp_path, "show", third["case_id"], "--json").stdout)["case"]["now"]
     assert body["risk"] == "high" and body["risk_raised_by"] == [ref]

@@ -424,7 +424,7 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
             body = app.query_one(CaseDetail).query_one("#detail-body")
             before = " ".join(shown(body).split())
             assert "! DISPUTED 3.2 Single sign-on · rulings disagree: IN_SCOPE / REJECT" in before
-            assert "disputed since triage (MEDIUM then" in before  # the open dispute raises it
+            assert "disputed after triage (MEDIUM then" in before  # the open dispute raises it
             await _on_disputed_card(pilot, TUI_REF)
             assert "No resolution yet: r records the PMO's resolution." in _card(app)
             await press(pilot, "r")
@@ -466,7 +466,7 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
                 "“3.2 covers [bold]contractors[/bold] too: rule IN_SCOPE” (reviewer, 2026-11-29)"
                 in strip
             )
-            assert "disputed since triage" not in strip  # resolved: the dispute raises nothing
+            assert "disputed after triage" not in strip  # resolved: the dispute raises nothing
         [res] = tui_world.repo.clause_resolutions("demo")
         assert (res.ref, res.verdict, res.reason, res.reviewer) == (
             TUI_REF,

@@ -254,7 +254,7 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         await settle(pilot)
         top = " ".join(" ".join(visible_detail_lines(app)).split())
         assert "! DISPUTED 4.3 Receipts" in top
-        assert "24h PMO look: disputed since triage (LOW then; decision unchanged)" in top
+        assert "24h PMO look: disputed after triage (LOW then; decision unchanged)" in top
         assert "Risk HIGH" in top and "raised now: 4.3 disputed; LOW at triage" in top
     stored = tui_world.repo.case(RECEIPT).decision.risk
     assert stored == Risk()  # the frozen decision is not rewritten

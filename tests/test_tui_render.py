@@ -522,6 +522,20 @@ def test_the_risk_line_quotes_the_words_that_raised_it() -> None:
     console.print(case_detail(case, clauses, {}))
     risk_line = next(line for line in console.export_text().splitlines() if line.startswith("Risk"))
     assert "“Yetkisiz”" in risk_line and "signals: security" in risk_line
+    # a clause disputed since: its signal follows the quoted words, which it did not raise
+    import dataclasses
+
+    from etki.domain import ClauseMemory
+
+    ref = "MSA-2024-01#3.2"
+    cited = dataclasses.replace(decision, cited_clauses=(ref,))
+    case = dataclasses.replace(case, decision=cited)
+    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+    console.print(
+        case_detail(case, clauses, {ref: ClauseMemory(ref, disputed=True)}, escalate=True)
+    )
+    risk_line = next(line for line in console.export_text().splitlines() if line.startswith("Risk"))
+    assert "”), disputed_clause" in risk_line, risk_line
     quiet = engine.triage("req-demo-low", "Please change the footer colour on the tax page.")
     assert risk_wording(quiet.evidence) == ()
 

@@ -90,8 +90,10 @@ def _queue_row(
     """One case of ``etki queue --json``. ``risk`` and ``pmo_look_24h`` are the risk as
     the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
     since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
-    names the clauses that raised it (empty: the stored decision's risk)."""
-    from etki.memory import current_risk
+    names the clauses that raised it (empty: the stored decision's risk);
+    ``risk_at_triage`` is the frozen decision's level; ``disputed_clauses`` the cited
+    clauses whose dispute is open now (whether or not escalation is on)."""
+    from etki.memory import current_risk, open_disputed_refs
 
     d = c.decision
     risk, raised = current_risk(d, memory, escalate)
@@ -107,6 +109,8 @@ def _queue_row(
         "risk": risk.level,
         "pmo_look_24h": risk.pmo_look_24h,
         "risk_raised_by": list(raised),
+        "risk_at_triage": d.risk.level,
+        "disputed_clauses": list(open_disputed_refs(d.cited_clauses, memory)),
         "status": c.status,
         "version": c.version,
         "created_at": c.created_at,
@@ -415,6 +419,8 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
                 f"{', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)",
                 multiline=False,
             )
+        if now["disputed_clauses"] or now["risk_raised_by"]:  # a trial read "why 8 … low"
+            echo("why         as reasoned at triage (frozen; the now lines are what changed)")
         _print_evidence(d)
         if case.ruling is not None:
             r = case.ruling

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from etki.domain import ClauseMemory, Risk
+from etki.domain import DISPUTED_SIGNAL, ClauseMemory, Risk
 from etki.text import fold
 from etki.triage import cues
 
@@ -51,10 +51,10 @@ def assess(
             found.extend(text for _, text in hits)
     disputed = tuple(ref for ref in cited if ref in memory and memory[ref].open_dispute)
     if disputed and disputed_escalation:
-        signals.append("disputed_clause")
+        signals.append(DISPUTED_SIGNAL)
     if not signals:
         level = "low"
-    elif len(signals) >= 2 or "disputed_clause" in signals:
+    elif len(signals) >= 2 or DISPUTED_SIGNAL in signals:
         level = "high"
     else:
         level = "medium"
