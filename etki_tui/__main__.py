@@ -23,7 +23,7 @@ from etki.console import (
     echo,
     report_internal_error,
 )
-from etki.errors import EtkiError, InputError
+from etki.errors import EtkiError, InputError, StoreMissingError
 from etki.identity import set_program
 from etki.services import Desk, InitSummary
 from etki_tui.app import EtkiApp
@@ -131,7 +131,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = bool(args.project_dir)
         # only a project folder to load makes a store; `--project ID` alone with no store
         # is refused, not answered with a new empty one (a trial found /tmp/.etki made)
-        desk = Desk.open(settings, create=folder)
+        try:
+            desk = Desk.open(settings, create=folder)
+        except StoreMissingError as exc:  # a new user's first `etki-tui`: say how to start
+            raise StoreMissingError(
+                exc.location,
+                f"{exc}; start with: etki-tui PROJECT_DIR (for example: etki-tui sample_project)",
+            ) from exc
         if folder:  # errors stay one line
             echo(f"etki-tui: loading {args.project_dir} …", multiline=False)
             sys.stdout.flush()
