@@ -196,7 +196,7 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
     assert now["risk"] == "high" and now["pmo_look_24h"] is True
     assert ref in now["risk_raised_by"]
     # a trial: the JSON named no dispute and no risk at triage
-    assert now["disputed_clauses"] == [ref] and now["risk_at_triage"] == waiting["risk"]
+    assert now["disputed_refs"] == [ref] and now["risk_at_triage"] == waiting["risk"]
     text = etki(tmp_path, "queue", "--project", "demo").stdout
     [line] = [x for x in text.splitlines() if x.startswith(waiting["case_id"])]
     assert " high   24h " in line and f"DISPUTED {ref}" in line
@@ -214,7 +214,7 @@ def test_queue_shows_the_risk_a_clause_disputed_since_the_triage_raises(tmp_path
     )
     stored = {r["case_id"]: r for r in json.loads(off.stdout)}[waiting["case_id"]]
     assert stored["risk"] == waiting["risk"] and stored["risk_raised_by"] == []
-    assert stored["disputed_clauses"] == [ref]  # disputed all the same, raising nothing
+    assert stored["disputed_refs"] == [ref]  # disputed all the same, raising nothing
 
 
 def test_add_triages_and_stores_one_request(tmp_path):

@@ -91,8 +91,10 @@ def _queue_row(
     the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
     since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
     names the clauses that raised it (empty: the stored decision's risk);
-    ``risk_at_triage`` is the frozen decision's level; ``disputed_clauses`` the cited
-    clauses whose dispute is open now (whether or not escalation is on)."""
+    ``risk_at_triage`` is the frozen decision's level; ``disputed_refs`` the refs of the
+    cited clauses whose dispute is open now, whether or not escalation is on (a list of
+    refs like ``risk_raised_by``; ``etki show --json``'s ``now.disputed_clauses`` gives
+    each disputed clause's rulings and resolution)."""
     from etki.memory import current_risk, open_disputed_refs
 
     d = c.decision
@@ -110,7 +112,7 @@ def _queue_row(
         "pmo_look_24h": risk.pmo_look_24h,
         "risk_raised_by": list(raised),
         "risk_at_triage": d.risk.level,
-        "disputed_clauses": list(open_disputed_refs(d.cited_clauses, memory)),
+        "disputed_refs": list(open_disputed_refs(d.cited_clauses, memory)),
         "status": c.status,
         "version": c.version,
         "created_at": c.created_at,
