@@ -127,6 +127,12 @@ def test_tdrs_messy_structure(rfq) -> None:  # type: ignore[no-untyped-def]
         ("Payment terms", (None, "Payment terms")),
         ("2024 Roadmap", (None, "2024 Roadmap")),
         ("Sectional doors", (None, "Sectional doors")),
+        # e-QIP PWS: bold markers CommonMark leaves literal inside the printed number
+        ("5**.0** TASKS", ("5.0", "TASKS")),
+        ("6**.0 OPERATIONAL REQUIREMENTS**", ("6.0", "OPERATIONAL REQUIREMENTS")),
+        ("6**.6.**5 Inspection and Acceptance", ("6.6.5", "Inspection and Acceptance")),
+        ("6**.7.1 Transition Plan**", ("6.7.1", "Transition Plan")),
+        ("3**.2 Bold** tail", ("3.2", "Bold** tail")),
     ],
 )
 def test_clause_number(heading: str, expected: tuple[str | None, str]) -> None:
@@ -635,3 +641,36 @@ def test_plain_text_joins_hard_wraps_and_drops_markup() -> None:
         "item one wrapped\nsee\nA | B\n1 | 2\nx & y | z"
     )
     assert '<span class="underline">' in contract.clauses[0].text
+
+
+# --- issue 29 item 1: the e-QIP PWS, numbers printed with bold markers inside -----------
+
+EQIP = SHARED / "realdata" / "eqip"
+needs_eqip = pytest.mark.skipif(not EQIP.is_dir(), reason="../shared/realdata/eqip is absent")
+
+
+@needs_eqip
+def test_eqip_sections_are_found_by_their_printed_numbers() -> None:
+    doc = parse_contract(EQIP / "contracts" / "eqip-pws.md", source="contracts/eqip-pws.md")
+    by_number = {c.number: c for c in doc.clauses if c.number}
+    aliases = {a: c for c in doc.clauses for a in c.aliases}
+    # 5.0 is its own clause (it folded into 4.0 when its number was not read) ...
+    assert by_number["5.0"].title == "TASKS"
+    assert "Provide hosting of the e-QIP prototype" in by_number["5.0"].text
+    assert "Provide hosting" not in by_number["4.0"].text
+    # ... the subsections with bold inside the number keep their printed numbers ...
+    for number, title in (
+        ("6.6.4", "Delivery Instructions"),
+        ("6.6.5", "Inspection and Acceptance of Services"),
+        ("6.6.6", "System Documentation"),
+        ("6.6.7", "Quality Assurance"),
+        ("6.7.2", "Transition Activities"),
+    ):
+        assert by_number[number].title == title
+        assert by_number[number].ref == f"eqip-pws#{number}"
+    # ... and the empty parents 6.0 and 7.0 are found as aliases of their first child
+    assert aliases["6.0"].ref == "eqip-pws#6.1.1"
+    assert aliases["6.0"].title.startswith("OPERATIONAL REQUIREMENTS › ")
+    assert aliases["7.0"].ref == "eqip-pws#7.1"
+    # no title keeps a stray marker
+    assert not [c.title for c in doc.clauses if "*" in c.title]

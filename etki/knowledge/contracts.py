@@ -164,6 +164,30 @@ MAX_WORDED_SECTION = 99
 a hundred top-level sections, laws do (``Section 508``, ``§ 307 BGB``)."""
 
 
+_MARKED_NUMBER = re.compile(r"^\d(?:[\d.]|\*{1,3}|_{1,3})*")
+
+
+def _unmark_number(text: str) -> str:
+    """``text`` with the emphasis markers removed from its leading number.
+
+    CommonMark leaves ``**`` literal where it touches a digit on one side and a dot on
+    the other, so a heading printed as bold in parts (``5**.0** TASKS``, ``6**.6.**4
+    Delivery``, ``6**.0 OPERATIONAL REQUIREMENTS**``, all in the e-QIP PWS) reaches the
+    parser with the asterisks in its number; rendered, the reader sees ``5.0``,
+    ``6.6.4`` and ``6.0``. The markers are dropped from the number, and when the number
+    held an odd count of marker runs (its partner closes the title), that same run is
+    dropped from the end of the title. Text whose number holds no marker is returned
+    as it is."""
+    match = _MARKED_NUMBER.match(text)
+    if match is None or not any(c in "*_" for c in match.group()):
+        return text
+    prefix, rest = match.group(), text[match.end() :]
+    runs = re.findall(r"\*+|_+", prefix)
+    if len(runs) % 2 and rest.endswith(runs[-1]):
+        rest = rest[: -len(runs[-1])].rstrip()
+    return re.sub(r"[*_]", "", prefix) + rest
+
+
 def clause_number(heading: str, *, worded: bool = True) -> tuple[str | None, str]:
     """``(number, title)`` of a heading's text.
 
@@ -181,7 +205,7 @@ def clause_number(heading: str, *, worded: bool = True) -> tuple[str | None, str
     has no number: ``"Section 508 Compliance"`` -> ``(None, "Section 508 Compliance")``.
     Names of standards (``ISO 27001``, ``FAR 52.246-6``) never give a number.
     """
-    text = " ".join(heading.split())
+    text = _unmark_number(" ".join(heading.split()))
     match = _BARE_NUMBER.match(text)
     if match:
         title = _LEADING_SEPARATOR.sub("", text[match.end() :])
