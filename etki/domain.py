@@ -449,14 +449,27 @@ class Decision:
     extra: tuple[tuple[str, Any], ...] = field(default=())
     similar_rulings: tuple[SimilarRuling, ...] = ()
     memory_verdict: Verdict | None = None
+    sure: bool = False
+    """The engine is sure of the verdict: plain evidence decided it (engine >= 3.0.0,
+    :mod:`etki.triage.sureness`). False for a decision of an earlier engine."""
+    evidence_kind: str = ""
+    """The kind of evidence that decided (:data:`etki.triage.sureness.KINDS`); empty
+    for a decision of an engine before 3.0.0, which did not say."""
+    doubts: tuple[str, ...] = ()
+    """When not sure: why, in plain English (which evidence was missing or pulled the
+    other way); empty when sure."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-ready dict (tuples become lists). Unlike :meth:`to_json` it
-        always has ``similar_rulings`` (a list of ``{case_id, ruling, similarity}``)
-        and ``memory_verdict`` (a verdict or None), so a reader sees one shape."""
+        always has ``similar_rulings`` (a list of ``{case_id, ruling, similarity}``),
+        ``memory_verdict`` (a verdict or None), ``sure`` (False for an engine before
+        3.0.0), ``evidence_kind`` and ``doubts``, so a reader sees one shape."""
         out = json.loads(self.to_json())
         out.setdefault("similar_rulings", [])
         out.setdefault("memory_verdict", None)
+        out.setdefault("sure", False)
+        out.setdefault("evidence_kind", "")
+        out.setdefault("doubts", [])
         return out
 
     def to_json(self) -> str:
@@ -472,6 +485,9 @@ class Decision:
             del data["similar_rulings"]
         if data["memory_verdict"] is None:
             del data["memory_verdict"]
+        if not data["evidence_kind"]:  # an engine before 3.0.0: its bytes as they were
+            for key in ("sure", "evidence_kind", "doubts"):
+                del data[key]
         return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -508,6 +524,9 @@ class Decision:
                 for x in d.get("similar_rulings") or ()
             ),
             memory_verdict=d.get("memory_verdict"),
+            sure=bool(d.get("sure", False)),
+            evidence_kind=str(d.get("evidence_kind") or ""),
+            doubts=tuple(str(x) for x in d.get("doubts") or ()),
         )
 
 

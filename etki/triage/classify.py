@@ -10,32 +10,40 @@ first that holds decides:
 1. ``defect``: bug-report wording (one strong cue, or weak cues worth
    :data:`WEAK_DEFECT` together) -> IN_SCOPE; confident when the contract or the system
    covers the area (an obligation or a module matched), low confidence otherwise;
-2. ``advice``: the request asks for a policy or strategy decision
+2. ``named_exclusion``: an exclusion, client-duty or "not responsible for" sentence
+   *names* what the request asks for and no obligation sentence does -> REJECT;
+   ``named_route``: a sentence that routes work to a change request or to later
+   phases names it and no obligation does -> CHANGE_REQUEST (naming:
+   :mod:`etki.triage.sureness`; the contract's own plain words decide, whatever the
+   BM25 ratios below say);
+3. ``advice``: the request asks for a policy or strategy decision
    (:data:`etki.triage.cues.ADVICE_THRESHOLD` distinct cues) -> REJECT;
-3. ``administration``: the request is about the engagement itself (the contractor's
+4. ``administration``: the request is about the engagement itself (the contractor's
    people, the contract's money, procurement: :data:`etki.triage.cues.ADMIN_REQUEST`)
    and an administrative clause matches it about as well as any obligation
    (:data:`ADMIN_RATIO`) -> REJECT. Administrative sections never win without such
    wording: an RFQ's hundreds of procurement sentences share many technical words;
-4. ``exclusion``: the exclusion/client-duty texts of the contract match the request
+5. ``exclusion``: the exclusion/client-duty texts of the contract match the request
    clearly better than any obligation (:data:`AGAINST_RATIO`) *and* one such sentence
    covers at least as much of the request as the best obligation sentence -> REJECT
    (both, so that one shared topic word in a duty sentence cannot decide);
-5. ``future_work``: future-work text (possible later work, or work the contract routes
+6. ``future_work``: future-work text (possible later work, or work the contract routes
    to a change request) matches at least as well as any obligation
    (:data:`FUTURE_RATIO`), or one such sentence covers more of the request than any
    obligation sentence -> CHANGE_REQUEST;
-6. ``covered``: one obligation sentence covers a good share of the request
+7. ``covered``: one obligation sentence covers a good share of the request
    (:data:`COVERED`) and more of it than any exclusion sentence -> IN_SCOPE;
-7. ``new_capability``: the request asks for something new ("add", "new", "yeni",
+8. ``new_capability``: the request asks for something new ("add", "new", "yeni",
    "neu") and no sentence covers it -> CHANGE_REQUEST;
-8. ``partial``: some obligation matches (:data:`MIN_COVERAGE`) -> IN_SCOPE, low
+9. ``partial``: some obligation matches (:data:`MIN_COVERAGE`) -> IN_SCOPE, low
    confidence; otherwise ``uncovered`` -> CHANGE_REQUEST.
 
-Exclusions weigh against IN_SCOPE in rules 4 and 6: a request matching exclusion or
+Exclusions weigh against IN_SCOPE in rules 2, 5 and 7: a request matching exclusion or
 client-duty text at least as well as obligation text is never ``covered``.
-Confidence is rule-specific, between :data:`FLOOR` and :data:`CEILING`, and grows with
-the margin of the deciding evidence; see :func:`classify`.
+The confidence :func:`classify` gives is rule-specific, between :data:`FLOOR` and
+:data:`CEILING`, and grows with the margin of the deciding evidence; the engine replaces
+it by the confidence of the decision's evidence kind (:mod:`etki.triage.sureness`),
+which was measured, where this one was only stated.
 
 Where the numbers come from: coverage values are shares of the request's IDF mass
 (0..1) and ratios compare BM25 scores of the same request, so the thresholds are
@@ -138,7 +146,9 @@ class Features:
     ``against_cov``/``future_cov``: the same for the best exclusion-or-client-duty and
     future-work sentences; ``modules``: number of impacted modules found; ``foreign``:
     the request is in a language none of the clauses is written in; ``tokens``: number
-    of distinct scoring tokens of the request (0 = nothing to match)."""
+    of distinct scoring tokens of the request (0 = nothing to match);
+    ``incl_named``/``against_named``/``future_named``: a sentence of that group names
+    the request's ask (:data:`etki.triage.sureness.NAMED_SHARE`)."""
 
     defect_strong: float = 0.0
     defect_weak: float = 0.0
@@ -155,6 +165,9 @@ class Features:
     modules: int = 0
     foreign: bool = False
     tokens: int = 1
+    incl_named: bool = False
+    against_named: bool = False
+    future_named: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,6 +182,8 @@ class Classification:
 
 RULES: tuple[str, ...] = (
     "defect",
+    "named_exclusion",
+    "named_route",
     "advice",
     "administration",
     "exclusion",
@@ -201,7 +216,7 @@ def classify(f: Features, t: Thresholds = DEFAULT_THRESHOLDS) -> Classification:
     Confidence per rule (``strength`` clipped to [0, 1]):
     defect 0.6 + 0.3 x (cue weight / 3), or 0.45 when nothing in the contract or the
     system matched (the defect cannot be placed); advice 0.6 + 0.3 x (cues beyond the
-    threshold / 2); administration 0.55 + 0.3 x (admin/obligation ratio - 0.75);
+    threshold / 2); named_exclusion and named_route 0.8; administration 0.55 + 0.3 x (admin/obligation ratio - 0.75);
     exclusion 0.5 + 0.4 x (ratio - 1) / 1.25; future_work 0.5 + 0.3 x (ratio - 1 or
     coverage margin x 4); covered 0.55 + 0.4 x (coverage - 0.25) / 0.35;
     new_capability 0.5 + 0.2 x (1 - coverage / 0.25); partial 0.4 + 0.15 x (coverage -
@@ -225,6 +240,10 @@ def _classify(f: Features, t: Thresholds) -> Classification:
                 "IN_SCOPE", _conf(0.6, (f.defect_strong + f.defect_weak) / 3, 0.3), "defect"
             )
         return Classification("IN_SCOPE", 0.45, "defect")
+    if f.against_named and not f.incl_named:
+        return Classification("REJECT", 0.8, "named_exclusion")
+    if f.future_named and not f.incl_named:
+        return Classification("CHANGE_REQUEST", 0.8, "named_route")
     if f.advice >= ADVICE_THRESHOLD:
         return Classification(
             "REJECT", _conf(0.6, (f.advice - ADVICE_THRESHOLD) / 2, 0.3), "advice"

@@ -356,7 +356,9 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
     sentence that introduces its list when that lead-in ends with a colon and is an
     exclusion, another party's duty or future work ("The Contractor will not be
     responsible for the following:" + "- Hosting of the system"): scope statements list
-    what they exclude under one such sentence. Below a sub-heading kept in the clause's
+    what they exclude under one such sentence, or under a sub-heading worded as one
+    (e-QIP's PWS: "### The contractor will not be responsible to perform the
+    following:"). Below a sub-heading kept in the clause's
     text (an unnumbered sub-heading the loader folded into its numbered section), the
     sub-heading's own title words decide the clause role as a clause title does
     ("### Key Personnel" under "5. OPERATIONAL REQUIREMENTS" is administration) and,
@@ -386,7 +388,7 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
                 srole, why, rule = lead.role, lead.cues, LEAD_IN_RULE
             sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule)
             sentences.append(sentence)
-            if kind == "text":
+            if kind in ("text", "heading"):
                 lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None
         support = (
             len(cues.DEFECT_SUPPORT.find(cue_words(clause.title + "\n" + clause.plain)))

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -67,8 +67,9 @@ from etki.triage.modules import ModuleMatch, ModuleMatcher
 from etki.triage.normalise import cue_words, cue_words_as_written, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
+from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
-ENGINE_VERSION = "2.1.0"
+ENGINE_VERSION = "3.0.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 MODEL_VERSION = "lexical-v1"
@@ -100,6 +101,8 @@ _GROUP = {
 
 _RULE_GROUP = {
     "defect": "obligation",
+    "named_exclusion": "against",
+    "named_route": "future",
     "exclusion": "against",
     "future_work": "future",
     "covered": "obligation",
@@ -199,6 +202,17 @@ class Embedder(Protocol):
 SEMANTIC_GROUPS = ("obligation", "against", "future", "admin")
 """Sentence groups a request read by meaning can cite (context sentences describe, so
 they are never cited)."""
+
+
+SURE_WHY = {
+    "exclusion": "a contract sentence takes what it asks for out of the contractor's remit",
+    "routed": "a contract sentence routes what it asks for to a change request or later work",
+    "defect": "it reports a defect in an area the contract or the delivered system covers",
+    "named": "a contract sentence asks for what it asks for",
+}
+"""Why a sure verdict is sure, per sure kind (the ``sureness`` evidence step)."""
+
+_KIND_GROUP = {"exclusion": "against", "routed": "future", "named": "obligation"}
 
 
 @dataclass(frozen=True)
@@ -392,6 +406,7 @@ class TriageEngine:
         role_docs: list[list[str]] = []
         self.role_meta: list[_RoleDoc] = []
         sent_docs: list[tuple[str, ...]] = []
+        own_terms: list[tuple[str, ...]] = []  # each sentence's distinct tokens, no title
         self.sentences: list[Sentence] = []
         for i, ci in enumerate(self.infos):
             groups: dict[str, list[str]] = {}
@@ -399,12 +414,14 @@ class TriageEngine:
                 toks = tokens(s.text, self.clause_lang[i])
                 groups.setdefault(_GROUP[s.role], []).extend(toks)
                 sent_docs.append(toks + title_tokens[i])
+                own_terms.append(query_terms(toks))
                 self.sentences.append(s)
             for group in sorted(groups):
                 role_docs.append(groups[group] + list(title_tokens[i]))
                 self.role_meta.append(_RoleDoc(i, group))
         self.role_index = BM25Index(role_docs)
         self.sentence_index = BM25Index(sent_docs)
+        self._prepare_naming(own_terms)
         self.clause_langs = frozenset(self.clause_lang)
         self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
         self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
@@ -428,6 +445,25 @@ class TriageEngine:
         self.draft_refs = frozenset(
             ci.clause.ref for ci, w in zip(self.infos, self.weight, strict=True) if w != 1.0
         )
+
+    def _prepare_naming(self, own_terms: Sequence[tuple[str, ...]]) -> None:
+        """What :meth:`_naming` reads: for each term the sentences holding it, each
+        sentence's IDF mass (its distinct tokens, its title left out; IDF of the
+        sentence index) and, per clause, the positions of its exclusion/client-duty
+        sentences."""
+        idf = self.sentence_index.idf
+        postings: dict[str, list[int]] = {}
+        for k, terms in enumerate(own_terms):
+            for t in terms:
+                postings.setdefault(t, []).append(k)
+        self._name_postings = {t: np.array(ks, dtype=np.intp) for t, ks in postings.items()}
+        self._name_idf = {t: idf(t) for t in postings}
+        self._name_mass = np.array([sum(idf(t) for t in terms) for terms in own_terms])
+        against: dict[int, list[int]] = {}
+        for k, s in enumerate(self.sentences):
+            if _GROUP[s.role] == "against":
+                against.setdefault(s.clause, []).append(k)
+        self._against_of_clause = {c: np.array(ks, dtype=np.intp) for c, ks in against.items()}
 
     def with_memory(
         self, memory: Mapping[str, ClauseMemory] | None, disputed_escalation: bool | None = None
@@ -460,7 +496,7 @@ class TriageEngine:
         wording = self._defect_detection(request, evidence)
         match = self._module_match(request, evidence)
         semantic, order = self._semantic_match(request, evidence)
-        result = self._classify(request, groups, wording, match, semantic, evidence)
+        result, sureness = self._classify(request, groups, wording, match, semantic, evidence)
         # the clauses cited and the modules named (no evidence step of their own)
         cited = (
             self._cite_semantic(result, semantic, order)
@@ -489,6 +525,9 @@ class TriageEngine:
             model_version=self.model_version,
             index_freshness=self.index_freshness,
             extra=(("language", request.lang), ("rule", result.rule)),
+            sure=sureness.sure,
+            evidence_kind=sureness.kind,
+            doubts=sureness.doubts,
         )
 
     # --- the evidence steps, in pipeline order ------------------------------------------
@@ -633,12 +672,15 @@ class TriageEngine:
         match: ModuleMatch,
         semantic: Mapping[str, tuple[float, int]],
         evidence: list[EvidenceStep],
-    ) -> Classification:
+    ) -> tuple[Classification, Sureness]:
         """Reads what the steps before found (group scores and coverages, wording,
         module count, whether the request's language is a clause language); applies
         the rule chain (:func:`etki.triage.classify.classify`). Adds the ``classify``
         step: the deciding rule, verdict and confidence, the deciding sentence (by
-        meaning when the request was read so) and the features the rules read."""
+        meaning when the request was read so) and the features the rules read; then
+        the ``sureness`` step: the kind of evidence that decided, whether it is plain
+        (sure) and, when not, why (:mod:`etki.triage.sureness`). The confidence is
+        that of the evidence kind."""
         features = Features(
             defect_strong=wording.strong,
             defect_weak=wording.weak,
@@ -656,7 +698,21 @@ class TriageEngine:
             foreign=request.lang not in self.clause_langs,
             tokens=len(request.query),
         )
+        named, shares = self._named(request)
+        features = replace(
+            features,
+            incl_named="obligation" in named,
+            against_named="against" in named,
+            future_named="future" in named,
+        )
         result = classify(features, self.thresholds)
+        sureness = self._sureness(result, features, named, shares, request)
+        result = replace(result, confidence=sureness.confidence)
+        group = _RULE_GROUP.get(result.rule)
+        if result.rule in ("named_exclusion", "named_route") and group in named:
+            # the sentence whose naming decided is the deciding sentence (cited first,
+            # quoted in the reasoning), whatever sentence covers most of the request
+            groups.best_sent[group] = named[group]
         evidence.append(
             EvidenceStep(
                 "classify",
@@ -678,7 +734,88 @@ class TriageEngine:
                 ),
             )
         )
-        return result
+        evidence.append(self._sureness_step(sureness, named))
+        return result, sureness
+
+    def _named(self, request: _Request) -> tuple[dict[str, tuple[float, int]], np.ndarray]:
+        """(named, shares). ``shares``: per sentence, the share of its IDF mass the
+        request holds. ``named``: group -> (share, sentence index) of the sentence of that group the request
+        names best: the request holds at least :data:`NAMED_SHARE` of the sentence's
+        IDF mass (drafts weighted :data:`DRAFT_WEIGHT`); groups with no named sentence
+        are absent. The first sentence wins a tie."""
+        held = np.zeros(len(self.sentences))
+        for t in request.query:  # sorted: the float sums do not depend on text order
+            ks = self._name_postings.get(t)
+            if ks is not None:
+                held[ks] += self._name_idf[t]
+        shares = np.divide(
+            held, self._name_mass, out=np.zeros_like(held), where=self._name_mass > 0
+        )
+        if not self.all_stable:
+            shares = shares * self._sent_weights
+        named = {
+            g: (_r(v), k)
+            for g, (v, k) in _best_by_group(shares, self._sent_groups).items()
+            if v >= NAMED_SHARE and g in ("obligation", "against", "future")
+        }
+        return named, shares
+
+    def _quoted(self, k: int) -> str:
+        s = self.sentences[k]
+        return f"{self.infos[s.clause].clause.ref} “{_clip(s.text)}”"
+
+    def _sureness(
+        self,
+        result: Classification,
+        features: Features,
+        named: Mapping[str, tuple[float, int]],
+        shares: np.ndarray,
+        request: _Request,
+    ) -> Sureness:
+        """The :class:`~etki.triage.sureness.Sureness` of ``result``: the named sentences
+        quoted, and for an IN_SCOPE verdict resting on a named obligation the exclusion
+        sentence of that same clause sharing most of the request's words (weighed)."""
+        quote = {g: self._quoted(k) for g, (_, k) in named.items()}
+        weighed = None
+        if "obligation" in named and result.verdict == "IN_SCOPE":
+            ks = self._against_of_clause.get(self.sentences[named["obligation"][1]].clause)
+            if ks is not None:
+                sub = shares[ks]
+                j = int(sub.argmax())
+                if sub[j] > 0:
+                    weighed = self._quoted(int(ks[j]))
+        return assess_sureness(
+            result.rule,
+            placed=features.incl_cov >= self.thresholds.min_coverage or features.modules > 0,
+            obligation=quote.get("obligation"),
+            against=quote.get("against"),
+            future=quote.get("future"),
+            weighed=weighed,
+            foreign=request.lang if features.foreign else None,
+        )
+
+    def _sureness_step(
+        self, sureness: Sureness, named: Mapping[str, tuple[float, int]]
+    ) -> EvidenceStep:
+        """The ``sureness`` evidence step: ``sure (KIND): …`` or ``needs a careful look
+        (KIND): doubt; doubt``, with the named shares as values."""
+        if sureness.sure:
+            detail = f"sure ({sureness.kind}): " + SURE_WHY[sureness.kind]
+            group = _KIND_GROUP.get(sureness.kind)
+            if group is not None and group in named:
+                detail += ": " + self._quoted(named[group][1])
+        else:
+            detail = f"needs a careful look ({sureness.kind}): " + "; ".join(sureness.doubts)
+        return EvidenceStep(
+            "sureness",
+            detail,
+            tuple(
+                sorted(
+                    [("confidence", sureness.confidence)]
+                    + [(f"named_{g}", share) for g, (share, _) in named.items()]
+                )
+            ),
+        )
 
     def _draft_clauses(self, cited: Sequence[str], evidence: list[EvidenceStep]) -> tuple[str, ...]:
         """Reads the cited refs; returns those of draft clauses, in citation order, and
@@ -927,11 +1064,14 @@ class TriageEngine:
                 # argmax over the strongest (ascending positions) keeps the first on a tie
                 strongest = self._strongest_support
                 first.append(int(strongest[clause_scores[strongest].argmax()]))
+        elif rule == "named_exclusion":
+            first.append(self.sentences[best_sent["against"][1]].clause)
+            first.append(self._clause_of_role(best_role, "against"))
         elif rule in ("advice", "exclusion"):
             first.append(self._clause_of_role(best_role, "against"))
         elif rule == "administration":
             first.append(self._clause_of_role(best_role, "admin"))
-        elif rule == "future_work":
+        elif rule in ("future_work", "named_route"):
             first.append(self._clause_of_role(best_role, "future"))
             first.append(sent_clause)
         elif rule in ("new_capability", "uncovered"):
@@ -971,10 +1111,10 @@ class TriageEngine:
             out.append(f"The affected functionality is the one {main} covers.")
         elif rule in ("covered", "partial"):
             out.append(f"The request asks for what {main} already describes, nothing beyond it.")
-        elif rule in ("future_work", "new_capability", "uncovered"):
+        elif rule in ("future_work", "named_route", "new_capability", "uncovered"):
             out.append("No clause of the contract already asks for this capability.")
             out.append("It would be estimated, priced and planned separately.")
-        elif rule == "exclusion":
+        elif rule in ("exclusion", "named_exclusion"):
             out.append(f"{main} excludes this work or assigns it to the client.")
         elif rule == "administration":
             out.append(
@@ -1052,6 +1192,18 @@ class TriageEngine:
                 f"The closest {source} takes this work out of the contractor's "
                 f"scope or gives it to the client ({sentence_of('against')}), and it "
                 "matches the request clearly better than any obligation does."
+            )
+        elif rule == "named_exclusion":
+            text = (
+                f"A sentence of the contract names what the request asks for and takes it "
+                f"out of the contractor's scope or gives it to the client "
+                f"({sentence_of('against')}); no obligation names it."
+            )
+        elif rule == "named_route":
+            text = (
+                f"A sentence of the contract names what the request asks for and routes it "
+                f"to a change request or to later work ({sentence_of('future')}); no "
+                "obligation names it, so it is a change request."
             )
         elif rule == "future_work":
             text = (

@@ -1,0 +1,179 @@
+"""Sureness (one job: say which kind of evidence decided a verdict, whether that evidence
+is plain enough to lean on, and how often such evidence has been right).
+
+A verdict rests on one **kind** of evidence (:data:`KINDS`):
+
+* ``exclusion``: an exclusion, client-duty or "not responsible for" sentence of the
+  contract *names* what the request asks for (:func:`naming`) and no obligation does;
+* ``routed``: a sentence that routes work to a change request or to later phases names
+  it, and no obligation does;
+* ``defect``: the request reports a defect (defect wording, :mod:`etki.triage.cues`)
+  in an area the contract or the delivered system covers (an obligation sentence or a
+  module matched);
+* ``named``: an obligation sentence of the contract names what the request asks for;
+* ``conflict``: plain evidence on two sides (an obligation and an exclusion both name
+  the ask; defect wording about something an exclusion names; new-capability wording
+  about something a clause names; an exclusion in the very clause that covers the ask);
+* ``wording``: the request's own words alone (advice or contract-administration
+  wording) decided, no contract sentence names the ask;
+* ``defect_unplaced``: defect wording, but nothing in the contract or the system
+  matched the area;
+* ``topic``: contract text shares topic words with the request, none names the ask;
+* ``new``: new-capability wording and no clause names the ask;
+* ``none``: no contract sentence matches the request at all.
+
+The first four are **sure** (:data:`SURE_KINDS`): the verdict follows from a sentence a
+reviewer can read and check, or from the request reporting a fault in delivered work.
+Everything else is an honest "needs a careful look", with the reasons in
+:attr:`Sureness.doubts`. Topic overlap alone never makes a verdict sure: a topic word
+shared with a clause decides nothing on a contract nobody tuned to.
+
+**Naming.** A sentence *names* the ask when the request holds at least
+:data:`NAMED_SHARE` of the sentence's own information: the IDF mass of the sentence's
+distinct scoring tokens (its title left out), of which the request's tokens hold that
+share. Half, so that most of what the sentence is about is in the request, not just one
+of its words; the threshold was written before any figure was computed. Measured from
+the sentence's side, unlike the rule chain's coverage (the request's side): a short
+exclusion ("Provide hosting of the prototype") is named by a long request that asks to
+move the hosting, though the sentence holds little of the request.
+
+**Confidence** is the estimated chance the verdict is right given the kind of its
+evidence: one number per kind (:data:`KIND_CONFIDENCE`), each the share of verdicts of
+that kind that matched the label over the labelled requests of the visible engagements
+(tdrs, talentmap, eqip, demo), smoothed by Laplace's rule of succession
+((right + 1) / (n + 2)), so a kind seen a few times stays near one half. ``etki eval
+triage --calibration`` prints these counts; ``etki eval triage --loeo`` reports every
+engagement with the numbers fitted on the *other* engagements only, which is the figure
+to quote (docs/EVAL.md). Confidence ranks verdicts; it never changes one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NAMED_SHARE = 0.5
+"""A sentence names the request's ask when the request holds at least this share of the
+sentence's IDF mass (see the module docstring). Written before any figure was seen."""
+
+KINDS: tuple[str, ...] = (
+    "exclusion",
+    "routed",
+    "defect",
+    "named",
+    "conflict",
+    "wording",
+    "defect_unplaced",
+    "topic",
+    "new",
+    "none",
+)
+"""Every evidence kind, plain ones first."""
+
+SURE_KINDS = frozenset(("exclusion", "routed", "defect", "named"))
+"""Kinds of plain evidence: a verdict of one of them is **sure**."""
+
+KIND_CONFIDENCE: dict[str, float] = {
+    "exclusion": 0.3333,  # 0 right of 1
+    "routed": 0.3333,  # 0 of 1
+    "defect": 0.8462,  # 21 of 24
+    "named": 0.7083,  # 16 of 22
+    "conflict": 0.55,  # 10 of 18
+    "wording": 0.6667,  # 1 of 1
+    "defect_unplaced": 0.6,  # 2 of 3
+    "topic": 0.6571,  # 22 of 33
+    "new": 0.5455,  # 5 of 9
+    "none": 0.3333,  # 4 of 13
+}
+"""Confidence per kind: (right + 1) / (n + 2) over the 125 labelled requests of tdrs,
+talentmap, eqip and demo under engine 3.0.0 (``etki eval triage --all-realdata
+--calibration`` prints n and right per kind). A kind with no labelled verdict yet has
+1/2. Leave-one-engagement-out figures: ``etki eval triage --all-realdata --loeo``."""
+
+
+@dataclass(frozen=True)
+class Sureness:
+    """``kind`` (one of :data:`KINDS`), ``sure`` (``kind`` in :data:`SURE_KINDS`),
+    ``confidence`` (:data:`KIND_CONFIDENCE` of the kind, in (0, 1)) and ``doubts``:
+    plain-English reasons the verdict needs a careful look (empty when sure)."""
+
+    kind: str
+    sure: bool
+    confidence: float
+    doubts: tuple[str, ...]
+
+
+def assess_sureness(
+    rule: str,
+    *,
+    placed: bool,
+    obligation: str | None,
+    against: str | None,
+    future: str | None,
+    weighed: str | None,
+    foreign: str | None,
+) -> Sureness:
+    """The :class:`Sureness` of a verdict decided by ``rule`` (one of
+    :data:`etki.triage.classify.RULES`).
+
+    ``placed``: an obligation sentence or a module matched the request (a defect can be
+    placed). ``obligation``/``against``/``future``: the quoted sentence of that group
+    that names the ask (``REF “text”``), or None. ``weighed``: an exclusion sentence of
+    the clause the verdict rests on that shares the request's words (IN_SCOPE verdicts),
+    or None. ``foreign``: the request's language when no clause is written in it (the
+    contract was read by meaning only), else None. Pure."""
+    doubts: list[str] = []
+    if rule == "defect":
+        if not placed:
+            kind = "defect_unplaced"
+            doubts.append(
+                "it reads as a defect report, but nothing in the contract or the system "
+                "matched the area it is about"
+            )
+        elif against:
+            kind = "conflict"
+            doubts.append(f"it reads as a defect report, but an exclusion names it: {against}")
+        else:
+            kind = "defect"
+    elif rule == "named_exclusion":
+        kind = "exclusion"
+    elif rule == "named_route":
+        kind = "routed"
+    elif rule in ("advice", "administration"):
+        kind = "wording"
+        doubts.append(
+            "only the request's own wording decided; no contract sentence names what it asks for"
+        )
+    elif rule in ("covered", "partial") and obligation:
+        if against:
+            kind = "conflict"
+            doubts.append(f"an exclusion names it too: {against}")
+        elif weighed:
+            kind = "conflict"
+            doubts.append(f"the clause that covers it also excludes something: {weighed}")
+        else:
+            kind = "named"
+    elif rule == "new_capability":
+        kind = "conflict" if obligation else "new"
+        doubts.append(
+            f"it asks for something new, but a clause names it: {obligation}"
+            if obligation
+            else "it asks for something new and no clause names it; nothing says the contract "
+            "excludes it either"
+        )
+    elif rule == "uncovered":
+        kind = "none"
+        doubts.append("no contract sentence matches what it asks for")
+    else:  # exclusion, future_work, covered, partial by topic overlap
+        kind = "conflict" if (obligation and rule in ("exclusion", "future_work")) else "topic"
+        doubts.append(
+            f"an obligation names it: {obligation}"
+            if kind == "conflict"
+            else "contract text shares topic words with it, but no sentence names what it asks for"
+        )
+    if foreign and kind not in SURE_KINDS:
+        doubts.append(
+            f"it is written in {foreign}, a language no clause is written in: the contract "
+            "was read by meaning, not by its words"
+        )
+    sure = kind in SURE_KINDS
+    return Sureness(kind, sure, KIND_CONFIDENCE[kind], () if sure else tuple(doubts))
