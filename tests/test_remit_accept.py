@@ -59,7 +59,7 @@ class World:
     repo: CaseFileRepository
 
     def desk(self, reviewer: str = "reviewer") -> Desk:
-        return Desk(Settings(db_url=self.url, wiki_dir="", reviewer=reviewer), self.repo)
+        return Desk(Settings(db_url=self.url, wiki_dir=None, reviewer=reviewer), self.repo)
 
     def env(self, reviewer: str = "reviewer") -> dict[str, str]:
         return {
@@ -71,7 +71,7 @@ class World:
         }
 
     def load(self, folder: Path) -> None:
-        init_project(folder, self.repo, Settings(db_url=self.url, wiki_dir=""))
+        init_project(folder, self.repo, Settings(db_url=self.url, wiki_dir=None))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
