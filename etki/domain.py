@@ -144,9 +144,43 @@ class ScopeClause:
 
 
 def is_declared_remit(clause: ScopeClause) -> bool:
-    """True for a clause of the declared remit (a PMO's statement from ``etki.yaml``,
-    plain text, never markup), False for a clause of a contract document."""
+    """True for a clause of the declared remit (a PMO's statement from ``etki.yaml``, or
+    a contract sentence accepted with ``etki remit accept``: plain text, never markup),
+    False for a clause of a contract document."""
     return clause.contract_id == REMIT_CONTRACT_ID
+
+
+ACCEPTED_REMIT_PREFIX = "accepted-"
+"""Number prefix of an **accepted remit** statement: a contract sentence a PMO accepted
+as outside the remit (``etki remit accept``), kept in the store (``remit_statements``)
+and added to the declared remit as clause ``etki.yaml#accepted-N`` (kind
+``exclusion``): N is the project's acceptance number, never reused."""
+
+
+def is_accepted_remit(clause: ScopeClause) -> bool:
+    """True for a declared-remit clause that was accepted from the contract (``etki
+    remit accept``, kept in the store) rather than written in ``etki.yaml``."""
+    return is_declared_remit(clause) and clause.number.startswith(ACCEPTED_REMIT_PREFIX)
+
+
+@dataclass(frozen=True)
+class RemitStatement:
+    """An accepted remit statement (a row of ``remit_statements`` in force): ``number``
+    (the project's acceptance number: ref ``etki.yaml#accepted-{number}``), the contract
+    sentence ``text`` (client text: show it literally), ``source_ref`` the clause it was
+    read from, ``role`` its sentence role there (``exclusion`` or ``client``), who
+    accepted it and when (ISO-8601 UTC)."""
+
+    number: int
+    source_ref: str
+    role: str
+    text: str
+    accepted_by: str
+    accepted_at: str
+
+    @property
+    def ref(self) -> str:
+        return f"{REMIT_CONTRACT_ID}#{ACCEPTED_REMIT_PREFIX}{self.number}"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from etki.domain import (
     DisputedClause,
     Preanalysis,
     Project,
+    RemitStatement,
     Report,
     Request,
     ResolutionOutcome,
@@ -56,7 +57,9 @@ if TYPE_CHECKING:
     from etki.erasure import ErasureOutcome
     from etki.knowledge import KnowledgeIndex
     from etki.preanalysis import Written
+    from etki.remit import ProposalRow
     from etki.retrieval.port import GraphQueryPort
+    from etki.store.repository.remit import RemitChange
     from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
     from etki.wiki.fts import TopHits
@@ -669,11 +672,14 @@ def init_project(
     from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
+    from etki.remit import with_stored_remit
     from etki.triage import assign_case_ids
 
     project = load_project(path, max_request_chars=settings.max_request_chars)
     # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
     index = build_index(project, validator=validator_from_settings(settings))
+    # the accepted remit (`etki remit accept`) is the store's: loading again keeps it
+    project, index = with_stored_remit(repo, project, index)
     index_bytes = index.to_bytes()  # first: it fills index.hash too (one serialisation)
     reviewer_changes = repo.save_project(
         project,
@@ -1056,6 +1062,34 @@ class Desk:
             return Seat(who, "approver", True)
         listed = any(reviewer_name(r.name) == who for r in reviewers)
         return Seat(who, "viewer" if listed else "not listed", False)
+
+    # the accepted remit (etki remit; issue 29 item 5: etki.remit)
+    def remit_proposals(self, project_id: str) -> list[ProposalRow]:
+        """:func:`etki.remit.proposals_of`: the candidate remit statements, numbered in
+        contract order, accepted ones marked."""
+        from etki.remit import proposals_of
+
+        return proposals_of(self.repo, project_id)
+
+    def remit_accepted(self, project_id: str) -> list[RemitStatement]:
+        """The accepted remit statements in force, by number (``etki remit list``).
+        Raises ``NotFoundError``."""
+        self.repo.project_config(project_id)
+        return self.repo.accepted_remit(project_id)
+
+    def remit_accept(
+        self, project_id: str, numbers: Sequence[str] = (), *, every: bool = False
+    ) -> RemitChange:
+        """:func:`etki.remit.accept` as this desk's reviewer."""
+        from etki.remit import accept
+
+        return accept(self.repo, self.settings.reviewer, project_id, numbers, every=every)
+
+    def remit_revoke(self, project_id: str, numbers: Sequence[str], reason: str) -> RemitChange:
+        """:func:`etki.remit.revoke` as this desk's reviewer."""
+        from etki.remit import revoke
+
+        return revoke(self.repo, self.settings.reviewer, project_id, numbers, reason)
 
     def store_label(self) -> str:
         """Where this desk's store lives (:func:`store_label` of the open engine's URL:

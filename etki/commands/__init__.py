@@ -17,6 +17,7 @@ from __future__ import annotations
 MODULES: tuple[str, ...] = (
     "etki.commands.cases",
     "etki.commands.disputes",
+    "etki.commands.remit",
     "etki.commands.retrieval",
     "etki.commands.store",
     "etki.commands.index",

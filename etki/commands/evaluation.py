@@ -2,7 +2,7 @@
 
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
-                     [--loeo] [--per-request] [--replay]
+                     [--loeo] [--per-request] [--replay] [--remit all]
 
 A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
 directly (no database). Any other labelled file needs ``--project``: a project stored by
@@ -13,6 +13,8 @@ the figures. With ``ETKI_EMBED`` set, the engines use that model (as ``etki init
 ``--replay`` runs :func:`etki.replay.replay` on each engagement instead (the engine and
 the memory beside it, side by side): one engagement prints its report as before (JSON:
 one object), several print one report each (JSON: an object keyed by engagement id).
+``--remit all`` evaluates each engagement with every remit proposal of its contract
+accepted (``etki remit propose``; :func:`etki.evaluation.triage.with_every_proposal`).
 Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
 """
 
@@ -81,6 +83,11 @@ def add_parser(sub: Any) -> None:
         help="rule each request with its label after triaging it, in file "
         "order, and print the engine's and the memory's figures",
     )
+    tri.add_argument(
+        "--remit",
+        choices=["all"],
+        help="all: every remit proposal of each contract accepted (etki remit propose)",
+    )
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -114,6 +121,10 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
             desk.close()
     from etki.services import embedder_for
 
+    if args.remit == "all":
+        from etki.evaluation.triage import with_every_proposal
+
+        engagements = [with_every_proposal(eng) for eng in engagements]
     for eng in engagements:
         eng.embedder = embedder_for(settings, eng.id)
     if args.replay:

@@ -762,3 +762,30 @@ def evaluate(
             grid, chosen, held, {v: fig(_view(all_held, v)) for v in views}, held_out
         )
     return Evaluation(tuple(engs), outcomes, per, pooled, views, resamples, seed, base_t, result)
+
+
+# --- the remit, every proposal accepted (issue 29 item 5) --------------------------------
+
+
+def with_every_proposal(eng: Engagement) -> Engagement:
+    """A copy of ``eng`` whose project and index carry every remit proposal of its
+    contract accepted (``etki remit propose`` then ``accept --all``, numbered 1, 2, ...
+    in contract order; :func:`etki.triage.remit.proposals`), for ``etki eval triage
+    --remit all``: the figures a PMO would get by accepting them all at setup."""
+    from dataclasses import replace
+
+    from etki.domain import RemitStatement
+    from etki.knowledge.index import with_accepted_remit
+    from etki.triage.remit import proposals, remit_clauses, with_remit
+
+    clauses = remit_clauses(
+        RemitStatement(p.number, p.ref, p.role, p.text, "eval", "")
+        for p in proposals(eng.project.clauses)
+    )
+    return replace(
+        eng,
+        project=with_remit(eng.project, clauses),
+        index=with_accepted_remit(eng.index, clauses),
+        files=list(eng.files),
+        rows=list(eng.rows),
+    )

@@ -43,12 +43,21 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from etki.domain import ClauseChunk, Edge, Project, ScopeClause
+from etki.domain import (
+    ACCEPTED_REMIT_PREFIX,
+    REMIT_CONTRACT_ID,
+    ClauseChunk,
+    Edge,
+    Project,
+    ScopeClause,
+    is_accepted_remit,
+)
 from etki.knowledge.gate import CandidateRecord, LexicalValidator, Validator, run_gate
 from etki.knowledge.node import Node
 from etki.knowledge.provenance import PROVENANCE_WEIGHTS
@@ -62,6 +71,7 @@ __all__ = [
     "Node",
     "Unresolved",
     "build_index",
+    "with_accepted_remit",
 ]
 
 FORMAT = "etki-knowledge-index/1"
@@ -487,4 +497,47 @@ def build_index(project: Project, *, validator: Validator | None = None) -> Know
         aliases=tuple(sorted(aliases.items())),
         candidates=tuple(records),
         edge_inverses=tuple(p for p in vocabulary.inverses if p[0] in used),
+    )
+
+
+def with_accepted_remit(index: KnowledgeIndex, clauses: Sequence[ScopeClause]) -> KnowledgeIndex:
+    """``index`` with its accepted-remit clauses (:func:`etki.domain.is_accepted_remit`)
+    replaced by ``clauses`` (``etki remit accept``, in acceptance order): every other
+    node and edge stays as built, the new clause nodes come after every clause and chunk
+    of the project (``seq``), and the ``etki.yaml`` contract entry counts the declared
+    and the accepted statements (none left: no entry). So the same index with the same
+    accepted remit gives the same bytes and hash whether the remit was accepted before
+    or after the folder was loaded, and a changed remit gives another hash (the index
+    freshness a decision records)."""
+    gone = {
+        n.id
+        for n in index.nodes
+        if n.type == "clause"
+        and n.get("contract") == REMIT_CONTRACT_ID
+        and str(n.get("number", "")).startswith(ACCEPTED_REMIT_PREFIX)
+    }
+    kept = [n for n in index.nodes if n.id not in gone]
+    base = max((int(n.get("seq", 0)) for n in kept if n.type in ("clause", "chunk")), default=0)
+    added = [_clause_node(c, base + k) for k, c in enumerate(clauses, start=1)]
+    assert all(is_accepted_remit(c) for c in clauses), "accepted remit clauses only"
+    nodes = sorted(kept + added, key=lambda n: n.id)
+    declared = sum(1 for n in kept if n.type == "clause" and n.get("contract") == REMIT_CONTRACT_ID)
+    contracts = [c for c in index.contracts if c.id != REMIT_CONTRACT_ID]
+    if declared + len(added):
+        old = next((c for c in index.contracts if c.id == REMIT_CONTRACT_ID), None)
+        contracts.append(
+            ContractEntry(
+                REMIT_CONTRACT_ID,
+                old.title if old is not None else "Declared remit",
+                old.source if old is not None else "etki.yaml",
+                "declared",
+                declared + len(added),
+                old.metrics if old is not None else (),
+            )
+        )
+    return replace(
+        index,
+        nodes=tuple(nodes),
+        edges=tuple(e for e in index.edges if e.source not in gone and e.target not in gone),
+        contracts=tuple(sorted(contracts, key=lambda c: c.id)),
     )

@@ -275,3 +275,28 @@ class PreanalysisRow(Base):
     body_json: Mapped[str] = mapped_column(Text)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[str] = mapped_column(String(20))
+
+
+class RemitStatementRow(Base):
+    """A contract sentence accepted as outside the contractor's remit (migration 0006,
+    issue 29 item 5: ``etki remit accept``). ``number`` is the project's acceptance
+    number (ref ``etki.yaml#accepted-{number}``; never reused, so a frozen decision's
+    citation keeps naming the sentence it was made with); ``source_ref``, ``role`` and
+    ``text`` are the sentence as ``etki remit propose`` read it (``text`` is contract
+    text: untrusted). A revoked statement keeps its row with ``revoked_by``,
+    ``revoked_at`` and ``revoked_reason`` set: the ones without are in force. Every
+    change is also audited in ``project_audit`` (action ``remit``)."""
+
+    __tablename__ = "remit_statements"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    source_ref: Mapped[str] = mapped_column(String(300))
+    role: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    accepted_by: Mapped[str] = mapped_column(Text)
+    accepted_at: Mapped[str] = mapped_column(String(20))
+    revoked_by: Mapped[str | None] = mapped_column(Text, nullable=True)
+    revoked_at: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    revoked_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    __table_args__ = (UniqueConstraint("project_id", "number", name="uq_remit_number"),)

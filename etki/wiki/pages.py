@@ -38,8 +38,10 @@ from etki.domain import (
     Effort,
     Project,
     Risk,
+    ScopeClause,
     WorkItem,
     effort_basis_lines,
+    is_accepted_remit,
     is_declared_remit,
 )
 from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
@@ -364,13 +366,21 @@ def preanalysis_lines(case: CaseRecord) -> list[str]:
     return lines
 
 
+def _remit_words(clause: ScopeClause) -> str:
+    """How a page names a declared-remit clause: written in etki.yaml, or accepted from
+    the contract with ``etki remit accept`` (kept in the store)."""
+    if is_accepted_remit(clause):
+        return f"the PMO's accepted remit, from {clause.source}"
+    return "the PMO's declared remit in etki.yaml"
+
+
 def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[str]:
     lines = ["## Cited clauses", ""]
     for ref in refs:
         clause = m.clauses.get(ref)
         kind = f" ({clause.kind})" if clause is not None else " (not in the current contract)"
         if clause is not None and is_declared_remit(clause):
-            kind = f" ({clause.kind}, the PMO's declared remit in etki.yaml)"
+            kind = f" ({clause.kind}, {_remit_words(clause)})"
         lines.append(
             f"- [{md_inline(m.clause_label(ref))}]"
             f"({relative_link(here, contract_path(m.contract_of(ref)))}){kind}"
@@ -593,7 +603,7 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
             lines += [f"#### {label}", "", "Not in the current contract.", ""]
             continue
         remit = is_declared_remit(clause)
-        kind = f"{clause.kind}, the PMO's declared remit in etki.yaml" if remit else clause.kind
+        kind = f"{clause.kind}, {_remit_words(clause)}" if remit else clause.kind
         lines += [f"#### {label}", "", f"Kind: {md_inline(kind)}.", ""]
         shown = (
             (md_block(clause.text) if remit else clause_markdown(clause.text))
@@ -738,8 +748,15 @@ def _make_contract_section(m: WikiModel, ref: str) -> bytes:
         side = "out" if clause.kind == "exclusion" else "in"
         lines += [
             (
-                f"Declared remit: a statement the PMO wrote in etki.yaml "
-                f"(scope.{side}, line {clause.line}), not contract text."
+                (
+                    f"Accepted remit: a sentence of {md_inline(clause.source)} the PMO "
+                    "accepted as outside the remit (`etki remit accept`), kept in the store."
+                )
+                if is_accepted_remit(clause)
+                else (
+                    f"Declared remit: a statement the PMO wrote in etki.yaml "
+                    f"(scope.{side}, line {clause.line}), not contract text."
+                )
             ),
             "",
         ]

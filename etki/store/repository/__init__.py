@@ -10,6 +10,7 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 * :mod:`~etki.store.repository.erasures`: erasure (KVKK/GDPR) and compaction;
 * :mod:`~etki.store.repository.events`: a case's events and its history;
 * :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
+* :mod:`~etki.store.repository.remit`: the accepted remit (``etki remit``);
 * :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection.
 
 Shapes: projects, clauses, modules and work items go in as the loader's
@@ -46,6 +47,7 @@ from etki.store.repository.erasures import ErasureStore
 from etki.store.repository.events import EventStore
 from etki.store.repository.preanalyses import PreanalysisStore
 from etki.store.repository.projects import ProjectStore
+from etki.store.repository.remit import RemitStore
 from etki.store.repository.resolutions import ResolutionStore
 from etki.store.repository.wikiread import STORE_ID_KEY, WikiReads
 
@@ -59,6 +61,7 @@ class CaseFileRepository(
     ErasureStore,
     EventStore,
     ResolutionStore,
+    RemitStore,
     WikiReads,
 ):
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,

@@ -46,7 +46,12 @@ class ProjectAuditEntry:
     project's reviewer list created (``created``), changed (``changed``), or a change
     refused (``refused``: no ``--update-reviewers``; ``denied``: not an approver).
     ``before`` and ``after`` are the stored and the loaded folder's reviewers, sorted by
-    name then role; names are client text (``etki.yaml``): untrusted."""
+    name then role; names are client text (``etki.yaml``): untrusted.
+
+    A change of the accepted remit (action ``remit``, :mod:`etki.store.repository.remit`)
+    has no reviewer lists (``before``/``after`` empty): ``remit_before`` and
+    ``remit_after`` are the statements in force, as ``(ref, source ref, text)``, and
+    ``reason`` the revocation's reason (or what a denied attempt asked)."""
 
     id: int
     project_id: str
@@ -61,6 +66,13 @@ class ProjectAuditEntry:
     host: str
     pid: int
     program: str
+    remit_before: tuple[tuple[str, str, str], ...] = ()
+    remit_after: tuple[tuple[str, str, str], ...] = ()
+    reason: str = ""
+
+
+def _remit_items(raw: str) -> tuple[tuple[str, str, str], ...]:
+    return tuple((x["ref"], x["source"], x["text"]) for x in json.loads(raw)["remit"])
 
 
 def _reviewer_set(reviewers: Iterable[Reviewer]) -> tuple[Reviewer, ...]:
@@ -429,7 +441,20 @@ class ProjectStore(StoreBase):
         with self.engine.connect() as conn:
             for r in conn.execute(stmt):
                 row = dict(r._mapping)
-                before = tuple(Reviewer(**x) for x in json.loads(row.pop("before_json")))
-                after = tuple(Reviewer(**x) for x in json.loads(row.pop("after_json")))
+                raw_before, raw_after = row.pop("before_json"), row.pop("after_json")
+                if row["action"] == "remit":
+                    out.append(
+                        ProjectAuditEntry(
+                            before=(),
+                            after=(),
+                            remit_before=_remit_items(raw_before),
+                            remit_after=_remit_items(raw_after),
+                            reason=str(json.loads(raw_after).get("reason", "")),
+                            **row,
+                        )
+                    )
+                    continue
+                before = tuple(Reviewer(**x) for x in json.loads(raw_before))
+                after = tuple(Reviewer(**x) for x in json.loads(raw_after))
                 out.append(ProjectAuditEntry(before=before, after=after, **row))
         return out
