@@ -173,13 +173,6 @@ def test_propose_leaves_out_a_lead_in_whose_items_are_listed(tmp_path) -> None:
 
 
 @needs_realdata
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract-reading gap (etki/triage/contract.py analyse): eqip's lead-in "
-    "'The contractor will not be responsible to perform the following:' is a '###' "
-    "sub-heading, and only a text sentence passes its role to the list items below it, "
-    "so 'Provide hosting of the e-QIP prototype' stays an obligation",
-)
 def test_propose_on_eqip_lists_the_hosting_sentence(tmp_path) -> None:
     assert REALDATA is not None
     url = f"sqlite:///{tmp_path}/etki.db"
