@@ -142,7 +142,11 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         disputed_escalation=settings.disputed_escalation,
     )
     if args.json:
-        emit_json(ev.to_dict(), indent=1, sort_keys=True)
+        from etki.evaluation.confidence import confidence_report
+
+        # beside ev.to_dict(), not inside it: confidence reads the Evaluation, one way only
+        data = {**ev.to_dict(), "confidence": confidence_report(ev).to_dict()}
+        emit_json(data, indent=1, sort_keys=True)
     else:
         echo_lines(
             text_lines(

@@ -49,7 +49,6 @@ from typing import Any
 
 from etki.domain import VERDICTS, Decision, Project
 from etki.errors import InputError
-from etki.evaluation.confidence import confidence_report
 from etki.evaluation.metrics import (
     BOOTSTRAP_RESAMPLES,
     Interval,
@@ -670,7 +669,6 @@ class Evaluation:
             ],
             "pooled": {v: f.to_dict() for v, f in self.pooled.items()},
             "warnings": self.warnings(),
-            "confidence": confidence_report(self).to_dict(),
         }
         if self.loeo is not None:
             lo = self.loeo
