@@ -3,13 +3,16 @@
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
                      [--loeo] [--per-request] [--replay] [--remit all]
+                     [--reliability] [--calibration]
 
 A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
 directly (no database). Any other labelled file needs ``--project``: a project stored by
 ``etki init`` (``ETKI_DB_URL``), or a project folder. ``--all-realdata`` adds every
 project folder under ``ETKI_REALDATA_DIR`` (default: the nearest ``shared/realdata``
 above the repository) and ``sample_project/``. See :mod:`etki.evaluation.triage` for
-the figures. With ``ETKI_EMBED`` set, the engines use that model (as ``etki init`` does).
+the figures and :mod:`etki.evaluation.confidence` for the confidence block (printed
+always; ``--reliability`` adds a reliability table per engagement, ``--calibration`` the
+per-kind calibration table). With ``ETKI_EMBED`` set, the engines use that model (as ``etki init`` does).
 ``--replay`` runs :func:`etki.replay.replay` on each engagement instead (the engine and
 the memory beside it, side by side): one engagement prints its report as before (JSON:
 one object), several print one report each (JSON: an object keyed by engagement id).
@@ -88,6 +91,18 @@ def add_parser(sub: Any) -> None:
         choices=["all"],
         help="all: every remit proposal of each contract accepted (etki remit propose)",
     )
+    tri.add_argument(
+        "--reliability",
+        action="store_true",
+        help="a reliability table (confidence bins against accuracy) per engagement, "
+        "beside the pooled one",
+    )
+    tri.add_argument(
+        "--calibration",
+        action="store_true",
+        help="per kind of deciding evidence: n, correct, Laplace-smoothed accuracy over "
+        "all engagements and with each engagement held out",
+    )
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -138,9 +153,20 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         disputed_escalation=settings.disputed_escalation,
     )
     if args.json:
-        emit_json(ev.to_dict(), indent=1, sort_keys=True)
+        from etki.evaluation.confidence import confidence_report
+
+        # beside ev.to_dict(), not inside it: confidence reads the Evaluation, one way only
+        data = {**ev.to_dict(), "confidence": confidence_report(ev).to_dict()}
+        emit_json(data, indent=1, sort_keys=True)
     else:
-        echo_lines(text_lines(ev, per_request=args.per_request))
+        echo_lines(
+            text_lines(
+                ev,
+                per_request=args.per_request,
+                reliability=args.reliability,
+                calibration=args.calibration,
+            )
+        )
     return 0
 
 

@@ -16,6 +16,7 @@ from etki.evaluation.metrics import VerdictFigures
 from etki.text import printable
 
 if TYPE_CHECKING:
+    from etki.evaluation.confidence import CalibrationRow, ConfidenceFigures, ConfidenceReport
     from etki.evaluation.triage import Evaluation, Figures, Outcome
 
 __all__ = ["WIDTH", "text_lines"]
@@ -100,7 +101,7 @@ def _rules_lines(head: str, f: Figures) -> list[str]:
 
 def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
     head = (
-        f"  {'request':<16} {'label':<14} {'engine':<14} {'ok?':<4} {'rule':<15} "
+        f"  {'request':<16} {'label':<14} {'engine':<14} {'ok?':<4} {'conf':<4} {'rule':<15} "
         f"{'clause':<6} {'module':<6} cited"
     )
     out = [head]
@@ -109,7 +110,7 @@ def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
         ok = "ok" if o.verdict == o.row.verdict else "MISS"
         marks = {True: "hit", False: "miss", None: "-"}
         row = (
-            f"  {rid:<16} {o.row.verdict:<14} {o.verdict:<14} {ok:<4} "
+            f"  {rid:<16} {o.row.verdict:<14} {o.verdict:<14} {ok:<4} {o.confidence:<4.2f} "
             f"{_cut(o.rule, 15):<15} {marks[o.clause_hit]:<6} {marks[o.module_hit]:<6} "
         )
         cited = printable(", ".join(o.cited) or "-", multiline=False)
@@ -128,9 +129,101 @@ def _request_lines(outcomes: Sequence[Outcome]) -> list[str]:
     return out
 
 
-def text_lines(ev: Evaluation, *, per_request: bool = False) -> list[str]:
+def _num(v: float | None, width: int) -> str:
+    return f"{'-' if v is None else f'{v:.2f}':>{width}}"
+
+
+def _confidence_table(rows: Sequence[tuple[str, ConfidenceFigures]]) -> list[str]:
+    from etki.evaluation.confidence import COVERAGES
+
+    tops = "".join(f" {f'top {round(c * 100)}%':>8}" for c in COVERAGES)
+    out = [
+        f"{'engagement':<14} {'n':>4} {'accuracy':>9}{tops} {'area':>6} {'ECE':>6}  REJECT recall"
+    ]
+    for name, f in rows:
+        sel = "".join(f" {_num(a, 8)}" for _, _, a in f.selective)
+        out.append(
+            f"{_cut(name, 14):<14} {f.n:>4} {_num(f.accuracy, 9)}{sel} {_num(f.area, 6)} "
+            f"{_num(f.ece, 6)}  {f.reject.text()}"
+        )
+    marked = [(name, f.sure) for name, f in rows if f.sure is not None]
+    if not marked:
+        return out + ["sure: no answer carries the engine's sure mark"]
+    out += ["", f"{'engagement':<14} {'n':>4}  {'sure':<12} {'accuracy sure':>13} {'unsure':>7}"]
+    for name, s in marked:
+        share = f"{s.share:.2f} {s.sure}/{s.n}"
+        out.append(
+            f"{_cut(name, 14):<14} {s.n:>4}  {share:<12} {_num(s.sure_accuracy, 13)} "
+            f"{_num(s.unsure_accuracy, 7)}"
+        )
+    return out
+
+
+_CONFIDENCE_KEY = [
+    "  top q%: accuracy of the q% most confident answers (a tied block at the cut counts at",
+    "  its mean accuracy); area: mean accuracy of the top k over k = 1..n (a ranking that",
+    "  says nothing scores the accuracy beside it); ECE over fixed bins (Guo et al. 2017)",
+]
+
+
+def _reliability_lines(title: str, f: ConfidenceFigures) -> list[str]:
+    out = [title, f"  {'confidence':<14} {'n':>4} {'mean confidence':>16} {'accuracy':>9}"]
+    for i, b in enumerate(f.bins):
+        label = b.label(last=i == len(f.bins) - 1)
+        out.append(f"  {label:<14} {b.n:>4} {_num(b.confidence, 16)} {_num(b.accuracy, 9)}")
+    out.append(f"  ECE {_num(f.ece, 0)} over {f.n} answers")
+    return out
+
+
+def _confidence_lines(
+    heading: str,
+    per: Sequence[tuple[str, ConfidenceFigures]],
+    pooled: ConfidenceFigures,
+    *,
+    reliability: bool,
+    note: Sequence[str] = (),
+) -> list[str]:
+    out = ["", heading, *note, *_CONFIDENCE_KEY, *_confidence_table([*per, ("pooled", pooled)])]
+    out += ["", *_reliability_lines("reliability, pooled", pooled)]
+    if reliability:
+        for name, f in per:
+            out += ["", *_reliability_lines(f"reliability, {_cut(name, 60)}", f)]
+    return out
+
+
+def calibration_lines(rows: Sequence[CalibrationRow], view: str, settings: str) -> list[str]:
+    """The per-kind table of ``etki eval triage --calibration``: n, correct and the
+    Laplace-smoothed accuracy over all engagements, and the value each engagement gets
+    when it is held out."""
+    held = list(rows[0].loeo) if rows else []
+    cols = "".join(f" {_cut(e, 9):>9}" for e in held)
+    out = [
+        "",
+        f"calibration by evidence kind, {_VIEW_TITLE[view]}, settings {settings}",
+        "  (correct + 1) / (n + 2) (Laplace's rule of succession); 'all' over every",
+        "  engagement; a held-out column: set on the other engagements only;",
+        "  (unseen): the value of a kind the engagements it is set on never show",
+        f"{'kind':<18} {'n':>4} {'correct':>7} {'all':>6}   held out:{cols}",
+    ]
+    for r in rows:
+        vals = "".join(f" {r.loeo[e]:>9.4f}" for e in held)
+        out.append(f"{_cut(r.kind, 18):<18} {r.n:>4} {r.correct:>7} {r.all:>6.4f}   {'':9}{vals}")
+    return out
+
+
+def text_lines(
+    ev: Evaluation,
+    *,
+    per_request: bool = False,
+    reliability: bool = False,
+    calibration: bool = False,
+) -> list[str]:
     """The text report of ``ev`` (what ``etki eval triage`` prints): lines of at most
-    100 columns; ``per_request`` adds one line per labelled request."""
+    100 columns; ``per_request`` adds one line per labelled request, ``reliability`` a
+    reliability table per engagement, ``calibration`` the per-kind calibration table."""
+    from etki.evaluation.confidence import confidence_report
+
+    conf = confidence_report(ev)
     n = sum(len(e.rows) for e in ev.engagements)
     border = sum(r.borderline for e in ev.engagements for r in e.rows)
     out = [
@@ -171,6 +264,14 @@ def text_lines(ev: Evaluation, *, per_request: bool = False) -> list[str]:
             (f"baseline ('new' in the text -> CHANGE_REQUEST, else IN_SCOPE), {_VIEW_TITLE[view]}"),
             *_table(rows, baseline=True),
         ]
+    out += _confidence_lines(
+        f"confidence (engine's own), {_VIEW_TITLE[conf.view]}",
+        [(e.id, conf.per_engagement[e.id]) for e in ev.engagements],
+        conf.pooled,
+        reliability=reliability,
+    )
+    if calibration:
+        out += calibration_lines(conf.calibration, conf.view, ev.thresholds.label())
     warnings = ev.warnings()
     if warnings:
         out.append("")
@@ -184,13 +285,15 @@ def text_lines(ev: Evaluation, *, per_request: bool = False) -> list[str]:
         if per_request:
             out += _request_lines(ev.outcomes[e.id])
     if ev.loeo is not None:
-        out += _loeo_lines(ev, per_request=per_request)
+        out += _loeo_lines(ev, conf, per_request=per_request, reliability=reliability)
     return [_fit(line) for line in out]
 
 
-def _loeo_lines(ev: Evaluation, *, per_request: bool) -> list[str]:
+def _loeo_lines(
+    ev: Evaluation, conf: ConfidenceReport, *, per_request: bool, reliability: bool
+) -> list[str]:
     lo = ev.loeo
-    assert lo is not None
+    assert lo is not None and conf.loeo is not None
     out = [
         "",
         f"== leave-one-engagement-out: {len(lo.grid)} pre-registered settings ==",
@@ -207,6 +310,17 @@ def _loeo_lines(ev: Evaluation, *, per_request: bool) -> list[str]:
         rows = [(e.id, lo.held_out[e.id][view]) for e in ev.engagements]
         rows.append(("pooled", lo.pooled[view]))
         out += ["", f"held out, {_VIEW_TITLE[view]}", *_table(rows)]
+    out += _confidence_lines(
+        f"confidence set leave-one-engagement-out, held out, {_VIEW_TITLE[conf.view]}",
+        [(e.id, conf.loeo.per_engagement[e.id]) for e in ev.engagements],
+        conf.loeo.pooled,
+        reliability=reliability,
+        note=(
+            "  each held-out answer's confidence: the (correct + 1) / (n + 2) accuracy of its",
+            "  kind of evidence on the OTHER engagements under the held-out's settings (a kind",
+            "  they never show: their pooled value); the engine's own confidence is not used",
+        ),
+    )
     for e in ev.engagements:
         out += ["", f"-- {_cut(e.id, 60)} held out, settings {lo.chosen[e.id][0]}"]
         f = lo.held_out[e.id][ev.views[0]]

@@ -345,7 +345,9 @@ def baseline_verdict(text: str, title: str | None = None) -> str:
 class Outcome:
     """One request's result: its labels, the engine's ``verdict``, ``rule``, ``cited``
     refs and their numbers, ``clause_hit``/``module_hit`` (None when the request has no
-    such labels), and the ``baseline`` verdict."""
+    such labels), the ``baseline`` verdict, and the engine's ``confidence``, ``sure``
+    (None from an engine without the mark) and ``kind`` of deciding evidence (its
+    ``evidence_kind``, else its rule; :mod:`etki.evaluation.confidence`)."""
 
     engagement: str
     row: LabelledRow
@@ -359,6 +361,13 @@ class Outcome:
     baseline: str
     engine_version: str
     model_version: str
+    confidence: float = 0.0
+    sure: bool | None = None
+    kind: str = "?"
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict == self.row.verdict
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -377,6 +386,9 @@ class Outcome:
             "module_hit": self.module_hit,
             "borderline": self.row.borderline,
             "baseline": self.baseline,
+            "confidence": self.confidence,
+            "sure": self.sure,
+            "kind": self.kind,
         }
 
 
@@ -402,6 +414,8 @@ def outcome_of(
         else None
     )
     rule = str(dict(decision.extra).get("rule", "?"))
+    sure = getattr(decision, "sure", None)  # engines before issue 29 have no mark
+    kind = getattr(decision, "evidence_kind", None) or rule
     return Outcome(
         eng.id,
         row,
@@ -415,6 +429,9 @@ def outcome_of(
         baseline_verdict(row.text, row.title),
         decision.engine_version,
         decision.model_version,
+        float(decision.confidence),
+        None if sure is None else bool(sure),
+        str(kind),
     )
 
 
@@ -562,13 +579,15 @@ class LoeoResult:
     """``chosen``: held-out id -> (settings label, macro-F1 on the others under it, the
     default's macro-F1 on the others or None); ``held_out``: held-out id -> view ->
     :class:`Figures` under its chosen settings; ``pooled``: view -> figures of all
-    held-out outcomes together."""
+    held-out outcomes together; ``calibration_runs``: held-out id -> every engagement's
+    outcomes under the held-out's chosen settings (its confidence is set on the others)."""
 
     grid: tuple[Thresholds, ...]
     chosen: dict[str, tuple[str, float, float | None]]
     held_out: dict[str, dict[str, Figures]]
     pooled: dict[str, Figures]
     outcomes: dict[str, list[Outcome]]
+    calibration_runs: dict[str, dict[str, list[Outcome]]] = field(default_factory=dict)
 
 
 # --- the whole evaluation ---------------------------------------------------------------
@@ -749,6 +768,7 @@ def evaluate(
         chosen = {}
         held: dict[str, dict[str, Figures]] = {}
         held_out: dict[str, list[Outcome]] = {}
+        calibration: dict[str, dict[str, list[Outcome]]] = {}
         for e in engs:
             g, score = choice[e.id]
             dflt = None
@@ -756,10 +776,11 @@ def evaluate(
                 dflt = _macro_f1([p for o in engs if o.id != e.id for p in pairs[o.id][default_g]])
             chosen[e.id] = (grid[g].label(), score, dflt)
             held_out[e.id] = runs[(e.id, g)]
+            calibration[e.id] = {o.id: runs[(o.id, g)] for o in engs}
             held[e.id] = {v: fig(_view(held_out[e.id], v)) for v in views}
         all_held = [o for e in engs for o in held_out[e.id]]
         result = LoeoResult(
-            grid, chosen, held, {v: fig(_view(all_held, v)) for v in views}, held_out
+            grid, chosen, held, {v: fig(_view(all_held, v)) for v in views}, held_out, calibration
         )
     return Evaluation(tuple(engs), outcomes, per, pooled, views, resamples, seed, base_t, result)
 
