@@ -35,6 +35,7 @@ from etki.store.repository.rows import (
     CLAUSE_COLUMNS,
     WORKITEM_COLUMNS,
     clause_of,
+    clause_row,
     config_of,
     workitem_of,
 )
@@ -296,23 +297,7 @@ class ProjectStore(StoreBase):
                 )
             )
         for pos, c in enumerate(project.clauses):
-            s.add(
-                ClauseRow(
-                    project_id=cfg.id,
-                    ref=c.ref,
-                    contract_id=c.contract_id,
-                    number=c.number,
-                    title=c.title,
-                    text=c.text,
-                    kind=c.kind,
-                    level=c.level,
-                    source=c.source,
-                    line=c.line,
-                    parent=c.parent,
-                    position=pos,
-                    edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
-                )
-            )
+            s.add(clause_row(cfg.id, c, pos))
         for pos, m in enumerate(project.modules):
             s.add(
                 ModuleRow(

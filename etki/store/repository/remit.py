@@ -36,6 +36,7 @@ from etki.store.models import (
     RemitStatementRow,
 )
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, storable
+from etki.store.repository.rows import clause_row
 
 REMIT_REASON_CHARS = 4_000
 """Most characters of a revocation's reason (as a dispute resolution's)."""
@@ -227,23 +228,7 @@ class RemitStore(StoreBase):
         position = -1 if top is None else int(top)
         for c in clauses:
             position += 1
-            s.add(
-                ClauseRow(
-                    project_id=project_id,
-                    ref=c.ref,
-                    contract_id=c.contract_id,
-                    number=c.number,
-                    title=c.title,
-                    text=c.text,
-                    kind=c.kind,
-                    level=c.level,
-                    source=c.source,
-                    line=c.line,
-                    parent=c.parent,
-                    position=position,
-                    edges_json="[]",
-                )
-            )
+            s.add(clause_row(project_id, c, position))
         s.flush()
         remaining = s.scalar(
             select(func.count())

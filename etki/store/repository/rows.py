@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any, cast
 
 from sqlalchemy import Select, func, select
@@ -362,6 +362,26 @@ def contract_of(
 ) -> Contract:
     """A :class:`~etki.domain.Contract` from its ``contracts`` row and its clauses."""
     return Contract(id=id, title=title, source=source, clauses=clauses, chunking=chunking)
+
+
+def clause_row(project_id: str, c: ScopeClause, position: int) -> ClauseRow:
+    """The ``clauses`` row of clause ``c`` of project ``project_id`` at ``position``
+    (its edges as JSON): the inverse of :func:`clause_of`."""
+    return ClauseRow(
+        project_id=project_id,
+        ref=c.ref,
+        contract_id=c.contract_id,
+        number=c.number,
+        title=c.title,
+        text=c.text,
+        kind=c.kind,
+        level=c.level,
+        source=c.source,
+        line=c.line,
+        parent=c.parent,
+        position=position,
+        edges_json=json.dumps([asdict(e) for e in c.edges], ensure_ascii=False),
+    )
 
 
 CLAUSE_COLUMNS = (
