@@ -3,7 +3,7 @@
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
                      [--loeo] [--per-request] [--replay] [--remit all]
-                     [--reliability] [--calibration]
+                     [--reliability] [--calibration] [--pairs FILE]
 
 A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
 directly (no database). Any other labelled file needs ``--project``: a project stored by
@@ -16,7 +16,9 @@ per-kind calibration table). With ``ETKI_EMBED`` set, the engines use that model
 ``--replay`` runs :func:`etki.replay.replay` on each engagement instead (the engine and
 the memory beside it, side by side): one engagement prints its report as before (JSON:
 one object), several print one report each (JSON: an object keyed by engagement id).
-``--remit all`` evaluates each engagement with every remit proposal of its contract
+``--pairs FILE`` triages each request of a pair file beside its translation and prints
+how often the verdict and the sureness agree (:mod:`etki.evaluation.pairs`) instead of
+the figures. ``--remit all`` evaluates each engagement with every remit proposal of its contract
 accepted (``etki remit propose``; :func:`etki.evaluation.triage.with_every_proposal`).
 Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
 """
@@ -103,6 +105,12 @@ def add_parser(sub: Any) -> None:
         help="per kind of deciding evidence: n, correct, Laplace-smoothed accuracy over "
         "all engagements and with each engagement held out",
     )
+    tri.add_argument(
+        "--pairs",
+        metavar="FILE",
+        help="a pair file (JSON lines: engagement, id, lang, text): does each request "
+        "get the verdict and sureness of its translation?",
+    )
     tri.set_defaults(handler=run_eval_triage)
 
 
@@ -144,6 +152,8 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
         eng.embedder = embedder_for(settings, eng.id)
     if args.replay:
         return _replay(args, settings, engagements)
+    if args.pairs:
+        return _pairs(args, engagements)
     ev = evaluate(
         engagements,
         resamples=args.resamples,
@@ -167,6 +177,18 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
                 calibration=args.calibration,
             )
         )
+    return 0
+
+
+def _pairs(args: argparse.Namespace, engagements: list[Any]) -> int:
+    """The ``--pairs`` branch (see the module docstring)."""
+    from etki.evaluation.pairs import load_pairs, pair_lines, pairs_dict, run_pairs
+
+    outcomes = run_pairs(engagements, load_pairs(args.pairs))
+    if args.json:
+        emit_json(pairs_dict(outcomes), indent=1, sort_keys=True)
+    else:
+        echo_lines(pair_lines(outcomes, per_pair=args.per_request))
     return 0
 
 

@@ -104,14 +104,27 @@ class CueList:
         one for each of ``words``, e.g.
         :func:`etki.triage.normalise.cue_words_as_written`; called only when a cue
         matches, at most once; folded text again should it not give one per word):
-        ``((cue, "ÇALIŞMIYOR"), ...)``."""
+        ``((cue, "ÇALIŞMIYOR"), ...)``. A cue whose first match lies within the match of
+        a heavier (or, at equal weight, longer) cue is left out: a word counts once."""
         text = " ".join(words)
-        out = []
-        own: Sequence[str] | None = None
+        found: list[tuple[Cue, re.Match[str]]] = []
         for cue, rx in self._candidates(text):
             m = rx.search(text)
-            if not m:
-                continue
+            if m:
+                found.append((cue, m))
+        # one span of words counts once: a cue matched inside (or exactly at) the span of
+        # a heavier or longer cue is dropped ("problem" and "problem*" on one word; "hata"
+        # inside "hata veriyor"), so a weight sum never counts a word twice
+        kept: list[tuple[int, int]] = []
+        for cue, m in sorted(found, key=lambda p: (-p[0].weight, p[1].start() - p[1].end())):
+            span = (m.start(), m.end())
+            if any(a <= span[0] and span[1] <= b for a, b in kept):
+                found.remove((cue, m))
+            else:
+                kept.append(span)
+        out = []
+        own: Sequence[str] | None = None
+        for cue, m in found:
             matched = m.group(0)
             if written is not None and own is None:
                 own = written()
@@ -243,6 +256,17 @@ DEFECT = cue_list(
         "guvenlik acigi",
         "kesinti*",
         "erisilemiyor",
+        # tr counterparts of the English entries above that had none (issue 29 item 6:
+        # one verdict per meaning; dictionary equivalents, written from the English list)
+        "donuyor",
+        "dondu",
+        "kaybol*",
+        "zaman asimi*",
+        "yazim hatasi",
+        "gerileme",
+        "bos sayfa",
+        "bos ekran",
+        "basarisiz*",
         # de
         "funktioniert nicht",
         "geht nicht",
@@ -263,6 +287,17 @@ DEFECT = cue_list(
         "storung*",
         "ausfall*",
         "ausgefallen",
+        # de counterparts of the English entries above that had none (as for tr)
+        "hangt",
+        "verschwind*",
+        "verschwunden",
+        "zeituberschreitung*",
+        "erscheint nicht",
+        "nicht sichtbar",
+        "tippfehler*",
+        "leere seite",
+        "fehlgeschlagen",
+        "ladt nicht",
     ],
     weak=[
         # nouns and adverbs of bug reports that also occur in feature requests
@@ -289,6 +324,24 @@ DEFECT = cue_list(
         "problem*",
         "leer",
         "langsam",
+        # tr and de counterparts of every English weak cue above that had none
+        # (issue 29 item 6; dictionary equivalents, written from the English list)
+        "reddedil*",
+        "yerine",
+        "hala",
+        "bos",
+        "sifir",
+        "abgelehnt",
+        "zuruckgewiesen",
+        "statt",
+        "anstatt",
+        "anstelle",
+        "immer noch",
+        "noch immer",
+        "fehlt",
+        "fehlen",
+        "fehlende*",
+        "null",
     ],
 )
 """Bug-report wording. A request scoring >= :data:`DEFECT_THRESHOLD` reads as a defect.

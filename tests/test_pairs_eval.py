@@ -1,0 +1,129 @@
+"""One verdict per meaning (issue 29 item 6): the pair file, its agreement figures, the
+``--pairs`` command on the team's translations, and the cue counting that lets a word count
+only once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from etki.cli import main
+from etki.errors import InputError
+from etki.evaluation.pairs import Pair, PairOutcome, agreement, load_pairs, run_pairs
+from etki.evaluation.triage import resolve_sources
+from etki.triage import cues
+from etki.triage.normalise import cue_words
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = ROOT / "tests" / "data" / "translation_pairs.jsonl"
+SAMPLE = ROOT / "sample_project"
+
+
+def _outcome(verdicts: tuple[str, str], sure: tuple[bool, bool]) -> PairOutcome:
+    return PairOutcome(Pair("demo", "X", "en", "t", None, 1), verdicts, sure, ("a", "b"))
+
+
+def test_agreement_counts_verdict_sureness_and_both() -> None:
+    outcomes = [
+        _outcome(("IN_SCOPE", "IN_SCOPE"), (True, True)),  # both agree
+        _outcome(("IN_SCOPE", "IN_SCOPE"), (True, False)),  # verdict only
+        _outcome(("IN_SCOPE", "REJECT"), (False, False)),  # sureness only
+        _outcome(("IN_SCOPE", "REJECT"), (True, False)),  # neither
+    ]
+    a = agreement(outcomes)
+    assert (a.n, a.verdict, a.sure, a.both) == (4, 2, 2, 1)
+
+
+def test_the_team_pair_file_is_well_formed() -> None:
+    pairs = load_pairs(PAIRS)
+    assert len(pairs) == 45
+    assert {p.lang for p in pairs} == {"en", "tr", "de"}
+    assert {p.engagement for p in pairs} == {"tdrs", "talentmap", "eqip", "demo"}
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("not json", "not JSON"),
+        ('["a"]', "a pair is a JSON object"),
+        ('{"engagement": "demo", "id": "X", "lang": "fr", "text": "t"}', "'lang'"),
+        ('{"engagement": "demo", "id": "X", "lang": "en", "text": " "}', "'text'"),
+    ],
+)
+def test_a_bad_pair_line_is_named_with_its_line(tmp_path: Path, line: str, why: str) -> None:
+    f = tmp_path / "p.jsonl"
+    f.write_text('{"engagement": "demo", "id": "X", "lang": "en", "text": "t"}\n' + line + "\n")
+    with pytest.raises(InputError) as exc:
+        load_pairs(f)
+    assert f"{f}:2:" in str(exc.value) and why in str(exc.value)
+
+
+def _demo():
+    return resolve_sources(
+        [str(SAMPLE)], project=None, all_realdata=False, realdata_dir=None, stored=lambda _: None
+    )
+
+
+def test_a_defect_report_and_its_translation_are_the_same_sure_in_scope() -> None:
+    """DEMO-012 (German: the appointment booking is unreachable since an update) and the
+    team's English translation: a defect report in delivered scope in either language."""
+    pairs = [p for p in load_pairs(PAIRS) if (p.engagement, p.id) == ("demo", "DEMO-012")]
+    [o] = run_pairs(_demo(), pairs)
+    assert o.verdict == ("IN_SCOPE", "IN_SCOPE")
+    assert o.sure == (True, True) and o.kind == ("defect", "defect")
+
+
+def test_a_pair_of_an_unknown_request_is_refused() -> None:
+    with pytest.raises(InputError, match="has no labelled request 'DEMO-999'"):
+        run_pairs(_demo(), [Pair("demo", "DEMO-999", "en", "text", None, 7)])
+    with pytest.raises(InputError, match="engagement 'tdrs' is not evaluated"):
+        run_pairs(_demo(), [Pair("tdrs", "TDRS-V-001", "de", "text", None, 3)])
+
+
+def test_pairs_command_prints_agreement_per_engagement(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "demo-pairs.jsonl"
+    f.write_text(
+        "".join(
+            json.dumps(
+                {"engagement": p.engagement, "id": p.id, "lang": p.lang, "text": p.text},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for p in load_pairs(PAIRS)
+            if p.engagement == "demo"
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "triage", str(SAMPLE), "--pairs", str(f), "--json"])
+    assert exc.value.code in (0, None)
+    data = json.loads(capsys.readouterr().out)
+    assert data["pooled"]["n"] == 18 == data["per_engagement"]["demo"]["n"]
+    assert len(data["pairs"]) == 18
+    assert all(p["engagement"] == "demo" for p in data["pairs"])
+
+
+# --- a word counts once --------------------------------------------------------------
+
+
+def _defect_weight(text: str) -> float:
+    ws = cue_words(text)
+    return sum(c.weight for c, _ in cues.DEFECT.hits(ws, lambda: ws))
+
+
+def test_one_word_matched_by_two_cues_counts_once() -> None:
+    # "problem" (English weak cue) and "problem*" (German weak cue) both match the one
+    # word: 0.5, not 1.0 (a defect needs 1.0: two weak cues or a strong one)
+    assert _defect_weight("There is a problem with the new logo") == 0.5
+    # "hata" lies inside "hata veriyor" (strong): 1.0, not 1.5
+    assert _defect_weight("Sistem hata veriyor") == 1.0
+
+
+def test_weak_defect_cues_have_their_turkish_and_german_counterparts() -> None:
+    # "still" + "instead of" (English weak cues, 0.5 each) make a defect report; so do
+    # their Turkish and German counterparts
+    assert _defect_weight("The link still reloads the page instead of signing in") == 1.0
+    assert _defect_weight("Bağlantı giriş yapmak yerine sayfayı hâlâ yeniliyor") == 1.0
+    assert _defect_weight("Der Link lädt immer noch die Seite neu, statt anzumelden") == 1.0
