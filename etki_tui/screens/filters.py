@@ -17,7 +17,17 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from etki_tui.actions import bindings
-from etki_tui.filters import AGES, BANDS, RISKS, SORT_SHORT, SORTS, VERDICTS, QueueFilter
+from etki_tui.filters import (
+    AGES,
+    BANDS,
+    RISKS,
+    SORT_SHORT,
+    SORTS,
+    SURENESS,
+    SURENESS_LABEL,
+    VERDICTS,
+    QueueFilter,
+)
 from etki_tui.glyphs import WARN
 from etki_tui.live import part
 
@@ -32,6 +42,11 @@ ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
             (None, "all"),
             *((b, {"low": "< 0.60", "medium": "0.60–0.79", "high": "≥ 0.80"}[b]) for b in BANDS),
         ),
+    ),
+    (
+        "sureness",
+        "Sureness",
+        tuple((s, SURENESS_LABEL[s] if s else "all") for s in SURENESS),
     ),
     (
         "age",
@@ -81,10 +96,24 @@ class ChoiceRow(Widget, can_focus=True):
         return self.choices[self.index][0]
 
     def render(self) -> Text:
-        """``Label      all  [IN_SCOPE]  CHANGE_REQUEST ...``"""
+        """``Label      all  [IN_SCOPE]  CHANGE_REQUEST ...``. When the choices are
+        wider than the row, the first ones give way to ``…`` until the chosen one shows
+        (the sort row has seven choices: the last ones were cut at 80 columns)."""
+        head = ("▸ " if self.has_focus else "  ") + f"{self.label:<11}"
+        first = 0
+        room = self.size.width
+        if room > 0:
+            wide = [len(label) + 3 for _, label in self.choices]  # " label " or "[label]", " "
+            while (
+                first < self.index
+                and len(head) + (2 if first else 0) + sum(wide[first : self.index + 1]) > room
+            ):
+                first += 1
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(("▸ " if self.has_focus else "  ") + f"{self.label:<11}")
-        for i, (_, label) in enumerate(self.choices):
+        out.append(head)
+        if first:
+            out.append("… ", style="dim")
+        for i, (_, label) in enumerate(self.choices[first:], first):
             if i == self.index:
                 out.append(f"[{label}]", style="bold reverse")
             else:
@@ -120,7 +149,7 @@ class FilterPanel(ModalScreen[None]):
         self.apply = apply
 
     def compose(self) -> ComposeResult:
-        """Six rows and a hint."""
+        """Seven rows and a hint."""
         with Vertical(id="filters-dialog") as dialog:
             dialog.border_title = "Filter and sort the queue"
             for field, label, choices in ROWS:
