@@ -44,14 +44,14 @@ ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
         ),
     ),
     (
-        "sureness",
-        "Sureness",
-        tuple((s, SURENESS_LABEL[s] if s else "all") for s in SURENESS),
-    ),
-    (
         "age",
         "Age",
         ((None, "all"), *((a, f"> {a[:-1]} day{'s' if a != '1d' else ''}") for a in AGES)),
+    ),
+    (
+        "sureness",
+        "Sureness",
+        tuple((s, SURENESS_LABEL[s] if s else "all") for s in SURENESS),
     ),
     ("sort", "Sort", tuple((k, SORT_SHORT[k]) for k in SORTS)),
 )
