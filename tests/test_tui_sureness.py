@@ -139,3 +139,4 @@ async def test_the_sort_row_shows_its_choice_at_80_columns(tui_world: TuiWorld) 
         await press(pilot, "right")  # wraps to queue order: the head shows again
         text = shown(row)
         assert "[queue order]" in text and "…" not in text.split("]")[0]
+        assert text.rstrip().endswith("…")  # more choices to the right

@@ -119,6 +119,8 @@ class ChoiceRow(Widget, can_focus=True):
             else:
                 out.append(f" {label} ", style="dim")
             out.append(" ")
+        if room > 0 and out.cell_len > room + 1:  # later choices cut: "…" says there are more
+            out.truncate(room, overflow="ellipsis")
         return out
 
     def action_move(self, step: int) -> None:
