@@ -564,6 +564,47 @@ class Decision:
         )
 
 
+SURENESS_STEP = "sureness"
+"""The evidence step in which the engine (3.0.0 on) says whether it is sure:
+``sure (KIND): why`` or ``needs a careful look (KIND): doubt; doubt``."""
+UNSAID_DOUBT = "decided by an engine before 3.0.0, which did not say whether it was sure"
+"""The doubt shown for a decision of an engine that did not say (``evidence_kind`` empty):
+such a decision is never taken as sure."""
+
+
+def is_sure(decision: Decision | DecisionSummary) -> bool:
+    """Whether the engine is sure of ``decision``'s verdict. A decision of an engine
+    before 3.0.0 (no ``evidence_kind``) never is; a light row carries ``sure`` as read
+    from the stored JSON, which holds it only for engines that said."""
+    if isinstance(decision, DecisionSummary):
+        return decision.sure
+    return decision.sure and bool(decision.evidence_kind)
+
+
+def sureness_reasons(decision: Decision) -> tuple[bool, tuple[str, ...]]:
+    """(sure, reasons): when sure, one reason, why (what the engine's :data:`SURENESS_STEP`
+    says after ``sure (KIND): ``, its quoted contract sentence included); else the
+    decision's doubts (:data:`UNSAID_DOUBT` for an engine that did not say). The reasons
+    may quote client text: untrusted, never markup."""
+    if not is_sure(decision):
+        if not decision.evidence_kind:
+            return False, (UNSAID_DOUBT,)
+        return False, decision.doubts or ("the engine gave no reason",)
+    for step in decision.evidence:
+        if step.step == SURENESS_STEP and step.detail.startswith("sure ("):
+            why = step.detail.partition("): ")[2].strip()
+            if why:
+                return True, (why,)
+    return True, (f"plain evidence ({decision.evidence_kind})",)
+
+
+def sureness_line(decision: Decision) -> str:
+    """``sure: <why>`` or ``needs a careful look: <doubt>; <doubt>`` (plain text; the
+    reasons may quote client text)."""
+    sure, reasons = sureness_reasons(decision)
+    return ("sure: " if sure else "needs a careful look: ") + "; ".join(reasons)
+
+
 # --- cases, rulings and memory (read from the store) ----------------------------------
 
 ACTIONS: dict[str, str] = {
@@ -756,6 +797,9 @@ class DecisionSummary:
     deciding: str | None = None
     """The cited ref of the decisive evidence (:func:`deciding_ref`): what a ruling of
     the case is about (:func:`etki.memory.ruled_about`)."""
+    sure: bool = False
+    """The engine is sure of the verdict (:attr:`Decision.sure`; False for a decision of
+    an engine before 3.0.0, which did not say). See :func:`is_sure`."""
 
 
 @dataclass(frozen=True, slots=True)

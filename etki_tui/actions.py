@@ -208,7 +208,7 @@ ACTIONS: dict[str, ActionDef] = {
             "Mark or unmark the highlighted case for a bulk ruling (then the next case)",
             "Mark the highlighted case (or unmark it) and move to the next one: marked "
             "rows show * before their id and the filter line counts them. B then rules "
-            "every marked case as the engine said, after one confirmation.",
+            "every marked case the engine is sure of as it said, after one confirmation.",
             context="queue",
             key_display="Space",
             show=False,
@@ -218,11 +218,13 @@ ACTIONS: dict[str, ActionDef] = {
             "B",
             "bulk_approve",
             "Rule marked",
-            "Rule every marked case as the engine said (one confirmation)",
-            "Rule every marked case as its engine verdict (approve an IN_SCOPE, convert "
-            "a CHANGE_REQUEST, reject a REJECT) after one confirmation listing them; each "
-            "is its own ruling and audit row. Overrides are never made in bulk: they "
-            "need a reason each (a, c or r on the case).",
+            "Rule every marked case the engine is sure of as it said (one confirmation)",
+            "Rule every marked case the engine is sure of as its engine verdict (approve "
+            "an IN_SCOPE, convert a CHANGE_REQUEST, reject a REJECT) after one "
+            "confirmation listing them; each is its own ruling and audit row. A marked "
+            "case the engine is not sure of (? after its confidence) is never ruled in "
+            "bulk: it stays marked for a careful look. Overrides are never made in bulk: "
+            "they need a reason each (a, c or r on the case).",
             context="queue",
             show=False,
         ),
@@ -317,9 +319,10 @@ ACTIONS: dict[str, ActionDef] = {
             "f",
             "filters",
             "Filter",
-            "Filter and sort: verdict, risk, disputed, confidence, age",
+            "Filter and sort: verdict, risk, disputed, confidence, sureness, age",
             "Open the filter and sort panel: verdict, risk, disputed clauses only, "
-            "confidence band, age and sort order.",
+            "confidence band, sureness (engine sure / needs a careful look), age and "
+            "sort order.",
             context="queue",
         ),
         ActionDef(
@@ -347,9 +350,10 @@ ACTIONS: dict[str, ActionDef] = {
             "o",
             "cycle_sort",
             "Sort",
-            "Change the sort order (queue, oldest, newest, confidence, risk)",
+            "Change the sort order (queue, oldest, newest, confidence, risk, sureness)",
             "Cycle the sort order: queue order, oldest first, newest first, lowest "
-            "confidence first, highest risk first.",
+            "confidence first, highest risk first, needs a careful look first, engine "
+            "sure first.",
             context="queue",
             show=False,
         ),

@@ -84,7 +84,7 @@ from etki_tui.messages import (
 )
 from etki_tui.providers import DeskCommands
 from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
-from etki_tui.screens.bulk import BulkConfirm
+from etki_tui.screens.bulk import BulkConfirm, split_sure
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
 from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
@@ -710,13 +710,16 @@ class EtkiApp(App[None]):
             self.desk.warm_wiki_search(project_id)
 
     @desk_worker("rule", exclusive=False, then=_project_marked)
-    def rule_marked(self, project_id: str, items: list[tuple[str, str, int]]) -> BulkRuled:
+    def rule_marked(
+        self, project_id: str, items: list[tuple[str, str, int]], unsure: int = 0
+    ) -> BulkRuled:
         """Rule marked cases one by one, ``(case id, action, version seen)`` each, through
         the same checks, optimistic locking and audit as a single ruling
         (:meth:`Desk.rule_first`). A conflict (someone ruled the case meanwhile) or
         another error is reported for that case and the others are still ruled; once
         the reviewer is refused (not an approver any more) the rest are not tried. The
-        wiki projections follow in :meth:`_project_marked`."""
+        wiki projections follow in :meth:`_project_marked`. ``unsure``: how many marked
+        cases were left out because the engine is not sure of them (said in the answer)."""
         committed = []
         conflicts: list[tuple[str, str | None, str | None, str | None]] = []
         failed: list[tuple[str, str]] = []
@@ -728,10 +731,10 @@ class EtkiApp(App[None]):
             except PermissionDeniedError as exc:
                 failed.append((case_id, one_line(exc)))
                 rest = [c for c, _, _ in items[index + 1 :]]
-                return BulkRuled(project_id, committed, conflicts, failed, rest)
+                return BulkRuled(project_id, committed, conflicts, failed, rest, unsure=unsure)
             except Exception as exc:  # that case only: the others are still ruled
                 failed.append((case_id, one_line(exc)))
-        return BulkRuled(project_id, committed, conflicts, failed)
+        return BulkRuled(project_id, committed, conflicts, failed, unsure=unsure)
 
     @desk_worker("project", exclusive=False, then=_warm_search)
     def catch_up_wiki(self, project_id: str) -> WikiCaughtUp:
@@ -1628,12 +1631,26 @@ class EtkiApp(App[None]):
                 timeout=4,
             )
             return
+        # B never rules a case the engine is not sure of: those stay marked for a look
+        cases, unsure = split_sure(cases)
+        if not cases:
+            self.notify(
+                f"The engine is not sure of any of the {len(unsure)} marked case(s), so B "
+                "rules none of them: they stay marked for a careful look (rule each with "
+                "a, c or r).",
+                title="Needs a careful look",
+                severity="warning",
+                markup=False,
+                timeout=6,
+            )
+            return
         verdict_action = {ruling: action for action, ruling in RULING_OF.items()}
 
         def confirmed(yes: bool | None) -> None:
             if not yes:
                 self.notify(
-                    f"Nothing recorded for the {len(cases)} marked case(s); they stay marked.",
+                    f"Nothing recorded for the {len(cases) + len(unsure)} marked case(s); "
+                    "they stay marked.",
                     title="Cancelled",
                     markup=False,
                     timeout=3,
@@ -1641,14 +1658,17 @@ class EtkiApp(App[None]):
                 return
             items = [(c.case_id, verdict_action[c.decision.verdict], c.version) for c in cases]
             self._in_flight.update(case_id for case_id, _, _ in items)
-            self.rule_marked(items)
+            self.rule_marked(items, unsure=len(unsure))
 
         disputed = {
             c.case_id: refs
             for c in cases
             if (refs := open_disputed_refs(c.decision.cited_clauses, pane.memory))
         }
-        self.push_screen(BulkConfirm(cases, flash=self.cursor_blink, disputed=disputed), confirmed)
+        self.push_screen(
+            BulkConfirm(cases, flash=self.cursor_blink, disputed=disputed, unsure=len(unsure)),
+            confirmed,
+        )
 
     @on(BulkRuled)
     def _bulk_ruled(self, message: BulkRuled) -> None:
@@ -1672,10 +1692,16 @@ class EtkiApp(App[None]):
                 for o in message.committed[:5]
             )
             more = f" and {len(message.committed) - 5} more" if len(message.committed) > 5 else ""
+            left = (
+                f" {message.unsure} marked case(s) the engine is not sure of were left for "
+                "a careful look."
+                if message.unsure
+                else ""
+            )
             self.notify(
                 printable(
                     f"Ruled {len(message.committed)} case(s) as the engine said, each its "
-                    f"own ruling: {listed}{more}.",
+                    f"own ruling: {listed}{more}.{left}",
                     multiline=False,
                 ),
                 title="Rulings saved",

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, TypeVar
 
-from etki.domain import CaseRecord, CaseSummary, ClauseMemory
+from etki.domain import CaseRecord, CaseSummary, ClauseMemory, is_sure
 from etki.memory import current_risk
 from etki.text import fold, spellings, words
 from etki_tui.glyphs import WARN
@@ -40,12 +40,21 @@ BAND_LABEL: dict[str, str] = {
 AGES: dict[str, int] = {"1d": 1, "7d": 7, "30d": 30}
 """Age filters: older than N days."""
 AGE_LABEL: dict[str, str] = {"1d": "> 1 day old", "7d": "> 7 days old", "30d": "> 30 days old"}
+SURENESS: tuple[str | None, ...] = (None, "sure", "unsure")
+"""Sureness filters: every case, the cases the engine is sure of, the ones it is not
+(a decision of an engine before 3.0.0 did not say: not sure)."""
+SURENESS_LABEL: dict[str, str] = {"sure": "engine sure", "unsure": "needs a careful look"}
+UNSURE_MARK = "?"
+"""Drawn after the confidence of a case the engine is not sure of (ASCII, one cell: it
+reads without colour, NO_COLOR or a text capture)."""
 SORTS: dict[str, str] = {
     "queue": "queue order",
     "oldest": "oldest first",
     "newest": "newest first",
     "confidence": "lowest confidence first",
     "risk": "highest risk first",
+    "unsure": "needs a careful look first",
+    "sure": "engine sure first",
 }
 SORT_SHORT: dict[str, str] = {
     "queue": "queue order",
@@ -53,6 +62,8 @@ SORT_SHORT: dict[str, str] = {
     "newest": "newest",
     "confidence": "lowest conf",
     "risk": "highest risk",
+    "unsure": "unsure first",
+    "sure": "sure first",
 }
 RISK_LABEL: dict[str, str] = {
     "high": "risk high",
@@ -168,6 +179,8 @@ class QueueFilter:
     age: str | None = None
     text: str = ""
     sort: str = "queue"
+    sureness: str | None = None
+    """``sure``: only the cases the engine is sure of; ``unsure``: only the others."""
 
     @property
     def active(self) -> bool:
@@ -178,6 +191,7 @@ class QueueFilter:
             or self.disputed_only
             or self.band
             or self.age
+            or self.sureness
             or words(self.text)
         )
 
@@ -233,6 +247,8 @@ class QueueFilter:
             days = age_days(case, now)
             if days is None or days < AGES[self.age]:
                 return False
+        if self.sureness and is_sure(d) != (self.sureness == "sure"):
+            return False
         clauses, plain = self._find
         if not all(cites_clause(case, doc, number) for doc, number in clauses):
             return False
@@ -255,6 +271,8 @@ class QueueFilter:
             parts.append(BAND_LABEL[self.band])
         if self.age:
             parts.append(AGE_LABEL[self.age])
+        if self.sureness:
+            parts.append(SURENESS_LABEL[self.sureness])
         if words(self.text):
             parts.append(f"“{self.text.strip()}”")
         return parts
@@ -289,4 +307,7 @@ def order(
             return (_RISK_RANK.get(risk.level, 3), not risk.pmo_look_24h, p[0])
 
         indexed.sort(key=by_risk)
+    elif sort in ("unsure", "sure"):  # a stable sort: queue order within each group
+        first = sort == "sure"
+        indexed.sort(key=lambda p: (is_sure(p[1].decision) != first, p[0]))
     return [c for _, c in indexed]

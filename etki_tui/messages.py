@@ -244,7 +244,8 @@ class BulkRuled(Message):
     recorded; ``conflicts`` (case id, ruled by, ruled at, ruling) of the cases someone
     else ruled first; ``failed`` (case id, message) of the others refused or failed;
     ``skipped`` the ids not tried after the desk's reviewer was refused (the rest would
-    be refused alike)."""
+    be refused alike); ``unsure`` how many marked cases were left for a careful look
+    (the engine is not sure of them: B never rules those)."""
 
     def __init__(
         self,
@@ -253,6 +254,8 @@ class BulkRuled(Message):
         conflicts: Sequence[tuple[str, str | None, str | None, str | None]],
         failed: Sequence[tuple[str, str]],
         skipped: Sequence[str] = (),
+        *,
+        unsure: int = 0,
     ) -> None:
         super().__init__()
         self.project_id = project_id
@@ -260,6 +263,7 @@ class BulkRuled(Message):
         self.conflicts = list(conflicts)
         self.failed = list(failed)
         self.skipped = list(skipped)
+        self.unsure = unsure
 
 
 class SearchResults(Message):

@@ -34,6 +34,7 @@ from etki.domain import (
     CaseRecord,
     CaseSummary,
     ClauseMemory,
+    Decision,
     DisputedClause,
     Effort,
     Preanalysis,
@@ -45,6 +46,7 @@ from etki.domain import (
     is_declared_remit,
     memory_sentence,
     risk_wording,
+    sureness_reasons,
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import fold_with_offsets, printable, spellings
@@ -823,6 +825,7 @@ def case_detail(
         _fields(
             [
                 ("Verdict", verdict),
+                ("Sureness", sureness_text(d)),
                 ("Risk", risk),
                 ("Effort", Text(effort_label(d.effort))),
                 ("Modules", modules),
@@ -871,6 +874,25 @@ def case_detail(
     parts.append(Text(""))
     parts.extend(preanalysis_section(case.preanalysis, llm_model=llm_model, busy=preanalysing))
     return Group(*parts)
+
+
+SURE_STYLE = "bold"
+UNSURE_STYLE = "bold reverse"
+"""``needs a careful look`` in reverse video: it reads on a 16-colour terminal and, by
+its words, without colour at all."""
+
+
+def sureness_text(d: Decision) -> Text:
+    """``sure: <why>`` or ``needs a careful look: <doubt>; <doubt>`` for the detail
+    pane (:func:`etki.domain.sureness_reasons`). The reasons can quote client text:
+    they are appended as plain, bounded text, never markup."""
+    sure, reasons = sureness_reasons(d)
+    out = Text()
+    out.append(
+        "sure" if sure else "needs a careful look", style=SURE_STYLE if sure else UNSURE_STYLE
+    )
+    out.append(": " + one_line("; ".join(reasons)))
+    return out
 
 
 HISTORY_SHOWN = 30

@@ -186,8 +186,23 @@ def tui_decision(
     risk: Risk | None = None,
     effort: Effort | None = None,
     reasoning: str = "",
+    kind: str = "",
+    doubts: tuple[str, ...] = (),
 ) -> Decision:
-    """A hand-built frozen decision."""
+    """A hand-built frozen decision. ``kind``: the evidence kind the engine (3.0.0 on)
+    said decided it, with its ``sureness`` step (sure for the kinds of
+    :data:`SURE_WHY`, else ``doubts``); empty: an engine that did not say (not sure)."""
+    steps = [EvidenceStep("score_clauses", "top clauses", tuple((c, 1.0) for c in cited))]
+    sure = kind in SURE_WHY
+    if kind:
+        said = SURE_WHY[kind] if sure else "; ".join(doubts)
+        steps.append(
+            EvidenceStep(
+                "sureness",
+                f"{'sure' if sure else 'needs a careful look'} ({kind}): {said}",
+                (("confidence", confidence),),
+            )
+        )
     return Decision(
         case_id=case_id,
         verdict=verdict,
@@ -198,11 +213,28 @@ def tui_decision(
         risk=risk or Risk(),
         assumptions=("The request describes the production portal.",),
         reasoning=reasoning or f"Best match: {', '.join(cited)}.",
-        evidence=(EvidenceStep("score_clauses", "top clauses", tuple((c, 1.0) for c in cited)),),
+        evidence=tuple(steps),
         engine_version="test",
         model_version="lexical-v1",
         index_freshness="sha256:tui",
+        sure=sure,
+        evidence_kind=kind,
+        doubts=() if sure else doubts,
     )
+
+
+SURE_WHY = {
+    "exclusion": "a contract sentence takes what it asks for out of the contractor's remit",
+    "defect": "it reports a defect in an area the contract or the delivered system covers",
+    "named": "a contract sentence asks for what it asks for",
+}
+"""Why a sure verdict is sure, as the engine words it (etki/triage/engine.py SURE_WHY),
+for the kinds the fixture uses."""
+NEW_DOUBT = (
+    "it asks for something new and no clause names it; nothing says the contract excludes it either"
+)
+UNSURE_DOUBT = "[bold]ACİL[/bold] shares topic words with 4.1, but no sentence names it"
+"""The doubt of the hostile case (it quotes the client's markup-looking words)."""
 
 
 PENDING: tuple[tuple[Request, Decision], ...] = (
@@ -223,6 +255,7 @@ PENDING: tuple[tuple[Request, Decision], ...] = (
             risk=Risk("medium", ("security",), True),
             reasoning="The request is a defect in delivered scope: clause 3.2 covers "
             "staff sign-in with Active Directory.",
+            kind="defect",
         ),
     ),
     (
@@ -239,6 +272,7 @@ PENDING: tuple[tuple[Request, Decision], ...] = (
             modules=(),
             effort=Effort(None, None),
             reasoning="Clause 9.1 excludes native mobile applications.",
+            kind="exclusion",
         ),
     ),
     (
@@ -255,6 +289,8 @@ PENDING: tuple[tuple[Request, Decision], ...] = (
             modules=("payments", "receipts"),
             effort=Effort(5.0, 8.0, ("WI-2",)),
             reasoning="Water bills are not among the taxes listed in 4.1.",
+            kind="new",
+            doubts=(NEW_DOUBT,),
         ),
     ),
     (
@@ -266,11 +302,20 @@ PENDING: tuple[tuple[Request, Decision], ...] = (
             confidence=0.58,
             modules=("payments",),
             reasoning="A disputed tax payment is handled by the payments module.",
+            kind="topic",
+            doubts=(UNSURE_DOUBT,),
         ),
     ),
     (
         Request("R5", "The Tokyo office 東京オフィス wants SSO too 👍", WIDE_TITLE),
-        tui_decision("req-demo-4e6c1a35", "CHANGE_REQUEST", ("MSA-2024-01#3.2",), confidence=0.71),
+        tui_decision(
+            "req-demo-4e6c1a35",
+            "CHANGE_REQUEST",
+            ("MSA-2024-01#3.2",),
+            confidence=0.71,
+            kind="conflict",
+            doubts=("it asks for something new, but a clause names it: MSA-2024-01#3.2",),
+        ),
     ),
     (
         Request(
@@ -282,9 +327,12 @@ PENDING: tuple[tuple[Request, Decision], ...] = (
             ("MSA-2024-01#4.3",),
             confidence=0.77,
             modules=("receipts",),
+            kind="defect",
         ),
     ),
 )
+"""Six pending cases: the engine is sure of R1, R2 and R6 (a defect, an exclusion, a
+defect) and not of R3, R4 and R5."""
 
 RULED: tuple[tuple[Request, Decision, str, str, str], ...] = (
     (

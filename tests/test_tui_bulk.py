@@ -28,10 +28,14 @@ from tests.test_tui_pilot import (
     sync,
 )
 
-FIRST = "req-demo-0a1f3c21"  # IN_SCOPE
-SECOND = "req-demo-1b7e9d02"  # REJECT
-THIRD = "req-demo-2c4a8e13"  # CHANGE_REQUEST
-EXPECTED = {FIRST: "IN_SCOPE", SECOND: "REJECT", THIRD: "CHANGE_REQUEST"}
+FIRST = "req-demo-0a1f3c21"  # IN_SCOPE, sure
+SECOND = "req-demo-1b7e9d02"  # REJECT, sure
+THIRD = "req-demo-5f7d2b46"  # IN_SCOPE, sure (the sixth row)
+CR_UNSURE = "req-demo-2c4a8e13"  # CHANGE_REQUEST, needs a careful look (the third row)
+HOSTILE_UNSURE = "req-demo-3d5b0f24"  # IN_SCOPE, needs a careful look (the fourth row)
+EXPECTED = {FIRST: "IN_SCOPE", SECOND: "REJECT", THIRD: "IN_SCOPE"}
+MARK_THREE = ("space", "space", "down", "down", "down", "space")
+"""Marks the first, second and sixth rows: the three the engine is sure of."""
 
 
 def _committed_audit(world: TuiWorld, case_id: str) -> list[tuple]:
@@ -45,7 +49,7 @@ async def test_mark_three_and_rule_them_with_one_confirm(tui_world: TuiWorld) ->
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert current(app) == FIRST
-        await press(pilot, "space", "space", "space")  # each marks and moves down
+        await press(pilot, *MARK_THREE)  # each space marks and moves down
         pane = app.query_one(QueuePane)
         assert pane.marked == {FIRST, SECOND, THIRD}
         table = app.query_one(QueueTable)
@@ -110,7 +114,7 @@ async def test_a_case_ruled_by_another_connection_before_confirm_is_reported_alo
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
-        await press(pilot, "space", "space", "space", "B")
+        await press(pilot, *MARK_THREE, "B")
         assert isinstance(app.screen, BulkConfirm)
         other = CaseFileRepository(tui_world.settings.db_url, clock=tui_clock)
         try:
@@ -249,3 +253,68 @@ async def test_a_mark_never_widens_the_queue_past_the_screen(tui_world: TuiWorld
         assert not app.query_one(QueuePane).marked
         assert [c.content_width for c in table.ordered_columns] == unmarked
         assert not table.show_horizontal_scrollbar
+
+
+@sync
+async def test_b_rules_only_the_cases_the_engine_is_sure_of(tui_world: TuiWorld) -> None:
+    """Four rows marked, two of them ones the engine is not sure of (``?`` after the
+    confidence): the filter line says B rules the two sure ones, the confirmation lists
+    only those and says two are left for a careful look; after it the two unsure cases
+    are still pending, still marked, and the result says so."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await press(pilot, "space", "space", "space", "space")  # rows 1-4
+        pane = app.query_one(QueuePane)
+        assert pane.marked == {FIRST, SECOND, CR_UNSURE, HOSTILE_UNSURE}
+        table = app.query_one(QueueTable)
+        assert table.get_cell(CR_UNSURE, "conf").plain == "0.64 ?"
+        assert table.get_cell(FIRST, "conf").plain == "0.86  "
+        assert "B rules the 2 sure" in shown(app.query_one("#filter-summary"), 78, 1)
+        await press(pilot, "B")
+        dialog = app.screen
+        assert isinstance(dialog, BulkConfirm)
+        assert [c.case_id for c in dialog.cases] == [FIRST, SECOND]
+        assert "Rule 2 marked cases" in shown(dialog.query_one("#bulk-question"), 70, 1)
+        left = shown(dialog.query_one("#bulk-unsure"), 70, 2)
+        assert left.startswith("? needs a careful look 2 other marked cases")
+        lines = " ".join(shown(w, 70, 1) for w in dialog.query(".bulk-case"))
+        assert CR_UNSURE not in lines and HOSTILE_UNSURE not in lines
+        await press(pilot, "y")
+        await settle(pilot)
+        [done] = seen.of(BulkRuled)
+        assert sorted(o.ruling.case_id for o in done.committed) == [FIRST, SECOND]
+        assert done.unsure == 2
+        assert any(
+            "2 marked case(s) the engine is not sure of were left" in n for n in seen.notes()
+        )
+        assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
+        assert {CR_UNSURE, HOSTILE_UNSURE} <= set(queue_ids(app))
+        assert "all need a careful look: B rules none" in shown(
+            app.query_one("#filter-summary"), 78, 1
+        )
+    for case_id in (CR_UNSURE, HOSTILE_UNSURE):
+        assert tui_world.repo.case(case_id).ruling is None
+        assert tui_world.repo.audit_log(case_id) == []
+
+
+@sync
+async def test_b_with_only_unsure_cases_marked_rules_none(tui_world: TuiWorld) -> None:
+    """Only cases the engine is not sure of are marked: no dialog, nothing recorded,
+    the marks stay and a warning says why."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "down", "space", "space")  # rows 3 and 4
+        pane = app.query_one(QueuePane)
+        assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
+        await press(pilot, "B")
+        assert not isinstance(app.screen, BulkConfirm)
+        assert any("not sure of any of the 2 marked case(s)" in n for n in seen.notes())
+        assert not seen.of(BulkRuled)
+        assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
+    for case_id in (CR_UNSURE, HOSTILE_UNSURE):
+        assert tui_world.repo.case(case_id).ruling is None
+        assert tui_world.repo.audit_log(case_id) == []

@@ -16,6 +16,7 @@ from rich.cells import cell_len
 from textual.widgets import OptionList
 
 from etki import memory
+from etki.domain import is_sure
 from etki.services import approval_service
 from etki.store.repository.rows import decision_summary
 from etki_tui.messages import RulingCommitted, RulingProjected
@@ -59,6 +60,7 @@ def test_summaries_match_whole_cases(tui_world: TuiWorld) -> None:
             s.decision.cited_clauses,
             s.decision.risk,
         ) == (d.verdict, d.confidence, d.cited_clauses, d.risk)
+        assert s.decision.sure == is_sure(d)  # issue 29: read from the JSON, not parsed
         # the other backends' path: the members cut out of the stored JSON text
         other = decision_summary(d.to_json(), d.verdict, d.confidence)
         assert other == s.decision
@@ -74,6 +76,50 @@ def test_decision_summary_falls_back_on_non_canonical_json(tui_world: TuiWorld) 
     d = case.decision
     spaced = json.dumps(d.to_dict(), indent=2)  # not the compact canonical form
     assert decision_summary(spaced, d.verdict, d.confidence).cited_clauses == d.cited_clauses
+    assert decision_summary(spaced, d.verdict, d.confidence).sure is True  # FIRST: sure
+
+
+def test_sure_in_light_rows_is_the_top_level_member_only(tmp_path: Path) -> None:
+    """A client's words that look like the member (``"sure": true`` in a doubt or the
+    reasoning, escaped inside JSON strings) never make a row sure; a decision of an
+    engine before 3.0.0 (no ``sure`` member) is not sure; a sure one is. Both paths:
+    SQLite's json_extract and the cut of the JSON text other backends use."""
+    from dataclasses import replace
+
+    from etki.domain import Request
+    from etki.store import CaseFileRepository
+    from tests.conftest import tui_clock, tui_decision, tui_project
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=tui_clock)
+    try:
+        repo.save_project(tui_project(), "sha256:tui", b"{}\n")
+        sly = '"sure": true, "sure":true'
+        old = replace(
+            tui_decision("req-demo-00000001", "IN_SCOPE", ("MSA-2024-01#3.2",), confidence=0.9),
+            reasoning=sly,
+        )
+        unsure = tui_decision(
+            "req-demo-00000002",
+            "REJECT",
+            ("MSA-2024-01#9.1",),
+            confidence=0.6,
+            kind="topic",
+            doubts=(f"the client wrote {sly}",),
+        )
+        sure = tui_decision(
+            "req-demo-00000003", "REJECT", ("MSA-2024-01#9.1",), confidence=0.6, kind="exclusion"
+        )
+        assert "sure" in old.to_json() and not is_sure(old)  # only inside a string
+        repo.add_cases(
+            "demo",
+            [(Request(f"S{i}", f"Request {i}."), d) for i, d in enumerate((old, unsure, sure))],
+        )
+        rows = {c.case_id: c.decision.sure for c in repo.case_summaries("demo")}
+        assert rows == {old.case_id: False, unsure.case_id: False, sure.case_id: True}
+        for d in (old, unsure, sure):
+            assert decision_summary(d.to_json(), d.verdict, d.confidence).sure == is_sure(d)
+    finally:
+        repo.dispose()
 
 
 def test_fit_cuts_one_cell_text_by_index_like_graphemes() -> None:

@@ -201,6 +201,14 @@ def test_filter_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_filter_sureness(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The Sureness filter (f, the sixth row) on "needs a careful look", the panel
+    closed: the three cases the engine is not sure of, each with ``?`` after its
+    confidence, and the filter line saying so (issue 29 item 3)."""
+    _check(snap_compare, tui_world, size, ["f", *["down"] * 5, "right", "right", "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_filter_panel(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """The filter and sort panel (f) with verdict IN_SCOPE and risk high chosen (the
     SSO case: MEDIUM at triage, HIGH on the desk since its clause 3.2 is disputed)."""
@@ -304,8 +312,9 @@ def test_bulk_marks(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) ->
 
 @pytest.mark.parametrize("size", SIZES)
 def test_bulk_confirm(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """B with three cases marked: one confirmation listing them (count, ids, verdicts,
-    titles), focus on Cancel."""
+    """B with three cases marked, the third one the engine is not sure of: one
+    confirmation listing the two sure ones (count, ids, verdicts, titles), a line saying
+    one is left for a careful look, focus on Cancel."""
     _check(snap_compare, tui_world, size, ["space", "space", "space", "B"])
 
 

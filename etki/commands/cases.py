@@ -91,10 +91,13 @@ def _queue_row(
     the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
     since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
     names the clauses that raised it (empty: the stored decision's risk);
-    ``risk_at_triage`` is the frozen decision's level; ``disputed_refs`` the refs of the
+    ``risk_at_triage`` is the frozen decision's level; ``sure`` whether the engine is sure
+    of its verdict (False for an engine before 3.0.0, which did not say; ``etki show
+    --json`` has its doubts); ``disputed_refs`` the refs of the
     cited clauses whose dispute is open now, whether or not escalation is on (a list of
     refs like ``risk_raised_by``; ``etki show --json``'s ``now.disputed_clauses`` gives
     each disputed clause's rulings and resolution)."""
+    from etki.domain import is_sure
     from etki.memory import current_risk, open_disputed_refs
 
     d = c.decision
@@ -107,6 +110,7 @@ def _queue_row(
         "submitted_by": c.submitted_by,
         "verdict": d.verdict,
         "confidence": d.confidence,
+        "sure": is_sure(d),
         "cited_clauses": list(d.cited_clauses),
         "risk": risk.level,
         "pmo_look_24h": risk.pmo_look_24h,
@@ -121,10 +125,11 @@ def _queue_row(
 
 
 def _print_decision(d: Decision) -> None:
-    from etki.domain import memory_sentence
+    from etki.domain import memory_sentence, sureness_line
 
     lines = [
         f"verdict     {d.verdict}  (confidence {d.confidence:.2f})",
+        f"sureness    {sureness_line(d)}",
         f"clauses     {', '.join(d.cited_clauses) or '-'}",
         f"modules     {', '.join(d.impacted_modules) or '-'}",
         f"effort      {d.effort.shown()}",
@@ -233,6 +238,7 @@ def _projects(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.domain import is_sure
     from etki.memory import current_risk
 
     desk = _desk(args, settings)
@@ -265,12 +271,13 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         d = c.decision
         risk, raised = current_risk(d, memory, escalate)
         look = " 24h" if risk.pmo_look_24h else ""
+        mark = " " if is_sure(d) else "?"  # as the desk's row: ? needs a careful look
         ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
         held = claims.get(c.case_id)
         claimed = f"  claimed by {held.actor} until {held.until}" if held else ""
         echo(
-            f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f}  {risk.level:<6}{look:<4} "
+            f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f} {mark}  {risk.level:<6}{look:<4} "
             f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}",
             multiline=False,
         )

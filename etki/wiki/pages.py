@@ -43,6 +43,8 @@ from etki.domain import (
     effort_basis_lines,
     is_accepted_remit,
     is_declared_remit,
+    is_sure,
+    sureness_line,
 )
 from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
 from etki.text import printable, sort_key
@@ -166,6 +168,7 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         "ruled_at": _meta_text(r.ruled_at),
         "override": r.is_override,
         "confidence": d.confidence,
+        "sure": is_sure(d),
         "cited_clauses": [_meta_text(ref) for ref in d.cited_clauses],
         "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
         "effort": d.effort.label(),
@@ -174,6 +177,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         "model_version": _meta_text(d.model_version),
         "index_freshness": _meta_text(d.index_freshness),
     }
+    if d.evidence_kind:  # an engine before 3.0.0 did not say
+        meta["evidence_kind"] = _meta_text(d.evidence_kind)
     if r.is_override:
         meta["precedent"] = precedent_path(case)
     if case.earlier_rulings:
@@ -189,6 +194,8 @@ def _decision_page(m: WikiModel, case: CaseRecord) -> bytes:
         ),
         f"- **Engine verdict:** {md_code(d.verdict)}, confidence {d.confidence:.2f}",
     ]
+    if not is_sure(d):  # the doubts may quote the client: literal text, never markdown
+        lines.append(f"- **Engine sureness:** {md_inline(sureness_line(d))}")
     if r.is_override:
         pre = precedent_path(case)
         lines.append(

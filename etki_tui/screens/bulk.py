@@ -6,11 +6,16 @@ Cases citing a clause disputed now (and not resolved) carry the red ``! DISPUTED
 and the clause numbers, and a line above the list says how many: the clause memory is
 shown where the reviewer confirms, as in the single ruling's dialog (a fresh-user trial
 bulk-ruled two such cases without a word of it). Focus starts on Cancel; ``y`` or the
-ruling button rules them all; Escape closes the dialog and nothing is recorded."""
+ruling button rules them all; Escape closes the dialog and nothing is recorded.
+
+Only cases the engine is sure of are offered (:func:`split_sure`): a marked case it is
+not sure of is never ruled in bulk, and the dialog says how many were left for a
+careful look (they stay marked)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on
@@ -19,18 +24,29 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from etki.domain import CaseRecord, CaseSummary
+from etki.domain import CaseRecord, CaseSummary, is_sure
 from etki.text import printable
 from etki_tui.actions import bindings
+from etki_tui.filters import UNSURE_MARK
 from etki_tui.live import part
 from etki_tui.render import DISPUTED, DISPUTED_STYLE, short_ref, verdict_text
+
+C = TypeVar("C", bound=CaseRecord | CaseSummary)
+
+
+def split_sure(cases: Sequence[C]) -> tuple[list[C], list[C]]:
+    """``cases`` as (the ones the engine is sure of, the others), each in the given
+    order: B rules the first and leaves the second for a careful look."""
+    sure = [c for c in cases if is_sure(c.decision)]
+    return sure, [c for c in cases if not is_sure(c.decision)]
 
 
 class BulkConfirm(ModalScreen[bool]):
     """Ask to rule ``cases`` (pending, in queue order) each as its engine verdict.
     ``disputed``: case id -> the refs it cites that are disputed now (cases not in it
-    cite none). Dismisses with True on the ruling button or ``y``, False on
-    Cancel/Escape."""
+    cite none). ``unsure``: how many marked cases were left out because the engine is
+    not sure of them (said in the dialog). Dismisses with True on the ruling button or
+    ``y``, False on Cancel/Escape."""
 
     BINDINGS = bindings("bulk.cancel", "bulk.confirm", "help")
 
@@ -40,9 +56,11 @@ class BulkConfirm(ModalScreen[bool]):
         *,
         flash: bool = True,
         disputed: Mapping[str, Sequence[str]] | None = None,
+        unsure: int = 0,
     ) -> None:
         super().__init__()
         self.cases = list(cases)
+        self.unsure = unsure
         self._flash = flash
         self.disputed = {k: tuple(v) for k, v in (disputed or {}).items() if v}
 
@@ -65,6 +83,15 @@ class BulkConfirm(ModalScreen[bool]):
                 id="bulk-explain",
                 markup=False,
             )
+            if self.unsure:
+                left = Text(no_wrap=False, end="")
+                left.append(f"{UNSURE_MARK} needs a careful look", style="bold reverse")
+                left.append(
+                    f" {self.unsure} other marked case{'s' if self.unsure != 1 else ''}: the "
+                    "engine is not sure, so B leaves "
+                    f"{'them' if self.unsure != 1 else 'it'} marked for a careful look."
+                )
+                yield Static(left, id="bulk-unsure", markup=False)
             many = sum(1 for c in self.cases if c.case_id in self.disputed)
             if many:
                 warning = Text(no_wrap=False, end="")

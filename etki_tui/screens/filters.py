@@ -17,7 +17,17 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from etki_tui.actions import bindings
-from etki_tui.filters import AGES, BANDS, RISKS, SORT_SHORT, SORTS, VERDICTS, QueueFilter
+from etki_tui.filters import (
+    AGES,
+    BANDS,
+    RISKS,
+    SORT_SHORT,
+    SORTS,
+    SURENESS,
+    SURENESS_LABEL,
+    VERDICTS,
+    QueueFilter,
+)
 from etki_tui.glyphs import WARN
 from etki_tui.live import part
 
@@ -37,6 +47,11 @@ ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
         "age",
         "Age",
         ((None, "all"), *((a, f"> {a[:-1]} day{'s' if a != '1d' else ''}") for a in AGES)),
+    ),
+    (
+        "sureness",
+        "Sureness",
+        tuple((s, SURENESS_LABEL[s] if s else "all") for s in SURENESS),
     ),
     ("sort", "Sort", tuple((k, SORT_SHORT[k]) for k in SORTS)),
 )
@@ -81,15 +96,31 @@ class ChoiceRow(Widget, can_focus=True):
         return self.choices[self.index][0]
 
     def render(self) -> Text:
-        """``Label      all  [IN_SCOPE]  CHANGE_REQUEST ...``"""
+        """``Label      all  [IN_SCOPE]  CHANGE_REQUEST ...``. When the choices are
+        wider than the row, the first ones give way to ``…`` until the chosen one shows
+        (the sort row has seven choices: the last ones were cut at 80 columns)."""
+        head = ("▸ " if self.has_focus else "  ") + f"{self.label:<11}"
+        first = 0
+        room = self.size.width
+        if room > 0:
+            wide = [len(label) + 3 for _, label in self.choices]  # " label " or "[label]", " "
+            while (
+                first < self.index
+                and len(head) + (2 if first else 0) + sum(wide[first : self.index + 1]) > room
+            ):
+                first += 1
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(("▸ " if self.has_focus else "  ") + f"{self.label:<11}")
-        for i, (_, label) in enumerate(self.choices):
+        out.append(head)
+        if first:
+            out.append("… ", style="dim")
+        for i, (_, label) in enumerate(self.choices[first:], first):
             if i == self.index:
                 out.append(f"[{label}]", style="bold reverse")
             else:
                 out.append(f" {label} ", style="dim")
             out.append(" ")
+        if room > 0 and out.cell_len > room + 1:  # later choices cut: "…" says there are more
+            out.truncate(room, overflow="ellipsis")
         return out
 
     def action_move(self, step: int) -> None:
@@ -120,7 +151,7 @@ class FilterPanel(ModalScreen[None]):
         self.apply = apply
 
     def compose(self) -> ComposeResult:
-        """Six rows and a hint."""
+        """Seven rows and a hint."""
         with Vertical(id="filters-dialog") as dialog:
             dialog.border_title = "Filter and sort the queue"
             for field, label, choices in ROWS:

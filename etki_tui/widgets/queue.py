@@ -47,6 +47,7 @@ from etki.domain import (
     RulingRecord,
     ScopeClause,
     WorkItem,
+    is_sure,
 )
 from etki.memory import disputed_refs, open_disputed_refs
 from etki.services import Desk
@@ -55,6 +56,7 @@ from etki_tui.actions import bindings
 from etki_tui.filters import (
     SORT_SHORT,
     SORTS,
+    UNSURE_MARK,
     VERDICTS,
     QueueCase,
     QueueFilter,
@@ -106,7 +108,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("clauses", "Clauses"),
     ("risk", "Risk"),
 )
-_FIXED = {"verdict": 16, "conf": 4, "clauses": 9, "risk": 8}
+_FIXED = {"verdict": 16, "conf": 6, "clauses": 9, "risk": 8}
+"""Widths of the small columns; the confidence's is ``0.58 ?`` (:func:`conf_cell`)."""
 _SHORT_VERDICT = 10
 """Verdict column width when narrow: ``+ CR`` stands for ``+ CHANGE_REQUEST``."""
 _MIN_TITLE = 12
@@ -140,6 +143,16 @@ __all__ = [
     "QueueTable",
     "short_case_id",
 ]
+
+
+def conf_cell(conf: str, sure: bool) -> Text:
+    """The confidence column: ``0.86  `` when the engine is sure, ``0.58 ?`` when it
+    needs a careful look (:data:`~etki_tui.filters.UNSURE_MARK`: a glyph, so it reads
+    with NO_COLOR too)."""
+    out = Text(conf, justify="right", no_wrap=True, end="")
+    out.append(" ")
+    out.append(" " if sure else UNSURE_MARK, style="" if sure else "bold")
+    return out
 
 
 def _same(a: Text, b: Text) -> bool:
@@ -195,12 +208,20 @@ class FilterBar(Horizontal):
         yield Static("", id="filter-sort", markup=False)
 
     def show(
-        self, flt: QueueFilter, shown: int, pending: int, *, kept: int = 0, marked: int = 0
+        self,
+        flt: QueueFilter,
+        shown: int,
+        pending: int,
+        *,
+        kept: int = 0,
+        marked: int = 0,
+        unsure: int = 0,
     ) -> None:
         """Render the summary for ``flt`` with ``shown`` of ``pending`` rows, plus
         ``kept`` rows of cases ruled elsewhere that stay listed (said explicitly, so the
         count matches the rows on screen), and how many cases are ``marked`` for a
-        bulk ruling (said first: it is what B would rule)."""
+        bulk ruling (said first: it is what B would rule), ``unsure`` of them ones the
+        engine is not sure of (B leaves them)."""
         find = part(self, "#queue-find", Input)
         summary = part(self, "#filter-summary", Static)
         order_line = part(self, "#filter-sort", Static)
@@ -211,6 +232,10 @@ class FilterBar(Horizontal):
             out.append(f" {MARK} {marked} marked ", style="bold reverse")
             if getattr(self.app, "read_only", False):  # B would only refuse
                 out.append(" read-only: nothing can be ruled · ", style="dim")
+            elif unsure == marked:
+                out.append(f" {UNSURE_MARK} all need a careful look: B rules none · ", style="dim")
+            elif unsure:
+                out.append(f" B rules the {marked - unsure} sure · ", style="dim")
             else:
                 out.append(" B rules them · ", style="dim")
         parts = flt.describe()
@@ -434,6 +459,7 @@ class QueuePane(Vertical):
                 lambda: verdict_text(d.verdict, short=self._short_verdicts),
             )
         conf = f"{d.confidence:.2f}"
+        sure = is_sure(d)
         risk, _ = current_risk(d, self.memory, self.escalate)
         open_refs = open_disputed_refs(d.cited_clauses, self.memory)  # not resolved
         disputed = bool(open_refs)
@@ -452,7 +478,7 @@ class QueuePane(Vertical):
             case_cell,
             title_cell(title, self._title_width, disputed),
             verdict,
-            self._shared(("conf", conf), lambda: Text(conf, justify="right", end="")),
+            self._shared(("conf", conf, sure), lambda: conf_cell(conf, sure)),
             self._shared(("clauses", refs), lambda: clauses_cell(refs, _FIXED["clauses"])),
             self._shared(
                 ("risk", risk.level, risk.pmo_look_24h),
@@ -821,6 +847,9 @@ class QueuePane(Vertical):
             len(self.cases),
             kept=kept,
             marked=len(self.marked),
+            unsure=sum(
+                1 for k in self.marked if (c := self.cases.get(k)) and not is_sure(c.decision)
+            ),
         )
 
     def set_filter(self, flt: QueueFilter) -> None:

@@ -307,7 +307,7 @@ class CaseStore(StoreBase):
     def case_summaries(self, project_id: str, *, status: str | None = None) -> list[CaseSummary]:
         """Cases of ``project_id`` as light queue rows, :class:`CaseSummary` (optionally
         only ``pending`` or ``ruled``), in the order of :meth:`cases`: one query of the
-        listed columns, and of each decision only its cited clauses and risk. For queues
+        listed columns, and of each decision only its cited clauses, risk and sureness. For queues
         of many cases; :meth:`case` reads one whole record."""
         # SQLite decodes the two members itself (JSON1 is built in): 17 MB of decision
         # text stay in the database at 10,000 cases; elsewhere they are cut out here
@@ -322,9 +322,11 @@ class CaseStore(StoreBase):
                     (where > 0, func.substr(DecisionRow.decision_json, where, 320)),
                     else_=None,
                 ),
+                # 1 or 0; NULL for an engine before 3.0.0, which did not say (not sure)
+                func.json_extract(DecisionRow.decision_json, "$.sure"),
             )
             if in_db
-            else (DecisionRow.decision_json, null(), null())  # the text once: cut out here
+            else (DecisionRow.decision_json, null(), null(), null())  # the text once: cut out here
         )
         stmt = (
             select(
@@ -366,6 +368,7 @@ class CaseStore(StoreBase):
             refs_json,
             risk_json,
             deciding_text,
+            sure,
             *ruling_columns,
         ) in rows:
             out.append(
@@ -381,7 +384,7 @@ class CaseStore(StoreBase):
                     version=version,
                     decision=(
                         summary_of_members(
-                            refs_json, risk_json, verdict, confidence, risks, deciding_text
+                            refs_json, risk_json, verdict, confidence, risks, deciding_text, sure
                         )
                         if in_db
                         else decision_summary(refs_json, verdict, confidence, risks)

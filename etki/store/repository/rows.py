@@ -280,17 +280,21 @@ def summary_of_members(
     confidence: float,
     risks: dict[tuple[object, ...], Risk],
     deciding_text: str | None = None,
+    sure: object = None,
 ) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from the ``cited_clauses`` and ``risk``
-    members of a stored decision as JSON text (what SQLite's ``json_extract`` returns)
-    and ``deciding_text``, the decision's JSON from its ``deciding sentence: `` on (or
-    None; :func:`etki.domain.deciding_in_json`). ``risks`` shares equal :class:`Risk`
-    values between calls."""
+    members of a stored decision as JSON text (what SQLite's ``json_extract`` returns),
+    ``deciding_text``, the decision's JSON from its ``deciding sentence: `` on (or
+    None; :func:`etki.domain.deciding_in_json`), and its ``sure`` member as
+    ``json_extract`` gives it (1, 0, or None when absent: an engine before 3.0.0, not
+    sure). ``risks`` shares equal :class:`Risk` values between calls."""
     refs = json.loads(refs_json) if refs_json else []
     risk = json.loads(risk_json) if risk_json else {}
     summary = _summary(refs, risk, verdict, confidence, risks)
     deciding = deciding_in_json(deciding_text, summary.cited_clauses)
-    return replace(summary, deciding=deciding) if deciding else summary
+    if deciding or sure:
+        summary = replace(summary, deciding=deciding, sure=sure in (1, True))
+    return summary
 
 
 def _summary(
@@ -321,7 +325,7 @@ def decision_summary(
     risks: dict[tuple[object, ...], Risk] | None = None,
 ) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from a stored decision's JSON text and its
-    verdict and confidence columns: only ``cited_clauses`` and ``risk`` are decoded
+    verdict and confidence columns: only ``cited_clauses``, ``risk`` and ``sure`` are decoded
     (falls back to the whole document when the text is not the canonical form).
     ``risks`` shares equal :class:`Risk` values between calls."""
     try:
@@ -329,12 +333,20 @@ def decision_summary(
         risk = _json_member(decision_json, "risk", last=True)
         if not isinstance(refs, list) or not isinstance(risk, dict):
             raise ValueError("shape")
+        # absent for an engine before 3.0.0 (not sure); else the last "sure": (only
+        # "verdict" follows it, and no nested member has that name)
+        sure = (
+            _json_member(decision_json, "sure", last=True) if '"sure":' in decision_json else False
+        )
     except ValueError:
         whole = json.loads(decision_json)
         refs, risk = whole.get("cited_clauses", []), whole.get("risk", {})
+        sure = whole.get("sure", False)
     summary = _summary(refs, risk, verdict, confidence, risks)
     deciding = deciding_in_json(decision_json, summary.cited_clauses)
-    return replace(summary, deciding=deciding) if deciding else summary
+    if deciding or sure is True:
+        summary = replace(summary, deciding=deciding, sure=sure is True)
+    return summary
 
 
 # --- the project's knowledge ------------------------------------------------------------
