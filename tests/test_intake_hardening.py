@@ -7,7 +7,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from etki.knowledge.intake import read_requests
@@ -122,3 +125,53 @@ def test_a_quote_left_open_on_the_command_line_stores_the_other_rows(tmp_path: P
     assert "imported 2 new request(s); 1 refused" in done.stdout
     assert "new.csv:2: a quote opened on this line is never closed" in done.stderr
     assert {"N-2", "N-3"} <= stored_ids(tmp_path) and "N-1" not in stored_ids(tmp_path)
+
+
+BARRIER = Path(__file__).with_name("cli_barrier.py")
+
+
+def test_racing_imports_of_one_file_say_how_many_were_already_stored(tmp_path: Path) -> None:
+    """Two real ``etki import`` processes of one file, released together: the one that
+    lost the race said "imported 0 new request(s)" and nothing else, as if the file were
+    empty. Each now accounts for every row: new + already stored = rows of the file."""
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    rows = 12
+    path = tmp_path / "same.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"R-{n}", "text": f"Please add export number {n} to the portal."})
+            + "\n"
+            for n in range(rows)
+        ),
+        encoding="utf-8",
+    )
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(BARRIER), str(barrier), str(n), "import", "--project", "demo"]
+            + [str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(tmp_path),
+            cwd=tmp_path,
+        )
+        for n in range(2)
+    ]
+    while len(list(barrier.glob("ready-*"))) < len(procs):
+        assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+        time.sleep(0.01)
+    (barrier / "go").touch()
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0 and err == "", err
+        outs.append(out)
+    counts = []
+    for out in outs:
+        found = re.match(r"imported (\d+) new request\(s\)(?:; (\d+) already stored)?", out)
+        assert found, out
+        counts.append((int(found[1]), int(found[2] or 0)))
+    assert sum(new for new, _ in counts) == rows, outs  # each row stored once
+    assert all(new + already == rows for new, already in counts), outs
