@@ -175,3 +175,38 @@ def test_racing_imports_of_one_file_say_how_many_were_already_stored(tmp_path: P
         counts.append((int(found[1]), int(found[2] or 0)))
     assert sum(new for new, _ in counts) == rows, outs  # each row stored once
     assert all(new + already == rows for new, already in counts), outs
+
+
+def test_github_issues_of_the_wrong_shape_are_refused_by_item_and_field(tmp_path: Path) -> None:
+    """A GitHub export is a JSON array: its records are items, not lines ("first on
+    line 1" named the item), and a ``body`` that is an object or an ``author`` that is a
+    string was dropped silently (the issue stored with its title as text, or without its
+    author). Each is now refused alone with its item number and field."""
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    path = tmp_path / "issues.json"
+    issues = [
+        {"number": 1, "title": "SSO", "body": "SSO login fails", "author": {"login": "octo"}},
+        {"number": 1, "title": "again", "body": "the same number", "author": None},
+        {"number": 2, "title": "Body object", "body": {"text": "x"}, "author": {"login": "a"}},
+        {"number": 3, "title": "Author string", "body": "text", "author": "mona"},
+        {"number": 4, "title": "Login number", "body": "text", "author": {"login": 7}},
+        {"number": 5, "title": "Fine", "body": None, "author": None},
+    ]
+    path.write_text(json.dumps(issues), encoding="utf-8")
+    requests, refused = read_requests(path, "github")
+    assert [(r.id, r.text, r.submitted_by) for r in requests] == [
+        ("gh-1", "SSO login fails", "octo"),
+        ("gh-5", "Fine", None),
+    ]
+    assert refused == (
+        f"{path} item 2: field 'number' duplicate issue number 1 (first as item 1)",
+        f"{path} item 3: field 'body' must be a string or null, not an object",
+        f"{path} item 4: field 'author' must be an object {{\"login\": ...}} or null, not a string",
+        f"{path} item 5: field 'author.login' must be a string, not a number",
+    )
+    done = etki(tmp_path, "import", "--project", "demo", str(path))
+    assert done.returncode == 2
+    assert "imported 2 new request(s); 4 refused" in done.stdout
+    assert "line" not in done.stderr
+    assert {"gh-1", "gh-5"} <= stored_ids(tmp_path)
+    assert not {"gh-2", "gh-3", "gh-4"} & stored_ids(tmp_path)

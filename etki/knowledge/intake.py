@@ -8,7 +8,9 @@
   strictly (:func:`_read_csv` says what is refused and where reading goes on).
 * ``github``: the JSON array ``gh issue list --json number,title,body,author,createdAt``
   prints: request id ``gh-NUMBER``, text the body (the title when the body is empty),
-  title, ``submitted_by`` the author's login, ``submitted_at`` ``createdAt``.
+  title, ``submitted_by`` the author's login, ``submitted_at`` ``createdAt``. A
+  ``body`` that is not a string or null, an ``author`` that is not ``{"login": ...}`` or
+  null, and an issue number given twice refuse that issue (never dropped silently).
 
 Every record goes through :func:`etki.knowledge.loader.request_from_mapping`, so a
 record that cannot be stored is refused alone with a message naming the file, the line
@@ -262,13 +264,22 @@ def _read_github(path: Path, max_chars: int) -> Read:
             number = issue.get("number")
             if not isinstance(number, int) or isinstance(number, bool):
                 raise ProjectFormatError(where, "must be a whole number", field="number")
-            author = issue.get("author")
+            if f"gh-{number}" in seen:  # said as items: a JSON array has no lines
+                raise ProjectFormatError(
+                    where,
+                    f"duplicate issue number {number} (first as item {seen[f'gh-{number}']})",
+                    field="number",
+                )
             title, body = issue.get("title"), issue.get("body")
+            if body is not None and not isinstance(body, str):
+                raise ProjectFormatError(
+                    where, f"must be a string or null, not {_json_type(body)}", field="body"
+                )
             record = {
                 "id": f"gh-{number}",
-                "text": body if isinstance(body, str) and body.strip() else title,
+                "text": body if body is not None and body.strip() else title,
                 "title": title,
-                "submitted_by": author.get("login") if isinstance(author, dict) else None,
+                "submitted_by": _login(issue.get("author"), where),
                 "submitted_at": issue.get("createdAt"),
             }
             request = request_from_mapping(where, None, record, seen, max_chars)
@@ -278,6 +289,35 @@ def _read_github(path: Path, max_chars: int) -> Read:
         seen[request.id] = n
         out.append(request)
     return tuple(out), tuple(refused)
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of ``value``'s type, as a message says it."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "null")
+
+
+def _login(author: object, where: str) -> str | None:
+    """The login of a GitHub issue's ``author`` (``{"login": ...}`` as ``gh`` prints it;
+    null: no author). Raises :class:`ProjectFormatError` for any other shape, never
+    drops it silently."""
+    if author is None:
+        return None
+    if not isinstance(author, dict):
+        raise ProjectFormatError(
+            where,
+            f'must be an object {{"login": ...}} or null, not {_json_type(author)}',
+            field="author",
+        )
+    login = author.get("login")
+    if login is not None and not isinstance(login, str):
+        raise ProjectFormatError(
+            where, f"must be a string, not {_json_type(login)}", field="author.login"
+        )
+    return login
 
 
 def read_requests(path: Path, fmt: str, max_chars: int = DEFAULT_MAX_REQUEST_CHARS) -> Read:
