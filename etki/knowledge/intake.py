@@ -297,7 +297,11 @@ def _json_type(value: object) -> str:
         return "true or false"
     if isinstance(value, int | float):
         return "a number"
-    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "null")
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a string" if isinstance(value, str) else "null"
 
 
 def _login(author: object, where: str) -> str | None:
