@@ -51,7 +51,7 @@ from etki.domain import (
     ReviewerRulings,
 )
 from etki.errors import InputError
-from etki.text import printable, sort_key
+from etki.text import FORMULA_STARTS, printable, sort_key, spreadsheet_safe
 
 __all__ = [
     "AGE_BUCKETS",
@@ -360,11 +360,6 @@ def pick(tables: Sequence[ReportTable], name: str | None) -> list[ReportTable]:
     return chosen
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""A text cell starting with one of these is read as a formula by spreadsheets (OWASP
-"CSV Injection"); :func:`csv_cell` prefixes it with ``'``."""
-
-
 def number_text(value: float) -> str:
     """A fractional figure as the text and CSV reports both print it: fixed-point, at
     most 4 decimals, no trailing zeros, so a whole number has no ``.0`` (``26``,
@@ -374,34 +369,38 @@ def number_text(value: float) -> str:
 
 
 def csv_cell(value: Cell) -> str | int | float:
-    """One CSV cell: whole numbers as they are, fractions as :func:`number_text` (the
-    text report's form: ``26``, not ``26.0``), None as an empty cell, text made
-    terminal-safe (:func:`etki.text.printable`, one line) and, when it starts like a
-    formula (:data:`FORMULA_STARTS`), prefixed with a single quote so a spreadsheet
-    shows it as text (``=HYPERLINK(…)`` -> ``'=HYPERLINK(…)``)."""
+    """One CSV cell: numbers as numbers (a whole one as an int, a fraction rounded as
+    :func:`number_text` prints it, so the CSV says ``26`` and ``0.25`` as the text report
+    does), None as an empty cell, text made terminal-safe (:func:`etki.text.printable`,
+    one line) and guarded by :func:`etki.text.spreadsheet_safe` (``=HYPERLINK(…)`` ->
+    ``'=HYPERLINK(…)``, ``;=1+1`` -> ``';=1+1``)."""
     if value is None:
         return ""
     if isinstance(value, float):
-        return number_text(value)
+        rounded = round(value, 4)
+        return int(rounded) if rounded.is_integer() else rounded
     if isinstance(value, bool | int):
         return value
     text = printable(value, multiline=False)
-    guard = value.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS)
-    return "'" + text if guard else text
+    if value.startswith(FORMULA_STARTS):  # a tab or CR printable turned into a space
+        return "'" + text
+    return spreadsheet_safe(text)
 
 
 def write_csv(tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True) -> None:
-    """Write ``tables`` as CSV (the stdlib writer, RFC 4180 quoting, CRLF rows). With
-    ``sections`` each table is preceded by a marker row ``report,NAME,TITLE`` and
+    """Write ``tables`` as CSV (the stdlib writer, RFC 4180 quoting, CRLF rows; every
+    text cell in double quotes, numbers bare, so a spreadsheet that splits on ``;`` or a
+    tab never splits a cell: OWASP "CSV Injection", :func:`etki.text.spreadsheet_safe`).
+    With ``sections`` each table is preceded by a marker row ``report,NAME,TITLE`` and
     followed by an empty row; without (one table picked by ``--report``) only the
     header row and the data rows are written, ready to open in a spreadsheet."""
-    writer = csv.writer(out)
+    writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
     for index, table in enumerate(tables):
         if sections:
             if index:
                 writer.writerow([])
-            writer.writerow(["report", table.name, csv_cell(table.title)])
-        writer.writerow(table.columns)
+            writer.writerow([csv_cell(v) for v in ("report", table.name, table.title)])
+        writer.writerow([csv_cell(c) for c in table.columns])
         for row in table.rows:
             writer.writerow([csv_cell(v) for v in row])
 

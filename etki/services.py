@@ -320,7 +320,7 @@ def add_request(
 class IntakeSummary:
     """What :func:`store_requests` did: ``stored`` the new case ids in request order,
     ``already`` how many requests were stored before (same request id: left as they
-    are), ``erased`` how many belong to erased cases (never stored again), ``refused``
+    are), also by an intake of the same rows that raced this one, ``erased`` how many belong to erased cases (never stored again), ``refused``
     the messages of the records that could not be read (from the file reader)."""
 
     stored: tuple[str, ...]
@@ -383,9 +383,12 @@ def store_requests(
             WikiProjector(repo, settings).catch_up(project_id)
         except Exception as exc:  # best-effort, like every wiki write
             log.warning("wiki catch-up after intake failed: %s", exc)
+    # a case triaged here but not stored was stored by another intake that raced this
+    # one (store_new_cases skips ids stored since `existing` was read): already stored
+    raced = len(todo) - len(stored)
     return IntakeSummary(
         stored=tuple(stored),
-        already=len(requests) - len(new),
+        already=len(requests) - len(new) + raced,
         erased=len(new) - len(todo),
         refused=tuple(refused),
         preanalysis=run,

@@ -244,3 +244,35 @@ def printable(text: str, *, multiline: bool = True) -> str:
     if _UNSAFE.search(text):
         text = _UNSAFE.sub(lambda m: _visible(m.group()), text)
     return text
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""The characters a spreadsheet reads as the start of a formula at the start of a cell
+(OWASP "CSV Injection": equals, plus, minus, at, tab, carriage return)."""
+
+CELL_SEPARATORS = (",", ";", "\t")
+"""The separators a spreadsheet may split a CSV line on: comma, semicolon (Excel and
+LibreOffice in a Turkish or German locale, where the comma is the decimal mark), tab."""
+
+_SEPARATED_FORMULA = re.compile(
+    "[" + re.escape("".join(CELL_SEPARATORS)) + "][" + re.escape("".join(FORMULA_STARTS)) + "]"
+)
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text`` as a spreadsheet cell that no spreadsheet runs as a formula: a single
+    quote put before it when it starts with one of :data:`FORMULA_STARTS` or holds one
+    of :data:`CELL_SEPARATORS` directly followed by one (``;=1+1``, ``a,@SUM(A1)``: a
+    spreadsheet splitting the line on that separator starts a cell there), else
+    ``text`` unchanged. The one guard for every cell Etki writes for a spreadsheet
+    (CSV now; xlsx or any export later goes through it too).
+
+    Source: OWASP, "CSV Injection" (https://owasp.org/www-community/attacks/CSV_Injection):
+    no cell may begin with ``=``, ``+``, ``-``, ``@``, tab (0x09) or carriage return
+    (0x0D); prepend a single quote to such a field, wrap every field in double quotes
+    (the writer's part: :func:`etki.reports.write_csv` quotes every text cell, so a
+    separator inside a cell never splits it), and watch the field separators, since an
+    attacker can start a new cell with one and put the dangerous character after it."""
+    if text.startswith(FORMULA_STARTS) or _SEPARATED_FORMULA.search(text):
+        return "'" + text
+    return text

@@ -356,9 +356,9 @@ def test_a_reviewer_name_never_becomes_a_spreadsheet_formula(tmp_path: Path) -> 
         ("a=b", "a=b"),
         ("x\x1b[31m", "x␛[31m"),  # no terminal escape either
         (-2, -2),  # numbers stay numbers
-        (26.0, "26"),  # a whole number of days as the text report prints it, no .0
-        (0.25, "0.25"),
-        (12.299999999, "12.3"),
+        (26.0, 26),  # a whole number of days, written 26 as the text report prints it
+        (0.25, 0.25),  # numbers stay numbers (written bare; text cells are quoted)
+        (12.299999999, 12.3),
         (None, ""),
     ],
 )

@@ -4,10 +4,13 @@
 * ``csv``: a header row naming the columns ``id`` and ``text`` (required) and
   ``title``, ``submitted_by``, ``submitted_at`` (optional, an empty cell is no value);
   other columns are ignored (a spreadsheet export carries more). UTF-8, with or without a
-  BOM; the standard ``csv`` dialect (comma, double quotes, quoted line breaks).
+  BOM; the standard ``csv`` dialect (comma, double quotes, quoted line breaks), read
+  strictly (:func:`_read_csv` says what is refused and where reading goes on).
 * ``github``: the JSON array ``gh issue list --json number,title,body,author,createdAt``
   prints: request id ``gh-NUMBER``, text the body (the title when the body is empty),
-  title, ``submitted_by`` the author's login, ``submitted_at`` ``createdAt``.
+  title, ``submitted_by`` the author's login, ``submitted_at`` ``createdAt``. A
+  ``body`` that is not a string or null, an ``author`` that is not ``{"login": ...}`` or
+  null, and an issue number given twice refuse that issue (never dropped silently).
 
 Every record goes through :func:`etki.knowledge.loader.request_from_mapping`, so a
 record that cannot be stored is refused alone with a message naming the file, the line
@@ -19,10 +22,13 @@ UTF-8, has no ``id``/``text`` header or is not a JSON array raises
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import io
+import itertools
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from etki.config import DEFAULT_MAX_REQUEST_CHARS
 from etki.domain import Request
@@ -64,29 +70,178 @@ def _text(path: Path) -> str:
         raise ProjectFormatError(str(path), "not UTF-8 text", line=line) from exc
 
 
+_CSV_LIMIT_MARGIN = 4096
+"""Characters the ``csv`` field limit allows beyond ``max_chars``: a field a little over
+the most is read whole and refused by :func:`request_from_mapping` with its length."""
+
+
+@contextlib.contextmanager
+def _field_limit(limit: int) -> Iterator[None]:
+    """``csv.field_size_limit`` set to ``limit`` for the block, then put back (it is the
+    module's one global; Python's default, 131,072, is below the 200,000 characters a
+    request field may hold)."""
+    old = csv.field_size_limit(limit)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each LF (the only line end left by :func:`normalize_newlines`;
+    ``str.splitlines`` would also cut at form feeds and U+2028 inside a cell)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+class _Scan(NamedTuple):
+    """Where :func:`_scan_quotes` found the record's end and its quotes (line indexes)."""
+
+    end: int
+    """The line after the record (``len(lines)`` when the file ends inside a quote)."""
+    opened: int | None
+    """The line where its last quoted cell opened (None: no quoted cell)."""
+    stray: int | None
+    """The line where a closing quote is followed by text, not a comma or the line end."""
+    unclosed: bool
+    """The file ends inside its quoted cell."""
+
+
+def _scan_quotes(lines: list[str], first: int) -> _Scan:
+    """Follow the record that starts at ``lines[first]`` as the strict ``csv`` dialect
+    reads it, up to its end or its first error. Only called after ``csv`` refused a
+    record, to say where its quote opened and where reading can go on."""
+    opened: int | None = None
+    in_quote = False
+    for i in range(first, len(lines)):
+        line, pos, n = lines[i], 0, len(lines[i])
+        at_field = not in_quote
+        while pos < n:
+            if in_quote:
+                q = line.find('"', pos)
+                if q < 0:
+                    break
+                if line.startswith('""', q):
+                    pos = q + 2
+                    continue
+                in_quote, pos = False, q + 1
+                if pos < n and line[pos] not in ",\n":
+                    return _Scan(i + 1, opened, i, unclosed=False)
+                continue
+            if at_field and line[pos] == '"':
+                in_quote, opened, pos = True, i, pos + 1
+                continue
+            comma = line.find(",", pos)
+            if comma < 0:
+                break
+            pos, at_field = comma + 1, True
+        if not in_quote:
+            return _Scan(i + 1, opened, None, unclosed=False)
+    return _Scan(len(lines), opened, None, unclosed=in_quote)
+
+
 def _read_csv(path: Path, max_chars: int) -> Read:
-    reader = csv.DictReader(io.StringIO(_text(path), newline=""))
-    header = reader.fieldnames or []
-    missing = [name for name in ("id", "text") if name not in header]
-    if missing:
-        raise ProjectFormatError(
-            str(path), f"the header row has no column {', '.join(map(repr, missing))}", line=1
-        )
-    out: list[Request] = []
-    refused: list[str] = []
-    seen: dict[str, int] = {}
-    for row in reader:
-        record = {k: v for k in _CSV_FIELDS if (v := row.get(k)) not in (None, "")}
-        if "text" not in record and row.get("text") == "":
-            record["text"] = ""  # present but empty: said as such
+    """The CSV reader. Each record is read with :mod:`csv` (``strict=True``, the field
+    limit ``max_chars`` + :data:`_CSV_LIMIT_MARGIN`); a record that cannot be read is
+    refused alone, named by the line below, and reading goes on after it:
+
+    * a cell longer than the limit: the record is read again on its own without it and
+      refused with its field and length (``FILE:LINE: field 'text' request 'R-9' is
+      250,000 characters; at most 200,000``), the line the record ends on; reading goes
+      on with the next record;
+    * **a quote left open**, by this rule: a quoted cell the file ends in, or whose
+      closing quote is followed by text on the same line (``"...",`` or ``"..."`` at the
+      line end is a close; ``"..."x`` is not). A quote left open in one row closes at
+      the next quote the file holds, which is nearly always the opening quote of a later
+      cell (``,"``) and so followed by text; the record is refused as "a quote opened on
+      line N is never closed", N the line where the cell opened, and reading goes on at
+      the line after N, so the rows it would have swallowed are read as their own. On a
+      single line the same error is text after a closing quote (``"abc"def``), said as
+      such. What this rule cannot see: a quote left open that the file closes cleanly
+      later (a later cell ending in a bare ``"`` just before a comma or the line end);
+      those lines are read as the cell's line breaks, as any CSV reader would.
+
+    Other records follow :func:`request_from_mapping`, named by the line they end on."""
+    text = _text(path)
+    lines = _lines(text)
+    limit = max_chars + _CSV_LIMIT_MARGIN
+    with _field_limit(limit):
+        reader = csv.reader(lines, strict=True)
         try:
-            request = request_from_mapping(str(path), reader.line_num, record, seen, max_chars)
-        except ProjectFormatError as exc:
-            refused.append(str(exc))
-            continue
-        seen[request.id] = reader.line_num
-        out.append(request)
+            header = next(reader, [])
+        except csv.Error as exc:
+            raise ProjectFormatError(
+                str(path), f"the header row cannot be read: {exc}", line=1
+            ) from exc
+        pos = reader.line_num
+        missing = [name for name in ("id", "text") if name not in header]
+        if missing:
+            raise ProjectFormatError(
+                str(path), f"the header row has no column {', '.join(map(repr, missing))}", line=1
+            )
+        out: list[Request] = []
+        refused: list[str] = []
+        seen: dict[str, int] = {}
+
+        def take(row: list[str], line: int) -> None:
+            if not row:
+                return  # a blank line, skipped as csv.DictReader does
+            cells = dict(zip(header, row, strict=False))
+            record = {k: v for k in _CSV_FIELDS if (v := cells.get(k)) not in (None, "")}
+            if "text" not in record and cells.get("text") == "":
+                record["text"] = ""  # present but empty: said as such
+            try:
+                request = request_from_mapping(str(path), line, record, seen, max_chars)
+            except ProjectFormatError as exc:
+                refused.append(str(exc))
+                return
+            seen[request.id] = line
+            out.append(request)
+
+        while pos < len(lines):
+            reader = csv.reader(itertools.islice(lines, pos, None), strict=True)
+            done = pos  # lines of whole records read so far
+            try:
+                for row in reader:
+                    done = pos + reader.line_num
+                    take(row, done)
+                break
+            except csv.Error as exc:
+                pos, message = _after_csv_error(lines, done, exc, max_chars, take)
+                if message is not None:
+                    refused.append(f"{path}:{message}")
     return tuple(out), tuple(refused)
+
+
+def _after_csv_error(
+    lines: list[str],
+    first: int,
+    exc: csv.Error,
+    max_chars: int,
+    take: Callable[[list[str], int], None],
+) -> tuple[int, str | None]:
+    """After ``csv`` refused the record starting at ``lines[first]``: (the index of the
+    line to read on from, the refusal ``LINE: problem`` or None when ``take`` was given
+    the record). :func:`_read_csv` states the rule."""
+    end, opened, stray, unclosed = _scan_quotes(lines, first)
+    if "field limit" in str(exc) and not unclosed:  # a long cell, not a runaway quote
+        chunk = lines[first:end]
+        with _field_limit(sum(map(len, chunk)) + 1):
+            row = next(csv.reader(chunk, strict=True), [])
+        take(row, end)
+        return end, None
+    if opened is None:  # not a quote: csv's own words, the record's first line
+        return first + 1, f"{first + 1}: cannot be read as CSV ({exc}); the row is refused"
+    if stray is not None and stray == opened:
+        return stray + 1, (
+            f"{stray + 1}: text after the closing quote of a quoted cell; write a quote "
+            'inside a quoted cell as two ("") — the row is refused'
+        )
+    return opened + 1, (
+        f"{opened + 1}: a quote opened on this line is never closed; the row is refused "
+        "and the lines after it are read as rows of their own (not merged into it)"
+    )
 
 
 def _read_github(path: Path, max_chars: int) -> Read:
@@ -109,13 +264,22 @@ def _read_github(path: Path, max_chars: int) -> Read:
             number = issue.get("number")
             if not isinstance(number, int) or isinstance(number, bool):
                 raise ProjectFormatError(where, "must be a whole number", field="number")
-            author = issue.get("author")
+            if f"gh-{number}" in seen:  # said as items: a JSON array has no lines
+                raise ProjectFormatError(
+                    where,
+                    f"duplicate issue number {number} (first as item {seen[f'gh-{number}']})",
+                    field="number",
+                )
             title, body = issue.get("title"), issue.get("body")
+            if body is not None and not isinstance(body, str):
+                raise ProjectFormatError(
+                    where, f"must be a string or null, not {_json_type(body)}", field="body"
+                )
             record = {
                 "id": f"gh-{number}",
-                "text": body if isinstance(body, str) and body.strip() else title,
+                "text": body if body is not None and body.strip() else title,
                 "title": title,
-                "submitted_by": author.get("login") if isinstance(author, dict) else None,
+                "submitted_by": _login(issue.get("author"), where),
                 "submitted_at": issue.get("createdAt"),
             }
             request = request_from_mapping(where, None, record, seen, max_chars)
@@ -125,6 +289,39 @@ def _read_github(path: Path, max_chars: int) -> Read:
         seen[request.id] = n
         out.append(request)
     return tuple(out), tuple(refused)
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of ``value``'s type, as a message says it."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a string" if isinstance(value, str) else "null"
+
+
+def _login(author: object, where: str) -> str | None:
+    """The login of a GitHub issue's ``author`` (``{"login": ...}`` as ``gh`` prints it;
+    null: no author). Raises :class:`ProjectFormatError` for any other shape, never
+    drops it silently."""
+    if author is None:
+        return None
+    if not isinstance(author, dict):
+        raise ProjectFormatError(
+            where,
+            f'must be an object {{"login": ...}} or null, not {_json_type(author)}',
+            field="author",
+        )
+    login = author.get("login")
+    if login is not None and not isinstance(login, str):
+        raise ProjectFormatError(
+            where, f"must be a string, not {_json_type(login)}", field="author.login"
+        )
+    return login
 
 
 def read_requests(path: Path, fmt: str, max_chars: int = DEFAULT_MAX_REQUEST_CHARS) -> Read:
