@@ -214,7 +214,9 @@ class Contract:
     ``candidates`` the document's candidate edges (frontmatter ``candidates`` and the
     "Unassigned edges" section) waiting for the validation gate of the index build:
     ``source`` is a clause node id or ``""`` (any chunk of the document), ``type`` is
-    canonical or ``""`` (decided per chunk like an untyped link)."""
+    canonical or ``""`` (decided per chunk like an untyped link). ``fallbacks``: where
+    the document's structure was read with a fallback or a heading was left as text
+    (``contracts/x.md:12: heading '3. Reports' was inside ...``), in document order."""
 
     id: str
     title: str
@@ -223,6 +225,7 @@ class Contract:
     chunking: str = "by_heading"
     chunking_metrics: tuple[tuple[str, float], ...] = ()
     candidates: tuple[Edge, ...] = ()
+    fallbacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

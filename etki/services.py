@@ -98,6 +98,9 @@ class InitSummary:
     file, line, field and what is wrong). ``etki init`` prints them and exits 2."""
     preanalysis: PreanalysisRun | None = None
     """The pre-analyses written for the new cases (None: none asked for)."""
+    structure_warnings: tuple[str, ...] = ()
+    """Where a contract's structure was read with a fallback (file:line: which;
+    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -135,6 +138,9 @@ class InitSummary:
             )
         if self.preanalysis is not None:
             out.append("  " + self.preanalysis.line())
+        out.extend(
+            f"  warning: {printable(w, multiline=False)}" for w in self.structure_warnings
+        )
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -329,6 +335,9 @@ class IntakeSummary:
     refused: tuple[str, ...] = ()
     preanalysis: PreanalysisRun | None = None
     """The pre-analyses written for the new cases (None: none asked for)."""
+    structure_warnings: tuple[str, ...] = ()
+    """Where a contract's structure was read with a fallback (file:line: which;
+    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
 
 
 def store_requests(
@@ -761,6 +770,9 @@ def init_project(
         reviewer_changes=reviewer_changes,
         refused=project.refused,
         preanalysis=run,
+        structure_warnings=tuple(
+            w for c in index.contracts if c.id != REMIT_CONTRACT_ID for w in c.warnings()
+        ),
     )
 
 
