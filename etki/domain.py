@@ -50,13 +50,12 @@ class Reviewer:
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """``etki.yaml``. ``thresholds`` is a sorted tuple of (name, value) pairs."""
+    """``etki.yaml``: the project's id, name, languages and reviewers."""
 
     id: str
     name: str
     languages: tuple[str, ...] = ("en",)
     reviewers: tuple[Reviewer, ...] = ()
-    thresholds: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
