@@ -78,10 +78,14 @@ def test_closed_blocks_and_nested_headings_are_reported_not_silent() -> None:
     fence = lines.index("## 9. Example heading in code") + 1
     quote = lines.index("> ## 8. Quoted heading") + 1
     assert contract.fallbacks == (
-        f"contracts/sa.md:{fence}: heading '9. Example heading in code' is inside a code "
-        f"fence (lines {fence - 1} to {fence + 1}) and is read as its text, not as a clause",
-        f"contracts/sa.md:{quote}: heading '8. Quoted heading' is inside a blockquote and "
-        "is read as text of the section above, not as a clause",
+        (
+            f"contracts/sa.md:{fence}: heading '9. Example heading in code' is inside a code "
+            f"fence (lines {fence - 1} to {fence + 1}) and is read as its text, not as a clause"
+        ),
+        (
+            f"contracts/sa.md:{quote}: heading '8. Quoted heading' is inside a blockquote and "
+            "is read as text of the section above, not as a clause"
+        ),
     )
 
 

@@ -84,9 +84,7 @@ def _closed(tok: Token, lines: Sequence[str]) -> tuple[bool, str]:
     if tok.type == "fence":
         char = tok.markup[:1]
         tail = last.strip()
-        closed = (
-            e - b >= 2 and bool(tail) and set(tail) == {char} and len(tail) >= len(tok.markup)
-        )
+        closed = e - b >= 2 and bool(tail) and set(tail) == {char} and len(tail) >= len(tok.markup)
         return closed, "code fence"
     kind = _html_kind(lines[b])
     if kind is None:

@@ -280,8 +280,7 @@ def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
     if not path.is_file():
         raise ProjectFormatError(
             str(path),
-            "etki.yaml is required in a project folder "
-            "(id, name, languages, reviewers, scope)",
+            "etki.yaml is required in a project folder (id, name, languages, reviewers, scope)",
         )
     src = _Source(path, "yaml")
     data = src.parse()
