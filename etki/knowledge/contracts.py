@@ -462,7 +462,8 @@ class _Parser:
         self.meta, self.body = split_frontmatter(text, path)
         self.yaml_text, _, self.first_line = frontmatter_block(normalize_newlines(text))
         self.lines = self.body.split("\n")
-        md, env = markdown_parser(), {}
+        md = markdown_parser()
+        env: dict[str, object] = {}  # link reference definitions, shared by the re-parses
         self.tokens, self.fallbacks = repair_blocks(
             md.parse(self.body, env), self.lines, lambda text: md.parse(text, env), self.first_line
         )
