@@ -39,7 +39,7 @@ from etki.console import (
     echo,
     report_internal_error,
 )
-from etki.errors import EtkiError, os_error_message
+from etki.errors import EtkiError, clip_values, os_error_message
 
 __all__ = ["READ_ONLY_COMMANDS", "main", "run"]
 
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         code = run(argv)
     except EtkiError as exc:
-        echo(f"etki: error: {exc}", file=sys.stderr)
+        echo(f"etki: error: {clip_values(str(exc))}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt:
         code = 130

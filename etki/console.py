@@ -23,7 +23,8 @@ bare CR or bidi control reaches the terminal.
   terminal-safe; :class:`SafeArgumentParser` does the same for argparse's usage, help and
   error messages (``invalid choice: '...'`` echoes the argument).
 
-Only the standard library and :mod:`etki.text` are imported (CLI start-up stays light).
+Only the standard library, :mod:`etki.text` and :mod:`etki.errors` are imported (CLI
+start-up stays light).
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from etki.errors import clip, database_parts, is_database_error, where_raised
 from etki.text import printable
 
 if TYPE_CHECKING:
@@ -123,90 +124,6 @@ def emit_json_text(text: str, *, file: TextIO | None = None) -> None:
 
 # --- internal errors -----------------------------------------------------------------------
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]{0,126}")
-_SQLSTATE = re.compile(r"[0-9A-Z]{5}")
-_SAFE_DB_MESSAGE = re.compile(
-    r"(?:UNIQUE|NOT NULL|CHECK|FOREIGN KEY|PRIMARY KEY) constraint failed"
-    r"(?:: [\w.]+(?:, [\w.]+)*)?"
-    r"|database is locked|database table is locked(?:: \w+)?|disk I/O error"
-    r"|database or disk is full|attempt to write a readonly database"
-    r"|unable to open database file|file is not a database"
-    r"|database disk image is malformed|no such (?:table|column|index): [\w.]+"
-    r"|(?:table|index) [\w.]+ already exists|interrupted"
-    r"|server closed the connection(?: unexpectedly)?|the connection is (?:closed|lost)"
-    r"|connection timeout expired|consuming input failed: server closed the connection "
-    r"unexpectedly|canceling statement due to (?:statement|lock) timeout|deadlock detected"
-    r"|could not serialize access due to (?:concurrent update|read/write dependencies "
-    r"among transactions)|duplicate key value violates unique constraint \"[\w.$]+\""
-    r"|relation \"[\w.$]+\" (?:does not|already) exists?"
-)
-"""Driver messages known to hold only schema names and fixed words (SQLite's and
-PostgreSQL's wording); any other message is left out of the summary."""
-
-
-def _is_database_error(exc: BaseException) -> bool:
-    module = type(exc).__module__ or ""
-    return module.startswith(("sqlalchemy", "sqlite3", "psycopg", "_sqlite3"))
-
-
-def _qualified(exc: BaseException) -> str:
-    cls = type(exc)
-    module = cls.__module__ or ""
-    return cls.__name__ if module in ("builtins", "") else f"{module}.{cls.__qualname__}"
-
-
-def _database_parts(exc: BaseException) -> list[str]:
-    """Safe facts about a database error: the driver's class, SQLSTATE, the SQLite error
-    name, constraint and table names, and the message only when it is one of
-    :data:`_SAFE_DB_MESSAGE`."""
-    orig = getattr(exc, "orig", None)
-    err = orig if isinstance(orig, BaseException) else exc
-    parts: list[str] = [_qualified(err)] if err is not exc else []
-    state = getattr(err, "sqlstate", None) or getattr(err, "pgcode", None)
-    if isinstance(state, str) and _SQLSTATE.fullmatch(state):
-        parts.append(f"SQLSTATE {state}")
-    name = getattr(err, "sqlite_errorname", None)
-    if isinstance(name, str) and _IDENT.fullmatch(name):
-        parts.append(name)
-    diag = getattr(err, "diag", None)
-    for label, attr in (("constraint", "constraint_name"), ("table", "table_name")):
-        value = getattr(diag, attr, None) if diag is not None else None
-        if isinstance(value, str) and _IDENT.fullmatch(value):
-            parts.append(f"{label} {value}")
-    lines = str(err.args[0]).strip().splitlines() if err.args else []
-    message = lines[0].strip() if lines else ""
-    if message and _SAFE_DB_MESSAGE.fullmatch(message):
-        parts.append(message)
-    if err is exc:  # SQLAlchemy's own error (a bad URL: its message may hold a password)
-        where = _where(exc)
-        if where:
-            parts.append(f"raised at {where}")
-    return parts
-
-
-def _where(exc: BaseException) -> str | None:
-    """``etki/x.py:123 in func`` of the innermost frame in Etki's own code (or the
-    innermost frame at all): a code location, never data."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
-    if not frames:
-        return None
-    home = Path(__file__).resolve().parent.parent
-    own = [
-        f
-        for f in frames
-        if Path(f.filename).resolve().is_relative_to(home / "etki")
-        or Path(f.filename).resolve().is_relative_to(home / "etki_tui")
-    ]
-    frame = (own or frames)[-1]
-    path = Path(frame.filename)
-    try:
-        shown = path.resolve().relative_to(home).as_posix()
-    except ValueError:
-        shown = path.name
-    return f"{shown}:{frame.lineno} in {frame.name}"
-
 
 def error_summary(exc: BaseException) -> str:
     """A one-line description of an unexpected exception that holds no client text and no
@@ -224,8 +141,8 @@ def error_summary(exc: BaseException) -> str:
     True
     """
     name = type(exc).__name__
-    if _is_database_error(exc):
-        parts = _database_parts(exc)
+    if is_database_error(exc):
+        parts = database_parts(exc)
     elif isinstance(exc, OSError):
         import errno
 
@@ -233,12 +150,12 @@ def error_summary(exc: BaseException) -> str:
         if exc.strerror:
             parts.append(str(exc.strerror))
         if exc.filename is not None:
-            parts.append(os.fsdecode(exc.filename))
+            parts.append(clip(os.fsdecode(exc.filename)))
     elif isinstance(exc, UnicodeError):
         parts = [str(getattr(exc, "encoding", "")), str(getattr(exc, "reason", ""))]
         parts = [p for p in parts if p]
     else:
-        where = _where(exc)
+        where = where_raised(exc)
         parts = [f"raised at {where}"] if where else []
     text = f"{name} ({'; '.join(parts)})" if parts else name
     return printable(text, multiline=False)
@@ -283,11 +200,11 @@ class SafeFormatter(logging.Formatter):
         if (
             isinstance(args, tuple)
             and not debug_enabled()
-            and any(isinstance(a, BaseException) and _is_database_error(a) for a in args)
+            and any(isinstance(a, BaseException) and is_database_error(a) for a in args)
         ):
             record = logging.makeLogRecord(record.__dict__)  # other handlers see the original
             record.args = tuple(
-                error_summary(a) if isinstance(a, BaseException) and _is_database_error(a) else a
+                error_summary(a) if isinstance(a, BaseException) and is_database_error(a) else a
                 for a in args
             )
         return super().format(record)

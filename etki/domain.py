@@ -50,13 +50,12 @@ class Reviewer:
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """``etki.yaml``. ``thresholds`` is a sorted tuple of (name, value) pairs."""
+    """``etki.yaml``: the project's id, name, languages and reviewers."""
 
     id: str
     name: str
     languages: tuple[str, ...] = ("en",)
     reviewers: tuple[Reviewer, ...] = ()
-    thresholds: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -214,7 +213,9 @@ class Contract:
     ``candidates`` the document's candidate edges (frontmatter ``candidates`` and the
     "Unassigned edges" section) waiting for the validation gate of the index build:
     ``source`` is a clause node id or ``""`` (any chunk of the document), ``type`` is
-    canonical or ``""`` (decided per chunk like an untyped link)."""
+    canonical or ``""`` (decided per chunk like an untyped link). ``fallbacks``: where
+    the document's structure was read with a fallback or a heading was left as text
+    (``contracts/x.md:12: heading '3. Reports' was inside ...``), in document order."""
 
     id: str
     title: str
@@ -223,6 +224,7 @@ class Contract:
     chunking: str = "by_heading"
     chunking_metrics: tuple[tuple[str, float], ...] = ()
     candidates: tuple[Edge, ...] = ()
+    fallbacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from etki.approval import require_approver
 from etki.config import Settings
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError, NotFoundError, error_line
 from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
 from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
@@ -187,24 +187,24 @@ def _complete(
         try:  # removing first: it needs no free space
             projector.remove_pages(pid, lambda rel, _data: is_case_page(rel, case_id))
         except Exception as exc:  # noqa: BLE001 - reported, never hidden
-            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+            errors.append(f"{pid}: {error_line(exc)}")
         try:
             fts.drop(root)
         except OSError as exc:
-            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+            errors.append(f"{pid}: {error_line(exc)}")
         try:
             projector.drop_render_cache(pid)
         except OSError as exc:
-            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+            errors.append(f"{pid}: {error_line(exc)}")
         try:
             summaries.append(projector.rebuild(pid)[pid].summary())
         except Exception as exc:  # noqa: BLE001 - the wiki may still hold the text
             log.warning("wiki rebuild after erasing %s failed: %s", case_id, exc)
-            errors.append(f"{pid}: {type(exc).__name__}: {exc}")
+            errors.append(f"{pid}: {error_line(exc)}")
             try:
                 projector.remove_pages(pid, holds)
             except Exception as exc2:  # noqa: BLE001
-                errors.append(f"{pid}: {type(exc2).__name__}: {exc2}")
+                errors.append(f"{pid}: {error_line(exc2)}")
     compaction = repo.compact(words, wait_s=wait_s, notify=notify)
     places = list(compaction.places)
     for pid in project_ids:
@@ -261,7 +261,7 @@ def _scan_wiki(
         if isinstance(rendered, Exception):
             raise rendered
     except Exception as exc:  # noqa: BLE001 - a wiki that cannot be read proves nothing
-        return Place(what, True, f"could not be read: {type(exc).__name__}: {exc}")
+        return Place(what, True, f"could not be read: {error_line(exc)}")
     own = [f for w in _not_in(words, rendered) for f in forms(w)]
     if case_id.encode("utf-8") not in rendered:
         own.append(case_id.encode("utf-8"))

@@ -4,6 +4,38 @@ line and field, so that a reviewer or PMO can act on it without reading a traceb
 from __future__ import annotations
 
 import errno
+import re
+
+LONG_VALUE = 200
+"""Most characters of one value (a quoted id or query, a path) an error message repeats;
+a longer one is cut with its length (:func:`clip`)."""
+_N = LONG_VALUE + 1
+_LONG = re.compile(rf"'[^'\n]{{{_N},}}'|\"[^\"\n]{{{_N},}}\"|\S{{{_N},}}")
+
+
+def clip(value: str, limit: int = LONG_VALUE) -> str:
+    """``value``, or its first ``limit`` characters followed by ``…(N characters)`` (N:
+    the whole value's length) when it is longer, so a message never repeats a 100 kB query
+    or path.
+
+    >>> clip("x" * 300, 5)
+    'xxxxx…(300 characters)'
+    """
+    return value if len(value) <= limit else f"{value[:limit]}…({len(value)} characters)"
+
+
+def clip_values(message: str) -> str:
+    """``message`` with every value longer than :data:`LONG_VALUE` characters cut by
+    :func:`clip`: a quoted one (``'…'``, ``"…"``, its quotes kept) and any run without
+    white space (a path, an id)."""
+
+    def cut(match: re.Match[str]) -> str:
+        text = match.group()
+        if text[0] in "'\"" and text[-1] == text[0] and len(text) > 1:
+            return text[0] + clip(text[1:-1]) + text[0]
+        return clip(text)
+
+    return _LONG.sub(cut, message)
 
 
 class EtkiError(Exception):
@@ -164,15 +196,35 @@ def os_error_message(exc: OSError) -> str:
             "there and run the command again"
         )
     if exc.filename is None:  # Etki's own OSErrors (an unsafe wiki path) say it all
-        return str(exc.strerror or exc)
-    return f"{exc.filename}: {exc.strerror or exc}"
+        return clip_values(str(exc.strerror or exc))
+    return f"{clip(str(exc.filename))}: {exc.strerror or exc}"
+
+
+def is_database_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the database layer (SQLAlchemy, sqlite3, psycopg): its
+    message can quote the SQL statement and its parameters (client text)."""
+    module = type(exc).__module__ or ""
+    return module.startswith(("sqlalchemy", "sqlite3", "psycopg", "_sqlite3"))
 
 
 def error_text(exc: BaseException) -> str:
-    """What a best-effort step's failure says in a warning: an ``OSError`` as
+    """What a best-effort step's failure says in a warning: a database error as its safe
+    summary (:func:`database_parts`, as :func:`etki.console.error_summary` gives it: the driver's error class, SQLSTATE,
+    constraint; never the SQL, its parameters or request text), an ``OSError`` as
     :func:`os_error_message` (``disk full: cannot write FOLDER ...``), anything else as
-    its message."""
-    return os_error_message(exc) if isinstance(exc, OSError) else str(exc)
+    its message; every long value cut with its length (:func:`clip_values`)."""
+    if is_database_error(exc):
+        parts = database_parts(exc)
+        name = type(exc).__name__
+        return f"{name} ({'; '.join(parts)})" if parts else name
+    return os_error_message(exc) if isinstance(exc, OSError) else clip_values(str(exc))
+
+
+def error_line(exc: BaseException) -> str:
+    """``Type: what`` of a failure reported in a list (the erasure's wiki errors): the
+    type's name and :func:`error_text` (a database error's summary names its type)."""
+    said = error_text(exc)
+    return said if is_database_error(exc) else f"{type(exc).__name__}: {said}"
 
 
 class ReviewersChangedError(InputError):
@@ -219,3 +271,86 @@ class StatementTimeoutError(EtkiError):
             f"than {limit}; another session may hold a lock it waits for: finish that "
             "session, or raise the limit (0: none)"
         )
+
+
+# --- safe facts of a database error (etki.console.error_summary, error_text) ----------
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]{0,126}")
+_SQLSTATE = re.compile(r"[0-9A-Z]{5}")
+_SAFE_DB_MESSAGE = re.compile(
+    r"(?:UNIQUE|NOT NULL|CHECK|FOREIGN KEY|PRIMARY KEY) constraint failed"
+    r"(?:: [\w.]+(?:, [\w.]+)*)?"
+    r"|database is locked|database table is locked(?:: \w+)?|disk I/O error"
+    r"|database or disk is full|attempt to write a readonly database"
+    r"|unable to open database file|file is not a database"
+    r"|database disk image is malformed|no such (?:table|column|index): [\w.]+"
+    r"|(?:table|index) [\w.]+ already exists|interrupted"
+    r"|server closed the connection(?: unexpectedly)?|the connection is (?:closed|lost)"
+    r"|connection timeout expired|consuming input failed: server closed the connection "
+    r"unexpectedly|canceling statement due to (?:statement|lock) timeout|deadlock detected"
+    r"|could not serialize access due to (?:concurrent update|read/write dependencies "
+    r"among transactions)|duplicate key value violates unique constraint \"[\w.$]+\""
+    r"|relation \"[\w.$]+\" (?:does not|already) exists?"
+)
+"""Driver messages known to hold only schema names and fixed words (SQLite's and
+PostgreSQL's wording); any other message is left out of the summary."""
+
+
+def _qualified(exc: BaseException) -> str:
+    cls = type(exc)
+    module = cls.__module__ or ""
+    return cls.__name__ if module in ("builtins", "") else f"{module}.{cls.__qualname__}"
+
+
+def database_parts(exc: BaseException) -> list[str]:
+    """Safe facts about a database error: the driver's class, SQLSTATE, the SQLite error
+    name, constraint and table names, and the message only when it is one of
+    :data:`_SAFE_DB_MESSAGE`."""
+    orig = getattr(exc, "orig", None)
+    err = orig if isinstance(orig, BaseException) else exc
+    parts: list[str] = [_qualified(err)] if err is not exc else []
+    state = getattr(err, "sqlstate", None) or getattr(err, "pgcode", None)
+    if isinstance(state, str) and _SQLSTATE.fullmatch(state):
+        parts.append(f"SQLSTATE {state}")
+    name = getattr(err, "sqlite_errorname", None)
+    if isinstance(name, str) and _IDENT.fullmatch(name):
+        parts.append(name)
+    diag = getattr(err, "diag", None)
+    for label, attr in (("constraint", "constraint_name"), ("table", "table_name")):
+        value = getattr(diag, attr, None) if diag is not None else None
+        if isinstance(value, str) and _IDENT.fullmatch(value):
+            parts.append(f"{label} {value}")
+    lines = str(err.args[0]).strip().splitlines() if err.args else []
+    message = lines[0].strip() if lines else ""
+    if message and _SAFE_DB_MESSAGE.fullmatch(message):
+        parts.append(message)
+    if err is exc:  # SQLAlchemy's own error (a bad URL: its message may hold a password)
+        where = where_raised(exc)
+        if where:
+            parts.append(f"raised at {where}")
+    return parts
+
+
+def where_raised(exc: BaseException) -> str | None:
+    """``etki/x.py:123 in func`` of the innermost frame in Etki's own code (or the
+    innermost frame at all): a code location, never data."""
+    import traceback
+    from pathlib import Path
+
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    if not frames:
+        return None
+    home = Path(__file__).resolve().parent.parent
+    own = [
+        f
+        for f in frames
+        if Path(f.filename).resolve().is_relative_to(home / "etki")
+        or Path(f.filename).resolve().is_relative_to(home / "etki_tui")
+    ]
+    frame = (own or frames)[-1]
+    path = Path(frame.filename)
+    try:
+        shown = path.resolve().relative_to(home).as_posix()
+    except ValueError:
+        shown = path.name
+    return f"{shown}:{frame.lineno} in {frame.name}"

@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError
 
 from etki.config import Settings
-from etki.errors import EtkiError, InputError
+from etki.errors import EtkiError, InputError, clip_values
 
 __all__ = ["SERVER_NAME", "build_server", "serve_stdio", "unreadable_reply"]
 
@@ -152,7 +152,7 @@ def build_server(settings: Settings, project_id: str | None = None) -> Any:
                 question, k=k, budget_tokens=budget_tokens, strategy=strategy
             )
         except EtkiError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(clip_values(str(exc))) from exc
         return graph_answer(result)
 
     @server.tool(

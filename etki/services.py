@@ -48,7 +48,7 @@ from etki.domain import (
     WorkItem,
     is_declared_remit,
 )
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError, NotFoundError, error_line, error_text
 from etki.store import CaseFileRepository
 from etki.text import printable
 
@@ -65,6 +65,11 @@ if TYPE_CHECKING:
     from etki.wiki.fts import TopHits
 
 log = logging.getLogger("etki.services")
+
+
+_MAX_SHORT_ID = 1000
+"""Longest text :meth:`Desk.case_id_for` looks up as a short id (a case id is
+``req-{project}-{8 hex}``); a longer one names no case."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,9 @@ class InitSummary:
     file, line, field and what is wrong). ``etki init`` prints them and exits 2."""
     preanalysis: PreanalysisRun | None = None
     """The pre-analyses written for the new cases (None: none asked for)."""
+    structure_warnings: tuple[str, ...] = ()
+    """Where a contract's structure was read with a fallback (file:line: which;
+    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
 
     def lines(self) -> list[str]:
         """Human-readable summary lines."""
@@ -135,6 +143,7 @@ class InitSummary:
             )
         if self.preanalysis is not None:
             out.append("  " + self.preanalysis.line())
+        out.extend(f"  warning: {printable(w, multiline=False)}" for w in self.structure_warnings)
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
@@ -329,6 +338,9 @@ class IntakeSummary:
     refused: tuple[str, ...] = ()
     preanalysis: PreanalysisRun | None = None
     """The pre-analyses written for the new cases (None: none asked for)."""
+    structure_warnings: tuple[str, ...] = ()
+    """Where a contract's structure was read with a fallback (file:line: which;
+    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
 
 
 def store_requests(
@@ -599,7 +611,7 @@ def _preanalyse_new(
         return preanalyse_cases(repo, settings, case_ids)
     except Exception as exc:  # best-effort: the cases are stored
         log.warning("pre-analysis after intake failed: %s", exc)
-        return PreanalysisRun(skipped=tuple(case_ids), stopped=f"{type(exc).__name__}: {exc}")
+        return PreanalysisRun(skipped=tuple(case_ids), stopped=error_line(exc))
 
 
 def make_engine_for(
@@ -742,7 +754,7 @@ def init_project(
             WikiProjector(repo, settings).rebuild(project.id)
         except Exception as exc:  # best-effort, like every wiki write
             log.warning("wiki rebuild after init failed: %s", exc)
-            wiki_error = str(exc)
+            wiki_error = error_text(exc)
     return InitSummary(
         project_id=project.id,
         name=project.config.name,
@@ -764,6 +776,9 @@ def init_project(
         reviewer_changes=reviewer_changes,
         refused=project.refused,
         preanalysis=run,
+        structure_warnings=tuple(
+            w for c in index.contracts if c.id != REMIT_CONTRACT_ID for w in c.warnings()
+        ),
     )
 
 
@@ -1172,7 +1187,8 @@ class Desk:
         none does (saying what a short id is: a trial typed the first four characters)."""
         if "-" in text or not text:
             return text
-        found = self.repo.case_ids_ending(text)
+        # no stored id is this long, and SQLite refuses a LIKE pattern over 50,000 bytes
+        found = self.repo.case_ids_ending(text) if len(text) <= _MAX_SHORT_ID else []
         if text in found:
             return text
         if not found:
@@ -1387,7 +1403,7 @@ class Desk:
             return projector.catch_up(project_id), None
         except Exception as exc:  # best-effort, like every wiki write
             log.warning("wiki catch-up of %s failed: %s", project_id, exc)
-            return None, f"wiki not caught up: {exc}"
+            return None, f"wiki not caught up: {error_text(exc)}"
 
     @cached_property
     def _approvals_no_hook(self) -> ApprovalService:

@@ -25,9 +25,6 @@ reviewers:
     role: approver
   - name: Jürgen
     role: viewer
-thresholds:
-  in_scope_min_score: 0.35
-  effort_neighbours: 5
 """
 CONTRACT = """---
 id: MSA
@@ -131,7 +128,6 @@ def test_full_project_loads(tmp_path: Path) -> None:
         Reviewer("Ayşe Yılmaz", "approver"),
         Reviewer("Jürgen", "viewer"),
     )
-    assert project.config.thresholds == (("effort_neighbours", 5.0), ("in_scope_min_score", 0.35))
     assert [m.id for m in project.modules] == ["core", "auth", "web"]  # file order
     assert project.modules[2].depends_on == ("auth", "core")
     assert project.modules[1].language == "python" and project.modules[0].language is None
@@ -327,9 +323,9 @@ def test_wrong_reviewer_role(tmp_path: Path) -> None:
         (
             {"etki.yaml": "id: d\nname: D\nthresholds:\n  x: high\n"},
             "etki.yaml",
-            4,
-            "thresholds.x",
-            "number",
+            3,
+            "thresholds",
+            "no longer part of etki.yaml",
         ),
         (
             {"etki.yaml": "id: d\nname: D\nreviewers:\n  - role: approver\n"},
@@ -548,3 +544,34 @@ def test_reviewer_names_are_nfc_and_an_nfd_twin_is_listed_twice(tmp_path):
     with pytest.raises(ProjectFormatError, match="listed twice") as err:
         load_project(folder)
     assert "reviewers[1].name" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "thresholds:\n  pmo_look_hours: 48\n",  # a threshold that still showed 24h
+        "thresholds:\n  in_scope_min_score: 0.99\n",  # one that changed no verdict
+        "thresholds:\n  no_such_threshold: 1\n",  # an unknown name
+    ],
+)
+def test_thresholds_are_refused_with_their_line_by_etki_init(tmp_path: Path, block: str) -> None:
+    """Issue 30 item 7: ``thresholds`` were validated, stored and never read. They are no
+    longer part of ``etki.yaml``: ``etki init`` refuses them with file and line, exit 2,
+    and stores nothing."""
+    from tests.cli_support import run_etki
+
+    root = write_project(tmp_path / "p", {"etki.yaml": ETKI_YAML + "# tuning\n" + block})
+    line = (ETKI_YAML + "# tuning\n").count("\n") + 1
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "ETKI_DB_URL": f"sqlite:///{tmp_path / 'etki.db'}",
+        "ETKI_WIKI_DIR": "",
+    }
+    done = run_etki(["init", str(root)], env=env, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"etki.yaml:{line}: field 'thresholds' is no longer part of etki.yaml" in done.stderr
+    assert "remove the 'thresholds' block" in done.stderr
+    assert done.stdout == ""
+    listed = run_etki(["projects"], env=env, cwd=tmp_path)
+    assert "demo" not in listed.stdout

@@ -14,7 +14,11 @@ database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`):
 Without ``--output`` the document goes to stdout; with it, to ``FILE`` (``-`` is
 stdout; an existing folder, or a path ending with ``/`` (a folder, created when
 missing), gets the page's own name, ``CR-{yyyymmdd}-{slug}.md``/``.html``, inside it;
-missing parent folders are created), and one line on stderr names the file written. The store is opened read-only. Exit codes:
+missing parent folders are created), and one line on stderr names the file written. The
+file is written as the wiki writes a page (:func:`etki.wiki.writer.write_file`): a
+temporary file renamed over the target, so a symlink planted under the predictable name
+is replaced, never written through, and a failed write (a full disk) leaves no cut-off
+document. The store is opened read-only. Exit codes:
 0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
 approved, rejected: the message says which); 1 on an internal error.
 """
@@ -58,10 +62,12 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         text = data.decode("utf-8")
         echo(text, end="" if text.endswith("\n") else "\n")
         return 0
+    from etki.wiki.writer import write_file
+
     target = _target(args.output, name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        write_file(target, data)
     except OSError as exc:  # a file where the folder should be, no permission, disk full
         raise InputError(f"change request not written: {os_error_message(exc)}") from exc
     echo(f"{args.case_id}: change request written to {target}", multiline=False, file=sys.stderr)

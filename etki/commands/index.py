@@ -133,6 +133,7 @@ def summary_lines(index: KnowledgeIndex) -> list[str]:
             continue
         out.append(f"  contract {c.id} ({c.source}): {c.chunking}, {c.clauses} clauses")
         out.append(f"    metrics: {_metrics(c.metrics)}")
+        out.extend(f"    warning: {printable(f, multiline=False)}" for f in c.warnings())
     remit = Counter(
         n.get("kind") for n in index.nodes_of("clause") if n.get("contract") == REMIT_CONTRACT_ID
     )

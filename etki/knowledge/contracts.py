@@ -89,6 +89,12 @@ Candidate pool (issue 4 item 7): frontmatter ``candidates: [{target, type?, sour
 and the links of a section headed "Unassigned edges" (:data:`POOL_HEADINGS`) are not
 edges yet: they go to ``Contract.candidates`` for the validation gate of the index build
 (:mod:`etki.knowledge.gate`); the pool section is no clause.
+
+Blocks that swallow headings (issue 30 item 5; :mod:`etki.knowledge.blockfix`): an
+HTML block not ended by a blank line, or an HTML block or code fence never closed, ends
+before an ATX heading line inside it, and the heading is a clause; each such fallback,
+and each heading left as text (inside a closed fence or comment, a blockquote or a list
+item), is recorded on ``Contract.fallbacks`` as ``contracts/x.md:LINE: what``.
 """
 
 from __future__ import annotations
@@ -104,6 +110,7 @@ from markdown_it.token import Token
 from etki.domain import CLAUSE_KINDS, CLAUSE_STATUSES, ClauseChunk, Contract, Edge, ScopeClause
 from etki.errors import ProjectFormatError, VocabularyError
 from etki.frontmatter import frontmatter_block, locate, normalize_newlines, split_frontmatter
+from etki.knowledge.blockfix import repair_blocks
 from etki.knowledge.chunking import MAX_CHUNK_CHARS, WINDOW_BLOCKS, pack, visible_length, windows
 from etki.knowledge.links import (
     markdown_parser,
@@ -455,7 +462,11 @@ class _Parser:
         self.meta, self.body = split_frontmatter(text, path)
         self.yaml_text, _, self.first_line = frontmatter_block(normalize_newlines(text))
         self.lines = self.body.split("\n")
-        self.tokens = markdown_parser().parse(self.body)
+        md = markdown_parser()
+        env: dict[str, object] = {}  # link reference definitions, shared by the re-parses
+        self.tokens, self.fallbacks = repair_blocks(
+            md.parse(self.body, env), self.lines, lambda text: md.parse(text, env), self.first_line
+        )
         self._blocks: list[int] | None = None
         self._inline: list[Token] | None = None
         self._inline_lines: list[int] = []
@@ -1432,6 +1443,7 @@ def parse_contract_text(
         chunking=structure.strategy,
         chunking_metrics=tuple(sorted(metrics.items())),
         candidates=tuple(candidates + _pool_candidates(parser, pool, cid)),
+        fallbacks=tuple(f"{source}:{f.line}: {f.message}" for f in parser.fallbacks),
     )
 
 

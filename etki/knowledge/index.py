@@ -96,7 +96,9 @@ class Unresolved:
 class ContractEntry:
     """One contract of the index: where it came from, how it was chunked and the
     structure analyser's ``metrics`` behind that choice (sorted (name, value) pairs,
-    see :mod:`etki.knowledge.structure`)."""
+    see :mod:`etki.knowledge.structure`) and the ``fallbacks`` its structure was read
+    with (``Contract.fallbacks``; written only when there is one, so an index without
+    any keeps its bytes and hash)."""
 
     id: str
     title: str
@@ -104,9 +106,10 @@ class ContractEntry:
     chunking: str
     clauses: int
     metrics: tuple[tuple[str, float], ...] = ()
+    fallbacks: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "title": self.title,
             "source": self.source,
@@ -114,6 +117,22 @@ class ContractEntry:
             "clauses": self.clauses,
             "metrics": dict(self.metrics),
         }
+        if self.fallbacks:
+            out["fallbacks"] = list(self.fallbacks)
+        return out
+
+    def warnings(self) -> list[str]:
+        """Where this document's structure was read with a fallback, one line each with
+        its file and line: a block split before a heading it swallowed, a heading left
+        as text (:mod:`etki.knowledge.blockfix`), or no usable heading structure at all
+        (sliding windows). ``etki init`` and ``etki index show`` print them."""
+        out = list(self.fallbacks)
+        if self.chunking == "sliding_window":
+            out.append(
+                f"{self.source}:1: no usable heading structure; read as windows of "
+                "blocks, not by section (fallback: sliding_window)"
+            )
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ContractEntry:
@@ -124,6 +143,7 @@ class ContractEntry:
             data["chunking"],
             data["clauses"],
             tuple(sorted((data.get("metrics") or {}).items())),
+            tuple(str(f) for f in data.get("fallbacks") or ()),
         )
 
 
@@ -481,7 +501,9 @@ def build_index(project: Project, *, validator: Validator | None = None) -> Know
             best[key] = edge
     edges = tuple(sorted(best.values(), key=lambda e: (e.source, e.target, e.type, e.provenance)))
     contracts = tuple(
-        ContractEntry(c.id, c.title, c.source, c.chunking, len(c.clauses), c.chunking_metrics)
+        ContractEntry(
+            c.id, c.title, c.source, c.chunking, len(c.clauses), c.chunking_metrics, c.fallbacks
+        )
         for c in sorted(project.contracts, key=lambda c: c.id)
     )
     used = {e.type for e in edges}

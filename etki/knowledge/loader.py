@@ -3,7 +3,7 @@
 ::
 
     <project>/
-      etki.yaml             id, name, languages, reviewers [{name, role}], thresholds
+      etki.yaml             id, name, languages, reviewers [{name, role}], scope?
       contracts/*.md        scope documents (at least one)
       modules.yaml|json     [{id, path, summary, depends_on, language}] or {modules: [...]}
       workitems.yaml|json   [{id, title, kind, date, modules, effort_days}] or {workitems: [...]}
@@ -19,8 +19,14 @@ YAML mark, ``json.JSONDecodeError.lineno`` or the jsonl line number) and the fie
 Decisions taken here:
 
 * Only ``id`` and ``name`` of ``etki.yaml`` are required; ``languages`` defaults to
-  ``[en]``, ``reviewers`` and ``thresholds`` to empty. Unknown keys are an error (a typo
-  such as ``reviwers`` would otherwise silently leave a project without approvers).
+  ``[en]``, ``reviewers`` to empty. Unknown keys are an error (a typo such as
+  ``reviwers`` would otherwise silently leave a project without approvers).
+* ``thresholds`` is refused with its line (:data:`THRESHOLDS_REFUSED`; issue 30 item 7):
+  it was validated and stored but never read, so ``pmo_look_hours: 48`` still showed a
+  24h look and ``in_scope_min_score: 0.99`` changed no verdict. The engine's settings
+  belong to the engine version (set leave-one-engagement-out, docs/EVAL.md) and cannot
+  come from one project's file without changing the engine; the 24h PMO look and the
+  effort neighbours are the engine's too.
   Reviewer names are kept in NFC with surrounding white space stripped, case as written
   (:func:`etki.identity.reviewer_name`), so an NFD and an NFC spelling of one name are
   the same reviewer (and listing both is "listed twice").
@@ -98,7 +104,14 @@ from etki.knowledge.vocabulary import DEFAULT_VOCABULARY, EdgeVocabulary, load_v
 
 __all__ = ["load_project", "read_requests_jsonl", "request_from_mapping"]
 
-CONFIG_KEYS = ("id", "name", "languages", "reviewers", "thresholds", "description", "scope")
+CONFIG_KEYS = ("id", "name", "languages", "reviewers", "description", "scope")
+THRESHOLDS_REFUSED = (
+    "is no longer part of etki.yaml: no threshold in it was ever read. The "
+    "triage settings (in_scope_min_score, exclusion_margin, confidence_floor) belong to the "
+    "engine version and are set across engagements (docs/EVAL.md), the PMO look is 24h and "
+    "the effort range uses the engine's comparable work items; remove the 'thresholds' block"
+)
+"""The error for a ``thresholds`` key in ``etki.yaml`` (see the module docstring)."""
 REMIT_KEYS = ("in", "out")
 REMIT_KINDS = {"in": "inclusion", "out": "exclusion"}
 MAX_REMIT_CHARS = 500
@@ -267,8 +280,7 @@ def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
     if not path.is_file():
         raise ProjectFormatError(
             str(path),
-            "etki.yaml is required in a project folder "
-            "(id, name, languages, reviewers, thresholds)",
+            "etki.yaml is required in a project folder (id, name, languages, reviewers, scope)",
         )
     src = _Source(path, "yaml")
     data = src.parse()
@@ -276,6 +288,12 @@ def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
         raise ProjectFormatError(src.where, "is empty; it needs at least 'id' and 'name'", line=1)
     rec = _Fields(src, data, [])
     for key in data:
+        if key == "thresholds":
+            at = re.search(r"^thresholds[ \t]*:", src.text, re.M)
+            line = src.text.count("\n", 0, at.start()) + 1 if at else None
+            raise ProjectFormatError(
+                src.where, THRESHOLDS_REFUSED, line=line or locate(src.text, [key]), field=key
+            )
         if key not in CONFIG_KEYS:
             raise rec.fail(str(key), f"unknown key; allowed keys: {', '.join(CONFIG_KEYS)}")
     project_id = rec.string("id", required=True) or ""
@@ -290,14 +308,12 @@ def _load_config(root: Path) -> tuple[ProjectConfig, Contract | None]:
     if not languages:
         raise rec.fail("languages", "must name at least one language")
     reviewers = _reviewers(src, data.get("reviewers"))
-    thresholds = _thresholds(src, data.get("thresholds"))
     remit = _remit(src, data.get("scope"))
     return ProjectConfig(
         id=project_id,
         name=name,
         languages=tuple(languages),
         reviewers=reviewers,
-        thresholds=thresholds,
     ), remit
 
 
@@ -421,27 +437,6 @@ def _reviewers(src: _Source, value: Any) -> tuple[Reviewer, ...]:
         names.add(name)
         out.append(Reviewer(name=name, role=role))  # type: ignore[arg-type]  # checked above
     return tuple(out)
-
-
-def _thresholds(src: _Source, value: Any) -> tuple[tuple[str, float], ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise src.error(
-            f"must be a mapping name -> number, not {_type_name(value)}",
-            ["thresholds"],
-            "thresholds",
-        )
-    out = []
-    for key, number in value.items():
-        if not isinstance(key, str) or not _number(number):
-            raise src.error(
-                "each threshold must be 'name: number'",
-                ["thresholds", str(key)],
-                f"thresholds.{key}",
-            )
-        out.append((key, float(number)))
-    return tuple(sorted(out))
 
 
 # --- modules and work items -----------------------------------------------------------

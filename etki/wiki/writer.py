@@ -42,6 +42,7 @@ __all__ = [
     "remove_pages",
     "sync_tree",
     "validate_relpath",
+    "write_file",
     "write_mark",
 ]
 
@@ -241,6 +242,17 @@ def _write_atomic(folder: Path, name: str, data: bytes, *, fsync: bool = True) -
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` outside the wiki by the wiki's rules (``etki cr export
+    --output``): a temporary file in the same folder, ``fsync``-ed, renamed over ``path``
+    with :func:`os.replace`, so a symlink at ``path`` is replaced by the file and never
+    written through, and a failed write (disk full) leaves ``path`` as it was, with no
+    half-written document and no temporary file. Raises ``OSError`` (naming the folder
+    for a failed write; ``IsADirectoryError`` for a folder at ``path``)."""
+    _write_atomic(path.parent, path.name, data)
+    _fsync_dir(path.parent)
 
 
 BATCH_SYNC_MIN = 64

@@ -350,8 +350,8 @@ class ProjectStore(StoreBase):
         return self._read_project(project_id, whole=True)
 
     def project_config(self, project_id: str) -> ProjectConfig:
-        """The stored project's ``etki.yaml`` settings (id, name, languages, reviewers,
-        thresholds) without reading its knowledge (:meth:`load_project` reads 2,000
+        """The stored project's ``etki.yaml`` settings (id, name, languages, reviewers)
+        without reading its knowledge (:meth:`load_project` reads 2,000
         clauses, 5,000 modules and 20,000 work items to give the same object). Raises
         :class:`NotFoundError` for an unknown project."""
         with self.engine.connect() as conn:

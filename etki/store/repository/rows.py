@@ -353,14 +353,14 @@ def decision_summary(
 
 
 def config_of(config_json: str) -> ProjectConfig:
-    """The :class:`~etki.domain.ProjectConfig` stored as a project's ``config_json``."""
+    """The :class:`~etki.domain.ProjectConfig` stored as a project's ``config_json`` (a
+    ``thresholds`` key stored by an earlier release is ignored: nothing ever read it)."""
     cfg = json.loads(config_json)
     return ProjectConfig(
         id=cfg["id"],
         name=cfg["name"],
         languages=tuple(cfg.get("languages", ())),
         reviewers=tuple(Reviewer(**r) for r in cfg.get("reviewers", ())),
-        thresholds=tuple(tuple(t) for t in cfg.get("thresholds", ())),
     )
 
 

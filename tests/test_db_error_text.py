@@ -1,0 +1,146 @@
+"""Database errors in warnings and error lines follow the README's rule (issue 30 item 9):
+the driver's error class and SQLSTATE, never the SQL, its parameters or request text; and
+no message repeats a 100 kB value: it is cut with its length.
+
+Real SQLAlchemy errors from real operations on SQLite and, where the server answers, the
+PostgreSQL on 127.0.0.1:5432 (database ``test``); a real ruling whose wiki projection
+fails on the database after the ruling committed; the real ``etki`` entry point."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
+
+from etki.config import Settings
+from etki.errors import error_text
+from etki.services import Desk, init_project
+from etki.store import CaseFileRepository
+from tests.cli_support import run_etki
+from tests.factories import frozen_clock
+from tests.test_store import PG_URL, _postgres_repo
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
+REVIEWER = "Ayşe Yılmaz"
+BIG = "clientwords" * 9310  # 102,410 characters of "request text"
+
+
+def _failed(url: str) -> DBAPIError:
+    """The error of a real statement quoting ``BIG`` on a table that is not there."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f"SELECT '{BIG}' AS said FROM no_such_table_here"))
+    except DBAPIError as exc:
+        return exc
+    finally:
+        engine.dispose()
+    raise AssertionError("the statement did not fail")
+
+
+def _no_sql(said: str) -> None:
+    assert "SELECT" not in said and "[SQL" not in said and "clientwords" not in said, said[:300]
+    assert len(said) < 300, said[:300]
+
+
+def test_a_real_sqlite_error_is_told_without_its_sql(tmp_path: Path) -> None:
+    exc = _failed(f"sqlite:///{tmp_path}/x.db")
+    assert "[SQL: SELECT" in str(exc)  # what used to be printed
+    said = error_text(exc)
+    _no_sql(said)
+    assert said == (
+        "OperationalError (sqlite3.OperationalError; SQLITE_ERROR; no such table: "
+        "no_such_table_here)"
+    )
+
+
+@pytest.mark.postgres
+def test_a_real_postgresql_error_is_told_by_class_and_sqlstate() -> None:
+    _postgres_repo()[0].dispose()  # skips cleanly when the server is absent
+    said = error_text(_failed(PG_URL))
+    _no_sql(said)
+    assert said.startswith("ProgrammingError (psycopg.errors.UndefinedTable; SQLSTATE 42P01")
+
+
+@dataclass
+class World:
+    backend: str
+    repo: CaseFileRepository
+    desk: Desk
+    drop: object  # a callable taking a table away behind the desk's back
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    wiki = str(tmp_path / "wiki-{project}")
+    admin = schema = None
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+        repo = CaseFileRepository(url, clock=frozen_clock)
+        other = create_engine(url)
+    else:
+        repo, admin, schema = _postgres_repo()
+        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+        other = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
+    settings = Settings(db_url=url, wiki_dir=wiki, reviewer=REVIEWER)
+    init_project(SAMPLE, repo, settings, related_context=False)
+    desk = Desk(settings, repo)
+
+    def drop() -> None:
+        with other.begin() as conn:
+            conn.execute(text("ALTER TABLE cases RENAME TO cases_gone"))
+
+    yield World(request.param, repo, desk, drop)
+    other.dispose()
+    repo.dispose()
+    if admin is not None:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_wiki_not_updated_after_a_ruling_says_no_sql(world: World) -> None:
+    """The ruling commits; the projection then fails on the database (the table it reads
+    is gone, as a server gone mid-ruling fails it): the warning names the driver's class
+    (and SQLSTATE on PostgreSQL), never the statement."""
+    case = next(iter(world.repo.cases("demo", status="pending")))
+    world.desk.rule_first(case.case_id, "approve", reason="Covered.")
+    world.drop()  # type: ignore[operator]
+    report, warning = world.desk.project_ruling(case.case_id)
+    assert report is None and warning is not None
+    assert warning.startswith("wiki not updated: ")
+    _no_sql(warning)
+    if world.backend == "sqlite":
+        assert "sqlite3.OperationalError" in warning and "no such table: cases" in warning
+    else:
+        assert "psycopg.errors.UndefinedTable; SQLSTATE 42P01" in warning
+
+
+def test_long_values_are_cut_with_their_length(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/etki.db"
+    repo = CaseFileRepository(url, clock=frozen_clock)
+    init_project(SAMPLE, repo, Settings(db_url=url, wiki_dir=""), related_context=False)
+    repo.dispose()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "ETKI_DB_URL": url,
+        "ETKI_WIKI_DIR": "",
+    }
+    for query in ("x" * 102400, "req-demo-" + "x" * 102391):  # a short id, a whole one
+        done = run_etki(["cr", "export", query], env=env, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr[:300]
+        assert f"'{query[:200]}…(102400 characters)'" in done.stderr, done.stderr[:300]
+        assert len(done.stderr) < 1000, len(done.stderr)
+    folder = str(tmp_path / ("p" * 102400))  # a path the system refuses as too long
+    done = run_etki(["init", folder], env=env, cwd=tmp_path)
+    assert done.returncode != 0 and f"…({len(folder)} characters)" in done.stderr
+    assert len(done.stderr) < 1000, len(done.stderr)
+    from etki.errors import clip
+
+    assert clip("y" * 102400) == "y" * 200 + "…(102400 characters)"
