@@ -196,8 +196,10 @@ class Settings:
         )
 
     def wiki_path(self, project_id: str) -> Path | None:
-        """The wiki folder of ``project_id``, or ``None`` when the wiki is off."""
-        if self.wiki_dir is None:
+        """The wiki folder of ``project_id``, or ``None`` when the wiki is off (``wiki_dir``
+        None, or blank as ``ETKI_WIKI_DIR=""`` reads: a blank folder would be the working
+        directory's ``{project}``, where tests once wrote a stray wiki)."""
+        if self.wiki_dir is None or not self.wiki_dir.strip():
             return None
         if "{project}" in self.wiki_dir:
             return Path(self.wiki_dir.replace("{project}", project_id))

@@ -44,7 +44,7 @@ class Ruled:
 def ruled(tmp_path: Path) -> Iterator[Ruled]:
     url = f"sqlite:///{tmp_path}/etki.db"
     repo = CaseFileRepository(url, clock=frozen_clock)
-    settings = Settings(db_url=url, wiki_dir="", reviewer=REVIEWER)
+    settings = Settings(db_url=url, wiki_dir=None, reviewer=REVIEWER)
     init_project(SAMPLE, repo, settings, related_context=False)
     desk = Desk(settings, repo)
     case = next(

@@ -124,7 +124,7 @@ def test_wiki_not_updated_after_a_ruling_says_no_sql(world: World) -> None:
 def test_long_values_are_cut_with_their_length(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/etki.db"
     repo = CaseFileRepository(url, clock=frozen_clock)
-    init_project(SAMPLE, repo, Settings(db_url=url, wiki_dir=""), related_context=False)
+    init_project(SAMPLE, repo, Settings(db_url=url, wiki_dir=None), related_context=False)
     repo.dispose()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -144,3 +144,11 @@ def test_long_values_are_cut_with_their_length(tmp_path: Path) -> None:
     from etki.errors import clip
 
     assert clip("y" * 102400) == "y" * 200 + "…(102400 characters)"
+
+
+def test_a_blank_wiki_dir_is_the_wiki_off_not_the_working_directory() -> None:
+    """``Settings(wiki_dir="")`` made ``./demo/`` wikis in the working directory (two of
+    this stop's tests committed one); blank is off, as ``ETKI_WIKI_DIR=""`` is."""
+    assert Settings(db_url="sqlite://", wiki_dir="").wiki_path("demo") is None
+    assert Settings(db_url="sqlite://", wiki_dir="  ").wiki_path("demo") is None
+    assert Settings(db_url="sqlite://", wiki_dir="w").wiki_path("demo") == Path("w") / "demo"
