@@ -152,3 +152,14 @@ def test_a_blank_wiki_dir_is_the_wiki_off_not_the_working_directory() -> None:
     assert Settings(db_url="sqlite://", wiki_dir="").wiki_path("demo") is None
     assert Settings(db_url="sqlite://", wiki_dir="  ").wiki_path("demo") is None
     assert Settings(db_url="sqlite://", wiki_dir="w").wiki_path("demo") == Path("w") / "demo"
+
+
+def test_the_text_between_two_quoted_values_is_not_a_value() -> None:
+    """The reviewer-list refusal quotes 'demo' and, a long path later, 'Mallory': the
+    span between the two quotes was cut as if it were one long quoted value (found by
+    the whole suite after the merge)."""
+    from etki.errors import clip_values
+
+    message = "project 'demo' is stored from " + "/x" * 150 + " ; add approver 'Mallory'"
+    assert "add approver 'Mallory'" in clip_values(message)
+    assert clip_values("q '" + "v" * 300 + "' end").endswith("…(300 characters)' end")
