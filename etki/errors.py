@@ -10,9 +10,7 @@ LONG_VALUE = 200
 """Most characters of one value (a quoted id or query, a path) an error message repeats;
 a longer one is cut with its length (:func:`clip`)."""
 _N = LONG_VALUE + 1
-_LONG = re.compile(
-    rf"(?<!\w)'[^'\n]{{{_N},}}'(?!\w)|(?<!\w)\"[^\"\n]{{{_N},}}\"(?!\w)|\S{{{_N},}}"
-)
+_LONG = re.compile(rf"(?<!\w)'[^'\n]{{{_N},}}'(?!\w)|(?<!\w)\"[^\"\n]{{{_N},}}\"(?!\w)|\S{{{_N},}}")
 """A long value: quoted (an opening quote not after a letter, a closing one not before
 one, so the text between two quoted values, ``'demo' … 'Mallory'``, is no value) or a
 run without white space."""

@@ -216,13 +216,15 @@ def test_accept_list_revoke_round_trip_with_audit_and_index_hash(world: World) -
     assert accepted.text.startswith(HOSTING) and accepted.source == "tdrs-rfq#2.2"
     assert desk.knowledge_index("tdrs").node("clause:etki.yaml#accepted-1") is not None
 
-    # triage reads it: the request asking for exactly that duty is rejected by the
+    # triage reads it: the request asking for exactly that duty is rejected by an
     # exclusion rule, with the accepted statement cited, under the new index hash
     after = desk.triage_text("tdrs", "req-tdrs-probe", ASK_HOSTING)
     assert after.verdict == "REJECT"
     assert "etki.yaml#accepted-1" in after.cited_clauses
     classify = next(s for s in after.evidence if s.step == "classify")
-    assert classify.detail.startswith("rule exclusion -> REJECT")
+    # the sentence names the ask (engine 3.0.0): the named-exclusion rule decides, sure
+    assert classify.detail.startswith("rule named_exclusion -> REJECT")
+    assert after.sure and after.evidence_kind == "exclusion"
     assert before.index_freshness == first and after.index_freshness == change.hash_after
 
     audit = [e for e in world.repo.project_audit("tdrs") if e.action == "remit"]

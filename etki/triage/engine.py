@@ -67,7 +67,7 @@ from etki.triage.modules import ModuleMatch, ModuleMatcher
 from etki.triage.normalise import cue_words, cue_words_as_written, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
-from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
+from etki.triage.sureness import MIN_NAMING_TERMS, NAMED_SHARE, Sureness, assess_sureness
 
 ENGINE_VERSION = "3.0.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
@@ -458,7 +458,16 @@ class TriageEngine:
                 postings.setdefault(t, []).append(k)
         self._name_postings = {t: np.array(ks, dtype=np.intp) for t, ks in postings.items()}
         self._name_idf = {t: idf(t) for t in postings}
-        self._name_mass = np.array([sum(idf(t) for t in terms) for terms in own_terms])
+        # a lead-in ("The System must:") or a label of fewer than MIN_NAMING_TERMS terms
+        # ("Cloud deployment", "Deployed") names nothing: its mass is 0
+        self._name_mass = np.array(
+            [
+                sum(idf(t) for t in terms)
+                if len(terms) >= MIN_NAMING_TERMS and not s.text.rstrip().endswith(":")
+                else 0.0
+                for s, terms in zip(self.sentences, own_terms, strict=True)
+            ]
+        )
         against: dict[int, list[int]] = {}
         for k, s in enumerate(self.sentences):
             if _GROUP[s.role] == "against":
@@ -706,7 +715,15 @@ class TriageEngine:
             future_named="future" in named,
         )
         result = classify(features, self.thresholds)
-        sureness = self._sureness(result, features, named, shares, request)
+        sureness = self._sureness(
+            result,
+            features,
+            named,
+            shares,
+            request,
+            groups.best_sent.get("obligation"),
+            bool(semantic),
+        )
         result = replace(result, confidence=sureness.confidence)
         group = _RULE_GROUP.get(result.rule)
         if result.rule in ("named_exclusion", "named_route") and group in named:
@@ -771,19 +788,23 @@ class TriageEngine:
         named: Mapping[str, tuple[float, int]],
         shares: np.ndarray,
         request: _Request,
+        best_obligation: tuple[float, int] | None,
+        by_meaning: bool,
     ) -> Sureness:
         """The :class:`~etki.triage.sureness.Sureness` of ``result``: the named sentences
-        quoted, and for an IN_SCOPE verdict resting on a named obligation the exclusion
-        sentence of that same clause sharing most of the request's words (weighed)."""
+        quoted, and for an IN_SCOPE verdict the exclusion sentence of the clause it rests
+        on (the named obligation's, else ``best_obligation``'s: the obligation sentence
+        covering most of the request) that shares most of the request's words, or its
+        first, when it has any (weighed: an exclusion in the very clause that covers the
+        ask never lets an IN_SCOPE be sure).
+        ``by_meaning``: the model read the contract for this request."""
         quote = {g: self._quoted(k) for g, (_, k) in named.items()}
         weighed = None
-        if "obligation" in named and result.verdict == "IN_SCOPE":
-            ks = self._against_of_clause.get(self.sentences[named["obligation"][1]].clause)
-            if ks is not None:
-                sub = shares[ks]
-                j = int(sub.argmax())
-                if sub[j] > 0:
-                    weighed = self._quoted(int(ks[j]))
+        deciding = named.get("obligation") or best_obligation
+        if deciding is not None and result.verdict == "IN_SCOPE":
+            ks = self._against_of_clause.get(self.sentences[deciding[1]].clause)
+            if ks is not None:  # every exclusion of that clause weighs: show the closest
+                weighed = self._quoted(int(ks[int(shares[ks].argmax())]))
         return assess_sureness(
             result.rule,
             placed=features.incl_cov >= self.thresholds.min_coverage or features.modules > 0,
@@ -792,6 +813,7 @@ class TriageEngine:
             future=quote.get("future"),
             weighed=weighed,
             foreign=request.lang if features.foreign else None,
+            by_meaning=by_meaning,
         )
 
     def _sureness_step(
