@@ -86,7 +86,9 @@ def parse_numbers(words: Sequence[str], what: str) -> list[int]:
     for word in words:
         bare = word.strip().removeprefix("etki.yaml#").removeprefix("accepted-")
         if not bare.isascii() or not bare.isdigit() or int(bare) < 1:
-            raise InputError(f"not a {what} number: {word!r}; nothing was stored")
+            raise InputError(
+                f"{word!r} is not the number of a {what} (1, 2, …); nothing was stored"
+            )
         if int(bare) in out:
             raise InputError(f"{what} {int(bare)} is given twice; nothing was stored")
         out.append(int(bare))
@@ -164,7 +166,7 @@ def revoke(
     repo.project_config(project_id)
     who = reviewer_name(reviewer)
     _require_approver(repo, project_id, who, "revoke " + " ".join(numbers))
-    wanted = parse_numbers(numbers, "accepted statement")
+    wanted = parse_numbers(numbers, "statement of the accepted remit")
     if not reason.strip():
         raise InputError("a revocation needs a reason (--reason): why it is in the remit")
     return repo.change_remit(

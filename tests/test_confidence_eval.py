@@ -344,7 +344,6 @@ def test_command_prints_the_confidence_block(two, capsys):
         "20",
         "--loeo",
         "--calibration",
-        "--reliability",
         "--per-request",
     )
     assert code == 0, err

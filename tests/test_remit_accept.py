@@ -279,7 +279,11 @@ def test_cases_triaged_before_keep_their_frozen_decisions(world: World) -> None:
     [
         (["accept", "--project", "demo", "999"], "reviewer", "no proposal 999 in project 'demo'"),
         (["accept", "--project", "demo", "2", "2"], "reviewer", "proposal 2 is given twice"),
-        (["accept", "--project", "demo", "two"], "reviewer", "not a proposal number: 'two'"),
+        (
+            ["accept", "--project", "demo", "two"],
+            "reviewer",
+            "'two' is not the number of a proposal",
+        ),
         (["accept", "--project", "nope", "1"], "reviewer", "no project 'nope' in the store"),
         (["accept", "--project", "demo"], "reviewer", "name the proposals to accept"),
         (

@@ -3,7 +3,7 @@
     etki eval triage [FILE_OR_PROJECT_DIR ...] [--all-realdata] [--project ID]
                      [--exclude-borderline] [--json] [--seed N] [--resamples N]
                      [--loeo] [--per-request] [--replay] [--remit all]
-                     [--reliability] [--calibration] [--pairs FILE]
+                     [--brief] [--calibration] [--pairs FILE]
 
 A project folder (it has ``etki.yaml``), or a ``.jsonl`` file inside one, is loaded
 directly (no database). Any other labelled file needs ``--project``: a project stored by
@@ -11,7 +11,7 @@ directly (no database). Any other labelled file needs ``--project``: a project s
 project folder under ``ETKI_REALDATA_DIR`` (default: the nearest ``shared/realdata``
 above the repository) and ``sample_project/``. See :mod:`etki.evaluation.triage` for
 the figures and :mod:`etki.evaluation.confidence` for the confidence block (printed
-always; ``--reliability`` adds a reliability table per engagement, ``--calibration`` the
+always, with a reliability table per engagement and pooled, ``--brief`` the pooled one only; ``--calibration`` the
 per-kind calibration table). With ``ETKI_EMBED`` set, the engines use that model (as ``etki init`` does).
 ``--replay`` runs :func:`etki.replay.replay` on each engagement instead (the engine and
 the memory beside it, side by side): one engagement prints its report as before (JSON:
@@ -32,6 +32,9 @@ from etki.config import BOOTSTRAP_RESAMPLES, Settings
 from etki.console import echo, echo_lines, emit_json
 
 __all__ = ["add_parser", "run_eval_triage"]
+
+REMIT_ALL_LINE = "remit: every proposal of each contract accepted (--remit all; etki remit propose)"
+"""The first line of a report made with ``--remit all``, so it never reads as a plain one."""
 
 
 def add_parser(sub: Any) -> None:
@@ -94,10 +97,10 @@ def add_parser(sub: Any) -> None:
         help="all: every remit proposal of each contract accepted (etki remit propose)",
     )
     tri.add_argument(
-        "--reliability",
+        "--brief",
         action="store_true",
-        help="a reliability table (confidence bins against accuracy) per engagement, "
-        "beside the pooled one",
+        help="the reliability table (confidence bins against accuracy) pooled only, "
+        "not also per engagement",
     )
     tri.add_argument(
         "--calibration",
@@ -153,7 +156,7 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
     if args.replay:
         return _replay(args, settings, engagements)
     if args.pairs:
-        return _pairs(args, engagements)
+        return _pairs(args, engagements, settings)
     ev = evaluate(
         engagements,
         resamples=args.resamples,
@@ -167,27 +170,35 @@ def run_eval_triage(args: argparse.Namespace, settings: Settings) -> int:
 
         # beside ev.to_dict(), not inside it: confidence reads the Evaluation, one way only
         data = {**ev.to_dict(), "confidence": confidence_report(ev).to_dict()}
+        data["remit"] = args.remit or "as stored"
         emit_json(data, indent=1, sort_keys=True)
     else:
+        if args.remit == "all":
+            echo(REMIT_ALL_LINE)
         echo_lines(
             text_lines(
                 ev,
                 per_request=args.per_request,
-                reliability=args.reliability,
+                reliability=not args.brief,
                 calibration=args.calibration,
             )
         )
     return 0
 
 
-def _pairs(args: argparse.Namespace, engagements: list[Any]) -> int:
+def _pairs(args: argparse.Namespace, engagements: list[Any], settings: Settings) -> int:
     """The ``--pairs`` branch (see the module docstring)."""
     from etki.evaluation.pairs import load_pairs, pair_lines, pairs_dict, run_pairs
 
     outcomes = run_pairs(engagements, load_pairs(args.pairs))
+    engines = {e.embedder.name for e in engagements if e.embedder is not None}
+    model = f"by meaning with {', '.join(sorted(engines))}" if engines else "lexical only"
     if args.json:
-        emit_json(pairs_dict(outcomes), indent=1, sort_keys=True)
+        emit_json({**pairs_dict(outcomes), "model": model}, indent=1, sort_keys=True)
     else:
+        if args.remit == "all":
+            echo(REMIT_ALL_LINE)
+        echo(f"engine read: {model}")
         echo_lines(pair_lines(outcomes, per_pair=args.per_request))
     return 0
 
