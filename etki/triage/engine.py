@@ -447,7 +447,7 @@ class TriageEngine:
         )
 
     def _prepare_naming(self, own_terms: Sequence[tuple[str, ...]]) -> None:
-        """What :meth:`_naming` reads: for each term the sentences holding it, each
+        """What :meth:`_named` reads: for each term the sentences holding it, each
         sentence's IDF mass (its distinct tokens, its title left out; IDF of the
         sentence index) and, per clause, the positions of its exclusion/client-duty
         sentences."""
@@ -756,8 +756,8 @@ class TriageEngine:
 
     def _named(self, request: _Request) -> tuple[dict[str, tuple[float, int]], np.ndarray]:
         """(named, shares). ``shares``: per sentence, the share of its IDF mass the
-        request holds. ``named``: group -> (share, sentence index) of the sentence of that group the request
-        names best: the request holds at least :data:`NAMED_SHARE` of the sentence's
+        request holds. ``named``: group -> (share, sentence index) of the sentence of
+        that group the request names best: the request holds at least :data:`NAMED_SHARE` of the sentence's
         IDF mass (drafts weighted :data:`DRAFT_WEIGHT`); groups with no named sentence
         are absent. The first sentence wins a tie."""
         held = np.zeros(len(self.sentences))

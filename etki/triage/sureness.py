@@ -4,7 +4,7 @@ is plain enough to lean on, and how often such evidence has been right).
 A verdict rests on one **kind** of evidence (:data:`KINDS`):
 
 * ``exclusion``: an exclusion, client-duty or "not responsible for" sentence of the
-  contract *names* what the request asks for (:func:`naming`) and no obligation does;
+  contract *names* what the request asks for (see Naming below) and no obligation does;
 * ``routed``: a sentence that routes work to a change request or to later phases names
   it, and no obligation does;
 * ``defect``: the request reports a defect (defect wording, :mod:`etki.triage.cues`)
@@ -34,8 +34,10 @@ distinct scoring tokens (its title left out), of which the request's tokens hold
 share. Half, so that most of what the sentence is about is in the request, not just one
 of its words; the threshold was written before any figure was computed. Measured from
 the sentence's side, unlike the rule chain's coverage (the request's side): a short
-exclusion ("Provide hosting of the prototype") is named by a long request that asks to
-move the hosting, though the sentence holds little of the request.
+exclusion ("Provide hosting of the prototype") is named by a longer request that holds
+most of its words ("can you provide hosting of the prototype on your servers?"), though
+the sentence holds little of the request. A lead-in ending in a colon, or a sentence of
+fewer than :data:`MIN_NAMING_TERMS` terms, names nothing.
 
 **Confidence** is the estimated chance the verdict is right given the kind of its
 evidence: one number per kind (:data:`KIND_CONFIDENCE`), each the share of verdicts of
