@@ -64,10 +64,11 @@ from etki.triage.contract import ClauseInfo, Sentence, analyse
 from etki.triage.effort import estimate
 from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatch, ModuleMatcher
+from etki.triage.naming import NamingIndex
 from etki.triage.normalise import cue_words, cue_words_as_written, guess_language, tokens
 from etki.triage.risk import assess
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
-from etki.triage.sureness import MIN_NAMING_TERMS, NAMED_SHARE, Sureness, assess_sureness
+from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
 ENGINE_VERSION = "3.0.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
@@ -447,27 +448,10 @@ class TriageEngine:
         )
 
     def _prepare_naming(self, own_terms: Sequence[tuple[str, ...]]) -> None:
-        """What :meth:`_named` reads: for each term the sentences holding it, each
-        sentence's IDF mass (its distinct tokens, its title left out; IDF of the
-        sentence index) and, per clause, the positions of its exclusion/client-duty
-        sentences."""
-        idf = self.sentence_index.idf
-        postings: dict[str, list[int]] = {}
-        for k, terms in enumerate(own_terms):
-            for t in terms:
-                postings.setdefault(t, []).append(k)
-        self._name_postings = {t: np.array(ks, dtype=np.intp) for t, ks in postings.items()}
-        self._name_idf = {t: idf(t) for t in postings}
-        # a lead-in ("The System must:") or a label of fewer than MIN_NAMING_TERMS terms
-        # ("Cloud deployment", "Deployed") names nothing: its mass is 0
-        self._name_mass = np.array(
-            [
-                sum(idf(t) for t in terms)
-                if len(terms) >= MIN_NAMING_TERMS and not s.text.rstrip().endswith(":")
-                else 0.0
-                for s, terms in zip(self.sentences, own_terms, strict=True)
-            ]
-        )
+        """What :meth:`_named` and :meth:`_sureness` read: the naming index
+        (:class:`~etki.triage.naming.NamingIndex`) and, per clause, the positions of its
+        exclusion/client-duty sentences."""
+        self._naming = NamingIndex(self.sentences, own_terms, self.sentence_index.idf)
         against: dict[int, list[int]] = {}
         for k, s in enumerate(self.sentences):
             if _GROUP[s.role] == "against":
@@ -756,18 +740,12 @@ class TriageEngine:
 
     def _named(self, request: _Request) -> tuple[dict[str, tuple[float, int]], np.ndarray]:
         """(named, shares). ``shares``: per sentence, the share of its IDF mass the
-        request holds. ``named``: group -> (share, sentence index) of the sentence of
-        that group the request names best: the request holds at least :data:`NAMED_SHARE` of the sentence's
-        IDF mass (drafts weighted :data:`DRAFT_WEIGHT`); groups with no named sentence
-        are absent. The first sentence wins a tie."""
-        held = np.zeros(len(self.sentences))
-        for t in request.query:  # sorted: the float sums do not depend on text order
-            ks = self._name_postings.get(t)
-            if ks is not None:
-                held[ks] += self._name_idf[t]
-        shares = np.divide(
-            held, self._name_mass, out=np.zeros_like(held), where=self._name_mass > 0
-        )
+        request holds (:class:`~etki.triage.naming.NamingIndex`). ``named``: group ->
+        (share, sentence index) of the sentence of that group the request names best:
+        the request holds at least :data:`NAMED_SHARE` of the sentence's IDF mass
+        (drafts weighted :data:`DRAFT_WEIGHT`); groups with no named sentence are
+        absent. The first sentence wins a tie."""
+        shares = self._naming.shares(request.query)  # sorted: float sums fixed
         if not self.all_stable:
             shares = shares * self._sent_weights
         named = {
