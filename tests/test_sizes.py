@@ -23,7 +23,7 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/domain.py": 1208,
+    "etki/domain/__init__.py": 1135,
     "etki/knowledge/contracts.py": 1485,
     "etki/knowledge/loader.py": 835,
     "etki/services.py": 1686,

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from etki.domain import RISK_WORDING, ClauseMemory, Effort, EvidenceStep, Risk, WorkItem
+from etki.domain import ClauseMemory, Effort, EvidenceStep, Risk, WorkItem, risk_wording_text
 from etki.triage.effort import estimate
-from etki.triage.explain import quote
 from etki.triage.modules import ModuleMatcher
 from etki.triage.risk import assess
 
@@ -101,7 +100,7 @@ def assess_risk(
     risk, risk_cues, disputed = assess(words, cited, memory, disputed_escalation, written)
     parts = []
     if risk_cues:
-        parts.append(RISK_WORDING + quote(risk_cues, 6))
+        parts.append(risk_wording_text(risk_cues[:6]))
     if disputed and disputed_escalation:
         parts.append("disputed clause cited: " + ", ".join(disputed))
     evidence.append(

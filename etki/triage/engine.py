@@ -43,6 +43,7 @@ from etki.domain import (
     Decision,
     EvidenceStep,
     Project,
+    deciding_clause_text,
     is_declared_remit,
 )
 from etki.knowledge import KnowledgeIndex, build_index
@@ -668,10 +669,7 @@ class TriageEngine:
         if group is None or group not in best_sent:
             return ""
         s = self.sentences[best_sent[group][1]]
-        return (
-            f"; deciding sentence: {self.infos[s.clause].clause.ref} "
-            f"({s.role}, role rule: {s.rule})"
-        )
+        return deciding_clause_text(self.infos[s.clause].clause.ref, s.role, s.rule)
 
     def _clause_of_role(self, best_role: Mapping[str, tuple[float, int]], group: str) -> int | None:
         return self.role_meta[best_role[group][1]].clause if group in best_role else None

@@ -16,7 +16,16 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, case, func, insert, null, select, update
 
-from etki.domain import ACTIONS, CaseRecord, CaseSummary, Decision, Request, Risk, RulingRecord
+from etki.domain import (
+    ACTIONS,
+    DECIDING,
+    CaseRecord,
+    CaseSummary,
+    Decision,
+    Request,
+    Risk,
+    RulingRecord,
+)
 from etki.errors import ConflictError, InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import (
@@ -312,8 +321,8 @@ class CaseStore(StoreBase):
         # SQLite decodes the two members itself (JSON1 is built in): 17 MB of decision
         # text stay in the database at 10,000 cases; elsewhere they are cut out here
         in_db = self.engine.dialect.name == "sqlite"
-        marker = "deciding sentence: "  # the decisive clause (etki.domain.deciding_ref)
-        where = func.instr(DecisionRow.decision_json, marker)
+        # the decisive clause (etki.domain.evidence owns the marker)
+        where = func.instr(DecisionRow.decision_json, DECIDING)
         decision_cols = (
             (
                 func.json_extract(DecisionRow.decision_json, "$.cited_clauses"),

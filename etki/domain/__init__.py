@@ -1,5 +1,6 @@
 """Values that cross module boundaries: the loaded project folder, the decision, the
-stored cases with their rulings and memory, and the report counts.
+stored cases with their rulings and memory, and the report counts. The evidence chain
+and its text format live in :mod:`etki.domain.evidence` (re-exported here).
 
 A stored case has three shapes, one per purpose: :class:`CaseRecord` (the full record:
 request, whole frozen decision, ruling), :class:`CaseSummary` (the light queue row: the
@@ -13,11 +14,22 @@ floating-point noise): the same request, index and engine version give the same 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from etki.domain.evidence import (
+    DECIDING,
+    DISPUTED_SIGNAL,
+    RISK_WORDING,
+    EvidenceStep,
+    deciding_clause_text,
+    deciding_in_json,
+    deciding_ref,
+    risk_wording,
+    risk_wording_text,
+)
 
 Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
 VERDICTS: tuple[str, ...] = ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
@@ -298,16 +310,6 @@ class Project:
 
 
 @dataclass(frozen=True)
-class EvidenceStep:
-    """One step of the evidence chain: ``step`` (a short name such as ``score_clauses``),
-    ``detail`` (a sentence) and ``scores`` (sorted (name, value) pairs, values rounded)."""
-
-    step: str
-    detail: str
-    scores: tuple[tuple[str, float], ...] = ()
-
-
-@dataclass(frozen=True)
 class Effort:
     """Effort range in person-days from comparable work items; ``low``/``high`` are None
     (shown as "unknown") when no comparable work item carries effort. ``basis`` lists the
@@ -394,34 +396,6 @@ class Risk:
     level: str = "low"
     signals: tuple[str, ...] = ()
     pmo_look_24h: bool = False
-
-
-DISPUTED_SIGNAL = "disputed_clause"
-"""The risk signal a cited clause disputed by past rulings raises (:mod:`etki.triage.risk`,
-:func:`etki.memory.current_risk`); the other signals come from the request's words."""
-
-RISK_WORDING = "wording "
-"""What the engine's ``risk`` evidence step writes before the request's own words that
-raised a signal (``medium: wording “password”, “yetkisiz” -> PMO look within 24h; …``)."""
-
-_QUOTED = re.compile("“([^”]*)”")
-
-
-def risk_wording(evidence: Sequence[EvidenceStep]) -> tuple[str, ...]:
-    """The request's words, as the client wrote them, that the ``risk`` step of
-    ``evidence`` quotes as raising a signal (``("password",)``); ``()`` when the step is
-    absent or quotes none (a low risk, or one raised by a disputed clause only). Read
-    from the step's detail, which :data:`RISK_WORDING` opens (the engine's format)."""
-    for step in evidence:
-        if step.step != "risk":
-            continue
-        start = step.detail.find(RISK_WORDING)
-        if start < 0:
-            return ()
-        part = step.detail[start + len(RISK_WORDING) :]
-        part = part.split(";", 1)[0].split(" -> ", 1)[0]
-        return tuple(_QUOTED.findall(part))
-    return ()
 
 
 @dataclass(frozen=True)
@@ -827,53 +801,6 @@ class CaseSummary:
     def status(self) -> str:
         """``pending`` or ``ruled``."""
         return "pending" if self.ruling is None else "ruled"
-
-
-_DECIDING = "deciding sentence: "
-
-
-def deciding_in_json(text: str | None, cited: Iterable[str]) -> str | None:
-    """:func:`deciding_ref` from the text of a stored decision's JSON, or from the part
-    of it that starts at its ``deciding sentence: `` (what a queue read cuts out in SQL
-    instead of decoding the evidence chain): the JSON string there is decoded up to its
-    closing quote. None when there is none or it names no ref of ``cited``."""
-    at = text.find(_DECIDING) if text else -1
-    if text is None or at < 0:
-        return None
-    rest = text[at + len(_DECIDING) :]
-    end = 0
-    while True:  # the first quote not escaped by a backslash ends the JSON string
-        end = rest.find('"', end)
-        backslashes = len(rest[:end]) - len(rest[:end].rstrip("\\")) if end > 0 else 0
-        if end < 0 or backslashes % 2 == 0:
-            break
-        end += 1
-    piece = rest if end < 0 else rest[:end]
-    try:
-        detail = json.loads('"' + piece + '"')
-    except ValueError:  # a cut fragment may end inside an escape: drop from it on
-        try:
-            detail = json.loads('"' + piece[: piece.rfind("\\")] + '"')
-        except ValueError:
-            return None
-    return deciding_ref((("classify", _DECIDING + detail),), cited)
-
-
-def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) -> str | None:
-    """The ref of the decisive evidence: the ``deciding sentence: REF`` of the
-    ``classify`` step among ``details`` ((step name, detail) pairs of a decision's
-    evidence, :meth:`etki.triage.engine.TriageEngine.triage`), when it is one of
-    ``candidates``; None otherwise. Longest refs are tried first (``MSA#4.8.1`` before
-    ``MSA#4.8``)."""
-    ordered = sorted(dict.fromkeys(candidates), key=len, reverse=True)
-    for step, detail in details:
-        if step != "classify" or _DECIDING not in detail:
-            continue
-        rest = detail.split(_DECIDING, 1)[1]
-        for ref in ordered:
-            if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref) :]):
-                return ref
-    return None
 
 
 @dataclass(frozen=True, slots=True)
