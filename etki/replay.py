@@ -5,7 +5,7 @@ each request is triaged (the engine's verdict), the memory beside it is computed
 rulings made so far (:class:`etki.triage.similar.RulingIndex`, the class the desk uses),
 and then the request is ruled with its label. Nothing is stored: the rulings are kept in
 memory as :class:`~etki.triage.similar.RuledRequest` values, built exactly as
-:func:`etki.services.ruling_index` builds them from stored cases (title, text, ruling).
+:func:`etki.engines.ruling_index` builds them from stored cases (title, text, ruling).
 
 Figures (:class:`ReplayReport`): the engine's accuracy and macro-F1 over every request;
 for the memory, its coverage (share of requests with a memory verdict) and accuracy and
@@ -234,11 +234,11 @@ def replay(
 ) -> ReplayReport:
     """Triage each of ``rows`` in order, compute the memory beside it from the rulings
     so far, then rule it with its label (in memory; see the module docstring). The
-    engine is :func:`etki.services.make_engine_for` over ``project``/``index`` with no
+    engine is :func:`etki.engines.make_engine_for` over ``project``/``index`` with no
     ruled cases (its verdict does not read memory). Raises ``InputError`` for a row
     whose label is not a verdict."""
+    from etki.engines import clause_background, make_engine_for
     from etki.errors import InputError
-    from etki.services import clause_background, make_engine_for
     from etki.triage import case_id_for
     from etki.triage.similar import RuledRequest, RulingIndex
 

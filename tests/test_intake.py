@@ -42,7 +42,7 @@ def test_csv_rows_are_read_with_bom_quotes_and_line_breaks(tmp_path: Path) -> No
         "C-3,,Empty,Ayşe,,\n"
         "C-1,again,,,,\n".encode()
     )
-    requests, refused = read_requests(path, detect_format(path))
+    requests, refused, _ = read_requests(path, detect_format(path))
     assert [(r.id, r.text, r.title, r.submitted_by) for r in requests] == [
         ("C-1", "Online randevu, İstanbul şubesi için", "Randevu", "Jürgen"),
         ("C-2", "two\nlines", None, None),
@@ -82,7 +82,7 @@ def test_github_issues_export(tmp_path: Path) -> None:
         {"number": 15, "title": "", "body": "  "},
     ]
     path.write_text(json.dumps(issues), encoding="utf-8")
-    requests, refused = read_requests(path, detect_format(path))
+    requests, refused, _ = read_requests(path, detect_format(path))
     assert [(r.id, r.text, r.title, r.submitted_by, r.submitted_at) for r in requests] == [
         ("gh-12", "SSO login fails", "SSO login fails", "octo", "2024-05-01T10:00:00Z"),
         ("gh-13", "Please add a dark mode", "Dark mode", "mona", "2024-05-02T10:00:00Z"),
@@ -141,7 +141,7 @@ def test_import_into_an_unknown_project_stores_nothing(tmp_path: Path) -> None:
 def test_a_nul_in_a_csv_cell_refuses_that_row_only(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_bytes(b"id,text\nA,ok\nB,bad\x00nul\nC,fine\n")
-    requests, refused = read_requests(path, "csv")
+    requests, refused, _ = read_requests(path, "csv")
     assert [r.id for r in requests] == ["A", "C"]
     [message] = refused
     assert "r.csv:3: field 'text'" in message and "NUL" in message

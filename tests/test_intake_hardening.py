@@ -92,7 +92,7 @@ def test_a_quote_left_open_is_reported_where_it_opened_and_never_merged(tmp_path
         "Q-8,eighth,T8\n",
         encoding="utf-8",
     )
-    requests, refused = read_requests(path, "csv")
+    requests, refused, _ = read_requests(path, "csv")
     assert [(r.id, r.text, r.title) for r in requests] == [
         ("Q-2", "second", "T2"),
         ("Q-3", "third, quoted", "T3"),
@@ -193,7 +193,7 @@ def test_github_issues_of_the_wrong_shape_are_refused_by_item_and_field(tmp_path
         {"number": 5, "title": "Fine", "body": None, "author": None},
     ]
     path.write_text(json.dumps(issues), encoding="utf-8")
-    requests, refused = read_requests(path, "github")
+    requests, refused, _ = read_requests(path, "github")
     assert [(r.id, r.text, r.submitted_by) for r in requests] == [
         ("gh-1", "SSO login fails", "octo"),
         ("gh-5", "Fine", None),

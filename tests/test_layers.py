@@ -20,6 +20,7 @@ CONTRACTS = (
     "etki never imports etki_tui or textual",
     "etki.store imports nothing above it",
     "knowledge, triage, wiki and retrieval never import services, commands or mcp",
+    "etki.engines and etki.replay never import the services",
     "etki.approval never imports the wiki (services wires the projection hook)",
     "the commands reach the store, rulings and the projector only through the desk",
     "the TUI reaches the core through the desk, its types through etki.domain",

@@ -26,7 +26,7 @@ ALLOWED_LINES = {
     "etki/domain/__init__.py": 1135,
     "etki/knowledge/contracts.py": 1485,
     "etki/knowledge/loader.py": 835,
-    "etki/services.py": 1686,
+    "etki/services/__init__.py": 939,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
     "etki/wiki/fts.py": 835,
     "etki/wiki/pages.py": 1260,
@@ -39,7 +39,7 @@ ALLOWED_LINES = {
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
 ALLOWED_METHODS = {
-    "etki/services.py::Desk": 73,
+    "etki/services/__init__.py::Desk": 73,
     "etki_tui/app.py::EtkiApp": 111,
     "etki_tui/widgets/queue.py::QueuePane": 71,
 }

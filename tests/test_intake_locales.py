@@ -1,0 +1,110 @@
+"""CSV as Excel writes it in Turkey and Germany (issue 35 item 4): cells separated by a
+semicolon, text in Windows-1254 or -1252 when not saved as UTF-8, and an import that
+lists what it stored with the verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from etki.errors import ProjectFormatError
+from etki.knowledge.intake import decode_spreadsheet_text, read_requests
+from tests.cli_support import run_etki
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+
+
+def etki(tmp: Path, *args: str):  # noqa: ANN201
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+    }
+    return run_etki(args, env=env, cwd=tmp)
+
+
+def test_a_semicolon_file_is_read_with_its_separator(tmp_path: Path) -> None:
+    path = tmp_path / "talepler.csv"
+    path.write_text(
+        "id;title;text\n"
+        'T-1;Rapor;"Aylık raporda tutar 1.234,56 TL; KDV dahil değil"\n'
+        "T-2;;Şifre sıfırlama e-postası gelmiyor\n",
+        encoding="utf-8",
+    )
+    read = read_requests(path, "csv")
+    assert [(r.id, r.title, r.text) for r in read.requests] == [
+        ("T-1", "Rapor", "Aylık raporda tutar 1.234,56 TL; KDV dahil değil"),
+        ("T-2", None, "Şifre sıfırlama e-postası gelmiyor"),
+    ]
+    assert read.refused == () and read.notes == ()
+
+
+def test_a_tab_file_and_a_comma_file_keep_working(tmp_path: Path) -> None:
+    tabbed = tmp_path / "a.csv"
+    tabbed.write_text("id\ttext\nA-1\tx, y; z\n", encoding="utf-8")
+    assert [r.text for r in read_requests(tabbed, "csv").requests] == ["x, y; z"]
+    comma = tmp_path / "b.csv"  # a comma header wins even with semicolons in the cells
+    comma.write_text('id,text\nB-1,"a;b"\n', encoding="utf-8")
+    assert [r.text for r in read_requests(comma, "csv").requests] == ["a;b"]
+
+
+def test_an_open_quote_in_a_semicolon_file_refuses_its_row_alone(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text('id;text\nR-1;"never closed\nR-2;"fine; really"\nR-3;plain\n', encoding="utf-8")
+    read = read_requests(path, "csv")
+    assert [r.id for r in read.requests] == ["R-2", "R-3"]
+    assert len(read.refused) == 1 and read.refused[0].startswith(f"{path}:2: a quote opened")
+
+
+def test_turkish_windows_text_is_read_as_1254_and_said(tmp_path: Path) -> None:
+    path = tmp_path / "tr.csv"
+    text = "id;text\nT-1;İş akışında ğ, ş, ı ve Ö harfleri bozuk görünüyor\n"
+    path.write_bytes(text.encode("cp1254"))
+    read = read_requests(path, "csv")
+    assert [r.text for r in read.requests] == ["İş akışında ğ, ş, ı ve Ö harfleri bozuk görünüyor"]
+    note = (
+        f"{path}: not UTF-8, read as Windows-1254 (Turkish); if letters look wrong, save it "
+        "as UTF-8 (Excel: Save As > 'CSV UTF-8 (Comma delimited)'; an editor: encoding UTF-8)"
+    )
+    assert read.notes == (note,)
+
+
+def test_german_windows_text_is_read_as_1252() -> None:
+    text = "Größe der Exportdatei für Übersichten erhöhen (Maß: 10 MB) – €"
+    assert decode_spreadsheet_text(text.encode("cp1252")) == (text, "cp1252")
+    assert decode_spreadsheet_text(text.encode("utf-8")) == (text, None)
+    assert decode_spreadsheet_text(b"\xef\xbb\xbf" + text.encode()) == (text, None)
+
+
+def test_bytes_no_excel_code_page_holds_are_refused_with_how_to_resave(tmp_path: Path) -> None:
+    path = tmp_path / "bin.csv"
+    path.write_bytes(b"id,text\nX-1,abc\x81\x8d\n")
+    with pytest.raises(ProjectFormatError) as caught:
+        read_requests(path, "csv")
+    assert str(caught.value) == (
+        f"{path}:2: neither UTF-8 nor a Windows code page Excel writes; save it as UTF-8 "
+        "(Excel: Save As > 'CSV UTF-8 (Comma delimited)'; an editor: encoding UTF-8)"
+    )
+
+
+def test_import_lists_each_new_case_with_its_verdict(tmp_path: Path) -> None:
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    path = tmp_path / "excel.csv"
+    path.write_bytes(
+        "id;title;text\nX-1;Bildirim;Mobil uygulamada anlık bildirim istiyoruz\n".encode("cp1254")
+    )
+    done = etki(tmp_path, "import", "--project", "demo", str(path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "imported 1 new request(s)"
+    assert lines[1].startswith(f"note: {path}: not UTF-8, read as Windows-1254 (Turkish)")
+    rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    row = next(r for r in rows if r["request_id"] == "X-1")
+    case_line = lines[2].split()
+    assert case_line[:3] == [row["case_id"], "X-1", row["verdict"]]
+    assert case_line[3] in ("sure", "unsure") and lines[2].endswith("Bildirim")
