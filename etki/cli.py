@@ -45,9 +45,11 @@ __all__ = ["READ_ONLY_COMMANDS", "main", "run"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from etki import __version__
     from etki.commands import MODULES
 
     p = SafeArgumentParser(prog="etki", description="Scope triage with a decision memory.")
+    p.add_argument("--version", action="version", version=f"etki {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for name in MODULES:
         importlib.import_module(name).register(sub)

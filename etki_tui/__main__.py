@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from etki.config import Settings
 from etki.console import (
@@ -25,10 +25,10 @@ from etki.console import (
 )
 from etki.errors import EtkiError, InputError, StoreMissingError
 from etki.identity import set_program
-from etki.services import Desk, InitSummary
-from etki_tui.app import EtkiApp
-from etki_tui.config import load_config
 from etki_tui.errors import one_line
+
+if TYPE_CHECKING:  # the store, the engine and Textual load after the arguments are read
+    from etki.services import Desk, InitSummary
 
 
 class _Parser(SafeArgumentParser):
@@ -124,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging("etki-tui")  # until the desk runs (it routes logs away then)
     try:
         args = _parser().parse_args(argv)
+        # `--help` and a usage error end above without loading the store or Textual
+        from etki.services import Desk
+        from etki_tui.config import load_config
+
         settings = Settings.from_env()
         config = load_config(settings.config_file)
         if args.project_dir and not Path(args.project_dir).is_dir():
@@ -148,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # never a traceback, never SQL or client text
         report_internal_error("etki-tui", exc)
         return 1
+    from etki_tui.app import EtkiApp
+
     app = EtkiApp(desk, project_id, init_summary=summary, config=config)
     with quiet_logging():
         app.run()

@@ -6,6 +6,8 @@ import pkgutil
 import subprocess
 import sys
 
+import pytest
+
 import etki
 
 
@@ -24,9 +26,10 @@ def test_etki_never_imports_textual():
     assert len(modules) > 5
 
 
-def _imported_by(argv: list[str], env: dict[str, str] | None = None) -> set[str]:
-    """Top-level package names a fresh ``etki ARGV`` process imported (its exit status
-    is not checked: only what it loaded on the way)."""
+def _imported_by(argv: list[str], env: dict[str, str] | None = None, stdin: str = "") -> set[str]:
+    """Top-level package names, and the ``etki`` modules by their full names, a fresh
+    ``etki ARGV`` process imported (its exit status is not checked: only what it loaded
+    on the way)."""
     import os
 
     code = (
@@ -37,7 +40,9 @@ def _imported_by(argv: list[str], env: dict[str, str] | None = None) -> set[str]
         "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print('MODULES=' + ','.join(sorted({m.split('.')[0] for m in sys.modules})),"
+        "names = {m.split('.')[0] for m in sys.modules}"
+        " | {m for m in sys.modules if m.startswith('etki.')}\n"
+        "print('MODULES=' + ','.join(sorted(names)),"
         " file=sys.__stderr__)\n"
     )
     done = subprocess.run(
@@ -45,6 +50,7 @@ def _imported_by(argv: list[str], env: dict[str, str] | None = None) -> set[str]
         capture_output=True,
         text=True,
         check=False,
+        input=stdin,
         env={**os.environ, **(env or {})},
     )
     line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
@@ -74,3 +80,47 @@ def test_a_command_on_a_store_at_the_head_revision_never_imports_alembic(tmp_pat
     loaded = _imported_by(["queue", "--project", "demo"], {"ETKI_DB_URL": url, "ETKI_WIKI_DIR": ""})
     assert "sqlalchemy" in loaded  # it did read the store
     assert not loaded & {"alembic", "mako", "textual"}, loaded
+
+
+HEAVY = {"sqlalchemy", "alembic", "mako", "pygments", "textual", "numpy", "yaml", "markdown_it"}
+"""Libraries a command needs only once it reads a store, a project or the screen."""
+
+
+@pytest.mark.parametrize(
+    "argv, stdin",
+    [
+        (["--version"], ""),
+        (["queue", "--help"], ""),
+        (["rule", "X", "cr", "--amend"], ""),  # an amendment without a reason
+        (["rule", "X", "maybe"], ""),  # not an action
+        (["add", "-"], ""),  # empty standard input
+        (["add", "   "], ""),
+        (["note", "X", " "], ""),
+        (["claim"], ""),  # a missing argument
+    ],
+)
+def test_usage_and_validation_errors_load_nothing_heavy(argv, stdin):
+    """Issue 32 item 2: arguments and input are checked before the store, the engine or
+    a parser library is imported, so a mistyped command answers at once."""
+    loaded = _imported_by(argv, stdin=stdin)
+    assert not loaded & HEAVY, sorted(loaded & HEAVY)
+    assert "etki.services" not in loaded and "etki.domain" not in loaded
+
+
+def test_etki_tui_help_loads_neither_the_store_nor_textual():
+    """Issue 32 item 2: ``etki-tui --help`` parses its arguments before the desk."""
+    code = (
+        "import sys\n"
+        "from etki_tui.__main__ import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('MODULES=' + ','.join(sorted(sys.modules)), file=sys.__stderr__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "usage: etki-tui" in done.stdout
+    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
+    loaded = set(line.removeprefix("MODULES=").split(","))
+    assert not {m.split(".")[0] for m in loaded} & HEAVY
+    assert "etki.services" not in loaded and "etki_tui.app" not in loaded

@@ -285,6 +285,11 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
+    if args.amend and not args.reason.strip():  # said before the store is opened
+        raise InputError(
+            f"amending the ruling of {args.case_id} needs a reason (--reason): "
+            "the earlier ruling stays on record"
+        )
     desk = _desk(args, settings)
     held = _claimed_by_another(desk, args.case_id)
     outcome = desk.rule(
@@ -444,10 +449,22 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _given_text(arg: str, command: str) -> str:
+    """The text argument of ``etki add`` / ``etki note`` (``-``: standard input), refused
+    when it holds nothing but white space — before the store or the engine is loaded.
+
+    Raises :class:`InputError` naming the field ``text``."""
+    text = sys.stdin.read() if arg == "-" else arg
+    if not text.strip():
+        where = "standard input" if arg == "-" else "the text argument"
+        raise InputError(f"{command}: field 'text' is empty ({where})")
+    return text
+
+
 def _note(args: argparse.Namespace, settings: Settings) -> int:
     """``etki note``: a reviewer's note on a case (shown in its history and on its wiki
     page)."""
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = _given_text(args.text, "note")
     note, wiki_error = _desk(args, settings).add_note(args.case_id, text)
     echo(f"{args.case_id}: note by {note.actor} at {note.at}", multiline=False)
     if wiki_error:
@@ -489,7 +506,7 @@ def _add(args: argparse.Namespace, settings: Settings) -> int:
     the new case id and its decision."""
     from etki.commands.preanalysis import preanalysis_dict, preanalysis_lines
 
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = _given_text(args.text, "add")
     desk = _desk(args, settings)
     case = desk.add_request(
         desk.chosen_project(args.project),

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from etki.console import echo, echo_lines, emit_json_text
-from etki.domain import REMIT_CONTRACT_ID
 from etki.errors import InputError, NotFoundError, StoreMissingError
 from etki.text import printable
 
@@ -120,6 +119,8 @@ def summary_lines(index: KnowledgeIndex) -> list[str]:
     """The human summary of an index: strategy and metrics per document, node counts,
     the declared remit's statements (``in``/``out`` counts, when ``etki.yaml`` has a
     ``scope``), edges by provenance and type, aliases, unresolved links and gate results."""
+    from etki.domain import REMIT_CONTRACT_ID
+
     counts = Counter(n.type for n in index.nodes)
     by_prov = Counter(e.provenance for e in index.edges)
     by_type = Counter(e.type for e in index.edges)
