@@ -35,9 +35,9 @@ from __future__ import annotations
 import csv
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TextIO
 
 from etki import memory
@@ -45,22 +45,27 @@ from etki.domain import (
     VERDICTS,
     AgeBucket,
     CaseRecord,
+    ClauseMemory,
     ClauseResolution,
     MonthEffort,
+    OverdueLook,
     Report,
     ReviewerRulings,
 )
 from etki.errors import InputError
-from etki.text import FORMULA_STARTS, printable, sort_key, spreadsheet_safe
+from etki.text import FORMULA_STARTS, fold, printable, sort_key, spreadsheet_safe
 
 __all__ = [
     "AGE_BUCKETS",
+    "LOOK_HOURS",
     "REPORT_NAMES",
+    "CaseSelection",
     "ReportTable",
     "age_start",
     "compute_report",
     "csv_cell",
     "number_text",
+    "overdue_looks",
     "report_tables",
     "tables_json",
     "text_lines",
@@ -78,6 +83,11 @@ AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
 in the bucket with ``from <= d < to`` (the last has no upper end)."""
 
 _DAY = 86400.0
+
+LOOK_HOURS = 24
+"""Hours within which a case whose risk asks for it gets its PMO look (the risk layer's
+``pmo_look_24h``, :mod:`etki.triage.risk`; README, "Risk"); past them the look is
+overdue."""
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -130,6 +140,99 @@ def _pending_age(cases: Iterable[CaseRecord], now: datetime) -> tuple[AgeBucket,
     )
 
 
+def overdue_looks(
+    cases: Iterable[CaseRecord],
+    now: datetime,
+    memory_now: Mapping[str, ClauseMemory] | None = None,
+    escalate: bool = True,
+) -> tuple[OverdueLook, ...]:
+    """The pending ``cases`` whose risk asks for the PMO look (:data:`LOOK_HOURS`) and
+    that have waited longer at ``now``, oldest first (ties by case id). The risk is the
+    one the desk shows (:func:`etki.memory.current_risk` with the clause memory
+    ``memory_now`` and ``escalate``): a look asked at triage, or raised since by a
+    disputed cited clause (``raised_now``). The wait is measured as the pending ages
+    are (:func:`age_start`); a case whose start is unreadable is left out."""
+    found: list[OverdueLook] = []
+    for case in cases:
+        if case.ruling is not None:
+            continue
+        risk, raised = memory.current_risk(case.decision, memory_now, escalate)
+        if not risk.pmo_look_24h:
+            continue
+        start, basis = age_start(case)
+        if start is None:
+            continue
+        hours = (now - start).total_seconds() / 3600
+        if hours > LOOK_HOURS:
+            found.append(
+                OverdueLook(case.case_id, case.title, round(hours, 1), basis, bool(raised))
+            )
+    found.sort(key=lambda o: (-o.hours, o.case_id))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class CaseSelection:
+    """Which cases a report counts (``etki report --since/--until/--reviewer``).
+
+    ``since`` / ``until``: days (UTC), both ends included. A ruled case is counted when
+    its current ruling was made in the window; a pending case when its request arrived
+    in it (:func:`age_start`: ``submitted_at``, else ``created_at``; a case whose start
+    is unreadable is left out of a dated window). ``reviewer``: only the cases whose
+    current ruling that reviewer made, the name compared folded (:func:`etki.text.fold`:
+    ``ayse yilmaz`` is ``Ayşe Yılmaz``, NFC or NFD); pending cases have no reviewer and
+    are left out. An empty selection keeps every case."""
+
+    since: date | None = None
+    until: date | None = None
+    reviewer: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.since is not None or self.until is not None or bool(self.reviewer)
+
+    def _in_window(self, moment: datetime | None) -> bool:
+        if self.since is None and self.until is None:
+            return True
+        if moment is None:
+            return False
+        day = moment.astimezone(UTC).date()
+        return (self.since is None or day >= self.since) and (
+            self.until is None or day <= self.until
+        )
+
+    def keeps(self, case: CaseRecord) -> bool:
+        """True when ``case`` is counted (see the class docstring)."""
+        if case.ruling is None:
+            return not self.reviewer and self._in_window(age_start(case)[0])
+        if self.reviewer and fold(case.ruling.reviewer).strip() != fold(self.reviewer).strip():
+            return False
+        return self._in_window(_moment(case.ruling.ruled_at))
+
+    def words(self) -> str:
+        """The selection as a PMO reads it on the report (``since 2026-11-01; until
+        2026-11-30; reviewer Ayşe``); empty when it keeps every case."""
+        parts = []
+        if self.since is not None:
+            parts.append(f"since {self.since.isoformat()}")
+        if self.until is not None:
+            parts.append(f"until {self.until.isoformat()}")
+        if self.reviewer:
+            parts.append(f"reviewer {printable(self.reviewer, multiline=False)}")
+        return "; ".join(parts)
+
+    @staticmethod
+    def day(text: str, option: str) -> date:
+        """``text`` (``YYYY-MM-DD``) as a date; raises :class:`InputError` naming
+        ``option`` and the form it wants."""
+        try:
+            return date.fromisoformat(text.strip())
+        except ValueError:
+            raise InputError(
+                f"{option}: '{printable(text, multiline=False)}' is not a day; "
+                "give it as YYYY-MM-DD (e.g. 2026-11-01)"
+            ) from None
+
+
 def _by_reviewer(ruled: Iterable[CaseRecord]) -> tuple[ReviewerRulings, ...]:
     counts: dict[str, Counter[str]] = {}
     for case in ruled:
@@ -176,13 +279,20 @@ def compute_report(
     known_clauses: Iterable[str],
     now: datetime,
     resolutions: Iterable[ClauseResolution] = (),
+    selection: CaseSelection | None = None,
+    escalate: bool = True,
 ) -> Report:
     """Every figure of Raporlar from the project's stored ``cases`` (full records),
     its clause refs ``known_clauses`` (where a reason may name an uncited clause,
     :func:`etki.memory.correction_clauses`), ``now`` (aware; the moment pending ages
     are measured at) and the project's dispute ``resolutions`` (oldest first, as
     :meth:`etki.services.Desk.resolutions` reads them: a disputed clause with one in
-    force counts as resolved, not open). Pure."""
+    force counts as resolved, not open). ``selection`` keeps only the cases it counts
+    (:class:`CaseSelection`; the clause memory, disputes included, is then that of the
+    kept rulings); ``escalate`` is ``ETKI_DISPUTED_ESCALATION`` for the overdue looks
+    (:func:`overdue_looks`). Pure."""
+    if selection:
+        cases = [c for c in cases if selection.keeps(c)]
     ruled = [c for c in cases if c.ruling is not None]
     overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
     verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
@@ -213,6 +323,8 @@ def compute_report(
         pending_age=_pending_age(cases, now),
         rulings_by_reviewer=_by_reviewer(ruled),
         cr_effort_by_month=_cr_effort(ruled),
+        overdue_looks=overdue_looks(cases, now, mem, escalate),
+        selection=selection.words() if selection else "",
     )
 
 
@@ -242,6 +354,7 @@ REPORT_NAMES: tuple[str, ...] = (
     "pending_age",
     "rulings_by_reviewer",
     "cr_effort_by_month",
+    "overdue_looks",
 )
 """Every report, in the order ``etki report`` prints them (:func:`report_tables`)."""
 
@@ -270,6 +383,7 @@ def report_tables(report: Report) -> list[ReportTable]:
                 ("precedents", report.precedents),
                 ("disputed_clauses", report.disputed),
                 ("disputed_resolved", report.disputed_resolved),
+                ("overdue_looks", len(report.overdue_looks)),
             ),
         ),
         ReportTable(
@@ -343,6 +457,15 @@ def report_tables(report: Report) -> list[ReportTable]:
                 for m in report.cr_effort_by_month
             ),
         ),
+        ReportTable(
+            "overdue_looks",
+            f"Overdue PMO looks (pending, asked within {LOOK_HOURS} h, waiting longer)",
+            ("case", "title", "hours_waiting", "measured_from", "raised_since_triage"),
+            tuple(
+                (o.case_id, o.title, o.hours, o.basis, "yes" if o.raised_now else "no")
+                for o in report.overdue_looks
+            ),
+        ),
     ]
 
 
@@ -406,12 +529,13 @@ def write_csv(tables: Sequence[ReportTable], out: TextIO, *, sections: bool = Tr
 
 
 def tables_json(project_id: str, report: Report, tables: Sequence[ReportTable]) -> dict:
-    """``etki report --format json``: ``{"project", "as_of", "reports": {NAME: {"title",
+    """``etki report --format json``: ``{"project", "as_of", "selection", "reports": {NAME: {"title",
     "columns", "rows": [{column: value}]}}}``, reports in :data:`REPORT_NAMES` order.
     Values as stored (the caller escapes control characters when printing)."""
     return {
         "project": project_id,
         "as_of": report.as_of,
+        "selection": report.selection,
         "reports": {
             t.name: {
                 "title": t.title,

@@ -234,6 +234,7 @@ def test_csv_has_every_report_as_a_section_and_parses_back(tmp_path: Path) -> No
         "pending_age",
         "rulings_by_reviewer",
         "cr_effort_by_month",
+        "overdue_looks",
     ]
     # the clock of a CLI run is the wall clock: the pending ages are not checked here
     assert sections["pending_age"][0] == [

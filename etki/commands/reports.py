@@ -1,48 +1,131 @@
-"""``etki report``: every report of Raporlar, from the DB, as text, CSV or JSON.
+"""``etki report``: every report of Raporlar, from the DB, as text, CSV, JSON or .xlsx.
 
-    etki report [--project ID] [--format text|csv|json] [--report NAME]
+    etki report [--project ID] [--format text|csv|json|xlsx] [--report NAME]
+                [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--reviewer NAME] [--output FILE]
 
 The figures are :meth:`etki.services.Desk.report`'s, the very value the TUI draws, laid
 out as tables by :func:`etki.reports.report_tables` (names in
 :data:`etki.reports.REPORT_NAMES`). CSV (README, "Reports"): every report as a section
 that starts with a marker row ``report,NAME,TITLE``, then its header row and data rows,
 an empty row between sections; ``--report NAME`` prints that one table alone (header and
-rows, no marker), ready to open in a spreadsheet. Text cells are guarded against
-spreadsheet formulas (:func:`etki.reports.csv_cell`). The store is opened read-only.
+rows, no marker), ready to open in a spreadsheet. .xlsx (:mod:`etki.xlsx`): a sheet per
+report. Text cells are guarded against spreadsheet formulas in both
+(:func:`etki.reports.csv_cell`). ``--since/--until/--reviewer`` count only the cases of
+:class:`etki.reports.CaseSelection`. ``--output FILE`` writes the file the way the wiki
+writes a page (a temporary file renamed into place, never through a symbolic link);
+its suffix (``.csv``, ``.xlsx``, ``.json``, ``.txt``) gives the format when ``--format``
+is not given; .xlsx is written only to a file. The store is opened read-only.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from etki.console import echo_lines, emit_json
+from etki.console import echo, echo_lines, emit_json
+from etki.errors import InputError, os_error_message
 
 if TYPE_CHECKING:
     from etki.config import Settings
 
 __all__ = ["register"]
 
+SUFFIX_FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".json": "json", ".txt": "text"}
+"""The format ``--output FILE`` implies when ``--format`` is not given."""
+
+
+def _format(args: argparse.Namespace) -> str:
+    """The output format, checked before the store is opened."""
+    if args.format is not None:
+        chosen: str = args.format
+    elif args.output not in (None, "-"):
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in SUFFIX_FORMATS:
+            raise InputError(
+                f"--output {args.output}: say the format with --format, or end the file "
+                "name with " + ", ".join(SUFFIX_FORMATS)
+            )
+        chosen = SUFFIX_FORMATS[suffix]
+    else:
+        chosen = "text"
+    if chosen == "xlsx" and args.output in (None, "-"):
+        raise InputError("--format xlsx writes a file: give it with --output FILE.xlsx")
+    return chosen
+
 
 def _report(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.reports import CaseSelection
+
+    fmt = _format(args)
+    selection = CaseSelection(
+        since=CaseSelection.day(args.since, "--since") if args.since else None,
+        until=CaseSelection.day(args.until, "--until") if args.until else None,
+        reviewer=args.reviewer or None,
+    )
+    if selection.since and selection.until and selection.since > selection.until:
+        raise InputError(f"--since {selection.since} is after --until {selection.until}")
     from etki.reports import pick, report_tables, tables_json, text_lines, write_csv
     from etki.services import Desk
 
     desk = Desk.open(settings, read_only=True, create=False)
     try:
         project_id = desk.chosen_project(args.project)
-        report = desk.report(project_id)
+        report = desk.report(project_id, selection=selection)
     finally:
         desk.close()
     tables = pick(report_tables(report), args.report)
-    if args.format == "json":
-        emit_json(tables_json(project_id, report, tables), indent=1)
-    elif args.format == "csv":
-        write_csv(tables, sys.stdout, sections=args.report is None)
+    to_file = args.output not in (None, "-")
+    if fmt == "xlsx":
+        from datetime import datetime
+
+        from etki.xlsx import write_xlsx
+
+        buffer = io.BytesIO()
+        as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
+        write_xlsx(tables, buffer, created=as_of)
+        _write(args.output, buffer.getvalue())
+    elif fmt == "json":
+        if to_file:
+            import json
+
+            data = tables_json(project_id, report, tables)
+            _write(args.output, json.dumps(data, indent=1, ensure_ascii=False).encode() + b"\n")
+        else:
+            emit_json(tables_json(project_id, report, tables), indent=1)
+    elif fmt == "csv":
+        text = io.StringIO(newline="")
+        write_csv(tables, text, sections=args.report is None)
+        if to_file:  # UTF-8 with a BOM: Excel in tr-TR and de-DE then reads ş, ı, ü right
+            _write(args.output, b"\xef\xbb\xbf" + text.getvalue().encode())
+        else:
+            sys.stdout.write(text.getvalue())
     else:
-        echo_lines(text_lines(tables))
+        lines = text_lines(tables)
+        if report.selection:
+            lines = [f"selection: {report.selection}", "", *lines]
+        if to_file:
+            _write(args.output, ("\n".join(lines) + "\n").encode())
+        else:
+            echo_lines(lines)
+    if to_file:
+        echo(f"report written to {args.output}", file=sys.stderr, multiline=False)
     return 0
+
+
+def _write(output: str, data: bytes) -> None:
+    """``data`` into the file ``output`` as the wiki writes a page (temporary file and
+    rename, never through a link). Raises :class:`InputError` naming the file."""
+    from etki.wiki.writer import write_file
+
+    target = Path(output)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_file(target, data)
+    except OSError as exc:  # a folder in the way, no permission, disk full
+        raise InputError(f"report not written: {os_error_message(exc)}") from exc
 
 
 def register(sub: Any) -> None:
@@ -51,11 +134,32 @@ def register(sub: Any) -> None:
         "report", help="every Raporlar report (age of pending cases, rulings per reviewer, …)"
     )
     report.add_argument("--project", help="project id (default: the only project)")
-    report.add_argument("--format", choices=("text", "csv", "json"), default="text")
+    report.add_argument(
+        "--format",
+        choices=("text", "csv", "json", "xlsx"),
+        help="default: from the --output suffix (.csv, .xlsx, .json, .txt), else text",
+    )
     report.add_argument(
         "--report",
         metavar="NAME",
-        help="only this report (e.g. pending_age, rulings_by_reviewer, cr_effort_by_month; "
-        "with csv: one table, no section rows)",
+        help="only this report (e.g. pending_age, rulings_by_reviewer, cr_effort_by_month, "
+        "overdue_looks; with csv: one table, no section rows)",
+    )
+    report.add_argument(
+        "--since",
+        metavar="YYYY-MM-DD",
+        help="count rulings made on or after this day (UTC) and pending cases that "
+        "arrived on or after it",
+    )
+    report.add_argument("--until", metavar="YYYY-MM-DD", help="the same, on or before this day")
+    report.add_argument(
+        "--reviewer",
+        metavar="NAME",
+        help="only the cases this reviewer ruled (ş, ı, ü may be typed as s, i, u)",
+    )
+    report.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the report to FILE (its suffix gives the format); - or none: stdout",
     )
     report.set_defaults(handler=_report)

@@ -49,6 +49,7 @@ from etki.domain import (
     WorkItem,
 )
 from etki.errors import InputError, NotFoundError, error_text
+from etki.services.documents import DeskDocuments
 from etki.store import CaseFileRepository
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def _no_projection(case_id: str) -> None:
     return None
 
 
-class Desk:
+class Desk(DeskDocuments):
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
     session); build one per app."""
 
@@ -897,43 +898,3 @@ class Desk:
         if not target.is_relative_to(root.resolve()) or not target.is_file():
             raise NotFoundError(f"no wiki page '{relpath}'")
         return target.read_text(encoding="utf-8")
-
-    # change requests
-    def cr_document(self, case_id: str, fmt: str = "md") -> tuple[str, bytes]:
-        """The change-request document of a case ruled CHANGE_REQUEST, rendered from the
-        DB whether or not the wiki is on (``etki cr export``): ``(file name, bytes)``,
-        ``fmt`` ``md`` (the wiki page without wiki-internal links) or ``html`` (a
-        standalone document), see :mod:`etki.wiki.export`. Raises ``NotFoundError`` for
-        an unknown case, :class:`etki.errors.NotAChangeRequestError` for a case whose
-        current ruling is not CHANGE_REQUEST, ``InputError`` for an unknown format."""
-        from etki.errors import NotAChangeRequestError
-        from etki.wiki.export import FORMATS, cr_filename, cr_html, cr_markdown
-        from etki.wiki.paths import has_cr_page
-
-        if fmt not in FORMATS:
-            raise InputError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
-        case = self.repo.case(case_id)
-        if not has_cr_page(case):
-            raise NotAChangeRequestError(
-                case_id, case.ruling.ruling if case.ruling is not None else None
-            )
-        project = self.project(case.project_id)
-        data = cr_markdown(project, case) if fmt == "md" else cr_html(project, case)
-        return cr_filename(case, fmt), data
-
-    # reports
-    def report(self, project_id: str, *, now: datetime | None = None) -> Report:
-        """Every figure of Raporlar and ``etki report``, computed from the DB by
-        :func:`etki.reports.compute_report`; pending ages are measured at ``now``
-        (default: the store's clock). Raises ``NotFoundError`` for an unknown project."""
-        from etki.reports import compute_report
-
-        self.repo.project_name(project_id)  # a clear error for an unknown id
-        cases = self.repo.cases(project_id)
-        known = tuple(self.clauses(project_id))
-        return compute_report(
-            cases,
-            known,
-            now if now is not None else self.repo.clock(),
-            self.resolutions(project_id),
-        )

@@ -1,0 +1,116 @@
+"""The report's values: every figure of Raporlar and ``etki report``, computed from the
+store by :func:`etki.reports.compute_report`. Re-exported from :mod:`etki.domain`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class AgeBucket:
+    """Pending cases whose age falls in ``[min_days, max_days)`` (``max_days`` None: no
+    upper end), measured at :attr:`Report.as_of` from the request's ``submitted_at``
+    when it carries a readable one (``from_submitted``), else from the time the case
+    was stored, ``created_at`` (``from_created``). ``label`` is what Raporlar shows
+    (``< 1 day``, ``1–3 days``, …)."""
+
+    label: str
+    min_days: int
+    max_days: int | None
+    cases: int = 0
+    from_submitted: int = 0
+    from_created: int = 0
+
+
+@dataclass(frozen=True)
+class OverdueLook:
+    """A pending case whose risk asks for the PMO look within 24 hours and that has
+    waited longer: ``hours`` since the request's ``submitted_at`` (else ``created_at``,
+    ``basis`` says which) at :attr:`Report.as_of`; ``raised_now`` is True when the look
+    comes from a clause disputed since the triage rather than from the frozen decision.
+    ``title`` is client text (untrusted)."""
+
+    case_id: str
+    title: str
+    hours: float
+    basis: str
+    raised_now: bool = False
+
+
+@dataclass(frozen=True)
+class ReviewerRulings:
+    """The current rulings of one reviewer: how many of each ruling and how many of
+    them override the engine's verdict. ``reviewer`` is the stored name (untrusted
+    text)."""
+
+    reviewer: str
+    in_scope: int = 0
+    change_request: int = 0
+    reject: int = 0
+    overrides: int = 0
+
+    @property
+    def total(self) -> int:
+        """Every ruling of this reviewer."""
+        return self.in_scope + self.change_request + self.reject
+
+
+@dataclass(frozen=True)
+class MonthEffort:
+    """The change requests ruled in one month (``yyyy-mm`` of the ruling, UTC): how
+    many (``crs``), how many of them carry an effort estimate (``estimated``) and the
+    sum of those estimates' ranges, ``low``–``high`` person-days (0.0 when none does).
+    The estimate is the engine's (:attr:`Decision.effort`, from comparable work items)."""
+
+    month: str
+    crs: int
+    estimated: int
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Report:
+    """Counts for Raporlar, all from the DB. ``override_rate`` is overrides / rulings
+    (0.0 when nothing is ruled); ``corrections_by_clause`` is (ref, corrections), most
+    first, where an override counts on the clause it is about
+    (:func:`etki.memory.correction_clauses`: the clause its reason names, else the
+    decisive evidence's, else every cited clause); ``correction_rules`` is, per listed
+    ref in the same order, (ref, ((rule, n), ...)): which of those rules
+    (:data:`etki.memory.CORRECTION_RULES`) counted its corrections;
+    ``rulings_by_day`` is (yyyy-mm-dd, rulings, overrides), oldest first.
+
+    For a PMO (:mod:`etki.reports`): ``as_of`` is the moment the pending ages were
+    measured at (ISO-8601 UTC); ``pending_age`` the pending cases in the age buckets of
+    :data:`etki.reports.AGE_BUCKETS`, in that order; ``rulings_by_reviewer`` the current
+    rulings per reviewer, names in folded order (:func:`etki.text.sort_key`: ``İ``/``ı``
+    with ``i``, ``Ü`` with ``u``); ``cr_effort_by_month`` the change requests ruled per
+    month with their summed effort range, oldest month first.
+
+    ``disputed`` counts the clauses in open dispute (never resolved, or disputed again
+    by a later ruling: :attr:`ClauseMemory.open_dispute`), ``disputed_resolved`` those
+    whose resolution by a person is in force (:attr:`ClauseMemory.resolved`)."""
+
+    cases: int
+    pending: int
+    ruled: int
+    verdicts: tuple[tuple[str, int], ...]
+    rulings: tuple[tuple[str, int], ...]
+    overrides: int
+    override_rate: float
+    precedents: int
+    disputed: int
+    disputed_resolved: int = 0
+    corrections_by_clause: tuple[tuple[str, int], ...] = field(default=())
+    rulings_by_day: tuple[tuple[str, int, int], ...] = field(default=())
+    correction_rules: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = field(default=())
+    as_of: str = ""
+    pending_age: tuple[AgeBucket, ...] = field(default=())
+    rulings_by_reviewer: tuple[ReviewerRulings, ...] = field(default=())
+    cr_effort_by_month: tuple[MonthEffort, ...] = field(default=())
+    overdue_looks: tuple[OverdueLook, ...] = field(default=())
+    """Pending cases whose 24h PMO look is overdue (:func:`etki.reports.overdue_looks`),
+    oldest first."""
+    selection: str = ""
+    """The filter the figures were computed under, in words (``since 2026-11-01;
+    reviewer Ayşe Yılmaz``); empty for every case of the project."""

@@ -1,0 +1,80 @@
+"""The desk's documents: the change-request document of a case and the report of a
+project, both rendered from the DB. :class:`DeskDocuments` is a part of
+:class:`etki.services.Desk` (it derives from it); the rendering lives in
+:mod:`etki.wiki.export` and :mod:`etki.reports`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from etki.errors import InputError
+
+if TYPE_CHECKING:
+    from etki.config import Settings
+    from etki.domain import ClauseResolution, Project, Report, ScopeClause
+    from etki.reports import CaseSelection
+    from etki.store import CaseFileRepository
+
+
+class _Desk(Protocol):
+    """What the document methods read of the desk they are part of."""
+
+    repo: CaseFileRepository
+    settings: Settings
+
+    def project(self, project_id: str) -> Project: ...
+    def clauses(self, project_id: str) -> dict[str, ScopeClause]: ...
+    def resolutions(self, project_id: str) -> list[ClauseResolution]: ...
+
+
+class DeskDocuments:
+    """The document methods of :class:`etki.services.Desk` (``self`` is the desk)."""
+
+    def cr_document(self: _Desk, case_id: str, fmt: str = "md") -> tuple[str, bytes]:
+        """The change-request document of a case ruled CHANGE_REQUEST, rendered from the
+        DB whether or not the wiki is on (``etki cr export``): ``(file name, bytes)``,
+        ``fmt`` ``md`` (the wiki page without wiki-internal links) or ``html`` (a
+        standalone document), see :mod:`etki.wiki.export`. Raises ``NotFoundError`` for
+        an unknown case, :class:`etki.errors.NotAChangeRequestError` for a case whose
+        current ruling is not CHANGE_REQUEST, ``InputError`` for an unknown format."""
+        from etki.errors import NotAChangeRequestError
+        from etki.wiki.export import FORMATS, cr_filename, cr_html, cr_markdown
+        from etki.wiki.paths import has_cr_page
+
+        if fmt not in FORMATS:
+            raise InputError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+        case = self.repo.case(case_id)
+        if not has_cr_page(case):
+            raise NotAChangeRequestError(
+                case_id, case.ruling.ruling if case.ruling is not None else None
+            )
+        project = self.project(case.project_id)
+        data = cr_markdown(project, case) if fmt == "md" else cr_html(project, case)
+        return cr_filename(case, fmt), data
+
+    def report(
+        self: _Desk,
+        project_id: str,
+        *,
+        now: datetime | None = None,
+        selection: CaseSelection | None = None,
+    ) -> Report:
+        """Every figure of Raporlar and ``etki report``, computed from the DB by
+        :func:`etki.reports.compute_report`; pending ages are measured at ``now``
+        (default: the store's clock); ``selection`` keeps only the cases it counts
+        (:class:`etki.reports.CaseSelection`). Raises ``NotFoundError`` for an unknown
+        project."""
+        from etki.reports import compute_report
+
+        self.repo.project_name(project_id)  # a clear error for an unknown id
+        cases = self.repo.cases(project_id)
+        known = tuple(self.clauses(project_id))
+        return compute_report(
+            cases,
+            known,
+            now if now is not None else self.repo.clock(),
+            self.resolutions(project_id),
+            selection,
+            self.settings.disputed_escalation,
+        )

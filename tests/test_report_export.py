@@ -1,0 +1,138 @@
+"""Issue 35 item 3: the PMO's data out — ``etki report`` with ``--since/--until/
+--reviewer``, the overdue 24h PMO looks, and the report written with ``--output`` as CSV
+(UTF-8 with a BOM) and .xlsx (openpyxl), formulas guarded in both.
+
+The store is the one of :mod:`tests.test_reports_pmo` (cases stored and ruled through
+the real repository and ApprovalService with its clock set by hand), on a SQLite file and,
+where the server answers, PostgreSQL; every expected value is counted by hand from its
+:data:`~tests.test_reports_pmo.PENDING` and :data:`~tests.test_reports_pmo.RULED`.
+Every ruled case cites ``MSA#3.2`` with rulings that disagree, so that clause is in open
+dispute and, with ``ETKI_DISPUTED_ESCALATION`` on (the default), asks for the PMO look on
+every pending case that cites it (all of them)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from etki.config import Settings
+from etki.reports import CaseSelection
+from etki.services import Desk
+from tests.cli_support import run_etki
+from tests.test_reports_pmo import NOW, _cli_store, _env, _store, store  # noqa: F401
+
+# p2 36 h (from created_at), p3 3.5 d, p4 7.125 d, p5 59 d are past 24 h; p1 (6 h),
+# p6 (submitted in the future) and p7 (exactly 24 h: not more) are not
+OVERDUE = [
+    ("req-demo-p5", "created_at"),  # its submitted_at is unreadable
+    ("req-demo-p4", "submitted_at"),
+    ("req-demo-p3", "submitted_at"),
+    ("req-demo-p2", "created_at"),
+]
+
+
+def _desk(repo, escalate: bool = True) -> Desk:  # noqa: ANN001
+    settings = Settings(
+        db_url="sqlite://", wiki_dir=None, reviewer="nobody", disputed_escalation=escalate
+    )
+    return Desk(settings, repo)
+
+
+def test_overdue_looks_are_the_pending_cases_past_24_hours(store) -> None:  # noqa: ANN001, F811
+    repo, clock = store
+    _store(repo, clock)
+    report = _desk(repo).report("demo", now=NOW)
+    assert [(o.case_id, o.basis) for o in report.overdue_looks] == OVERDUE
+    assert [o.hours for o in report.overdue_looks] == [59 * 24.0, 171.0, 84.0, 36.0]
+    assert all(o.raised_now for o in report.overdue_looks)  # by the disputed clause
+    # without the escalation no decision asked for the look (their frozen risk is low)
+    assert _desk(repo, escalate=False).report("demo", now=NOW).overdue_looks == ()
+
+
+def test_a_selection_counts_only_its_cases(store) -> None:  # noqa: ANN001, F811
+    repo, clock = store
+    _store(repo, clock)
+    desk = _desk(repo)
+    window = CaseSelection(since=date(2026, 11, 1), until=date(2026, 11, 10))
+    report = desk.report("demo", now=NOW, selection=window)
+    # r3 (11-02), r5 (11-03), r6 (11-04), r7 (11-10, the last day counts); no pending
+    # case arrived in the window (p4 on 11-22 is the nearest)
+    assert (report.ruled, report.pending) == (4, 0)
+    assert report.selection == "since 2026-11-01; until 2026-11-10"
+    # the reviewer typed without Turkish letters, the stored name once in NFD
+    mine = desk.report("demo", now=NOW, selection=CaseSelection(reviewer="sule"))
+    assert (mine.ruled, mine.pending, mine.cases) == (2, 0, 2)
+    assert [r.reviewer for r in mine.rulings_by_reviewer] == ["Şule"]
+    assert desk.report("demo", now=NOW, selection=CaseSelection()).cases == 16
+
+
+def test_report_written_as_xlsx_and_csv_with_formulas_guarded(tmp_path: Path) -> None:
+    hostile = '=HYPERLINK("http://evil")'
+    _cli_store(tmp_path, hostile=hostile)
+    env = _env(tmp_path)
+    out = tmp_path / "out" / "report.xlsx"
+    done = run_etki(["report", "--project", "demo", "--output", str(out)], env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    book = openpyxl.load_workbook(out)
+    assert book.sheetnames[0] == "totals" and "overdue_looks" in book.sheetnames
+    sheet = book["rulings_by_reviewer"]
+    assert [c.value for c in sheet[2]] == [
+        "reviewer",
+        "rulings",
+        "in_scope",
+        "change_request",
+        "reject",
+        "overrides",
+    ]
+    names = {row[0].value: row for row in sheet.iter_rows(min_row=3)}
+    evil = names["'" + hostile]  # text, the quote put before it; never a formula
+    assert evil[0].data_type == "s" and evil[1].value == 1
+    assert names["Şule"][1].value == 2  # a number stays a number
+    csv_file = tmp_path / "report.csv"
+    done = run_etki(
+        ["report", "--project", "demo", "--output", str(csv_file), "--reviewer", "sule"],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    raw = csv_file.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # Excel in tr-TR / de-DE reads UTF-8 by its BOM
+    rows = list(csv.reader(io.StringIO(raw[3:].decode(), newline="")))
+    assert ["reviewer", "rulings", "in_scope", "change_request", "reject", "overrides"] in rows
+    assert ["Şule", "2", "0", "1", "1", "0"] in rows and not any("İlker" in r for r in rows)
+
+
+def test_json_says_its_selection(tmp_path: Path) -> None:
+    _cli_store(tmp_path)
+    done = run_etki(
+        ["report", "--project", "demo", "--format", "json", "--since", "2026-11-12"],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["selection"] == "since 2026-11-12"
+    totals = {r["measure"]: r["value"] for r in data["reports"]["totals"]["rows"]}
+    assert totals["ruled"] == 2  # r4 (11-15) and r9 (11-12)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--since", "1.11.2026"), "--since: '1.11.2026' is not a day; give it as YYYY-MM-DD"),
+        (("--since", "2026-11-30", "--until", "2026-11-01"), "is after --until"),
+        (("--format", "xlsx"), "--format xlsx writes a file"),
+        (("--output", "report.pdf"), "end the file name with .csv, .xlsx, .json, .txt"),
+    ],
+)
+def test_bad_options_are_refused_before_the_store_opens(tmp_path: Path, args, message) -> None:  # noqa: ANN001
+    """Exit 2 with the option named, whether or not a store exists (none here)."""
+    done = run_etki(["report", *args], env=_env(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert not (tmp_path / "etki.db").exists()
