@@ -96,12 +96,12 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
         else:
             emit_json(tables_json(project_id, report, tables), indent=1)
     elif fmt == "csv":
-        text = io.StringIO(newline="")
-        write_csv(tables, text, sections=args.report is None)
         if to_file:  # UTF-8 with a BOM: Excel in tr-TR and de-DE then reads ş, ı, ü right
+            text = io.StringIO(newline="")
+            write_csv(tables, text, sections=args.report is None)
             _write(args.output, b"\xef\xbb\xbf" + text.getvalue().encode())
         else:
-            sys.stdout.write(text.getvalue())
+            write_csv(tables, sys.stdout, sections=args.report is None)
     else:
         lines = text_lines(tables)
         if report.selection:
