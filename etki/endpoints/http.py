@@ -112,7 +112,7 @@ def _exchange(
         sock = conn.sock  # kept: http.client drops conn.sock once a response is read
         held.append(sock)
         sock.settimeout(_remaining(deadline))
-        conn.request("POST", way.target, body=data, headers=dict(headers))
+        conn.request("POST", way.target, body=data, headers=way.headers(headers))
         sock.settimeout(_remaining(deadline))
         resp = conn.getresponse()
         chunks: list[bytes] = []

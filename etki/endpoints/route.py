@@ -35,6 +35,7 @@ import functools
 import http.client
 import os
 import ssl
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit, urlunsplit
 from urllib.request import getproxies_environment, proxy_bypass
@@ -70,6 +71,13 @@ class Route:
     def via(self) -> str:
         """`` through proxy P`` or the empty string, for messages."""
         return f" through proxy {self.proxy}" if self.proxy else ""
+
+    def headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """The request's ``headers``, with :attr:`proxy_headers` when the request itself
+        goes to the proxy (an http endpoint; a tunnel sends them with ``CONNECT``)."""
+        if self.proxy is None or self.tunnel is not None:
+            return dict(headers)
+        return {**headers, **self.proxy_headers}
 
     def connection(self, timeout: float) -> http.client.HTTPConnection:
         """A not yet connected ``http.client`` connection along this route (socket
