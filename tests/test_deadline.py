@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import subprocess
 import sys
 import threading
@@ -58,18 +57,6 @@ def bound(deadline: float) -> float:
     """The most a call with ``deadline`` may take here: generous, see the module
     docstring."""
     return deadline * 5 + 5
-
-
-def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No proxy variable from the machine the tests run on."""
-    for name in list(os.environ):
-        if name.lower() in ("http_proxy", "https_proxy", "no_proxy", "all_proxy"):
-            monkeypatch.delenv(name)
-
-
-@pytest.fixture(autouse=True)
-def _direct(monkeypatch: pytest.MonkeyPatch) -> None:
-    no_proxy_env(monkeypatch)
 
 
 def _timed_out(err: EndpointError, url: str, deadline: float, variable: str) -> None:
