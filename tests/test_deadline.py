@@ -188,6 +188,7 @@ def _etki(
     return done, time.monotonic() - start
 
 
+@pytest.mark.slow  # a real process per call
 def test_etki_preanalyse_against_a_dripping_model_ends_at_its_deadline(world: Path) -> None:  # noqa: F811
     with DripServer() as drip:
         env = {**_env(world, drip.url), "ETKI_LLM_TIMEOUT": "2"}
@@ -200,6 +201,7 @@ def test_etki_preanalyse_against_a_dripping_model_ends_at_its_deadline(world: Pa
     assert "2 s deadline (ETKI_LLM_TIMEOUT)" in done.stdout
 
 
+@pytest.mark.slow  # a real process per call
 def test_etki_add_against_a_dripping_model_stores_the_case_and_ends(world: Path) -> None:  # noqa: F811
     with DripServer() as drip:
         env = {**_env(world, drip.url), "ETKI_LLM_TIMEOUT": "2"}
