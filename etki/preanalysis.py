@@ -123,11 +123,16 @@ class AnswerError(ValueError):
 
 def client_from_settings(settings: Settings) -> ChatClient | None:
     """The chat client of ``ETKI_LLM_BASE_URL``/``ETKI_LLM_MODEL``/``ETKI_LLM_API_KEY``
-    (``settings``: :class:`etki.config.Settings`), or None when no model is
-    configured."""
+    (``settings``: :class:`etki.config.Settings`) with the deadline of
+    ``ETKI_LLM_TIMEOUT``, or None when no model is configured."""
     if not (settings.llm_base_url and settings.llm_model):
         return None
-    return ChatClient(settings.llm_base_url, settings.llm_model, settings.llm_api_key)
+    return ChatClient(
+        settings.llm_base_url,
+        settings.llm_model,
+        settings.llm_api_key,
+        timeout=settings.llm_timeout,
+    )
 
 
 def context_nodes(block: Mapping[str, Any]) -> list[dict[str, str]]:

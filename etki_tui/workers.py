@@ -4,6 +4,15 @@ Every blocking call of the desk runs in a Textual thread worker and reports back
 event loop with a typed message from :mod:`etki_tui.messages`. :func:`desk_worker` writes
 that plumbing once, so a worker's body says only what it asks the desk for and which
 message answers it, and its ``failed`` says which message answers an error.
+
+A worker whose body waits on a model endpoint (:data:`ABANDONED_ON_EXIT`: ``p``'s
+pre-analysis) never holds up quitting: its body runs in a daemon thread of its own
+(:func:`etki.abandon.run_abandonable`) that the worker stops waiting for once it is
+cancelled (Textual cancels every worker when the app exits), so the executor thread the
+app's exit joins is free at once and the process ends; the body's late answer is
+dropped. The other workers (rulings, notes, loads) are waited for as before: a ruling
+pressed just before quitting is written, not cut off. No answer is posted to an app that
+has stopped running.
 """
 
 from __future__ import annotations
@@ -16,9 +25,16 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from textual import work
 from textual.message import Message
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
-__all__ = ["DeskApp", "desk_worker"]
+from etki.abandon import Abandoned, run_abandonable
+
+__all__ = ["ABANDONED_ON_EXIT", "DeskApp", "desk_worker"]
+
+ABANDONED_ON_EXIT = frozenset({"preanalyse"})
+"""The worker groups whose bodies wait on a model endpoint, which quitting the desk does
+not wait for (the module docstring). Their bodies write nothing a reviewer asked for but
+a pre-analysis, which can be asked for again."""
 
 
 class DeskApp(Protocol):
@@ -26,6 +42,11 @@ class DeskApp(Protocol):
     post a message to the event loop from a thread."""
 
     project_id: str
+
+    @property
+    def is_running(self) -> bool:
+        """True while the app runs (its answers are wanted)."""
+        ...
 
     def post_message(self, message: Message) -> bool:
         """Queue ``message`` for the app (thread-safe)."""
@@ -60,6 +81,7 @@ def desk_worker(
     coalesce: bool = False,
     failed: Callable[..., Message | None] | None = None,
     then: Callable[..., None] | None = None,
+    abandon_on_exit: bool | None = None,
 ) -> Callable[
     [Callable[Concatenate[A, str, P], Message | None]], Callable[Concatenate[A, P], Worker[None]]
 ]:
@@ -88,23 +110,42 @@ def desk_worker(
     and the first one's answer is stale anyway. Measured in ``bench.tui_blocks`` (10k
     ruled cases): two loads were still running when typing began, so every keystroke
     waited behind them. A coalescing body must not depend on being cancelled.
+
+    ``abandon_on_exit``: the body runs in a daemon thread that the worker stops waiting
+    for once it is cancelled (then nothing answers, not even ``failed``), so quitting
+    never waits for it; None: when ``group`` is in :data:`ABANDONED_ON_EXIT`. Only for
+    bodies that may be cut off at the process's exit. Whatever the kind, an answer is
+    posted only while ``app.is_running``.
     """
+    abandons = group in ABANDONED_ON_EXIT if abandon_on_exit is None else abandon_on_exit
 
     def decorate(
         body: Callable[Concatenate[A, str, P], Message | None],
     ) -> Callable[Concatenate[A, P], Worker[None]]:
+        def call(app: A, project_id: str, args: tuple, kwargs: dict) -> Message | None:
+            if not abandons:
+                return body(app, project_id, *args, **kwargs)
+            worker = get_current_worker()
+            return run_abandonable(
+                lambda: body(app, project_id, *args, **kwargs),
+                name=f"{body.__name__} ({group} worker body)",
+                give_up=worker.cancelled_event,
+            )
+
         def answer(app: A, args: tuple, kwargs: dict) -> None:
             project_id = app.project_id
             try:
-                reply = body(app, project_id, *args, **kwargs)
+                reply = call(app, project_id, args, kwargs)
+            except Abandoned:
+                return  # cancelled (the app is quitting): nobody waits for the answer
             except Exception as exc:
                 if failed is None:
                     raise
                 error = failed(exc, project_id, *args, **kwargs)
-                if error is not None:
+                if error is not None and app.is_running:
                     app.post_message(error)
                 return
-            if reply is not None:
+            if reply is not None and app.is_running:
                 app.post_message(reply)
                 if then is not None:
                     then(app, project_id, reply)

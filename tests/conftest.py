@@ -4,6 +4,7 @@ SVG snapshots under ``snapshots/tui/`` instead of syrupy's default ``__snapshots
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +34,13 @@ from etki.domain import (
 )
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
+
+# Every model endpoint of the tests is on 127.0.0.1, and Etki honours HTTP(S)_PROXY for
+# loopback too (etki.endpoints.route): a proxy set on the machine running the tests must
+# not carry their calls (tests/test_deadline.py sets its own). Child processes inherit it.
+for _name in list(os.environ):
+    if _name.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        del os.environ[_name]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TUI_SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "tui"

@@ -10,6 +10,10 @@ messages. No mocks of Etki's own code: Etki talks to these servers over real soc
 
 Waits inside handlers (to provoke timeouts) are bounded and cut short when the server
 stops, so no test can hang on them.
+
+Also here: any of them over https with a test CA of its own (:func:`tls_pair`), a model
+endpoint that drips its answer a byte at a time and never finishes (:class:`DripServer`)
+and an HTTP forward proxy (:class:`ForwardProxy`, ``CONNECT`` tunnels included).
 """
 
 from __future__ import annotations
@@ -18,12 +22,17 @@ import hashlib
 import json
 import math
 import re
+import select
+import socket
+import ssl
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 MAX_DELAY = 5.0
 """No handler waits longer than this (seconds), whatever a test asks."""
@@ -57,11 +66,13 @@ Handler = Callable[[Request], Reply]
 class LocalServer:
     """A threaded HTTP server on 127.0.0.1 (free port) answering POSTs with ``handler``.
 
-    Use as a context manager; ``url`` is ``http://127.0.0.1:PORT``; ``requests`` lists
-    what arrived, in order."""
+    Use as a context manager; ``url`` is ``http://127.0.0.1:PORT`` (``https://`` with
+    ``tls``: a server-side context holding the server's certificate, see
+    :func:`tls_pair`); ``requests`` lists what arrived, in order."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
         self.handler = handler
+        self.scheme = "https" if tls is not None else "http"
         self.requests: list[Request] = []
         self._stop = threading.Event()
         outer = self
@@ -96,6 +107,10 @@ class LocalServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _H)
         self._server.daemon_threads = True
+        if tls is not None:  # the handshake happens in the request's thread, on first read
+            self._server.socket = tls.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), daemon=True
         )
@@ -103,7 +118,7 @@ class LocalServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{self.scheme}://{host}:{port}"
 
     def __enter__(self) -> LocalServer:
         self._thread.start()
@@ -117,10 +132,25 @@ class LocalServer:
 
 
 @contextmanager
-def serve(handler: Handler) -> Iterator[LocalServer]:
-    """``with serve(handler) as server:`` a running :class:`LocalServer`."""
-    with LocalServer(handler) as server:
+def serve(handler: Handler, tls: ssl.SSLContext | None = None) -> Iterator[LocalServer]:
+    """``with serve(handler) as server:`` a running :class:`LocalServer` (https with
+    ``tls``)."""
+    with LocalServer(handler, tls) as server:
         yield server
+
+
+def tls_pair(folder: Any) -> tuple[ssl.SSLContext, Any]:
+    """A test CA of its own (``trustme``) and a certificate it signed for 127.0.0.1 and
+    localhost: ``(server context, path of the CA's PEM file in folder)``. No system CA
+    trusts it, so a client reaches the server only when given that file."""
+    import trustme
+
+    ca = trustme.CA()
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1", "localhost").configure_cert(server)
+    pem = folder / "test-ca.pem"
+    ca.cert_pem.write_to_path(str(pem))
+    return server, pem
 
 
 def closed_port_url() -> str:
@@ -261,3 +291,198 @@ def user_question(messages: list[dict]) -> str:
                     return text
             return text
     return ""
+
+
+# --- a model endpoint that never finishes its answer ----------------------------------------
+
+
+class DripServer:
+    """A model endpoint on 127.0.0.1 that answers every request one byte at a time, a byte
+    every ``interval`` seconds, and never finishes (issue 30 item 3: each byte used to
+    restart the client's 30 s socket timeout, so one call held ``etki preanalyse`` for
+    minutes).
+
+    ``where``: ``"headers"`` sends ``HTTP/1.1 200 OK`` and then one header line that never
+    ends; ``"body"`` sends complete headers announcing a large body and then the body's
+    bytes. A connection is closed by the server only when the server stops, or after
+    ``limit`` seconds (so a client that does not give up cannot hang a test forever: it
+    then fails on what it waited for instead).
+
+    ``accepted``: connections taken; ``open``: connections whose client has not hung up
+    yet. :meth:`wait_for` waits (bounded) for a state of them."""
+
+    def __init__(self, interval: float = 0.5, where: str = "headers", limit: float = 120.0):
+        if where not in ("headers", "body"):
+            raise ValueError(f"where must be 'headers' or 'body', not {where!r}")
+        self.interval, self.where, self.limit = interval, where, limit
+        self.accepted = 0
+        self.open = 0
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def wait_for(self, condition: Callable[[DripServer], bool], timeout: float = 60.0) -> bool:
+        """Wait until ``condition(self)`` holds (True), at most ``timeout`` seconds
+        (then False): a bound against hangs, not a measure."""
+        with self._changed:
+            return self._changed.wait_for(lambda: condition(self), timeout)
+
+    def _count(self, accepted: int, open_: int) -> None:
+        with self._changed:
+            self.accepted += accepted
+            self.open += open_
+            self._changed.notify_all()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._count(1, 1)
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _hung_up(self, conn: socket.socket) -> bool:
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return conn.recv(65536) == b""  # what is left of the request is read away
+        except OSError:
+            return True
+
+    def _drip(self, conn: socket.socket) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if self.where == "headers":
+            start, byte = head + b"X-Drip: ", b"."
+        else:
+            start, byte = head + b"Content-Length: 1000000\r\n\r\n[", b" "
+        ends = time.monotonic() + self.limit
+        try:
+            with conn:
+                conn.sendall(start)
+                while not self._stop.wait(self.interval) and time.monotonic() < ends:
+                    if self._hung_up(conn):
+                        return
+                    conn.sendall(byte)
+        except OSError:
+            pass  # the client hung up mid-send
+        finally:
+            self._count(0, -1)
+
+    def __enter__(self) -> DripServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._listener.close()
+
+
+# --- a forward proxy ------------------------------------------------------------------------
+
+
+@dataclass
+class ProxyRequest:
+    """What a :class:`ForwardProxy` was asked: ``method`` (``CONNECT`` for a tunnel),
+    ``target`` (``host:port`` of a tunnel, the absolute URL otherwise) and the
+    lower-cased ``headers`` sent to the proxy."""
+
+    method: str
+    target: str
+    headers: dict[str, str]
+
+
+class ForwardProxy:
+    """An HTTP forward proxy on 127.0.0.1 (``url``): ``CONNECT host:port`` opens a tunnel
+    (what a client does for an https endpoint), and a request for an absolute
+    ``http://`` URL is passed on to that host (what it does for an http endpoint). Every
+    request is recorded in ``requests``, in order. Upstream hosts must be on 127.0.0.1:
+    the proxy never leaves the machine."""
+
+    def __init__(self) -> None:
+        self.requests: list[ProxyRequest] = []
+        self._stop = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _pipe(self, a: socket.socket, b: socket.socket) -> None:
+        """Copy bytes both ways until either side closes (or the proxy stops)."""
+        pair = {a: b, b: a}
+        while not self._stop.is_set():
+            readable, _, _ = select.select(list(pair), [], [], 0.05)
+            for src in readable:
+                data = src.recv(65536)
+                if not data:
+                    return
+                pair[src].sendall(data)
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(10)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, _, rest = data.partition(b"\r\n\r\n")
+            line, *lines = head.decode("latin-1").split("\r\n")
+            method, target, _version = line.split(" ", 2)
+            headers = {}
+            for h in lines:
+                name, _, value = h.partition(":")
+                headers[name.strip().lower()] = value.strip()
+            self.requests.append(ProxyRequest(method, target, headers))
+            if method == "CONNECT":
+                host, _, port = target.rpartition(":")
+            else:
+                parts = urlsplit(target)
+                host, port = parts.hostname or "", str(parts.port or 80)
+            if host not in ("127.0.0.1", "localhost"):
+                conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+                return
+            with socket.create_connection((host, int(port)), timeout=10) as up:
+                if method == "CONNECT":
+                    conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                else:
+                    parts = urlsplit(target)
+                    origin = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+                    kept = [h for h in lines if not h.lower().startswith("proxy-")]
+                    up.sendall(
+                        f"{method} {origin} HTTP/1.1\r\n".encode("latin-1")
+                        + "\r\n".join(kept).encode("latin-1")
+                        + b"\r\n\r\n"
+                        + rest
+                    )
+                conn.settimeout(None)
+                up.settimeout(None)
+                with suppress(OSError):
+                    self._pipe(conn, up)
+
+    def __enter__(self) -> ForwardProxy:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._listener.close()

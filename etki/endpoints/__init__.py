@@ -1,7 +1,9 @@
 """The endpoint layer: every HTTP call Etki makes to a model endpoint goes through here.
 
-* :mod:`etki.endpoints.http`: one JSON POST with a hard deadline, 429 retries and a body
-  cap (:func:`post_json`);
+* :mod:`etki.endpoints.http`: one JSON POST with one total deadline whatever the server
+  sends, 429 retries and a body cap (:func:`post_json`);
+* :mod:`etki.endpoints.route`: the proxy (``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``) and
+  the CA bundle (``ETKI_CA_BUNDLE``) of a call;
 * :mod:`etki.endpoints.chat`: the one OpenAI-compatible chat client (:class:`ChatClient`,
   :func:`chat_url`);
 * :mod:`etki.endpoints.retry`: reading ``Retry-After`` (:func:`retry_after`);

@@ -8,7 +8,9 @@ validate whatever comes back, neither trusts it.
 The request is ``POST`` :func:`chat_url` with ``{"model", "messages", "temperature": 0}``
 (and ``max_tokens`` when the caller bounds the answer). Temperature 0 asks for the most
 likely answer. The call is :func:`etki.endpoints.http.post_json`: a hard deadline of
-``timeout`` seconds (default :data:`TIMEOUT`, 429 waits included), at most three 429
+``timeout`` seconds for the whole call whatever the server sends (default
+:data:`TIMEOUT`; ``ETKI_LLM_TIMEOUT`` through :func:`client_from_settings`; 429 waits
+included), at most three 429
 retries each waiting at most ``max_retry_wait`` seconds (default
 :data:`~etki.endpoints.http.MAX_RETRY_WAIT`); every fault raises
 :class:`~etki.endpoints.errors.EndpointError`.
@@ -27,13 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from etki.config import DEFAULT_LLM_TIMEOUT
 from etki.endpoints.errors import EndpointError
 from etki.endpoints.http import MAX_RETRY_WAIT, post_json
 
 __all__ = ["TIMEOUT", "ChatClient", "ChatReply", "chat_url"]
 
-TIMEOUT = 30.0
-"""Hard deadline of one chat call, seconds (429 waits included)."""
+TIMEOUT = DEFAULT_LLM_TIMEOUT
+"""Hard deadline of one chat call, seconds (429 waits included): the default of
+``ETKI_LLM_TIMEOUT`` (:data:`etki.config.DEFAULT_LLM_TIMEOUT`)."""
 
 
 def chat_url(base_url: str) -> str:
@@ -121,6 +125,7 @@ class ChatClient:
             headers=headers,
             max_retry_wait=self.max_retry_wait,
             sleep=self.sleep,
+            setting="ETKI_LLM_TIMEOUT",
         ).body
         try:
             choice = body["choices"][0]

@@ -1,14 +1,23 @@
 """One JSON-over-HTTP POST with a hard deadline (one job: talk to model endpoints).
 
-Used by the chat, embedding and rerank clients. Standard library only (``http.client``),
-so the core needs no HTTP package.
+Used by the chat, embedding and rerank clients. Standard library only (``http.client``,
+``urllib.request``'s proxy rules), so the core needs no HTTP package.
 
-* **Hard deadline**: ``timeout`` seconds cover the whole exchange (connect, send, status
-  line, headers, body, and any 429 waits). Every blocking socket operation gets the time
-  that is left as its socket timeout and the deadline is checked between body chunks
-  (read with ``read1``, at most one socket read each), so a server that drips bytes, or
-  accepts the connection and never answers, cannot hold the caller past the deadline by
-  more than one socket read.
+* **Hard deadline**: ``timeout`` seconds cover the whole call (name resolution,
+  connect, proxy tunnel, TLS handshake, send, status line, headers, body, and any 429
+  waits), whatever the server sends. Each request runs in a daemon thread of its own
+  (:func:`etki.abandon.run_abandonable`) that the caller stops waiting for when the
+  deadline passes: a server that drips one byte at a time, in its headers or its body,
+  or that accepts the connection and never answers, holds the caller no longer than
+  the deadline (each byte used to restart a socket timeout). The abandoned request's
+  socket is shut down so its thread ends too; in that thread every socket operation
+  also gets only the time left and the deadline is checked between body chunks. The
+  error names the URL, the deadline and the setting it comes from (``setting``, e.g.
+  ``ETKI_LLM_TIMEOUT``).
+* **Route**: proxies from ``HTTPS_PROXY``/``HTTP_PROXY`` except for the hosts of
+  ``NO_PROXY``, and certificates checked against ``ETKI_CA_BUNDLE`` (else
+  ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, the system's CAs):
+  :mod:`etki.endpoints.route`.
 * **429**: a ``429 Too Many Requests`` is retried after its ``Retry-After``
   (:func:`etki.endpoints.retry.retry_after`: seconds or an HTTP-date; missing or
   unreadable = 1 s), at most :data:`MAX_429_RETRIES` times, and only while the wait is
@@ -24,16 +33,19 @@ so the core needs no HTTP package.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
+from etki.abandon import run_abandonable
 from etki.endpoints.errors import EndpointError
 from etki.endpoints.retry import retry_after
+from etki.endpoints.route import Route, route
 from etki.text import fold
 
 __all__ = [
@@ -73,54 +85,97 @@ def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
-def _remaining(deadline: float, what: str, url: str) -> float:
+def _remaining(deadline: float) -> float:
     left = deadline - time.monotonic()
     if left <= 0:
-        raise EndpointError("timeout", f"{url} timed out ({what})")
+        raise TimeoutError("deadline passed")
     return left
 
 
-def _once(
-    url: str, data: bytes, headers: Mapping[str, str], deadline: float, max_body_bytes: int
+def _exchange(
+    way: Route,
+    conn: http.client.HTTPConnection,
+    data: bytes,
+    headers: Mapping[str, str],
+    deadline: float,
+    max_body_bytes: int,
+    held: list[socket.socket],
 ) -> tuple[int, dict[str, str], bytes]:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise EndpointError("connect", f"not an http(s) URL: {url!r}")
-    conn_cls = (
-        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    )
-    conn = conn_cls(parts.hostname, parts.port, timeout=_remaining(deadline, "connect", url))
-    path = parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
+    """One request and its whole answer over ``conn`` (run in the call's own thread by
+    :func:`_once`; the connected socket is put into ``held``). Each socket operation
+    may take what is left before ``deadline``; the deadline is checked between body
+    chunks too, so the thread also ends on its own soon after the deadline of a call
+    that was given up."""
+    url = way.url
     try:
-        try:
-            conn.connect()
-            sock = conn.sock  # kept: http.client drops conn.sock once a response is read
-            sock.settimeout(_remaining(deadline, "send", url))
-            conn.request("POST", path, body=data, headers=dict(headers))
-            sock.settimeout(_remaining(deadline, "response", url))
-            resp = conn.getresponse()
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                sock.settimeout(_remaining(deadline, "body", url))
-                chunk = resp.read1(_CHUNK)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > max_body_bytes:
-                    raise EndpointError(
-                        "body", f"{url} answered with a body over {max_body_bytes} bytes"
-                    )
-                chunks.append(chunk)
-        except TimeoutError as exc:
-            raise EndpointError("timeout", f"{url} timed out: {exc or 'no answer'}") from exc
-        except (OSError, http.client.HTTPException) as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            raise EndpointError("connect", f"cannot reach {url}: {reason}") from exc
-        hdrs = {fold(k): v for k, v in resp.getheaders()}  # header names: ASCII, any case
-        return resp.status, hdrs, b"".join(chunks)
+        conn.connect()
+        sock = conn.sock  # kept: http.client drops conn.sock once a response is read
+        held.append(sock)
+        sock.settimeout(_remaining(deadline))
+        conn.request("POST", way.target, body=data, headers=way.headers(headers))
+        sock.settimeout(_remaining(deadline))
+        resp = conn.getresponse()
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            sock.settimeout(_remaining(deadline))
+            chunk = resp.read1(_CHUNK)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > max_body_bytes:
+                raise EndpointError(
+                    "body", f"{url} answered with a body over {max_body_bytes} bytes"
+                )
+            chunks.append(chunk)
+    except TimeoutError:
+        raise  # _once words it, with the deadline
+    except (OSError, http.client.HTTPException) as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        raise EndpointError("connect", f"cannot reach {url}{way.via}: {reason}") from exc
+    hdrs = {fold(k): v for k, v in resp.getheaders()}  # header names: ASCII, any case
+    return resp.status, hdrs, b"".join(chunks)
+
+
+def _shut(conn: http.client.HTTPConnection, held: list[socket.socket]) -> None:
+    """Shut down the call's socket from another thread (``conn.sock`` while it connects,
+    then the one ``held``): a read blocked on it returns at once, so the thread of an
+    abandoned call ends instead of waiting on the server."""
+    for sock in (conn.sock, *held):
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed, or not yet connected
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the TCP socket, TLS or not
+
+
+def _once(
+    url: str,
+    data: bytes,
+    headers: Mapping[str, str],
+    deadline: float,
+    max_body_bytes: int,
+    timeout: float,
+    setting: str | None,
+) -> tuple[int, dict[str, str], bytes]:
+    way = route(url)
+    left = deadline - time.monotonic()
+    conn = way.connection(max(left, 0.001))
+    held: list[socket.socket] = []
+    try:
+        if left <= 0:
+            raise TimeoutError("deadline passed")
+        return run_abandonable(
+            lambda: _exchange(way, conn, data, headers, deadline, max_body_bytes, held),
+            name=f"etki endpoint call {url}",
+            timeout=left,
+            on_abandon=lambda: _shut(conn, held),
+        )
+    except TimeoutError as exc:  # Abandoned too: the deadline passed while waiting
+        named = f" ({setting})" if setting else ""
+        raise EndpointError(
+            "timeout",
+            f"{url} timed out: no complete answer within the {timeout:g} s deadline{named}"
+            f"{way.via}",
+        ) from exc
     finally:
         conn.close()
 
@@ -134,12 +189,14 @@ def post_json(
     max_retry_wait: float = MAX_RETRY_WAIT,
     max_body_bytes: int = MAX_BODY_BYTES,
     sleep: Callable[[float], None] = time.sleep,
+    setting: str | None = None,
 ) -> Response:
     """POST ``payload`` as JSON (UTF-8) to ``url`` and return the parsed JSON answer.
 
     ``timeout``: hard deadline in seconds for the whole call, 429 waits included.
     ``max_retry_wait``: the longest ``Retry-After`` (seconds) a 429 is waited out.
     ``max_body_bytes``: the largest body read. ``sleep`` is how a 429 is waited out.
+    ``setting``: the variable ``timeout`` comes from, named in a timeout's message.
     See the module docstring. Raises :class:`EndpointError`.
     """
     deadline = time.monotonic() + timeout
@@ -147,7 +204,9 @@ def post_json(
     hdrs = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
     retries = 0
     while True:
-        status, resp_headers, body = _once(url, data, hdrs, deadline, max_body_bytes)
+        status, resp_headers, body = _once(
+            url, data, hdrs, deadline, max_body_bytes, timeout, setting
+        )
         if status == 429 and retries < MAX_429_RETRIES:
             wait = retry_after(resp_headers.get("retry-after"))
             left = deadline - time.monotonic()

@@ -201,7 +201,12 @@ def validator_from_settings(settings: Settings) -> Validator:
     set, else :class:`LexicalValidator`."""
     if settings.llm_base_url and settings.llm_model:
         return ModelValidator(
-            ChatClient(settings.llm_base_url, settings.llm_model, settings.llm_api_key)
+            ChatClient(
+                settings.llm_base_url,
+                settings.llm_model,
+                settings.llm_api_key,
+                timeout=settings.llm_timeout,
+            )
         )
     return LexicalValidator()
 

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from etki.config import DEFAULT_EMBED_TIMEOUT
 from etki.endpoints import EndpointError, join_url, post_json
 
 if TYPE_CHECKING:
@@ -115,14 +116,15 @@ def _vector(raw: object) -> tuple[float, ...]:
 
 class EmbeddingClient:
     """Embeds texts through ``base_url`` with ``model``; ``timeout`` is the hard deadline
-    (seconds) of each batch request."""
+    (seconds) of each batch request, whatever the server sends (default
+    ``ETKI_EMBED_TIMEOUT``'s, :data:`etki.config.DEFAULT_EMBED_TIMEOUT`)."""
 
     def __init__(
         self,
         base_url: str,
         model: str,
         *,
-        timeout: float = 10.0,
+        timeout: float = DEFAULT_EMBED_TIMEOUT,
         cache: EmbeddingCache | None = None,
     ) -> None:
         self.api, self.url = embed_url(base_url)
@@ -133,12 +135,20 @@ class EmbeddingClient:
     def _request(self, texts: list[str]) -> list[tuple[float, ...]]:
         if self.api == "tei":
             body = post_json(
-                self.url, {"inputs": texts, "truncate": True}, timeout=self.timeout
+                self.url,
+                {"inputs": texts, "truncate": True},
+                timeout=self.timeout,
+                setting="ETKI_EMBED_TIMEOUT",
             ).body
             if not isinstance(body, list) or len(body) != len(texts):
                 raise EndpointError("body", f"expected {len(texts)} embeddings from TEI")
             return [_vector(v) for v in body]
-        body = post_json(self.url, {"model": self.model, "input": texts}, timeout=self.timeout).body
+        body = post_json(
+            self.url,
+            {"model": self.model, "input": texts},
+            timeout=self.timeout,
+            setting="ETKI_EMBED_TIMEOUT",
+        ).body
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list) or len(data) != len(texts):
             raise EndpointError("body", f"expected {len(texts)} embeddings in 'data'")

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from etki.config import Settings
-from etki.endpoints import TIMEOUT as CHAT_TIMEOUT
 from etki.endpoints import ChatClient, EndpointError
 from etki.knowledge.index import KnowledgeIndex
 from etki.retrieval.embeddings import (
@@ -215,7 +214,8 @@ class GraphQueryPort:
     :class:`EmbeddingCache` between ports. ``local_embedder``: the offline model to use
     (an ``etki.semantic.Embedder``, e.g. behind the project's vector cache file), else a
     bare one.
-    Timeouts are hard deadlines in seconds per endpoint call.
+    Timeouts are hard deadlines in seconds per endpoint call (None: the settings',
+    ``ETKI_EMBED_TIMEOUT``, ``ETKI_RERANK_TIMEOUT``, ``ETKI_LLM_TIMEOUT``).
     """
 
     def __init__(
@@ -225,7 +225,7 @@ class GraphQueryPort:
         languages: Sequence[str] = ("en",),
         settings: Settings | None = None,
         embed_cache: EmbeddingCache | None = None,
-        embed_timeout: float = 10.0,
+        embed_timeout: float | None = None,
         rerank_timeout: float | None = None,
         chat_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -239,18 +239,19 @@ class GraphQueryPort:
             self.embedder = LocalEmbeddingClient(cache=embed_cache, embedder=local_embedder)
         elif s.embed_base_url and s.embed_model:
             self.embedder = EmbeddingClient(
-                s.embed_base_url, s.embed_model, timeout=embed_timeout, cache=embed_cache
+                s.embed_base_url,
+                s.embed_model,
+                timeout=embed_timeout or s.embed_timeout,
+                cache=embed_cache,
             )
         self.reranker = (
-            RerankClient(
-                s.rerank_base_url, **({"timeout": rerank_timeout} if rerank_timeout else {})
-            )
+            RerankClient(s.rerank_base_url, timeout=rerank_timeout or s.rerank_timeout)
             if s.rerank_base_url
             else None
         )
         self.chat = (
             ChatClient(
-                s.llm_base_url, s.llm_model, s.llm_api_key, timeout=chat_timeout or CHAT_TIMEOUT
+                s.llm_base_url, s.llm_model, s.llm_api_key, timeout=chat_timeout or s.llm_timeout
             )
             if s.llm_base_url and s.llm_model
             else None

@@ -6,7 +6,8 @@ Configured by ``ETKI_RERANK_BASE_URL``: Hugging Face TEI's ``/rerank`` route
 "score": float}, ...]``.
 
 At most :data:`MAX_CANDIDATES` texts go out per call, with a hard deadline of
-:data:`TIMEOUT` seconds for the whole exchange (:func:`etki.endpoints.post_json`).
+:data:`TIMEOUT` seconds (``ETKI_RERANK_TIMEOUT``) for the whole exchange, whatever the
+server sends (:func:`etki.endpoints.post_json`).
 The answer must give every index exactly once with a finite score; anything else raises
 :class:`~etki.endpoints.EndpointError` and the caller keeps plain BFS packing.
 """
@@ -17,6 +18,7 @@ import math
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from etki.config import DEFAULT_RERANK_TIMEOUT
 from etki.endpoints import EndpointError, join_url, post_json
 
 __all__ = ["MAX_CANDIDATES", "TIMEOUT", "RerankClient"]
@@ -24,9 +26,10 @@ __all__ = ["MAX_CANDIDATES", "TIMEOUT", "RerankClient"]
 MAX_CANDIDATES = 100
 """At most this many candidates are sent to the reranker (issue 5, item 3)."""
 
-TIMEOUT = 3.0
+TIMEOUT = DEFAULT_RERANK_TIMEOUT
 """Hard deadline of one rerank call, seconds: packing is an optimisation, so it may cost
-a few seconds at most before plain BFS is used instead."""
+a few seconds at most before plain BFS is used instead (the default of
+``ETKI_RERANK_TIMEOUT``, :data:`etki.config.DEFAULT_RERANK_TIMEOUT`)."""
 
 
 class RerankClient:
@@ -47,7 +50,10 @@ class RerankClient:
         if not texts:
             return []
         body = post_json(
-            self.url, {"query": query, "texts": list(texts), "truncate": True}, timeout=self.timeout
+            self.url,
+            {"query": query, "texts": list(texts), "truncate": True},
+            timeout=self.timeout,
+            setting="ETKI_RERANK_TIMEOUT",
         ).body
         if not isinstance(body, list):
             raise EndpointError("body", "rerank answer is not a list")
