@@ -261,7 +261,7 @@ def test_claims_expire_release_and_refuse_a_second_claimer(backend_repo):  # noq
     assert repo.live_claims("demo")["req-demo-1"].actor == "jurgen"
     kinds = [e.kind for e in repo.case_history("req-demo-1")]
     assert kinds == ["imported", "triaged", "claim", "release", "claim"]
-    with pytest.raises(InputError, match="between 1 and 1440"):
+    with pytest.raises(InputError, match="a claim lasts 1 to 480 minutes"):
         repo.claim("req-demo-2", "ayse", 0)
     # once ruled, a claim has nothing to guard (second trial): it no longer shows, and
     # a ruled case cannot be claimed

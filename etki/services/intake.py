@@ -135,7 +135,7 @@ def add_request(
 
     The request id is ``add-YYYYMMDDTHHMMSSZ-`` and 8 random hex digits, so it never
     collides with a folder's ids and the same text added twice is two cases; ``submitted_at``
-    is that time (UTC, ``now`` or the clock); ``submitted_by`` defaults to the acting
+    is that time (UTC, ``now`` or the store's clock); ``submitted_by`` defaults to the acting
     reviewer. The request passes the same check as a ``requests.jsonl`` row
     (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
     surrogate, or a field longer than ``settings.max_request_chars`` raises
@@ -148,7 +148,7 @@ def add_request(
     from etki.identity import reviewer_name
     from etki.knowledge.loader import request_from_mapping
 
-    at = (now or (lambda: datetime.now(UTC)))().astimezone(UTC)
+    at = (now or repo.now)().astimezone(UTC)  # the store's time: issue 30 item 6
     record = {
         "id": f"add-{at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}",
         "text": text,

@@ -41,7 +41,7 @@ from sqlalchemy import Engine
 from etki.store.db import make_engine
 from etki.store.migrate import check_schema, ensure_schema, has_tables, missing_store
 from etki.store.models import SCHEMA_VERSION, MetaRow
-from etki.store.repository.base import Clock, utc_now
+from etki.store.repository.base import Clock
 from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
 from etki.store.repository.events import EventStore
@@ -69,7 +69,9 @@ class CaseFileRepository(
     the newest migration (:func:`etki.store.migrate.ensure_schema`: created when the
     database is empty, upgraded when it is older; a no-op read when it is current).
 
-    ``clock`` returns the current time (UTC); tests inject a frozen one.
+    ``clock`` returns the current time (UTC); tests inject a frozen one. Left out, the
+    store's times come from the database (:meth:`~StoreBase.now`: PostgreSQL's
+    ``clock_timestamp()``, SQLite's ``'now'``), never from a writer's clock.
 
     ``read_only=True`` (commands that only read, see README "Read-only commands"): the
     store is opened read-only (:func:`etki.store.db.make_engine`), never migrated or
@@ -85,7 +87,7 @@ class CaseFileRepository(
         self,
         url_or_engine: str | Engine,
         *,
-        clock: Clock = utc_now,
+        clock: Clock | None = None,
         read_only: bool = False,
         create: bool = True,
     ) -> None:
@@ -94,7 +96,7 @@ class CaseFileRepository(
             if isinstance(url_or_engine, str)
             else url_or_engine
         )
-        self.clock = clock
+        self.clock = clock if clock is not None else self.db_clock
         self.read_only = read_only
         if read_only:
             check_schema(self.engine)

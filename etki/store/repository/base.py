@@ -1,4 +1,5 @@
-"""What every part of the repository shares: the engine, its sessions, the clock, the
+"""What every part of the repository shares: the engine, its sessions, the clock (the
+database's, :meth:`StoreBase.now`), the
 guard against text no backend can store, the insert-or-update of one row, and the
 project row with its knowledge read back (:meth:`StoreBase._read_project`)."""
 
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, Result, select
+from sqlalchemy import Connection, CursorResult, Engine, Result, select, text
 from sqlalchemy.orm import Session
 
 from etki.domain import Project, ScopeClause
@@ -33,8 +34,36 @@ Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
-    """The wall clock in UTC (the default clock; tests pass a frozen one)."""
+    """This machine's wall clock in UTC. Not the store's clock: every stored time that
+    orders events or expires something comes from :meth:`StoreBase.now` (issue 30
+    item 6); this one is for what is shown, never stored."""
     return datetime.now(UTC)
+
+
+_DB_TIME = {
+    # clock_timestamp(), not now(): now() is the start of the transaction, frozen
+    # however long it runs, so a time taken late in a long transaction would sort
+    # before one committed meanwhile
+    "postgresql": "SELECT clock_timestamp()",
+    # SQLite runs in the writer's process: its 'now' is the operating system's clock
+    # (gettimeofday), the one time an embedded database has
+    "sqlite": "SELECT strftime('%Y-%m-%dT%H:%M:%f', 'now')",
+}
+
+
+def db_time(conn: Connection) -> datetime:
+    """The database's current time (aware, UTC) read on ``conn``: ``clock_timestamp()``
+    on PostgreSQL (the server's clock, advancing inside a transaction), SQLite's
+    ``strftime(..., 'now')`` (milliseconds); another backend falls back to this
+    machine's clock."""
+    query = _DB_TIME.get(conn.dialect.name)
+    if query is None:
+        return utc_now()
+    value = conn.execute(text(query)).scalar_one()
+    if isinstance(value, str):  # SQLite: "2026-12-06T19:32:13.123", UTC without a zone
+        return datetime.fromisoformat(value).replace(tzinfo=UTC)
+    moment = cast(datetime, value)
+    return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:
@@ -76,11 +105,29 @@ def _dialect_insert(dialect: str, model: type) -> Any:
 
 class StoreBase:
     """The engine and clock the parts of :class:`~etki.store.CaseFileRepository` share,
-    with their sessions. Set up by the repository's constructor."""
+    with their sessions. Set up by the repository's constructor: ``clock`` is
+    :meth:`db_clock` unless a test injected one (a frozen clock)."""
 
     engine: Engine
     clock: Clock
     read_only: bool
+
+    def db_clock(self) -> datetime:
+        """The database's current time (aware, UTC), read on a connection of its own
+        (:func:`db_time`): the repository's ``clock`` unless a test injects one."""
+        with self.engine.connect() as conn:
+            return db_time(conn)
+
+    def now(self, s: Session | Connection | None = None) -> datetime:
+        """The store's time (aware, UTC): the injected ``clock`` when a test set one,
+        else the database's (:func:`db_time`), read on ``s`` when given (inside a write
+        transaction, after its locks are held: times follow the order writers commit
+        in). Every stored time that orders events or expires something is taken here,
+        never from the writer's clock (issue 30 item 6: a machine a year ahead must
+        neither block the others for a year nor reorder rulings)."""
+        if self.clock != self.db_clock or s is None:
+            return self.clock()
+        return db_time(s.connection() if isinstance(s, Session) else s)
 
     # --- sessions ----------------------------------------------------------------------
 

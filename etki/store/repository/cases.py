@@ -152,7 +152,6 @@ class CaseStore(StoreBase):
         SQLite), so the stored ids are read after any concurrent insert of the same
         cases committed, and each case is stored by exactly one caller. Raises
         :class:`NotFoundError` for a project that was never saved."""
-        now = iso(self.clock())
         added: list[str] = []
         with self._write() as s:
             if (
@@ -162,6 +161,7 @@ class CaseStore(StoreBase):
                 is None
             ):
                 raise NotFoundError(f"no project '{project_id}' in the store")
+            now = iso(self.now(s))  # the store's time, once the project's row is locked
             stored = s.execute(
                 select(CaseRow.id, CaseRow.request_id).where(CaseRow.project_id == project_id)
             ).all()
@@ -443,7 +443,6 @@ class CaseStore(StoreBase):
         if action not in ACTIONS:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
         storable("the reviewer name or reason", reviewer, reason)
-        now = iso(self.clock())
         ruling = ACTIONS[action]
         try:
             with self._write() as s:
@@ -477,6 +476,10 @@ class CaseStore(StoreBase):
                 verdict = s.scalar(
                     select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
                 )
+                # the store's time, taken once the case's row is updated (locked on
+                # PostgreSQL): rulings of a case are ordered as they commit, whatever
+                # the writers' clocks say (issue 30 item 6)
+                now = iso(self.now(s))
                 fields = {
                     "ruling": ruling,
                     "action": action,
@@ -545,7 +548,7 @@ class CaseStore(StoreBase):
                     action=action,
                     ruling=ACTIONS.get(action, action),
                     reason=reason,
-                    at=iso(self.clock()),
+                    at=iso(self.now(s)),
                     version=version,
                     outcome=outcome,
                     before=before,

@@ -29,6 +29,12 @@ the case's decision page again with it."""
 NOTE_MAX_CHARS = 4000
 """The longest note a reviewer may add."""
 
+CLAIM_MAX_MINUTES = 480
+"""The longest claim, in minutes: one working day (8 hours). A claim only says "I am
+looking at this case"; nobody looks at one case for longer in one sitting, and a claim
+left behind (a reviewer gone home, a desk closed) must free the case by the next working
+day at the latest. A longer request is refused (issue 30 item 6)."""
+
 
 def with_notes(
     conn: Connection, records: list[CaseRecord], project_id: str | None = None
@@ -87,17 +93,17 @@ class EventStore(StoreBase):
         self, case_id: str, kind: str, actor: str, text: str = "", *, until: str | None = None
     ) -> CaseEvent:
         """Append one ``case_events`` row (``kind`` one of ``imported``, ``viewed``,
-        ``note``, ``claim``, ``release``) at the clock's time, with the writing process's
-        identity. Returns it as a :class:`CaseEvent`. Raises :class:`NotFoundError` for
+        ``note``, ``claim``, ``release``) at the store's time (:meth:`now`), with the
+        writing process's identity. Returns it as a :class:`CaseEvent`. Raises :class:`NotFoundError` for
         an unknown case, :class:`InputError` for another kind or unstorable text."""
         if kind not in ("imported", "viewed", "note", "claim", "release"):
             raise InputError(f"unknown case event '{kind}'")
         storable("the event's actor or text", actor, text)
-        now = iso(self.clock())
         with self._write() as s:
             project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
             if project_id is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
+            now = iso(self.now(s))
             s.add(
                 CaseEventRow(
                     case_id=case_id,
@@ -117,10 +123,10 @@ class EventStore(StoreBase):
         unless they have a view of it in the last ``every_s`` seconds. Returns whether a
         row was written. Raises :class:`NotFoundError` for an unknown case."""
         storable("the reviewer name", actor)
-        moment = self.clock()
-        now, since = iso(moment), iso(moment - timedelta(seconds=every_s))
         e = CaseEventRow.__table__.c
         with self._write() as s:
+            moment = self.now(s)
+            now, since = iso(moment), iso(moment - timedelta(seconds=every_s))
             project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
             if project_id is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
@@ -214,11 +220,11 @@ class EventStore(StoreBase):
                 f"note: {len(text):,} characters; a note holds at most {NOTE_MAX_CHARS:,}"
             )
         storable("the note or its author", actor, text)
-        now = iso(self.clock())
         with self._write() as s:
             case = s.get(CaseRow, case_id)
             if case is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
+            now = iso(self.now(s))
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
             identity = current_process().columns()
@@ -251,29 +257,41 @@ class EventStore(StoreBase):
         return CaseEvent(at=now, kind="note", actor=actor, text=text)
 
     def _live_claim(self, conn: Connection, case_id: str, now: str) -> CaseEvent | None:
+        """The live claim of ``case_id`` at ``now`` (the store's time, :meth:`now`): its
+        newest claim or release event when that is a claim whose ``until`` is after
+        ``now``, decided in SQL; None when there is none."""
         e = CaseEventRow.__table__.c
-        row = conn.execute(
-            select(e.kind, e.actor, e.at, e.until)
+        newest = (
+            select(func.max(e.id))
             .where(e.case_id == case_id, e.kind.in_(("claim", "release")))
-            .order_by(e.id.desc())
-            .limit(1)
+            .scalar_subquery()
+        )
+        row = conn.execute(
+            select(e.actor, e.at, e.until).where(
+                e.id == newest, e.kind == "claim", e.until.is_not(None), e.until > now
+            )
         ).first()
-        if row is None or row.kind != "claim" or not row.until or row.until <= now:
+        if row is None:
             return None
         return CaseEvent(at=row.at, kind="claim", actor=row.actor, until=row.until)
 
     def claim(self, case_id: str, actor: str, minutes: int) -> CaseEvent:
-        """``actor`` claims ``case_id`` for ``minutes`` (1 to 1440): a ``claim`` event
-        whose ``until`` is then; claiming again extends one's own claim. Raises
+        """``actor`` claims ``case_id`` for ``minutes`` (1 to :data:`CLAIM_MAX_MINUTES`):
+        a ``claim`` event whose ``until`` is that long after the store's time
+        (:meth:`now`, the database's clock: a writer whose clock runs ahead cannot make
+        a claim outlive its length); claiming again extends one's own claim. Raises
         :class:`InputError` when another reviewer holds a live claim (it names them and
         until when) or for a bad ``minutes``, :class:`NotFoundError` for an unknown
         case."""
-        if not 1 <= minutes <= 1440:
-            raise InputError("claim: --minutes is between 1 and 1440 (a day)")
+        if not 1 <= minutes <= CLAIM_MAX_MINUTES:
+            raise InputError(
+                f"claim: --minutes {minutes} is out of range; a claim lasts 1 to "
+                f"{CLAIM_MAX_MINUTES} minutes (one working day): claim again to extend it"
+            )
         storable("the reviewer name", actor)
-        moment = self.clock()
-        now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
         with self._write() as s:
+            moment = self.now(s)
+            now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
             row = s.execute(
                 select(CaseRow.project_id, CaseRow.status).where(CaseRow.id == case_id)
             ).first()
@@ -310,11 +328,11 @@ class EventStore(StoreBase):
         :class:`InputError` when they hold none (another reviewer's claim is theirs to
         release; it expires by itself), :class:`NotFoundError` for an unknown case."""
         storable("the reviewer name", actor)
-        now = iso(self.clock())
         with self._write() as s:
             project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
             if project_id is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")
+            now = iso(self.now(s))
             held = self._live_claim(s.connection(), case_id, now)
             if held is None or held.actor != actor:
                 who = f" (claimed by {held.actor} until {held.until})" if held else ""
@@ -336,10 +354,11 @@ class EventStore(StoreBase):
         """case id -> the live claim (a ``claim`` event whose ``until`` is still ahead,
         not released since) of every claimed pending case of ``project_id``. Expired and
         released claims are absent, and so are claims of cases ruled since (a claim is
-        on a case waiting for its ruling: once ruled, there is nothing to race on)."""
+        on a case waiting for its ruling: once ruled, there is nothing to race on).
+        Whether a claim is live is decided in SQL against the store's time (:meth:`now`),
+        never the reader's clock."""
         e = CaseEventRow.__table__.c
         c = CaseRow.__table__.c
-        now = iso(self.clock())
         newest = (
             select(func.max(e.id))
             .where(e.project_id == project_id, e.kind.in_(("claim", "release")))
@@ -347,13 +366,17 @@ class EventStore(StoreBase):
         )
         pending = select(c.id).where(c.project_id == project_id, c.status == "pending")
         with self.engine.connect() as conn:
+            now = iso(self.now(conn))
             rows = conn.execute(
-                select(e.case_id, e.kind, e.actor, e.at, e.until).where(
-                    e.id.in_(newest), e.case_id.in_(pending)
+                select(e.case_id, e.actor, e.at, e.until).where(
+                    e.id.in_(newest),
+                    e.case_id.in_(pending),
+                    e.kind == "claim",
+                    e.until.is_not(None),
+                    e.until > now,
                 )
             ).all()
         return {
             case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
-            for case_id, kind, actor, at, until in rows
-            if kind == "claim" and until and until > now
+            for case_id, actor, at, until in rows
         }

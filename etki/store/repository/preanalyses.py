@@ -58,7 +58,6 @@ class PreanalysisStore(StoreBase):
         :class:`InputError` for an unknown status."""
         if status not in PREANALYSIS_STATUSES:
             raise InputError(f"unknown pre-analysis status {status!r}")
-        now = iso(self.clock())
         values: dict[str, str | None] = {
             "case_id": case_id,
             "model": _clean(model) or "",
@@ -66,9 +65,10 @@ class PreanalysisStore(StoreBase):
             "status": status,
             "body_json": _clean(body_json) if status == "ok" else "{}",
             "error": _clean(error) if status == "error" else None,
-            "created_at": now,
         }
         with self._write() as s:
+            now = iso(self.now(s))
+            values["created_at"] = now
             case = s.get(CaseRow, case_id)
             if case is None:
                 raise NotFoundError(f"no case '{case_id}' in the store")

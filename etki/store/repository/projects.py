@@ -187,7 +187,7 @@ class ProjectStore(StoreBase):
                 # finds the row), so two loads of one project run one after the other and
                 # the second replaces the first one's knowledge instead of adding to it
                 values = _project_values(
-                    project, root, config_json, index_hash, index_bytes, iso(self.clock())
+                    project, root, config_json, index_hash, index_bytes, iso(self.now(s))
                 )
                 created = self._insert_new(s, ProjectRow, values, ("id",))
                 row = s.execute(
@@ -215,11 +215,13 @@ class ProjectStore(StoreBase):
                         changes = _reviewer_changes(old_list, new_list)
                 self._write_project(s, project, row, values)
                 if outcome is not None:
-                    s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root, who))
+                    s.add(
+                        self._project_audit_row(s, cfg.id, outcome, old_list, new_list, root, who)
+                    )
         except (ReviewersChangedError, PermissionDeniedError) as exc:
             outcome = "refused" if isinstance(exc, ReviewersChangedError) else "denied"
             with self._write() as s:
-                s.add(self._project_audit_row(cfg.id, outcome, old_list, new_list, root, who))
+                s.add(self._project_audit_row(s, cfg.id, outcome, old_list, new_list, root, who))
             raise
         return changes
 
@@ -256,6 +258,7 @@ class ProjectStore(StoreBase):
 
     def _project_audit_row(
         self,
+        s: Session,
         project_id: str,
         outcome: str,
         before: tuple[Reviewer, ...],
@@ -271,7 +274,7 @@ class ProjectStore(StoreBase):
             after_json=_reviewers_json(after),
             root=root,
             reviewer=UNSTORABLE.sub("\ufffd", who),
-            at=iso(self.clock()),
+            at=iso(self.now(s)),
             **current_process().columns(),
         )
 

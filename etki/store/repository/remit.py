@@ -142,13 +142,13 @@ class RemitStore(StoreBase):
         storable("the reviewer name, reason or remit text", reviewer, reason)
         for ref, role, text in accept:
             storable("the remit text", ref, role, text)
-        now = iso(self.clock())
         with self._write() as s:
             project = s.execute(
                 select(ProjectRow).where(ProjectRow.id == project_id).with_for_update()
             ).scalar_one_or_none()
             if project is None:
                 raise self._no_project(project_id)
+            now = iso(self.now(s))  # the store's time, once the project's row is locked
             rows = self._in_force(s, project_id)
             before = [_statement_of(r) for r in rows]
             held = {(r.source_ref, r.text): r for r in rows}
@@ -293,6 +293,6 @@ class RemitStore(StoreBase):
                     now,
                     reviewer,
                     UNSTORABLE.sub("\ufffd", asked),
-                    iso(self.clock()),
+                    iso(self.now(s)),
                 )
             )

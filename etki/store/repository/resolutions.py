@@ -75,13 +75,13 @@ class ResolutionStore(StoreBase):
                 f"the reason is {len(reason)} characters; at most {RESOLUTION_REASON_CHARS}"
             )
         storable("the clause ref, reviewer name or reason", clause_ref, reviewer, reason)
-        now = iso(self.clock())
         with self._write() as s:
             locked = s.execute(
                 select(ProjectRow.id).where(ProjectRow.id == project_id).with_for_update()
             ).first()
             if locked is None:
                 raise NotFoundError(f"no project '{project_id}' in the store")
+            now = iso(self.now(s))  # the store's time, once the project's row is locked
             if expected_id is not None:
                 newest = s.scalars(
                     select(ClauseResolutionRow)
@@ -150,7 +150,7 @@ class ResolutionStore(StoreBase):
                     after_json=listed,
                     root=project.root,
                     reviewer=UNSTORABLE.sub("\ufffd", reviewer),
-                    at=iso(self.clock()),
+                    at=iso(self.now(s)),
                     **current_process().columns(),
                 )
             )
