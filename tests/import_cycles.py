@@ -16,6 +16,7 @@ PACKAGES = (
     "etki",
     "etki.knowledge",
     "etki.wiki",
+    "etki.wiki.pages",
     "etki.retrieval",
     "etki.triage",
     "etki.store",
