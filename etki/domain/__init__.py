@@ -131,7 +131,7 @@ class ScopeClause:
     heading line excluded), as written in the source. ``line`` is the 1-based line of the
     heading in ``source``.
 
-    ``plain`` is ``text`` as plain text (:func:`etki.knowledge.plaintext.markdown_plain`:
+    ``plain`` is ``text`` as plain text (:func:`etki.mdtext.plain.markdown_plain`:
     HTML, link targets, web addresses and markup removed, hard wraps joined, one line per
     paragraph, list item, table row or sub-heading); what scoring reads. When not given
     it is computed from ``text`` the first time it is read (:class:`PlainText`).
@@ -219,7 +219,7 @@ class ClauseChunk:
 
 
 def _plain_of(markdown: str) -> str:
-    from etki.knowledge.plaintext import markdown_plain  # the knowledge layer imports us
+    from etki.mdtext.plain import markdown_plain  # markdown-it-py loads on first use
 
     return markdown_plain(markdown)
 

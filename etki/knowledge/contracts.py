@@ -1,6 +1,6 @@
 """Contracts: ``contracts/*.md`` -> :class:`etki.domain.Contract` with its scope clauses.
 
-The document is parsed with markdown-it-py (:func:`etki.knowledge.links.markdown_parser`)
+The document is parsed with markdown-it-py (:func:`etki.mdtext.parser.markdown_parser`)
 and its structure is read from the token stream, never from regexes over the raw file:
 headings inside code fences or indented code are not headings, ``#1 ...`` without a space
 is a paragraph, setext underlines belong to their heading and appear in no clause body
@@ -46,7 +46,7 @@ numbered section (title page, addresses, response tables: the preamble, also whe
 has headings of its own) is kind ``context``: it describes and does not oblige.
 Documents without any numbered section keep one clause per heading with slug refs.
 
-Each clause also has ``plain`` (:func:`etki.knowledge.plaintext.markdown_plain`): the
+Each clause also has ``plain`` (:func:`etki.mdtext.plain.markdown_plain`): the
 text without HTML, link targets, web addresses and markup, one line per block; the
 index scores it.
 
@@ -112,12 +112,7 @@ from etki.errors import ProjectFormatError, VocabularyError
 from etki.frontmatter import frontmatter_block, locate, normalize_newlines, split_frontmatter
 from etki.knowledge.blockfix import repair_blocks
 from etki.knowledge.chunking import MAX_CHUNK_CHARS, WINDOW_BLOCKS, pack, visible_length, windows
-from etki.knowledge.links import (
-    markdown_parser,
-    split_typed_target,
-    written_wikilinks,
-)
-from etki.knowledge.plaintext import markdown_plain
+from etki.knowledge.links import split_typed_target, written_wikilinks
 from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.knowledge.structure import Structure, analyse_structure
 from etki.knowledge.vocabulary import (
@@ -126,6 +121,8 @@ from etki.knowledge.vocabulary import (
     EdgeVocabulary,
     UnknownEdgeTypeError,
 )
+from etki.mdtext.parser import markdown_parser
+from etki.mdtext.plain import markdown_plain
 from etki.text import fold, slugify, words
 
 __all__ = [

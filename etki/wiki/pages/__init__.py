@@ -7,7 +7,7 @@ randomness, no absolute paths; lists are sorted; frontmatter is written by
 memo :func:`etki.frontmatter.frontmatter_bytes`), never by string formatting; text is
 UTF-8 with LF line endings and exactly one trailing newline. The same rows in any order
 give the same bytes. Page paths come from :mod:`etki.wiki.paths`; client text is a YAML
-*value* in frontmatter and literal markdown in the body (:mod:`etki.wiki.markdown`).
+*value* in frontmatter and literal markdown in the body (:mod:`etki.mdtext.literal`).
 
 Page dependencies are kept narrow on purpose so a ruling only changes the pages
 :func:`render_case_pages` returns: a decision or precedent page depends only on its own

@@ -13,8 +13,8 @@ from etki.domain import (
     Project,
     is_declared_remit,
 )
-from etki.wiki.clauses import clause_markdown
-from etki.wiki.markdown import md_block, md_code, md_inline, md_paragraphs
+from etki.mdtext.display import clause_markdown
+from etki.mdtext.literal import md_block, md_code, md_inline, md_paragraphs
 from etki.wiki.model import WikiModel
 from etki.wiki.pages.shared import (
     _meta_text,

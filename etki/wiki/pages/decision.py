@@ -14,7 +14,7 @@ from etki.domain import (
     is_sure,
     sureness_line,
 )
-from etki.wiki.markdown import md_block, md_code, md_inline, md_paragraphs
+from etki.mdtext.literal import md_block, md_code, md_inline, md_paragraphs
 from etki.wiki.model import WikiModel
 from etki.wiki.pages.shared import (
     _cited_clause_lines,

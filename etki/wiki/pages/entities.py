@@ -14,9 +14,9 @@ from etki.domain import (
     is_accepted_remit,
     is_declared_remit,
 )
+from etki.mdtext.display import clause_markdown
+from etki.mdtext.literal import md_block, md_inline
 from etki.text import sort_key
-from etki.wiki.clauses import clause_markdown
-from etki.wiki.markdown import md_block, md_inline
 from etki.wiki.model import WikiModel
 from etki.wiki.pages.shared import (
     _dispute_flag,

@@ -11,8 +11,8 @@ from typing import Any
 from etki.domain import (
     CaseRecord,
 )
+from etki.mdtext.literal import md_block, md_code, md_inline
 from etki.text import printable
-from etki.wiki.markdown import md_block, md_code, md_inline
 from etki.wiki.model import WikiModel
 from etki.wiki.pages.shared import _case_link, _cited_clause_lines, _meta_text, _page
 from etki.wiki.paths import (

@@ -25,8 +25,8 @@ from etki.domain import (
     is_declared_remit,
 )
 from etki.frontmatter import FrontmatterMemo, frontmatter_bytes
+from etki.mdtext.literal import md_code, md_inline, md_table
 from etki.text import printable
-from etki.wiki.markdown import md_code, md_inline, md_table
 from etki.wiki.model import WikiModel
 from etki.wiki.paths import (
     DISPUTED,
@@ -168,7 +168,7 @@ def _resolution_lines(m: WikiModel, ref: str, src: str) -> list[str]:
     when there is none or the clause is not disputed; else one paragraph, ``PMO
     resolution: rule **IN_SCOPE** — “reason” (name, date).``, and when a later ruling
     overrode it, the paragraph naming that case. The reason and the name are client
-    text: escaped (:func:`etki.wiki.markdown.md_inline`)."""
+    text: escaped (:func:`etki.mdtext.literal.md_inline`)."""
     resolution, overridden_by = m.standing(ref)
     if resolution is None or not m.memory(ref)[1]:
         return []
