@@ -15,6 +15,7 @@ from pathlib import Path
 PACKAGES = (
     "etki",
     "etki.knowledge",
+    "etki.knowledge.contracts",
     "etki.mdtext",
     "etki.wiki",
     "etki.wiki.pages",
