@@ -23,7 +23,6 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/domain/__init__.py": 1053,
     "etki/knowledge/loader.py": 835,
     "etki/services/__init__.py": 902,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
