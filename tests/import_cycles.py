@@ -14,6 +14,7 @@ from pathlib import Path
 
 PACKAGES = (
     "etki",
+    "etki.domain",
     "etki.knowledge",
     "etki.knowledge.contracts",
     "etki.mdtext",

@@ -6,7 +6,8 @@ it, the lower layers never import the desk, the commands or the MCP server, appr
 never imports the wiki, the commands and the MCP server use the store only through the
 desk, the TUI never imports the store, approval, the lower layers or the wiki
 projection (its value types come from ``etki.domain``), and the modules of ``etki``,
-``etki.knowledge``, ``etki.wiki`` and ``etki_tui`` import each other without cycles."""
+``etki.domain``, ``etki.knowledge``, ``etki.knowledge.contracts``, ``etki.mdtext``,
+``etki.wiki``, ``etki.wiki.pages`` and ``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
 
