@@ -14,8 +14,12 @@ from pathlib import Path
 
 PACKAGES = (
     "etki",
+    "etki.domain",
     "etki.knowledge",
+    "etki.knowledge.contracts",
+    "etki.mdtext",
     "etki.wiki",
+    "etki.wiki.pages",
     "etki.retrieval",
     "etki.triage",
     "etki.store",

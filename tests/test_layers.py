@@ -1,11 +1,13 @@
 """The layering contracts of ``[tool.importlinter]`` (pyproject.toml), checked by the real
 ``lint-imports`` over the whole import graph (function-level and type-checking imports
-included): the core never imports the TUI or Textual, the store imports nothing above
+included): the core never imports the TUI or Textual, the markdown-to-text kernel
+(``etki.mdtext``) imports nothing of Etki above it, the store imports nothing above
 it, the lower layers never import the desk, the commands or the MCP server, approval
 never imports the wiki, the commands and the MCP server use the store only through the
 desk, the TUI never imports the store, approval, the lower layers or the wiki
 projection (its value types come from ``etki.domain``), and the modules of ``etki``,
-``etki.knowledge``, ``etki.wiki`` and ``etki_tui`` import each other without cycles."""
+``etki.domain``, ``etki.knowledge``, ``etki.knowledge.contracts``, ``etki.mdtext``,
+``etki.wiki``, ``etki.wiki.pages`` and ``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CONTRACTS = (
     "etki never imports etki_tui or textual",
+    "etki.mdtext imports nothing of etki but etki.text and etki.lazy",
     "etki.store imports nothing above it",
     "knowledge, triage, wiki and retrieval never import services, commands or mcp",
     "etki.engines and etki.replay never import the services",
@@ -55,8 +58,6 @@ def test_import_contracts_are_kept():
 KNOWN_CYCLES = [
     # `python -m etki.wiki` must live in the wiki package; its __main__ runs the command
     ("etki.commands", "etki.wiki"),
-    # ScopeClause.plain renders markdown as text through a lazy import in etki.domain
-    ("etki.domain", "etki.knowledge"),
 ]
 
 

@@ -23,13 +23,10 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/domain/__init__.py": 1053,
-    "etki/knowledge/contracts.py": 1485,
     "etki/knowledge/loader.py": 835,
     "etki/services/__init__.py": 902,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
     "etki/wiki/fts.py": 835,
-    "etki/wiki/pages.py": 1260,
     "etki_tui/actions.py": 829,
     "etki_tui/app.py": 2194,
     "etki_tui/render.py": 1002,

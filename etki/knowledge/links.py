@@ -16,16 +16,16 @@ A typed link ``[[depends_on::module:auth]]`` keeps its ``type::`` prefix in the 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from etki.frontmatter import frontmatter_block
+from etki.mdtext.parser import markdown_parser
 
 __all__ = [
     "Wikilink",
     "extract_wikilinks",
+    "markdown_parser",
     "split_typed_target",
     "wikilinks_in_tokens",
     "written_wikilinks",
@@ -37,13 +37,6 @@ Wikilink = tuple[str, str | None, str | None]
 _BREAK = "\ue000"  # stands for anything that may not be part of a link
 _LINK = re.compile(r"\[\[([^\[\]\n" + _BREAK + r"]+?)\]\]")
 _TYPED = re.compile(r"^\s*([^\W\d_][\w \t-]*?)\s*::\s*(.+)$", re.S)
-
-
-@lru_cache(maxsize=1)
-def markdown_parser() -> MarkdownIt:
-    """The one markdown parser of the knowledge package: CommonMark plus GFM tables and
-    strikethrough, raw HTML recognised, ``text_join`` off so escapes stay visible."""
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 
 
 def _inline_text(children: list[Token]) -> str:

@@ -1,7 +1,8 @@
 """The wiki: a projection of the database into markdown pages (DESIGN.md, "Wiki").
 
 * :mod:`etki.wiki.paths` - page names and paths (:func:`decision_path`, slugs, ...);
-* :mod:`etki.wiki.markdown` - untrusted text as literal markdown (:func:`md_inline`, ...);
+* :mod:`etki.wiki.markdown` - untrusted text as literal markdown (:func:`md_inline`, ...;
+  re-exported from :mod:`etki.mdtext.literal`);
 * :mod:`etki.wiki.model` - :class:`WikiModel`, the rows the shared pages read and the
   memo of what was rendered from them;
 * :mod:`etki.wiki.pages` - pure renderers, rows -> bytes (:func:`render_wiki`, ...);

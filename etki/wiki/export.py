@@ -13,7 +13,7 @@ system; the wiki need not be on):
   escaped the same way.
 * **html** (:func:`cr_html`): a standalone HTML5 document of that markdown's body
   rendered by markdown-it-py (CommonMark, raw HTML off, so every ``<`` of client text
-  arrives as ``&lt;``; :func:`etki.wiki.markdown.md_inline` has already escaped every
+  arrives as ``&lt;``; :func:`etki.mdtext.literal.md_inline` has already escaped every
   link, autolink and emphasis character), with a minimal inline style sheet, no
   script, no external resource, and a Content-Security-Policy that allows none.
 """
