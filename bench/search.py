@@ -23,6 +23,11 @@ path <= 5x raw rg (medians over all queries and rounds).
 
 Then the same queries from a fresh process, end to end (issue 15), in the same rounds:
 
+* ``python -m etki.wiki search QUERY --project bench`` as ``etki wiki search`` runs it by
+  default (issue 32 item 3): the ranked top 20 from the warm FTS5 index, ranked and cut
+  inside SQLite, text read only for the 20 shown, against the raw ``rg`` process: target
+  <= 2x. The note says whether bytecode was compiled (``PYTHONDONTWRITEBYTECODE``);
+
 * ``python -m etki.wiki search QUERY --project bench --backend rg`` as a subprocess
   (interpreter start, imports, the fold table, ``rg``, printing every hit) against the
   raw ``rg`` process above: target <= 2x;
@@ -103,11 +108,12 @@ def raw_rg(rg: str, root: Path, token: str) -> int:
     return done.stdout.count(b"\n")
 
 
-def _cli(root: Path, query: str, backend: str) -> bytes:
-    """stdout of a fresh ``python -m etki.wiki search`` on the wiki at ``root``."""
+def _cli(root: Path, query: str, backend: str | None) -> bytes:
+    """stdout of a fresh ``python -m etki.wiki search`` on the wiki at ``root`` (the
+    default top 20; ``backend`` None: the backend the command picks)."""
     env = {**os.environ, "ETKI_WIKI_DIR": str(root.parent), "ETKI_DB_URL": "sqlite:///:memory:"}
     cmd = [sys.executable, "-m", "etki.wiki", "search", *query.split()]
-    cmd += ["--project", root.name, "--backend", backend]
+    cmd += ["--project", root.name] + ([] if backend is None else ["--backend", backend])
     return subprocess.run(cmd, env=env, capture_output=True, check=True).stdout
 
 
@@ -148,7 +154,14 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
 
     index = fts.index_path(root)
     _cli(root, "warm up", "fts")  # the index current with the wiki's change token
-    times: dict[str, list[float]] = {"raw": [], "rg": [], "fts": [], "sqlite": [], "pass": []}
+    times: dict[str, list[float]] = {
+        "raw": [],
+        "default": [],
+        "rg": [],
+        "fts": [],
+        "sqlite": [],
+        "pass": [],
+    }
     differ = []
     for q in QUERIES:
         tokens = query_tokens(q)
@@ -158,6 +171,7 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
             out = {}
             calls = (
                 ("raw", raw_rg, (rg, root, longest)),
+                ("default", _cli, (root, q, None)),
                 ("rg", _cli, (root, q, "rg")),
                 ("fts", _cli, (root, q, "fts")),
                 ("sqlite", _bare_sqlite, (index, sql)),
@@ -167,7 +181,7 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
                 a = time.perf_counter()
                 out[name] = fn(*args)
                 times[name].append(time.perf_counter() - a)
-        if out["rg"] != out["fts"]:
+        if not out["rg"] == out["fts"] == out["default"]:
             differ.append(q)
     raw = stats(ms(times["raw"]))
     with_start = [s + p for s, p in zip(times["sqlite"], times["pass"], strict=True)]
@@ -175,8 +189,29 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
         with_start = times["sqlite"]
     bare = stats(ms(with_start))
     start = stats(ms(times["pass"]))
-    same = "rg and fts print the same lines" if not differ else f"outputs DIFFER on {differ!r}"
-    out = []
+    same = (
+        "default, rg and fts print the same lines"
+        if not differ
+        else f"outputs DIFFER on {differ!r}"
+    )
+    bytecode = (
+        "bytecode not written (PYTHONDONTWRITEBYTECODE set)"
+        if os.environ.get("PYTHONDONTWRITEBYTECODE")
+        else "bytecode compiled"
+    )
+    metric = "fresh process: etki wiki search (default: ranked top 20, warm FTS5 index)"
+    out = [
+        _against(
+            ctx,
+            metric,
+            stats(ms(times["default"])),
+            "raw rg -l -i -F subprocess",
+            raw,
+            "<= 2x raw rg (issue 32)",
+            2.0,
+            f"{same}; {bytecode}",
+        )
+    ]
     for backend, base, w, target, bar, note in (
         ("rg", "raw rg -l -i -F subprocess", raw, "<= 2x raw rg", 2.0, same),
         (
