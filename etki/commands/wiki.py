@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -331,6 +332,10 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from etki import progress
+
+        logging.getLogger().setLevel(progress.log_level())  # ETKI_LOG_LEVEL; bad: exit 2
+        progress.enable()  # a bar for `rebuild` on a terminal; nothing in a pipe
         ctx = _Context(settings or Settings.from_env())
         return int(args.func(ctx, args))
     except EtkiError as exc:
