@@ -147,6 +147,21 @@ def _bare_sqlite(index: Path, sql: str) -> int:
     return subprocess.run(cmd, capture_output=True, check=True).stdout.count(b"\n")
 
 
+def _child_cpu() -> float:
+    """User + system CPU seconds of the finished child processes so far (``wait4``)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _cpu_ratio(cpu: dict[str, list[float]], name: str, base: str) -> str:
+    """``"X ms vs Y ms (Zx)"``: the median CPU of ``name`` against ``base``."""
+    a, b = stats(ms(cpu[name])).median, stats(ms(cpu[base])).median
+    r = ratio(a, b)
+    return f"{a:.0f} ms vs raw rg {b:.0f} ms ({'?' if r is None else f'{r:.2f}'}x)"
+
+
 def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure]:
     """The fresh-process figures (module docstring): medians over queries and rounds."""
     from etki.wiki import fts
@@ -162,6 +177,7 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
         "sqlite": [],
         "pass": [],
     }
+    cpu: dict[str, list[float]] = {name: [] for name in times}
     differ = []
     for q in QUERIES:
         tokens = query_tokens(q)
@@ -178,9 +194,10 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
                 ("pass", subprocess.run, ([sys.executable, "-c", "pass"],)),
             )
             for name, fn, args in calls:
-                a = time.perf_counter()
+                a, c = time.perf_counter(), _child_cpu()
                 out[name] = fn(*args)
                 times[name].append(time.perf_counter() - a)
+                cpu[name].append(_child_cpu() - c)
         if not out["rg"] == out["fts"] == out["default"]:
             differ.append(q)
     raw = stats(ms(times["raw"]))
@@ -209,7 +226,7 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
             raw,
             "<= 2x raw rg (issue 32)",
             2.0,
-            f"{same}; {bytecode}",
+            f"{same}; {bytecode}; CPU (wait4) median {_cpu_ratio(cpu, 'default', 'raw')}",
         )
     ]
     for backend, base, w, target, bar, note in (
