@@ -207,12 +207,12 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
     )
     try:
         with task("embedding graph nodes") as advance:  # a bar on a terminal only
+            seen = [0]  # nodes done at the last call: embed_nodes reports running totals
 
             def progress(done: int, total: int) -> None:
-                advance(done - progress.done, total=total)  # type: ignore[attr-defined]
-                progress.done = done  # type: ignore[attr-defined]
+                advance(done - seen[0], total=total)
+                seen[0] = done
 
-            progress.done = 0  # type: ignore[attr-defined]
             count = desk.embed_nodes(project_id, progress)
     except EndpointError as exc:
         echo(
