@@ -23,6 +23,11 @@ path <= 5x raw rg (medians over all queries and rounds).
 
 Then the same queries from a fresh process, end to end (issue 15), in the same rounds:
 
+* ``python -m etki.wiki search QUERY --project bench`` as ``etki wiki search`` runs it by
+  default (issue 32 item 3): the ranked top 20 from the warm FTS5 index, ranked and cut
+  inside SQLite, text read only for the 20 shown, against the raw ``rg`` process: target
+  <= 2x. The note says whether bytecode was compiled (``PYTHONDONTWRITEBYTECODE``);
+
 * ``python -m etki.wiki search QUERY --project bench --backend rg`` as a subprocess
   (interpreter start, imports, the fold table, ``rg``, printing every hit) against the
   raw ``rg`` process above: target <= 2x;
@@ -103,11 +108,12 @@ def raw_rg(rg: str, root: Path, token: str) -> int:
     return done.stdout.count(b"\n")
 
 
-def _cli(root: Path, query: str, backend: str) -> bytes:
-    """stdout of a fresh ``python -m etki.wiki search`` on the wiki at ``root``."""
+def _cli(root: Path, query: str, backend: str | None) -> bytes:
+    """stdout of a fresh ``python -m etki.wiki search`` on the wiki at ``root`` (the
+    default top 20; ``backend`` None: the backend the command picks)."""
     env = {**os.environ, "ETKI_WIKI_DIR": str(root.parent), "ETKI_DB_URL": "sqlite:///:memory:"}
     cmd = [sys.executable, "-m", "etki.wiki", "search", *query.split()]
-    cmd += ["--project", root.name, "--backend", backend]
+    cmd += ["--project", root.name] + ([] if backend is None else ["--backend", backend])
     return subprocess.run(cmd, env=env, capture_output=True, check=True).stdout
 
 
@@ -141,6 +147,21 @@ def _bare_sqlite(index: Path, sql: str) -> int:
     return subprocess.run(cmd, capture_output=True, check=True).stdout.count(b"\n")
 
 
+def _child_cpu() -> float:
+    """User + system CPU seconds of the finished child processes so far (``wait4``)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _cpu_ratio(cpu: dict[str, list[float]], name: str, base: str) -> str:
+    """``"X ms vs Y ms (Zx)"``: the median CPU of ``name`` against ``base``."""
+    a, b = stats(ms(cpu[name])).median, stats(ms(cpu[base])).median
+    r = ratio(a, b)
+    return f"{a:.0f} ms vs raw rg {b:.0f} ms ({'?' if r is None else f'{r:.2f}'}x)"
+
+
 def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure]:
     """The fresh-process figures (module docstring): medians over queries and rounds."""
     from etki.wiki import fts
@@ -148,7 +169,15 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
 
     index = fts.index_path(root)
     _cli(root, "warm up", "fts")  # the index current with the wiki's change token
-    times: dict[str, list[float]] = {"raw": [], "rg": [], "fts": [], "sqlite": [], "pass": []}
+    times: dict[str, list[float]] = {
+        "raw": [],
+        "default": [],
+        "rg": [],
+        "fts": [],
+        "sqlite": [],
+        "pass": [],
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in times}
     differ = []
     for q in QUERIES:
         tokens = query_tokens(q)
@@ -158,16 +187,18 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
             out = {}
             calls = (
                 ("raw", raw_rg, (rg, root, longest)),
+                ("default", _cli, (root, q, None)),
                 ("rg", _cli, (root, q, "rg")),
                 ("fts", _cli, (root, q, "fts")),
                 ("sqlite", _bare_sqlite, (index, sql)),
                 ("pass", subprocess.run, ([sys.executable, "-c", "pass"],)),
             )
             for name, fn, args in calls:
-                a = time.perf_counter()
+                a, c = time.perf_counter(), _child_cpu()
                 out[name] = fn(*args)
                 times[name].append(time.perf_counter() - a)
-        if out["rg"] != out["fts"]:
+                cpu[name].append(_child_cpu() - c)
+        if not out["rg"] == out["fts"] == out["default"]:
             differ.append(q)
     raw = stats(ms(times["raw"]))
     with_start = [s + p for s, p in zip(times["sqlite"], times["pass"], strict=True)]
@@ -175,8 +206,29 @@ def fresh_process(ctx: Context, root: Path, rg: str, rounds: int) -> list[Figure
         with_start = times["sqlite"]
     bare = stats(ms(with_start))
     start = stats(ms(times["pass"]))
-    same = "rg and fts print the same lines" if not differ else f"outputs DIFFER on {differ!r}"
-    out = []
+    same = (
+        "default, rg and fts print the same lines"
+        if not differ
+        else f"outputs DIFFER on {differ!r}"
+    )
+    bytecode = (
+        "bytecode not written (PYTHONDONTWRITEBYTECODE set)"
+        if os.environ.get("PYTHONDONTWRITEBYTECODE")
+        else "bytecode compiled"
+    )
+    metric = "fresh process: etki wiki search (default: ranked top 20, warm FTS5 index)"
+    out = [
+        _against(
+            ctx,
+            metric,
+            stats(ms(times["default"])),
+            "raw rg -l -i -F subprocess",
+            raw,
+            "<= 2x raw rg (issue 32)",
+            2.0,
+            f"{same}; {bytecode}; CPU (wait4) median {_cpu_ratio(cpu, 'default', 'raw')}",
+        )
+    ]
     for backend, base, w, target, bar, note in (
         ("rg", "raw rg -l -i -F subprocess", raw, "<= 2x raw rg", 2.0, same),
         (

@@ -12,7 +12,9 @@ and ``etki init`` refusing a request row it cannot store: the other rows are sto
 (:func:`etki.text.printable`; ``--json`` escapes control and bidi characters), so client
 or config text cannot drive the terminal. An internal error is one line naming the
 exception's type and only safe facts (never SQL, its parameters or client text);
-``ETKI_DEBUG=1`` adds the traceback.
+``ETKI_DEBUG=1`` adds the traceback. Log records go to stderr at the level of
+``ETKI_LOG_LEVEL`` (``WARNING`` when unset) or ``-v``/``-vv``; long work shows a
+progress bar on a terminal (:mod:`etki.progress`).
 
 ``etki init`` stores a related-context block beside each new decision (pre-analysis,
 :mod:`etki.retrieval.context`; context only, never a decision input). ``--no-context``
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -50,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = SafeArgumentParser(prog="etki", description="Scope triage with a decision memory.")
     p.add_argument("--version", action="version", version=f"etki {__version__}")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more on stderr: -v info, -vv debug (also ETKI_LOG_LEVEL)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
     for name in MODULES:
         importlib.import_module(name).register(sub)
@@ -59,7 +69,17 @@ def _parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     args = _parser().parse_args(argv)
+    from etki import progress
     from etki.identity import set_program
+
+    root = logging.getLogger()
+    if args.verbose:
+        root.setLevel(progress.log_level(verbose=args.verbose))
+    logging.getLogger("etki.cli").debug(
+        "etki %s: log level %s", args.command, logging.getLevelName(root.level)
+    )
+    # a bar on a terminal only: nothing in a pipe or with --json (etki.progress)
+    progress.enable(json=bool(getattr(args, "json", False)))
 
     set_program(f"etki {args.command}")  # the audit's program column
     return args.handler(args, Settings.from_env())
@@ -71,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_streams()
     configure_logging("etki")
     try:
+        from etki.progress import log_level
+
+        logging.getLogger().setLevel(log_level())  # ETKI_LOG_LEVEL; a bad one exits 2
         code = run(argv)
     except EtkiError as exc:
         echo(f"etki: error: {clip_values(str(exc))}", file=sys.stderr)

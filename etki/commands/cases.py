@@ -175,16 +175,17 @@ def _init(args: argparse.Namespace, settings: Settings) -> int:
 def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
     """With ``ETKI_EMBED`` set, embed the project's graph nodes into its vector cache
     now (``Desk.embed_nodes``), so the desk's and the MCP server's first find_k does
-    not stop for a minute without a word; progress on stderr when it is a terminal.
+    not stop for a minute without a word; a progress bar on stderr when it is a terminal
+    (:mod:`etki.progress`).
     A model fault is a warning (the store is complete; retrieval falls back to
     lexical scoring and says so)."""
     import time
 
     from etki.endpoints import EndpointError
+    from etki.progress import task
     from etki.semantic import VectorCache
     from etki.services import vector_cache_path
 
-    tty = sys.stderr.isatty()
     started = time.perf_counter()
     path = vector_cache_path(settings, project_id)
 
@@ -199,21 +200,21 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
 
     before = on_file()
 
-    def progress(done: int, total: int) -> None:
-        if tty:  # one line, rewritten in place
-            echo(f"  embedding graph nodes: {done}/{total}", end="\r", file=sys.stderr)
-            sys.stderr.flush()
-
     echo(
         f"  semantic retrieval ({settings.embed_backend}): embedding the graph's nodes "
         "(once: new texts only)",
         file=sys.stderr,
     )
     try:
-        count = desk.embed_nodes(project_id, progress)
+        with task("embedding graph nodes") as advance:  # a bar on a terminal only
+            seen = [0]  # nodes done at the last call: embed_nodes reports running totals
+
+            def progress(done: int, total: int) -> None:
+                advance(done - seen[0], total=total)
+                seen[0] = done
+
+            count = desk.embed_nodes(project_id, progress)
     except EndpointError as exc:
-        if tty:
-            echo("", file=sys.stderr)
         echo(
             f"etki: warning: graph nodes not embedded ({exc}); find_k/expand rank "
             "lexically until they are",
@@ -221,8 +222,6 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
             multiline=False,
         )
         return
-    if tty:
-        echo("", file=sys.stderr)
     fresh = max(0, on_file() - before)
     echo(
         f"  semantic retrieval: {count} graph nodes, {fresh} embedded now "

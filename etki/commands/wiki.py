@@ -4,7 +4,9 @@ Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.co
 ``etki wiki COMMAND`` takes the same arguments)::
 
     python -m etki.wiki rebuild [--project ID]        re-derive every page from the DB
-    python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet
+    python -m etki.wiki search QUERY [--project ID]   one hit per line: path, TAB, snippet;
+                                                      the 20 best pages (``--limit N``,
+                                                      ``--all``), ranked inside SQLite
     python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., CR-...,
                                                       a case id, index, disputed, a path)
     python -m etki.wiki verify [--project ID]         list files that differ from the DB:
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -126,15 +129,22 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
     root = ctx.wiki_root(pid)
     if not root.is_dir():
         raise InputError(f"no wiki at {root}; run `{ctx.prog} rebuild --project {pid}`")
-    from etki.wiki.search import search
+    from etki.wiki.search import DEFAULT_LIMIT, ranked_search
 
     use_rg = False if args.no_rg else None
-    hits = search(root, query, use_rg=use_rg, limit=args.limit, backend=args.backend)
-    for hit in hits:
+    limit = None if args.all else (args.limit or DEFAULT_LIMIT)
+    found = ranked_search(root, query, limit=limit, use_rg=use_rg, backend=args.backend)
+    for hit in found.hits:
         where = f"{hit.path}:{hit.line}" if args.line_number else hit.path
         echo(where, hit.snippet, sep="\t", multiline=False)
-    if not hits:
+    if not found.hits:
         _print(f"no results for {query!r}", stream=sys.stderr)
+    elif found.total > len(found.hits):
+        _print(
+            f"{len(found.hits)} of {found.total} pages shown, best first; "
+            "--limit N or --all for more",
+            stream=sys.stderr,
+        )
     return 0
 
 
@@ -261,7 +271,15 @@ def add_commands(sub: Any) -> None:
         default=None,
         help="choose the search backend (all give the same hits)",
     )
-    p.add_argument("--limit", type=int, default=None, help="at most this many hits")
+    many = p.add_mutually_exclusive_group()
+    many.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print the N best pages (default: 20)",
+    )
+    many.add_argument("--all", action="store_true", help="print every page that matches")
     p.add_argument(
         "-n", "--line-number", action="store_true", help="print path:line before the snippet"
     )
@@ -314,6 +332,10 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from etki import progress
+
+        logging.getLogger().setLevel(progress.log_level())  # ETKI_LOG_LEVEL; bad: exit 2
+        progress.enable()  # a bar for `rebuild` on a terminal; nothing in a pipe
         ctx = _Context(settings or Settings.from_env())
         return int(args.func(ctx, args))
     except EtkiError as exc:

@@ -208,7 +208,9 @@ def outcome_of(
 def run_engagement(
     eng: Engagement, thresholds: Thresholds, *, disputed_escalation: bool = True
 ) -> list[Outcome]:
-    """Build one engine for ``eng`` under ``thresholds`` and triage every row."""
+    """Build one engine for ``eng`` under ``thresholds`` and triage every row (a
+    progress bar on a terminal: :mod:`etki.progress`)."""
+    from etki.progress import track
     from etki.triage import TriageEngine, case_id_for
 
     engine = TriageEngine(
@@ -227,7 +229,7 @@ def run_engagement(
             row,
             engine.triage(case_id_for(eng.id, "eval\0" + row.id), row.text, row.title),
         )
-        for row in eng.rows
+        for row in track(eng.rows, f"eval {eng.id}: triaging labelled requests")
     ]
 
 

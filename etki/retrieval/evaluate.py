@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from etki.errors import InputError
+from etki.progress import track
 from etki.retrieval.graph import RetrievalGraph
 from etki.retrieval.port import ADAPTIVE_CUT, SEEDS, GraphQueryPort
 from etki.text import fold, words
@@ -308,7 +309,7 @@ def run_retrieval(
         return [i for i in ids if (n := graph.node(i)) is not None and n.type in keep]
 
     rankings: dict[str, list[list[str]]] = {m: [] for m in METHODS}
-    for q in queries:
+    for q in track(queries, "eval retrieval: ranking the queries"):
         rankings["grep"].append(grep_rank(graph, q.text, k, keep))
         rankings["find_k"].append(typed(port.find_k_nodes(q.text, k=10 * k).ids)[:k])
         rankings["find_k@ratio"].append(

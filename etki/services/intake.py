@@ -334,12 +334,16 @@ def init_project(
     from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
+    from etki.progress import task
     from etki.remit import with_stored_remit
     from etki.triage import assign_case_ids
 
-    project = load_project(path, max_request_chars=settings.max_request_chars)
-    # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
-    index = build_index(project, validator=validator_from_settings(settings))
+    with task("loading and indexing the project folder", 2) as step:
+        project = load_project(path, max_request_chars=settings.max_request_chars)
+        step()
+        # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
+        index = build_index(project, validator=validator_from_settings(settings))
+        step()
     # the accepted remit (`etki remit accept`) is the store's: loading again keeps it
     project, index = with_stored_remit(repo, project, index)
     index_bytes = index.to_bytes()  # first: it fills index.hash too (one serialisation)
@@ -374,24 +378,26 @@ def init_project(
     counts: Counter[str] = Counter()
     added = 0
     new_ids: list[str] = []
-    for start in range(0, len(todo), INIT_CHUNK):
-        fresh = triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
-        contexts = None
-        if port is not None:  # pre-analysis: after the decisions, never an input to one
-            contexts = related_contexts(project, index, existing, fresh, settings, port=port)
-        # another init of the same folder may have stored some of them meanwhile: count
-        # only what this one stored
-        stored_now = repo.store_new_cases(
-            project.id,
-            fresh,
-            contexts=contexts,
-            source=FROM_INIT,
-            actor=reviewer_name(settings.reviewer),
-        )
-        new_ids += stored_now
-        stored = set(stored_now)
-        added += len(stored)
-        counts.update(d.verdict for _, d in fresh if d.case_id in stored)
+    with task(f"{project.id}: triaging new requests", len(todo)) as advance:
+        for start in range(0, len(todo), INIT_CHUNK):
+            fresh = triaged(engine, memory_index, todo[start : start + INIT_CHUNK])
+            contexts = None
+            if port is not None:  # pre-analysis: after the decisions, never an input to one
+                contexts = related_contexts(project, index, existing, fresh, settings, port=port)
+            # another init of the same folder may have stored some of them meanwhile: count
+            # only what this one stored
+            stored_now = repo.store_new_cases(
+                project.id,
+                fresh,
+                contexts=contexts,
+                source=FROM_INIT,
+                actor=reviewer_name(settings.reviewer),
+            )
+            new_ids += stored_now
+            stored = set(stored_now)
+            added += len(stored)
+            counts.update(d.verdict for _, d in fresh if d.case_id in stored)
+            advance(len(fresh))
     run = preanalyse_new(repo, settings, new_ids, preanalyse)
     wiki_error = None
     if settings.wiki_path(project.id) is not None:

@@ -22,6 +22,9 @@ __all__ = [
     "match_text",
     "occurs",
     "query_tokens",
+    "rank_key",
+    "rank_sql",
+    "title_hits",
     "walk_pages",
 ]
 
@@ -143,3 +146,35 @@ def match_text(text: str, tokens: list[str]) -> tuple[int, int, str] | None:
     """Match page ``text`` against folded ``tokens``: ``(line, count, snippet)`` of the
     first line where the most tokens occur, or None when a token occurs on no line."""
     return match_folded(text, fold(text), tokens)  # line i of fold(text) is line i folded
+
+
+# --- the rank of a hit (``etki wiki search``: a top N, the same order on every backend) ----
+
+
+def title_hits(ftitle: str, tokens: list[str]) -> int:
+    """How many of ``tokens`` occur (in one of their :func:`etki.text.spellings`) in
+    ``ftitle``, a page's folded title (``fold(page_title(text))``)."""
+    return sum(1 for t in tokens if occurs(ftitle, t) is not None)
+
+
+def rank_key(ftitle: str, size: int, path: str, tokens: list[str]) -> tuple[int, int, str]:
+    """The sort key of a hit in ``etki wiki search`` (smallest first): pages whose folded
+    title ``ftitle`` holds more of the query's ``tokens`` first (:func:`title_hits`),
+    then the shorter page (``size``: the page's length in bytes; a page about the words
+    before the megabyte-sized ``index.md`` that names every decision), then ``path``.
+    Nothing in it needs the page's body: the FTS5 index keeps the folded title and the
+    size of every page and ranks inside SQLite (:func:`rank_sql`)."""
+    return (-title_hits(ftitle, tokens), size, path)
+
+
+def rank_sql(tokens: list[str], column: str) -> tuple[str, list[str]]:
+    """An SQLite expression (and its arguments) equal to :func:`title_hits` of the
+    folded title in ``column`` (an identifier of our own SQL, never user text):
+    ``instr`` finds a substring as ``in`` does, a comparison is 0 or 1."""
+    parts: list[str] = []
+    args: list[str] = []
+    for t in tokens:
+        forms = spellings(t)
+        parts.append("(" + " OR ".join([f"instr({column}, ?) > 0"] * len(forms)) + ")")
+        args += forms
+    return "(" + (" + ".join(parts) or "0") + ")", args

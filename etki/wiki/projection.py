@@ -29,6 +29,7 @@ from etki.config import DEFAULT_WIKI_LOCK_TIMEOUT, Settings
 from etki.domain import CaseBrief, CaseRecord, ClauseResolution
 from etki.errors import NotFoundError
 from etki.memory import resolutions_in_force
+from etki.progress import task
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts, rendercache
 from etki.wiki.model import WikiModel
@@ -495,7 +496,8 @@ class WikiProjector:
         bytes differ, prune stale ones, then write the mark (durably). Raises
         :class:`NotFoundError` when a case of ``wanted`` is not in the project."""
         state, _ = self._load(pid, full=False)
-        files = self._render_all(pid, root, state)
+        with task(f"wiki {pid}: rendering pages"):  # a bar on a terminal only
+            files = self._render_all(pid, root, state)
         fts.invalidate(root)  # many pages change: the next search syncs by stat
         report = sync_tree(root, files, prune=True)
         assert state.mark is not None

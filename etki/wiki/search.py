@@ -41,6 +41,14 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
   read-only folder, a broken file that cannot be recreated) the Python scan answers.
 * ``python``: read and fold every page (the reference; used for small wikis).
 
+``etki wiki search`` prints a ranked top N instead (:func:`ranked_search`, issue 32): the
+same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (pages whose title holds more
+of the words first, then shorter pages, then path). The FTS5 index ranks and cuts inside
+SQLite from the folded title and byte size it stores per page and reads text only for
+the hits shown; ``rg`` and Python read each hit page's title and size and sort the same
+way, so every backend prints the same lines. :func:`search` keeps its order (most tokens
+on one line first, path) for the MCP tool and the desk's fallback.
+
 Only ``*.md`` files are searched; hidden files and folders and symlinks are skipped.
 """
 
@@ -57,8 +65,10 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
+from typing import NamedTuple
 
 from etki.text import fold, spellings
+from etki.wiki.excerpt import page_title
 from etki.wiki.foldinverse import fold_inverse
 from etki.wiki.pagematch import (
     SNIPPET_CHARS,
@@ -68,6 +78,7 @@ from etki.wiki.pagematch import (
     match_text,
     occurs,
     query_tokens,
+    rank_key,
     walk_pages,
 )
 
@@ -75,10 +86,13 @@ __all__ = [
     "BACKENDS",
     "RG_MIN_FILES",
     "SNIPPET_CHARS",
+    "DEFAULT_LIMIT",
     "Hit",
+    "Ranked",
     "find_rg",
     "match_text",
     "query_tokens",
+    "ranked_search",
     "search",
     "token_regex",
     "wiki_files",
@@ -376,6 +390,35 @@ def _hit(rel: str, found: Hit | _Pending) -> Hit:
 # --- entry point -------------------------------------------------------------------------
 
 
+def _order(root: Path, use_rg: bool | None, backend: str | None) -> list[str]:
+    """The backends to try, in order (see :func:`search`); Python answers after them."""
+    if backend is not None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        return [backend]
+    if use_rg is True:
+        return ["rg"]
+    if not _has_pages(root, RG_MIN_FILES):
+        return []
+    from etki.wiki.fts import index_path
+
+    if use_rg is False:
+        return ["fts"]
+    if index_path(root).is_file():  # warm: the fastest (BENCH.md, search)
+        return ["fts", "rg"]
+    return ["rg", "fts"]  # no index yet: rg needs no 8 s first build
+
+
+def _rg_or_none(root: Path, tokens: list[str]) -> list[_Scored] | None:
+    rg = find_rg()
+    if rg is None:
+        return None
+    try:
+        return _rg_search(rg, root, tokens)
+    except _RgFailed:
+        return None
+
+
 def search(
     wiki_root: Path,
     query: str,
@@ -396,39 +439,17 @@ def search(
     big, else Python. Every way gives the same list. Returns hits sorted by
     (most query tokens on one line first, path), at most ``limit`` of them; ``[]`` for a
     query without tokens or a missing folder. Unreadable files are skipped; never raises
-    for file content.
+    for file content. (``etki wiki search`` ranks instead: :func:`ranked_search`.)
     """
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     tokens = query_tokens(query)
     root = Path(wiki_root)
+    order = _order(root, use_rg, backend)
     if not tokens or not root.is_dir():
         return []
-    if backend is not None:
-        order = [backend]
-    elif use_rg is True:
-        order = ["rg"]
-    elif _has_pages(root, RG_MIN_FILES):
-        from etki.wiki.fts import index_path
-
-        if use_rg is False:
-            order = ["fts"]
-        elif index_path(root).is_file():  # warm: the fastest (BENCH.md, search)
-            order = ["fts", "rg"]
-        else:  # no index yet: rg needs no 8 s first build
-            order = ["rg", "fts"]
-    else:
-        order = []
     scored: Sequence[_Scored] | None = None
     for name in order:
         if name == "rg":
-            rg = find_rg()
-            if rg is None:
-                continue
-            try:
-                scored = _rg_search(rg, root, tokens)
-            except _RgFailed:
-                continue
+            scored = _rg_or_none(root, tokens)
         elif name == "fts":
             from etki.wiki import fts
 
@@ -441,3 +462,81 @@ def search(
     if limit is not None:
         ordered = ordered[:limit]
     return [_hit(rel, found) for _, rel, found in ordered]  # snippets only for these
+
+
+# --- the ranked top (``etki wiki search``) --------------------------------------------------
+
+DEFAULT_LIMIT = 20
+"""Hits ``etki wiki search`` prints without ``--limit`` or ``--all``."""
+
+
+class Ranked(NamedTuple):
+    """A :func:`ranked_search` answer: the ``hits`` shown (best first), ``total`` pages
+    holding every token, and the ``backend`` that answered (``fts``, ``rg``, ``python``
+    or ``none`` for a query without words or a missing folder)."""
+
+    hits: list[Hit]
+    total: int
+    backend: str
+
+
+def _rank(
+    root: Path, scored: Iterable[_Scored], tokens: list[str]
+) -> list[tuple[tuple[int, int, str], Hit | _Pending]]:
+    """Each page of ``scored`` with its :func:`etki.wiki.pagematch.rank_key` (its title
+    and size read from the page, as the FTS5 index stores them), sorted; a page that
+    cannot be read is left out (as every backend skips it)."""
+    out: list[tuple[tuple[int, int, str], Hit | _Pending]] = []
+    for _, rel, found in scored:
+        try:
+            raw = (root / rel).read_bytes()
+        except OSError:
+            continue
+        title = page_title(raw.decode("utf-8", errors="replace"), rel)
+        out.append((rank_key(fold(title), len(raw), rel, tokens), found))
+    return sorted(out, key=lambda r: r[0])
+
+
+def ranked_search(
+    wiki_root: Path,
+    query: str,
+    *,
+    limit: int | None = DEFAULT_LIMIT,
+    use_rg: bool | None = None,
+    backend: str | None = None,
+) -> Ranked:
+    """The ``limit`` best pages (None: every one) of the wiki at ``wiki_root`` holding
+    every token of ``query`` — the same pages as :func:`search` — ranked by
+    :func:`etki.wiki.pagematch.rank_key` (pages whose title holds more of the words
+    first, then shorter pages, then path), and the number of matching pages; each hit's
+    line and snippet as :func:`search` gives them. The backend is chosen as :func:`search` chooses it; the FTS5 index
+    ranks and cuts inside SQLite from the folded title and size it stores and reads
+    text only for the hits returned (:func:`etki.wiki.fts.search_ranked`); ``rg`` and
+    Python read the title and size of every hit page and rank them the same way, so every backend returns the same list. Raises ``ValueError`` for an
+    unknown ``backend`` or a ``limit`` below 1."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    tokens = query_tokens(query)
+    root = Path(wiki_root)
+    order = _order(root, use_rg, backend)
+    if not tokens or not root.is_dir():
+        return Ranked([], 0, "none")
+    scored: Sequence[_Scored] | None = None
+    answered = "python"
+    for name in order:
+        if name == "rg":
+            scored = _rg_or_none(root, tokens)
+        elif name == "fts":
+            from etki.wiki import fts
+
+            got = fts.search_ranked(root, tokens, limit)
+            if got is not None:
+                return Ranked(got[0], got[1], "fts")
+        if scored is not None:
+            answered = name
+            break
+    if scored is None:
+        scored = _scan(root, wiki_files(root), tokens)
+    ranked = _rank(root, scored, tokens)
+    shown = ranked if limit is None else ranked[:limit]
+    return Ranked([_hit(key[2], found) for key, found in shown], len(ranked), answered)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import cast
 
+from etki.progress import task
 from etki.wiki.paths import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
 
 __all__ = [
@@ -570,29 +571,32 @@ def sync_tree(
             continue
         changed.append((rel, folder, parts[-1]))
     hold = hold_old if hold_old is not None and os.name == "posix" and not durable else None
-    if len(changed) < BATCH_SYNC_MIN or not hasattr(os, "sync") or not durable:
-        for rel, folder, name in changed:
-            if hold is not None:
-                with contextlib.suppress(OSError):
-                    hold.append(os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW))
-            _write_atomic(folder, name, files[rel], fsync=durable)
-            written.append(rel)
-            touched[str(folder)] = folder
-    else:
-        temps: list[str] = []
-        try:
-            for rel, folder, _name in changed:
-                temps.append(_write_temp(folder, files[rel], fsync=False))
-            _flush_filesystem(base)  # every temporary file's bytes are on disk before any rename
-            for (rel, folder, name), tmp in zip(changed, temps, strict=True):
-                os.replace(tmp, folder / name)
+    with task("wiki: writing pages", len(changed)) as advance:  # a bar on a terminal only
+        if len(changed) < BATCH_SYNC_MIN or not hasattr(os, "sync") or not durable:
+            for rel, folder, name in changed:
+                if hold is not None:
+                    with contextlib.suppress(OSError):
+                        hold.append(os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW))
+                _write_atomic(folder, name, files[rel], fsync=durable)
                 written.append(rel)
                 touched[str(folder)] = folder
-        except BaseException:
-            for tmp in temps[len(written) :]:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-            raise
+                advance()
+        else:
+            temps: list[str] = []
+            try:
+                for rel, folder, _name in changed:
+                    temps.append(_write_temp(folder, files[rel], fsync=False))
+                    advance()
+                _flush_filesystem(base)  # every temporary file's bytes are on disk first
+                for (rel, folder, name), tmp in zip(changed, temps, strict=True):
+                    os.replace(tmp, folder / name)
+                    written.append(rel)
+                    touched[str(folder)] = folder
+            except BaseException:
+                for tmp in temps[len(written) :]:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                raise
     for folder in touched.values() if durable else ():  # the renames, once per folder
         _fsync_dir(folder)
     removed: list[str] = []

@@ -1,0 +1,141 @@
+"""``etki wiki search`` prints a ranked top N (issue 32 item 3): the FTS5 index ranks and
+cuts inside SQLite, and the ``rg`` and Python paths return the same hits in the same
+order, on a real rebuilt wiki with Turkish and German text (İ/ı, ß, NFD) and on pages
+built to be hard."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+
+import pytest
+
+from etki.wiki.search import DEFAULT_LIMIT, ranked_search, search
+from tests.test_wiki_search import ALL_BACKENDS, HAVE_RG, TRICKY_QUERIES, tricky  # noqa: F401
+from tests.test_wiki_search import world as world  # noqa: F401  (the rebuilt demo wiki)
+from tests.wiki_support import build_world
+
+WORLD_QUERIES = [
+    "iade",
+    "İADE süreci",
+    "I\u0307ADE",  # Turkish dotted capital, NFD
+    "ılık",
+    "ILIK hata",
+    "Größe",
+    unicodedata.normalize("NFD", "Größe straße"),
+    "GROESSE",
+    "STRAẞENKARTE",
+    "pruefungsseite",
+    "sso",
+    "öğrenci ağı",
+    "contractor",
+    "in",
+    "a",
+]
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_every_backend_ranks_the_real_wiki_the_same(world, backend):  # noqa: F811
+    for query in WORLD_QUERIES:
+        expect = ranked_search(world.wiki, query, limit=None, backend="python")
+        assert expect.hits, query
+        got = ranked_search(world.wiki, query, limit=None, backend=backend)
+        assert got.hits == expect.hits and got.total == expect.total, query
+        assert got.backend == backend, query
+        # the same pages as the unranked search, each with the same line and snippet
+        assert sorted(got.hits) == sorted(search(world.wiki, query, backend="python")), query
+        for limit in (1, 2, 5):
+            cut = ranked_search(world.wiki, query, limit=limit, backend=backend)
+            assert cut.hits == expect.hits[:limit] and cut.total == expect.total, query
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_every_backend_ranks_the_tricky_pages_the_same(tricky, backend):  # noqa: F811
+    for query in TRICKY_QUERIES:
+        expect = ranked_search(tricky, query, limit=None, backend="python")
+        got = ranked_search(tricky, query, limit=None, backend=backend)
+        assert got.hits == expect.hits and got.total == expect.total, query
+        assert ranked_search(tricky, query, limit=3, backend=backend).hits == expect.hits[:3]
+
+
+RANKED = {  # the order "strasse izmir" must come out in, best first
+    "z/title.md": "# Straße İzmir\n\nnothing else\n",  # both words in the title
+    "a/half.md": "# Straße plan\n\n" + "filler line\n" * 30 + "İzmir\n",  # one in the title
+    "b/short.md": "# Notes\n\nSTRASSE izmir\n",  # none in the title, short
+    "c/long.md": "# Notes\n\n" + "filler line\n" * 50 + "strasse IZMIR\n",  # longer
+    "c/long2.md": "# Notes\n\n" + "filler line\n" * 50 + "strasse IZMIR\n",  # same size: path
+}
+
+
+@pytest.fixture
+def ranked_wiki(tmp_path):
+    root = tmp_path / "wiki"
+    for rel, text in RANKED.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(unicodedata.normalize("NFD", text).encode())
+    (root / "d").mkdir()
+    for i in range(30):  # pages holding one word only: never hits
+        (root / "d" / f"p{i:02d}.md").write_text(f"# Page {i}\n\nİzmir alone\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+@pytest.mark.parametrize("query", ["strasse izmir", "İZMİR STRAẞE", "Izmir strasse"])
+def test_title_hits_first_then_shorter_pages_then_path(ranked_wiki, backend, query):
+    got = ranked_search(ranked_wiki, query, limit=None, backend=backend)
+    assert [h.path for h in got.hits] == list(RANKED)
+    assert got.total == len(RANKED)
+    top = ranked_search(ranked_wiki, query, limit=2, backend=backend)
+    assert [h.path for h in top.hits] == ["z/title.md", "a/half.md"] and top.total == 5
+
+
+def test_limit_is_checked_and_defaults_to_twenty(ranked_wiki):
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        ranked_search(ranked_wiki, "izmir", limit=0)
+    assert DEFAULT_LIMIT == 20
+    got = ranked_search(ranked_wiki, "izmir")
+    assert len(got.hits) == 20 and got.total == 35
+    assert ranked_search(ranked_wiki, "   ").total == 0
+
+
+@pytest.mark.skipif(not HAVE_RG, reason="no rg")
+def test_cli_prints_the_top_n_and_says_how_many_more(tmp_path):
+    from tests.cli_support import run_etki
+
+    w = build_world(tmp_path)
+    try:
+        w.projector.rebuild("demo")
+        env = {
+            **os.environ,
+            "ETKI_DB_URL": w.db_url,
+            "ETKI_WIKI_DIR": str(w.tmp / "wiki-{project}"),
+        }
+        every = ranked_search(w.wiki, "a", limit=None)
+        assert every.total > 2
+        done = run_etki(
+            ["search", "a", "--limit", "2", "--project", "demo"],
+            env=env,
+            cwd=w.tmp,
+            program="etki.wiki",
+        )
+        assert done.returncode == 0, done.stderr
+        assert [line.split("\t")[0] for line in done.stdout.splitlines()] == [
+            h.path for h in every.hits[:2]
+        ]
+        assert done.stderr.strip().endswith(
+            f"2 of {every.total} pages shown, best first; --limit N or --all for more"
+        )
+        done = run_etki(
+            ["search", "a", "--all", "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
+        )
+        assert done.returncode == 0 and done.stderr == ""
+        assert len(done.stdout.splitlines()) == every.total
+        done = run_etki(
+            ["search", "a", "--all", "--limit", "3", "--project", "demo"],
+            env=env,
+            cwd=w.tmp,
+            program="etki.wiki",
+        )
+        assert done.returncode == 2 and "not allowed with argument" in done.stderr
+    finally:
+        w.repo.dispose()
