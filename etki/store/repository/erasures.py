@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
+from etki.errors import NotFoundError
 from etki.identity import current_process
 from etki.store import proof
 from etki.store.models import (
@@ -258,6 +259,34 @@ class ErasureStore(StoreBase):
                 if n:
                     out.append(Leftover(table, int(n), what))
         return out
+
+    def redact_late_text(self, case_id: str) -> int:
+        """For an erased case (``etki erase --finish``): replace with ``[erased]`` the
+        ``reason`` of its audit rows written after the erasure, or missed by it (a
+        refused attempt by an Etki from before issue 30, which did not wait for the
+        erasure), the tombstone excepted, and delete its events and pre-analyses left
+        without their case (none can be written since migration 0007). Returns how many
+        rows changed. Raises :class:`NotFoundError` when the case is still stored."""
+        with self._write() as s:
+            if self.engine.dialect.name == "sqlite":
+                s.execute(text("PRAGMA secure_delete = ON"))
+            if s.get(CaseRow, case_id) is not None:
+                raise NotFoundError(f"case {case_id} is not erased: it is still stored")
+            changed = rowcount(
+                s.execute(
+                    update(AuditRow)
+                    .where(
+                        AuditRow.case_id == case_id,
+                        AuditRow.outcome != ERASED,
+                        AuditRow.reason != ERASED_REASON,
+                        AuditRow.reason != "",
+                    )
+                    .values(reason=ERASED_REASON)
+                )
+            )
+            for model in (CaseEventRow, PreanalysisRow):
+                changed += rowcount(s.execute(delete(model).where(model.case_id == case_id)))
+        return changed
 
     def record_wiki_folder(self, project_id: str, folder: Path) -> None:
         """Write down that a projection of ``project_id`` writes into the wiki folder
