@@ -6,9 +6,11 @@ Order of work, each step from the one source of truth:
    is refused, and the refusal is audited like a refused ruling);
 2. the words of the case's text (:meth:`~etki.store.CaseFileRepository.erasable_text`,
    :func:`etki.store.proof.erased_words`) are kept in memory, for the proof in step 6;
-3. :meth:`etki.store.CaseFileRepository.erase_case` deletes the case, its decision, its
-   ruling and its related-context block in one transaction and appends a tombstone to
-   the audit log (no request text in it);
+3. :meth:`etki.store.CaseFileRepository.erase_case` locks the case row first (a note,
+   ruling or other write of the case waits for it and is then refused with
+   :class:`~etki.errors.CaseErasedError`, issue 30 item 1), deletes the case, its
+   decision, ruling, events, pre-analyses and related-context block in one transaction
+   and appends a tombstone to the audit log (no request text in it);
 4. the wiki (issue 11 item 10: removing comes first, so a wiki that cannot be written,
    a full disk say, still loses the erased pages): the case's decision and precedent
    pages are removed, the wiki's FTS5 search index and its render cache (caches beside
@@ -16,7 +18,11 @@ Order of work, each step from the one source of truth:
    are deleted, then the wiki is rebuilt from the DB (precedents, disputed clauses,
    entity pages and ``index.md`` re-derived without the case); when the rebuild fails,
    every page that still holds an erased word is removed as well (``rebuild`` puts it
-   back from the DB once it can write);
+   back from the DB once it can write). Every other wiki folder the store recorded a
+   projection of the project into (``wiki_folders``: another ``ETKI_WIKI_DIR``, or the
+   desk's while this one runs with the wiki off; issue 30 item 2) loses the case's
+   pages, every page naming it or holding an erased word, and its search index and
+   render cache; the next projection there writes the rest again from the DB;
 5. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
    deleted page survives in it or in its WAL (SQLite), or vacuums the tables until no
    dead row version is left (PostgreSQL), waiting at most ``wait_s`` seconds for another
@@ -24,9 +30,11 @@ Order of work, each step from the one source of truth:
 6. the proof (issue 11 item 2): the erased words that no live row holds any more are
    searched for in every place the text could still be (:class:`ErasureOutcome.places`:
    the SQLite file, WAL, shared-memory file and journal, or the PostgreSQL tables'
-   dead row versions and, with ``pageinspect``, their pages; the wiki's search index;
-   its render cache, rebuilt without the case (a word the DB's own render holds is no
-   erased text there); every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
+   dead row versions and, with ``pageinspect``, their pages; every table that can hold
+   the case's text, whenever it was written (:meth:`~etki.store.CaseFileRepository.
+   leftovers`); for every wiki folder (the settings' one and every recorded one) its
+   search index, its render cache (a word the DB's own render holds is no erased text
+   there) and every page and page name). :attr:`ErasureOutcome.complete` is true only when no
    place holds anything; otherwise :attr:`ErasureOutcome.blocker` and the places say
    what still holds the data, and :func:`finish_erasure` (``etki erase --finish``)
    completes it later.
