@@ -239,7 +239,7 @@ class ErasureStore(StoreBase):
             ("audit_log", audit_text, "reasons not replaced by [erased]"),
             (
                 "decision_contexts",
-                DecisionContextRow.context_json.contains(f"precedent:{case_id}"),
+                DecisionContextRow.context_json.contains(f"precedent:{case_id}", autoescape=True),
                 "other cases' contexts naming it",
             ),
         ]
