@@ -6,9 +6,11 @@ Order of work, each step from the one source of truth:
    is refused, and the refusal is audited like a refused ruling);
 2. the words of the case's text (:meth:`~etki.store.CaseFileRepository.erasable_text`,
    :func:`etki.store.proof.erased_words`) are kept in memory, for the proof in step 6;
-3. :meth:`etki.store.CaseFileRepository.erase_case` deletes the case, its decision, its
-   ruling and its related-context block in one transaction and appends a tombstone to
-   the audit log (no request text in it);
+3. :meth:`etki.store.CaseFileRepository.erase_case` locks the case row first (a note,
+   ruling or other write of the case waits for it and is then refused with
+   :class:`~etki.errors.CaseErasedError`, issue 30 item 1), deletes the case, its
+   decision, ruling, events, pre-analyses and related-context block in one transaction
+   and appends a tombstone to the audit log (no request text in it);
 4. the wiki (issue 11 item 10: removing comes first, so a wiki that cannot be written,
    a full disk say, still loses the erased pages): the case's decision and precedent
    pages are removed, the wiki's FTS5 search index and its render cache (caches beside
@@ -16,7 +18,11 @@ Order of work, each step from the one source of truth:
    are deleted, then the wiki is rebuilt from the DB (precedents, disputed clauses,
    entity pages and ``index.md`` re-derived without the case); when the rebuild fails,
    every page that still holds an erased word is removed as well (``rebuild`` puts it
-   back from the DB once it can write);
+   back from the DB once it can write). Every other wiki folder the store recorded a
+   projection of the project into (``wiki_folders``: another ``ETKI_WIKI_DIR``, or the
+   desk's while this one runs with the wiki off; issue 30 item 2) loses the case's
+   pages, every page naming it or holding an erased word, and its search index and
+   render cache; the next projection there writes the rest again from the DB;
 5. :meth:`~etki.store.CaseFileRepository.compact` rewrites the database file so no
    deleted page survives in it or in its WAL (SQLite), or vacuums the tables until no
    dead row version is left (PostgreSQL), waiting at most ``wait_s`` seconds for another
@@ -24,9 +30,11 @@ Order of work, each step from the one source of truth:
 6. the proof (issue 11 item 2): the erased words that no live row holds any more are
    searched for in every place the text could still be (:class:`ErasureOutcome.places`:
    the SQLite file, WAL, shared-memory file and journal, or the PostgreSQL tables'
-   dead row versions and, with ``pageinspect``, their pages; the wiki's search index;
-   its render cache, rebuilt without the case (a word the DB's own render holds is no
-   erased text there); every wiki page and page name). :attr:`ErasureOutcome.complete` is true only when no
+   dead row versions and, with ``pageinspect``, their pages; every table that can hold
+   the case's text, whenever it was written (:meth:`~etki.store.CaseFileRepository.
+   leftovers`); for every wiki folder (the settings' one and every recorded one) its
+   search index, its render cache (a word the DB's own render holds is no erased text
+   there) and every page and page name). :attr:`ErasureOutcome.complete` is true only when no
    place holds anything; otherwise :attr:`ErasureOutcome.blocker` and the places say
    what still holds the data, and :func:`finish_erasure` (``etki erase --finish``)
    completes it later.
@@ -44,7 +52,15 @@ from etki.config import Settings
 from etki.errors import InputError, NotFoundError, error_line
 from etki.identity import reviewer_name
 from etki.store import CaseFileRepository
-from etki.store.proof import DEFAULT_WAIT_S, Place, erased_words, forms, scan_file, unique_words
+from etki.store.proof import (
+    DEFAULT_WAIT_S,
+    Place,
+    erased_words,
+    forms,
+    leftover_places,
+    scan_file,
+    unique_words,
+)
 from etki.store.repository.erasures import Erasure
 
 __all__ = ["ErasureOutcome", "erase_case", "finish_erasure"]
@@ -141,7 +157,8 @@ def finish_erasure(
     """Finish an erasure an earlier :func:`erase_case` could not prove (``etki erase
     --finish CASE_ID``): remove the case's pages from every project's wiki, delete
     their search indexes and rebuild them, compact the store again and check every
-    place. The erased words are not known any more (only the tombstone is left), so the
+    place; an audit reason written for the case after the erasure (by an Etki that did
+    not wait for it) is replaced by ``[erased]`` first. The erased words are not known any more (only the tombstone is left), so the
     proof rests on the compaction's own results (a complete checkpoint, a rewritten file
     with no free pages; no dead row versions) and on the wiki holding no page that names
     the case. Raises ``NotFoundError`` when ``case_id`` has no erasure tombstone."""
@@ -149,6 +166,7 @@ def finish_erasure(
         raise NotFoundError(
             f"case '{case_id}' has not been erased; run `etki erase {case_id} --reason TEXT` first"
         )
+    repo.redact_late_text(case_id)  # what a write that raced the erasure left (issue 30)
     return _complete(
         repo, settings, case_id, repo.project_ids(), [], erasure=None, wait_s=wait_s, notify=notify
     )
@@ -180,7 +198,10 @@ def _complete(
     projector = WikiProjector(repo, settings)
     summaries: list[str] = []
     errors: list[str] = []
+    elsewhere = {pid: _other_folders(repo, settings, pid) for pid in project_ids}
     for pid in project_ids:
+        for folder in elsewhere[pid]:  # ETKI_WIKI_DIR pointed there once (issue 30 item 2)
+            errors += _clear_folder(folder, holds, settings.wiki_lock_timeout)
         root = settings.wiki_path(pid)
         if root is None:
             continue
@@ -207,9 +228,13 @@ def _complete(
                 errors.append(f"{pid}: {error_line(exc2)}")
     compaction = repo.compact(words, wait_s=wait_s, notify=notify)
     places = list(compaction.places)
+    # every text written for the case, whenever it was written (a write that raced the
+    # erasure included): no table may hold any of it (issue 30 item 1)
+    places += leftover_places(case_id, [(x.table, x.rows, x.what) for x in repo.leftovers(case_id)])
     for pid in project_ids:
         root = settings.wiki_path(pid)
-        if root is None:
+        folders = ([] if root is None else [root]) + elsewhere[pid]
+        if not folders:
             places.append(Place(f"wiki of project {pid}", False, "off (ETKI_WIKI_DIR empty)"))
             continue
         try:
@@ -219,15 +244,16 @@ def _complete(
         # the render cache holds the pages the rebuild wrote: only a word (or the id)
         # the DB's own render lacks is erased text there (a template word is not)
         own = words if isinstance(rendered, Exception) else _not_in(words, rendered)
-        for side, what, find in (
-            (fts.index_path(root), "wiki search index", words),
-            (rendercache.cache_path(root), "wiki render cache", own),
-        ):
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                path = side.with_name(side.name + suffix)
-                if path.exists() or path.is_symlink() or suffix == "":
-                    places.append(scan_file(path, what, find))
-        places.append(_scan_wiki(root, case_id, words, rendered))
+        for folder in folders:
+            for side, what, find in (
+                (fts.index_path(folder), "wiki search index", words),
+                (rendercache.cache_path(folder), "wiki render cache", own),
+            ):
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    path = side.with_name(side.name + suffix)
+                    if path.exists() or path.is_symlink() or suffix == "":
+                        places.append(scan_file(path, what, find))
+            places.append(_scan_wiki(folder, case_id, words, rendered))
     return ErasureOutcome(
         erasure,
         wiki_summary="; ".join(summaries) or None,
@@ -236,6 +262,38 @@ def _complete(
         words=len(words),
         blocker=compaction.blocker,
     )
+
+
+def _other_folders(repo: CaseFileRepository, settings: Settings, project_id: str) -> list[Path]:
+    """The wiki folders recorded for ``project_id`` (:meth:`~etki.store.
+    CaseFileRepository.wiki_folders`: every folder a projection wrote into) other than
+    the one ``settings`` names (None when the wiki is off), sorted."""
+    root = settings.wiki_path(project_id)
+    mine = None if root is None else root.resolve()
+    return [f for f in repo.wiki_folders(project_id) if f != mine]
+
+
+def _clear_folder(folder: Path, holds: Callable[[str, bytes], bool], timeout: float) -> list[str]:
+    """Remove, under the folder's wiki lock, every page of the wiki at ``folder`` that
+    ``holds`` selects (the case's own pages, pages naming it or holding an erased word;
+    a projection from the DB writes any other case's page again), and delete the search
+    index and render cache beside it. A folder that is gone holds nothing. Returns the
+    problems met, one line each naming the folder (empty when all went well)."""
+    from etki.wiki import fts, rendercache
+    from etki.wiki.projection import wiki_lock
+    from etki.wiki.writer import remove_pages
+
+    problems: list[str] = []
+    try:
+        fts.drop(folder)
+        rendercache.drop(folder)
+        if folder.is_dir() or folder.is_symlink():
+            with wiki_lock(folder, timeout):
+                remove_pages(folder, holds)
+                rendercache.drop(folder)
+    except Exception as exc:  # noqa: BLE001 - reported, never hidden; the proof names it
+        problems.append(f"wiki {folder}: {error_line(exc)}")
+    return problems
 
 
 def _not_in(words: Sequence[str], rendered: bytes) -> list[str]:

@@ -74,6 +74,24 @@ class NotFoundError(InputError):
     """A project, case, clause or page that does not exist."""
 
 
+class CaseErasedError(NotFoundError):
+    """A write to a case that an erasure (``etki erase``) removed, or was removing while
+    the write waited for the case (issue 30 item 1): nothing was written, no audit row
+    either (the write's text would outlive the erasure). ``case_id`` names the case;
+    ``during`` is True when the write saw the case, waited for the erasure's lock and
+    found the case gone (the message then says "is being erased"). A
+    :class:`NotFoundError` (exit 2): there is no case to write to."""
+
+    def __init__(self, case_id: str, *, during: bool = False) -> None:
+        self.case_id, self.during = case_id, during
+        state = (
+            "is being erased (an erasure held it while this waited, and removed it)"
+            if during
+            else "was erased (`etki erase`)"
+        )
+        super().__init__(f"case {case_id} {state}: nothing was written to it")
+
+
 class ConflictError(EtkiError):
     """Optimistic-locking conflict: the case was ruled or changed by someone else after
     it was read.

@@ -388,3 +388,39 @@ def test_the_written_head_revision_is_alembics_head() -> None:
     from etki.store.migrate import HEAD_REVISION, head_revision
 
     assert head_revision() == HEAD_REVISION
+
+
+def test_migration_0007_ties_events_to_their_case_and_records_wiki_folders(store):
+    """Issue 30: events and pre-analyses left without their case (an erasure before
+    0007, or a write that raced one) are deleted, the others kept; both tables then
+    refuse a row for a case that is not stored; ``wiki_folders`` exists; the revision
+    downgrades and upgrades again."""
+    _first_release_rows(store.engine)
+    assert upgrade(store.engine, "0006") == (FIRST_REVISION, "0006")
+    insert = text(
+        "INSERT INTO case_events (case_id, project_id, kind, actor, text, at) "
+        "VALUES (:c, 'demo', 'note', 'ayse', :t, '2026-01-01T00:00:00Z')"
+    )
+    with store.engine.begin() as conn:
+        conn.execute(insert, {"c": "req-demo-1", "t": "kept"})
+        conn.execute(insert, {"c": "req-demo-gone", "t": "a racing note QRX5529"})
+        conn.execute(
+            text(
+                "INSERT INTO preanalyses (case_id, model, prompt_version, status, body_json, "
+                "created_at) VALUES ('req-demo-gone', 'm', 'p1', 'ok', '{}', "
+                "'2026-01-01T00:00:00Z')"
+            )
+        )
+    assert upgrade(store.engine) == ("0006", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    with store.engine.connect() as conn:
+        events = conn.execute(text("SELECT case_id, text FROM case_events")).all()
+        assert [tuple(r) for r in events] == [("req-demo-1", "kept")]
+        assert conn.execute(text("SELECT count(*) FROM preanalyses")).scalar() == 0
+    with pytest.raises(Exception, match="(?i)foreign key"), store.engine.begin() as conn:
+        conn.execute(insert, {"c": "req-demo-gone", "t": "again"})
+    assert "wiki_folders" in inspect(store.engine).get_table_names()
+    _downgrade(store.engine, "0006")
+    assert "wiki_folders" not in inspect(store.engine).get_table_names()
+    assert upgrade(store.engine) == ("0006", head_revision())
+    assert _diff(store.engine, Base.metadata) == []

@@ -366,7 +366,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     try:
         case: CaseRecord | None = desk.case(args.case_id)
     except NotFoundError:
-        case = None  # erased: the audit and the events outlive it
+        case = None  # erased: the audit outlives it
     now: dict[str, Any] = {}
     if case is not None:  # what the desk shows beside the frozen decision (a trial: the
         # desk read "raised now: 9 disputed" where `etki show` said only "risk low")

@@ -61,7 +61,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
 
     desk = Desk.open(settings, create=False)  # no store: nothing to erase
     try:
-        # read before the erasure, which turns the case's import source into [erased]
+        # read before the erasure, which deletes the case's import source
         in_folder = not args.finish and desk.from_requests_file(args.case_id)
         if args.finish:
             outcome = desk.finish_erasure(args.case_id, wait_s=args.wait, notify=notify)

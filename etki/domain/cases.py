@@ -145,7 +145,7 @@ class CaseEvent:
     * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim.
 
     ``at`` is ISO-8601 UTC to the second. ``actor`` and ``text`` are untrusted text
-    (show them literally); an erased case's texts read ``[erased]``."""
+    (show them literally); an erased case's audit reasons read ``[erased]``."""
 
     at: str
     kind: str

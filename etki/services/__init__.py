@@ -469,7 +469,7 @@ class Desk(DeskDocuments):
         the desk's Ctrl+R), so erasing it means removing the request from that file
         too; False for ``etki add``/``etki import``, for a case stored before import
         events were written (its source is not known) and for a case not stored.
-        Read it before the erasure: an erased case's sources read ``[erased]``."""
+        Read it before the erasure: an erased case has no sources left."""
         try:
             history = self.repo.case_history(case_id)
         except NotFoundError:

@@ -218,14 +218,18 @@ class CaseEventRow(Base):
     on the desk), ``note`` (``text`` is the reviewer's note: untrusted free text),
     ``claim`` (a reviewer is looking at the case until ``until``) or ``release`` (the
     claim ended early). Rulings and erasures stay in :class:`AuditRow`; a case's history
-    is both, merged by time. ``case_id`` is not a foreign key: like the audit, events
-    outlive an erased case (erasure replaces their ``text`` with ``[erased]``).
+    is both, merged by time. ``case_id`` is a foreign key to ``cases`` (migration 0007,
+    issue 30 item 1): no event is written for a case that is gone, and an erasure
+    deletes the case's events with it (the audit log keeps who did what, and the
+    tombstone).
     ``actor`` is the asserted reviewer, with the process identity beside it as in
     :class:`AuditRow`."""
 
     __tablename__ = "case_events"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    case_id: Mapped[str] = mapped_column(String(120), index=True)
+    case_id: Mapped[str] = mapped_column(
+        ForeignKey("cases.id", name="fk_case_events_case_id"), index=True
+    )
     project_id: Mapped[str] = mapped_column(String(64), index=True)
     kind: Mapped[str] = mapped_column(String(16))
     actor: Mapped[str] = mapped_column(Text)
@@ -264,11 +268,14 @@ class PreanalysisRow(Base):
     item 9), never an input to the verdict. One row per generation (the newest of a case
     is the one shown): ``model`` and ``prompt_version`` name what wrote it,
     ``status`` is ``ok`` (``body_json`` holds the parsed analysis) or ``error``
-    (``error`` says why; ``body_json`` is ``{}``). Model output is untrusted text."""
+    (``error`` says why; ``body_json`` is ``{}``). Model output is untrusted text.
+    ``case_id`` is a foreign key to ``cases`` (migration 0007)."""
 
     __tablename__ = "preanalyses"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    case_id: Mapped[str] = mapped_column(String(120), index=True)
+    case_id: Mapped[str] = mapped_column(
+        ForeignKey("cases.id", name="fk_preanalyses_case_id"), index=True
+    )
     model: Mapped[str] = mapped_column(Text)
     prompt_version: Mapped[str] = mapped_column(String(32))
     status: Mapped[str] = mapped_column(String(16))
@@ -300,3 +307,16 @@ class RemitStatementRow(Base):
     revoked_at: Mapped[str | None] = mapped_column(String(20), nullable=True)
     revoked_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     __table_args__ = (UniqueConstraint("project_id", "number", name="uq_remit_number"),)
+
+
+class WikiFolderRow(Base):
+    """A wiki folder a projection of a project wrote into (migration 0007, issue 30 item
+    2): ``path`` is the folder resolved to an absolute path when it was first written,
+    ``first_at`` when. An erasure removes the case's pages from every folder recorded
+    for its project, whatever ``ETKI_WIKI_DIR`` it runs with, and its proof searches
+    them all."""
+
+    __tablename__ = "wiki_folders"
+    project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    first_at: Mapped[str] = mapped_column(String(20))

@@ -64,6 +64,7 @@ __all__ = [
     "compact_sqlite",
     "erased_words",
     "forms",
+    "leftover_places",
     "live_bytes",
     "scan_file",
     "unique_words",
@@ -180,6 +181,26 @@ def scan_file(path: Path, what: str, words: Sequence[str]) -> Place:
             f"{what} {path}", True, f"{size:,} bytes: {hits} of {len(words)} erased words found"
         )
     return Place(f"{what} {path}", False, f"{size:,} bytes: none of {len(words)} erased words")
+
+
+def leftover_places(case_id: str, leftovers: Sequence[tuple[str, int, str]]) -> list[Place]:
+    """The places of the store's rows for an erased ``case_id`` (issue 30 item 1):
+    ``leftovers`` are ``(table, rows, what)`` of every table that still holds something
+    of the case (:meth:`etki.store.CaseFileRepository.leftovers`), each a held place
+    naming the table; none gives one clean place saying what was looked at."""
+    if not leftovers:
+        return [
+            Place(
+                f"rows of {case_id}",
+                False,
+                "no table holds its text: cases, decisions, rulings, related contexts, "
+                "pre-analyses, events and audit reasons all looked at",
+            )
+        ]
+    return [
+        Place(f"table {table}", True, f"{rows} row(s) of {case_id} still hold {what}")
+        for table, rows, what in leftovers
+    ]
 
 
 def live_bytes(engine: Engine) -> bytes:

@@ -328,6 +328,19 @@ class WikiProjector:
         full sync (:meth:`rebuild`, or a projection that had to sync everything)."""
         self._flush_guard = threading.Lock()
         self._flusher: threading.Thread | None = None
+        self._folders: set[tuple[str, Path]] = set()
+
+    def _record_folder(self, project_id: str, root: Path) -> None:
+        """Write down in the store, once per projector, that ``project_id``'s wiki is
+        written into ``root`` (:meth:`~etki.store.CaseFileRepository.record_wiki_folder`,
+        issue 30 item 2), before anything is written there: an erasure finds the case's
+        pages in it whatever ``ETKI_WIKI_DIR`` it runs with. A store opened read-only
+        (``python -m etki.wiki rebuild``) cannot record it: the next projection into the
+        folder from a writable store does."""
+        if (project_id, root) in self._folders or self.repo.read_only:
+            return
+        self.repo.record_wiki_folder(project_id, root)
+        self._folders.add((project_id, root))
 
     def render(self, project_id: str) -> dict[str, bytes]:
         """The full rendered tree of ``project_id`` from the DB ({relative path: bytes}).
@@ -391,7 +404,8 @@ class WikiProjector:
         (including :class:`etki.wiki.writer.UnsafeWikiPath`, and ``TimeoutError`` when
         the lock is not free in time) when the wiki folder cannot be written. Callers
         that must not fail on the wiki (``ApprovalService``) catch and log; the database
-        is never touched here.
+        is written only to record the wiki folder, once per projector
+        (:meth:`_record_folder`).
         """
         # a case never moves between projects: a cached model that holds it knows where
         pid = next((p for p, st in self._cache.items() if case_id in st.model.cases), None)
@@ -400,6 +414,7 @@ class WikiProjector:
         root = self.settings.wiki_path(pid)
         if root is None:
             return WriteReport(root=None, skipped=WIKI_OFF)
+        self._record_folder(pid, root)
         with wiki_lock(root, self.settings.wiki_lock_timeout):
             return self._project(pid, root, frozenset({case_id}))
 
@@ -422,6 +437,7 @@ class WikiProjector:
         root = self.settings.wiki_path(project_id)
         if root is None:
             return WriteReport(root=None, skipped=WIKI_OFF)
+        self._record_folder(project_id, root)
         with wiki_lock(root, self.settings.wiki_lock_timeout):
             return self._project(project_id, root, frozenset())
 
@@ -687,6 +703,7 @@ class WikiProjector:
             if root is None:
                 reports[pid] = WriteReport(root=None, skipped=WIKI_OFF)
                 continue
+            self._record_folder(pid, root)
             with wiki_lock(root, self.settings.wiki_lock_timeout):
                 reports[pid] = self._sync_all(pid, root, frozenset())
         return reports

@@ -12,12 +12,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Connection, CursorResult, Engine, Result, select, text
+from sqlalchemy import Connection, CursorResult, Engine, Result, func, select, text
 from sqlalchemy.orm import Session
 
 from etki.domain import Project, ScopeClause
-from etki.errors import InputError, NotFoundError
-from etki.store.models import ClauseRow, ContractRow, ModuleRow, ProjectRow, WorkItemRow
+from etki.errors import CaseErasedError, InputError, NotFoundError
+from etki.store.models import (
+    AuditRow,
+    CaseRow,
+    ClauseRow,
+    ContractRow,
+    ModuleRow,
+    ProjectRow,
+    WorkItemRow,
+)
 from etki.store.repository.rows import (
     CLAUSE_COLUMNS,
     MODULE_COLUMNS,
@@ -31,6 +39,9 @@ from etki.store.repository.rows import (
 )
 
 Clock = Callable[[], datetime]
+
+ERASED = "erased"
+"""``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
 
 
 def utc_now() -> datetime:
@@ -144,6 +155,38 @@ class StoreBase:
             with conn.begin(), Session(bind=conn, expire_on_commit=False) as s:
                 yield s
                 s.flush()
+
+    def lock_case(self, s: Session, case_id: str) -> CaseRow:
+        """The ``cases`` row of ``case_id``, locked for the rest of the write transaction
+        ``s`` (issue 30 item 1): every writer of a case's text (notes, events, claims,
+        rulings and amendments, refused attempts, pre-analyses) and the erasure take it
+        first, so an erasure and a write never interleave. PostgreSQL: ``SELECT ... FOR
+        UPDATE`` (a writer waits for an erasure holding the row, then finds it gone);
+        SQLite: the write transaction is ``BEGIN IMMEDIATE`` already, so writers are
+        serialised whole and the read is enough.
+
+        Raises :class:`CaseErasedError` when the case was erased (a tombstone in the
+        audit log), ``during`` True when the case was there before the lock was granted
+        (an erasure removed it while this waited); :class:`NotFoundError` for a case
+        that was never stored."""
+        stmt = (
+            select(CaseRow).where(CaseRow.id == case_id).execution_options(populate_existing=True)
+        )
+        seen = False
+        if self.engine.dialect.name == "postgresql":
+            seen = s.scalar(select(CaseRow.id).where(CaseRow.id == case_id)) is not None
+            stmt = stmt.with_for_update()
+        case = s.scalars(stmt).first()
+        if case is not None:
+            return case
+        gone = s.scalar(
+            select(func.count())
+            .select_from(AuditRow)
+            .where(AuditRow.case_id == case_id, AuditRow.outcome == ERASED)
+        )
+        if gone or seen:
+            raise CaseErasedError(case_id, during=seen)
+        raise NotFoundError(f"no case '{case_id}' in the store")
 
     def _upsert(
         self,

@@ -26,7 +26,7 @@ from etki.domain import (
     Risk,
     RulingRecord,
 )
-from etki.errors import ConflictError, InputError, NotFoundError
+from etki.errors import CaseErasedError, ConflictError, InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import (
     AuditRow,
@@ -430,7 +430,10 @@ class CaseStore(StoreBase):
         ``action`` is approve | convert_to_cr | reject. ``expected_version`` is the case
         version the reviewer saw (None: the version read now). Raises
         :class:`ConflictError` when the case was ruled or changed since,
-        :class:`NotFoundError` for an unknown case, :class:`InputError` for a bad action.
+        :class:`NotFoundError` for an unknown case, :class:`CaseErasedError` for one
+        erased (or being erased: the case row is locked first, so the ruling waits for
+        the erasure; nothing is written, not even an audit row), :class:`InputError` for
+        a bad action.
 
         ``amend``: the case is ruled and this ruling replaces its ruling (issue 14 item
         2). The ``rulings`` row then holds the new ruling; the earlier one stays in the
@@ -446,9 +449,7 @@ class CaseStore(StoreBase):
         ruling = ACTIONS[action]
         try:
             with self._write() as s:
-                case = s.get(CaseRow, case_id)
-                if case is None:
-                    raise NotFoundError(f"no case '{case_id}' in the store")
+                case = self.lock_case(s, case_id)  # an erasure holding it: refused after
                 seen = case.version if expected_version is None else expected_version
                 current = s.get(RulingRow, case_id)
                 if amend and current is None:
@@ -537,10 +538,17 @@ class CaseStore(StoreBase):
         """Append an audit row for an attempt that did not commit (``conflict`` or
         ``denied``); the case is unchanged, so ``after`` equals ``before``. NUL and lone
         surrogates in the reviewer or reason are stored as U+FFFD: an attempt is always
-        audited."""
+        audited, unless the case was erased (or is being erased: the case row is locked
+        first, :meth:`lock_case`): then :class:`CaseErasedError` is raised and nothing
+        is written, since the attempt's reason would outlive the erasure."""
         reviewer, reason = (UNSTORABLE.sub("\ufffd", v) for v in (reviewer, reason))
         with self._write() as s:
-            version = s.scalar(select(CaseRow.version).where(CaseRow.id == case_id)) or 0
+            try:
+                version = self.lock_case(s, case_id).version
+            except CaseErasedError:
+                raise  # its reason would outlive the erasure: nothing is written
+            except NotFoundError:
+                version = 0  # never stored: the attempt is audited all the same
             s.add(
                 AuditRow(
                     case_id=case_id,

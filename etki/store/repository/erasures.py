@@ -24,11 +24,12 @@ from etki.store.models import (
     DecisionRow,
     PreanalysisRow,
     RulingRow,
+    WikiFolderRow,
 )
-from etki.store.repository.base import StoreBase, iso, rowcount, storable
+from etki.store.repository.base import ERASED, StoreBase, iso, rowcount, storable
 
-ERASED = "erased"
-"""``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
+__all__ = ["ERASED", "ERASED_REASON", "Erasure", "ErasureStore", "Leftover"]
+
 ERASED_REASON = "[erased]"
 """What an erasure leaves of the ``reason`` of the erased case's earlier audit rows."""
 
@@ -47,6 +48,17 @@ class Erasure:
     contexts_scrubbed: int
 
 
+@dataclass(frozen=True)
+class Leftover:
+    """One table that still holds something of an erased case (:meth:`ErasureStore.
+    leftovers`): ``table`` its name, ``rows`` how many of its rows, ``what`` which
+    columns hold the text. Holds no client text."""
+
+    table: str
+    rows: int
+    what: str
+
+
 class ErasureStore(StoreBase):
     """Erase a case, list what an erasure removes, and compact the files afterwards."""
 
@@ -58,38 +70,38 @@ class ErasureStore(StoreBase):
     def erase_case(self, case_id: str, erased_by: str, reason: str) -> Erasure:
         """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
         block, its saved pre-analyses (model text that may quote the request), ruling,
-        decision and the case row (request text, title, submitter,
-        labels); replace the ``reason`` of its earlier audit rows and the ``text`` of its
-        ``case_events`` (notes, import sources: free text that may quote the request) with
-        ``[erased]`` (who, what, when and the outcome stay); drop the erased case's
+        decision, its ``case_events`` (notes, import sources, views, claims: free text
+        that may quote the request; tied to the case since migration 0007) and the case
+        row (request text, title, submitter, labels); replace the ``reason`` of its
+        earlier audit rows with ``[erased]`` (who, what, when and the outcome stay); drop
+        the erased case's
         precedent node from other cases' related-context blocks; and append a tombstone
         audit row (``action`` ``erase``, ``outcome`` ``erased``, ``reason`` the erasure's
         reason) that holds no request text. On SQLite the deleted pages are zeroed
         (``secure_delete``); call :meth:`compact` afterwards so no old copy stays in the
         file or its WAL. A tombstoned case id is never stored again by :meth:`add_cases`.
 
-        Raises :class:`NotFoundError` for an unknown (or already erased) case."""
+        The case row is locked first (:meth:`lock_case`): a note, ruling or other write
+        of the case waits for the erasure and is then refused with
+        :class:`CaseErasedError` (issue 30 item 1); one that got the lock first is
+        committed before, and erased with the rest.
+
+        Raises :class:`NotFoundError` for an unknown case, :class:`CaseErasedError` for
+        an erased one."""
         storable("the erasure's reviewer or reason", erased_by, reason)
         now = iso(self.clock())
         with self._write() as s:
             if self.engine.dialect.name == "sqlite":
                 s.execute(text("PRAGMA secure_delete = ON"))
-            case = s.get(CaseRow, case_id)
-            if case is None:
-                gone = s.scalar(
-                    select(func.count())
-                    .select_from(AuditRow)
-                    .where(AuditRow.case_id == case_id, AuditRow.outcome == ERASED)
-                )
-                raise NotFoundError(
-                    f"no case '{case_id}' in the store" + (" (it was erased)" if gone else "")
-                )
+            case = self.lock_case(s, case_id)  # writers of the case wait, then are refused
             ruling = s.get(RulingRow, case_id)
             before = ruling.ruling if ruling is not None else "pending"
             project_id, version = case.project_id, case.version
             erased_strings = [x for x in (case.title, case.text) if x and x.strip()]
             s.execute(delete(DecisionContextRow).where(DecisionContextRow.case_id == case_id))
             s.execute(delete(PreanalysisRow).where(PreanalysisRow.case_id == case_id))
+            # notes, import sources, views and claims: tied to the case (migration 0007)
+            s.execute(delete(CaseEventRow).where(CaseEventRow.case_id == case_id))
             s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
             s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
             s.execute(delete(CaseRow).where(CaseRow.id == case_id))
@@ -103,15 +115,6 @@ class ErasureStore(StoreBase):
                     )
                     .values(reason=ERASED_REASON)
                 )
-            )
-            s.execute(  # notes and import sources: free text, like the reasons
-                update(CaseEventRow)
-                .where(
-                    CaseEventRow.case_id == case_id,
-                    CaseEventRow.text != ERASED_REASON,
-                    CaseEventRow.text != "",
-                )
-                .values(text=ERASED_REASON)
             )
             scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
             s.add(
@@ -210,6 +213,111 @@ class ErasureStore(StoreBase):
             ):
                 out += [_preanalysis_text(body), error]
         return [x for x in out if x]
+
+    def leftovers(self, case_id: str) -> list[Leftover]:
+        """What the store still holds of the case ``case_id`` once it is erased (issue 30
+        item 1: the proof looks at every text written for the case, whenever it was
+        written, also by a writer that raced the erasure): its row, decision, ruling,
+        related-context block, pre-analyses and events (any row: each is tied to the
+        case), its audit rows whose ``reason`` is neither empty nor ``[erased]`` (the
+        tombstone excepted: it keeps the erasure's own reason) and other cases'
+        related-context blocks that still name it. Empty when nothing is left. Reads
+        only; one count per table."""
+        audit_text = (
+            (AuditRow.case_id == case_id)
+            & (AuditRow.outcome != ERASED)
+            & (AuditRow.reason != "")
+            & (AuditRow.reason != ERASED_REASON)
+        )
+        checks = [
+            ("cases", CaseRow.id == case_id, "the request's title, text and submitter"),
+            ("decisions", DecisionRow.case_id == case_id, "the frozen decision"),
+            ("rulings", RulingRow.case_id == case_id, "the ruling's reason"),
+            ("decision_contexts", DecisionContextRow.case_id == case_id, "the context"),
+            ("preanalyses", PreanalysisRow.case_id == case_id, "the model's text"),
+            ("case_events", CaseEventRow.case_id == case_id, "notes and sources"),
+            ("audit_log", audit_text, "reasons not replaced by [erased]"),
+            (
+                "decision_contexts",
+                DecisionContextRow.context_json.contains(f"precedent:{case_id}", autoescape=True),
+                "other cases' contexts naming it",
+            ),
+        ]
+        models = {
+            "cases": CaseRow,
+            "decisions": DecisionRow,
+            "rulings": RulingRow,
+            "decision_contexts": DecisionContextRow,
+            "preanalyses": PreanalysisRow,
+            "case_events": CaseEventRow,
+            "audit_log": AuditRow,
+        }
+        out: list[Leftover] = []
+        with self._read() as s:
+            for table, where, what in checks:
+                n = s.scalar(select(func.count()).select_from(models[table]).where(where)) or 0
+                if n:
+                    out.append(Leftover(table, int(n), what))
+        return out
+
+    def redact_late_text(self, case_id: str) -> int:
+        """For an erased case (``etki erase --finish``): replace with ``[erased]`` the
+        ``reason`` of its audit rows written after the erasure, or missed by it (a
+        refused attempt by an Etki from before issue 30, which did not wait for the
+        erasure), the tombstone excepted, and delete its events and pre-analyses left
+        without their case (none can be written since migration 0007). Returns how many
+        rows changed. Raises :class:`NotFoundError` when the case is still stored."""
+        with self._write() as s:
+            if self.engine.dialect.name == "sqlite":
+                s.execute(text("PRAGMA secure_delete = ON"))
+            if s.get(CaseRow, case_id) is not None:
+                raise NotFoundError(f"case {case_id} is not erased: it is still stored")
+            changed = rowcount(
+                s.execute(
+                    update(AuditRow)
+                    .where(
+                        AuditRow.case_id == case_id,
+                        AuditRow.outcome != ERASED,
+                        AuditRow.reason != ERASED_REASON,
+                        AuditRow.reason != "",
+                    )
+                    .values(reason=ERASED_REASON)
+                )
+            )
+            for model in (CaseEventRow, PreanalysisRow):
+                changed += rowcount(s.execute(delete(model).where(model.case_id == case_id)))
+        return changed
+
+    def record_wiki_folder(self, project_id: str, folder: Path) -> None:
+        """Write down that a projection of ``project_id`` writes into the wiki folder
+        ``folder`` (issue 30 item 2), so an erasure later finds the case's pages there
+        whatever ``ETKI_WIKI_DIR`` it runs with: one ``wiki_folders`` row per project and
+        resolved folder (absolute, symlinks of its parents resolved), written once (a
+        read when it is there already)."""
+        path = str(folder.resolve())
+        with self._read() as s:
+            if s.get(WikiFolderRow, (project_id, path)) is not None:
+                return
+        with self._write() as s:
+            self._insert_new(
+                s,
+                WikiFolderRow,
+                {"project_id": project_id, "path": path, "first_at": iso(self.clock())},
+                ("project_id", "path"),
+            )
+
+    def wiki_folders(self, project_id: str) -> list[Path]:
+        """Every wiki folder a projection of ``project_id`` wrote into
+        (:meth:`record_wiki_folder`), sorted; empty when none was recorded."""
+        with self._read() as s:
+            return [
+                Path(p)
+                for p in s.scalars(
+                    select(WikiFolderRow.path)
+                    .where(WikiFolderRow.project_id == project_id)
+                    .order_by(WikiFolderRow.path)
+                )
+            ]
 
     def live_bytes(self) -> bytes:
         """Every value of every live row (and on SQLite the schema), as bytes: what the

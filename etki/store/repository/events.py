@@ -94,15 +94,15 @@ class EventStore(StoreBase):
     ) -> CaseEvent:
         """Append one ``case_events`` row (``kind`` one of ``imported``, ``viewed``,
         ``note``, ``claim``, ``release``) at the store's time (:meth:`now`), with the
-        writing process's identity. Returns it as a :class:`CaseEvent`. Raises :class:`NotFoundError` for
-        an unknown case, :class:`InputError` for another kind or unstorable text."""
+        writing process's identity. Returns it as a :class:`CaseEvent`. Raises
+        :class:`NotFoundError` for an unknown case (:class:`~etki.errors.CaseErasedError`
+        for an erased one, also when an erasure held it while this waited:
+        :meth:`lock_case`), :class:`InputError` for another kind or unstorable text."""
         if kind not in ("imported", "viewed", "note", "claim", "release"):
             raise InputError(f"unknown case event '{kind}'")
         storable("the event's actor or text", actor, text)
         with self._write() as s:
-            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
-            if project_id is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
+            project_id = self.lock_case(s, case_id).project_id
             now = iso(self.now(s))
             s.add(
                 CaseEventRow(
@@ -125,11 +125,9 @@ class EventStore(StoreBase):
         storable("the reviewer name", actor)
         e = CaseEventRow.__table__.c
         with self._write() as s:
+            project_id = self.lock_case(s, case_id).project_id
             moment = self.now(s)
             now, since = iso(moment), iso(moment - timedelta(seconds=every_s))
-            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
-            if project_id is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
             recent = s.scalar(
                 select(e.id)
                 .where(e.case_id == case_id, e.kind == "viewed", e.actor == actor, e.at >= since)
@@ -157,8 +155,8 @@ class EventStore(StoreBase):
         (ruled, amended, denied, conflict, erased) and every other ``case_events`` row
         (viewed, note, claim, release), merged by time; events of one second keep
         imported and triaged first, then audit rows, then the other events, each in the
-        order written. An erased case still has its history (audit and events outlive
-        it; its texts read ``[erased]``). Raises :class:`NotFoundError` when the store
+        order written. An erased case still has its history: its audit rows (reasons
+        read ``[erased]``) and the tombstone; its events went with it. Raises :class:`NotFoundError` when the store
         holds nothing of ``case_id``."""
         a, e = AuditRow.__table__.c, CaseEventRow.__table__.c
         with self.engine.connect() as conn:
@@ -211,7 +209,10 @@ class EventStore(StoreBase):
         transaction, an audit-log row (outcome :data:`NOTED`, no text) so the wiki
         projector sees the change and renders the case's page with it. ``text`` is
         stripped; an empty one, one over :data:`NOTE_MAX_CHARS` or unstorable text
-        raises :class:`InputError`, an unknown case :class:`NotFoundError`."""
+        raises :class:`InputError`, an unknown case :class:`NotFoundError`. The case row
+        is locked first (:meth:`lock_case`): a note written while an erasure of the case
+        runs waits for it and is refused with :class:`~etki.errors.CaseErasedError`
+        ("is being erased"), no row of it written."""
         text = text.strip()
         if not text:
             raise InputError(f"note: the text is empty; nothing was added to {case_id}")
@@ -221,9 +222,7 @@ class EventStore(StoreBase):
             )
         storable("the note or its author", actor, text)
         with self._write() as s:
-            case = s.get(CaseRow, case_id)
-            if case is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
+            case = self.lock_case(s, case_id)  # an erasure holding it: refused after
             now = iso(self.now(s))
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
@@ -290,14 +289,10 @@ class EventStore(StoreBase):
             )
         storable("the reviewer name", actor)
         with self._write() as s:
+            case = self.lock_case(s, case_id)
+            project_id, status = case.project_id, case.status
             moment = self.now(s)
             now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
-            row = s.execute(
-                select(CaseRow.project_id, CaseRow.status).where(CaseRow.id == case_id)
-            ).first()
-            if row is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
-            project_id, status = row
             if status != "pending":
                 raise InputError(
                     f"case {case_id} is already ruled: there is nothing to claim "
@@ -329,9 +324,7 @@ class EventStore(StoreBase):
         release; it expires by itself), :class:`NotFoundError` for an unknown case."""
         storable("the reviewer name", actor)
         with self._write() as s:
-            project_id = s.scalar(select(CaseRow.project_id).where(CaseRow.id == case_id))
-            if project_id is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
+            project_id = self.lock_case(s, case_id).project_id
             now = iso(self.now(s))
             held = self._live_claim(s.connection(), case_id, now)
             if held is None or held.actor != actor:

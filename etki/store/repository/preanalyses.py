@@ -16,7 +16,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from etki.domain import PREANALYSIS_STATUSES, Preanalysis
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError
 from etki.identity import current_process
 from etki.store.models import AuditRow, CaseRow, PreanalysisRow, RulingRow
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso
@@ -67,11 +67,9 @@ class PreanalysisStore(StoreBase):
             "error": _clean(error) if status == "error" else None,
         }
         with self._write() as s:
+            case = self.lock_case(s, case_id)  # an erasure holding it: refused after
             now = iso(self.now(s))
             values["created_at"] = now
-            case = s.get(CaseRow, case_id)
-            if case is None:
-                raise NotFoundError(f"no case '{case_id}' in the store")
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
             s.add(PreanalysisRow(**values))
