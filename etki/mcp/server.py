@@ -93,8 +93,11 @@ def _server_class() -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
-                if isinstance(exc.__cause__, ValidationError):
-                    raise ToolError(argument_error(name, exc.__cause__)) from None
+                cause = exc.__cause__
+                if isinstance(cause, ValidationError):
+                    raise ToolError(argument_error(name, cause)) from None
+                if type(cause) is ToolError:  # ours: the sentence alone, no SDK prefix
+                    raise ToolError(str(cause)) from None
                 raise
 
     return EtkiServer
