@@ -43,7 +43,11 @@ SENTENCE_CHARS = 400
 OPENING_CHARS = 300
 """A clause's opening lines: its first this-many characters, cut at a word."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;:])(?<!\b[A-Z]\.)(?<!\b[a-z]\.[a-z]\.)\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)"
+)
+"""Where a sentence ends: after ``. ! ? ; :`` and white space (not after an initial
+such as the ``S.`` of ``U.S.`` or ``e.g.``), at a blank line, or before a list item."""
 
 
 def clip(text: str, limit: int) -> str:
@@ -72,8 +76,9 @@ def matched_sentences(
     n: int = MATCHED_SENTENCES,
 ) -> list[str]:
     """The ``n`` sentences of ``text`` holding the most distinct ``question_terms``
-    (stemmed, folded: :meth:`etki.retrieval.wikirank.RelevanceRanker.terms`), in text
-    order, each :func:`clip` ped to :data:`SENTENCE_CHARS`; empty when none holds one."""
+    (stemmed, folded: :meth:`etki.retrieval.wikirank.RelevanceRanker.terms`), best
+    first (ties in text order), each :func:`clip` ped to :data:`SENTENCE_CHARS`; empty
+    when none holds one."""
     wanted = set(question_terms)
     if not wanted:
         return []
@@ -85,8 +90,7 @@ def matched_sentences(
         held = wanted & set(content_terms(sentence, lang, stop))
         if held:
             scored.append((-len(held), i, sentence))
-    best = sorted(scored)[:n]
-    return [clip(s, SENTENCE_CHARS) for _, _, s in sorted(best, key=lambda x: x[1])]
+    return [clip(s, SENTENCE_CHARS) for _, _, s in sorted(scored)[:n]]
 
 
 def ruling_brief(attrs: dict[str, Any]) -> dict[str, Any]:
