@@ -19,7 +19,11 @@ finds a page that says "hosting" without "who".
 are the initials of the words before it, small words such as "of" skipped), and a
 question holding the acronym is also asked with the words of the name (and the other
 way round), so a question about "FRA" finds the decisions that say "Fiscal
-Responsibility Act". Nothing is guessed: a pair must be written in the texts given.
+Responsibility Act". Where no text writes the pair, an acronym written in capitals
+somewhere ("FRA report submissions") is linked to a capitalised name written elsewhere
+whose initials spell it ("the new Fiscal Responsibility Act report"), but only when
+exactly one such name is written: with two candidates nothing is linked (never a
+guess between them).
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ def acronyms(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
     ``Name Of Things (NOT)`` written in ``texts`` whose initials spell the acronym
     (small words such as "of" may be skipped). The first pair found for an acronym wins."""
     found: dict[str, tuple[str, ...]] = {}
+    texts = list(texts)
     for text in texts:
         for m in _ACRONYM.finditer(text):
             short = m.group(1)
@@ -99,7 +104,38 @@ def acronyms(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
             key = fold(short)
             if name and key not in found:
                 found[key] = tuple(fold(w) for w in name)
+    for short, name in _initial_names(texts).items():
+        found.setdefault(short, name)
     return found
+
+
+_CAPS = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{2,6})(?![\w-])")
+_NAME = re.compile(
+    r"(?<![\w-])((?:[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+(?:\s+(?:of|and|for|the|on)\s+|\s+)){1,5}"
+    r"[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+)"
+)
+
+
+def _initial_names(texts: list[str]) -> dict[str, tuple[str, ...]]:
+    """Folded acronym -> folded words of the one capitalised name written in ``texts``
+    whose initials (small words skipped) spell it, for every acronym written in capitals
+    in ``texts``; an acronym with no such name, or with more than one, is left out."""
+    shorts = {m.group(1) for t in texts for m in _CAPS.finditer(t)}
+    if not shorts:
+        return {}
+    names: dict[str, set[tuple[str, ...]]] = {}
+    for text in texts:
+        for m in _NAME.finditer(text):
+            ws = m.group(1).split()
+            for start in range(len(ws)):  # every run of 2+ words of the name
+                for end in range(start + 2, len(ws) + 1):
+                    run = ws[start:end]
+                    if fold(run[0]) in _SMALL or fold(run[-1]) in _SMALL:
+                        continue
+                    initials = "".join(w[0] for w in run if fold(w) not in _SMALL).upper()
+                    if initials in shorts:
+                        names.setdefault(initials, set()).add(tuple(fold(w) for w in run))
+    return {fold(k): next(iter(v)) for k, v in names.items() if len(v) == 1}
 
 
 def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
