@@ -104,8 +104,8 @@ def acronyms(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
             key = fold(short)
             if name and key not in found:
                 found[key] = tuple(fold(w) for w in name)
-    for short, name in _initial_names(texts).items():
-        found.setdefault(short, name)
+    for short, spelled in _initial_names(texts).items():
+        found.setdefault(short, spelled)
     return found
 
 
