@@ -23,6 +23,10 @@ __all__ = ["clause_ids", "tools"]
 
 Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
 
+MAX_LISTED = 50
+"""At most this many decisions per clause, and history entries per disputed clause, are
+listed (``decision_count`` and ``history_count`` count all)."""
+
 MAX_TRIAGE_CHARS = 20000
 """``triage`` reads a text up to this many characters (a request, not a document)."""
 
@@ -93,12 +97,15 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
                     "precedent_count": m.precedent_count if m else 0,
                     "disputed": bool(m and m.disputed),
                     "resolved": bool(m and m.resolved),
-                    "decisions": [decision_hit(c, wiki_on()) for c in reversed(citing)],
+                    "decision_count": len(citing),
+                    "decisions": [
+                        decision_hit(c, wiki_on()) for c in list(reversed(citing))[:MAX_LISTED]
+                    ],
                     "precedents": [
                         f"precedent:{c.case_id}"
                         for c in citing
                         if c.ruling is not None and c.ruling.is_override
-                    ],
+                    ][:MAX_LISTED],
                 }
             )
         return {"clauses": clauses}
@@ -114,13 +121,14 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
                     "title": node.title if node is not None else "",
                     "rulings": list(d.rulings),
                     "resolved": d.resolved,
+                    "history_count": len(d.history),
                     "history": [
                         {"id": f"decision:{cid}", "ruling": rl, "reviewer": who, "ruled_at": at}
-                        for cid, rl, who, at in d.history
+                        for cid, rl, who, at in d.history[-MAX_LISTED:]
                     ],
                 }
             )
-        return {"disputed": out}
+        return {"disputed": out[:MAX_LISTED], "disputed_count": len(out)}
 
     def recent_decisions(
         since: Annotated[str | None, Field(max_length=40)] = None,
