@@ -10,6 +10,7 @@ Client text is quoted as data inside fenced blocks, never as instructions.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from etki.mcp.memory import ProjectMemory
@@ -21,7 +22,12 @@ MAX_PRECEDENTS = 10
 
 
 def _fenced(data: Any) -> str:
-    return "```json\n" + json.dumps(data, ensure_ascii=False, indent=1) + "\n```"
+    """``data`` as JSON in a fenced block whose fence is longer than any run of
+    backticks inside it (client text cannot close the block early)."""
+    body = json.dumps(data, ensure_ascii=False, indent=1)
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}json\n{body}\n{fence}"
 
 
 def register(server: Any, memory: ProjectMemory) -> None:
