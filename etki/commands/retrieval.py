@@ -25,7 +25,7 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add ``mcp`` and ``eval`` to the ``etki`` parser."""
-    mcp = subparsers.add_parser("mcp", help="serve graph_query and wiki_search over MCP (stdio)")
+    mcp = subparsers.add_parser("mcp", help="serve the read-only decision memory over MCP (stdio)")
     mcp.add_argument("--project", help="project id (default: the only stored project)")
     mcp.set_defaults(handler=run_mcp)
 
