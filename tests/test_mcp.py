@@ -1,5 +1,5 @@
 """The MCP server (issue 5, item 8): ``etki mcp`` in a subprocess over stdio, driven by
-the official SDK's client. Two tools, both annotated read-only; graph_query answers with
+the official SDK's client. Every tool is annotated read-only; graph_query answers with
 the strategy and why; wiki_search searches the wiki; bad arguments are tool errors; the
 store is not written."""
 
@@ -69,12 +69,26 @@ def _digest(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def test_tools_are_two_and_read_only(store):
+TOOLS = [
+    "decisions",
+    "disputed_clauses",
+    "graph_query",
+    "precedents_for_clause",
+    "read_node",
+    "read_page",
+    "recent_decisions",
+    "show_case",
+    "triage",
+    "wiki_search",
+]
+
+
+def test_tools_are_read_only(store):
     async def body(client: Client) -> Any:
         return (await client.list_tools()).tools
 
     tools = _run(store, body)
-    assert sorted(t.name for t in tools) == ["graph_query", "wiki_search"]
+    assert sorted(t.name for t in tools) == TOOLS  # issue 33 added all but two
     for tool in tools:
         ann = tool.annotations
         assert ann is not None and ann.read_only_hint is True

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
         CaseSummary,
         ClauseMemory,
         Decision,
-        RulingRecord,
     )
     from etki.services import Desk
 
@@ -331,18 +330,6 @@ def _claimed_by_another(desk, case_id: str):  # noqa: ANN001, ANN202
     return held
 
 
-def _ruling_dict(r: RulingRecord) -> dict:
-    return {
-        "ruling": r.ruling,
-        "action": r.action,
-        "reviewer": r.reviewer,
-        "reason": r.reason,
-        "ruled_at": r.ruled_at,
-        "version": r.version,
-        "override": r.is_override,
-    }
-
-
 def event_line(e: CaseEvent) -> str:
     """One line of a case's history as ``etki show`` prints it: the time, what happened
     and, after `` — ``, its text (source, engine, reason or note; client text, printed
@@ -358,54 +345,12 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     """``etki show``: one case (request, decision, ruling and its history) and every
     event of it, oldest first (:meth:`Desk.case_history`); an erased case shows its
     history alone."""
-    from etki.errors import NotFoundError
-    from etki.memory import current_risk, disputed_refs
+    from etki.services.views import case_view
 
-    desk = _desk(args, settings)
-    history = desk.case_history(args.case_id)  # NotFoundError when nothing is stored
-    try:
-        case: CaseRecord | None = desk.case(args.case_id)
-    except NotFoundError:
-        case = None  # erased: the audit outlives it
-    now: dict[str, Any] = {}
-    if case is not None:  # what the desk shows beside the frozen decision (a trial: the
-        # desk read "raised now: 9 disputed" where `etki show` said only "risk low")
-        memory = desk.clause_memory(case.project_id)
-        risk, raised = current_risk(case.decision, memory, settings.disputed_escalation)
-        now = {
-            "risk": risk.level,
-            "pmo_look_24h": risk.pmo_look_24h,
-            "risk_raised_by": list(raised),
-            "disputed_clauses": [
-                {
-                    "ref": ref,
-                    "resolved": memory[ref].resolved,
-                    "rulings": sorted({r for _, r, _, _ in memory[ref].disputing}),
-                }
-                for ref in disputed_refs(case.decision.cited_clauses, memory)
-            ],
-        }
+    view = case_view(_desk(args, settings), args.case_id)
+    case, now, history = view.case, view.now, view.history
     if args.json:
-        body: dict[str, Any] = {"case_id": args.case_id, "case": None}
-        if case is not None:
-            body["case"] = {
-                "case_id": case.case_id,
-                "project_id": case.project_id,
-                "request_id": case.request_id,
-                "title": case.title,
-                "text": case.text,
-                "submitted_by": case.submitted_by,
-                "submitted_at": case.submitted_at,
-                "created_at": case.created_at,
-                "status": case.status,
-                "version": case.version,
-                "decision": case.decision.to_dict(),
-                "ruling": _ruling_dict(case.ruling) if case.ruling else None,
-                "ruling_history": [_ruling_dict(r) for r in case.ruling_history],
-                "now": now,
-            }
-        body["history"] = [e.to_dict() for e in history]
-        emit_json(body, indent=1)
+        emit_json(view.to_json(), indent=1)
         return 0
     if case is None:
         echo(f"{args.case_id}: erased (only its audit trail is kept)", multiline=False)

@@ -25,7 +25,7 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add ``mcp`` and ``eval`` to the ``etki`` parser."""
-    mcp = subparsers.add_parser("mcp", help="serve graph_query and wiki_search over MCP (stdio)")
+    mcp = subparsers.add_parser("mcp", help="serve the read-only decision memory over MCP (stdio)")
     mcp.add_argument("--project", help="project id (default: the only stored project)")
     mcp.set_defaults(handler=run_mcp)
 
@@ -56,6 +56,25 @@ def run_mcp(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def ports_without_own(port, ruled, queries, settings: Settings) -> dict:  # noqa: ANN001
+    """Query id -> a port over ``port``'s index and the ``ruled`` cases less the one
+    whose request id is the query's id (issue 33 item 6: a request must not find its
+    own decision); only for queries that have one."""
+    from etki.retrieval.graph import RetrievalGraph
+    from etki.retrieval.port import GraphQueryPort
+
+    out = {}
+    ids = {q.id for q in queries}
+    for case in ruled:
+        if case.request_id in ids:
+            rest = [c for c in ruled if c.case_id != case.case_id]
+            graph = RetrievalGraph(port.graph.index, rest)
+            out[case.request_id] = GraphQueryPort(
+                graph, languages=port.scorer.languages, settings=settings
+            )
+    return out
+
+
 def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     """``etki eval retrieval``."""
     from etki.console import echo_lines, emit_json
@@ -71,8 +90,16 @@ def run_eval_retrieval(args: argparse.Namespace, settings: Settings) -> int:
         queries = [q for q in queries if not q.borderline]
     if not queries:
         raise InputError(f"{args.queries}: no query names a node of project {args.project}")
+    ruled = Desk.open(settings, read_only=True).queue(args.project, status="ruled")
     report = run_retrieval(
-        port, queries, k=args.k, budget_tokens=args.budget, seeds=args.seeds, problems=problems
+        port,
+        queries,
+        k=args.k,
+        budget_tokens=args.budget,
+        seeds=args.seeds,
+        problems=problems,
+        ports_without=ports_without_own(port, ruled, queries, settings),
+        ruled=len(ruled),
     )
     if args.json:
         emit_json(report.to_dict(), indent=1, sort_keys=True)

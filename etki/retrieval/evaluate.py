@@ -33,6 +33,14 @@ Only node types the ground truth names are scored (for the files here: ``clause`
 Figures are means over queries (macro averages). Queries whose labels name no node are
 skipped and counted.
 
+**A ruled store** (issue 33 item 6). Once the project's requests are ruled, each one is
+also a precedent node whose text is the request itself, so a labelled request used as
+its own query would find its own precedent first and seed ``expand`` from it. For such
+a query the methods run on the graph without that case (``ports_without``: a port per
+query whose id is the request id of a ruled case; the report's ``ruled`` and
+``excluded`` say how many cases were ruled and how many queries ran without their own).
+A reviewer's question set has no request ids, so nothing is excluded from it.
+
 The triage evaluation lives in :mod:`etki.evaluation.triage` (``etki eval triage``).
 
 Label files: JSON lines with ``query`` or ``text`` (plus optional ``title``) and either
@@ -43,7 +51,7 @@ refs ``MSA#2.1`` or node ids) and ``modules`` (module ids), and optional ``borde
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -237,6 +245,10 @@ class RetrievalReport:
     queries: int
     scores: tuple[MethodScore, ...]
     problems: tuple[str, ...] = ()
+    ruled: int = 0
+    """Ruled cases of the store (precedents and agreed rulings alike)."""
+    excluded: int = 0
+    """Queries that ran on the graph without their own ruled case."""
 
     def lines(self) -> list[str]:
         """A plain-text table."""
@@ -258,6 +270,12 @@ class RetrievalReport:
                 f"{s.method:<20} {s.recall:>8.2f} {s.precision:>8.2f} {s.mrr:>6.2f} "
                 f"{s.returned:>8.1f}  {per}"
             )
+        out.append(
+            f"store: {self.ruled} ruled cases; {self.excluded} queries ran without their "
+            "own decision"
+            if self.ruled
+            else "store: unruled (no precedents)"
+        )
         for p in self.problems:
             out.append(f"note: {p}")
         return out
@@ -270,6 +288,8 @@ class RetrievalReport:
             "types": list(self.types),
             "queries": self.queries,
             "problems": list(self.problems),
+            "ruled": self.ruled,
+            "excluded": self.excluded,
             "scores": [
                 {
                     "method": s.method,
@@ -297,9 +317,15 @@ def run_retrieval(
     budget_tokens: int = 1500,
     seeds: int = SEEDS,
     problems: Sequence[str] = (),
+    ports_without: Mapping[str, GraphQueryPort] | None = None,
+    ruled: int = 0,
 ) -> RetrievalReport:
-    """Score every method of :data:`METHODS` on ``queries`` (see the module docstring)."""
+    """Score every method of :data:`METHODS` on ``queries`` (see the module docstring).
+    ``ports_without``: query id -> the port over the graph without that request's own
+    ruled case; ``ruled``: how many cases the store has ruled (for the report)."""
     graph = port.graph
+    shared = port
+    others = ports_without or {}
     types = tuple(
         sorted({n.type for q in queries for e in q.expected if (n := graph.node(e)) is not None})
     )
@@ -310,6 +336,7 @@ def run_retrieval(
 
     rankings: dict[str, list[list[str]]] = {m: [] for m in METHODS}
     for q in track(queries, "eval retrieval: ranking the queries"):
+        port = others.get(q.id, shared)
         rankings["grep"].append(grep_rank(graph, q.text, k, keep))
         rankings["find_k"].append(typed(port.find_k_nodes(q.text, k=10 * k).ids)[:k])
         rankings["find_k@ratio"].append(
@@ -365,5 +392,13 @@ def run_retrieval(
             )
         )
     return RetrievalReport(
-        k, budget_tokens, seeds, types, len(queries), tuple(scores), tuple(problems)
+        k,
+        budget_tokens,
+        seeds,
+        types,
+        len(queries),
+        tuple(scores),
+        tuple(problems),
+        ruled,
+        sum(1 for q in queries if q.id in others),
     )

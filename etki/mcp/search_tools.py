@@ -1,0 +1,237 @@
+"""The search tools (issue 33 items 1 and 4): ``graph_query`` over the knowledge graph and
+every ruled decision, ``wiki_search`` over the decision wiki. Both rank by relevance
+over the question's content words (:mod:`etki.retrieval.wikirank` for decisions and
+wiki pages, the port's BM25 or embeddings for graph nodes), and every hit carries text
+(:mod:`etki.retrieval.snippets`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_text, decision_hit
+from etki.mcp.memory import ProjectMemory
+from etki.retrieval.snippets import clip, node_snippet
+from etki.retrieval.wikirank import RelevanceRanker
+
+__all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "tools"]
+
+MAX_DROPPED_SHOWN = 50
+"""At most this many dropped nodes are listed by id in a ``graph_query`` answer (all are
+counted)."""
+
+DECISIONS_IN_GRAPH_ANSWER = 5
+"""``graph_query`` adds the this-many most relevant ruled decisions (agreed ones too)."""
+
+_NODE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "score": {"type": "number"},
+        "matched": {"type": "array", "items": {"type": "string"}},
+        "opening": {"type": "string"},
+        "summary": {"type": "string"},
+    },
+    "required": ["id", "type", "title", "score"],
+}
+
+GRAPH_OUTPUT = {
+    "properties": {
+        "strategy": {"type": "string"},
+        "reason": {"type": "string"},
+        "nodes": {"type": "array", "items": _NODE},
+        "decisions": {"type": "array", "items": DECISION_SCHEMA},
+        "subgraph": {"type": "object"},
+        "fallbacks": {"type": "array"},
+    },
+    "required": ["strategy", "reason", "nodes", "decisions", "fallbacks"],
+}
+
+WIKI_OUTPUT = {
+    "properties": {
+        "wiki": {"type": "string", "enum": ["on", "off", "not built"]},
+        "hits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "title": {"type": "string"},
+                    "score": {"type": "number"},
+                    "line": {"type": "integer"},
+                    "snippet": {"type": "string"},
+                    "matched_terms": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["path", "title", "score", "line", "snippet"],
+            },
+        },
+    },
+    "required": ["wiki", "hits"],
+}
+
+
+def _packed_text(port: Any, sub: Any) -> str:
+    """The text ``expand`` budgeted: each admitted node's context line, in admission
+    order (what ``tokens_used`` counts)."""
+    return "\n".join(port.graph.context(n.id) for n in sub.nodes)
+
+
+def graph_answer(
+    result: Any, memory: ProjectMemory, question: str, numbered: list[str] | None = None
+) -> dict[str, Any]:
+    """The JSON answer of ``graph_query`` for a :class:`QueryResult`: every node with
+    its text (:func:`node_snippet`), the clauses the question names by number first,
+    the most relevant ruled decisions, and for ``expand`` the packed text."""
+    port = memory.port()
+    terms = RelevanceRanker([], memory.languages).terms(question)
+    nodes: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for nid in numbered or ():
+        node = port.graph.node(nid)
+        nodes.append({"id": nid, "type": "clause", "title": node.title, "score": 1.0})
+        seen.add(nid)
+    nodes += [
+        {"id": n.id, "type": n.type, "title": n.title, "score": n.score}
+        for n in result.nodes
+        if n.id not in seen
+    ]
+    for hit in nodes:
+        node = port.graph.node(hit["id"])
+        if node is not None:
+            hit.update(node_snippet(node, terms, memory.languages))
+    by_id = {c.case_id: c for c in memory.ruled()}
+    wiki_on = memory.wiki_root() is not None
+    ranked = memory.decision_ranker().rank(question, DECISIONS_IN_GRAPH_ANSWER)
+    out: dict[str, Any] = {
+        "strategy": result.strategy,
+        "reason": result.reason
+        + (f"; clause number named: {', '.join(numbered)}" if numbered else ""),
+        "intent": result.intent,
+        "scoring": result.scoring,
+        "nodes": nodes,
+        "decisions": [{**decision_hit(by_id[d.id], wiki_on), "score": d.score} for d in ranked],
+        "fallbacks": list(result.fallbacks),
+    }
+    if result.tool_call is not None:
+        out["tool_call"] = {"name": result.tool_call[0], "arguments": result.tool_call[1]}
+        out["attempts"] = result.attempts
+    sub = result.subgraph
+    if sub is not None:
+        by_type: dict[str, int] = {}
+        for d in sub.dropped:
+            by_type[d.type] = by_type.get(d.type, 0) + 1
+        out["subgraph"] = {
+            "packing": sub.packing,
+            "intent": sub.intent,
+            "budget_tokens": sub.budget_tokens,
+            "tokens_used": sub.tokens_used,
+            "token_method": sub.token_method,
+            "seeds": list(sub.seeds),
+            "text": _packed_text(port, sub),
+            "edges": [{"source": e.source, "target": e.target, "type": e.type} for e in sub.edges],
+            "dropped_count": len(sub.dropped),
+            "dropped_by_type": by_type,
+            "dropped": [{"id": d.id, "reason": d.reason} for d in sub.dropped[:MAX_DROPPED_SHOWN]],
+        }
+    if result.streams:
+        out["streams"] = {name: list(ids) for name, ids in result.streams}
+    return out
+
+
+def _best_line(text: str, terms: tuple[str, ...], languages: tuple[str, ...]) -> tuple[int, str]:
+    """(1-based line, clipped text) of the line of ``text`` holding the most ``terms``
+    (the first such), else the first non-empty line after the title."""
+    from etki.retrieval.wikirank import content_terms, general_stopwords
+
+    stop = frozenset().union(*(general_stopwords(x) for x in languages))
+    wanted = set(terms)
+    best = (0, 0, "")
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        held = len(wanted & {t for lang in languages for t in content_terms(line, lang, stop)})
+        if held > best[0]:
+            best = (held, i, line)
+    if best[0] == 0:
+        for i, line in enumerate(text.splitlines(), start=1):
+            if line.strip() and not line.startswith("#"):
+                return i, clip(line, 300)
+        return 1, ""
+    return best[1], clip(best[2], 300)
+
+
+def tools(memory: ProjectMemory) -> list[EtkiTool]:
+    """``graph_query`` and ``wiki_search`` over ``memory``."""
+
+    def graph_query(
+        question: Annotated[str, Field(max_length=4000)],
+        strategy: Literal["auto", "find_k_nodes", "expand", "nl_query", "typed_streams"]
+        | None = None,
+        k: Annotated[int, Field(ge=1, le=50)] = 10,
+        budget_tokens: Annotated[int, Field(ge=100, le=8000)] = 1500,
+    ) -> dict[str, Any]:
+        question = check_text("graph_query", "question", question)
+        result = memory.port().query(question, k=k, budget_tokens=budget_tokens, strategy=strategy)
+        return graph_answer(result, memory, question, memory.clauses_numbered(question))
+
+    def wiki_search(
+        query: Annotated[str, Field(max_length=1000)],
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> dict[str, Any]:
+        query = check_text("wiki_search", "query", query)
+        if memory.wiki_root() is None:
+            return {"hits": [], "wiki": "off"}
+        found = memory.wiki_ranker()
+        if found is None:
+            return {"hits": [], "wiki": "not built"}
+        ranker, titles = found
+        root = memory.wiki_root()
+        assert root is not None
+        hits = []
+        for doc in ranker.rank(query, limit):
+            text = (root / doc.id).read_text(encoding="utf-8", errors="replace")
+            line, snippet = _best_line(text, doc.terms, ranker.languages)
+            hits.append(
+                {
+                    "path": doc.id,
+                    "title": titles.get(doc.id, doc.id),
+                    "score": doc.score,
+                    "line": line,
+                    "snippet": snippet,
+                    "matched_terms": list(doc.terms),
+                }
+            )
+        return {"hits": hits, "wiki": "on"}
+
+    return [
+        EtkiTool(
+            "graph_query",
+            "Search the contract, modules and decisions",
+            "Search the project's knowledge graph (contract clauses, code modules, work "
+            "items, precedents) and every ruled decision, ranked by relevance to the "
+            "question's content words; a clause number alone ('5.2') finds that clause. "
+            "Each node comes with its text (matched sentences and opening lines of a "
+            "clause, a module's summary, a precedent's ruling), each decision with "
+            "verdict, ruling, reviewer, date and reason; read any id further with "
+            "read_node. strategy: auto (default), find_k_nodes, expand (a token-budgeted "
+            "subgraph whose packed text is returned), nl_query or typed_streams. "
+            'Example: {"question": "who hosts the system?", "k": 5}',
+            graph_query,
+            GRAPH_OUTPUT,
+        ),
+        EtkiTool(
+            "wiki_search",
+            "Search the decision wiki",
+            "Search the project's decision wiki (decision, precedent, change-request, "
+            "contract and module pages) by relevance to the query's content words "
+            "(case- and accent-insensitive, Turkish and German folding); each hit has "
+            "its path, title, best line and the terms it holds; read a page with "
+            'read_page. Example: {"query": "was single sign-on agreed?", "limit": 5}',
+            wiki_search,
+            WIKI_OUTPUT,
+        ),
+    ]

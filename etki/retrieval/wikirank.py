@@ -1,0 +1,229 @@
+"""Relevance ranking of free text over a small set of documents (one job: rank wiki pages,
+decisions or any (id, text) list for a reviewer's question), issue 33 item 4.
+
+A question is read for its **content words**: folded (:func:`etki.text.fold`: Turkish
+dotted/dotless i, ß, umlauts, NFC/NFD all meet), minus the stopwords of a general list,
+stemmed with the engine's stemmer (:func:`etki.triage.normalise.stem`). The stopword
+lists are those of the ``stop-words`` package (Alir3z4/python-stop-words, the lists of
+ranks.nl, Savoy and others) for English, Turkish and German: general function-word
+lists, not the engine's party-word lists. Its Turkish list is stored in Windows-1252
+mojibake (``altmýþ``); it is read back as Windows-1254 text (``altmış``) before folding.
+
+Documents are ranked by BM25 (:class:`etki.triage.scoring.BM25Index`, k1 1.2, b 0.75)
+over those terms, so a question matches a page that holds *some* of its words, the
+rarer ones counting more: unlike the wiki's token-AND search, "who hosts the system?"
+finds a page that says "hosting" without "who".
+
+**Acronyms.** A document that writes a name with its acronym ("Fiscal Responsibility Act
+(FRA)") links the two: :func:`acronyms` reads every such pair (the acronym's letters
+are the initials of the words before it, small words such as "of" skipped), and a
+question holding the acronym is also asked with the words of the name (and the other
+way round), so a question about "FRA" finds the decisions that say "Fiscal
+Responsibility Act". Where no text writes the pair, an acronym written in capitals
+somewhere ("FRA report submissions") is linked to a capitalised name written elsewhere
+whose initials spell it ("the new Fiscal Responsibility Act report"), but only when
+exactly one such name is written: with two candidates nothing is linked (never a
+guess between them).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from etki.text import fold, words
+from etki.triage.normalise import LANGUAGES, guess_language, stem
+from etki.triage.scoring import BM25Index, top_array
+
+__all__ = [
+    "RankedDoc",
+    "RelevanceRanker",
+    "acronyms",
+    "content_terms",
+    "general_stopwords",
+]
+
+_SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
+"""Words an acronym usually skips (``Fiscal Responsibility Act`` -> ``FRA``)."""
+
+_ACRONYM = re.compile(r"\(([A-ZÇĞİÖŞÜ][A-ZÇĞİÖŞÜ0-9&]{1,9})\)")
+
+
+@lru_cache(maxsize=8)
+def general_stopwords(lang: str) -> frozenset[str]:
+    """Folded stopwords of ``lang`` from the ``stop-words`` package (see the module
+    docstring); empty for a language it has no list for."""
+    from stop_words import StopWordError, get_stop_words  # type: ignore[import-untyped]
+
+    try:
+        listed = get_stop_words(lang)
+    except StopWordError:
+        return frozenset()
+    if lang == "tr":  # stored as Windows-1252 mojibake of Windows-1254 text
+        listed = [_repair_tr(w) for w in listed]
+    return frozenset(fold(w) for w in listed)
+
+
+def _repair_tr(word: str) -> str:
+    try:
+        return word.encode("cp1252").decode("cp1254")
+    except UnicodeError:
+        return word
+
+
+def content_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The content words of ``text`` read in ``lang``, in text order with repeats:
+    folded words of two or more characters, minus ``stop`` (default: the
+    :func:`general_stopwords` of ``lang``), stemmed with ``lang``'s stemmer."""
+    stop = general_stopwords(lang) if stop is None else stop
+    out = []
+    for word in words(unicodedata.normalize("NFC", text)):
+        if len(word) < 2 or word in stop:
+            continue
+        out.append(stem(word, lang))
+    return tuple(out)
+
+
+def acronyms(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Folded acronym -> folded words of the name it stands for, for every
+    ``Name Of Things (NOT)`` written in ``texts`` whose initials spell the acronym
+    (small words such as "of" may be skipped). The first pair found for an acronym wins."""
+    found: dict[str, tuple[str, ...]] = {}
+    texts = list(texts)
+    for text in texts:
+        for m in _ACRONYM.finditer(text):
+            short = m.group(1)
+            letters = [c for c in short if c.isalpha()]
+            before = re.findall(r"[^\W\d_][\w'-]*", text[max(0, m.start() - 200) : m.start()])
+            name = _initials_match(before, letters)
+            key = fold(short)
+            if name and key not in found:
+                found[key] = tuple(fold(w) for w in name)
+    for short, spelled in _initial_names(texts).items():
+        found.setdefault(short, spelled)
+    return found
+
+
+_CAPS = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{2,6})(?![\w-])")
+_NAME = re.compile(
+    r"(?<![\w-])((?:[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+(?:\s+(?:of|and|for|the|on)\s+|\s+)){1,5}"
+    r"[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+)"
+)
+
+
+def _initial_names(texts: list[str]) -> dict[str, tuple[str, ...]]:
+    """Folded acronym -> folded words of the one capitalised name written in ``texts``
+    whose initials (small words skipped) spell it, for every acronym written in capitals
+    in ``texts``; an acronym with no such name, or with more than one, is left out."""
+    shorts = {m.group(1) for t in texts for m in _CAPS.finditer(t)}
+    if not shorts:
+        return {}
+    names: dict[str, set[tuple[str, ...]]] = {}
+    for text in texts:
+        for m in _NAME.finditer(text):
+            ws = m.group(1).split()
+            for start in range(len(ws)):  # every run of 2+ words of the name
+                for end in range(start + 2, len(ws) + 1):
+                    run = ws[start:end]
+                    if fold(run[0]) in _SMALL or fold(run[-1]) in _SMALL:
+                        continue
+                    initials = "".join(w[0] for w in run if fold(w) not in _SMALL).upper()
+                    if initials in shorts:
+                        names.setdefault(initials, set()).add(tuple(fold(w) for w in run))
+    return {fold(k): next(iter(v)) for k, v in names.items() if len(v) == 1}
+
+
+def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
+    """The words at the end of ``before`` whose initials (small words skipped) spell
+    ``letters``, or None."""
+    picked: list[str] = []
+    want = list(letters)
+    for w in reversed(before):
+        if not want:
+            break
+        if w[0].upper() == want[-1].upper():
+            picked.append(w)
+            want.pop()
+        elif fold(w) in _SMALL and picked:
+            picked.append(w)
+        else:
+            return None
+    return list(reversed(picked)) if not want else None
+
+
+@dataclass(frozen=True)
+class RankedDoc:
+    """One ranked document: its ``id``, BM25 ``score`` (> 0, rounded to 4 decimals) and
+    the question ``terms`` it holds (stemmed, folded), sorted."""
+
+    id: str
+    score: float
+    terms: tuple[str, ...]
+
+
+class RelevanceRanker:
+    """BM25 over ``docs`` ((id, text) pairs) by content words (see the module docstring).
+
+    ``languages``: the project's languages (each document is read in its guessed one; a
+    question in every one of them, the terms pooled). Deterministic: ties by id."""
+
+    def __init__(self, docs: Sequence[tuple[str, str]], languages: Sequence[str] = ("en",)):
+        self.languages = tuple(x for x in languages if x in LANGUAGES) or ("en",)
+        self.stop = frozenset().union(*(general_stopwords(x) for x in self.languages))
+        """Stopwords of every project language: a question read in each of them must not
+        keep English "the" as a Turkish term."""
+        self.ids = [d[0] for d in docs]
+        self.terms_of: list[frozenset[str]] = []
+        tokenised = []
+        for _, text in docs:
+            lang = guess_language(text[:4000], self.languages)
+            toks = content_terms(text, lang, self.stop)
+            tokenised.append(toks)
+            self.terms_of.append(frozenset(toks))
+        self.index = BM25Index(tokenised)
+        self.acronyms = acronyms(text for _, text in docs)
+        self._names = {name: short for short, name in self.acronyms.items()}
+
+    def terms(self, question: str) -> tuple[str, ...]:
+        """Distinct sorted content terms of ``question`` pooled over the languages, with
+        the words of every acronym it holds (and the acronym of every name it spells)."""
+        pooled: set[str] = set()
+        folded = [fold(w) for w in words(question)]
+        for short, name in self.acronyms.items():
+            if short in folded:
+                pooled.update(content_terms(" ".join(name), self.languages[0], self.stop))
+        joined = " ".join(folded)
+        for name, short in self._names.items():
+            if " ".join(name) in joined:
+                pooled.add(stem(short, self.languages[0]))
+        for lang in dict.fromkeys((guess_language(question, self.languages), *self.languages)):
+            pooled.update(content_terms(question, lang, self.stop))
+        return tuple(sorted(pooled))
+
+    def rank(self, question: str, k: int) -> list[RankedDoc]:
+        """The ``k`` best documents holding at least one content term of ``question``,
+        by score descending then id; empty when the question has no content word."""
+        terms = self.terms(question)
+        if not terms or not self.ids:
+            return []
+        scores = self.index.array(terms)
+        picked = top_array(scores, self.ids, k)
+        where = {d: i for i, d in enumerate(self.ids)}
+        out = []
+        for doc_id, score in picked:
+            held = self.terms_of[where[doc_id]]
+            out.append(RankedDoc(doc_id, round(score, 4), tuple(t for t in terms if t in held)))
+        return out
+
+    def scores(self, question: str) -> dict[str, float]:
+        """Every document's score > 0 for ``question``."""
+        terms = self.terms(question)
+        if not terms or not self.ids:
+            return {}
+        arr = self.index.array(terms)
+        return {self.ids[i]: float(arr[i]) for i in np.flatnonzero(arr > 0).tolist()}

@@ -1,0 +1,102 @@
+"""One case as data (one job: the JSON of ``etki show --json``, built in one place), used
+by ``etki show`` and by the MCP server's ``show_case`` tool (issue 33 item 2), so the two
+always say the same.
+
+Client text (title, request, reasons, notes) is returned as data, never interpreted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from etki.domain import CaseEvent, CaseRecord, RulingRecord
+
+if TYPE_CHECKING:
+    from etki.services import Desk
+
+__all__ = ["CaseView", "case_view", "ruling_dict"]
+
+
+def ruling_dict(r: RulingRecord) -> dict[str, Any]:
+    """One ruling as ``etki show --json`` writes it: ``ruling action reviewer reason
+    ruled_at version override``."""
+    return {
+        "ruling": r.ruling,
+        "action": r.action,
+        "reviewer": r.reviewer,
+        "reason": r.reason,
+        "ruled_at": r.ruled_at,
+        "version": r.version,
+        "override": r.is_override,
+    }
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """A case as ``etki show`` reads it: ``case`` (None when erased), ``now`` (what the
+    desk shows beside the frozen decision: ``risk``, ``pmo_look_24h``,
+    ``risk_raised_by``, ``disputed_clauses``; empty when erased) and ``history`` (every
+    event, oldest first)."""
+
+    case_id: str
+    case: CaseRecord | None
+    now: dict[str, Any]
+    history: tuple[CaseEvent, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The body of ``etki show --json``: ``case_id``, ``case`` (or None) and
+        ``history``."""
+        body: dict[str, Any] = {"case_id": self.case_id, "case": None}
+        case = self.case
+        if case is not None:
+            body["case"] = {
+                "case_id": case.case_id,
+                "project_id": case.project_id,
+                "request_id": case.request_id,
+                "title": case.title,
+                "text": case.text,
+                "submitted_by": case.submitted_by,
+                "submitted_at": case.submitted_at,
+                "created_at": case.created_at,
+                "status": case.status,
+                "version": case.version,
+                "decision": case.decision.to_dict(),
+                "ruling": ruling_dict(case.ruling) if case.ruling else None,
+                "ruling_history": [ruling_dict(r) for r in case.ruling_history],
+                "now": self.now,
+            }
+        body["history"] = [e.to_dict() for e in self.history]
+        return body
+
+
+def case_view(desk: Desk, case_id: str) -> CaseView:
+    """:class:`CaseView` of ``case_id``. Raises ``NotFoundError`` when nothing of it is
+    stored (an erased case still has its history)."""
+    from etki.errors import NotFoundError
+    from etki.memory import current_risk, disputed_refs
+
+    history = desk.case_history(case_id)  # NotFoundError when nothing is stored
+    try:
+        case: CaseRecord | None = desk.case(case_id)
+    except NotFoundError:
+        case = None  # erased: the audit and the events outlive it
+    now: dict[str, Any] = {}
+    if case is not None:  # what the desk shows beside the frozen decision (a trial: the
+        # desk read "raised now: 9 disputed" where `etki show` said only "risk low")
+        memory = desk.clause_memory(case.project_id)
+        risk, raised = current_risk(case.decision, memory, desk.settings.disputed_escalation)
+        now = {
+            "risk": risk.level,
+            "pmo_look_24h": risk.pmo_look_24h,
+            "risk_raised_by": list(raised),
+            "disputed_clauses": [
+                {
+                    "ref": ref,
+                    "resolved": memory[ref].resolved,
+                    "rulings": sorted({r for _, r, _, _ in memory[ref].disputing}),
+                }
+                for ref in disputed_refs(case.decision.cited_clauses, memory)
+            ],
+        }
+    return CaseView(case_id, case, now, tuple(history))
