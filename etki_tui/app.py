@@ -39,6 +39,7 @@ from etki.wiki.paths import is_case_page
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import TuiConfig, config_path
 from etki_tui.errors import UPDATE_REVIEWERS, advice, one_line
+from etki_tui.hafiza.pane import SHOWN_HITS, MemoryPane, hit_prompts
 from etki_tui.header import DeskHeader, read_only_banner, short_store
 from etki_tui.heap import IdleCollector, collector_paused, keep_loaded, release_loaded
 from etki_tui.live import gone, part
@@ -83,18 +84,17 @@ from etki_tui.messages import (
     WikiCaughtUp,
 )
 from etki_tui.providers import DeskCommands
+from etki_tui.queue.filter_screen import FilterPanel
+from etki_tui.queue.pane import QueueCase, QueuePane
+from etki_tui.raporlar.pane import ReportsPane
 from etki_tui.render import VERDICT_GLYPH, literal, verdict_text, when
 from etki_tui.screens.bulk import BulkConfirm, split_sure
 from etki_tui.screens.confirm import ACTION_VERB, ConfirmRuling
-from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
 from etki_tui.screens.note import NoteForm
 from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
 from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
-from etki_tui.widgets.memory import SHOWN_HITS, MemoryPane, hit_prompts
-from etki_tui.widgets.queue import QueueCase, QueuePane
-from etki_tui.widgets.reports import ReportsPane
 from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}

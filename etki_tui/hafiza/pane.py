@@ -32,6 +32,8 @@ from etki.text import fold, printable
 from etki.wiki.paths import page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
+from etki_tui.glyphs import CURSOR_MARK
+from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
 from etki_tui.messages import CrPageWanted, DisputeResolveWanted, PageWanted, SearchChanged
@@ -50,8 +52,6 @@ from etki_tui.render import (
     verdict_text,
     when,
 )
-from etki_tui.widgets.queue_table import CURSOR_MARK
-from etki_tui.widgets.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
 
 __all__ = [
     "MemoryPane",
@@ -254,7 +254,7 @@ LATER_OPTIONS = 60
 
 class MemoryList(OptionList):
     """Hafıza's list. With NO_COLOR the highlighted entry's first line starts with
-    :data:`~etki_tui.widgets.queue_table.CURSOR_MARK`, as the queue's cursor row does:
+    :data:`~etki_tui.glyphs.CURSOR_MARK`, as the queue's cursor row does:
     the highlight is drawn as colours, which NO_COLOR strips, and bold alone was hard to
     find (a trial). Lines are those of OptionList; the mark takes a leading blank where
     there is one, else the line moves one cell right."""

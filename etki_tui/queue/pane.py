@@ -1,7 +1,7 @@
 """The Queue tab: the filter line, a table of pending cases and a detail pane for the
 highlighted one.
 
-The table (:class:`~etki_tui.widgets.queue_table.QueueTable`) is updated in place,
+The table (:class:`~etki_tui.queue.table.QueueTable`) is updated in place,
 dolphie-style, inside ``batch_update()``: rows that are no longer wanted are removed by
 key, only the cells that changed are updated, new cases are added with their case id as
 the row key (in one batch: :meth:`QueueTable.add_rows_at_once`), and the cursor stays on
@@ -49,21 +49,11 @@ from etki.domain import (
     WorkItem,
     is_sure,
 )
-from etki.memory import disputed_refs, open_disputed_refs
+from etki.memory import current_risk, disputed_refs, open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
 from etki_tui.actions import bindings
-from etki_tui.filters import (
-    SORT_SHORT,
-    SORTS,
-    UNSURE_MARK,
-    VERDICTS,
-    QueueCase,
-    QueueFilter,
-    cycle,
-    order,
-)
-from etki_tui.glyphs import WARN
+from etki_tui.glyphs import CURSOR_MARK, UNSURE_MARK, WARN
 from etki_tui.heap import collector_paused
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
@@ -82,20 +72,10 @@ from etki_tui.messages import (
     PreanalysisWanted,
     RuleRequested,
 )
-from etki_tui.render import (
-    case_detail,
-    clauses_cell,
-    current_risk,
-    fit,
-    history_section,
-    risk_cell,
-    ruled_banner,
-    short_case_id,
-    title_cell,
-    verdict_text,
-    when,
-)
-from etki_tui.widgets.queue_table import CURSOR_MARK, QueueTable
+from etki_tui.queue.detail import case_detail, clauses_cell, history_section, risk_cell, title_cell
+from etki_tui.queue.filters import SORT_SHORT, SORTS, VERDICTS, QueueCase, QueueFilter, cycle, order
+from etki_tui.queue.table import QueueTable
+from etki_tui.render import fit, ruled_banner, short_case_id, verdict_text, when
 
 if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
@@ -147,7 +127,7 @@ __all__ = [
 
 def conf_cell(conf: str, sure: bool) -> Text:
     """The confidence column: ``0.86  `` when the engine is sure, ``0.58 ?`` when it
-    needs a careful look (:data:`~etki_tui.filters.UNSURE_MARK`: a glyph, so it reads
+    needs a careful look (:data:`~etki_tui.queue.filters.UNSURE_MARK`: a glyph, so it reads
     with NO_COLOR too)."""
     out = Text(conf, justify="right", no_wrap=True, end="")
     out.append(" ")
@@ -1502,7 +1482,7 @@ class QueuePane(Vertical):
 
     def action_filters(self) -> None:
         """Open the filter and sort panel."""
-        from etki_tui.screens.filters import FilterPanel
+        from etki_tui.queue.filter_screen import FilterPanel
 
         def done(result: QueueFilter | None) -> None:
             if result is not None:
