@@ -31,7 +31,6 @@ ALLOWED_LINES = {
     "etki/wiki/fts.py": 835,
     "etki/wiki/pages.py": 1260,
     "etki_tui/actions.py": 829,
-    "etki_tui/app.py": 2194,
     "etki_tui/hafiza/pane.py": 1051,
     "etki_tui/queue/pane.py": 1511,
 }
@@ -39,7 +38,6 @@ ALLOWED_LINES = {
 
 ALLOWED_METHODS = {
     "etki/services/__init__.py::Desk": 73,
-    "etki_tui/app.py::EtkiApp": 111,
     "etki_tui/queue/pane.py::QueuePane": 71,
 }
 """Classes still over :data:`MAX_METHODS`: ``path::class`` -> methods when it was set."""
