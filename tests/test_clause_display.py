@@ -262,7 +262,7 @@ def test_a_declared_remit_statement_stays_plain_text() -> None:
 
 
 def _detail_lines(app) -> tuple[list[str], int]:  # noqa: ANN001
-    from etki_tui.queue.pane import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
 
     body = app.query_one(CaseDetail).query_one("#detail-body")
     width = body.size.width

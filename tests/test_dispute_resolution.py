@@ -411,7 +411,7 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
 
     from etki_tui.hafiza.pane import MemoryPane
     from etki_tui.messages import DisputeResolved
-    from etki_tui.queue.pane import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
     from etki_tui.screens.resolve import ResolveDisputeForm
     from tests.test_tui_pilot import Recorder, fill, goto, make_app, press, settle, shown, until
 

@@ -35,7 +35,7 @@ from etki.wiki import read_page
 from etki_tui.config import load_config
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.reader import PAGE_TEXT_CHARS
-from etki_tui.queue.pane import CaseDetail
+from etki_tui.queue.bars import CaseDetail
 from etki_tui.render import DETAIL_TEXT_CHARS
 from etki_tui.screens.confirm import ConfirmRuling
 from tests.cli_support import run_etki

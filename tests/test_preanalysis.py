@@ -590,7 +590,7 @@ def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> Non
 
 
 def _pane_text(app) -> str:  # noqa: ANN001
-    from etki_tui.queue.pane import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
 
     detail = app.query_one(CaseDetail)
     return " ".join(shown(detail.query_one("#detail-body"), 116, 400).split())

@@ -31,14 +31,12 @@ ALLOWED_LINES = {
     "etki/wiki/fts.py": 835,
     "etki/wiki/pages.py": 1260,
     "etki_tui/actions.py": 829,
-    "etki_tui/hafiza/pane.py": 1051,
-    "etki_tui/queue/pane.py": 1511,
+    "etki_tui/hafiza/pane.py": 869,
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
 ALLOWED_METHODS = {
     "etki/services/__init__.py::Desk": 73,
-    "etki_tui/queue/pane.py::QueuePane": 71,
 }
 """Classes still over :data:`MAX_METHODS`: ``path::class`` -> methods when it was set."""
 

@@ -165,7 +165,7 @@ async def test_a_lists_the_desks_own_rulings_at_once(tui_world: TuiWorld) -> Non
 async def test_ctrl_r_reads_the_highlighted_case_history_again(tui_world: TuiWorld) -> None:
     """A note written elsewhere shows in the detail pane's History after Ctrl+R; a long
     note wraps under its indent."""
-    from etki_tui.queue.pane import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
     from tests.test_tui_pilot import shown
 
     app = make_app(tui_world, view_delay=0)

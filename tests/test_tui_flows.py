@@ -16,6 +16,7 @@ import pkgutil
 from textual import on
 from textual.message import Message
 
+import etki_tui
 import etki_tui.flows
 from etki.domain import CaseRecord, RulingRecord
 from etki.services import Seat
@@ -57,6 +58,19 @@ def test_every_handler_of_the_desk_is_registered() -> None:
     ours = [c for c in EtkiApp.__mro__ if c.__module__.startswith("etki_tui.")]
     assert [c for c in ours if c.__module__.startswith("etki_tui.flows.")], ours
     assert [name for cls in ours for name in _unregistered(cls)] == []
+
+
+def test_no_class_of_etki_tui_has_a_handler_textual_never_calls() -> None:
+    """The same for every class of every module of etki_tui (the queue pane's parts in
+    ``etki_tui.queue`` are a chain of widgets too)."""
+    classes = []
+    for info in pkgutil.walk_packages(etki_tui.__path__, "etki_tui."):
+        module = importlib.import_module(info.name)
+        classes += [
+            c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == info.name
+        ]
+    assert any(_handlers(c) for c in classes if c.__module__ == "etki_tui.queue.shown")
+    assert [name for cls in classes for name in _unregistered(cls)] == []
 
 
 def test_each_flow_module_is_in_the_desk_and_handles_messages() -> None:

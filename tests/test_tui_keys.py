@@ -23,7 +23,8 @@ from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
 from etki_tui.header import DeskHeader, header_text
-from etki_tui.queue.pane import CURSOR_MARK, CaseDetail, QueueTable
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import CURSOR_MARK, QueueTable
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm

@@ -49,9 +49,10 @@ from etki_tui.messages import (
     RulingFailed,
     SearchResults,
 )
+from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.filter_screen import FilterPanel
 from etki_tui.queue.filters import QueueFilter
-from etki_tui.queue.pane import CaseDetail, QueuePane, QueueTable
+from etki_tui.queue.pane import QueuePane, QueueTable
 from etki_tui.raporlar.pane import ReportsPane
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen

@@ -12,7 +12,9 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from etki_tui.queue.pane import LATER_ROWS, MARK, CaseDetail, QueuePane
+from etki_tui.queue.bars import MARK, CaseDetail
+from etki_tui.queue.pane import QueuePane
+from etki_tui.queue.rows import LATER_ROWS
 from etki_tui.queue.table import QueueTable
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import make_app, press, settle, shown, sync, until

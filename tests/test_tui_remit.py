@@ -14,7 +14,7 @@ from etki.services import Desk
 from etki_tui.__main__ import choose_project
 from etki_tui.app import EtkiApp
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.queue.pane import CaseDetail
+from etki_tui.queue.bars import CaseDetail
 from tests.remit_support import (
     ETKI_YAML,
     REQUEST_TRAINING,

@@ -481,7 +481,7 @@ def test_a_typed_digraph_highlights_the_umlaut_it_stands_for():
 
 
 def test_a_hit_whose_title_says_its_kind_is_not_labelled_twice() -> None:
-    from etki_tui.hafiza.pane import hit_prompt
+    from etki_tui.hafiza.cards import hit_prompt
 
     def first_line(title: str, path: str) -> str:
         return hit_prompt(title, path, "login fails", ["login"], 60).plain.split("\n")[0]

@@ -12,7 +12,8 @@ from etki.wiki.paths import is_case_page
 from etki_tui.errors import advice, one_line
 from etki_tui.flows.base import could_not_load
 from etki_tui.flows.queue_feed import QueueFeedFlow
-from etki_tui.hafiza.pane import SHOWN_HITS, MemoryPane, hit_prompts
+from etki_tui.hafiza.cards import SHOWN_HITS, hit_prompts
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.heap import collector_paused, keep_loaded
 from etki_tui.live import part
 from etki_tui.messages import (
