@@ -230,8 +230,8 @@ async def _child(
     from etki.config import Settings
     from etki.services import Desk
     from etki_tui.app import EtkiApp
-    from etki_tui.widgets.memory import MemoryPane
-    from etki_tui.widgets.queue import QueuePane, QueueTable
+    from etki_tui.hafiza.pane import MemoryPane
+    from etki_tui.queue.pane import QueuePane, QueueTable
 
     counters = Counters()
     counters.install(QueueTable)

@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
     from etki.config import Settings
     from etki.services import Desk
     from etki_tui.app import EtkiApp
-    from etki_tui.widgets.memory import MemoryPane
+    from etki_tui.hafiza.pane import MemoryPane
 
     db, wiki, project = (argv + ["bench"])[:3]
     limit = float(os.environ.get("ETKI_BLOCK_MS", "50")) / 1000

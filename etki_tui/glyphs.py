@@ -6,3 +6,14 @@ ASCII on purpose: U+26A0 ⚠ is one cell to Rich and Textual but two cells in tm
 (it pads it like an emoji), so a row holding it was drawn one cell wider than laid out
 and lost its last character ("high 24" for "high 24h" at 80 columns, seen in a fresh
 reviewer's tmux session)."""
+
+
+UNSURE_MARK = "?"
+"""Drawn after the confidence of a case the engine is not sure of (ASCII, one cell: it
+reads without colour, NO_COLOR or a text capture)."""
+
+
+CURSOR_MARK = "▸"
+"""Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
+reads as selected even where reverse video is lost (a text capture, a terminal that
+drops attributes): meaning never rides on a style alone."""

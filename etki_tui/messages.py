@@ -562,7 +562,7 @@ class DetailsWanted(Message):
 
 class FilterChanged(Message):
     """The queue's filter or sort changed (``filter`` is a
-    :class:`etki_tui.filters.QueueFilter`); ``shown``/``pending`` count the rows."""
+    :class:`etki_tui.queue.filters.QueueFilter`); ``shown``/``pending`` count the rows."""
 
     def __init__(self, filter: Any, shown: int, pending: int) -> None:
         super().__init__()

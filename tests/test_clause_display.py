@@ -262,7 +262,7 @@ def test_a_declared_remit_statement_stays_plain_text() -> None:
 
 
 def _detail_lines(app) -> tuple[list[str], int]:  # noqa: ANN001
-    from etki_tui.widgets.queue import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
 
     body = app.query_one(CaseDetail).query_one("#detail-body")
     width = body.size.width
@@ -302,7 +302,7 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
         app = _app(tdrs_world)
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
-            from etki_tui.widgets.queue import QueuePane
+            from etki_tui.queue.pane import QueuePane
 
             assert app.query_one(QueuePane).current_case_id() == TDRS_PENDING
             for view in ("pane", "full screen"):
@@ -345,7 +345,7 @@ def test_reader_shows_the_contract_page_rendered(tdrs_world, size: tuple[int, in
             await settle(pilot)
             app.load_page("entities/contracts/tdrs-rfq.md", "push")
             await settle(pilot)
-            from etki_tui.widgets.memory import MemoryPane
+            from etki_tui.hafiza.pane import MemoryPane
 
             reader = app.query_one(MemoryPane).reader
             assert reader.path == "entities/contracts/tdrs-rfq.md"
@@ -394,7 +394,7 @@ def test_disputed_page_reads_at_80_columns(tui_world) -> None:  # noqa: ANN001
             await settle(pilot)
             app.load_page("disputed.md", "push")
             await settle(pilot)
-            from etki_tui.widgets.memory import MemoryPane
+            from etki_tui.hafiza.pane import MemoryPane
 
             reader = app.query_one(MemoryPane).reader
             assert reader.path == "disputed.md"

@@ -166,7 +166,7 @@ def test_totals_count_open_and_resolved_disputes_apart(world: Path) -> None:
     moves it from open to resolved in the CLI report and in Raporlar's totals."""
     from etki.config import Settings
     from etki.services import Desk
-    from etki_tui.widgets.reports import _totals
+    from etki_tui.raporlar.pane import _totals
 
     first, second = "req-demo-e8c73130", "req-demo-f76448de"
     assert etki(world, "rule", first, "approve").returncode == 0

@@ -29,8 +29,9 @@ from etki.wiki.clauses import clause_markdown
 from etki.wiki.markdown import md_block, md_inline
 from etki.wiki.paths import decision_path
 from etki.wiki.projection import WikiProjector
-from etki_tui.widgets.queue import CaseDetail, QueuePane
-from etki_tui.widgets.reader import PageReader
+from etki_tui.hafiza.reader import PageReader
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import QueuePane
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock

@@ -383,7 +383,7 @@ async def _on_disputed_card(pilot, ref: str) -> None:  # noqa: ANN001
     """Hafıza, the list focused, the disputed entry of ``ref`` highlighted."""
     from textual.widgets import OptionList
 
-    from etki_tui.widgets.memory import MemoryPane
+    from etki_tui.hafiza.pane import MemoryPane
     from tests.test_tui_pilot import press, settle, until
 
     app = pilot.app
@@ -397,7 +397,7 @@ async def _on_disputed_card(pilot, ref: str) -> None:  # noqa: ANN001
 
 
 def _card(app) -> str:  # noqa: ANN001
-    from etki_tui.widgets.memory import MemoryPane
+    from etki_tui.hafiza.pane import MemoryPane
     from tests.test_tui_pilot import shown
 
     card = app.query_one(MemoryPane).query_one("#memory-card")
@@ -409,10 +409,10 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
 
     from textual.widgets import Button, Input, Label, RadioButton
 
+    from etki_tui.hafiza.pane import MemoryPane
     from etki_tui.messages import DisputeResolved
+    from etki_tui.queue.bars import CaseDetail
     from etki_tui.screens.resolve import ResolveDisputeForm
-    from etki_tui.widgets.memory import MemoryPane
-    from etki_tui.widgets.queue import CaseDetail
     from tests.test_tui_pilot import Recorder, fill, goto, make_app, press, settle, shown, until
 
     async def run() -> None:
@@ -549,9 +549,9 @@ def test_the_form_says_when_another_pmo_resolved_first(tui_world) -> None:  # no
 
     from textual.widgets import RadioButton
 
+    from etki_tui.hafiza.pane import MemoryPane
     from etki_tui.messages import DisputeNotResolved
     from etki_tui.screens.resolve import ResolveDisputeForm
-    from etki_tui.widgets.memory import MemoryPane
     from tests.test_tui_pilot import Recorder, fill, make_app, press, settle, until
 
     async def run() -> None:
@@ -622,7 +622,7 @@ def test_the_live_refresh_shows_a_resolution_recorded_at_another_desk(tui_world)
     import asyncio
 
     from etki_tui.messages import QueueLoaded
-    from etki_tui.widgets.queue import QueuePane
+    from etki_tui.queue.pane import QueuePane
     from tests.test_tui_pilot import Recorder, make_app, settle, until
 
     async def run() -> None:

@@ -821,7 +821,7 @@ async def _drive_queue(n: int) -> tuple[list[list], list[int]]:
     Speed is measured in bench/tui.py, never asserted here."""
     from textual.app import App
 
-    from etki_tui.widgets.queue import QueuePane
+    from etki_tui.queue.pane import QueuePane
 
     class QueueOnly(App[None]):
         def compose(self):

@@ -33,11 +33,11 @@ from etki.knowledge import load_project
 from etki.services import approval_service
 from etki.wiki import read_page
 from etki_tui.config import load_config
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import PAGE_TEXT_CHARS
+from etki_tui.queue.bars import CaseDetail
 from etki_tui.render import DETAIL_TEXT_CHARS
 from etki_tui.screens.confirm import ConfirmRuling
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import CaseDetail
-from etki_tui.widgets.reader import PAGE_TEXT_CHARS
 from tests.cli_support import run_etki
 from tests.conftest import REPO_ROOT, tui_decision
 from tests.test_loader import CONTRACT, MODULES, write_project

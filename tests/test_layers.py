@@ -5,7 +5,10 @@ included): the core never imports the TUI or Textual, the markdown-to-text kerne
 it, the lower layers never import the desk, the commands or the MCP server, approval
 never imports the wiki, the commands and the MCP server use the store only through the
 desk, the TUI never imports the store, approval, the lower layers or the wiki
-projection (its value types come from ``etki.domain``), and the modules of ``etki``,
+projection (its value types come from ``etki.domain``), ``etki_tui`` is layered
+exhaustively (``__main__`` > ``app`` > ``flows`` > the tab folders ``queue`` | ``hafiza``
+| ``raporlar``, which never import each other > ``screens`` > the shared modules, so a
+new module must be placed in pyproject.toml), and the modules of ``etki``,
 ``etki.domain``, ``etki.knowledge``, ``etki.knowledge.contracts``, ``etki.mdtext``,
 ``etki.wiki``, ``etki.wiki.pages`` and ``etki_tui`` import each other without cycles."""
 
@@ -27,6 +30,7 @@ CONTRACTS = (
     "etki.approval never imports the wiki (services wires the projection hook)",
     "the commands reach the store, rulings and the projector only through the desk",
     "the TUI reaches the core through the desk, its types through etki.domain",
+    "etki_tui layers: __main__ > app > flows > tabs > screens > shared",
     "no import cycles between the modules of a package",
 )
 

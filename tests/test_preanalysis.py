@@ -34,7 +34,7 @@ from etki.store import CaseFileRepository
 from etki.wiki.pages import NO_PREANALYSIS
 from etki.wiki.projection import WikiProjector
 from etki_tui.messages import PreanalysisWritten
-from etki_tui.render import NO_MODEL_LINE
+from etki_tui.queue.detail import NO_MODEL_LINE
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 from tests.http_servers import Reply, closed_port_url, openai_chat, serve
@@ -590,7 +590,7 @@ def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> Non
 
 
 def _pane_text(app) -> str:  # noqa: ANN001
-    from etki_tui.widgets.queue import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
 
     detail = app.query_one(CaseDetail)
     return " ".join(shown(detail.query_one("#detail-body"), 116, 400).split())

@@ -384,7 +384,7 @@ def test_write_csv_sections_are_separated_by_an_empty_row() -> None:
 def test_raporlar_draws_the_new_reports() -> None:
     """The TUI's Raporlar renders the same value: the buckets with their counts, the
     reviewers in folded order with their overrides, the CR effort per month."""
-    from etki_tui.widgets.reports import report_view
+    from etki_tui.raporlar.pane import report_view
 
     clock = [NOW]
     repo = CaseFileRepository("sqlite://", clock=lambda: clock[0])

@@ -27,17 +27,12 @@ ALLOWED_LINES = {
     "etki/services/__init__.py": 902,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
     "etki_tui/actions.py": 829,
-    "etki_tui/app.py": 2194,
-    "etki_tui/render.py": 1002,
-    "etki_tui/widgets/memory.py": 1051,
-    "etki_tui/widgets/queue.py": 1531,
+    "etki_tui/hafiza/pane.py": 869,
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
 ALLOWED_METHODS = {
     "etki/services/__init__.py::Desk": 73,
-    "etki_tui/app.py::EtkiApp": 111,
-    "etki_tui/widgets/queue.py::QueuePane": 71,
 }
 """Classes still over :data:`MAX_METHODS`: ``path::class`` -> methods when it was set."""
 

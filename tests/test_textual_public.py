@@ -1,5 +1,5 @@
-"""etki_tui uses Textual's public API only, so any 8.x release can run it (pyproject
-allows ``textual>=8.2.8,<9``): no module imports ``textual._…`` (or a private module
+"""etki_tui uses Textual's public API only, so moving the exact pin (pyproject pins
+``textual==8.2.8`` for the SVG snapshots, tests/test_pins.py) is a small step: no module imports ``textual._…`` (or a private module
 below a public package), and none reads, sets or overrides a private attribute of a
 Textual object.
 

@@ -8,10 +8,11 @@ from textual.widgets import Input, Label
 
 from etki.wiki.projection import WikiProjector
 from etki_tui.messages import AmendRequested, CaseEventDone, HistoryLoaded, RulingCommitted
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import QueuePane
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.links import LinksScreen
 from etki_tui.screens.note import NoteForm
-from etki_tui.widgets.queue import CaseDetail, QueuePane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import (
     FIRST,

@@ -12,9 +12,10 @@ from dataclasses import replace
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 from etki_tui.messages import BulkRuled, BulkRuleRequested
+from etki_tui.queue.bars import MARK
+from etki_tui.queue.pane import QueuePane, QueueTable
 from etki_tui.screens.bulk import BulkConfirm
 from etki_tui.screens.notice import NoticeModal
-from etki_tui.widgets.queue import MARK, QueuePane, QueueTable
 from tests.conftest import TuiWorld, tui_clock
 from tests.test_tui_pilot import (
     Recorder,

@@ -20,9 +20,10 @@ from etki.domain import Effort, EvidenceStep, Request, Risk
 from etki.memory import correction_clauses
 from etki.services import approval_service, init_project
 from etki.store import CaseFileRepository
-from etki_tui.filters import QueueFilter
-from etki_tui.widgets.queue import CaseDetail, QueuePane, QueueTable
-from etki_tui.widgets.reports import ReportsPane
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.filters import QueueFilter
+from etki_tui.queue.pane import QueuePane, QueueTable
+from etki_tui.raporlar.pane import ReportsPane
 from tests.conftest import (
     REPO_ROOT,
     TuiWorld,
@@ -196,7 +197,7 @@ async def test_the_mark_stays_white_on_red_under_the_cursor_and_the_hafiza_highl
 def test_the_hafiza_card_marks_disputed_in_red(tui_world: TuiWorld) -> None:
     from rich.console import Console
 
-    from etki_tui.widgets.memory import disputed_card
+    from etki_tui.hafiza.cards import disputed_card
 
     [item] = tui_world.desk.disputed("demo")
     console = Console(width=80, color_system="truecolor", force_terminal=True)

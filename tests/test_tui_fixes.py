@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from etki.services import approval_service
 from etki.wiki.paths import cr_path
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import QueuePane
-from etki_tui.widgets.reader import PageReader
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import PageReader
+from etki_tui.queue.pane import QueuePane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import Recorder, current, make_app, press, settle, sync, until
 
@@ -165,7 +165,7 @@ async def test_a_lists_the_desks_own_rulings_at_once(tui_world: TuiWorld) -> Non
 async def test_ctrl_r_reads_the_highlighted_case_history_again(tui_world: TuiWorld) -> None:
     """A note written elsewhere shows in the detail pane's History after Ctrl+R; a long
     note wraps under its indent."""
-    from etki_tui.widgets.queue import CaseDetail
+    from etki_tui.queue.bars import CaseDetail
     from tests.test_tui_pilot import shown
 
     app = make_app(tui_world, view_delay=0)
@@ -196,7 +196,7 @@ def test_a_wrapped_history_note_hangs_under_its_indent() -> None:
     from rich.console import Console
 
     from etki.domain import CaseEvent
-    from etki_tui.render import history_section
+    from etki_tui.queue.detail import history_section
 
     event = CaseEvent(
         at="2026-11-28T12:00:00Z", kind="note", actor="ayse", text="word " * 30 + "END"

@@ -23,10 +23,11 @@ from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
 from etki_tui.header import DeskHeader, header_text
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import CURSOR_MARK, QueueTable
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
-from etki_tui.widgets.queue import CURSOR_MARK, CaseDetail, QueueTable
 from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
 from tests.test_tui_pilot import (
     Recorder,
@@ -377,7 +378,7 @@ async def test_find_a_whole_section_number_after_hash(talentmap_world: Desk, que
 
 
 def test_clause_numbers_match_whole_parts_only() -> None:
-    from etki_tui.filters import clause_token
+    from etki_tui.queue.filters import clause_token
 
     assert clause_token("4.4") == (None, "4.4")
     assert clause_token("MSA-2024-01#4.4") == ("msa-2024-01", "4.4")

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from textual.widgets import Input, OptionList
 
-from etki_tui.widgets.memory import FIRST_OPTIONS, MemoryPane
+from etki_tui.hafiza.pane import FIRST_OPTIONS, MemoryPane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import make_app, press, settle, shown, sync, until
 from tests.test_tui_races import memory_loaded, search_results

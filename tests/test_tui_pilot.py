@@ -35,7 +35,7 @@ from etki.services import approval_service
 from etki_tui.__main__ import main
 from etki_tui.app import EtkiApp
 from etki_tui.config import load_config
-from etki_tui.filters import QueueFilter
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.messages import (
     Copied,
     DeskFailed,
@@ -49,13 +49,14 @@ from etki_tui.messages import (
     RulingFailed,
     SearchResults,
 )
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.filter_screen import FilterPanel
+from etki_tui.queue.filters import QueueFilter
+from etki_tui.queue.pane import QueuePane, QueueTable
+from etki_tui.raporlar.pane import ReportsPane
 from etki_tui.screens.confirm import ConfirmRuling
-from etki_tui.screens.filters import FilterPanel
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.notice import NoticeModal, TooSmallScreen
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import CaseDetail, QueuePane, QueueTable
-from etki_tui.widgets.reports import ReportsPane
 from tests.conftest import (
     REPO_ROOT,
     TuiWorld,

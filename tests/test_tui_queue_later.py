@@ -12,8 +12,10 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from etki_tui.widgets.queue import LATER_ROWS, MARK, CaseDetail, QueuePane
-from etki_tui.widgets.queue_table import QueueTable
+from etki_tui.queue.bars import MARK, CaseDetail
+from etki_tui.queue.pane import QueuePane
+from etki_tui.queue.rows import LATER_ROWS
+from etki_tui.queue.table import QueueTable
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import make_app, press, settle, shown, sync, until
 from tests.test_tui_races import queue_loaded

@@ -19,10 +19,12 @@ from etki import memory
 from etki.domain import is_sure
 from etki.services import approval_service
 from etki.store.repository.rows import decision_summary
+from etki_tui.hafiza.cards import SHOWN, SHOWN_HITS
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.messages import RulingCommitted, RulingProjected
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import QueuePane
 from etki_tui.render import _ONE_CELL, ELLIPSIS, fit, graphemes
-from etki_tui.widgets.memory import SHOWN, SHOWN_HITS, MemoryPane
-from etki_tui.widgets.queue import CaseDetail, QueuePane
 from tests.conftest import TuiWorld, open_tui_world
 from tests.test_tui_pilot import FIRST, SECOND, Recorder, make_app, press, settle, shown, sync
 

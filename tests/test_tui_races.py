@@ -21,6 +21,8 @@ from textual.widgets.markdown import MarkdownBlock
 
 from etki.services import approval_service
 from etki_tui.app import EtkiApp
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import PageReader
 from etki_tui.messages import (
     CaseWanted,
     DeskFailed,
@@ -38,12 +40,10 @@ from etki_tui.messages import (
     SearchResults,
     WikiCaughtUp,
 )
+from etki_tui.queue.pane import QueuePane
+from etki_tui.raporlar.pane import ReportsPane
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.notice import NoticeModal, TooSmallScreen
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import QueuePane
-from etki_tui.widgets.reader import PageReader
-from etki_tui.widgets.reports import ReportsPane
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import FIRST, SECOND, make_app, press, settle, shown, sync, until
 
@@ -499,7 +499,7 @@ async def test_rows_are_drawn_at_their_widths_from_the_first_frame() -> None:
     tests/test_tui_disputed.py.)"""
     from textual.app import App, ComposeResult
 
-    from etki_tui.widgets.queue import QueueTable
+    from etki_tui.queue.pane import QueueTable
 
     class OneTable(App[None]):
         CSS = "QueueTable { height: 6; }"  # a fixed height, as in the queue pane
@@ -528,7 +528,7 @@ async def test_the_scrollbar_follows_a_view_scrolled_as_the_rows_came_back() -> 
     (trial of stop 20)."""
     from textual.app import App, ComposeResult
 
-    from etki_tui.widgets.queue import QueueTable
+    from etki_tui.queue.pane import QueueTable
 
     class OneTable(App[None]):
         CSS = "QueueTable { height: 10; }"

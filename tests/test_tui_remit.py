@@ -13,8 +13,8 @@ from etki.config import Settings
 from etki.services import Desk
 from etki_tui.__main__ import choose_project
 from etki_tui.app import EtkiApp
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import CaseDetail
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.queue.bars import CaseDetail
 from tests.remit_support import (
     ETKI_YAML,
     REQUEST_TRAINING,

@@ -11,7 +11,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from etki_tui.actions import ACTIONS, bindings
-from etki_tui.render import VERDICT_GLYPH, cell, clauses_cell, fit, graphemes, verdict_text
+from etki_tui.queue.detail import clauses_cell
+from etki_tui.render import VERDICT_GLYPH, cell, fit, graphemes, verdict_text
 
 WIDE = [
     "👍 Onaylandı",
@@ -124,7 +125,7 @@ def test_around_match_keeps_the_match_in_a_narrow_cell() -> None:
 # --- filters and sort (item 6) ---------------------------------------------------------------
 
 from etki.domain import ClauseMemory  # noqa: E402
-from etki_tui.filters import QueueFilter, age_label, cycle, is_disputed, order  # noqa: E402
+from etki_tui.queue.filters import QueueFilter, age_label, cycle, is_disputed, order  # noqa: E402
 from tests.conftest import PENDING, TUI_FROZEN, tui_clock  # noqa: E402
 
 
@@ -286,16 +287,16 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     """One definition per action: each id is in exactly the BINDINGS of the widget of its
     context, with a help sentence, and every context has a help section."""
     from etki_tui.app import EtkiApp
+    from etki_tui.hafiza.pane import MemoryPane
+    from etki_tui.queue.filter_screen import FilterPanel
+    from etki_tui.queue.pane import QueuePane, QueueTable
     from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
-    from etki_tui.screens.filters import FilterPanel
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.note import NoteForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
     from etki_tui.screens.resolve import ResolveDisputeForm
-    from etki_tui.widgets.memory import MemoryPane
-    from etki_tui.widgets.queue import QueuePane, QueueTable
 
     owners = {
         "app": [EtkiApp],
@@ -341,11 +342,11 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
 # --- history, links, charts, palette scoring, advice ------------------------------------------
 
 from etki.errors import ConflictError, NotFoundError, PermissionDeniedError  # noqa: E402
-from etki_tui.charts import fill_days, rulings_over_time, spark  # noqa: E402
 from etki_tui.errors import advice  # noqa: E402
+from etki_tui.hafiza.reader import resolve_link  # noqa: E402
 from etki_tui.history import History  # noqa: E402
 from etki_tui.providers import case_score  # noqa: E402
-from etki_tui.widgets.reader import resolve_link  # noqa: E402
+from etki_tui.raporlar.charts import fill_days, rulings_over_time, spark  # noqa: E402
 
 
 def test_history_pins_opened_pages_and_replaces_previews() -> None:
@@ -431,7 +432,7 @@ def test_frontmatter_wraps_under_its_own_value_and_stays_literal():
     indent, ``- `` and ``key: ``; markup in the page stays text."""
     from rich.console import Console
 
-    from etki_tui.widgets.reader import FrontmatterLines
+    from etki_tui.hafiza.reader import FrontmatterLines
 
     meta = (
         "case_id: req-demo-0001\n"
@@ -480,7 +481,7 @@ def test_a_typed_digraph_highlights_the_umlaut_it_stands_for():
 
 
 def test_a_hit_whose_title_says_its_kind_is_not_labelled_twice() -> None:
-    from etki_tui.widgets.memory import hit_prompt
+    from etki_tui.hafiza.cards import hit_prompt
 
     def first_line(title: str, path: str) -> str:
         return hit_prompt(title, path, "login fails", ["login"], 60).plain.split("\n")[0]
@@ -504,7 +505,7 @@ def test_the_risk_line_quotes_the_words_that_raised_it() -> None:
     from etki.domain import CaseRecord, risk_wording
     from etki.knowledge.loader import load_project
     from etki.triage.engine import TriageEngine
-    from etki_tui.render import case_detail
+    from etki_tui.queue.detail import case_detail
 
     project = load_project(Path(__file__).parent.parent / "sample_project")
     engine = TriageEngine(project, "sha256:test")
@@ -575,7 +576,7 @@ def test_a_risk_already_high_at_triage_is_not_said_to_be_raised_by_a_dispute() -
     from rich.console import Console
 
     from etki.domain import CaseRecord, ClauseMemory, Risk
-    from etki_tui.render import case_detail
+    from etki_tui.queue.detail import case_detail
     from tests.conftest import tui_decision
 
     ref = "MSA-2024-01#3.2"

@@ -22,9 +22,9 @@ from etki.domain import Request
 from etki.services import approval_service
 from etki.wiki import fts
 from etki.wiki.search import search
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.messages import PageLoaded, SearchResults
 from etki_tui.render import MATCH_STYLE
-from etki_tui.widgets.memory import MemoryPane
 from tests.conftest import TuiWorld, build_tui_world, tui_decision
 from tests.test_tui_pilot import Recorder, make_app, press, settle, shown, sync
 

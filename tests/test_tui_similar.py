@@ -11,11 +11,11 @@ from rich.text import Text
 
 from etki.domain import Request, SimilarRuling
 from etki.services import approval_service
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.messages import PageLoaded
-from etki_tui.render import memory_strip, similar_line
+from etki_tui.queue.detail import memory_strip, similar_line
+from etki_tui.queue.pane import QueuePane
 from etki_tui.screens.links import LinksScreen
-from etki_tui.widgets.memory import MemoryPane
-from etki_tui.widgets.queue import QueuePane
 from tests.conftest import build_tui_world, tui_decision
 from tests.test_tui_pilot import Recorder, goto, make_app, press, settle, shown, sync
 

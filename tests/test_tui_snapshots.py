@@ -158,7 +158,7 @@ def scroll_detail_to(prefix: str) -> Callable[[Pilot], None]:
     def run(pilot: Pilot) -> None:
         from textual.geometry import Region
 
-        from etki_tui.widgets.queue import CaseDetail
+        from etki_tui.queue.bars import CaseDetail
 
         detail = pilot.app.query_one(CaseDetail)
         body = detail.query_one("#detail-body")

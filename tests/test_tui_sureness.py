@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from etki_tui.filters import QueueFilter
 from etki_tui.messages import FilterChanged
-from etki_tui.screens.filters import ChoiceRow, FilterPanel
-from etki_tui.widgets.queue import QueueTable
+from etki_tui.queue.filter_screen import ChoiceRow, FilterPanel
+from etki_tui.queue.filters import QueueFilter
+from etki_tui.queue.pane import QueueTable
 from tests.conftest import UNSURE_DOUBT, TuiWorld
 from tests.test_tui_pilot import Recorder, goto, make_app, press, queue_ids, settle, shown, sync
 

@@ -84,7 +84,7 @@ class BasisLine:
 def effort_basis_lines(effort: Effort, workitems: Mapping[str, WorkItem]) -> tuple[BasisLine, ...]:
     """The work items of ``effort.basis`` in basis order, looked up in ``workitems``
     (id -> :class:`WorkItem`, any mapping): the one reading of the basis that the
-    detail pane (:func:`etki_tui.render.effort_basis`) and the change-request page
+    detail pane (:func:`etki_tui.queue.detail.effort_basis`) and the change-request page
     (:mod:`etki.wiki.pages`) format, each for its medium."""
     out: list[BasisLine] = []
     for wid in effort.basis:

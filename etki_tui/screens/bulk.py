@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Static
 from etki.domain import CaseRecord, CaseSummary, is_sure
 from etki.text import printable
 from etki_tui.actions import bindings
-from etki_tui.filters import UNSURE_MARK
+from etki_tui.glyphs import UNSURE_MARK
 from etki_tui.live import part
 from etki_tui.render import DISPUTED, DISPUTED_STYLE, short_ref, verdict_text
 

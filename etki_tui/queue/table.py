@@ -38,13 +38,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from etki_tui.actions import bindings
+from etki_tui.glyphs import CURSOR_MARK
 
 __all__ = ["CURSOR_MARK", "QueueColumn", "QueueTable"]
 
-CURSOR_MARK = "▸"
-"""Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
-reads as selected even where reverse video is lost (a text capture, a terminal that
-drops attributes): meaning never rides on a style alone."""
 
 HEADER = -1
 """The row index of the header line (as in the ``row`` meta of its segments)."""

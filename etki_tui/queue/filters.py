@@ -44,9 +44,6 @@ SURENESS: tuple[str | None, ...] = (None, "sure", "unsure")
 """Sureness filters: every case, the cases the engine is sure of, the ones it is not
 (a decision of an engine before 3.0.0 did not say: not sure)."""
 SURENESS_LABEL: dict[str, str] = {"sure": "engine sure", "unsure": "needs a careful look"}
-UNSURE_MARK = "?"
-"""Drawn after the confidence of a case the engine is not sure of (ASCII, one cell: it
-reads without colour, NO_COLOR or a text capture)."""
 SORTS: dict[str, str] = {
     "queue": "queue order",
     "oldest": "oldest first",

@@ -23,7 +23,9 @@ from textual.widgets import Static
 
 from etki.domain import Report
 from etki.text import printable
-from etki_tui.charts import (
+from etki_tui.glyphs import WARN
+from etki_tui.live import part
+from etki_tui.raporlar.charts import (
     AGREED,
     AGREED_STYLE,
     OVERRIDDEN,
@@ -31,8 +33,6 @@ from etki_tui.charts import (
     bar,
     rulings_over_time,
 )
-from etki_tui.glyphs import WARN
-from etki_tui.live import part
 from etki_tui.render import VERDICT_GLYPH, VERDICT_STYLE, verdict_text, when
 
 

@@ -17,7 +17,9 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from etki_tui.actions import bindings
-from etki_tui.filters import (
+from etki_tui.glyphs import WARN
+from etki_tui.live import part
+from etki_tui.queue.filters import (
     AGES,
     BANDS,
     RISKS,
@@ -28,8 +30,6 @@ from etki_tui.filters import (
     VERDICTS,
     QueueFilter,
 )
-from etki_tui.glyphs import WARN
-from etki_tui.live import part
 
 ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
     ("verdict", "Verdict", tuple((v, v or "all") for v in VERDICTS)),

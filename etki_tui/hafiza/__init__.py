@@ -1,0 +1,1 @@
+"""The Hafıza tab: the memory pane and its page reader."""

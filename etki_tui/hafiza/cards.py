@@ -1,0 +1,222 @@
+"""Hafıza's cards and list prompts: pure Rich ``Text`` for a search hit, a precedent and a disputed clause (no Textual, no I/O; the pane in :mod:`etki_tui.hafiza.pane` lays them out)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.content import Content
+from textual.widgets.option_list import Option
+
+from etki.domain import CaseRecord, DisputedClause, ScopeClause, is_declared_remit
+from etki.text import fold, printable
+from etki.wiki.paths import page_kind
+from etki.wiki.search import query_tokens
+from etki_tui.render import (
+    DISPUTED,
+    DISPUTED_RESOLVED,
+    DISPUTED_STYLE,
+    RESOLVED_STYLE,
+    around_match,
+    cell,
+    clause_text,
+    highlight,
+    literal,
+    remit_label,
+    verdict_text,
+    when,
+)
+
+
+def hit_fields(hit: Any) -> tuple[str, int, str]:
+    """(path, line, snippet) of a search hit (an object with those attributes or a
+    tuple in that order)."""
+    if isinstance(hit, tuple | list) and not hasattr(hit, "_fields"):
+        path, line, snippet = (list(hit) + ["", 0, ""])[:3]
+    else:
+        path = getattr(hit, "path", "")
+        line = getattr(hit, "line", 0)
+        snippet = getattr(hit, "snippet", "")
+    return str(path), int(line or 0), str(snippet)
+
+
+def hit_title(hit: Any) -> str:
+    """The page title of a search hit (its ``title`` attribute, the fourth item of a
+    tuple), or "" when it has none."""
+    if isinstance(hit, tuple | list) and not hasattr(hit, "_fields"):
+        return str(hit[3]) if len(hit) > 3 else ""
+    return str(getattr(hit, "title", "") or "")
+
+
+def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> RenderableType:
+    """A precedent (an overridden case) as read from the DB."""
+    assert case.ruling is not None
+    r = case.ruling
+    head = Text()
+    head.append(" PRECEDENT ", style="bold reverse")
+    head.append(" ")
+    head.append_text(cell(case.case_id, style="bold"))
+    lines: list[RenderableType] = [head, literal(case.title, style="bold")]
+    change = Text("Engine ")
+    change.append_text(verdict_text(r.verdict))
+    change.append("  →  ruled ")
+    change.append_text(verdict_text(r.ruling, bold=True))
+    lines.append(change)
+    by = Text("By ")
+    by.append(printable(r.reviewer, multiline=False))
+    by.append(f" on {when(r.ruled_at)}")
+    lines.append(by)
+    lines.append(Text("Reason", style="bold underline"))
+    lines.append(literal(r.reason or "(none)"))
+    lines.append(Text("Cited clauses", style="bold underline"))
+    for ref in case.decision.cited_clauses:
+        clause = clauses.get(ref)
+        line = Text("  ")
+        line.append(printable(ref, multiline=False), style="bold")
+        if clause is not None:
+            line.append(" ")
+            line.append(printable(clause.title, multiline=False))
+            if is_declared_remit(clause):
+                line.append(f" · {remit_label(clause)}", style="italic")
+        lines.append(line)
+    lines.append(Text(""))
+    lines.append(Text("Enter opens the precedent page · y copies the case id", style="dim"))
+    return Group(*lines)
+
+
+def resolution_lines(item: DisputedClause) -> list[RenderableType]:
+    """The card's lines on the PMO's resolution of ``item``: the verdict, the reason (client
+    text, literal), who and when; whether it stands or which later ruling overrode it;
+    and how to record one (or a new one)."""
+    res = item.resolution
+    if res is None:
+        return [Text("No resolution yet: r records the PMO's resolution.", style="dim")]
+    lines: list[RenderableType] = [Text("PMO resolution", style="bold underline")]
+    rule = Text("  rule ")
+    rule.append_text(verdict_text(res.verdict, bold=True))
+    rule.append(" · ")
+    rule.append(printable(res.reviewer, multiline=False))
+    rule.append(f" · {when(res.at)}")
+    lines.append(rule)
+    lines.append(literal("  “" + res.reason + "”"))
+    if item.overridden_by is not None:
+        over = Text("  Overridden by ", style="bold")
+        over.append(printable(item.overridden_by, multiline=False))
+        over.append(", ruled after it and against it: disputed again.", style="bold")
+        lines.append(over)
+        lines.append(Text("r records a new resolution.", style="dim"))
+    else:
+        lines.append(Text("  Stands: no ruling after it disagrees.", style="dim"))
+        lines.append(Text("r records a new resolution (the newest is in force).", style="dim"))
+    return lines
+
+
+def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> RenderableType:
+    """A disputed clause and its ruling history, as read from the DB, with the PMO's
+    resolution in force (:func:`resolution_lines`)."""
+    head = Text()
+    if item.resolved:
+        head.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+    else:
+        head.append(DISPUTED, style=DISPUTED_STYLE)
+    head.append(" ")
+    head.append(printable(item.ref, multiline=False), style="bold")
+    lines: list[RenderableType] = [head]
+    clause = clauses.get(item.ref)
+    if clause is not None:
+        lines.append(literal(f"{clause.number} {clause.title} [{clause.kind}]", style="bold"))
+        if is_declared_remit(clause):
+            lines.append(Text(remit_label(clause), style="italic"))
+    lines.append(Text("Rulings disagree: " + " / ".join(item.rulings)))
+    lines += resolution_lines(item)
+    lines.append(Text("History (oldest first)", style="bold underline"))
+    for case_id, ruling, reviewer, ruled_at in item.history:
+        line = Text("  ")
+        line.append(f"{when(ruled_at)}  ")
+        line.append_text(verdict_text(ruling))
+        line.append("  ")
+        line.append(printable(reviewer, multiline=False))
+        line.append("  ")
+        line.append(printable(case_id, multiline=False), style="dim")
+        lines.append(line)
+    if clause is not None:
+        lines.append(Text("Clause text", style="bold underline"))
+        lines.append(clause_text(clause))
+    return Group(*lines)
+
+
+SHOWN = 100
+"""At most this many entries of a section (search hits, precedents, disputed clauses,
+decision files) are listed; the header says how many there are and a last line says how
+to find the rest. Keeps a rebuild of the list (on every search result) small at 10,000
+decision files."""
+
+
+_KIND = {
+    "decision": "decision",
+    "precedent": "precedent",
+    "change-request": "CR",
+    "contract": "contract",
+    "module": "module",
+    "index": "index",
+    "disputed": "disputed",
+}
+
+
+_TITLE_SAYS = {
+    "precedent": "precedent",
+    "change-request": "change request",
+    "contract": "contract",
+    "module": "module",
+    "disputed": "disputed",
+}
+"""Page kind -> how its page title starts, folded (the wiki's headings: "# Precedent: …",
+"# Change request: …", "# Disputed clauses"): a hit whose title says its kind gets no kind
+label."""
+
+
+SHOWN_HITS = 50
+"""Search hits listed (the ranked top of the index; the header gives the total and a
+last line says to add words): four screenfuls at 120x40, eight at 80x24. Each answer
+lays out these entries on the event loop, so fewer keep typing free."""
+
+
+def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width: int) -> Content:
+    """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
+    page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
+    query words) highlighted; fitted to ``width`` cells. Pure: the search worker builds
+    these off the event loop (:func:`hit_prompts`)."""
+    page = page_kind(path)
+    kind = _KIND.get(page, "page")
+    if title and fold(title).startswith(_TITLE_SAYS.get(page, "\0")):
+        kind = ""  # "Precedent: …" needs no "precedent" after it
+    prompt = Text()
+    room = width - len(kind) - 1 if kind else width
+    prompt.append_text(highlight(cell(title or path, room, style="bold"), tokens))
+    if kind:
+        prompt.append(" " + kind, style="dim")
+    prompt.append("\n  ")
+    prompt.append_text(highlight(around_match(snippet.strip(), tokens, width - 2), tokens))
+    return Content.from_rich_text(prompt)
+
+
+def hit_prompts(query: str, hits: Sequence[Any], width: int) -> list[Content]:
+    """:func:`hit_prompt` of the first :data:`SHOWN_HITS` of ``hits`` for ``query`` at
+    ``width`` (what :meth:`MemoryPane.hit_width` gave)."""
+    tokens = query_tokens(query) if query.strip() else []
+    out = []
+    for hit in list(hits)[:SHOWN_HITS]:
+        path, _line, snippet = hit_fields(hit)
+        out.append(hit_prompt(hit_title(hit), path, snippet, tokens, width))
+    return out
+
+
+def _more(count: int, what: str, shown: int = SHOWN) -> Option:
+    return Option(Text(f"  … {count - shown} more {what}", style="dim"), disabled=True)
+
+
+def _header(title: str, count: int | None = None) -> Option:
+    label = title if count is None else f"{title} ({count})"
+    return Option(Text(label, style="bold underline"), disabled=True)

@@ -1,0 +1,1 @@
+"""The Queue tab: its pane, table, filters, filter screen and case-detail builders."""

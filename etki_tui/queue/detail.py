@@ -1,0 +1,614 @@
+"""The queue's case-detail builders and row cells: pure Rich ``Text`` from a case, no Textual, no I/O (the shared text helpers live in :mod:`etki_tui.render`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from etki.domain import (
+    DISPUTED_SIGNAL,
+    CaseEvent,
+    CaseRecord,
+    CaseSummary,
+    ClauseMemory,
+    Decision,
+    DisputedClause,
+    Effort,
+    Preanalysis,
+    RulingRecord,
+    ScopeClause,
+    SimilarRuling,
+    WorkItem,
+    effort_basis_lines,
+    memory_sentence,
+    risk_wording,
+    sureness_reasons,
+)
+from etki.memory import StoredRisk, current_risk, disputed_refs
+from etki.text import printable
+from etki_tui.queue.filters import age_days, age_label
+from etki_tui.render import (
+    DETAIL_LINE_CHARS,
+    DISPUTED,
+    DISPUTED_RESOLVED,
+    DISPUTED_STYLE,
+    RESOLVED_STYLE,
+    VERDICT_SHORT,
+    IdList,
+    _bullets,
+    _fields,
+    _indent,
+    _section,
+    cell,
+    clause_block,
+    folded,
+    one_line,
+    short_ref,
+    verdict_text,
+    when,
+)
+
+RISK_STYLE: dict[str, str] = {"high": "bold red", "medium": "yellow", "low": "dim"}
+
+
+RISK_SHORT: dict[str, str] = {"high": "high", "medium": "med", "low": "low"}
+
+
+def risk_cell(
+    case: CaseRecord | CaseSummary,
+    memory: Mapping[str, ClauseMemory] | None = None,
+    escalate: bool = False,
+) -> Text:
+    """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look.
+    With ``memory`` and ``escalate`` the risk is the :func:`current_risk` (a clause
+    disputed since the triage shows ``high 24h``)."""
+    risk, _ = current_risk(case.decision, memory, escalate)
+    label = RISK_SHORT.get(risk.level, risk.level)
+    if risk.pmo_look_24h:
+        label += " 24h"
+    return Text(label, style=RISK_STYLE.get(risk.level, ""), no_wrap=True, end="")
+
+
+DISPUTED_PREFIX = DISPUTED + " "
+
+
+def title_cell(title: str, width: int, disputed: bool) -> Text:
+    """The queue's title cell, ``width`` cells wide at most; a case citing a disputed
+    clause starts with the red ``! DISPUTED`` mark (glyph and word, so it reads
+    without colour) and its title follows in the rest of the width."""
+    if not disputed:
+        return cell(title, width)
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    out.append(DISPUTED_PREFIX, style=DISPUTED_STYLE)
+    rest = width - cell_len(DISPUTED_PREFIX)
+    if rest > 0:
+        out.append_text(cell(title, rest))
+    return out
+
+
+def clauses_cell(refs: Sequence[str], width: int = 9) -> Text:
+    """Cited clause numbers, comma-joined, cut to ``width`` with a ``+N`` tail."""
+    if not refs:
+        return Text("—", style="dim", end="")
+    return Text(_clauses_label(tuple(refs), width), no_wrap=True, overflow="ellipsis", end="")
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses_label(refs: tuple[str, ...], width: int) -> str:
+    """The terminal-safe text of :func:`clauses_cell` (a pure function of its
+    arguments: memoised, many cases cite the same clauses)."""
+    shown: list[str] = []
+    for i, ref in enumerate(refs):
+        candidate = ",".join([*shown, short_ref(ref)])
+        rest = len(refs) - i - 1
+        tail = f"+{rest}" if rest else ""
+        if cell_len(candidate + tail) > width and shown:
+            return cell(",".join(shown) + f"+{len(refs) - i}", width).plain
+        shown.append(short_ref(ref))
+    return cell(",".join(shown), width).plain
+
+
+def effort_label(effort: Effort) -> str:
+    """:meth:`etki.domain.Effort.shown`: ``5–8 person-days``, ``13 person-days``,
+    ``unknown``."""
+    return effort.shown()
+
+
+def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:
+    """One entry per work item the effort was computed from: ``WI-7 Card payments ·
+    8 person-days · 2024-02-01`` (its id, title, ``effort_days`` and date as stored
+    with the project, read by :func:`etki.domain.effort_basis_lines`, which the wiki's
+    change-request page shares); an id the project no longer has says so. Client
+    text, shown literally."""
+    lines: list[Text] = []
+    for entry in effort_basis_lines(effort, workitems):
+        line = Text()
+        line.append(one_line(entry.id, 120), style="bold")
+        if entry.title is None:
+            line.append(" (not among the project's work items)", style="dim")
+            lines.append(line)
+            continue
+        line.append(" " + one_line(entry.title, 200))
+        line.append(f" · {entry.days}")
+        if entry.date:
+            line.append(" · " + one_line(entry.date, 40), style="dim")
+        lines.append(line)
+    return lines
+
+
+def correction_text(ruling: RulingRecord) -> Text:
+    """``who, when: VERDICT -> RULING`` for a past correction."""
+    out = Text()
+    out.append(printable(ruling.reviewer, multiline=False))
+    out.append(f", {when(ruling.ruled_at)}: ")
+    out.append_text(verdict_text(ruling.verdict))
+    out.append(" → ")
+    out.append_text(verdict_text(ruling.ruling))
+    return out
+
+
+REASON_CHARS = 300
+"""Most characters of a reviewer's reason shown in the clause-memory strip (the rest is
+folded into ``…``; the decision page has it all)."""
+
+
+def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None) -> Group:
+    """The indented lines under a last correction: the reviewer's reason (literal, cut
+    to :data:`REASON_CHARS` with ``…``), the precedent's case id and, when the wiki is
+    on, its wiki page (from ``precedents``: case id -> wiki-relative path). Long values
+    wrap under themselves (a hanging indent), not under the labels."""
+    reason = Text()
+    if ruling.reason.strip():
+        reason.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
+    else:
+        reason.append("(none given)", style="dim")
+    rows = [
+        ("reason: ", reason),
+        ("precedent: ", Text(one_line(ruling.case_id, 120), style="bold")),
+    ]
+    page = (precedents or {}).get(ruling.case_id)
+    if page:  # a line of its own: a file name is one long word
+        rows.append(("wiki: ", Text(one_line(page, 300), style="underline")))
+    return Group(*(_hanging(Text(label, style="dim"), value, indent=4) for label, value in rows))
+
+
+def _hanging(label: Text, value: Text, *, indent: int = 0) -> Table:
+    """``label`` then ``value`` on one line, ``indent`` cells in; the value's wrapped
+    lines start under its first character (a hanging indent)."""
+    grid = Table.grid()
+    grid.add_column(width=indent)
+    grid.add_column(width=label.cell_len, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row("", label, value)
+    return grid
+
+
+def memory_line(
+    ref: str, mem: ClauseMemory | None, precedents: Mapping[str, str] | None = None
+) -> RenderableType:
+    """One line of the clause-memory strip for ``ref`` (with the last correction's
+    reason and precedent on two more lines, see :func:`correction_lines`)."""
+    out = Text(no_wrap=False)
+    if mem is not None and mem.disputed:
+        if mem.resolved:
+            out.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+        else:
+            out.append(DISPUTED, style=DISPUTED_STYLE)
+        out.append(" ")
+    out.append(printable(ref, multiline=False), style="bold")
+    if mem is None or not mem.history:
+        out.append(" · no past rulings", style="dim")
+        return out
+    count = mem.precedent_count
+    out.append(f" · {count} precedent{'s' if count != 1 else ''}")
+    out.append(f" · {len(mem.history)} ruled")
+    if mem.last_correction is not None:
+        out.append(" · last correction: ")
+        out.append_text(correction_text(mem.last_correction))
+    if mem.disputed:
+        rulings = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
+        if len(rulings) > 1:  # else the rulings agree and contradict the resolution
+            # CR as in the strip above it (one screen, one word for it)
+            out.append(
+                " · rulings disagree: " + " / ".join(VERDICT_SHORT.get(v, v) for v in rulings)
+            )
+        out.append_text(resolution_text(mem))
+    if mem.last_correction is not None:
+        return Group(out, correction_lines(mem.last_correction, precedents))
+    return out
+
+
+def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
+    """The strip's lines on similar past requests: ``≈ reviewers ruled 2 similar
+    requests as REJECT (beside the verdict, not part of it)``, then one indented line
+    per case, ``req-… ✗ REJECT  similarity 0.81`` (2 decimals here; 4 in the decision).
+    Empty ``Text`` when nothing is similar. Case ids are stored values, still printed
+    literally (never markup)."""
+    out = Text(no_wrap=False)
+    if not similar:
+        return out
+    out.append("≈ ", style="bold")
+    out.append(memory_sentence(tuple(similar), verdict), style="bold")
+    out.append(" (beside the verdict, not part of it)", style="dim")
+    for s in similar:
+        out.append("\n  ")
+        out.append(printable(s.case_id, multiline=False))
+        out.append(" ")
+        out.append_text(verdict_text(s.ruling))
+        out.append(f"  similarity {s.similarity:.2f}", style="dim")
+    return out
+
+
+def memory_strip(
+    refs: Iterable[str],
+    memory: Mapping[str, ClauseMemory],
+    similar: Sequence[SimilarRuling] = (),
+    memory_verdict: str | None = None,
+    precedents: Mapping[str, str] | None = None,
+    similar_unknown: str | None = None,
+) -> Group:
+    """The clause-memory strip: one line per cited clause, then (when any ruled case
+    reads like this one) the :func:`similar_line`. ``precedents``: case id -> wiki page
+    of the precedents the lines name (see :func:`correction_lines`).
+    ``similar_unknown``: the similar rulings are not known yet, and why (``reading…``,
+    or the error): said in their place, so "none shown" never reads as "none"."""
+    lines = [memory_line(ref, memory.get(ref), precedents) for ref in refs]
+    if not lines:
+        lines = [Text("no cited clauses", style="dim")]
+    if similar_unknown is not None:
+        lines.append(Text(f"≈ similar past rulings: {similar_unknown}", style="dim"))
+    elif similar:
+        lines.append(similar_line(similar, memory_verdict))
+    return Group(*lines)
+
+
+def resolution_text(mem: ClauseMemory | DisputedClause) -> Text:
+    """What the strip says of a disputed clause's resolution: `` · PMO: rule IN_SCOPE —
+    “reason” (name, date)`` while it stands, `` · PMO resolution (rule IN_SCOPE, name,
+    date) overridden by req-…`` once a later ruling disagreed, empty without one. The
+    reason and name are client text: literal (never markup), on one line."""
+    res = mem.resolution
+    out = Text()
+    if res is None:
+        return out
+    verdict = VERDICT_SHORT.get(res.verdict, res.verdict)
+    if mem.overridden_by is None:
+        out.append(f" · PMO: rule {verdict} — “")
+        out.append(one_line(res.reason, 300))
+        out.append("” (")
+        out.append(one_line(res.reviewer, 80))
+        out.append(f", {res.at[:10]})")
+        return out
+    out.append(f" · PMO resolution (rule {verdict}, ")
+    out.append(one_line(res.reviewer, 80))
+    out.append(f", {res.at[:10]}) overridden by ")
+    out.append(one_line(mem.overridden_by, 120), style="bold")
+    return out
+
+
+def disputed_strip(
+    decision: StoredRisk,
+    clauses: Mapping[str, ScopeClause],
+    memory: Mapping[str, ClauseMemory],
+    escalate: bool,
+) -> list[Text]:
+    """The lines the detail pane opens with when the case cites a clause disputed now:
+    one per such clause, ``! DISPUTED 3.2 Single sign-on · rulings disagree:
+    IN_SCOPE / REJECT`` (``CR`` for a change request; a clause a person resolved reads
+    ``! DISPUTED-RESOLVED 4.8 … · PMO: rule IN_SCOPE — “…” (name, date)``, and one whose
+    resolution a later ruling overrode says by which case: :func:`resolution_text`), then, when the dispute raised the risk after the triage
+    (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
+    Shown first so it is on screen without scrolling at 80x24, above any clause text."""
+    refs = disputed_refs(decision.cited_clauses, memory)
+    lines: list[Text] = []
+    for ref in refs:
+        mem = memory[ref]
+        line = Text()
+        if mem.resolved:
+            line.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+        else:
+            line.append(DISPUTED, style=DISPUTED_STYLE)
+        clause = clauses.get(ref)
+        line.append(" " + one_line(clause.number if clause else ref, 120), style="bold")
+        if clause is not None and clause.title:
+            line.append(" " + one_line(clause.title, 120), style="bold")
+        kinds = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
+        if not mem.resolved and len(kinds) > 1:  # one kind: they contradict the resolution
+            rulings = " / ".join(VERDICT_SHORT.get(v, v) for v in kinds)
+            line.append(f" · rulings disagree: {rulings}")
+        line.append_text(resolution_text(mem))
+        lines.append(line)
+    _, raised = current_risk(decision, memory, escalate)
+    if raised:
+        stored = decision.risk
+        line = Text("  → ")
+        line.append("24h PMO look", style="bold reverse")
+        line.append(f": disputed after triage ({stored.level.upper()} then; decision unchanged)")
+        lines.append(line)
+    return lines
+
+
+def cr_link_line(case_id: str, page: str) -> Text:
+    """The detail pane's line naming a case's change-request document: its wiki page
+    and the key that opens it (``D``), or, with the wiki off (``page`` empty), the
+    command that writes it."""
+    line = Text()
+    line.append("Change request ", style="bold")
+    if page:
+        line.append(printable(page, multiline=False))
+        line.append(" · D opens it in the reader", style="dim")
+    else:
+        line.append("the wiki is off · ", style="dim")
+        line.append(f"etki cr export {printable(case_id, multiline=False)}", style="dim")
+        line.append(" writes it", style="dim")
+    return line
+
+
+def case_detail(
+    case: CaseRecord,
+    clauses: Mapping[str, ScopeClause],
+    memory: Mapping[str, ClauseMemory],
+    *,
+    now: datetime | None = None,
+    similar: Sequence[SimilarRuling] = (),
+    memory_verdict: str | None = None,
+    similar_unknown: str | None = None,
+    escalate: bool = False,
+    workitems: Mapping[str, WorkItem] | None = None,
+    precedents: Mapping[str, str] | None = None,
+    cr_page: str | None = None,
+    llm_model: str | None = None,
+    preanalysing: bool = False,
+) -> RenderableType:
+    """The detail pane of one case: everything a reviewer needs to rule. With ``now``
+    the request's age is shown next to its date. ``similar``/``memory_verdict``: the
+    memory beside the verdict as the desk computes it now (shown in the clause-memory
+    strip; see :meth:`etki.services.Desk.beside_with`); ``similar_unknown``: they
+    are not known yet, and why (:func:`memory_strip`). ``escalate``
+    (``ETKI_DISPUTED_ESCALATION``): a clause disputed since the triage raises the shown
+    risk (:func:`current_risk`). ``workitems``: the project's work items by id, for the
+    effort basis (titles, days, dates). ``precedents``: case id -> wiki page of the
+    precedents the clause memory names. ``cr_page``: the wiki page of the case's
+    change-request document when it is ruled CHANGE_REQUEST (``""``: the wiki is off),
+    shown as a link line under the fields. ``llm_model``: the chat model a pre-analysis
+    would be asked of (None: none configured); ``preanalysing``: one is being written
+    (:func:`preanalysis_section`).
+
+    A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    without a submission date says when it was imported (``created_at``) instead of an
+    age: the import time is not the request's."""
+    d = case.decision
+    parts: list[RenderableType] = list(disputed_strip(d, clauses, memory, escalate))
+    # every client field is bounded (:func:`folded`, :func:`one_line`): a case stored
+    # before the request cap existed may hold megabytes (issue 11 item 6)
+    head = Text()
+    head.append(one_line(case.case_id), style="dim")
+    if case.submitted_by:
+        head.append(" · from ", style="dim")
+        head.append(one_line(case.submitted_by), style="dim")
+    if case.submitted_at:
+        head.append(" · ", style="dim")
+        head.append(when(one_line(case.submitted_at)), style="dim")
+        if now is not None and (age := age_label(age_days(case, now))):
+            head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
+    elif case.created_at:
+        head.append(" · imported " + when(one_line(case.created_at)), style="dim")
+    parts.append(head)
+    parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
+
+    verdict = verdict_text(d.verdict, bold=True)
+    verdict.append(f"   confidence {d.confidence:.2f}")
+    shown_risk, raised = current_risk(d, memory, escalate)
+    risk = Text()
+    risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
+    if shown_risk.signals:
+        # the client's own words that raised the wording signals (as `etki show` quotes
+        # them) follow those signals, before a disputed clause's, which no word raised
+        worded = [s for s in shown_risk.signals if s != DISPUTED_SIGNAL]
+        said = ", ".join(printable(s, multiline=False) for s in worded)
+        wording = risk_wording(d.evidence)
+        if wording and worded:
+            said += " (" + ", ".join(f"“{printable(w, multiline=False)}”" for w in wording) + ")"
+        if DISPUTED_SIGNAL in shown_risk.signals:
+            said += (", " if said else "") + DISPUTED_SIGNAL
+        risk.append(" · signals: " + said)
+    if shown_risk.pmo_look_24h:
+        risk.append(" · ")
+        risk.append("24h PMO look", style="bold reverse")
+    if raised:
+        # a risk already HIGH at triage is not raised by the dispute, only told of it
+        how = "raised now" if d.risk.level != shown_risk.level else "now also"
+        risk.append(
+            f" ({how}: {', '.join(short_ref(r) for r in raised)} disputed; "
+            f"{d.risk.level.upper()} at triage)",
+            style="dim",
+        )
+    modules: RenderableType = IdList(d.impacted_modules) if d.impacted_modules else Text("none")
+    parts.append(
+        _fields(
+            [
+                ("Verdict", verdict),
+                ("Sureness", sureness_text(d)),
+                ("Risk", risk),
+                ("Effort", Text(effort_label(d.effort))),
+                ("Modules", modules),
+            ]
+        )
+    )
+    if cr_page is not None:
+        parts.append(cr_link_line(case.case_id, cr_page))
+
+    parts.append(Text(""))
+    parts.append(_section("Clause memory"))
+    parts.append(
+        memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents, similar_unknown)
+    )
+
+    parts.append(Text(""))
+    parts.append(_section("Request"))
+    parts.append(_indent(folded(case.text.strip() or "(empty)")))
+
+    parts.append(Text(""))
+    parts.append(_section("Reasoning"))
+    parts.append(_indent(folded(d.reasoning.strip() or "(none)")))
+
+    parts.append(Text(""))
+    parts.append(_section(f"Cited clauses ({len(d.cited_clauses)})"))
+    if not d.cited_clauses:
+        parts.append(Text("  none", style="dim"))
+    for ref in d.cited_clauses:
+        parts.append(clause_block(ref, clauses.get(ref)))
+
+    parts.append(Text(""))
+    parts.append(_section("Assumptions"))
+    if not d.assumptions:
+        parts.append(Text("  none", style="dim"))
+    if d.assumptions:
+        parts.append(_bullets(folded(item) for item in d.assumptions))
+    if d.effort.basis:
+        parts.append(Text(""))
+        parts.append(
+            _section(
+                f"Effort basis ({len(d.effort.basis)} comparable work "
+                f"item{'s' if len(d.effort.basis) != 1 else ''})"
+            )
+        )
+        parts.append(_bullets(effort_basis(d.effort, workitems or {})))
+    parts.append(Text(""))
+    parts.extend(preanalysis_section(case.preanalysis, llm_model=llm_model, busy=preanalysing))
+    return Group(*parts)
+
+
+SURE_STYLE = "bold"
+
+
+UNSURE_STYLE = "bold reverse"
+"""``needs a careful look`` in reverse video: it reads on a 16-colour terminal and, by
+its words, without colour at all."""
+
+
+def sureness_text(d: Decision) -> Text:
+    """``sure: <why>`` or ``needs a careful look: <doubt>; <doubt>`` for the detail
+    pane (:func:`etki.domain.sureness_reasons`). The reasons can quote client text:
+    they are appended as plain, bounded text, never markup."""
+    sure, reasons = sureness_reasons(d)
+    out = Text()
+    out.append(
+        "sure" if sure else "needs a careful look", style=SURE_STYLE if sure else UNSURE_STYLE
+    )
+    out.append(": " + one_line("; ".join(reasons)))
+    return out
+
+
+HISTORY_SHOWN = 30
+"""How many of a case's newest events the detail pane lists (the rest: ``etki show``)."""
+
+
+def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
+    """The detail pane's ``History`` section (issue 14 item 3): one line per event of
+    the case, oldest first, the time then what happened (:meth:`CaseEvent.summary`) and
+    its text (source, engine, reason, note), each part bounded and shown literally; the
+    newest :data:`HISTORY_SHOWN` when there are more. ``None`` (not read yet): nothing,
+    so the pane does not jump when it arrives below the rest."""
+    if events is None:
+        return Group()
+    parts: list[RenderableType] = [Text(""), _section("History")]
+    shown = list(events)[-HISTORY_SHOWN:]
+    if len(events) > len(shown):
+        parts.append(
+            Text(
+                f"  … {len(events) - len(shown)} earlier event(s): etki show lists them all",
+                style="dim",
+            )
+        )
+    for e in shown:
+        line = Text()
+        line.append(when(e.at), style="dim")
+        line.append("  ")
+        line.append(one_line(e.summary()), style="bold" if e.kind == "amended" else "")
+        if e.text:
+            line.append(" — ")
+            line.append(one_line(e.text))
+        parts.append(_indent(line))  # a long note wraps under its indent, not at column 0
+    return Group(*parts)
+
+
+NO_MODEL_LINE = "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL)"
+"""What the detail pane says of a case without a pre-analysis when no model is set."""
+
+
+_PREANALYSIS_PARTS = (
+    ("affected_modules", "Affected modules"),
+    ("approach", "Approach"),
+    ("open_questions", "Open questions"),
+)
+
+
+def preanalysis_section(
+    p: Preanalysis | None, *, llm_model: str | None = None, busy: bool = False
+) -> list[RenderableType]:
+    """The detail pane's short "Pre-analysis" section: the case's newest saved
+    pre-analysis (every string of it model text, shown literally, cut like client
+    text), or what there is instead (none configured, none yet, one being written)."""
+    out: list[RenderableType] = []
+    if p is None:
+        out.append(_section("Pre-analysis"))
+        if busy:
+            line = f"Writing one with model {one_line(llm_model or '')}…"
+        elif llm_model is None:
+            line = NO_MODEL_LINE
+        else:
+            line = f"None yet: p asks model {one_line(llm_model)} for one."
+        out.append(_indent(Text(line, style="dim")))
+        return out
+    title = f"Pre-analysis ({one_line(p.model, 60)} · {one_line(p.prompt_version, 40)})"
+    out.append(_section(title))
+    head = Text(f"written {when(one_line(p.created_at, 40))}", style="dim")
+    head.append(" · a language model's first look, never an input to the verdict", style="dim")
+    if busy:
+        head.append(" · writing a new one…", style="dim")
+    elif llm_model is not None:
+        head.append(" · p writes a new one", style="dim")
+    out.append(_indent(head))
+    if p.status != "ok" or p.body is None:
+        out.append(_indent(Text("It failed: ") + folded(p.error or "no reason given", limit=600)))
+        return out
+    b = p.body
+    for key, label in _PREANALYSIS_PARTS:
+        claims = getattr(b, key)
+        if not claims:
+            continue
+        out.append(_indent(Text(label, style="bold")))
+        out.append(_bullets(_claim_text(c.text, c.node) for c in claims))
+    if b.effort is not None:
+        out.append(
+            _indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node))
+        )
+    if not b.claims:
+        out.append(_indent(Text("(no claim rests on a node of the context)", style="dim")))
+    if b.dropped:
+        nodes = ", ".join(one_line(n, 80) for _, n in b.dropped[:5])
+        more = f" and {len(b.dropped) - 5} more" if len(b.dropped) > 5 else ""
+        out.append(
+            _indent(
+                Text(
+                    f"{len(b.dropped)} claim(s) dropped: they named nodes not in the "
+                    f"context ({nodes}{more})",
+                    style="dim",
+                )
+            )
+        )
+    return out
+
+
+def _claim_text(text: str, node: str) -> Text:
+    """One claim: its text, then the node it rests on, dim (both literal)."""
+    out = folded(text, limit=1_000)
+    out.append(f"  [{one_line(node, 120)}]", style="dim")
+    return out

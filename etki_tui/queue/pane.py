@@ -1,0 +1,489 @@
+"""The Queue tab: the filter line, a table of pending cases and a detail pane for the
+highlighted one.
+
+The table (:class:`~etki_tui.queue.table.QueueTable`) is updated in place,
+dolphie-style, inside ``batch_update()``: rows that are no longer wanted are removed by
+key, only the cells that changed are updated, new cases are added with their case id as
+the row key (in one batch: :meth:`QueueTable.add_rows_at_once`), and the cursor stays on
+its case.
+
+The queue holds light :class:`~etki.store.repository.CaseSummary` rows (the listed
+columns; 10,000 cases load in a fraction of a second). The detail pane needs the whole
+case: it is read on highlight, in a worker, for a window of rows around the cursor
+(:class:`~etki_tui.messages.DetailsWanted`), and kept in a bounded cache, so moving the
+cursor never waits on the database; until it arrives the pane says "Loading…".
+
+When the live refresh finds that another reviewer ruled the highlighted case, its row
+stays (marked) with a banner saying who and when, until the cursor moves away.
+
+Space marks cases for a bulk ruling (:data:`MARK` before the id, a count in the filter
+line); ``B`` asks the app to rule every marked case as the engine said
+(:class:`~etki_tui.messages.BulkRuleRequested`), each its own ruling.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from etki.domain import (
+    CaseRecord,
+    DisputedClause,
+)
+from etki.memory import disputed_refs
+from etki.text import printable
+from etki_tui.actions import bindings
+from etki_tui.glyphs import CURSOR_MARK
+from etki_tui.live import part
+from etki_tui.messages import (
+    AmendRequested,
+    BulkRuleRequested,
+    CaseWanted,
+    ClaimWanted,
+    CrPageWanted,
+    DisputeResolveWanted,
+    NewRequestWanted,
+    NoteWanted,
+    PreanalysisWanted,
+    RuleRequested,
+)
+from etki_tui.queue.filters import SORTS, VERDICTS, QueueCase, QueueFilter, cycle
+from etki_tui.queue.table import QueueTable
+from etki_tui.render import short_case_id, when
+
+if TYPE_CHECKING:
+    pass
+
+
+from etki_tui.queue.bars import MARK, CaseDetail, FilterBar
+from etki_tui.queue.rows import AMEND_LISTED, BULK_ACTION, COLUMNS, RULING_ACTIONS
+from etki_tui.queue.shown import QueueShown
+
+__all__ = [
+    "COLUMNS",
+    "MARK",
+    "CURSOR_MARK",
+    "CaseDetail",
+    "FilterBar",
+    "QueueCase",
+    "QueuePane",
+    "QueueTable",
+    "short_case_id",
+]
+
+
+class QueuePane(QueueShown):
+    """Filter line + queue table + case detail, with the ruling keys ``a``/``c``/``r``
+    and the filter keys."""
+
+    BINDINGS = bindings(
+        "approve",
+        "convert",
+        "reject",
+        "amend",
+        "note",
+        "claim",
+        "read",
+        "find",
+        "filters",
+        "new_request",
+        "filter.verdict",
+        "filter.disputed",
+        "sort",
+        "filter.clear",
+        "similar",
+        "mark",
+        "bulk_approve",
+        "cr_document",
+        "preanalyse",
+        "dispute.resolve_case",
+    )
+
+    def compose(self) -> ComposeResult:
+        """The filter line, then the table above (or beside) the banner and detail."""
+        yield FilterBar(cursor_blink=self._cursor_blink, id="queue-filterbar")
+        with Vertical(id="queue-main"):
+            yield QueueTable(id="queue-table", on_width=self.fit_titles)
+            with Vertical(id="queue-side"):
+                banner = Static("", id="queue-banner", markup=False)
+                banner.display = False
+                yield banner
+                detail = CaseDetail(id="case-detail")
+                detail.border_title = "Case"
+                yield detail
+
+    def on_mount(self) -> None:
+        """Columns now; rows when the queue arrives, or, if it arrived before the pane
+        was composed (kept by :meth:`load`), once the table has its width."""
+        table = part(self, QueueTable)
+        if table is None:
+            return  # removed while it was being built
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        table.cell_source = self._row_cells
+        # no loading overlay on the table: it would keep the table from being laid out
+        # (no width) until the queue arrives, and the first fill needs its width; the
+        # detail pane says "Loading…" meanwhile
+        if self._loaded:
+            self._awaiting_width = True
+            self.call_after_refresh(self._fill_when_laid_out)
+        self._show_filter()
+        self.watch(self.screen, "maximized", self._maximized_changed, init=False)
+
+    def _maximized_changed(self, before: object, after: object) -> None:
+        """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
+        to the queue, where it was before Enter, unless something else took it, and the
+        pane back to its top, where the disputed strip and the verdict are (a trial: it
+        kept the reader's scroll, the strip out of sight until the row changed)."""
+        detail, table = part(self, CaseDetail), part(self, QueueTable)
+        if detail is None or table is None:
+            return  # the pane is being removed
+        if before is detail and after is None:
+            detail.scroll_home(animate=False)
+            if self.screen.focused in (detail, None):
+                table.focus()
+
+    # --- find box ---------------------------------------------------------------------------
+
+    @on(Input.Changed, "#queue-find")
+    def _find_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.set_filter(self.filter.with_(text=event.value))
+
+    @on(Input.Submitted, "#queue-find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close_find(keep=True)
+
+    def _close_find(self, *, keep: bool) -> None:
+        find = self.query_one("#queue-find", Input)
+        if not keep:
+            find.value = ""
+            self.set_filter(self.filter.with_(text=""))
+        find.display = False
+        self.table.focus()
+        self._show_filter()
+
+    def on_key(self, event) -> None:  # noqa: ANN001
+        """Escape in the find box clears it; Up/Down move the cursor while finding. On a
+        read-only desk a ruling key (dimmed in the footer, so its binding does not run)
+        still says why nothing was ruled."""
+        find = self.query_one("#queue-find", Input)
+        if self.screen.focused is not find:
+            active = self.screen.active_bindings.get(event.key)
+            if (
+                active is not None
+                and active.node is self
+                and not active.enabled
+                and active.binding.action in (*RULING_ACTIONS, BULK_ACTION)
+            ):
+                event.stop()
+                if active.binding.action == BULK_ACTION:
+                    self.action_bulk_approve()
+                else:
+                    self._request(active.binding.action)
+            return
+        if event.key == "escape":
+            event.stop()
+            event.prevent_default()
+            self._close_find(keep=False)
+        elif event.key in ("down", "up"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "down":
+                self.table.action_cursor_down()
+            else:
+                self.table.action_cursor_up()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape clears filters only when some are active (else it does what it did);
+        the ruling keys are dimmed in the footer (None: shown, disabled) on a read-only
+        desk, whose reviewer may not rule."""
+        if action == "clear_filters":
+            return self.filter.active
+        if action == "find":  # a priority key: in a text box it is a character
+            return not isinstance(self.screen.focused, Input)
+        if action in RULING_ACTIONS or action == BULK_ACTION:
+            return None if getattr(self.app, "read_only", False) else True
+        return True
+
+    def _request(self, action: str) -> None:
+        case = self.current_case()
+        if case is None:
+            if not self._loaded:
+                what = "The queue is still loading: nothing was ruled."
+            elif self.cases:
+                what = "Nothing matches the filter: nothing to rule."
+            else:
+                what = "The queue is empty: nothing to rule."
+            self.app.notify(what, severity="warning", markup=False, timeout=4)
+            return
+        self.post_message(RuleRequested(case, action))
+
+    def action_approve(self) -> None:
+        """Approve the highlighted case (confirm first)."""
+        self._request("approve")
+
+    def action_convert(self) -> None:
+        """Convert the highlighted case to a change request (confirm first)."""
+        self._request("convert_to_cr")
+
+    def action_reject(self) -> None:
+        """Reject the highlighted case (confirm first)."""
+        self._request("reject")
+
+    def action_toggle_mark(self) -> None:
+        """Mark the highlighted pending case for a bulk ruling, or unmark it, and move
+        to the next row."""
+        case = self.current_case()
+        if case is None or case.case_id not in self.cases:
+            what = (
+                "This case is already ruled: it cannot be marked."
+                if case is not None
+                else "No case to mark."
+            )
+            self.app.notify(what, severity="warning", markup=False, timeout=3)
+            return
+        if case.case_id in self.marked:
+            self.marked.discard(case.case_id)
+        else:
+            self.marked.add(case.case_id)
+        self._sync()
+        self.table.action_cursor_down()
+
+    def marked_cases(self) -> list[QueueCase]:
+        """The marked pending cases, in queue order."""
+        return [c for c in self.cases.values() if c.case_id in self.marked]
+
+    def action_bulk_approve(self) -> None:
+        """Ask the app to rule every marked case as the engine said (one confirmation)."""
+        cases = self.marked_cases()
+        if not cases:
+            self.app.notify(
+                "Nothing is marked: Space marks the highlighted case, then B rules the "
+                "marked ones as the engine said.",
+                severity="warning",
+                markup=False,
+                timeout=5,
+            )
+            return
+        self.post_message(BulkRuleRequested(cases))
+
+    def action_note(self) -> None:
+        """Add a note to the highlighted case (the app opens the form)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to note.", markup=False, timeout=4)
+            return
+        self.post_message(NoteWanted(case.case_id))
+
+    def action_claim(self) -> None:
+        """Claim the highlighted case, or release it when the claim is yours."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to claim.", markup=False, timeout=4)
+            return
+        held = self.claims.get(case.case_id)
+        mine = held is not None and self.me is not None and held.actor == self.me
+        self.post_message(ClaimWanted(case.case_id, release=mine))
+
+    def action_amend(self) -> None:
+        """Amend a ruling: the highlighted case when someone else ruled it, else one
+        picked from the project's ruled cases, newest ruling first (the app then asks
+        for the new ruling and confirms it)."""
+        case = self.current_case()
+        if case is not None and case.ruling is not None:
+            self.post_message(AmendRequested(case))
+            return
+        ruled = sorted(
+            (c for c in self.all_cases if c.ruling is not None),
+            key=lambda c: (c.ruling.ruled_at if c.ruling else "", c.case_id),
+            reverse=True,
+        )
+        if not ruled:
+            self.app.notify(
+                "No ruled case in this project: nothing to amend (a, c and r rule a pending case).",
+                markup=False,
+                timeout=4,
+            )
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        more = len(ruled) - AMEND_LISTED
+        ruled = ruled[:AMEND_LISTED]  # an OptionList of 10,000 entries is built slowly
+        by_id = {c.case_id: c for c in ruled}
+        links = [
+            (
+                f"{c.case_id}  {c.ruling.ruling} by {c.ruling.reviewer} at {when(c.ruling.ruled_at)}",
+                c.case_id,
+            )
+            for c in ruled
+            if c.ruling is not None
+        ]
+        details = [(c.title or c.text)[:70] for c in ruled]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id and case_id in by_id:
+                self.post_message(AmendRequested(by_id[case_id]))
+
+        title = "Amend which ruling?"
+        if more > 0:
+            title += f" (the {AMEND_LISTED} newest; older ones: etki rule --amend)"
+        self.app.push_screen(LinksScreen(links, title=title, details=details), chosen)
+
+    def action_read(self) -> None:
+        """Toggle the case detail full-screen for reading (Escape also restores)."""
+        screen = self.screen
+        detail = self.query_one(CaseDetail)
+        if screen.maximized is detail:
+            screen.minimize()
+            self.table.focus()
+        else:
+            detail.focus()
+            screen.maximize(detail, container=False)
+
+    def action_similar(self) -> None:
+        """Pick one of the highlighted case's similar rulings and go to it (its
+        decision page in Hafıza)."""
+        case = self.current_case()
+        record = self.detail_record(case) if case is not None else None
+        beside = self.beside(record) if record is not None else None
+        if beside is None or not beside.similar:
+            self.app.notify("No ruled case reads like this one.", markup=False, timeout=4)
+            return
+        from etki_tui.screens.links import LinksScreen
+
+        links = [
+            (f"{s.case_id}  {s.ruling}  similarity {s.similarity:.2f}", s.case_id)
+            for s in beside.similar
+        ]
+        wanted = {s.case_id for s in beside.similar}
+        by_id = {c.case_id: c for c in self.all_cases if c.case_id in wanted}
+        known = [by_id.get(s.case_id) for s in beside.similar]
+        details = [
+            (c.title or c.text)[:70] if c is not None else "(not in this queue view)" for c in known
+        ]
+
+        def chosen(case_id: str | None) -> None:
+            if case_id:
+                self.post_message(CaseWanted(case_id))
+
+        self.app.push_screen(
+            LinksScreen(links, title="Similar ruled cases", details=details), chosen
+        )
+
+    def action_cr_document(self) -> None:
+        """Open the highlighted case's change-request document in the reader, when its
+        ruling is CHANGE_REQUEST; else the one this desk converted last (the app
+        knows it), or say why there is none."""
+        case = self.current_case()
+        if case is None:
+            self.post_message(CrPageWanted(otherwise="No case is highlighted."))
+            return
+        r = case.ruling
+        if r is None or r.ruling != "CHANGE_REQUEST":
+            state = "pending" if r is None else f"ruled {r.ruling}"
+            # the app opens the change request this desk converted last, if any
+            # (a case converted with c leaves the queue), else says this
+            self.post_message(
+                CrPageWanted(
+                    otherwise=printable(
+                        f"{case.case_id} is {state}: only a case converted to a change "
+                        "request (c) has a change-request document.",
+                        multiline=False,
+                    )
+                )
+            )
+            return
+        self.post_message(CrPageWanted(case.case_id))
+
+    def action_find(self) -> None:
+        """Open the live find box."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        find = self.query_one("#queue-find", Input)
+        find.display = True
+        find.value = self.filter.text
+        # at once, not after the queued keys (Widget.focus waits its turn): the letters
+        # typed right after / are handed to the box, not to the table as commands
+        self.screen.set_focus(find)
+        find.action_end()
+        self._show_filter()
+
+    def action_preanalyse(self) -> None:
+        """Ask for a new pre-analysis of the highlighted case (the app runs it in a
+        worker; without a model it only says so)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case is highlighted: nothing to pre-analyse.", markup=False)
+            return
+        self.post_message(PreanalysisWanted(case.case_id))
+
+    def preanalysis_written(self, record: CaseRecord | None, case_id: str) -> None:
+        """A pre-analysis of ``case_id`` was saved (``record``: the case read again with
+        it, or None): keep the record for the pane and show it if highlighted."""
+        self.preanalysing.discard(case_id)
+        if record is not None:
+            self._remember_detail(record)
+        if self.current_case_id() == case_id:
+            self.refresh_detail()
+
+    def action_resolve_dispute(self) -> None:
+        """Ask for the resolution form of the first disputed clause the highlighted case
+        cites (the strip's first line); the app checks the seat and opens it."""
+        case = self.current_case()
+        refs = disputed_refs(case.decision.cited_clauses, self.memory) if case else ()
+        if not refs:
+            self.app.notify(
+                "The highlighted case cites no disputed clause: nothing to resolve.",
+                markup=False,
+                timeout=4,
+            )
+            return
+        mem = self.memory[refs[0]]
+        clause = self.clauses.get(refs[0])
+        item = DisputedClause(
+            mem.ref, mem.history, mem.resolution, mem.overridden_by, mem.disputing
+        )
+        title = f"{clause.number} {clause.title}" if clause is not None else ""
+        self.post_message(DisputeResolveWanted(item, title))
+
+    def action_new_request(self) -> None:
+        """Ask the app for the new-request form."""
+        self.post_message(NewRequestWanted())
+
+    def action_filters(self) -> None:
+        """Open the filter and sort panel."""
+        from etki_tui.queue.filter_screen import FilterPanel
+
+        def done(result: QueueFilter | None) -> None:
+            if result is not None:
+                self.set_filter(result)
+
+        self.app.push_screen(FilterPanel(self.filter, self.set_filter), done)
+
+    def action_cycle_verdict(self) -> None:
+        """All → IN_SCOPE → CHANGE_REQUEST → REJECT → all."""
+        self.set_filter(self.filter.with_(verdict=cycle(self.filter.verdict, VERDICTS)))
+
+    def action_toggle_disputed(self) -> None:
+        """Only cases citing a disputed clause, or all."""
+        self.set_filter(self.filter.with_(disputed_only=not self.filter.disputed_only))
+
+    def action_cycle_sort(self) -> None:
+        """The next sort order."""
+        self.set_filter(self.filter.with_(sort=cycle(self.filter.sort, list(SORTS))))
+
+    def action_clear_filters(self) -> None:
+        """Show every pending case again (the sort stays)."""
+        find = self.query_one("#queue-find", Input)
+        if find.value:
+            find.value = ""
+        self.set_filter(self.filter.cleared())
+        self.app.notify("Filters cleared: every pending case is shown.", markup=False, timeout=3)

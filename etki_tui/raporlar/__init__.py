@@ -1,0 +1,1 @@
+"""The Raporlar tab: the reports pane and its charts."""
