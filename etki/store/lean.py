@@ -56,7 +56,7 @@ from etki.domain import (
     Verdict,
     deciding_in_json,
 )
-from etki.errors import NotFoundError
+from etki.errors import EtkiError, NotFoundError
 
 __all__ = [
     "HEAD_REVISION",
@@ -235,17 +235,17 @@ def sqlite_file(url: str) -> Path | None:
 
 def postgres_params(url: str) -> dict[str, Any] | None:
     """``psycopg.connect`` keywords of a ``postgresql://`` or ``postgresql+psycopg://``
-    URL as SQLAlchemy passes them (user and password unquoted; absent parts left to
-    libpq and its ``PG*`` variables), or None for a URL this module does not read
-    (another driver, query parameters, several or bracketed hosts, a percent escape in
-    the host or database)."""
+    URL as SQLAlchemy passes them (user, password and query values unquoted; a query
+    parameter such as ``options`` or ``connect_timeout`` passed on; absent parts left
+    to libpq and its ``PG*`` variables), or None for a URL this module does not read
+    (another driver, a repeated query parameter, several or bracketed hosts, a percent
+    escape in the host or database)."""
+    from urllib.parse import parse_qsl
+
     scheme, sep, rest = url.partition("://")
-    if (
-        not sep
-        or scheme not in ("postgresql", "postgresql+psycopg")
-        or any(ch in rest for ch in "?#")
-    ):
+    if not sep or scheme not in ("postgresql", "postgresql+psycopg") or "#" in rest:
         return None
+    rest, _, query = rest.partition("?")
     netloc, _, database = rest.partition("/")
     userinfo, at, hostport = netloc.rpartition("@")
     if any(ch in hostport + database for ch in "%[],/") or "@" in hostport:
@@ -266,6 +266,11 @@ def postgres_params(url: str) -> dict[str, Any] | None:
         params["port"] = int(port)
     if database:
         params["dbname"] = database
+    pairs = parse_qsl(query, keep_blank_values=True)
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys) or set(keys) & set(params) or "dbname" in keys:
+        return None
+    params.update(pairs)
     return params
 
 
@@ -285,19 +290,20 @@ def _sqlite_connection(path: Path) -> Any:
 
 def _postgres_connection(params: dict[str, Any]) -> Any:
     """A read-only psycopg connection with the timeouts :func:`etki.store.db.make_engine`
-    sets: ``ETKI_DB_CONNECT_TIMEOUT`` as libpq's ``connect_timeout`` (whole seconds) and
-    ``ETKI_DB_STATEMENT_TIMEOUT`` as ``SET statement_timeout`` unless ``PGOPTIONS``
-    sets one."""
+    sets: ``ETKI_DB_CONNECT_TIMEOUT`` as libpq's ``connect_timeout`` (whole seconds)
+    unless the URL gives one, and ``ETKI_DB_STATEMENT_TIMEOUT`` as ``SET
+    statement_timeout`` unless the URL's ``options`` (else ``PGOPTIONS``) sets one."""
     import psycopg
 
     from etki.config import db_timeouts
 
     connect_s, statement_s = db_timeouts()
     kwargs = dict(params)
-    if connect_s > 0:
+    if connect_s > 0 and "connect_timeout" not in kwargs:
         kwargs["connect_timeout"] = max(1, math.ceil(connect_s))
     conn = psycopg.connect(**kwargs)
-    if statement_s > 0 and "statement_timeout" not in os.environ.get("PGOPTIONS", ""):
+    options = kwargs.get("options") or os.environ.get("PGOPTIONS") or ""
+    if statement_s > 0 and "statement_timeout" not in options:
         conn.execute(f"SET statement_timeout = {max(1, round(statement_s * 1000))}")
         conn.commit()
     conn.read_only = True
@@ -307,7 +313,11 @@ def _postgres_connection(params: dict[str, Any]) -> Any:
 def open_store(db_url: str) -> LeanStore:
     """The store at ``db_url`` (``ETKI_DB_URL``, :attr:`etki.config.Settings.db_url`)
     opened for reading, checked to be at :data:`HEAD_REVISION`. Raises
-    :class:`Fallback` for anything the ORM path must answer (see the module docstring)."""
+    :class:`Fallback` for anything the ORM path must answer (see the module docstring),
+    and when ``ETKI_LEAN_READ`` is ``0`` (also ``off``, ``false``, ``no``: every read
+    through the ORM, to compare the two)."""
+    if os.environ.get("ETKI_LEAN_READ", "").strip().lower() in ("0", "off", "false", "no"):
+        raise Fallback("ETKI_LEAN_READ is off")
     path = sqlite_file(db_url)
     params = None if path is not None else postgres_params(db_url)
     if path is None and params is None:
@@ -533,6 +543,32 @@ class LeanStore:
             claims.update(self.live_claims(pid, now))
         return QueueRead(parts, claims)
 
+    def chosen_project(self, given: str | None) -> str:
+        """The project a command works on, as :meth:`etki.services.Desk.chosen_project`:
+        ``given`` when stored, else the only stored project. Raises
+        :class:`NotFoundError` for an unknown ``given``, :class:`~etki.errors.InputError`
+        when none or several are stored and none was given."""
+        from etki.errors import InputError
+
+        ids = self.project_ids()
+        if given:
+            self.require_project(given, ids)
+            return given
+        if len(ids) == 1:
+            return ids[0]
+        if not ids:
+            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
+        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
+
+    def disputes(self, given: str | None) -> tuple[str, list[CaseSummary], list[ClauseResolution]]:
+        """What ``etki dispute list [--project ID]`` reads: the chosen project
+        (:meth:`chosen_project`), its ruled cases as queue rows (oldest first) and its
+        resolutions; the caller computes :func:`etki.memory.disputed_clauses`."""
+        project_id = self.chosen_project(given)
+        risks: dict[tuple[object, ...], Risk] = {}
+        ruled = [c for c in self.cases(project_id, status="ruled", risks=risks) if c.ruling]
+        return project_id, ruled, self.resolutions(project_id)
+
 
 def lean_call(db_url: str, read: str, *args: Any, **kwargs: Any) -> Any:
     """``LeanStore.<read>(*args, **kwargs)`` on the store at ``db_url``, the connection
@@ -541,7 +577,7 @@ def lean_call(db_url: str, read: str, *args: Any, **kwargs: Any) -> Any:
     store = open_store(db_url)
     try:
         return getattr(store, read)(*args, **kwargs)
-    except (Fallback, NotFoundError):
+    except (Fallback, EtkiError):
         raise
     except Exception as exc:  # a driver's error: the ORM path reports it as today
         raise Fallback(f"{type(exc).__name__} in {read}") from exc
