@@ -352,7 +352,7 @@ CASES = (
 )
 RULED_HEADS = (
     # the decision up to its "confidence": member (sorted keys): cited_clauses is in it
-    "SELECT c.id, CASE WHEN {pos}(d.decision_json, '\"confidence\":') > 0 "
+    "SELECT c.id, r.ruling, CASE WHEN {pos}(d.decision_json, '\"confidence\":') > 0 "
     "THEN substr(d.decision_json, 1, {pos}(d.decision_json, '\"confidence\":')) "
     "ELSE d.decision_json END "
     "FROM cases c JOIN decisions d ON d.case_id = c.id JOIN rulings r ON r.case_id = c.id "
@@ -474,21 +474,36 @@ class LeanStore:
             for r in self.rows(f"{CASES}{where} ORDER BY {ARRIVAL}", params)
         ]
 
-    def ruled_citing(
-        self, project_id: str, refs: set[str], risks: dict[tuple[object, ...], Risk]
-    ) -> list[CaseSummary]:
-        """The ruled cases of the project whose decision cites one of ``refs``, oldest
-        first: their heads are read and decoded alone, then the whole rows of the ones
-        that cite (or whose head is not the canonical form: read whole, to be sure)."""
-        if not refs:
-            return []
-        order: dict[str, int] = {}
-        for i, (case_id, head) in enumerate(self.rows(RULED_HEADS, [project_id])):
+    def ruled_heads(self, project_id: str) -> list[tuple[str, str, list[str] | None]]:
+        """``(case id, ruling, cited refs)`` of every ruled case of the project, oldest
+        first, from the head of its decision alone (refs None when the head is not the
+        canonical form: the whole row must be read to know them)."""
+        out: list[tuple[str, str, list[str] | None]] = []
+        for case_id, ruling, head in self.rows(RULED_HEADS, [project_id]):
             try:
                 cited = _json_member(head, "cited_clauses", last=False)
             except ValueError:
                 cited = None
-            if not isinstance(cited, list) or not refs.isdisjoint(cited):
+            out.append((case_id, ruling, cited if isinstance(cited, list) else None))
+        return out
+
+    def ruled_citing(
+        self,
+        project_id: str,
+        refs: set[str],
+        risks: dict[tuple[object, ...], Risk],
+        heads: list[tuple[str, str, list[str] | None]] | None = None,
+    ) -> list[CaseSummary]:
+        """The ruled cases of the project whose decision cites one of ``refs``, oldest
+        first: their heads (:meth:`ruled_heads`, or ``heads`` already read) decide which,
+        then the whole rows of those (and of any whose head did not say) are read."""
+        if not refs:
+            return []
+        order: dict[str, int] = {}
+        for i, (case_id, _ruling, cited) in enumerate(
+            self.ruled_heads(project_id) if heads is None else heads
+        ):
+            if cited is None or not refs.isdisjoint(cited):
                 order[case_id] = i
         wanted = sorted(order, key=order.__getitem__)
         out: list[CaseSummary] = []
@@ -562,12 +577,26 @@ class LeanStore:
 
     def disputes(self, given: str | None) -> tuple[str, list[CaseSummary], list[ClauseResolution]]:
         """What ``etki dispute list [--project ID]`` reads: the chosen project
-        (:meth:`chosen_project`), its ruled cases as queue rows (oldest first) and its
-        resolutions; the caller computes :func:`etki.memory.disputed_clauses`."""
+        (:meth:`chosen_project`), the ruled cases (queue rows, oldest first) citing a
+        clause that may be disputed, and the project's resolutions; the caller computes
+        :func:`etki.memory.disputed_clauses`. A clause may be disputed
+        (:func:`etki.memory.is_disputed`) only when the cases citing it carry two
+        rulings or it has a resolution; every case citing such a clause is read whole,
+        so its history is complete, and a clause cited only by those cases, whose
+        rulings then agree and which has no resolution, stays undisputed."""
         project_id = self.chosen_project(given)
+        resolutions = self.resolutions(project_id)
+        heads = self.ruled_heads(project_id)
+        rulings: dict[str, set[str]] = {}
+        for _case_id, ruling, cited in heads:
+            for ref in cited or ():
+                rulings.setdefault(ref, set()).add(ruling)
+        refs = {ref for ref, seen in rulings.items() if len(seen) > 1}
+        refs |= {r.ref for r in resolutions}
+        if any(cited is None for _, _, cited in heads):
+            refs |= {""}  # a head that did not say: its case is read whole anyway
         risks: dict[tuple[object, ...], Risk] = {}
-        ruled = [c for c in self.cases(project_id, status="ruled", risks=risks) if c.ruling]
-        return project_id, ruled, self.resolutions(project_id)
+        return project_id, self.ruled_citing(project_id, refs, risks, heads), resolutions
 
 
 def lean_call(db_url: str, read: str, *args: Any, **kwargs: Any) -> Any:
