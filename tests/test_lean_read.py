@@ -207,3 +207,53 @@ def test_postgres_urls_give_the_connect_arguments_sqlalchemy_gives(url, expected
         assert parsed.host == expected.get("host")
         assert parsed.port == expected.get("port")
         assert parsed.database == expected.get("dbname")
+
+
+def test_queue_exports_the_listed_cases_to_csv_and_xlsx_with_formulas_guarded(tmp_path):
+    """Issue 35 item 3: ``etki queue --output FILE`` writes the filtered queue (the
+    ``--json`` rows) as CSV or xlsx, a client title that looks like a formula kept as
+    text."""
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    url = f"sqlite:///{tmp_path}/etki.db"
+    _fill(url)
+    settings = Settings(db_url=url, wiki_dir=None, reviewer=REVIEWER, related_context=False)
+    repo = CaseFileRepository(url)
+    try:
+        Desk(settings, repo).add_request(
+            "demo", "The export button crashes.", title='=HYPERLINK("http://x","İş ß")'
+        )
+    finally:
+        repo.dispose()
+    env = {"ETKI_DB_URL": url, "ETKI_WIKI_DIR": "", "ETKI_REVIEWER": REVIEWER}
+    listed = run_etki(["queue", "--json"], env=env, cwd=tmp_path)
+    import json
+
+    expected = json.loads(listed.stdout)
+    done = run_etki(["queue", "--output", "q.csv"], env=env, cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == f"{len(expected)} cases written to q.csv\n"
+    raw = (tmp_path / "q.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    table = list(csv.reader(io.StringIO(raw[3:].decode(), newline="")))
+    assert table[0][:3] == ["case_id", "project_id", "request_id"]
+    assert [r[0] for r in table[1:]] == [r["case_id"] for r in expected]
+    assert table[-1][3] == '\'=HYPERLINK("http://x","İş ß")'
+    done = run_etki(
+        ["queue", "--all", "--format", "xlsx", "--output", "q.out"], env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0
+    sheet = load_workbook(io.BytesIO((tmp_path / "q.out").read_bytes())).active
+    values = [[c.value for c in row] for row in sheet.iter_rows()]
+    assert values[0][0] == "cases" and values[1][0] == "case_id"
+    assert len(values) == 2 + 41  # every case with --all
+    assert '\'=HYPERLINK("http://x","İş ß")' in [row[3] for row in values[2:]]
+    for bad, message in [
+        (["queue", "--format", "csv"], "--format csv writes a file"),
+        (["queue", "--output", "q.txt"], "--output q.txt: say the format"),
+        (["queue", "--json", "--output", "q.csv"], "--json prints to the terminal"),
+    ]:
+        refused = run_etki(bad, env=env, cwd=tmp_path)
+        assert refused.returncode == 2 and message in refused.stderr

@@ -16,6 +16,7 @@ the model for a developer pre-analysis of each new case once the cases are store
 stops asking once the endpoint refuses, times out or fails three times in a row, and
 says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
+    etki queue ... --output FILE [--format csv|xlsx]  the listed cases into a file
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
@@ -284,12 +285,15 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.commands.queuefile import queue_file, queue_format
+
+    fmt = queue_format(args)
     from etki.domain import is_sure
     from etki.memory import current_risk
 
     escalate = settings.disputed_escalation
     rows, claims = _queue_read(args, settings)
-    if args.json:
+    if args.json or fmt is not None:
         out = []
         for c, memory in rows:
             row = _queue_row(c, memory, escalate)
@@ -297,7 +301,10 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             row["claimed_by"] = held.actor if held else None
             row["claimed_until"] = held.until if held else None
             out.append(row)
-        emit_json(out, indent=1)
+        if fmt is not None:
+            queue_file(out, args, fmt)
+        else:
+            emit_json(out, indent=1)
         return 0
     if not rows:
         echo("no cases waiting for a ruling")
@@ -645,6 +652,12 @@ def register(sub: Any) -> None:
     queue.add_argument("--project")
     queue.add_argument("--all", action="store_true", help="ruled cases too")
     queue.add_argument("--json", action="store_true")
+    queue.add_argument(
+        "--format",
+        choices=("text", "csv", "xlsx"),
+        help="with --output: the file's format (default: from its suffix, .csv or .xlsx)",
+    )
+    queue.add_argument("--output", metavar="FILE", help="write the listed cases to FILE")
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
