@@ -9,10 +9,13 @@ a slow spell of the machine hits them all:
   ``etki --help``, ``etki --version``, ``etki-tui --help``, and two refusals of bad
   input: ``etki rule X cr --amend`` without a reason, ``etki add -`` with an empty
   standard input (exit 2 expected);
-* read commands (issue 32 item 1): ``etki queue`` on the demo engagement
+* read commands (issue 32 item 1): ``etki queue`` (text and ``--json``), ``etki
+  projects``, ``etki dispute list`` and ``etki db current`` on the demo engagement
   (``sample_project/``, 40 cases, initialised once into a scratch store, not timed;
-  target <= 5x) and on the bench store of ``ctx.size`` with all but 40 cases ruled
-  (10,000 cases in the full run; target <= 8x).
+  target <= 5x), and ``etki queue``, ``--json``, an unknown ``--project`` and ``etki
+  dispute list`` on the bench store of ``ctx.size`` with all but 40 cases ruled
+  (10,000 cases in the full run; target <= 8x); ``etki queue`` through the ORM path
+  (``ETKI_LEAN_READ=0``) beside them for comparison (no target).
 
 Baseline in the same run: ``python -c pass`` (the interpreter's own start). Every
 command runs once untimed first, so the figures are with bytecode compiled unless
@@ -94,11 +97,45 @@ def run(ctx: Context) -> list[Figure]:
         ),
         "etki add - (empty stdin: refused)": ([*etki, "add", "-"], env, 2, NO_STORE_RATIO),
         "etki queue, demo (40 cases)": ([*etki, "queue"], env, 0, DEMO_RATIO),
+        "etki queue --json, demo": ([*etki, "queue", "--json"], env, 0, DEMO_RATIO),
+        "etki projects, demo": ([*etki, "projects"], env, 0, DEMO_RATIO),
+        "etki dispute list, demo": ([*etki, "dispute", "list"], env, 0, DEMO_RATIO),
+        "etki db current, demo": ([*etki, "db", "current"], env, 0, DEMO_RATIO),
+        "etki queue, demo, ORM path (ETKI_LEAN_READ=0)": (
+            [*etki, "queue"],
+            {**env, "ETKI_LEAN_READ": "0"},
+            0,
+            None,
+        ),
         f"etki queue, {size.cases} cases ({PENDING} pending)": (
             [*etki, "queue"],
             big_env,
             0,
             BIG_RATIO,
+        ),
+        f"etki queue --json, {size.cases} cases ({PENDING} pending)": (
+            [*etki, "queue", "--json"],
+            big_env,
+            0,
+            BIG_RATIO,
+        ),
+        f"etki queue --project nope (refused), {size.cases} cases": (
+            [*etki, "queue", "--project", "nope"],
+            big_env,
+            2,
+            BIG_RATIO,
+        ),
+        f"etki dispute list, {size.cases} cases": (
+            [*etki, "dispute", "list"],
+            big_env,
+            0,
+            BIG_RATIO,
+        ),
+        f"etki queue, {size.cases} cases, ORM path (ETKI_LEAN_READ=0)": (
+            [*etki, "queue"],
+            {**big_env, "ETKI_LEAN_READ": "0"},
+            0,
+            None,
         ),
     }
     for cmd, e, expect, _ in cases.values():  # untimed: bytecode compiled where allowed
@@ -132,8 +169,8 @@ def run(ctx: Context) -> list[Figure]:
                     "python -c pass (CPU)",
                     base.median,
                     r,
-                    f"<= {target:g}x python -c pass",
-                    r is not None and target is not None and r <= target,
+                    "" if target is None else f"<= {target:g}x python -c pass",
+                    None if target is None else r is not None and r <= target,
                     note=f"wall median {w.median:.0f} ms; {bytecode}",
                 )
             )

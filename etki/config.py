@@ -20,6 +20,7 @@
 | ETKI_CA_BUNDLE | PEM file of the CAs an https endpoint's certificate is checked against (else ``REQUESTS_CA_BUNDLE``, else ``SSL_CERT_FILE``); proxies come from ``HTTPS_PROXY``/``HTTP_PROXY`` and ``NO_PROXY`` (:mod:`etki.endpoints.route`; read at each call, not fields here) | the system's CAs |
 | ETKI_MAX_REQUEST_CHARS | most characters of one string field (``text``, ``title``, ...) of a ``requests.jsonl`` row; a longer row is refused by ``etki init`` (the other rows load) | ``200000`` (:data:`DEFAULT_MAX_REQUEST_CHARS`) |
 | ETKI_DEBUG | ``1``/``true``/``yes``/``on``: an internal error also prints its traceback (read by :mod:`etki.console`, not a field here, so it works even when the other settings are bad) | unset |
+| ETKI_LEAN_READ | ``0``/``off``/``false``/``no``: the read commands (``queue``, ``projects``) read through the ORM instead of :mod:`etki.store.lean` (same output; to compare the two; read by that module, not a field here) | unset |
 """
 
 from __future__ import annotations

@@ -77,9 +77,48 @@ def test_a_command_on_a_store_at_the_head_revision_never_imports_alembic(tmp_pat
     repo = CaseFileRepository(url)
     init_project(REPO_ROOT / "sample_project", repo, Settings(db_url=url, wiki_dir=None))
     repo.dispose()
-    loaded = _imported_by(["queue", "--project", "demo"], {"ETKI_DB_URL": url, "ETKI_WIKI_DIR": ""})
+    env = {"ETKI_DB_URL": url, "ETKI_WIKI_DIR": "", "ETKI_LEAN_READ": "0"}  # the ORM path
+    loaded = _imported_by(["queue", "--project", "demo"], env)
     assert "sqlalchemy" in loaded  # it did read the store
     assert not loaded & {"alembic", "mako", "textual"}, loaded
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["queue"],
+        ["queue", "--json"],
+        ["queue", "--all"],
+        ["queue", "--project", "demo"],
+        ["queue", "--project", "nope"],  # refused without loading the engagement
+        ["projects"],
+        ["dispute", "list"],
+        ["db", "current"],
+    ],
+)
+def test_read_commands_take_the_lean_path_without_sqlalchemy(demo_store_url, argv):
+    """Issue 32 item 1: the read commands read the store with plain SQL
+    (:mod:`etki.store.lean`): no SQLAlchemy, no ORM, no knowledge of the project."""
+    loaded = _imported_by(argv, {"ETKI_DB_URL": demo_store_url, "ETKI_WIKI_DIR": ""})
+    assert "etki.store.lean" in loaded
+    assert not loaded & (HEAVY | {"etki.services", "etki.store.repository"}), sorted(
+        loaded & (HEAVY | {"etki.services", "etki.store.repository"})
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_store_url(tmp_path_factory):
+    """The sample project stored in a SQLite file (once for the module)."""
+    from etki.config import Settings
+    from etki.services import init_project
+    from etki.store import CaseFileRepository
+    from tests.conftest import REPO_ROOT
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('lean')}/etki.db"
+    repo = CaseFileRepository(url)
+    init_project(REPO_ROOT / "sample_project", repo, Settings(db_url=url, wiki_dir=None))
+    repo.dispose()
+    return url
 
 
 HEAVY = {"sqlalchemy", "alembic", "mako", "pygments", "textual", "numpy", "yaml", "markdown_it"}

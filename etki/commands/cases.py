@@ -16,6 +16,7 @@ the model for a developer pre-analysis of each new case once the cases are store
 stops asking once the endpoint refuses, times out or fails three times in a row, and
 says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
+    etki queue ... --output FILE [--format csv|xlsx]  the listed cases into a file
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
@@ -231,19 +232,44 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
 
 
 def _projects(args: argparse.Namespace, settings: Settings) -> int:
-    echo_lines(_desk(args, settings).project_ids())
+    from etki.store.lean import Fallback, lean_call
+
+    try:  # the lean read path (issue 32 item 1); the desk's when it cannot answer
+        ids = lean_call(settings.db_url, "project_ids")
+    except Fallback:
+        ids = _desk(args, settings).project_ids()
+    echo_lines(ids)
     return 0
 
 
-def _queue(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.domain import is_sure
-    from etki.memory import current_risk
+def _queue_read(args: argparse.Namespace, settings: Settings) -> tuple[list, dict[str, Any]]:
+    """The rows ``etki queue`` prints, each ``(case, clause memory)``, and the live
+    claims (case id -> claim): read by :mod:`etki.store.lean` (plain SQL, no SQLAlchemy,
+    only the printed rows and the ruled cases citing their clauses), or by the desk when
+    that path cannot answer as it would (:class:`etki.store.lean.Fallback`; e.g. a store
+    that needs a migration, which the desk refuses as before)."""
+    from etki.store.lean import Fallback, lean_call
 
+    try:
+        read = lean_call(settings.db_url, "queue", args.project, every=args.all)
+    except Fallback:
+        return _queue_read_desk(args, settings)
+    from etki.memory import clause_memory
+
+    rows = []
+    for part in read.parts:
+        ruled: list[Any] = part.ruled  # queue rows, as the desk's clause_memory_of takes
+        memory = clause_memory(ruled, part.resolutions) if ruled else {}
+        rows += [(c, memory) for c in part.shown]
+    return rows, read.claims
+
+
+def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list, dict[str, Any]]:
+    """:func:`_queue_read` through the desk (the ORM path)."""
     desk = _desk(args, settings)
     projects = [args.project] if args.project else desk.project_ids()
     if args.project:
-        desk.project(args.project)  # a clear error for an unknown id
-    escalate = settings.disputed_escalation
+        desk.project_name(args.project)  # a clear error for an unknown id
     rows: list[tuple[Any, Any]] = []
     claims: dict[str, Any] = {}
     for pid in projects:
@@ -253,7 +279,19 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         memory = desk.clause_memory_of([c for c in every if c.ruling is not None], pid)
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
         claims.update(desk.claims(pid))
-    if args.json:
+    return rows, claims
+
+
+def _queue(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.commands.queuefile import queue_file, queue_format
+
+    fmt = queue_format(args)
+    from etki.domain import is_sure
+    from etki.memory import current_risk
+
+    escalate = settings.disputed_escalation
+    rows, claims = _queue_read(args, settings)
+    if args.json or fmt is not None:
         out = []
         for c, memory in rows:
             row = _queue_row(c, memory, escalate)
@@ -261,7 +299,10 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             row["claimed_by"] = held.actor if held else None
             row["claimed_until"] = held.until if held else None
             out.append(row)
-        emit_json(out, indent=1)
+        if fmt is not None:
+            queue_file(out, args, fmt)
+        else:
+            emit_json(out, indent=1)
         return 0
     if not rows:
         echo("no cases waiting for a ruling")
@@ -555,6 +596,12 @@ def register(sub: Any) -> None:
     queue.add_argument("--project")
     queue.add_argument("--all", action="store_true", help="ruled cases too")
     queue.add_argument("--json", action="store_true")
+    queue.add_argument(
+        "--format",
+        choices=("text", "csv", "xlsx"),
+        help="with --output: the file's format (default: from its suffix, .csv or .xlsx)",
+    )
+    queue.add_argument("--output", metavar="FILE", help="write the listed cases to FILE")
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")

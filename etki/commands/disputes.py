@@ -64,15 +64,30 @@ def _row(item: DisputedClause) -> dict:
     }
 
 
-def _list(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.services import Desk
+def _disputed(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
+    """The chosen project and its disputed clauses: read by :mod:`etki.store.lean`
+    (plain SQL, no SQLAlchemy; issue 32 item 1), or by the desk when that path cannot
+    answer as it would (:class:`etki.store.lean.Fallback`)."""
+    from etki.store.lean import Fallback, lean_call
 
-    desk = Desk.open(settings, read_only=True)
     try:
-        project_id = desk.chosen_project(args.project)  # a clear error for an unknown id
-        disputed = desk.disputed(project_id)
-    finally:
-        desk.close()
+        project_id, ruled, resolutions = lean_call(settings.db_url, "disputes", args.project)
+    except Fallback:
+        from etki.services import Desk
+
+        desk = Desk.open(settings, read_only=True)
+        try:
+            project_id = desk.chosen_project(args.project)  # a clear error for an unknown id
+            return project_id, desk.disputed(project_id)
+        finally:
+            desk.close()
+    from etki.memory import disputed_clauses
+
+    return project_id, disputed_clauses(ruled, resolutions)
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    project_id, disputed = _disputed(args, settings)
     if args.json:
         emit_json([_row(d) for d in disputed], indent=1)
         return 0

@@ -145,9 +145,16 @@ def _db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _db_current(_args: argparse.Namespace, settings: Settings) -> int:
-    from etki.services import schema_revision
+    from etki.store.lean import HEAD_REVISION, Fallback, lean_call
 
-    current, head = schema_revision(settings)  # reads: creates nothing
+    current: str | None = HEAD_REVISION
+    head = HEAD_REVISION
+    try:  # a store at the head answers without SQLAlchemy or Alembic (issue 32 item 1)
+        lean_call(settings.db_url, "check_revision")
+    except Fallback:
+        from etki.services import schema_revision
+
+        current, head = schema_revision(settings)  # reads: creates nothing
     state = "head" if current == head else f"head is {head}"
     echo(f"{current or 'not stamped'} ({state})", multiline=False)
     return 0

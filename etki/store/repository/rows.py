@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import asdict, replace
-from typing import Any, cast
+from dataclasses import asdict
+from typing import Any
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import aliased
@@ -22,7 +22,6 @@ from etki.domain import (
     CaseRecord,
     Contract,
     Decision,
-    DecisionSummary,
     Edge,
     Module,
     Preanalysis,
@@ -30,13 +29,18 @@ from etki.domain import (
     ProjectConfig,
     Request,
     Reviewer,
-    Risk,
-    RulingRecord,
     ScopeClause,
-    Verdict,
     WorkItem,
-    deciding_in_json,
     deciding_ref,
+)
+from etki.store.lean import (  # the decoders both read paths share (issue 32 item 1)
+    decision_summary as decision_summary,
+)
+from etki.store.lean import (
+    ruling_of,
+)
+from etki.store.lean import (
+    summary_of_members as summary_of_members,
 )
 from etki.store.models import (
     CaseRow,
@@ -60,35 +64,6 @@ RULING_COLUMNS = (
     RulingRow.version,
 )
 """The ``rulings`` columns of :func:`ruling_of`, outer-joined (all None for a pending case)."""
-
-
-def ruling_of(
-    case_id: str,
-    verdict: str,
-    ruling: str | None,
-    action: str,
-    reviewer: str,
-    reason: str,
-    ruled_at: str,
-    version: int,
-) -> RulingRecord | None:
-    """The ruling of case ``case_id`` from its :data:`RULING_COLUMNS`, with ``verdict``
-    the engine's (the ``decisions.verdict`` column); None when the case is pending.
-    Both verdict columns hold one of :data:`~etki.domain.VERDICTS` (what
-    :meth:`~etki.store.repository.cases.CaseStore.record_ruling` and the decision
-    wrote)."""
-    if ruling is None:
-        return None
-    return RulingRecord(
-        case_id=case_id,
-        ruling=cast(Verdict, ruling),
-        action=action,
-        reviewer=reviewer,
-        reason=reason,
-        ruled_at=ruled_at,
-        verdict=cast(Verdict, verdict),
-        version=version,
-    )
 
 
 PREANALYSIS_COLUMNS = (
@@ -251,102 +226,6 @@ def brief_of(
         ruling_of(case_id, verdict, *ruling),
         version,
     )
-
-
-# --- the light decision of a queue row ----------------------------------------------------
-
-_DECODER = json.JSONDecoder()
-
-
-def _json_member(doc: str, key: str, *, last: bool) -> object:
-    """The value of the top-level ``key`` of the canonical decision JSON ``doc``
-    (compact separators, see :meth:`Decision.to_json`), decoded alone. Inside a JSON
-    string every quote is escaped, so ``"key":`` can only be a member name; the
-    top-level ``risk`` is the last ``"risk":`` (only ``verdict`` follows it) and
-    ``cited_clauses`` the first (only ``assumptions`` strings and ``case_id`` precede
-    it). Raises ``ValueError`` when the member is missing."""
-    marker = f'"{key}":'
-    at = doc.rfind(marker) if last else doc.find(marker)
-    if at < 0:
-        raise ValueError(key)
-    value, _ = _DECODER.raw_decode(doc, at + len(marker))
-    return value
-
-
-def summary_of_members(
-    refs_json: str | None,
-    risk_json: str | None,
-    verdict: str,
-    confidence: float,
-    risks: dict[tuple[object, ...], Risk],
-    deciding_text: str | None = None,
-    sure: object = None,
-) -> DecisionSummary:
-    """A :class:`~etki.domain.DecisionSummary` from the ``cited_clauses`` and ``risk``
-    members of a stored decision as JSON text (what SQLite's ``json_extract`` returns),
-    ``deciding_text``, the decision's JSON from its ``deciding sentence: `` on (or
-    None; :func:`etki.domain.deciding_in_json`), and its ``sure`` member as
-    ``json_extract`` gives it (1, 0, or None when absent: an engine before 3.0.0, not
-    sure). ``risks`` shares equal :class:`Risk` values between calls."""
-    refs = json.loads(refs_json) if refs_json else []
-    risk = json.loads(risk_json) if risk_json else {}
-    summary = _summary(refs, risk, verdict, confidence, risks)
-    deciding = deciding_in_json(deciding_text, summary.cited_clauses)
-    if deciding or sure:
-        summary = replace(summary, deciding=deciding, sure=sure in (1, True))
-    return summary
-
-
-def _summary(
-    refs: list[str],
-    risk: dict[str, Any],
-    verdict: str,
-    confidence: float,
-    risks: dict[tuple[object, ...], Risk] | None,
-) -> DecisionSummary:
-    level = risk.get("level", "low")
-    signals = tuple(risk.get("signals", ()))
-    look = bool(risk.get("pmo_look_24h", False))
-    key = (level, signals, look)
-    shared = risks.get(key) if risks is not None else None
-    if shared is None:
-        shared = Risk(level=level, signals=signals, pmo_look_24h=look)
-        if risks is not None:
-            risks[key] = shared
-    return DecisionSummary(
-        verdict=verdict, confidence=confidence, cited_clauses=tuple(refs), risk=shared
-    )
-
-
-def decision_summary(
-    decision_json: str,
-    verdict: str,
-    confidence: float,
-    risks: dict[tuple[object, ...], Risk] | None = None,
-) -> DecisionSummary:
-    """A :class:`~etki.domain.DecisionSummary` from a stored decision's JSON text and its
-    verdict and confidence columns: only ``cited_clauses``, ``risk`` and ``sure`` are decoded
-    (falls back to the whole document when the text is not the canonical form).
-    ``risks`` shares equal :class:`Risk` values between calls."""
-    try:
-        refs = _json_member(decision_json, "cited_clauses", last=False)
-        risk = _json_member(decision_json, "risk", last=True)
-        if not isinstance(refs, list) or not isinstance(risk, dict):
-            raise ValueError("shape")
-        # absent for an engine before 3.0.0 (not sure); else the last "sure": (only
-        # "verdict" follows it, and no nested member has that name)
-        sure = (
-            _json_member(decision_json, "sure", last=True) if '"sure":' in decision_json else False
-        )
-    except ValueError:
-        whole = json.loads(decision_json)
-        refs, risk = whole.get("cited_clauses", []), whole.get("risk", {})
-        sure = whole.get("sure", False)
-    summary = _summary(refs, risk, verdict, confidence, risks)
-    deciding = deciding_in_json(decision_json, summary.cited_clauses)
-    if deciding or sure is True:
-        summary = replace(summary, deciding=deciding, sure=sure is True)
-    return summary
 
 
 # --- the project's knowledge ------------------------------------------------------------
