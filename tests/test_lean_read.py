@@ -38,7 +38,7 @@ def _fill(url: str) -> None:
         desk.rule(SECOND, "convert_to_cr", reason="district breakdowns are new work")
         pending = [c.case_id for c in repo.cases("demo", status="pending")]
         desk.rule(pending[0], "reject", reason="not ours")
-        desk.claim(pending[1], minutes=600)
+        desk.claim(pending[1], minutes=480)
     finally:
         repo.dispose()
 
