@@ -111,14 +111,14 @@ def test_archive_state_comes_from_the_audit_and_reads_the_same_on_both_paths(wor
     assert repo.archived_project_ids() == ["demo"] and world.lean_archived() == ["demo"]
     assert repo.set_archived("demo", True, "jurgen") is False  # already: nothing written
     with pytest.raises(PermissionDeniedError, match="not an approver of project 'demo'"):
-        repo.set_archived("demo", False, "viewer-vera")
+        repo.set_archived("demo", False, "viewer-vera", "Tschüß")
     assert repo.archived_project_ids() == ["demo"]
     assert repo.set_archived("demo", False, "jurgen", "") is True
     assert repo.archived_project_ids() == [] and world.lean_archived() == []
     rows = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
     assert rows[1:] == [
         ("archive", "archived", "ayse", "engagement ended"),
-        ("archive", "denied", "viewer-vera", ""),
+        ("archive", "denied", "viewer-vera", "Tschüß"),
         ("archive", "unarchived", "jurgen", ""),
     ]
     with pytest.raises(NotFoundError):
@@ -143,7 +143,7 @@ def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> Non
     assert len(repo.audit_log("c1")) == audit_before  # the audit history stays
     audit = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
     assert audit[-2:] == [
-        ("delete", "denied", "viewer-vera", ""),
+        ("delete", "denied", "viewer-vera", "closing"),
         ("delete", "deleted", "ayse", "contract ended"),
     ]
     assert repo.deleted_project_of("c2").project_id == "demo"
@@ -270,3 +270,26 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     assert "Act as our KVKK data controller" in left["index.md"].decode("utf-8")
     again = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7")
     assert again.returncode == 2 and "already erased" in again.stderr
+
+
+def test_the_desks_project_list_skips_an_archived_project(tui_world) -> None:
+    """What the desk's project picker and palette offer (:meth:`EtkiApp._load` with
+    ``projects``, the read the queue worker posts): an archived project leaves it and
+    comes back when unarchived; the project open stays readable."""
+    from tests.test_tui_pilot import make_app
+
+    repo = tui_world.repo
+    repo.save_project(make_project("zz-old"), "sha256:old", b"{}\n")
+    app = make_app(tui_world)
+
+    def offered() -> list[str]:
+        return [pid for pid, _name in app._load("demo", "load", projects=True).projects]
+
+    assert offered() == ["demo", "zz-old"]
+    assert repo.set_archived("zz-old", True, "ayse", "ended")
+    assert offered() == ["demo"]
+    assert repo.set_archived("demo", True, "ayse")
+    assert offered() == []
+    assert app._load("demo", "load", projects=False).cases  # still readable
+    assert repo.set_archived("zz-old", False, "ayse")
+    assert offered() == ["zz-old"]

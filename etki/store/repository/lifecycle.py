@@ -9,7 +9,8 @@ each written to ``project_audit`` (no schema change: the state is derived from i
   row); ``before_json`` keeps the reviewer list it had (who may still erase one of its
   cases) and ``after_json`` ``{"reason": TEXT, "cases": [ids]}`` (ids only, no client
   text). The audit log, ``project_audit`` and ``wiki_folders`` stay.
-* ``outcome`` ``denied``: an attempt by someone who is not an approver.
+* ``outcome`` ``denied``: an attempt by someone who is not an approver (``after_json``
+  ``{"reason": TEXT}``, what it gave).
 """
 
 from __future__ import annotations
@@ -88,10 +89,11 @@ class LifecycleStore(StoreBase):
         )
 
     def _check_actor(
-        self, project_id: str, actor: str, action: str, *, strict: bool
+        self, project_id: str, actor: str, action: str, reason: str, *, strict: bool
     ) -> tuple[str, tuple[Reviewer, ...]]:
         """The normalised ``actor`` and the project's reviewers; raises
-        ``NotFoundError`` for an unknown project and, after auditing the refusal,
+        ``NotFoundError`` for an unknown project and, after auditing the refusal (with
+        the ``reason`` it gave),
         :class:`PermissionDeniedError` for one who is not an approver (``strict``: a
         project listing no approver accepts nobody, else anybody)."""
         with self._read() as s:
@@ -104,7 +106,7 @@ class LifecycleStore(StoreBase):
         if is_listed_approver(reviewers, who) or (not strict and not listed):
             return who, reviewers
         with self._write() as s:
-            s.add(self._lifecycle_row(s, project_id, action, "denied", {"reason": ""}, who))
+            s.add(self._lifecycle_row(s, project_id, action, "denied", {"reason": reason}, who))
         why = (
             "ask a project approver, or set ETKI_REVIEWER to your approver name"
             if listed
@@ -122,7 +124,7 @@ class LifecycleStore(StoreBase):
         :class:`PermissionDeniedError` when ``actor`` is not an approver (a project that
         lists no approver accepts anyone, as a ruling does)."""
         storable("the reason", reason)
-        who, _ = self._check_actor(project_id, actor, "archive", strict=False)
+        who, _ = self._check_actor(project_id, actor, "archive", reason.strip(), strict=False)
         if (project_id in self.archived_project_ids()) == archived:
             return False
         outcome = "archived" if archived else "unarchived"
@@ -147,7 +149,7 @@ class LifecycleStore(StoreBase):
         if not reason:
             raise InputError("project delete: give a reason (--reason); it is kept in the audit")
         storable("the reason", reason)
-        who, reviewers = self._check_actor(project_id, actor, "delete", strict=True)
+        who, reviewers = self._check_actor(project_id, actor, "delete", reason, strict=True)
         with self._write() as s:
             ids = sorted(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
             audit = self._lifecycle_row(
