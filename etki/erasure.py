@@ -143,11 +143,11 @@ def erase_case(
         )
     try:
         case = repo.case(case_id)
-    except NotFoundError:
+    except NotFoundError as missing:
         try:  # a case of a deleted project: only its wiki pages are left (issue 35)
             gone = repo.deleted_project_of(case_id)
         except NotFoundError:
-            raise NotFoundError(f"no case '{case_id}'") from None
+            raise missing from None
         return _erase_deleted(repo, settings, case_id, reason, who, gone, wait_s, notify)
     require_approver(repo, case, who, "erase", reason)
     candidates = erased_words(repo.erasable_text(case_id))
