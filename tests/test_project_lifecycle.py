@@ -256,6 +256,8 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
             repo.case(SSO_CASE)
     finally:
         repo.dispose()
+    kept = _etki(sample, "wiki", "search", "harfi", "--project", "demo")  # still readable
+    assert kept.returncode == 0 and "SSO ile girişte İ harfi sorunu" in kept.stdout
     # KVKK: a case of the deleted project is still erased everywhere
     refused = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7", reviewer=VIEWER)
     assert refused.returncode == 2 and "was not an approver" in refused.stderr
@@ -268,6 +270,10 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
         assert SSO_CASE.encode() not in data, name
         assert b"harfi" not in data, name
     assert "Act as our KVKK data controller" in left["index.md"].decode("utf-8")
+    searched = _etki(sample, "wiki", "search", "harfi", "--project", "demo")
+    assert "harfi" not in searched.stdout
+    found = _etki(sample, "wiki", "search", "kvkk", "--project", "demo")
+    assert "Act as our KVKK data controller representative" in found.stdout
     again = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7")
     assert again.returncode == 2 and "already erased" in again.stderr
 
