@@ -299,3 +299,33 @@ def test_the_desks_project_list_skips_an_archived_project(tui_world) -> None:
     assert app._load("demo", "load", projects=False).cases  # still readable
     assert repo.set_archived("zz-old", False, "ayse")
     assert offered() == ["zz-old"]
+
+
+def test_erasing_a_case_of_a_deleted_project_leaves_a_tombstone(world) -> None:
+    """With the wiki off: the approver list the deletion kept decides, the case's audit
+    reasons become ``[erased]`` beside a tombstone, and a second erasure is refused."""
+    from etki.erasure import erase_case
+
+    repo = world.repo
+    repo.delete_project("demo", "jurgen", "closed")
+    with pytest.raises(PermissionDeniedError, match="was not an approver"):
+        erase_case(
+            repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="viewer-vera"
+        )
+    done = erase_case(
+        repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="ayse"
+    )
+    assert done.erasure is not None
+    assert (done.erasure.case_id, done.erasure.project_id, done.erasure.before) == (
+        "c1",
+        "demo",
+        "deleted",
+    )
+    assert repo.erased_case_ids() == {"c1"}
+    assert [(r[2], r[6]) for r in repo.audit_log("c1")] == [
+        ("approve", "committed"),
+        ("erase", "denied"),
+        ("erase", "erased"),
+    ]
+    with pytest.raises(NotFoundError, match="already erased"):
+        erase_case(repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="ayse")
