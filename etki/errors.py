@@ -150,6 +150,20 @@ class NotAChangeRequestError(InputError):
         )
 
 
+class ProjectArchivedError(InputError):
+    """A new request, an import or a queue asked of an archived project (issue 35 item 6).
+    ``project_id`` names it; ``what`` says what was refused (``takes no new requests``)."""
+
+    def __init__(self, project_id: str, what: str) -> None:
+        self.project_id = project_id
+        super().__init__(
+            f"project '{project_id}' is archived and {what}; its wiki, search, reports "
+            f"and cases stay readable (`etki report --project {project_id}`, `etki wiki "
+            f"search`, `etki show CASE`). To work on it again: "
+            f"`etki project unarchive {project_id}`"
+        )
+
+
 class ResolutionConflictError(EtkiError):
     """Optimistic locking of a disputed clause's resolution: another resolution of
     ``ref`` was recorded after the one the PMO saw (``resolved_by``, ``resolved_at``,

@@ -80,6 +80,7 @@ def choose_project(
                 "load it with: etki-tui PROJECT_DIR"
             )
         return project, None
+    ids = desk.active_project_ids() or ids  # an archived project only when named (issue 35)
     if not ids:
         raise InputError(
             "no project in the store yet. Start with: etki-tui PROJECT_DIR "

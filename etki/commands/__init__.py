@@ -25,5 +25,6 @@ MODULES: tuple[str, ...] = (
     "etki.commands.cr",
     "etki.commands.reports",
     "etki.commands.preanalysis",
+    "etki.commands.projects",
 )
 """The command-group modules, in the order their commands appear in ``etki --help``."""

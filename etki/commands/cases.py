@@ -232,13 +232,18 @@ def _embed_nodes(desk: Desk, project_id: str, settings: Settings) -> None:
 
 
 def _projects(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki projects [--all]``: the stored project ids, one a line; archived ones only
+    with ``--all``, as ``ID (archived)``."""
     from etki.store.lean import Fallback, lean_call
 
     try:  # the lean read path (issue 32 item 1); the desk's when it cannot answer
-        ids = lean_call(settings.db_url, "project_ids")
+        listed = lean_call(settings.db_url, "project_list")
     except Fallback:
-        ids = _desk(args, settings).project_ids()
-    echo_lines(ids)
+        listed = _desk(args, settings).project_list()
+    # an archived project (issue 35 item 6) only with --all, marked
+    echo_lines(
+        [f"{pid} (archived)" if gone else pid for pid, gone in listed if args.all or not gone]
+    )
     return 0
 
 
@@ -266,10 +271,14 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> tuple[list, dic
 
 def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list, dict[str, Any]]:
     """:func:`_queue_read` through the desk (the ORM path)."""
+    from etki.errors import ProjectArchivedError
+
     desk = _desk(args, settings)
-    projects = [args.project] if args.project else desk.project_ids()
+    projects = [args.project] if args.project else desk.active_project_ids()
     if args.project:
         desk.project_name(args.project)  # a clear error for an unknown id
+        if args.project in desk.archived_project_ids():
+            raise ProjectArchivedError(args.project, "has no queue")
     rows: list[tuple[Any, Any]] = []
     claims: dict[str, Any] = {}
     for pid in projects:
@@ -658,4 +667,8 @@ def register(sub: Any) -> None:
     triage.add_argument("text")
     triage.add_argument("--json", action="store_true")
     triage.set_defaults(handler=_triage)
-    sub.add_parser("projects", help="list stored projects").set_defaults(handler=_projects)
+    projects = sub.add_parser("projects", help="list stored projects")
+    projects.add_argument(
+        "--all", action="store_true", help="archived projects too, marked (archived)"
+    )
+    projects.set_defaults(handler=_projects)

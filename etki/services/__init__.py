@@ -50,6 +50,7 @@ from etki.domain import (
 )
 from etki.errors import InputError, NotFoundError, error_text
 from etki.services.documents import DeskDocuments
+from etki.services.projects import DeskProjects
 from etki.store import CaseFileRepository
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _no_projection(case_id: str) -> None:
     return None
 
 
-class Desk(DeskDocuments):
+class Desk(DeskDocuments, DeskProjects):
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
     session); build one per app."""
 
@@ -566,18 +567,16 @@ class Desk(DeskDocuments):
 
     def chosen_project(self, given: str | None) -> str:
         """The project a command works on: ``given`` when it is stored, else the only
-        stored project (README: "With one project stored, ``--project`` may be left
+        stored project not archived, else the only one (:func:`etki.store.lean.
+        pick_project`; README: "With one project stored, ``--project`` may be left
         out"). Raises ``NotFoundError`` naming the known ids for an unknown ``given``,
         :class:`InputError` when none or several are stored and none was given."""
         if given:
             self.repo.project_name(given)  # "no project 'x' in the store; known: ..."
             return given
-        ids = self.project_ids()
-        if len(ids) == 1:
-            return ids[0]
-        if not ids:
-            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
-        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
+        from etki.store.lean import pick_project
+
+        return pick_project(self.project_ids(), set(self.archived_project_ids()))
 
     def clauses(self, project_id: str) -> dict[str, ScopeClause]:
         """ref -> clause of the project, without reading modules and work items (the

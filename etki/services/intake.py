@@ -115,6 +115,16 @@ class InitSummary:
         return out
 
 
+def refuse_archived(repo: CaseFileRepository, project_id: str, what: str) -> None:
+    """Raise :class:`~etki.errors.ProjectArchivedError` (saying it ``what``) when
+    ``project_id`` is archived (issue 35 item 6: an archived engagement takes no new
+    requests; reads go on)."""
+    from etki.errors import ProjectArchivedError
+
+    if project_id in repo.archived_project_ids():
+        raise ProjectArchivedError(project_id, what)
+
+
 def add_request(
     repo: CaseFileRepository,
     project_id: str,
@@ -140,7 +150,8 @@ def add_request(
     (:func:`etki.knowledge.loader.request_from_mapping`): an empty text, a NUL or a lone
     surrogate, or a field longer than ``settings.max_request_chars`` raises
     :class:`InputError` (a ``ProjectFormatError`` naming the field; nothing stored).
-    Raises :class:`NotFoundError` for an unknown project. ``source`` names where it came
+    Raises :class:`NotFoundError` for an unknown project and
+    :class:`~etki.errors.ProjectArchivedError` for an archived one. ``source`` names where it came
     from in the case's ``imported`` event (the desk's form passes its own). ``preanalyse``: as :func:`store_requests` (the
     pre-analysis, when asked for, is on the returned record)."""
     import secrets
@@ -148,6 +159,7 @@ def add_request(
     from etki.identity import reviewer_name
     from etki.knowledge.loader import request_from_mapping
 
+    refuse_archived(repo, project_id, "takes no new requests")
     at = (now or repo.now)().astimezone(UTC)  # the store's time: issue 30 item 6
     record = {
         "id": f"add-{at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}",
@@ -266,9 +278,11 @@ def import_requests(
     its records, idempotent by request id: a second import of the same file stores
     nothing. Records that cannot be read are refused alone (``IntakeSummary.refused``);
     the others are stored. Raises :class:`ProjectFormatError` for a file that cannot be
-    read as a whole, :class:`InputError` for an unknown format."""
+    read as a whole, :class:`InputError` for an unknown format and
+    :class:`~etki.errors.ProjectArchivedError` for an archived project."""
     from etki.knowledge.intake import detect_format, read_requests
 
+    refuse_archived(repo, project_id, "takes no imports")
     file = Path(path)
     read = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
     kind = fmt or detect_format(file)

@@ -55,7 +55,7 @@ from etki.domain import (
     Verdict,
     deciding_in_json,
 )
-from etki.errors import EtkiError, NotFoundError
+from etki.errors import EtkiError, InputError, NotFoundError, ProjectArchivedError
 
 __all__ = [
     "HEAD_REVISION",
@@ -79,6 +79,33 @@ ARRIVAL = "c.created_at, c.seq, c.id"
 """The order cases are listed in, as :data:`etki.store.repository.rows.ARRIVAL`."""
 CHUNK = 500
 """Case ids per ``IN (...)`` list (SQLite's default limit is 32,766 variables)."""
+
+
+ARCHIVED_SQL = (
+    "SELECT a.project_id FROM project_audit a WHERE a.action = 'archive' "
+    "AND a.outcome = 'archived' AND a.id = (SELECT max(b.id) FROM project_audit b "
+    "WHERE b.project_id = a.project_id AND b.action = 'archive' "
+    "AND b.outcome IN ('archived', 'unarchived')) ORDER BY a.project_id"
+)
+"""The ids of the archived projects, sorted: those whose newest archive row (action
+``archive``, outcome ``archived`` or ``unarchived``) says ``archived``. Plain SQL that
+SQLite and PostgreSQL both run (no parameters)."""
+
+
+def pick_project(ids: Sequence[str], archived: set[str]) -> str:
+    """The project a command works on when none was named, of the stored ``ids``
+    (sorted): the only one not ``archived`` (issue 35 item 6), else the only one stored
+    (an archived project stays readable). Raises :class:`InputError` when none is
+    stored, or when several are and none was named."""
+    active = [pid for pid in ids if pid not in archived]
+    if len(active) == 1:
+        return active[0]
+    if not active and len(ids) == 1:
+        return ids[0]
+    if not ids:
+        raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
+    shown = active or list(ids)
+    raise InputError(f"several projects ({', '.join(shown)}): choose one with --project")
 
 
 class Fallback(Exception):
@@ -440,6 +467,16 @@ class LeanStore:
         """The stored project ids, sorted (by the database, as the repository does)."""
         return [r[0] for r in self.rows("SELECT id FROM projects ORDER BY id")]
 
+    def archived_ids(self) -> list[str]:
+        """The archived project ids, sorted (:data:`ARCHIVED_SQL`, as the repository's
+        ``archived_project_ids``)."""
+        return [r[0] for r in self.rows(ARCHIVED_SQL)]
+
+    def project_list(self) -> list[tuple[str, bool]]:
+        """``(id, archived)`` of every stored project, sorted by id (``etki projects``)."""
+        archived = set(self.archived_ids())
+        return [(pid, pid in archived) for pid in self.project_ids()]
+
     def require_project(self, project_id: str, ids: Iterable[str] | None = None) -> None:
         """Raise :class:`NotFoundError` (the repository's wording, naming the stored ids)
         when ``project_id`` is not stored."""
@@ -550,8 +587,12 @@ class LeanStore:
         """What ``etki queue [--project ID] [--all]`` prints (``every``: ruled cases
         too). Raises :class:`NotFoundError` for an unknown ``project``."""
         ids = self.project_ids()
+        archived = set(self.archived_ids())
         if project:
             self.require_project(project, ids)
+            if project in archived:
+                raise ProjectArchivedError(project, "has no queue")
+        ids = [pid for pid in ids if pid not in archived]
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         parts: list[QueuePart] = []
         claims: dict[str, CaseEvent] = {}
@@ -569,17 +610,11 @@ class LeanStore:
         ``given`` when stored, else the only stored project. Raises
         :class:`NotFoundError` for an unknown ``given``, :class:`~etki.errors.InputError`
         when none or several are stored and none was given."""
-        from etki.errors import InputError
-
         ids = self.project_ids()
         if given:
             self.require_project(given, ids)
             return given
-        if len(ids) == 1:
-            return ids[0]
-        if not ids:
-            raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
-        raise InputError(f"several projects ({', '.join(ids)}): choose one with --project")
+        return pick_project(ids, set(self.archived_ids()))
 
     def disputes(self, given: str | None) -> tuple[str, list[CaseSummary], list[ClauseResolution]]:
         """What ``etki dispute list [--project ID]`` reads: the chosen project

@@ -97,7 +97,7 @@ class QueueFeedFlow(FlowBase):
         preanalyses = self.desk.preanalysis_mark(project_id)
         known: list[tuple[str, str]] = []
         if projects:
-            for pid in self.desk.project_ids():
+            for pid in self.desk.active_project_ids():  # not an archived one (issue 35)
                 try:
                     other = self.desk.project_name(pid)  # not its knowledge: one column
                 except Exception:

@@ -11,7 +11,8 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 * :mod:`~etki.store.repository.events`: a case's events and its history;
 * :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
 * :mod:`~etki.store.repository.remit`: the accepted remit (``etki remit``);
-* :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection.
+* :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection;
+* :mod:`~etki.store.repository.lifecycle`: a project archived, unarchived or deleted.
 
 Shapes: projects, clauses, modules and work items go in as the loader's
 :class:`etki.domain.Project` and come out the same way; cases come out as
@@ -45,6 +46,7 @@ from etki.store.repository.base import Clock
 from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
 from etki.store.repository.events import EventStore
+from etki.store.repository.lifecycle import LifecycleStore
 from etki.store.repository.preanalyses import PreanalysisStore
 from etki.store.repository.projects import ProjectStore
 from etki.store.repository.remit import RemitStore
@@ -63,6 +65,7 @@ class CaseFileRepository(
     ResolutionStore,
     RemitStore,
     WikiReads,
+    LifecycleStore,
 ):
     """The store. Build with a SQLAlchemy URL (``sqlite:///path``,
     ``postgresql://host/db``) or an existing engine. On open the schema is brought to

@@ -52,7 +52,11 @@ class ProjectAuditEntry:
     A change of the accepted remit (action ``remit``, :mod:`etki.store.repository.remit`)
     has no reviewer lists (``before``/``after`` empty): ``remit_before`` and
     ``remit_after`` are the statements in force, as ``(ref, source ref, text)``, and
-    ``reason`` the revocation's reason (or what a denied attempt asked)."""
+    ``reason`` the revocation's reason (or what a denied attempt asked).
+
+    An archive, unarchive or deletion of the project (action ``archive`` or ``delete``,
+    :mod:`etki.store.repository.lifecycle`) keeps the project's reviewers in ``before``
+    and its reason in ``reason``; ``after`` is empty."""
 
     id: int
     project_id: str
@@ -443,6 +447,10 @@ class ProjectStore(StoreBase):
                     )
                     continue
                 before = tuple(Reviewer(**x) for x in json.loads(raw_before))
+                if row["action"] in ("archive", "delete"):  # lifecycle.py: after is a dict
+                    reason = str(json.loads(raw_after).get("reason", ""))
+                    out.append(ProjectAuditEntry(before=before, after=(), reason=reason, **row))
+                    continue
                 after = tuple(Reviewer(**x) for x in json.loads(raw_after))
                 out.append(ProjectAuditEntry(before=before, after=after, **row))
         return out

@@ -1,0 +1,92 @@
+"""``etki project``: the end of an engagement (issue 35 item 6).
+
+    etki project archive ID [--reason TEXT]
+                             stop offering the project: ``etki projects`` lists it only
+                             with ``--all``, the desk's project list skips it, ``etki
+                             add``/``import``/``queue`` refuse it; its wiki, search,
+                             reports and cases stay readable (approvers; audited)
+    etki project unarchive ID [--reason TEXT]
+                             offer it again (approvers; audited)
+    etki project delete ID --reason TEXT
+                             remove its cases and knowledge from the store (approvers
+                             only, a reason required; audited). The audit history stays,
+                             and so does the wiki folder: the readable projection of that
+                             history, no longer rebuilt. ``etki erase CASE`` still removes
+                             one of its cases from that wiki.
+
+Exit codes as every ``etki`` command: 0 ok, 2 bad input (an unknown project, no reason,
+a reviewer who is not an approver: nothing changed), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from etki.console import echo
+
+if TYPE_CHECKING:
+    from etki.config import Settings
+
+__all__ = ["register"]
+
+
+def _archive(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.services import Desk
+
+    archived = args.project_command == "archive"
+    desk = Desk.open(settings, create=False)
+    try:
+        changed = desk.archive_project(args.project_id, args.reason or "", archived=archived)
+    finally:
+        desk.close()
+    state = "archived" if archived else "not archived"
+    if changed:
+        echo(f"project {args.project_id} is now {state}", multiline=False)
+    else:
+        echo(f"project {args.project_id} was already {state}; nothing changed", multiline=False)
+    return 0
+
+
+def _delete(args: argparse.Namespace, settings: Settings) -> int:
+    from etki.services import Desk
+
+    desk = Desk.open(settings, create=False)
+    try:
+        gone = desk.delete_project(args.project_id, args.reason or "")
+        wiki = settings.wiki_path(gone.project_id)
+    finally:
+        desk.close()
+    kept = "its audit history stays"
+    if wiki is not None and wiki.is_dir():
+        kept += f", and its wiki stays readable in {wiki}"
+    echo(
+        f"deleted project {gone.project_id}: {len(gone.case_ids)} case(s) and its knowledge "
+        f"removed from the store; {kept}",
+        multiline=False,
+    )
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``etki project archive|unarchive|delete``."""
+    project = subparsers.add_parser(
+        "project", help="archive, unarchive or delete a project (approvers; audited)"
+    )
+    sub = project.add_subparsers(dest="project_command", required=True)
+    for name, text in (
+        ("archive", "stop offering a project; its wiki, search and reports stay readable"),
+        ("unarchive", "offer an archived project again"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("project_id", metavar="ID")
+        p.add_argument("--reason", help="why (optional; kept in the audit)")
+        p.set_defaults(handler=_archive)
+    delete = sub.add_parser(
+        "delete",
+        help="remove a project's cases and knowledge (approvers only; audited); its "
+        "audit history and wiki stay",
+    )
+    delete.add_argument("project_id", metavar="ID")
+    delete.add_argument("--reason", help="why (required; kept in the audit)")
+    delete.set_defaults(handler=_delete)

@@ -1,0 +1,248 @@
+"""The end of an engagement (issue 35 item 6): a project archived, unarchived or deleted,
+each written to ``project_audit`` (no schema change: the state is derived from it).
+
+* ``action`` ``archive``, ``outcome`` ``archived`` or ``unarchived``: the newest such row
+  of a project is its state (:data:`etki.store.lean.ARCHIVED_SQL`, one query for SQLite
+  and PostgreSQL, read by the lean path and here); ``after_json`` is ``{"reason": TEXT}``.
+* ``action`` ``delete``, ``outcome`` ``deleted``: the project's rows are gone (cases and
+  everything tied to them, knowledge, resolutions, remit statements, the ``projects``
+  row); ``before_json`` keeps the reviewer list it had (who may still erase one of its
+  cases) and ``after_json`` ``{"reason": TEXT, "cases": [ids]}`` (ids only, no client
+  text). The audit log, ``project_audit`` and ``wiki_folders`` stay.
+* ``outcome`` ``denied``: an attempt by someone who is not an approver (``after_json``
+  ``{"reason": TEXT}``, what it gave).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.orm import Session
+
+from etki.domain import Reviewer
+from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.identity import current_process, is_listed_approver, reviewer_name
+from etki.store.lean import ARCHIVED_SQL
+from etki.store.models import (
+    AuditRow,
+    CaseEventRow,
+    CaseRow,
+    ClauseResolutionRow,
+    ClauseRow,
+    ContractRow,
+    DecisionContextRow,
+    DecisionRow,
+    ModuleRow,
+    PreanalysisRow,
+    ProjectAuditRow,
+    ProjectRow,
+    RemitStatementRow,
+    RulingRow,
+    WorkItemRow,
+)
+from etki.store.repository.base import ERASED, UNSTORABLE, StoreBase, iso, rowcount, storable
+from etki.store.repository.rows import config_of
+
+__all__ = ["DeletedProject", "LifecycleStore"]
+
+
+@dataclass(frozen=True)
+class DeletedProject:
+    """A deleted project as its ``delete`` audit row keeps it: id, the reviewer list it
+    had, the ids of the cases it held, who deleted it, when and why (client text)."""
+
+    project_id: str
+    reviewers: tuple[Reviewer, ...]
+    case_ids: tuple[str, ...]
+    reviewer: str
+    at: str
+    reason: str
+
+
+class LifecycleStore(StoreBase):
+    """Archive, unarchive and delete a project (see the module docstring)."""
+
+    def archived_project_ids(self) -> list[str]:
+        """Ids of the archived projects, sorted (:data:`etki.store.lean.ARCHIVED_SQL`)."""
+        with self.engine.connect() as conn:
+            return [r[0] for r in conn.execute(text(ARCHIVED_SQL))]
+
+    def _lifecycle_row(
+        self, s: Session, project_id: str, action: str, outcome: str, after: dict, who: str
+    ) -> ProjectAuditRow:
+        row = s.get(ProjectRow, project_id)
+        reviewers = config_of(row.config_json).reviewers if row is not None else ()
+        return ProjectAuditRow(
+            project_id=project_id,
+            action=action,
+            outcome=outcome,
+            before_json=json.dumps(
+                [{"name": r.name, "role": r.role} for r in reviewers], ensure_ascii=False
+            ),
+            after_json=json.dumps(after, ensure_ascii=False, sort_keys=True),
+            root=row.root if row is not None else "",
+            reviewer=UNSTORABLE.sub("\ufffd", who),
+            at=iso(self.now(s)),
+            **current_process().columns(),
+        )
+
+    def _check_actor(
+        self, project_id: str, actor: str, action: str, reason: str, *, strict: bool
+    ) -> tuple[str, tuple[Reviewer, ...]]:
+        """The normalised ``actor`` and the project's reviewers; raises
+        ``NotFoundError`` for an unknown project and, after auditing the refusal (with
+        the ``reason`` it gave),
+        :class:`PermissionDeniedError` for one who is not an approver (``strict``: a
+        project listing no approver accepts nobody, else anybody)."""
+        with self._read() as s:
+            raw = s.scalar(select(ProjectRow.config_json).where(ProjectRow.id == project_id))
+        if raw is None:
+            raise self._no_project(project_id)
+        reviewers = config_of(raw).reviewers
+        who = reviewer_name(actor or "")
+        listed = any(r.role == "approver" for r in reviewers)
+        if is_listed_approver(reviewers, who) or (not strict and not listed):
+            return who, reviewers
+        with self._write() as s:
+            s.add(self._lifecycle_row(s, project_id, action, "denied", {"reason": reason}, who))
+        why = (
+            "ask a project approver, or set ETKI_REVIEWER to your approver name"
+            if listed
+            else "the project lists no approver in etki.yaml; list one first"
+        )
+        raise PermissionDeniedError(
+            f"reviewer {who!r} is not an approver of project {project_id!r} and may not "
+            f"{action} it; {why}. Nothing was changed"
+        )
+
+    def set_archived(self, project_id: str, archived: bool, actor: str, reason: str = "") -> bool:
+        """Archive (``archived`` true) or unarchive ``project_id``, audited with ``actor``
+        and the optional ``reason``. Returns False (and writes nothing) when the project
+        already is in that state. Raises ``NotFoundError`` for an unknown project and
+        :class:`PermissionDeniedError` when ``actor`` is not an approver (a project that
+        lists no approver accepts anyone, as a ruling does)."""
+        storable("the reason", reason)
+        who, _ = self._check_actor(project_id, actor, "archive", reason.strip(), strict=False)
+        if (project_id in self.archived_project_ids()) == archived:
+            return False
+        outcome = "archived" if archived else "unarchived"
+        with self._write() as s:
+            s.add(
+                self._lifecycle_row(
+                    s, project_id, "archive", outcome, {"reason": reason.strip()}, who
+                )
+            )
+        return True
+
+    def delete_project(self, project_id: str, actor: str, reason: str) -> DeletedProject:
+        """Delete ``project_id`` in one transaction: its cases and every row tied to
+        them (decisions, related-context blocks, rulings, events, pre-analyses), its
+        knowledge (contracts, clauses, modules, work items), disputed-clause
+        resolutions, remit statements and the ``projects`` row. The audit log,
+        ``project_audit`` and ``wiki_folders`` stay, and a ``delete`` audit row is added
+        (module docstring). ``reason`` is required. Raises :class:`InputError` for an
+        empty reason, ``NotFoundError`` for an unknown project and
+        :class:`PermissionDeniedError` when ``actor`` is not a listed approver."""
+        reason = reason.strip()
+        if not reason:
+            raise InputError("project delete: give a reason (--reason); it is kept in the audit")
+        storable("the reason", reason)
+        who, reviewers = self._check_actor(project_id, actor, "delete", reason, strict=True)
+        with self._write() as s:
+            ids = sorted(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
+            audit = self._lifecycle_row(
+                s, project_id, "delete", "deleted", {"reason": reason, "cases": ids}, who
+            )
+            cases = select(CaseRow.id).where(CaseRow.project_id == project_id)
+            for model in (DecisionContextRow, PreanalysisRow, CaseEventRow, RulingRow, DecisionRow):
+                s.execute(delete(model).where(model.case_id.in_(cases)))
+            s.execute(delete(CaseEventRow).where(CaseEventRow.project_id == project_id))
+            s.execute(delete(CaseRow).where(CaseRow.project_id == project_id))
+            for other in (
+                ClauseRow,
+                ContractRow,
+                ModuleRow,
+                WorkItemRow,
+                ClauseResolutionRow,
+                RemitStatementRow,
+            ):
+                s.execute(delete(other).where(other.project_id == project_id))
+            s.execute(delete(ProjectRow).where(ProjectRow.id == project_id))
+            s.add(audit)
+        return DeletedProject(project_id, tuple(reviewers), tuple(ids), who, audit.at, reason)
+
+    def deleted_projects(self) -> list[DeletedProject]:
+        """Every deletion of a project, oldest first (a project loaded again after its
+        deletion and deleted once more appears twice)."""
+        t = ProjectAuditRow
+        stmt = (
+            select(t.project_id, t.before_json, t.after_json, t.reviewer, t.at)
+            .where(t.action == "delete", t.outcome == "deleted")
+            .order_by(t.id)
+        )
+        out = []
+        with self.engine.connect() as conn:
+            for pid, before, after, who, at in conn.execute(stmt):
+                data = json.loads(after)
+                out.append(
+                    DeletedProject(
+                        pid,
+                        tuple(Reviewer(**x) for x in json.loads(before)),
+                        tuple(data.get("cases", ())),
+                        who,
+                        at,
+                        str(data.get("reason", "")),
+                    )
+                )
+        return out
+
+    def deleted_project_of(self, case_id: str) -> DeletedProject:
+        """The newest deletion of a project that held ``case_id``. Raises
+        ``NotFoundError`` when no deleted project held it."""
+        for d in reversed(self.deleted_projects()):
+            if case_id in d.case_ids:
+                return d
+        raise NotFoundError(f"no case '{case_id}'")
+
+    def erase_deleted_case(self, case_id: str, project_id: str, erased_by: str, reason: str) -> int:
+        """The store's part of erasing a case of the deleted project ``project_id`` (its
+        rows went with the project): the ``reason`` of the case's earlier audit rows
+        becomes ``[erased]`` and a tombstone audit row is appended as
+        :meth:`~etki.store.repository.erasures.ErasureStore.erase_case` writes it
+        (``before`` ``deleted``). Returns how many audit rows were redacted."""
+        from etki.store.repository.erasures import ERASED_REASON
+
+        storable("the erasure's reviewer or reason", erased_by, reason)
+        with self._write() as s:
+            version = s.scalar(
+                select(func.max(AuditRow.version)).where(AuditRow.case_id == case_id)
+            )
+            redacted = rowcount(
+                s.execute(
+                    update(AuditRow)
+                    .where(
+                        AuditRow.case_id == case_id,
+                        AuditRow.reason != ERASED_REASON,
+                        AuditRow.reason != "",
+                    )
+                    .values(reason=ERASED_REASON)
+                )
+            )
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=erased_by,
+                    action="erase",
+                    ruling="deleted",
+                    reason=reason,
+                    at=iso(self.clock()),
+                    version=version or 0,
+                    outcome=ERASED,
+                    before="deleted",
+                    after=ERASED,
+                    **current_process().columns(),
+                )
+            )
+        return redacted

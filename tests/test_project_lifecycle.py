@@ -1,0 +1,331 @@
+"""The end of an engagement (issue 35 item 6): ``etki project archive|unarchive|delete``.
+
+The store part runs on a real SQLite file and on the real PostgreSQL (skipped cleanly
+when absent): the archived state is derived from ``project_audit`` and read the same by
+the repository and by the lean read path; a deletion is refused to a non-approver and
+without a reason (both audited), removes the cases and keeps the audit history. The CLI
+part runs ``etki`` (in process, and one real subprocess) on the sample project with its
+wiki: an archived project leaves ``etki projects`` and the desk's project list, refuses
+new requests, and keeps its report, wiki search and cases readable; a deleted one keeps
+its wiki folder, and ``etki erase`` of one of its cases still removes that case from it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from etki.config import Settings
+from etki.domain import Request
+from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.services import Desk
+from etki.store import CaseFileRepository
+from etki.store.lean import open_store
+from tests.cli_support import run_etki
+from tests.factories import make_decision, make_project
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+APPROVER = "Ayşe Yılmaz"  # sample_project/etki.yaml
+VIEWER = "İlker Işık"
+SSO_CASE = "req-demo-8e1fd54c"  # DEMO-005 "SSO ile girişte İ harfi sorunu"
+KVKK_CASE = "req-demo-bbb766ae"  # DEMO-039, ruled too: it must stay
+
+
+def _at() -> datetime:
+    return datetime(2027, 1, 10, 9, 30, tzinfo=UTC)
+
+
+@dataclass
+class World:
+    url: str
+    repo: CaseFileRepository
+
+    def lean_archived(self) -> list[str]:
+        store = open_store(self.url)
+        try:
+            return store.archived_ids()
+        finally:
+            store.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def world(request, tmp_path) -> Iterator[World]:
+    """The factory project ``demo`` (approvers ayse and jurgen, viewer viewer-vera) with
+    two cases, one ruled, on SQLite or on a fresh PostgreSQL schema."""
+    admin = schema = None
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+    else:
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            pytest.skip("psycopg not installed")
+        schema = f"etki_life_{uuid.uuid4().hex[:10]}"
+        admin = create_engine(PG_URL)
+        try:
+            with admin.begin() as conn:
+                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        except Exception as exc:  # server absent: skip cleanly
+            admin.dispose()
+            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
+        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    repo = CaseFileRepository(url, clock=_at)
+    try:
+        repo.save_project(make_project(), "sha256:abc", b"{}\n")
+        repo.add_cases(
+            "demo",
+            [
+                (
+                    Request(id="R1", title="SSO fails", text="SSO fails for Çiğdem"),
+                    make_decision("c1"),
+                ),
+                (Request(id="R2", title="Export", text="Export to Excel"), make_decision("c2")),
+            ],
+        )
+        repo.record_ruling("c1", "approve", "ayse", "in the contract")
+        yield World(url, repo)
+    finally:
+        repo.dispose()
+        if admin is not None:
+            with admin.begin() as conn:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+
+
+def test_archive_state_comes_from_the_audit_and_reads_the_same_on_both_paths(world) -> None:
+    repo = world.repo
+    assert repo.archived_project_ids() == [] and world.lean_archived() == []
+    assert repo.set_archived("demo", True, "ayse", "engagement ended") is True
+    assert repo.archived_project_ids() == ["demo"] and world.lean_archived() == ["demo"]
+    assert repo.set_archived("demo", True, "jurgen") is False  # already: nothing written
+    with pytest.raises(PermissionDeniedError, match="not an approver of project 'demo'"):
+        repo.set_archived("demo", False, "viewer-vera", "Tschüß")
+    assert repo.archived_project_ids() == ["demo"]
+    assert repo.set_archived("demo", False, "jurgen", "") is True
+    assert repo.archived_project_ids() == [] and world.lean_archived() == []
+    rows = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
+    assert rows[1:] == [
+        ("archive", "archived", "ayse", "engagement ended"),
+        ("archive", "denied", "viewer-vera", "Tschüß"),
+        ("archive", "unarchived", "jurgen", ""),
+    ]
+    with pytest.raises(NotFoundError):
+        repo.set_archived("nope", True, "ayse")
+
+
+def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> None:
+    repo = world.repo
+    audit_before = len(repo.audit_log("c1"))
+    assert audit_before >= 1
+    with pytest.raises(InputError, match="give a reason"):
+        repo.delete_project("demo", "ayse", "  ")
+    with pytest.raises(PermissionDeniedError, match="may not delete it"):
+        repo.delete_project("demo", "viewer-vera", "closing")
+    assert repo.project_ids() == ["demo"] and repo.case("c1").case_id == "c1"
+    gone = repo.delete_project("demo", "ayse", "contract ended")
+    assert (gone.project_id, gone.case_ids, gone.reason) == ("demo", ("c1", "c2"), "contract ended")
+    assert repo.project_ids() == []
+    for case_id in ("c1", "c2"):
+        with pytest.raises(NotFoundError):
+            repo.case(case_id)
+    assert len(repo.audit_log("c1")) == audit_before  # the audit history stays
+    audit = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
+    assert audit[-2:] == [
+        ("delete", "denied", "viewer-vera", "closing"),
+        ("delete", "deleted", "ayse", "contract ended"),
+    ]
+    assert repo.deleted_project_of("c2").project_id == "demo"
+    assert {r.name for r in repo.deleted_project_of("c2").reviewers} == {
+        "ayse",
+        "jurgen",
+        "viewer-vera",
+    }
+
+
+# --- the CLI on the sample project, wiki on -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def _sample_template(tmp_path_factory) -> Path:
+    """The sample project stored and two of its cases ruled (SQLite file + wiki
+    folder), built once for this module."""
+    tmp = tmp_path_factory.mktemp("lifecycle")
+    env = _env(tmp, APPROVER)
+    assert run_etki(["init", str(SAMPLE)], env=env, cwd=tmp).returncode == 0
+    for case_id, ruling in ((SSO_CASE, "approve"), (KVKK_CASE, "reject")):
+        done = run_etki(["rule", case_id, ruling, "--reason", "ok"], env=env, cwd=tmp)
+        assert done.returncode == 0, done.stderr
+    return tmp
+
+
+@pytest.fixture
+def sample(_sample_template, tmp_path) -> Path:
+    # every file: the store with its WAL, the wiki and the caches beside it
+    shutil.copytree(_sample_template, tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
+def _env(tmp: Path, reviewer: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp),
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": reviewer,
+    }
+
+
+def _etki(tmp: Path, *args: str, reviewer: str = APPROVER) -> subprocess.CompletedProcess[str]:
+    return run_etki(list(args), env=_env(tmp, reviewer), cwd=tmp)
+
+
+def test_an_archived_project_is_not_offered_but_stays_readable(sample) -> None:
+    # a real subprocess: the console command as a PMO runs it
+    done = subprocess.run(
+        [sys.executable, "-m", "etki.cli", "project", "archive", "demo", "--reason", "bitti"],
+        env={**os.environ, **_env(sample, APPROVER)},
+        cwd=sample,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "project demo is now archived\n"), done.stderr
+    assert _etki(sample, "projects").stdout == ""
+    assert _etki(sample, "projects", "--all").stdout == "demo (archived)\n"
+    settings = Settings(db_url=f"sqlite:///{sample}/etki.db", wiki_dir=None, reviewer=APPROVER)
+    desk = Desk.open(settings, read_only=True)
+    try:
+        assert desk.active_project_ids() == []  # the desk's project list (palette)
+        assert desk.project_list() == [("demo", True)]
+    finally:
+        desk.close()
+    refusal = "project 'demo' is archived and takes no new requests"
+    added = _etki(sample, "add", "--project", "demo", "Bitte SSO für Straße")
+    assert added.returncode == 2 and refusal in added.stderr
+    assert refusal in _etki(sample, "add", "Bitte SSO").stderr  # the only project, unnamed
+    requests = sample / "new.jsonl"
+    requests.write_text('{"id": "N1", "text": "Bitte SSO"}\n', encoding="utf-8")
+    imported = _etki(sample, "import", "--project", "demo", str(requests))
+    assert imported.returncode == 2 and "is archived and takes no imports" in imported.stderr
+    queue = _etki(sample, "queue", "--project", "demo")
+    assert queue.returncode == 2 and "`etki project unarchive demo`" in queue.stderr
+    # reads go on
+    report = _etki(sample, "report", "--project", "demo")
+    assert report.returncode == 0 and "cases" in report.stdout
+    found = _etki(sample, "wiki", "search", "harfi", "--project", "demo")
+    assert found.returncode == 0 and "SSO ile girişte İ harfi sorunu" in found.stdout
+    shown = _etki(sample, "show", SSO_CASE)
+    assert shown.returncode == 0 and "SSO ile girişte İ harfi sorunu" in shown.stdout
+    # and back
+    assert _etki(sample, "project", "unarchive", "demo").returncode == 0
+    assert _etki(sample, "projects").stdout == "demo\n"
+    assert _etki(sample, "add", "Bitte SSO für Straße").returncode == 0
+
+
+def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -> None:
+    wiki = sample / "wiki-demo"
+    pages = sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md"))
+    sso_page = next(p for p in pages if p.endswith(f"--{SSO_CASE}.md"))
+    kvkk_page = next(p for p in pages if p.endswith(f"--{KVKK_CASE}.md"))
+    viewer = _etki(sample, "project", "delete", "demo", "--reason", "x", reviewer=VIEWER)
+    assert viewer.returncode == 2 and "is not an approver of project 'demo'" in viewer.stderr
+    no_reason = _etki(sample, "project", "delete", "demo")
+    assert no_reason.returncode == 2 and "give a reason (--reason)" in no_reason.stderr
+    assert _etki(sample, "projects").stdout == "demo\n"  # nothing changed
+    deleted = _etki(sample, "project", "delete", "demo", "--reason", "Sözleşme bitti")
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout.startswith("deleted project demo: 40 case(s)")
+    assert _etki(sample, "projects", "--all").stdout == ""
+    assert sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md")) == pages
+    repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
+    try:
+        assert [(e[1], e[6]) for e in repo.audit_log(SSO_CASE)] == [(APPROVER, "committed")]
+        with pytest.raises(NotFoundError):
+            repo.case(SSO_CASE)
+    finally:
+        repo.dispose()
+    kept = _etki(sample, "wiki", "search", "harfi", "--project", "demo")  # still readable
+    assert kept.returncode == 0 and "SSO ile girişte İ harfi sorunu" in kept.stdout
+    # KVKK: a case of the deleted project is still erased everywhere
+    refused = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7", reviewer=VIEWER)
+    assert refused.returncode == 2 and "was not an approver" in refused.stderr
+    erased = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7")
+    assert erased.returncode == 0, erased.stdout + erased.stderr
+    assert "erasure proven" in erased.stdout
+    left = {p.relative_to(wiki).as_posix(): p.read_bytes() for p in wiki.rglob("*.md")}
+    assert sso_page not in left and kvkk_page in left
+    for name, data in left.items():
+        assert SSO_CASE.encode() not in data, name
+        assert b"harfi" not in data, name
+    assert "Act as our KVKK data controller" in left["index.md"].decode("utf-8")
+    searched = _etki(sample, "wiki", "search", "harfi", "--project", "demo")
+    assert "harfi" not in searched.stdout
+    found = _etki(sample, "wiki", "search", "kvkk", "--project", "demo")
+    assert "Act as our KVKK data controller representative" in found.stdout
+    again = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7")
+    assert again.returncode == 2 and "already erased" in again.stderr
+
+
+def test_the_desks_project_list_skips_an_archived_project(tui_world) -> None:
+    """What the desk's project picker and palette offer (:meth:`EtkiApp._load` with
+    ``projects``, the read the queue worker posts): an archived project leaves it and
+    comes back when unarchived; the project open stays readable."""
+    from tests.test_tui_pilot import make_app
+
+    repo = tui_world.repo
+    repo.save_project(make_project("zz-old"), "sha256:old", b"{}\n")
+    app = make_app(tui_world)
+
+    def offered() -> list[str]:
+        return [pid for pid, _name in app._load("demo", "load", projects=True).projects]
+
+    assert offered() == ["demo", "zz-old"]
+    assert repo.set_archived("zz-old", True, "ayse", "ended")
+    assert offered() == ["demo"]
+    assert repo.set_archived("demo", True, "ayse")
+    assert offered() == []
+    assert app._load("demo", "load", projects=False).cases  # still readable
+    assert repo.set_archived("zz-old", False, "ayse")
+    assert offered() == ["zz-old"]
+
+
+def test_erasing_a_case_of_a_deleted_project_leaves_a_tombstone(world) -> None:
+    """With the wiki off: the approver list the deletion kept decides, the case's audit
+    reasons become ``[erased]`` beside a tombstone, and a second erasure is refused."""
+    from etki.erasure import erase_case
+
+    repo = world.repo
+    repo.delete_project("demo", "jurgen", "closed")
+    with pytest.raises(PermissionDeniedError, match="was not an approver"):
+        erase_case(
+            repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="viewer-vera"
+        )
+    done = erase_case(
+        repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="ayse"
+    )
+    assert done.erasure is not None
+    assert (done.erasure.case_id, done.erasure.project_id, done.erasure.before) == (
+        "c1",
+        "demo",
+        "deleted",
+    )
+    assert repo.erased_case_ids() == {"c1"}
+    assert [(r[2], r[6]) for r in repo.audit_log("c1")] == [
+        ("approve", "committed"),
+        ("erase", "denied"),
+        ("erase", "erased"),
+    ]
+    with pytest.raises(NotFoundError, match="already erased"):
+        erase_case(repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="ayse")
