@@ -50,6 +50,7 @@ from etki.domain import (
 )
 from etki.errors import InputError, NotFoundError, error_text
 from etki.services.documents import DeskDocuments
+from etki.services.estimates import DeskEstimates
 from etki.store import CaseFileRepository
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _no_projection(case_id: str) -> None:
     return None
 
 
-class Desk(DeskDocuments):
+class Desk(DeskDocuments, DeskEstimates):
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
     session); build one per app."""
 
