@@ -314,6 +314,7 @@ def test_json_parses_back_to_the_same_figures(tmp_path: Path) -> None:
         "not_estimated": 0,
         "low_days": 5.0,
         "high_days": 9.5,
+        "reviewer_estimates": 0,
     }
     ages = data["reports"]["pending_age"]["rows"]
     assert [a["bucket"] for a in ages] == [b.label for b in BUCKETS]
