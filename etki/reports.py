@@ -19,8 +19,10 @@ What a PMO reads here, besides the counts Raporlar always had:
   (:func:`etki.text.sort_key`, so ``Ayşe``, ``İlker`` and ``Jürgen`` sort as a Turkish
   or German reader expects, independent of the locale).
 * **change-request effort per month**: the cases ruled ``CHANGE_REQUEST``, grouped by
-  the month of the ruling (UTC), with the sum of the engine's effort ranges
-  (person-days, from comparable work items) and how many had no estimate.
+  the month of the ruling (UTC), with the sum of their effort ranges (person-days): a
+  reviewer's estimate (issue 35 item 2) where one is in force, counted as its days at
+  both ends and numbered in ``reviewer_estimates``, else the engine's range from
+  comparable work items; and how many had no estimate.
 
 CSV cells of text (reviewer names, clause refs) are made terminal-safe with
 :func:`etki.text.printable` and guarded against spreadsheet formulas
@@ -254,23 +256,28 @@ def _by_reviewer(ruled: Iterable[CaseRecord]) -> tuple[ReviewerRulings, ...]:
 
 
 def _cr_effort(ruled: Iterable[CaseRecord]) -> tuple[MonthEffort, ...]:
-    months: dict[str, list[float]] = {}  # month -> [crs, estimated, low, high]
+    months: dict[str, list[float]] = {}  # month -> [crs, estimated, low, high, reviewer's]
     for case in ruled:
         r = case.ruling
         assert r is not None
         if r.ruling != "CHANGE_REQUEST":
             continue
-        month = months.setdefault(r.ruled_at[:7], [0, 0, 0.0, 0.0])
+        month = months.setdefault(r.ruled_at[:7], [0, 0, 0.0, 0.0, 0])
         month[0] += 1
         effort = case.decision.effort
-        if effort.known:
+        if case.estimate is not None:  # the reviewer's figure wins over the engine's range
+            month[1] += 1
+            month[2] += case.estimate.days_value
+            month[3] += case.estimate.days_value
+            month[4] += 1
+        elif effort.known:
             assert effort.low is not None and effort.high is not None
             month[1] += 1
             month[2] += effort.low
             month[3] += effort.high
     return tuple(
-        MonthEffort(m, int(n), int(known), round(low, 2), round(high, 2))
-        for m, (n, known, low, high) in sorted(months.items())
+        MonthEffort(m, int(n), int(known), round(low, 2), round(high, 2), int(reviewer))
+        for m, (n, known, low, high, reviewer) in sorted(months.items())
     )
 
 
@@ -442,9 +449,17 @@ def report_tables(report: Report) -> list[ReportTable]:
         ),
         ReportTable(
             "cr_effort_by_month",
-            "Change-request effort per month of ruling (UTC; person-days, the engine's "
-            "range from comparable work items)",
-            ("month", "change_requests", "estimated", "not_estimated", "low_days", "high_days"),
+            "Change-request effort per month of ruling (UTC; person-days: a reviewer's "
+            "estimate where one exists, else the engine's range from comparable work items)",
+            (
+                "month",
+                "change_requests",
+                "estimated",
+                "not_estimated",
+                "low_days",
+                "high_days",
+                "reviewer_estimates",
+            ),
             tuple(
                 (
                     m.month,
@@ -453,6 +468,7 @@ def report_tables(report: Report) -> list[ReportTable]:
                     m.crs - m.estimated,
                     m.low if m.estimated else None,
                     m.high if m.estimated else None,
+                    m.reviewer,
                 )
                 for m in report.cr_effort_by_month
             ),

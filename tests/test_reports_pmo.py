@@ -256,9 +256,17 @@ def test_csv_has_every_report_as_a_section_and_parses_back(tmp_path: Path) -> No
         ["Zeynep", "1", "0", "1", "0", "0"],
     ]
     assert sections["cr_effort_by_month"] == [
-        ["month", "change_requests", "estimated", "not_estimated", "low_days", "high_days"],
-        ["2026-10", "2", "2", "0", "5", "9.5"],
-        ["2026-11", "2", "1", "1", "1", "2"],
+        [
+            "month",
+            "change_requests",
+            "estimated",
+            "not_estimated",
+            "low_days",
+            "high_days",
+            "reviewer_estimates",
+        ],
+        ["2026-10", "2", "2", "0", "5", "9.5", "0"],
+        ["2026-11", "2", "1", "1", "1", "2", "0"],
     ]
     assert ["overrides", "3"] in sections["totals"]
 
@@ -306,6 +314,7 @@ def test_json_parses_back_to_the_same_figures(tmp_path: Path) -> None:
         "not_estimated": 0,
         "low_days": 5.0,
         "high_days": 9.5,
+        "reviewer_estimates": 0,
     }
     ages = data["reports"]["pending_age"]["rows"]
     assert [a["bucket"] for a in ages] == [b.label for b in BUCKETS]

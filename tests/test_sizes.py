@@ -24,7 +24,7 @@ MAX_METHODS = 40
 
 ALLOWED_LINES = {
     "etki/knowledge/loader.py": 835,
-    "etki/services/__init__.py": 899,
+    "etki/services/__init__.py": 889,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
     "etki_tui/actions.py": 829,
     "etki_tui/hafiza/pane.py": 869,

@@ -23,6 +23,7 @@ MODULES: tuple[str, ...] = (
     "etki.commands.index",
     "etki.commands.wiki",
     "etki.commands.cr",
+    "etki.commands.estimates",
     "etki.commands.reports",
     "etki.commands.preanalysis",
     "etki.commands.projects",

@@ -58,6 +58,11 @@ from etki.domain.decision import (
     sureness_line,
     sureness_reasons,
 )
+from etki.domain.estimate import (
+    ESTIMATE_MAX_DAYS,
+    ReviewerEstimate,
+    parse_estimate,
+)
 from etki.domain.evidence import (
     DECIDING,
     DISPUTED_SIGNAL,

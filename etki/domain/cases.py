@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from etki.domain.decision import Decision, DecisionSummary, Verdict
+from etki.domain.estimate import ReviewerEstimate
 from etki.domain.evidence import (
     deciding_ref,
 )
@@ -95,6 +96,9 @@ class CaseRecord:
     preanalysis: Preanalysis | None = None
     """The newest saved developer pre-analysis (:class:`Preanalysis`), or None:
     model text, never an input to the decision."""
+    estimate: ReviewerEstimate | None = None
+    """The reviewer's effort estimate in force (the newest ``estimate`` event, issue 35
+    item 2), or None; the decision's effort range stays the engine's."""
 
     @property
     def status(self) -> str:
@@ -119,6 +123,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "note",
     "claim",
     "release",
+    "estimate",
 )
 """The kinds of :class:`CaseEvent`, in the order a history lists events of the same
 second: ``imported`` and ``triaged`` first (they happen together when a case is
@@ -142,7 +147,9 @@ class CaseEvent:
     * ``denied`` (not an approver), ``conflict`` (the case had changed): an attempt that
       recorded nothing, ``action`` what was asked, ``text`` its reason;
     * ``erased``: the erasure tombstone, ``text`` its legal reason;
-    * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim.
+    * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim;
+    * ``estimate``: a reviewer's effort estimate, ``text`` its figures and reason
+      (:meth:`etki.domain.ReviewerEstimate.summary`).
 
     ``at`` is ISO-8601 UTC to the second. ``actor`` and ``text`` are untrusted text
     (show them literally); an erased case's audit reasons read ``[erased]``."""
@@ -184,6 +191,8 @@ class CaseEvent:
             return "claim released" + by
         if self.kind == "note":
             return "note" + by
+        if self.kind == "estimate":
+            return "effort estimated" + by
         if self.kind == "preanalysed":  # the audit row of a saved pre-analysis (issue 14 item 9)
             return "pre-analysis asked for" + by
         return self.kind + by

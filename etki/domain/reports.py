@@ -60,13 +60,16 @@ class MonthEffort:
     """The change requests ruled in one month (``yyyy-mm`` of the ruling, UTC): how
     many (``crs``), how many of them carry an effort estimate (``estimated``) and the
     sum of those estimates' ranges, ``low``–``high`` person-days (0.0 when none does).
-    The estimate is the engine's (:attr:`Decision.effort`, from comparable work items)."""
+    The estimate is the reviewer's where one is in force (:attr:`CaseRecord.estimate`,
+    its days at both ends; ``reviewer`` counts them, issue 35 item 2), else the
+    engine's (:attr:`Decision.effort`, from comparable work items)."""
 
     month: str
     crs: int
     estimated: int
     low: float
     high: float
+    reviewer: int = 0
 
 
 @dataclass(frozen=True)

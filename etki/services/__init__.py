@@ -50,6 +50,7 @@ from etki.domain import (
 )
 from etki.errors import InputError, NotFoundError, error_text
 from etki.services.documents import DeskDocuments
+from etki.services.estimates import DeskEstimates
 from etki.services.projects import DeskProjects
 from etki.store import CaseFileRepository
 
@@ -109,23 +110,12 @@ _MAX_SHORT_ID = 1000
 ``req-{project}-{8 hex}``); a longer one names no case."""
 
 
-"""The ``imported`` source of a case ``etki init`` stored from the folder's requests."""
-"""The ``imported`` source of a case the desk's Ctrl+R stored from the same file."""
-"""The sources of cases that came from the project folder's ``requests.jsonl``."""
-
-
-"""Requests that :func:`init_project` triages, gives context and stores per transaction.
-Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
-has the figures). An init stopped part-way keeps the chunks it committed; running
-it again triages only the requests not stored yet (decisions are written once)."""
-
-
 def _no_projection(case_id: str) -> None:
     """The hook of :meth:`Desk.rule_first`: nothing (the caller projects afterwards)."""
     return None
 
 
-class Desk(DeskDocuments, DeskProjects):
+class Desk(DeskDocuments, DeskEstimates, DeskProjects):
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own
     session); build one per app."""
 

@@ -316,6 +316,10 @@ def _intake_context_settings(settings: Settings) -> Settings:
 
 
 INIT_CHUNK = 2_000
+"""Requests that :func:`init_project` triages, gives context and stores per transaction.
+Memory then stays bounded by one chunk instead of growing with the engagement (BENCH.md
+has the figures). An init stopped part-way keeps the chunks it committed; running
+it again triages only the requests not stored yet (decisions are written once)."""
 
 
 def init_project(

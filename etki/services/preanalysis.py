@@ -62,8 +62,11 @@ class PreanalysisRun:
 
 
 FROM_INIT = "requests.jsonl (etki init)"
+"""The ``imported`` source of a case ``etki init`` stored from the folder's requests."""
 FROM_REREAD = "requests.jsonl (Ctrl+R in etki-tui)"
+"""The ``imported`` source of a case the desk's Ctrl+R stored from the same file."""
 FOLDER_SOURCES = (FROM_INIT, FROM_REREAD)
+"""The sources of cases that came from the project folder's ``requests.jsonl``."""
 
 
 def preanalysis_context(

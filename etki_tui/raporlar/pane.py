@@ -204,8 +204,8 @@ def _days(value: float) -> str:
 
 
 def _cr_effort(report: Report) -> Group:
-    """Per month of ruling: the change requests, their summed effort range and how
-    many had no estimate."""
+    """Per month of ruling: the change requests, their summed effort range, how many
+    had no estimate and how many figures are a reviewer's estimate (issue 35 item 2)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(min_width=7)
     table.add_column(justify="right", min_width=3)
@@ -214,19 +214,24 @@ def _cr_effort(report: Report) -> Group:
     for m in report.cr_effort_by_month:
         effort = f"{_days(m.low)}–{_days(m.high)} days" if m.estimated else "no estimate"
         missing = m.crs - m.estimated
+        notes = [f"{missing} without estimate"] if missing and m.estimated else []
+        if m.reviewer:
+            notes.append(f"{m.reviewer} reviewer's estimate{'s' * (m.reviewer != 1)}")
         table.add_row(
             m.month,
             f"{m.crs} CR",
             effort,
-            Text(f"{missing} without estimate", style="dim") if missing and m.estimated else "",
+            Text(", ".join(notes), style="dim") if notes else "",
         )
     if not report.cr_effort_by_month:
         table.add_row(Text("none yet", style="dim"), "", "", "")
     title = Text("Change-request effort per month of ruling", style="bold underline")
-    note = Text(
-        "Summed effort ranges in person-days (the engine's, from comparable work items).",
-        style="dim",
+    whose = (
+        "a reviewer's estimate where one exists, else the engine's range"
+        if any(m.reviewer for m in report.cr_effort_by_month)
+        else "the engine's, from comparable work items"
     )
+    note = Text(f"Summed effort ranges in person-days ({whose}).", style="dim")
     return Group(title, table, note)
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy import Connection, func, select
 
-from etki.domain import CaseEvent, CaseRecord
+from etki.domain import CaseEvent, CaseRecord, ReviewerEstimate
 from etki.errors import InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
@@ -25,6 +25,15 @@ NOTED = "noted"
 """``outcome`` of the audit-log row a note appends (``action`` ``note``, no text: the
 note is in ``case_events``), so the wiki projector, which follows the audit log, renders
 the case's decision page again with it."""
+
+ESTIMATE = "estimate"
+"""``kind`` of the ``case_events`` row of a reviewer's effort estimate and ``action`` of
+the audit-log row written with it (issue 35 item 2)."""
+
+ESTIMATED = "estimated"
+"""``outcome`` of the audit-log row an estimate appends (``action`` :data:`ESTIMATE`,
+``reason`` the figures without the reviewer's words, which are in ``case_events``), so
+the wiki projector renders the case's pages again with it."""
 
 NOTE_MAX_CHARS = 4000
 """The longest note a reviewer may add."""
@@ -40,14 +49,21 @@ def with_notes(
     conn: Connection, records: list[CaseRecord], project_id: str | None = None
 ) -> list[CaseRecord]:
     """``records`` with :attr:`~etki.domain.CaseRecord.notes` filled from
-    ``case_events`` (kind ``note``, oldest first): one query by project when
-    ``project_id`` is given (the records are that project's), else by case ids (500 a
-    query). Records without notes are returned as they are."""
+    ``case_events`` (kind ``note``, oldest first) and
+    :attr:`~etki.domain.CaseRecord.estimate` from the newest ``estimate`` event (issue 35
+    item 2): one query by project when ``project_id`` is given (the records are that
+    project's), else by case ids (500 a query). Records without either are returned as
+    they are."""
     if not records:
         return records
     e = CaseEventRow.__table__.c
-    cols = select(e.case_id, e.at, e.actor, e.text).where(e.kind == "note").order_by(e.id)
+    cols = (
+        select(e.case_id, e.kind, e.at, e.actor, e.text)
+        .where(e.kind.in_(("note", ESTIMATE)))
+        .order_by(e.id)
+    )
     notes: dict[str, list[CaseEvent]] = {}
+    estimates: dict[str, ReviewerEstimate] = {}
     stmts = (
         [cols.where(e.project_id == project_id)]
         if project_id is not None
@@ -57,13 +73,21 @@ def with_notes(
         ]
     )
     for stmt in stmts:
-        for case_id, at, actor, text in conn.execute(stmt):
+        for case_id, kind, at, actor, text in conn.execute(stmt):
+            if kind == ESTIMATE:  # oldest first: the newest one stays
+                estimates[case_id] = ReviewerEstimate.from_text(text, actor, at)
+                continue
             notes.setdefault(case_id, []).append(
                 CaseEvent(at=at, kind="note", actor=actor, text=text)
             )
-    if not notes:
+    if not notes and not estimates:
         return records
-    return [replace(r, notes=tuple(notes[r.case_id])) if r.case_id in notes else r for r in records]
+    return [
+        replace(r, notes=tuple(notes.get(r.case_id, ())), estimate=estimates.get(r.case_id))
+        if r.case_id in notes or r.case_id in estimates
+        else r
+        for r in records
+    ]
 
 
 _RANK = {"imported": 0, "triaged": 1}
@@ -192,11 +216,13 @@ class EventStore(StoreBase):
             text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
             out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
         for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
-            if outcome == NOTED:
-                continue  # the note itself is its case_events row
+            if outcome in (NOTED, ESTIMATED):
+                continue  # the note or estimate itself is its case_events row
             event = audit_event(at, reviewer, action, outcome, before, after, reason)
             out.append(((at, 2, 0, i), event))
         for i, (at, kind, actor, text, until) in enumerate(events):
+            if kind == ESTIMATE:
+                text = ReviewerEstimate.from_text(text, actor, at).summary()
             event = CaseEvent(at=at, kind=kind, actor=actor, text=text, until=until)
             out.append(((at, _RANK.get(kind, 2), 1, i), event))
         out.sort(key=lambda pair: pair[0])
@@ -254,6 +280,56 @@ class EventStore(StoreBase):
                 )
             )
         return CaseEvent(at=now, kind="note", actor=actor, text=text)
+
+    def add_estimate(
+        self, case_id: str, actor: str, estimate: ReviewerEstimate
+    ) -> ReviewerEstimate:
+        """Record ``actor``'s effort estimate of ``case_id`` (issue 35 item 2): an
+        ``estimate`` event (text :meth:`ReviewerEstimate.to_text`) and, in the same
+        transaction, an audit-log row (action and outcome :data:`ESTIMATE`/:data:`ESTIMATED`,
+        ``reason`` the figures) so the projector renders the case's pages with it, both at
+        the store's time (:meth:`now`) after the case row is locked (:meth:`lock_case`: an
+        estimate written while an erasure of the case runs is refused with
+        :class:`~etki.errors.CaseErasedError`). ``estimate`` comes validated from
+        :func:`etki.domain.parse_estimate`; its ``actor`` and ``at`` are set here. Returns
+        the stored estimate. Raises :class:`NotFoundError` for an unknown case,
+        :class:`InputError` for unstorable text."""
+        storable("the estimate's reason or its author", actor, estimate.reason)
+        with self._write() as s:
+            case = self.lock_case(s, case_id)
+            now = iso(self.now(s))
+            ruling = s.get(RulingRow, case_id)
+            state = ruling.ruling if ruling is not None else "pending"
+            identity = current_process().columns()
+            done = replace(estimate, actor=actor, at=now)
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=case.project_id,
+                    kind=ESTIMATE,
+                    actor=actor,
+                    text=done.to_text(),
+                    at=now,
+                    **identity,
+                )
+            )
+            price = done.price_words()
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=actor,
+                    action=ESTIMATE,
+                    ruling=state,
+                    reason=done.days_words() + (f", {price}" if price else ""),
+                    at=now,
+                    version=case.version,
+                    outcome=ESTIMATED,
+                    before=state,
+                    after=state,
+                    **identity,
+                )
+            )
+        return done
 
     def _live_claim(self, conn: Connection, case_id: str, now: str) -> CaseEvent | None:
         """The live claim of ``case_id`` at ``now`` (the store's time, :meth:`now`): its

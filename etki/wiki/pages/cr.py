@@ -1,7 +1,8 @@
 """The draft change-request page of a case ruled CHANGE_REQUEST
 (``change-requests/CR-{yyyymmdd}-{slug}.md``), also exported outside the wiki without
-links (:func:`render_cr_page`, ``etki cr export``). It depends only on the case and the
-project's clauses, modules and work items.
+links (:func:`render_cr_page`, ``etki cr export``). It depends only on the case (with
+its reviewer's estimate, issue 35 item 2) and the project's clauses, modules and work
+items.
 """
 
 from __future__ import annotations
@@ -92,6 +93,15 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
         "effort": d.effort.label(),
         "effort_basis": [_meta_text(w) for w in d.effort.basis],
+        **(
+            {
+                "reviewer_estimate_days": _meta_text(case.estimate.days),
+                "reviewer_estimate_by": _meta_text(case.estimate.actor),
+                "reviewer_estimate_at": _meta_text(case.estimate.at),
+            }
+            if case.estimate is not None
+            else {}
+        ),
         "risk": d.risk.level,
         "decision": decision_path(case),
     }
@@ -188,6 +198,18 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         lines.append("None identified.")
     lines += ["", "## Effort", ""]
     basis = effort_basis_markdown(d.effort, m.workitems)
+    est = case.estimate
+    if est is not None:  # the reviewer's figure first; the engine's range stays below
+        lines += [
+            (
+                f"**Effort: {md_inline(est.days_words())}** (reviewer's estimate by "
+                f"{md_inline(est.actor)} on {md_inline(est.at[:10])}: {md_inline(est.reason)})"
+            ),
+            "",
+        ]
+        if est.price is not None:
+            lines += [f"**Price:** {md_inline(est.price_words() or '')}", ""]
+        lines += ["The engine's range from comparable past work items:", ""]
     if d.effort.known:
         lines += [
             (
@@ -196,6 +218,8 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
             ),
             "",
         ]
+    elif est is not None:
+        lines += ["**Unknown**: no comparable past work item records effort.", ""]
     else:
         lines += [
             "**Unknown**: no comparable past work item records effort. Estimate it before sending.",
@@ -251,7 +275,8 @@ def render_cr_page(project: Project, case: CaseRecord, *, links: bool = True) ->
     Content: title and CR id, the request (client text literal), the reviewer's reason,
     why the contract does not cover it (the decision's reasoning, its deciding
     evidence lines, :data:`DECIDING_STEPS`, and the cited clauses in their display
-    form), impacted modules, the effort range with its work items, risk, assumptions
+    form), impacted modules, the reviewer's effort estimate (and price) when one is in
+    force, the engine's effort range with its work items, risk, assumptions
     (the decision's, else :data:`CR_DEFAULT_ASSUMPTIONS`) and provenance. Raises
     ``ValueError`` for a case not ruled CHANGE_REQUEST."""
     if not has_cr_page(case):

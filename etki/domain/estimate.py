@@ -1,0 +1,182 @@
+"""A reviewer's effort estimate of a case (issue 35 item 2): days and an optional price
+entered by a person (``etki estimate``, the desk), beside the engine's frozen effort
+range, which it never changes. Stored as a ``case_events`` row of kind ``estimate``
+whose text is :meth:`ReviewerEstimate.to_text` (JSON); the newest one is the case's
+estimate in force, the earlier ones stay in its history.
+
+Input rules (:func:`parse_estimate`): days a decimal number above 0 and at most
+:data:`ESTIMATE_MAX_DAYS`, with at most two decimals (``3``, ``2.5``, ``0,75`` — a
+decimal comma as Turkish and German write it is read as a point); a price optional,
+a decimal number from 0 to :data:`PRICE_MAX` with at most two decimals, given with a
+three-letter ISO 4217 currency code (``--price 12500 --currency EUR``; a currency
+without a price is refused); a reason required (at most :data:`ESTIMATE_REASON_MAX_CHARS`
+characters).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from etki.errors import InputError
+
+ESTIMATE_MAX_DAYS = Decimal(2000)
+"""The largest estimate in person-days (about eight person-years): a larger figure is a
+typo (a price typed as days), never a change request's effort."""
+
+PRICE_MAX = Decimal(1_000_000_000)
+"""The largest price accepted (in the given currency)."""
+
+ESTIMATE_REASON_MAX_CHARS = 2000
+"""The longest reason an estimate may carry."""
+
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
+_CURRENCY = re.compile(r"[A-Z]{3}")
+
+
+def _decimal(field: str, raw: str) -> Decimal:
+    """``raw`` (stripped; a decimal comma read as a point) as a :class:`Decimal` with at
+    most two decimals; :class:`InputError` naming ``field`` otherwise."""
+    text = raw.strip().replace(",", ".")
+    if not _DECIMAL.fullmatch(text):
+        raise InputError(
+            f"estimate: field '{field}' is {raw!r}: not a number (write e.g. 3, 2.5 or "
+            "0.75; at most two decimals, no unit or thousands separator)"
+        )
+    try:
+        return Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
+        raise InputError(f"estimate: field '{field}' is {raw!r}: not a number") from None
+
+
+def _plain(value: Decimal) -> str:
+    """``value`` without a trailing ``.0``/``.00``: ``12``, ``2.5``, ``0.75``."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+@dataclass(frozen=True)
+class ReviewerEstimate:
+    """A reviewer's estimate of a case: ``days`` (person-days, a decimal string such as
+    ``3`` or ``2.5``), ``reason`` (the reviewer's words: untrusted text), ``actor`` (who
+    entered it) and ``at`` (the store's time, ISO-8601 UTC to the second); ``price`` (a
+    decimal string) with ``currency`` (ISO 4217 code), both None when no price was
+    given. The engine's effort range of the decision stays as it was."""
+
+    days: str
+    reason: str
+    actor: str = ""
+    at: str = ""
+    price: str | None = None
+    currency: str | None = None
+
+    @property
+    def days_value(self) -> float:
+        """``days`` as a number (person-days)."""
+        return float(self.days)
+
+    def days_words(self) -> str:
+        """``3 days``, ``1 day``, ``2.5 days``."""
+        return f"{self.days} {'day' if Decimal(self.days) == 1 else 'days'}"
+
+    def price_words(self) -> str | None:
+        """``12500 EUR``, or None without a price."""
+        return None if self.price is None else f"{self.price} {self.currency}"
+
+    def summary(self) -> str:
+        """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""
+        price = self.price_words()
+        return f"{self.days_words()}{f', {price}' if price else ''}: {self.reason}"
+
+    def to_text(self) -> str:
+        """The JSON text stored in the ``case_events`` row (sorted keys, no actor or
+        time: those are the row's columns)."""
+        body: dict[str, str | None] = {"days": self.days, "reason": self.reason}
+        if self.price is not None:
+            body |= {"price": self.price, "currency": self.currency}
+        return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_text(cls, text: str, actor: str, at: str) -> ReviewerEstimate:
+        """The estimate of a stored ``case_events`` row (:meth:`to_text`)."""
+        body = json.loads(text)
+        return cls(
+            days=str(body["days"]),
+            reason=str(body["reason"]),
+            actor=actor,
+            at=at,
+            price=body.get("price"),
+            currency=body.get("currency"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``etki show --json``); ``days`` and ``price`` as numbers."""
+        return {
+            "days": float(self.days),
+            "price": None if self.price is None else float(self.price),
+            "currency": self.currency,
+            "reason": self.reason,
+            "by": self.actor,
+            "at": self.at,
+        }
+
+
+def parse_estimate(
+    days: str, reason: str, price: str | None = None, currency: str | None = None
+) -> ReviewerEstimate:
+    """The validated :class:`ReviewerEstimate` (no actor or time yet) of the raw input.
+    A price may carry its currency (``"12500 EUR"``) when ``currency`` is not given.
+
+    Raises :class:`InputError` naming the field: ``days`` not a number, not above 0 or
+    above :data:`ESTIMATE_MAX_DAYS`; ``price`` not a number or above :data:`PRICE_MAX`;
+    ``currency`` missing with a price, given without one, or not three letters;
+    ``reason`` empty or longer than :data:`ESTIMATE_REASON_MAX_CHARS`."""
+    value = _decimal("days", days)
+    if value <= 0:
+        raise InputError(f"estimate: field 'days' is {days.strip()}: an estimate is above 0 days")
+    if value > ESTIMATE_MAX_DAYS:
+        raise InputError(
+            f"estimate: field 'days' is {days.strip()}: at most {ESTIMATE_MAX_DAYS} "
+            "person-days (a price goes in --price)"
+        )
+    amount: str | None = None
+    code = currency.strip().upper() if currency is not None and currency.strip() else None
+    if price is not None and price.strip():
+        raw, *rest = price.split()
+        if rest:
+            if len(rest) > 1 or (code is not None and rest[0].upper() != code):
+                raise InputError(
+                    f"estimate: field 'price' is {price!r}: write the amount and at most one "
+                    "currency code, e.g. '12500 EUR'"
+                )
+            code = rest[0].upper()
+        figure = _decimal("price", raw)
+        if figure > PRICE_MAX:
+            raise InputError(f"estimate: field 'price' is {raw}: at most {PRICE_MAX}")
+        if code is None:
+            raise InputError(
+                "estimate: field 'currency' is missing: a price needs its ISO 4217 code "
+                "(--currency EUR, TRY, USD)"
+            )
+        if not _CURRENCY.fullmatch(code):
+            raise InputError(
+                f"estimate: field 'currency' is {code!r}: a three-letter ISO 4217 code "
+                "such as EUR, TRY or USD"
+            )
+        amount = _plain(figure)
+    elif code is not None:
+        raise InputError("estimate: field 'currency' is given without a price (--price)")
+    text = reason.strip()
+    if not text:
+        raise InputError("estimate: field 'reason' is empty: say what the estimate rests on")
+    if len(text) > ESTIMATE_REASON_MAX_CHARS:
+        raise InputError(
+            f"estimate: field 'reason' has {len(text):,} characters; at most "
+            f"{ESTIMATE_REASON_MAX_CHARS:,}"
+        )
+    return ReviewerEstimate(
+        days=_plain(value), reason=text, price=amount, currency=code if amount else None
+    )

@@ -1,0 +1,285 @@
+"""A reviewer's effort estimate (issue 35 item 2): ``etki estimate CASE --days N
+[--price ...] --reason``, stored as an ``estimate`` case event with an audit row at the
+store's time, in the case's history and ``etki show --json``, used by the
+change-request document and the effort report, on SQLite and PostgreSQL; the wiki after
+an estimate is what a rebuild gives, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from etki.config import Settings
+from etki.domain import Effort, ReviewerEstimate, parse_estimate
+from etki.errors import InputError, NotFoundError, PermissionDeniedError
+from etki.services import Desk
+from etki.store import CaseFileRepository
+from tests.cli_support import run_etki
+from tests.factories import make_decision, make_project, make_request
+from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+UNKNOWN = Effort(None, None, ())
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def later(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def _seed(repo: CaseFileRepository) -> None:
+    """Two cases: req-demo-1 with the engine's range 1–3, req-demo-2 (a CR proposal)
+    whose effort is unknown, as on tdrs and talentmap."""
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    unknown = replace(make_decision("req-demo-2", "CHANGE_REQUEST"), effort=UNKNOWN)
+    repo.add_cases(
+        "demo",
+        [
+            (make_request("R1"), make_decision("req-demo-1")),
+            (make_request("R2", "Bitte Exportknopf für Übersichtsseite"), unknown),
+        ],
+    )
+
+
+# --- input ------------------------------------------------------------------------------
+
+
+def test_parse_estimate_reads_days_price_and_currency() -> None:
+    got = parse_estimate("2,50", "  Two screens and a report.  ", "12500.00 eur")
+    assert got == ReviewerEstimate(
+        days="2.5", reason="Two screens and a report.", price="12500", currency="EUR"
+    )
+    assert parse_estimate("1", "r").days_words() == "1 day"
+    assert parse_estimate("3", "r", "900", "try").price_words() == "900 TRY"
+
+
+@pytest.mark.parametrize(
+    ("days", "reason", "price", "currency", "field"),
+    [
+        ("0", "r", None, None, "'days' is 0: an estimate is above 0"),
+        ("-2", "r", None, None, "'days' is '-2': not a number"),
+        ("three", "r", None, None, "'days' is 'three': not a number"),
+        ("1.234", "r", None, None, "'days' is '1.234': not a number"),
+        ("2001", "r", None, None, "'days' is 2001: at most 2000"),
+        ("nan", "r", None, None, "'days' is 'nan'"),
+        ("2", "   ", None, None, "'reason' is empty"),
+        ("2", "r", "12500", None, "'currency' is missing"),
+        ("2", "r", None, "EUR", "'currency' is given without a price"),
+        ("2", "r", "12500", "EURO", "'currency' is 'EURO'"),
+        ("2", "r", "12.500,00", "EUR", "'price' is '12.500,00': not a number"),
+        ("2", "r", "12500 EUR", "TRY", "'price' is '12500 EUR'"),
+    ],
+)
+def test_parse_estimate_refuses_naming_the_field(days, reason, price, currency, field) -> None:
+    with pytest.raises(InputError, match="estimate: field " + field.replace(".", r"\.")):
+        parse_estimate(days, reason, price, currency)
+
+
+# --- the store, SQLite and PostgreSQL -------------------------------------------------------
+
+
+def test_estimates_are_stored_audited_and_the_newest_is_in_force(backend_repo) -> None:  # noqa: F811
+    repo = backend_repo
+    _seed(repo)
+    first = repo.add_estimate("req-demo-2", "ayşe", parse_estimate("4", "Zwei Masken, ein Bericht"))
+    assert (first.actor, first.days) == ("ayşe", "4")
+    assert first.at == repo.case_history("req-demo-2")[-1].at  # the store's time
+    second = repo.add_estimate(
+        "req-demo-2", "jurgen", parse_estimate("6.5", "İki ekran daha", "12500", "EUR")
+    )
+    case = repo.case("req-demo-2")
+    assert case.estimate == second
+    assert case.decision.effort == UNKNOWN  # the engine's range stays what it was
+    assert [c.estimate for c in repo.cases("demo")] == [None, second]
+    assert repo.cases_by_id(["req-demo-2"])[0].estimate == second
+    history = [(e.kind, e.actor, e.text) for e in repo.case_history("req-demo-2")]
+    assert history[-2:] == [
+        ("estimate", "ayşe", "4 days: Zwei Masken, ein Bericht"),
+        ("estimate", "jurgen", "6.5 days, 12500 EUR: İki ekran daha"),
+    ]
+    assert repo.case_history("req-demo-2")[-1].summary() == "effort estimated by jurgen"
+    with repo.engine.connect() as conn:
+        from sqlalchemy import select
+
+        from etki.store.models import AuditRow
+
+        rows = conn.execute(
+            select(AuditRow.reviewer, AuditRow.action, AuditRow.outcome, AuditRow.reason)
+            .where(AuditRow.case_id == "req-demo-2")
+            .order_by(AuditRow.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        ("ayşe", "estimate", "estimated", "4 days"),
+        ("jurgen", "estimate", "estimated", "6.5 days, 12500 EUR"),
+    ]
+    with pytest.raises(NotFoundError):
+        repo.add_estimate("req-demo-nope", "ayse", parse_estimate("1", "r"))
+    with pytest.raises(InputError, match="NUL"):
+        repo.add_estimate("req-demo-1", "ayse", parse_estimate("1", "bad\x00"))
+
+
+# --- the CR document, the report, the wiki ---------------------------------------------------
+
+
+def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
+    from etki.wiki.projection import WikiProjector
+    from tests.wiki_support import tree_digest
+
+    db_url = f"sqlite:///{tmp_path}/etki.db"
+    clock = Clock()
+    repo = CaseFileRepository(db_url, clock=clock)
+    _seed(repo)
+    settings = Settings(db_url=db_url, reviewer="ayse", wiki_dir=str(tmp_path / "wiki-{project}"))
+    desk = Desk(settings, repo)
+    desk.rule("req-demo-2", "convert_to_cr", reason="New export screen.")
+    _, md = desk.cr_document("req-demo-2")
+    assert "Estimate it before sending." in md.decode()
+    assert desk.report("demo").cr_effort_by_month[0].estimated == 0
+
+    clock.later(minutes=5)
+    done, error = desk.add_estimate(
+        "req-demo-2", "2,5", "Two *screens* [and] a report", "12500 EUR"
+    )
+    assert error is None and done.actor == "ayse" and done.at == "2026-11-29T12:05:00Z"
+    _, md = desk.cr_document("req-demo-2")
+    text = md.decode()
+    effort = text.split("## Effort\n", 1)[1].split("## ", 1)[0]
+    assert effort == (
+        "\n**Effort: 2.5 days** (reviewer's estimate by ayse on 2026-11-29: "
+        "Two \\*screens\\* \\[and\\] a report)\n\n"
+        "**Price:** 12500 EUR\n\n"
+        "The engine's range from comparable past work items:\n\n"
+        "**Unknown**: no comparable past work item records effort.\n\n"
+    )
+    assert "Estimate it before sending" not in text
+    _, html = desk.cr_document("req-demo-2", "html")
+    assert "reviewer&#x27;s estimate by ayse" in html.decode() or (
+        "reviewer's estimate by ayse" in html.decode()
+    )
+    [month] = desk.report("demo").cr_effort_by_month
+    assert (month.crs, month.estimated, month.low, month.high, month.reviewer) == (
+        1,
+        1,
+        2.5,
+        2.5,
+        1,
+    )
+    from etki.reports import report_tables
+
+    [table] = [t for t in report_tables(desk.report("demo")) if t.name == "cr_effort_by_month"]
+    assert table.columns[-1] == "reviewer_estimates"
+    assert table.rows == (("2026-11", 1, 1, 0, 2.5, 2.5, 1),)
+
+    # the live projection wrote the CR page with it; a rebuild gives the same bytes
+    assert desk.approvals.projector is not None
+    desk.approvals.projector.flush()
+    [page] = (tmp_path / "wiki-demo" / "change-requests").glob("*.md")
+    assert "**Effort: 2.5 days**" in page.read_text(encoding="utf-8")
+
+    def fresh(name: str) -> dict[str, str]:
+        other = Settings(db_url=db_url, wiki_dir=str(tmp_path / f"{name}-{{project}}"))
+        WikiProjector(CaseFileRepository(db_url), other).rebuild("demo")
+        return tree_digest(tmp_path / f"{name}-demo")
+
+    assert tree_digest(tmp_path / "wiki-demo") == fresh("a")
+    # a newer estimate replaces the figure; the page follows, still a rebuild's bytes
+    clock.later(minutes=5)
+    desk.add_estimate("req-demo-2", "3", "Client added a filter")
+    desk.approvals.projector.flush()
+    body = page.read_text(encoding="utf-8")
+    assert "**Effort: 3 days** (reviewer's estimate by ayse on 2026-11-29: Client added" in body
+    assert "**Price:**" not in body
+    assert tree_digest(tmp_path / "wiki-demo") == fresh("b")
+
+    outsider = Desk(Settings(db_url=db_url, reviewer="mallory", wiki_dir=None))
+    with pytest.raises(PermissionDeniedError):
+        outsider.add_estimate("req-demo-2", "1", "r")
+    outsider.close()
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def _env(tmp: Path, reviewer: str = "reviewer") -> dict[str, str]:
+    return {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": reviewer,
+    }
+
+
+def test_etki_estimate_on_the_command_line(tmp_path) -> None:
+    env = _env(tmp_path)
+    assert run_etki(("init", str(SAMPLE)), env=env, cwd=tmp_path).returncode == 0
+    added = run_etki(
+        ("add", "--project", "demo", "--json", "Please build a mobile app for field staff"),
+        env=env,
+        cwd=tmp_path,
+    )
+    cid = json.loads(added.stdout)["case_id"]
+    # a real process, as a PMO runs it
+    done = subprocess.run(
+        [sys.executable, "-m", "etki.cli", "estimate", cid, "--days", "12.5"]
+        + ["--price", "48000", "--currency", "EUR", "--reason", "Üç ekran, iki rapor"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{cid}: estimate 12.5 days, 48000 EUR by reviewer at ")
+    shown = run_etki(("show", cid), env=env, cwd=tmp_path)
+    assert "effort estimated by reviewer — 12.5 days, 48000 EUR: Üç ekran, iki rapor" in (
+        shown.stdout
+    )
+    doc = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)
+    est = doc["case"]["reviewer_estimate"]
+    assert (est["days"], est["price"], est["currency"], est["reason"], est["by"]) == (
+        12.5,
+        48000.0,
+        "EUR",
+        "Üç ekran, iki rapor",
+        "reviewer",
+    )
+    assert doc["history"][-1]["kind"] == "estimate"
+
+    def refused(*args: str) -> str:
+        got = run_etki(("estimate", *args), env=env, cwd=tmp_path)
+        assert got.returncode == 2, got.stdout + got.stderr
+        return got.stderr
+
+    assert "field 'reason' is empty" in refused(cid, "--days", "2", "--reason", " ")
+    assert "field 'days' is 0" in refused(cid, "--days", "0", "--reason", "r")
+    assert "field 'days' is '-1'" in refused(cid, "--days=-1", "--reason", "r")
+    assert "field 'days' is 'ten'" in refused(cid, "--days", "ten", "--reason", "r")
+    assert "--reason" in refused(cid, "--days", "2")  # argparse: required
+    assert "req-demo-nope" in refused("req-demo-nope", "--days", "2", "--reason", "r")
+    viewer = run_etki(
+        ("estimate", cid, "--days", "2", "--reason", "r"),
+        env=_env(tmp_path, "mallory"),
+        cwd=tmp_path,
+    )
+    assert viewer.returncode == 2 and "not a reviewer of this project" in viewer.stderr
+    erased = run_etki(("erase", cid, "--reason", "KVKK request 7"), env=env, cwd=tmp_path)
+    assert erased.returncode == 0, erased.stderr
+    assert refused(cid, "--days", "2", "--reason", "r")
+    doc = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)
+    assert [e["kind"] for e in doc["history"]] == ["erased"]  # the estimate went with it
+    assert "Üç ekran".encode() not in (tmp_path / "etki.db").read_bytes()
