@@ -23,7 +23,6 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/knowledge/loader.py": 835,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
     "etki_tui/actions.py": 829,
     "etki_tui/hafiza/pane.py": 869,
