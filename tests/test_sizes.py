@@ -24,8 +24,6 @@ MAX_METHODS = 40
 
 ALLOWED_LINES = {
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
-    "etki_tui/actions.py": 829,
-    "etki_tui/hafiza/pane.py": 869,
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
