@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
+from etki_tui.helptext import CONTEXTS as CONTEXTS
+from etki_tui.helptext import WIDGET_KEYS as WIDGET_KEYS
+
 FORBIDDEN_KEYS: frozenset[str] = frozenset(
     {
         "ctrl+s",
@@ -82,89 +85,6 @@ class ActionDef:
 
 _TABS = Binding.Group("Tabs")
 
-CONTEXTS: dict[str, tuple[str, str]] = {
-    "queue": (
-        "Queue",
-        (
-            "Pending cases in queue order: the order they were loaded in "
-            "(each etki init adds its new requests in the order of requests.jsonl), not "
-            "by date; o sorts oldest or newest first. The engine's decision for the "
-            "highlighted one is below (beside it on wide terminals). Every ruling asks "
-            "to confirm; an override (a ruling other than the engine's verdict) needs a "
-            "reason. The filter line above the table always says what is shown."
-        ),
-    ),
-    "hafiza": (
-        "Hafıza",
-        (
-            "Memory: search the decision wiki (all words must appear; "
-            "İ/ı/i and accents match alike), read precedents and disputed clauses "
-            "straight from the database, and read wiki pages with a table of contents "
-            "and back/forward history."
-        ),
-    ),
-    "raporlar": (
-        "Raporlar",
-        (
-            "Reports computed from the database: verdict distribution, "
-            "rulings and override rate over time, clauses with the most corrections, "
-            "pending cases by age, rulings per reviewer and change-request effort per "
-            "month. etki report prints the same figures as text, CSV or JSON."
-        ),
-    ),
-    "confirm": (
-        "Confirm ruling",
-        (
-            "Nothing is recorded until you confirm. A ruling "
-            "that agrees with the engine starts on its ruling button: Enter or y "
-            "rules. An override never rules by default: focus starts in the reason "
-            "box, a reason is required and y does not rule."
-        ),
-    ),
-    "bulk": (
-        "Confirm rulings",
-        (
-            "Several marked cases, each to be ruled as the engine said (its verdict): "
-            "every one is a ruling of its own, with its own audit row. Nothing is "
-            "recorded until you confirm; focus starts on Cancel. A case someone else "
-            "ruled meanwhile is reported and the others are still ruled."
-        ),
-    ),
-    "filters": ("Filter and sort", "Changes apply to the queue at once."),
-    "intake": (
-        "New request",
-        (
-            "A request that reached you outside the project folder: Add triages and "
-            "stores it as etki add does, and it joins the queue. Nothing is stored until "
-            "Add; Escape closes the form."
-        ),
-    ),
-    "resolve": (
-        "Resolve a disputed clause",
-        (
-            "The PMO's word on a disputed clause: the ruling it calls for and why. "
-            "Save records it (approvers only) and the clause reads DISPUTED-RESOLVED "
-            "until a later ruling disagrees; it no longer asks for the 24h PMO look. "
-            "Nothing is recorded until Save; Escape closes the form."
-        ),
-    ),
-    "note": (
-        "Note on a case",
-        (
-            "A note is kept with the case: its history lists it and its wiki page "
-            "shows it once the case is ruled. Nothing is stored until Add; Escape "
-            "closes the form."
-        ),
-    ),
-    "app": (
-        "Everywhere",
-        (
-            "These keys work on every tab; while a text box has the focus (search, find, "
-            "a reason) a letter or digit is typed into it: Escape leaves the box first."
-        ),
-    ),
-}
-"""Context id -> (help section title, one paragraph of what the screen is for)."""
 
 ACTIONS: dict[str, ActionDef] = {
     a.id: a
@@ -741,44 +661,6 @@ ACTIONS: dict[str, ActionDef] = {
             key_display="Esc",
         ),
     )
-}
-
-# Not actions: keys that widgets handle themselves, listed in help for completeness.
-WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
-    "queue": (("↑ ↓ PgUp PgDn", "Move between cases"),),
-    "hafiza": (
-        ("Tab", "Search box → list → reader"),
-        ("↑ ↓", "Move in the list"),
-        ("Enter (search)", "Search now and go to the results"),
-    ),
-    "confirm": (
-        ("Tab / Shift+Tab", "Next / previous field"),
-        (
-            "Enter",
-            (
-                "Press the focused button (Enter in the reason box goes to "
-                "the ruling button, it never rules by itself)"
-            ),
-        ),
-    ),
-    "bulk": (
-        ("Tab / Shift+Tab", "Cancel ↔ the ruling button"),
-        ("Enter", "Press the focused button (Cancel first)"),
-    ),
-    "resolve": (
-        ("↑ ↓", "Choose the ruling"),
-        ("Tab / Shift+Tab", "Next / previous field"),
-        ("Enter", "In the reason box or on Save: save it"),
-    ),
-    "intake": (
-        ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),
-        ("Enter", "In the title: to the text; in the submitter box or on Add: add it"),
-    ),
-    "filters": (
-        ("↑ ↓ / Tab", "Move between rows"),
-        ("← → / Space", "Change the value"),
-        ("Enter", "Close"),
-    ),
 }
 
 

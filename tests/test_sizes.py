@@ -23,17 +23,11 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/knowledge/loader.py": 835,
-    "etki/services/__init__.py": 889,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
-    "etki_tui/actions.py": 829,
-    "etki_tui/hafiza/pane.py": 869,
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
-ALLOWED_METHODS = {
-    "etki/services/__init__.py::Desk": 73,
-}
+ALLOWED_METHODS: dict[str, int] = {}
 """Classes still over :data:`MAX_METHODS`: ``path::class`` -> methods when it was set."""
 
 

@@ -25,6 +25,7 @@ from etki_tui.render import (
     highlight,
     literal,
     remit_label,
+    short_case_id,
     verdict_text,
     when,
 )
@@ -220,3 +221,91 @@ def _more(count: int, what: str, shown: int = SHOWN) -> Option:
 def _header(title: str, count: int | None = None) -> Option:
     label = title if count is None else f"{title} ({count})"
     return Option(Text(label, style="bold underline"), disabled=True)
+
+
+def memory_options(
+    precedents: Sequence[CaseRecord],
+    disputed: Sequence[DisputedClause],
+    top_pages: Sequence[str],
+    pages: Sequence[str],
+    wiki_on: bool,
+    width: int,
+    room: int,
+) -> list[Option | None]:
+    """Hafıza's list entries below the search results at ``width`` cells, ``room``
+    entries per section (:data:`SHOWN`, fewer while searching): the precedents (ruled
+    cases that overrode the engine), the disputed clauses, the wiki's top pages and the
+    decision files (the newest ``room`` of ``pages``); ``None`` is a divider.
+    :meth:`etki_tui.hafiza.pane.MemoryPane._memory_options` keeps them per load."""
+    options: list[Option | None] = []
+    options.append(_header("Precedents", len(precedents)))
+    if not precedents:
+        options.append(Option(Text("  no overrides yet", style="dim"), disabled=True))
+    for case in precedents[:room]:
+        assert case.ruling is not None
+        ruling = verdict_text(case.ruling.ruling)
+        shown_id = printable(case.case_id, multiline=False)
+        if len(shown_id) + 1 + ruling.cell_len > width:  # the id is what one reads
+            ruling = verdict_text(case.ruling.ruling, short=True)
+        if len(shown_id) + 1 + ruling.cell_len > width:  # the queue's short id, whole
+            shown_id = short_case_id(shown_id)
+        prompt = Text()
+        prompt.append_text(cell(shown_id, width - ruling.cell_len - 1))
+        prompt.append(" ")
+        prompt.append_text(ruling)
+        prompt.append("\n  ")
+        prompt.append_text(cell(case.title, width - 2))
+        options.append(Option(prompt, id=f"pre:{case.case_id}"))
+    if len(precedents) > room:
+        options.append(
+            _more(
+                len(precedents),
+                "precedents: Ctrl+P finds a case by id"
+                if room == SHOWN
+                else "precedents: Esc, then clear the search to list them",
+                room,
+            )
+        )
+    options.append(_header("Disputed clauses", len(disputed)))
+    if not disputed:
+        options.append(Option(Text("  none", style="dim"), disabled=True))
+    for item in disputed[:room]:
+        prompt = Text()
+        # the marks' own colours: the highlighted entry's blue cannot recolour them
+        if item.resolved:
+            prompt.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+        else:
+            prompt.append(DISPUTED, style=DISPUTED_STYLE)
+        prompt.append(" ")
+        prompt.append_text(cell(item.ref, width - prompt.cell_len))
+        options.append(Option(prompt, id=f"dis:{item.ref}"))
+    searching = room != SHOWN  # the sections are cut short under the results
+    if len(disputed) > room:
+        options.append(
+            _more(
+                len(disputed),
+                "disputed clauses: Esc, then clear the search to list them"
+                if searching
+                else "disputed clauses: search finds them",
+                room,
+            )
+        )
+    if top_pages:
+        options.append(_header("Wiki pages"))
+        for path in top_pages:
+            options.append(Option(cell(path, width), id=f"page:{path}"))
+    options.append(_header("Decision files", len(pages)))
+    if not pages:
+        hint = "  none yet" if wiki_on else "  wiki off"
+        options.append(Option(Text(hint, style="dim"), disabled=True))
+    for path in pages[-room:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
+        options.append(Option(cell(path.removeprefix("decisions/"), width), id=f"page:{path}"))
+    if len(pages) > room:
+        hint = "Esc, then clear the search to list them" if searching else "search finds them"
+        options.append(
+            Option(
+                Text(f"  … {len(pages) - room} older: {hint}", style="dim"),
+                disabled=True,
+            )
+        )
+    return options

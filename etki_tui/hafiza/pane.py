@@ -15,14 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.segment import Segment
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
-from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -31,33 +29,26 @@ from etki.domain import CaseRecord, DisputedClause, ScopeClause
 from etki.text import printable
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
-from etki_tui.glyphs import CURSOR_MARK
 from etki_tui.hafiza.cards import (
     SHOWN,
     SHOWN_HITS,
     _header,
-    _more,
     disputed_card,
     hit_fields,
     hit_prompt,
     hit_prompts,
     hit_title,
+    memory_options,
     precedent_card,
 )
 from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
+from etki_tui.hafiza.widgets import MemoryList, Preview
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
 from etki_tui.messages import CrPageWanted, DisputeResolveWanted, PageWanted, SearchChanged
 from etki_tui.render import (
-    DISPUTED,
-    DISPUTED_RESOLVED,
-    DISPUTED_STYLE,
-    RESOLVED_STYLE,
-    cell,
     highlight,
     literal,
-    short_case_id,
-    verdict_text,
 )
 
 __all__ = [
@@ -68,18 +59,6 @@ __all__ = [
     "precedent_card",
     "split_frontmatter",
 ]
-
-
-class Preview(Vertical):
-    """The right-hand side: a card or the reader; Enter reads it full-screen."""
-
-    ALLOW_MAXIMIZE = True
-
-    def on_resize(self, event: Resize) -> None:
-        """Show the reader's contents when there is room for them."""
-        reader = part(self, PageReader)
-        if reader is not None:  # none while being removed
-            reader.fit_toc(event.size.width)
 
 
 PREVIEW_TEXT_CHARS = 8_000
@@ -107,35 +86,6 @@ held up behind them; 60 entries are more than a 120x40 list shows."""
 
 LATER_OPTIONS = 60
 """Entries added per refresh after the first :data:`FIRST_OPTIONS`."""
-
-
-class MemoryList(OptionList):
-    """Hafıza's list. With NO_COLOR the highlighted entry's first line starts with
-    :data:`~etki_tui.glyphs.CURSOR_MARK`, as the queue's cursor row does:
-    the highlight is drawn as colours, which NO_COLOR strips, and bold alone was hard to
-    find (a trial). Lines are those of OptionList; the mark takes a leading blank where
-    there is one, else the line moves one cell right."""
-
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        if not getattr(self.app, "no_color", False) or self.highlighted is None:
-            return strip
-        marked = self.get_component_rich_style("option-list--option-highlighted").bgcolor
-
-        def highlighted(line: Strip) -> bool:  # a mark of its own (DISPUTED) keeps its colours
-            return any(seg.style is not None and seg.style.bgcolor == marked for seg in line)
-
-        segments = list(strip)
-        if not segments or not highlighted(strip):
-            return strip
-        if y > 0 and highlighted(super().render_line(y - 1)):
-            return strip  # only the entry's first line
-        first = segments[0]
-        if first.text.startswith(" "):
-            segments[0] = Segment(CURSOR_MARK + first.text[1:], first.style, first.control)
-            return Strip(segments, strip.cell_length)
-        head = Segment(CURSOR_MARK, first.style)
-        return Strip([head, *segments], strip.cell_length + 1).crop(0, strip.cell_length)
 
 
 class MemoryPane(Horizontal):
@@ -428,77 +378,9 @@ class MemoryPane(Horizontal):
         key = (self._memory_version, width, room)
         if self._memory_cache is not None and self._memory_cache[0] == key:
             return self._memory_cache[1]
-        options: list[Option | None] = []
-        options.append(_header("Precedents", len(self.precedents)))
-        if not self.precedents:
-            options.append(Option(Text("  no overrides yet", style="dim"), disabled=True))
-        for case in self.precedents[:room]:
-            assert case.ruling is not None
-            ruling = verdict_text(case.ruling.ruling)
-            shown_id = printable(case.case_id, multiline=False)
-            if len(shown_id) + 1 + ruling.cell_len > width:  # the id is what one reads
-                ruling = verdict_text(case.ruling.ruling, short=True)
-            if len(shown_id) + 1 + ruling.cell_len > width:  # the queue's short id, whole
-                shown_id = short_case_id(shown_id)
-            prompt = Text()
-            prompt.append_text(cell(shown_id, width - ruling.cell_len - 1))
-            prompt.append(" ")
-            prompt.append_text(ruling)
-            prompt.append("\n  ")
-            prompt.append_text(cell(case.title, width - 2))
-            options.append(Option(prompt, id=f"pre:{case.case_id}"))
-        if len(self.precedents) > room:
-            options.append(
-                _more(
-                    len(self.precedents),
-                    "precedents: Ctrl+P finds a case by id"
-                    if room == SHOWN
-                    else "precedents: Esc, then clear the search to list them",
-                    room,
-                )
-            )
-        options.append(_header("Disputed clauses", len(self.disputed)))
-        if not self.disputed:
-            options.append(Option(Text("  none", style="dim"), disabled=True))
-        for item in self.disputed[:room]:
-            prompt = Text()
-            # the marks' own colours: the highlighted entry's blue cannot recolour them
-            if item.resolved:
-                prompt.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
-            else:
-                prompt.append(DISPUTED, style=DISPUTED_STYLE)
-            prompt.append(" ")
-            prompt.append_text(cell(item.ref, width - prompt.cell_len))
-            options.append(Option(prompt, id=f"dis:{item.ref}"))
-        searching = room != SHOWN  # the sections are cut short under the results
-        if len(self.disputed) > room:
-            options.append(
-                _more(
-                    len(self.disputed),
-                    "disputed clauses: Esc, then clear the search to list them"
-                    if searching
-                    else "disputed clauses: search finds them",
-                    room,
-                )
-            )
-        if self.top_pages:
-            options.append(_header("Wiki pages"))
-            for path in self.top_pages:
-                options.append(Option(cell(path, width), id=f"page:{path}"))
-        options.append(_header("Decision files", len(self.pages)))
-        if not self.pages:
-            hint = "  none yet" if self.wiki_on else "  wiki off"
-            options.append(Option(Text(hint, style="dim"), disabled=True))
-        for path in self.pages[-room:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
-            options.append(Option(cell(path.removeprefix("decisions/"), width), id=f"page:{path}"))
-        if len(self.pages) > room:
-            hint = "Esc, then clear the search to list them" if searching else "search finds them"
-            options.append(
-                Option(
-                    Text(f"  … {len(self.pages) - room} older: {hint}", style="dim"),
-                    disabled=True,
-                )
-            )
+        options = memory_options(
+            self.precedents, self.disputed, self.top_pages, self.pages, self.wiki_on, width, room
+        )
         self._memory_cache = (key, options)
         return options
 

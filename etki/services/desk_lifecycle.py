@@ -1,6 +1,6 @@
 """The desk's projects at the end of an engagement (issue 35 item 6): archive, unarchive
 and delete, each audited in the store (:mod:`etki.store.repository.lifecycle`).
-:class:`DeskProjects` is a part of :class:`etki.services.Desk` (it derives from it).
+:class:`DeskLifecycle` is a part of :class:`etki.services.Desk` (it derives from it).
 
 An archived project is no longer offered (``etki projects`` leaves it out unless
 ``--all``, the desk's project list skips it, ``etki add``/``import``/``queue`` refuse it)
@@ -28,7 +28,7 @@ class _Desk(Protocol):
     def project_ids(self) -> list[str]: ...
 
 
-class DeskProjects:
+class DeskLifecycle:
     """The project-lifecycle methods of :class:`etki.services.Desk` (``self`` is the desk)."""
 
     def archived_project_ids(self: _Desk) -> list[str]:
