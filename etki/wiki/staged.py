@@ -76,11 +76,13 @@ def write_new_folder(
     pages: Sequence[tuple[tuple[str, ...], bytes]],
     *,
     flush: Callable[[Path], None] | None,
+    advance: Callable[[], object] | None = None,
 ) -> None:
     """Create ``base/top`` holding ``pages`` (``(path parts below top, bytes)``; the
     last part is the file name) as described in the module docstring. ``flush`` (the
     writer's ``syncfs``) is called on the hidden folder before the rename when the
-    write must be durable; None skips it. The caller has checked that ``base/top``
+    write must be durable; None skips it. ``advance`` is called after each page (a
+    progress bar). The caller has checked that ``base/top``
     does not exist and holds the wiki lock. Raises ``OSError`` (naming the folder for a
     failed write, e.g. a full disk) after removing the hidden folder; ``base/top`` is
     then still missing."""
@@ -100,6 +102,8 @@ def write_new_folder(
                 if exc.filename is None:  # a failed write names no file: name the folder
                     raise OSError(exc.errno, exc.strerror, str(base / top)) from exc
                 raise
+            if advance is not None:
+                advance()  # the progress bar (etki.progress.task)
         if flush is not None:
             flush(stage)
         os.rename(stage, base / top)

@@ -519,9 +519,12 @@ def _write_fresh_folders(
             tops.setdefault(parts[0], []).append(rel)
     fresh = {top: rels for top, rels in tops.items() if not os.path.lexists(base / top)}
     flush = _flush_filesystem if durable else None
-    for top, rels in fresh.items():
-        pages = [(checked[rel].parts[1:], files[rel]) for rel in rels]
-        write_new_folder(base, top, pages, flush=flush)
+    if not fresh:
+        return fresh
+    with task("wiki: writing pages", sum(map(len, fresh.values()))) as advance:
+        for top, rels in fresh.items():
+            pages = [(checked[rel].parts[1:], files[rel]) for rel in rels]
+            write_new_folder(base, top, pages, flush=flush, advance=advance)
     return fresh
 
 
