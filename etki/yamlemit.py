@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -62,6 +63,7 @@ def _resolves_to_str(text: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=1 << 16)  # pure; clause refs, names and labels recur on every page
 def _string(text: str) -> str | None:
     if not _SIMPLE.fullmatch(text):
         return None
