@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, cast
 import yaml
 
 from etki.errors import ProjectFormatError
+from etki.yamlemit import emit_entry
 
 __all__ = [
     "MAX_YAML_DEPTH",
@@ -560,7 +561,9 @@ def frontmatter_bytes(meta: dict[str, Any]) -> bytes:
     before (``kind: decision``, ``verdict: IN_SCOPE``, a cited-clause list, ...) come
     from a process-wide memo (at most 131,072 entries, then it starts again) and the
     rest are dumped together in one call and split at their keys. Keys that are not
-    ``[a-z][a-z_]*`` are never memoised. Raises what :func:`dump_frontmatter` raises."""
+    ``[a-z][a-z_]*`` are never memoised. New entries are written by
+    :func:`etki.yamlemit.emit_entry` (the same bytes, without PyYAML's Python emitter),
+    the few it does not know by PyYAML. Raises what :func:`dump_frontmatter` raises."""
     items = sorted((k, v) for k, v in meta.items() if v is not None)
     if not items:
         return b"---\n---\n"
@@ -570,6 +573,14 @@ def frontmatter_bytes(meta: dict[str, Any]) -> bytes:
     for key, value in items:
         memo = _entry_key(key, value) if _MEMO_KEY.fullmatch(key) else None
         got = _ENTRIES.get(memo) if memo is not None else None
+        if got is None:
+            text = emit_entry(key, value)  # the fixed-schema emitter: PyYAML's bytes
+            if text is not None:
+                got = text.encode("utf-8")
+                if memo is not None:
+                    if len(_ENTRIES) > _ENTRIES_MAX:
+                        _ENTRIES.clear()
+                    _ENTRIES[memo] = got
         if got is None:
             missing[key] = value
             where.append((len(parts), key, memo))

@@ -28,6 +28,7 @@ from typing import cast
 
 from etki.progress import task
 from etki.wiki.paths import DISPUTED, INDEX, NAME_MAX_BYTES, OWNED_DIRS
+from etki.wiki.staged import remove_leftovers, write_new_folder
 
 __all__ = [
     "MARK_FILE",
@@ -502,6 +503,31 @@ def owned_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+def _write_fresh_folders(
+    base: Path, checked: Mapping[str, PurePosixPath], files: Mapping[str, bytes], *, durable: bool
+) -> dict[str, list[str]]:
+    """Write each top-level folder of ``files`` that does not exist yet in one piece
+    (:func:`etki.wiki.staged.write_new_folder`: pages written directly into a hidden
+    folder, which is then renamed into place; POSIX only). Returns {folder: its pages}."""
+    if os.name != "posix":
+        return {}
+    remove_leftovers(base)  # of a write killed midway (the caller holds the wiki lock)
+    tops: dict[str, list[str]] = {}
+    for rel in sorted(files):
+        parts = checked[rel].parts
+        if len(parts) > 1:
+            tops.setdefault(parts[0], []).append(rel)
+    fresh = {top: rels for top, rels in tops.items() if not os.path.lexists(base / top)}
+    flush = _flush_filesystem if durable else None
+    if not fresh:
+        return fresh
+    with task("wiki: writing pages", sum(map(len, fresh.values()))) as advance:
+        for top, rels in fresh.items():
+            pages = [(checked[rel].parts[1:], files[rel]) for rel in rels]
+            write_new_folder(base, top, pages, flush=flush, advance=advance)
+    return fresh
+
+
 def sync_tree(
     root: Path,
     files: Mapping[str, bytes],
@@ -517,7 +543,8 @@ def sync_tree(
     ``disputed.md`` are written last, after the pages they link to. With ``prune``, files
     Etki owns (:func:`owned_files`) that are not in ``files`` are removed, then empty
     folders under ``decisions/``, ``precedents/`` and ``entities/``. ``root`` is created
-    when missing.
+    when missing. A top-level folder not there yet is written whole, directly into a
+    hidden folder renamed into place (:mod:`etki.wiki.staged`, which says why that is safe).
 
     With ``durable=False`` the writes are just as atomic (temporary file + rename, so a
     reader or a killed process never sees half a page) but nothing is ``fsync``-ed: the
@@ -541,11 +568,17 @@ def sync_tree(
     base = _root(root, create=True)
     assert base is not None
     _mark_owned(base)
-    last = (INDEX, DISPUTED)
-    order = sorted(rel for rel in files if rel not in last) + [r for r in last if r in files]
     written: list[str] = []
-    unchanged: list[str] = []
     touched: dict[str, Path] = {}
+    fresh = _write_fresh_folders(base, checked, files, durable=durable)
+    for rels in fresh.values():
+        written.extend(rels)
+        touched[str(base)] = base
+    last = (INDEX, DISPUTED)
+    skip = {rel for rels in fresh.values() for rel in rels}
+    order = sorted(rel for rel in files if rel not in last and rel not in skip)
+    order += [r for r in last if r in files]
+    unchanged: list[str] = []
     changed: list[tuple[str, Path, str]] = []
     folders: dict[tuple[str, ...], Path] = {}  # each folder checked (and made) once
     per_folder = Counter(checked[rel].parts[:-1] for rel in order)
