@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from etki.errors import InputError
+from etki.services.exports import DeskExports
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -28,8 +29,9 @@ class _Desk(Protocol):
     def resolutions(self, project_id: str) -> list[ClauseResolution]: ...
 
 
-class DeskDocuments:
-    """The document methods of :class:`etki.services.Desk` (``self`` is the desk)."""
+class DeskDocuments(DeskExports):
+    """The document methods of :class:`etki.services.Desk` (``self`` is the desk); the
+    spreadsheet exports come with them (:class:`etki.services.exports.DeskExports`)."""
 
     def cr_document(self: _Desk, case_id: str, fmt: str = "md") -> tuple[str, bytes]:
         """The change-request document of a case ruled CHANGE_REQUEST, rendered from the
