@@ -18,16 +18,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
 
-FORBIDDEN_KEYS: frozenset[str] = frozenset(
-    {
-        "ctrl+s",
-        "ctrl+j",
-        "ctrl+h",
-        "ctrl+m",
-        "ctrl+i",
-        "ctrl+enter",
-    }
-)
+FORBIDDEN_KEYS = frozenset({"ctrl+s", "ctrl+j", "ctrl+h", "ctrl+m", "ctrl+i", "ctrl+enter"})
 """Keys a main verb is never bound to: over SSH and in many terminals Ctrl+S is XOFF
 (freezes output), Ctrl+J/Ctrl+M are Enter, Ctrl+H is Backspace, Ctrl+I is Tab and
 Ctrl+Enter is not sent at all. The keymap refuses them too."""
@@ -451,6 +442,16 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             show=False,
         ),
+        ActionDef(
+            "queue.export",
+            "e",
+            "app.export_queue",
+            "Export queue…",
+            "Export the cases listed now (with the filters and order) to a .xlsx or .csv file",
+            "Write the cases listed now (filters, order) to a file; .xlsx or .csv picks the format.",
+            context="queue",
+            show=False,
+        ),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",
@@ -522,6 +523,15 @@ ACTIONS: dict[str, ActionDef] = {
             "it. Approvers only; a read-only desk refuses.",
             context="hafiza",
             show=False,  # the disputed card says so; the footer keeps its room
+        ),
+        ActionDef(
+            "report.export",
+            "e",
+            "app.export_report",
+            "Export report…",
+            "Export the report shown to a .xlsx (a sheet per report) or .csv file",
+            "Write every report to a file: .xlsx (a sheet each) or .csv (a section each).",
+            context="raporlar",
         ),
         # --- everywhere -----------------------------------------------------------------------
         ActionDef(
@@ -783,21 +793,10 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 _KEY_NAMES = {
-    "enter": "Enter",
-    "escape": "Esc",
-    "slash": "/",
-    "question_mark": "?",
-    "space": "Space",
-    "tab": "Tab",
-    "backspace": "Backspace",
-    "delete": "Del",
-    "left": "←",
-    "right": "→",
-    "up": "↑",
-    "down": "↓",
-    "home": "Home",
-    "end": "End",
-}
+    "enter": "Enter", "escape": "Esc", "slash": "/", "question_mark": "?", "space": "Space",
+    "tab": "Tab", "backspace": "Backspace", "delete": "Del", "left": "←", "right": "→",
+    "up": "↑", "down": "↓", "home": "Home", "end": "End",
+}  # fmt: skip
 
 
 def key_label(key: str) -> str:

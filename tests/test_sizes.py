@@ -26,7 +26,7 @@ ALLOWED_LINES = {
     "etki/knowledge/loader.py": 835,
     "etki/services/__init__.py": 902,
     "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
-    "etki_tui/actions.py": 829,
+    "etki_tui/actions.py": 828,
     "etki_tui/hafiza/pane.py": 869,
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
