@@ -105,7 +105,8 @@ def table_bytes(
 
 def write_export(path: str | Path, data: bytes, what: str = "report") -> Path:
     """``data`` into the file ``path`` as the wiki writes a page (its folder made when
-    missing; a temporary file and a rename, never through a link); the path written.
+    missing; a temporary file and a rename, never through a link); the path written
+    (absolute: a relative ``path`` is in the working directory).
     Raises :class:`InputError` ("``what`` not written: …") naming the file."""
     from etki.wiki.writer import write_file
 
@@ -115,7 +116,7 @@ def write_export(path: str | Path, data: bytes, what: str = "report") -> Path:
         write_file(target, data)
     except OSError as exc:  # a folder in the way, no permission, disk full
         raise InputError(f"{what} not written: {os_error_message(exc)}") from exc
-    return target
+    return target.absolute()
 
 
 def queue_row(

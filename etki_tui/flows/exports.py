@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 
 from textual import on
 from textual.message import Message
@@ -63,7 +62,7 @@ class ExportFlow(BulkFlow):
 
     def _ask_path(self, what: str, title: str, then: Callable[[str | None], None]) -> None:
         name = default_name(what, self.project_id, self.clock())
-        form = ExportForm(title, str(Path.cwd() / name), cursor_blink=self.cursor_blink)
+        form = ExportForm(title, name, cursor_blink=self.cursor_blink)  # in the working dir
         self.push_screen(form, then)
 
     def _write_report(self, path: str | None) -> None:
