@@ -443,7 +443,7 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
-            "queue.export",
+            "export.queue",
             "e",
             "app.export_queue",
             "Export queue…",
@@ -525,7 +525,7 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,  # the disputed card says so; the footer keeps its room
         ),
         ActionDef(
-            "report.export",
+            "export.report",
             "e",
             "app.export_report",
             "Export report…",

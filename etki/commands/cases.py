@@ -240,7 +240,7 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
     from etki.commands.queuefile import queue_file, queue_format
-    from etki.services.exports import queue_row
+    from etki.tablefile import queue_row
 
     fmt = queue_format(args)
     from etki.domain import is_sure

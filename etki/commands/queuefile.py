@@ -1,7 +1,7 @@
 """``etki queue --output FILE [--format csv|xlsx]`` (issue 35 item 3): the listed cases
 (the filtered queue, the rows ``--json`` prints) written to a spreadsheet file, with the
 CSV writer and the formula guard of ``etki report`` and the desk
-(:mod:`etki.services.exports`). Not a command group: used
+(:mod:`etki.tablefile`). Not a command group: used
 by :mod:`etki.commands.cases`."""
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def queue_format(args: argparse.Namespace) -> str | None:
 def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
     """The listed cases (``rows``: the ``--json`` rows) written to ``args.output`` as
     CSV (UTF-8 with a BOM, as ``etki report``) or an xlsx workbook: one table, every
-    text cell guarded against formulas (:func:`etki.services.exports.queue_table`,
-    :func:`etki.services.exports.table_bytes`)."""
-    from etki.services.exports import queue_table, table_bytes, write_export
+    text cell guarded against formulas (:func:`etki.tablefile.queue_table`,
+    :func:`etki.tablefile.table_bytes`)."""
+    from etki.tablefile import queue_table, table_bytes, write_export
 
     title = "cases" if args.all else "cases waiting for a ruling"
     data = table_bytes([queue_table(rows, title)], fmt, sections=False)

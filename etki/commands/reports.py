@@ -80,7 +80,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     if fmt == "xlsx":
         from datetime import datetime
 
-        from etki.services.exports import table_bytes
+        from etki.tablefile import table_bytes
 
         as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
         _write(args.output, table_bytes(tables, "xlsx", created=as_of))
@@ -94,7 +94,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
             emit_json(tables_json(project_id, report, tables), indent=1)
     elif fmt == "csv":
         if to_file:  # UTF-8 with a BOM: Excel in tr-TR and de-DE then reads ş, ı, ü right
-            from etki.services.exports import table_bytes
+            from etki.tablefile import table_bytes
 
             _write(args.output, table_bytes(tables, "csv", sections=args.report is None))
         else:
@@ -115,7 +115,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 def _write(output: str, data: bytes) -> None:
     """``data`` into the file ``output`` as the wiki writes a page (temporary file and
     rename, never through a link). Raises :class:`InputError` naming the file."""
-    from etki.services.exports import write_export
+    from etki.tablefile import write_export
 
     write_export(output, data, "report")
 

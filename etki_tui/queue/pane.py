@@ -101,7 +101,7 @@ class QueuePane(QueueShown):
         "cr_document",
         "preanalyse",
         "dispute.resolve_case",
-        "queue.export",
+        "export.queue",
     )
 
     def compose(self) -> ComposeResult:

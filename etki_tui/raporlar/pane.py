@@ -295,7 +295,7 @@ class ReportsPane(VerticalScroll, can_focus=True):
     """Raporlar: refreshed when the tab is shown and after each ruling; ``e`` exports
     the report shown (the app's export flow)."""
 
-    BINDINGS = bindings("report.export")
+    BINDINGS = bindings("export.report")
 
     def compose(self) -> ComposeResult:
         """One static body."""

@@ -10,11 +10,11 @@ from pathlib import Path
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 
@@ -27,7 +27,7 @@ class ExportForm(ModalScreen[str | None]):
     typed (white space around it dropped), or None (cancelled). The path must end in
     one of :data:`SUFFIXES` (any case): the form says so and stays open otherwise."""
 
-    BINDINGS = bindings("note.cancel")
+    BINDINGS = [Binding("escape", "cancel", "Cancel", key_display="Esc", tooltip="Write nothing")]
 
     DEFAULT_CSS = """
     ExportForm { align: center middle; }
