@@ -371,6 +371,16 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             show=False,
         ),
+        ActionDef(
+            "export.queue",
+            "e",
+            "app.export_queue",
+            "Export queue…",
+            "Export the cases listed now (with the filters and order) to a .xlsx or .csv file",
+            "Write the cases listed now (filters, order) to a file; .xlsx or .csv picks the format.",
+            context="queue",
+            show=False,
+        ),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",
@@ -442,6 +452,15 @@ ACTIONS: dict[str, ActionDef] = {
             "it. Approvers only; a read-only desk refuses.",
             context="hafiza",
             show=False,  # the disputed card says so; the footer keeps its room
+        ),
+        ActionDef(
+            "export.report",
+            "e",
+            "app.export_report",
+            "Export report…",
+            "Export the report shown to a .xlsx (a sheet per report) or .csv file",
+            "Write every report to a file: .xlsx (a sheet each) or .csv (a section each).",
+            context="raporlar",
         ),
         # --- everywhere -----------------------------------------------------------------------
         ActionDef(

@@ -290,6 +290,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.hafiza.pane import MemoryPane
     from etki_tui.queue.filter_screen import FilterPanel
     from etki_tui.queue.pane import QueuePane, QueueTable
+    from etki_tui.raporlar.pane import ReportsPane
     from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
     from etki_tui.screens.help import HelpScreen
@@ -308,6 +309,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "intake": [NewRequestForm],
         "resolve": [ResolveDisputeForm],
         "note": [NoteForm],
+        "raporlar": [ReportsPane],
         "help": [HelpScreen],
         "notice": [NoticeModal],
     }
@@ -320,6 +322,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 QueuePane,
                 QueueTable,
                 MemoryPane,
+                ReportsPane,
                 ConfirmRuling,
                 BulkConfirm,
                 FilterPanel,

@@ -304,6 +304,13 @@ def test_raporlar(snap_compare, history_world: TuiWorld, size: tuple[int, int]) 
     _check(snap_compare, history_world, size, ["3"])
 
 
+def test_export_form(snap_compare, history_world: TuiWorld) -> None:  # noqa: ANN001
+    """e in Raporlar: the export form, its default name in the working directory (the
+    project and the day), the hint saying the ending picks the format, the footer's
+    Esc (issue 35 item 3)."""
+    _check(snap_compare, history_world, (80, 24), ["3", "e"])
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_bulk_marks(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """Space on three cases: * before each marked id, the count in the filter line."""

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from etki.console import echo, echo_lines, emit_json
@@ -49,9 +48,6 @@ if TYPE_CHECKING:
     from etki.config import Settings
     from etki.domain import (
         CaseEvent,
-        CaseRecord,
-        CaseSummary,
-        ClauseMemory,
         Decision,
     )
     from etki.services import Desk
@@ -82,46 +78,6 @@ def _desk(args: argparse.Namespace, settings: Settings) -> Desk:
 def _one_line(text: str, width: int) -> str:
     text = printable(text, multiline=False)
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _queue_row(
-    c: CaseRecord | CaseSummary, memory: Mapping[str, ClauseMemory], escalate: bool
-) -> dict:
-    """One case of ``etki queue --json``. ``risk`` and ``pmo_look_24h`` are the risk as
-    the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
-    since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
-    names the clauses that raised it (empty: the stored decision's risk);
-    ``risk_at_triage`` is the frozen decision's level; ``sure`` whether the engine is sure
-    of its verdict (False for an engine before 3.0.0, which did not say; ``etki show
-    --json`` has its doubts); ``disputed_refs`` the refs of the
-    cited clauses whose dispute is open now, whether or not escalation is on (a list of
-    refs like ``risk_raised_by``; ``etki show --json``'s ``now.disputed_clauses`` gives
-    each disputed clause's rulings and resolution)."""
-    from etki.domain import is_sure
-    from etki.memory import current_risk, open_disputed_refs
-
-    d = c.decision
-    risk, raised = current_risk(d, memory, escalate)
-    return {
-        "case_id": c.case_id,
-        "project_id": c.project_id,
-        "request_id": c.request_id,
-        "title": c.title,
-        "submitted_by": c.submitted_by,
-        "verdict": d.verdict,
-        "confidence": d.confidence,
-        "sure": is_sure(d),
-        "cited_clauses": list(d.cited_clauses),
-        "risk": risk.level,
-        "pmo_look_24h": risk.pmo_look_24h,
-        "risk_raised_by": list(raised),
-        "risk_at_triage": d.risk.level,
-        "disputed_refs": list(open_disputed_refs(d.cited_clauses, memory)),
-        "status": c.status,
-        "version": c.version,
-        "created_at": c.created_at,
-        "ruling": c.ruling.ruling if c.ruling else None,
-    }
 
 
 def _print_decision(d: Decision) -> None:
@@ -293,6 +249,7 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
     from etki.commands.queuefile import queue_file, queue_format
+    from etki.tablefile import queue_row
 
     fmt = queue_format(args)
     from etki.domain import is_sure
@@ -303,7 +260,7 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     if args.json or fmt is not None:
         out = []
         for c, memory in rows:
-            row = _queue_row(c, memory, escalate)
+            row = queue_row(c, memory, escalate)
             held = claims.get(c.case_id)
             row["claimed_by"] = held.actor if held else None
             row["claimed_until"] = held.until if held else None

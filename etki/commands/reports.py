@@ -20,13 +20,12 @@ is not given; .xlsx is written only to a file. The store is opened read-only.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from etki.console import echo, echo_lines, emit_json
-from etki.errors import InputError, os_error_message
+from etki.errors import InputError
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -81,12 +80,10 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     if fmt == "xlsx":
         from datetime import datetime
 
-        from etki.xlsx import write_xlsx
+        from etki.tablefile import table_bytes
 
-        buffer = io.BytesIO()
         as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
-        write_xlsx(tables, buffer, created=as_of)
-        _write(args.output, buffer.getvalue())
+        _write(args.output, table_bytes(tables, "xlsx", created=as_of))
     elif fmt == "json":
         if to_file:
             import json
@@ -97,9 +94,9 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
             emit_json(tables_json(project_id, report, tables), indent=1)
     elif fmt == "csv":
         if to_file:  # UTF-8 with a BOM: Excel in tr-TR and de-DE then reads ş, ı, ü right
-            text = io.StringIO(newline="")
-            write_csv(tables, text, sections=args.report is None)
-            _write(args.output, b"\xef\xbb\xbf" + text.getvalue().encode())
+            from etki.tablefile import table_bytes
+
+            _write(args.output, table_bytes(tables, "csv", sections=args.report is None))
         else:
             write_csv(tables, sys.stdout, sections=args.report is None)
     else:
@@ -118,14 +115,9 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 def _write(output: str, data: bytes) -> None:
     """``data`` into the file ``output`` as the wiki writes a page (temporary file and
     rename, never through a link). Raises :class:`InputError` naming the file."""
-    from etki.wiki.writer import write_file
+    from etki.tablefile import write_export
 
-    target = Path(output)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_file(target, data)
-    except OSError as exc:  # a folder in the way, no permission, disk full
-        raise InputError(f"report not written: {os_error_message(exc)}") from exc
+    write_export(output, data, "report")
 
 
 def register(sub: Any) -> None:

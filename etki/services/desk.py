@@ -11,6 +11,7 @@ and is composed of its parts, one module each (every method's ``self`` is the de
 * :mod:`etki.services.desk_admin`: erasure, the seat, the accepted remit, the store label;
 * :mod:`etki.services.desk_documents`: the change-request document and the report;
 * :mod:`etki.services.desk_estimates`: the reviewer's effort estimate of a case;
+* :mod:`etki.services.desk_exports`: the report and the filtered queue as CSV or xlsx;
 * :mod:`etki.services.desk_lifecycle`: archive, unarchive and delete a project.
 """
 
@@ -26,6 +27,7 @@ from etki.services.desk_admin import DeskAdmin
 from etki.services.desk_cases import DeskCases
 from etki.services.desk_documents import DeskDocuments
 from etki.services.desk_estimates import DeskEstimates
+from etki.services.desk_exports import DeskExports
 from etki.services.desk_intake import DeskIntake
 from etki.services.desk_lifecycle import DeskLifecycle
 from etki.services.desk_memory import DeskMemory
@@ -54,6 +56,7 @@ class Desk(
     DeskWiki,
     DeskDocuments,
     DeskEstimates,
+    DeskExports,
     DeskLifecycle,
 ):
     """The reviewer's desk over one store. Thread-safe for reads (each call opens its own

@@ -33,7 +33,14 @@ from etki_tui.queue.filters import (
 
 ROWS: tuple[tuple[str, str, tuple[tuple[object, str], ...]], ...] = (
     ("verdict", "Verdict", tuple((v, v or "all") for v in VERDICTS)),
-    ("risk", "Risk", tuple((r, {"24h": "24h look"}.get(r or "", r or "all")) for r in RISKS)),
+    (
+        "risk",
+        "Risk",
+        tuple(
+            (r, {"24h": "24h look", "overdue": "look overdue"}.get(r or "", r or "all"))
+            for r in RISKS
+        ),
+    ),
     ("disputed_only", "Disputed", ((False, "all"), (True, f"{WARN} disputed only"))),
     (
         "band",

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from etki.domain import CaseRecord, CaseSummary, ClauseMemory, is_sure
 from etki.memory import current_risk
+from etki.reports import LOOK_HOURS, age_start
 from etki.text import fold, spellings, words
 from etki_tui.glyphs import WARN
 
@@ -25,7 +26,8 @@ QueueCase = CaseRecord | CaseSummary
 (:class:`etki.domain.CaseSummary`); both carry everything the filters and sorts read."""
 
 VERDICTS: tuple[str | None, ...] = (None, "IN_SCOPE", "CHANGE_REQUEST", "REJECT")
-RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h")
+RISKS: tuple[str | None, ...] = (None, "high", "medium", "low", "24h", "overdue")
+"""Risk filters; ``overdue``: a pending case whose 24h PMO look is overdue (:func:`look_overdue`)."""
 BANDS: dict[str, tuple[float, float]] = {
     "low": (0.0, 0.60),
     "medium": (0.60, 0.80),
@@ -67,6 +69,7 @@ RISK_LABEL: dict[str, str] = {
     "medium": "risk medium",
     "low": "risk low",
     "24h": "24h PMO look",
+    "overdue": "24h look overdue",
 }
 _RISK_RANK = {"high": 0, "medium": 1, "low": 2}
 
@@ -107,6 +110,17 @@ def age_label(days: float | None) -> str:
         return f"{int(days)}d"
     hours = int(days * 24)
     return f"{hours}h" if hours >= 1 else "just now"
+
+
+def look_overdue(case: QueueCase, now: datetime) -> bool:
+    """Whether ``case`` is pending and has waited more than :data:`etki.reports.LOOK_HOURS`
+    at ``now``, measured as Raporlar's overdue looks are (:func:`etki.reports.age_start`:
+    ``submitted_at``, else ``created_at``); whether its risk asks for the look is the
+    caller's to check (the risk the queue shows)."""
+    if case.ruling is not None:
+        return False
+    start, _basis = age_start(case)  # type: ignore[arg-type]
+    return start is not None and (now - start).total_seconds() / 3600 > LOOK_HOURS
 
 
 def is_disputed(case: QueueCase, memory: Mapping[str, ClauseMemory]) -> bool:
@@ -231,6 +245,9 @@ class QueueFilter:
             risk, _ = current_risk(d, memory, escalate)
             if self.risk == "24h":
                 if not risk.pmo_look_24h:
+                    return False
+            elif self.risk == "overdue":
+                if not (risk.pmo_look_24h and look_overdue(case, now)):
                     return False
             elif risk.level != self.risk:
                 return False

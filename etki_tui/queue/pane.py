@@ -101,6 +101,7 @@ class QueuePane(QueueShown):
         "cr_document",
         "preanalyse",
         "dispute.resolve_case",
+        "export.queue",
     )
 
     def compose(self) -> ComposeResult:

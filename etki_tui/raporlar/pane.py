@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from etki.domain import Report
 from etki.text import printable
+from etki_tui.actions import bindings
 from etki_tui.glyphs import WARN
 from etki_tui.live import part
 from etki_tui.raporlar.charts import (
@@ -74,6 +75,8 @@ def _totals(report: Report) -> Table:
     table.add_row("Precedents", str(report.precedents))
     table.add_row("Disputed", (f"{WARN} " if report.disputed else "") + str(report.disputed))
     table.add_row("Disputed, resolved", str(report.disputed_resolved))
+    late = len(report.overdue_looks)  # pending past their 24h PMO look (etki.reports)
+    table.add_row("Looks overdue", (f"{WARN} " if late else "") + str(late))
     return _titled(table, "Totals")
 
 
@@ -294,7 +297,10 @@ def report_view(report: Report, width: int = 80) -> RenderableType:
 
 
 class ReportsPane(VerticalScroll, can_focus=True):
-    """Raporlar: refreshed when the tab is shown and after each ruling."""
+    """Raporlar: refreshed when the tab is shown and after each ruling; ``e`` exports
+    the report shown (the app's export flow)."""
+
+    BINDINGS = bindings("export.report")
 
     def compose(self) -> ComposeResult:
         """One static body."""

@@ -1,0 +1,179 @@
+"""Spreadsheet files of tables (issue 35 item 3): the report of a project and the listed
+cases of the queue as CSV or .xlsx bytes, and the way they are written, shared by
+``etki report --output``, ``etki queue --output`` and the reviewer desk
+(:class:`etki.services.desk_exports.DeskExports`). Kept out of :mod:`etki.services` so the
+CLI's lean read path imports no store.
+
+The tables are :class:`etki.reports.ReportTable`; CSV is :func:`etki.reports.write_csv`
+(UTF-8 with a BOM, so Excel in tr-TR and de-DE reads ş, ı, ü right), .xlsx is
+:func:`etki.xlsx.write_xlsx`; both guard every text cell against spreadsheet formulas
+(:func:`etki.reports.csv_cell`). A file is written as the wiki writes a page
+(:func:`etki.wiki.writer.write_file`: a temporary file renamed into place, never through
+a symbolic link).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from etki.errors import InputError, os_error_message
+
+if TYPE_CHECKING:
+    from etki.domain import CaseRecord, CaseSummary, ClauseMemory
+    from etki.reports import ReportTable
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "QUEUE_COLUMNS",
+    "export_format",
+    "queue_row",
+    "queue_table",
+    "table_bytes",
+    "write_export",
+]
+
+EXPORT_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
+"""The spreadsheet formats a file can be exported as, by the suffix of its name."""
+
+QUEUE_COLUMNS = (
+    "case_id",
+    "project_id",
+    "request_id",
+    "title",
+    "submitted_by",
+    "verdict",
+    "confidence",
+    "sure",
+    "cited_clauses",
+    "risk",
+    "pmo_look_24h",
+    "risk_raised_by",
+    "risk_at_triage",
+    "disputed_refs",
+    "status",
+    "version",
+    "created_at",
+    "ruling",
+    "claimed_by",
+    "claimed_until",
+)
+"""The columns of an exported queue (the keys of an ``etki queue --json`` row, in order)."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def export_format(path: str | Path) -> str:
+    """``csv`` or ``xlsx``, from the suffix of ``path`` (any case). Raises
+    :class:`InputError` naming the file for any other suffix."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in EXPORT_FORMATS:
+        raise InputError(f"{path}: end the file name with " + " or ".join(EXPORT_FORMATS))
+    return EXPORT_FORMATS[suffix]
+
+
+def table_bytes(
+    tables: Sequence[ReportTable],
+    fmt: str,
+    *,
+    sections: bool = True,
+    created: datetime | None = None,
+) -> bytes:
+    """``tables`` as the bytes of a file: ``fmt`` ``csv`` (UTF-8 with a BOM; with
+    ``sections`` each table after a marker row, :func:`etki.reports.write_csv`) or
+    ``xlsx`` (a sheet per table, ``created`` its creation time). Raises
+    :class:`InputError` for another format."""
+    if fmt == "xlsx":
+        from etki.xlsx import write_xlsx
+
+        buffer = io.BytesIO()
+        write_xlsx(tables, buffer, created=created)
+        return buffer.getvalue()
+    if fmt == "csv":
+        from etki.reports import write_csv
+
+        text = io.StringIO(newline="")
+        write_csv(tables, text, sections=sections)
+        return _BOM + text.getvalue().encode()
+    raise InputError(f"unknown format {fmt!r}: one of csv, xlsx")
+
+
+def write_export(path: str | Path, data: bytes, what: str = "report") -> Path:
+    """``data`` into the file ``path`` as the wiki writes a page (its folder made when
+    missing; a temporary file and a rename, never through a link); the path written
+    (absolute: a relative ``path`` is in the working directory).
+    Raises :class:`InputError` ("``what`` not written: …") naming the file."""
+    from etki.wiki.writer import write_file
+
+    target = Path(path).expanduser()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_file(target, data)
+    except OSError as exc:  # a folder in the way, no permission, disk full
+        raise InputError(f"{what} not written: {os_error_message(exc)}") from exc
+    return target.absolute()
+
+
+def queue_row(
+    c: CaseRecord | CaseSummary, memory: Mapping[str, ClauseMemory], escalate: bool
+) -> dict:
+    """One case of ``etki queue --json``. ``risk`` and ``pmo_look_24h`` are the risk as
+    the desk shows it now (:func:`etki.memory.current_risk`: a cited clause disputed
+    since the triage raises it when ``ETKI_DISPUTED_ESCALATION`` is on); ``risk_raised_by``
+    names the clauses that raised it (empty: the stored decision's risk);
+    ``risk_at_triage`` is the frozen decision's level; ``sure`` whether the engine is sure
+    of its verdict (False for an engine before 3.0.0, which did not say; ``etki show
+    --json`` has its doubts); ``disputed_refs`` the refs of the
+    cited clauses whose dispute is open now, whether or not escalation is on (a list of
+    refs like ``risk_raised_by``; ``etki show --json``'s ``now.disputed_clauses`` gives
+    each disputed clause's rulings and resolution)."""
+    from etki.domain import is_sure
+    from etki.memory import current_risk, open_disputed_refs
+
+    d = c.decision
+    risk, raised = current_risk(d, memory, escalate)
+    return {
+        "case_id": c.case_id,
+        "project_id": c.project_id,
+        "request_id": c.request_id,
+        "title": c.title,
+        "submitted_by": c.submitted_by,
+        "verdict": d.verdict,
+        "confidence": d.confidence,
+        "sure": is_sure(d),
+        "cited_clauses": list(d.cited_clauses),
+        "risk": risk.level,
+        "pmo_look_24h": risk.pmo_look_24h,
+        "risk_raised_by": list(raised),
+        "risk_at_triage": d.risk.level,
+        "disputed_refs": list(open_disputed_refs(d.cited_clauses, memory)),
+        "status": c.status,
+        "version": c.version,
+        "created_at": c.created_at,
+        "ruling": c.ruling.ruling if c.ruling else None,
+    }
+
+
+def queue_table(rows: Sequence[Mapping[str, Any]], title: str) -> ReportTable:
+    """The queue rows (:func:`queue_row` plus ``claimed_by``/``claimed_until``) as one
+    table named ``queue``: booleans as ``yes``/``no``, lists joined with ``; ``."""
+    from etki.reports import ReportTable
+
+    columns = tuple(rows[0]) if rows else QUEUE_COLUMNS
+
+    def cell(value: object) -> Any:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, list):
+            return "; ".join(str(v) for v in value)
+        return value
+
+    return ReportTable(
+        name="queue",
+        title=title,
+        columns=columns,
+        rows=tuple(tuple(cell(r[c]) for c in columns) for r in rows),
+    )
