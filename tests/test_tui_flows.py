@@ -89,6 +89,7 @@ def test_each_flow_module_is_in_the_desk_and_handles_messages() -> None:
         "RulingFlow",
         "BulkFlow",
         "IntakeFlow",
+        "ExportFlow",
     }
     for cls in found.values():
         assert cls in EtkiApp.__mro__, cls
