@@ -181,9 +181,10 @@ class CaseSelection:
     its current ruling was made in the window; a pending case when its request arrived
     in it (:func:`age_start`: ``submitted_at``, else ``created_at``; a case whose start
     is unreadable is left out of a dated window). ``reviewer``: only the cases whose
-    current ruling that reviewer made, the name compared folded (:func:`etki.text.fold`:
-    ``ayse yilmaz`` is ``Ayşe Yılmaz``, NFC or NFD); pending cases have no reviewer and
-    are left out. An empty selection keeps every case."""
+    current ruling a reviewer matching it made (:meth:`names`: each word typed begins a
+    word of the name, compared folded by :func:`etki.text.fold`, so ``ayse``, ``yilmaz``
+    and ``ayse yilmaz`` all name ``Ayşe Yılmaz``, NFC or NFD); pending cases have no
+    reviewer and are left out. An empty selection keeps every case."""
 
     since: date | None = None
     until: date | None = None
@@ -202,11 +203,19 @@ class CaseSelection:
             self.until is None or day <= self.until
         )
 
+    def names(self, reviewer: str) -> bool:
+        """True when :attr:`reviewer` (as typed) names ``reviewer`` (a stored name): every
+        word typed begins a word of the name, both folded (``ayse`` names ``Ayşe
+        Yılmaz``; ``yil`` does too; ``ayse kaya`` does not)."""
+        words = fold(reviewer).split()
+        typed = fold(self.reviewer or "").split()
+        return bool(typed) and all(any(w.startswith(t) for w in words) for t in typed)
+
     def keeps(self, case: CaseRecord) -> bool:
         """True when ``case`` is counted (see the class docstring)."""
         if case.ruling is None:
             return not self.reviewer and self._in_window(age_start(case)[0])
-        if self.reviewer and fold(case.ruling.reviewer).strip() != fold(self.reviewer).strip():
+        if self.reviewer and not self.names(case.ruling.reviewer):
             return False
         return self._in_window(_moment(case.ruling.ruled_at))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from datetime import date
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import openpyxl
 import pytest
 
 from etki.config import Settings
+from etki.errors import InputError
 from etki.reports import CaseSelection
 from etki.services import Desk
 from tests.cli_support import run_etki
@@ -70,6 +72,29 @@ def test_a_selection_counts_only_its_cases(store) -> None:  # noqa: ANN001, F811
     assert (mine.ruled, mine.pending, mine.cases) == (2, 0, 2)
     assert [r.reviewer for r in mine.rulings_by_reviewer] == ["Şule"]
     assert desk.report("demo", now=NOW, selection=CaseSelection()).cases == 16
+    # a word typed begins a word of the name: 'jür' and 'ILK' name Jürgen and İlker
+    assert desk.report("demo", now=NOW, selection=CaseSelection(reviewer="jür")).ruled == 2
+    assert desk.report("demo", now=NOW, selection=CaseSelection(reviewer="ILK")).ruled == 2
+    # a name nobody who ruled has is refused, not reported as "no rulings" (a trial's
+    # `--reviewer ayse` printed an empty report and exit 0)
+    with pytest.raises(InputError, match="no reviewer of that name ruled a case of demo"):
+        desk.report("demo", now=NOW, selection=CaseSelection(reviewer="nobody"))
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored", "named"),
+    [
+        ("ayse", "Ayşe Yılmaz", True),
+        ("yil", "Ayşe Yılmaz", True),
+        ("AYŞE YILMAZ", "Ayşe Yılmaz", True),
+        ("ayse", unicodedata.normalize("NFD", "Ayşe Yılmaz"), True),
+        ("ayse kaya", "Ayşe Yılmaz", False),
+        ("maz", "Ayşe Yılmaz", False),
+        ("strasse", "Jürgen Straße", True),
+    ],
+)
+def test_a_reviewer_is_named_by_the_beginnings_of_their_words(typed, stored, named) -> None:  # noqa: ANN001
+    assert CaseSelection(reviewer=typed).names(stored) is named
 
 
 def test_report_written_as_xlsx_and_csv_with_formulas_guarded(tmp_path: Path) -> None:

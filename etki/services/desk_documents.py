@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from etki.errors import InputError
+from etki.errors import InputError, clip
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -64,11 +64,20 @@ class DeskDocuments:
         :func:`etki.reports.compute_report`; pending ages are measured at ``now``
         (default: the store's clock); ``selection`` keeps only the cases it counts
         (:class:`etki.reports.CaseSelection`). Raises ``NotFoundError`` for an unknown
-        project."""
+        project, ``InputError`` when the selection's reviewer names nobody who ruled a
+        case of the project (an empty report would read as "no rulings")."""
         from etki.reports import compute_report
 
         self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
+        if selection is not None and selection.reviewer:
+            who = sorted({c.ruling.reviewer for c in cases if c.ruling is not None})
+            if not any(selection.names(name) for name in who):
+                raise InputError(
+                    f"--reviewer {clip(selection.reviewer)}: no reviewer of that name ruled "
+                    f"a case of {project_id}; reviewers with rulings: "
+                    + (", ".join(clip(n) for n in who) or "none yet")
+                )
         known = tuple(self.clauses(project_id))
         return compute_report(
             cases,

@@ -160,7 +160,8 @@ def add_request(
     from etki.knowledge.loader import request_from_mapping
 
     refuse_archived(repo, project_id, "takes no new requests")
-    at = (now or repo.now)().astimezone(UTC)  # the store's time: issue 30 item 6
+    # the store's time (issue 30 item 6), to the second as every stored time
+    at = (now or repo.now)().astimezone(UTC).replace(microsecond=0)
     record = {
         "id": f"add-{at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}",
         "text": text,
