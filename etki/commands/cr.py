@@ -113,6 +113,13 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
     """``etki cr edit``: write the change request's terms; prints them."""
     from etki.services import Desk
 
+    for given, clear, name, flag in (
+        (args.assumption, args.clear_assumptions, "--assumption", "--clear-assumptions"),
+        (args.exclusion, args.clear_exclusions, "--exclusion", "--clear-exclusions"),
+        (args.valid_until, args.clear_valid_until, "--valid-until", "--clear-valid-until"),
+    ):
+        if given is not None and clear:
+            raise InputError(f"cr edit: {name} and {flag} together: give one or the other")
     assumptions = [] if args.clear_assumptions else args.assumption
     exclusions = [] if args.clear_exclusions else args.exclusion
     valid_until = "" if args.clear_valid_until else args.valid_until

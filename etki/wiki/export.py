@@ -1,6 +1,8 @@
-"""A change request as a document to send (``etki cr export``, issue 14 item 5).
+"""A change request as a document: the client-facing one ``etki cr export`` writes
+(:func:`client_cr`, issue 35 item 1: :mod:`etki.wiki.clientcr`, :mod:`etki.wiki.crdocx`)
+and the wiki page's own export (issue 14 item 5).
 
-Two forms, both pure functions of the stored project and case (no clock, no file
+The wiki page's export has two forms, both pure functions of the stored project and case (no clock, no file
 system; the wiki need not be on):
 
 * **md** (:func:`cr_markdown`): the wiki's change-request page
