@@ -206,6 +206,12 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
         ["cr", "edit", case.case_id, "--valid-until", "2027-13-01"], env=env, cwd=tmp_path
     )
     assert done.returncode == 2 and "'valid-until'" in done.stderr
+    done = run_etki(
+        ["cr", "edit", case.case_id, "--exclusion", "x", "--clear-exclusions"],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "--exclusion and --clear-exclusions together" in done.stderr
     out = tmp_path / "out" / "cr.docx"
     done = run_etki(
         ["cr", "export", case.case_id, "--format", "docx", "--output", str(out)],
