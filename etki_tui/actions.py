@@ -303,6 +303,31 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "cr_export",
+            "X",
+            "cr_export",
+            "Export CR…",
+            "Write the client-facing change request of a case ruled CR (.docx, .html or .md)",
+            "Write the change request to send of the highlighted case ruled CR (else the "
+            "one this desk converted last): the request, the reviewer's reason, the cited "
+            "clauses, effort and price, the PMO's terms and an approval block, without "
+            "the engine's deliberation. The name's ending picks Word, HTML or Markdown.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "estimate",
+            "E",
+            "estimate",
+            "Estimate…",
+            "Record your effort estimate of the highlighted case (days, price, reason)",
+            "Record an effort estimate of the highlighted case, as `etki estimate` does: "
+            "person-days, an optional price with its currency (12500 EUR) and a reason. "
+            "Audited and in the case's history; the change request and the reports use it.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "queue.down",
             "j",
             "cursor_down",
@@ -442,6 +467,18 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "page.cr_export",
+            "X",
+            "cr_document(True)",
+            "Export CR…",
+            "Write the client-facing change request of the case whose page is shown",
+            "On a decision or change-request page (or the entry) of a case ruled CR: "
+            "write its change request to send (.docx, .html or .md); elsewhere the one "
+            "this desk converted last, if any.",
+            context="hafiza",
+            show=False,
+        ),
+        ActionDef(
             "dispute.resolve",
             "r",
             "resolve_dispute",
@@ -577,6 +614,17 @@ ACTIONS: dict[str, ActionDef] = {
             "Close the form; nothing is recorded",
             "Close the resolution form; nothing is recorded.",
             context="resolve",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "estimate.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is stored",
+            "Close the estimate form; nothing is stored.",
+            context="estimate",
             palette=False,
             key_display="Esc",
         ),

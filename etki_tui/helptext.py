@@ -78,6 +78,15 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "closes the form."
         ),
     ),
+    "estimate": (
+        "Effort estimate of a case",
+        (
+            "The person-days the case's work will take, an optional price with its "
+            "currency and the reason, as etki estimate records them: audited, in the "
+            "case's history, used by the change request and the reports (the engine's "
+            "range stays as it was). Nothing is stored until Save; Escape closes the form."
+        ),
+    ),
     "app": (
         "Everywhere",
         (
@@ -118,6 +127,10 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "intake": (
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),
         ("Enter", "In the title: to the text; in the submitter box or on Add: add it"),
+    ),
+    "estimate": (
+        ("Tab / Shift+Tab", "Next / previous field"),
+        ("Enter", "In days or price: the next field; in the reason or on Save: store it"),
     ),
     "filters": (
         ("↑ ↓ / Tab", "Move between rows"),
