@@ -34,7 +34,6 @@ from etki_tui.queue.pane import QueuePane
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
-from tests.test_store import PG_URL, _postgres_repo
 from tests.test_tui_pilot import Recorder, current, make_app, press, settle, shown, sync, until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,20 +65,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/etki.db"
         repo = CaseFileRepository(url, clock=frozen_clock)
-        admin = schema = None
     else:
-        repo, admin, schema = _postgres_repo()
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+        url = request.getfixturevalue("pg_schema").url  # dropped after this fixture
+        repo = CaseFileRepository(url, clock=frozen_clock)
     settings = Settings(db_url=url, wiki_dir=wiki, reviewer=REVIEWER)
     init_project(SAMPLE, repo, settings, related_context=False)
     desk = Desk(settings, repo)
     desk.wiki_rebuild("demo")
     yield Store(request.param, repo, settings, desk, url)
     repo.dispose()
-    if admin is not None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _engine_cr(store: Store, *, effort: bool = True) -> CaseRecord:
