@@ -23,7 +23,6 @@ import pytest
 from docx import Document
 from docx.table import Table
 from docx.text.paragraph import Paragraph
-from sqlalchemy import text
 
 from etki.config import Settings
 from etki.domain import CaseRecord
@@ -37,7 +36,6 @@ from etki_tui.screens.export import ExportForm
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
-from tests.test_store import PG_URL, _postgres_repo
 from tests.test_tui_pilot import Recorder, current, fill, make_app, press, settle, sync, until
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,19 +69,13 @@ def docx_text(data: bytes | Path) -> str:
 def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/etki.db"
-        repo = CaseFileRepository(url, clock=frozen_clock)
-        admin = schema = None
     else:
-        repo, admin, schema = _postgres_repo()
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+        url = request.getfixturevalue("pg_schema").url  # dropped after this fixture
+    repo = CaseFileRepository(url, clock=frozen_clock)
     settings = Settings(db_url=url, reviewer=REVIEWER)
     init_project(SAMPLE, repo, settings, related_context=False)
     yield Desk(settings, repo)
     repo.dispose()
-    if admin is not None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _overridden(desk: Desk) -> CaseRecord:
