@@ -80,7 +80,12 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _print_decision(d: Decision) -> None:
+def _print_decision(d: Decision, now: dict[str, Any] | None = None) -> None:
+    """The decision's lines of ``etki add``/``triage``/``show``. ``now``: the case's
+    ``now`` of :func:`etki.services.views.case_view` (``etki show``): its risk line is
+    then the risk the queue shows (:func:`etki.memory.current_risk`, the one function
+    both read), with the level at triage beside it when a clause disputed since raised
+    it; without ``now`` the decision's own risk (a fresh triage: the two are one)."""
     from etki.domain import memory_sentence, sureness_line
 
     lines = [
@@ -90,8 +95,14 @@ def _print_decision(d: Decision) -> None:
         f"modules     {', '.join(d.impacted_modules) or '-'}",
         f"effort      {d.effort.shown()}",
     ]
-    look = "  24h PMO look" if d.risk.pmo_look_24h else ""
-    lines.append(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())
+    level, look, signals, raised = d.risk.level, d.risk.pmo_look_24h, d.risk.signals, ""
+    if now and now["risk_raised_by"]:  # a trial: show said "risk low", the queue HIGH
+        level, look, signals = now["risk"], now["pmo_look_24h"], tuple(now["risk_signals"])
+        raised = (
+            f"  (raised now: {', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)"
+        )
+    look_words = "  24h PMO look" if look else ""
+    lines.append(f"risk        {level}{look_words}  {', '.join(signals)}".rstrip() + raised)
     echo_lines(lines)
     echo(f"reasoning   {d.reasoning}")
     for a in d.assumptions:
@@ -369,7 +380,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             f"(version {case.version})",
             multiline=False,
         )
-        _print_decision(d)
+        _print_decision(d, now)
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
             said = " / ".join(item["rulings"])
@@ -377,13 +388,6 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
                 f"rulings disagree: {said}" if len(item["rulings"]) > 1 else f"rulings: {said}"
             )
             echo(f"now         {mark} {item['ref']} · {said}", multiline=False)
-        if now["risk_raised_by"]:
-            how = "raised now" if d.risk.level != now["risk"] else "now also"
-            echo(
-                f"risk now    {now['risk']}  24h PMO look  ({how}: "
-                f"{', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)",
-                multiline=False,
-            )
         if now["disputed_clauses"] or now["risk_raised_by"]:  # a trial read "why 8 … low"
             echo("why         as reasoned at triage (frozen; the now lines are what changed)")
         _print_evidence(d)
