@@ -257,8 +257,16 @@ def test_queue_exports_the_listed_cases_to_csv_and_xlsx_with_formulas_guarded(tm
         "s",
         True,
     )
+    # CSV on stdout without --output, as `etki report --format csv` (a trial: queue
+    # asked for --output where report printed); the same rows as the file, no BOM
+    for to_stdout in (["--format", "csv"], ["--format", "csv", "--output", "-"]):
+        printed = run_etki(["queue", *to_stdout], env=env, cwd=tmp_path)
+        assert printed.returncode == 0 and printed.stderr == "", printed.stderr
+        assert list(csv.reader(io.StringIO(printed.stdout, newline=""))) == table
     for bad, message in [
-        (["queue", "--format", "csv"], "--format csv writes a file"),
+        (["queue", "--format", "xlsx"], "--format xlsx writes a binary file"),
+        (["queue", "--format", "xlsx", "--output", "-"], "give it with --output FILE.xlsx"),
+        (["queue", "--format", "csv", "--json"], "--json and --format csv: choose one"),
         (["queue", "--output", "q.txt"], "--output q.txt: say the format"),
         (["queue", "--json", "--output", "q.csv"], "--json prints to the terminal"),
     ]:

@@ -17,6 +17,7 @@ stops asking once the endpoint refuses, times out or fails three times in a row,
 says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki queue ... --output FILE [--format csv|xlsx]  the listed cases into a file
+    etki queue ... --format csv                 the listed cases as CSV on stdout
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
@@ -569,9 +570,12 @@ def register(sub: Any) -> None:
     queue.add_argument(
         "--format",
         choices=("text", "csv", "xlsx"),
-        help="with --output: the file's format (default: from its suffix, .csv or .xlsx)",
+        help="csv (to --output FILE, else stdout) or xlsx (needs --output); default: "
+        "from the --output suffix (.csv or .xlsx), else text",
     )
-    queue.add_argument("--output", metavar="FILE", help="write the listed cases to FILE")
+    queue.add_argument(
+        "--output", metavar="FILE", help="write the listed cases to FILE (-: stdout)"
+    )
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
