@@ -307,15 +307,28 @@ def _rule(args: argparse.Namespace, settings: Settings) -> int:
             f"amending the ruling of {args.case_id} needs a reason (--reason): "
             "the earlier ruling stays on record"
         )
+    from etki.errors import ConflictError
+
     desk = _desk(args, settings)
     held = _claimed_by_another(desk, args.case_id)
-    outcome = desk.rule(
-        args.case_id,
-        RULE_ACTIONS[args.action],
-        reason=args.reason,
-        expected_version=args.expected_version,
-        amend=args.amend,
-    )
+    try:
+        outcome = desk.rule(
+            args.case_id,
+            RULE_ACTIONS[args.action],
+            reason=args.reason,
+            expected_version=args.expected_version,
+            amend=args.amend,
+        )
+    except ConflictError as exc:  # the desk's "reload the queue" means nothing here
+        if exc.already_ruled and not args.amend:
+            raise exc.told(
+                f"to change its ruling, amend it: `etki rule {args.case_id} {args.action} "
+                "--amend --reason TEXT` (the earlier ruling stays on record)"
+            ) from None
+        raise exc.told(
+            f"look at it again (`etki show {args.case_id}`) and give the version you saw "
+            "with --expected-version"
+        ) from None
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
     if args.amend:
