@@ -37,6 +37,17 @@ class Projector(Protocol):
         """Write whatever the DB holds that the project's wiki lacks."""
 
 
+def refuse_archived(repo: CaseFileRepository, project_id: str, what: str) -> None:
+    """Raise :class:`~etki.errors.ProjectArchivedError` (saying it ``what``, e.g.
+    ``takes no rulings``) when ``project_id`` is archived: an archived engagement takes
+    no new requests, imports, rulings, notes, estimates, claims or resolutions; reads
+    go on (issue 35 item 6). Raises nothing for an active project."""
+    from etki.errors import ProjectArchivedError
+
+    if project_id in repo.archived_project_ids():
+        raise ProjectArchivedError(project_id, what)
+
+
 def require_approver(
     repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str, reason: str
 ) -> None:
@@ -138,6 +149,7 @@ def resolve_dispute(
     from etki.memory import clause_memory
 
     who = reviewer_name(reviewer or settings.reviewer)
+    refuse_archived(repo, project_id, "takes no resolutions of disputed clauses")
     require_project_approver(repo, project_id, who)
     code = RESOLUTION_VERDICTS.get(verdict.strip().lower(), verdict.strip().upper())
     if code not in VERDICTS:
@@ -206,7 +218,9 @@ class ApprovalService:
         stored. Every attempt's audit row also records the OS user, host, pid and program
         of this process.
         A reason is required when the ruling differs from the engine's verdict.
-        Raises :class:`InputError` (bad action, missing reason), ``NotFoundError``,
+        Raises :class:`InputError` (bad action, missing reason;
+        :class:`~etki.errors.ProjectArchivedError` when the case's project is
+        archived, nothing written), ``NotFoundError``,
         :class:`PermissionDeniedError` and ``ConflictError`` (already ruled); never a wiki
         error.
         """
@@ -214,6 +228,7 @@ class ApprovalService:
             raise InputError(f"unknown action '{action}'; use one of {', '.join(ACTIONS)}")
         who = reviewer_name(reviewer or self.settings.reviewer)
         case = self.repo.case(case_id)
+        refuse_archived(self.repo, case.project_id, "takes no rulings")
         require_approver(self.repo, case, who, action, reason)
         reason = reason.strip()
         if amend and case.ruling is None:

@@ -102,8 +102,10 @@ class ConflictError(EtkiError):
     version the reviewer gave), both None when the versions were not the cause. The
     message says "was already ruled" when a ruling stands in the way of a new one, and
     "changed since you saw it: it is at version V, you saw N" when the versions differ
-    (a stale ``--expected-version``, or an amendment made meanwhile). The CLI exits 2 for
-    it: the case is no longer open to this ruling.
+    (a stale ``--expected-version``, or an amendment made meanwhile). It ends with
+    ``then``, what to do next (the desk's default: reload the queue; ``etki rule`` says
+    how to amend, :meth:`told`). The CLI exits 2 for it: the case is no longer open to
+    this ruling.
     """
 
     exit_code = 2
@@ -117,6 +119,7 @@ class ConflictError(EtkiError):
         *,
         version: int | None = None,
         seen: int | None = None,
+        then: str = "reload the queue and look again",
     ) -> None:
         self.case_id, self.ruled_by, self.ruled_at, self.ruling = (
             case_id,
@@ -133,7 +136,27 @@ class ConflictError(EtkiError):
             problem = f"changed since you saw it: it is at version {version}, you saw {seen}{now}"
         else:
             problem = f"was already ruled{what}{who}{when}"
-        super().__init__(f"case {case_id} {problem}; reload the queue and look again")
+        super().__init__(f"case {case_id} {problem}; {then}")
+
+    @property
+    def already_ruled(self) -> bool:
+        """A ruling stands in the way of a new one (the message says "was already
+        ruled"), not a version the reviewer saw going stale."""
+        stale = self.version is not None and self.seen is not None and self.version != self.seen
+        return self.ruling is not None and not stale
+
+    def told(self, then: str) -> ConflictError:
+        """The same conflict whose message ends with ``then`` (what to do next, in the
+        words of the command that met it: ``etki rule`` names ``--amend``)."""
+        return ConflictError(
+            self.case_id,
+            self.ruled_by,
+            self.ruled_at,
+            self.ruling,
+            version=self.version,
+            seen=self.seen,
+            then=then,
+        )
 
 
 class NotAChangeRequestError(InputError):

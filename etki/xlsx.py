@@ -1,10 +1,13 @@
 """Spreadsheets as .xlsx (openpyxl, a kept library): the reports and the queue a PMO
 exports, one sheet per table, every cell guarded as the CSV is.
 
-Each text cell goes through :func:`etki.reports.csv_cell` (terminal-safe, one line, the
-OWASP "CSV Injection" guard: ``=1+1`` is written ``'=1+1``) and is stored with the
-string type and Excel's quote-prefix style, so no spreadsheet evaluates it, not even
-after a user edits the cell; numbers stay numbers and None an empty cell. Sheet names
+Each text cell is made terminal-safe and one line (:func:`etki.text.printable`, as
+:func:`etki.reports.csv_cell` does) and stored as its own text, with the string type and
+Excel's quote-prefix style (``quotePrefix``), so no spreadsheet evaluates it, not even
+after a user edits the cell: ``=1+1`` reads back as ``=1+1``, a string. The CSV's guard
+(a ``'`` written before the text, OWASP "CSV Injection") is not needed in a cell that
+carries its type and would show up in its value (a trial read ``'=HYPERLINK(…)``).
+Numbers stay numbers (rounded as the CSV's) and None an empty cell. Sheet names
 are the table names (at most 31 characters, Excel's limit). The file's creation time is
 the one given (``etki report`` gives the report's ``as_of``), not the moment of writing.
 """
@@ -16,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, BinaryIO
 
 from etki.reports import Cell, ReportTable, csv_cell
+from etki.text import printable
 
 if TYPE_CHECKING:
     from openpyxl.styles import Font
@@ -54,7 +58,8 @@ def write_xlsx(
 
 def _put(sheet: Worksheet, row: int, values: list[Cell], font: Font | None = None) -> None:
     for column, value in enumerate(values, start=1):
-        safe = csv_cell(value)
+        # text: the original (printable, one line), never the CSV guard's leading quote
+        safe = printable(value, multiline=False) if isinstance(value, str) else csv_cell(value)
         cell = sheet.cell(row=row, column=column)
         if safe == "":
             continue

@@ -334,9 +334,53 @@ def test_show_says_what_the_desk_says_of_a_clause_disputed_since_the_triage(tmp_
     assert any(
         line.startswith(f"now         DISPUTED {ref} · rulings disagree: ") for line in lines
     )
-    assert f"risk now    high  24h PMO look  (raised now: {ref} disputed; low at triage)" in lines
+    # the risk line is the queue's (a later trial read "risk low" above the "now" lines),
+    # with the frozen decision's level beside it
+    raised = f"(raised now: {ref} disputed; low at triage)"
+    risk = next(line for line in lines if line.startswith("risk "))
+    assert risk.startswith("risk        high  24h PMO look  ") and risk.endswith(raised)
+    assert "disputed_clause" in risk and not any(x.startswith("risk now") for x in lines)
     assert "why         as reasoned at triage (frozen; the now lines are what changed)" in lines
-    assert "risk        low" in shown.stdout  # the frozen decision is unchanged
+    assert any(x.startswith("why ") and "risk: low" in x for x in lines)  # frozen evidence
     body = json.loads(etki(tmp_path, "show", third["case_id"], "--json").stdout)["case"]["now"]
     assert body["risk"] == "high" and body["risk_raised_by"] == [ref]
     assert body["disputed_clauses"][0]["ref"] == ref
+
+
+def test_show_and_queue_read_one_risk_of_a_case_whose_clause_is_disputed(tmp_path):
+    """A fresh-user trial: ``etki show req-demo-eb879f38`` said "risk low" while the queue
+    showed the same case "high 24h … DISPUTED MSA-2024-01#4.1": show printed the frozen
+    decision's risk first. Both now read :func:`etki.memory.current_risk` over the same
+    clause memory; the text, ``show --json`` and ``queue --json`` agree."""
+    case_id, ref = "req-demo-eb879f38", "MSA-2024-01#4.1"
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    added = []
+    for text in (  # two new requests about the e-payments clause, ruled apart
+        "Emlak vergisi e-ödeme makbuzunda Türkçe karakterler görünmüyor, düzeltin",
+        "Property tax e-payment receipt does not show the amount correctly",
+    ):
+        done = etki(tmp_path, "add", "--project", "demo", text)
+        assert done.returncode == 0 and ref in done.stdout, done.stderr
+        added.append(done.stdout.split()[1])
+    assert etki(tmp_path, "rule", added[0], "approve").returncode == 0
+    assert etki(tmp_path, "rule", added[1], "cr", "--reason", "a new layout").returncode == 0
+    queue = etki(tmp_path, "queue", "--project", "demo").stdout.splitlines()
+    row = next(line for line in queue if line.startswith(case_id))
+    assert " high   24h " in row and row.endswith(f"DISPUTED {ref}")
+    shown = etki(tmp_path, "show", case_id).stdout.splitlines()
+    risk = [line for line in shown if line.startswith("risk")]
+    raised = f"(raised now: {ref} disputed; low at triage)"
+    assert risk == [f"risk        high  24h PMO look  disputed_clause  {raised}"]
+    listed = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    in_queue = next(r for r in listed if r["case_id"] == case_id)
+    now = json.loads(etki(tmp_path, "show", case_id, "--json").stdout)["case"]["now"]
+    assert (
+        (now["risk"], now["pmo_look_24h"], now["risk_raised_by"])
+        == (
+            in_queue["risk"],
+            in_queue["pmo_look_24h"],
+            in_queue["risk_raised_by"],
+        )
+        == ("high", True, [ref])
+    )
+    assert now["risk_signals"] == ["disputed_clause"]

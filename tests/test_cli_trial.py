@@ -93,6 +93,13 @@ def test_a_stale_expected_version_names_both_versions(world: Path) -> None:
     assert (
         again.returncode == 2 and f"case {cid} was already ruled (CHANGE_REQUEST)" in again.stderr
     )
+    # a trial was told to "reload the queue" on the command line: it names --amend now
+    assert (
+        f"; to change its ruling, amend it: `etki rule {cid} reject --amend --reason TEXT` "
+        "(the earlier ruling stays on record)\n" in again.stderr
+    )
+    assert "reload the queue" not in again.stderr + late.stderr + stale.stderr
+    assert f"look at it again (`etki show {cid}`)" in late.stderr
     repo.dispose()
 
 

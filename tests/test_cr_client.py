@@ -32,7 +32,7 @@ from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
 from etki_tui.hafiza.reader import PageReader
 from etki_tui.screens.estimate import EstimateForm
-from etki_tui.screens.export import ExportForm
+from etki_tui.screens.export import ExportForm, OverwriteConfirm
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
@@ -282,6 +282,16 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         assert docx_text(target) == docx_text(expected)
         word = docx_text(target)
         assert REASON in word and "Price | 12500 EUR" in word and "bm25" not in word.lower()
+
+        # a second X to the same path asks before replacing it (as every export); Esc keeps it
+        target.write_bytes(b"kept")
+        await press(pilot, "X")
+        await fill(pilot, "#export-path", str(target))
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, OverwriteConfirm), "the question")
+        await press(pilot, "escape")
+        await until(pilot, lambda: not isinstance(app.screen, OverwriteConfirm), "kept")
+        assert target.read_bytes() == b"kept"
 
         # from Hafıza: the reader on the decision page, X writes its change request
         await press(pilot, "D")

@@ -67,11 +67,16 @@ def test_parse_estimate_reads_days_price_and_currency() -> None:
     assert parse_estimate("3", "r", "900", "try").price_words() == "900 TRY"
 
 
+_PLAIN = "write it without a thousands separator, with a decimal point or comma"
+
+
 @pytest.mark.parametrize(
     ("days", "reason", "price", "currency", "field"),
     [
-        ("0", "r", None, None, "'days' is 0: an estimate is above 0"),
-        ("-2", "r", None, None, "'days' is '-2': not a number"),
+        ("0", "r", None, None, "'days' is 0: must be positive"),
+        ("0.00", "r", None, None, "'days' is 0.00: must be positive"),
+        ("-2", "r", None, None, "'days' is -2: must be positive"),
+        ("-2,5", "r", None, None, "'days' is -2,5: must be positive"),
         ("three", "r", None, None, "'days' is 'three': not a number"),
         ("1.234", "r", None, None, "'days' is '1.234': not a number"),
         ("2001", "r", None, None, "'days' is 2001: at most 2000"),
@@ -80,13 +85,30 @@ def test_parse_estimate_reads_days_price_and_currency() -> None:
         ("2", "r", "12500", None, "'currency' is missing"),
         ("2", "r", None, "EUR", "'currency' is given without a price"),
         ("2", "r", "12500", "EURO", "'currency' is 'EURO'"),
-        ("2", "r", "12.500,00", "EUR", "'price' is '12.500,00': not a number"),
+        ("2", "r", "12500", "XYZ", "'currency' is 'XYZ': not the ISO 4217 code of a currency"),
+        ("2", "r", "12500", "DEM", "'currency' is 'DEM': not the ISO 4217 code"),  # withdrawn
+        ("2", "r", "12500 XYZ", None, "'currency' is 'XYZ'"),
+        ("2", "r", "0", "EUR", "'price' is 0: must be positive"),
+        ("2", "r", "-100", "EUR", "'price' is -100: must be positive"),
+        ("2", "r", "abc", "EUR", "'price' is 'abc': not a number"),
+        # Turkish and German thousands: the plain way to write it, never a guess
+        ("2", "r", "12.500,50", "TRY", f"'price' is '12.500,50': {_PLAIN}: 12500.50"),
+        ("2", "r", "12,500.50", "USD", f"'price' is '12,500.50': {_PLAIN}: 12500.50"),
+        ("2", "r", "1.250.000", "EUR", f"'price' is '1.250.000': {_PLAIN}: 1250000"),
+        ("2", "r", "12.500", "EUR", f"'price' is '12.500': {_PLAIN}: 12500 "),  # or 12.5?
         ("2", "r", "12500 EUR", "TRY", "'price' is '12500 EUR'"),
     ],
 )
 def test_parse_estimate_refuses_naming_the_field(days, reason, price, currency, field) -> None:
     with pytest.raises(InputError, match="estimate: field " + field.replace(".", r"\.")):
         parse_estimate(days, reason, price, currency)
+
+
+@pytest.mark.parametrize("code", ["EUR", "TRY", "USD", "CHF", "GBP", "JPY", "chf"])
+def test_parse_estimate_takes_current_iso_4217_codes(code) -> None:
+    got = parse_estimate("2", "r", "12500,5", code)
+    assert (got.price, got.currency) == ("12500.5", code.upper())
+    assert got.to_dict()["price"] == "12500.5"  # money as an exact decimal string
 
 
 # --- the store, SQLite and PostgreSQL -------------------------------------------------------
@@ -189,6 +211,19 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     desk.approvals.projector.flush()
     [page] = (tmp_path / "wiki-demo" / "change-requests").glob("*.md")
     assert "**Effort: 2.5 days**" in page.read_text(encoding="utf-8")
+    # the frontmatter says what the body says: the estimate in force, price and reason
+    meta = _frontmatter(page)
+    assert {k: v for k, v in meta.items() if "effort" in k or "estimate" in k} == {
+        "effort": "2.5 days",
+        "engine_effort": "unknown",
+        "effort_basis": [],
+        "reviewer_estimate_days": "2.5",
+        "reviewer_estimate_price": "12500",
+        "reviewer_estimate_currency": "EUR",
+        "reviewer_estimate_reason": "Two *screens* [and] a report",
+        "reviewer_estimate_by": "ayse",
+        "reviewer_estimate_at": "2026-11-29T12:05:00Z",
+    }
 
     def fresh(name: str) -> dict[str, str]:
         other = Settings(db_url=db_url, wiki_dir=str(tmp_path / f"{name}-{{project}}"))
@@ -203,12 +238,22 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     body = page.read_text(encoding="utf-8")
     assert "**Effort: 3 days** (reviewer's estimate by ayse on 2026-11-29: Client added" in body
     assert "**Price:**" not in body
+    meta = _frontmatter(page)
+    assert (meta["effort"], meta["reviewer_estimate_reason"]) == ("3 days", "Client added a filter")
+    assert "reviewer_estimate_price" not in meta and "reviewer_estimate_currency" not in meta
     assert tree_digest(tmp_path / "wiki-demo") == fresh("b")
 
     outsider = Desk(Settings(db_url=db_url, reviewer="mallory", wiki_dir=None))
     with pytest.raises(PermissionDeniedError):
         outsider.add_estimate("req-demo-2", "1", "r")
     outsider.close()
+
+
+def _frontmatter(page: Path) -> dict:
+    """The YAML frontmatter of a wiki page, read with PyYAML (as another tool would)."""
+    import yaml
+
+    return yaml.safe_load(page.read_text(encoding="utf-8").split("---\n", 2)[1])
 
 
 # --- the command line ------------------------------------------------------------------------
@@ -253,7 +298,7 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
     est = doc["case"]["reviewer_estimate"]
     assert (est["days"], est["price"], est["currency"], est["reason"], est["by"]) == (
         12.5,
-        48000.0,
+        "48000",  # an exact decimal string: money is never a binary float
         "EUR",
         "Üç ekran, iki rapor",
         "reviewer",
@@ -266,8 +311,13 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
         return got.stderr
 
     assert "field 'reason' is empty" in refused(cid, "--days", "2", "--reason", " ")
-    assert "field 'days' is 0" in refused(cid, "--days", "0", "--reason", "r")
-    assert "field 'days' is '-1'" in refused(cid, "--days=-1", "--reason", "r")
+    assert "field 'days' is 0: must be positive" in refused(cid, "--days", "0", "--reason", "r")
+    assert "field 'days' is -1: must be positive" in refused(cid, "--days=-1", "--reason", "r")
+    price = ("--days", "2", "--reason", "r", "--price")
+    assert "'price' is 0: must be positive" in refused(cid, *price, "0", "--currency", "EUR")
+    assert "'price' is -5: must be positive" in refused(cid, *price, "-5", "--currency", "EUR")
+    assert "'currency' is 'XYZ'" in refused(cid, *price, "100", "--currency", "XYZ")
+    assert "12500.50" in refused(cid, *price, "12.500,50", "--currency", "TRY")
     assert "field 'days' is 'ten'" in refused(cid, "--days", "ten", "--reason", "r")
     assert "--reason" in refused(cid, "--days", "2")  # argparse: required
     assert "req-demo-nope" in refused("req-demo-nope", "--days", "2", "--reason", "r")

@@ -309,3 +309,42 @@ def test_erasing_a_case_of_a_deleted_project_leaves_a_tombstone(world) -> None:
     ]
     with pytest.raises(NotFoundError, match="already erased"):
         erase_case(repo, Settings(db_url=world.url, wiki_dir=None), "c1", "KVKK 3", reviewer="ayse")
+
+
+def test_an_archived_project_takes_no_rulings_notes_or_estimates(sample) -> None:
+    """A fresh-user trial ruled and noted a case of an archived project: every write on
+    its cases is refused now (CLI and desk alike), naming the project and the way back,
+    and nothing is written; reading stays allowed, and unarchived it takes them again."""
+    assert _etki(sample, "project", "archive", "demo", "--reason", "bitti").returncode == 0
+    pending = "req-demo-eb879f38"
+    before = _etki(sample, "show", pending).stdout
+    way_back = "To work on it again: `etki project unarchive demo`"
+    for args, what in (
+        (("rule", pending, "approve", "--reason", "ok"), "takes no rulings"),
+        (("rule", SSO_CASE, "reject", "--amend", "--reason", "Straße"), "takes no rulings"),
+        (("note", pending, "Größe prüfen"), "takes no notes"),
+        (("claim", pending), "takes no claims"),
+        (("estimate", pending, "--days", "3", "--reason", "ok"), "takes no estimates"),
+    ):
+        done = _etki(sample, *args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert f"error: project 'demo' is archived and {what};" in done.stderr, done.stderr
+        assert way_back in done.stderr
+    resolved = _etki(
+        sample, "dispute", "resolve", "4.1", "--project", "demo", "--verdict", "cr", "--reason", "x"
+    )
+    assert resolved.returncode == 2 and "is archived and takes no resolutions" in resolved.stderr
+    assert _etki(sample, "show", pending).stdout == before  # nothing was written
+    settings = Settings(db_url=f"sqlite:///{sample}/etki.db", wiki_dir=None, reviewer=APPROVER)
+    desk = Desk.open(settings)
+    try:  # the desk's ruling (its worker calls rule_first) and note keys
+        with pytest.raises(InputError, match="archived and takes no rulings"):
+            desk.rule_first(pending, "approve", reason="ok")
+        with pytest.raises(InputError, match="archived and takes no notes"):
+            desk.add_note(pending, "ok")
+        assert desk.case(pending).ruling is None
+    finally:
+        desk.close()
+    assert _etki(sample, "project", "unarchive", "demo").returncode == 0
+    assert _etki(sample, "note", pending, "Größe prüfen").returncode == 0
+    assert _etki(sample, "rule", pending, "approve", "--reason", "ok").returncode == 0

@@ -116,8 +116,11 @@ def test_report_written_as_xlsx_and_csv_with_formulas_guarded(tmp_path: Path) ->
         "overrides",
     ]
     names = {row[0].value: row for row in sheet.iter_rows(min_row=3)}
-    evil = names["'" + hostile]  # text, the quote put before it; never a formula
-    assert evil[0].data_type == "s" and evil[1].value == 1
+    # the name as written (a trial read the CSV guard's ' in the cell): a string with the
+    # quote-prefix style, so no spreadsheet evaluates it, even after an edit
+    evil = names[hostile]
+    assert (evil[0].data_type, evil[0].quotePrefix, evil[1].value) == ("s", True, 1)
+    assert not any(str(name).startswith("'") for name in names)
     assert names["Şule"][1].value == 2  # a number stays a number
     csv_file = tmp_path / "report.csv"
     done = run_etki(

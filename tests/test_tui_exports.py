@@ -19,7 +19,7 @@ from etki.domain import Request, Risk
 from etki_tui.queue.filters import QueueFilter
 from etki_tui.queue.pane import QueuePane
 from etki_tui.raporlar.pane import ReportsPane
-from etki_tui.screens.export import ExportForm
+from etki_tui.screens.export import ExportForm, OverwriteConfirm
 from tests.conftest import TuiWorld, tui_clock, tui_decision
 from tests.test_tui_pilot import (
     Recorder,
@@ -109,9 +109,9 @@ async def test_e_in_raporlar_writes_the_report_shown_as_xlsx(
     overdue = list(book["overdue_looks"].iter_rows(min_row=3, values_only=True))
     assert [r[0] for r in overdue] == late
     [row] = [r for r in overdue if r[0] == LATE]
-    assert row[1] == "'" + FORMULA  # the title is text, never a formula
+    assert row[1] == FORMULA  # the title as the client wrote it: text, never a formula
     for cells in book["overdue_looks"].iter_rows(min_row=3):
-        assert cells[1].data_type == "s"
+        assert cells[1].data_type == "s" and cells[1].quotePrefix
 
 
 @sync
@@ -159,6 +159,41 @@ async def test_an_unwritable_path_says_why_and_writes_nothing(
         await _export(pilot, blocker / "kuyruk.xlsx")
         await until(pilot, lambda: any("not written" in n for n in seen.notes()), "the error")
     assert blocker.read_text() == "in the way\n"
+
+
+@sync
+async def test_an_existing_file_is_replaced_only_when_the_reviewer_says_so(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """A trial: the desk's export overwrote an existing file without asking. Now a
+    dialog asks, starting on "Keep it": Enter, n and Esc keep the file, y replaces it."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    target = tmp_path / "kuyruk ß.csv"
+    target.write_text("Ayşe'nin dosyası\n", encoding="utf-8")
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        for keep in ("enter", "n", "escape"):
+            await _export(pilot, target)
+            assert isinstance(app.screen, OverwriteConfirm)
+            question = "".join(shown(app.screen.query_one("#overwrite-question")).split())
+            assert "".join(f"{target} exists. Replace it with this export?".split()) in question
+            await press(pilot, keep)
+            assert not isinstance(app.screen, OverwriteConfirm), keep
+            assert target.read_text(encoding="utf-8") == "Ayşe'nin dosyası\n"
+        assert not any("written to" in n for n in seen.notes())
+        await _export(pilot, target)
+        await press(pilot, "y")
+        await until(pilot, lambda: any("written to" in n for n in seen.notes()), "the toast")
+    rows = list(csv.reader(target.read_text(encoding="utf-8-sig").splitlines()))
+    assert rows[0][0] == "case_id"  # the export replaced the file
+    fresh = tmp_path / "new.csv"  # a new file is written without a question
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _export(pilot, fresh)
+        assert not isinstance(app.screen, OverwriteConfirm)
+        await until(pilot, fresh.exists, "the file")
 
 
 @sync

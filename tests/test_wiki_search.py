@@ -363,3 +363,47 @@ def test_groesse_finds_grosse_on_every_backend(tricky, backend):
     assert "a/crlf.md" not in paths
     nfd = next(h for h in search(tricky, "groesse izmir", backend=backend))
     assert nfd.path == "a/nfd.md" and nfd.line == 1
+
+
+ESCAPED = {  # the wiki writes client text with md_inline (escaped) or verbatim in a fence
+    "c/page.md": (
+        "---\n"
+        "title: Makbuz \\*kalın\\* yazı\n"  # frontmatter: YAML, not markdown: verbatim
+        "---\n"
+        "# Makbuz \\*kalın\\* \\[yazı\\] \\_alt\\_ çizgi\n"
+        "\n"
+        "- **Reason:** Größe \\*önemli\\* a\\\\b \\<b\\> 2\\*3=6\n"
+        "\n"
+        "```text\n"
+        "Straße \\*verbatim\\* in a fence C:\\*.txt\n"
+        "```\n"
+        "After the fence \\#5 şifre\n"
+    ),
+}
+
+
+@pytest.fixture
+def escaped(tmp_path):
+    for rel, text in ESCAPED.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_snippets_show_the_text_a_reader_sees_not_markdown_escapes(escaped, backend):
+    """A trial read ``\\*`` in ``etki wiki search`` snippets: escapes are resolved, except
+    where the page's text is verbatim (a fenced block, the YAML frontmatter)."""
+    from etki.wiki.search import ranked_search
+
+    expect = {
+        "çizgi": "# Makbuz *kalın* [yazı] _alt_ çizgi",
+        "önemli": "- **Reason:** Größe *önemli* a\\b <b> 2*3=6",
+        "verbatim": "Straße \\*verbatim\\* in a fence C:\\*.txt",
+        "şifre": "After the fence #5 şifre",
+        "title kalin": "title: Makbuz \\*kalın\\* yazı",
+    }
+    for query, snippet in expect.items():
+        [hit] = search(escaped, query, backend=backend)
+        assert hit.snippet == snippet, (query, hit)
+        assert ranked_search(escaped, query, backend=backend).hits == [hit]

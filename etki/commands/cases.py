@@ -17,6 +17,7 @@ stops asking once the endpoint refuses, times out or fails three times in a row,
 says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki queue ... --output FILE [--format csv|xlsx]  the listed cases into a file
+    etki queue ... --format csv                 the listed cases as CSV on stdout
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
@@ -80,7 +81,12 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _print_decision(d: Decision) -> None:
+def _print_decision(d: Decision, now: dict[str, Any] | None = None) -> None:
+    """The decision's lines of ``etki add``/``triage``/``show``. ``now``: the case's
+    ``now`` of :func:`etki.services.views.case_view` (``etki show``): its risk line is
+    then the risk the queue shows (:func:`etki.memory.current_risk`, the one function
+    both read), with the level at triage beside it when a clause disputed since raised
+    it; without ``now`` the decision's own risk (a fresh triage: the two are one)."""
     from etki.domain import memory_sentence, sureness_line
 
     lines = [
@@ -90,8 +96,14 @@ def _print_decision(d: Decision) -> None:
         f"modules     {', '.join(d.impacted_modules) or '-'}",
         f"effort      {d.effort.shown()}",
     ]
-    look = "  24h PMO look" if d.risk.pmo_look_24h else ""
-    lines.append(f"risk        {d.risk.level}{look}  {', '.join(d.risk.signals)}".rstrip())
+    level, look, signals, raised = d.risk.level, d.risk.pmo_look_24h, d.risk.signals, ""
+    if now and now["risk_raised_by"]:  # a trial: show said "risk low", the queue HIGH
+        level, look, signals = now["risk"], now["pmo_look_24h"], tuple(now["risk_signals"])
+        raised = (
+            f"  (raised now: {', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)"
+        )
+    look_words = "  24h PMO look" if look else ""
+    lines.append(f"risk        {level}{look_words}  {', '.join(signals)}".rstrip() + raised)
     echo_lines(lines)
     echo(f"reasoning   {d.reasoning}")
     for a in d.assumptions:
@@ -295,15 +307,28 @@ def _rule(args: argparse.Namespace, settings: Settings) -> int:
             f"amending the ruling of {args.case_id} needs a reason (--reason): "
             "the earlier ruling stays on record"
         )
+    from etki.errors import ConflictError
+
     desk = _desk(args, settings)
     held = _claimed_by_another(desk, args.case_id)
-    outcome = desk.rule(
-        args.case_id,
-        RULE_ACTIONS[args.action],
-        reason=args.reason,
-        expected_version=args.expected_version,
-        amend=args.amend,
-    )
+    try:
+        outcome = desk.rule(
+            args.case_id,
+            RULE_ACTIONS[args.action],
+            reason=args.reason,
+            expected_version=args.expected_version,
+            amend=args.amend,
+        )
+    except ConflictError as exc:  # the desk's "reload the queue" means nothing here
+        if exc.already_ruled and not args.amend:
+            raise exc.told(
+                f"to change its ruling, amend it: `etki rule {args.case_id} {args.action} "
+                "--amend --reason TEXT` (the earlier ruling stays on record)"
+            ) from None
+        raise exc.told(
+            f"look at it again (`etki show {args.case_id}`) and give the version you saw "
+            "with --expected-version"
+        ) from None
     r = outcome.ruling
     tag = " (override: precedent)" if r.is_override else ""
     if args.amend:
@@ -369,7 +394,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             f"(version {case.version})",
             multiline=False,
         )
-        _print_decision(d)
+        _print_decision(d, now)
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
             said = " / ".join(item["rulings"])
@@ -377,13 +402,6 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
                 f"rulings disagree: {said}" if len(item["rulings"]) > 1 else f"rulings: {said}"
             )
             echo(f"now         {mark} {item['ref']} · {said}", multiline=False)
-        if now["risk_raised_by"]:
-            how = "raised now" if d.risk.level != now["risk"] else "now also"
-            echo(
-                f"risk now    {now['risk']}  24h PMO look  ({how}: "
-                f"{', '.join(now['risk_raised_by'])} disputed; {d.risk.level} at triage)",
-                multiline=False,
-            )
         if now["disputed_clauses"] or now["risk_raised_by"]:  # a trial read "why 8 … low"
             echo("why         as reasoned at triage (frozen; the now lines are what changed)")
         _print_evidence(d)
@@ -565,9 +583,12 @@ def register(sub: Any) -> None:
     queue.add_argument(
         "--format",
         choices=("text", "csv", "xlsx"),
-        help="with --output: the file's format (default: from its suffix, .csv or .xlsx)",
+        help="csv (to --output FILE, else stdout) or xlsx (needs --output); default: "
+        "from the --output suffix (.csv or .xlsx), else text",
     )
-    queue.add_argument("--output", metavar="FILE", help="write the listed cases to FILE")
+    queue.add_argument(
+        "--output", metavar="FILE", help="write the listed cases to FILE (-: stdout)"
+    )
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")

@@ -5,8 +5,9 @@
 Records the acting reviewer's estimate (``ETKI_REVIEWER`` or the OS user; the project's
 reviewers, viewers included, as for notes) through
 :meth:`etki.services.Desk.add_estimate`: the days (person-days, a decimal above 0 and at
-most 2000, at most two decimals; ``2,5`` reads as 2.5), an optional price with its ISO
-4217 currency code (``--price 12500 --currency EUR``, or ``--price "12500 EUR"``) and a
+most 2000, at most two decimals; ``2,5`` reads as 2.5), an optional price above 0 with
+the ISO 4217 code of a currency in use (``--price 12500 --currency EUR``, or ``--price
+"12500 EUR"``; ``12.500,50`` is refused with the plain ``12500.50`` to type) and a
 reason (required; ``-`` reads it from stdin). It is written to the audit log and the
 case's history (``etki show``), and the change-request document and ``etki report``
 use it; the newest estimate of a case is the one in force, the earlier ones stay in its
@@ -62,9 +63,10 @@ def register(subparsers) -> None:
     p.add_argument("--days", required=True, help="person-days, a decimal above 0 (e.g. 3.5)")
     p.add_argument(
         "--price",
-        help="optional price: an amount (e.g. 12500) with --currency, or '12500 EUR'",
+        help="optional price above 0: an amount without thousands separators "
+        "(12500.50 or 12500,50) with --currency, or '12500 EUR'",
     )
-    p.add_argument("--currency", help="ISO 4217 code of --price (EUR, TRY, USD)")
+    p.add_argument("--currency", help="ISO 4217 code of --price (EUR, TRY, USD, CHF)")
     p.add_argument(
         "--reason", required=True, help="what the estimate rests on (- reads it from stdin)"
     )

@@ -1,8 +1,10 @@
-"""``etki queue --output FILE [--format csv|xlsx]`` (issue 35 item 3): the listed cases
+"""``etki queue [--output FILE] [--format csv|xlsx]`` (issue 35 item 3): the listed cases
 (the filtered queue, the rows ``--json`` prints) written to a spreadsheet file, with the
 CSV writer and the formula guard of ``etki report`` and the desk
-(:mod:`etki.tablefile`). Not a command group: used
-by :mod:`etki.commands.cases`."""
+(:mod:`etki.tablefile`); ``--format csv`` without ``--output`` (or with ``--output -``)
+prints the CSV to stdout, as ``etki report --format csv`` does (a trial found the two
+disagreeing); xlsx is binary and always needs a file. Not a command group: used by
+:mod:`etki.commands.cases`."""
 
 from __future__ import annotations
 
@@ -20,15 +22,22 @@ QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 
 
 def queue_format(args: argparse.Namespace) -> str | None:
-    """The file format ``etki queue`` writes (``csv``, ``xlsx``) or None (the terminal),
-    checked before the store is opened. Raises :class:`InputError` naming the option."""
+    """The format ``etki queue`` writes (``csv``, ``xlsx``) or None (the terminal's
+    text, or ``--json``), checked before the store is opened: ``csv`` goes to the file
+    ``--output`` names or to stdout (no ``--output``, or ``-``), ``xlsx`` only to a file.
+    Raises :class:`InputError` naming the option."""
     fmt = args.format
     if fmt == "text":
         fmt = None
-    if args.output is None:
-        if fmt is not None:
-            raise InputError(f"--format {fmt} writes a file: give it with --output FILE")
-        return None
+    if args.output in (None, "-"):
+        if fmt == "xlsx":
+            raise InputError(
+                "--format xlsx writes a binary file: give it with --output FILE.xlsx "
+                "(--format csv prints to the terminal)"
+            )
+        if fmt is not None and args.json:
+            raise InputError(f"--json and --format {fmt}: choose one")
+        return fmt
     if args.json:
         raise InputError("--json prints to the terminal; --output writes csv or xlsx")
     if fmt is None:
@@ -46,10 +55,17 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
     """The listed cases (``rows``: the ``--json`` rows) written to ``args.output`` as
     CSV (UTF-8 with a BOM, as ``etki report``) or an xlsx workbook: one table, every
     text cell guarded against formulas (:func:`etki.tablefile.queue_table`,
-    :func:`etki.tablefile.table_bytes`)."""
+    :func:`etki.tablefile.table_bytes`). Without a file (``--output`` absent or ``-``)
+    the CSV goes to stdout as ``etki report --format csv`` prints it (no BOM: a
+    terminal or a pipe, not Excel)."""
     from etki.tablefile import queue_table, table_bytes, write_export
 
     title = "cases" if args.all else "cases waiting for a ruling"
+    if args.output in (None, "-"):
+        from etki.reports import write_csv
+
+        write_csv([queue_table(rows, title)], sys.stdout, sections=False)
+        return
     data = table_bytes([queue_table(rows, title)], fmt, sections=False)
     write_export(args.output, data, "report")
     echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)

@@ -7,10 +7,14 @@ estimate in force, the earlier ones stay in its history.
 Input rules (:func:`parse_estimate`): days a decimal number above 0 and at most
 :data:`ESTIMATE_MAX_DAYS`, with at most two decimals (``3``, ``2.5``, ``0,75`` — a
 decimal comma as Turkish and German write it is read as a point); a price optional,
-a decimal number from 0 to :data:`PRICE_MAX` with at most two decimals, given with a
-three-letter ISO 4217 currency code (``--price 12500 --currency EUR``; a currency
-without a price is refused); a reason required (at most :data:`ESTIMATE_REASON_MAX_CHARS`
-characters).
+a decimal number above 0 and at most :data:`PRICE_MAX` with at most two decimals, given
+with the ISO 4217 code of a currency in use (:func:`is_iso4217`: ``--price 12500
+--currency EUR``; a currency without a price is refused); a reason required (at most
+:data:`ESTIMATE_REASON_MAX_CHARS` characters). A negative or zero figure is refused as
+"must be positive"; a figure written with a thousands separator (``12.500,50`` as
+Turkish and German write it, ``12,500.50``) is refused with the way to write it
+(``12500.50``): ``12.500`` alone is 12500 there and 12.5 in English, so it is never
+guessed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import cache
 from typing import Any
 
 from etki.errors import InputError
@@ -34,22 +39,80 @@ ESTIMATE_REASON_MAX_CHARS = 2000
 """The longest reason an estimate may carry."""
 
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
-_CURRENCY = re.compile(r"[A-Z]{3}")
+_GROUPED = re.compile(r"[0-9]{1,3}(?:([.,\u00a0\u202f' ])[0-9]{3})+(?:[.,][0-9]+)?")
+"""A figure with thousands separators (``12.500,50``, ``12,500.50``, ``1.250.000``,
+``12 500``): refused with :func:`_plain_hint`, never guessed."""
 
 
-def _decimal(field: str, raw: str) -> Decimal:
-    """``raw`` (stripped; a decimal comma read as a point) as a :class:`Decimal` with at
-    most two decimals; :class:`InputError` naming ``field`` otherwise."""
-    text = raw.strip().replace(",", ".")
+def is_iso4217(code: str) -> bool:
+    """Whether ``code`` (upper case) is the ISO 4217 code of a currency legal tender
+    somewhere today: CLDR's territory currencies as Babel ships them
+    (``babel.core.get_global("territory_currencies")``, the entries with no end date).
+    ``XYZ`` and the withdrawn ``DEM`` are not; ``EUR``, ``TRY``, ``USD``, ``CHF`` are."""
+    return code in _current_currencies()
+
+
+@cache
+def _current_currencies() -> frozenset[str]:
+    from babel.core import get_global
+
+    territories = get_global("territory_currencies")
+    return frozenset(
+        code
+        for currencies in territories.values()
+        for code, _start, end, tender in currencies
+        if end is None and tender
+    )
+
+
+def _plain_hint(raw: str) -> str:
+    """How to write ``raw`` (a figure with thousands separators) plainly: its digits
+    with a decimal point, when the last separator is followed by one or two digits
+    (``12.500,50`` -> ``12500.50``), else its digits (``1.250.000`` -> ``1250000``);
+    a single separator before three digits may have been a decimal one, and the hint
+    says both (``12.500`` -> ``12500 (12.5 if a decimal was meant)``)."""
+    digits = re.sub(r"[^0-9.,]", "", raw)
+    last = max(digits.rfind("."), digits.rfind(","))
+    tail = digits[last + 1 :]
+    if 0 < len(tail) <= 2:
+        return re.sub(r"[^0-9]", "", digits[:last]) + "." + tail
+    whole = re.sub(r"[^0-9]", "", digits)
+    if last >= 0 and digits.count(digits[last]) == 1 and digits[:last].isdigit():
+        meant = _plain(Decimal(f"{digits[:last]}.{tail}"))
+        return f"{whole} ({meant} if a decimal was meant)"  # 12.500: which one?
+    return whole
+
+
+def _decimal(field: str, raw: str, *, amount: bool = False) -> Decimal:
+    """``raw`` (stripped; a decimal comma read as a point) as a positive
+    :class:`Decimal` with at most two decimals; :class:`InputError` naming ``field``
+    otherwise: "must be positive" for a negative or zero figure, for an ``amount`` (a
+    price) given with thousands separators the plain way to write it, "not a number"
+    for anything else."""
+    text = raw.strip()
+    if text[:1] in ("-", "\u2212") and _DECIMAL.fullmatch(text[1:].replace(",", ".")):
+        raise InputError(f"estimate: field '{field}' is {text}: must be positive (above 0)")
+    grouped = ("," in text and "." in text) or (
+        _GROUPED.fullmatch(text) is not None and not _DECIMAL.fullmatch(text.replace(",", "."))
+    )
+    if amount and grouped:
+        raise InputError(
+            f"estimate: field '{field}' is {raw!r}: write it without a thousands "
+            f"separator, with a decimal point or comma: {_plain_hint(text)}"
+        )
+    text = text.replace(",", ".")
     if not _DECIMAL.fullmatch(text):
         raise InputError(
             f"estimate: field '{field}' is {raw!r}: not a number (write e.g. 3, 2.5 or "
             "0.75; at most two decimals, no unit or thousands separator)"
         )
     try:
-        return Decimal(text)
+        value = Decimal(text)
     except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
         raise InputError(f"estimate: field '{field}' is {raw!r}: not a number") from None
+    if value <= 0:
+        raise InputError(f"estimate: field '{field}' is {raw.strip()}: must be positive (above 0)")
+    return value
 
 
 def _plain(value: Decimal) -> str:
@@ -113,10 +176,12 @@ class ReviewerEstimate:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (``etki show --json``); ``days`` and ``price`` as numbers."""
+        """JSON-ready fields (``etki show --json``): ``days`` a number (person-days);
+        ``price`` the exact decimal amount as a string (``"12500.5"``: money is never a
+        binary float) or None, in ``currency``."""
         return {
             "days": float(self.days),
-            "price": None if self.price is None else float(self.price),
+            "price": self.price,
             "currency": self.currency,
             "reason": self.reason,
             "by": self.actor,
@@ -130,13 +195,13 @@ def parse_estimate(
     """The validated :class:`ReviewerEstimate` (no actor or time yet) of the raw input.
     A price may carry its currency (``"12500 EUR"``) when ``currency`` is not given.
 
-    Raises :class:`InputError` naming the field: ``days`` not a number, not above 0 or
-    above :data:`ESTIMATE_MAX_DAYS`; ``price`` not a number or above :data:`PRICE_MAX`;
-    ``currency`` missing with a price, given without one, or not three letters;
+    Raises :class:`InputError` naming the field: ``days`` not a number, not positive or
+    above :data:`ESTIMATE_MAX_DAYS`; ``price`` not a number, not positive or above
+    :data:`PRICE_MAX`; either written with a thousands separator (the message shows the
+    plain figure); ``currency`` missing with a price, given without one, or not a
+    current ISO 4217 code (:func:`is_iso4217`);
     ``reason`` empty or longer than :data:`ESTIMATE_REASON_MAX_CHARS`."""
     value = _decimal("days", days)
-    if value <= 0:
-        raise InputError(f"estimate: field 'days' is {days.strip()}: an estimate is above 0 days")
     if value > ESTIMATE_MAX_DAYS:
         raise InputError(
             f"estimate: field 'days' is {days.strip()}: at most {ESTIMATE_MAX_DAYS} "
@@ -153,7 +218,7 @@ def parse_estimate(
                     "currency code, e.g. '12500 EUR'"
                 )
             code = rest[0].upper()
-        figure = _decimal("price", raw)
+        figure = _decimal("price", raw, amount=True)
         if figure > PRICE_MAX:
             raise InputError(f"estimate: field 'price' is {raw}: at most {PRICE_MAX}")
         if code is None:
@@ -161,10 +226,10 @@ def parse_estimate(
                 "estimate: field 'currency' is missing: a price needs its ISO 4217 code "
                 "(--currency EUR, TRY, USD)"
             )
-        if not _CURRENCY.fullmatch(code):
+        if not is_iso4217(code):
             raise InputError(
-                f"estimate: field 'currency' is {code!r}: a three-letter ISO 4217 code "
-                "such as EUR, TRY or USD"
+                f"estimate: field 'currency' is {code!r}: not the ISO 4217 code of a "
+                "currency in use; write e.g. EUR, TRY, USD, CHF or GBP"
             )
         amount = _plain(figure)
     elif code is not None:

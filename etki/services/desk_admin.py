@@ -107,10 +107,15 @@ class DeskAdmin:
     def _require_reviewer(self: _Desk, case_id: str, what: str) -> str:
         """The acting reviewer (NFC), when the case's project lists them (any role) or
         lists nobody; else :class:`PermissionDeniedError`. Notes and claims are for the
-        project's reviewers, viewers included."""
+        project's reviewers, viewers included. An archived project takes none of them
+        (``what``: the note, claim or estimate asked; a
+        :class:`~etki.errors.ProjectArchivedError` says how to unarchive it)."""
+        from etki.approval import refuse_archived
         from etki.errors import PermissionDeniedError
 
-        seat = self.seat(self.repo.case_project_id(case_id))
+        project_id = self.repo.case_project_id(case_id)
+        refuse_archived(self.repo, project_id, f"takes no {what}s")
+        seat = self.seat(project_id)
         if seat.role == "not listed":
             raise PermissionDeniedError(
                 f"{what}: reviewer '{seat.reviewer}' is not a reviewer of this project; "

@@ -33,6 +33,9 @@ class _Desk(Protocol):
 
     def clauses(self, project_id: str) -> dict[str, ScopeClause]: ...
     def resolutions(self, project_id: str) -> list[ClauseResolution]: ...
+    def clause_memory_of(
+        self, cases: list, project_id: str | None = None
+    ) -> dict[str, ClauseMemory]: ...
     def ruling_index_of(
         self, project_id: str, cases: Sequence[CaseRecord | CaseSummary]
     ) -> RulingIndex: ...
@@ -105,10 +108,11 @@ class DeskMemory:
     # memory
     def clause_memory(self: _Desk, project_id: str) -> dict[str, ClauseMemory]:
         """:func:`etki.memory.clause_memory` of the project's ruled cases and its
-        resolutions of disputed clauses."""
-        return memory.clause_memory(
-            self.repo.cases(project_id, status="ruled"), self.resolutions(project_id)
-        )
+        resolutions of disputed clauses: :meth:`clause_memory_of` of the light rows of
+        the ruled cases, the very computation ``etki queue`` and the desk's queue make,
+        so ``etki show`` and the queue read the same disputed clauses and risk."""
+        ruled = self.repo.case_summaries(project_id, status="ruled")
+        return self.clause_memory_of(ruled, project_id)
 
     def precedents(self: _Desk, project_id: str) -> list[CaseRecord]:
         return memory.precedents(self.repo.cases(project_id, status="ruled"))

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from etki.approval import refuse_archived
 from etki.config import Settings
 from etki.domain import (
     REMIT_CONTRACT_ID,
@@ -113,16 +114,6 @@ class InitSummary:
         if self.wiki_error:
             out.append(f"  wiki: not updated ({self.wiki_error})")
         return out
-
-
-def refuse_archived(repo: CaseFileRepository, project_id: str, what: str) -> None:
-    """Raise :class:`~etki.errors.ProjectArchivedError` (saying it ``what``) when
-    ``project_id`` is archived (issue 35 item 6: an archived engagement takes no new
-    requests; reads go on)."""
-    from etki.errors import ProjectArchivedError
-
-    if project_id in repo.archived_project_ids():
-        raise ProjectArchivedError(project_id, what)
 
 
 def add_request(

@@ -35,8 +35,10 @@ def ruling_dict(r: RulingRecord) -> dict[str, Any]:
 @dataclass(frozen=True)
 class CaseView:
     """A case as ``etki show`` reads it: ``case`` (None when erased), ``now`` (what the
-    desk shows beside the frozen decision: ``risk``, ``pmo_look_24h``,
-    ``risk_raised_by``, ``disputed_clauses``; empty when erased) and ``history`` (every
+    desk shows beside the frozen decision: ``risk``, ``pmo_look_24h``, ``risk_signals``,
+    ``risk_raised_by``, ``disputed_clauses``, the risk as ``etki queue`` shows it, from
+    :meth:`etki.services.Desk.clause_memory` and :func:`etki.memory.current_risk`; empty
+    when erased) and ``history`` (every
     event, oldest first)."""
 
     case_id: str
@@ -87,11 +89,13 @@ def case_view(desk: Desk, case_id: str) -> CaseView:
     now: dict[str, Any] = {}
     if case is not None:  # what the desk shows beside the frozen decision (a trial: the
         # desk read "raised now: 9 disputed" where `etki show` said only "risk low")
+        # the clause memory and the risk as the queue reads them (one read, one function)
         memory = desk.clause_memory(case.project_id)
         risk, raised = current_risk(case.decision, memory, desk.settings.disputed_escalation)
         now = {
             "risk": risk.level,
             "pmo_look_24h": risk.pmo_look_24h,
+            "risk_signals": list(risk.signals),
             "risk_raised_by": list(raised),
             "disputed_clauses": [
                 {

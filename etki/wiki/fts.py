@@ -65,7 +65,7 @@ from etki.wiki.excerpt import SHORT_TOKEN, excerpt, page_title
 from etki.wiki.pagematch import (
     Hit,
     _best_in_folded,
-    _snippet,
+    page_snippet,
     query_tokens,
     rank_sql,
     walk_pages,
@@ -689,9 +689,16 @@ def search_scored(
     for minus, rel, rowid, index, first in shown:
         # fold keeps line breaks where they are, and a 0x0A byte is a line break however
         # the bytes around it decode: only the one line is decoded
-        line = raws[rowid].split(b"\n", index + 1)[index].decode("utf-8", errors="replace")
-        scored.append((minus, rel, Hit(rel, index + 1, _snippet(line, first))))
+        lines = _decoded_lines(raws[rowid], index)
+        scored.append((minus, rel, Hit(rel, index + 1, page_snippet(lines, index, first))))
     return scored
+
+
+def _decoded_lines(raw: bytes, index: int) -> list[str]:
+    """The first ``index + 1`` lines of page bytes ``raw``, each decoded alone (a 0x0A
+    byte is a line break however the bytes around it decode), for
+    :func:`~etki.wiki.pagematch.page_snippet`."""
+    return [b.decode("utf-8", errors="replace") for b in raw.split(b"\n", index + 1)[: index + 1]]
 
 
 def search_ranked(root: Path, tokens: list[str], limit: int | None) -> tuple[list[Hit], int] | None:
@@ -741,6 +748,5 @@ def search_ranked(root: Path, tokens: list[str], limit: int | None) -> tuple[lis
         if best is None:  # the query is exact; a page that does not hold them is no hit
             continue
         index, _, _, first = best
-        line = raw.split(b"\n", index + 1)[index].decode("utf-8", errors="replace")
-        hits.append(Hit(rel, index + 1, _snippet(line, first)))
+        hits.append(Hit(rel, index + 1, page_snippet(_decoded_lines(raw, index), index, first)))
     return hits, rows[0][3] if rows else 0

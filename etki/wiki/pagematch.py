@@ -7,9 +7,10 @@ search front door use it without importing each other.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,9 +19,11 @@ from etki.text import fold, fold_origin, printable, spellings, words
 __all__ = [
     "SNIPPET_CHARS",
     "Hit",
+    "fenced",
     "match_folded",
     "match_text",
     "occurs",
+    "page_snippet",
     "query_tokens",
     "rank_key",
     "rank_sql",
@@ -67,6 +70,48 @@ def walk_pages(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
                         continue
         except OSError:
             continue
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+"""A markdown backslash escape (CommonMark: a backslash before ASCII punctuation)."""
+
+
+def fenced(lines: Sequence[str], index: int) -> bool:
+    """Whether line ``index`` of a page (``lines``: at least its first ``index`` lines)
+    lies inside a fenced code block, where text is verbatim (CommonMark: a fence opens
+    with three or more backticks or tildes indented at most three spaces, and closes with
+    at least as many of the same character and nothing after them)."""
+    fence: str | None = None
+    for line in lines[:index]:
+        m = _FENCE.match(line)
+        if m is None:
+            continue
+        run = m.group(1)
+        if fence is None:
+            fence = run
+        elif run[0] == fence[0] and len(run) >= len(fence) and not line[m.end() :].strip():
+            fence = None
+    return fence is not None
+
+
+def page_snippet(lines: Sequence[str], index: int, token: str) -> str:
+    """The snippet of line ``index`` of a page (``lines``: at least its first
+    ``index + 1`` lines) around ``token``: the text a reader sees, markdown escapes
+    resolved (``Two \\*screens\\*`` -> ``Two *screens*``: a trial read the escapes in
+    ``etki wiki search``), except in the YAML frontmatter and inside a fenced block,
+    whose text is verbatim."""
+    line = lines[index]
+    verbatim = _in_frontmatter(lines, index) or fenced(lines, index)
+    return _snippet(line if verbatim else _MD_ESCAPE.sub(r"\1", line), token)
+
+
+def _in_frontmatter(lines: Sequence[str], index: int) -> bool:
+    """Whether line ``index`` is in the page's YAML frontmatter (between a first line
+    ``---`` and the next ``---``, both included)."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return False
+    return index == 0 or all(line.rstrip("\r") != "---" for line in lines[1:index])
 
 
 def _snippet(line: str, token: str) -> str:
@@ -138,8 +183,8 @@ def match_folded(text: str, whole: str, tokens: list[str]) -> tuple[int, int, st
     if best is None:
         return None
     index, _, count, first = best
-    line = text.split("\n", index + 1)[index]  # fold keeps line breaks where they are
-    return index + 1, count, _snippet(line, first)
+    lines = text.split("\n", index + 1)  # fold keeps line breaks where they are
+    return index + 1, count, page_snippet(lines, index, first)
 
 
 def match_text(text: str, tokens: list[str]) -> tuple[int, int, str] | None:

@@ -74,9 +74,9 @@ from etki.wiki.pagematch import (
     SNIPPET_CHARS,
     Hit,
     _best_in_folded,
-    _snippet,
     match_text,
     occurs,
+    page_snippet,
     query_tokens,
     rank_key,
     walk_pages,
@@ -380,11 +380,21 @@ def _rg_search(rg: str, root: Path, tokens: list[str]) -> list[_Scored]:
     return _scan(root, [f for f in files if _regular(root, f)], tokens)
 
 
-def _hit(rel: str, found: Hit | _Pending) -> Hit:
+def _hit(root: Path, rel: str, found: Hit | _Pending) -> Hit:
+    """The hit of ``found``; a pending one (an ``rg`` line) gets its snippet here, for
+    the hits shown only: the page's lines above it are read to tell whether the line is
+    in a fenced block (:func:`etki.wiki.pagematch.page_snippet`); a page that cannot be
+    read any more is taken as plain markdown."""
     if isinstance(found, Hit):
         return found
     number, line, token = found
-    return Hit(rel, number, _snippet(line, token))
+    try:
+        with (root / rel).open("rb") as page:
+            above = [page.readline() for _ in range(number - 1)]
+    except OSError:
+        above = []
+    lines = [b.rstrip(b"\n").decode("utf-8", errors="replace") for b in above]
+    return Hit(rel, number, page_snippet([*lines, line], len(lines), token))
 
 
 # --- entry point -------------------------------------------------------------------------
@@ -461,7 +471,7 @@ def search(
     ordered = sorted(scored, key=lambda s: (s[0], s[1]))
     if limit is not None:
         ordered = ordered[:limit]
-    return [_hit(rel, found) for _, rel, found in ordered]  # snippets only for these
+    return [_hit(root, rel, found) for _, rel, found in ordered]  # snippets only for these
 
 
 # --- the ranked top (``etki wiki search``) --------------------------------------------------
@@ -539,4 +549,4 @@ def ranked_search(
         scored = _scan(root, wiki_files(root), tokens)
     ranked = _rank(root, scored, tokens)
     shown = ranked if limit is None else ranked[:limit]
-    return Ranked([_hit(key[2], found) for key, found in shown], len(ranked), answered)
+    return Ranked([_hit(root, key[2], found) for key, found in shown], len(ranked), answered)

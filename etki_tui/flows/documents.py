@@ -8,6 +8,8 @@ worker; the path written, the estimate stored, or why not, comes back as a toast
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import on
 
 from etki.text import printable
@@ -16,7 +18,7 @@ from etki_tui.flows.exports import ExportFlow
 from etki_tui.messages import CaseEventDone, CrExported, CrExportWanted, EstimateWanted
 from etki_tui.queue.pane import QueuePane
 from etki_tui.screens.estimate import EstimateForm, EstimateInput
-from etki_tui.screens.export import CR_SUFFIXES, ExportForm
+from etki_tui.screens.export import CR_SUFFIXES, ExportForm, OverwriteConfirm
 from etki_tui.workers import desk_worker
 
 
@@ -55,9 +57,16 @@ class DocumentFlow(ExportFlow):
             suffixes=CR_SUFFIXES,
         )
 
-        def chosen(path: str | None) -> None:
+        def write(path: str | None) -> None:
             if path:
                 self.write_cr(case_id, path)
+
+        def chosen(path: str | None) -> None:
+            # as every export: an existing file is replaced only when the reviewer says so
+            if path and Path(path).expanduser().is_file():
+                self.push_screen(OverwriteConfirm(path), lambda yes: write(path if yes else None))
+            else:
+                write(path)
 
         self.push_screen(form, chosen)
 

@@ -3,12 +3,14 @@ in the queue the cases it lists now (with its filters and order), to a CSV or .x
 whose path the reviewer types (:class:`etki_tui.screens.export.ExportForm`). The desk
 writes it (:meth:`etki.services.Desk.export_report`, :meth:`~etki.services.Desk.
 export_queue`: the CLI's tables, formula guard and the wiki writer's rules) in a worker;
-the path written, or why not, comes back as a toast."""
+the path written, or why not, comes back as a toast. An existing file is replaced only
+after :class:`~etki_tui.screens.export.OverwriteConfirm` (default No)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from textual import on
 from textual.message import Message
@@ -19,7 +21,7 @@ from etki_tui.errors import advice, one_line
 from etki_tui.flows.bulk import BulkFlow
 from etki_tui.queue.pane import QueuePane
 from etki_tui.raporlar.pane import ReportsPane
-from etki_tui.screens.export import ExportForm
+from etki_tui.screens.export import ExportForm, OverwriteConfirm
 from etki_tui.workers import desk_worker
 
 
@@ -63,7 +65,16 @@ class ExportFlow(BulkFlow):
     def _ask_path(self, what: str, title: str, then: Callable[[str | None], None]) -> None:
         name = default_name(what, self.project_id, self.clock())
         form = ExportForm(title, name, cursor_blink=self.cursor_blink)  # in the working dir
-        self.push_screen(form, then)
+
+        def chosen(path: str | None) -> None:
+            # an existing file is replaced only when the reviewer says so (a trial lost
+            # one to a second export); a stat, not a write: the worker still writes
+            if path is not None and Path(path).expanduser().is_file():
+                self.push_screen(OverwriteConfirm(path), lambda yes: then(path if yes else None))
+            else:
+                then(path)
+
+        self.push_screen(form, chosen)
 
     def _write_report(self, path: str | None) -> None:
         if path is None:

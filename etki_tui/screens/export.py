@@ -1,8 +1,10 @@
 """``e`` in Raporlar or the queue (issue 35 item 3): the path a report or the listed
 cases are exported to; ``X`` on a change request (item 1): the path its document is
-written to. One line, filled with a default name in the working directory;
-its suffix picks the format (``.csv`` or ``.xlsx``; ``.docx``, ``.html`` or ``.md``); Export (or Enter) closes the form
-with the path, the app's worker writes the file; Escape writes nothing."""
+written to. One line, filled with a default name in the working directory; its suffix
+picks the format (``.csv`` or ``.xlsx``; ``.docx``, ``.html`` or ``.md``); Export (or
+Enter) closes the form with the path, the app's worker writes the file; Escape writes
+nothing. When the file exists, :class:`OverwriteConfirm` asks first (a trial lost a file
+to a second export), defaulting to No."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from etki.text import printable
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 
@@ -131,3 +134,63 @@ class ExportForm(ModalScreen[str | None]):
             self.set_focus(box)
             return
         self.dismiss(path)
+
+
+class OverwriteConfirm(ModalScreen[bool]):
+    """Ask whether to replace the existing file ``path`` (shown literally). Dismisses
+    with True on Replace or ``y``, False on Keep, ``n`` or Escape. Focus starts on
+    Keep: a stray Enter never overwrites a file."""
+
+    BINDINGS = [
+        Binding("escape,n", "keep", "Keep it", key_display="Esc/n", tooltip="Write nothing"),
+        Binding("y", "replace", "Replace", tooltip="Replace the file"),
+    ]
+
+    DEFAULT_CSS = """
+    OverwriteConfirm { align: center middle; }
+    #overwrite-dialog {
+        width: 72; max-width: 100%; height: auto; max-height: 100%;
+        border: thick $warning; border-title-align: left; background: $surface;
+        padding: 0 1;
+    }
+    #overwrite-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    #overwrite-buttons Button { margin-left: 2; }
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        """The question with the path, the buttons and a hint."""
+        with Vertical(id="overwrite-dialog") as dialog:
+            dialog.border_title = "Replace the file?"
+            question = Text(no_wrap=False, end="")
+            question.append(printable(self.path, multiline=False), style="bold")
+            question.append(" exists. Replace it with this export?")
+            yield Static(question, id="overwrite-question", markup=False)
+            with Horizontal(id="overwrite-buttons"):
+                yield Button("Keep it", id="overwrite-keep", variant="default")
+                yield Button("Replace", id="overwrite-replace", variant="warning")
+            yield Static(
+                Text("y: replace · n or Esc: keep it, write nothing", style="dim"),
+                id="overwrite-hint",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Keep focused: the default is No."""
+        keep = part(self, "#overwrite-keep", Button)
+        if keep is not None:
+            keep.focus()
+
+    @on(Button.Pressed, "#overwrite-keep")
+    def action_keep(self) -> None:
+        """Close; nothing is written."""
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#overwrite-replace")
+    def action_replace(self) -> None:
+        """Close; the export replaces the file."""
+        self.dismiss(True)

@@ -91,16 +91,26 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         "override": r.is_override,
         "cited_clauses": [_meta_text(ref) for ref in d.cited_clauses],
         "impacted_modules": [_meta_text(mod) for mod in d.impacted_modules],
-        "effort": d.effort.label(),
-        "effort_basis": [_meta_text(w) for w in d.effort.basis],
+        # the effort in force, as the body's "Effort:" line: the reviewer's estimate when
+        # one is recorded (a trial: the frontmatter kept the engine's range and lacked
+        # the price and reason the body shows); the engine's range stays beside it
         **(
             {
-                "reviewer_estimate_days": _meta_text(case.estimate.days),
-                "reviewer_estimate_by": _meta_text(case.estimate.actor),
-                "reviewer_estimate_at": _meta_text(case.estimate.at),
+                "effort": _meta_text(est.days_words()),
+                "engine_effort": d.effort.label(),
+                "effort_basis": [_meta_text(w) for w in d.effort.basis],
+                "reviewer_estimate_days": _meta_text(est.days),
+                "reviewer_estimate_price": _meta_text(est.price) if est.price else None,
+                "reviewer_estimate_currency": _meta_text(est.currency) if est.price else None,
+                "reviewer_estimate_reason": _meta_text(est.reason),
+                "reviewer_estimate_by": _meta_text(est.actor),
+                "reviewer_estimate_at": _meta_text(est.at),
             }
-            if case.estimate is not None
-            else {}
+            if (est := case.estimate) is not None
+            else {
+                "effort": d.effort.label(),
+                "effort_basis": [_meta_text(w) for w in d.effort.basis],
+            }
         ),
         "risk": d.risk.level,
         "decision": decision_path(case),
