@@ -36,6 +36,9 @@ class Projector(Protocol):
     def catch_up(self, project_id: str) -> object:
         """Write whatever the DB holds that the project's wiki lacks."""
 
+    def close(self) -> None:
+        """Finish the deferred work (the pages' ``fsync``); raises ``OSError``."""
+
 
 def require_approver(
     repo: CaseFileRepository, case: CaseRecord, reviewer: str, action: str, reason: str

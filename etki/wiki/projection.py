@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import stat
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -32,6 +31,7 @@ from etki.memory import resolutions_in_force
 from etki.progress import task
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts, rendercache
+from etki.wiki.flusher import Flusher
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import (
     page_keys,
@@ -48,7 +48,6 @@ from etki.wiki.writer import (
     UnsafeWikiPath,
     WriteReport,
     drift_tree,
-    make_durable,
     read_mark,
     remove_files,
     remove_pages,
@@ -318,16 +317,15 @@ class WikiProjector:
         self.settings = settings
         self.defer_fsync = defer_fsync
         """When true (the default), :meth:`project_case` writes its pages atomically
-        (temporary file + rename) and ``fsync``-s them on a background thread right after
-        returning (:meth:`flush` waits for it), instead of one ``fsync`` per page on the
-        ruling's path (on a slow disk those dominate: tens of milliseconds). ``rebuild``
+        (temporary file + rename) and ``fsync``-s them on the projector's one background
+        thread right after returning (:meth:`flush` waits for it, :meth:`close` stops
+        it), instead of one ``fsync`` per page on the ruling's path (on a slow disk those dominate: tens of milliseconds). ``rebuild``
         always writes durably."""
         self._cache: dict[str, _Cached] = {}
         self.render_counts: dict[str, tuple[int, int]] = {}
         """project id -> (pages taken from the render cache, pages rendered) by its last
         full sync (:meth:`rebuild`, or a projection that had to sync everything)."""
-        self._flush_guard = threading.Lock()
-        self._flusher: threading.Thread | None = None
+        self._flusher = Flusher()
         self._folders: set[tuple[str, Path]] = set()
 
     def _record_folder(self, project_id: str, root: Path) -> None:
@@ -498,7 +496,7 @@ class WikiProjector:
             except BaseException:
                 _close_all(held)
                 raise
-            self._flush_later(
+            self._flusher.submit(
                 root, (*report.written, MARK_NAME) if new != old else report.written, held
             )
         # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
@@ -569,35 +567,18 @@ class WikiProjector:
         self.render_counts[pid] = (0, len(files))
         return files
 
-    def _flush_later(self, root: Path, written: tuple[str, ...], held: list[int]) -> None:
-        """On a background thread, one flush after another (see :meth:`flush`):
-        ``fsync`` the pages just written and their folders, then close ``held`` (the
-        replaced pages' descriptors, so their blocks are freed there)."""
-        if not written and not held:
-            return
-        with self._flush_guard:
-            previous = self._flusher
-
-            def run() -> None:
-                if previous is not None:
-                    previous.join()
-                try:
-                    make_durable(root, written)
-                except Exception as exc:  # noqa: BLE001 - best-effort, like every wiki write
-                    log.warning("wiki fsync under %s failed: %s", root, exc)
-                finally:
-                    _close_all(held)
-
-            self._flusher = threading.Thread(target=run, name="etki-wiki-fsync", daemon=True)
-            self._flusher.start()
-
     def flush(self) -> None:
         """Wait until every page written by :meth:`project_case` is on disk (its
-        deferred ``fsync`` done). Never raises."""
-        with self._flush_guard:
-            flusher = self._flusher
-        if flusher is not None:
-            flusher.join()
+        deferred ``fsync`` done by the projector's :class:`~etki.wiki.flusher.Flusher`
+        thread). Raises the first ``OSError`` of an ``fsync`` that failed since the
+        last flush (also logged when it happened)."""
+        self._flusher.flush()
+
+    def close(self) -> None:
+        """Flush, then stop the fsync thread (the projector may still be used: the
+        next projection starts it again). Raises as :meth:`flush`. A process that
+        exits without it still flushes (:mod:`etki.wiki.flusher`)."""
+        self._flusher.close()
 
     def _refresh(
         self,
