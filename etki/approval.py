@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Protocol
 
 from etki.config import Settings
@@ -30,11 +31,15 @@ class Projector(Protocol):
     (:class:`etki.wiki.projection.WikiProjector` is one): the hook, and the catch-up the
     desk runs on start. Both return a write report or raise."""
 
-    def project_case(self, case_id: str) -> object:
-        """Project one case after its ruling committed."""
+    def project_case(self, case_id: str, ruled: CaseRecord | None = None) -> object:
+        """Project one case after its ruling committed (``ruled``: the case as the
+        ruling left it, from the decision in hand, when known)."""
 
     def catch_up(self, project_id: str) -> object:
         """Write whatever the DB holds that the project's wiki lacks."""
+
+    def close(self) -> None:
+        """Finish the deferred work (the pages' ``fsync``); raises ``OSError``."""
 
 
 def refuse_archived(repo: CaseFileRepository, project_id: str, what: str) -> None:
@@ -253,7 +258,13 @@ class ApprovalService:
         if self.hook is None:
             return RulingOutcome(ruling)
         try:
-            report = self.hook(case_id)
+            if self.projector is not None and self.hook == self.projector.project_case:
+                # the decision in hand: the case as this ruling left it (the projector
+                # checks it is the DB's before it uses it instead of reading the case)
+                after = replace(case, ruling=ruling, version=ruling.version)
+                report = self.projector.project_case(case_id, after)
+            else:
+                report = self.hook(case_id)
         except Exception as exc:  # best-effort: the ruling has committed
             log.info("wiki projection of %s failed: %s", case_id, exc)  # said once, below
             return RulingOutcome(ruling, wiki_error=f"wiki not updated: {error_text(exc)}")

@@ -17,6 +17,7 @@ and is composed of its parts, one module each (every method's ``self`` is the de
 
 from __future__ import annotations
 
+import contextlib
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -87,7 +88,17 @@ class Desk(
         )
 
     def close(self) -> None:
-        """Release the store's connections (the desk is not used afterwards)."""
+        """Finish the wiki projectors' deferred ``fsync`` and stop their threads, then
+        release the store's connections (the desk is not used afterwards). A failed
+        ``fsync`` was logged when it happened; it does not stop the close."""
+        approvals = self.__dict__.get("approvals")
+        for projector in (
+            approvals.projector if approvals is not None else None,
+            self.__dict__.get("_wiki_projector"),
+        ):
+            if projector is not None:
+                with contextlib.suppress(OSError):
+                    projector.close()
         self.repo.dispose()
 
     @cached_property

@@ -33,7 +33,7 @@ from etki.frontmatter import FrontmatterMemo
 from etki.memory import is_disputed, overriding_case, ruled_about
 from etki.text import sort_key
 
-__all__ = ["ClauseTally", "Memo", "Once", "PageCache", "WikiModel"]
+__all__ = ["ClauseTally", "Joined", "Memo", "Once", "PageCache", "WikiModel"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -90,17 +90,57 @@ class Once(Generic[V]):
         self._got = None
 
 
+class Joined(Generic[K]):
+    """The parts of one long page body, one per key, joined by newlines in a given key
+    order (``disputed.md``'s clause sections, a contract page's, ``index.md``'s lists of
+    precedents and change requests): each part is made once and kept until its key is
+    dropped, and the joined bytes are kept until a part or the order changes. A ruling
+    changes a few parts of a page of thousands: the page is then made again from the
+    kept parts (one dictionary look-up per key and one join in C), not rendered again.
+    The joined bytes are what ``b"\\n".join`` of the parts in order gives, so a page
+    built from them is byte-identical to one rendered whole."""
+
+    __slots__ = ("_parts", "_keys", "_joined")
+
+    def __init__(self) -> None:
+        self._parts: dict[K, bytes] = {}
+        self._keys: list[K] = []
+        self._joined: bytes | None = None
+
+    def get(self, keys: list[K], make: Callable[[K], bytes]) -> bytes:
+        """The parts of ``keys`` (in that order) joined by ``b"\\n"``; a key without a
+        kept part gets ``make(key)``. Empty bytes for no keys."""
+        if self._joined is not None and keys == self._keys:
+            return self._joined
+        parts = self._parts
+        for key in keys:
+            if key not in parts:
+                parts[key] = make(key)
+        if len(parts) > 2 * len(keys) + 64:  # keys gone for good: forget their parts
+            wanted = set(keys)
+            self._parts = parts = {k: v for k, v in parts.items() if k in wanted}
+        self._keys = list(keys)
+        self._joined = b"\n".join([parts[k] for k in keys])
+        return self._joined
+
+    def drop(self, key: K) -> None:
+        """Forget the part of ``key`` (and the joined bytes when it had one)."""
+        if self._parts.pop(key, None) is not None:
+            self._joined = None
+
+
 class PageCache:
     """Every memo of a :class:`WikiModel`, typed, and what each change drops.
 
     Values are kept until the model says a change touched what they were made from:
     :meth:`forget_case` (a case put or removed: its rows and lines), :meth:`forget_clause`
     (a cited clause whose history changed: its tally and sections),
-    :meth:`forget_disputed` (the set of disputed clauses changed), :meth:`forget_overrides`
-    (an override put or removed), :meth:`forget_crs` (a case ruled CHANGE_REQUEST put
-    or removed), :meth:`forget_contracts` / :meth:`forget_modules` (the
+    :meth:`forget_disputed` (the set of disputed clauses changed), :meth:`forget_override`
+    (an override put or removed: its line), :meth:`forget_cr` (a case ruled
+    CHANGE_REQUEST put or removed: its line), :meth:`forget_contracts` / :meth:`forget_modules` (the
     set of cited contracts / impacted modules changed). The renderers fill the memos
-    (:class:`Memo` per key, :class:`Once` for one value); a model's project never
+    (:class:`Memo` per key, :class:`Once` for one value, :class:`Joined` for the parts of a
+    long page body); a model's project never
     changes, so nothing made from it is ever dropped."""
 
     __slots__ = (
@@ -111,10 +151,8 @@ class PageCache:
         "module_ids",
         "rows",
         "disputed_rows",
-        "precedent_lines",
-        "cr_lines",
-        "contract_sections",
-        "disputed_sections",
+        "contract_bodies",
+        "disputed_body",
         "disputed_list",
         "precedent_list",
         "cr_list",
@@ -137,20 +175,16 @@ class PageCache:
         """(page depth, case id) -> ruling-table row"""
         self.disputed_rows: Memo[str, str] = Memo()
         """case id -> its item in a ``disputed.md`` section"""
-        self.precedent_lines: Memo[str, str] = Memo()
-        """case id -> its line in ``index.md``'s precedent list"""
-        self.cr_lines: Memo[str, str] = Memo()
-        """case id -> its line in ``index.md``'s list of change requests"""
-        self.contract_sections: Memo[str, bytes] = Memo()
-        """cited ref -> its section of the contract page"""
-        self.disputed_sections: Memo[str, bytes] = Memo()
-        """disputed ref -> its section of ``disputed.md``"""
+        self.contract_bodies: Memo[str, Joined[str]] = Memo()
+        """contract id -> the sections of its cited clauses (by ref), joined"""
+        self.disputed_body: Joined[str] = Joined()
+        """the sections of ``disputed.md`` (by disputed ref), joined"""
         self.disputed_list: Once[tuple[list[str], list[str]]] = Once()
         """(disputed refs sorted, the same as YAML values) of ``disputed.md``"""
-        self.precedent_list: Once[bytes] = Once()
-        """``index.md``'s list of precedents"""
-        self.cr_list: Once[bytes] = Once()
-        """``index.md``'s list of change requests"""
+        self.precedent_list: Joined[Key] = Joined()
+        """``index.md``'s list of precedents (a line per override's key), joined"""
+        self.cr_list: Joined[Key] = Joined()
+        """``index.md``'s list of change requests (a line per case's key), joined"""
         self.entity_lists: Once[tuple[bytes, bytes]] = Once()
         """``index.md``'s lists of contracts and of modules"""
         self.frontmatter: Memo[str, FrontmatterMemo] = Memo()
@@ -162,27 +196,26 @@ class PageCache:
         for depth in (0, 2):
             self.rows.drop((depth, case_id))
         self.disputed_rows.drop(case_id)
-        self.precedent_lines.drop(case_id)
-        self.cr_lines.drop(case_id)
 
-    def forget_clause(self, ref: str) -> None:
-        """Drop what was made from one cited clause's history."""
+    def forget_clause(self, ref: str, contract_id: str) -> None:
+        """Drop what was made from one cited clause's history (``contract_id``: the
+        contract whose page shows the clause)."""
         self.clause_tally.drop(ref)
         self.clause_standing.drop(ref)
-        self.contract_sections.drop(ref)
-        self.disputed_sections.drop(ref)
+        self.contract_bodies.get(contract_id, Joined).drop(ref)
+        self.disputed_body.drop(ref)
 
     def forget_disputed(self) -> None:
         """The set of disputed clauses changed."""
         self.disputed_list.drop()
 
-    def forget_overrides(self) -> None:
-        """An override case was put or removed."""
-        self.precedent_list.drop()
+    def forget_override(self, key: Key) -> None:
+        """The override case of ``key`` was put or removed."""
+        self.precedent_list.drop(key)
 
-    def forget_crs(self) -> None:
-        """A case ruled CHANGE_REQUEST was put or removed."""
-        self.cr_list.drop()
+    def forget_cr(self, key: Key) -> None:
+        """The case of ``key`` ruled CHANGE_REQUEST was put or removed."""
+        self.cr_list.drop(key)
 
     def forget_contracts(self) -> None:
         """The set of cited contracts changed."""
@@ -278,7 +311,7 @@ class WikiModel:
         # what _touch_ref would have left after the last case citing each ref (a case
         # given twice was dropped and touched its refs: their memos go too)
         for ref in m.history:
-            m.cache.forget_clause(ref)
+            m.cache.forget_clause(ref, m.contract_of(ref))
         m.disputed = {ref for ref in m.history if m.memory(ref)[1]}
         return m
 
@@ -391,7 +424,7 @@ class WikiModel:
         return old
 
     def _touch_ref(self, ref: str) -> None:
-        self.cache.forget_clause(ref)
+        self.cache.forget_clause(ref, self.contract_of(ref))
         now = ref in self.history and self.memory(ref)[1]
         if now != (ref in self.disputed):
             self.cache.forget_disputed()
@@ -413,10 +446,10 @@ class WikiModel:
         self.ruling_counts[case.ruling.ruling] += 1
         if case.ruling.is_override:
             _insert(self.overrides, key)
-            self.cache.forget_overrides()
+            self.cache.forget_override(key)
         if case.ruling.ruling == "CHANGE_REQUEST":
             _insert(self.crs, key)
-            self.cache.forget_crs()
+            self.cache.forget_cr(key)
         for ref in case.decision.cited_clauses:
             if ref not in self.history:
                 self.history[ref] = []
@@ -449,10 +482,10 @@ class WikiModel:
             del self.ruling_counts[case.ruling.ruling]
         if case.ruling.is_override:
             _discard(self.overrides, key)
-            self.cache.forget_overrides()
+            self.cache.forget_override(key)
         if case.ruling.ruling == "CHANGE_REQUEST":
             _discard(self.crs, key)
-            self.cache.forget_crs()
+            self.cache.forget_cr(key)
         for ref in case.decision.cited_clauses:
             _discard(self.history[ref], key)
         for ref in dict.fromkeys(case.decision.cited_clauses):

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import stat
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -32,6 +31,7 @@ from etki.memory import resolutions_in_force
 from etki.progress import task
 from etki.store.repository import CaseFileRepository
 from etki.wiki import fts, rendercache
+from etki.wiki.flusher import Flusher
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import (
     page_keys,
@@ -48,7 +48,6 @@ from etki.wiki.writer import (
     UnsafeWikiPath,
     WriteReport,
     drift_tree,
-    make_durable,
     read_mark,
     remove_files,
     remove_pages,
@@ -318,16 +317,15 @@ class WikiProjector:
         self.settings = settings
         self.defer_fsync = defer_fsync
         """When true (the default), :meth:`project_case` writes its pages atomically
-        (temporary file + rename) and ``fsync``-s them on a background thread right after
-        returning (:meth:`flush` waits for it), instead of one ``fsync`` per page on the
-        ruling's path (on a slow disk those dominate: tens of milliseconds). ``rebuild``
+        (temporary file + rename) and ``fsync``-s them on the projector's one background
+        thread right after returning (:meth:`flush` waits for it, :meth:`close` stops
+        it), instead of one ``fsync`` per page on the ruling's path (on a slow disk those dominate: tens of milliseconds). ``rebuild``
         always writes durably."""
         self._cache: dict[str, _Cached] = {}
         self.render_counts: dict[str, tuple[int, int]] = {}
         """project id -> (pages taken from the render cache, pages rendered) by its last
         full sync (:meth:`rebuild`, or a projection that had to sync everything)."""
-        self._flush_guard = threading.Lock()
-        self._flusher: threading.Thread | None = None
+        self._flusher = Flusher()
         self._folders: set[tuple[str, Path]] = set()
 
     def _record_folder(self, project_id: str, root: Path) -> None:
@@ -384,7 +382,7 @@ class WikiProjector:
         like the rest of the model: a newer one changes the token again)."""
         return resolutions_in_force(self.repo.clause_resolutions(pid))
 
-    def project_case(self, case_id: str) -> WriteReport:
+    def project_case(self, case_id: str, ruled: CaseRecord | None = None) -> WriteReport:
         """The HITL ingest hook, called after a ruling commits: re-render, from the DB,
         every page a ruling on ``case_id`` can change (its decision page, its precedent
         page on an override, the contract pages of its cited clauses, the module pages of
@@ -399,6 +397,14 @@ class WikiProjector:
         under :func:`wiki_lock` (``settings.wiki_lock_timeout`` seconds at most).
         Every page written is byte-identical to the same page of a full :meth:`rebuild`
         at that moment.
+
+        ``ruled``: the case as the first ruling on it left it, from the decision in hand
+        (:class:`~etki.approval.ApprovalService` builds it from the record it read and the
+        committed ruling). It is applied as it is, without reading the case again, when
+        the DB poll shows that ruling as the case's only change this projector has not
+        applied and no other change of the case within the audit window (a note or a
+        pre-analysis saved meanwhile is one): else the case is read from the DB as
+        without it.
 
         Raises :class:`etki.errors.NotFoundError` for an unknown case, ``OSError``
         (including :class:`etki.wiki.writer.UnsafeWikiPath`, and ``TimeoutError`` when
@@ -415,8 +421,9 @@ class WikiProjector:
         if root is None:
             return WriteReport(root=None, skipped=WIKI_OFF)
         self._record_folder(pid, root)
+        given = {case_id: ruled} if ruled is not None and ruled.case_id == case_id else {}
         with wiki_lock(root, self.settings.wiki_lock_timeout):
-            return self._project(pid, root, frozenset({case_id}))
+            return self._project(pid, root, frozenset({case_id}), given)
 
     def catch_up(self, project_id: str) -> WriteReport:
         """Write whatever the DB holds that the wiki of ``project_id`` lacks, as the next
@@ -441,9 +448,16 @@ class WikiProjector:
         with wiki_lock(root, self.settings.wiki_lock_timeout):
             return self._project(project_id, root, frozenset())
 
-    def _project(self, pid: str, root: Path, wanted: frozenset[str]) -> WriteReport:
+    def _project(
+        self,
+        pid: str,
+        root: Path,
+        wanted: frozenset[str],
+        given: dict[str, CaseRecord] | None = None,
+    ) -> WriteReport:
         """Under the wiki lock: bring the wiki at ``root`` up to the DB, with the pages of
-        the cases ``wanted`` rendered whatever the mark says (see :meth:`project_case`)."""
+        the cases ``wanted`` rendered whatever the mark says (see :meth:`project_case`;
+        ``given``: records in hand of just-ruled cases, by id)."""
         old = read_mark(root)
         mark = _Mark.parse(old, pid)
         if mark is None or not (root / INDEX).is_file():  # never built, deleted, or older
@@ -467,7 +481,8 @@ class WikiProjector:
                 and (state is None or not state.unsynced)
             ):
                 return WriteReport(root=root)  # up to date: nothing to write
-            state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows)
+            in_hand = self._in_hand(state, given or {}, rows)
+            state, full, gone = self._refresh(pid, set(wanted) | lag, head, rows, in_hand)
             if gone & lag:  # an erasure the wiki never saw: its pages must be pruned
                 return self._sync_all(pid, root, wanted)
             touched = [b for briefs in state.unsynced.values() for b in briefs]
@@ -498,7 +513,7 @@ class WikiProjector:
             except BaseException:
                 _close_all(held)
                 raise
-            self._flush_later(
+            self._flusher.submit(
                 root, (*report.written, MARK_NAME) if new != old else report.written, held
             )
         # the search index (etki.wiki.fts) learns which pages to re-read: no wiki walk
@@ -569,35 +584,50 @@ class WikiProjector:
         self.render_counts[pid] = (0, len(files))
         return files
 
-    def _flush_later(self, root: Path, written: tuple[str, ...], held: list[int]) -> None:
-        """On a background thread, one flush after another (see :meth:`flush`):
-        ``fsync`` the pages just written and their folders, then close ``held`` (the
-        replaced pages' descriptors, so their blocks are freed there)."""
-        if not written and not held:
-            return
-        with self._flush_guard:
-            previous = self._flusher
-
-            def run() -> None:
-                if previous is not None:
-                    previous.join()
-                try:
-                    make_durable(root, written)
-                except Exception as exc:  # noqa: BLE001 - best-effort, like every wiki write
-                    log.warning("wiki fsync under %s failed: %s", root, exc)
-                finally:
-                    _close_all(held)
-
-            self._flusher = threading.Thread(target=run, name="etki-wiki-fsync", daemon=True)
-            self._flusher.start()
-
     def flush(self) -> None:
         """Wait until every page written by :meth:`project_case` is on disk (its
-        deferred ``fsync`` done). Never raises."""
-        with self._flush_guard:
-            flusher = self._flusher
-        if flusher is not None:
-            flusher.join()
+        deferred ``fsync`` done by the projector's :class:`~etki.wiki.flusher.Flusher`
+        thread). Raises the first ``OSError`` of an ``fsync`` that failed since the
+        last flush (also logged when it happened)."""
+        self._flusher.flush()
+
+    def close(self) -> None:
+        """Flush, then stop the fsync thread (the projector may still be used: the
+        next projection starts it again). Raises as :meth:`flush`. A process that
+        exits without it still flushes (:mod:`etki.wiki.flusher`)."""
+        self._flusher.close()
+
+    @staticmethod
+    def _in_hand(
+        state: _Cached | None, given: dict[str, CaseRecord], rows: list[tuple[int, str]]
+    ) -> dict[str, CaseRecord]:
+        """The records of ``given`` that are the case as the DB holds it now: a first
+        ruling (no earlier one) whose audit row is the only row of the case among the
+        polled ``rows`` that this projector has not applied, and none of the case's
+        rows in the window was applied before (so nothing written between the approval's
+        read and its commit was seen by another projection of this one). Needs the
+        model already loaded (``state``)."""
+        if state is None or not given:
+            return {}
+        floor = state.audit_max - AUDIT_WINDOW
+        fresh: dict[str, int] = {}
+        seen: set[str] = set()
+        for i, c in rows:
+            if c in given:
+                if i in state.applied or i <= floor:
+                    seen.add(c)
+                else:
+                    fresh[c] = fresh.get(c, 0) + 1
+        return {
+            c: rec
+            for c, rec in given.items()
+            if rec.ruling is not None
+            and not rec.earlier_rulings
+            and rec.version == rec.ruling.version
+            and rec.project_id == state.model.project.id
+            and fresh.get(c) == 1
+            and c not in seen
+        }
 
     def _refresh(
         self,
@@ -605,12 +635,14 @@ class WikiProjector:
         case_ids: set[str],
         head: tuple[object, ...],
         rows: list[tuple[int, str]],
+        held: dict[str, CaseRecord] | None = None,
     ) -> tuple[_Cached, list[CaseRecord], set[str]]:
         """Bring the cached model of ``pid`` up to the DB, given a fresh
         :meth:`CaseFileRepository.wiki_poll` (``head``, and ``rows``: the audit rows
         since at most this projector's window floor); returns it, the full records of
         the cases that changed since the last successful write (``case_ids`` always
-        among them) and the ids of ``case_ids`` that are not in the store (erased)."""
+        among them) and the ids of ``case_ids`` that are not in the store (erased).
+        ``held``: records in hand that are the DB's (:meth:`_in_hand`): not read again."""
         state = self._cache.get(pid)
         token, count, audit_max = head[:-2], int(head[-2]), int(head[-1])  # type: ignore[call-overload]  # wiki_token ends in two ints
         if state is None:  # first use: one read of what the shared pages need
@@ -637,18 +669,26 @@ class WikiProjector:
             state.audit_max = max([state.audit_max, audit_max, *(i for i, _ in new)])
             floor = state.audit_max - AUDIT_WINDOW
             state.applied = {i for i in state.applied if i > floor}
-        full = self._apply(state, changed)
+        full = self._apply(state, changed, held or {})
         gone = set(case_ids) - {c.case_id for c in full}
         if len(state.model.cases) != count:  # cases added (or a change we did not see)
             self._resync_all(state)
             full = self.repo.cases_by_id(sorted(state.unsynced))
         return state, [c for c in full if c.project_id == pid], gone
 
-    def _apply(self, state: _Cached, case_ids: set[str]) -> list[CaseRecord]:
-        """Re-read ``case_ids`` and put them into the model (remove the ones gone);
-        remember the briefs before and after as unsynced. Returns the records read."""
+    def _apply(
+        self, state: _Cached, case_ids: set[str], held: dict[str, CaseRecord] | None = None
+    ) -> list[CaseRecord]:
+        """Re-read ``case_ids`` (those in ``held`` are taken from it) and put them into
+        the model (remove the ones gone); remember the briefs before and after as
+        unsynced. Returns the records read or held."""
         model = state.model
-        found = self.repo.cases_by_id(sorted(case_ids))
+        held = {c: r for c, r in (held or {}).items() if c in case_ids}
+        rest = sorted(case_ids - held.keys())
+        found = [
+            *(self.repo.cases_by_id(rest) if rest else []),
+            *(held[c] for c in sorted(held)),
+        ]
         seen = set()
         for rec in found:
             seen.add(rec.case_id)

@@ -37,7 +37,6 @@ __all__ = [
     "WriteReport",
     "diff_tree",
     "drift_tree",
-    "make_durable",
     "owned_files",
     "read_mark",
     "remove_files",
@@ -177,7 +176,8 @@ def _names_in(folder: Path) -> frozenset[str] | None:
         return None
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """``fsync`` a folder (its entries: renames into it), on POSIX; errors ignored."""
     if os.name != "posix":
         return
     with contextlib.suppress(OSError):
@@ -254,7 +254,7 @@ def write_file(path: Path, data: bytes) -> None:
     half-written document and no temporary file. Raises ``OSError`` (naming the folder
     for a failed write; ``IsADirectoryError`` for a folder at ``path``)."""
     _write_atomic(path.parent, path.name, data)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 BATCH_SYNC_MIN = 64
@@ -399,7 +399,7 @@ MARK_IN_PLACE_MAX = 4096
 
 def write_mark(root: Path, data: bytes, *, durable: bool = True) -> None:
     """Make :data:`MARK_FILE` under ``root`` hold ``data``, ``fsync``-ed when ``durable``
-    (else the caller passes ``MARK_FILE`` to :func:`make_durable`).
+    (else the caller passes ``MARK_FILE`` to :func:`etki.wiki.flusher.make_durable`).
 
     An existing state file (a regular file with one link, never a symlink) is rewritten
     in place with one ``pwrite`` at offset 0 (then cut to length): on ext4, renaming a
@@ -444,7 +444,7 @@ def write_mark(root: Path, data: bytes, *, durable: bool = True) -> None:
     assert base is not None
     _write_atomic(base, MARK_FILE, data, fsync=durable)
     if durable:
-        _fsync_dir(base)
+        fsync_dir(base)
 
 
 def read_page(root: Path, relpath: str) -> bytes | None:
@@ -548,7 +548,7 @@ def sync_tree(
 
     With ``durable=False`` the writes are just as atomic (temporary file + rename, so a
     reader or a killed process never sees half a page) but nothing is ``fsync``-ed: the
-    caller makes them durable later with :func:`make_durable` on the written paths (the
+    caller makes them durable later with :func:`etki.wiki.flusher.make_durable` on the written paths (the
     HITL hook does that off the ruling's path; a power loss before it can leave a page
     old or empty, never torn, and ``rebuild`` restores it from the DB).
 
@@ -631,7 +631,7 @@ def sync_tree(
                         os.unlink(tmp)
                 raise
     for folder in touched.values() if durable else ():  # the renames, once per folder
-        _fsync_dir(folder)
+        fsync_dir(folder)
     removed: list[str] = []
     if prune:
         for rel in owned_files(base):
@@ -699,26 +699,6 @@ def remove_files(root: Path, relpaths: Iterable[str]) -> list[str]:
             except OSError:
                 break
     return removed
-
-
-def make_durable(root: Path, relpaths: Iterable[str]) -> None:
-    """``fsync`` the pages at ``relpaths`` (wiki-relative, as in a :class:`WriteReport`)
-    under ``root`` and then their folders, so pages written with
-    ``sync_tree(..., durable=False)`` survive a power loss. Best-effort: a page that is
-    gone or cannot be opened is skipped; symlinks are not followed."""
-    folders: dict[str, Path] = {}
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    for rel in relpaths:
-        path = root / rel
-        folders[str(path.parent)] = path.parent
-        with contextlib.suppress(OSError):
-            fd = os.open(path, flags)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    for folder in folders.values():
-        _fsync_dir(folder)
 
 
 def _remove_empty_dirs(base: Path) -> None:

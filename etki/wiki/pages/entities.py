@@ -17,7 +17,7 @@ from etki.domain import (
 from etki.mdtext.display import clause_markdown
 from etki.mdtext.literal import md_block, md_inline
 from etki.text import sort_key
-from etki.wiki.model import WikiModel
+from etki.wiki.model import Joined, WikiModel
 from etki.wiki.pages.shared import (
     _dispute_flag,
     _meta_text,
@@ -33,11 +33,8 @@ from etki.wiki.paths import (
 
 
 def _contract_section(m: WikiModel, ref: str) -> bytes:
-    """One cited clause's section of its contract page (memoised per ref)."""
-    return m.cache.contract_sections.get(ref, lambda: _make_contract_section(m, ref))
-
-
-def _make_contract_section(m: WikiModel, ref: str) -> bytes:
+    """One cited clause's section of its contract page (kept per ref in the model's
+    :attr:`~etki.wiki.model.PageCache.contract_bodies`)."""
     clause = m.clauses.get(ref)
     count, disputed, _ = m.memory(ref)
     lines = [f"## {md_inline(m.clause_label(ref))}", ""]
@@ -115,7 +112,9 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         ),
         "",
     ]
-    lines += [_contract_section(m, ref) for ref in refs]
+    if refs:  # the sections, made again only for the clauses a change touched
+        body = m.cache.contract_bodies.get(contract_id, Joined)
+        lines.append(body.get(refs, lambda ref: _contract_section(m, ref)))
     return _page_fm(m, here, meta, lines)
 
 

@@ -65,11 +65,16 @@ def _page_fm(m: WikiModel, page: str, meta: dict[str, Any], lines: Iterable[str 
     lines one by one and joining gives what encoding the joined text gives), with the
     frontmatter memoised in the model's cache and lines that are already encoded
     fragments (``bytes``) used as they are."""
-    parts = [x if isinstance(x, bytes) else x.encode("utf-8", errors="replace") for x in lines]
+    parts: list[bytes | memoryview] = [
+        x if isinstance(x, bytes) else x.encode("utf-8", errors="replace") for x in lines
+    ]
     while parts:  # "\n".join(parts).rstrip("\n"), without copying the whole body
-        last = parts[-1].rstrip(b"\n")
-        if last:
-            parts[-1] = last
+        last = parts[-1]
+        end = len(last)
+        while end and last[end - 1] == 10:  # b"\n"
+            end -= 1
+        if end:  # (a view: the last part may be a body of megabytes)
+            parts[-1] = last if end == len(last) else memoryview(last)[:end]
             break
         parts.pop()
     fm = m.cache.frontmatter.get(page, FrontmatterMemo).dump(meta)
@@ -221,11 +226,8 @@ def _make_disputed_row(case: CaseBrief) -> str:
 
 
 def _disputed_section(m: WikiModel, ref: str) -> bytes:
-    """One disputed clause's section of ``disputed.md`` (memoised per ref)."""
-    return m.cache.disputed_sections.get(ref, lambda: _make_disputed_section(m, ref))
-
-
-def _make_disputed_section(m: WikiModel, ref: str) -> bytes:
+    """One disputed clause's section of ``disputed.md`` (kept per ref in the model's
+    :attr:`~etki.wiki.model.PageCache.disputed_body`)."""
     contract_id = m.contract_of(ref)
     rulings = m.memory(ref)[2]
     lines = [
@@ -277,46 +279,42 @@ def _disputed_page(m: WikiModel) -> bytes:
     ]
     if not disputed:
         lines.append("No disputed clauses.")
-    lines += [_disputed_section(m, ref) for ref in disputed]
+    else:  # the sections, made again only for the clauses a change touched
+        lines.append(m.cache.disputed_body.get(disputed, lambda ref: _disputed_section(m, ref)))
     return _page_fm(m, DISPUTED, meta, lines)
 
 
-def _precedent_line(m: WikiModel, c: CaseBrief) -> str:
-    """An override's line in ``index.md``'s list of precedents (memoised per case)."""
-    return m.cache.precedent_lines.get(c.case_id, lambda: _make_precedent_line(c))
-
-
-def _make_precedent_line(c: CaseBrief) -> str:
+def _precedent_line(c: CaseBrief) -> bytes:
+    """An override's line in ``index.md``'s list of precedents."""
     r = c.ruling
     assert r is not None
     return (
         f"- [{md_inline(c.title) or md_inline(c.case_id)}]({precedent_path(c)}) — "
         f"{md_code(c.decision.verdict)} → {md_code(r.ruling)}"
-    )
-
-
-def _precedent_list(m: WikiModel) -> bytes:
-    """``index.md``'s list of precedents, oldest ruling first."""
-    return "\n".join(
-        [_precedent_line(m, m.case_of(k)) for k in m.overrides] or ["None yet."]
     ).encode("utf-8", errors="replace")
 
 
-def _cr_line(m: WikiModel, c: CaseBrief) -> str:
-    """A case's line in ``index.md``'s list of change requests (memoised per case)."""
-    return m.cache.cr_lines.get(c.case_id, lambda: _make_cr_line(c))
+def _precedent_list(m: WikiModel) -> bytes:
+    """``index.md``'s list of precedents, oldest ruling first (the lines kept per
+    override, :attr:`~etki.wiki.model.PageCache.precedent_list`)."""
+    if not m.overrides:
+        return b"None yet."
+    return m.cache.precedent_list.get(m.overrides, lambda k: _precedent_line(m.case_of(k)))
 
 
-def _make_cr_line(c: CaseBrief) -> str:
+def _cr_line(c: CaseBrief) -> bytes:
+    """A case's line in ``index.md``'s list of change requests."""
     title = md_inline(c.title)
-    return f"- [{md_inline(cr_id(c))}]({cr_path(c)})" + (f" — {title}" if title else "")
+    line = f"- [{md_inline(cr_id(c))}]({cr_path(c)})" + (f" — {title}" if title else "")
+    return line.encode("utf-8", errors="replace")
 
 
 def _cr_list(m: WikiModel) -> bytes:
-    """``index.md``'s list of change requests, oldest ruling first."""
-    return "\n".join([_cr_line(m, m.case_of(k)) for k in m.crs] or ["None yet."]).encode(
-        "utf-8", errors="replace"
-    )
+    """``index.md``'s list of change requests, oldest ruling first (the lines kept per
+    case, :attr:`~etki.wiki.model.PageCache.cr_list`)."""
+    if not m.crs:
+        return b"None yet."
+    return m.cache.cr_list.get(m.crs, lambda k: _cr_line(m.case_of(k)))
 
 
 def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
@@ -395,7 +393,7 @@ def _index_page(m: WikiModel) -> bytes:
     else:
         lines.append("No rulings yet.")
     lines += ["", "## Precedents", ""]
-    lines.append(m.cache.precedent_list.get(lambda: _precedent_list(m)))
+    lines.append(_precedent_list(m))
     lines += [
         "",
         "## Change requests",
@@ -403,7 +401,7 @@ def _index_page(m: WikiModel) -> bytes:
         "Drafts of the cases ruled CHANGE_REQUEST, oldest ruling first.",
         "",
     ]
-    lines.append(m.cache.cr_list.get(lambda: _cr_list(m)))
+    lines.append(_cr_list(m))
     contracts, modules = _entity_blocks(m)
     lines += ["", "## Contracts", "", contracts]
     lines += ["", "## Modules", "", modules]
