@@ -13,7 +13,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import text
 
 from etki.approval import ApprovalService, resolve_dispute
 from etki.config import Settings
@@ -22,7 +21,6 @@ from etki.errors import InputError
 from etki.memory import clause_memory
 from etki.store.repository import CaseFileRepository
 from etki.wiki.projection import WikiProjector
-from tests.test_store import _postgres_repo
 from tests.wiki_support import decision, project, tree_digest
 
 ACTIONS = {"approve": "IN_SCOPE", "convert_to_cr": "CHANGE_REQUEST", "reject": "REJECT"}
@@ -56,17 +54,11 @@ def store(request, tmp_path):
     settings = Settings(db_url="", wiki_dir=str(tmp_path / "w-{project}"))
     if request.param == "sqlite":
         repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db", clock=_clock())
-        admin = schema = None
-    else:
-        pg, admin, schema = _postgres_repo()
-        repo = CaseFileRepository(pg.engine, clock=_clock())
+    else:  # a fresh schema, dropped after this fixture
+        repo = CaseFileRepository(request.getfixturevalue("pg_schema").url, clock=_clock())
     repo.save_project(project(), "sha256:abc", b"{}\n")
     yield repo, settings
     repo.dispose()
-    if admin is not None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _fresh_render_matches(repo: CaseFileRepository, settings: Settings) -> None:
