@@ -78,6 +78,14 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "closes the form."
         ),
     ),
+    "contract": (
+        "Contract",
+        (
+            "The whole contract as stored with the project, every clause in order (not "
+            "only the cited ones), opened scrolled to the clause asked for; the clause "
+            "it was opened at is framed. Read-only; Escape goes back."
+        ),
+    ),
     "app": (
         "Everywhere",
         (
@@ -119,6 +127,7 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),
         ("Enter", "In the title: to the text; in the submitter box or on Add: add it"),
     ),
+    "contract": (("↑ ↓ PgUp PgDn Home End", "Scroll the contract"),),
     "filters": (
         ("↑ ↓ / Tab", "Move between rows"),
         ("← → / Space", "Change the value"),
