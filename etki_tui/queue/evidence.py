@@ -144,7 +144,7 @@ def evidence_section(
             line.append_text(_quote_text(q, ev.style(q)))
         if not own:
             line.append(
-                "\nno sentence of it is quoted: the rule weighed the clause as a whole", style="dim"
+                "\nthe evidence quotes no sentence of it (see the clause below)", style="dim"
             )
         rows.append(("Deciding", line))
     for q in ev.quotes:
@@ -237,19 +237,13 @@ class MarkedClause:
             keep = self._kept(lines, marked)
         newline = Segment.line()
         if keep.start > 0:
-            yield from Text(
-                f"… {keep.start} line(s) above · w shows the whole clause", style="dim"
-            ).render(console)
-            yield newline
+            yield Text(f"… {keep.start} line(s) above · w shows the whole clause", style="dim")
         for i in keep:
             yield from lines[i].render(console)
             yield newline
         below = len(lines) - keep.stop
         if below > 0:
-            yield from Text(
-                f"… {below} line(s) below · w shows the whole clause", style="dim"
-            ).render(console)
-            yield newline
+            yield Text(f"… {below} line(s) below · w shows the whole clause", style="dim")
 
     def _mark(self, lines: list[Text]) -> list[int]:
         """Style every mark found in ``lines``; the indices of the lines marked."""
