@@ -6,6 +6,10 @@ wait for states, never for time; nothing of ours is mocked."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
 import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
@@ -13,6 +17,8 @@ from textual.containers import VerticalScroll
 from etki.domain import ScopeClause
 from etki.services import Desk
 from etki_tui.app import EtkiApp
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import clause_anchors
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.evidence import (
     DECIDING_STYLE,
@@ -21,8 +27,9 @@ from etki_tui.queue.evidence import (
 )
 from etki_tui.screens.contract import ContractScreen
 from etki_tui.screens.links import LinksScreen
+from tests.conftest import TDRS_CITED, TDRS_DIR, TDRS_RULED, TuiWorld, build_tui_tdrs_world
 from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
-from tests.test_tui_pilot import current, goto, press, settle, shown, sync, until
+from tests.test_tui_pilot import current, goto, make_app, press, settle, shown, sync, until
 
 TALENTMAP = REALDATA / "talentmap" if REALDATA is not None else None
 TDRS = REALDATA / "tdrs" if REALDATA is not None else None
@@ -211,3 +218,111 @@ def test_contract_page_is_not_needed_for_uncited_clauses(talentmap_desk: Desk) -
     cited = {r for c in talentmap_desk.repo.cases("talentmap") for r in c.decision.cited_clauses}
     every = contract_clauses(clauses, "talentmap-pws")
     assert {c.ref for c in every} - cited  # some clause no case cites is readable
+
+
+# --- Hafıza: clause links land on their clause (item 3) ---------------------------------
+
+
+@sync
+async def test_a_precedent_card_l_opens_its_clause_in_the_contract(tui_world: TuiWorld) -> None:
+    """Hafıza opens on the first precedent's card; l lists the clauses it cites, Enter
+    opens the whole contract from the store (every clause of it) scrolled to the one
+    chosen."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        pane = app.query_one(MemoryPane)
+        assert "PRECEDENT" in shown(pane.query_one("#memory-card"))
+        case = tui_world.repo.case("req-demo-9b0f4d68")
+        await press(pilot, "l")
+        await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the clause list")
+        links = app.screen.links  # type: ignore[attr-defined]
+        assert [t for _, t in links] == [
+            "clause:" + r for r in case.decision.cited_clauses if r in pane.clauses
+        ]
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+        screen = app.screen
+        assert isinstance(screen, ContractScreen)
+        want = case.decision.cited_clauses[0]
+        await until(pilot, lambda: screen.landed == want, "the clause")
+        await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+        every = [c.ref for c in pane.clauses.values() if c.contract_id == screen.contract_id]
+        assert [c.ref for c in screen.clauses] == every
+
+
+@sync
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_clause_link_on_a_tdrs_decision_page_lands_on_the_clause(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The decision page of the ruled tdrs case links its cited clauses to the contract
+    page; following one (a click's message, then l) opens the whole RFQ at that clause,
+    not the wiki contract page at its top."""
+    from textual.widgets import Markdown
+
+    from etki.wiki.paths import decision_path
+
+    world = build_tui_tdrs_world(tmp_path)
+    try:
+        app = make_app(world)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            app.case_jumper(TDRS_RULED)()
+            pane = app.query_one(MemoryPane)
+            rel = decision_path(world.repo.case(TDRS_RULED))
+            await until(pilot, lambda: pane.reader.path == rel, "the decision page")
+            await settle(pilot)
+            body = clause_anchors(rel, pane.reader.text, pane.clauses)
+            hrefs = [h for h in re.findall(r"\]\(([^)\s]+)\)", body) if "contracts/" in h]
+            assert hrefs and all("#" in h for h in hrefs)
+            want = TDRS_CITED[1]  # 3.1.2, nested
+            href = next(h for h in hrefs if unquote(h.split("#", 1)[1]) == want)
+            page = pane.reader.query_one("#memory-page", Markdown)
+            page.post_message(Markdown.LinkClicked(page, href))
+            await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+            screen = app.screen
+            assert isinstance(screen, ContractScreen)
+            await until(pilot, lambda: screen.landed == want, "the clause")
+            await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+            await press(pilot, "escape")
+            await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
+            await press(pilot, "l")
+            await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the links")
+            targets = [t for _, t in app.screen.links]  # type: ignore[attr-defined]
+            for ref in TDRS_CITED:
+                assert "clause:" + ref in targets
+            choice = targets.index("clause:" + TDRS_CITED[2])
+            for _ in range(choice):
+                await press(pilot, "down")
+            await press(pilot, "enter")
+            await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+            screen = app.screen
+            assert isinstance(screen, ContractScreen)
+            await until(pilot, lambda: screen.landed == TDRS_CITED[2], "3.2")
+            await until(pilot, lambda: _on_screen(screen, TDRS_CITED[2]), "3.2 on screen")
+    finally:
+        world.repo.dispose()
+
+
+def test_clause_link_labels_are_read_back_as_the_wiki_writes_them() -> None:
+    """The wiki names a clause ``REF — title`` (escaped as markdown); the reader reads the
+    ref back, longest first, and leaves other links alone."""
+    from etki.mdtext.literal import md_inline
+    from etki.wiki.paths import clause_label, clause_link_ref
+
+    refs = ["MSA#4.8", "MSA#4.8.1", "tdrs-rfq#3.1.2"]
+    for ref in refs:
+        label = md_inline(clause_label(ref, "Ödeme *ekranı* [İş] — ß"))
+        assert clause_link_ref(label, refs) == ref
+    assert clause_link_ref("MSA#4.81", refs) is None
+    body = (
+        "- [MSA#4.8.1 — Pay](../entities/contracts/msa.md) (inclusion)\n"
+        "- [MSA#4.8 — Pay](../entities/contracts/msa.md#x) (kept)\n"
+        "- [req-1](../decisions/req-1.md)\n"
+    )
+    out = clause_anchors("decisions/req-2.md", body, refs)
+    assert "(../entities/contracts/msa.md#MSA%234.8.1)" in out
+    assert "(../entities/contracts/msa.md#x)" in out and "(../decisions/req-1.md)" in out
