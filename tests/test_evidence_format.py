@@ -127,3 +127,33 @@ def test_a_weighed_exclusion_quoted_twice_is_one_quote_marked_weighed() -> None:
         ("MSA#4.2", "obligation", False, True),
     ]
     assert quotes[1].text == "Paid bills shall be reported; in real time (İstanbul, Größe)"
+
+
+def test_the_deciding_sentence_is_read_from_the_reasoning_of_the_golden_decisions() -> None:
+    """Where the reasoning quotes the deciding clause (``REF: “…”``), the sentence is read
+    back whole or as cut (a covered, partial, exclusion or future-work verdict); a defect
+    verdict's reasoning names the clause only."""
+    from etki.domain import deciding_step, reasoning_quote
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1] / "snapshots" / "golden"
+    found = 0
+    for path in sorted(root.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        steps = [EvidenceStep(s["step"], s["detail"]) for s in data["evidence"]]
+        deciding = deciding_step(steps, data["cited_clauses"])
+        if deciding is None:
+            continue
+        quote = reasoning_quote(data["reasoning"], deciding.ref)
+        rule = next(s.detail for s in steps if s.step == "classify").split()[1]
+        if rule == "defect":
+            assert quote is None, path.name
+            continue
+        if quote is None:
+            continue
+        text, clipped = quote
+        found += 1
+        assert text and "”" not in text and not text.endswith("…"), path.name
+        assert f"{deciding.ref}: “{text}{'…' if clipped else ''}”" in data["reasoning"]
+    assert found >= 15
+    assert reasoning_quote("closest to MSA#4.8.1: “x”", "MSA#4.8") is None
+    assert reasoning_quote("(MSA#4.8: “Größe İş…”)", "MSA#4.8") == ("Größe İş", True)

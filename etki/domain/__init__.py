@@ -77,6 +77,7 @@ from etki.domain.evidence import (
     deciding_ref,
     deciding_step,
     quoted_sentences,
+    reasoning_quote,
     risk_wording,
     risk_wording_text,
 )

@@ -19,7 +19,9 @@ together, so a change of wording cannot break a reader silently:
   engine's ``_quoted``, :func:`etki.triage.explain.clip`: whitespace runs made single
   spaces, cut to 140 characters ending in ``…``); :func:`quoted_sentences` reads them
   back with the side each is quoted for, :func:`deciding_step` the deciding clause's
-  role (the desk quotes them first and marks them in the clause,
+  role, and :func:`reasoning_quote` the deciding sentence as the reasoning quotes it
+  (``REF: “sentence”``, :class:`etki.triage.explain.Grounds`) when no step does (the
+  desk quotes them first and marks them in the clause,
   :mod:`etki_tui.queue.evidence`). ``tests/test_evidence_format.py`` reads every quote
   of the golden decisions back, so a change of the engine's wording fails there.
 """
@@ -45,6 +47,7 @@ __all__ = [
     "deciding_in_json",
     "deciding_ref",
     "quoted_sentences",
+    "reasoning_quote",
     "risk_wording",
     "risk_wording_text",
 ]
@@ -261,3 +264,21 @@ def deciding_step(
             return DecidingClause(ref, found.group("role"), found.group("rule"))
         return DecidingClause(ref, "", "")
     return None
+
+
+def reasoning_quote(reasoning: str, ref: str) -> tuple[str, bool] | None:
+    """(sentence, clipped) of the first sentence of clause ``ref`` that a decision's
+    ``reasoning`` quotes, written ``REF: “sentence”`` (the best sentence of the group the
+    deciding rule rests on, :class:`etki.triage.explain.Grounds`; cut like the steps'
+    quotes, ``clipped`` with the ``…`` removed); None when it quotes none of ``ref``
+    (a defect, a new capability: the reasoning names the clause only)."""
+    at = reasoning.find(f"{ref}: {QUOTE_OPEN}")
+    if at < 0 or (at > 0 and reasoning[at - 1] not in " ("):
+        return None
+    start = at + len(ref) + 2 + len(QUOTE_OPEN)
+    end = reasoning.find(QUOTE_CLOSE, start)
+    if end < 0:
+        return None
+    text = reasoning[start:end]
+    clipped = text.endswith(CLIP_MARK)
+    return (text[: -len(CLIP_MARK)].rstrip() if clipped else text), clipped

@@ -30,6 +30,7 @@ from etki.domain import (
     deciding_step,
     is_declared_remit,
     quoted_sentences,
+    reasoning_quote,
 )
 from etki.text import printable
 from etki.wiki.clauses import clause_markdown
@@ -89,11 +90,19 @@ class Evidence:
 
 
 def evidence_of(decision: Decision) -> Evidence:
-    """The :class:`Evidence` of ``decision`` (its frozen evidence chain)."""
-    return Evidence(
-        deciding_step(decision.evidence, decision.cited_clauses),
-        quoted_sentences(decision.evidence),
-    )
+    """The :class:`Evidence` of ``decision`` (its frozen evidence chain); when no step
+    quotes a sentence of the deciding clause, the sentence its reasoning quotes of it
+    (:func:`etki.domain.reasoning_quote`) is the deciding sentence, first."""
+    deciding = deciding_step(decision.evidence, decision.cited_clauses)
+    quotes = quoted_sentences(decision.evidence)
+    ev = Evidence(deciding, quotes)
+    if deciding is not None and not any(ev.is_deciding(q) for q in quotes):
+        found = reasoning_quote(decision.reasoning, deciding.ref)
+        if found is not None:
+            side = _ROLE_SIDE.get(deciding.role, "obligation")
+            quote = SentenceQuote(deciding.ref, found[0], found[1], side, "reasoning", False, "")
+            ev = Evidence(deciding, (quote, *quotes))
+    return ev
 
 
 def _clause_name(ref: str, clauses: Mapping[str, ScopeClause]) -> Text:
@@ -128,9 +137,7 @@ def evidence_section(
     ev = evidence_of(decision)
     head = _section("Evidence")
     head.append(
-        "  marked in the clauses below · w "
-        + ("folds long clauses" if whole else "shows whole clauses")
-        + " · l opens a clause in the contract",
+        " · marked below · w " + ("folds clauses" if whole else "whole clauses") + " · l contract",
         style="dim",
     )
     rows: list[tuple[str, RenderableType]] = []
@@ -160,7 +167,7 @@ def evidence_section(
         if s.step == "exclusion_check"
         for name, value in s.scores
     }
-    for q in ev.quotes:
+    for q in sorted(ev.quotes, key=lambda q: not q.weighed):  # the weighed one first
         if q.side != "against" or ev.is_deciding(q):
             continue
         line = _clause_name(q.ref, clauses)
@@ -232,18 +239,23 @@ class MarkedClause:
         while lines and not lines[-1].plain.strip():
             lines.pop()
         marked = self._mark(lines)
-        keep = range(len(lines))
+        keep = [range(len(lines))]
         if not self.whole and len(lines) > FOLD_OVER_LINES:
             keep = self._kept(lines, marked)
         newline = Segment.line()
-        if keep.start > 0:
-            yield Text(f"… {keep.start} line(s) above · w shows the whole clause", style="dim")
-        for i in keep:
-            yield from lines[i].render(console)
-            yield newline
-        below = len(lines) - keep.stop
-        if below > 0:
-            yield Text(f"… {below} line(s) below · w shows the whole clause", style="dim")
+        at = 0
+        for part in keep:
+            if part.start > at:
+                where = "above" if at == 0 else "not shown"
+                yield Text(
+                    f"… {part.start - at} line(s) {where} · w shows the whole clause", style="dim"
+                )
+            for i in part:
+                yield from lines[i].render(console)
+                yield newline
+            at = part.stop
+        if len(lines) > at:
+            yield Text(f"… {len(lines) - at} line(s) below · w shows the whole clause", style="dim")
 
     def _mark(self, lines: list[Text]) -> list[int]:
         """Style every mark found in ``lines``; the indices of the lines marked."""
@@ -264,10 +276,16 @@ class MarkedClause:
             if at < 0:
                 continue
             first, last = where[at], where[at + len(needle) - 1]
-            end = self._sentence_end(lines, last) if clipped else (last[0], last[1] + 1)
+            if clipped:
+                end = self._sentence_end(lines, last)
+            else:  # with the sentence's closing mark(s), which are no letters
+                plain, stop = lines[last[0]].plain, last[1] + 1
+                while stop < len(plain) and plain[stop] in _SENTENCE_END + '”")]':
+                    stop += 1
+                end = (last[0], stop)
             for i in range(first[0], end[0] + 1):
                 start = first[1] if i == first[0] else 0
-                stop = end[1] if i == end[0] else len(lines[i].plain)
+                stop = end[1] if i == end[0] else len(lines[i].plain.rstrip())
                 lines[i].stylize(style, start, stop)
                 marked.add(i)
         return sorted(marked)
@@ -289,20 +307,28 @@ class MarkedClause:
         return last[0], last[1] + 1
 
     @staticmethod
-    def _kept(lines: list[Text], marked: list[int]) -> range:
-        """The lines a folded clause keeps."""
+    def _kept(lines: list[Text], marked: list[int]) -> list[range]:
+        """The parts a folded clause keeps, in order, none overlapping: around each
+        marked line up to :data:`CONTEXT_LINES` either side within its paragraph (parts
+        that touch are one); the opening lines when nothing is marked."""
         if not marked:
-            return range(0, HEAD_LINES)
-        start, stop = marked[0], marked[-1] + 1
-        for _ in range(CONTEXT_LINES):
-            if start == 0 or not lines[start - 1].plain.strip():
-                break
-            start -= 1
-        for _ in range(CONTEXT_LINES):
-            if stop >= len(lines) or not lines[stop].plain.strip():
-                break
-            stop += 1
-        return range(start, stop)
+            return [range(0, HEAD_LINES)]
+        parts: list[range] = []
+        for line in marked:
+            start, stop = line, line + 1
+            for _ in range(CONTEXT_LINES):
+                if start == 0 or not lines[start - 1].plain.strip():
+                    break
+                start -= 1
+            for _ in range(CONTEXT_LINES):
+                if stop >= len(lines) or not lines[stop].plain.strip():
+                    break
+                stop += 1
+            if parts and start <= parts[-1].stop + 1:
+                parts[-1] = range(parts[-1].start, max(stop, parts[-1].stop))
+            else:
+                parts.append(range(start, stop))
+        return parts
 
 
 @functools.lru_cache(maxsize=256)
