@@ -183,8 +183,9 @@ def test_detail_real_clauses(
     clause: str,
 ) -> None:
     """Real tdrs clauses read full-screen, rendered (issue 12 item 1): 2.1's links as
-    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed."""
-    _check(snap_compare, tdrs_world, size, ["enter", scroll_detail_to(f"§ {clause} ")])
+    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed; shown
+    whole (w: a long clause is otherwise folded, issue 34 item 2)."""
+    _check(snap_compare, tdrs_world, size, ["enter", "w", scroll_detail_to(f"§ {clause} ")])
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -150,7 +150,7 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         lines.append(line)
     if clause is not None:
         heading = Text("Clause text", style="bold underline")
-        heading.append(" l reads it in the whole contract", style="dim")
+        heading.append(" · l: whole contract", style="dim")
         lines.append(heading)
         lines.append(clause_text(clause))
     return Group(*lines)

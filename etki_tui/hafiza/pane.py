@@ -770,7 +770,13 @@ class MemoryPane(Horizontal):
             elif path is not None:
                 self.post_message(PageWanted(path, history="push"))
 
-        self.app.push_screen(LinksScreen(links), chosen)
+        details = [
+            f"{t.removeprefix(CLAUSE_TARGET)} in the whole contract"
+            if t.startswith(CLAUSE_TARGET)
+            else t
+            for _, t in links
+        ]
+        self.app.push_screen(LinksScreen(links, details=details), chosen)
 
     @on(ClauseWanted)
     def _clause_wanted(self, message: ClauseWanted) -> None:
