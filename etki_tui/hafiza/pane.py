@@ -747,7 +747,7 @@ class MemoryPane(Horizontal):
     def action_page_links(self) -> None:
         """Choose one of the page's wiki links (or, on a precedent's or a disputed
         clause's card, one of its clauses) and follow it; a clause opens the whole
-        contract at it (:meth:`open_clause`)."""
+        contract at it (:class:`ClauseWanted`, the app opens it)."""
         from etki_tui.screens.links import LinksScreen
 
         reader = self.reader
@@ -766,7 +766,7 @@ class MemoryPane(Horizontal):
 
         def chosen(path: str | None) -> None:
             if path is not None and path.startswith(CLAUSE_TARGET):
-                self.open_clause(path.removeprefix(CLAUSE_TARGET))
+                self.post_message(ClauseWanted(path.removeprefix(CLAUSE_TARGET)))
             elif path is not None:
                 self.post_message(PageWanted(path, history="push"))
 
@@ -777,15 +777,3 @@ class MemoryPane(Horizontal):
             for _, t in links
         ]
         self.app.push_screen(LinksScreen(links, details=details), chosen)
-
-    @on(ClauseWanted)
-    def _clause_wanted(self, message: ClauseWanted) -> None:
-        message.stop()
-        self.open_clause(message.ref)
-
-    def open_clause(self, ref: str) -> None:
-        """Read the whole contract of clause ``ref``, scrolled to it."""
-        from etki_tui.screens.contract import ContractScreen
-
-        if ref in self.clauses:
-            self.app.push_screen(ContractScreen(dict(self.clauses), ref))
