@@ -197,17 +197,24 @@ async def test_l_opens_the_whole_contract_at_the_clause(
 
 @sync
 async def test_l_on_tdrs_lands_on_a_nested_clause(tdrs_desk: Desk) -> None:
-    """tdrs's RFQ has nested clauses (3.1.2); the contract opens at the deciding one."""
+    """tdrs's RFQ has nested clauses (3.1.2); l in the case reader opens the contract at
+    the deciding one, and Esc comes back to the reader."""
     app = desk_app(tdrs_desk, "tdrs")
     clauses: dict[str, ScopeClause] = tdrs_desk.clauses("tdrs")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         case = tdrs_desk.repo.case(current(app) or "")
         want = evidence_of(case.decision).refs()[0]
+        await press(pilot, "enter")  # the case reader (the detail full-screen)
+        detail = app.query_one(CaseDetail)
+        await until(pilot, lambda: app.screen.maximized is detail, "the case reader")
         screen = await _open_clause(pilot, app, 0)
         assert screen.landed == want
         assert all(c.contract_id == clauses[want].contract_id for c in screen.clauses)
         await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+        await press(pilot, "escape")  # back in the case reader, still full-screen
+        await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
+        assert app.screen.maximized is detail
 
 
 def test_contract_page_is_not_needed_for_uncited_clauses(talentmap_desk: Desk) -> None:
