@@ -290,6 +290,30 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "clauses.whole",
+            "w",
+            "toggle_whole_clauses",
+            "Whole clauses",
+            "Show the cited clauses whole, or folded to the part around the quoted sentences",
+            "The detail pane folds a long cited clause to the paragraph around the "
+            "sentences its evidence quotes (marked); w shows every cited clause whole, "
+            "w again folds them.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "clause.open",
+            "l",
+            "open_clause",
+            "Clause",
+            "Read a cited clause in the whole contract, scrolled to it",
+            "List the clauses the highlighted case cites and quotes (the deciding one "
+            "first); Enter opens the whole contract from the store, every clause in order, "
+            "scrolled to the chosen one.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "cr_document",
             "D",
             "cr_document",
@@ -638,6 +662,27 @@ ACTIONS: dict[str, ActionDef] = {
             context="note",
             palette=False,
             key_display="Esc",
+        ),
+        ActionDef(
+            "contract.close",
+            "escape",
+            "close",
+            "Back",
+            "Close the contract",
+            "Close the contract and go back to where it was opened from.",
+            context="contract",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "contract.clauses",
+            "l",
+            "clauses",
+            "Go to clause",
+            "Jump to another clause of the contract",
+            "List every clause of the contract in order; Enter scrolls to the chosen one.",
+            context="contract",
+            palette=False,
         ),
         ActionDef(
             "modal.cancel",

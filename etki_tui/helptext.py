@@ -87,6 +87,14 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "range stays as it was). Nothing is stored until Save; Escape closes the form."
         ),
     ),
+    "contract": (
+        "Contract",
+        (
+            "The whole contract as stored with the project, every clause in order (not "
+            "only the cited ones), opened scrolled to the clause asked for; the clause "
+            "it was opened at is framed. Read-only; Escape goes back."
+        ),
+    ),
     "app": (
         "Everywhere",
         (
@@ -132,6 +140,7 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Tab / Shift+Tab", "Next / previous field"),
         ("Enter", "In days or price: the next field; in the reason or on Save: store it"),
     ),
+    "contract": (("↑ ↓ PgUp PgDn Home End", "Scroll the contract"),),
     "filters": (
         ("↑ ↓ / Tab", "Move between rows"),
         ("← → / Space", "Change the value"),

@@ -590,6 +590,16 @@ class PageWanted(Message):
         self.history = history
 
 
+class ClauseWanted(Message):
+    """The reviewer followed a link to clause ``ref``: the pane that holds the project's
+    clauses opens the whole contract scrolled to it
+    (:class:`etki_tui.screens.contract.ContractScreen`)."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__()
+        self.ref = ref
+
+
 class Copied(Message):
     """``text`` was sent to the clipboard (OSC 52); ``what`` names it."""
 

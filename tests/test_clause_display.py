@@ -305,6 +305,10 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
             from etki_tui.queue.pane import QueuePane
 
             assert app.query_one(QueuePane).current_case_id() == TDRS_PENDING
+            lines, _ = _detail_lines(app)
+            # a long clause is folded by default (issue 34 item 2): w shows them whole
+            assert any("line(s) below · w shows the whole clause" in line for line in lines)
+            await press(pilot, "w")
             for view in ("pane", "full screen"):
                 lines, width = _detail_lines(app)
                 start = next(

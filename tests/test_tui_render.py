@@ -293,6 +293,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.raporlar.pane import ReportsPane
     from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
+    from etki_tui.screens.contract import ContractScreen
     from etki_tui.screens.estimate import EstimateForm
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
@@ -314,6 +315,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "raporlar": [ReportsPane],
         "help": [HelpScreen],
         "notice": [NoticeModal],
+        "contract": [ContractScreen],
     }
     for action in ACTIONS.values():
         assert action.help and action.context in {*CONTEXTS, "help", "notice"}
@@ -335,6 +337,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,
+                ContractScreen,
             )
             if any(getattr(b, "id", None) == action.id for b in cls.BINDINGS)
         ]

@@ -183,8 +183,9 @@ def test_detail_real_clauses(
     clause: str,
 ) -> None:
     """Real tdrs clauses read full-screen, rendered (issue 12 item 1): 2.1's links as
-    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed."""
-    _check(snap_compare, tdrs_world, size, ["enter", scroll_detail_to(f"§ {clause} ")])
+    their words, 3.2's pipe and HTML tables as rows of cells, paragraphs reflowed; shown
+    whole (w: a long clause is otherwise folded, issue 34 item 2)."""
+    _check(snap_compare, tdrs_world, size, ["enter", "w", scroll_detail_to(f"§ {clause} ")])
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -410,3 +411,101 @@ def test_no_color(
     """NO_COLOR: everything in grey levels; meaning survives (✓/+/✗ words, !, OVERRIDE)."""
     monkeypatch.setenv("NO_COLOR", "1")
     _check(snap_compare, tui_world, (80, 24), steps)
+
+
+# --- issue 34 items 2 and 3: the evidence first, folded clauses, the whole contract ------
+
+TALENTMAP_DIR = TDRS_DIR.parent / "talentmap"
+WEIGHED_CASE = "req-talentmap-cb63d08d"
+"""Decided on PWS section 11, whose own exclusion the engine weighed; the closest
+exclusion is in section 4, which is hundreds of lines long."""
+
+
+@pytest.fixture(scope="session")
+def _talentmap_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from etki.services import init_project
+
+    folder = tmp_path_factory.mktemp("tui-talentmap")
+    world = open_tui_world(folder, wiki=False)
+    init_project(TALENTMAP_DIR, world.repo, world.settings)
+    world.repo.dispose()
+    return folder
+
+
+@pytest.fixture
+def talentmap_world(_talentmap_template: Path, tmp_path: Path):  # noqa: ANN201
+    """The real talentmap engagement, loaded with ``init_project`` (frozen clock, wiki off)."""
+    shutil.copytree(_talentmap_template, tmp_path, dirs_exist_ok=True)
+    world = open_tui_world(tmp_path, wiki=False)
+    world.project_id = "talentmap"
+    yield world
+    world.repo.dispose()
+
+
+def to_case(case_id: str) -> Callable[[Pilot], Awaitable[None]]:
+    """A step that moves the queue's cursor down to ``case_id``."""
+
+    async def run(pilot: Pilot) -> None:
+        from tests.test_tui_pilot import goto
+
+        await goto(pilot, case_id)
+
+    return run
+
+
+needs_talentmap = pytest.mark.skipif(
+    not TALENTMAP_DIR.is_dir(), reason="../shared/realdata/talentmap is absent"
+)
+
+
+@needs_talentmap
+@pytest.mark.parametrize("size", SIZES)
+def test_detail_evidence_first(
+    snap_compare, talentmap_world: TuiWorld, size: tuple[int, int]
+) -> None:  # noqa: ANN001
+    """A talentmap case read full-screen: right under the fields, the Evidence section
+    quotes the deciding clause (11), the exclusion of 11 the engine weighed and the
+    closest exclusion (in section 4), each styled as it is marked in its clause."""
+    _check(snap_compare, talentmap_world, size, [to_case(WEIGHED_CASE), "enter"])
+
+
+@needs_talentmap
+@pytest.mark.parametrize("size", SIZES)
+def test_detail_folded_clause(
+    snap_compare, talentmap_world: TuiWorld, size: tuple[int, int]
+) -> None:  # noqa: ANN001
+    """The same case scrolled to its cited clauses: section 11 folded to the paragraph
+    with its weighed exclusion (underlined), section 4 to the closest exclusion, each
+    with the lines left out above and below and the key (w) that shows them."""
+    _check(
+        snap_compare,
+        talentmap_world,
+        size,
+        [to_case(WEIGHED_CASE), "enter", scroll_detail_to("Cited clauses")],
+    )
+
+
+@needs_talentmap
+@pytest.mark.parametrize("size", SIZES)
+def test_contract_at_clause(snap_compare, talentmap_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """l, then section 4 (the second entry): the whole PWS from the store, every clause in
+    order, scrolled to section 4 and framed."""
+
+    async def landed(pilot: Pilot) -> None:
+        from etki_tui.screens.contract import ContractScreen
+        from tests.test_tui_pilot import until
+
+        screen = pilot.app.screen
+        assert isinstance(screen, ContractScreen)
+        await until(pilot, lambda: screen.landed == "talentmap-pws#4", "section 4")
+
+    _check(
+        snap_compare, talentmap_world, size, [to_case(WEIGHED_CASE), "l", "down", "enter", landed]
+    )
+
+
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("size", SIZES)
+def test_contract_clause_list(snap_compare, tdrs_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """l on the tdrs case: the clauses it cites and quotes, the deciding one first."""
+    _check(snap_compare, tdrs_world, size, ["l"])

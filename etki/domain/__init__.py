@@ -73,11 +73,18 @@ from etki.domain.estimate import (
 from etki.domain.evidence import (
     DECIDING,
     DISPUTED_SIGNAL,
+    QUOTE_CLOSE,
+    QUOTE_OPEN,
     RISK_WORDING,
+    DecidingClause,
     EvidenceStep,
+    SentenceQuote,
     deciding_clause_text,
     deciding_in_json,
     deciding_ref,
+    deciding_step,
+    quoted_sentences,
+    reasoning_quote,
     risk_wording,
     risk_wording_text,
 )

@@ -13,7 +13,17 @@ together, so a change of wording cannot break a reader silently:
   words that raised a signal (:func:`risk_wording_text`); :func:`risk_wording` reads them
   back (the desk's risk line, ``etki show``);
 * the **disputed signal** (:data:`DISPUTED_SIGNAL`): the risk signal a cited disputed
-  clause raises.
+  clause raises;
+* the **quoted sentences** (:data:`QUOTE_OPEN`, :data:`QUOTE_CLOSE`): the ``sureness``
+  and ``exclusion_check`` steps quote contract sentences as ``REF “sentence”`` (the
+  engine's ``_quoted``, :func:`etki.triage.explain.clip`: whitespace runs made single
+  spaces, cut to 140 characters ending in ``…``); :func:`quoted_sentences` reads them
+  back with the side each is quoted for, :func:`deciding_step` the deciding clause's
+  role, and :func:`reasoning_quote` the deciding sentence as the reasoning quotes it
+  (``REF: “sentence”``, :class:`etki.triage.explain.Grounds`) when no step does (the
+  desk quotes them first and marks them in the clause,
+  :mod:`etki_tui.queue.evidence`). ``tests/test_evidence_format.py`` reads every quote
+  of the golden decisions back, so a change of the engine's wording fails there.
 """
 
 from __future__ import annotations
@@ -21,16 +31,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "DECIDING",
     "DISPUTED_SIGNAL",
+    "QUOTE_CLOSE",
+    "QUOTE_OPEN",
     "RISK_WORDING",
+    "DecidingClause",
     "EvidenceStep",
+    "SentenceQuote",
     "deciding_clause_text",
+    "deciding_step",
     "deciding_in_json",
     "deciding_ref",
+    "quoted_sentences",
+    "reasoning_quote",
     "risk_wording",
     "risk_wording_text",
 ]
@@ -134,3 +151,134 @@ def deciding_clause_text(ref: str, role: str, rule: str) -> str:
     ``"; deciding sentence: REF (role, role rule: RULE)"``; read back by
     :func:`deciding_ref`."""
     return f"; {DECIDING}{ref} ({role}, role rule: {rule})"
+
+
+QUOTE_OPEN = "“"
+"""Opens a contract sentence the evidence quotes (after its ref and a space)."""
+
+QUOTE_CLOSE = "”"
+"""Closes a quoted contract sentence."""
+
+CLIP_MARK = "…"
+"""Ends a quoted sentence the engine cut (:func:`etki.triage.explain.clip`)."""
+
+_QUOTE = re.compile(r"(?P<ref>[^\s“”]+) “(?P<text>[^”]*)”")
+
+AGAINST_LEADS = ("exclu", "another party", "client duty", "out of the contractor's remit")
+"""Words of the lead-in before a quoted sentence (the engine's wording, ``closest
+exclusion text:``, ``closest client duty text:``, ``an exclusion names it too:``, ``the
+clause that covers it also excludes work or gives it to another party:``, ``a contract
+sentence takes what it asks for out of the contractor's remit:``) that say it is quoted
+as an exclusion or a duty of another party; ``routes`` says a change route; any other
+lead-in (``a contract sentence asks for what it asks for:``, ``an obligation names it:``,
+``but a clause names it:``) quotes an obligation."""
+
+WEIGHED_LEAD = "also excludes work or gives it to another party"
+"""The lead-in of the exclusion of the very clause an IN_SCOPE verdict rests on
+(:mod:`etki.triage.sureness`): weighed against the verdict."""
+
+
+@dataclass(frozen=True)
+class SentenceQuote:
+    """A contract sentence the evidence quotes. ``ref``: its clause; ``text``: the
+    sentence as quoted (whitespace runs single spaces; :attr:`clipped` when the engine
+    cut it, the ``…`` removed); ``side``: ``obligation``, ``against`` (an exclusion or
+    another party's duty) or ``route`` (to a change request or later work); ``step``:
+    the evidence step (``sureness`` or ``exclusion_check``); ``weighed``: an exclusion
+    of the clause the verdict rests on; ``lead``: the step's words before it."""
+
+    ref: str
+    text: str
+    clipped: bool
+    side: str
+    step: str
+    weighed: bool
+    lead: str
+
+
+def quoted_sentences(evidence: Iterable[EvidenceStep]) -> tuple[SentenceQuote, ...]:
+    """Every contract sentence quoted by the ``sureness`` and ``exclusion_check`` steps
+    of ``evidence``, in step order and then in the order written, each once (by ref and
+    text; the first is kept, weighed when any of them is). ``()`` for an evidence chain with none (a defect verdict, a
+    topic one with no exclusion near)."""
+    seen: dict[tuple[str, str], int] = {}
+    out: list[SentenceQuote] = []
+    for step in evidence:
+        if step.step not in ("sureness", "exclusion_check"):
+            continue
+        start = 0
+        for match in _QUOTE.finditer(step.detail):
+            lead = step.detail[start : match.start()]
+            lead = re.split(r"; |\): ", lead)[-1].strip()
+            start = match.end()
+            text = match.group("text")
+            clipped = text.endswith(CLIP_MARK)
+            text = text[: -len(CLIP_MARK)].rstrip() if clipped else text
+            key = (match.group("ref"), text)
+            low = lead.lower()
+            if key in seen:
+                if WEIGHED_LEAD in low:
+                    out[seen[key]] = replace(out[seen[key]], weighed=True)
+                continue
+            seen[key] = len(out)
+            side = (
+                "against"
+                if any(w in low for w in AGAINST_LEADS)
+                else ("route" if "routes" in low else "obligation")
+            )
+            out.append(
+                SentenceQuote(
+                    match.group("ref"), text, clipped, side, step.step, WEIGHED_LEAD in low, lead
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class DecidingClause:
+    """The clause the deciding rule rests on, as the ``classify`` step names it:
+    ``ref``, the ``role`` of its deciding sentence (``obligation``, ``exclusion``,
+    ``future`` …) and the ``rule`` that gave the role."""
+
+    ref: str
+    role: str
+    rule: str
+
+
+def deciding_step(
+    evidence: Iterable[EvidenceStep], candidates: Iterable[str]
+) -> DecidingClause | None:
+    """The :class:`DecidingClause` of ``evidence`` (written by
+    :func:`deciding_clause_text`), when its ref is one of ``candidates``; None when the
+    ``classify`` step names none (no sentence of the rule's group matched)."""
+    steps = [(s.step, s.detail) for s in evidence]
+    ref = deciding_ref(steps, candidates)
+    if ref is None:
+        return None
+    for step, detail in steps:
+        if step != "classify" or DECIDING not in detail:
+            continue
+        rest = detail.split(DECIDING, 1)[1][len(ref) :]
+        found = re.match(r" \((?P<role>[^,()]*), role rule: (?P<rule>.*)\)\s*$", rest)
+        if found:
+            return DecidingClause(ref, found.group("role"), found.group("rule"))
+        return DecidingClause(ref, "", "")
+    return None
+
+
+def reasoning_quote(reasoning: str, ref: str) -> tuple[str, bool] | None:
+    """(sentence, clipped) of the first sentence of clause ``ref`` that a decision's
+    ``reasoning`` quotes, written ``REF: “sentence”`` (the best sentence of the group the
+    deciding rule rests on, :class:`etki.triage.explain.Grounds`; cut like the steps'
+    quotes, ``clipped`` with the ``…`` removed); None when it quotes none of ``ref``
+    (a defect, a new capability: the reasoning names the clause only)."""
+    at = reasoning.find(f"{ref}: {QUOTE_OPEN}")
+    if at < 0 or (at > 0 and reasoning[at - 1] not in " ("):
+        return None
+    start = at + len(ref) + 2 + len(QUOTE_OPEN)
+    end = reasoning.find(QUOTE_CLOSE, start)
+    if end < 0:
+        return None
+    text = reasoning[start:end]
+    clipped = text.endswith(CLIP_MARK)
+    return (text[: -len(CLIP_MARK)].rstrip() if clipped else text), clipped

@@ -32,6 +32,7 @@ from etki.domain import (
 from etki.frontmatter import FrontmatterMemo
 from etki.memory import is_disputed, overriding_case, ruled_about
 from etki.text import sort_key
+from etki.wiki.paths import clause_label
 
 __all__ = ["ClauseTally", "Joined", "Memo", "Once", "PageCache", "WikiModel"]
 
@@ -336,7 +337,7 @@ class WikiModel:
     def clause_label(self, ref: str) -> str:
         """``{ref} — {clause title}``, or the bare ref of a clause the project lacks."""
         clause = self.clauses.get(ref)
-        return f"{ref} — {clause.title}" if clause is not None else ref
+        return clause_label(ref, clause.title if clause is not None else None)
 
     def clause_order(self, ref: str) -> tuple[int, tuple[str, str]]:
         """Sort key of refs in contract order (refs the project lacks last, by

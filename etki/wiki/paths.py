@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -35,7 +36,10 @@ __all__ = [
     "NAME_MAX_BYTES",
     "OWNED_DIRS",
     "NamedCase",
+    "CLAUSE_LABEL_SEP",
     "case_slug",
+    "clause_label",
+    "clause_link_ref",
     "contract_path",
     "cr_id",
     "cr_path",
@@ -219,6 +223,28 @@ def entity_name(entity_id: str) -> str:
     ):
         return entity_id
     return f"{slugify(entity_id, max_chars=60)}-{_digest(entity_id)}"
+
+
+CLAUSE_LABEL_SEP = " — "
+"""Between a clause's ref and its title in the label of a link to its contract page."""
+
+
+def clause_label(ref: str, title: str | None) -> str:
+    """How the wiki's pages name a clause in a link to its contract page: ``{ref} —
+    {title}``, or the bare ref of a clause the project lacks (``title`` None); read back
+    by :func:`clause_link_ref`."""
+    return ref if title is None else f"{ref}{CLAUSE_LABEL_SEP}{title}"
+
+
+def clause_link_ref(label: str, refs: Iterable[str]) -> str | None:
+    """The ref of ``refs`` a clause link's ``label`` names (:func:`clause_label`; as
+    written in a page's markdown, backslash escapes allowed), longest refs first
+    (``MSA#4.8.1`` before ``MSA#4.8``); None when it names none of them."""
+    text = re.sub(r"\\(.)", r"\1", label).strip()
+    for ref in sorted(set(refs), key=len, reverse=True):
+        if text == ref or text.startswith(ref + CLAUSE_LABEL_SEP):
+            return ref
+    return None
 
 
 def contract_path(contract_id: str) -> str:

@@ -17,6 +17,7 @@ from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.heap import collector_paused, keep_loaded
 from etki_tui.live import part
 from etki_tui.messages import (
+    ClauseWanted,
     CrPageWanted,
     DeskFailed,
     MemoryLoaded,
@@ -286,6 +287,15 @@ class HafizaFlow(QueueFeedFlow):
         if case_id is None:
             self.notify(otherwise or "No change request to open.", markup=False, timeout=5)
         return case_id
+
+    @on(ClauseWanted)
+    def _clause_wanted(self, message: ClauseWanted) -> None:
+        """A clause link was followed in Hafıza: the whole contract, at the clause."""
+        from etki_tui.screens.contract import ContractScreen
+
+        pane = part(self, MemoryPane)
+        if pane is not None and message.ref in pane.clauses:
+            self.push_screen(ContractScreen(dict(pane.clauses), message.ref))
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:

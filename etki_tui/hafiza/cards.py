@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 
 from etki.domain import CaseRecord, DisputedClause, ScopeClause, is_declared_remit
 from etki.text import fold, printable
-from etki.wiki.paths import page_kind
+from etki.wiki.paths import clause_link_ref, contract_path, page_kind
 from etki.wiki.search import query_tokens
 from etki_tui.render import (
     DISPUTED,
@@ -83,7 +83,13 @@ def precedent_card(case: CaseRecord, clauses: Mapping[str, ScopeClause]) -> Rend
                 line.append(f" · {remit_label(clause)}", style="italic")
         lines.append(line)
     lines.append(Text(""))
-    lines.append(Text("Enter opens the precedent page · y copies the case id", style="dim"))
+    lines.append(
+        Text(
+            "Enter opens the precedent page · l reads a cited clause in the contract · "
+            "y copies the case id",
+            style="dim",
+        )
+    )
     return Group(*lines)
 
 
@@ -143,7 +149,9 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         line.append(printable(case_id, multiline=False), style="dim")
         lines.append(line)
     if clause is not None:
-        lines.append(Text("Clause text", style="bold underline"))
+        heading = Text("Clause text", style="bold underline")
+        heading.append(" · l: whole contract", style="dim")
+        lines.append(heading)
         lines.append(clause_text(clause))
     return Group(*lines)
 
@@ -309,3 +317,48 @@ def memory_options(
             )
         )
     return options
+
+
+CLAUSE_TARGET = "clause:"
+"""What an entry of Hafıza's ``l`` list goes to when it is a clause (the whole contract
+at it), not a wiki page (no wiki page's path starts so)."""
+
+
+def page_clause_links(
+    links: Sequence[tuple[str, str]], path: str | None, clauses: Mapping[str, ScopeClause]
+) -> list[tuple[str, str]]:
+    """The ``l`` list of the page at ``path`` from its wiki ``links`` ((label, page)):
+    a link to a contract page whose label names a clause of ``clauses``
+    (:func:`etki.wiki.paths.clause_link_ref`) goes to that clause
+    (``clause:REF``, :data:`CLAUSE_TARGET`), every other link to its page; on a
+    contract page the first entry is the whole contract (at its first clause)."""
+    out = []
+    for label, target in links:
+        ref = clause_link_ref(label, clauses) if page_kind(target) == "contract" else None
+        out.append((label, CLAUSE_TARGET + ref if ref is not None else target))
+    if path is not None and page_kind(path) == "contract":
+        first = next((c for c in clauses.values() if contract_path(c.contract_id) == path), None)
+        if first is not None:
+            out.insert(0, ("The whole contract, every clause in order", CLAUSE_TARGET + first.ref))
+    return out
+
+
+def card_clause_links(
+    option_id: str | None, precedents: Sequence[CaseRecord], clauses: Mapping[str, ScopeClause]
+) -> list[tuple[str, str]]:
+    """The ``l`` list of the card of Hafıza's entry ``option_id``: the clauses a
+    precedent cites (``pre:CASE``) or the disputed clause (``dis:REF``), each
+    ``(number title, clause:REF)``; none for any other entry."""
+    kind, _, key = (option_id or "").partition(":")
+    refs: list[str] = []
+    if kind == "pre":
+        case = next((c for c in precedents if c.case_id == key), None)
+        refs = list(case.decision.cited_clauses) if case is not None else []
+    elif kind == "dis":
+        refs = [key]
+    out = []
+    for ref in dict.fromkeys(refs):
+        clause = clauses.get(ref)
+        if clause is not None:
+            out.append((f"{clause.number} {clause.title}".strip(), CLAUSE_TARGET + ref))
+    return out

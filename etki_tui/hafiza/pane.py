@@ -30,15 +30,18 @@ from etki.text import printable
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.hafiza.cards import (
+    CLAUSE_TARGET,
     SHOWN,
     SHOWN_HITS,
     _header,
+    card_clause_links,
     disputed_card,
     hit_fields,
     hit_prompt,
     hit_prompts,
     hit_title,
     memory_options,
+    page_clause_links,
     precedent_card,
 )
 from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
@@ -46,6 +49,7 @@ from etki_tui.hafiza.widgets import MemoryList, Preview
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
 from etki_tui.messages import (
+    ClauseWanted,
     CrExportWanted,
     CrPageWanted,
     DisputeResolveWanted,
@@ -246,6 +250,9 @@ class MemoryPane(Horizontal):
         self.precedents = list(precedents)
         self.disputed = list(disputed)
         self.clauses = dict(clauses)
+        reader = part(self, PageReader)
+        if reader is not None:
+            reader.clause_refs = frozenset(self.clauses)
         self.pages = list(pages)
         self.precedent_pages = list(precedent_pages)
         self.top_pages = list(top_pages)
@@ -450,6 +457,7 @@ class MemoryPane(Horizontal):
         self._card_target = None
         box.display = False
         reader.display = True
+        reader.clause_refs = frozenset(self.clauses)
         await reader.show(
             path,
             text,
@@ -742,12 +750,19 @@ class MemoryPane(Horizontal):
         )
 
     def action_page_links(self) -> None:
-        """Choose one of the page's wiki links and follow it (keyboard users cannot
-        click)."""
+        """Choose one of the page's wiki links (or, on a precedent's or a disputed
+        clause's card, one of its clauses) and follow it; a clause opens the whole
+        contract at it (:class:`ClauseWanted`, the app opens it)."""
         from etki_tui.screens.links import LinksScreen
 
         reader = self.reader
-        links = reader.links() if reader.display else []
+        entries = part(self, "#memory-list", OptionList)
+        option = entries.highlighted_option if entries is not None else None
+        links = (
+            page_clause_links(reader.links(), reader.path, self.clauses)
+            if reader.display
+            else card_clause_links(option.id if option else None, self.precedents, self.clauses)
+        )
         if not links:
             self.app.notify(
                 "No wiki links on this page (open a page first: Enter).", markup=False, timeout=3
@@ -755,7 +770,15 @@ class MemoryPane(Horizontal):
             return
 
         def chosen(path: str | None) -> None:
-            if path is not None:
+            if path is not None and path.startswith(CLAUSE_TARGET):
+                self.post_message(ClauseWanted(path.removeprefix(CLAUSE_TARGET)))
+            elif path is not None:
                 self.post_message(PageWanted(path, history="push"))
 
-        self.app.push_screen(LinksScreen(links), chosen)
+        details = [
+            f"{t.removeprefix(CLAUSE_TARGET)} in the whole contract"
+            if t.startswith(CLAUSE_TARGET)
+            else t
+            for _, t in links
+        ]
+        self.app.push_screen(LinksScreen(links, details=details), chosen)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
@@ -27,9 +27,10 @@ from textual.widgets import Label, Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
 from etki.text import printable
+from etki.wiki.paths import clause_link_ref, page_kind
 from etki_tui.history import History
 from etki_tui.live import part
-from etki_tui.messages import PageWanted
+from etki_tui.messages import ClauseWanted, PageWanted
 from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fit, fold_long, match_spans
 
 PAGE_TEXT_CHARS = 50_000
@@ -106,13 +107,41 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 
 def page_links(current: str, text: str) -> list[tuple[str, str]]:
     """(label, wiki-relative path) of the links on page ``current`` that stay inside the
-    wiki, in page order, each target once."""
-    out: dict[str, str] = {}
+    wiki, in page order, each target once; links to a contract page once per label
+    (each names a clause: ``l`` offers every one, see
+    :func:`etki_tui.hafiza.cards.page_clause_links`)."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
     for label, href in _LINK.findall(split_frontmatter(text)[1]):
         target, _ = resolve_link(current, href)
-        if target is not None and target != current and target not in out:
-            out[target] = label
-    return [(label, target) for target, label in out.items()]
+        if target is None or target == current:
+            continue
+        key = (target, label if page_kind(target) == "contract" else "")
+        if key not in out:
+            out[key] = (label, target)
+    return list(out.values())
+
+
+def clause_anchors(current: str, body: str, refs: Iterable[str]) -> str:
+    """``body`` (markdown of page ``current``) with each link to a contract page that
+    names a clause of ``refs`` (its label is the wiki's clause label,
+    :func:`etki.wiki.paths.clause_link_ref`) and has no anchor given the clause's ref as
+    its anchor (percent-encoded), so that following it lands on the clause
+    (:class:`ClauseWanted`); the words shown are unchanged."""
+    known = frozenset(refs)
+    if not known:
+        return body
+
+    def anchored(match: re.Match[str]) -> str:
+        label, href = match.group(1), match.group(2)
+        target, anchor = resolve_link(current, href)
+        if target is None or anchor or page_kind(target) != "contract":
+            return match.group(0)
+        ref = clause_link_ref(label, known)
+        if ref is None:
+            return match.group(0)
+        return f"[{label}]({href}#{quote(ref, safe='')})"
+
+    return _LINK.sub(anchored, body)
 
 
 class MarkedFence(MarkdownFence):
@@ -205,6 +234,9 @@ class PageReader(Vertical):
         self.matches = 0
         self.cut_short = False
         """The page shown is a preview cut shorter than the reader's own limit."""
+        self.clause_refs: frozenset[str] = frozenset()
+        """The project's clause refs: a link to a contract page naming one of them
+        lands on that clause in the whole contract (:func:`clause_anchors`)."""
 
     def compose(self) -> ComposeResult:
         """History line, then the contents beside the page."""
@@ -265,6 +297,7 @@ class PageReader(Vertical):
             )
         )
         page.match_tokens = self.tokens
+        body = clause_anchors(path, body, self.clause_refs)
         await page.update(printable(body, multiline=True))
         if not self.is_attached or self.path != path or self.text is not text:
             return  # left the screen, or a newer show() took over while this one waited
@@ -406,6 +439,11 @@ class PageReader(Vertical):
         if self.path is None:
             return
         target, anchor = resolve_link(self.path, message.href)
+        if target is not None and anchor and page_kind(target) == "contract":
+            ref = unquote(anchor)
+            if ref in self.clause_refs:  # a clause link: the whole contract, at the clause
+                self.post_message(ClauseWanted(ref))
+                return
         if target is None:
             self.app.notify(
                 f"Not opened: {printable(message.href, multiline=False)} is "

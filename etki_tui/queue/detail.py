@@ -32,6 +32,7 @@ from etki.domain import (
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import printable
+from etki_tui.queue.evidence import evidence_of, evidence_section, marked_clause_block
 from etki_tui.queue.filters import age_days, age_label
 from etki_tui.render import (
     DETAIL_LINE_CHARS,
@@ -46,7 +47,6 @@ from etki_tui.render import (
     _indent,
     _section,
     cell,
-    clause_block,
     folded,
     one_line,
     short_ref,
@@ -365,6 +365,7 @@ def case_detail(
     cr_page: str | None = None,
     llm_model: str | None = None,
     preanalysing: bool = False,
+    whole_clauses: bool = False,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -378,9 +379,12 @@ def case_detail(
     change-request document when it is ruled CHANGE_REQUEST (``""``: the wiki is off),
     shown as a link line under the fields. ``llm_model``: the chat model a pre-analysis
     would be asked of (None: none configured); ``preanalysing``: one is being written
-    (:func:`preanalysis_section`).
+    (:func:`preanalysis_section`). ``whole_clauses``: the cited clauses are shown
+    whole, not folded to the part around the sentences the evidence quotes
+    (:func:`etki_tui.queue.evidence.marked_clause_block`).
 
-    A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    The :func:`etki_tui.queue.evidence.evidence_section` (the deciding sentence and any
+    weighed exclusion, quoted) follows the fields, before the clause memory. A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
@@ -445,6 +449,9 @@ def case_detail(
         parts.append(cr_link_line(case.case_id, cr_page))
 
     parts.append(Text(""))
+    parts.extend(evidence_section(d, clauses, whole=whole_clauses))
+
+    parts.append(Text(""))
     parts.append(_section("Clause memory"))
     parts.append(
         memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents, similar_unknown)
@@ -462,8 +469,9 @@ def case_detail(
     parts.append(_section(f"Cited clauses ({len(d.cited_clauses)})"))
     if not d.cited_clauses:
         parts.append(Text("  none", style="dim"))
+    evidence = evidence_of(d)
     for ref in d.cited_clauses:
-        parts.append(clause_block(ref, clauses.get(ref)))
+        parts.append(marked_clause_block(ref, clauses.get(ref), evidence, whole=whole_clauses))
 
     parts.append(Text(""))
     parts.append(_section("Assumptions"))

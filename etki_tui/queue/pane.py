@@ -98,6 +98,8 @@ class QueuePane(QueueShown):
         "sort",
         "filter.clear",
         "similar",
+        "clauses.whole",
+        "clause.open",
         "mark",
         "bulk_approve",
         "cr_document",
@@ -352,6 +354,41 @@ class QueuePane(QueueShown):
         else:
             detail.focus()
             screen.maximize(detail, container=False)
+
+    def action_toggle_whole_clauses(self) -> None:
+        """Show the cited clauses whole, or folded again (issue 34 item 2)."""
+        self.whole_clauses = not self.whole_clauses
+        self.refresh_detail()
+
+    def action_open_clause(self) -> None:
+        """Pick one of the clauses the highlighted case cites or its evidence quotes
+        (deciding first) and read it in the whole contract (:class:`ContractScreen`),
+        scrolled to it."""
+        from etki_tui.queue.evidence import evidence_of
+        from etki_tui.screens.contract import ContractScreen, clause_choices
+        from etki_tui.screens.links import LinksScreen
+
+        case = self.current_case()
+        record = self.detail_record(case) if case is not None else None
+        if record is None:
+            self.app.notify("No case is highlighted.", markup=False, timeout=3)
+            return
+        d = record.decision
+        links = clause_choices([*evidence_of(d).refs(), *d.cited_clauses], self.clauses)
+        if not links:
+            self.app.notify(
+                "This case cites no clause of the stored contract.", markup=False, timeout=4
+            )
+            return
+        clauses = dict(self.clauses)
+
+        def chosen(ref: str | None) -> None:
+            if ref is not None:
+                self.app.push_screen(ContractScreen(clauses, ref))
+
+        self.app.push_screen(
+            LinksScreen(links, title="Read which clause?", details=[r for _, r in links]), chosen
+        )
 
     def action_similar(self) -> None:
         """Pick one of the highlighted case's similar rulings and go to it (its

@@ -143,6 +143,8 @@ class QueueRows(Vertical):
         """Cases another reviewer ruled while their row was highlighted (row kept)."""
         self.clauses: dict[str, ScopeClause] = {}
         self.memory: dict[str, ClauseMemory] = {}
+        self.whole_clauses = False
+        """``w``: the detail pane shows the cited clauses whole, not folded."""
         self.escalate = True
         """``ETKI_DISPUTED_ESCALATION``: a clause disputed since a case's triage raises
         the risk shown for it (:func:`etki_tui.render.current_risk`)."""

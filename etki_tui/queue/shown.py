@@ -109,6 +109,7 @@ class QueueShown(QueueRows):
                         cr_page=self._cr_page(record),
                         llm_model=self.llm_model,
                         preanalysing=case.case_id in self.preanalysing,
+                        whole_clauses=self.whole_clauses,
                     ),
                     history_section(self.histories.get(case.case_id)),
                 )

@@ -1,0 +1,371 @@
+"""The detail pane's evidence (issue 34 item 2): the contract sentences the engine's
+evidence quotes, shown first, and the cited clauses with those sentences marked and a
+long clause folded to the part around them. Pure Rich renderables, no Textual, no I/O.
+
+The quotes are read by :func:`etki.domain.quoted_sentences` and the deciding clause by
+:func:`etki.domain.deciding_step` (the evidence text protocol lives there, never parsed
+here). Every character of client and contract text reaches the screen as text (Rich
+``Text``; a clause's markdown through :func:`etki.wiki.clauses.clause_markdown`), never
+markup.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from etki.domain import (
+    DecidingClause,
+    Decision,
+    ScopeClause,
+    SentenceQuote,
+    deciding_step,
+    is_declared_remit,
+    quoted_sentences,
+    reasoning_quote,
+)
+from etki.text import printable
+from etki.wiki.clauses import clause_markdown
+from etki_tui.render import FIELD_LABEL_CELLS, _indent, _section, one_line, remit_label
+
+DECIDING_STYLE = "reverse"
+"""The sentence that decided or names the ask, marked in its clause (reverse video reads
+without colour)."""
+
+AGAINST_STYLE = "underline"
+"""An exclusion (or another party's duty) the engine weighed, marked in its clause."""
+
+FOLD_OVER_LINES = 16
+"""A clause whose text takes more lines than this at the pane's width is folded (unless
+the reviewer asked for whole clauses, ``w``)."""
+
+CONTEXT_LINES = 4
+"""Lines kept before the first and after the last marked line of a folded clause (up to
+the paragraph's edge, never past a blank line)."""
+
+HEAD_LINES = 8
+"""Lines of a folded clause with no marked sentence: its opening."""
+
+_ROLE_SIDE = {"exclusion": "against", "client duty": "against", "future": "route"}
+"""The quoted side of a deciding sentence of each ``classify`` role (others:
+``obligation``)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a decision's evidence says about contract sentences: the ``deciding`` clause
+    (None when the ``classify`` step names none) and the ``quotes``."""
+
+    deciding: DecidingClause | None
+    quotes: tuple[SentenceQuote, ...]
+
+    def is_deciding(self, quote: SentenceQuote) -> bool:
+        """``quote`` is a sentence of the deciding clause quoted for its side."""
+        d = self.deciding
+        return (
+            d is not None
+            and quote.ref == d.ref
+            and quote.side == _ROLE_SIDE.get(d.role, "obligation")
+        )
+
+    def style(self, quote: SentenceQuote) -> str:
+        """How ``quote`` is marked in its clause: an exclusion that did not decide is
+        underlined (:data:`AGAINST_STYLE`), every other quote reversed."""
+        if quote.side == "against" and not self.is_deciding(quote):
+            return AGAINST_STYLE
+        return DECIDING_STYLE
+
+    def refs(self) -> list[str]:
+        """The refs the evidence names, deciding first, each once."""
+        out = [self.deciding.ref] if self.deciding is not None else []
+        return list(dict.fromkeys([*out, *(q.ref for q in self.quotes)]))
+
+
+def evidence_of(decision: Decision) -> Evidence:
+    """The :class:`Evidence` of ``decision`` (its frozen evidence chain); when no step
+    quotes a sentence of the deciding clause, the sentence its reasoning quotes of it
+    (:func:`etki.domain.reasoning_quote`) is the deciding sentence, first."""
+    deciding = deciding_step(decision.evidence, decision.cited_clauses)
+    quotes = quoted_sentences(decision.evidence)
+    ev = Evidence(deciding, quotes)
+    if deciding is not None and not any(ev.is_deciding(q) for q in quotes):
+        found = reasoning_quote(decision.reasoning, deciding.ref)
+        if found is not None:
+            side = _ROLE_SIDE.get(deciding.role, "obligation")
+            quote = SentenceQuote(deciding.ref, found[0], found[1], side, "reasoning", False, "")
+            ev = Evidence(deciding, (quote, *quotes))
+    return ev
+
+
+def _clause_name(ref: str, clauses: Mapping[str, ScopeClause]) -> Text:
+    clause = clauses.get(ref)
+    out = Text()
+    if clause is None:
+        out.append(one_line(ref, 120), style="bold")
+        return out
+    out.append(one_line(clause.number, 60), style="bold")
+    if clause.title:
+        out.append(" " + one_line(clause.title, 120), style="bold")
+    return out
+
+
+def _quote_text(quote: SentenceQuote, style: str) -> Text:
+    out = Text("“")
+    out.append(printable(quote.text, multiline=False), style=style)
+    out.append("…”" if quote.clipped else "”")
+    return out
+
+
+def evidence_section(
+    decision: Decision, clauses: Mapping[str, ScopeClause], *, whole: bool = False
+) -> list[RenderableType]:
+    """The detail pane's ``Evidence`` section, shown before everything but the fields:
+    the deciding clause (its number, title and role, and the sentence the evidence
+    quotes of it), every other sentence quoted as naming the ask, then each exclusion
+    the engine weighed (the closest one with its match against the best obligation's,
+    from the ``exclusion_check`` step's scores). Each quote is styled as it is marked
+    in the clause below. ``whole``: the clauses are shown whole (else long ones folded;
+    the heading says which key switches)."""
+    ev = evidence_of(decision)
+    head = _section("Evidence")
+    head.append(
+        " · marked below · w " + ("folds clauses" if whole else "whole clauses") + " · l contract",
+        style="dim",
+    )
+    rows: list[tuple[str, RenderableType]] = []
+    if ev.deciding is not None:
+        line = _clause_name(ev.deciding.ref, clauses)
+        if ev.deciding.role:
+            line.append(f" ({one_line(ev.deciding.role, 40)})", style="dim")
+        own = [q for q in ev.quotes if ev.is_deciding(q)]
+        for q in own:
+            line.append("\n")
+            line.append_text(_quote_text(q, ev.style(q)))
+        if not own:
+            line.append(
+                "\nthe evidence quotes no sentence of it (see the clause below)", style="dim"
+            )
+        rows.append(("Deciding", line))
+    for q in ev.quotes:
+        if ev.is_deciding(q) or q.side == "against":
+            continue
+        line = _clause_name(q.ref, clauses)
+        line.append("\n")
+        line.append_text(_quote_text(q, ev.style(q)))
+        rows.append(("Names it", line))
+    scores = {
+        name: value
+        for s in decision.evidence
+        if s.step == "exclusion_check"
+        for name, value in s.scores
+    }
+    for q in sorted(ev.quotes, key=lambda q: not q.weighed):  # the weighed one first
+        if q.side != "against" or ev.is_deciding(q):
+            continue
+        line = _clause_name(q.ref, clauses)
+        if q.weighed:
+            line.append(" · an exclusion of the clause it rests on", style="dim")
+        if q.step == "exclusion_check" and "against" in scores and "obligation" in scores:
+            line.append(
+                f" · closest: match {scores['against']:.2f} vs obligation {scores['obligation']:.2f}",
+                style="dim",
+            )
+        line.append("\n")
+        line.append_text(_quote_text(q, ev.style(q)))
+        rows.append(("Weighed" if q.weighed else "Exclusion", line))
+    if not rows:
+        rows.append(("", Text("the evidence names no contract sentence", style="dim")))
+    grid = Table.grid()
+    grid.add_column(width=FIELD_LABEL_CELLS, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for label, value in rows:
+        grid.add_row(Text(label), value)
+    return [head, grid]
+
+
+# --- a clause with its quoted sentences marked, folded when long --------------------
+
+
+def _letters(text: str) -> str:
+    """The letters and digits of ``text`` (NFC), in order: what a quoted sentence and
+    the rendered clause are matched on (markdown escapes, emphasis, wrapping and
+    whitespace differ between them; the words do not)."""
+    return "".join(c for c in unicodedata.normalize("NFC", text) if c.isalnum())
+
+
+_SENTENCE_END = ".!?;:"
+
+
+class MarkedClause:
+    """A clause's text rendered as :func:`etki_tui.render.clause_text` does (its
+    markdown display form), with each quoted sentence of ``marks`` ((text, clipped,
+    style)) styled where it appears, and, unless ``whole``, folded when longer than
+    :data:`FOLD_OVER_LINES` lines at the width given: to the paragraph(s) around the
+    marked sentences (at most :data:`CONTEXT_LINES` lines either side), or to its first
+    :data:`HEAD_LINES` when nothing is marked, with a dim line saying how many lines are
+    left out above and below and the key that shows them (``w``). A Rich renderable:
+    the width is the pane's at render time. A clipped quote is marked to the end of
+    its sentence. A sentence the rendering does not hold word for word is not marked
+    (the Evidence section still quotes it)."""
+
+    def __init__(
+        self, markdown: str, marks: Sequence[tuple[str, bool, str]], *, whole: bool
+    ) -> None:
+        self.markdown = markdown
+        self.marks = tuple(marks)
+        self.whole = whole
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rendered = console.render_lines(
+            Markdown(self.markdown, hyperlinks=False), options, pad=False
+        )
+        lines: list[Text] = []
+        for row in rendered:
+            line = Text()
+            for seg in row:
+                if not seg.control:
+                    line.append(seg.text, seg.style)
+            lines.append(line)
+        while lines and not lines[0].plain.strip():
+            lines.pop(0)
+        while lines and not lines[-1].plain.strip():
+            lines.pop()
+        marked = self._mark(lines)
+        keep = [range(len(lines))]
+        if not self.whole and len(lines) > FOLD_OVER_LINES:
+            keep = self._kept(lines, marked)
+        newline = Segment.line()
+        at = 0
+        for part in keep:
+            if part.start > at:
+                where = "above" if at == 0 else "not shown"
+                yield Text(
+                    f"… {part.start - at} line(s) {where} · w shows the whole clause", style="dim"
+                )
+            for i in part:
+                yield from lines[i].render(console)
+                yield newline
+            at = part.stop
+        if len(lines) > at:
+            yield Text(f"… {len(lines) - at} line(s) below · w shows the whole clause", style="dim")
+
+    def _mark(self, lines: list[Text]) -> list[int]:
+        """Style every mark found in ``lines``; the indices of the lines marked."""
+        stream: list[str] = []
+        where: list[tuple[int, int]] = []
+        for i, line in enumerate(lines):
+            for j, ch in enumerate(line.plain):
+                if ch.isalnum():
+                    stream.append(unicodedata.normalize("NFC", ch))
+                    where.append((i, j))
+        flat = "".join(stream)
+        if len(flat) != len(where):  # a character NFC changed the length of: give up
+            return []
+        marked: set[int] = set()
+        for text, clipped, style in self.marks:
+            needle = _letters(text)
+            at = flat.find(needle) if needle else -1
+            if at < 0:
+                continue
+            first, last = where[at], where[at + len(needle) - 1]
+            if clipped:
+                end = self._sentence_end(lines, last)
+            else:  # with the sentence's closing mark(s), which are no letters
+                plain, stop = lines[last[0]].plain, last[1] + 1
+                while stop < len(plain) and plain[stop] in _SENTENCE_END + '”")]':
+                    stop += 1
+                end = (last[0], stop)
+            for i in range(first[0], end[0] + 1):
+                start = first[1] if i == first[0] else 0
+                stop = end[1] if i == end[0] else len(lines[i].plain.rstrip())
+                lines[i].stylize(style, start, stop)
+                marked.add(i)
+        return sorted(marked)
+
+    @staticmethod
+    def _sentence_end(lines: list[Text], last: tuple[int, int]) -> tuple[int, int]:
+        """(line, end column) of the sentence a clipped quote's last letter is in: after
+        the next sentence mark, or the end of the paragraph."""
+        i, j = last[0], last[1] + 1
+        while i < len(lines):
+            plain = lines[i].plain
+            while j < len(plain):
+                if plain[j] in _SENTENCE_END and (j + 1 == len(plain) or plain[j + 1] == " "):
+                    return i, j + 1
+                j += 1
+            if i + 1 >= len(lines) or not lines[i + 1].plain.strip():
+                return i, len(plain.rstrip())
+            i, j = i + 1, 0
+        return last[0], last[1] + 1
+
+    @staticmethod
+    def _kept(lines: list[Text], marked: list[int]) -> list[range]:
+        """The parts a folded clause keeps, in order, none overlapping: around each
+        marked line up to :data:`CONTEXT_LINES` either side within its paragraph (parts
+        that touch are one); the opening lines when nothing is marked."""
+        if not marked:
+            return [range(0, HEAD_LINES)]
+        parts: list[range] = []
+        for line in marked:
+            start, stop = line, line + 1
+            for _ in range(CONTEXT_LINES):
+                if start == 0 or not lines[start - 1].plain.strip():
+                    break
+                start -= 1
+            for _ in range(CONTEXT_LINES):
+                if stop >= len(lines) or not lines[stop].plain.strip():
+                    break
+                stop += 1
+            if parts and start <= parts[-1].stop + 1:
+                parts[-1] = range(parts[-1].start, max(stop, parts[-1].stop))
+            else:
+                parts.append(range(start, stop))
+        return parts
+
+
+@functools.lru_cache(maxsize=256)
+def _display(text: str) -> str:
+    return clause_markdown(text)
+
+
+def marked_clause_block(
+    ref: str, clause: ScopeClause | None, evidence: Evidence, *, whole: bool = False
+) -> Group:
+    """A cited clause as :func:`etki_tui.render.clause_block` shows it (number, title,
+    kind, ref), its text a :class:`MarkedClause`: the sentences ``evidence`` quotes of
+    it marked (styled as :meth:`Evidence.style`), folded when long unless ``whole``.
+    A declared-remit statement is plain text and short: shown as written, unmarked."""
+    if clause is None:
+        return Group(
+            Text.assemble(
+                (printable(ref, multiline=False), "bold"),
+                (" (clause not found in the stored project)", "dim"),
+            )
+        )
+    head = Text()
+    head.append(f"§ {printable(clause.number, multiline=False)} ", style="bold")
+    head.append(printable(clause.title, multiline=False), style="bold")
+    head.append(f"  [{clause.kind}]", style="italic")
+    head.append(f"  {printable(ref, multiline=False)}", style="dim")
+    if evidence.deciding is not None and evidence.deciding.ref == ref:
+        head.append("  deciding", style="bold reverse")
+    parts: list[RenderableType] = [head]
+    if is_declared_remit(clause):
+        parts.append(_indent(Text(remit_label(clause), style="italic")))
+        parts.append(_indent(Text(printable(clause.text.strip() or "(no text)", multiline=True))))
+        return Group(*parts)
+    shown = _display(clause.text)
+    if not shown:
+        parts.append(_indent(Text("(no text)", style="dim")))
+        return Group(*parts)
+    marks = [(q.text, q.clipped, evidence.style(q)) for q in evidence.quotes if q.ref == ref]
+    parts.append(_indent(MarkedClause(shown, marks, whole=whole)))
+    return Group(*parts)

@@ -1,0 +1,139 @@
+"""The whole contract in the desk (issue 34 item 3): every clause of one contract as
+stored with the project, in contract order, opened scrolled to the clause asked for.
+
+Hafıza's wiki contract page lists only the clauses cited by ruled cases (it is a
+projection of the rulings); this screen reads the clauses the desk already holds (the
+store's, :meth:`etki.services.Desk.clauses`) and shows each one as the detail pane does
+(:func:`etki_tui.render.clause_block`: number, title, kind, ref and the text, literal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from etki.domain import ScopeClause
+from etki.text import printable
+from etki_tui.actions import bindings
+from etki_tui.live import part
+from etki_tui.render import clause_block, fit
+
+
+def contract_clauses(clauses: Mapping[str, ScopeClause], contract_id: str) -> list[ScopeClause]:
+    """The clauses of ``contract_id`` among ``clauses`` (ref -> clause, in the project's
+    order, which is contract order), in that order."""
+    return [c for c in clauses.values() if c.contract_id == contract_id]
+
+
+def clause_choices(
+    refs: Iterable[str], clauses: Mapping[str, ScopeClause]
+) -> list[tuple[str, str]]:
+    """(label, ref) of each of ``refs`` the project holds, each once, in the order given:
+    ``4.2 Online payments`` (the list the ``l`` keys offer)."""
+    out: list[tuple[str, str]] = []
+    for ref in dict.fromkeys(refs):
+        clause = clauses.get(ref)
+        if clause is not None:
+            out.append((f"{clause.number} {clause.title}".strip(), ref))
+    return out
+
+
+class ContractScreen(ModalScreen[None]):
+    """One contract, every clause in order, scrolled to ``ref`` (the clause asked for,
+    framed). :attr:`landed` is the ref scrolled to once the screen is laid out (tests
+    wait for it). ``l`` jumps to another clause, Escape closes."""
+
+    BINDINGS = bindings("contract.close", "contract.clauses", "help")
+
+    def __init__(self, clauses: Mapping[str, ScopeClause], ref: str) -> None:
+        super().__init__()
+        target = clauses.get(ref)
+        self.contract_id = target.contract_id if target is not None else ref.split("#", 1)[0]
+        self.clauses = contract_clauses(clauses, self.contract_id)
+        self.ref = ref
+        self.landed: str | None = None
+
+    def compose(self) -> ComposeResult:
+        """The contract's line, then one block per clause in a scrolling column."""
+        yield Static("", id="contract-bar", markup=False)
+        with VerticalScroll(id="contract-scroll", can_focus=True):
+            for i, clause in enumerate(self.clauses):
+                block = Static(clause_block(clause.ref, clause), id=f"clause-{i}", markup=False)
+                block.add_class("contract-clause")
+                if clause.ref == self.ref:
+                    block.add_class("-target")
+                yield block
+            if not self.clauses:
+                yield Static(
+                    Text(
+                        f"No clause of {printable(self.contract_id, multiline=False)} is stored.",
+                        style="dim",
+                    ),
+                    markup=False,
+                )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Say what is shown; scroll to the clause once laid out."""
+        self._show_bar()
+        scroll = part(self, "#contract-scroll", VerticalScroll)
+        if scroll is not None:
+            scroll.focus()
+        self.call_after_refresh(self.go_to, self.ref)
+
+    def on_resize(self) -> None:
+        self._show_bar()
+
+    def _show_bar(self) -> None:
+        bar = part(self, "#contract-bar", Static)
+        if bar is None:
+            return
+        position = next((i for i, c in enumerate(self.clauses) if c.ref == self.ref), None)
+        text = (
+            f"Contract {printable(self.contract_id, multiline=False)} · {len(self.clauses)} clauses"
+        )
+        if position is not None:
+            text += f" · at {printable(self.clauses[position].number, multiline=False)} ({position + 1} of {len(self.clauses)})"
+        text += " · l goes to a clause · Esc back"
+        width = bar.content_region.width or self.app.size.width
+        bar.update(Text(fit(text, max(width, 1)), style="bold"))
+
+    def go_to(self, ref: str) -> None:
+        """Scroll so that clause ``ref`` starts at the top (as far as the scroll goes) and
+        frame it; :attr:`landed` says so."""
+        index = next((i for i, c in enumerate(self.clauses) if c.ref == ref), None)
+        scroll = part(self, "#contract-scroll", VerticalScroll)
+        if index is None or scroll is None:
+            return
+        for block in self.query(".contract-clause"):
+            block.set_class(block.id == f"clause-{index}", "-target")
+        self.ref = ref
+        self._show_bar()
+        block = self.query_one(f"#clause-{index}")
+        scroll.scroll_to_widget(block, animate=False, top=True, immediate=True)
+        self.landed = ref
+
+    def action_clauses(self) -> None:
+        """Choose a clause of the contract and scroll to it."""
+        from etki_tui.screens.links import LinksScreen
+
+        links = [(f"{c.number} {c.title}".strip(), c.ref) for c in self.clauses]
+        if not links:
+            return
+
+        def chosen(ref: str | None) -> None:
+            if ref is not None:
+                self.call_after_refresh(self.go_to, ref)
+
+        self.app.push_screen(
+            LinksScreen(links, title="Go to which clause?", details=[r for _, r in links]), chosen
+        )
+
+    def action_close(self) -> None:
+        """Back to where the contract was opened from."""
+        self.dismiss(None)

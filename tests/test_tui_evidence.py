@@ -1,0 +1,335 @@
+"""Issue 34 items 2 and 3 on the real engagements (talentmap, tdrs loaded with
+``init_project`` into SQLite): the detail quotes the deciding sentence and the weighed
+exclusions first, marks them in the clause and folds a long clause (``w`` shows it
+whole); ``l`` opens a cited clause in the whole contract, scrolled to it. Pilot tests
+wait for states, never for time; nothing of ours is mocked."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from rich.console import Console
+from textual.containers import VerticalScroll
+
+from etki.domain import ScopeClause
+from etki.services import Desk
+from etki_tui.app import EtkiApp
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import clause_anchors
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.evidence import (
+    DECIDING_STYLE,
+    MarkedClause,
+    evidence_of,
+)
+from etki_tui.screens.contract import ContractScreen
+from etki_tui.screens.links import LinksScreen
+from tests.conftest import TDRS_CITED, TDRS_DIR, TDRS_RULED, TuiWorld, build_tui_tdrs_world
+from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
+from tests.test_tui_pilot import current, goto, make_app, press, settle, shown, sync, until
+
+TALENTMAP = REALDATA / "talentmap" if REALDATA is not None else None
+TDRS = REALDATA / "tdrs" if REALDATA is not None else None
+WEIGHED_CASE = "req-talentmap-cb63d08d"
+"""Exports position data to Excel: decided on PWS section 11, whose own exclusion
+(“No other hardware, software or property will be provided by the Government.”) the
+engine weighed; section 4 (huge) holds the closest exclusion."""
+
+
+@pytest.fixture(scope="module")
+def talentmap_desk(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    desk = _engagement_desk(TALENTMAP, tmp_path_factory.mktemp("talentmap"))
+    yield desk
+    desk.repo.dispose()
+
+
+@pytest.fixture(scope="module")
+def tdrs_desk(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    desk = _engagement_desk(TDRS, tmp_path_factory.mktemp("tdrs"))
+    yield desk
+    desk.repo.dispose()
+
+
+def body(app: EtkiApp) -> list[str]:
+    detail = app.query_one(CaseDetail)
+    inner = detail.query_one("#detail-body")
+    return [line.rstrip() for line in shown(inner, height=inner.virtual_size.height).split("\n")]
+
+
+def test_the_weighed_exclusion_is_quoted_first_and_the_clause_folded(talentmap_desk: Desk) -> None:
+    """Rendered at 80 columns: the Evidence section (deciding clause 11, the weighed
+    exclusion of 11 and the closest one of 4, quoted) comes before the clause memory;
+    section 4 (hundreds of lines whole) is folded to its marked part."""
+    from etki_tui.queue.detail import case_detail
+
+    case = talentmap_desk.repo.case(WEIGHED_CASE)
+    clauses = talentmap_desk.clauses("talentmap")
+    console = Console(width=80, color_system=None, record=True)
+
+    def lines(whole: bool) -> list[str]:
+        console.print(case_detail(case, clauses, {}, whole_clauses=whole))
+        return [line.rstrip() for line in console.export_text().split("\n")]
+
+    folded = lines(False)
+    evidence = folded.index(next(x for x in folded if x.startswith("Evidence")))
+    assert evidence < folded.index("Clause memory")
+    section = "\n".join(folded[evidence : folded.index("Clause memory")])
+    assert "Deciding    11 TERMS AND CONDITIONS (obligation)" in section
+    assert "Weighed     11 TERMS AND CONDITIONS · an exclusion of the clause it rests on" in section
+    assert "“No other hardware, software or property will be provided by the" in section
+    assert "Exclusion   4 TASKS · closest" in section
+    assert any(x.strip().startswith("… ") and "line(s) above" in x for x in folded)
+    whole = lines(True)
+    assert not any("line(s) above" in x or "line(s) below" in x for x in whole)
+    assert len(whole) > len(folded) + 100  # section 4 and 11 whole
+
+
+def test_marks_are_found_across_markdown_wrapping_and_turkish_letters() -> None:
+    """A quoted sentence is marked where the markdown rendering put it (emphasis,
+    escapes, wrapping and İ/ı/ş/ß letters differ in form, not in letters); a clipped
+    quote is marked to its sentence's end; a long clause is folded around the mark."""
+    text = "\n\n".join(
+        [f"Paragraph {i} about **nothing** in particular, filling lines." for i in range(30)]
+        + [
+            (
+                "Sistem *İstanbul* şubeleri için ıslak imza ve Größe alanlarını destekler. "
+                "Sonraki cümle burada."
+            )
+        ]
+        + [f"Tail {i} paragraph." for i in range(30)]
+    )
+    view = MarkedClause(
+        text,
+        [("Sistem İstanbul şubeleri için ıslak imza ve Größe", True, DECIDING_STYLE)],
+        whole=False,
+    )
+    console = Console(width=40, color_system="standard", record=True)
+    console.print(view)
+    plain = console.export_text(styles=False, clear=False)
+    assert "line(s) above" in plain and "line(s) below" in plain
+    assert "Paragraph 0 " not in plain and "Tail 29" not in plain
+    assert "İstanbul" in plain
+    styled = console.export_text(styles=True)
+    assert "\x1b[7m" in styled  # reverse video: marked
+    # the mark ends with its sentence ("destekler."), not in the next one
+    lines = [x for x in plain.split("\n") if x.strip()]
+    assert any("destekler." in x for x in lines)
+
+
+@sync
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_w_folds_and_unfolds_the_cited_clauses(
+    talentmap_desk: Desk, size: tuple[int, int]
+) -> None:
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        await until(pilot, lambda: any("Evidence" in x for x in body(app)), "the evidence")
+        folded = body(app)
+        assert any("line(s) above" in x for x in folded)
+        evidence = next(i for i, x in enumerate(folded) if x.startswith("Evidence"))
+        assert evidence < folded.index("Clause memory") < folded.index("Request")
+        await press(pilot, "w")
+        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await press(pilot, "w")
+        await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded again")
+
+
+async def _open_clause(pilot, app: EtkiApp, choice: int) -> ContractScreen:  # noqa: ANN001
+    await press(pilot, "l")
+    await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the clause list")
+    for _ in range(choice):
+        await press(pilot, "down")
+    await press(pilot, "enter")
+    await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+    screen = app.screen
+    assert isinstance(screen, ContractScreen)
+    await until(pilot, lambda: screen.landed is not None, "the scroll to the clause")
+    return screen
+
+
+def _on_screen(screen: ContractScreen, ref: str) -> bool:
+    """Clause ``ref``'s block starts in the visible part of the contract (at its top,
+    unless the contract ends first)."""
+    index = next(i for i, c in enumerate(screen.clauses) if c.ref == ref)
+    scroll = screen.query_one("#contract-scroll", VerticalScroll)
+    block = screen.query_one(f"#clause-{index}")
+    top = block.virtual_region.y
+    y = scroll.scroll_y
+    return block.has_class("-target") and (
+        abs(y - top) <= 1 or (y >= scroll.max_scroll_y - 1 and top >= y)
+    )
+
+
+@sync
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_l_opens_the_whole_contract_at_the_clause(
+    talentmap_desk: Desk, size: tuple[int, int]
+) -> None:
+    """Every clause of the PWS in order (not only the cited ones), scrolled to the
+    chosen clause; Esc goes back to the queue; l in the contract jumps to another."""
+    app = desk_app(talentmap_desk, "talentmap")
+    stored = list(talentmap_desk.clauses("talentmap").values())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        case = talentmap_desk.repo.case(WEIGHED_CASE)
+        refs = evidence_of(case.decision).refs()
+        assert refs[0] == "talentmap-pws#11"
+        screen = await _open_clause(pilot, app, 1)  # the second: section 4
+        assert screen.landed == refs[1] == "talentmap-pws#4"
+        mine = [c.ref for c in stored if c.contract_id == "talentmap-pws"]
+        assert [c.ref for c in screen.clauses] == mine and len(mine) > 3
+        await until(pilot, lambda: _on_screen(screen, "talentmap-pws#4"), "section 4 on screen")
+        await press(pilot, "l")
+        await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the clause list")
+        await press(pilot, "end")
+        await press(pilot, "enter")
+        await until(pilot, lambda: screen.landed == mine[-1], "the last clause")
+        await until(pilot, lambda: _on_screen(screen, mine[-1]), "the last clause on screen")
+        await press(pilot, "escape")
+        await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
+
+
+@sync
+async def test_l_on_tdrs_lands_on_a_nested_clause(tdrs_desk: Desk) -> None:
+    """tdrs's RFQ has nested clauses (3.1.2); l in the case reader opens the contract at
+    the deciding one, and Esc comes back to the reader."""
+    app = desk_app(tdrs_desk, "tdrs")
+    clauses: dict[str, ScopeClause] = tdrs_desk.clauses("tdrs")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        case = tdrs_desk.repo.case(current(app) or "")
+        want = evidence_of(case.decision).refs()[0]
+        await press(pilot, "enter")  # the case reader (the detail full-screen)
+        detail = app.query_one(CaseDetail)
+        await until(pilot, lambda: app.screen.maximized is detail, "the case reader")
+        screen = await _open_clause(pilot, app, 0)
+        assert screen.landed == want
+        assert all(c.contract_id == clauses[want].contract_id for c in screen.clauses)
+        await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+        await press(pilot, "escape")  # back in the case reader, still full-screen
+        await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
+        assert app.screen.maximized is detail
+
+
+def test_contract_page_is_not_needed_for_uncited_clauses(talentmap_desk: Desk) -> None:
+    """The contract screen reads the store's clauses: one the cases never cite is there."""
+    from etki_tui.screens.contract import contract_clauses
+
+    clauses = talentmap_desk.clauses("talentmap")
+    cited = {r for c in talentmap_desk.repo.cases("talentmap") for r in c.decision.cited_clauses}
+    every = contract_clauses(clauses, "talentmap-pws")
+    assert {c.ref for c in every} - cited  # some clause no case cites is readable
+
+
+# --- Hafıza: clause links land on their clause (item 3) ---------------------------------
+
+
+@sync
+async def test_a_precedent_card_l_opens_its_clause_in_the_contract(tui_world: TuiWorld) -> None:
+    """Hafıza opens on the first precedent's card; l lists the clauses it cites, Enter
+    opens the whole contract from the store (every clause of it) scrolled to the one
+    chosen."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        pane = app.query_one(MemoryPane)
+        assert "PRECEDENT" in shown(pane.query_one("#memory-card"))
+        case = tui_world.repo.case("req-demo-9b0f4d68")
+        await press(pilot, "l")
+        await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the clause list")
+        links = app.screen.links  # type: ignore[attr-defined]
+        assert [t for _, t in links] == [
+            "clause:" + r for r in case.decision.cited_clauses if r in pane.clauses
+        ]
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+        screen = app.screen
+        assert isinstance(screen, ContractScreen)
+        want = case.decision.cited_clauses[0]
+        await until(pilot, lambda: screen.landed == want, "the clause")
+        await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+        every = [c.ref for c in pane.clauses.values() if c.contract_id == screen.contract_id]
+        assert [c.ref for c in screen.clauses] == every
+
+
+@sync
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_clause_link_on_a_tdrs_decision_page_lands_on_the_clause(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The decision page of the ruled tdrs case links its cited clauses to the contract
+    page; following one (a click's message, then l) opens the whole RFQ at that clause,
+    not the wiki contract page at its top."""
+    from textual.widgets import Markdown
+
+    from etki.wiki.paths import decision_path
+
+    world = build_tui_tdrs_world(tmp_path)
+    try:
+        app = make_app(world)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            app.case_jumper(TDRS_RULED)()
+            pane = app.query_one(MemoryPane)
+            rel = decision_path(world.repo.case(TDRS_RULED))
+            await until(pilot, lambda: pane.reader.path == rel, "the decision page")
+            await settle(pilot)
+            body = clause_anchors(rel, pane.reader.text, pane.clauses)
+            hrefs = [h for h in re.findall(r"\]\(([^)\s]+)\)", body) if "contracts/" in h]
+            assert hrefs and all("#" in h for h in hrefs)
+            want = TDRS_CITED[1]  # 3.1.2, nested
+            href = next(h for h in hrefs if unquote(h.split("#", 1)[1]) == want)
+            page = pane.reader.query_one("#memory-page", Markdown)
+            page.post_message(Markdown.LinkClicked(page, href))
+            await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+            screen = app.screen
+            assert isinstance(screen, ContractScreen)
+            await until(pilot, lambda: screen.landed == want, "the clause")
+            await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+            await press(pilot, "escape")
+            await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
+            await press(pilot, "l")
+            await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the links")
+            targets = [t for _, t in app.screen.links]  # type: ignore[attr-defined]
+            for ref in TDRS_CITED:
+                assert "clause:" + ref in targets
+            choice = targets.index("clause:" + TDRS_CITED[2])
+            for _ in range(choice):
+                await press(pilot, "down")
+            await press(pilot, "enter")
+            await until(pilot, lambda: isinstance(app.screen, ContractScreen), "the contract")
+            screen = app.screen
+            assert isinstance(screen, ContractScreen)
+            await until(pilot, lambda: screen.landed == TDRS_CITED[2], "3.2")
+            await until(pilot, lambda: _on_screen(screen, TDRS_CITED[2]), "3.2 on screen")
+    finally:
+        world.repo.dispose()
+
+
+def test_clause_link_labels_are_read_back_as_the_wiki_writes_them() -> None:
+    """The wiki names a clause ``REF — title`` (escaped as markdown); the reader reads the
+    ref back, longest first, and leaves other links alone."""
+    from etki.mdtext.literal import md_inline
+    from etki.wiki.paths import clause_label, clause_link_ref
+
+    refs = ["MSA#4.8", "MSA#4.8.1", "tdrs-rfq#3.1.2"]
+    for ref in refs:
+        label = md_inline(clause_label(ref, "Ödeme *ekranı* [İş] — ß"))
+        assert clause_link_ref(label, refs) == ref
+    assert clause_link_ref("MSA#4.81", refs) is None
+    body = (
+        "- [MSA#4.8.1 — Pay](../entities/contracts/msa.md) (inclusion)\n"
+        "- [MSA#4.8 — Pay](../entities/contracts/msa.md#x) (kept)\n"
+        "- [req-1](../decisions/req-1.md)\n"
+    )
+    out = clause_anchors("decisions/req-2.md", body, refs)
+    assert "(../entities/contracts/msa.md#MSA%234.8.1)" in out
+    assert "(../entities/contracts/msa.md#x)" in out and "(../decisions/req-1.md)" in out
