@@ -30,6 +30,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "QUEUE_COLUMNS",
     "export_format",
+    "output_format",
     "queue_row",
     "queue_table",
     "table_bytes",
@@ -73,6 +74,63 @@ def export_format(path: str | Path) -> str:
     if suffix not in EXPORT_FORMATS:
         raise InputError(f"{path}: end the file name with " + " or ".join(EXPORT_FORMATS))
     return EXPORT_FORMATS[suffix]
+
+
+SUFFIX_NAMES = {
+    ".csv": "csv",
+    ".xlsx": "xlsx",
+    ".xls": "xls",
+    ".json": "json",
+    ".txt": "text",
+    ".md": "md",
+    ".markdown": "md",
+    ".html": "html",
+    ".htm": "html",
+    ".docx": "docx",
+    ".doc": "doc",
+    ".pdf": "pdf",
+}
+"""The format a file's ending names, whatever the command: what ``--format`` may not
+contradict (:func:`output_format`; a trial wrote Markdown into ``x.docx``)."""
+
+
+def output_format(
+    output: str | None,
+    given: str | None,
+    suffixes: Mapping[str, str],
+    default: str | None,
+    *,
+    bare: str | None = None,
+) -> str | None:
+    """The format a command writes to ``--output OUTPUT`` (``None`` or ``-``: stdout),
+    shared by ``etki report``, ``etki queue`` and ``etki cr export``.
+
+    ``given`` is ``--format`` (None when not given), ``suffixes`` maps the endings the
+    command writes (``".csv"``, lower case) to its format names, ``default`` is the
+    format on stdout without ``--format``, ``bare`` the format of a file name with no
+    ending at all (None: a file must end with one of ``suffixes``). A ``--format``
+    that contradicts the file's ending (:data:`SUFFIX_NAMES`: ``--format md`` and
+    ``x.docx``) is refused. Raises :class:`InputError` naming the option and the file."""
+    if output in (None, "-"):
+        return given if given is not None else default
+    suffix = Path(output).suffix.lower()
+    named = SUFFIX_NAMES.get(suffix, suffixes.get(suffix))
+    if given is not None:
+        if named is not None and named != given:
+            ending = next((end for end, name in suffixes.items() if name == given), "")
+            raise InputError(
+                f"--output {output} names a {suffix} file but --format {given} writes "
+                f"{given}: drop --format, or end the file name with {ending or given}"
+            )
+        return given
+    if suffix in suffixes:
+        return suffixes[suffix]
+    if bare is not None and not suffix:
+        return bare
+    raise InputError(
+        f"--output {output}: say the format with --format, or end the file name with "
+        + ", ".join(suffixes)
+    )
 
 
 def table_bytes(

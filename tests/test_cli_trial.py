@@ -227,3 +227,29 @@ def test_erase_names_requests_jsonl_only_for_a_case_from_the_folder(world: Path)
     erased = etki(world, "erase", case_id, "--reason", "KVKK-2026-02")
     assert erased.returncode == 0, erased.stderr
     assert "requests.jsonl" not in erased.stderr + erased.stdout
+
+
+def test_cr_export_takes_the_format_from_the_file_ending(world: Path) -> None:
+    """Issue 35 trial: ``--output x.docx --format md`` wrote Markdown into x.docx and
+    ``--output y.html`` wrote Markdown; the ending gives the format, a contradiction is
+    refused before anything is written."""
+    cid = _pending(world)
+    assert etki(world, "rule", cid, "cr", "--reason", "new work").returncode == 0
+    html = world / "out" / "y.html"
+    done = etki(world, "cr", "export", cid, "--output", str(html))
+    assert done.returncode == 0, done.stderr
+    assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    docx = world / "out" / "z.docx"
+    done = etki(world, "cr", "export", cid, "--output", str(docx))
+    assert done.returncode == 0, done.stderr
+    assert docx.read_bytes().startswith(b"PK")  # a Word file is a zip
+    bad = world / "out" / "x.docx"
+    done = etki(world, "cr", "export", cid, "--output", str(bad), "--format", "md")
+    assert done.returncode == 2 and not bad.exists()
+    assert "names a .docx file but --format md" in done.stderr
+    assert "end the file name with .md" in done.stderr
+    # the same rule for etki report and etki queue
+    done = etki(world, "report", "--output", str(world / "r.xlsx"), "--format", "csv")
+    assert done.returncode == 2 and "names a .xlsx file but --format csv" in done.stderr
+    done = etki(world, "queue", "--output", str(world / "q.csv"), "--format", "xlsx")
+    assert done.returncode == 2 and "names a .csv file but --format xlsx" in done.stderr

@@ -14,7 +14,8 @@ deliberation (verdict, confidence, reasoning, evidence scores) stays out; ``--in
 adds it as an appendix headed "not for the client". Formats: ``md`` (the default),
 ``html`` (standalone and print-ready: inline CSS, no script, every piece of client text
 escaped) and ``docx`` (Word, python-docx; it needs ``--output``: binary is never
-written to a terminal). The wiki's own ``change-requests/CR-….md`` page stays the
+written to a terminal). Without ``--format`` the ending of the ``--output`` file gives it
+(``.md``, ``.html``, ``.docx``); a ``--format`` that contradicts the ending is refused. The wiki's own ``change-requests/CR-….md`` page stays the
 internal record.
 
 ``edit`` writes the terms of the change request (any ruling state: terms written ahead
@@ -63,15 +64,36 @@ def _target(output: str, name: str) -> Path:
     return target
 
 
+CR_SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".docx": "docx"}
+"""The format ``--output FILE`` implies when ``--format`` is not given (issue 35 trial:
+``--output y.html`` wrote Markdown)."""
+
+
+def _format(args: argparse.Namespace) -> str:
+    """The format to write, checked before the store is opened: ``--format``, else the
+    ending of the ``--output`` file (:data:`CR_SUFFIXES`; a folder, stdout or a name
+    without an ending: ``md``). A ``--format`` contradicting the file's ending is
+    refused (:func:`etki.tablefile.output_format`), as is docx to the terminal."""
+    from etki.tablefile import output_format
+
+    output = args.output
+    seps = (os.sep, os.altsep) if os.altsep else (os.sep,)
+    if output not in (None, "-") and (output.endswith(seps) or Path(output).is_dir()):
+        output = None  # a folder: the page's own name, in the format asked for
+    fmt = output_format(output, args.format, CR_SUFFIXES, "md", bare="md") or "md"
+    if fmt == "docx" and args.output in (None, "-"):
+        raise InputError("--format docx writes a Word file: give --output FILE (or a folder)")
+    return fmt
+
+
 def _export(args: argparse.Namespace, settings: Settings) -> int:
     from etki.services import Desk
 
-    if args.format == "docx" and args.output in (None, "-"):
-        raise InputError("--format docx writes a Word file: give --output FILE (or a folder)")
+    fmt = _format(args)
     desk = Desk.open(settings, read_only=True)
     try:
         case_id = desk.case_id_for(args.case_id)
-        name, data = desk.cr_document(case_id, args.format, internal=args.internal)
+        name, data = desk.cr_document(case_id, fmt, internal=args.internal)
         case = desk.case(case_id)
     finally:
         desk.close()
@@ -156,7 +178,12 @@ def register(subparsers) -> None:
         "and an approval block; the engine's deliberation only with --internal.",
     )
     export.add_argument("case_id", metavar="CASE")
-    export.add_argument("--format", choices=("md", "html", "docx"), default="md")
+    export.add_argument(
+        "--format",
+        choices=("md", "html", "docx"),
+        help="default: from the --output ending (.md, .html, .docx), else md; one that "
+        "contradicts the ending is refused",
+    )
     export.add_argument(
         "--internal",
         action="store_true",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from etki.console import echo
 from etki.errors import InputError
@@ -40,15 +39,10 @@ def queue_format(args: argparse.Namespace) -> str | None:
         return fmt
     if args.json:
         raise InputError("--json prints to the terminal; --output writes csv or xlsx")
-    if fmt is None:
-        suffix = Path(args.output).suffix.lower()
-        if suffix not in QUEUE_FORMATS:
-            raise InputError(
-                f"--output {args.output}: say the format with --format csv|xlsx, or end the "
-                "file name with " + ", ".join(QUEUE_FORMATS)
-            )
-        fmt = QUEUE_FORMATS[suffix]
-    return fmt
+    from etki.tablefile import output_format
+
+    # a --format that contradicts the file's ending is refused, as by etki report
+    return output_format(args.output, fmt, QUEUE_FORMATS, None)
 
 
 def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from etki.console import echo, echo_lines, emit_json
@@ -37,19 +36,11 @@ SUFFIX_FORMATS = {".csv": "csv", ".xlsx": "xlsx", ".json": "json", ".txt": "text
 
 
 def _format(args: argparse.Namespace) -> str:
-    """The output format, checked before the store is opened."""
-    if args.format is not None:
-        chosen: str = args.format
-    elif args.output not in (None, "-"):
-        suffix = Path(args.output).suffix.lower()
-        if suffix not in SUFFIX_FORMATS:
-            raise InputError(
-                f"--output {args.output}: say the format with --format, or end the file "
-                "name with " + ", ".join(SUFFIX_FORMATS)
-            )
-        chosen = SUFFIX_FORMATS[suffix]
-    else:
-        chosen = "text"
+    """The output format, checked before the store is opened (a ``--format`` that
+    contradicts the file's ending is refused: :func:`etki.tablefile.output_format`)."""
+    from etki.tablefile import output_format
+
+    chosen = output_format(args.output, args.format, SUFFIX_FORMATS, "text") or "text"
     if chosen == "xlsx" and args.output in (None, "-"):
         raise InputError("--format xlsx writes a file: give it with --output FILE.xlsx")
     return chosen
