@@ -348,3 +348,32 @@ def test_an_archived_project_takes_no_rulings_notes_or_estimates(sample) -> None
     assert _etki(sample, "project", "unarchive", "demo").returncode == 0
     assert _etki(sample, "note", pending, "Größe prüfen").returncode == 0
     assert _etki(sample, "rule", pending, "approve", "--reason", "ok").returncode == 0
+
+
+def test_every_refused_write_on_a_case_reads_as_english(sample) -> None:
+    """The trial's ``etki cr edit`` on an archived project printed "takes no edit the
+    change request ofs" (a verb pluralised); each write's refusal is whole English, on
+    an archived project and for a reviewer the project does not list."""
+    pending = "req-demo-eb879f38"
+    writes = (
+        (("note", pending, "Größe prüfen"), "notes", "add a note"),
+        (("claim", pending), "claims", "claim a case"),
+        (("estimate", pending, "--days", "3", "--reason", "ok"), "estimates", "estimate a case"),
+        (
+            ("cr", "edit", SSO_CASE, "--assumption", "Straße"),
+            "change-request terms",
+            "write the terms of a change request",
+        ),
+    )
+    for args, _plural, action in writes:
+        done = _etki(sample, *args, reviewer="Zoë Nobody")
+        assert done.returncode == 2, (args, done.stderr)
+        assert (
+            f"error: {action}: reviewer 'Zoë Nobody' is not a reviewer of this project;"
+            in done.stderr
+        ), done.stderr
+    assert _etki(sample, "project", "archive", "demo", "--reason", "bitti").returncode == 0
+    for args, plural, _action in writes:
+        done = _etki(sample, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert f"error: project 'demo' is archived and takes no {plural}; " in done.stderr

@@ -104,21 +104,25 @@ class DeskAdmin:
         no user name, no password)."""
         return store_label(self.repo.engine.url)
 
-    def _require_reviewer(self: _Desk, case_id: str, what: str) -> str:
+    def _require_reviewer(self: _Desk, case_id: str, action: str, writes: str) -> str:
         """The acting reviewer (NFC), when the case's project lists them (any role) or
-        lists nobody; else :class:`PermissionDeniedError`. Notes and claims are for the
-        project's reviewers, viewers included. An archived project takes none of them
-        (``what``: the note, claim or estimate asked; a
-        :class:`~etki.errors.ProjectArchivedError` says how to unarchive it)."""
+        lists nobody; else :class:`PermissionDeniedError` ("``action``: reviewer … is not
+        a reviewer of this project"; ``action`` a verb phrase, ``add a note``). Notes,
+        claims, estimates and change-request terms are for the project's reviewers,
+        viewers included. An archived project takes none of them (``writes``: the plural
+        noun phrase of what is refused, ``notes``; the
+        :class:`~etki.errors.ProjectArchivedError` reads "… is archived and takes no
+        notes" and says how to unarchive it). Both phrases are whole English: the trial
+        found "takes no edit the change request ofs" built by pluralising a verb."""
         from etki.approval import refuse_archived
         from etki.errors import PermissionDeniedError
 
         project_id = self.repo.case_project_id(case_id)
-        refuse_archived(self.repo, project_id, f"takes no {what}s")
+        refuse_archived(self.repo, project_id, f"takes no {writes}")
         seat = self.seat(project_id)
         if seat.role == "not listed":
             raise PermissionDeniedError(
-                f"{what}: reviewer '{seat.reviewer}' is not a reviewer of this project; "
+                f"{action}: reviewer '{seat.reviewer}' is not a reviewer of this project; "
                 "ask a project approver to list you in etki.yaml, or set ETKI_REVIEWER"
             )
         return seat.reviewer

@@ -93,7 +93,7 @@ class DeskCases:
         case's page with it (best effort, as after a ruling). Returns the note and the
         wiki error (None when written or the wiki is off). Raises ``InputError``,
         ``NotFoundError``, ``PermissionDeniedError``."""
-        who = self._require_reviewer(case_id, "note")
+        who = self._require_reviewer(case_id, "add a note", "notes")
         note = self.repo.add_note(case_id, who, text)
         _report, error = self.project_ruling(case_id)
         return note, error
@@ -101,7 +101,7 @@ class DeskCases:
     def claim(self: _Desk, case_id: str, minutes: int = 30) -> CaseEvent:
         """The acting reviewer claims a case for ``minutes`` (``etki claim``, ``x``):
         others see "claimed by NAME" in the queue until it expires or is released."""
-        who = self._require_reviewer(case_id, "claim")
+        who = self._require_reviewer(case_id, "claim a case", "claims")
         return self.repo.claim(case_id, who, minutes)
 
     def release_claim(self: _Desk, case_id: str) -> CaseEvent:

@@ -47,7 +47,7 @@ class DeskEstimates:
         from etki.domain import parse_estimate
 
         estimate = parse_estimate(days, reason, price, currency)
-        who = self._require_reviewer(case_id, "estimate")
+        who = self._require_reviewer(case_id, "estimate a case", "estimates")
         done = self.repo.add_estimate(case_id, who, estimate)
         _report, error = self.project_ruling(case_id)
         return done, error
@@ -72,7 +72,9 @@ class DeskEstimates:
         ``CaseErasedError``, ``PermissionDeniedError``."""
         from etki.domain import parse_cr_terms
 
-        who = self._require_reviewer(case_id, "edit the change request of")
+        who = self._require_reviewer(
+            case_id, "write the terms of a change request", "change-request terms"
+        )
         base = self.repo.case(case_id).cr_terms
         terms = parse_cr_terms(
             base, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
