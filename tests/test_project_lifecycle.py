@@ -199,6 +199,19 @@ def test_an_archived_project_is_not_offered_but_stays_readable(sample) -> None:
     requests.write_text('{"id": "N1", "text": "Bitte SSO"}\n', encoding="utf-8")
     imported = _etki(sample, "import", "--project", "demo", str(requests))
     assert imported.returncode == 2 and "is archived and takes no imports" in imported.stderr
+    # etki init of the folder again: refused too, nothing stored (a trial found it adding)
+    folder = sample / "folder"
+    shutil.copytree(SAMPLE, folder)
+    with (folder / "requests.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"id": "NEW-1", "title": "Yeni", "text": "Bitte SSO für Straße"}\n')
+    again = _etki(sample, "init", "--no-preanalysis", str(folder))
+    assert again.returncode == 2 and refusal in again.stderr, again.stderr
+    assert "`etki project unarchive demo`" in again.stderr
+    repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
+    try:
+        assert "NEW-1" not in {c.request_id for c in repo.cases("demo")}
+    finally:
+        repo.dispose()
     queue = _etki(sample, "queue", "--project", "demo")
     assert queue.returncode == 2 and "`etki project unarchive demo`" in queue.stderr
     # reads go on

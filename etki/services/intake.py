@@ -340,7 +340,9 @@ def init_project(
     malformed folder. Request rows that cannot be stored (malformed, longer than
     ``settings.max_request_chars``, ...: :mod:`etki.knowledge.loader`) are left out and
     listed in ``InitSummary.refused``; the other rows are stored. ``preanalyse``: as
-    :func:`store_requests`, for the new cases once all are stored."""
+    :func:`store_requests`, for the new cases once all are stored. An archived project
+    is refused before anything is stored (:class:`~etki.errors.ProjectArchivedError`,
+    "takes no new requests", as ``etki add``)."""
     from etki.identity import reviewer_name
     from etki.knowledge import build_index, load_project
     from etki.knowledge.gate import validator_from_settings
@@ -354,6 +356,10 @@ def init_project(
         # candidate edges are checked by the model gate when ETKI_LLM_* is set (issue 4)
         index = build_index(project, validator=validator_from_settings(settings))
         step()
+    # an archived engagement takes no new requests, from its folder either (a trial
+    # found init adding them after add and import refused): nothing is stored, not the
+    # contract either; the message names `etki project unarchive ID`, as etki add's
+    refuse_archived(repo, project.id, "takes no new requests")
     # the accepted remit (`etki remit accept`) is the store's: loading again keeps it
     project, index = with_stored_remit(repo, project, index)
     index_bytes = index.to_bytes()  # first: it fills index.hash too (one serialisation)
