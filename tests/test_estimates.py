@@ -333,3 +333,74 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
     doc = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)
     assert [e["kind"] for e in doc["history"]] == ["erased"]  # the estimate went with it
     assert "Üç ekran".encode() not in (tmp_path / "etki.db").read_bytes()
+
+
+def test_the_estimate_in_force_shows_in_the_desks_detail_beside_the_engines(
+    backend_repo,  # noqa: F811
+) -> None:
+    """The trial's desk read "Effort unknown" after a reviewer's estimate: the detail
+    pane's Effort line states the estimate in force (days, price, who, when) and keeps
+    the engine's range beside it as the "engine estimate"."""
+    import io
+
+    from rich.console import Console
+
+    from etki_tui.queue.detail import case_detail
+
+    repo = backend_repo
+    _seed(repo)
+
+    def effort_line(case_id: str) -> str:
+        console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+        console.print(case_detail(repo.case(case_id), {}, {}))
+        return next(x for x in console.export_text().splitlines() if x.startswith("Effort"))
+
+    assert effort_line("req-demo-2").split() == ["Effort", "unknown"]
+    done = repo.add_estimate(
+        "req-demo-2", "Jürgen Groß", parse_estimate("6.5", "İki ekran", "12500", "EUR")
+    )
+    line = effort_line("req-demo-2")
+    assert (
+        f"6.5 days, 12,500.00 EUR (reviewer's estimate by Jürgen Groß at {done.at})"
+        " · engine estimate: unknown"
+    ) in line, line
+    # a case the engine did estimate keeps its range beside the reviewer's figure
+    repo.add_estimate("req-demo-1", "ayşe", parse_estimate("2", "[bold]eine[/] Maske"))
+    line = effort_line("req-demo-1")
+    engine = repo.case("req-demo-1").decision.effort.shown()
+    assert "2 days (reviewer's estimate by ayşe at " in line
+    assert line.endswith(f" · engine estimate: {engine}"), line
+
+
+def test_etki_show_states_the_estimate_in_force(tmp_path) -> None:
+    """``etki show`` printed "effort unknown" and the engine's "Effort is unknown"
+    assumption with a reviewer's estimate recorded: it states the estimate (days,
+    price, who, when, reason) with the engine's range as the "engine estimate", and the
+    engine's assumption is marked as answered."""
+    env = _env(tmp_path, "Ayşe Yılmaz")
+    assert (
+        run_etki(("init", "--no-preanalysis", str(SAMPLE)), env=env, cwd=tmp_path).returncode == 0
+    )
+    cid = "req-demo-4e56910a"  # DEMO-008: no comparable work item records effort
+    before = run_etki(("show", cid), env=env, cwd=tmp_path).stdout
+    assert "effort      unknown\n" in before
+    done = run_etki(
+        ("estimate", cid, "--days", "3", "--price", "12500.5", "--currency", "TRY")
+        + ("--reason", "İki ekran, Straße"),
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    at = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)["case"][
+        "reviewer_estimate"
+    ]["at"]
+    shown = run_etki(("show", cid), env=env, cwd=tmp_path).stdout
+    assert (
+        f"effort      3 days, 12,500.50 TRY (reviewer's estimate by Ayşe Yılmaz at {at})\n"
+        "            engine estimate: unknown\n"
+        "            reason: İki ekran, Straße\n"
+    ) in shown, shown
+    assert (
+        "assumes     Effort is unknown: no comparable past work item records effort. "
+        "(the engine's, at triage; the reviewer's estimate above is in force)"
+    ) in shown

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from etki.domain import (
         CaseEvent,
         Decision,
+        ReviewerEstimate,
     )
     from etki.services import Desk
 
@@ -81,12 +82,19 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _print_decision(d: Decision, now: dict[str, Any] | None = None) -> None:
+def _print_decision(
+    d: Decision, now: dict[str, Any] | None = None, estimate: ReviewerEstimate | None = None
+) -> None:
     """The decision's lines of ``etki add``/``triage``/``show``. ``now``: the case's
     ``now`` of :func:`etki.services.views.case_view` (``etki show``): its risk line is
     then the risk the queue shows (:func:`etki.memory.current_risk`, the one function
     both read), with the level at triage beside it when a clause disputed since raised
-    it; without ``now`` the decision's own risk (a fresh triage: the two are one)."""
+    it; without ``now`` the decision's own risk (a fresh triage: the two are one).
+    ``estimate``: the reviewer's estimate in force (``etki show``; issue 35 trial: it
+    was invisible behind "effort unknown"): the effort line states it (days, price, who,
+    when; its reason on the next line) with the engine's frozen range beside it as the
+    "engine estimate", and the engine's "Effort is unknown" assumption is marked as
+    answered by it."""
     from etki.domain import memory_sentence, sureness_line
 
     lines = [
@@ -94,8 +102,15 @@ def _print_decision(d: Decision, now: dict[str, Any] | None = None) -> None:
         f"sureness    {sureness_line(d)}",
         f"clauses     {', '.join(d.cited_clauses) or '-'}",
         f"modules     {', '.join(d.impacted_modules) or '-'}",
-        f"effort      {d.effort.shown()}",
     ]
+    if estimate is None:
+        lines.append(f"effort      {d.effort.shown()}")
+    else:
+        lines += [
+            f"effort      {printable(estimate.in_force(), multiline=False)}",
+            f"            engine estimate: {d.effort.shown()}",
+            f"            reason: {printable(estimate.reason, multiline=False)}",
+        ]
     level, look, signals, raised = d.risk.level, d.risk.pmo_look_24h, d.risk.signals, ""
     if now and now["risk_raised_by"]:  # a trial: show said "risk low", the queue HIGH
         level, look, signals = now["risk"], now["pmo_look_24h"], tuple(now["risk_signals"])
@@ -107,6 +122,8 @@ def _print_decision(d: Decision, now: dict[str, Any] | None = None) -> None:
     echo_lines(lines)
     echo(f"reasoning   {d.reasoning}")
     for a in d.assumptions:
+        if estimate is not None and not d.effort.known and a.startswith("Effort is unknown"):
+            a += " (the engine's, at triage; the reviewer's estimate above is in force)"
         echo(f"assumes     {a}")
     if d.similar_rulings:
         memory = memory_sentence(d.similar_rulings, d.memory_verdict)
@@ -394,7 +411,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             f"(version {case.version})",
             multiline=False,
         )
-        _print_decision(d, now)
+        _print_decision(d, now, case.estimate)
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
             said = " / ".join(item["rulings"])

@@ -67,8 +67,10 @@ from etki.domain.decision import (
 )
 from etki.domain.estimate import (
     ESTIMATE_MAX_DAYS,
+    PRICE_LOCALE,
     ReviewerEstimate,
     parse_estimate,
+    price_shown,
 )
 from etki.domain.evidence import (
     DECIDING,

@@ -121,6 +121,31 @@ def _plain(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+PRICE_LOCALE = "en"
+"""The locale prices are shown in (:func:`price_shown`): English, the language of the
+UI and of the change-request document, so ``12,500.00`` with a decimal point, not a
+client's ``12.500,00``; the currency is named by its ISO 4217 code after the figure,
+never a symbol (``$`` is several currencies), so a Turkish or German reader sees which
+one it is."""
+
+
+def price_shown(price: str | Decimal, currency: str) -> str:
+    """``price`` (a decimal string or number) in ``currency`` (ISO 4217) for people to
+    read: grouped thousands and the currency's minor units from CLDR (Babel's
+    ``format_currency`` with ``currency_digits``: two decimals for EUR, TRY, USD; none
+    for JPY; three for KWD), in :data:`PRICE_LOCALE`: ``12,500.00 EUR``,
+    ``1,000,000 JPY``. The stored figure is unchanged (``12500``)."""
+    from babel.numbers import format_currency
+
+    return format_currency(
+        Decimal(str(price)),
+        currency,
+        format="#,##0.00 \xa4\xa4",
+        locale=PRICE_LOCALE,
+        currency_digits=True,
+    )
+
+
 @dataclass(frozen=True)
 class ReviewerEstimate:
     """A reviewer's estimate of a case: ``days`` (person-days, a decimal string such as
@@ -148,6 +173,23 @@ class ReviewerEstimate:
     def price_words(self) -> str | None:
         """``12500 EUR``, or None without a price."""
         return None if self.price is None else f"{self.price} {self.currency}"
+
+    def price_shown(self) -> str | None:
+        """The price for people to read (:func:`price_shown`: ``12,500.00 EUR``), or
+        None without a price."""
+        if self.price is None or self.currency is None:
+            return None
+        return price_shown(self.price, self.currency)
+
+    def in_force(self) -> str:
+        """The estimate as ``etki show`` and the desk's detail pane state it:
+        ``3 days, 12,500.00 EUR (reviewer's estimate by Ayşe Yılmaz at
+        2027-01-10T09:30:00Z)``; the reason is not in it (untrusted text, shown
+        apart by the caller)."""
+        price = self.price_shown()
+        who = f" by {self.actor}" if self.actor else ""
+        when = f" at {self.at}" if self.at else ""
+        return f"{self.days_words()}{f', {price}' if price else ''} (reviewer's estimate{who}{when})"
 
     def summary(self) -> str:
         """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""

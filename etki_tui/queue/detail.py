@@ -21,6 +21,7 @@ from etki.domain import (
     DisputedClause,
     Effort,
     Preanalysis,
+    ReviewerEstimate,
     RulingRecord,
     ScopeClause,
     SimilarRuling,
@@ -118,6 +119,20 @@ def effort_label(effort: Effort) -> str:
     """:meth:`etki.domain.Effort.shown`: ``5–8 person-days``, ``13 person-days``,
     ``unknown``."""
     return effort.shown()
+
+
+def effort_text(estimate: ReviewerEstimate | None, effort: Effort) -> Text:
+    """The detail pane's Effort line: the reviewer's estimate in force, when there is
+    one (``3 days, 12,500.00 EUR (reviewer's estimate by Ayşe at …)``,
+    :meth:`etki.domain.ReviewerEstimate.in_force`; a trial found it hidden behind
+    "Effort unknown") with the engine's frozen range after it as the ``engine
+    estimate``; else the engine's range alone (:func:`effort_label`). Plain text, never
+    markup."""
+    if estimate is None:
+        return Text(effort_label(effort))
+    out = Text(one_line(estimate.in_force()))
+    out.append(f" · engine estimate: {effort_label(effort)}", style="dim")
+    return out
 
 
 def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text]:
@@ -440,7 +455,7 @@ def case_detail(
                 ("Verdict", verdict),
                 ("Sureness", sureness_text(d)),
                 ("Risk", risk),
-                ("Effort", Text(effort_label(d.effort))),
+                ("Effort", effort_text(case.estimate, d.effort)),
                 ("Modules", modules),
             ]
         )
