@@ -108,3 +108,43 @@ def test_import_lists_each_new_case_with_its_verdict(tmp_path: Path) -> None:
     case_line = lines[2].split()
     assert case_line[:3] == [row["case_id"], "X-1", row["verdict"]]
     assert case_line[3] in ("sure", "unsure") and lines[2].endswith("Bildirim")
+
+
+UNICODE_TEXT = "id\ttitle\ttext\r\nU-1\tİade\tİade ekranında ğ, ş, ı bozuk; Größe ß\r\n"
+"""What Excel's "Unicode Text" writes: tab-separated, CRLF, UTF-16 LE with its mark."""
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_a_utf16_or_utf32_file_with_its_mark_is_read(tmp_path: Path, codec: str) -> None:
+    """A trial's Excel "Unicode Text" file (UTF-16 with a BOM) got "the header row has
+    no column 'id', 'text'": it was read as Windows-1252. The mark says the encoding;
+    the rows read exactly, with no code-page note."""
+    path = tmp_path / "unicode.txt"  # Excel's own suffix for it
+    path.write_bytes("\ufeff".encode(codec) + UNICODE_TEXT.encode(codec))
+    read = read_requests(path, "csv")
+    assert [(r.id, r.title, r.text) for r in read.requests] == [
+        ("U-1", "İade", "İade ekranında ğ, ş, ı bozuk; Größe ß")
+    ]
+    assert read.refused == () and read.notes == ()
+
+
+def test_a_broken_utf16_file_is_refused_naming_the_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "broken.csv"
+    body = "id\ttext\nU-1\tok\n".encode("utf-16-le")
+    path.write_bytes(b"\xff\xfe" + body + b"\x00\xdc")  # a lone low surrogate on line 3
+    with pytest.raises(ProjectFormatError) as caught:
+        read_requests(path, "csv")
+    assert str(caught.value).startswith(
+        f"{path}:3: starts with a UTF-16 byte order mark but is not UTF-16 text; save it as UTF-8"
+    )
+
+
+def test_etki_import_reads_excels_unicode_text(tmp_path: Path) -> None:
+    assert etki(tmp_path, "init", "--no-preanalysis", str(SAMPLE)).returncode == 0
+    path = tmp_path / "Talepler.txt"
+    path.write_bytes(UNICODE_TEXT.encode("utf-16"))  # Python writes the mark, as Excel
+    done = etki(tmp_path, "import", "--project", "demo", "--no-preanalysis", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "imported 1 new request(s)"
+    rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    assert [r["title"] for r in rows if r["request_id"] == "U-1"] == ["İade"]

@@ -8,7 +8,8 @@
   what is refused and where reading goes on), with the separator the header row uses:
   a comma, a semicolon (what Excel writes in Turkish and German locales, where the comma
   is the decimal mark) or a tab (:data:`SEPARATORS`, tried in that order). UTF-8, with or
-  without a BOM; a file that is not UTF-8 is read as the Windows code page Excel writes
+  without a BOM; UTF-16 or UTF-32 with its byte order mark (Excel's "Unicode Text",
+  tab-separated, saved as ``.txt``: that suffix and ``.tsv`` read as csv); a file that is not UTF-8 is read as the Windows code page Excel writes
   on a Turkish or Western European Windows (:func:`decode_spreadsheet_text`) and the
   import says so.
 * ``github``: the JSON array ``gh issue list --json number,title,body,author,createdAt``
@@ -53,7 +54,9 @@ __all__ = [
 FORMATS = ("jsonl", "csv", "github")
 """The formats :func:`read_requests` reads."""
 
-_SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".json": "github"}
+_SUFFIXES = {".jsonl": "jsonl", ".csv": "csv", ".tsv": "csv", ".txt": "csv", ".json": "github"}
+"""The format a request file's suffix names; ``.txt`` and ``.tsv`` are the
+tab-separated text Excel saves as "Unicode Text" / "Text (Tab delimited)"."""
 _CSV_FIELDS = ("id", "text", "title", "submitted_by", "submitted_at")
 
 
@@ -102,6 +105,37 @@ def _read_bytes(path: Path) -> bytes:
         raise ProjectFormatError(str(path), f"cannot read file: {exc}") from exc
 
 
+UNICODE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "utf-32", "UTF-32"),
+    (b"\xff\xfe", "utf-16", "UTF-16"),
+    (b"\xfe\xff", "utf-16", "UTF-16"),
+)
+"""The byte order marks of UTF-32 and UTF-16 (little- and big-endian), longest first
+(UTF-32 LE starts with UTF-16 LE's mark): ``(mark, codec, name)``. Excel's "Unicode
+Text" is UTF-16 LE with its mark, tab-separated (the trial's file got "the header row
+has no column 'id', 'text'", read as Windows-1252)."""
+
+
+def _unicode_by_bom(path: Path, data: bytes) -> str | None:
+    """``data`` decoded by the UTF-32/UTF-16 byte order mark it starts with
+    (:data:`UNICODE_BOMS`; the codec reads the mark and drops it), or None without one.
+    Raises :class:`ProjectFormatError` naming the encoding, the line and how to re-save
+    when the bytes after the mark are not that encoding."""
+    for mark, codec, name in UNICODE_BOMS:
+        if data.startswith(mark):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError as exc:
+                line = data[: exc.start].decode(codec, errors="replace").count("\n") + 1
+                raise ProjectFormatError(
+                    str(path),
+                    f"starts with a {name} byte order mark but is not {name} text; {RESAVE_HINT}",
+                    line=line,
+                ) from exc
+    return None
+
+
 def _text(path: Path) -> str:
     """``path`` as UTF-8 text (a BOM dropped, line ends made LF). Raises
     :class:`ProjectFormatError` naming the first line that is not UTF-8."""
@@ -131,8 +165,13 @@ _CODEC_NAMES = {"cp1254": "Windows-1254 (Turkish)", "cp1252": "Windows-1252 (Wes
 
 
 def _spreadsheet_text(path: Path) -> tuple[str, str | None]:
-    """(text with LF line ends, a note saying which code page was used or None)."""
+    """(text with LF line ends, a note saying which code page was used or None). A
+    UTF-16 or UTF-32 file with its byte order mark (Excel's "Unicode Text") is read as
+    such (:func:`_unicode_by_bom`), exactly: no note."""
     data = _read_bytes(path)
+    unicode = _unicode_by_bom(path, data)
+    if unicode is not None:
+        return normalize_newlines(unicode), None
     try:
         text, codec = decode_spreadsheet_text(data)
     except UnicodeDecodeError:
