@@ -96,7 +96,10 @@ def test_github_issues_export(tmp_path: Path) -> None:
 
 def test_unknown_suffix_asks_for_the_format(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="--format"):
-        detect_format(tmp_path / "requests.txt")
+        detect_format(tmp_path / "requests.xml")
+    # Excel's "Unicode Text" and "Text (Tab delimited)" are saved as .txt: tab-separated
+    assert detect_format(tmp_path / "requests.txt") == "csv"
+    assert detect_format(tmp_path / "requests.TSV") == "csv"
 
 
 def test_import_stores_the_good_records_once(tmp_path: Path) -> None:
