@@ -189,7 +189,9 @@ class ReviewerEstimate:
         price = self.price_shown()
         who = f" by {self.actor}" if self.actor else ""
         when = f" at {self.at}" if self.at else ""
-        return f"{self.days_words()}{f', {price}' if price else ''} (reviewer's estimate{who}{when})"
+        return (
+            f"{self.days_words()}{f', {price}' if price else ''} (reviewer's estimate{who}{when})"
+        )
 
     def summary(self) -> str:
         """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""
