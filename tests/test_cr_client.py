@@ -110,12 +110,17 @@ def test_the_client_document_in_three_formats(desk: Desk) -> None:
 
     name, data = desk.cr_document(cid, "docx")
     assert name.endswith(".docx") and data[:2] == b"PK"
+    import io
+
+    props = Document(io.BytesIO(data)).core_properties
+    assert props.title == f"Change request {name.removesuffix('.docx')}: {case.title}"
+    assert (props.author, props.language) == (REVIEWER, "en")
     word = docx_text(data)
     for must in (
         case.text,  # the request as received, literal
         REASON,  # the scope gap in the reviewer's words, literal (no tag taken)
         clause_words,  # the cited clause's text
-        "Price | 86500 TRY",
+        "Price | 86,500.00 TRY",  # grouped, two decimals (Babel, PRICE_LOCALE)
         "Effort | 4.5 days (person-days)",
         "Valid until | 2027-01-31",
         nfc,  # composed: ü and ß and ç as one character each
@@ -135,7 +140,7 @@ def test_the_client_document_in_three_formats(desk: Desk) -> None:
     assert doc.startswith("<!DOCTYPE html>\n") and "<script" not in doc.lower()
     assert "<b>" not in doc and htmllib.escape(REASON) in doc
     assert htmllib.escape(case.text) in doc and htmllib.escape(EXCLUSION) in doc
-    assert "<dt>Price</dt><dd>86500 TRY</dd>" in doc and nfc in doc
+    assert "<dt>Price</dt><dd>86,500.00 TRY</dd>" in doc and nfc in doc
     assert "@page{size:A4" in doc and "http://" not in doc and "https://" not in doc
     for engine in ENGINE_WORDS:
         assert engine.lower() not in doc.lower(), engine
@@ -143,7 +148,7 @@ def test_the_client_document_in_three_formats(desk: Desk) -> None:
     _, md = desk.cr_document(cid, "md")
     text_md = md.decode("utf-8")
     assert "Straße & Müller \\<b>bestätigt\\</b>." in text_md and nfc in text_md
-    assert "- **Price:** 86500 TRY" in text_md
+    assert "- **Price:** 86,500.00 TRY" in text_md
     for engine in ENGINE_WORDS:
         assert engine.lower() not in text_md.lower(), engine
 
@@ -188,12 +193,12 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     done = run_etki(["cr", "export", case.case_id, "--format", "docx"], env=env, cwd=tmp_path)
     assert done.returncode == 2 and "give --output" in done.stderr
     done = run_etki(
-        ["cr", "edit", case.case_id, "--assumption", NFD_ASSUMPTION, "--valid-until", "2027-02-28"],
+        ["cr", "edit", case.case_id, "--assumption", NFD_ASSUMPTION, "--valid-until", "2099-02-28"],
         env=env,
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "valid until: 2027-02-28" in done.stdout
+    assert "valid until: 2099-02-28" in done.stdout
     done = run_etki(
         ["cr", "edit", case.case_id, "--valid-until", "2027-13-01"], env=env, cwd=tmp_path
     )
@@ -214,7 +219,7 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     assert "warning:" in done.stderr and "no effort estimate" in done.stderr
     word = docx_text(out)
     assert unicodedata.normalize("NFC", NFD_ASSUMPTION) in word
-    assert "Valid until | 2027-02-28" in word and REASON in word
+    assert "Valid until | 2099-02-28" in word and REASON in word
     assert not [p for p in out.parent.iterdir() if p.name != "cr.docx"]  # no temp left
 
 
@@ -258,7 +263,8 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
             "İki geliştirici, Jürgen Weiß",
         )
         assert any(e.kind == "estimate" for e in tui_world.repo.case_history(case_id))
-        await until(pilot, lambda: any("Estimate of" in n for n in seen.notes()), "the toast")
+        toast = f"Estimate of {case_id} recorded (2.5 days, 12,500.00 EUR: İki geliştirici, Jürgen Weiß)"
+        await until(pilot, lambda: any(toast in n for n in seen.notes()), "the toast")
 
         await press(pilot, "X")
         assert not isinstance(app.screen, ExportForm)
@@ -281,7 +287,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         _, expected = tui_world.desk.cr_document(case_id, "docx")
         assert docx_text(target) == docx_text(expected)
         word = docx_text(target)
-        assert REASON in word and "Price | 12500 EUR" in word and "bm25" not in word.lower()
+        assert REASON in word and "Price | 12,500.00 EUR" in word and "bm25" not in word.lower()
 
         # a second X to the same path asks before replacing it (as every export); Esc keeps it
         target.write_bytes(b"kept")
@@ -305,3 +311,47 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await press(pilot, "enter")
         await until(pilot, html_target.exists, "the html written")
         assert "<script" not in html_target.read_text(encoding="utf-8").lower()
+
+
+def test_terms_refuse_a_past_validity_date_and_warn_off_a_cr(desk: Desk, tmp_path: Path) -> None:
+    """A trial set --valid-until in the past and wrote terms on an approved case without
+    a word: a date before the store's day is refused (naming today), terms on a case
+    that is not a change request are written with a warning naming its state."""
+    case = _overridden(desk)
+    cid = case.case_id  # the store's clock: frozen_clock, 2026-11-29
+    with pytest.raises(InputError, match=r"'valid-until' is 2026-11-28: in the past \(today is"):
+        desk.set_cr_terms(cid, valid_until="2026-11-28")
+    assert desk.case(cid).cr_terms is None  # nothing written
+    done, _ = desk.set_cr_terms(cid, valid_until="2026-11-29")  # today is still valid
+    assert done.valid_until == "2026-11-29"
+    if desk.settings.db_url.startswith("postgresql"):
+        return  # the command's words are the desk's: SQLite covers them
+    env = {**os.environ, "ETKI_DB_URL": desk.settings.db_url, "ETKI_REVIEWER": REVIEWER}
+    approved = next(c for c in desk.repo.cases("demo", status="pending"))
+    desk.rule(approved.case_id, "approve", reason="in the contract")
+    edit = run_etki(["cr", "edit", approved.case_id, "--assumption", "Ä"], env=env, cwd=tmp_path)
+    assert edit.returncode == 0, edit.stderr
+    assert (
+        f"warning: {approved.case_id} is not a change request (it is ruled IN_SCOPE): the terms "
+        "are kept and go into its document only once it is ruled CR (etki rule "
+        f"{approved.case_id} cr --amend --reason ...)"
+    ) in edit.stderr, edit.stderr
+    ok = run_etki(["cr", "edit", cid, "--assumption", "Ä"], env=env, cwd=tmp_path)
+    assert ok.returncode == 0 and "warning" not in ok.stderr
+    past = run_etki(["cr", "edit", cid, "--valid-until", "2001-01-01"], env=env, cwd=tmp_path)
+    assert past.returncode == 2 and "'valid-until' is 2001-01-01: in the past" in past.stderr
+
+
+def test_a_long_title_goes_into_the_docx_properties_whole() -> None:
+    """python-docx refuses a core property over 255 characters: a request's long title
+    is written whole (not cut, no crash), with the author and the language."""
+    import io
+
+    from etki.wiki.clientcr import ClientCr
+    from etki.wiki.crdocx import client_docx
+
+    title = "Şehir içi ulaşım kartı başvurusu için yeni ekran — Größe der Übersicht " * 5
+    cr = ClientCr("CR-20261129-x", title, (), (), author="Jürgen Weiß")
+    props = Document(io.BytesIO(client_docx(cr))).core_properties
+    assert props.title == f"Change request CR-20261129-x: {title}" and len(props.title) > 255
+    assert (props.author, props.language) == ("Jürgen Weiß", "en")

@@ -183,7 +183,7 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     effort = text.split("## Effort and price\n", 1)[1].split("## ", 1)[0]
     assert effort == (
         "\n- **Effort:** 2.5 days (person-days)\n"
-        "- **Price:** 12500 EUR\n"
+        "- **Price:** 12,500.00 EUR\n"  # grouped, the currency's two decimals
         "- **Estimated by:** ayse on 2026-11-29\n\n"
     )
     assert "Not estimated yet" not in text
@@ -191,7 +191,7 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     _, internal = desk.cr_document("req-demo-2", "md", internal=True)
     assert "> Two \\*screens\\* \\[and\\] a report" in internal.decode()
     _, html = desk.cr_document("req-demo-2", "html")
-    assert "<dt>Price</dt><dd>12500 EUR</dd>" in html.decode()
+    assert "<dt>Price</dt><dd>12,500.00 EUR</dd>" in html.decode()
     [month] = desk.report("demo").cr_effort_by_month
     assert (month.crs, month.estimated, month.low, month.high, month.reviewer) == (
         1,
@@ -404,3 +404,22 @@ def test_etki_show_states_the_estimate_in_force(tmp_path) -> None:
         "assumes     Effort is unknown: no comparable past work item records effort. "
         "(the engine's, at triage; the reviewer's estimate above is in force)"
     ) in shown
+
+
+@pytest.mark.parametrize(
+    ("price", "currency", "shown"),
+    [
+        ("12500", "EUR", "12,500.00 EUR"),
+        ("86500.5", "TRY", "86,500.50 TRY"),
+        ("1250000", "JPY", "1,250,000 JPY"),  # no minor unit
+        ("0.25", "KWD", "0.250 KWD"),  # three decimals
+        ("999", "CHF", "999.00 CHF"),
+    ],
+)
+def test_prices_are_shown_grouped_with_the_currencys_minor_units(price, currency, shown) -> None:
+    from etki.domain import price_shown
+
+    assert price_shown(price, currency) == shown
+    est = parse_estimate("2", "r", price, currency)
+    assert est.price_shown() == shown and est.price == price  # stored as given
+    assert est.shown() == f"2 days, {shown}: r"

@@ -249,6 +249,12 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
             repo.case(SSO_CASE)
     finally:
         repo.dispose()
+    # etki show of one of its cases says it went with its project, not "erased"
+    shown = _etki(sample, "show", SSO_CASE)
+    assert shown.returncode == 0, shown.stderr
+    first = shown.stdout.splitlines()[0]
+    assert first.startswith(f"{SSO_CASE}: deleted with its project demo by {APPROVER} at ")
+    assert first.endswith("(only its audit trail is kept)") and "erased" not in first
     kept = _etki(sample, "wiki", "search", "harfi", "--project", "demo")  # still readable
     assert kept.returncode == 0 and "SSO ile girişte İ harfi sorunu" in kept.stdout
     # KVKK: a case of the deleted project is still erased everywhere
@@ -269,6 +275,9 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     assert "Act as our KVKK data controller representative" in found.stdout
     again = _etki(sample, "erase", SSO_CASE, "--reason", "KVKK 7")
     assert again.returncode == 2 and "already erased" in again.stderr
+    # erased since: the erasure is what show says now
+    shown = _etki(sample, "show", SSO_CASE).stdout.splitlines()[0]
+    assert shown == f"{SSO_CASE}: erased (only its audit trail is kept)"
 
 
 def test_the_desks_project_list_skips_an_archived_project(tui_world) -> None:

@@ -402,7 +402,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
         emit_json(view.to_json(), indent=1)
         return 0
     if case is None:
-        echo(f"{args.case_id}: erased (only its audit trail is kept)", multiline=False)
+        echo(f"{args.case_id}: {view.gone}", multiline=False)
     else:
         d = case.decision
         echo(f"{case.case_id}  {_one_line(case.title, 100)}", multiline=False)

@@ -22,7 +22,10 @@ internal record.
 of a conversion wait for it): each ``--assumption``/``--exclusion`` given (repeatable)
 replaces that whole list, ``--clear-…`` empties it, ``--valid-until YYYY-MM-DD`` sets
 the date; what is not given stays. Written with an audit row and in the case's history
-(``etki show``); the project's reviewers may write them. Exit 0 written, 2 for bad
+(``etki show``); the project's reviewers may write them. On a case that is not a change
+request (ruled otherwise, or pending with another proposal) a warning on stderr says so
+(the terms are written, waiting for a conversion); a ``--valid-until`` before today
+(the store's day, UTC) is refused. Exit 0 written, 2 for bad
 input (the field named), an unknown or erased case, or a reviewer the project does not
 list.
 
@@ -155,6 +158,21 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         for item in items:
             echo(f"  {word}: {item}", multiline=False)
     echo(f"  valid until: {done.valid_until or 'not set'}", multiline=False)
+    case = desk.case(case_id)
+    if case.ruling is not None and case.ruling.ruling != "CHANGE_REQUEST":
+        said = f"it is ruled {case.ruling.ruling}"
+    elif case.ruling is None and case.decision.verdict != "CHANGE_REQUEST":
+        said = f"it is pending and the engine proposed {case.decision.verdict}"
+    else:
+        said = ""
+    if said:  # a trial wrote terms on an approved case and saw no word of it
+        echo(
+            f"warning: {case_id} is not a change request ({said}): the terms are kept "
+            f"and go into its document only once it is ruled CR "
+            f"(etki rule {case_id} cr{' --amend' if case.ruling else ''} --reason ...)",
+            file=sys.stderr,
+            multiline=False,
+        )
     if wiki_error:
         echo(f"warning: {wiki_error}", file=sys.stderr, multiline=False)
     return 0

@@ -193,6 +193,13 @@ class ReviewerEstimate:
             f"{self.days_words()}{f', {price}' if price else ''} (reviewer's estimate{who}{when})"
         )
 
+    def shown(self) -> str:
+        """The figures for people to read, the price grouped (:func:`price_shown`):
+        ``3 days, 12,500.00 EUR: reason`` (the desk's toast). :meth:`summary`, the
+        history's wording, keeps the figure as stored."""
+        price = self.price_shown()
+        return f"{self.days_words()}{f', {price}' if price else ''}: {self.reason}"
+
     def summary(self) -> str:
         """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""
         price = self.price_words()

@@ -68,7 +68,8 @@ class DeskEstimates:
         then renders the case's pages (best effort). Any ruling state may carry terms
         (written ahead of a conversion, they wait for it); the project's reviewers may
         write them, as estimates. Returns the stored terms and the wiki error (None when
-        written or off). Raises ``InputError`` (naming the field), ``NotFoundError``,
+        written or off). A ``valid_until`` given before the store's day (UTC) is
+        refused. Raises ``InputError`` (naming the field), ``NotFoundError``,
         ``CaseErasedError``, ``PermissionDeniedError``."""
         from etki.domain import parse_cr_terms
 
@@ -79,6 +80,15 @@ class DeskEstimates:
         terms = parse_cr_terms(
             base, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
         )
+        if valid_until and terms.valid_until is not None:
+            today = self.repo.now().date().isoformat()  # the store's day (UTC)
+            if terms.valid_until < today:  # ISO dates order as strings
+                from etki.errors import InputError
+
+                raise InputError(
+                    f"cr edit: field 'valid-until' is {terms.valid_until}: in the past "
+                    f"(today is {today}, UTC); an offer is valid until today or later"
+                )
         done = self.repo.set_cr_terms(case_id, who, terms)
         _report, error = self.project_ruling(case_id)
         return done, error

@@ -45,6 +45,12 @@ class CaseView:
     case: CaseRecord | None
     now: dict[str, Any]
     history: tuple[CaseEvent, ...]
+    gone: str = ""
+    """Why ``case`` is None, a sentence for ``etki show`` ("" when it is there):
+    ``erased (only its audit trail is kept)`` after a KVKK erasure, or ``deleted with
+    its project demo by NAME at TIME (only its audit trail is kept)`` when its project
+    was deleted (``etki project delete``) and the case was not erased since (a trial
+    read "erased" for a deletion)."""
 
     def to_json(self) -> dict[str, Any]:
         """The body of ``etki show --json``: ``case_id``, ``case`` (or None; its
@@ -106,4 +112,20 @@ def case_view(desk: Desk, case_id: str) -> CaseView:
                 for ref in disputed_refs(case.decision.cited_clauses, memory)
             ],
         }
-    return CaseView(case_id, case, now, tuple(history))
+    return CaseView(case_id, case, now, tuple(history), "" if case else _gone(desk, case_id))
+
+
+def _gone(desk: Desk, case_id: str) -> str:
+    """:attr:`CaseView.gone` of a case the store no longer holds: a tombstone of an
+    erasure wins over a deletion of its project (KVKK erasure of a deleted project's
+    case is recorded as an erasure)."""
+    from etki.errors import NotFoundError
+
+    kept = "(only its audit trail is kept)"
+    if case_id in desk.repo.erased_case_ids():
+        return f"erased {kept}"
+    try:
+        gone = desk.repo.deleted_project_of(case_id)
+    except NotFoundError:
+        return f"erased {kept}"  # pragma: no cover - neither recorded: as before
+    return f"deleted with its project {gone.project_id} by {gone.reviewer} at {gone.at} {kept}"

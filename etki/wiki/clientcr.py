@@ -81,7 +81,7 @@ class ClientCr:
     """The whole client-facing change request: ``ident`` (``CR-yyyymmdd-slug``),
     ``title`` (the request's title), the cover ``fields`` (label/value), the
     ``sections`` the client reads and the ``internal`` sections (empty unless the
-    appendix was asked for). Every text is printable and NFC-normalised; renderers
+    appendix was asked for), the ``author`` (the reviewer who ruled it CR). Every text is printable and NFC-normalised; renderers
     escape it."""
 
     ident: str
@@ -89,6 +89,8 @@ class ClientCr:
     fields: tuple[tuple[str, str], ...]
     sections: tuple[Section, ...]
     internal: tuple[Section, ...] = field(default=())
+    author: str = ""
+    """Who prepared it: the reviewer whose ruling made the case a change request."""
 
 
 NO_ESTIMATE = "Not estimated yet: the effort and the price are to be agreed."
@@ -116,7 +118,7 @@ def _effort(case: CaseRecord) -> list[Block]:
     if est is None:
         return [Block("para", NO_ESTIMATE)]
     pairs = [("Effort", f"{_line(est.days_words())} (person-days)")]
-    price = est.price_words()
+    price = est.price_shown()  # 86,500.00 TRY: grouped, the currency's minor units
     pairs.append(("Price", _line(price) if price else "Not quoted: to be agreed."))
     pairs.append(("Estimated by", f"{_line(est.actor)} on {_line(est.at[:10])}"))
     return [Block("fields", pairs=tuple(pairs))]
@@ -251,6 +253,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
         fields=tuple(fields),
         sections=sections,
         internal=_internal(m, case) if internal else (),
+        author=_line(r.reviewer),
     )
 
 

@@ -6,8 +6,9 @@ the client's can become markup); it is already printable and NFC-normalised, so 
 control character reaches the XML and Turkish and German letters are stored composed.
 The document's language is set to none in particular (the runs take the reader's), its
 font one with Turkish and German glyphs (Calibri, the Word default), A4 with 20 mm
-margins. The core properties carry the title and no author or time (the file depends
-only on the stored case, so an export is reproducible).
+margins. The core properties carry the whole title, the author (the reviewer who ruled
+the case CR) and the language (``en``: the document's own words), and no time (the
+file depends only on the stored case, so an export is reproducible).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import datetime
 
 from docx import Document
 from docx.document import Document as DocxDocument
+from docx.opc.coreprops import CoreProperties
 from docx.shared import Mm, Pt
 
 from etki.wiki.clientcr import SIGN_LINES, Block, ClientCr
@@ -25,6 +27,24 @@ __all__ = ["client_docx"]
 
 _FIXED = datetime(2000, 1, 1)
 """The core properties' times: fixed, so the same case gives the same file."""
+
+
+DOCUMENT_LANGUAGE = "en"
+"""The core property ``dc:language`` (BCP 47): the document's own words are English; the
+client's text in it (Turkish, German) keeps the reader's proofing language."""
+
+
+def _core_text(props: CoreProperties, name: str, value: str) -> None:
+    """Set the core property ``name`` (``title``, ``author``) to ``value`` whole.
+    python-docx refuses a value over 255 characters (a limit of its own: the OPC core
+    properties schema has none, and Word reads longer ones); a longer one, a request's
+    long title, is written to its element directly, never cut."""
+    if len(value) <= 255:
+        setattr(props, name, value)
+        return
+    element = props._element  # noqa: SLF001 - the one way past python-docx's own limit
+    tag = {"title": "get_or_add_title", "author": "get_or_add_creator"}[name]
+    getattr(element, tag)().text = value
 
 
 def _fields(doc: DocxDocument, pairs: tuple[tuple[str, str], ...]) -> None:
@@ -78,12 +98,14 @@ def client_docx(cr: ClientCr) -> bytes:
     normal.name = "Calibri"
     normal.size = Pt(11)
     props = doc.core_properties
-    props.title = f"Change request {cr.ident}: {cr.title}"
-    props.author = ""
-    props.last_modified_by = ""
+    title = f"Change request {cr.ident}: {cr.title}"
+    _core_text(props, "title", title)
+    _core_text(props, "author", cr.author)
+    props.last_modified_by = cr.author
+    props.language = DOCUMENT_LANGUAGE
     props.created = props.modified = _FIXED
     props.revision = 1
-    doc.add_heading(props.title, level=1)
+    doc.add_heading(title, level=1)
     _fields(doc, cr.fields)
     for part in cr.sections:
         doc.add_heading(part.title, level=2)

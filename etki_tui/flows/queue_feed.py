@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from textual import on
 
-from etki.domain import CaseRecord, CaseSummary
+from etki.domain import CaseRecord, CaseSummary, ReviewerEstimate
 from etki.errors import EtkiError, NotFoundError
 from etki.services import IntakeSummary
 from etki.text import printable
@@ -424,7 +424,8 @@ class QueueFeedFlow(FlowBase):
         if message.what == "note":
             text = f"Note added to {message.case_id}: it is in the case's history."
         elif message.what == "estimate":
-            summary = event.summary() if hasattr(event, "summary") else ""
+            # the price grouped, as the CR document shows it (12,500.00 EUR)
+            summary = event.shown() if isinstance(event, ReviewerEstimate) else ""
             text = f"Estimate of {message.case_id} recorded ({summary}): in its history."
         elif message.what == "claim":
             until = when(getattr(event, "until", "") or "")
