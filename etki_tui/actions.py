@@ -381,6 +381,42 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             show=False,
         ),
+        ActionDef(
+            "assign",
+            "t",
+            "app.assign_case",
+            "Assign…",
+            "Assign the highlighted case to one of the project's approvers (or end it)",
+            "Assign the highlighted case to an approver of the project (etki.yaml), picked "
+            "from a list: it becomes theirs (M, etki queue --mine) until it is ruled or "
+            "handed on; the case's history says who assigned it to whom.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "filter.mine",
+            "M",
+            "app.toggle_mine",
+            "Mine",
+            "Show only my cases: claimed by me or assigned to me (toggle)",
+            "Toggle the mine filter: only the cases you claimed (x) or that were assigned "
+            "to you (t). In the find box, module:ID and by:NAME pick by impacted module "
+            "and by submitter (by:ayse finds Ayşe).",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "views",
+            "V",
+            "app.saved_views",
+            "Views…",
+            "Saved views: recall one, or save the current filter under a name",
+            "List the saved queue views (the config file's views: section, beside the "
+            "keymap): Enter recalls one, Delete removes it; type a name in the box at the "
+            "top to save the current filter and sort.",
+            context="queue",
+            show=False,
+        ),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",

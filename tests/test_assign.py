@@ -257,5 +257,8 @@ def test_etki_assign_and_queue_picks(tmp_path) -> None:
     assert "assigned to Ayşe Yılmaz by Jürgen Weiß" in shown
     cleared = _etki(tmp_path, "assign", first, "--clear", reviewer="Jürgen Weiß")
     assert cleared.stdout.startswith(f"{first}: assignment to Ayşe Yılmaz ended by Jürgen Weiß")
+    # the wiki does not show assignments: after them it is what a fresh render gives
+    verify = _etki(tmp_path, "wiki", "verify", "--project", "demo")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
     blank = _etki(tmp_path, "queue", "--submitter", " ")
     assert blank.returncode != 0 and "--submitter: the value is empty" in blank.stderr

@@ -102,6 +102,9 @@ class QueuePane(QueueShown):
         "preanalyse",
         "dispute.resolve_case",
         "export.queue",
+        "assign",
+        "filter.mine",
+        "views",
     )
 
     def compose(self) -> ComposeResult:
