@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from textual.command import CommandInput, CommandPalette
 from textual.widgets import OptionList
 
 from etki.domain import Request
@@ -194,3 +195,12 @@ async def test_m_keeps_my_cases_and_a_view_recalls_it(tui_world: TuiWorld, tmp_p
         # deleted
         await press(pilot, "V", "delete")
         assert load_config(str(path)).views == {}
+        # the palette finds the views and the assignment too
+        for query, then in (("saved views", ViewsScreen), ("assign", AssignPicker)):
+            await press(pilot, "ctrl+p")
+            assert CommandPalette.is_open(app)
+            app.screen.query_one(CommandInput).value = query
+            await settle(pilot)
+            await press(pilot, "enter")
+            await until(pilot, lambda then=then: isinstance(app.screen, then), query)
+            await press(pilot, "escape")

@@ -28,7 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from etki.text import printable
+from etki.text import printable, sort_key
 from etki_tui.actions import bindings
 from etki_tui.config import VIEW_NAME_MAX
 from etki_tui.live import part
@@ -116,7 +116,10 @@ class ViewsScreen(ModalScreen[tuple[str, str] | None]):
 
     def __init__(self, views: Mapping[str, Mapping[str, object]], current: QueueFilter) -> None:
         super().__init__()
-        self.views = {name: dict(fields) for name, fields in sorted(views.items())}
+        self.views = {
+            name: dict(fields)
+            for name, fields in sorted(views.items(), key=lambda v: sort_key(v[0]))
+        }
         self.current = current
 
     def compose(self) -> ComposeResult:
