@@ -139,8 +139,11 @@ def test_assign_refuses_who_is_not_one_approver_and_ruled_cases(backend_repo) ->
         pmo.assign("req-demo-1", "ilker")  # a viewer cannot rule: nothing is theirs
     with pytest.raises(InputError, match="no approver"):
         pmo.assign("req-demo-1", "mallory")
-    # "ayse" is exactly Ayşe (folded), so it is not ambiguous with Ayşegül
+    # the whole name, or a whole word of it, before the beginnings of words
     assert pmo.assign("req-demo-1", "AYSE yilmaz").after == "Ayşe Yılmaz"
+    assert pmo.assign("req-demo-1", "ayse").after == "Ayşe Yılmaz"  # not Ayşegül
+    assert pmo.assign("req-demo-1", "aysegul").after == "Ayşegül Kaya"
+    assert pmo.assign("req-demo-1", "weiss").after == "Jürgen Weiß"
     with pytest.raises(PermissionDeniedError, match="not a reviewer of this project"):
         _desk(repo, "mallory").assign("req-demo-2", "ayse yilmaz")
     pmo.rule("req-demo-2", "reject", reason="out")

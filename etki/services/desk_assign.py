@@ -29,14 +29,18 @@ class _Desk(Protocol):
 
 def pick_reviewer(typed: str, reviewers: list[Reviewer]) -> Reviewer:
     """The one reviewer of ``reviewers`` that ``typed`` names: the one whose name is
-    ``typed`` (compared folded: ``ayse`` is ``Ayşe``), else the only one
-    :func:`etki.text.names_person` matches (``ayse`` names ``Ayşe Yılmaz``). Raises
+    ``typed`` (compared folded: ``ayse`` is ``Ayşe``), else the only one with every
+    typed word as a whole word of the name (``ayse`` is Ayşe Yılmaz, not Ayşegül Kaya),
+    else the only one :func:`etki.text.names_person` matches (``yil`` names ``Ayşe
+    Yılmaz``). Raises
     :class:`InputError` listing the reviewers when none or several match."""
     from etki.text import fold, names_person
 
     listed = ", ".join(clip(r.name) for r in reviewers) or "none"
-    exact = [r for r in reviewers if fold(r.name).split() == fold(typed).split()]
-    found = exact or [r for r in reviewers if names_person(typed, r.name)]
+    typed_words = fold(typed).split()
+    exact = [r for r in reviewers if fold(r.name).split() == typed_words]
+    whole = [r for r in reviewers if typed_words and set(typed_words) <= set(fold(r.name).split())]
+    found = exact or whole or [r for r in reviewers if names_person(typed, r.name)]
     if len(found) == 1:
         return found[0]
     if not found:
