@@ -263,5 +263,10 @@ def test_etki_assign_and_queue_picks(tmp_path) -> None:
     # the wiki does not show assignments: after them it is what a fresh render gives
     verify = _etki(tmp_path, "wiki", "verify", "--project", "demo")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    # an erased case is nobody's: its assignment goes with its events
+    assert _etki(tmp_path, "assign", first, "--to", "ayse", reviewer="Jürgen Weiß").returncode == 0
+    assert _etki(tmp_path, "erase", first, "--reason", "KVKK 9").returncode == 0
+    mine_now = _etki(tmp_path, "queue", "--mine", "--json", reviewer="Ayşe Yılmaz").stdout
+    assert [r["case_id"] for r in json.loads(mine_now)] == [second]
     blank = _etki(tmp_path, "queue", "--submitter", " ")
     assert blank.returncode != 0 and "--submitter: the value is empty" in blank.stderr
