@@ -135,7 +135,7 @@ def test_assign_refuses_who_is_not_one_approver_and_ruled_cases(backend_repo) ->
     pmo = _desk(repo, "Jürgen Weiß")
     with pytest.raises(InputError, match="more than one approver: Ayşe Yılmaz, Ayşegül Kaya"):
         pmo.assign("req-demo-1", "ays")
-    with pytest.raises(InputError, match="no approver of this project has that name"):
+    with pytest.raises(InputError, match="İlker Işık can only view this project, not rule"):
         pmo.assign("req-demo-1", "ilker")  # a viewer cannot rule: nothing is theirs
     with pytest.raises(InputError, match="no approver"):
         pmo.assign("req-demo-1", "mallory")
@@ -218,7 +218,7 @@ def test_etki_assign_and_queue_picks(tmp_path) -> None:
     assert done.stdout.startswith(f"{first}: assigned to Ayşe Yılmaz by Jürgen Weiß at ")
     refused = _etki(tmp_path, "assign", second, "--to", "ilker", reviewer="Jürgen Weiß")
     assert refused.returncode != 0
-    assert "no approver of this project has that name" in refused.stderr
+    assert "İlker Işık can only view this project, not rule a case" in refused.stderr
     assert "Çağrı Öztürk" in refused.stderr
     assert _etki(tmp_path, "claim", second, reviewer="Ayşe Yılmaz").returncode == 0
     # the assignee's own view: claimed by or assigned to her

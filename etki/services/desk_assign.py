@@ -5,6 +5,7 @@ reviewer's (claimed by or assigned to them). :class:`DeskAssign` is a part of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from etki.errors import InputError, PermissionDeniedError, clip
@@ -24,10 +25,11 @@ class _Desk(Protocol):
     def _require_reviewer(self, case_id: str, what: str) -> str: ...
     def claims(self, project_id: str) -> dict[str, CaseEvent]: ...
     def assignments(self, project_id: str) -> dict[str, CaseEvent]: ...
-    def assignable(self, project_id: str) -> list[Reviewer]: ...
 
 
-def pick_reviewer(typed: str, reviewers: list[Reviewer]) -> Reviewer:
+def pick_reviewer(
+    typed: str, reviewers: list[Reviewer], viewers: Sequence[Reviewer] = ()
+) -> Reviewer:
     """The one reviewer of ``reviewers`` that ``typed`` names: the one whose name is
     ``typed`` (compared folded: ``ayse`` is ``Ayşe``), else the only one with every
     typed word as a whole word of the name (``ayse`` is Ayşe Yılmaz, not Ayşegül Kaya),
@@ -44,6 +46,12 @@ def pick_reviewer(typed: str, reviewers: list[Reviewer]) -> Reviewer:
     if len(found) == 1:
         return found[0]
     if not found:
+        seen = [v.name for v in viewers if names_person(typed, v.name)]
+        if seen:
+            raise InputError(
+                f"--to {clip(typed)}: {', '.join(clip(n) for n in seen)} can only view this "
+                f"project, not rule a case; approvers: {listed}"
+            )
         raise InputError(
             f"--to {clip(typed)}: no approver of this project has that name; approvers: {listed}"
         )
@@ -73,7 +81,8 @@ class DeskAssign:
         the acting reviewer is not listed, ``InputError`` for a name that is not one
         approver or a ruled case, ``NotFoundError`` for an unknown case."""
         who = self._require_reviewer(case_id, "assign")
-        approvers = self.assignable(self.repo.case_project_id(case_id))
+        listed = self.repo.project_config(self.repo.case_project_id(case_id)).reviewers
+        approvers = [r for r in listed if r.role == "approver"]
         if not approvers:
             raise PermissionDeniedError(
                 "assign: the project lists no approvers in etki.yaml; a case is assigned "
@@ -81,7 +90,9 @@ class DeskAssign:
             )
         from etki.identity import reviewer_name
 
-        return self.repo.assign(case_id, who, reviewer_name(pick_reviewer(to, approvers).name))
+        viewers = [r for r in listed if r.role != "approver"]
+        chosen = pick_reviewer(to, approvers, viewers)
+        return self.repo.assign(case_id, who, reviewer_name(chosen.name))
 
     def unassign(self: _Desk, case_id: str) -> CaseEvent:
         """End the assignment of ``case_id`` as the acting reviewer (``etki assign CASE
