@@ -24,12 +24,10 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from etki.domain import Reviewer
+from typing import Protocol
 
 __all__ = [
+    "Listed",
     "ProcessIdentity",
     "current_process",
     "is_listed_approver",
@@ -49,7 +47,20 @@ def reviewer_name(name: str) -> str:
     return unicodedata.normalize("NFC", name).strip()
 
 
-def is_listed_approver(reviewers: Iterable[Reviewer], name: str) -> bool:
+class Listed(Protocol):
+    """A person on a project's list as far as :func:`is_listed_approver` reads it: a
+    ``name`` and a ``role`` (``approver`` or ``viewer``). :class:`etki.domain.Reviewer` is
+    one; spelled here so this helper stays below :mod:`etki.domain` (the ``etki`` layers
+    contract in pyproject.toml)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+
+def is_listed_approver(reviewers: Iterable[Listed], name: str) -> bool:
     """Whether ``name`` is an approver among ``reviewers``, both sides compared as :func:`reviewer_name` (a list stored before names
     were normalised may hold NFD spellings)."""
     who = reviewer_name(name)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from textual.binding import Binding, BindingType
 
 from etki_tui.helptext import CONTEXTS as CONTEXTS
+from etki_tui.helptext import PICK_ACTIONS
 from etki_tui.helptext import WIDGET_KEYS as WIDGET_KEYS
 
 FORBIDDEN_KEYS: frozenset[str] = frozenset(
@@ -303,6 +304,31 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "cr_export",
+            "X",
+            "cr_export",
+            "Export CR…",
+            "Write the client-facing change request of a case ruled CR (.docx, .html or .md)",
+            "Write the change request to send of the highlighted case ruled CR (else the "
+            "one this desk converted last): the request, the reviewer's reason, the cited "
+            "clauses, effort and price, the PMO's terms and an approval block, without "
+            "the engine's deliberation. The name's ending picks Word, HTML or Markdown.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
+            "estimate",
+            "E",
+            "estimate",
+            "Estimate…",
+            "Record your effort estimate of the highlighted case (days, price, reason)",
+            "Record an effort estimate of the highlighted case, as `etki estimate` does: "
+            "person-days, an optional price with its currency (12500 EUR) and a reason. "
+            "Audited and in the case's history; the change request and the reports use it.",
+            context="queue",
+            show=False,
+        ),
+        ActionDef(
             "queue.down",
             "j",
             "cursor_down",
@@ -381,42 +407,8 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             show=False,
         ),
-        ActionDef(
-            "assign",
-            "t",
-            "app.assign_case",
-            "Assign…",
-            "Assign the highlighted case to one of the project's approvers (or end it)",
-            "Assign the highlighted case to an approver of the project (etki.yaml), picked "
-            "from a list: it becomes theirs (M, etki queue --mine) until it is ruled or "
-            "handed on; the case's history says who assigned it to whom.",
-            context="queue",
-            show=False,
-        ),
-        ActionDef(
-            "filter.mine",
-            "M",
-            "app.toggle_mine",
-            "Mine",
-            "Show only my cases: claimed by me or assigned to me (toggle)",
-            "Toggle the mine filter: only the cases you claimed (x) or that were assigned "
-            "to you (t). In the find box, module:ID and by:NAME pick by impacted module "
-            "and by submitter (by:ayse finds Ayşe).",
-            context="queue",
-            show=False,
-        ),
-        ActionDef(
-            "views",
-            "V",
-            "app.saved_views",
-            "Views…",
-            "Saved views: recall one, or save the current filter under a name",
-            "List the saved queue views (the config file's views: section, beside the "
-            "keymap): Enter recalls one, Delete removes it; type a name in the box at the "
-            "top to save the current filter and sort.",
-            context="queue",
-            show=False,
-        ),
+        # the queue's assignment, mine filter and saved views (issue 35 item 5)
+        *(ActionDef(*fields, context="queue", show=False) for fields in PICK_ACTIONS),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",
@@ -474,6 +466,18 @@ ACTIONS: dict[str, ActionDef] = {
             "On a decision page (or the entry) of a case ruled CR: open its change "
             "request (change-requests/CR-….md) in the reader; elsewhere the change "
             "request this desk converted last, if any.",
+            context="hafiza",
+            show=False,
+        ),
+        ActionDef(
+            "page.cr_export",
+            "X",
+            "cr_document(True)",
+            "Export CR…",
+            "Write the client-facing change request of the case whose page is shown",
+            "On a decision or change-request page (or the entry) of a case ruled CR: "
+            "write its change request to send (.docx, .html or .md); elsewhere the one "
+            "this desk converted last, if any.",
             context="hafiza",
             show=False,
         ),
@@ -613,6 +617,17 @@ ACTIONS: dict[str, ActionDef] = {
             "Close the form; nothing is recorded",
             "Close the resolution form; nothing is recorded.",
             context="resolve",
+            palette=False,
+            key_display="Esc",
+        ),
+        ActionDef(
+            "estimate.cancel",
+            "escape",
+            "cancel",
+            "Cancel",
+            "Close the form; nothing is stored",
+            "Close the estimate form; nothing is stored.",
+            context="estimate",
             palette=False,
             key_display="Esc",
         ),

@@ -630,3 +630,39 @@ class ProjectSwitched(Message):
     def __init__(self, project_id: str) -> None:
         super().__init__()
         self.project_id = project_id
+
+
+class EstimateWanted(Message):
+    """``E``: the reviewer wants to record an effort estimate of ``case_id`` (issue 35
+    item 2); the app opens the estimate form."""
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+
+
+class CrExportWanted(Message):
+    """``X``: write the client-facing change request (issue 35 item 1) of ``case_id``
+    (ruled CHANGE_REQUEST), or of the case whose wiki ``page`` Hafıza shows; with
+    neither, of the change request this desk converted last, or else the notice
+    ``otherwise`` (the same choice as :class:`CrPageWanted`)."""
+
+    def __init__(
+        self, case_id: str | None = None, *, page: str | None = None, otherwise: str = ""
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.page = page
+        self.otherwise = otherwise
+
+
+class CrExported(Message):
+    """The change request of ``case_id`` was written to ``path``, or ``error`` (with
+    ``advice``) says why nothing was."""
+
+    def __init__(self, case_id: str, path: str, error: str = "", advice: str = "") -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.path = path
+        self.error = error
+        self.advice = advice

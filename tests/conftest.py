@@ -1,4 +1,5 @@
-"""Shared fixtures. The TUI part builds a small stored project on a real SQLite file and
+"""Shared fixtures. ``pg_schema`` is a fresh schema of the suite's PostgreSQL
+(:mod:`tests.pg`). The TUI part builds a small stored project on a real SQLite file and
 a real wiki folder (no mocks of our own parts) with a frozen clock, and stores the TUI's
 SVG snapshots under ``snapshots/tui/`` instead of syrupy's default ``__snapshots__``."""
 
@@ -34,6 +35,7 @@ from etki.domain import (
 )
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
+from tests.pg import Schema, fresh_schema
 
 # Every model endpoint of the tests is on 127.0.0.1, and Etki honours HTTP(S)_PROXY for
 # loopback too (etki.endpoints.route): a proxy set on the machine running the tests must
@@ -45,6 +47,14 @@ for _name in list(os.environ):
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TUI_SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "tui"
 TUI_FROZEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def pg_schema() -> Iterator[Schema]:
+    """A fresh empty schema of the suite's PostgreSQL (:func:`tests.pg.fresh_schema`),
+    dropped after the test; skips the test when the server or ``psycopg`` is absent."""
+    with fresh_schema() as schema:
+        yield schema
 
 
 def tui_clock() -> datetime:

@@ -29,7 +29,6 @@ import sqlite3
 import subprocess
 import sys
 import unicodedata
-import uuid
 from pathlib import Path
 
 import pytest
@@ -41,7 +40,6 @@ from etki.text import printable
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 B03 = ROOT.parent / "shared" / "cases" / "B03-ansi-escapes.txt"
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 HOSTILE = (
     "\x1b]0;pwned\x07\x1b[2J\x1b[H\x9b31m\u202eevil\u202c\u2066iso\u2069"
@@ -352,14 +350,9 @@ def test_mcp_stderr_is_safe_and_answers_keep_the_strings(world):
 # --- internal errors: no SQL, no parameters, no client text -------------------------------
 
 
-def test_internal_error_on_sqlite_prints_no_sql_and_no_client_text(tmp_path):
-    w = World(tmp_path)
-    w.run("init", str(w.project))
-    with sqlite3.connect(tmp_path / "etki.db") as db:  # a real store error on the insert
-        db.execute(
-            "CREATE TRIGGER block BEFORE INSERT ON cases BEGIN "
-            "SELECT RAISE(ABORT, 'blocked \x1b]0;trigger\x07 zebracorn'); END"
-        )
+def _add_hostile_request(w: World) -> None:
+    """Append to the project's requests a new one whose title and text hold the word
+    ``quokkasecret`` (and the title :data:`HOSTILE`): no error line may show it."""
     with (w.project / "requests.jsonl").open("a", encoding="utf-8") as f:
         f.write(
             json.dumps(
@@ -371,6 +364,17 @@ def test_internal_error_on_sqlite_prints_no_sql_and_no_client_text(tmp_path):
             )
             + "\n"
         )
+
+
+def test_internal_error_on_sqlite_prints_no_sql_and_no_client_text(tmp_path):
+    w = World(tmp_path)
+    w.run("init", str(w.project))
+    with sqlite3.connect(tmp_path / "etki.db") as db:  # a real store error on the insert
+        db.execute(
+            "CREATE TRIGGER block BEFORE INSERT ON cases BEGIN "
+            "SELECT RAISE(ABORT, 'blocked \x1b]0;trigger\x07 zebracorn'); END"
+        )
+    _add_hostile_request(w)
     _, err = w.run("init", str(w.project), code=1)
     assert err.count("\n") == 1, err
     assert err.startswith("etki: internal error: IntegrityError (sqlite3.IntegrityError")
@@ -400,61 +404,39 @@ def test_wiki_cli_internal_error_is_one_safe_line(tmp_path):
 
 
 @pytest.mark.postgres
-def test_internal_error_on_postgres_prints_no_sql_and_no_client_text(tmp_path):
-    pytest.importorskip("psycopg")
-    from sqlalchemy import create_engine, text
+def test_internal_error_on_postgres_prints_no_sql_and_no_client_text(tmp_path, pg_schema):
+    from sqlalchemy import text
 
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    try:
-        w = World(tmp_path)
-        w.env["ETKI_DB_URL"] = f"{PG_URL}?options=-csearch_path%3D{schema}"
-        w.run("init", str(w.project))
-        with admin.begin() as conn:  # the race's error, with the client text in it
-            conn.execute(
-                text(
-                    f'CREATE FUNCTION "{schema}".block() RETURNS trigger AS $$ BEGIN '
-                    "RAISE EXCEPTION 'duplicate of %', NEW.title USING ERRCODE = '23505', "
-                    "CONSTRAINT = 'cases_pkey', TABLE = 'cases', "
-                    "DETAIL = 'Key (title)=(' || NEW.title || ') already exists.'; "
-                    "END $$ LANGUAGE plpgsql"
-                )
+    admin, schema = pg_schema.admin, pg_schema.name
+    w = World(tmp_path)
+    w.env["ETKI_DB_URL"] = pg_schema.url
+    w.run("init", str(w.project))
+    with admin.begin() as conn:  # the race's error, with the client text in it
+        conn.execute(
+            text(
+                f'CREATE FUNCTION "{schema}".block() RETURNS trigger AS $$ BEGIN '
+                "RAISE EXCEPTION 'duplicate of %', NEW.title USING ERRCODE = '23505', "
+                "CONSTRAINT = 'cases_pkey', TABLE = 'cases', "
+                "DETAIL = 'Key (title)=(' || NEW.title || ') already exists.'; "
+                "END $$ LANGUAGE plpgsql"
             )
-            conn.execute(
-                text(
-                    f'CREATE TRIGGER block BEFORE INSERT ON "{schema}".cases '
-                    f'FOR EACH ROW EXECUTE FUNCTION "{schema}".block()'
-                )
+        )
+        conn.execute(
+            text(
+                f'CREATE TRIGGER block BEFORE INSERT ON "{schema}".cases '
+                f'FOR EACH ROW EXECUTE FUNCTION "{schema}".block()'
             )
-        with (w.project / "requests.jsonl").open("a", encoding="utf-8") as f:
-            f.write(
-                json.dumps(
-                    {
-                        "id": "R-NEW",
-                        "title": "quokkasecret " + HOSTILE,
-                        "text": "quokkasecret words about single sign-on",
-                    }
-                )
-                + "\n"
-            )
-        _, err = w.run("init", str(w.project), code=1)
-        assert err.count("\n") == 1, err
-        assert err.startswith(
-            "etki: internal error: IntegrityError (psycopg.errors."
-            "UniqueViolation; SQLSTATE 23505; constraint cases_pkey; "
-            "table cases)"
-        ), err
-        for leak in ("INSERT", "parameters", "quokkasecret", "duplicate of", "Key (", "pwned"):
-            assert leak not in err, (leak, err)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        )
+    _add_hostile_request(w)
+    _, err = w.run("init", str(w.project), code=1)
+    assert err.count("\n") == 1, err
+    assert err.startswith(
+        "etki: internal error: IntegrityError (psycopg.errors."
+        "UniqueViolation; SQLSTATE 23505; constraint cases_pkey; "
+        "table cases)"
+    ), err
+    for leak in ("INSERT", "parameters", "quokkasecret", "duplicate of", "Key (", "pwned"):
+        assert leak not in err, (leak, err)
 
 
 # --- the helpers themselves -----------------------------------------------------------------

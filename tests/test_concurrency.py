@@ -4,13 +4,11 @@ every case ends with exactly one ruling, every loser gets a ConflictError, no
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +16,7 @@ from sqlalchemy import func, select
 
 from etki.store import CaseFileRepository
 from etki.store.models import RulingRow
-from tests.factories import make_decision, make_project, make_request
-from tests.test_store import _postgres_repo
+from tests.factories import frozen_clock, make_decision, make_project, make_request
 
 pytestmark = pytest.mark.slow  # processes racing each other (pytest -m "not slow" leaves it out)
 
@@ -80,19 +77,13 @@ def test_sqlite_reviewers_race(tmp_path, processes):
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("processes", [2, 4, 8])
-def test_postgres_reviewers_race(processes):
-    repo, admin, schema = _postgres_repo()
-    from sqlalchemy import text
-
-    url = repo.engine.url.render_as_string(hide_password=False)
+def test_postgres_reviewers_race(processes, pg_schema):
+    repo = CaseFileRepository(pg_schema.engine(), clock=frozen_clock)
     try:
         # the workers reach the same schema through libpq's options parameter
-        _race(f"{url}?options=-csearch_path%3D{schema}", repo, processes)
+        _race(pg_schema.url, repo, processes)
     finally:
         repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 # --- concurrent `etki init` (issue 11 item 3) -------------------------------------------
@@ -176,36 +167,15 @@ def _init_race(tmp_path: Path, url: str) -> None:
         repo.dispose()
 
 
-@contextlib.contextmanager
-def _empty_postgres_store() -> Iterator[str]:
-    """The URL of a new, empty schema of the test database (no Etki table yet: what
-    opening the repository created is dropped), dropped afterwards."""
-    repo, admin, schema = _postgres_repo()
-    from sqlalchemy import text
-
-    url = repo.engine.url.render_as_string(hide_password=False)
-    repo.dispose()
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        yield f"{url}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
 def test_sqlite_concurrent_init(tmp_path):
     _init_race(tmp_path, f"sqlite:///{tmp_path}/store/etki.db")
 
 
 @pytest.mark.postgres
-def test_postgres_concurrent_init(tmp_path):
+def test_postgres_concurrent_init(tmp_path, pg_schema):
     """The attack of issue 11 item 3: 3 of 4 processes died with IntegrityError on
     etki_meta_pkey, projects_pkey or cases_pkey (and printed the request text)."""
-    with _empty_postgres_store() as url:
-        _init_race(tmp_path, url)
+    _init_race(tmp_path, pg_schema.url)  # a new, empty schema: no Etki table yet
 
 
 FIRST_COMMANDS = [
@@ -242,7 +212,6 @@ def test_sqlite_first_commands_together(tmp_path):
 
 
 @pytest.mark.postgres
-def test_postgres_first_commands_together(tmp_path):
+def test_postgres_first_commands_together(tmp_path, pg_schema):
     """Issue 11 item 3: any two commands starting on a new database raced on etki_meta."""
-    with _empty_postgres_store() as url:
-        _first_commands(tmp_path, url)
+    _first_commands(tmp_path, pg_schema.url)  # a new, empty schema: no Etki table yet

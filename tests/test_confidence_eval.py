@@ -26,6 +26,7 @@ from etki.evaluation.confidence import (
     expected_calibration_error,
     kind_counts,
     laplace,
+    m_estimate,
     mean_accuracy_over_coverage,
     reliability,
     selective_accuracy,
@@ -204,19 +205,34 @@ def test_laplace_rule_of_succession():
         laplace(3, 2)
 
 
+def test_m_estimate_shrinks_toward_the_prior():
+    assert m_estimate(0, 1, 0.8) == pytest.approx(1.6 / 3)  # one wrong answer: 0.53
+    assert m_estimate(6, 8, 0.8) == pytest.approx(7.6 / 10)
+    assert m_estimate(0, 0, 0.7) == pytest.approx(0.7)  # nothing seen: the prior
+    assert m_estimate(3, 3, 0.5) == laplace(3, 3)  # prior 1/2 worth 2: Laplace
+    for bad in ((3, 2, 0.5), (1, 2, 1.5), (1, 2, -0.1)):
+        with pytest.raises(ValueError):
+            m_estimate(*bad)
+    with pytest.raises(ValueError):
+        m_estimate(1, 2, 0.5, m=0)
+
+
 def test_calibrate_by_kind_holds_out_one_engagement():
     table = calibrate_by_kind(ENGS, "c")
-    # a + b: defect 3 right of 4 -> 4/6; partial 1 of 3 -> 2/5; exclusion 1 of 1 -> 2/3;
-    # pooled 5 of 8 -> 6/10, which is what c's "novel" (never seen on a or b) gets
+    # a + b: the sure kinds (defect, exclusion) 4 right of 5 -> group rate 5/7; the others
+    # (partial) 1 of 3 -> 2/5. defect 3 of 4 -> (3 + 2 x 5/7) / 6 = 31/42; exclusion 1 of
+    # 1 -> (1 + 10/7) / 3 = 17/21; partial 1 of 3 -> (1 + 2 x 2/5) / 5 = 9/25; pooled 5 of
+    # 8 -> 6/10 (Laplace), which is what c's "novel" (never seen on a or b) gets
     assert table == pytest.approx(
-        {"defect": 4 / 6, "partial": 2 / 5, "exclusion": 2 / 3, UNSEEN: 6 / 10}
+        {"defect": 31 / 42, "partial": 9 / 25, "exclusion": 17 / 21, UNSEEN: 6 / 10}
     )
     assert confidence_for(table, "novel") == pytest.approx(0.6)
-    assert confidence_for(table, "defect") == pytest.approx(4 / 6)
-    # a held out: b + c: defect 1 of 4 -> 2/6; partial 0 of 2 -> 1/4; exclusion 2/3;
-    # novel 1 of 1 -> 2/3; pooled 3 of 8 -> 4/10
+    assert confidence_for(table, "defect") == pytest.approx(31 / 42)
+    # a held out: b + c: sure 2 of 5 -> 3/7, others 1 of 3 -> 2/5; defect 1 of 4 ->
+    # (1 + 6/7) / 6 = 13/42; exclusion 1 of 1 -> 13/21; partial 0 of 2 -> (4/5) / 4 = 1/5;
+    # novel 1 of 1 -> (9/5) / 3 = 3/5; pooled 3 of 8 -> 4/10
     assert calibrate_by_kind(ENGS, "a") == pytest.approx(
-        {"defect": 2 / 6, "partial": 1 / 4, "exclusion": 2 / 3, "novel": 2 / 3, UNSEEN: 4 / 10}
+        {"defect": 13 / 42, "partial": 1 / 5, "exclusion": 13 / 21, "novel": 3 / 5, UNSEEN: 4 / 10}
     )
     with pytest.raises(ValueError):
         calibrate_by_kind(ENGS, "nope")
@@ -236,8 +252,9 @@ def test_the_held_out_engagements_outcomes_never_change_its_calibration():
 
 
 def test_calibrate_by_kind_all_and_the_table_rows():
-    # all three: defect 3 right of 7 (a 2, b 1, c 0) -> 4/9; partial 1 of 3 -> 2/5;
-    # exclusion 1 of 1 -> 2/3; novel 1 of 1 -> 2/3; pooled 6 of 12 (a 3, b 2, c 1) -> 7/14
+    # all three: sure kinds 4 of 8 and the others 2 of 4, both group rates 1/2, so each
+    # kind gets Laplace's value: defect 3 right of 7 (a 2, b 1, c 0) -> 4/9; partial 1
+    # of 3 -> 2/5; exclusion 1 of 1 -> 2/3; novel 1 of 1 -> 2/3; pooled 6 of 12 -> 7/14
     every = calibrate_by_kind_all(ENGS)
     assert every == pytest.approx(
         {"defect": 4 / 9, "partial": 2 / 5, "exclusion": 2 / 3, "novel": 2 / 3, UNSEEN: 7 / 14}
@@ -248,8 +265,8 @@ def test_calibrate_by_kind_all_and_the_table_rows():
     assert (rows["defect"].n, rows["defect"].correct) == (7, 3)
     assert rows["defect"].all == pytest.approx(4 / 9)
     # the held-out columns are calibrate_by_kind's values (unseen kinds: the pooled one)
-    # (b held out: a + c, defect 2 of 6 -> 3/8)
-    assert rows["defect"].loeo == pytest.approx({"a": 2 / 6, "b": 3 / 8, "c": 4 / 6})
+    # (b held out: a + c, sure kinds = defect 2 of 6 -> rate 3/8, defect (2 + 6/8) / 8)
+    assert rows["defect"].loeo == pytest.approx({"a": 13 / 42, "b": 11 / 32, "c": 31 / 42})
     # novel is seen only on c: with c held out it gets a + b's pooled 6/10
     assert rows["novel"].loeo["c"] == pytest.approx(6 / 10)
     assert (rows[UNSEEN].n, rows[UNSEEN].correct) == (12, 6)
@@ -316,8 +333,7 @@ def test_loeo_confidence_is_set_on_the_other_engagement_under_the_chosen_setting
     for held, other in (("alpha", "beta"), ("beta", "alpha")):
         runs = ev.loeo.calibration_runs[held]
         # the other engagement's outcomes under the held-out's chosen settings ...
-        expected = {k: laplace(ok, n) for k, (n, ok) in kind_counts(runs[other]).items()}
-        expected[UNSEEN] = laplace(sum(o.correct for o in runs[other]), len(runs[other]))
+        expected = calibrate_by_kind_all({other: runs[other]})
         assert report.loeo.tables[held] == pytest.approx(expected)
         # ... give each held-out answer its confidence (never the engine's own)
         held_outs = ev.loeo.outcomes[held]

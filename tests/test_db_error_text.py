@@ -23,7 +23,7 @@ from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock
-from tests.test_store import PG_URL, _postgres_repo
+from tests.pg import PG_URL
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
 REVIEWER = "Ayşe Yılmaz"
@@ -60,8 +60,8 @@ def test_a_real_sqlite_error_is_told_without_its_sql(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.usefixtures("pg_schema")  # skips cleanly when the server is absent
 def test_a_real_postgresql_error_is_told_by_class_and_sqlstate() -> None:
-    _postgres_repo()[0].dispose()  # skips cleanly when the server is absent
     said = error_text(_failed(PG_URL))
     _no_sql(said)
     assert said.startswith("ProgrammingError (psycopg.errors.UndefinedTable; SQLSTATE 42P01")
@@ -78,15 +78,15 @@ class World:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     wiki = str(tmp_path / "wiki-{project}")
-    admin = schema = None
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/etki.db"
         repo = CaseFileRepository(url, clock=frozen_clock)
         other = create_engine(url)
     else:
-        repo, admin, schema = _postgres_repo()
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
-        other = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
+        pg = request.getfixturevalue("pg_schema")  # dropped after this fixture
+        repo = CaseFileRepository(pg.engine(), clock=frozen_clock)
+        url = pg.url
+        other = pg.engine()
     settings = Settings(db_url=url, wiki_dir=wiki, reviewer=REVIEWER)
     init_project(SAMPLE, repo, settings, related_context=False)
     desk = Desk(settings, repo)
@@ -98,10 +98,6 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     yield World(request.param, repo, desk, drop)
     other.dispose()
     repo.dispose()
-    if admin is not None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def test_wiki_not_updated_after_a_ruling_says_no_sql(world: World) -> None:

@@ -16,15 +16,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 
 from etki.config import Settings, db_timeouts
 from etki.errors import InputError, StoreUnavailableError
 from etki.store import CaseFileRepository
 from etki.store.db import make_engine
 from tests.cli_support import run_etki
-from tests.factories import make_project
-from tests.test_store import _postgres_repo
+from tests.factories import frozen_clock, make_project
+from tests.pg import Schema
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "s3cret-Parola"
@@ -146,22 +146,18 @@ def test_a_bad_timeout_is_bad_input(tmp_path):
 
 
 @pytest.fixture
-def pg_schema():
+def pg_demo(pg_schema: Schema) -> tuple[str, Engine, str]:
     """A migrated PostgreSQL schema holding the demo project: ``(url, admin engine,
     schema)``; the URL reaches the schema through libpq's ``options``."""
-    repo, admin, schema = _postgres_repo()
+    repo = CaseFileRepository(pg_schema.engine(), clock=frozen_clock)
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
-    url = repo.engine.url.render_as_string(hide_password=False)
     repo.dispose()
-    yield f"{url}?options=-csearch_path%3D{schema}", admin, schema
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    return pg_schema.url, pg_schema.admin, pg_schema.name
 
 
 @pytest.mark.postgres
-def test_every_connection_carries_the_statement_timeout(pg_schema):
-    url, _admin, schema = pg_schema
+def test_every_connection_carries_the_statement_timeout(pg_demo):
+    url, _admin, schema = pg_demo
     for seconds, shown in ((60, "1min"), (1.5, "1500ms"), (0, "0")):
         engine = make_engine(url, connect_timeout=10, statement_timeout=seconds)
         with engine.connect() as conn:
@@ -177,11 +173,11 @@ def test_every_connection_carries_the_statement_timeout(pg_schema):
 
 
 @pytest.mark.postgres
-def test_a_statement_stuck_behind_a_lock_is_cancelled(pg_schema, tmp_path):
+def test_a_statement_stuck_behind_a_lock_is_cancelled(pg_demo, tmp_path):
     """Another session holds a lock on ``projects``: ``etki queue`` used to wait for it
     for ever; with a 1 s statement timeout it stops, names the server and exits 1, and
     once the lock is gone the same command works."""
-    url, admin, schema = pg_schema
+    url, admin, schema = pg_demo
     with admin.connect() as holder:
         holder.execute(text(f'LOCK TABLE "{schema}".projects IN ACCESS EXCLUSIVE MODE'))
         stuck = _etki(tmp_path, url, "queue", ETKI_DB_STATEMENT_TIMEOUT="1")

@@ -14,14 +14,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.errors import InputError, PermissionDeniedError
@@ -31,9 +29,9 @@ from etki.store import CaseFileRepository
 from etki.wiki.projection import MARK_NAME, WikiProjector, wiki_mark
 from tests.cli_support import run_etki
 from tests.conftest import REPO_ROOT
+from tests.pg import fresh_schema
 from tests.wiki_support import tree_digest
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SAMPLE = REPO_ROOT / "sample_project"
 REF = "MSA-2024-01#4.8"
 FIRST = "req-demo-e8c73130"  # cites 4.8 first; engine IN_SCOPE
@@ -96,29 +94,13 @@ def world(request, tmp_path) -> Iterator[World]:
         yield w
         w.repo.dispose()
         return
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    # other processes reach the same schema through libpq's options parameter
-    w = None
-    try:
-        w = _world(f"{PG_URL}?options=-csearch_path%3D{schema}", tmp_path)
-        yield w
-    finally:
-        if w is not None:
+    with fresh_schema() as pg:
+        # other processes reach the same schema through libpq's options parameter
+        w = _world(pg.url, tmp_path)
+        try:
+            yield w
+        finally:
             w.repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _fresh(world: World, name: str) -> dict[str, str]:

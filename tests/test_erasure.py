@@ -19,7 +19,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from etki import memory
 from etki.config import Settings
@@ -37,7 +37,6 @@ from etki.wiki.projection import WikiProjector
 from etki.wiki.search import find_rg, search
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
-from tests.test_store import PG_URL, _postgres_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -278,8 +277,8 @@ def _pg_dump(repo: CaseFileRepository) -> bytes:
 
 
 @pytest.mark.postgres
-def test_erase_on_postgresql(tmp_path):
-    repo, admin, schema = _postgres_repo()
+def test_erase_on_postgresql(tmp_path, pg_schema):
+    repo = CaseFileRepository(pg_schema.engine(), clock=frozen_clock)
     try:
         settings = Settings(
             db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="ayse"
@@ -339,9 +338,6 @@ def test_erase_on_postgresql(tmp_path):
         assert repo.audit_log(victim)[-1][-1] == ERASED
     finally:
         repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 # --- issue 11 item 2: an erasure proves itself, or says what holds the data -------------
@@ -620,7 +616,7 @@ def _pg_pages(conn, table: str) -> bytes:  # noqa: ANN001 - a SQLAlchemy connect
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("pageinspect", [False, True], ids=["vacuum-count", "pageinspect"])
-def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinspect):
+def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinspect, pg_schema):
     """The attack: a REPEATABLE READ transaction took its snapshot before the erasure.
     Before, one VACUUM ran while the snapshot could still see the rows, so their dead
     versions (with the text) stayed after the snapshot ended. Now the erasure reports
@@ -628,7 +624,8 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
     vacuums again until the server reports no dead row version left. With pageinspect
     installed, the erasure also reads every page (free space included) and rewrites a
     table whose pages still hold an erased word; the test reads the pages itself."""
-    repo, admin, schema = _postgres_repo()
+    repo = CaseFileRepository(pg_schema.engine(), clock=frozen_clock)
+    admin, schema = pg_schema.admin, pg_schema.name
     snap_engine = None
     try:
         if pageinspect:
@@ -642,7 +639,7 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
         )
         victim = _pg_seed(repo)
         WikiProjector(repo, settings).rebuild("demo")
-        snap_engine = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
+        snap_engine = pg_schema.engine()
         snap = snap_engine.connect().execution_options(isolation_level="REPEATABLE READ")
         snap.begin()
         pid = snap.execute(text("SELECT pg_backend_pid()")).scalar()
@@ -691,6 +688,3 @@ def test_erase_on_postgresql_under_a_repeatable_read_snapshot(tmp_path, pageinsp
         if snap_engine is not None:
             snap_engine.dispose()
         repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import threading
-import uuid
 from collections.abc import Callable
 
 import pytest
@@ -30,7 +29,7 @@ from etki.erasure import erase_case, finish_erasure
 from etki.store import CaseFileRepository
 from etki.store.proof import leftover_places
 from tests.factories import frozen_clock, make_decision, make_project, make_request
-from tests.test_store import PG_URL
+from tests.pg import PG_URL, fresh_schema
 
 VICTIM = "req-demo-victim"
 OTHER = "req-demo-other"
@@ -85,39 +84,20 @@ def _seed(repo: CaseFileRepository) -> None:
 def pg():
     """``(repo_for(name), admin_connection, schema)`` on a fresh schema of the local
     PostgreSQL; each repo's sessions carry ``application_name`` ``name-SCHEMA``."""
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_race_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    repos: list[CaseFileRepository] = []
+    with fresh_schema("etki_race") as schema:
+        repos: list[CaseFileRepository] = []
 
-    def repo_for(name: str) -> CaseFileRepository:
-        engine = create_engine(
-            PG_URL,
-            connect_args={
-                "options": f"-csearch_path={schema}",
-                "application_name": f"{name}-{schema}",
-            },
-        )
-        repo = CaseFileRepository(engine, clock=frozen_clock)
-        repos.append(repo)
-        return repo
+        def repo_for(name: str) -> CaseFileRepository:
+            engine = schema.engine(application_name=f"{name}-{schema.name}")
+            repo = CaseFileRepository(engine, clock=frozen_clock)
+            repos.append(repo)
+            return repo
 
-    try:
-        yield repo_for, admin, schema
-    finally:
-        for repo in repos:
-            repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        try:
+            yield repo_for, schema.admin, schema.name
+        finally:
+            for repo in repos:
+                repo.dispose()
 
 
 def _waits_on_a_lock(admin, name: str) -> bool:

@@ -147,7 +147,8 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     desk = Desk(settings, repo)
     desk.rule("req-demo-2", "convert_to_cr", reason="New export screen.")
     _, md = desk.cr_document("req-demo-2")
-    assert "Estimate it before sending." in md.decode()
+    # the client-facing change request says plainly that nothing is estimated yet
+    assert "Not estimated yet: the effort and the price are to be agreed." in md.decode()
     assert desk.report("demo").cr_effort_by_month[0].estimated == 0
 
     clock.later(minutes=5)
@@ -157,19 +158,18 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     assert error is None and done.actor == "ayse" and done.at == "2026-11-29T12:05:00Z"
     _, md = desk.cr_document("req-demo-2")
     text = md.decode()
-    effort = text.split("## Effort\n", 1)[1].split("## ", 1)[0]
+    effort = text.split("## Effort and price\n", 1)[1].split("## ", 1)[0]
     assert effort == (
-        "\n**Effort: 2.5 days** (reviewer's estimate by ayse on 2026-11-29: "
-        "Two \\*screens\\* \\[and\\] a report)\n\n"
-        "**Price:** 12500 EUR\n\n"
-        "The engine's range from comparable past work items:\n\n"
-        "**Unknown**: no comparable past work item records effort.\n\n"
+        "\n- **Effort:** 2.5 days (person-days)\n"
+        "- **Price:** 12500 EUR\n"
+        "- **Estimated by:** ayse on 2026-11-29\n\n"
     )
-    assert "Estimate it before sending" not in text
+    assert "Not estimated yet" not in text
+    assert "screens" not in text  # the estimate's basis is the PMO's: internal only
+    _, internal = desk.cr_document("req-demo-2", "md", internal=True)
+    assert "> Two \\*screens\\* \\[and\\] a report" in internal.decode()
     _, html = desk.cr_document("req-demo-2", "html")
-    assert "reviewer&#x27;s estimate by ayse" in html.decode() or (
-        "reviewer's estimate by ayse" in html.decode()
-    )
+    assert "<dt>Price</dt><dd>12500 EUR</dd>" in html.decode()
     [month] = desk.report("demo").cr_effort_by_month
     assert (month.crs, month.estimated, month.low, month.high, month.reviewer) == (
         1,

@@ -19,14 +19,14 @@ import socket
 import subprocess
 import sys
 import unicodedata
-import uuid
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.domain import Reviewer
 from etki.store import CaseFileRepository
+from tests.pg import fresh_schema
 
 pytestmark = (
     pytest.mark.slow
@@ -34,7 +34,6 @@ pytestmark = (
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 APPROVERS = ("Ayşe Yılmaz", "Jürgen Weiß", "Çağrı Öztürk")  # sample_project/etki.yaml
 USER_VARS = ("LOGNAME", "USER", "LNAME", "USERNAME")  # what getpass.getuser() reads first
 
@@ -58,31 +57,17 @@ class _Store:
     """A real store for the CLI: a SQLite file, or a fresh PostgreSQL schema."""
 
     def __init__(self, kind: str, tmp: Path) -> None:
-        self.schema = None
+        self._pg = ExitStack()  # the PostgreSQL schema, dropped by close()
         if kind == "sqlite":
             self.url = f"sqlite:///{tmp}/etki.db"
             return
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            pytest.skip("psycopg not installed")
-        self.schema = f"etki_id_{uuid.uuid4().hex[:10]}"
-        self.admin = create_engine(PG_URL)
-        try:
-            with self.admin.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{self.schema}"'))
-        except Exception as exc:  # server absent: skip cleanly
-            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-        self.url = f"{PG_URL}?options=-csearch_path%3D{self.schema}"
+        self.url = self._pg.enter_context(fresh_schema("etki_id")).url
 
     def repo(self) -> CaseFileRepository:
         return CaseFileRepository(self.url)
 
     def close(self) -> None:
-        if self.schema is not None:
-            with self.admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA "{self.schema}" CASCADE'))
-            self.admin.dispose()
+        self._pg.close()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -2,15 +2,18 @@
 ``lint-imports`` over the whole import graph (function-level and type-checking imports
 included): the core never imports the TUI or Textual, the markdown-to-text kernel
 (``etki.mdtext``) imports nothing of Etki above it, the store imports nothing above
-it, the lower layers never import the desk, the commands or the MCP server, approval
-never imports the wiki, the commands and the MCP server use the store only through the
-desk, the TUI never imports the store, approval, the lower layers or the wiki
-projection (its value types come from ``etki.domain``), ``etki_tui`` is layered
-exhaustively (``__main__`` > ``app`` > ``flows`` > the tab folders ``queue`` | ``hafiza``
-| ``raporlar``, which never import each other > ``screens`` > the shared modules, so a
-new module must be placed in pyproject.toml), and the modules of ``etki``,
-``etki.domain``, ``etki.knowledge``, ``etki.knowledge.contracts``, ``etki.mdtext``,
-``etki.wiki``, ``etki.wiki.pages`` and ``etki_tui`` import each other without cycles."""
+it, the commands and the MCP server use the store only through the desk, the TUI never
+imports the store, approval, the lower layers or the wiki projection (its value types
+come from ``etki.domain``), ``etki`` is layered exhaustively (the doors ``cli`` >
+``commands`` > ``mcp`` > ``services`` > the jobs > the engines and retrieval > the core
+areas > knowledge, memory, pre-analysis and the store > ``domain`` > the helpers, so the
+lower layers never import the desk, the commands or the MCP server, approval never
+imports the wiki, and a new module must be placed in pyproject.toml), ``etki_tui`` is
+layered exhaustively (``__main__`` > ``app`` > ``flows`` > the tab folders ``queue`` |
+``hafiza`` | ``raporlar``, which never import each other > ``screens`` > the shared
+modules), and the modules of ``etki``, ``etki.domain``, ``etki.knowledge``,
+``etki.knowledge.contracts``, ``etki.mdtext``, ``etki.wiki``, ``etki.wiki.pages`` and
+``etki_tui`` import each other without cycles."""
 
 from __future__ import annotations
 
@@ -25,11 +28,9 @@ CONTRACTS = (
     "etki never imports etki_tui or textual",
     "etki.mdtext imports nothing of etki but etki.text and etki.lazy",
     "etki.store imports nothing above it",
-    "knowledge, triage, wiki and retrieval never import services, commands or mcp",
-    "etki.engines and etki.replay never import the services",
-    "etki.approval never imports the wiki (services wires the projection hook)",
     "the commands reach the store, rulings and the projector only through the desk",
     "the TUI reaches the core through the desk, its types through etki.domain",
+    "etki layers: doors > services > core > domain > helpers",
     "etki_tui layers: __main__ > app > flows > tabs > screens > shared",
     "no import cycles between the modules of a package",
 )

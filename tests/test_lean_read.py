@@ -7,7 +7,6 @@ which refuses it as before."""
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from etki.store import CaseFileRepository, lean
 from tests.cli_support import run_etki
 from tests.conftest import REPO_ROOT
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SAMPLE = REPO_ROOT / "sample_project"
 FIRST = "req-demo-e8c73130"  # cites MSA-2024-01#4.8; engine IN_SCOPE
 SECOND = "req-demo-f76448de"  # cites it too; engine IN_SCOPE
@@ -50,24 +48,9 @@ def store_url(request, tmp_path) -> Iterator[str]:
         _fill(url)
         yield url
         return
-    from sqlalchemy import create_engine, text
-
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    try:
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
-        _fill(url)
-        yield url
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    url = request.getfixturevalue("pg_schema").url
+    _fill(url)
+    yield url
 
 
 def _both(args: list[str], url: str, cwd: Path) -> tuple[tuple, tuple]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
 from etki import memory
 from etki.config import Settings
@@ -14,8 +14,8 @@ from etki.domain import deciding_ref
 from etki.services import init_project
 from etki.store import CaseFileRepository
 from etki.store.repository.rows import decision_summary
-from tests.factories import make_decision, make_project, make_request
-from tests.test_store import _postgres_repo
+from tests.factories import frozen_clock, make_decision, make_project, make_request
+from tests.pg import fresh_schema
 
 
 def test_disputed_and_precedents(tmp_path):
@@ -139,21 +139,16 @@ def test_the_queue_rows_dispute_as_the_full_records_do(tmp_path, store):
     if not tdrs.is_dir():
         pytest.skip("../shared/realdata/tdrs is not beside the checkout")
     settings = Settings(db_url=f"sqlite:///{tmp_path}/etki.db", wiki_dir=None, reviewer="ayse")
-    if store == "sqlite":
-        repo, done = CaseFileRepository(settings.db_url), lambda: None
-    else:  # the PostgreSQL schema of tests/test_store.py (skipped cleanly when absent)
-        repo, admin, schema = _postgres_repo()
-
-        def done() -> None:
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
-
-    try:
-        _dispute_parity(repo, settings, tdrs)
-    finally:
-        repo.dispose()
-        done()
+    with ExitStack() as pg:  # the PostgreSQL schema, dropped at the end
+        if store == "sqlite":
+            repo = CaseFileRepository(settings.db_url)
+        else:  # a fresh schema of tests/pg.py (skipped cleanly when absent)
+            schema = pg.enter_context(fresh_schema())
+            repo = CaseFileRepository(schema.engine(), clock=frozen_clock)
+        try:
+            _dispute_parity(repo, settings, tdrs)
+        finally:
+            repo.dispose()
 
 
 def _dispute_parity(repo, settings, tdrs):  # noqa: ANN001, ANN202

@@ -10,14 +10,14 @@ import os
 import subprocess
 import sys
 import time
-import uuid
+from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, create_engine, inspect, select, text
+from sqlalchemy import Engine, inspect, select, text
 from sqlalchemy.orm import Session
 
 from etki.config import Settings
@@ -28,8 +28,8 @@ from etki.store.migrate import FIRST_REVISION, current_revision, head_revision, 
 from etki.store.models import Base
 from tests import first_release_models as v1
 from tests.factories import make_decision, make_project
+from tests.pg import fresh_schema
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 HOSTILE = "Şirket içi SSO: \"no\" 'yes' \x1b[31m [bold]x[/bold] \u202e ters 👩‍💻 \\ %s ?"
 
 
@@ -38,31 +38,16 @@ class _Store:
 
     def __init__(self, kind: str, tmp: Path) -> None:
         self.kind = kind
-        self.schema = None
+        self._pg = ExitStack()  # the PostgreSQL schema, dropped by close()
         if kind == "sqlite":
             self.url = f"sqlite:///{tmp}/etki.db"
-            self.engine: Engine = make_engine(self.url)
-            return
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            pytest.skip("psycopg not installed")
-        self.schema = f"etki_mig_{uuid.uuid4().hex[:10]}"
-        self.admin = create_engine(PG_URL)
-        try:
-            with self.admin.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{self.schema}"'))
-        except Exception as exc:
-            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-        self.url = f"{PG_URL}?options=-csearch_path%3D{self.schema}"
-        self.engine = make_engine(self.url)
+        else:
+            self.url = self._pg.enter_context(fresh_schema("etki_mig")).url
+        self.engine: Engine = make_engine(self.url)
 
     def close(self) -> None:
         self.engine.dispose()
-        if self.schema is not None:
-            with self.admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA "{self.schema}" CASCADE'))
-            self.admin.dispose()
+        self._pg.close()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -38,7 +38,7 @@ from etki_tui.queue.detail import NO_MODEL_LINE
 from tests.cli_support import run_etki
 from tests.factories import frozen_clock, make_decision, make_project, make_request
 from tests.http_servers import Reply, closed_port_url, openai_chat, serve
-from tests.test_store import _postgres_repo
+from tests.pg import fresh_schema
 from tests.test_tui_keys import desk_app
 from tests.test_tui_pilot import Recorder, current, press, settle, shown, sync, until
 
@@ -520,12 +520,10 @@ def repo(request: pytest.FixtureRequest, tmp_path: Path):  # noqa: ANN201
         yield r
         r.dispose()
         return
-    r, admin, schema = _postgres_repo()
-    yield r
-    r.dispose()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with fresh_schema() as pg:
+        r = CaseFileRepository(pg.engine(), clock=frozen_clock)
+        yield r
+        r.dispose()
 
 
 def test_the_repository_keeps_every_generation_and_shows_the_newest(repo) -> None:  # noqa: ANN001

@@ -16,14 +16,12 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.domain import Request
@@ -36,7 +34,6 @@ from tests.factories import make_decision, make_project
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 APPROVER = "Ayşe Yılmaz"  # sample_project/etki.yaml
 VIEWER = "İlker Işık"
 SSO_CASE = "req-demo-8e1fd54c"  # DEMO-005 "SSO ile girişte İ harfi sorunu"
@@ -64,23 +61,10 @@ class World:
 def world(request, tmp_path) -> Iterator[World]:
     """The factory project ``demo`` (approvers ayse and jurgen, viewer viewer-vera) with
     two cases, one ruled, on SQLite or on a fresh PostgreSQL schema."""
-    admin = schema = None
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path}/etki.db"
     else:
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            pytest.skip("psycopg not installed")
-        schema = f"etki_life_{uuid.uuid4().hex[:10]}"
-        admin = create_engine(PG_URL)
-        try:
-            with admin.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        except Exception as exc:  # server absent: skip cleanly
-            admin.dispose()
-            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+        url = request.getfixturevalue("pg_schema").url  # dropped after this fixture
     repo = CaseFileRepository(url, clock=_at)
     try:
         repo.save_project(make_project(), "sha256:abc", b"{}\n")
@@ -98,10 +82,6 @@ def world(request, tmp_path) -> Iterator[World]:
         yield World(url, repo)
     finally:
         repo.dispose()
-        if admin is not None:
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
 
 
 def test_archive_state_comes_from_the_audit_and_reads_the_same_on_both_paths(world) -> None:

@@ -14,20 +14,19 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.domain import is_accepted_remit
 from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
+from tests.pg import fresh_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -39,7 +38,6 @@ REALDATA = (
         None,
     )
 )
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 HOSTING = "ACF, not the contractor, will be responsible for hosting the deployed system"
 ASK_HOSTING = "Please host the deployed system for us and obtain the Authority to Operate (ATO)."
 
@@ -82,29 +80,12 @@ def world(request, tmp_path) -> Iterator[World]:
         yield w
         w.repo.dispose()
         return
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_remit_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    w = None
-    try:
-        url = f"{PG_URL}?options=-csearch_path%3D{schema}"
-        w = World(url, tmp_path, CaseFileRepository(url, clock=_at))
-        yield w
-    finally:
-        if w is not None:
+    with fresh_schema("etki_remit") as pg:
+        w = World(pg.url, tmp_path, CaseFileRepository(pg.url, clock=_at))
+        try:
+            yield w
+        finally:
             w.repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _number_of(desk: Desk, project_id: str, starts: str) -> int:

@@ -14,14 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from rich.console import Console
-from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.domain import AgeBucket, Effort, MonthEffort, Request, ReviewerRulings
@@ -30,11 +28,11 @@ from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
 from tests.factories import make_decision, make_project
+from tests.pg import fresh_schema
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 """When the report is made (the ages are measured at this moment)."""
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 REVIEWERS = ("Şule", "İlker", "Jürgen", "Zeynep", "Ömer")
 
@@ -132,24 +130,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path):  # noqa: ANN201
         yield repo, clock
         repo.dispose()
         return
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_pmo_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    engine = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-    repo = CaseFileRepository(engine, clock=lambda: clock[0])
-    yield repo, clock
-    repo.dispose()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with fresh_schema("etki_pmo") as pg:
+        repo = CaseFileRepository(pg.engine(), clock=lambda: clock[0])
+        yield repo, clock
+        repo.dispose()
 
 
 def _desk(repo: CaseFileRepository) -> Desk:

@@ -26,10 +26,10 @@ from etki.store import CaseFileRepository
 from etki.store.db import make_engine
 from etki.store.migrate import current_revision, head_revision, upgrade
 from tests.factories import frozen_clock, make_decision, make_project, make_request
+from tests.pg import PG_URL, Schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PASSWORD = "Pa55-w0rd-7f3c"
 """A password no message may ever show."""
 
@@ -421,38 +421,14 @@ def test_a_postgres_password_is_never_printed(tmp_path: Path) -> None:
     assert "etki:***@" in err  # the URL is named, masked
 
 
-@pytest.fixture
-def pg_schema() -> Iterator[str]:
-    """An empty schema of the test database (skips when PostgreSQL is absent)."""
-    pytest.importorskip("psycopg")
-    import uuid
-
-    from sqlalchemy import create_engine
-
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    yield schema
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
 @pytest.mark.postgres
 def test_postgres_read_commands_are_read_only_and_mask_the_password(
-    tmp_path: Path, pg_schema: str
+    tmp_path: Path, pg_schema: Schema
 ) -> None:
     """On the real server (trust auth ignores the password): an empty schema is no store
     for a read command (exit 2, the URL named with ``***``, nothing created); after `etki
     init` the read commands answer, and a read-only session refuses a write."""
-    url = (
-        f"postgresql://postgres:{PASSWORD}@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema}"
-    )
+    url = f"postgresql://postgres:{PASSWORD}@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema.name}"
     err = _ok_error(run(tmp_path, "queue", db_url=url), 2)
     assert "postgres:***@127.0.0.1:5432/test" in err and "etki init PROJECT_DIR" in err
     assert PASSWORD not in err
@@ -461,7 +437,7 @@ def test_postgres_read_commands_are_read_only_and_mask_the_password(
         assert (
             conn.execute(
                 text("SELECT count(*) FROM information_schema.tables WHERE table_schema = :s"),
-                {"s": pg_schema},
+                {"s": pg_schema.name},
             ).scalar()
             == 0
         )
@@ -619,7 +595,7 @@ def test_an_unsupported_database_url_is_bad_input(tmp_path: Path, url: str, says
 
 
 @pytest.mark.postgres
-def test_a_database_user_without_write_access_is_told_so(tmp_path: Path, pg_schema: str) -> None:
+def test_a_database_user_without_write_access_is_told_so(tmp_path: Path, pg_schema: Schema) -> None:
     """A PostgreSQL role that may only read (SELECT): read commands answer; a ruling
     is exit 2 saying the user may not write (before: internal error
     ProgrammingError InsufficientPrivilege); nothing is stored."""
@@ -627,18 +603,18 @@ def test_a_database_user_without_write_access_is_told_so(tmp_path: Path, pg_sche
 
     from sqlalchemy import create_engine
 
-    url = f"postgresql://postgres@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema}"
+    url = f"postgresql://postgres@127.0.0.1:5432/test?options=-csearch_path%3D{pg_schema.name}"
     assert run(tmp_path, "init", str(SAMPLE), db_url=url).returncode == 0
     role = f"etki_ro_{uuid.uuid4().hex[:8]}"
     admin = create_engine(PG_URL)
     with admin.begin() as conn:
         conn.execute(text(f'CREATE ROLE "{role}" LOGIN'))
-        conn.execute(text(f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"'))
-        conn.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"'))
+        conn.execute(text(f'GRANT USAGE ON SCHEMA "{pg_schema.name}" TO "{role}"'))
+        conn.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{pg_schema.name}" TO "{role}"'))
     try:
         ro_url = (
             f"postgresql://{role}:{PASSWORD}@127.0.0.1:5432/test"
-            f"?options=-csearch_path%3D{pg_schema}"
+            f"?options=-csearch_path%3D{pg_schema.name}"
         )
         queue = run(tmp_path, "queue", "--json", db_url=ro_url)
         assert queue.returncode == 0, queue.stderr

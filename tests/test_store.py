@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
+from contextlib import ExitStack
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.errors import ConflictError, NotFoundError
 from etki.store import CaseFileRepository
 from tests.factories import frozen_clock, make_decision, make_project, make_request
-
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-
-
-def _postgres_repo():
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-    engine = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-    return CaseFileRepository(engine, clock=frozen_clock), admin, schema
+from tests.pg import fresh_schema
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -37,12 +19,10 @@ def repo(request, tmp_path):
         yield r
         r.dispose()
         return
-    r, admin, schema = _postgres_repo()
-    yield r
-    r.dispose()
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with fresh_schema() as pg:
+        r = CaseFileRepository(pg.engine(), clock=frozen_clock)
+        yield r
+        r.dispose()
 
 
 def _seed(repo: CaseFileRepository) -> None:
@@ -145,39 +125,29 @@ def test_an_error_never_carries_the_sql_parameters(backend, tmp_path):
     from etki.store.models import CaseRow
 
     secret = "Gizli müşteri talebi: ACME wants SSO by Friday"
-    if backend == "sqlite":
-        url, cleanup = f"sqlite:///{tmp_path}/etki.db", None
-    else:
-        seeded, admin, schema = _postgres_repo()
-        url = (
-            seeded.engine.url.render_as_string(hide_password=False)
-            + f"?options=-csearch_path%3D{schema}"
-        )
-        seeded.dispose()
-        cleanup = (admin, schema)
-    repo = CaseFileRepository(url)  # the engine of etki.store.db.make_engine
-    try:
-        _seed(repo)
-        row = {
-            "id": "req-demo-1",
-            "project_id": "demo",
-            "request_id": "R9",
-            "title": secret,
-            "text": secret,
-            "created_at": "2026-11-29T12:00:00Z",
-            "status": "pending",
-            "version": 1,
-            "seq": 9,
-        }
-        with pytest.raises(IntegrityError) as err, repo.engine.begin() as conn:
-            conn.execute(CaseRow.__table__.insert(), row)
-        assert "req-demo-1" in str(err.value) or "UNIQUE" in str(err.value)
-        assert secret not in str(err.value)
-        assert "SQL parameters hidden" in str(err.value)
-    finally:
-        repo.dispose()
-        if cleanup is not None:
-            admin, schema = cleanup
-            with admin.begin() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
+    with ExitStack() as stack:
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp_path}/etki.db"
+        else:
+            url = stack.enter_context(fresh_schema()).url
+        repo = CaseFileRepository(url)  # the engine of etki.store.db.make_engine
+        try:
+            _seed(repo)
+            row = {
+                "id": "req-demo-1",
+                "project_id": "demo",
+                "request_id": "R9",
+                "title": secret,
+                "text": secret,
+                "created_at": "2026-11-29T12:00:00Z",
+                "status": "pending",
+                "version": 1,
+                "seq": 9,
+            }
+            with pytest.raises(IntegrityError) as err, repo.engine.begin() as conn:
+                conn.execute(CaseRow.__table__.insert(), row)
+            assert "req-demo-1" in str(err.value) or "UNIQUE" in str(err.value)
+            assert secret not in str(err.value)
+            assert "SQL parameters hidden" in str(err.value)
+        finally:
+            repo.dispose()

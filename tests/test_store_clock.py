@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import time_machine
-from sqlalchemy import create_engine, text
 
 from etki.errors import InputError
 from etki.memory import overriding_case
@@ -27,8 +26,8 @@ from etki.store import CaseFileRepository
 from etki.store.repository.events import CLAIM_MAX_MINUTES
 from tests.cli_support import run_etki
 from tests.factories import make_decision, make_project, make_request
+from tests.pg import fresh_schema
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
 A_YEAR = timedelta(days=365)
 
@@ -42,38 +41,21 @@ def _moment(stored: str) -> datetime:
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CaseFileRepository]:
     """A store on the database's clock (no injected clock) holding the demo project and
     two pending cases, ``req-demo-1`` (verdict IN_SCOPE) and ``req-demo-2``."""
-    if request.param == "sqlite":
-        repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db")
-        admin = schema = None
-    else:
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            pytest.skip("psycopg not installed")
-        schema = f"etki_clock_{uuid.uuid4().hex[:10]}"
-        admin = create_engine(PG_URL)
-        try:
-            with admin.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        except Exception as exc:  # server absent: skip cleanly
-            admin.dispose()
-            pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
-        engine = create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"})
-        repo = CaseFileRepository(engine)
-    repo.save_project(make_project(), "sha256:abc", b"{}\n")
-    repo.add_cases(
-        "demo",
-        [
-            (make_request("R1", "SSO login fails"), make_decision("req-demo-1")),
-            (make_request("R2", "Build a native app"), make_decision("req-demo-2")),
-        ],
-    )
-    yield repo
-    repo.dispose()
-    if admin is not None:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with ExitStack() as pg:  # the PostgreSQL schema, dropped at the end
+        if request.param == "sqlite":
+            repo = CaseFileRepository(f"sqlite:///{tmp_path}/etki.db")
+        else:
+            repo = CaseFileRepository(pg.enter_context(fresh_schema("etki_clock")).engine())
+        repo.save_project(make_project(), "sha256:abc", b"{}\n")
+        repo.add_cases(
+            "demo",
+            [
+                (make_request("R1", "SSO login fails"), make_decision("req-demo-1")),
+                (make_request("R2", "Build a native app"), make_decision("req-demo-2")),
+            ],
+        )
+        yield repo
+        repo.dispose()
 
 
 def a_year_ahead() -> time_machine.travel:

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import unicodedata
-import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from tests.conftest import REPO_ROOT, TuiWorld, build_tui_world, tui_clock, tui_project
+from tests.pg import Schema
 from tests.test_tui_pilot import (
     Recorder,
     current,
@@ -126,24 +126,12 @@ def test_header_text_shortens_a_long_sqlite_path_from_the_left() -> None:
 
 @pytest.mark.postgres
 @sync
-async def test_header_names_the_postgres_store_without_its_password(tmp_path: Path) -> None:
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    from sqlalchemy import create_engine, text
-
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
+async def test_header_names_the_postgres_store_without_its_password(
+    tmp_path: Path, pg_schema: Schema
+) -> None:
     url = (
         f"postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:5432/test"
-        f"?options=-csearch_path%3D{schema}"
+        f"?options=-csearch_path%3D{pg_schema.name}"
     )
     repo = CaseFileRepository(url, clock=tui_clock)
     try:
@@ -159,9 +147,6 @@ async def test_header_names_the_postgres_store_without_its_password(tmp_path: Pa
             assert "search_path" not in line and "postgres:" not in line
     finally:
         repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -293,6 +293,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.raporlar.pane import ReportsPane
     from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
+    from etki_tui.screens.estimate import EstimateForm
     from etki_tui.screens.help import HelpScreen
     from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.note import NoteForm
@@ -309,6 +310,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "intake": [NewRequestForm],
         "resolve": [ResolveDisputeForm],
         "note": [NoteForm],
+        "estimate": [EstimateForm],
         "raporlar": [ReportsPane],
         "help": [HelpScreen],
         "notice": [NoticeModal],
@@ -329,6 +331,7 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 NewRequestForm,
                 ResolveDisputeForm,
                 NoteForm,
+                EstimateForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

@@ -641,7 +641,13 @@ async def test_a_match_in_a_table_cell_is_counted_and_highlighted(tmp_path: Path
         pane.open_page("index.md")
         reader = pane.reader
         await _until(pilot, lambda: reader.path == "index.md" and reader.matches, "the page")
-        cells = list(reader.query("MarkdownTableContent Static").results(Static))
-        lit = [c for c in cells if any(MATCH_STYLE in str(s.style) for s in c.content.spans)]
+
+        def lit_cells() -> list[Static]:
+            cells = reader.query("MarkdownTableContent Static").results(Static)
+            return [c for c in cells if any(MATCH_STYLE in str(s.style) for s in c.content.spans)]
+
+        # the tables' cells mount after the page text: wait for them, not for time
+        await _until(pilot, lambda: bool(lit_cells()), "the lit cells")
+        lit = lit_cells()
         assert lit and reader.matches >= len(lit)
         assert f"{reader.matches} match" in shown(reader.query_one("#reader-bar"))

@@ -366,6 +366,17 @@ def test_note_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> 
     _check(snap_compare, tui_world, size, ["m", "type:Called the client"])
 
 
+def test_estimate_form(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """E: the estimate form over the queue at 80x24, days, a price in lira and a Turkish
+    reason typed (issue 35 item 2)."""
+    _check(
+        snap_compare,
+        tui_world,
+        (80, 24),
+        ["E", "type:4,5", "tab", "type:86500 TRY", "tab", "type:İki geliştirici, Jürgen Weiß"],
+    )
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_confirm_amend(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """A, the newest ruling (REJECT by jurgen), then Approve: the amend dialog, the

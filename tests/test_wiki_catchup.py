@@ -18,13 +18,11 @@ import os
 import signal
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from etki.config import Settings
 from etki.domain import Request
@@ -36,7 +34,6 @@ from etki_tui.messages import QueueLoaded, WikiCaughtUp
 from tests.test_crash import Zygote
 from tests.wiki_support import CASES, decision, project, tree_digest
 
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = (
@@ -80,29 +77,14 @@ def store(request, tmp_path) -> Iterator[Store]:
         yield Store(url, repo)
         repo.dispose()
         return
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip("psycopg not installed")
-    schema = f"etki_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_URL)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:  # server absent: skip cleanly
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable on 127.0.0.1:5432: {exc}")
     # other processes reach the same schema through libpq's options parameter
-    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    url = request.getfixturevalue("pg_schema").url
     repo = CaseFileRepository(url)
     try:
         _fill(repo)
         yield Store(url, repo)
     finally:
         repo.dispose()
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _settings(url: str, tmp: Path, **kwargs: object) -> Settings:

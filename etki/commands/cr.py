@@ -1,15 +1,29 @@
-"""``etki cr``: change requests as documents to send (issue 14 item 5).
+"""``etki cr``: change requests as documents to send (issue 14 item 5, issue 35 item 1).
 
-    etki cr export CASE [--format md|html] [--output FILE]
+    etki cr export CASE [--format md|html|docx] [--internal] [--output FILE]
+    etki cr edit CASE [--assumption TEXT]... [--exclusion TEXT]... [--valid-until DATE]
+                      [--clear-assumptions] [--clear-exclusions] [--clear-valid-until]
 
-Writes the change-request document of a case ruled CHANGE_REQUEST, rendered from the
-database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`):
+``export`` writes the client-facing change request of a case ruled CHANGE_REQUEST,
+rendered from the database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`,
+:mod:`etki.wiki.clientcr`): the request as received, the scope gap in the reviewer's
+words, the cited clauses' text, the impacted modules, effort and price (the reviewer's
+estimate, ``etki estimate``; "not estimated yet" without one), the PMO's assumptions,
+exclusions and validity date (``etki cr edit``) and an approval block. The engine's
+deliberation (verdict, confidence, reasoning, evidence scores) stays out; ``--internal``
+adds it as an appendix headed "not for the client". Formats: ``md`` (the default),
+``html`` (standalone and print-ready: inline CSS, no script, every piece of client text
+escaped) and ``docx`` (Word, python-docx; it needs ``--output``: binary is never
+written to a terminal). The wiki's own ``change-requests/CR-….md`` page stays the
+internal record.
 
-* ``md`` (the default): the wiki's ``change-requests/CR-….md`` page with its
-  wiki-internal links written as their words only (a relative link to the decision
-  page or a contract page would be dead in a file sent to a client);
-* ``html``: a standalone HTML document of the same text (inline CSS, no script, every
-  piece of client text escaped).
+``edit`` writes the terms of the change request (any ruling state: terms written ahead
+of a conversion wait for it): each ``--assumption``/``--exclusion`` given (repeatable)
+replaces that whole list, ``--clear-…`` empties it, ``--valid-until YYYY-MM-DD`` sets
+the date; what is not given stays. Written with an audit row and in the case's history
+(``etki show``); the project's reviewers may write them. Exit 0 written, 2 for bad
+input (the field named), an unknown or erased case, or a reviewer the project does not
+list.
 
 Without ``--output`` the document goes to stdout; with it, to ``FILE`` (``-`` is
 stdout; an existing folder, or a path ending with ``/`` (a folder, created when
@@ -18,7 +32,8 @@ missing parent folders are created), and one line on stderr names the file writt
 file is written as the wiki writes a page (:func:`etki.wiki.writer.write_file`): a
 temporary file renamed over the target, so a symlink planted under the predictable name
 is replaced, never written through, and a failed write (a full disk) leaves no cut-off
-document. The store is opened read-only. Exit codes:
+document. The store is opened read-only. When the document has no estimate or no
+validity date, a warning on stderr says so (the document still is written). Exit codes:
 0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
 approved, rejected: the message says which); 1 on an internal error.
 """
@@ -51,11 +66,31 @@ def _target(output: str, name: str) -> Path:
 def _export(args: argparse.Namespace, settings: Settings) -> int:
     from etki.services import Desk
 
+    if args.format == "docx" and args.output in (None, "-"):
+        raise InputError("--format docx writes a Word file: give --output FILE (or a folder)")
     desk = Desk.open(settings, read_only=True)
     try:
-        name, data = desk.cr_document(desk.case_id_for(args.case_id), args.format)
+        case_id = desk.case_id_for(args.case_id)
+        name, data = desk.cr_document(case_id, args.format, internal=args.internal)
+        case = desk.case(case_id)
     finally:
         desk.close()
+    missing = [
+        what
+        for what, absent in (
+            (
+                "no effort estimate (etki estimate CASE --days N --reason ...)",
+                case.estimate is None,
+            ),
+            (
+                "no validity date (etki cr edit CASE --valid-until YYYY-MM-DD)",
+                case.cr_terms is None or case.cr_terms.valid_until is None,
+            ),
+        )
+        if absent
+    ]
+    if missing:
+        echo(f"warning: {case_id}: " + "; ".join(missing), multiline=False, file=sys.stderr)
     if args.output in (None, "-"):
         # through the console like every other write (the renderers already made the
         # client text safe; this keeps it so whatever a renderer does later)
@@ -74,23 +109,60 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _edit(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki cr edit``: write the change request's terms; prints them."""
+    from etki.services import Desk
+
+    for given, clear, name, flag in (
+        (args.assumption, args.clear_assumptions, "--assumption", "--clear-assumptions"),
+        (args.exclusion, args.clear_exclusions, "--exclusion", "--clear-exclusions"),
+        (args.valid_until, args.clear_valid_until, "--valid-until", "--clear-valid-until"),
+    ):
+        if given is not None and clear:
+            raise InputError(f"cr edit: {name} and {flag} together: give one or the other")
+    assumptions = [] if args.clear_assumptions else args.assumption
+    exclusions = [] if args.clear_exclusions else args.exclusion
+    valid_until = "" if args.clear_valid_until else args.valid_until
+    desk = Desk.open(settings)
+    case_id = desk.case_id_for(args.case_id)
+    done, wiki_error = desk.set_cr_terms(
+        case_id, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
+    )
+    echo(f"{case_id}: change-request terms by {done.actor} at {done.at}", multiline=False)
+    for word, items in (("assumption", done.assumptions), ("exclusion", done.exclusions)):
+        for item in items:
+            echo(f"  {word}: {item}", multiline=False)
+    echo(f"  valid until: {done.valid_until or 'not set'}", multiline=False)
+    if wiki_error:
+        echo(f"warning: {wiki_error}", file=sys.stderr, multiline=False)
+    return 0
+
+
 def register(subparsers) -> None:
     """Add ``cr`` to the ``etki`` parser."""
     cr = subparsers.add_parser(
         "cr",
         help="change-request documents (export a case ruled CR for sending)",
-        description="Change requests: the draft document of a case converted to CR.",
+        description="Change requests: the client-facing document of a case converted to "
+        "CR, and its terms (assumptions, exclusions, validity date).",
     )
     cr_sub = cr.add_subparsers(dest="cr_command", required=True)
     export = cr_sub.add_parser(
         "export",
-        help="write a case's change-request document (md or html)",
-        description="Write the change-request document of a case ruled CHANGE_REQUEST, "
-        "from the database: md is the wiki page with its wiki-internal links written as "
-        "their words; html a standalone document (inline CSS, no script).",
+        help="write a case's client-facing change request (md, html or docx)",
+        description="Write the client-facing change request of a case ruled "
+        "CHANGE_REQUEST, from the database: the request, the scope gap in the reviewer's "
+        "words, the cited clauses, effort and price, assumptions, exclusions, validity "
+        "and an approval block; the engine's deliberation only with --internal.",
     )
     export.add_argument("case_id", metavar="CASE")
-    export.add_argument("--format", choices=("md", "html"), default="md")
+    export.add_argument("--format", choices=("md", "html", "docx"), default="md")
+    export.add_argument(
+        "--internal",
+        action="store_true",
+        help="add the internal appendix (the engine's verdict, reasoning and evidence): "
+        "not for the client",
+    )
     export.add_argument(
         "--output",
         metavar="FILE",
@@ -98,3 +170,21 @@ def register(subparsers) -> None:
         "inside it, created when missing; - or none: stdout)",
     )
     export.set_defaults(handler=_export)
+    edit = cr_sub.add_parser(
+        "edit",
+        help="write a change request's assumptions, exclusions and validity date",
+        description="Write the PMO's terms of a case's change request: each list given "
+        "replaces the one in force, what is not given stays. Audited, in the history.",
+    )
+    edit.add_argument("case_id", metavar="CASE")
+    edit.add_argument(
+        "--assumption", action="append", help="an assumption (repeat for more; replaces the list)"
+    )
+    edit.add_argument(
+        "--exclusion", action="append", help="an exclusion (repeat for more; replaces the list)"
+    )
+    edit.add_argument("--valid-until", metavar="YYYY-MM-DD", help="the offer's validity date")
+    edit.add_argument("--clear-assumptions", action="store_true", help="remove every assumption")
+    edit.add_argument("--clear-exclusions", action="store_true", help="remove every exclusion")
+    edit.add_argument("--clear-valid-until", action="store_true", help="remove the date")
+    edit.set_defaults(handler=_edit)

@@ -105,7 +105,7 @@ def add_parser(sub: Any) -> None:
     tri.add_argument(
         "--calibration",
         action="store_true",
-        help="per kind of deciding evidence: n, correct, Laplace-smoothed accuracy over "
+        help="per kind of deciding evidence: n, correct, smoothed accuracy over "
         "all engagements and with each engagement held out",
     )
     tri.add_argument(

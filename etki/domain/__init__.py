@@ -40,6 +40,13 @@ from etki.domain.cases import (
     RulingOutcome,
     RulingRecord,
 )
+from etki.domain.crterms import (
+    TERM_MAX_CHARS,
+    TERMS_MAX_ITEMS,
+    CrTerms,
+    parse_cr_terms,
+    parse_valid_until,
+)
 from etki.domain.decision import (
     SURENESS_STEP,
     UNSAID_DOUBT,

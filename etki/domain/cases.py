@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from etki.domain.crterms import CrTerms
 from etki.domain.decision import Decision, DecisionSummary, Verdict
 from etki.domain.estimate import ReviewerEstimate
 from etki.domain.evidence import (
@@ -99,6 +100,9 @@ class CaseRecord:
     estimate: ReviewerEstimate | None = None
     """The reviewer's effort estimate in force (the newest ``estimate`` event, issue 35
     item 2), or None; the decision's effort range stays the engine's."""
+    cr_terms: CrTerms | None = None
+    """The PMO's change-request terms in force (the newest ``cr_terms`` event, issue 35
+    item 1: assumptions, exclusions, validity date), or None when never written."""
 
     @property
     def status(self) -> str:
@@ -124,6 +128,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "claim",
     "release",
     "estimate",
+    "cr_terms",
     "assign",
     "unassign",
 )
@@ -151,7 +156,9 @@ class CaseEvent:
     * ``erased``: the erasure tombstone, ``text`` its legal reason;
     * ``note``, ``claim`` (until ``until``), ``release``: a reviewer's note or claim;
     * ``estimate``: a reviewer's effort estimate, ``text`` its figures and reason
-      (:meth:`etki.domain.ReviewerEstimate.summary`).
+      (:meth:`etki.domain.ReviewerEstimate.summary`);
+    * ``cr_terms``: the PMO wrote a change request's terms, ``text`` their summary
+      (:meth:`etki.domain.CrTerms.summary`).
 
     ``at`` is ISO-8601 UTC to the second. ``actor`` and ``text`` are untrusted text
     (show them literally); an erased case's audit reasons read ``[erased]``."""
@@ -195,6 +202,8 @@ class CaseEvent:
             return "note" + by
         if self.kind == "estimate":
             return "effort estimated" + by
+        if self.kind == "cr_terms":
+            return "change-request terms written" + by
         if self.kind == "assign":  # after: the assignee (issue 35 item 5)
             return f"assigned to {self.after}{by}"
         if self.kind == "unassign":

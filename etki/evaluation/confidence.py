@@ -16,9 +16,10 @@ plain values, so each figure can be checked by hand (``tests/test_confidence_eva
   fixed bins, chosen in code before any figure was seen; ECE as Naeini, Cooper &
   Hauskrecht 2015 and Guo et al. 2017.
 * **Calibration by evidence kind** (:func:`calibrate_by_kind`,
-  :func:`calibrate_by_kind_all`): one number per kind of deciding evidence, Laplace's
-  rule of succession over the other engagements (leave-one-engagement-out) or over all
-  (the numbers a shipped engine may carry as constants).
+  :func:`calibrate_by_kind_all`): one number per kind of deciding evidence, its accuracy
+  smoothed toward the rate of its group (sure kinds or the others; :func:`m_estimate`)
+  over the other engagements (leave-one-engagement-out) or over all (the numbers a
+  shipped engine may carry as constants).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from etki.evaluation.metrics import Share
+from etki.triage.sureness import SURE_KINDS
 
 if TYPE_CHECKING:
     from etki.evaluation.triage import Evaluation, Outcome
@@ -53,6 +55,7 @@ __all__ = [
     "figures_of",
     "kind_counts",
     "laplace",
+    "m_estimate",
     "mean_accuracy_over_coverage",
     "reliability",
     "selective_accuracy",
@@ -431,9 +434,40 @@ def kind_counts(outcomes: Iterable[Answer]) -> dict[str, tuple[int, int]]:
     return {k: (counts[k][0], counts[k][1]) for k in sorted(counts)}
 
 
+PRIOR_WEIGHT = 2.0
+"""``m`` of the m-estimate (:func:`m_estimate`): the prior counts as two answers, the
+same weight Laplace's rule gives its uniform prior, so a kind seen once moves at most a
+third of the way from its group's rate to its own result."""
+
+
+def m_estimate(correct: int, n: int, prior: float, m: float = PRIOR_WEIGHT) -> float:
+    """The m-estimate of a success rate, ``(correct + m x prior) / (n + m)`` (Cestnik
+    1990, "Estimating probabilities: a crucial task in machine learning", ECAI): the
+    posterior mean under a Beta prior of mean ``prior`` worth ``m`` trials. With
+    ``prior`` = 1/2 and ``m`` = 2 it is Laplace's rule (:func:`laplace`). Example: 0 of 1
+    with prior 0.8 -> 1.6 / 3 = 0.533; 6 of 8 -> 7.6 / 10 = 0.76. Raises ``ValueError``
+    unless 0 <= correct <= n, 0 <= prior <= 1 and m > 0."""
+    if not 0 <= correct <= n:
+        raise ValueError(f"{correct} correct of {n}")
+    if not 0.0 <= prior <= 1.0 or not m > 0:
+        raise ValueError(f"prior {prior!r} must lie in [0, 1] and m {m!r} be > 0")
+    return (correct + m * prior) / (n + m)
+
+
 def _table(outcomes: Sequence[Answer]) -> dict[str, float]:
+    """Per kind, the m-estimate of its accuracy toward the rate of its group (sure kinds,
+    or the kinds that need a careful look; :data:`etki.triage.sureness.SURE_KINDS`), each
+    group's rate by Laplace's rule: a kind seen a few times borrows strength from the
+    kinds it is grouped with instead of from a coin (engine 3.1.0; 3.0.0 used Laplace
+    per kind, which put a sure kind seen once wrong at 1/3)."""
     counts = kind_counts(outcomes)
-    table = {k: laplace(ok, n) for k, (n, ok) in counts.items()}
+    group: dict[bool, list[int]] = {True: [0, 0], False: [0, 0]}
+    for k, (n, ok) in counts.items():
+        g = group[k in SURE_KINDS]
+        g[0] += n
+        g[1] += ok
+    prior = {s: laplace(ok, n) for s, (n, ok) in group.items()}
+    table = {k: m_estimate(ok, n, prior[k in SURE_KINDS]) for k, (n, ok) in counts.items()}
     table[UNSEEN] = laplace(sum(ok for _, ok in counts.values()), len(outcomes))
     return table
 
@@ -442,16 +476,16 @@ def calibrate_by_kind(
     outcomes_by_engagement: Mapping[str, Sequence[Answer]], held_out: str
 ) -> dict[str, float]:
     """The confidence of each kind of deciding evidence for engagement ``held_out``, set
-    on every *other* engagement: ``kind -> (correct + 1) / (n + 2)`` over the other
-    engagements' outcomes of that kind (Laplace's rule of succession, :func:`laplace`),
-    and ``UNSEEN -> `` the same over all their outcomes (pooled), the value of a kind
-    they never show (:func:`confidence_for`).
+    on every *other* engagement: ``kind -> (correct + 2 x g) / (n + 2)`` over the other
+    engagements' outcomes of that kind, ``g`` the Laplace rate of its group there
+    (:func:`m_estimate`, :func:`_table`), and ``UNSEEN -> `` Laplace's rate over all
+    their outcomes (pooled), the value of a kind they never show (:func:`confidence_for`).
 
     ``outcomes_by_engagement``: engagement id -> outcomes with ``.kind`` (str) and
     ``.correct`` (bool). The outcomes of ``held_out`` are never read, so they cannot
-    change its own table (leave-one-engagement-out). Example: others hold kind
-    ``defect`` 3 right of 4 and ``partial`` 1 of 2 -> defect 4/6, partial 2/4, unseen
-    5/8. Raises ``ValueError`` when ``held_out`` is not an engagement of the mapping."""
+    change its own table (leave-one-engagement-out). Example: others hold the sure kind
+    ``defect`` 3 right of 4 and ``partial`` 1 of 2 -> group rates 4/6 and 2/4, defect
+    (3 + 8/6) / 6 = 13/18, partial (1 + 1) / 4 = 1/2, unseen 5/8. Raises ``ValueError`` when ``held_out`` is not an engagement of the mapping."""
     if held_out not in outcomes_by_engagement:
         raise ValueError(f"{held_out!r} is not one of the engagements")
     return _table([o for e, outs in outcomes_by_engagement.items() if e != held_out for o in outs])
@@ -523,7 +557,7 @@ class LoeoConfidence:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "method": "each held-out answer's confidence is the Laplace-smoothed accuracy "
+            "method": "each held-out answer's confidence is the m-estimate of the accuracy "
             "of its evidence kind on the other engagements, under the held-out's chosen "
             "settings; a kind they never show gets their pooled smoothed accuracy",
             "tables": {e: {k: round(v, 4) for k, v in t.items()} for e, t in self.tables.items()},
@@ -555,7 +589,8 @@ class ConfidenceReport:
                 "pooled": self.pooled.to_dict(),
             },
             "calibration": {
-                "method": "Laplace (correct + 1) / (n + 2) per evidence kind; loeo: on the "
+                "method": "m-estimate (correct + 2 g) / (n + 2) per evidence kind, g the "
+                "Laplace rate of its group (sure kinds or the others); loeo: on the "
                 "other engagements",
                 "kinds": {r.kind: r.to_dict() for r in self.calibration},
             },

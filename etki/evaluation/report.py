@@ -193,15 +193,16 @@ def _confidence_lines(
 
 def calibration_lines(rows: Sequence[CalibrationRow], view: str, settings: str) -> list[str]:
     """The per-kind table of ``etki eval triage --calibration``: n, correct and the
-    Laplace-smoothed accuracy over all engagements, and the value each engagement gets
+    smoothed accuracy (m-estimate toward its group's rate) over all engagements, and the value each engagement gets
     when it is held out."""
     held = list(rows[0].loeo) if rows else []
     cols = "".join(f" {_cut(e, 9):>9}" for e in held)
     out = [
         "",
         f"calibration by evidence kind, {_VIEW_TITLE[view]}, settings {settings}",
-        "  (correct + 1) / (n + 2) (Laplace's rule of succession); 'all' over every",
-        "  engagement; a held-out column: set on the other engagements only;",
+        "  (correct + 2 x g) / (n + 2), g the Laplace rate of its group (sure kinds or the",
+        "  others; Cestnik's m-estimate); 'all' over every engagement; a held-out column:",
+        "  set on the other engagements only;",
         "  (unseen): the value of a kind the engagements it is set on never show",
         f"{'kind':<18} {'n':>4} {'correct':>7} {'all':>6}   held out:{cols}",
     ]
@@ -316,9 +317,10 @@ def _loeo_lines(
         conf.loeo.pooled,
         reliability=reliability,
         note=(
-            "  each held-out answer's confidence: the (correct + 1) / (n + 2) accuracy of its",
-            "  kind of evidence on the OTHER engagements under the held-out's settings (a kind",
-            "  they never show: their pooled value); the engine's own confidence is not used",
+            "  each held-out answer's confidence: the smoothed accuracy of its kind of evidence",
+            "  (m-estimate toward its group's rate) on the OTHER engagements under the",
+            "  held-out's settings (a kind they never show: their pooled value); the engine's",
+            "  own confidence is not used",
         ),
     )
     for e in ev.engagements:

@@ -6,6 +6,7 @@ project, both rendered from the DB. :class:`DeskDocuments` is a part of
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from etki.errors import InputError, clip
@@ -31,27 +32,48 @@ class _Desk(Protocol):
 class DeskDocuments:
     """The document methods of :class:`etki.services.Desk` (``self`` is the desk)."""
 
-    def cr_document(self: _Desk, case_id: str, fmt: str = "md") -> tuple[str, bytes]:
-        """The change-request document of a case ruled CHANGE_REQUEST, rendered from the
-        DB whether or not the wiki is on (``etki cr export``): ``(file name, bytes)``,
-        ``fmt`` ``md`` (the wiki page without wiki-internal links) or ``html`` (a
-        standalone document), see :mod:`etki.wiki.export`. Raises ``NotFoundError`` for
-        an unknown case, :class:`etki.errors.NotAChangeRequestError` for a case whose
+    def cr_document(
+        self: _Desk, case_id: str, fmt: str = "md", *, internal: bool = False
+    ) -> tuple[str, bytes]:
+        """The client-facing change request of a case ruled CHANGE_REQUEST (issue 35
+        item 1), rendered from the DB whether or not the wiki is on (``etki cr export``,
+        the desk's ``X``): ``(file name, bytes)``, ``fmt`` ``md``, ``html`` (print-ready)
+        or ``docx`` (Word), see :mod:`etki.wiki.clientcr`; the engine's deliberation
+        only in an internal appendix when ``internal``. Raises ``NotFoundError`` for an
+        unknown case, :class:`etki.errors.NotAChangeRequestError` for a case whose
         current ruling is not CHANGE_REQUEST, ``InputError`` for an unknown format."""
         from etki.errors import NotAChangeRequestError
-        from etki.wiki.export import FORMATS, cr_filename, cr_html, cr_markdown
+        from etki.wiki.export import CLIENT_FORMATS, client_cr, cr_filename
         from etki.wiki.paths import has_cr_page
 
-        if fmt not in FORMATS:
-            raise InputError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+        if fmt not in CLIENT_FORMATS:
+            raise InputError(f"unknown format {fmt!r}: one of {', '.join(CLIENT_FORMATS)}")
         case = self.repo.case(case_id)
         if not has_cr_page(case):
             raise NotAChangeRequestError(
                 case_id, case.ruling.ruling if case.ruling is not None else None
             )
         project = self.project(case.project_id)
-        data = cr_markdown(project, case) if fmt == "md" else cr_html(project, case)
-        return cr_filename(case, fmt), data
+        return cr_filename(case, fmt), client_cr(project, case, fmt, internal=internal)
+
+    def write_cr_document(
+        self: _Desk, case_id: str, path: str | Path, *, internal: bool = False
+    ) -> Path:
+        """Write the change request of ``case_id`` (:meth:`cr_document`) to ``path``,
+        its format by the suffix (``.md``, ``.html``/``.htm``, ``.docx``, any case), as
+        the wiki writes a page: its folder made when missing, a temporary file renamed
+        over the target (never written through a link; a failed write leaves no
+        cut-off file). Returns the path written (absolute). Raises ``InputError`` for
+        another suffix or a file that cannot be written, and what :meth:`cr_document`
+        raises."""
+        from etki.tablefile import write_export
+
+        suffix = Path(path).suffix.lower()
+        fmt = {".md": "md", ".html": "html", ".htm": "html", ".docx": "docx"}.get(suffix)
+        if fmt is None:
+            raise InputError(f"{path}: end the file name with .docx, .html or .md")
+        _name, data = DeskDocuments.cr_document(self, case_id, fmt, internal=internal)
+        return write_export(path, data, "change request")
 
     def report(
         self: _Desk,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from etki.domain import ReviewerEstimate
+    from etki.domain import CrTerms, ReviewerEstimate
     from etki.store import CaseFileRepository
 
 
@@ -49,5 +49,34 @@ class DeskEstimates:
         estimate = parse_estimate(days, reason, price, currency)
         who = self._require_reviewer(case_id, "estimate")
         done = self.repo.add_estimate(case_id, who, estimate)
+        _report, error = self.project_ruling(case_id)
+        return done, error
+
+    def set_cr_terms(
+        self: _Desk,
+        case_id: str,
+        *,
+        assumptions: list[str] | None = None,
+        exclusions: list[str] | None = None,
+        valid_until: str | None = None,
+    ) -> tuple[CrTerms, str | None]:
+        """Write the terms of the change request ``case_id`` (``etki cr edit``, issue 35
+        item 1): the fields given replace those in force (``assumptions`` and
+        ``exclusions`` whole lists, ``[]`` clears one; ``valid_until`` ``YYYY-MM-DD``,
+        ``""`` clears it), validated by :func:`etki.domain.parse_cr_terms`, stored with
+        an audit row (:meth:`etki.store.CaseFileRepository.set_cr_terms`); the wiki hook
+        then renders the case's pages (best effort). Any ruling state may carry terms
+        (written ahead of a conversion, they wait for it); the project's reviewers may
+        write them, as estimates. Returns the stored terms and the wiki error (None when
+        written or off). Raises ``InputError`` (naming the field), ``NotFoundError``,
+        ``CaseErasedError``, ``PermissionDeniedError``."""
+        from etki.domain import parse_cr_terms
+
+        who = self._require_reviewer(case_id, "edit the change request of")
+        base = self.repo.case(case_id).cr_terms
+        terms = parse_cr_terms(
+            base, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
+        )
+        done = self.repo.set_cr_terms(case_id, who, terms)
         _report, error = self.project_ruling(case_id)
         return done, error

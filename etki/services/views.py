@@ -46,7 +46,8 @@ class CaseView:
 
     def to_json(self) -> dict[str, Any]:
         """The body of ``etki show --json``: ``case_id``, ``case`` (or None; its
-        ``reviewer_estimate`` the estimate in force, issue 35 item 2) and ``history``."""
+        ``reviewer_estimate`` the estimate in force, issue 35 item 2; ``cr_terms`` the
+        change request's terms in force, item 1) and ``history``."""
         body: dict[str, Any] = {"case_id": self.case_id, "case": None}
         case = self.case
         if case is not None:
@@ -65,6 +66,7 @@ class CaseView:
                 "ruling": ruling_dict(case.ruling) if case.ruling else None,
                 "ruling_history": [ruling_dict(r) for r in case.ruling_history],
                 "reviewer_estimate": case.estimate.to_dict() if case.estimate else None,
+                "cr_terms": case.cr_terms.to_dict() if case.cr_terms else None,
                 "now": self.now,
             }
         body["history"] = [e.to_dict() for e in self.history]

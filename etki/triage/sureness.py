@@ -42,8 +42,10 @@ fewer than :data:`MIN_NAMING_TERMS` terms, names nothing.
 **Confidence** is the estimated chance the verdict is right given the kind of its
 evidence: one number per kind (:data:`KIND_CONFIDENCE`), each the share of verdicts of
 that kind that matched the label over the labelled requests of the visible engagements
-(tdrs, talentmap, eqip, demo), smoothed by Laplace's rule of succession
-((right + 1) / (n + 2)), so a kind seen a few times stays near one half. ``etki eval
+(tdrs, talentmap, eqip, demo), smoothed toward the rate of its group (the sure kinds, or
+the others) by Cestnik's m-estimate ((right + 2 g) / (n + 2), g the group's rate by
+Laplace's rule), so a kind seen a few times stays near the kinds it is grouped with
+rather than near a coin's one half (:func:`etki.evaluation.confidence.m_estimate`). ``etki eval
 triage --calibration`` prints these counts; ``etki eval triage --loeo`` reports every
 engagement with the numbers fitted on the *other* engagements only, which is the figure
 to quote (docs/EVAL.md). Confidence ranks verdicts; it never changes one.
@@ -87,24 +89,28 @@ SURE_KINDS = frozenset(("exclusion", "routed", "defect", "named"))
 """Kinds of plain evidence: a verdict of one of them is **sure**."""
 
 KIND_CONFIDENCE: dict[str, float] = {
-    "exclusion": 0.3333,  # 0 right of 1
-    "routed": 0.3333,  # 0 of 1
-    "defect": 0.8462,  # 21 of 24
-    "named": 0.7,  # 6 of 8
-    "conflict": 0.5,  # 5 of 10
-    "wording": 0.6667,  # 1 of 1
-    "defect_unplaced": 0.6,  # 2 of 3
-    "topic": 0.7059,  # 35 of 49
-    "new": 0.4706,  # 7 of 15
-    "none": 0.3333,  # 4 of 13
+    "exclusion": 0.5185,  # 0 right of 1
+    "routed": 0.5185,  # 0 of 1
+    "defect": 0.8675,  # 21 of 24
+    "named": 0.7556,  # 6 of 8
+    "conflict": 0.5152,  # 5 of 10
+    "wording": 0.7276,  # 1 of 1
+    "defect_unplaced": 0.6366,  # 2 of 3
+    "topic": 0.7095,  # 35 of 49
+    "new": 0.4813,  # 7 of 15
+    "none": 0.3455,  # 4 of 13
 }
-"""Confidence per kind: (right + 1) / (n + 2) over the 125 labelled requests of tdrs,
-talentmap, eqip and demo under engine 3.0.0 (``etki eval triage --all-realdata
---calibration`` prints n and right per kind). Confidence and sureness are two answers:
-sure says the evidence is of a plain kind a reviewer can check; confidence says how often
-that kind was right, and for a kind seen once (``exclusion``, ``routed``: one wrong
-verdict each, both arguable labels) it says little yet. A kind with no labelled verdict yet has
-1/2. Leave-one-engagement-out figures: ``etki eval triage --all-realdata --loeo``."""
+"""Confidence per kind over the 125 labelled requests of tdrs, talentmap, eqip and demo
+(the verdicts of engine 3.0.0, which 3.1.0 keeps): (right + 2 g) / (n + 2), g the rate of
+the kind's group by Laplace's rule: sure kinds 27 right of 34 -> 28/36, the others 54 of
+91 -> 55/93 (``etki eval triage --all-realdata --calibration`` prints n, right and these
+values). Engine 3.0.0 smoothed each kind toward 1/2 alone, which put a sure kind seen
+once, wrong, at 1/3: a "sure" verdict at one chance in three, which a trial read as a
+contradiction. Confidence and sureness stay two answers: sure says the evidence is of a
+plain kind a reviewer can check; confidence says how often such evidence was right, and
+for a kind seen once (``exclusion``, ``routed``: one wrong verdict each, both arguable
+labels) it is mostly its group's rate. Leave-one-engagement-out figures: ``etki eval
+triage --all-realdata --loeo`` (docs/EVAL.md)."""
 
 
 @dataclass(frozen=True)

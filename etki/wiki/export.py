@@ -1,6 +1,8 @@
-"""A change request as a document to send (``etki cr export``, issue 14 item 5).
+"""A change request as a document: the client-facing one ``etki cr export`` writes
+(:func:`client_cr`, issue 35 item 1: :mod:`etki.wiki.clientcr`, :mod:`etki.wiki.crdocx`)
+and the wiki page's own export (issue 14 item 5).
 
-Two forms, both pure functions of the stored project and case (no clock, no file
+The wiki page's export has two forms, both pure functions of the stored project and case (no clock, no file
 system; the wiki need not be on):
 
 * **md** (:func:`cr_markdown`): the wiki's change-request page
@@ -31,10 +33,14 @@ from etki.text import printable
 from etki.wiki.pages import render_cr_page
 from etki.wiki.paths import cr_id
 
-__all__ = ["CSS", "FORMATS", "cr_filename", "cr_html", "cr_markdown"]
+__all__ = ["CSS", "CLIENT_FORMATS", "FORMATS", "client_cr", "cr_filename", "cr_html", "cr_markdown"]
 
 FORMATS: tuple[str, ...] = ("md", "html")
-"""The formats of ``etki cr export --format``."""
+"""The formats of the wiki page's export (:func:`cr_markdown`, :func:`cr_html`)."""
+
+CLIENT_FORMATS: tuple[str, ...] = ("md", "html", "docx")
+"""The formats of ``etki cr export --format``: the client-facing change request
+(:mod:`etki.wiki.clientcr`) as Markdown, print-ready HTML or Word."""
 
 CSS = (
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;line-height:1.5;"
@@ -57,12 +63,31 @@ def _renderer() -> MarkdownIt:
 
 
 def cr_filename(case: CaseRecord, fmt: str) -> str:
-    """The file name an export is written under by default: ``CR-{yyyymmdd}-{slug}.md``
-    or ``.html`` (the wiki page's name). Raises ``ValueError`` for a case not ruled
-    CHANGE_REQUEST or an unknown format."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    """The file name an export is written under by default: ``CR-{yyyymmdd}-{slug}.md``,
+    ``.html`` or ``.docx`` (the wiki page's name). Raises ``ValueError`` for a case not
+    ruled CHANGE_REQUEST or an unknown format."""
+    if fmt not in CLIENT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(CLIENT_FORMATS)}")
     return f"{cr_id(case)}.{fmt}"
+
+
+def client_cr(project: Project, case: CaseRecord, fmt: str, *, internal: bool = False) -> bytes:
+    """The client-facing change request of ``case`` (ruled CHANGE_REQUEST) as ``fmt``
+    (one of :data:`CLIENT_FORMATS`), with the internal appendix of the engine's
+    deliberation only when ``internal`` (:func:`etki.wiki.clientcr.build_client_cr`).
+    Raises ``ValueError`` for a case not ruled CHANGE_REQUEST or an unknown format."""
+    from etki.wiki.clientcr import build_client_cr, client_html, client_markdown
+
+    if fmt not in CLIENT_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(CLIENT_FORMATS)}")
+    doc = build_client_cr(project, case, internal=internal)
+    if fmt == "md":
+        return client_markdown(doc)
+    if fmt == "html":
+        return client_html(doc)
+    from etki.wiki.crdocx import client_docx  # python-docx only when Word is asked for
+
+    return client_docx(doc)
 
 
 def cr_markdown(project: Project, case: CaseRecord) -> bytes:

@@ -624,6 +624,28 @@ def json_list(values: list[int]) -> str:
     return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
+def _snapshot(root: Path) -> sqlite3.Connection | None:
+    """The index of the wiki at ``root`` brought up to the wiki's change token
+    (:func:`catch_up`'s rule: no walk while the projector keeps it current) and inside
+    a read transaction (``BEGIN``): one snapshot for the reads that follow, so a
+    concurrent sync cannot split them. None when the index cannot be opened or synced
+    (the caller falls back); else the caller closes the connection."""
+    try:
+        db = _open(index_path(root))
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        _current(db, root, _never)
+        db.execute("BEGIN")
+    except (sqlite3.Error, OSError, UnsafeWikiPath):
+        db.close()
+        return None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 def search_scored(
     root: Path, tokens: list[str], limit: int | None = None
 ) -> list[tuple[int, str, Hit]] | None:
@@ -636,14 +658,10 @@ def search_scored(
     token the index has not seen, is synced by stat). The candidates' folded text alone
     decides the hits and their order; the raw text is read back only for the hits
     returned, for their snippet."""
-    root = Path(root)
-    try:
-        db = _open(index_path(root))
-    except (sqlite3.Error, OSError):
+    db = _snapshot(Path(root))
+    if db is None:
         return None
     try:
-        _current(db, root, _never)
-        db.execute("BEGIN")  # one snapshot for both reads: a concurrent sync cannot split them
         where, args, _ = _where(tokens)
         ranked: list[tuple[int, str, int, int, str]] = []  # (-count, path, rowid, index, first)
         for rowid, rel, folded in db.execute(
@@ -690,14 +708,10 @@ def search_ranked(root: Path, tokens: list[str], limit: int | None) -> tuple[lis
     title column holds unescaped text) and trigram phrases of three or more characters
     are substrings. SQLite ranks and cuts; the folded and raw text are read back only
     for the pages returned, for their best line and snippet."""
-    root = Path(root)
-    try:
-        db = _open(index_path(root))
-    except (sqlite3.Error, OSError):
+    db = _snapshot(Path(root))
+    if db is None:
         return None
     try:
-        _current(db, root, _never)
-        db.execute("BEGIN")  # one snapshot for both reads: a concurrent sync cannot split them
         where, args, matched = _where(tokens)
         if matched:
             args[0] = f"folded : ({args[0]})"

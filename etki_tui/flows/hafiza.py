@@ -260,23 +260,32 @@ class HafizaFlow(QueueFeedFlow):
     @on(CrPageWanted)
     def _cr_page_wanted(self, message: CrPageWanted) -> None:
         message.stop()
-        case_id = message.case_id
-        if case_id is None and message.page is not None:
+        case_id = self.cr_case_of(message.case_id, message.page, message.otherwise, "D opens")
+        if case_id is not None:
+            self.open_cr_page(case_id)
+
+    def cr_case_of(
+        self, case_id: str | None, page: str | None, otherwise: str, verb: str
+    ) -> str | None:
+        """The case whose change request ``D`` or ``X`` (``verb``: ``D opens``, ``X
+        writes``) is for: ``case_id``, else the case of the wiki ``page`` shown, else
+        the one this desk converted last (a notice says so); None after a notice of
+        ``otherwise`` when there is none."""
+        if case_id is None and page is not None:
             case_id = next(
-                (c.case_id for c in self.case_index if is_case_page(message.page, c.case_id)),
+                (c.case_id for c in self.case_index if is_case_page(page, c.case_id)),
                 None,
             )
         if case_id is None and self.last_converted is not None:
             case_id = self.last_converted
             self.notify(
-                f"D opens {case_id}, the change request this desk converted last.",
+                f"{verb} {case_id}, the change request this desk converted last.",
                 markup=False,
                 timeout=5,
             )
         if case_id is None:
-            self.notify(message.otherwise or "No change request to open.", markup=False, timeout=5)
-            return
-        self.open_cr_page(case_id)
+            self.notify(otherwise or "No change request to open.", markup=False, timeout=5)
+        return case_id
 
     @on(PageWanted)
     def _page_wanted(self, message: PageWanted) -> None:

@@ -7,7 +7,7 @@ from textual import on
 from etki.text import printable
 from etki_tui.errors import UPDATE_REVIEWERS, advice, one_line
 from etki_tui.flows.base import could_not_load
-from etki_tui.flows.exports import ExportFlow
+from etki_tui.flows.documents import DocumentFlow
 from etki_tui.messages import (
     DisputeNotResolved,
     DisputeResolved,
@@ -23,7 +23,7 @@ from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.workers import desk_worker
 
 
-class IntakeFlow(ExportFlow):
+class IntakeFlow(DocumentFlow):
     """The intake flow: a new request, its pre-analysis and a dispute's resolution."""
 
     @desk_worker("intake", exclusive=False, failed=could_not_load("the new request"))

@@ -423,6 +423,9 @@ class QueueFeedFlow(FlowBase):
         event = message.event
         if message.what == "note":
             text = f"Note added to {message.case_id}: it is in the case's history."
+        elif message.what == "estimate":
+            summary = event.summary() if hasattr(event, "summary") else ""
+            text = f"Estimate of {message.case_id} recorded ({summary}): in its history."
         elif message.what == "claim":
             until = when(getattr(event, "until", "") or "")
             text = f"Claimed {message.case_id} until {until}: the others see it in their queue."
@@ -436,7 +439,7 @@ class QueueFeedFlow(FlowBase):
         pane = self.desk_part(QueuePane, message)
         if pane is not None:
             pane.history_changed(message.case_id)
-        if message.what == "note":
+        if message.what in ("note", "estimate"):
             self._mark_stale()
         else:
             self.load_queue("reload")  # the claims the queue shows

@@ -45,7 +45,13 @@ from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatte
 from etki_tui.hafiza.widgets import MemoryList, Preview
 from etki_tui.inputs import TypingInput
 from etki_tui.live import gone, part
-from etki_tui.messages import CrPageWanted, DisputeResolveWanted, PageWanted, SearchChanged
+from etki_tui.messages import (
+    CrExportWanted,
+    CrPageWanted,
+    DisputeResolveWanted,
+    PageWanted,
+    SearchChanged,
+)
 from etki_tui.render import (
     highlight,
     literal,
@@ -98,6 +104,7 @@ class MemoryPane(Horizontal):
         "page.toc",
         "page.links",
         "page.cr_document",
+        "page.cr_export",
         "dispute.resolve",
     )
 
@@ -706,11 +713,14 @@ class MemoryPane(Horizontal):
         """Show or hide the reader's table of contents."""
         self.reader.toggle_toc()
 
-    def action_cr_document(self) -> None:
+    def action_cr_document(self, export: bool = False) -> None:
         """Ask for the change-request document of the case whose page the preview shows
         (a decision page of a case ruled CR, say), else of the highlighted entry's case
-        (a precedent); the app opens it, or the change request this desk converted
-        last, or says why there is none."""
+        (a precedent); the app opens it (with ``export``, ``X``: asks where to write
+        the client-facing one), or the change request this desk converted last, or says why
+        there is none."""
+        wanted = CrExportWanted if export else CrPageWanted
+        key_name = "X writes" if export else "D opens"
         reader = part(self, PageReader)
         entries = part(self, "#memory-list", OptionList)
         page: str | None = None
@@ -719,14 +729,14 @@ class MemoryPane(Horizontal):
         option = entries.highlighted_option if entries is not None else None
         kind, _, key = (option.id or "").partition(":") if option is not None else ("", "", "")
         if page is None and kind == "pre":
-            self.post_message(CrPageWanted(key))
+            self.post_message(wanted(key))
             return
         if page is None and kind in ("hit", "page"):
             page = self.hits[int(key)][0] if kind == "hit" else key
         self.post_message(
-            CrPageWanted(
+            wanted(
                 page=page,
-                otherwise="D opens the change request of a case ruled CR: show its "
+                otherwise=f"{key_name} the change request of a case ruled CR: show its "
                 "decision page (or its entry) first.",
             )
         )

@@ -44,8 +44,10 @@ from etki_tui.messages import (
     BulkRuleRequested,
     CaseWanted,
     ClaimWanted,
+    CrExportWanted,
     CrPageWanted,
     DisputeResolveWanted,
+    EstimateWanted,
     NewRequestWanted,
     NoteWanted,
     PreanalysisWanted,
@@ -99,6 +101,8 @@ class QueuePane(QueueShown):
         "mark",
         "bulk_approve",
         "cr_document",
+        "cr_export",
+        "estimate",
         "preanalyse",
         "dispute.resolve_case",
         "export.queue",
@@ -382,21 +386,23 @@ class QueuePane(QueueShown):
             LinksScreen(links, title="Similar ruled cases", details=details), chosen
         )
 
-    def action_cr_document(self) -> None:
+    def action_cr_document(self, export: bool = False) -> None:
         """Open the highlighted case's change-request document in the reader, when its
-        ruling is CHANGE_REQUEST; else the one this desk converted last (the app
-        knows it), or say why there is none."""
+        ruling is CHANGE_REQUEST (with ``export``: ask where to write the client-facing
+        one); else the one this desk converted last (the app knows it), or say why
+        there is none."""
+        wanted = CrExportWanted if export else CrPageWanted
         case = self.current_case()
         if case is None:
-            self.post_message(CrPageWanted(otherwise="No case is highlighted."))
+            self.post_message(wanted(otherwise="No case is highlighted."))
             return
         r = case.ruling
         if r is None or r.ruling != "CHANGE_REQUEST":
             state = "pending" if r is None else f"ruled {r.ruling}"
-            # the app opens the change request this desk converted last, if any
+            # the app takes the change request this desk converted last, if any
             # (a case converted with c leaves the queue), else says this
             self.post_message(
-                CrPageWanted(
+                wanted(
                     otherwise=printable(
                         f"{case.case_id} is {state}: only a case converted to a change "
                         "request (c) has a change-request document.",
@@ -405,7 +411,20 @@ class QueuePane(QueueShown):
                 )
             )
             return
-        self.post_message(CrPageWanted(case.case_id))
+        self.post_message(wanted(case.case_id))
+
+    def action_cr_export(self) -> None:
+        """Ask where to write the client-facing change request of the highlighted case
+        (as :meth:`action_cr_document` chooses the case)."""
+        self.action_cr_document(export=True)
+
+    def action_estimate(self) -> None:
+        """Record an effort estimate of the highlighted case (the app opens the form)."""
+        case = self.current_case()
+        if case is None:
+            self.app.notify("No case highlighted: nothing to estimate.", markup=False, timeout=4)
+            return
+        self.post_message(EstimateWanted(case.case_id))
 
     def action_find(self) -> None:
         """Open the live find box."""

@@ -28,10 +28,51 @@ from etki.store.models import (
 )
 from etki.store.repository.base import ERASED, StoreBase, iso, rowcount, storable
 
-__all__ = ["ERASED", "ERASED_REASON", "Erasure", "ErasureStore", "Leftover"]
+__all__ = ["ERASED", "ERASED_REASON", "Erasure", "ErasureStore", "Leftover", "tombstone"]
 
 ERASED_REASON = "[erased]"
 """What an erasure leaves of the ``reason`` of the erased case's earlier audit rows."""
+
+
+def tombstone(
+    s: Session, case_id: str, erased_by: str, reason: str, *, before: str, at: str, version: int
+) -> int:
+    """The audit log's part of erasing ``case_id``, inside the caller's write session
+    ``s``: the ``reason`` of the case's earlier audit rows (those not empty and not yet
+    redacted) becomes :data:`ERASED_REASON`, and a tombstone audit row is added
+    (``action`` ``erase``, ``outcome`` and ``after`` ``erased``, ``ruling`` and
+    ``before`` the ruling the case had, ``reason`` the erasure's own reason, ``at`` an
+    ISO-8601 UTC time, ``version`` the case's version, the acting process's columns).
+    Shared by :meth:`ErasureStore.erase_case` and the erasure of a deleted project's
+    case (:meth:`~etki.store.repository.lifecycle.LifecycleStore.erase_deleted_case`).
+    Returns how many audit rows were redacted."""
+    redacted = rowcount(
+        s.execute(
+            update(AuditRow)
+            .where(
+                AuditRow.case_id == case_id,
+                AuditRow.reason != ERASED_REASON,
+                AuditRow.reason != "",
+            )
+            .values(reason=ERASED_REASON)
+        )
+    )
+    s.add(
+        AuditRow(
+            case_id=case_id,
+            reviewer=erased_by,
+            action="erase",
+            ruling=before,
+            reason=reason,
+            at=at,
+            version=version,
+            outcome=ERASED,
+            before=before,
+            after=ERASED,
+            **current_process().columns(),
+        )
+    )
+    return redacted
 
 
 @dataclass(frozen=True)
@@ -105,33 +146,10 @@ class ErasureStore(StoreBase):
             s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
             s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
             s.execute(delete(CaseRow).where(CaseRow.id == case_id))
-            redacted = rowcount(
-                s.execute(
-                    update(AuditRow)
-                    .where(
-                        AuditRow.case_id == case_id,
-                        AuditRow.reason != ERASED_REASON,
-                        AuditRow.reason != "",
-                    )
-                    .values(reason=ERASED_REASON)
-                )
+            redacted = tombstone(
+                s, case_id, erased_by, reason, before=before, at=now, version=version
             )
             scrubbed = self._scrub_contexts(s, project_id, case_id, erased_strings)
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=erased_by,
-                    action="erase",
-                    ruling=before,
-                    reason=reason,
-                    at=now,
-                    version=version,
-                    outcome=ERASED,
-                    before=before,
-                    after=ERASED,
-                    **current_process().columns(),
-                )
-            )
         return Erasure(
             case_id=case_id,
             project_id=project_id,

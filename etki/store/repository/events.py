@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy import Connection, func, select
 
-from etki.domain import CaseEvent, CaseRecord, ReviewerEstimate
+from etki.domain import CaseEvent, CaseRecord, CrTerms, ReviewerEstimate
 from etki.errors import InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
@@ -36,6 +36,15 @@ ESTIMATED = "estimated"
 ``reason`` the figures without the reviewer's words, which are in ``case_events``), so
 the wiki projector renders the case's pages again with it."""
 
+CR_TERMS = "cr_terms"
+"""``kind`` of the ``case_events`` row of a change request's terms written by the PMO
+(issue 35 item 1: assumptions, exclusions, validity date) and ``action`` of the
+audit-log row written with it."""
+
+CR_TERMS_WRITTEN = "terms_written"
+"""``outcome`` of the audit-log row the terms append (``action`` :data:`CR_TERMS`,
+``reason`` their summary without the PMO's words, which are in ``case_events``)."""
+
 NOTE_MAX_CHARS = 4000
 """The longest note a reviewer may add."""
 
@@ -52,7 +61,8 @@ def with_notes(
     """``records`` with :attr:`~etki.domain.CaseRecord.notes` filled from
     ``case_events`` (kind ``note``, oldest first) and
     :attr:`~etki.domain.CaseRecord.estimate` from the newest ``estimate`` event (issue 35
-    item 2): one query by project when ``project_id`` is given (the records are that
+    item 2) and :attr:`~etki.domain.CaseRecord.cr_terms` from the newest ``cr_terms``
+    event (item 1): one query by project when ``project_id`` is given (the records are that
     project's), else by case ids (500 a query). Records without either are returned as
     they are."""
     if not records:
@@ -60,11 +70,12 @@ def with_notes(
     e = CaseEventRow.__table__.c
     cols = (
         select(e.case_id, e.kind, e.at, e.actor, e.text)
-        .where(e.kind.in_(("note", ESTIMATE)))
+        .where(e.kind.in_(("note", ESTIMATE, CR_TERMS)))
         .order_by(e.id)
     )
     notes: dict[str, list[CaseEvent]] = {}
     estimates: dict[str, ReviewerEstimate] = {}
+    terms: dict[str, CrTerms] = {}
     stmts = (
         [cols.where(e.project_id == project_id)]
         if project_id is not None
@@ -78,14 +89,22 @@ def with_notes(
             if kind == ESTIMATE:  # oldest first: the newest one stays
                 estimates[case_id] = ReviewerEstimate.from_text(text, actor, at)
                 continue
+            if kind == CR_TERMS:
+                terms[case_id] = CrTerms.from_text(text, actor, at)
+                continue
             notes.setdefault(case_id, []).append(
                 CaseEvent(at=at, kind="note", actor=actor, text=text)
             )
-    if not notes and not estimates:
+    if not notes and not estimates and not terms:
         return records
     return [
-        replace(r, notes=tuple(notes.get(r.case_id, ())), estimate=estimates.get(r.case_id))
-        if r.case_id in notes or r.case_id in estimates
+        replace(
+            r,
+            notes=tuple(notes.get(r.case_id, ())),
+            estimate=estimates.get(r.case_id),
+            cr_terms=terms.get(r.case_id),
+        )
+        if r.case_id in notes or r.case_id in estimates or r.case_id in terms
         else r
         for r in records
     ]
@@ -217,13 +236,15 @@ class EventStore(StoreBase):
             text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
             out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
         for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
-            if outcome in (NOTED, ESTIMATED, ASSIGNED):
-                continue  # the note, estimate or assignment itself is its case_events row
+            if outcome in (NOTED, ESTIMATED, CR_TERMS_WRITTEN, ASSIGNED):
+                continue  # the note, estimate, terms or assignment is its case_events row
             event = audit_event(at, reviewer, action, outcome, before, after, reason)
             out.append(((at, 2, 0, i), event))
         for i, (at, kind, actor, text, until) in enumerate(events):
             if kind == ESTIMATE:
                 text = ReviewerEstimate.from_text(text, actor, at).summary()
+            elif kind == CR_TERMS:
+                text = CrTerms.from_text(text, actor, at).summary()
             if kind in (ASSIGN, UNASSIGN):  # the assignee: a name, not a text to quote
                 event = CaseEvent(at=at, kind=kind, actor=actor, after=text)
             else:
@@ -328,6 +349,53 @@ class EventStore(StoreBase):
                     at=now,
                     version=case.version,
                     outcome=ESTIMATED,
+                    before=state,
+                    after=state,
+                    **identity,
+                )
+            )
+        return done
+
+    def set_cr_terms(self, case_id: str, actor: str, terms: CrTerms) -> CrTerms:
+        """Record ``actor``'s terms of the change request ``case_id`` (issue 35 item 1):
+        a ``cr_terms`` event (text :meth:`CrTerms.to_text`, the whole set) and, in the
+        same transaction, an audit-log row (action :data:`CR_TERMS`, outcome
+        :data:`CR_TERMS_WRITTEN`, ``reason`` the summary), at the store's time after the
+        case row is locked (:meth:`lock_case`: refused with
+        :class:`~etki.errors.CaseErasedError` while an erasure runs). ``terms`` comes
+        validated from :func:`etki.domain.parse_cr_terms`. Returns the stored terms.
+        Raises :class:`NotFoundError` for an unknown case, :class:`InputError` for
+        unstorable text."""
+        storable("the change request's terms or their author", actor, *terms.assumptions)
+        storable("the change request's terms", *terms.exclusions)
+        with self._write() as s:
+            case = self.lock_case(s, case_id)
+            now = iso(self.now(s))
+            ruling = s.get(RulingRow, case_id)
+            state = ruling.ruling if ruling is not None else "pending"
+            identity = current_process().columns()
+            done = replace(terms, actor=actor, at=now)
+            s.add(
+                CaseEventRow(
+                    case_id=case_id,
+                    project_id=case.project_id,
+                    kind=CR_TERMS,
+                    actor=actor,
+                    text=done.to_text(),
+                    at=now,
+                    **identity,
+                )
+            )
+            s.add(
+                AuditRow(
+                    case_id=case_id,
+                    reviewer=actor,
+                    action=CR_TERMS,
+                    ruling=state,
+                    reason=done.summary(),
+                    at=now,
+                    version=case.version,
+                    outcome=CR_TERMS_WRITTEN,
                     before=state,
                     after=state,
                     **identity,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
 from etki.domain import Reviewer
@@ -42,7 +42,7 @@ from etki.store.models import (
     RulingRow,
     WorkItemRow,
 )
-from etki.store.repository.base import ERASED, UNSTORABLE, StoreBase, iso, rowcount, storable
+from etki.store.repository.base import UNSTORABLE, StoreBase, iso, storable
 from etki.store.repository.rows import config_of
 
 __all__ = ["DeletedProject", "LifecycleStore"]
@@ -212,37 +212,20 @@ class LifecycleStore(StoreBase):
         becomes ``[erased]`` and a tombstone audit row is appended as
         :meth:`~etki.store.repository.erasures.ErasureStore.erase_case` writes it
         (``before`` ``deleted``). Returns how many audit rows were redacted."""
-        from etki.store.repository.erasures import ERASED_REASON
+        from etki.store.repository.erasures import tombstone
 
         storable("the erasure's reviewer or reason", erased_by, reason)
         with self._write() as s:
             version = s.scalar(
                 select(func.max(AuditRow.version)).where(AuditRow.case_id == case_id)
             )
-            redacted = rowcount(
-                s.execute(
-                    update(AuditRow)
-                    .where(
-                        AuditRow.case_id == case_id,
-                        AuditRow.reason != ERASED_REASON,
-                        AuditRow.reason != "",
-                    )
-                    .values(reason=ERASED_REASON)
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=erased_by,
-                    action="erase",
-                    ruling="deleted",
-                    reason=reason,
-                    at=iso(self.clock()),
-                    version=version or 0,
-                    outcome=ERASED,
-                    before="deleted",
-                    after=ERASED,
-                    **current_process().columns(),
-                )
+            redacted = tombstone(
+                s,
+                case_id,
+                erased_by,
+                reason,
+                before="deleted",
+                at=iso(self.clock()),
+                version=version or 0,
             )
         return redacted

@@ -1,0 +1,143 @@
+"""The PMO's terms of a change request (issue 35 item 1): the assumptions and
+exclusions the client-facing change-request document states, and the date until which
+its offer is valid. Written by a person (``etki cr edit``, never the engine), stored as
+a ``case_events`` row of kind ``cr_terms`` whose text is :meth:`CrTerms.to_text` (JSON,
+the whole set each time); the newest one is in force, the earlier ones stay in the
+case's history.
+
+Input rules (:func:`parse_cr_terms`): at most :data:`TERMS_MAX_ITEMS` assumptions and as
+many exclusions, each one line of at most :data:`TERM_MAX_CHARS` characters (white space
+around it dropped, NFC-normalised, an empty one refused); a validity date ``YYYY-MM-DD`` between 2000
+and 2100.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from etki.errors import InputError
+
+TERMS_MAX_ITEMS = 30
+"""The most assumptions (and, apart, exclusions) a change request may list."""
+
+TERM_MAX_CHARS = 600
+"""The longest assumption or exclusion, in characters."""
+
+
+@dataclass(frozen=True)
+class CrTerms:
+    """A change request's terms as the PMO wrote them: ``assumptions`` and
+    ``exclusions`` (untrusted text, in the order given), ``valid_until`` (an ISO date
+    ``YYYY-MM-DD``, or None when not set), ``actor`` (who wrote them) and ``at`` (the
+    store's time, ISO-8601 UTC to the second)."""
+
+    assumptions: tuple[str, ...] = ()
+    exclusions: tuple[str, ...] = ()
+    valid_until: str | None = None
+    actor: str = ""
+    at: str = ""
+
+    def summary(self) -> str:
+        """The terms in words for a history line: ``2 assumptions, 1 exclusion, valid
+        until 2027-01-31``."""
+
+        def n(count: int, word: str) -> str:
+            return f"{count} {word}{'s' if count != 1 else ''}"
+
+        parts = [n(len(self.assumptions), "assumption"), n(len(self.exclusions), "exclusion")]
+        parts.append(f"valid until {self.valid_until}" if self.valid_until else "no validity date")
+        return ", ".join(parts)
+
+    def to_text(self) -> str:
+        """The JSON text stored in the ``case_events`` row (sorted keys; actor and time
+        are the row's columns)."""
+        body = {
+            "assumptions": list(self.assumptions),
+            "exclusions": list(self.exclusions),
+            "valid_until": self.valid_until,
+        }
+        return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_text(cls, text: str, actor: str, at: str) -> CrTerms:
+        """The terms of a stored ``case_events`` row (:meth:`to_text`)."""
+        body = json.loads(text)
+        return cls(
+            assumptions=tuple(str(a) for a in body.get("assumptions") or ()),
+            exclusions=tuple(str(e) for e in body.get("exclusions") or ()),
+            valid_until=body.get("valid_until"),
+            actor=actor,
+            at=at,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``etki show --json``)."""
+        return {
+            "assumptions": list(self.assumptions),
+            "exclusions": list(self.exclusions),
+            "valid_until": self.valid_until,
+            "by": self.actor,
+            "at": self.at,
+        }
+
+
+def _items(field: str, raw: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    items = tuple(unicodedata.normalize("NFC", " ".join(r.split())) for r in raw)
+    if any(not item for item in items):
+        raise InputError(f"cr edit: an {field} is empty: write what it says, or leave it out")
+    if len(items) > TERMS_MAX_ITEMS:
+        raise InputError(f"cr edit: {len(items)} {field}s; at most {TERMS_MAX_ITEMS}")
+    long = next((item for item in items if len(item) > TERM_MAX_CHARS), None)
+    if long is not None:
+        raise InputError(
+            f"cr edit: an {field} has {len(long):,} characters; at most {TERM_MAX_CHARS}"
+        )
+    return items
+
+
+def parse_valid_until(raw: str) -> str:
+    """``raw`` as an ISO date ``YYYY-MM-DD`` (white space dropped) between 2000-01-01
+    and 2100-12-31. Raises :class:`InputError` naming the field otherwise."""
+    text = raw.strip()
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        day = None
+    if day is None or len(text) != 10 or not date(2000, 1, 1) <= day <= date(2100, 12, 31):
+        raise InputError(
+            f"cr edit: field 'valid-until' is {raw!r}: write a date as YYYY-MM-DD (e.g. 2027-01-31)"
+        )
+    return day.isoformat()
+
+
+def parse_cr_terms(
+    base: CrTerms | None,
+    *,
+    assumptions: list[str] | None = None,
+    exclusions: list[str] | None = None,
+    valid_until: str | None = None,
+) -> CrTerms:
+    """The new terms: ``base`` (the terms in force, or None) with each field given
+    replaced (``assumptions``/``exclusions`` the whole new list, ``[]`` clears it;
+    ``valid_until`` a date, ``""`` clears it), the others kept. Actor and time are set
+    when stored. Raises :class:`InputError` naming the field for bad input, or when
+    nothing is given."""
+    if assumptions is None and exclusions is None and valid_until is None:
+        raise InputError(
+            "cr edit: nothing to change: give --assumption, --exclusion, --valid-until "
+            "(or --clear-assumptions, --clear-exclusions, --clear-valid-until)"
+        )
+    old = base or CrTerms()
+    return CrTerms(
+        assumptions=old.assumptions if assumptions is None else _items("assumption", assumptions),
+        exclusions=old.exclusions if exclusions is None else _items("exclusion", exclusions),
+        valid_until=(
+            old.valid_until
+            if valid_until is None
+            else (parse_valid_until(valid_until) if valid_until.strip() else None)
+        ),
+    )

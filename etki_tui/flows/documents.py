@@ -1,0 +1,112 @@
+"""The change-request flows of the desk (issue 35 items 1 and 2): ``X`` writes the
+client-facing change request of a case ruled CR to a .docx, .html or .md file whose
+path the reviewer types (:meth:`etki.services.Desk.write_cr_document`, the document
+``etki cr export`` writes, atomically); ``E`` opens the estimate form
+(:class:`etki_tui.screens.estimate.EstimateForm`) and records what it gives through
+:meth:`etki.services.Desk.add_estimate`, as ``etki estimate`` does. Both run in a
+worker; the path written, the estimate stored, or why not, comes back as a toast."""
+
+from __future__ import annotations
+
+from textual import on
+
+from etki.text import printable
+from etki_tui.errors import advice, one_line
+from etki_tui.flows.exports import ExportFlow
+from etki_tui.messages import CaseEventDone, CrExported, CrExportWanted, EstimateWanted
+from etki_tui.queue.pane import QueuePane
+from etki_tui.screens.estimate import EstimateForm, EstimateInput
+from etki_tui.screens.export import CR_SUFFIXES, ExportForm
+from etki_tui.workers import desk_worker
+
+
+def _export_failed(exc: Exception, _project_id: str, case_id: str, path: str) -> CrExported:
+    return CrExported(case_id, path, error=one_line(exc), advice=advice(exc))
+
+
+def _estimate_failed(
+    exc: Exception, project_id: str, case_id: str, _given: EstimateInput
+) -> CaseEventDone:
+    return CaseEventDone(
+        case_id,
+        None,
+        what="estimate",
+        project_id=project_id,
+        error=one_line(exc),
+        advice=advice(exc),
+    )
+
+
+class DocumentFlow(ExportFlow):
+    """``X`` (the change request to send) and ``E`` (an effort estimate)."""
+
+    @on(CrExportWanted)
+    def _cr_export_wanted(self, message: CrExportWanted) -> None:
+        """Ask where to write the change request of the case ``X`` was for."""
+        message.stop()
+        case_id = self.cr_case_of(message.case_id, message.page, message.otherwise, "X writes")
+        if case_id is None:
+            return
+        name = f"CR-{''.join(ch if ch.isalnum() or ch in '-_.' else '-' for ch in case_id)}.docx"
+        form = ExportForm(
+            f"Change request of {printable(case_id, multiline=False)}",
+            name,  # in the working directory
+            cursor_blink=self.cursor_blink,
+            suffixes=CR_SUFFIXES,
+        )
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.write_cr(case_id, path)
+
+        self.push_screen(form, chosen)
+
+    @desk_worker("export", exclusive=False, failed=_export_failed)
+    def write_cr(self, project_id: str, case_id: str, path: str) -> CrExported:
+        """Write the client-facing change request of ``case_id`` to ``path``."""
+        written = self.desk.write_cr_document(case_id, path)
+        return CrExported(case_id, str(written))
+
+    @on(CrExported)
+    def _cr_exported(self, message: CrExported) -> None:
+        if message.error:
+            self.notify(
+                printable(f"{message.error}. {message.advice}".strip(), multiline=False),
+                title="Change request not written",
+                severity="error",
+                markup=False,
+                timeout=8,
+            )
+            return
+        self.notify(
+            printable(f"{message.case_id} written to {message.path}", multiline=False),
+            title="Change request exported",
+            markup=False,
+            timeout=6,
+        )
+
+    @on(EstimateWanted)
+    def _estimate_wanted(self, message: EstimateWanted) -> None:
+        """``E``: the estimate form; what it gives goes to :meth:`record_estimate`."""
+        message.stop()
+        case_id = message.case_id
+        pane = self.desk_part(QueuePane, "the estimate")
+        case = pane.current_case() if pane is not None else None
+        held = getattr(case, "estimate", None) if case is not None else None
+        current = held.summary() if held is not None else ""
+
+        def done(given: EstimateInput | None) -> None:
+            if given is not None:
+                self.record_estimate(case_id, given)
+
+        self.push_screen(EstimateForm(case_id, current, cursor_blink=self.cursor_blink), done)
+
+    @desk_worker("events", exclusive=False, failed=_estimate_failed)
+    def record_estimate(self, project_id: str, case_id: str, given: EstimateInput) -> CaseEventDone:
+        """Record the estimate (:meth:`Desk.add_estimate`: audited, in the history; the
+        case's pages follow, one projection at a time like rulings')."""
+        with self._projecting:
+            done, error = self.desk.add_estimate(case_id, given.days, given.reason, given.price)
+        return CaseEventDone(
+            case_id, done, what="estimate", project_id=project_id, wiki_error=error
+        )

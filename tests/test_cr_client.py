@@ -1,0 +1,297 @@
+"""The client-facing change request (issue 35 item 1) and the desk's estimate form
+(item 2).
+
+Real stores (the sample project on SQLite, and PostgreSQL where it answers), real
+files and the real CLI: a case the engine proposed IN_SCOPE is converted to CR with
+the reviewer's reason, estimated and given terms (``etki cr edit``) in Turkish and
+German, some of it typed decomposed (NFD); each format is read back (the .docx with
+python-docx) and checked against the stored values: the request text, the reason, the
+cited clause's text, the price, the terms, the approval block, and none of the engine's
+deliberation (its verdict, BM25 scores, "already asks"). The desk's ``X`` writes the
+same document, ``E`` records an estimate through the same service; both driven with
+Textual's Pilot, waiting for states only."""
+
+from __future__ import annotations
+
+import html as htmllib
+import os
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from docx import Document
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from etki.config import Settings
+from etki.domain import CaseRecord
+from etki.errors import InputError
+from etki.mdtext.plain import markdown_plain
+from etki.services import Desk, approval_service, init_project
+from etki.store import CaseFileRepository
+from etki_tui.hafiza.reader import PageReader
+from etki_tui.screens.estimate import EstimateForm
+from etki_tui.screens.export import ExportForm
+from tests.cli_support import run_etki
+from tests.conftest import TuiWorld
+from tests.factories import frozen_clock
+from tests.test_tui_pilot import Recorder, current, fill, make_app, press, settle, sync, until
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_project"
+REVIEWER = "Ayşe Yılmaz"  # an approver of sample_project/etki.yaml
+REASON = (
+    "Die Umstellung des İ/ı-Abgleichs auf ICU ist eine neue Anforderung; "
+    "Straße & Müller <b>bestätigt</b>."
+)
+NFD_ASSUMPTION = unicodedata.normalize("NFD", "Prüfung durch Günther Weiß, çalışma günü")
+EXCLUSION = "Keine Änderungen am e-Devlet-Anschluss <script>alert(1)</script>"
+ENGINE_WORDS = ("bm25", "already asks", "confidence", "classify", "engine", "IN_SCOPE")
+
+
+def docx_text(data: bytes | Path) -> str:
+    """The text of a .docx in reading order, read with python-docx: each paragraph a
+    line, each table row ``cell | cell``."""
+    import io
+
+    doc = Document(str(data) if isinstance(data, Path) else io.BytesIO(data))
+    lines: list[str] = []
+    for block in doc.iter_inner_content():
+        if isinstance(block, Paragraph):
+            lines.append(block.text)
+        elif isinstance(block, Table):
+            lines += [" | ".join(c.text for c in row.cells) for row in block.rows]
+    return "\n".join(lines)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+    else:
+        url = request.getfixturevalue("pg_schema").url  # dropped after this fixture
+    repo = CaseFileRepository(url, clock=frozen_clock)
+    settings = Settings(db_url=url, reviewer=REVIEWER)
+    init_project(SAMPLE, repo, settings, related_context=False)
+    yield Desk(settings, repo)
+    repo.dispose()
+
+
+def _overridden(desk: Desk) -> CaseRecord:
+    """The Turkish SSO case the engine proposes IN_SCOPE, converted to CR with
+    :data:`REASON`."""
+    case = next(c for c in desk.repo.cases("demo", status="pending") if c.request_id == "DEMO-005")
+    assert case.decision.verdict == "IN_SCOPE" and case.decision.cited_clauses
+    desk.rule(case.case_id, "convert_to_cr", reason=REASON)
+    return desk.case(case.case_id)
+
+
+def test_the_client_document_in_three_formats(desk: Desk) -> None:
+    case = _overridden(desk)
+    cid = case.case_id
+    # no estimate and no terms yet: said plainly
+    _, md = desk.cr_document(cid, "md")
+    assert "Not estimated yet: the effort and the price are to be agreed." in md.decode()
+    assert "No validity date is set." in md.decode()
+
+    desk.add_estimate(cid, "4,5", "İki geliştirici; Jürgen Weiß prüft.", "86500 TRY")
+    terms, _ = desk.set_cr_terms(
+        cid,
+        assumptions=["Müşteri test ortamını sağlar (İstanbul).", NFD_ASSUMPTION],
+        exclusions=[EXCLUSION],
+        valid_until="2027-01-31",
+    )
+    assert terms.assumptions[1] == unicodedata.normalize("NFC", NFD_ASSUMPTION)
+    case = desk.case(cid)
+    clause = desk.clauses("demo")[case.decision.cited_clauses[0]]
+    clause_words = markdown_plain(clause.text).split("\n")[0]
+    nfc = unicodedata.normalize("NFC", NFD_ASSUMPTION)
+
+    name, data = desk.cr_document(cid, "docx")
+    assert name.endswith(".docx") and data[:2] == b"PK"
+    word = docx_text(data)
+    for must in (
+        case.text,  # the request as received, literal
+        REASON,  # the scope gap in the reviewer's words, literal (no tag taken)
+        clause_words,  # the cited clause's text
+        "Price | 86500 TRY",
+        "Effort | 4.5 days (person-days)",
+        "Valid until | 2027-01-31",
+        nfc,  # composed: ü and ß and ç as one character each
+        EXCLUSION,
+        "For the client",
+        "Signature: ____",
+        "Murat Şen (Bilgi İşlem Müdürlüğü)",
+    ):
+        assert must in word, must
+    assert NFD_ASSUMPTION not in word
+    for engine in ENGINE_WORDS:
+        assert engine.lower() not in word.lower(), engine
+    assert "İki geliştirici" not in word  # the estimate's basis is internal
+
+    _, page = desk.cr_document(cid, "html")
+    doc = page.decode("utf-8")
+    assert doc.startswith("<!DOCTYPE html>\n") and "<script" not in doc.lower()
+    assert "<b>" not in doc and htmllib.escape(REASON) in doc
+    assert htmllib.escape(case.text) in doc and htmllib.escape(EXCLUSION) in doc
+    assert "<dt>Price</dt><dd>86500 TRY</dd>" in doc and nfc in doc
+    assert "@page{size:A4" in doc and "http://" not in doc and "https://" not in doc
+    for engine in ENGINE_WORDS:
+        assert engine.lower() not in doc.lower(), engine
+
+    _, md = desk.cr_document(cid, "md")
+    text_md = md.decode("utf-8")
+    assert "Straße & Müller \\<b>bestätigt\\</b>." in text_md and nfc in text_md
+    assert "- **Price:** 86500 TRY" in text_md
+    for engine in ENGINE_WORDS:
+        assert engine.lower() not in text_md.lower(), engine
+
+    # the internal appendix only when asked for: the engine's verdict and lines
+    _, internal = desk.cr_document(cid, "docx", internal=True)
+    inside = docx_text(internal)
+    assert "Internal appendix (not for the client)" in inside
+    assert "Engine verdict | IN_SCOPE" in inside and "İki geliştirici" in inside
+
+
+def test_terms_are_audited_in_the_history_and_validated(desk: Desk) -> None:
+    case = _overridden(desk)
+    cid = case.case_id
+    desk.set_cr_terms(cid, assumptions=["A"], valid_until="2027-01-31")
+    done, _ = desk.set_cr_terms(cid, exclusions=["B"])  # the rest stays
+    assert (done.assumptions, done.exclusions, done.valid_until) == (("A",), ("B",), "2027-01-31")
+    done, _ = desk.set_cr_terms(cid, assumptions=[], valid_until="")
+    assert (done.assumptions, done.valid_until) == ((), None)
+    history = desk.repo.case_history(cid)
+    terms = [e for e in history if e.kind == "cr_terms"]
+    assert [e.text for e in terms] == [
+        "1 assumption, 0 exclusions, valid until 2027-01-31",
+        "1 assumption, 1 exclusion, valid until 2027-01-31",
+        "0 assumptions, 1 exclusion, no validity date",
+    ]
+    assert all(e.actor == REVIEWER for e in terms)
+    for bad, field in (
+        ({"valid_until": "31.01.2027"}, "valid-until"),
+        ({"assumptions": ["  "]}, "assumption"),
+        ({"exclusions": ["x" * 601]}, "exclusion"),
+        ({}, "nothing to change"),
+    ):
+        with pytest.raises(InputError, match=field):
+            desk.set_cr_terms(cid, **bad)  # type: ignore[arg-type]
+
+
+def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
+    if desk.settings.db_url.startswith("postgresql"):
+        pytest.skip("the commands are the desk's; its backends are covered above")
+    case = _overridden(desk)
+    env = {**os.environ, "ETKI_DB_URL": desk.settings.db_url, "ETKI_REVIEWER": REVIEWER}
+    done = run_etki(["cr", "export", case.case_id, "--format", "docx"], env=env, cwd=tmp_path)
+    assert done.returncode == 2 and "give --output" in done.stderr
+    done = run_etki(
+        ["cr", "edit", case.case_id, "--assumption", NFD_ASSUMPTION, "--valid-until", "2027-02-28"],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "valid until: 2027-02-28" in done.stdout
+    done = run_etki(
+        ["cr", "edit", case.case_id, "--valid-until", "2027-13-01"], env=env, cwd=tmp_path
+    )
+    assert done.returncode == 2 and "'valid-until'" in done.stderr
+    done = run_etki(
+        ["cr", "edit", case.case_id, "--exclusion", "x", "--clear-exclusions"],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "--exclusion and --clear-exclusions together" in done.stderr
+    out = tmp_path / "out" / "cr.docx"
+    done = run_etki(
+        ["cr", "export", case.case_id, "--format", "docx", "--output", str(out)],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning:" in done.stderr and "no effort estimate" in done.stderr
+    word = docx_text(out)
+    assert unicodedata.normalize("NFC", NFD_ASSUMPTION) in word
+    assert "Valid until | 2027-02-28" in word and REASON in word
+    assert not [p for p in out.parent.iterdir() if p.name != "cr.docx"]  # no temp left
+
+
+# --- the desk -----------------------------------------------------------------------------
+
+
+@sync
+async def test_x_writes_the_change_request_and_e_records_an_estimate(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """E on the highlighted case opens the form; a bad figure is named and the form
+    stays; a good one is recorded as etki estimate records it (audited, in the
+    history). X on a pending case writes nothing and says why; once the case is ruled
+    CR, X asks for a path (a .docx by default) and writes the same document as
+    ``etki cr export``, also from Hafıza's reader on its decision page."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "E")
+        form = app.screen
+        assert isinstance(form, EstimateForm)
+        await fill(pilot, "#estimate-days", "zwei")
+        await fill(pilot, "#estimate-reason", "İki geliştirici, Jürgen Weiß")
+        await press(pilot, "enter")
+        assert app.screen is form  # refused, still open
+        assert "field 'days'" in str(form.query_one("#estimate-error").render())
+        await fill(pilot, "#estimate-days", "2,5")
+        await fill(pilot, "#estimate-price", "12500 EUR")
+        await fill(pilot, "#estimate-reason", "İki geliştirici, Jürgen Weiß")
+        await press(pilot, "enter")
+        await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "stored")
+        est = tui_world.repo.case(case_id).estimate
+        assert est is not None
+        assert (est.days, est.price, est.currency, est.reason) == (
+            "2.5",
+            "12500",
+            "EUR",
+            "İki geliştirici, Jürgen Weiß",
+        )
+        assert any(e.kind == "estimate" for e in tui_world.repo.case_history(case_id))
+        await until(pilot, lambda: any("Estimate of" in n for n in seen.notes()), "the toast")
+
+        await press(pilot, "X")
+        assert not isinstance(app.screen, ExportForm)
+        assert any(f"{case_id} is pending" in n for n in seen.notes())
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        await press(pilot, "X")
+        export = app.screen
+        assert isinstance(export, ExportForm) and export.default.endswith(".docx")
+        target = tmp_path / "sent" / "cr.docx"
+        await fill(pilot, "#export-path", str(target.with_suffix(".pdf")))
+        await press(pilot, "enter")
+        assert app.screen is export  # a .pdf is refused by the form
+        await fill(pilot, "#export-path", str(target))
+        await press(pilot, "enter")
+        await until(pilot, target.exists, "the change request written")
+        _, expected = tui_world.desk.cr_document(case_id, "docx")
+        assert docx_text(target) == docx_text(expected)
+        word = docx_text(target)
+        assert REASON in word and "Price | 12500 EUR" in word and "bm25" not in word.lower()
+
+        # from Hafıza: the reader on the decision page, X writes its change request
+        await press(pilot, "D")
+        reader = app.query_one(PageReader)
+        await until(pilot, lambda: reader.path is not None, "the reader")
+        await press(pilot, "X")
+        export = app.screen
+        assert isinstance(export, ExportForm)
+        html_target = tmp_path / "sent" / "cr.html"
+        await fill(pilot, "#export-path", str(html_target))
+        await press(pilot, "enter")
+        await until(pilot, html_target.exists, "the html written")
+        assert "<script" not in html_target.read_text(encoding="utf-8").lower()
