@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from textual.binding import Binding, BindingType
 
 from etki_tui.helptext import CONTEXTS as CONTEXTS
+from etki_tui.helptext import PICK_ACTIONS
 from etki_tui.helptext import WIDGET_KEYS as WIDGET_KEYS
 
 FORBIDDEN_KEYS: frozenset[str] = frozenset(
@@ -430,6 +431,8 @@ ACTIONS: dict[str, ActionDef] = {
             context="queue",
             show=False,
         ),
+        # the queue's assignment, mine filter and saved views (issue 35 item 5)
+        *(ActionDef(*fields, context="queue", show=False) for fields in PICK_ACTIONS),
         # --- Hafıza ---------------------------------------------------------------------------
         ActionDef(
             "page.open",

@@ -28,8 +28,8 @@ from etki.services import Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import config_path
+from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
-from etki_tui.flows.intake import IntakeFlow
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.header import DeskHeader
 from etki_tui.heap import IdleCollector, release_loaded
@@ -57,7 +57,7 @@ TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Rapo
 """Tab pane id -> tab label."""
 
 
-class EtkiApp(IntakeFlow):
+class EtkiApp(AssignFlow):
     """The desk for one project of a :class:`Desk` (others are a palette away).
 
     Switches for tests and slow links: ``cursor_blink=False`` also stops the other

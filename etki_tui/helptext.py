@@ -147,3 +147,46 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Enter", "Close"),
     ),
 }
+
+
+PICK_ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
+    (
+        "assign",
+        "t",
+        "app.assign_case",
+        "Assign…",
+        "Assign the highlighted case to one of the project's approvers (or end it)",
+        (
+            "Assign the highlighted case to an approver of the project (etki.yaml), picked "
+            "from a list: it becomes theirs (M, etki queue --mine) until it is ruled or "
+            "handed on; the case's history says who assigned it to whom."
+        ),
+    ),
+    (
+        "filter.mine",
+        "M",
+        "app.toggle_mine",
+        "Mine",
+        "Show only my cases: claimed by me or assigned to me (toggle)",
+        (
+            "Toggle the mine filter: only the cases you claimed (x) or that were assigned "
+            "to you (t). In the find box, module:ID and by:NAME pick by impacted module "
+            "and by submitter (by:ayse finds Ayşe)."
+        ),
+    ),
+    (
+        "views",
+        "V",
+        "app.saved_views",
+        "Views…",
+        "Saved views: recall one, or save the current filter under a name",
+        (
+            "List the saved queue views (the config file's views: section, beside the "
+            "keymap): Enter recalls one, Delete removes it; type a name in the box at the "
+            "top to save the current filter and sort."
+        ),
+    ),
+)
+"""The queue actions of issue 35 item 5 (assign, mine, saved views): the fields of their
+:class:`etki_tui.actions.ActionDef` in order (id, key, action, label, tooltip, help),
+each in the queue's context and out of the footer."""

@@ -326,6 +326,29 @@ def test_bulk_confirm(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
     _check(snap_compare, tui_world, size, ["space", "space", "space", "B"])
 
 
+def test_assign_picker(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """t on the first case, once ayse has it: the project's approvers (the viewer vera is
+    not offered), "you" beside the acting reviewer, "assigned now" beside ayse, and
+    Nobody to end it (issue 35 item 5)."""
+    tui_world.desk.assign(tui_world.desk.queue(tui_world.project_id)[0].case_id, "ayse")
+    _check(snap_compare, tui_world, (80, 24), ["t"])
+
+
+def test_saved_views(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """V with the mine filter on: the name box, what it would save, and the saved views
+    (a Turkish name, each with its filters as the filter line says them) (issue 35
+    item 5)."""
+    from etki_tui.config import TuiConfig
+
+    views = {
+        "Benim işlerim": {"mine": True, "sureness": "unsure"},
+        "Ödeme CR'ları": {"verdict": "CHANGE_REQUEST", "text": "module:payments", "sort": "risk"},
+        "by Jürgen": {"text": "by:jurgen"},
+    }
+    config = TuiConfig(tui_world.tmp / "config.yaml", views=views)
+    _check(snap_compare, tui_world, (80, 24), ["M", "V"], config=config)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """? on the queue: its keys, what they do and their binding ids."""

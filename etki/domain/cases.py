@@ -129,6 +129,8 @@ EVENT_KINDS: tuple[str, ...] = (
     "release",
     "estimate",
     "cr_terms",
+    "assign",
+    "unassign",
 )
 """The kinds of :class:`CaseEvent`, in the order a history lists events of the same
 second: ``imported`` and ``triaged`` first (they happen together when a case is
@@ -202,6 +204,10 @@ class CaseEvent:
             return "effort estimated" + by
         if self.kind == "cr_terms":
             return "change-request terms written" + by
+        if self.kind == "assign":  # after: the assignee (issue 35 item 5)
+            return f"assigned to {self.after}{by}"
+        if self.kind == "unassign":
+            return f"assignment to {self.after} ended{by}"
         if self.kind == "preanalysed":  # the audit row of a saved pre-analysis (issue 14 item 9)
             return "pre-analysis asked for" + by
         return self.kind + by

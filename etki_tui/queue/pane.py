@@ -108,6 +108,9 @@ class QueuePane(QueueShown):
         "preanalyse",
         "dispute.resolve_case",
         "export.queue",
+        "assign",
+        "filter.mine",
+        "views",
     )
 
     def compose(self) -> ComposeResult:
