@@ -197,6 +197,18 @@ ACTIONS: dict[str, ActionDef] = {
             show=False,
         ),
         ActionDef(
+            "detail.toggle",
+            "z",
+            "toggle_detail",
+            "Detail",
+            "Show or hide the case detail under the list (more rows for the queue)",
+            "Show or hide the case detail pane: hidden, the queue gets the whole height "
+            "(17 rows at 80x24; the default on a short terminal, under 30 rows, unless the "
+            "detail sits beside the list, from 110 columns). Enter still reads the "
+            "highlighted case full-screen.",
+            context="queue",
+        ),
+        ActionDef(
             "find",
             "slash",
             "find",
@@ -307,8 +319,9 @@ ACTIONS: dict[str, ActionDef] = {
             "j",
             "cursor_down",
             "Down",
-            "Next case (like ↓)",
-            "Move to the next case (like ↓).",
+            "Next case (like ↓; in the full-screen read too)",
+            "Move to the next case (like ↓); in the full-screen read (Enter) it shows the "
+            "next case there, so Escape, j, Enter is not needed.",
             context="queue",
             show=False,
             palette=False,
@@ -318,8 +331,8 @@ ACTIONS: dict[str, ActionDef] = {
             "k",
             "cursor_up",
             "Up",
-            "Previous case (like ↑)",
-            "Move to the previous case (like ↑).",
+            "Previous case (like ↑; in the full-screen read too)",
+            "Move to the previous case (like ↑), in the full-screen read too.",
             context="queue",
             show=False,
             palette=False,
@@ -366,7 +379,7 @@ ACTIONS: dict[str, ActionDef] = {
             "Resolve",
             "Record the PMO's resolution of a disputed clause the highlighted case cites",
             "When the detail pane's strip shows a disputed clause (resolved or not): "
-            "record the PMO's resolution of it (the first one the case cites), as r on "
+            "record the PMO's resolution of it (the first one the case cites), as R on "
             "its card in Hafıza does. Approvers only; a read-only desk refuses.",
             context="queue",
             show=False,
@@ -404,7 +417,7 @@ ACTIONS: dict[str, ActionDef] = {
         ),
         ActionDef(
             "page.forward",
-            "n",
+            "F",
             "page_forward",
             "Next",
             "Next page in the reader's history",
@@ -443,7 +456,7 @@ ACTIONS: dict[str, ActionDef] = {
         ),
         ActionDef(
             "dispute.resolve",
-            "r",
+            "R",
             "resolve_dispute",
             "Resolve",
             "Record the PMO's resolution of the highlighted disputed clause",
@@ -513,6 +526,17 @@ ACTIONS: dict[str, ActionDef] = {
             "Copy the highlighted case id (Queue) or the page path / case id shown "
             "(Hafıza) to your clipboard with OSC 52, which also works over SSH when "
             "the terminal allows it.",
+            show=False,
+        ),
+        ActionDef(
+            "messages",
+            "M",
+            "app.messages",
+            "Messages",
+            "Every message of this session in full (the status line shows one line)",
+            "List every message of this session, newest first, each in full: the status "
+            "line at the bottom shows routine confirmations on one line (cut with … when "
+            "long) and toasts are kept for what needs attention.",
             show=False,
         ),
         ActionDef(
@@ -728,3 +752,44 @@ def in_context(context: str) -> list[ActionDef]:
 def forbidden(keys: Iterable[str]) -> list[str]:
     """The keys of ``keys`` that no action may use (see :data:`FORBIDDEN_KEYS`)."""
     return [k for k in keys if k.strip().lower() in FORBIDDEN_KEYS]
+
+
+TAB_CONTEXTS = ("queue", "hafiza", "raporlar")
+"""The tab contexts: each one's keys work together with the ``app`` context's."""
+
+
+def _scope(context: str) -> frozenset[str]:
+    """The contexts whose keys are live together with ``context``'s."""
+    if context == "app":
+        return frozenset((*TAB_CONTEXTS, "app"))
+    if context in TAB_CONTEXTS:
+        return frozenset((context, "app"))
+    return frozenset((context,))
+
+
+def _clashing(keymap: Mapping[str, str] | None) -> set[tuple[str, str, str]]:
+    pairs: set[tuple[str, str, str]] = set()
+    for a in ACTIONS.values():
+        keys_a = {k.lower() if len(k) > 1 else k for k in a.keys(keymap)}
+        for b in ACTIONS.values():
+            if b.id <= a.id or b.context not in _scope(a.context):
+                continue
+            keys_b = {k.lower() if len(k) > 1 else k for k in b.keys(keymap)}
+            for key in keys_a & keys_b:
+                pairs.add((key, a.id, b.id))
+    return pairs
+
+
+def keymap_clashes(keymap: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """The keys ``keymap`` binds to an action that another action live at the same time
+    (same tab or dialog, or everywhere) already uses: ``(key, remapped id, other id)``
+    tuples, sorted. A key two actions share by default (``/``: the queue's find and
+    the wiki search, one per tab) is not a clash of the keymap's making."""
+    default = _clashing(None)
+    out: list[tuple[str, str, str]] = []
+    for key, a, b in sorted(_clashing(keymap) - default):
+        if a in keymap:
+            out.append((key, a, b))
+        elif b in keymap:
+            out.append((key, b, a))
+    return out

@@ -1111,7 +1111,7 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
         await press(pilot, "b")
         await settle(pilot)
         assert reader.path == precedent and reader.history.position() == "1/2"
-        await press(pilot, "n")
+        await press(pilot, "F")
         await settle(pilot)
         assert reader.path == target
         page.post_message(Markdown.LinkClicked(page, "https://evil.example/x"))

@@ -246,6 +246,9 @@ def test_config_keymap_and_warnings(tmp_path: Path) -> None:
     assert "'copy' needs a key name" in text
     assert "refresh_seconds" in text and config.refresh_seconds == DEFAULT_REFRESH_SECONDS
     assert "unknown setting(s) theme" in text
+    # A is the queue's Amend already: said, naming the file and the key
+    [clash] = [w for w in config.warnings if "already uses" in w]
+    assert str(cfg) in clash and "'approve' to A" in clash and "'amend'" in clash
 
 
 @pytest.mark.parametrize(

@@ -338,7 +338,7 @@ class PageReader(Vertical):
             )
         bar.append("◀b back", style="bold" if h.can_back else "dim")
         bar.append(f" · {h.label()} · ")
-        bar.append("forward n▶", style="bold" if h.can_forward else "dim")
+        bar.append("forward F▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
         for line in self.query("#reader-bar").results(Static):  # none while unmounted
             width = line.content_region.width
