@@ -120,14 +120,16 @@ class QueuePane(QueueShown):
     _reading_from_list = False
 
     def compose(self) -> ComposeResult:
-        """The filter line, then the table above (or beside) the banner and detail."""
+        """The filter line, the ruled-elsewhere banner (hidden until needed), then the
+        table above (or beside) the detail."""
         yield FilterBar(cursor_blink=self._cursor_blink, id="queue-filterbar")
+        # over the list, not in the detail's column: said with the detail hidden too
+        banner = Static("", id="queue-banner", markup=False)
+        banner.display = False
+        yield banner
         with Vertical(id="queue-main"):
             yield QueueTable(id="queue-table", on_width=self.fit_titles)
             with Vertical(id="queue-side"):
-                banner = Static("", id="queue-banner", markup=False)
-                banner.display = False
-                yield banner
                 detail = CaseDetail(id="case-detail")
                 detail.border_title = "Case"
                 yield detail
@@ -189,11 +191,11 @@ class QueuePane(QueueShown):
         )
 
     def action_cursor_down(self) -> None:
-        """The next case (``j`` with the detail focused, in the full-screen read too)."""
+        """The next case (``j``: in the list, and in the full-screen read too)."""
         self.table.action_cursor_down()
 
     def action_cursor_up(self) -> None:
-        """The previous case (``k`` with the detail focused, in the full-screen read)."""
+        """The previous case (``k``: in the list, and in the full-screen read too)."""
         self.table.action_cursor_up()
 
     def _maximized_changed(self, before: object, after: object) -> None:
