@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from textual._xterm_parser import XTermParser
+from textual.notifications import Notify
 
 from etki_tui.actions import ACTIONS, TAB_CONTEXTS, keymap_clashes
 from etki_tui.config import load_config
@@ -52,7 +53,7 @@ async def test_80x24_starts_with_the_list_alone_and_z_toggles_the_detail(
         detail = app.query_one(CaseDetail)
         assert pane.has_class("-list") and not pane.has_class("-beside")
         assert table.region.height >= 16  # the header and 15+ rows
-        assert detail.region.height == 0
+        assert detail.region.height == 2  # a two-line peek
         await press(pilot, "z")
         await until(pilot, lambda: detail.region.height >= 8, "the detail shown")
         assert not pane.has_class("-list") and table.region.height < 16
@@ -97,7 +98,7 @@ async def test_j_and_k_step_cases_in_the_full_screen_read(tui_world: TuiWorld) -
         assert app.screen.maximized is detail
         await press(pilot, "escape")
         await until(pilot, lambda: app.screen.maximized is None, "back to the list")
-        assert app.query_one(QueuePane).has_class("-list") and detail.region.height == 0
+        assert app.query_one(QueuePane).has_class("-list") and detail.region.height == 2
 
 
 def test_claim_mark_is_initials() -> None:
@@ -203,11 +204,15 @@ async def test_a_keymap_clash_is_a_warning_toast_on_start(
 ) -> None:
     cfg = tmp_path / "config.yaml"
     cfg.write_text("keymap:\n  note: x\n", encoding="utf-8")
+    seen = Recorder()
     app = make_app(tui_world, config=load_config(str(cfg)))
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True, message_hook=seen) as pilot:
         await settle(pilot)
-        toasts = " ".join(" ".join(shown(t, 200, 3).split()) for t in app.query("Toast"))
-        assert "'note' to x" in toasts and "'claim'" in toasts
+        [note] = [m.notification for m in seen.of(Notify) if m.notification.title == "Config"]
+        assert note.severity == "warning"  # a toast, not the status line
+        assert str(cfg) in note.message and "'note' to x" in note.message
+        assert "'claim'" in note.message
+        await until(pilot, lambda: bool(app.query("Toast")), "the toast")
 
 
 def _keys(data: bytes) -> list[tuple[str, str | None]]:
