@@ -201,11 +201,11 @@ ACTIONS: dict[str, ActionDef] = {
             "z",
             "toggle_detail",
             "Detail",
-            "Show or hide the case detail under the list (more rows for the queue)",
-            "Show or hide the case detail pane: hidden, the queue gets the whole height "
-            "(17 rows at 80x24; the default on a short terminal, under 30 rows, unless the "
-            "detail sits beside the list, from 110 columns). Enter still reads the "
-            "highlighted case full-screen.",
+            "Fold or unfold the case detail (more rows for the queue)",
+            "Fold the case detail to a two-line peek under the list, so the queue has the "
+            "height (15 rows at 80x24; the default under 30 rows), or unfold it; beside "
+            "the list (from 110 columns) folding it gives the list the whole width. Enter "
+            "still reads the highlighted case full-screen.",
             context="queue",
         ),
         ActionDef(

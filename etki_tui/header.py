@@ -184,7 +184,7 @@ def one_line(title: str, message: str, width: int, more_key: str = "M") -> Text:
         hint = Text(f" ({more_key}: all)", style="dim", end="")
         room = max(1, width - hint.cell_len)
         if text.cell_len > room:
-            text.truncate(room - 1)
+            text.truncate(room - 1, overflow="crop")
             text.append("…")
         text.append_text(hint)
         text.truncate(width)

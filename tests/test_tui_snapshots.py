@@ -341,9 +341,9 @@ def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_resolve_dispute_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """r on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
+    """R on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
     typed) over Hafıza."""
-    _check(snap_compare, tui_world, size, ["2", "down", "r", "tab", "type:3.2 covers contractors"])
+    _check(snap_compare, tui_world, size, ["2", "down", "R", "tab", "type:3.2 covers contractors"])
 
 
 # --- Raporlar, help, palette, too small --------------------------------------------------

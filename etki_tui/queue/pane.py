@@ -111,8 +111,8 @@ class QueuePane(QueueShown):
     """From this many columns the detail sits beside the list, not under it."""
 
     LIST_BELOW = 30
-    """Under this many rows (and not beside) the desk starts with the detail hidden,
-    so the list has the height (17 rows at 80x24); ``z`` shows it."""
+    """Under this many rows (and not beside) the desk starts with the detail folded to
+    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
 
     detail_wanted: bool | None = None
     """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size."""
@@ -158,7 +158,7 @@ class QueuePane(QueueShown):
 
     def fit_to(self, width: int, height: int) -> None:
         """Lay the pane out for a ``width`` x ``height`` terminal: the detail beside
-        the list from :attr:`BESIDE_FROM` columns; hidden under :attr:`LIST_BELOW` rows
+        the list from :attr:`BESIDE_FROM` columns; folded under :attr:`LIST_BELOW` rows
         (when not beside) unless the reviewer chose with ``z``."""
         beside = width >= self.BESIDE_FROM
         self.set_class(beside, "-beside")
@@ -175,17 +175,17 @@ class QueuePane(QueueShown):
         return not self.has_class("-list")
 
     def action_toggle_detail(self) -> None:
-        """Show or hide the case detail (the list then has the height); the choice
-        holds for this session, whatever the size."""
+        """Fold the case detail to its peek (the list then has the height) or unfold
+        it; the choice holds for this session, whatever the size."""
         self.detail_wanted = not self.detail_shown
         self.set_class(not self.detail_wanted, "-list")
         self._reading_from_list = not self.detail_wanted
         if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
             self.table.focus()
         self.app.notify(
-            "Detail shown (z hides it)."
+            "Detail unfolded (z folds it)."
             if self.detail_wanted
-            else "Detail hidden: Enter reads a case, z shows it.",
+            else "Detail folded: Enter reads a case, z unfolds it.",
             markup=False,
             timeout=3,
         )
