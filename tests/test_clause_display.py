@@ -64,14 +64,10 @@ def assert_readable(lines: list[str], width: int) -> None:
     assert "](" not in shown and "**" not in shown and "&nbsp;" not in shown
     assert not [line for line in lines if line.lstrip().startswith((">", "|", "- >"))]
     assert all(cell_len(line) <= width for line in lines)
+    heading = False  # in a clause's heading (§ …, and its unindented continuation)
     for a, b in zip(lines, lines[1:], strict=False):
-        if (
-            not a.strip()
-            or not b.strip()
-            or ITEM.match(b)
-            or _indent(a) != _indent(b)
-            or a.startswith("§ ")
-        ):
+        heading = a.startswith("§ ") or (heading and _indent(a) == 0 and bool(a.strip()))
+        if not a.strip() or not b.strip() or ITEM.match(b) or _indent(a) != _indent(b) or heading:
             continue  # a paragraph or list item starts (or a clause's heading wraps)
         first = b.split()[0]
         assert cell_len(a) + 1 + cell_len(first) > width, f"ragged wrap:\n{a}\n{b}"
@@ -305,8 +301,10 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
             from etki_tui.queue.pane import QueuePane
 
             assert app.query_one(QueuePane).current_case_id() == TDRS_PENDING
+            widths: dict[str, int] = {}
             for view in ("pane", "full screen"):
                 lines, width = _detail_lines(app)
+                widths[view] = width
                 start = next(
                     i for i, line in enumerate(lines) if line.startswith("Cited clauses (3)")
                 )
@@ -324,7 +322,9 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
                     assert "https://www.acf.hhs.gov/ofa/resource/tanfedit/index" in joined
                 await press(pilot, "enter")  # read full-screen: the text reflows wider
                 await settle(pilot)
-            assert _detail_lines(app)[1] > width - 1
+            # read full-screen, the text reflows at least as wide as in the pane (beside
+            # the list from 110 columns the pane is narrower, issue 34 item 1)
+            assert widths["full screen"] >= widths["pane"]
 
     asyncio.run(run())
 
