@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
@@ -31,7 +32,7 @@ from etki_tui.config import config_path
 from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.header import DeskHeader
+from etki_tui.header import DeskHeader, StatusLine
 from etki_tui.heap import IdleCollector, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
@@ -50,7 +51,7 @@ from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.screens.note import NoteForm
-from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
+from etki_tui.screens.notice import MIN_SIZE, MessagesScreen, NoticeModal, TooSmallScreen
 from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
@@ -79,12 +80,15 @@ class EtkiApp(AssignFlow):
         "search",
         "copy",
         "reload",
+        "messages",
         "help",
         "palette",
         "quit",
     )
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
+    status_line: StatusLine | None = None
+    """The one-line status area over the footer (on the desk's own screen)."""
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
     # --- layout ---------------------------------------------------------------------------
@@ -113,6 +117,11 @@ class EtkiApp(AssignFlow):
                 )
             with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
+        status = StatusLine(id="status-line")
+        keys = ACTIONS["messages"].keys(self.keymap)
+        status.more_key = key_label(keys[0]) if keys else "palette: Messages"
+        self.status_line = status
+        yield status
         yield Footer()
 
     def on_unmount(self) -> None:
@@ -201,6 +210,20 @@ class EtkiApp(AssignFlow):
         pane = self.desk_part(ReportsPane, message)
         if pane is not None:
             pane.show(message.report)
+
+    @on(Notify)
+    def _routine_to_status(self, message: Notify) -> None:
+        """Every message is kept for the messages view (``M``); a routine one
+        (severity ``information``) goes to the one-line status area instead of a toast,
+        which would cover the work: toasts are for warnings and errors."""
+        note = message.notification
+        status = self.status_line
+        if status is None or not status.is_attached:
+            return  # closing, or not composed yet: Textual's toast as it was
+        status.keep(self.clock().strftime("%H:%M:%S"), note.severity, note.title, note.message)
+        if note.severity == "information":
+            message.prevent_default()
+            status.say(note.title, note.message)
 
     @on(TerminalClosed)
     def _terminal_closed(self, message: TerminalClosed) -> None:
@@ -364,6 +387,15 @@ class EtkiApp(AssignFlow):
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))
+
+    def action_messages(self) -> None:
+        """Every message of this session in full (what the status line cut, and the
+        toasts); pressed again, or Escape, closes it."""
+        if isinstance(self.screen, MessagesScreen):
+            self.screen.dismiss(None)
+            return
+        status = self.status_line
+        self.push_screen(MessagesScreen(list(status.entries) if status is not None else []))
 
     def action_command_palette(self) -> None:
         """The command palette, except while the too-small notice is up."""

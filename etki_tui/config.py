@@ -10,7 +10,7 @@ Etki's one YAML loader (:class:`etki.frontmatter.CoreSafeLoader`: YAML 1.2 core 
 as TOML. Example::
 
     keymap:
-      approve: A          # binding ids are listed in the help screen (? or F1)
+      approve: Y          # binding ids are listed in the help screen (? or F1)
       reject: R,ctrl+x    # several keys, comma-separated
     refresh_seconds: 5    # 0 turns the live refresh off
     views:                # saved with V on the queue; each is a queue filter
@@ -22,8 +22,9 @@ as TOML. Example::
         text: module:payments
 
 Nothing in the file can stop the desk from starting: a missing file is no config, and a
-malformed file, an unknown binding id or a refused key becomes a *warning* (shown as a
-toast) while the rest of the file still applies.
+malformed file, an unknown binding id, a refused key or a key that another action live
+at the same time already uses (:func:`etki_tui.actions.keymap_clashes`) becomes a
+*warning* (shown as a toast on start) while the rest of the file still applies.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import platformdirs
 import yaml
 
 from etki.frontmatter import CoreSafeLoader
-from etki_tui.actions import ACTIONS, forbidden
+from etki_tui.actions import ACTIONS, forbidden, key_label, keymap_clashes
 
 DEFAULT_REFRESH_SECONDS = 3.0
 KNOWN_KEYS = ("keymap", "refresh_seconds", "views")
@@ -175,6 +176,12 @@ def load_config(
         warnings.append(
             f"keymap: unknown binding id(s) {', '.join(sorted(unknown_ids))} "
             "ignored; the help screen (? or F1) lists the ids."
+        )
+    for key, action_id, other in keymap_clashes(keymap):
+        warnings.append(
+            f"config file {path}: keymap binds '{action_id}' to {key_label(key)}, which "
+            f"'{other}' already uses there; {key_label(key)} now does only one of them "
+            "— choose another key."
         )
     refresh = DEFAULT_REFRESH_SECONDS
     if "refresh_seconds" in data:

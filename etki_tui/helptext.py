@@ -11,7 +11,11 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "Pending cases in queue order: the order they were loaded in "
             "(each etki init adds its new requests in the order of requests.jsonl), not "
             "by date; o sorts oldest or newest first. The engine's decision for the "
-            "highlighted one is below (beside it on wide terminals). Every ruling asks "
+            "highlighted one is below the list (beside it from 110 columns); on a short "
+            "terminal (under 30 rows) it folds to a two-line peek under the list: z "
+            "unfolds or folds it, Enter reads the case full-screen and j/k step to the next or "
+            "previous case there. @ and initials before an id: another reviewer "
+            "claimed it (the detail's title says who). Every ruling asks "
             "to confirm; an override (a ruling other than the engine's verdict) needs a "
             "reason. The filter line above the table always says what is shown."
         ),
@@ -99,7 +103,9 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         "Everywhere",
         (
             "These keys work on every tab; while a text box has the focus (search, find, "
-            "a reason) a letter or digit is typed into it: Escape leaves the box first."
+            "a reason) a letter or digit is typed into it: Escape leaves the box first. "
+            "Routine confirmations appear on the status line over the footer (L lists "
+            "every message in full); a toast is kept for what needs attention."
         ),
     ),
 }
@@ -147,46 +153,3 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Enter", "Close"),
     ),
 }
-
-
-PICK_ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
-    (
-        "assign",
-        "t",
-        "app.assign_case",
-        "Assign…",
-        "Assign the highlighted case to one of the project's approvers (or end it)",
-        (
-            "Assign the highlighted case to an approver of the project (etki.yaml), picked "
-            "from a list: it becomes theirs (M, etki queue --mine) until it is ruled or "
-            "handed on; the case's history says who assigned it to whom."
-        ),
-    ),
-    (
-        "filter.mine",
-        "M",
-        "app.toggle_mine",
-        "Mine",
-        "Show only my cases: claimed by me or assigned to me (toggle)",
-        (
-            "Toggle the mine filter: only the cases you claimed (x) or that were assigned "
-            "to you (t). In the find box, module:ID and by:NAME pick by impacted module "
-            "and by submitter (by:ayse finds Ayşe)."
-        ),
-    ),
-    (
-        "views",
-        "V",
-        "app.saved_views",
-        "Views…",
-        "Saved views: recall one, or save the current filter under a name",
-        (
-            "List the saved queue views (the config file's views: section, beside the "
-            "keymap): Enter recalls one, Delete removes it; type a name in the box at the "
-            "top to save the current filter and sort."
-        ),
-    ),
-)
-"""The queue actions of issue 35 item 5 (assign, mine, saved views): the fields of their
-:class:`etki_tui.actions.ActionDef` in order (id, key, action, label, tooltip, help),
-each in the queue's context and out of the footer."""

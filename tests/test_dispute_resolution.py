@@ -408,8 +408,8 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
             assert "! DISPUTED 3.2 Single sign-on · rulings disagree: IN_SCOPE / REJECT" in before
             assert "disputed after triage (MEDIUM then" in before  # the open dispute raises it
             await _on_disputed_card(pilot, TUI_REF)
-            assert "No resolution yet: r records the PMO's resolution." in _card(app)
-            await press(pilot, "r")
+            assert "No resolution yet: R records the PMO's resolution." in _card(app)
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm) and form.item.ref == TUI_REF
             # Save without a verdict, then without a reason: refused, the form stays
@@ -477,7 +477,7 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             assert isinstance(app.screen, ResolveDisputeForm)
             await press(pilot, "escape")
             assert not isinstance(app.screen, ResolveDisputeForm)
@@ -499,7 +499,7 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             assert not isinstance(app.screen, ResolveDisputeForm)
             assert any(n.startswith("Read-only desk: vera may not resolve") for n in seen.notes())
         assert tui_world.repo.clause_resolutions("demo") == []
@@ -542,7 +542,7 @@ def test_the_form_says_when_another_pmo_resolved_first(tui_world) -> None:  # no
         async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm)
             # meanwhile, another approver at another desk
@@ -682,7 +682,7 @@ def test_the_form_names_the_resolution_in_force_and_chooses_nothing(tui_world) -
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm)
             head = " ".join(shown(form.query_one("#resolve-clause", Static), 100, 6).split())

@@ -131,7 +131,7 @@ async def test_t_assigns_the_highlighted_case_to_an_approver(tui_world: TuiWorld
         pane = app.query_one(QueuePane)
         while current(app) != SSO:
             await press(pilot, "down")
-        await press(pilot, "t")
+        await press(pilot, "T")
         picker = app.screen
         assert isinstance(picker, AssignPicker)
         options = picker.query_one(OptionList)
@@ -149,7 +149,7 @@ async def test_t_assigns_the_highlighted_case_to_an_approver(tui_world: TuiWorld
             "assigned to ayse by reviewer"
         )
         # again: ayse is marked, and Nobody ends it
-        await press(pilot, "t")
+        await press(pilot, "T")
         picker = app.screen
         assert isinstance(picker, AssignPicker)
         options = picker.query_one(OptionList)

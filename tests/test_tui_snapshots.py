@@ -134,6 +134,58 @@ def test_detail_disputed(snap_compare, tui_world: TuiWorld, size: tuple[int, int
     _check(snap_compare, tui_world, size, ["enter"])
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_queue_detail_toggled(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """z (issue 34 item 1): at 80x24 the detail comes back under the list (the default
+    there is the list alone); at 120x40 the detail beside the list goes and the list
+    has the whole width."""
+    _check(snap_compare, tui_world, size, ["z"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_read_next_case(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Enter, then j: the full-screen read shows the second case (no Escape, j, Enter)."""
+    _check(snap_compare, tui_world, size, ["enter", "j"])
+
+
+def claimed_by_ayse(pilot: Pilot) -> None:
+    """Another reviewer claims the second case; the queue reloads its claims."""
+    app = pilot.app
+    assert isinstance(app, EtkiApp)
+    app.desk.repo.claim("req-demo-1b7e9d02", "Ayşe Yılmaz", 30)
+    app.load_queue("reload")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_claim_mark(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Ayşe Yılmaz's claim is @AY before the id; the title stays whole, the detail's
+    title names her (highlighted with j)."""
+    _check(snap_compare, tui_world, size, [claimed_by_ayse, "j"])
+
+
+def long_message(pilot: Pilot) -> None:
+    """A routine message of ten lines (as a CR conversion's was)."""
+    pilot.app.notify(
+        "Converted req-demo-2c4a8e13 to a change request.\n"
+        + "\n".join(f"Draft line {i}: the effort and the modules." for i in range(1, 10)),
+        title="Saved",
+        markup=False,
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_status_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A ten-line routine message is one line over the footer, cut, saying M shows it
+    whole; no toast covers the queue."""
+    _check(snap_compare, tui_world, size, [long_message])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_messages_view(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """L: every message of the session whole, newest first."""
+    _check(snap_compare, tui_world, size, ["x", long_message, "L"])
+
+
 @pytest.fixture(scope="session")
 def _tdrs_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tui-tdrs")
@@ -290,9 +342,9 @@ def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_resolve_dispute_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """r on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
+    """R on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
     typed) over Hafıza."""
-    _check(snap_compare, tui_world, size, ["2", "down", "r", "tab", "type:3.2 covers contractors"])
+    _check(snap_compare, tui_world, size, ["2", "down", "R", "tab", "type:3.2 covers contractors"])
 
 
 # --- Raporlar, help, palette, too small --------------------------------------------------
@@ -331,7 +383,7 @@ def test_assign_picker(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN0
     not offered), "you" beside the acting reviewer, "assigned now" beside ayse, and
     Nobody to end it (issue 35 item 5)."""
     tui_world.desk.assign(tui_world.desk.queue(tui_world.project_id)[0].case_id, "ayse")
-    _check(snap_compare, tui_world, (80, 24), ["t"])
+    _check(snap_compare, tui_world, (80, 24), ["T"])
 
 
 def test_saved_views(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001

@@ -197,7 +197,7 @@ class FlowBase(App[None]):
         banner = part(self, "#readonly-banner", Static)
         if banner is None:  # not composed yet (on_mount's first load shows it), or closing
             return
-        self.refresh_bindings()  # the ruling keys are dimmed on a read-only desk
+        self.refresh_bindings()  # the ruling keys leave the footer on a read-only desk
         if self.seat is not None and self.read_only:
             banner.update(read_only_banner(self.seat, self.project_id))
         banner.display = self.read_only

@@ -99,7 +99,7 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
     and how to record one (or a new one)."""
     res = item.resolution
     if res is None:
-        return [Text("No resolution yet: r records the PMO's resolution.", style="dim")]
+        return [Text("No resolution yet: R records the PMO's resolution.", style="dim")]
     lines: list[RenderableType] = [Text("PMO resolution", style="bold underline")]
     rule = Text("  rule ")
     rule.append_text(verdict_text(res.verdict, bold=True))
@@ -113,10 +113,10 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
         over.append(printable(item.overridden_by, multiline=False))
         over.append(", ruled after it and against it: disputed again.", style="bold")
         lines.append(over)
-        lines.append(Text("r records a new resolution.", style="dim"))
+        lines.append(Text("R records a new resolution.", style="dim"))
     else:
         lines.append(Text("  Stands: no ruling after it disagrees.", style="dim"))
-        lines.append(Text("r records a new resolution (the newest is in force).", style="dim"))
+        lines.append(Text("R records a new resolution (the newest is in force).", style="dim"))
     return lines
 
 

@@ -308,10 +308,21 @@ class PageReader(Vertical):
         except NoMatches:  # being removed (its children go first) while the page updated
             return
         scroll.scroll_home(animate=False)
+        # a table's cells can be given their text again after this (the Markdown
+        # widget updates blocks in place): mark the matches again once drawn
+        self.call_after_refresh(self._highlight_again, path, text)
         if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
+
+    def _highlight_again(self, path: str, text: str) -> None:
+        """The matches marked again on the page still shown (``path``, ``text``)."""
+        if not self.is_attached or self.path != path or self.text is not text:
+            return
+        for page in self.query("#memory-page").results(Markdown):
+            self.matches = self._highlight(page)
+            self._show_bar()
 
     def _show_later(self, path: str, text: str, tokens: tuple[str, ...]) -> None:
         """:meth:`show` again once composed, unless a newer page took over meanwhile."""
@@ -371,7 +382,7 @@ class PageReader(Vertical):
             )
         bar.append("◀b back", style="bold" if h.can_back else "dim")
         bar.append(f" · {h.label()} · ")
-        bar.append("forward n▶", style="bold" if h.can_forward else "dim")
+        bar.append("forward F▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
         for line in self.query("#reader-bar").results(Static):  # none while unmounted
             width = line.content_region.width
