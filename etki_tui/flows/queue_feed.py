@@ -285,6 +285,10 @@ class QueueFeedFlow(FlowBase):
             me=message.seat.reviewer if message.seat is not None else None,
         )
         pane.llm_model = self.desk.preanalysis_model()
+        added = self._select_added
+        if added is not None and added in pane.cases:  # a request added at this desk
+            self._select_added = None
+            self.goto_case(added)
         if new_preanalysis and not first_read:
             pane.forget_details()  # the pane reads the case again, with its pre-analysis
         if message.rulings is None and message.source == "load":

@@ -1,0 +1,128 @@
+"""Nothing typed is lost or misplaced (issue 34 item 5): the new-request form starts in
+a framed title box (every box framed), asks before Esc or Cancel discards what was
+typed, and selects the new case after Add; an override reason typed while another
+reviewer rules the case keeps the keys typed after the update and is kept where it can
+be copied (a notice that stays until closed, and the draft of an amendment).
+
+Driven with Textual's Pilot at 80x24 and 120x40 on a real SQLite file (tests/conftest.py
+and the sample project); every step waits for the app to settle, never for time.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from etki.services import approval_service
+from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.screens.new_request import DiscardTyped, NewRequestForm
+from etki_tui.screens.notice import NoticeModal
+from tests.conftest import TuiWorld
+from tests.test_tui_keys import SAMPLE, _engagement_desk, desk_app
+from tests.test_tui_pilot import current, make_app, press, queue_ids, settle, shown, sync, until
+
+SIZES = [(80, 24), (120, 40)]
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_form_starts_in_a_framed_title_and_frames_every_box(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        title = form.query_one("#intake-title", Input)
+        assert app.focused is title
+        for box in (title, form.query_one("#intake-text"), form.query_one("#intake-by")):
+            edges = box.styles.border
+            assert all(kind not in ("", "none", "hidden") for kind, _ in edges), (box.id, edges)
+            assert box.border_title  # the box's name is in its frame
+            assert box.region.height >= 3  # a frame above and below what is typed
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_escape_asks_before_discarding_what_was_typed(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    before = len(tui_world.repo.cases("demo"))
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        await press(pilot, *"Kiosk")  # typed into the title box
+        assert form.query_one("#intake-title", Input).value == "Kiosk"
+        await press(pilot, "escape")
+        assert isinstance(app.screen, DiscardTyped)
+        await press(pilot, "enter")  # Keep editing has the focus: nothing is lost
+        assert app.screen is form and app.focused is form.query_one("#intake-title", Input)
+        await press(pilot, *" kurulumu")  # the keys go on into the same box
+        assert form.query_one("#intake-title", Input).value == "Kiosk kurulumu"
+        await press(pilot, "escape", "escape")  # Esc on the question keeps editing too
+        assert app.screen is form
+        await press(pilot, "escape", "d")  # d discards
+        assert not isinstance(app.screen, NewRequestForm | DiscardTyped)
+        # nothing typed: Esc closes at once
+        await press(pilot, "n")
+        assert isinstance(app.screen, NewRequestForm)
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, NewRequestForm | DiscardTyped)
+    assert len(tui_world.repo.cases("demo")) == before
+
+
+@sync
+async def test_after_add_the_new_case_is_selected(tmp_path) -> None:  # noqa: ANN001
+    desk = _engagement_desk(SAMPLE, tmp_path)
+    app = desk_app(desk, "demo")
+    before = {c.case_id for c in desk.queue("demo")}
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = current(app)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        form.query_one("#intake-title", Input).value = "Randevu ekranı"
+        form.query_one("#intake-text", TextArea).text = "İstanbul şubesi için randevu ekranı"
+        await press(pilot, "tab", "tab", "enter")  # Enter in the submitter box adds
+        await until(pilot, lambda: len(queue_ids(app)) == len(before) + 1, "the new case")
+        [new] = set(queue_ids(app)) - before
+        await until(pilot, lambda: current(app) == new, "the new case selected")
+        assert current(app) != first
+        assert app.focused is app.query_one("#queue-table")
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_reason_typed_while_another_reviewer_rules_is_kept(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        first = queue_ids(app)[0]
+        await press(pilot, "r", *"Nicht im")  # an override: the reason box has the focus
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmRuling) and dialog.is_override
+        approval_service(tui_world.repo, tui_world.settings).rule(first, "approve", reviewer="ayse")
+        app.poll_queue()  # the interval timer's job, without waiting for it
+        await until(pilot, lambda: dialog.ruled_meanwhile is not None, "the dialog told")
+        await press(pilot, *" Umfang")  # keys typed after the update are not dropped
+        box = dialog.query_one("#confirm-reason", Input)
+        assert box.value == "Nicht im Umfang" and app.focused is box
+        await press(pilot, "enter")  # closes: nothing is recorded
+        notice = app.screen
+        assert isinstance(notice, NoticeModal) and notice.id == "reason-kept"
+        said = " ".join(shown(notice.query_one("#notice-body"), 70, 14).split())
+        assert "Your reason, not recorded: Nicht im Umfang" in said, said
+        assert "was ruled meanwhile ✓ IN_SCOPE by ayse" in said
+        assert "A (amend) with Reject starts with it" in said
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, NoticeModal)
+    ruling = tui_world.repo.case(first).ruling
+    assert ruling is not None and ruling.reviewer == "ayse" and ruling.ruling == "IN_SCOPE"
