@@ -126,3 +126,21 @@ async def test_a_reason_typed_while_another_reviewer_rules_is_kept(
         assert not isinstance(app.screen, NoticeModal)
     ruling = tui_world.repo.case(first).ruling
     assert ruling is not None and ruling.reviewer == "ayse" and ruling.ruling == "IN_SCOPE"
+
+
+@sync
+async def test_the_palette_lists_a_project_stored_while_the_desk_is_open(
+    tui_world: TuiWorld,
+) -> None:
+    """Issue 34 item 8: a project stored by another process after the desk opened was
+    not in the palette until Ctrl+R. The palette reads the projects as it opens."""
+    from tests.factories import make_project
+    from tests.test_tui_pilot import palette
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "later" not in {pid for pid, _ in app.projects}
+        tui_world.repo.save_project(make_project("later"), "sha256:later", b"{}\n")
+        await palette(pilot, "switch project later")
+        await until(pilot, lambda: app.project_id == "later", "the new project opened")
