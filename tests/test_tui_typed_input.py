@@ -144,3 +144,26 @@ async def test_the_palette_lists_a_project_stored_while_the_desk_is_open(
         tui_world.repo.save_project(make_project("later"), "sha256:later", b"{}\n")
         await palette(pilot, "switch project later")
         await until(pilot, lambda: app.project_id == "later", "the new project opened")
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_leaving_hafiza_clears_its_search(tui_world: TuiWorld, size: tuple[int, int]) -> None:
+    """Issue 34 item 8: an old Hafıza query stayed across tabs and still filtered the
+    list when the reviewer came back with another question."""
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "2", "slash")
+        box = app.query_one("#memory-search", Input)
+        box.value = "contractor"
+        await press(pilot, "enter")  # search now
+        pane = app.query_one("#hafiza")
+        assert box.value == "contractor"
+        await until(pilot, lambda: pane.query_one("#memory-list").option_count > 0, "hits")
+        await press(pilot, "1")
+        assert box.value == ""
+        await press(pilot, "2")
+        assert box.value == ""
+        memory = app.query_one("MemoryPane")
+        assert memory.query_text == "" and memory.hits == []
