@@ -167,3 +167,35 @@ async def test_leaving_hafiza_clears_its_search(tui_world: TuiWorld, size: tuple
         assert box.value == ""
         memory = app.query_one("MemoryPane")
         assert memory.query_text == "" and memory.hits == []
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_preview_of_index_md_shows_no_raw_frontmatter(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    """Issue 34 item 8: ``index.md``'s raw YAML frontmatter filled its short preview.
+    The preview shows the page; the opened page (Enter) still has its metadata."""
+    from textual.widgets import OptionList
+
+    from etki_tui.hafiza.pane import MemoryPane
+
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        entries = app.query_one("#memory-list", OptionList)
+        index = next(i for i, o in enumerate(entries.options) if o.id == "page:index.md")
+        entries.focus()
+        entries.highlighted = index
+        pane = app.query_one(MemoryPane)
+        reader = pane.reader
+        await until(pilot, lambda: reader.path == "index.md", "the preview of index.md")
+        await settle(pilot)
+        meta = app.query_one("#memory-meta")
+        assert not meta.display
+        assert reader.text.startswith("---\n")  # the page has frontmatter, left out
+        await press(pilot, "enter")
+        await until(pilot, lambda: meta.display, "the opened page's metadata")
+        said = " ".join(shown(meta).split())
+        assert "Page metadata (frontmatter)" in said and "kind: index" in said

@@ -449,6 +449,7 @@ class MemoryPane(Horizontal):
             tokens=self.tokens,
             history=history,
             limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS,
+            meta=history != "replace",  # the preview shows the page, not its YAML
         )
         preview = part(self, "#memory-preview")
         if preview is None:
@@ -607,6 +608,7 @@ class MemoryPane(Horizontal):
         if reader.display and reader.path == path and not reader.cut_short:
             reader.history.visit(path, pin=True)
             reader._show_bar()
+            reader.show_meta()  # the preview left it out; the opened page has it
         else:
             self.post_message(PageWanted(path, history="push"))
         self.maximize_reader()
