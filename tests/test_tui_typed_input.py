@@ -199,3 +199,30 @@ async def test_the_preview_of_index_md_shows_no_raw_frontmatter(
         await until(pilot, lambda: meta.display, "the opened page's metadata")
         said = " ".join(shown(meta).split())
         assert "Page metadata (frontmatter)" in said and "kind: index" in said
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_hafiza_lists_decision_files_by_ruling_and_title(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    """Issue 34 item 8: decision files were listed by slug (``DEC-20261206-native-…``)."""
+    from textual.widgets import OptionList
+
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        entries = app.query_one("#memory-list", OptionList)
+        files = [o for o in entries.options if (o.id or "").startswith("page:decisions/")]
+        assert files
+        ruled = {c.case_id: c for c in tui_world.repo.cases("demo", status="ruled")}
+        for option in files:
+            case_id = option.id.removesuffix(".md").rpartition("--")[2]
+            case = ruled[case_id]
+            label = str(option.prompt)
+            assert not label.startswith("DEC-"), label
+            assert case.ruling is not None
+            short = {"CHANGE_REQUEST": "CR"}.get(case.ruling.ruling, case.ruling.ruling)
+            assert label.startswith(("✓ ", "✗ ", "+ ")) and short in label, label
+            assert case.title[:8] in label, (label, case.title)

@@ -378,8 +378,20 @@ class MemoryPane(Horizontal):
         key = (self._memory_version, width, room)
         if self._memory_cache is not None and self._memory_cache[0] == key:
             return self._memory_cache[1]
+        decided = {
+            c.case_id: (c.title, c.ruling.ruling)
+            for c in getattr(self.app, "case_index", ())
+            if c.ruling is not None
+        }
         options = memory_options(
-            self.precedents, self.disputed, self.top_pages, self.pages, self.wiki_on, width, room
+            self.precedents,
+            self.disputed,
+            self.top_pages,
+            self.pages,
+            self.wiki_on,
+            width,
+            room,
+            decided,
         )
         self._memory_cache = (key, options)
         return options
