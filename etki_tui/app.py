@@ -250,8 +250,18 @@ class EtkiApp(AssignFlow):
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
+        if pane_id != "hafiza":
+            self._forget_search()
         self._refresh_tab(pane_id)
         self._focus_tab(pane_id)
+
+    def _forget_search(self) -> None:
+        """Leaving Hafıza clears its search (issue 34 item 8: a query typed for one
+        question was still filtering the list when the reviewer came back for
+        another); the empty box shows the memory list again at once."""
+        box = part(self, "#memory-search", Input)
+        if box is not None and box.value:
+            box.value = ""
 
     def _refresh_tab(self, pane_id: str) -> None:
         if pane_id == "hafiza" and "hafiza" in self._stale:

@@ -117,6 +117,11 @@ def read_only_banner(seat: Seat, project_id: str) -> Text:
         out.append(f" You are a viewer of {pid}, not an approver.")
     else:
         out.append(f" You are not a reviewer of {pid}.")
+    if seat.did_you_mean:  # ETKI_REVIEWER typed without Turkish/German letters
+        out.append(" Did you mean ")
+        out.append(f"'{printable(seat.did_you_mean, multiline=False)}'", style="bold")
+        out.append("? Set ETKI_REVIEWER to it exactly.")
+        return out
     out.append(f" To rule: an approver lists you in etki.yaml and runs {UPDATE_REVIEWERS}.")
     return out
 

@@ -695,3 +695,42 @@ def test_the_form_names_the_resolution_in_force_and_chooses_nothing(tui_world) -
         assert len(tui_world.repo.clause_resolutions("demo")) == 1
 
     asyncio.run(run())
+
+
+def test_a_resolution_stays_shown_when_the_rulings_agree_again(world: World) -> None:
+    """Issue 34 item 4: amending the dissenting ruling to agree with the PMO's resolution
+    left every ruling agreeing, and the resolution vanished everywhere (memory, the
+    dispute list, disputed.md, the contract page). It is what the next reviewer of the
+    clause needs: the clause stays disputed-resolved (raising no risk), on every page,
+    and the wiki stays the projection of the DB."""
+    desk = world.desk
+    _dispute(world)  # FIRST IN_SCOPE, SECOND CHANGE_REQUEST
+    world.clock.at(10)
+    res = desk.resolve_dispute("demo", REF, "in_scope", REASON).resolution
+    world.clock.at(20)
+    desk.rule(SECOND, "approve", reason="in scope per the PMO", amend=True)
+    assert {world.repo.case(c).ruling.ruling for c in (FIRST, SECOND)} == {"IN_SCOPE"}
+    mem = desk.clause_memory("demo")[REF]
+    assert mem.disputed and mem.resolved and not mem.open_dispute
+    assert mem.resolution == res and mem.overridden_by is None
+    pending = world.repo.case(world.citing()[0]).decision
+    assert current_risk(pending, desk.clause_memory("demo"), True) == (pending.risk, ())
+    [item] = [d for d in desk.disputed("demo") if d.ref == REF]
+    assert item.resolved and item.resolution == res
+    disputed = _page(world, "disputed.md")
+    assert "resolved:\n- MSA-2024-01#4.8\n" in disputed.split("---\n")[1]
+    section = _section(disputed, f"## {REF}")
+    assert "**DISPUTED-RESOLVED**." in section and "PMO resolution: rule **IN_SCOPE**" in section
+    contract = _section(_page(world, "entities/contracts/MSA-2024-01.md"), f"## {REF}")
+    assert "**DISPUTED-RESOLVED**." in contract and "PMO resolution: rule **IN_SCOPE**" in contract
+    _same_as_rebuild(world, "fresh-agreed")
+    env = {
+        "ETKI_DB_URL": world.url,
+        "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    listed = run_etki(["dispute", "list", "--project", "demo"], env=env, cwd=world.tmp)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith(f"{REF}  DISPUTED-RESOLVED  rulings IN_SCOPE  (2 ruled)\n")
+    assert "  PMO: rule IN_SCOPE — “clause 4.8 covers" in listed.stdout

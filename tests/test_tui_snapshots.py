@@ -414,6 +414,27 @@ def test_new_request_form(snap_compare, tui_world: TuiWorld, size: tuple[int, in
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_new_request_discard(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A title typed, then Esc: the form asks before discarding it, Keep editing focused
+    (issue 34 item 5)."""
+    _check(snap_compare, tui_world, size, ["n", "type:Randevu ekranı", "escape"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_reason_kept_notice(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """An override reason typed, another reviewer rules the case, Enter closes the
+    dialog: the notice keeps the reason, literal, until closed (issue 34 item 5)."""
+    _check(snap_compare, tui_world, size, ["r", "type:Nicht im Umfang", ruled_by_ayse, "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_memory_strip_rulings(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The disputed case read full-screen at its clause memory: each ruling of 3.2 with
+    who, what, which case and why it counts (issue 34 item 4)."""
+    _check(snap_compare, tui_world, size, ["enter", scroll_detail_to("Clause memory")])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_note_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """m: the note form over the queue, a note typed (issue 14 item 4)."""
     _check(snap_compare, tui_world, size, ["m", "type:Called the client"])

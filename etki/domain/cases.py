@@ -337,6 +337,12 @@ class ClauseMemory:
     resolution: ClauseResolution | None = None
     overridden_by: str | None = None
     disputing: tuple[tuple[str, str, str, str], ...] = ()
+    counted: tuple[tuple[str, str, tuple[str, ...], bool], ...] = ()
+    """Why each ruling of ``history`` counts where it does: ``(case_id, rule, refs,
+    override)``, ``refs`` the clauses the ruling is about, ``rule`` how they were found
+    (a key of :data:`etki.memory.CORRECTION_RULES`: ``reason``, ``evidence``,
+    ``cited``; :func:`etki.memory.case_about_rule`) and ``override`` whether the ruling
+    differs from the engine's verdict (a precedent), in the order of ``history``."""
 
     @property
     def resolved(self) -> bool:

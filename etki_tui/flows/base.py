@@ -129,6 +129,7 @@ class FlowBase(App[None]):
         self._page_seq = 0  # numbers each page request; only the newest one is shown
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
+        self._select_added: str | None = None  # a case added here: selected once loaded
         self._refresh_failing = False
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
@@ -208,6 +209,7 @@ class FlowBase(App[None]):
         def _refresh_tab(self, pane_id: str) -> None: ...
         def _search_now(self, query: str) -> None: ...
         def action_show_tab(self, tab: str) -> None: ...
+        def goto_case(self, case_id: str) -> None: ...
 
     def _mark_stale(self, *, search: bool = True) -> None:
         self._stale.update({"hafiza", "raporlar"})
