@@ -31,6 +31,8 @@ __all__ = [
     "ProcessIdentity",
     "current_process",
     "is_listed_approver",
+    "name_folds",
+    "similar_name",
     "program",
     "reviewer_name",
     "set_program",
@@ -65,6 +67,43 @@ def is_listed_approver(reviewers: Iterable[Listed], name: str) -> bool:
     were normalised may hold NFD spellings)."""
     who = reviewer_name(name)
     return any(r.role == "approver" and reviewer_name(r.name) == who for r in reviewers)
+
+
+_SPELLED_OUT = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"}
+"""German umlauts as typed without them (``Mueller`` for ``Müller``)."""
+_PLAIN = str.maketrans({"ı": "i", "İ": "I", "ß": "ss", "ẞ": "SS", "ø": "o", "Ø": "O", "ł": "l"})
+"""Letters that lose no mark in NFKD but have a plain ASCII spelling."""
+
+
+def _strip_marks(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name.translate(_PLAIN))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def name_folds(name: str) -> frozenset[str]:
+    """The spellings of ``name`` typed without its Turkish or German letters, for a
+    *suggestion* only (never for the approver test, which stays exact:
+    :func:`is_listed_approver`): marks dropped (``Ayşe Yılmaz`` -> ``ayse yilmaz``,
+    ``İ`` -> ``i``, ``ı`` -> ``i``, ``ß`` -> ``ss``), umlauts also as ``ae``/``oe``/``ue``,
+    case folded and inner white space collapsed. Pure."""
+    nfc = reviewer_name(name)
+    variants = {nfc, "".join(_SPELLED_OUT.get(ch, ch) for ch in nfc)}
+    return frozenset(" ".join(_strip_marks(v).casefold().split()) for v in variants)
+
+
+def similar_name(names: Iterable[str], typed: str) -> str | None:
+    """The one name of ``names`` that ``typed`` spells without its Turkish or German
+    letters or with other case (:func:`name_folds` share a spelling), as listed (NFC);
+    None when ``typed`` is one of them exactly, when none is alike, or when several are
+    (no guess between two people). What the desk offers as "did you mean 'Ayşe
+    Yılmaz'?" to an ``ETKI_REVIEWER`` typed on a keyboard without them."""
+    who = reviewer_name(typed)
+    listed = list(dict.fromkeys(reviewer_name(n) for n in names))
+    if who in listed:
+        return None
+    folds = name_folds(who)
+    alike = [n for n in listed if name_folds(n) & folds]
+    return alike[0] if len(alike) == 1 else None
 
 
 def set_program(label: str) -> None:

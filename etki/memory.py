@@ -23,7 +23,9 @@ Definitions:
   until a ruling made after the resolution (``ruled_at`` later than its ``at``, to the
   second; a ruling in the same second counts as one the resolver saw) disagrees with
   the resolution's verdict. Then it is disputed again, the resolution *overridden* by
-  that case (:func:`overriding_case`), until a newer resolution;
+  that case (:func:`overriding_case`), until a newer resolution. A resolved clause
+  stays disputed-resolved when its rulings agree again (:func:`is_disputed`): the
+  PMO's standing resolution is what the next reviewer of the clause needs;
 * **escalation**: only an *open* dispute (disputed and not resolved,
   :attr:`etki.domain.ClauseMemory.open_dispute`) raises the risk: the desk's shown risk
   (:func:`current_risk`) and the risk layer of new triage (:mod:`etki.triage.risk`). A
@@ -94,14 +96,22 @@ def overriding_case(
     return None
 
 
-def is_disputed(rulings: Iterable[str], overridden_by: str | None) -> bool:
+def is_disputed(
+    rulings: Iterable[str],
+    overridden_by: str | None,
+    resolution: ClauseResolution | None = None,
+) -> bool:
     """Whether a clause is disputed: the current rulings of the cases citing it disagree,
     or a ruling made after the PMO's resolution disagrees with it (``overridden_by``,
     :func:`overriding_case`) — also when that ruling, an amendment say, leaves every
     ruling agreeing with each other but not with the resolution (the resolution is then
-    contradicted, so the clause reads disputed again and names that case). The one rule:
+    contradicted, so the clause reads disputed again and names that case) — or the
+    clause has a ``resolution`` in force (the newest, :func:`resolutions_in_force`): a
+    clause the PMO resolved stays disputed-resolved after its rulings agree again, so
+    the resolution is still shown to the next reviewer of the clause (issue 34 item 4;
+    it raises no risk: :attr:`etki.domain.ClauseMemory.open_dispute`). The one rule:
     :func:`clause_memory` and the wiki model (:mod:`etki.wiki.model`) both call it."""
-    return len(set(rulings)) > 1 or overridden_by is not None
+    return len(set(rulings)) > 1 or overridden_by is not None or resolution is not None
 
 
 def clause_memory(
@@ -118,8 +128,11 @@ def clause_memory(
     in_force = resolutions_in_force(resolutions)
     history: dict[str, list[CaseRecord]] = {}
     about: dict[str, tuple[str, ...]] = {}
+    counted: dict[str, tuple[str, tuple[str, ...]]] = {}
     for case in _ruled(cases):
-        about[case.case_id] = case_about(case)
+        refs, rule = case_about_rule(case)
+        about[case.case_id] = refs
+        counted[case.case_id] = (rule, refs)
         for ref in case.decision.cited_clauses:
             history.setdefault(ref, []).append(case)
     memory: dict[str, ClauseMemory] = {}
@@ -144,11 +157,16 @@ def clause_memory(
             ref=ref,
             precedent_count=len(overrides),
             last_correction=overrides[-1] if overrides else None,
-            disputed=is_disputed((ruling for _, ruling, _, _ in mine), overridden),
+            disputed=is_disputed((ruling for _, ruling, _, _ in mine), overridden, resolution),
             history=past,
             resolution=resolution,
             overridden_by=overridden,
             disputing=mine,
+            counted=tuple(
+                (c.case_id, *counted[c.case_id], c.ruling.is_override)
+                for c in ruled
+                if c.ruling is not None
+            ),
         )
     return memory
 
@@ -260,15 +278,25 @@ def case_about(case: CaseRecord | CaseSummary) -> tuple[str, ...]:
     record's decisive clause is read from its evidence, a queue row's from
     :attr:`etki.domain.DecisionSummary.deciding` (a desk's trial: the queue's memory,
     built from the light rows, had no evidence and disputed every cited clause)."""
+    return case_about_rule(case)[0]
+
+
+def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], str]:
+    """:func:`case_about` and why: ``(refs, rule)``, the rule a key of
+    :data:`CORRECTION_RULES` (``reason``: the reviewer's reason names them;
+    ``evidence``: the decisive evidence's clause; ``cited``: every cited clause, also
+    for a case not ruled). What the desk's clause-memory strip says of each ruling
+    (issue 34 item 4: a precedent citing 4.3 counts toward its deciding clause only).
+    Pure."""
     cited = tuple(case.decision.cited_clauses)
     if case.ruling is None:
-        return cited
+        return cited, "cited"
     d = case.decision
     if isinstance(d, DecisionSummary):
         deciding = d.deciding
     else:
         deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
-    return ruled_about(cited, case.ruling.reason, deciding)
+    return _about(cited, case.ruling.reason, deciding if deciding in cited else None)
 
 
 def corrections_by_clause(

@@ -55,7 +55,13 @@ from etki.domain import (
     ReviewerRulings,
 )
 from etki.errors import InputError
-from etki.text import FORMULA_STARTS, fold, printable, sort_key, spreadsheet_safe
+from etki.text import (
+    FORMULA_STARTS,
+    names_person,
+    printable,
+    sort_key,
+    spreadsheet_safe,
+)
 
 __all__ = [
     "AGE_BUCKETS",
@@ -207,9 +213,7 @@ class CaseSelection:
         """True when :attr:`reviewer` (as typed) names ``reviewer`` (a stored name): every
         word typed begins a word of the name, both folded (``ayse`` names ``Ayşe
         Yılmaz``; ``yil`` does too; ``ayse kaya`` does not)."""
-        words = fold(reviewer).split()
-        typed = fold(self.reviewer or "").split()
-        return bool(typed) and all(any(w.startswith(t) for w in words) for t in typed)
+        return names_person(self.reviewer or "", reviewer)
 
     def keeps(self, case: CaseRecord) -> bool:
         """True when ``case`` is counted (see the class docstring)."""

@@ -61,6 +61,7 @@ QUEUE_COLUMNS = (
     "ruling",
     "claimed_by",
     "claimed_until",
+    "assigned_to",
 )
 """The columns of an exported queue (the keys of an ``etki queue --json`` row, in order)."""
 
@@ -216,7 +217,8 @@ def queue_row(
 
 
 def queue_table(rows: Sequence[Mapping[str, Any]], title: str) -> ReportTable:
-    """The queue rows (:func:`queue_row` plus ``claimed_by``/``claimed_until``) as one
+    """The queue rows (:func:`queue_row` plus ``claimed_by``/``claimed_until`` and
+    ``assigned_to``) as one
     table named ``queue``: booleans as ``yes``/``no``, lists joined with ``; ``."""
     from etki.reports import ReportTable
 

@@ -106,6 +106,19 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def names_person(typed: str, name: str) -> bool:
+    """Whether ``typed`` (a name as a user typed it: ``--reviewer``, ``--to``,
+    ``--submitter``) names ``name`` (a stored name): every word typed begins a word of
+    the name, both folded (:func:`fold`), so ``ayse``, ``yil`` and ``ayse yilmaz`` name
+    ``Ayşe Yılmaz`` (NFC or NFD) and ``jurgen`` names ``Jürgen``; ``ayse kaya`` does not,
+    and an empty ``typed`` names nobody."""
+    typed_words = fold(typed).split()
+    if not typed_words:
+        return False
+    name_words = fold(name).split()
+    return all(any(w.startswith(t) for w in name_words) for t in typed_words)
+
+
 def words_as_written(text: str) -> list[str]:
     """The words of ``text`` as it writes them (NFC, case and marks kept), one for each
     word of :func:`words` and in the same order, so a match found in folded words can be

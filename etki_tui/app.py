@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
@@ -28,10 +29,10 @@ from etki.services import Seat
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import config_path
+from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
-from etki_tui.flows.intake import IntakeFlow
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.header import DeskHeader
+from etki_tui.header import DeskHeader, StatusLine
 from etki_tui.heap import IdleCollector, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
@@ -50,14 +51,14 @@ from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.screens.note import NoteForm
-from etki_tui.screens.notice import MIN_SIZE, NoticeModal, TooSmallScreen
+from etki_tui.screens.notice import MIN_SIZE, MessagesScreen, NoticeModal, TooSmallScreen
 from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
 
 
-class EtkiApp(IntakeFlow):
+class EtkiApp(AssignFlow):
     """The desk for one project of a :class:`Desk` (others are a palette away).
 
     Switches for tests and slow links: ``cursor_blink=False`` also stops the other
@@ -79,12 +80,15 @@ class EtkiApp(IntakeFlow):
         "search",
         "copy",
         "reload",
+        "messages",
         "help",
         "palette",
         "quit",
     )
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
+    status_line: StatusLine | None = None
+    """The one-line status area over the footer (on the desk's own screen)."""
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
     # --- layout ---------------------------------------------------------------------------
@@ -113,6 +117,11 @@ class EtkiApp(IntakeFlow):
                 )
             with TabPane(self._tab_label("raporlar"), id="raporlar"):
                 yield ReportsPane(id="reports-pane")
+        status = StatusLine(id="status-line")
+        keys = ACTIONS["messages"].keys(self.keymap)
+        status.more_key = key_label(keys[0]) if keys else "palette: Messages"
+        self.status_line = status
+        yield status
         yield Footer()
 
     def on_unmount(self) -> None:
@@ -202,6 +211,20 @@ class EtkiApp(IntakeFlow):
         if pane is not None:
             pane.show(message.report)
 
+    @on(Notify)
+    def _routine_to_status(self, message: Notify) -> None:
+        """Every message is kept for the messages view (``M``); a routine one
+        (severity ``information``) goes to the one-line status area instead of a toast,
+        which would cover the work: toasts are for warnings and errors."""
+        note = message.notification
+        status = self.status_line
+        if status is None or not status.is_attached:
+            return  # closing, or not composed yet: Textual's toast as it was
+        status.keep(self.clock().strftime("%H:%M:%S"), note.severity, note.title, note.message)
+        if note.severity == "information":
+            message.prevent_default()
+            status.say(note.title, note.message)
+
     @on(TerminalClosed)
     def _terminal_closed(self, message: TerminalClosed) -> None:
         self.exit(return_code=0)
@@ -227,8 +250,18 @@ class EtkiApp(IntakeFlow):
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
+        if pane_id != "hafiza":
+            self._forget_search()
         self._refresh_tab(pane_id)
         self._focus_tab(pane_id)
+
+    def _forget_search(self) -> None:
+        """Leaving Hafıza clears its search (issue 34 item 8: a query typed for one
+        question was still filtering the list when the reviewer came back for
+        another); the empty box shows the memory list again at once."""
+        box = part(self, "#memory-search", Input)
+        if box is not None and box.value:
+            box.value = ""
 
     def _refresh_tab(self, pane_id: str) -> None:
         if pane_id == "hafiza" and "hafiza" in self._stale:
@@ -364,6 +397,15 @@ class EtkiApp(IntakeFlow):
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]
         self.push_screen(HelpScreen(contexts, self.keymap, path))
+
+    def action_messages(self) -> None:
+        """Every message of this session in full (what the status line cut, and the
+        toasts); pressed again, or Escape, closes it."""
+        if isinstance(self.screen, MessagesScreen):
+            self.screen.dismiss(None)
+            return
+        status = self.status_line
+        self.push_screen(MessagesScreen(list(status.entries) if status is not None else []))
 
     def action_command_palette(self) -> None:
         """The command palette, except while the too-small notice is up."""

@@ -117,6 +117,11 @@ def read_only_banner(seat: Seat, project_id: str) -> Text:
         out.append(f" You are a viewer of {pid}, not an approver.")
     else:
         out.append(f" You are not a reviewer of {pid}.")
+    if seat.did_you_mean:  # ETKI_REVIEWER typed without Turkish/German letters
+        out.append(" Did you mean ")
+        out.append(f"'{printable(seat.did_you_mean, multiline=False)}'", style="bold")
+        out.append("? Set ETKI_REVIEWER to it exactly.")
+        return out
     out.append(f" To rule: an approver lists you in etki.yaml and runs {UPDATE_REVIEWERS}.")
     return out
 
@@ -163,3 +168,65 @@ class DeskHeader(Widget):
         """Open the command palette."""
         event.stop()
         await self.run_action("app.command_palette")
+
+
+STATUS_KEPT = 200
+"""Messages the status line keeps for the messages view (oldest dropped first)."""
+
+
+def one_line(title: str, message: str, width: int, more_key: str = "L") -> Text:
+    """``title: message`` on one line of ``width`` cells: line breaks become `` · ``,
+    and a message that does not fit is cut with ``…`` and ends with where to read it
+    whole (``more_key`` opens the messages view). Untrusted text stays literal."""
+    flat = " · ".join(part.strip() for part in message.splitlines() if part.strip())
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if title:
+        text.append(printable(title, multiline=False), style="bold")
+        text.append(": ")
+    text.append(printable(flat, multiline=False))
+    cut = "\n" in message.strip() or text.cell_len > width
+    if cut and width > 0:
+        hint = Text(f" ({more_key}: all)", style="dim", end="")
+        room = max(1, width - hint.cell_len)
+        if text.cell_len > room:
+            text.truncate(room - 1, overflow="crop")
+            text.append("…")
+        text.append_text(hint)
+        text.truncate(width)
+    return text
+
+
+class StatusLine(Widget):
+    """One line over the footer for routine confirmations (a toast is kept for what
+    needs attention: warnings and errors): the newest message, on one line; every
+    message (toasts too) is kept, whole, for the messages view (``L``)."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[tuple[str, str, str, str]] = []
+        self._title = ""
+        self._message = ""
+        self.more_key = "L"
+
+    def keep(self, stamp: str, severity: str, title: str, message: str) -> None:
+        """Keep a message (any severity) for the messages view."""
+        self.entries.append((stamp, severity, title, message))
+        del self.entries[:-STATUS_KEPT]
+
+    def say(self, title: str, message: str) -> None:
+        """Show ``title: message`` on the line (until the next one)."""
+        self._title, self._message = title, message
+        self.refresh()
+
+    @property
+    def said(self) -> str:
+        """What the line says now, as plain text."""
+        return one_line(self._title, self._message, self.content_region.width or 80).plain
+
+    def render(self) -> Text:
+        """The newest routine message, fitted to the width."""
+        return one_line(self._title, self._message, self.content_region.width, self.more_key)

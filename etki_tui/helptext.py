@@ -11,7 +11,11 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "Pending cases in queue order: the order they were loaded in "
             "(each etki init adds its new requests in the order of requests.jsonl), not "
             "by date; o sorts oldest or newest first. The engine's decision for the "
-            "highlighted one is below (beside it on wide terminals). Every ruling asks "
+            "highlighted one is below the list (beside it from 110 columns); on a short "
+            "terminal (under 30 rows) it folds to a two-line peek under the list: z "
+            "unfolds or folds it, Enter reads the case full-screen and j/k step to the next or "
+            "previous case there. @ and initials before an id: another reviewer "
+            "claimed it (the detail's title says who). Every ruling asks "
             "to confirm; an override (a ruling other than the engine's verdict) needs a "
             "reason. The filter line above the table always says what is shown."
         ),
@@ -99,7 +103,9 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         "Everywhere",
         (
             "These keys work on every tab; while a text box has the focus (search, find, "
-            "a reason) a letter or digit is typed into it: Escape leaves the box first."
+            "a reason) a letter or digit is typed into it: Escape leaves the box first. "
+            "Routine confirmations appear on the status line over the footer (L lists "
+            "every message in full); a toast is kept for what needs attention."
         ),
     ),
 }

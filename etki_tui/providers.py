@@ -2,12 +2,14 @@
 action (from the same definitions as the bindings), switch project.
 
 Everything the palette searches is already in memory (the queue worker loads it), so a
-keystroke never waits on the database. Client text goes into ``Text`` prompts; the help
+keystroke never waits on the database; the stored projects are read again as the palette
+opens, in a thread (:meth:`DeskCommands.startup`). Client text goes into ``Text`` prompts; the help
 line is markup, so anything client-written there is escaped.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -43,6 +45,8 @@ class PaletteHost(Protocol):
     def case_jumper(self, case_id: str) -> Callable[[], None]: ...
 
     def project_switcher(self, project_id: str) -> Callable[[], None]: ...
+
+    def read_projects(self) -> list[tuple[str, str]]: ...
 
 
 MAX_CASE_HITS = 25
@@ -103,6 +107,17 @@ class DeskCommands(Provider):
 
     def _actions(self) -> list[ActionDef]:
         return [a for a in ACTIONS.values() if a.palette]
+
+    async def startup(self) -> None:
+        """Read the stored projects again as the palette opens (in a thread: keys never
+        wait on the database), so a project stored while the desk was open is listed
+        without Ctrl+R (issue 34 item 8). When the read fails the list read with the
+        queue stays."""
+        app = self.desk_app
+        try:
+            app.projects = await asyncio.to_thread(app.read_projects)
+        except Exception as exc:  # noqa: BLE001 - the palette still opens
+            self.app.log.warning(f"palette: projects not read again: {exc}")
 
     async def discover(self) -> Hits:
         """With nothing typed: the actions of this tab first, then the rest, then the

@@ -11,7 +11,15 @@ restoring anything. :class:`EtkiDriver` adds three things:
 * end of input (``read`` returns no bytes, or fails with EIO after a hang-up) does the
   same instead of spinning;
 * output to a terminal that is gone is dropped (:class:`HangupSafeFile`) instead of
-  killing the writer thread the app would then wait for on its way out.
+  killing the writer thread the app would then wait for on its way out;
+* Escape followed at once by a key is two keys. Textual's parser (8.2.8,
+  ``_xterm_parser``) reads ``"\x1b" + "j"`` arriving within its escape delay (one SSH
+  packet, a fast typist over a slow link) as one key, ``alt+j``; ``"\x1b/"`` as a
+  bare ``/`` (the Escape lost) and ``"\x1bb"`` as Ctrl+←. The relay writes such an
+  Escape as the unambiguous kitty-protocol Escape, ``"\x1b[27u"``
+  (:func:`separate_escapes`), and an ``alt+`` key the parser still makes (the Escape
+  and the key read apart, inside the delay) is handed on as Escape, then the key
+  (:func:`split_escape`). The desk binds no Alt key.
 
 Everything else is the stock driver.
 """
@@ -28,7 +36,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from textual import events
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
 from etki_tui.messages import TerminalClosed
 
@@ -77,6 +87,52 @@ class HangupSafeFile:
         return getattr(self._file, name)
 
 
+KITTY_ESCAPE = b"\x1b[27u"
+"""The Escape key in the kitty keyboard protocol (CSI 27 u), which Textual parses as
+Escape whatever follows it."""
+
+_INTRODUCERS = frozenset(b"[O]P_^\\X\x1b")
+"""Bytes that, after an Escape, begin a sequence (CSI, SS3, OSC, DCS, APC, PM, ST, SOS)
+or another Escape: such an Escape is left alone."""
+
+
+def separate_escapes(data: bytes) -> bytes:
+    """``data`` (bytes read from the terminal) with every Escape that is directly
+    followed by a printable character (not a sequence introducer, see
+    :data:`_INTRODUCERS`) written as :data:`KITTY_ESCAPE`: ``b"\x1bj"`` ->
+    ``b"\x1b[27uj"``, read as Escape then ``j``. An Escape at the end of ``data`` is
+    left alone (the parser's delay decides it)."""
+    if b"\x1b" not in data:
+        return data
+    out = bytearray()
+    last = len(data) - 1
+    for i, byte in enumerate(data):
+        if byte == 0x1B and i < last:
+            nxt = data[i + 1]
+            if nxt >= 0x20 and nxt != 0x7F and nxt not in _INTRODUCERS:
+                out += KITTY_ESCAPE
+                continue
+        out.append(byte)
+    return bytes(out)
+
+
+def split_escape(event: events.Key) -> tuple[events.Key, events.Key] | None:
+    """``(Escape, key)`` for a key event Textual's parser made of an Escape and one
+    printable character read together (``alt+j`` from ``"\x1bj"``, ``alt+shift+a``
+    from ``"\x1bA"``); None for any other key. Textual names such a key ``alt+`` +
+    the character's key name (``shift+`` before it for a capital) and keeps the
+    character itself as ``event.character``."""
+    name = event.key
+    char = event.character
+    if not name.startswith("alt+") or char is None or len(char) != 1 or not char.isprintable():
+        return None
+    rest = name.removeprefix("alt+").removeprefix("shift+")
+    if "+" in rest and rest != "+":  # another modifier (alt+ctrl+…): a real chord
+        return None
+    plain = events.Key(char if char.isalnum() else rest, char)
+    return events.Key("escape", "\x1b"), plain
+
+
 class EtkiDriver(LinuxDriver):
     """The Linux driver, plus a clean exit on hang-up, SIGTERM and end of input.
 
@@ -95,6 +151,15 @@ class EtkiDriver(LinuxDriver):
             super().__init__(*args, **kwargs)
         finally:
             sys.__stderr__ = terminal  # type: ignore[misc]
+
+    def process_message(self, message: Message) -> None:
+        """The stock processing, with an Escape read together with the next key handed
+        on as two keys (:func:`split_escape`), in order."""
+        if isinstance(message, events.Key) and (pair := split_escape(message)) is not None:
+            for key in pair:
+                super().process_message(key)
+            return
+        super().process_message(message)
 
     def start_application_mode(self) -> None:
         """The stock start, then SIGHUP and SIGTERM handled on the app's loop."""
@@ -156,6 +221,7 @@ class EtkiDriver(LinuxDriver):
             if not data:
                 self._leave("end of input")
                 return
+            data = separate_escapes(data)
             try:
                 while data:
                     data = data[os.write(pipe_in, data) :]

@@ -64,14 +64,10 @@ def assert_readable(lines: list[str], width: int) -> None:
     assert "](" not in shown and "**" not in shown and "&nbsp;" not in shown
     assert not [line for line in lines if line.lstrip().startswith((">", "|", "- >"))]
     assert all(cell_len(line) <= width for line in lines)
+    heading = False  # in a clause's heading (§ …, and its unindented continuation)
     for a, b in zip(lines, lines[1:], strict=False):
-        if (
-            not a.strip()
-            or not b.strip()
-            or ITEM.match(b)
-            or _indent(a) != _indent(b)
-            or a.startswith("§ ")
-        ):
+        heading = a.startswith("§ ") or (heading and _indent(a) == 0 and bool(a.strip()))
+        if not a.strip() or not b.strip() or ITEM.match(b) or _indent(a) != _indent(b) or heading:
             continue  # a paragraph or list item starts (or a clause's heading wraps)
         first = b.split()[0]
         assert cell_len(a) + 1 + cell_len(first) > width, f"ragged wrap:\n{a}\n{b}"
@@ -309,8 +305,10 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
             # a long clause is folded by default (issue 34 item 2): w shows them whole
             assert any("line(s) below · w shows the whole clause" in line for line in lines)
             await press(pilot, "w")
+            widths: dict[str, int] = {}
             for view in ("pane", "full screen"):
                 lines, width = _detail_lines(app)
+                widths[view] = width
                 start = next(
                     i for i, line in enumerate(lines) if line.startswith("Cited clauses (3)")
                 )
@@ -328,7 +326,9 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
                     assert "https://www.acf.hhs.gov/ofa/resource/tanfedit/index" in joined
                 await press(pilot, "enter")  # read full-screen: the text reflows wider
                 await settle(pilot)
-            assert _detail_lines(app)[1] > width - 1
+            # read full-screen, the text reflows at least as wide as in the pane (beside
+            # the list from 110 columns the pane is narrower, issue 34 item 1)
+            assert widths["full screen"] >= widths["pane"]
 
     asyncio.run(run())
 

@@ -408,8 +408,8 @@ def test_the_form_on_a_disputed_card_records_a_resolution(tui_world) -> None:  #
             assert "! DISPUTED 3.2 Single sign-on · rulings disagree: IN_SCOPE / REJECT" in before
             assert "disputed after triage (MEDIUM then" in before  # the open dispute raises it
             await _on_disputed_card(pilot, TUI_REF)
-            assert "No resolution yet: r records the PMO's resolution." in _card(app)
-            await press(pilot, "r")
+            assert "No resolution yet: R records the PMO's resolution." in _card(app)
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm) and form.item.ref == TUI_REF
             # Save without a verdict, then without a reason: refused, the form stays
@@ -477,7 +477,7 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             assert isinstance(app.screen, ResolveDisputeForm)
             await press(pilot, "escape")
             assert not isinstance(app.screen, ResolveDisputeForm)
@@ -499,7 +499,7 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             assert not isinstance(app.screen, ResolveDisputeForm)
             assert any(n.startswith("Read-only desk: vera may not resolve") for n in seen.notes())
         assert tui_world.repo.clause_resolutions("demo") == []
@@ -542,7 +542,7 @@ def test_the_form_says_when_another_pmo_resolved_first(tui_world) -> None:  # no
         async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm)
             # meanwhile, another approver at another desk
@@ -682,7 +682,7 @@ def test_the_form_names_the_resolution_in_force_and_chooses_nothing(tui_world) -
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await _on_disputed_card(pilot, TUI_REF)
-            await press(pilot, "r")
+            await press(pilot, "R")
             form = app.screen
             assert isinstance(form, ResolveDisputeForm)
             head = " ".join(shown(form.query_one("#resolve-clause", Static), 100, 6).split())
@@ -695,3 +695,42 @@ def test_the_form_names_the_resolution_in_force_and_chooses_nothing(tui_world) -
         assert len(tui_world.repo.clause_resolutions("demo")) == 1
 
     asyncio.run(run())
+
+
+def test_a_resolution_stays_shown_when_the_rulings_agree_again(world: World) -> None:
+    """Issue 34 item 4: amending the dissenting ruling to agree with the PMO's resolution
+    left every ruling agreeing, and the resolution vanished everywhere (memory, the
+    dispute list, disputed.md, the contract page). It is what the next reviewer of the
+    clause needs: the clause stays disputed-resolved (raising no risk), on every page,
+    and the wiki stays the projection of the DB."""
+    desk = world.desk
+    _dispute(world)  # FIRST IN_SCOPE, SECOND CHANGE_REQUEST
+    world.clock.at(10)
+    res = desk.resolve_dispute("demo", REF, "in_scope", REASON).resolution
+    world.clock.at(20)
+    desk.rule(SECOND, "approve", reason="in scope per the PMO", amend=True)
+    assert {world.repo.case(c).ruling.ruling for c in (FIRST, SECOND)} == {"IN_SCOPE"}
+    mem = desk.clause_memory("demo")[REF]
+    assert mem.disputed and mem.resolved and not mem.open_dispute
+    assert mem.resolution == res and mem.overridden_by is None
+    pending = world.repo.case(world.citing()[0]).decision
+    assert current_risk(pending, desk.clause_memory("demo"), True) == (pending.risk, ())
+    [item] = [d for d in desk.disputed("demo") if d.ref == REF]
+    assert item.resolved and item.resolution == res
+    disputed = _page(world, "disputed.md")
+    assert "resolved:\n- MSA-2024-01#4.8\n" in disputed.split("---\n")[1]
+    section = _section(disputed, f"## {REF}")
+    assert "**DISPUTED-RESOLVED**." in section and "PMO resolution: rule **IN_SCOPE**" in section
+    contract = _section(_page(world, "entities/contracts/MSA-2024-01.md"), f"## {REF}")
+    assert "**DISPUTED-RESOLVED**." in contract and "PMO resolution: rule **IN_SCOPE**" in contract
+    _same_as_rebuild(world, "fresh-agreed")
+    env = {
+        "ETKI_DB_URL": world.url,
+        "ETKI_WIKI_DIR": str(world.tmp / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    listed = run_etki(["dispute", "list", "--project", "demo"], env=env, cwd=world.tmp)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith(f"{REF}  DISPUTED-RESOLVED  rulings IN_SCOPE  (2 ruled)\n")
+    assert "  PMO: rule IN_SCOPE — “clause 4.8 covers" in listed.stdout

@@ -607,6 +607,7 @@ async def test_p_writes_a_preanalysis_in_a_worker_and_the_pane_shows_it(world: P
             assert "None yet: p asks model test-model for one." in _pane_text(app)
             await press(pilot, "p")
             await until(pilot, lambda: seen.of(PreanalysisWritten), "the pre-analysis")
+            await press(pilot, "enter")  # read full-screen: the detail beside is narrow
             await settle(pilot)
             text = _pane_text(app)
             assert "Pre-analysis (test-model · etki-preanalysis/1)" in text

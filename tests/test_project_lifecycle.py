@@ -381,6 +381,7 @@ def test_every_refused_write_on_a_case_reads_as_english(sample) -> None:
         (("note", pending, "Größe prüfen"), "notes", "add a note"),
         (("claim", pending), "claims", "claim a case"),
         (("estimate", pending, "--days", "3", "--reason", "ok"), "estimates", "estimate a case"),
+        (("assign", pending, "--to", "ayse"), "assignments", "assign a case"),
         (
             ("cr", "edit", SSO_CASE, "--assumption", "Straße"),
             "change-request terms",

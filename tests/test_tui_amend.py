@@ -177,12 +177,14 @@ async def test_x_claims_and_releases_and_others_claims_show_in_the_queue(
         claims = tui_world.repo.live_claims("demo")
         assert claims[FIRST].actor == "reviewer"
         pane = app.query_one(QueuePane)
-        assert "claimed by" not in pane._cells[FIRST][1].plain  # one's own: not marked
+        assert not pane._cells[FIRST][0].plain.startswith("@")  # one's own: not marked
         # another reviewer claims the second case; the live refresh shows it
         tui_world.repo.claim(SECOND, "ayse", 30)
         app.poll_queue()
         await settle(pilot)
-        assert pane._cells[SECOND][1].plain.startswith("claimed by ayse · ")
+        # a mark before the id (issue 34 item 1); the title stays whole
+        assert pane._cells[SECOND][0].plain.startswith("@AY ")
+        assert not pane._cells[SECOND][1].plain.startswith("claimed by")
         await press(pilot, "x")  # on FIRST again: released
         await until(pilot, lambda: len(seen.of(CaseEventDone)) == 2, "the release stored")
         await settle(pilot)

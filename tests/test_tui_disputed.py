@@ -252,6 +252,7 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         pane.set_filter(QueueFilter())
         await settle(pilot)
         await goto(pilot, RECEIPT)
+        await press(pilot, "z")  # the whole detail (a two-line peek under 30 rows)
         await settle(pilot)
         top = " ".join(" ".join(visible_detail_lines(app)).split())
         assert "! DISPUTED 4.3 Receipts" in top

@@ -71,6 +71,8 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
             await goto(pilot, cases["R-2"].case_id)
             await settle(pilot)
             assert current(app) == cases["R-2"].case_id
+            await press(pilot, "enter")  # read full-screen: the detail beside is narrow
+            await settle(pilot)
             body = app.query_one(CaseDetail).query_one("#detail-body")
             text, segments = _text(body)
             assert "§ out-2 Declared remit (out) 2  [exclusion]  etki.yaml#out-2" in text
@@ -78,6 +80,8 @@ async def test_cited_remit_statements_show_literally_and_labelled(tmp_path: Path
             assert "[bold]x[/] ␛[2J Belediye personelinin eğitimi İnsan Kaynakları" in text
             _literal(text, segments)
 
+            await press(pilot, "escape")  # back from the full-screen read
+            await settle(pilot)
             await press(pilot, "2")  # Hafıza: the precedent and the disputed card
             await settle(pilot)
             pane = app.query_one(MemoryPane)

@@ -246,6 +246,11 @@ def test_config_keymap_and_warnings(tmp_path: Path) -> None:
     assert "'copy' needs a key name" in text
     assert "refresh_seconds" in text and config.refresh_seconds == DEFAULT_REFRESH_SECONDS
     assert "unknown setting(s) theme" in text
+    # A is the queue's Amend already: said, naming the file and the key
+    clashes = [w for w in config.warnings if "already uses" in w]
+    assert all(str(cfg) in w for w in clashes) and len(clashes) == 2
+    assert any("'approve' to A" in w and "'amend'" in w for w in clashes)
+    assert any("'reject' to R" in w and "'dispute.resolve_case'" in w for w in clashes)
 
 
 @pytest.mark.parametrize(
@@ -341,9 +346,12 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
             )
             if any(getattr(b, "id", None) == action.id for b in cls.BINDINGS)
         ]
-        # the cursor keys (queue.*) belong to the table itself: bound on its pane, the
-        # table's own Home/End would win while it has the focus
-        owner = [QueueTable] if action.id.startswith("queue.") else owners[action.context]
+        # Home/End (queue.first/last) belong to the table itself: bound on its pane, the
+        # table's own Home/End would win while it has the focus; j/k (queue.down/up) to
+        # the pane, so they step cases in the full-screen read too (issue 34 item 1)
+        owner = (
+            [QueueTable] if action.id in ("queue.first", "queue.last") else owners[action.context]
+        )
         assert set(owner) <= set(bound), action.id
         assert len(bound) == 1 or action.context == "app", (action.id, bound)
 

@@ -583,7 +583,7 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
         assert all(tree.render_line(y).cell_length <= tree.size.width for y in range(5))
         assert not tree.virtual_size.width > tree.size.width  # nothing cropped at the edge
         bar = shown(reader.query_one("#reader-bar"))
-        assert "◀b back · history 1 of 1 · forward n▶" in bar and "page 1/1" not in bar
+        assert "◀b back · history 1 of 1 · forward F▶" in bar and "page 1/1" not in bar
         await pilot.press("l")
         await settle(pilot)
         await pilot.press("enter")  # follow the first link: a second page in the history

@@ -46,7 +46,8 @@ def _twins() -> list[tuple[Request, object]]:
 
 
 def _detail(app) -> str:  # noqa: ANN001
-    return shown(app.query_one("#detail-body"), 110, 80)
+    # the words as shown, wherever the detail wraps them (beside the list it is narrow)
+    return " ".join(shown(app.query_one("#detail-body"), 110, 80).split())
 
 
 def _world_with_ruled_twin(tmp_path: Path, action: str, reason: str):  # noqa: ANN202

@@ -134,6 +134,58 @@ def test_detail_disputed(snap_compare, tui_world: TuiWorld, size: tuple[int, int
     _check(snap_compare, tui_world, size, ["enter"])
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_queue_detail_toggled(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """z (issue 34 item 1): at 80x24 the detail comes back under the list (the default
+    there is the list alone); at 120x40 the detail beside the list goes and the list
+    has the whole width."""
+    _check(snap_compare, tui_world, size, ["z"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_read_next_case(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Enter, then j: the full-screen read shows the second case (no Escape, j, Enter)."""
+    _check(snap_compare, tui_world, size, ["enter", "j"])
+
+
+def claimed_by_ayse(pilot: Pilot) -> None:
+    """Another reviewer claims the second case; the queue reloads its claims."""
+    app = pilot.app
+    assert isinstance(app, EtkiApp)
+    app.desk.repo.claim("req-demo-1b7e9d02", "Ayşe Yılmaz", 30)
+    app.load_queue("reload")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_claim_mark(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """Ayşe Yılmaz's claim is @AY before the id; the title stays whole, the detail's
+    title names her (highlighted with j)."""
+    _check(snap_compare, tui_world, size, [claimed_by_ayse, "j"])
+
+
+def long_message(pilot: Pilot) -> None:
+    """A routine message of ten lines (as a CR conversion's was)."""
+    pilot.app.notify(
+        "Converted req-demo-2c4a8e13 to a change request.\n"
+        + "\n".join(f"Draft line {i}: the effort and the modules." for i in range(1, 10)),
+        title="Saved",
+        markup=False,
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_status_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A ten-line routine message is one line over the footer, cut, saying M shows it
+    whole; no toast covers the queue."""
+    _check(snap_compare, tui_world, size, [long_message])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_messages_view(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """L: every message of the session whole, newest first."""
+    _check(snap_compare, tui_world, size, ["x", long_message, "L"])
+
+
 @pytest.fixture(scope="session")
 def _tdrs_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tui-tdrs")
@@ -290,9 +342,9 @@ def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_resolve_dispute_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """r on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
+    """R on the disputed card of 3.2: the resolution form (no verdict chosen yet, a reason
     typed) over Hafıza."""
-    _check(snap_compare, tui_world, size, ["2", "down", "r", "tab", "type:3.2 covers contractors"])
+    _check(snap_compare, tui_world, size, ["2", "down", "R", "tab", "type:3.2 covers contractors"])
 
 
 # --- Raporlar, help, palette, too small --------------------------------------------------
@@ -326,6 +378,29 @@ def test_bulk_confirm(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) 
     _check(snap_compare, tui_world, size, ["space", "space", "space", "B"])
 
 
+def test_assign_picker(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """t on the first case, once ayse has it: the project's approvers (the viewer vera is
+    not offered), "you" beside the acting reviewer, "assigned now" beside ayse, and
+    Nobody to end it (issue 35 item 5)."""
+    tui_world.desk.assign(tui_world.desk.queue(tui_world.project_id)[0].case_id, "ayse")
+    _check(snap_compare, tui_world, (80, 24), ["T"])
+
+
+def test_saved_views(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """V with the mine filter on: the name box, what it would save, and the saved views
+    (a Turkish name, each with its filters as the filter line says them) (issue 35
+    item 5)."""
+    from etki_tui.config import TuiConfig
+
+    views = {
+        "Benim işlerim": {"mine": True, "sureness": "unsure"},
+        "Ödeme CR'ları": {"verdict": "CHANGE_REQUEST", "text": "module:payments", "sort": "risk"},
+        "by Jürgen": {"text": "by:jurgen"},
+    }
+    config = TuiConfig(tui_world.tmp / "config.yaml", views=views)
+    _check(snap_compare, tui_world, (80, 24), ["M", "V"], config=config)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """? on the queue: its keys, what they do and their binding ids."""
@@ -336,6 +411,27 @@ def test_help(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:
 def test_new_request_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """n: the new-request form over the queue, focus in the title, submitter filled in."""
     _check(snap_compare, tui_world, size, ["n", "type:Randevu ekranı"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_new_request_discard(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """A title typed, then Esc: the form asks before discarding it, Keep editing focused
+    (issue 34 item 5)."""
+    _check(snap_compare, tui_world, size, ["n", "type:Randevu ekranı", "escape"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_reason_kept_notice(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """An override reason typed, another reviewer rules the case, Enter closes the
+    dialog: the notice keeps the reason, literal, until closed (issue 34 item 5)."""
+    _check(snap_compare, tui_world, size, ["r", "type:Nicht im Umfang", ruled_by_ayse, "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_memory_strip_rulings(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """The disputed case read full-screen at its clause memory: each ruling of 3.2 with
+    who, what, which case and why it counts (issue 34 item 4)."""
+    _check(snap_compare, tui_world, size, ["enter", scroll_detail_to("Clause memory")])
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -1,4 +1,5 @@
-"""``etki init | add | import | queue | rule | note | claim | show | triage | projects``:
+"""``etki init | add | import | queue | rule | note | claim | assign | show | triage |
+projects``:
 the cases of a project.
 
     etki init PROJECT_DIR [--no-context] [--update-reviewers] [--no-preanalysis]
@@ -18,11 +19,17 @@ says how many were not asked); ``--no-preanalysis`` skips it.
     etki queue [--project ID] [--all] [--json] the pending cases (all with --all)
     etki queue ... --output FILE [--format csv|xlsx]  the listed cases into a file
     etki queue ... --format csv                 the listed cases as CSV on stdout
+    etki queue ... [--mine] [--module ID] [--submitter NAME] [--sure|--unsure]
+                                               only my cases (claimed by or assigned to
+                                               me), by impacted module, by submitter
+                                               (ayse finds Ayşe), by the engine's sureness
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
     etki claim CASE_ID [--minutes N] [--release]
                                                mark a case as being looked at by you
+    etki assign CASE_ID --to NAME | --clear    hand a case to an approver (audited;
+                                               theirs in `etki queue --mine`)
     etki show CASE_ID [--json]                 a case, its ruling and its whole history
                                                (imported, triaged, viewed, ruled, amended,
                                                refused attempts, erased)
@@ -41,6 +48,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from etki.commands.queuefile import pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 from etki.text import printable
@@ -232,9 +240,12 @@ def _projects(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _queue_read(args: argparse.Namespace, settings: Settings) -> tuple[list, dict[str, Any]]:
-    """The rows ``etki queue`` prints, each ``(case, clause memory)``, and the live
-    claims (case id -> claim): read by :mod:`etki.store.lean` (plain SQL, no SQLAlchemy,
+_Read = tuple[list, dict[str, Any], dict[str, Any]]
+
+
+def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
+    """The rows ``etki queue`` prints, each ``(case, clause memory)``, the live claims
+    (case id -> claim) and the assignments in force (case id -> assignment): read by :mod:`etki.store.lean` (plain SQL, no SQLAlchemy,
     only the printed rows and the ruled cases citing their clauses), or by the desk when
     that path cannot answer as it would (:class:`etki.store.lean.Fallback`; e.g. a store
     that needs a migration, which the desk refuses as before)."""
@@ -251,10 +262,10 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> tuple[list, dic
         ruled: list[Any] = part.ruled  # queue rows, as the desk's clause_memory_of takes
         memory = clause_memory(ruled, part.resolutions) if ruled else {}
         rows += [(c, memory) for c in part.shown]
-    return rows, read.claims
+    return rows, read.claims, read.assignments
 
 
-def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list, dict[str, Any]]:
+def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> _Read:
     """:func:`_queue_read` through the desk (the ORM path)."""
     from etki.errors import ProjectArchivedError
 
@@ -266,6 +277,7 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list
             raise ProjectArchivedError(args.project, "has no queue")
     rows: list[tuple[Any, Any]] = []
     claims: dict[str, Any] = {}
+    assignments: dict[str, Any] = {}
     for pid in projects:
         # the light rows (no evidence chains), as the desk's queue: the clause memory and
         # every listed field come from them (a 10k store: 1.2 s of full records before)
@@ -273,11 +285,13 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> tuple[list
         memory = desk.clause_memory_of([c for c in every if c.ruling is not None], pid)
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
         claims.update(desk.claims(pid))
-    return rows, claims
+        assignments.update(desk.assignments(pid))
+    return rows, claims, assignments
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.commands.queuefile import queue_file, queue_format
+    from etki.commands.queuefile import queue_file, queue_format, queue_pick
+    from etki.picks import mine_ids
     from etki.tablefile import queue_row
 
     fmt = queue_format(args)
@@ -285,7 +299,11 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     from etki.memory import current_risk
 
     escalate = settings.disputed_escalation
-    rows, claims = _queue_read(args, settings)
+    pick = queue_pick(args)
+    rows, claims, assignments = _queue_read(args, settings)
+    if pick:
+        mine = mine_ids(settings.reviewer, claims, assignments)
+        rows = [(c, memory) for c, memory in rows if pick.keeps(c, mine)]
     if args.json or fmt is not None:
         out = []
         for c, memory in rows:
@@ -293,13 +311,17 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             held = claims.get(c.case_id)
             row["claimed_by"] = held.actor if held else None
             row["claimed_until"] = held.until if held else None
+            given = assignments.get(c.case_id)
+            row["assigned_to"] = given.after if given else None
             out.append(row)
         if fmt is not None:
             queue_file(out, args, fmt)
         else:
             emit_json(out, indent=1)
         return 0
-    if not rows:
+    if not rows and pick:
+        echo(f"no case matches ({'; '.join(pick.words())})", multiline=False)
+    elif not rows:
         echo("no cases waiting for a ruling")
     for c, memory in rows:
         d = c.decision
@@ -310,6 +332,8 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
         held = claims.get(c.case_id)
         claimed = f"  claimed by {held.actor} until {held.until}" if held else ""
+        given = assignments.get(c.case_id)
+        claimed += f"  assigned to {given.after}" if given else ""
         echo(
             f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f} {mark}  {risk.level:<6}{look:<4} "
             f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}",
@@ -471,6 +495,25 @@ def _claim(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _assign(args: argparse.Namespace, settings: Settings) -> int:
+    """``etki assign CASE --to NAME``: hand a pending case to one of the project's
+    approvers (``ayse`` finds ``Ayşe Yılmaz``; audited, in the case's history, in the
+    assignee's ``etki queue --mine``), or ``--clear`` the assignment."""
+    if args.to is None and not args.clear:
+        raise InputError(f"assign {args.case_id}: say to whom with --to NAME (or --clear)")
+    if args.to is not None and not args.to.strip():
+        raise InputError("--to: the name is empty; give an approver's name")
+    desk = _desk(args, settings)
+    case_id = args.case_id
+    if args.clear:
+        done = desk.unassign(case_id)
+        echo(f"{case_id}: assignment to {done.after} ended by {done.actor}", multiline=False)
+        return 0
+    done = desk.assign(case_id, args.to)
+    echo(f"{case_id}: assigned to {done.after} by {done.actor} at {done.at}", multiline=False)
+    return 0
+
+
 def _triage(args: argparse.Namespace, settings: Settings) -> int:
     desk = _desk(args, settings)  # a missing store is said first
     if not args.text.strip():
@@ -606,6 +649,7 @@ def register(sub: Any) -> None:
     queue.add_argument(
         "--output", metavar="FILE", help="write the listed cases to FILE (-: stdout)"
     )
+    pick_options(queue)
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
@@ -653,6 +697,12 @@ def register(sub: Any) -> None:
     claim.add_argument("--minutes", type=int, default=30, help="how long (default 30)")
     claim.add_argument("--release", action="store_true", help="end your claim now")
     claim.set_defaults(handler=_claim)
+    assign = sub.add_parser("assign", help="assign a case to one of the project's approvers")
+    assign.add_argument("case_id")
+    who = assign.add_mutually_exclusive_group()
+    who.add_argument("--to", metavar="NAME", help="the approver (ayse finds Ayşe Yılmaz)")
+    who.add_argument("--clear", action="store_true", help="end the case's assignment")
+    assign.set_defaults(handler=_assign)
     show = sub.add_parser("show", help="a case with its ruling and its whole history")
     show.add_argument("case_id")
     show.add_argument("--json", action="store_true", help="the case and its history as JSON")

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from etki.console import echo
 from etki.errors import InputError
 
-__all__ = ["QUEUE_FORMATS", "queue_file", "queue_format"]
+if TYPE_CHECKING:
+    from etki.picks import Pick
+
+__all__ = ["QUEUE_FORMATS", "pick_options", "queue_file", "queue_format", "queue_pick"]
 
 QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 """The file formats of ``etki queue --output FILE`` (issue 35 item 3), by suffix."""
@@ -63,3 +67,45 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
     data = table_bytes([queue_table(rows, title)], fmt, sections=False)
     write_export(args.output, data, "report")
     echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)
+
+
+def pick_options(parser: Any) -> None:
+    """Add ``--mine``, ``--module``, ``--submitter`` and ``--sure``/``--unsure`` (issue 35
+    item 5: :class:`etki.picks.Pick`) to the ``etki queue`` parser."""
+    parser.add_argument(
+        "--mine", action="store_true", help="only the cases claimed by or assigned to you"
+    )
+    parser.add_argument(
+        "--module", metavar="ID", help="only cases impacting module ID or a module below it"
+    )
+    parser.add_argument(
+        "--submitter", metavar="NAME", help="only cases NAME submitted (ayse finds Ayşe Yılmaz)"
+    )
+    sure = parser.add_mutually_exclusive_group()
+    sure.add_argument(
+        "--sure", dest="sureness", action="store_const", const="sure", help="engine sure only"
+    )
+    sure.add_argument(
+        "--unsure",
+        dest="sureness",
+        action="store_const",
+        const="unsure",
+        help="only the cases that need a careful look",
+    )
+
+
+def queue_pick(args: argparse.Namespace) -> Pick:
+    """The :class:`etki.picks.Pick` of the ``etki queue`` options, checked
+    before the store is opened: an empty ``--module`` or ``--submitter`` raises
+    :class:`InputError` naming the option."""
+    from etki.picks import Pick
+
+    for option, value in (("--module", args.module), ("--submitter", args.submitter)):
+        if value is not None and not value.strip():
+            raise InputError(f"{option}: the value is empty; give a module id or a name")
+    return Pick(
+        mine=args.mine,
+        module=args.module or "",
+        submitter=args.submitter or "",
+        sureness=args.sureness,
+    )

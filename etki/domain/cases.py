@@ -129,6 +129,8 @@ EVENT_KINDS: tuple[str, ...] = (
     "release",
     "estimate",
     "cr_terms",
+    "assign",
+    "unassign",
 )
 """The kinds of :class:`CaseEvent`, in the order a history lists events of the same
 second: ``imported`` and ``triaged`` first (they happen together when a case is
@@ -202,6 +204,10 @@ class CaseEvent:
             return "effort estimated" + by
         if self.kind == "cr_terms":
             return "change-request terms written" + by
+        if self.kind == "assign":  # after: the assignee (issue 35 item 5)
+            return f"assigned to {self.after}{by}"
+        if self.kind == "unassign":
+            return f"assignment to {self.after} ended{by}"
         if self.kind == "preanalysed":  # the audit row of a saved pre-analysis (issue 14 item 9)
             return "pre-analysis asked for" + by
         return self.kind + by
@@ -331,6 +337,12 @@ class ClauseMemory:
     resolution: ClauseResolution | None = None
     overridden_by: str | None = None
     disputing: tuple[tuple[str, str, str, str], ...] = ()
+    counted: tuple[tuple[str, str, tuple[str, ...], bool], ...] = ()
+    """Why each ruling of ``history`` counts where it does: ``(case_id, rule, refs,
+    override)``, ``refs`` the clauses the ruling is about, ``rule`` how they were found
+    (a key of :data:`etki.memory.CORRECTION_RULES`: ``reason``, ``evidence``,
+    ``cited``; :func:`etki.memory.case_about_rule`) and ``override`` whether the ruling
+    differs from the engine's verdict (a precedent), in the order of ``history``."""
 
     @property
     def resolved(self) -> bool:

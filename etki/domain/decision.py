@@ -312,3 +312,6 @@ class DecisionSummary:
     sure: bool = False
     """The engine is sure of the verdict (:attr:`Decision.sure`; False for a decision of
     an engine before 3.0.0, which did not say). See :func:`is_sure`."""
+    impacted_modules: tuple[str, ...] = ()
+    """The modules the decision names as impacted (:attr:`Decision.impacted_modules`):
+    what the queue's module filter reads (issue 35 item 5)."""

@@ -32,6 +32,10 @@ class Seat:
     role: str
     may_rule: bool
     open: bool = False
+    did_you_mean: str | None = None
+    """A listed reviewer name the acting one spells without its Turkish or German
+    letters (``Ayse Yilmaz`` for ``Ayşe Yılmaz``: :func:`etki.identity.similar_name`),
+    for a desk whose reviewer is not listed; None otherwise."""
 
 
 def store_label(url: object) -> str:

@@ -5,6 +5,7 @@ and is composed of its parts, one module each (every method's ``self`` is the de
 * :mod:`etki.services.desk_intake`: ``etki init``, ``add``, ``import``, the pre-analysis;
 * :mod:`etki.services.desk_project`: projects, knowledge index, clauses, work items;
 * :mod:`etki.services.desk_cases`: the queue, cases, history, notes, claims, views;
+* :mod:`etki.services.desk_assign`: cases assigned to reviewers, the cases that are mine;
 * :mod:`etki.services.desk_rulings`: rulings, their wiki projection, dispute resolutions;
 * :mod:`etki.services.desk_memory`: clause memory, disputes, the memory beside a verdict;
 * :mod:`etki.services.desk_wiki`: the wiki's folder, rebuild, drift, search and pages;
@@ -25,6 +26,7 @@ from etki.approval import ApprovalService
 from etki.config import Settings
 from etki.services.admin import approval_service
 from etki.services.desk_admin import DeskAdmin
+from etki.services.desk_assign import DeskAssign
 from etki.services.desk_cases import DeskCases
 from etki.services.desk_documents import DeskDocuments
 from etki.services.desk_estimates import DeskEstimates
@@ -52,6 +54,7 @@ class Desk(
     DeskAdmin,
     DeskProject,
     DeskCases,
+    DeskAssign,
     DeskRulings,
     DeskMemory,
     DeskWiki,

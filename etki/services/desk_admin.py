@@ -57,8 +57,10 @@ class DeskAdmin:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
         reviewer list and whether they may rule (the same test as
         :func:`etki.approval.require_approver`, names compared by
-        :func:`etki.identity.reviewer_name`). Raises ``NotFoundError``."""
-        from etki.identity import is_listed_approver, reviewer_name
+        :func:`etki.identity.reviewer_name`). A name not listed that spells a listed
+        one without its Turkish or German letters carries it as
+        :attr:`Seat.did_you_mean`. Raises ``NotFoundError``."""
+        from etki.identity import is_listed_approver, reviewer_name, similar_name
 
         who = reviewer_name(self.settings.reviewer)
         reviewers = self.repo.project_config(project_id).reviewers
@@ -67,7 +69,10 @@ class DeskAdmin:
         if is_listed_approver(reviewers, who):
             return Seat(who, "approver", True)
         listed = any(reviewer_name(r.name) == who for r in reviewers)
-        return Seat(who, "viewer" if listed else "not listed", False)
+        if listed:
+            return Seat(who, "viewer", False)
+        guess = similar_name((r.name for r in reviewers), who)
+        return Seat(who, "not listed", False, did_you_mean=guess)
 
     # the accepted remit (etki remit; issue 29 item 5: etki.remit)
     def remit_proposals(self: _Desk, project_id: str) -> list[ProposalRow]:

@@ -42,6 +42,7 @@ class _Desk(Protocol):
         self, cases: list, project_id: str | None = None
     ) -> dict[str, ClauseMemory]: ...
     def claims(self, project_id: str) -> dict[str, CaseEvent]: ...
+    def assignments(self, project_id: str) -> dict[str, CaseEvent]: ...
 
 
 class DeskExports:
@@ -83,6 +84,7 @@ class DeskExports:
         every = self.queue_summaries(project_id, status=None)
         memory = self.clause_memory_of([c for c in every if c.ruling is not None], project_id)
         claims = self.claims(project_id)
+        assignments = self.assignments(project_id)
         by_id = {c.case_id: c for c in every}
         rows = []
         for case_id in case_ids:
@@ -93,6 +95,8 @@ class DeskExports:
             held = claims.get(case_id)
             row["claimed_by"] = held.actor if held else None
             row["claimed_until"] = held.until if held else None
+            given = assignments.get(case_id)
+            row["assigned_to"] = given.after if given else None
             rows.append(row)
         data = table_bytes([queue_table(rows, title)], fmt, sections=False)
         return write_export(path, data, "queue"), len(rows)

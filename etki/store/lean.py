@@ -174,19 +174,24 @@ def summary_of_members(
     risks: dict[tuple[object, ...], Risk],
     deciding_text: str | None = None,
     sure: object = None,
+    modules_json: str | None = None,
 ) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from the ``cited_clauses`` and ``risk``
     members of a stored decision as JSON text (what SQLite's ``json_extract`` returns),
     ``deciding_text``, the decision's JSON from its ``deciding sentence: `` on (or
     None; :func:`etki.domain.deciding_in_json`), and its ``sure`` member as
     ``json_extract`` gives it (1, 0, or None when absent: an engine before 3.0.0, not
-    sure). ``risks`` shares equal :class:`Risk` values between calls."""
+    sure), and ``modules_json``, its ``impacted_modules`` member (None: none).
+    ``risks`` shares equal :class:`Risk` values between calls."""
     refs = json.loads(refs_json) if refs_json else []
     risk = json.loads(risk_json) if risk_json else {}
     summary = _summary(refs, risk, verdict, confidence, risks)
     deciding = deciding_in_json(deciding_text, summary.cited_clauses)
     if deciding or sure:
         summary = replace(summary, deciding=deciding, sure=sure in (1, True))
+    modules = json.loads(modules_json) if modules_json else []
+    if modules:
+        summary = replace(summary, impacted_modules=tuple(modules))
     return summary
 
 
@@ -218,7 +223,8 @@ def decision_summary(
     risks: dict[tuple[object, ...], Risk] | None = None,
 ) -> DecisionSummary:
     """A :class:`~etki.domain.DecisionSummary` from a stored decision's JSON text and its
-    verdict and confidence columns: only ``cited_clauses``, ``risk`` and ``sure`` are decoded
+    verdict and confidence columns: only ``cited_clauses``, ``risk``, ``sure`` and
+    ``impacted_modules`` are decoded
     (falls back to the whole document when the text is not the canonical form).
     ``risks`` shares equal :class:`Risk` values between calls."""
     try:
@@ -231,14 +237,21 @@ def decision_summary(
         sure = (
             _json_member(decision_json, "sure", last=True) if '"sure":' in decision_json else False
         )
+        # the last "impacted_modules": (no member after it, up to "verdict", has one)
+        modules = _json_member(decision_json, "impacted_modules", last=True)
+        if not isinstance(modules, list):
+            raise ValueError("shape")
     except ValueError:
         whole = json.loads(decision_json)
         refs, risk = whole.get("cited_clauses", []), whole.get("risk", {})
         sure = whole.get("sure", False)
+        modules = whole.get("impacted_modules", [])
     summary = _summary(refs, risk, verdict, confidence, risks)
     deciding = deciding_in_json(decision_json, summary.cited_clauses)
     if deciding or sure is True:
         summary = replace(summary, deciding=deciding, sure=sure is True)
+    if modules:
+        summary = replace(summary, impacted_modules=tuple(modules))
     return summary
 
 
@@ -402,6 +415,15 @@ CLAIMS = (
     "AND e.case_id IN (SELECT id FROM cases WHERE project_id = ? AND status = 'pending')"
 )
 
+ASSIGNS = (
+    "SELECT e.case_id, e.kind, e.actor, e.at, e.text FROM case_events e "
+    "WHERE e.id IN (SELECT max(id) FROM case_events WHERE project_id = ? "
+    "AND kind IN ('assign', 'unassign') GROUP BY case_id) "
+    "AND e.case_id IN (SELECT id FROM cases WHERE project_id = ? AND status = 'pending')"
+)
+"""The assignment in force of each assigned pending case (issue 35 item 5), as
+:meth:`etki.store.repository.assignments.AssignmentStore.live_assignments` reads it."""
+
 
 @dataclass(frozen=True)
 class QueuePart:
@@ -419,10 +441,12 @@ class QueuePart:
 @dataclass(frozen=True)
 class QueueRead:
     """What ``etki queue`` prints: one :class:`QueuePart` per project (by id) and
-    ``claims`` (case id -> live claim), the values the ORM path reads."""
+    ``claims`` (case id -> live claim) and ``assignments`` (case id -> assignment in
+    force), the values the ORM path reads."""
 
     parts: list[QueuePart]
     claims: dict[str, CaseEvent]
+    assignments: dict[str, CaseEvent]
 
 
 class LeanStore:
@@ -583,6 +607,15 @@ class LeanStore:
             if kind == "claim" and until and until > now
         }
 
+    def live_assignments(self, project_id: str) -> dict[str, CaseEvent]:
+        """case id -> the assignment in force (``after``: the assignee) of every assigned
+        pending case of the project (:data:`ASSIGNS`)."""
+        return {
+            case_id: CaseEvent(at=at, kind="assign", actor=actor, after=assignee)
+            for case_id, kind, actor, at, assignee in self.rows(ASSIGNS, [project_id, project_id])
+            if kind == "assign"
+        }
+
     def queue(self, project: str | None, *, every: bool) -> QueueRead:
         """What ``etki queue [--project ID] [--all]`` prints (``every``: ruled cases
         too). Raises :class:`NotFoundError` for an unknown ``project``."""
@@ -596,6 +629,7 @@ class LeanStore:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         parts: list[QueuePart] = []
         claims: dict[str, CaseEvent] = {}
+        assignments: dict[str, CaseEvent] = {}
         risks: dict[tuple[object, ...], Risk] = {}
         for pid in [project] if project else ids:
             shown = self.cases(pid, status=None if every else "pending", risks=risks)
@@ -603,7 +637,8 @@ class LeanStore:
             ruled = self.ruled_citing(pid, cited, risks)
             parts.append(QueuePart(shown, ruled, self.resolutions(pid) if ruled else []))
             claims.update(self.live_claims(pid, now))
-        return QueueRead(parts, claims)
+            assignments.update(self.live_assignments(pid))
+        return QueueRead(parts, claims, assignments)
 
     def chosen_project(self, given: str | None) -> str:
         """The project a command works on, as :meth:`etki.services.Desk.chosen_project`:

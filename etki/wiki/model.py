@@ -374,7 +374,8 @@ class WikiModel:
             if self._about(ref, brief):
                 rulings.add(r.ruling)
                 count += r.is_override
-        disputed = is_disputed(rulings, self.standing(ref)[1])
+        resolution, overridden = self.standing(ref)
+        disputed = is_disputed(rulings, overridden, resolution)
         return (count, disputed, tuple(sorted(rulings)))
 
     def standing(self, ref: str) -> Standing:

@@ -129,6 +129,7 @@ class FlowBase(App[None]):
         self._page_seq = 0  # numbers each page request; only the newest one is shown
         self._stale: set[str] = {"hafiza", "raporlar"}
         self._in_flight: set[str] = set()  # case ids whose ruling is being recorded
+        self._select_added: str | None = None  # a case added here: selected once loaded
         self._refresh_failing = False
         self._too_small: TooSmallScreen | None = None
         self._projecting = threading.Lock()  # one wiki projection at a time
@@ -197,7 +198,7 @@ class FlowBase(App[None]):
         banner = part(self, "#readonly-banner", Static)
         if banner is None:  # not composed yet (on_mount's first load shows it), or closing
             return
-        self.refresh_bindings()  # the ruling keys are dimmed on a read-only desk
+        self.refresh_bindings()  # the ruling keys leave the footer on a read-only desk
         if self.seat is not None and self.read_only:
             banner.update(read_only_banner(self.seat, self.project_id))
         banner.display = self.read_only
@@ -208,6 +209,7 @@ class FlowBase(App[None]):
         def _refresh_tab(self, pane_id: str) -> None: ...
         def _search_now(self, query: str) -> None: ...
         def action_show_tab(self, tab: str) -> None: ...
+        def goto_case(self, case_id: str) -> None: ...
 
     def _mark_stale(self, *, search: bool = True) -> None:
         self._stale.update({"hafiza", "raporlar"})

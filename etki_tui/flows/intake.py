@@ -165,6 +165,7 @@ class IntakeFlow(DocumentFlow):
             markup=False,
             timeout=6,
         )
+        self._select_added = message.case.case_id  # selected once the queue has it
         self.load_queue("reload")
         if self.desk.preanalysis_model() is not None:
             self._start_preanalysis(message.case.case_id)

@@ -95,14 +95,7 @@ class QueueFeedFlow(FlowBase):
         claims = self._read_claims(project_id)
         resolutions = self.desk.resolution_count(project_id)
         preanalyses = self.desk.preanalysis_mark(project_id)
-        known: list[tuple[str, str]] = []
-        if projects:
-            for pid in self.desk.active_project_ids():  # not an archived one (issue 35)
-                try:
-                    other = self.desk.project_name(pid)  # not its knowledge: one column
-                except Exception:
-                    other = ""
-                known.append((pid, other))
+        known = self.read_projects() if projects else []
         return QueueLoaded(
             project_id,
             name,
@@ -129,6 +122,19 @@ class QueueFeedFlow(FlowBase):
         except Exception as exc:  # noqa: BLE001
             self.log.warning(f"claims of {project_id} not read: {exc}")
             return {}
+
+    def read_projects(self) -> list[tuple[str, str]]:
+        """The stored projects that are not archived (issue 35) as (id, name), read now
+        (the name only, not the knowledge; "" when it cannot be read). Blocking: called
+        in a worker (the queue's load) or a thread (the palette's startup)."""
+        known: list[tuple[str, str]] = []
+        for pid in self.desk.active_project_ids():
+            try:
+                other = self.desk.project_name(pid)
+            except Exception:
+                other = ""
+            known.append((pid, other))
+        return known
 
     @desk_worker("queue", failed=could_not_load("the queue"))
     def load_queue(self, project_id: str, source: str = "load") -> QueueLoaded:
@@ -285,6 +291,10 @@ class QueueFeedFlow(FlowBase):
             me=message.seat.reviewer if message.seat is not None else None,
         )
         pane.llm_model = self.desk.preanalysis_model()
+        added = self._select_added
+        if added is not None and added in pane.cases:  # a request added at this desk
+            self._select_added = None
+            self.goto_case(added)
         if new_preanalysis and not first_read:
             pane.forget_details()  # the pane reads the case again, with its pre-analysis
         if message.rulings is None and message.source == "load":

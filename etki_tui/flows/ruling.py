@@ -313,17 +313,8 @@ class RulingFlow(HafizaFlow):
             if reason is None:
                 kept = dialog.draft.strip()
                 self._drafts.pop((case.case_id, message.action), None)
-                if kept and dialog.ruled_meanwhile is not None:  # no next try: show it
-                    self.notify(
-                        printable(
-                            f"Nothing recorded for {case.case_id}. Your "
-                            f"reason, not recorded: {kept}",
-                            multiline=False,
-                        ),
-                        title="Cancelled",
-                        markup=False,
-                        timeout=12,
-                    )
+                if kept and dialog.ruled_meanwhile is not None:  # no next try: keep it
+                    self._reason_not_recorded(case.case_id, message.action, dialog)
                     return
                 if kept:
                     self._drafts[(case.case_id, message.action)] = dialog.draft
@@ -340,6 +331,30 @@ class RulingFlow(HafizaFlow):
             self.rule_case(case.case_id, message.action, reason, case.version)
 
         self.push_screen(dialog, confirmed)
+
+    def _reason_not_recorded(self, case_id: str, action: str, dialog: ConfirmRuling) -> None:
+        """The reason typed for a case another reviewer ruled meanwhile: kept as the
+        draft of an amendment with the same ruling (``A``) and shown, literal and
+        selectable (copy with the mouse or Ctrl+C), in a notice that stays until
+        closed — not a toast that vanishes (issue 34 item 5)."""
+        self._drafts[(case_id, action)] = dialog.draft
+        ruling = dialog.ruled_meanwhile
+        body = Text()
+        body.append(f"{case_id} was ruled meanwhile", style="bold")
+        if ruling is not None:
+            body.append(" ")
+            body.append_text(verdict_text(ruling.ruling, bold=True))
+            body.append(f" by {printable(ruling.reviewer, multiline=False)}")
+            body.append(f" at {when(ruling.ruled_at)}")
+        body.append(".\n\nNothing was recorded here. Your reason, not recorded:\n", style="bold")
+        body.append_text(literal(dialog.draft.strip()))
+        body.append(
+            f"\n\nIt is kept: A (amend) with {ACTION_VERB.get(action, action)} starts with it.",
+            style="dim",
+        )
+        self.push_screen(
+            NoticeModal("Ruled meanwhile: reason kept", body, severity="warning", id="reason-kept")
+        )
 
     def _ruled_here(self, ruling: RulingRecord, pane: QueuePane | None) -> None:
         """This desk's own ruling (single, bulk or amended): the palette's case list and

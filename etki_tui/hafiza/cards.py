@@ -99,7 +99,7 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
     and how to record one (or a new one)."""
     res = item.resolution
     if res is None:
-        return [Text("No resolution yet: r records the PMO's resolution.", style="dim")]
+        return [Text("No resolution yet: R records the PMO's resolution.", style="dim")]
     lines: list[RenderableType] = [Text("PMO resolution", style="bold underline")]
     rule = Text("  rule ")
     rule.append_text(verdict_text(res.verdict, bold=True))
@@ -113,10 +113,10 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
         over.append(printable(item.overridden_by, multiline=False))
         over.append(", ruled after it and against it: disputed again.", style="bold")
         lines.append(over)
-        lines.append(Text("r records a new resolution.", style="dim"))
+        lines.append(Text("R records a new resolution.", style="dim"))
     else:
         lines.append(Text("  Stands: no ruling after it disagrees.", style="dim"))
-        lines.append(Text("r records a new resolution (the newest is in force).", style="dim"))
+        lines.append(Text("R records a new resolution (the newest is in force).", style="dim"))
     return lines
 
 
@@ -231,6 +231,24 @@ def _header(title: str, count: int | None = None) -> Option:
     return Option(Text(label, style="bold underline"), disabled=True)
 
 
+def decision_label(path: str, decided: Mapping[str, tuple[str, str]], width: int) -> Text:
+    """A decision file's entry at ``width`` cells: ``✗ REJECT  Build native iOS…`` (the
+    short
+    ruling of its case and the case's title, client text literal) when its case id —
+    the end of its name, ``…--req-demo-0a1f3c21.md`` — is in ``decided`` (case id ->
+    (title, ruling)); else its file name."""
+    name = path.removeprefix("decisions/")
+    case_id = name.removesuffix(".md").rpartition("--")[2]
+    known = decided.get(case_id)
+    if known is None:
+        return cell(name, width)
+    title, ruling = known
+    out = verdict_text(ruling, short=True)
+    out.append("  ")
+    out.append_text(cell(title or case_id, max(1, width - out.cell_len)))
+    return out
+
+
 def memory_options(
     precedents: Sequence[CaseRecord],
     disputed: Sequence[DisputedClause],
@@ -239,11 +257,14 @@ def memory_options(
     wiki_on: bool,
     width: int,
     room: int,
+    decided: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[Option | None]:
     """Hafıza's list entries below the search results at ``width`` cells, ``room``
     entries per section (:data:`SHOWN`, fewer while searching): the precedents (ruled
     cases that overrode the engine), the disputed clauses, the wiki's top pages and the
-    decision files (the newest ``room`` of ``pages``); ``None`` is a divider.
+    decision files (the newest ``room`` of ``pages``); ``None`` is a divider. A decision
+    file whose case is in ``decided`` (case id -> (title, ruling)) reads as its ruling
+    and title, not its slug (issue 34 item 8: :func:`decision_label`).
     :meth:`etki_tui.hafiza.pane.MemoryPane._memory_options` keeps them per load."""
     options: list[Option | None] = []
     options.append(_header("Precedents", len(precedents)))
@@ -307,7 +328,7 @@ def memory_options(
         hint = "  none yet" if wiki_on else "  wiki off"
         options.append(Option(Text(hint, style="dim"), disabled=True))
     for path in pages[-room:]:  # the newest (DEC-{yyyymmdd}-…, sorted)
-        options.append(Option(cell(path.removeprefix("decisions/"), width), id=f"page:{path}"))
+        options.append(Option(decision_label(path, decided or {}, width), id=f"page:{path}"))
     if len(pages) > room:
         hint = "Esc, then clear the search to list them" if searching else "search finds them"
         options.append(

@@ -392,8 +392,20 @@ class MemoryPane(Horizontal):
         key = (self._memory_version, width, room)
         if self._memory_cache is not None and self._memory_cache[0] == key:
             return self._memory_cache[1]
+        decided = {
+            c.case_id: (c.title, c.ruling.ruling)
+            for c in getattr(self.app, "case_index", ())
+            if c.ruling is not None
+        }
         options = memory_options(
-            self.precedents, self.disputed, self.top_pages, self.pages, self.wiki_on, width, room
+            self.precedents,
+            self.disputed,
+            self.top_pages,
+            self.pages,
+            self.wiki_on,
+            width,
+            room,
+            decided,
         )
         self._memory_cache = (key, options)
         return options
@@ -464,6 +476,7 @@ class MemoryPane(Horizontal):
             tokens=self.tokens,
             history=history,
             limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS,
+            meta=history != "replace",  # the preview shows the page, not its YAML
         )
         preview = part(self, "#memory-preview")
         if preview is None:
@@ -622,6 +635,7 @@ class MemoryPane(Horizontal):
         if reader.display and reader.path == path and not reader.cut_short:
             reader.history.visit(path, pin=True)
             reader._show_bar()
+            reader.show_meta()  # the preview left it out; the opened page has it
         else:
             self.post_message(PageWanted(path, history="push"))
         self.maximize_reader()

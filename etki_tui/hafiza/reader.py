@@ -260,12 +260,15 @@ class PageReader(Vertical):
         tokens: Sequence[str] = (),
         history: str = "replace",
         limit: int = PAGE_TEXT_CHARS,
+        meta: bool = True,
     ) -> None:
         """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
         words), at most ``limit`` characters of its body (:attr:`cut_short` says when
         some were left out under :data:`PAGE_TEXT_CHARS`). ``history``: ``push``
         (opened: pinned), ``replace`` (a preview) or ``keep`` (back/forward already
-        moved)."""
+        moved). ``meta``: show the page's frontmatter after its content (False in the
+        preview: ``index.md``'s raw YAML filled its short preview, issue 34 item 8; the
+        opened page still has it)."""
         if history == "push":
             self.history.visit(path, pin=True)
         elif history == "replace":
@@ -273,7 +276,7 @@ class PageReader(Vertical):
         self.path = path
         self.text = text
         self.tokens = list(tokens)
-        meta, body = split_frontmatter(text)
+        meta_text, body = split_frontmatter(text)
         body, hidden = fold_long(body, limit)
         self.cut_short = bool(hidden) and limit < PAGE_TEXT_CHARS
         if hidden:
@@ -286,14 +289,14 @@ class PageReader(Vertical):
             page = self.query_one("#memory-page", ReaderMarkdown)
         except NoMatches:  # not composed yet (a page can arrive first), or being removed
             if self.is_attached:  # composed by the next refresh: show it then
-                self.call_after_refresh(self._show_later, path, text, tuple(tokens))
+                self.call_after_refresh(self._show_later, path, text, tuple(tokens), meta)
             return
-        shown.display = bool(meta)
+        shown.display = bool(meta_text) and meta
         shown.update(
             Group(
                 Text(""),
                 Text("Page metadata (frontmatter)", style="bold underline"),
-                FrontmatterLines(fold_long(meta, DETAIL_TEXT_CHARS)[0]),
+                FrontmatterLines(fold_long(meta_text, DETAIL_TEXT_CHARS)[0]),
             )
         )
         page.match_tokens = self.tokens
@@ -308,16 +311,35 @@ class PageReader(Vertical):
         except NoMatches:  # being removed (its children go first) while the page updated
             return
         scroll.scroll_home(animate=False)
+        # a table's cells can be given their text again after this (the Markdown
+        # widget updates blocks in place): mark the matches again once drawn
+        self.call_after_refresh(self._highlight_again, path, text)
         if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
 
-    def _show_later(self, path: str, text: str, tokens: tuple[str, ...]) -> None:
+    def _highlight_again(self, path: str, text: str) -> None:
+        """The matches marked again on the page still shown (``path``, ``text``)."""
+        if not self.is_attached or self.path != path or self.text is not text:
+            return
+        for page in self.query("#memory-page").results(Markdown):
+            self.matches = self._highlight(page)
+            self._show_bar()
+
+    def show_meta(self) -> None:
+        """Show the frontmatter of the page shown (left out of a preview by
+        :meth:`show`), when it has one: the page was opened."""
+        shown = part(self, "#memory-meta", Static)
+        if shown is not None:
+            shown.display = bool(split_frontmatter(self.text)[0])
+
+    def _show_later(self, path: str, text: str, tokens: tuple[str, ...], meta: bool = True) -> None:
         """:meth:`show` again once composed, unless a newer page took over meanwhile."""
         if self.is_attached and self.path == path and self.text is text:
             self.run_worker(
-                self.show(path, text, tokens=tokens, history="keep"), group="reader-show"
+                self.show(path, text, tokens=tokens, history="keep", meta=meta),
+                group="reader-show",
             )
 
     def _highlight(self, page: Markdown) -> int:
@@ -371,7 +393,7 @@ class PageReader(Vertical):
             )
         bar.append("◀b back", style="bold" if h.can_back else "dim")
         bar.append(f" · {h.label()} · ")
-        bar.append("forward n▶", style="bold" if h.can_forward else "dim")
+        bar.append("forward F▶", style="bold" if h.can_forward else "dim")
         bar.append(" · t contents · l links", style="dim")
         for line in self.query("#reader-bar").results(Static):  # none while unmounted
             width = line.content_region.width

@@ -208,7 +208,8 @@ def memory_line(
     ref: str, mem: ClauseMemory | None, precedents: Mapping[str, str] | None = None
 ) -> RenderableType:
     """One line of the clause-memory strip for ``ref`` (with the last correction's
-    reason and precedent on two more lines, see :func:`correction_lines`)."""
+    reason and precedent on two more lines, see :func:`correction_lines`), then its
+    rulings, who ruled what on which case and why each counts (:func:`ruling_lines`)."""
     out = Text(no_wrap=False)
     if mem is not None and mem.disputed:
         if mem.resolved:
@@ -234,9 +235,69 @@ def memory_line(
                 " · rulings disagree: " + " / ".join(VERDICT_SHORT.get(v, v) for v in rulings)
             )
         out.append_text(resolution_text(mem))
-    if mem.last_correction is not None:
-        return Group(out, correction_lines(mem.last_correction, precedents))
-    return out
+    lines: list[RenderableType] = [out]
+    if mem.last_correction is not None:  # under the line that names it
+        lines.append(correction_lines(mem.last_correction, precedents))
+    lines.extend(ruling_lines(ref, mem))
+    return Group(*lines) if len(lines) > 1 else out
+
+
+RULINGS_SHOWN = 4
+"""Most rulings the clause-memory strip lists under a clause (those about it first,
+newest first); the rest are counted (``+ 3 more``, all of them on Hafıza's contract
+page)."""
+
+_WHY: dict[str, str] = {
+    "reason": "the reason names {what}",
+    "evidence": "deciding sentence in {what}",
+    "cited": "cites {what}, nothing decisive named",
+}
+
+
+def _number(ref: str) -> str:
+    """``4.3`` of ``MSA-2024-01#4.3`` (the ref itself when it has no ``#``)."""
+    return ref.split("#", 1)[1] if "#" in ref else ref
+
+
+def why_counted(ref: str, rule: str, about: Sequence[str], override: bool) -> str:
+    """Why a ruling of a case citing ``ref`` counts where it does (issue 34 item 4),
+    from :attr:`etki.domain.ClauseMemory.counted`: ``counts here: the reason names
+    it`` (``precedent here`` for an override) or, for a ruling about other clauses,
+    ``precedent of 4.2 (deciding sentence in 4.2); only cites 4.3`` (an override there
+    is a precedent of 4.2, not of 4.3). ``rule``: a key of
+    :data:`etki.memory.CORRECTION_RULES`."""
+    if ref in about:
+        kind = "precedent here" if override else "counts here"
+        return f"{kind}: " + _WHY.get(rule, rule).format(what="it")
+    others = ", ".join(_number(r) for r in about) or "no clause"
+    kind = "precedent of" if override else "counts toward"
+    why = _WHY.get(rule, rule).format(what=others)
+    return f"{kind} {others} ({why}); only cites {_number(ref)}"
+
+
+def ruling_lines(ref: str, mem: ClauseMemory) -> list[Table]:
+    """The strip's lines naming the rulings of a clause: who ruled what on which case
+    and why it counts (:func:`why_counted`), at most :data:`RULINGS_SHOWN`, those about
+    the clause first, newest first, then ``+ N more``. Client text (names, ids) literal,
+    on one line each."""
+    why = {case_id: (rule, about, override) for case_id, rule, about, override in mem.counted}
+    entries = list(reversed(mem.history))
+    entries.sort(key=lambda h: ref not in why.get(h[0], ("", (ref,), False))[1])
+    rows: list[Table] = []
+    for case_id, ruling, reviewer, ruled_at in entries[:RULINGS_SHOWN]:
+        value = Text(one_line(case_id, 120), style="bold")
+        value.append(" ")
+        value.append_text(verdict_text(ruling))
+        value.append(" · ")
+        value.append(one_line(reviewer, 80))
+        value.append(f" · {ruled_at[:10]}")
+        if case_id in why:
+            value.append(" · " + why_counted(ref, *why[case_id]), style="dim")
+        rows.append(_hanging(Text("ruled: ", style="dim"), value, indent=4))
+    if len(entries) > RULINGS_SHOWN:
+        more = Text(f"+ {len(entries) - RULINGS_SHOWN} more (Hafıza, the contract page)")
+        rows.append(_hanging(Text("", style="dim"), more, indent=4))
+    return rows
 
 
 def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:

@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 
 from etki.domain import CaseRecord, CaseSummary, ClauseMemory, is_sure
 from etki.memory import current_risk
+from etki.picks import module_matches
 from etki.reports import LOOK_HOURS, age_start
-from etki.text import fold, spellings, words
+from etki.text import fold, names_person, spellings, words
 from etki_tui.glyphs import WARN
 
 QueueCase = CaseRecord | CaseSummary
@@ -167,6 +168,23 @@ def cites_clause(case: QueueCase, doc: str | None, number: str) -> bool:
     return False
 
 
+PICK_PREFIXES: dict[str, str] = {"module:": "module", "by:": "submitter"}
+"""Find tokens that pick by a field (issue 35 item 5): ``module:auth`` keeps the cases
+whose decision names module ``auth`` or one below it (:func:`etki.picks.module_matches`),
+``by:ayse`` the cases Ayşe submitted (:func:`etki.text.names_person`: each word typed
+begins a word of the submitter's name, folded)."""
+
+
+def pick_token(token: str) -> tuple[str, str] | None:
+    """``(field, value)`` when ``token`` is ``module:X`` or ``by:X`` with a value
+    (:data:`PICK_PREFIXES`; the prefix in any case), else None."""
+    low = token.lower()
+    for prefix, field in PICK_PREFIXES.items():
+        if low.startswith(prefix) and token[len(prefix) :].strip():
+            return field, token[len(prefix) :].strip()
+    return None
+
+
 def _haystack(case: QueueCase) -> str:
     refs = " ".join(case.decision.cited_clauses)
     numbers = " ".join(r.split("#", 1)[-1] for r in case.decision.cited_clauses)
@@ -179,9 +197,10 @@ def _haystack(case: QueueCase) -> str:
 class QueueFilter:
     """What the queue shows and in which order. ``text``: split at white space; a token
     that names a clause (:func:`clause_token`: ``4.4``, ``MSA#4.4``) keeps the cases
-    citing that clause or a sub-clause of it (:func:`cites_clause`); every folded word
-    of the other tokens must occur in the case id, title, submitter, text or cited
-    clause refs/numbers."""
+    citing that clause or a sub-clause of it (:func:`cites_clause`); a ``module:X`` or
+    ``by:NAME`` token picks by impacted module or submitter (:func:`pick_token`); every
+    folded word of the other tokens must occur in the case id, title, submitter, text or
+    cited clause refs/numbers."""
 
     verdict: str | None = None
     risk: str | None = None
@@ -192,6 +211,10 @@ class QueueFilter:
     sort: str = "queue"
     sureness: str | None = None
     """``sure``: only the cases the engine is sure of; ``unsure``: only the others."""
+    mine: bool = False
+    """Only the reviewer's own cases (claimed by or assigned to them): those in
+    :attr:`mine_ids`, which the desk reads and sets (:meth:`etki.services.Desk.mine`)."""
+    mine_ids: frozenset[str] = frozenset()
 
     @property
     def active(self) -> bool:
@@ -203,21 +226,30 @@ class QueueFilter:
             or self.band
             or self.age
             or self.sureness
+            or self.mine
             or words(self.text)
         )
 
     @cached_property
     def _find(self) -> tuple[tuple[tuple[str | None, str], ...], tuple[str, ...]]:
-        """``text`` parsed once: (clause tokens, the folded words of the others)."""
+        """``text`` parsed once: (clause tokens, the folded words of the others; the
+        pick tokens are in :attr:`_picks`)."""
         clauses: list[tuple[str | None, str]] = []
         plain: list[str] = []
         for token in self.text.split():
+            if pick_token(token) is not None:
+                continue
             clause = clause_token(token)
             if clause is not None:
                 clauses.append(clause)
             else:
                 plain.extend(words(token))
         return tuple(clauses), tuple(plain)
+
+    @cached_property
+    def _picks(self) -> tuple[tuple[str, str], ...]:
+        """The ``module:`` and ``by:`` tokens of ``text`` (:func:`pick_token`)."""
+        return tuple(p for t in self.text.split() if (p := pick_token(t)) is not None)
 
     def cleared(self) -> QueueFilter:
         """No filters, same sort."""
@@ -263,6 +295,14 @@ class QueueFilter:
                 return False
         if self.sureness and is_sure(d) != (self.sureness == "sure"):
             return False
+        if self.mine and case.case_id not in self.mine_ids:
+            return False
+        for field, value in self._picks:
+            if field == "module":
+                if not any(module_matches(value, m) for m in d.impacted_modules):
+                    return False
+            elif not names_person(value, case.submitted_by or ""):
+                return False
         clauses, plain = self._find
         if not all(cites_clause(case, doc, number) for doc, number in clauses):
             return False
@@ -275,6 +315,8 @@ class QueueFilter:
     def describe(self) -> list[str]:
         """The active filters as short phrases, in a fixed order."""
         parts: list[str] = []
+        if self.mine:
+            parts.append("mine")
         if self.verdict:
             parts.append(self.verdict)
         if self.risk:

@@ -36,7 +36,7 @@ from etki.domain import (
 )
 from etki.memory import disputed_refs
 from etki.text import printable
-from etki_tui.actions import bindings
+from etki_tui.actions import ACTIONS, bindings
 from etki_tui.glyphs import CURSOR_MARK
 from etki_tui.live import part
 from etki_tui.messages import (
@@ -108,17 +108,37 @@ class QueuePane(QueueShown):
         "preanalyse",
         "dispute.resolve_case",
         "export.queue",
+        "assign",
+        "filter.mine",
+        "views",
+        "detail.toggle",
+        "queue.down",
+        "queue.up",
     )
 
+    BESIDE_FROM = 110
+    """From this many columns the detail sits beside the list, not under it."""
+
+    LIST_BELOW = 30
+    """Under this many rows (and not beside) the desk starts with the detail folded to
+    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
+
+    detail_wanted: bool | None = None
+    """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size."""
+
+    _reading_from_list = False
+
     def compose(self) -> ComposeResult:
-        """The filter line, then the table above (or beside) the banner and detail."""
+        """The filter line, the ruled-elsewhere banner (hidden until needed), then the
+        table above (or beside) the detail."""
         yield FilterBar(cursor_blink=self._cursor_blink, id="queue-filterbar")
+        # over the list, not in the detail's column: said with the detail hidden too
+        banner = Static("", id="queue-banner", markup=False)
+        banner.display = False
+        yield banner
         with Vertical(id="queue-main"):
             yield QueueTable(id="queue-table", on_width=self.fit_titles)
             with Vertical(id="queue-side"):
-                banner = Static("", id="queue-banner", markup=False)
-                banner.display = False
-                yield banner
                 detail = CaseDetail(id="case-detail")
                 detail.border_title = "Case"
                 yield detail
@@ -141,6 +161,52 @@ class QueuePane(QueueShown):
         self._show_filter()
         self.watch(self.screen, "maximized", self._maximized_changed, init=False)
 
+    def on_resize(self) -> None:
+        """The terminal's size decides the layout (:meth:`fit_to`)."""
+        self.fit_to(self.app.size.width, self.app.size.height)
+
+    def fit_to(self, width: int, height: int) -> None:
+        """Lay the pane out for a ``width`` x ``height`` terminal: the detail beside
+        the list from :attr:`BESIDE_FROM` columns; folded under :attr:`LIST_BELOW` rows
+        (when not beside) unless the reviewer chose with ``z``."""
+        beside = width >= self.BESIDE_FROM
+        self.set_class(beside, "-beside")
+        shown = self.detail_wanted
+        if shown is None:
+            shown = beside or height >= self.LIST_BELOW
+        if self.screen.maximized is None:
+            self.set_class(not shown, "-list")
+        self._reading_from_list = not shown
+
+    @property
+    def detail_shown(self) -> bool:
+        """Whether the detail pane is on screen beside or under the list."""
+        return not self.has_class("-list")
+
+    def action_toggle_detail(self) -> None:
+        """Fold the case detail to its peek (the list then has the height) or unfold
+        it; the choice holds for this session, whatever the size."""
+        self.detail_wanted = not self.detail_shown
+        self.set_class(not self.detail_wanted, "-list")
+        self._reading_from_list = not self.detail_wanted
+        if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
+            self.table.focus()
+        self.app.notify(
+            "Detail unfolded (z folds it)."
+            if self.detail_wanted
+            else "Detail folded: Enter reads a case, z unfolds it.",
+            markup=False,
+            timeout=3,
+        )
+
+    def action_cursor_down(self) -> None:
+        """The next case (``j``: in the list, and in the full-screen read too)."""
+        self.table.action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        """The previous case (``k``: in the list, and in the full-screen read too)."""
+        self.table.action_cursor_up()
+
     def _maximized_changed(self, before: object, after: object) -> None:
         """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
         to the queue, where it was before Enter, unless something else took it, and the
@@ -150,6 +216,7 @@ class QueuePane(QueueShown):
         if detail is None or table is None:
             return  # the pane is being removed
         if before is detail and after is None:
+            self.set_class(self._reading_from_list, "-list")  # hidden again, if it was
             detail.scroll_home(animate=False)
             if self.screen.focused in (detail, None):
                 table.focus()
@@ -181,18 +248,13 @@ class QueuePane(QueueShown):
         still says why nothing was ruled."""
         find = self.query_one("#queue-find", Input)
         if self.screen.focused is not find:
-            active = self.screen.active_bindings.get(event.key)
-            if (
-                active is not None
-                and active.node is self
-                and not active.enabled
-                and active.binding.action in (*RULING_ACTIONS, BULK_ACTION)
-            ):
+            action = self._refused_ruling_key(event.key)
+            if action is not None:
                 event.stop()
-                if active.binding.action == BULK_ACTION:
+                if action == BULK_ACTION:
                     self.action_bulk_approve()
                 else:
-                    self._request(active.binding.action)
+                    self._request(action)
             return
         if event.key == "escape":
             event.stop()
@@ -210,15 +272,28 @@ class QueuePane(QueueShown):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape clears filters only when some are active (else it does what it did);
-        the ruling keys are dimmed in the footer (None: shown, disabled) on a read-only
-        desk, whose reviewer may not rule."""
+        the ruling keys are left out of the footer on a read-only desk, whose reviewer
+        may not rule (the footer shows only what works for this seat)."""
         if action == "clear_filters":
             return self.filter.active
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
         if action in RULING_ACTIONS or action == BULK_ACTION:
-            return None if getattr(self.app, "read_only", False) else True
+            return not getattr(self.app, "read_only", False)
         return True
+
+    def _refused_ruling_key(self, key: str) -> str | None:
+        """On a read-only desk, the ruling action ``key`` is bound to (hidden from the
+        footer, so its binding does not run), or None: pressed anyway, it still says
+        why nothing was ruled."""
+        if not getattr(self.app, "read_only", False):
+            return None
+        keymap = getattr(self.app, "keymap", None)
+        for action_id in ("approve", "convert", "reject", "amend", "bulk_approve"):
+            action = ACTIONS[action_id]
+            if key in action.keys(keymap):
+                return action.action
+        return None
 
     def _request(self, action: str) -> None:
         case = self.current_case()
@@ -352,6 +427,8 @@ class QueuePane(QueueShown):
             screen.minimize()
             self.table.focus()
         else:
+            self._reading_from_list = not self.detail_shown
+            self.remove_class("-list")  # read from the list alone: shown while it is read
             detail.focus()
             screen.maximize(detail, container=False)
 

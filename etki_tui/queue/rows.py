@@ -87,6 +87,23 @@ columns of such a fill are the layout's widths (:meth:`QueuePane._layout_widths`
 smaller fill makes its cells at once and measures them."""
 
 
+CLAIM_ROOM = 4
+"""Cells a claim mark takes before a case id: ``@AY`` and a space."""
+
+
+def claim_mark(actor: str) -> str:
+    """The mark of a case another reviewer claimed, drawn before its id: ``@`` and the
+    initials of the first two words of their name (``Ayşe Yılmaz`` -> ``@AY``; one
+    word: its first two letters), so the title column keeps the whole title; the detail
+    pane's title names them in full. Untrusted text: only letters are kept."""
+    words = [w for w in printable(actor, multiline=False).split() if w]
+    letters = [w[0] for w in words[:2]] if len(words) > 1 else list(words[0][:2] if words else "")
+    initials = "".join(c for c in letters if c.isalnum()).upper() or "?"
+    # İ/ı: upper() of ı is I; of i is I (one cell each); an upper() longer than one
+    # character (ß -> SS) is cut back to the room
+    return ("@" + initials)[: CLAIM_ROOM - 1]
+
+
 def conf_cell(conf: str, sure: bool) -> Text:
     """The confidence column: ``0.86  `` when the engine is sure, ``0.58 ?`` when it
     needs a careful look (:data:`~etki_tui.queue.filters.UNSURE_MARK`: a glyph, so it reads
@@ -173,6 +190,7 @@ class QueueRows(Vertical):
         self._layout: tuple[object, ...] | None = None
         self._title_width = 20
         self._mark_room = False
+        self._claim_room = False
         """Whether the layout leaves room for the mark before a case id (some case is marked)."""
         self._short_ids = True
         self._short_verdicts = True
@@ -216,6 +234,11 @@ class QueueRows(Vertical):
             no_wrap=True,
             end="",
         )
+        held = self.others_claim(case.case_id)
+        if held is not None:  # another reviewer is on it: a mark, the title stays whole
+            case_cell = Text.assemble(
+                (claim_mark(held.actor), "bold"), " ", case_cell, no_wrap=True, end=""
+            )
         if case.case_id in self.marked:
             case_cell = Text.assemble((MARK, "bold reverse"), " ", case_cell, no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)
@@ -246,10 +269,7 @@ class QueueRows(Vertical):
             if open_refs
             else tuple(d.cited_clauses)
         )
-        held = self.others_claim(case.case_id)
         title = case.title
-        if held is not None:  # another reviewer is on it: said before the title
-            title = f"claimed by {printable(held.actor, multiline=False)} · {title}"
         return [
             case_cell,
             title_cell(title, self._title_width, disputed),
@@ -287,6 +307,8 @@ class QueueRows(Vertical):
         )
         if any(c.case_id in self.marked for c in rows):
             case += len(MARK) + 1
+        if any(self.others_claim(c.case_id) is not None for c in rows):
+            case += CLAIM_ROOM
         verdict = _SHORT_VERDICT if self._short_verdicts else _FIXED["verdict"]
         return {
             "case": case,
@@ -296,6 +318,11 @@ class QueueRows(Vertical):
             "clauses": _FIXED["clauses"],
             "risk": _FIXED["risk"],
         }
+
+    def _claimed(self) -> bool:
+        """Whether another reviewer's claim is live on a pending case (its row then
+        shows a claim mark, which takes room from the titles)."""
+        return any(self.others_claim(k) is not None for k in self.claims if k in self.cases)
 
     def others_claim(self, case_id: str) -> CaseEvent | None:
         """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
@@ -531,7 +558,7 @@ class QueueRows(Vertical):
         table = part(self, QueueTable)
         if table is None:
             return  # kept: drawn on mount (or nothing to draw into: being removed)
-        if bool(self.marked) != self._mark_room:
+        if bool(self.marked) != self._mark_room or self._claimed() != self._claim_room:
             self._fit_layout()  # the first mark, or the last one gone: titles re-fitted
         current = self.current_case_id()
         index = table.cursor_row
@@ -699,7 +726,15 @@ class QueueRows(Vertical):
         # of the titles, or the case column widened past the table (a horizontal
         # scrollbar at 80 columns, and one row fewer; a fresh-user trial)
         self._mark_room = bool(self.marked)
-        rest = width - padding - fixed - 1 - (len(MARK) + 1 if self._mark_room else 0)
+        self._claim_room = self._claimed()
+        rest = (
+            width
+            - padding
+            - fixed
+            - 1
+            - (len(MARK) + 1 if self._mark_room else 0)
+            - (CLAIM_ROOM if self._claim_room else 0)
+        )
         ids = [c.case_id for c in self.all_cases] or list(self.cases)
         full = max((len(k) for k in ids), default=17)
         short = max((len(short_case_id(k)) for k in ids), default=8)

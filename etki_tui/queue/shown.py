@@ -82,6 +82,9 @@ class QueueShown(QueueRows):
         detail.border_title = (
             f"Case {position} of {table.row_count} · {printable(case.case_id, multiline=False)}"
         )
+        held = self.others_claim(case.case_id)
+        if held is not None:  # the row says @ and initials; here, who
+            detail.border_title += f" · claimed by {printable(held.actor, multiline=False)}"
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
         self._case_shown(case.case_id)

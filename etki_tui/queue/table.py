@@ -127,7 +127,7 @@ class QueueTable(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("ctrl+home", "first_case", "Top", show=False),
         Binding("ctrl+end", "last_case", "Bottom", show=False),
-        *bindings("queue.down", "queue.up", "queue.first", "queue.last"),
+        *bindings("queue.first", "queue.last"),
     ]
 
     cell_padding = 1

@@ -188,15 +188,19 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     def mark_ruled(self, ruling: RulingRecord) -> None:
         """Another reviewer ruled this case while the dialog was open: say so, and put
-        the focus on Cancel (Enter no longer goes to the ruling button). The live
-        refresh can tell before the dialog is composed (it is pushed in the same turn):
-        the ruling is kept and composed into it."""
+        the focus on Cancel (Enter no longer goes to the ruling button) — unless the
+        reviewer is typing in the reason box: it keeps the focus, so the keys typed
+        after the update land there (issue 34 item 5: they were dropped), and Enter
+        there closes the dialog. The live refresh can tell before the dialog is
+        composed (it is pushed in the same turn): the ruling is kept and composed into
+        it."""
         self.ruled_meanwhile = ruling
         label = part(self, "#confirm-error", Label)
         if label is not None:
             label.update(ruled_banner(ruling))
         cancel = part(self, "#confirm-cancel", Button)
-        if cancel is not None:
+        box = part(self, "#confirm-reason", Input)
+        if cancel is not None and (box is None or self.focused is not box):
             cancel.focus()
         hint = part(self, "#confirm-hint", Static)
         if hint is not None:  # the hint no longer offers a one-key ruling
@@ -256,7 +260,11 @@ class ConfirmRuling(ModalScreen[str | None]):
     def _reason_entered(self) -> None:
         """Enter in the reason box moves to the ruling button (it never rules by
         itself); with a reason required and none typed it stays, and says so (a trial:
-        the focus moved on and the next letters typed were lost)."""
+        the focus moved on and the next letters typed were lost). Once the case was
+        ruled meanwhile it closes the dialog (the typed reason kept in :attr:`draft`)."""
+        if self.ruled_meanwhile is not None:
+            self.action_cancel()
+            return
         if self.needs_reason and not self.reason:
             self._say(self._reason_required())
             return
@@ -276,9 +284,10 @@ class ConfirmRuling(ModalScreen[str | None]):
 
     def on_key(self, event: events.Key) -> None:
         """A letter typed while a button has the focus goes to the reason box (the
-        reviewer was writing the reason: nothing typed is lost). Space and Enter still
-        press the button; ``y`` is the one-key ruling (:meth:`action_confirm`) and ``?``
-        the help, never text."""
+        reviewer was writing the reason: nothing typed is lost, also after another
+        reviewer's ruling moved the focus). Space and Enter still press the button;
+        ``y`` is the one-key ruling (:meth:`action_confirm`) and ``?`` the help, never
+        text."""
         focused = self.focused
         char = event.character
         if (
@@ -286,7 +295,6 @@ class ConfirmRuling(ModalScreen[str | None]):
             or not event.is_printable
             or char is None
             or char in (" ", "y", "?")
-            or self.ruled_meanwhile is not None
         ):
             return
         box = part(self, "#confirm-reason", Input)

@@ -1,8 +1,10 @@
 """The new-request form (``n`` in the queue, issue 14 item 1): a title, the client's text
 and who sent it. Add triages and stores it as ``etki add`` does (the app runs
 :meth:`etki.services.Desk.add_request` in a worker) and the case appears in the queue;
-Escape or Cancel closes the form and nothing is stored. The text may not be empty: the
-form says so and stays open."""
+Escape or Cancel closes the form and nothing is stored; once anything was typed they ask
+first (:class:`DiscardTyped`: Enter keeps editing, ``d`` or the Discard button discards,
+issue 34 item 5). Every box is framed, its name in the frame, and the focus starts in
+the title. The text may not be empty: the form says so and stays open."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static, TextArea
@@ -30,6 +33,54 @@ class NewRequest:
     submitted_by: str | None
 
 
+class DiscardTyped(ModalScreen[bool]):
+    """Asks before a form's typed text is thrown away: dismissed with True (discard) or
+    False (keep editing: Enter, Escape, the focused Keep editing button)."""
+
+    BINDINGS = [*bindings("modal.cancel"), Binding("d", "discard", "Discard", show=False)]
+
+    def __init__(self, what: str) -> None:
+        super().__init__(id="discard-typed")
+        self.what = what
+        """What would be lost, for the question (``the new request``)."""
+
+    def compose(self) -> ComposeResult:
+        """The question and the two buttons, Keep editing focused."""
+        with Vertical(id="discard-dialog") as dialog:
+            dialog.border_title = "Discard what you typed?"
+            yield Static(
+                Text(f"Close {self.what} and lose what you typed? Nothing was stored."),
+                id="discard-question",
+                markup=False,
+            )
+            with Horizontal(id="discard-buttons"):
+                yield Button("Discard", id="discard-yes", variant="error")
+                yield Button("Keep editing", id="discard-no", variant="primary")
+            yield Static(
+                Text("Enter or Esc: keep editing · d: discard", style="dim"),
+                id="discard-hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        """Keep editing focused: Enter never discards."""
+        keep = part(self, "#discard-no", Button)
+        if keep is not None:
+            keep.focus()
+
+    def action_cancel(self) -> None:
+        """Escape: back to the form, nothing lost."""
+        self.dismiss(False)
+
+    def action_discard(self) -> None:
+        """``d``: discard."""
+        self.dismiss(True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "discard-yes")
+
+
 class NewRequestForm(ModalScreen[NewRequest | None]):
     """The form; dismissed with a :class:`NewRequest`, or None (cancelled).
     ``submitter``: the name the submitter box starts with (the acting reviewer)."""
@@ -46,17 +97,17 @@ class NewRequestForm(ModalScreen[NewRequest | None]):
         """Title, text, submitter, the error line and the buttons."""
         with Vertical(id="intake-dialog") as dialog:
             dialog.border_title = f"New request for {self.project_id}"
-            yield Label("Title", classes="intake-label")
             title = TypingInput(placeholder="optional", id="intake-title")
             title.cursor_blink = self._cursor_blink
+            title.border_title = "Title"
             yield title
             text = TextArea(id="intake-text", soft_wrap=True, show_line_numbers=False)
             text.cursor_blink = self._cursor_blink
             text.border_title = "the client's text"
             yield text
-            yield Label("Submitted by", classes="intake-label")
             who = TypingInput(self.submitter, placeholder="optional", id="intake-by")
             who.cursor_blink = self._cursor_blink
+            who.border_title = "Submitted by"
             yield who
             yield Label("", id="intake-error", markup=False)
             with Horizontal(id="intake-buttons"):
@@ -78,13 +129,37 @@ class NewRequestForm(ModalScreen[NewRequest | None]):
         if title is not None:
             self.set_focus(title)
 
+    def typed(self) -> bool:
+        """Whether anything was typed: a title, a text, or a submitter other than the
+        one the form started with (what a cancel would discard)."""
+        text = part(self, "#intake-text", TextArea)
+        title = part(self, "#intake-title", Input)
+        who = part(self, "#intake-by", Input)
+        return bool(
+            (text is not None and text.text.strip())
+            or (title is not None and title.value.strip())
+            or (who is not None and who.value.strip() != self.submitter.strip())
+        )
+
     def action_cancel(self) -> None:
-        """Close the form; nothing is stored."""
-        self.dismiss(None)
+        """Close the form; nothing is stored. With something typed, ask first
+        (:class:`DiscardTyped`); keeping it returns to the box that had the focus."""
+        if not self.typed():
+            self.dismiss(None)
+            return
+        focused = self.focused
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            elif focused is not None and focused.is_attached:
+                self.set_focus(focused)
+
+        self.app.push_screen(DiscardTyped("the new request"), answered)
 
     @on(Button.Pressed, "#intake-cancel")
     def _cancel(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()
 
     @on(Input.Submitted, "#intake-title")
     def _title_entered(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Center, Vertical
+from textual.containers import Center, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -95,3 +95,40 @@ class TooSmallScreen(ModalScreen[None]):
         body = part(self, "#too-small-body", Static)
         if body is not None:
             body.update(too_small_text(width, height))
+
+
+class MessagesScreen(ModalScreen[None]):
+    """Every message of this session, newest first, each in full (``M``): what the
+    one-line status area cut, and the toasts that have gone. ``entries`` are
+    (time ``HH:MM:SS``, severity, title, message) as :class:`etki_tui.header.StatusLine`
+    kept them; the text is untrusted (shown literally)."""
+
+    BINDINGS = bindings("help.close")
+
+    def __init__(self, entries: list[tuple[str, str, str, str]]) -> None:
+        super().__init__(id="messages")
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        """A scrolling list of the messages, or a line saying there are none."""
+        with VerticalScroll(id="messages-dialog") as box:
+            box.border_title = "Messages (newest first) · Esc closes"
+            if not self.entries:
+                yield Static(Text("No messages yet.", style="dim"), markup=False)
+            for stamp, severity, title, message in reversed(self.entries):
+                head = Text(f"{stamp} ", style="dim")
+                if severity != "information":
+                    head.append(f"{WARN} {severity} ", style="bold")
+                if title:
+                    head.append(title, style="bold")
+                yield Static(Group(head, Text(message)), classes="message-entry", markup=False)
+
+    def on_mount(self) -> None:
+        """The list has the focus, so the arrows scroll it."""
+        box = part(self, "#messages-dialog", VerticalScroll)
+        if box is not None:
+            box.focus()
+
+    def action_close(self) -> None:
+        """Close the list."""
+        self.dismiss(None)

@@ -9,6 +9,7 @@ of :mod:`~etki.store.repository.base` and the row mappers of
 * :mod:`~etki.store.repository.preanalyses`: saved model pre-analyses of a case;
 * :mod:`~etki.store.repository.erasures`: erasure (KVKK/GDPR) and compaction;
 * :mod:`~etki.store.repository.events`: a case's events and its history;
+* :mod:`~etki.store.repository.assignments`: a case assigned to a reviewer;
 * :mod:`~etki.store.repository.resolutions`: resolutions of disputed clauses;
 * :mod:`~etki.store.repository.remit`: the accepted remit (``etki remit``);
 * :mod:`~etki.store.repository.wikiread`: the reads of the wiki projection;
@@ -42,6 +43,7 @@ from sqlalchemy import Engine
 from etki.store.db import make_engine
 from etki.store.migrate import check_schema, ensure_schema, has_tables, missing_store
 from etki.store.models import SCHEMA_VERSION, MetaRow
+from etki.store.repository.assignments import AssignmentStore
 from etki.store.repository.base import Clock
 from etki.store.repository.cases import CaseStore
 from etki.store.repository.erasures import ErasureStore
@@ -62,6 +64,7 @@ class CaseFileRepository(
     PreanalysisStore,
     ErasureStore,
     EventStore,
+    AssignmentStore,
     ResolutionStore,
     RemitStore,
     WikiReads,

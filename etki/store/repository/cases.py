@@ -333,9 +333,10 @@ class CaseStore(StoreBase):
                 ),
                 # 1 or 0; NULL for an engine before 3.0.0, which did not say (not sure)
                 func.json_extract(DecisionRow.decision_json, "$.sure"),
+                func.json_extract(DecisionRow.decision_json, "$.impacted_modules"),
             )
             if in_db
-            else (DecisionRow.decision_json, null(), null(), null())  # the text once: cut out here
+            else (DecisionRow.decision_json, null(), null(), null(), null())  # cut out here
         )
         stmt = (
             select(
@@ -378,6 +379,7 @@ class CaseStore(StoreBase):
             risk_json,
             deciding_text,
             sure,
+            modules_json,
             *ruling_columns,
         ) in rows:
             out.append(
@@ -393,7 +395,14 @@ class CaseStore(StoreBase):
                     version=version,
                     decision=(
                         summary_of_members(
-                            refs_json, risk_json, verdict, confidence, risks, deciding_text, sure
+                            refs_json,
+                            risk_json,
+                            verdict,
+                            confidence,
+                            risks,
+                            deciding_text,
+                            sure,
+                            modules_json,
                         )
                         if in_db
                         else decision_summary(refs_json, verdict, confidence, risks)

@@ -15,6 +15,7 @@ from etki.domain import CaseEvent, CaseRecord, CrTerms, ReviewerEstimate
 from etki.errors import InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
+from etki.store.repository.assignments import ASSIGN, ASSIGNED, UNASSIGN
 from etki.store.repository.base import StoreBase, iso, storable
 from etki.store.repository.erasures import ERASED
 
@@ -196,7 +197,7 @@ class EventStore(StoreBase):
         or the case's creation time for a case stored before they were written),
         triaged (the engine version and verdict of its decision), then every audit row
         (ruled, amended, denied, conflict, erased) and every other ``case_events`` row
-        (viewed, note, claim, release), merged by time; events of one second keep
+        (viewed, note, claim, release, estimate, assign, unassign), merged by time; events of one second keep
         imported and triaged first, then audit rows, then the other events, each in the
         order written. An erased case still has its history: its audit rows (reasons
         read ``[erased]``) and the tombstone; its events went with it. Raises :class:`NotFoundError` when the store
@@ -235,8 +236,8 @@ class EventStore(StoreBase):
             text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
             out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
         for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
-            if outcome in (NOTED, ESTIMATED, CR_TERMS_WRITTEN):
-                continue  # the note, estimate or terms itself is its case_events row
+            if outcome in (NOTED, ESTIMATED, CR_TERMS_WRITTEN, ASSIGNED):
+                continue  # the note, estimate, terms or assignment is its case_events row
             event = audit_event(at, reviewer, action, outcome, before, after, reason)
             out.append(((at, 2, 0, i), event))
         for i, (at, kind, actor, text, until) in enumerate(events):
@@ -244,7 +245,10 @@ class EventStore(StoreBase):
                 text = ReviewerEstimate.from_text(text, actor, at).summary()
             elif kind == CR_TERMS:
                 text = CrTerms.from_text(text, actor, at).summary()
-            event = CaseEvent(at=at, kind=kind, actor=actor, text=text, until=until)
+            if kind in (ASSIGN, UNASSIGN):  # the assignee: a name, not a text to quote
+                event = CaseEvent(at=at, kind=kind, actor=actor, after=text)
+            else:
+                event = CaseEvent(at=at, kind=kind, actor=actor, text=text, until=until)
             out.append(((at, _RANK.get(kind, 2), 1, i), event))
         out.sort(key=lambda pair: pair[0])
         return [ev for _, ev in out]
