@@ -103,11 +103,11 @@ def test_a_view_is_the_filter_it_was_saved_from(tmp_path: Path) -> None:
     ]
     # saved beside a keymap with comments: the rest of the file is kept as written
     path = tmp_path / "config.yaml"
-    head = "# my desk\nkeymap:\n  approve: A   # capital\nrefresh_seconds: 5\n"
+    head = "# my desk\nkeymap:\n  approve: Y   # capital\nrefresh_seconds: 5\n"
     path.write_text(head, encoding="utf-8")
     save_views(path, {"Ayşe's CRs": fields})
     config = load_config(str(path))
-    assert config.warnings == () and config.keymap == {"approve": "A"}
+    assert config.warnings == () and config.keymap == {"approve": "Y"}
     assert config.views == {"Ayşe's CRs": fields}
     assert path.read_text(encoding="utf-8").startswith(head)
     save_views(path, {"no": {"mine": True}})  # replaced, not appended; "no" stays a name

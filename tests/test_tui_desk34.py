@@ -178,9 +178,10 @@ def test_no_key_means_two_things_across_the_tabs() -> None:
             for key in action.keys(None):
                 meaning.setdefault(key, set()).add(action.label)
     # one meaning per key: Enter reads (queue) or opens (Hafıza), / finds (queue) or
-    # searches (the wiki), e exports what the tab shows
+    # searches (the wiki), e exports what the tab shows, l follows a link of what is
+    # shown (a cited clause in the queue, a page's link in Hafıza)
     shared = {k: v for k, v in meaning.items() if len(v) > 1}
-    assert set(shared) <= {"enter", "slash", "e"}, shared
+    assert set(shared) <= {"enter", "slash", "e", "l"}, shared
     assert ACTIONS["dispute.resolve"].key == ACTIONS["dispute.resolve_case"].key == "R"
     assert ACTIONS["page.forward"].key not in {
         a.key for a in ACTIONS.values() if a.id != "page.forward" and a.context == "queue"

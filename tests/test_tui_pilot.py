@@ -942,7 +942,7 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
         await press(pilot, "f1")
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
-        body = " ".join(shown(help_screen.query_one("#help-body"), 96, 120).split())
+        body = " ".join(shown(help_screen.query_one("#help-body"), 96, 240).split())
         for piece in (
             "a Approve",
             "c Convert to CR",

@@ -54,6 +54,7 @@ from etki_tui.messages import (
     RuleRequested,
 )
 from etki_tui.queue.filters import SORTS, VERDICTS, QueueCase, QueueFilter, cycle
+from etki_tui.queue.layout import QueueLayout
 from etki_tui.queue.table import QueueTable
 from etki_tui.render import short_case_id, when
 
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
 
 from etki_tui.queue.bars import MARK, CaseDetail, FilterBar
 from etki_tui.queue.rows import AMEND_LISTED, BULK_ACTION, COLUMNS, RULING_ACTIONS
-from etki_tui.queue.shown import QueueShown
 
 __all__ = [
     "COLUMNS",
@@ -78,7 +78,7 @@ __all__ = [
 ]
 
 
-class QueuePane(QueueShown):
+class QueuePane(QueueLayout):
     """Filter line + queue table + case detail, with the ruling keys ``a``/``c``/``r``
     and the filter keys."""
 
@@ -116,18 +116,6 @@ class QueuePane(QueueShown):
         "queue.up",
     )
 
-    BESIDE_FROM = 110
-    """From this many columns the detail sits beside the list, not under it."""
-
-    LIST_BELOW = 30
-    """Under this many rows (and not beside) the desk starts with the detail folded to
-    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
-
-    detail_wanted: bool | None = None
-    """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size."""
-
-    _reading_from_list = False
-
     def compose(self) -> ComposeResult:
         """The filter line, the ruled-elsewhere banner (hidden until needed), then the
         table above (or beside) the detail."""
@@ -160,66 +148,6 @@ class QueuePane(QueueShown):
             self.call_after_refresh(self._fill_when_laid_out)
         self._show_filter()
         self.watch(self.screen, "maximized", self._maximized_changed, init=False)
-
-    def on_resize(self) -> None:
-        """The terminal's size decides the layout (:meth:`fit_to`)."""
-        self.fit_to(self.app.size.width, self.app.size.height)
-
-    def fit_to(self, width: int, height: int) -> None:
-        """Lay the pane out for a ``width`` x ``height`` terminal: the detail beside
-        the list from :attr:`BESIDE_FROM` columns; folded under :attr:`LIST_BELOW` rows
-        (when not beside) unless the reviewer chose with ``z``."""
-        beside = width >= self.BESIDE_FROM
-        self.set_class(beside, "-beside")
-        shown = self.detail_wanted
-        if shown is None:
-            shown = beside or height >= self.LIST_BELOW
-        if self.screen.maximized is None:
-            self.set_class(not shown, "-list")
-        self._reading_from_list = not shown
-
-    @property
-    def detail_shown(self) -> bool:
-        """Whether the detail pane is on screen beside or under the list."""
-        return not self.has_class("-list")
-
-    def action_toggle_detail(self) -> None:
-        """Fold the case detail to its peek (the list then has the height) or unfold
-        it; the choice holds for this session, whatever the size."""
-        self.detail_wanted = not self.detail_shown
-        self.set_class(not self.detail_wanted, "-list")
-        self._reading_from_list = not self.detail_wanted
-        if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
-            self.table.focus()
-        self.app.notify(
-            "Detail unfolded (z folds it)."
-            if self.detail_wanted
-            else "Detail folded: Enter reads a case, z unfolds it.",
-            markup=False,
-            timeout=3,
-        )
-
-    def action_cursor_down(self) -> None:
-        """The next case (``j``: in the list, and in the full-screen read too)."""
-        self.table.action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        """The previous case (``k``: in the list, and in the full-screen read too)."""
-        self.table.action_cursor_up()
-
-    def _maximized_changed(self, before: object, after: object) -> None:
-        """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
-        to the queue, where it was before Enter, unless something else took it, and the
-        pane back to its top, where the disputed strip and the verdict are (a trial: it
-        kept the reader's scroll, the strip out of sight until the row changed)."""
-        detail, table = part(self, CaseDetail), part(self, QueueTable)
-        if detail is None or table is None:
-            return  # the pane is being removed
-        if before is detail and after is None:
-            self.set_class(self._reading_from_list, "-list")  # hidden again, if it was
-            detail.scroll_home(animate=False)
-            if self.screen.focused in (detail, None):
-                table.focus()
 
     # --- find box ---------------------------------------------------------------------------
 

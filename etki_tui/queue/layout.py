@@ -1,0 +1,88 @@
+"""The queue pane's layout (issue 34 item 1): the detail beside the list from
+:attr:`QueueLayout.BESIDE_FROM` columns, folded to a two-line peek under
+:attr:`QueueLayout.LIST_BELOW` rows, ``z`` to choose, ``j``/``k`` to step cases in the list
+and in the full-screen read, and the way back from that read. A base of
+:class:`~etki_tui.queue.pane.QueuePane`, which adds the keys that act on cases."""
+
+from __future__ import annotations
+
+from etki_tui.live import part
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.shown import QueueShown
+from etki_tui.queue.table import QueueTable
+
+
+class QueueLayout(QueueShown):
+    """Where the list and the detail sit, and what ``z``, ``j`` and ``k`` do."""
+
+    BESIDE_FROM = 110
+    """From this many columns the detail sits beside the list, not under it."""
+
+    LIST_BELOW = 30
+    """Under this many rows (and not beside) the desk starts with the detail folded to
+    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
+
+    detail_wanted: bool | None = None
+    """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size."""
+
+    _reading_from_list = False
+
+    def on_resize(self) -> None:
+        """The terminal's size decides the layout (:meth:`fit_to`)."""
+        self.fit_to(self.app.size.width, self.app.size.height)
+
+    def fit_to(self, width: int, height: int) -> None:
+        """Lay the pane out for a ``width`` x ``height`` terminal: the detail beside
+        the list from :attr:`BESIDE_FROM` columns; folded under :attr:`LIST_BELOW` rows
+        (when not beside) unless the reviewer chose with ``z``."""
+        beside = width >= self.BESIDE_FROM
+        self.set_class(beside, "-beside")
+        shown = self.detail_wanted
+        if shown is None:
+            shown = beside or height >= self.LIST_BELOW
+        if self.screen.maximized is None:
+            self.set_class(not shown, "-list")
+        self._reading_from_list = not shown
+
+    @property
+    def detail_shown(self) -> bool:
+        """Whether the detail pane is on screen beside or under the list."""
+        return not self.has_class("-list")
+
+    def action_toggle_detail(self) -> None:
+        """Fold the case detail to its peek (the list then has the height) or unfold
+        it; the choice holds for this session, whatever the size."""
+        self.detail_wanted = not self.detail_shown
+        self.set_class(not self.detail_wanted, "-list")
+        self._reading_from_list = not self.detail_wanted
+        if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
+            self.table.focus()
+        self.app.notify(
+            "Detail unfolded (z folds it)."
+            if self.detail_wanted
+            else "Detail folded: Enter reads a case, z unfolds it.",
+            markup=False,
+            timeout=3,
+        )
+
+    def action_cursor_down(self) -> None:
+        """The next case (``j``: in the list, and in the full-screen read too)."""
+        self.table.action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        """The previous case (``k``: in the list, and in the full-screen read too)."""
+        self.table.action_cursor_up()
+
+    def _maximized_changed(self, before: object, after: object) -> None:
+        """Leaving the full-screen read (Escape, Enter, a tab key): the focus goes back
+        to the queue, where it was before Enter, unless something else took it, and the
+        pane back to its top, where the disputed strip and the verdict are (a trial: it
+        kept the reader's scroll, the strip out of sight until the row changed)."""
+        detail, table = part(self, CaseDetail), part(self, QueueTable)
+        if detail is None or table is None:
+            return  # the pane is being removed
+        if before is detail and after is None:
+            self.set_class(self._reading_from_list, "-list")  # hidden again, if it was
+            detail.scroll_home(animate=False)
+            if self.screen.focused in (detail, None):
+                table.focus()
