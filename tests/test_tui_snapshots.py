@@ -33,7 +33,7 @@ from tests.conftest import (
     open_tui_world,
     tui_clock,
 )
-from tests.test_tui_pilot import press, settle  # they wait for states, not for rounds
+from tests.test_tui_pilot import press, settle, until  # they wait for states, not rounds
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 Step = str | Callable[[Pilot], Awaitable[None] | None]
@@ -181,9 +181,18 @@ def test_status_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -
 
 
 @pytest.mark.parametrize("size", SIZES)
+async def claim_said(pilot: Pilot) -> None:
+    """Wait until the claim's confirmation is kept (its worker's answer can come after
+    the pilot is idle on a loaded machine), so the messages keep their order."""
+    from etki_tui.header import StatusLine
+
+    status = pilot.app.query_one(StatusLine)
+    await until(pilot, lambda: any("Claimed" in e[3] for e in status.entries), "the claim")
+
+
 def test_messages_view(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """L: every message of the session whole, newest first."""
-    _check(snap_compare, tui_world, size, ["x", long_message, "L"])
+    _check(snap_compare, tui_world, size, ["x", claim_said, long_message, "L"])
 
 
 @pytest.fixture(scope="session")
