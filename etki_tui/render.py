@@ -363,21 +363,28 @@ def clause_text(clause: ScopeClause) -> RenderableType:
     return view if view is not None else Text("(no text)", style="dim")
 
 
-def clause_block(ref: str, clause: ScopeClause | None) -> Group:
-    """A cited clause in full: number, title, kind and text; a clause of the declared
-    remit (:func:`etki.domain.is_declared_remit`) is labelled as the PMO's statement."""
+def clause_head(ref: str, clause: ScopeClause | None) -> Text:
+    """A cited clause's heading line: ``§ number title  [kind]  ref`` (client and
+    contract text literal), or the ref said not found when ``clause`` is None."""
     if clause is None:
-        return Group(
-            Text.assemble(
-                (printable(ref, multiline=False), "bold"),
-                (" (clause not found in the stored project)", "dim"),
-            )
+        return Text.assemble(
+            (printable(ref, multiline=False), "bold"),
+            (" (clause not found in the stored project)", "dim"),
         )
     head = Text()
     head.append(f"§ {printable(clause.number, multiline=False)} ", style="bold")
     head.append(printable(clause.title, multiline=False), style="bold")
     head.append(f"  [{clause.kind}]", style="italic")
     head.append(f"  {printable(ref, multiline=False)}", style="dim")
+    return head
+
+
+def clause_block(ref: str, clause: ScopeClause | None) -> Group:
+    """A cited clause in full: number, title, kind and text; a clause of the declared
+    remit (:func:`etki.domain.is_declared_remit`) is labelled as the PMO's statement."""
+    head = clause_head(ref, clause)
+    if clause is None:
+        return Group(head)
     parts: list[RenderableType] = [head]
     if is_declared_remit(clause):
         parts.append(_indent(Text(remit_label(clause), style="italic")))

@@ -34,7 +34,14 @@ from etki.domain import (
 )
 from etki.text import printable
 from etki.wiki.clauses import clause_markdown
-from etki_tui.render import FIELD_LABEL_CELLS, _indent, _section, one_line, remit_label
+from etki_tui.render import (
+    FIELD_LABEL_CELLS,
+    _indent,
+    _section,
+    clause_head,
+    one_line,
+    remit_label,
+)
 
 DECIDING_STYLE = "reverse"
 """The sentence that decided or names the ask, marked in its clause (reverse video reads
@@ -343,18 +350,9 @@ def marked_clause_block(
     kind, ref), its text a :class:`MarkedClause`: the sentences ``evidence`` quotes of
     it marked (styled as :meth:`Evidence.style`), folded when long unless ``whole``.
     A declared-remit statement is plain text and short: shown as written, unmarked."""
+    head = clause_head(ref, clause)
     if clause is None:
-        return Group(
-            Text.assemble(
-                (printable(ref, multiline=False), "bold"),
-                (" (clause not found in the stored project)", "dim"),
-            )
-        )
-    head = Text()
-    head.append(f"§ {printable(clause.number, multiline=False)} ", style="bold")
-    head.append(printable(clause.title, multiline=False), style="bold")
-    head.append(f"  [{clause.kind}]", style="italic")
-    head.append(f"  {printable(ref, multiline=False)}", style="dim")
+        return Group(head)
     if evidence.deciding is not None and evidence.deciding.ref == ref:
         head.append("  deciding", style="bold reverse")
     parts: list[RenderableType] = [head]

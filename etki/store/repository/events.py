@@ -6,6 +6,7 @@ and the desk's detail pane both read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
 
@@ -320,41 +321,14 @@ class EventStore(StoreBase):
         the stored estimate. Raises :class:`NotFoundError` for an unknown case,
         :class:`InputError` for unstorable text."""
         storable("the estimate's reason or its author", actor, estimate.reason)
-        with self._write() as s:
-            case = self.lock_case(s, case_id)
-            now = iso(self.now(s))
-            ruling = s.get(RulingRow, case_id)
-            state = ruling.ruling if ruling is not None else "pending"
-            identity = current_process().columns()
-            done = replace(estimate, actor=actor, at=now)
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind=ESTIMATE,
-                    actor=actor,
-                    text=done.to_text(),
-                    at=now,
-                    **identity,
-                )
-            )
+
+        def stored(at: str) -> tuple[str, str]:
+            done = replace(estimate, actor=actor, at=at)
             price = done.price_words()
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action=ESTIMATE,
-                    ruling=state,
-                    reason=done.days_words() + (f", {price}" if price else ""),
-                    at=now,
-                    version=case.version,
-                    outcome=ESTIMATED,
-                    before=state,
-                    after=state,
-                    **identity,
-                )
-            )
-        return done
+            return done.to_text(), done.days_words() + (f", {price}" if price else "")
+
+        at = self._event_with_audit(case_id, actor, ESTIMATE, ESTIMATED, stored)
+        return replace(estimate, actor=actor, at=at)
 
     def set_cr_terms(self, case_id: str, actor: str, terms: CrTerms) -> CrTerms:
         """Record ``actor``'s terms of the change request ``case_id`` (issue 35 item 1):
@@ -368,20 +342,43 @@ class EventStore(StoreBase):
         unstorable text."""
         storable("the change request's terms or their author", actor, *terms.assumptions)
         storable("the change request's terms", *terms.exclusions)
+
+        def stored(at: str) -> tuple[str, str]:
+            done = replace(terms, actor=actor, at=at)
+            return done.to_text(), done.summary()
+
+        at = self._event_with_audit(case_id, actor, CR_TERMS, CR_TERMS_WRITTEN, stored)
+        return replace(terms, actor=actor, at=at)
+
+    def _event_with_audit(
+        self,
+        case_id: str,
+        actor: str,
+        kind: str,
+        outcome: str,
+        stored: Callable[[str], tuple[str, str]],
+    ) -> str:
+        """Write a ``kind`` case event by ``actor`` and, in the same transaction, its
+        audit row (action ``kind``, ``outcome``, the ruling state before and after
+        unchanged), both at the store's time after the case row is locked
+        (:meth:`lock_case`). ``stored(at)`` gives the event's text and the audit row's
+        reason for that time. Returns the time (ISO 8601). Raises
+        :class:`NotFoundError` for an unknown case, :class:`~etki.errors.CaseErasedError`
+        while an erasure of it runs."""
         with self._write() as s:
             case = self.lock_case(s, case_id)
             now = iso(self.now(s))
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
             identity = current_process().columns()
-            done = replace(terms, actor=actor, at=now)
+            text, reason = stored(now)
             s.add(
                 CaseEventRow(
                     case_id=case_id,
                     project_id=case.project_id,
-                    kind=CR_TERMS,
+                    kind=kind,
                     actor=actor,
-                    text=done.to_text(),
+                    text=text,
                     at=now,
                     **identity,
                 )
@@ -390,18 +387,18 @@ class EventStore(StoreBase):
                 AuditRow(
                     case_id=case_id,
                     reviewer=actor,
-                    action=CR_TERMS,
+                    action=kind,
                     ruling=state,
-                    reason=done.summary(),
+                    reason=reason,
                     at=now,
                     version=case.version,
-                    outcome=CR_TERMS_WRITTEN,
+                    outcome=outcome,
                     before=state,
                     after=state,
                     **identity,
                 )
             )
-        return done
+        return now
 
     def _live_claim(self, conn: Connection, case_id: str, now: str) -> CaseEvent | None:
         """The live claim of ``case_id`` at ``now`` (the store's time, :meth:`now`): its
