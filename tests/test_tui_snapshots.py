@@ -180,7 +180,6 @@ def test_status_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -
     _check(snap_compare, tui_world, size, [long_message])
 
 
-@pytest.mark.parametrize("size", SIZES)
 async def claim_said(pilot: Pilot) -> None:
     """Wait until the claim's confirmation is kept (its worker's answer can come after
     the pilot is idle on a loaded machine), so the messages keep their order."""
@@ -190,9 +189,14 @@ async def claim_said(pilot: Pilot) -> None:
     await until(pilot, lambda: any("Claimed" in e[3] for e in status.entries), "the claim")
 
 
+@pytest.mark.parametrize("size", SIZES)
 def test_messages_view(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """L: every message of the session whole, newest first."""
-    _check(snap_compare, tui_world, size, ["x", claim_said, long_message, "L"])
+    """L: every message of the session whole, newest first. Beside the list (120
+    columns) the detail is folded first (z): what the view is about is the messages,
+    and the detail behind it redraws its history when the claim is read back, which
+    moved its scrollbar by a cell under load."""
+    fold = ["z"] if size[0] >= 110 else []  # under 110 columns it is folded already
+    _check(snap_compare, tui_world, size, [*fold, "x", claim_said, long_message, "L"])
 
 
 @pytest.fixture(scope="session")
