@@ -185,6 +185,36 @@ def test_terms_are_audited_in_the_history_and_validated(desk: Desk) -> None:
             desk.set_cr_terms(cid, **bad)  # type: ignore[arg-type]
 
 
+def test_the_pmo_chooses_the_clauses_the_document_cites(desk: Desk) -> None:
+    # a trial: the CR of a converted in-scope case cited the warranty clause 6.1
+    # ("Defects ... are corrected under warranty"), the engine's evidence that the work
+    # is free; the PMO chooses what the client reads
+    case = _overridden(desk)
+    cid = case.case_id
+    assert case.decision.cited_clauses == ("MSA-2024-01#3.2", "MSA-2024-01#6.1", "ANNEX-A#10.2")
+    warranty = "corrected under warranty"
+    assert warranty in desk.cr_document(cid, "md")[1].decode()
+
+    done, _ = desk.set_cr_terms(cid, clauses=["3.2", "ANNEX-A#10.2", "MSA-2024-01#3.2"])
+    assert done.clauses == ("MSA-2024-01#3.2", "ANNEX-A#10.2")  # a bare number resolved, once
+    text = docx_text(desk.cr_document(cid, "docx")[1])
+    sso = markdown_plain(desk.clauses("demo")["MSA-2024-01#3.2"].text).split("\n")[0]
+    assert sso in text and warranty not in text
+    assert [e.text for e in desk.repo.case_history(cid) if e.kind == "cr_terms"] == [
+        "0 assumptions, 0 exclusions, no validity date, cites 2 clauses chosen"
+    ]
+    desk.set_cr_terms(cid, valid_until="2099-01-31")  # the choice stays
+    assert desk.case(cid).cr_terms.clauses == ("MSA-2024-01#3.2", "ANNEX-A#10.2")  # type: ignore[union-attr]
+    for bad, said in (
+        (["9.99"], "the contract has no clause '9.99'"),
+        (["MSA-2024-01#3.21"], "did you mean"),
+    ):
+        with pytest.raises(InputError, match=said):
+            desk.set_cr_terms(cid, clauses=bad)
+    done, _ = desk.set_cr_terms(cid, clauses=[])  # back to the decision's
+    assert done.clauses is None and warranty in desk.cr_document(cid, "md")[1].decode()
+
+
 def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     if desk.settings.db_url.startswith("postgresql"):
         pytest.skip("the commands are the desk's; its backends are covered above")
@@ -217,10 +247,16 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "warning:" in done.stderr and "no effort estimate" in done.stderr
+    assert "cites the clauses the engine read for IN_SCOPE" in done.stderr
     word = docx_text(out)
     assert unicodedata.normalize("NFC", NFD_ASSUMPTION) in word
     assert "Valid until | 2099-02-28" in word and REASON in word
     assert not [p for p in out.parent.iterdir() if p.name != "cr.docx"]  # no temp left
+    done = run_etki(["cr", "edit", case.case_id, "--clause", "3.2"], env=env, cwd=tmp_path)
+    assert done.returncode == 0 and "clauses cited: MSA-2024-01#3.2" in done.stdout
+    done = run_etki(["cr", "export", case.case_id, "--output", "-"], env=env, cwd=tmp_path)
+    assert done.returncode == 0 and "cites the clauses" not in done.stderr
+    assert "corrected under warranty" not in done.stdout
 
 
 # --- the desk -----------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
     etki cr export CASE [--format md|html|docx] [--internal] [--output FILE]
     etki cr edit CASE [--assumption TEXT]... [--exclusion TEXT]... [--valid-until DATE]
-                      [--clear-assumptions] [--clear-exclusions] [--clear-valid-until]
+                      [--clause REF]... [--clear-assumptions] [--clear-exclusions]
+                      [--clear-valid-until] [--engine-clauses]
 
 ``export`` writes the client-facing change request of a case ruled CHANGE_REQUEST,
 rendered from the database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`,
@@ -21,7 +22,11 @@ internal record.
 ``edit`` writes the terms of the change request (any ruling state: terms written ahead
 of a conversion wait for it): each ``--assumption``/``--exclusion`` given (repeatable)
 replaces that whole list, ``--clear-…`` empties it, ``--valid-until YYYY-MM-DD`` sets
-the date; what is not given stays. Written with an audit row and in the case's history
+the date; ``--clause REF`` (repeatable; the whole ref or a number unique in the
+contract) chooses the clauses the document cites instead of those the decision cites
+(a reviewer who converted an in-scope proposal may not want the engine's evidence for
+it sent to the client), ``--engine-clauses`` goes back to the decision's; what is not
+given stays. Written with an audit row and in the case's history
 (``etki show``); the project's reviewers may write them. On a case that is not a change
 request (ruled otherwise, or pending with another proposal) a warning on stderr says so
 (the terms are written, waiting for a conversion); a ``--valid-until`` before today
@@ -37,7 +42,8 @@ file is written as the wiki writes a page (:func:`etki.wiki.writer.write_file`):
 temporary file renamed over the target, so a symlink planted under the predictable name
 is replaced, never written through, and a failed write (a full disk) leaves no cut-off
 document. The store is opened read-only. When the document has no estimate or no
-validity date, a warning on stderr says so (the document still is written). Exit codes:
+validity date, or cites the clauses of an engine proposal the reviewer overrode (no
+``--clause`` chosen), a warning on stderr says so (the document still is written). Exit codes:
 0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
 approved, rejected: the message says which); 1 on an internal error.
 """
@@ -111,6 +117,15 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
                 "no validity date (etki cr edit CASE --valid-until YYYY-MM-DD)",
                 case.cr_terms is None or case.cr_terms.valid_until is None,
             ),
+            (
+                (
+                    f"it cites the clauses the engine read for {case.decision.verdict}, "
+                    "which may argue the work is in scope: check them, or choose "
+                    "(etki cr edit CASE --clause REF ...)"
+                ),
+                case.decision.verdict != "CHANGE_REQUEST"
+                and (case.cr_terms is None or case.cr_terms.clauses is None),
+            ),
         )
         if absent
     ]
@@ -142,22 +157,30 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         (args.assumption, args.clear_assumptions, "--assumption", "--clear-assumptions"),
         (args.exclusion, args.clear_exclusions, "--exclusion", "--clear-exclusions"),
         (args.valid_until, args.clear_valid_until, "--valid-until", "--clear-valid-until"),
+        (args.clause, args.engine_clauses, "--clause", "--engine-clauses"),
     ):
         if given is not None and clear:
             raise InputError(f"cr edit: {name} and {flag} together: give one or the other")
     assumptions = [] if args.clear_assumptions else args.assumption
     exclusions = [] if args.clear_exclusions else args.exclusion
     valid_until = "" if args.clear_valid_until else args.valid_until
+    clauses = [] if args.engine_clauses else args.clause
     desk = Desk.open(settings)
     case_id = desk.case_id_for(args.case_id)
     done, wiki_error = desk.set_cr_terms(
-        case_id, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
+        case_id,
+        assumptions=assumptions,
+        exclusions=exclusions,
+        valid_until=valid_until,
+        clauses=clauses,
     )
     echo(f"{case_id}: change-request terms by {done.actor} at {done.at}", multiline=False)
     for word, items in (("assumption", done.assumptions), ("exclusion", done.exclusions)):
         for item in items:
             echo(f"  {word}: {item}", multiline=False)
     echo(f"  valid until: {done.valid_until or 'not set'}", multiline=False)
+    cites = "the decision's" if done.clauses is None else (", ".join(done.clauses) or "none")
+    echo(f"  clauses cited: {cites}", multiline=False)
     case = desk.case(case_id)
     if case.ruling is not None and case.ruling.ruling != "CHANGE_REQUEST":
         said = f"it is ruled {case.ruling.ruling}"
@@ -232,4 +255,16 @@ def register(subparsers) -> None:
     edit.add_argument("--clear-assumptions", action="store_true", help="remove every assumption")
     edit.add_argument("--clear-exclusions", action="store_true", help="remove every exclusion")
     edit.add_argument("--clear-valid-until", action="store_true", help="remove the date")
+    edit.add_argument(
+        "--clause",
+        action="append",
+        metavar="REF",
+        help="a clause the document cites (repeat for more; replaces the list; the whole "
+        "ref or a number unique in the contract)",
+    )
+    edit.add_argument(
+        "--engine-clauses",
+        action="store_true",
+        help="cite the clauses the decision cites again (the default)",
+    )
     edit.set_defaults(handler=_edit)

@@ -1,6 +1,7 @@
 """The PMO's terms of a change request (issue 35 item 1): the assumptions and
-exclusions the client-facing change-request document states, and the date until which
-its offer is valid. Written by a person (``etki cr edit``, never the engine), stored as
+exclusions the client-facing change-request document states, the date until which
+its offer is valid and, when the PMO chooses them, the contract clauses it cites.
+Written by a person (``etki cr edit``, never the engine), stored as
 a ``case_events`` row of kind ``cr_terms`` whose text is :meth:`CrTerms.to_text` (JSON,
 the whole set each time); the newest one is in force, the earlier ones stay in the
 case's history.
@@ -8,7 +9,8 @@ case's history.
 Input rules (:func:`parse_cr_terms`): at most :data:`TERMS_MAX_ITEMS` assumptions and as
 many exclusions, each one line of at most :data:`TERM_MAX_CHARS` characters (white space
 around it dropped, NFC-normalised, an empty one refused); a validity date ``YYYY-MM-DD`` between 2000
-and 2100.
+and 2100; at most :data:`TERMS_MAX_ITEMS` clause refs, each known to the project (the
+desk checks that: :meth:`etki.services.Desk.set_cr_terms`).
 """
 
 from __future__ import annotations
@@ -32,14 +34,18 @@ TERM_MAX_CHARS = 600
 class CrTerms:
     """A change request's terms as the PMO wrote them: ``assumptions`` and
     ``exclusions`` (untrusted text, in the order given), ``valid_until`` (an ISO date
-    ``YYYY-MM-DD``, or None when not set), ``actor`` (who wrote them) and ``at`` (the
-    store's time, ISO-8601 UTC to the second)."""
+    ``YYYY-MM-DD``, or None when not set), ``clauses`` (the clause refs the document
+    cites, chosen by the PMO, or None: the clauses the decision cites; a reviewer who
+    overrode the engine may not want the engine's evidence for in-scope sent to the
+    client), ``actor`` (who wrote them) and ``at`` (the store's time, ISO-8601 UTC to
+    the second)."""
 
     assumptions: tuple[str, ...] = ()
     exclusions: tuple[str, ...] = ()
     valid_until: str | None = None
     actor: str = ""
     at: str = ""
+    clauses: tuple[str, ...] | None = None
 
     def summary(self) -> str:
         """The terms in words for a history line: ``2 assumptions, 1 exclusion, valid
@@ -50,28 +56,35 @@ class CrTerms:
 
         parts = [n(len(self.assumptions), "assumption"), n(len(self.exclusions), "exclusion")]
         parts.append(f"valid until {self.valid_until}" if self.valid_until else "no validity date")
+        if self.clauses is not None:
+            parts.append(f"cites {n(len(self.clauses), 'clause')} chosen")
         return ", ".join(parts)
 
     def to_text(self) -> str:
         """The JSON text stored in the ``case_events`` row (sorted keys; actor and time
-        are the row's columns)."""
-        body = {
+        are the row's columns; ``clauses`` only when chosen, so terms written before
+        the choice existed read back the same)."""
+        body: dict[str, Any] = {
             "assumptions": list(self.assumptions),
             "exclusions": list(self.exclusions),
             "valid_until": self.valid_until,
         }
+        if self.clauses is not None:
+            body["clauses"] = list(self.clauses)
         return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_text(cls, text: str, actor: str, at: str) -> CrTerms:
         """The terms of a stored ``case_events`` row (:meth:`to_text`)."""
         body = json.loads(text)
+        clauses = body.get("clauses")
         return cls(
             assumptions=tuple(str(a) for a in body.get("assumptions") or ()),
             exclusions=tuple(str(e) for e in body.get("exclusions") or ()),
             valid_until=body.get("valid_until"),
             actor=actor,
             at=at,
+            clauses=None if clauses is None else tuple(str(c) for c in clauses),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,6 +93,7 @@ class CrTerms:
             "assumptions": list(self.assumptions),
             "exclusions": list(self.exclusions),
             "valid_until": self.valid_until,
+            "clauses": None if self.clauses is None else list(self.clauses),
             "by": self.actor,
             "at": self.at,
         }
@@ -88,7 +102,10 @@ class CrTerms:
 def _items(field: str, raw: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     items = tuple(unicodedata.normalize("NFC", " ".join(r.split())) for r in raw)
     if any(not item for item in items):
-        raise InputError(f"cr edit: an {field} is empty: write what it says, or leave it out")
+        article = "an" if field[0] in "aeiou" else "a"
+        raise InputError(
+            f"cr edit: {article} {field} is empty: write what it says, or leave it out"
+        )
     if len(items) > TERMS_MAX_ITEMS:
         raise InputError(f"cr edit: {len(items)} {field}s; at most {TERMS_MAX_ITEMS}")
     long = next((item for item in items if len(item) > TERM_MAX_CHARS), None)
@@ -120,18 +137,27 @@ def parse_cr_terms(
     assumptions: list[str] | None = None,
     exclusions: list[str] | None = None,
     valid_until: str | None = None,
+    clauses: list[str] | None = None,
 ) -> CrTerms:
     """The new terms: ``base`` (the terms in force, or None) with each field given
     replaced (``assumptions``/``exclusions`` the whole new list, ``[]`` clears it;
-    ``valid_until`` a date, ``""`` clears it), the others kept. Actor and time are set
-    when stored. Raises :class:`InputError` naming the field for bad input, or when
-    nothing is given."""
-    if assumptions is None and exclusions is None and valid_until is None:
+    ``valid_until`` a date, ``""`` clears it; ``clauses`` the refs to cite, as typed
+    (the desk resolves them against the contract), ``[]`` back to the decision's cited
+    clauses), the others kept. Actor and time are set when stored. Raises
+    :class:`InputError` naming the field for bad input, or when nothing is given."""
+    if assumptions is None and exclusions is None and valid_until is None and clauses is None:
         raise InputError(
-            "cr edit: nothing to change: give --assumption, --exclusion, --valid-until "
-            "(or --clear-assumptions, --clear-exclusions, --clear-valid-until)"
+            "cr edit: nothing to change: give --assumption, --exclusion, --valid-until, "
+            "--clause (or --clear-assumptions, --clear-exclusions, --clear-valid-until, "
+            "--engine-clauses)"
         )
     old = base or CrTerms()
+    if clauses is None:
+        cited = old.clauses
+    elif not clauses:
+        cited = None
+    else:
+        cited = tuple(dict.fromkeys(_items("clause", clauses)))
     return CrTerms(
         assumptions=old.assumptions if assumptions is None else _items("assumption", assumptions),
         exclusions=old.exclusions if exclusions is None else _items("exclusion", exclusions),
@@ -140,4 +166,5 @@ def parse_cr_terms(
             if valid_until is None
             else (parse_valid_until(valid_until) if valid_until.strip() else None)
         ),
+        clauses=cited,
     )

@@ -7,11 +7,41 @@ the reports read it from the case (:attr:`etki.domain.CaseRecord.estimate`)."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
+from etki.errors import InputError
+
 if TYPE_CHECKING:
-    from etki.domain import CrTerms, ReviewerEstimate
+    from etki.domain import CrTerms, ReviewerEstimate, ScopeClause
     from etki.store import CaseFileRepository
+
+
+def _clause_refs(typed: tuple[str, ...], known: Mapping[str, ScopeClause]) -> tuple[str, ...]:
+    """The clause refs ``typed`` (``--clause``) as the contract names them: a whole
+    ref of ``known`` (ref -> clause) stays, a bare number (``4.3``) becomes the one ref
+    whose number it is. Raises :class:`InputError` naming the clause for one the
+    contract does not have (with the closest refs) or a number in several documents."""
+    out = []
+    for ref in typed:
+        if ref in known:
+            out.append(ref)
+            continue
+        same = [k for k in known if "#" in k and k.split("#", 1)[1] == ref]
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        if same:
+            raise InputError(
+                f"cr edit: clause {ref!r} is in {len(same)} documents "
+                f"({', '.join(sorted(same))}): write the whole ref"
+            )
+        close = difflib.get_close_matches(ref, list(known), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise InputError(f"cr edit: the contract has no clause {ref!r}{hint}")
+    return tuple(dict.fromkeys(out))
 
 
 class _Desk(Protocol):
@@ -20,6 +50,7 @@ class _Desk(Protocol):
     repo: CaseFileRepository
 
     def _require_reviewer(self, case_id: str, action: str, writes: str) -> str: ...
+    def clauses(self, project_id: str) -> dict[str, ScopeClause]: ...
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]: ...
 
 
@@ -59,11 +90,15 @@ class DeskEstimates:
         assumptions: list[str] | None = None,
         exclusions: list[str] | None = None,
         valid_until: str | None = None,
+        clauses: list[str] | None = None,
     ) -> tuple[CrTerms, str | None]:
         """Write the terms of the change request ``case_id`` (``etki cr edit``, issue 35
         item 1): the fields given replace those in force (``assumptions`` and
         ``exclusions`` whole lists, ``[]`` clears one; ``valid_until`` ``YYYY-MM-DD``,
-        ``""`` clears it), validated by :func:`etki.domain.parse_cr_terms`, stored with
+        ``""`` clears it; ``clauses`` the clause refs the document cites, each the
+        whole ref (``MSA-2024-01#4.3``) or a number unique in the contract (``4.3``),
+        ``[]`` back to the decision's cited clauses), validated by
+        :func:`etki.domain.parse_cr_terms` and :func:`_clause_refs`, stored with
         an audit row (:meth:`etki.store.CaseFileRepository.set_cr_terms`); the wiki hook
         then renders the case's pages (best effort). Any ruling state may carry terms
         (written ahead of a conversion, they wait for it); the project's reviewers may
@@ -76,15 +111,20 @@ class DeskEstimates:
         who = self._require_reviewer(
             case_id, "write the terms of a change request", "change-request terms"
         )
-        base = self.repo.case(case_id).cr_terms
+        case = self.repo.case(case_id)
         terms = parse_cr_terms(
-            base, assumptions=assumptions, exclusions=exclusions, valid_until=valid_until
+            case.cr_terms,
+            assumptions=assumptions,
+            exclusions=exclusions,
+            valid_until=valid_until,
+            clauses=clauses,
         )
+        if clauses and terms.clauses is not None:
+            known = self.clauses(case.project_id)
+            terms = replace(terms, clauses=_clause_refs(terms.clauses, known))
         if valid_until and terms.valid_until is not None:
             today = self.repo.now().date().isoformat()  # the store's day (UTC)
             if terms.valid_until < today:  # ISO dates order as strings
-                from etki.errors import InputError
-
                 raise InputError(
                     f"cr edit: field 'valid-until' is {terms.valid_until}: in the past "
                     f"(today is {today}, UTC); an offer is valid until today or later"

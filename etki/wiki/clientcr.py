@@ -99,10 +99,12 @@ NO_ESTIMATE = "Not estimated yet: the effort and the price are to be agreed."
 
 def _clauses(m: WikiModel, case: CaseRecord) -> list[Block]:
     d = case.decision
-    if not d.cited_clauses:
+    chosen = case.cr_terms.clauses if case.cr_terms is not None else None
+    refs = d.cited_clauses if chosen is None else chosen
+    if not refs:
         return [Block("para", "No clause of the contract describes this work.")]
     out = [Block("para", "The request was read against these clauses of the contract:")]
-    for ref in d.cited_clauses:
+    for ref in refs:
         clause = m.clauses.get(ref)
         out.append(Block("heading", _line(m.clause_label(ref))))
         if clause is None:
