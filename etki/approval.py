@@ -17,7 +17,7 @@ from typing import Protocol
 from etki.config import Settings
 from etki.domain import ACTIONS, CaseRecord, ClauseResolution, RulingOutcome
 from etki.errors import InputError, PermissionDeniedError, error_text
-from etki.identity import is_listed_approver, reviewer_name
+from etki.identity import approver_hint, is_listed_approver, reviewer_name
 from etki.store import CaseFileRepository
 
 log = logging.getLogger("etki.approval")
@@ -79,7 +79,7 @@ def require_approver(
     raise PermissionDeniedError(
         f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
         f"'{case.project_id}'; ask a project approver to list you in etki.yaml, or set "
-        "ETKI_REVIEWER to your approver name"
+        f"ETKI_REVIEWER to your approver name{approver_hint(reviewers, reviewer)}"
     )
 
 
@@ -98,7 +98,7 @@ def require_project_approver(repo: CaseFileRepository, project_id: str, reviewer
     raise PermissionDeniedError(
         f"reviewer '{reviewer_name(reviewer)}' is not an approver of project "
         f"'{project_id}' and may not resolve a disputed clause; ask a project approver, "
-        "or set ETKI_REVIEWER to your approver name"
+        f"or set ETKI_REVIEWER to your approver name{approver_hint(reviewers, reviewer)}"
     )
 
 

@@ -106,6 +106,19 @@ def similar_name(names: Iterable[str], typed: str) -> str | None:
     return alike[0] if len(alike) == 1 else None
 
 
+def approver_hint(reviewers: Iterable[Listed], typed: str) -> str:
+    """What a refusal adds when ``typed`` spells an approver of ``reviewers`` without
+    its Turkish or German letters or in other case (:func:`similar_name`):
+    ``"; did you mean 'Ayşe Yılmaz'? (ETKI_REVIEWER must be written as listed)"``, else
+    ``""``. It names only the spelling of the name typed, never another approver (a
+    refusal does not hand out the approver list). Pure."""
+    approvers = [r.name for r in reviewers if r.role == "approver"]
+    near = similar_name(approvers, typed)
+    if near is None:
+        return ""
+    return f"; did you mean {near!r}? (ETKI_REVIEWER must be written as listed)"
+
+
 def set_program(label: str) -> None:
     """Name the program this process runs as in the audit (``etki rule``, ``etki-tui``);
     set once by each entry point. Without it :func:`program` falls back to the script

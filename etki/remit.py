@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from etki.domain import Project, RemitStatement, ScopeClause
 from etki.errors import InputError, PermissionDeniedError
-from etki.identity import is_listed_approver, reviewer_name
+from etki.identity import approver_hint, is_listed_approver, reviewer_name
 from etki.knowledge.index import KnowledgeIndex, with_accepted_remit
 from etki.store import CaseFileRepository
 from etki.store.repository.remit import RemitChange
@@ -102,7 +102,8 @@ def _require_approver(repo: CaseFileRepository, project_id: str, who: str, asked
     repo.audit_remit_denied(project_id, who, asked)
     raise PermissionDeniedError(
         f"reviewer '{who}' is not an approver of project '{project_id}' and may not "
-        "change its remit; ask a project approver (the attempt is audited)"
+        f"change its remit; ask a project approver (the attempt is audited)"
+        f"{approver_hint(reviewers, who)}"
     )
 
 

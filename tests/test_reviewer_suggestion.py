@@ -5,6 +5,7 @@ stored in SQLite, driven with Textual's Pilot at 80x24 and 120x40."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from etki.store import CaseFileRepository
 from tests.test_tui_keys import desk_app, sample_store  # noqa: F401, F811 - the fixture
 from tests.test_tui_pilot import settle, shown, sync
 
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
 LISTED = ["Ayşe Yılmaz", "Jürgen Weiß", "Çağrı Öztürk", "İlker Işık"]
 
 
@@ -70,3 +72,30 @@ async def test_the_read_only_banner_asks_did_you_mean(
             assert banner.size.height <= 2
     finally:
         repo.dispose()
+
+
+def test_the_command_line_refusal_asks_did_you_mean_too(tmp_path: Path) -> None:
+    # a trial: `etki rule` as "Ayse Yilmaz" got only "is not an approver", while the
+    # desk asked "did you mean 'Ayşe Yılmaz'?"; the refusal still stands (exact test)
+    from etki.services import init_project
+    from tests.cli_support import run_etki
+
+    url = f"sqlite:///{tmp_path}/etki.db"
+    repo = CaseFileRepository(url)
+    init_project(SAMPLE, repo, Settings(db_url=url), related_context=False)
+    case = next(iter(repo.cases("demo", status="pending")))
+    repo.dispose()
+    base = {**os.environ, "ETKI_DB_URL": url, "ETKI_WIKI_DIR": ""}
+    done = run_etki(
+        ["rule", case.case_id, "approve"],
+        env={**base, "ETKI_REVIEWER": "Ayse Yilmaz"},
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "did you mean 'Ayşe Yılmaz'? (ETKI_REVIEWER must be written as listed)" in done.stderr
+    # İlker Işık is listed as a viewer: not offered as an approver's spelling
+    done = run_etki(
+        ["rule", case.case_id, "approve"], env={**base, "ETKI_REVIEWER": "Ilker Isik"}, cwd=tmp_path
+    )
+    assert done.returncode == 2 and "did you mean" not in done.stderr
+    assert CaseFileRepository(url).case(case.case_id).ruling is None  # nothing recorded

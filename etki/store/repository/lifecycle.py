@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from etki.domain import Reviewer
 from etki.errors import InputError, NotFoundError, PermissionDeniedError
-from etki.identity import current_process, is_listed_approver, reviewer_name
+from etki.identity import approver_hint, current_process, is_listed_approver, reviewer_name
 from etki.store.lean import ARCHIVED_SQL
 from etki.store.models import (
     AuditRow,
@@ -114,7 +114,7 @@ class LifecycleStore(StoreBase):
         )
         raise PermissionDeniedError(
             f"reviewer {who!r} is not an approver of project {project_id!r} and may not "
-            f"{action} it; {why}. Nothing was changed"
+            f"{action} it; {why}{approver_hint(reviewers, who)}. Nothing was changed"
         )
 
     def set_archived(self, project_id: str, archived: bool, actor: str, reason: str = "") -> bool:
