@@ -101,6 +101,38 @@ def test_every_hit_has_text_and_every_id_resolves(store):
     assert _db_digest(store) == before  # nothing was written
 
 
+def test_agreed_rulings_are_graph_nodes(store):
+    """Issue 33 item 1: an agreed change request and an agreed rejection are nodes of the
+    graph (type ``decision``), found by ``graph_query`` with their ruling's text."""
+
+    async def body(client: Client) -> Any:
+        found = {}
+        listed = await client.call_tool("recent_decisions", {"limit": 100})
+        for ruling in ("CHANGE_REQUEST", "REJECT"):
+            agreed = [
+                d
+                for d in listed.structured_content["decisions"]
+                if d["ruling"] == ruling and not d["override"]
+            ]
+            assert agreed, f"the demo store has an agreed {ruling}"
+            hit = agreed[0]
+            query = await client.call_tool("graph_query", {"question": hit["request"], "k": 10})
+            read = await client.call_tool("read_node", {"id": hit["id"]})
+            found[ruling] = (hit, query.structured_content, read)
+        return found
+
+    for ruling, (hit, answer, read) in _run(store, body).items():
+        nodes = {n["id"]: n for n in answer["nodes"]}
+        assert hit["id"] == f"decision:{hit['case_id']}"
+        node = nodes.get(hit["id"])
+        assert node is not None, (ruling, list(nodes))
+        assert node["type"] == "decision"  # not a precedent: the reviewer agreed
+        assert node["verdict"] == node["ruling"] == ruling and node["override"] is False
+        assert node["reviewer"] == "ayse" and node["ruled_at"] and node["reason"]
+        assert node["request"]
+        assert not read.is_error and read.structured_content["type"] == "decision"
+
+
 def test_decision_memory_tools(store):
     async def body(client: Client) -> Any:
         agreed = await client.call_tool("decisions", {"query": "mobile app", "limit": 50})

@@ -35,6 +35,13 @@ _NODE = {
         "matched": {"type": "array", "items": {"type": "string"}},
         "opening": {"type": "string"},
         "summary": {"type": "string"},
+        "verdict": {"type": ["string", "null"]},
+        "ruling": {"type": ["string", "null"]},
+        "reviewer": {"type": ["string", "null"]},
+        "ruled_at": {"type": ["string", "null"]},
+        "reason": {"type": "string"},
+        "override": {"type": "boolean"},
+        "request": {"type": "string"},
     },
     "required": ["id", "type", "title", "score"],
 }
@@ -212,10 +219,11 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "graph_query",
             "Search the contract, modules and decisions",
             "Search the project's knowledge graph (contract clauses, code modules, work "
-            "items, precedents) and every ruled decision, ranked by relevance to the "
+            "items, and every ruled case as a node: type 'precedent' for an override, "
+            "'decision' for an agreed ruling) and every ruled decision, ranked by relevance to the "
             "question's content words; a clause number alone ('5.2') finds that clause. "
             "Each node comes with its text (matched sentences and opening lines of a "
-            "clause, a module's summary, a precedent's ruling), each decision with "
+            "clause, a module's summary, a precedent's or decision's ruling), each decision with "
             "verdict, ruling, reviewer, date and reason; read any id further with "
             "read_node. strategy: auto (default), find_k_nodes, expand (a token-budgeted "
             "subgraph whose packed text is returned), nl_query or typed_streams. "

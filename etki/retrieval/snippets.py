@@ -113,13 +113,13 @@ def node_snippet(
 ) -> dict[str, Any]:
     """The text fields of one graph hit (see the module docstring): ``matched`` and
     ``opening`` for a clause or chunk; ``summary`` for a module or work item; the
-    :func:`ruling_brief` fields and ``request`` for a precedent."""
+    :func:`ruling_brief` fields and ``request`` for a precedent or an agreed decision."""
     if node.type in ("clause", "chunk"):
         return {
             "matched": matched_sentences(node.text, question_terms, languages),
             "opening": opening(node.text),
         }
-    if node.type == "precedent":
+    if node.type in ("precedent", "decision"):
         data = node.data
         text = node.text
         reason = text.rsplit("Reason: ", 1)[1] if "Reason: " in text else ""
