@@ -4,10 +4,22 @@ decisions or any (id, text) list for a reviewer's question), issue 33 item 4.
 A question is read for its **content words**: folded (:func:`etki.text.fold`: Turkish
 dotted/dotless i, ß, umlauts, NFC/NFD all meet), minus the stopwords of a general list,
 stemmed with the engine's stemmer (:func:`etki.triage.normalise.stem`). The stopword
-lists are those of the ``stop-words`` package (Alir3z4/python-stop-words, the lists of
-ranks.nl, Savoy and others) for English, Turkish and German: general function-word
-lists, not the engine's party-word lists. Its Turkish list is stored in Windows-1252
-mojibake (``altmýþ``); it is read back as Windows-1254 text (``altmış``) before folding.
+lists are general function-word lists, not the engine's party-word lists, and hold no
+word a software contract uses as content ("system", "test", "work", "information",
+"computer", "new" are all kept):
+
+* English: the **Snowball English stop list** (M. Porter, snowballstem.org,
+  ``algorithms/english/stop.txt``; BSD licence), its active entries: pronouns, forms of
+  be/have/do, would/could/should/ought, the contracted forms, articles, prepositions and
+  conjunctions (:data:`SNOWBALL_EN`). The ``stop-words`` package's English list is not
+  used: it is the ranks.nl long list (1,333 words) and holds "system", "test", "work",
+  "information", "computer", "need", "use", "show", "problem" and many more content
+  words.
+* German and Turkish: the lists of the ``stop-words`` package (Alir3z4/python-stop-words):
+  German is the Snowball German list with its post-1996 spellings (``dass``, ``muss``);
+  Turkish the ranks.nl Turkish list (function words and number words, none a domain
+  word). Its Turkish list is stored in Windows-1252 mojibake (``altmýþ``); it is read
+  back as Windows-1254 text (``altmış``) before folding.
 
 Documents are ranked by BM25 (:class:`etki.triage.scoring.BM25Index`, k1 1.2, b 0.75)
 over those terms, so a question matches a page that holds *some* of its words, the
@@ -42,6 +54,7 @@ from etki.triage.scoring import BM25Index, top_array
 
 __all__ = [
     "RankedDoc",
+    "SNOWBALL_EN",
     "RelevanceRanker",
     "acronyms",
     "content_terms",
@@ -54,10 +67,43 @@ _SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "f
 _ACRONYM = re.compile(r"\(([A-ZÇĞİÖŞÜ][A-ZÇĞİÖŞÜ0-9&]{1,9})\)")
 
 
+_SNOWBALL_EN_TEXT = """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves what which
+    who whom this that these those am is are was were be been being have has had having do
+    does did doing would should could ought i'm you're he's she's it's we're they're i've
+    you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll
+    they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't
+    wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's who's what's
+    here's there's when's where's why's how's a an the and but if or because as until while
+    of at by for with about against between into through during before after above below
+    to from up down in out on off over under again further then once here there when where
+    why how all any both each few more most other some such no nor not only own same so
+    than too very
+"""
+
+SNOWBALL_EN: tuple[str, ...] = tuple(_SNOWBALL_EN_TEXT.split())
+"""The Snowball English stop list (snowballstem.org, ``algorithms/english/stop.txt``),
+its active entries in the list's order (the entries it comments out, such as "will",
+"can", "may", "must", "us", are not stopwords there and not here)."""
+
+
+_NOT_STOP_PARTS = frozenset({"can", "won", "let"})
+
+
 @lru_cache(maxsize=8)
 def general_stopwords(lang: str) -> frozenset[str]:
-    """Folded stopwords of ``lang`` from the ``stop-words`` package (see the module
-    docstring); empty for a language it has no list for."""
+    """Folded stopwords of ``lang``: :data:`SNOWBALL_EN` for English, the ``stop-words``
+    package's list for German and Turkish (see the module docstring); empty for a
+    language with no list. A contraction gives its parts as :func:`etki.text.words`
+    splits it (``isn't`` -> ``isn``; ``t`` is under two letters and never a term), except
+    the parts that are words of their own the list does not hold (``can``, which it
+    leaves out for "tin can", ``won``, ``let``)."""
+    if lang == "en":
+        out: set[str] = set()
+        for w in SNOWBALL_EN:
+            out.update(x for x in words(w) if x not in _NOT_STOP_PARTS)
+        return frozenset(out)
     from stop_words import StopWordError, get_stop_words  # type: ignore[import-untyped]
 
     try:
