@@ -133,6 +133,30 @@ def test_agreed_rulings_are_graph_nodes(store):
         assert not read.is_error and read.structured_content["type"] == "decision"
 
 
+def test_wiki_search_puts_the_decision_before_the_modules_listing_it(store):
+    """Issue 33 item 4: a module page lists the titles of the decisions touching it; a
+    question in a decision's words finds the decision's own page first, not the
+    module pages that list it (their listing is anchor text, weighted zero)."""
+
+    async def body(client: Client) -> Any:
+        listed = await client.call_tool("recent_decisions", {"limit": 100})
+        out = []
+        for hit in listed.structured_content["decisions"]:
+            found = await client.call_tool("wiki_search", {"query": hit["title"], "limit": 5})
+            out.append((hit, found.structured_content["hits"]))
+        return out
+
+    firsts = []
+    for hit, hits in _run(store, body):
+        assert hits, hit["title"]
+        firsts.append(hits[0]["path"])
+        module_ranks = [i for i, h in enumerate(hits) if h["path"].startswith("entities/modules/")]
+        own = [i for i, h in enumerate(hits) if hit["case_id"] in h["path"]]
+        if own and module_ranks:
+            assert own[0] < module_ranks[0], (hit["title"], [h["path"] for h in hits])
+    assert not any(p.startswith("entities/modules/") or p == "index.md" for p in firsts)
+
+
 def test_decision_memory_tools(store):
     async def body(client: Client) -> Any:
         agreed = await client.call_tool("decisions", {"query": "mobile app", "limit": 50})

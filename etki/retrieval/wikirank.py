@@ -26,6 +26,22 @@ over those terms, so a question matches a page that holds *some* of its words, t
 rarer ones counting more: unlike the wiki's token-AND search, "who hosts the system?"
 finds a page that says "hosting" without "who".
 
+**Wiki pages** are ranked on their fields (:func:`page_fields`), the simple field weighting
+of BM25F (Robertson, Zaragoza and Taylor, *Simple BM25 extension to multiple weighted
+fields*, CIKM 2004: a field's weight multiplies its term frequencies, so a page is
+indexed as its fields repeated by weight): the page title (its ``# `` heading) counts
+:data:`~etki.triage.scoring.TITLE_WEIGHT` (3, the engine's clause-title weight) times,
+the page's own text once, and two fields count **zero**: the YAML front matter
+(metadata: kind, counts, ids the title already names) and **listing entries**, a Markdown
+list item (with its indented continuation lines) that links to another wiki page. A
+listing entry is the linked page's title or an excerpt of it, i.e. anchor text, which
+describes the page it points to, not the page that holds it (Craswell, Hawking and
+Robertson, *Effective site finding using link anchor information*, SIGIR 2001). Without
+this a module page, short and listing the clipped titles of every decision touching
+the module, outranked the decision pages themselves for a question about those
+decisions (BM25's length normalisation favours the short page), and ``index.md``
+matched every question.
+
 **Acronyms.** A document that writes a name with its acronym ("Fiscal Responsibility Act
 (FRA)") links the two: :func:`acronyms` reads every such pair (the acronym's letters
 are the initials of the words before it, small words such as "of" skipped), and a
@@ -50,7 +66,7 @@ import numpy as np
 
 from etki.text import fold, words
 from etki.triage.normalise import LANGUAGES, guess_language, stem
-from etki.triage.scoring import BM25Index, top_array
+from etki.triage.scoring import TITLE_WEIGHT, BM25Index, top_array
 
 __all__ = [
     "RankedDoc",
@@ -59,6 +75,7 @@ __all__ = [
     "acronyms",
     "content_terms",
     "general_stopwords",
+    "page_fields",
 ]
 
 _SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
@@ -200,6 +217,53 @@ def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
         else:
             return None
     return list(reversed(picked)) if not want else None
+
+
+_LINK_TO_PAGE = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:)[^)\s]*\.md(?:#[^)\s]*)?\)")
+"""A Markdown link to another wiki page (a relative ``.md`` target, not a URL)."""
+
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
+
+
+def page_fields(text: str) -> str:
+    """The text a wiki page is ranked on (see the module docstring): its title line
+    repeated :data:`TITLE_WEIGHT` times, then its own lines, without the front matter
+    and without any list item (and its more-indented continuation lines) holding a link
+    to another ``.md`` page. Pure; ``text`` is never interpreted beyond these lines."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                lines = lines[i + 1 :]
+                break
+    title = ""
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        item = _ITEM.match(line)
+        if item:
+            indent = len(item.group(1))
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) > indent:
+                if _ITEM.match(lines[j]) and _indent(lines[j]) <= indent:
+                    break
+                j += 1
+            block = lines[i:j]
+            if not any(_LINK_TO_PAGE.search(b) for b in block):
+                kept.extend(block)
+            i = j
+            continue
+        if not title and line.startswith("# "):
+            title = line[2:].strip()
+        else:
+            kept.append(line)
+        i += 1
+    return "\n".join([title] * TITLE_WEIGHT + kept)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 @dataclass(frozen=True)
