@@ -136,3 +136,11 @@ def test_wiki_pages_rank_on_their_own_text_not_on_what_they_list():
     assert [d.id for d in ranker.rank("single sign-on", 5)] == ["modules/web.sso.md"]
     hostile = "---\n# [bold]x[/bold]\n- [a](http://e.x/y.md) ${HOME}\n"
     assert "${HOME}" in page_fields(hostile)  # a URL is not a wiki page: kept, as text
+
+
+def test_a_wiki_hit_line_is_never_front_matter():
+    from etki.mcp.search_tools import _best_line
+
+    page = "---\naction: reject\nruling: REJECT\n---\n# Title\n\nThe reviewer ruled reject.\n"
+    terms = RelevanceRanker([]).terms("rejected rulings")
+    assert _best_line(page, terms, ("en",)) == (7, "The reviewer ruled reject.")

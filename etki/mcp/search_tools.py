@@ -151,20 +151,26 @@ def graph_answer(
 
 def _best_line(text: str, terms: tuple[str, ...], languages: tuple[str, ...]) -> tuple[int, str]:
     """(1-based line, clipped text) of the line of ``text`` holding the most ``terms``
-    (the first such), else the first non-empty line after the title."""
+    (the first such), else the first non-empty line after the title. The YAML front
+    matter is skipped (metadata, not what the page says; the ranking leaves it out too,
+    :func:`~etki.retrieval.wikirank.page_fields`)."""
     from etki.retrieval.wikirank import content_terms, general_stopwords
 
     stop = frozenset().union(*(general_stopwords(x) for x in languages))
     wanted = set(terms)
+    lines = list(enumerate(text.splitlines(), start=1))
+    if lines and lines[0][1].strip() == "---":
+        end = next((k for k, (_, ln) in enumerate(lines[1:], start=1) if ln.strip() == "---"), 0)
+        lines = lines[end + 1 :] if end else lines
     best = (0, 0, "")
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in lines:
         if not line.strip():
             continue
         held = len(wanted & {t for lang in languages for t in content_terms(line, lang, stop)})
         if held > best[0]:
             best = (held, i, line)
     if best[0] == 0:
-        for i, line in enumerate(text.splitlines(), start=1):
+        for i, line in lines:
             if line.strip() and not line.startswith("#"):
                 return i, clip(line, 300)
         return 1, ""
