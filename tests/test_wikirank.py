@@ -144,3 +144,14 @@ def test_a_wiki_hit_line_is_never_front_matter():
     page = "---\naction: reject\nruling: REJECT\n---\n# Title\n\nThe reviewer ruled reject.\n"
     terms = RelevanceRanker([]).terms("rejected rulings")
     assert _best_line(page, terms, ("en",)) == (7, "The reviewer ruled reject.")
+
+
+def test_a_rare_word_chooses_the_matched_sentence():
+    text = (
+        "OFA operates the TANF Data Reporting System. "
+        "Most of it is historical data which will not need to be migrated."
+    )
+    terms = RelevanceRanker([]).terms("migrate historical data from the old TANF system")
+    assert matched_sentences(text, terms)[0].startswith("OFA operates")  # 3 words against 3
+    idf = {"tanf": 0.2, "data": 0.1, "system": 0.1, "histor": 3.0, "migrat": 2.0}
+    assert matched_sentences(text, terms, weights=idf)[0].startswith("Most of it")

@@ -106,10 +106,11 @@ def graph_answer(
         for n in result.nodes
         if n.id not in seen
     ]
+    idf = port.scorer.index.idf_of  # the graph's BM25 IDF: rare words choose the sentence
     for hit in nodes:
         node = port.graph.node(hit["id"])
         if node is not None:
-            hit.update(node_snippet(node, terms, memory.languages))
+            hit.update(node_snippet(node, terms, memory.languages, idf))
     by_id = {c.case_id: c for c in memory.ruled()}
     wiki_on = memory.wiki_root() is not None
     ranked = memory.decision_ranker().rank(question, DECISIONS_IN_GRAPH_ANSWER)
