@@ -274,6 +274,7 @@ def test_agreed_rulings_are_decision_nodes(tmp_path):
     index = KnowledgeIndex.from_bytes(repo.index_bytes("demo"))
     ctx = context_port(project, index, repo.cases("demo", status="ruled"))
     assert ctx is not None and ctx.graph.node(did) is None
+    assert GraphQueryPort.from_store(repo, "demo", agreed=False).graph.node(did) is None
     repo.dispose()
 
 
