@@ -15,11 +15,12 @@ word a software contract uses as content ("system", "test", "work", "information
   used: it is the ranks.nl long list (1,333 words) and holds "system", "test", "work",
   "information", "computer", "need", "use", "show", "problem" and many more content
   words.
-* German and Turkish: the lists of the ``stop-words`` package (Alir3z4/python-stop-words):
-  German is the Snowball German list with its post-1996 spellings (``dass``, ``muss``);
-  Turkish the ranks.nl Turkish list (function words and number words, none a domain
-  word). Its Turkish list is stored in Windows-1252 mojibake (``altmýþ``); it is read
-  back as Windows-1254 text (``altmış``) before folding.
+* German and Turkish: the lists of the ``stop-words`` package (Alir3z4/python-stop-words),
+  read through: German's 263 words are function words (the Snowball German list's
+  articles, pronouns, auxiliaries and particles, in both spellings, ``daß``/``dass``),
+  Turkish's 114 function and number words; neither holds a domain word. Its Turkish
+  list is stored in Windows-1252 mojibake (``altmýþ``); it is read back as Windows-1254
+  text (``altmış``) before folding.
 
 Documents are ranked by BM25 (:class:`etki.triage.scoring.BM25Index`, k1 1.2, b 0.75)
 over those terms, so a question matches a page that holds *some* of its words, the
