@@ -158,3 +158,36 @@ def test_eval_triage_command(stored, monkeypatch, capsys):
     assert "accuracy" in out and "macro-F1" in out and "confusion" in out
     with pytest.raises(InputError):
         run(["eval", "triage", str(SAMPLE / "queries.jsonl"), "--project", "demo"])
+
+
+def test_a_request_runs_without_its_own_ruled_case_of_either_kind(tmp_path):
+    """Issue 33 items 1 and 6: agreed rulings are graph nodes too (``decision``), and a
+    labelled request's query runs on the graph without its own, whichever kind it is;
+    the report counts the ruled nodes of each kind."""
+    from etki.commands.retrieval import ports_without_own
+    from etki.retrieval.evaluate import EvalQuery, run_retrieval
+    from etki.retrieval.port import GraphQueryPort
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path / 'e.db'}", clock=frozen_clock)
+    init_project(SAMPLE, repo, Settings(db_url="", wiki_dir=None))
+    agreed, flipped = repo.cases("demo")[:2]
+    same = {"IN_SCOPE": "approve", "CHANGE_REQUEST": "convert_to_cr", "REJECT": "reject"}
+    repo.record_ruling(agreed.case_id, same[agreed.decision.verdict], "r", "as proposed")
+    other = "reject" if flipped.decision.verdict != "REJECT" else "approve"
+    repo.record_ruling(flipped.case_id, other, "r", "not as proposed")
+    ruled = repo.cases("demo", status="ruled")
+    port = GraphQueryPort.from_store(repo, "demo")
+    kinds = {c.case_id: port.graph.node(f"decision:{c.case_id}") is not None for c in ruled}
+    assert sorted(kinds.values()) == [False, True]  # one agreed decision, one precedent
+    clause = next(n.id for n in port.graph.nodes_of("clause"))
+    queries = [EvalQuery(c.request_id, c.text, (clause,)) for c in ruled]
+    without = ports_without_own(port, ruled, queries, Settings(db_url="", wiki_dir=None))
+    for case in ruled:
+        graph = without[case.request_id].graph
+        own = {f"precedent:{case.case_id}", f"decision:{case.case_id}"}
+        assert not any(graph.node(i) for i in own)
+        assert len(graph.nodes_of("precedent")) + len(graph.nodes_of("decision")) == 1
+    report = run_retrieval(port, queries, k=5, ports_without=without, ruled=len(ruled))
+    assert report.excluded == 2 and dict(report.ruled_nodes) == {"precedent": 1, "decision": 1}
+    assert "(graph nodes: 1 precedent, 1 decision)" in report.lines()[-1]
+    repo.dispose()

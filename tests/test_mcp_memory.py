@@ -101,6 +101,62 @@ def test_every_hit_has_text_and_every_id_resolves(store):
     assert _db_digest(store) == before  # nothing was written
 
 
+def test_agreed_rulings_are_graph_nodes(store):
+    """Issue 33 item 1: an agreed change request and an agreed rejection are nodes of the
+    graph (type ``decision``), found by ``graph_query`` with their ruling's text."""
+
+    async def body(client: Client) -> Any:
+        found = {}
+        listed = await client.call_tool("recent_decisions", {"limit": 100})
+        for ruling in ("CHANGE_REQUEST", "REJECT"):
+            agreed = [
+                d
+                for d in listed.structured_content["decisions"]
+                if d["ruling"] == ruling and not d["override"]
+            ]
+            assert agreed, f"the demo store has an agreed {ruling}"
+            hit = agreed[0]
+            query = await client.call_tool("graph_query", {"question": hit["request"], "k": 10})
+            read = await client.call_tool("read_node", {"id": hit["id"]})
+            found[ruling] = (hit, query.structured_content, read)
+        return found
+
+    for ruling, (hit, answer, read) in _run(store, body).items():
+        nodes = {n["id"]: n for n in answer["nodes"]}
+        assert hit["id"] == f"decision:{hit['case_id']}"
+        node = nodes.get(hit["id"])
+        assert node is not None, (ruling, list(nodes))
+        assert node["type"] == "decision"  # not a precedent: the reviewer agreed
+        assert node["verdict"] == node["ruling"] == ruling and node["override"] is False
+        assert node["reviewer"] == "ayse" and node["ruled_at"] and node["reason"]
+        assert node["request"]
+        assert not read.is_error and read.structured_content["type"] == "decision"
+
+
+def test_wiki_search_puts_the_decision_before_the_modules_listing_it(store):
+    """Issue 33 item 4: a module page lists the titles of the decisions touching it; a
+    question in a decision's words finds the decision's own page first, not the
+    module pages that list it (their listing is anchor text, weighted zero)."""
+
+    async def body(client: Client) -> Any:
+        listed = await client.call_tool("recent_decisions", {"limit": 100})
+        out = []
+        for hit in listed.structured_content["decisions"]:
+            found = await client.call_tool("wiki_search", {"query": hit["title"], "limit": 5})
+            out.append((hit, found.structured_content["hits"]))
+        return out
+
+    firsts = []
+    for hit, hits in _run(store, body):
+        assert hits, hit["title"]
+        firsts.append(hits[0]["path"])
+        module_ranks = [i for i, h in enumerate(hits) if h["path"].startswith("entities/modules/")]
+        own = [i for i, h in enumerate(hits) if hit["case_id"] in h["path"]]
+        if own and module_ranks:
+            assert own[0] < module_ranks[0], (hit["title"], [h["path"] for h in hits])
+    assert not any(p.startswith("entities/modules/") or p == "index.md" for p in firsts)
+
+
 def test_decision_memory_tools(store):
     async def body(client: Client) -> Any:
         agreed = await client.call_tool("decisions", {"query": "mobile app", "limit": 50})

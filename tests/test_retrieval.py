@@ -248,6 +248,36 @@ def test_precedents_join_the_graph(tmp_path):
     repo.dispose()
 
 
+def test_agreed_rulings_are_decision_nodes(tmp_path):
+    """Issue 33 item 1: a ruling the reviewer agreed with is a ``decision`` node (text:
+    request, ruling, reason; edges to its cited clauses); the pre-analysis port leaves
+    it out (its stored block keeps the issue-5 form)."""
+    from etki.knowledge import KnowledgeIndex
+    from etki.retrieval.context import context_port
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path / 'e.db'}", clock=frozen_clock)
+    init_project(SAMPLE, repo, Settings(db_url="", wiki_dir=None))
+    case = next(c for c in repo.cases("demo") if c.decision.verdict == "CHANGE_REQUEST")
+    repo.record_ruling(case.case_id, "convert_to_cr", "reviewer", "agreed: a new feature")
+    port = GraphQueryPort.from_store(repo, "demo")
+    did = f"decision:{case.case_id}"
+    node = port.graph.node(did)
+    assert node is not None and node.type == "decision"
+    assert port.graph.node(f"precedent:{case.case_id}") is None
+    assert "Ruled CHANGE_REQUEST (engine proposed CHANGE_REQUEST, agreed)" in node.text
+    assert "agreed: a new feature" in node.text and node.data["reviewer"] == "reviewer"
+    linked = {h.neighbour for h in port.graph.hops(did)}
+    assert {f"clause:{r}" for r in case.decision.cited_clauses} <= linked
+    assert did in port.find_k_nodes(case.title, k=5).ids
+    assert dict(port.typed_streams(case.title, k_per_type=3).streams)["decision/lexical"][0] == did
+    project = repo.load_project("demo")
+    index = KnowledgeIndex.from_bytes(repo.index_bytes("demo"))
+    ctx = context_port(project, index, repo.cases("demo", status="ruled"))
+    assert ctx is not None and ctx.graph.node(did) is None
+    assert GraphQueryPort.from_store(repo, "demo", agreed=False).graph.node(did) is None
+    repo.dispose()
+
+
 # --- typed streams (item 5) ---------------------------------------------------------------
 
 
@@ -276,7 +306,13 @@ def test_typed_streams_keep_every_type_in_view(port):
     assert {n.type for n in streams.nodes} >= {"clause", "module", "workitem"}
     assert len({n.type for n in flat.nodes}) <= len({n.type for n in streams.nodes})
     names = [name for name, _ in streams.streams]
-    assert names == ["clause/lexical", "module/lexical", "workitem/lexical", "precedent/lexical"]
+    assert names == [
+        "clause/lexical",
+        "module/lexical",
+        "workitem/lexical",
+        "precedent/lexical",
+        "decision/lexical",
+    ]
 
 
 # --- pre-analysis (item 6) ----------------------------------------------------------------

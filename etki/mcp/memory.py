@@ -17,7 +17,7 @@ from typing import Any
 from etki.config import Settings
 from etki.domain import CaseRecord
 from etki.errors import InputError
-from etki.retrieval.wikirank import RelevanceRanker
+from etki.retrieval.wikirank import RelevanceRanker, page_fields
 
 __all__ = ["CLAUSE_NUMBER", "ProjectMemory", "decision_text"]
 
@@ -107,8 +107,10 @@ class ProjectMemory:
         return self.settings.wiki_path(self.project_id)
 
     def wiki_ranker(self) -> tuple[RelevanceRanker, dict[str, str]] | None:
-        """A ranker over the wiki's pages (ids: paths relative to the wiki, ``/``) and
-        each page's title (its first heading); None when the wiki is off or not built."""
+        """A ranker over the wiki's pages (ids: paths relative to the wiki, ``/``), each
+        ranked on its :func:`~etki.retrieval.wikirank.page_fields` (title weighted, front
+        matter and listing entries left out), and each page's title (its first heading);
+        None when the wiki is off or not built."""
         root = self.wiki_root()
         if root is None or not root.is_dir():
             return None
@@ -122,7 +124,7 @@ class ProjectMemory:
                 for p in files:
                     rel = p.relative_to(root).as_posix()
                     text = p.read_text(encoding="utf-8", errors="replace")[:MAX_WIKI_PAGE_CHARS]
-                    docs.append((rel, text))
+                    docs.append((rel, page_fields(text)))
                     titles[rel] = _title(text, rel)
                 self._wiki = RelevanceRanker(docs, self.languages)
                 self._wiki_titles = titles

@@ -62,7 +62,7 @@ def read_node(memory: ProjectMemory, node_id: str) -> dict[str, Any]:
     ``NotFoundError`` naming the id when nothing has it."""
     graph = memory.port().graph
     node = graph.node(node_id)
-    if node is not None:
+    if node is not None and node.type != "decision":  # a decision reads as its case below
         text = node.text
         attrs = {k: v for k, v in node.attrs if k not in _SKIPPED_ATTRS}
         hops = graph.hops(node_id)

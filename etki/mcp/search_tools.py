@@ -35,6 +35,13 @@ _NODE = {
         "matched": {"type": "array", "items": {"type": "string"}},
         "opening": {"type": "string"},
         "summary": {"type": "string"},
+        "verdict": {"type": ["string", "null"]},
+        "ruling": {"type": ["string", "null"]},
+        "reviewer": {"type": ["string", "null"]},
+        "ruled_at": {"type": ["string", "null"]},
+        "reason": {"type": "string"},
+        "override": {"type": "boolean"},
+        "request": {"type": "string"},
     },
     "required": ["id", "type", "title", "score"],
 }
@@ -99,10 +106,11 @@ def graph_answer(
         for n in result.nodes
         if n.id not in seen
     ]
+    idf = port.scorer.index.idf_of  # the graph's BM25 IDF: rare words choose the sentence
     for hit in nodes:
         node = port.graph.node(hit["id"])
         if node is not None:
-            hit.update(node_snippet(node, terms, memory.languages))
+            hit.update(node_snippet(node, terms, memory.languages, idf))
     by_id = {c.case_id: c for c in memory.ruled()}
     wiki_on = memory.wiki_root() is not None
     ranked = memory.decision_ranker().rank(question, DECISIONS_IN_GRAPH_ANSWER)
@@ -144,20 +152,26 @@ def graph_answer(
 
 def _best_line(text: str, terms: tuple[str, ...], languages: tuple[str, ...]) -> tuple[int, str]:
     """(1-based line, clipped text) of the line of ``text`` holding the most ``terms``
-    (the first such), else the first non-empty line after the title."""
+    (the first such), else the first non-empty line after the title. The YAML front
+    matter is skipped (metadata, not what the page says; the ranking leaves it out too,
+    :func:`~etki.retrieval.wikirank.page_fields`)."""
     from etki.retrieval.wikirank import content_terms, general_stopwords
 
     stop = frozenset().union(*(general_stopwords(x) for x in languages))
     wanted = set(terms)
+    lines = list(enumerate(text.splitlines(), start=1))
+    if lines and lines[0][1].strip() == "---":
+        end = next((k for k, (_, ln) in enumerate(lines[1:], start=1) if ln.strip() == "---"), 0)
+        lines = lines[end + 1 :] if end else lines
     best = (0, 0, "")
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in lines:
         if not line.strip():
             continue
         held = len(wanted & {t for lang in languages for t in content_terms(line, lang, stop)})
         if held > best[0]:
             best = (held, i, line)
     if best[0] == 0:
-        for i, line in enumerate(text.splitlines(), start=1):
+        for i, line in lines:
             if line.strip() and not line.startswith("#"):
                 return i, clip(line, 300)
         return 1, ""
@@ -212,10 +226,11 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "graph_query",
             "Search the contract, modules and decisions",
             "Search the project's knowledge graph (contract clauses, code modules, work "
-            "items, precedents) and every ruled decision, ranked by relevance to the "
+            "items, and every ruled case as a node: type 'precedent' for an override, "
+            "'decision' for an agreed ruling) and every ruled decision, ranked by relevance to the "
             "question's content words; a clause number alone ('5.2') finds that clause. "
             "Each node comes with its text (matched sentences and opening lines of a "
-            "clause, a module's summary, a precedent's ruling), each decision with "
+            "clause, a module's summary, a precedent's or decision's ruling), each decision with "
             "verdict, ruling, reviewer, date and reason; read any id further with "
             "read_node. strategy: auto (default), find_k_nodes, expand (a token-budgeted "
             "subgraph whose packed text is returned), nl_query or typed_streams. "

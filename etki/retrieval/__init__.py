@@ -2,7 +2,7 @@
 
 :class:`GraphQueryPort` is the one door: ``find_k_nodes``, ``expand``, ``nl_query`` and
 ``typed_streams``, routed by :meth:`GraphQueryPort.query`. The parts: ``graph`` (index +
-precedents), ``lexical`` (BM25 with the engine's tokenizer), ``embeddings`` and ``rerank``
+ruled cases: precedents and agreed decisions), ``lexical`` (BM25 with the engine's tokenizer), ``embeddings`` and ``rerank``
 (endpoint clients over :mod:`etki.endpoints`), ``expand`` (budgeted BFS), ``streams`` (RRF),
 ``tools`` and ``nlquery`` (the whitelist and the model loop), ``context`` (pre-analysis
 block stored with each decision), ``evaluate`` and ``cli`` (``etki eval``, ``etki mcp``).

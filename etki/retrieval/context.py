@@ -104,11 +104,13 @@ def context_port(
     settings: Settings | None = None,
 ) -> GraphQueryPort | None:
     """The port :func:`related_contexts` reads: ``index`` plus the precedents among
-    ``cases``. Build it once and pass it to every call of an ``etki init`` (building it
+    ``cases`` (not the agreed decisions: the stored block keeps its issue-5 form). Build it once and pass it to every call of an ``etki init`` (building it
     costs seconds on a large index). Best-effort: any failure is logged and gives None."""
     try:
         return GraphQueryPort(
-            RetrievalGraph(index, cases), languages=project.config.languages, settings=settings
+            RetrievalGraph(index, cases, agreed=False),
+            languages=project.config.languages,
+            settings=settings,
         )
     except Exception as exc:  # context is optional: it must never break triage or init
         log.warning("related context not built: %s: %s", type(exc).__name__, exc)

@@ -34,8 +34,12 @@ Figures are means over queries (macro averages). Queries whose labels name no no
 skipped and counted.
 
 **A ruled store** (issue 33 item 6). Once the project's requests are ruled, each one is
-also a precedent node whose text is the request itself, so a labelled request used as
-its own query would find its own precedent first and seed ``expand`` from it. For such
+also a graph node whose text is the request itself (a ``precedent`` for an override, a
+``decision`` for an agreed ruling since issue 33 item 1; the report's last line counts
+both), so a labelled request used as its own query would find its own ruled case first
+and seed ``expand`` from it. Other requests' ruled cases stay: they are what a ruled
+store is, and they compete with the clauses for the seeds of ``expand`` and for the
+best score the ``@ratio`` and ``adaptive`` cuts are taken against. For such
 a query the methods run on the graph without that case (``ports_without``: a port per
 query whose id is the request id of a ruled case; the report's ``ruled`` and
 ``excluded`` say how many cases were ruled and how many queries ran without their own).
@@ -58,7 +62,7 @@ from typing import Any
 
 from etki.errors import InputError
 from etki.progress import track
-from etki.retrieval.graph import RetrievalGraph
+from etki.retrieval.graph import RULED_TYPES, RetrievalGraph
 from etki.retrieval.port import ADAPTIVE_CUT, SEEDS, GraphQueryPort
 from etki.text import fold, words
 from etki.triage.engine import CITE_RATIO
@@ -249,6 +253,9 @@ class RetrievalReport:
     """Ruled cases of the store (precedents and agreed rulings alike)."""
     excluded: int = 0
     """Queries that ran on the graph without their own ruled case."""
+    ruled_nodes: tuple[tuple[str, int], ...] = ()
+    """(node type, count) of the ruled-case nodes of the graph read: ``precedent``
+    (overrides) and ``decision`` (agreed rulings, graph nodes since issue 33 item 1)."""
 
     def lines(self) -> list[str]:
         """A plain-text table."""
@@ -270,9 +277,10 @@ class RetrievalReport:
                 f"{s.method:<20} {s.recall:>8.2f} {s.precision:>8.2f} {s.mrr:>6.2f} "
                 f"{s.returned:>8.1f}  {per}"
             )
+        nodes = ", ".join(f"{n} {t}" for t, n in self.ruled_nodes)
         out.append(
-            f"store: {self.ruled} ruled cases; {self.excluded} queries ran without their "
-            "own decision"
+            f"store: {self.ruled} ruled cases (graph nodes: {nodes or 'none'}); "
+            f"{self.excluded} queries ran without their own decision"
             if self.ruled
             else "store: unruled (no precedents)"
         )
@@ -290,6 +298,7 @@ class RetrievalReport:
             "problems": list(self.problems),
             "ruled": self.ruled,
             "excluded": self.excluded,
+            "ruled_nodes": dict(self.ruled_nodes),
             "scores": [
                 {
                     "method": s.method,
@@ -401,4 +410,5 @@ def run_retrieval(
         tuple(problems),
         ruled,
         sum(1 for q in queries if q.id in others),
+        tuple((t, len(graph.nodes_of(t))) for t in RULED_TYPES),
     )

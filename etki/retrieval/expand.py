@@ -44,7 +44,7 @@ from operator import attrgetter
 from typing import Any
 
 from etki.domain import Edge
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
+from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -87,7 +87,9 @@ TYPE_SHARES: dict[str, float] = {
 }
 """Share of the budget each node type may fill before the spill pass (graphrag-style
 proportional split). Clauses first: the contract is what a scope ruling rests on;
-precedents get a fifth because past human corrections are few but weighty."""
+precedents get a fifth because past human corrections are few but weighty. Agreed
+decisions (``decision`` nodes) fill the precedent fifth together with the precedents:
+both are ruled cases, and adding them took no budget from the other types."""
 
 _BASE: dict[str, float] = {
     "covers": 1.0,
@@ -161,8 +163,8 @@ INTENT_WEIGHTS: dict[str, dict[str, float]] = {
 }
 """Multiplier per walked label and question intent (``intent`` of
 :mod:`etki.retrieval.intent`), all in (0, 1] so a priority never grows along a path.
-``precedent`` applies to any hop into or out of a precedent node (instead of the label's
-own), ``*`` to labels not listed. ``maps_to``/``mapped_by`` (a clause-module mapping
+``precedent`` applies to any hop into or out of a ruled-case node, a precedent or an
+agreed decision (:data:`~etki.retrieval.graph.RULED_TYPES`; instead of the label's own), ``*`` to labels not listed. ``maps_to``/``mapped_by`` (a clause-module mapping
 found by matching, :mod:`etki.knowledge.enricher`) weigh a little below ``covers``, an
 explicit statement: a judgement, not measured (no index here has such edges yet).
 Against ``lookup``, "why" boosts ``caused_by`` and
@@ -310,12 +312,12 @@ def collect(
     for hop in range(1, max_hops + 1):
         found: dict[str, tuple[float, str, str]] = {}
         for parent in frontier:
-            from_precedent = parent.type == "precedent"
+            from_precedent = parent.type in RULED_TYPES
             for step, target_type, root_fan in graph.walk(parent.id):
                 if step.neighbour in visited:
                     continue
                 # an edge at a precedent has the precedent weight, others their label's
-                if from_precedent or target_type == "precedent":
+                if from_precedent or target_type in RULED_TYPES:
                     mult = precedent
                 else:
                     mult = weights.get(step.label, other)
@@ -373,6 +375,17 @@ def _bfs_sorted(cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
+_POOL = {"decision": "precedent"}
+"""Types that fill another type's share: agreed decisions fill the precedents'
+(:data:`TYPE_SHARES`)."""
+
+
+def _use(used: dict[str, int], c: Candidate) -> None:
+    """Count ``c``'s tokens against its type's share (its pool's, :data:`_POOL`)."""
+    key = _POOL.get(c.type, c.type)
+    used[key] = used.get(key, 0) + c.tokens
+
+
 def pack(
     graph: RetrievalGraph,
     cands: Candidates,
@@ -395,24 +408,26 @@ def pack(
         if total + c.tokens <= budget:
             admitted.append(c)
             total += c.tokens
-            used[c.type] = used.get(c.type, 0) + c.tokens
+            _use(used, c)
         else:
             dropped.append(c)
     waiting: list[Candidate] = []
     for c in cands.neighbours if order is None else order:
         if total + c.tokens > budget:
             dropped.append(c)
-        elif used.get(c.type, 0) + c.tokens > quotas.get(c.type, 0):
+        elif used.get(_POOL.get(c.type, c.type), 0) + c.tokens > quotas.get(
+            _POOL.get(c.type, c.type), 0
+        ):
             waiting.append(c)
         else:
             admitted.append(c)
             total += c.tokens
-            used[c.type] = used.get(c.type, 0) + c.tokens
+            _use(used, c)
     for c in waiting:  # spill: the budget left goes to what only a quota kept out
         if total + c.tokens <= budget:
             admitted.append(c)
             total += c.tokens
-            used[c.type] = used.get(c.type, 0) + c.tokens
+            _use(used, c)
         else:
             dropped.append(c)
     ids = [c.id for c in admitted]

@@ -2,12 +2,18 @@
 one read-only graph).
 
 Nodes are the knowledge index's nodes (``clause``, ``module``, ``workitem``; see
-:mod:`etki.knowledge.index`) plus one ``precedent`` node per overridden ruled case
-(:func:`etki.memory.precedents`), id ``precedent:{case_id}``. A precedent's edges come
-from its frozen decision: ``cites`` to every cited clause and ``touches`` to every
-impacted module, both with provenance ``derived`` and the weight
-:data:`etki.knowledge.provenance.PROVENANCE_WEIGHTS` gives it. Dangling references (a cited
-clause the index no longer has) are skipped.
+:mod:`etki.knowledge.index`) plus one node per **ruled case** (issue 33 item 1: every
+ruled decision is findable): a ``precedent`` node per overridden one
+(:func:`etki.memory.precedents`), id ``precedent:{case_id}``, and a ``decision`` node per
+agreed one (the reviewer ruled what the engine proposed: an agreed change request, an
+agreed rejection), id ``decision:{case_id}``. Both hold the request's text, the ruling,
+the engine's verdict and the reason (:func:`ruled_node`); their attributes the case id,
+ruling, verdict, reviewer, date and cited clause refs. Their edges come from the frozen
+decision: ``cites`` to every cited clause and ``touches`` to every impacted module, both
+with provenance ``derived`` and the weight
+:data:`etki.knowledge.provenance.PROVENANCE_WEIGHTS` gives it. Dangling references (a
+cited clause the index no longer has) are skipped. ``RetrievalGraph(..., agreed=False)``
+leaves the agreed decisions out (the pre-analysis context block keeps its issue-5 form).
 
 Edges are walked both ways. An edge seen from its target carries the *inverse* label
 (``depends_on`` seen backwards is ``depended_by``), so intent weights can tell "what X
@@ -31,10 +37,22 @@ from etki.knowledge.index import KnowledgeIndex, Node
 from etki.knowledge.provenance import PROVENANCE_WEIGHTS
 from etki.memory import precedents as find_precedents
 
-__all__ = ["INVERSE", "NODE_TYPES", "Hop", "RetrievalGraph", "inverse_label", "node_context"]
+__all__ = [
+    "INVERSE",
+    "NODE_TYPES",
+    "RULED_TYPES",
+    "Hop",
+    "RetrievalGraph",
+    "inverse_label",
+    "node_context",
+    "ruled_node",
+]
 
-NODE_TYPES: tuple[str, ...] = ("clause", "module", "workitem", "precedent")
+NODE_TYPES: tuple[str, ...] = ("clause", "module", "workitem", "precedent", "decision")
 """Node types, in the order streams, quotas and reports list them."""
+
+RULED_TYPES: tuple[str, ...] = ("precedent", "decision")
+"""The node types of ruled cases: overridden (precedent) and agreed (decision)."""
 
 INVERSE: dict[str, str] = {
     "depends_on": "depended_by",
@@ -90,16 +108,23 @@ class RetrievalGraph:
     """The knowledge index plus precedent nodes, walkable both ways.
 
     ``index``: the project's :class:`KnowledgeIndex`. ``cases``: stored cases (any
-    status); the overridden ruled ones become precedent nodes. Deterministic: nodes are
-    sorted by id, hops by (label, neighbour).
+    status); the overridden ruled ones become precedent nodes and, unless ``agreed`` is
+    False, the agreed ruled ones decision nodes. Deterministic: nodes are sorted by id,
+    hops by (label, neighbour).
     """
 
-    def __init__(self, index: KnowledgeIndex, cases: Iterable[CaseRecord] = ()) -> None:
+    def __init__(
+        self, index: KnowledgeIndex, cases: Iterable[CaseRecord] = (), *, agreed: bool = True
+    ) -> None:
         self.index = index
         nodes: dict[str, Node] = {n.id: n for n in index.nodes}
         edges: list[Edge] = list(index.edges)
-        for case in find_precedents(cases):
-            nid, extra = _precedent(case)
+        cases = list(cases)
+        ruled = find_precedents(cases)
+        if agreed:
+            ruled += [c for c in cases if c.ruling is not None and not c.ruling.is_override]
+        for case in ruled:
+            nid, extra = ruled_node(case)
             nodes[nid.id] = nid
             edges.extend(e for e in extra if e.target in nodes)
         self.nodes: tuple[Node, ...] = tuple(nodes[k] for k in sorted(nodes))
@@ -183,12 +208,20 @@ class RetrievalGraph:
         return out
 
 
-def _precedent(case: CaseRecord) -> tuple[Node, list[Edge]]:
+def ruled_node(case: CaseRecord) -> tuple[Node, list[Edge]]:
+    """The node of one ruled case and its ``cites``/``touches`` edges (see the module
+    docstring): ``precedent:{case_id}`` for an override, ``decision:{case_id}`` for an
+    agreed ruling. Its text: the request, then ``Ruled R (engine proposed V)`` (``,
+    agreed`` for an agreed one) and ``Reason: ...``. Raises ``ValueError`` for a case
+    without a ruling."""
     ruling = case.ruling
-    assert ruling is not None
-    nid = f"precedent:{case.case_id}"
+    if ruling is None:
+        raise ValueError(f"{case.case_id} is not ruled")
+    kind = "precedent" if ruling.is_override else "decision"
+    nid = f"{kind}:{case.case_id}"
+    agreed = "" if ruling.is_override else ", agreed"
     text = (
-        f"{case.text}\nRuled {ruling.ruling} (engine proposed {ruling.verdict}). "
+        f"{case.text}\nRuled {ruling.ruling} (engine proposed {ruling.verdict}{agreed}). "
         f"Reason: {ruling.reason}"
     ).strip()
     attrs = {
@@ -199,7 +232,7 @@ def _precedent(case: CaseRecord) -> tuple[Node, list[Edge]]:
         "ruled_at": ruling.ruled_at,
         "cited": tuple(case.decision.cited_clauses),
     }
-    node = Node(nid, "precedent", case.title, text, tuple(sorted(attrs.items())))
+    node = Node(nid, kind, case.title, text, tuple(sorted(attrs.items())))
     weight = PROVENANCE_WEIGHTS["derived"]
     edges = [
         Edge(nid, f"clause:{ref}", "cites", "derived", weight)

@@ -11,7 +11,8 @@ What each node type is scored on (the same field weighting as the engine):
   plain text (:func:`etki.triage.contract.plain_text`);
 * module: its id and path spelled out as words (:func:`identifier_text`) counted
   :data:`~etki.triage.modules.ID_WEIGHT` times plus its summary;
-* work item: its title; precedent: its title and text (request, ruling and reason).
+* work item: its title; precedent and agreed decision: its title and text (request,
+  ruling and reason).
 
 Each node is tokenised in its own guessed language. A question is tokenised in *every*
 project language and the distinct terms are pooled: a Turkish question about an English
@@ -45,7 +46,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from etki.knowledge.index import Node
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
+from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
 from etki.triage.contract import plain_text
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
@@ -72,7 +73,7 @@ def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
         )
         lang = guess_language(node.text, languages) if node.text else "en"
         return tokens(name, lang) * ID_WEIGHT + tokens(node.text, lang)
-    if node.type == "precedent":
+    if node.type in RULED_TYPES:
         lang = guess_language(node.title + "\n" + node.text, languages)
         return tokens(node.title + "\n" + node.text, lang)
     lang = guess_language(node.title, languages)

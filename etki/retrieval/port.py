@@ -262,14 +262,21 @@ class GraphQueryPort:
 
     @classmethod
     def from_store(
-        cls, repo: Any, project_id: str, settings: Settings | None = None, **kwargs: Any
+        cls,
+        repo: Any,
+        project_id: str,
+        settings: Settings | None = None,
+        *,
+        agreed: bool = True,
+        **kwargs: Any,
     ) -> GraphQueryPort:
         """A port over a stored project: its index as stored at load time, its ruled
-        cases (precedents) and its languages. Raises ``NotFoundError`` for an unknown
-        project."""
+        cases (precedent nodes for overrides and, unless ``agreed`` is False, decision
+        nodes for agreed rulings: :class:`RetrievalGraph`) and its languages. Raises
+        ``NotFoundError`` for an unknown project."""
         project = repo.load_project(project_id)
         index = KnowledgeIndex.from_bytes(repo.index_bytes(project_id))
-        graph = RetrievalGraph(index, repo.cases(project_id, status="ruled"))
+        graph = RetrievalGraph(index, repo.cases(project_id, status="ruled"), agreed=agreed)
         return cls(graph, languages=project.config.languages, settings=settings, **kwargs)
 
     # --- routing ----------------------------------------------------------------------

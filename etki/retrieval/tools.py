@@ -72,7 +72,7 @@ _NODE_ID = {
     "type": "string",
     "minLength": 3,
     "maxLength": 400,
-    "pattern": r"^(clause|module|workitem|precedent):\S+$",
+    "pattern": r"^(clause|module|workitem|precedent|decision):\S+$",
 }
 _BUDGET = {"type": "integer", "minimum": 100, "maximum": 8000}
 
@@ -82,7 +82,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         for s in (
             _spec(
                 "find_nodes",
-                "Top-k nodes (clauses, modules, work items, precedents) most "
+                "Top-k nodes (clauses, modules, work items, precedents, agreed decisions) most "
                 "relevant to a question, optionally of one node type.",
                 {
                     "question": _QUESTION,

@@ -4,15 +4,44 @@ decisions or any (id, text) list for a reviewer's question), issue 33 item 4.
 A question is read for its **content words**: folded (:func:`etki.text.fold`: Turkish
 dotted/dotless i, ß, umlauts, NFC/NFD all meet), minus the stopwords of a general list,
 stemmed with the engine's stemmer (:func:`etki.triage.normalise.stem`). The stopword
-lists are those of the ``stop-words`` package (Alir3z4/python-stop-words, the lists of
-ranks.nl, Savoy and others) for English, Turkish and German: general function-word
-lists, not the engine's party-word lists. Its Turkish list is stored in Windows-1252
-mojibake (``altmýþ``); it is read back as Windows-1254 text (``altmış``) before folding.
+lists are general function-word lists, not the engine's party-word lists, and hold no
+word a software contract uses as content ("system", "test", "work", "information",
+"computer", "new" are all kept):
+
+* English: the **Snowball English stop list** (M. Porter, snowballstem.org,
+  ``algorithms/english/stop.txt``; BSD licence), its active entries: pronouns, forms of
+  be/have/do, would/could/should/ought, the contracted forms, articles, prepositions and
+  conjunctions (:data:`SNOWBALL_EN`). The ``stop-words`` package's English list is not
+  used: it is the ranks.nl long list (1,333 words) and holds "system", "test", "work",
+  "information", "computer", "need", "use", "show", "problem" and many more content
+  words.
+* German and Turkish: the lists of the ``stop-words`` package (Alir3z4/python-stop-words),
+  read through: German's 263 words are function words (the Snowball German list's
+  articles, pronouns, auxiliaries and particles, in both spellings, ``daß``/``dass``),
+  Turkish's 114 function and number words; neither holds a domain word. Its Turkish
+  list is stored in Windows-1252 mojibake (``altmýþ``); it is read back as Windows-1254
+  text (``altmış``) before folding.
 
 Documents are ranked by BM25 (:class:`etki.triage.scoring.BM25Index`, k1 1.2, b 0.75)
 over those terms, so a question matches a page that holds *some* of its words, the
 rarer ones counting more: unlike the wiki's token-AND search, "who hosts the system?"
 finds a page that says "hosting" without "who".
+
+**Wiki pages** are ranked on their fields (:func:`page_fields`), the simple field weighting
+of BM25F (Robertson, Zaragoza and Taylor, *Simple BM25 extension to multiple weighted
+fields*, CIKM 2004: a field's weight multiplies its term frequencies, so a page is
+indexed as its fields repeated by weight): the page title (its ``# `` heading) counts
+:data:`~etki.triage.scoring.TITLE_WEIGHT` (3, the engine's clause-title weight) times,
+the page's own text once, and two fields count **zero**: the YAML front matter
+(metadata: kind, counts, ids the title already names) and **listing entries**, a Markdown
+list item (with its indented continuation lines) that links to another wiki page. A
+listing entry is the linked page's title or an excerpt of it, i.e. anchor text, which
+describes the page it points to, not the page that holds it (Craswell, Hawking and
+Robertson, *Effective site finding using link anchor information*, SIGIR 2001). Without
+this a module page, short and listing the clipped titles of every decision touching
+the module, outranked the decision pages themselves for a question about those
+decisions (BM25's length normalisation favours the short page), and ``index.md``
+matched every question.
 
 **Acronyms.** A document that writes a name with its acronym ("Fiscal Responsibility Act
 (FRA)") links the two: :func:`acronyms` reads every such pair (the acronym's letters
@@ -38,14 +67,16 @@ import numpy as np
 
 from etki.text import fold, words
 from etki.triage.normalise import LANGUAGES, guess_language, stem
-from etki.triage.scoring import BM25Index, top_array
+from etki.triage.scoring import TITLE_WEIGHT, BM25Index, top_array
 
 __all__ = [
     "RankedDoc",
+    "SNOWBALL_EN",
     "RelevanceRanker",
     "acronyms",
     "content_terms",
     "general_stopwords",
+    "page_fields",
 ]
 
 _SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
@@ -54,10 +85,43 @@ _SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "f
 _ACRONYM = re.compile(r"\(([A-ZÇĞİÖŞÜ][A-ZÇĞİÖŞÜ0-9&]{1,9})\)")
 
 
+_SNOWBALL_EN_TEXT = """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves what which
+    who whom this that these those am is are was were be been being have has had having do
+    does did doing would should could ought i'm you're he's she's it's we're they're i've
+    you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll
+    they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't
+    wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's who's what's
+    here's there's when's where's why's how's a an the and but if or because as until while
+    of at by for with about against between into through during before after above below
+    to from up down in out on off over under again further then once here there when where
+    why how all any both each few more most other some such no nor not only own same so
+    than too very
+"""
+
+SNOWBALL_EN: tuple[str, ...] = tuple(_SNOWBALL_EN_TEXT.split())
+"""The Snowball English stop list (snowballstem.org, ``algorithms/english/stop.txt``),
+its active entries in the list's order (the entries it comments out, such as "will",
+"can", "may", "must", "us", are not stopwords there and not here)."""
+
+
+_NOT_STOP_PARTS = frozenset({"can", "won", "let"})
+
+
 @lru_cache(maxsize=8)
 def general_stopwords(lang: str) -> frozenset[str]:
-    """Folded stopwords of ``lang`` from the ``stop-words`` package (see the module
-    docstring); empty for a language it has no list for."""
+    """Folded stopwords of ``lang``: :data:`SNOWBALL_EN` for English, the ``stop-words``
+    package's list for German and Turkish (see the module docstring); empty for a
+    language with no list. A contraction gives its parts as :func:`etki.text.words`
+    splits it (``isn't`` -> ``isn``; ``t`` is under two letters and never a term), except
+    the parts that are words of their own the list does not hold (``can``, which it
+    leaves out for "tin can", ``won``, ``let``)."""
+    if lang == "en":
+        out: set[str] = set()
+        for w in SNOWBALL_EN:
+            out.update(x for x in words(w) if x not in _NOT_STOP_PARTS)
+        return frozenset(out)
     from stop_words import StopWordError, get_stop_words  # type: ignore[import-untyped]
 
     try:
@@ -154,6 +218,53 @@ def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
         else:
             return None
     return list(reversed(picked)) if not want else None
+
+
+_LINK_TO_PAGE = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:)[^)\s]*\.md(?:#[^)\s]*)?\)")
+"""A Markdown link to another wiki page (a relative ``.md`` target, not a URL)."""
+
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
+
+
+def page_fields(text: str) -> str:
+    """The text a wiki page is ranked on (see the module docstring): its title line
+    repeated :data:`TITLE_WEIGHT` times, then its own lines, without the front matter
+    and without any list item (and its more-indented continuation lines) holding a link
+    to another ``.md`` page. Pure; ``text`` is never interpreted beyond these lines."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "---":
+                lines = lines[i + 1 :]
+                break
+    title = ""
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        item = _ITEM.match(line)
+        if item:
+            indent = len(item.group(1))
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) > indent:
+                if _ITEM.match(lines[j]) and _indent(lines[j]) <= indent:
+                    break
+                j += 1
+            block = lines[i:j]
+            if not any(_LINK_TO_PAGE.search(b) for b in block):
+                kept.extend(block)
+            i = j
+            continue
+        if not title and line.startswith("# "):
+            title = line[2:].strip()
+        else:
+            kept.append(line)
+        i += 1
+    return "\n".join([title] * TITLE_WEIGHT + kept)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 @dataclass(frozen=True)

@@ -94,8 +94,12 @@ def preanalysis_context(
             block = None
         if isinstance(block, dict) and context_nodes(block):
             return block, "stored"
-    port = GraphQueryPort.from_store(
-        repo, case.project_id, settings, local_embedder=embedder_for(settings, case.project_id)
+    port = GraphQueryPort.from_store(  # as etki init would have stored it: no agreed nodes
+        repo,
+        case.project_id,
+        settings,
+        agreed=False,
+        local_embedder=embedder_for(settings, case.project_id),
     )
     return related_context(port, case.text, case.title), "packed"
 
