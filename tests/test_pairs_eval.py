@@ -38,7 +38,7 @@ def test_agreement_counts_verdict_sureness_and_both() -> None:
 
 def test_the_team_pair_file_is_well_formed() -> None:
     pairs = load_pairs(PAIRS)
-    assert len(pairs) == 45
+    assert len(pairs) == 57
     assert {p.lang for p in pairs} == {"en", "tr", "de"}
     assert {p.engagement for p in pairs} == {"tdrs", "talentmap", "eqip", "demo"}
 
@@ -100,8 +100,8 @@ def test_pairs_command_prints_agreement_per_engagement(tmp_path: Path, capsys) -
         main(["eval", "triage", str(SAMPLE), "--pairs", str(f), "--json"])
     assert exc.value.code in (0, None)
     data = json.loads(capsys.readouterr().out)
-    assert data["pooled"]["n"] == 18 == data["per_engagement"]["demo"]["n"]
-    assert len(data["pairs"]) == 18
+    assert data["pooled"]["n"] == 21 == data["per_engagement"]["demo"]["n"]
+    assert len(data["pairs"]) == 21
     assert all(p["engagement"] == "demo" for p in data["pairs"])
 
 
