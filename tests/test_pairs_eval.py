@@ -127,3 +127,15 @@ def test_weak_defect_cues_have_their_turkish_and_german_counterparts() -> None:
     assert _defect_weight("The link still reloads the page instead of signing in") == 1.0
     assert _defect_weight("Bağlantı giriş yapmak yerine sayfayı hâlâ yeniliyor") == 1.0
     assert _defect_weight("Der Link lädt immer noch die Seite neu, statt anzumelden") == 1.0
+
+
+def test_could_not_and_inflected_error_nouns_have_their_counterparts() -> None:
+    # "could not" (strong) in Turkish (-AmAdI, the negative potential in the past) and
+    # German (the negated past modal); "hata" with the case suffixes Turkish adds
+    assert _defect_weight("I could not open the file") == 1.0
+    assert _defect_weight("Dosyayı açamadım") == 1.0
+    assert _defect_weight("Kullanıcılar giriş yapamadıklarında") == 1.0
+    assert _defect_weight("Ich konnte die Datei nicht öffnen") == 0.0  # object between: not matched
+    assert _defect_weight("Die Datei konnte nicht geöffnet werden") == 1.0
+    assert _defect_weight("Dosyalar hatalarla kabul edildi") == 0.5
+    assert _defect_weight("Bu hatayı düzeltin") == 0.5

@@ -267,6 +267,12 @@ DEFECT = cue_list(
         "bos sayfa",
         "bos ekran",
         "basarisiz*",
+        # tr "could not": the negative potential in the past, -(y)AmAdI (yapamadı,
+        # giremedik, arayamadıklarında), the counterpart of "could not"/"unable" (Göksel &
+        # Kerslake, "Turkish: A Comprehensive Grammar", 2005, on the potential and its
+        # negation); the present form (-AmIyor) is matched by *miyor* above
+        "*amadi*",
+        "*emedi*",
         # de
         "funktioniert nicht",
         "geht nicht",
@@ -298,6 +304,10 @@ DEFECT = cue_list(
         "leere seite",
         "fehlgeschlagen",
         "ladt nicht",
+        # de "could not" (Duden, "Die Grammatik": the negated past modal, main-clause
+        # order, as "kann nicht" above is the present)
+        "konnte nicht",
+        "konnten nicht",
     ],
     weak=[
         # nouns and adverbs of bug reports that also occur in feature requests
@@ -314,8 +324,13 @@ DEFECT = cue_list(
         "issue",
         "slow",
         "hata",
-        "hatasi",
-        "hatalar",
+        # Turkish adds case and possessive suffixes to a noun (hatası, hatasını,
+        # hatalarla, hatayı, hatada): the inflected forms of "hata" count as the noun
+        # does (the adjective "hatalı" is a strong cue above)
+        "hatasi*",
+        "hatalar*",
+        "hatay*",
+        "hatad*",
         "sorun*",
         "eksik",
         "yavas",
