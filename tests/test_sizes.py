@@ -23,7 +23,7 @@ MAX_LINES = 800
 MAX_METHODS = 40
 
 ALLOWED_LINES = {
-    "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
+    "etki/triage/cues.py": 825,  # data: the cue lists, one entry per line with its source
 }
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
