@@ -11,7 +11,7 @@ import pytest
 
 from etki.cli import main
 from etki.errors import InputError
-from etki.evaluation.pairs import Pair, PairOutcome, agreement, load_pairs, run_pairs
+from etki.evaluation.pairs import Pair, PairOutcome, agreement, causes, load_pairs, run_pairs
 from etki.evaluation.triage import resolve_sources
 from etki.triage import cues
 from etki.triage.normalise import cue_words
@@ -34,6 +34,19 @@ def test_agreement_counts_verdict_sureness_and_both() -> None:
     ]
     a = agreement(outcomes)
     assert (a.n, a.verdict, a.sure, a.both) == (4, 2, 2, 1)
+
+
+def test_disagreements_are_counted_by_the_kinds_of_both_sides() -> None:
+    def o(verdicts: tuple[str, str], kinds: tuple[str, str]) -> PairOutcome:
+        return PairOutcome(Pair("demo", "X", "en", "t", None, 1), verdicts, (False, False), kinds)
+
+    outcomes = [
+        o(("IN_SCOPE", "CHANGE_REQUEST"), ("topic", "none")),
+        o(("CHANGE_REQUEST", "IN_SCOPE"), ("none", "topic")),  # the other direction
+        o(("IN_SCOPE", "CHANGE_REQUEST"), ("named", "new")),
+        o(("IN_SCOPE", "IN_SCOPE"), ("topic", "none")),  # same verdict: not a cause
+    ]
+    assert causes(outcomes) == [("none | topic", 2), ("named | new", 1)]
 
 
 def test_the_team_pair_file_is_well_formed() -> None:
@@ -102,6 +115,7 @@ def test_pairs_command_prints_agreement_per_engagement(tmp_path: Path, capsys) -
     data = json.loads(capsys.readouterr().out)
     assert data["pooled"]["n"] == 21 == data["per_engagement"]["demo"]["n"]
     assert len(data["pairs"]) == 21
+    assert sum(data["verdicts_differ_by_kinds"].values()) == 21 - data["pooled"]["verdict"]
     assert all(p["engagement"] == "demo" for p in data["pairs"])
 
 
@@ -139,3 +153,7 @@ def test_could_not_and_inflected_error_nouns_have_their_counterparts() -> None:
     assert _defect_weight("Die Datei konnte nicht geöffnet werden") == 1.0
     assert _defect_weight("Dosyalar hatalarla kabul edildi") == 0.5
     assert _defect_weight("Bu hatayı düzeltin") == 0.5
+    # "açılmıyor" (Turkish, strong) has its English and German counterparts
+    assert _defect_weight("Dosya açılmıyor") == 1.0
+    assert _defect_weight("The file won't open") == 1.0
+    assert _defect_weight("Die Datei öffnet sich nicht") == 1.0

@@ -78,6 +78,12 @@ DEFECT = cue_list(
         "does not appear",
         "does not load",
         "not loading",
+        # the counterpart of the Turkish "acilmiyor" below, which had none in English
+        # (dictionary: açılmak = to open; issue 29 item 6)
+        "does not open",
+        "do not open",
+        "will not open",
+        "wo not open",
         "is empty",
         "are empty",
         "typo",
@@ -169,6 +175,8 @@ DEFECT = cue_list(
         "leere seite",
         "fehlgeschlagen",
         "ladt nicht",
+        "offnet nicht",
+        "offnet sich nicht",
         # de "could not" (Duden, "Die Grammatik": the negated past modal, main-clause
         # order, as "kann nicht" above is the present)
         "konnte nicht",
@@ -291,76 +299,6 @@ NEW_CAPABILITY = cue_list(
 )
 """Wording of a request for something new (used with weak clause coverage): the verbs and
 adjectives of asking for an addition."""
-
-SECURITY = cue_list(
-    "security",
-    strong=[
-        "security",
-        "password*",
-        "passwd",
-        "token",
-        "tokens",
-        "credential*",
-        "secret*",
-        "vulnerab*",
-        "exploit*",
-        "injection",
-        "xss",
-        "csrf",
-        "penetration",
-        "pentest*",
-        "privilege*",
-        "encrypt*",
-        "decrypt*",
-        "malware",
-        "virus",
-        "breach*",
-        "guvenlik*",
-        "sifre*",
-        "parola*",
-        "zafiyet*",
-        "sizma",
-        "yetkisiz",
-        "sicherheit*",
-        "passwort*",
-        "kennwort*",
-        "schwachstelle*",
-        "verschlussel*",
-        "angriff*",
-    ],
-)
-"""Security wording (risk signal ``security``)."""
-
-PERSONAL_DATA = cue_list(
-    "personal_data",
-    strong=[
-        "pii",
-        "personal data",
-        "personal information",
-        "personally identifiable",
-        "gdpr",
-        "ssn",
-        "ssns",
-        "social security number*",
-        "date of birth",
-        "privacy",
-        "data protection",
-        "phi",
-        "kisisel veri*",
-        "kisisel bilgi*",
-        "kvkk",
-        "kimlik numara*",
-        "tc kimlik",
-        "ozel nitelikli",
-        "acik riza",
-        "aydinlatma metni",
-        "personenbezogen*",
-        "dsgvo",
-        "datenschutz*",
-        "personliche daten",
-    ],
-)
-"""Personal-data wording (risk signal ``personal_data``)."""
 
 # --- contract wording ------------------------------------------------------------------
 
