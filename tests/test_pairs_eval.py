@@ -157,3 +157,15 @@ def test_could_not_and_inflected_error_nouns_have_their_counterparts() -> None:
     assert _defect_weight("Dosya açılmıyor") == 1.0
     assert _defect_weight("The file won't open") == 1.0
     assert _defect_weight("Die Datei öffnet sich nicht") == 1.0
+
+
+def test_pair_agreement_on_the_sample_does_not_fall() -> None:
+    """A ratchet on the sample's 21 pairs, read lexically (engine 3.2.0: same verdict
+    11, same sureness 16, docs/EVAL.md): a change that makes a request and its
+    translation part more often must say so here. No pair of two sure verdicts
+    disagrees."""
+    outcomes = run_pairs(_demo(), [p for p in load_pairs(PAIRS) if p.engagement == "demo"])
+    a = agreement(outcomes)
+    assert a.n == 21
+    assert a.verdict >= 11 and a.sure >= 16
+    assert not [o.pair.id for o in outcomes if all(o.sure) and not o.same_verdict]
