@@ -22,9 +22,7 @@ PACKAGES = ("etki", "etki_tui")
 MAX_LINES = 800
 MAX_METHODS = 40
 
-ALLOWED_LINES = {
-    "etki/triage/cues.py": 945,  # data: the cue lists, one entry per line with its source
-}
+ALLOWED_LINES: dict[str, int] = {}
 """Modules still over :data:`MAX_LINES`: path -> lines when the ratchet was set."""
 
 ALLOWED_METHODS: dict[str, int] = {}

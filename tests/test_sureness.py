@@ -135,3 +135,14 @@ def test_decisions_of_an_earlier_engine_keep_their_bytes_and_are_not_sure(
     again = Decision.from_json(old.to_json())
     assert not again.sure and again.to_dict()["sure"] is False
     assert Decision.from_json(d.to_json()) == d
+
+
+def test_placed_by_meaning_reads_which_group_is_nearest_not_how_near() -> None:
+    from etki.triage.by_meaning import placed_by_meaning
+
+    assert placed_by_meaning({"obligation": (0.84, 3), "against": (0.83, 1)})
+    assert not placed_by_meaning({"obligation": (0.82, 3), "against": (0.83, 1)})
+    assert not placed_by_meaning({"obligation": (0.80, 3), "admin": (0.81, 0)})
+    assert not placed_by_meaning({})  # the model did not read the request
+    # a tie goes to the group listed first (obligation)
+    assert placed_by_meaning({"against": (0.83, 1), "obligation": (0.83, 3)})

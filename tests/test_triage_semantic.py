@@ -59,10 +59,35 @@ def test_a_foreign_request_cites_the_clause_nearest_in_meaning(project, embedder
         plain = lexical.triage("c1", text)
         read = semantic.triage("c1", text)
         assert read.cited_clauses[0] == ref
-        assert read.verdict == plain.verdict and read.confidence == plain.confidence
+        assert read.verdict == plain.verdict
         assert read.model_version == f"{MODEL_VERSION}+{embedder.name}"
         step = next(s for s in read.evidence if s.step == "semantic_match")
         assert embedder.name in step.detail and "no clause in that language" in step.detail
+
+
+def test_a_foreign_defect_report_is_placed_by_meaning(project, embedder) -> None:
+    """Lexically a Turkish defect report shares no word with the English contract, so
+    it cannot be placed (unsure); read by meaning, its nearest sentence is the parking
+    obligation, so it is placed like its English translation would be: a sure defect
+    (issue 29 item 6). A request that is no defect report keeps its kind."""
+    index = build_index(project)
+    lexical = TriageEngine(project, index)
+    semantic = TriageEngine(project, index, embedder=embedder)
+    plain, read = lexical.triage("c5", TR_PARKING), semantic.triage("c5", TR_PARKING)
+    assert (plain.verdict, plain.evidence_kind, plain.sure) == (
+        "IN_SCOPE",
+        "defect_unplaced",
+        False,
+    )
+    assert (read.verdict, read.evidence_kind, read.sure) == ("IN_SCOPE", "defect", True)
+    english = lexical.triage(
+        "c6",
+        "The document upload screen of the parking permit application crashes with an error.",
+    )
+    assert (english.evidence_kind, english.sure) == ("defect", True)
+    other = (lexical.triage("c7", DE_LIBRARY), semantic.triage("c7", DE_LIBRARY))
+    assert other[0].evidence_kind == other[1].evidence_kind
+    assert other[0].confidence == other[1].confidence
 
 
 def test_a_request_in_the_contract_language_is_read_lexically(project, embedder) -> None:

@@ -25,7 +25,15 @@ from typing import Any
 
 from etki.errors import InputError
 
-__all__ = ["Pair", "PairOutcome", "agreement", "load_pairs", "pair_lines", "run_pairs"]
+__all__ = [
+    "Pair",
+    "PairOutcome",
+    "agreement",
+    "causes",
+    "load_pairs",
+    "pair_lines",
+    "run_pairs",
+]
 
 LANGS = ("en", "tr", "de")
 """Languages a translation may be written in (the users' languages)."""
@@ -158,13 +166,30 @@ def agreement(outcomes: Sequence[PairOutcome]) -> Agreement:
     )
 
 
+def causes(outcomes: Sequence[PairOutcome]) -> list[tuple[str, int]]:
+    """Why pairs disagree: for the pairs whose verdicts differ, the evidence kinds that
+    decided the two sides (:mod:`etki.triage.sureness`), as ``"kind | kind"`` in
+    alphabetical order (the direction of translation left out), with how many pairs
+    show it; most frequent first, then by name. ``none | topic``: one side matched no
+    contract sentence (read lexically, a request in a language no clause is written in
+    never does), the other only shared topic words."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if not o.same_verdict:
+            key = " | ".join(sorted(o.kind))
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def _share(k: int, n: int) -> str:
     return f"{k / n:.2f} {k}/{n}" if n else "-"
 
 
 def pair_lines(outcomes: Sequence[PairOutcome], *, per_pair: bool = False) -> list[str]:
     """The text report: agreement per engagement, per translation direction (into
-    English, out of English) and pooled; with ``per_pair`` a line per pair."""
+    English, out of English) and pooled, then the pairs whose verdicts differ counted by
+    the evidence kinds of their two sides (:func:`causes`); with ``per_pair`` a line per
+    pair."""
     groups: dict[str, list[PairOutcome]] = {}
     for o in outcomes:
         groups.setdefault(o.pair.engagement, []).append(o)
@@ -186,6 +211,10 @@ def pair_lines(outcomes: Sequence[PairOutcome], *, per_pair: bool = False) -> li
             f"{name:<16}{a.n:>4}  {_share(a.verdict, a.n):<14}{_share(a.sure, a.n):<15}"
             f"{_share(a.both, a.n)}"
         )
+    found = causes(outcomes)
+    if found:
+        lines.append("verdicts differ, by the evidence kinds of the two sides:")
+        lines.extend(f"  {n:>3}  {key}" for key, n in found)
     if per_pair:
         lines.append("")
         for o in outcomes:
@@ -198,13 +227,15 @@ def pair_lines(outcomes: Sequence[PairOutcome], *, per_pair: bool = False) -> li
 
 
 def pairs_dict(outcomes: Sequence[PairOutcome]) -> Mapping[str, Any]:
-    """The JSON form: agreement per engagement and pooled, and every pair."""
+    """The JSON form: agreement per engagement and pooled, the disagreeing pairs by
+    evidence kinds (:func:`causes`), and every pair."""
     groups: dict[str, list[PairOutcome]] = {}
     for o in outcomes:
         groups.setdefault(o.pair.engagement, []).append(o)
     return {
         "per_engagement": {k: agreement(v).to_dict() for k, v in sorted(groups.items())},
         "pooled": agreement(outcomes).to_dict(),
+        "verdicts_differ_by_kinds": dict(causes(outcomes)),
         "pairs": [
             {
                 "engagement": o.pair.engagement,

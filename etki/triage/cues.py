@@ -1,4 +1,5 @@
-"""Wording cues in English, Turkish and German (one job: find phrases in folded words).
+"""Wording cues in English, Turkish and German (one job: the cue lists; matching them is
+:mod:`etki.triage.cue_match`).
 
 A cue is a phrase of folded words. In a cue word a trailing ``*`` matches any ending
 (``crash*`` matches crash, crashes, crashed), a leading ``*`` any beginning, and both a
@@ -14,149 +15,13 @@ contract and data-protection vocabulary; they name no project, request or clause
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-
 from etki.text import fold
+from etki.triage.cue_match import Cue as Cue
+from etki.triage.cue_match import CueList as CueList
+from etki.triage.cue_match import cue_list
 
-
-@dataclass(frozen=True)
-class Cue:
-    """One phrase: ``words`` folded, each possibly with ``*`` wildcards; ``text`` the
-    phrase as written (used in evidence); ``weight`` how much it counts."""
-
-    text: str
-    words: tuple[str, ...]
-    weight: float = 1.0
-
-
-def _word_regex(pattern: str) -> str:
-    if pattern.startswith("*") and pattern.endswith("*") and len(pattern) > 2:
-        return r"\S*" + re.escape(pattern[1:-1]) + r"\S*"
-    if pattern.endswith("*"):
-        return re.escape(pattern[:-1]) + r"\S*"
-    if pattern.startswith("*"):
-        return r"\S*" + re.escape(pattern[1:])
-    return re.escape(pattern)
-
-
-def _literal(pattern: str) -> str:
-    """The text every match of :func:`_word_regex` of ``pattern`` contains."""
-    if pattern.startswith("*") and pattern.endswith("*") and len(pattern) > 2:
-        return pattern[1:-1]
-    if pattern.endswith("*"):
-        return pattern[:-1]
-    if pattern.startswith("*"):
-        return pattern[1:]
-    return pattern
-
-
-def _required(words: Sequence[str]) -> str:
-    """The longest literal a match of :func:`_cue_regex` of ``words`` must contain (a
-    cheap substring test before the regex; the negative look-ahead word adds none)."""
-    return max((_literal(w) for w in words if not w.startswith("!")), key=len, default="")
-
-
-def _cue_regex(words: Sequence[str]) -> re.Pattern[str]:
-    """A regex over words joined by single spaces that matches the cue at word bounds."""
-    body, ahead = list(words), None
-    if body and body[-1].startswith("!"):
-        ahead = body.pop()[1:]
-    rx = r"(?<!\S)" + " ".join(_word_regex(w) for w in body) + r"(?!\S)"
-    if ahead is not None:
-        rx += r"(?! " + _word_regex(ahead) + r"(?!\S))"
-    return re.compile(rx)
-
-
-class CueList:
-    """A named list of cues. Build with :func:`cue_list`; query with :meth:`find`.
-
-    Each cue is compiled to one regular expression over the words joined by spaces, so
-    matching a text costs one C-level search per cue whose longest literal the text
-    holds (a substring test first)."""
-
-    def __init__(self, name: str, cues: Sequence[Cue]) -> None:
-        self.name = name
-        self.cues = tuple(sorted(cues, key=lambda c: c.text))
-        self._rx = tuple(_cue_regex(c.words) for c in self.cues)
-        self._need = tuple(_required(c.words) for c in self.cues)
-
-    def _candidates(self, text: str) -> list[tuple[Cue, re.Pattern[str]]]:
-        """The cues whose required literal occurs in ``text`` (only those can match)."""
-        return [
-            (cue, rx)
-            for cue, rx, need in zip(self.cues, self._rx, self._need, strict=True)
-            if need in text
-        ]
-
-    def find(self, words: Sequence[str]) -> tuple[Cue, ...]:
-        """Cues occurring anywhere in ``words`` (each cue once), sorted by text."""
-        text = " ".join(words)
-        return tuple(c for c, rx in self._candidates(text) if rx.search(text))
-
-    def hits(
-        self, words: Sequence[str], written: Callable[[], Sequence[str]] | None = None
-    ) -> tuple[tuple[Cue, str], ...]:
-        """Like :meth:`find`, with the first matched words of each cue:
-        ``((cue, "crashes"), ...)``. The text is folded (the same for NFC and NFD input),
-        or, with ``written``, the same words as the text writes them (``written()`` gives
-        one for each of ``words``, e.g.
-        :func:`etki.triage.normalise.cue_words_as_written`; called only when a cue
-        matches, at most once; folded text again should it not give one per word):
-        ``((cue, "ÇALIŞMIYOR"), ...)``. A cue whose first match lies within the match of
-        a heavier (or, at equal weight, longer) cue is left out: a word counts once."""
-        text = " ".join(words)
-        found: list[tuple[Cue, re.Match[str]]] = []
-        for cue, rx in self._candidates(text):
-            m = rx.search(text)
-            if m:
-                found.append((cue, m))
-        # one span of words counts once: a cue matched inside (or exactly at) the span of
-        # a heavier or longer cue is dropped ("problem" and "problem*" on one word; "hata"
-        # inside "hata veriyor"), so a weight sum never counts a word twice
-        kept: list[tuple[int, int]] = []
-        for cue, m in sorted(found, key=lambda p: (-p[0].weight, p[1].start() - p[1].end())):
-            span = (m.start(), m.end())
-            if any(a <= span[0] and span[1] <= b for a, b in kept):
-                found.remove((cue, m))
-            else:
-                kept.append(span)
-        out = []
-        own: Sequence[str] | None = None
-        for cue, m in found:
-            matched = m.group(0)
-            if written is not None and own is None:
-                own = written()
-            if own is not None and len(own) == len(words):  # else quote the fold
-                start = text.count(" ", 0, m.start())
-                matched = " ".join(own[start : start + matched.count(" ") + 1])
-            out.append((cue, matched))
-        return tuple(out)
-
-    def positions(self, words: Sequence[str]) -> tuple[int, ...]:
-        """Start indices in ``words`` of every occurrence of any cue, ascending."""
-        text = " ".join(words)
-        hits = {text.count(" ", 0, m.start()) for rx in self._rx for m in rx.finditer(text)}
-        return tuple(sorted(hits))
-
-    def score(self, words: Sequence[str]) -> float:
-        """Sum of the weights of the distinct cues found, rounded to 4 decimals."""
-        return round(sum(c.weight for c in self.find(words)), 4)
-
-
-def cue_list(
-    name: str, strong: Iterable[str], weak: Iterable[str] = (), weak_weight: float = 0.5
-) -> CueList:
-    """Build a :class:`CueList`: ``strong`` phrases weigh 1.0, ``weak`` ones
-    ``weak_weight``. Phrases are folded with :func:`etki.text.fold` (``*`` kept)."""
-    cues: dict[str, Cue] = {}
-    for weight, phrases in ((1.0, strong), (weak_weight, weak)):
-        for phrase in phrases:
-            ws = tuple(w[0] + fold(w[1:]) if w.startswith("!") else fold(w) for w in phrase.split())
-            cues.setdefault(" ".join(ws), Cue(phrase, ws, weight))
-    return CueList(name, tuple(cues.values()))
-
+# The matching machinery lives in etki.triage.cue_match; Cue and CueList are re-exported
+# because callers name them as cues.Cue and cues.CueList.
 
 # --- request wording -------------------------------------------------------------------
 #
@@ -213,6 +78,12 @@ DEFECT = cue_list(
         "does not appear",
         "does not load",
         "not loading",
+        # the counterpart of the Turkish "acilmiyor" below, which had none in English
+        # (dictionary: açılmak = to open; issue 29 item 6)
+        "does not open",
+        "do not open",
+        "will not open",
+        "wo not open",
         "is empty",
         "are empty",
         "typo",
@@ -267,6 +138,12 @@ DEFECT = cue_list(
         "bos sayfa",
         "bos ekran",
         "basarisiz*",
+        # tr "could not": the negative potential in the past, -(y)AmAdI (yapamadı,
+        # giremedik, arayamadıklarında), the counterpart of "could not"/"unable" (Göksel &
+        # Kerslake, "Turkish: A Comprehensive Grammar", 2005, on the potential and its
+        # negation); the present form (-AmIyor) is matched by *miyor* above
+        "*amadi*",
+        "*emedi*",
         # de
         "funktioniert nicht",
         "geht nicht",
@@ -298,6 +175,12 @@ DEFECT = cue_list(
         "leere seite",
         "fehlgeschlagen",
         "ladt nicht",
+        "offnet nicht",
+        "offnet sich nicht",
+        # de "could not" (Duden, "Die Grammatik": the negated past modal, main-clause
+        # order, as "kann nicht" above is the present)
+        "konnte nicht",
+        "konnten nicht",
     ],
     weak=[
         # nouns and adverbs of bug reports that also occur in feature requests
@@ -314,8 +197,13 @@ DEFECT = cue_list(
         "issue",
         "slow",
         "hata",
-        "hatasi",
-        "hatalar",
+        # Turkish adds case and possessive suffixes to a noun (hatası, hatasını,
+        # hatalarla, hatayı, hatada): the inflected forms of "hata" count as the noun
+        # does (the adjective "hatalı" is a strong cue above)
+        "hatasi*",
+        "hatalar*",
+        "hatay*",
+        "hatad*",
         "sorun*",
         "eksik",
         "yavas",
@@ -411,76 +299,6 @@ NEW_CAPABILITY = cue_list(
 )
 """Wording of a request for something new (used with weak clause coverage): the verbs and
 adjectives of asking for an addition."""
-
-SECURITY = cue_list(
-    "security",
-    strong=[
-        "security",
-        "password*",
-        "passwd",
-        "token",
-        "tokens",
-        "credential*",
-        "secret*",
-        "vulnerab*",
-        "exploit*",
-        "injection",
-        "xss",
-        "csrf",
-        "penetration",
-        "pentest*",
-        "privilege*",
-        "encrypt*",
-        "decrypt*",
-        "malware",
-        "virus",
-        "breach*",
-        "guvenlik*",
-        "sifre*",
-        "parola*",
-        "zafiyet*",
-        "sizma",
-        "yetkisiz",
-        "sicherheit*",
-        "passwort*",
-        "kennwort*",
-        "schwachstelle*",
-        "verschlussel*",
-        "angriff*",
-    ],
-)
-"""Security wording (risk signal ``security``)."""
-
-PERSONAL_DATA = cue_list(
-    "personal_data",
-    strong=[
-        "pii",
-        "personal data",
-        "personal information",
-        "personally identifiable",
-        "gdpr",
-        "ssn",
-        "ssns",
-        "social security number*",
-        "date of birth",
-        "privacy",
-        "data protection",
-        "phi",
-        "kisisel veri*",
-        "kisisel bilgi*",
-        "kvkk",
-        "kimlik numara*",
-        "tc kimlik",
-        "ozel nitelikli",
-        "acik riza",
-        "aydinlatma metni",
-        "personenbezogen*",
-        "dsgvo",
-        "datenschutz*",
-        "personliche daten",
-    ],
-)
-"""Personal-data wording (risk signal ``personal_data``)."""
 
 # --- contract wording ------------------------------------------------------------------
 

@@ -55,7 +55,7 @@ from etki.triage.annotations import (
     memory_notes,
     no_effort,
 )
-from etki.triage.by_meaning import Embedder, MeaningReader
+from etki.triage.by_meaning import Embedder, MeaningReader, placed_by_meaning
 from etki.triage.classify import (
     DEFAULT_THRESHOLDS,
     Classification,
@@ -80,7 +80,7 @@ from etki.triage.reading import (
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
-ENGINE_VERSION = "3.1.0"
+ENGINE_VERSION = "3.2.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 MODEL_VERSION = "lexical-v1"
@@ -549,7 +549,7 @@ class TriageEngine:
             shares,
             request,
             groups.best_sent.get("obligation"),
-            bool(semantic),
+            semantic,
         )
         result = replace(result, confidence=sureness.confidence)
         group = _RULE_GROUP.get(result.rule)
@@ -610,7 +610,7 @@ class TriageEngine:
         shares: np.ndarray,
         request: Request,
         best_obligation: tuple[float, int] | None,
-        by_meaning: bool,
+        semantic: Mapping[str, tuple[float, int]],
     ) -> Sureness:
         """The :class:`~etki.triage.sureness.Sureness` of ``result``: the named sentences
         quoted, and for an IN_SCOPE verdict the exclusion sentence of the clause it rests
@@ -618,7 +618,13 @@ class TriageEngine:
         covering most of the request) that shares most of the request's words, or its
         first, when it has any (weighed: an exclusion in the very clause that covers the
         ask never lets an IN_SCOPE be sure).
-        ``by_meaning``: the model read the contract for this request."""
+        ``semantic``: the nearest sentence per group when the model read the contract for
+        this request (:meth:`_semantic_match`), else empty. A defect is placed when an
+        obligation sentence covers :attr:`Thresholds.min_coverage` of the request or a
+        module matched, or, read by meaning, when the sentence nearest to it is an
+        obligation (:func:`placed_by_meaning`): a request in a language no clause is
+        written in shares no word with the contract, and its translation would be
+        placed."""
         quote = {g: self._quoted(k) for g, (_, k) in named.items()}
         weighed = None
         deciding = named.get("obligation") or best_obligation
@@ -628,13 +634,15 @@ class TriageEngine:
                 weighed = self._quoted(int(ks[int(shares[ks].argmax())]))
         return assess_sureness(
             result.rule,
-            placed=features.incl_cov >= self.thresholds.min_coverage or features.modules > 0,
+            placed=features.incl_cov >= self.thresholds.min_coverage
+            or features.modules > 0
+            or placed_by_meaning(semantic),
             obligation=quote.get("obligation"),
             against=quote.get("against"),
             future=quote.get("future"),
             weighed=weighed,
             foreign=request.lang if features.foreign else None,
-            by_meaning=by_meaning,
+            by_meaning=bool(semantic),
         )
 
     def _sureness_step(

@@ -2,9 +2,9 @@
 
 Signals, in this fixed order:
 
-* ``security``: security wording in the request (:data:`etki.triage.cues.SECURITY`:
+* ``security``: security wording in the request (:data:`SECURITY`:
   password, token, vulnerability, şifre, Sicherheitslücke ...);
-* ``personal_data``: personal-data wording (:data:`etki.triage.cues.PERSONAL_DATA`:
+* ``personal_data``: personal-data wording (:data:`PERSONAL_DATA`:
   PII, personal data, kişisel veri, KVKK, GDPR/DSGVO, personenbezogene Daten ...);
 * ``disputed_clause``: a cited clause's dispute is open in clause memory (disputed
   and not resolved by a person: :attr:`etki.domain.ClauseMemory.open_dispute`; a
@@ -22,7 +22,79 @@ from collections.abc import Callable, Mapping, Sequence
 
 from etki.domain import DISPUTED_SIGNAL, ClauseMemory, Risk
 from etki.text import fold
-from etki.triage import cues
+from etki.triage.cue_match import cue_list
+
+# The request wording each signal looks for (cue syntax: etki.triage.cue_match).
+
+SECURITY = cue_list(
+    "security",
+    strong=[
+        "security",
+        "password*",
+        "passwd",
+        "token",
+        "tokens",
+        "credential*",
+        "secret*",
+        "vulnerab*",
+        "exploit*",
+        "injection",
+        "xss",
+        "csrf",
+        "penetration",
+        "pentest*",
+        "privilege*",
+        "encrypt*",
+        "decrypt*",
+        "malware",
+        "virus",
+        "breach*",
+        "guvenlik*",
+        "sifre*",
+        "parola*",
+        "zafiyet*",
+        "sizma",
+        "yetkisiz",
+        "sicherheit*",
+        "passwort*",
+        "kennwort*",
+        "schwachstelle*",
+        "verschlussel*",
+        "angriff*",
+    ],
+)
+"""Security wording (risk signal ``security``)."""
+
+PERSONAL_DATA = cue_list(
+    "personal_data",
+    strong=[
+        "pii",
+        "personal data",
+        "personal information",
+        "personally identifiable",
+        "gdpr",
+        "ssn",
+        "ssns",
+        "social security number*",
+        "date of birth",
+        "privacy",
+        "data protection",
+        "phi",
+        "kisisel veri*",
+        "kisisel bilgi*",
+        "kvkk",
+        "kimlik numara*",
+        "tc kimlik",
+        "ozel nitelikli",
+        "acik riza",
+        "aydinlatma metni",
+        "personenbezogen*",
+        "dsgvo",
+        "datenschutz*",
+        "personliche daten",
+    ],
+)
+"""Personal-data wording (risk signal ``personal_data``)."""
 
 
 def assess(
@@ -44,8 +116,8 @@ def assess(
     """
     signals: list[str] = []
     found: list[str] = []
-    for name, cue_list in (("security", cues.SECURITY), ("personal_data", cues.PERSONAL_DATA)):
-        hits = cue_list.hits(words, written)
+    for name, signal_cues in (("security", SECURITY), ("personal_data", PERSONAL_DATA)):
+        hits = signal_cues.hits(words, written)
         if hits:
             signals.append(name)
             found.extend(text for _, text in hits)

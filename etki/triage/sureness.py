@@ -9,7 +9,8 @@ A verdict rests on one **kind** of evidence (:data:`KINDS`):
   it, and no obligation does;
 * ``defect``: the request reports a defect (defect wording, :mod:`etki.triage.cues`)
   in an area the contract or the delivered system covers (an obligation sentence or a
-  module matched);
+  module matched; for a request read by meaning, the nearest sentence is an obligation:
+  :func:`etki.triage.by_meaning.placed_by_meaning`);
 * ``named``: an obligation sentence of the contract names what the request asks for;
 * ``conflict``: plain evidence on two sides (an obligation and an exclusion both name
   the ask; defect wording about something an exclusion names; new-capability wording
@@ -101,7 +102,7 @@ KIND_CONFIDENCE: dict[str, float] = {
     "none": 0.3455,  # 4 of 13
 }
 """Confidence per kind over the 125 labelled requests of tdrs, talentmap, eqip and demo
-(the verdicts of engine 3.0.0, which 3.1.0 keeps): (right + 2 g) / (n + 2), g the rate of
+(the verdicts of engine 3.0.0, which 3.1.0 and 3.2.0 keep lexically): (right + 2 g) / (n + 2), g the rate of
 the kind's group by Laplace's rule: sure kinds 27 right of 34 -> 28/36, the others 54 of
 91 -> 55/93 (``etki eval triage --all-realdata --calibration`` prints n, right and these
 values). Engine 3.0.0 smoothed each kind toward 1/2 alone, which put a sure kind seen
@@ -139,8 +140,8 @@ def assess_sureness(
     """The :class:`Sureness` of a verdict decided by ``rule`` (one of
     :data:`etki.triage.classify.RULES`).
 
-    ``placed``: an obligation sentence or a module matched the request (a defect can be
-    placed). ``obligation``/``against``/``future``: the quoted sentence of that group
+    ``placed``: an obligation sentence or a module matched the request, or, read by
+    meaning, the sentence nearest to it is an obligation (a defect can be placed). ``obligation``/``against``/``future``: the quoted sentence of that group
     that names the ask (``REF “text”``), or None. ``weighed``: an exclusion sentence of
     the clause the verdict rests on that shares the request's words (IN_SCOPE verdicts),
     or None. ``foreign``: the request's language when no clause is written in it, else
