@@ -139,7 +139,7 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     for fmt, _suffix, name in FORMATS:
                         yield RadioButton(name, value=first == fmt, name=fmt)
             yield Checkbox(
-                "Add the internal appendix (the engine's reasoning: not for the client)",
+                "Add the internal appendix (not for the client)",
                 id="crx-internal",
             )
             path = TypingInput(self.default, placeholder="CR.docx", id="crx-path")
@@ -152,8 +152,7 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                 yield Button("Export", id="crx-write", variant="primary")
             yield Static(
                 Text(
-                    "Changed terms are recorded (audited) · Tab: next field · "
-                    "Enter in the file box or Export: write it · Esc: cancel",
+                    "Changed terms are recorded (audited) · Export: write it · Esc: cancel",
                     style="dim",
                 ),
                 id="crx-hint",
