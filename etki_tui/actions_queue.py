@@ -151,6 +151,20 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         show=False,
     ),
     ActionDef(
+        "import",
+        "i",
+        "app.import_requests",
+        "Import…",
+        "Import a file of requests (.csv, .jsonl, .json): each triaged and stored",
+        "Import a file of requests from a path you type (~ is your home folder), as "
+        "etki import does: CSV with a comma, semicolon or tab, in UTF-8, cp1254 or "
+        "cp1252; JSON Lines; a GitHub issues export. Each request is triaged and "
+        "stored; a row that cannot be read is refused alone. The result lists the new "
+        "cases with their verdicts and each refused row with its line and why.",
+        context="queue",
+        show=False,
+    ),
+    ActionDef(
         "preanalyse",
         "p",
         "preanalyse",

@@ -65,6 +65,25 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "Add; Escape closes the form."
         ),
     ),
+    "import": (
+        "Import requests",
+        (
+            "A file of requests as etki import reads it (CSV, JSON Lines or a GitHub "
+            "export), from a path you type: each request is triaged and stored, a row "
+            "that cannot be read is refused alone, and the result lists both. Nothing "
+            "is read until Import; Escape closes the form."
+        ),
+    ),
+    "crexport": (
+        "Change request to send",
+        (
+            "The terms the document states (assumptions and exclusions, one a line, and "
+            "the date the offer is valid until), recorded as etki cr edit records them "
+            "(audited, in the case's history) when you changed them; the format; and "
+            "whether to add the internal appendix (the engine's deliberation, not for "
+            "the client). Nothing is recorded or written until Export; Escape closes."
+        ),
+    ),
     "resolve": (
         "Resolve a disputed clause",
         (
@@ -141,6 +160,12 @@ WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "intake": (
         ("Tab / Shift+Tab", "Next / previous field (Tab leaves the text box too)"),
         ("Enter", "In the title: to the text; in the submitter box or on Add: add it"),
+    ),
+    "import": (("Enter", "In the path or on Import: read the file"),),
+    "crexport": (
+        ("Tab / Shift+Tab", "Next / previous field (Tab leaves a text box too)"),
+        ("← → / Space", "On the formats: choose one; on the appendix: toggle it"),
+        ("Enter", "In the valid-until or file box, or on Export: record and write"),
     ),
     "estimate": (
         ("Tab / Shift+Tab", "Next / previous field"),

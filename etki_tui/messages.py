@@ -420,6 +420,30 @@ class RequestAdded(Message):
         self.project_id = project_id
 
 
+class RequestsImported(Message):
+    """:meth:`etki.services.Desk.import_requests` read the file ``path`` into
+    ``project_id``: ``done`` what it did and ``cases`` the new cases (with their
+    decisions), or ``error`` (with ``advice``) says why nothing was imported."""
+
+    def __init__(
+        self,
+        project_id: str,
+        path: str,
+        done: IntakeSummary | None = None,
+        cases: list[CaseRecord] | None = None,
+        *,
+        error: str = "",
+        advice: str = "",
+    ) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.path = path
+        self.done = done
+        self.cases = cases or []
+        self.error = error
+        self.advice = advice
+
+
 class PreanalysisWanted(Message):
     """The reviewer asked for a new pre-analysis of ``case_id`` (``p`` in the queue)."""
 
@@ -667,12 +691,24 @@ class CrExportWanted(Message):
 
 
 class CrExported(Message):
-    """The change request of ``case_id`` was written to ``path``, or ``error`` (with
-    ``advice``) says why nothing was."""
+    """The change request of ``case_id`` was written to ``path`` (``terms``: the terms
+    recorded before, in words, "" when none were; ``wiki_error`` why the wiki did not
+    follow them), or ``error`` (with ``advice``) says why nothing was."""
 
-    def __init__(self, case_id: str, path: str, error: str = "", advice: str = "") -> None:
+    def __init__(
+        self,
+        case_id: str,
+        path: str,
+        error: str = "",
+        advice: str = "",
+        *,
+        terms: str = "",
+        wiki_error: str = "",
+    ) -> None:
         super().__init__()
         self.case_id = case_id
         self.path = path
         self.error = error
         self.advice = advice
+        self.terms = terms
+        self.wiki_error = wiki_error

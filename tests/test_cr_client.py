@@ -23,6 +23,7 @@ import pytest
 from docx import Document
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from textual.widgets import Checkbox, Input, RadioButton, RadioSet, TextArea
 
 from etki.config import Settings
 from etki.domain import CaseRecord
@@ -31,8 +32,10 @@ from etki.mdtext.plain import markdown_plain
 from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
 from etki_tui.hafiza.reader import PageReader
+from etki_tui.screens.cr_export import CrExportForm
 from etki_tui.screens.estimate import EstimateForm
-from etki_tui.screens.export import ExportForm, OverwriteConfirm
+from etki_tui.screens.export import OverwriteConfirm
+from etki_tui.screens.new_request import DiscardTyped
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
@@ -303,7 +306,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await until(pilot, lambda: any(toast in n for n in seen.notes()), "the toast")
 
         await press(pilot, "X")
-        assert not isinstance(app.screen, ExportForm)
+        assert not isinstance(app.screen, CrExportForm)
         assert any(f"{case_id} is pending" in n for n in seen.notes())
         approval_service(tui_world.repo, tui_world.settings).rule(
             case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
@@ -312,23 +315,27 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await settle(pilot)
         await press(pilot, "X")
         export = app.screen
-        assert isinstance(export, ExportForm) and export.default.endswith(".docx")
+        assert isinstance(export, CrExportForm) and export.default.endswith(".docx")
+        assert export.chosen_format() == ("docx", ".docx")
         target = tmp_path / "sent" / "cr.docx"
-        await fill(pilot, "#export-path", str(target.with_suffix(".pdf")))
+        await fill(pilot, "#crx-path", str(target.with_suffix(".pdf")))
         await press(pilot, "enter")
         assert app.screen is export  # a .pdf is refused by the form
-        await fill(pilot, "#export-path", str(target))
+        assert ".docx, .html or .md" in str(export.query_one("#crx-error").render())
+        await fill(pilot, "#crx-path", str(target))
         await press(pilot, "enter")
         await until(pilot, target.exists, "the change request written")
         _, expected = tui_world.desk.cr_document(case_id, "docx")
         assert docx_text(target) == docx_text(expected)
         word = docx_text(target)
         assert REASON in word and "Price | 12,500.00 EUR" in word and "bm25" not in word.lower()
+        # the terms left as they were: nothing recorded
+        assert not any(e.kind == "cr_terms" for e in tui_world.repo.case_history(case_id))
 
         # a second X to the same path asks before replacing it (as every export); Esc keeps it
         target.write_bytes(b"kept")
         await press(pilot, "X")
-        await fill(pilot, "#export-path", str(target))
+        await fill(pilot, "#crx-path", str(target))
         await press(pilot, "enter")
         await until(pilot, lambda: isinstance(app.screen, OverwriteConfirm), "the question")
         await press(pilot, "escape")
@@ -341,12 +348,83 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await until(pilot, lambda: reader.path is not None, "the reader")
         await press(pilot, "X")
         export = app.screen
-        assert isinstance(export, ExportForm)
+        assert isinstance(export, CrExportForm)
         html_target = tmp_path / "sent" / "cr.html"
-        await fill(pilot, "#export-path", str(html_target))
+        await fill(pilot, "#crx-path", str(html_target))
+        await press(pilot, "enter")  # .html while Word is chosen: said, nothing written
+        assert app.screen is export
+        assert "ends .html but Word is chosen" in str(export.query_one("#crx-error").render())
+        export.query_one("#crx-format", RadioSet).query(RadioButton)[1].value = True  # HTML
+        await settle(pilot)
+        assert export.chosen_format() == ("html", ".html")
+        await fill(pilot, "#crx-path", str(html_target))
         await press(pilot, "enter")
         await until(pilot, html_target.exists, "the html written")
         assert "<script" not in html_target.read_text(encoding="utf-8").lower()
+
+
+@sync
+async def test_x_asks_for_the_terms_format_and_appendix_before_writing(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """At 80x24: X on a case ruled CR opens the form with the terms in force; the terms
+    typed (Turkish and German, an assumption typed decomposed, a blank line between)
+    are checked as etki cr edit checks them (a validity date before the desk's day is
+    refused on the form, nothing recorded), then recorded through the same service
+    (in the case's history) and the Markdown document with the internal appendix is
+    the one etki cr export --internal writes. Esc with the terms edited asks first."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        await press(pilot, "X")
+        form = app.screen
+        assert isinstance(form, CrExportForm) and form.terms.assumptions == ()
+        form.query_one("#crx-assumptions", TextArea).text = f"{NFD_ASSUMPTION}\n\n  Zwei  Termine "
+        form.query_one("#crx-exclusions", TextArea).text = EXCLUSION
+        form.query_one("#crx-format", RadioSet).query(RadioButton)[2].value = True  # Markdown
+        await settle(pilot)
+        assert form.query_one("#crx-path", Input).value.endswith(".md")  # the ending follows
+        await fill(pilot, "#crx-valid", "2020-01-31")
+        await press(pilot, "enter")
+        assert app.screen is form
+        assert "in the past" in str(form.query_one("#crx-error").render())
+        assert tui_world.repo.case(case_id).cr_terms is None  # nothing recorded
+        await fill(pilot, "#crx-valid", "2099-12-31")
+        form.query_one("#crx-internal", Checkbox).value = True
+        target = tmp_path / "out" / "teklif.md"
+        await fill(pilot, "#crx-path", str(target))
+        await press(pilot, "enter")
+        await until(pilot, target.exists, "the document written")
+        terms = tui_world.repo.case(case_id).cr_terms
+        assert terms is not None
+        assert terms.assumptions == (unicodedata.normalize("NFC", NFD_ASSUMPTION), "Zwei Termine")
+        assert (terms.exclusions, terms.valid_until) == ((EXCLUSION,), "2099-12-31")
+        assert [e.kind for e in tui_world.repo.case_history(case_id)].count("cr_terms") == 1
+        _, expected = tui_world.desk.cr_document(case_id, "md", internal=True)
+        assert target.read_bytes() == expected
+        assert b"Internal appendix (not for the client)" in expected
+        toast = "terms recorded (2 assumptions, 1 exclusion, valid until 2099-12-31)"
+        await until(pilot, lambda: any(toast in n for n in seen.notes()), "the toast")
+
+        # the terms in force fill the form next time; edited, Esc asks before losing them
+        await press(pilot, "X")
+        again = app.screen
+        assert isinstance(again, CrExportForm) and again.terms == terms
+        assert not again.edited()
+        again.query_one("#crx-exclusions", TextArea).text = "Keine Schulung"
+        await press(pilot, "escape")
+        assert isinstance(app.screen, DiscardTyped)
+        await press(pilot, "d")
+        await until(pilot, lambda: not isinstance(app.screen, CrExportForm), "closed")
+        assert tui_world.repo.case(case_id).cr_terms == terms  # nothing recorded
 
 
 def test_terms_refuse_a_past_validity_date_and_warn_off_a_cr(desk: Desk, tmp_path: Path) -> None:

@@ -67,6 +67,16 @@ def test_parse_estimate_reads_days_price_and_currency() -> None:
     assert parse_estimate("3", "r", "900", "try").price_words() == "900 TRY"
 
 
+def test_the_figures_read_plain_and_grouped() -> None:
+    """``etki estimate``'s confirmation (issue 35 trial): the days as typed, never a
+    binary float's noise, thousands grouped with a comma whatever the client's
+    locale, the price with its currency's decimals."""
+    assert parse_estimate("4,50", "r", "86500 TRY").figures() == "4.5 days, 86,500.00 TRY"
+    assert parse_estimate("0.1", "r").figures() == "0.1 days"
+    assert parse_estimate("1250", "r", "1000000", "JPY").figures() == "1,250 days, 1,000,000 JPY"
+    assert parse_estimate("1", "r").figures() == "1 day"
+
+
 _PLAIN = "write it without a thousands separator, with a decimal point or comma"
 
 
@@ -289,7 +299,8 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"{cid}: estimate 12.5 days, 48000 EUR by reviewer at ")
+    # the figures as people read them: grouped, the currency's two decimals
+    assert done.stdout.startswith(f"{cid}: estimate 12.5 days, 48,000.00 EUR by reviewer at ")
     shown = run_etki(("show", cid), env=env, cwd=tmp_path)
     assert "effort estimated by reviewer — 12.5 days, 48000 EUR: Üç ekran, iki rapor" in (
         shown.stdout

@@ -12,6 +12,7 @@ its wiki folder, and ``etki erase`` of one of its cases still removes that case 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -103,6 +104,32 @@ def test_archive_state_comes_from_the_audit_and_reads_the_same_on_both_paths(wor
     ]
     with pytest.raises(NotFoundError):
         repo.set_archived("nope", True, "ayse")
+
+
+def test_show_json_tells_a_deleted_case_from_an_erased_one(world) -> None:
+    """``etki show --json`` (:func:`etki.services.views.case_view`) of a case the store
+    no longer holds says how it went in ``removed``: erased (KVKK, a live project's
+    case) or deleted with its project (who, when, why); a case that is there has
+    ``removed: null``. A case erased after its project was deleted reads erased."""
+    from etki.services.views import case_view
+
+    desk = Desk(Settings(db_url=world.url, wiki_dir=None, reviewer="ayse"), world.repo)
+    assert case_view(desk, "c1").to_json()["removed"] is None
+    desk.erase("c2", "KVKK Art. 7, Çiğdem", wait_s=5)
+    erased = case_view(desk, "c2").to_json()
+    assert erased["case"] is None and erased["removed"] == {"how": "erased"}
+    desk.delete_project("demo", "Sözleşme bitti")
+    deleted = case_view(desk, "c1").to_json()
+    assert deleted["case"] is None and deleted["history"]
+    assert deleted["removed"] == {
+        "how": "project_deleted",
+        "project_id": "demo",
+        "by": "ayse",
+        "at": deleted["removed"]["at"],
+        "reason": "Sözleşme bitti",
+    }
+    assert deleted["removed"]["at"].startswith("2027-01-10")
+    assert case_view(desk, "c2").to_json()["removed"] == {"how": "erased"}  # still erased
 
 
 def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> None:
@@ -255,6 +282,12 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     first = shown.stdout.splitlines()[0]
     assert first.startswith(f"{SSO_CASE}: deleted with its project demo by {APPROVER} at ")
     assert first.endswith("(only its audit trail is kept)") and "erased" not in first
+    # --json tells the deletion from an erasure with a field, not a sentence to parse
+    body = json.loads(_etki(sample, "show", SSO_CASE, "--json").stdout)
+    assert body["case"] is None
+    assert body["removed"]["how"] == "project_deleted"
+    assert (body["removed"]["project_id"], body["removed"]["by"]) == ("demo", APPROVER)
+    assert body["removed"]["reason"] == "Sözleşme bitti" and body["removed"]["at"]
     kept = _etki(sample, "wiki", "search", "harfi", "--project", "demo")  # still readable
     assert kept.returncode == 0 and "SSO ile girişte İ harfi sorunu" in kept.stdout
     # KVKK: a case of the deleted project is still erased everywhere
@@ -278,6 +311,9 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     # erased since: the erasure is what show says now
     shown = _etki(sample, "show", SSO_CASE).stdout.splitlines()[0]
     assert shown == f"{SSO_CASE}: erased (only its audit trail is kept)"
+    body = json.loads(_etki(sample, "show", SSO_CASE, "--json").stdout)
+    assert body["case"] is None and body["removed"] == {"how": "erased"}
+    assert body["history"]  # the audit trail outlives it
 
 
 def test_the_desks_project_list_skips_an_archived_project(tui_world) -> None:

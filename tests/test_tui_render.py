@@ -299,8 +299,10 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
     from etki_tui.screens.bulk import BulkConfirm
     from etki_tui.screens.confirm import ConfirmRuling
     from etki_tui.screens.contract import ContractScreen
+    from etki_tui.screens.cr_export import CrExportForm
     from etki_tui.screens.estimate import EstimateForm
     from etki_tui.screens.help import HelpScreen
+    from etki_tui.screens.import_file import ImportForm
     from etki_tui.screens.new_request import NewRequestForm
     from etki_tui.screens.note import NoteForm
     from etki_tui.screens.notice import NoticeModal, TooSmallScreen
@@ -321,6 +323,8 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
         "help": [HelpScreen],
         "notice": [NoticeModal],
         "contract": [ContractScreen],
+        "import": [ImportForm],
+        "crexport": [CrExportForm],
     }
     for action in ACTIONS.values():
         assert action.help and action.context in {*CONTEXTS, "help", "notice"}
@@ -339,6 +343,8 @@ def test_every_action_is_bound_by_one_widget_and_documented() -> None:
                 ResolveDisputeForm,
                 NoteForm,
                 EstimateForm,
+                ImportForm,
+                CrExportForm,
                 HelpScreen,
                 NoticeModal,
                 TooSmallScreen,

@@ -453,6 +453,12 @@ def test_note_form(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> 
     _check(snap_compare, tui_world, size, ["m", "type:Called the client"])
 
 
+def test_import_form(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """i: the import form over the queue at 80x24, what it reads said above the framed
+    path box, a path under ~ typed (issue 35 item 4)."""
+    _check(snap_compare, tui_world, (80, 24), ["i", "type:~/İndirilenler/talepler.csv"])
+
+
 def test_estimate_form(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
     """E: the estimate form over the queue at 80x24, days, a price in lira and a Turkish
     reason typed (issue 35 item 2)."""

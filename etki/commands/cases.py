@@ -23,6 +23,8 @@ says how many were not asked); ``--no-preanalysis`` skips it.
                                                only my cases (claimed by or assigned to
                                                me), by impacted module, by submitter
                                                (ayse finds Ayşe), by the engine's sureness
+    etki queue ... --overdue                   only pending cases whose 24h PMO look is
+                                               overdue (etki report's overdue_looks)
     etki rule CASE_ID approve|cr|reject [--reason TEXT] [--amend] [--expected-version N]
                                                rule (--amend: change a ruling)
     etki note CASE_ID TEXT|-                   add a note (history, wiki page)
@@ -290,7 +292,7 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> _Read:
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.commands.queuefile import queue_file, queue_format, queue_pick
+    from etki.commands.queuefile import overdue_only, queue_file, queue_format, queue_pick
     from etki.picks import mine_ids
     from etki.tablefile import queue_row
 
@@ -304,6 +306,8 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     if pick:
         mine = mine_ids(settings.reviewer, claims, assignments)
         rows = [(c, memory) for c, memory in rows if pick.keeps(c, mine)]
+    if args.overdue:
+        rows = overdue_only(rows, escalate)
     if args.json or fmt is not None:
         out = []
         for c, memory in rows:
@@ -319,8 +323,9 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         else:
             emit_json(out, indent=1)
         return 0
-    if not rows and pick:
-        echo(f"no case matches ({'; '.join(pick.words())})", multiline=False)
+    picked = [*pick.words(), *(["24h look overdue"] if args.overdue else [])]
+    if not rows and picked:
+        echo(f"no case matches ({'; '.join(picked)})", multiline=False)
     elif not rows:
         echo("no cases waiting for a ruling")
     for c, memory in rows:

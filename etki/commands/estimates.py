@@ -39,12 +39,8 @@ def _estimate(args: argparse.Namespace, settings: Settings) -> int:
     desk = Desk.open(settings)
     case_id = desk.case_id_for(args.case_id)
     done, wiki_error = desk.add_estimate(case_id, args.days, reason, args.price, args.currency)
-    price = done.price_words()
-    echo(
-        f"{case_id}: estimate {done.days_words()}{f', {price}' if price else ''} "
-        f"by {done.actor} at {done.at}",
-        multiline=False,
-    )
+    # the figures as people read them (4.5 days, 86,500.00 TRY), as `etki show` states them
+    echo(f"{case_id}: estimate {done.figures()} by {done.actor} at {done.at}", multiline=False)
     if wiki_error:
         echo(f"warning: {wiki_error}", file=sys.stderr, multiline=False)
     return 0

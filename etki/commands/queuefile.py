@@ -18,7 +18,14 @@ from etki.errors import InputError
 if TYPE_CHECKING:
     from etki.picks import Pick
 
-__all__ = ["QUEUE_FORMATS", "pick_options", "queue_file", "queue_format", "queue_pick"]
+__all__ = [
+    "QUEUE_FORMATS",
+    "overdue_only",
+    "pick_options",
+    "queue_file",
+    "queue_format",
+    "queue_pick",
+]
 
 QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 """The file formats of ``etki queue --output FILE`` (issue 35 item 3), by suffix."""
@@ -81,6 +88,12 @@ def pick_options(parser: Any) -> None:
     parser.add_argument(
         "--submitter", metavar="NAME", help="only cases NAME submitted (ayse finds Ayşe Yılmaz)"
     )
+    parser.add_argument(
+        "--overdue",
+        action="store_true",
+        help="only pending cases whose 24h PMO look is overdue (as etki report's "
+        "overdue_looks counts them)",
+    )
     sure = parser.add_mutually_exclusive_group()
     sure.add_argument(
         "--sure", dest="sureness", action="store_const", const="sure", help="engine sure only"
@@ -109,3 +122,19 @@ def queue_pick(args: argparse.Namespace) -> Pick:
         submitter=args.submitter or "",
         sureness=args.sureness,
     )
+
+
+def overdue_only(rows: list[tuple[Any, Any]], escalate: bool) -> list[tuple[Any, Any]]:
+    """``etki queue --overdue`` (issue 35 item 3): of ``rows`` (``(case, clause memory
+    of its project)``, in their order) the pending cases whose 24h PMO look is overdue
+    now, by the one rule ``etki report``'s ``overdue_looks`` and the desk's "look
+    overdue" risk filter use (:func:`etki.reports.overdue_looks`: the risk the queue
+    shows asks for the look, :data:`etki.reports.LOOK_HOURS` hours passed since
+    ``submitted_at``, else ``created_at``). Now is this machine's clock in UTC, as
+    ``etki report`` measures it."""
+    from datetime import UTC, datetime
+
+    from etki.reports import overdue_looks
+
+    now = datetime.now(UTC)
+    return [(c, memory) for c, memory in rows if overdue_looks([c], now, memory, escalate)]

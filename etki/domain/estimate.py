@@ -167,8 +167,18 @@ class ReviewerEstimate:
         return float(self.days)
 
     def days_words(self) -> str:
-        """``3 days``, ``1 day``, ``2.5 days``."""
-        return f"{self.days} {'day' if Decimal(self.days) == 1 else 'days'}"
+        """``3 days``, ``1 day``, ``2.5 days``, ``1,250 days``: the stored decimal as
+        typed (never a binary float: ``4.5``, not ``4.499999``), thousands grouped with
+        a comma (the locale-neutral rule of :data:`PRICE_LOCALE`)."""
+        value = Decimal(self.days)
+        return f"{value:,} {'day' if value == 1 else 'days'}"
+
+    def figures(self) -> str:
+        """The days and the price for people to read: ``4.5 days, 86,500.00 TRY``
+        (:meth:`days_words`, :func:`price_shown`), ``3 days`` without a price
+        (``etki estimate``'s confirmation)."""
+        price = self.price_shown()
+        return f"{self.days_words()}{f', {price}' if price else ''}"
 
     def price_words(self) -> str | None:
         """``12500 EUR``, or None without a price."""
@@ -186,19 +196,15 @@ class ReviewerEstimate:
         ``3 days, 12,500.00 EUR (reviewer's estimate by Ayşe Yılmaz at
         2027-01-10T09:30:00Z)``; the reason is not in it (untrusted text, shown
         apart by the caller)."""
-        price = self.price_shown()
         who = f" by {self.actor}" if self.actor else ""
         when = f" at {self.at}" if self.at else ""
-        return (
-            f"{self.days_words()}{f', {price}' if price else ''} (reviewer's estimate{who}{when})"
-        )
+        return f"{self.figures()} (reviewer's estimate{who}{when})"
 
     def shown(self) -> str:
         """The figures for people to read, the price grouped (:func:`price_shown`):
         ``3 days, 12,500.00 EUR: reason`` (the desk's toast). :meth:`summary`, the
         history's wording, keeps the figure as stored."""
-        price = self.price_shown()
-        return f"{self.days_words()}{f', {price}' if price else ''}: {self.reason}"
+        return f"{self.figures()}: {self.reason}"
 
     def summary(self) -> str:
         """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""

@@ -47,10 +47,13 @@ from etki.services.admin import (
 )
 from etki.services.desk import Desk
 from etki.services.intake import (
+    IMPORT_ENDINGS,
     INIT_CHUNK,
     InitSummary,
     IntakeSummary,
     add_request,
+    import_format,
+    import_path,
     import_requests,
     init_project,
     store_requests,

@@ -256,6 +256,51 @@ def store_requests(
     )
 
 
+IMPORT_ENDINGS = ".csv, .tsv, .txt, .jsonl or .json"
+"""The request file endings whose format an import tells from the name
+(:func:`etki.knowledge.intake.detect_format`), in words."""
+
+
+def import_format(file: Path) -> str:
+    """The format of the request file ``file`` by its ending (``csv``, ``jsonl``,
+    ``github``: :func:`etki.knowledge.intake.detect_format`, as ``etki import``
+    without ``--format``). Raises :class:`InputError` for another ending."""
+    from etki.knowledge.intake import detect_format
+
+    return detect_format(file)
+
+
+def import_path(typed: str | Path) -> Path:
+    """The request file a person named, checked before anything is read (the desk's
+    import form, ``etki import``): white space around it dropped, ``~`` expanded (a
+    desk has no shell to do it). Raises :class:`InputError` saying what to type for an
+    empty path, a missing file, a folder (name the file inside it) and a file that
+    cannot be opened for reading (what the system said: no permission)."""
+    import os
+
+    text = str(typed).strip()
+    if not text:
+        raise InputError(f"import: type the path of a requests file ({IMPORT_ENDINGS})")
+    file = Path(os.path.expanduser(text))
+    shown = printable(str(file), multiline=False)
+    if file.is_dir():
+        raise InputError(
+            f"import: {shown} is a folder: give the requests file inside it ({IMPORT_ENDINGS})"
+        )
+    if not file.exists():
+        raise InputError(f"import: {shown}: no such file")
+    if not file.is_file():  # a FIFO or a device: opening it could wait for ever
+        raise InputError(f"import: {shown} is not a regular file: give a requests file")
+    try:
+        with file.open("rb"):
+            pass
+    except OSError as exc:  # no permission
+        raise InputError(
+            f"import: {shown} cannot be read ({exc.strerror or exc}); check its permissions"
+        ) from exc
+    return file
+
+
 def import_requests(
     repo: CaseFileRepository,
     project_id: str,
@@ -269,13 +314,15 @@ def import_requests(
     default from its suffix: :mod:`etki.knowledge.intake`) and :func:`store_requests`
     its records, idempotent by request id: a second import of the same file stores
     nothing. Records that cannot be read are refused alone (``IntakeSummary.refused``);
-    the others are stored. Raises :class:`ProjectFormatError` for a file that cannot be
-    read as a whole, :class:`InputError` for an unknown format and
+    the others are stored. ``path`` is checked first (:func:`import_path`: ``~``
+    expanded; a folder, a missing or unreadable file refused with what to type).
+    Raises :class:`ProjectFormatError` for a file that cannot be
+    read as a whole, :class:`InputError` for an unknown format or a bad path and
     :class:`~etki.errors.ProjectArchivedError` for an archived project."""
     from etki.knowledge.intake import detect_format, read_requests
 
     refuse_archived(repo, project_id, "takes no imports")
-    file = Path(path)
+    file = import_path(path)
     read = read_requests(file, fmt or detect_format(file), settings.max_request_chars)
     kind = fmt or detect_format(file)
     done = store_requests(

@@ -51,12 +51,20 @@ class CaseView:
     its project demo by NAME at TIME (only its audit trail is kept)`` when its project
     was deleted (``etki project delete``) and the case was not erased since (a trial
     read "erased" for a deletion)."""
+    removed: dict[str, Any] | None = None
+    """Why ``case`` is None, for ``etki show --json`` (None when it is there):
+    ``{"how": "erased"}`` after a KVKK erasure (its rows and wiki pages removed), or
+    ``{"how": "project_deleted", "project_id", "by", "at", "reason"}`` when it went with its
+    project (``etki project delete``: the wiki keeps its pages). An erasure wins: a
+    case of a deleted project erased since reads ``erased``."""
 
     def to_json(self) -> dict[str, Any]:
         """The body of ``etki show --json``: ``case_id``, ``case`` (or None; its
         ``reviewer_estimate`` the estimate in force, issue 35 item 2; ``cr_terms`` the
-        change request's terms in force, item 1) and ``history``."""
-        body: dict[str, Any] = {"case_id": self.case_id, "case": None}
+        change request's terms in force, item 1), ``removed`` (:attr:`removed`: null
+        for a case that is there; erased or deleted with its project otherwise) and
+        ``history``."""
+        body: dict[str, Any] = {"case_id": self.case_id, "case": None, "removed": self.removed}
         case = self.case
         if case is not None:
             body["case"] = {
@@ -112,20 +120,33 @@ def case_view(desk: Desk, case_id: str) -> CaseView:
                 for ref in disputed_refs(case.decision.cited_clauses, memory)
             ],
         }
-    return CaseView(case_id, case, now, tuple(history), "" if case else _gone(desk, case_id))
+    if case is not None:
+        return CaseView(case_id, case, now, tuple(history))
+    gone, removed = _gone(desk, case_id)
+    return CaseView(case_id, case, now, tuple(history), gone, removed)
 
 
-def _gone(desk: Desk, case_id: str) -> str:
-    """:attr:`CaseView.gone` of a case the store no longer holds: a tombstone of an
-    erasure wins over a deletion of its project (KVKK erasure of a deleted project's
-    case is recorded as an erasure)."""
+def _gone(desk: Desk, case_id: str) -> tuple[str, dict[str, Any]]:
+    """:attr:`CaseView.gone` and :attr:`CaseView.removed` of a case the store no
+    longer holds: a tombstone of an erasure wins over a deletion of its project (KVKK
+    erasure of a deleted project's case is recorded as an erasure)."""
     from etki.errors import NotFoundError
 
     kept = "(only its audit trail is kept)"
+    erased = (f"erased {kept}", {"how": "erased"})
     if case_id in desk.repo.erased_case_ids():
-        return f"erased {kept}"
+        return erased
     try:
         gone = desk.repo.deleted_project_of(case_id)
     except NotFoundError:
-        return f"erased {kept}"  # pragma: no cover - neither recorded: as before
-    return f"deleted with its project {gone.project_id} by {gone.reviewer} at {gone.at} {kept}"
+        return erased  # pragma: no cover - neither recorded: as before
+    return (
+        f"deleted with its project {gone.project_id} by {gone.reviewer} at {gone.at} {kept}",
+        {
+            "how": "project_deleted",
+            "project_id": gone.project_id,
+            "by": gone.reviewer,
+            "at": gone.at,
+            "reason": gone.reason,
+        },
+    )

@@ -1,7 +1,10 @@
-"""The change-request flows of the desk (issue 35 items 1 and 2): ``X`` writes the
-client-facing change request of a case ruled CR to a .docx, .html or .md file whose
-path the reviewer types (:meth:`etki.services.Desk.write_cr_document`, the document
-``etki cr export`` writes, atomically); ``E`` opens the estimate form
+"""The change-request flows of the desk (issue 35 items 1 and 2): ``X`` asks for the
+change request's terms, format, internal appendix and file
+(:class:`etki_tui.screens.cr_export.CrExportForm`), records changed terms as ``etki cr
+edit`` does (:meth:`etki.services.Desk.set_cr_terms`) and writes the client-facing
+change request of a case ruled CR to the .docx, .html or .md file
+(:meth:`etki.services.Desk.write_cr_document`, the document ``etki cr export`` writes,
+atomically); ``E`` opens the estimate form
 (:class:`etki_tui.screens.estimate.EstimateForm`) and records what it gives through
 :meth:`etki.services.Desk.add_estimate`, as ``etki estimate`` does. Both run in a
 worker; the path written, the estimate stored, or why not, comes back as a toast."""
@@ -17,13 +20,16 @@ from etki_tui.errors import advice, one_line
 from etki_tui.flows.exports import ExportFlow
 from etki_tui.messages import CaseEventDone, CrExported, CrExportWanted, EstimateWanted
 from etki_tui.queue.pane import QueuePane
+from etki_tui.screens.cr_export import CrExportForm, CrExportInput
 from etki_tui.screens.estimate import EstimateForm, EstimateInput
-from etki_tui.screens.export import CR_SUFFIXES, ExportForm, OverwriteConfirm
+from etki_tui.screens.export import OverwriteConfirm
 from etki_tui.workers import desk_worker
 
 
-def _export_failed(exc: Exception, _project_id: str, case_id: str, path: str) -> CrExported:
-    return CrExported(case_id, path, error=one_line(exc), advice=advice(exc))
+def _export_failed(
+    exc: Exception, _project_id: str, case_id: str, given: CrExportInput
+) -> CrExported:
+    return CrExported(case_id, given.path, error=one_line(exc), advice=advice(exc))
 
 
 def _estimate_failed(
@@ -44,37 +50,61 @@ class DocumentFlow(ExportFlow):
 
     @on(CrExportWanted)
     def _cr_export_wanted(self, message: CrExportWanted) -> None:
-        """Ask where to write the change request of the case ``X`` was for."""
+        """The form before the change request of the case ``X`` was for is written: its
+        terms (those in force to start with), the format, the internal appendix and the
+        file (:class:`CrExportForm`); an existing file is replaced only once the
+        reviewer says so."""
         message.stop()
         case_id = self.cr_case_of(message.case_id, message.page, message.otherwise, "X writes")
         if case_id is None:
             return
+        try:  # one case by id: the terms in force, for the form to start from
+            terms = self.desk.case(case_id).cr_terms
+        except Exception:  # noqa: BLE001 - the worker says why, if the case is gone
+            terms = None
         name = f"CR-{''.join(ch if ch.isalnum() or ch in '-_.' else '-' for ch in case_id)}.docx"
-        form = ExportForm(
-            f"Change request of {printable(case_id, multiline=False)}",
+        form = CrExportForm(
+            case_id,
             name,  # in the working directory
+            terms,
+            self.clock().date().isoformat(),
             cursor_blink=self.cursor_blink,
-            suffixes=CR_SUFFIXES,
         )
 
-        def write(path: str | None) -> None:
-            if path:
-                self.write_cr(case_id, path)
+        def write(given: CrExportInput | None) -> None:
+            if given is not None:
+                self.write_cr(case_id, given)
 
-        def chosen(path: str | None) -> None:
+        def chosen(given: CrExportInput | None) -> None:
             # as every export: an existing file is replaced only when the reviewer says so
-            if path and Path(path).expanduser().is_file():
-                self.push_screen(OverwriteConfirm(path), lambda yes: write(path if yes else None))
+            if given is not None and Path(given.path).expanduser().is_file():
+                self.push_screen(
+                    OverwriteConfirm(given.path), lambda yes: write(given if yes else None)
+                )
             else:
-                write(path)
+                write(given)
 
         self.push_screen(form, chosen)
 
     @desk_worker("export", exclusive=False, failed=_export_failed)
-    def write_cr(self, project_id: str, case_id: str, path: str) -> CrExported:
-        """Write the client-facing change request of ``case_id`` to ``path``."""
-        written = self.desk.write_cr_document(case_id, path)
-        return CrExported(case_id, str(written))
+    def write_cr(self, project_id: str, case_id: str, given: CrExportInput) -> CrExported:
+        """Record the terms when they changed (:meth:`Desk.set_cr_terms`, as ``etki cr
+        edit``: audited, in the history; the case's pages follow, one projection at a
+        time like rulings'), then write the change request of ``case_id`` to the path
+        given (:meth:`Desk.write_cr_document`, ``internal`` as ``--internal``)."""
+        wiki_error = None
+        if given.terms is not None:
+            terms = given.terms
+            with self._projecting:
+                _done, wiki_error = self.desk.set_cr_terms(
+                    case_id,
+                    assumptions=list(terms.assumptions),
+                    exclusions=list(terms.exclusions),
+                    valid_until=terms.valid_until or "",
+                )
+        written = self.desk.write_cr_document(case_id, given.path, internal=given.internal)
+        said = f"terms recorded ({given.terms.summary()})" if given.terms is not None else ""
+        return CrExported(case_id, str(written), terms=said, wiki_error=wiki_error or "")
 
     @on(CrExported)
     def _cr_exported(self, message: CrExported) -> None:
@@ -87,9 +117,12 @@ class DocumentFlow(ExportFlow):
                 timeout=8,
             )
             return
+        terms = f"; {message.terms}" if message.terms else ""
+        warn = f" ({message.wiki_error})" if message.wiki_error else ""
         self.notify(
-            printable(f"{message.case_id} written to {message.path}", multiline=False),
+            printable(f"{message.case_id} written to {message.path}{terms}{warn}", multiline=False),
             title="Change request exported",
+            severity="warning" if warn else "information",
             markup=False,
             timeout=6,
         )

@@ -1,6 +1,9 @@
-"""The intake flow: a new request, its pre-analysis and a dispute's resolution."""
+"""The intake flow: a new request, a file of requests (``i``), a pre-analysis and a
+dispute's resolution."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from textual import on
 
@@ -16,15 +19,64 @@ from etki_tui.messages import (
     PreanalysisWanted,
     PreanalysisWritten,
     RequestAdded,
+    RequestsImported,
 )
 from etki_tui.queue.pane import QueuePane
+from etki_tui.screens.import_file import ImportForm, ImportResult
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
 from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.workers import desk_worker
 
 
+def _import_failed(exc: Exception, project_id: str, path: Path) -> RequestsImported:
+    return RequestsImported(project_id, str(path), error=one_line(exc), advice=advice(exc))
+
+
 class IntakeFlow(DocumentFlow):
-    """The intake flow: a new request, its pre-analysis and a dispute's resolution."""
+    """The intake flow: a new request, a file of requests, a pre-analysis and a
+    dispute's resolution."""
+
+    def action_import_requests(self) -> None:
+        """``i`` (and the palette's "Import…"): ask for the requests file; what the form
+        gives is read by :meth:`import_file`."""
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.notify(
+                    printable(f"Importing {path.name}…", multiline=False), markup=False, timeout=3
+                )
+                self.import_file(path)
+
+        self.push_screen(ImportForm(self.project_id, cursor_blink=self.cursor_blink), chosen)
+
+    @desk_worker("intake", exclusive=False, failed=_import_failed)
+    def import_file(self, project_id: str, path: Path) -> RequestsImported:
+        """Import ``path`` into the project shown (:meth:`Desk.import_requests`, as
+        ``etki import``: the same reader, triage and history, a bad row refused alone),
+        then read the new cases for their verdicts. No pre-analysis is asked here
+        (``p`` on a case asks): the reviewer gets the result at once."""
+        done = self.desk.import_requests(project_id, path, preanalyse=False)
+        cases = self.desk.cases(list(done.stored)) if done.stored else []
+        return RequestsImported(project_id, str(path), done, list(cases))
+
+    @on(RequestsImported)
+    def _requests_imported(self, message: RequestsImported) -> None:
+        """Nothing imported: a toast says why. Else the queue is read again (the first
+        new case selected) and :class:`ImportResult` lists what the import did."""
+        if message.error or message.done is None:
+            self.notify(
+                printable(f"{message.error}. {message.advice}".strip(), multiline=False),
+                title="Nothing imported",
+                severity="error",
+                markup=False,
+                timeout=10,
+            )
+            return
+        if message.project_id == self.project_id and message.done.stored:
+            self._select_added = message.done.stored[0]  # selected once the queue has it
+            self._stale.add("raporlar")
+            self.load_queue("reload")
+        self.push_screen(ImportResult(Path(message.path).name, message.done, message.cases))
 
     @desk_worker("intake", exclusive=False, failed=could_not_load("the new request"))
     def add_request(self, project_id: str, request: NewRequest) -> RequestAdded:

@@ -93,6 +93,7 @@ class QueuePane(QueueLayout):
         "find",
         "filters",
         "new_request",
+        "import",
         "filter.verdict",
         "filter.disputed",
         "sort",

@@ -1,0 +1,302 @@
+"""``X`` on a change request (issue 35 item 1): the form before its document is
+written. The PMO's terms the document states — assumptions and exclusions (one a line)
+and the date the offer is valid until — start as those in force and are recorded, when
+changed, as ``etki cr edit`` records them (:meth:`etki.services.Desk.set_cr_terms`:
+audited, in the case's history); the format (Word, HTML, Markdown: the file's ending
+follows the choice); whether to add the internal appendix (``etki cr export
+--internal``: the engine's deliberation, not for the client); and the file. Export checks
+the terms as the command does (:func:`etki.domain.parse_cr_terms`, a validity date
+before today refused) and the file's ending, saying what is wrong on the form, which
+stays open; it closes with :class:`CrExportInput`, and the app's worker records the
+terms and writes the document. Escape closes the form; with terms edited it asks first
+(:class:`etki_tui.screens.new_request.DiscardTyped`)."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Input,
+    Label,
+    RadioButton,
+    RadioSet,
+    Static,
+    TextArea,
+)
+
+from etki.domain import CrTerms, parse_cr_terms
+from etki.errors import EtkiError, InputError
+from etki.text import printable
+from etki_tui.actions import bindings
+from etki_tui.inputs import TypingInput
+from etki_tui.live import part
+from etki_tui.screens.new_request import DiscardTyped
+
+FORMATS = (("docx", ".docx", "Word"), ("html", ".html", "HTML"), ("md", ".md", "Markdown"))
+"""The formats offered: (format, file ending, the name on its button), Word first (a PMO
+sends Word or PDF; the HTML prints to PDF)."""
+
+_ENDINGS = {".docx": "docx", ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+
+
+@dataclass(frozen=True)
+class CrExportInput:
+    """What the form gives back: the ``path`` to write (its ending the format's),
+    ``internal`` (add the internal appendix) and ``terms``: the new terms to record
+    (the whole set, checked), or None when they were left as they were."""
+
+    path: str
+    internal: bool
+    terms: CrTerms | None
+
+
+def _lines(text: str) -> list[str]:
+    """The non-empty lines of a text box, each one term."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class CrExportForm(ModalScreen[CrExportInput | None]):
+    """The form for ``case_id``; ``default`` the file name it starts with (in the
+    working directory, its ending picks the format selected first), ``terms`` those in
+    force (None: none yet), ``today`` the desk's day ``YYYY-MM-DD`` (a validity date
+    before it is refused, as by ``etki cr edit``)."""
+
+    BINDINGS = bindings("crexport.cancel")
+
+    DEFAULT_CSS = """
+    CrExportForm { align: center middle; }
+    #crx-dialog {
+        width: 76; max-width: 100%; height: auto; max-height: 100%;
+        border: thick $primary; border-title-align: left; background: $surface;
+        padding: 0 1; overflow-y: auto;
+    }
+    #crx-assumptions, #crx-exclusions { height: 4; }
+    #crx-assumptions, #crx-exclusions, #crx-valid, #crx-path, #crx-format {
+        border-title-align: left; border-title-color: $text-muted;
+    }
+    #crx-row { height: auto; }
+    #crx-valid { width: 18; }
+    #crx-format { layout: horizontal; width: 1fr; height: auto; }
+    #crx-internal { border: none; height: 1; padding: 0; margin-left: 1; }
+    #crx-error { width: 100%; color: $error; text-style: bold; height: auto; min-height: 1; }
+    #crx-buttons { height: auto; align-horizontal: right; }
+    #crx-buttons Button { margin-left: 2; }
+    """
+
+    def __init__(
+        self,
+        case_id: str,
+        default: str,
+        terms: CrTerms | None,
+        today: str,
+        *,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.default = default
+        self.terms = terms or CrTerms()
+        self.today = today
+        self._cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        """The terms, the format and the appendix, the file, the error line, the
+        buttons and a hint."""
+        with Vertical(id="crx-dialog") as dialog:
+            dialog.border_title = (
+                f"Change request of {printable(self.case_id, multiline=False)} to send"
+            )
+            for ident, title, items in (
+                ("crx-assumptions", "Assumptions (one a line)", self.terms.assumptions),
+                ("crx-exclusions", "Exclusions (one a line)", self.terms.exclusions),
+            ):
+                box = TextArea("\n".join(items), id=ident, soft_wrap=True)
+                box.cursor_blink = self._cursor_blink
+                box.border_title = title
+                yield box
+            with Horizontal(id="crx-row"):
+                valid = TypingInput(
+                    self.terms.valid_until or "", placeholder="YYYY-MM-DD", id="crx-valid"
+                )
+                valid.cursor_blink = self._cursor_blink
+                valid.border_title = "Valid until"
+                yield valid
+                with RadioSet(id="crx-format") as formats:
+                    formats.border_title = "Format"
+                    ending = Path(self.default).suffix.lower()
+                    first = _ENDINGS.get(ending, FORMATS[0][0])
+                    for fmt, _suffix, name in FORMATS:
+                        yield RadioButton(name, value=first == fmt, name=fmt)
+            yield Checkbox(
+                "Add the internal appendix (not for the client)",
+                id="crx-internal",
+            )
+            path = TypingInput(self.default, placeholder="CR.docx", id="crx-path")
+            path.cursor_blink = self._cursor_blink
+            path.border_title = "File"
+            yield path
+            yield Label("", id="crx-error", markup=False)
+            with Horizontal(id="crx-buttons"):
+                yield Button("Cancel", id="crx-cancel", variant="default")
+                yield Button("Export", id="crx-write", variant="primary")
+            yield Static(
+                Text(
+                    "Changed terms are recorded (audited) · Export: write it · Esc: cancel",
+                    style="dim",
+                ),
+                id="crx-hint",
+                markup=False,
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus on the file, the cursor at its end (the terms are optional)."""
+        box = part(self, "#crx-path", Input)
+        if box is not None:
+            self.set_focus(box)
+            box.action_end()
+
+    def chosen_format(self) -> tuple[str, str]:
+        """``(format, ending)`` of the format selected (Word when none is)."""
+        formats = part(self, "#crx-format", RadioSet)
+        pressed = formats.pressed_button if formats is not None else None
+        for fmt, suffix, _name in FORMATS:
+            if pressed is not None and pressed.name == fmt:
+                return fmt, suffix
+        return FORMATS[0][0], FORMATS[0][1]
+
+    @on(RadioSet.Changed, "#crx-format")
+    def _format_changed(self) -> None:
+        """The file's ending follows the format chosen."""
+        box = part(self, "#crx-path", Input)
+        if box is None:
+            return
+        text = box.value.strip()
+        path = Path(text)
+        _fmt, suffix = self.chosen_format()
+        if not text:
+            return
+        stem = text[: -len(path.suffix)] if path.suffix.lower() in _ENDINGS else text
+        box.value = stem + suffix
+        box.action_end()
+
+    def _boxes(self) -> tuple[list[str], list[str], str]:
+        area = part(self, "#crx-assumptions", TextArea)
+        excl = part(self, "#crx-exclusions", TextArea)
+        valid = part(self, "#crx-valid", Input)
+        return (
+            _lines(area.text) if area is not None else [],
+            _lines(excl.text) if excl is not None else [],
+            valid.value.strip() if valid is not None else "",
+        )
+
+    def new_terms(self) -> CrTerms | None:
+        """The terms as the boxes now hold them, checked (:func:`parse_cr_terms`), or
+        None when they are the ones in force. Raises :class:`EtkiError` naming the
+        field (``valid-until`` before :attr:`today` too)."""
+        assumptions, exclusions, valid = self._boxes()
+        old = self.terms
+        terms = parse_cr_terms(
+            old, assumptions=assumptions, exclusions=exclusions, valid_until=valid
+        )
+        if (terms.assumptions, terms.exclusions, terms.valid_until) == (
+            old.assumptions,
+            old.exclusions,
+            old.valid_until,
+        ):
+            return None
+        if valid and terms.valid_until is not None and terms.valid_until < self.today:
+            raise InputError(
+                f"cr edit: field 'valid-until' is {terms.valid_until}: in the past (today is "
+                f"{self.today}); an offer is valid until today or later"
+            )
+        return terms
+
+    def edited(self) -> bool:
+        """Whether the terms differ from those in force (what a cancel would lose)."""
+        assumptions, exclusions, valid = self._boxes()
+        nfc = [unicodedata.normalize("NFC", " ".join(t.split())) for t in assumptions]
+        nfx = [unicodedata.normalize("NFC", " ".join(t.split())) for t in exclusions]
+        old = self.terms
+        return (tuple(nfc), tuple(nfx), valid or None) != (
+            old.assumptions,
+            old.exclusions,
+            old.valid_until,
+        )
+
+    def action_cancel(self) -> None:
+        """Close the form; nothing is recorded or written. With terms edited, ask first."""
+        if not self.edited():
+            self.dismiss(None)
+            return
+        focused = self.focused
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            elif focused is not None and focused.is_attached:
+                self.set_focus(focused)
+
+        self.app.push_screen(DiscardTyped("the change request's terms"), answered)
+
+    @on(Button.Pressed, "#crx-cancel")
+    def _cancel(self) -> None:
+        self.action_cancel()
+
+    def _refuse(self, problem: str, where: str) -> None:
+        error = part(self, "#crx-error", Label)
+        if error is not None:
+            error.update(printable(problem, multiline=False))
+        box = part(self, where, Widget)
+        if box is not None:
+            self.set_focus(box)
+
+    @on(Input.Submitted, "#crx-valid")
+    @on(Input.Submitted, "#crx-path")
+    @on(Button.Pressed, "#crx-write")
+    def _write(self) -> None:
+        try:
+            terms = self.new_terms()
+        except EtkiError as exc:
+            said = str(exc).removeprefix("cr edit: ")
+            where = next(
+                (
+                    f"#crx-{w}"
+                    for w, k in (("valid", "valid-until"), ("exclusions", "exclusion"))
+                    if k in said
+                ),
+                "#crx-assumptions",
+            )
+            self._refuse(said, where)
+            return
+        box = part(self, "#crx-path", Input)
+        text = box.value.strip() if box is not None else ""
+        fmt, suffix = self.chosen_format()
+        ending = Path(text).suffix.lower()
+        if not text:
+            self._refuse(f"Type the file to write, e.g. CR{suffix}.", "#crx-path")
+            return
+        if ending not in _ENDINGS:
+            if ending:
+                self._refuse("End the file name with .docx, .html or .md.", "#crx-path")
+                return
+            text += suffix  # no ending: the format's
+        elif _ENDINGS[ending] != fmt:
+            name = next(n for f, _s, n in FORMATS if f == fmt)
+            self._refuse(
+                f"The name ends {ending} but {name} is chosen: change one of them.", "#crx-path"
+            )
+            return
+        internal = part(self, "#crx-internal", Checkbox)
+        self.dismiss(CrExportInput(text, bool(internal is not None and internal.value), terms))
