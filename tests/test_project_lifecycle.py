@@ -2,9 +2,9 @@
 
 The store part runs on a real SQLite file and on the real PostgreSQL (skipped cleanly
 when absent): the archived state is derived from ``project_audit`` and read the same by
-the repository and by the lean read path; a deletion is refused to a non-approver and
-without a reason (both audited), removes the cases and keeps the audit history. The CLI
-part runs ``etki`` (in process, and one real subprocess) on the sample project with its
+the repository and by the lean read path, and the desk's seat says a project is
+archived; a deletion is refused to a non-approver and without a reason (each refusal
+audited), removes the cases and keeps the audit history. The CLI part runs ``etki`` (in process, and one real subprocess) on the sample project with its
 wiki: an archived project leaves ``etki projects`` and the desk's project list, refuses
 new requests, and keeps its report, wiki search and cases readable; a deleted one keeps
 its wiki folder, and ``etki erase`` of one of its cases still removes that case from it.
@@ -111,8 +111,14 @@ def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> Non
     assert audit_before >= 1
     with pytest.raises(InputError, match="give a reason"):
         repo.delete_project("demo", "ayse", "  ")
+    with pytest.raises(InputError, match="NUL character"):
+        repo.delete_project("demo", "jurgen", "Tschüß\x00")
+    with pytest.raises(PermissionDeniedError, match="may not delete it"):
+        repo.delete_project("demo", "viewer-vera", "")  # who is asked first
     with pytest.raises(PermissionDeniedError, match="may not delete it"):
         repo.delete_project("demo", "viewer-vera", "closing")
+    with pytest.raises(NotFoundError):
+        repo.delete_project("nope", "ayse", "")
     assert repo.project_ids() == ["demo"] and repo.case("c1").case_id == "c1"
     gone = repo.delete_project("demo", "ayse", "contract ended")
     assert (gone.project_id, gone.case_ids, gone.reason) == ("demo", ("c1", "c2"), "contract ended")
@@ -122,7 +128,10 @@ def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> Non
             repo.case(case_id)
     assert len(repo.audit_log("c1")) == audit_before  # the audit history stays
     audit = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
-    assert audit[-2:] == [
+    assert audit[-5:] == [  # every refusal audited: a PMO sees each attempt
+        ("delete", "refused", "ayse", ""),
+        ("delete", "refused", "jurgen", "Tschüß\ufffd"),
+        ("delete", "denied", "viewer-vera", ""),
         ("delete", "denied", "viewer-vera", "closing"),
         ("delete", "deleted", "ayse", "contract ended"),
     ]
