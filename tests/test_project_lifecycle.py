@@ -105,6 +105,23 @@ def test_archive_state_comes_from_the_audit_and_reads_the_same_on_both_paths(wor
         repo.set_archived("nope", True, "ayse")
 
 
+def test_the_seat_of_an_archived_project_may_not_rule(world) -> None:
+    """The desk's seat (read by etki-tui on every queue load) says the project is
+    archived and that nobody may rule on it, the approver included, until it is
+    unarchived."""
+
+    def seat(who: str):  # noqa: ANN202
+        settings = Settings(db_url=world.url, wiki_dir=None, reviewer=who)
+        return Desk(settings, world.repo).seat("demo")
+
+    assert (seat("ayse").may_rule, seat("ayse").archived) == (True, False)
+    world.repo.set_archived("demo", True, "ayse", "Sözleşme bitti")
+    for who, role in (("ayse", "approver"), ("viewer-vera", "viewer"), ("mallory", "not listed")):
+        assert (seat(who).role, seat(who).may_rule, seat(who).archived) == (role, False, True)
+    world.repo.set_archived("demo", False, "jurgen")
+    assert (seat("ayse").may_rule, seat("ayse").archived) == (True, False)
+
+
 def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> None:
     repo = world.repo
     audit_before = len(repo.audit_log("c1"))

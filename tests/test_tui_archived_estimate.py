@@ -11,9 +11,14 @@ SQLite fixture project (nothing waits on time, tests/test_tui_pilot.py):
 
 from __future__ import annotations
 
+from textual.widgets import Footer
+
 from etki_tui.queue.bars import CaseDetail
+from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.estimate import EstimateForm
+from etki_tui.screens.note import NoteForm
 from tests.conftest import TuiWorld
+from tests.test_tui_keys import header
 from tests.test_tui_pilot import (
     Recorder,
     current,
@@ -31,6 +36,47 @@ def _detail(app) -> str:  # noqa: ANN001
     """The detail pane's text, its lines joined (a long Effort line wraps)."""
     body = app.query_one(CaseDetail).query_one("#detail-body")
     return " ".join(shown(body).split())
+
+
+@sync
+async def test_an_archived_project_says_so_and_takes_no_writes(tui_world: TuiWorld) -> None:
+    pid = tui_world.project_id
+    tui_world.desk.archive_project(pid, "Sözleşme bitti")
+    seen = Recorder()
+    app = make_app(tui_world)  # the reviewer is an approver of the project
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        assert "ARCHIVED" in header(app)
+        banner = app.query_one("#readonly-banner")
+        assert banner.display and banner.size.height <= 2  # two lines at 80 columns
+        said = " ".join(shown(banner).replace("█", " ").split())
+        assert said.startswith(f"ARCHIVED Project {pid} is archived: read-only")
+        assert f"etki project unarchive {pid}, then Ctrl+R" in said
+        for key in ("a", "c", "r", "B"):  # no ruling key offered to anyone
+            assert key not in app.screen.active_bindings
+        footer = shown(app.query_one(Footer))
+        assert "Approve" not in footer and "Reject" not in footer
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "a")
+        assert not isinstance(app.screen, ConfirmRuling)
+        [toast] = [n for n in seen.notes() if n.startswith(f"Project {pid} is archived")]
+        assert f"a ruling of {case_id}" in toast and f"etki project unarchive {pid}" in toast
+        assert "Correct the input" not in " ".join(seen.notes())
+        seen.clear()
+        for key, form, what in (("m", NoteForm, "a note"), ("E", EstimateForm, "an estimate")):
+            await press(pilot, key)
+            assert not isinstance(app.screen, form)
+            assert any(
+                n.startswith(f"Project {pid} is archived") and what in n for n in seen.notes()
+            )
+        # unarchived elsewhere: Ctrl+R reads the seat again, and the desk rules again
+        tui_world.desk.archive_project(pid, archived=False)
+        await press(pilot, "ctrl+r")
+        await until(pilot, lambda: not app.archived, "the seat read again")
+        assert "ARCHIVED" not in header(app) and not banner.display
+        assert "a" in app.screen.active_bindings
+    assert tui_world.repo.case(case_id).ruling is None
 
 
 @sync
