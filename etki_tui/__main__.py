@@ -128,9 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `--help` and a usage error end above without loading the store or Textual
         from etki.services import Desk
         from etki_tui.config import load_config
+        from etki_tui.queue.views import problems
 
         settings = Settings.from_env()
-        config = load_config(settings.config_file)
+        config = load_config(settings.config_file, view_check=problems)
         if args.project_dir and not Path(args.project_dir).is_dir():
             raise InputError(f"no such project folder: {args.project_dir}")
         folder = bool(args.project_dir)

@@ -21,6 +21,11 @@ as TOML. Example::
         verdict: CHANGE_REQUEST
         text: module:payments
 
+``V`` saves a view by changing only that view in the file as it is at that moment
+(:func:`save_view`: under a file lock, written atomically, every other line kept as
+written, comments included); a file it cannot read is left as it is, and the desk says
+why. The list ``V`` shows is read from the file each time it opens.
+
 Nothing in the file can stop the desk from starting: a missing file is no config, and a
 malformed file, an unknown binding id, a refused key or a key that another action live
 at the same time already uses (:func:`etki_tui.actions.keymap_clashes`) becomes a
@@ -31,16 +36,19 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
 import yaml
+from filelock import FileLock, Timeout
 
 from etki.frontmatter import CoreSafeLoader
+from etki.text import printable
 from etki_tui.actions import ACTIONS, forbidden, key_label, keymap_clashes
 
 DEFAULT_REFRESH_SECONDS = 3.0
@@ -85,10 +93,15 @@ def _where(exc: Exception) -> str:
 
 
 def load_config(
-    config_file: str | None = None, *, known_ids: Iterable[str] | None = None
+    config_file: str | None = None,
+    *,
+    known_ids: Iterable[str] | None = None,
+    view_check: ViewCheck | None = None,
 ) -> TuiConfig:
     """Read the config file (see the module docstring). Never raises for the file's
-    content or absence; problems become ``warnings``."""
+    content or absence; problems become ``warnings``. ``view_check`` judges each saved
+    view's fields (the queue's vocabulary lives above this module); without it only
+    their types are checked."""
     path, explicit = config_path(config_file)
     known = set(ACTIONS if known_ids is None else known_ids)
     try:
@@ -197,13 +210,44 @@ def load_config(
                 f"config file {path}: refresh_seconds must be 0 (off) or "
                 f"1–3600 (got {value!r}); using {DEFAULT_REFRESH_SECONDS:g}."
             )
-    views = _views(data.get("views"), path, warnings)
+    views = _views(data.get("views"), path, warnings, view_check)
     return TuiConfig(path, keymap, refresh, tuple(warnings), views)
 
 
-def _views(raw: object, path: Path, warnings: list[str]) -> dict[str, dict[str, object]]:
+ViewCheck = Callable[[Mapping[str, object]], list[str]]
+"""What is wrong with a saved view's fields, one phrase per field naming it and its
+value (``verdict 'MAYBE' is not one of IN_SCOPE, CHANGE_REQUEST, REJECT``); empty when
+nothing is (:func:`etki_tui.queue.views.problems`)."""
+
+
+def shown_value(value: object) -> str:
+    """A value of the config file as a warning quotes it: text in quotes (made
+    printable, cut at 40 characters), ``true``/``false``/``null`` as YAML writes them,
+    anything else as Python shows it (``12``, ``['a']``)."""
+    if isinstance(value, str):
+        text = printable(value, multiline=False)
+        return repr(text if len(text) <= VIEW_NAME_MAX else text[: VIEW_NAME_MAX - 1] + "…")
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    return printable(repr(value), multiline=False)[:80]
+
+
+def _field_types(fields: Mapping[str, object]) -> list[str]:
+    """The fields whose value is not a word, true/false or empty (no vocabulary known)."""
+    return [
+        f"{name} {shown_value(value)} is not a word or true/false"
+        for name, value in fields.items()
+        if not (value is None or isinstance(value, str | bool))
+    ]
+
+
+def _views(
+    raw: object, path: Path, warnings: list[str], check: ViewCheck | None = None
+) -> dict[str, dict[str, object]]:
     """The ``views:`` section: name -> mapping of field names to strings, booleans or
-    None; anything else is left out with a warning."""
+    None. A view whose name, shape or fields are wrong is left out with a warning that
+    says which and why (``check`` judges the fields when given, else only their types);
+    it stays in the file (:func:`view_edit` keeps it)."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -211,77 +255,234 @@ def _views(raw: object, path: Path, warnings: list[str]) -> dict[str, dict[str, 
         return {}
     out: dict[str, dict[str, object]] = {}
     for name, fields in raw.items():
-        if (
-            not isinstance(name, str)
-            or not name.strip()
-            or len(name) > VIEW_NAME_MAX
-            or not isinstance(fields, dict)
-            or not all(
-                isinstance(k, str) and (v is None or isinstance(v, str | bool))
-                for k, v in fields.items()
-            )
-        ):
-            warnings.append(
-                f"views: {str(name)[:VIEW_NAME_MAX]!r} is not a name (1-{VIEW_NAME_MAX} "
-                "characters) with a mapping of filter fields to words or true/false; ignored."
-            )
+        label = shown_value(name)
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > VIEW_NAME_MAX:
+            why = f"the name {label} is not 1-{VIEW_NAME_MAX} characters of text"
+        elif not isinstance(fields, dict):
+            why = f"{label} must map filter fields to values (got {shown_value(fields)})"
+        elif not all(isinstance(k, str) for k in fields):
+            why = f"{label}: a field name is not text"
+        else:
+            problems = check(fields) if check is not None else _field_types(fields)
+            why = f"{label}: {'; '.join(problems)}" if problems else ""
+        if why:
+            warnings.append(f"views: {why}; view ignored (it stays in {path}).")
             continue
         out[name.strip()] = dict(fields)
     return out
 
 
-_TOP_VIEWS = re.compile(r"^views\s*:")
+LOCK_TIMEOUT_S = 5.0
+"""How long a save waits for another desk's save of the same config file (seconds)."""
+_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
+"""YAML's line breaks (the parser counts lines by these, not by ``str.splitlines``)."""
 
 
-def save_views(path: Path, views: Mapping[str, Mapping[str, object]]) -> None:
-    """Write ``views`` as the ``views:`` section of the YAML config file ``path``
-    (created with its folder when missing), the rest of the file kept as written: the
-    lines of a top-level ``views:`` block (up to the next line that starts in the first
-    column) are replaced, or the section is appended. The new text is read back before
-    it replaces the file (written atomically: a temporary file renamed over it).
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each YAML line break (each line keeps its break)."""
+    out: list[str] = []
+    at = 0
+    for m in _BREAK.finditer(text):
+        out.append(text[at : m.end()])
+        at = m.end()
+    if at < len(text):
+        out.append(text[at:])
+    return out
 
-    Raises :class:`ValueError` for a TOML file (saved views are written to YAML only)
-    or when the file as it would be written does not read back with these views, and
-    :class:`OSError` when it cannot be read or written."""
+
+def _last_line(node: yaml.Node) -> int:
+    """The 0-based line of the last character of ``node`` in its text: a block
+    collection ends where its last child ends (its own end mark is the next token's
+    start, past any comments that follow); a mark at column 0 ends the line before."""
+    if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style:
+        children: list[yaml.Node] = []
+        for item in node.value:
+            children.extend(item if isinstance(item, tuple) else (item,))
+        if children:
+            return max(_last_line(c) for c in children)
+    end = node.end_mark
+    return end.line - 1 if end.column == 0 and end.line > node.start_mark.line else end.line
+
+
+def _dump(data: Mapping[str, object], indent: int, newline: str) -> str:
+    """``data`` as block YAML lines indented by ``indent`` spaces (flow style only for an
+    empty mapping), each ending with ``newline``."""
+    text = yaml.safe_dump(
+        dict(data), allow_unicode=True, sort_keys=False, default_flow_style=False, width=4096
+    )
+    return "".join(" " * indent + line + newline for line in text.splitlines())
+
+
+def _not_saved(path: Path, why: str) -> ValueError:
+    return ValueError(f"{path} {why}; the view was not saved and the file is unchanged")
+
+
+def _views_of(data: object, path: Path) -> dict[object, object]:
+    raw = data.get("views") if isinstance(data, dict) else None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _not_saved(path, "has a 'views:' that is not a mapping of names to filters")
+    return raw
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One entry of a block mapping: its key (as read), first and last line, column."""
+
+    key: object
+    first: int
+    last: int
+    column: int
+
+
+def _entries(text: str) -> tuple[yaml.Node | None, list[_Entry], list[_Entry] | None]:
+    """The document node of ``text``, its top-level entries, and the entries of its
+    ``views:`` when that is a non-empty block mapping (else None). Raises
+    :class:`yaml.YAMLError`."""
+    loader = CoreSafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if not isinstance(root, yaml.MappingNode):
+            return root, [], None
+
+        def entries(node: yaml.MappingNode) -> list[_Entry]:
+            return [
+                _Entry(
+                    loader.construct_object(k, deep=True),
+                    k.start_mark.line,
+                    _last_line(v),
+                    k.start_mark.column,
+                )
+                for k, v in node.value
+            ]
+
+        top = entries(root)
+        views = next((v for k, v in root.value if k.value == "views"), None)
+        inner = (
+            entries(views)
+            if isinstance(views, yaml.MappingNode) and not views.flow_style and views.value
+            else None
+        )
+        return root, top, inner
+    finally:
+        loader.dispose()
+
+
+def view_edit(path: Path, text: str, name: str, fields: Mapping[str, object] | None) -> str:
+    """``text``, the YAML config file ``path`` as it is now, with the saved view ``name``
+    set to ``fields`` (None: deleted) and nothing else changed: every other line is kept
+    as written, comments, other settings and other views included (also the views
+    :func:`load_config` warns about and leaves out). The view's own lines are replaced
+    (every entry whose name is ``name`` once stripped), or new lines are added after the
+    last view (a ``views:`` section at the end of the file when there is none); a
+    ``views:`` that is empty or written in flow style (``{...}``) is written again as a
+    block, its entries kept. Deleting the last view removes the section.
+
+    Raises :class:`ValueError` (nothing to write) when ``text`` is not YAML Etki reads,
+    is not a mapping of settings, has a ``views:`` that is not a mapping, or would not
+    read back with exactly this change."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    try:
+        before = _parse(path, text) if text.strip() else None
+        root, top, inner = _entries(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "syntax error"
+        raise _not_saved(path, f"is not valid YAML{_where(exc)}: {first}") from None
+    if not isinstance(before, dict | None) or not isinstance(root, yaml.MappingNode | None):
+        raise _not_saved(path, "does not hold a mapping of settings")
+    if root is not None and root.flow_style:
+        raise _not_saved(path, "is written in flow style ({...}); add the view there by hand")
+    old = _views_of(before, path)
+    want = {k: v for k, v in old.items() if not (isinstance(k, str) and k.strip() == name)}
+    if fields is not None:
+        want[name] = dict(fields)
+    if want == old:
+        return text
+    lines = _lines(text)
+    if lines and not _BREAK.search(lines[-1]):
+        lines[-1] += newline
+    section = next((e for e in top if e.key == "views"), None)
+    if section is None:  # no section yet: one at the end
+        lines.append(_dump({"views": want}, 0, newline))
+    elif not want:
+        lines[section.first : section.last + 1] = []
+    elif inner is None:  # views: empty, or {...}
+        lines[section.first : section.last + 1] = [_dump({"views": want}, section.column, newline)]
+    else:
+        mine = [e for e in inner if isinstance(e.key, str) and e.key.strip() == name]
+        for entry in reversed(mine):
+            lines[entry.first : entry.last + 1] = []
+        if fields is not None:
+            block = _dump({name: want[name]}, inner[0].column, newline)
+            lines.insert(mine[0].first if mine else inner[-1].last + 1, block)
+    new = "".join(lines)
+    after = _parse(path, new) if new.strip() else None
+    if (
+        not isinstance(after, dict | None)
+        or {k: v for k, v in (after or {}).items() if k != "views"}
+        != {k: v for k, v in (before or {}).items() if k != "views"}
+        or _views_of(after, path) != want
+    ):
+        raise _not_saved(path, "would not read back with only this view changed")
+    return new
+
+
+def save_view(
+    path: Path,
+    name: str,
+    fields: Mapping[str, object] | None,
+    *,
+    timeout: float = LOCK_TIMEOUT_S,
+) -> None:
+    """Save the queue view ``name`` (its ``fields``; None deletes it) in the YAML config
+    file ``path``, created with its folder when missing: under a lock
+    (:class:`filelock.FileLock` on ``.NAME.lock`` beside it, so two desks saving at once
+    take turns), the file is read as it is now, :func:`view_edit` changes that one view
+    and keeps every other line, and the new text replaces the file atomically (a
+    temporary file in the same folder, renamed over it; the file's mode is kept, and a
+    symlinked config file is written where it points).
+
+    Raises :class:`ValueError` (nothing written) for a TOML file (views are written to
+    YAML only) and for a file :func:`view_edit` cannot change safely, and
+    :class:`OSError` when the file cannot be read or written or the lock is not free
+    within ``timeout`` seconds (a ``TimeoutError``)."""
     if path.suffix.lower() == ".toml":
         raise ValueError(
             f"{path} is TOML: add the view under [views] by hand, or use a YAML config file"
         )
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(target.with_name(f".{target.name}.lock")), timeout=timeout)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    block = (
-        yaml.safe_dump(
-            {"views": {k: dict(v) for k, v in views.items()}},
-            allow_unicode=True,
-            sort_keys=True,
-            default_flow_style=False,
-        )
-        if views
-        else ""
-    )
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if _TOP_VIEWS.match(line)), None)
-    if start is None:
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
-        new = "".join(lines) + block
-    else:
-        end = start + 1
-        while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t"):
-            end += 1
-        new = "".join(lines[:start]) + block + "".join(lines[end:])
-    data = _parse(path, new) if new.strip() else None
-    back = (data.get("views") if isinstance(data, dict) else None) or {}
-    if not isinstance(data, dict | None) or back != {k: dict(v) for k, v in views.items()}:
-        raise ValueError(f"{path}: the views would not read back as saved; nothing written")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        lock.acquire()
+    except Timeout:
+        raise TimeoutError(
+            f"{path} is being saved by another desk (waited {timeout:g} s); the view was not saved"
+        ) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(new)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        try:
+            with target.open(encoding="utf-8", newline="") as f:
+                text = f.read()
+            mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            text, mode = "", None
+        except UnicodeDecodeError:
+            raise _not_saved(path, "is not UTF-8 text") from None
+        new = view_edit(path, text, name, fields)
+        if new == text:
+            return
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+                out.write(new)
+                out.flush()
+                os.fsync(out.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    finally:
+        lock.release()

@@ -14,6 +14,7 @@ from etki.errors import (
     InputError,
     NotFoundError,
     PermissionDeniedError,
+    ProjectArchivedError,
 )
 from etki.text import printable
 
@@ -54,6 +55,8 @@ def advice(exc: BaseException, doing: str = "") -> str:
             "It is no longer in the store (erased or re-loaded): press Ctrl+R to "
             "reload, or Ctrl+P to open another project."
         )
+    if isinstance(exc, ProjectArchivedError):  # its message says how to unarchive
+        return "Nothing was recorded; once it is unarchived, press Ctrl+R here."
     if isinstance(exc, InputError):
         return "Correct the input and try again."
     if _is_database_error(exc):

@@ -1,5 +1,5 @@
 """Who and where (issue 12 item 5): the header line "project · reviewer · role · store"
-and the read-only banner of a reviewer who may not rule.
+and the read-only banner of a reviewer who may not rule (or of an archived project).
 
 :func:`header_text` fits the line to a width (pure, no Textual): it gives up, in this
 order, the project's name (its id stays), the leading folders of a SQLite path (the file
@@ -29,8 +29,20 @@ SEP = " · "
 
 def role_label(seat: Seat) -> str:
     """The role as the header says it: ``approver``, ``viewer``, ``not listed``, or
-    ``approver (no list)`` when the project lists no reviewers (anyone may rule)."""
-    return "approver (no list)" if seat.open else seat.role
+    ``approver (no list)`` when the project lists no reviewers (anyone may rule); on an
+    archived project `` · ARCHIVED`` follows (read-only for everyone)."""
+    role = "approver (no list)" if seat.open else seat.role
+    return f"{role}{SEP}ARCHIVED" if seat.archived else role
+
+
+def archived_text(project_id: str, what: str) -> str:
+    """The toast of a write refused on an archived project: ``what`` (``a ruling on
+    req-1``, ``a note``) was not recorded, and how to work on it again."""
+    pid = printable(project_id, multiline=False)
+    return (
+        f"Project {pid} is archived: nothing was recorded ({what}). Its cases stay "
+        f"readable; to work on it again: etki project unarchive {pid}, then Ctrl+R here."
+    )
 
 
 def short_store(store: str, *, cwd: Path | None = None, home: Path | None = None) -> str:
@@ -105,13 +117,20 @@ def header_text(
 
 
 def read_only_banner(seat: Seat, project_id: str) -> Text:
-    """The banner of a desk whose reviewer may not rule: why (viewer, or not listed),
-    and how to become an approver (``etki.yaml`` reviewers and
+    """The banner of a desk whose reviewer may not rule: why (the project is archived:
+    how to unarchive it; a viewer, or not listed), and how to become an approver (``etki.yaml`` reviewers and
     :data:`~etki_tui.errors.UPDATE_REVIEWERS`; the toast of a refused ruling key adds ``ETKI_REVIEWER`` and
     Ctrl+R). The name itself is in the header right above (and in that toast), so the
     banner stays two lines at 80 columns whatever the name."""
     pid = printable(project_id, multiline=False)
     out = Text()
+    if seat.archived:  # whoever sits here: nothing is taken until it is unarchived
+        out.append(" ARCHIVED ", style="bold reverse")
+        out.append(
+            f" Project {pid} is archived: read-only, it takes no rulings, notes or "
+            f"estimates. To work on it again: etki project unarchive {pid}, then Ctrl+R."
+        )
+        return out
     out.append(" READ-ONLY ", style="bold reverse")
     if seat.role == "viewer":
         out.append(f" You are a viewer of {pid}, not an approver.")

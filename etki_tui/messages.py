@@ -523,8 +523,10 @@ class ClaimWanted(Message):
 
 
 class CaseEventDone(Message):
-    """A note, claim or release was stored (``event``, a :class:`etki.domain.CaseEvent`)
-    on ``case_id``; ``wiki_error`` when the note's wiki page could not be written."""
+    """A note, claim, release or estimate was stored (``event``, a
+    :class:`etki.domain.CaseEvent`) on ``case_id``; ``wiki_error`` when the case's wiki
+    page could not be written; ``record``: the case read again after it, when the
+    detail pane shows what was stored (an estimate), else None."""
 
     def __init__(
         self,
@@ -536,17 +538,19 @@ class CaseEventDone(Message):
         wiki_error: str | None = None,
         error: str | None = None,
         advice: str = "",
+        record: CaseRecord | None = None,
     ) -> None:
         super().__init__()
         self.case_id = case_id
         self.event = event
         self.what = what
-        """``note``, ``claim`` or ``release``."""
+        """``note``, ``claim``, ``release`` or ``estimate``."""
         self.project_id = project_id
         self.wiki_error = wiki_error
         self.error = error
         """Why nothing was stored (``event`` is None then), with ``advice``."""
         self.advice = advice
+        self.record = record
 
 
 class CaseOpened(Message):

@@ -2,9 +2,9 @@
 
 The store part runs on a real SQLite file and on the real PostgreSQL (skipped cleanly
 when absent): the archived state is derived from ``project_audit`` and read the same by
-the repository and by the lean read path; a deletion is refused to a non-approver and
-without a reason (both audited), removes the cases and keeps the audit history. The CLI
-part runs ``etki`` (in process, and one real subprocess) on the sample project with its
+the repository and by the lean read path, and the desk's seat says a project is
+archived; a deletion is refused to a non-approver and without a reason (each refusal
+audited), removes the cases and keeps the audit history. The CLI part runs ``etki`` (in process, and one real subprocess) on the sample project with its
 wiki: an archived project leaves ``etki projects`` and the desk's project list, refuses
 new requests, and keeps its report, wiki search and cases readable; a deleted one keeps
 its wiki folder, and ``etki erase`` of one of its cases still removes that case from it.
@@ -132,14 +132,37 @@ def test_show_json_tells_a_deleted_case_from_an_erased_one(world) -> None:
     assert case_view(desk, "c2").to_json()["removed"] == {"how": "erased"}  # still erased
 
 
+def test_the_seat_of_an_archived_project_may_not_rule(world) -> None:
+    """The desk's seat (read by etki-tui on every queue load) says the project is
+    archived and that nobody may rule on it, the approver included, until it is
+    unarchived."""
+
+    def seat(who: str):  # noqa: ANN202
+        settings = Settings(db_url=world.url, wiki_dir=None, reviewer=who)
+        return Desk(settings, world.repo).seat("demo")
+
+    assert (seat("ayse").may_rule, seat("ayse").archived) == (True, False)
+    world.repo.set_archived("demo", True, "ayse", "Sözleşme bitti")
+    for who, role in (("ayse", "approver"), ("viewer-vera", "viewer"), ("mallory", "not listed")):
+        assert (seat(who).role, seat(who).may_rule, seat(who).archived) == (role, False, True)
+    world.repo.set_archived("demo", False, "jurgen")
+    assert (seat("ayse").may_rule, seat("ayse").archived) == (True, False)
+
+
 def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> None:
     repo = world.repo
     audit_before = len(repo.audit_log("c1"))
     assert audit_before >= 1
     with pytest.raises(InputError, match="give a reason"):
         repo.delete_project("demo", "ayse", "  ")
+    with pytest.raises(InputError, match="NUL character"):
+        repo.delete_project("demo", "jurgen", "Tschüß\x00")
+    with pytest.raises(PermissionDeniedError, match="may not delete it"):
+        repo.delete_project("demo", "viewer-vera", "")  # who is asked first
     with pytest.raises(PermissionDeniedError, match="may not delete it"):
         repo.delete_project("demo", "viewer-vera", "closing")
+    with pytest.raises(NotFoundError):
+        repo.delete_project("nope", "ayse", "")
     assert repo.project_ids() == ["demo"] and repo.case("c1").case_id == "c1"
     gone = repo.delete_project("demo", "ayse", "contract ended")
     assert (gone.project_id, gone.case_ids, gone.reason) == ("demo", ("c1", "c2"), "contract ended")
@@ -149,7 +172,10 @@ def test_delete_needs_an_approver_and_a_reason_and_keeps_the_audit(world) -> Non
             repo.case(case_id)
     assert len(repo.audit_log("c1")) == audit_before  # the audit history stays
     audit = [(e.action, e.outcome, e.reviewer, e.reason) for e in repo.project_audit("demo")]
-    assert audit[-2:] == [
+    assert audit[-5:] == [  # every refusal audited: a PMO sees each attempt
+        ("delete", "refused", "ayse", ""),
+        ("delete", "refused", "jurgen", "Tschüß\ufffd"),
+        ("delete", "denied", "viewer-vera", ""),
         ("delete", "denied", "viewer-vera", "closing"),
         ("delete", "deleted", "ayse", "contract ended"),
     ]

@@ -15,7 +15,7 @@ from textual.widgets import OptionList
 
 from etki.domain import Request
 from etki.services import Desk
-from etki_tui.config import TuiConfig, load_config, save_views
+from etki_tui.config import TuiConfig, load_config, save_view
 from etki_tui.flows.assign import AssignDone
 from etki_tui.queue.filters import QueueFilter
 from etki_tui.queue.pane import QueuePane
@@ -94,26 +94,31 @@ def test_a_view_is_the_filter_it_was_saved_from(tmp_path: Path) -> None:
     }
     back, warnings = filter_of(fields)
     assert back == flt.with_(text="by:ayşe") and warnings == []
-    odd, warnings = filter_of({"verdict": "MAYBE", "colour": "red", "mine": "yes"})
+    odd, warnings = filter_of({"verdict": "MAYBE", "colour": "red", "mine": "yes", "sort": 12})
     assert odd == QueueFilter()
     assert warnings == [
-        "'verdict' is one of IN_SCOPE, CHANGE_REQUEST, REJECT",
-        "'colour' is not a queue filter",
-        "'mine' must be true or false",
+        "verdict 'MAYBE' is not one of IN_SCOPE, CHANGE_REQUEST, REJECT",
+        (
+            "colour is not a queue filter (known: mine, disputed, verdict, risk, band, age, "
+            "sureness, sort, text)"
+        ),
+        "mine 'yes' is not true or false",
+        "sort 12 is not one of queue, oldest, newest, confidence, risk, unsure, sure",
     ]
     # saved beside a keymap with comments: the rest of the file is kept as written
     path = tmp_path / "config.yaml"
     head = "# my desk\nkeymap:\n  approve: Y   # capital\nrefresh_seconds: 5\n"
     path.write_text(head, encoding="utf-8")
-    save_views(path, {"Ayşe's CRs": fields})
+    save_view(path, "Ayşe's CRs", fields)
     config = load_config(str(path))
     assert config.warnings == () and config.keymap == {"approve": "Y"}
     assert config.views == {"Ayşe's CRs": fields}
     assert path.read_text(encoding="utf-8").startswith(head)
-    save_views(path, {"no": {"mine": True}})  # replaced, not appended; "no" stays a name
-    assert load_config(str(path)).views == {"no": {"mine": True}}
+    save_view(path, "no", {"mine": True})  # added beside it; "no" stays a name
+    assert load_config(str(path)).views == {"Ayşe's CRs": fields, "no": {"mine": True}}
     assert path.read_text(encoding="utf-8").count("views:") == 1
-    save_views(path, {})
+    save_view(path, "Ayşe's CRs", None)
+    save_view(path, "no", None)
     assert path.read_text(encoding="utf-8") == head
 
 
@@ -196,8 +201,8 @@ async def test_m_keeps_my_cases_and_a_view_recalls_it(tui_world: TuiWorld, tmp_p
         # recalled: mine again, read afresh
         await press(pilot, "V", "enter")
         await until(pilot, lambda: sorted(queue_ids(app)) == [SSO, PAY], "the view")
-        # deleted
-        await press(pilot, "V", "delete")
+        # deleted: Down to the list, then Delete
+        await press(pilot, "V", "down", "delete")
         assert load_config(str(path)).views == {}
         # the palette finds the views and the assignment too
         for query, then in (("saved views", ViewsScreen), ("assign", AssignPicker)):
@@ -208,3 +213,73 @@ async def test_m_keeps_my_cases_and_a_view_recalls_it(tui_world: TuiWorld, tmp_p
             await press(pilot, "enter")
             await until(pilot, lambda then=then: isinstance(app.screen, then), query)
             await press(pilot, "escape")
+
+
+HAND = """\
+# the PMO's own views; keep this comment
+views:
+  benim işlerim:   # mine
+    mine: true
+  Jörg's CRs:
+    verdict: CHANGE_REQUEST
+  riskli:
+    risk: high
+  unsure ones:
+    sureness: unsure
+  bozuk:
+    verdict: MAYBE
+    sort: 12
+"""
+"""The trial's file, written by hand while the desk ran: four views and an invalid one."""
+
+
+@sync
+async def test_v_saves_the_name_typed_and_keeps_the_views_written_meanwhile(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """The PMO trial at 80x24: the desk started before the config file existed; the
+    PMO then wrote four views (and an invalid one) by hand. V lists them (read again),
+    says what is wrong with the invalid one, and takes the name typed at once (the
+    focus is on the name box); saving keeps every view, comment and line, and a view
+    another desk saves meanwhile is kept by the next save too."""
+    path = tmp_path / "etki" / "config.yaml"
+    seen = Recorder()
+    app = make_app(tui_world, config=TuiConfig(path))  # nothing read at start
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        path.parent.mkdir()
+        path.write_text(HAND, encoding="utf-8")
+        await press(pilot, "V")
+        dialog = app.screen
+        assert isinstance(dialog, ViewsScreen)
+        assert dialog.focused is dialog.query_one("#views-name")
+        listed = dialog.query_one(OptionList)
+        names = [listed.get_option_at_index(i).id for i in range(listed.option_count)]
+        assert names == ["benim işlerim", "Jörg's CRs", "riskli", "unsure ones"]
+        assert any(
+            "'bozuk': verdict 'MAYBE' is not one of IN_SCOPE, CHANGE_REQUEST, REJECT; "
+            "sort 12 is not one of" in n
+            for n in seen.notes()
+        )
+        await press(pilot, "M")  # typed into the name box, not the mine filter
+        await press(pilot, "y", "space", "v", "i", "e", "w", "enter")
+        assert not isinstance(app.screen, ViewsScreen)
+        text = path.read_text(encoding="utf-8")
+        assert text == HAND + "  My view: {}\n"
+        assert any("My view" in n and "saved" in n for n in seen.notes())
+        # another desk saves one; this desk's next save keeps it
+        save_view(path, "other desk", {"verdict": "REJECT"})
+        await press(pilot, "V")
+        await fill(pilot, "#views-name", "Jörg'ün işleri")
+        await press(pilot, "enter")
+        views = load_config(str(path)).views
+        assert set(views) == {
+            "benim işlerim",
+            "Jörg's CRs",
+            "riskli",
+            "unsure ones",
+            "My view",
+            "other desk",
+            "Jörg'ün işleri",
+        }
+        assert path.read_text(encoding="utf-8").startswith(HAND)

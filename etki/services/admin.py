@@ -25,8 +25,9 @@ class Seat:
     the OS user, NFC: :func:`etki.identity.reviewer_name`; untrusted text, show it
     literally). ``role``: ``approver``, ``viewer`` (listed with another role) or ``not
     listed``. ``open``: the project lists no reviewers, so anyone may rule (``role`` is
-    then ``approver``). ``may_rule``: whether
-    :func:`etki.approval.require_approver` accepts them now."""
+    then ``approver``). ``may_rule``: whether a ruling of theirs would be taken now:
+    :func:`etki.approval.require_approver` accepts them and the project is not
+    archived."""
 
     reviewer: str
     role: str
@@ -36,6 +37,10 @@ class Seat:
     """A listed reviewer name the acting one spells without its Turkish or German
     letters (``Ayse Yilmaz`` for ``Ayşe Yılmaz``: :func:`etki.identity.similar_name`),
     for a desk whose reviewer is not listed; None otherwise."""
+    archived: bool = False
+    """The project is archived (issue 35 item 6): it takes no rulings, notes, estimates,
+    claims or new requests from anyone (``may_rule`` is then False whatever the role)
+    until ``etki project unarchive``."""
 
 
 def store_label(url: object) -> str:

@@ -57,22 +57,24 @@ class DeskAdmin:
         """The acting reviewer of this desk on ``project_id``, their role in the stored
         reviewer list and whether they may rule (the same test as
         :func:`etki.approval.require_approver`, names compared by
-        :func:`etki.identity.reviewer_name`). A name not listed that spells a listed
+        :func:`etki.identity.reviewer_name`; nobody may on an archived project, which
+        the seat says). A name not listed that spells a listed
         one without its Turkish or German letters carries it as
         :attr:`Seat.did_you_mean`. Raises ``NotFoundError``."""
         from etki.identity import is_listed_approver, reviewer_name, similar_name
 
         who = reviewer_name(self.settings.reviewer)
         reviewers = self.repo.project_config(project_id).reviewers
+        archived = project_id in self.repo.archived_project_ids()
         if not reviewers:
-            return Seat(who, "approver", True, open=True)
+            return Seat(who, "approver", not archived, open=True, archived=archived)
         if is_listed_approver(reviewers, who):
-            return Seat(who, "approver", True)
+            return Seat(who, "approver", not archived, archived=archived)
         listed = any(reviewer_name(r.name) == who for r in reviewers)
         if listed:
-            return Seat(who, "viewer", False)
+            return Seat(who, "viewer", False, archived=archived)
         guess = similar_name((r.name for r in reviewers), who)
-        return Seat(who, "not listed", False, did_you_mean=guess)
+        return Seat(who, "not listed", False, did_you_mean=guess, archived=archived)
 
     # the accepted remit (etki remit; issue 29 item 5: etki.remit)
     def remit_proposals(self: _Desk, project_id: str) -> list[ProposalRow]:

@@ -11,24 +11,27 @@
   of the queue while it is on, so a claim or an assignment made meanwhile shows.
 * ``V``: the saved views (:mod:`etki_tui.queue.views`): recall one, save the current
   filter under a name, delete one; the views live in the desk's config file beside the
-  keymap (:func:`etki_tui.config.save_views`).
+  keymap. The file is read again each time the list opens, and a save or a delete
+  changes only that one view in the file as it is then (:func:`etki_tui.config.save_view`:
+  locked, atomic), so views another desk or a hand added meanwhile are kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from textual import on
 from textual.message import Message
 
 from etki.domain import CaseEvent
 from etki.text import printable
-from etki_tui.config import config_path, save_views
+from etki_tui.config import config_path, load_config, save_view
 from etki_tui.errors import advice, one_line
 from etki_tui.flows.intake import IntakeFlow
 from etki_tui.messages import QueueLoaded
 from etki_tui.queue.pane import QueuePane
-from etki_tui.queue.views import ViewsScreen, filter_of, view_of
+from etki_tui.queue.views import ViewsScreen, filter_of, problems, view_of
 from etki_tui.screens.assign import NOBODY, AssignPicker
 from etki_tui.workers import desk_worker
 
@@ -183,12 +186,40 @@ class AssignFlow(IntakeFlow):
 
     # --- saved views ---------------------------------------------------------------------
 
+    def _config_file(self) -> Path:
+        """The config file the views are saved in: the one read at start, else where
+        the desk's settings put it (it may not exist yet)."""
+        return self.config.path or config_path(self.desk.settings.config_file)[0]
+
+    def _read_views(self) -> dict[str, dict[str, object]]:
+        """The saved views as the config file holds them now (another desk, or a hand,
+        may have changed it since the start); a problem not warned about at start is
+        said once (a file that does not read holds no views then: saving says why)."""
+        path = self._config_file()
+        if not path.exists():
+            self.config = replace(self.config, views={})
+            return {}
+        fresh = load_config(str(path), view_check=problems)
+        new = [w for w in fresh.warnings if w not in self.config.warnings]
+        for warning in new:
+            self.notify(
+                printable(warning, multiline=False),
+                title="Config",
+                severity="warning",
+                markup=False,
+                timeout=12,
+            )
+        warnings = (*self.config.warnings, *new)
+        self.config = replace(self.config, path=path, views=fresh.views, warnings=warnings)
+        return self.config.views
+
     def action_saved_views(self) -> None:
-        """List the saved views."""
+        """List the saved views, as the config file holds them now."""
         pane = self.desk_part(QueuePane, "saved views")
         if pane is None:
             return
-        self.push_screen(ViewsScreen(self.config.views, pane.filter), self._view_chosen)
+        views = ViewsScreen(self._read_views(), pane.filter, cursor_blink=self.cursor_blink)
+        self.push_screen(views, self._view_chosen)
 
     def _view_chosen(self, choice: tuple[str, str] | None) -> None:
         pane = self.desk_part(QueuePane, "saved views")
@@ -204,24 +235,19 @@ class AssignFlow(IntakeFlow):
             said = f" ({'; '.join(warnings)}: left out)" if warnings else ""
             self.notify(f"View “{shown}”{said}", title="View", markup=False, timeout=4)
             return
-        views = dict(self.config.views)
-        if what == "save":
-            views[name] = view_of(pane.filter)
-        else:
-            views.pop(name, None)
-        path = self.config.path or config_path(self.desk.settings.config_file)[0]
-        try:
-            save_views(path, views)
+        path = self._config_file()
+        try:  # the file as it is now, only this view changed (other desks' views kept)
+            save_view(path, name, view_of(pane.filter) if what == "save" else None)
         except (OSError, ValueError) as exc:
             self.notify(
                 printable(one_line(exc), multiline=False),
                 title="View not saved",
                 severity="error",
                 markup=False,
-                timeout=8,
+                timeout=10,
             )
             return
-        self.config = replace(self.config, path=path, views=views)
+        self._read_views()
         done = "saved" if what == "save" else "deleted"
         where = printable(str(path), multiline=False)
         self.notify(f"View “{shown}” {done} in {where}", title="View", markup=False, timeout=4)

@@ -152,9 +152,16 @@ class FlowBase(App[None]):
         self.desk.warm_wiki_search(project_id)
 
     @property
+    def archived(self) -> bool:
+        """Whether the project is archived (it takes no writes from anyone); False
+        before the seat is read."""
+        return self.seat is not None and self.seat.archived
+
+    @property
     def read_only(self) -> bool:
-        """Whether the acting reviewer may not rule on this project (a viewer, or not
-        listed by a project that lists reviewers); False before the seat is read."""
+        """Whether the acting reviewer may not rule on this project (it is archived, or
+        a viewer, or not listed by a project that lists reviewers); False before the
+        seat is read."""
         return self.seat is not None and not self.seat.may_rule
 
     def notify(

@@ -146,9 +146,14 @@ class DocumentFlow(ExportFlow):
     @desk_worker("events", exclusive=False, failed=_estimate_failed)
     def record_estimate(self, project_id: str, case_id: str, given: EstimateInput) -> CaseEventDone:
         """Record the estimate (:meth:`Desk.add_estimate`: audited, in the history; the
-        case's pages follow, one projection at a time like rulings')."""
+        case's pages follow, one projection at a time like rulings'), then read the case
+        again (an estimate keeps the case's version, so the pane's copy would stay)."""
         with self._projecting:
             done, error = self.desk.add_estimate(case_id, given.days, given.reason, given.price)
+        try:  # the case again, with the estimate: the detail pane shows it at once
+            record = self.desk.case(case_id)
+        except Exception:  # noqa: BLE001 - stored; the pane reads it on the next Ctrl+R
+            record = None
         return CaseEventDone(
-            case_id, done, what="estimate", project_id=project_id, wiki_error=error
+            case_id, done, what="estimate", project_id=project_id, wiki_error=error, record=record
         )

@@ -2,8 +2,9 @@
 
 Three things stop a ruling before its dialog opens, checked in this order:
 
-* ``read_only``: the acting reviewer may not rule on the project (a viewer, or not listed
-  by a project that lists reviewers: :attr:`etki.services.Seat.may_rule`);
+* ``read_only``: the acting reviewer may not rule on the project (it is archived, or
+  they are a viewer, or not listed by a project that lists reviewers:
+  :attr:`etki.services.Seat.may_rule`);
 * ``ruled_elsewhere``: the live refresh saw another reviewer rule the case (the queue
   pane keeps it in ``ruled_elsewhere`` while it is highlighted);
 * ``in_flight``: this desk is still recording a ruling on the case.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from etki.domain import CaseRecord, CaseSummary, RulingRecord
 from etki.text import printable
 from etki_tui.errors import UPDATE_REVIEWERS
+from etki_tui.header import archived_text
 
 if TYPE_CHECKING:
     from etki.services import Seat
@@ -62,6 +64,14 @@ def refusal(
     desk is recording. ``ruled_elsewhere``: the queue pane's cases seen ruled by someone
     else (None: not checked, as for an amendment, which is of a ruled case).
     ``amend``: the read-only words say amending, not ruling."""
+    if seat is not None and seat.archived:
+        doing = "an amendment" if amend else "a ruling"
+        return Refusal(
+            "read_only",
+            printable(archived_text(project_id, f"{doing} of {what}"), multiline=False),
+            title="Archived project",
+            timeout=8,
+        )
     if seat is not None and not seat.may_rule:
         if amend:
             text = (

@@ -449,6 +449,8 @@ class QueueFeedFlow(FlowBase):
             return
         pane = self.desk_part(QueuePane, message)
         if pane is not None:
+            if message.record is not None:
+                pane.detail_changed(message.record)
             pane.history_changed(message.case_id)
         if message.what in ("note", "estimate"):
             self._mark_stale()

@@ -38,6 +38,7 @@ from etki.memory import disputed_refs
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings
 from etki_tui.glyphs import CURSOR_MARK
+from etki_tui.header import archived_text
 from etki_tui.live import part
 from etki_tui.messages import (
     AmendRequested,
@@ -63,7 +64,13 @@ if TYPE_CHECKING:
 
 
 from etki_tui.queue.bars import MARK, CaseDetail, FilterBar
-from etki_tui.queue.rows import AMEND_LISTED, BULK_ACTION, COLUMNS, RULING_ACTIONS
+from etki_tui.queue.rows import (
+    AMEND_LISTED,
+    ARCHIVED_WRITES,
+    BULK_ACTION,
+    COLUMNS,
+    RULING_ACTIONS,
+)
 
 __all__ = [
     "COLUMNS",
@@ -177,6 +184,17 @@ class QueuePane(QueueLayout):
         still says why nothing was ruled."""
         find = self.query_one("#queue-find", Input)
         if self.screen.focused is not find:
+            refused = self._refused_write_key(event.key)
+            if refused is not None:
+                event.stop()
+                self.app.notify(
+                    archived_text(getattr(self.app, "project_id", ""), refused),
+                    title="Archived project",
+                    severity="warning",
+                    markup=False,
+                    timeout=8,
+                )
+                return
             action = self._refused_ruling_key(event.key)
             if action is not None:
                 event.stop()
@@ -202,14 +220,31 @@ class QueuePane(QueueLayout):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape clears filters only when some are active (else it does what it did);
         the ruling keys are left out of the footer on a read-only desk, whose reviewer
-        may not rule (the footer shows only what works for this seat)."""
+        may not rule, and the other writes on an archived project (the footer shows only
+        what works for this seat)."""
         if action == "clear_filters":
             return self.filter.active
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
         if action in RULING_ACTIONS or action == BULK_ACTION:
             return not getattr(self.app, "read_only", False)
-        return True
+        return not (getattr(self.app, "archived", False) and action in self._archived_actions())
+
+    @staticmethod
+    def _archived_actions() -> dict[str, str]:
+        """Action -> what the toast says, of :data:`ARCHIVED_WRITES`."""
+        return {ACTIONS[i].action: what for i, what in ARCHIVED_WRITES.items()}
+
+    def _refused_write_key(self, key: str) -> str | None:
+        """On an archived project, what a write ``key`` would have recorded (``a
+        note``; its binding does not run), or None."""
+        if not getattr(self.app, "archived", False):
+            return None
+        keymap = getattr(self.app, "keymap", None)
+        for action_id, what in ARCHIVED_WRITES.items():
+            if key in ACTIONS[action_id].keys(keymap):
+                return what
+        return None
 
     def _refused_ruling_key(self, key: str) -> str | None:
         """On a read-only desk, the ruling action ``key`` is bound to (hidden from the

@@ -133,6 +133,16 @@ AMEND_LISTED = 200
 BULK_ACTION = "bulk_approve"
 """The queue's action that rules the marked cases (refused on a read-only desk too)."""
 
+ARCHIVED_WRITES = {
+    "note": "a note",
+    "claim": "a claim",
+    "estimate": "an estimate",
+    "new_request": "a new request",
+    "dispute.resolve_case": "a resolution",
+}
+"""The queue's other writes (binding id -> what the toast says was not recorded): left
+out on an archived project, which takes none of them (nor rulings)."""
+
 
 class QueueRows(Vertical):
     """The queue pane's rows: its state, the load from the desk, the filter and the table's"""

@@ -216,6 +216,13 @@ class QueueShown(QueueRows):
                 self.histories[current] = shown
             self.post_message(CaseOpened(current))
 
+    def detail_changed(self, record: CaseRecord) -> None:
+        """``record`` was read again after a change that keeps its version (an
+        estimate): it replaces the pane's copy, shown at once when highlighted."""
+        self._remember_detail(record)
+        if self.current_case_id() == record.case_id:
+            self.refresh_detail()
+
     def _remember_detail(self, record: CaseRecord) -> None:
         self._details[record.case_id] = record
         self._details.move_to_end(record.case_id)

@@ -30,7 +30,7 @@ from textual.widgets.option_list import Option
 
 from etki.text import printable, sort_key
 from etki_tui.actions import bindings
-from etki_tui.config import VIEW_NAME_MAX
+from etki_tui.config import VIEW_NAME_MAX, shown_value
 from etki_tui.live import part
 from etki_tui.queue.filters import AGES, BANDS, RISKS, SORTS, SURENESS, VERDICTS, QueueFilter
 
@@ -67,28 +67,54 @@ def view_of(flt: QueueFilter) -> dict[str, object]:
     return out
 
 
+FIELDS = (*FLAGS, *CHOICES, "text")
+"""Every field a view may have."""
+
+
+def _problem(name: str, value: object) -> str | None:
+    """What is wrong with the field ``name`` of a view set to ``value``, or None."""
+    if name in FLAGS:
+        return (
+            None if isinstance(value, bool) else f"{name} {shown_value(value)} is not true or false"
+        )
+    if name in CHOICES:
+        if value is None or value in CHOICES[name]:
+            return None
+        words = ", ".join(str(c) for c in CHOICES[name] if c)
+        return f"{name} {shown_value(value)} is not one of {words}"
+    if name == "text":
+        return (
+            None
+            if value is None or isinstance(value, str)
+            else f"text {shown_value(value)} is not text"
+        )
+    return f"{printable(name, multiline=False)} is not a queue filter (known: {', '.join(FIELDS)})"
+
+
+def problems(fields: Mapping[str, object]) -> list[str]:
+    """What is wrong with a saved view's ``fields``, one phrase per field that names it
+    and its value (``verdict 'MAYBE' is not one of IN_SCOPE, CHANGE_REQUEST, REJECT``,
+    ``sort 12 is not one of queue, oldest, …``); empty when each is a filter the queue
+    offers (:data:`etki_tui.config.ViewCheck`, for the start-up warning)."""
+    return [p for name, value in fields.items() if (p := _problem(name, value)) is not None]
+
+
 def filter_of(fields: Mapping[str, object]) -> tuple[QueueFilter, list[str]]:
     """The queue filter a saved view's ``fields`` describe, and a warning for each
-    field or value left out (an unknown name, a word the queue does not offer, a flag
-    that is not true/false)."""
+    field or value left out (:func:`problems`: an unknown name, a word the queue does
+    not offer, a flag that is not true/false)."""
     changes: dict[str, object] = {}
     warnings: list[str] = []
     for name, value in fields.items():
-        if name in FLAGS:
-            if isinstance(value, bool):
-                changes[FLAGS[name]] = value
-            else:
-                warnings.append(f"'{name}' must be true or false")
+        problem = _problem(name, value)
+        if problem is not None:
+            warnings.append(problem)
+        elif name in FLAGS:
+            changes[FLAGS[name]] = value
         elif name in CHOICES:
-            if value is None or value in CHOICES[name]:
-                changes[name] = value if name != "sort" or value else "queue"
-            else:
-                words = ", ".join(str(c) for c in CHOICES[name] if c)
-                warnings.append(f"'{name}' is one of {words}")
-        elif name == "text":
-            changes["text"] = value if isinstance(value, str) else ""
+            changes[name] = value if name != "sort" or value else "queue"
         else:
-            warnings.append(f"'{name}' is not a queue filter")
+            changes["text"] = value or ""
     return QueueFilter().with_(**changes), warnings
 
 
@@ -103,9 +129,10 @@ def describe(fields: Mapping[str, object]) -> str:
 
 
 class ViewsScreen(ModalScreen[tuple[str, str] | None]):
-    """The saved views: Enter recalls the highlighted one, Delete removes it; the box
-    at the top saves the current filter under the name typed (Enter). Dismisses with
-    ``("recall" | "delete" | "save", name)``, or None."""
+    """The saved views. The box at the top has the focus: a name typed and Enter saves
+    the current filter under it, Enter with nothing typed recalls the highlighted view;
+    Down moves to the list, where Enter recalls and Delete removes the highlighted one.
+    Dismisses with ``("recall" | "delete" | "save", name)``, or None."""
 
     BINDINGS = [
         *bindings("help.close", "help"),
@@ -114,8 +141,15 @@ class ViewsScreen(ModalScreen[tuple[str, str] | None]):
         Binding("up", "app.focus_previous", show=False),
     ]
 
-    def __init__(self, views: Mapping[str, Mapping[str, object]], current: QueueFilter) -> None:
+    def __init__(
+        self,
+        views: Mapping[str, Mapping[str, object]],
+        current: QueueFilter,
+        *,
+        cursor_blink: bool = True,
+    ) -> None:
         super().__init__()
+        self._cursor_blink = cursor_blink
         self.views = {
             name: dict(fields)
             for name, fields in sorted(views.items(), key=lambda v: sort_key(v[0]))
@@ -126,12 +160,14 @@ class ViewsScreen(ModalScreen[tuple[str, str] | None]):
         """The name box, what it would save, then one option per saved view."""
         with Vertical(id="views-dialog") as dialog:
             dialog.border_title = "Saved views"
-            dialog.border_subtitle = "Enter recalls · Del deletes · Esc closes"
-            yield Input(
-                placeholder="name, then Enter: save the current filter",
+            dialog.border_subtitle = "↓ list · Enter recalls · Del deletes · Esc closes"
+            box = Input(
+                placeholder="type a name, Enter: save the current filter",
                 max_length=VIEW_NAME_MAX,
                 id="views-name",
             )
+            box.cursor_blink = self._cursor_blink  # off in tests: a steady screenshot
+            yield box
             now = describe(view_of(self.current))
             yield Static(
                 Text(f"current: {printable(now, multiline=False)}", style="dim"),
@@ -149,22 +185,29 @@ class ViewsScreen(ModalScreen[tuple[str, str] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """The list has the focus when it holds a view, else the name box."""
+        """The name box has the focus (what is typed is the name to save), the first
+        view highlighted in the list below it."""
         views = part(self, OptionList)
         box = part(self, Input)
         if views is None or box is None:
             return
         if self.views:
             views.highlighted = 0
-            views.focus()
-        else:
-            box.focus()
+        box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the name box: save under the name typed; with nothing typed,
+        recall the highlighted view (``V`` then Enter recalls the first one)."""
         event.stop()
         name = event.value.strip()
         if name:
             self.dismiss(("save", name))
+            return
+        views = part(self, OptionList)
+        if views is not None and views.highlighted is not None:
+            option = views.get_option_at_index(views.highlighted)
+            if option.id:
+                self.dismiss(("recall", option.id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -11,6 +11,9 @@ each written to ``project_audit`` (no schema change: the state is derived from i
   text). The audit log, ``project_audit`` and ``wiki_folders`` stay.
 * ``outcome`` ``denied``: an attempt by someone who is not an approver (``after_json``
   ``{"reason": TEXT}``, what it gave).
+* ``action`` ``delete``, ``outcome`` ``refused``: an approver's deletion refused for its
+  input (no reason, or one that cannot be stored): ``after_json`` ``{"reason": TEXT,
+  "why": TEXT}``, nothing else changed. Only an unknown project leaves no row.
 """
 
 from __future__ import annotations
@@ -142,14 +145,26 @@ class LifecycleStore(StoreBase):
         knowledge (contracts, clauses, modules, work items), disputed-clause
         resolutions, remit statements and the ``projects`` row. The audit log,
         ``project_audit`` and ``wiki_folders`` stay, and a ``delete`` audit row is added
-        (module docstring). ``reason`` is required. Raises :class:`InputError` for an
-        empty reason, ``NotFoundError`` for an unknown project and
-        :class:`PermissionDeniedError` when ``actor`` is not a listed approver."""
+        (module docstring). ``reason`` is required. Raises ``NotFoundError`` for an
+        unknown project (nothing audited), :class:`PermissionDeniedError` when ``actor``
+        is not a listed approver (audited ``denied``, checked first) and
+        :class:`InputError` for an empty or unstorable reason (audited ``refused``)."""
         reason = reason.strip()
+        kept = UNSTORABLE.sub("\ufffd", reason)  # what a refusal audits of it
+        who, reviewers = self._check_actor(project_id, actor, "delete", kept, strict=True)
+        why = ""
         if not reason:
-            raise InputError("project delete: give a reason (--reason); it is kept in the audit")
-        storable("the reason", reason)
-        who, reviewers = self._check_actor(project_id, actor, "delete", reason, strict=True)
+            why = "give a reason (--reason); it is kept in the audit"
+        elif UNSTORABLE.search(reason):
+            why = "the reason holds a NUL character or a lone surrogate: not text Etki can store"
+        if why:  # a PMO sees every refused deletion of a project, not only the denied
+            with self._write() as s:
+                s.add(
+                    self._lifecycle_row(
+                        s, project_id, "delete", "refused", {"reason": kept, "why": why}, who
+                    )
+                )
+            raise InputError(f"project delete: {why}. Nothing was changed")
         with self._write() as s:
             ids = sorted(s.scalars(select(CaseRow.id).where(CaseRow.project_id == project_id)))
             audit = self._lifecycle_row(
