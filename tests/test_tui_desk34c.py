@@ -1,17 +1,25 @@
 """What was left of issue 34 (and issue 35 item 3), by pilot: queue titles get the width
 (the clause numbers and the risk level are left out of a narrow list, the verdict, the
 sureness mark, the claim mark and the PMO look stay); an overdue 24h PMO look is marked
-in its row and ``look:overdue`` in the find box shows only those."""
+in its row and ``look:overdue`` in the find box shows only those; Hafıza's preview never
+shows a page under another page's title (a generation token, title and body shown in one
+step); Raporlar in two columns from 110 cells."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+import re
 
+from rich.cells import cell_len
+from textual.widgets import Markdown, OptionList
+from textual.widgets.markdown import MarkdownBlock
+
+from etki_tui.app import EtkiApp
+from etki_tui.hafiza.pane import MemoryPane, split_frontmatter
 from etki_tui.queue.columns import OPTIONAL, ROOMY_TITLE, fit_columns
 from etki_tui.queue.filters import QueueFilter
 from etki_tui.queue.pane import QueuePane, QueueTable
 from tests.conftest import TuiWorld
-from tests.test_tui_pilot import fill, make_app, press, queue_ids, settle, shown, sync
+from tests.test_tui_pilot import fill, make_app, press, queue_ids, settle, shown, sync, until
 
 FIRST = "req-demo-0a1f3c21"
 """High risk, 24h look asked, submitted 9 days before the tests' clock: overdue."""
@@ -126,3 +134,96 @@ async def test_look_overdue_in_the_find_box_shows_only_the_overdue_looks(
         pane.set_filter(QueueFilter(risk="overdue"))
         await settle(pilot)
         assert queue_ids(app) == [FIRST]
+
+
+# --- item 2: Hafıza's preview is race-free -----------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def _preview_agrees(app: EtkiApp, pane: MemoryPane) -> str | None:
+    """The page the preview shows, after checking that its title and its body belong to
+    it: a card is titled "Preview"; a page is titled with its path, and the first heading
+    on screen is that page's first heading as stored (never another page's)."""
+    preview, reader = pane.query_one("#memory-preview"), pane.reader
+    if not reader.display:
+        assert preview.border_title == "Preview", preview.border_title
+        return None
+    assert preview.border_title == reader.path, (preview.border_title, reader.path)
+    assert reader.path is not None
+    stored = app.desk.read_page(app.project_id, reader.path)
+    wanted = next(
+        (ln for ln in split_frontmatter(stored)[1].splitlines() if ln.startswith("# ")), None
+    )
+    page = reader.query_one("#memory-page", Markdown)
+    heads = [b for b in page.query(MarkdownBlock) if type(b).__name__ == "MarkdownH1"]
+    if wanted is not None:
+        assert heads, f"no heading on screen for {reader.path}"
+        assert _words(heads[0]._content.plain) == _words(wanted[2:]), (reader.path, wanted)
+    return reader.path
+
+
+@sync
+async def test_the_preview_never_shows_a_page_under_another_title(tui_world: TuiWorld) -> None:
+    """The highlight moves through the search results and back faster than their pages
+    are read and laid out; after every key the preview is a card, or a page under its own
+    title; once the keys stop it is the highlighted entry's page."""
+    app = make_app(tui_world, search_delay=0, preview_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        await press(pilot, "slash")
+        await fill(pilot, "#memory-search", "contractor")
+        await until(pilot, lambda: len(pane.hits) >= 3, "three results or more")
+        await press(pilot, "enter")  # to the list
+        entries = app.query_one("#memory-list", OptionList)
+        seen: set[str] = set()
+        for key in ["down"] * 4 + ["up"] * 3 + ["down", "up", "down", "down"]:
+            await pilot.press(key)  # no settling: pages are still on their way
+            shown_now = _preview_agrees(app, pane)
+            if shown_now is not None:
+                seen.add(shown_now)
+
+        def highlighted_page() -> str:
+            option = entries.highlighted_option
+            assert option is not None and (option.id or "").startswith("hit:")
+            return pane.hits[int((option.id or "").split(":")[1])][0]
+
+        await until(
+            pilot,
+            lambda: _preview_agrees(app, pane) == highlighted_page(),
+            "the highlighted entry's page in the preview",
+        )
+        await settle(pilot)
+        assert _preview_agrees(app, pane) == highlighted_page()
+
+
+@sync
+async def test_a_page_laid_out_for_an_older_highlight_is_dropped(tui_world: TuiWorld) -> None:
+    """A page whose load was asked for before the highlight moved (an older generation)
+    is never shown, also when it arrives last; a load of a page that is not the
+    highlighted entry's is dropped before it is laid out."""
+    app = make_app(tui_world, search_delay=0, preview_delay=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await press(pilot, "2")
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        await press(pilot, "slash")
+        await fill(pilot, "#memory-search", "contractor")
+        await until(pilot, lambda: len(pane.hits) >= 2, "two results or more")
+        await settle(pilot)
+        first, second = pane.hits[0][0], pane.hits[1][0]
+        assert _preview_agrees(app, pane) == first
+        old = pane.preview_generation
+        await press(pilot, "enter", "down")
+        await until(pilot, lambda: _preview_agrees(app, pane) == second, "the second page")
+        assert pane.preview_generation > old
+        text = app.desk.read_page(app.project_id, first)
+        await pane.show_page(first, text, generation=old)  # late, for the old highlight
+        assert _preview_agrees(app, pane) == second
+        pane.show_page_soon(first, text)  # not the highlighted entry's page
+        await settle(pilot)
+        assert _preview_agrees(app, pane) == second
