@@ -7,9 +7,11 @@ step); Raporlar in two columns from 110 cells."""
 
 from __future__ import annotations
 
+import io
 import re
 
 from rich.cells import cell_len
+from rich.console import Console
 from textual.widgets import Markdown, OptionList
 from textual.widgets.markdown import MarkdownBlock
 
@@ -18,6 +20,7 @@ from etki_tui.hafiza.pane import MemoryPane, split_frontmatter
 from etki_tui.queue.columns import OPTIONAL, ROOMY_TITLE, fit_columns
 from etki_tui.queue.filters import QueueFilter
 from etki_tui.queue.pane import QueuePane, QueueTable
+from etki_tui.raporlar.pane import ReportsPane, report_view
 from tests.conftest import TuiWorld
 from tests.test_tui_pilot import fill, make_app, press, queue_ids, settle, shown, sync, until
 
@@ -227,3 +230,33 @@ async def test_a_page_laid_out_for_an_older_highlight_is_dropped(tui_world: TuiW
         pane.show_page_soon(first, text)  # not the highlighted entry's page
         await settle(pilot)
         assert _preview_agrees(app, pane) == second
+
+
+# --- item 3: Raporlar in two columns from 110 -------------------------------------------
+
+
+@sync
+async def test_raporlar_uses_two_columns_at_120_and_one_below_110(tui_world: TuiWorld) -> None:
+    for size, two in (((120, 40), True), ((100, 40), False), ((80, 24), False)):
+        app = make_app(tui_world)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await press(pilot, "3")
+            pane = app.query_one(ReportsPane)
+            await until(pilot, lambda p=pane: p.report is not None, "the report")
+            await settle(pilot)
+            # the whole body as the pane lays it out for its width (the screen shows
+            # only its top: the rest scrolls)
+            assert pane.report is not None
+            width = pane.scrollable_content_region.width
+            console = Console(width=width, file=io.StringIO(), color_system=None)
+            with console.capture() as capture:
+                console.print(report_view(pane.report, width))
+            lines = capture.get().split("\n")
+            beside = [ln for ln in lines if "Totals" in ln and "Rulings vs engine" in ln]
+            assert bool(beside) == two, (size, lines[:3])
+            if two:  # the right half holds the PMO's tables, not blank space
+                right = [ln[56:] for ln in lines if ln[56:].strip()]
+                assert any("Rulings per reviewer" in ln for ln in right), lines
+                assert any("Pending cases by age" in ln for ln in right), lines
+                assert len(right) >= 20, len(right)
