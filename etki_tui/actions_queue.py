@@ -134,7 +134,9 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Filter the queue live: every word must appear in the case id, title, "
         "submitter or request text; a clause number (4.4, 3.1.2, MSA#4.4, #4) keeps "
         "the cases citing that clause or one of its sub-clauses (4.4 also finds "
-        "4.4.1, never 4.40 or 14.4). Enter keeps the filter, Escape clears it.",
+        "4.4.1, never 4.40 or 14.4); look:overdue keeps the cases whose 24h PMO look "
+        "is overdue (marked !24h in the Look column), module:ID and by:NAME pick by "
+        "module and submitter. Enter keeps the filter, Escape clears it.",
         context="queue",
         key_display="/",
         priority=True,
@@ -391,7 +393,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "app.toggle_mine",
         "Mine",
         "Show only my cases: claimed by me or assigned to me (toggle)",
-        "Toggle the mine filter: only the cases you claimed (x) or that were assigned to you (T). In the find box, module:ID and by:NAME pick by impacted module and by submitter (by:ayse finds Ayşe).",
+        "Toggle the mine filter: only the cases you claimed (x) or that were assigned to you (T). In the find box, module:ID and by:NAME pick by impacted module and by submitter (by:ayse finds Ayşe), look:overdue the cases whose 24h PMO look is overdue (look:24h: every look asked).",
         context="queue",
         show=False,
     ),

@@ -267,6 +267,13 @@ def test_filter_line(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_find_overdue_looks(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
+    """``look:overdue`` in the find box (issue 35 item 3): only the case whose 24h PMO
+    look is overdue, its Look cell ``!24h``; the filter line names the token."""
+    _check(snap_compare, tui_world, size, ["slash", "type:look:overdue", "enter"])
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_filter_sureness(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """The Sureness filter (f, the sixth row) on "needs a careful look", the panel
     closed: the three cases the engine is not sure of, each with ``?`` after its

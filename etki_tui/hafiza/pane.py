@@ -14,11 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Resize
 from textual.timer import Timer
@@ -26,7 +25,6 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from etki.domain import CaseRecord, DisputedClause, ScopeClause
-from etki.text import printable
 from etki.wiki.search import query_tokens
 from etki_tui.actions import bindings
 from etki_tui.hafiza.cards import (
@@ -44,10 +42,11 @@ from etki_tui.hafiza.cards import (
     page_clause_links,
     precedent_card,
 )
-from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, split_frontmatter
+from etki_tui.hafiza.preview import PreviewShown
+from etki_tui.hafiza.reader import PageReader, split_frontmatter
 from etki_tui.hafiza.widgets import MemoryList, Preview
 from etki_tui.inputs import TypingInput
-from etki_tui.live import gone, part
+from etki_tui.live import part
 from etki_tui.messages import (
     ClauseWanted,
     CrExportWanted,
@@ -57,7 +56,6 @@ from etki_tui.messages import (
     SearchChanged,
 )
 from etki_tui.render import (
-    highlight,
     literal,
 )
 
@@ -69,13 +67,6 @@ __all__ = [
     "precedent_card",
     "split_frontmatter",
 ]
-
-
-PREVIEW_TEXT_CHARS = 8_000
-"""Most characters of a page body the preview lays out (a decision page is 2-5 kB;
-contract pages, ``index.md`` and ``disputed.md`` are far longer): Textual's Markdown
-widget takes about 0.5 s for 20,000 characters on this machine, so a preview stays
-quick. Enter reads the whole page (up to :data:`PAGE_TEXT_CHARS`)."""
 
 
 SHOWN_WHILE_SEARCHING = 5
@@ -98,7 +89,7 @@ LATER_OPTIONS = 60
 """Entries added per refresh after the first :data:`FIRST_OPTIONS`."""
 
 
-class MemoryPane(Horizontal):
+class MemoryPane(PreviewShown):
     """Hafıza: search, cards, pages and the reader."""
 
     BINDINGS = bindings(
@@ -425,75 +416,6 @@ class MemoryPane(Horizontal):
 
     # --- preview -------------------------------------------------------------------------
 
-    def show_card(self, renderable: RenderableType, target: tuple[str, str] | None = None) -> None:
-        """Show a card from the DB in the preview; ``target`` is (what, text) to copy.
-        Nothing before the pane is composed (the highlighted entry's card is shown when
-        the lists are drawn on mount) or while it is being removed."""
-        self._card_target = target
-        reader = part(self, PageReader)
-        box = part(self, "#memory-cardbox", VerticalScroll)
-        card = part(self, "#memory-card", Static)
-        preview = part(self, "#memory-preview")
-        if reader is None or box is None or card is None or preview is None:
-            return
-        reader.display = False
-        box.display = True
-        card.update(renderable)
-        preview.border_title = "Preview"
-        box.scroll_home(animate=False)
-
-    async def show_page(
-        self, path: str, text: str, error: str | None = None, *, history: str = "replace"
-    ) -> None:
-        """Show a wiki page in the reader (client text made terminal-safe first).
-        Before the pane is composed the page is kept and shown on mount; while it is
-        being removed (also during the await) there is nothing to show it in."""
-        if gone(self):
-            return
-        box, reader = part(self, "#memory-cardbox"), part(self, PageReader)
-        if box is None or reader is None:
-            self._page_waiting = (path, text, error, history)
-            return
-        if error is not None:
-            self.show_card(
-                Group(
-                    literal(error, style="italic"),
-                    Text(""),
-                    Text(
-                        "The page may have been renamed by a rebuild: Ctrl+R reloads the lists.",
-                        style="dim",
-                    ),
-                )
-            )
-            return
-        self._card_target = None
-        box.display = False
-        reader.display = True
-        reader.clause_refs = frozenset(self.clauses)
-        await reader.show(
-            path,
-            text,
-            tokens=self.tokens,
-            history=history,
-            limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS,
-            meta=history != "replace",  # the preview shows the page, not its YAML
-        )
-        preview = part(self, "#memory-preview")
-        if preview is None:
-            return  # removed while the page was laid out
-        if not reader.display or reader.path != path:
-            return  # a card or another page took the preview while this one was laid out
-        preview.border_title = printable(path, multiline=False)
-        self._fit_reader()
-
-    def copy_target(self) -> tuple[str, str] | None:
-        """(what, text) the copy key copies here: the page's path, or the card's id."""
-        reader = part(self, PageReader)
-        if reader is not None and reader.display and reader.path is not None:
-            full = (self.wiki_root / reader.path) if self.wiki_root is not None else None
-            return "page path", str(full) if full is not None else reader.path
-        return self._card_target
-
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -543,37 +465,6 @@ class MemoryPane(Horizontal):
             item = next((d for d in self.disputed if d.ref == key), None)
             if item is not None:
                 self.show_card(disputed_card(item, self.clauses), ("clause ref", item.ref))
-
-    def _loading_card(self, kind: str, key: str, path: str) -> RenderableType:
-        """What the preview shows while the page of the highlighted entry is read: its
-        title and excerpt (a search hit) or its path."""
-        lines: list[RenderableType] = []
-        if kind == "hit" and int(key) < len(self.hits):
-            i = int(key)
-            title = self.hit_titles[i] if i < len(self.hit_titles) else ""
-            lines.append(highlight(literal(title or path, style="bold"), self.tokens))
-            lines.append(highlight(literal(self.hits[i][2]), self.tokens))
-        lines.append(literal(path, style="dim"))
-        lines.append(Text("Loading the page…", style="dim italic"))
-        return Group(*lines)
-
-    def show_page_soon(
-        self, path: str, text: str, error: str | None = None, *, history: str = "replace"
-    ) -> None:
-        """Show a page that was read (:class:`PageLoaded`) in a worker of its own, so the
-        app's message queue — and every key — never waits while the markdown is laid
-        out; a newer page replaces one still being laid out. A preview (``replace``) of
-        a page that is no longer the highlighted entry's (:attr:`wanted`) is dropped."""
-        if history == "replace" and (path != self.wanted or self.opened is not None):
-            return
-        if history != "replace":
-            self.opened = self.wanted = path
-        self.run_worker(
-            self.show_page(path, text, error, history=history),
-            group="memory-show",
-            exclusive=True,
-            exit_on_error=False,
-        )
 
     def _cancel_preview(self) -> None:
         if self._preview_timer is not None:

@@ -66,13 +66,11 @@ def risk_cell(
     memory: Mapping[str, ClauseMemory] | None = None,
     escalate: bool = False,
 ) -> Text:
-    """``high 24h`` / ``med`` / ``low`` — the word carries the level, ``24h`` the PMO look.
-    With ``memory`` and ``escalate`` the risk is the :func:`current_risk` (a clause
-    disputed since the triage shows ``high 24h``)."""
+    """``high`` / ``med`` / ``low``: the risk level (the PMO look has a column of its
+    own, :func:`etki_tui.queue.columns.look_cell`). With ``memory`` and ``escalate`` the
+    risk is the :func:`current_risk` (a clause disputed since the triage shows ``high``)."""
     risk, _ = current_risk(case.decision, memory, escalate)
     label = RISK_SHORT.get(risk.level, risk.level)
-    if risk.pmo_look_24h:
-        label += " 24h"
     return Text(label, style=RISK_STYLE.get(risk.level, ""), no_wrap=True, end="")
 
 

@@ -168,16 +168,22 @@ def cites_clause(case: QueueCase, doc: str | None, number: str) -> bool:
     return False
 
 
-PICK_PREFIXES: dict[str, str] = {"module:": "module", "by:": "submitter"}
+PICK_PREFIXES: dict[str, str] = {"module:": "module", "by:": "submitter", "look:": "look"}
 """Find tokens that pick by a field (issue 35 item 5): ``module:auth`` keeps the cases
 whose decision names module ``auth`` or one below it (:func:`etki.picks.module_matches`),
 ``by:ayse`` the cases Ayşe submitted (:func:`etki.text.names_person`: each word typed
-begins a word of the submitter's name, folded)."""
+begins a word of the submitter's name, folded); ``look:overdue`` (or ``look:late``) the
+cases whose 24h PMO look is overdue, ``look:24h`` (any other value) every case whose risk
+asks for the look (issue 35 item 3: the risk filter's ``24h`` and ``overdue``, typed)."""
+
+
+LOOK_OVERDUE_WORDS = frozenset({"overdue", "late"})
+"""``look:`` values that keep only the overdue looks (folded)."""
 
 
 def pick_token(token: str) -> tuple[str, str] | None:
-    """``(field, value)`` when ``token`` is ``module:X`` or ``by:X`` with a value
-    (:data:`PICK_PREFIXES`; the prefix in any case), else None."""
+    """``(field, value)`` when ``token`` is ``module:X``, ``by:X`` or ``look:X`` with a
+    value (:data:`PICK_PREFIXES`; the prefix in any case), else None."""
     low = token.lower()
     for prefix, field in PICK_PREFIXES.items():
         if low.startswith(prefix) and token[len(prefix) :].strip():
@@ -248,7 +254,7 @@ class QueueFilter:
 
     @cached_property
     def _picks(self) -> tuple[tuple[str, str], ...]:
-        """The ``module:`` and ``by:`` tokens of ``text`` (:func:`pick_token`)."""
+        """The ``module:``, ``by:`` and ``look:`` tokens of ``text`` (:func:`pick_token`)."""
         return tuple(p for t in self.text.split() if (p := pick_token(t)) is not None)
 
     def cleared(self) -> QueueFilter:
@@ -300,6 +306,12 @@ class QueueFilter:
         for field, value in self._picks:
             if field == "module":
                 if not any(module_matches(value, m) for m in d.impacted_modules):
+                    return False
+            elif field == "look":
+                risk, _ = current_risk(d, memory, escalate)
+                if not risk.pmo_look_24h:
+                    return False
+                if fold(value) in LOOK_OVERDUE_WORDS and not look_overdue(case, now):
                     return False
             elif not names_person(value, case.submitted_by or ""):
                 return False

@@ -36,6 +36,14 @@ from etki_tui.messages import (
     FilterChanged,
 )
 from etki_tui.queue.bars import MARK, FilterBar
+from etki_tui.queue.columns import (
+    COLUMNS,
+    FIXED,
+    SHORT_VERDICT,
+    fit_columns,
+    look_cell,
+    look_state,
+)
 from etki_tui.queue.detail import clauses_cell, risk_cell, title_cell
 from etki_tui.queue.filters import QueueCase, QueueFilter, order
 from etki_tui.queue.table import QueueTable
@@ -43,31 +51,6 @@ from etki_tui.render import fit, short_case_id, verdict_text
 
 if TYPE_CHECKING:
     from etki.services import Beside, RulingIndex
-
-
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("case", "Case"),
-    ("title", "Title"),
-    ("verdict", "Verdict"),
-    ("conf", "Conf"),
-    ("clauses", "Clauses"),
-    ("risk", "Risk"),
-)
-
-
-_FIXED = {"verdict": 16, "conf": 6, "clauses": 9, "risk": 8}
-"""Widths of the small columns; the confidence's is ``0.58 ?`` (:func:`conf_cell`)."""
-
-
-_SHORT_VERDICT = 10
-"""Verdict column width when narrow: ``+ CR`` stands for ``+ CHANGE_REQUEST``."""
-
-
-_MIN_TITLE = 12
-
-
-_WANT_TITLE = 28
-"""Below this title width the case column drops the ``req-{project}-`` prefix."""
 
 
 DETAIL_CACHE = 600
@@ -204,6 +187,8 @@ class QueueRows(Vertical):
         """Whether the layout leaves room for the mark before a case id (some case is marked)."""
         self._short_ids = True
         self._short_verdicts = True
+        self._hidden: frozenset[str] = frozenset()
+        """The optional columns the layout leaves out (:func:`fit_columns`)."""
         self._table_width = 0
         self._loaded = False
         self._details: OrderedDict[str, CaseRecord] = OrderedDict()
@@ -258,7 +243,7 @@ class QueueRows(Vertical):
                 if self._short_verdicts
                 else fit(
                     f"{WARN} ruled by {printable(ruled.ruling.reviewer, multiline=False)}",
-                    _FIXED["verdict"],
+                    FIXED["verdict"],
                 )
             )
             verdict = Text(label, style="bold reverse", no_wrap=True, end="")
@@ -280,17 +265,30 @@ class QueueRows(Vertical):
             else tuple(d.cited_clauses)
         )
         title = case.title
+        look = self.look_of(case)
         return [
             case_cell,
             title_cell(title, self._title_width, disputed),
             verdict,
             self._shared(("conf", conf, sure), lambda: conf_cell(conf, sure)),
-            self._shared(("clauses", refs), lambda: clauses_cell(refs, _FIXED["clauses"])),
+            self._shared(("clauses", refs), lambda: clauses_cell(refs, FIXED["clauses"])),
             self._shared(
-                ("risk", risk.level, risk.pmo_look_24h),
+                ("risk", risk.level),
                 lambda: risk_cell(case, self.memory, self.escalate),
             ),
+            self._shared(("look", look), lambda: look_cell(look)),
         ]
+
+    def look_of(self, case: QueueCase, now: datetime | None = None) -> str:
+        """The PMO look of ``case`` as its row shows it (:func:`look_state`: ``""``,
+        ``"24h"`` or ``"overdue"`` at ``now``, default the desk's clock). Only a case
+        whose risk asks for the look, stored or raised by an open dispute, reads its
+        dates (a sync of 10,000 rows asks this of each)."""
+        if not case.decision.risk.pmo_look_24h and not (
+            self.escalate and self._disputed_state(case)
+        ):
+            return ""
+        return look_state(case, self.memory, self.escalate, now or self.clock())
 
     def _row_cells(self, case_id: str) -> list[Text]:
         """The cells of the row of ``case_id`` as things stand (the table's cell source
@@ -304,7 +302,7 @@ class QueueRows(Vertical):
     def _layout_widths(self, rows: Sequence[QueueCase]) -> dict[str, int]:
         """The widest cell each column can have for ``rows`` in the current layout
         (column key -> cells): the case ids as shown, the title width, the fixed widths
-        of the small columns (:data:`_FIXED`)."""
+        of the small columns (:data:`FIXED`)."""
         ids = (short_case_id(c.case_id) if self._short_ids else c.case_id for c in rows)
         case = max(
             (
@@ -319,14 +317,15 @@ class QueueRows(Vertical):
             case += len(MARK) + 1
         if any(self.others_claim(c.case_id) is not None for c in rows):
             case += CLAIM_ROOM
-        verdict = _SHORT_VERDICT if self._short_verdicts else _FIXED["verdict"]
+        verdict = SHORT_VERDICT if self._short_verdicts else FIXED["verdict"]
         return {
             "case": case,
             "title": self._title_width,
             "verdict": verdict,
-            "conf": _FIXED["conf"],
-            "clauses": _FIXED["clauses"],
-            "risk": _FIXED["risk"],
+            "conf": FIXED["conf"],
+            "clauses": FIXED["clauses"],
+            "risk": FIXED["risk"],
+            "look": FIXED["look"],
         }
 
     def _claimed(self) -> bool:
@@ -582,6 +581,7 @@ class QueueRows(Vertical):
                 self._row_state.pop(case_id, None)
             table.remove_rows(gone)
             layout = (self._title_width, self._short_ids, self._short_verdicts)
+            table.show_columns(self._hidden)
             if self._cells and layout != self._layout:
                 # A new column layout changes every row: re-add them all, the column
                 # widths measured afresh (they only ever grow until a clear)
@@ -593,6 +593,7 @@ class QueueRows(Vertical):
             later = len(rows) - len(self._cells) > LATER_ROWS
             new_later: list[QueueCase] = []
             forget: list[str] = []
+            now = self.clock()
             for case in rows:
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
@@ -603,6 +604,7 @@ class QueueRows(Vertical):
                     self._disputed_state(case),
                     case.case_id in self.marked,
                     held.actor if held is not None else None,
+                    self.look_of(case, now),  # a look turns overdue as time passes
                 )
                 there = case.case_id in self._cells
                 if there and self._row_state.get(case.case_id) == state:
@@ -626,7 +628,7 @@ class QueueRows(Vertical):
                                 case.case_id,
                                 column,
                                 after,
-                                update_width=column in ("case", "title", "verdict", "risk"),
+                                update_width=column in ("case", "title", "verdict", "risk", "look"),
                             )
                 self._cells[case.case_id] = cells
             table.add_rows_at_once(added)
@@ -729,33 +731,30 @@ class QueueRows(Vertical):
         width = self._table_width - table.styles.scrollbar_size_vertical
         if width <= 0:
             return False
-        padding = 2 * table.cell_padding * len(COLUMNS)
-        short_verdicts = width < 110
-        fixed = sum(_FIXED.values()) - (_FIXED["verdict"] - _SHORT_VERDICT if short_verdicts else 0)
         # while a case is marked its id cell starts with the mark: room for it comes out
         # of the titles, or the case column widened past the table (a horizontal
         # scrollbar at 80 columns, and one row fewer; a fresh-user trial)
         self._mark_room = bool(self.marked)
         self._claim_room = self._claimed()
-        rest = (
-            width
-            - padding
-            - fixed
-            - 1
-            - (len(MARK) + 1 if self._mark_room else 0)
-            - (CLAIM_ROOM if self._claim_room else 0)
-        )
         ids = [c.case_id for c in self.all_cases] or list(self.cases)
-        full = max((len(k) for k in ids), default=17)
-        short = max((len(short_case_id(k)) for k in ids), default=8)
-        short_ids = rest - full < _WANT_TITLE
-        title = max(_MIN_TITLE, rest - (short if short_ids else full))
-        if (title, short_ids, short_verdicts) == (
+        fitted = fit_columns(
+            width,
+            padding=2 * table.cell_padding,
+            full_id=max((len(k) for k in ids), default=17),
+            short_id=max((len(short_case_id(k)) for k in ids), default=8),
+            extra=(len(MARK) + 1 if self._mark_room else 0)
+            + (CLAIM_ROOM if self._claim_room else 0),
+        )
+        title, short_ids = fitted.title, fitted.short_ids
+        short_verdicts = fitted.short_verdicts
+        if (title, short_ids, short_verdicts, fitted.hidden) == (
             self._title_width,
             self._short_ids,
             self._short_verdicts,
+            self._hidden,
         ):
             return False
+        self._hidden = fitted.hidden
         self._title_width, self._short_ids = title, short_ids
         self._short_verdicts = short_verdicts
         return True

@@ -50,11 +50,14 @@ HEADER = -1
 @dataclass
 class QueueColumn:
     """One column: its key, its header label and its width in cells without the
-    padding (the widest of the label and every cell shown since the last clear)."""
+    padding (the widest of the label and every cell shown since the last clear);
+    ``hidden``: left out of the drawn line (its cells are kept, so a narrow layout that
+    drops it and a wide one that shows it again need no new rows)."""
 
     key: str
     label: Text
     content_width: int
+    hidden: bool = False
 
 
 class QueueTable(ScrollView, can_focus=True):
@@ -214,6 +217,19 @@ class QueueTable(ScrollView, can_focus=True):
         self._columns.append(QueueColumn(key, text, text.cell_len))
         self._changed()
 
+    def show_columns(self, hidden: Iterable[str]) -> bool:
+        """Draw every column but those keyed in ``hidden`` (unknown keys are ignored);
+        True when that changed what is drawn."""
+        gone = set(hidden)
+        changed = False
+        for column in self._columns:
+            if column.hidden != (column.key in gone):
+                column.hidden = column.key in gone
+                changed = True
+        if changed:
+            self._changed()
+        return changed
+
     def row_keys(self) -> list[str]:
         """Row keys in display order."""
         return list(self._keys)
@@ -365,7 +381,7 @@ class QueueTable(ScrollView, can_focus=True):
     def _changed(self) -> None:
         """After a change of rows or widths: the size, the cursor, a redraw."""
         self._lines.clear()
-        width = sum(c.content_width + 2 * self.cell_padding for c in self._columns)
+        width = sum(c.content_width + 2 * self.cell_padding for c in self._columns if not c.hidden)
         self.virtual_size = Size(width, len(self._keys) + 1)
         self._cursor = min(self._cursor, max(0, len(self._keys) - 1))
         self.refresh()
@@ -539,7 +555,10 @@ class QueueTable(ScrollView, can_focus=True):
         console = self.app.console
         segments: list[Segment] = []
         total = 0
+        leading = True  # the first column drawn
         for index, column in enumerate(self._columns):
+            if column.hidden:
+                continue
             cell_width = column.content_width + 2 * self.cell_padding
             total += cell_width
             cell = cells[index] if index < len(cells) else Text()
@@ -557,19 +576,14 @@ class QueueTable(ScrollView, can_focus=True):
                 else Segment(seg.text, (seg.style or Style()) + post, seg.control)
                 for seg in lines[0]
             ]
-            if (
-                index == 0
-                and cursor
-                and self.app.no_color
-                and drawn
-                and drawn[0].text.startswith(" ")
-            ):
+            if leading and cursor and self.app.no_color and drawn and drawn[0].text.startswith(" "):
                 first = drawn[0]
                 drawn = [
                     Segment(CURSOR_MARK + first.text[1:], first.style, first.control),
                     *drawn[1:],
                 ]
             segments.extend(drawn)
+            leading = False
         rest = (
             row_style
             + cursor_style

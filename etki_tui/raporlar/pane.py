@@ -238,11 +238,54 @@ def _cr_effort(report: Report) -> Group:
     return Group(title, table, note)
 
 
+TWO_COLUMNS_FROM = 110
+"""From this many cells the report is laid out in two columns side by side
+(:func:`_two_columns`; at 120 columns the right half was left empty, issue 34 item 8)."""
+
+
+def _two_columns(report: Report, width: int) -> RenderableType:
+    """The report in two columns of half ``width`` each: the totals, the verdict bars
+    and the day chart on the left; the agreement, the clauses with most corrections, the
+    pending ages, the rulings per reviewer and the change-request effort on the right
+    (about as tall as the left)."""
+    half = (width - 3) // 2
+    bar_width = max(8, min(40, half - 29))
+    left = Group(
+        _totals(report),
+        Text(""),
+        _verdict_table("Engine verdicts (all cases)", report.verdicts, report.cases, bar_width),
+        Text(""),
+        _verdict_table("Rulings (ruled cases)", report.rulings, report.ruled, bar_width),
+        Text(""),
+        _over_time(report, max(20, half - 2)),
+    )
+    right = Group(
+        _agreement(report, max(6, half - 16)),
+        Text(""),
+        _corrections(report, max(8, half - 22)),
+        Text(""),
+        _pending_age(report, max(8, half - 16)),
+        _age_note(report),
+        Text(""),
+        _by_reviewer(report),
+        Text(""),
+        _cr_effort(report),
+    )
+    grid = Table.grid(padding=(0, 3))
+    grid.add_column(width=half)
+    grid.add_column(width=width - 3 - half)
+    grid.add_row(left, right)
+    return grid
+
+
 def report_view(report: Report, width: int = 80) -> RenderableType:
-    """The whole report as one renderable, laid out for ``width`` cells: totals beside
+    """The whole report as one renderable, laid out for ``width`` cells: from
+    :data:`TWO_COLUMNS_FROM` in two columns (:func:`_two_columns`); else totals beside
     the verdict bars when there is room, then the day chart, then the clauses with the
     most corrections beside the agreement bars, then the pending ages beside the
     rulings per reviewer, then the change-request effort per month."""
+    if width >= TWO_COLUMNS_FROM:
+        return _two_columns(report, width)
     two = width >= 70
     bar_width = max(8, min(40, (width - 28 - 29) if two else (width - 29)))
     verdicts = Group(
