@@ -610,7 +610,7 @@ def populate_store(
     (all when None). ``repo`` should carry a :class:`StepClock` so rulings spread over
     days. Returns counts."""
     from etki.knowledge import build_index, load_project
-    from etki.triage import case_id_for
+    from etki.triage.case_ids import assign_case_ids
 
     project = load_project(folder)
     index = build_index(project)
@@ -620,9 +620,13 @@ def populate_store(
     mods = [m.id for m in project.modules]
     wis = [w.id for w in project.workitems]
     reqs = project.requests or tuple(requests(size))
+    # ids as `etki init` hands them out: at 100,000 requests two share an 8-digit id
+    # (the 100k store failed to build, ruling one case twice); below that, unchanged
+    ids = assign_case_ids(project_id, [r.id for r in reqs], {})
     items = []
     for request in reqs:
-        cid = case_id_for(project_id, request.id)
+        cid = ids[request.id]
+        assert cid is not None  # no erased cases in a fresh store
         items.append((request, synthetic_decision(rng, cid, refs, mods, wis, index.hash)))
     added = repo.add_cases(project_id, items)
     ruled = len(items) if size.ruled is None else min(size.ruled, len(items))

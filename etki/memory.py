@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Protocol
 
 from etki.domain import (
@@ -114,6 +116,53 @@ def is_disputed(
     return len(set(rulings)) > 1 or overridden_by is not None or resolution is not None
 
 
+RuledRow = tuple[str, str, str, str, str, tuple[str, ...], str | None]
+"""One ruled case as the list of disputed clauses reads it: ``(case_id, ruling,
+reviewer, ruled_at, reason, cited refs, deciding ref or None)`` — the ruling's verdict
+word, the reviewer's reason (empty: none) and the clause of the decisive evidence
+(:func:`etki.domain.deciding_ref`; None: none among the cited refs). What
+:meth:`etki.store.lean.LeanStore.ruled_rows` reads and :func:`ruled_row` makes of a
+record; :func:`disputes_of` computes from it."""
+
+_Entry = tuple[str, str, str, str]
+"""(case_id, ruling, reviewer, ruled_at): one line of a clause's history."""
+
+
+def ruled_row(case: CaseRecord | CaseSummary) -> RuledRow:
+    """The :data:`RuledRow` of a ruled ``case`` (its decisive clause from the evidence
+    of a full record, from :attr:`etki.domain.DecisionSummary.deciding` of a queue
+    row). Raises ``ValueError`` for a case not ruled."""
+    ruling = case.ruling
+    if ruling is None:
+        raise ValueError(f"{case.case_id} is not ruled")
+    cited = tuple(case.decision.cited_clauses)
+    d = case.decision
+    if isinstance(d, DecisionSummary):
+        deciding = d.deciding
+    else:
+        deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
+    return (
+        case.case_id,
+        ruling.ruling,
+        ruling.reviewer,
+        ruling.ruled_at,
+        ruling.reason,
+        cited,
+        deciding if deciding in cited else None,
+    )
+
+
+def _dispute(
+    mine: tuple[_Entry, ...], resolution: ClauseResolution | None
+) -> tuple[str | None, bool]:
+    """``(overridden_by, disputed)`` of a clause from ``mine``, the entries of its
+    history whose ruling is about it (:func:`ruled_about`; oldest first) and its
+    ``resolution`` in force: the one rule :func:`clause_memory` and :func:`disputes_of`
+    share (:func:`overriding_case`, :func:`is_disputed`)."""
+    overridden = overriding_case(mine, resolution)
+    return overridden, is_disputed((ruling for _, ruling, _, _ in mine), overridden, resolution)
+
+
 def clause_memory(
     cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
 ) -> dict[str, ClauseMemory]:
@@ -124,7 +173,8 @@ def clause_memory(
     (:func:`overriding_case`). Clauses no ruled case cites are absent (their memory is
     empty), also when they have a resolution. The one computation of memory: the CLI,
     the TUI, the engine's intake and the reports all call it (the wiki model counts the
-    same way, with :func:`overriding_case`)."""
+    same way, with :func:`overriding_case`; ``etki dispute list`` with
+    :func:`disputes_of`, which shares :func:`_dispute`)."""
     in_force = resolutions_in_force(resolutions)
     history: dict[str, list[CaseRecord]] = {}
     about: dict[str, tuple[str, ...]] = {}
@@ -152,12 +202,12 @@ def clause_memory(
         # ruling of a case that happens to cite it
         mine = tuple(p for p in past if ref in about[p[0]])
         resolution = in_force.get(ref)
-        overridden = overriding_case(mine, resolution)
+        overridden, disputed = _dispute(mine, resolution)
         memory[ref] = ClauseMemory(
             ref=ref,
             precedent_count=len(overrides),
             last_correction=overrides[-1] if overrides else None,
-            disputed=is_disputed((ruling for _, ruling, _, _ in mine), overridden, resolution),
+            disputed=disputed,
             history=past,
             resolution=resolution,
             overridden_by=overridden,
@@ -175,18 +225,48 @@ def disputed_clauses(
     cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
 ) -> list[DisputedClause]:
     """Disputed clauses sorted by ref, each with its full ruling history, its resolution
-    in force and the case that overrode it (:func:`clause_memory`)."""
-    return [
-        DisputedClause(
-            ref=m.ref,
-            history=m.history,
-            resolution=m.resolution,
-            overridden_by=m.overridden_by,
-            disputing=m.disputing,
-        )
-        for m in clause_memory(cases, resolutions).values()
-        if m.disputed
-    ]
+    in force and the case that overrode it: :func:`disputes_of` of the ruled
+    ``cases`` (:func:`ruled_row`), the memory :func:`clause_memory` computes."""
+    return disputes_of((ruled_row(c) for c in cases if c.ruling is not None), resolutions)
+
+
+def disputes_of(
+    rows: Iterable[RuledRow], resolutions: Iterable[ClauseResolution] = ()
+) -> list[DisputedClause]:
+    """The disputed clauses, sorted by ref, from the :data:`RuledRow` of every ruled
+    case of a project (any order) and its resolutions: what :func:`clause_memory`
+    says of each clause's history, dispute, resolution in force and overriding case
+    (the same rule, :func:`_dispute`), without its counts of corrections — ``etki
+    dispute list`` reads only these columns (issue 32 item 1)."""
+    in_force = resolutions_in_force(resolutions)
+    history: defaultdict[str, list[_Entry]] = defaultdict(list)
+    disputing: defaultdict[str, list[_Entry]] = defaultdict(list)  # rulings about the ref
+    # oldest ruling first, ties by case id (as _ruled orders cases)
+    for case_id, ruling, reviewer, ruled_at, reason, cited, deciding in sorted(
+        rows, key=itemgetter(3, 0)
+    ):
+        about = _about(cited, reason, deciding if deciding in cited else None)[0]
+        entry = (case_id, ruling, reviewer, ruled_at)
+        for ref in cited:
+            history[ref].append(entry)
+            if ref in about:
+                disputing[ref].append(entry)
+    out: list[DisputedClause] = []
+    for ref in sorted(history):
+        mine = tuple(disputing.get(ref, ()))
+        resolution = in_force.get(ref)
+        overridden, disputed = _dispute(mine, resolution)
+        if disputed:
+            out.append(
+                DisputedClause(
+                    ref=ref,
+                    history=tuple(history[ref]),
+                    resolution=resolution,
+                    overridden_by=overridden,
+                    disputing=mine,
+                )
+            )
+    return out
 
 
 # --- where an override counts as a correction (Raporlar) -------------------------------
@@ -211,6 +291,8 @@ def _names(text: str, number: str) -> bool:
 
 def _named_in(reason: str, candidates: Iterable[str]) -> list[str]:
     """The refs of ``candidates`` that ``reason`` names, by ref or by whole number."""
+    if not reason:  # most rulings give none: the cheap test first
+        return []
     reason = unicodedata.normalize("NFC", reason)
     if not reason.strip():
         return []

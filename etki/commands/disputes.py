@@ -81,9 +81,9 @@ def _disputed(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
             return project_id, desk.disputed(project_id)
         finally:
             desk.close()
-    from etki.memory import disputed_clauses
+    from etki.memory import disputes_of
 
-    return project_id, disputed_clauses(ruled, resolutions)
+    return project_id, disputes_of(ruled, resolutions)
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:

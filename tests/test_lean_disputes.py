@@ -1,0 +1,116 @@
+"""``etki dispute list`` on the lean read path (issue 32 item 1): the columns it reads
+(:meth:`etki.store.lean.LeanStore.ruled_rows`: the ruling, the cut-out cited clauses and
+deciding sentence) give, through :func:`etki.memory.disputes_of`, exactly the disputed
+clauses :func:`etki.memory.clause_memory` computes from the full records, on SQLite and
+PostgreSQL. The store is seeded at random: rulings whose reasons name clauses (by ref, by
+number, in Turkish and German) or none, decisive clauses cited or not, rulings in the
+same second, resolutions that stand or are overridden, and decisions stored in a
+non-canonical JSON form (read whole)."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+
+from etki import memory
+from etki.domain import DisputedClause
+from etki.store import CaseFileRepository, lean
+from tests.factories import make_decision, make_project, make_request
+from tests.test_memory import _deciding
+
+REFS = ("MSA#3.2", "MSA#4.1", "MSA#9.1")
+REASONS = (
+    "",
+    "",
+    "",
+    "4.1 covers it",
+    "see MSA#3.2 and §9.1",
+    "Kapsam dışı: sözleşmenin 9.1 maddesi hariç tutuyor",
+    "İade süreci 3.2'de var; 14.1 değil",  # 14.1 names no clause
+    "Das ist ein Fehler (Straße, Größe), keine neue Anforderung",
+    "msa#4.1 in lower case",
+)
+ACTIONS = ("approve", "convert_to_cr", "reject")
+
+
+def _clock(start: datetime):  # noqa: ANN202
+    """Seconds that advance by 0 or 1 at random: some rulings share a second."""
+    rng = random.Random(7)
+    now = [start]
+
+    def tick() -> datetime:
+        now[0] += timedelta(seconds=rng.choice((0, 1, 1)))
+        return now[0]
+
+    return tick
+
+
+def _fill(repo: CaseFileRepository, seed: int) -> None:
+    rng = random.Random(seed)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    items = []
+    for n in range(40):
+        cited = tuple(rng.sample(REFS, rng.randint(1, 3)))
+        case_id = f"req-demo-{n}"
+        verdict = rng.choice(("IN_SCOPE", "CHANGE_REQUEST", "REJECT"))
+        if rng.random() < 0.6:  # a decisive clause, now and then one not cited
+            decision = _deciding(case_id, verdict, cited, rng.choice((*cited, "MSA#7.7")))
+        else:
+            decision = make_decision(case_id, verdict, cited)
+        items.append((make_request(f"R{n}"), decision))
+    repo.add_cases("demo", items)
+    order = list(range(40))
+    rng.shuffle(order)
+    for k, n in enumerate(order[:34]):  # six stay pending
+        repo.record_ruling(f"req-demo-{n}", rng.choice(ACTIONS), "ayse", rng.choice(REASONS))
+        if k in (10, 20):
+            ref = rng.choice(REFS)
+            repo.record_resolution("demo", ref, rng.choice(("IN_SCOPE", "REJECT")), "PMO", "ayse")
+    with repo.engine.begin() as conn:  # two decisions not in the canonical form
+        for case_id in ("req-demo-1", "req-demo-2"):
+            stored = conn.execute(
+                text("SELECT decision_json FROM decisions WHERE case_id = :c"), {"c": case_id}
+            ).scalar_one()
+            loose = json.dumps(json.loads(stored), indent=2, ensure_ascii=True)
+            conn.execute(
+                text("UPDATE decisions SET decision_json = :j WHERE case_id = :c"),
+                {"j": loose, "c": case_id},
+            )
+
+
+def _from_memory(repo: CaseFileRepository) -> list[DisputedClause]:
+    """The disputed clauses as :func:`etki.memory.clause_memory` says, of full records."""
+    mem = memory.clause_memory(repo.cases("demo", status="ruled"), repo.clause_resolutions("demo"))
+    return [
+        DisputedClause(m.ref, m.history, m.resolution, m.overridden_by, m.disputing)
+        for m in mem.values()
+        if m.disputed
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_the_lean_rows_dispute_as_the_clause_memory_does(request, tmp_path, store, seed):
+    start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+    if store == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+    else:
+        url = request.getfixturevalue("pg_schema").url
+    repo = CaseFileRepository(url, clock=_clock(start))
+    try:
+        _fill(repo, seed)
+        expected = _from_memory(repo)
+        assert memory.disputed_clauses(repo.cases("demo"), repo.clause_resolutions("demo")) == (
+            expected
+        )
+    finally:
+        repo.dispose()
+    project_id, rows, resolutions = lean.lean_call(url, "disputes", None)
+    assert project_id == "demo" and len(rows) == 34
+    assert memory.disputes_of(rows, resolutions) == expected
+    assert memory.disputes_of(reversed(rows), resolutions) == expected  # any order
+    assert expected  # the seeds do dispute clauses
