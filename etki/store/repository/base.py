@@ -122,6 +122,7 @@ class StoreBase:
     engine: Engine
     clock: Clock
     read_only: bool
+    url: str | None
 
     def db_clock(self) -> datetime:
         """The database's current time (aware, UTC), read on a connection of its own
