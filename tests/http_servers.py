@@ -404,14 +404,17 @@ class ForwardProxy:
     (what a client does for an https endpoint), and a request for an absolute
     ``http://`` URL is passed on to that host (what it does for an http endpoint). Every
     request is recorded in ``requests``, in order. Upstream hosts must be on 127.0.0.1:
-    the proxy never leaves the machine."""
+    the proxy never leaves the machine. With ``tls`` (a server context, :func:`tls_pair`)
+    the proxy is spoken to over TLS and ``url`` is ``https://``."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[ProxyRequest] = []
         self._stop = threading.Event()
+        self._tls = tls
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.05)
-        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        scheme = "https" if tls is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._listener.getsockname()[1]}"
         self._thread = threading.Thread(target=self._accept, daemon=True)
 
     def _accept(self) -> None:
@@ -428,7 +431,9 @@ class ForwardProxy:
         """Copy bytes both ways until either side closes (or the proxy stops)."""
         pair = {a: b, b: a}
         while not self._stop.is_set():
-            readable, _, _ = select.select(list(pair), [], [], 0.05)
+            # TLS may hold decrypted bytes that select() does not see
+            readable = [s for s in pair if isinstance(s, ssl.SSLSocket) and s.pending()]
+            readable = readable or select.select(list(pair), [], [], 0.05)[0]
             for src in readable:
                 data = src.recv(65536)
                 if not data:
@@ -436,6 +441,13 @@ class ForwardProxy:
                 pair[src].sendall(data)
 
     def _serve(self, conn: socket.socket) -> None:
+        if self._tls is not None:
+            conn.settimeout(10)
+            try:
+                conn = self._tls.wrap_socket(conn, server_side=True)
+            except (OSError, ssl.SSLError):
+                conn.close()
+                return
         with conn:
             conn.settimeout(10)
             data = b""

@@ -256,8 +256,8 @@ def test_https_goes_through_a_connect_tunnel_with_the_ca_bundle(
         assert ChatClient(server.url, "m").complete([]).content == "through"
         host_port = server.url.removeprefix("https://")
         assert [(r.method, r.target) for r in proxy.requests] == [("CONNECT", host_port)]
-        monkeypatch.setenv("HTTPS_PROXY", "https://" + host_port)
-        with pytest.raises(EndpointError, match="HTTPS_PROXY: .*over TLS is not supported"):
+        monkeypatch.setenv("HTTPS_PROXY", "socks5://" + host_port)
+        with pytest.raises(EndpointError, match="HTTPS_PROXY: .*not an http://HOST:PORT or"):
             ChatClient(server.url, "m").complete([])
 
 

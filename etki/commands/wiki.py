@@ -18,7 +18,9 @@ Exit codes: 0 ok (also a search without hits: "no results" goes to stderr), 1 wh
 case or page; the wiki off for ``search``/``show``). Errors are one line on stderr, never
 a traceback. Page text and snippets are client text and are printed through
 :func:`etki.text.printable`. Every command reads the database through
-:class:`etki.services.Desk`, opened read-only (``rebuild`` writes the wiki only).
+:class:`etki.services.Desk`, opened read-only (``rebuild`` writes the wiki, and records a
+new wiki folder in the store for erasure on a writable connection of its own: a store
+that may not be written rebuilds only the folders it knows, else exit 2).
 """
 
 from __future__ import annotations

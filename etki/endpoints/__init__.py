@@ -4,6 +4,8 @@
   sends, 429 retries and a body cap (:func:`post_json`);
 * :mod:`etki.endpoints.route`: the proxy (``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``) and
   the CA bundle (``ETKI_CA_BUNDLE``) of a call;
+* :mod:`etki.endpoints.tlstunnel`: an https endpoint through a proxy spoken to over TLS
+  (TLS in TLS);
 * :mod:`etki.endpoints.chat`: the one OpenAI-compatible chat client (:class:`ChatClient`,
   :func:`chat_url`);
 * :mod:`etki.endpoints.retry`: reading ``Retry-After`` (:func:`retry_after`);

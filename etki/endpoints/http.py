@@ -14,10 +14,10 @@ Used by the chat, embedding and rerank clients. Standard library only (``http.cl
   also gets only the time left and the deadline is checked between body chunks. The
   error names the URL, the deadline and the setting it comes from (``setting``, e.g.
   ``ETKI_LLM_TIMEOUT``).
-* **Route**: proxies from ``HTTPS_PROXY``/``HTTP_PROXY`` except for the hosts of
-  ``NO_PROXY``, and certificates checked against ``ETKI_CA_BUNDLE`` (else
-  ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, the system's CAs):
-  :mod:`etki.endpoints.route`.
+* **Route**: proxies (``http://`` or ``https://``) from ``HTTPS_PROXY``/``HTTP_PROXY``
+  except for the hosts and address ranges of ``NO_PROXY``, and certificates checked
+  against ``ETKI_CA_BUNDLE`` (else ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``, the
+  system's CAs): :mod:`etki.endpoints.route`.
 * **429**: a ``429 Too Many Requests`` is retried after its ``Retry-After``
   (:func:`etki.endpoints.retry.retry_after`: seconds or an HTTP-date; missing or
   unreadable = 1 s), at most :data:`MAX_429_RETRIES` times, and only while the wait is
@@ -110,7 +110,7 @@ def _exchange(
     try:
         conn.connect()
         sock = conn.sock  # kept: http.client drops conn.sock once a response is read
-        held.append(sock)
+        held.append(getattr(sock, "raw", sock))  # a TLS-in-TLS tunnel's TCP socket
         sock.settimeout(_remaining(deadline))
         conn.request("POST", way.target, body=data, headers=way.headers(headers))
         sock.settimeout(_remaining(deadline))
@@ -141,7 +141,7 @@ def _shut(conn: http.client.HTTPConnection, held: list[socket.socket]) -> None:
     """Shut down the call's socket from another thread (``conn.sock`` while it connects,
     then the one ``held``): a read blocked on it returns at once, so the thread of an
     abandoned call ends instead of waiting on the server."""
-    for sock in (conn.sock, *held):
+    for sock in (getattr(conn.sock, "raw", conn.sock), *held):
         if sock is not None:
             with contextlib.suppress(OSError):  # already closed, or not yet connected
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the TCP socket, TLS or not

@@ -333,9 +333,9 @@ class WikiProjector:
         written into ``root`` (:meth:`~etki.store.CaseFileRepository.record_wiki_folder`,
         issue 30 item 2), before anything is written there: an erasure finds the case's
         pages in it whatever ``ETKI_WIKI_DIR`` it runs with. A store opened read-only
-        (``python -m etki.wiki rebuild``) cannot record it: the next projection into the
-        folder from a writable store does."""
-        if (project_id, root) in self._folders or self.repo.read_only:
+        (``python -m etki.wiki rebuild``) records it on a connection of its own (one that
+        may not be written refuses a folder it does not know: ``StoreUnusableError``)."""
+        if (project_id, root) in self._folders:
             return
         self.repo.record_wiki_folder(project_id, root)
         self._folders.add((project_id, root))

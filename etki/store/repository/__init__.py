@@ -102,6 +102,8 @@ class CaseFileRepository(
             if isinstance(url_or_engine, str)
             else url_or_engine
         )
+        self.url = url_or_engine if isinstance(url_or_engine, str) else None
+        """The URL the store was opened with (None when an engine was given)."""
         self.clock = clock if clock is not None else self.db_clock
         self.read_only = read_only
         if read_only:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
@@ -77,6 +77,39 @@ def db_time(conn: Connection) -> datetime:
     return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+STORE_CLOCK_KEY = "store_clock"
+"""``meta`` key of the last time a SQLite write transaction took (:func:`store_order`),
+``2026-11-29T12:00:00Z``."""
+
+
+def store_order(conn: Connection, moment: datetime) -> datetime:
+    """``moment`` (this SQLite writer's clock) put in the store's order, inside its write
+    transaction on ``conn``: when it falls before the last time written (the ``meta``
+    row :data:`STORE_CLOCK_KEY`; a second's resolution, as times are stored), this
+    writer's clock is behind the store's, so the write is dated one second after that
+    last time instead; the result is written back as the last time. Times that order
+    rulings, amendments, resolutions and events thus follow the order the writes were
+    committed in whatever each writer's clock says (issue 30 item 6). A writer whose
+    clock ran ahead dates the writes after it ahead too (a second apart), until the
+    real time passes its mark: the order stays true, the dates are its."""
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    from etki.store.models import MetaRow
+
+    last = conn.execute(select(MetaRow.value).where(MetaRow.key == STORE_CLOCK_KEY)).scalar()
+    stamp = iso(moment)
+    if last is not None and stamp < last:
+        moment = datetime.fromisoformat(last.replace("Z", "+00:00")) + timedelta(seconds=1)
+        stamp = iso(moment)
+    if stamp != last:
+        conn.execute(
+            sqlite_insert(MetaRow)
+            .values(key=STORE_CLOCK_KEY, value=stamp)
+            .on_conflict_do_update(index_elements=["key"], set_={"value": stamp})
+        )
+    return moment
+
+
 def iso(moment: datetime) -> str:
     """ISO-8601 UTC to the second: ``2026-11-29T12:00:00Z``."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -122,6 +155,7 @@ class StoreBase:
     engine: Engine
     clock: Clock
     read_only: bool
+    url: str | None
 
     def db_clock(self) -> datetime:
         """The database's current time (aware, UTC), read on a connection of its own
@@ -129,16 +163,31 @@ class StoreBase:
         with self.engine.connect() as conn:
             return db_time(conn)
 
-    def now(self, s: Session | Connection | None = None) -> datetime:
+    def now(self, s: Session | Connection | None = None, *, ordered: bool = True) -> datetime:
         """The store's time (aware, UTC): the injected ``clock`` when a test set one,
         else the database's (:func:`db_time`), read on ``s`` when given (inside a write
         transaction, after its locks are held: times follow the order writers commit
         in). Every stored time that orders events or expires something is taken here,
         never from the writer's clock (issue 30 item 6: a machine a year ahead must
-        neither block the others for a year nor reorder rulings)."""
+        neither block the others for a year nor reorder rulings).
+
+        On SQLite the database's clock is the writing process's own (``faketime`` moves
+        it), so inside a write transaction (``BEGIN IMMEDIATE``: writers one at a time)
+        the time is put in the store's order (:func:`store_order`): never before the
+        last time written. ``ordered=False`` is for a time that only expires something
+        (a claim's start and end; their bound is checked by the reader,
+        :data:`~etki.store.repository.events.CLAIM_MAX_MINUTES`)."""
         if self.clock != self.db_clock or s is None:
             return self.clock()
-        return db_time(s.connection() if isinstance(s, Session) else s)
+        conn = s.connection() if isinstance(s, Session) else s
+        moment = db_time(conn)
+        if (
+            ordered
+            and conn.dialect.name == "sqlite"
+            and conn.get_execution_options().get("etki_write")
+        ):
+            return store_order(conn, moment)
+        return moment
 
     # --- sessions ----------------------------------------------------------------------
 

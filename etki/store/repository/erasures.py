@@ -13,9 +13,11 @@ from pathlib import Path
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.orm import Session
 
-from etki.errors import NotFoundError
+from etki.errors import NotFoundError, StoreError, StoreUnusableError
 from etki.identity import current_process
 from etki.store import proof
+from etki.store.db import make_engine
+from etki.store.failures import location
 from etki.store.models import (
     AuditRow,
     CaseEventRow,
@@ -311,18 +313,51 @@ class ErasureStore(StoreBase):
         ``folder`` (issue 30 item 2), so an erasure later finds the case's pages there
         whatever ``ETKI_WIKI_DIR`` it runs with: one ``wiki_folders`` row per project and
         resolved folder (absolute, symlinks of its parents resolved), written once (a
-        read when it is there already)."""
+        read when it is there already). A repository opened ``read_only`` writes the row
+        on a writable connection of its own (``make_engine(url, create=False)``):
+        recording where the wiki is, is what an erasure needs of a read-only rebuild.
+        Raises :class:`~etki.errors.StoreUnusableError` ("read-only") when the store may
+        not be written (SQLite ``SQLITE_READONLY``, PostgreSQL SQLSTATE 42501/25006) or
+        was opened from an engine, and the folder is not recorded yet."""
         path = str(folder.resolve())
         with self._read() as s:
             if s.get(WikiFolderRow, (project_id, path)) is not None:
                 return
-        with self._write() as s:
-            self._insert_new(
-                s,
-                WikiFolderRow,
-                {"project_id": project_id, "path": path, "first_at": iso(self.clock())},
-                ("project_id", "path"),
+        row: dict[str, object] = {
+            "project_id": project_id,
+            "path": path,
+            "first_at": iso(self.clock()),
+        }
+        if not self.read_only:
+            with self._write() as s:
+                self._insert_new(s, WikiFolderRow, row, ("project_id", "path"))
+            return
+        # a store opened read-only (``python -m etki.wiki rebuild``): this one row is
+        # written on a short writable connection of its own, so the folder is known to
+        # an erasure before anything is written into it
+        if self.url is None:
+            raise StoreUnusableError(
+                location(self.engine.url),
+                f"read-only (opened from an engine): the wiki folder {path} cannot be recorded",
             )
+        engine = make_engine(self.url, create=False)
+        try:
+            with engine.connect() as conn:
+                conn = conn.execution_options(etki_write=True)
+                with conn.begin(), Session(bind=conn) as s:
+                    self._insert_new(s, WikiFolderRow, row, ("project_id", "path"))
+        except StoreError as exc:
+            known = ", ".join(str(f) for f in self.wiki_folders(project_id)) or "none"
+            raise StoreUnusableError(
+                exc.location,
+                f"the wiki folder {path} of project '{project_id}' is not recorded in the "
+                f"store and cannot be recorded ({exc}): an erasure would not find the pages "
+                "written there, so nothing was written. Rebuild it once where the store "
+                "may be written (the desk, or `etki wiki rebuild` with write access), or "
+                f"set ETKI_WIKI_DIR to a folder the store knows ({known})",
+            ) from exc
+        finally:
+            engine.dispose()
 
     def wiki_folders(self, project_id: str) -> list[Path]:
         """Every wiki folder a projection of ``project_id`` wrote into

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Connection, func, select
 
@@ -54,6 +55,18 @@ CLAIM_MAX_MINUTES = 480
 looking at this case"; nobody looks at one case for longer in one sitting, and a claim
 left behind (a reviewer gone home, a desk closed) must free the case by the next working
 day at the latest. A longer request is refused (issue 30 item 6)."""
+
+
+def claim_is_live(until: Any, now: str) -> tuple[Any, ...]:
+    """The SQL conditions under which a claim ending at the column ``until`` is live at
+    ``now`` (the store's time, ISO text): it ends after ``now`` and no later than
+    :data:`CLAIM_MAX_MINUTES` after it. A claim ending further off was dated by a clock
+    running ahead of the store's (on SQLite each writer's clock is its own): it binds
+    nobody, instead of blocking the case for as long as that clock was ahead (issue 30
+    item 6)."""
+    moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    latest = iso(moment + timedelta(minutes=CLAIM_MAX_MINUTES))
+    return (until.is_not(None), until > now, until <= latest)
 
 
 def with_notes(
@@ -412,7 +425,7 @@ class EventStore(StoreBase):
         )
         row = conn.execute(
             select(e.actor, e.at, e.until).where(
-                e.id == newest, e.kind == "claim", e.until.is_not(None), e.until > now
+                e.id == newest, e.kind == "claim", *claim_is_live(e.until, now)
             )
         ).first()
         if row is None:
@@ -436,7 +449,7 @@ class EventStore(StoreBase):
         with self._write() as s:
             case = self.lock_case(s, case_id)
             project_id, status = case.project_id, case.status
-            moment = self.now(s)
+            moment = self.now(s, ordered=False)  # an end, not an order: see _live_claim
             now, until = iso(moment), iso(moment + timedelta(minutes=minutes))
             if status != "pending":
                 raise InputError(
@@ -470,7 +483,7 @@ class EventStore(StoreBase):
         storable("the reviewer name", actor)
         with self._write() as s:
             project_id = self.lock_case(s, case_id).project_id
-            now = iso(self.now(s))
+            now = iso(self.now(s, ordered=False))
             held = self._live_claim(s.connection(), case_id, now)
             if held is None or held.actor != actor:
                 who = f" (claimed by {held.actor} until {held.until})" if held else ""
@@ -510,8 +523,7 @@ class EventStore(StoreBase):
                     e.id.in_(newest),
                     e.case_id.in_(pending),
                     e.kind == "claim",
-                    e.until.is_not(None),
-                    e.until > now,
+                    *claim_is_live(e.until, now),
                 )
             ).all()
         return {
