@@ -1,0 +1,66 @@
+"""Issue 34, a fresh reviewer's trial on tdrs and talentmap: the selected row in view
+after the full-screen read, the banners that keep the list's 15 rows at 80x24, the
+whole contract's header at 80 columns, what Hafıza's disputed card and the memory strip
+say, and ``w`` keeping the reader's place in the detail."""
+
+from __future__ import annotations
+
+from etki.domain import Request
+from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.pane import QueuePane, QueueTable
+from tests.conftest import TuiWorld, tui_decision
+from tests.test_tui_pilot import current, make_app, press, queue_ids, settle, sync, until
+
+EXTRA = 24
+"""Pending cases added to the fixture's six: more than twice the 15 rows of the list at 80x24."""
+
+
+def _more_cases(world: TuiWorld) -> None:
+    world.repo.add_cases(
+        "demo",
+        [
+            (
+                Request(f"X{i}", f"Extra request {i}.", f"Extra request {i}"),
+                tui_decision(
+                    f"req-demo-x{i:07d}", "IN_SCOPE", ("MSA-2024-01#4.1",), confidence=0.7
+                ),
+            )
+            for i in range(EXTRA)
+        ],
+    )
+
+
+def _row_visible(table: QueueTable) -> bool:
+    """Whether the cursor's row is inside the table's rows on screen (under the header)."""
+    top = int(table.scroll_y)
+    rows = table.scrollable_content_region.height - 1
+    return top <= table.cursor_row < top + rows
+
+
+# --- trial item 1: the selected row in view after the read ------------------------------
+
+
+@sync
+async def test_leaving_the_read_scrolls_the_list_to_the_selected_row(tui_world: TuiWorld) -> None:
+    _more_cases(tui_world)
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        ids = queue_ids(app)
+        assert len(ids) > 16
+        table, detail = app.query_one(QueueTable), app.query_one(CaseDetail)
+        await press(pilot, "enter")
+        await until(pilot, lambda: app.screen.maximized is detail, "the read")
+        await press(pilot, *"jjjjjj", *"kkkkk")
+        await until(pilot, lambda: current(app) == ids[1], "the second case")
+        await press(pilot, "escape")
+        await until(pilot, lambda: app.screen.maximized is None, "back to the list")
+        await until(pilot, lambda: table.region.height >= 16, "the list's height")
+        assert current(app) == ids[1] and _row_visible(table), (table.scroll_y, table.cursor_row)
+        assert app.query_one(QueuePane).has_class("-list")
+        # z: the detail unfolded (the list shorter), then folded again: still in view
+        await press(pilot, *"jjjjjjjjjjjj")
+        await press(pilot, "z")
+        await until(pilot, lambda: table.region.height < 16, "the detail unfolded")
+        await settle(pilot)
+        assert _row_visible(table), (table.scroll_y, table.cursor_row)
