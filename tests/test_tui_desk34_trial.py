@@ -5,11 +5,38 @@ say, and ``w`` keeping the reader's place in the detail."""
 
 from __future__ import annotations
 
+import pytest
+
 from etki.domain import Request
+from etki.services import Desk
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.pane import QueuePane, QueueTable
+from etki_tui.screens.contract import ContractScreen
 from tests.conftest import TuiWorld, tui_decision
-from tests.test_tui_pilot import current, make_app, press, queue_ids, settle, sync, until
+from tests.test_tui_evidence import WEIGHED_CASE, _open_clause
+from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
+from tests.test_tui_pilot import (
+    current,
+    goto,
+    make_app,
+    press,
+    queue_ids,
+    settle,
+    shown,
+    sync,
+    until,
+)
+
+TALENTMAP = REALDATA / "talentmap" if REALDATA is not None else None
+
+
+@pytest.fixture(scope="module")
+def talentmap_desk(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The real talentmap engagement, initialised into SQLite once for the module."""
+    desk = _engagement_desk(TALENTMAP, tmp_path_factory.mktemp("talentmap"))
+    yield desk
+    desk.repo.dispose()
+
 
 EXTRA = 24
 """Pending cases added to the fixture's six: more than twice the 15 rows of the list at 80x24."""
@@ -64,3 +91,26 @@ async def test_leaving_the_read_scrolls_the_list_to_the_selected_row(tui_world: 
         await until(pilot, lambda: table.region.height < 16, "the detail unfolded")
         await settle(pilot)
         assert _row_visible(table), (table.scroll_y, table.cursor_row)
+
+
+# --- trial item 3: the whole contract's line at 80 columns ------------------------------
+
+
+@sync
+async def test_the_contract_line_fits_80_columns(talentmap_desk: Desk) -> None:
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        screen = await _open_clause(pilot, app, 1)  # section 4 (5 of 14)
+        assert isinstance(screen, ContractScreen)
+        line = shown(screen.query_one("#contract-bar")).rstrip()
+        assert "…" not in line and line.endswith("of 14)"), line
+        keys = screen.active_bindings  # the footer's keys
+        assert keys["l"].binding.show and keys["escape"].binding.show
+        await pilot.resize_terminal(120, 40)
+        await until(
+            pilot,
+            lambda: "Esc back" in shown(screen.query_one("#contract-bar")),
+            "the keys in the line where it has room",
+        )
