@@ -6,9 +6,12 @@ say, and ``w`` keeping the reader's place in the detail."""
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Static
 
 from etki.domain import Request
 from etki.services import Desk
+from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.widgets import MemoryList
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.pane import QueuePane, QueueTable
 from etki_tui.screens.contract import ContractScreen
@@ -114,3 +117,40 @@ async def test_the_contract_line_fits_80_columns(talentmap_desk: Desk) -> None:
             lambda: "Esc back" in shown(screen.query_one("#contract-bar")),
             "the keys in the line where it has room",
         )
+
+
+# --- trial item 4: Hafıza's card once the rulings agree again -----------------------------
+
+REF_32 = "MSA-2024-01#3.2"
+
+
+@sync
+async def test_the_disputed_card_says_the_rulings_agree_after_a_resolution(
+    tui_world: TuiWorld,
+) -> None:
+    """3.2 (ayse approved one case, jurgen rejected another) resolved IN_SCOPE by the
+    PMO, then jurgen's ruling amended to agree: the card keeps the resolution and says
+    the rulings agree, not that they disagree."""
+    tui_world.desk.resolve_dispute("demo", REF_32, "in_scope", "3.2 covers the contractors.")
+    tui_world.desk.rule("req-demo-9b0f4d68", "approve", reason="per the PMO", amend=True)
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        pane = app.query_one(MemoryPane)
+        assert [d.ref for d in pane.disputed] == [REF_32]
+        card = pane.query_one("#memory-card", Static)
+
+        def said() -> str:
+            return " ".join(shown(card, card.size.width, card.virtual_size.height or 30).split())
+
+        entries = pane.query_one(MemoryList)
+        ids = [entries.get_option_at_index(i).id for i in range(entries.option_count)]
+        entries.highlighted = ids.index(
+            f"dis:{REF_32}"
+        )  # the precedent is gone: no ruling disagrees
+        await until(pilot, lambda: REF_32 in said(), "the disputed card")
+        text = said()
+        assert "Rulings disagree" not in text, text
+        assert "Rulings agree: IN_SCOPE · PMO resolution stands: IN_SCOPE" in text, text
+        assert "PMO resolution" in text and "3.2 covers the contractors." in text
