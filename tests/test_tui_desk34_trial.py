@@ -6,6 +6,7 @@ say, and ``w`` keeping the reader's place in the detail."""
 from __future__ import annotations
 
 import pytest
+from rich.console import Console
 from textual.widgets import Static
 
 from etki.domain import Request
@@ -13,9 +14,11 @@ from etki.services import Desk
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.widgets import MemoryList
 from etki_tui.queue.bars import CaseDetail
+from etki_tui.queue.evidence import evidence_of, evidence_section
 from etki_tui.queue.pane import QueuePane, QueueTable
 from etki_tui.screens.contract import ContractScreen
 from tests.conftest import TuiWorld, tui_decision
+from tests.test_tui_disputed import all_detail_lines
 from tests.test_tui_evidence import WEIGHED_CASE, _open_clause
 from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
 from tests.test_tui_pilot import (
@@ -154,3 +157,40 @@ async def test_the_disputed_card_says_the_rulings_agree_after_a_resolution(
         assert "Rulings disagree" not in text, text
         assert "Rulings agree: IN_SCOPE · PMO resolution stands: IN_SCOPE" in text, text
         assert "PMO resolution" in text and "3.2 covers the contractors." in text
+
+
+# --- trial item 5: the strip and the detail say the same of a deciding clause -------------
+
+NO_QUOTE_CASE = "req-talentmap-8726578b"
+"""Decided on PWS section 4 by its role alone: the ``classify`` step names 4 as the
+deciding clause (``deciding sentence: talentmap-pws#4 (obligation, …)``), yet no step and
+not the reasoning quotes a sentence of it."""
+
+
+def _plain(renderables: list[object], width: int = 110) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    for r in renderables:
+        console.print(r)
+    return " ".join(console.export_text().split())
+
+
+@sync
+async def test_the_strip_and_the_detail_agree_on_a_deciding_clause_without_a_quote(
+    talentmap_desk: Desk,
+) -> None:
+    case = talentmap_desk.repo.case(NO_QUOTE_CASE)
+    ev = evidence_of(case.decision)
+    assert ev.deciding is not None and ev.deciding.ref == "talentmap-pws#4"
+    assert not [q for q in ev.quotes if ev.is_deciding(q)]
+    clauses = talentmap_desk.clauses("talentmap")
+    said = _plain(evidence_section(case.decision, clauses))
+    assert "the evidence decided on it but quotes no sentence of it" in said, said
+    talentmap_desk.rule(NO_QUOTE_CASE, "approve")  # no reason: it counts by the evidence
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)  # cites section 4 too
+        text = " ".join(" ".join(all_detail_lines(app)).split())
+        assert f"ruled: {NO_QUOTE_CASE}" in text, text
+        assert "deciding sentence in" not in text
+        assert "counts here: the evidence decided on it" in text, text
