@@ -19,7 +19,7 @@ from etki_tui.queue.pane import QueuePane, QueueTable
 from etki_tui.screens.contract import ContractScreen
 from tests.conftest import TuiWorld, tui_decision
 from tests.test_tui_disputed import all_detail_lines
-from tests.test_tui_evidence import WEIGHED_CASE, _open_clause
+from tests.test_tui_evidence import WEIGHED_CASE, _open_clause, body
 from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
 from tests.test_tui_pilot import (
     current,
@@ -194,3 +194,42 @@ async def test_the_strip_and_the_detail_agree_on_a_deciding_clause_without_a_quo
         assert f"ruled: {NO_QUOTE_CASE}" in text, text
         assert "deciding sentence in" not in text
         assert "counts here: the evidence decided on it" in text, text
+
+
+# --- trial item 6: w keeps the reader's place ---------------------------------------------
+
+
+@sync
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_w_keeps_the_reader_at_the_marked_part(
+    talentmap_desk: Desk, size: tuple[int, int]
+) -> None:
+    """In the full-screen read of a case citing section 4 (folded to the part around its
+    marked sentence), the reader scrolled to that part: w unfolds the clause and the
+    same line stays at the top; w folds it again, and still."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        detail = app.query_one(CaseDetail)
+        await press(pilot, "enter")
+        await until(pilot, lambda: app.screen.maximized is detail, "the read")
+        lines = body(app)
+        fold = next(i for i, x in enumerate(lines) if "line(s) above" in x)
+        anchor = lines[fold + 1]
+        assert anchor.strip()
+        detail.scroll_to(y=fold + 1, animate=False)
+        await until(pilot, lambda: int(detail.scroll_y) == fold + 1, "scrolled to the fold")
+
+        def at_top() -> str:
+            return body(app)[int(detail.scroll_y)]
+
+        assert at_top() == anchor
+        await press(pilot, "w")
+        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await settle(pilot)
+        assert int(detail.scroll_y) > fold + 1 and at_top() == anchor, (detail.scroll_y, at_top())
+        await press(pilot, "w")
+        await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded")
+        await settle(pilot)
+        assert at_top() == anchor, (detail.scroll_y, at_top())
