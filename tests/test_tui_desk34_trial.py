@@ -10,7 +10,7 @@ from rich.console import Console
 from textual.widgets import Static
 
 from etki.domain import Request
-from etki.services import Desk
+from etki.services import Desk, approval_service
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.widgets import MemoryList
 from etki_tui.queue.bars import CaseDetail
@@ -233,3 +233,32 @@ async def test_w_keeps_the_reader_at_the_marked_part(
         await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded")
         await settle(pilot)
         assert at_top() == anchor, (detail.scroll_y, at_top())
+
+
+# --- trial item 2: the banners keep the list's 15 rows at 80x24 ---------------------------
+
+
+@sync
+async def test_the_ruled_elsewhere_banner_takes_the_peeks_place(tui_world: TuiWorld) -> None:
+    _more_cases(tui_world)
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table, detail = app.query_one(QueueTable), app.query_one(CaseDetail)
+        banner = app.query_one("#queue-banner", Static)
+        assert table.region.height >= 16 and detail.region.height == 2
+        first = current(app)
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            first, "reject", reason="Out of remit.", reviewer="ayse"
+        )
+        app.poll_queue()
+        await until(pilot, lambda: banner.display, "the banner")
+        await settle(pilot)
+        assert "ALREADY RULED by ayse" in " ".join(shown(banner).split())
+        assert banner.region.height >= 2 and banner.region.bottom <= 24
+        assert table.region.height >= 16, table.region  # the header and 15 rows
+        assert not detail.display or detail.region.height == 0  # the peek gave way
+        await press(pilot, "j")  # away from the ruled case: the banner goes, the peek is back
+        await until(pilot, lambda: not banner.display, "no banner")
+        await until(pilot, lambda: detail.region.height == 2, "the peek again")
+        assert table.region.height >= 16
