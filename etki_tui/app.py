@@ -293,8 +293,10 @@ class EtkiApp(AssignFlow):
             widget.focus()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Cover the desk with a notice while the terminal is too small."""
+        """Cover the desk with a notice while the terminal is too small; the read-only
+        banner or the header's READ-ONLY by the height (:meth:`_show_who`)."""
         self._check_size(event.size.width, event.size.height)
+        self._show_who(event.size.height)
 
     def _check_size(self, width: int, height: int) -> None:
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]

@@ -173,11 +173,16 @@ class DeskHeader(Widget):
         if parts is None:
             return Content(title)
         width = self.size.width or 80
-        text = header_text(title, *parts(), width=width)
+        mark = " READ-ONLY " if getattr(self.app, "read_only_in_header", False) else ""
+        text = header_text(title, *parts(), width=width - len(mark) - 1 if mark else width)
         lead = f"{title} — "
         if text.startswith(lead):
-            return Content.assemble(title, (" — ", "dim"), (text.removeprefix(lead), "dim"))
-        return Content(text).stylize("dim")
+            line = Content.assemble(title, (" — ", "dim"), (text.removeprefix(lead), "dim"))
+        else:
+            line = Content(text).stylize("dim")
+        if mark:  # the banner is hidden on a short terminal: the warning stays in sight
+            return Content.assemble((mark, "bold reverse"), " ", line)
+        return line
 
     def update_title(self) -> None:
         """Render the line again (the seat, the project or the width changed)."""

@@ -15,6 +15,7 @@ from etki.config import Settings
 from etki.identity import is_listed_approver, name_folds, similar_name
 from etki.services import Desk
 from etki.store import CaseFileRepository
+from etki_tui.header import StatusLine
 from tests.test_tui_keys import desk_app, sample_store  # noqa: F401, F811 - the fixture
 from tests.test_tui_pilot import settle, shown, sync
 
@@ -66,9 +67,15 @@ async def test_the_read_only_banner_asks_did_you_mean(
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             banner = app.query_one("#readonly-banner")
+            hint = "Did you mean 'Ayşe Yılmaz'? Set ETKI_REVIEWER to it exactly."
+            if size[1] < 30:  # the list keeps 15 rows: READ-ONLY in the header, why below
+                assert not banner.display
+                [why] = [e[3] for e in app.query_one(StatusLine).entries if e[2] == "READ-ONLY"]
+                assert hint in why
+                return
             assert banner.display
             said = " ".join(shown(banner).replace("█", " ").split())
-            assert "Did you mean 'Ayşe Yılmaz'? Set ETKI_REVIEWER to it exactly." in said
+            assert hint in said
             assert banner.size.height <= 2
     finally:
         repo.dispose()

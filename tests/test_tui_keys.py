@@ -21,7 +21,7 @@ from etki.config import Settings
 from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
 from etki_tui.app import EtkiApp
-from etki_tui.header import DeskHeader, header_text
+from etki_tui.header import DeskHeader, StatusLine, header_text
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.pane import CURSOR_MARK, QueueTable
 from etki_tui.screens.confirm import ConfirmRuling
@@ -191,12 +191,26 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(pilot)
             assert f" · {name} · {role} · " in header(app)  # NFC, literal, never markup
+            # 24 rows: no banner over the list (15 rows), READ-ONLY leads the header and
+            # the status line says why (the messages view keeps it)
             banner = app.query_one("#readonly-banner")
-            assert banner.display and banner.region.y == 1  # right under the header
+            assert not banner.display and header(app).startswith("READ-ONLY ")
+            assert app.query_one(QueueTable).region.height >= 16  # the header and 15 rows
+            status = app.query_one(StatusLine)
+            [(_, _, title, why_said)] = [e for e in status.entries if e[2] == "READ-ONLY"]
+            assert why_said.startswith(f"You {why}.") and "etki.yaml" in why_said
+            assert status.said.startswith(f"READ-ONLY: You {why}.")
+            # from 30 rows the banner has its own two lines again, right under the header
+            await pilot.resize_terminal(80, 30)
+            await until(pilot, lambda: banner.display, "the banner")
+            await settle(pilot)
+            assert banner.region.y == 1 and not header(app).startswith("READ-ONLY")
             said = " ".join(shown(banner).replace("█", " ").split())  # no border
             assert said.startswith(f"READ-ONLY You {why}.")
             assert "etki.yaml" in said and "etki init PROJECT_DIR --update-reviewers" in said
             assert banner.size.height <= 2  # two lines at 80 columns
+            await pilot.resize_terminal(80, 24)
+            await until(pilot, lambda: not banner.display, "the banner folded away")
             pending = queue_ids(app)
             assert pending
             for key in ("a", "c", "r"):  # not in the footer: nothing this seat can do

@@ -63,9 +63,20 @@ def _driver_class() -> type | None:
     return EtkiDriver
 
 
+BANNER_FROM = 30
+"""From this many rows the read-only banner has its own two lines under the header;
+under it (where the queue is folded to give the list 15 rows at 80x24) the header says
+READ-ONLY and the status line why (:meth:`FlowBase._show_who`)."""
+
+
 class FlowBase(App[None]):
     """The desk's state and the helpers every flow uses (the base of the flow chain);
     the constructor's switches are described on :class:`etki_tui.app.EtkiApp`."""
+
+    read_only_in_header = False
+    """The header starts with READ-ONLY (a read-only desk under :data:`BANNER_FROM`
+    rows, where the banner is hidden)."""
+    _read_only_said: object = None
 
     def __init__(
         self,
@@ -197,18 +208,37 @@ class FlowBase(App[None]):
             self.log.warning(f"{what} dropped: no {name} to show it in ({why})")
         return found
 
-    def _show_who(self) -> None:
-        """Header and read-only banner after the seat or the project changed."""
+    def _show_who(self, height: int | None = None) -> None:
+        """Header and read-only banner after the seat, the project or the terminal's
+        ``height`` (rows; None: the app's) changed."""
         header = part(self, DeskHeader)
-        if header is not None:
-            header.update_title()
         banner = part(self, "#readonly-banner", Static)
         if banner is None:  # not composed yet (on_mount's first load shows it), or closing
+            if header is not None:
+                header.update_title()
             return
         self.refresh_bindings()  # the ruling keys leave the footer on a read-only desk
-        if self.seat is not None and self.read_only:
-            banner.update(read_only_banner(self.seat, self.project_id))
-        banner.display = self.read_only
+        text = (
+            read_only_banner(self.seat, self.project_id) if self.seat and self.read_only else None
+        )
+        if text is not None:
+            banner.update(text)
+        # under BANNER_FROM rows the banner's two lines would cut the folded list to 13
+        # rows (a trial): the header then starts with READ-ONLY and the status line says
+        # why (kept in the messages view, and said again by a refused ruling key)
+        rows = self.size.height if height is None else height
+        short = 0 < rows < BANNER_FROM
+        banner.display = self.read_only and not short
+        self.read_only_in_header = self.read_only and short
+        if header is not None:
+            header.update_title()
+        said = (self.seat, self.project_id) if self.read_only_in_header else None
+        status = getattr(self, "status_line", None)
+        if said is not None and said != self._read_only_said and status is not None:
+            why = text.plain.removeprefix(" READ-ONLY ").strip() if text is not None else ""
+            status.say("READ-ONLY", why)
+            status.keep("", "warning", "READ-ONLY", why)
+        self._read_only_said = said
 
     if TYPE_CHECKING:
         # provided further down the chain (the Hafiza flow, the shell): declared here

@@ -120,6 +120,21 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
     return lines
 
 
+def rulings_line(item: DisputedClause) -> Text:
+    """What the rulings of ``item`` say now: that they disagree (and on what), or, once
+    a later ruling made them agree again (a trial: the card still said "Rulings
+    disagree: IN_SCOPE"), that they agree and whether the PMO's resolution stands."""
+    rulings = item.rulings
+    if len(rulings) > 1:
+        return Text("Rulings disagree: " + " / ".join(rulings))
+    out = Text("Rulings agree: " + " / ".join(rulings))
+    res = item.resolution
+    if res is not None:
+        state = "stands" if item.overridden_by is None else "overridden"
+        out.append(f" · PMO resolution {state}: {res.verdict}")
+    return out
+
+
 def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> RenderableType:
     """A disputed clause and its ruling history, as read from the DB, with the PMO's
     resolution in force (:func:`resolution_lines`)."""
@@ -136,7 +151,7 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
         lines.append(literal(f"{clause.number} {clause.title} [{clause.kind}]", style="bold"))
         if is_declared_remit(clause):
             lines.append(Text(remit_label(clause), style="italic"))
-    lines.append(Text("Rulings disagree: " + " / ".join(item.rulings)))
+    lines.append(rulings_line(item))
     lines += resolution_lines(item)
     lines.append(Text("History (oldest first)", style="bold underline"))
     for case_id, ruling, reviewer, ruled_at in item.history:

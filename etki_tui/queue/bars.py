@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Region
 from textual.widgets import Input, Static
 
 from etki_tui.glyphs import UNSURE_MARK
@@ -39,6 +40,37 @@ class CaseDetail(VerticalScroll, can_focus=True):
             return
         body.update(renderable)  # type: ignore[arg-type]
         self.scroll_home(animate=False)
+
+    def _lines(self) -> list[str]:
+        """The body's lines as drawn now (plain text)."""
+        body = part(self, "#detail-body", Static)
+        if body is None or not body.size.height:
+            return []
+        region = Region(0, 0, body.size.width, body.size.height)
+        return ["".join(s.text for s in strip) for strip in body.render_lines(region)]
+
+    def place(self) -> tuple[str, int, int] | None:
+        """Where the reader is: the line at the top of the view, how many equal lines
+        come before it, and the scroll offset; None at the top (nothing to keep)."""
+        top = int(self.scroll_y)
+        lines = self._lines()
+        if top <= 0 or top >= len(lines):
+            return None
+        return lines[top], lines[:top].count(lines[top]), top
+
+    def keep_place(self, place: tuple[str, int, int]) -> None:
+        """Scroll so that the line :meth:`place` saw at the top is at the top again (the
+        body was drawn anew: a clause folded or unfolded above or around it); where the
+        line is gone, back to the same offset."""
+        text, nth, top = place
+        seen = -1
+        for y, line in enumerate(self._lines()):
+            if line == text:
+                seen += 1
+                if seen == nth:
+                    top = y
+                    break
+        self.scroll_to(y=top, animate=False)
 
 
 class FilterBar(Horizontal):

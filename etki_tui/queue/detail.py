@@ -33,7 +33,12 @@ from etki.domain import (
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import printable
-from etki_tui.queue.evidence import evidence_of, evidence_section, marked_clause_block
+from etki_tui.queue.evidence import (
+    DECIDED_ON,
+    evidence_of,
+    evidence_section,
+    marked_clause_block,
+)
 from etki_tui.queue.filters import age_days, age_label
 from etki_tui.render import (
     DETAIL_LINE_CHARS,
@@ -247,7 +252,7 @@ page)."""
 
 _WHY: dict[str, str] = {
     "reason": "the reason names {what}",
-    "evidence": "deciding sentence in {what}",
+    "evidence": DECIDED_ON,
     "cited": "cites {what}, nothing decisive named",
 }
 
@@ -261,7 +266,7 @@ def why_counted(ref: str, rule: str, about: Sequence[str], override: bool) -> st
     """Why a ruling of a case citing ``ref`` counts where it does (issue 34 item 4),
     from :attr:`etki.domain.ClauseMemory.counted`: ``counts here: the reason names
     it`` (``precedent here`` for an override) or, for a ruling about other clauses,
-    ``precedent of 4.2 (deciding sentence in 4.2); only cites 4.3`` (an override there
+    ``precedent of 4.2 (the evidence decided on 4.2); only cites 4.3`` (an override there
     is a precedent of 4.2, not of 4.3). ``rule``: a key of
     :data:`etki.memory.CORRECTION_RULES`."""
     if ref in about:

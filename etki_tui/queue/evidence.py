@@ -61,6 +61,14 @@ the paragraph's edge, never past a blank line)."""
 HEAD_LINES = 8
 """Lines of a folded clause with no marked sentence: its opening."""
 
+DECIDED_ON = "the evidence decided on {what}"
+"""What the desk says of the deciding clause (the ``classify`` step's marker,
+:data:`etki.domain.DECIDING`), here and in the clause-memory strip
+(:func:`etki_tui.queue.detail.why_counted`). The marker names a clause, not a sentence:
+the engine may decide on a clause by its role alone (10 of 22 talentmap cases quote no
+sentence of it), so neither place says a "deciding sentence" is in it (a trial: the strip
+said "deciding sentence in it" where the detail said no sentence was quoted)."""
+
 _ROLE_SIDE = {"exclusion": "against", "client duty": "against", "future": "route"}
 """The quoted side of a deciding sentence of each ``classify`` role (others:
 ``obligation``)."""
@@ -156,9 +164,11 @@ def evidence_section(
         for q in own:
             line.append("\n")
             line.append_text(_quote_text(q, ev.style(q)))
-        if not own:
+        if not own:  # the classify step names the clause (by its role), no sentence
             line.append(
-                "\nthe evidence quotes no sentence of it (see the clause below)", style="dim"
+                f"\n{DECIDED_ON.format(what='it')} but quotes no sentence of it "
+                "(see the clause below)",
+                style="dim",
             )
         rows.append(("Deciding", line))
     for q in ev.quotes:

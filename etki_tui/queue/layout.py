@@ -42,7 +42,17 @@ class QueueLayout(QueueShown):
             shown = beside or height >= self.LIST_BELOW
         if self.screen.maximized is None:
             self.set_class(not shown, "-list")
+            self._cursor_into_view()
         self._reading_from_list = not shown
+
+    def _cursor_into_view(self) -> None:
+        """Once the table has its new height (after the next refresh), scroll it so the
+        highlighted row is on screen (a trial: after the full-screen read, where the
+        hidden table had no height to scroll by, the list started below the selected
+        row, and ``z`` did not bring it back)."""
+        table = part(self, QueueTable)
+        if table is not None and table.row_count:
+            table.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row))
 
     @property
     def detail_shown(self) -> bool:
@@ -55,6 +65,7 @@ class QueueLayout(QueueShown):
         self.detail_wanted = not self.detail_shown
         self.set_class(not self.detail_wanted, "-list")
         self._reading_from_list = not self.detail_wanted
+        self._cursor_into_view()
         if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
             self.table.focus()
         self.app.notify(
@@ -84,5 +95,6 @@ class QueueLayout(QueueShown):
         if before is detail and after is None:
             self.set_class(self._reading_from_list, "-list")  # hidden again, if it was
             detail.scroll_home(animate=False)
+            self._cursor_into_view()
             if self.screen.focused in (detail, None):
                 table.focus()

@@ -397,9 +397,16 @@ class QueuePane(QueueLayout):
             screen.maximize(detail, container=False)
 
     def action_toggle_whole_clauses(self) -> None:
-        """Show the cited clauses whole, or folded again (issue 34 item 2)."""
+        """Show the cited clauses whole, or folded again (issue 34 item 2), the view kept
+        where the reader was (a trial: ``w`` jumped back to the top, away from the marked
+        sentence): the line at the top before stays at the top
+        (:meth:`CaseDetail.keep_place`)."""
         self.whole_clauses = not self.whole_clauses
+        detail = part(self, CaseDetail)
+        place = detail.place() if detail is not None else None
         self.refresh_detail()
+        if detail is not None and place is not None:
+            detail.call_after_refresh(detail.keep_place, place)
 
     def action_open_clause(self) -> None:
         """Pick one of the clauses the highlighted case cites or its evidence quotes

@@ -53,6 +53,8 @@ class QueueShown(QueueRows):
         case = self.current_case()
         ruled = self.ruled_elsewhere.get(case.case_id) if case is not None else None
         banner.display = ruled is not None and ruled.ruling is not None
+        # folded, the banner takes the peek's place (etki.tcss): the list keeps its rows
+        self.set_class(banner.display, "-ruled")
         if ruled is not None and ruled.ruling is not None:
             banner.update(ruled_banner(ruled.ruling))
         if case is None:

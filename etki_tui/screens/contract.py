@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -99,8 +100,12 @@ class ContractScreen(ModalScreen[None]):
         )
         if position is not None:
             text += f" · at {printable(self.clauses[position].number, multiline=False)} ({position + 1} of {len(self.clauses)})"
-        text += " · l goes to a clause · Esc back"
         width = bar.content_region.width or self.app.size.width
+        # the keys are in the footer too: said here only where the line has room (a
+        # trial: at 80 columns they cut the line to "… l goes to a clause · E…")
+        hint = " · l goes to a clause · Esc back"
+        if cell_len(text + hint) <= width:
+            text += hint
         bar.update(Text(fit(text, max(width, 1)), style="bold"))
 
     def go_to(self, ref: str) -> None:
