@@ -88,10 +88,14 @@ def test_every_hit_has_text_and_every_id_resolves(store):
     clause = next(n for n in data["nodes"] if n["type"] == "clause")
     assert clause["opening"] and clause["matched"]  # its sentence and its first lines
     assert any("sign-on" in s.lower() or "sso" in s.lower() for s in clause["matched"])
-    assert data["decisions"], "agreed and overridden rulings are found too"
-    for hit in data["decisions"]:
+    ruled_nodes = [n for n in data["nodes"] if n["type"] in ("decision", "precedent")]
+    rulings = ruled_nodes + data["decisions"]
+    assert rulings, "agreed and overridden rulings are found too"
+    for hit in rulings:
         assert hit["ruling"] in ("IN_SCOPE", "CHANGE_REQUEST", "REJECT")
         assert hit["reviewer"] == "ayse" and hit["ruled_at"] and hit["reason"]
+    cases = [hit["case_id"] for hit in rulings]
+    assert len(cases) == len(set(cases)), "a ruled case is listed once"
     for nid, res in read.items():
         assert not res.is_error, (nid, res.content)
         assert res.structured_content["id"] == nid

@@ -23,7 +23,8 @@ MAX_DROPPED_SHOWN = 50
 counted)."""
 
 DECISIONS_IN_GRAPH_ANSWER = 5
-"""``graph_query`` adds the this-many most relevant ruled decisions (agreed ones too)."""
+"""``graph_query`` adds the this-many most relevant ruled decisions (agreed ones too)
+that are not already among its nodes."""
 
 _NODE = {
     "type": "object",
@@ -91,8 +92,10 @@ def graph_answer(
     result: Any, memory: ProjectMemory, question: str, numbered: list[str] | None = None
 ) -> dict[str, Any]:
     """The JSON answer of ``graph_query`` for a :class:`QueryResult`: every node with
-    its text (:func:`node_snippet`), the clauses the question names by number first,
-    the most relevant ruled decisions, and for ``expand`` the packed text."""
+    its text (:func:`node_snippet`; a decision or precedent node with its ruling, as
+    :func:`decision_hit` gives it), the clauses the question names by number first, the
+    most relevant ruled decisions not among the nodes, and for ``expand`` the packed
+    text."""
     port = memory.port()
     terms = RelevanceRanker([], memory.languages).terms(question)
     nodes: list[dict[str, Any]] = []
@@ -113,7 +116,20 @@ def graph_answer(
             hit.update(node_snippet(node, terms, memory.languages, idf))
     by_id = {c.case_id: c for c in memory.ruled()}
     wiki_on = memory.wiki_root() is not None
-    ranked = memory.decision_ranker().rank(question, DECISIONS_IN_GRAPH_ANSWER)
+    # a ruled case among the nodes carries its ruling there and is not listed again
+    # below (an assistant read each decision twice, a trial of issue 33 found)
+    in_nodes: set[str] = set()
+    for hit in nodes:
+        kind, _, case_id = hit["id"].partition(":")
+        if kind in ("decision", "precedent") and case_id in by_id:
+            in_nodes.add(case_id)
+            ruling = decision_hit(by_id[case_id], wiki_on)
+            hit.update({k: v for k, v in ruling.items() if k not in ("id", "title")})
+    ranked = [
+        d
+        for d in memory.decision_ranker().rank(question, DECISIONS_IN_GRAPH_ANSWER + len(in_nodes))
+        if d.id not in in_nodes
+    ][:DECISIONS_IN_GRAPH_ANSWER]
     out: dict[str, Any] = {
         "strategy": result.strategy,
         "reason": result.reason
