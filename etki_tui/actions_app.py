@@ -79,6 +79,19 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         show=False,
     ),
     ActionDef(
+        "page.estimate",
+        "E",
+        "estimate",
+        "Estimate…",
+        "Record your effort estimate of the case whose page is shown",
+        "On a decision or change-request page (or the entry) of a case: record your "
+        "effort estimate of it, as E does in the queue (a case converted to CR leaves "
+        "the queue; its page is here); elsewhere the change request this desk converted "
+        "last, if any.",
+        context="hafiza",
+        show=False,
+    ),
+    ActionDef(
         "dispute.resolve",
         "R",
         "resolve_dispute",

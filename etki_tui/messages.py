@@ -672,11 +672,18 @@ class ProjectSwitched(Message):
 
 class EstimateWanted(Message):
     """``E``: the reviewer wants to record an effort estimate of ``case_id`` (issue 35
-    item 2); the app opens the estimate form."""
+    item 2; the queue's highlighted case), or of the case whose wiki ``page`` Hafıza
+    shows (a case converted with ``c`` leaves the queue; its decision or change-request
+    page is where the PMO finds it again), else the change request this desk converted
+    last, else the notice ``otherwise``; the app opens the estimate form."""
 
-    def __init__(self, case_id: str) -> None:
+    def __init__(
+        self, case_id: str | None = None, *, page: str | None = None, otherwise: str = ""
+    ) -> None:
         super().__init__()
         self.case_id = case_id
+        self.page = page
+        self.otherwise = otherwise
 
 
 class CrExportWanted(Message):

@@ -469,3 +469,34 @@ def test_a_long_title_goes_into_the_docx_properties_whole() -> None:
     props = Document(io.BytesIO(client_docx(cr))).core_properties
     assert props.title == f"Change request CR-20261129-x: {title}" and len(props.title) > 255
     assert (props.author, props.language) == ("Jürgen Weiß", "en")
+
+
+@sync
+async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: TuiWorld) -> None:
+    """A PMO trial: after ``c`` the case leaves the queue, so E could not estimate the
+    change request just converted and X wrote "Not estimated yet". On its page in
+    Hafıza's reader (D opens it), E opens the estimate form for that case and records
+    the estimate through the same service."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        await press(pilot, "D")  # the change request's page, in Hafıza's reader
+        reader = app.query_one(PageReader)
+        await until(pilot, lambda: reader.path is not None, "the reader")
+        await press(pilot, "E")
+        form = app.screen
+        assert isinstance(form, EstimateForm) and form.case_id == case_id
+        await fill(pilot, "#estimate-days", "3")
+        await fill(pilot, "#estimate-reason", "Gözden geçirme: Jürgen Weiß")
+        await press(pilot, "enter")
+        await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "stored")
+        est = tui_world.repo.case(case_id).estimate
+        assert est is not None and (est.days, est.reason) == ("3", "Gözden geçirme: Jürgen Weiß")

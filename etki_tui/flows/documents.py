@@ -132,8 +132,14 @@ class DocumentFlow(ExportFlow):
         """``E``: the estimate form; what it gives goes to :meth:`record_estimate`."""
         message.stop()
         case_id = message.case_id
+        if case_id is None:  # from Hafıza: the case of the page shown, or the last CR
+            case_id = self.cr_case_of(None, message.page, message.otherwise, "E estimates")
+            if case_id is None:
+                return
         pane = self.desk_part(QueuePane, "the estimate")
         case = pane.current_case() if pane is not None else None
+        if case is not None and case.case_id != case_id:
+            case = None  # not the queue's highlighted case: its estimate is read on save
         held = getattr(case, "estimate", None) if case is not None else None
         current = held.summary() if held is not None else ""
 

@@ -52,6 +52,7 @@ from etki_tui.messages import (
     CrExportWanted,
     CrPageWanted,
     DisputeResolveWanted,
+    EstimateWanted,
     PageWanted,
     SearchChanged,
 )
@@ -100,6 +101,7 @@ class MemoryPane(PreviewShown):
         "page.links",
         "page.cr_document",
         "page.cr_export",
+        "page.estimate",
         "dispute.resolve",
     )
 
@@ -626,14 +628,22 @@ class MemoryPane(PreviewShown):
         """Show or hide the reader's table of contents."""
         self.reader.toggle_toc()
 
-    def action_cr_document(self, export: bool = False) -> None:
-        """Ask for the change-request document of the case whose page the preview shows
-        (a decision page of a case ruled CR, say), else of the highlighted entry's case
-        (a precedent); the app opens it (with ``export``, ``X``: asks where to write
-        the client-facing one), or the change request this desk converted last, or says why
-        there is none."""
-        wanted = CrExportWanted if export else CrPageWanted
-        key_name = "X writes" if export else "D opens"
+    def action_estimate(self) -> None:
+        """``E``: ask for the estimate form of the case whose page the preview shows, else
+        of the highlighted entry's case (as :meth:`action_cr_document` chooses it)."""
+        case_id, page = self._shown_case()
+        self.post_message(
+            EstimateWanted(
+                case_id,
+                page=page,
+                otherwise="E estimates a case: show its decision page (or its entry) first, "
+                "or highlight it in the queue.",
+            )
+        )
+
+    def _shown_case(self) -> tuple[str | None, str | None]:
+        """(case id, page) of what the pane shows: the reader's page, else the
+        highlighted entry (a precedent gives its case id, a hit or page its path)."""
         reader = part(self, PageReader)
         entries = part(self, "#memory-list", OptionList)
         page: str | None = None
@@ -642,10 +652,23 @@ class MemoryPane(PreviewShown):
         option = entries.highlighted_option if entries is not None else None
         kind, _, key = (option.id or "").partition(":") if option is not None else ("", "", "")
         if page is None and kind == "pre":
-            self.post_message(wanted(key))
-            return
+            return key, None
         if page is None and kind in ("hit", "page"):
             page = self.hits[int(key)][0] if kind == "hit" else key
+        return None, page
+
+    def action_cr_document(self, export: bool = False) -> None:
+        """Ask for the change-request document of the case whose page the preview shows
+        (a decision page of a case ruled CR, say), else of the highlighted entry's case
+        (a precedent); the app opens it (with ``export``, ``X``: asks where to write
+        the client-facing one), or the change request this desk converted last, or says why
+        there is none."""
+        wanted = CrExportWanted if export else CrPageWanted
+        key_name = "X writes" if export else "D opens"
+        case_id, page = self._shown_case()
+        if case_id is not None:
+            self.post_message(wanted(case_id))
+            return
         self.post_message(
             wanted(
                 page=page,
