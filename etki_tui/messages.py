@@ -704,7 +704,8 @@ class CrExportWanted(Message):
 class CrExported(Message):
     """The change request of ``case_id`` was written to ``path`` (``terms``: the terms
     recorded before, in words, "" when none were; ``wiki_error`` why the wiki did not
-    follow them), or ``error`` (with ``advice``) says why nothing was."""
+    follow them; ``gaps`` what it still lacks), or ``error`` (with ``advice``) says why
+    nothing was."""
 
     def __init__(
         self,
@@ -715,6 +716,7 @@ class CrExported(Message):
         *,
         terms: str = "",
         wiki_error: str = "",
+        gaps: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.case_id = case_id
@@ -723,3 +725,5 @@ class CrExported(Message):
         self.advice = advice
         self.terms = terms
         self.wiki_error = wiki_error
+        self.gaps = gaps
+        """What the document still lacks (:meth:`etki.domain.CaseRecord.cr_gaps`)."""

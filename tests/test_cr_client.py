@@ -210,6 +210,7 @@ def test_the_pmo_chooses_the_clauses_the_document_cites(desk: Desk) -> None:
     assert desk.case(cid).cr_terms.clauses == ("MSA-2024-01#3.2", "ANNEX-A#10.2")  # type: ignore[union-attr]
     for bad, said in (
         (["9.99"], "the contract has no clause '9.99'"),
+        (["3.21"], r"no clause '3.21'; did you mean 3.2"),  # a bare number: numbers offered
         (["MSA-2024-01#3.21"], "did you mean"),
     ):
         with pytest.raises(InputError, match=said):
@@ -500,3 +501,42 @@ async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: Tui
         await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "stored")
         est = tui_world.repo.case(case_id).estimate
         assert est is not None and (est.days, est.reason) == ("3", "Gözden geçirme: Jürgen Weiß")
+
+
+@sync
+async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """A PMO trial: X with a folder typed ("real/" refused as "real/.md", "real"
+    written as real.docx beside it) and no word of a missing estimate or of the
+    engine's in-scope clauses, which etki cr export warns of. A folder now gets the
+    document's own name inside it, and the toast says what to check before sending."""
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        for typed, folder in (
+            (str(tmp_path / "real"), tmp_path / "real"),
+            (f"{tmp_path}/new/", None),
+        ):
+            if folder is not None:
+                folder.mkdir()
+            await press(pilot, "X")
+            form = app.screen
+            assert isinstance(form, CrExportForm)
+            target = (folder or Path(typed)) / (Path(form.default).stem + ".docx")
+            await fill(pilot, "#crx-path", typed)
+            await press(pilot, "enter")
+            await until(pilot, target.exists, f"written into {typed}")
+        assert not (tmp_path / "real.docx").exists()
+        toast = next(n for n in seen.notes() if "written to" in n)
+        assert "Check before sending: no effort estimate" in toast
+        engine = tui_world.repo.case(case_id).decision.verdict
+        assert f"cites the clauses the engine read for {engine}" in toast

@@ -106,29 +106,7 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         case = desk.case(case_id)
     finally:
         desk.close()
-    missing = [
-        what
-        for what, absent in (
-            (
-                "no effort estimate (etki estimate CASE --days N --reason ...)",
-                case.estimate is None,
-            ),
-            (
-                "no validity date (etki cr edit CASE --valid-until YYYY-MM-DD)",
-                case.cr_terms is None or case.cr_terms.valid_until is None,
-            ),
-            (
-                (
-                    f"it cites the clauses the engine read for {case.decision.verdict}, "
-                    "which may argue the work is in scope: check them, or choose "
-                    "(etki cr edit CASE --clause REF ...)"
-                ),
-                case.decision.verdict != "CHANGE_REQUEST"
-                and (case.cr_terms is None or case.cr_terms.clauses is None),
-            ),
-        )
-        if absent
-    ]
+    missing = case.cr_gaps()
     if missing:
         echo(f"warning: {case_id}: " + "; ".join(missing), multiline=False, file=sys.stderr)
     if args.output in (None, "-"):

@@ -108,6 +108,29 @@ class CaseRecord:
     def status(self) -> str:
         return "pending" if self.ruling is None else "ruled"
 
+    def cr_gaps(self) -> tuple[str, ...]:
+        """What the client-facing change request of this case still lacks, in words for
+        the PMO (``etki cr export`` warns with them, the desk's ``X`` says them after
+        writing): no reviewer's estimate, no validity date, and, when the engine proposed
+        another verdict and no clauses were chosen (``etki cr edit --clause``), that the
+        document cites the clauses the engine read for its proposal, which may argue the
+        work is in scope (a PMO trial sent the warranty clause to the client). Empty
+        when nothing is missing."""
+        terms = self.cr_terms
+        gaps = []
+        if self.estimate is None:
+            gaps.append(
+                "no effort estimate (E on the desk, or etki estimate CASE --days N --reason ...)"
+            )
+        if terms is None or terms.valid_until is None:
+            gaps.append("no validity date (etki cr edit CASE --valid-until YYYY-MM-DD)")
+        if self.decision.verdict != "CHANGE_REQUEST" and (terms is None or terms.clauses is None):
+            gaps.append(
+                f"it cites the clauses the engine read for {self.decision.verdict}, which may "
+                "argue the work is in scope: check them, or choose (etki cr edit CASE --clause REF ...)"
+            )
+        return tuple(gaps)
+
     @property
     def ruling_history(self) -> tuple[RulingRecord, ...]:
         """Every ruling of the case, oldest first, the one in force last (empty when

@@ -38,7 +38,11 @@ def _clause_refs(typed: tuple[str, ...], known: Mapping[str, ScopeClause]) -> tu
                 f"cr edit: clause {ref!r} is in {len(same)} documents "
                 f"({', '.join(sorted(same))}): write the whole ref"
             )
-        close = difflib.get_close_matches(ref, list(known), n=3, cutoff=0.6)
+        # a bare number is compared with the numbers, a whole ref with the refs
+        pool = (
+            list(known) if "#" in ref else sorted({k.split("#", 1)[1] for k in known if "#" in k})
+        )
+        close = difflib.get_close_matches(ref, pool, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise InputError(f"cr edit: the contract has no clause {ref!r}{hint}")
     return tuple(dict.fromkeys(out))

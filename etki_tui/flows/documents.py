@@ -104,7 +104,8 @@ class DocumentFlow(ExportFlow):
                 )
         written = self.desk.write_cr_document(case_id, given.path, internal=given.internal)
         said = f"terms recorded ({given.terms.summary()})" if given.terms is not None else ""
-        return CrExported(case_id, str(written), terms=said, wiki_error=wiki_error or "")
+        gaps = self.desk.case(case_id).cr_gaps()  # as etki cr export warns
+        return CrExported(case_id, str(written), terms=said, wiki_error=wiki_error or "", gaps=gaps)
 
     @on(CrExported)
     def _cr_exported(self, message: CrExported) -> None:
@@ -119,12 +120,15 @@ class DocumentFlow(ExportFlow):
             return
         terms = f"; {message.terms}" if message.terms else ""
         warn = f" ({message.wiki_error})" if message.wiki_error else ""
+        gaps = f". Check before sending: {'; '.join(message.gaps)}" if message.gaps else ""
         self.notify(
-            printable(f"{message.case_id} written to {message.path}{terms}{warn}", multiline=False),
+            printable(
+                f"{message.case_id} written to {message.path}{terms}{warn}{gaps}", multiline=False
+            ),
             title="Change request exported",
-            severity="warning" if warn else "information",
+            severity="warning" if warn or gaps else "information",
             markup=False,
-            timeout=6,
+            timeout=10 if gaps else 6,
         )
 
     @on(EstimateWanted)

@@ -13,6 +13,7 @@ terms and writes the document. Escape closes the form; with terms edited it asks
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,10 +284,14 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         box = part(self, "#crx-path", Input)
         text = box.value.strip() if box is not None else ""
         fmt, suffix = self.chosen_format()
-        ending = Path(text).suffix.lower()
         if not text:
             self._refuse(f"Type the file to write, e.g. CR{suffix}.", "#crx-path")
             return
+        if text.endswith(("/", os.sep)) or Path(text).expanduser().is_dir():
+            # a folder, as etki cr export --output takes one: the document's own name
+            # inside it (a trial got "real/.md" refused, and "real" written as real.docx)
+            text = str(Path(text) / (Path(self.default).stem + suffix))
+        ending = Path(text).suffix.lower()
         if ending not in _ENDINGS:
             if ending:
                 self._refuse("End the file name with .docx, .html or .md.", "#crx-path")
