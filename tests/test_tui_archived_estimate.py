@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from textual.widgets import Footer
 
+from etki_tui.header import StatusLine
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.estimate import EstimateForm
@@ -47,11 +48,24 @@ async def test_an_archived_project_says_so_and_takes_no_writes(tui_world: TuiWor
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert "ARCHIVED" in header(app)
+        # 24 rows: no banner over the list (issue 34: 15 rows at 80x24); the header says
+        # ARCHIVED and the status line why and how to undo it (the messages view keeps it)
         banner = app.query_one("#readonly-banner")
-        assert banner.display and banner.size.height <= 2  # two lines at 80 columns
+        assert not banner.display
+        status = app.query_one(StatusLine)
+        [(_, _, _, why)] = [e for e in status.entries if e[2] == "READ-ONLY"]
+        assert f"Project {pid} is archived: read-only" in why
+        assert f"etki project unarchive {pid}, then Ctrl+R" in why
+        # from 30 rows the banner has its two lines again
+        await pilot.resize_terminal(80, 30)
+        await until(pilot, lambda: banner.display, "the banner")
+        await settle(pilot)
+        assert banner.size.height <= 2  # two lines at 80 columns
         said = " ".join(shown(banner).replace("█", " ").split())
         assert said.startswith(f"ARCHIVED Project {pid} is archived: read-only")
         assert f"etki project unarchive {pid}, then Ctrl+R" in said
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: not banner.display, "the banner folded away")
         for key in ("a", "c", "r", "B"):  # no ruling key offered to anyone
             assert key not in app.screen.active_bindings
         footer = shown(app.query_one(Footer))
