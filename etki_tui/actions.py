@@ -43,6 +43,17 @@ ACTIONS: dict[str, ActionDef] = {a.id: a for a in (*QUEUE_ACTIONS, *APP_ACTIONS)
 modals'."""
 
 
+ARCHIVED_HIDDEN: frozenset[str] = frozenset(
+    {
+        *("approve", "convert", "reject", "bulk_approve", "amend"),
+        *("note", "claim", "estimate", "page.estimate", "new_request", "import", "assign"),
+        *("dispute.resolve_case", "dispute.resolve"),
+    }
+)
+"""The ids of the actions that write to the project (rulings, notes, claims, estimates,
+requests, imports, assignments, resolutions): the command palette leaves them out on an
+archived project, which takes none (a trial found it offering Approve and Import…)."""
+
 _KEY_NAMES = {
     "enter": "Enter",
     "escape": "Esc",

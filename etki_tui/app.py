@@ -361,7 +361,10 @@ class EtkiApp(AssignFlow):
         """``/`` (a priority key) goes to the wiki search only from the desk itself and
         outside the queue: in a text box it is a character, on a dialog it is nothing,
         and in the queue it is the queue's own find (Textual asks the app's priority
-        bindings before the focused pane's)."""
+        bindings before the focused pane's). Import and assign (the queue's keys run
+        here) are left out on an archived project, as its other writes are."""
+        if action in ("import_requests", "assign_case"):
+            return not self.archived
         if action == "focus_search":
             focused = self.screen.focused
             queue = part(self, QueuePane)

@@ -18,7 +18,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from etki.text import fold, printable, words
-from etki_tui.actions import ACTIONS, CONTEXTS, ActionDef, keys_label
+from etki_tui.actions import ACTIONS, ARCHIVED_HIDDEN, CONTEXTS, ActionDef, keys_label
 from etki_tui.render import VERDICT_GLYPH, highlight
 
 if TYPE_CHECKING:
@@ -28,12 +28,16 @@ if TYPE_CHECKING:
 class PaletteHost(Protocol):
     """What the palette reads from the running app (:class:`etki_tui.app.EtkiApp`
     provides it): the key map (action id -> keys), the cases in memory, the stored
-    projects as (id, name) and the current one, and callables that run an action, jump to
-    a case or switch project. A protocol, so this module never imports the app."""
+    projects as (id, name) and the current one, whether it is archived, and callables
+    that run an action, jump to a case or switch project. A protocol, so this module
+    never imports the app."""
 
     keymap: dict[str, str]
     projects: list[tuple[str, str]]
     project_id: str
+
+    @property
+    def archived(self) -> bool: ...
 
     @property
     def case_index(self) -> Sequence[CaseRecord]: ...
@@ -106,7 +110,10 @@ class DeskCommands(Provider):
         return cast("PaletteHost", self.app)
 
     def _actions(self) -> list[ActionDef]:
-        return [a for a in ACTIONS.values() if a.palette]
+        """The actions the palette offers: none that writes on an archived project
+        (:data:`etki_tui.actions.ARCHIVED_HIDDEN`)."""
+        hidden = ARCHIVED_HIDDEN if self.desk_app.archived else frozenset()
+        return [a for a in ACTIONS.values() if a.palette and a.id not in hidden]
 
     async def startup(self) -> None:
         """Read the stored projects again as the palette opens (in a thread: keys never

@@ -242,7 +242,7 @@ def _projects(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-_Read = tuple[list, dict[str, Any], dict[str, Any]]
+_Read = tuple[list, dict[str, Any], dict[str, Any], list[tuple[str, int]]]
 
 
 def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
@@ -264,7 +264,7 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
         ruled: list[Any] = part.ruled  # queue rows, as the desk's clause_memory_of takes
         memory = clause_memory(ruled, part.resolutions) if ruled else {}
         rows += [(c, memory) for c in part.shown]
-    return rows, read.claims, read.assignments
+    return rows, read.claims, read.assignments, read.archived
 
 
 def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> _Read:
@@ -288,7 +288,20 @@ def _queue_read_desk(args: argparse.Namespace, settings: Settings) -> _Read:
         rows += [(c, memory) for c in every if args.all or c.status == "pending"]
         claims.update(desk.claims(pid))
         assignments.update(desk.assignments(pid))
-    return rows, claims, assignments
+    held = [] if args.project else desk.archived_project_ids()
+    counts = [(pid, len(desk.queue_summaries(pid, status="pending"))) for pid in sorted(held)]
+    return rows, claims, assignments, [(pid, n) for pid, n in counts if n]
+
+
+def _archived_note(archived: list[tuple[str, int]]) -> list[str]:
+    """One line per archived project holding pending cases (``(id, count)``), for a queue
+    that shows none of them: a PMO trial read "no cases waiting for a ruling" (and ``[]``)
+    over an archived project's 44 pending cases."""
+    return [
+        f"project {pid} is archived: its {n} pending case{'s' if n != 1 else ''} "
+        f"{'are' if n != 1 else 'is'} not offered; etki project unarchive {pid}"
+        for pid, n in archived
+    ]
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
@@ -302,12 +315,14 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
 
     escalate = settings.disputed_escalation
     pick = queue_pick(args)
-    rows, claims, assignments = _queue_read(args, settings)
+    rows, claims, assignments, archived = _queue_read(args, settings)
     if pick:
         mine = mine_ids(settings.reviewer, claims, assignments)
         rows = [(c, memory) for c, memory in rows if pick.keeps(c, mine)]
     if args.overdue:
         rows = overdue_only(rows, escalate)
+    # shown when nothing is: stderr beside JSON or a file, so stdout stays what it was
+    note = _archived_note(archived) if not rows else []
     if args.json or fmt is not None:
         out = []
         for c, memory in rows:
@@ -322,12 +337,16 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             queue_file(out, args, fmt)
         else:
             emit_json(out, indent=1)
+        for line in note:
+            echo(f"note: {line}", file=sys.stderr, multiline=False)
         return 0
     picked = [*pick.words(), *(["24h look overdue"] if args.overdue else [])]
     if not rows and picked:
         echo(f"no case matches ({'; '.join(picked)})", multiline=False)
-    elif not rows:
+    elif not rows and not note:
         echo("no cases waiting for a ruling")
+    for line in note:
+        echo(line, multiline=False)
     for c, memory in rows:
         d = c.decision
         risk, raised = current_risk(d, memory, escalate)

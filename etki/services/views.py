@@ -91,11 +91,22 @@ class CaseView:
 
 def case_view(desk: Desk, case_id: str) -> CaseView:
     """:class:`CaseView` of ``case_id``. Raises ``NotFoundError`` when nothing of it is
-    stored (an erased case still has its history)."""
+    stored (an erased case still has its history; a case of a deleted project, never
+    ruled nor touched, is named by the deletion's ``project_audit`` row and reads as
+    deleted with an empty history)."""
     from etki.errors import NotFoundError
     from etki.memory import current_risk, disputed_refs
 
-    history = desk.case_history(case_id)  # NotFoundError when nothing is stored
+    try:
+        history = desk.case_history(case_id)
+    except NotFoundError as missing:
+        # an untouched case of a deleted project has no row left but the deletion's
+        # project_audit row names it (a trial read "no case ... in the store")
+        try:
+            desk.repo.deleted_project_of(case_id)
+        except NotFoundError:
+            raise missing from None  # nothing of it is stored
+        history = []
     try:
         case: CaseRecord | None = desk.case(case_id)
     except NotFoundError:

@@ -39,7 +39,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -451,6 +451,9 @@ ASSIGNS = (
 """The assignment in force of each assigned pending case (issue 35 item 5), as
 :meth:`etki.store.repository.assignments.AssignmentStore.live_assignments` reads it."""
 
+PENDING_COUNT = "SELECT count(*) FROM cases WHERE project_id = ? AND status = 'pending'"
+"""How many cases of one project are pending (:meth:`LeanStore.pending_count`)."""
+
 
 @dataclass(frozen=True)
 class QueuePart:
@@ -469,11 +472,14 @@ class QueuePart:
 class QueueRead:
     """What ``etki queue`` prints: one :class:`QueuePart` per project (by id) and
     ``claims`` (case id -> live claim) and ``assignments`` (case id -> assignment in
-    force), the values the ORM path reads."""
+    force), the values the ORM path reads; ``archived``: ``(project id, pending cases)``
+    of each archived project holding pending cases, by id, when no project was named (the
+    queue does not offer them; a PMO trial read "no cases waiting" over 44 of them)."""
 
     parts: list[QueuePart]
     claims: dict[str, CaseEvent]
     assignments: dict[str, CaseEvent]
+    archived: list[tuple[str, int]] = field(default_factory=list)
 
 
 class LeanStore:
@@ -665,7 +671,13 @@ class LeanStore:
             parts.append(QueuePart(shown, ruled, self.resolutions(pid) if ruled else []))
             claims.update(self.live_claims(pid, now))
             assignments.update(self.live_assignments(pid))
-        return QueueRead(parts, claims, assignments)
+        held = [] if project else [(pid, self.pending_count(pid)) for pid in sorted(archived)]
+        return QueueRead(parts, claims, assignments, [(p, n) for p, n in held if n])
+
+    def pending_count(self, project_id: str) -> int:
+        """How many cases of the project are pending (``status = 'pending'``)."""
+        found = self.rows(PENDING_COUNT, [project_id])
+        return int(found[0][0]) if found else 0
 
     def chosen_project(self, given: str | None) -> str:
         """The project a command works on, as :meth:`etki.services.Desk.chosen_project`:

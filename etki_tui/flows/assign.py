@@ -92,7 +92,10 @@ class AssignFlow(IntakeFlow):
     # --- assign ------------------------------------------------------------------------
 
     def action_assign_case(self) -> None:
-        """Offer the project's approvers for the highlighted case."""
+        """Offer the project's approvers for the highlighted case (nothing on an
+        archived project)."""
+        if self.refused_archived("an assignment"):
+            return
         pane = self.desk_part(QueuePane, "assign")
         case_id = pane.current_case_id() if pane is not None else None
         if case_id is None:

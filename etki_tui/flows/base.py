@@ -24,7 +24,7 @@ from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
 from etki_tui.config import TuiConfig
 from etki_tui.errors import advice, one_line
-from etki_tui.header import DeskHeader, read_only_banner, short_store
+from etki_tui.header import DeskHeader, archived_text, read_only_banner, short_store
 from etki_tui.heap import IdleCollector
 from etki_tui.live import gone, part
 from etki_tui.messages import (
@@ -167,6 +167,22 @@ class FlowBase(App[None]):
         """Whether the project is archived (it takes no writes from anyone); False
         before the seat is read."""
         return self.seat is not None and self.seat.archived
+
+    def refused_archived(self, what: str) -> bool:
+        """On an archived project, say that ``what`` (``an import``) was not recorded
+        (the toast of a refused write key) and return True: the caller opens nothing (a
+        trial found ``i`` opened the import form, refused only on submit). False
+        otherwise."""
+        if not self.archived:
+            return False
+        self.notify(
+            printable(archived_text(self.project_id, what), multiline=False),
+            title="Archived project",
+            severity="warning",
+            markup=False,
+            timeout=8,
+        )
+        return True
 
     @property
     def read_only(self) -> bool:

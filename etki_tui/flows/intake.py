@@ -38,7 +38,9 @@ class IntakeFlow(DocumentFlow):
 
     def action_import_requests(self) -> None:
         """``i`` (and the palette's "Import…"): ask for the requests file; what the form
-        gives is read by :meth:`import_file`."""
+        gives is read by :meth:`import_file`. Nothing opens on an archived project."""
+        if self.refused_archived("an import"):
+            return
 
         def chosen(path: Path | None) -> None:
             if path is not None:

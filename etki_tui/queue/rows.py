@@ -122,6 +122,8 @@ ARCHIVED_WRITES = {
     "estimate": "an estimate",
     "new_request": "a new request",
     "dispute.resolve_case": "a resolution",
+    "import": "an import",
+    "assign": "an assignment",
 }
 """The queue's other writes (binding id -> what the toast says was not recorded): left
 out on an archived project, which takes none of them (nor rulings)."""

@@ -1,0 +1,128 @@
+"""What a PMO reads of an ended engagement (issue 35 item 6, a PMO trial): ``etki queue``
+without ``--project`` says an archived project's pending cases are not offered instead
+of "no cases waiting"; ``etki show`` of a deleted project's case says it went with its
+project even when nobody touched it, and its history keeps the estimate, terms and
+assignment rows the audit log holds.
+
+Real SQLite files and the real PostgreSQL (skipped cleanly when absent); ``etki`` run in
+process on the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from etki.config import Settings
+from etki.domain import Request, parse_estimate
+from etki.services import Desk
+from etki.store import CaseFileRepository
+from tests.cli_support import run_etki
+from tests.factories import make_decision, make_project
+
+
+def _at() -> datetime:
+    return datetime(2027, 1, 10, 9, 30, tzinfo=UTC)
+
+
+@dataclass
+class World:
+    url: str
+    tmp: Path
+    repo: CaseFileRepository
+
+    def desk(self) -> Desk:
+        return Desk(Settings(db_url=self.url, wiki_dir=None, reviewer="ayse"), self.repo)
+
+    def etki(self, *args: str):  # noqa: ANN201
+        env = {"HOME": str(self.tmp), "ETKI_DB_URL": self.url, "ETKI_REVIEWER": "ayse"}
+        return run_etki(list(args), env=env, cwd=self.tmp)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def world(request, tmp_path) -> Iterator[World]:
+    """The factory project ``demo`` (approvers ayse and jurgen) with three cases, ``req-demo-c1``
+    ruled, ``…-c2`` and ``…-c3`` pending, on SQLite or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+    else:
+        url = request.getfixturevalue("pg_schema").url
+    repo = CaseFileRepository(url, clock=_at)
+    try:
+        repo.save_project(make_project(), "sha256:abc", b"{}\n")
+        repo.add_cases(
+            "demo",
+            [
+                (
+                    Request(id=f"R{i}", title=f"İş {i}", text="Çiğdem ß"),
+                    make_decision(f"req-demo-c{i}"),
+                )
+                for i in (1, 2, 3)
+            ],
+        )
+        repo.record_ruling("req-demo-c1", "approve", "ayse", "in the contract")
+        yield World(url, tmp_path, repo)
+    finally:
+        repo.dispose()
+
+
+def test_queue_of_a_store_whose_only_project_is_archived_says_so(world) -> None:
+    world.desk().archive_project("demo", "Sözleşme bitti", archived=True)
+    done = world.etki("queue")
+    assert done.returncode == 0, done.stderr
+    assert "no cases waiting" not in done.stdout
+    assert done.stdout.splitlines() == [
+        "project demo is archived: its 2 pending cases are not offered; etki project unarchive demo"
+    ]
+    done = world.etki("queue", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout) == []  # stdout stays JSON
+    assert "project demo is archived: its 2 pending cases are not offered" in done.stderr
+    # the desk's path (the ORM) says the same
+    from argparse import Namespace
+
+    from etki.commands.cases import _queue_read_desk
+
+    settings = Settings(db_url=world.url, wiki_dir=None, reviewer="ayse")
+    read = _queue_read_desk(Namespace(command="queue", project=None, all=False), settings)
+    assert read[0] == [] and read[3] == [("demo", 2)]
+    world.desk().archive_project("demo", "", archived=False)
+    done = world.etki("queue")
+    assert "archived" not in done.stdout and "req-demo-c2" in done.stdout
+
+
+def test_show_of_an_untouched_case_of_a_deleted_project_says_it_was_deleted(world) -> None:
+    world.desk().delete_project("demo", "Sözleşme bitti; Jürgen")
+    done = world.etki("show", "req-demo-c3")
+    assert done.returncode == 0, done.stderr
+    assert "req-demo-c3: deleted with its project demo by ayse at 2027-01-10" in done.stdout
+    done = world.etki("show", "req-demo-c3", "--json")
+    body = json.loads(done.stdout)
+    assert body["case"] is None and body["history"] == []
+    assert body["removed"]["how"] == "project_deleted"
+    assert body["removed"]["reason"] == "Sözleşme bitti; Jürgen"
+    assert world.etki("show", "req-demo-c99").returncode == 2  # never stored: still unknown
+
+
+def test_a_deleted_cases_history_keeps_its_estimate_terms_and_assignments(world) -> None:
+    desk, repo = world.desk(), world.repo
+    repo.assign("req-demo-c2", "ayse", "jurgen")
+    repo.assign("req-demo-c2", "ayse", "Ayşe Yılmaz")
+    repo.add_estimate("req-demo-c2", "ayse", parse_estimate("2.5", "İki gün", "12500 EUR"))
+    desk.set_cr_terms("req-demo-c2", assumptions=["Çiğdem's data"], valid_until="2027-02-01")
+    live = [(e.kind, e.actor, e.after) for e in desk.case_history("req-demo-c2")]
+    desk.delete_project("demo", "bitti")
+    done = world.etki("show", "req-demo-c2", "--json")
+    history = json.loads(done.stdout)["history"]
+    assert [(e["kind"], e["actor"], e.get("after") or None) for e in history] == [
+        (k, a, after or None) for k, a, after in live if k not in ("imported", "triaged")
+    ]
+    assert history[0]["after"] == "jurgen" and history[1]["after"] == "Ayşe Yılmaz"
+    assert "2.5" in history[2]["text"] and "12500" in history[2]["text"]
+    assert history[3]["kind"] == "cr_terms" and history[3]["text"]
+    shown = world.etki("show", "req-demo-c2").stdout
+    assert "deleted with its project demo" in shown and "jurgen" in shown
