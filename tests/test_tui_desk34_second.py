@@ -69,3 +69,28 @@ async def test_w_folds_back_to_the_marked_sentence(
         top, height = int(detail.scroll_y), detail.scrollable_content_region.height
         assert top in (head, mark), (top, head, mark, lines[top])
         assert top <= mark < top + height, (top, mark, height)
+
+
+# --- item 3: the Verdict line fits the side pane -----------------------------------------
+
+
+@sync
+async def test_the_verdict_line_fits_the_side_pane(talentmap_desk: Desk) -> None:  # noqa: F811
+    """At 120x40 the detail is the 41-column pane beside the list: the Verdict field
+    (verdict and confidence) is one line; the wide read says it in full."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, LONG_CLAUSE_CASE)
+        detail = app.query_one(CaseDetail)
+        assert detail.size.width <= 45, detail.size
+        await until(pilot, lambda: any(x.startswith("Verdict") for x in body(app)), "the detail")
+        lines = body(app)
+        at = next(i for i, x in enumerate(lines) if x.startswith("Verdict"))
+        assert "IN_SCOPE" in lines[at] and "0.71" in lines[at], lines[at : at + 2]
+        assert lines[at + 1].startswith("Sureness"), lines[at : at + 2]
+        await press(pilot, "enter")
+        await until(pilot, lambda: app.screen.maximized is detail, "the read")
+        await until(
+            pilot, lambda: any("IN_SCOPE   confidence 0.71" in x for x in body(app)), "in full"
+        )
