@@ -5,13 +5,16 @@ Verdict line of the narrow side pane on one line."""
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from etki.services import Desk
+from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.queue.bars import CaseDetail
+from tests.conftest import TuiWorld
 from tests.test_tui_desk34_trial import talentmap_desk  # noqa: F401  (the module fixture)
 from tests.test_tui_evidence import body
 from tests.test_tui_keys import desk_app
-from tests.test_tui_pilot import goto, press, settle, sync, until
+from tests.test_tui_pilot import goto, make_app, press, settle, sync, until
 
 # --- item 1: w folds back to the marked sentence ----------------------------------------
 
@@ -94,3 +97,30 @@ async def test_the_verdict_line_fits_the_side_pane(talentmap_desk: Desk) -> None
         await until(
             pilot, lambda: any("IN_SCOPE   confidence 0.71" in x for x in body(app)), "in full"
         )
+
+
+# --- item 2: Hafıza's contents hidden where the body would be narrow ---------------------
+
+
+@sync
+async def test_hafiza_contents_start_hidden_beside_a_narrow_body(tui_world: TuiWorld) -> None:
+    """At 120x40 the preview beside Hafıza's list is ~73 cells: the contents (29) would
+    leave the page 40; they start hidden and t shows them. Read full screen at 120 the
+    body has room and they are shown."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2", "slash")
+        field = app.focused
+        assert isinstance(field, Input)
+        field.value = "contractor"
+        await press(pilot, "enter")  # the first hit's page, in the preview beside the list
+        reader = app.query_one(MemoryPane).reader
+        await until(pilot, lambda: reader.display and reader.path is not None, "a page shown")
+        assert app.screen.maximized is None
+        toc = reader.query_one("#reader-toc")
+        assert not reader.show_toc and not toc.display
+        await press(pilot, "t")
+        await until(pilot, lambda: toc.display, "the contents shown by t")
+        await press(pilot, "t")
+        await until(pilot, lambda: not toc.display, "hidden again")
