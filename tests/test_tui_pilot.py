@@ -1087,8 +1087,10 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
         pane = app.query_one(MemoryPane)
         reader = pane.reader
         assert not reader.display and "PRECEDENT" in shown(pane.query_one("#memory-card"))
-        await press(pilot, "enter")  # open its page: full-screen, contents shown
+        await press(pilot, "enter")  # open its page: full-screen, contents hidden at 80
         await settle(pilot)
+        assert not pane.reader.show_toc  # the body beside them would be 47 cells
+        await press(pilot, "t")
         precedent = pane.precedent_page("req-demo-9b0f4d68")
         assert precedent is not None and reader.path == precedent
         assert app.screen.maximized is pane.query_one("#memory-preview")

@@ -220,6 +220,19 @@ class PageContents(MarkdownTableOfContents):
             node.set_label(Text.assemble((numeral, "dim"), fit(name, max(room, 1))))
 
 
+TOC_CELLS = 29
+"""Cells the contents take beside the page body: their column (``#reader-toc``, width 28
+in etki.tcss) and its right margin."""
+
+PREVIEW_FRAME_CELLS = 4
+"""Cells of the preview's border and padding (``#memory-preview`` in etki.tcss)."""
+
+READABLE_BODY_CELLS = 60
+"""The narrowest page body the contents are shown beside unless asked for: a line of
+prose reads at 60 cells or more (general typographic guidance, 45-75 characters a line),
+while the 42 cells left at 120x40 broke words mid-line."""
+
+
 class PageReader(Vertical):
     """A wiki page with its table of contents (``t``) and history (``b``/``n``)."""
 
@@ -417,8 +430,13 @@ class PageReader(Vertical):
     # --- table of contents ---------------------------------------------------------------
 
     def fit_toc(self, width: int) -> None:
-        """Show the contents when the reader is wide enough, unless the reviewer chose."""
-        want = width >= 70 if self._toc_choice is None else self._toc_choice
+        """Show the contents when the page body beside them would still be readable,
+        unless the reviewer chose (``t``). ``width``: the preview's cells, its frame and
+        padding (:data:`PREVIEW_FRAME_CELLS`) included; the contents take
+        :data:`TOC_CELLS` of it. (A second trial: at 120x40 the contents were on and the
+        body had 42 columns, words broken mid-line beside a blank strip.)"""
+        body = width - PREVIEW_FRAME_CELLS - TOC_CELLS
+        want = body >= READABLE_BODY_CELLS if self._toc_choice is None else self._toc_choice
         self.set_toc(want)
 
     def set_toc(self, show: bool) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from etki_tui.glyphs import UNSURE_MARK
@@ -41,36 +44,134 @@ class CaseDetail(VerticalScroll, can_focus=True):
         body.update(renderable)  # type: ignore[arg-type]
         self.scroll_home(animate=False)
 
-    def _lines(self) -> list[str]:
-        """The body's lines as drawn now (plain text)."""
+    def _strips(self) -> list[Strip]:
+        """The body's lines as drawn now."""
         body = part(self, "#detail-body", Static)
         if body is None or not body.size.height:
             return []
-        region = Region(0, 0, body.size.width, body.size.height)
-        return ["".join(s.text for s in strip) for strip in body.render_lines(region)]
+        return list(body.render_lines(Region(0, 0, body.size.width, body.size.height)))
 
-    def place(self) -> tuple[str, int, int] | None:
-        """Where the reader is: the line at the top of the view, how many equal lines
-        come before it, and the scroll offset; None at the top (nothing to keep)."""
+    def _lines(self) -> list[str]:
+        """The body's lines as drawn now (plain text)."""
+        return [strip.text for strip in self._strips()]
+
+    def place(self) -> DetailPlace | None:
+        """Where the reader is (:class:`DetailPlace`); None at the top (nothing to keep)."""
         top = int(self.scroll_y)
         lines = self._lines()
         if top <= 0 or top >= len(lines):
             return None
-        return lines[top], lines[:top].count(lines[top]), top
+        text = lines[top]
+        head = _head_above(lines, top)
+        if head is None:
+            return DetailPlace(text, lines[:top].count(text), top, None)
+        return DetailPlace(
+            text, lines[head:top].count(text), top, (lines[head], lines[:head].count(lines[head]))
+        )
 
-    def keep_place(self, place: tuple[str, int, int]) -> None:
+    def keep_place(self, place: DetailPlace) -> None:
         """Scroll so that the line :meth:`place` saw at the top is at the top again (the
-        body was drawn anew: a clause folded or unfolded above or around it); where the
-        line is gone, back to the same offset."""
-        text, nth, top = place
-        seen = -1
-        for y, line in enumerate(self._lines()):
-            if line == text:
-                seen += 1
-                if seen == nth:
-                    top = y
-                    break
-        self.scroll_to(y=top, animate=False)
+        body was drawn anew: a clause folded or unfolded above or around it). Where that
+        line was inside a cited clause and is gone from it (folded away, or a fold line
+        gone with the fold), to that clause: its head, or its marked sentence where the
+        head is too far above it to show both (:meth:`_clause_top`); elsewhere, where the
+        line is gone, back to the same offset. (A trial: paged down inside an unfolded
+        clause, ``w`` to fold it again kept the offset, past the clause into another,
+        the marked sentence out of view.)"""
+        lines = self._lines()
+        y: int | None = None
+        if place.head is None:
+            y = _nth(lines, place.text, place.nth, 0, len(lines))
+        else:
+            head = _nth(lines, *place.head, 0, len(lines))
+            if head is not None:
+                y = _nth(lines, place.text, place.nth, head, _clause_end(lines, head))
+                if y is None:
+                    y = self._clause_top(lines, head)
+        self.scroll_to(y=place.top if y is None else y, animate=False)
+
+    def _clause_top(self, lines: list[str], head: int) -> int:
+        """The line to show at the top for the clause whose head is line ``head``: the
+        head when the clause's first marked sentence (reverse video, else underlined:
+        :data:`etki_tui.queue.evidence.DECIDING_STYLE`, ``AGAINST_STYLE``) shows under
+        it in the view's height, else that sentence's first line."""
+        strips = self._strips()
+        found: dict[str, int] = {}
+        for y in range(head + 1, min(_clause_end(lines, head), len(strips))):
+            for seg in strips[y]:
+                style = seg.style
+                if style is None or not seg.text.strip():
+                    continue
+                if style.reverse:
+                    found.setdefault("reverse", y)
+                elif style.underline:
+                    found.setdefault("underline", y)
+            if "reverse" in found:
+                break
+        mark = found.get("reverse", found.get("underline"))
+        if mark is None or mark - head < max(1, self.scrollable_content_region.height - 1):
+            return head
+        return mark
+
+
+CLAUSE_HEAD = "§ "
+"""How a cited clause's head line starts in the detail (:func:`etki_tui.render.clause_head`)."""
+
+
+@dataclass(frozen=True)
+class DetailPlace:
+    """Where the reader of the detail is: the ``text`` of the line at the top of the
+    view, how many equal lines come before it (``nth``), the scroll offset ``top``
+    (lines), and ``head``: the head line (text, nth) of the cited clause the top line
+    is inside, None when it is in none."""
+
+    text: str
+    nth: int
+    top: int
+    head: tuple[str, int] | None
+
+
+def _nth(lines: list[str], text: str, nth: int, start: int, stop: int) -> int | None:
+    """The index of the ``nth`` (0-based) line equal to ``text`` from line ``start``
+    (before ``stop``); None when there are not that many."""
+    seen = -1
+    for y in range(start, stop):
+        if lines[y] == text:
+            seen += 1
+            if seen == nth:
+                return y
+    return None
+
+
+def _is_head_or_title(line: str) -> bool:
+    """A line the detail draws at its left edge (a field, a section title, a clause's
+    head); a clause's text is indented (:func:`etki_tui.render._indent`)."""
+    return bool(line.strip()) and not line.startswith(" ")
+
+
+def _head_above(lines: list[str], top: int) -> int | None:
+    """The first line of the head of the cited clause line ``top`` is in (or is part of),
+    None when it is in none: the run of lines at the left edge next above it (a head
+    that wraps takes more than one) holds no clause head."""
+    y = top
+    while y >= 0 and not _is_head_or_title(lines[y]):
+        y -= 1
+    while y >= 0 and _is_head_or_title(lines[y]):
+        if lines[y].startswith(CLAUSE_HEAD):
+            return y
+        y -= 1
+    return None
+
+
+def _clause_end(lines: list[str], head: int) -> int:
+    """The index after the last line of the clause whose head starts at line ``head``
+    (its text is indented; the next line at the left edge past the head's own ends it)."""
+    y = head + 1
+    while y < len(lines) and _is_head_or_title(lines[y]) and not lines[y].startswith(CLAUSE_HEAD):
+        y += 1  # the head wrapped
+    while y < len(lines) and not _is_head_or_title(lines[y]):
+        y += 1
+    return y
 
 
 class FilterBar(Horizontal):

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -429,6 +430,36 @@ def cr_link_line(case_id: str, page: str) -> Text:
     return line
 
 
+class VerdictLine:
+    """The detail's Verdict value, ``✓ IN_SCOPE   confidence 0.71``, on one line at any
+    width it is given: where that does not fit (the 41-column side pane at 120x40
+    wrapped it, a second trial), ``confidence`` is said ``conf.`` and then the verdict
+    in its short form (``+ CR``); nothing is left out. ``confidence``: the engine's,
+    0..1."""
+
+    def __init__(self, verdict: str, confidence: float) -> None:
+        self.verdict = verdict
+        self.confidence = confidence
+
+    def forms(self) -> list[Text]:
+        """The line's forms, longest first."""
+        figure = f"{self.confidence:.2f}"
+        out = []
+        for short, said in ((False, "   confidence "), (False, "  conf. "), (True, "  conf. ")):
+            line = verdict_text(self.verdict, bold=True, short=short)
+            line.append(said + figure)
+            out.append(line)
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        forms = self.forms()
+        yield next((f for f in forms if f.cell_len <= options.max_width), forms[-1])
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        forms = self.forms()
+        return Measurement(forms[-1].cell_len, forms[0].cell_len)
+
+
 def case_detail(
     case: CaseRecord,
     clauses: Mapping[str, ScopeClause],
@@ -485,8 +516,7 @@ def case_detail(
     parts.append(head)
     parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
 
-    verdict = verdict_text(d.verdict, bold=True)
-    verdict.append(f"   confidence {d.confidence:.2f}")
+    verdict = VerdictLine(d.verdict, d.confidence)
     shown_risk, raised = current_risk(d, memory, escalate)
     risk = Text()
     risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
