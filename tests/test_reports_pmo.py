@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -384,7 +385,14 @@ def test_raporlar_draws_the_new_reports() -> None:
     _store(repo, clock)
     report = _desk(repo).report("demo", now=NOW)
     repo.dispose()
-    for width in (80, 120):
+    # one column below 110 cells (80, 100); from 110 two (issue 34 item 8), where the
+    # right half holds the ages and the reviewers
+    console = Console(width=120, record=True, color_system=None)
+    console.print(report_view(report, 120))
+    wide = console.export_text().splitlines()
+    assert wide[0].startswith("Totals") and "Rulings vs engine" in wide[0]
+    assert any(re.search(r"\S\s{2,}1–3 days\s+2 ", line) for line in wide)
+    for width in (80, 100):
         console = Console(width=width, record=True, color_system=None)
         console.print(report_view(report, width))
         shown = console.export_text()

@@ -17,6 +17,7 @@ import pytest
 from textual._xterm_parser import XTermParser
 from textual.notifications import Notify
 
+from etki.store import CaseFileRepository
 from etki_tui.actions import ACTIONS, TAB_CONTEXTS, keymap_clashes
 from etki_tui.config import load_config
 from etki_tui.header import StatusLine, one_line
@@ -253,10 +254,15 @@ def test_escape_then_x_over_a_pty_claims(tui_world: TuiWorld) -> None:
         seen = bytearray()
         assert _read_until(fd, READY, seen, time.monotonic() + DEADLINE)
         os.write(fd, b"\x1bx")
+        # read at the real time, as the desk wrote it: the world's repository runs on a
+        # frozen clock days behind, and a claim ending more than CLAIM_MAX_MINUTES ahead
+        # of the reader's time binds nobody (issue 30 item 6)
+        now = CaseFileRepository(tui_world.settings.db_url)
         deadline = time.monotonic() + DEADLINE
-        while time.monotonic() < deadline and not tui_world.repo.live_claims("demo"):
+        while time.monotonic() < deadline and not now.live_claims("demo"):
             _read_until(fd, b"\x00never", seen, time.monotonic() + 0.5)
-        assert list(tui_world.repo.live_claims("demo")) == ["req-demo-0a1f3c21"]
+        assert list(now.live_claims("demo")) == ["req-demo-0a1f3c21"]
+        now.dispose()
         os.kill(pid, signal.SIGHUP)
         _read_until(fd, b"", seen, time.monotonic() + 20)
     finally:
