@@ -24,7 +24,9 @@ from textual.geometry import Region
 
 from etki.domain import ScopeClause
 from etki.knowledge.loader import load_project
+from etki.mdtext.literal import md_inline
 from etki.wiki.clauses import clause_markdown
+from etki.wiki.paths import clause_anchor, clause_label
 from etki_tui.render import clause_block, clause_text
 from tests.conftest import (
     TDRS_CITED,
@@ -455,8 +457,20 @@ def test_wiki_contract_page_carries_the_display_form_and_rebuilds_identically(td
     out = MarkdownIt("gfm-like").render(body)
     assert '<a href="http' not in out and "<pre>" not in out
     assert "<table>" not in out  # clause tables in display form, rulings as list items
-    items = [line for line in body.splitlines() if line.startswith("- **")]
+    items = [line for line in body.splitlines() if re.match(r"- \*\*[A-Z_]+\*\* by ", line)]
     assert len(items) >= len(TDRS_CITED) and all("(engine " in line for line in items)
+    # the whole contract (issue 33): every clause in document order, each under a
+    # heading with its ref, title and anchor, with its text in display form
+    at = 0
+    for ref, clause in clauses.items():
+        head = (
+            f'## {md_inline(clause_label(ref, clause.title))} <a id="{clause_anchor(ref)}"></a>\n'
+        )
+        here = body.index(head, at)
+        if clause.text.strip():
+            assert body.index(clause_markdown(clause.text), here) > here
+        at = here + len(head)
+    assert len(clauses) > 3 * len(TDRS_CITED)  # (so most of them no ruling cites)
     assert "<strong>Deliverable 8</strong> · <strong>User research</strong>" in out
 
     env = dict(

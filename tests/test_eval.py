@@ -191,3 +191,31 @@ def test_a_request_runs_without_its_own_ruled_case_of_either_kind(tmp_path):
     assert report.excluded == 2 and dict(report.ruled_nodes) == {"precedent": 1, "decision": 1}
     assert "(graph nodes: 1 precedent, 1 decision)" in report.lines()[-1]
     repo.dispose()
+
+
+def test_a_relative_cut_is_taken_against_the_contracts_own_nodes(tmp_path):
+    """Issue 33: ``find_k_nodes(min_ratio=...)`` (find_k@ratio, and the seeds of the
+    adaptive cut) keeps nodes scoring at least that share of the best *clause, module or
+    work item*; a ruled case scoring best (its text is the query here) neither sets the
+    bar nor is dropped. Without ruled nodes the bar is the best score, as before."""
+    from etki.retrieval.graph import RULED_TYPES
+    from etki.retrieval.port import GraphQueryPort
+
+    repo = CaseFileRepository(f"sqlite:///{tmp_path / 'e.db'}", clock=frozen_clock)
+    init_project(SAMPLE, repo, Settings(db_url="", wiki_dir=None))
+    unruled = GraphQueryPort.from_store(repo, "demo")
+    case = repo.cases("demo")[0]
+    repo.record_ruling(case.case_id, "reject", "r", "not ours")
+    port = GraphQueryPort.from_store(repo, "demo")
+    query = case.text
+    full = port.find_k_nodes(query, k=100).nodes
+    assert full[0].type in RULED_TYPES  # the ruled case's own words score best
+    best = next(n.score for n in full if n.type not in RULED_TYPES)
+    cut = port.find_k_nodes(query, k=100, min_ratio=0.5).nodes
+    assert [n.id for n in cut] == [n.id for n in full if n.score >= 0.5 * best]
+    assert cut[0].id == full[0].id and any(n.type == "clause" for n in cut)
+    plain = unruled.find_k_nodes(query, k=100).nodes
+    assert [n.id for n in unruled.find_k_nodes(query, k=100, min_ratio=0.5).nodes] == [
+        n.id for n in plain if n.score >= 0.5 * plain[0].score
+    ]
+    repo.dispose()

@@ -4,6 +4,7 @@ determinism."""
 from __future__ import annotations
 
 import html
+import posixpath
 import random
 import re
 import unicodedata
@@ -507,4 +508,51 @@ def test_rulings_on_contract_module_and_index_pages_are_short_list_items(tmp_pat
     head = f"- **{r.ruling}** by {r.reviewer}, {r.ruled_at} (engine {case.decision.verdict}):"
     assert head in index
     assert f"  (case [{case.case_id}]({decision_path(case)}))" in index
+    world.repo.dispose()
+
+
+_HREF = re.compile(r"\]\(([^)\s#]+)#([^)\s]+)\)")
+
+
+def test_contract_page_holds_the_whole_contract_and_clause_links_land_on_their_clause(
+    tmp_path,
+):
+    """Issue 33 / 34 item 3: the contract page has every clause of the contract in
+    document order (ref, title, text; a clause no ruling cites says so), before any case
+    is ruled too, and every link with a fragment on any page lands on an anchor of the
+    page it names."""
+    unruled = render_wiki(project(), [])
+    assert sorted(unruled) == ["disputed.md", "entities/contracts/MSA.md", "index.md"]
+    world = build_world(tmp_path)
+    files = render_wiki(project(), world.repo.cases("demo"))
+    for tree in (unruled, files):
+        page = tree["entities/contracts/MSA.md"].decode()
+        at = [
+            page.index(f'## {ref} — {title} <a id="{anchor}"></a>\n\n')
+            for ref, title, anchor in (
+                ("MSA#3.2", "Single sign-on", "MSA%233.2"),
+                ("MSA#4.1", "Payments", "MSA%234.1"),
+                ("MSA#9.1", "Exclusions", "MSA%239.1"),
+            )
+        ]
+        assert at == sorted(at)
+        for text in (
+            "Staff sign in with SSO.",
+            "Citizens pay tax online.",
+            "No native mobile apps.",
+        ):
+            assert text in page
+    page = unruled["entities/contracts/MSA.md"].decode()
+    assert page.count("no ruled case cites it.") == 3 and "clauses: 3\n" in page
+    ruled = files["entities/contracts/MSA.md"].decode()  # the world cites all three
+    assert "no ruled case cites it." not in ruled and "cited_clauses:\n- MSA#3.2\n" in ruled
+    links = 0
+    for path, data in files.items():
+        for target, frag in _HREF.findall(data.decode()):
+            if target.startswith("http"):
+                continue
+            dest = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+            assert f'<a id="{frag}"></a>' in files[dest].decode(), (path, target, frag)
+            links += 1
+    assert links > 0
     world.repo.dispose()

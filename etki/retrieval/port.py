@@ -57,7 +57,7 @@ from etki.retrieval.expand import (
     pack,
     rerank_order,
 )
-from etki.retrieval.graph import NODE_TYPES, RetrievalGraph
+from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
 from etki.retrieval.intent import intent as read_intent
 from etki.retrieval.intent import interrogative
 from etki.retrieval.lexical import LexicalScorer
@@ -401,10 +401,28 @@ class GraphQueryPort:
         min_ratio: float = 0.0,
     ) -> tuple[list[tuple[str, float]], str]:
         ranked, scoring = self._ranked_k(question, k, node_type, fallbacks)
-        if min_ratio > 0 and ranked and ranked[0][1] > 0:
-            floor = ranked[0][1] * min_ratio
-            ranked = [(n, s) for n, s in ranked if s >= floor]
+        if min_ratio > 0 and ranked:
+            floor = self._bar(ranked) * min_ratio
+            if floor > 0:
+                ranked = [(n, s) for n, s in ranked if s >= floor]
         return ranked, scoring
+
+    def _bar(self, ranked: Sequence[tuple[str, float]]) -> float:
+        """The score a relative cut (``min_ratio``) is a share of: the best score of a
+        node of the contract's own knowledge (clause, module, work item), not of a ruled
+        case (:data:`~etki.retrieval.graph.RULED_TYPES`) — a ruled case's text is a
+        requester's words, as a question's are, and on a ruled store another request's
+        decision scoring best raised the bar above the clause that answers (issue 33:
+        find_k@ratio and adaptive lost recall once rulings existed; the rule is the one
+        stated there, chosen before its figures were run). A ruled case scoring above the
+        bar is still kept. The best score overall when only ruled cases were ranked;
+        ``ranked`` is best first. On a graph without ruled cases: the best score, as
+        before."""
+        for nid, score in ranked:
+            node = self.graph.node(nid)
+            if node is None or node.type not in RULED_TYPES:
+                return score
+        return ranked[0][1]
 
     def _ranked_k(
         self, question: str, k: int, node_type: str | None, fallbacks: list[str]
@@ -436,8 +454,8 @@ class GraphQueryPort:
         self, question: str, k: int = 10, node_type: str | None = None, min_ratio: float = 0.0
     ) -> QueryResult:
         """The ``k`` most relevant nodes (of ``node_type`` when given); with
-        ``min_ratio`` > 0 only those scoring at least ``min_ratio`` x the best one (an
-        adaptive cut). Raises ``ValueError`` for an unknown node type."""
+        ``min_ratio`` > 0 only those scoring at least ``min_ratio`` x the best one of the
+        contract's own knowledge (an adaptive cut; :meth:`_bar`). Raises ``ValueError`` for an unknown node type."""
         if node_type is not None and node_type not in NODE_TYPES:
             raise ValueError(f"unknown node type {node_type!r}; use one of {', '.join(NODE_TYPES)}")
         fallbacks: list[str] = []

@@ -29,6 +29,9 @@ def word_start(token: str) -> re.Pattern[str]:
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+")
 _ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_ANCHOR = re.compile(r'[ \t]*<a id="[A-Za-z0-9._~%-]*"></a>')
+"""A clause's anchor in a contract page heading (:func:`etki.wiki.paths.clause_anchor`):
+markup, not text a reader sees."""
 _LINK_MD = re.compile(r"!?\[((?:\\.|[^\]\\\n])*)\]\(([^)\s]*)\)")
 _ESCAPE = re.compile(r"\\(.)")
 _RULE_CELL = re.compile(r"^:?-{2,}:?$")
@@ -67,14 +70,15 @@ def page_title(text: str, path: str = "") -> str:
 
 
 def _visible(line: str) -> str:
-    """A markdown line as a reader sees it: no heading, list or quote marker, links as
+    """A markdown line as a reader sees it: no heading, list or quote marker (nor a
+    clause's anchor), links as
     their words (a label that is only the target's file name — a slug — is dropped),
     no emphasis or code marks, escapes resolved, table cells joined with `` · ``,
     fences and rules empty."""
     s = line.strip()
     if s.startswith(("```", "~~~")) or s in ("---", "***"):
         return ""
-    s = _HEADING.sub("", s)
+    s = _ANCHOR.sub("", _HEADING.sub("", s))
     s = s.lstrip("> ").strip() if s.startswith(">") else s
     s = _ITEM.sub("", s)
 

@@ -169,7 +169,7 @@ class PageCache:
         self.clause_standing: Memo[str, Standing] = Memo()
         """cited ref -> its :data:`Standing` (resolution and who overrode it)"""
         self.contract_ids: Once[list[str]] = Once()
-        """contracts cited by ruled cases, sorted"""
+        """contracts with a page (the project's and those cited), sorted"""
         self.module_ids: Once[list[str]] = Once()
         """modules impacted by ruled cases, sorted"""
         self.rows: Memo[tuple[int, str], str] = Memo()
@@ -177,7 +177,7 @@ class PageCache:
         self.disputed_rows: Memo[str, str] = Memo()
         """case id -> its item in a ``disputed.md`` section"""
         self.contract_bodies: Memo[str, Joined[str]] = Memo()
-        """contract id -> the sections of its cited clauses (by ref), joined"""
+        """contract id -> the sections of its clauses (by ref), joined"""
         self.disputed_body: Joined[str] = Joined()
         """the sections of ``disputed.md`` (by disputed ref), joined"""
         self.disputed_list: Once[tuple[list[str], list[str]]] = Once()
@@ -219,7 +219,8 @@ class PageCache:
         self.cr_list.drop(key)
 
     def forget_contracts(self) -> None:
-        """The set of cited contracts changed."""
+        """The set of cited contracts changed (and with it perhaps the contracts with a
+        page: one the project lacks has a page while cited)."""
         self.contract_ids.drop()
         self.entity_lists.drop()
 
@@ -276,6 +277,9 @@ class WikiModel:
         clauses = project.clauses
         self.clauses: dict[str, ScopeClause] = {c.ref: c for c in clauses}
         self._clause_pos: dict[str, int] = {c.ref: i for i, c in enumerate(clauses)}
+        self._clauses_of: dict[str, list[str]] = {}
+        for c in clauses:  # contract id -> its clauses' refs in document order
+            self._clauses_of.setdefault(c.contract_id, []).append(c.ref)
         self.contracts: dict[str, Contract] = {c.id: c for c in project.contracts}
         self.modules: dict[str, Module] = {m.id: m for m in project.modules}
         self.workitems: dict[str, WorkItem] = {w.id: w for w in project.workitems}
@@ -398,8 +402,23 @@ class WikiModel:
         return (resolution, overriding_case(history, resolution))
 
     def contract_ids(self) -> list[str]:
-        """Contracts cited by ruled cases, sorted (:func:`etki.text.sort_key`)."""
-        return self.cache.contract_ids.get(lambda: sorted(self.refs_of, key=sort_key))
+        """The contracts with a page, sorted (:func:`etki.text.sort_key`): every contract
+        of the project (with its clauses or without) and every contract a ruled case
+        cites (one the project no longer has included)."""
+        return self.cache.contract_ids.get(
+            lambda: sorted(
+                set(self.contracts) | set(self._clauses_of) | set(self.refs_of), key=sort_key
+            )
+        )
+
+    def contract_refs(self, contract_id: str) -> list[str]:
+        """The clauses a contract's page shows, in contract order: every clause of the
+        project's contract ``contract_id`` in document order, then the refs of it that
+        ruled cases cite and the project no longer has (:meth:`clause_order`). Empty for
+        a contract without either."""
+        own = self._clauses_of.get(contract_id, [])
+        gone = [r for r in self.refs_of.get(contract_id, ()) if r not in self._clause_pos]
+        return own if not gone else [*own, *sorted(gone, key=self.clause_order)]
 
     def module_ids(self) -> list[str]:
         """Modules impacted by ruled cases, sorted (:func:`etki.text.sort_key`)."""

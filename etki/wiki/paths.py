@@ -7,7 +7,8 @@ Tree (paths are POSIX, relative to the project's wiki folder)::
     decisions/DEC-{yyyymmdd}-{slug}.md    one per ruled case
     precedents/PRE-{slug}.md              one per override
     change-requests/CR-{yyyymmdd}-{slug}.md  one per case whose current ruling is a CR
-    entities/contracts/{contract}.md      cited clauses of a contract, with their decisions
+    entities/contracts/{contract}.md      the whole contract, clause by clause (each anchored,
+                                          :func:`clause_anchor`), with the decisions citing each
     entities/modules/{module}.md          decisions that impact a module
 
 Client text never becomes a path: file names come from :func:`etki.text.slugify` of the
@@ -23,6 +24,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import quote
 
 from etki.text import slugify
 
@@ -38,7 +40,9 @@ __all__ = [
     "NamedCase",
     "CLAUSE_LABEL_SEP",
     "case_slug",
+    "clause_anchor",
     "clause_label",
+    "clause_link",
     "clause_link_ref",
     "contract_path",
     "cr_id",
@@ -234,6 +238,23 @@ def clause_label(ref: str, title: str | None) -> str:
     {title}``, or the bare ref of a clause the project lacks (``title`` None); read back
     by :func:`clause_link_ref`."""
     return ref if title is None else f"{ref}{CLAUSE_LABEL_SEP}{title}"
+
+
+def clause_anchor(ref: str) -> str:
+    """The anchor of clause ``ref`` on its contract page: the ref percent-encoded
+    (:func:`urllib.parse.quote` with nothing safe: ``MSA-2024-01#3.2`` ->
+    ``MSA-2024-01%233.2``), so it holds only ASCII letters, digits, ``-._~`` and ``%XX``
+    whatever the ref (client text never reaches the page's HTML). The page writes it as
+    the ``id`` of an empty ``<a>`` in the clause's heading (a browser, GitHub and VS Code
+    land on it; Textual's Markdown skips inline HTML), and the desk reads a link's
+    fragment back with :func:`urllib.parse.unquote` (``etki_tui.hafiza.reader``)."""
+    return quote(ref, safe="")
+
+
+def clause_link(src: str, contract_id: str, ref: str) -> str:
+    """The link from page ``src`` to clause ``ref`` of contract ``contract_id``: its
+    contract page (:func:`relative_link`) and the clause's :func:`clause_anchor`."""
+    return f"{relative_link(src, contract_path(contract_id))}#{clause_anchor(ref)}"
 
 
 def clause_link_ref(label: str, refs: Iterable[str]) -> str | None:

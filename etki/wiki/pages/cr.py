@@ -25,6 +25,7 @@ from etki.wiki.pages.shared import (
     effort_basis_markdown,
 )
 from etki.wiki.paths import (
+    clause_anchor,
     contract_path,
     cr_id,
     cr_path,
@@ -185,7 +186,8 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
         lines += ["The decision cites no clause: none of the contract covers the request.", ""]
     for ref in d.cited_clauses:
         clause = m.clauses.get(ref)
-        label = link(md_inline(m.clause_label(ref)), contract_path(m.contract_of(ref)))
+        target = f"{contract_path(m.contract_of(ref))}#{clause_anchor(ref)}"
+        label = link(md_inline(m.clause_label(ref)), target)
         if clause is None:
             lines += [f"#### {label}", "", "Not in the current contract.", ""]
             continue

@@ -1,5 +1,6 @@
-"""The entity pages: a contract page (``entities/contracts/...``, one section per cited
-clause with its display text, dispute flag, resolution and the rulings citing it) and a
+"""The entity pages: a contract page (``entities/contracts/...``, the whole contract: one
+anchored section per clause in document order with its display text, and for a clause
+ruled cases cite its dispute flag, resolution and the rulings citing it) and a
 module page (``entities/modules/...``, the rulings impacting the module). A contract page
 depends on the cases citing its clauses; a module page on the cases impacting it
 (:mod:`etki.wiki.pages`).
@@ -28,18 +29,22 @@ from etki.wiki.pages.shared import (
     _ruling_row,
 )
 from etki.wiki.paths import (
+    clause_anchor,
     contract_path,
 )
 
 
 def _contract_section(m: WikiModel, ref: str) -> bytes:
-    """One cited clause's section of its contract page (kept per ref in the model's
-    :attr:`~etki.wiki.model.PageCache.contract_bodies`)."""
+    """One clause's section of its contract page (kept per ref in the model's
+    :attr:`~etki.wiki.model.PageCache.contract_bodies`): its heading (ref and title, with
+    the clause's :func:`~etki.wiki.paths.clause_anchor` as an empty ``<a id>``), its kind
+    and, for a clause ruled cases cite, its memory (precedents, dispute flag,
+    resolution), then its text and the rulings citing it."""
     clause = m.clauses.get(ref)
-    count, disputed, _ = m.memory(ref)
-    lines = [f"## {md_inline(m.clause_label(ref))}", ""]
+    cited = ref in m.history
+    anchor = f'<a id="{clause_anchor(ref)}"></a>'  # percent-encoded: no client text as HTML
+    lines = [f"## {md_inline(m.clause_label(ref))} {anchor}", ""]
     kind = clause.kind if clause is not None else "not in the current contract"
-    flag = _dispute_flag(m, ref) if disputed else "not disputed"
     remit = clause is not None and is_declared_remit(clause)
     if remit:
         assert clause is not None
@@ -58,28 +63,36 @@ def _contract_section(m: WikiModel, ref: str) -> bytes:
             ),
             "",
         ]
-    lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
-    lines += _resolution_lines(m, ref, contract_path(m.contract_of(ref)))
+    if cited:
+        count, disputed, _ = m.memory(ref)
+        flag = _dispute_flag(m, ref) if disputed else "not disputed"
+        lines += [f"Kind {md_inline(kind)}; precedents {count}; {flag}.", ""]
+        lines += _resolution_lines(m, ref, contract_path(m.contract_of(ref)))
+    else:
+        lines += [f"Kind {md_inline(kind)}; no ruled case cites it.", ""]
     if clause is not None and clause.text.strip():
         # a remit statement is plain text; a contract clause is shown in its display
         # form (issue 12 item 1): reflowed, no HTML, links as their words, escaped
         shown = md_block(clause.text) if remit else clause_markdown(clause.text)
         lines += [shown, ""] if shown else []
-    lines += [_ruling_row(m, 2, m.case_of(k)) for k in m.history[ref]]
-    lines.append("")
+    if cited:
+        lines += [_ruling_row(m, 2, m.case_of(k)) for k in m.history[ref]]
+        lines.append("")
     return "\n".join(lines).encode("utf-8", errors="replace")
 
 
 def _contract_page(m: WikiModel, contract_id: str) -> bytes:
     here = contract_path(contract_id)
     contract = m.contracts.get(contract_id)
-    refs = sorted(m.refs_of.get(contract_id, ()), key=m.clause_order)
+    shown = m.contract_refs(contract_id)
+    refs = [ref for ref in shown if ref in m.history]
     title = contract.title if contract is not None else contract_id
     meta: dict[str, Any] = {
         "kind": "contract",
         "contract_id": _meta_text(contract_id),
         "title": _meta_text(title),
         "project": _meta_text(m.project.id),
+        "clauses": len(shown),
         "cited_clauses": [_meta_text(ref) for ref in refs],
         "disputed": [_meta_text(ref) for ref in refs if m.memory(ref)[1]],
         "decisions": len({k[1] for ref in refs for k in m.history[ref]}),
@@ -107,14 +120,17 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
         intro,
         "",
         (
-            "Clauses cited by ruled cases, in contract order, with the decisions citing "
-            "them (oldest ruling first)."
+            "The whole contract in contract order, each clause with its text; a clause "
+            "ruled cases cite also with its memory and the decisions citing it (oldest "
+            "ruling first)."
         ),
         "",
     ]
-    if refs:  # the sections, made again only for the clauses a change touched
+    if shown:  # the sections, made again only for the clauses a change touched
         body = m.cache.contract_bodies.get(contract_id, Joined)
-        lines.append(body.get(refs, lambda ref: _contract_section(m, ref)))
+        lines.append(body.get(shown, lambda ref: _contract_section(m, ref)))
+    else:
+        lines += ["No clauses.", ""]
     return _page_fm(m, here, meta, lines)
 
 

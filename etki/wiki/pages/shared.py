@@ -32,6 +32,7 @@ from etki.wiki.paths import (
     DISPUTED,
     INDEX,
     NamedCase,
+    clause_link,
     contract_path,
     cr_id,
     cr_path,
@@ -129,7 +130,7 @@ def _cited_clause_lines(m: WikiModel, here: str, refs: Sequence[str]) -> list[st
             kind = f" ({clause.kind}, {_remit_words(clause)})"
         lines.append(
             f"- [{md_inline(m.clause_label(ref))}]"
-            f"({relative_link(here, contract_path(m.contract_of(ref)))}){kind}"
+            f"({clause_link(here, m.contract_of(ref), ref)}){kind}"
         )
     if not refs:
         lines.append("None.")
@@ -233,7 +234,7 @@ def _disputed_section(m: WikiModel, ref: str) -> bytes:
     lines = [
         f"## {md_inline(m.clause_label(ref))}",
         "",
-        f"Contract [{md_inline(contract_id)}]({contract_path(contract_id)});",
+        f"Contract [{md_inline(contract_id)}]({clause_link(DISPUTED, contract_id, ref)});",
         f"rulings {', '.join(md_code(x) for x in rulings)}.",
         "",
     ]
@@ -330,7 +331,7 @@ def _make_entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
             f"- [{md_inline(m.contracts[x].title if x in m.contracts else x)}]({contract_path(x)})"
             for x in contract_ids
         ]
-        or ["None cited yet."]
+        or ["None."]
     ).encode("utf-8", errors="replace")
     modules = "\n".join(
         [f"- [{md_inline(x)}]({module_path(x)})" for x in module_ids] or ["None yet."]

@@ -170,7 +170,7 @@ def page_keys(
     keys[INDEX] = keys[DISPUTED] = every
     for x in m.contract_ids():
         parts = [x]
-        for ref in sorted(m.refs_of[x]):
+        for ref in sorted(m.refs_of.get(x, ())):
             parts += [ref, *map(of, m.history[ref])]
         keys[contract_path(x)] = digest("contract", *parts)
     for x in m.module_ids():
@@ -199,8 +199,9 @@ def render_changed(
             continue
         contracts.update(m.contract_of(ref) for ref in b.decision.cited_clauses)
         modules.update(b.decision.impacted_modules)
+    paged = set(m.contract_ids())  # a contract page stays when its last citation goes
     for x in sorted(contracts):
-        if x in m.refs_of:
+        if x in paged:
             files[contract_path(x)] = _contract_page(m, x)
     for x in sorted(modules):
         if x in m.by_module:
