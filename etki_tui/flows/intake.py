@@ -236,8 +236,11 @@ class IntakeFlow(DocumentFlow):
     @on(PreanalysisWanted)
     def _preanalysis_wanted(self, message: PreanalysisWanted) -> None:
         """``p``: a new pre-analysis of the case, in a worker; without a model nothing
-        is asked and a toast says so."""
+        is asked and a toast says so; on an archived project nothing is asked either
+        (it takes no writes; the key and the palette do not offer it)."""
         message.stop()
+        if self.refused_archived("a pre-analysis"):
+            return
         model = self.desk.preanalysis_model()
         if model is None:
             self.notify(
