@@ -16,6 +16,7 @@ from textual.widgets import Footer
 from etki.errors import ProjectArchivedError
 from etki.services import Desk
 from etki_tui.messages import PreanalysisWanted
+from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.pane import QueuePane
 from etki_tui.screens.assign import AssignPicker
 from etki_tui.screens.import_file import ImportForm
@@ -30,6 +31,12 @@ WRITES += ("New", "Import", "Estimate", "Resolve", "Assign", "Pre-analyse")
 def _hits(app) -> list[str]:  # noqa: ANN001
     """The open palette's hits, as their prompts read."""
     return [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+
+
+def _detail(app) -> str:  # noqa: ANN001
+    """The case detail's text, on one line."""
+    detail = app.query_one(CaseDetail)
+    return " ".join(shown(detail.query_one("#detail-body"), 116, 400).split())
 
 
 async def _type(pilot, query: str) -> None:  # noqa: ANN001
@@ -104,6 +111,8 @@ async def test_p_on_an_archived_project_asks_no_model_and_is_not_offered(
         assert case_id is not None
         pane = app.query_one(QueuePane)
         assert pane.check_action("preanalyse", ()) is False  # not in the footer
+        await until(pilot, lambda: "archived and takes no new" in _detail(app), "the pane")
+        assert "p asks" not in _detail(app)  # the detail pane does not offer it either
         await press(pilot, "p")
         await settle(pilot)
         assert any(
@@ -127,6 +136,7 @@ async def test_p_on_an_archived_project_asks_no_model_and_is_not_offered(
     app = make_app(world)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        await until(pilot, lambda: "p asks model yerel-model" in _detail(app), "the offer")
         await press(pilot, "ctrl+p")
         await _type(pilot, "pre-analy")
         assert any(h.startswith("Pre-analyse") for h in _hits(app)), _hits(app)
