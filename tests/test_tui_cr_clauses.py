@@ -152,3 +152,25 @@ async def test_a_modal_form_takes_the_config_warning_toast_off_its_buttons(
         app.notify("Başka bir uyarı", severity="warning", markup=False)
         await until(pilot, lambda: bool(app.screen.query("Toast")), "news over the form")
         await press(pilot, "escape")
+
+
+@sync
+async def test_a_config_problem_read_by_v_does_not_cover_the_views_list(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """V reads the config file again; a problem found then is said (kept for L, on the
+    status line) without a toast left over the list of saved views it opens."""
+    from etki_tui.queue.views import ViewsScreen
+
+    path = tmp_path / "config.yaml"
+    path.write_text("views:\n  bozuk: {verdict: MAYBE}\n", encoding="utf-8")
+    app = make_app(tui_world, config=TuiConfig(path))  # nothing read at start
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "V")
+        await until(pilot, lambda: isinstance(app.screen, ViewsScreen), "the views")
+        await settle(pilot)
+        assert not app.screen.query("Toast")
+        status = app.query_one(StatusLine)
+        assert status.said.startswith("Config:") and "bozuk" in status.said
+        assert any("'MAYBE'" in entry[3] for entry in status.entries)
