@@ -47,12 +47,13 @@ ARCHIVED_HIDDEN: frozenset[str] = frozenset(
     {
         *("approve", "convert", "reject", "bulk_approve", "amend"),
         *("note", "claim", "estimate", "page.estimate", "new_request", "import", "assign"),
-        *("dispute.resolve_case", "dispute.resolve"),
+        *("dispute.resolve_case", "dispute.resolve", "preanalyse"),
     }
 )
 """The ids of the actions that write to the project (rulings, notes, claims, estimates,
-requests, imports, assignments, resolutions): the command palette leaves them out on an
-archived project, which takes none (a trial found it offering Approve and Import…)."""
+requests, imports, assignments, resolutions, pre-analyses): the command palette leaves
+them out on an archived project, which takes none (a trial found it offering Approve and
+Import…, a second one Pre-analyse)."""
 
 _KEY_NAMES = {
     "enter": "Enter",

@@ -139,6 +139,7 @@ class EtkiApp(AssignFlow):
 
     def on_mount(self) -> None:
         """Keymap, theme, what ``etki-tui PROJECT_DIR`` loaded, then the queue."""
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.keymap:
             self.set_keymap(self.keymap)
         system = self.color_system or (None if self.is_headless else self.console.color_system)
@@ -215,7 +216,8 @@ class EtkiApp(AssignFlow):
     def _routine_to_status(self, message: Notify) -> None:
         """Every message is kept for the messages view (``M``); a routine one
         (severity ``information``) goes to the one-line status area instead of a toast,
-        which would cover the work: toasts are for warnings and errors."""
+        which would cover the work: toasts are for warnings and errors (noted, so a
+        modal form opening over them takes them off: :meth:`_screen_changed`)."""
         note = message.notification
         status = self.status_line
         if status is None or not status.is_attached:
@@ -224,6 +226,25 @@ class EtkiApp(AssignFlow):
         if note.severity == "information":
             message.prevent_default()
             status.say(note.title, note.message)
+        else:
+            self._toasts_shown.append(note)
+
+    def _screen_changed(self, screen: Screen) -> None:
+        """A modal form (any modal screen but the command palette) opened over toasts
+        still shown: they leave the screen, so none covers the form's buttons (a trial
+        saw the Config warning over the X form's Export); the newest is said on the
+        status line, and every one stays whole in the messages view (``L``). A toast
+        raised while the form is open is shown over it as usual: that one is news."""
+        if not isinstance(screen, ModalScreen) or isinstance(screen, CommandPalette):
+            return
+        live = [n for n in self._toasts_shown if not n.has_expired]
+        self._toasts_shown.clear()
+        if not live:
+            return
+        status = self.status_line
+        if status is not None and status.is_attached:
+            status.say(live[-1].title, live[-1].message)
+        self.clear_notifications()
 
     @on(TerminalClosed)
     def _terminal_closed(self, message: TerminalClosed) -> None:

@@ -148,3 +148,70 @@ def test_etki_import_reads_excels_unicode_text(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[0] == "imported 1 new request(s)"
     rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
     assert [r["title"] for r in rows if r["request_id"] == "U-1"] == ["İade"]
+
+
+EXTRA_CELLS = (
+    "id;title;text\n"
+    "E-1;Rapor;Aylık rapor PDF olarak da gelsin\n"
+    "E-2;Straße;Die Straße fehlt; bitte ergänzen\n"  # an unquoted ; in the text: 4 cells
+    "E-3;İlçe;İlçe filtresi çalışmıyor;\n"  # a trailing separator: an empty 4th cell
+    "E-4;;Şifre sıfırlama e-postası gelmiyor\n"
+)
+
+
+def test_a_row_with_more_cells_than_the_header_is_refused_alone(tmp_path: Path) -> None:
+    """A PMO trial: ``E-2;Straße;Die Straße fehlt; bitte ergänzen`` under ``id;title;text``
+    was imported as "Die Straße fehlt", " bitte ergänzen" dropped unseen. The row is
+    refused naming the file, its line and the counts; the good rows are read (a
+    trailing separator, an empty cell past the last, drops nothing and is read)."""
+    path = tmp_path / "talepler.csv"
+    path.write_text(EXTRA_CELLS, encoding="utf-8")
+    read = read_requests(path, "csv")
+    assert [(r.id, r.text) for r in read.requests] == [
+        ("E-1", "Aylık rapor PDF olarak da gelsin"),
+        ("E-3", "İlçe filtresi çalışmıyor"),
+        ("E-4", "Şifre sıfırlama e-postası gelmiyor"),
+    ]
+    [refused] = read.refused
+    assert refused.startswith(f"{path}:3: line 3 has 4 cells, the header 3; the row is refused")
+    assert "a semicolon (;) needs double quotes" in refused
+    comma = tmp_path / "c.csv"  # a comma file says its own separator
+    comma.write_text("id,text\nC-1,a,b,c\nC-2,fine\n", encoding="utf-8")
+    read = read_requests(comma, "csv")
+    assert [r.id for r in read.requests] == ["C-2"]
+    assert read.refused[0].startswith(f"{comma}:2: line 2 has 4 cells, the header 2")
+    assert "a comma (,)" in read.refused[0]
+
+
+def test_etki_import_refuses_the_row_with_more_cells_and_stores_the_rest(tmp_path: Path) -> None:
+    """The same file through ``etki import`` in a real subprocess: the three good rows
+    stored (listed with their verdicts), the bad one on stderr, exit 2."""
+    import subprocess
+    import sys
+
+    assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
+    path = tmp_path / "talepler.csv"
+    path.write_text(EXTRA_CELLS, encoding="utf-8")
+    env = {
+        **os.environ,
+        "ETKI_DB_URL": f"sqlite:///{tmp_path}/etki.db",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+        "ETKI_REVIEWER": "reviewer",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "etki.cli", "import", "--project", "demo", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout.splitlines()[0].startswith("imported 3 new request(s); 1 refused")
+    assert f"{path}:3: line 3 has 4 cells, the header 3" in done.stderr
+    rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
+    stored = {r["request_id"]: r for r in rows}
+    assert {"E-1", "E-3", "E-4"} <= set(stored) and "E-2" not in stored
+    for rid in ("E-1", "E-3", "E-4"):
+        assert stored[rid]["case_id"] in done.stdout

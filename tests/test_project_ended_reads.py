@@ -11,6 +11,9 @@ process on the store.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -126,3 +129,61 @@ def test_a_deleted_cases_history_keeps_its_estimate_terms_and_assignments(world)
     assert history[3]["kind"] == "cr_terms" and history[3]["text"]
     shown = world.etki("show", "req-demo-c2").stdout
     assert "deleted with its project demo" in shown and "jurgen" in shown
+
+
+def _etki_process(world: World, *args: str) -> subprocess.CompletedProcess[str]:
+    """``etki ARGS`` in a real ``python -m etki.cli`` subprocess on the world's store."""
+    env = {
+        **os.environ,
+        "HOME": str(world.tmp),
+        "ETKI_DB_URL": world.url,
+        "ETKI_REVIEWER": "ayse",
+        "ETKI_WIKI_DIR": "",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "etki.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=world.tmp,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_a_short_id_reads_a_gone_case_as_its_whole_id(world) -> None:
+    """A PMO trial: ``etki show c3`` of a case whose project was deleted said "no case
+    'c3'" while ``etki show req-demo-c3`` read it. The short id now names the gone case
+    (deleted with its project, touched or not, or erased) and every command reads it as
+    the whole id: show prints the same, a write is refused the same way."""
+    desk = world.desk()
+    desk.erase("req-demo-c1", "KVKK: talep sahibi silinmesini istedi", wait_s=0)
+    desk.delete_project("demo", "Sözleşme bitti; Jürgen")
+    for short, whole in (("c3", "req-demo-c3"), ("c1", "req-demo-c1")):
+        by_short = _etki_process(world, "show", short)
+        by_whole = _etki_process(world, "show", whole)
+        assert (by_short.returncode, by_whole.returncode) == (0, 0), by_short.stderr
+        assert by_short.stdout == by_whole.stdout
+        as_json = json.loads(_etki_process(world, "show", short, "--json").stdout)
+        assert as_json["case_id"] == whole and as_json["case"] is None
+    assert "deleted with its project demo by ayse" in _etki_process(world, "show", "c3").stdout
+    # a write on the short id: the refusal of the whole id, never "no case 'c3'"
+    by_short = world.etki("note", "c3", "Çiğdem aradı")
+    by_whole = world.etki("note", "req-demo-c3", "Çiğdem aradı")
+    assert by_short.returncode == by_whole.returncode != 0
+    assert by_short.stderr == by_whole.stderr and "no case 'c3'" not in by_short.stderr
+    assert world.etki("show", "c99").returncode == 2  # never stored: still unknown
+
+
+def test_a_short_id_of_a_project_loaded_again_names_the_stored_case(world) -> None:
+    """A project deleted and loaded again holds the same case ids: the short id names
+    the stored case, not the gone one."""
+    world.desk().delete_project("demo", "yanlış yüklendi")
+    world.repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    world.repo.add_cases(
+        "demo", [(Request(id="R2", title="İş 2", text="Çiğdem ß"), make_decision("req-demo-c2"))]
+    )
+    shown = world.etki("show", "c2", "--json")
+    assert shown.returncode == 0, shown.stderr
+    body = json.loads(shown.stdout)
+    assert body["case"] is not None and body["case"]["case_id"] == "req-demo-c2"

@@ -20,6 +20,7 @@ from textual.command import CommandInput, CommandPalette
 from etki.config import Settings
 from etki.services import Desk, init_project
 from etki.store import CaseFileRepository
+from etki_tui.header import StatusLine
 from etki_tui.screens.import_file import ImportForm, ImportResult
 from etki_tui.screens.new_request import DiscardTyped
 from tests.conftest import TuiWorld
@@ -146,3 +147,55 @@ async def test_the_palette_offers_the_import(tui_world: TuiWorld) -> None:
         await settle(pilot)
         await press(pilot, "enter")
         assert isinstance(app.screen, ImportForm)
+
+
+@sync
+async def test_i_refuses_a_row_with_more_cells_and_the_status_line_says_how_it_ended(
+    sample_world: TuiWorld, tmp_path: Path
+) -> None:
+    """A PMO trial: a row with more cells than the header lost its last cell unseen, and
+    the status line kept "Importing …" after an import was refused. The desk's import
+    refuses that row alone (the others stored, the result naming the line and the
+    counts), and the status line says how each import ended: the counts, or why nothing
+    was imported (a file without the id column)."""
+    good = tmp_path / "talepler.csv"
+    good.write_text(
+        "id;title;text\n"
+        "M-1;Rapor;Aylık rapor PDF olarak da gelsin\n"
+        "M-2;Straße;Die Straße fehlt; bitte ergänzen\n"
+        "M-3;;Şifre sıfırlama e-postası gelmiyor\n",
+        encoding="utf-8",
+    )
+    bad = tmp_path / "başlıksız.csv"
+    bad.write_text("numara;metin\n1;Çiğdem\n", encoding="utf-8")
+    app = make_app(sample_world)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        status = app.query_one(StatusLine)
+        await press(pilot, "i")
+        await fill(pilot, "#import-path", str(good))
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, ImportResult), "the result")
+        result = app.screen
+        assert isinstance(result, ImportResult)
+        assert len(result.done.stored) == 2
+        [refused] = result.done.refused
+        assert refused.startswith(f"{good}:3: line 3 has 4 cells, the header 3")
+        text = "\n".join(str(s.render()) for s in result.query("#import-lines Static"))
+        assert "line 3 has 4 cells, the header 3" in text
+        stored = {c.request_id for c in sample_world.desk.cases(list(result.done.stored))}
+        assert stored == {"M-1", "M-3"}
+        assert status.said.startswith(
+            "Import done: talepler.csv: Imported 2 new request(s); 1 refused."
+        )
+        assert "Importing" not in status.said
+        await press(pilot, "escape")
+
+        await press(pilot, "i")
+        await fill(pilot, "#import-path", str(bad))
+        await press(pilot, "enter")
+        await until(pilot, lambda: "Importing" not in status.said, "the import's end")
+        await settle(pilot)
+        assert not isinstance(app.screen, ImportResult)
+        assert status.said.startswith("Nothing imported: başlıksız.csv:1: "), status.said
+        assert "no column 'id'" in status.said

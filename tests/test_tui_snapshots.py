@@ -633,3 +633,28 @@ def test_contract_at_clause(snap_compare, talentmap_world: TuiWorld, size: tuple
 def test_contract_clause_list(snap_compare, tdrs_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """l on the tdrs case: the clauses it cites and quotes, the deciding one first."""
     _check(snap_compare, tdrs_world, size, ["l"])
+
+
+def test_cr_export_form_over_a_config_warning(snap_compare, tui_world: TuiWorld) -> None:  # noqa: ANN001
+    """X on a case converted to CR, at 80x24, with a Config warning toasted at start:
+    the form whole (assumptions and exclusions side by side, the clauses it cites with
+    the engine's marked, the date and format, the file, the appendix box beside Cancel
+    and Export) and no toast over it (a second PMO trial of issue 35)."""
+    from etki_tui.config import TuiConfig
+
+    def converted(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, EtkiApp)
+        approval_service(app.desk.repo, app.desk.settings).rule(
+            "req-demo-0a1f3c21", "convert_to_cr", reason="Yeni bir yetenek.", reviewer="ayse"
+        )
+        app.poll_queue()
+
+    warning = "keymap: 'frobnicate' is not an action id; the key is ignored"
+    _check(
+        snap_compare,
+        tui_world,
+        (80, 24),
+        [converted, "X"],
+        config=TuiConfig(warnings=(warning,)),
+    )

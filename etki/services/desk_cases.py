@@ -40,13 +40,20 @@ class DeskCases:
     def case_id_for(self: _Desk, text: str) -> str:
         """The stored case id ``text`` names: itself when it is one (or holds a ``-``:
         a full id, stored or not, is left to the command to refuse), else the one case
-        whose id ends in ``-{text}`` (the short id the desk's queue shows). Raises
+        whose id ends in ``-{text}`` (the short id the desk's queue shows); when no
+        stored case does, the one gone case that does (of a deleted project, or erased:
+        :meth:`etki.store.CaseFileRepository.gone_case_ids_ending`), which the command
+        then reads as it reads the whole id (``etki show`` says what became of it). Raises
         ``InputError`` naming the candidates when several end so, ``NotFoundError`` when
         none does (saying what a short id is: a trial typed the first four characters)."""
         if "-" in text or not text:
             return text
         # no stored id is this long, and SQLite refuses a LIKE pattern over 50,000 bytes
         found = self.repo.case_ids_ending(text) if len(text) <= _MAX_SHORT_ID else []
+        if not found and len(text) <= _MAX_SHORT_ID:
+            # a case gone with its deleted project, or erased: the short id names it as
+            # the whole id does, and the command says what became of it (a PMO trial)
+            found = self.repo.gone_case_ids_ending(text)
         if text in found:
             return text
         if not found:

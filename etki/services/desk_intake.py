@@ -119,7 +119,11 @@ class DeskIntake:
         projector the rulings use (best-effort, as after a ruling): ``(saved, None)`` or
         ``(saved, "wiki not updated: …")``. Raises
         :class:`PreanalysisUnavailableError` without a model, ``NotFoundError`` for an
-        unknown case."""
+        unknown case, :class:`~etki.errors.ProjectArchivedError` on an archived project
+        (nothing is asked: it takes no writes, issue 35 item 6)."""
+        from etki.approval import refuse_archived
+
+        refuse_archived(self.repo, self.repo.case_project_id(case_id), "takes no pre-analyses")
         saved = preanalyse_case(self.repo, self.settings, case_id)
         projector = self.approvals.projector
         if projector is None:
@@ -138,8 +142,12 @@ class DeskIntake:
         (:func:`preanalyse_cases`, stopping once the model looks down; ``etki
         preanalyse --project ID --missing``), then the wiki caught up (best-effort).
         Raises :class:`PreanalysisUnavailableError` without a model and
-        ``NotFoundError`` for an unknown project."""
+        ``NotFoundError`` for an unknown project, ``ProjectArchivedError`` for an
+        archived one."""
+        from etki.approval import refuse_archived
+
         self.repo.project_config(project_id)
+        refuse_archived(self.repo, project_id, "takes no pre-analyses")
         run = preanalyse_cases(
             self.repo, self.settings, self.repo.cases_without_preanalysis(project_id)
         )

@@ -217,12 +217,19 @@ class AssignFlow(IntakeFlow):
         return self.config.views
 
     def action_saved_views(self) -> None:
-        """List the saved views, as the config file holds them now."""
+        """List the saved views, as the config file holds them now. A problem read
+        just now is toasted first and the list opens after it, so the toast leaves the
+        screen as for any form opening over one (said on the status line, kept in
+        ``L``) instead of covering the list's buttons."""
         pane = self.desk_part(QueuePane, "saved views")
         if pane is None:
             return
+        warned = len(self.config.warnings)
         views = ViewsScreen(self._read_views(), pane.filter, cursor_blink=self.cursor_blink)
-        self.push_screen(views, self._view_chosen)
+        if len(self.config.warnings) > warned:  # after the toast's Notify is handled
+            self.call_later(self.push_screen, views, self._view_chosen)
+        else:
+            self.push_screen(views, self._view_chosen)
 
     def _view_chosen(self, choice: tuple[str, str] | None) -> None:
         pane = self.desk_part(QueuePane, "saved views")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
 from textual.message import Message
+from textual.notifications import Notification
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabbedContent
@@ -146,6 +147,7 @@ class FlowBase(App[None]):
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self._collector = IdleCollector()  # full GC collections between events
+        self._toasts_shown: list[Notification] = []  # warnings and errors toasted
         self.seat: Seat | None = None
         """Who acts on the project shown and whether they may rule (read with the queue)."""
         self._drafts: dict[tuple[str, str], str] = {}

@@ -1,7 +1,7 @@
 """The change-request flows of the desk (issue 35 items 1 and 2): ``X`` asks for the
 change request's terms, format, internal appendix and file
-(:class:`etki_tui.screens.cr_export.CrExportForm`), records changed terms as ``etki cr
-edit`` does (:meth:`etki.services.Desk.set_cr_terms`) and writes the client-facing
+(:class:`etki_tui.screens.cr_export.CrExportForm`: the clauses it cites among them),
+records changed terms as ``etki cr edit`` does (:meth:`etki.services.Desk.set_cr_terms`) and writes the client-facing
 change request of a case ruled CR to the .docx, .html or .md file
 (:meth:`etki.services.Desk.write_cr_document`, the document ``etki cr export`` writes,
 atomically); ``E`` opens the estimate form
@@ -59,15 +59,25 @@ class DocumentFlow(ExportFlow):
         if case_id is None:
             return
         try:  # one case by id: the terms in force, for the form to start from
-            terms = self.desk.case(case_id).cr_terms
+            case = self.desk.case(case_id)
+            terms, engine = case.cr_terms, case.decision.cited_clauses
         except Exception:  # noqa: BLE001 - the worker says why, if the case is gone
-            terms = None
+            terms, engine = None, ()
+        pane = self.desk_part(QueuePane, "the clauses of the change request")
+        known = dict(pane.clauses) if pane is not None else {}
+        if not known:  # the queue not read yet: the project's clauses alone
+            try:
+                known = self.desk.clauses(self.project_id)
+            except Exception:  # noqa: BLE001 - the form lists the cited refs alone
+                known = {}
         name = f"CR-{''.join(ch if ch.isalnum() or ch in '-_.' else '-' for ch in case_id)}.docx"
         form = CrExportForm(
             case_id,
             name,  # in the working directory
             terms,
             self.clock().date().isoformat(),
+            engine=engine,
+            known=known,
             cursor_blink=self.cursor_blink,
         )
 
@@ -101,6 +111,9 @@ class DocumentFlow(ExportFlow):
                     assumptions=list(terms.assumptions),
                     exclusions=list(terms.exclusions),
                     valid_until=terms.valid_until or "",
+                    # the clauses ticked, or [] for the decision's: etki cr edit
+                    # --clause REF ... / --engine-clauses
+                    clauses=list(terms.clauses) if terms.clauses is not None else [],
                 )
         written = self.desk.write_cr_document(case_id, given.path, internal=given.internal)
         said = f"terms recorded ({given.terms.summary()})" if given.terms is not None else ""

@@ -22,7 +22,7 @@ from etki_tui.messages import (
     RequestsImported,
 )
 from etki_tui.queue.pane import QueuePane
-from etki_tui.screens.import_file import ImportForm, ImportResult
+from etki_tui.screens.import_file import ImportForm, ImportResult, import_counts
 from etki_tui.screens.new_request import NewRequest, NewRequestForm
 from etki_tui.screens.resolve import DisputeResolution, ResolveDisputeForm
 from etki_tui.workers import desk_worker
@@ -64,8 +64,16 @@ class IntakeFlow(DocumentFlow):
     @on(RequestsImported)
     def _requests_imported(self, message: RequestsImported) -> None:
         """Nothing imported: a toast says why. Else the queue is read again (the first
-        new case selected) and :class:`ImportResult` lists what the import did."""
+        new case selected) and :class:`ImportResult` lists what the import did. Either
+        way the status line, which said "Importing …", now says how it ended (a trial
+        saw "Importing…" stay after a refused import)."""
+        name = Path(message.path).name
         if message.error or message.done is None:
+            status = getattr(self, "status_line", None)
+            if status is not None:
+                # the file by its name (the toast and L keep the whole path): the why fits
+                said = message.error.replace(message.path, name)
+                status.say("Nothing imported", said if name in said else f"{name}: {said}")
             self.notify(
                 printable(f"{message.error}. {message.advice}".strip(), multiline=False),
                 title="Nothing imported",
@@ -74,6 +82,11 @@ class IntakeFlow(DocumentFlow):
                 timeout=10,
             )
             return
+        self.notify(  # routine: the status line (and the messages view) says it
+            printable(f"{name}: {import_counts(message.done)}", multiline=False),
+            title="Import done",
+            markup=False,
+        )
         if message.project_id == self.project_id and message.done.stored:
             self._select_added = message.done.stored[0]  # selected once the queue has it
             self._stale.add("raporlar")
@@ -236,8 +249,11 @@ class IntakeFlow(DocumentFlow):
     @on(PreanalysisWanted)
     def _preanalysis_wanted(self, message: PreanalysisWanted) -> None:
         """``p``: a new pre-analysis of the case, in a worker; without a model nothing
-        is asked and a toast says so."""
+        is asked and a toast says so; on an archived project nothing is asked either
+        (it takes no writes; the key and the palette do not offer it)."""
         message.stop()
+        if self.refused_archived("a pre-analysis"):
+            return
         model = self.desk.preanalysis_model()
         if model is None:
             self.notify(

@@ -476,6 +476,7 @@ def case_detail(
     llm_model: str | None = None,
     preanalysing: bool = False,
     whole_clauses: bool = False,
+    archived: bool = False,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -488,8 +489,8 @@ def case_detail(
     precedents the clause memory names. ``cr_page``: the wiki page of the case's
     change-request document when it is ruled CHANGE_REQUEST (``""``: the wiki is off),
     shown as a link line under the fields. ``llm_model``: the chat model a pre-analysis
-    would be asked of (None: none configured); ``preanalysing``: one is being written
-    (:func:`preanalysis_section`). ``whole_clauses``: the cited clauses are shown
+    would be asked of (None: none configured); ``preanalysing``: one is being written;
+    ``archived``: the project takes no new one (:func:`preanalysis_section`). ``whole_clauses``: the cited clauses are shown
     whole, not folded to the part around the sentences the evidence quotes
     (:func:`etki_tui.queue.evidence.marked_clause_block`).
 
@@ -598,7 +599,11 @@ def case_detail(
         )
         parts.append(_bullets(effort_basis(d.effort, workitems or {})))
     parts.append(Text(""))
-    parts.extend(preanalysis_section(case.preanalysis, llm_model=llm_model, busy=preanalysing))
+    parts.extend(
+        preanalysis_section(
+            case.preanalysis, llm_model=llm_model, busy=preanalysing, archived=archived
+        )
+    )
     return Group(*parts)
 
 
@@ -668,16 +673,24 @@ _PREANALYSIS_PARTS = (
 
 
 def preanalysis_section(
-    p: Preanalysis | None, *, llm_model: str | None = None, busy: bool = False
+    p: Preanalysis | None,
+    *,
+    llm_model: str | None = None,
+    busy: bool = False,
+    archived: bool = False,
 ) -> list[RenderableType]:
     """The detail pane's short "Pre-analysis" section: the case's newest saved
     pre-analysis (every string of it model text, shown literally, cut like client
-    text), or what there is instead (none configured, none yet, one being written)."""
+    text), or what there is instead (none configured, none yet, one being written).
+    ``p`` is offered only where it works: not on an ``archived`` project, which takes
+    no new pre-analysis (a PMO trial)."""
     out: list[RenderableType] = []
     if p is None:
         out.append(_section("Pre-analysis"))
         if busy:
             line = f"Writing one with model {one_line(llm_model or '')}…"
+        elif archived:
+            line = "None: the project is archived and takes no new pre-analysis."
         elif llm_model is None:
             line = NO_MODEL_LINE
         else:
@@ -690,7 +703,7 @@ def preanalysis_section(
     head.append(" · a language model's first look, never an input to the verdict", style="dim")
     if busy:
         head.append(" · writing a new one…", style="dim")
-    elif llm_model is not None:
+    elif llm_model is not None and not archived:
         head.append(" · p writes a new one", style="dim")
     out.append(_indent(head))
     if p.status != "ok" or p.body is None:

@@ -124,6 +124,7 @@ ARCHIVED_WRITES = {
     "dispute.resolve_case": "a resolution",
     "import": "an import",
     "assign": "an assignment",
+    "preanalyse": "a pre-analysis",
 }
 """The queue's other writes (binding id -> what the toast says was not recorded): left
 out on an archived project, which takes none of them (nor rulings)."""

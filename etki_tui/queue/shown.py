@@ -115,6 +115,7 @@ class QueueShown(QueueRows):
                         llm_model=self.llm_model,
                         preanalysing=case.case_id in self.preanalysing,
                         whole_clauses=self.whole_clauses,
+                        archived=bool(getattr(self.app, "archived", False)),
                     ),
                     history_section(self.histories.get(case.case_id)),
                 )

@@ -1,7 +1,9 @@
 """``X`` on a change request (issue 35 item 1): the form before its document is
-written. The PMO's terms the document states — assumptions and exclusions (one a line)
-and the date the offer is valid until — start as those in force and are recorded, when
-changed, as ``etki cr edit`` records them (:meth:`etki.services.Desk.set_cr_terms`:
+written. The PMO's terms the document states — assumptions and exclusions (one a line),
+the contract clauses it cites (ticked in a list: those cited now first, then the ones
+the engine's decision cites, marked, then the project's other clauses, as ``etki cr
+edit --clause`` chooses any of them) and the date the offer is valid until — start as
+those in force and are recorded, when changed, as ``etki cr edit`` records them (:meth:`etki.services.Desk.set_cr_terms`:
 audited, in the case's history); the format (Word, HTML, Markdown: the file's ending
 follows the choice); whether to add the internal appendix (``etki cr export
 --internal``: the engine's deliberation, not for the client); and the file. Export checks
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +35,12 @@ from textual.widgets import (
     Label,
     RadioButton,
     RadioSet,
-    Static,
+    SelectionList,
     TextArea,
 )
+from textual.widgets.selection_list import Selection
 
-from etki.domain import CrTerms, parse_cr_terms
+from etki.domain import CrTerms, ScopeClause, parse_cr_terms
 from etki.errors import EtkiError, InputError
 from etki.text import printable
 from etki_tui.actions import bindings
@@ -67,11 +71,35 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def clause_options(
+    cited: Sequence[str], engine: Sequence[str], known: Mapping[str, ScopeClause]
+) -> list[Selection[str]]:
+    """The clause list of the form: the refs ``cited`` now (ticked, in their order),
+    then those of ``engine`` (the decision's cited clauses) not among them, then every
+    other clause of ``known`` (ref -> clause, contract order). Each reads ``REF
+    title``, the engine's marked ``· engine``; a ref the contract no longer has says
+    so. Client text is shown literally."""
+    refs = list(dict.fromkeys([*cited, *engine, *known]))
+    out: list[Selection[str]] = []
+    for ref in refs:
+        label = Text(printable(ref, multiline=False), style="bold", end="")
+        clause = known.get(ref)
+        title = clause.title if clause is not None else "(not in the current contract)"
+        label.append(" " + printable(title, multiline=False))
+        if ref in engine:
+            label.append(" · engine", style="dim")
+        out.append(Selection(label, ref, ref in cited))
+    return out
+
+
 class CrExportForm(ModalScreen[CrExportInput | None]):
     """The form for ``case_id``; ``default`` the file name it starts with (in the
     working directory, its ending picks the format selected first), ``terms`` those in
     force (None: none yet), ``today`` the desk's day ``YYYY-MM-DD`` (a validity date
-    before it is refused, as by ``etki cr edit``)."""
+    before it is refused, as by ``etki cr edit``), ``engine`` the clause refs the
+    case's decision cites and ``known`` the project's clauses (ref -> clause, contract
+    order) to choose from. Fits 80x24 whole: the two term boxes side by side, the
+    buttons beside the appendix box, the hint in the frame's bottom edge."""
 
     BINDINGS = bindings("crexport.cancel")
 
@@ -82,17 +110,20 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         border: thick $primary; border-title-align: left; background: $surface;
         padding: 0 1; overflow-y: auto;
     }
-    #crx-assumptions, #crx-exclusions { height: 4; }
-    #crx-assumptions, #crx-exclusions, #crx-valid, #crx-path, #crx-format {
+    #crx-dialog { border-subtitle-align: left; border-subtitle-color: $text-muted; }
+    #crx-terms { height: auto; }
+    #crx-assumptions, #crx-exclusions { height: 5; width: 1fr; }
+    #crx-assumptions, #crx-exclusions, #crx-clauses, #crx-valid, #crx-path, #crx-format {
         border-title-align: left; border-title-color: $text-muted;
     }
+    #crx-clauses { height: auto; max-height: 6; }
     #crx-row { height: auto; }
     #crx-valid { width: 18; }
     #crx-format { layout: horizontal; width: 1fr; height: auto; }
-    #crx-internal { border: none; height: 1; padding: 0; margin-left: 1; }
     #crx-error { width: 100%; color: $error; text-style: bold; height: auto; min-height: 1; }
-    #crx-buttons { height: auto; align-horizontal: right; }
-    #crx-buttons Button { margin-left: 2; }
+    #crx-buttons { height: auto; }
+    #crx-internal { border: none; height: 1; padding: 0; margin: 1 0 0 1; width: 1fr; }
+    #crx-buttons Button { margin-left: 2; min-width: 10; }
     """
 
     def __init__(
@@ -102,6 +133,8 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         terms: CrTerms | None,
         today: str,
         *,
+        engine: Sequence[str] = (),
+        known: Mapping[str, ScopeClause] | None = None,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
@@ -109,23 +142,37 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         self.default = default
         self.terms = terms or CrTerms()
         self.today = today
+        self.engine = tuple(engine)
+        self.known = dict(known or {})
+        self.cited = self.engine if self.terms.clauses is None else self.terms.clauses
+        """The refs the document cites now (the terms' choice, else the decision's)."""
         self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
-        """The terms, the format and the appendix, the file, the error line, the
-        buttons and a hint."""
+        """The terms (assumptions and exclusions side by side, the clauses cited, the
+        validity date), the format, the file, the error line, the appendix box beside
+        the buttons, and the hint in the frame."""
         with Vertical(id="crx-dialog") as dialog:
             dialog.border_title = (
                 f"Change request of {printable(self.case_id, multiline=False)} to send"
             )
-            for ident, title, items in (
-                ("crx-assumptions", "Assumptions (one a line)", self.terms.assumptions),
-                ("crx-exclusions", "Exclusions (one a line)", self.terms.exclusions),
-            ):
-                box = TextArea("\n".join(items), id=ident, soft_wrap=True)
-                box.cursor_blink = self._cursor_blink
-                box.border_title = title
-                yield box
+            dialog.border_subtitle = (
+                "Changed terms are recorded (audited) · Export: write it · Esc: cancel"
+            )
+            with Horizontal(id="crx-terms"):
+                for ident, title, items in (
+                    ("crx-assumptions", "Assumptions (one a line)", self.terms.assumptions),
+                    ("crx-exclusions", "Exclusions (one a line)", self.terms.exclusions),
+                ):
+                    box = TextArea("\n".join(items), id=ident, soft_wrap=True)
+                    box.cursor_blink = self._cursor_blink
+                    box.border_title = title
+                    yield box
+            clauses = SelectionList[str](
+                *clause_options(self.cited, self.engine, self.known), id="crx-clauses"
+            )
+            clauses.border_title = "Clauses it cites (Space: tick or untick)"
+            yield clauses
             with Horizontal(id="crx-row"):
                 valid = TypingInput(
                     self.terms.valid_until or "", placeholder="YYYY-MM-DD", id="crx-valid"
@@ -139,26 +186,15 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     first = _ENDINGS.get(ending, FORMATS[0][0])
                     for fmt, _suffix, name in FORMATS:
                         yield RadioButton(name, value=first == fmt, name=fmt)
-            yield Checkbox(
-                "Add the internal appendix (not for the client)",
-                id="crx-internal",
-            )
             path = TypingInput(self.default, placeholder="CR.docx", id="crx-path")
             path.cursor_blink = self._cursor_blink
             path.border_title = "File"
             yield path
             yield Label("", id="crx-error", markup=False)
             with Horizontal(id="crx-buttons"):
+                yield Checkbox("Internal appendix (not for the client)", id="crx-internal")
                 yield Button("Cancel", id="crx-cancel", variant="default")
                 yield Button("Export", id="crx-write", variant="primary")
-            yield Static(
-                Text(
-                    "Changed terms are recorded (audited) · Export: write it · Esc: cancel",
-                    style="dim",
-                ),
-                id="crx-hint",
-                markup=False,
-            )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -192,6 +228,21 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         box.value = stem + suffix
         box.action_end()
 
+    def ticked(self) -> tuple[str, ...]:
+        """The clause refs ticked, in the list's order."""
+        box = part(self, "#crx-clauses", SelectionList)
+        if box is None:
+            return tuple(self.cited)
+        chosen = set(box.selected)
+        return tuple(
+            str(box.get_option_at_index(i).value)
+            for i in range(box.option_count)
+            if box.get_option_at_index(i).value in chosen
+        )
+
+    def _clauses_changed(self) -> bool:
+        return self.ticked() != tuple(self.cited)
+
     def _boxes(self) -> tuple[list[str], list[str], str]:
         area = part(self, "#crx-assumptions", TextArea)
         excl = part(self, "#crx-exclusions", TextArea)
@@ -204,17 +255,32 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
 
     def new_terms(self) -> CrTerms | None:
         """The terms as the boxes now hold them, checked (:func:`parse_cr_terms`), or
-        None when they are the ones in force. Raises :class:`EtkiError` naming the
-        field (``valid-until`` before :attr:`today` too)."""
+        None when they are the ones in force. The clauses ticked are the document's
+        choice once they differ from those it cites now (``etki cr edit --clause`` for
+        each: audited as chosen); none ticked is refused (a change request cites what
+        it answers; untouched, the list keeps the decision's). Raises
+        :class:`EtkiError` naming the field (``valid-until`` before :attr:`today` too,
+        ``clause`` for none ticked)."""
         assumptions, exclusions, valid = self._boxes()
         old = self.terms
+        ticked = self.ticked()
+        if not ticked:
+            raise InputError(
+                "cr edit: no clause ticked: tick the clauses the change request cites "
+                "(the engine's are marked)"
+            )
         terms = parse_cr_terms(
-            old, assumptions=assumptions, exclusions=exclusions, valid_until=valid
+            old,
+            assumptions=assumptions,
+            exclusions=exclusions,
+            valid_until=valid,
+            clauses=list(ticked) if self._clauses_changed() else None,
         )
-        if (terms.assumptions, terms.exclusions, terms.valid_until) == (
+        if (terms.assumptions, terms.exclusions, terms.valid_until, terms.clauses) == (
             old.assumptions,
             old.exclusions,
             old.valid_until,
+            old.clauses,
         ):
             return None
         if valid and terms.valid_until is not None and terms.valid_until < self.today:
@@ -230,7 +296,7 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         nfc = [unicodedata.normalize("NFC", " ".join(t.split())) for t in assumptions]
         nfx = [unicodedata.normalize("NFC", " ".join(t.split())) for t in exclusions]
         old = self.terms
-        return (tuple(nfc), tuple(nfx), valid or None) != (
+        return self._clauses_changed() or (tuple(nfc), tuple(nfx), valid or None) != (
             old.assumptions,
             old.exclusions,
             old.valid_until,
@@ -274,7 +340,11 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
             where = next(
                 (
                     f"#crx-{w}"
-                    for w, k in (("valid", "valid-until"), ("exclusions", "exclusion"))
+                    for w, k in (
+                        ("valid", "valid-until"),
+                        ("exclusions", "exclusion"),
+                        ("clauses", "clause"),
+                    )
                     if k in said
                 ),
                 "#crx-assumptions",

@@ -144,10 +144,9 @@ class ImportForm(ModalScreen[Path | None]):
         self.dismiss(file)
 
 
-def import_lines(done: IntakeSummary, cases: Sequence[CaseRecord]) -> list[Text]:
-    """What an import did, as ``etki import`` prints it: the counts; the notes on how
-    the file was read; each new case (id, request id, verdict, sure or unsure,
-    title); each refused row (``FILE:LINE: why``). Client text is shown literally."""
+def import_counts(done: IntakeSummary) -> str:
+    """The counts of an import in one sentence: ``Imported 2 new request(s); 1
+    refused.`` (already stored and erased ones named when there are any)."""
     line = f"Imported {len(done.stored)} new request(s)"
     if done.already:
         line += f"; {done.already} already stored (left as they are)"
@@ -155,7 +154,14 @@ def import_lines(done: IntakeSummary, cases: Sequence[CaseRecord]) -> list[Text]
         line += f"; {done.erased} of erased cases (not stored again)"
     if done.refused:
         line += f"; {len(done.refused)} refused"
-    out = [Text(line + ".", style="bold")]
+    return line + "."
+
+
+def import_lines(done: IntakeSummary, cases: Sequence[CaseRecord]) -> list[Text]:
+    """What an import did, as ``etki import`` prints it: the counts; the notes on how
+    the file was read; each new case (id, request id, verdict, sure or unsure,
+    title); each refused row (``FILE:LINE: why``). Client text is shown literally."""
+    out = [Text(import_counts(done), style="bold")]
     out += [Text(printable(f"Note: {note}", multiline=False), style="dim") for note in done.notes]
     if cases:
         out.append(Text(""))

@@ -221,6 +221,34 @@ class LifecycleStore(StoreBase):
                 return d
         raise NotFoundError(f"no case '{case_id}'")
 
+    def gone_case_ids_ending(self, tail: str, limit: int = 6) -> list[str]:
+        """Up to ``limit`` ids of cases no longer stored, equal to ``tail`` or ending in
+        ``-{tail}`` (a short id), sorted: the cases of deleted projects (their ``delete``
+        rows list them, touched or not) and the cases the audit log names (an erased
+        case's tombstone). What :meth:`etki.services.Desk.case_id_for` falls back to when
+        no stored case ends so, so a short id reads a gone case as its whole id does
+        (issue 35, a PMO trial). ``tail`` is matched literally."""
+        escaped = tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found = {
+            cid
+            for d in self.deleted_projects()
+            for cid in d.case_ids
+            if cid == tail or cid.endswith(f"-{tail}")
+        }
+        with self.engine.connect() as conn:
+            stmt = (
+                select(AuditRow.case_id)
+                .where(
+                    (AuditRow.case_id == tail) | AuditRow.case_id.like(f"%-{escaped}", escape="\\")
+                )
+                .distinct()
+                .order_by(AuditRow.case_id)
+                .limit(limit + 1)
+            )
+            found.update(conn.scalars(stmt))
+            stored = set(conn.scalars(select(CaseRow.id).where(CaseRow.id.in_(found))))
+        return sorted(found - stored)[:limit]
+
     def erase_deleted_case(self, case_id: str, project_id: str, erased_by: str, reason: str) -> int:
         """The store's part of erasing a case of the deleted project ``project_id`` (its
         rows went with the project): the ``reason`` of the case's earlier audit rows
