@@ -17,8 +17,10 @@ from sqlalchemy.orm import Session
 
 from etki.domain import Project, ScopeClause
 from etki.errors import CaseErasedError, InputError, NotFoundError
+from etki.identity import current_process
 from etki.store.models import (
     AuditRow,
+    CaseEventRow,
     CaseRow,
     ClauseRow,
     ContractRow,
@@ -133,6 +135,52 @@ def storable(what: str, *values: str | None) -> None:
 def rowcount(result: Result[Any]) -> int:
     """How many rows the ``UPDATE`` or ``DELETE`` that gave ``result`` matched."""
     return cast(CursorResult[Any], result).rowcount
+
+
+def add_event_with_audit(
+    s: Session,
+    case: CaseRow,
+    *,
+    kind: str,
+    actor: str,
+    text: str,
+    at: str,
+    state: str,
+    reason: str,
+    outcome: str,
+) -> None:
+    """Add to the write transaction ``s`` a ``kind`` case event of ``case`` (a row
+    :meth:`StoreBase.lock_case` locked) by ``actor`` with ``text``, and its audit-log
+    row: action ``kind``, ``reason`` and ``outcome``, the ruling ``state`` before and
+    after unchanged, the case's version. Both rows carry the time ``at`` (ISO 8601,
+    the store's time) and the writing process's identity (:func:`current_process`)."""
+    identity = current_process().columns()
+    s.add(
+        CaseEventRow(
+            case_id=case.id,
+            project_id=case.project_id,
+            kind=kind,
+            actor=actor,
+            text=text,
+            at=at,
+            **identity,
+        )
+    )
+    s.add(
+        AuditRow(
+            case_id=case.id,
+            reviewer=actor,
+            action=kind,
+            ruling=state,
+            reason=reason,
+            at=at,
+            version=case.version,
+            outcome=outcome,
+            before=state,
+            after=state,
+            **identity,
+        )
+    )
 
 
 def _dialect_insert(dialect: str, model: type) -> Any:

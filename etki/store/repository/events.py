@@ -18,7 +18,7 @@ from etki.errors import InputError, NotFoundError
 from etki.identity import current_process
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
 from etki.store.repository.assignments import ASSIGN, ASSIGNED, UNASSIGN
-from etki.store.repository.base import StoreBase, iso, storable
+from etki.store.repository.base import StoreBase, add_event_with_audit, iso, storable
 from etki.store.repository.erasures import ERASED
 
 VIEW_EVERY_S = 3600
@@ -304,38 +304,7 @@ class EventStore(StoreBase):
                 f"note: {len(text):,} characters; a note holds at most {NOTE_MAX_CHARS:,}"
             )
         storable("the note or its author", actor, text)
-        with self._write() as s:
-            case = self.lock_case(s, case_id)  # an erasure holding it: refused after
-            now = iso(self.now(s))
-            ruling = s.get(RulingRow, case_id)
-            state = ruling.ruling if ruling is not None else "pending"
-            identity = current_process().columns()
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind="note",
-                    actor=actor,
-                    text=text,
-                    at=now,
-                    **identity,
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action="note",
-                    ruling=state,
-                    reason="",
-                    at=now,
-                    version=case.version,
-                    outcome=NOTED,
-                    before=state,
-                    after=state,
-                    **identity,
-                )
-            )
+        now = self._event_with_audit(case_id, actor, "note", NOTED, lambda _at: (text, ""))
         return CaseEvent(at=now, kind="note", actor=actor, text=text)
 
     def add_estimate(
@@ -401,33 +370,17 @@ class EventStore(StoreBase):
             now = iso(self.now(s))
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
-            identity = current_process().columns()
             text, reason = stored(now)
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind=kind,
-                    actor=actor,
-                    text=text,
-                    at=now,
-                    **identity,
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action=kind,
-                    ruling=state,
-                    reason=reason,
-                    at=now,
-                    version=case.version,
-                    outcome=outcome,
-                    before=state,
-                    after=state,
-                    **identity,
-                )
+            add_event_with_audit(
+                s,
+                case,
+                kind=kind,
+                actor=actor,
+                text=text,
+                at=now,
+                state=state,
+                reason=reason,
+                outcome=outcome,
             )
         return now
 
