@@ -23,6 +23,7 @@ import pytest
 from docx import Document
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, TextArea
 
 from etki.config import Settings
@@ -31,6 +32,7 @@ from etki.errors import InputError
 from etki.mdtext.plain import markdown_plain
 from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
+from etki_tui.app import EtkiApp
 from etki_tui.hafiza.reader import PageReader
 from etki_tui.screens.cr_export import CrExportForm
 from etki_tui.screens.estimate import EstimateForm
@@ -266,6 +268,26 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
 # --- the desk -----------------------------------------------------------------------------
 
 
+async def _convert(pilot: Pilot, app: EtkiApp, world: TuiWorld, case_id: str) -> None:
+    """Another approver (``ayse``) rules ``case_id`` CR with :data:`REASON` through the
+    service, and the desk has read it (a poll, then settled)."""
+    approval_service(world.repo, world.settings).rule(
+        case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+    )
+    app.poll_queue()
+    await settle(pilot)
+
+
+async def _convert_highlighted(pilot: Pilot, app: EtkiApp, world: TuiWorld) -> str:
+    """Once the desk settled, the case its queue highlights, ruled CR as :func:`_convert`
+    does; its id."""
+    await settle(pilot)
+    case_id = current(app)
+    assert case_id is not None
+    await _convert(pilot, app, world, case_id)
+    return case_id
+
+
 @sync
 async def test_x_writes_the_change_request_and_e_records_an_estimate(
     tui_world: TuiWorld, tmp_path: Path
@@ -309,11 +331,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await press(pilot, "X")
         assert not isinstance(app.screen, CrExportForm)
         assert any(f"{case_id} is pending" in n for n in seen.notes())
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+        await _convert(pilot, app, tui_world, case_id)
         await press(pilot, "X")
         export = app.screen
         assert isinstance(export, CrExportForm) and export.default.endswith(".docx")
@@ -377,14 +395,7 @@ async def test_x_asks_for_the_terms_format_and_appendix_before_writing(
     seen = Recorder()
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "X")
         form = app.screen
         assert isinstance(form, CrExportForm) and form.terms.assumptions == ()
@@ -481,14 +492,7 @@ async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: Tui
     seen = Recorder()
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "D")  # the change request's page, in Hafıza's reader
         reader = app.query_one(PageReader)
         await until(pilot, lambda: reader.path is not None, "the reader")
@@ -514,14 +518,7 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
     seen = Recorder()
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         for typed, folder in (
             (str(tmp_path / "real"), tmp_path / "real"),
             (f"{tmp_path}/new/", None),
