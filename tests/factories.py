@@ -3,7 +3,7 @@ stored through the real repository)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from etki.domain import (
@@ -22,10 +22,27 @@ from etki.domain import (
 )
 
 FROZEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+"""The frozen time of every test store (the factories', the wiki's and the TUI's)."""
 
 
 def frozen_clock() -> datetime:
+    """A store clock that always says :data:`FROZEN`."""
     return FROZEN
+
+
+class Clock:
+    """A store clock the test moves on (:meth:`later`), from :data:`FROZEN`: events and
+    rulings on different seconds and days."""
+
+    def __init__(self) -> None:
+        self.now = FROZEN
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def later(self, **delta: float) -> None:
+        """Move the clock on by ``timedelta(**delta)``."""
+        self.now += timedelta(**delta)
 
 
 def make_project(pid: str = "demo", reviewers: tuple[str, ...] = ("ayse", "jurgen")) -> Project:

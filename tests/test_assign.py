@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,23 +23,12 @@ from etki.store import CaseFileRepository
 from etki.store.models import AuditRow
 from etki.text import names_person
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 PEOPLE = ("Ayşe Yılmaz", "Jürgen Weiß", "Ayşegül Kaya")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def _seed(repo: CaseFileRepository) -> None:

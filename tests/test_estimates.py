@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,23 +21,12 @@ from etki.errors import InputError, NotFoundError, PermissionDeniedError
 from etki.services import Desk
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 UNKNOWN = Effort(None, None, ())
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def _seed(repo: CaseFileRepository) -> None:
