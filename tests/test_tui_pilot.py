@@ -10,12 +10,13 @@ search debounce is flushed explicitly, and the clock is frozen.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,19 @@ async def press(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         await settle(pilot)
+
+
+@contextlib.asynccontextmanager
+async def settled_app(
+    world: TuiWorld, size: tuple[int, int], **run: Any
+) -> AsyncIterator[tuple[EtkiApp, Pilot]]:
+    """The desk of ``world`` (:func:`make_app`) running at ``size`` (columns, rows) once
+    it has settled (:func:`settle`): ``async with settled_app(world, (80, 24)) as (app,
+    pilot):``. ``run`` goes to ``App.run_test`` (``message_hook=...``)."""
+    app = make_app(world)
+    async with app.run_test(size=size, **run) as pilot:
+        await settle(pilot)
+        yield app, pilot
 
 
 def queue_ids(app: EtkiApp) -> list[str]:
