@@ -137,6 +137,31 @@ def rowcount(result: Result[Any]) -> int:
     return cast(CursorResult[Any], result).rowcount
 
 
+def event_row(
+    case_id: str,
+    project_id: str,
+    kind: str,
+    actor: str,
+    at: str,
+    *,
+    text: str = "",
+    until: str | None = None,
+) -> CaseEventRow:
+    """A ``case_events`` row: ``kind`` of ``case_id`` (of ``project_id``) by ``actor`` at
+    ``at`` (ISO 8601, the store's time), with ``text`` and ``until`` (a claim's end), and
+    the writing process's identity (:func:`current_process`)."""
+    return CaseEventRow(
+        case_id=case_id,
+        project_id=project_id,
+        kind=kind,
+        actor=actor,
+        text=text,
+        at=at,
+        until=until,
+        **current_process().columns(),
+    )
+
+
 def add_event_with_audit(
     s: Session,
     case: CaseRow,
@@ -154,18 +179,7 @@ def add_event_with_audit(
     row: action ``kind``, ``reason`` and ``outcome``, the ruling ``state`` before and
     after unchanged, the case's version. Both rows carry the time ``at`` (ISO 8601,
     the store's time) and the writing process's identity (:func:`current_process`)."""
-    identity = current_process().columns()
-    s.add(
-        CaseEventRow(
-            case_id=case.id,
-            project_id=case.project_id,
-            kind=kind,
-            actor=actor,
-            text=text,
-            at=at,
-            **identity,
-        )
-    )
+    s.add(event_row(case.id, case.project_id, kind, actor, at, text=text))
     s.add(
         AuditRow(
             case_id=case.id,
@@ -178,7 +192,7 @@ def add_event_with_audit(
             outcome=outcome,
             before=state,
             after=state,
-            **identity,
+            **current_process().columns(),
         )
     )
 
