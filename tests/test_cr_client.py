@@ -41,7 +41,16 @@ from etki_tui.screens.new_request import DiscardTyped
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
-from tests.test_tui_pilot import Recorder, current, fill, make_app, press, settle, sync, until
+from tests.test_tui_pilot import (
+    Recorder,
+    current,
+    fill,
+    press,
+    settle,
+    settled_app,
+    sync,
+    until,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -279,9 +288,8 @@ async def _convert(pilot: Pilot, app: EtkiApp, world: TuiWorld, case_id: str) ->
 
 
 async def _convert_highlighted(pilot: Pilot, app: EtkiApp, world: TuiWorld) -> str:
-    """Once the desk settled, the case its queue highlights, ruled CR as :func:`_convert`
-    does; its id."""
-    await settle(pilot)
+    """The case the settled desk's queue highlights (:func:`settled_app`), ruled CR as
+    :func:`_convert` does; its id."""
     case_id = current(app)
     assert case_id is not None
     await _convert(pilot, app, world, case_id)
@@ -298,9 +306,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
     CR, X asks for a path (a .docx by default) and writes the same document as
     ``etki cr export``, also from Hafıza's reader on its decision page."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         case_id = current(app)
         assert case_id is not None
         await press(pilot, "E")
@@ -393,8 +399,7 @@ async def test_x_asks_for_the_terms_format_and_appendix_before_writing(
     (in the case's history) and the Markdown document with the internal appendix is
     the one etki cr export --internal writes. Esc with the terms edited asks first."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "X")
         form = app.screen
@@ -490,8 +495,7 @@ async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: Tui
     Hafıza's reader (D opens it), E opens the estimate form for that case and records
     the estimate through the same service."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "D")  # the change request's page, in Hafıza's reader
         reader = app.query_one(PageReader)
@@ -516,8 +520,7 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
     engine's in-scope clauses, which etki cr export warns of. A folder now gets the
     document's own name inside it, and the toast says what to check before sending."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+    async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         case_id = await _convert_highlighted(pilot, app, tui_world)
         for typed, folder in (
             (str(tmp_path / "real"), tmp_path / "real"),
