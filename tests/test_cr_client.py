@@ -45,6 +45,7 @@ from tests.test_tui_pilot import (
     Recorder,
     current,
     fill,
+    opened,
     press,
     settle,
     settled_app,
@@ -309,9 +310,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
     async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         case_id = current(app)
         assert case_id is not None
-        await press(pilot, "E")
-        form = app.screen
-        assert isinstance(form, EstimateForm)
+        form = await opened(pilot, "E", EstimateForm)
         await fill(pilot, "#estimate-days", "zwei")
         await fill(pilot, "#estimate-reason", "İki geliştirici, Jürgen Weiß")
         await press(pilot, "enter")
@@ -371,9 +370,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await press(pilot, "D")
         reader = app.query_one(PageReader)
         await until(pilot, lambda: reader.path is not None, "the reader")
-        await press(pilot, "X")
-        export = app.screen
-        assert isinstance(export, CrExportForm)
+        export = await opened(pilot, "X", CrExportForm)
         html_target = tmp_path / "sent" / "cr.html"
         await fill(pilot, "#crx-path", str(html_target))
         await press(pilot, "enter")  # .html while Word is chosen: said, nothing written
@@ -528,9 +525,7 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
         ):
             if folder is not None:
                 folder.mkdir()
-            await press(pilot, "X")
-            form = app.screen
-            assert isinstance(form, CrExportForm)
+            form = await opened(pilot, "X", CrExportForm)
             target = (folder or Path(typed)) / (Path(form.default).stem + ".docx")
             await fill(pilot, "#crx-path", typed)
             await press(pilot, "enter")

@@ -33,6 +33,7 @@ from tests.test_tui_pilot import (
     Recorder,
     current,
     make_app,
+    opened,
     press,
     queue_ids,
     settle,
@@ -525,9 +526,7 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(
     from etki.services import approval_service
 
     async with settled_app(tui_world, size) as (app, pilot):
-        await press(pilot, "a")
-        modal = app.screen
-        assert isinstance(modal, ConfirmRuling)
+        modal = await opened(pilot, "a", ConfirmRuling)
         approval_service(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="Out of remit.", reviewer="ayse"
         )
@@ -854,9 +853,7 @@ async def test_n_adds_a_request_that_joins_the_queue_triaged(tmp_path: Path) -> 
     text = "Müşteri paneline İstanbul şubesi için randevu ekranı istiyoruz"
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-title", Input).value = "Randevu [bold]ekranı[/bold]"
         form.query_one("#intake-text", TextArea).text = text
         form.query_one("#intake-add", Button).press()
@@ -882,9 +879,7 @@ async def test_the_form_refuses_an_empty_text_and_escape_stores_nothing(tmp_path
     before = len(desk.queue("demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-text", TextArea).text = "   \n "
         form.query_one("#intake-add", Button).press()
         await settle(pilot)

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.text import Text
@@ -29,6 +29,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList
 from textual.worker import WorkerState
 
@@ -102,6 +103,9 @@ class Recorder:
 
     def clear(self) -> None:
         self.messages.clear()
+
+
+_S = TypeVar("_S", bound=Screen[Any])
 
 
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
@@ -208,6 +212,15 @@ async def settled_app(
     async with app.run_test(size=size, **run) as pilot:
         await settle(pilot)
         yield app, pilot
+
+
+async def opened(pilot: Pilot, key: str, kind: type[_S]) -> _S:
+    """Press ``key`` (:func:`press`) and return the screen it opened, asserting it is a
+    ``kind`` (a dialog, a form)."""
+    await press(pilot, key)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind), screen
+    return screen
 
 
 def queue_ids(app: EtkiApp) -> list[str]:

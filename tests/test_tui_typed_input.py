@@ -21,6 +21,7 @@ from tests.conftest import TuiWorld
 from tests.test_tui_keys import SAMPLE, _engagement_desk, desk_app
 from tests.test_tui_pilot import (
     current,
+    opened,
     press,
     queue_ids,
     settle,
@@ -39,9 +40,7 @@ async def test_the_form_starts_in_a_framed_title_and_frames_every_box(
     tui_world: TuiWorld, size: tuple[int, int]
 ) -> None:
     async with settled_app(tui_world, size) as (app, pilot):
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         title = form.query_one("#intake-title", Input)
         assert app.focused is title
         for box in (title, form.query_one("#intake-text"), form.query_one("#intake-by")):
@@ -58,9 +57,7 @@ async def test_escape_asks_before_discarding_what_was_typed(
 ) -> None:
     before = len(tui_world.repo.cases("demo"))
     async with settled_app(tui_world, size) as (app, pilot):
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         await press(pilot, *"Kiosk")  # typed into the title box
         assert form.query_one("#intake-title", Input).value == "Kiosk"
         await press(pilot, "escape")
@@ -89,9 +86,7 @@ async def test_after_add_the_new_case_is_selected(tmp_path) -> None:  # noqa: AN
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         first = current(app)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-title", Input).value = "Randevu ekranı"
         form.query_one("#intake-text", TextArea).text = "İstanbul şubesi için randevu ekranı"
         await press(pilot, "tab", "tab", "enter")  # Enter in the submitter box adds
