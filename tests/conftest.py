@@ -9,7 +9,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -35,6 +35,7 @@ from etki.domain import (
 )
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
+from tests.factories import FROZEN, frozen_clock
 from tests.pg import Schema, fresh_schema
 
 # Every model endpoint of the tests is on 127.0.0.1, and Etki honours HTTP(S)_PROXY for
@@ -46,7 +47,7 @@ for _name in list(os.environ):
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TUI_SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "tui"
-TUI_FROZEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TUI_FROZEN = FROZEN
 
 
 @pytest.fixture
@@ -57,9 +58,8 @@ def pg_schema() -> Iterator[Schema]:
         yield schema
 
 
-def tui_clock() -> datetime:
-    """The frozen clock of the TUI fixtures."""
-    return TUI_FROZEN
+tui_clock = frozen_clock
+"""The frozen clock of the TUI fixtures (:data:`TUI_FROZEN`)."""
 
 
 # --- snapshots under snapshots/tui/ ---------------------------------------------------

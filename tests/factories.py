@@ -3,8 +3,10 @@ stored through the real repository)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from sqlalchemy import select
 
 from etki.domain import (
     Contract,
@@ -20,12 +22,31 @@ from etki.domain import (
     ScopeClause,
     WorkItem,
 )
+from etki.store import CaseFileRepository
+from etki.store.models import AuditRow
 
 FROZEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+"""The frozen time of every test store (the factories', the wiki's and the TUI's)."""
 
 
 def frozen_clock() -> datetime:
+    """A store clock that always says :data:`FROZEN`."""
     return FROZEN
+
+
+class Clock:
+    """A store clock the test moves on (:meth:`later`), from :data:`FROZEN`: events and
+    rulings on different seconds and days."""
+
+    def __init__(self) -> None:
+        self.now = FROZEN
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def later(self, **delta: float) -> None:
+        """Move the clock on by ``timedelta(**delta)``."""
+        self.now += timedelta(**delta)
 
 
 def make_project(pid: str = "demo", reviewers: tuple[str, ...] = ("ayse", "jurgen")) -> Project:
@@ -77,3 +98,15 @@ def make_decision(
 
 def make_request(rid: str, text: str = "SSO login fails", title: str | None = None) -> Request:
     return Request(id=rid, text=text, title=title)
+
+
+def audit_trail(repo: CaseFileRepository, case_id: str) -> list[tuple[str, ...]]:
+    """(reviewer, action, outcome, reason) of every audit-log row of ``case_id``, oldest
+    first, read straight from the store's table."""
+    with repo.engine.connect() as conn:
+        rows = conn.execute(
+            select(AuditRow.reviewer, AuditRow.action, AuditRow.outcome, AuditRow.reason)
+            .where(AuditRow.case_id == case_id)
+            .order_by(AuditRow.id)
+        ).all()
+    return [tuple(r) for r in rows]

@@ -18,29 +18,12 @@ from etki.services import approval_service
 from etki.store import CaseFileRepository
 from etki.wiki.projection import WikiProjector
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 from tests.wiki_support import tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-
-
-class Clock:
-    """A clock the test moves on (rulings on different days and seconds)."""
-
-    def __init__(self, at: str = "2026-11-29T12:00:00+00:00") -> None:
-        from datetime import datetime
-
-        self.now = datetime.fromisoformat(at)
-
-    def __call__(self):  # noqa: ANN204
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        from datetime import timedelta
-
-        self.now += timedelta(**delta)
 
 
 def _seed(repo: CaseFileRepository) -> None:

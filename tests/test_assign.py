@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from etki.config import Settings
 from etki.domain import ProjectConfig, Reviewer
@@ -21,26 +19,14 @@ from etki.errors import InputError, PermissionDeniedError
 from etki.picks import Pick, mine_ids, module_matches
 from etki.services import Desk
 from etki.store import CaseFileRepository
-from etki.store.models import AuditRow
 from etki.text import names_person
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, audit_trail, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 PEOPLE = ("Ayşe Yılmaz", "Jürgen Weiß", "Ayşegül Kaya")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def _seed(repo: CaseFileRepository) -> None:
@@ -116,13 +102,7 @@ def test_an_assignment_is_stored_audited_in_the_history_and_holds(backend_repo) 
         "assigned to Ayşegül Kaya by Jürgen Weiß",
         "assignment to Ayşegül Kaya ended by Jürgen Weiß",
     ]
-    with repo.engine.connect() as conn:
-        audit = conn.execute(
-            select(AuditRow.reviewer, AuditRow.action, AuditRow.outcome, AuditRow.reason)
-            .where(AuditRow.case_id == "req-demo-1")
-            .order_by(AuditRow.id)
-        ).all()
-    assert [tuple(r) for r in audit] == [
+    assert audit_trail(repo, "req-demo-1") == [
         ("Jürgen Weiß", "assign", "assigned", "to Ayşe Yılmaz"),
         ("Jürgen Weiß", "assign", "assigned", "to Ayşegül Kaya"),
         ("Jürgen Weiß", "unassign", "assigned", "from Ayşegül Kaya"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,22 +17,11 @@ from etki.errors import ConflictError, InputError, NotFoundError, PermissionDeni
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def test_history_lists_every_event_oldest_first(backend_repo, tmp_path):  # noqa: F811

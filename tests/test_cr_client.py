@@ -23,6 +23,7 @@ import pytest
 from docx import Document
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, TextArea
 
 from etki.config import Settings
@@ -31,6 +32,7 @@ from etki.errors import InputError
 from etki.mdtext.plain import markdown_plain
 from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
+from etki_tui.app import EtkiApp
 from etki_tui.hafiza.reader import PageReader
 from etki_tui.screens.cr_export import CrExportForm
 from etki_tui.screens.estimate import EstimateForm
@@ -39,7 +41,17 @@ from etki_tui.screens.new_request import DiscardTyped
 from tests.cli_support import run_etki
 from tests.conftest import TuiWorld
 from tests.factories import frozen_clock
-from tests.test_tui_pilot import Recorder, current, fill, make_app, press, settle, sync, until
+from tests.test_tui_pilot import (
+    Recorder,
+    current,
+    fill,
+    opened,
+    press,
+    settle,
+    settled_app,
+    sync,
+    until,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -266,6 +278,25 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
 # --- the desk -----------------------------------------------------------------------------
 
 
+async def _convert(pilot: Pilot, app: EtkiApp, world: TuiWorld, case_id: str) -> None:
+    """Another approver (``ayse``) rules ``case_id`` CR with :data:`REASON` through the
+    service, and the desk has read it (a poll, then settled)."""
+    approval_service(world.repo, world.settings).rule(
+        case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
+    )
+    app.poll_queue()
+    await settle(pilot)
+
+
+async def _convert_highlighted(pilot: Pilot, app: EtkiApp, world: TuiWorld) -> str:
+    """The case the settled desk's queue highlights (:func:`settled_app`), ruled CR as
+    :func:`_convert` does; its id."""
+    case_id = current(app)
+    assert case_id is not None
+    await _convert(pilot, app, world, case_id)
+    return case_id
+
+
 @sync
 async def test_x_writes_the_change_request_and_e_records_an_estimate(
     tui_world: TuiWorld, tmp_path: Path
@@ -276,14 +307,10 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
     CR, X asks for a path (a .docx by default) and writes the same document as
     ``etki cr export``, also from Hafıza's reader on its decision page."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         case_id = current(app)
         assert case_id is not None
-        await press(pilot, "E")
-        form = app.screen
-        assert isinstance(form, EstimateForm)
+        form = await opened(pilot, "E", EstimateForm)
         await fill(pilot, "#estimate-days", "zwei")
         await fill(pilot, "#estimate-reason", "İki geliştirici, Jürgen Weiß")
         await press(pilot, "enter")
@@ -309,11 +336,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await press(pilot, "X")
         assert not isinstance(app.screen, CrExportForm)
         assert any(f"{case_id} is pending" in n for n in seen.notes())
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+        await _convert(pilot, app, tui_world, case_id)
         await press(pilot, "X")
         export = app.screen
         assert isinstance(export, CrExportForm) and export.default.endswith(".docx")
@@ -347,9 +370,7 @@ async def test_x_writes_the_change_request_and_e_records_an_estimate(
         await press(pilot, "D")
         reader = app.query_one(PageReader)
         await until(pilot, lambda: reader.path is not None, "the reader")
-        await press(pilot, "X")
-        export = app.screen
-        assert isinstance(export, CrExportForm)
+        export = await opened(pilot, "X", CrExportForm)
         html_target = tmp_path / "sent" / "cr.html"
         await fill(pilot, "#crx-path", str(html_target))
         await press(pilot, "enter")  # .html while Word is chosen: said, nothing written
@@ -375,16 +396,8 @@ async def test_x_asks_for_the_terms_format_and_appendix_before_writing(
     (in the case's history) and the Markdown document with the internal appendix is
     the one etki cr export --internal writes. Esc with the terms edited asks first."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "X")
         form = app.screen
         assert isinstance(form, CrExportForm) and form.terms.assumptions == ()
@@ -479,16 +492,8 @@ async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: Tui
     Hafıza's reader (D opens it), E opens the estimate form for that case and records
     the estimate through the same service."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         await press(pilot, "D")  # the change request's page, in Hafıza's reader
         reader = app.query_one(PageReader)
         await until(pilot, lambda: reader.path is not None, "the reader")
@@ -512,25 +517,15 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
     engine's in-scope clauses, which etki cr export warns of. A folder now gets the
     document's own name inside it, and the toast says what to check before sending."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await settle(pilot)
-        case_id = current(app)
-        assert case_id is not None
-        approval_service(tui_world.repo, tui_world.settings).rule(
-            case_id, "convert_to_cr", reason=REASON, reviewer="ayse"
-        )
-        app.poll_queue()
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
+        case_id = await _convert_highlighted(pilot, app, tui_world)
         for typed, folder in (
             (str(tmp_path / "real"), tmp_path / "real"),
             (f"{tmp_path}/new/", None),
         ):
             if folder is not None:
                 folder.mkdir()
-            await press(pilot, "X")
-            form = app.screen
-            assert isinstance(form, CrExportForm)
+            form = await opened(pilot, "X", CrExportForm)
             target = (folder or Path(typed)) / (Path(form.default).stem + ".docx")
             await fill(pilot, "#crx-path", typed)
             await press(pilot, "enter")

@@ -283,24 +283,7 @@ def test_erase_on_postgresql(tmp_path, pg_schema):
         settings = Settings(
             db_url="unused", wiki_dir=str(tmp_path / "wiki-{project}"), reviewer="ayse"
         )
-        repo.save_project(make_project(), "sha256:abc", b"{}\n")
-        victim, later = "req-demo-erase", "req-demo-later"
-        repo.add_cases(
-            "demo",
-            [
-                (
-                    Request(
-                        id="R1",
-                        title=f"SSO for {PHRASE}",
-                        text=f"{PHRASE}: SSO login fails",
-                        submitted_by=SUBMITTER,
-                    ),
-                    make_decision(victim),
-                ),
-                (make_request("R2", "SSO login fails again"), make_decision("req-demo-2")),
-            ],
-        )
-        repo.record_ruling(victim, "reject", "ayse", f"{PHRASE} is not staff")
+        victim, later = _pg_seed(repo), "req-demo-later"
         repo.record_ruling("req-demo-2", "approve", "jurgen", "")
         block = {
             "format": "etki-related-context/1",
@@ -564,6 +547,8 @@ def test_case_pages_are_told_by_name():
 
 
 def _pg_seed(repo: CaseFileRepository) -> str:
+    """The project and two cases, the victim (:data:`PHRASE` in its title, text, and
+    the reason it was rejected) and req-demo-2 (pending); the victim's id."""
     repo.save_project(make_project(), "sha256:abc", b"{}\n")
     victim = "req-demo-erase"
     repo.add_cases(

@@ -13,6 +13,7 @@ Real SQLite files, the PostgreSQL on 127.0.0.1:5432 (skipped when absent), real 
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -36,6 +37,17 @@ def _env(tmp_path: Path, url: str, wiki: str) -> dict[str, str]:
     }
 
 
+def _rebuild(tmp_path: Path, url: str, letter: str) -> subprocess.CompletedProcess[str]:
+    """``python -m etki.wiki rebuild`` on the store ``url`` into the folder
+    ``tmp_path/<letter>-{project}`` (its ``ETKI_WIKI_DIR``)."""
+    return run_etki(
+        ["rebuild"],
+        env=_env(tmp_path, url, str(tmp_path / f"{letter}-{{project}}")),
+        cwd=tmp_path,
+        program="etki.wiki",
+    )
+
+
 def _victim_pages(folder: Path) -> list[str]:
     return [rel for rel in owned_files(folder) if is_case_page(rel, VICTIM)]
 
@@ -44,12 +56,7 @@ def test_erase_clears_a_folder_written_by_a_read_only_rebuild(tmp_path: Path) ->
     repo, url = _store(tmp_path)
     repo.dispose()
     folder = tmp_path / "C-demo"
-    built = run_etki(
-        ["rebuild"],
-        env=_env(tmp_path, url, str(tmp_path / "C-{project}")),
-        cwd=tmp_path,
-        program="etki.wiki",
-    )
+    built = _rebuild(tmp_path, url, "C")
     assert built.returncode == 0, built.stderr
     assert _victim_pages(folder)
     erased = run_etki(
@@ -96,24 +103,14 @@ def test_a_seat_that_may_not_write_the_store_rebuilds_only_known_folders(
         url = pg_schema.url.replace("//postgres@", f"//{role}@")
         assert url != pg_schema.url and PG_URL.split("@")[1] in url
         unknown = tmp_path / "B-demo"
-        refused = run_etki(
-            ["rebuild"],
-            env=_env(tmp_path, url, str(tmp_path / "B-{project}")),
-            cwd=tmp_path,
-            program="etki.wiki",
-        )
+        refused = _rebuild(tmp_path, url, "B")
         assert refused.returncode == 2, refused.stdout + refused.stderr
         assert f"the wiki folder {unknown.resolve()} of project 'demo' is not recorded" in (
             refused.stderr
         )
         assert str(known.resolve()) in refused.stderr  # the folder it may use instead
         assert not unknown.exists() or _victim_pages(unknown) == []
-        rebuilt = run_etki(
-            ["rebuild"],
-            env=_env(tmp_path, url, str(tmp_path / "A-{project}")),
-            cwd=tmp_path,
-            program="etki.wiki",
-        )
+        rebuilt = _rebuild(tmp_path, url, "A")
         assert rebuilt.returncode == 0, rebuilt.stderr
         assert _victim_pages(known)
     finally:

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,23 +21,12 @@ from etki.errors import InputError, NotFoundError, PermissionDeniedError
 from etki.services import Desk
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
-from tests.factories import make_decision, make_project, make_request
+from tests.factories import Clock, audit_trail, make_decision, make_project, make_request
 from tests.test_store import repo as backend_repo  # noqa: F401  (fixture: SQLite, PostgreSQL)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
 UNKNOWN = Effort(None, None, ())
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.fromisoformat("2026-11-29T12:00:00+00:00")
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def later(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 def _seed(repo: CaseFileRepository) -> None:
@@ -144,17 +132,7 @@ def test_estimates_are_stored_audited_and_the_newest_is_in_force(backend_repo) -
         ("estimate", "jurgen", "6.5 days, 12500 EUR: İki ekran daha"),
     ]
     assert repo.case_history("req-demo-2")[-1].summary() == "effort estimated by jurgen"
-    with repo.engine.connect() as conn:
-        from sqlalchemy import select
-
-        from etki.store.models import AuditRow
-
-        rows = conn.execute(
-            select(AuditRow.reviewer, AuditRow.action, AuditRow.outcome, AuditRow.reason)
-            .where(AuditRow.case_id == "req-demo-2")
-            .order_by(AuditRow.id)
-        ).all()
-    assert [tuple(r) for r in rows] == [
+    assert audit_trail(repo, "req-demo-2") == [
         ("ayşe", "estimate", "estimated", "4 days"),
         ("jurgen", "estimate", "estimated", "6.5 days, 12500 EUR"),
     ]

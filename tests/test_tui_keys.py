@@ -33,9 +33,11 @@ from tests.test_tui_pilot import (
     Recorder,
     current,
     make_app,
+    opened,
     press,
     queue_ids,
     settle,
+    settled_app,
     shown,
     sync,
     until,
@@ -86,16 +88,12 @@ def notes(seen: Recorder) -> list[str]:
 @sync
 async def test_header_names_reviewer_role_and_sqlite_store(tui_world: TuiWorld) -> None:
     path = tui_world.tmp / "etki.db"
-    app = make_app(tui_world)
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (160, 40)) as (app, pilot):
         line = header(app)
         assert line == (
             f"Etki — Kentpark e-Services (test) (demo) · reviewer · approver · sqlite {path}"
         )
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         line = header(app)
         # 72 cells beside the icon: the name gives way to the id, the path keeps its end
         assert line.startswith("Etki — demo · reviewer · approver · sqlite ")
@@ -240,9 +238,7 @@ async def test_a_non_approver_gets_a_read_only_desk_from_the_start(
 async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
     tui_world: TuiWorld,
 ) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         table = app.query_one(QueueTable)
         detail = app.query_one(CaseDetail)
         await press(pilot, "enter")
@@ -263,9 +259,7 @@ async def test_escape_from_the_full_screen_read_returns_focus_to_the_queue(
 
 @sync
 async def test_home_end_j_k_g_G_move_the_queue_cursor(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         ids = queue_ids(app)
         assert len(ids) == 6 and current(app) == ids[0]
         for key, want in (
@@ -433,9 +427,7 @@ async def test_find_clause_number_does_not_match_other_numbers(tmp_path: Path) -
 
 @sync
 async def test_an_agreeing_ruling_confirms_with_y(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "a")  # FIRST is IN_SCOPE: approving agrees
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and not modal.is_override
@@ -455,9 +447,7 @@ async def test_an_agreeing_ruling_confirms_with_y(tui_world: TuiWorld) -> None:
 
 @sync
 async def test_an_override_never_confirms_by_default(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "r")  # REJECT on an IN_SCOPE verdict: an override
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and modal.is_override
@@ -535,12 +525,8 @@ async def test_the_dialogs_conflict_warning_is_shown_whole(
 ) -> None:
     from etki.services import approval_service
 
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
-        modal = app.screen
-        assert isinstance(modal, ConfirmRuling)
+    async with settled_app(tui_world, size) as (app, pilot):
+        modal = await opened(pilot, "a", ConfirmRuling)
         approval_service(tui_world.repo, tui_world.settings).rule(
             FIRST, "reject", reason="Out of remit.", reviewer="ayse"
         )
@@ -563,9 +549,7 @@ async def test_no_color_marks_the_selected_row(
     tui_world: TuiWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         table = app.query_one(QueueTable)
         for row in (0, 1, 3):
             table.move_cursor(row=row, animate=False)
@@ -590,9 +574,7 @@ async def test_no_color_marks_the_highlighted_hafiza_entry(
     from textual.widgets import OptionList
 
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await pilot.press("2")
         await settle(pilot)
         entries = app.query_one("#memory-list", OptionList)
@@ -617,9 +599,7 @@ async def test_no_color_marks_the_highlighted_hafiza_entry(
 
 @sync
 async def test_a_click_highlights_a_row_and_a_second_click_opens_it(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         table = app.query_one(QueueTable)
         await pilot.click(QueueTable, offset=(4, 0))  # the header: nothing happens
         await settle(pilot)
@@ -673,9 +653,7 @@ async def test_tab_keys_faster_than_their_activations_end_on_the_last_tab(
     the three switches are made in one turn, so all three activations queue up."""
     from textual.widgets import TabbedContent
 
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         tabs = app.query_one(TabbedContent)
         for tab in ("hafiza", "raporlar", "queue"):
             tabs.active = tab
@@ -691,9 +669,7 @@ async def test_a_late_hafiza_activation_leaves_the_search_box_focused(tui_world:
     'ition' for a fresh reviewer)."""
     from textual.widgets import TabbedContent
 
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         app.query_one(TabbedContent).active = "hafiza"
         box = app.query_one("#memory-search", Input)
         box.focus()  # the reviewer clicked or tabbed into the box before the activation
@@ -711,9 +687,7 @@ async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
 ) -> None:
     """Typed a reason, pressed Esc: the next dialog on that case opens with it (and
     another case's dialog does not); nothing was recorded."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         first = queue_ids(app)[0]
         await press(pilot, "r", *"Kein Vertragsbestandteil", "escape")
         assert not isinstance(app.screen, ConfirmRuling)
@@ -729,9 +703,7 @@ async def test_a_cancelled_override_keeps_its_reason_for_the_next_dialog(
 async def test_a_reason_for_one_ruling_never_prefills_another(tui_world: TuiWorld) -> None:
     """A trial: a reason typed for Reject and cancelled came back in the CR dialog of the
     same case, where two Enters would have recorded it. A draft belongs to its ruling."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         first = queue_ids(app)[0]
         await press(pilot, "r", *"abc", "escape")
         await press(pilot, "c")  # convert to CR: another ruling, an empty box
@@ -750,9 +722,7 @@ async def test_enter_on_an_empty_reason_stays_and_typing_on_a_button_reaches_the
 ) -> None:
     """A trial: Enter on an empty override reason moved the focus to the buttons and the
     letters typed next were lost; ``y`` there blamed a missing reason that was typed."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         first = queue_ids(app)[0]
         await press(pilot, "r")
         modal = app.screen
@@ -786,9 +756,7 @@ async def test_a_conflicting_ruling_shows_the_reason_that_was_not_recorded(
     from etki.services import approval_service
     from etki_tui.screens.notice import NoticeModal
 
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         first = queue_ids(app)[0]
         reason = "[bold]İade[/bold] süreci değil"
         await press(pilot, "r", *reason)
@@ -823,9 +791,7 @@ async def test_backspace_keeps_its_place_among_fast_letters_in_the_find_box(
 ) -> None:
     """x y Backspace z typed in one burst: Backspace deletes the y (it ran after the z
     and deleted it when the box's bindings waited for the key to bubble to the app)."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "slash")
         find = app.query_one("#queue-find", Input)
         _burst(
@@ -851,9 +817,7 @@ async def test_backspace_keeps_its_place_among_fast_letters_in_the_find_box(
 async def test_letters_right_after_slash_land_in_the_find_box(tui_world: TuiWorld) -> None:
     """'/3.2' in one burst filters the queue by the clause; the digits were handed to
     the table before the box had the focus and switched tabs (tdrs trial)."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         _burst(app, "slash", "3", "full_stop", "2")
         await settle(pilot)
         assert app.query_one("#tabs").active == "queue"
@@ -865,9 +829,7 @@ async def test_letters_right_after_slash_land_in_the_find_box(tui_world: TuiWorl
 async def test_letters_right_after_slash_land_in_the_wiki_search_box(tui_world: TuiWorld) -> None:
     """In Hafıza, '/GROESSE' with a Backspace in one burst: every letter in the box, in
     order; a '/' typed in the box is a character."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         await press(pilot, "2")
         box = app.query_one("#memory-search", Input)
         assert app.focused is not box
@@ -891,9 +853,7 @@ async def test_n_adds_a_request_that_joins_the_queue_triaged(tmp_path: Path) -> 
     text = "Müşteri paneline İstanbul şubesi için randevu ekranı istiyoruz"
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-title", Input).value = "Randevu [bold]ekranı[/bold]"
         form.query_one("#intake-text", TextArea).text = text
         form.query_one("#intake-add", Button).press()
@@ -919,9 +879,7 @@ async def test_the_form_refuses_an_empty_text_and_escape_stores_nothing(tmp_path
     before = len(desk.queue("demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-text", TextArea).text = "   \n "
         form.query_one("#intake-add", Button).press()
         await settle(pilot)

@@ -10,14 +10,15 @@ search debounce is flushed explicitly, and the clock is frozen.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.text import Text
@@ -28,6 +29,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList
 from textual.worker import WorkerState
 
@@ -101,6 +103,9 @@ class Recorder:
 
     def clear(self) -> None:
         self.messages.clear()
+
+
+_S = TypeVar("_S", bound=Screen[Any])
 
 
 def make_app(world: TuiWorld, **kwargs: object) -> EtkiApp:
@@ -196,6 +201,28 @@ async def press(pilot: Pilot, *keys: str) -> None:
         await settle(pilot)
 
 
+@contextlib.asynccontextmanager
+async def settled_app(
+    world: TuiWorld, size: tuple[int, int], **run: Any
+) -> AsyncIterator[tuple[EtkiApp, Pilot]]:
+    """The desk of ``world`` (:func:`make_app`) running at ``size`` (columns, rows) once
+    it has settled (:func:`settle`): ``async with settled_app(world, (80, 24)) as (app,
+    pilot):``. ``run`` goes to ``App.run_test`` (``message_hook=...``)."""
+    app = make_app(world)
+    async with app.run_test(size=size, **run) as pilot:
+        await settle(pilot)
+        yield app, pilot
+
+
+async def opened(pilot: Pilot, key: str, kind: type[_S]) -> _S:
+    """Press ``key`` (:func:`press`) and return the screen it opened, asserting it is a
+    ``kind`` (a dialog, a form)."""
+    await press(pilot, key)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind), screen
+    return screen
+
+
 def queue_ids(app: EtkiApp) -> list[str]:
     return app.query_one(QueueTable).row_keys()
 
@@ -259,9 +286,7 @@ def decision_files(world: TuiWorld, case_id: str) -> list[Path]:
 @sync
 async def test_approve_commits_and_writes_the_decision_file(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         assert current(app) == FIRST
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmRuling)
@@ -294,9 +319,7 @@ async def test_converting_to_cr_says_where_its_draft_is(tui_world: TuiWorld) -> 
 
     cr_case = "req-demo-2c4a8e13"  # the engine says CHANGE_REQUEST: c agrees
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         await goto(pilot, cr_case)
         await press(pilot, "c")
         assert isinstance(app.screen, ConfirmRuling)
@@ -315,9 +338,7 @@ async def test_converting_to_cr_says_where_its_draft_is(tui_world: TuiWorld) -> 
 @sync
 async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: str) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, key)
         modal = app.screen
         assert isinstance(modal, ConfirmRuling) and modal.is_override
@@ -347,9 +368,7 @@ async def test_override_needs_a_reason(tui_world: TuiWorld, key: str, ruling: st
 @sync
 async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         before = queue_ids(app)
         await press(pilot, "a", "shift+tab", "enter")  # back to Cancel: Enter cancels
         await settle(pilot)
@@ -368,9 +387,7 @@ async def test_cancel_and_escape_commit_nothing(tui_world: TuiWorld) -> None:
 
 @sync
 async def test_the_queue_updates_in_place(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         before = queue_ids(app)
         target = before[2]  # a CHANGE_REQUEST verdict: converting agrees, no reason
         await goto(pilot, target)
@@ -392,9 +409,7 @@ async def test_a_second_ruling_is_a_conflict(tui_world: TuiWorld) -> None:
     """The confirm dialog was open when another reviewer ruled: the DB refuses the
     second ruling (optimistic locking) and the desk says who and when in a modal."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         assert current(app) == FIRST
         await press(pilot, "a")
         assert isinstance(app.screen, ConfirmRuling)
@@ -465,9 +480,7 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
     cursor. The live refresh keeps its row with a banner saying who and when; the other
     rows stay untouched and the cursor stays; acting on it is a clear conflict."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await goto(pilot, SECOND)
         table = app.query_one(QueueTable)
         before = queue_ids(app)
@@ -508,9 +521,7 @@ async def test_live_refresh_updates_rows_in_place(tui_world: TuiWorld) -> None:
     """A case ruled elsewhere (not highlighted) leaves, a new case arrives: both in place,
     the cursor stays on its case, the untouched rows are the same cell objects."""
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await goto(pilot, "req-demo-2c4a8e13")
         table = app.query_one(QueueTable)
         cells = {k: table.get_row(k) for k in queue_ids(app)}
@@ -547,9 +558,7 @@ async def test_live_refresh_updates_rows_in_place(tui_world: TuiWorld) -> None:
 async def test_reload_picks_up_a_reinit(tui_world: TuiWorld) -> None:
     """The desk caches the project; Ctrl+R after the folder was loaded again (a new
     index hash) shows the new clause text."""
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         project = tui_project()
         from dataclasses import replace as dc_replace
 
@@ -574,9 +583,7 @@ def _segments(widget, width: int, height: int):  # noqa: ANN001, ANN202
 
 @sync
 async def test_client_markup_and_escapes_are_shown_literally(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         await goto(pilot, HOSTILE)
         table = app.query_one(QueueTable)
         title_cell = table.get_cell(HOSTILE, "title")
@@ -608,9 +615,7 @@ async def test_client_markup_and_escapes_are_shown_literally(tui_world: TuiWorld
 
 @sync
 async def test_wide_characters_keep_cells_one_line(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         table = app.query_one(QueueTable)
         from rich.cells import cell_len
 
@@ -685,9 +690,7 @@ async def test_hafiza_cards_work_with_the_wiki_off(tmp_path: Path) -> None:
 
 @sync
 async def test_raporlar_refreshes_after_a_ruling(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "3")
         await settle(pilot)
         reports = app.query_one(ReportsPane)
@@ -703,9 +706,7 @@ async def test_raporlar_refreshes_after_a_ruling(tui_world: TuiWorld) -> None:
 
 @sync
 async def test_enter_reads_the_case_full_screen(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "enter")
         detail = app.query_one(CaseDetail)
         assert app.screen.maximized is detail and app.focused is detail
@@ -803,9 +804,7 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
 @sync
 async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         summary = app.query_one("#filter-summary")
         assert "All 6 pending" in shown(summary, 76, 1)
         await goto(pilot, "req-demo-5f7d2b46")  # IN_SCOPE
@@ -838,9 +837,7 @@ async def test_filter_keys_post_filter_changes_and_keep_the_cursor(tui_world: Tu
 @sync
 async def test_slash_filters_the_queue_live(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, "slash")
         find = app.query_one("#queue-find", Input)
         assert find.display and app.focused is find
@@ -862,9 +859,7 @@ async def test_slash_filters_the_queue_live(tui_world: TuiWorld) -> None:
 @sync
 async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, "f")
         assert isinstance(app.screen, FilterPanel)
         await press(pilot, "down", "right")  # risk: high → none was high at triage,
@@ -936,9 +931,7 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
 
 @sync
 async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         await press(pilot, "f1")
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen) and help_screen.contexts == ["queue", "app"]
@@ -973,9 +966,7 @@ async def test_help_shows_the_keys_of_the_current_screen(tui_world: TuiWorld) ->
 
 @sync
 async def test_palette_jumps_to_a_case_by_id_or_title_words(tui_world: TuiWorld) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         await press(pilot, "v", "v")  # a filter that hides the target
         await settle(pilot)
         await palette(pilot, "5f7d2b46")
@@ -988,9 +979,7 @@ async def test_palette_jumps_to_a_case_by_id_or_title_words(tui_world: TuiWorld)
 @sync
 async def test_palette_runs_actions_and_opens_ruled_cases(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, "3")
         await settle(pilot)
         await palette(pilot, "approve")  # from Raporlar
@@ -1022,9 +1011,7 @@ async def test_palette_switches_project(tui_world: TuiWorld) -> None:
         ],
     )
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         assert [p for p, _ in app.projects] == ["demo", "other"]
         await palette(pilot, "switch other")
         [switched] = seen.of(ProjectSwitched)
@@ -1045,9 +1032,7 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
     decision page exists; searching 'acil ITIRAZI' (dotless/dotted i mixed) finds it and
     highlights 'ACİL' and 'itirazı' in the original spelling, in the list and the page."""
     approval_service(tui_world.repo, tui_world.settings).rule(HOSTILE, "approve", reviewer="ayse")
-    app = make_app(tui_world)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
         await press(pilot, "2", "slash")
         await fill(pilot, "#memory-search", "acil ITIRAZI")
         await press(pilot, "enter")
@@ -1079,9 +1064,7 @@ async def test_search_highlights_turkish_words_in_list_and_page(tui_world: TuiWo
 @sync
 async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, "2")  # the list has focus, on the first precedent's card
         await settle(pilot)
         pane = app.query_one(MemoryPane)
@@ -1134,9 +1117,7 @@ async def test_reader_toc_history_and_links(tui_world: TuiWorld) -> None:
 @sync
 async def test_copy_sends_the_case_id(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         await press(pilot, "y")
         assert app.clipboard == FIRST
         [copied] = seen.of(Copied)
@@ -1153,9 +1134,7 @@ async def test_copy_sends_the_case_id(tui_world: TuiWorld) -> None:
 @sync
 async def test_too_small_terminal_shows_a_notice_and_blocks_keys(tui_world: TuiWorld) -> None:
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(70, 20), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (70, 20), message_hook=seen) as (app, pilot):
         assert isinstance(app.screen, TooSmallScreen)
         assert "70×20" in " ".join(shown(app.screen.query_one("#too-small-body"), 60, 8).split())
         await press(pilot, "a", "2", "ctrl+p")  # nothing happens behind the notice
@@ -1198,9 +1177,7 @@ async def test_an_approver_removed_meanwhile_is_refused_in_a_modal(tui_world: Tu
     from etki.domain import Reviewer
 
     seen = Recorder()
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24), message_hook=seen) as (app, pilot):
         assert app.seat is not None and app.seat.may_rule
         project = tui_project()
         demoted = dc_replace(

@@ -19,7 +19,17 @@ from etki_tui.screens.new_request import DiscardTyped, NewRequestForm
 from etki_tui.screens.notice import NoticeModal
 from tests.conftest import TuiWorld
 from tests.test_tui_keys import SAMPLE, _engagement_desk, desk_app
-from tests.test_tui_pilot import current, make_app, press, queue_ids, settle, shown, sync, until
+from tests.test_tui_pilot import (
+    current,
+    opened,
+    press,
+    queue_ids,
+    settle,
+    settled_app,
+    shown,
+    sync,
+    until,
+)
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -29,12 +39,8 @@ SIZES = [(80, 24), (120, 40)]
 async def test_the_form_starts_in_a_framed_title_and_frames_every_box(
     tui_world: TuiWorld, size: tuple[int, int]
 ) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+    async with settled_app(tui_world, size) as (app, pilot):
+        form = await opened(pilot, "n", NewRequestForm)
         title = form.query_one("#intake-title", Input)
         assert app.focused is title
         for box in (title, form.query_one("#intake-text"), form.query_one("#intake-by")):
@@ -50,12 +56,8 @@ async def test_escape_asks_before_discarding_what_was_typed(
     tui_world: TuiWorld, size: tuple[int, int]
 ) -> None:
     before = len(tui_world.repo.cases("demo"))
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+    async with settled_app(tui_world, size) as (app, pilot):
+        form = await opened(pilot, "n", NewRequestForm)
         await press(pilot, *"Kiosk")  # typed into the title box
         assert form.query_one("#intake-title", Input).value == "Kiosk"
         await press(pilot, "escape")
@@ -84,9 +86,7 @@ async def test_after_add_the_new_case_is_selected(tmp_path) -> None:  # noqa: AN
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         first = current(app)
-        await press(pilot, "n")
-        form = app.screen
-        assert isinstance(form, NewRequestForm)
+        form = await opened(pilot, "n", NewRequestForm)
         form.query_one("#intake-title", Input).value = "Randevu ekranı"
         form.query_one("#intake-text", TextArea).text = "İstanbul şubesi için randevu ekranı"
         await press(pilot, "tab", "tab", "enter")  # Enter in the submitter box adds
@@ -102,9 +102,7 @@ async def test_after_add_the_new_case_is_selected(tmp_path) -> None:  # noqa: AN
 async def test_a_reason_typed_while_another_reviewer_rules_is_kept(
     tui_world: TuiWorld, size: tuple[int, int]
 ) -> None:
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, size) as (app, pilot):
         first = queue_ids(app)[0]
         await press(pilot, "r", *"Nicht im")  # an override: the reason box has the focus
         dialog = app.screen
@@ -137,9 +135,7 @@ async def test_the_palette_lists_a_project_stored_while_the_desk_is_open(
     from tests.factories import make_project
     from tests.test_tui_pilot import palette
 
-    app = make_app(tui_world)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
         assert "later" not in {pid for pid, _ in app.projects}
         tui_world.repo.save_project(make_project("later"), "sha256:later", b"{}\n")
         await palette(pilot, "switch project later")
@@ -151,9 +147,7 @@ async def test_the_palette_lists_a_project_stored_while_the_desk_is_open(
 async def test_leaving_hafiza_clears_its_search(tui_world: TuiWorld, size: tuple[int, int]) -> None:
     """Issue 34 item 8: an old Hafıza query stayed across tabs and still filtered the
     list when the reviewer came back with another question."""
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, size) as (app, pilot):
         await press(pilot, "2", "slash")
         box = app.query_one("#memory-search", Input)
         box.value = "contractor"
@@ -180,9 +174,7 @@ async def test_the_preview_of_index_md_shows_no_raw_frontmatter(
 
     from etki_tui.hafiza.pane import MemoryPane
 
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, size) as (app, pilot):
         await press(pilot, "2")
         entries = app.query_one("#memory-list", OptionList)
         index = next(i for i, o in enumerate(entries.options) if o.id == "page:index.md")
@@ -209,9 +201,7 @@ async def test_hafiza_lists_decision_files_by_ruling_and_title(
     """Issue 34 item 8: decision files were listed by slug (``DEC-20261206-native-…``)."""
     from textual.widgets import OptionList
 
-    app = make_app(tui_world)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with settled_app(tui_world, size) as (app, pilot):
         await press(pilot, "2")
         entries = app.query_one("#memory-list", OptionList)
         files = [o for o in entries.options if (o.id or "").startswith("page:decisions/")]

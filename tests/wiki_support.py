@@ -7,7 +7,7 @@ import hashlib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from etki.config import Settings
@@ -26,8 +26,7 @@ from etki.domain import (
 )
 from etki.store.repository import CaseFileRepository
 from etki.wiki.projection import WikiProjector
-
-FROZEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+from tests.factories import frozen_clock
 
 # B14: a 347-character Turkish title (401 bytes)
 _B14_PART = (
@@ -45,10 +44,6 @@ HOSTILE_TEXT = (
     "\x1b[31mred\x1b[0m bell\x07 cr\rend"
 )
 COLON_TITLE = "SSO hatası: giriş no"
-
-
-def frozen_clock() -> datetime:
-    return FROZEN
 
 
 def project(pid: str = "demo") -> Project:

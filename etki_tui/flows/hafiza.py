@@ -87,7 +87,7 @@ class HafizaFlow(QueueFeedFlow):
             pages = self.desk.wiki_pages(project_id)
             precedent_pages = self.desk.wiki_pages(project_id, "precedents")
             root_pages = self.desk.wiki_pages(project_id, ".")
-        top = [p for p in ("index.md", "disputed.md") if p in root_pages]
+        top: list[str] = [p for p in ("index.md", "disputed.md") if p in root_pages]
         return MemoryLoaded(
             precedents,
             disputed,

@@ -266,7 +266,7 @@ class QueueFeedFlow(FlowBase):
         first_read = self._preanalyses < 0
         if message.preanalyses is not None:
             self._preanalyses = message.preanalyses
-        self.case_index = message.cases
+        self.case_index = list(message.cases)
         if message.projects:
             self.projects = message.projects
         self.project_name = message.project_name

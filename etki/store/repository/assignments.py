@@ -20,9 +20,8 @@ from sqlalchemy.orm import Session
 
 from etki.domain import CaseEvent
 from etki.errors import InputError
-from etki.identity import current_process
-from etki.store.models import AuditRow, CaseEventRow, CaseRow
-from etki.store.repository.base import StoreBase, iso, storable
+from etki.store.models import CaseEventRow, CaseRow
+from etki.store.repository.base import StoreBase, add_event_with_audit, iso, storable
 
 __all__ = ["ASSIGN", "ASSIGNED", "UNASSIGN", "AssignmentStore"]
 
@@ -66,32 +65,16 @@ class AssignmentStore(StoreBase):
                     raise InputError(f"case {case_id} is assigned to nobody: nothing to end")
                 assignee = held
             now = iso(self.now(s))
-            identity = current_process().columns()
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind=kind,
-                    actor=actor,
-                    text=assignee,
-                    at=now,
-                    **identity,
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action=kind,
-                    ruling="pending",
-                    reason=f"to {assignee}" if kind == ASSIGN else f"from {assignee}",
-                    at=now,
-                    version=case.version,
-                    outcome=ASSIGNED,
-                    before="pending",
-                    after="pending",
-                    **identity,
-                )
+            add_event_with_audit(
+                s,
+                case,
+                kind=kind,
+                actor=actor,
+                text=assignee,
+                at=now,
+                state="pending",
+                reason=f"to {assignee}" if kind == ASSIGN else f"from {assignee}",
+                outcome=ASSIGNED,
             )
         return CaseEvent(at=now, kind=kind, actor=actor, after=assignee)
 

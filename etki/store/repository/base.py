@@ -17,8 +17,10 @@ from sqlalchemy.orm import Session
 
 from etki.domain import Project, ScopeClause
 from etki.errors import CaseErasedError, InputError, NotFoundError
+from etki.identity import current_process
 from etki.store.models import (
     AuditRow,
+    CaseEventRow,
     CaseRow,
     ClauseRow,
     ContractRow,
@@ -133,6 +135,66 @@ def storable(what: str, *values: str | None) -> None:
 def rowcount(result: Result[Any]) -> int:
     """How many rows the ``UPDATE`` or ``DELETE`` that gave ``result`` matched."""
     return cast(CursorResult[Any], result).rowcount
+
+
+def event_row(
+    case_id: str,
+    project_id: str,
+    kind: str,
+    actor: str,
+    at: str,
+    *,
+    text: str = "",
+    until: str | None = None,
+) -> CaseEventRow:
+    """A ``case_events`` row: ``kind`` of ``case_id`` (of ``project_id``) by ``actor`` at
+    ``at`` (ISO 8601, the store's time), with ``text`` and ``until`` (a claim's end), and
+    the writing process's identity (:func:`current_process`)."""
+    return CaseEventRow(
+        case_id=case_id,
+        project_id=project_id,
+        kind=kind,
+        actor=actor,
+        text=text,
+        at=at,
+        until=until,
+        **current_process().columns(),
+    )
+
+
+def add_event_with_audit(
+    s: Session,
+    case: CaseRow,
+    *,
+    kind: str,
+    actor: str,
+    text: str,
+    at: str,
+    state: str,
+    reason: str,
+    outcome: str,
+) -> None:
+    """Add to the write transaction ``s`` a ``kind`` case event of ``case`` (a row
+    :meth:`StoreBase.lock_case` locked) by ``actor`` with ``text``, and its audit-log
+    row: action ``kind``, ``reason`` and ``outcome``, the ruling ``state`` before and
+    after unchanged, the case's version. Both rows carry the time ``at`` (ISO 8601,
+    the store's time) and the writing process's identity (:func:`current_process`)."""
+    s.add(event_row(case.id, case.project_id, kind, actor, at, text=text))
+    s.add(
+        AuditRow(
+            case_id=case.id,
+            reviewer=actor,
+            action=kind,
+            ruling=state,
+            reason=reason,
+            at=at,
+            version=case.version,
+            outcome=outcome,
+            before=state,
+            after=state,
+            **current_process().columns(),
+        )
+    )
 
 
 def _dialect_insert(dialect: str, model: type) -> Any:

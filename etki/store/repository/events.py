@@ -15,10 +15,15 @@ from sqlalchemy import Connection, func, select
 
 from etki.domain import CaseEvent, CaseRecord, CrTerms, ReviewerEstimate
 from etki.errors import InputError, NotFoundError
-from etki.identity import current_process
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
 from etki.store.repository.assignments import ASSIGN, ASSIGNED, UNASSIGN
-from etki.store.repository.base import StoreBase, iso, storable
+from etki.store.repository.base import (
+    StoreBase,
+    add_event_with_audit,
+    event_row,
+    iso,
+    storable,
+)
 from etki.store.repository.erasures import ERASED
 
 VIEW_EVERY_S = 3600
@@ -174,18 +179,7 @@ class EventStore(StoreBase):
         with self._write() as s:
             project_id = self.lock_case(s, case_id).project_id
             now = iso(self.now(s))
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=project_id,
-                    kind=kind,
-                    actor=actor,
-                    text=text,
-                    at=now,
-                    until=until,
-                    **current_process().columns(),
-                )
-            )
+            s.add(event_row(case_id, project_id, kind, actor, now, text=text, until=until))
         return CaseEvent(at=now, kind=kind, actor=actor, text=text, until=until)
 
     def record_view(self, case_id: str, actor: str, *, every_s: int = VIEW_EVERY_S) -> bool:
@@ -205,17 +199,7 @@ class EventStore(StoreBase):
             )
             if recent is not None:
                 return False
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=project_id,
-                    kind="viewed",
-                    actor=actor,
-                    text="",
-                    at=now,
-                    **current_process().columns(),
-                )
-            )
+            s.add(event_row(case_id, project_id, "viewed", actor, now))
         return True
 
     def case_history(self, case_id: str) -> list[CaseEvent]:
@@ -304,38 +288,7 @@ class EventStore(StoreBase):
                 f"note: {len(text):,} characters; a note holds at most {NOTE_MAX_CHARS:,}"
             )
         storable("the note or its author", actor, text)
-        with self._write() as s:
-            case = self.lock_case(s, case_id)  # an erasure holding it: refused after
-            now = iso(self.now(s))
-            ruling = s.get(RulingRow, case_id)
-            state = ruling.ruling if ruling is not None else "pending"
-            identity = current_process().columns()
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind="note",
-                    actor=actor,
-                    text=text,
-                    at=now,
-                    **identity,
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action="note",
-                    ruling=state,
-                    reason="",
-                    at=now,
-                    version=case.version,
-                    outcome=NOTED,
-                    before=state,
-                    after=state,
-                    **identity,
-                )
-            )
+        now = self._event_with_audit(case_id, actor, "note", NOTED, lambda _at: (text, ""))
         return CaseEvent(at=now, kind="note", actor=actor, text=text)
 
     def add_estimate(
@@ -401,33 +354,17 @@ class EventStore(StoreBase):
             now = iso(self.now(s))
             ruling = s.get(RulingRow, case_id)
             state = ruling.ruling if ruling is not None else "pending"
-            identity = current_process().columns()
             text, reason = stored(now)
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=case.project_id,
-                    kind=kind,
-                    actor=actor,
-                    text=text,
-                    at=now,
-                    **identity,
-                )
-            )
-            s.add(
-                AuditRow(
-                    case_id=case_id,
-                    reviewer=actor,
-                    action=kind,
-                    ruling=state,
-                    reason=reason,
-                    at=now,
-                    version=case.version,
-                    outcome=outcome,
-                    before=state,
-                    after=state,
-                    **identity,
-                )
+            add_event_with_audit(
+                s,
+                case,
+                kind=kind,
+                actor=actor,
+                text=text,
+                at=now,
+                state=state,
+                reason=reason,
+                outcome=outcome,
             )
         return now
 
@@ -480,18 +417,7 @@ class EventStore(StoreBase):
                     f"case {case_id} is claimed by {held.actor} until {held.until}; "
                     "look at another case, or ask them"
                 )
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=project_id,
-                    kind="claim",
-                    actor=actor,
-                    text="",
-                    at=now,
-                    until=until,
-                    **current_process().columns(),
-                )
-            )
+            s.add(event_row(case_id, project_id, "claim", actor, now, until=until))
         return CaseEvent(at=now, kind="claim", actor=actor, until=until)
 
     def release(self, case_id: str, actor: str) -> CaseEvent:
@@ -506,17 +432,7 @@ class EventStore(StoreBase):
             if held is None or held.actor != actor:
                 who = f" (claimed by {held.actor} until {held.until})" if held else ""
                 raise InputError(f"case {case_id}: you hold no claim to release{who}")
-            s.add(
-                CaseEventRow(
-                    case_id=case_id,
-                    project_id=project_id,
-                    kind="release",
-                    actor=actor,
-                    text="",
-                    at=now,
-                    **current_process().columns(),
-                )
-            )
+            s.add(event_row(case_id, project_id, "release", actor, now))
         return CaseEvent(at=now, kind="release", actor=actor)
 
     def live_claims(self, project_id: str) -> dict[str, CaseEvent]:
