@@ -46,7 +46,6 @@ from typing import Any, cast
 from urllib.parse import unquote
 
 from etki.domain import (
-    DECIDING,
     CaseEvent,
     CaseSummary,
     ClauseResolution,
@@ -57,6 +56,7 @@ from etki.domain import (
     deciding_in_json,
 )
 from etki.errors import EtkiError, InputError, NotFoundError, ProjectArchivedError
+from etki.store.summary import decode_refs, ruling_summary
 
 RuledRow = tuple[str, str, str, str, str, tuple[str, ...], str | None]
 """What :meth:`LeanStore.ruled_rows` gives per ruled case; :data:`etki.memory.RuledRow`
@@ -74,7 +74,7 @@ __all__ = [
     "summary_of_members",
 ]
 
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 """The schema revision these queries are written for; equal to
 :data:`etki.store.migrate.HEAD_REVISION` (``tests/test_lean_read.py`` checks it). A store
 at another revision goes to the ORM path, which refuses it as today."""
@@ -410,26 +410,15 @@ RULED_HEADS = (
     f"WHERE c.project_id = ? ORDER BY {ARRIVAL}"
 )
 RULED_ROWS = (
-    # what `etki dispute list` needs of each ruled case: the ruling's columns, the
-    # decision's "cited_clauses" member (cut out as in RULED_HEADS) and its deciding
-    # sentence (320 characters from the marker, as CaseStore.case_summaries cuts it)
-    "SELECT c.id, r.ruling, r.reviewer, r.ruled_at, r.reason, CASE "
-    "WHEN {pos}(d.decision_json, '\"cited_clauses\":') > 0 "
-    "AND {pos}(d.decision_json, '\"confidence\":') > "
-    "{pos}(d.decision_json, '\"cited_clauses\":') "
-    "THEN substr(d.decision_json, {pos}(d.decision_json, '\"cited_clauses\":'), "
-    "{pos}(d.decision_json, '\"confidence\":') "
-    "- {pos}(d.decision_json, '\"cited_clauses\":') + 1) "
-    "ELSE '' END, "
-    f"CASE WHEN {{pos}}(d.decision_json, '{DECIDING}') > 0 "
-    f"THEN substr(d.decision_json, {{pos}}(d.decision_json, '{DECIDING}'), 320) END "
-    "FROM cases c JOIN decisions d ON d.case_id = c.id JOIN rulings r ON r.case_id = c.id "
+    # what `etki dispute list` needs of each ruled case: the ruling's columns and the
+    # summary of its decision kept on the ruling's row (migration 0008)
+    "SELECT c.id, r.ruling, r.reviewer, r.ruled_at, r.reason, r.cited_refs, r.deciding_ref "
+    "FROM cases c JOIN rulings r ON r.case_id = c.id "
     "WHERE c.project_id = ? AND c.status = 'ruled'"
 )
 """Per ruled case of a project (any order): id, ruling, reviewer, ruled at, reason, the
-decision's ``cited_clauses`` member up to the next one (empty when the decision is not
-in the canonical form) and the text from its deciding sentence on (NULL: none);
-:meth:`LeanStore.ruled_rows`. No decision is read whole."""
+decision's cited refs (a JSON array; NULL only in a row no writer of this schema made)
+and its deciding ref (NULL: none), :meth:`LeanStore.ruled_rows`. No decision is read."""
 
 RESOLUTIONS = (
     "SELECT id, project_id, clause_ref, verdict, text, reviewer, at "
@@ -693,39 +682,28 @@ class LeanStore:
     def ruled_rows(self, project_id: str) -> list[RuledRow]:
         """``(case id, ruling, reviewer, ruled at, reason, cited refs, deciding ref)``
         of every ruled case of the project, in no set order (:data:`RULED_ROWS`): the
-        :data:`etki.memory.RuledRow` the list of disputed clauses is computed from. The
-        cited refs come from the cut-out member (the decisions whose member is not in
-        the canonical form are then read whole, :meth:`cited_of`), the deciding ref
-        from the cut-out sentence (:func:`etki.domain.deciding_in_json`, None when it
-        names no cited ref)."""
+        :data:`etki.memory.RuledRow` the list of disputed clauses is computed from, read
+        from the ruling's row (:mod:`etki.store.summary`); a row without the summary has
+        its decision read (:meth:`summaries_of`)."""
         found = self.rows(RULED_ROWS, [project_id])
-        heads: list[list[str] | None] = []
-        for row in found:
-            try:
-                cited = _json_member(row[5], "cited_clauses", last=False)
-            except ValueError:
-                cited = None
-            heads.append(cited if isinstance(cited, list) else None)
-        whole = self.cited_of([r[0] for r, h in zip(found, heads, strict=True) if h is None])
+        missing = self.summaries_of([r[0] for r in found if r[5] is None])
         out: list[RuledRow] = []
-        for (case_id, ruling, reviewer, ruled_at, reason, _, deciding), cited in zip(
-            found, heads, strict=True
-        ):
-            refs = tuple(whole[case_id] if cited is None else cited)
-            decisive = deciding_in_json(deciding, refs)
-            out.append((case_id, ruling, reviewer, ruled_at, reason, refs, decisive))
+        for case_id, ruling, reviewer, ruled_at, reason, cited, deciding in found:
+            if cited is None:
+                cited, deciding = missing[case_id]
+            out.append((case_id, ruling, reviewer, ruled_at, reason, decode_refs(cited), deciding))
         return out
 
-    def cited_of(self, case_ids: Sequence[str]) -> dict[str, list[str]]:
-        """case id -> the ``cited_clauses`` of its stored decision, each decoded whole
-        (for decisions not in the canonical form; usually none)."""
-        out: dict[str, list[str]] = {}
+    def summaries_of(self, case_ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """case id -> :func:`etki.store.summary.ruling_summary` of its stored decision,
+        decoded whole (for a ruling row without the summary; usually none)."""
+        out: dict[str, tuple[str, str | None]] = {}
         for at in range(0, len(case_ids), CHUNK):
             ids = case_ids[at : at + CHUNK]
             marks = ", ".join("?" * len(ids))
             query = f"SELECT case_id, decision_json FROM decisions WHERE case_id IN ({marks})"
             for case_id, doc in self.rows(query, ids):
-                out[case_id] = list(json.loads(doc).get("cited_clauses", []))
+                out[case_id] = ruling_summary(doc)
         return out
 
     def disputes(self, given: str | None) -> tuple[str, list[RuledRow], list[ClauseResolution]]:

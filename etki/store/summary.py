@@ -1,0 +1,46 @@
+"""The summary of a case's frozen decision kept on its ruling's row (issue 32 item 1).
+
+``etki dispute list`` needs, of every ruled case, only the clauses its decision cites and
+the clause of its decisive evidence (the ``deciding sentence: REF`` of the ``classify``
+step, :func:`etki.domain.deciding_ref`): with the ruling's own columns they decide which
+clauses the ruling is about (:func:`etki.memory.ruled_about`). Reading them out of every
+decision's text (17 MB on the 10k bench store) was most of the command's query; so the
+ruling's row holds them (``rulings.cited_refs``, ``rulings.deciding_ref``), written by
+:meth:`etki.store.repository.cases.CaseStore.record_ruling` in the ruling's transaction
+and filled for older rulings by migration 0008, both with :func:`ruling_summary`. The
+decision is frozen (written once with its case, never updated), so the summary never goes
+stale; an erasure deletes it with the ruling's row.
+"""
+
+from __future__ import annotations
+
+import json
+
+from etki.domain.evidence import deciding_ref
+
+__all__ = ["decode_refs", "ruling_summary"]
+
+
+def ruling_summary(decision_json: str) -> tuple[str, str | None]:
+    """``(cited refs, deciding ref)`` of a stored decision's JSON text: the
+    ``cited_clauses`` as a compact JSON array (the decision's order, non-ASCII kept) and
+    the ref of its decisive evidence among them, read from the ``classify`` step as
+    :func:`etki.memory.ruled_row` reads a full record (None: none, or not a cited ref).
+    The whole document is decoded (once per ruling). Raises ``ValueError`` for text that
+    is not a JSON object."""
+    doc = json.loads(decision_json)
+    if not isinstance(doc, dict):
+        raise ValueError("a decision is a JSON object")
+    cited = [str(ref) for ref in doc.get("cited_clauses") or ()]
+    steps = (
+        (str(e.get("step", "")), str(e.get("detail", "")))
+        for e in doc.get("evidence") or ()
+        if isinstance(e, dict)
+    )
+    deciding = deciding_ref(steps, cited)
+    return json.dumps(cited, ensure_ascii=False, separators=(",", ":")), deciding
+
+
+def decode_refs(cited_refs: str) -> tuple[str, ...]:
+    """The refs of a ``rulings.cited_refs`` value (:func:`ruling_summary`'s first)."""
+    return tuple(json.loads(cited_refs))
