@@ -42,21 +42,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote
 
-from etki.domain import (
-    CaseEvent,
-    CaseSummary,
-    ClauseResolution,
-    DecisionSummary,
-    Risk,
-    RulingRecord,
-    Verdict,
-    deciding_in_json,
-)
+# the light parts of the domain only: `etki dispute list` reads through this module and
+# needs no other (issue 32 item 1); the queue's values are imported where they are made
+# (`etki.domain` loads each part on first use)
+from etki.domain import ClauseResolution, deciding_in_json
 from etki.errors import EtkiError, InputError, NotFoundError, ProjectArchivedError
 from etki.store.summary import decode_refs, ruling_summary
+
+if TYPE_CHECKING:
+    from etki.domain import CaseEvent, CaseSummary, DecisionSummary, Risk, RulingRecord, Verdict
 
 RuledRow = tuple[str, str, str, str, str, tuple[str, ...], str | None]
 """What :meth:`LeanStore.ruled_rows` gives per ruled case; :data:`etki.memory.RuledRow`
@@ -137,16 +134,18 @@ def ruling_of(
     Both verdict columns hold one of :data:`~etki.domain.VERDICTS` (what
     :meth:`~etki.store.repository.cases.CaseStore.record_ruling` and the decision
     wrote)."""
+    from etki.domain import RulingRecord
+
     if ruling is None:
         return None
     return RulingRecord(
         case_id=case_id,
-        ruling=cast(Verdict, ruling),
+        ruling=cast("Verdict", ruling),
         action=action,
         reviewer=reviewer,
         reason=reason,
         ruled_at=ruled_at,
-        verdict=cast(Verdict, verdict),
+        verdict=cast("Verdict", verdict),
         version=version,
     )
 
@@ -207,6 +206,8 @@ def _summary(
     confidence: float,
     risks: dict[tuple[object, ...], Risk] | None,
 ) -> DecisionSummary:
+    from etki.domain import DecisionSummary, Risk
+
     level = risk.get("level", "low")
     signals = tuple(risk.get("signals", ()))
     look = bool(risk.get("pmo_look_24h", False))
@@ -534,6 +535,8 @@ class LeanStore:
     def _summary(
         self, project_id: str, row: Sequence[Any], risks: dict[tuple[object, ...], Risk]
     ) -> CaseSummary:
+        from etki.domain import CaseSummary
+
         case_id, request_id, title, submitted_by, submitted_at, created_at, version = row[:7]
         verdict, confidence, decision_json = row[7:10]
         return CaseSummary(
@@ -611,7 +614,7 @@ class LeanStore:
                 id=i,
                 project_id=p,
                 ref=ref,
-                verdict=cast(Verdict, verdict),
+                verdict=cast("Verdict", verdict),
                 reason=text,
                 reviewer=reviewer,
                 at=at,
@@ -623,6 +626,8 @@ class LeanStore:
         """case id -> the live claim of every claimed pending case of the project (as
         :meth:`etki.store.repository.events.EventStore.live_claims`); ``now`` is
         ISO-8601 UTC to the second."""
+        from etki.domain import CaseEvent
+
         return {
             case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
             for case_id, kind, actor, at, until in self.rows(CLAIMS, [project_id, project_id])
@@ -632,6 +637,8 @@ class LeanStore:
     def live_assignments(self, project_id: str) -> dict[str, CaseEvent]:
         """case id -> the assignment in force (``after``: the assignee) of every assigned
         pending case of the project (:data:`ASSIGNS`)."""
+        from etki.domain import CaseEvent
+
         return {
             case_id: CaseEvent(at=at, kind="assign", actor=actor, after=assignee)
             for case_id, kind, actor, at, assignee in self.rows(ASSIGNS, [project_id, project_id])
@@ -687,12 +694,9 @@ class LeanStore:
         its decision read (:meth:`summaries_of`)."""
         found = self.rows(RULED_ROWS, [project_id])
         missing = self.summaries_of([r[0] for r in found if r[5] is None])
-        out: list[RuledRow] = []
-        for case_id, ruling, reviewer, ruled_at, reason, cited, deciding in found:
-            if cited is None:
-                cited, deciding = missing[case_id]
-            out.append((case_id, ruling, reviewer, ruled_at, reason, decode_refs(cited), deciding))
-        return out
+        rows = [r if r[5] is not None else (*r[:5], *missing[r[0]]) for r in found]
+        refs = decode_refs([r[5] for r in rows])
+        return [(*r[:5], cited, r[6]) for r, cited in zip(rows, refs, strict=True)]
 
     def summaries_of(self, case_ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
         """case id -> :func:`etki.store.summary.ruling_summary` of its stored decision,
