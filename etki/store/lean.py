@@ -11,7 +11,7 @@ to refuse an unknown ``--project``. Here it reads:
 * the rows it prints (the listed columns, oldest first as :data:`ARRIVAL`; not the
   request text);
 * for the clause memory of the clauses those rows cite, the ``cited_clauses`` member
-  of every ruled case's decision (cut out in SQL, :data:`RULED_HEADS`), and then the
+  of every ruled case's decision (kept on its ruling's row, :data:`RULED_HEADS`), and then the
   whole decision of only the ruled cases that cite one of those clauses: the memory of a clause depends on the
   cases citing it alone (:func:`etki.memory.clause_memory`), so the rows print as with
   the memory of every clause;
@@ -396,18 +396,10 @@ CASES = (
     "LEFT JOIN rulings r ON r.case_id = c.id WHERE c.project_id = ?"
 )
 RULED_HEADS = (
-    # the decision's "cited_clauses" member up to the "confidence" one that follows it
-    # (sorted keys): a few refs per case instead of kilobytes; the whole text when the
-    # decision is not in that form (the Python side then reads it whole)
-    "SELECT c.id, r.ruling, CASE "
-    "WHEN {pos}(d.decision_json, '\"cited_clauses\":') > 0 "
-    "AND {pos}(d.decision_json, '\"confidence\":') > "
-    "{pos}(d.decision_json, '\"cited_clauses\":') "
-    "THEN substr(d.decision_json, {pos}(d.decision_json, '\"cited_clauses\":'), "
-    "{pos}(d.decision_json, '\"confidence\":') "
-    "- {pos}(d.decision_json, '\"cited_clauses\":') + 1) "
-    "ELSE d.decision_json END "
-    "FROM cases c JOIN decisions d ON d.case_id = c.id JOIN rulings r ON r.case_id = c.id "
+    # the refs each ruled case's decision cites, as its ruling's row keeps them
+    # (migration 0008; NULL only in a row no writer of this schema made)
+    "SELECT c.id, r.ruling, r.cited_refs "
+    "FROM cases c JOIN rulings r ON r.case_id = c.id "
     f"WHERE c.project_id = ? ORDER BY {ARRIVAL}"
 )
 RULED_ROWS = (
@@ -568,16 +560,14 @@ class LeanStore:
 
     def ruled_heads(self, project_id: str) -> list[tuple[str, str, list[str] | None]]:
         """``(case id, ruling, cited refs)`` of every ruled case of the project, oldest
-        first, from the head of its decision alone (refs None when the head is not the
-        canonical form: the whole row must be read to know them)."""
-        out: list[tuple[str, str, list[str] | None]] = []
-        for case_id, ruling, head in self.rows(RULED_HEADS, [project_id]):
-            try:
-                cited = _json_member(head, "cited_clauses", last=False)
-            except ValueError:
-                cited = None
-            out.append((case_id, ruling, cited if isinstance(cited, list) else None))
-        return out
+        first, from the summary its ruling's row keeps (:mod:`etki.store.summary`;
+        refs None for a row without it: the whole case must be read to know them)."""
+        found = self.rows(RULED_HEADS, [project_id])
+        refs = iter(decode_refs([r[2] for r in found if r[2] is not None]))
+        return [
+            (case_id, ruling, None if cited is None else list(next(refs)))
+            for case_id, ruling, cited in found
+        ]
 
     def ruled_citing(
         self,
