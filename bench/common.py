@@ -185,8 +185,9 @@ class Context:
 
     def store(self, size: Size) -> Path:
         """A SQLite store file holding the project of ``size`` and its cases (the first
-        ``size.ruled`` ruled), built once through the repository and reused. Callers
-        that write must :meth:`copy_store` first."""
+        ``size.ruled`` ruled), built once through the repository and reused (brought to
+        the head revision first: read commands refuse a store a migration is due on).
+        Callers that write must :meth:`copy_store` first."""
         from etki.store import CaseFileRepository
 
         path = self.base / "stores" / f"{size.key()}.db"
@@ -208,6 +209,8 @@ class Context:
                     extra.unlink()
             tmp.rename(path)
             self.log(f"built store {size.key()} ({counts}) in {time.perf_counter() - t:.1f} s")
+        else:  # a store cached by an older Etki: migrated to the head (one read when at it)
+            CaseFileRepository(f"sqlite:///{path}").dispose()
         return path
 
     def copy_store(self, size: Size, name: str) -> Path:

@@ -45,19 +45,20 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from etki.domain import (
-    DISPUTED_SIGNAL,
-    CaseRecord,
-    CaseSummary,
-    ClauseMemory,
-    ClauseResolution,
-    DecisionSummary,
-    DisputedClause,
-    Risk,
-    deciding_ref,
-)
+# only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
+# are imported where used (`etki.domain` loads each part on first use)
+from etki.domain import DISPUTED_SIGNAL, DisputedClause, deciding_ref
+
+if TYPE_CHECKING:
+    from etki.domain import (
+        CaseRecord,
+        CaseSummary,
+        ClauseMemory,
+        ClauseResolution,
+        Risk,
+    )
 
 
 def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
@@ -135,6 +136,8 @@ def ruled_row(case: CaseRecord | CaseSummary) -> RuledRow:
     ruling = case.ruling
     if ruling is None:
         raise ValueError(f"{case.case_id} is not ruled")
+    from etki.domain import DecisionSummary
+
     cited = tuple(case.decision.cited_clauses)
     d = case.decision
     if isinstance(d, DecisionSummary):
@@ -175,6 +178,8 @@ def clause_memory(
     the TUI, the engine's intake and the reports all call it (the wiki model counts the
     same way, with :func:`overriding_case`; ``etki dispute list`` with
     :func:`disputes_of`, which shares :func:`_dispute`)."""
+    from etki.domain import ClauseMemory
+
     in_force = resolutions_in_force(resolutions)
     history: dict[str, list[CaseRecord]] = {}
     about: dict[str, tuple[str, ...]] = {}
@@ -370,6 +375,8 @@ def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], st
     for a case not ruled). What the desk's clause-memory strip says of each ruling
     (issue 34 item 4: a precedent citing 4.3 counts toward its deciding clause only).
     Pure."""
+    from etki.domain import DecisionSummary
+
     cited = tuple(case.decision.cited_clauses)
     if case.ruling is None:
         return cited, "cited"
@@ -450,4 +457,6 @@ def current_risk(
     raised = open_disputed_refs(decision.cited_clauses, memory)
     if not raised:
         return risk, ()
+    from etki.domain import Risk
+
     return Risk("high", (*risk.signals, DISPUTED_SIGNAL), True), raised

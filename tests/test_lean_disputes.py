@@ -114,3 +114,38 @@ def test_the_lean_rows_dispute_as_the_clause_memory_does(request, tmp_path, stor
     assert memory.disputes_of(rows, resolutions) == expected
     assert memory.disputes_of(reversed(rows), resolutions) == expected  # any order
     assert expected  # the seeds do dispute clauses
+
+
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_an_erased_case_leaves_no_summary_and_no_dispute(request, tmp_path, store):
+    """KVKK erasure (:func:`etki.erasure.erase_case`) of a ruled case removes its
+    ruling's row, and with it the summary of its decision the list reads
+    (``rulings.cited_refs``, ``rulings.deciding_ref``, migration 0008): the lean rows no
+    longer hold the case, no table holds its id beside the tombstone, and the list is
+    still the clause memory's of the cases left."""
+    from etki.config import Settings
+    from etki.erasure import erase_case
+
+    start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+    if store == "sqlite":
+        url = f"sqlite:///{tmp_path}/etki.db"
+    else:
+        url = request.getfixturevalue("pg_schema").url
+    repo = CaseFileRepository(url, clock=_clock(start))
+    try:
+        _fill(repo, 2)
+        _, rows, _ = lean.lean_call(url, "disputes", None)
+        victim = next(r[0] for r in rows if len(r[5]) > 1)  # one citing several clauses
+        settings = Settings(db_url=url, wiki_dir=None, reviewer="ayse")
+        assert erase_case(repo, settings, victim, "KVKK 11/e").complete
+        with repo.engine.connect() as conn:
+            left = conn.execute(
+                text("SELECT count(*) FROM rulings WHERE case_id = :c"), {"c": victim}
+            ).scalar_one()
+        assert left == 0
+        expected = _from_memory(repo)
+    finally:
+        repo.dispose()
+    project_id, rows, resolutions = lean.lean_call(url, "disputes", None)
+    assert victim not in {r[0] for r in rows} and len(rows) == 33
+    assert memory.disputes_of(rows, resolutions) == expected

@@ -112,6 +112,26 @@ def test_a_resolved_dispute_reads_the_same(store_url, tmp_path):
     assert "DISPUTED-RESOLVED" in lean_out[1] and "PMO: rule IN_SCOPE" in lean_out[1]
 
 
+@pytest.mark.parametrize("args", [["queue", "--json"], ["dispute", "list", "--json"]])
+def test_rulings_without_the_decisions_summary_read_the_same(store_url, tmp_path, args):
+    """The queue and the list of disputed clauses read each ruled case's cited and
+    deciding clauses from its ruling's row (``rulings.cited_refs``, ``deciding_ref``,
+    migration 0008); a row without them (NULL: no writer of this schema leaves one)
+    has its decision read instead, and prints as the ORM path prints."""
+    from sqlalchemy import text
+
+    repo = CaseFileRepository(store_url)
+    try:
+        with repo.engine.begin() as conn:
+            conn.execute(text("UPDATE rulings SET cited_refs = NULL, deciding_ref = NULL"))
+    finally:
+        repo.dispose()
+    _, rows, _ = lean.lean_call(store_url, "disputes", None)
+    assert any(cited for *_, cited, _ in rows)  # read from the decisions
+    lean_out, orm_out = _both(args, store_url, tmp_path)
+    assert lean_out == orm_out and lean_out[0] == 0
+
+
 def test_a_store_that_needs_a_migration_is_refused_as_before(tmp_path):
     url = f"sqlite:///{tmp_path}/etki.db"
     _fill(url)

@@ -409,3 +409,65 @@ def test_migration_0007_ties_events_to_their_case_and_records_wiki_folders(store
     assert "wiki_folders" not in inspect(store.engine).get_table_names()
     assert upgrade(store.engine) == ("0006", head_revision())
     assert _diff(store.engine, Base.metadata) == []
+
+
+def test_migration_0008_fills_each_ruling_with_its_decisions_summary(store):
+    """Issue 32 item 1: ``rulings.cited_refs`` and ``rulings.deciding_ref`` hold the
+    clauses a ruled case's decision cites and the clause of its decisive evidence.
+    A ruling writes them in its transaction; a store ruled before 0008 gets them from the
+    migration, equal to what a ruling writes and to what the ORM reads of the full
+    record (:func:`etki.memory.ruled_row`): a decisive clause that is cited, one that
+    is not (no deciding ref), none at all, no cited clause, Turkish refs and a decision
+    stored in a non-canonical JSON form. Pending cases have no ruling row to fill. The
+    revision downgrades and upgrades again."""
+    from etki.memory import ruled_row
+    from tests.factories import make_request
+    from tests.test_memory import _deciding
+
+    repo = CaseFileRepository(store.engine)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    decisions = [
+        _deciding("req-demo-a", "IN_SCOPE", ("MSA#3.2", "MSA#4.1"), "MSA#4.1"),
+        _deciding("req-demo-b", "REJECT", ("MSA#3.2",), "MSA#7.7"),  # not cited
+        make_decision("req-demo-c", "CHANGE_REQUEST", ("Sözleşme-İ#2.1", "MSA#3.2")),
+        make_decision("req-demo-d", "REJECT", ()),
+        _deciding("req-demo-e", "IN_SCOPE", ("MSA#4.1", "MSA#4.10"), "MSA#4.10"),
+        make_decision("req-demo-f", "IN_SCOPE", ("MSA#3.2",)),  # stays pending
+    ]
+    repo.add_cases("demo", [(make_request(d.case_id), d) for d in decisions])
+    for d in decisions[:5]:
+        repo.record_ruling(d.case_id, "convert_to_cr", "ayse", "")
+    with store.engine.begin() as conn:  # one decision not in the canonical form
+        stored = conn.execute(
+            text("SELECT decision_json FROM decisions WHERE case_id = 'req-demo-e'")
+        ).scalar_one()
+        conn.execute(
+            text("UPDATE decisions SET decision_json = :j WHERE case_id = 'req-demo-e'"),
+            {"j": json.dumps(json.loads(stored), indent=2)},
+        )
+    select_all = text("SELECT case_id, cited_refs, deciding_ref FROM rulings ORDER BY case_id")
+    with store.engine.connect() as conn:
+        written = [tuple(r) for r in conn.execute(select_all)]
+    expected = [
+        ("req-demo-a", '["MSA#3.2","MSA#4.1"]', "MSA#4.1"),
+        ("req-demo-b", '["MSA#3.2"]', None),
+        ("req-demo-c", '["Sözleşme-İ#2.1","MSA#3.2"]', None),
+        ("req-demo-d", "[]", None),
+        ("req-demo-e", '["MSA#4.1","MSA#4.10"]', "MSA#4.10"),
+    ]
+    assert written == expected
+    compact = (",", ":")
+    by_orm = {
+        c.case_id: (json.dumps(list(row[5]), ensure_ascii=False, separators=compact), row[6])
+        for c in repo.cases("demo", status="ruled")
+        for row in [ruled_row(c)]
+    }
+    assert by_orm == {case_id: (cited, deciding) for case_id, cited, deciding in expected}
+    repo.dispose()
+
+    _downgrade(store.engine, "0007")
+    assert "cited_refs" not in {c["name"] for c in inspect(store.engine).get_columns("rulings")}
+    assert upgrade(store.engine) == ("0007", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    with store.engine.connect() as conn:
+        assert [tuple(r) for r in conn.execute(select_all)] == expected

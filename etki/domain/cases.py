@@ -11,6 +11,7 @@ from typing import Any
 
 from etki.domain.crterms import CrTerms
 from etki.domain.decision import Decision, DecisionSummary, Verdict
+from etki.domain.disputes import ClauseResolution, DisputedClause  # noqa: F401  (re-exported)
 from etki.domain.estimate import ReviewerEstimate
 from etki.domain.evidence import (
     deciding_ref,
@@ -320,23 +321,6 @@ clause calls for."""
 
 
 @dataclass(frozen=True)
-class ClauseResolution:
-    """A person's resolution of a disputed clause (issue 14 item 6; a row of
-    ``clause_resolutions``): the PMO's ``verdict`` (the ruling the clause calls for:
-    IN_SCOPE, CHANGE_REQUEST or REJECT) with their ``reason`` (untrusted free text: show
-    it literally), who (``reviewer``, NFC) and when (``at``, ISO-8601 UTC to the second).
-    ``id`` is the store's row id: append-only, the highest of a clause is in force."""
-
-    id: int
-    project_id: str
-    ref: str
-    verdict: Verdict
-    reason: str
-    reviewer: str
-    at: str
-
-
-@dataclass(frozen=True)
 class ClauseMemory:
     """What past rulings say about one clause: ``precedent_count`` (overrides about it,
     :func:`etki.memory.ruled_about`: its corrections), ``last_correction`` (the newest of
@@ -376,28 +360,3 @@ class ClauseMemory:
     def open_dispute(self) -> bool:
         """Disputed and not resolved (never resolved, or re-disputed by a later ruling)."""
         return self.disputed and not self.resolved
-
-
-@dataclass(frozen=True)
-class DisputedClause:
-    """A disputed clause and its ruling history (case_id, ruling, reviewer, ruled_at),
-    with the resolution in force and the case that overrode it (see
-    :class:`ClauseMemory`)."""
-
-    ref: str
-    history: tuple[tuple[str, str, str, str], ...]
-    resolution: ClauseResolution | None = None
-    overridden_by: str | None = None
-    disputing: tuple[tuple[str, str, str, str], ...] = ()
-    """The entries of ``history`` whose ruling is about the clause
-    (:attr:`ClauseMemory.disputing`); empty: all of them."""
-
-    @property
-    def rulings(self) -> tuple[str, ...]:
-        """The distinct rulings the dispute is between (those about the clause), sorted."""
-        return tuple(sorted({h[1] for h in (self.disputing or self.history)}))
-
-    @property
-    def resolved(self) -> bool:
-        """A resolution stands (no ruling after it disagrees)."""
-        return self.resolution is not None and self.overridden_by is None

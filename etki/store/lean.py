@@ -11,7 +11,7 @@ to refuse an unknown ``--project``. Here it reads:
 * the rows it prints (the listed columns, oldest first as :data:`ARRIVAL`; not the
   request text);
 * for the clause memory of the clauses those rows cite, the ``cited_clauses`` member
-  of every ruled case's decision (cut out in SQL, :data:`RULED_HEADS`), and then the
+  of every ruled case's decision (kept on its ruling's row, :data:`RULED_HEADS`), and then the
   whole decision of only the ruled cases that cite one of those clauses: the memory of a clause depends on the
   cases citing it alone (:func:`etki.memory.clause_memory`), so the rows print as with
   the memory of every clause;
@@ -42,21 +42,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote
 
-from etki.domain import (
-    DECIDING,
-    CaseEvent,
-    CaseSummary,
-    ClauseResolution,
-    DecisionSummary,
-    Risk,
-    RulingRecord,
-    Verdict,
-    deciding_in_json,
-)
+# the light parts of the domain only: `etki dispute list` reads through this module and
+# needs no other (issue 32 item 1); the queue's values are imported where they are made
+# (`etki.domain` loads each part on first use)
+from etki.domain import ClauseResolution, deciding_in_json
 from etki.errors import EtkiError, InputError, NotFoundError, ProjectArchivedError
+from etki.store.summary import decode_refs, ruling_summary
+
+if TYPE_CHECKING:
+    from etki.domain import CaseEvent, CaseSummary, DecisionSummary, Risk, RulingRecord, Verdict
 
 RuledRow = tuple[str, str, str, str, str, tuple[str, ...], str | None]
 """What :meth:`LeanStore.ruled_rows` gives per ruled case; :data:`etki.memory.RuledRow`
@@ -74,7 +71,7 @@ __all__ = [
     "summary_of_members",
 ]
 
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 """The schema revision these queries are written for; equal to
 :data:`etki.store.migrate.HEAD_REVISION` (``tests/test_lean_read.py`` checks it). A store
 at another revision goes to the ORM path, which refuses it as today."""
@@ -137,16 +134,18 @@ def ruling_of(
     Both verdict columns hold one of :data:`~etki.domain.VERDICTS` (what
     :meth:`~etki.store.repository.cases.CaseStore.record_ruling` and the decision
     wrote)."""
+    from etki.domain import RulingRecord
+
     if ruling is None:
         return None
     return RulingRecord(
         case_id=case_id,
-        ruling=cast(Verdict, ruling),
+        ruling=cast("Verdict", ruling),
         action=action,
         reviewer=reviewer,
         reason=reason,
         ruled_at=ruled_at,
-        verdict=cast(Verdict, verdict),
+        verdict=cast("Verdict", verdict),
         version=version,
     )
 
@@ -207,6 +206,8 @@ def _summary(
     confidence: float,
     risks: dict[tuple[object, ...], Risk] | None,
 ) -> DecisionSummary:
+    from etki.domain import DecisionSummary, Risk
+
     level = risk.get("level", "low")
     signals = tuple(risk.get("signals", ()))
     look = bool(risk.get("pmo_look_24h", False))
@@ -395,41 +396,22 @@ CASES = (
     "LEFT JOIN rulings r ON r.case_id = c.id WHERE c.project_id = ?"
 )
 RULED_HEADS = (
-    # the decision's "cited_clauses" member up to the "confidence" one that follows it
-    # (sorted keys): a few refs per case instead of kilobytes; the whole text when the
-    # decision is not in that form (the Python side then reads it whole)
-    "SELECT c.id, r.ruling, CASE "
-    "WHEN {pos}(d.decision_json, '\"cited_clauses\":') > 0 "
-    "AND {pos}(d.decision_json, '\"confidence\":') > "
-    "{pos}(d.decision_json, '\"cited_clauses\":') "
-    "THEN substr(d.decision_json, {pos}(d.decision_json, '\"cited_clauses\":'), "
-    "{pos}(d.decision_json, '\"confidence\":') "
-    "- {pos}(d.decision_json, '\"cited_clauses\":') + 1) "
-    "ELSE d.decision_json END "
-    "FROM cases c JOIN decisions d ON d.case_id = c.id JOIN rulings r ON r.case_id = c.id "
+    # the refs each ruled case's decision cites, as its ruling's row keeps them
+    # (migration 0008; NULL only in a row no writer of this schema made)
+    "SELECT c.id, r.ruling, r.cited_refs "
+    "FROM cases c JOIN rulings r ON r.case_id = c.id "
     f"WHERE c.project_id = ? ORDER BY {ARRIVAL}"
 )
 RULED_ROWS = (
-    # what `etki dispute list` needs of each ruled case: the ruling's columns, the
-    # decision's "cited_clauses" member (cut out as in RULED_HEADS) and its deciding
-    # sentence (320 characters from the marker, as CaseStore.case_summaries cuts it)
-    "SELECT c.id, r.ruling, r.reviewer, r.ruled_at, r.reason, CASE "
-    "WHEN {pos}(d.decision_json, '\"cited_clauses\":') > 0 "
-    "AND {pos}(d.decision_json, '\"confidence\":') > "
-    "{pos}(d.decision_json, '\"cited_clauses\":') "
-    "THEN substr(d.decision_json, {pos}(d.decision_json, '\"cited_clauses\":'), "
-    "{pos}(d.decision_json, '\"confidence\":') "
-    "- {pos}(d.decision_json, '\"cited_clauses\":') + 1) "
-    "ELSE '' END, "
-    f"CASE WHEN {{pos}}(d.decision_json, '{DECIDING}') > 0 "
-    f"THEN substr(d.decision_json, {{pos}}(d.decision_json, '{DECIDING}'), 320) END "
-    "FROM cases c JOIN decisions d ON d.case_id = c.id JOIN rulings r ON r.case_id = c.id "
+    # what `etki dispute list` needs of each ruled case: the ruling's columns and the
+    # summary of its decision kept on the ruling's row (migration 0008)
+    "SELECT c.id, r.ruling, r.reviewer, r.ruled_at, r.reason, r.cited_refs, r.deciding_ref "
+    "FROM cases c JOIN rulings r ON r.case_id = c.id "
     "WHERE c.project_id = ? AND c.status = 'ruled'"
 )
 """Per ruled case of a project (any order): id, ruling, reviewer, ruled at, reason, the
-decision's ``cited_clauses`` member up to the next one (empty when the decision is not
-in the canonical form) and the text from its deciding sentence on (NULL: none);
-:meth:`LeanStore.ruled_rows`. No decision is read whole."""
+decision's cited refs (a JSON array; NULL only in a row no writer of this schema made)
+and its deciding ref (NULL: none), :meth:`LeanStore.ruled_rows`. No decision is read."""
 
 RESOLUTIONS = (
     "SELECT id, project_id, clause_ref, verdict, text, reviewer, at "
@@ -545,6 +527,8 @@ class LeanStore:
     def _summary(
         self, project_id: str, row: Sequence[Any], risks: dict[tuple[object, ...], Risk]
     ) -> CaseSummary:
+        from etki.domain import CaseSummary
+
         case_id, request_id, title, submitted_by, submitted_at, created_at, version = row[:7]
         verdict, confidence, decision_json = row[7:10]
         return CaseSummary(
@@ -576,16 +560,14 @@ class LeanStore:
 
     def ruled_heads(self, project_id: str) -> list[tuple[str, str, list[str] | None]]:
         """``(case id, ruling, cited refs)`` of every ruled case of the project, oldest
-        first, from the head of its decision alone (refs None when the head is not the
-        canonical form: the whole row must be read to know them)."""
-        out: list[tuple[str, str, list[str] | None]] = []
-        for case_id, ruling, head in self.rows(RULED_HEADS, [project_id]):
-            try:
-                cited = _json_member(head, "cited_clauses", last=False)
-            except ValueError:
-                cited = None
-            out.append((case_id, ruling, cited if isinstance(cited, list) else None))
-        return out
+        first, from the summary its ruling's row keeps (:mod:`etki.store.summary`;
+        refs None for a row without it: the whole case must be read to know them)."""
+        found = self.rows(RULED_HEADS, [project_id])
+        refs = iter(decode_refs([r[2] for r in found if r[2] is not None]))
+        return [
+            (case_id, ruling, None if cited is None else list(next(refs)))
+            for case_id, ruling, cited in found
+        ]
 
     def ruled_citing(
         self,
@@ -622,7 +604,7 @@ class LeanStore:
                 id=i,
                 project_id=p,
                 ref=ref,
-                verdict=cast(Verdict, verdict),
+                verdict=cast("Verdict", verdict),
                 reason=text,
                 reviewer=reviewer,
                 at=at,
@@ -634,6 +616,8 @@ class LeanStore:
         """case id -> the live claim of every claimed pending case of the project (as
         :meth:`etki.store.repository.events.EventStore.live_claims`); ``now`` is
         ISO-8601 UTC to the second."""
+        from etki.domain import CaseEvent
+
         return {
             case_id: CaseEvent(at=at, kind="claim", actor=actor, until=until)
             for case_id, kind, actor, at, until in self.rows(CLAIMS, [project_id, project_id])
@@ -643,6 +627,8 @@ class LeanStore:
     def live_assignments(self, project_id: str) -> dict[str, CaseEvent]:
         """case id -> the assignment in force (``after``: the assignee) of every assigned
         pending case of the project (:data:`ASSIGNS`)."""
+        from etki.domain import CaseEvent
+
         return {
             case_id: CaseEvent(at=at, kind="assign", actor=actor, after=assignee)
             for case_id, kind, actor, at, assignee in self.rows(ASSIGNS, [project_id, project_id])
@@ -693,39 +679,25 @@ class LeanStore:
     def ruled_rows(self, project_id: str) -> list[RuledRow]:
         """``(case id, ruling, reviewer, ruled at, reason, cited refs, deciding ref)``
         of every ruled case of the project, in no set order (:data:`RULED_ROWS`): the
-        :data:`etki.memory.RuledRow` the list of disputed clauses is computed from. The
-        cited refs come from the cut-out member (the decisions whose member is not in
-        the canonical form are then read whole, :meth:`cited_of`), the deciding ref
-        from the cut-out sentence (:func:`etki.domain.deciding_in_json`, None when it
-        names no cited ref)."""
+        :data:`etki.memory.RuledRow` the list of disputed clauses is computed from, read
+        from the ruling's row (:mod:`etki.store.summary`); a row without the summary has
+        its decision read (:meth:`summaries_of`)."""
         found = self.rows(RULED_ROWS, [project_id])
-        heads: list[list[str] | None] = []
-        for row in found:
-            try:
-                cited = _json_member(row[5], "cited_clauses", last=False)
-            except ValueError:
-                cited = None
-            heads.append(cited if isinstance(cited, list) else None)
-        whole = self.cited_of([r[0] for r, h in zip(found, heads, strict=True) if h is None])
-        out: list[RuledRow] = []
-        for (case_id, ruling, reviewer, ruled_at, reason, _, deciding), cited in zip(
-            found, heads, strict=True
-        ):
-            refs = tuple(whole[case_id] if cited is None else cited)
-            decisive = deciding_in_json(deciding, refs)
-            out.append((case_id, ruling, reviewer, ruled_at, reason, refs, decisive))
-        return out
+        missing = self.summaries_of([r[0] for r in found if r[5] is None])
+        rows = [r if r[5] is not None else (*r[:5], *missing[r[0]]) for r in found]
+        refs = decode_refs([r[5] for r in rows])
+        return [(*r[:5], cited, r[6]) for r, cited in zip(rows, refs, strict=True)]
 
-    def cited_of(self, case_ids: Sequence[str]) -> dict[str, list[str]]:
-        """case id -> the ``cited_clauses`` of its stored decision, each decoded whole
-        (for decisions not in the canonical form; usually none)."""
-        out: dict[str, list[str]] = {}
+    def summaries_of(self, case_ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """case id -> :func:`etki.store.summary.ruling_summary` of its stored decision,
+        decoded whole (for a ruling row without the summary; usually none)."""
+        out: dict[str, tuple[str, str | None]] = {}
         for at in range(0, len(case_ids), CHUNK):
             ids = case_ids[at : at + CHUNK]
             marks = ", ".join("?" * len(ids))
             query = f"SELECT case_id, decision_json FROM decisions WHERE case_id IN ({marks})"
             for case_id, doc in self.rows(query, ids):
-                out[case_id] = list(json.loads(doc).get("cited_clauses", []))
+                out[case_id] = ruling_summary(doc)
         return out
 
     def disputes(self, given: str | None) -> tuple[str, list[RuledRow], list[ClauseResolution]]:

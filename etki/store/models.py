@@ -129,7 +129,15 @@ class DecisionContextRow(Base):
 
 
 class RulingRow(Base):
-    """The reviewer's final word on a case (one per case)."""
+    """The reviewer's final word on a case (one per case).
+
+    ``cited_refs`` and ``deciding_ref`` are a summary of the case's frozen decision,
+    written with the ruling in its transaction (:func:`etki.store.lean.ruling_summary`;
+    filled for rulings made before by migration 0008): the clauses it cites (a JSON
+    array, in the decision's order) and the clause of its decisive evidence (None: none
+    among them). ``etki dispute list`` reads them instead of scanning every decision's
+    text (issue 32 item 1). NULL only in a row no writer of this schema made: a reader
+    then reads the decision."""
 
     __tablename__ = "rulings"
     case_id: Mapped[str] = mapped_column(ForeignKey("cases.id"), primary_key=True)
@@ -139,6 +147,8 @@ class RulingRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     ruled_at: Mapped[str] = mapped_column(String(20))
     version: Mapped[int] = mapped_column(Integer)
+    cited_refs: Mapped[str | None] = mapped_column(Text, nullable=True)
+    deciding_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class AuditRow(Base):

@@ -50,6 +50,7 @@ from etki.store.repository.rows import (
     summary_of_members,
     title_of,
 )
+from etki.store.summary import ruling_summary
 
 
 @dataclass(frozen=True)
@@ -483,9 +484,13 @@ class CaseStore(StoreBase):
                     if latest is not None and not amend:
                         raise self._conflict(case_id, latest)
                     raise self._conflict(case_id, latest, now_at, seen)
-                verdict = s.scalar(
-                    select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
-                )
+                verdict, decision_json = s.execute(
+                    select(DecisionRow.verdict, DecisionRow.decision_json).where(
+                        DecisionRow.case_id == case_id
+                    )
+                ).one()
+                # the decision's summary the list of disputed clauses reads (issue 32)
+                cited_refs, deciding = ruling_summary(decision_json)
                 # the store's time, taken once the case's row is updated (locked on
                 # PostgreSQL): rulings of a case are ordered as they commit, whatever
                 # the writers' clocks say (issue 30 item 6)
@@ -497,6 +502,8 @@ class CaseStore(StoreBase):
                     "reason": reason,
                     "ruled_at": now,
                     "version": seen + 1,
+                    "cited_refs": cited_refs,
+                    "deciding_ref": deciding,
                 }
                 if current is None:
                     s.add(RulingRow(case_id=case_id, **fields))
