@@ -49,6 +49,7 @@ from tests.test_tui_pilot import (
     press,
     settle,
     settled_app,
+    shown,
     sync,
     until,
 )
@@ -506,6 +507,15 @@ async def test_e_in_hafiza_estimates_the_case_whose_page_is_shown(tui_world: Tui
         await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "stored")
         est = tui_world.repo.case(case_id).estimate
         assert est is not None and (est.days, est.reason) == ("3", "Gözden geçirme: Jürgen Weiß")
+        # a second PMO trial: E again from the page said "No estimate yet." (the form read
+        # the estimate in force from the queue's highlighted case alone, and a converted
+        # case has left the queue), so an estimate was replaced without the PMO knowing
+        await until(pilot, lambda: not isinstance(app.screen, EstimateForm), "form closed")
+        await press(pilot, "E")
+        again = app.screen
+        assert isinstance(again, EstimateForm) and again.case_id == case_id
+        said = shown(again.query_one("#estimate-current"))
+        assert said.startswith("In force: 3 ") and "Jürgen Weiß" in said, said
 
 
 @sync

@@ -153,11 +153,11 @@ class DocumentFlow(ExportFlow):
             case_id = self.cr_case_of(None, message.page, message.otherwise, "E estimates")
             if case_id is None:
                 return
-        pane = self.desk_part(QueuePane, "the estimate")
-        case = pane.current_case() if pane is not None else None
-        if case is not None and case.case_id != case_id:
-            case = None  # not the queue's highlighted case: its estimate is read on save
-        held = getattr(case, "estimate", None) if case is not None else None
+        try:  # one case by id, as X reads it: the estimate in force, for the form to say
+            # (the queue's rows carry no estimate, and a converted case has left the queue)
+            held = self.desk.case(case_id).estimate
+        except Exception:  # noqa: BLE001 - the save says why, if the case is gone
+            held = None
         current = held.summary() if held is not None else ""
 
         def done(given: EstimateInput | None) -> None:
