@@ -218,6 +218,28 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         priority=True,
         show=False,
     ),
+    ActionDef(
+        "focus.next",
+        "tab",
+        "app.focus_next",
+        "Next field",
+        "Move to the next field or list",
+        "Move the focus to the next field, list or button (on a form: the next box).",
+        priority=True,
+        show=False,
+        palette=False,
+    ),
+    ActionDef(
+        "focus.previous",
+        "shift+tab",
+        "app.focus_previous",
+        "Previous field",
+        "Move to the previous field or list",
+        "Move the focus back to the previous field, list or button.",
+        priority=True,
+        show=False,
+        palette=False,
+    ),
     # --- modals ---------------------------------------------------------------------------
     ActionDef(
         "intake.cancel",

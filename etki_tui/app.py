@@ -84,6 +84,13 @@ class EtkiApp(AssignFlow):
         "help",
         "palette",
         "quit",
+        # Tab and Shift+Tab move the focus as the app receives them (priority), before
+        # the keys typed after them are handed to the focused box: in one burst
+        # ("Title" Tab "body", an SSH packet, tmux send-keys) the body lands in the box
+        # Tab moved to, not in the title (Textual's own Tab binding runs only once the
+        # key has bubbled back up from the box, after the later keys were handed out).
+        "focus.next",
+        "focus.previous",
     )
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
