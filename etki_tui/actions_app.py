@@ -219,6 +219,16 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         show=False,
     ),
     ActionDef(
+        "leave",
+        "q",
+        "app.leave",
+        "Quit",
+        "Leave the desk (Ctrl+Q also works while typing)",
+        "Quit the desk from the Queue, Hafıza or Raporlar when no text box has the "
+        "focus (in a text box q is a letter; Ctrl+Q quits from anywhere). Rulings are "
+        "already saved.",
+    ),
+    ActionDef(
         "focus.next",
         "tab",
         "app.focus_next",
@@ -397,7 +407,7 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
     ),
     ActionDef(
         "help.close",
-        "escape,q",
+        "escape",
         "close",
         "Close",
         "Close the help",
