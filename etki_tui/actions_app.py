@@ -40,7 +40,9 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         "page.toc",
         "t",
         "toggle_toc",
-        "Contents",
+        # "TOC", not "Contents": Hafıza's reader footer at 80 columns then has room for
+        # "q Quit" (a later trial of issue 34: the footer did not say how to quit)
+        "TOC",
         "Show or hide the table of contents",
         "Show or hide the page's table of contents.",
         context="hafiza",

@@ -86,6 +86,19 @@ async def test_the_footer_says_q_quit(tui_world: TuiWorld, size: tuple[int, int]
 
 
 @sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_hafiza_reader_footer_says_q_quit(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "2", "enter")
+        said = footer_seen(app, size[0])
+        assert "q Quit" in said and "? Help" in said, said
+
+
+@sync
 async def test_the_queue_footer_says_q_quit_at_120(tui_world: TuiWorld) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(120, 40)) as pilot:
