@@ -40,7 +40,9 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         "page.toc",
         "t",
         "toggle_toc",
-        "Contents",
+        # "TOC", not "Contents": Hafıza's reader footer at 80 columns then has room for
+        # "q Quit" (a later trial of issue 34: the footer did not say how to quit)
+        "TOC",
         "Show or hide the table of contents",
         "Show or hide the page's table of contents.",
         context="hafiza",
@@ -218,6 +220,38 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         priority=True,
         show=False,
     ),
+    ActionDef(
+        "leave",
+        "q",
+        "app.leave",
+        "Quit",
+        "Leave the desk (Ctrl+Q also works while typing)",
+        "Quit the desk from the Queue, Hafıza or Raporlar when no text box has the "
+        "focus (in a text box q is a letter; Ctrl+Q quits from anywhere). Rulings are "
+        "already saved.",
+    ),
+    ActionDef(
+        "focus.next",
+        "tab",
+        "app.focus_next",
+        "Next field",
+        "Move to the next field or list",
+        "Move the focus to the next field, list or button (on a form: the next box).",
+        priority=True,
+        show=False,
+        palette=False,
+    ),
+    ActionDef(
+        "focus.previous",
+        "shift+tab",
+        "app.focus_previous",
+        "Previous field",
+        "Move to the previous field or list",
+        "Move the focus back to the previous field, list or button.",
+        priority=True,
+        show=False,
+        palette=False,
+    ),
     # --- modals ---------------------------------------------------------------------------
     ActionDef(
         "intake.cancel",
@@ -375,7 +409,7 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
     ),
     ActionDef(
         "help.close",
-        "escape,q",
+        "escape",
         "close",
         "Close",
         "Close the help",

@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
 
 from etki.services import Seat
 from etki.text import printable
@@ -84,6 +84,14 @@ class EtkiApp(AssignFlow):
         "help",
         "palette",
         "quit",
+        "leave",
+        # Tab and Shift+Tab move the focus as the app receives them (priority), before
+        # the keys typed after them are handed to the focused box: in one burst
+        # ("Title" Tab "body", an SSH packet, tmux send-keys) the body lands in the box
+        # Tab moved to, not in the title (Textual's own Tab binding runs only once the
+        # key has bubbled back up from the box, after the later keys were handed out).
+        "focus.next",
+        "focus.previous",
     )
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
@@ -379,13 +387,20 @@ class EtkiApp(AssignFlow):
         self.screen.set_focus(self.query_one("#memory-search", Input))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``/`` (a priority key) goes to the wiki search only from the desk itself and
+        """``q`` quits only from the desk itself with no text box focused (a letter in a
+        box, nothing on a dialog; hidden from the footer there). ``/`` (a priority key)
+        goes to the wiki search only from the desk itself and
         outside the queue: in a text box it is a character, on a dialog it is nothing,
         and in the queue it is the queue's own find (Textual asks the app's priority
         bindings before the focused pane's). Import and assign (the queue's keys run
         here) are left out on an archived project, as its other writes are."""
         if action in ("import_requests", "assign_case"):
             return not self.archived
+        if action == "leave":
+            focused = self.screen.focused
+            return not isinstance(self.screen, ModalScreen) and not isinstance(
+                focused, Input | TextArea
+            )
         if action == "focus_search":
             focused = self.screen.focused
             queue = part(self, QueuePane)
@@ -398,6 +413,11 @@ class EtkiApp(AssignFlow):
                 and not isinstance(self.screen, ModalScreen)
             )
         return True
+
+    def action_leave(self) -> None:
+        """``q`` on the desk itself with no text box focused (:meth:`check_action`):
+        quit, as Ctrl+Q does (every ruling is already stored)."""
+        self.exit()
 
     def action_reload(self) -> None:
         """Triage the project folder's new ``requests.jsonl`` rows, then reload the

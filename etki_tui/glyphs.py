@@ -17,3 +17,10 @@ CURSOR_MARK = "▸"
 """Drawn in the first cell of the highlighted row when NO_COLOR is set, so the row
 reads as selected even where reverse video is lost (a text capture, a terminal that
 drops attributes): meaning never rides on a style alone."""
+
+
+CLAIM_MARK = "@"
+"""Drawn before the id of a case another reviewer claimed: one cell, so a claim takes
+two cells (the mark and a space) from the queue's titles, not four (``@AY `` did, a later
+trial of issue 34 at 80x24); the detail's first line and title name the claimant in full
+(``@ claimed by Ayşe Yılmaz``). ASCII: it reads with NO_COLOR too."""

@@ -14,8 +14,8 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "highlighted one is below the list (beside it from 110 columns); on a short "
             "terminal (under 30 rows) it folds to a two-line peek under the list: z "
             "unfolds or folds it, Enter reads the case full-screen and j/k step to the next or "
-            "previous case there. @ and initials before an id: another reviewer "
-            "claimed it (the detail's title says who). Every ruling asks "
+            "previous case there. @ before an id: another reviewer "
+            "claimed it (the detail names them). Every ruling asks "
             "to confirm; an override (a ruling other than the engine's verdict) needs a "
             "reason. The filter line above the table always says what is shown."
         ),

@@ -183,7 +183,7 @@ async def test_x_claims_and_releases_and_others_claims_show_in_the_queue(
         app.poll_queue()
         await settle(pilot)
         # a mark before the id (issue 34 item 1); the title stays whole
-        assert pane._cells[SECOND][0].plain.startswith("@AY ")
+        assert pane._cells[SECOND][0].plain.startswith("@ ")
         assert not pane._cells[SECOND][1].plain.startswith("claimed by")
         await press(pilot, "x")  # on FIRST again: released
         await until(pilot, lambda: len(seen.of(CaseEventDone)) == 2, "the release stored")

@@ -20,10 +20,11 @@ from textual.notifications import Notify
 from etki.store import CaseFileRepository
 from etki_tui.actions import ACTIONS, TAB_CONTEXTS, keymap_clashes
 from etki_tui.config import load_config
+from etki_tui.glyphs import CLAIM_MARK
 from etki_tui.header import StatusLine, one_line
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.pane import QueuePane, QueueTable
-from etki_tui.queue.rows import claim_mark
+from etki_tui.queue.rows import CLAIM_ROOM
 from etki_tui.screens.notice import MessagesScreen
 from etki_tui.terminal import separate_escapes, split_escape
 from tests.conftest import TuiWorld
@@ -102,12 +103,10 @@ async def test_j_and_k_step_cases_in_the_full_screen_read(tui_world: TuiWorld) -
         assert app.query_one(QueuePane).has_class("-list") and detail.region.height == 2
 
 
-def test_claim_mark_is_initials() -> None:
-    assert claim_mark("Ayşe Yılmaz") == "@AY"
-    assert claim_mark("ayse") == "@AY"
-    assert claim_mark("İlkay ılgaz") == "@İI"
-    assert claim_mark("[bold]x[/bold]") == "@B"  # letters only, never markup
-    assert len(claim_mark("ßtraße Öz")) <= 3
+def test_claim_mark_is_one_cell() -> None:
+    """A later trial: ``@AY `` cost the titles four cells at 80x24; the mark is one
+    cell and a space, the claimant named in the detail's title."""
+    assert CLAIM_MARK == "@" and CLAIM_ROOM == 2
 
 
 @sync
@@ -121,7 +120,7 @@ async def test_a_claim_is_a_mark_before_the_id_and_the_title_stays(
         await settle(pilot)
         table = app.query_one(QueueTable)
         row = " ".join(shown(table).splitlines()[1].split())
-        assert row.startswith("@AY 0a1f3c21") and "claimed by" not in row
+        assert row.startswith("@ 0a1f3c21") and "claimed by" not in row
         assert "SSO" in row  # the title's first word is still there
         detail = app.query_one(CaseDetail)
         assert "claimed by Ayşe Yılmaz" in str(detail.border_title)

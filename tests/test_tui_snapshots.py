@@ -611,6 +611,22 @@ def test_detail_folded_clause(
 
 @needs_talentmap
 @pytest.mark.parametrize("size", SIZES)
+def test_detail_lead_in_exclusion(
+    snap_compare, talentmap_world: TuiWorld, size: tuple[int, int]
+) -> None:  # noqa: ANN001
+    """A talentmap case whose weighed exclusion is the lead-in “The Contractor will not be
+    responsible to perform the following:”: quoted with the two things it excludes, one
+    a line, inside the quotation marks (a later trial saw only the lead-in)."""
+    _check(
+        snap_compare,
+        talentmap_world,
+        size,
+        [to_case("req-talentmap-a27970ef"), "enter", scroll_detail_to("Evidence")],
+    )
+
+
+@needs_talentmap
+@pytest.mark.parametrize("size", SIZES)
 def test_contract_at_clause(snap_compare, talentmap_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """l, then section 4 (the second entry): the whole PWS from the store, every clause in
     order, scrolled to section 4 and framed."""

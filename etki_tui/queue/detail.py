@@ -34,6 +34,7 @@ from etki.domain import (
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import printable
+from etki_tui.glyphs import CLAIM_MARK
 from etki_tui.queue.evidence import (
     DECIDED_ON,
     evidence_of,
@@ -477,6 +478,7 @@ def case_detail(
     preanalysing: bool = False,
     whole_clauses: bool = False,
     archived: bool = False,
+    claimed_by: str | None = None,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -495,7 +497,10 @@ def case_detail(
     (:func:`etki_tui.queue.evidence.marked_clause_block`).
 
     The :func:`etki_tui.queue.evidence.evidence_section` (the deciding sentence and any
-    weighed exclusion, quoted) follows the fields, before the clause memory. A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    weighed exclusion, quoted) follows the fields, before the clause memory.
+    ``claimed_by``: another reviewer's live claim of the case, named first on the first
+    line (the queue row shows only :data:`~etki_tui.glyphs.CLAIM_MARK`; at 80x24 the folded
+    detail shows that line but no title). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
@@ -503,6 +508,10 @@ def case_detail(
     # every client field is bounded (:func:`folded`, :func:`one_line`): a case stored
     # before the request cap existed may hold megabytes (issue 11 item 6)
     head = Text()
+    if claimed_by:
+        head.append(f"{CLAIM_MARK} claimed by ", style="bold")
+        head.append(one_line(claimed_by, 40), style="bold")
+        head.append(" · ", style="dim")
     head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
         head.append(" · from ", style="dim")

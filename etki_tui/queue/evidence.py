@@ -12,9 +12,10 @@ markup.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
@@ -32,6 +33,7 @@ from etki.domain import (
     quoted_sentences,
     reasoning_quote,
 )
+from etki.mdtext.plain import markdown_plain
 from etki.text import printable
 from etki.wiki.clauses import clause_markdown
 from etki_tui.render import (
@@ -132,10 +134,95 @@ def _clause_name(ref: str, clauses: Mapping[str, ScopeClause]) -> Text:
     return out
 
 
-def _quote_text(quote: SentenceQuote, style: str) -> Text:
+def _quote_text(quote: SentenceQuote, style: str, listed: Sequence[str] = ()) -> Text:
+    """``quote`` in quotation marks, styled; ``listed``: the items a lead-in ending in
+    ``:`` introduces (:func:`listed_after`), one a line after it, inside the marks."""
     out = Text("“")
     out.append(printable(quote.text, multiline=False), style=style)
+    for item in listed:
+        out.append("\n· ")
+        out.append(item, style=style)
     out.append("…”" if quote.clipped else "”")
+    return out
+
+
+LISTED_MAX = 8
+"""Items of a lead-in's list quoted after it; more are counted (``+3 more (w: the whole
+clause)``)."""
+
+LISTED_ITEM_CHARS = 200
+"""Characters of one listed item quoted (longer ones end in ``…``)."""
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?P<item>\S.*)$")
+
+
+SENTENCE_MAX_CHARS = 600
+"""Characters a clipped exclusion's sentence is completed to at most (a longer one keeps
+its ``…``)."""
+
+
+def whole_sentence(quote: SentenceQuote, clause: ScopeClause | None) -> SentenceQuote:
+    """``quote`` with the rest of its sentence when the engine clipped it (``…``): in the
+    line (paragraph or list item) of the clause's plain text holding the quote, from the
+    quote to the sentence's end (``.``, ``!`` or ``?`` before a space, or the line's end),
+    whitespace runs made single spaces. ``quote`` itself when it is whole, not found word
+    for word, or the sentence is longer than :data:`SENTENCE_MAX_CHARS`."""
+    if clause is None or not quote.clipped:
+        return quote
+    want = " ".join(quote.text.split())
+    for line in clause.plain.splitlines():
+        flat = " ".join(line.split())
+        at = flat.find(want)
+        if at < 0:
+            continue
+        rest = flat[at:]
+        end = re.search(r"[.!?](?= |$)", rest[len(want) :])
+        sentence = rest[: len(want) + end.end()] if end is not None else rest
+        if len(sentence) > SENTENCE_MAX_CHARS:
+            return quote
+        return replace(quote, text=sentence, clipped=False)
+    return quote
+
+
+def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
+    """The list items that follow ``quote`` in its clause's markdown when the quote is a
+    lead-in ending in ``:`` (``The Contractor will not be responsible to perform the
+    following:`` — the engine quotes the sentence, the excluded things are the list
+    under it; a later trial of issue 34 saw only the lead-in). Each item as plain one-line
+    text (:func:`etki.mdtext.plain.markdown_plain`, :func:`etki.text.printable`), at most
+    :data:`LISTED_MAX` (then ``+N more``), each cut to :data:`LISTED_ITEM_CHARS`. The
+    items are the markdown list lines right after the paragraph holding the quote (blank
+    lines between them allowed), up to the first line that is not one; an item's wrapped
+    continuation lines are joined to it. ``[]`` when the quote does not end in ``:``, is
+    clipped, or is not found word for word (by its letters) in the clause."""
+    if clause is None or quote.clipped or not quote.text.rstrip().endswith(":"):
+        return []
+    want = _letters(quote.text)
+    lines = clause.text.splitlines()
+    start = None
+    for i, line in enumerate(lines):
+        if want and want in _letters(markdown_plain(line)):
+            start = i + 1
+            break
+    if start is None:
+        return []
+    items: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            continue
+        found = _LIST_ITEM.match(line)
+        if found is not None:
+            items.append(found.group("item"))
+        elif items and line.startswith((" ", "\t")):
+            items[-1] += " " + line.strip()  # a wrapped item goes on
+        else:
+            break
+    out = []
+    for item in items[:LISTED_MAX]:
+        text = " ".join(printable(markdown_plain(item) or item, multiline=False).split())
+        out.append(text if len(text) <= LISTED_ITEM_CHARS else text[: LISTED_ITEM_CHARS - 1] + "…")
+    if len(items) > LISTED_MAX:
+        out.append(f"+{len(items) - LISTED_MAX} more (w: the whole clause)")
     return out
 
 
@@ -196,7 +283,8 @@ def evidence_section(
                 style="dim",
             )
         line.append("\n")
-        line.append_text(_quote_text(q, ev.style(q)))
+        full = whole_sentence(q, clauses.get(q.ref))
+        line.append_text(_quote_text(full, ev.style(q), listed_after(full, clauses.get(q.ref))))
         rows.append(("Weighed" if q.weighed else "Exclusion", line))
     if not rows:
         rows.append(("", Text("the evidence names no contract sentence", style="dim")))

@@ -29,7 +29,7 @@ from etki.domain import (
 from etki.memory import current_risk, open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
-from etki_tui.glyphs import UNSURE_MARK, WARN
+from etki_tui.glyphs import CLAIM_MARK, UNSURE_MARK, WARN
 from etki_tui.heap import collector_paused
 from etki_tui.live import part
 from etki_tui.messages import (
@@ -70,21 +70,8 @@ columns of such a fill are the layout's widths (:meth:`QueuePane._layout_widths`
 smaller fill makes its cells at once and measures them."""
 
 
-CLAIM_ROOM = 4
-"""Cells a claim mark takes before a case id: ``@AY`` and a space."""
-
-
-def claim_mark(actor: str) -> str:
-    """The mark of a case another reviewer claimed, drawn before its id: ``@`` and the
-    initials of the first two words of their name (``Ayşe Yılmaz`` -> ``@AY``; one
-    word: its first two letters), so the title column keeps the whole title; the detail
-    pane's title names them in full. Untrusted text: only letters are kept."""
-    words = [w for w in printable(actor, multiline=False).split() if w]
-    letters = [w[0] for w in words[:2]] if len(words) > 1 else list(words[0][:2] if words else "")
-    initials = "".join(c for c in letters if c.isalnum()).upper() or "?"
-    # İ/ı: upper() of ı is I; of i is I (one cell each); an upper() longer than one
-    # character (ß -> SS) is cut back to the room
-    return ("@" + initials)[: CLAIM_ROOM - 1]
+CLAIM_ROOM = len(CLAIM_MARK) + 1
+"""Cells a claim mark takes before a case id: the mark and a space."""
 
 
 def conf_cell(conf: str, sure: bool) -> Text:
@@ -234,9 +221,7 @@ class QueueRows(Vertical):
         )
         held = self.others_claim(case.case_id)
         if held is not None:  # another reviewer is on it: a mark, the title stays whole
-            case_cell = Text.assemble(
-                (claim_mark(held.actor), "bold"), " ", case_cell, no_wrap=True, end=""
-            )
+            case_cell = Text.assemble((CLAIM_MARK, "bold"), " ", case_cell, no_wrap=True, end="")
         if case.case_id in self.marked:
             case_cell = Text.assemble((MARK, "bold reverse"), " ", case_cell, no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)

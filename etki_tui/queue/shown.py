@@ -85,7 +85,7 @@ class QueueShown(QueueRows):
             f"Case {position} of {table.row_count} · {printable(case.case_id, multiline=False)}"
         )
         held = self.others_claim(case.case_id)
-        if held is not None:  # the row says @ and initials; here, who
+        if held is not None:  # the row says @ (CLAIM_MARK); here, who
             detail.border_title += f" · claimed by {printable(held.actor, multiline=False)}"
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
@@ -116,6 +116,7 @@ class QueueShown(QueueRows):
                         preanalysing=case.case_id in self.preanalysing,
                         whole_clauses=self.whole_clauses,
                         archived=bool(getattr(self.app, "archived", False)),
+                        claimed_by=held.actor if held is not None else None,
                     ),
                     history_section(self.histories.get(case.case_id)),
                 )

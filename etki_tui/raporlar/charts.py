@@ -110,9 +110,11 @@ def rulings_over_time(rows: Sequence[tuple[str, int, int]], width: int, height: 
     legend.append(AGREED, style=AGREED_STYLE)
     legend.append(" agreed  ")
     legend.append(OVERRIDDEN, style=OVERRIDDEN_STYLE)
-    legend.append(" overridden  ")
-    legend.append("% override rate per day (▁ 0% … █ 100%)", style="dim")
+    legend.append(" overridden")
     lines.append(legend)
+    # the sparkline's key on a line of its own: the one-line legend (64 cells) wrapped
+    # mid-phrase in the report's 55-cell left column at 120x40 (a later trial of issue 34)
+    lines.append(Text("% override rate per day: ▁ 0% … █ 100%", style="dim"))
     ruled = sum(n for _, n, _ in days)
     over = sum(o for _, _, o in days)
     summary = Text(
