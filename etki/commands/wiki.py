@@ -143,7 +143,7 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
         _print(f"no results for {query!r}", stream=sys.stderr)
     elif found.total > len(found.hits):
         _print(
-            f"{len(found.hits)} of {found.total} pages shown, best first; "
+            f"{len(found.hits)} of {found.total} hits shown, best first; "
             "--limit N or --all for more",
             stream=sys.stderr,
         )

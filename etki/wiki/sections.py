@@ -20,15 +20,26 @@ import re
 from typing import NamedTuple
 from urllib.parse import quote, unquote
 
-from etki.text import printable
+from etki.text import fold, printable
+from etki.wiki.excerpt import page_title
 
-__all__ = ["CONTRACT_DIR", "Section", "find_section", "page_sections", "split_address"]
+__all__ = [
+    "CONTRACT_DIR",
+    "Part",
+    "Section",
+    "find_section",
+    "page_parts",
+    "page_sections",
+    "split_address",
+]
 
 CONTRACT_DIR = "entities/contracts/"
 """Wiki-relative folder of the contract pages: only their pages are split."""
 
 _HEADING = re.compile(r'^## (.*?)[ \t]*<a id="([A-Za-z0-9._~%-]+)"></a>[ \t]*$')
 _ESCAPE = re.compile(r"\\(.)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+"""A fence line (CommonMark): a heading inside a fenced block is verbatim text."""
 
 
 class Section(NamedTuple):
@@ -45,14 +56,24 @@ class Section(NamedTuple):
 
 def page_sections(rel: str, text: str) -> tuple[str, list[Section]] | None:
     """``(head, sections)`` of the page ``rel`` with text ``text`` when it is a contract
-    page (under :data:`CONTRACT_DIR`) with at least one anchored clause heading, else
-    None. ``head`` is the text before the first section (front matter included); the
+    page (under :data:`CONTRACT_DIR`) with at least one anchored clause heading (not
+    inside a fenced block), else None. ``head`` is the text before the first section (front matter included); the
     sections are in page order, and ``head`` and the sections' texts joined with
     ``\\n`` give back ``text`` split at line breaks (``\\n``)."""
     if not rel.startswith(CONTRACT_DIR):
         return None
     lines = text.split("\n")
-    starts = [(i, m) for i, line in enumerate(lines) if (m := _HEADING.match(line))]
+    starts = []
+    fence = ""  # the open fence's marker ("```", "~~~~", ...), "" outside a fenced block
+    for i, line in enumerate(lines):
+        marker = _FENCE.match(line)
+        if fence:
+            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
+                fence = ""  # (CommonMark: the same character, at least as long)
+        elif marker:
+            fence = marker.group(1)
+        elif m := _HEADING.match(line):
+            starts.append((i, m))
     if not starts:
         return None
     out: list[Section] = []
@@ -83,3 +104,48 @@ def find_section(rel: str, text: str, anchor: str) -> Section | None:
     if split is None:
         return None
     return next((s for s in split[1] if _same_anchor(s.anchor, anchor)), None)
+
+
+class Part(NamedTuple):
+    """A hit unit of ``etki wiki search`` on a contract page: its head (``anchor`` ``""``,
+    ``address`` the page's path, ``title`` the page's title) or one clause section
+    (``address`` ``path#anchor``, ``title`` the clause heading); ``start``: 0-based page
+    line of its first line; ``size``: its UTF-8 length in bytes; ``text`` and
+    ``folded`` (:func:`etki.text.fold`, NUL as a space: what the FTS5 index stores and
+    every backend matches) its text; ``ftitle`` the folded title."""
+
+    anchor: str
+    address: str
+    start: int
+    title: str
+    ftitle: str
+    size: int
+    text: str
+    folded: str
+
+
+def page_parts(rel: str, text: str) -> list[Part]:
+    """The hit units of page ``rel`` (text ``text``): its head and clause sections when
+    it is a contract page (:func:`page_sections`), else ``[]`` (the page is one unit).
+    The same text always gives the same parts (the FTS5 index and the ``rg`` and Python
+    backends split it alike)."""
+    split = page_sections(rel, text)
+    if split is None:
+        return []
+    head, sections = split
+    title = page_title(text, rel)
+    units = [("", rel, 0, title, head)]
+    units += [(s.anchor, f"{rel}#{s.anchor}", s.start, s.title, s.text) for s in sections]
+    return [
+        Part(
+            anchor,
+            address,
+            start,
+            name,
+            fold(name),
+            len(body.encode("utf-8")),
+            body,
+            fold(body).replace("\0", " "),
+        )
+        for anchor, address, start, name, body in units
+    ]
