@@ -148,6 +148,21 @@ def test_cli_prints_the_top_n_and_says_how_many_more(tmp_path):
             program="etki.wiki",
         )
         assert done.returncode == 2 and "not allowed with argument" in done.stderr
+        # a clause hit's address shows that clause section alone
+        clause = next(h.path for h in every.hits if "#" in h.path)
+        page, _, anchor = clause.partition("#")
+        text = (w.wiki / page).read_text(encoding="utf-8")
+        done = run_etki(
+            ["show", clause, "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("## ") and f'<a id="{anchor}"></a>' in done.stdout
+        assert done.stdout.rstrip("\n") in text and len(done.stdout) < len(text)
+        assert done.stdout.count("<a id=") == 1
+        done = run_etki(
+            ["show", f"{page}#nope", "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
+        )
+        assert done.returncode == 2 and f"no clause section '#nope' on {page}" in done.stderr
     finally:
         w.repo.dispose()
 
