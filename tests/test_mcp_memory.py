@@ -271,3 +271,44 @@ def test_hygiene_resources_prompts_and_version(store):
     hits = wiki.structured_content["hits"]
     assert wiki.structured_content["wiki"] == "on" and hits  # not token-AND any more
     assert all(h["snippet"] for h in hits)
+
+
+def test_wiki_search_finds_an_uncited_clause_as_its_own_section(store):
+    """A contract page holds the whole contract; search returns each clause section as
+    a hit of its own (``path#anchor``, titled ``ref — title``, the snippet its matched
+    sentence at the right page line), and read_page reads that section by the address
+    the hit gave or by the clause ref. MSA-2024-01#2.3 is cited by no ruling."""
+    page = "entities/contracts/MSA-2024-01.md"
+
+    async def body(client: Client) -> Any:
+        found = await client.call_tool(
+            "wiki_search", {"query": "Who writes and translates the content itself?", "limit": 5}
+        )
+        hit = found.structured_content["hits"][0]
+        read = await client.call_tool("read_page", {"path": hit["path"]})
+        by_ref = await client.call_tool("read_page", {"path": f"{page}#MSA-2024-01#2.3"})
+        whole = await client.call_tool("read_page", {"path": page})
+        missing = await client.call_tool("read_page", {"path": f"{page}#MSA-2024-01%239.9"})
+        return hit, read, by_ref, whole, missing
+
+    hit, read, by_ref, whole, missing = _run(store, body)
+    assert hit["path"] == f"{page}#MSA-2024-01%232.3"
+    assert hit["title"] == "MSA-2024-01#2.3 — Content management"
+    assert (
+        hit["snippet"] == "Writing and translating the content itself is the Municipality's task."
+    )
+    root = Path(store["ETKI_WIKI_DIR"].replace("{project}", "demo"))
+    lines = (root / page).read_text(encoding="utf-8").split("\n")
+    assert hit["snippet"] in lines[hit["line"] - 1]
+    section = read.structured_content
+    assert not read.is_error and section["path"] == hit["path"]
+    assert section["title"] == hit["title"]
+    assert section["text"].startswith('## MSA-2024-01#2.3 — Content management <a id="')
+    assert "Writing and translating the content itself" in section["text"]
+    assert "## MSA-2024-01#2.4" not in section["text"]  # the section alone, not what follows
+    assert section["text"] in whole.structured_content["text"]
+    assert by_ref.structured_content == section
+    assert missing.is_error
+    assert missing.content[0].text == (
+        f"read_page: no clause section '#MSA-2024-01%239.9' on '{page}'"
+    )

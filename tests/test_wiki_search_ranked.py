@@ -42,11 +42,22 @@ def test_every_backend_ranks_the_real_wiki_the_same(world, backend):  # noqa: F8
         got = ranked_search(world.wiki, query, limit=None, backend=backend)
         assert got.hits == expect.hits and got.total == expect.total, query
         assert got.backend == backend, query
-        # the same pages as the unranked search, each with the same line and snippet
-        assert sorted(got.hits) == sorted(search(world.wiki, query, backend="python")), query
+        # the same pages as the unranked search, each with the same line and snippet; a
+        # contract page as its clause sections (path#anchor) holding every word
+        pages = search(world.wiki, query, backend="python")
+        assert sorted(h for h in got.hits if not _contract(h.path)) == sorted(
+            h for h in pages if not _contract(h.path)
+        ), query
+        assert {h.path.partition("#")[0] for h in got.hits if _contract(h.path)} <= {
+            h.path for h in pages
+        }, query
         for limit in (1, 2, 5):
             cut = ranked_search(world.wiki, query, limit=limit, backend=backend)
             assert cut.hits == expect.hits[:limit] and cut.total == expect.total, query
+
+
+def _contract(path: str) -> bool:
+    return path.startswith("entities/contracts/")
 
 
 @pytest.mark.parametrize("backend", ALL_BACKENDS)
@@ -123,7 +134,7 @@ def test_cli_prints_the_top_n_and_says_how_many_more(tmp_path):
             h.path for h in every.hits[:2]
         ]
         assert done.stderr.strip().endswith(
-            f"2 of {every.total} pages shown, best first; --limit N or --all for more"
+            f"2 of {every.total} hits shown, best first; --limit N or --all for more"
         )
         done = run_etki(
             ["search", "a", "--all", "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
@@ -137,5 +148,115 @@ def test_cli_prints_the_top_n_and_says_how_many_more(tmp_path):
             program="etki.wiki",
         )
         assert done.returncode == 2 and "not allowed with argument" in done.stderr
+        # a clause hit's address shows that clause section alone
+        clause = next(h.path for h in every.hits if "#" in h.path)
+        page, _, anchor = clause.partition("#")
+        text = (w.wiki / page).read_text(encoding="utf-8")
+        done = run_etki(
+            ["show", clause, "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("## ") and f'<a id="{anchor}"></a>' in done.stdout
+        assert done.stdout.rstrip("\n") in text and len(done.stdout) < len(text)
+        assert done.stdout.count("<a id=") == 1
+        done = run_etki(
+            ["show", f"{page}#nope", "--project", "demo"], env=env, cwd=w.tmp, program="etki.wiki"
+        )
+        assert done.returncode == 2 and f"no clause section '#nope' on {page}" in done.stderr
     finally:
         w.repo.dispose()
+
+
+CONTRACT = (
+    "---\nkind: contract\n---\n# Contract: MSA\n\nThe whole contract, Straße İzmir.\n\n"  # 0-6
+    '## MSA#1 — Invoicing <a id="MSA%231"></a>\n\nKind inclusion.\n\n'  # 7-10
+    "Monthly invoices are sent to İzmir.\n\n"  # 11-12
+    '## MSA#2 — Portal <a id="MSA%232"></a>\n\nKind inclusion.\n\n'  # 13-16
+    "A responsive portal; a mobile app is not part of it.\n\n"  # 17-18
+    '## MSA#3 — Mobile app \\*excluded\\* <a id="MSA%233"></a>\n\n'  # 19-20
+    '```\n## MSA#9 — not a heading <a id="MSA%239"></a>\n```\n'  # 21-23
+    "Native apps are a change request.\n"  # 24
+)
+
+
+@pytest.fixture
+def contract_wiki(tmp_path):
+    root = tmp_path / "wiki"
+    pages = {
+        "entities/contracts/MSA.md": CONTRACT,
+        "decisions/DEC-1-mobile.md": "# Mobile app for citizens\n\nRuled a change request.\n",
+        "notes/izmir.md": "# Notes\n\nStraße İzmir, monthly invoices.\n",
+    }
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_a_contract_page_is_searched_clause_by_clause(contract_wiki, backend):
+    """A contract page's hits are its clause sections (path#anchor, the page line of
+    the matched line), ranked as pages are with the clause heading as the title; words
+    found only in different sections give no hit of that page; every backend agrees."""
+    page = "entities/contracts/MSA.md"
+    got = ranked_search(contract_wiki, "mobile app", limit=None, backend=backend)
+    assert [(h.path, h.line, h.snippet) for h in got.hits] == [
+        ("decisions/DEC-1-mobile.md", 1, "# Mobile app for citizens"),  # shorter than MSA#3
+        (f"{page}#MSA%233", 20, '## MSA#3 — Mobile app *excluded* <a id="MSA%233"></a>'),
+        (f"{page}#MSA%232", 18, "A responsive portal; a mobile app is not part of it."),
+    ]
+    assert got.total == 3
+    assert ranked_search(contract_wiki, "mobile app", limit=1, backend=backend).hits == got.hits[:1]
+    # "native" and "invoices" are on the page, in different sections: no contract hit
+    assert ranked_search(contract_wiki, "native invoices", limit=None, backend=backend).total == 0
+    # the head is a part of its own, under the page's path
+    head = ranked_search(contract_wiki, "strasse izmir", limit=None, backend=backend)
+    assert [(h.path, h.line) for h in head.hits] == [("notes/izmir.md", 3), (page, 6)]
+    # a heading inside a fence is text of its section, not a section
+    fenced = ranked_search(contract_wiki, "not a heading", limit=None, backend=backend)
+    assert [(h.path, h.line) for h in fenced.hits] == [(f"{page}#MSA%233", 23)]
+    for query in ("mobile app", "invoices", "izmir", "a"):
+        expect = ranked_search(contract_wiki, query, limit=None, backend="python")
+        assert ranked_search(contract_wiki, query, limit=None, backend=backend) == expect._replace(
+            backend=backend
+        ), query
+
+
+def test_the_index_of_the_parts_is_derived_from_the_pages_alone(contract_wiki, tmp_path):
+    """The FTS5 index is derived data: two indexes built from the same pages (one of
+    them re-synced after its contract page was rewritten with the same bytes) hold the
+    same parts; the wiki's bytes are only read."""
+    import shutil
+    import sqlite3
+
+    from etki.wiki import fts
+
+    other = tmp_path / "copy" / "wiki"
+    shutil.copytree(contract_wiki, other)
+    page = contract_wiki / "entities/contracts/MSA.md"
+    before = page.read_bytes()
+
+    def parts(root):
+        assert fts.refresh(root)
+        with sqlite3.connect(fts.index_path(root)) as db:
+            return sorted(
+                db.execute(
+                    "SELECT files.path, parts.address, parts.start, parts.title, parts.ftitle, "
+                    "parts.size, partstext.raw, partstext.folded FROM parts "
+                    "JOIN partstext ON partstext.rowid = parts.id "
+                    "JOIN files ON files.id = parts.page"
+                )
+            )
+
+    first = parts(contract_wiki)
+    assert [r[1] for r in first] == [
+        "entities/contracts/MSA.md",
+        "entities/contracts/MSA.md#MSA%231",
+        "entities/contracts/MSA.md#MSA%232",
+        "entities/contracts/MSA.md#MSA%233",
+    ]
+    page.write_bytes(before)  # a new stamp, the same bytes: re-indexed the same
+    assert parts(contract_wiki) == first == parts(other)
+    page.unlink()  # a page gone takes its parts along
+    assert parts(contract_wiki) == []
+    assert (other / "entities/contracts/MSA.md").read_bytes() == before

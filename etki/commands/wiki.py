@@ -8,7 +8,8 @@ Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.co
                                                       the 20 best pages (``--limit N``,
                                                       ``--all``), ranked inside SQLite
     python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., CR-...,
-                                                      a case id, index, disputed, a path)
+                                                      a case id, index, disputed, a path;
+                                                      path#anchor: that clause section)
     python -m etki.wiki verify [--project ID]         list files that differ from the DB:
                                                       ``missing:``, ``changed:`` (hand
                                                       edits) and ``stale:`` lines
@@ -143,7 +144,7 @@ def _cmd_search(ctx: _Context, args: argparse.Namespace) -> int:
         _print(f"no results for {query!r}", stream=sys.stderr)
     elif found.total > len(found.hits):
         _print(
-            f"{len(found.hits)} of {found.total} pages shown, best first; "
+            f"{len(found.hits)} of {found.total} hits shown, best first; "
             "--limit N or --all for more",
             stream=sys.stderr,
         )
@@ -203,7 +204,7 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     from etki.wiki.paths import decision_path
     from etki.wiki.writer import UnsafeWikiPath, read_page
 
-    page = args.page.strip()
+    page, _, anchor = args.page.strip().partition("#")  # path#anchor: one clause section
     if not page:
         raise InputError("empty page name")
     looks_like_page = (
@@ -247,6 +248,13 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
             f"{rel} is not a regular page in {root}; run `{ctx.prog} rebuild --project {pid}`"
         )
     text = data.decode("utf-8", errors="replace")
+    if anchor:
+        from etki.wiki.sections import find_section
+
+        section = find_section(rel, text, anchor)
+        if section is None:
+            raise NotFoundError(f"no clause section '#{anchor}' on {rel}")
+        text = section.text
     echo(text, end="" if text.endswith("\n") else "\n")
     return 0
 
@@ -279,16 +287,18 @@ def add_commands(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="print the N best pages (default: 20)",
+        help="print the N best hits (default: 20; a contract page's hits are its clauses)",
     )
-    many.add_argument("--all", action="store_true", help="print every page that matches")
+    many.add_argument("--all", action="store_true", help="print every hit")
     p.add_argument(
         "-n", "--line-number", action="store_true", help="print path:line before the snippet"
     )
     p.set_defaults(func=_cmd_search)
 
     p = sub.add_parser("show", help="print a page")
-    p.add_argument("page", help="DEC-..., PRE-..., CR-..., index, disputed, a case id or a path")
+    p.add_argument(
+        "page", help="DEC-..., PRE-..., CR-..., index, disputed, a case id, a path or path#anchor"
+    )
     p.add_argument("--project", help="project id (default: the case's or the only one)")
     p.set_defaults(func=_cmd_show)
 

@@ -18,6 +18,7 @@ from etki.config import Settings
 from etki.domain import CaseRecord
 from etki.errors import InputError
 from etki.retrieval.wikirank import RelevanceRanker, page_fields
+from etki.wiki.sections import page_sections
 
 __all__ = ["CLAUSE_NUMBER", "ProjectMemory", "decision_text"]
 
@@ -25,7 +26,8 @@ CLAUSE_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){0,4})(?![\w]|\.\d)"
 """A clause number as a reviewer writes it: ``5.2``, ``2.2.1``, ``7``."""
 
 MAX_WIKI_PAGE_CHARS = 20000
-"""A wiki page is ranked on its first this-many characters."""
+"""A wiki page (or a contract page's head or clause section) is ranked on its first
+this-many characters."""
 
 
 def decision_text(case: CaseRecord) -> str:
@@ -110,7 +112,14 @@ class ProjectMemory:
         """A ranker over the wiki's pages (ids: paths relative to the wiki, ``/``), each
         ranked on its :func:`~etki.retrieval.wikirank.page_fields` (title weighted, front
         matter and listing entries left out), and each page's title (its first heading);
-        None when the wiki is off or not built."""
+        None when the wiki is off or not built.
+
+        A contract page is ranked as its parts (:func:`etki.wiki.sections.page_sections`):
+        its head under the page's path and every clause section as a document of its own,
+        id ``path#anchor``, whose title field is the clause heading (``ref — title``,
+        weighted as a page title is): the same BM25F scheme, so a question answered by a
+        clause no ruling cites finds that clause instead of one long page ranked on its
+        first :data:`MAX_WIKI_PAGE_CHARS` characters."""
         root = self.wiki_root()
         if root is None or not root.is_dir():
             return None
@@ -123,9 +132,19 @@ class ProjectMemory:
                 docs, titles = [], {}
                 for p in files:
                     rel = p.relative_to(root).as_posix()
-                    text = p.read_text(encoding="utf-8", errors="replace")[:MAX_WIKI_PAGE_CHARS]
-                    docs.append((rel, page_fields(text)))
+                    text = p.read_text(encoding="utf-8", errors="replace")
                     titles[rel] = _title(text, rel)
+                    split = page_sections(rel, text)
+                    if split is None:
+                        docs.append((rel, page_fields(text[:MAX_WIKI_PAGE_CHARS])))
+                        continue
+                    head, sections = split
+                    docs.append((rel, page_fields(head[:MAX_WIKI_PAGE_CHARS])))
+                    for sec in sections:
+                        body = sec.text.split("\n", 1)[1] if "\n" in sec.text else ""
+                        field = f"# {sec.title}\n{body}"[:MAX_WIKI_PAGE_CHARS]
+                        docs.append((f"{rel}#{sec.anchor}", page_fields(field)))
+                        titles[f"{rel}#{sec.anchor}"] = sec.title
                 self._wiki = RelevanceRanker(docs, self.languages)
                 self._wiki_titles = titles
                 self._wiki_key = key

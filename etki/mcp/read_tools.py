@@ -3,7 +3,8 @@
 * ``read_node(id)``: a graph node (``clause:``, ``chunk:``, ``module:``, ``workitem:``,
   ``precedent:``) with its full text and its edges both ways; a ``decision:{case_id}``
   (or a bare case id) as its decision hit;
-* ``read_page(path)``: a wiki page, as ``wiki_search`` names it;
+* ``read_page(path)``: a wiki page, as ``wiki_search`` names it, or a contract page's clause
+  section (``path#anchor``, :func:`etki.wiki.sections.find_section`);
 * ``show_case(case_id)``: the case as ``etki show --json`` prints it
   (:func:`etki.services.views.case_view`).
 
@@ -20,6 +21,7 @@ from etki.errors import NotFoundError
 from etki.mcp.briefs import EtkiTool, check_text, decision_hit
 from etki.mcp.memory import ProjectMemory
 from etki.retrieval.snippets import node_snippet
+from etki.wiki.sections import find_section, split_address
 
 __all__ = ["MAX_EDGES", "MAX_TEXT_CHARS", "tools"]
 
@@ -122,10 +124,16 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         prefix = f"etki://{memory.project_id}/"
         if path.startswith(prefix):
             path = path[len(prefix) :]
+        path, anchor = split_address(path)
         if not path.endswith(".md"):
             path += ".md"
         text = memory.desk.read_page(memory.project_id, path)
         title = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), path)
+        if anchor:
+            section = find_section(path, text, anchor)
+            if section is None:
+                raise NotFoundError(f"read_page: no clause section '#{anchor}' on '{path}'")
+            path, title, text = f"{path}#{section.anchor}", section.title, section.text
         return {
             "path": path,
             "title": title,
@@ -190,8 +198,11 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "read_page",
             "Read a wiki page",
             "Read one page of the decision wiki by the path wiki_search or a decision "
-            "hit gave (or its etki:// resource address). Example: "
-            '{"path": "disputed.md"}',
+            "hit gave (or its etki:// resource address); a contract page's clause "
+            "section by path#anchor, as wiki_search and the pages' clause links give "
+            "it (the anchor as written or the clause ref itself). Example: "
+            '{"path": "disputed.md"}; a clause: '
+            '{"path": "entities/contracts/tdrs-rfq.md#tdrs-rfq%235.2"}',
             read_page,
             page_out,
         ),

@@ -13,8 +13,9 @@ from pydantic import Field
 
 from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_text, decision_hit
 from etki.mcp.memory import ProjectMemory
-from etki.retrieval.snippets import clip, node_snippet
-from etki.retrieval.wikirank import RelevanceRanker
+from etki.retrieval.snippets import best_sentence, clip, matched_sentences, node_snippet
+from etki.retrieval.wikirank import RelevanceRanker, content_terms
+from etki.wiki.sections import find_section, page_sections, split_address
 
 __all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "tools"]
 
@@ -171,7 +172,7 @@ def _best_line(text: str, terms: tuple[str, ...], languages: tuple[str, ...]) ->
     (the first such), else the first non-empty line after the title. The YAML front
     matter is skipped (metadata, not what the page says; the ranking leaves it out too,
     :func:`~etki.retrieval.wikirank.page_fields`)."""
-    from etki.retrieval.wikirank import content_terms, general_stopwords
+    from etki.retrieval.wikirank import general_stopwords
 
     stop = frozenset().union(*(general_stopwords(x) for x in languages))
     wanted = set(terms)
@@ -189,9 +190,46 @@ def _best_line(text: str, terms: tuple[str, ...], languages: tuple[str, ...]) ->
     if best[0] == 0:
         for i, line in lines:
             if line.strip() and not line.startswith("#"):
-                return i, clip(line, 300)
+                return i, clip(line, SNIPPET_CHARS)
         return 1, ""
-    return best[1], clip(best[2], 300)
+    return best[1], clip(best[2], SNIPPET_CHARS)
+
+
+SNIPPET_CHARS = 300
+"""A wiki hit's snippet is cut to this many characters."""
+
+
+def _hit_line(
+    root: Any, address: str, terms: tuple[str, ...], ranker: RelevanceRanker
+) -> tuple[int, str]:
+    """(1-based page line, snippet) of a wiki hit. A contract page's clause section
+    (``path#anchor``): its sentence holding the rarest of the question's words
+    (:func:`best_sentence`, weighted by the ranker's IDF), the heading line left out
+    (the hit's title shows it). Any other page, or a contract page's head: its best line
+    (:func:`_best_line`), a line longer than :data:`SNIPPET_CHARS` giving its sentence
+    that weighs most (:func:`matched_sentences`)."""
+    rel, anchor = split_address(address)
+    text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    idf = ranker.index.idf_of
+    if anchor:
+        section = find_section(rel, text, anchor)
+        if section is not None:
+            lines = section.text.split("\n")
+            found = best_sentence(lines, terms, ranker.languages, idf)
+            if found is not None:
+                return section.start + found[0] + 1, clip(found[1], SNIPPET_CHARS)
+            body = next((i for i, ln in enumerate(lines) if i and ln.strip()), 0)
+            return section.start + body + 1, clip(lines[body], SNIPPET_CHARS)
+    elif (split := page_sections(rel, text)) is not None:
+        text = split[0]
+    line, snippet = _best_line(text, terms, ranker.languages)
+    lines = text.splitlines()
+    full = lines[line - 1] if 0 < line <= len(lines) else ""
+    if len(" ".join(full.split())) > SNIPPET_CHARS:
+        sentences = matched_sentences(full, terms, ranker.languages, 1, idf)
+        if sentences:
+            snippet = clip(sentences[0], SNIPPET_CHARS)
+    return line, snippet
 
 
 def tools(memory: ProjectMemory) -> list[EtkiTool]:
@@ -222,9 +260,12 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         root = memory.wiki_root()
         assert root is not None
         hits = []
+        # the snippet is chosen on the question's own words: an acronym's spelled-out
+        # name (which the ranking adds) would pick the sentence defining the acronym
+        own = {t for lang in ranker.languages for t in content_terms(query, lang, ranker.stop)}
         for doc in ranker.rank(query, limit):
-            text = (root / doc.id).read_text(encoding="utf-8", errors="replace")
-            line, snippet = _best_line(text, doc.terms, ranker.languages)
+            said = tuple(t for t in doc.terms if t in own) or doc.terms
+            line, snippet = _hit_line(root, doc.id, said, ranker)
             hits.append(
                 {
                     "path": doc.id,
@@ -259,8 +300,11 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "Search the decision wiki",
             "Search the project's decision wiki (decision, precedent, change-request, "
             "contract and module pages) by relevance to the query's content words "
-            "(case- and accent-insensitive, Turkish and German folding); each hit has "
-            "its path, title, best line and the terms it holds; read a page with "
+            "(case- and accent-insensitive, Turkish and German folding); a contract "
+            "page is searched clause by clause, each clause a hit of its own "
+            "(path#anchor, titled with the clause's ref and title); each hit has "
+            "its path, title, best line and the terms it holds; read a page or a "
+            "clause section with "
             'read_page. Example: {"query": "was single sign-on agreed?", "limit": 5}',
             wiki_search,
             WIKI_OUTPUT,

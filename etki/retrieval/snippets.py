@@ -31,6 +31,7 @@ __all__ = [
     "OPENING_CHARS",
     "SENTENCE_CHARS",
     "clip",
+    "best_sentence",
     "matched_sentences",
     "node_snippet",
     "opening",
@@ -99,6 +100,34 @@ def matched_sentences(
         if held:
             scored.append((-_weight(held, weights), i, sentence))
     return [clip(s, SENTENCE_CHARS) for _, _, s in sorted(scored)[:n]]
+
+
+def best_sentence(
+    lines: Sequence[str],
+    question_terms: Sequence[str],
+    languages: Sequence[str] = ("en",),
+    weights: Mapping[str, float] | None = None,
+) -> tuple[int, str] | None:
+    """``(index, sentence)`` of the sentence of ``lines`` (a wiki section's lines; a
+    heading line or a blank one is skipped) holding the question terms that weigh most
+    (as :func:`matched_sentences` weighs them; ties: the first), with the 0-based index
+    of its line, the sentence :func:`clip` ped to :data:`SENTENCE_CHARS`; None when no
+    sentence holds a term."""
+    wanted = set(question_terms)
+    if not wanted:
+        return None
+    langs = tuple(x for x in languages if x in LANGUAGES) or ("en",)
+    stop = frozenset().union(*(general_stopwords(x) for x in langs))
+    lang = guess_language("\n".join(lines)[:4000], langs)
+    best: tuple[float, int, str] | None = None
+    for i, line in enumerate(lines):
+        if not line.strip() or line.startswith("#"):
+            continue
+        for sentence in _sentences(line):
+            held = wanted & set(content_terms(sentence, lang, stop))
+            if held and (best is None or _weight(held, weights) > best[0]):
+                best = (_weight(held, weights), i, sentence)
+    return None if best is None else (best[1], clip(best[2], SENTENCE_CHARS))
 
 
 def _weight(held: set[str], weights: Mapping[str, float] | None) -> float:

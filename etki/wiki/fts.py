@@ -10,7 +10,11 @@ What it holds: per page (same selection as :func:`etki.wiki.search.wiki_files`) 
 wiki-relative path, a stamp ``size:mtime_ns:ctime_ns:inode`` and, in an FTS5 table with
 the ``trigram`` tokenizer (substring matching, so ``sso`` finds ``SSO-Anmeldung`` as the
 matcher does), the page's raw bytes and its folded text (:func:`etki.text.fold`, NUL
-written as a space; no token holds either).
+written as a space; no token holds either). A contract page's parts too
+(:func:`etki.wiki.sections.page_parts`: its head and every clause section, with address
+``path#anchor``, first page line, title, folded title, size, text and folded text;
+tables ``parts`` and ``partstext``), derived from the page's bytes alone, for the ranked
+search's per-clause hits (:mod:`etki.wiki.ftsranked`).
 
 How it stays in sync: by the projector's change token, file stat as the fallback. The
 index records the bytes of the wiki's state file (:data:`etki.wiki.writer.MARK_FILE`, the
@@ -67,9 +71,9 @@ from etki.wiki.pagematch import (
     _best_in_folded,
     page_snippet,
     query_tokens,
-    rank_sql,
     walk_pages,
 )
+from etki.wiki.sections import page_parts
 from etki.wiki.writer import UnsafeWikiPath, read_mark
 
 __all__ = [
@@ -86,12 +90,11 @@ __all__ = [
     "note_written",
     "page_title",
     "refresh",
-    "search_ranked",
     "search_scored",
     "top",
 ]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 NOTE_WAIT_S = 0.5
 """Seconds :func:`note_written` (on the ruling's path) waits for another writer of the
 index (a search re-indexing) before it gives up; the token then stays unmatched and the
@@ -139,6 +142,18 @@ def _create(db: sqlite3.Connection) -> None:
         "CREATE VIRTUAL TABLE pages USING fts5(raw UNINDEXED, title, folded, "
         "tokenize = 'trigram case_sensitive 1')"
     )
+    # a contract page's parts (etki.wiki.sections): its head (anchor '') and each clause
+    # section, for the ranked search's per-clause hits; ``start``: 0-based page line
+    db.execute(
+        "CREATE TABLE parts (id INTEGER PRIMARY KEY, page INTEGER NOT NULL, "
+        "anchor TEXT NOT NULL, address TEXT NOT NULL, start INTEGER NOT NULL, "
+        "title TEXT NOT NULL, ftitle TEXT NOT NULL, size INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX parts_page ON parts (page)")
+    db.execute(
+        "CREATE VIRTUAL TABLE partstext USING fts5(raw UNINDEXED, folded, "
+        "tokenize = 'trigram case_sensitive 1')"
+    )
     db.execute("INSERT INTO meta VALUES ('version', ?)", (_VERSION,))
 
 
@@ -150,7 +165,7 @@ def _open(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
         try:
             db.execute("PRAGMA synchronous = NORMAL")
             names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-            if {"meta", "files", "pages", "pending"} <= names:
+            if names >= _TABLES:
                 row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                 if row is not None and row[0] == _VERSION:
                     return db
@@ -158,12 +173,12 @@ def _open(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("BEGIN IMMEDIATE")
             names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-            if {"meta", "files", "pages", "pending"} <= names:  # made meanwhile
+            if names >= _TABLES:  # made meanwhile
                 row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                 if row is not None and row[0] == _VERSION:
                     db.execute("COMMIT")
                     return db
-            for name in ("pages", "pending", "files", "meta"):
+            for name in ("partstext", "parts", "pages", "pending", "files", "meta"):
                 db.execute(f"DROP TABLE IF EXISTS {name}")
             _create(db)
             db.execute("COMMIT")
@@ -174,6 +189,9 @@ def _open(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
                 raise
             path.unlink(missing_ok=True)  # not a database (or corrupt): it is only a cache
     raise AssertionError("unreachable")
+
+
+_TABLES = frozenset({"meta", "files", "pages", "pending", "parts", "partstext"})
 
 
 def _never() -> bool:
@@ -258,12 +276,12 @@ def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None, stamp:
     """(Re-)index page ``rel`` (inside a write transaction): its old row goes, its
     current bytes come in; a page that cannot be read is dropped."""
     if rowid is not None:
-        db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
+        _delete(db, rowid, keep_file=True)
     try:
         raw = (root / rel).read_bytes()
     except OSError:
         if rowid is not None:
-            db.execute("DELETE FROM files WHERE id = ?", (rowid,))
+            _delete(db, rowid)
         return
     text = raw.decode("utf-8", errors="replace")
     folded = fold(text).replace("\0", " ")
@@ -283,6 +301,28 @@ def _put(db: sqlite3.Connection, root: Path, rel: str, rowid: int | None, stamp:
         "INSERT INTO pages (rowid, raw, title, folded) VALUES (?, ?, ?, ?)",
         (rowid, raw, ftitle, folded),
     )
+    for part in page_parts(rel, text):
+        pid = db.execute(
+            "INSERT INTO parts (page, anchor, address, start, title, ftitle, size) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (rowid, part.anchor, part.address, part.start, part.title, part.ftitle, part.size),
+        ).lastrowid
+        db.execute(
+            "INSERT INTO partstext (rowid, raw, folded) VALUES (?, ?, ?)",
+            (pid, part.text.encode("utf-8"), part.folded),
+        )
+
+
+def _delete(db: sqlite3.Connection, rowid: int, keep_file: bool = False) -> None:
+    """Remove page ``rowid``'s text and parts from the index (and its ``files`` row
+    unless ``keep_file``), inside the caller's write transaction."""
+    db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
+    db.execute(
+        "DELETE FROM partstext WHERE rowid IN (SELECT id FROM parts WHERE page = ?)", (rowid,)
+    )
+    db.execute("DELETE FROM parts WHERE page = ?", (rowid,))
+    if not keep_file:
+        db.execute("DELETE FROM files WHERE id = ?", (rowid,))
 
 
 def _sync(
@@ -312,8 +352,7 @@ def _sync(
     try:
         changed, gone, ids = diff()  # again under the write lock: another process may have synced
         for _path, rowid in gone:
-            db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
-            db.execute("DELETE FROM files WHERE id = ?", (rowid,))
+            _delete(db, rowid)
         for rel in changed:
             _put(db, root, rel, ids.get(rel), current[rel])
         db.execute("DELETE FROM pending")
@@ -347,8 +386,7 @@ def _current(db: sqlite3.Connection, root: Path, cancelled: Callable[[], bool]) 
                     stamp = _page_stamp(root, rel)
                     if stamp is None:
                         if rowid is not None:
-                            db.execute("DELETE FROM pages WHERE rowid = ?", (rowid,))
-                            db.execute("DELETE FROM files WHERE id = ?", (rowid,))
+                            _delete(db, rowid)
                     elif stamp != old:
                         _put(db, root, rel, rowid, stamp)
                 db.execute("DELETE FROM pending")
@@ -499,7 +537,7 @@ def _phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
+def _where(tokens: list[str], table: str = "pages") -> tuple[str, list[str], bool]:
     """The SQL condition (and its arguments) of the pages that may hold every token: a
     token whose spellings (:func:`etki.text.spellings`) all have three or more
     characters goes to ``MATCH`` (its spellings OR-ed), any other to ``instr`` on the
@@ -513,10 +551,10 @@ def _where(tokens: list[str]) -> tuple[str, list[str], bool]:
         if all(len(f) >= 3 for f in forms):
             match.append(_phrase(t) if len(forms) == 1 else f"({' OR '.join(map(_phrase, forms))})")
         else:
-            where.append("(" + " OR ".join(["instr(pages.folded, ?) > 0"] * len(forms)) + ")")
+            where.append("(" + " OR ".join([f"instr({table}.folded, ?) > 0"] * len(forms)) + ")")
             args += forms
     if match:
-        where.insert(0, "pages MATCH ?")
+        where.insert(0, f"{table} MATCH ?")
         args.insert(0, " AND ".join(match))
     return " AND ".join(where), args, bool(match)
 
@@ -699,54 +737,3 @@ def _decoded_lines(raw: bytes, index: int) -> list[str]:
     byte is a line break however the bytes around it decode), for
     :func:`~etki.wiki.pagematch.page_snippet`."""
     return [b.decode("utf-8", errors="replace") for b in raw.split(b"\n", index + 1)[: index + 1]]
-
-
-def search_ranked(root: Path, tokens: list[str], limit: int | None) -> tuple[list[Hit], int] | None:
-    """The ranked top of ``etki wiki search``: ``([Hit], total)`` of the pages of the
-    wiki at ``root`` holding every folded token, best first by
-    :func:`etki.wiki.pagematch.rank_key` (title hits, computed in SQLite by
-    :func:`~etki.wiki.pagematch.rank_sql` on the stored folded title, then the stored
-    size, then path), at most ``limit`` of them (None: all), and how many pages match
-    in all. None when the index cannot be
-    used (the caller falls back to ``rg`` or Python, which rank the same way).
-
-    The index is first brought up to the wiki's change token (:func:`catch_up`'s rule).
-    The query is exact, not a superset: ``MATCH`` is limited to the folded column (the
-    title column holds unescaped text) and trigram phrases of three or more characters
-    are substrings. SQLite ranks and cuts; the folded and raw text are read back only
-    for the pages returned, for their best line and snippet."""
-    db = _snapshot(Path(root))
-    if db is None:
-        return None
-    try:
-        where, args, matched = _where(tokens)
-        if matched:
-            args[0] = f"folded : ({args[0]})"
-        score, score_args = rank_sql(tokens, "files.ftitle")
-        rows = db.execute(
-            f"SELECT files.id, files.path, {score} AS th, count(*) OVER () "  # noqa: S608
-            "FROM pages JOIN files ON files.id = pages.rowid WHERE "
-            f"{where} ORDER BY th DESC, files.size, files.path LIMIT ?",
-            [*score_args, *args, -1 if limit is None else limit],
-        ).fetchall()
-        texts = {
-            rowid: (raw, folded)
-            for rowid, raw, folded in db.execute(
-                "SELECT rowid, raw, folded FROM pages WHERE rowid IN "
-                "(SELECT value FROM json_each(?))",
-                (json_list([r[0] for r in rows]),),
-            )
-        }
-    except (sqlite3.Error, OSError, UnsafeWikiPath):
-        return None
-    finally:
-        db.close()
-    hits: list[Hit] = []
-    for rowid, rel, _, _ in rows:
-        raw, folded = texts[rowid]
-        best = _best_in_folded(folded, tokens)
-        if best is None:  # the query is exact; a page that does not hold them is no hit
-            continue
-        index, _, _, first = best
-        hits.append(Hit(rel, index + 1, page_snippet(_decoded_lines(raw, index), index, first)))
-    return hits, rows[0][3] if rows else 0

@@ -46,8 +46,13 @@ same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (pages whose title h
 of the words first, then shorter pages, then path). The FTS5 index ranks and cuts inside
 SQLite from the folded title and byte size it stores per page and reads text only for
 the hits shown; ``rg`` and Python read each hit page's title and size and sort the same
-way, so every backend prints the same lines. :func:`search` keeps its order (most tokens
-on one line first, path) for the MCP tool and the desk's fallback.
+way, so every backend prints the same lines. A contract page is searched clause by
+clause there (issue 33): its head and each clause section
+(:func:`etki.wiki.sections.page_parts`) is a hit of its own, ``path#anchor``, holding
+every word, ranked by the same key with the clause heading as its title; the FTS5
+index stores the parts, ``rg`` and Python split the pages they matched.
+:func:`search` keeps its order (most tokens on one line first, path) and whole pages,
+for the desk's fallback.
 
 Only ``*.md`` files are searched; hidden files and folders and symlinks are skipped.
 """
@@ -74,6 +79,7 @@ from etki.wiki.pagematch import (
     SNIPPET_CHARS,
     Hit,
     _best_in_folded,
+    match_folded,
     match_text,
     occurs,
     page_snippet,
@@ -495,15 +501,30 @@ def _rank(
 ) -> list[tuple[tuple[int, int, str], Hit | _Pending]]:
     """Each page of ``scored`` with its :func:`etki.wiki.pagematch.rank_key` (its title
     and size read from the page, as the FTS5 index stores them), sorted; a page that
-    cannot be read is left out (as every backend skips it)."""
+    cannot be read is left out (as every backend skips it). A contract page gives its
+    parts instead (:func:`etki.wiki.sections.page_parts`: its head and every clause
+    section, ``path#anchor``), each that holds every token with its own key (its title,
+    size and address) and line (on the page), as the FTS5 index stores and ranks them;
+    a page holding a token only outside every part holding the others gives none."""
+    from etki.wiki.sections import page_parts
+
     out: list[tuple[tuple[int, int, str], Hit | _Pending]] = []
     for _, rel, found in scored:
         try:
             raw = (root / rel).read_bytes()
         except OSError:
             continue
-        title = page_title(raw.decode("utf-8", errors="replace"), rel)
-        out.append((rank_key(fold(title), len(raw), rel, tokens), found))
+        text = raw.decode("utf-8", errors="replace")
+        parts = page_parts(rel, text)
+        if not parts:
+            out.append((rank_key(fold(page_title(text, rel)), len(raw), rel, tokens), found))
+            continue
+        for part in parts:
+            got = match_folded(part.text, part.folded, tokens)
+            if got is not None:
+                line, _, snippet = got
+                key = rank_key(part.ftitle, part.size, part.address, tokens)
+                out.append((key, Hit(part.address, part.start + line, snippet)))
     return sorted(out, key=lambda r: r[0])
 
 
@@ -521,7 +542,7 @@ def ranked_search(
     first, then shorter pages, then path), and the number of matching pages; each hit's
     line and snippet as :func:`search` gives them. The backend is chosen as :func:`search` chooses it; the FTS5 index
     ranks and cuts inside SQLite from the folded title and size it stores and reads
-    text only for the hits returned (:func:`etki.wiki.fts.search_ranked`); ``rg`` and
+    text only for the hits returned (:func:`etki.wiki.ftsranked.search_ranked`); ``rg`` and
     Python read the title and size of every hit page and rank them the same way, so every backend returns the same list. Raises ``ValueError`` for an
     unknown ``backend`` or a ``limit`` below 1."""
     if limit is not None and limit < 1:
@@ -537,9 +558,9 @@ def ranked_search(
         if name == "rg":
             scored = _rg_or_none(root, tokens)
         elif name == "fts":
-            from etki.wiki import fts
+            from etki.wiki.ftsranked import search_ranked
 
-            got = fts.search_ranked(root, tokens, limit)
+            got = search_ranked(root, tokens, limit)
             if got is not None:
                 return Ranked(got[0], got[1], "fts")
         if scored is not None:

@@ -1,0 +1,91 @@
+"""The ranked top of ``etki wiki search`` over the FTS5 index (issue 32 item 3; issue 33:
+a contract page as its clause sections). The index itself, its sync and the other
+queries are :mod:`etki.wiki.fts`; this module only reads it.
+
+SQLite ranks and cuts: pages by :func:`etki.wiki.pagematch.rank_key` computed from the
+folded title and byte size the index stores (:func:`~etki.wiki.pagematch.rank_sql`), a
+contract page replaced by its parts (:func:`etki.wiki.sections.page_parts`: its head and
+every clause section, each with its own folded title, size and address ``path#anchor``,
+indexed in the tables ``parts`` and ``partstext``). The ``rg`` and Python backends split
+and rank the same way (:func:`etki.wiki.search.ranked_search`), so every backend returns
+the same hits in the same order.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from etki.wiki.fts import _decoded_lines, _snapshot, _where, json_list
+from etki.wiki.pagematch import Hit, _best_in_folded, page_snippet, rank_sql
+from etki.wiki.writer import UnsafeWikiPath
+
+__all__ = ["search_ranked"]
+
+
+def search_ranked(root: Path, tokens: list[str], limit: int | None) -> tuple[list[Hit], int] | None:
+    """The ranked top of ``etki wiki search``: ``([Hit], total)`` of the pages of the
+    wiki at ``root`` holding every folded token, best first by
+    :func:`etki.wiki.pagematch.rank_key` (title hits, computed in SQLite by
+    :func:`~etki.wiki.pagematch.rank_sql` on the stored folded title, then the stored
+    size, then path), at most ``limit`` of them (None: all), and how many pages match
+    in all. None when the index cannot be
+    used (the caller falls back to ``rg`` or Python, which rank the same way).
+
+    The index is first brought up to the wiki's change token (:func:`catch_up`'s rule).
+    The query is exact, not a superset: ``MATCH`` is limited to the folded column (the
+    title column holds unescaped text) and trigram phrases of three or more characters
+    are substrings. SQLite ranks and cuts; the folded and raw text are read back only
+    for the pages returned, for their best line and snippet."""
+    db = _snapshot(Path(root))
+    if db is None:
+        return None
+    try:
+        where, args, matched = _where(tokens)
+        pwhere, pargs, _ = _where(tokens, "partstext")
+        if matched:
+            args[0] = f"folded : ({args[0]})"
+            pargs[0] = f"folded : ({pargs[0]})"
+        score, score_args = rank_sql(tokens, "files.ftitle")
+        pscore, pscore_args = rank_sql(tokens, "parts.ftitle")
+        # a page split into parts (a contract page) is searched as its parts only
+        rows = db.execute(
+            "SELECT kind, id, address, start, th, count(*) OVER () FROM ("  # noqa: S608
+            f"SELECT 0 AS kind, files.id AS id, files.path AS address, 0 AS start, {score} "
+            "AS th, files.size AS size FROM pages JOIN files ON files.id = pages.rowid "
+            f"WHERE {where} AND files.id NOT IN (SELECT page FROM parts) UNION ALL "
+            f"SELECT 1, parts.id, parts.address, parts.start, {pscore}, parts.size "
+            f"FROM partstext JOIN parts ON parts.id = partstext.rowid WHERE {pwhere}"
+            ") ORDER BY th DESC, size, address LIMIT ?",
+            [*score_args, *args, *pscore_args, *pargs, -1 if limit is None else limit],
+        ).fetchall()
+        texts = {
+            (0, rowid): (raw, folded)
+            for rowid, raw, folded in db.execute(
+                "SELECT rowid, raw, folded FROM pages WHERE rowid IN "
+                "(SELECT value FROM json_each(?))",
+                (json_list([r[1] for r in rows if r[0] == 0]),),
+            )
+        }
+        texts.update(
+            ((1, rowid), (raw, folded))
+            for rowid, raw, folded in db.execute(
+                "SELECT rowid, raw, folded FROM partstext WHERE rowid IN "
+                "(SELECT value FROM json_each(?))",
+                (json_list([r[1] for r in rows if r[0] == 1]),),
+            )
+        )
+    except (sqlite3.Error, OSError, UnsafeWikiPath):
+        return None
+    finally:
+        db.close()
+    hits: list[Hit] = []
+    for kind, rowid, address, start, _, _ in rows:
+        raw, folded = texts[(kind, rowid)]
+        best = _best_in_folded(folded, tokens)
+        if best is None:  # the query is exact; a page that does not hold them is no hit
+            continue
+        index, _, _, first = best
+        snippet = page_snippet(_decoded_lines(raw, index), index, first)
+        hits.append(Hit(address, start + index + 1, snippet))
+    return hits, rows[0][5] if rows else 0
