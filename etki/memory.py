@@ -45,7 +45,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 # only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
 # are imported where used (`etki.domain` loads each part on first use)
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         CaseSummary,
         ClauseMemory,
         ClauseResolution,
+        Decision,
         Risk,
     )
 
@@ -460,3 +461,29 @@ def current_risk(
     from etki.domain import Risk
 
     return Risk("high", (*risk.signals, DISPUTED_SIGNAL), True), raised
+
+
+def case_now(
+    decision: Decision, memory: Mapping[str, ClauseMemory], escalate: bool
+) -> dict[str, Any]:
+    """What ``etki show`` and the desk show beside a case's frozen ``decision`` (the
+    ``now`` of :class:`etki.domain.caseview.CaseView`): ``risk``, ``pmo_look_24h``,
+    ``risk_signals``, ``risk_raised_by`` (:func:`current_risk` with ``escalate``) and
+    ``disputed_clauses`` (per cited disputed ref: ``ref``, ``resolved``, the sorted
+    ``rulings`` disputing it). ``memory``: the clause memory of at least the clauses the
+    decision cites (only those are read)."""
+    risk, raised = current_risk(decision, memory, escalate)
+    return {
+        "risk": risk.level,
+        "pmo_look_24h": risk.pmo_look_24h,
+        "risk_signals": list(risk.signals),
+        "risk_raised_by": list(raised),
+        "disputed_clauses": [
+            {
+                "ref": ref,
+                "resolved": memory[ref].resolved,
+                "rulings": sorted({r for _, r, _, _ in memory[ref].disputing}),
+            }
+            for ref in disputed_refs(decision.cited_clauses, memory)
+        ],
+    }
