@@ -40,6 +40,7 @@ Definitions:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import defaultdict
@@ -295,25 +296,42 @@ def _names(text: str, number: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def _named_in(reason: str, candidates: Iterable[str]) -> list[str]:
-    """The refs of ``candidates`` that ``reason`` names, by ref or by whole number."""
+def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = ()) -> list[str]:
+    """The refs of ``candidates`` and then of ``known`` (each once, in that order) that
+    ``reason`` names, by ref (case-insensitive) or by whole number (:func:`_names`).
+    ``known`` (the project's clause refs, thousands) is prepared once per tuple
+    (:func:`_prepared`): an override's reason is tried against every one of them."""
     if not reason:  # most rulings give none: the cheap test first
         return []
     reason = unicodedata.normalize("NFC", reason)
     if not reason.strip():
         return []
     folded_reason = reason.casefold()
-    return [
-        ref
-        for ref in dict.fromkeys(candidates)
-        if ref.casefold() in folded_reason or ("#" in ref and _names(reason, ref.split("#", 1)[1]))
-    ]
+    named: dict[str, None] = {}
+    for ref, folded, number in (*_prepare(dict.fromkeys(candidates)), *_prepared(known)):
+        if ref not in named and (
+            folded in folded_reason or (number and number in reason and _names(reason, number))
+        ):
+            named[ref] = None
+    return list(named)
+
+
+def _prepare(refs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
+    """``(ref, folded ref, number)`` of each of ``refs``: what :func:`_named_in` tests;
+    ``number`` the part after ``#`` ("" for a ref without one: never named by number)."""
+    return tuple((ref, ref.casefold(), ref.split("#", 1)[1] if "#" in ref else "") for ref in refs)
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(known: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """:func:`_prepare` of a project's clause refs, kept for the next reason."""
+    return _prepare(dict.fromkeys(known))
 
 
 def _about(
     cited: tuple[str, ...], reason: str, deciding: str | None, known: Iterable[str] = ()
 ) -> tuple[tuple[str, ...], str]:
-    named = _named_in(reason, (*cited, *known))
+    named = _named_in(reason, cited, tuple(known))
     if named:
         in_cited = [ref for ref in named if ref in cited]
         return tuple(in_cited or named), "reason"
