@@ -31,7 +31,6 @@ def _both(args: list[str], url: str, cwd: Path) -> None:
         orm.stdout,
         orm.stderr,
     ), args
-    return lean
 
 
 def _compare(ids: list[str], url: str, cwd: Path) -> None:
