@@ -40,12 +40,13 @@ Definitions:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 # only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
 # are imported where used (`etki.domain` loads each part on first use)
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
         CaseSummary,
         ClauseMemory,
         ClauseResolution,
+        Decision,
         Risk,
     )
 
@@ -294,25 +296,42 @@ def _names(text: str, number: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def _named_in(reason: str, candidates: Iterable[str]) -> list[str]:
-    """The refs of ``candidates`` that ``reason`` names, by ref or by whole number."""
+def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = ()) -> list[str]:
+    """The refs of ``candidates`` and then of ``known`` (each once, in that order) that
+    ``reason`` names, by ref (case-insensitive) or by whole number (:func:`_names`).
+    ``known`` (the project's clause refs, thousands) is prepared once per tuple
+    (:func:`_prepared`): an override's reason is tried against every one of them."""
     if not reason:  # most rulings give none: the cheap test first
         return []
     reason = unicodedata.normalize("NFC", reason)
     if not reason.strip():
         return []
     folded_reason = reason.casefold()
-    return [
-        ref
-        for ref in dict.fromkeys(candidates)
-        if ref.casefold() in folded_reason or ("#" in ref and _names(reason, ref.split("#", 1)[1]))
-    ]
+    named: dict[str, None] = {}
+    for ref, folded, number in (*_prepare(dict.fromkeys(candidates)), *_prepared(known)):
+        if ref not in named and (
+            folded in folded_reason or (number and number in reason and _names(reason, number))
+        ):
+            named[ref] = None
+    return list(named)
+
+
+def _prepare(refs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
+    """``(ref, folded ref, number)`` of each of ``refs``: what :func:`_named_in` tests;
+    ``number`` the part after ``#`` ("" for a ref without one: never named by number)."""
+    return tuple((ref, ref.casefold(), ref.split("#", 1)[1] if "#" in ref else "") for ref in refs)
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(known: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """:func:`_prepare` of a project's clause refs, kept for the next reason."""
+    return _prepare(dict.fromkeys(known))
 
 
 def _about(
     cited: tuple[str, ...], reason: str, deciding: str | None, known: Iterable[str] = ()
 ) -> tuple[tuple[str, ...], str]:
-    named = _named_in(reason, (*cited, *known))
+    named = _named_in(reason, cited, tuple(known))
     if named:
         in_cited = [ref for ref in named if ref in cited]
         return tuple(in_cited or named), "reason"
@@ -460,3 +479,29 @@ def current_risk(
     from etki.domain import Risk
 
     return Risk("high", (*risk.signals, DISPUTED_SIGNAL), True), raised
+
+
+def case_now(
+    decision: Decision, memory: Mapping[str, ClauseMemory], escalate: bool
+) -> dict[str, Any]:
+    """What ``etki show`` and the desk show beside a case's frozen ``decision`` (the
+    ``now`` of :class:`etki.domain.caseview.CaseView`): ``risk``, ``pmo_look_24h``,
+    ``risk_signals``, ``risk_raised_by`` (:func:`current_risk` with ``escalate``) and
+    ``disputed_clauses`` (per cited disputed ref: ``ref``, ``resolved``, the sorted
+    ``rulings`` disputing it). ``memory``: the clause memory of at least the clauses the
+    decision cites (only those are read)."""
+    risk, raised = current_risk(decision, memory, escalate)
+    return {
+        "risk": risk.level,
+        "pmo_look_24h": risk.pmo_look_24h,
+        "risk_signals": list(risk.signals),
+        "risk_raised_by": list(raised),
+        "disputed_clauses": [
+            {
+                "ref": ref,
+                "resolved": memory[ref].resolved,
+                "rulings": sorted({r for _, r, _, _ in memory[ref].disputing}),
+            }
+            for ref in disputed_refs(decision.cited_clauses, memory)
+        ],
+    }

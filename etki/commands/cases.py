@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         Decision,
         ReviewerEstimate,
     )
+    from etki.domain.caseview import CaseView
     from etki.services import Desk
 
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
@@ -438,13 +439,37 @@ def event_line(e: CaseEvent) -> str:
     return line
 
 
+def _show_read(args: argparse.Namespace, settings: Settings) -> CaseView:
+    """The :class:`~etki.domain.caseview.CaseView` ``etki show`` prints: read by
+    :mod:`etki.store.lean_case` (plain SQL, no SQLAlchemy; the clause memory of the
+    case's cited clauses only), or by the desk (:func:`etki.services.views.case_view`)
+    when that path cannot answer as it would (:class:`etki.store.lean.Fallback`)."""
+    from etki.store.lean import Fallback, lean_call
+    from etki.store.lean_case import show_read
+
+    try:
+        read = lean_call(settings.db_url, show_read, args.case_id)
+    except Fallback:
+        from etki.services.views import case_view
+
+        return case_view(_desk(args, settings), args.case_id)
+    args.case_id = read.case_id  # the whole id, as the desk makes it (a short one given)
+    from etki.domain.caseview import CaseView, gone_of
+    from etki.memory import case_now, clause_memory
+
+    if read.case is None:
+        gone, removed = gone_of(read.erased, read.deletion)
+        return CaseView(read.case_id, None, {}, tuple(read.history), gone, removed)
+    memory = clause_memory(read.ruled, read.resolutions)
+    now = case_now(read.case.decision, memory, settings.disputed_escalation)
+    return CaseView(read.case_id, read.case, now, tuple(read.history))
+
+
 def _show(args: argparse.Namespace, settings: Settings) -> int:
     """``etki show``: one case (request, decision, ruling and its history) and every
     event of it, oldest first (:meth:`Desk.case_history`); an erased case shows its
     history alone."""
-    from etki.services.views import case_view
-
-    view = case_view(_desk(args, settings), args.case_id)
+    view = _show_read(args, settings)
     case, now, history = view.case, view.now, view.history
     if args.json:
         emit_json(view.to_json(), indent=1)

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from etki.errors import InputError, NotFoundError
+from etki.errors import NotFoundError
 from etki.services.preanalysis import FOLDER_SOURCES
 
 if TYPE_CHECKING:
     from etki.config import Settings
     from etki.domain import CaseEvent, CaseRecord, CaseSummary
     from etki.store import CaseFileRepository
-
-_MAX_SHORT_ID = 1000
-"""Longest text :meth:`Desk.case_id_for` looks up as a short id (a case id is
-``req-{project}-{8 hex}``); a longer one names no case."""
 
 
 class _Desk(Protocol):
@@ -46,30 +42,9 @@ class DeskCases:
         then reads as it reads the whole id (``etki show`` says what became of it). Raises
         ``InputError`` naming the candidates when several end so, ``NotFoundError`` when
         none does (saying what a short id is: a trial typed the first four characters)."""
-        if "-" in text or not text:
-            return text
-        # no stored id is this long, and SQLite refuses a LIKE pattern over 50,000 bytes
-        found = self.repo.case_ids_ending(text) if len(text) <= _MAX_SHORT_ID else []
-        if not found and len(text) <= _MAX_SHORT_ID:
-            # a case gone with its deleted project, or erased: the short id names it as
-            # the whole id does, and the command says what became of it (a PMO trial)
-            found = self.repo.gone_case_ids_ending(text)
-        if text in found:
-            return text
-        if not found:
-            raise NotFoundError(
-                f"no case '{text}' in the store (a short id is all of the part after a "
-                "case id's last '-': 1a2b3c4d for req-demo-1a2b3c4d, as the desk's queue "
-                "shows it; `etki queue` lists the whole ids)"
-            )
-        if len(found) > 1:
-            raise InputError(
-                f"case id {text!r} is short for more than one case: "
-                + ", ".join(found[:5])
-                + (", …" if len(found) > 5 else "")
-                + "; give the whole id"
-            )
-        return found[0]
+        from etki.store.lean_case import resolve_case_id
+
+        return resolve_case_id(text, self.repo.case_ids_ending, self.repo.gone_case_ids_ending)
 
     def case(self: _Desk, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -710,16 +710,19 @@ class LeanStore:
         return project_id, self.ruled_rows(project_id), self.resolutions(project_id)
 
 
-def lean_call(db_url: str, read: str, *args: Any, **kwargs: Any) -> Any:
-    """``LeanStore.<read>(*args, **kwargs)`` on the store at ``db_url``, the connection
+def lean_call(db_url: str, read: str | Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``LeanStore.<read>(*args, **kwargs)`` on the store at ``db_url`` (``read`` a
+    function: ``read(store, *args, **kwargs)``, e.g. :func:`etki.store.lean_case.show_read`), the connection
     closed after. Raises :class:`Fallback` when the ORM path must answer, and the
     read's own :class:`~etki.errors.EtkiError` (an unknown project) as it is."""
     store = open_store(db_url)
     try:
+        if callable(read):
+            return read(store, *args, **kwargs)
         return getattr(store, read)(*args, **kwargs)
     except (Fallback, EtkiError):
         raise
     except Exception as exc:  # a driver's error: the ORM path reports it as today
-        raise Fallback(f"{type(exc).__name__} in {read}") from exc
+        raise Fallback(f"{type(exc).__name__} in {getattr(read, '__name__', read)}") from exc
     finally:
         store.close()

@@ -20,19 +20,11 @@ from sqlalchemy.orm import Session
 
 from etki.domain import CaseEvent
 from etki.errors import InputError
+from etki.store.history import ASSIGN, ASSIGNED, UNASSIGN
 from etki.store.models import CaseEventRow, CaseRow
 from etki.store.repository.base import StoreBase, add_event_with_audit, iso, storable
 
 __all__ = ["ASSIGN", "ASSIGNED", "UNASSIGN", "AssignmentStore"]
-
-ASSIGN = "assign"
-"""``kind`` of the ``case_events`` row of an assignment (``text``: the assignee) and
-``action`` of its audit-log row."""
-UNASSIGN = "unassign"
-"""``kind`` of the ``case_events`` row that ends an assignment (``text``: who had it)."""
-ASSIGNED = "assigned"
-"""``outcome`` of the audit-log row of an assignment or its end: the history shows the
-``case_events`` row instead (:meth:`EventStore.case_history` skips it)."""
 
 
 class AssignmentStore(StoreBase):

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from etki.domain import Project, ScopeClause
 from etki.errors import CaseErasedError, InputError, NotFoundError
 from etki.identity import current_process
+from etki.store.history import ERASED
 from etki.store.models import (
     AuditRow,
     CaseEventRow,
@@ -41,9 +42,6 @@ from etki.store.repository.rows import (
 )
 
 Clock = Callable[[], datetime]
-
-ERASED = "erased"
-"""``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
 
 
 def utc_now() -> datetime:

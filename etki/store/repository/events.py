@@ -14,9 +14,16 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from etki.domain import CaseEvent, CaseRecord, CrTerms, ReviewerEstimate
-from etki.errors import InputError, NotFoundError
+from etki.errors import InputError
+from etki.store.history import (
+    CR_TERMS,
+    CR_TERMS_WRITTEN,
+    ESTIMATE,
+    ESTIMATED,
+    NOTED,
+    merge_history,
+)
 from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
-from etki.store.repository.assignments import ASSIGN, ASSIGNED, UNASSIGN
 from etki.store.repository.base import (
     StoreBase,
     add_event_with_audit,
@@ -24,33 +31,9 @@ from etki.store.repository.base import (
     iso,
     storable,
 )
-from etki.store.repository.erasures import ERASED
 
 VIEW_EVERY_S = 3600
 """A reviewer's view of a case is written at most once per this many seconds."""
-
-NOTED = "noted"
-"""``outcome`` of the audit-log row a note appends (``action`` ``note``, no text: the
-note is in ``case_events``), so the wiki projector, which follows the audit log, renders
-the case's decision page again with it."""
-
-ESTIMATE = "estimate"
-"""``kind`` of the ``case_events`` row of a reviewer's effort estimate and ``action`` of
-the audit-log row written with it (issue 35 item 2)."""
-
-ESTIMATED = "estimated"
-"""``outcome`` of the audit-log row an estimate appends (``action`` :data:`ESTIMATE`,
-``reason`` the figures without the reviewer's words, which are in ``case_events``), so
-the wiki projector renders the case's pages again with it."""
-
-CR_TERMS = "cr_terms"
-"""``kind`` of the ``case_events`` row of a change request's terms written by the PMO
-(issue 35 item 1: assumptions, exclusions, validity date) and ``action`` of the
-audit-log row written with it."""
-
-CR_TERMS_WRITTEN = "terms_written"
-"""``outcome`` of the audit-log row the terms append (``action`` :data:`CR_TERMS`,
-``reason`` their summary without the PMO's words, which are in ``case_events``)."""
 
 NOTE_MAX_CHARS = 4000
 """The longest note a reviewer may add."""
@@ -129,38 +112,6 @@ def with_notes(
     ]
 
 
-_RANK = {"imported": 0, "triaged": 1}
-
-
-def audit_event(
-    at: str, reviewer: str, action: str, outcome: str, before: str, after: str, reason: str
-) -> CaseEvent:
-    """The :class:`CaseEvent` of one audit-log row: a committed ruling is ``ruled``
-    (``before`` pending) or ``amended``; ``denied``, ``conflict`` and the erasure
-    tombstone (``erased``) keep their outcome as the kind."""
-    if outcome == "committed":
-        kind = "ruled" if before == "pending" else "amended"
-    elif outcome == ERASED:
-        kind = "erased"
-    else:
-        kind = outcome
-    return CaseEvent(
-        at=at, kind=kind, actor=reviewer, text=reason, action=action, before=before, after=after
-    )
-
-
-def _standin(at: str, reviewer: str, action: str, reason: str) -> CaseEvent:
-    """The event an audit row of a note, estimate, terms or assignment stands in for when
-    its ``case_events`` row went with its deleted project: kind ``action`` (``note``,
-    ``estimate``, ``cr_terms``, ``assign``, ``unassign``); an estimate's figures or the
-    terms' summary as the text (the reviewer's words were only in the event); the
-    assignee (``reason`` ``to NAME`` / ``from NAME``) as ``after``."""
-    if action in (ASSIGN, UNASSIGN):
-        assignee = reason.removeprefix("to " if action == ASSIGN else "from ")
-        return CaseEvent(at=at, kind=action, actor=reviewer, after=assignee)
-    return CaseEvent(at=at, kind=action, actor=reviewer, text=reason)
-
-
 class EventStore(StoreBase):
     """Write a case's events and read its whole history."""
 
@@ -235,39 +186,7 @@ class EventStore(StoreBase):
                 .where(e.case_id == case_id)
                 .order_by(e.id)
             ).all()
-        if case is None and not audit and not events:
-            raise NotFoundError(f"no case '{case_id}' in the store")
-        out: list[tuple[tuple[str, int, int, int], CaseEvent]] = []
-        imported = [ev for ev in events if ev.kind == "imported"]
-        if case is not None:
-            created, decided, engine, verdict, confidence = case
-            if not imported:
-                out.append(((created, 0, 0, 0), CaseEvent(at=created, kind="imported")))
-            text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
-            out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
-        # a case gone with its deleted project (no row, no events, no tombstone) keeps
-        # only its audit rows: they stand in for the events (a trial read "history": []
-        # for a case with two assign rows)
-        gone = case is None and not events and all(row[3] != ERASED for row in audit)
-        for i, (at, reviewer, action, outcome, before, after, reason) in enumerate(audit):
-            if outcome in (NOTED, ESTIMATED, CR_TERMS_WRITTEN, ASSIGNED):
-                if gone:  # the figures, summary or assignee the audit row keeps
-                    out.append(((at, 2, 0, i), _standin(at, reviewer, action, reason)))
-                continue  # the note, estimate, terms or assignment is its case_events row
-            event = audit_event(at, reviewer, action, outcome, before, after, reason)
-            out.append(((at, 2, 0, i), event))
-        for i, (at, kind, actor, text, until) in enumerate(events):
-            if kind == ESTIMATE:
-                text = ReviewerEstimate.from_text(text, actor, at).summary()
-            elif kind == CR_TERMS:
-                text = CrTerms.from_text(text, actor, at).summary()
-            if kind in (ASSIGN, UNASSIGN):  # the assignee: a name, not a text to quote
-                event = CaseEvent(at=at, kind=kind, actor=actor, after=text)
-            else:
-                event = CaseEvent(at=at, kind=kind, actor=actor, text=text, until=until)
-            out.append(((at, _RANK.get(kind, 2), 1, i), event))
-        out.sort(key=lambda pair: pair[0])
-        return [ev for _, ev in out]
+        return merge_history(case_id, case, audit, events)
 
     # --- notes and claims (issue 14 item 4) ------------------------------------------------
 
