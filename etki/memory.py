@@ -46,7 +46,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 # only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
 # are imported where used (`etki.domain` loads each part on first use)
@@ -310,27 +310,35 @@ def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = (
         return []
     folded_reason = reason.casefold()
     named: dict[str, None] = {}
+    by_number: dict[str, bool] = {}  # _names(reason, number), once per number
     for ref, folded, number in _prepare(dict.fromkeys(candidates)):
-        if ref not in named and _hits(reason, folded_reason, folded, number):
+        if ref not in named and _hits(reason, folded_reason, folded, number, by_number):
             named[ref] = None
     if known:
-        prepared, by_folded, by_number = _indexed(known)
+        index = _indexed(known)
         at: set[int] = set()
-        for key in _keys(folded_reason) & by_folded.keys():
-            at.update(by_folded[key])
-        for key in _keys(reason) & by_number.keys():
-            at.update(by_number[key])
+        for key in _keys(folded_reason, index.folded_lengths) & index.by_folded.keys():
+            at.update(index.by_folded[key])
+        for key in _keys(reason, index.number_lengths) & index.by_number.keys():
+            at.update(index.by_number[key])
         for i in sorted(at):
-            ref, folded, number = prepared[i]
-            if ref not in named and _hits(reason, folded_reason, folded, number):
+            ref, folded, number = index.prepared[i]
+            if ref not in named and _hits(reason, folded_reason, folded, number, by_number):
                 named[ref] = None
     return list(named)
 
 
-def _hits(reason: str, folded_reason: str, folded: str, number: str) -> bool:
+def _hits(reason: str, folded_reason: str, folded: str, number: str, seen: dict[str, bool]) -> bool:
     """Whether ``reason`` (NFC; ``folded_reason`` its casefold) names a ref whose
-    casefold is ``folded`` and whose number is ``number``: the test of :func:`_named_in`."""
-    return folded in folded_reason or bool(number and number in reason and _names(reason, number))
+    casefold is ``folded`` and whose number is ``number``: the test of :func:`_named_in`
+    (``seen`` keeps :func:`_names` of ``reason`` per number: many contracts share one)."""
+    if folded in folded_reason:
+        return True
+    if not number or number not in reason:
+        return False
+    if number not in seen:
+        seen[number] = _names(reason, number)
+    return seen[number]
 
 
 _KEY = 4
@@ -343,14 +351,26 @@ def _key(text: str) -> str:
     return text[-_KEY:]
 
 
-def _keys(text: str) -> set[str]:
-    """Every substring of ``text`` of 0 to :data:`_KEY` characters: where a ref's
-    :func:`_key` must be found for the ref to be named."""
-    out = {""}
+def _keys(text: str, lengths: frozenset[int]) -> set[str]:
+    """Every substring of ``text`` of one of ``lengths`` (0 to :data:`_KEY`) characters:
+    where a ref's :func:`_key` (of one of those lengths) must be found for the ref to
+    be named."""
+    out: set[str] = {""} if 0 in lengths else set()
     n = len(text)
-    for k in range(1, _KEY + 1):
-        out.update(text[i : i + k] for i in range(n - k + 1))
+    for k in lengths:
+        if k:
+            out.update(text[i : i + k] for i in range(n - k + 1))
     return out
+
+
+class _Index(NamedTuple):
+    """The project's clause refs prepared and indexed for :func:`_named_in`."""
+
+    prepared: tuple[tuple[str, str, str], ...]  # _prepare of the refs, each once, in order
+    by_folded: dict[str, list[int]]  # _key of the folded ref -> positions in prepared
+    by_number: dict[str, list[int]]  # _key of the number -> positions (refs with one)
+    folded_lengths: frozenset[int]  # the lengths of the keys of by_folded
+    number_lengths: frozenset[int]  # ... of by_number
 
 
 def _prepare(refs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
@@ -360,9 +380,7 @@ def _prepare(refs: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
 
 
 @functools.lru_cache(maxsize=8)
-def _indexed(
-    known: tuple[str, ...],
-) -> tuple[tuple[tuple[str, str, str], ...], dict[str, list[int]], dict[str, list[int]]]:
+def _indexed(known: tuple[str, ...]) -> _Index:
     """:func:`_prepare` of a project's clause refs (each once, in order), kept for the
     next reason, with the positions of the refs by :func:`_key` of their folded ref
     and of their number (a ref without a number is absent from the second)."""
@@ -373,7 +391,13 @@ def _indexed(
         by_folded[_key(folded)].append(i)
         if number:
             by_number[_key(number)].append(i)
-    return prepared, dict(by_folded), dict(by_number)
+    return _Index(
+        prepared,
+        dict(by_folded),
+        dict(by_number),
+        frozenset(map(len, by_folded)),
+        frozenset(map(len, by_number)),
+    )
 
 
 def _about(
