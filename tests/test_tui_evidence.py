@@ -410,3 +410,52 @@ def test_no_shared_word_keeps_the_clause_opening() -> None:
     console.print(marked_clause_block("SOW#4", clause, ev))
     plain = console.export_text()
     assert "Paragraph 0 " in plain and "nearest sentence" not in plain
+
+
+NEAREST_CASE = "req-talentmap-6cee39a2"
+"""Bidders want to search and filter projected vacancies: decided on PWS section 4 (the
+TASKS list, hundreds of lines) by its role, no sentence of it quoted; its sentence on
+Projected Vacancies is deep inside."""
+
+
+@sync
+async def test_the_desk_folds_a_real_unquoted_clause_to_its_nearest_sentence(
+    talentmap_desk: Desk,
+) -> None:
+    """On talentmap at 80x24: the detail names the nearest sentence of section 4 with the
+    words it shares with the request, the folded clause shows it (not the section's
+    opening), and ``w`` shows the section whole."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await goto(pilot, NEAREST_CASE)
+        await until(pilot, lambda: any("Evidence" in x for x in body(app)), "the evidence")
+        text = " ".join(" ".join(body(app)).split())
+        label = "nearest sentence (shared words: Projected, Vacancies, position)"
+        assert text.count(label) == 2, text
+        fold = text.split(label)[2]
+        assert "Projected Vacancies (e.g., factors that influence when a position" in fold
+        assert "line(s) above" in fold
+        await press(pilot, "w")
+        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+
+
+def test_nearest_sentence_folds_turkish_and_german_letters() -> None:
+    """The request's and the clause's words meet through the engine's folding: dotted and
+    dotless i, ş, ß and umlauts, NFD as NFC; a party word ("Yüklenici") is not shared."""
+    import unicodedata
+
+    from etki.services.nearest import nearest_sentence
+
+    clause = (
+        "Yüklenici genel destek verir. Yüklenici İADE işlemlerini ve ŞİFRE sıfırlamayı "
+        "yürütür. Diğer işler ayrıca konuşulur."
+    )
+    got = nearest_sentence(unicodedata.normalize("NFD", "iade ve şifre yüklenici"), clause)
+    assert got is not None
+    assert got.text == "Yüklenici İADE işlemlerini ve ŞİFRE sıfırlamayı yürütür."
+    assert got.shared == ("İADE", "ŞİFRE")
+    de = nearest_sentence(
+        "Die Größe der Prüfungen", "Allgemeines. Die GROESSE gilt. Prufungen der Grösse."
+    )
+    assert de is not None and de.text == "Prufungen der Grösse."
