@@ -333,3 +333,129 @@ def test_clause_link_labels_are_read_back_as_the_wiki_writes_them() -> None:
     out = clause_anchors("decisions/req-2.md", body, refs)
     assert "(../entities/contracts/msa.md#MSA%234.8.1)" in out
     assert "(../entities/contracts/msa.md#x)" in out and "(../decisions/req-1.md)" in out
+
+
+def test_a_clause_the_engine_quotes_nothing_of_folds_to_its_nearest_sentence() -> None:
+    """Issue 34 item 2 (a later trial): the engine decided on TASKS by its role and
+    quotes no sentence of it. The fold centres on the sentence sharing the most content
+    words with the request (deep in the clause, not its opening), marked like a quote
+    and labelled as the nearest sentence, never as the deciding one; ``w`` shows all of
+    it. The verdict and the evidence chain are untouched (a display choice)."""
+    from dataclasses import replace
+
+    from etki.domain import EvidenceStep, deciding_clause_text
+    from etki_tui.queue.evidence import evidence_section, marked_clause_block
+    from tests.factories import make_decision
+
+    text = "The Contractor will provide the following services:\n\n" + "\n\n".join(
+        [
+            f"- Service line {i} covering routine administration, filing and upkeep."
+            for i in range(40)
+        ]
+        + ["- Migrate the legacy payroll archive into the new reporting database each quarter."]
+        + [f"- Closing line {i} about meetings and minutes." for i in range(40)]
+    )
+    clause = ScopeClause("SOW#4", "SOW", "4", "TASKS", text)
+    step = EvidenceStep(
+        "classify", "IN_SCOPE by rule" + deciding_clause_text("SOW#4", "obligation", "r1")
+    )
+    decision = replace(make_decision("c1", cited=("SOW#4",)), evidence=(step,))
+    request = "Please migrate the payroll archive to the reporting database"
+    ev = evidence_of(decision, request, {"SOW#4": clause})
+    assert ev.quotes == ()  # no quote invented: the evidence is as the engine wrote it
+    assert ev.nearest is not None
+    assert ev.nearest.text.startswith("Migrate the legacy payroll archive")
+    assert ev.nearest.shared == ("Migrate", "payroll", "archive", "reporting", "database")
+
+    console = Console(width=80, color_system="standard", record=True)
+    console.print(*evidence_section(decision, {"SOW#4": clause}, request=request))
+    console.print(marked_clause_block("SOW#4", clause, ev))
+    plain = " ".join(console.export_text(styles=False, clear=False).split())
+    label = "nearest sentence (shared words: Migrate, payroll, archive, reporting, database)"
+    assert "quotes no sentence of it" in plain
+    assert plain.count(label) == 2  # in the Evidence section and over the clause
+    assert "“Migrate the legacy payroll archive" in plain
+    fold = plain.split(label)[2]  # the clause as folded
+    assert "Migrate the legacy payroll archive" in fold
+    assert "The Contractor will provide the following services" not in fold
+    assert "Service line 0 " not in fold and "Closing line 39 " not in fold
+    assert "line(s) above" in fold and "line(s) below" in fold
+    marked = [x for x in console.export_text(styles=True).split("\n") if "\x1b[7m" in x]
+    assert any("payroll" in x for x in marked)  # highlighted like a quote
+
+    whole = Console(width=80, color_system=None, record=True)
+    whole.print(marked_clause_block("SOW#4", clause, ev, whole=True))
+    shown_whole = whole.export_text()
+    assert "Service line 0 " in shown_whole and "Closing line 39 " in shown_whole
+    assert "line(s) above" not in shown_whole
+
+
+def test_no_shared_word_keeps_the_clause_opening() -> None:
+    """A request sharing no content word with the clause (stop words and party words
+    such as "the", "contractor" do not count): no nearest sentence, the fold shows the
+    clause's first lines as before."""
+    from dataclasses import replace
+
+    from etki.domain import EvidenceStep, deciding_clause_text
+    from etki_tui.queue.evidence import marked_clause_block
+    from tests.factories import make_decision
+
+    text = "\n\n".join(f"Paragraph {i} about filing." for i in range(40))
+    clause = ScopeClause("SOW#4", "SOW", "4", "TASKS", text)
+    step = EvidenceStep("classify", "x" + deciding_clause_text("SOW#4", "obligation", "r1"))
+    decision = replace(make_decision("c1", cited=("SOW#4",)), evidence=(step,))
+    ev = evidence_of(decision, "The contractor shall do this for us", {"SOW#4": clause})
+    assert ev.nearest is None
+    console = Console(width=80, color_system=None, record=True)
+    console.print(marked_clause_block("SOW#4", clause, ev))
+    plain = console.export_text()
+    assert "Paragraph 0 " in plain and "nearest sentence" not in plain
+
+
+NEAREST_CASE = "req-talentmap-6cee39a2"
+"""Bidders want to search and filter projected vacancies: decided on PWS section 4 (the
+TASKS list, hundreds of lines) by its role, no sentence of it quoted; its sentence on
+Projected Vacancies is deep inside."""
+
+
+@sync
+async def test_the_desk_folds_a_real_unquoted_clause_to_its_nearest_sentence(
+    talentmap_desk: Desk,
+) -> None:
+    """On talentmap at 80x24: the detail names the nearest sentence of section 4 with the
+    words it shares with the request, the folded clause shows it (not the section's
+    opening), and ``w`` shows the section whole."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await goto(pilot, NEAREST_CASE)
+        await until(pilot, lambda: any("Evidence" in x for x in body(app)), "the evidence")
+        text = " ".join(" ".join(body(app)).split())
+        label = "nearest sentence (shared words: Projected, Vacancies, position)"
+        assert text.count(label) == 2, text
+        fold = text.split(label)[2]
+        assert "Projected Vacancies (e.g., factors that influence when a position" in fold
+        assert "line(s) above" in fold
+        await press(pilot, "w")
+        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+
+
+def test_nearest_sentence_folds_turkish_and_german_letters() -> None:
+    """The request's and the clause's words meet through the engine's folding: dotted and
+    dotless i, ş, ß and umlauts, NFD as NFC; a party word ("Yüklenici") is not shared."""
+    import unicodedata
+
+    from etki.services.nearest import nearest_sentence
+
+    clause = (
+        "Yüklenici genel destek verir. Yüklenici İADE işlemlerini ve ŞİFRE sıfırlamayı "
+        "yürütür. Diğer işler ayrıca konuşulur."
+    )
+    got = nearest_sentence(unicodedata.normalize("NFD", "iade ve şifre yüklenici"), clause)
+    assert got is not None
+    assert got.text == "Yüklenici İADE işlemlerini ve ŞİFRE sıfırlamayı yürütür."
+    assert got.shared == ("İADE", "ŞİFRE")
+    de = nearest_sentence(
+        "Die Größe der Prüfungen", "Allgemeines. Die GROESSE gilt. Prufungen der Grösse."
+    )
+    assert de is not None and de.text == "Prufungen der Grösse."

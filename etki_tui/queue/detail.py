@@ -568,7 +568,7 @@ def case_detail(
         parts.append(cr_link_line(case.case_id, cr_page))
 
     parts.append(Text(""))
-    parts.extend(evidence_section(d, clauses, whole=whole_clauses))
+    parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
@@ -588,7 +588,7 @@ def case_detail(
     parts.append(_section(f"Cited clauses ({len(d.cited_clauses)})"))
     if not d.cited_clauses:
         parts.append(Text("  none", style="dim"))
-    evidence = evidence_of(d)
+    evidence = evidence_of(d, case.text, clauses)
     for ref in d.cited_clauses:
         parts.append(marked_clause_block(ref, clauses.get(ref), evidence, whole=whole_clauses))
 

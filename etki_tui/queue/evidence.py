@@ -34,6 +34,7 @@ from etki.domain import (
     reasoning_quote,
 )
 from etki.mdtext.plain import markdown_plain
+from etki.services.nearest import NearestSentence, nearest_sentence
 from etki.text import printable
 from etki.wiki.clauses import clause_markdown
 from etki_tui.render import (
@@ -76,13 +77,28 @@ _ROLE_SIDE = {"exclusion": "against", "client duty": "against", "future": "route
 ``obligation``)."""
 
 
+NEAREST_LABEL = "nearest sentence (shared words: {words})"
+"""How the desk names the sentence of the deciding clause it folds to when the evidence
+quotes none (:func:`etki.services.nearest.nearest_sentence`): a display choice, never
+called the deciding sentence."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What a decision's evidence says about contract sentences: the ``deciding`` clause
-    (None when the ``classify`` step names none) and the ``quotes``."""
+    (None when the ``classify`` step names none) and the ``quotes``; ``nearest``: when
+    no quote is of the deciding clause, its sentence nearest the request (shown and
+    marked as such, not as a quote), else None."""
 
     deciding: DecidingClause | None
     quotes: tuple[SentenceQuote, ...]
+    nearest: NearestSentence | None = None
+
+    def nearest_label(self) -> str:
+        """:data:`NEAREST_LABEL` for :attr:`nearest` (``""`` when there is none)."""
+        if self.nearest is None:
+            return ""
+        return NEAREST_LABEL.format(words=", ".join(self.nearest.shared))
 
     def is_deciding(self, quote: SentenceQuote) -> bool:
         """``quote`` is a sentence of the deciding clause quoted for its side."""
@@ -106,10 +122,15 @@ class Evidence:
         return list(dict.fromkeys([*out, *(q.ref for q in self.quotes)]))
 
 
-def evidence_of(decision: Decision) -> Evidence:
+def evidence_of(
+    decision: Decision, request: str = "", clauses: Mapping[str, ScopeClause] | None = None
+) -> Evidence:
     """The :class:`Evidence` of ``decision`` (its frozen evidence chain); when no step
     quotes a sentence of the deciding clause, the sentence its reasoning quotes of it
-    (:func:`etki.domain.reasoning_quote`) is the deciding sentence, first."""
+    (:func:`etki.domain.reasoning_quote`) is the deciding sentence, first. When neither
+    does and ``request`` and the clause (in ``clauses``) are given, :attr:`Evidence.nearest`
+    is the clause's sentence sharing the most content words with ``request``
+    (:func:`etki.services.nearest.nearest_sentence`; None when none shares one)."""
     deciding = deciding_step(decision.evidence, decision.cited_clauses)
     quotes = quoted_sentences(decision.evidence)
     ev = Evidence(deciding, quotes)
@@ -119,6 +140,15 @@ def evidence_of(decision: Decision) -> Evidence:
             side = _ROLE_SIDE.get(deciding.role, "obligation")
             quote = SentenceQuote(deciding.ref, found[0], found[1], side, "reasoning", False, "")
             ev = Evidence(deciding, (quote, *quotes))
+    if (
+        deciding is not None
+        and request
+        and clauses
+        and not any(ev.is_deciding(q) for q in ev.quotes)
+        and (clause := clauses.get(deciding.ref)) is not None
+        and not is_declared_remit(clause)
+    ):
+        ev = replace(ev, nearest=nearest_sentence(request, clause.plain))
     return ev
 
 
@@ -227,7 +257,11 @@ def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
 
 
 def evidence_section(
-    decision: Decision, clauses: Mapping[str, ScopeClause], *, whole: bool = False
+    decision: Decision,
+    clauses: Mapping[str, ScopeClause],
+    *,
+    whole: bool = False,
+    request: str = "",
 ) -> list[RenderableType]:
     """The detail pane's ``Evidence`` section, shown before everything but the fields:
     the deciding clause (its number, title and role, and the sentence the evidence
@@ -235,8 +269,10 @@ def evidence_section(
     the engine weighed (the closest one with its match against the best obligation's,
     from the ``exclusion_check`` step's scores). Each quote is styled as it is marked
     in the clause below. ``whole``: the clauses are shown whole (else long ones folded;
-    the heading says which key switches)."""
-    ev = evidence_of(decision)
+    the heading says which key switches). ``request``: the request's text; when the
+    evidence quotes no sentence of the deciding clause, its sentence nearest the
+    request is quoted under :data:`NEAREST_LABEL` (:attr:`Evidence.nearest`)."""
+    ev = evidence_of(decision, request, clauses)
     head = _section("Evidence")
     head.append(
         " · marked below · w " + ("folds clauses" if whole else "whole clauses") + " · l contract",
@@ -257,6 +293,11 @@ def evidence_section(
                 "(see the clause below)",
                 style="dim",
             )
+            if ev.nearest is not None:
+                line.append("\n" + ev.nearest_label() + ":", style="dim")
+                near = SentenceQuote(ev.deciding.ref, ev.nearest.text, False, "", "", False, "")
+                line.append("\n")
+                line.append_text(_quote_text(near, DECIDING_STYLE))
         rows.append(("Deciding", line))
     for q in ev.quotes:
         if ev.is_deciding(q) or q.side == "against":
@@ -446,7 +487,9 @@ def marked_clause_block(
 ) -> Group:
     """A cited clause as :func:`etki_tui.render.clause_block` shows it (number, title,
     kind, ref), its text a :class:`MarkedClause`: the sentences ``evidence`` quotes of
-    it marked (styled as :meth:`Evidence.style`), folded when long unless ``whole``.
+    it marked (styled as :meth:`Evidence.style`), folded when long unless ``whole``;
+    the deciding clause's :attr:`Evidence.nearest` marked like a quote under a dim
+    :data:`NEAREST_LABEL` line (the fold then centres on it).
     A declared-remit statement is plain text and short: shown as written, unmarked."""
     head = clause_head(ref, clause)
     if clause is None:
@@ -463,5 +506,11 @@ def marked_clause_block(
         parts.append(_indent(Text("(no text)", style="dim")))
         return Group(*parts)
     marks = [(q.text, q.clipped, evidence.style(q)) for q in evidence.quotes if q.ref == ref]
+    deciding = evidence.deciding is not None and evidence.deciding.ref == ref
+    if deciding and evidence.nearest is not None:
+        marks.append((evidence.nearest.text, False, DECIDING_STYLE))
+        parts.append(
+            _indent(Text(evidence.nearest_label() + ", marked (no sentence quoted)", style="dim"))
+        )
     parts.append(_indent(MarkedClause(shown, marks, whole=whole)))
     return Group(*parts)
