@@ -298,7 +298,8 @@ class MemoryLoaded(Message):
 class PageLoaded(Message):
     """The text of one wiki page, or ``error``. ``history`` says how the reader files
     it: ``push`` (a new page), ``replace`` (previewing while browsing the list) or
-    ``keep`` (back/forward moved already)."""
+    ``keep`` (back/forward moved already), or ``refresh`` (the page shown, read again
+    because the wiki changed: laid out again only if its text differs)."""
 
     path: str
     text: str

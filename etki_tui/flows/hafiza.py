@@ -117,6 +117,16 @@ class HafizaFlow(QueueFeedFlow):
             seq=seq,
         )
 
+    @desk_worker("page-refresh")
+    def refresh_page(self, project_id: str, path: str) -> PageLoaded:
+        """Read the page Hafıza shows again after the wiki changed (another process
+        ruled a case: ``index.md``'s counts, a decision page); the pane lays it out
+        again only if its text differs (:meth:`MemoryPane.show_page_soon`). A page that
+        cannot be read now posts nothing: the lists, just reloaded, say what is there."""
+        return PageLoaded(
+            path, self.desk.read_page(project_id, path), history="refresh", project_id=project_id
+        )
+
     def _reveal_page(self, _project_id: str, answer: Message) -> None:
         """After :meth:`open_case_page` read a decision page (not after the notice that
         there is none): show it in Hafıza's reader."""
@@ -205,6 +215,9 @@ class HafizaFlow(QueueFeedFlow):
             top_pages=message.top_pages,
             wiki_root=self.desk.wiki_root(self.project_id),
         )
+        shown = pane.shown_page()
+        if shown is not None:  # the wiki may have changed under it: read it again
+            self.refresh_page(shown)
         keep_loaded()
 
     @on(PageLoaded)

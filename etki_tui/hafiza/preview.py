@@ -116,18 +116,32 @@ class PreviewShown(Horizontal):
             return
         if generation is None:
             generation = self.preview_generation
-        if history != "replace":  # an opened page replaces the one being read in place
+        asked = generation
+
+        def retitle() -> None:
+            """The reader and the page's title up, its body not laid out yet (the
+            body of the page before was cleared): an opened page replaces the one
+            being read in place."""
+            titled = part(self, "#memory-preview")
+            if titled is None or asked != self.preview_generation:
+                return  # a card or another page took the preview meanwhile
             self._card_target = None
             box.display = False
             reader.display = True
+            titled.border_title = printable(path, multiline=False)
+
+        refresh = history == "refresh"
+        full = self.opened == path if refresh else history != "replace"
         reader.clause_refs = frozenset(self.clauses)
         await reader.show(
             path,
             text,
             tokens=self.tokens,
-            history=history,
-            limit=PREVIEW_TEXT_CHARS if history == "replace" else PAGE_TEXT_CHARS,
-            meta=history != "replace",  # the preview shows the page, not its YAML
+            history="keep" if refresh else history,
+            limit=PAGE_TEXT_CHARS if full else PREVIEW_TEXT_CHARS,
+            meta=full,  # the preview shows the page, not its YAML
+            retitle=None if history == "replace" or refresh else retitle,
+            keep_scroll=refresh,
         )
         preview = part(self, "#memory-preview")
         if preview is None or gone(self):
@@ -176,10 +190,19 @@ class PreviewShown(Horizontal):
         ``memory-show`` worker, so the app's message queue — and every key — never
         waits while the markdown is laid out; a newer page cancels one still being laid
         out. A preview (``replace``) of a page that is no longer the highlighted entry's
-        (:attr:`wanted`) is dropped; an opened page takes a new generation."""
+        (:attr:`wanted`) is dropped; an opened page takes a new generation. ``refresh``:
+        the page shown, read again because the wiki changed (:meth:`shown_page`),
+        laid out again only if its text differs, in the same generation (a card or page
+        asked for meanwhile wins) and at the same scroll position."""
         if history == "replace" and (path != self.wanted or self.opened is not None):
             return
-        if history != "replace":
+        if history == "refresh":
+            reader = part(self, PageReader)
+            if reader is None or not reader.display or reader.path != path:
+                return  # not shown any more
+            if error is not None or reader.text == text:
+                return  # unchanged (or gone: the lists say so): nothing to lay out again
+        if history not in ("replace", "refresh"):
             self.opened = self.wanted = path
             self.preview_generation += 1
         self.run_worker(

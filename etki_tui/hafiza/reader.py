@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
@@ -274,6 +274,8 @@ class PageReader(Vertical):
         history: str = "replace",
         limit: int = PAGE_TEXT_CHARS,
         meta: bool = True,
+        retitle: Callable[[], None] | None = None,
+        keep_scroll: bool = False,
     ) -> None:
         """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
         words), at most ``limit`` characters of its body (:attr:`cut_short` says when
@@ -281,7 +283,15 @@ class PageReader(Vertical):
         (opened: pinned), ``replace`` (a preview) or ``keep`` (back/forward already
         moved). ``meta``: show the page's frontmatter after its content (False in the
         preview: ``index.md``'s raw YAML filled its short preview, issue 34 item 8; the
-        opened page still has it)."""
+        opened page still has it). ``retitle``: puts the page's title up (the pane's
+        border); when the reader shows another page's body, that body is cleared first,
+        then the history line and ``retitle`` name the new page, and only then is its body
+        laid out, so a title never stands over another page's body (a reviewer trial: a
+        long contract page's first blocks appeared under ``index.md``'s title for ~3 s,
+        Markdown mounts a long page 200 blocks at a time). ``keep_scroll``: the same page
+        read again (it changed on disk): the scroll position stays (clamped to the new
+        length) instead of going to the top or the first match."""
+        previous = self.path
         if history == "push":
             self.history.visit(path, pin=True)
         elif history == "replace":
@@ -314,6 +324,15 @@ class PageReader(Vertical):
         )
         page.match_tokens = self.tokens
         body = clause_anchors(path, body, self.clause_refs)
+        scroll_y = self._scroll_y() if keep_scroll else 0.0
+        if retitle is not None:
+            if previous != path:
+                await page.update("")  # no body of the page before under the new title
+                if not self.is_attached or self.path != path or self.text is not text:
+                    return  # a newer show() took over while the old body was cleared
+            self.matches = 0
+            self._show_bar()
+            retitle()
         await page.update(printable(body, multiline=True))
         if not self.is_attached or self.path != path or self.text is not text:
             return  # left the screen, or a newer show() took over while this one waited
@@ -323,6 +342,10 @@ class PageReader(Vertical):
             scroll = self.query_one("#reader-scroll", VerticalScroll)
         except NoMatches:  # being removed (its children go first) while the page updated
             return
+        if keep_scroll:
+            self.call_after_refresh(scroll.scroll_to, y=scroll_y, animate=False)
+            self.call_after_refresh(self._highlight_again, path, text)
+            return
         scroll.scroll_home(animate=False)
         # a table's cells can be given their text again after this (the Markdown
         # widget updates blocks in place): mark the matches again once drawn
@@ -331,6 +354,11 @@ class PageReader(Vertical):
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
+
+    def _scroll_y(self) -> float:
+        """How far the page body is scrolled now (0 before it is composed)."""
+        scroll = part(self, "#reader-scroll", VerticalScroll)
+        return scroll.scroll_y if scroll is not None else 0.0
 
     def _highlight_again(self, path: str, text: str) -> None:
         """The matches marked again on the page still shown (``path``, ``text``)."""
