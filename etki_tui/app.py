@@ -32,6 +32,7 @@ from etki_tui.config import config_path
 from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
 from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import PageContents
 from etki_tui.header import DeskHeader, StatusLine
 from etki_tui.heap import IdleCollector, release_loaded
 from etki_tui.live import gone, part
@@ -385,6 +386,15 @@ class EtkiApp(AssignFlow):
         # at once (a priority key, see etki_tui.actions): the letters typed right after
         # the / are handed to the box, not to the widget that had the focus
         self.screen.set_focus(self.query_one("#memory-search", Input))
+
+    @property
+    def escape_to_minimize(self) -> bool:
+        """Textual's Esc-leaves-full-screen, except in the reader's open contents: there
+        Esc closes the contents (:class:`PageContents`) and the page stays full-screen."""
+        focused = self.screen.focused
+        if focused is not None and any(isinstance(n, PageContents) for n in focused.ancestors):
+            return False
+        return super().escape_to_minimize
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``q`` quits only from the desk itself with no text box focused (a letter in a

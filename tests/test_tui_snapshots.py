@@ -354,6 +354,34 @@ def test_hafiza_reader(snap_compare, tui_world: TuiWorld, size: tuple[int, int])
     _check(snap_compare, tui_world, size, ["2", "enter"])
 
 
+async def contract_contents(pilot: Pilot) -> None:
+    """The tdrs contract page read full-screen, its contents open and focused (``t``;
+    at 120 columns they start shown beside the page, and ``t`` hides them first)."""
+    from etki_tui.hafiza.pane import MemoryPane
+    from etki_tui.messages import PageWanted
+
+    pane = pilot.app.query_one(MemoryPane)
+    pane.post_message(PageWanted("entities/contracts/tdrs-rfq.md", history="push"))
+    await until(pilot, lambda: pane.reader.path == "entities/contracts/tdrs-rfq.md", "page")
+    await settle(pilot)
+    pane.maximize_reader()
+    await settle(pilot)
+    await press(pilot, "t")
+    if not pane.reader.show_toc:
+        await press(pilot, "t")
+
+
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+@pytest.mark.parametrize("size", SIZES)
+def test_hafiza_contract_contents(
+    snap_compare, tdrs_world: TuiWorld, size: tuple[int, int]
+) -> None:  # noqa: ANN001
+    """t on the whole tdrs contract read full-screen: its clauses listed as "2.1 — Scope,
+    …" (no repeated contract id), cut with … at the column's end; over the page at 80
+    columns, beside it (the page keeping 60 cells) at 120."""
+    _check(snap_compare, tdrs_world, size, ["2", contract_contents])
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_hafiza_links(snap_compare, tui_world: TuiWorld, size: tuple[int, int]) -> None:  # noqa: ANN001
     """l in the reader: the page's wiki links, to follow from the keyboard."""

@@ -17,9 +17,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
@@ -177,35 +179,59 @@ class ReaderMarkdown(Markdown):
         self.match_tokens: list[str] = []
 
 
+_REPEATED_ID = re.compile(r"^[^\s#]+#(?=\S)")
+"""The contract id a contract page's clause headings all start with (``tdrs-rfq#2.1 —
+Scope``): the contents leave it out, it is the page's own title and took the column."""
+
+
+def toc_label(name: str) -> str:
+    """A heading as the contents list it: without a leading ``<contract id>#`` (see
+    :data:`_REPEATED_ID`), so ``tdrs-rfq#2.1 — Scope of work`` reads ``2.1 — Scope of
+    work``; any other heading unchanged."""
+    return _REPEATED_ID.sub("", name, count=1)
+
+
+TOC_TREE_CHROME = 4
+"""Cells of the contents column besides a row's own cells: the tree's padding (1 each
+side, ``#reader-toc > Tree`` in etki.tcss) and a vertical scrollbar (2 cells, Textual's
+default ``scrollbar-size-vertical``)."""
+
+
 class PageContents(MarkdownTableOfContents):
-    """Textual's table of contents with every heading fitted to its column, cut with
-    ``…`` (Textual's tree crops a long label at the edge without a sign, so
-    "tdrs-rfq#3.1.2 — Pre" read as a whole title). Labels are refitted when the column
-    changes width."""
+    """Textual's table of contents (a :class:`~textual.widgets.Tree` inside
+    ``MarkdownTableOfContents``) with every heading shown without its repeated contract
+    id (:func:`toc_label`) and fitted to its column, cut with ``…`` (Textual's tree
+    crops a long label at the edge without a sign). Labels are refitted when the column
+    changes width. Keys (on the tree, focused when ``t`` opens it): Up/Down move,
+    Enter goes to the heading (:class:`Markdown.TableOfContentsSelected`), Esc closes."""
+
+    BINDINGS = [Binding("escape", "close", "Close contents", show=False)]
 
     def rebuild_table_of_contents(self, table_of_contents: Any) -> None:
         """Textual's tree of ``table_of_contents`` ((level, heading, block id) triples),
         then every label fitted."""
         super().rebuild_table_of_contents(table_of_contents)
-        self._headings = {block: (level, name) for level, name, block in table_of_contents}
+        self._headings = {
+            block: (level, toc_label(name)) for level, name, block in table_of_contents
+        }
         self.fit_labels()
 
     def on_resize(self) -> None:
         self.fit_labels()
+        # the tree inside is given its new size in the same layout pass: fit again once
+        # drawn (else a label cut for the old width was cropped at the edge, no sign)
+        self.call_after_refresh(self.fit_labels)
 
-    def fit_labels(self) -> None:
-        """Cut each heading to the cells its row leaves: the guides (4 cells a level
-        below the first), the expand arrow of a heading with sub-headings (2) and the
-        level's numeral (2)."""
+    def _rows(self) -> list[tuple[Any, int, str, int]]:
+        """(node, level, label, cells before the label) of every heading in the tree:
+        the guides (4 cells a level below the first), the expand arrow of a heading with
+        sub-headings (2) and the level's numeral (2)."""
         headings = getattr(self, "_headings", None)
         trees = self.query(Tree)
         if not headings or not trees:
-            return
-        tree = trees.first()
-        width = tree.content_region.width
-        if width <= 0:
-            return  # not laid out yet: on_resize comes
-        stack = list(tree.root.children)
+            return []
+        rows = []
+        stack = list(trees.first().root.children)
         while stack:
             node = stack.pop()
             stack.extend(node.children)
@@ -213,11 +239,35 @@ class PageContents(MarkdownTableOfContents):
             if level_name is None:
                 continue
             level, name = level_name
+            lead = 4 * (level - 1) + (2 if node.allow_expand else 0) + 2
+            rows.append((node, level, name, lead))
+        return rows
+
+    def needed_cells(self) -> int:
+        """Cells the column needs to show every heading whole (0 with no headings)."""
+        rows = self._rows()
+        if not rows:
+            return 0
+        return max(lead + cell_len(name) for _, _, name, lead in rows) + TOC_TREE_CHROME
+
+    def fit_labels(self) -> None:
+        """Cut each heading to the cells its row leaves (see :meth:`_rows`)."""
+        trees = self.query(Tree)
+        if not trees:
+            return
+        width = trees.first().scrollable_content_region.width  # less its scrollbar
+        if width <= 0:
+            return  # not laid out yet: on_resize comes
+        for node, _level, name, lead in self._rows():
             label = node.label
             plain = label.plain if isinstance(label, Text) else str(label)
             numeral = plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
-            room = width - 4 * (level - 1) - (2 if node.allow_expand else 0) - len(numeral)
-            node.set_label(Text.assemble((numeral, "dim"), fit(name, max(room, 1))))
+            node.set_label(Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1))))
+
+    def action_close(self) -> None:
+        """Esc: close the contents, back to the page."""
+        reader = self.query_ancestor(PageReader)
+        reader.close_toc()
 
 
 TOC_CELLS = 29
@@ -243,6 +293,9 @@ class PageReader(Vertical):
         self.text = ""
         self.tokens: list[str] = []
         self.show_toc = False
+        self.toc_over = False
+        """The contents are open over the whole width, the page hidden (too narrow for
+        both, :meth:`set_toc`)."""
         self._toc_choice: bool | None = None  # the reviewer's own choice, once made
         self.matches = 0
         self.cut_short = False
@@ -469,18 +522,55 @@ class PageReader(Vertical):
 
     def set_toc(self, show: bool) -> None:
         """Show or hide the contents pane; before the pane is composed (a resize or a
-        page can arrive first) the choice is kept and applied on mount."""
+        page can arrive first) the choice is kept and applied on mount. Shown, the
+        column takes the cells its headings need (:meth:`PageContents.needed_cells`,
+        at least :data:`TOC_CELLS`) while the page beside keeps
+        :data:`READABLE_BODY_CELLS`; where that leaves the contents under
+        :data:`TOC_CELLS` (80 columns) they take the whole width over the page
+        (:attr:`toc_over`) until closed or a heading is chosen."""
         self.show_toc = show
-        for toc in self.query("#reader-toc"):
+        toc = part(self, "#reader-toc", PageContents)
+        scroll = part(self, "#reader-scroll", VerticalScroll)
+        body = part(self, "#reader-body")
+        if toc is None or scroll is None or body is None:
+            return
+        room = body.size.width or self.size.width
+        beside = min(max(toc.needed_cells(), TOC_CELLS), room - READABLE_BODY_CELLS - 1)
+        self.toc_over = show and room > 0 and beside < TOC_CELLS
+        with self.app.batch_update():
+            if self.toc_over:
+                toc.styles.width = "1fr"
+                toc.styles.max_width = "100%"
+                toc.styles.margin = 0
+            else:
+                toc.styles.width = max(beside, TOC_CELLS - 1) if room > 0 else TOC_CELLS - 1
+                toc.styles.max_width = "100%" if room > 0 else "40%"
+                toc.styles.margin = (0, 1, 0, 0)
             toc.display = show
+            scroll.display = not self.toc_over
+        if not show and toc.has_focus_within:
+            scroll.focus()
+        self.refresh(layout=True)
 
     def on_mount(self) -> None:
         self.set_toc(self.show_toc)
 
     def toggle_toc(self) -> None:
-        """Show or hide the table of contents (and remember the choice)."""
+        """Show or hide the table of contents (and remember the choice); shown, the
+        contents take the focus (Up/Down move, Enter goes to the heading, Esc closes),
+        hidden, the page has it back."""
         self._toc_choice = not self.show_toc
         self.set_toc(self._toc_choice)
+        if self._toc_choice:
+            for tree in self.query("#reader-toc Tree").results(Tree):
+                if tree.cursor_line < 0 and tree.last_line >= 0:
+                    tree.cursor_line = 0
+                tree.focus()
+
+    def close_toc(self) -> None:
+        """Hide the contents (the reviewer's choice), the page focused."""
+        self._toc_choice = False
+        self.set_toc(False)
 
     def on_markdown_table_of_contents_updated(
         self, message: Markdown.TableOfContentsUpdated
@@ -488,6 +578,12 @@ class PageReader(Vertical):
         message.stop()
         for toc in self.query(MarkdownTableOfContents):  # none while (un)mounting
             toc.table_of_contents = message.table_of_contents
+        self.call_after_refresh(self._refit_toc)
+
+    def _refit_toc(self) -> None:
+        """The contents' column fitted to the new page's headings (:meth:`set_toc`)."""
+        if self.is_attached:
+            self.set_toc(self.show_toc)
 
     def on_markdown_table_of_contents_selected(
         self, message: Markdown.TableOfContentsSelected
@@ -498,7 +594,10 @@ class PageReader(Vertical):
             scroll = self.query_one("#reader-scroll", VerticalScroll)
         except NoMatches:  # the page changed (or the reader left) since the click
             return
-        scroll.scroll_to_widget(block, top=True, animate=False)
+        if self.toc_over:  # the contents hid the page: back to it at the heading
+            self.close_toc()
+        scroll.focus()
+        self.call_after_refresh(scroll.scroll_to_widget, block, top=True, animate=False)
 
     # --- links and history --------------------------------------------------------------
 
