@@ -9,7 +9,7 @@ so the values never change afterwards.
 
 Revision ID: 0008
 Revises: 0007
-Create Date: 2027-01-20
+Create Date: 2026-12-07
 """
 
 from __future__ import annotations
