@@ -15,6 +15,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input, Markdown, OptionList
 
@@ -23,6 +24,7 @@ from etki.services import approval_service
 from etki.wiki import fts
 from etki.wiki.search import search
 from etki_tui.hafiza.pane import MemoryPane
+from etki_tui.hafiza.reader import READABLE_BODY_CELLS
 from etki_tui.messages import PageLoaded, SearchResults
 from etki_tui.render import MATCH_STYLE
 from tests.conftest import TuiWorld, build_tui_world, tui_decision
@@ -548,16 +550,19 @@ async def test_hafiza_entries_show_title_and_text_not_the_slug(tmp_path: Path) -
 # --- the reader (issue 12 item 7) -------------------------------------------------------
 
 
+@pytest.mark.parametrize("columns", [120, 100])
 @sync
 async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
-    tmp_path: Path,
+    tmp_path: Path, columns: int
 ) -> None:
-    """At 120 columns the contents tree keeps to its column (a long heading used to
-    widen it over the page body), a heading too long for it is cut with an ellipsis
-    (it used to be cropped without a sign), and the history line says what it counts."""
+    """The contents tree keeps to its column (a long heading used to widen it over the
+    page body); the column takes the cells its headings need while the page keeps a
+    readable line (issue 34 trial: entries cut to ~20 cells), so at 120 columns every
+    heading is whole and at 100 the precedent's title is cut with an ellipsis (it used
+    to be cropped without a sign); the history line says what it counts."""
     world = build_tui_world(tmp_path)
     app = make_app(world)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(columns, 40)) as pilot:
         await pilot.press("2")
         await settle(pilot)
         await pilot.press("enter")  # the precedent's page, full-screen, with contents
@@ -570,15 +575,21 @@ async def test_reader_contents_stay_beside_the_body_and_the_bar_says_history(
         assert tree.region.right <= toc.region.right < body.region.x
         await _until(pilot, lambda: tree.root.children, "the contents")
         headings = {block: name for _, name, block in toc.table_of_contents}
-        labels = []
-        stack = list(tree.root.children)
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            if node.data:
-                labels.append((headings[node.data["block_id"]], node.label.plain.split(" ", 1)[1]))
-        cut = [(name, label) for name, label in labels if label != name]
-        assert cut, "the precedent's title is longer than the contents column"
+
+        def labels() -> list[tuple[str, str]]:
+            """(heading, its label in the tree) of every entry."""
+            out, stack = [], list(tree.root.children)
+            while stack:
+                node = stack.pop()
+                stack.extend(node.children)
+                if node.data:
+                    name = headings[node.data["block_id"]]
+                    out.append((name, node.label.plain.split(" ", 1)[1]))
+            return out
+
+        assert body.region.width >= READABLE_BODY_CELLS
+        cut = [(name, label) for name, label in labels() if label != name]
+        assert bool(cut) == (columns < 120), cut
         assert all(label.endswith("…") and name.startswith(label[:-1]) for name, label in cut)
         assert all(tree.render_line(y).cell_length <= tree.size.width for y in range(5))
         assert not tree.virtual_size.width > tree.size.width  # nothing cropped at the edge
