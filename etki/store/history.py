@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from etki.domain import CaseEvent, CrTerms, ReviewerEstimate
+from etki.domain import CaseEvent, CrTerms, ReviewerEstimate, RulingRecord, Verdict
 from etki.errors import NotFoundError
 
-__all__ = ["audit_event", "merge_history"]
+__all__ = ["audit_event", "earlier_ruling", "merge_history"]
 
 ERASED = "erased"
 """``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
@@ -133,3 +133,30 @@ def merge_history(
         out.append(((at, _RANK.get(kind, 2), 1, i), event))
     out.sort(key=lambda pair: pair[0])
     return [ev for _, ev in out]
+
+
+def earlier_ruling(
+    current: RulingRecord,
+    ruling: Verdict,
+    action: str,
+    reviewer: str,
+    reason: str,
+    ruled_at: str,
+    version: int,
+) -> RulingRecord:
+    """A ruling of ``current``'s case before ``current`` (the committed audit row of a
+    lower ``version``): its own ruling, action, reviewer, reason and date, under the
+    verdict of the case's frozen decision (``current.verdict``). What
+    ``CaseRecord.earlier_rulings`` holds on the ORM path
+    (:func:`etki.store.repository.cases.with_earlier_rulings`) and the lean one
+    (:mod:`etki.store.lean_case`) alike."""
+    return RulingRecord(
+        case_id=current.case_id,
+        ruling=ruling,
+        action=action,
+        reviewer=reviewer,
+        reason=reason,
+        ruled_at=ruled_at,
+        verdict=current.verdict,
+        version=version,
+    )

@@ -157,8 +157,8 @@ class _Reads:
 def _record(row: Any, audit: list[Any], events: list[Any]) -> CaseRecord:
     """The :class:`CaseRecord` of a :data:`CASE` row as the ORM path builds it, its
     earlier rulings, notes, estimate and terms from its ``audit`` and ``events`` rows."""
-    from etki.domain import CaseEvent, CaseRecord, CrTerms, Decision, ReviewerEstimate, RulingRecord
-    from etki.store.history import CR_TERMS, ESTIMATE
+    from etki.domain import CaseEvent, CaseRecord, CrTerms, Decision, ReviewerEstimate
+    from etki.store.history import CR_TERMS, ESTIMATE, earlier_ruling
     from etki.store.lean import ruling_of
 
     case_id, project_id, request_id, title, text, by, at, created, version = row[:9]
@@ -180,16 +180,7 @@ def _record(row: Any, audit: list[Any], events: list[Any]) -> CaseRecord:
     )
     if ruling is not None and ruling.version > 2:  # as with_earlier_rulings
         earlier = tuple(
-            RulingRecord(
-                case_id=case_id,
-                ruling=after,
-                action=action,
-                reviewer=reviewer,
-                reason=reason,
-                ruled_at=when,
-                verdict=ruling.verdict,
-                version=v,
-            )
+            earlier_ruling(ruling, after, action, reviewer, reason, when, v)
             for when, reviewer, action, outcome, _before, after, reason, v in audit
             if outcome == "committed" and v < ruling.version
         )

@@ -28,6 +28,7 @@ from etki.domain import (
 )
 from etki.errors import CaseErasedError, ConflictError, InputError, NotFoundError
 from etki.identity import current_process
+from etki.store.history import earlier_ruling
 from etki.store.models import (
     AuditRow,
     CaseEventRow,
@@ -102,16 +103,7 @@ def with_earlier_rulings(conn: Connection, records: list[CaseRecord]) -> list[Ca
             if version >= current.version:
                 continue  # the ruling in force (or a row newer than the one read)
             earlier.setdefault(case_id, []).append(
-                RulingRecord(
-                    case_id=case_id,
-                    ruling=after,
-                    action=action,
-                    reviewer=reviewer,
-                    reason=reason,
-                    ruled_at=when,
-                    verdict=current.verdict,
-                    version=version,
-                )
+                earlier_ruling(current, after, action, reviewer, reason, when, version)
             )
     return [
         replace(r, earlier_rulings=tuple(earlier[r.case_id])) if r.case_id in earlier else r
