@@ -13,7 +13,6 @@ from pydantic import Field
 
 from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_text, decision_hit
 from etki.mcp.memory import ProjectMemory
-from etki.retrieval.crowding import crowd
 from etki.retrieval.snippets import best_sentence, clip, matched_sentences, node_snippet
 from etki.retrieval.wikirank import RelevanceRanker, content_terms
 from etki.wiki.sections import find_section, page_sections, split_address
@@ -264,10 +263,7 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         # the snippet is chosen on the question's own words: an acronym's spelled-out
         # name (which the ranking adds) would pick the sentence defining the acronym
         own = {t for lang in ranker.languages for t in content_terms(query, lang, ranker.stop)}
-        # every document holding a word, so the per-page cap (host crowding) can move a
-        # page's extra sections after the first WINDOW hits
-        ranked = ranker.rank(query, len(ranker.ids))
-        for doc in crowd(ranked, lambda d: split_address(d.id)[0])[:limit]:
+        for doc in ranker.rank(query, limit):
             said = tuple(t for t in doc.terms if t in own) or doc.terms
             line, snippet = _hit_line(root, doc.id, said, ranker)
             hits.append(
@@ -306,8 +302,7 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "contract and module pages) by relevance to the query's content words "
             "(case- and accent-insensitive, Turkish and German folding); a contract "
             "page is searched clause by clause, each clause a hit of its own "
-            "(path#anchor, titled with the clause's ref and title), at most two hits "
-            "of one page among the first ten (the rest after them); each hit has "
+            "(path#anchor, titled with the clause's ref and title); each hit has "
             "its path, title, best line and the terms it holds; read a page or a "
             "clause section with "
             'read_page. Example: {"query": "was single sign-on agreed?", "limit": 5}',
