@@ -157,14 +157,19 @@ def clause_anchors(current: str, body: str, refs: Iterable[str]) -> str:
 
 def heading_block(page: Markdown, title: str) -> Widget | None:
     """The heading block of ``page`` whose text is ``title`` (a clause section's
-    heading, :attr:`etki.wiki.sections.Section.title`; spaces compared collapsed), or
-    None."""
+    heading, :attr:`etki.wiki.sections.Section.title`; spaces compared collapsed), else
+    the first whose text begins with the same ref (``tdrs-rfq#5.2 —``: emphasis in a
+    title is markup the rendered heading drops), or None."""
     want = " ".join(title.split())
-    for _level, name, block_id in page.table_of_contents:
-        if " ".join(name.split()) == want:
-            found = page.query(f"#{block_id}")
-            return found.first() if found else None
-    return None
+    ref = want.split(" — ", 1)[0] + " —"
+    names = [(" ".join(name.split()), block_id) for _lv, name, block_id in page.table_of_contents]
+    block_id = next((b for n, b in names if n == want), None)
+    if block_id is None and " — " in want:
+        block_id = next((b for n, b in names if n.startswith(ref)), None)
+    if block_id is None:
+        return None
+    found = page.query(f"#{block_id}")
+    return found.first() if found else None
 
 
 class MarkedFence(MarkdownFence):
