@@ -28,7 +28,7 @@ from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_hafiza_toc import screen_lines
 from tests.test_tui_pilot import make_app, settle, shown, sync, until
 
-pytestmark = pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+needs_tdrs = pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
 
 CONTRACT_PAGE = "entities/contracts/tdrs-rfq.md"
 
@@ -43,6 +43,7 @@ async def _search(pilot, pane: MemoryPane, query: str) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
+@needs_tdrs
 @sync
 async def test_clause_sections_are_hits_previewed_alone_and_opened_at_the_clause(
     tmp_path: Path,
@@ -123,6 +124,7 @@ def test_the_match_counter_folds_and_splits_as_the_search(text: str, query: str)
     assert count_matches(text, tokens) == len(match_spans(shown, tokens)) > 0
 
 
+@needs_tdrs
 @sync
 async def test_matches_past_the_preview_cut_are_said(tmp_path: Path) -> None:
     """A page whose only matches lie past the preview's cut (the tdrs contract page for
