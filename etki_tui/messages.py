@@ -309,6 +309,9 @@ class PageLoaded(Message):
     project_id: str = ""
     seq: int = 0
     """Which page request this answers (the app shows only the newest; 0: always)."""
+    anchor: str = ""
+    """A clause section's anchor on the page (a search hit ``path#anchor`` opened): the
+    reader lands on that clause's heading."""
 
 
 @message

@@ -258,7 +258,7 @@ async def test_hafiza_lists_at_most_shown_entries(tui_world: TuiWorld) -> None:
         assert len(ids) == SHOWN_HITS == 50  # the ranked top: hits have their own cap
         prompts = [str(o.prompt) for o in entries.options]
         assert any(f"Search results ({SHOWN + 25})" in p for p in prompts)
-        assert any(f"{SHOWN + 25 - 50} more pages" in p for p in prompts)
+        assert any(f"{SHOWN + 25 - 50} more hits" in p for p in prompts)
 
 
 @sync

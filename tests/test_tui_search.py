@@ -22,7 +22,7 @@ from textual.widgets import Input, Markdown, OptionList
 from etki.domain import Request
 from etki.services import approval_service
 from etki.wiki import fts
-from etki.wiki.search import search
+from etki.wiki.search import ranked_search, search
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.reader import READABLE_BODY_CELLS
 from etki_tui.messages import PageLoaded, SearchResults
@@ -105,6 +105,22 @@ class _Scandirs:
             me.count += 1
 
 
+def _hit_text(wiki: Path, address: str) -> str:
+    """The text of a hit: its page, or its clause section (``path#anchor``)."""
+    from etki.wiki.sections import find_section, split_address
+
+    rel, anchor = split_address(address)
+    text = (wiki / rel).read_text("utf-8")
+    section = find_section(rel, text, anchor) if anchor else None
+    return text if section is None else section.text
+
+
+def ranked(wiki: Path, query: str) -> list:
+    """The hits of ``etki wiki search`` for ``query`` (Python backend, no cut): what the
+    desk's live search lists (issue 33: one search function)."""
+    return ranked_search(wiki, query, limit=None, backend="python").hits
+
+
 def test_a_new_ruling_is_found_by_the_next_search_without_a_walk(tmp_path: Path) -> None:
     world = _world(tmp_path)
     wiki = world.wiki
@@ -138,7 +154,8 @@ def test_a_new_ruling_is_found_by_the_next_search_without_a_walk(tmp_path: Path)
         walks.on = False
     assert walks.count == 0  # not one folder of the wiki listed
     assert found.synced == "queued"  # the projector's queued pages were re-read
-    reference = {h.path for h in search(wiki, "quokka mascot", backend="python")}
+    # the hits of ``etki wiki search`` (the one search: a contract page as its sections)
+    reference = {h.path for h in ranked(wiki, "quokka mascot")}
     assert {h.path for h in found.hits} == reference and found.total == len(reference)
     assert any(
         "req-demo-c0c0a030" in h.path and h.path.startswith("decisions/") for h in found.hits
@@ -191,7 +208,7 @@ def test_folding_finds_what_the_fold_rule_says(tmp_path: Path) -> None:
         return {h.path for h in got.hits}
 
     def reference(query: str) -> set[str]:
-        return {h.path for h in search(wiki, query, backend="python")}
+        return {h.path for h in ranked(wiki, query)}
 
     size = {"größe", "GRÖSSE", "grosse", unicodedata.normalize("NFD", "GRÖßE"), "GROẞE"}
     city = {
@@ -235,11 +252,8 @@ def test_a_two_letter_word_ranks_the_pages_where_it_starts_a_word_first(tmp_path
     _rule(world, (noise, hr))
     got = world.desk.wiki_top("demo", "İK")
     paths = [h.path for h in got.hits]
-    assert set(paths) == {h.path for h in search(world.wiki, "İK", backend="python")}
-    starts = [
-        bool(re.search(r"(?<![a-z0-9])ik", fold((world.wiki / p).read_text("utf-8"))))
-        for p in paths
-    ]
+    assert paths == [h.path for h in ranked(world.wiki, "İK")]  # the same order too
+    starts = [bool(re.search(r"(?<![a-z0-9])ik", fold(_hit_text(world.wiki, p)))) for p in paths]
     assert any(not s for s in starts)  # pages with "ik" only inside a word are found too
     assert starts == sorted(starts, reverse=True), list(zip(paths, starts, strict=True))
     assert any("req-demo-c0c0a003" in p for p in paths[: starts.count(True)])

@@ -1,6 +1,6 @@
 """The desk's wiki: its folder, rebuild and drift, the live search and its pages.
 :class:`DeskWiki` is a part of :class:`etki.services.Desk` (it derives from it); the
-projection is :mod:`etki.wiki.projection`'s, the search :mod:`etki.wiki.fts`'s."""
+projection is :mod:`etki.wiki.projection`'s, the search :mod:`etki.wiki.live`'s."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from etki.errors import NotFoundError
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.wiki.fts import TopHits
+    from etki.wiki.live import TopHits
     from etki.wiki.projection import WikiProjector
 
 log = logging.getLogger("etki.services")
@@ -56,46 +56,25 @@ class DeskWiki:
         limit: int = 100,
         cancelled: Callable[[], bool] | None = None,
     ) -> TopHits | None:
-        """The desk's live search: the ``limit`` best pages of the project's wiki holding
-        every word of ``query``, as a :class:`etki.wiki.fts.TopHits` (``hits`` of
-        :class:`etki.wiki.fts.PageHit` — path, line, snippet of the page's visible text,
-        title — best first; ``total`` matching pages; ``synced`` how the index caught
-        up: ``token``/``queued`` without a walk of the wiki, ``walk`` by stat). The FTS5
-        index is kept current by the projector's change token
-        (:func:`etki.wiki.fts.top`); when it cannot be used, :func:`etki.wiki.search.search`
-        answers (same pages, path order; ``synced`` is ``scan``). An empty answer when
-        the wiki is off or missing or the query has no words. ``cancelled`` is polled
-        (a newer keystroke's search took over): then None is returned."""
-        from etki.text import fold
-        from etki.wiki import fts
-        from etki.wiki.search import query_tokens, search
-        from etki.wiki.writer import UnsafeWikiPath, read_page
+        """The desk's live search: the ``limit`` best hits of the project's wiki for
+        ``query``, as ``etki wiki search`` ranks them (a contract page as its clause
+        sections, ``path#anchor``), as a :class:`etki.wiki.live.TopHits` (``hits`` of
+        :class:`etki.wiki.live.PageHit` — address, line, snippet of the visible text,
+        title; a clause section's title is its heading — best first; ``total`` hits;
+        ``synced`` how the FTS5 index caught up: ``token``/``queued`` without a walk of
+        the wiki, ``walk`` by stat, ``scan`` when the index could not be used and the
+        pages were scanned): :func:`etki.wiki.live.top`. An empty answer when the wiki
+        is off or missing or the query has no words. ``cancelled`` is polled (a newer
+        keystroke's search took over): then None is returned."""
+        from etki.wiki import live
 
         root = self.wiki_root(project_id)
         if root is None or not root.is_dir() or not query.strip():
-            return fts.TopHits([], 0, "none")
+            return live.TopHits([], 0, "none")
         try:
-            found = fts.top(root, query, limit, cancelled)
-        except fts.Cancelled:
+            return live.top(root, query, limit, cancelled)
+        except live.Cancelled:
             return None
-        if found is not None:
-            return found
-        hits = search(root, query)
-        tokens = query_tokens(query)
-        shown: list[fts.PageHit] = []
-        for hit in hits[:limit]:
-            if cancelled is not None and cancelled():
-                return None
-            try:  # never through a symlink planted in the wiki
-                raw = read_page(root, hit.path)
-            except (OSError, UnsafeWikiPath):
-                continue
-            if raw is None:
-                continue
-            text = raw.decode("utf-8", errors="replace")
-            line, snippet = fts.excerpt(text, fold(text), tokens)
-            shown.append(fts.PageHit(hit.path, line, snippet, fts.page_title(text, hit.path)))
-        return fts.TopHits(shown, len(hits), "scan")
 
     def warm_wiki_search(self: _Desk, project_id: str) -> str | None:
         """Bring the project's wiki search index up to the wiki's change token now

@@ -1,4 +1,4 @@
-"""What a hit of the desk's live wiki search shows (:func:`etki.wiki.fts.top`): a page's
+"""What a hit of the desk's live wiki search shows (:func:`etki.wiki.live.top`): a page's
 title and an excerpt of its visible text around the match. Pure functions of the page
 text; moved out of :mod:`etki.wiki.fts` (issue 32) so the index module keeps to its job.
 """
@@ -6,26 +6,11 @@ text; moved out of :mod:`etki.wiki.fts` (issue 32) so the index module keeps to 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from etki.text import fold, printable, spellings
-from etki.wiki.pagematch import _snippet, occurs
+from etki.wiki.pagematch import SHORT_TOKEN, _snippet, occurs, word_start
 
 __all__ = ["SHORT_TOKEN", "excerpt", "page_title", "word_start"]
-
-SHORT_TOKEN = 3
-"""Tokens shorter than this are ranked by where they occur
-(:func:`etki.wiki.fts._word_starts`): the trigram index cannot rank them, and as
-substrings they are everywhere."""
-
-
-@lru_cache(maxsize=256)
-def word_start(token: str) -> re.Pattern[str]:
-    """``token`` (folded) where it begins a word of folded text: at the start or after a
-    character that is not a lower-case ASCII letter or digit (the rule of
-    :func:`etki.wiki.fts._word_starts`, for the excerpt)."""
-    return re.compile(r"(?<![a-z0-9])" + re.escape(token))
-
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+")
 _ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
@@ -126,7 +111,7 @@ def excerpt(text: str, folded: str, tokens: list[str]) -> tuple[int, str]:
     """``(line, snippet)`` of page ``text`` (``folded`` = ``fold(text)``) for a hit on
     ``tokens``: the body line (after the frontmatter, not the title heading) whose
     visible text (:func:`_visible`) holds the most tokens, then the most one- or
-    two-letter tokens at the start of a word (as :func:`top` ranks pages), the first
+    two-letter tokens at the start of a word (as :func:`etki.wiki.pagematch.rank_key` ranks pages), the first
     such line on a tie,
     cut to about :data:`etki.wiki.pagematch.SNIPPET_CHARS` characters around the first
     match — page text, never a slug or link target. When no visible body line holds a

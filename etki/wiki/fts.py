@@ -23,7 +23,8 @@ lock, right after it wrote pages and the state file, calls :func:`note_written` 
 pages it rendered: when the index was current with the state file before that write,
 those paths are queued (table ``pending``) and the new token recorded, in one short
 transaction — no page is read on the ruling's path. A search (:func:`search_scored`, the
-CLI and MCP path, and :func:`top`, the desk's live search; :func:`catch_up` alone) then
+unranked path, and :func:`etki.wiki.ftsranked.search_ranked`, the ranked one of ``etki
+wiki search`` and the desk's live search; :func:`catch_up` alone) then
 reads the state file (one small read), re-indexes only the queued pages whose stamp
 changed, and queries: no walk of the wiki. When the token differs (another writer that
 did not note, a killed projection, a rebuild: :func:`invalidate`) or the wiki has no
@@ -45,10 +46,8 @@ folded text; the candidates it returns (a superset) go
 through the same matcher as every backend (on their folded text,
 :mod:`etki.wiki.pagematch`) for the exact AND and the best line, so the hits equal the
 other backends'; the raw text is read only for the hits returned, for their snippet.
-:func:`top` asks FTS5 for the rowids only, ranked by ``bm25`` (title matches weigh
-more), and reads the text of the ``limit`` best pages alone, for their
-:class:`PageHit` (title and an excerpt of the page's visible text around the match).
-Every step can be cancelled (``cancelled()`` polled by SQLite's progress handler and
+The ranked search (:mod:`etki.wiki.ftsranked`) ranks and cuts in SQLite and reads the
+text of the ``limit`` best hits alone. Every step of the desk's search can be cancelled (``cancelled()`` polled by SQLite's progress handler and
 while waiting on a lock): a newer keystroke's search never waits for an older one.
 """
 
@@ -62,15 +61,14 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from etki.text import fold, spellings
-from etki.wiki.excerpt import SHORT_TOKEN, excerpt, page_title
+from etki.wiki.excerpt import page_title
 from etki.wiki.pagematch import (
+    Cancelled,
     Hit,
     _best_in_folded,
     page_snippet,
-    query_tokens,
     walk_pages,
 )
 from etki.wiki.sections import page_parts
@@ -80,18 +78,14 @@ __all__ = [
     "NOTE_WAIT_S",
     "SCHEMA_VERSION",
     "Cancelled",
-    "PageHit",
-    "TopHits",
     "catch_up",
     "drop",
-    "excerpt",
     "index_path",
     "invalidate",
     "note_written",
     "page_title",
     "refresh",
     "search_scored",
-    "top",
 ]
 
 SCHEMA_VERSION = "4"
@@ -124,10 +118,6 @@ def drop(root: Path) -> bool:
             part.unlink()
             removed = True
     return removed
-
-
-class Cancelled(Exception):
-    """The caller's ``cancelled()`` said stop (a newer search took over)."""
 
 
 def _create(db: sqlite3.Connection) -> None:
@@ -420,9 +410,9 @@ def refresh(root: Path) -> bool:
 
 def catch_up(root: Path) -> str | None:
     """Bring the index of the wiki at ``root`` up to its change token, as the next
-    :func:`top` would (the desk calls it after a projection and on start, in a worker,
-    so the next keystroke finds it warm): ``"token"``, ``"queued"`` or ``"walk"`` (see
-    :func:`top`), or None when the index cannot be used."""
+    the next search would (the desk calls it after a projection and on start, in a
+    worker, so the next keystroke finds it warm): ``"token"``, ``"queued"`` or
+    ``"walk"`` (see :func:`_current`), or None when the index cannot be used."""
     try:
         db = _open(index_path(root))
     except (sqlite3.Error, OSError):
@@ -510,29 +500,6 @@ def _current_index(root: Path) -> Iterator[sqlite3.Connection | None]:
 # --- queries ---------------------------------------------------------------------------------
 
 
-class PageHit(NamedTuple):
-    """One page of a :func:`top` search: ``path`` (wiki-relative), ``line`` (1-based, of
-    the excerpt), ``snippet`` (visible page text around the match, one printable line)
-    and ``title`` (the page's title). The first three fields are those of
-    :class:`etki.wiki.pagematch.Hit`."""
-
-    path: str
-    line: int
-    snippet: str
-    title: str
-
-
-class TopHits(NamedTuple):
-    """A :func:`top` answer: the ``hits`` shown (best first), ``total`` pages holding
-    every token, and ``synced``: how the index was brought up to the wiki first
-    (``"token"``: already current, ``"queued"``: the projector's queued pages
-    re-indexed, ``"walk"``: synced by stat)."""
-
-    hits: list[PageHit]
-    total: int
-    synced: str
-
-
 def _phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
@@ -542,7 +509,7 @@ def _where(tokens: list[str], table: str = "pages") -> tuple[str, list[str], boo
     token whose spellings (:func:`etki.text.spellings`) all have three or more
     characters goes to ``MATCH`` (its spellings OR-ed), any other to ``instr`` on the
     folded text (the trigram tokenizer cannot match shorter text); the third value says
-    whether ``MATCH`` is used (so ``bm25`` can rank)."""
+    whether ``MATCH`` is used."""
     where: list[str] = []
     args: list[str] = []
     match: list[str] = []
@@ -559,129 +526,44 @@ def _where(tokens: list[str], table: str = "pages") -> tuple[str, list[str], boo
     return " AND ".join(where), args, bool(match)
 
 
-def _word_starts(tokens: list[str]) -> tuple[str, list[str]]:
-    """An SQL expression (and its arguments) counting the short tokens (shorter than
-    :data:`SHORT_TOKEN`; their spellings OR-ed) that begin a word of the page's folded
-    text, and ``"0"`` when the query has none. A two-letter word as a substring is in
-    most pages (a trial: "İK", the Turkish "HR", found "impacted" and "Bakanlıkla" first,
-    in path order); a page where it starts a word comes first. Every page holding the
-    tokens is still found (the match rule of all backends), only the order changes.
-    ``GLOB`` on the folded text (lower case; a word character is a letter or digit, and
-    folded Latin letters are ASCII): the token at the start or after a non-alphanumeric
-    character. Tokens are letters and digits only, so no GLOB metacharacter."""
-    parts: list[str] = []
-    args: list[str] = []
-    for t in tokens:
-        if len(t) >= SHORT_TOKEN:
-            continue
-        forms = spellings(t)
-        parts.append(
-            "(" + " OR ".join(["pages.folded GLOB ? OR pages.folded GLOB ?"] * len(forms)) + ")"
-        )
-        for form in forms:
-            args += [f"{form}*", f"*[^a-z0-9]{form}*"]
-    return ("(" + " + ".join(parts) + ")" if parts else "0"), args
+def json_list(values: list[int]) -> str:
+    """``values`` as a JSON array (for ``json_each`` in SQL)."""
+    return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
-def top(
-    root: Path, query: str, limit: int = 100, cancelled: Callable[[], bool] | None = None
-) -> TopHits | None:
-    """The ``limit`` best pages of the wiki at ``root`` holding every folded token of
-    ``query`` (the same pages as :func:`etki.wiki.search.search`), ranked by FTS5's
-    ``bm25`` (a match in the title weighs 4x; ties by path; queries of only one- or
-    two-letter words by path), pages where the query's one- or two-letter words begin a
-    word first (:func:`_word_starts`), with their total count. The index is first
-    brought up to the wiki's change token (:func:`catch_up`'s rule: no walk while the
-    projector keeps it current). Only the ``limit`` pages shown are read back, for their title and
-    excerpt (:func:`excerpt`).
+def _snapshot(
+    root: Path, cancelled: Callable[[], bool] | None = None
+) -> tuple[sqlite3.Connection, str] | None:
+    """The index of the wiki at ``root`` brought up to the wiki's change token
+    (:func:`catch_up`'s rule: no walk while the projector keeps it current) and inside
+    a read transaction (``BEGIN``): one snapshot for the reads that follow, so a
+    concurrent sync cannot split them; with how it was synced (``token``, ``queued``,
+    ``walk``: :func:`_current`). None when the index cannot be opened or synced (the
+    caller falls back); else the caller closes the connection.
 
-    ``cancelled`` is polled while waiting for another writer of the index and, through
-    SQLite's progress handler, while the query runs: when it returns True,
-    :class:`Cancelled` is raised (the sync of queued pages is never cut halfway: a
-    transaction either lands or is rolled back). None when the index cannot be used
-    (no FTS5 trigram tokenizer, a read-only folder, a broken file): the caller falls
-    back to :func:`etki.wiki.search.search`."""
+    ``cancelled`` (the desk's live search): polled while waiting for another writer of
+    the index and, through SQLite's progress handler, while the caller's queries run;
+    when it returns True, :class:`Cancelled` is raised (the sync of queued pages is
+    never cut halfway: a transaction either lands or is rolled back)."""
     stop = cancelled or _never
-    tokens = query_tokens(query)
-    root = Path(root)
-    if not tokens:
-        return TopHits([], 0, "none")
     try:
-        db = _open(index_path(root), timeout=0.05)
+        db = _open(index_path(root), timeout=0.05 if cancelled is not None else 30.0)
     except (sqlite3.Error, OSError):
         return None
     try:
         synced = _current(db, root, stop)
         if stop():
             raise Cancelled
-        where, args, ranked = _where(tokens)
+        db.execute("BEGIN")
         if cancelled is not None:
             db.set_progress_handler(lambda: 1 if stop() else 0, _POLL_OPS)
-        score = "bm25(pages, 0.0, 4.0, 1.0)" if ranked else "0.0"
-        starts, start_args = _word_starts(tokens)
-        try:
-            rows = db.execute(
-                f"SELECT pages.rowid, {score}, files.path, {starts} FROM pages "  # noqa: S608
-                "JOIN files ON files.id = pages.rowid WHERE " + where,
-                start_args + args,
-            ).fetchall()
-            rows.sort(key=lambda r: (-r[3], r[1], r[2]))
-            shown = [r[0] for r in rows[:limit]]
-            found = {
-                rowid: (path, title, raw, folded)
-                for rowid, path, title, raw, folded in db.execute(
-                    "SELECT files.id, files.path, files.title, pages.raw, "
-                    "pages.folded FROM files JOIN pages ON pages.rowid = "
-                    "files.id WHERE files.id IN (SELECT value FROM "
-                    "json_each(?))",
-                    (json_list(shown),),
-                )
-            }
-        except sqlite3.OperationalError:
-            if stop():
-                raise Cancelled from None
-            raise
-    except (sqlite3.Error, OSError, UnsafeWikiPath):
-        return None
-    finally:
-        db.close()
-    hits: list[PageHit] = []
-    for rowid in shown:
-        if rowid not in found:
-            continue
-        if stop():
-            raise Cancelled
-        path, title, raw, folded = found[rowid]
-        line, snippet = excerpt(raw.decode("utf-8", errors="replace"), folded, tokens)
-        hits.append(PageHit(path, line, snippet, title))
-    return TopHits(hits, len(rows), synced)
-
-
-def json_list(values: list[int]) -> str:
-    """``values`` as a JSON array (for ``json_each`` in SQL)."""
-    return "[" + ",".join(str(int(v)) for v in values) + "]"
-
-
-def _snapshot(root: Path) -> sqlite3.Connection | None:
-    """The index of the wiki at ``root`` brought up to the wiki's change token
-    (:func:`catch_up`'s rule: no walk while the projector keeps it current) and inside
-    a read transaction (``BEGIN``): one snapshot for the reads that follow, so a
-    concurrent sync cannot split them. None when the index cannot be opened or synced
-    (the caller falls back); else the caller closes the connection."""
-    try:
-        db = _open(index_path(root))
-    except (sqlite3.Error, OSError):
-        return None
-    try:
-        _current(db, root, _never)
-        db.execute("BEGIN")
     except (sqlite3.Error, OSError, UnsafeWikiPath):
         db.close()
         return None
     except BaseException:
         db.close()
         raise
-    return db
+    return db, synced
 
 
 def search_scored(
@@ -696,9 +578,10 @@ def search_scored(
     token the index has not seen, is synced by stat). The candidates' folded text alone
     decides the hits and their order; the raw text is read back only for the hits
     returned, for their snippet."""
-    db = _snapshot(Path(root))
-    if db is None:
+    snap = _snapshot(Path(root))
+    if snap is None:
         return None
+    db = snap[0]
     try:
         where, args, _ = _where(tokens)
         ranked: list[tuple[int, str, int, int, str]] = []  # (-count, path, rowid, index, first)

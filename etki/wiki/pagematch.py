@@ -11,13 +11,16 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from etki.text import fold, fold_origin, printable, spellings, words
 
 __all__ = [
+    "SHORT_TOKEN",
     "SNIPPET_CHARS",
+    "Cancelled",
     "Hit",
     "fenced",
     "match_folded",
@@ -27,12 +30,25 @@ __all__ = [
     "query_tokens",
     "rank_key",
     "rank_sql",
+    "starts_sql",
     "title_hits",
     "walk_pages",
+    "word_start",
+    "word_starts",
 ]
 
 SNIPPET_CHARS = 160
 """Longest snippet, in characters (an ellipsis marks each cut end)."""
+
+
+SHORT_TOKEN = 3
+"""Tokens shorter than this are ranked by where they occur (:func:`word_starts`): the
+trigram index cannot rank them, and as substrings they are everywhere (a trial: "İK",
+the Turkish "HR", found "impacted" and "Bakanlıkla" first)."""
+
+
+class Cancelled(Exception):
+    """A search was cancelled by its caller (a newer keystroke's search took over)."""
 
 
 class Hit(NamedTuple):
@@ -202,14 +218,55 @@ def title_hits(ftitle: str, tokens: list[str]) -> int:
     return sum(1 for t in tokens if occurs(ftitle, t) is not None)
 
 
-def rank_key(ftitle: str, size: int, path: str, tokens: list[str]) -> tuple[int, int, str]:
-    """The sort key of a hit in ``etki wiki search`` (smallest first): pages whose folded
-    title ``ftitle`` holds more of the query's ``tokens`` first (:func:`title_hits`),
-    then the shorter page (``size``: the page's length in bytes; a page about the words
-    before the megabyte-sized ``index.md`` that names every decision), then ``path``.
-    Nothing in it needs the page's body: the FTS5 index keeps the folded title and the
-    size of every page and ranks inside SQLite (:func:`rank_sql`)."""
-    return (-title_hits(ftitle, tokens), size, path)
+@lru_cache(maxsize=256)
+def word_start(token: str) -> re.Pattern[str]:
+    """``token`` (folded) where it begins a word of folded text: at the start or after a
+    character that is not a lower-case ASCII letter or digit (folded Latin letters are
+    ASCII; the rule of :func:`starts_sql`)."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(token))
+
+
+def word_starts(folded: str, tokens: list[str]) -> int:
+    """How many of the query's short ``tokens`` (shorter than :data:`SHORT_TOKEN`, each
+    in any of its :func:`etki.text.spellings`) begin a word of the folded text
+    ``folded`` (:func:`word_start`); 0 for a query without short tokens."""
+    return sum(
+        1
+        for t in tokens
+        if len(t) < SHORT_TOKEN and any(word_start(f).search(folded) for f in spellings(t))
+    )
+
+
+def starts_sql(tokens: list[str], column: str) -> tuple[str, list[str]]:
+    """An SQLite expression (and its arguments) equal to :func:`word_starts` of the
+    folded text in ``column`` (an identifier of our own SQL, never user text): ``GLOB``
+    on the token at the start or after a character not in ``[a-z0-9]``. Tokens are
+    letters and digits only, so no GLOB metacharacter; ``"0"`` without short tokens."""
+    parts: list[str] = []
+    args: list[str] = []
+    for t in tokens:
+        if len(t) >= SHORT_TOKEN:
+            continue
+        forms = spellings(t)
+        parts.append("(" + " OR ".join([f"{column} GLOB ? OR {column} GLOB ?"] * len(forms)) + ")")
+        for form in forms:
+            args += [f"{form}*", f"*[^a-z0-9]{form}*"]
+    return ("(" + " + ".join(parts) + ")" if parts else "0"), args
+
+
+def rank_key(
+    ftitle: str, size: int, path: str, tokens: list[str], starts: int = 0
+) -> tuple[int, int, int, str]:
+    """The sort key of a hit in ``etki wiki search`` and the desk's live search (smallest
+    first): pages where more of the query's one- or two-letter words begin a word
+    (``starts``: :func:`word_starts` of the page's folded text; a two-letter word as a
+    substring is in most pages) first, then pages whose folded title ``ftitle`` holds
+    more of the query's ``tokens`` (:func:`title_hits`), then the shorter page
+    (``size``: the page's length in bytes; a page about the words before the
+    megabyte-sized ``index.md`` that names every decision), then ``path``. The FTS5
+    index keeps the folded title, text and size of every page and ranks inside SQLite
+    (:func:`rank_sql`, :func:`starts_sql`)."""
+    return (-starts, -title_hits(ftitle, tokens), size, path)
 
 
 def rank_sql(tokens: list[str], column: str) -> tuple[str, list[str]]:

@@ -32,8 +32,8 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
   (:mod:`etki.wiki.fts`). It is a side
   file *beside* the wiki folder, never inside it, so ``verify`` and ``rebuild`` do not see
   it, and it works whatever the main database is (SQLite or PostgreSQL). It is brought
-  up to the wiki's change token before each query, like the desk's live search
-  (:func:`etki.wiki.fts.top`): no walk while the projector keeps it current (it queues
+  up to the wiki's change token before each query (the desk's live search is
+  :func:`ranked_search` on it): no walk while the projector keeps it current (it queues
   the pages it wrote); a wiki without a state file, or one whose token the index has not
   seen (a rebuild, a killed projection), is synced by stat, each page's (size, mtime,
   ctime, inode) against what was indexed; :func:`etki.wiki.fts.refresh` does that after
@@ -42,8 +42,10 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
 * ``python``: read and fold every page (the reference; used for small wikis).
 
 ``etki wiki search`` prints a ranked top N instead (:func:`ranked_search`, issue 32): the
-same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (pages whose title holds more
-of the words first, then shorter pages, then path). The FTS5 index ranks and cuts inside
+same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (pages where the query's
+one- or two-letter words begin a word first, then pages whose title holds more of the
+words, then shorter pages, then path); the desk's live search is the same function
+(:func:`etki.wiki.live.top` adds each hit's title and visible excerpt). The FTS5 index ranks and cuts inside
 SQLite from the folded title and byte size it stores per page and reads text only for
 the hits shown; ``rg`` and Python read each hit page's title and size and sort the same
 way, so every backend prints the same lines. A contract page is searched clause by
@@ -66,7 +68,7 @@ import stat
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -76,7 +78,9 @@ from etki.text import fold, spellings
 from etki.wiki.excerpt import page_title
 from etki.wiki.foldinverse import fold_inverse
 from etki.wiki.pagematch import (
+    SHORT_TOKEN,
     SNIPPET_CHARS,
+    Cancelled,
     Hit,
     _best_in_folded,
     match_folded,
@@ -86,6 +90,7 @@ from etki.wiki.pagematch import (
     query_tokens,
     rank_key,
     walk_pages,
+    word_starts,
 )
 
 __all__ = [
@@ -488,28 +493,38 @@ DEFAULT_LIMIT = 20
 
 class Ranked(NamedTuple):
     """A :func:`ranked_search` answer: the ``hits`` shown (best first), ``total`` pages
-    holding every token, and the ``backend`` that answered (``fts``, ``rg``, ``python``
-    or ``none`` for a query without words or a missing folder)."""
+    holding every token, the ``backend`` that answered (``fts``, ``rg``, ``python``
+    or ``none`` for a query without words or a missing folder) and, when the FTS5 index
+    answered, how it caught up with the wiki first (``synced``: ``token``, ``queued``
+    or ``walk``; ``""`` otherwise)."""
 
     hits: list[Hit]
     total: int
     backend: str
+    synced: str = ""
 
 
 def _rank(
-    root: Path, scored: Iterable[_Scored], tokens: list[str]
-) -> list[tuple[tuple[int, int, str], Hit | _Pending]]:
+    root: Path,
+    scored: Iterable[_Scored],
+    tokens: list[str],
+    cancelled: Callable[[], bool] | None = None,
+) -> list[tuple[tuple[int, int, int, str], Hit | _Pending]]:
     """Each page of ``scored`` with its :func:`etki.wiki.pagematch.rank_key` (its title
     and size read from the page, as the FTS5 index stores them), sorted; a page that
     cannot be read is left out (as every backend skips it). A contract page gives its
     parts instead (:func:`etki.wiki.sections.page_parts`: its head and every clause
     section, ``path#anchor``), each that holds every token with its own key (its title,
     size and address) and line (on the page), as the FTS5 index stores and ranks them;
-    a page holding a token only outside every part holding the others gives none."""
+    a page holding a token only outside every part holding the others gives none.
+    ``cancelled`` is polled before each page (:class:`~etki.wiki.pagematch.Cancelled`)."""
     from etki.wiki.sections import page_parts
 
-    out: list[tuple[tuple[int, int, str], Hit | _Pending]] = []
+    short = any(len(t) < SHORT_TOKEN for t in tokens)  # else no word starts to count
+    out: list[tuple[tuple[int, int, int, str], Hit | _Pending]] = []
     for _, rel, found in scored:
+        if cancelled is not None and cancelled():
+            raise Cancelled
         try:
             raw = (root / rel).read_bytes()
         except OSError:
@@ -517,13 +532,16 @@ def _rank(
         text = raw.decode("utf-8", errors="replace")
         parts = page_parts(rel, text)
         if not parts:
-            out.append((rank_key(fold(page_title(text, rel)), len(raw), rel, tokens), found))
+            starts = word_starts(fold(text), tokens) if short else 0
+            key = rank_key(fold(page_title(text, rel)), len(raw), rel, tokens, starts)
+            out.append((key, found))
             continue
         for part in parts:
             got = match_folded(part.text, part.folded, tokens)
             if got is not None:
                 line, _, snippet = got
-                key = rank_key(part.ftitle, part.size, part.address, tokens)
+                starts = word_starts(part.folded, tokens) if short else 0
+                key = rank_key(part.ftitle, part.size, part.address, tokens, starts)
                 out.append((key, Hit(part.address, part.start + line, snippet)))
     return sorted(out, key=lambda r: r[0])
 
@@ -535,6 +553,7 @@ def ranked_search(
     limit: int | None = DEFAULT_LIMIT,
     use_rg: bool | None = None,
     backend: str | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Ranked:
     """The ``limit`` best pages (None: every one) of the wiki at ``wiki_root`` holding
     every token of ``query`` — the same pages as :func:`search` — ranked by
@@ -544,7 +563,10 @@ def ranked_search(
     ranks and cuts inside SQLite from the folded title and size it stores and reads
     text only for the hits returned (:func:`etki.wiki.ftsranked.search_ranked`); ``rg`` and
     Python read the title and size of every hit page and rank them the same way, so every backend returns the same list. Raises ``ValueError`` for an
-    unknown ``backend`` or a ``limit`` below 1."""
+    unknown ``backend`` or a ``limit`` below 1. ``cancelled`` (the desk's live search:
+    a newer keystroke's search took over) is polled while the FTS5 index waits for a
+    lock or runs its query and before each page read; when it returns True,
+    :class:`~etki.wiki.pagematch.Cancelled` is raised."""
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     tokens = query_tokens(query)
@@ -560,14 +582,14 @@ def ranked_search(
         elif name == "fts":
             from etki.wiki.ftsranked import search_ranked
 
-            got = search_ranked(root, tokens, limit)
+            got = search_ranked(root, tokens, limit, cancelled)
             if got is not None:
-                return Ranked(got[0], got[1], "fts")
+                return Ranked(got[0], got[1], "fts", got[2])
         if scored is not None:
             answered = name
             break
     if scored is None:
         scored = _scan(root, wiki_files(root), tokens)
-    ranked = _rank(root, scored, tokens)
+    ranked = _rank(root, scored, tokens, cancelled)
     shown = ranked if limit is None else ranked[:limit]
-    return Ranked([_hit(root, key[2], found) for key, found in shown], len(ranked), answered)
+    return Ranked([_hit(root, key[3], found) for key, found in shown], len(ranked), answered)

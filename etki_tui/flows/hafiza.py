@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.message import Message
 from textual.widgets import Input
@@ -29,6 +31,9 @@ from etki_tui.messages import (
 from etki_tui.render import when
 from etki_tui.workers import desk_worker
 
+if TYPE_CHECKING:
+    from etki.services import Desk
+
 
 def _search_failed(
     exc: Exception, project_id: str, query: str, seq: int, _width: int
@@ -43,6 +48,30 @@ def _search_failed(
         project_id=project_id,
         seq=seq,
         error=f"search failed: {one_line(exc)}. {advice(exc)}",
+    )
+
+
+def read_address(
+    desk: Desk, project_id: str, address: str, history: str, seq: int = 0
+) -> PageLoaded:
+    """The :class:`PageLoaded` of a wiki page, or of a search hit's clause section
+    (``path#anchor``, issue 33): previewed (``replace``, ``refresh``) it is the section
+    alone under its address (small, so the preview holds it whole and counts its
+    matches); opened, it is the whole contract page with ``anchor`` set, so the reader
+    lands on the clause. Raises ``NotFoundError`` for a missing page or section."""
+    from etki.wiki.sections import find_section, split_address
+
+    rel, anchor = split_address(address)
+    text = desk.read_page(project_id, rel)
+    if not anchor:
+        return PageLoaded(address, text, history=history, project_id=project_id, seq=seq)
+    section = find_section(rel, text, anchor)
+    if section is None:
+        raise NotFoundError(f"no clause section '{anchor}' on {rel}")
+    if history in ("replace", "refresh"):
+        return PageLoaded(address, section.text, history=history, project_id=project_id, seq=seq)
+    return PageLoaded(
+        rel, text, history=history, project_id=project_id, seq=seq, anchor=section.anchor
     )
 
 
@@ -108,14 +137,8 @@ class HafizaFlow(QueueFeedFlow):
     def load_page(
         self, project_id: str, path: str, history: str = "replace", seq: int = 0
     ) -> PageLoaded:
-        """Read one wiki page."""
-        return PageLoaded(
-            path,
-            self.desk.read_page(project_id, path),
-            history=history,
-            project_id=project_id,
-            seq=seq,
-        )
+        """Read one wiki page (or a clause section, ``path#anchor``: :func:`read_address`)."""
+        return read_address(self.desk, project_id, path, history, seq)
 
     @desk_worker("page-refresh")
     def refresh_page(self, project_id: str, path: str) -> PageLoaded:
@@ -123,9 +146,7 @@ class HafizaFlow(QueueFeedFlow):
         ruled a case: ``index.md``'s counts, a decision page); the pane lays it out
         again only if its text differs (:meth:`MemoryPane.show_page_soon`). A page that
         cannot be read now posts nothing: the lists, just reloaded, say what is there."""
-        return PageLoaded(
-            path, self.desk.read_page(project_id, path), history="refresh", project_id=project_id
-        )
+        return read_address(self.desk, project_id, path, "refresh")
 
     def _reveal_page(self, _project_id: str, answer: Message) -> None:
         """After :meth:`open_case_page` read a decision page (not after the notice that
@@ -229,7 +250,13 @@ class HafizaFlow(QueueFeedFlow):
         pane = self.desk_part(MemoryPane, message)
         if pane is not None:
             # laid out in the pane's own worker: keys never wait for a page's markdown
-            pane.show_page_soon(message.path, message.text, message.error, history=message.history)
+            pane.show_page_soon(
+                message.path,
+                message.text,
+                message.error,
+                history=message.history,
+                anchor=message.anchor,
+            )
 
     @on(SearchChanged)
     def _search_changed(self, message: SearchChanged) -> None:

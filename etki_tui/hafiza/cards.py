@@ -209,11 +209,14 @@ lays out these entries on the event loop, so fewer keep typing free."""
 
 def hit_prompt(title: str, path: str, snippet: str, tokens: Sequence[str], width: int) -> Content:
     """The two-line list entry of one search hit: ``title`` (or ``path``) in bold and the
-    page kind, then the part of ``snippet`` around the first match; ``tokens`` (folded
+    page kind (``clause`` for a contract page's clause section, ``path#anchor``, whose
+    title is its heading: ref and title), then the part of ``snippet`` around the first match; ``tokens`` (folded
     query words) highlighted; fitted to ``width`` cells. Pure: the search worker builds
     these off the event loop (:func:`hit_prompts`)."""
     page = page_kind(path)
     kind = _KIND.get(page, "page")
+    if "#" in path and page_kind(path.partition("#")[0]) == "contract":
+        kind = "clause"  # a contract page's clause section (issue 33): titled ref — title
     if title and fold(title).startswith(_TITLE_SAYS.get(page, "\0")):
         kind = ""  # "Precedent: …" needs no "precedent" after it
     prompt = Text()

@@ -124,7 +124,8 @@ class MemoryPane(PreviewShown):
         self._prompts: tuple[int, list[Content]] | None = None
         """(width, entries) of :attr:`hits` as the search worker laid them out."""
         self.total = 0
-        """How many pages hold every word of the search (``hits`` holds the best)."""
+        """How many hits (pages, clause sections) hold every word of the search (``hits``
+        holds the best)."""
         self.query_text = ""
         self.search_error: str | None = None
         self.precedents: list[CaseRecord] = []
@@ -342,7 +343,7 @@ class MemoryPane(PreviewShown):
                     Option(
                         Text(
                             f"  … {self.total - len(shown)} "
-                            "more pages: add words to narrow the search",
+                            "more hits: add words to narrow the search",
                             style="dim",
                         ),
                         disabled=True,
@@ -521,11 +522,13 @@ class MemoryPane(PreviewShown):
         self.open_page(path)
 
     def open_page(self, path: str) -> None:
-        """Open ``path`` in the reader (pinned in its history) and read full-screen."""
+        """Open ``path`` in the reader (pinned in its history) and read full-screen; a
+        clause section (``path#anchor``, a search hit, previewed alone) opens its whole
+        contract page at the clause."""
         self._cancel_preview()
         reader = self.reader
         self.wanted = path
-        if reader.display and reader.path == path and not reader.cut_short:
+        if reader.display and reader.path == path and not reader.cut_short and "#" not in path:
             reader.history.visit(path, pin=True)
             reader._show_bar()
             reader.show_meta()  # the preview left it out; the opened page has it

@@ -85,8 +85,10 @@ class PreviewShown(Horizontal):
         *,
         history: str = "replace",
         generation: int | None = None,
+        anchor: str = "",
     ) -> None:
-        """Show a wiki page in the reader (client text made terminal-safe first).
+        """Show a wiki page in the reader (client text made terminal-safe first),
+        landing on the clause section ``anchor`` when given (an opened search hit).
         ``generation``: the :attr:`preview_generation` it was asked for; when a newer
         one was asked for before or while the page is laid out, it is not shown. A
         preview (``replace``) is laid out behind the loading card; then the reader, its
@@ -142,6 +144,7 @@ class PreviewShown(Horizontal):
             meta=full,  # the preview shows the page, not its YAML
             retitle=None if history == "replace" or refresh else retitle,
             keep_scroll=refresh,
+            anchor=anchor,
         )
         preview = part(self, "#memory-preview")
         if preview is None or gone(self):
@@ -184,7 +187,13 @@ class PreviewShown(Horizontal):
         return Group(*lines)
 
     def show_page_soon(
-        self, path: str, text: str, error: str | None = None, *, history: str = "replace"
+        self,
+        path: str,
+        text: str,
+        error: str | None = None,
+        *,
+        history: str = "replace",
+        anchor: str = "",
     ) -> None:
         """Show a page that was read (:class:`PageLoaded`) in the pane's exclusive
         ``memory-show`` worker, so the app's message queue — and every key — never
@@ -193,7 +202,8 @@ class PreviewShown(Horizontal):
         (:attr:`wanted`) is dropped; an opened page takes a new generation. ``refresh``:
         the page shown, read again because the wiki changed (:meth:`shown_page`),
         laid out again only if its text differs, in the same generation (a card or page
-        asked for meanwhile wins) and at the same scroll position."""
+        asked for meanwhile wins) and at the same scroll position. ``anchor``: the
+        clause section an opened search hit lands on."""
         if history == "replace" and (path != self.wanted or self.opened is not None):
             return
         if history == "refresh":
@@ -206,7 +216,14 @@ class PreviewShown(Horizontal):
             self.opened = self.wanted = path
             self.preview_generation += 1
         self.run_worker(
-            self.show_page(path, text, error, history=history, generation=self.preview_generation),
+            self.show_page(
+                path,
+                text,
+                error,
+                history=history,
+                generation=self.preview_generation,
+                anchor=anchor,
+            ),
             group="memory-show",
             exclusive=True,
             exit_on_error=False,

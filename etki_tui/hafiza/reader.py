@@ -25,15 +25,24 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
 from etki.text import printable
 from etki.wiki.paths import clause_link_ref, page_kind
+from etki.wiki.sections import find_section
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import ClauseWanted, PageWanted
-from etki_tui.render import DETAIL_TEXT_CHARS, MATCH_STYLE, fit, fold_long, match_spans
+from etki_tui.render import (
+    DETAIL_TEXT_CHARS,
+    MATCH_STYLE,
+    count_matches,
+    fit,
+    fold_long,
+    match_spans,
+)
 
 PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
@@ -144,6 +153,23 @@ def clause_anchors(current: str, body: str, refs: Iterable[str]) -> str:
         return f"[{label}]({href}#{quote(ref, safe='')})"
 
     return _LINK.sub(anchored, body)
+
+
+def heading_block(page: Markdown, title: str) -> Widget | None:
+    """The heading block of ``page`` whose text is ``title`` (a clause section's
+    heading, :attr:`etki.wiki.sections.Section.title`; spaces compared collapsed), else
+    the first whose text begins with the same ref (``tdrs-rfq#5.2 —``: emphasis in a
+    title is markup the rendered heading drops), or None."""
+    want = " ".join(title.split())
+    ref = want.split(" — ", 1)[0] + " —"
+    names = [(" ".join(name.split()), block_id) for _lv, name, block_id in page.table_of_contents]
+    block_id = next((b for n, b in names if n == want), None)
+    if block_id is None and " — " in want:
+        block_id = next((b for n, b in names if n.startswith(ref)), None)
+    if block_id is None:
+        return None
+    found = page.query(f"#{block_id}")
+    return found.first() if found else None
 
 
 class MarkedFence(MarkdownFence):
@@ -277,6 +303,10 @@ in etki.tcss) and its right margin."""
 PREVIEW_FRAME_CELLS = 4
 """Cells of the preview's border and padding (``#memory-preview`` in etki.tcss)."""
 
+LAND_TRIES = 50
+"""Refreshes an opened clause section waits for its heading to reach the top (a bound,
+not a time: each try is one refresh of the page being laid out)."""
+
 READABLE_BODY_CELLS = 60
 """The narrowest page body the contents are shown beside unless asked for: a line of
 prose reads at 60 cells or more (general typographic guidance, 45-75 characters a line),
@@ -298,8 +328,12 @@ class PageReader(Vertical):
         both, :meth:`set_toc`)."""
         self._toc_choice: bool | None = None  # the reviewer's own choice, once made
         self.matches = 0
+        self.hidden_matches = 0
+        """Matches of :attr:`tokens` in the part of the page left out (:meth:`show`)."""
         self.cut_short = False
         """The page shown is a preview cut shorter than the reader's own limit."""
+        self.landed: str | None = None
+        """The clause anchor the page shown was scrolled to (an opened search hit)."""
         self.clause_refs: frozenset[str] = frozenset()
         """The project's clause refs: a link to a contract page naming one of them
         lands on that clause in the whole contract (:func:`clause_anchors`)."""
@@ -329,6 +363,7 @@ class PageReader(Vertical):
         meta: bool = True,
         retitle: Callable[[], None] | None = None,
         keep_scroll: bool = False,
+        anchor: str = "",
     ) -> None:
         """Show ``text`` (the page at ``path``), highlighting ``tokens`` (folded query
         words), at most ``limit`` characters of its body (:attr:`cut_short` says when
@@ -343,7 +378,9 @@ class PageReader(Vertical):
         long contract page's first blocks appeared under ``index.md``'s title for ~3 s,
         Markdown mounts a long page 200 blocks at a time). ``keep_scroll``: the same page
         read again (it changed on disk): the scroll position stays (clamped to the new
-        length) instead of going to the top or the first match."""
+        length) instead of going to the top or the first match. ``anchor``: a clause
+        section of the page (an opened search hit, issue 33): the page is laid out at
+        least up to that section's end and shown from its heading (:attr:`landed`)."""
         previous = self.path
         if history == "push":
             self.history.visit(path, pin=True)
@@ -352,9 +389,18 @@ class PageReader(Vertical):
         self.path = path
         self.text = text
         self.tokens = list(tokens)
-        meta_text, body = split_frontmatter(text)
-        body, hidden = fold_long(body, limit)
+        self.landed = None
+        section = find_section(path, text, anchor) if anchor else None
+        if section is not None:  # the clause and everything before it (its heading's place)
+            before = sum(len(line) + 1 for line in text.split("\n", section.start)[:-1])
+            limit = max(limit, before + len(section.text))
+        meta_text, whole = split_frontmatter(text)
+        body, hidden = fold_long(whole, limit)
         self.cut_short = bool(hidden) and limit < PAGE_TEXT_CHARS
+        # the matches of the part left out are said, not a bare "0 matches" (issue 34
+        # item 8: the search listed the tdrs contract page for "login", whose first
+        # "Login.gov" lies past the preview's 8,000 characters)
+        self.hidden_matches = count_matches(whole[len(body) :], self.tokens) if hidden else 0
         if hidden:
             body = body.rstrip("\n") + (
                 f"\n\n---\n\n*… {hidden:,} more characters of this page not shown "
@@ -403,10 +449,37 @@ class PageReader(Vertical):
         # a table's cells can be given their text again after this (the Markdown
         # widget updates blocks in place): mark the matches again once drawn
         self.call_after_refresh(self._highlight_again, path, text)
-        if self.matches:
+        heading = heading_block(page, section.title) if section is not None else None
+        if heading is not None and section is not None:
+            self.call_after_refresh(self._land, scroll, heading, path, text, section.anchor)
+        elif self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
+
+    def _land(
+        self,
+        scroll: VerticalScroll,
+        heading: Widget,
+        path: str,
+        text: str,
+        anchor: str,
+        tries: int = LAND_TRIES,
+    ) -> None:
+        """Scroll ``heading`` (a clause's) to the top, if the page is still shown; until
+        it stands there (a long page's height grows while it is laid out, and a scroll
+        past the height known so far stops short), at most ``tries`` refreshes. Then
+        :attr:`landed` says the anchor."""
+        if not self.is_attached or self.path != path or self.text is not text:
+            return
+        if not heading.is_attached:
+            return
+        above = heading.styles.margin.top  # the heading's margin goes to the top with it
+        if abs(heading.region.y - above - scroll.content_region.y) <= 1 or tries <= 0:
+            self.landed = anchor
+            return
+        scroll.scroll_to_widget(heading, animate=False, top=True)
+        self.call_after_refresh(self._land, scroll, heading, path, text, anchor, tries - 1)
 
     def _scroll_y(self) -> float:
         """How far the page body is scrolled now (0 before it is composed)."""
@@ -485,6 +558,9 @@ class PageReader(Vertical):
                 f"{self.matches} match{'es' if self.matches != 1 else ''} · ",
                 style="bold" if self.matches else "dim",
             )
+            if self.hidden_matches:
+                where = "Enter reads them" if self.cut_short else "`etki wiki show` prints them"
+                bar.append(f"{self.hidden_matches} more past the part shown ({where}) · ")
         bar.append("◀b back", style="bold" if h.can_back else "dim")
         bar.append(f" · {h.label()} · ")
         bar.append("forward F▶", style="bold" if h.can_forward else "dim")
