@@ -46,7 +46,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 # only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
 # are imported where used (`etki.domain` loads each part on first use)
@@ -59,17 +59,24 @@ if TYPE_CHECKING:
         ClauseMemory,
         ClauseResolution,
         Decision,
+        ReportCase,
         Risk,
     )
 
+    StoredCase = CaseRecord | CaseSummary | ReportCase
+    """A case as memory reads it: a full record, a queue row or a report's row (the
+    same attribute names)."""
 
-def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
+_Case = TypeVar("_Case", bound="StoredCase")
+
+
+def _ruled(cases: Iterable[_Case]) -> list[_Case]:
     """Ruled cases, oldest ruling first (ties by case id, so the order is total)."""
     ruled = [(c.ruling.ruled_at, c.case_id, c) for c in cases if c.ruling is not None]
     return [c for *_, c in sorted(ruled, key=lambda r: r[:2])]
 
 
-def precedents(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
+def precedents(cases: Iterable[_Case]) -> list[_Case]:
     """Overridden cases (ruling != verdict), oldest ruling first."""
     return [c for c in _ruled(cases) if c.ruling is not None and c.ruling.is_override]
 
@@ -169,7 +176,7 @@ def _dispute(
 
 
 def clause_memory(
-    cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
+    cases: Iterable[StoredCase], resolutions: Iterable[ClauseResolution] = ()
 ) -> dict[str, ClauseMemory]:
     """Map clause ref -> :class:`ClauseMemory` for every clause cited by a ruled case,
     with the resolution in force of each (``resolutions``: the project's
@@ -183,7 +190,7 @@ def clause_memory(
     from etki.domain import ClauseMemory
 
     in_force = resolutions_in_force(resolutions)
-    history: dict[str, list[CaseRecord]] = {}
+    history: dict[str, list[StoredCase]] = {}
     about: dict[str, tuple[str, ...]] = {}
     counted: dict[str, tuple[str, tuple[str, ...]]] = {}
     for case in _ruled(cases):
@@ -412,7 +419,9 @@ def _about(
     return cited, "cited"
 
 
-def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tuple[str, ...], str]:
+def correction_clauses(
+    case: CaseRecord | ReportCase, known: Iterable[str] = ()
+) -> tuple[tuple[str, ...], str]:
     """The clause refs an override counts as a correction on, and the rule used (a key
     of :data:`CORRECTION_RULES`). Tried in order:
 
@@ -428,15 +437,26 @@ def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tup
     3. ``cited``: every cited clause (the old count), said so by the rule name.
 
     Returns ``((), "cited")`` for a case that cites nothing and names nothing. Pure."""
+    from etki.domain.evidence import deciding_ref_among
+
     cited = tuple(case.decision.cited_clauses)
     known = tuple(known)
     steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
+    refs, longest = _ref_set(known)
     return _about(
         cited,
         case.ruling.reason if case.ruling else "",
-        deciding_ref(steps, (*cited, *known)),
+        # deciding_ref(steps, (*cited, *known)), without sorting the known refs per case
+        deciding_ref_among(steps, refs.union(cited), max(longest, *map(len, cited), 0)),
         known,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _ref_set(known: tuple[str, ...]) -> tuple[frozenset[str], int]:
+    """The project's clause refs ``known`` as a set and the length of the longest (0:
+    none), kept for the next override (:func:`correction_clauses`)."""
+    return frozenset(known), max(map(len, known), default=0)
 
 
 def ruled_about(cited: Sequence[str], reason: str, deciding: str | None) -> tuple[str, ...]:
@@ -459,20 +479,20 @@ def case_about(case: CaseRecord | CaseSummary) -> tuple[str, ...]:
     return case_about_rule(case)[0]
 
 
-def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], str]:
+def case_about_rule(case: StoredCase) -> tuple[tuple[str, ...], str]:
     """:func:`case_about` and why: ``(refs, rule)``, the rule a key of
     :data:`CORRECTION_RULES` (``reason``: the reviewer's reason names them;
     ``evidence``: the decisive evidence's clause; ``cited``: every cited clause, also
     for a case not ruled). What the desk's clause-memory strip says of each ruling
     (issue 34 item 4: a precedent citing 4.3 counts toward its deciding clause only).
     Pure."""
-    from etki.domain import DecisionSummary
+    from etki.domain import DecisionSummary, ReportDecision
 
     cited = tuple(case.decision.cited_clauses)
     if case.ruling is None:
         return cited, "cited"
     d = case.decision
-    if isinstance(d, DecisionSummary):
+    if isinstance(d, DecisionSummary | ReportDecision):
         deciding = d.deciding
     else:
         deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
@@ -480,7 +500,7 @@ def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], st
 
 
 def corrections_by_clause(
-    cases: Iterable[CaseRecord], known: Iterable[str] = ()
+    cases: Iterable[CaseRecord | ReportCase], known: Iterable[str] = ()
 ) -> list[tuple[str, int, tuple[tuple[str, int], ...]]]:
     """Per clause, how many overrides count as a correction on it (by
     :func:`correction_clauses`, one count per override and clause) and by which rules:
@@ -542,10 +562,17 @@ def current_risk(
     the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
     risk already carries that signal. The stored decision is not changed: the second
     value names the refs that raised it (empty when nothing was raised)."""
-    risk = decision.risk
+    return risk_now(decision.risk, decision.cited_clauses, memory, escalate)
+
+
+def risk_now(
+    risk: Risk, cited: Iterable[str], memory: Mapping[str, ClauseMemory] | None, escalate: bool
+) -> tuple[Risk, tuple[str, ...]]:
+    """:func:`current_risk` of a decision whose stored ``risk`` and ``cited`` clauses are
+    given apart (the report's rows, :class:`etki.domain.ReportCase`)."""
     if not escalate or not memory or DISPUTED_SIGNAL in risk.signals:
         return risk, ()
-    raised = open_disputed_refs(decision.cited_clauses, memory)
+    raised = open_disputed_refs(cited, memory)
     if not raised:
         return risk, ()
     from etki.domain import Risk
