@@ -219,3 +219,51 @@ def test_etki_report_prints_what_the_orm_path_prints(store_url, tmp_path) -> Non
     lean_rows = list(csv.reader(io.StringIO((tmp_path / "lean.csv").read_text("utf-8-sig"))))
     assert lean_rows == list(csv.reader(io.StringIO((tmp_path / "orm.csv").read_text("utf-8-sig"))))
     assert len(lean_rows) > 1
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def test_corrections_and_effort_read_from_the_ruling_rows(backend, request, tmp_path) -> None:
+    """The parts of a decision only the report reads, from the ruling's row: an
+    override whose decisive evidence names a clause of the project the decision does not
+    cite counts on that clause (the ``deciding_text`` kept, not a ref cut out against the
+    cited clauses), one whose reason names a clause by number counts on it, and the
+    engine's effort range (known, unknown) sums per month as the ORM path sums it."""
+    from dataclasses import replace
+
+    from etki.domain import Effort
+    from tests.factories import make_decision, make_project, make_request
+    from tests.test_memory import _deciding
+
+    url = (
+        f"sqlite:///{tmp_path}/etki.db"
+        if backend == "sqlite"
+        else request.getfixturevalue("pg_schema").url
+    )
+    repo = CaseFileRepository(url)
+    try:
+        repo.save_project(make_project(), "sha256:abc", b"{}\n")
+        decisions = [
+            _deciding("req-demo-a", "IN_SCOPE", ("MSA#3.2",), "MSA#9.1"),  # uncited
+            _deciding("req-demo-b", "IN_SCOPE", ("MSA#4.1", "MSA#3.2"), "MSA#4.1"),
+            make_decision("req-demo-c", "CHANGE_REQUEST", ("MSA#4.1",)),
+            replace(
+                make_decision("req-demo-d", "IN_SCOPE", ("MSA#3.2",)), effort=Effort(None, None)
+            ),
+            make_decision("req-demo-e", "IN_SCOPE", ("MSA#3.2",)),  # stays pending
+        ]
+        repo.add_cases("demo", [(make_request(d.case_id), d) for d in decisions])
+        repo.record_ruling("req-demo-a", "reject", "ayse", "not ours")
+        repo.record_ruling("req-demo-b", "reject", "jurgen", "§9.1 excludes it")
+        repo.record_ruling("req-demo-c", "convert_to_cr", "ayse", "")
+        repo.record_ruling("req-demo-d", "convert_to_cr", "ayse", "new work")
+        orm = Desk(_settings(url, "ayse"), repo).report("demo", now=NOW)
+        read = lean_call(url, report_read, "demo")
+        lean = compute_report(read.cases, read.known, NOW, read.resolutions)
+        assert lean == orm
+        assert dict(lean.correction_rules)["MSA#9.1"] == (("reason", 1), ("evidence", 1))
+        (month,) = lean.cr_effort_by_month
+        assert (month.crs, month.estimated, month.low, month.high) == (2, 1, 1.0, 3.0)
+    finally:
+        repo.dispose()
