@@ -207,4 +207,6 @@ def test_deciding_ref_among_finds_the_ref_deciding_ref_finds():
             for _ in range(rng.randint(0, 3))
         ]
         longest = max(map(len, refs), default=0)
-        assert deciding_ref_among(details, set(refs), longest) == deciding_ref(details, refs)
+        split = rng.randint(0, len(refs))  # the project's refs, and the cited ones beside
+        found = deciding_ref_among(details, set(refs[:split]), longest, refs[split:])
+        assert found == deciding_ref(details, refs)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Collection, Iterable, Sequence, Set
 from dataclasses import dataclass, replace
 
 __all__ = [
@@ -147,7 +147,10 @@ def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) 
 
 
 def deciding_ref_among(
-    details: Iterable[tuple[str, str]], refs: Set[str], longest: int
+    details: Iterable[tuple[str, str]],
+    refs: Set[str],
+    longest: int,
+    also: Collection[str] = (),
 ) -> str | None:
     """:func:`deciding_ref` with the candidates given as a set ``refs`` whose longest
     ref has ``longest`` characters: the same ref, found without sorting the candidates
@@ -155,14 +158,15 @@ def deciding_ref_among(
     item 1). :func:`deciding_ref` returns the longest candidate that starts the text
     after the marker and is not followed by a word character (two refs of one length
     that both start it are the same ref), so the prefixes of that text are looked up in
-    ``refs``, longest first."""
+    ``refs`` and ``also`` (a few more candidates, none longer than ``longest``), longest
+    first."""
     for step, detail in details:
         if step != "classify" or DECIDING not in detail:
             continue
         rest = detail.split(DECIDING, 1)[1]
         for length in range(min(len(rest), longest), -1, -1):
             ref = rest[:length]
-            if ref in refs and not re.match(r"\w|\.\w", rest[length:]):
+            if (ref in refs or ref in also) and not re.match(r"\w|\.\w", rest[length:]):
                 return ref
     return None
 

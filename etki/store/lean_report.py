@@ -107,17 +107,13 @@ def _cases(store: LeanStore, project_id: str) -> list[ReportCase]:
     risks: dict[tuple[object, ...], Risk] = {}
     # a ruled row without the summary (none is written by this schema) gets it from its
     # decision, with the function the write path uses
-    summaries: dict[str, dict[str, Any]] = {
-        r[0]: summary_columns(r[17]) for r in rows if r[6] is not None and r[17] is not None
-    }
-
-    def column(row: Any, at: int, name: str) -> Any:
-        found = summaries.get(row[0])
-        return row[at] if found is None else found[name]
-
+    rows = [
+        r if r[6] is None or r[17] is None else (*r[:12], *_summary_row(r[17]), r[17]) for r in rows
+    ]
     ruled = [r for r in rows if r[6] is not None]
-    cited = iter(decode_refs([column(r, 12, "cited_refs") for r in ruled]))
-    texts = iter(decode_refs([column(r, 13, "deciding_text") for r in ruled]))
+    cited = iter(decode_refs([r[12] for r in ruled]))
+    # the deciding text is read by the corrections alone, which count overrides only
+    texts = iter(decode_refs([r[13] for r in ruled if r[6] != r[4]]))
     unknown = Effort(None, None)
     out: list[ReportCase] = []
     for row in rows:
@@ -127,26 +123,28 @@ def _cases(store: LeanStore, project_id: str) -> list[ReportCase]:
             summary = decision_summary(row[17], verdict, confidence, risks)
             decision = ReportDecision(verdict, summary.cited_clauses, summary.risk, unknown)
         else:
+            steps = (
+                tuple(EvidenceStep("classify", DECIDING + rest) for rest in next(texts))
+                if ruling.ruling != verdict
+                else ()
+            )
             decision = ReportDecision(
-                verdict,
-                next(cited),
-                None,
-                Effort(column(row, 14, "effort_low"), column(row, 15, "effort_high")),
-                tuple(EvidenceStep("classify", DECIDING + rest) for rest in next(texts)),
-                column(row, 16, "deciding_ref"),
+                verdict, next(cited), None, Effort(row[14], row[15]), steps, row[16]
             )
         out.append(
             ReportCase(
-                case_id,
-                title,
-                submitted_at,
-                created_at,
-                decision,
-                ruling,
-                estimates.get(case_id),
+                case_id, title, submitted_at, created_at, decision, ruling, estimates.get(case_id)
             )
         )
     return out
+
+
+def _summary_row(decision_json: str) -> tuple[Any, ...]:
+    """The summary columns of :data:`REPORT_CASES` (``cited_refs`` to ``deciding_ref``)
+    from a stored decision (:func:`etki.store.summary.summary_columns`)."""
+    found = summary_columns(decision_json)
+    names = ("cited_refs", "deciding_text", "effort_low", "effort_high", "deciding_ref")
+    return tuple(found[name] for name in names)
 
 
 def report_read(store: LeanStore, project: str | None) -> ReportRead:
