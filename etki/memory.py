@@ -64,6 +64,9 @@ if TYPE_CHECKING:
     )
 
     StoredCase = CaseRecord | CaseSummary | ReportCase
+    Disputes = ClauseMemory | DisputedClause
+    """What says whether a clause's dispute is open (``open_dispute``): its memory or,
+    for a disputed clause, the list of disputed clauses' entry."""
     """A case as memory reads it: a full record, a queue row or a report's row (the
     same attribute names)."""
 
@@ -138,18 +141,18 @@ _Entry = tuple[str, str, str, str]
 """(case_id, ruling, reviewer, ruled_at): one line of a clause's history."""
 
 
-def ruled_row(case: CaseRecord | CaseSummary) -> RuledRow:
+def ruled_row(case: StoredCase) -> RuledRow:
     """The :data:`RuledRow` of a ruled ``case`` (its decisive clause from the evidence
     of a full record, from :attr:`etki.domain.DecisionSummary.deciding` of a queue
     row). Raises ``ValueError`` for a case not ruled."""
     ruling = case.ruling
     if ruling is None:
         raise ValueError(f"{case.case_id} is not ruled")
-    from etki.domain import DecisionSummary
+    from etki.domain import DecisionSummary, ReportDecision
 
     cited = tuple(case.decision.cited_clauses)
     d = case.decision
-    if isinstance(d, DecisionSummary):
+    if isinstance(d, DecisionSummary | ReportDecision):
         deciding = d.deciding
     else:
         deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
@@ -540,7 +543,7 @@ def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> t
     return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
 
 
-def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, Disputes]) -> tuple[str, ...]:
     """The refs of ``cited`` whose dispute is open in ``memory`` now (disputed and not
     resolved: :attr:`ClauseMemory.open_dispute`), citation order: the ones that raise
     the risk."""
@@ -580,7 +583,7 @@ def current_risk(
 
 
 def risk_now(
-    risk: Risk, cited: Iterable[str], memory: Mapping[str, ClauseMemory] | None, escalate: bool
+    risk: Risk, cited: Iterable[str], memory: Mapping[str, Disputes] | None, escalate: bool
 ) -> tuple[Risk, tuple[str, ...]]:
     """:func:`current_risk` of a decision whose stored ``risk`` and ``cited`` clauses are
     given apart (the report's rows, :class:`etki.domain.ReportCase`)."""

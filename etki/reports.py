@@ -61,7 +61,7 @@ from etki.text import (
 )
 
 if TYPE_CHECKING:
-    from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, ReportCase
+    from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, DisputedClause, ReportCase
 
     Reported = CaseRecord | ReportCase
     """A case as the reports read it: a full record (the desk) or a report's row
@@ -156,7 +156,7 @@ def _pending_age(cases: Iterable[Reported], now: datetime) -> tuple[AgeBucket, .
 def overdue_looks(
     cases: Iterable[Reported],
     now: datetime,
-    memory_now: Mapping[str, ClauseMemory] | None = None,
+    memory_now: Mapping[str, ClauseMemory | DisputedClause] | None = None,
     escalate: bool = True,
 ) -> tuple[OverdueLook, ...]:
     """The pending ``cases`` whose risk asks for the PMO look (:data:`LOOK_HOURS`) and
@@ -341,7 +341,11 @@ def compute_report(
     overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
     verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
     rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
-    mem = memory.clause_memory(ruled, resolutions)
+    # the disputed clauses (the memory's rule, memory.disputes_of): what the totals and
+    # the overdue looks read of the clause memory, without its per-clause counts
+    disputes = {
+        d.ref: d for d in memory.disputes_of((memory.ruled_row(c) for c in ruled), resolutions)
+    }
     corrections = memory.corrections_by_clause(ruled, tuple(known_clauses))
     days: dict[str, list[int]] = {}
     for c in ruled:
@@ -358,8 +362,8 @@ def compute_report(
         overrides=len(overrides),
         override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
         precedents=len(overrides),
-        disputed=sum(1 for m in mem.values() if m.open_dispute),
-        disputed_resolved=sum(1 for m in mem.values() if m.resolved),
+        disputed=sum(1 for m in disputes.values() if m.open_dispute),
+        disputed_resolved=sum(1 for m in disputes.values() if m.resolved),
         corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
         correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
         rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
@@ -367,7 +371,7 @@ def compute_report(
         pending_age=_pending_age(cases, now),
         rulings_by_reviewer=_by_reviewer(ruled),
         cr_effort_by_month=_cr_effort(ruled),
-        overdue_looks=overdue_looks(cases, now, mem, escalate),
+        overdue_looks=overdue_looks(cases, now, disputes, escalate),
         selection=selection.words() if selection else "",
     )
 
