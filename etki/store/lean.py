@@ -448,13 +448,16 @@ PENDING_COUNT = "SELECT count(*) FROM cases WHERE project_id = ? AND status = 'p
 @dataclass(frozen=True)
 class QueuePart:
     """What ``etki queue`` reads of one project: ``shown``, the rows it prints (oldest
-    first), and for their clause memory (:func:`etki.memory.clause_memory`, computed by
-    the caller: the store imports nothing above it) ``ruled``, the ruled cases citing a
-    clause the shown rows cite (oldest first), and ``resolutions``, the project's
-    resolutions of disputed clauses (oldest first)."""
+    first), and for the disputes among their clauses (:func:`etki.memory.disputes_of`,
+    computed by the caller: the store imports nothing above it; the queue reads of the
+    clause memory only whether a cited clause's dispute is open) ``ruled``, the
+    :data:`RuledRow` of the ruled cases citing a clause the shown rows cite (from the
+    summary on the ruling's row, :meth:`LeanStore.ruled_rows`: no decision is read; in
+    no set order), and ``resolutions``, the project's resolutions of disputed clauses
+    (oldest first)."""
 
     shown: list[CaseSummary]
-    ruled: list[CaseSummary]
+    ruled: list[RuledRow]
     resolutions: list[ClauseResolution]
 
 
@@ -661,7 +664,7 @@ class LeanStore:
         for pid in [project] if project else ids:
             shown = self.cases(pid, status=None if every else "pending", risks=risks)
             cited = {ref for c in shown for ref in c.decision.cited_clauses}
-            ruled = self.ruled_citing(pid, cited, risks)
+            ruled = [r for r in self.ruled_rows(pid) if not cited.isdisjoint(r[5])] if cited else []
             parts.append(QueuePart(shown, ruled, self.resolutions(pid) if ruled else []))
             claims.update(self.live_claims(pid, now))
             assignments.update(self.live_assignments(pid))
