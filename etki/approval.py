@@ -164,7 +164,7 @@ def resolve_dispute(
     if not reason.strip():
         raise InputError("a resolution needs a reason (--reason): what the clause covers")
     memory = clause_memory(  # the light rows: memory reads cited clauses and rulings only
-        repo.case_summaries(project_id, status="ruled"),  # type: ignore[arg-type]
+        repo.case_summaries(project_id, status="ruled"),
         repo.clause_resolutions(project_id),
     )
     ref = disputed_ref((r for r, m in memory.items() if m.disputed), clause_ref)

@@ -46,7 +46,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 # only the parts of the domain `etki dispute list` needs (issue 32 item 1); the others
 # are imported where used (`etki.domain` loads each part on first use)
@@ -59,17 +59,27 @@ if TYPE_CHECKING:
         ClauseMemory,
         ClauseResolution,
         Decision,
+        ReportCase,
         Risk,
     )
 
+    StoredCase = CaseRecord | CaseSummary | ReportCase
+    Disputes = ClauseMemory | DisputedClause
+    """What says whether a clause's dispute is open (``open_dispute``): its memory or,
+    for a disputed clause, the list of disputed clauses' entry."""
+    """A case as memory reads it: a full record, a queue row or a report's row (the
+    same attribute names)."""
 
-def _ruled(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
+_Case = TypeVar("_Case", bound="StoredCase")
+
+
+def _ruled(cases: Iterable[_Case]) -> list[_Case]:
     """Ruled cases, oldest ruling first (ties by case id, so the order is total)."""
     ruled = [(c.ruling.ruled_at, c.case_id, c) for c in cases if c.ruling is not None]
     return [c for *_, c in sorted(ruled, key=lambda r: r[:2])]
 
 
-def precedents(cases: Iterable[CaseRecord]) -> list[CaseRecord]:
+def precedents(cases: Iterable[_Case]) -> list[_Case]:
     """Overridden cases (ruling != verdict), oldest ruling first."""
     return [c for c in _ruled(cases) if c.ruling is not None and c.ruling.is_override]
 
@@ -131,18 +141,18 @@ _Entry = tuple[str, str, str, str]
 """(case_id, ruling, reviewer, ruled_at): one line of a clause's history."""
 
 
-def ruled_row(case: CaseRecord | CaseSummary) -> RuledRow:
+def ruled_row(case: StoredCase) -> RuledRow:
     """The :data:`RuledRow` of a ruled ``case`` (its decisive clause from the evidence
     of a full record, from :attr:`etki.domain.DecisionSummary.deciding` of a queue
     row). Raises ``ValueError`` for a case not ruled."""
     ruling = case.ruling
     if ruling is None:
         raise ValueError(f"{case.case_id} is not ruled")
-    from etki.domain import DecisionSummary
+    from etki.domain import DecisionSummary, ReportDecision
 
     cited = tuple(case.decision.cited_clauses)
     d = case.decision
-    if isinstance(d, DecisionSummary):
+    if isinstance(d, DecisionSummary | ReportDecision):
         deciding = d.deciding
     else:
         deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
@@ -169,7 +179,7 @@ def _dispute(
 
 
 def clause_memory(
-    cases: Iterable[CaseRecord], resolutions: Iterable[ClauseResolution] = ()
+    cases: Iterable[StoredCase], resolutions: Iterable[ClauseResolution] = ()
 ) -> dict[str, ClauseMemory]:
     """Map clause ref -> :class:`ClauseMemory` for every clause cited by a ruled case,
     with the resolution in force of each (``resolutions``: the project's
@@ -183,7 +193,7 @@ def clause_memory(
     from etki.domain import ClauseMemory
 
     in_force = resolutions_in_force(resolutions)
-    history: dict[str, list[CaseRecord]] = {}
+    history: dict[str, list[StoredCase]] = {}
     about: dict[str, tuple[str, ...]] = {}
     counted: dict[str, tuple[str, tuple[str, ...]]] = {}
     for case in _ruled(cases):
@@ -315,17 +325,31 @@ def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = (
         if ref not in named and _hits(reason, folded_reason, folded, number, by_number):
             named[ref] = None
     if known:
-        index = _indexed(known)
-        at: set[int] = set()
-        for key in _keys(folded_reason, index.folded_lengths) & index.by_folded.keys():
-            at.update(index.by_folded[key])
-        for key in _keys(reason, index.number_lengths) & index.by_number.keys():
-            at.update(index.by_number[key])
-        for i in sorted(at):
-            ref, folded, number = index.prepared[i]
-            if ref not in named and _hits(reason, folded_reason, folded, number, by_number):
-                named[ref] = None
+        for ref in _named_known(reason, known):
+            named.setdefault(ref, None)
     return list(named)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_known(reason: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The refs of ``known`` (each once, in order) that ``reason`` (NFC, not blank)
+    names: the second half of :func:`_named_in`, through the index of the refs
+    (:func:`_indexed`). Kept per reason and refs: reviewers repeat reasons (318 distinct
+    among the 1,500 overrides of the 10k bench store), and ``etki report`` tests every
+    override's reason against the project's refs (issue 32 item 1)."""
+    index = _indexed(known)
+    folded_reason = reason.casefold()
+    by_number: dict[str, bool] = {}
+    at: set[int] = set()
+    for key in _keys(folded_reason, index.folded_lengths) & index.by_folded.keys():
+        at.update(index.by_folded[key])
+    for key in _keys(reason, index.number_lengths) & index.by_number.keys():
+        at.update(index.by_number[key])
+    return tuple(
+        ref
+        for ref, folded, number in (index.prepared[i] for i in sorted(at))
+        if _hits(reason, folded_reason, folded, number, by_number)
+    )
 
 
 def _hits(reason: str, folded_reason: str, folded: str, number: str, seen: dict[str, bool]) -> bool:
@@ -412,7 +436,9 @@ def _about(
     return cited, "cited"
 
 
-def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tuple[str, ...], str]:
+def correction_clauses(
+    case: CaseRecord | ReportCase, known: Iterable[str] = ()
+) -> tuple[tuple[str, ...], str]:
     """The clause refs an override counts as a correction on, and the rule used (a key
     of :data:`CORRECTION_RULES`). Tried in order:
 
@@ -428,15 +454,26 @@ def correction_clauses(case: CaseRecord, known: Iterable[str] = ()) -> tuple[tup
     3. ``cited``: every cited clause (the old count), said so by the rule name.
 
     Returns ``((), "cited")`` for a case that cites nothing and names nothing. Pure."""
+    from etki.domain.evidence import deciding_ref_among
+
     cited = tuple(case.decision.cited_clauses)
     known = tuple(known)
     steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
+    refs, longest = _ref_set(known)
     return _about(
         cited,
         case.ruling.reason if case.ruling else "",
-        deciding_ref(steps, (*cited, *known)),
+        # deciding_ref(steps, (*cited, *known)), without sorting the known refs per case
+        deciding_ref_among(steps, refs, max(longest, *map(len, cited), 0), cited),
         known,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _ref_set(known: tuple[str, ...]) -> tuple[frozenset[str], int]:
+    """The project's clause refs ``known`` as a set and the length of the longest (0:
+    none), kept for the next override (:func:`correction_clauses`)."""
+    return frozenset(known), max(map(len, known), default=0)
 
 
 def ruled_about(cited: Sequence[str], reason: str, deciding: str | None) -> tuple[str, ...]:
@@ -459,20 +496,20 @@ def case_about(case: CaseRecord | CaseSummary) -> tuple[str, ...]:
     return case_about_rule(case)[0]
 
 
-def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], str]:
+def case_about_rule(case: StoredCase) -> tuple[tuple[str, ...], str]:
     """:func:`case_about` and why: ``(refs, rule)``, the rule a key of
     :data:`CORRECTION_RULES` (``reason``: the reviewer's reason names them;
     ``evidence``: the decisive evidence's clause; ``cited``: every cited clause, also
     for a case not ruled). What the desk's clause-memory strip says of each ruling
     (issue 34 item 4: a precedent citing 4.3 counts toward its deciding clause only).
     Pure."""
-    from etki.domain import DecisionSummary
+    from etki.domain import DecisionSummary, ReportDecision
 
     cited = tuple(case.decision.cited_clauses)
     if case.ruling is None:
         return cited, "cited"
     d = case.decision
-    if isinstance(d, DecisionSummary):
+    if isinstance(d, DecisionSummary | ReportDecision):
         deciding = d.deciding
     else:
         deciding = deciding_ref(((e.step, e.detail) for e in d.evidence), cited)
@@ -480,7 +517,7 @@ def case_about_rule(case: CaseRecord | CaseSummary) -> tuple[tuple[str, ...], st
 
 
 def corrections_by_clause(
-    cases: Iterable[CaseRecord], known: Iterable[str] = ()
+    cases: Iterable[CaseRecord | ReportCase], known: Iterable[str] = ()
 ) -> list[tuple[str, int, tuple[tuple[str, int], ...]]]:
     """Per clause, how many overrides count as a correction on it (by
     :func:`correction_clauses`, one count per override and clause) and by which rules:
@@ -506,7 +543,7 @@ def disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> t
     return tuple(ref for ref in cited if (m := memory.get(ref)) is not None and m.disputed)
 
 
-def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, ClauseMemory]) -> tuple[str, ...]:
+def open_disputed_refs(cited: Iterable[str], memory: Mapping[str, Disputes]) -> tuple[str, ...]:
     """The refs of ``cited`` whose dispute is open in ``memory`` now (disputed and not
     resolved: :attr:`ClauseMemory.open_dispute`), citation order: the ones that raise
     the risk."""
@@ -542,10 +579,17 @@ def current_risk(
     the ``disputed_clause`` signal and asks for the 24h PMO look), unless the stored
     risk already carries that signal. The stored decision is not changed: the second
     value names the refs that raised it (empty when nothing was raised)."""
-    risk = decision.risk
+    return risk_now(decision.risk, decision.cited_clauses, memory, escalate)
+
+
+def risk_now(
+    risk: Risk, cited: Iterable[str], memory: Mapping[str, Disputes] | None, escalate: bool
+) -> tuple[Risk, tuple[str, ...]]:
+    """:func:`current_risk` of a decision whose stored ``risk`` and ``cited`` clauses are
+    given apart (the report's rows, :class:`etki.domain.ReportCase`)."""
     if not escalate or not memory or DISPUTED_SIGNAL in risk.signals:
         return risk, ()
-    raised = open_disputed_refs(decision.cited_clauses, memory)
+    raised = open_disputed_refs(cited, memory)
     if not raised:
         return risk, ()
     from etki.domain import Risk

@@ -40,21 +40,18 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from etki import memory
 from etki.domain import (
     VERDICTS,
     AgeBucket,
-    CaseRecord,
-    ClauseMemory,
-    ClauseResolution,
     MonthEffort,
     OverdueLook,
     Report,
     ReviewerRulings,
 )
-from etki.errors import InputError
+from etki.errors import InputError, clip
 from etki.text import (
     FORMULA_STARTS,
     names_person,
@@ -63,6 +60,13 @@ from etki.text import (
     spreadsheet_safe,
 )
 
+if TYPE_CHECKING:
+    from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, DisputedClause, ReportCase
+
+    Reported = CaseRecord | ReportCase
+    """A case as the reports read it: a full record (the desk) or a report's row
+    (``etki report`` on the lean read path, :mod:`etki.store.lean_report`)."""
+
 __all__ = [
     "AGE_BUCKETS",
     "LOOK_HOURS",
@@ -70,6 +74,7 @@ __all__ = [
     "CaseSelection",
     "ReportTable",
     "age_start",
+    "check_reviewer",
     "compute_report",
     "csv_cell",
     "number_text",
@@ -117,7 +122,7 @@ def _moment(text: str | None) -> datetime | None:
     return moment.astimezone(UTC)
 
 
-def age_start(case: CaseRecord) -> tuple[datetime | None, str]:
+def age_start(case: Reported) -> tuple[datetime | None, str]:
     """Where a pending case's age is measured from: ``(moment, "submitted_at")`` when
     the request carries a readable ``submitted_at``, else ``(moment, "created_at")``
     (None as moment only for an unreadable stored ``created_at``)."""
@@ -131,7 +136,7 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _pending_age(cases: Iterable[CaseRecord], now: datetime) -> tuple[AgeBucket, ...]:
+def _pending_age(cases: Iterable[Reported], now: datetime) -> tuple[AgeBucket, ...]:
     counts = [[0, 0] for _ in AGE_BUCKETS]  # per bucket: from submitted_at, from created_at
     for case in cases:
         if case.ruling is not None:
@@ -149,9 +154,9 @@ def _pending_age(cases: Iterable[CaseRecord], now: datetime) -> tuple[AgeBucket,
 
 
 def overdue_looks(
-    cases: Iterable[CaseRecord],
+    cases: Iterable[Reported],
     now: datetime,
-    memory_now: Mapping[str, ClauseMemory] | None = None,
+    memory_now: Mapping[str, ClauseMemory | DisputedClause] | None = None,
     escalate: bool = True,
 ) -> tuple[OverdueLook, ...]:
     """The pending ``cases`` whose risk asks for the PMO look (:data:`LOOK_HOURS`) and
@@ -162,9 +167,10 @@ def overdue_looks(
     are (:func:`age_start`); a case whose start is unreadable is left out."""
     found: list[OverdueLook] = []
     for case in cases:
-        if case.ruling is not None:
+        stored = case.decision.risk  # None only in a ruled case's report row
+        if case.ruling is not None or stored is None:
             continue
-        risk, raised = memory.current_risk(case.decision, memory_now, escalate)
+        risk, raised = memory.risk_now(stored, case.decision.cited_clauses, memory_now, escalate)
         if not risk.pmo_look_24h:
             continue
         start, basis = age_start(case)
@@ -215,7 +221,7 @@ class CaseSelection:
         Yılmaz``; ``yil`` does too; ``ayse kaya`` does not)."""
         return names_person(self.reviewer or "", reviewer)
 
-    def keeps(self, case: CaseRecord) -> bool:
+    def keeps(self, case: Reported) -> bool:
         """True when ``case`` is counted (see the class docstring)."""
         if case.ruling is None:
             return not self.reviewer and self._in_window(age_start(case)[0])
@@ -248,7 +254,25 @@ class CaseSelection:
             ) from None
 
 
-def _by_reviewer(ruled: Iterable[CaseRecord]) -> tuple[ReviewerRulings, ...]:
+def check_reviewer(
+    selection: CaseSelection | None, cases: Iterable[Reported], project_id: str
+) -> None:
+    """Raise :class:`InputError` when ``selection`` names a reviewer (``--reviewer``) who
+    ruled none of the project's ``cases`` (an empty report would read as "no
+    rulings"), naming those who did; nothing without a reviewer in it. The one check of
+    :meth:`etki.services.Desk.report` and ``etki report``'s lean read path."""
+    if selection is None or not selection.reviewer:
+        return
+    who = sorted({c.ruling.reviewer for c in cases if c.ruling is not None})
+    if not any(selection.names(name) for name in who):
+        raise InputError(
+            f"--reviewer {clip(selection.reviewer)}: no reviewer of that name ruled "
+            f"a case of {project_id}; reviewers with rulings: "
+            + (", ".join(clip(n) for n in who) or "none yet")
+        )
+
+
+def _by_reviewer(ruled: Iterable[Reported]) -> tuple[ReviewerRulings, ...]:
     counts: dict[str, Counter[str]] = {}
     for case in ruled:
         r = case.ruling
@@ -268,7 +292,7 @@ def _by_reviewer(ruled: Iterable[CaseRecord]) -> tuple[ReviewerRulings, ...]:
     )
 
 
-def _cr_effort(ruled: Iterable[CaseRecord]) -> tuple[MonthEffort, ...]:
+def _cr_effort(ruled: Iterable[Reported]) -> tuple[MonthEffort, ...]:
     months: dict[str, list[float]] = {}  # month -> [crs, estimated, low, high, reviewer's]
     for case in ruled:
         r = case.ruling
@@ -295,7 +319,7 @@ def _cr_effort(ruled: Iterable[CaseRecord]) -> tuple[MonthEffort, ...]:
 
 
 def compute_report(
-    cases: Sequence[CaseRecord],
+    cases: Sequence[Reported],
     known_clauses: Iterable[str],
     now: datetime,
     resolutions: Iterable[ClauseResolution] = (),
@@ -317,7 +341,11 @@ def compute_report(
     overrides = [c for c in ruled if c.ruling is not None and c.ruling.is_override]
     verdicts: Counter[str] = Counter(c.decision.verdict for c in cases)
     rulings: Counter[str] = Counter(c.ruling.ruling for c in ruled if c.ruling is not None)
-    mem = memory.clause_memory(ruled, resolutions)
+    # the disputed clauses (the memory's rule, memory.disputes_of): what the totals and
+    # the overdue looks read of the clause memory, without its per-clause counts
+    disputes = {
+        d.ref: d for d in memory.disputes_of((memory.ruled_row(c) for c in ruled), resolutions)
+    }
     corrections = memory.corrections_by_clause(ruled, tuple(known_clauses))
     days: dict[str, list[int]] = {}
     for c in ruled:
@@ -334,8 +362,8 @@ def compute_report(
         overrides=len(overrides),
         override_rate=round(len(overrides) / len(ruled), 4) if ruled else 0.0,
         precedents=len(overrides),
-        disputed=sum(1 for m in mem.values() if m.open_dispute),
-        disputed_resolved=sum(1 for m in mem.values() if m.resolved),
+        disputed=sum(1 for m in disputes.values() if m.open_dispute),
+        disputed_resolved=sum(1 for m in disputes.values() if m.resolved),
         corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
         correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
         rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
@@ -343,7 +371,7 @@ def compute_report(
         pending_age=_pending_age(cases, now),
         rulings_by_reviewer=_by_reviewer(ruled),
         cr_effort_by_month=_cr_effort(ruled),
-        overdue_looks=overdue_looks(cases, now, mem, escalate),
+        overdue_looks=overdue_looks(cases, now, disputes, escalate),
         selection=selection.words() if selection else "",
     )
 

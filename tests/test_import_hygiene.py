@@ -94,11 +94,17 @@ def test_a_command_on_a_store_at_the_head_revision_never_imports_alembic(tmp_pat
         ["projects"],
         ["dispute", "list"],
         ["db", "current"],
+        ["report"],
+        ["report", "--format", "json", "--until", "2030-01-01"],
+        ["report", "--format", "csv", "--reviewer", "nobody"],  # refused
+        ["report", "--project", "nope"],  # refused
     ],
 )
 def test_read_commands_take_the_lean_path_without_sqlalchemy(demo_store_url, argv):
     """Issue 32 item 1: the read commands read the store with plain SQL
-    (:mod:`etki.store.lean`): no SQLAlchemy, no ORM, no knowledge of the project."""
+    (:mod:`etki.store.lean`): no SQLAlchemy (so neither ``sqlalchemy.orm``), no ORM, no
+    Textual, no knowledge of the project; ``etki report`` included
+    (:mod:`etki.store.lean_report`)."""
     loaded = _imported_by(argv, {"ETKI_DB_URL": demo_store_url, "ETKI_WIKI_DIR": ""})
     assert "etki.store.lean" in loaded
     assert not loaded & (HEAVY | {"etki.services", "etki.store.repository"}), sorted(

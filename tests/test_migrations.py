@@ -471,3 +471,81 @@ def test_migration_0008_fills_each_ruling_with_its_decisions_summary(store):
     assert _diff(store.engine, Base.metadata) == []
     with store.engine.connect() as conn:
         assert [tuple(r) for r in conn.execute(select_all)] == expected
+
+
+def test_migration_0009_fills_each_ruling_with_what_the_report_reads(store):
+    """Issue 32 item 1: ``rulings.effort_low``, ``effort_high`` and ``deciding_text``
+    hold the effort range of a ruled case's decision and what follows its deciding
+    sentence's marker in its ``classify`` steps (``etki report`` reads them instead of
+    every decision). A ruling writes them in its transaction; a store ruled before 0009
+    gets them from the migration, equal to what a ruling writes and to the full record
+    the ORM reads: a known and an unknown range, a decisive clause cited or not, two
+    classify steps, none, Turkish text and a non-canonical JSON form. The revision
+    downgrades and upgrades again."""
+    from dataclasses import replace
+
+    from etki.domain import DECIDING, Effort, EvidenceStep
+    from tests.factories import make_request
+    from tests.test_memory import _deciding
+
+    repo = CaseFileRepository(store.engine)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    twice = _deciding("req-demo-c", "CHANGE_REQUEST", ("Sözleşme-İ#2.1",), "Sözleşme-İ#2.1")
+    twice = replace(
+        twice, evidence=(*twice.evidence, EvidenceStep("classify", f"x; {DECIDING}MSA#9 “ö”"))
+    )
+    decisions = [
+        _deciding("req-demo-a", "IN_SCOPE", ("MSA#3.2", "MSA#4.1"), "MSA#4.1"),
+        replace(
+            _deciding("req-demo-b", "REJECT", ("MSA#3.2",), "MSA#7.7"),  # not cited
+            effort=Effort(None, None),
+        ),
+        twice,
+        replace(make_decision("req-demo-d", "REJECT", ()), effort=Effort(2, 5.5)),
+        make_decision("req-demo-f", "IN_SCOPE", ("MSA#3.2",)),  # stays pending
+    ]
+    repo.add_cases("demo", [(make_request(d.case_id), d) for d in decisions])
+    for d in decisions[:4]:
+        repo.record_ruling(d.case_id, "convert_to_cr", "ayse", "")
+    with store.engine.begin() as conn:  # one decision not in the canonical form
+        stored = conn.execute(
+            text("SELECT decision_json FROM decisions WHERE case_id = 'req-demo-a'")
+        ).scalar_one()
+        conn.execute(
+            text("UPDATE decisions SET decision_json = :j WHERE case_id = 'req-demo-a'"),
+            {"j": json.dumps(json.loads(stored), indent=2)},
+        )
+    select_all = text(
+        "SELECT case_id, effort_low, effort_high, deciding_text FROM rulings ORDER BY case_id"
+    )
+    with store.engine.connect() as conn:
+        written = [tuple(r) for r in conn.execute(select_all)]
+    rule = " (obligation, role rule: contractor obligation (default))"
+    expected = [
+        ("req-demo-a", 1.0, 3.0, _compact(["MSA#4.1" + rule])),
+        ("req-demo-b", None, None, _compact(["MSA#7.7" + rule])),
+        ("req-demo-c", 1.0, 3.0, _compact(["Sözleşme-İ#2.1" + rule, "MSA#9 “ö”"])),
+        ("req-demo-d", 2.0, 5.5, "[]"),
+    ]
+    assert written == expected
+    by_orm = {
+        c.case_id: (
+            c.decision.effort.low,
+            c.decision.effort.high,
+            [e.detail.split(DECIDING, 1)[1] for e in c.decision.evidence if DECIDING in e.detail],
+        )
+        for c in repo.cases("demo", status="ruled")
+    }
+    assert by_orm == {cid: (lo, hi, json.loads(t)) for cid, lo, hi, t in expected}
+    repo.dispose()
+
+    _downgrade(store.engine, "0008")
+    assert "effort_low" not in {c["name"] for c in inspect(store.engine).get_columns("rulings")}
+    assert upgrade(store.engine) == ("0008", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    with store.engine.connect() as conn:
+        assert [tuple(r) for r in conn.execute(select_all)] == expected
+
+
+def _compact(values: list[str]) -> str:
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))

@@ -169,3 +169,44 @@ def test_edge_cases_name_the_right_refs() -> None:
     assert memory._named_in("SÖZLEŞME#İ.1", (), known) == ["sözleşme#İ.1"]
     assert memory._named_in("cafe\u0301#2", ("msa#4.1",), known) == ["café#2"]
     assert memory._named_in("4.1 and 14.1", ("msa#14.1",), known) == ["msa#14.1", "msa#4.1"]
+
+
+def test_deciding_ref_among_finds_the_ref_deciding_ref_finds():
+    """``etki report``'s corrections look the deciding sentence's ref up among the
+    project's refs by prefix (:func:`etki.domain.evidence.deciding_ref_among`) instead of
+    sorting them per override: the same ref as :func:`etki.domain.deciding_ref` for
+    prefix refs (``4.1``/``4.10``/``4.1.1``), refs glued to words or followed by ``.x``,
+    an empty ref, several classify steps, other steps, Turkish and NFD text."""
+    from etki.domain import DECIDING, deciding_ref
+    from etki.domain.evidence import deciding_ref_among
+
+    rng = random.Random(20261207)
+    pool = [
+        "MSA#4.1",
+        "MSA#4.10",
+        "MSA#4.1.1",
+        "MSA#14.1",
+        "MSA#4",
+        "Sözleşme-İ#2.1",
+        unicodedata.normalize("NFD", "Sözleşme-İ#2.1"),
+        "A",
+        "",
+        "x y#1",
+    ]
+    tails = [" (obligation, role rule: x)", "", ".2 more", "a", "-b", "… “ö”", "\n", ".", " "]
+    for _ in range(3000):
+        refs = rng.sample(pool, rng.randint(0, len(pool)))
+        details = [
+            (
+                rng.choice(["classify", "classify", "score_clauses"]),
+                rng.choice(["", "rule -> X; "])
+                + (DECIDING if rng.random() < 0.9 else "")
+                + rng.choice(pool)
+                + rng.choice(tails),
+            )
+            for _ in range(rng.randint(0, 3))
+        ]
+        longest = max(map(len, refs), default=0)
+        split = rng.randint(0, len(refs))  # the project's refs, and the cited ones beside
+        found = deciding_ref_among(details, set(refs[:split]), longest, refs[split:])
+        assert found == deciding_ref(details, refs)

@@ -258,12 +258,15 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
         read = lean_call(settings.db_url, "queue", args.project, every=args.all)
     except Fallback:
         return _queue_read_desk(args, settings)
-    from etki.memory import clause_memory
+    from etki.memory import disputes_of
 
     rows = []
     for part in read.parts:
-        ruled: list[Any] = part.ruled  # queue rows, as the desk's clause_memory_of takes
-        memory = clause_memory(ruled, part.resolutions) if ruled else {}
+        # the disputed clauses the rows cite (clause_memory's rule): all the queue reads
+        # of the clause memory is whether a cited clause's dispute is open
+        memory: dict[str, Any] = (
+            {d.ref: d for d in disputes_of(part.ruled, part.resolutions)} if part.ruled else {}
+        )
         rows += [(c, memory) for c in part.shown]
     return rows, read.claims, read.assignments, read.archived
 

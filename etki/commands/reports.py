@@ -28,6 +28,8 @@ from etki.errors import InputError
 
 if TYPE_CHECKING:
     from etki.config import Settings
+    from etki.domain import Report
+    from etki.reports import CaseSelection
 
 __all__ = ["register"]
 
@@ -58,14 +60,8 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     if selection.since and selection.until and selection.since > selection.until:
         raise InputError(f"--since {selection.since} is after --until {selection.until}")
     from etki.reports import pick, report_tables, tables_json, text_lines, write_csv
-    from etki.services import Desk
 
-    desk = Desk.open(settings, read_only=True, create=False)
-    try:
-        project_id = desk.chosen_project(args.project)
-        report = desk.report(project_id, selection=selection)
-    finally:
-        desk.close()
+    project_id, report = _compute(args, settings, selection)
     tables = pick(report_tables(report), args.report)
     to_file = args.output not in (None, "-")
     if fmt == "xlsx":
@@ -101,6 +97,42 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     if to_file:
         echo(f"report written to {args.output}", file=sys.stderr, multiline=False)
     return 0
+
+
+def _compute(
+    args: argparse.Namespace, settings: Settings, selection: CaseSelection
+) -> tuple[str, Report]:
+    """The chosen project and its report: read by :mod:`etki.store.lean_report` (plain
+    SQL, no SQLAlchemy; the summary each ruling's row keeps instead of every decision,
+    issue 32 item 1), or by the desk (:meth:`etki.services.Desk.report`) when that path
+    cannot answer as it would (:class:`etki.store.lean.Fallback`). Both compute it with
+    :func:`etki.reports.compute_report`."""
+    from etki.store.lean import Fallback, lean_call
+    from etki.store.lean_report import report_read
+
+    try:
+        read = lean_call(settings.db_url, report_read, args.project)
+    except Fallback:
+        from etki.services import Desk
+
+        desk = Desk.open(settings, read_only=True, create=False)
+        try:
+            project_id = desk.chosen_project(args.project)
+            return project_id, desk.report(project_id, selection=selection)
+        finally:
+            desk.close()
+    from etki.reports import check_reviewer, compute_report
+
+    check_reviewer(selection, read.cases, read.project_id)
+    report = compute_report(
+        read.cases,
+        read.known,
+        read.now,
+        read.resolutions,
+        selection,
+        settings.disputed_escalation,
+    )
+    return read.project_id, report
 
 
 def _write(output: str, data: bytes) -> None:

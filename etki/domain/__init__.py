@@ -135,6 +135,8 @@ if TYPE_CHECKING:
         MonthEffort,
         OverdueLook,
         Report,
+        ReportCase,
+        ReportDecision,
         ReviewerRulings,
     )
 
@@ -186,6 +188,8 @@ __all__ = [
     "RISK_WORDING",
     "RemitStatement",
     "Report",
+    "ReportCase",
+    "ReportDecision",
     "Request",
     "ResolutionOutcome",
     "Reviewer",
@@ -276,6 +280,8 @@ __getattr__ = lazy_exports(
         "RISK_WORDING": "etki.domain.evidence",
         "RemitStatement": "etki.domain.project",
         "Report": "etki.domain.reports",
+        "ReportCase": "etki.domain.reports",
+        "ReportDecision": "etki.domain.reports",
         "Request": "etki.domain.project",
         "ResolutionOutcome": "etki.domain.cases",
         "Reviewer": "etki.domain.project",

@@ -7,16 +7,18 @@ resolutions, memory and disputes of clauses.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from etki.domain.crterms import CrTerms
 from etki.domain.decision import Decision, DecisionSummary, Verdict
 from etki.domain.disputes import ClauseResolution, DisputedClause  # noqa: F401  (re-exported)
-from etki.domain.estimate import ReviewerEstimate
 from etki.domain.evidence import (
     deciding_ref,
 )
-from etki.domain.preanalysis import Preanalysis
+
+if TYPE_CHECKING:  # field types only: a queue row needs none of these parts (issue 32)
+    from etki.domain.crterms import CrTerms
+    from etki.domain.estimate import ReviewerEstimate
+    from etki.domain.preanalysis import Preanalysis
 
 ACTIONS: dict[str, str] = {
     "approve": "IN_SCOPE",

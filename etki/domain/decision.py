@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from etki.domain.evidence import (
     EvidenceStep,
 )
-from etki.domain.project import WorkItem
+
+if TYPE_CHECKING:  # an annotation only: a queue row needs no project part (issue 32)
+    from etki.domain.project import WorkItem
 
 Verdict = Literal["IN_SCOPE", "CHANGE_REQUEST", "REJECT"]
 

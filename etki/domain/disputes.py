@@ -55,3 +55,10 @@ class DisputedClause:
     def resolved(self) -> bool:
         """A resolution stands (no ruling after it disagrees)."""
         return self.resolution is not None and self.overridden_by is None
+
+    @property
+    def open_dispute(self) -> bool:
+        """Not resolved (never, or re-disputed by a later ruling): as
+        :attr:`ClauseMemory.open_dispute` of the same clause, so the risk a disputed clause
+        raises (:func:`etki.memory.open_disputed_refs`) reads either."""
+        return not self.resolved

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence, Set
 from dataclasses import dataclass, replace
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "deciding_step",
     "deciding_in_json",
     "deciding_ref",
+    "deciding_ref_among",
     "quoted_sentences",
     "reasoning_quote",
     "risk_wording",
@@ -141,6 +142,31 @@ def deciding_ref(details: Iterable[tuple[str, str]], candidates: Iterable[str]) 
         rest = detail.split(DECIDING, 1)[1]
         for ref in ordered:
             if rest.startswith(ref) and not re.match(r"\w|\.\w", rest[len(ref) :]):
+                return ref
+    return None
+
+
+def deciding_ref_among(
+    details: Iterable[tuple[str, str]],
+    refs: Set[str],
+    longest: int,
+    also: Collection[str] = (),
+) -> str | None:
+    """:func:`deciding_ref` with the candidates given as a set ``refs`` whose longest
+    ref has ``longest`` characters: the same ref, found without sorting the candidates
+    (a project's thousands of refs, for every override of ``etki report``, issue 32
+    item 1). :func:`deciding_ref` returns the longest candidate that starts the text
+    after the marker and is not followed by a word character (two refs of one length
+    that both start it are the same ref), so the prefixes of that text are looked up in
+    ``refs`` and ``also`` (a few more candidates, none longer than ``longest``), longest
+    first."""
+    for step, detail in details:
+        if step != "classify" or DECIDING not in detail:
+            continue
+        rest = detail.split(DECIDING, 1)[1]
+        for length in range(min(len(rest), longest), -1, -1):
+            ref = rest[:length]
+            if (ref in refs or ref in also) and not re.match(r"\w|\.\w", rest[length:]):
                 return ref
     return None
 

@@ -4,6 +4,13 @@ store by :func:`etki.reports.compute_report`. Re-exported from :mod:`etki.domain
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from etki.domain.cases import RulingRecord
+    from etki.domain.decision import Effort, Risk
+    from etki.domain.estimate import ReviewerEstimate
+    from etki.domain.evidence import EvidenceStep
 
 
 @dataclass(frozen=True)
@@ -117,3 +124,45 @@ class Report:
     selection: str = ""
     """The filter the figures were computed under, in words (``since 2026-11-01;
     reviewer Ayşe Yılmaz``); empty for every case of the project."""
+
+
+class ReportDecision(NamedTuple):
+    """What the reports read of a case's frozen decision (``etki report`` on the lean
+    read path, :mod:`etki.store.lean_report`; the TUI's report reads whole decisions):
+    the engine's ``verdict`` and ``cited_clauses``; for a pending case its ``risk`` (the
+    overdue PMO looks; None for a ruled case: no report reads it); for a ruled case its
+    ``effort`` range (the change-request effort per month) and, as ``evidence``, only the
+    ``classify`` steps naming the deciding sentence (where an override counts as a
+    correction, :func:`etki.memory.correction_clauses`: only for a ruling that overrides
+    the verdict, the only ones counted so) and its ``deciding`` ref, kept on the ruling's
+    row (:func:`etki.store.summary.report_summary`; unknown effort and no steps for a
+    pending case: no report reads them). A named tuple: 10,000 of them are made per
+    report on the 10k bench store (issue 32 item 1)."""
+
+    verdict: str
+    cited_clauses: tuple[str, ...]
+    risk: Risk | None
+    effort: Effort
+    evidence: tuple[EvidenceStep, ...] = ()
+    deciding: str | None = None
+    """The cited ref of the decisive evidence (:func:`etki.domain.deciding_ref` of
+    ``evidence`` among ``cited_clauses``, kept on the ruling's row as ``deciding_ref``;
+    None: none, or a pending case): what a ruling is about
+    (:func:`etki.memory.case_about_rule`), as :attr:`DecisionSummary.deciding`."""
+
+
+class ReportCase(NamedTuple):
+    """A case as the reports read it (same attribute names as
+    :class:`~etki.domain.CaseRecord`, so :func:`etki.reports.compute_report` takes
+    either): the request's ``title``, ``submitted_at`` and ``created_at`` (the pending
+    ages and overdue looks), a :class:`ReportDecision`, the ruling in force (None:
+    pending) and the reviewer's estimate in force. ``title`` is client text
+    (untrusted)."""
+
+    case_id: str
+    title: str
+    submitted_at: str | None
+    created_at: str
+    decision: ReportDecision
+    ruling: RulingRecord | None = None
+    estimate: ReviewerEstimate | None = None

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from etki.errors import InputError, clip
+from etki.errors import InputError
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -88,18 +88,11 @@ class DeskDocuments:
         (:class:`etki.reports.CaseSelection`). Raises ``NotFoundError`` for an unknown
         project, ``InputError`` when the selection's reviewer names nobody who ruled a
         case of the project (an empty report would read as "no rulings")."""
-        from etki.reports import compute_report
+        from etki.reports import check_reviewer, compute_report
 
         self.repo.project_name(project_id)  # a clear error for an unknown id
         cases = self.repo.cases(project_id)
-        if selection is not None and selection.reviewer:
-            who = sorted({c.ruling.reviewer for c in cases if c.ruling is not None})
-            if not any(selection.names(name) for name in who):
-                raise InputError(
-                    f"--reviewer {clip(selection.reviewer)}: no reviewer of that name ruled "
-                    f"a case of {project_id}; reviewers with rulings: "
-                    + (", ".join(clip(n) for n in who) or "none yet")
-                )
+        check_reviewer(selection, cases, project_id)
         known = tuple(self.clauses(project_id))
         return compute_report(
             cases,

@@ -149,6 +149,9 @@ class RulingRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     cited_refs: Mapped[str | None] = mapped_column(Text, nullable=True)
     deciding_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
+    effort_low: Mapped[float | None] = mapped_column(Float, nullable=True)
+    effort_high: Mapped[float | None] = mapped_column(Float, nullable=True)
+    deciding_text: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class AuditRow(Base):

@@ -10,6 +10,16 @@ ruling's row holds them (``rulings.cited_refs``, ``rulings.deciding_ref``), writ
 and filled for older rulings by migration 0008, both with :func:`ruling_summary`. The
 decision is frozen (written once with its case, never updated), so the summary never goes
 stale; an erasure deletes it with the ruling's row.
+
+``etki report`` needs two more parts of every ruled case's decision (migration 0009,
+:func:`report_summary`): the effort range (``rulings.effort_low``, ``effort_high``: the
+change-request effort per month) and what follows the ``deciding sentence: `` of each
+``classify`` step (``rulings.deciding_text``, a JSON array): where an override counts as a
+correction, the decisive evidence may name a clause of the project the decision does not
+cite (:func:`etki.memory.correction_clauses`), so the ref cannot be cut out once at
+ruling time against the cited clauses alone. :func:`summary_columns` gives all five
+columns from one parse; ``deciding_text`` NULL marks a row written before 0009 with no
+fill (none is: a reader then reads the decision).
 """
 
 from __future__ import annotations
@@ -17,9 +27,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from etki.domain.evidence import deciding_ref
+from etki.domain.evidence import DECIDING, deciding_ref
 
-__all__ = ["decode_refs", "ruling_summary"]
+__all__ = ["decode_refs", "report_summary", "ruling_summary", "summary_columns"]
 
 
 def ruling_summary(decision_json: str) -> tuple[str, str | None]:
@@ -29,9 +39,17 @@ def ruling_summary(decision_json: str) -> tuple[str, str | None]:
     :func:`etki.memory.ruled_row` reads a full record (None: none, or not a cited ref).
     The whole document is decoded (once per ruling). Raises ``ValueError`` for text that
     is not a JSON object."""
+    return _summary(_document(decision_json))
+
+
+def _document(decision_json: str) -> dict:
     doc = json.loads(decision_json)
     if not isinstance(doc, dict):
         raise ValueError("a decision is a JSON object")
+    return doc
+
+
+def _summary(doc: dict) -> tuple[str, str | None]:
     cited = [str(ref) for ref in doc.get("cited_clauses") or ()]
     steps = (
         (str(e.get("step", "")), str(e.get("detail", "")))
@@ -40,6 +58,53 @@ def ruling_summary(decision_json: str) -> tuple[str, str | None]:
     )
     deciding = deciding_ref(steps, cited)
     return json.dumps(cited, ensure_ascii=False, separators=(",", ":")), deciding
+
+
+def report_summary(decision_json: str) -> tuple[float | None, float | None, str]:
+    """``(effort low, effort high, deciding text)`` of a stored decision's JSON text, as
+    ``etki report`` reads them from the ruling's row (migration 0009): the ends of its
+    effort range as :meth:`etki.domain.Decision.from_json` reads them (``effort.low``,
+    ``effort.high``; None: unknown) and, as a compact JSON array in evidence order, what
+    follows :data:`~etki.domain.evidence.DECIDING` in the detail of each ``classify`` step
+    holding it (the part :func:`~etki.domain.deciding_ref` matches refs against; ``[]``:
+    none). Raises ``ValueError`` for text that is not a JSON object."""
+    return _report(_document(decision_json))
+
+
+def _report(doc: dict) -> tuple[float | None, float | None, str]:
+    effort = doc.get("effort") or {}
+    low, high = effort.get("low"), effort.get("high")
+    rests = [
+        str(e.get("detail", "")).split(DECIDING, 1)[1]
+        for e in doc.get("evidence") or ()
+        if isinstance(e, dict)
+        and str(e.get("step", "")) == "classify"
+        and DECIDING in str(e.get("detail", ""))
+    ]
+    text = json.dumps(rests, ensure_ascii=False, separators=(",", ":"))
+    return (
+        None if low is None else float(low),
+        None if high is None else float(high),
+        text,
+    )
+
+
+def summary_columns(decision_json: str) -> dict[str, object]:
+    """The summary columns of a ruling's row from its case's stored decision (one
+    parse): ``cited_refs`` and ``deciding_ref`` (:func:`ruling_summary`),
+    ``effort_low``, ``effort_high`` and ``deciding_text`` (:func:`report_summary`).
+    What :meth:`etki.store.repository.cases.CaseStore.record_ruling` writes with each
+    ruling. Raises ``ValueError`` for text that is not a JSON object."""
+    doc = _document(decision_json)
+    cited, deciding = _summary(doc)
+    low, high, text = _report(doc)
+    return {
+        "cited_refs": cited,
+        "deciding_ref": deciding,
+        "effort_low": low,
+        "effort_high": high,
+        "deciding_text": text,
+    }
 
 
 def decode_refs(values: Sequence[str]) -> list[tuple[str, ...]]:

@@ -51,7 +51,7 @@ from etki.store.repository.rows import (
     summary_of_members,
     title_of,
 )
-from etki.store.summary import ruling_summary
+from etki.store.summary import summary_columns
 
 
 @dataclass(frozen=True)
@@ -481,8 +481,9 @@ class CaseStore(StoreBase):
                         DecisionRow.case_id == case_id
                     )
                 ).one()
-                # the decision's summary the list of disputed clauses reads (issue 32)
-                cited_refs, deciding = ruling_summary(decision_json)
+                # the decision's summary the list of disputed clauses and the report
+                # read (issue 32: migrations 0008, 0009)
+                summary = summary_columns(decision_json)
                 # the store's time, taken once the case's row is updated (locked on
                 # PostgreSQL): rulings of a case are ordered as they commit, whatever
                 # the writers' clocks say (issue 30 item 6)
@@ -494,8 +495,7 @@ class CaseStore(StoreBase):
                     "reason": reason,
                     "ruled_at": now,
                     "version": seen + 1,
-                    "cited_refs": cited_refs,
-                    "deciding_ref": deciding,
+                    **summary,
                 }
                 if current is None:
                     s.add(RulingRow(case_id=case_id, **fields))
