@@ -47,9 +47,18 @@ from etki.errors import EtkiError, clip_values, os_error_message
 __all__ = ["READ_ONLY_COMMANDS", "main", "run"]
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the top-level
+    options, ``-v``, ``--version`` and ``-h``, take no value), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _parser(command: str | None = None, *, version_only: bool = False) -> argparse.ArgumentParser:
+    """The ``etki`` parser; with a known ``command``, only the parsers of the module that
+    registers it (:data:`etki.commands.COMMANDS`), with ``version_only`` none (``etki
+    --version`` prints and exits before a command is asked for), else every module's."""
     from etki import __version__
-    from etki.commands import MODULES
+    from etki.commands import COMMANDS, MODULES
 
     p = SafeArgumentParser(prog="etki", description="Scope triage with a decision memory.")
     p.add_argument("--version", action="version", version=f"etki {__version__}")
@@ -60,15 +69,26 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="log more on stderr: -v info, -vv debug (also ETKI_LOG_LEVEL)",
     )
-    sub = p.add_subparsers(dest="command", required=True)
-    for name in MODULES:
+    # every command in the usage line, whichever modules are built (COMMANDS' order is
+    # the registration order, so this is argparse's own default for the full parser)
+    sub = p.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}")
+    if version_only:
+        modules: Sequence[str] = ()
+    elif command in COMMANDS:
+        modules = (COMMANDS[command],)
+    else:
+        modules = MODULES
+    for name in modules:
         importlib.import_module(name).register(sub)
     return p
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = _command_of(words)
+    version_only = command is None and "--version" in words and not {"-h", "--help"} & set(words)
+    args = _parser(command, version_only=version_only).parse_args(words)
     from etki import progress
     from etki.identity import set_program
 
