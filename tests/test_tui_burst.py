@@ -132,9 +132,10 @@ async def test_cr_export_valid_until_gets_the_date(tui_world: TuiWorld, how: str
         before = path.value
         valid = form.query_one("#crx-valid", Input)
         valid.value = ""
-        # from the file box back over the format to "Valid until" (the appendix box sits
-        # beside the buttons, after the file, since the form took the clause list)
-        await SENDERS[how](pilot, ("shift+tab", "shift+tab", *"2027-01-31"))
+        # the form opens on the assumptions (the first field a PMO writes): forward over
+        # the exclusions and the clause list to "Valid until"
+        assert app.focused is form.query_one("#crx-assumptions", TextArea)
+        await SENDERS[how](pilot, ("tab", "tab", "tab", *"2027-01-31"))
         assert app.focused is valid and valid.value == "2027-01-31"
         assert path.value == before
         # and forward again into the file box, whose text goes on at its end

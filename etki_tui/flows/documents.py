@@ -61,8 +61,10 @@ class DocumentFlow(ExportFlow):
         try:  # one case by id: the terms in force, for the form to start from
             case = self.desk.case(case_id)
             terms, engine = case.cr_terms, case.decision.cited_clauses
+            cited: tuple[str, ...] | None = case.cr_clauses
+            covering = case.engine_read_covering
         except Exception:  # noqa: BLE001 - the worker says why, if the case is gone
-            terms, engine = None, ()
+            terms, engine, cited, covering = None, (), None, False
         pane = self.desk_part(QueuePane, "the clauses of the change request")
         known = dict(pane.clauses) if pane is not None else {}
         if not known:  # the queue not read yet: the project's clauses alone
@@ -77,6 +79,8 @@ class DocumentFlow(ExportFlow):
             terms,
             self.clock().date().isoformat(),
             engine=engine,
+            cited=cited,
+            covering=covering,
             known=known,
             cursor_blink=self.cursor_blink,
         )
