@@ -160,7 +160,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 11
+    VERSION = 12
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -176,7 +176,9 @@ class _Mark:
     table (unreadable at 80 columns, issue 12). 9: a clause is disputed by the rulings
     about it (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it.
     10: a clause's precedent count on the contract page counts the overrides about it by
-    the same rule. 11: every contract's page, each whole, clause links anchored (#33)."""
+    the same rule. 11: every contract's page, each whole, clause links anchored (#33).
+    12: a change-request page's price grouped as everywhere else (``12,500.50 EUR``,
+    was ``12500.5 EUR``; issue 35)."""
 
     @property
     def floor(self) -> int:
