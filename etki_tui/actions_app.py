@@ -310,6 +310,22 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         key_display="Esc",
     ),
     ActionDef(
+        "estimate.next",
+        "enter",
+        "next_field",
+        "Next field",
+        "Move to the next box",
+        "Enter in the days or the price moves to the next box (Enter in the reason saves).",
+        context="estimate",
+        # as Tab (focus.next): the focus moves as the app receives the key, so in a
+        # burst (tmux send-keys, an SSH packet) the keys after it land in the next box;
+        # a trial's "Enter Enter Enter" moved the focus three times past the reason
+        # onto Cancel, and the estimate was dropped
+        priority=True,
+        show=False,
+        palette=False,
+    ),
+    ActionDef(
         "note.cancel",
         "escape",
         "cancel",

@@ -91,6 +91,60 @@ async def test_estimate_fields_each_get_their_own_text(tui_world: TuiWorld, how:
 
 @sync
 @pytest.mark.parametrize("how", SENDERS)
+async def test_estimate_enter_moves_on_as_it_arrives(tui_world: TuiWorld, how: str) -> None:
+    """A trial in tmux: the figures, then Enter Enter Enter in one burst to save. Enter
+    in a box moved the focus only once the box's submit came back, after the later
+    Enters had reached the days box too: the focus went past the reason onto Cancel
+    and the next Enter dropped the estimate. Now Enter moves on as the app receives
+    it: days, price, then Enter in the reason saves."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "E")
+        form = app.screen
+        assert isinstance(form, EstimateForm)
+        keys = (*"2,5", "enter", *"12500 EUR", "enter", *"İki geliştirici", "enter")
+        await SENDERS[how](pilot, keys)
+        await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "saved")
+    est = tui_world.repo.case(case_id).estimate
+    assert est is not None
+    assert (est.days, est.price, est.currency, est.reason) == (
+        "2.5",
+        "12500",
+        "EUR",
+        "İki geliştirici",
+    )
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
+async def test_estimate_enters_in_a_row_save_the_figures_in_force(
+    tui_world: TuiWorld, how: str
+) -> None:
+    """The trial's keys exactly: on a case with an estimate in force (the form starts
+    with it), a new figure and Enter Enter Enter in one burst save it."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        tui_world.desk.add_estimate(case_id, "3,5", "İki ekran", "12500,50 EUR")
+        await press(pilot, "E")
+        assert isinstance(app.screen, EstimateForm)
+        await SENDERS[how](pilot, (*"4.5", "enter", "enter", "enter"))
+        await until(
+            pilot,
+            lambda: tui_world.repo.case(case_id).estimate.days == "4.5",
+            "saved",  # type: ignore[union-attr]
+        )
+    est = tui_world.repo.case(case_id).estimate
+    assert est is not None and (est.price, est.reason) == ("12500.5", "İki ekran")
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
 async def test_override_reason_then_tab_to_the_ruling_button(tui_world: TuiWorld, how: str) -> None:
     """An override's reason, Tab Tab to the ruling button and Enter, all in one burst:
     the ruling is recorded with the whole reason (before, Tab and Enter reached the

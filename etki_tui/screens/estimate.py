@@ -54,7 +54,11 @@ class EstimateForm(ModalScreen[EstimateInput | None]):
     none; ``engine``: the engine's frozen range in words (``2.4–5.8 person-days``,
     ``unknown``), empty to leave it out."""
 
-    BINDINGS = bindings("estimate.cancel")
+    BINDINGS = bindings("estimate.cancel", "estimate.next")
+
+    NEXT_FROM = ("estimate-days", "estimate-price")
+    """The boxes Enter leaves for the next one (``estimate.next``); Enter in the reason
+    saves."""
 
     def __init__(
         self,
@@ -134,9 +138,17 @@ class EstimateForm(ModalScreen[EstimateInput | None]):
     def _cancel(self) -> None:
         self.dismiss(None)
 
-    @on(Input.Submitted, "#estimate-days")
-    @on(Input.Submitted, "#estimate-price")
-    def _next(self, event: Input.Submitted) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``next_field`` only from the days or the price: elsewhere Enter is the
+        focused widget's (the reason saves, a button presses)."""
+        if action == "next_field":
+            focused = self.focused
+            return focused is not None and focused.id in self.NEXT_FROM
+        return True
+
+    def action_next_field(self) -> None:
+        """Enter in the days or the price: on to the next box, at once (a priority
+        binding, as Tab), so keys typed after it in one burst land there."""
         self.focus_next()
 
     def _value(self, ident: str) -> str:
