@@ -71,7 +71,7 @@ async def test_x_chooses_the_clauses_the_change_request_cites(
         assert form.ticked() == () and not form.edited()
         form.query_one("#crx-format", RadioSet).query(RadioButton)[2].value = True  # Markdown
         box = form.query_one("#crx-clauses", SelectionList)
-        assert str(box.get_option_at_index(0).prompt).endswith(COVERING_MARK)
+        assert str(box.get_option_at_index(0).prompt).startswith(f"{SSO}{COVERING_MARK} · ")
         assert "engine" not in str(box.get_option_at_index(3).prompt)
         assert box.border_title == "Clauses it cites: none yet (Space: tick)"
 
@@ -169,7 +169,7 @@ async def test_x_on_an_agreed_cr_ticks_the_engines_clauses(
         box = form.query_one("#crx-clauses", SelectionList)
         for i in range(3):
             prompt = str(box.get_option_at_index(i).prompt)
-            assert prompt.endswith(ENGINE_MARK) and COVERING_MARK not in prompt
+            assert f"{ENGINE_MARK} · " in prompt and COVERING_MARK not in prompt
         assert box.border_title == "Clauses it cites (Space: tick or untick)"
         box.deselect_all()
         await fill(pilot, "#crx-path", str(tmp_path / "agreed.md"))

@@ -91,18 +91,20 @@ def clause_options(
     """The clause list of the form: the refs ``cited`` now (ticked, in their order),
     then those of ``engine`` (the decision's cited clauses) not among them, then every
     other clause of ``known`` (ref -> clause, contract order). Each reads ``REF
-    title``, the engine's marked :data:`ENGINE_MARK`, or :data:`COVERING_MARK` when
-    ``covering`` (the engine proposed IN_SCOPE); a ref the contract no longer has says
-    so. Client text is shown literally."""
+    title``, the engine's ``REF · engine · title`` (:data:`ENGINE_MARK`), or ``REF ·
+    engine read as covering · title`` when ``covering`` (the engine proposed
+    IN_SCOPE, :data:`COVERING_MARK`): the mark before the title, which a narrow form
+    cuts; a ref the contract no longer has says so. Client text is shown literally."""
     refs = list(dict.fromkeys([*cited, *engine, *known]))
     out: list[Selection[str]] = []
     for ref in refs:
         label = Text(printable(ref, multiline=False), style="bold", end="")
+        if ref in engine:  # before the title: a long title is cut, never the mark
+            label.append(COVERING_MARK if covering else ENGINE_MARK, style="dim")
+            label.append(" ·")
         clause = known.get(ref)
         title = clause.title if clause is not None else "(not in the current contract)"
         label.append(" " + printable(title, multiline=False))
-        if ref in engine:
-            label.append(COVERING_MARK if covering else ENGINE_MARK, style="dim")
         out.append(Selection(label, ref, ref in cited))
     return out
 
