@@ -265,6 +265,20 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         key_display="Esc",
     ),
     ActionDef(
+        "intake.next",
+        "enter",
+        "text_next",
+        "Next field",
+        "Move from the title to the request text",
+        "Enter in the title moves to the request text.",
+        context="intake",
+        # as estimate.next: in one burst ("Title" Enter "text") the text landed in the
+        # title box, the focus moving only once the title's submit came back
+        priority=True,
+        show=False,
+        palette=False,
+    ),
+    ActionDef(
         "import.cancel",
         "escape",
         "cancel",

@@ -75,6 +75,24 @@ async def test_new_request_body_lands_in_the_body(tui_world: TuiWorld, how: str)
 
 @sync
 @pytest.mark.parametrize("how", SENDERS)
+async def test_new_request_enter_after_the_title_moves_on_as_it_arrives(
+    tui_world: TuiWorld, how: str
+) -> None:
+    """Enter in the title, then the text, in one burst: the text lands in the text box
+    (it went into the title: the focus moved only once the title's submit came back)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        await SENDERS[how](pilot, (*"Kiosk kurulumu", "enter", *"Şube için İstanbul"))
+        assert form.query_one("#intake-title", Input).value == "Kiosk kurulumu"
+        assert form.query_one("#intake-text", TextArea).text == "Şube için İstanbul"
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
 async def test_estimate_fields_each_get_their_own_text(tui_world: TuiWorld, how: str) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
