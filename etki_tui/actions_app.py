@@ -265,6 +265,20 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         key_display="Esc",
     ),
     ActionDef(
+        "intake.next",
+        "enter",
+        "text_next",
+        "Next field",
+        "Move from the title to the request text",
+        "Enter in the title moves to the request text.",
+        context="intake",
+        # as estimate.next: in one burst ("Title" Enter "text") the text landed in the
+        # title box, the focus moving only once the title's submit came back
+        priority=True,
+        show=False,
+        palette=False,
+    ),
+    ActionDef(
         "import.cancel",
         "escape",
         "cancel",
@@ -308,6 +322,22 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         context="estimate",
         palette=False,
         key_display="Esc",
+    ),
+    ActionDef(
+        "estimate.next",
+        "enter",
+        "next_field",
+        "Next field",
+        "Move to the next box",
+        "Enter in the days or the price moves to the next box (Enter in the reason saves).",
+        context="estimate",
+        # as Tab (focus.next): the focus moves as the app receives the key, so in a
+        # burst (tmux send-keys, an SSH packet) the keys after it land in the next box;
+        # a trial's "Enter Enter Enter" moved the focus three times past the reason
+        # onto Cancel, and the estimate was dropped
+        priority=True,
+        show=False,
+        palette=False,
     ),
     ActionDef(
         "note.cancel",

@@ -32,6 +32,7 @@ from etki.errors import InputError
 from etki.mdtext.plain import markdown_plain
 from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
+from etki.wiki.clientcr import NO_CLAUSE_CITED
 from etki_tui.app import EtkiApp
 from etki_tui.hafiza.reader import PageReader
 from etki_tui.screens.cr_export import CrExportForm
@@ -117,6 +118,7 @@ def test_the_client_document_in_three_formats(desk: Desk) -> None:
         assumptions=["Müşteri test ortamını sağlar (İstanbul).", NFD_ASSUMPTION],
         exclusions=[EXCLUSION],
         valid_until="2027-01-31",
+        clauses=[case.decision.cited_clauses[0]],  # the PMO cites the SSO clause
     )
     assert terms.assumptions[1] == unicodedata.normalize("NFC", NFD_ASSUMPTION)
     case = desk.case(cid)
@@ -209,7 +211,7 @@ def test_the_pmo_chooses_the_clauses_the_document_cites(desk: Desk) -> None:
     cid = case.case_id
     assert case.decision.cited_clauses == ("MSA-2024-01#3.2", "MSA-2024-01#6.1", "ANNEX-A#10.2")
     warranty = "corrected under warranty"
-    assert warranty in desk.cr_document(cid, "md")[1].decode()
+    assert warranty not in desk.cr_document(cid, "md")[1].decode()  # none cited by default
 
     done, _ = desk.set_cr_terms(cid, clauses=["3.2", "ANNEX-A#10.2", "MSA-2024-01#3.2"])
     assert done.clauses == ("MSA-2024-01#3.2", "ANNEX-A#10.2")  # a bare number resolved, once
@@ -228,8 +230,69 @@ def test_the_pmo_chooses_the_clauses_the_document_cites(desk: Desk) -> None:
     ):
         with pytest.raises(InputError, match=said):
             desk.set_cr_terms(cid, clauses=bad)
-    done, _ = desk.set_cr_terms(cid, clauses=[])  # back to the decision's
-    assert done.clauses is None and warranty in desk.cr_document(cid, "md")[1].decode()
+    done, _ = desk.set_cr_terms(cid, clauses=[])  # back to the default: none of the engine's
+    text = desk.cr_document(cid, "md")[1].decode()
+    assert done.clauses is None and warranty not in text and NO_CLAUSE_CITED in text
+
+
+def _clause_text(desk: Desk, ref: str) -> str:
+    """The first line of the clause ``ref`` as the client document quotes it."""
+    return markdown_plain(desk.clauses("demo")[ref].text).split("\n")[0]
+
+
+def _three_formats(desk: Desk, case_id: str) -> dict[str, str]:
+    """The client document of ``case_id`` as text in each format: the Markdown, the
+    HTML unescaped, the .docx read with python-docx."""
+    return {
+        "md": desk.cr_document(case_id, "md")[1].decode("utf-8"),
+        "html": htmllib.unescape(desk.cr_document(case_id, "html")[1].decode("utf-8")),
+        "docx": docx_text(desk.cr_document(case_id, "docx")[1]),
+    }
+
+
+def test_an_overridden_in_scope_cr_cites_no_engine_clause_by_default(desk: Desk) -> None:
+    """A trial (issue 35): converting an IN_SCOPE proposal to CR sent the client the
+    clauses the engine read as covering the work (the warranty clause 6.1 among them):
+    the vendor's own argument that the work is free. By default such a CR now cites no
+    engine clause and says so in one plain line, in every format; the clauses the PMO
+    chooses are cited. An agreed CR (the engine proposed CR) cites the engine's clauses
+    as before."""
+    case = _overridden(desk)
+    cid = case.case_id
+    engine = case.decision.cited_clauses
+    assert engine == ("MSA-2024-01#3.2", "MSA-2024-01#6.1", "ANNEX-A#10.2")
+    assert case.cr_clauses == () and case.cr_clause_hint().startswith("it cites no clause")
+    for fmt, text in _three_formats(desk, cid).items():
+        assert NO_CLAUSE_CITED in text, fmt
+        assert text.count(NO_CLAUSE_CITED) == 1, fmt
+        for ref in engine:
+            assert _clause_text(desk, ref) not in text, (fmt, ref)
+            assert ref not in text, (fmt, ref)
+        for engine_word in ("covering", "engine", "IN_SCOPE", "already asks"):
+            assert engine_word not in text, (fmt, engine_word)
+
+    # the PMO cites one of the engine's clauses: that one alone, no "cites no clause"
+    desk.set_cr_terms(cid, clauses=["ANNEX-A#10.2"])
+    assert desk.case(cid).cr_clause_hint() == ""
+    for fmt, text in _three_formats(desk, cid).items():
+        assert _clause_text(desk, "ANNEX-A#10.2") in text, fmt
+        assert _clause_text(desk, "MSA-2024-01#6.1") not in text, fmt
+        assert NO_CLAUSE_CITED not in text, fmt
+
+    # agreed: the engine proposed CR and the reviewer agreed; its clauses are cited
+    agreed = next(
+        c for c in desk.repo.cases("demo", status="pending") if c.request_id == "DEMO-017"
+    )
+    assert agreed.decision.verdict == "CHANGE_REQUEST"
+    desk.rule(agreed.case_id, "convert_to_cr")
+    ruled = desk.case(agreed.case_id)
+    assert not ruled.ruling.is_override  # type: ignore[union-attr]
+    assert ruled.cr_clauses == agreed.decision.cited_clauses and ruled.cr_clause_hint() == ""
+    assert not [g for g in ruled.cr_gaps() if "clause" in g]
+    for fmt, text in _three_formats(desk, agreed.case_id).items():
+        assert NO_CLAUSE_CITED not in text, fmt
+        for ref in agreed.decision.cited_clauses:
+            assert _clause_text(desk, ref) in text, (fmt, ref)
 
 
 def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
@@ -264,7 +327,12 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "warning:" in done.stderr and "no effort estimate" in done.stderr
-    assert "cites the clauses the engine read for IN_SCOPE" in done.stderr
+    assert "cites the clauses the engine read" not in done.stderr  # it cites none of them
+    assert (
+        f"hint: {case.case_id}: it cites no clause: the engine read "
+        "MSA-2024-01#3.2, MSA-2024-01#6.1, ANNEX-A#10.2 as covering the work; to cite one: "
+        f"etki cr edit {case.case_id} --clause REF"
+    ) in done.stderr
     word = docx_text(out)
     assert unicodedata.normalize("NFC", NFD_ASSUMPTION) in word
     assert "Valid until | 2099-02-28" in word and REASON in word
@@ -273,7 +341,14 @@ def test_cr_edit_and_export_commands(desk: Desk, tmp_path: Path) -> None:
     assert done.returncode == 0 and "clauses cited: MSA-2024-01#3.2" in done.stdout
     done = run_etki(["cr", "export", case.case_id, "--output", "-"], env=env, cwd=tmp_path)
     assert done.returncode == 0 and "cites the clauses" not in done.stderr
+    assert "hint:" not in done.stderr  # a clause chosen: nothing to hint
     assert "corrected under warranty" not in done.stdout
+    done = run_etki(["cr", "edit", case.case_id, "--default-clauses"], env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "clauses cited: none (the default: the engine read its clauses as covering the "
+        "work; cite one with --clause REF)"
+    ) in done.stdout
 
 
 # --- the desk -----------------------------------------------------------------------------
@@ -524,8 +599,9 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
 ) -> None:
     """A PMO trial: X with a folder typed ("real/" refused as "real/.md", "real"
     written as real.docx beside it) and no word of a missing estimate or of the
-    engine's in-scope clauses, which etki cr export warns of. A folder now gets the
-    document's own name inside it, and the toast says what to check before sending."""
+    engine's in-scope clauses, which etki cr export warned of. A folder now gets the
+    document's own name inside it, and the toast says what to check before sending
+    (no longer the engine's in-scope clauses: the document does not cite them)."""
     seen = Recorder()
     async with settled_app(tui_world, (120, 40), message_hook=seen) as (app, pilot):
         case_id = await _convert_highlighted(pilot, app, tui_world)
@@ -543,5 +619,6 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
         assert not (tmp_path / "real.docx").exists()
         toast = next(n for n in seen.notes() if "written to" in n)
         assert "Check before sending: no effort estimate" in toast
-        engine = tui_world.repo.case(case_id).decision.verdict
-        assert f"cites the clauses the engine read for {engine}" in toast
+        # the engine proposed IN_SCOPE: its clauses are not cited, so nothing to warn of
+        assert tui_world.repo.case(case_id).decision.verdict == "IN_SCOPE"
+        assert "cites the clauses the engine read" not in toast

@@ -199,6 +199,8 @@ def test_cr_document_report_and_wiki_use_the_estimate(tmp_path) -> None:
     desk.approvals.projector.flush()
     [page] = (tmp_path / "wiki-demo" / "change-requests").glob("*.md")
     assert "**Effort: 2.5 days**" in page.read_text(encoding="utf-8")
+    # the price as the desk and the client document show it (was "12500 EUR")
+    assert "**Price:** 12,500.00 EUR\n" in page.read_text(encoding="utf-8")
     # the frontmatter says what the body says: the estimate in force, price and reason
     meta = _frontmatter(page)
     assert {k: v for k, v in meta.items() if "effort" in k or "estimate" in k} == {

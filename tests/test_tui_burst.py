@@ -75,6 +75,24 @@ async def test_new_request_body_lands_in_the_body(tui_world: TuiWorld, how: str)
 
 @sync
 @pytest.mark.parametrize("how", SENDERS)
+async def test_new_request_enter_after_the_title_moves_on_as_it_arrives(
+    tui_world: TuiWorld, how: str
+) -> None:
+    """Enter in the title, then the text, in one burst: the text lands in the text box
+    (it went into the title: the focus moved only once the title's submit came back)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        form = app.screen
+        assert isinstance(form, NewRequestForm)
+        await SENDERS[how](pilot, (*"Kiosk kurulumu", "enter", *"Şube için İstanbul"))
+        assert form.query_one("#intake-title", Input).value == "Kiosk kurulumu"
+        assert form.query_one("#intake-text", TextArea).text == "Şube için İstanbul"
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
 async def test_estimate_fields_each_get_their_own_text(tui_world: TuiWorld, how: str) -> None:
     app = make_app(tui_world)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -87,6 +105,60 @@ async def test_estimate_fields_each_get_their_own_text(tui_world: TuiWorld, how:
         assert form.query_one("#estimate-days", Input).value == "2,5"
         assert form.query_one("#estimate-price", Input).value == "12500 EUR"
         assert form.query_one("#estimate-reason", Input).value == "İki geliştirici"
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
+async def test_estimate_enter_moves_on_as_it_arrives(tui_world: TuiWorld, how: str) -> None:
+    """A trial in tmux: the figures, then Enter Enter Enter in one burst to save. Enter
+    in a box moved the focus only once the box's submit came back, after the later
+    Enters had reached the days box too: the focus went past the reason onto Cancel
+    and the next Enter dropped the estimate. Now Enter moves on as the app receives
+    it: days, price, then Enter in the reason saves."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "E")
+        form = app.screen
+        assert isinstance(form, EstimateForm)
+        keys = (*"2,5", "enter", *"12500 EUR", "enter", *"İki geliştirici", "enter")
+        await SENDERS[how](pilot, keys)
+        await until(pilot, lambda: tui_world.repo.case(case_id).estimate is not None, "saved")
+    est = tui_world.repo.case(case_id).estimate
+    assert est is not None
+    assert (est.days, est.price, est.currency, est.reason) == (
+        "2.5",
+        "12500",
+        "EUR",
+        "İki geliştirici",
+    )
+
+
+@sync
+@pytest.mark.parametrize("how", SENDERS)
+async def test_estimate_enters_in_a_row_save_the_figures_in_force(
+    tui_world: TuiWorld, how: str
+) -> None:
+    """The trial's keys exactly: on a case with an estimate in force (the form starts
+    with it), a new figure and Enter Enter Enter in one burst save it."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        case_id = current(app)
+        assert case_id is not None
+        tui_world.desk.add_estimate(case_id, "3,5", "İki ekran", "12500,50 EUR")
+        await press(pilot, "E")
+        assert isinstance(app.screen, EstimateForm)
+        await SENDERS[how](pilot, (*"4.5", "enter", "enter", "enter"))
+        await until(
+            pilot,
+            lambda: tui_world.repo.case(case_id).estimate.days == "4.5",
+            "saved",  # type: ignore[union-attr]
+        )
+    est = tui_world.repo.case(case_id).estimate
+    assert est is not None and (est.price, est.reason) == ("12500.5", "İki ekran")
 
 
 @sync
@@ -132,9 +204,10 @@ async def test_cr_export_valid_until_gets_the_date(tui_world: TuiWorld, how: str
         before = path.value
         valid = form.query_one("#crx-valid", Input)
         valid.value = ""
-        # from the file box back over the format to "Valid until" (the appendix box sits
-        # beside the buttons, after the file, since the form took the clause list)
-        await SENDERS[how](pilot, ("shift+tab", "shift+tab", *"2027-01-31"))
+        # the form opens on the assumptions (the first field a PMO writes): forward over
+        # the exclusions and the clause list to "Valid until"
+        assert app.focused is form.query_one("#crx-assumptions", TextArea)
+        await SENDERS[how](pilot, ("tab", "tab", "tab", *"2027-01-31"))
         assert app.focused is valid and valid.value == "2027-01-31"
         assert path.value == before
         # and forward again into the file box, whose text goes on at its end

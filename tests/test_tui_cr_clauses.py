@@ -17,11 +17,22 @@ from textual.widgets import RadioButton, RadioSet, SelectionList
 
 from etki.config import Settings
 from etki.services import Desk, approval_service
+from etki.wiki.clientcr import NO_CLAUSE_CITED
 from etki_tui.config import TuiConfig
 from etki_tui.header import StatusLine
-from etki_tui.screens.cr_export import CrExportForm
+from etki_tui.screens.cr_export import COVERING_MARK, ENGINE_MARK, CrExportForm
 from tests.conftest import TuiWorld
-from tests.test_tui_pilot import Recorder, current, fill, make_app, press, settle, sync, until
+from tests.test_tui_pilot import (
+    Recorder,
+    current,
+    fill,
+    goto,
+    make_app,
+    press,
+    settle,
+    sync,
+    until,
+)
 
 SSO, MOBILE, HOSTING = "MSA-2024-01#3.2", "MSA-2024-01#9.1", "MSA-2024-01#10.2"
 REASON = "Yeni bir yetenek: Jürgen Weiß'in ekibi için ayrı bir iş (Straße & Çiğdem)."
@@ -54,28 +65,34 @@ async def test_x_chooses_the_clauses_the_change_request_cites(
         await press(pilot, "X")
         form = app.screen
         assert isinstance(form, CrExportForm)
-        # the engine's clause ticked first (marked), then every other clause of the project
+        # the engine proposed IN_SCOPE: its clause first, unticked and marked as read
+        # covering the work (a CR citing it argues the work is free), then the others
         assert _options(form) == [SSO, "MSA-2024-01#4.1", "MSA-2024-01#4.3", MOBILE, HOSTING]
-        assert form.ticked() == (SSO,) and not form.edited()
+        assert form.ticked() == () and not form.edited()
         form.query_one("#crx-format", RadioSet).query(RadioButton)[2].value = True  # Markdown
         box = form.query_one("#crx-clauses", SelectionList)
-        assert "· engine" in str(box.get_option_at_index(0).prompt)
-        assert "· engine" not in str(box.get_option_at_index(3).prompt)
+        assert str(box.get_option_at_index(0).prompt).startswith(f"{SSO}{COVERING_MARK} · ")
+        assert "engine" not in str(box.get_option_at_index(3).prompt)
+        assert box.border_title == "Clauses it cites: none yet (Space: tick)"
 
-        # none ticked: refused on the form, nothing recorded
-        box.deselect(SSO)
-        await settle(pilot)
-        assert form.edited()
-        await fill(pilot, "#crx-path", str(tmp_path / "teklif.md"))
+        # none ticked is the default: exported, nothing recorded, the document says so
+        await fill(pilot, "#crx-path", str(tmp_path / "none.md"))
         await press(pilot, "enter")
-        assert app.screen is form
-        assert "no clause ticked" in str(form.query_one("#crx-error").render())
-        assert app.screen.focused is box
+        await until(pilot, (tmp_path / "none.md").exists, "the document citing none")
         assert tui_world.repo.case(case_id).cr_terms is None
+        assert NO_CLAUSE_CITED in (tmp_path / "none.md").read_text(encoding="utf-8")
+        await until(pilot, lambda: not isinstance(app.screen, CrExportForm), "closed")
+        await press(pilot, "X")
+        form = app.screen
+        assert isinstance(form, CrExportForm)
+        form.query_one("#crx-format", RadioSet).query(RadioButton)[2].value = True
+        box = form.query_one("#crx-clauses", SelectionList)
 
         # the warranty-like in-scope clause out, two others in (Space on the highlighted)
         box.select(HOSTING)
+        box.focus()
         box.highlighted = 3
+        await settle(pilot)
         await press(pilot, "space")  # ticks MOBILE
         assert form.ticked() == (MOBILE, HOSTING)
         target = tmp_path / "teklif.md"
@@ -94,8 +111,9 @@ async def test_x_chooses_the_clauses_the_change_request_cites(
         clauses = tui_world.desk.clauses("demo")
         assert clauses[MOBILE].title in text and clauses[HOSTING].title in text
         assert clauses[SSO].title not in text
-        await until(pilot, lambda: any("written to" in n for n in seen.notes()), "the toast")
-        said = next(n for n in seen.notes() if "written to" in n)
+        teklif = f"written to {target}"
+        await until(pilot, lambda: any(teklif in n for n in seen.notes()), "the toast")
+        said = next(n for n in seen.notes() if teklif in n)
         assert "terms recorded" in said and "clauses the engine read" not in said
 
         # next time the chosen ones are ticked and listed first; unchanged: nothing recorded
@@ -109,6 +127,57 @@ async def test_x_chooses_the_clauses_the_change_request_cites(
         await press(pilot, "enter")
         await until(pilot, (tmp_path / "again.md").exists, "the second document")
         assert [e.kind for e in tui_world.repo.case_history(case_id)].count("cr_terms") == 1
+
+        # every one unticked: back to the default, citing none (recorded, audited)
+        await until(pilot, lambda: not isinstance(app.screen, CrExportForm), "closed")
+        await press(pilot, "X")
+        last = app.screen
+        assert isinstance(last, CrExportForm)
+        last.query_one("#crx-clauses", SelectionList).deselect_all()
+        last.query_one("#crx-format", RadioSet).query(RadioButton)[2].value = True
+        await fill(pilot, "#crx-path", str(tmp_path / "none-again.md"))
+        await press(pilot, "enter")
+        await until(pilot, (tmp_path / "none-again.md").exists, "the third document")
+        terms = tui_world.repo.case(case_id).cr_terms
+        assert terms is not None and terms.clauses is None
+        assert NO_CLAUSE_CITED in (tmp_path / "none-again.md").read_text(encoding="utf-8")
+
+
+@sync
+async def test_x_on_an_agreed_cr_ticks_the_engines_clauses(
+    tui_world: TuiWorld, tmp_path: Path
+) -> None:
+    """An agreed change request (the engine proposed CR, the reviewer agreed) cites the
+    engine's clauses: ticked and marked ``· engine`` on the form; none ticked is
+    refused there (a change request cites what it answers), nothing recorded."""
+    agreed = "req-demo-2c4a8e13"  # CHANGE_REQUEST citing 4.1, 4.3 and 10.2
+    engine = tui_world.repo.case(agreed).decision.cited_clauses
+    assert engine == ("MSA-2024-01#4.1", "MSA-2024-01#4.3", HOSTING)
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await goto(pilot, agreed)
+        approval_service(tui_world.repo, tui_world.settings).rule(
+            agreed, "convert_to_cr", reviewer="ayse"
+        )
+        app.poll_queue()
+        await settle(pilot)
+        await press(pilot, "X")
+        form = app.screen
+        assert isinstance(form, CrExportForm) and form.case_id == agreed
+        assert form.ticked() == engine and not form.covering
+        box = form.query_one("#crx-clauses", SelectionList)
+        for i in range(3):
+            prompt = str(box.get_option_at_index(i).prompt)
+            assert f"{ENGINE_MARK} · " in prompt and COVERING_MARK not in prompt
+        assert box.border_title == "Clauses it cites (Space: tick or untick)"
+        box.deselect_all()
+        await fill(pilot, "#crx-path", str(tmp_path / "agreed.md"))
+        await press(pilot, "enter")
+        assert app.screen is form
+        assert "no clause ticked" in str(form.query_one("#crx-error").render())
+        assert app.screen.focused is box
+        assert tui_world.repo.case(agreed).cr_terms is None
 
 
 def test_the_forms_choice_is_what_etki_cr_edit_records(tui_world: TuiWorld) -> None:

@@ -3,7 +3,7 @@
     etki cr export CASE [--format md|html|docx] [--internal] [--output FILE]
     etki cr edit CASE [--assumption TEXT]... [--exclusion TEXT]... [--valid-until DATE]
                       [--clause REF]... [--clear-assumptions] [--clear-exclusions]
-                      [--clear-valid-until] [--engine-clauses]
+                      [--clear-valid-until] [--default-clauses]
 
 ``export`` writes the client-facing change request of a case ruled CHANGE_REQUEST,
 rendered from the database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`,
@@ -23,10 +23,11 @@ internal record.
 of a conversion wait for it): each ``--assumption``/``--exclusion`` given (repeatable)
 replaces that whole list, ``--clear-…`` empties it, ``--valid-until YYYY-MM-DD`` sets
 the date; ``--clause REF`` (repeatable; the whole ref or a number unique in the
-contract) chooses the clauses the document cites instead of those the decision cites
-(a reviewer who converted an in-scope proposal may not want the engine's evidence for
-it sent to the client), ``--engine-clauses`` goes back to the decision's; what is not
-given stays. Written with an audit row and in the case's history
+contract) chooses the clauses the document cites; ``--default-clauses`` (also
+``--engine-clauses``) goes back to the default: the clauses the decision cites, or
+none when the engine proposed IN_SCOPE (it read them as covering the work: a CR
+citing them would hand the client the argument that the work is free,
+:attr:`etki.domain.CaseRecord.cr_clauses`); what is not given stays. Written with an audit row and in the case's history
 (``etki show``); the project's reviewers may write them. On a case that is not a change
 request (ruled otherwise, or pending with another proposal) a warning on stderr says so
 (the terms are written, waiting for a conversion); a ``--valid-until`` before today
@@ -42,8 +43,10 @@ file is written as the wiki writes a page (:func:`etki.wiki.writer.write_file`):
 temporary file renamed over the target, so a symlink planted under the predictable name
 is replaced, never written through, and a failed write (a full disk) leaves no cut-off
 document. The store is opened read-only. When the document has no estimate or no
-validity date, or cites the clauses of an engine proposal the reviewer overrode (no
-``--clause`` chosen), a warning on stderr says so (the document still is written). Exit codes:
+validity date, or cites the clauses of a REJECT proposal the reviewer overrode (no
+``--clause`` chosen), a warning on stderr says so (the document still is written); when
+it cites none because the engine read its clauses as covering the work, a hint on
+stderr names them and how to cite one (``etki cr edit CASE --clause REF``). Exit codes:
 0 ok; 2 for an unknown case or a case that is not ruled CHANGE_REQUEST (pending,
 approved, rejected: the message says which); 1 on an internal error.
 """
@@ -109,6 +112,9 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     missing = case.cr_gaps()
     if missing:
         echo(f"warning: {case_id}: " + "; ".join(missing), multiline=False, file=sys.stderr)
+    hint = case.cr_clause_hint()
+    if hint:  # the engine's clauses argue the work is in scope: not cited unless chosen
+        echo(f"hint: {case_id}: {hint}", multiline=False, file=sys.stderr)
     if args.output in (None, "-"):
         # through the console like every other write (the renderers already made the
         # client text safe; this keeps it so whatever a renderer does later)
@@ -135,7 +141,7 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         (args.assumption, args.clear_assumptions, "--assumption", "--clear-assumptions"),
         (args.exclusion, args.clear_exclusions, "--exclusion", "--clear-exclusions"),
         (args.valid_until, args.clear_valid_until, "--valid-until", "--clear-valid-until"),
-        (args.clause, args.engine_clauses, "--clause", "--engine-clauses"),
+        (args.clause, args.engine_clauses, "--clause", "--default-clauses"),
     ):
         if given is not None and clear:
             raise InputError(f"cr edit: {name} and {flag} together: give one or the other")
@@ -157,9 +163,15 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         for item in items:
             echo(f"  {word}: {item}", multiline=False)
     echo(f"  valid until: {done.valid_until or 'not set'}", multiline=False)
-    cites = "the decision's" if done.clauses is None else (", ".join(done.clauses) or "none")
-    echo(f"  clauses cited: {cites}", multiline=False)
     case = desk.case(case_id)
+    cites = ", ".join(case.cr_clauses) or "none"
+    if done.clauses is None:
+        cites += " (the default: " + (
+            "the engine read its clauses as covering the work; cite one with --clause REF)"
+            if case.engine_read_covering and case.decision.cited_clauses
+            else "the decision's)"
+        )
+    echo(f"  clauses cited: {cites}", multiline=False)
     if case.ruling is not None and case.ruling.ruling != "CHANGE_REQUEST":
         said = f"it is ruled {case.ruling.ruling}"
     elif case.ruling is None and case.decision.verdict != "CHANGE_REQUEST":
@@ -241,8 +253,11 @@ def register(subparsers) -> None:
         "ref or a number unique in the contract)",
     )
     edit.add_argument(
+        "--default-clauses",
         "--engine-clauses",
+        dest="engine_clauses",
         action="store_true",
-        help="cite the clauses the decision cites again (the default)",
+        help="back to the default: the clauses the decision cites, or none when the engine "
+        "proposed IN_SCOPE (it read them as covering the work)",
     )
     edit.set_defaults(handler=_edit)

@@ -111,14 +111,49 @@ class CaseRecord:
     def status(self) -> str:
         return "pending" if self.ruling is None else "ruled"
 
+    @property
+    def engine_read_covering(self) -> bool:
+        """Whether the engine proposed IN_SCOPE: it read the clauses its decision cites
+        as covering the work, so a change request citing them would hand the client the
+        vendor's own argument that the work is free (issue 35, a PMO trial sent the
+        warranty clause of a converted in-scope case). Such a change request cites no
+        clause of the engine's unless the PMO chooses one (:attr:`cr_clauses`)."""
+        return self.decision.verdict == "IN_SCOPE"
+
+    @property
+    def cr_clauses(self) -> tuple[str, ...]:
+        """The clause refs the client-facing change request cites: those the PMO chose
+        (``etki cr edit --clause``, the desk's ``X`` form), else the decision's cited
+        clauses, except when the engine read them as covering the work
+        (:attr:`engine_read_covering`): then none. A CR the engine proposed and the
+        reviewer agreed with cites the engine's clauses."""
+        terms = self.cr_terms
+        if terms is not None and terms.clauses is not None:
+            return terms.clauses
+        return () if self.engine_read_covering else tuple(self.decision.cited_clauses)
+
+    def cr_clause_hint(self) -> str:
+        """A hint for the PMO when the change request cites no clause by default because
+        the engine read its clauses as covering the work (:attr:`cr_clauses`): which
+        clauses those are and how to cite one (``etki cr edit CASE --clause REF``);
+        empty otherwise (clauses chosen, or the engine's cited)."""
+        terms = self.cr_terms
+        refs = self.decision.cited_clauses
+        if not self.engine_read_covering or not refs or (terms and terms.clauses is not None):
+            return ""
+        return (
+            f"it cites no clause: the engine read {', '.join(refs)} as covering the work; "
+            f"to cite one: etki cr edit {self.case_id} --clause REF"
+        )
+
     def cr_gaps(self) -> tuple[str, ...]:
         """What the client-facing change request of this case still lacks, in words for
         the PMO (``etki cr export`` warns with them, the desk's ``X`` says them after
         writing): no reviewer's estimate, no validity date, and, when the engine proposed
-        another verdict and no clauses were chosen (``etki cr edit --clause``), that the
-        document cites the clauses the engine read for its proposal, which may argue the
-        work is in scope (a PMO trial sent the warranty clause to the client). Empty
-        when nothing is missing."""
+        REJECT and no clauses were chosen (``etki cr edit --clause``), that the document
+        cites the clauses the engine read for its proposal. (An IN_SCOPE proposal's
+        clauses are not cited by default, :attr:`cr_clauses`; :meth:`cr_clause_hint`
+        says so.) Empty when nothing is missing."""
         terms = self.cr_terms
         gaps = []
         if self.estimate is None:
@@ -127,10 +162,12 @@ class CaseRecord:
             )
         if terms is None or terms.valid_until is None:
             gaps.append("no validity date (etki cr edit CASE --valid-until YYYY-MM-DD)")
-        if self.decision.verdict != "CHANGE_REQUEST" and (terms is None or terms.clauses is None):
+        verdict = self.decision.verdict
+        chosen = terms is not None and terms.clauses is not None
+        if verdict not in ("CHANGE_REQUEST", "IN_SCOPE") and not chosen:
             gaps.append(
-                f"it cites the clauses the engine read for {self.decision.verdict}, which may "
-                "argue the work is in scope: check them, or choose (etki cr edit CASE --clause REF ...)"
+                f"it cites the clauses the engine read for {verdict}: check them, or "
+                "choose (etki cr edit CASE --clause REF ...)"
             )
         return tuple(gaps)
 

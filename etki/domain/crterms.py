@@ -35,9 +35,9 @@ class CrTerms:
     """A change request's terms as the PMO wrote them: ``assumptions`` and
     ``exclusions`` (untrusted text, in the order given), ``valid_until`` (an ISO date
     ``YYYY-MM-DD``, or None when not set), ``clauses`` (the clause refs the document
-    cites, chosen by the PMO, or None: the clauses the decision cites; a reviewer who
-    overrode the engine may not want the engine's evidence for in-scope sent to the
-    client), ``actor`` (who wrote them) and ``at`` (the store's time, ISO-8601 UTC to
+    cites, chosen by the PMO, or None: the default,
+    :attr:`etki.domain.CaseRecord.cr_clauses`: the clauses the decision cites, none when
+    the engine read them as covering the work), ``actor`` (who wrote them) and ``at`` (the store's time, ISO-8601 UTC to
     the second)."""
 
     assumptions: tuple[str, ...] = ()
@@ -142,14 +142,14 @@ def parse_cr_terms(
     """The new terms: ``base`` (the terms in force, or None) with each field given
     replaced (``assumptions``/``exclusions`` the whole new list, ``[]`` clears it;
     ``valid_until`` a date, ``""`` clears it; ``clauses`` the refs to cite, as typed
-    (the desk resolves them against the contract), ``[]`` back to the decision's cited
-    clauses), the others kept. Actor and time are set when stored. Raises
+    (the desk resolves them against the contract), ``[]`` back to the default,
+    :attr:`etki.domain.CaseRecord.cr_clauses`), the others kept. Actor and time are set when stored. Raises
     :class:`InputError` naming the field for bad input, or when nothing is given."""
     if assumptions is None and exclusions is None and valid_until is None and clauses is None:
         raise InputError(
             "cr edit: nothing to change: give --assumption, --exclusion, --valid-until, "
             "--clause (or --clear-assumptions, --clear-exclusions, --clear-valid-until, "
-            "--engine-clauses)"
+            "--default-clauses)"
         )
     old = base or CrTerms()
     if clauses is None:

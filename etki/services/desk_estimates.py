@@ -101,7 +101,8 @@ class DeskEstimates:
         ``exclusions`` whole lists, ``[]`` clears one; ``valid_until`` ``YYYY-MM-DD``,
         ``""`` clears it; ``clauses`` the clause refs the document cites, each the
         whole ref (``MSA-2024-01#4.3``) or a number unique in the contract (``4.3``),
-        ``[]`` back to the decision's cited clauses), validated by
+        ``[]`` back to the default: the decision's cited clauses, none when the engine
+        proposed IN_SCOPE, :attr:`etki.domain.CaseRecord.cr_clauses`), validated by
         :func:`etki.domain.parse_cr_terms` and :func:`_clause_refs`, stored with
         an audit row (:meth:`etki.store.CaseFileRepository.set_cr_terms`); the wiki hook
         then renders the case's pages (best effort). Any ruling state may carry terms

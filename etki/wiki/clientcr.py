@@ -5,7 +5,9 @@ HTML (:func:`client_html`) or Word (:func:`etki.wiki.crdocx.client_docx`).
 
 What it says, in order: the request as received (the client's text, literal), the scope
 gap in the reviewer's words (their ruling reason), the contract clauses the request was
-read against (their text), the impacted modules, effort and price (the reviewer's
+read against (their text: those the PMO chose, else the decision's, none when the
+engine read them as covering the work, :attr:`etki.domain.CaseRecord.cr_clauses`), the
+impacted modules, effort and price (the reviewer's
 estimate in force, :attr:`etki.domain.CaseRecord.estimate`; said plainly when there is
 none), the PMO's assumptions and exclusions and the validity date
 (:attr:`etki.domain.CaseRecord.cr_terms`, ``etki cr edit``) and an approval block with
@@ -97,12 +99,21 @@ NO_ESTIMATE = "Not estimated yet: the effort and the price are to be agreed."
 """What the document says when no reviewer's estimate is in force."""
 
 
+NO_CLAUSE_CITED = "This change request cites no clause of the contract."
+"""What the document says when it cites no clause because the engine read its clauses
+as covering the work and the PMO chose none (:attr:`etki.domain.CaseRecord.cr_clauses`):
+one plain line for the client, nothing of the engine's reading."""
+
+NO_CLAUSE_DESCRIBES = "No clause of the contract describes this work."
+"""What the document says when the decision of an agreed change request cites no
+clause (the engine found none describing the work)."""
+
+
 def _clauses(m: WikiModel, case: CaseRecord) -> list[Block]:
-    d = case.decision
-    chosen = case.cr_terms.clauses if case.cr_terms is not None else None
-    refs = d.cited_clauses if chosen is None else chosen
+    refs = case.cr_clauses
     if not refs:
-        return [Block("para", "No clause of the contract describes this work.")]
+        none_found = not case.engine_read_covering and not case.decision.cited_clauses
+        return [Block("para", NO_CLAUSE_DESCRIBES if none_found else NO_CLAUSE_CITED)]
     out = [Block("para", "The request was read against these clauses of the contract:")]
     for ref in refs:
         clause = m.clauses.get(ref)

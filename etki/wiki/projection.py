@@ -160,7 +160,7 @@ class _Mark:
     audit: int
     missing: tuple[int, ...] = ()
 
-    VERSION = 11
+    VERSION = 12
     """The renderers' output version: bumped whenever a page's bytes change for the same
     DB rows, so a wiki an earlier version wrote is re-rendered whole by the next write
     (its mark no longer parses). 2: clause text in its display form and ``disputed.md``
@@ -172,11 +172,11 @@ class _Mark:
     rests on with titles, days and dates (issue 12 item 7). 6: one day is ``1 person-day``
     (singular) on the decision and change-request pages. 7: ``disputed.md`` says a clause
     is disputed also when the rulings contradict the PMO's resolution (issue 14 item 6).
-    8: the rulings on contract, module and index pages are list items, not a six-column
-    table (unreadable at 80 columns, issue 12). 9: a clause is disputed by the rulings
-    about it (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it.
-    10: a clause's precedent count on the contract page counts the overrides about it by
-    the same rule. 11: every contract's page, each whole, clause links anchored (#33)."""
+    8: the rulings on contract, module and index pages are list items, not a six-column table
+    (unreadable at 80 columns, issue 12). 9: a clause is disputed by the rulings about it
+    (:func:`etki.memory.ruled_about`), not by every ruling of a case citing it.
+    10: a clause's precedent count on the contract page counts its overrides by the same rule.
+    11: every contract's page, whole, links anchored (#33). 12: CR page price grouped (#35)."""
 
     @property
     def floor(self) -> int:

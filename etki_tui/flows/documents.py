@@ -61,8 +61,10 @@ class DocumentFlow(ExportFlow):
         try:  # one case by id: the terms in force, for the form to start from
             case = self.desk.case(case_id)
             terms, engine = case.cr_terms, case.decision.cited_clauses
+            cited: tuple[str, ...] | None = case.cr_clauses
+            covering = case.engine_read_covering
         except Exception:  # noqa: BLE001 - the worker says why, if the case is gone
-            terms, engine = None, ()
+            terms, engine, cited, covering = None, (), None, False
         pane = self.desk_part(QueuePane, "the clauses of the change request")
         known = dict(pane.clauses) if pane is not None else {}
         if not known:  # the queue not read yet: the project's clauses alone
@@ -77,6 +79,8 @@ class DocumentFlow(ExportFlow):
             terms,
             self.clock().date().isoformat(),
             engine=engine,
+            cited=cited,
+            covering=covering,
             known=known,
             cursor_blink=self.cursor_blink,
         )
@@ -155,16 +159,17 @@ class DocumentFlow(ExportFlow):
                 return
         try:  # one case by id, as X reads it: the estimate in force, for the form to say
             # (the queue's rows carry no estimate, and a converted case has left the queue)
-            held = self.desk.case(case_id).estimate
+            record = self.desk.case(case_id)
+            held, engine = record.estimate, record.decision.effort.shown()
         except Exception:  # noqa: BLE001 - the save says why, if the case is gone
-            held = None
-        current = held.summary() if held is not None else ""
+            held, engine = None, ""
 
         def done(given: EstimateInput | None) -> None:
             if given is not None:
                 self.record_estimate(case_id, given)
 
-        self.push_screen(EstimateForm(case_id, current, cursor_blink=self.cursor_blink), done)
+        form = EstimateForm(case_id, held, engine, cursor_blink=self.cursor_blink)
+        self.push_screen(form, done)
 
     @desk_worker("events", exclusive=False, failed=_estimate_failed)
     def record_estimate(self, project_id: str, case_id: str, given: EstimateInput) -> CaseEventDone:

@@ -71,23 +71,40 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+ENGINE_MARK = " · engine"
+"""The mark of a clause the engine's decision cites (an agreed change request cites
+them by default)."""
+
+COVERING_MARK = " · engine read as covering"
+"""The mark of a clause the engine cited for an IN_SCOPE proposal: it read the clause
+as covering the work, so a change request does not cite it unless the PMO ticks it
+(:attr:`etki.domain.CaseRecord.cr_clauses`)."""
+
+
 def clause_options(
-    cited: Sequence[str], engine: Sequence[str], known: Mapping[str, ScopeClause]
+    cited: Sequence[str],
+    engine: Sequence[str],
+    known: Mapping[str, ScopeClause],
+    *,
+    covering: bool = False,
 ) -> list[Selection[str]]:
     """The clause list of the form: the refs ``cited`` now (ticked, in their order),
     then those of ``engine`` (the decision's cited clauses) not among them, then every
     other clause of ``known`` (ref -> clause, contract order). Each reads ``REF
-    title``, the engine's marked ``· engine``; a ref the contract no longer has says
-    so. Client text is shown literally."""
+    title``, the engine's ``REF · engine · title`` (:data:`ENGINE_MARK`), or ``REF ·
+    engine read as covering · title`` when ``covering`` (the engine proposed
+    IN_SCOPE, :data:`COVERING_MARK`): the mark before the title, which a narrow form
+    cuts; a ref the contract no longer has says so. Client text is shown literally."""
     refs = list(dict.fromkeys([*cited, *engine, *known]))
     out: list[Selection[str]] = []
     for ref in refs:
         label = Text(printable(ref, multiline=False), style="bold", end="")
+        if ref in engine:  # before the title: a long title is cut, never the mark
+            label.append(COVERING_MARK if covering else ENGINE_MARK, style="dim")
+            label.append(" ·")
         clause = known.get(ref)
         title = clause.title if clause is not None else "(not in the current contract)"
         label.append(" " + printable(title, multiline=False))
-        if ref in engine:
-            label.append(" · engine", style="dim")
         out.append(Selection(label, ref, ref in cited))
     return out
 
@@ -97,9 +114,16 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
     working directory, its ending picks the format selected first), ``terms`` those in
     force (None: none yet), ``today`` the desk's day ``YYYY-MM-DD`` (a validity date
     before it is refused, as by ``etki cr edit``), ``engine`` the clause refs the
-    case's decision cites and ``known`` the project's clauses (ref -> clause, contract
-    order) to choose from. Fits 80x24 whole: the two term boxes side by side, the
-    buttons beside the appendix box, the hint in the frame's bottom edge."""
+    case's decision cites, ``cited`` those the document cites now
+    (:attr:`etki.domain.CaseRecord.cr_clauses`; None: the terms' choice, else
+    ``engine``), ``covering`` whether the engine read its clauses as covering the work
+    (it proposed IN_SCOPE: they are marked so, and unticked unless chosen) and ``known``
+    the project's clauses (ref -> clause, contract order) to choose from. Fits 80x24
+    whole: the two term boxes side by side, the buttons beside the appendix box, the
+    hint in the frame's bottom edge. It opens on the assumptions box: the first field
+    of the form and the first a PMO writes (the clauses are preset to what the
+    document should cite, the file to the document's own name), so Tab walks the
+    form top to bottom from there."""
 
     BINDINGS = bindings("crexport.cancel")
 
@@ -134,6 +158,8 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         today: str,
         *,
         engine: Sequence[str] = (),
+        cited: Sequence[str] | None = None,
+        covering: bool = False,
         known: Mapping[str, ScopeClause] | None = None,
         cursor_blink: bool = True,
     ) -> None:
@@ -144,8 +170,11 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         self.today = today
         self.engine = tuple(engine)
         self.known = dict(known or {})
-        self.cited = self.engine if self.terms.clauses is None else self.terms.clauses
-        """The refs the document cites now (the terms' choice, else the decision's)."""
+        self.covering = covering
+        if cited is None:
+            cited = self.engine if self.terms.clauses is None else self.terms.clauses
+        self.cited = tuple(cited)
+        """The refs the document cites now (the terms' choice, else the default)."""
         self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
@@ -169,9 +198,14 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     box.border_title = title
                     yield box
             clauses = SelectionList[str](
-                *clause_options(self.cited, self.engine, self.known), id="crx-clauses"
+                *clause_options(self.cited, self.engine, self.known, covering=self.covering),
+                id="crx-clauses",
             )
-            clauses.border_title = "Clauses it cites (Space: tick or untick)"
+            clauses.border_title = (
+                "Clauses it cites (Space: tick or untick)"
+                if self.cited
+                else "Clauses it cites: none yet (Space: tick)"
+            )
             yield clauses
             with Horizontal(id="crx-row"):
                 valid = TypingInput(
@@ -198,11 +232,13 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus on the file, the cursor at its end (the terms are optional)."""
-        box = part(self, "#crx-path", Input)
+        """Focus on the assumptions, the cursor at the end of what they say: the first
+        field a PMO writes (issue 35: the form opened on the file, whose default name
+        seldom needs a change, so every term took Shift+Tabs back up the form)."""
+        box = part(self, "#crx-assumptions", TextArea)
         if box is not None:
             self.set_focus(box)
-            box.action_end()
+            box.move_cursor(box.document.end)
 
     def chosen_format(self) -> tuple[str, str]:
         """``(format, ending)`` of the format selected (Word when none is)."""
@@ -257,14 +293,16 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         """The terms as the boxes now hold them, checked (:func:`parse_cr_terms`), or
         None when they are the ones in force. The clauses ticked are the document's
         choice once they differ from those it cites now (``etki cr edit --clause`` for
-        each: audited as chosen); none ticked is refused (a change request cites what
-        it answers; untouched, the list keeps the decision's). Raises
+        each: audited as chosen); none ticked is refused where the decision's clauses
+        are the default (an agreed change request cites what it answers; untouched, the
+        list keeps them), and is the default where the engine read them as covering the
+        work (:attr:`covering`). Raises
         :class:`EtkiError` naming the field (``valid-until`` before :attr:`today` too,
         ``clause`` for none ticked)."""
         assumptions, exclusions, valid = self._boxes()
         old = self.terms
         ticked = self.ticked()
-        if not ticked:
+        if not ticked and not self.covering:
             raise InputError(
                 "cr edit: no clause ticked: tick the clauses the change request cites "
                 "(the engine's are marked)"

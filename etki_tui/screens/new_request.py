@@ -85,7 +85,7 @@ class NewRequestForm(ModalScreen[NewRequest | None]):
     """The form; dismissed with a :class:`NewRequest`, or None (cancelled).
     ``submitter``: the name the submitter box starts with (the acting reviewer)."""
 
-    BINDINGS = bindings("intake.cancel")
+    BINDINGS = bindings("intake.cancel", "intake.next")
 
     def __init__(self, project_id: str, submitter: str = "", *, cursor_blink: bool = True):
         super().__init__()
@@ -161,8 +161,17 @@ class NewRequestForm(ModalScreen[NewRequest | None]):
     def _cancel(self) -> None:
         self.action_cancel()
 
-    @on(Input.Submitted, "#intake-title")
-    def _title_entered(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``text_next`` only from the title: elsewhere Enter is the focused widget's
+        (a new line in the text, Add in the submitter box, a button)."""
+        if action == "text_next":
+            focused = self.focused
+            return focused is not None and focused.id == "intake-title"
+        return True
+
+    def action_text_next(self) -> None:
+        """Enter in the title: on to the request text at once (a priority binding, as
+        Tab), so the text typed after it in one burst lands there, not in the title."""
         text = part(self, "#intake-text", TextArea)
         if text is not None:
             self.set_focus(text)

@@ -220,7 +220,8 @@ def _cr_page(m: WikiModel, case: CaseRecord, *, links: bool = True) -> bytes:
             "",
         ]
         if est.price is not None:
-            lines += [f"**Price:** {md_inline(est.price_words() or '')}", ""]
+            # grouped as the detail pane, the toast and the client document show it
+            lines += [f"**Price:** {md_inline(est.price_shown() or '')}", ""]
         lines += ["The engine's range from comparable past work items:", ""]
     if d.effort.known:
         lines += [
