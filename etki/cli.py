@@ -32,9 +32,9 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from etki.commands.cases import READ_ONLY_COMMANDS
-from etki.config import Settings
 from etki.console import (
     SafeArgumentParser,
     configure_logging,
@@ -43,6 +43,9 @@ from etki.console import (
     report_internal_error,
 )
 from etki.errors import EtkiError, clip_values, os_error_message
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["READ_ONLY_COMMANDS", "main", "run"]
 
@@ -102,6 +105,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     progress.enable(json=bool(getattr(args, "json", False)))
 
     set_program(f"etki {args.command}")  # the audit's program column
+    from etki.config import Settings
+
     return args.handler(args, Settings.from_env())
 
 

@@ -44,16 +44,6 @@ characters, a long e-mail with a pasted log a few thousand; 200,000 characters (
 30,000 words, a 100-page document) is 400 times the longest seen, and triage, storage
 and the wiki take about a second on it, while a request of megabytes would hold up
 ``etki init`` and the desk for minutes."""
-SUGGEST_MIN_SCORE = 60.0
-"""Least score of an ``etki index suggest`` link suggestion (:mod:`etki.knowledge.enricher`,
-which uses it as ``MIN_SCORE``): more than half of a module's name must occur (one of two
-name words is not enough; two of three is). Kept here, beside the other defaults, so
-``etki --help`` can show it without importing the knowledge package."""
-BOOTSTRAP_RESAMPLES = 2000
-"""Default number of bootstrap resamples of ``etki eval`` (:mod:`etki.evaluation.metrics`).
-Efron & Tibshirani (1993, ch. 13 and 19) advise at least 1000 for percentile intervals;
-2000 keeps the interval ends stable to about two decimals on ~100 requests. Kept here so
-``etki --help`` can show it without importing the evaluation package."""
 DEFAULT_DB_CONNECT_TIMEOUT = 10.0
 """Seconds (ETKI_DB_CONNECT_TIMEOUT). libpq has no limit of its own and psycopg waits
 130 s per address; 10 s is the default ``connectTimeout`` of the PostgreSQL JDBC driver

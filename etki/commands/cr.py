@@ -57,10 +57,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from etki.config import Settings
 from etki.console import echo
 from etki.errors import InputError, os_error_message
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 
 __all__ = ["register"]
 

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from etki.config import Settings
 from etki.console import echo
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 
 __all__ = ["register"]
 

@@ -26,9 +26,12 @@ Exit codes as ``etki``: 0 ok, 2 bad input (the message names file:line).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from etki.config import BOOTSTRAP_RESAMPLES, Settings
+from etki.defaults import BOOTSTRAP_RESAMPLES
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 from etki.console import echo, echo_lines, emit_json
 
 __all__ = ["add_parser", "run_eval_triage"]

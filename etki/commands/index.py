@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from etki.console import echo, echo_lines, emit_json_text
 from etki.errors import InputError, NotFoundError, StoreMissingError
@@ -51,11 +50,12 @@ __all__ = ["register"]
 DEFAULT_OUTPUT = ".etki/index-{project}.json"
 
 
-@dataclass(frozen=True)
-class _Target:
-    """What a PROJECT_DIR_OR_ID names: the index, and the folder when there is one."""
+class _Target(NamedTuple):
+    """What a PROJECT_DIR_OR_ID names: the index, and the folder when there is one (a
+    named tuple, not a dataclass: ``etki --help`` imports this module and must not pay
+    for :mod:`dataclasses`, issue 32 item 2)."""
 
-    index: KnowledgeIndex
+    knowledge: KnowledgeIndex
     root: Path | None
     project: Project | None
 
@@ -185,7 +185,7 @@ def _lint_or_fail(index: KnowledgeIndex, strict: bool) -> int:
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     target = _target(args.project, settings, need_folder=True)
-    index = target.index
+    index = target.knowledge
     if args.strict:
         _lint_or_fail(index, True)
     out = Path(args.output or DEFAULT_OUTPUT.replace("{project}", index.project_id))
@@ -219,7 +219,7 @@ def sentence_role_lines(index: KnowledgeIndex, *, every: bool) -> list[str]:
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    index = _target(args.project, settings).index
+    index = _target(args.project, settings).knowledge
     if args.json:
         emit_json_text(index.to_bytes().decode("utf-8"))  # the index file's own text
     else:
@@ -229,14 +229,14 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _lint(args: argparse.Namespace, settings: Settings) -> int:
-    return _lint_or_fail(_target(args.project, settings).index, args.strict)
+    return _lint_or_fail(_target(args.project, settings).knowledge, args.strict)
 
 
 def _suggest(args: argparse.Namespace, settings: Settings) -> int:
     from etki.knowledge.enricher import accept, suggest_links
 
     target = _target(args.project, settings, need_folder=bool(args.accept))
-    suggestions = suggest_links(target.index, min_score=args.min_score)
+    suggestions = suggest_links(target.knowledge, min_score=args.min_score)
     if args.accept:
         assert target.root is not None
         added, already = accept(target.root, suggestions, args.accept)
@@ -273,7 +273,7 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``etki index build|show|lint|suggest`` to the ``etki`` command."""
-    from etki.config import SUGGEST_MIN_SCORE as MIN_SCORE
+    from etki.defaults import SUGGEST_MIN_SCORE as MIN_SCORE
 
     index = subparsers.add_parser("index", help="build, show, lint or enrich a knowledge index")
     actions = index.add_subparsers(dest="index_command", required=True)

@@ -16,9 +16,11 @@ figures then say which scoring was used). ``--exclude-borderline`` drops rows ma
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from etki.config import Settings
+if TYPE_CHECKING:
+    from etki.config import Settings
+
 
 __all__ = ["register"]
 

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from etki.config import Settings
 from etki.console import echo
 from etki.errors import EtkiError
 from etki.text import printable
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 
 __all__ = ["register"]
 

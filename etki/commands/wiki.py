@@ -33,9 +33,8 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from etki.config import Settings
 from etki.console import (
     SafeArgumentParser,
     configure_logging,
@@ -44,6 +43,9 @@ from etki.console import (
     report_internal_error,
 )
 from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
+
+if TYPE_CHECKING:
+    from etki.config import Settings
 
 __all__ = ["add_commands", "build_parser", "main", "register", "resolve_page"]
 
@@ -348,6 +350,8 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
 
         logging.getLogger().setLevel(progress.log_level())  # ETKI_LOG_LEVEL; bad: exit 2
         progress.enable()  # a bar for `rebuild` on a terminal; nothing in a pipe
+        from etki.config import Settings
+
         ctx = _Context(settings or Settings.from_env())
         return int(args.func(ctx, args))
     except EtkiError as exc:

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from etki.config import BOOTSTRAP_RESAMPLES
+from etki.defaults import BOOTSTRAP_RESAMPLES
 from etki.domain import VERDICTS
 
 __all__ = [

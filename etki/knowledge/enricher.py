@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from etki.config import SUGGEST_MIN_SCORE
+from etki.defaults import SUGGEST_MIN_SCORE
 from etki.errors import InputError
 from etki.knowledge.edgesfile import EDGES_FILE, accepted_entry, accepted_ids, write_edges
 from etki.knowledge.index import KnowledgeIndex, Node
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 MIN_SCORE = SUGGEST_MIN_SCORE
-"""Least score of a suggestion (:data:`etki.config.SUGGEST_MIN_SCORE`)."""
+"""Least score of a suggestion (:data:`etki.defaults.SUGGEST_MIN_SCORE`)."""
 MIN_HITS = 2
 """Least number of different name words (or, for a one-word name, keywords) matched."""
 MAX_KEYWORD_SHARE = 0.2
