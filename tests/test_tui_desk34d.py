@@ -7,12 +7,26 @@ case assigned to another reviewer. Driven with Textual's Pilot on the sample pro
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from rich.padding import Padding
 from textual.widgets._footer import FooterKey
 
+from etki.domain import SentenceQuote
+from etki.services import Desk
 from etki_tui.footer import SPARE, spare_to_drop
+from etki_tui.queue.columns import FIXED
+from etki_tui.queue.evidence import cut_whole, shown_quote
+from etki_tui.queue.rows import conf_cell
+from etki_tui.queue.table import QueueTable
 from tests.conftest import TuiWorld
-from tests.test_tui_pilot import make_app, settle, shown, sync, until
+from tests.test_tui_desk34_trial import talentmap_desk  # noqa: F401  (the module fixture)
+from tests.test_tui_evidence import WEIGHED_CASE, body
+from tests.test_tui_keys import desk_app
+from tests.test_tui_pilot import goto, make_app, press, settle, shown, sync, until
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -67,3 +81,108 @@ async def test_the_queue_footer_follows_a_resize(tui_world: TuiWorld) -> None:
         assert "? Help" in footer_visible(app)
         await pilot.resize_terminal(120, 40)
         await until(pilot, lambda: "f Filter" in footer_visible(app), "f Filter back at 120")
+
+
+# --- item 2: sure and unsure confidences right-aligned on the number -----------------------
+
+
+def test_conf_cell_keeps_the_mark_in_its_own_cell() -> None:
+    console = Console(width=FIXED["conf"] + 2, color_system=None)
+    options = console.options.update_dimensions(FIXED["conf"] + 2, 1).update(no_wrap=True)
+    drawn = [
+        "".join(s.text for s in console.render_lines(Padding(cell, (0, 1)), options)[0])
+        for cell in (conf_cell("0.86", True), conf_cell("0.64", False))
+    ]  # as the queue's table draws a cell (QueueTable._draw_line)
+    assert drawn == [" 0.86   ", " 0.64 ? "]  # the number where it is, the mark beside
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_confidences_line_up_on_the_number(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        lines = [shown(table, table.size.width, table.row_count + 1).splitlines()[0]]
+        lines += shown(table, table.size.width, table.row_count + 1).splitlines()[1:]
+        ends, marks = set(), {}
+        for line in lines[1:]:
+            found = re.search(r"\b([01]\.\d\d)( [?]|  )", line)
+            assert found is not None, line
+            ends.add(cell_len(line[: found.end(1)]))
+            marks[found.group(2)] = found.end(2)
+        assert len(ends) == 1, lines  # every number ends in the same column
+        assert set(marks) == {" ?", "  "}  # the fixture has sure and unsure cases
+        assert (
+            cell_len(lines[0][: lines[0].index("Conf")]) <= min(ends) - 4
+        )  # the heading over the numbers
+
+
+# --- item 4: the deciding sentence first in the detail -----------------------------------
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_deciding_sentence_comes_before_the_fields(
+    talentmap_desk: Desk,  # noqa: F811
+    size: tuple[int, int],
+) -> None:
+    """The side detail at 120x40 (and the unfolded one at 80x24): under the verdict,
+    the deciding sentence and the weighed exclusion, then Sureness, Risk, Effort and
+    Modules (before: the four fields came first and pushed the sentence down the
+    41-column pane)."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        if size[0] < 110:
+            await press(pilot, "z")  # the folded peek at 80x24 unfolds
+        await until(pilot, lambda: any(x.startswith("Deciding") for x in body(app)), "detail")
+        lines = body(app)
+        at = {
+            name: next(i for i, x in enumerate(lines) if x.startswith(name))
+            for name in ("Verdict", "Deciding", "Weighed", "Sureness", "Risk", "Modules")
+        }
+        assert at["Verdict"] < at["Deciding"] < at["Weighed"] < at["Sureness"], at
+        assert at["Sureness"] < at["Risk"] < at["Modules"], at
+
+
+# --- item 5: a deciding quote cut at a sentence, never mid-word -----------------------------
+
+
+def test_a_clipped_quote_is_cut_back_to_a_boundary() -> None:
+    long = "The Contractor shall host the whole system in its cloud. It shall also migrate the ol"
+    assert cut_whole(long) == "The Contractor shall host the whole system in its cloud."
+    assert cut_whole("Any data created as a result of the work perfor") == (
+        "Any data created as a result of the work"
+    )
+    quote = SentenceQuote(
+        "x#1", "Reports are sent weekly, on Mon", True, "obligation", "", False, ""
+    )
+    shown_one = shown_quote(quote, None)  # no clause to complete it from
+    assert shown_one.text == "Reports are sent weekly, on" and shown_one.clipped
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_deciding_quote_ends_at_its_sentence(
+    talentmap_desk: Desk,  # noqa: F811
+    size: tuple[int, int],
+) -> None:
+    """The talentmap case decided on PWS section 11: the engine clipped the deciding
+    sentence mid-word (“… the work perfor…”); the Evidence section quotes it whole, to
+    “… committed to the public domain.”."""
+    app = desk_app(talentmap_desk, "talentmap")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await goto(pilot, WEIGHED_CASE)
+        await press(pilot, "enter")  # the full-screen read
+        await until(pilot, lambda: any(x.startswith("Deciding") for x in body(app)), "detail")
+        lines = body(app)
+        start = next(i for i, x in enumerate(lines) if x.startswith("Deciding"))
+        end = next(i for i, x in enumerate(lines) if x.startswith(("Weighed", "Exclusion")))
+        said = " ".join(" ".join(x.split()) for x in lines[start:end])
+        assert "the public domain.”" in said, said
+        assert "perfor…" not in said, said

@@ -497,7 +497,7 @@ def case_detail(
     (:func:`etki_tui.queue.evidence.marked_clause_block`).
 
     The :func:`etki_tui.queue.evidence.evidence_section` (the deciding sentence and any
-    weighed exclusion, quoted) follows the fields, before the clause memory.
+    weighed exclusion, quoted) follows the Verdict line, before the other fields.
     ``claimed_by``: another reviewer's live claim of the case, named first on the first
     line (the queue row shows only :data:`~etki_tui.glyphs.CLAIM_MARK`; at 80x24 the folded
     detail shows that line but no title). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
@@ -553,10 +553,17 @@ def case_detail(
             style="dim",
         )
     modules: RenderableType = IdList(d.impacted_modules) if d.impacted_modules else Text("none")
+    # the verdict, then what decided it (the deciding sentence and any weighed
+    # exclusion), then the rest of the fields: the reviewer checks the sentence first (a
+    # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
+    # above it)
+    parts.append(_fields([("Verdict", verdict)]))
+    parts.append(Text(""))
+    parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
+    parts.append(Text(""))
     parts.append(
         _fields(
             [
-                ("Verdict", verdict),
                 ("Sureness", sureness_text(d)),
                 ("Risk", risk),
                 ("Effort", effort_text(case.estimate, d.effort)),
@@ -566,9 +573,6 @@ def case_detail(
     )
     if cr_page is not None:
         parts.append(cr_link_line(case.case_id, cr_page))
-
-    parts.append(Text(""))
-    parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))

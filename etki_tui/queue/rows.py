@@ -77,11 +77,18 @@ CLAIM_ROOM = len(CLAIM_MARK) + 1
 def conf_cell(conf: str, sure: bool) -> Text:
     """The confidence column: ``0.86  `` when the engine is sure, ``0.58 ?`` when it
     needs a careful look (:data:`~etki_tui.queue.filters.UNSURE_MARK`: a glyph, so it reads
-    with NO_COLOR too)."""
-    out = Text(conf, justify="right", no_wrap=True, end="")
+    with NO_COLOR too). The number is right-aligned in its own four cells and the mark
+    has a cell of its own, blank when sure, so every number ends in the same column (a
+    trial of issue 34: a right-justified cell lost a sure value's trailing blanks, which
+    drew ``0.86`` two cells right of ``0.71 ?``)."""
+    out = Text(conf.rjust(CONF_NUMBER), no_wrap=True, end="")
     out.append(" ")
     out.append(" " if sure else UNSURE_MARK, style="" if sure else "bold")
     return out
+
+
+CONF_NUMBER = 4
+"""Cells of the confidence number (``0.86``, ``1.00``: two decimals)."""
 
 
 def _same(a: Text, b: Text) -> bool:
