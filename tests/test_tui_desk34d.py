@@ -8,6 +8,7 @@ case assigned to another reviewer. Driven with Textual's Pilot on the sample pro
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from rich.cells import cell_len
@@ -18,6 +19,8 @@ from textual.widgets._footer import FooterKey
 from etki.domain import SentenceQuote
 from etki.services import Desk
 from etki_tui.footer import SPARE, spare_to_drop
+from etki_tui.glyphs import ASSIGNED_MARK
+from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.columns import FIXED
 from etki_tui.queue.evidence import cut_whole, shown_quote
 from etki_tui.queue.rows import conf_cell
@@ -26,7 +29,7 @@ from tests.conftest import TuiWorld
 from tests.test_tui_desk34_trial import talentmap_desk  # noqa: F401  (the module fixture)
 from tests.test_tui_evidence import WEIGHED_CASE, body
 from tests.test_tui_keys import desk_app
-from tests.test_tui_pilot import goto, make_app, press, settle, shown, sync, until
+from tests.test_tui_pilot import FIRST, SECOND, goto, make_app, press, settle, shown, sync, until
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -186,3 +189,33 @@ async def test_the_deciding_quote_ends_at_its_sentence(
         said = " ".join(" ".join(x.split()) for x in lines[start:end])
         assert "the public domain.”" in said, said
         assert "perfor…" not in said, said
+
+
+# --- item 6: a case assigned to another reviewer is marked ---------------------------------
+
+
+@sync
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_case_assigned_to_another_is_marked(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    """ayse assigned FIRST to jurgen and SECOND to me: FIRST's row says ``>`` before its
+    id (as a claim says ``@``) and its detail names jurgen on its first line; SECOND,
+    mine, has no mark."""
+    ayse = Desk(replace(tui_world.settings, reviewer="ayse"), tui_world.repo)
+    ayse.assign(FIRST, "jurgen")
+    ayse.assign(SECOND, "reviewer")
+    app = make_app(tui_world)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.query_one(QueueTable)
+        assert table.get_cell(FIRST, "case").plain == f"{ASSIGNED_MARK} 0a1f3c21"
+        assert table.get_cell(SECOND, "case").plain == "1b7e9d02"  # mine: no mark
+        lines = shown(table, table.size.width, table.row_count + 1).splitlines()
+        row = next(x for x in lines if "0a1f3c21" in x)
+        assert row.split()[0] == ASSIGNED_MARK, row  # drawn, within the table's width
+        await until(pilot, lambda: any("assigned to jurgen" in x for x in body(app)), "detail")
+        head = next(x for x in body(app) if "assigned to jurgen" in x)
+        assert head.startswith(f"{ASSIGNED_MARK} assigned to jurgen"), head
+        detail = app.query_one(CaseDetail)
+        assert "assigned to jurgen" in str(detail.border_title)

@@ -34,7 +34,7 @@ from etki.domain import (
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import printable
-from etki_tui.glyphs import CLAIM_MARK
+from etki_tui.glyphs import ASSIGNED_MARK, CLAIM_MARK
 from etki_tui.queue.evidence import (
     DECIDED_ON,
     evidence_of,
@@ -479,6 +479,7 @@ def case_detail(
     whole_clauses: bool = False,
     archived: bool = False,
     claimed_by: str | None = None,
+    assigned_to: str | None = None,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -500,7 +501,8 @@ def case_detail(
     weighed exclusion, quoted) follows the Verdict line, before the other fields.
     ``claimed_by``: another reviewer's live claim of the case, named first on the first
     line (the queue row shows only :data:`~etki_tui.glyphs.CLAIM_MARK`; at 80x24 the folded
-    detail shows that line but no title). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    detail shows that line but no title). ``assigned_to``: the other reviewer the case
+    is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
@@ -511,6 +513,10 @@ def case_detail(
     if claimed_by:
         head.append(f"{CLAIM_MARK} claimed by ", style="bold")
         head.append(one_line(claimed_by, 40), style="bold")
+        head.append(" · ", style="dim")
+    if assigned_to:
+        head.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
+        head.append(one_line(assigned_to, 40), style="bold")
         head.append(" · ", style="dim")
     head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
