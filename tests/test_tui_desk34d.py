@@ -14,12 +14,14 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 from rich.padding import Padding
+from textual.widgets import OptionList
 from textual.widgets._footer import FooterKey
 
 from etki.domain import SentenceQuote
 from etki.services import Desk
 from etki_tui.footer import SPARE, spare_to_drop
 from etki_tui.glyphs import ASSIGNED_MARK
+from etki_tui.hafiza.cards import decision_label
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.columns import FIXED
 from etki_tui.queue.evidence import cut_whole, shown_quote
@@ -219,3 +221,48 @@ async def test_a_case_assigned_to_another_is_marked(
         assert head.startswith(f"{ASSIGNED_MARK} assigned to jurgen"), head
         detail = app.query_one(CaseDetail)
         assert "assigned to jurgen" in str(detail.border_title)
+
+
+# --- item 3: Hafıza's decision titles take the list's width ---------------------------------
+
+
+def test_decision_titles_start_in_one_column_and_take_the_rest() -> None:
+    decided = {
+        "req-demo-0a1f3c21": ("Error-report spreadsheets downloaded from history", "IN_SCOPE"),
+        "req-demo-1b7e9d02": ("When a file passes validation with no errors", "CHANGE_REQUEST"),
+    }
+    paths = [f"decisions/DEC-20261207-x--{case}.md" for case in decided]
+    for width, words in ((30, False), (44, True)):
+        labels = [decision_label(p, decided, width).plain for p in paths]
+        starts = {x.index(t[:6]) for x, (t, _) in zip(labels, decided.values(), strict=True)}
+        assert len(starts) == 1, labels  # every title starts in the same column
+        assert all(cell_len(x) == width for x in labels), labels  # and takes the rest
+        assert ("IN_SCOPE" in labels[0]) is words, labels
+    narrow = decision_label(paths[0], decided, 30).plain
+    assert narrow.startswith("✓ Error-report spreadsheets d"), narrow  # 28 cells of title
+
+
+@sync
+async def test_hafiza_decision_titles_at_80_columns(tui_world: TuiWorld) -> None:
+    """At 80x24 Hafıza's list is 30 cells: a decision file's entry is its ruling's glyph
+    and the case's title in the rest, 26 of its 28 cells (before: ``✗ REJECT  SSO for
+    contracto…``, 16)."""
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        options = app.query_one("#memory-list", OptionList)
+        await until(
+            pilot,
+            lambda: any(
+                (o.id or "").startswith("page:decisions/")
+                for o in (options.get_option_at_index(i) for i in range(options.option_count))
+            ),
+            "the decision files",
+        )
+        said = [
+            str(o.prompt)
+            for o in (options.get_option_at_index(i) for i in range(options.option_count))
+            if (o.id or "").startswith("page:decisions/")
+        ]
+        assert any(x.startswith("✗ SSO for contractor accoun") for x in said), said
