@@ -24,3 +24,10 @@ CLAIM_MARK = "@"
 two cells (the mark and a space) from the queue's titles, not four (``@AY `` did, a later
 trial of issue 34 at 80x24); the detail's first line and title name the claimant in full
 (``@ claimed by Ayşe Yılmaz``). ASCII: it reads with NO_COLOR too."""
+
+
+ASSIGNED_MARK = ">"
+"""Drawn before the id of a pending case assigned to another reviewer (``etki assign``,
+``g``), where no claim mark is (a later trial of issue 34: at 80x24 nothing in the queue
+said a case was someone else's): one ASCII cell like :data:`CLAIM_MARK`, in the same
+place; the detail's first line names the assignee (``> assigned to Jürgen Weiß``)."""

@@ -15,7 +15,8 @@ CONTEXTS: dict[str, tuple[str, str]] = {
             "terminal (under 30 rows) it folds to a two-line peek under the list: z "
             "unfolds or folds it, Enter reads the case full-screen and j/k step to the next or "
             "previous case there. @ before an id: another reviewer "
-            "claimed it (the detail names them). Every ruling asks "
+            "claimed it; > before an id: it is assigned to another reviewer (the detail "
+            "names them). Every ruling asks "
             "to confirm; an override (a ruling other than the engine's verdict) needs a "
             "reason. The filter line above the table always says what is shown."
         ),

@@ -83,6 +83,9 @@ class QueueLoaded(Message):
     intake: IntakeSummary | str | None = None
     claims: dict[str, Any] = field(default_factory=dict)
     """case id -> live claim (a ``claim`` :class:`etki.domain.CaseEvent`)."""
+    assignments: dict[str, Any] = field(default_factory=dict)
+    """case id -> the assignment in force (an ``assign`` :class:`etki.domain.CaseEvent`,
+    ``after``: the assignee)."""
     resolutions: int | None = None
     """How many dispute resolutions the project had at the read (None: not read)."""
     preanalyses: int | None = None
@@ -96,6 +99,7 @@ class QueueLoaded(Message):
         self.versions = dict(self.versions)
         self.projects = list(self.projects)
         self.claims = dict(self.claims)
+        self.assignments = dict(self.assignments)
 
     @property
     def pending(self) -> list[CaseRecord | CaseSummary]:

@@ -109,6 +109,8 @@ class FlowBase(App[None]):
         """How long the detail pane rests on a case before it counts as opened (the
         reviewer's view is written, the history read); 0: at once (tests)."""
         self._claims: dict = {}
+        self._assignments: dict = {}
+        """The assignments in force as last loaded (compared by the live refresh too)."""
         self._resolutions = -1
         """How many dispute resolutions the last load saw (-1: none yet)."""
         self._preanalyses = -1

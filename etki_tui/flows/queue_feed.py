@@ -93,6 +93,7 @@ class QueueFeedFlow(FlowBase):
         except NotFoundError:  # the ruling itself is checked again by ApprovalService
             seat = None
         claims = self._read_claims(project_id)
+        assignments = self._read_assignments(project_id)
         resolutions = self.desk.resolution_count(project_id)
         preanalyses = self.desk.preanalysis_mark(project_id)
         known = self.read_projects() if projects else []
@@ -110,6 +111,7 @@ class QueueFeedFlow(FlowBase):
             seat=seat,
             intake=intake,
             claims=claims,
+            assignments=assignments,
             resolutions=resolutions,
             preanalyses=preanalyses,
         )
@@ -121,6 +123,15 @@ class QueueFeedFlow(FlowBase):
             return self.desk.claims(project_id)
         except Exception as exc:  # noqa: BLE001
             self.log.warning(f"claims of {project_id} not read: {exc}")
+            return {}
+
+    def _read_assignments(self, project_id: str) -> dict:
+        """The project's assignments in force (empty when they cannot be read: like a
+        claim, a courtesy mark, never a reason to fail the queue)."""
+        try:
+            return self.desk.assignments(project_id)
+        except Exception as exc:  # noqa: BLE001
+            self.log.warning(f"assignments of {project_id} not read: {exc}")
             return {}
 
     def read_projects(self) -> list[tuple[str, str]]:
@@ -161,6 +172,7 @@ class QueueFeedFlow(FlowBase):
             versions == self._versions
             and not self._refresh_failing
             and self._read_claims(project_id) == self._claims
+            and self._read_assignments(project_id) == self._assignments
             # a resolution or a pre-analysis saved elsewhere changes no case version
             and self.desk.resolution_count(project_id) == self._resolutions
             and self.desk.preanalysis_mark(project_id) == self._preanalyses
@@ -258,6 +270,7 @@ class QueueFeedFlow(FlowBase):
         changed = bool(self._versions) and message.versions != self._versions
         self._versions = message.versions
         self._claims = message.claims
+        self._assignments = message.assignments
         if message.resolutions is not None:
             self._resolutions = message.resolutions
         new_preanalysis = (
@@ -288,6 +301,7 @@ class QueueFeedFlow(FlowBase):
             escalate=self.desk.settings.disputed_escalation,
             wiki_on=self.desk.wiki_root(message.project_id) is not None,
             claims=message.claims,
+            assignments=message.assignments,
             me=message.seat.reviewer if message.seat is not None else None,
         )
         pane.llm_model = self.desk.preanalysis_model()

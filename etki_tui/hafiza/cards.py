@@ -19,6 +19,8 @@ from etki_tui.render import (
     DISPUTED_RESOLVED,
     DISPUTED_STYLE,
     RESOLVED_STYLE,
+    VERDICT_GLYPH,
+    VERDICT_STYLE,
     around_match,
     cell,
     clause_text,
@@ -249,20 +251,37 @@ def _header(title: str, count: int | None = None) -> Option:
     return Option(Text(label, style="bold underline"), disabled=True)
 
 
+VERDICT_CELLS = 10
+"""Cells of a decision file's verdict in Hafıza's list: the widest short verdict
+(``✓ IN_SCOPE``); shorter ones are padded, so every title starts in one column."""
+
+
+DECISION_TITLE_MIN = 24
+"""Cells of title a decision file's entry keeps before its verdict is drawn as its glyph
+alone (``✓``, ``+``, ``✗``: one cell each, with NO_COLOR too): at 80 columns the list is
+30 cells and the words left the title 16 (a later trial of issue 34: "decision titles
+cut at ~16 cells"). The preview of the highlighted file says the ruling in words."""
+
+
 def decision_label(path: str, decided: Mapping[str, tuple[str, str]], width: int) -> Text:
-    """A decision file's entry at ``width`` cells: ``✗ REJECT  Build native iOS…`` (the
-    short
-    ruling of its case and the case's title, client text literal) when its case id —
-    the end of its name, ``…--req-demo-0a1f3c21.md`` — is in ``decided`` (case id ->
-    (title, ruling)); else its file name."""
+    """A decision file's entry at ``width`` cells: ``✗ REJECT    Build native iOS…``
+    (the short ruling of its case in :data:`VERDICT_CELLS`, then the case's title, client
+    text literal, in the rest), or ``✗ Build native iOS apps…`` where the words would
+    leave the title under :data:`DECISION_TITLE_MIN`, when its case id — the end of its
+    name, ``…--req-demo-0a1f3c21.md`` — is in ``decided`` (case id -> (title,
+    ruling)); else its file name."""
     name = path.removeprefix("decisions/")
     case_id = name.removesuffix(".md").rpartition("--")[2]
     known = decided.get(case_id)
     if known is None:
         return cell(name, width)
     title, ruling = known
-    out = verdict_text(ruling, short=True)
-    out.append("  ")
+    if width - VERDICT_CELLS - 2 >= DECISION_TITLE_MIN:
+        out = verdict_text(ruling, short=True)
+        out.append(" " * (VERDICT_CELLS - out.cell_len + 2))
+    else:
+        out = Text(VERDICT_GLYPH.get(ruling, "?"), style=VERDICT_STYLE.get(ruling, ""), end="")
+        out.append(" ")
     out.append_text(cell(title or case_id, max(1, width - out.cell_len)))
     return out
 

@@ -34,7 +34,7 @@ from etki.domain import (
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import printable
-from etki_tui.glyphs import CLAIM_MARK
+from etki_tui.glyphs import ASSIGNED_MARK, CLAIM_MARK
 from etki_tui.queue.evidence import (
     DECIDED_ON,
     evidence_of,
@@ -479,6 +479,7 @@ def case_detail(
     whole_clauses: bool = False,
     archived: bool = False,
     claimed_by: str | None = None,
+    assigned_to: str | None = None,
 ) -> RenderableType:
     """The detail pane of one case: everything a reviewer needs to rule. With ``now``
     the request's age is shown next to its date. ``similar``/``memory_verdict``: the
@@ -497,10 +498,11 @@ def case_detail(
     (:func:`etki_tui.queue.evidence.marked_clause_block`).
 
     The :func:`etki_tui.queue.evidence.evidence_section` (the deciding sentence and any
-    weighed exclusion, quoted) follows the fields, before the clause memory.
+    weighed exclusion, quoted) follows the Verdict line, before the other fields.
     ``claimed_by``: another reviewer's live claim of the case, named first on the first
     line (the queue row shows only :data:`~etki_tui.glyphs.CLAIM_MARK`; at 80x24 the folded
-    detail shows that line but no title). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    detail shows that line but no title). ``assigned_to``: the other reviewer the case
+    is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
@@ -511,6 +513,10 @@ def case_detail(
     if claimed_by:
         head.append(f"{CLAIM_MARK} claimed by ", style="bold")
         head.append(one_line(claimed_by, 40), style="bold")
+        head.append(" · ", style="dim")
+    if assigned_to:
+        head.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
+        head.append(one_line(assigned_to, 40), style="bold")
         head.append(" · ", style="dim")
     head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
@@ -553,10 +559,17 @@ def case_detail(
             style="dim",
         )
     modules: RenderableType = IdList(d.impacted_modules) if d.impacted_modules else Text("none")
+    # the verdict, then what decided it (the deciding sentence and any weighed
+    # exclusion), then the rest of the fields: the reviewer checks the sentence first (a
+    # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
+    # above it)
+    parts.append(_fields([("Verdict", verdict)]))
+    parts.append(Text(""))
+    parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
+    parts.append(Text(""))
     parts.append(
         _fields(
             [
-                ("Verdict", verdict),
                 ("Sureness", sureness_text(d)),
                 ("Risk", risk),
                 ("Effort", effort_text(case.estimate, d.effort)),
@@ -566,9 +579,6 @@ def case_detail(
     )
     if cr_page is not None:
         parts.append(cr_link_line(case.case_id, cr_page))
-
-    parts.append(Text(""))
-    parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
 
     parts.append(Text(""))
     parts.append(_section("Clause memory"))

@@ -214,6 +214,36 @@ def whole_sentence(quote: SentenceQuote, clause: ScopeClause | None) -> Sentence
     return quote
 
 
+QUOTE_CUT_MIN = 40
+"""Characters a quote cut back to its last whole sentence must keep; shorter, it is cut
+back to its last whole word instead (a sentence of a few words says less than most of a
+long one)."""
+
+
+def cut_whole(text: str) -> str:
+    """A clipped quote's ``text`` cut back to a boundary: the end of its last whole
+    sentence (``.``, ``!`` or ``?`` before a space) when that keeps
+    :data:`QUOTE_CUT_MIN` characters, else its last whole word, trailing commas and the
+    like dropped; the quote's ``…`` then stands for what is left out (a later trial of
+    issue 34: ``… the work perfor…``)."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?= )", text)]
+    if ends and ends[-1] >= QUOTE_CUT_MIN:
+        return text[: ends[-1]]
+    head, space, _tail = text.rstrip().rpartition(" ")
+    return (head if space else text).rstrip(" ,;:-–—(")
+
+
+def shown_quote(quote: SentenceQuote, clause: ScopeClause | None) -> SentenceQuote:
+    """``quote`` as the Evidence section shows it: completed to its sentence where the
+    engine clipped it (:func:`whole_sentence`); where that cannot be done (not found word
+    for word, or longer than :data:`SENTENCE_MAX_CHARS`) cut back to a sentence or word
+    boundary (:func:`cut_whole`), still marked clipped (``…``)."""
+    full = whole_sentence(quote, clause)
+    if not full.clipped:
+        return full
+    return replace(full, text=cut_whole(full.text))
+
+
 def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
     """The list items that follow ``quote`` in its clause's markdown when the quote is a
     lead-in ending in ``:`` (``The Contractor will not be responsible to perform the
@@ -263,7 +293,7 @@ def evidence_section(
     whole: bool = False,
     request: str = "",
 ) -> list[RenderableType]:
-    """The detail pane's ``Evidence`` section, shown before everything but the fields:
+    """The detail pane's ``Evidence`` section, shown right under the Verdict line:
     the deciding clause (its number, title and role, and the sentence the evidence
     quotes of it), every other sentence quoted as naming the ask, then each exclusion
     the engine weighed (the closest one with its match against the best obligation's,
@@ -286,7 +316,7 @@ def evidence_section(
         own = [q for q in ev.quotes if ev.is_deciding(q)]
         for q in own:
             line.append("\n")
-            line.append_text(_quote_text(q, ev.style(q)))
+            line.append_text(_quote_text(shown_quote(q, clauses.get(q.ref)), ev.style(q)))
         if not own:  # the classify step names the clause (by its role), no sentence
             line.append(
                 f"\n{DECIDED_ON.format(what='it')} but quotes no sentence of it "
@@ -304,7 +334,7 @@ def evidence_section(
             continue
         line = _clause_name(q.ref, clauses)
         line.append("\n")
-        line.append_text(_quote_text(q, ev.style(q)))
+        line.append_text(_quote_text(shown_quote(q, clauses.get(q.ref)), ev.style(q)))
         rows.append(("Names it", line))
     scores = {
         name: value
@@ -324,7 +354,7 @@ def evidence_section(
                 style="dim",
             )
         line.append("\n")
-        full = whole_sentence(q, clauses.get(q.ref))
+        full = shown_quote(q, clauses.get(q.ref))
         line.append_text(_quote_text(full, ev.style(q), listed_after(full, clauses.get(q.ref))))
         rows.append(("Weighed" if q.weighed else "Exclusion", line))
     if not rows:

@@ -29,7 +29,7 @@ from etki.domain import (
 from etki.memory import current_risk, open_disputed_refs
 from etki.services import Desk
 from etki.text import printable
-from etki_tui.glyphs import CLAIM_MARK, UNSURE_MARK, WARN
+from etki_tui.glyphs import ASSIGNED_MARK, CLAIM_MARK, UNSURE_MARK, WARN
 from etki_tui.heap import collector_paused
 from etki_tui.live import part
 from etki_tui.messages import (
@@ -71,17 +71,25 @@ smaller fill makes its cells at once and measures them."""
 
 
 CLAIM_ROOM = len(CLAIM_MARK) + 1
-"""Cells a claim mark takes before a case id: the mark and a space."""
+"""Cells a claim mark (or, in its place, an assignment's :data:`ASSIGNED_MARK`) takes
+before a case id: the mark and a space."""
 
 
 def conf_cell(conf: str, sure: bool) -> Text:
     """The confidence column: ``0.86  `` when the engine is sure, ``0.58 ?`` when it
     needs a careful look (:data:`~etki_tui.queue.filters.UNSURE_MARK`: a glyph, so it reads
-    with NO_COLOR too)."""
-    out = Text(conf, justify="right", no_wrap=True, end="")
+    with NO_COLOR too). The number is right-aligned in its own four cells and the mark
+    has a cell of its own, blank when sure, so every number ends in the same column (a
+    trial of issue 34: a right-justified cell lost a sure value's trailing blanks, which
+    drew ``0.86`` two cells right of ``0.71 ?``)."""
+    out = Text(conf.rjust(CONF_NUMBER), no_wrap=True, end="")
     out.append(" ")
     out.append(" " if sure else UNSURE_MARK, style="" if sure else "bold")
     return out
+
+
+CONF_NUMBER = 4
+"""Cells of the confidence number (``0.86``, ``1.00``: two decimals)."""
 
 
 def _same(a: Text, b: Text) -> bool:
@@ -201,6 +209,8 @@ class QueueRows(Vertical):
         self._open_timer: Timer | None = None
         self.claims: dict[str, CaseEvent] = {}
         """case id -> its live claim (issue 14 item 4), as last loaded."""
+        self.assignments: dict[str, CaseEvent] = {}
+        """case id -> its assignment in force (``after``: the assignee), as last loaded."""
         self.me: str | None = None
         """The acting reviewer: their own claims are not marked in the queue."""
 
@@ -222,6 +232,8 @@ class QueueRows(Vertical):
         held = self.others_claim(case.case_id)
         if held is not None:  # another reviewer is on it: a mark, the title stays whole
             case_cell = Text.assemble((CLAIM_MARK, "bold"), " ", case_cell, no_wrap=True, end="")
+        elif self.others_assignment(case.case_id) is not None:  # someone else's to rule
+            case_cell = Text.assemble((ASSIGNED_MARK, "bold"), " ", case_cell, no_wrap=True, end="")
         if case.case_id in self.marked:
             case_cell = Text.assemble((MARK, "bold reverse"), " ", case_cell, no_wrap=True, end="")
         ruled = self.ruled_elsewhere.get(case.case_id)
@@ -303,7 +315,7 @@ class QueueRows(Vertical):
         )
         if any(c.case_id in self.marked for c in rows):
             case += len(MARK) + 1
-        if any(self.others_claim(c.case_id) is not None for c in rows):
+        if any(self._held_elsewhere(c.case_id) for c in rows):
             case += CLAIM_ROOM
         verdict = SHORT_VERDICT if self._short_verdicts else FIXED["verdict"]
         return {
@@ -317,9 +329,26 @@ class QueueRows(Vertical):
         }
 
     def _claimed(self) -> bool:
-        """Whether another reviewer's claim is live on a pending case (its row then
-        shows a claim mark, which takes room from the titles)."""
-        return any(self.others_claim(k) is not None for k in self.claims if k in self.cases)
+        """Whether another reviewer's claim is live on a pending case, or one is
+        assigned to another reviewer (its row then shows a claim or assignment mark,
+        which takes room from the titles)."""
+        return any(
+            self._held_elsewhere(k) for k in (*self.claims, *self.assignments) if k in self.cases
+        )
+
+    def _held_elsewhere(self, case_id: str) -> bool:
+        """Whether ``case_id``'s row shows a claim or an assignment mark."""
+        return self.others_claim(case_id) is not None or (
+            self.others_assignment(case_id) is not None
+        )
+
+    def others_assignment(self, case_id: str) -> CaseEvent | None:
+        """The assignment in force of ``case_id`` to another reviewer (as last loaded;
+        ``after``: the assignee), or None (unassigned, or assigned to the acting one)."""
+        held = self.assignments.get(case_id)
+        if held is None or (self.me is not None and held.after == self.me):
+            return None
+        return held
 
     def others_claim(self, case_id: str) -> CaseEvent | None:
         """Another reviewer's live claim of ``case_id`` (as last loaded), or None."""
@@ -351,6 +380,7 @@ class QueueRows(Vertical):
         self.marked.clear()
         self.histories.clear()
         self.claims.clear()
+        self.assignments.clear()
         self._opened = None
         self.filter = QueueFilter()
         self._loaded = False
@@ -387,6 +417,7 @@ class QueueRows(Vertical):
         escalate: bool | None = None,
         wiki_on: bool | None = None,
         claims: Mapping[str, CaseEvent] | None = None,
+        assignments: Mapping[str, CaseEvent] | None = None,
         me: str | None = None,
     ) -> list[QueueCase]:
         """Show the project's cases (all of them, in queue order; the pending ones are
@@ -409,6 +440,8 @@ class QueueRows(Vertical):
             self.wiki_on = wiki_on
         if claims is not None:
             self.claims = dict(claims)
+        if assignments is not None:
+            self.assignments = dict(assignments)
         if me is not None:
             self.me = me
         table = part(self, QueueTable)
@@ -586,12 +619,14 @@ class QueueRows(Vertical):
                 # a row's cells depend only on the case (frozen), the column layout and
                 # whether someone else ruled it: skip rows where none of that changed
                 held = self.others_claim(case.case_id)
+                assigned = self.others_assignment(case.case_id)
                 state = (
                     layout,
                     case.case_id in self.ruled_elsewhere,
                     self._disputed_state(case),
                     case.case_id in self.marked,
                     held.actor if held is not None else None,
+                    assigned.after if assigned is not None else None,
                     self.look_of(case, now),  # a look turns overdue as time passes
                 )
                 there = case.case_id in self._cells

@@ -87,6 +87,9 @@ class QueueShown(QueueRows):
         held = self.others_claim(case.case_id)
         if held is not None:  # the row says @ (CLAIM_MARK); here, who
             detail.border_title += f" · claimed by {printable(held.actor, multiline=False)}"
+        assigned = self.others_assignment(case.case_id)
+        if held is None and assigned is not None:  # the row says > (ASSIGNED_MARK)
+            detail.border_title += f" · assigned to {printable(assigned.after, multiline=False)}"
         record = self.detail_record(case)
         self._want_details(case.case_id, record is None)
         self._case_shown(case.case_id)
@@ -117,6 +120,7 @@ class QueueShown(QueueRows):
                         whole_clauses=self.whole_clauses,
                         archived=bool(getattr(self.app, "archived", False)),
                         claimed_by=held.actor if held is not None else None,
+                        assigned_to=assigned.after if assigned is not None else None,
                     ),
                     history_section(self.histories.get(case.case_id)),
                 )

@@ -1,0 +1,112 @@
+"""The desk's footer: Textual's :class:`~textual.widgets.Footer`, which leaves out the
+keys of lower value while the keys it shows would not fit the terminal's width
+(issue 34, a later trial: at 80 columns the queue's footer ran under the palette key,
+"? Help" cut to "?" and "q Quit" gone).
+
+Textual's footer lays its keys out left to right and docks the palette key over the
+right end: whatever does not fit is hidden under it or past the edge. :class:`DeskFooter`
+measures the keys as the footer draws them (:func:`key_width`) and, while they overflow,
+drops the ones named in :data:`SPARE`, in that order; the keys themselves still work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from rich.cells import cell_len
+from textual import events
+from textual.binding import Binding
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+SPARE: tuple[str, ...] = ("filters", "find")
+"""Binding ids the footer leaves out first, in this order, where its keys would not fit:
+the queue's ``f`` (filters) and ``/`` (find), which the queue's filter line names
+already ("All 30 pending · f filter · / find"). What a reviewer rules with, ``z``, ``?``
+and ``q`` stay. A UI choice from the fresh-reviewer trials of issue 34, not a measure."""
+
+
+KEY_PADDING = 3
+"""Cells a footer key takes besides its key and its description, in Textual 8's Footer
+(non-compact): one each side of the key (``.footer-key--key { padding: 0 1 }``) and one
+after the description (``.footer-key--description { padding: 0 1 0 0 }``)."""
+
+
+PALETTE_EDGE = 2
+"""Cells the palette key takes besides :data:`KEY_PADDING`: its left border
+(``border-left: vkey``) and its right padding (``FooterKey.-command-palette``)."""
+
+
+def key_width(key_display: str, description: str) -> int:
+    """Cells the footer draws one key in: ``key_display``, ``description`` and
+    :data:`KEY_PADDING` (a key without a description is its key alone)."""
+    if not description:
+        return cell_len(key_display)
+    return cell_len(key_display) + cell_len(description) + KEY_PADDING
+
+
+def spare_to_drop(widths: Iterable[tuple[str | None, int]], room: int) -> frozenset[str]:
+    """The ids of :data:`SPARE` to leave out so that keys of ``widths`` ((binding id,
+    cells) in footer order) fit in ``room`` cells: none when they fit, else the first
+    spare ones, one by one, until they do (or every spare one is out)."""
+    shown = list(widths)
+    total = sum(w for _, w in shown)
+    dropped: set[str] = set()
+    for spare in SPARE:
+        if total <= room:
+            break
+        cut = sum(w for key, w in shown if key == spare)
+        if cut:
+            dropped.add(spare)
+            total -= cut
+    return frozenset(dropped)
+
+
+class DeskFooter(Footer):
+    """The footer, leaving out the :data:`SPARE` keys its width has no room for."""
+
+    _dropped: frozenset[str] = frozenset()
+
+    def _fitting(self) -> frozenset[str]:
+        """The spare binding ids to leave out at the terminal's width now."""
+        app = self.app
+        widths: list[tuple[str | None, int]] = []
+        actions: set[str] = set()
+        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+            if not binding.show or binding.action in actions:
+                continue  # Textual's footer shows one key per action
+            actions.add(binding.action)
+            widths.append(
+                (binding.id, key_width(app.get_key_display(binding), binding.description))
+            )
+        room = app.size.width
+        palette = self._palette_binding()
+        if palette is not None:
+            room -= key_width(app.get_key_display(palette), palette.description) + PALETTE_EDGE
+        return spare_to_drop(widths, room)
+
+    def _palette_binding(self) -> Binding | None:
+        """The palette's binding when the footer shows its key, else None."""
+        if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
+            return None
+        found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        return found[1] if found is not None else None
+
+    def compose(self) -> Iterator[Widget]:
+        """Textual's keys, less the spare ones that do not fit (:meth:`_fitting`)."""
+        self._dropped = self._fitting() if self._bindings_ready else frozenset()
+        leave_out = {
+            b.action
+            for _n, b, _e, _t in self.screen.active_bindings.values()
+            if b.id in self._dropped
+        }
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in leave_out:
+                continue
+            yield widget
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Another width: the keys again, if it changes which spare ones fit."""
+        if self._bindings_ready and self._fitting() != self._dropped:
+            self.call_after_refresh(self.recompose)
