@@ -29,7 +29,7 @@ from textual.widgets import Label, Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
 from etki.text import printable
-from etki.wiki.paths import clause_link_ref, page_kind
+from etki.wiki.paths import DISPUTED_TITLE, clause_link_ref, page_kind
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import ClauseWanted, PageWanted
@@ -107,11 +107,32 @@ def resolve_link(current: str, href: str) -> tuple[str | None, str]:
 _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 
 
+def link_label(label: str, target: str) -> str:
+    """The words the links list shows for a link ``label`` to page ``target``: the
+    label itself, unless it has no letter (``index.md``'s counts table links
+    ``disputed.md`` by its count, ``[0](disputed.md)``: a trial saw "0" in the list);
+    then the page's title with the label after it, ``Disputed clauses (0)``. The title
+    of a fixed page is the wiki's own (:data:`etki.wiki.paths.DISPUTED_TITLE`), of any
+    other its file name. A contract page's labels stay as written: a bare number there
+    names a clause (:func:`etki.wiki.paths.clause_link_ref`)."""
+    kind = page_kind(target)
+    if kind == "contract" or any(ch.isalpha() for ch in label):
+        return label
+    if kind == "disputed":
+        title = DISPUTED_TITLE
+    elif kind == "index":
+        title = "Index"
+    else:
+        title = posixpath.basename(target).removesuffix(".md")
+    return f"{title} ({label})" if label.strip() else title
+
+
 def page_links(current: str, text: str) -> list[tuple[str, str]]:
     """(label, wiki-relative path) of the links on page ``current`` that stay inside the
     wiki, in page order, each target once; links to a contract page once per label
     (each names a clause: ``l`` offers every one, see
-    :func:`etki_tui.hafiza.cards.page_clause_links`)."""
+    :func:`etki_tui.hafiza.cards.page_clause_links`). A label without a letter is
+    named by its page (:func:`link_label`)."""
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for label, href in _LINK.findall(split_frontmatter(text)[1]):
         target, _ = resolve_link(current, href)
@@ -119,7 +140,7 @@ def page_links(current: str, text: str) -> list[tuple[str, str]]:
             continue
         key = (target, label if page_kind(target) == "contract" else "")
         if key not in out:
-            out[key] = (label, target)
+            out[key] = (link_label(label, target), target)
     return list(out.values())
 
 
