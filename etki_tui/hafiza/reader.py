@@ -272,18 +272,32 @@ class PageContents(MarkdownTableOfContents):
         return max(lead + cell_len(name) for _, _, name, lead in rows) + TOC_TREE_CHROME
 
     def fit_labels(self) -> None:
-        """Cut each heading to the cells its row leaves (see :meth:`_rows`)."""
+        """Cut each heading to the cells its row leaves (see :meth:`_rows`), then have
+        the tree measure its lines again: Textual's ``set_label`` repaints a line but
+        keeps the tree's virtual width, measured from the labels of its last build (the
+        tree's own resize rebuilds before these labels are refitted). A trial resized
+        120 -> 100 columns with the contents open and kept 42 cells of content in a
+        33-cell column, a horizontal scroll a fresh desk at 100 columns has not."""
         trees = self.query(Tree)
         if not trees:
             return
-        width = trees.first().scrollable_content_region.width  # less its scrollbar
+        tree = trees.first()
+        width = tree.scrollable_content_region.width  # less its scrollbar
         if width <= 0:
             return  # not laid out yet: on_resize comes
+        changed = False
         for node, _level, name, lead in self._rows():
             label = node.label
             plain = label.plain if isinstance(label, Text) else str(label)
             numeral = plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
-            node.set_label(Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1))))
+            fitted = Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1)))
+            if label != fitted:  # rich Text: same words and styles
+                node.set_label(fitted)
+                changed = True
+        if changed:
+            # the call Textual's Tree makes on its own resize: its lines and virtual
+            # width are built again on its next idle, from the labels set above
+            tree._invalidate()
 
     def action_close(self) -> None:
         """Esc: close the contents, back to the page."""
