@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 
 from etki.services import Seat
 from etki.text import printable
@@ -33,7 +33,7 @@ from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.reader import PageContents
-from etki_tui.header import DeskHeader, StatusLine
+from etki_tui.header import DeskFooter, DeskHeader, StatusLine
 from etki_tui.heap import IdleCollector, release_loaded
 from etki_tui.live import gone, part
 from etki_tui.messages import (
@@ -131,7 +131,7 @@ class EtkiApp(AssignFlow):
         status.more_key = key_label(keys[0]) if keys else "palette: Messages"
         self.status_line = status
         yield status
-        yield Footer()
+        yield DeskFooter()
 
     def on_unmount(self) -> None:
         """The desk is closing: what it froze out of the collector's walks is given
