@@ -7,11 +7,21 @@ Textual's footer lays its keys out left to right and docks the palette key over 
 right end: whatever does not fit is hidden under it or past the edge. :class:`DeskFooter`
 measures the keys as the footer draws them (:func:`key_width`) and, while they overflow,
 drops the ones named in :data:`SPARE`, in that order; the keys themselves still work.
+
+It also recomposes only when what it shows changed. Textual's footer removes every key
+and mounts them again on each change of the screen's bindings (a focus change, a screen
+pushed), also when the keys are the same. At start-up that happened three or four times
+in a row (a probe of ``App._prune``: at 70x20, 16 of 24 footer keys removed while
+Textual's ``run_test`` waited for the first screen; at 80x24, 36 during the first
+settle). The app awaits each removal in its own message loop, and
+``Pilot._wait_for_screen`` waits for the app among the rest: the likely cause of a test
+that timed out there once after 30 s on a loaded machine (issue 34; not reproduced in 30
+loaded runs). ``tests/test_tui_startup.py`` checks start-up removes no widget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 
 from rich.cells import cell_len
 from textual import events
@@ -64,9 +74,23 @@ def spare_to_drop(widths: Iterable[tuple[str | None, int]], room: int) -> frozen
 
 
 class DeskFooter(Footer):
-    """The footer, leaving out the :data:`SPARE` keys its width has no room for."""
+    """The footer, leaving out the :data:`SPARE` keys its width has no room for, and
+    recomposed only when the keys it would show changed (module docstring)."""
 
     _dropped: frozenset[str] = frozenset()
+    _shown: Hashable = None
+
+    def _keys_shown(self) -> Hashable:
+        """Everything :meth:`compose` reads: whether the bindings are ready, the footer's
+        switches, each shown binding with its display, state and tooltip, and the spare
+        keys left out at this width."""
+        keys = tuple(
+            (binding, self.app.get_key_display(binding), enabled, tooltip)
+            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+            if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
+        )
+        dropped = self._fitting() if self._bindings_ready else frozenset()
+        return (self._bindings_ready, self.compact, self.show_command_palette, keys, dropped)
 
     def _fitting(self) -> frozenset[str]:
         """The spare binding ids to leave out at the terminal's width now."""
@@ -95,6 +119,7 @@ class DeskFooter(Footer):
 
     def compose(self) -> Iterator[Widget]:
         """Textual's keys, less the spare ones that do not fit (:meth:`_fitting`)."""
+        self._shown = self._keys_shown()
         self._dropped = self._fitting() if self._bindings_ready else frozenset()
         leave_out = {
             b.action
@@ -110,3 +135,9 @@ class DeskFooter(Footer):
         """Another width: the keys again, if it changes which spare ones fit."""
         if self._bindings_ready and self._fitting() != self._dropped:
             self.call_after_refresh(self.recompose)
+
+    async def recompose(self) -> None:
+        """Textual's recompose, unless the keys shown would be the same."""
+        if self.is_attached and self._shown is not None and self._keys_shown() == self._shown:
+            return
+        await super().recompose()

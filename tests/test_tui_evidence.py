@@ -412,6 +412,65 @@ def test_no_shared_word_keeps_the_clause_opening() -> None:
     assert "Paragraph 0 " in plain and "nearest sentence" not in plain
 
 
+def _one_word_case(other_text: str) -> tuple[object, str, dict[str, ScopeClause]]:
+    """A decision on SOW#4 by its role (no sentence quoted), a request sharing one
+    content word ("archive") with one sentence of it, and the contract's clauses: SOW#4
+    and SOW#5 holding ``other_text``."""
+    from dataclasses import replace
+
+    from etki.domain import EvidenceStep, deciding_clause_text
+    from tests.factories import make_decision
+
+    text = "\n\n".join(
+        [f"Paragraph {i} about filing and upkeep." for i in range(20)]
+        + ["Keep the archive of signed minutes for the steering board."]
+    )
+    clauses = {
+        "SOW#4": ScopeClause("SOW#4", "SOW", "4", "TASKS", text),
+        "SOW#5": ScopeClause("SOW#5", "SOW", "5", "HOSTING", other_text),
+    }
+    step = EvidenceStep("classify", "x" + deciding_clause_text("SOW#4", "obligation", "r1"))
+    decision = replace(make_decision("c1", cited=("SOW#4",)), evidence=(step,))
+    return decision, "Please restore the archive we lost yesterday", clauses
+
+
+def test_one_common_shared_word_gives_no_nearest_sentence() -> None:
+    """Issue 34 (a trial): the nearest sentence rested on one weak word. One shared word
+    that another clause of the same contract also uses ("archive") is not enough: no
+    nearest sentence, the fold keeps the clause's opening."""
+    from etki_tui.queue.evidence import marked_clause_block
+
+    decision, request, clauses = _one_word_case("Nightly backups go to the archive store.")
+    ev = evidence_of(decision, request, clauses)  # type: ignore[arg-type]
+    assert ev.nearest is None
+    console = Console(width=80, color_system=None, record=True)
+    console.print(marked_clause_block("SOW#4", clauses["SOW#4"], ev))
+    plain = console.export_text()
+    assert "Paragraph 0 " in plain and "nearest sentence" not in plain
+    # and with no other clause to compare, one word is never enough
+    alone = {"SOW#4": clauses["SOW#4"]}
+    assert evidence_of(decision, request, alone).nearest is None  # type: ignore[arg-type]
+
+
+def test_one_word_only_this_clause_uses_is_enough() -> None:
+    """One shared word that no other clause of the contract holds (the highest IDF a
+    word can have in the contract) is shown as the nearest sentence; so is a sentence
+    sharing two words however common they are."""
+    from etki.services.nearest import nearest_sentence
+
+    decision, request, clauses = _one_word_case("Nightly backups go to the offsite store.")
+    ev = evidence_of(decision, request, clauses)  # type: ignore[arg-type]
+    assert ev.nearest is not None
+    assert ev.nearest.text.startswith("Keep the archive of signed minutes")
+    assert ev.nearest.shared == ("archive",)
+    two = nearest_sentence(
+        "restore the archive of minutes",
+        clauses["SOW#4"].plain,
+        ("The archive of the minutes is public.",),
+    )
+    assert two is not None and two.shared == ("archive", "minutes")
+
+
 NEAREST_CASE = "req-talentmap-6cee39a2"
 """Bidders want to search and filter projected vacancies: decided on PWS section 4 (the
 TASKS list, hundreds of lines) by its role, no sentence of it quoted; its sentence on

@@ -4,6 +4,7 @@ with the body, never after it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual import events
@@ -131,3 +132,21 @@ async def test_a_followed_link_changes_the_title_with_the_body(tui_world: TuiWor
         assert "history 2 of 2" in str(reader.query_one("#reader-bar", Static).content)
         assert checked[0] > 0, "no block of the contract page was seen mounted"
         assert not wrong, wrong[:3]
+
+
+@sync
+async def test_links_list_names_a_page_linked_by_its_count(tui_world: TuiWorld) -> None:
+    """index.md links disputed.md by its count (``[0](disputed.md)``): the links list
+    (``l``) names it by the page's title with the count, never a bare "0" (a trial)."""
+    from etki_tui.screens.links import LinksScreen
+
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
+        pane, reader = await _preview_index(pilot, app)
+        pane.action_page_links()
+        await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the links list")
+        screen = app.screen
+        assert isinstance(screen, LinksScreen)
+        labels = {target: label for label, target in screen.links}
+        assert "disputed.md" in labels
+        assert re.fullmatch(r"Disputed clauses \(\d+\)", labels["disputed.md"]), labels
+        assert all(any(ch.isalpha() for ch in label) for label in labels.values()), labels

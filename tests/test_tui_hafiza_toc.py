@@ -147,3 +147,27 @@ async def test_no_stray_characters_after_resizing_and_closing(tmp_path: Path) ->
             assert any("Contract: tdrs-rfq" in line for line in lines)
     finally:
         world.repo.dispose()
+
+
+@sync
+async def test_contents_fit_their_column_after_a_resize(tmp_path: Path) -> None:
+    """The contents open at 120x40, the terminal resized to 100 columns: the labels
+    are cut for the new column and the tree's width follows them, so there is no
+    horizontal scroll (a trial: 42 cells of content in a 33-cell column, a scroll bar a
+    fresh desk at 100 columns does not have)."""
+    world = build_tui_tdrs_world(tmp_path)
+    try:
+        app = make_app(world)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            pane = await open_contract_page(pilot)
+            tree = await open_contents(pilot, pane)
+            assert tree.max_scroll_x == 0 and not tree.show_horizontal_scrollbar
+            await pilot.resize_terminal(100, 40)
+            await settle(pilot)
+            assert pane.reader.show_toc
+            column = tree.scrollable_content_region.width
+            assert tree.virtual_size.width <= column, (tree.virtual_size, column)
+            assert tree.max_scroll_x == 0 and not tree.show_horizontal_scrollbar
+    finally:
+        world.repo.dispose()

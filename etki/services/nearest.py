@@ -7,6 +7,17 @@ Content words are the triage engine's scoring tokens (:func:`etki.triage.normali
 folded with :func:`etki.text.words`, so NFC/NFD, Turkish ``İ``/``ı`` and German ``ß``/
 umlauts alike; its stop lists, party words included; stemmed per language), so "nearest"
 means what the engine's word overlap means. No word list of its own.
+
+One shared word is weak ground (a trial saw a sentence offered as "nearest" on one
+common word): a sentence is offered only when it shares at least
+:data:`MIN_SHARED` distinct content words with the request, or one word that no other
+clause of the same contract uses. That second case is inverse document frequency at its
+highest within the contract (Spärck Jones, "A statistical interpretation of term
+specificity", 1972: a term's weight falls with the number of documents it occurs in;
+here the documents are the contract's clauses, as the engine's IDF counts contract
+text): a word only this clause holds names what it alone is about. With no other
+clause to compare (a one-clause contract, or none given) one word is never enough.
+Otherwise no nearest sentence is shown and the fold keeps the clause's opening.
 """
 
 from __future__ import annotations
@@ -25,6 +36,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SHARED_SHOWN = 6
 """Shared words named at most (the label stays one line)."""
 
+MIN_SHARED = 2
+"""Distinct content words a sentence must share with the request to be offered, unless
+its one shared word is this clause's alone in the contract (see the module docstring):
+two words meeting in one sentence are a phrase of the request, one common word a
+coincidence."""
+
 
 @dataclass(frozen=True)
 class NearestSentence:
@@ -36,13 +53,27 @@ class NearestSentence:
     shared: tuple[str, ...]
 
 
+@functools.lru_cache(maxsize=256)
+def _stems(text: str, lang: str) -> frozenset[str]:
+    """The content-word stems of ``text`` read in ``lang`` (as :func:`nearest_sentence`
+    reads a clause): the other clauses' vocabulary, cached (each is read again on every
+    render of a detail)."""
+    stop = STOPWORDS.get(lang, frozenset())
+    return frozenset(stem(w, lang) for w in words(text) if len(w) >= 2 and w not in stop)
+
+
 @functools.lru_cache(maxsize=64)
-def nearest_sentence(request: str, plain: str) -> NearestSentence | None:
+def nearest_sentence(
+    request: str, plain: str, others: tuple[str, ...] = ()
+) -> NearestSentence | None:
     """The sentence of ``plain`` (a clause's plain text, one paragraph or list item a
     line; a line split into sentences after ``.``, ``!`` or ``?`` and a space) holding
-    the most distinct content words of ``request`` (ties: the first); None when no
-    sentence holds one. Each text is read in the language :func:`guess_language` gives
-    it. Cached (the detail pane renders a case again on every refresh)."""
+    the most distinct content words of ``request`` (ties: the first), among the
+    sentences that share at least :data:`MIN_SHARED` of them or one that no text of
+    ``others`` (the other clauses of the same contract) holds; None when no sentence
+    qualifies. Each text is read in the language :func:`guess_language` gives it (the
+    others in the clause's). Cached (the detail pane renders a case again on every
+    refresh)."""
     want = set(tokens(request, guess_language(request)))
     if not want:
         return None
@@ -62,11 +93,18 @@ def nearest_sentence(request: str, plain: str) -> NearestSentence | None:
                 out.append((i, s))
         return out
 
+    def alone(s: str) -> bool:
+        """Whether no other clause of the contract holds stem ``s`` (and there is one)."""
+        return bool(others) and not any(s in _stems(text, lang) for text in others)
+
     best: tuple[int, str] | None = None
     for line in plain.splitlines():
         for sentence in _SENTENCE_END.split(" ".join(line.split())):
-            n = len(held(sentence))
-            if n and (best is None or n > best[0]):
+            found = held(sentence)
+            n = len(found)
+            if n < MIN_SHARED and not (n == 1 and alone(found[0][1])):
+                continue
+            if best is None or n > best[0]:
                 best = (n, sentence)
     if best is None:
         return None

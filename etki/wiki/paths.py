@@ -39,6 +39,7 @@ __all__ = [
     "OWNED_DIRS",
     "NamedCase",
     "CLAUSE_LABEL_SEP",
+    "DISPUTED_TITLE",
     "case_slug",
     "clause_anchor",
     "clause_label",
@@ -59,6 +60,9 @@ __all__ = [
 
 INDEX = "index.md"
 DISPUTED = "disputed.md"
+DISPUTED_TITLE = "Disputed clauses"
+"""The title (frontmatter and heading) of ``disputed.md``; a link naming it by its count
+(``index.md``'s counts table) is listed under it in the desk."""
 CR_DIR = "change-requests"
 OWNED_DIRS: tuple[str, ...] = ("decisions", "precedents", CR_DIR, "entities")
 """Folders (and the two top pages above) whose ``*.md`` files Etki owns and may prune."""

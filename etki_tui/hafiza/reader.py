@@ -30,7 +30,7 @@ from textual.widgets import Label, Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
 
 from etki.text import printable
-from etki.wiki.paths import clause_link_ref, page_kind
+from etki.wiki.paths import DISPUTED_TITLE, clause_link_ref, page_kind
 from etki.wiki.sections import find_section
 from etki_tui.history import History
 from etki_tui.live import part
@@ -116,11 +116,32 @@ def resolve_link(current: str, href: str) -> tuple[str | None, str]:
 _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 
 
+def link_label(label: str, target: str) -> str:
+    """The words the links list shows for a link ``label`` to page ``target``: the
+    label itself, unless it has no letter (``index.md``'s counts table links
+    ``disputed.md`` by its count, ``[0](disputed.md)``: a trial saw "0" in the list);
+    then the page's title with the label after it, ``Disputed clauses (0)``. The title
+    of a fixed page is the wiki's own (:data:`etki.wiki.paths.DISPUTED_TITLE`), of any
+    other its file name. A contract page's labels stay as written: a bare number there
+    names a clause (:func:`etki.wiki.paths.clause_link_ref`)."""
+    kind = page_kind(target)
+    if kind == "contract" or any(ch.isalpha() for ch in label):
+        return label
+    if kind == "disputed":
+        title = DISPUTED_TITLE
+    elif kind == "index":
+        title = "Index"
+    else:
+        title = posixpath.basename(target).removesuffix(".md")
+    return f"{title} ({label})" if label.strip() else title
+
+
 def page_links(current: str, text: str) -> list[tuple[str, str]]:
     """(label, wiki-relative path) of the links on page ``current`` that stay inside the
     wiki, in page order, each target once; links to a contract page once per label
     (each names a clause: ``l`` offers every one, see
-    :func:`etki_tui.hafiza.cards.page_clause_links`)."""
+    :func:`etki_tui.hafiza.cards.page_clause_links`). A label without a letter is
+    named by its page (:func:`link_label`)."""
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for label, href in _LINK.findall(split_frontmatter(text)[1]):
         target, _ = resolve_link(current, href)
@@ -128,7 +149,7 @@ def page_links(current: str, text: str) -> list[tuple[str, str]]:
             continue
         key = (target, label if page_kind(target) == "contract" else "")
         if key not in out:
-            out[key] = (label, target)
+            out[key] = (link_label(label, target), target)
     return list(out.values())
 
 
@@ -277,18 +298,32 @@ class PageContents(MarkdownTableOfContents):
         return max(lead + cell_len(name) for _, _, name, lead in rows) + TOC_TREE_CHROME
 
     def fit_labels(self) -> None:
-        """Cut each heading to the cells its row leaves (see :meth:`_rows`)."""
+        """Cut each heading to the cells its row leaves (see :meth:`_rows`), then have
+        the tree measure its lines again: Textual's ``set_label`` repaints a line but
+        keeps the tree's virtual width, measured from the labels of its last build (the
+        tree's own resize rebuilds before these labels are refitted). A trial resized
+        120 -> 100 columns with the contents open and kept 42 cells of content in a
+        33-cell column, a horizontal scroll a fresh desk at 100 columns has not."""
         trees = self.query(Tree)
         if not trees:
             return
-        width = trees.first().scrollable_content_region.width  # less its scrollbar
+        tree = trees.first()
+        width = tree.scrollable_content_region.width  # less its scrollbar
         if width <= 0:
             return  # not laid out yet: on_resize comes
+        changed = False
         for node, _level, name, lead in self._rows():
             label = node.label
             plain = label.plain if isinstance(label, Text) else str(label)
             numeral = plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
-            node.set_label(Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1))))
+            fitted = Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1)))
+            if label != fitted:  # rich Text: same words and styles
+                node.set_label(fitted)
+                changed = True
+        if changed:
+            # the call Textual's Tree makes on its own resize: its lines and virtual
+            # width are built again on its next idle, from the labels set above
+            tree._invalidate()
 
     def action_close(self) -> None:
         """Esc: close the contents, back to the page."""

@@ -130,7 +130,9 @@ def evidence_of(
     (:func:`etki.domain.reasoning_quote`) is the deciding sentence, first. When neither
     does and ``request`` and the clause (in ``clauses``) are given, :attr:`Evidence.nearest`
     is the clause's sentence sharing the most content words with ``request``
-    (:func:`etki.services.nearest.nearest_sentence`; None when none shares one)."""
+    (:func:`etki.services.nearest.nearest_sentence`, the contract's other clauses
+    telling whether one shared word is rare enough; None when no sentence shares
+    enough)."""
     deciding = deciding_step(decision.evidence, decision.cited_clauses)
     quotes = quoted_sentences(decision.evidence)
     ev = Evidence(deciding, quotes)
@@ -148,7 +150,13 @@ def evidence_of(
         and (clause := clauses.get(deciding.ref)) is not None
         and not is_declared_remit(clause)
     ):
-        ev = replace(ev, nearest=nearest_sentence(request, clause.plain))
+        others = tuple(  # each other clause of the contract: its title, its text
+            text
+            for c in clauses.values()
+            if c.contract_id == clause.contract_id and c.ref != clause.ref
+            for text in (c.title, c.plain)
+        )
+        ev = replace(ev, nearest=nearest_sentence(request, clause.plain, others))
     return ev
 
 

@@ -30,6 +30,7 @@ from etki.text import printable
 from etki.wiki.model import WikiModel
 from etki.wiki.paths import (
     DISPUTED,
+    DISPUTED_TITLE,
     INDEX,
     NamedCase,
     clause_link,
@@ -261,7 +262,7 @@ def _disputed_page(m: WikiModel) -> bytes:
     disputed, names = m.cache.disputed_list.get(lambda: _disputed_list(m))
     meta: dict[str, Any] = {
         "kind": "disputed",
-        "title": "Disputed clauses",
+        "title": DISPUTED_TITLE,
         "project": _meta_text(m.project.id),
         "count": len(disputed),
         "clauses": names,
@@ -271,7 +272,7 @@ def _disputed_page(m: WikiModel) -> bytes:
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     lines: list[str | bytes] = [
-        "# Disputed clauses",
+        f"# {DISPUTED_TITLE}",
         "",
         "Clauses cited by ruled cases whose rulings disagree (with each other, or with",
         "the PMO's resolution of the clause), with their ruling history (oldest first).",
