@@ -193,7 +193,11 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     ("crx-assumptions", "Assumptions (one a line)", self.terms.assumptions),
                     ("crx-exclusions", "Exclusions (one a line)", self.terms.exclusions),
                 ):
-                    box = TextArea("\n".join(items), id=ident, soft_wrap=True)
+                    # with terms, a new empty last line to type the next one on (a
+                    # trial typed onto the last term's end: "…sağlarYeni varsayım");
+                    # empty lines are not terms (:func:`_lines`), so it is never saved
+                    text = "\n".join(items) + ("\n" if items else "")
+                    box = TextArea(text, id=ident, soft_wrap=True)
                     box.cursor_blink = self._cursor_blink
                     box.border_title = title
                     yield box
@@ -232,7 +236,8 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus on the assumptions, the cursor at the end of what they say: the first
+        """Focus on the assumptions, the cursor at the end of what they say (at the
+        start of the empty line after the last term, when there are terms): the first
         field a PMO writes (issue 35: the form opened on the file, whose default name
         seldom needs a change, so every term took Shift+Tabs back up the form)."""
         box = part(self, "#crx-assumptions", TextArea)
