@@ -24,3 +24,13 @@ CLAIM_MARK = "@"
 two cells (the mark and a space) from the queue's titles, not four (``@AY `` did, a later
 trial of issue 34 at 80x24); the detail's first line and title name the claimant in full
 (``@ claimed by Ayşe Yılmaz``). ASCII: it reads with NO_COLOR too."""
+
+
+TICKED = "X"
+"""Inside the box of a ticked entry of a list to tick (the change request's clauses):
+Textual's SelectionList draws ``X`` in every box and tells ticked from not by colour
+alone, which NO_COLOR and a text capture lose (a PMO trial of issue 35). ASCII, one
+cell."""
+
+UNTICKED = " "
+"""Inside the box of an entry not ticked (:data:`TICKED`): blank, one cell."""

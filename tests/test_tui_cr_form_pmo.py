@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App
-from textual.widgets import TextArea
+from textual.widgets import SelectionList, TextArea
 
 from etki.domain import CrTerms, ScopeClause
 from etki_tui.screens.cr_export import CrExportForm
-from tests.test_tui_pilot import settle, sync, until
+from tests.test_tui_pilot import press, settle, sync, until
 
 OLD = "Müşteri test ortamına erişim sağlar"
 NEW = "Yeni varsayım"
@@ -78,3 +78,30 @@ async def test_an_empty_assumptions_box_stays_empty() -> None:
         await _opened(pilot, form)
         box = form.query_one("#crx-assumptions", TextArea)
         assert box.text == "" and box.cursor_location == (0, 0)
+
+
+def _boxes(box: SelectionList[str]) -> list[str]:
+    return [box.render_line(y).text[:3] for y in range(box.option_count)]
+
+
+@sync
+async def test_the_clause_title_and_boxes_follow_the_ticks() -> None:
+    form = _form(None)
+    async with Host(form).run_test(size=(80, 24)) as pilot:
+        await _opened(pilot, form)
+        box = form.query_one("#crx-clauses", SelectionList)
+        assert box.border_title == "Clauses it cites: none yet (Space: tick)"
+        assert _boxes(box) == ["▐ ▌"] * 3
+        box.focus()
+        box.highlighted = 1
+        await settle(pilot)
+        await press(pilot, "space")
+        await until(pilot, lambda: form.ticked() == ("MSA#2",), "the tick")
+        await settle(pilot)
+        assert box.border_title == "Clauses it cites (Space: tick or untick)"
+        assert _boxes(box) == ["▐ ▌", "▐X▌", "▐ ▌"]  # differs without colour
+        await press(pilot, "space")
+        await until(pilot, lambda: form.ticked() == (), "the untick")
+        await settle(pilot)
+        assert box.border_title == "Clauses it cites: none yet (Space: tick)"
+        assert _boxes(box) == ["▐ ▌"] * 3
