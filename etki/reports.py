@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, TextIO
+from unicodedata import normalize
 
 from etki import memory
 from etki.domain import (
@@ -229,16 +230,20 @@ class CaseSelection:
             return False
         return self._in_window(_moment(case.ruling.ruled_at))
 
-    def words(self) -> str:
+    def words(self, matched: Iterable[str] = ()) -> str:
         """The selection as a PMO reads it on the report (``since 2026-11-01; until
-        2026-11-30; reviewer Ayşe``); empty when it keeps every case."""
+        2026-11-30; reviewer Ayşe Yılmaz``); empty when it keeps every case. The
+        reviewer is named as ``matched`` (the stored names of those whose rulings were
+        kept) says, not as typed (a PMO trial of issue 35 read ``reviewer ayse`` for
+        Ayşe Yılmaz); as typed when nobody's were kept."""
         parts = []
         if self.since is not None:
             parts.append(f"since {self.since.isoformat()}")
         if self.until is not None:
             parts.append(f"until {self.until.isoformat()}")
         if self.reviewer:
-            parts.append(f"reviewer {printable(self.reviewer, multiline=False)}")
+            names = sorted({normalize("NFC", n) for n in matched}, key=sort_key) or [self.reviewer]
+            parts.append("reviewer " + ", ".join(printable(n, multiline=False) for n in names))
         return "; ".join(parts)
 
     @staticmethod
@@ -372,7 +377,9 @@ def compute_report(
         rulings_by_reviewer=_by_reviewer(ruled),
         cr_effort_by_month=_cr_effort(ruled),
         overdue_looks=overdue_looks(cases, now, disputes, escalate),
-        selection=selection.words() if selection else "",
+        selection=selection.words(c.ruling.reviewer for c in ruled if c.ruling is not None)
+        if selection
+        else "",
     )
 
 

@@ -31,3 +31,12 @@ ASSIGNED_MARK = ">"
 ``g``), where no claim mark is (a later trial of issue 34: at 80x24 nothing in the queue
 said a case was someone else's): one ASCII cell like :data:`CLAIM_MARK`, in the same
 place; the detail's first line names the assignee (``> assigned to Jürgen Weiß``)."""
+
+TICKED = "X"
+"""Inside the box of a ticked entry of a list to tick (the change request's clauses):
+Textual's SelectionList draws ``X`` in every box and tells ticked from not by colour
+alone, which NO_COLOR and a text capture lose (a PMO trial of issue 35). ASCII, one
+cell."""
+
+UNTICKED = " "
+"""Inside the box of an entry not ticked (:data:`TICKED`): blank, one cell."""

@@ -4,7 +4,9 @@ the desk wires it: :func:`etki.services.approval_service`)."""
 from __future__ import annotations
 
 import os
+import shlex
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -183,6 +185,9 @@ def test_changing_reviewers_needs_the_flag_and_an_approver(tmp_path):
     with pytest.raises(ReviewersChangedError, match="add approver 'mallory'") as err:
         repo.save_project(wider, "sha256:b", b"{}\n", actor="ayse")
     assert err.value.changes == ("add approver 'mallory'",)
+    # the command as it runs, with the project's folder (etki init takes PROJECT_DIR)
+    root = str(Path(wider.root).resolve())
+    assert f"`etki init {shlex.quote(root)} --update-reviewers`" in str(err.value)
     with pytest.raises(PermissionDeniedError, match="ask a project approver"):
         repo.save_project(wider, "sha256:b", b"{}\n", update_reviewers=True, actor="mallory")
     assert repo.index_hash("demo") == "sha256:a"  # nothing stored by either

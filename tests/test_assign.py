@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -140,8 +141,12 @@ def test_a_project_without_approvers_has_nobody_to_assign_to(backend_repo) -> No
     bare = replace(make_project(), config=ProjectConfig("bare", "Bare", reviewers=()))
     repo.save_project(bare, "sha256:abd", b"{}\n")
     repo.add_cases("bare", [(make_request("B1"), make_decision("req-bare-1"))])
-    with pytest.raises(PermissionDeniedError, match="lists no approvers"):
+    with pytest.raises(PermissionDeniedError, match="lists no approvers") as refused:
         _desk(repo, "anyone").assign("req-bare-1", "anyone")
+    # the command as it runs: etki init takes the project's folder (a PMO trial ran
+    # "etki init --update-reviewers" as given and got a usage error)
+    root = repo.project_root("bare")
+    assert root and f"`etki init {shlex.quote(root)} --update-reviewers`" in str(refused.value)
 
 
 def test_mine_and_picks_keep_the_right_cases(backend_repo) -> None:  # noqa: F811

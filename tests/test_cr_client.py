@@ -622,3 +622,33 @@ async def test_x_into_a_folder_names_the_file_and_says_what_is_missing(
         # the engine proposed IN_SCOPE: its clauses are not cited, so nothing to warn of
         assert tui_world.repo.case(case_id).decision.verdict == "IN_SCOPE"
         assert "cites the clauses the engine read" not in toast
+
+
+@pytest.mark.parametrize(
+    ("submitted", "shown"),
+    [
+        ("2024-11-18T07:42:00Z", "2024-11-18"),
+        ("2024-11-18T23:30:00-05:00", "2024-11-18"),  # the day as the client wrote it
+        ("2024-11-18", "2024-11-18"),
+        ("18.11.2024 vormittags", "18.11.2024 vormittags"),  # not ISO: as given
+    ],
+)
+def test_the_request_date_reads_as_a_day_in_every_format(
+    desk: Desk, submitted: str, shown: str
+) -> None:
+    """A PMO trial of issue 35 read "Requested on 2024-11-18T07:42:00Z" in the client
+    document: the day a client reads, in .md, .html and .docx alike."""
+    from dataclasses import replace
+
+    from etki.wiki.export import client_cr
+
+    case = replace(_overridden(desk), submitted_at=submitted)
+    project = desk.project("demo")
+    md = client_cr(project, case, "md").decode("utf-8")
+    page = client_cr(project, case, "html").decode("utf-8")
+    word = docx_text(client_cr(project, case, "docx"))
+    assert f"- **Requested on:** {shown}\n" in md, md[:600]
+    assert f"<dt>Requested on</dt><dd>{htmllib.escape(shown)}</dd>" in page
+    assert f"Requested on | {shown}" in word
+    if shown != submitted:
+        assert submitted not in md + page + word

@@ -119,7 +119,7 @@ def test_estimates_are_stored_audited_and_the_newest_is_in_force(backend_repo) -
     assert (first.actor, first.days) == ("ayşe", "4")
     assert first.at == repo.case_history("req-demo-2")[-1].at  # the store's time
     second = repo.add_estimate(
-        "req-demo-2", "jurgen", parse_estimate("6.5", "İki ekran daha", "12500", "EUR")
+        "req-demo-2", "jurgen", parse_estimate("6.5", "İki ekran daha", "12500.50", "EUR")
     )
     case = repo.case("req-demo-2")
     assert case.estimate == second
@@ -129,12 +129,13 @@ def test_estimates_are_stored_audited_and_the_newest_is_in_force(backend_repo) -
     history = [(e.kind, e.actor, e.text) for e in repo.case_history("req-demo-2")]
     assert history[-2:] == [
         ("estimate", "ayşe", "4 days: Zwei Masken, ein Bericht"),
-        ("estimate", "jurgen", "6.5 days, 12500 EUR: İki ekran daha"),
+        # the price as everywhere else (a PMO trial read "12500.5 EUR" here)
+        ("estimate", "jurgen", "6.5 days, 12,500.50 EUR: İki ekran daha"),
     ]
     assert repo.case_history("req-demo-2")[-1].summary() == "effort estimated by jurgen"
     assert audit_trail(repo, "req-demo-2") == [
         ("ayşe", "estimate", "estimated", "4 days"),
-        ("jurgen", "estimate", "estimated", "6.5 days, 12500 EUR"),
+        ("jurgen", "estimate", "estimated", "6.5 days, 12500.5 EUR"),  # as stored
     ]
     with pytest.raises(NotFoundError):
         repo.add_estimate("req-demo-nope", "ayse", parse_estimate("1", "r"))
@@ -282,7 +283,7 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
     # the figures as people read them: grouped, the currency's two decimals
     assert done.stdout.startswith(f"{cid}: estimate 12.5 days, 48,000.00 EUR by reviewer at ")
     shown = run_etki(("show", cid), env=env, cwd=tmp_path)
-    assert "effort estimated by reviewer — 12.5 days, 48000 EUR: Üç ekran, iki rapor" in (
+    assert "effort estimated by reviewer — 12.5 days, 48,000.00 EUR: Üç ekran, iki rapor" in (
         shown.stdout
     )
     doc = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)

@@ -71,6 +71,9 @@ def test_a_selection_counts_only_its_cases(store) -> None:  # noqa: ANN001, F811
     mine = desk.report("demo", now=NOW, selection=CaseSelection(reviewer="sule"))
     assert (mine.ruled, mine.pending, mine.cases) == (2, 0, 2)
     assert [r.reviewer for r in mine.rulings_by_reviewer] == ["Şule"]
+    # the reviewer matched is echoed, not the name as typed (a PMO trial read
+    # "reviewer ayse" for Ayşe Yılmaz); in NFC, once, though once stored in NFD
+    assert mine.selection == "reviewer Şule"
     assert desk.report("demo", now=NOW, selection=CaseSelection()).cases == 16
     # a word typed begins a word of the name: 'jür' and 'ILK' name Jürgen and İlker
     assert desk.report("demo", now=NOW, selection=CaseSelection(reviewer="jür")).ruled == 2
@@ -148,6 +151,14 @@ def test_json_says_its_selection(tmp_path: Path) -> None:
     assert data["selection"] == "since 2026-11-12"
     totals = {r["measure"]: r["value"] for r in data["reports"]["totals"]["rows"]}
     assert totals["ruled"] == 2  # r4 (11-15) and r9 (11-12)
+    # the reviewer matched is echoed (the CLI's own read path), not "reviewer sule"
+    done = run_etki(
+        ["report", "--project", "demo", "--format", "json", "--reviewer", "sule"],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["selection"] == "reviewer Şule"
 
 
 @pytest.mark.parametrize(

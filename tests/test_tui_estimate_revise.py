@@ -56,7 +56,8 @@ async def test_e_on_an_estimated_case_in_hafiza_starts_from_the_estimate_in_forc
         values = [
             form.query_one(f"#estimate-{f}", Input).value for f in ("days", "price", "reason")
         ]
-        assert values == ["3.5", "12500.5 EUR", REASON]
+        # the price as shown elsewhere, ungrouped as the box takes it (was "12500.5 EUR")
+        assert values == ["3.5", "12500.50 EUR", REASON]
         assert app.focused is form.query_one("#estimate-days", Input)
 
         # saved unchanged: refused on the form, nothing recorded

@@ -129,18 +129,20 @@ never a symbol (``$`` is several currencies), so a Turkish or German reader sees
 one it is."""
 
 
-def price_shown(price: str | Decimal, currency: str) -> str:
+def price_shown(price: str | Decimal, currency: str, *, grouped: bool = True) -> str:
     """``price`` (a decimal string or number) in ``currency`` (ISO 4217) for people to
     read: grouped thousands and the currency's minor units from CLDR (Babel's
     ``format_currency`` with ``currency_digits``: two decimals for EUR, TRY, USD; none
     for JPY; three for KWD), in :data:`PRICE_LOCALE`: ``12,500.00 EUR``,
-    ``1,000,000 JPY``. The stored figure is unchanged (``12500``)."""
+    ``1,000,000 JPY``. The stored figure is unchanged (``12500``). Not ``grouped``:
+    ``12500.50 EUR``, the same figure as a price box takes it back (a thousands
+    separator is refused there, :func:`parse_estimate`)."""
     from babel.numbers import format_currency
 
     return format_currency(
         Decimal(str(price)),
         currency,
-        format="#,##0.00 \xa4\xa4",
+        format=("#,##0.00" if grouped else "0.00") + " \xa4\xa4",
         locale=PRICE_LOCALE,
         currency_digits=True,
     )
@@ -184,12 +186,13 @@ class ReviewerEstimate:
         """``12500 EUR``, or None without a price."""
         return None if self.price is None else f"{self.price} {self.currency}"
 
-    def price_shown(self) -> str | None:
-        """The price for people to read (:func:`price_shown`: ``12,500.00 EUR``), or
-        None without a price."""
+    def price_shown(self, *, grouped: bool = True) -> str | None:
+        """The price for people to read (:func:`price_shown`: ``12,500.00 EUR``; not
+        ``grouped``: ``12500.00 EUR``, as a price box takes it), or None without a
+        price."""
         if self.price is None or self.currency is None:
             return None
-        return price_shown(self.price, self.currency)
+        return price_shown(self.price, self.currency, grouped=grouped)
 
     def in_force(self) -> str:
         """The estimate as ``etki show`` and the desk's detail pane state it:
@@ -202,14 +205,15 @@ class ReviewerEstimate:
 
     def shown(self) -> str:
         """The figures for people to read, the price grouped (:func:`price_shown`):
-        ``3 days, 12,500.00 EUR: reason`` (the desk's toast). :meth:`summary`, the
-        history's wording, keeps the figure as stored."""
+        ``3 days, 12,500.00 EUR: reason`` (the desk's toast), as :meth:`summary`, the
+        history's wording."""
         return f"{self.figures()}: {self.reason}"
 
     def summary(self) -> str:
-        """The figures in words for a history line: ``3 days, 12500 EUR: reason``."""
-        price = self.price_words()
-        return f"{self.days_words()}{f', {price}' if price else ''}: {self.reason}"
+        """The figures in words for a history line, the price as everywhere else
+        (:meth:`figures`): ``3 days, 12,500.50 EUR: reason`` (a PMO trial of issue 35
+        read ``12500.5 EUR`` there)."""
+        return f"{self.figures()}: {self.reason}"
 
     def to_text(self) -> str:
         """The JSON text stored in the ``case_events`` row (sorted keys, no actor or

@@ -5,6 +5,7 @@ reviewer's (claimed by or assigned to them). :class:`DeskAssign` is a part of
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -81,12 +82,17 @@ class DeskAssign:
         the acting reviewer is not listed, ``InputError`` for a name that is not one
         approver or a ruled case, ``NotFoundError`` for an unknown case."""
         who = self._require_reviewer(case_id, "assign a case", "assignments")
-        listed = self.repo.project_config(self.repo.case_project_id(case_id)).reviewers
+        project_id = self.repo.case_project_id(case_id)
+        listed = self.repo.project_config(project_id).reviewers
         approvers = [r for r in listed if r.role == "approver"]
         if not approvers:
+            # the command as it runs: etki init takes the project's folder (a PMO
+            # trial of issue 35 ran the hint as given and got a usage error)
+            root = self.repo.project_root(project_id)
             raise PermissionDeniedError(
-                "assign: the project lists no approvers in etki.yaml; a case is assigned "
-                "to one of them (list them and run `etki init --update-reviewers`)"
+                f"assign: the project lists no approvers in {root}/etki.yaml; a case is "
+                "assigned to one of them (list them and run "
+                f"`etki init {shlex.quote(root)} --update-reviewers`)"
             )
         from etki.identity import reviewer_name
 

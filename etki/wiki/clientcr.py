@@ -56,6 +56,18 @@ def _line(text: str) -> str:
     return " ".join(printable(text, multiline=False).split())
 
 
+def _day(text: str) -> str:
+    """When a request was sent, as a client reads it: the day of an ISO-8601 time as
+    written, its own offset kept (``2024-11-18T07:42:00Z`` -> ``2024-11-18``; a PMO
+    trial of issue 35 read the raw timestamp); anything else as given, one line."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text.strip()).date().isoformat()
+    except ValueError:
+        return _line(text)
+
+
 @dataclass(frozen=True)
 class Block:
     """One block of a section: ``kind`` ``para`` (``text``, the document's own words
@@ -199,7 +211,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
     if case.submitted_by:
         fields.append(("Requested by", _line(case.submitted_by)))
     if case.submitted_at:
-        fields.append(("Requested on", _line(case.submitted_at)))
+        fields.append(("Requested on", _day(case.submitted_at)))
     fields += [
         ("Prepared by", f"{_line(r.reviewer)} on {_line(r.ruled_at[:10])}"),
         ("Valid until", _line(terms.valid_until) if terms and terms.valid_until else "not set"),

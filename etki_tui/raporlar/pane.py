@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from etki.domain import Report
+from etki.domain import Report, days_shown
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.glyphs import WARN
@@ -206,6 +206,15 @@ def _days(value: float) -> str:
     return f"{value:g}"
 
 
+def effort_days(low: float, high: float) -> str:
+    """A month's summed effort range: ``5–8 days``, one figure when both ends are
+    equal (``6 days``, ``1 day``: :func:`etki.domain.days_shown`; a PMO trial of issue
+    35 read ``6–6 days`` for a single estimate)."""
+    if low == high:
+        return days_shown(low, "days")
+    return f"{_days(low)}–{_days(high)} days"
+
+
 def _cr_effort(report: Report) -> Group:
     """Per month of ruling: the change requests, their summed effort range, how many
     had no estimate and how many figures are a reviewer's estimate (issue 35 item 2)."""
@@ -215,7 +224,7 @@ def _cr_effort(report: Report) -> Group:
     table.add_column(justify="right")
     table.add_column()
     for m in report.cr_effort_by_month:
-        effort = f"{_days(m.low)}–{_days(m.high)} days" if m.estimated else "no estimate"
+        effort = effort_days(m.low, m.high) if m.estimated else "no estimate"
         missing = m.crs - m.estimated
         notes = [f"{missing} without estimate"] if missing and m.estimated else []
         if m.reviewer:

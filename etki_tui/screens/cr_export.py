@@ -21,11 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import (
     Button,
@@ -44,6 +46,7 @@ from etki.domain import CrTerms, ScopeClause, parse_cr_terms
 from etki.errors import EtkiError, InputError
 from etki.text import printable
 from etki_tui.actions import bindings
+from etki_tui.glyphs import TICKED, UNTICKED
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.screens.new_request import DiscardTyped
@@ -107,6 +110,35 @@ def clause_options(
         label.append(" " + printable(title, multiline=False))
         out.append(Selection(label, ref, ref in cited))
     return out
+
+
+class TickList(SelectionList[str]):
+    """A :class:`SelectionList` whose boxes say without colour whether they are
+    ticked: :data:`~etki_tui.glyphs.TICKED` in a ticked one, blank otherwise (Textual
+    draws the same ``X`` in both and only colours them apart, a PMO trial of issue 35
+    read with NO_COLOR)."""
+
+    def render_line(self, y: int) -> Strip:
+        """The line Textual draws, its box's inner cell the tick or a blank."""
+        line = super().render_line(y)
+        index = self.scroll_offset.y + y
+        if not 0 <= index < self.option_count:
+            return line
+        segments = list(line)
+        if len(segments) < 2:
+            return line
+        ticked = self.get_option_at_index(index).value in self.selected
+        inner = segments[1]
+        segments[1] = Segment(TICKED if ticked else UNTICKED, inner.style, inner.control)
+        return Strip(segments, line.cell_length)
+
+
+def clauses_title(ticked: bool) -> str:
+    """The clause list's title: what Space does, and "none yet" while none is ticked
+    (it follows the ticks: a trial saw "none yet" stay after one was ticked)."""
+    if ticked:
+        return "Clauses it cites (Space: tick or untick)"
+    return "Clauses it cites: none yet (Space: tick)"
 
 
 class CrExportForm(ModalScreen[CrExportInput | None]):
@@ -193,19 +225,19 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     ("crx-assumptions", "Assumptions (one a line)", self.terms.assumptions),
                     ("crx-exclusions", "Exclusions (one a line)", self.terms.exclusions),
                 ):
-                    box = TextArea("\n".join(items), id=ident, soft_wrap=True)
+                    # with terms, a new empty last line to type the next one on (a
+                    # trial typed onto the last term's end: "…sağlarYeni varsayım");
+                    # empty lines are not terms (:func:`_lines`), so it is never saved
+                    text = "\n".join(items) + ("\n" if items else "")
+                    box = TextArea(text, id=ident, soft_wrap=True)
                     box.cursor_blink = self._cursor_blink
                     box.border_title = title
                     yield box
-            clauses = SelectionList[str](
+            clauses = TickList(
                 *clause_options(self.cited, self.engine, self.known, covering=self.covering),
                 id="crx-clauses",
             )
-            clauses.border_title = (
-                "Clauses it cites (Space: tick or untick)"
-                if self.cited
-                else "Clauses it cites: none yet (Space: tick)"
-            )
+            clauses.border_title = clauses_title(bool(self.cited))
             yield clauses
             with Horizontal(id="crx-row"):
                 valid = TypingInput(
@@ -232,7 +264,8 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus on the assumptions, the cursor at the end of what they say: the first
+        """Focus on the assumptions, the cursor at the end of what they say (at the
+        start of the empty line after the last term, when there are terms): the first
         field a PMO writes (issue 35: the form opened on the file, whose default name
         seldom needs a change, so every term took Shift+Tabs back up the form)."""
         box = part(self, "#crx-assumptions", TextArea)
@@ -275,6 +308,13 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
             for i in range(box.option_count)
             if box.get_option_at_index(i).value in chosen
         )
+
+    @on(SelectionList.SelectedChanged, "#crx-clauses")
+    def _ticks_changed(self) -> None:
+        """The list's title follows the ticks."""
+        box = part(self, "#crx-clauses", SelectionList)
+        if box is not None:
+            box.border_title = clauses_title(bool(box.selected))
 
     def _clauses_changed(self) -> bool:
         return self.ticked() != tuple(self.cited)

@@ -94,7 +94,9 @@ class EstimateForm(ModalScreen[EstimateInput | None]):
                     "estimate-price",
                     "Price (optional)",
                     "e.g. 12500 EUR or 86500 TRY",
-                    (held.price_words() or "") if held else "",
+                    # the price as shown elsewhere, ungrouped as the box takes it back
+                    # (a trial saw "12500.5 EUR" for 12,500.50 EUR)
+                    (held.price_shown(grouped=False) or "") if held else "",
                 ),
                 (
                     "estimate-reason",

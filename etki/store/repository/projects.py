@@ -11,6 +11,7 @@ written to ``project_audit`` with the asserted reviewer and the process that wro
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -249,7 +250,8 @@ class ProjectStore(StoreBase):
             raise ReviewersChangedError(
                 f"project {project_id!r} is already stored{first} with other reviewers "
                 f"than {where} lists; loading it would {'; '.join(changes)}. Nothing was "
-                "stored. If this change is intended, run `etki init --update-reviewers` "
+                f"stored. If this change is intended, run `etki init {shlex.quote(root)} "
+                "--update-reviewers` "
                 "as an approver of the project (the change is audited)",
                 changes,
             )
@@ -377,6 +379,16 @@ class ProjectStore(StoreBase):
         if name is None:
             raise self._no_project(project_id)
         return name
+
+    def project_root(self, project_id: str) -> str:
+        """The folder the stored project was last loaded from (``etki init``'s
+        ``PROJECT_DIR``, resolved), without reading its knowledge. Raises
+        :class:`NotFoundError`."""
+        with self._read() as s:
+            root = s.scalar(select(ProjectRow.root).where(ProjectRow.id == project_id))
+        if root is None:
+            raise self._no_project(project_id)
+        return root
 
     def project_languages(self, project_id: str) -> tuple[str, ...]:
         """The stored project's ``languages`` (``etki.yaml``), without reading its
