@@ -15,6 +15,7 @@ from rich.console import Console
 from textual.widgets import Markdown, OptionList
 from textual.widgets.markdown import MarkdownBlock
 
+from etki.wiki.sections import find_section
 from etki_tui.app import EtkiApp
 from etki_tui.hafiza.pane import MemoryPane, split_frontmatter
 from etki_tui.queue.columns import OPTIONAL, ROOMY_TITLE, fit_columns
@@ -156,15 +157,25 @@ def _preview_agrees(app: EtkiApp, pane: MemoryPane) -> str | None:
         return None
     assert preview.border_title == reader.path, (preview.border_title, reader.path)
     assert reader.path is not None
-    stored = app.desk.read_page(app.project_id, reader.path)
-    wanted = next(
-        (ln for ln in split_frontmatter(stored)[1].splitlines() if ln.startswith("# ")), None
-    )
+    page_path, _, anchor = reader.path.partition("#")
+    full = app.desk.read_page(app.project_id, page_path)
+    stored = split_frontmatter(full)[1]
     page = reader.query_one("#memory-page", Markdown)
-    heads = [b for b in page.query(MarkdownBlock) if type(b).__name__ == "MarkdownH1"]
+    if anchor:  # a clause hit (``page.md#ref``): the preview is that clause's section
+        section = find_section(page_path, full, anchor)
+        assert section is not None, reader.path
+        levels = {f"MarkdownH{n}" for n in range(1, 7)}
+        wanted = next((ln for ln in section.text.splitlines() if ln.startswith("#")), None)
+    else:
+        levels = {"MarkdownH1"}
+        wanted = next((ln for ln in stored.splitlines() if ln.startswith("# ")), None)
+    heads = [b for b in page.query(MarkdownBlock) if type(b).__name__ in levels]
     if wanted is not None:
         assert heads, f"no heading on screen for {reader.path}"
-        assert _words(heads[0]._content.plain) == _words(wanted[2:]), (reader.path, wanted)
+        shown_head = _words(heads[0]._content.plain)
+        # the heading's anchor (``<a id="…"></a>``) is HTML, not shown
+        stated = re.sub(r"<[^>]*>", "", wanted.lstrip("#"))
+        assert shown_head == _words(stated), (reader.path, wanted)
     return reader.path
 
 

@@ -260,7 +260,10 @@ async def test_a_clause_disputed_after_triage_escalates_in_the_risk_column(
         top = " ".join(" ".join(visible_detail_lines(app)).split())
         assert "! DISPUTED 4.3 Receipts" in top
         assert "24h PMO look: disputed after triage (LOW then; decision unchanged)" in top
-        assert "Risk HIGH" in top and "raised now: 4.3 disputed; LOW at triage" in top
+        # the risk line follows the deciding sentence (issue 34 item 2): in the detail,
+        # not necessarily in its first window
+        whole = " ".join(" ".join(all_detail_lines(app)).split())
+        assert "Risk HIGH" in whole and "raised now: 4.3 disputed; LOW at triage" in whole
     stored = tui_world.repo.case(RECEIPT).decision.risk
     assert stored == Risk()  # the frozen decision is not rewritten
 
