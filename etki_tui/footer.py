@@ -26,9 +26,9 @@ from collections.abc import Hashable, Iterable, Iterator
 from rich.cells import cell_len
 from textual import events
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 SPARE: tuple[str, ...] = ("filters", "find")
 """Binding ids the footer leaves out first, in this order, where its keys would not fit:
@@ -79,6 +79,14 @@ class DeskFooter(Footer):
 
     _dropped: frozenset[str] = frozenset()
     _shown: Hashable = None
+    _keys_ready = False
+    """Whether the screen has told the footer its bindings (:meth:`bindings_changed`);
+    Textual's footer shows no key before that."""
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """Textual's handler of the screen's bindings signal, noting that they are told."""
+        self._keys_ready = True
+        super().bindings_changed(screen)
 
     def _keys_shown(self) -> Hashable:
         """Everything :meth:`compose` reads: whether the bindings are ready, the footer's
@@ -89,8 +97,8 @@ class DeskFooter(Footer):
             for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
             if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
         )
-        dropped = self._fitting() if self._bindings_ready else frozenset()
-        return (self._bindings_ready, self.compact, self.show_command_palette, keys, dropped)
+        dropped = self._fitting() if self._keys_ready else frozenset()
+        return (self._keys_ready, self.compact, self.show_command_palette, keys, dropped)
 
     def _fitting(self) -> frozenset[str]:
         """The spare binding ids to leave out at the terminal's width now."""
@@ -120,20 +128,22 @@ class DeskFooter(Footer):
     def compose(self) -> Iterator[Widget]:
         """Textual's keys, less the spare ones that do not fit (:meth:`_fitting`)."""
         self._shown = self._keys_shown()
-        self._dropped = self._fitting() if self._bindings_ready else frozenset()
+        self._dropped = self._fitting() if self._keys_ready else frozenset()
         leave_out = {
             b.action
             for _n, b, _e, _t in self.screen.active_bindings.values()
             if b.id in self._dropped
         }
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and widget.action in leave_out:
+            # a key of Textual's footer carries its binding's action (FooterKey.action;
+            # the class itself is not public API)
+            if getattr(widget, "action", None) in leave_out:
                 continue
             yield widget
 
     def on_resize(self, event: events.Resize) -> None:
         """Another width: the keys again, if it changes which spare ones fit."""
-        if self._bindings_ready and self._fitting() != self._dropped:
+        if self._keys_ready and self._fitting() != self._dropped:
             self.call_after_refresh(self.recompose)
 
     async def recompose(self) -> None:

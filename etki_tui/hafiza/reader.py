@@ -321,9 +321,10 @@ class PageContents(MarkdownTableOfContents):
                 node.set_label(fitted)
                 changed = True
         if changed:
-            # the call Textual's Tree makes on its own resize: its lines and virtual
-            # width are built again on its next idle, from the labels set above
-            tree._invalidate()
+            # Textual's Tree builds its lines and virtual width again on its next idle
+            # from the labels set above when told its style changed (the public call
+            # that clears its caches, as its own resize does)
+            tree.notify_style_update()
 
     def action_close(self) -> None:
         """Esc: close the contents, back to the page."""
