@@ -34,6 +34,18 @@ as Turkish or German terms, and every node whose summary was guessed Turkish and
 those words would match every English question (measured on ``sample_project``: two
 e-Devlet modules in the top 10 of nearly every query).
 
+**Background counts half.** A clause whose role is ``context`` (background that
+describes but does not oblige, or a title page or preamble: :func:`etki.triage.contract.
+clause_roles`, the engine's own reading of a clause's title and its parent's) scores
+:data:`CONTEXT_WEIGHT` times its BM25 score, in both views. Source: the engine's rule for
+text that does not bind (:data:`etki.triage.engine.DRAFT_WEIGHT`, 0.5: "a stable clause
+that matches as well wins, while a draft that is the only match is still found"), taken
+as it is; the factor was not chosen on any query set. Reason: a reviewer asks what the
+contract makes someone do; a long background section shares the question's words
+(system, data, users) without answering it, and crowded the clause that does out of the
+top 5 (issue 33). ``admin`` clauses (people, money, evaluation) are not weighted: they
+bind, and reviewers ask about them (period of performance, clearances, travel).
+
 Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
 ``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
 type, for typed streams).
@@ -47,12 +59,29 @@ import numpy as np
 
 from etki.knowledge.index import Node
 from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
-from etki.triage.contract import plain_text
+from etki.triage.contract import clause_roles, plain_text
+from etki.triage.engine import DRAFT_WEIGHT
+from etki.triage.graph import read_graph
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_array
 
-__all__ = ["LexicalScorer", "node_tokens", "stopwords_of"]
+__all__ = ["CONTEXT_WEIGHT", "LexicalScorer", "context_clauses", "node_tokens", "stopwords_of"]
+
+CONTEXT_WEIGHT = DRAFT_WEIGHT
+"""Factor on the score of a clause whose role is ``context`` (module docstring): the
+engine's factor for text that does not bind (0.5), not tuned here."""
+
+
+def context_clauses(graph: RetrievalGraph) -> frozenset[str]:
+    """Node ids of the clauses of ``graph`` whose role is ``context``
+    (:func:`etki.triage.contract.clause_roles` over the index's clauses)."""
+    clauses = read_graph(graph.index).clauses
+    return frozenset(
+        f"clause:{c.ref}"
+        for c, role in zip(clauses, clause_roles(clauses), strict=True)
+        if role == "context"
+    )
 
 
 def stopwords_of(languages: Sequence[str]) -> frozenset[str]:
@@ -95,12 +124,17 @@ class LexicalScorer:
             tuple(t for t in node_tokens(n, self.languages) if t not in self.stop) for n in nodes
         ]
         self.index = BM25Index(docs)
-        self.by_type: dict[str, tuple[list[str], BM25Index]] = {}
+        background = context_clauses(graph)
+        self.weight = np.array(
+            [CONTEXT_WEIGHT if nid in background else 1.0 for nid in self.ids], dtype=float
+        )
+        self.by_type: dict[str, tuple[list[str], BM25Index, np.ndarray]] = {}
         for node_type in NODE_TYPES:
             picked = [i for i, n in enumerate(nodes) if n.type == node_type]
             self.by_type[node_type] = (
                 [self.ids[i] for i in picked],
                 BM25Index([docs[i] for i in picked]),
+                self.weight[picked],
             )
 
     def terms(self, question: str) -> tuple[str, ...]:
@@ -116,7 +150,7 @@ class LexicalScorer:
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""
-        scores = self.index.array(self.terms(question))
+        scores = self.index.array(self.terms(question)) * self.weight
         return {self.ids[i]: float(scores[i]) for i in np.flatnonzero(scores > 0).tolist()}
 
     def rank(self, question: str, k: int, node_type: str | None = None) -> list[tuple[str, float]]:
@@ -124,12 +158,12 @@ class LexicalScorer:
         ascending; only nodes of ``node_type`` when given."""
         if node_type is not None:
             return self.type_rank(question, node_type, k)
-        return top_array(self.index.array(self.terms(question)), self.ids, k)
+        return top_array(self.index.array(self.terms(question)) * self.weight, self.ids, k)
 
     def type_rank(self, question: str, node_type: str, k: int) -> list[tuple[str, float]]:
         """The ``k`` best nodes of one type by BM25 within that type (IDF computed over
         that type only)."""
-        ids, index = self.by_type.get(node_type, ([], BM25Index([])))
+        ids, index, weight = self.by_type.get(node_type, ([], BM25Index([]), np.ones(0)))
         if not ids:
             return []
-        return top_array(index.array(self.terms(question)), ids, k)
+        return top_array(index.array(self.terms(question)) * weight, ids, k)

@@ -1,0 +1,97 @@
+"""Background counts half in the graph's lexical ranking (issue 33: background sections
+crowded the answering clause out of a question's top 5). A clause whose role is
+``context`` (:func:`etki.triage.contract.clause_roles`) scores
+:data:`~etki.retrieval.lexical.CONTEXT_WEIGHT` (the engine's DRAFT_WEIGHT, 0.5) times its
+BM25 score; an ``admin`` or scope clause is not weighted. A real project folder, a real
+SQLite store made by ``etki init``, the port the commands and the MCP server read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from etki.cli import run
+from etki.config import Settings
+from etki.retrieval.lexical import CONTEXT_WEIGHT, context_clauses, node_tokens
+from etki.services import Desk
+from etki.triage.engine import DRAFT_WEIGHT
+from etki.triage.scoring import BM25Index
+
+CONTRACT = """\
+# Booking portal statement of work
+
+## 1 Background
+
+The booking portal of the sports halls is hosted by an old vendor; its hosting
+contract ends this year. Booking data lives in spreadsheets.
+
+## 2 Scope
+
+### 2.1 Payments
+
+The contractor shall build online card payments for hall bookings.
+
+### 2.2 Servers
+
+The client hosts the new booking portal on its own servers.
+
+## 3 Invoicing
+
+The contractor shall invoice the booking portal work monthly.
+"""
+
+
+@pytest.fixture
+def port(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    root = tmp_path / "halls"
+    (root / "contracts").mkdir(parents=True)
+    (root / "etki.yaml").write_text("id: halls\nname: Halls\n", encoding="utf-8")
+    (root / "contracts" / "sow.md").write_text(CONTRACT, encoding="utf-8")
+    monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{tmp_path / 'halls.db'}")
+    monkeypatch.setenv("ETKI_WIKI_DIR", "")
+    assert run(["init", str(root)]) == 0
+    desk = Desk.open(Settings.from_env(), read_only=True)
+    return desk.graph_port("halls")
+
+
+def test_the_weight_is_the_engines_draft_weight():
+    assert CONTEXT_WEIGHT == DRAFT_WEIGHT == 0.5
+
+
+def test_only_background_clauses_are_weighted(port):
+    assert context_clauses(port.graph) == {"clause:sow#1"}
+    scorer = port.scorer
+    weight = dict(zip(scorer.ids, scorer.weight.tolist(), strict=True))
+    assert weight["clause:sow#1"] == 0.5
+    # scope and admin (invoicing) clauses keep their BM25 score
+    assert weight["clause:sow#2.1"] == weight["clause:sow#2.2"] == weight["clause:sow#3"] == 1.0
+
+
+def test_a_background_clause_scores_half_its_bm25(port):
+    scorer = port.scorer
+    question = "Who hosts the booking portal?"
+    docs = [node_tokens(port.graph.node(nid), scorer.languages) for nid in scorer.ids]
+    plain = BM25Index([tuple(t for t in d if t not in scorer.stop) for d in docs]).array(
+        scorer.terms(question)
+    )
+    unweighted = dict(zip(scorer.ids, plain.tolist(), strict=True))
+    got = scorer.scores(question)
+    # unweighted, the background led; weighted, the answering clause leads
+    assert unweighted["clause:sow#1"] > unweighted["clause:sow#2.2"] > got["clause:sow#1"]
+    assert got["clause:sow#1"] == pytest.approx(0.5 * unweighted["clause:sow#1"])
+    assert got["clause:sow#2.2"] == pytest.approx(unweighted["clause:sow#2.2"])
+
+
+def test_the_answering_clause_comes_before_the_background(port):
+    ids = port.find_k_nodes("Who hosts the booking portal?", k=5, node_type="clause").ids
+    assert ids[0] == "clause:sow#2.2"
+    assert ids.index("clause:sow#1") > 0
+    streams = port.typed_streams("Who hosts the booking portal?", k_per_type=5)
+    clause_stream = dict(streams.streams)["clause/lexical"]
+    assert clause_stream[0] == "clause:sow#2.2"
+
+
+def test_a_background_clause_that_alone_matches_is_still_found(port):
+    ids = port.find_k_nodes("Where are the spreadsheets kept?", k=5).ids
+    assert ids[0] == "clause:sow#1"
