@@ -131,7 +131,8 @@ class DecisionContextRow(Base):
 class RulingRow(Base):
     """The reviewer's final word on a case (one per case).
 
-    ``cited_refs`` and ``deciding_ref`` are a summary of the case's frozen decision,
+    ``verdict`` is the engine's (``decisions.verdict``, migration 0010): an override is
+    told without reading the decision's row. ``cited_refs`` and ``deciding_ref`` are a summary of the case's frozen decision,
     written with the ruling in its transaction (:func:`etki.store.lean.ruling_summary`;
     filled for rulings made before by migration 0008): the clauses it cites (a JSON
     array, in the decision's order) and the clause of its decisive evidence (None: none
@@ -152,6 +153,39 @@ class RulingRow(Base):
     effort_low: Mapped[float | None] = mapped_column(Float, nullable=True)
     effort_high: Mapped[float | None] = mapped_column(Float, nullable=True)
     deciding_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class RulingRefRow(Base):
+    """One clause a ruled case's decision cites (migration 0010, issue 32 item 1): the
+    refs of :attr:`RulingRow.cited_refs`, a row each, written with the ruling in its
+    transaction and deleted with it (erasure, project delete). ``etki report`` counts
+    the rulings about each clause in SQL (``GROUP BY ref``) instead of reading every
+    ruled case (:mod:`etki.store.lean_report`). Decisions are frozen, so the rows never
+    change while the ruling stands."""
+
+    __tablename__ = "ruling_refs"
+    case_id: Mapped[str] = mapped_column(
+        ForeignKey("cases.id", name="fk_ruling_refs_case_id"), primary_key=True
+    )
+    ref: Mapped[str] = mapped_column(Text, primary_key=True)
+
+
+class ReportTallyRow(Base):
+    """How many current rulings of a project were made on a ``day`` (UTC, ``ruled_at[:10]``)
+    by a ``reviewer``, with the engine's ``verdict`` and the ``ruling`` (migration 0010,
+    issue 32 item 1): kept at ruling time (:func:`etki.store.summary.tally`, +1 with a
+    ruling, -1 and +1 with an amendment, -1 with an erasure; a project delete deletes
+    its rows), so ``etki report`` reads O(days x reviewers) rows instead of every ruled
+    case. A row never holds 0 (it is deleted)."""
+
+    __tablename__ = "report_tallies"
+    project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    reviewer: Mapped[str] = mapped_column(Text, primary_key=True)
+    verdict: Mapped[str] = mapped_column(String(16), primary_key=True)
+    ruling: Mapped[str] = mapped_column(String(16), primary_key=True)
+    n: Mapped[int] = mapped_column(Integer)
 
 
 class AuditRow(Base):
