@@ -40,14 +40,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ReportRead", "report_read"]
 
-_RULED = "FROM rulings r JOIN cases c ON c.id = r.case_id WHERE c.project_id = ?"
+_RULED = "FROM rulings r WHERE r.project_id = ?"
 """The project's ruled cases; :func:`_kept` adds the selection's conditions."""
 REVIEWERS = "SELECT DISTINCT reviewer FROM report_tallies WHERE project_id = ?"
 """Everyone who made a current ruling of the project (``--reviewer`` is matched in
 Python against these, :meth:`etki.reports.CaseSelection.names`)."""
 MISSING = (
     "SELECT 1 FROM rulings WHERE cited_refs IS NULL OR deciding_text IS NULL "
-    "OR verdict IS NULL LIMIT 1"
+    "OR verdict IS NULL OR project_id IS NULL LIMIT 1"
 )
 """A ruling row without the summary (0008-0010), of any project: none is written by
 this schema."""
@@ -55,9 +55,11 @@ PENDING = (
     "SELECT c.id, c.title, c.submitted_at, c.created_at, d.verdict, d.confidence, "
     "d.decision_json FROM cases c JOIN decisions d ON d.case_id = c.id "
     "LEFT JOIN rulings r ON r.case_id = c.id "
-    f"WHERE c.project_id = ? AND r.case_id IS NULL ORDER BY {ARRIVAL}"
+    "WHERE c.project_id = ? AND c.status = 'pending' AND r.case_id IS NULL "
+    f"ORDER BY {ARRIVAL}"
 )
-"""The pending cases in arrival order, with the decision's text (risk, cited clauses)."""
+"""The pending cases in arrival order (``status``, indexed, as the queue reads them; a
+ruling written with it), with the decision's text (risk, cited clauses)."""
 TALLIES = (
     "SELECT day, reviewer, verdict, ruling, n FROM report_tallies WHERE project_id = ?"
     "{kept} ORDER BY day, reviewer, verdict, ruling"
@@ -65,33 +67,30 @@ TALLIES = (
 """The kept rulings counted per (day, reviewer, engine verdict, ruling): the summary
 kept at ruling time (migration 0010)."""
 CHANGE_REQUESTS = (
-    "SELECT r.case_id, r.ruled_at, r.effort_low, r.effort_high {ruled} "
+    "SELECT r.case_id, r.ruled_at, r.effort_low, r.effort_high "
+    "FROM rulings r JOIN cases c ON c.id = r.case_id WHERE r.project_id = ?{kept} "
     f"AND r.ruling = 'CHANGE_REQUEST' ORDER BY {ARRIVAL}"
 )
 """The kept change requests in arrival order (their effort is summed in that order)."""
 REASONED = (
     "SELECT r.case_id, r.verdict, r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, "
     "r.version, r.cited_refs, r.deciding_text, r.deciding_ref {ruled} "
-    "AND (r.reason <> '' OR r.ruling <> r.verdict) "
-    f"ORDER BY {ARRIVAL}"
+    "AND (r.reason <> '' OR r.ruling <> r.verdict)"
 )
 """The kept rulings with a reason, and the overrides: what a reason names is matched in
-Python, and an override's correction too (:func:`etki.memory.corrections_by_clause`)."""
+Python, and an override's correction too (:func:`etki.memory.corrections_by_clause`); in
+any order (what is computed of them does not depend on it)."""
 AGREED_ABOUT = (
-    "SELECT x.ref, MIN(r.ruling), MAX(r.ruling) FROM ruling_refs x "
-    "JOIN rulings r ON r.case_id = x.case_id JOIN cases c ON c.id = x.case_id "
-    "WHERE c.project_id = ? AND r.reason = '' "
-    "AND (r.deciding_ref IS NULL OR r.deciding_ref = x.ref) {kept} GROUP BY x.ref"
+    "SELECT x.ref, MIN(x.ruling), MAX(x.ruling) FROM ruling_refs x "
+    "WHERE x.project_id = ? AND x.about = 1{kept} GROUP BY x.ref"
 )
 """Per clause, the lowest and highest ruling of the kept rulings without a reason that
-are about it (:func:`etki.memory.ruled_about` without a reason: the decisive clause,
-else every cited one): two differ when the rulings disagree."""
+are about it (``ruling_refs.about``, :func:`etki.store.summary.about_flag`): two differ
+when the rulings disagree."""
 ABOUT_RESOLVED = (
-    "SELECT x.ref, r.ruling, MAX(r.ruled_at), "
-    "MAX(CASE WHEN r.reason = '' AND (r.deciding_ref IS NULL OR r.deciding_ref = x.ref) "
-    "THEN r.ruled_at END) FROM ruling_refs x "
-    "JOIN rulings r ON r.case_id = x.case_id JOIN cases c ON c.id = x.case_id "
-    "WHERE c.project_id = ? AND x.ref IN ({refs}) {kept} GROUP BY x.ref, r.ruling"
+    "SELECT x.ref, x.ruling, MAX(x.ruled_at), "
+    "MAX(CASE WHEN x.about = 1 THEN x.ruled_at END) FROM ruling_refs x "
+    "WHERE x.project_id = ? AND x.ref IN ({refs}){kept} GROUP BY x.ref, x.ruling"
 )
 """For the clauses with a resolution: per clause and ruling of the kept rulings citing
 it, the newest ``ruled_at`` and the newest of those without a reason that are about it
@@ -210,7 +209,7 @@ def _pending(store: LeanStore, project_id: str, estimates: dict) -> list[ReportC
 
 def _reasoned(store: LeanStore, query: str, params: list[object]) -> list[ReportCase]:
     """The kept rulings with a reason as report rows (cited clauses, the deciding
-    sentence's text of an override, the decisive clause), arrival order."""
+    sentence's text of an override, the decisive clause)."""
     from etki.domain import DECIDING, Effort, EvidenceStep, ReportCase, ReportDecision
 
     rows = store.rows(query, params)
@@ -262,16 +261,17 @@ def report_read(
     ]
     crs = [
         (ruled_at, low, high, estimates.get(case_id))
-        for case_id, ruled_at, low, high in store.rows(CHANGE_REQUESTS.format(ruled=ruled), params)
+        for case_id, ruled_at, low, high in store.rows(CHANGE_REQUESTS.format(kept=kept), params)
     ]
     reasoned = _reasoned(store, REASONED.format(ruled=ruled), params)
-    agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept), params)]
+    kept_x = _kept(since, until, matched, "substr(x.ruled_at, 1, 10)", "x.reviewer")[0]
+    agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept_x), params)]
     resolutions = store.resolutions(project_id)
     resolved_refs = sorted({r.ref for r in resolutions})
     about_resolved: list[AboutResolved] = []
     for at in range(0, len(resolved_refs), CHUNK):
         chunk = resolved_refs[at : at + CHUNK]
-        query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept)
+        query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept_x)
         about_resolved += [tuple(r) for r in store.rows(query, [project_id, *chunk, *extra])]
     known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
     return ReportRead(

@@ -159,3 +159,11 @@ def tally(
     execute(TALLY, {**params, "n": n})
     if n < 0:
         execute(TALLY_ZERO, {"p": project_id})
+
+
+def about_flag(ref: str, reason: str, deciding_ref: str | None) -> int:
+    """``ruling_refs.about`` of a cited ``ref`` (migration 0010): 1 when the ruling has no
+    ``reason`` and ``ref`` is its decisive clause or it has none (what
+    :func:`etki.memory.ruled_about` says of a ruling without a reason; the report
+    matches a reason's words in Python), else 0."""
+    return int(reason == "" and (deciding_ref is None or deciding_ref == ref))

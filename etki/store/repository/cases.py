@@ -53,7 +53,7 @@ from etki.store.repository.rows import (
     summary_of_members,
     title_of,
 )
-from etki.store.summary import ref_rows, summary_columns, tally
+from etki.store.summary import about_flag, ref_rows, summary_columns, tally
 
 
 @dataclass(frozen=True)
@@ -499,7 +499,9 @@ class CaseStore(StoreBase):
                     "version": seen + 1,
                     **summary,
                 }
-                fields["verdict"] = verdict  # the engine's, beside the ruling (0010)
+                # the engine's verdict and the project beside the ruling (0010)
+                fields["verdict"] = verdict
+                fields["project_id"] = case.project_id
                 # the report's counts per day, reviewer, verdict and ruling (0010)
                 execute = _executor(s)
                 if current is None:
@@ -520,7 +522,15 @@ class CaseStore(StoreBase):
                 tally(execute, case.project_id, now, reviewer, verdict, ruling, 1)
                 # the cited clauses a row each, which the report counts in SQL (0010)
                 s.add_all(
-                    RulingRefRow(case_id=case_id, ref=ref)
+                    RulingRefRow(
+                        case_id=case_id,
+                        ref=ref,
+                        project_id=case.project_id,
+                        ruling=ruling,
+                        reviewer=reviewer,
+                        ruled_at=now,
+                        about=about_flag(ref, reason, summary["deciding_ref"]),  # type: ignore[arg-type]
+                    )
                     for ref in ref_rows(summary["cited_refs"])  # type: ignore[arg-type]
                 )
                 s.add(

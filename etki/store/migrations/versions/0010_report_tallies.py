@@ -4,18 +4,18 @@
 rulings per UTC day, reviewer, engine verdict and ruling (kept by
 :func:`etki.store.summary.tally` with each ruling, amendment and erasure; deleted with
 the project), so ``etki report`` reads O(days x reviewers) rows for its totals, per-day
-and per-reviewer counts. ``rulings.verdict``: the engine's verdict beside the ruling,
-so an override is told without reading the decision's row. Both filled here from the
-stored rulings.
-
-
-``ruling_refs(case_id, ref)``: the refs of ``rulings.cited_refs`` (migration 0008), so
-``etki report`` finds the disputed clauses with one ``GROUP BY ref`` in SQL (the same
-query on SQLite and PostgreSQL) instead of reading the summary of every ruled case.
-Filled here from every stored ruling's ``cited_refs`` with
-:func:`etki.store.summary.ref_rows`, the function the write path calls with each new
-ruling; a ruling row without ``cited_refs`` (none written since 0008) gets none, and the
-report then takes the ORM path (:class:`etki.store.lean.Fallback`).
+and per-reviewer counts. ``rulings.verdict`` and ``rulings.project_id``: the engine's
+verdict and the case's project beside the ruling, so an override is told, and a
+project's rulings read, without the decision's or the case's row.
+``ruling_refs(case_id, ref, project_id, ruling, reviewer, ruled_at, about)``: the refs
+of ``rulings.cited_refs`` (migration 0008) a row each, with the ruling's columns and
+whether a ruling without a reason is about the ref
+(:func:`etki.store.summary.about_flag`), so ``etki report`` finds the disputed clauses
+with one ``GROUP BY ref`` over this table (the same query on SQLite and PostgreSQL)
+instead of reading every ruled case. All filled here from the stored rulings, with the
+functions the write path calls with each ruling; a ruling row without ``cited_refs``
+(none written since 0008) gets no ``ruling_refs``, and the report then takes the ORM
+path (:class:`etki.store.lean.Fallback`).
 
 Revision ID: 0010
 Revises: 0009
@@ -27,7 +27,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from etki.store.summary import ref_rows
+from etki.store.summary import about_flag, ref_rows
 
 revision: str = "0010"
 down_revision: str | None = "0009"
@@ -48,8 +48,17 @@ def upgrade() -> None:
             primary_key=True,
         ),
         sa.Column("ref", sa.Text(), primary_key=True),
+        sa.Column("project_id", sa.String(length=64), nullable=False),
+        sa.Column("ruling", sa.String(length=16), nullable=False),
+        sa.Column("reviewer", sa.Text(), nullable=False),
+        sa.Column("ruled_at", sa.String(length=20), nullable=False),
+        sa.Column("about", sa.Integer(), nullable=False),
+    )
+    op.create_index(
+        "ix_ruling_refs_project", "ruling_refs", ["project_id", "about", "ref", "ruling"]
     )
     op.add_column("rulings", sa.Column("verdict", sa.String(length=16), nullable=True))
+    op.add_column("rulings", sa.Column("project_id", sa.String(length=64), nullable=True))
     op.create_table(
         "report_tallies",
         sa.Column("project_id", sa.String(length=64), primary_key=True),
@@ -63,7 +72,8 @@ def upgrade() -> None:
     conn.execute(
         sa.text(
             "UPDATE rulings SET verdict = "
-            "(SELECT d.verdict FROM decisions d WHERE d.case_id = rulings.case_id)"
+            "(SELECT d.verdict FROM decisions d WHERE d.case_id = rulings.case_id), "
+            "project_id = (SELECT c.project_id FROM cases c WHERE c.id = rulings.case_id)"
         )
     )
     conn.execute(
@@ -75,12 +85,16 @@ def upgrade() -> None:
             "r.ruling"
         )
     )
-    fill = sa.text("INSERT INTO ruling_refs (case_id, ref) VALUES (:c, :r)")
+    fill = sa.text(
+        "INSERT INTO ruling_refs (case_id, ref, project_id, ruling, reviewer, ruled_at, about) "
+        "VALUES (:c, :r, :p, :g, :w, :t, :a)"
+    )
     after = ""
     while True:  # keyset pages by case id
         rows = conn.execute(
             sa.text(
-                "SELECT case_id, cited_refs FROM rulings "
+                "SELECT case_id, cited_refs, project_id, ruling, reviewer, ruled_at, reason, "
+                "deciding_ref FROM rulings "
                 "WHERE case_id > :after AND cited_refs IS NOT NULL "
                 "ORDER BY case_id LIMIT :n"
             ),
@@ -88,14 +102,28 @@ def upgrade() -> None:
         ).all()
         if not rows:
             break
-        params = [{"c": case_id, "r": ref} for case_id, cited in rows for ref in ref_rows(cited)]
+        params = [
+            {
+                "c": case_id,
+                "r": ref,
+                "p": project_id,
+                "g": ruling,
+                "w": reviewer,
+                "t": ruled_at,
+                "a": about_flag(ref, reason, deciding),
+            }
+            for case_id, cited, project_id, ruling, reviewer, ruled_at, reason, deciding in rows
+            for ref in ref_rows(cited)
+        ]
         if params:
             conn.execute(fill, params)
         after = rows[-1][0]
 
 
 def downgrade() -> None:
+    op.drop_index("ix_ruling_refs_project", table_name="ruling_refs")
     op.drop_table("ruling_refs")
     op.drop_table("report_tallies")
     with op.batch_alter_table("rulings") as batch:
+        batch.drop_column("project_id")
         batch.drop_column("verdict")
