@@ -44,7 +44,7 @@ import functools
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
@@ -306,7 +306,12 @@ def _names(text: str, number: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = ()) -> list[str]:
+def _named_in(
+    reason: str,
+    candidates: Iterable[str],
+    known: tuple[str, ...] = (),
+    named_known: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None,
+) -> list[str]:
     """The refs of ``candidates`` and then of ``known`` (each once, in that order) that
     ``reason`` names, by ref (case-insensitive) or by whole number (:func:`_names`).
     ``known`` (the project's clause refs, thousands) is indexed once per tuple
@@ -325,7 +330,7 @@ def _named_in(reason: str, candidates: Iterable[str], known: tuple[str, ...] = (
         if ref not in named and _hits(reason, folded_reason, folded, number, by_number):
             named[ref] = None
     if known:
-        for ref in _named_known(reason, known):
+        for ref in (named_known or _named_known)(reason, known):
             named.setdefault(ref, None)
     return list(named)
 
@@ -425,9 +430,13 @@ def _indexed(known: tuple[str, ...]) -> _Index:
 
 
 def _about(
-    cited: tuple[str, ...], reason: str, deciding: str | None, known: Iterable[str] = ()
+    cited: tuple[str, ...],
+    reason: str,
+    deciding: str | None,
+    known: Iterable[str] = (),
+    named_known: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None,
 ) -> tuple[tuple[str, ...], str]:
-    named = _named_in(reason, cited, tuple(known))
+    named = _named_in(reason, cited, tuple(known), named_known)
     if named:
         in_cited = [ref for ref in named if ref in cited]
         return tuple(in_cited or named), "reason"
@@ -454,18 +463,32 @@ def correction_clauses(
     3. ``cited``: every cited clause (the old count), said so by the rule name.
 
     Returns ``((), "cited")`` for a case that cites nothing and names nothing. Pure."""
+    known = tuple(known)
+    return _correction(case, known, *_ref_set(known))
+
+
+def _correction(
+    case: CaseRecord | ReportCase,
+    known: tuple[str, ...],
+    refs: frozenset[str],
+    longest: int,
+    named_known: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None,
+) -> tuple[tuple[str, ...], str]:
+    """:func:`correction_clauses` with the project's refs ``known`` already made a set
+    ``refs`` whose longest has ``longest`` characters, and the refs a reason names among
+    them told by ``named_known`` (:func:`corrections_by_clause`: once per distinct
+    reason, without hashing the thousands of refs per override)."""
     from etki.domain.evidence import deciding_ref_among
 
     cited = tuple(case.decision.cited_clauses)
-    known = tuple(known)
     steps = ((e.step, e.detail) for e in getattr(case.decision, "evidence", ()))
-    refs, longest = _ref_set(known)
     return _about(
         cited,
         case.ruling.reason if case.ruling else "",
         # deciding_ref(steps, (*cited, *known)), without sorting the known refs per case
         deciding_ref_among(steps, refs, max(longest, *map(len, cited), 0), cited),
         known,
+        named_known,
     )
 
 
@@ -524,9 +547,18 @@ def corrections_by_clause(
     ``(ref, count, ((rule, n), ...))``, most corrections first, then by ref; rules in
     the order of :data:`CORRECTION_RULES`. Clauses without a correction are absent."""
     known = tuple(known)
+    ref_set, longest = _ref_set(known)
+    by_reason: dict[str, tuple[str, ...]] = {}
+
+    def named_known(reason: str, known: tuple[str, ...]) -> tuple[str, ...]:
+        found = by_reason.get(reason)
+        if found is None:
+            found = by_reason[reason] = _named_known(reason, known)
+        return found
+
     counts: dict[str, dict[str, int]] = {}
     for case in precedents(cases):
-        refs, rule = correction_clauses(case, known)
+        refs, rule = _correction(case, known, ref_set, longest, named_known)
         for ref in refs:
             by_rule = counts.setdefault(ref, {})
             by_rule[rule] = by_rule.get(rule, 0) + 1

@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO, cast
 from unicodedata import normalize
 
 from etki import memory
@@ -63,6 +63,7 @@ from etki.text import (
 
 if TYPE_CHECKING:
     from etki.domain import CaseRecord, ClauseMemory, ClauseResolution, DisputedClause, ReportCase
+    from etki.store.lean_report import ChangeRequest, ReportRead
 
     Reported = CaseRecord | ReportCase
     """A case as the reports read it: a full record (the desk) or a report's row
@@ -76,10 +77,12 @@ __all__ = [
     "ReportTable",
     "age_start",
     "check_reviewer",
+    "check_reviewer_names",
     "compute_report",
     "csv_cell",
     "number_text",
     "overdue_looks",
+    "report_of_read",
     "report_tables",
     "tables_json",
     "text_lines",
@@ -268,7 +271,17 @@ def check_reviewer(
     :meth:`etki.services.Desk.report` and ``etki report``'s lean read path."""
     if selection is None or not selection.reviewer:
         return
-    who = sorted({c.ruling.reviewer for c in cases if c.ruling is not None})
+    check_reviewer_names(
+        selection, {c.ruling.reviewer for c in cases if c.ruling is not None}, project_id
+    )
+
+
+def check_reviewer_names(selection: CaseSelection, names: Iterable[str], project_id: str) -> None:
+    """:func:`check_reviewer` given the ``names`` of those with a current ruling of the
+    project (``etki report``'s lean read path reads them with one query)."""
+    if not selection.reviewer:
+        return
+    who = sorted(set(names))
     if not any(selection.names(name) for name in who):
         raise InputError(
             f"--reviewer {clip(selection.reviewer)}: no reviewer of that name ruled "
@@ -277,14 +290,13 @@ def check_reviewer(
         )
 
 
-def _by_reviewer(ruled: Iterable[Reported]) -> tuple[ReviewerRulings, ...]:
+def _by_reviewer(counted: Iterable[tuple[str, str, bool, int]]) -> tuple[ReviewerRulings, ...]:
+    """Rulings per reviewer from ``(reviewer, ruling, is override, how many)`` rows."""
     counts: dict[str, Counter[str]] = {}
-    for case in ruled:
-        r = case.ruling
-        assert r is not None
-        seen = counts.setdefault(r.reviewer, Counter())
-        seen[r.ruling] += 1
-        seen["override"] += int(r.is_override)
+    for reviewer, ruling, override, n in counted:
+        seen = counts.setdefault(reviewer, Counter())
+        seen[ruling] += n
+        seen["override"] += n * int(override)
     return tuple(
         ReviewerRulings(
             reviewer=name,
@@ -297,26 +309,23 @@ def _by_reviewer(ruled: Iterable[Reported]) -> tuple[ReviewerRulings, ...]:
     )
 
 
-def _cr_effort(ruled: Iterable[Reported]) -> tuple[MonthEffort, ...]:
+def _cr_effort(crs: Iterable[ChangeRequest]) -> tuple[MonthEffort, ...]:
+    """Change-request effort per month from ``(ruled_at, effort low, effort high, the
+    reviewer's estimate)`` of each CR, summed in the order given (arrival order on both
+    paths, so the sums are the same floats)."""
     months: dict[str, list[float]] = {}  # month -> [crs, estimated, low, high, reviewer's]
-    for case in ruled:
-        r = case.ruling
-        assert r is not None
-        if r.ruling != "CHANGE_REQUEST":
-            continue
-        month = months.setdefault(r.ruled_at[:7], [0, 0, 0.0, 0.0, 0])
+    for ruled_at, low, high, estimate in crs:
+        month = months.setdefault(ruled_at[:7], [0, 0, 0.0, 0.0, 0])
         month[0] += 1
-        effort = case.decision.effort
-        if case.estimate is not None:  # the reviewer's figure wins over the engine's range
+        if estimate is not None:  # the reviewer's figure wins over the engine's range
             month[1] += 1
-            month[2] += case.estimate.days_value
-            month[3] += case.estimate.days_value
+            month[2] += estimate.days_value
+            month[3] += estimate.days_value
             month[4] += 1
-        elif effort.known:
-            assert effort.low is not None and effort.high is not None
+        elif low is not None and high is not None:
             month[1] += 1
-            month[2] += effort.low
-            month[3] += effort.high
+            month[2] += low
+            month[3] += high
     return tuple(
         MonthEffort(m, int(n), int(known), round(low, 2), round(high, 2), int(reviewer))
         for m, (n, known, low, high, reviewer) in sorted(months.items())
@@ -374,12 +383,114 @@ def compute_report(
         rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
         as_of=_iso(now),
         pending_age=_pending_age(cases, now),
-        rulings_by_reviewer=_by_reviewer(ruled),
-        cr_effort_by_month=_cr_effort(ruled),
+        rulings_by_reviewer=_by_reviewer(
+            (c.ruling.reviewer, c.ruling.ruling, c.ruling.is_override, 1)
+            for c in ruled
+            if c.ruling is not None
+        ),
+        cr_effort_by_month=_cr_effort(
+            (c.ruling.ruled_at, c.decision.effort.low, c.decision.effort.high, c.estimate)
+            for c in ruled
+            if c.ruling is not None and c.ruling.ruling == "CHANGE_REQUEST"
+        ),
         overdue_looks=overdue_looks(cases, now, disputes, escalate),
         selection=selection.words(c.ruling.reviewer for c in ruled if c.ruling is not None)
         if selection
         else "",
+    )
+
+
+class _Dispute(NamedTuple):
+    """What the overdue looks read of a disputed clause (:func:`memory.risk_now`)."""
+
+    open_dispute: bool
+
+
+def _lean_disputes(read: ReportRead) -> dict[str, _Dispute]:
+    """The disputed clauses of the kept rulings of ``read`` by the clause memory's rule
+    (:func:`etki.memory.disputes_of`: the rulings about a clause disagree, or it has a
+    resolution in force, overridden when a later ruling about it disagrees with the
+    resolution), from the per-clause counts the database made and the rulings with a
+    reason (what they are about is matched here, :func:`etki.memory.ruled_about`)."""
+    mine = {ref: {low, high} for ref, low, high in read.agreed_about}
+    newest: dict[tuple[str, str], str] = {}  # (ref, ruling) -> newest ruled_at about it
+    for case in read.reasoned:
+        r = case.ruling
+        assert r is not None
+        for ref in memory.ruled_about(
+            case.decision.cited_clauses, r.reason, case.decision.deciding
+        ):
+            mine.setdefault(ref, set()).add(r.ruling)
+            newest[ref, r.ruling] = max(newest.get((ref, r.ruling), ""), r.ruled_at)
+    cited = set()
+    for ref, ruling, _cited_at, about_at in read.about_resolved:
+        cited.add(ref)
+        if about_at is not None:
+            newest[ref, ruling] = max(newest.get((ref, ruling), ""), about_at)
+    in_force = memory.resolutions_in_force(read.resolutions)
+    out = {ref: _Dispute(True) for ref, seen in mine.items() if len(seen) > 1}
+    for ref, resolution in in_force.items():
+        if ref not in cited:  # no kept ruling cites it: not in the clause memory
+            out.pop(ref, None)
+            continue
+        overridden = any(
+            at > resolution.at and ruling != resolution.verdict
+            for (about, ruling), at in newest.items()
+            if about == ref
+        )
+        out[ref] = _Dispute(overridden)
+    return out
+
+
+def report_of_read(
+    read: ReportRead, selection: CaseSelection | None = None, escalate: bool = True
+) -> Report:
+    """:func:`compute_report`'s figures from ``etki report``'s lean read
+    (:func:`etki.store.lean_report.report_read`, whose SQL kept only the rulings of
+    ``selection``): the same value, computed from counts per day, reviewer, verdict and
+    ruling and per clause instead of every ruled case. Pure."""
+    pending = [c for c in read.pending if not selection or selection.keeps(c)]
+    verdicts: Counter[str] = Counter(c.decision.verdict for c in pending)
+    rulings: Counter[str] = Counter()
+    days: dict[str, list[int]] = {}
+    ruled = overrides = 0
+    for day, _reviewer, verdict, ruling, n in read.tallies:
+        verdicts[verdict] += n
+        rulings[ruling] += n
+        ruled += n
+        overridden = n if ruling != verdict else 0
+        overrides += overridden
+        seen = days.setdefault(day, [0, 0])
+        seen[0] += n
+        seen[1] += overridden
+    disputes = _lean_disputes(read)
+    corrections = memory.corrections_by_clause(read.reasoned, read.known)
+    open_disputes = sum(1 for d in disputes.values() if d.open_dispute)
+    return Report(
+        cases=len(pending) + ruled,
+        pending=len(pending),
+        ruled=ruled,
+        verdicts=tuple((v, verdicts[v]) for v in VERDICTS),
+        rulings=tuple((v, rulings[v]) for v in VERDICTS),
+        overrides=overrides,
+        override_rate=round(overrides / ruled, 4) if ruled else 0.0,
+        precedents=overrides,
+        disputed=open_disputes,
+        disputed_resolved=len(disputes) - open_disputes,
+        corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
+        correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
+        rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
+        as_of=_iso(read.now),
+        pending_age=_pending_age(pending, read.now),
+        rulings_by_reviewer=_by_reviewer(
+            (reviewer, ruling, ruling != verdict, n)
+            for _day, reviewer, verdict, ruling, n in read.tallies
+        ),
+        cr_effort_by_month=_cr_effort(read.change_requests),
+        overdue_looks=overdue_looks(
+            pending, read.now, cast("dict[str, DisputedClause]", disputes), escalate
+        ),
+        selection=selection.words(t[1] for t in read.tallies) if selection else "",
     )
 
 

@@ -549,3 +549,65 @@ def test_migration_0009_fills_each_ruling_with_what_the_report_reads(store):
 
 def _compact(values: list[str]) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_migration_0010_fills_the_report_summaries(store):
+    """Issue 32 item 1: ``report_tallies`` (current rulings per project, day, reviewer,
+    engine verdict and ruling), ``rulings.verdict`` and ``ruling_refs`` (each cited ref
+    of a ruling, a row each) are written with each ruling and amendment; a store ruled
+    before 0010 gets them from the migration, equal to what the rulings wrote. The
+    revision downgrades and upgrades again."""
+    from tests.factories import make_request
+
+    repo = CaseFileRepository(store.engine)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    decisions = [
+        make_decision("req-demo-a", "IN_SCOPE", ("MSA#3.2", "MSA#4.1")),
+        make_decision("req-demo-b", "CHANGE_REQUEST", ("MSA#3.2",)),
+        make_decision("req-demo-c", "REJECT", ()),
+        make_decision("req-demo-d", "IN_SCOPE", ("Sözleşme-İ#2.1",)),
+        make_decision("req-demo-e", "IN_SCOPE", ("MSA#3.2",)),  # stays pending
+    ]
+    repo.add_cases("demo", [(make_request(d.case_id), d) for d in decisions])
+    repo.record_ruling("req-demo-a", "approve", "Ayşe", "")
+    repo.record_ruling("req-demo-b", "approve", "Ayşe", "not new")
+    repo.record_ruling("req-demo-b", "convert_to_cr", "Jürgen", "new after all", amend=True)
+    repo.record_ruling("req-demo-c", "reject", "Jürgen", "")
+    repo.record_ruling("req-demo-d", "reject", "Ayşe", "§2.1")
+    repo.dispose()
+    tallies = text(
+        "SELECT project_id, substr(day, 1, 4), reviewer, verdict, ruling, n "
+        "FROM report_tallies ORDER BY reviewer, verdict, ruling"
+    )
+    refs = text("SELECT case_id, ref FROM ruling_refs ORDER BY case_id, ref")
+    verdicts = text("SELECT case_id, verdict FROM rulings ORDER BY case_id")
+    with store.engine.connect() as conn:
+        year = conn.execute(text("SELECT substr(MIN(ruled_at), 1, 4) FROM rulings")).scalar()
+        written = [[tuple(r) for r in conn.execute(q)] for q in (tallies, refs, verdicts)]
+    assert written == [
+        [
+            ("demo", year, "Ayşe", "IN_SCOPE", "IN_SCOPE", 1),
+            ("demo", year, "Ayşe", "IN_SCOPE", "REJECT", 1),
+            ("demo", year, "Jürgen", "CHANGE_REQUEST", "CHANGE_REQUEST", 1),
+            ("demo", year, "Jürgen", "REJECT", "REJECT", 1),
+        ],
+        [
+            ("req-demo-a", "MSA#3.2"),
+            ("req-demo-a", "MSA#4.1"),
+            ("req-demo-b", "MSA#3.2"),
+            ("req-demo-d", "Sözleşme-İ#2.1"),
+        ],
+        [
+            ("req-demo-a", "IN_SCOPE"),
+            ("req-demo-b", "CHANGE_REQUEST"),
+            ("req-demo-c", "REJECT"),
+            ("req-demo-d", "IN_SCOPE"),
+        ],
+    ]
+    _downgrade(store.engine, "0009")
+    assert "report_tallies" not in inspect(store.engine).get_table_names()
+    assert "verdict" not in {c["name"] for c in inspect(store.engine).get_columns("rulings")}
+    assert upgrade(store.engine) == ("0009", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    with store.engine.connect() as conn:
+        assert [[tuple(r) for r in conn.execute(q)] for q in (tallies, refs, verdicts)] == written

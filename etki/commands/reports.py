@@ -106,12 +106,20 @@ def _compute(
     SQL, no SQLAlchemy; the summary each ruling's row keeps instead of every decision,
     issue 32 item 1), or by the desk (:meth:`etki.services.Desk.report`) when that path
     cannot answer as it would (:class:`etki.store.lean.Fallback`). Both compute it with
-    :func:`etki.reports.compute_report`."""
+    :func:`etki.reports.compute_report`'s functions
+    (:func:`etki.reports.report_of_read` on the lean path)."""
     from etki.store.lean import Fallback, lean_call
     from etki.store.lean_report import report_read
 
     try:
-        read = lean_call(settings.db_url, report_read, args.project)
+        read = lean_call(
+            settings.db_url,
+            report_read,
+            args.project,
+            selection.since,
+            selection.until,
+            selection.names if selection.reviewer else None,
+        )
     except Fallback:
         from etki.services import Desk
 
@@ -121,18 +129,10 @@ def _compute(
             return project_id, desk.report(project_id, selection=selection)
         finally:
             desk.close()
-    from etki.reports import check_reviewer, compute_report
+    from etki.reports import check_reviewer_names, report_of_read
 
-    check_reviewer(selection, read.cases, read.project_id)
-    report = compute_report(
-        read.cases,
-        read.known,
-        read.now,
-        read.resolutions,
-        selection,
-        settings.disputed_escalation,
-    )
-    return read.project_id, report
+    check_reviewer_names(selection, read.reviewers, read.project_id)
+    return read.project_id, report_of_read(read, selection, settings.disputed_escalation)
 
 
 def _write(output: str, data: bytes) -> None:

@@ -4,27 +4,35 @@ queries for SQLite and PostgreSQL), without SQLAlchemy, the ORM or the project's
 knowledge.
 
 The ORM path (:meth:`etki.services.Desk.report`) reads every case of the project whole
-and decodes every frozen decision (``Decision.from_json`` of 10,000 decisions was 2.4 s
-of a 6.8 s profile on the 10k bench store). The report needs little of a ruled case's
-decision, and its ruling's row keeps that (:mod:`etki.store.summary`, migrations 0008
-and 0009): the clauses it cites, its effort range and the text after its deciding
-sentence's marker. So here one query reads every case of the project with its ruling
-and that summary, and the decision's text only of the pending cases (their risk and
-cited clauses: the overdue PMO looks) and of a ruling row without the summary (none
-written by this schema). Besides: the reviewers' estimates in force (``case_events``),
-the project's clause refs in document order, its resolutions and the store's clock.
-The figures are then computed by the same :func:`etki.reports.compute_report` as on
-the ORM path, from :class:`etki.domain.ReportCase` rows.
+and decodes every frozen decision. Here the database counts: the ruled cases come back
+as counts per (day, reviewer, engine verdict, ruling) (:data:`TALLIES`, O(days x
+reviewers) rows), the disputes as the rulings about each clause (:data:`AGREED_ABOUT`,
+over ``ruling_refs``, migration 0010: O(clauses) rows). Read row by row are only what
+is computed per case: the pending cases (their age, risk and cited clauses), the
+change requests (their effort, summed in arrival order as the ORM path sums it), the
+rulings with a reason (an override's correction and a reason's clauses are matched in
+Python, :mod:`etki.memory`), and the rulings about a clause that has a resolution.
+Besides: the reviewers' estimates in force, the project's clause refs in document
+order, its resolutions and the store's clock. The selection (``--since``, ``--until``,
+``--reviewer``) is applied in the SQL, so every count is of the kept rulings.
+:func:`etki.report_parts.report_of_read` computes the figures with the functions of
+:mod:`etki.reports`.
+
+A day is a ruling's ``ruled_at[:10]``: the store writes ``ruled_at`` as UTC
+``YYYY-MM-DDTHH:MM:SSZ``, so it is the UTC day the ORM path reads. A project with a
+ruling row written without the summary (no writer of this schema) is left to the ORM
+path (:class:`~etki.store.lean.Fallback`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 
-from etki.store.lean import ARRIVAL, decision_summary, ruling_of
-from etki.store.summary import decode_refs, summary_columns
+from etki.store.lean import ARRIVAL, CHUNK, Fallback, decision_summary, ruling_of
+from etki.store.summary import decode_refs
 
 if TYPE_CHECKING:
     from etki.domain import ClauseResolution, ReportCase, ReviewerEstimate, Risk
@@ -32,19 +40,61 @@ if TYPE_CHECKING:
 
 __all__ = ["ReportRead", "report_read"]
 
-REPORT_CASES = (
-    "SELECT c.id, c.title, c.submitted_at, c.created_at, d.verdict, d.confidence, "
-    "r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, r.version, "
-    "r.cited_refs, r.deciding_text, r.effort_low, r.effort_high, r.deciding_ref, "
-    "CASE WHEN r.case_id IS NULL OR r.cited_refs IS NULL OR r.deciding_text IS NULL "
-    "THEN d.decision_json END "
-    "FROM cases c JOIN decisions d ON d.case_id = c.id "
-    "LEFT JOIN rulings r ON r.case_id = c.id "
-    f"WHERE c.project_id = ? ORDER BY {ARRIVAL}"
+_RULED = "FROM rulings r WHERE r.project_id = ?"
+"""The project's ruled cases; :func:`_kept` adds the selection's conditions."""
+REVIEWERS = "SELECT DISTINCT reviewer FROM report_tallies WHERE project_id = ?"
+"""Everyone who made a current ruling of the project (``--reviewer`` is matched in
+Python against these, :meth:`etki.reports.CaseSelection.names`)."""
+MISSING = (
+    "SELECT 1 FROM rulings WHERE cited_refs IS NULL OR deciding_text IS NULL "
+    "OR verdict IS NULL OR project_id IS NULL LIMIT 1"
 )
-"""Every case of a project in arrival order (as the ORM path's ``repo.cases``), with its
-ruling (outer-joined) and the summary its ruling's row keeps; the decision's text only
-where the report needs it (pending, or a ruling row without the summary)."""
+"""A ruling row without the summary (0008-0010), of any project: none is written by
+this schema."""
+PENDING = (
+    "SELECT c.id, c.title, c.submitted_at, c.created_at, d.verdict, d.confidence, "
+    "d.decision_json FROM cases c JOIN decisions d ON d.case_id = c.id "
+    "LEFT JOIN rulings r ON r.case_id = c.id "
+    "WHERE c.project_id = ? AND c.status = 'pending' AND r.case_id IS NULL "
+    f"ORDER BY {ARRIVAL}"
+)
+"""The pending cases in arrival order (``status``, indexed, as the queue reads them; a
+ruling written with it), with the decision's text (risk, cited clauses)."""
+TALLIES = (
+    "SELECT day, reviewer, verdict, ruling, n FROM report_tallies WHERE project_id = ?"
+    "{kept} ORDER BY day, reviewer, verdict, ruling"
+)
+"""The kept rulings counted per (day, reviewer, engine verdict, ruling): the summary
+kept at ruling time (migration 0010)."""
+CHANGE_REQUESTS = (
+    "SELECT r.case_id, r.ruled_at, r.effort_low, r.effort_high "
+    "FROM rulings r JOIN cases c ON c.id = r.case_id WHERE r.project_id = ?{kept} "
+    f"AND r.ruling = 'CHANGE_REQUEST' ORDER BY {ARRIVAL}"
+)
+"""The kept change requests in arrival order (their effort is summed in that order)."""
+REASONED = (
+    "SELECT r.case_id, r.verdict, r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, "
+    "r.version, r.cited_refs, r.deciding_text, r.deciding_ref {ruled} "
+    "AND (r.reason <> '' OR r.ruling <> r.verdict)"
+)
+"""The kept rulings with a reason, and the overrides: what a reason names is matched in
+Python, and an override's correction too (:func:`etki.memory.corrections_by_clause`); in
+any order (what is computed of them does not depend on it)."""
+AGREED_ABOUT = (
+    "SELECT x.ref, MIN(x.ruling), MAX(x.ruling) FROM ruling_refs x "
+    "WHERE x.project_id = ? AND x.about = 1{kept} GROUP BY x.ref"
+)
+"""Per clause, the lowest and highest ruling of the kept rulings without a reason that
+are about it (``ruling_refs.about``, :func:`etki.store.summary.about_flag`): two differ
+when the rulings disagree."""
+ABOUT_RESOLVED = (
+    "SELECT x.ref, x.ruling, MAX(x.ruled_at), "
+    "MAX(CASE WHEN x.about = 1 THEN x.ruled_at END) FROM ruling_refs x "
+    "WHERE x.project_id = ? AND x.ref IN ({refs}){kept} GROUP BY x.ref, x.ruling"
+)
+"""For the clauses with a resolution: per clause and ruling of the kept rulings citing
+it, the newest ``ruled_at`` and the newest of those without a reason that are about it
+(NULL: none); a clause absent is cited by no kept ruling."""
 ESTIMATES = (
     "SELECT case_id, at, actor, text FROM case_events "
     "WHERE project_id = ? AND kind = 'estimate' ORDER BY id"
@@ -59,17 +109,35 @@ CLOCK = {
     "sqlite": "SELECT strftime('%Y-%m-%dT%H:%M:%f', 'now')",
 }
 
+Tally = tuple[str, str, str, str, int]
+"""(day, reviewer, engine verdict, ruling, how many kept rulings)."""
+ChangeRequest = tuple[str, "float | None", "float | None", "ReviewerEstimate | None"]
+"""(ruled_at, effort low, effort high, the reviewer's estimate in force) of a kept CR."""
+AboutResolved = tuple[str, str, str, "str | None"]
+"""(ref, ruling, newest ruled_at citing it, newest ruled_at about it without a reason)."""
+
 
 @dataclass(frozen=True)
 class ReportRead:
-    """What ``etki report`` computes its figures from: the chosen ``project_id``, its
-    ``cases`` (arrival order), its clause refs ``known`` (document order), its
-    ``resolutions`` (oldest first) and ``now``, the store's time (the moment the
-    pending ages are measured at): the arguments of
-    :func:`etki.reports.compute_report`."""
+    """What ``etki report`` computes its figures from (:mod:`etki.report_parts`): the
+    chosen ``project_id``; ``reviewers``, everyone with a current ruling of it;
+    ``matched``, those the ``--reviewer`` named (None: no reviewer given); the
+    ``pending`` cases (all, arrival order: the dated window is applied in Python, as
+    their age is); and of the kept rulings the ``tallies``, the ``change_requests``,
+    the ``reasoned`` rulings (report rows, arrival order), ``agreed_about`` (ref,
+    lowest ruling, highest ruling) and ``about_resolved``; the clause refs ``known``
+    (document order), the ``resolutions`` (oldest first) and ``now``, the store's
+    time."""
 
     project_id: str
-    cases: list[ReportCase]
+    reviewers: tuple[str, ...]
+    matched: tuple[str, ...] | None
+    pending: list[ReportCase]
+    tallies: list[Tally]
+    change_requests: list[ChangeRequest]
+    reasoned: list[ReportCase]
+    agreed_about: list[tuple[str, str, str]]
+    about_resolved: list[AboutResolved]
     known: tuple[str, ...]
     resolutions: list[ClauseResolution]
     now: datetime
@@ -98,62 +166,125 @@ def _estimates(store: LeanStore, project_id: str) -> dict[str, ReviewerEstimate]
     }
 
 
-def _cases(store: LeanStore, project_id: str) -> list[ReportCase]:
-    """The project's cases as :class:`~etki.domain.ReportCase` rows, arrival order."""
-    from etki.domain import DECIDING, Effort, EvidenceStep, ReportCase, ReportDecision
+def _kept(
+    since: date | None,
+    until: date | None,
+    matched: tuple[str, ...] | None,
+    day: str = "substr(r.ruled_at, 1, 10)",
+    reviewer: str = "r.reviewer",
+) -> tuple[str, list[object]]:
+    """The conditions (``AND ...``) and parameters that keep the rulings of the
+    selection: ruled on a ``day`` of the window (both ends included), by a
+    ``reviewer`` named (the columns' expressions)."""
+    sql, params = "", list[object]()
+    if since is not None:
+        sql += f" AND {day} >= ?"
+        params.append(since.isoformat())
+    if until is not None:
+        sql += f" AND {day} <= ?"
+        params.append(until.isoformat())
+    if matched is not None:
+        sql += f" AND {reviewer} IN ({', '.join('?' * len(matched)) or 'NULL'})"
+        params.extend(matched)
+    return sql, params
 
-    rows = store.rows(REPORT_CASES, [project_id])
-    estimates = _estimates(store, project_id)
+
+def _pending(store: LeanStore, project_id: str, estimates: dict) -> list[ReportCase]:
+    """The pending cases as :class:`~etki.domain.ReportCase` rows, arrival order."""
+    from etki.domain import Effort, ReportCase, ReportDecision
+
     risks: dict[tuple[object, ...], Risk] = {}
-    # a ruled row without the summary (none is written by this schema) gets it from its
-    # decision, with the function the write path uses
-    rows = [
-        r if r[6] is None or r[17] is None else (*r[:12], *_summary_row(r[17]), r[17]) for r in rows
-    ]
-    ruled = [r for r in rows if r[6] is not None]
-    cited = iter(decode_refs([r[12] for r in ruled]))
-    # the deciding text is read by the corrections alone, which count overrides only
-    texts = iter(decode_refs([r[13] for r in ruled if r[6] != r[4]]))
     unknown = Effort(None, None)
-    out: list[ReportCase] = []
-    for row in rows:
-        case_id, title, submitted_at, created_at, verdict, confidence = row[:6]
-        ruling = ruling_of(case_id, verdict, *row[6:12])
-        if ruling is None:
-            summary = decision_summary(row[17], verdict, confidence, risks)
-            decision = ReportDecision(verdict, summary.cited_clauses, summary.risk, unknown)
-        else:
-            steps = (
-                tuple(EvidenceStep("classify", DECIDING + rest) for rest in next(texts))
-                if ruling.ruling != verdict
-                else ()
-            )
-            decision = ReportDecision(
-                verdict, next(cited), None, Effort(row[14], row[15]), steps, row[16]
-            )
+    out = []
+    for case_id, title, submitted, created, verdict, confidence, text in store.rows(
+        PENDING, [project_id]
+    ):
+        summary = decision_summary(text, verdict, confidence, risks)
+        decision = ReportDecision(verdict, summary.cited_clauses, summary.risk, unknown)
         out.append(
-            ReportCase(
-                case_id, title, submitted_at, created_at, decision, ruling, estimates.get(case_id)
-            )
+            ReportCase(case_id, title, submitted, created, decision, None, estimates.get(case_id))
         )
     return out
 
 
-def _summary_row(decision_json: str) -> tuple[Any, ...]:
-    """The summary columns of :data:`REPORT_CASES` (``cited_refs`` to ``deciding_ref``)
-    from a stored decision (:func:`etki.store.summary.summary_columns`)."""
-    found = summary_columns(decision_json)
-    names = ("cited_refs", "deciding_text", "effort_low", "effort_high", "deciding_ref")
-    return tuple(found[name] for name in names)
+def _reasoned(store: LeanStore, query: str, params: list[object]) -> list[ReportCase]:
+    """The kept rulings with a reason as report rows (cited clauses, the deciding
+    sentence's text of an override, the decisive clause)."""
+    from etki.domain import DECIDING, Effort, EvidenceStep, ReportCase, ReportDecision
+
+    rows = store.rows(query, params)
+    cited = decode_refs([r[8] for r in rows])
+    texts = iter(decode_refs([r[9] for r in rows if r[2] != r[1]]))
+    unknown = Effort(None, None)
+    out = []
+    for row, refs in zip(rows, cited, strict=True):
+        case_id, verdict = row[0], row[1]
+        ruling = ruling_of(case_id, verdict, *row[2:8])
+        steps = (
+            tuple(EvidenceStep("classify", DECIDING + rest) for rest in next(texts))
+            if row[2] != verdict
+            else ()
+        )
+        decision = ReportDecision(verdict, refs, None, unknown, steps, row[10])
+        out.append(ReportCase(case_id, "", None, "", decision, ruling, None))
+    return out
 
 
-def report_read(store: LeanStore, project: str | None) -> ReportRead:
+def report_read(
+    store: LeanStore,
+    project: str | None,
+    since: date | None = None,
+    until: date | None = None,
+    names: Callable[[str], bool] | None = None,
+) -> ReportRead:
     """What ``etki report [--project ID]`` computes its figures from, read on
-    ``store``. Raises ``NotFoundError`` / ``InputError`` for an unknown project or an
-    unnamed one among several, with the ORM path's wording
-    (:meth:`LeanStore.chosen_project`)."""
+    ``store``, of the rulings made on a day from ``since`` to ``until`` (UTC, both
+    included; None: open) by a reviewer ``names`` says yes to (None: everyone; pending
+    cases are then still read, the caller leaves them out). Raises ``NotFoundError`` /
+    ``InputError`` for an unknown project or an unnamed one among several, with the
+    ORM path's wording (:meth:`LeanStore.chosen_project`), and :class:`Fallback` for a
+    ruling row without the summary."""
     project_id = store.chosen_project(project)
-    cases = _cases(store, project_id)
-    known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
+    if store.rows(MISSING):
+        raise Fallback("a ruling row without the summary")
+    reviewers = tuple(sorted(r[0] for r in store.rows(REVIEWERS, [project_id])))
+    matched = None if names is None else tuple(n for n in reviewers if names(n))
+    kept, extra = _kept(since, until, matched)
+    ruled = _RULED + kept
+    params = [project_id, *extra]
+    estimates = _estimates(store, project_id)
+    tallies = [
+        (day, reviewer, verdict, ruling, int(n))
+        for day, reviewer, verdict, ruling, n in store.rows(
+            TALLIES.format(kept=_kept(since, until, matched, "day", "reviewer")[0]), params
+        )
+    ]
+    crs = [
+        (ruled_at, low, high, estimates.get(case_id))
+        for case_id, ruled_at, low, high in store.rows(CHANGE_REQUESTS.format(kept=kept), params)
+    ]
+    reasoned = _reasoned(store, REASONED.format(ruled=ruled), params)
+    kept_x = _kept(since, until, matched, "substr(x.ruled_at, 1, 10)", "x.reviewer")[0]
+    agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept_x), params)]
     resolutions = store.resolutions(project_id)
-    return ReportRead(project_id, cases, known, resolutions, store_time(store))
+    resolved_refs = sorted({r.ref for r in resolutions})
+    about_resolved: list[AboutResolved] = []
+    for at in range(0, len(resolved_refs), CHUNK):
+        chunk = resolved_refs[at : at + CHUNK]
+        query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept_x)
+        about_resolved += [tuple(r) for r in store.rows(query, [project_id, *chunk, *extra])]
+    known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
+    return ReportRead(
+        project_id,
+        reviewers,
+        matched,
+        _pending(store, project_id, estimates),
+        tallies,
+        crs,
+        reasoned,
+        agreed,
+        about_resolved,
+        known,
+        resolutions,
+        store_time(store),
+    )

@@ -11,7 +11,7 @@ models and the migrations' head disagree.
 
 from __future__ import annotations
 
-from sqlalchemy import Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SCHEMA_VERSION = 1
@@ -131,7 +131,9 @@ class DecisionContextRow(Base):
 class RulingRow(Base):
     """The reviewer's final word on a case (one per case).
 
-    ``cited_refs`` and ``deciding_ref`` are a summary of the case's frozen decision,
+    ``verdict`` is the engine's (``decisions.verdict``) and ``project_id`` the case's
+    (migration 0010): an override is told, and a project's rulings read, without
+    reading the decision's or the case's row. ``cited_refs`` and ``deciding_ref`` are a summary of the case's frozen decision,
     written with the ruling in its transaction (:func:`etki.store.lean.ruling_summary`;
     filled for rulings made before by migration 0008): the clauses it cites (a JSON
     array, in the decision's order) and the clause of its decisive evidence (None: none
@@ -152,6 +154,50 @@ class RulingRow(Base):
     effort_low: Mapped[float | None] = mapped_column(Float, nullable=True)
     effort_high: Mapped[float | None] = mapped_column(Float, nullable=True)
     deciding_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    project_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class RulingRefRow(Base):
+    """One clause a ruled case's decision cites (migration 0010, issue 32 item 1): the
+    refs of :attr:`RulingRow.cited_refs`, a row each, written with the ruling in its
+    transaction (rewritten with an amendment) and deleted with it (erasure, project
+    delete), with the ruling's ``project_id``, ``ruling``, ``reviewer``, ``ruled_at``
+    and ``about`` (1: the ruling has no reason and the ref is its decisive clause, or
+    it has none: what :func:`etki.memory.ruled_about` says of a ruling without a
+    reason). ``etki report`` counts the rulings about each clause in SQL (``GROUP BY
+    ref`` over this table alone) instead of reading every ruled case
+    (:mod:`etki.store.lean_report`)."""
+
+    __tablename__ = "ruling_refs"
+    case_id: Mapped[str] = mapped_column(
+        ForeignKey("cases.id", name="fk_ruling_refs_case_id"), primary_key=True
+    )
+    ref: Mapped[str] = mapped_column(Text, primary_key=True)
+    project_id: Mapped[str] = mapped_column(String(64))
+    ruling: Mapped[str] = mapped_column(String(16))
+    reviewer: Mapped[str] = mapped_column(Text)
+    ruled_at: Mapped[str] = mapped_column(String(20))
+    about: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = (Index("ix_ruling_refs_project", "project_id", "about", "ref", "ruling"),)
+
+
+class ReportTallyRow(Base):
+    """How many current rulings of a project were made on a ``day`` (UTC, ``ruled_at[:10]``)
+    by a ``reviewer``, with the engine's ``verdict`` and the ``ruling`` (migration 0010,
+    issue 32 item 1): kept at ruling time (:func:`etki.store.summary.tally`, +1 with a
+    ruling, -1 and +1 with an amendment, -1 with an erasure; a project delete deletes
+    its rows), so ``etki report`` reads O(days x reviewers) rows instead of every ruled
+    case. A row never holds 0 (it is deleted)."""
+
+    __tablename__ = "report_tallies"
+    project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    reviewer: Mapped[str] = mapped_column(Text, primary_key=True)
+    verdict: Mapped[str] = mapped_column(String(16), primary_key=True)
+    ruling: Mapped[str] = mapped_column(String(16), primary_key=True)
+    n: Mapped[int] = mapped_column(Integer)
 
 
 class AuditRow(Base):

@@ -25,7 +25,7 @@ fill (none is: a reader then reads the decision).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from etki.domain.evidence import DECIDING, deciding_ref
 
@@ -116,3 +116,54 @@ def decode_refs(values: Sequence[str]) -> list[tuple[str, ...]]:
     if len(arrays) != len(values) or not all(isinstance(a, list) for a in arrays):
         raise ValueError("a cited_refs value is not one JSON array")
     return [tuple(a) for a in arrays]
+
+
+def ref_rows(cited_refs: str | None) -> tuple[str, ...]:
+    """The ``ruling_refs`` rows of a ruling (migration 0010): the refs of its
+    ``cited_refs`` value (:func:`ruling_summary`'s first), each once, in order; none for
+    a row without the summary (NULL)."""
+    if cited_refs is None:
+        return ()
+    refs = json.loads(cited_refs)
+    if not isinstance(refs, list):
+        raise ValueError("a cited_refs value is not one JSON array")
+    return tuple(dict.fromkeys(str(ref) for ref in refs))
+
+
+TALLY = (
+    "INSERT INTO report_tallies (project_id, day, reviewer, verdict, ruling, n) "
+    "VALUES (:p, :d, :r, :v, :g, :n) "
+    "ON CONFLICT (project_id, day, reviewer, verdict, ruling) "
+    "DO UPDATE SET n = report_tallies.n + excluded.n"
+)
+"""Add ``:n`` to a ``report_tallies`` count (the row made at 0): one statement for
+SQLite (3.24+) and PostgreSQL."""
+TALLY_ZERO = "DELETE FROM report_tallies WHERE project_id = :p AND n <= 0"
+"""A count brought to 0 is deleted (the report reads no reviewer or day without one)."""
+
+
+def tally(
+    execute: Callable[[str, dict[str, object]], object],
+    project_id: str,
+    ruled_at: str,
+    reviewer: str,
+    verdict: str,
+    ruling: str,
+    n: int,
+) -> None:
+    """Add ``n`` (+1 or -1) to the ``report_tallies`` count of a ruling made at
+    ``ruled_at`` (its day: ``ruled_at[:10]``) by ``reviewer``, the engine's ``verdict``
+    and the ``ruling``, with ``execute(sql, params)`` inside the ruling's or erasure's
+    transaction (migration 0010)."""
+    params = {"p": project_id, "d": ruled_at[:10], "r": reviewer, "v": verdict, "g": ruling}
+    execute(TALLY, {**params, "n": n})
+    if n < 0:
+        execute(TALLY_ZERO, {"p": project_id})
+
+
+def about_flag(ref: str, reason: str, deciding_ref: str | None) -> int:
+    """``ruling_refs.about`` of a cited ``ref`` (migration 0010): 1 when the ruling has no
+    ``reason`` and ``ref`` is its decisive clause or it has none (what
+    :func:`etki.memory.ruled_about` says of a ruling without a reason; the report
+    matches a reason's words in Python), else 0."""
+    return int(reason == "" and (deciding_ref is None or deciding_ref == ref))

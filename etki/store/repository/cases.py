@@ -11,10 +11,11 @@ that wrote it (OS user, host, pid, program: :func:`etki.identity.current_process
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Connection, case, func, insert, null, select, update
+from sqlalchemy import Connection, case, delete, func, insert, null, select, text, update
+from sqlalchemy.orm import Session
 
 from etki.domain import (
     ACTIONS,
@@ -36,6 +37,7 @@ from etki.store.models import (
     DecisionContextRow,
     DecisionRow,
     ProjectRow,
+    RulingRefRow,
     RulingRow,
 )
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, rowcount, storable
@@ -51,7 +53,7 @@ from etki.store.repository.rows import (
     summary_of_members,
     title_of,
 )
-from etki.store.summary import summary_columns
+from etki.store.summary import about_flag, ref_rows, summary_columns, tally
 
 
 @dataclass(frozen=True)
@@ -497,11 +499,40 @@ class CaseStore(StoreBase):
                     "version": seen + 1,
                     **summary,
                 }
+                # the engine's verdict and the project beside the ruling (0010)
+                fields["verdict"] = verdict
+                fields["project_id"] = case.project_id
+                # the report's counts per day, reviewer, verdict and ruling (0010)
+                execute = _executor(s)
                 if current is None:
                     s.add(RulingRow(case_id=case_id, **fields))
                 else:  # an amendment: the row holds the latest, the audit every one
+                    tally(
+                        execute,
+                        case.project_id,
+                        current.ruled_at,
+                        current.reviewer,
+                        verdict,
+                        current.ruling,
+                        -1,
+                    )
                     for key, value in fields.items():
                         setattr(current, key, value)
+                    s.execute(delete(RulingRefRow).where(RulingRefRow.case_id == case_id))
+                tally(execute, case.project_id, now, reviewer, verdict, ruling, 1)
+                # the cited clauses a row each, which the report counts in SQL (0010)
+                s.add_all(
+                    RulingRefRow(
+                        case_id=case_id,
+                        ref=ref,
+                        project_id=case.project_id,
+                        ruling=ruling,
+                        reviewer=reviewer,
+                        ruled_at=now,
+                        about=about_flag(ref, reason, summary["deciding_ref"]),  # type: ignore[arg-type]
+                    )
+                    for ref in ref_rows(summary["cited_refs"])  # type: ignore[arg-type]
+                )
                 s.add(
                     AuditRow(
                         case_id=case_id,
@@ -622,3 +653,8 @@ class CaseStore(StoreBase):
             stmt = stmt.where(AuditRow.__table__.c.case_id == case_id)
         with self.engine.connect() as conn:
             return [AuditEntry(**dict(r._mapping)) for r in conn.execute(stmt)]
+
+
+def _executor(s: Session) -> Callable[[str, dict[str, object]], object]:
+    """``execute(sql, params)`` of raw SQL in the session ``s`` (its transaction)."""
+    return lambda sql, params: s.execute(text(sql), params)

@@ -25,10 +25,12 @@ from etki.store.models import (
     DecisionContextRow,
     DecisionRow,
     PreanalysisRow,
+    RulingRefRow,
     RulingRow,
     WikiFolderRow,
 )
 from etki.store.repository.base import ERASED, StoreBase, iso, rowcount, storable
+from etki.store.summary import tally
 
 __all__ = ["ERASED", "ERASED_REASON", "Erasure", "ErasureStore", "Leftover", "tombstone"]
 
@@ -145,6 +147,20 @@ class ErasureStore(StoreBase):
             s.execute(delete(PreanalysisRow).where(PreanalysisRow.case_id == case_id))
             # notes, import sources, views and claims: tied to the case (migration 0007)
             s.execute(delete(CaseEventRow).where(CaseEventRow.case_id == case_id))
+            if ruling is not None:  # the report's counts lose the ruling (0010)
+                verdict = s.scalar(
+                    select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
+                )
+                tally(
+                    lambda sql, params: s.execute(text(sql), params),
+                    case.project_id,
+                    ruling.ruled_at,
+                    ruling.reviewer,
+                    str(verdict),
+                    ruling.ruling,
+                    -1,
+                )
+            s.execute(delete(RulingRefRow).where(RulingRefRow.case_id == case_id))
             s.execute(delete(RulingRow).where(RulingRow.case_id == case_id))
             s.execute(delete(DecisionRow).where(DecisionRow.case_id == case_id))
             s.execute(delete(CaseRow).where(CaseRow.id == case_id))

@@ -42,6 +42,8 @@ from etki.store.models import (
     ProjectAuditRow,
     ProjectRow,
     RemitStatementRow,
+    ReportTallyRow,
+    RulingRefRow,
     RulingRow,
     WorkItemRow,
 )
@@ -171,9 +173,17 @@ class LifecycleStore(StoreBase):
                 s, project_id, "delete", "deleted", {"reason": reason, "cases": ids}, who
             )
             cases = select(CaseRow.id).where(CaseRow.project_id == project_id)
-            for model in (DecisionContextRow, PreanalysisRow, CaseEventRow, RulingRow, DecisionRow):
+            for model in (
+                DecisionContextRow,
+                PreanalysisRow,
+                CaseEventRow,
+                RulingRefRow,
+                RulingRow,
+                DecisionRow,
+            ):
                 s.execute(delete(model).where(model.case_id.in_(cases)))
             s.execute(delete(CaseEventRow).where(CaseEventRow.project_id == project_id))
+            s.execute(delete(ReportTallyRow).where(ReportTallyRow.project_id == project_id))
             s.execute(delete(CaseRow).where(CaseRow.project_id == project_id))
             for other in (
                 ClauseRow,
