@@ -32,14 +32,20 @@ LANDING_ROOM_CHARS = 8_000
 of text below its heading at 120x40 (4,800 cells) and then some, so the heading can be
 scrolled to the first row even when the clause itself is short."""
 
+WHOLE_PAGE_CHARS = 1_000_000
+"""The longest contract page read whole (14 times the tdrs page); a longer one is cut as
+any other page is (:data:`etki_tui.hafiza.reader.PAGE_TEXT_CHARS`): every part appended
+stays in memory as widgets while the page is shown."""
+
 
 def page_parts_to_lay_out(path: str, body: str, reach: int) -> list[str] | None:
     """``body`` (the page at ``path``, frontmatter left out) in parts that join back to
     it: the first at least ``reach`` characters long (:data:`READER_FIRST_CHARS` at the
     least), the others about :data:`REST_CHUNK_CHARS` each, every part but the last
     ending just after a clause heading line. None when the page is not a contract page
-    with clause headings (:func:`etki.wiki.sections.page_sections`)."""
-    split = page_sections(path, body)
+    with clause headings (:func:`etki.wiki.sections.page_sections`), or longer than
+    :data:`WHOLE_PAGE_CHARS`."""
+    split = page_sections(path, body) if len(body) <= WHOLE_PAGE_CHARS else None
     if split is None:
         return None
     lines = body.split("\n")
