@@ -11,6 +11,13 @@ no part keeps the desk's keys waiting longer than its own layout.
 Every part but the last ends with a clause heading line (``## ref — title <a id>``): the
 widget's ``append`` parses again from the last block it holds, which a one-line heading
 is whole, so no paragraph is ever split between two parts.
+
+Measured (/tmp script driving the desk at 80x24 on the tdrs page, both cores busy with
+other suites, load average 15-16, so only the comparison holds): from the top, shown
+after 14.7 s (20,000 characters laid out) and whole after 71.3 s, against 56.2 s for the
+50,000-character cut before; at 9.6.2, 99.4 s against 78.5 s (both lay out ~67,000
+characters first; landing waits for the heading to stand still). At load ~5 an earlier
+run landed on 9.6.2 in 6.1 s against 9.1 s.
 """
 
 from __future__ import annotations
