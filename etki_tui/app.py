@@ -98,6 +98,7 @@ class EtkiApp(AssignFlow):
     COMMANDS = App.COMMANDS | {DeskCommands}
     AUTO_FOCUS = "#queue-table"
     status_line: StatusLine | None = None
+    _tab_before: str | None = None  # the tab shown before the one activated last
     """The one-line status area over the footer (on the desk's own screen)."""
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (150, "-wide")]
 
@@ -145,6 +146,8 @@ class EtkiApp(AssignFlow):
         (:class:`etki_tui.heap.IdleCollector`); Textual then handles every event."""
         if isinstance(event, events.InputEvent):
             self._collector.input_seen()
+        if isinstance(event, events.Key) and self.status_line is not None:
+            self.status_line.lapse(self.clock().timestamp())  # a passing message's time up
         await super().on_event(event)
 
     def on_mount(self) -> None:
@@ -235,7 +238,8 @@ class EtkiApp(AssignFlow):
         status.keep(self.clock().strftime("%H:%M:%S"), note.severity, note.title, note.message)
         if note.severity == "information":
             message.prevent_default()
-            status.say(note.title, note.message)
+            # a confirmation passes as its toast did: gone once the reviewer moves on
+            status.say(note.title, note.message, lasts=note.timeout, now=self.clock().timestamp())
         else:
             self._toasts_shown.append(note)
 
@@ -283,6 +287,9 @@ class EtkiApp(AssignFlow):
         pane_id = event.pane.id or ""
         if pane_id != "hafiza":
             self._forget_search()
+        if self._tab_before not in (None, pane_id) and self.status_line is not None:
+            self.status_line.lapse()  # another tab: the last tab's confirmation is done
+        self._tab_before = pane_id
         self._refresh_tab(pane_id)
         self._focus_tab(pane_id)
 

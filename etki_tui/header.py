@@ -235,15 +235,39 @@ class StatusLine(Widget):
         self._title = ""
         self._message = ""
         self.more_key = "L"
+        self._standing = ("", "")
+        """The last message said to stay (a read-only desk's reason): a passing one gives
+        way to it (:meth:`lapse`)."""
+        self._until: float | None = None
+        """When the passing message shown has been up its time (a timestamp), or None."""
 
     def keep(self, stamp: str, severity: str, title: str, message: str) -> None:
         """Keep a message (any severity) for the messages view."""
         self.entries.append((stamp, severity, title, message))
         del self.entries[:-STATUS_KEPT]
 
-    def say(self, title: str, message: str) -> None:
-        """Show ``title: message`` on the line (until the next one)."""
+    def say(
+        self, title: str, message: str, *, lasts: float | None = None, now: float = 0.0
+    ) -> None:
+        """Show ``title: message`` on the line. ``lasts``: a passing confirmation's
+        seconds (the timeout its toast had, ``App.notify``), said at ``now`` (a
+        timestamp): it lapses when the reviewer moves on (:meth:`lapse`). Without
+        ``lasts`` the message stays until the next one (a read-only desk's reason)."""
         self._title, self._message = title, message
+        self._until = None if lasts is None else now + lasts
+        if lasts is None:
+            self._standing = (title, message)
+        self.refresh()
+
+    def lapse(self, now: float | None = None) -> None:
+        """The reviewer moved on: a passing message leaves the line, back to the last
+        standing one (or nothing); ``now`` given (a key was pressed at that
+        timestamp), only once it has been up its time. (A trial: "Detail unfolded (z
+        folds it)." stayed on the line for good, over the Hafıza tab too.)"""
+        if self._until is None or (now is not None and now < self._until):
+            return
+        self._until = None
+        self._title, self._message = self._standing
         self.refresh()
 
     @property

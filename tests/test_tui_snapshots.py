@@ -702,3 +702,21 @@ def test_cr_export_form_over_a_config_warning(snap_compare, tui_world: TuiWorld)
         [converted, "X"],
         config=TuiConfig(warnings=(warning,)),
     )
+
+
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
+def test_reader_at_clause(snap_compare, tdrs_world: TuiWorld) -> None:  # noqa: ANN001
+    """Hafıza, the tdrs contract page opened at 9.6.2 (past the old 50,000-character
+    cut, issue 34 item 3) as a search hit opens it: the heading on the reader's first
+    row, the rest of the page laid out below."""
+
+    async def at_clause(pilot: Pilot) -> None:
+        from etki_tui.hafiza.pane import MemoryPane
+
+        pane = pilot.app.query_one(MemoryPane)
+        anchor = "tdrs-rfq%239.6.2"
+        pane.open_page(f"entities/contracts/tdrs-rfq.md#{anchor}")
+        await until(pilot, lambda: pane.reader.landed == anchor, "the landing on 9.6.2")
+        await until(pilot, lambda: pane.reader.whole_shown, "every part laid out")
+
+    _check(snap_compare, tdrs_world, (80, 24), ["2", at_clause])

@@ -29,7 +29,8 @@ PREVIEW_TEXT_CHARS = 8_000
 """Most characters of a page body the preview lays out (a decision page is 2-5 kB;
 contract pages, ``index.md`` and ``disputed.md`` are far longer): Textual's Markdown
 widget takes about 0.5 s for 20,000 characters on this machine, so a preview stays
-quick. Enter reads the whole page (up to :data:`PAGE_TEXT_CHARS`)."""
+quick. Enter reads the whole page (a contract page whole, any other up to
+:data:`PAGE_TEXT_CHARS`)."""
 
 
 class PreviewShown(Horizontal):

@@ -4,9 +4,12 @@ back/forward history (frogmouth's model), and the search words highlighted.
 Pages are read through the desk (``Desk.read_page``, in a worker; the reader never opens
 files itself), made terminal-safe with :func:`etki.text.printable`, and links between
 wiki pages are followed inside the wiki only (never a browser, never a path outside it).
-A page body longer than :data:`PAGE_TEXT_CHARS` is shown up to there, with a line saying
-how much is left out and how to print it all (a decision page holds the request's text,
-which may be megabytes for a case stored before the request cap existed).
+A contract page opened is read whole: its first part laid out, shown, and the rest
+appended while it is read (:mod:`etki_tui.hafiza.lazypage`); opened at a clause it is
+covered until the clause's heading stands on the first row (no jump from the top). Any
+other page body longer than :data:`PAGE_TEXT_CHARS` is shown up to there, with a line
+saying how much is left out and how to print it all (a decision page holds the request's
+text, which may be megabytes for a case stored before the request cap existed).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,6 +35,8 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTable
 from etki.text import printable
 from etki.wiki.paths import DISPUTED_TITLE, clause_link_ref, page_kind
 from etki.wiki.sections import find_section
+from etki_tui.hafiza.frontmatter import FrontmatterLines, split_frontmatter
+from etki_tui.hafiza.lazypage import LANDING_ROOM_CHARS, page_parts_to_lay_out
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import ClauseWanted, PageWanted
@@ -48,51 +53,8 @@ PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
 about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this machine (a
 decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
-that long, however long the page."""
-
-
-def split_frontmatter(text: str) -> tuple[str, str]:
-    """(frontmatter, body) of a wiki page: the YAML block between a first line ``---``
-    and the next ``---`` line, and the rest. No YAML parsing: the block is shown as it
-    is written (a hand-edited page that would not parse still shows)."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n")
-    if not text.startswith("---\n"):
-        return "", text
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return "", text
-    return text[4:end], text[end + 5 :]
-
-
-_YAML_LEAD = re.compile(r"^(\s*(?:- )*(?:[^\s:#][^:]*:(?=\s|$)\s?)?)")
-"""The part of a YAML line a wrapped value hangs under: its indent, any ``- ``
-markers, and a ``key: `` (a key is text up to the first colon followed by a space or
-the line's end)."""
-
-
-class FrontmatterLines:
-    """A page's frontmatter (YAML text, shown literally) with hanging indents: a line
-    longer than the pane wraps under its own value (after its indent, ``- `` markers and
-    ``key: ``) instead of back to column 0, as a page's ``title:`` or a reviewer's
-    ``reason:`` runs past 80 columns. A Rich renderable: the width is the pane's at
-    render time. The text is the page's own, never interpreted
-    (:func:`etki.text.printable`)."""
-
-    def __init__(self, meta: str, style: str = "dim") -> None:
-        self.lines = printable(meta, multiline=True).split("\n")
-        self.style = style
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = max(1, options.max_width)
-        for line in self.lines:
-            lead = _YAML_LEAD.match(line)
-            cut = len(lead.group(1)) if lead else 0
-            if cut >= len(line) or cut > width // 2:  # a bare key, or no room to hang
-                cut = 0
-            value = Text(line[cut:], style=self.style)
-            for i, piece in enumerate(value.wrap(console, width - cut, overflow="fold")):
-                head = line[:cut] if i == 0 else " " * cut
-                yield Text(head, style=self.style) + piece
+that long, however long the page. A contract page is not cut: it is laid out in parts
+(:mod:`etki_tui.hafiza.lazypage`)."""
 
 
 def resolve_link(current: str, href: str) -> tuple[str | None, str]:
@@ -368,6 +330,9 @@ class PageReader(Vertical):
         """Matches of :attr:`tokens` in the part of the page left out (:meth:`show`)."""
         self.cut_short = False
         """The page shown is a preview cut shorter than the reader's own limit."""
+        self.whole_shown = True
+        """Every part of the page shown is laid out (:mod:`.lazypage`: a long contract
+        page's later parts are appended while it is read)."""
         self.landed: str | None = None
         """The clause anchor the page shown was scrolled to (an opened search hit)."""
         self.clause_refs: frozenset[str] = frozenset()
@@ -377,6 +342,9 @@ class PageReader(Vertical):
     def compose(self) -> ComposeResult:
         """History line, then the contents beside the page."""
         yield Static("", id="reader-bar", markup=False)
+        curtain = Static("", id="reader-curtain", markup=False)  # over the body (_veil)
+        curtain.display = False
+        yield curtain
         markdown = ReaderMarkdown("", id="memory-page", open_links=False)
         with Horizontal(id="reader-body"):
             toc = PageContents(markdown, id="reader-toc")
@@ -426,12 +394,23 @@ class PageReader(Vertical):
         self.text = text
         self.tokens = list(tokens)
         self.landed = None
+        self.workers.cancel_group(self, "reader-rest")  # the parts of the page before
         section = find_section(path, text, anchor) if anchor else None
+        reach = 0
         if section is not None:  # the clause and everything before it (its heading's place)
             before = sum(len(line) + 1 for line in text.split("\n", section.start)[:-1])
-            limit = max(limit, before + len(section.text))
+            reach = before + len(section.text)
+            limit = max(limit, reach)
         meta_text, whole = split_frontmatter(text)
         body, hidden = fold_long(whole, limit)
+        rest: list[str] = []
+        parts = None
+        if limit >= PAGE_TEXT_CHARS:  # opened: a contract page is read whole, in parts
+            reach = len(whole) if keep_scroll else reach + LANDING_ROOM_CHARS * bool(section)
+            parts = page_parts_to_lay_out(path, whole, reach)
+        if parts is not None:
+            body, rest, hidden = parts[0], parts[1:], 0
+        self.whole_shown = not rest
         self.cut_short = bool(hidden) and limit < PAGE_TEXT_CHARS
         # the matches of the part left out are said, not a bare "0 matches" (issue 34
         # item 8: the search listed the tdrs contract page for "login", whose first
@@ -460,6 +439,9 @@ class PageReader(Vertical):
         page.match_tokens = self.tokens
         body = clause_anchors(path, body, self.clause_refs)
         scroll_y = self._scroll_y() if keep_scroll else 0.0
+        # opened at a clause: the page is laid out unseen until its heading stands on the
+        # first row (a trial saw the top of the tdrs contract for 1-4 s, then a jump)
+        self._veil(section is not None, section.title.split(" — ")[0] if section else "")
         if retitle is not None:
             if previous != path:
                 await page.update("")  # no body of the page before under the new title
@@ -487,11 +469,47 @@ class PageReader(Vertical):
         self.call_after_refresh(self._highlight_again, path, text)
         heading = heading_block(page, section.title) if section is not None else None
         if heading is not None and section is not None:
-            self.call_after_refresh(self._land, scroll, heading, path, text, section.anchor)
-        elif self.matches:
+            self.call_after_refresh(self._land, scroll, heading, path, text, section.anchor, rest)
+            return
+        self._veil(False)
+        if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
+        self._lay_out_rest(path, text, rest)
+
+    def _veil(self, hidden: bool, what: str = "") -> None:
+        """Cover the page body (``#reader-curtain``, saying ``what`` is opened) while it
+        is laid out and scrolled, or uncover it. Covered, not hidden: a hidden widget
+        has no place to measure the heading by."""
+        curtain = part(self, "#reader-curtain", Static)
+        if curtain is not None:
+            curtain.update(Text(f"Opening the page at {what}…" if what else "", style="dim italic"))
+            curtain.display = hidden
+
+    def _lay_out_rest(self, path: str, text: str, rest: Sequence[str]) -> None:
+        """Append the parts of the page not laid out yet (:mod:`.lazypage`), one at a
+        time, in the reader's ``reader-rest`` worker (a newer page cancels it)."""
+        if rest:
+            self.run_worker(
+                self._append_parts(path, text, list(rest)),
+                group="reader-rest",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    async def _append_parts(self, path: str, text: str, rest: list[str]) -> None:
+        """Each part appended while the page (``path``, ``text``) is still the one shown;
+        then its matches marked and counted, and :attr:`whole_shown` set."""
+        for chunk in rest:
+            page = part(self, "#memory-page", ReaderMarkdown)
+            if page is None or not self.is_attached or self.path != path or self.text is not text:
+                return
+            anchored = clause_anchors(path, chunk, self.clause_refs)
+            await page.append(printable(anchored, multiline=True))
+        if self.is_attached and self.path == path and self.text is text:
+            self.whole_shown = True
+            self._highlight_again(path, text)
 
     def _land(
         self,
@@ -500,22 +518,36 @@ class PageReader(Vertical):
         path: str,
         text: str,
         anchor: str,
+        rest: Sequence[str] = (),
         tries: int = LAND_TRIES,
+        still: int = 0,
     ) -> None:
-        """Scroll ``heading`` (a clause's) to the top, if the page is still shown; until
-        it stands there (a long page's height grows while it is laid out, and a scroll
-        past the height known so far stops short), at most ``tries`` refreshes. Then
-        :attr:`landed` says the anchor."""
+        """Scroll ``heading`` (a clause's) so that its first row is the page's first
+        visible row (its margin above scrolled out of view), if the page is still shown;
+        until it stands there two refreshes in a row (a long page's height grows while
+        it is laid out, and a table's cells are given their text after it is mounted),
+        or as far as the page scrolls, at most ``tries`` refreshes. Then the page is
+        shown (:meth:`_veil`), :attr:`landed` says the anchor, and the ``rest`` of the
+        page is appended below (:meth:`_lay_out_rest`)."""
         if not self.is_attached or self.path != path or self.text is not text:
             return
         if not heading.is_attached:
+            self._veil(False)
             return
-        above = heading.styles.margin.top  # the heading's margin goes to the top with it
-        if abs(heading.region.y - above - scroll.content_region.y) <= 1 or tries <= 0:
-            self.landed = anchor
-            return
-        scroll.scroll_to_widget(heading, animate=False, top=True)
-        self.call_after_refresh(self._land, scroll, heading, path, text, anchor, tries - 1)
+        off = heading.region.y - scroll.content_region.y
+        if off == 0 or (off > 0 and scroll.scroll_y >= scroll.max_scroll_y) or tries <= 0:
+            if still or tries <= 0:
+                self._veil(False)
+                self.landed = anchor
+                self._lay_out_rest(path, text, rest)
+                return
+            still = 1
+        else:
+            still = 0
+            scroll.scroll_to(y=scroll.scroll_y + off, animate=False, immediate=True)
+        self.call_after_refresh(
+            self._land, scroll, heading, path, text, anchor, rest, tries - 1, still
+        )
 
     def _scroll_y(self) -> float:
         """How far the page body is scrolled now (0 before it is composed)."""
