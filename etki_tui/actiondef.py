@@ -23,7 +23,10 @@ class ActionDef:
     key, before the keys typed after it are handed to the focused widget — for keys that
     move the cursor into a text box (``/``), so the letters typed right after land in it;
     such an action's ``check_action`` refuses it while a text box has the focus (the
-    box then gets the key as a character)."""
+    box then gets the key as a character). ``opens``: the action opens a form or
+    dialog (or asks the app for one); its binding is a priority one, and the keys
+    typed right after it are held until the form is up, then typed into it
+    (:mod:`etki_tui.typeahead`)."""
 
     id: str
     key: str
@@ -37,6 +40,7 @@ class ActionDef:
     group: Binding.Group | None = None
     priority: bool = False
     palette: bool = True
+    opens: bool = False
 
     def binding(self) -> Binding:
         """The Textual binding for this action."""
@@ -49,7 +53,7 @@ class ActionDef:
             tooltip=self.tooltip,
             id=self.id,
             group=self.group,
-            priority=self.priority,
+            priority=self.priority or self.opens,
         )
 
     def keys(self, keymap: Mapping[str, str] | None = None) -> list[str]:

@@ -16,6 +16,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Approve the highlighted case: the ruling becomes IN_SCOPE. A confirmation "
         "opens first; a reason is required when this overrides the verdict.",
         context="queue",
+        opens=True,
     ),
     ActionDef(
         "convert",
@@ -26,6 +27,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Convert the highlighted case to a change request (CHANGE_REQUEST). A "
         "confirmation opens first; a reason is required on an override.",
         context="queue",
+        opens=True,
     ),
     ActionDef(
         "reject",
@@ -36,6 +38,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Reject the highlighted case (REJECT). A confirmation opens first; a "
         "reason is required on an override.",
         context="queue",
+        opens=True,
     ),
     ActionDef(
         "mark",
@@ -64,6 +67,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "they need a reason each (a, c or r on the case).",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "amend",
@@ -77,6 +81,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "the case's history and the audit.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "note",
@@ -88,6 +93,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "and shown on its wiki page once it is ruled.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "claim",
@@ -151,6 +157,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "triages and stores it as etki add does and the case joins the queue.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "import",
@@ -165,6 +172,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "cases with their verdicts and each refused row with its line and why.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "preanalyse",
@@ -189,6 +197,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "confidence band, sureness (engine sure / needs a careful look), age and "
         "sort order.",
         context="queue",
+        opens=True,
     ),
     ActionDef(
         "filter.verdict",
@@ -233,6 +242,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Enter opens the chosen case's decision page in Hafıza.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "clauses.whole",
@@ -257,6 +267,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "scrolled to the chosen one.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "cr_document",
@@ -283,6 +294,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "the engine's deliberation. The name's ending picks Word, HTML or Markdown.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "estimate",
@@ -295,6 +307,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Audited and in the case's history; the change request and the reports use it.",
         context="queue",
         show=False,
+        opens=True,
     ),
     ActionDef(
         "queue.down",
@@ -364,7 +377,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "record the PMO's resolution of it (the first one the case cites), as R on "
         "its card in Hafıza does. Approvers only; a read-only desk refuses.",
         context="queue",
-        show=False,
+        opens=True,
     ),
     ActionDef(
         "export.queue",
@@ -375,6 +388,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Write the cases listed now (filters, order) to a file; .xlsx or .csv picks the format.",
         context="queue",
         show=False,
+        opens=True,
     ),
     # the queue's assignment, mine filter and saved views (issue 35 item 5)
     ActionDef(
@@ -406,5 +420,6 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "List the saved queue views (the config file's views: section, beside the keymap): Enter recalls one, Delete removes it; type a name in the box at the top to save the current filter and sort.",
         context="queue",
         show=False,
+        opens=True,
     ),
 )

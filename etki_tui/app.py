@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
@@ -54,6 +55,7 @@ from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.screens.note import NoteForm
 from etki_tui.screens.notice import MIN_SIZE, MessagesScreen, NoticeModal, TooSmallScreen
+from etki_tui.typeahead import HOLD_AT_MOST_S, TypedAhead
 from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
@@ -143,12 +145,49 @@ class EtkiApp(AssignFlow):
 
     async def on_event(self, event: events.Event) -> None:
         """Input events note their time for the idle collector
-        (:class:`etki_tui.heap.IdleCollector`); Textual then handles every event."""
+        (:class:`etki_tui.heap.IdleCollector`); Textual then handles every event. A key
+        that opens a form (:attr:`ActionDef.opens`) holds the keys after it until the
+        form is up, then they are typed into it (:mod:`etki_tui.typeahead`)."""
         if isinstance(event, events.InputEvent):
             self._collector.input_seen()
         if isinstance(event, events.Key) and self.status_line is not None:
             self.status_line.lapse(self.clock().timestamp())  # a passing message's time up
+        if not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        if self._typeahead.keep(event):
+            return
+        screen = self.screen
+        opener = self._typeahead.opening(screen, event.key, self.keymap)
         await super().on_event(event)
+        if opener is not None:
+            done = TypedAhead(self._typeahead.hold(screen, event.key))
+            # after the request the action posted, the same way up (or straight here)
+            if not (opener.is_attached and opener.post_message(done)):
+                self.post_message(done)
+            late = TypedAhead(done.token)
+            self.set_timer(HOLD_AT_MOST_S, lambda: self.post_message(late))
+
+    @on(TypedAhead)
+    async def _typed_ahead(self, message: TypedAhead) -> None:
+        """The opening key's request was answered: once the form it opened is mounted,
+        type the held keys into it (after the focus calls its mounting queued here)."""
+        message.stop()
+        token, ahead = message.token, self._typeahead
+        if not await ahead.settle(self.screen, token):
+            return
+
+        def dropped(key: str, count: int) -> None:
+            if self.status_line is not None and self.status_line.is_attached:
+                self.status_line.say(
+                    "Keys not used",
+                    f"{count} key(s) typed after {key_label(key)} went nowhere: no form opened.",
+                )
+
+        async def type_held() -> None:
+            await ahead.type_held(token, self.screen, self.on_event, dropped)
+
+        self.call_later(type_held)
 
     def on_mount(self) -> None:
         """Keymap, theme, what ``etki-tui PROJECT_DIR`` loaded, then the queue."""
@@ -199,6 +238,23 @@ class EtkiApp(AssignFlow):
         """What the header shows besides the title: (project name, project id, seat,
         store); :class:`etki_tui.header.DeskHeader` fits it to its width."""
         return self.project_name, self.project_id, self.seat, self.store
+
+    def get_key_display(self, binding: Binding) -> str:
+        """How the footer names ``binding``'s key: Textual's way, except that a key
+        shown as a character the focused text box takes as text (``?`` for Help, bound
+        to F1 too) is named by the key that works there (``F1``): typing ``?`` in a
+        reason writes a question mark, it does not open the help."""
+        shown = super().get_key_display(binding)
+        focused = self.focused
+        if (
+            len(shown) == 1
+            and shown.isprintable()
+            and binding.key != shown
+            and isinstance(focused, Input | TextArea)
+            and focused.check_consume_key(binding.key, shown)
+        ):
+            return key_label(binding.key)
+        return shown
 
     def get_system_commands(self, screen: Screen) -> Sequence[SystemCommand]:
         """Textual's commands minus its key panel (the desk has its own help) and its

@@ -23,6 +23,7 @@ from textual.widgets import Input, Static, TabbedContent
 
 from etki.services import Desk, InitSummary, Seat
 from etki.text import printable
+from etki_tui.actions import ACTIONS
 from etki_tui.config import TuiConfig
 from etki_tui.errors import advice, one_line
 from etki_tui.header import DeskHeader, archived_text, read_only_banner, short_store
@@ -33,6 +34,7 @@ from etki_tui.messages import (
 )
 from etki_tui.queue.pane import QueueCase
 from etki_tui.screens.notice import TooSmallScreen
+from etki_tui.typeahead import TypeAhead
 
 _W = TypeVar("_W", bound=Widget)
 
@@ -149,6 +151,7 @@ class FlowBase(App[None]):
         self._projecting = threading.Lock()  # one wiki projection at a time
         self._catch_up_due: str | None = None  # project whose wiki catch-up is to start
         self._collector = IdleCollector()  # full GC collections between events
+        self._typeahead = TypeAhead(ACTIONS)  # keys held while a form opens
         self._toasts_shown: list[Notification] = []  # warnings and errors toasted
         self.seat: Seat | None = None
         """Who acts on the project shown and whether they may rule (read with the queue)."""

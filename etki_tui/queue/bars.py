@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
+from etki_tui.actions import ACTIONS
 from etki_tui.glyphs import UNSURE_MARK
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
@@ -20,15 +24,42 @@ MARK = "*"
 """Drawn before the id of a case marked for a bulk ruling (ASCII: one cell everywhere)."""
 
 
+def _in_footer(action_id: str, label: str) -> Binding:
+    """The binding of ``action_id`` (its id, so the keymap remaps it here too), shown
+    in the footer as ``label``."""
+    return replace(ACTIONS[action_id].binding(), show=True, description=label)
+
+
 class CaseDetail(VerticalScroll, can_focus=True):
     """Scrollable detail of the highlighted case (focusable so it scrolls by keyboard;
-    Enter on a row maximizes it for reading, Escape restores)."""
+    Enter on a row maximizes it for reading, Escape restores).
+
+    ``j``/``k`` go to the next/previous case in the list as they do in the queue; here
+    the footer names them (issue 34 item 1: the reader had no next-case key it could
+    see), as the detail is what is read. ``step`` moves the list's cursor (the pane
+    sets it)."""
 
     ALLOW_MAXIMIZE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        _in_footer("queue.down", "Next"),
+        _in_footer("queue.up", "Prev"),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: object = Text("No case selected.", style="dim")
+        self.step: Callable[[int], None] | None = None
+        """Moves the list's cursor by one case (+1 next, -1 previous)."""
+
+    def action_cursor_down(self) -> None:
+        """The next case (``j``)."""
+        if self.step is not None:
+            self.step(1)
+
+    def action_cursor_up(self) -> None:
+        """The previous case (``k``)."""
+        if self.step is not None:
+            self.step(-1)
 
     def compose(self) -> ComposeResult:
         """One static body (what :meth:`show` was given, if it came first)."""

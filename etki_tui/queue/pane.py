@@ -137,6 +137,7 @@ class QueuePane(QueueLayout):
             with Vertical(id="queue-side"):
                 detail = CaseDetail(id="case-detail")
                 detail.border_title = "Case"
+                detail.step = self._step_case
                 yield detail
 
     def on_mount(self) -> None:
@@ -195,6 +196,10 @@ class QueuePane(QueueLayout):
                     timeout=8,
                 )
                 return
+            if event.key in ACTIONS["dispute.resolve_case"].keys(getattr(self.app, "keymap", None)):
+                event.stop()  # R left out here (check_action): say why, or who may
+                self.action_resolve_dispute()
+                return
             action = self._refused_ruling_key(event.key)
             if action is not None:
                 event.stop()
@@ -226,6 +231,14 @@ class QueuePane(QueueLayout):
             return self.filter.active
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
+        if action == "resolve_dispute":
+            # in the footer only where it applies (issue 34: R was nowhere to be seen);
+            # pressed elsewhere, :meth:`on_key` says why nothing opens
+            return (
+                self._cites_disputed()
+                and not getattr(self.app, "read_only", False)
+                and not getattr(self.app, "archived", False)
+            )
         if action in RULING_ACTIONS or action == BULK_ACTION:
             return not getattr(self.app, "read_only", False)
         return not (getattr(self.app, "archived", False) and action in self._archived_actions())
@@ -539,6 +552,11 @@ class QueuePane(QueueLayout):
         if self.current_case_id() == case_id:
             self.refresh_detail()
 
+    def _cites_disputed(self) -> bool:
+        """Whether the highlighted case cites a disputed clause (R applies)."""
+        case = self.current_case()
+        return bool(disputed_refs(case.decision.cited_clauses, self.memory)) if case else False
+
     def action_resolve_dispute(self) -> None:
         """Ask for the resolution form of the first disputed clause the highlighted case
         cites (the strip's first line); the app checks the seat and opens it."""
@@ -558,6 +576,13 @@ class QueuePane(QueueLayout):
         )
         title = f"{clause.number} {clause.title}" if clause is not None else ""
         self.post_message(DisputeResolveWanted(item, title))
+
+    def _step_case(self, by: int) -> None:
+        """The next (``by`` 1) or previous (-1) case, from the detail (the reader)."""
+        if by > 0:
+            self.action_cursor_down()
+        else:
+            self.action_cursor_up()
 
     def action_new_request(self) -> None:
         """Ask the app for the new-request form."""

@@ -50,6 +50,7 @@ class QueueShown(QueueRows):
         table = part(self, QueueTable)
         if detail is None or banner is None or table is None:
             return
+        self.refresh_bindings()  # keys that apply to one case only (R) follow the cursor
         case = self.current_case()
         ruled = self.ruled_elsewhere.get(case.case_id) if case is not None else None
         banner.display = ruled is not None and ruled.ruling is not None

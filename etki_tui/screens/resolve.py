@@ -73,15 +73,15 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
             with RadioSet(id="resolve-verdict"):  # nothing chosen: a resolution is a choice
                 for verdict, words in CHOICES:
                     yield RadioButton(words, value=False, id=f"resolve-{verdict}")
-            yield Label(
-                "Reason (required): what the clause covers, and why", classes="intake-label"
-            )
             number = self.item.ref.rsplit("#", 1)[-1]  # MSA-2024-01#4.2 -> 4.2
             reason = TypingInput(
                 placeholder=printable(f"clause {number} covers …", multiline=False),
                 id="resolve-reason",
             )
             reason.cursor_blink = self._cursor_blink
+            # framed like every box of the desk's forms, its name in the frame (issue 34
+            # item 5: an unframed box read as a line of text, not a place to type)
+            reason.border_title = "Reason (required): what the clause covers, and why"
             yield reason
             yield Label("", id="resolve-error", markup=False)
             with Horizontal(id="resolve-buttons"):
