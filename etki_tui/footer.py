@@ -30,14 +30,14 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
-SPARE: tuple[str, ...] = ("filters", "find", "detail.toggle", "leave", "dispute.resolve_case")
+SPARE: tuple[str, ...] = ("filters", "find", "dispute.resolve_case", "detail.toggle", "leave")
 """Binding ids the footer leaves out first, in this order, where its keys would not fit:
 the queue's ``f`` (filters) and ``/`` (find), which the queue's filter line names
-already ("All 30 pending · f filter · / find"); then ``z`` (the layout, not the case)
-and ``q``, so that ``R`` on a case citing a disputed clause and the reader's ``j``/``k``
-show at 80 columns; ``R`` last (at 80 columns in the reader of such a case). What a
-reviewer rules with and ``?`` stay. A UI choice from the fresh-reviewer trials of issue
-34, not a measure."""
+already ("All 30 pending · f filter · / find"); then ``R`` (it acts only on a case citing
+a disputed clause, whose mark in the detail names it), then ``z`` (the layout, not the
+case) and ``q``, so that the reader's ``j``/``k`` show at 80 columns. What a reviewer
+rules with and ``?`` stay. A UI choice from the fresh-reviewer trials of issue 34, not a
+measure."""
 
 
 KEY_PADDING = 3

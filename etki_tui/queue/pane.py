@@ -232,12 +232,12 @@ class QueuePane(QueueLayout):
         if action == "find":  # a priority key: in a text box it is a character
             return not isinstance(self.screen.focused, Input)
         if action == "resolve_dispute":
-            # in the footer only where it applies (issue 34: R was nowhere to be seen);
-            # pressed elsewhere, :meth:`on_key` says why nothing opens
-            return (
-                self._cites_disputed()
-                and not getattr(self.app, "read_only", False)
-                and not getattr(self.app, "archived", False)
+            # in the footer on a seat that may resolve (issue 34: R was nowhere to be
+            # seen); not per highlighted case, so moving the cursor never redraws the
+            # footer (tests/test_tui_startup.py). On a case citing no disputed clause R
+            # says so; on a read-only desk :meth:`on_key` says why nothing opens
+            return not getattr(self.app, "read_only", False) and not getattr(
+                self.app, "archived", False
             )
         if action in RULING_ACTIONS or action == BULK_ACTION:
             return not getattr(self.app, "read_only", False)
@@ -551,11 +551,6 @@ class QueuePane(QueueLayout):
             self._remember_detail(record)
         if self.current_case_id() == case_id:
             self.refresh_detail()
-
-    def _cites_disputed(self) -> bool:
-        """Whether the highlighted case cites a disputed clause (R applies)."""
-        case = self.current_case()
-        return bool(disputed_refs(case.decision.cited_clauses, self.memory)) if case else False
 
     def action_resolve_dispute(self) -> None:
         """Ask for the resolution form of the first disputed clause the highlighted case
