@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual.widgets import Checkbox, RadioButton, RadioSet
 
 from etki.config import Settings
@@ -19,6 +20,8 @@ from etki.knowledge.loader import load_project
 from etki.services import Desk, approval_service
 from etki.store import CaseFileRepository
 from etki_tui.glyphs import RADIO_OFF, RADIO_ON, TICKED, UNTICKED
+from etki_tui.header import one_line
+from etki_tui.queue.bars import FittedLine, Piece
 from etki_tui.queue.table import QueueTable
 from etki_tui.screens.cr_export import CrExportForm
 from tests.conftest import TDRS_DIR, TuiWorld, tui_clock, tui_decision
@@ -150,3 +153,52 @@ async def test_the_cr_forms_format_and_appendix_read_without_colour(
         await settle(pilot)
         assert _toggle_text(appendix)[1] == TICKED
         assert "Internal appendix" in _toggle_text(appendix)
+
+
+def test_a_fitted_line_drops_whole_parts_least_needed_first() -> None:
+    pieces = [
+        Piece(Text(" FILTER "), 0, ""),
+        Piece(Text("1 of 30"), 0, " "),
+        Piece(Text("Esc clears"), 2, " · ", Text("Esc")),
+        Piece(Text("mine"), 10, " · ", more=True),
+        Piece(Text("“error”"), 11, " · ", more=True),
+    ]
+    line = FittedLine(pieces)
+    assert line.fit(80).plain == " FILTER  1 of 30 · Esc clears · mine · “error”"
+    assert line.fit(40).plain == " FILTER  1 of 30 · Esc clears · mine · …"
+    assert line.fit(30).plain == " FILTER  1 of 30 · Esc clears"  # "…" no longer fits
+    assert line.fit(22).plain == " FILTER  1 of 30 · Esc"
+    assert line.fit(10).plain == " FILTER  …"  # only what is always shown, cut
+
+
+def test_the_status_line_is_cut_at_a_word() -> None:
+    said = "Claimed req-tdrs-9f639c5f until 2026-12-07 15:07Z: the others see it claimed."
+    assert one_line("Saved", said, 80).plain == (
+        "Saved: Claimed req-tdrs-9f639c5f until 2026-12-07 15:07Z: the others… (L: all)"
+    )
+    for width in (78, 70, 60, 50):
+        line = one_line("Saved", said, width).plain
+        assert len(line) <= width and line.endswith("… (L: all)")
+        kept = line.removesuffix("… (L: all)")
+        assert f"Saved: {said}".startswith(kept)
+        assert f"Saved: {said}"[len(kept)] in " :"  # the word before it is whole
+
+
+@sync
+async def test_the_queue_summary_fits_80_columns_in_whole_parts(tui_world: TuiWorld) -> None:
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "space", "down", "space", "v")  # two marked, IN_SCOPE only
+        await settle(pilot)
+        summary = app.query_one("#filter-summary")
+        line = shown(summary).rstrip()
+        assert line.startswith(" * 2 marked ") and " FILTER " in line, line
+        assert line.endswith(("Esc clears", "Esc", "…")), line
+        assert " of " in line
+        await press(pilot, "/")
+        await settle(pilot)
+        await press(pilot, *"sso")
+        await settle(pilot)
+        line = shown(summary).rstrip()  # the find box takes 30 columns of the line
+        assert line.startswith(" * 2 marked ") and line.endswith(("Esc clears", "Esc", "…")), line

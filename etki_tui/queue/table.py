@@ -397,9 +397,11 @@ class QueueTable(ScrollView, can_focus=True):
             self.vertical_scrollbar.position = self.scroll_y
 
     def on_resize(self, event: events.Resize) -> None:
-        """Tell ``on_width`` the new width."""
+        """Tell ``on_width`` the new width; the highlighted row kept in view (a banner
+        over the table, shown when another reviewer rules the case, takes its room)."""
         if self._on_width is not None:
             self._on_width(event.size.width)
+        self.call_after_refresh(self.keep_cursor_in_view)
 
     # --- the cursor -----------------------------------------------------------------
 
@@ -411,14 +413,22 @@ class QueueTable(ScrollView, can_focus=True):
         if self._cursor != before:
             self.refresh_lines(before + 1)
             self.refresh_lines(self._cursor + 1)
-        if scroll and self._keys:
+        if scroll:
+            self.keep_cursor_in_view(animate=animate)
+        self._announce()
+
+    def keep_cursor_in_view(self, animate: bool = False) -> None:
+        """Scroll the least that shows the highlighted row (under the header line);
+        nothing when it shows. After a live update the rows around the cursor change
+        while the cursor stays on its case (a fresh trial of issue 34: the selection
+        ended up off-screen once a case was ruled at another desk)."""
+        if self._keys:
             self.scroll_to_region(
                 Region(int(self.scroll_x), self._cursor + 1, self.virtual_size.width, 1),
                 spacing=Spacing(1, 0, 0, 0),
                 animate=animate,
                 force=True,
             )
-        self._announce()
 
     def _announce(self) -> None:
         """Post RowHighlighted when the row under the cursor is another one."""
