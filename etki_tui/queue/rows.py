@@ -667,7 +667,7 @@ class QueueRows(Vertical):
         if wanted and (table.cursor_row != target or current not in wanted_set):
             table.move_cursor(row=target, animate=False)
         elif wanted and moved:  # same row, other rows around it: once laid out, in view
-            table.call_after_refresh(table.keep_cursor_in_view)
+            table.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row))
         self._show_filter()
         self.refresh_detail()
 

@@ -401,7 +401,7 @@ class QueueTable(ScrollView, can_focus=True):
         over the table, shown when another reviewer rules the case, takes its room)."""
         if self._on_width is not None:
             self._on_width(event.size.width)
-        self.call_after_refresh(self.keep_cursor_in_view)
+        self.call_after_refresh(lambda: self.move_cursor(row=self.cursor_row))
 
     # --- the cursor -----------------------------------------------------------------
 
@@ -413,22 +413,19 @@ class QueueTable(ScrollView, can_focus=True):
         if self._cursor != before:
             self.refresh_lines(before + 1)
             self.refresh_lines(self._cursor + 1)
-        if scroll:
-            self.keep_cursor_in_view(animate=animate)
-        self._announce()
-
-    def keep_cursor_in_view(self, animate: bool = False) -> None:
-        """Scroll the least that shows the highlighted row (under the header line);
-        nothing when it shows. After a live update the rows around the cursor change
-        while the cursor stays on its case (a fresh trial of issue 34: the selection
-        ended up off-screen once a case was ruled at another desk)."""
-        if self._keys:
+        if scroll and self._keys:
             self.scroll_to_region(
                 Region(int(self.scroll_x), self._cursor + 1, self.virtual_size.width, 1),
                 spacing=Spacing(1, 0, 0, 0),
                 animate=animate,
                 force=True,
             )
+        self._announce()
+
+    # Called with the cursor's own row after a live update that moved rows around it
+    # and on a resize (the ruled-elsewhere banner takes the table's room): it scrolls
+    # the least that shows the row (a fresh trial of issue 34: the selection ended up
+    # off-screen once a case was ruled at another desk).
 
     def _announce(self) -> None:
         """Post RowHighlighted when the row under the cursor is another one."""
