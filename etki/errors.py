@@ -211,6 +211,12 @@ class PermissionDeniedError(InputError):
     """The reviewer is not an approver of the project."""
 
 
+class NoApproversError(PermissionDeniedError):
+    """A case cannot be assigned: the project's ``etki.yaml`` lists no approvers (the
+    real engagements ship none). The message names the file, the field to fill and the
+    command that loads it, as the CLI and the desk show it."""
+
+
 class VocabularyError(InputError):
     """An edge type that the edge vocabulary does not know."""
 

@@ -12,6 +12,7 @@ from etki.errors import (
     ConflictError,
     EtkiError,
     InputError,
+    NoApproversError,
     NotFoundError,
     PermissionDeniedError,
     ProjectArchivedError,
@@ -44,6 +45,8 @@ def advice(exc: BaseException, doing: str = "") -> str:
     """One sentence: what to do next after ``exc`` while ``doing`` something."""
     if isinstance(exc, ConflictError):
         return "Nothing was recorded. Look at the case again; the queue has been reloaded."
+    if isinstance(exc, NoApproversError):  # its message names the field and the command
+        return "Nothing was assigned."
     if isinstance(exc, PermissionDeniedError):
         return (
             "Ask a project approver to list you in etki.yaml (role: approver) and "

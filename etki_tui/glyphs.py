@@ -40,3 +40,12 @@ cell."""
 
 UNTICKED = " "
 """Inside the box of an entry not ticked (:data:`TICKED`): blank, one cell."""
+
+RADIO_ON = "●"
+"""Inside the button of the chosen radio button; :data:`RADIO_OFF` in the others.
+Textual draws ``●`` in every one and tells the chosen one by colour alone, which NO_COLOR
+and a text capture lose (a PMO trial of issue 35: the CR form's format). One cell, as
+Textual's own ``●``."""
+
+RADIO_OFF = "○"
+"""Inside the button of a radio button not chosen (:data:`RADIO_ON`): one cell."""

@@ -200,8 +200,9 @@ STATUS_KEPT = 200
 
 def one_line(title: str, message: str, width: int, more_key: str = "L") -> Text:
     """``title: message`` on one line of ``width`` cells: line breaks become `` · ``,
-    and a message that does not fit is cut with ``…`` and ends with where to read it
-    whole (``more_key`` opens the messages view). Untrusted text stays literal."""
+    and a message that does not fit is cut with ``…`` at the end of a word and ends
+    with where to read it whole (``more_key`` opens the messages view). Untrusted text
+    stays literal."""
     flat = " · ".join(part.strip() for part in message.splitlines() if part.strip())
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if title:
@@ -214,6 +215,15 @@ def one_line(title: str, message: str, width: int, more_key: str = "L") -> Text:
         room = max(1, width - hint.cell_len)
         if text.cell_len > room:
             text.truncate(room - 1, overflow="crop")
+            # at the end of a word, never inside one (a fresh trial of issue 34 read
+            # "the others…"), unless the last word would take half the line with it
+            space = text.plain.rstrip().rfind(" ")
+            if space > (room - 1) // 2:
+                text = text[:space]
+                text.rstrip()
+                while text.plain and text.plain[-1] in ":;,·-—":
+                    text = text[:-1]
+                    text.rstrip()
             text.append("…")
         text.append_text(hint)
         text.truncate(width)

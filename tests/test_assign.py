@@ -16,7 +16,7 @@ import pytest
 
 from etki.config import Settings
 from etki.domain import ProjectConfig, Reviewer
-from etki.errors import InputError, PermissionDeniedError
+from etki.errors import InputError, NoApproversError, PermissionDeniedError
 from etki.picks import Pick, mine_ids, module_matches
 from etki.services import Desk
 from etki.store import CaseFileRepository
@@ -141,12 +141,19 @@ def test_a_project_without_approvers_has_nobody_to_assign_to(backend_repo) -> No
     bare = replace(make_project(), config=ProjectConfig("bare", "Bare", reviewers=()))
     repo.save_project(bare, "sha256:abd", b"{}\n")
     repo.add_cases("bare", [(make_request("B1"), make_decision("req-bare-1"))])
-    with pytest.raises(PermissionDeniedError, match="lists no approvers") as refused:
+    with pytest.raises(NoApproversError, match="lists no approvers") as refused:
         _desk(repo, "anyone").assign("req-bare-1", "anyone")
     # the command as it runs: etki init takes the project's folder (a PMO trial ran
-    # "etki init --update-reviewers" as given and got a usage error)
+    # "etki init --update-reviewers" as given and got a usage error), and the field to
+    # fill (a later trial of issue 34: tdrs and talentmap ship no reviewers)
     root = repo.project_root("bare")
-    assert root and f"`etki init {shlex.quote(root)} --update-reviewers`" in str(refused.value)
+    said = str(refused.value)
+    assert root and f"`etki init {shlex.quote(root)} --update-reviewers`" in said
+    assert f"under `reviewers:` in {root}/etki.yaml" in said and "`role: approver`" in said
+    # the desk's list to pick from is refused the same way, not left empty
+    with pytest.raises(NoApproversError) as listed:
+        _desk(repo, "anyone").assignable("bare")
+    assert str(listed.value) == said
 
 
 def test_mine_and_picks_keep_the_right_cases(backend_repo) -> None:  # noqa: F811

@@ -236,7 +236,7 @@ async def test_the_count_says_a_ruled_row_is_kept(tui_world: TuiWorld) -> None:
         app.poll_queue()
         await settle(pilot)
         assert FIRST in pane.ruled_elsewhere and pane.table.row_count == rows
-        line = str(app.query_one("#filter-summary").render())
+        line = shown(app.query_one("#filter-summary"))  # as drawn, fitted to its width
         assert f" {rows - 1} of {len(pane.cases)} + 1 ruled elsewhere" in line
 
 

@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from etki.errors import InputError, PermissionDeniedError, clip
+from etki.errors import InputError, NoApproversError, clip
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -63,14 +63,34 @@ def pick_reviewer(
     )
 
 
+def no_approvers(root: str) -> NoApproversError:
+    """The refusal of an assignment in a project whose ``etki.yaml`` (in the folder
+    ``root``) lists no approvers: it says so plainly and names the field to fill and
+    the command, as it runs (``etki init`` takes the folder), that loads it. The real
+    engagements (tdrs, talentmap) ship no reviewers; a later trial of issue 34 found
+    that the desk said only "the project lists no approvers in etki.yaml"."""
+    folder = shlex.quote(root)
+    return NoApproversError(
+        "assign: nobody can be assigned a case: the project lists no approvers. Add "
+        f"them under `reviewers:` in {root}/etki.yaml (one `- name: …` with "
+        f"`role: approver` each), then run `etki init {folder} --update-reviewers`"
+    )
+
+
 class DeskAssign:
     """The assignment methods of :class:`etki.services.Desk` (``self`` is the desk)."""
 
     def assignable(self: _Desk, project_id: str) -> list[Reviewer]:
         """The reviewers a case of ``project_id`` may be assigned to: the approvers of
         its stored reviewer list (``etki.yaml``), in the listed order. A viewer cannot
-        rule, so nothing is theirs to rule. Raises ``NotFoundError``."""
-        return [r for r in self.repo.project_config(project_id).reviewers if r.role == "approver"]
+        rule, so nothing is theirs to rule. Raises :class:`~etki.errors.NoApproversError`
+        (:func:`no_approvers`) when it lists none, ``NotFoundError``."""
+        approvers = [
+            r for r in self.repo.project_config(project_id).reviewers if r.role == "approver"
+        ]
+        if not approvers:
+            raise no_approvers(self.repo.project_root(project_id))
+        return approvers
 
     def assign(self: _Desk, case_id: str, to: str) -> CaseEvent:
         """Assign the pending case ``case_id`` to the approver ``to`` names
@@ -79,21 +99,15 @@ class DeskAssign:
         an audit row (:meth:`etki.store.CaseFileRepository.assign`), shown in the case's
         history; the assignee finds it under ``etki queue --mine``. Returns the event
         (``after``: the assignee's stored name). Raises ``PermissionDeniedError`` when
-        the acting reviewer is not listed, ``InputError`` for a name that is not one
+        the acting reviewer is not listed, :class:`~etki.errors.NoApproversError` when
+        the project lists no approver, ``InputError`` for a name that is not one
         approver or a ruled case, ``NotFoundError`` for an unknown case."""
         who = self._require_reviewer(case_id, "assign a case", "assignments")
         project_id = self.repo.case_project_id(case_id)
         listed = self.repo.project_config(project_id).reviewers
         approvers = [r for r in listed if r.role == "approver"]
         if not approvers:
-            # the command as it runs: etki init takes the project's folder (a PMO
-            # trial of issue 35 ran the hint as given and got a usage error)
-            root = self.repo.project_root(project_id)
-            raise PermissionDeniedError(
-                f"assign: the project lists no approvers in {root}/etki.yaml; a case is "
-                "assigned to one of them (list them and run "
-                f"`etki init {shlex.quote(root)} --update-reviewers`)"
-            )
+            raise no_approvers(self.repo.project_root(project_id))
         from etki.identity import reviewer_name
 
         viewers = [r for r in listed if r.role != "approver"]

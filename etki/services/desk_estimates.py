@@ -8,6 +8,7 @@ the reports read it from the case (:attr:`etki.domain.CaseRecord.estimate`)."""
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -38,14 +39,60 @@ def _clause_refs(typed: tuple[str, ...], known: Mapping[str, ScopeClause]) -> tu
                 f"cr edit: clause {ref!r} is in {len(same)} documents "
                 f"({', '.join(sorted(same))}): write the whole ref"
             )
-        # a bare number is compared with the numbers, a whole ref with the refs
-        pool = (
-            list(known) if "#" in ref else sorted({k.split("#", 1)[1] for k in known if "#" in k})
-        )
-        close = difflib.get_close_matches(ref, pool, n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise InputError(f"cr edit: the contract has no clause {ref!r}{hint}")
+        raise InputError(f"cr edit: the contract has no clause {ref!r}{closest_hint(ref, known)}")
     return tuple(dict.fromkeys(out))
+
+
+def _number_key(number: str) -> tuple[int, ...] | None:
+    """``9.6.5`` as ``(9, 6, 5)``; None for a number that is not dotted digits."""
+    parts = number.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def closest_hint(typed: str, known: Mapping[str, ScopeClause], n: int = 3) -> str:
+    """``"; did you mean …?"`` naming the ``n`` clauses of ``known`` (ref -> clause)
+    closest to the ``typed`` ref a contract does not have, each with its title (a
+    PMO trial of issue 35: ``--clause 99.9`` was refused with no ref to pick from).
+    The number is compared with the contract's numbers (those of the typed document
+    when the ref names one the contract has); a whole ref typed gets whole refs back. Closest: the spelled-alike ones
+    (:func:`difflib.get_close_matches`, ratio 0.6: ``3.21`` -> ``3.2``; for a dotted
+    number only those of its section: ``0.1`` is not ``9.1``); else, for a
+    dotted number, its neighbours in the contract's order (``99.9`` -> the last
+    clauses; the numbering's span is said too); else the spelled-alike ones at a lower
+    ratio (0.3). Empty when the contract has no clause to offer."""
+    from etki.text import printable
+
+    doc, sep, number = typed.rpartition("#")
+    in_doc = sep and any(k.startswith(doc + "#") for k in known)
+    refs = {  # ref -> number, of the typed document when the contract has it
+        k: k.split("#", 1)[1] for k in known if "#" in k and (not in_doc or k.startswith(doc + "#"))
+    }
+    count = Counter(refs.values())
+    alike = difflib.get_close_matches(number, sorted(count), n=n, cutoff=0.6)
+    wanted = _number_key(number)
+    if wanted is not None:  # alike in spelling only within its section (0.1 is not 9.1)
+        alike = [c for c in alike if c.split(".", 1)[0] == number.split(".", 1)[0]]
+    close = [r for num in alike for r in sorted(refs) if refs[r] == num][:n]
+    span = ""
+    if not close and wanted is not None:
+        ordered = sorted((k, r) for r, num in refs.items() if (k := _number_key(num)) is not None)
+        if ordered:
+            at = sum(1 for k, _ in ordered if k < wanted)
+            start = max(0, min(at - (n - 1), len(ordered) - n))
+            close = [r for _, r in ordered[start : start + n]]
+            span = f" (numbered {refs[ordered[0][1]]} to {refs[ordered[-1][1]]})"
+    if not close:
+        alike = difflib.get_close_matches(number, sorted(count), n=n, cutoff=0.3)
+        close = [r for num in alike for r in sorted(refs) if refs[r] == num][:n]
+
+    def named(ref: str) -> str:
+        # the whole ref when one was typed or the number is in several documents
+        shown = ref if sep or count[refs[ref]] > 1 else refs[ref]
+        title = printable(known[ref].title, multiline=False)
+        title = title if len(title) <= 60 else title[:59] + "…"
+        return f"{shown} ({title})" if title else shown
+
+    return f"; did you mean {', '.join(named(r) for r in close)}?{span}" if close else ""
 
 
 class _Desk(Protocol):

@@ -113,6 +113,8 @@ class AssignFlow(IntakeFlow):
     @on(AssignChoices)
     def _assign_choices(self, message: AssignChoices) -> None:
         if message.error or not message.names:
+            # the service refuses an empty list with the field and the command to fill
+            # it (etki.services.desk_assign.no_approvers); this is only a fallback
             why = message.error or "the project lists no approvers in etki.yaml"
             self.notify(
                 printable(f"{why}. {message.advice}".strip(), multiline=False),

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -205,6 +207,80 @@ def _clause_end(lines: list[str], head: int) -> int:
     return y
 
 
+@dataclass(frozen=True)
+class Piece:
+    """A part of a line that :class:`FittedLine` fits to its width: ``text``, its
+    ``rank`` (0: always shown; the highest is shortened or dropped first, the last of
+    equal ranks first), the ``joint`` drawn before it when a part comes before it,
+    a ``short`` form tried before it is dropped, and ``more``: when dropped, the line
+    ends with ``…`` (more of the same is not shown)."""
+
+    text: Text
+    rank: int
+    joint: str = " · "
+    short: Text | None = None
+    more: bool = False
+
+
+class FittedLine:
+    """A one-line renderable of :class:`Piece` parts fitted to the width it is drawn
+    at: parts are shortened or dropped whole, the least needed first, so the line is
+    never cut inside a word or a hint (a fresh trial of issue 34: at 80 columns the
+    summary read "B rules the 1 sure ·  FILTER  1 of 30 · Esc" and lost "clears").
+    Only the parts of rank 0 left, a line still too wide is cut with ``…``."""
+
+    def __init__(self, pieces: list[Piece]) -> None:
+        self.pieces = pieces
+
+    def fit(self, width: int) -> Text:
+        """The line as drawn ``width`` cells wide."""
+        short: set[int] = set()
+        left = list(range(len(self.pieces)))
+        marker = True
+        while True:
+            line = self._line(left, short, marker)
+            if line.cell_len <= width:
+                return line
+            if marker and not any(self.pieces[i].more for i in left):
+                marker = False  # every "more" part is gone: "…" goes before the hints
+                continue
+            can = [i for i in left if self.pieces[i].rank > 0]
+            if not can:
+                line.truncate(width, overflow="ellipsis")
+                return line
+            worst = max(can, key=lambda i: (self.pieces[i].rank, i))
+            if self.pieces[worst].short is not None and worst not in short:
+                short.add(worst)
+            else:
+                left.remove(worst)
+
+    def _line(self, left: list[int], short: set[int], marker: bool = True) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        for n, i in enumerate(left):
+            piece = self.pieces[i]
+            if n:
+                out.append(piece.joint, style="dim")
+            text = piece.short if i in short and piece.short is not None else piece.text
+            out.append_text(text)
+        if marker and any(p.more for i, p in enumerate(self.pieces) if i not in left):
+            out.append(" · …", style="dim")
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """The fitted line (Rich asks with the width it has)."""
+        yield self.fit(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        """As wide as the whole line wants, at most the width there is."""
+        whole = self._line(list(range(len(self.pieces))), set()).cell_len
+        return Measurement(1, min(whole, options.max_width))
+
+    @property
+    def plain(self) -> str:
+        """The whole line, nothing dropped (what a test or the palette reads)."""
+        return self._line(list(range(len(self.pieces))), set()).plain
+
+
 class FilterBar(Horizontal):
     """One line that always says what the queue shows: the filters, the count and the
     sort order; ``/`` opens the live find box in it."""
@@ -244,37 +320,51 @@ class FilterBar(Horizontal):
         order_line = part(self, "#filter-sort", Static)
         if find is None or summary is None or order_line is None:
             return  # not composed yet (the pane shows it on mount) or being removed
-        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        pieces: list[Piece] = []
         if marked:
-            out.append(f" {MARK} {marked} marked ", style="bold reverse")
+            pieces.append(Piece(Text(f" {MARK} {marked} marked ", style="bold reverse"), 0, ""))
             if getattr(self.app, "read_only", False):  # B would only refuse
-                out.append(" read-only: nothing can be ruled · ", style="dim")
+                note, short = "read-only: nothing can be ruled", "read-only"
             elif unsure == marked:
-                out.append(f" {UNSURE_MARK} all need a careful look: B rules none · ", style="dim")
+                note = f"{UNSURE_MARK} all need a careful look: B rules none"
+                short = f"{UNSURE_MARK} all unsure: B rules none"
             elif unsure:
-                out.append(f" B rules the {marked - unsure} sure · ", style="dim")
+                note, short = f"B rules the {marked - unsure} sure", f"B: {marked - unsure} sure"
             else:
-                out.append(" B rules them · ", style="dim")
+                note, short = "B rules them", ""
+            pieces.append(
+                Piece(Text(note, style="dim"), 3, " ", Text(short, style="dim") if short else None)
+            )
         parts = flt.describe()
         finding = find.display
         if finding and flt.text.strip():
             parts = parts[:-1]  # the find box itself shows the text
+        kept_piece = Piece(
+            Text(f"+ {kept} ruled elsewhere", style="bold"),
+            1,
+            " ",
+            Text(f"+ {kept} elsewhere", style="bold"),
+        )
         if flt.active:
-            out.append(" FILTER ", style="bold reverse")
-            out.append(f" {shown} of {pending}", style="bold")
+            pieces.append(Piece(Text(" FILTER ", style="bold reverse"), 0, " · " if marked else ""))
+            pieces.append(Piece(Text(f"{shown} of {pending}", style="bold"), 0, " "))
             if kept:
-                out.append(f" + {kept} ruled elsewhere", style="bold")
+                pieces.append(kept_piece)
             # the way out before the details: a narrow line (the find box beside it at
-            # 80 columns) cuts the filters' description, never the hint
-            out.append(" · Esc clears", style="dim")
-            if parts:
-                out.append(" · " + " · ".join(parts))
+            # 80 columns) drops the filters' description, never the hint
+            pieces.append(
+                Piece(Text("Esc clears", style="dim"), 2, " · ", Text("Esc", style="dim"))
+            )
+            # the later filters are dropped first, and "…" says some are not shown
+            pieces.extend(Piece(Text(p), 10 + i, " · ", more=True) for i, p in enumerate(parts))
         else:
-            out.append(f"All {pending} pending", style="bold")
+            joint = " · " if marked else ""
+            pieces.append(Piece(Text(f"All {pending} pending", style="bold"), 0, joint))
             if kept:
-                out.append(f" + {kept} ruled elsewhere", style="bold")
-            out.append(" · f filter · / find", style="dim")
-        summary.update(out)
+                pieces.append(kept_piece)
+            pieces.append(Piece(Text("f filter", style="dim"), 4, " · "))
+            pieces.append(Piece(Text("/ find", style="dim"), 5, " · "))
+        summary.update(FittedLine(pieces))
         sort = Text(
             f"sort: {SORT_SHORT.get(flt.sort, flt.sort)}",
             no_wrap=True,

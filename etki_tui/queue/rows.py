@@ -657,6 +657,7 @@ class QueueRows(Vertical):
             table.add_rows_at_once(added)
             table.add_rows_later([c.case_id for c in new_later], self._layout_widths(new_later))
             table.forget_cells(forget)
+            moved = bool(gone or added or new_later) or table.row_keys() != wanted
             if table.row_keys() != wanted:
                 table.reorder(wanted)
         if current is not None and current in wanted_set:
@@ -665,6 +666,8 @@ class QueueRows(Vertical):
             target = min(max(index, 0), len(wanted) - 1)
         if wanted and (table.cursor_row != target or current not in wanted_set):
             table.move_cursor(row=target, animate=False)
+        elif wanted and moved:  # same row, other rows around it: once laid out, in view
+            table.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row))
         self._show_filter()
         self.refresh_detail()
 

@@ -397,9 +397,11 @@ class QueueTable(ScrollView, can_focus=True):
             self.vertical_scrollbar.position = self.scroll_y
 
     def on_resize(self, event: events.Resize) -> None:
-        """Tell ``on_width`` the new width."""
+        """Tell ``on_width`` the new width; the highlighted row kept in view (a banner
+        over the table, shown when another reviewer rules the case, takes its room)."""
         if self._on_width is not None:
             self._on_width(event.size.width)
+        self.call_after_refresh(lambda: self.move_cursor(row=self.cursor_row))
 
     # --- the cursor -----------------------------------------------------------------
 
@@ -419,6 +421,11 @@ class QueueTable(ScrollView, can_focus=True):
                 force=True,
             )
         self._announce()
+
+    # Called with the cursor's own row after a live update that moved rows around it
+    # and on a resize (the ruled-elsewhere banner takes the table's room): it scrolls
+    # the least that shows the row (a fresh trial of issue 34: the selection ended up
+    # off-screen once a case was ruled at another desk).
 
     def _announce(self) -> None:
         """Post RowHighlighted when the row under the cursor is another one."""

@@ -35,7 +35,6 @@ from textual.widgets import (
     Footer,
     Input,
     Label,
-    RadioButton,
     RadioSet,
     SelectionList,
     TextArea,
@@ -50,6 +49,7 @@ from etki_tui.glyphs import TICKED, UNTICKED
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
 from etki_tui.screens.new_request import DiscardTyped
+from etki_tui.toggles import MarkedCheckbox, MarkedRadioButton
 
 FORMATS = (("docx", ".docx", "Word"), ("html", ".html", "HTML"), ("md", ".md", "Markdown"))
 """The formats offered: (format, file ending, the name on its button), Word first (a PMO
@@ -251,14 +251,14 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
                     ending = Path(self.default).suffix.lower()
                     first = _ENDINGS.get(ending, FORMATS[0][0])
                     for fmt, _suffix, name in FORMATS:
-                        yield RadioButton(name, value=first == fmt, name=fmt)
+                        yield MarkedRadioButton(name, value=first == fmt, name=fmt)
             path = TypingInput(self.default, placeholder="CR.docx", id="crx-path")
             path.cursor_blink = self._cursor_blink
             path.border_title = "File"
             yield path
             yield Label("", id="crx-error", markup=False)
             with Horizontal(id="crx-buttons"):
-                yield Checkbox("Internal appendix (not for the client)", id="crx-internal")
+                yield MarkedCheckbox("Internal appendix (not for the client)", id="crx-internal")
                 yield Button("Cancel", id="crx-cancel", variant="default")
                 yield Button("Export", id="crx-write", variant="primary")
         yield Footer()

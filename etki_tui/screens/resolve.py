@@ -15,13 +15,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from etki.domain import DisputedClause
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
+from etki_tui.toggles import MarkedRadioButton
 
 CHOICES: tuple[tuple[str, str], ...] = (
     ("IN_SCOPE", "IN_SCOPE: the clause covers it"),
@@ -72,7 +73,7 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
             yield Static(head, id="resolve-clause", markup=False)
             with RadioSet(id="resolve-verdict"):  # nothing chosen: a resolution is a choice
                 for verdict, words in CHOICES:
-                    yield RadioButton(words, value=False, id=f"resolve-{verdict}")
+                    yield MarkedRadioButton(words, value=False, id=f"resolve-{verdict}")
             number = self.item.ref.rsplit("#", 1)[-1]  # MSA-2024-01#4.2 -> 4.2
             reason = TypingInput(
                 placeholder=printable(f"clause {number} covers …", multiline=False),
