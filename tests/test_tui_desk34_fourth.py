@@ -53,9 +53,11 @@ async def test_a_claim_costs_the_titles_two_cells(
         await goto(pilot, second)
         title = str(app.query_one(CaseDetail).border_title)
         assert "claimed by Ayşe Yılmaz" in title
-        # the first line of the detail, which the folded detail at 80x24 shows too
-        first = " ".join(" ".join(body(app)[:2]).split())  # wrapped in the side pane
-        assert first.startswith("@ claimed by Ayşe Yılmaz · req-demo-"), first
+        # the first line of the detail, which the folded detail at 80x24 shows too: the
+        # claim before the title, one line (the case id follows the evidence, issue 34
+        # item 2; the border title names it)
+        first = " ".join(body(app)[0].split())
+        assert first.startswith("@ claimed by Ayşe Yılmaz · Build nat"), first
 
 
 # --- the weighed exclusion's list -------------------------------------------------------

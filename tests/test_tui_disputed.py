@@ -531,7 +531,9 @@ async def test_tdrs_cases_say_when_they_were_imported(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.query_one(QueuePane).cases
-        head = " ".join(" ".join(visible_detail_lines(app)).split())
+        # the case line follows the verdict and the deciding sentence (issue 34 item 2,
+        # a fresh trial): in the detail, under its first window at 80x24
+        head = " ".join(" ".join(all_detail_lines(app)).split())
         assert "imported 2026-11-29 12:00Z" in head  # was "(just now)"
         assert "(just now)" not in head and " old)" not in head
     world.repo.dispose()

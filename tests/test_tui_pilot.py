@@ -881,8 +881,9 @@ async def test_filter_panel_changes_apply_at_once(tui_world: TuiWorld) -> None:
         assert "> 7 days old" in shown(app.query_one("#filter-summary"), 76, 1)
         await press(pilot, "z")  # the detail (hidden by default under 30 rows)
         await settle(pilot)
-        # the head line follows the disputed strip (FIRST cites the disputed 3.2)
-        detail = " ".join(shown(app.query_one("#detail-body"), 76, 6).split())
+        # the case line (with the age) follows the verdict, the evidence and the
+        # disputed strip (FIRST cites the disputed 3.2; issue 34 item 2)
+        detail = " ".join(shown(app.query_one("#detail-body"), 76, 12).split())
         assert "(9d old)" in detail
 
 

@@ -23,14 +23,19 @@ together, so a change of wording cannot break a reader silently:
   (``REF: “sentence”``, :class:`etki.triage.explain.Grounds`) when no step does (the
   desk quotes them first and marks them in the clause,
   :mod:`etki_tui.queue.evidence`). ``tests/test_evidence_format.py`` reads every quote
-  of the golden decisions back, so a change of the engine's wording fails there.
+  of the golden decisions back, so a change of the engine's wording fails there;
+* the **quoted sentence** itself: the whole sentence a scored part comes from
+  (:func:`whole_sentences`, :data:`SENTENCE_END`: ``.``, ``!``, ``?`` and paragraph
+  ends, never ``;`` or ``:``), up to :data:`QUOTE_CHARS` characters
+  (:func:`quoted_sentence`), so ``etki show``, the decision page and the desk quote
+  the same sentence.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Sequence, Set
+from collections.abc import Callable, Collection, Iterable, Sequence, Set
 from dataclasses import dataclass, replace
 
 __all__ = [
@@ -41,16 +46,20 @@ __all__ = [
     "RISK_WORDING",
     "DecidingClause",
     "EvidenceStep",
+    "QUOTE_CHARS",
+    "SENTENCE_END",
     "SentenceQuote",
     "deciding_clause_text",
     "deciding_step",
     "deciding_in_json",
     "deciding_ref",
     "deciding_ref_among",
+    "quoted_sentence",
     "quoted_sentences",
     "reasoning_quote",
     "risk_wording",
     "risk_wording_text",
+    "whole_sentences",
 ]
 
 
@@ -177,6 +186,48 @@ def deciding_clause_text(ref: str, role: str, rule: str) -> str:
     ``"; deciding sentence: REF (role, role rule: RULE)"``; read back by
     :func:`deciding_ref`."""
     return f"; {DECIDING}{ref} ({role}, role rule: {rule})"
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+"""Where a quoted contract sentence ends inside a paragraph (a paragraph, list item,
+table cell or heading, its lines joined): after ``.``, ``!`` or ``?`` and white space.
+Never after ``;`` or ``:``: the engine scores the parts of a sentence between
+semicolons on their own (:func:`etki.triage.contract.split_units`), but a part quoted
+alone reads as a fragment (a trial of issue 34 item 2: tdrs 2.2 was quoted from "and
+allowing the state, territory, and tribal users …", the words after a semicolon), and a
+lead-in ending in ``:`` goes on in the list under it (the desk adds that list,
+:func:`etki_tui.queue.evidence.listed_after`)."""
+
+
+def whole_sentences(block: str) -> list[str]:
+    """The sentences of ``block`` (one paragraph, list item, table cell or heading: its
+    whitespace runs are made single spaces first) split at :data:`SENTENCE_END`, each
+    stripped, empty ones dropped. Letters are never changed (Turkish ``İ``/``ı``, German
+    ``ß`` are kept as written)."""
+    flat = " ".join(block.split())
+    return [s.strip() for s in SENTENCE_END.split(flat) if s.strip()]
+
+
+QUOTE_CHARS = 600
+"""Most characters of a quoted contract sentence; the same bound as the desk's
+completion of an older decision's clipped quote
+(:data:`etki_tui.queue.evidence.SENTENCE_MAX_CHARS`). Engine 3.2.0 quoted at most 140
+and cut the rest (``…``); a sentence of 480 characters (tdrs 2.2) is a real contract's
+ordinary long sentence, and the words that matched were in its last 100. Longer than
+this, the part that was scored is quoted instead (:func:`quoted_sentence`)."""
+
+
+def quoted_sentence(part: str, whole: str, clip: Callable[[str, int], str]) -> str:
+    """The text the evidence quotes for a scored sentence ``part`` (a sentence or, when
+    the sentence has semicolons, the part of it between them) whose whole sentence
+    (:func:`whole_sentences`) is ``whole``: ``whole`` when it holds at most
+    :data:`QUOTE_CHARS` characters, else ``part`` (a 700-character sentence quoted whole
+    buries the part that matched); cut to :data:`QUOTE_CHARS` by ``clip`` (the engine's
+    :func:`etki.triage.explain.clip`: whitespace runs single, ``…`` at the cut) either
+    way. ``whole`` empty: ``part``."""
+    whole = " ".join(whole.split())
+    chosen = whole if whole and len(whole) <= QUOTE_CHARS else part
+    return clip(chosen, QUOTE_CHARS)
 
 
 QUOTE_OPEN = "“"

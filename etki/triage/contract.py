@@ -43,7 +43,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from etki.domain import ScopeClause
+from etki.domain import ScopeClause, whole_sentences
 from etki.knowledge.contracts import heading_category
 from etki.triage import cues
 from etki.triage.normalise import cue_words
@@ -64,14 +64,22 @@ SENTENCE_ROLES: tuple[str, ...] = (
 class Sentence:
     """One sentence of a clause: ``clause`` (index into the analysed clauses), ``text``
     (plain text), ``role`` (one of :data:`SENTENCE_ROLES`), ``cues`` (texts of the
-    wording cues that decided the role, sorted) and ``rule`` (the :data:`ROLE_RULES`
-    entry that assigned it)."""
+    wording cues that decided the role, sorted), ``rule`` (the :data:`ROLE_RULES`
+    entry that assigned it) and ``whole``: the whole sentence ``text`` is part of when
+    ``text`` is a part between semicolons (:func:`split_whole_units`; what the evidence
+    quotes, :func:`etki.domain.quoted_sentence`), else ``""`` (``text`` is whole)."""
 
     clause: int
     text: str
     role: str
     cues: tuple[str, ...] = ()
     rule: str = "contractor obligation (default)"
+    whole: str = ""
+
+    @property
+    def quoted(self) -> str:
+        """The whole sentence this one is (part of): :attr:`whole` or :attr:`text`."""
+        return self.whole or self.text
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)]*)\)")
 _BLOCK_SPLIT = re.compile(r"\n\s*\n|\n\s*(?:[-*+]|\d+[.)])\s+|\|")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+")
+_PART_SPLIT = re.compile(r"(?<=;)\s+")
 _NOISE = re.compile(r"[>*_`#]+")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
@@ -112,19 +120,27 @@ _SETEXT = re.compile(r"^[^\n]+\n\s{0,3}(?:=+|-+)\s*$")
 
 
 def split_units(markdown: str) -> list[tuple[str, str]]:
-    """``(sentence, kind)`` for each sentence of a clause body, in order,
+    """:func:`split_whole_units` without the whole sentences."""
+    return [(text, kind) for text, kind, _ in split_whole_units(markdown)]
+
+
+def split_whole_units(markdown: str) -> list[tuple[str, str, str]]:
+    """``(sentence, kind, whole)`` for each sentence of a clause body, in order,
     whitespace-collapsed, empty ones dropped; ``kind`` is ``"item"`` for the sentences
     of a list item (``-``, ``*``, ``+``, ``1.``, ``1)``), ``"heading"`` for a sub-heading
     the loader kept in the clause's text (an ATX ``### Title`` or a setext title
     underlined with ``===``/``---``) and ``"text"`` otherwise.
 
     Boundaries: blank lines, list items, table cells (``|``), and ``. ! ? ;`` followed by
-    white space. Table rule rows (``---``) vanish because they hold no word."""
+    white space. Table rule rows (``---``) vanish because they hold no word. ``whole``:
+    the sentence a part between semicolons comes from (split only at ``. ! ?`` and the
+    block's edges, :func:`etki.domain.whole_sentences`), ``""`` for a sentence with no
+    semicolon boundary (it is whole); it is quoted, never scored."""
     text = _COMMENT.sub(" ", markdown)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = re.sub(r"</?(?:p|td|th|tr|li|br|div|blockquote)[^>]*>", "\n\n", text)
     parts = _UNIT_SPLIT.split(text)
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     for k in range(0, len(parts), 2):
         block = parts[k]
         sep = parts[k - 1] if k else ""
@@ -136,11 +152,12 @@ def split_units(markdown: str) -> list[tuple[str, str]]:
         else:
             kind = "text"
         flat = " ".join(_NOISE.sub(" ", _TAG.sub(" ", _BULLET.sub("", block))).split())
-        pieces = [flat] if kind == "heading" else _SENTENCE_SPLIT.split(flat)
-        for sentence in pieces:
-            sentence = sentence.strip()
-            if any(ch.isalnum() for ch in sentence):
-                out.append((sentence, kind))
+        wholes = [flat] if kind == "heading" else whole_sentences(flat)
+        for whole in wholes:
+            pieces = [whole] if kind == "heading" else _PART_SPLIT.split(whole)
+            kept = [p.strip() for p in pieces if any(ch.isalnum() for ch in p)]
+            for sentence in kept:  # the same parts as a split at ". ! ? ;" of ``flat``
+                out.append((sentence, kind, whole if len(pieces) > 1 else ""))
     return out
 
 
@@ -373,7 +390,7 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
         lead: Sentence | None = None
         part_role: str = role  # a sub-heading's own words override these two
         part_kind: str = clause.kind
-        for text, kind in split_units(clause.text):
+        for text, kind, whole in split_whole_units(clause.text):
             if kind == "heading":
                 own = _title_role(text)
                 part_role = own if own is not None else role
@@ -386,7 +403,7 @@ def analyse(clauses: Sequence[ScopeClause]) -> tuple[ClauseInfo, ...]:
             srole, why, rule = role_of(text, part_role, part_kind)
             if kind == "item" and lead is not None and srole == "obligation":
                 srole, why, rule = lead.role, lead.cues, LEAD_IN_RULE
-            sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule)
+            sentence = Sentence(i, text, srole, tuple(sorted(set(why))), rule, whole)
             sentences.append(sentence)
             if kind in ("text", "heading"):
                 lead = sentence if (text.endswith(":") and srole in LEAD_IN_ROLES) else None

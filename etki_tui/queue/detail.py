@@ -21,7 +21,6 @@ from etki.domain import (
     Decision,
     DisputedClause,
     Effort,
-    Preanalysis,
     ReviewerEstimate,
     RulingRecord,
     ScopeClause,
@@ -42,6 +41,8 @@ from etki_tui.queue.evidence import (
     marked_clause_block,
 )
 from etki_tui.queue.filters import age_days, age_label
+from etki_tui.queue.preanalysis_text import NO_MODEL_LINE as NO_MODEL_LINE
+from etki_tui.queue.preanalysis_text import preanalysis_section
 from etki_tui.render import (
     DETAIL_LINE_CHARS,
     DISPUTED,
@@ -373,6 +374,62 @@ def resolution_text(mem: ClauseMemory | DisputedClause) -> Text:
     return out
 
 
+def disputed_mark(
+    decision: StoredRisk,
+    clauses: Mapping[str, ScopeClause],
+    memory: Mapping[str, ClauseMemory],
+    escalate: bool,
+) -> Text | None:
+    """The detail's first line for a case citing a clause disputed now, one line at any
+    width (cut with ``…``): ``! DISPUTED 3.2 Single sign-on · rulings disagree · 24h PMO
+    look`` (``! DISPUTED-RESOLVED`` when every such clause has a standing PMO
+    resolution; the clauses comma-joined; ``rulings disagree`` when any unresolved
+    clause's rulings do; the PMO look when the dispute raised it after the triage,
+    :func:`current_risk`). None when nothing cited is disputed. The whole story of each
+    clause is the :func:`disputed_strip`, further down."""
+    refs = disputed_refs(decision.cited_clauses, memory)
+    if not refs:
+        return None
+    line = Text(no_wrap=True, overflow="ellipsis")
+    if all(memory[ref].resolved for ref in refs):
+        line.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
+    else:
+        line.append(DISPUTED, style=DISPUTED_STYLE)
+    names = []
+    for ref in refs:
+        clause = clauses.get(ref)
+        name = one_line(clause.number if clause else ref, 60)
+        if clause is not None and clause.title:
+            name += " " + one_line(clause.title, 60)
+        names.append(name)
+    line.append(" " + ", ".join(names), style="bold")
+    if any(
+        not memory[ref].resolved and len({h[1] for h in memory[ref].disputing}) > 1 for ref in refs
+    ):
+        line.append(" · rulings disagree")
+    _, raised = current_risk(decision, memory, escalate)
+    if raised:
+        line.append(" · ")
+        line.append("24h PMO look", style="bold reverse")
+    return line
+
+
+class CutTitle:
+    """A case's title, folded over as many lines as it needs, rendered only when the
+    one-line title at the top of the detail (after ``lead`` cells of claim and
+    assignment) did not fit the width and was cut: nothing of it is lost, and a title
+    that fit is not said twice."""
+
+    def __init__(self, title: str, lead: int = 0) -> None:
+        self.title = title
+        self.lead = lead
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = one_line(self.title, DETAIL_LINE_CHARS)
+        if self.lead + cell_len(line) > options.max_width:
+            yield folded(self.title, style="bold", limit=DETAIL_LINE_CHARS)
+
+
 def disputed_strip(
     decision: StoredRisk,
     clauses: Mapping[str, ScopeClause],
@@ -385,7 +442,8 @@ def disputed_strip(
     ``! DISPUTED-RESOLVED 4.8 … · PMO: rule IN_SCOPE — “…” (name, date)``, and one whose
     resolution a later ruling overrode says by which case: :func:`resolution_text`), then, when the dispute raised the risk after the triage
     (:func:`current_risk`), the line saying so. Empty when nothing cited is disputed.
-    Shown first so it is on screen without scrolling at 80x24, above any clause text."""
+    Shown under the evidence section, above any clause text; the detail's first line is
+    the one-line :func:`disputed_mark`."""
     refs = disputed_refs(decision.cited_clauses, memory)
     lines: list[Text] = []
     for ref in refs:
@@ -502,22 +560,41 @@ def case_detail(
     ``claimed_by``: another reviewer's live claim of the case, named first on the first
     line (the queue row shows only :data:`~etki_tui.glyphs.CLAIM_MARK`; at 80x24 the folded
     detail shows that line but no title). ``assigned_to``: the other reviewer the case
-    is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`). A case citing a disputed clause opens with the :func:`disputed_strip`. A request
+    is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`).
+
+    The first lines, in order: the one-line :func:`disputed_mark` of a case citing a
+    disputed clause, the claim, assignment and title on one line (cut with ``…``), the
+    Verdict and the evidence section; so at 80x24 the deciding sentence is in the
+    detail's first window. Then the :func:`disputed_strip` (every disputed clause's
+    rulings or resolution, a raised PMO look), the case id, sender and date, and the
+    whole title when the line above cut it (:class:`CutTitle`). A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
-    parts: list[RenderableType] = list(disputed_strip(d, clauses, memory, escalate))
-    # every client field is bounded (:func:`folded`, :func:`one_line`): a case stored
-    # before the request cap existed may hold megabytes (issue 11 item 6)
-    head = Text()
+    # the first window at 80x24 (9 rows unfolded) holds the verdict and the deciding
+    # sentence (issue 34 item 2, a fresh trial: a 4-row disputed banner, the case line
+    # and a wrapped title pushed the sentence out of it): one line marks a dispute, one
+    # names the case; the dispute's details, the case id, sender and date follow the
+    # evidence. Every client field is bounded (:func:`folded`, :func:`one_line`): a case
+    # stored before the request cap existed may hold megabytes (issue 11 item 6)
+    parts: list[RenderableType] = []
+    mark = disputed_mark(d, clauses, memory, escalate)
+    if mark is not None:
+        parts.append(mark)
+    lead = Text()
     if claimed_by:
-        head.append(f"{CLAIM_MARK} claimed by ", style="bold")
-        head.append(one_line(claimed_by, 40), style="bold")
-        head.append(" · ", style="dim")
+        lead.append(f"{CLAIM_MARK} claimed by ", style="bold")
+        lead.append(one_line(claimed_by, 40), style="bold")
+        lead.append(" · ", style="dim")
     if assigned_to:
-        head.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
-        head.append(one_line(assigned_to, 40), style="bold")
-        head.append(" · ", style="dim")
+        lead.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
+        lead.append(one_line(assigned_to, 40), style="bold")
+        lead.append(" · ", style="dim")
+    title = Text(no_wrap=True, overflow="ellipsis")
+    title.append_text(lead)
+    title.append(one_line(case.title, DETAIL_LINE_CHARS), style="bold")
+    parts.append(title)
+    head = Text()
     head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
         head.append(" · from ", style="dim")
@@ -529,8 +606,6 @@ def case_detail(
             head.append(f" ({age} old)" if age != "just now" else " (just now)", style="dim")
     elif case.created_at:
         head.append(" · imported " + when(one_line(case.created_at)), style="dim")
-    parts.append(head)
-    parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
 
     verdict = VerdictLine(d.verdict, d.confidence)
     shown_risk, raised = current_risk(d, memory, escalate)
@@ -564,9 +639,11 @@ def case_detail(
     # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
     # above it)
     parts.append(_fields([("Verdict", verdict)]))
-    parts.append(Text(""))
     parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
     parts.append(Text(""))
+    parts.extend(disputed_strip(d, clauses, memory, escalate))
+    parts.append(head)
+    parts.append(CutTitle(case.title, lead.cell_len))
     parts.append(
         _fields(
             [
@@ -678,86 +755,3 @@ def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
             line.append(one_line(e.text))
         parts.append(_indent(line))  # a long note wraps under its indent, not at column 0
     return Group(*parts)
-
-
-NO_MODEL_LINE = "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL)"
-"""What the detail pane says of a case without a pre-analysis when no model is set."""
-
-
-_PREANALYSIS_PARTS = (
-    ("affected_modules", "Affected modules"),
-    ("approach", "Approach"),
-    ("open_questions", "Open questions"),
-)
-
-
-def preanalysis_section(
-    p: Preanalysis | None,
-    *,
-    llm_model: str | None = None,
-    busy: bool = False,
-    archived: bool = False,
-) -> list[RenderableType]:
-    """The detail pane's short "Pre-analysis" section: the case's newest saved
-    pre-analysis (every string of it model text, shown literally, cut like client
-    text), or what there is instead (none configured, none yet, one being written).
-    ``p`` is offered only where it works: not on an ``archived`` project, which takes
-    no new pre-analysis (a PMO trial)."""
-    out: list[RenderableType] = []
-    if p is None:
-        out.append(_section("Pre-analysis"))
-        if busy:
-            line = f"Writing one with model {one_line(llm_model or '')}…"
-        elif archived:
-            line = "None: the project is archived and takes no new pre-analysis."
-        elif llm_model is None:
-            line = NO_MODEL_LINE
-        else:
-            line = f"None yet: p asks model {one_line(llm_model)} for one."
-        out.append(_indent(Text(line, style="dim")))
-        return out
-    title = f"Pre-analysis ({one_line(p.model, 60)} · {one_line(p.prompt_version, 40)})"
-    out.append(_section(title))
-    head = Text(f"written {when(one_line(p.created_at, 40))}", style="dim")
-    head.append(" · a language model's first look, never an input to the verdict", style="dim")
-    if busy:
-        head.append(" · writing a new one…", style="dim")
-    elif llm_model is not None and not archived:
-        head.append(" · p writes a new one", style="dim")
-    out.append(_indent(head))
-    if p.status != "ok" or p.body is None:
-        out.append(_indent(Text("It failed: ") + folded(p.error or "no reason given", limit=600)))
-        return out
-    b = p.body
-    for key, label in _PREANALYSIS_PARTS:
-        claims = getattr(b, key)
-        if not claims:
-            continue
-        out.append(_indent(Text(label, style="bold")))
-        out.append(_bullets(_claim_text(c.text, c.node) for c in claims))
-    if b.effort is not None:
-        out.append(
-            _indent(Text("Effort: ", style="bold") + _claim_text(b.effort.text, b.effort.node))
-        )
-    if not b.claims:
-        out.append(_indent(Text("(no claim rests on a node of the context)", style="dim")))
-    if b.dropped:
-        nodes = ", ".join(one_line(n, 80) for _, n in b.dropped[:5])
-        more = f" and {len(b.dropped) - 5} more" if len(b.dropped) > 5 else ""
-        out.append(
-            _indent(
-                Text(
-                    f"{len(b.dropped)} claim(s) dropped: they named nodes not in the "
-                    f"context ({nodes}{more})",
-                    style="dim",
-                )
-            )
-        )
-    return out
-
-
-def _claim_text(text: str, node: str) -> Text:
-    """One claim: its text, then the node it rests on, dim (both literal)."""
-    out = folded(text, limit=1_000)
-    out.append(f"  [{one_line(node, 120)}]", style="dim")
-    return out

@@ -174,12 +174,14 @@ def _clause_name(ref: str, clauses: Mapping[str, ScopeClause]) -> Text:
 
 def _quote_text(quote: SentenceQuote, style: str, listed: Sequence[str] = ()) -> Text:
     """``quote`` in quotation marks, styled; ``listed``: the items a lead-in ending in
-    ``:`` introduces (:func:`listed_after`), one a line after it, inside the marks."""
+    ``:`` introduces (:func:`listed_after`), one a line after it, inside the marks (an
+    item's leading spaces, two per level of a nested list, indent its ``·``)."""
     out = Text("“")
     out.append(printable(quote.text, multiline=False), style=style)
     for item in listed:
-        out.append("\n· ")
-        out.append(item, style=style)
+        text = item.lstrip(" ")
+        out.append("\n" + " " * (len(item) - len(text)) + "· ")
+        out.append(text, style=style)
     out.append("…”" if quote.clipped else "”")
     return out
 
@@ -191,7 +193,7 @@ clause)``)."""
 LISTED_ITEM_CHARS = 200
 """Characters of one listed item quoted (longer ones end in ``…``)."""
 
-_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?P<item>\S.*)$")
+_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<item>\S.*)$")
 
 
 SENTENCE_MAX_CHARS = 600
@@ -262,7 +264,10 @@ def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
     items are the markdown list lines right after the paragraph holding the quote (blank
     lines between them allowed), up to the first line that is not one; an item's wrapped
     continuation lines are joined to it. ``[]`` when the quote does not end in ``:``, is
-    clipped, or is not found word for word (by its letters) in the clause."""
+    clipped, or is not found word for word (by its letters) in the clause. A nested
+    item (indented deeper than the one before it) is an item of its own, its text
+    starting with two spaces per level (talentmap 4: "Position" and the features listed
+    under it)."""
     if clause is None or quote.clipped or not quote.text.rstrip().endswith(":"):
         return []
     want = _letters(quote.text)
@@ -274,21 +279,29 @@ def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
             break
     if start is None:
         return []
-    items: list[str] = []
+    items: list[tuple[int, str]] = []
+    indents: list[int] = []  # the indent of each list level open now
     for line in lines[start:]:
         if not line.strip():
             continue
         found = _LIST_ITEM.match(line)
         if found is not None:
-            items.append(found.group("item"))
+            indent = len(found.group("indent").expandtabs(4))
+            while indents and indent < indents[-1]:
+                indents.pop()
+            if not indents or indent > indents[-1]:
+                indents.append(indent)
+            items.append((len(indents) - 1, found.group("item")))
         elif items and line.startswith((" ", "\t")):
-            items[-1] += " " + line.strip()  # a wrapped item goes on
+            depth, text = items[-1]
+            items[-1] = (depth, text + " " + line.strip())  # a wrapped item goes on
         else:
             break
     out = []
-    for item in items[:LISTED_MAX]:
+    for depth, item in items[:LISTED_MAX]:
         text = " ".join(printable(markdown_plain(item) or item, multiline=False).split())
-        out.append(text if len(text) <= LISTED_ITEM_CHARS else text[: LISTED_ITEM_CHARS - 1] + "…")
+        text = text if len(text) <= LISTED_ITEM_CHARS else text[: LISTED_ITEM_CHARS - 1] + "…"
+        out.append("  " * min(depth, 4) + text)
     if len(items) > LISTED_MAX:
         out.append(f"+{len(items) - LISTED_MAX} more (w: the whole clause)")
     return out
@@ -309,7 +322,15 @@ def evidence_section(
     in the clause below. ``whole``: the clauses are shown whole (else long ones folded;
     the heading says which key switches). ``request``: the request's text; when the
     evidence quotes no sentence of the deciding clause, its sentence nearest the
-    request is quoted under :data:`NEAREST_LABEL` (:attr:`Evidence.nearest`)."""
+    request is quoted under :data:`NEAREST_LABEL` (:attr:`Evidence.nearest`).
+
+    A nearest sentence ending in ``:`` is a lead-in ("… the post and position data
+    will be sourced as follows:", talentmap 4 in a fresh trial) that says nothing alone:
+    it is quoted with the list under it (:func:`listed_after`: the list right after
+    its paragraph, at most :data:`LISTED_MAX` items of :data:`LISTED_ITEM_CHARS`
+    characters, the rest counted), as an exclusion's lead-in is. Not the next best
+    sentence instead: the lead-in is the one sharing most of the request's words, and
+    its list is what it says; another sentence would share fewer of them."""
     ev = evidence_of(decision, request, clauses)
     head = _section("Evidence")
     head.append(
@@ -335,7 +356,8 @@ def evidence_section(
                 line.append("\n" + ev.nearest_label() + ":", style="dim")
                 near = SentenceQuote(ev.deciding.ref, ev.nearest.text, False, "", "", False, "")
                 line.append("\n")
-                line.append_text(_quote_text(near, DECIDING_STYLE))
+                listed = listed_after(near, clauses.get(ev.deciding.ref))
+                line.append_text(_quote_text(near, DECIDING_STYLE, listed))
         rows.append(("Deciding", line))
     for q in ev.quotes:
         if ev.is_deciding(q) or q.side == "against":
