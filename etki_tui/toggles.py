@@ -4,14 +4,16 @@ NO_COLOR and a text capture lose (a PMO trial of issue 35 read the CR form's for
 appendix with NO_COLOR). These draw :data:`~etki_tui.glyphs.RADIO_ON` /
 :data:`~etki_tui.glyphs.RADIO_OFF` and :data:`~etki_tui.glyphs.TICKED` /
 :data:`~etki_tui.glyphs.UNTICKED` inside the button, as :class:`etki_tui.screens.cr_export.TickList`
-does for a list to tick."""
+does for a list to tick; :class:`MarkedOptionList` marks the highlighted option."""
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from textual.content import Content
-from textual.widgets import Checkbox, RadioButton
+from textual.strip import Strip
+from textual.widgets import Checkbox, OptionList, RadioButton
 
-from etki_tui.glyphs import RADIO_OFF, RADIO_ON, TICKED, UNTICKED
+from etki_tui.glyphs import CURSOR_MARK, RADIO_OFF, RADIO_ON, TICKED, UNTICKED
 
 
 class MarkedRadioButton(RadioButton):
@@ -30,3 +32,32 @@ class MarkedCheckbox(Checkbox):
         """Textual's box and label, the inner glyph following the value."""
         self.BUTTON_INNER = TICKED if self.value else UNTICKED
         return super().render()
+
+
+class MarkedOptionList(OptionList):
+    """An OptionList whose highlighted entry reads without colour (Hafıza's list, the
+    assign and views pickers). With NO_COLOR the highlighted entry's first line starts
+    with :data:`~etki_tui.glyphs.CURSOR_MARK`, as the queue's cursor row does: the highlight is drawn as colours, which NO_COLOR strips, and bold alone was hard to
+    find (a trial; the assign list's names are all bold: a PMO trial of issue 35). Lines are those of OptionList; the mark takes a leading blank where
+    there is one, else the line moves one cell right."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if not getattr(self.app, "no_color", False) or self.highlighted is None:
+            return strip
+        marked = self.get_component_rich_style("option-list--option-highlighted").bgcolor
+
+        def highlighted(line: Strip) -> bool:  # a mark of its own (DISPUTED) keeps its colours
+            return any(seg.style is not None and seg.style.bgcolor == marked for seg in line)
+
+        segments = list(strip)
+        if not segments or not highlighted(strip):
+            return strip
+        if y > 0 and highlighted(super().render_line(y - 1)):
+            return strip  # only the entry's first line
+        first = segments[0]
+        if first.text.startswith(" "):
+            segments[0] = Segment(CURSOR_MARK + first.text[1:], first.style, first.control)
+            return Strip(segments, strip.cell_length)
+        head = Segment(CURSOR_MARK, first.style)
+        return Strip([head, *segments], strip.cell_length + 1).crop(0, strip.cell_length)

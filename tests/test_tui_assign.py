@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.command import CommandInput, CommandPalette
 from textual.widgets import OptionList
 
@@ -17,6 +18,7 @@ from etki.domain import Request
 from etki.services import Desk
 from etki_tui.config import TuiConfig, load_config, save_view
 from etki_tui.flows.assign import AssignDone
+from etki_tui.glyphs import CURSOR_MARK
 from etki_tui.queue.filters import QueueFilter
 from etki_tui.queue.pane import QueuePane
 from etki_tui.queue.views import ViewsScreen, filter_of, view_of
@@ -30,6 +32,7 @@ from tests.test_tui_pilot import (
     press,
     queue_ids,
     settle,
+    shown,
     sync,
     until,
 )
@@ -283,3 +286,31 @@ async def test_v_saves_the_name_typed_and_keeps_the_views_written_meanwhile(
             "Jörg'ün işleri",
         }
         assert path.read_text(encoding="utf-8").startswith(HAND)
+
+
+@sync
+async def test_no_color_marks_the_highlighted_approver(
+    tui_world: TuiWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NO_COLOR strips the highlight's colours and every name is bold: a PMO trial of
+    issue 35 could not tell which approver Enter would pick. The highlighted one starts
+    with the cursor mark, and only it."""
+    _add_cases(tui_world)
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: SSO in queue_ids(app), "the new cases")
+        await press(pilot, "T")
+        picker = app.screen
+        assert isinstance(picker, AssignPicker)
+        options = picker.query_one(OptionList)
+        for index, name in ((0, "reviewer"), (1, "ayse"), (2, "jurgen")):
+            options.highlighted = index
+            await settle(pilot)
+            lines = shown(options).splitlines()
+            marked = [line for line in lines if line.lstrip().startswith(CURSOR_MARK)]
+            assert len(marked) == 1, lines
+            assert marked[0].lstrip()[1:].strip().startswith(name), lines
+            others = [line.strip() for line in lines if line.strip() and line not in marked]
+            assert len(others) == 2 and not any(CURSOR_MARK in line for line in others)

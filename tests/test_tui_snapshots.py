@@ -565,6 +565,38 @@ def test_no_color(
     _check(snap_compare, tui_world, (80, 24), steps)
 
 
+def converted(pilot: Pilot) -> None:
+    """A step: ayse converts the first demo case to CR (the X form's case)."""
+    app = pilot.app
+    assert isinstance(app, EtkiApp)
+    approval_service(app.desk.repo, app.desk.settings).rule(
+        "req-demo-0a1f3c21", "convert_to_cr", reason="Yeni bir yetenek.", reviewer="ayse"
+    )
+    app.poll_queue()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        pytest.param(["E", "type:4,5", "tab", "type:86500 TRY"], id="estimate"),
+        pytest.param([converted, "X", *["tab"] * 4], id="cr_format"),
+        pytest.param([converted, "X", *["tab"] * 6], id="cr_appendix"),
+        pytest.param([converted, "X", *["tab"] * 8], id="cr_export"),
+    ],
+)
+def test_no_color_form_focus(
+    snap_compare,
+    tui_world: TuiWorld,
+    steps: list[Step],  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """NO_COLOR in the E and X forms: the focused field or button reads without colour
+    (a heavy border, or a heavy left edge on the estimate's borderless rows), not by
+    bold alone (a PMO trial of issue 35)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    _check(snap_compare, tui_world, (80, 24), steps)
+
+
 # --- issue 34 items 2 and 3: the evidence first, folded clauses, the whole contract ------
 
 TALENTMAP_DIR = TDRS_DIR.parent / "talentmap"
@@ -685,14 +717,6 @@ def test_cr_export_form_over_a_config_warning(snap_compare, tui_world: TuiWorld)
     the engine's marked, the date and format, the file, the appendix box beside Cancel
     and Export) and no toast over it (a second PMO trial of issue 35)."""
     from etki_tui.config import TuiConfig
-
-    def converted(pilot: Pilot) -> None:
-        app = pilot.app
-        assert isinstance(app, EtkiApp)
-        approval_service(app.desk.repo, app.desk.settings).rule(
-            "req-demo-0a1f3c21", "convert_to_cr", reason="Yeni bir yetenek.", reviewer="ayse"
-        )
-        app.poll_queue()
 
     warning = "keymap: 'frobnicate' is not an action id; the key is ignored"
     _check(

@@ -33,6 +33,7 @@ from etki_tui.actions import bindings
 from etki_tui.config import VIEW_NAME_MAX, shown_value
 from etki_tui.live import part
 from etki_tui.queue.filters import AGES, BANDS, RISKS, SORTS, SURENESS, VERDICTS, QueueFilter
+from etki_tui.toggles import MarkedOptionList
 
 CHOICES: dict[str, tuple[object, ...]] = {
     "verdict": VERDICTS,
@@ -181,7 +182,7 @@ class ViewsScreen(ModalScreen[tuple[str, str] | None]):
                 options.append(Option(prompt, id=name))
             if not options:
                 options.append(Option(Text("no saved view yet", style="dim"), disabled=True))
-            yield OptionList(*options, id="views-list", markup=False)
+            yield MarkedOptionList(*options, id="views-list", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

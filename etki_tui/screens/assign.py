@@ -17,6 +17,7 @@ from etki.identity import reviewer_name
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.live import part
+from etki_tui.toggles import MarkedOptionList
 
 NOBODY = "\0nobody"
 """The option id of "Nobody" (no reviewer name holds a NUL)."""
@@ -57,7 +58,7 @@ class AssignPicker(ModalScreen[str | None]):
                 options.append(Option(prompt, id=name))
             if self.current is not None:
                 options.append(Option(Text("Nobody: end the assignment", style="italic"), NOBODY))
-            yield OptionList(*options, id="assign-list", markup=False)
+            yield MarkedOptionList(*options, id="assign-list", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -179,6 +179,8 @@ class CrExportForm(ModalScreen[CrExportInput | None]):
     #crx-error { width: 100%; color: $error; text-style: bold; height: auto; min-height: 1; }
     #crx-buttons { height: auto; }
     #crx-internal { border: none; height: 1; padding: 0; margin: 1 0 0 1; width: 1fr; }
+    #crx-internal:ansi { border-left: blank; margin-left: 0; }
+    #crx-internal:ansi:focus { border-left: heavy $border; }
     #crx-buttons Button { margin-left: 2; min-width: 10; }
     """
 
