@@ -685,14 +685,18 @@ def csv_cell(value: Cell) -> str | int | float:
     return spreadsheet_safe(text)
 
 
-def write_csv(tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True) -> None:
+def write_csv(
+    tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True, delimiter: str = ","
+) -> None:
     """Write ``tables`` as CSV (the stdlib writer, RFC 4180 quoting, CRLF rows; every
     text cell in double quotes, numbers bare, so a spreadsheet that splits on ``;`` or a
     tab never splits a cell: OWASP "CSV Injection", :func:`etki.text.spreadsheet_safe`).
     With ``sections`` each table is preceded by a marker row ``report,NAME,TITLE`` and
     followed by an empty row; without (one table picked by ``--report``) only the
-    header row and the data rows are written, ready to open in a spreadsheet."""
-    writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
+    header row and the data rows are written, ready to open in a spreadsheet.
+    ``delimiter`` ``;`` is what Excel in tr-TR and de-DE splits on (its list separator:
+    the comma is their decimal mark); the quoting and the guard are the same."""
+    writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC, delimiter=delimiter)
     for index, table in enumerate(tables):
         if sections:
             if index:

@@ -140,9 +140,11 @@ def table_bytes(
     *,
     sections: bool = True,
     created: datetime | None = None,
+    delimiter: str = ",",
 ) -> bytes:
     """``tables`` as the bytes of a file: ``fmt`` ``csv`` (UTF-8 with a BOM; with
-    ``sections`` each table after a marker row, :func:`etki.reports.write_csv`) or
+    ``sections`` each table after a marker row, ``delimiter`` between cells:
+    :func:`etki.reports.write_csv`) or
     ``xlsx`` (a sheet per table, ``created`` its creation time). Raises
     :class:`InputError` for another format."""
     if fmt == "xlsx":
@@ -155,7 +157,7 @@ def table_bytes(
         from etki.reports import write_csv
 
         text = io.StringIO(newline="")
-        write_csv(tables, text, sections=sections)
+        write_csv(tables, text, sections=sections, delimiter=delimiter)
         return _BOM + text.getvalue().encode()
     raise InputError(f"unknown format {fmt!r}: one of csv, xlsx")
 

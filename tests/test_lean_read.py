@@ -245,6 +245,11 @@ def test_queue_exports_the_listed_cases_to_csv_and_xlsx_with_formulas_guarded(tm
     assert table[0][:3] == ["case_id", "project_id", "request_id"]
     assert [r[0] for r in table[1:]] == [r["case_id"] for r in expected]
     assert table[-1][3] == '\'=HYPERLINK("http://x","İş ß")'
+    # ; for Excel in tr-TR and de-DE (a PMO trial of issue 35), the same cells
+    done = run_etki(["queue", "--output", "q2.csv", "--delimiter", ";"], env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    raw = (tmp_path / "q2.csv").read_bytes()
+    assert list(csv.reader(io.StringIO(raw[3:].decode(), newline=""), delimiter=";")) == table
     done = run_etki(
         ["queue", "--all", "--format", "xlsx", "--output", "q.out"], env=env, cwd=tmp_path
     )

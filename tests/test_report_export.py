@@ -139,6 +139,38 @@ def test_report_written_as_xlsx_and_csv_with_formulas_guarded(tmp_path: Path) ->
     assert ["Şule", "2", "0", "1", "1", "0"] in rows and not any("İlker" in r for r in rows)
 
 
+def test_csv_separated_by_semicolons_for_turkish_and_german_excel(tmp_path: Path) -> None:
+    """A PMO trial of issue 35: Excel in tr-TR and de-DE splits CSV on ``;`` and showed
+    each comma-separated row in one column. ``--delimiter ';'`` writes what it splits,
+    read back by the csv module; the formula guard still holds (a name that starts with
+    ``;=`` cannot become a formula cell)."""
+    hostile = ";=1+1"
+    _cli_store(tmp_path, hostile=hostile)
+    csv_file = tmp_path / "report.csv"
+    args = ["report", "--project", "demo", "--report", "rulings_by_reviewer"]
+    done = run_etki(
+        [*args, "--output", str(csv_file), "--delimiter", ";"], env=_env(tmp_path), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    raw = csv_file.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    text = raw[3:].decode()
+    assert text.splitlines()[0] == (
+        '"reviewer";"rulings";"in_scope";"change_request";"reject";"overrides"'
+    )
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=";"))
+    assert ["Şule", "2", "0", "1", "1", "0"] in rows
+    assert [r[:2] for r in rows if r[0].endswith(hostile)] == [["'" + hostile, "1"]]
+    # the default stays the comma; a word spares the shell's quotes
+    done = run_etki(
+        [*args, "--format", "csv", "--delimiter", "semicolon"], env=_env(tmp_path), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith('"reviewer";"rulings"')
+    done = run_etki([*args, "--format", "csv"], env=_env(tmp_path), cwd=tmp_path)
+    assert done.stdout.splitlines()[0].startswith('"reviewer","rulings"')
+
+
 def test_json_says_its_selection(tmp_path: Path) -> None:
     _cli_store(tmp_path)
     done = run_etki(
@@ -168,6 +200,7 @@ def test_json_says_its_selection(tmp_path: Path) -> None:
         (("--since", "2026-11-30", "--until", "2026-11-01"), "is after --until"),
         (("--format", "xlsx"), "--format xlsx writes a file"),
         (("--output", "report.pdf"), "end the file name with .csv, .xlsx, .json, .txt"),
+        (("--format", "json", "--delimiter", ";"), "--delimiter ; is for CSV"),
     ],
 )
 def test_bad_options_are_refused_before_the_store_opens(tmp_path: Path, args, message) -> None:  # noqa: ANN001

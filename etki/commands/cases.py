@@ -50,7 +50,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from etki.commands.queuefile import pick_options
+from etki.commands.queuefile import delimiter_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 from etki.text import printable
@@ -701,6 +701,7 @@ def register(sub: Any) -> None:
     queue.add_argument(
         "--output", metavar="FILE", help="write the listed cases to FILE (-: stdout)"
     )
+    delimiter_option(queue)
     pick_options(queue)
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")

@@ -1,4 +1,4 @@
-"""``etki queue [--output FILE] [--format csv|xlsx]`` (issue 35 item 3): the listed cases
+"""``etki queue [--output FILE] [--format csv|xlsx] [--delimiter ,|;]`` (issue 35 item 3): the listed cases
 (the filtered queue, the rows ``--json`` prints) written to a spreadsheet file, with the
 CSV writer and the formula guard of ``etki report`` and the desk
 (:mod:`etki.tablefile`); ``--format csv`` without ``--output`` (or with ``--output -``)
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "QUEUE_FORMATS",
+    "csv_delimiter",
+    "delimiter_option",
     "overdue_only",
     "pick_options",
     "queue_file",
@@ -29,6 +31,33 @@ __all__ = [
 
 QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 """The file formats of ``etki queue --output FILE`` (issue 35 item 3), by suffix."""
+
+
+DELIMITERS = {",": ",", ";": ";", "comma": ",", "semicolon": ";"}
+"""What ``--delimiter`` takes: ``,`` (the default) or ``;`` (``comma``/``semicolon``
+spare the shell's quotes)."""
+
+
+def delimiter_option(parser: Any) -> None:
+    """Add ``--delimiter`` to ``etki report`` and ``etki queue`` (a PMO trial of issue 35:
+    Excel in tr-TR and de-DE splits CSV on ``;``, so a comma-separated file opened there
+    has each row in one column)."""
+    parser.add_argument(
+        "--delimiter",
+        choices=tuple(DELIMITERS),
+        help="the CSV cell separator: , (default) or ; (Excel in Turkish or German); "
+        "quote ; in the shell, or write semicolon",
+    )
+
+
+def csv_delimiter(args: argparse.Namespace, fmt: str | None) -> str:
+    """The CSV separator ``--delimiter`` asks for (``,`` when not given). Raises
+    :class:`InputError` when it is given for a format other than CSV."""
+    if args.delimiter is None:
+        return ","
+    if fmt != "csv":
+        raise InputError(f"--delimiter {args.delimiter} is for CSV: add --format csv")
+    return DELIMITERS[args.delimiter]
 
 
 def queue_format(args: argparse.Namespace) -> str | None:
@@ -66,12 +95,13 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
     from etki.tablefile import queue_table, table_bytes, write_export
 
     title = "cases" if args.all else "cases waiting for a ruling"
+    delimiter = csv_delimiter(args, fmt)
     if args.output in (None, "-"):
         from etki.reports import write_csv
 
-        write_csv([queue_table(rows, title)], sys.stdout, sections=False)
+        write_csv([queue_table(rows, title)], sys.stdout, sections=False, delimiter=delimiter)
         return
-    data = table_bytes([queue_table(rows, title)], fmt, sections=False)
+    data = table_bytes([queue_table(rows, title)], fmt, sections=False, delimiter=delimiter)
     write_export(args.output, data, "report")
     echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)
 

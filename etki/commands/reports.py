@@ -2,13 +2,15 @@
 
     etki report [--project ID] [--format text|csv|json|xlsx] [--report NAME]
                 [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--reviewer NAME] [--output FILE]
+                [--delimiter ,|;]
 
 The figures are :meth:`etki.services.Desk.report`'s, the very value the TUI draws, laid
 out as tables by :func:`etki.reports.report_tables` (names in
 :data:`etki.reports.REPORT_NAMES`). CSV (README, "Reports"): every report as a section
 that starts with a marker row ``report,NAME,TITLE``, then its header row and data rows,
 an empty row between sections; ``--report NAME`` prints that one table alone (header and
-rows, no marker), ready to open in a spreadsheet. .xlsx (:mod:`etki.xlsx`): a sheet per
+rows, no marker), ready to open in a spreadsheet; ``--delimiter ';'`` separates cells with
+``;`` for Excel in tr-TR and de-DE. .xlsx (:mod:`etki.xlsx`): a sheet per
 report. Text cells are guarded against spreadsheet formulas in both
 (:func:`etki.reports.csv_cell`). ``--since/--until/--reviewer`` count only the cases of
 :class:`etki.reports.CaseSelection`. ``--output FILE`` writes the file the way the wiki
@@ -23,6 +25,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from etki.commands.queuefile import csv_delimiter, delimiter_option
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 
@@ -52,6 +55,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     from etki.reports import CaseSelection
 
     fmt = _format(args)
+    delimiter = csv_delimiter(args, fmt)
     selection = CaseSelection(
         since=CaseSelection.day(args.since, "--since") if args.since else None,
         until=CaseSelection.day(args.until, "--until") if args.until else None,
@@ -83,9 +87,10 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
         if to_file:  # UTF-8 with a BOM: Excel in tr-TR and de-DE then reads ş, ı, ü right
             from etki.tablefile import table_bytes
 
-            _write(args.output, table_bytes(tables, "csv", sections=args.report is None))
+            sections = args.report is None
+            _write(args.output, table_bytes(tables, "csv", sections=sections, delimiter=delimiter))
         else:
-            write_csv(tables, sys.stdout, sections=args.report is None)
+            write_csv(tables, sys.stdout, sections=args.report is None, delimiter=delimiter)
     else:
         lines = text_lines(tables)
         if report.selection:
@@ -177,4 +182,5 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="write the report to FILE (its suffix gives the format); - or none: stdout",
     )
+    delimiter_option(report)
     report.set_defaults(handler=_report)
