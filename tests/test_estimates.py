@@ -89,17 +89,38 @@ _PLAIN = "write it without a thousands separator, with a decimal point or comma"
         ("2", "r", "0", "EUR", "'price' is 0: must be positive"),
         ("2", "r", "-100", "EUR", "'price' is -100: must be positive"),
         ("2", "r", "abc", "EUR", "'price' is 'abc': not a number"),
-        # Turkish and German thousands: the plain way to write it, never a guess
-        ("2", "r", "12.500,50", "TRY", f"'price' is '12.500,50': {_PLAIN}: 12500.50"),
-        ("2", "r", "12,500.50", "USD", f"'price' is '12,500.50': {_PLAIN}: 12500.50"),
-        ("2", "r", "1.250.000", "EUR", f"'price' is '1.250.000': {_PLAIN}: 1250000"),
+        # read two ways (12500 in Turkish and German, 12.5 in English), or English
+        # grouping: the plain way to write it and the Turkish/German one, never a guess
+        ("2", "r", "12,500.50", "USD", f"'price' is '12,500.50': {_PLAIN}: 12500.50; or "),
         ("2", "r", "12.500", "EUR", f"'price' is '12.500': {_PLAIN}: 12500 "),  # or 12.5?
+        ("2", "r", "1.500", "EUR", f"'price' is '1.500': {_PLAIN}: 1500 .* e.g. 12.500,00"),
+        ("2", "r", "1,500", "EUR", f"'price' is '1,500': {_PLAIN}: 1500 .* e.g. 12.500,00"),
+        ("2", "r", "86 500,00 EUR TRY", None, "'price' is '86 500,00 EUR TRY': write the"),
         ("2", "r", "12500 EUR", "TRY", "'price' is '12500 EUR'"),
     ],
 )
 def test_parse_estimate_refuses_naming_the_field(days, reason, price, currency, field) -> None:
-    with pytest.raises(InputError, match="estimate: field " + field.replace(".", r"\.")):
+    pattern = field.replace(".", r"\.").replace(r"\.*", ".*")
+    with pytest.raises(InputError, match="estimate: field " + pattern):
         parse_estimate(days, reason, price, currency)
+
+
+@pytest.mark.parametrize(
+    ("price", "currency", "amount"),
+    [
+        ("86.500,00 TRY", None, "86500"),  # as a PMO trial of issue 35 typed it
+        ("86 500,00 TRY", None, "86500"),
+        ("86\u00a0500,50", "TRY", "86500.5"),  # a no-break space, as a spreadsheet copies it
+        ("12.500,5", "EUR", "12500.5"),
+        ("1.250.000", "EUR", "1250000"),  # two groups: no decimal point reads so
+        ("1.250.000,75 EUR", None, "1250000.75"),
+        ("86 500", "TRY", "86500"),  # a space is never a decimal mark
+        ("1.500,00", "EUR", "1500"),
+    ],
+)
+def test_parse_estimate_reads_turkish_and_german_amounts(price, currency, amount) -> None:
+    got = parse_estimate("2", "r", price, currency)
+    assert (got.price, got.currency) == (amount, currency or price.split()[-1])
 
 
 @pytest.mark.parametrize("code", ["EUR", "TRY", "USD", "CHF", "GBP", "JPY", "chf"])
@@ -296,6 +317,26 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
         "reviewer",
     )
     assert doc["history"][-1]["kind"] == "estimate"
+    # a price as Turkish and German write it (a PMO trial of issue 35), dots or spaces
+    for typed, shown_price in (
+        (["--price", "86.500,00 TRY"], "86,500.00 TRY"),
+        (["--price", "86 500,50", "--currency", "try"], "86,500.50 TRY"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "etki.cli", "estimate", cid, "--days", "4,5"]
+            + [*typed, "--reason", "İki geliştirici"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(f"{cid}: estimate 4.5 days, {shown_price} by reviewer")
+    doc = json.loads(run_etki(("show", cid, "--json"), env=env, cwd=tmp_path).stdout)
+    est = doc["case"]["reviewer_estimate"]
+    assert (est["days"], est["price"], est["currency"]) == (4.5, "86500.5", "TRY")
 
     def refused(*args: str) -> str:
         got = run_etki(("estimate", *args), env=env, cwd=tmp_path)
@@ -309,7 +350,10 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
     assert "'price' is 0: must be positive" in refused(cid, *price, "0", "--currency", "EUR")
     assert "'price' is -5: must be positive" in refused(cid, *price, "-5", "--currency", "EUR")
     assert "'currency' is 'XYZ'" in refused(cid, *price, "100", "--currency", "XYZ")
-    assert "12500.50" in refused(cid, *price, "12.500,50", "--currency", "TRY")
+    assert "12500.50" in refused(cid, *price, "12,500.50", "--currency", "USD")
+    ambiguous = refused(cid, *price, "1.500", "--currency", "TRY")
+    assert "1500 (1.5 if a decimal was meant)" in ambiguous and "e.g. 12.500,00" in ambiguous
+    assert "1500 (1.5 if a decimal was meant)" in refused(cid, *price, "1,500 EUR")
     assert "field 'days' is 'ten'" in refused(cid, "--days", "ten", "--reason", "r")
     assert "--reason" in refused(cid, "--days", "2")  # argparse: required
     assert "req-demo-nope" in refused("req-demo-nope", "--days", "2", "--reason", "r")

@@ -11,10 +11,12 @@ a decimal number above 0 and at most :data:`PRICE_MAX` with at most two decimals
 with the ISO 4217 code of a currency in use (:func:`is_iso4217`: ``--price 12500
 --currency EUR``; a currency without a price is refused); a reason required (at most
 :data:`ESTIMATE_REASON_MAX_CHARS` characters). A negative or zero figure is refused as
-"must be positive"; a figure written with a thousands separator (``12.500,50`` as
-Turkish and German write it, ``12,500.50``) is refused with the way to write it
-(``12500.50``): ``12.500`` alone is 12500 there and 12.5 in English, so it is never
-guessed.
+"must be positive". A price may be written as Turkish and German write it
+(:func:`_tr_de_amount`): thousands grouped by ``.`` or a space, decimals after a comma
+(``86.500,00``, ``86 500,00``, ``1.250.000``, ``86 500``) — a PMO trial of issue 35 typed
+``86.500,00 TRY``. Only unambiguous figures are read: ``1.500`` and ``1,500`` (1500 in
+Turkish and German, 1.5 in English) and English grouping (``12,500.50``) are refused
+with the way to write them (``1500``, ``1.500,00`` or ``1500.00``), never guessed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ ESTIMATE_REASON_MAX_CHARS = 2000
 """The longest reason an estimate may carry."""
 
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
+_TR_DE = re.compile(r"[0-9]{1,3}([. \u00a0\u202f])[0-9]{3}(?:\1[0-9]{3})*(?:,([0-9]{1,2}))?")
+"""Thousands grouped by one kind of ``.`` or space, optional decimals after a comma
+(:func:`_tr_de_amount`)."""
 _GROUPED = re.compile(r"[0-9]{1,3}(?:([.,\u00a0\u202f' ])[0-9]{3})+(?:[.,][0-9]+)?")
 """A figure with thousands separators (``12.500,50``, ``12,500.50``, ``1.250.000``,
 ``12 500``): refused with :func:`_plain_hint`, never guessed."""
@@ -83,6 +88,23 @@ def _plain_hint(raw: str) -> str:
     return whole
 
 
+def _tr_de_amount(text: str) -> str | None:
+    """``text`` written as Turkish and German write an amount, as a plain figure
+    (``86.500,00`` -> ``86500.00``, ``86 500,00`` -> ``86500.00``, ``1.250.000`` ->
+    ``1250000``, ``86 500`` -> ``86500``), or None when it is not that form or may be
+    read two ways. The rule: groups of three digits after the first one to three, all
+    split by the same ``.`` or space (a no-break or narrow no-break space too), then
+    optionally ``,`` and one or two decimals. One ``.`` group with no decimals
+    (``1.500``) is ambiguous (12.5 in English) and gives None, as does anything with a
+    ``,`` group (``1,500``, ``12,500.50``): English grouping is never read."""
+    found = _TR_DE.fullmatch(text)
+    if found is None:
+        return None
+    if found.group(1) == "." and found.group(2) is None and text.count(".") == 1:
+        return None
+    return re.sub(r"[^0-9,]", "", text).replace(",", ".")
+
+
 def _decimal(field: str, raw: str, *, amount: bool = False) -> Decimal:
     """``raw`` (stripped; a decimal comma read as a point) as a positive
     :class:`Decimal` with at most two decimals; :class:`InputError` naming ``field``
@@ -90,6 +112,9 @@ def _decimal(field: str, raw: str, *, amount: bool = False) -> Decimal:
     price) given with thousands separators the plain way to write it, "not a number"
     for anything else."""
     text = raw.strip()
+    plain = _tr_de_amount(text) if amount else None
+    if plain is not None:
+        text = plain
     if text[:1] in ("-", "\u2212") and _DECIMAL.fullmatch(text[1:].replace(",", ".")):
         raise InputError(f"estimate: field '{field}' is {text}: must be positive (above 0)")
     grouped = ("," in text and "." in text) or (
@@ -98,7 +123,8 @@ def _decimal(field: str, raw: str, *, amount: bool = False) -> Decimal:
     if amount and grouped:
         raise InputError(
             f"estimate: field '{field}' is {raw!r}: write it without a thousands "
-            f"separator, with a decimal point or comma: {_plain_hint(text)}"
+            f"separator, with a decimal point or comma: {_plain_hint(text)}; or as Turkish "
+            "and German write it, with its decimals after a comma, e.g. 12.500,00"
         )
     text = text.replace(",", ".")
     if not _DECIMAL.fullmatch(text):
@@ -271,13 +297,16 @@ def parse_estimate(
     amount: str | None = None
     code = currency.strip().upper() if currency is not None and currency.strip() else None
     if price is not None and price.strip():
-        raw, *rest = price.split()
+        words = price.split()  # the amount may hold spaces (86 500,00): the code is last
+        rest = words[-1:] if len(words) > 1 and words[-1].isalpha() else []
+        raw = " ".join(words[: len(words) - len(rest)])
+        two_codes = len(words) > 1 and any(c.isalpha() for c in raw)
+        if two_codes or (rest and code is not None and rest[0].upper() != code):
+            raise InputError(
+                f"estimate: field 'price' is {price!r}: write the amount and at most one "
+                "currency code, e.g. '12500 EUR'"
+            )
         if rest:
-            if len(rest) > 1 or (code is not None and rest[0].upper() != code):
-                raise InputError(
-                    f"estimate: field 'price' is {price!r}: write the amount and at most one "
-                    "currency code, e.g. '12500 EUR'"
-                )
             code = rest[0].upper()
         figure = _decimal("price", raw, amount=True)
         if figure > PRICE_MAX:
