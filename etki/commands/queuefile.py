@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from etki.config import CSV_DELIMITERS
 from etki.console import echo
 from etki.errors import InputError
 
@@ -33,31 +34,27 @@ QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 """The file formats of ``etki queue --output FILE`` (issue 35 item 3), by suffix."""
 
 
-DELIMITERS = {",": ",", ";": ";", "comma": ",", "semicolon": ";"}
-"""What ``--delimiter`` takes: ``,`` (the default) or ``;`` (``comma``/``semicolon``
-spare the shell's quotes)."""
-
-
 def delimiter_option(parser: Any) -> None:
     """Add ``--delimiter`` to ``etki report`` and ``etki queue`` (a PMO trial of issue 35:
     Excel in tr-TR and de-DE splits CSV on ``;``, so a comma-separated file opened there
     has each row in one column)."""
     parser.add_argument(
         "--delimiter",
-        choices=tuple(DELIMITERS),
-        help="the CSV cell separator: , (default) or ; (Excel in Turkish or German); "
-        "quote ; in the shell, or write semicolon",
+        choices=tuple(CSV_DELIMITERS),
+        help="the CSV cell separator: , or ; (Excel in Turkish or German; quote ; in the "
+        "shell, or write semicolon); default: ETKI_CSV_DELIMITER, else ,",
     )
 
 
-def csv_delimiter(args: argparse.Namespace, fmt: str | None) -> str:
-    """The CSV separator ``--delimiter`` asks for (``,`` when not given). Raises
-    :class:`InputError` when it is given for a format other than CSV."""
+def csv_delimiter(args: argparse.Namespace, fmt: str | None, default: str = ",") -> str:
+    """The CSV separator ``--delimiter`` asks for (``default``, the setting
+    ``ETKI_CSV_DELIMITER``, when not given). Raises :class:`InputError` when it is given
+    for a format other than CSV."""
     if args.delimiter is None:
-        return ","
+        return default
     if fmt != "csv":
         raise InputError(f"--delimiter {args.delimiter} is for CSV: add --format csv")
-    return DELIMITERS[args.delimiter]
+    return CSV_DELIMITERS[args.delimiter]
 
 
 def queue_format(args: argparse.Namespace) -> str | None:
@@ -85,7 +82,7 @@ def queue_format(args: argparse.Namespace) -> str | None:
     return output_format(args.output, fmt, QUEUE_FORMATS, None)
 
 
-def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
+def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str, default: str = ",") -> None:
     """The listed cases (``rows``: the ``--json`` rows) written to ``args.output`` as
     CSV (UTF-8 with a BOM, as ``etki report``) or an xlsx workbook: one table, every
     text cell guarded against formulas (:func:`etki.tablefile.queue_table`,
@@ -95,7 +92,7 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str) -> None:
     from etki.tablefile import queue_table, table_bytes, write_export
 
     title = "cases" if args.all else "cases waiting for a ruling"
-    delimiter = csv_delimiter(args, fmt)
+    delimiter = csv_delimiter(args, fmt, default)
     if args.output in (None, "-"):
         from etki.reports import write_csv
 

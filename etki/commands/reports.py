@@ -55,7 +55,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     from etki.reports import CaseSelection
 
     fmt = _format(args)
-    delimiter = csv_delimiter(args, fmt)
+    delimiter = csv_delimiter(args, fmt, settings.csv_delimiter)
     selection = CaseSelection(
         since=CaseSelection.day(args.since, "--since") if args.since else None,
         until=CaseSelection.day(args.until, "--until") if args.until else None,

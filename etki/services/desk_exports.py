@@ -68,7 +68,8 @@ class DeskExports:
         if report is None:
             report = self.report(project_id, now=now)
         as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
-        data = table_bytes(report_tables(report), fmt, created=as_of)
+        delimiter = self.settings.csv_delimiter  # ETKI_CSV_DELIMITER: ; for tr-TR/de-DE Excel
+        data = table_bytes(report_tables(report), fmt, created=as_of, delimiter=delimiter)
         return write_export(path, data, "report")
 
     def export_queue(
@@ -98,5 +99,7 @@ class DeskExports:
             given = assignments.get(case_id)
             row["assigned_to"] = given.after if given else None
             rows.append(row)
-        data = table_bytes([queue_table(rows, title)], fmt, sections=False)
+        data = table_bytes(
+            [queue_table(rows, title)], fmt, sections=False, delimiter=self.settings.csv_delimiter
+        )
         return write_export(path, data, "queue"), len(rows)
