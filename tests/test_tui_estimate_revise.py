@@ -96,3 +96,28 @@ async def test_e_without_an_estimate_states_the_engines_range_and_starts_empty(
         await press(pilot, "escape")
         await until(pilot, lambda: not isinstance(app.screen, EstimateForm), "closed")
         assert _estimates(tui_world, case_id) == 0
+
+
+@sync
+async def test_e_takes_a_price_as_turkish_and_german_write_it(tui_world: TuiWorld) -> None:
+    """A PMO trial of issue 35 typed ``86.500,00 TRY`` and was refused; ``1.500`` reads
+    two ways and is refused on the form with the way to write it."""
+    async with settled_app(tui_world, (80, 24)) as (app, pilot):
+        case_id = current(app)
+        assert case_id is not None
+        await press(pilot, "E")
+        form = app.screen
+        assert isinstance(form, EstimateForm)
+        await fill(pilot, "#estimate-days", "4,5")
+        await fill(pilot, "#estimate-price", "1.500 TRY")
+        await fill(pilot, "#estimate-reason", REASON)
+        await press(pilot, "enter")
+        error = str(form.query_one("#estimate-error").render())
+        assert "1500 (1.5 if a decimal was meant)" in error and "e.g. 12.500,00" in error
+        assert app.focused is form.query_one("#estimate-price", Input)
+        await fill(pilot, "#estimate-price", "86.500,00 TRY")
+        await press(pilot, "tab", "enter")  # to the reason, then save
+        await until(pilot, lambda: _estimates(tui_world, case_id) == 1, "the estimate stored")
+        est = tui_world.repo.case(case_id).estimate
+        assert est is not None
+        assert (est.days, est.price, est.currency) == ("4.5", "86500", "TRY")
