@@ -508,6 +508,41 @@ def test_escape_records_nothing_and_a_read_only_desk_refuses(tui_world) -> None:
     asyncio.run(run())
 
 
+def test_escape_with_a_reason_typed_asks_before_discarding(tui_world) -> None:  # noqa: ANN001
+    """Issue 34: R threw a typed reason away on Esc; like the new-request form it asks."""
+    import asyncio
+
+    from textual.widgets import Input
+
+    from etki_tui.screens.new_request import DiscardTyped
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from tests.test_tui_pilot import fill, make_app, press, settle
+
+    async def run() -> None:
+        app = make_app(tui_world)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await _on_disputed_card(pilot, TUI_REF)
+            await press(pilot, "R")
+            form = app.screen
+            assert isinstance(form, ResolveDisputeForm)
+            await fill(pilot, "#resolve-reason", "Abschnitt 4.8 deckt Auswertungen ab")
+            await press(pilot, "escape")
+            assert isinstance(app.screen, DiscardTyped)
+            await press(pilot, "escape")  # keep editing: the reason is still there
+            assert app.screen is form
+            assert form.query_one("#resolve-reason", Input).value == (
+                "Abschnitt 4.8 deckt Auswertungen ab"
+            )
+            await press(pilot, "escape")
+            assert isinstance(app.screen, DiscardTyped)
+            await press(pilot, "d")
+            assert not isinstance(app.screen, (ResolveDisputeForm, DiscardTyped))
+        assert tui_world.repo.clause_resolutions("demo") == []
+
+    asyncio.run(run())
+
+
 def test_a_resolution_recorded_meanwhile_is_a_conflict(world: World) -> None:
     from etki.errors import ResolutionConflictError
 

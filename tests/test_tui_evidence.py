@@ -13,6 +13,7 @@ from urllib.parse import unquote
 import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
+from textual.widgets import OptionList
 
 from etki.domain import ScopeClause
 from etki.services import Desk
@@ -212,6 +213,24 @@ async def test_l_on_tdrs_lands_on_a_nested_clause(tdrs_desk: Desk) -> None:
         assert screen.landed == want
         assert all(c.contract_id == clauses[want].contract_id for c in screen.clauses)
         await until(pilot, lambda: _on_screen(screen, want), "the clause on screen")
+        # issue 34: "Go to which clause?" opens at the clause shown, and fits 80x24 (the
+        # last clauses, 9.6.4 and 9.6.5, were below the frame and End highlighted one)
+        await press(pilot, "l")
+        await until(pilot, lambda: isinstance(app.screen, LinksScreen), "the clause list")
+        picker = app.screen
+        assert isinstance(picker, LinksScreen)
+        options = picker.query_one("#links-list", OptionList)
+        refs = [c.ref for c in screen.clauses]
+        assert options.highlighted == refs.index(want)
+        dialog = picker.query_one("#links-dialog")
+        assert options.region.bottom <= dialog.region.bottom - 1  # inside its frame
+        assert dialog.region.bottom <= 24 - 1  # above the footer
+        await press(pilot, "end")
+        assert options.highlighted == len(refs) - 1
+        await until(pilot, lambda: options.scroll_y == options.max_scroll_y > 0, "scrolled")
+        assert refs[-1].endswith("9.6.5") and "9.6.5" in shown(options)
+        await press(pilot, "escape")
+        await until(pilot, lambda: app.screen is screen, "the contract again")
         await press(pilot, "escape")  # back in the case reader, still full-screen
         await until(pilot, lambda: not isinstance(app.screen, ContractScreen), "back")
         assert app.screen.maximized is detail

@@ -136,7 +136,13 @@ class ContractScreen(ModalScreen[None]):
                 self.call_after_refresh(self.go_to, ref)
 
         self.app.push_screen(
-            LinksScreen(links, title="Go to which clause?", details=[r for _, r in links]), chosen
+            LinksScreen(
+                links,
+                title="Go to which clause?",
+                details=[r for _, r in links],
+                current=self.ref,
+            ),
+            chosen,
         )
 
     def action_close(self) -> None:

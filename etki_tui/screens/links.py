@@ -21,7 +21,8 @@ class LinksScreen(ModalScreen[str | None]):
     """Pick a link; dismisses with its target (a wiki-relative path, or a case id for
     the queue's similar rulings), or None. ``links`` are (label, target) pairs;
     ``details``, when given, is the dim second line of each option (default: the
-    target)."""
+    target); ``current``, when given, is the target highlighted first (the clause shown,
+    issue 34: the clause list opened at the top)."""
 
     BINDINGS = bindings("help.close", "help")
 
@@ -31,11 +32,13 @@ class LinksScreen(ModalScreen[str | None]):
         *,
         title: str = "Links on this page",
         details: Sequence[str] | None = None,
+        current: str | None = None,
     ) -> None:
         super().__init__()
         self.links = list(links)
         self.details = list(details) if details is not None else [t for _, t in self.links]
         self.title_text = title
+        self.current = current
 
     def compose(self) -> ComposeResult:
         """One option per link: its text, then where it goes."""
@@ -51,12 +54,14 @@ class LinksScreen(ModalScreen[str | None]):
         yield Footer()  # this list's keys, not the desk's underneath (a list of A)
 
     def on_mount(self) -> None:
-        """The first link is highlighted: Enter follows it (none when the desk closes
-        while the list is built)."""
+        """The current link (else the first) is highlighted, scrolled into the frame:
+        Enter follows it (none when the desk closes while the list is built)."""
         links = part(self, OptionList)
         if links is None:
             return
-        links.highlighted = 0
+        targets = [t for _, t in self.links]
+        links.highlighted = targets.index(self.current) if self.current in targets else 0
+        self.call_after_refresh(links.scroll_to_highlight)
         links.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -2,7 +2,9 @@
 item 6): the PMO chooses the ruling the clause calls for (IN_SCOPE, CR or REJECT) and
 writes why ("clause 4.8 covers breakdowns by district"). Save records it as ``etki
 dispute resolve`` does (the app runs :meth:`etki.services.Desk.resolve_dispute` in a
-worker); Escape or Cancel closes the form and nothing is recorded. A verdict and a
+worker); Escape or Cancel closes the form and nothing is recorded; with a reason typed
+they ask first (:class:`etki_tui.screens.new_request.DiscardTyped`, as the new-request
+and import forms do: issue 34, a typed reason went without a word). A verdict and a
 reason are required: the form says so and stays open. The clause ref, its title and
 the resolution in force are client text, shown literally (``markup=False``)."""
 
@@ -22,6 +24,7 @@ from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
+from etki_tui.screens.new_request import DiscardTyped
 from etki_tui.toggles import MarkedRadioButton
 
 CHOICES: tuple[tuple[str, str], ...] = (
@@ -106,12 +109,23 @@ class ResolveDisputeForm(ModalScreen[DisputeResolution | None]):
             self.set_focus(choice)
 
     def action_cancel(self) -> None:
-        """Close the form; nothing is recorded."""
-        self.dismiss(None)
+        """Close the form; nothing is recorded. With a reason typed, ask first."""
+        box = part(self, "#resolve-reason", Input)
+        if box is None or not box.value.strip():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            else:
+                self.set_focus(box)
+
+        self.app.push_screen(DiscardTyped("the resolution"), answered)
 
     @on(Button.Pressed, "#resolve-cancel")
     def _cancel(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()
 
     def chosen(self) -> str | None:
         """The verdict chosen, None before one is."""
