@@ -46,6 +46,7 @@ def _etki(args: list[str], url: str, cwd: Path) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.skipif(not TDRS_DIR.is_dir(), reason="../shared/realdata/tdrs is absent")
 def test_assigning_on_tdrs_as_shipped_names_the_field_and_the_command(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/etki.db"
     repo = CaseFileRepository(url, clock=frozen_clock)

@@ -195,7 +195,10 @@ def test_the_deadline_covers_429_waits() -> None:
         with pytest.raises(EndpointError) as err:
             post_json(s.url + "/x", {}, timeout=1.0)  # real sleeps: 0.3 s each
         took = time.monotonic() - start
-    assert err.value.status == 429 and took < 1.5 and len(s.requests) == 4
+    # the waits count against the deadline: at most 1 + 1.0 // 0.3 = 4 attempts and it
+    # retried at least once; exactly 4 only when each round trip is quick (a clean-clone
+    # CI run with both cores busy made 3)
+    assert err.value.status == 429 and took < 1.5 and 2 <= len(s.requests) <= 4
 
 
 def test_unreachable_and_wrong_urls_are_connect_errors() -> None:
