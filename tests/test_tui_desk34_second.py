@@ -91,7 +91,9 @@ async def test_the_verdict_line_fits_the_side_pane(talentmap_desk: Desk) -> None
         lines = body(app)
         at = next(i for i, x in enumerate(lines) if x.startswith("Verdict"))
         assert "IN_SCOPE" in lines[at] and "0.71" in lines[at], lines[at : at + 2]
-        assert not lines[at + 1].strip(), lines[at : at + 2]  # then the evidence
+        # then the next field, not a wrapped tail of this one (the compressed header of
+        # f6d8507 puts the Evidence heading straight under it)
+        assert lines[at + 1].startswith("Evidence"), lines[at : at + 2]
         await press(pilot, "enter")
         await until(pilot, lambda: app.screen.maximized is detail, "the read")
         await until(
