@@ -193,12 +193,14 @@ def test_the_deadline_covers_429_waits() -> None:
     with serve(scripted(Reply(429, {}, headers={"Retry-After": "0.3"}))) as s:
         start = time.monotonic()
         with pytest.raises(EndpointError) as err:
-            post_json(s.url + "/x", {}, timeout=1.0)  # real sleeps: 0.3 s each
+            post_json(s.url + "/x", {}, timeout=3.0)  # real sleeps: 0.3 s each
         took = time.monotonic() - start
-    # the waits count against the deadline: at most 1 + 1.0 // 0.3 = 4 attempts and it
-    # retried at least once; exactly 4 only when each round trip is quick (a clean-clone
-    # CI run with both cores busy made 3)
-    assert err.value.status == 429 and took < 1.5 and 2 <= len(s.requests) <= 4
+    # the waits count against the deadline: at most 1 + 3.0 // 0.3 = 11 attempts, it
+    # retried, and it gave up near the deadline. The last error is the 429, or a timeout
+    # when the machine is so busy that a round trip outlived what was left of the deadline
+    # (a 1 s deadline with both cores loaded did; a wait for time, so the deadline is 3 s).
+    assert err.value.status == 429 or err.value.kind == "timeout", err.value
+    assert 2 <= len(s.requests) <= 11 and took < 3.0 + 1.0, (len(s.requests), took)
 
 
 def test_unreachable_and_wrong_urls_are_connect_errors() -> None:
