@@ -66,7 +66,13 @@ from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_array
 
-__all__ = ["CONTEXT_WEIGHT", "LexicalScorer", "context_clauses", "node_tokens", "stopwords_of"]
+__all__ = [
+    "CONTEXT_WEIGHT",
+    "LexicalScorer",
+    "context_clauses",
+    "node_tokens",
+    "stopwords_of",
+]
 
 CONTEXT_WEIGHT = DRAFT_WEIGHT
 """Factor on the score of a clause whose role is ``context`` (module docstring): the
@@ -125,6 +131,8 @@ class LexicalScorer:
         ]
         self.index = BM25Index(docs)
         background = context_clauses(graph)
+        self.background: frozenset[str] = background
+        """Node ids of the clauses that count :data:`CONTEXT_WEIGHT` (:func:`context_clauses`)."""
         self.weight = np.array(
             [CONTEXT_WEIGHT if nid in background else 1.0 for nid in self.ids], dtype=float
         )
