@@ -1,7 +1,8 @@
 """Clause recall of ``wiki_search``'s ranking (the MCP tool's BM25F over wiki pages and
 contract clause sections, :meth:`etki.mcp.memory.ProjectMemory.wiki_ranker`) for a
 labelled query file, with background clause sections at full weight and at the served
-``CONTEXT_WEIGHT`` (docs/EVAL.md, "Background clauses count half in wiki_search too").
+``CONTEXT_WEIGHT`` (docs/EVAL.md, "Background counts half in ``wiki_search`` too, and
+evaluation-of-offers sections are background").
 
 ``etki eval retrieval`` scores the graph port's methods, not ``wiki_search``; this probe
 scores the wiki's top ``k`` the same way (:func:`etki.retrieval.evaluate.score_ranking`:
