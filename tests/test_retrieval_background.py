@@ -123,3 +123,45 @@ def test_wiki_search_weighs_a_background_section_as_the_graph_does(tmp_path, mon
     assert f"{page}#sow%231" in hits[1:]
     # alone matching, background is still found first
     assert ranker.rank("Where are the spreadsheets kept?", 5)[0].id == f"{page}#sow%231"
+
+
+@pytest.mark.slow
+def test_the_served_wiki_search_puts_the_answer_before_the_background(tmp_path, monkeypatch):
+    """The same through ``etki mcp`` spawned over stdio and the official ``mcp`` client."""
+    import asyncio
+    import os
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    root = tmp_path / "halls"
+    (root / "contracts").mkdir(parents=True)
+    (root / "etki.yaml").write_text("id: halls\nname: Halls\n", encoding="utf-8")
+    (root / "contracts" / "sow.md").write_text(CONTRACT, encoding="utf-8")
+    env = {
+        "ETKI_DB_URL": f"sqlite:///{tmp_path / 'halls.db'}",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert run(["init", str(root)]) == 0
+    repo_root = Path(__file__).resolve().parents[1]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "etki.cli", "mcp", "--project", "halls"],
+        env={**env, "PYTHONPATH": str(repo_root), "PATH": os.environ.get("PATH", "")},
+        cwd=str(repo_root),
+    )
+
+    async def main() -> list[str]:
+        async with Client(params) as client:
+            found = await client.call_tool(
+                "wiki_search", {"query": "Who hosts the booking portal?", "limit": 5}
+            )
+            return [h["path"] for h in found.structured_content["hits"]]
+
+    paths = asyncio.run(asyncio.wait_for(main(), 120.0))
+    page = "entities/contracts/sow.md"
+    assert paths[0] == f"{page}#sow%232.2"
+    assert paths.index(f"{page}#sow%231") > 0
