@@ -95,3 +95,73 @@ def test_the_answering_clause_comes_before_the_background(port):
 def test_a_background_clause_that_alone_matches_is_still_found(port):
     ids = port.find_k_nodes("Where are the spreadsheets kept?", k=5).ids
     assert ids[0] == "clause:sow#1"
+
+
+def test_wiki_search_weighs_a_background_section_as_the_graph_does(tmp_path, monkeypatch):
+    """issue 33: ``wiki_search`` ranks each clause section of a contract page on its own;
+    a background section counts CONTEXT_WEIGHT there too (the graph scorer's set, one
+    rule), so the answering section comes first; other pages keep their score."""
+    from etki.mcp.memory import ProjectMemory
+
+    root = tmp_path / "halls"
+    (root / "contracts").mkdir(parents=True)
+    (root / "etki.yaml").write_text("id: halls\nname: Halls\n", encoding="utf-8")
+    (root / "contracts" / "sow.md").write_text(CONTRACT, encoding="utf-8")
+    monkeypatch.setenv("ETKI_DB_URL", f"sqlite:///{tmp_path / 'halls.db'}")
+    monkeypatch.setenv("ETKI_WIKI_DIR", str(tmp_path / "wiki-{project}"))
+    assert run(["init", str(root)]) == 0
+    memory = ProjectMemory(Settings.from_env(), "halls")
+    found = memory.wiki_ranker()
+    assert found is not None
+    ranker = found[0]
+    page = "entities/contracts/sow.md"
+    weight = dict(zip(ranker.ids, ranker.weight.tolist(), strict=True))
+    assert weight[f"{page}#sow%231"] == CONTEXT_WEIGHT
+    assert {w for i, w in weight.items() if i != f"{page}#sow%231"} == {1.0}
+    hits = [d.id for d in ranker.rank("Who hosts the booking portal?", 5)]
+    assert hits[0] == f"{page}#sow%232.2"
+    assert f"{page}#sow%231" in hits[1:]
+    # alone matching, background is still found first
+    assert ranker.rank("Where are the spreadsheets kept?", 5)[0].id == f"{page}#sow%231"
+
+
+@pytest.mark.slow
+def test_the_served_wiki_search_puts_the_answer_before_the_background(tmp_path, monkeypatch):
+    """The same through ``etki mcp`` spawned over stdio and the official ``mcp`` client."""
+    import asyncio
+    import os
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    root = tmp_path / "halls"
+    (root / "contracts").mkdir(parents=True)
+    (root / "etki.yaml").write_text("id: halls\nname: Halls\n", encoding="utf-8")
+    (root / "contracts" / "sow.md").write_text(CONTRACT, encoding="utf-8")
+    env = {
+        "ETKI_DB_URL": f"sqlite:///{tmp_path / 'halls.db'}",
+        "ETKI_WIKI_DIR": str(tmp_path / "wiki-{project}"),
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert run(["init", str(root)]) == 0
+    repo_root = Path(__file__).resolve().parents[1]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "etki.cli", "mcp", "--project", "halls"],
+        env={**env, "PYTHONPATH": str(repo_root), "PATH": os.environ.get("PATH", "")},
+        cwd=str(repo_root),
+    )
+
+    async def main() -> list[str]:
+        async with Client(params) as client:
+            found = await client.call_tool(
+                "wiki_search", {"query": "Who hosts the booking portal?", "limit": 5}
+            )
+            return [h["path"] for h in found.structured_content["hits"]]
+
+    paths = asyncio.run(asyncio.wait_for(main(), 120.0))
+    page = "entities/contracts/sow.md"
+    assert paths[0] == f"{page}#sow%232.2"
+    assert paths.index(f"{page}#sow%231") > 0

@@ -13,10 +13,12 @@ import re
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from etki.config import Settings
 from etki.domain import CaseRecord
 from etki.errors import InputError
+from etki.retrieval.lexical import CONTEXT_WEIGHT
 from etki.retrieval.wikirank import RelevanceRanker, page_fields
 from etki.wiki.sections import page_sections
 
@@ -65,7 +67,7 @@ class ProjectMemory:
         self._port: Any = None
         self._ruled: list[CaseRecord] = []
         self._decisions: RelevanceRanker | None = None
-        self._wiki_key: tuple[tuple[str, int, int], ...] | None = None
+        self._wiki_key: tuple[tuple[tuple[str, int, int], ...], frozenset[str]] | None = None
         self._wiki: RelevanceRanker | None = None
         self._wiki_titles: dict[str, str] = {}
 
@@ -119,17 +121,27 @@ class ProjectMemory:
         id ``path#anchor``, whose title field is the clause heading (``ref — title``,
         weighted as a page title is): the same BM25F scheme, so a question answered by a
         clause no ruling cites finds that clause instead of one long page ranked on its
-        first :data:`MAX_WIKI_PAGE_CHARS` characters."""
+        first :data:`MAX_WIKI_PAGE_CHARS` characters.
+
+        A clause section of a clause the graph ranking counts as background
+        (:attr:`etki.retrieval.lexical.LexicalScorer.background`: the one rule, read from
+        the port's scorer) scores :data:`~etki.retrieval.lexical.CONTEXT_WEIGHT` times its
+        BM25F score here too."""
         root = self.wiki_root()
         if root is None or not root.is_dir():
             return None
+        background = self.port().scorer.background  # before the lock: port() takes it
         files = sorted(p for p in root.rglob("*.md") if p.is_file())
-        key = tuple(
-            (p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files
+        key = (
+            tuple(
+                (p.relative_to(root).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
+                for p in files
+            ),
+            background,
         )
         with self._lock:
             if self._wiki is None or key != self._wiki_key:
-                docs, titles = [], {}
+                docs, titles, weights = [], {}, {}
                 for p in files:
                     rel = p.relative_to(root).as_posix()
                     text = p.read_text(encoding="utf-8", errors="replace")
@@ -145,7 +157,9 @@ class ProjectMemory:
                         field = f"# {sec.title}\n{body}"[:MAX_WIKI_PAGE_CHARS]
                         docs.append((f"{rel}#{sec.anchor}", page_fields(field)))
                         titles[f"{rel}#{sec.anchor}"] = sec.title
-                self._wiki = RelevanceRanker(docs, self.languages)
+                        if f"clause:{unquote(sec.anchor)}" in background:
+                            weights[f"{rel}#{sec.anchor}"] = CONTEXT_WEIGHT
+                self._wiki = RelevanceRanker(docs, self.languages, weights)
                 self._wiki_titles = titles
                 self._wiki_key = key
             return self._wiki, dict(self._wiki_titles)

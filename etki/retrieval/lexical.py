@@ -43,8 +43,12 @@ that matches as well wins, while a draft that is the only match is still found")
 as it is; the factor was not chosen on any query set. Reason: a reviewer asks what the
 contract makes someone do; a long background section shares the question's words
 (system, data, users) without answering it, and crowded the clause that does out of the
-top 5 (issue 33). ``admin`` clauses (people, money, evaluation) are not weighted: they
-bind, and reviewers ask about them (period of performance, clearances, travel).
+top 5 (issue 33). ``admin`` clauses (people, money) are not weighted: they bind, and
+reviewers ask about them (period of performance, clearances, travel); but an ``admin``
+clause of instructions to offerors or the evaluation of offers (a solicitation's Sections
+L and M: how the buyer chooses, binding no work after award;
+:data:`etki.triage.offers.OFFERS_TITLE`, general procurement vocabulary) counts as
+background (:func:`etki.triage.contract.background_clauses`).
 
 Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
 ``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
@@ -59,14 +63,20 @@ import numpy as np
 
 from etki.knowledge.index import Node
 from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
-from etki.triage.contract import clause_roles, plain_text
+from etki.triage.contract import background_clauses, plain_text
 from etki.triage.engine import DRAFT_WEIGHT
 from etki.triage.graph import read_graph
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_array
 
-__all__ = ["CONTEXT_WEIGHT", "LexicalScorer", "context_clauses", "node_tokens", "stopwords_of"]
+__all__ = [
+    "CONTEXT_WEIGHT",
+    "LexicalScorer",
+    "context_clauses",
+    "node_tokens",
+    "stopwords_of",
+]
 
 CONTEXT_WEIGHT = DRAFT_WEIGHT
 """Factor on the score of a clause whose role is ``context`` (module docstring): the
@@ -74,13 +84,15 @@ engine's factor for text that does not bind (0.5), not tuned here."""
 
 
 def context_clauses(graph: RetrievalGraph) -> frozenset[str]:
-    """Node ids of the clauses of ``graph`` whose role is ``context``
-    (:func:`etki.triage.contract.clause_roles` over the index's clauses)."""
+    """Node ids of the clauses of ``graph`` read as background
+    (:func:`etki.triage.contract.background_clauses` over the index's clauses: role
+    ``context``, or an ``admin`` clause of instructions to offerors or the evaluation of
+    offers)."""
     clauses = read_graph(graph.index).clauses
     return frozenset(
         f"clause:{c.ref}"
-        for c, role in zip(clauses, clause_roles(clauses), strict=True)
-        if role == "context"
+        for c, background in zip(clauses, background_clauses(clauses), strict=True)
+        if background
     )
 
 
@@ -125,6 +137,8 @@ class LexicalScorer:
         ]
         self.index = BM25Index(docs)
         background = context_clauses(graph)
+        self.background: frozenset[str] = background
+        """Node ids of the clauses that count :data:`CONTEXT_WEIGHT` (:func:`context_clauses`)."""
         self.weight = np.array(
             [CONTEXT_WEIGHT if nid in background else 1.0 for nid in self.ids], dtype=float
         )

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -281,9 +281,17 @@ class RelevanceRanker:
     """BM25 over ``docs`` ((id, text) pairs) by content words (see the module docstring).
 
     ``languages``: the project's languages (each document is read in its guessed one; a
-    question in every one of them, the terms pooled). Deterministic: ties by id."""
+    question in every one of them, the terms pooled). ``weights``: document id -> factor
+    on its BM25 score (absent ids 1.0; e.g. a background clause section at
+    :data:`etki.retrieval.lexical.CONTEXT_WEIGHT`, chosen by the caller). Deterministic:
+    ties by id."""
 
-    def __init__(self, docs: Sequence[tuple[str, str]], languages: Sequence[str] = ("en",)):
+    def __init__(
+        self,
+        docs: Sequence[tuple[str, str]],
+        languages: Sequence[str] = ("en",),
+        weights: Mapping[str, float] | None = None,
+    ):
         self.languages = tuple(x for x in languages if x in LANGUAGES) or ("en",)
         self.stop = frozenset().union(*(general_stopwords(x) for x in self.languages))
         """Stopwords of every project language: a question read in each of them must not
@@ -297,6 +305,8 @@ class RelevanceRanker:
             tokenised.append(toks)
             self.terms_of.append(frozenset(toks))
         self.index = BM25Index(tokenised)
+        factor = weights or {}
+        self.weight = np.array([factor.get(i, 1.0) for i in self.ids], dtype=float)
         self.acronyms = acronyms(text for _, text in docs)
         self._names = {name: short for short, name in self.acronyms.items()}
 
@@ -322,7 +332,7 @@ class RelevanceRanker:
         terms = self.terms(question)
         if not terms or not self.ids:
             return []
-        scores = self.index.array(terms)
+        scores = self.index.array(terms) * self.weight
         picked = top_array(scores, self.ids, k)
         where = {d: i for i, d in enumerate(self.ids)}
         out = []
@@ -336,5 +346,5 @@ class RelevanceRanker:
         terms = self.terms(question)
         if not terms or not self.ids:
             return {}
-        arr = self.index.array(terms)
+        arr = self.index.array(terms) * self.weight
         return {self.ids[i]: float(arr[i]) for i in np.flatnonzero(arr > 0).tolist()}

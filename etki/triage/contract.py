@@ -47,6 +47,7 @@ from etki.domain import ScopeClause, whole_sentences
 from etki.knowledge.contracts import heading_category
 from etki.triage import cues
 from etki.triage.normalise import cue_words
+from etki.triage.offers import OFFERS_TITLE
 
 CLAUSE_ROLES: tuple[str, ...] = ("scope", "admin", "context")
 SENTENCE_ROLES: tuple[str, ...] = (
@@ -184,15 +185,14 @@ def _title_role(title: str) -> str | None:
     return None
 
 
-def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
-    """Role of each clause (same order), see the module docstring."""
+def _parents(clauses: Sequence[ScopeClause]) -> list[int | None]:
+    """Index of each clause's parent in ``clauses`` (see the module docstring: the
+    ``parent`` ref, else the nearest clause whose number is a prefix, else the first
+    clause of the same top-level section when it comes earlier), or None."""
     by_ref = {c.ref: i for i, c in enumerate(clauses)}
     by_number: dict[tuple[str, str], int] = {}
     for i, c in enumerate(clauses):
         by_number.setdefault((c.contract_id, _number_key(c.number)), i)
-    own = [_title_role(c.title) for c in clauses]
-    memo: dict[int, str] = {}
-
     first_of_top: dict[tuple[str, str], int] = {}
     for i, c in enumerate(clauses):
         key = _number_key(c.number)
@@ -213,18 +213,55 @@ def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
         j = first_of_top.get((c.contract_id, _number_key(c.number).split(".")[0]))
         return j if j is not None and j < i else None
 
+    return [parent_of(i) for i in range(len(clauses))]
+
+
+def clause_roles(clauses: Sequence[ScopeClause]) -> list[str]:
+    """Role of each clause (same order), see the module docstring."""
+    parents = _parents(clauses)
+    own = [_title_role(c.title) for c in clauses]
+    memo: dict[int, str] = {}
+
     def role(i: int, depth: int = 0) -> str:
         if i in memo:
             return memo[i]
         r = "context" if clauses[i].kind == "context" else own[i]
         if r is None:
-            p = parent_of(i) if depth < 16 else None
+            p = parents[i] if depth < 16 else None
             # a title page above every section passes nothing on: it is context by kind
             r = role(p, depth + 1) if p is not None and clauses[p].kind != "context" else "scope"
         memo[i] = r
         return r
 
     return [role(i) for i in range(len(clauses))]
+
+
+def background_clauses(clauses: Sequence[ScopeClause]) -> list[bool]:
+    """Whether each clause (same order) is background to the contractor's work, for
+    ranking (issue 33: such a clause counts half in retrieval,
+    :data:`etki.retrieval.lexical.CONTEXT_WEIGHT`): its role (:func:`clause_roles`) is
+    ``context``, or its title or an ancestor's names instructions to offerors or the
+    evaluation of offers (:data:`etki.triage.offers.OFFERS_TITLE`: how the buyer chooses
+    among offers binds no work after award) and its own title has no scope wording
+    (:data:`etki.triage.cues.SCOPE_TITLE`, which is never background). The engine's
+    roles are not changed by this reading (such a clause stays ``admin``, or ``scope``
+    when no administration word names it)."""
+    roles = clause_roles(clauses)
+    parents = _parents(clauses)
+    memo: dict[int, bool] = {}
+
+    def offers(i: int, depth: int = 0) -> bool:
+        if i not in memo:
+            p = parents[i] if depth < 16 else None
+            memo[i] = bool(OFFERS_TITLE.find(cue_words(clauses[i].title))) or (
+                p is not None and offers(p, depth + 1)
+            )
+        return memo[i]
+
+    return [
+        r == "context" or (offers(i) and not cues.SCOPE_TITLE.find(cue_words(clauses[i].title)))
+        for i, r in enumerate(roles)
+    ]
 
 
 def _is_client_duty(ws: Sequence[str]) -> bool:
