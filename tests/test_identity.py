@@ -1,4 +1,5 @@
-"""Identity under attack (issue 11, item 9), with real ``etki`` processes on real stores.
+"""Identity under attack (issue 11, item 9), with real ``etki`` processes on real stores
+(a set-up step, and a call whose audit pid is not read, runs in the test's process).
 
 * The audit keeps the asserted ``ETKI_REVIEWER`` and, beside it, the OS user, host, pid
   and program of the process that wrote the row, also when ``$USER``/``$LOGNAME`` lie.
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -26,11 +28,12 @@ import pytest
 
 from etki.domain import Reviewer
 from etki.store import CaseFileRepository
+from tests.cli_support import run_etki
 from tests.pg import fresh_schema
 
 pytestmark = (
     pytest.mark.slow
-)  # a real process per call: the audit records its pid (pytest -m "not slow" leaves it out)
+)  # real processes: the audit records their pids (pytest -m "not slow" leaves it out)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_project"
@@ -38,6 +41,7 @@ APPROVERS = ("Ayşe Yılmaz", "Jürgen Weiß", "Çağrı Öztürk")  # sample_pr
 USER_VARS = ("LOGNAME", "USER", "LNAME", "USERNAME")  # what getpass.getuser() reads first
 
 
+@functools.cache
 def _real_os_user() -> str:
     """``getpass.getuser()`` as a process with no user variable in its environment gets
     it: the password-database name of the real uid (what the audit must record)."""
@@ -83,8 +87,12 @@ def _run(
     *args: str,
     reviewer: str | None = "reviewer",
     extra_env: dict[str, str] | None = None,
+    process: bool = True,
 ) -> tuple[subprocess.CompletedProcess, int]:
-    """Run ``python -m etki.cli ARGS`` and return its result and its pid."""
+    """Run ``python -m etki.cli ARGS`` and return its result and its pid; with
+    ``process=False``, run it in this process (:func:`tests.cli_support.run_etki`, pid
+    0): for a set-up step or a call whose audit row's pid the test does not read (a
+    process start costs about a second of CPU, ``etki init`` three)."""
     env = {
         **os.environ,
         "ETKI_DB_URL": store.url,
@@ -94,6 +102,8 @@ def _run(
     env.pop("ETKI_REVIEWER", None)
     if reviewer is not None:
         env["ETKI_REVIEWER"] = reviewer
+    if not process:
+        return run_etki(args, env=env, cwd=tmp), 0
     proc = subprocess.Popen(
         [sys.executable, "-m", "etki.cli", *args],
         stdout=subprocess.PIPE,
@@ -115,7 +125,7 @@ def _first_case(store: _Store) -> str:
 
 
 def test_a_refusal_names_no_approver_and_every_audit_row_says_who_ran_it(store, tmp_path):
-    init, _ = _run(store, tmp_path, "init", str(SAMPLE), "--no-context")
+    init, _ = _run(store, tmp_path, "init", str(SAMPLE), "--no-context", process=False)
     assert init.returncode == 0, init.stderr
     case_id = _first_case(store)
     os_user, host = _real_os_user(), socket.gethostname()
@@ -191,7 +201,11 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
     assert repo._project_row("demo").loaded_at == loaded_at  # nothing was stored
     repo.dispose()
     mallory, _ = _run(
-        store, tmp_path, "rule", case_id, "approve", "--reason", "x", reviewer="Mallory"
+        store,
+        tmp_path,
+        *("rule", case_id, "approve", "--reason", "x"),
+        reviewer="Mallory",
+        process=False,
     )
     assert mallory.returncode == 2 and "not an approver" in mallory.stderr
 
@@ -241,14 +255,18 @@ def test_a_copied_folder_cannot_add_an_approver_without_update_reviewers(store, 
 
     # now, and only now, Mallory is an approver
     ruled, _ = _run(
-        store, tmp_path, "rule", case_id, "approve", "--reason", "x", reviewer="Mallory"
+        store,
+        tmp_path,
+        *("rule", case_id, "approve", "--reason", "x"),
+        reviewer="Mallory",
+        process=False,
     )
     assert ruled.returncode == 0, ruled.stderr
 
 
 def test_an_nfd_reviewer_name_rules_as_its_nfc_twin(tmp_path):
     store = _Store("sqlite", tmp_path)
-    init, _ = _run(store, tmp_path, "init", str(SAMPLE), "--no-context")
+    init, _ = _run(store, tmp_path, "init", str(SAMPLE), "--no-context", process=False)
     assert init.returncode == 0, init.stderr
     repo = store.repo()
     cases = [c.case_id for c in repo.cases("demo", status="pending")[:3]]
@@ -280,7 +298,7 @@ def test_an_nfd_reviewer_name_rules_as_its_nfc_twin(tmp_path):
     )
     assert unicodedata.normalize("NFD", "Çağrı Öztürk") in yaml_text
     (other / "etki.yaml").write_text(yaml_text, encoding="utf-8")
-    init, _ = _run(store, tmp_path, "init", str(other), "--no-context")
+    init, _ = _run(store, tmp_path, "init", str(other), "--no-context", process=False)
     assert init.returncode == 0, init.stderr
     repo = store.repo()
     assert Reviewer("Çağrı Öztürk", "approver") in repo.project_config("nfd").reviewers
@@ -296,7 +314,8 @@ def test_reordering_reviewers_or_respelling_them_in_nfd_is_no_change(tmp_path):
     store = _Store("sqlite", tmp_path)
     folder = tmp_path / "engagement"
     shutil.copytree(SAMPLE, folder)
-    assert _run(store, tmp_path, "init", str(folder), "--no-context")[0].returncode == 0
+    first, _ = _run(store, tmp_path, "init", str(folder), "--no-context", process=False)
+    assert first.returncode == 0, first.stderr
     yaml_text = (folder / "etki.yaml").read_text(encoding="utf-8")
     ayse = (
         "  - name: Ayşe Yılmaz        # PMO lead, Kentpark Municipality IT Directorate\n"
@@ -308,7 +327,7 @@ def test_reordering_reviewers_or_respelling_them_in_nfd_is_no_change(tmp_path):
     )
     moved = moved.replace("  - name: reviewer ", ayse + "  - name: reviewer ")
     (folder / "etki.yaml").write_text(moved, encoding="utf-8")
-    again, _ = _run(store, tmp_path, "init", str(folder), "--no-context")
+    again, _ = _run(store, tmp_path, "init", str(folder), "--no-context", process=False)
     assert again.returncode == 0, again.stderr
     assert "reviewers:" not in again.stdout
     repo = store.repo()
