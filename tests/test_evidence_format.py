@@ -13,6 +13,7 @@ from etki.domain.evidence import (
     deciding_ref,
     risk_wording,
     risk_wording_text,
+    with_listed,
 )
 
 
@@ -150,10 +151,11 @@ def test_the_deciding_sentence_is_read_from_the_reasoning_of_the_golden_decision
             continue
         if quote is None:
             continue
-        text, clipped = quote
+        text, clipped, listed = quote
         found += 1
         assert text and "”" not in text and not text.endswith("…"), path.name
-        assert f"{deciding.ref}: “{text}{'…' if clipped else ''}”" in data["reasoning"]
+        written = with_listed(text + ("…" if clipped else ""), listed)
+        assert f"{deciding.ref}: “{written}”" in data["reasoning"]
     assert found >= 15
     assert reasoning_quote("closest to MSA#4.8.1: “x”", "MSA#4.8") is None
-    assert reasoning_quote("(MSA#4.8: “Größe İş…”)", "MSA#4.8") == ("Größe İş", True)
+    assert reasoning_quote("(MSA#4.8: “Größe İş…”)", "MSA#4.8") == ("Größe İş", True, ())

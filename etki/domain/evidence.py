@@ -28,15 +28,26 @@ together, so a change of wording cannot break a reader silently:
   (:func:`whole_sentences`, :data:`SENTENCE_END`: ``.``, ``!``, ``?`` and paragraph
   ends, never ``;`` or ``:``), up to :data:`QUOTE_CHARS` characters
   (:func:`quoted_sentence`), so ``etki show``, the decision page and the desk quote
-  the same sentence.
+  the same sentence;
+* the **listed items** of a lead-in: a quoted sentence ending in ``:`` (``… the
+  following deliverables:``) is followed in the quote by the list under it in its
+  clause (:func:`lead_in_list`: at most :data:`LISTED_MAX` items, the rest counted),
+  each after :data:`LIST_MARK` (:func:`with_listed`); :func:`split_listed` reads them
+  back (the desk shows them one a line). One rule for every quote: the deciding
+  sentence, an exclusion's lead-in, and the desk's nearest sentence and older
+  decisions' quotes (engine 3.2.2).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Sequence, Set
 from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from etki.mdtext.plain import markdown_plain
 
 __all__ = [
     "DECIDING",
@@ -46,6 +57,10 @@ __all__ = [
     "RISK_WORDING",
     "DecidingClause",
     "EvidenceStep",
+    "LISTED_ITEM_CHARS",
+    "LISTED_MAX",
+    "LISTED_MORE",
+    "LIST_MARK",
     "QUOTE_CHARS",
     "SENTENCE_END",
     "SentenceQuote",
@@ -54,12 +69,15 @@ __all__ = [
     "deciding_in_json",
     "deciding_ref",
     "deciding_ref_among",
+    "lead_in_list",
     "quoted_sentence",
     "quoted_sentences",
     "reasoning_quote",
     "risk_wording",
     "risk_wording_text",
+    "split_listed",
     "whole_sentences",
+    "with_listed",
 ]
 
 
@@ -195,8 +213,8 @@ Never after ``;`` or ``:``: the engine scores the parts of a sentence between
 semicolons on their own (:func:`etki.triage.contract.split_units`), but a part quoted
 alone reads as a fragment (a trial of issue 34 item 2: tdrs 2.2 was quoted from "and
 allowing the state, territory, and tribal users …", the words after a semicolon), and a
-lead-in ending in ``:`` goes on in the list under it (the desk adds that list,
-:func:`etki_tui.queue.evidence.listed_after`)."""
+lead-in ending in ``:`` goes on in the list under it (quoted after it,
+:func:`lead_in_list`)."""
 
 
 def whole_sentences(block: str) -> list[str]:
@@ -217,17 +235,133 @@ ordinary long sentence, and the words that matched were in its last 100. Longer 
 this, the part that was scored is quoted instead (:func:`quoted_sentence`)."""
 
 
-def quoted_sentence(part: str, whole: str, clip: Callable[[str, int], str]) -> str:
+def quoted_sentence(
+    part: str, whole: str, clip: Callable[[str, int], str], markdown: str = ""
+) -> str:
     """The text the evidence quotes for a scored sentence ``part`` (a sentence or, when
     the sentence has semicolons, the part of it between them) whose whole sentence
     (:func:`whole_sentences`) is ``whole``: ``whole`` when it holds at most
     :data:`QUOTE_CHARS` characters, else ``part`` (a 700-character sentence quoted whole
     buries the part that matched); cut to :data:`QUOTE_CHARS` by ``clip`` (the engine's
     :func:`etki.triage.explain.clip`: whitespace runs single, ``…`` at the cut) either
-    way. ``whole`` empty: ``part``."""
+    way. ``whole`` empty: ``part``. ``markdown``: the text of the sentence's clause;
+    when the quoted sentence is a lead-in ending in ``:`` and not cut, the list under
+    it there follows it (:func:`lead_in_list`, :func:`with_listed`; engine 3.2.2)."""
     whole = " ".join(whole.split())
     chosen = whole if whole and len(whole) <= QUOTE_CHARS else part
-    return clip(chosen, QUOTE_CHARS)
+    quoted = clip(chosen, QUOTE_CHARS)
+    return with_listed(quoted, lead_in_list(quoted, markdown)) if markdown else quoted
+
+
+LISTED_MAX = 8
+"""Items of a lead-in's list quoted after it; more are counted (:data:`LISTED_MORE`)."""
+
+LISTED_ITEM_CHARS = 200
+"""Characters of one listed item quoted (a longer one is cut, its last one ``…``)."""
+
+LISTED_MORE = "+{n} more"
+"""The last listed item when the list has more than :data:`LISTED_MAX` (``n``: how many
+more)."""
+
+LIST_MARK = " · "
+"""Opens each listed item in a quote's text: ``lead-in: · item · · nested item · +3
+more`` (a nested item's ``· `` repeated once per level below the first). An item's own
+`` · `` is written `` - `` and its ``”`` as ``"`` (the quote's end), so
+:func:`split_listed` reads the items back as written."""
+
+_LIST_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<item>\S.*)$")
+
+
+def _letters(text: str) -> str:
+    """The letters and digits of ``text`` (NFC), in order: a quoted sentence and the
+    markdown line it comes from differ in escapes, emphasis, links and white space, never
+    in these."""
+    return "".join(c for c in unicodedata.normalize("NFC", text) if c.isalnum())
+
+
+@lru_cache(maxsize=256)
+def lead_in_list(sentence: str, markdown: str) -> tuple[str, ...]:
+    """The list a lead-in ``sentence`` introduces in its clause's ``markdown`` (``The
+    Contractor will not be responsible to perform the following:`` — the excluded things
+    are the list under it; talentmap 9's deciding ``… a mix of the following
+    deliverables:`` likewise), each item as plain one-line text
+    (:func:`etki.mdtext.plain.markdown_plain`, whitespace runs single), two leading spaces
+    per nesting level, cut to :data:`LISTED_ITEM_CHARS`; at most :data:`LISTED_MAX`,
+    then :data:`LISTED_MORE`. The items are the markdown list lines after the line that
+    ends the sentence in its paragraph (matched by letters and digits, so a hard-wrapped
+    lead-in is found too), blank lines between them
+    allowed, up to the first line that is neither an item nor an item's indented
+    continuation (joined to it). A nested item (indented deeper than the one before it)
+    is an item of its own. ``()`` when ``sentence`` does not end in ``:``, ends in
+    ``…`` (cut), is not found, or no list follows. Letters are never changed
+    (``İ``/``ı``, ``ß``). Cached: a clause's text is scanned once per sentence."""
+    if not sentence.rstrip().endswith(":"):
+        return ()
+    want = _letters(sentence)
+    lines = markdown.splitlines()
+    start, para = None, ""
+    for i, line in enumerate(lines):  # the paragraph so far: a hard-wrapped lead-in too
+        para = para + _letters(markdown_plain(line)) if line.strip() else ""
+        if want and want in para:
+            start = i + 1
+            break
+    if start is None:
+        return ()
+    items: list[tuple[int, str]] = []
+    indents: list[int] = []  # the indent of each list level open now
+    for line in lines[start:]:
+        if not line.strip():
+            continue
+        found = _LIST_LINE.match(line)
+        if found is not None:
+            indent = len(found.group("indent").expandtabs(4))
+            while indents and indent < indents[-1]:
+                indents.pop()
+            if not indents or indent > indents[-1]:
+                indents.append(indent)
+            items.append((len(indents) - 1, found.group("item")))
+        elif items and line.startswith((" ", "\t")):
+            depth, text = items[-1]
+            items[-1] = (depth, text + " " + line.strip())  # a wrapped item goes on
+        else:
+            break
+    out = []
+    for depth, item in items[:LISTED_MAX]:
+        text = " ".join((markdown_plain(item) or item).split())
+        text = text if len(text) <= LISTED_ITEM_CHARS else text[: LISTED_ITEM_CHARS - 1] + "…"
+        out.append("  " * min(depth, 4) + text)
+    if len(items) > LISTED_MAX:
+        out.append(LISTED_MORE.format(n=len(items) - LISTED_MAX))
+    return tuple(out)
+
+
+def with_listed(sentence: str, listed: Sequence[str]) -> str:
+    """The quote text of a lead-in ``sentence`` followed by its ``listed`` items
+    (:func:`lead_in_list`), each after :data:`LIST_MARK`, a nested one's two leading
+    spaces per level written ``· ``; ``sentence`` itself when ``listed`` is empty."""
+    out = [sentence]
+    for item in listed:
+        text = item.lstrip(" ")
+        text = text.replace(LIST_MARK, " - ").replace(QUOTE_CLOSE, '"').lstrip("· ")
+        out.append(LIST_MARK + "· " * ((len(item) - len(item.lstrip(" "))) // 2) + text)
+    return "".join(out)
+
+
+def split_listed(text: str) -> tuple[str, tuple[str, ...]]:
+    """(sentence, items) of a quote's ``text`` written by :func:`with_listed`: the
+    sentence up to the first ``:`` followed by :data:`LIST_MARK`, and the items after
+    it, a nested one with two leading spaces per level (as :func:`lead_in_list` gives
+    them); ``(text, ())`` when it has no list."""
+    at = text.find(":" + LIST_MARK)
+    if at < 0:
+        return text, ()
+    items = []
+    for part in text[at + 1 + len(LIST_MARK) :].split(LIST_MARK):
+        depth = 0
+        while part.startswith("· "):
+            part, depth = part[2:], depth + 1
+        items.append("  " * depth + part)
+    return text[: at + 1], tuple(items)
 
 
 QUOTE_OPEN = "“"
@@ -262,7 +396,9 @@ class SentenceQuote:
     cut it, the ``…`` removed); ``side``: ``obligation``, ``against`` (an exclusion or
     another party's duty) or ``route`` (to a change request or later work); ``step``:
     the evidence step (``sureness`` or ``exclusion_check``); ``weighed``: an exclusion
-    of the clause the verdict rests on; ``lead``: the step's words before it."""
+    of the clause the verdict rests on; ``lead``: the step's words before it;
+    ``listed``: the items of the list a lead-in ending in ``:`` introduces, as
+    :func:`split_listed` reads them (``()`` for other sentences and older decisions)."""
 
     ref: str
     text: str
@@ -271,6 +407,7 @@ class SentenceQuote:
     step: str
     weighed: bool
     lead: str
+    listed: tuple[str, ...] = ()
 
 
 def quoted_sentences(evidence: Iterable[EvidenceStep]) -> tuple[SentenceQuote, ...]:
@@ -288,7 +425,7 @@ def quoted_sentences(evidence: Iterable[EvidenceStep]) -> tuple[SentenceQuote, .
             lead = step.detail[start : match.start()]
             lead = re.split(r"; |\): ", lead)[-1].strip()
             start = match.end()
-            text = match.group("text")
+            text, listed = split_listed(match.group("text"))
             clipped = text.endswith(CLIP_MARK)
             text = text[: -len(CLIP_MARK)].rstrip() if clipped else text
             key = (match.group("ref"), text)
@@ -305,7 +442,14 @@ def quoted_sentences(evidence: Iterable[EvidenceStep]) -> tuple[SentenceQuote, .
             )
             out.append(
                 SentenceQuote(
-                    match.group("ref"), text, clipped, side, step.step, WEIGHED_LEAD in low, lead
+                    match.group("ref"),
+                    text,
+                    clipped,
+                    side,
+                    step.step,
+                    WEIGHED_LEAD in low,
+                    lead,
+                    listed,
                 )
             )
     return tuple(out)
@@ -343,12 +487,13 @@ def deciding_step(
     return None
 
 
-def reasoning_quote(reasoning: str, ref: str) -> tuple[str, bool] | None:
-    """(sentence, clipped) of the first sentence of clause ``ref`` that a decision's
-    ``reasoning`` quotes, written ``REF: “sentence”`` (the best sentence of the group the
-    deciding rule rests on, :class:`etki.triage.explain.Grounds`; cut like the steps'
-    quotes, ``clipped`` with the ``…`` removed); None when it quotes none of ``ref``
-    (a defect, a new capability: the reasoning names the clause only)."""
+def reasoning_quote(reasoning: str, ref: str) -> tuple[str, bool, tuple[str, ...]] | None:
+    """(sentence, clipped, listed) of the first sentence of clause ``ref`` that a
+    decision's ``reasoning`` quotes, written ``REF: “sentence”`` (the best sentence of the
+    group the deciding rule rests on, :class:`etki.triage.explain.Grounds`; cut like the
+    steps' quotes, ``clipped`` with the ``…`` removed; ``listed``: a lead-in's items,
+    :func:`split_listed`); None when it quotes none of ``ref`` (a defect, a new
+    capability: the reasoning names the clause only)."""
     at = reasoning.find(f"{ref}: {QUOTE_OPEN}")
     if at < 0 or (at > 0 and reasoning[at - 1] not in " ("):
         return None
@@ -356,6 +501,6 @@ def reasoning_quote(reasoning: str, ref: str) -> tuple[str, bool] | None:
     end = reasoning.find(QUOTE_CLOSE, start)
     if end < 0:
         return None
-    text = reasoning[start:end]
+    text, listed = split_listed(reasoning[start:end])
     clipped = text.endswith(CLIP_MARK)
-    return (text[: -len(CLIP_MARK)].rstrip() if clipped else text), clipped
+    return (text[: -len(CLIP_MARK)].rstrip() if clipped else text), clipped, listed

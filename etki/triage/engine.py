@@ -81,15 +81,16 @@ from etki.triage.reading import (
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
-ENGINE_VERSION = "3.2.1"
+ENGINE_VERSION = "3.2.2"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 
-def _quote(s: Sentence) -> str:
-    """What the evidence quotes of sentence ``s``: its whole sentence, not the part
-    between semicolons that was scored (:func:`etki.domain.quoted_sentence`; 3.2.1,
-    which changed only this text: no verdict, confidence or cited clause)."""
-    return quoted_sentence(s.text, s.whole, clip)
+def _quote(s: Sentence, infos: Sequence[ClauseInfo]) -> str:
+    """What the evidence quotes of sentence ``s`` (of ``infos[s.clause]``): its whole
+    sentence, not the part between semicolons that was scored, and a lead-in's list
+    (:func:`etki.domain.quoted_sentence`; 3.2.1 and 3.2.2, which changed only this text:
+    no verdict, confidence or cited clause)."""
+    return quoted_sentence(s.text, s.whole, clip, infos[s.clause].clause.text)
 
 
 MODEL_VERSION = "lexical-v1"
@@ -436,7 +437,7 @@ class TriageEngine:
             ref = self.infos[s.clause].clause.ref
             kind = "exclusion" if s.role == "exclusion" else "client duty"
             detail = (
-                f"closest {kind} text: {ref} “{_quote(s)}” (role rule: {s.rule}); "
+                f"closest {kind} text: {ref} “{_quote(s, self.infos)}” (role rule: {s.rule}); "
                 f"best exclusion/client match {against:.2f} vs best obligation match "
                 f"{incl:.2f}"
             )
@@ -609,7 +610,7 @@ class TriageEngine:
 
     def _quoted(self, k: int) -> str:
         s = self.sentences[k]
-        return f"{self.infos[s.clause].clause.ref} “{_quote(s)}”"
+        return f"{self.infos[s.clause].clause.ref} “{_quote(s, self.infos)}”"
 
     def _sureness(
         self,
@@ -766,7 +767,8 @@ class TriageEngine:
             verdict=result.verdict,
             main=self._title(cited[0]) if cited else None,
             quoted={
-                group: f"{self.infos[self.sentences[k].clause].clause.ref}: “{_quote(self.sentences[k])}”"
+                group: f"{self.infos[self.sentences[k].clause].clause.ref}: "
+                f"“{_quote(self.sentences[k], self.infos)}”"
                 for group, (_, k) in sorted(best_sent.items())
             },
             against_coverage=against[0] if against else 0.0,

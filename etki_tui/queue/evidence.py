@@ -24,16 +24,17 @@ from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
+    LISTED_MORE,
     DecidingClause,
     Decision,
     ScopeClause,
     SentenceQuote,
     deciding_step,
     is_declared_remit,
+    lead_in_list,
     quoted_sentences,
     reasoning_quote,
 )
-from etki.mdtext.plain import markdown_plain
 from etki.services.nearest import NearestSentence, nearest_sentence
 from etki.text import printable
 from etki.wiki.clauses import clause_markdown
@@ -140,7 +141,8 @@ def evidence_of(
         found = reasoning_quote(decision.reasoning, deciding.ref)
         if found is not None:
             side = _ROLE_SIDE.get(deciding.role, "obligation")
-            quote = SentenceQuote(deciding.ref, found[0], found[1], side, "reasoning", False, "")
+            text, clipped, listed = found
+            quote = SentenceQuote(deciding.ref, text, clipped, side, "reasoning", False, "", listed)
             ev = Evidence(deciding, (quote, *quotes))
     if (
         deciding is not None
@@ -175,25 +177,23 @@ def _clause_name(ref: str, clauses: Mapping[str, ScopeClause]) -> Text:
 def _quote_text(quote: SentenceQuote, style: str, listed: Sequence[str] = ()) -> Text:
     """``quote`` in quotation marks, styled; ``listed``: the items a lead-in ending in
     ``:`` introduces (:func:`listed_after`), one a line after it, inside the marks (an
-    item's leading spaces, two per level of a nested list, indent its ``·``)."""
+    item's leading spaces, two per level of a nested list, indent its ``·``; the count
+    of the items left out, :data:`etki.domain.LISTED_MORE`, says which key shows them)."""
     out = Text("“")
     out.append(printable(quote.text, multiline=False), style=style)
     for item in listed:
         text = item.lstrip(" ")
         out.append("\n" + " " * (len(item) - len(text)) + "· ")
-        out.append(text, style=style)
+        if _MORE.fullmatch(text):
+            out.append(text + " (w: the whole clause)", style="dim")
+            continue
+        out.append(printable(text, multiline=False), style=style)
     out.append("…”" if quote.clipped else "”")
     return out
 
 
-LISTED_MAX = 8
-"""Items of a lead-in's list quoted after it; more are counted (``+3 more (w: the whole
-clause)``)."""
-
-LISTED_ITEM_CHARS = 200
-"""Characters of one listed item quoted (longer ones end in ``…``)."""
-
-_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])\s+(?P<item>\S.*)$")
+_MORE = re.compile(re.escape(LISTED_MORE).replace(re.escape("{n}"), r"\d+"))
+"""The last listed item when more were left out (:data:`etki.domain.LISTED_MORE`)."""
 
 
 SENTENCE_MAX_CHARS = 600
@@ -255,56 +255,18 @@ def shown_quote(quote: SentenceQuote, clause: ScopeClause | None) -> SentenceQuo
 
 
 def listed_after(quote: SentenceQuote, clause: ScopeClause | None) -> list[str]:
-    """The list items that follow ``quote`` in its clause's markdown when the quote is a
-    lead-in ending in ``:`` (``The Contractor will not be responsible to perform the
-    following:`` — the engine quotes the sentence, the excluded things are the list
-    under it; a later trial of issue 34 saw only the lead-in). Each item as plain one-line
-    text (:func:`etki.mdtext.plain.markdown_plain`, :func:`etki.text.printable`), at most
-    :data:`LISTED_MAX` (then ``+N more``), each cut to :data:`LISTED_ITEM_CHARS`. The
-    items are the markdown list lines right after the paragraph holding the quote (blank
-    lines between them allowed), up to the first line that is not one; an item's wrapped
-    continuation lines are joined to it. ``[]`` when the quote does not end in ``:``, is
-    clipped, or is not found word for word (by its letters) in the clause. A nested
-    item (indented deeper than the one before it) is an item of its own, its text
-    starting with two spaces per level (talentmap 4: "Position" and the features listed
-    under it)."""
-    if clause is None or quote.clipped or not quote.text.rstrip().endswith(":"):
+    """The items of the list a lead-in ``quote`` ending in ``:`` introduces, by the one
+    rule of :func:`etki.domain.lead_in_list` (at most :data:`etki.domain.LISTED_MAX`,
+    then the count left out; a nested item with two leading spaces per level): the ones
+    the engine quoted after it (:attr:`SentenceQuote.listed`, engine 3.2.2), else, for an
+    older decision or a sentence the desk picks (:attr:`Evidence.nearest`), the ones
+    under it in ``clause``'s markdown. ``[]`` when the quote does not end in ``:``, is
+    clipped, or is not found word for word (by its letters) in the clause."""
+    if quote.listed:
+        return list(quote.listed)
+    if clause is None or quote.clipped:
         return []
-    want = _letters(quote.text)
-    lines = clause.text.splitlines()
-    start = None
-    for i, line in enumerate(lines):
-        if want and want in _letters(markdown_plain(line)):
-            start = i + 1
-            break
-    if start is None:
-        return []
-    items: list[tuple[int, str]] = []
-    indents: list[int] = []  # the indent of each list level open now
-    for line in lines[start:]:
-        if not line.strip():
-            continue
-        found = _LIST_ITEM.match(line)
-        if found is not None:
-            indent = len(found.group("indent").expandtabs(4))
-            while indents and indent < indents[-1]:
-                indents.pop()
-            if not indents or indent > indents[-1]:
-                indents.append(indent)
-            items.append((len(indents) - 1, found.group("item")))
-        elif items and line.startswith((" ", "\t")):
-            depth, text = items[-1]
-            items[-1] = (depth, text + " " + line.strip())  # a wrapped item goes on
-        else:
-            break
-    out = []
-    for depth, item in items[:LISTED_MAX]:
-        text = " ".join(printable(markdown_plain(item) or item, multiline=False).split())
-        text = text if len(text) <= LISTED_ITEM_CHARS else text[: LISTED_ITEM_CHARS - 1] + "…"
-        out.append("  " * min(depth, 4) + text)
-    if len(items) > LISTED_MAX:
-        out.append(f"+{len(items) - LISTED_MAX} more (w: the whole clause)")
-    return out
+    return list(lead_in_list(quote.text, clause.text))
 
 
 def evidence_section(
@@ -324,13 +286,14 @@ def evidence_section(
     evidence quotes no sentence of the deciding clause, its sentence nearest the
     request is quoted under :data:`NEAREST_LABEL` (:attr:`Evidence.nearest`).
 
-    A nearest sentence ending in ``:`` is a lead-in ("… the post and position data
-    will be sourced as follows:", talentmap 4 in a fresh trial) that says nothing alone:
-    it is quoted with the list under it (:func:`listed_after`: the list right after
-    its paragraph, at most :data:`LISTED_MAX` items of :data:`LISTED_ITEM_CHARS`
-    characters, the rest counted), as an exclusion's lead-in is. Not the next best
-    sentence instead: the lead-in is the one sharing most of the request's words, and
-    its list is what it says; another sentence would share fewer of them."""
+    Every quoted sentence ending in ``:`` is a lead-in that says nothing alone (the
+    deciding "… a mix of the following deliverables:" of talentmap 9; the nearest "… the
+    post and position data will be sourced as follows:" of talentmap 4; an exclusion's
+    "… will not be responsible to perform the following:"): it is quoted with the list
+    under it, by one rule (:func:`_listed_quote`, :func:`listed_after`:
+    :func:`etki.domain.lead_in_list`, at most :data:`etki.domain.LISTED_MAX` items, the
+    rest counted). Not the next best sentence instead: the lead-in is the one sharing
+    most of the request's words, and its list is what it says."""
     ev = evidence_of(decision, request, clauses)
     head = _section("Evidence")
     head.append(
@@ -345,7 +308,7 @@ def evidence_section(
         own = [q for q in ev.quotes if ev.is_deciding(q)]
         for q in own:
             line.append("\n")
-            line.append_text(_quote_text(shown_quote(q, clauses.get(q.ref)), ev.style(q)))
+            line.append_text(_listed_quote(q, ev.style(q), clauses))
         if not own:  # the classify step names the clause (by its role), no sentence
             line.append(
                 f"\n{DECIDED_ON.format(what='it')} but quotes no sentence of it "
@@ -356,15 +319,14 @@ def evidence_section(
                 line.append("\n" + ev.nearest_label() + ":", style="dim")
                 near = SentenceQuote(ev.deciding.ref, ev.nearest.text, False, "", "", False, "")
                 line.append("\n")
-                listed = listed_after(near, clauses.get(ev.deciding.ref))
-                line.append_text(_quote_text(near, DECIDING_STYLE, listed))
+                line.append_text(_listed_quote(near, DECIDING_STYLE, clauses))
         rows.append(("Deciding", line))
     for q in ev.quotes:
         if ev.is_deciding(q) or q.side == "against":
             continue
         line = _clause_name(q.ref, clauses)
         line.append("\n")
-        line.append_text(_quote_text(shown_quote(q, clauses.get(q.ref)), ev.style(q)))
+        line.append_text(_listed_quote(q, ev.style(q), clauses))
         rows.append(("Names it", line))
     scores = {
         name: value
@@ -384,8 +346,7 @@ def evidence_section(
                 style="dim",
             )
         line.append("\n")
-        full = shown_quote(q, clauses.get(q.ref))
-        line.append_text(_quote_text(full, ev.style(q), listed_after(full, clauses.get(q.ref))))
+        line.append_text(_listed_quote(q, ev.style(q), clauses))
         rows.append(("Weighed" if q.weighed else "Exclusion", line))
     if not rows:
         rows.append(("", Text("the evidence names no contract sentence", style="dim")))
@@ -395,6 +356,14 @@ def evidence_section(
     for label, value in rows:
         grid.add_row(Text(label), value)
     return [head, grid]
+
+
+def _listed_quote(quote: SentenceQuote, style: str, clauses: Mapping[str, ScopeClause]) -> Text:
+    """``quote`` as the Evidence section quotes every sentence: completed or cut back
+    (:func:`shown_quote`), a lead-in with the list it introduces (:func:`listed_after`)."""
+    clause = clauses.get(quote.ref)
+    full = shown_quote(quote, clause)
+    return _quote_text(full, style, listed_after(full, clause))
 
 
 # --- a clause with its quoted sentences marked, folded when long --------------------

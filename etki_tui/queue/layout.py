@@ -23,7 +23,11 @@ class QueueLayout(QueueShown):
     a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
 
     detail_wanted: bool | None = None
-    """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size."""
+    """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size.
+    It holds until a resize changes the layout the size gives (:meth:`fit_to`)."""
+
+    _fitted_for: tuple[bool, bool] | None = None
+    """(beside, shown by default) of the size the pane was last laid out for."""
 
     _reading_from_list = False
 
@@ -34,12 +38,17 @@ class QueueLayout(QueueShown):
     def fit_to(self, width: int, height: int) -> None:
         """Lay the pane out for a ``width`` x ``height`` terminal: the detail beside
         the list from :attr:`BESIDE_FROM` columns; folded under :attr:`LIST_BELOW` rows
-        (when not beside) unless the reviewer chose with ``z``."""
+        (when not beside) unless the reviewer chose with ``z``. A resize that changes
+        that layout (beside or under, folded or not by default) drops the choice, so the
+        new size gets its default (a trial: folded at 80x24, then widened to 120x40, the
+        list had the whole width and 13 empty rows until ``z``)."""
         beside = width >= self.BESIDE_FROM
         self.set_class(beside, "-beside")
-        shown = self.detail_wanted
-        if shown is None:
-            shown = beside or height >= self.LIST_BELOW
+        default = beside or height >= self.LIST_BELOW
+        if self._fitted_for is not None and self._fitted_for != (beside, default):
+            self.detail_wanted = None
+        self._fitted_for = (beside, default)
+        shown = default if self.detail_wanted is None else self.detail_wanted
         if self.screen.maximized is None:
             self.set_class(not shown, "-list")
             self._cursor_into_view()
