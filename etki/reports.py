@@ -464,7 +464,7 @@ def report_of_read(
         seen[0] += n
         seen[1] += overridden
     disputes = _lean_disputes(read)
-    corrections = memory.corrections_by_clause(read.reasoned, read.known)
+    corrections = memory.corrections_by_clause(read.reasoned, read.known, read.corrected)
     open_disputes = sum(1 for d in disputes.values() if d.open_dispute)
     return Report(
         cases=len(pending) + ruled,

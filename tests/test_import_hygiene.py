@@ -116,11 +116,13 @@ def test_dispute_list_loads_only_the_parts_of_the_domain_it_prints(demo_store_ur
     """Issue 32 item 1: ``etki dispute list`` needs a disputed clause, a resolution and
     the evidence format's markers; importing the whole domain (41 frozen dataclasses)
     was a fifth of its CPU on the 10k store. ``etki.domain`` loads its parts on first
-    use, so the command imports :mod:`etki.domain.disputes` and
-    :mod:`etki.domain.evidence` alone."""
+    use, so the command imports :mod:`etki.domain.disputes`,
+    :mod:`etki.domain.evidence` and :mod:`etki.domain.corrections` (what a ruling is
+    about, :func:`etki.memory.ruled_about`) alone."""
     loaded = _imported_by(["dispute", "list"], {"ETKI_DB_URL": demo_store_url, "ETKI_WIKI_DIR": ""})
     assert {"etki.domain.disputes", "etki.memory"} <= loaded
     assert {m for m in loaded if m.startswith("etki.domain.")} <= {
+        "etki.domain.corrections",
         "etki.domain.disputes",
         "etki.domain.evidence",
     }, sorted(m for m in loaded if m.startswith("etki.domain."))

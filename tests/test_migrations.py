@@ -611,3 +611,69 @@ def test_migration_0010_fills_the_report_summaries(store):
     assert _diff(store.engine, Base.metadata) == []
     with store.engine.connect() as conn:
         assert [[tuple(r) for r in conn.execute(q)] for q in (tallies, refs, verdicts)] == written
+
+
+def test_migration_0011_keeps_each_overrides_correction(store):
+    """Issue 32 item 1: an override's ruling row keeps the clauses it counts as a
+    correction on, the rule and the basis (the project's refs then); a ruling that is
+    not an override keeps none, also after an amendment makes it agree with the engine.
+    They equal :func:`etki.memory.correction_clauses` of the full record against the
+    project's refs: a reason naming an uncited clause by number (§9.1), one naming a
+    cited one (Turkish text), a decisive clause not cited, none of these (every cited
+    clause). A store ruled before 0011 gets the same from the migration; the revision
+    downgrades and upgrades again."""
+    from etki.domain.corrections import refs_basis
+    from etki.memory import correction_clauses
+    from tests.factories import make_request
+    from tests.test_memory import _deciding
+
+    repo = CaseFileRepository(store.engine)
+    repo.save_project(make_project(), "sha256:abc", b"{}\n")
+    decisions = [
+        make_decision("req-demo-a", "IN_SCOPE", ("MSA#3.2", "MSA#4.1")),
+        _deciding("req-demo-b", "IN_SCOPE", ("MSA#3.2",), "MSA#9.1"),  # not cited
+        make_decision("req-demo-c", "REJECT", ("MSA#3.2", "MSA#4.1")),
+        make_decision("req-demo-d", "IN_SCOPE", ("MSA#4.1",)),
+        make_decision("req-demo-e", "IN_SCOPE", ("MSA#3.2",)),
+        make_decision("req-demo-f", "IN_SCOPE", ("MSA#3.2",)),  # stays pending
+    ]
+    repo.add_cases("demo", [(make_request(d.case_id), d) for d in decisions])
+    repo.record_ruling("req-demo-a", "reject", "Ayşe", "§9.1 dışlıyor, İşte")
+    repo.record_ruling("req-demo-b", "convert_to_cr", "Ayşe", "")
+    repo.record_ruling("req-demo-c", "approve", "Jürgen", "")
+    repo.record_ruling("req-demo-d", "reject", "Jürgen", "MSA#4.1 ödeme değil")
+    repo.record_ruling("req-demo-e", "reject", "Ayşe", "no")
+    repo.record_ruling("req-demo-e", "approve", "Ayşe", "yes after all", amend=True)
+    known = ("MSA#3.2", "MSA#4.1", "MSA#9.1")
+    select_all = text(
+        "SELECT case_id, correction_refs, correction_rule, correction_basis FROM rulings "
+        "ORDER BY case_id"
+    )
+    with store.engine.connect() as conn:
+        written = [tuple(r) for r in conn.execute(select_all)]
+    basis = refs_basis(known)
+    assert written == [
+        ("req-demo-a", '["MSA#9.1"]', "reason", basis),
+        ("req-demo-b", '["MSA#9.1"]', "evidence", basis),
+        ("req-demo-c", '["MSA#3.2","MSA#4.1"]', "cited", basis),
+        ("req-demo-d", '["MSA#4.1"]', "reason", basis),
+        ("req-demo-e", None, None, None),
+    ]
+    by_orm = {
+        c.case_id: correction_clauses(c, known)
+        for c in repo.cases("demo", status="ruled")
+        if c.ruling is not None and c.ruling.is_override
+    }
+    assert by_orm == {
+        cid: (tuple(json.loads(refs)), rule) for cid, refs, rule, _ in written if refs
+    }
+    repo.dispose()
+
+    _downgrade(store.engine, "0010")
+    assert "correction_refs" not in {
+        c["name"] for c in inspect(store.engine).get_columns("rulings")
+    }
+    assert upgrade(store.engine) == ("0010", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    with store.engine.connect() as conn:
+        assert [tuple(r) for r in conn.execute(select_all)] == written

@@ -2,9 +2,11 @@
 the store changes: ``report_tallies`` equals a count of the current rulings, and
 ``ruling_refs`` the cited refs of every ruling, after rulings, an amendment, a KVKK
 erasure of a ruled case (one in a dispute) and a project delete, on SQLite and
-PostgreSQL; the lean report then still equals the ORM path's. A ruling row without the
-summary is left to the ORM path. On a generated bench store (``bench.generate``), the
-lean report prints byte for byte what the ORM path prints."""
+PostgreSQL; the lean report then still equals the ORM path's. Each override's row keeps
+its correction (migration 0011), recomputed by the report once the project's refs
+change. A ruling row without the summary is left to the ORM path. On a generated bench
+store (``bench.generate``), the lean report prints byte for byte what the ORM path
+prints."""
 
 from __future__ import annotations
 
@@ -60,7 +62,36 @@ def _right(repo: CaseFileRepository) -> list:
             )
         ).scalar()
         assert wrong == 0
+    _corrections_right(repo)
     return tallies
+
+
+def _corrections_right(repo: CaseFileRepository) -> None:
+    """Assert every override's row keeps :func:`etki.memory.correction_clauses` of its
+    full record against the project's refs now, with their basis, and no other ruling
+    keeps one (migration 0011)."""
+    import json
+
+    from etki.domain.corrections import refs_basis
+    from etki.memory import correction_clauses
+
+    kept = {}
+    with repo.engine.connect() as conn:
+        for case_id, refs, rule, basis in conn.execute(
+            text("SELECT case_id, correction_refs, correction_rule, correction_basis FROM rulings")
+        ):
+            kept[case_id] = None if refs is None else (tuple(json.loads(refs)), rule, basis)
+    expected = {}
+    for project_id in repo.project_ids():
+        known = tuple(c.ref for c in repo.clauses(project_id))
+        for case in repo.cases(project_id, status="ruled"):
+            assert case.ruling is not None
+            expected[case.case_id] = (
+                (*correction_clauses(case, known), refs_basis(known))
+                if case.ruling.is_override
+                else None
+            )
+    assert kept == expected
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -135,5 +166,34 @@ def test_a_generated_store_reports_byte_for_byte_as_the_orm_path(tmp_path) -> No
             assert _printed(project_id, lean) == _printed(project_id, orm), selection
             assert lean == orm
         assert orm.ruled and orm.corrections_by_clause and orm.disputed
+    finally:
+        repo.dispose()
+
+
+def test_corrections_of_older_refs_are_recomputed(store_url) -> None:
+    """A kept correction is of the project's refs when it was made: once they change
+    (here a clause a reason names is gone, as after a re-``init``), the lean report
+    recomputes the overrides whose basis is not the refs now and still equals the ORM
+    path's, printed too; the others are read as kept."""
+    repo = CaseFileRepository(store_url)
+    try:
+        desk = Desk(_settings(store_url), repo)
+        fresh = lean_call(store_url, report_read, None)
+        with repo.engine.connect() as conn:
+            overrides = {
+                r[0]
+                for r in conn.execute(text("SELECT case_id FROM rulings WHERE ruling <> verdict"))
+            }
+        assert overrides and set(fresh.corrected) == overrides
+        with repo.engine.begin() as conn:  # the reason "per §4.8 and MSA-2024-01#5.2"
+            gone = conn.execute(
+                text("DELETE FROM clauses WHERE project_id = 'demo' AND ref = 'MSA-2024-01#5.2'")
+            )
+            assert gone.rowcount == 1
+        stale = lean_call(store_url, report_read, None)
+        assert stale.corrected == {}
+        orm = desk.report("demo", now=NOW)
+        assert _lean(store_url, CaseSelection()) == orm
+        assert _printed("demo", _lean(store_url, CaseSelection())) == _printed("demo", orm)
     finally:
         repo.dispose()

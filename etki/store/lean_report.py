@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
+from etki.domain.corrections import refs_basis
 from etki.store.lean import ARRIVAL, CHUNK, Fallback, decision_summary, ruling_of
 from etki.store.summary import decode_refs
 
@@ -74,12 +75,15 @@ CHANGE_REQUESTS = (
 """The kept change requests in arrival order (their effort is summed in that order)."""
 REASONED = (
     "SELECT r.case_id, r.verdict, r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, "
-    "r.version, r.cited_refs, r.deciding_text, r.deciding_ref {ruled} "
+    "r.version, r.cited_refs, r.deciding_text, r.deciding_ref, r.correction_refs, "
+    "r.correction_rule, r.correction_basis {ruled} "
     "AND (r.reason <> '' OR r.ruling <> r.verdict)"
 )
 """The kept rulings with a reason, and the overrides: what a reason names is matched in
-Python, and an override's correction too (:func:`etki.memory.corrections_by_clause`); in
-any order (what is computed of them does not depend on it)."""
+Python; an override's correction is read as its row keeps it (migration 0011) when it
+was computed against the project's refs now, else matched in Python too
+(:func:`etki.memory.corrections_by_clause`); in any order (what is computed of them
+does not depend on it)."""
 AGREED_ABOUT = (
     "SELECT x.ref, MIN(x.ruling), MAX(x.ruling) FROM ruling_refs x "
     "WHERE x.project_id = ? AND x.about = 1{kept} GROUP BY x.ref"
@@ -127,7 +131,9 @@ class ReportRead:
     the ``reasoned`` rulings (report rows, arrival order), ``agreed_about`` (ref,
     lowest ruling, highest ruling) and ``about_resolved``; the clause refs ``known``
     (document order), the ``resolutions`` (oldest first) and ``now``, the store's
-    time."""
+    time; ``corrected``: case id -> the correction (refs, rule) an override's row
+    keeps, of the kept overrides whose correction was computed against ``known`` (the
+    others are absent: computed from ``reasoned``)."""
 
     project_id: str
     reviewers: tuple[str, ...]
@@ -141,6 +147,7 @@ class ReportRead:
     known: tuple[str, ...]
     resolutions: list[ClauseResolution]
     now: datetime
+    corrected: dict[str, tuple[tuple[str, ...], str]]
 
 
 def store_time(store: LeanStore) -> datetime:
@@ -207,27 +214,40 @@ def _pending(store: LeanStore, project_id: str, estimates: dict) -> list[ReportC
     return out
 
 
-def _reasoned(store: LeanStore, query: str, params: list[object]) -> list[ReportCase]:
-    """The kept rulings with a reason as report rows (cited clauses, the deciding
-    sentence's text of an override, the decisive clause)."""
+Corrected = dict[str, tuple[tuple[str, ...], str]]
+"""case id -> the correction an override's row keeps: (refs, rule)."""
+
+
+def _reasoned(
+    store: LeanStore, query: str, params: list[object], basis: str
+) -> tuple[list[ReportCase], Corrected]:
+    """The kept rulings with a reason, and the overrides, as report rows (cited
+    clauses, the decisive clause; of an override whose kept correction is not of
+    ``basis``, the deciding sentence's text its correction is computed from), and the
+    corrections kept of ``basis`` (:data:`Corrected`)."""
     from etki.domain import DECIDING, Effort, EvidenceStep, ReportCase, ReportDecision
 
     rows = store.rows(query, params)
     cited = decode_refs([r[8] for r in rows])
-    texts = iter(decode_refs([r[9] for r in rows if r[2] != r[1]]))
+    fresh = [r for r in rows if r[2] != r[1] and r[13] == basis]
+    corrected = dict(
+        zip(
+            (r[0] for r in fresh),
+            zip(decode_refs([r[11] for r in fresh]), (r[12] for r in fresh), strict=True),
+            strict=True,
+        )
+    )
+    stale = [r for r in rows if r[2] != r[1] and r[0] not in corrected]
+    texts = dict(zip((r[0] for r in stale), decode_refs([r[9] for r in stale]), strict=True))
     unknown = Effort(None, None)
     out = []
     for row, refs in zip(rows, cited, strict=True):
         case_id, verdict = row[0], row[1]
         ruling = ruling_of(case_id, verdict, *row[2:8])
-        steps = (
-            tuple(EvidenceStep("classify", DECIDING + rest) for rest in next(texts))
-            if row[2] != verdict
-            else ()
-        )
+        steps = tuple(EvidenceStep("classify", DECIDING + rest) for rest in texts.get(case_id, ()))
         decision = ReportDecision(verdict, refs, None, unknown, steps, row[10])
         out.append(ReportCase(case_id, "", None, "", decision, ruling, None))
-    return out
+    return out, corrected
 
 
 def report_read(
@@ -263,7 +283,8 @@ def report_read(
         (ruled_at, low, high, estimates.get(case_id))
         for case_id, ruled_at, low, high in store.rows(CHANGE_REQUESTS.format(kept=kept), params)
     ]
-    reasoned = _reasoned(store, REASONED.format(ruled=ruled), params)
+    known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
+    reasoned, corrected = _reasoned(store, REASONED.format(ruled=ruled), params, refs_basis(known))
     kept_x = _kept(since, until, matched, "substr(x.ruled_at, 1, 10)", "x.reviewer")[0]
     agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept_x), params)]
     resolutions = store.resolutions(project_id)
@@ -273,7 +294,6 @@ def report_read(
         chunk = resolved_refs[at : at + CHUNK]
         query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept_x)
         about_resolved += [tuple(r) for r in store.rows(query, [project_id, *chunk, *extra])]
-    known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
     return ReportRead(
         project_id,
         reviewers,
@@ -287,4 +307,5 @@ def report_read(
         known,
         resolutions,
         store_time(store),
+        corrected,
     )

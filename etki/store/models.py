@@ -139,7 +139,15 @@ class RulingRow(Base):
     array, in the decision's order) and the clause of its decisive evidence (None: none
     among them). ``etki dispute list`` reads them instead of scanning every decision's
     text (issue 32 item 1). NULL only in a row no writer of this schema made: a reader
-    then reads the decision."""
+    then reads the decision.
+
+    ``correction_refs``, ``correction_rule`` and ``correction_basis`` (migration 0011):
+    of an override, the clauses it counts as a correction on (a JSON array) and the rule
+    (:func:`etki.domain.corrections.correction_of`), computed with the ruling against the
+    project's clause refs then, whose set :func:`~etki.domain.corrections.refs_basis`
+    names; NULL for a ruling that is not an override. ``etki report`` counts them
+    instead of matching every override's reason, and recomputes the ones whose basis is
+    not the project's refs now."""
 
     __tablename__ = "rulings"
     case_id: Mapped[str] = mapped_column(ForeignKey("cases.id"), primary_key=True)
@@ -156,6 +164,9 @@ class RulingRow(Base):
     deciding_text: Mapped[str | None] = mapped_column(Text, nullable=True)
     verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
     project_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    correction_refs: Mapped[str | None] = mapped_column(Text, nullable=True)
+    correction_rule: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    correction_basis: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class RulingRefRow(Base):

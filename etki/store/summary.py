@@ -27,9 +27,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
+from etki.domain.corrections import correction_of, refs_basis
 from etki.domain.evidence import DECIDING, deciding_ref
 
-__all__ = ["decode_refs", "report_summary", "ruling_summary", "summary_columns"]
+__all__ = [
+    "correction_columns",
+    "decode_refs",
+    "report_summary",
+    "ruling_summary",
+    "summary_columns",
+]
 
 
 def ruling_summary(decision_json: str) -> tuple[str, str | None]:
@@ -167,3 +174,30 @@ def about_flag(ref: str, reason: str, deciding_ref: str | None) -> int:
     :func:`etki.memory.ruled_about` says of a ruling without a reason; the report
     matches a reason's words in Python), else 0."""
     return int(reason == "" and (deciding_ref is None or deciding_ref == ref))
+
+
+CORRECTION_NONE: dict[str, object] = {
+    "correction_refs": None,
+    "correction_rule": None,
+    "correction_basis": None,
+}
+"""The correction columns of a ruling that is not an override (migration 0011)."""
+
+
+def correction_columns(
+    cited_refs: str, reason: str, deciding_text: str, known: Sequence[str]
+) -> dict[str, object]:
+    """The correction columns of an override's ruling row (migration 0011) from the
+    row's summary (``cited_refs``, ``deciding_text``: :func:`summary_columns`), the
+    reviewer's ``reason`` and the project's clause refs ``known`` now:
+    ``correction_refs`` (a compact JSON array, a ref once per time it counts),
+    ``correction_rule`` (a key of :data:`etki.domain.corrections.CORRECTION_RULES`) and
+    ``correction_basis`` (:func:`etki.domain.corrections.refs_basis` of ``known``).
+    Raises ``ValueError`` when ``cited_refs`` or ``deciding_text`` is not a JSON array."""
+    cited, texts = decode_refs([cited_refs, deciding_text])
+    refs, rule = correction_of(cited, reason, texts, known)
+    return {
+        "correction_refs": json.dumps(list(refs), ensure_ascii=False, separators=(",", ":")),
+        "correction_rule": rule,
+        "correction_basis": refs_basis(known),
+    }

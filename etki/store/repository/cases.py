@@ -34,6 +34,7 @@ from etki.store.models import (
     AuditRow,
     CaseEventRow,
     CaseRow,
+    ClauseRow,
     DecisionContextRow,
     DecisionRow,
     ProjectRow,
@@ -53,7 +54,14 @@ from etki.store.repository.rows import (
     summary_of_members,
     title_of,
 )
-from etki.store.summary import about_flag, ref_rows, summary_columns, tally
+from etki.store.summary import (
+    CORRECTION_NONE,
+    about_flag,
+    correction_columns,
+    ref_rows,
+    summary_columns,
+    tally,
+)
 
 
 @dataclass(frozen=True)
@@ -502,6 +510,17 @@ class CaseStore(StoreBase):
                 # the engine's verdict and the project beside the ruling (0010)
                 fields["verdict"] = verdict
                 fields["project_id"] = case.project_id
+                # an override's correction, against the project's refs now (0011)
+                fields.update(
+                    CORRECTION_NONE
+                    if ruling == verdict
+                    else correction_columns(
+                        summary["cited_refs"],  # type: ignore[arg-type]
+                        reason,
+                        summary["deciding_text"],  # type: ignore[arg-type]
+                        self._clause_refs(s, case.project_id),
+                    )
+                )
                 # the report's counts per day, reviewer, verdict and ruling (0010)
                 execute = _executor(s)
                 if current is None:
@@ -562,6 +581,18 @@ class CaseStore(StoreBase):
             ruled_at=now,
             verdict=verdict,  # type: ignore[arg-type]  # the stored decision's verdict
             version=seen + 1,
+        )
+
+    @staticmethod
+    def _clause_refs(s: Session, project_id: str) -> tuple[str, ...]:
+        """The project's clause refs in document order (what an override's correction
+        is computed against, :func:`etki.store.summary.correction_columns`)."""
+        return tuple(
+            s.scalars(
+                select(ClauseRow.ref)
+                .where(ClauseRow.project_id == project_id)
+                .order_by(ClauseRow.position)
+            )
         )
 
     def audit_attempt(
