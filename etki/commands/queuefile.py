@@ -37,12 +37,14 @@ QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 def delimiter_option(parser: Any) -> None:
     """Add ``--delimiter`` to ``etki report`` and ``etki queue`` (a PMO trial of issue 35:
     Excel in tr-TR and de-DE splits CSV on ``;``, so a comma-separated file opened there
-    has each row in one column)."""
+    has each row in one column; with ``;`` fractions are written with a decimal comma,
+    :func:`etki.reports.write_csv`, since that Excel read ``0.85`` as text)."""
     parser.add_argument(
         "--delimiter",
         choices=tuple(CSV_DELIMITERS),
         help="the CSV cell separator: , or ; (Excel in Turkish or German; quote ; in the "
-        "shell, or write semicolon); default: ETKI_CSV_DELIMITER, else ,",
+        "shell, or write semicolon); with ; decimals are written with a comma (0,85 "
+        "12,5), as that Excel reads numbers; default: ETKI_CSV_DELIMITER, else ,",
     )
 
 

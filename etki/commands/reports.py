@@ -10,7 +10,7 @@ out as tables by :func:`etki.reports.report_tables` (names in
 that starts with a marker row ``report,NAME,TITLE``, then its header row and data rows,
 an empty row between sections; ``--report NAME`` prints that one table alone (header and
 rows, no marker), ready to open in a spreadsheet; ``--delimiter ';'`` separates cells with
-``;`` for Excel in tr-TR and de-DE. .xlsx (:mod:`etki.xlsx`): a sheet per
+``;`` for Excel in tr-TR and de-DE, and then writes decimals with a comma (``0,85``). .xlsx (:mod:`etki.xlsx`): a sheet per
 report. Text cells are guarded against spreadsheet formulas in both
 (:func:`etki.reports.csv_cell`). ``--since/--until/--reviewer`` count only the cases of
 :class:`etki.reports.CaseSelection`. ``--output FILE`` writes the file the way the wiki
