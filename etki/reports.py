@@ -636,9 +636,9 @@ def report_tables(report: Report) -> list[ReportTable]:
         ReportTable(
             "overdue_looks",
             f"Overdue PMO looks (pending, asked within {LOOK_HOURS} h, waiting longer)",
-            ("case", "title", "hours_waiting", "measured_from", "raised_since_triage"),
+            ("case", "title", "hours_waiting", "waiting", "measured_from", "raised_since_triage"),
             tuple(
-                (o.case_id, o.title, o.hours, o.basis, "yes" if o.raised_now else "no")
+                (o.case_id, o.title, o.hours, o.waiting, o.basis, "yes" if o.raised_now else "no")
                 for o in report.overdue_looks
             ),
         ),

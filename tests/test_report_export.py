@@ -298,3 +298,39 @@ def test_bad_options_are_refused_before_the_store_opens(tmp_path: Path, args, me
     done = run_etki(["report", *args], env=_env(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert not (tmp_path / "etki.db").exists()
+
+
+def test_an_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
+    """Issue 35 leftovers: ``etki report --output`` and ``etki queue --output`` wrote
+    over an existing file without asking. Refused (exit 2, the file named, ``--force``
+    said) before the store is read, the file kept; ``--force`` replaces it. The desk's
+    exports refuse too unless told to overwrite (the desk asks first: its Replace)."""
+    _cli_store(tmp_path)
+    env = _env(tmp_path)
+    for command, name, what in (("report", "r.csv", "report"), ("queue", "q.xlsx", "queue")):
+        target = tmp_path / name
+        target.write_bytes(b"Jurgen's Stra\xc3\x9fe\n")
+        args = [command, "--output", str(target)] + (["--project", "demo"] * (command == "report"))
+        refused = run_etki(args, env=env, cwd=tmp_path)
+        assert refused.returncode == 2, refused.stderr
+        said = f"{what} not written: {target} already exists; add --force to replace it"
+        assert said in refused.stderr
+        assert target.read_bytes() == b"Jurgen's Stra\xc3\x9fe\n"
+        done = run_etki([*args, "--force"], env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert target.read_bytes() != b"Jurgen's Stra\xc3\x9fe\n"
+    settings = Settings.from_env(env)
+    repo = CaseFileRepository(env["ETKI_DB_URL"])
+    try:
+        desk = Desk(settings, repo)
+        target = tmp_path / "r.csv"
+        before = target.read_bytes()
+        with pytest.raises(InputError, match="already exists; export again and answer Replace"):
+            desk.export_report("demo", target, now=NOW)
+        with pytest.raises(InputError, match="already exists"):
+            desk.export_queue("demo", [], target, "cases")
+        assert target.read_bytes() == before
+        desk.export_queue("demo", [], target, "cases", overwrite=True)
+        assert target.read_bytes().startswith(b'\xef\xbb\xbf"case_id"')
+    finally:
+        repo.dispose()
