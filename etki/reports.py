@@ -80,6 +80,7 @@ __all__ = [
     "check_reviewer_names",
     "compute_report",
     "csv_cell",
+    "decimal_comma",
     "number_text",
     "overdue_looks",
     "report_of_read",
@@ -635,9 +636,9 @@ def report_tables(report: Report) -> list[ReportTable]:
         ReportTable(
             "overdue_looks",
             f"Overdue PMO looks (pending, asked within {LOOK_HOURS} h, waiting longer)",
-            ("case", "title", "hours_waiting", "measured_from", "raised_since_triage"),
+            ("case", "title", "hours_waiting", "waiting", "measured_from", "raised_since_triage"),
             tuple(
-                (o.case_id, o.title, o.hours, o.basis, "yes" if o.raised_now else "no")
+                (o.case_id, o.title, o.hours, o.waiting, o.basis, "yes" if o.raised_now else "no")
                 for o in report.overdue_looks
             ),
         ),
@@ -685,6 +686,29 @@ def csv_cell(value: Cell) -> str | int | float:
     return spreadsheet_safe(text)
 
 
+class _DecimalComma:
+    """A figure with a decimal comma (``0,85``): bare, as ``QUOTE_NONNUMERIC`` leaves
+    what has ``__float__``; its text :func:`number_text`'s. A figure Etki computed, not
+    client text: never formula-guarded (a spreadsheet reads ``-0,5`` as a number)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __str__(self) -> str:
+        return number_text(self.value).replace(".", ",")
+
+
+def decimal_comma(delimiter: str) -> bool:
+    """Whether CSV cells split by ``delimiter`` take a decimal comma: with ``;`` (Excel
+    in tr-TR/de-DE, whose decimal mark is ``,``, reads ``0.85`` as text or a date)."""
+    return delimiter == ";"
+
+
 def write_csv(
     tables: Sequence[ReportTable], out: TextIO, *, sections: bool = True, delimiter: str = ","
 ) -> None:
@@ -695,16 +719,25 @@ def write_csv(
     followed by an empty row; without (one table picked by ``--report``) only the
     header row and the data rows are written, ready to open in a spreadsheet.
     ``delimiter`` ``;`` is what Excel in tr-TR and de-DE splits on (its list separator:
-    the comma is their decimal mark); the quoting and the guard are the same."""
+    the comma is their decimal mark), so with it a fraction takes a decimal comma, bare
+    (``0,85``: :func:`decimal_comma`). The quoting and the guard are the same."""
     writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC, delimiter=delimiter)
+    comma = decimal_comma(delimiter)
+
+    def cell(value: Cell) -> str | int | float | _DecimalComma:
+        done = csv_cell(value)
+        if comma and isinstance(done, float):
+            return _DecimalComma(done)
+        return done
+
     for index, table in enumerate(tables):
         if sections:
             if index:
                 writer.writerow([])
-            writer.writerow([csv_cell(v) for v in ("report", table.name, table.title)])
-        writer.writerow([csv_cell(c) for c in table.columns])
+            writer.writerow([cell(v) for v in ("report", table.name, table.title)])
+        writer.writerow([cell(c) for c in table.columns])
         for row in table.rows:
-            writer.writerow([csv_cell(v) for v in row])
+            writer.writerow([cell(v) for v in row])
 
 
 def tables_json(project_id: str, report: Report, tables: Sequence[ReportTable]) -> dict:

@@ -15,6 +15,7 @@ a symbolic link).
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -27,12 +28,15 @@ if TYPE_CHECKING:
     from etki.reports import ReportTable
 
 __all__ = [
+    "DESK_OVERWRITE_HINT",
     "EXPORT_FORMATS",
+    "OVERWRITE_HINT",
     "QUEUE_COLUMNS",
     "export_format",
     "output_format",
     "queue_row",
     "queue_table",
+    "refuse_existing",
     "table_bytes",
     "write_export",
 ]
@@ -162,14 +166,41 @@ def table_bytes(
     raise InputError(f"unknown format {fmt!r}: one of csv, xlsx")
 
 
-def write_export(path: str | Path, data: bytes, what: str = "report") -> Path:
+OVERWRITE_HINT = "add --force to replace it"
+"""What the CLI says to do when the file it would write exists (:func:`refuse_existing`)."""
+
+DESK_OVERWRITE_HINT = "export again and answer Replace to write over it"
+"""What the desk says when a file appeared after it asked (:func:`refuse_existing`)."""
+
+
+def refuse_existing(target: Path, what: str, hint: str = OVERWRITE_HINT) -> None:
+    """Raise :class:`InputError` naming ``target`` when something is there already (a
+    file, a folder, a link, a dangling one too): an export never replaces a file unasked
+    (issue 35 leftovers: a second export lost the first). ``hint`` says how to replace
+    it (``--force`` on the command line; the desk asks first)."""
+    if os.path.lexists(target):
+        raise InputError(f"{what} not written: {target} already exists; {hint}")
+
+
+def write_export(
+    path: str | Path,
+    data: bytes,
+    what: str = "report",
+    *,
+    force: bool = False,
+    hint: str = OVERWRITE_HINT,
+) -> Path:
     """``data`` into the file ``path`` as the wiki writes a page (its folder made when
     missing; a temporary file and a rename, never through a link); the path written
-    (absolute: a relative ``path`` is in the working directory).
+    (absolute: a relative ``path`` is in the working directory). An existing ``path``
+    is replaced only with ``force`` (``--force``; the desk after asking), else refused
+    with ``hint`` (:func:`refuse_existing`).
     Raises :class:`InputError` ("``what`` not written: …") naming the file."""
     from etki.wiki.writer import write_file
 
     target = Path(path).expanduser()
+    if not force:
+        refuse_existing(target, what, hint)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_file(target, data)

@@ -652,3 +652,42 @@ def test_the_request_date_reads_as_a_day_in_every_format(
     assert f"Requested on | {shown}" in word
     if shown != submitted:
         assert submitted not in md + page + word
+
+
+def test_the_client_document_has_a_short_cr_number(desk: Desk, tmp_path: Path) -> None:
+    """Issue 35 leftovers: the document carried the wiki page's name as its number
+    (``CR-yyyymmdd-{title slug}--req-demo-…``). Now it reads ``CR-{yyyymmdd}-{digest}``
+    in every format and file name; the long id stays the wiki page's (internal, named
+    in the appendix) and both numbers, like the case id, are taken by ``etki cr``."""
+    from etki.wiki.paths import cr_id, cr_number
+
+    case = _overridden(desk)
+    tail = case.case_id.rsplit("-", 1)[1]
+    ruled_on = case.ruling.ruled_at[:10].replace("-", "") if case.ruling else ""
+    short, long = cr_number(case), cr_id(case)
+    assert short == f"CR-{ruled_on}-{tail}" and len(tail) == 8
+    assert long.endswith(f"--{case.case_id}") and len(long) > len(short) + 10
+    name, md = desk.cr_document(case.case_id, "md")
+    assert name == f"{short}.md"
+    text = md.decode("utf-8")
+    assert text.startswith(f"# Change request {short}: ") and long not in text
+    assert f"- **Change request:** {short}\n" in text
+    _, page = desk.cr_document(case.case_id, "html")
+    assert f"<title>Change request {short}: " in page.decode() and long not in page.decode()
+    name, word = desk.cr_document(case.case_id, "docx")
+    assert name == f"{short}.docx" and f"Change request | {short}" in docx_text(word)
+    assert long not in docx_text(word)
+    _, inside = desk.cr_document(case.case_id, "md", internal=True)
+    assert f"- **Internal id:** {long}\n" in inside.decode("utf-8")
+    # etki cr takes the case id, the client's number and the wiki page's alike
+    env = {**os.environ, "ETKI_DB_URL": desk.settings.db_url, "ETKI_REVIEWER": REVIEWER}
+    env["ETKI_WIKI_DIR"] = ""
+    for given in (case.case_id, short, long, short.lower()):
+        done = run_etki(["cr", "export", given], env=env, cwd=tmp_path)
+        assert done.returncode == 0, (given, done.stderr)
+        assert done.stdout.encode("utf-8") == md, given
+    edited = run_etki(["cr", "edit", short, "--valid-until", "2099-01-31"], env=env, cwd=tmp_path)
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.startswith(f"{case.case_id}: change-request terms by {REVIEWER}")
+    unknown = run_etki(["cr", "export", f"CR-{ruled_on}-0badcafe"], env=env, cwd=tmp_path)
+    assert unknown.returncode == 2 and "no case '0badcafe'" in unknown.stderr

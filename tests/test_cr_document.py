@@ -26,7 +26,7 @@ from etki.services import Desk, approval_service, init_project
 from etki.store import CaseFileRepository
 from etki.wiki.clauses import clause_markdown
 from etki.wiki.markdown import md_block, md_inline
-from etki.wiki.paths import decision_path
+from etki.wiki.paths import cr_id, cr_number, decision_path
 from etki.wiki.projection import WikiProjector
 from etki_tui.hafiza.reader import PageReader
 from etki_tui.queue.bars import CaseDetail
@@ -315,14 +315,16 @@ def test_export_md_and_html(store: Store, tmp_path: Path) -> None:
     # the export is the client-facing document (issue 35 item 1), not the wiki page:
     # the reviewer's reason escaped, none of the engine's deliberation
     name, md = desk.cr_document(case.case_id, "md")
-    assert name == rel.rsplit("/", 1)[1]
+    # named by the client's short number (issue 35 leftovers), not the wiki page's name
+    short = cr_number(desk.case(case.case_id))
+    assert name == f"{short}.md" and rel.startswith(f"change-requests/{short[:11]}-")
     text = md.decode("utf-8")
     assert "](../" not in text and "\\<script>" in text  # escaped in the title line
     assert "> A new capability \\<b>billed\\</b> separately" in text
     assert "already asks" not in text and "engine" not in text.lower()
 
     name, html = desk.cr_document(case.case_id, "html")
-    assert name == rel.rsplit("/", 1)[1].removesuffix(".md") + ".html"
+    assert name == f"{short}.html"
     doc = html.decode("utf-8")
     assert doc.startswith("<!DOCTYPE html>\n") and doc.endswith("</html>\n")
     assert "<script" not in doc.lower()
@@ -383,7 +385,8 @@ def test_cr_export_command(store: Store, tmp_path: Path) -> None:
     done = run_etki(["cr", "export", "req-demo-nothere"], env=env, cwd=tmp_path)
     assert done.returncode == 2 and "no case 'req-demo-nothere'" in done.stderr
     # the wiki shows its own (internal) page by the CR id too
-    done = run_etki(["wiki", "show", name.removesuffix(".md")], env=env, cwd=tmp_path)
+    page = cr_id(store.desk.case(case.case_id))  # the internal id: the page's own name
+    done = run_etki(["wiki", "show", page], env=env, cwd=tmp_path)
     assert done.returncode == 0 and "# Change request: " in done.stdout
 
 

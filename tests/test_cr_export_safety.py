@@ -76,9 +76,11 @@ def test_a_symlink_planted_under_the_file_name_is_replaced_not_written_through(
     victim.write_bytes(b"someone else's file\n")
     planted = out / ruled.name
     planted.symlink_to(victim)
-    done = run_etki(
-        ["cr", "export", ruled.case_id, "--output", str(out) + "/"], env=ruled.env, cwd=tmp_path
-    )
+    args = ["cr", "export", ruled.case_id, "--output", str(out) + "/"]
+    kept = run_etki(args, env=ruled.env, cwd=tmp_path)  # something is there: not unasked
+    assert kept.returncode == 2 and f"{planted} already exists" in kept.stderr
+    assert planted.is_symlink() and victim.read_bytes() == b"someone else's file\n"
+    done = run_etki([*args, "--force"], env=ruled.env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert victim.read_bytes() == b"someone else's file\n"
     assert not planted.is_symlink() and planted.read_bytes() == ruled.md
@@ -121,3 +123,25 @@ def test_a_refused_write_leaves_no_cut_off_document(
         assert sorted(p.name for p in out.iterdir()) == [ruled.name]
     else:
         assert list(out.iterdir()) == []
+
+
+def test_an_existing_document_is_replaced_only_with_force(ruled: Ruled, tmp_path: Path) -> None:
+    """Issue 35 leftovers: ``etki cr export --output`` wrote over an existing file
+    without a word. It is refused (exit 2, the file named, the way to replace it said)
+    and the file kept; ``--force`` replaces it."""
+    target = tmp_path / "Müşteri teklifi.md"
+    target.write_text("Ayşe'nin taslağı\n", encoding="utf-8")
+    args = ["cr", "export", ruled.case_id, "--output", str(target)]
+    refused = run_etki(args, env=ruled.env, cwd=tmp_path)
+    assert refused.returncode == 2
+    assert (
+        f"change request not written: {target} already exists; add --force to replace it"
+        in refused.stderr
+    )
+    assert target.read_text(encoding="utf-8") == "Ayşe'nin taslağı\n"
+    done = run_etki([*args, "--force"], env=ruled.env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes() == ruled.md
+    helped = run_etki(["cr", "export", "--help"], env=ruled.env, cwd=tmp_path)
+    help_text = " ".join(helped.stdout.split())
+    assert "replace the --output file when it exists" in help_text

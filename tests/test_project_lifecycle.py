@@ -285,12 +285,12 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     pages = sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md"))
     sso_page = next(p for p in pages if p.endswith(f"--{SSO_CASE}.md"))
     kvkk_page = next(p for p in pages if p.endswith(f"--{KVKK_CASE}.md"))
-    viewer = _etki(sample, "project", "delete", "demo", "--reason", "x", reviewer=VIEWER)
+    viewer = _etki(sample, "project", "delete", "demo", "--reason", "x", "--yes", reviewer=VIEWER)
     assert viewer.returncode == 2 and "is not an approver of project 'demo'" in viewer.stderr
-    no_reason = _etki(sample, "project", "delete", "demo")
+    no_reason = _etki(sample, "project", "delete", "demo", "--yes")
     assert no_reason.returncode == 2 and "give a reason (--reason)" in no_reason.stderr
     assert _etki(sample, "projects").stdout == "demo\n"  # nothing changed
-    deleted = _etki(sample, "project", "delete", "demo", "--reason", "Sözleşme bitti")
+    deleted = _etki(sample, "project", "delete", "demo", "--reason", "Sözleşme bitti", "--yes")
     assert deleted.returncode == 0, deleted.stderr
     assert deleted.stdout.startswith("deleted project demo: 40 case(s)")
     assert _etki(sample, "projects", "--all").stdout == ""
@@ -462,3 +462,59 @@ def test_every_refused_write_on_a_case_reads_as_english(sample) -> None:
         done = _etki(sample, *args)
         assert done.returncode == 2, (args, done.stderr)
         assert f"error: project 'demo' is archived and takes no {plural}; " in done.stderr
+
+
+def _delete_on_a_terminal(tmp: Path, typed: str) -> subprocess.CompletedProcess[str]:
+    """``etki project delete demo --reason …`` as a PMO runs it at a terminal: a real
+    subprocess whose standard input is a pseudo-terminal, ``typed`` (and Enter) already
+    in its input queue, so the command reads it when it asks (no timing involved)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, typed.encode("utf-8") + b"\n")
+        return subprocess.run(
+            [sys.executable, "-m", "etki.cli", "project", "delete", "demo", "--reason", "bitti"],
+            env={**os.environ, **_env(tmp, APPROVER)},
+            cwd=tmp,
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+def test_delete_asks_for_the_project_id_on_a_terminal_and_refuses_a_pipe(sample) -> None:
+    """Issue 35 leftovers: ``etki project delete`` asked nothing. On a terminal the id
+    must be typed back; ``--yes`` is for scripts; a pipe without ``--yes`` is refused
+    with a message saying so. A refusal deletes nothing (the project still listed)."""
+    piped = _etki(sample, "project", "delete", "demo", "--reason", "bitti")
+    assert piped.returncode == 2
+    assert "standard input is not a terminal" in piped.stderr
+    assert "add --yes to delete without asking" in piped.stderr
+    wrong = _delete_on_a_terminal(sample, "dem")
+    assert wrong.returncode == 2, wrong.stderr
+    assert "Type the project id (demo) to delete it:" in wrong.stderr
+    assert "you typed 'dem', not demo. Nothing was deleted" in wrong.stderr
+    assert _etki(sample, "projects").stdout == "demo\n"
+    repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
+    try:  # a refused confirmation changed nothing, so nothing was audited either
+        assert [e.action for e in repo.project_audit("demo")] == ["reviewers"]
+    finally:
+        repo.dispose()
+    done = _delete_on_a_terminal(sample, "  demo ")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("deleted project demo: 40 case(s)")
+    assert _etki(sample, "projects", "--all").stdout == ""
+    repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
+    try:
+        assert [(e.action, e.outcome) for e in repo.project_audit("demo")][-1] == (
+            "delete",
+            "deleted",
+        )
+    finally:
+        repo.dispose()

@@ -10,6 +10,7 @@ for the look but is not overdue yet; a ruled case leaves the list."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,6 +78,7 @@ def test_queue_overdue_lists_what_the_report_counts(store_url: str, tmp_path: Pa
     assert _etki(store_url, tmp_path, "queue", "--overdue", "--json", lean=False)[1] == out
     text = _etki(store_url, tmp_path, "queue", "--overdue")[1].splitlines()
     assert [line.split()[0] for line in text] == overdue and all(" 24h " in t for t in text)
+    assert all(re.search(r"  look overdue, waiting \d+d( \d+h)?$", t) for t in text), text
 
     # a look asked just now is not overdue yet: listed by the queue, not by --overdue
     code, out, err = _etki(store_url, tmp_path, "add", "--project", "demo", "--json", FRESH)

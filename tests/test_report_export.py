@@ -193,6 +193,74 @@ def test_csv_separated_by_semicolons_for_turkish_and_german_excel(tmp_path: Path
     assert bad.returncode == 2 and "ETKI_CSV_DELIMITER is 'tab': write , or ;" in bad.stderr
 
 
+def test_semicolon_csv_writes_decimals_with_a_comma(tmp_path: Path) -> None:
+    """Issue 35 leftovers: ``;`` is for Excel in tr-TR and de-DE, whose decimal mark is
+    the comma; a ``0.3333`` there is text, not a number. With ``;`` every fraction
+    (shares, days, hours, a confidence) is written bare with a decimal comma, read back
+    from the file; whole numbers and text are as with ``,``; the comma CSV keeps the
+    point. The same for ``etki queue`` and the desk's exports (ETKI_CSV_DELIMITER)."""
+    _cli_store(tmp_path)
+    env = _env(tmp_path)
+    for delimiter in (",", ";"):
+        out = tmp_path / f"report{delimiter == ';'}.csv"
+        done = run_etki(
+            ["report", "--project", "demo", "--output", str(out), "--delimiter", delimiter],
+            env=env,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr
+    comma = (tmp_path / "reportFalse.csv").read_bytes()[3:].decode()
+    semi = (tmp_path / "reportTrue.csv").read_bytes()[3:].decode()
+    assert '"override_rate";0,3333\r\n' in semi and '"override_rate",0.3333\r\n' in comma
+    rows = list(csv.reader(io.StringIO(semi, newline=""), delimiter=";"))
+    assert ["2026-10", "2", "2", "0", "5", "9,5", "0"] in rows  # low/high days
+    assert ["IN_SCOPE", "10", "0,625"] in rows and ["REJECT", "2", "0,125"] in rows
+    plain = list(csv.reader(io.StringIO(comma, newline="")))
+    assert len(rows) == len(plain)
+    hours = [row[2] for row in rows if row[:1] == ["req-demo-p5"]]
+    assert len(hours) == 1 and hours[0].count(",") == 1  # hours waiting, 0.1 h
+    for got, want in zip(rows, plain, strict=True):  # only the decimal mark differs
+        if got[:1] == ["report"] or got[:1] and got[0].startswith("req-demo-p"):
+            continue  # the title's as-of and the hours waiting: read at each run's now
+        assert got == [cell.replace(".", ",") if _decimal(cell) else cell for cell in want]
+    # the queue (confidence) from the CLI and from the desk
+    done = run_etki(
+        ["queue", "--all", "--output", "q.csv", "--delimiter", "semicolon"], env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    table = list(
+        csv.reader(io.StringIO((tmp_path / "q.csv").read_bytes()[3:].decode()), delimiter=";")
+    )
+    at = table[0].index("confidence")
+    assert {row[at] for row in table[1:]} == {"0,8"}  # make_decision's 0.8
+    settings = Settings.from_env({**env, "ETKI_CSV_DELIMITER": ";"})
+    repo = CaseFileRepository(env["ETKI_DB_URL"])
+    try:
+        desk = Desk(settings, repo)
+        desk.export_report("demo", tmp_path / "desk.csv", now=NOW)
+        cases = [c.case_id for c in desk.queue_summaries("demo", status=None)]
+        desk.export_queue("demo", cases, tmp_path / "dq.csv", "cases")
+    finally:
+        repo.dispose()
+    desk_rows = list(
+        csv.reader(io.StringIO((tmp_path / "desk.csv").read_bytes()[3:].decode()), delimiter=";")
+    )
+    assert ["override_rate", "0,3333"] in desk_rows
+    queue = list(
+        csv.reader(io.StringIO((tmp_path / "dq.csv").read_bytes()[3:].decode()), delimiter=";")
+    )
+    assert {row[at] for row in queue[1:]} == {"0,8"} and len(queue) == 17
+    help_text = run_etki(["report", "--help"], env=env, cwd=tmp_path).stdout
+    assert "decimals are written with a comma" in " ".join(help_text.split())
+
+
+def _decimal(cell: str) -> bool:
+    try:
+        return "." in cell and float(cell) == float(cell)
+    except ValueError:
+        return False
+
+
 def test_json_says_its_selection(tmp_path: Path) -> None:
     _cli_store(tmp_path)
     done = run_etki(
@@ -230,3 +298,39 @@ def test_bad_options_are_refused_before_the_store_opens(tmp_path: Path, args, me
     done = run_etki(["report", *args], env=_env(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert not (tmp_path / "etki.db").exists()
+
+
+def test_an_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
+    """Issue 35 leftovers: ``etki report --output`` and ``etki queue --output`` wrote
+    over an existing file without asking. Refused (exit 2, the file named, ``--force``
+    said) before the store is read, the file kept; ``--force`` replaces it. The desk's
+    exports refuse too unless told to overwrite (the desk asks first: its Replace)."""
+    _cli_store(tmp_path)
+    env = _env(tmp_path)
+    for command, name, what in (("report", "r.csv", "report"), ("queue", "q.xlsx", "queue")):
+        target = tmp_path / name
+        target.write_bytes(b"Jurgen's Stra\xc3\x9fe\n")
+        args = [command, "--output", str(target)] + (["--project", "demo"] * (command == "report"))
+        refused = run_etki(args, env=env, cwd=tmp_path)
+        assert refused.returncode == 2, refused.stderr
+        said = f"{what} not written: {target} already exists; add --force to replace it"
+        assert said in refused.stderr
+        assert target.read_bytes() == b"Jurgen's Stra\xc3\x9fe\n"
+        done = run_etki([*args, "--force"], env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert target.read_bytes() != b"Jurgen's Stra\xc3\x9fe\n"
+    settings = Settings.from_env(env)
+    repo = CaseFileRepository(env["ETKI_DB_URL"])
+    try:
+        desk = Desk(settings, repo)
+        target = tmp_path / "r.csv"
+        before = target.read_bytes()
+        with pytest.raises(InputError, match="already exists; export again and answer Replace"):
+            desk.export_report("demo", target, now=NOW)
+        with pytest.raises(InputError, match="already exists"):
+            desk.export_queue("demo", [], target, "cases")
+        assert target.read_bytes() == before
+        desk.export_queue("demo", [], target, "cases", overwrite=True)
+        assert target.read_bytes().startswith(b'\xef\xbb\xbf"case_id"')
+    finally:
+        repo.dispose()

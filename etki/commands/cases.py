@@ -351,10 +351,16 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         echo("no cases waiting for a ruling")
     for line in note:
         echo(line, multiline=False)
+    from datetime import UTC, datetime
+
+    from etki.reports import overdue_looks
+
+    now = datetime.now(UTC)  # as etki report and --overdue measure the wait
     for c, memory in rows:
         d = c.decision
         risk, raised = current_risk(d, memory, escalate)
         look = " 24h" if risk.pmo_look_24h else ""
+        late = overdue_looks([c], now, memory, escalate) if risk.pmo_look_24h else ()
         mark = " " if is_sure(d) else "?"  # as the desk's row: ? needs a careful look
         ruled = f"  ruled {c.ruling.ruling}" if c.ruling else ""
         disputed = f"  DISPUTED {', '.join(raised)}" if raised else ""
@@ -364,7 +370,9 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
         claimed += f"  assigned to {given.after}" if given else ""
         echo(
             f"{c.case_id}  {d.verdict:<14} {d.confidence:4.2f} {mark}  {risk.level:<6}{look:<4} "
-            f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}",
+            f"{_one_line(c.title, 40)}{ruled}{disputed}{claimed}"
+            # days and hours past a day (a trial read "overdue 53h")
+            + (f"  look overdue, waiting {late[0].waiting}" if late else ""),
             multiline=False,
         )
     return 0
@@ -699,7 +707,13 @@ def register(sub: Any) -> None:
         "from the --output suffix (.csv or .xlsx), else text",
     )
     queue.add_argument(
-        "--output", metavar="FILE", help="write the listed cases to FILE (-: stdout)"
+        "--output",
+        metavar="FILE",
+        help="write the listed cases to FILE (-: stdout); an existing FILE is not replaced "
+        "without --force",
+    )
+    queue.add_argument(
+        "--force", action="store_true", help="replace the --output file when it exists"
     )
     delimiter_option(queue)
     pick_options(queue)

@@ -38,7 +38,8 @@ list.
 Without ``--output`` the document goes to stdout; with it, to ``FILE`` (``-`` is
 stdout; an existing folder, or a path ending with ``/`` (a folder, created when
 missing), gets the page's own name, ``CR-{yyyymmdd}-{slug}.md``/``.html``, inside it;
-missing parent folders are created), and one line on stderr names the file written. The
+missing parent folders are created), and one line on stderr names the file written; a
+file already there is not replaced without ``--force`` (exit 2, the file named). The
 file is written as the wiki writes a page (:func:`etki.wiki.writer.write_file`): a
 temporary file renamed over the target, so a symlink planted under the predictable name
 is replaced, never written through, and a failed write (a full disk) leaves no cut-off
@@ -105,9 +106,11 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
     from etki.services import Desk
 
     fmt = _format(args)
+    from etki.wiki.paths import cr_case_ref
+
     desk = Desk.open(settings, read_only=True)
-    try:
-        case_id = desk.case_id_for(args.case_id)
+    try:  # a case id, a short one, or a CR number (the client's or the wiki page's)
+        case_id = desk.case_id_for(cr_case_ref(args.case_id))
         name, data = desk.cr_document(case_id, fmt, internal=args.internal)
         case = desk.case(case_id)
     finally:
@@ -124,15 +127,18 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
         text = data.decode("utf-8")
         echo(text, end="" if text.endswith("\n") else "\n")
         return 0
+    from etki.tablefile import refuse_existing
     from etki.wiki.writer import write_file
 
     target = _target(args.output, name)
+    if not args.force:  # an existing document is kept unless --force (issue 35 leftovers)
+        refuse_existing(target, "change request")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_file(target, data)
     except OSError as exc:  # a file where the folder should be, no permission, disk full
         raise InputError(f"change request not written: {os_error_message(exc)}") from exc
-    echo(f"{args.case_id}: change request written to {target}", multiline=False, file=sys.stderr)
+    echo(f"{case_id}: change request written to {target}", multiline=False, file=sys.stderr)
     return 0
 
 
@@ -152,8 +158,10 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
     exclusions = [] if args.clear_exclusions else args.exclusion
     valid_until = "" if args.clear_valid_until else args.valid_until
     clauses = [] if args.engine_clauses else args.clause
+    from etki.wiki.paths import cr_case_ref
+
     desk = Desk.open(settings)
-    case_id = desk.case_id_for(args.case_id)
+    case_id = desk.case_id_for(cr_case_ref(args.case_id))  # a CR number names its case
     done, wiki_error = desk.set_cr_terms(
         case_id,
         assumptions=assumptions,
@@ -211,7 +219,12 @@ def register(subparsers) -> None:
         "words, the cited clauses, effort and price, assumptions, exclusions, validity "
         "and an approval block; the engine's deliberation only with --internal.",
     )
-    export.add_argument("case_id", metavar="CASE")
+    export.add_argument(
+        "case_id",
+        metavar="CASE",
+        help="a case id (or its short id), or a change request's number: the client's "
+        "(CR-20261207-148197aa) or the wiki page's",
+    )
     export.add_argument(
         "--format",
         choices=("md", "html", "docx"),
@@ -228,7 +241,11 @@ def register(subparsers) -> None:
         "--output",
         metavar="FILE",
         help="write here (a folder, or a path ending with /: the page's own file name "
-        "inside it, created when missing; - or none: stdout)",
+        "inside it, created when missing; - or none: stdout); an existing file is not "
+        "replaced without --force",
+    )
+    export.add_argument(
+        "--force", action="store_true", help="replace the --output file when it exists"
     )
     export.set_defaults(handler=_export)
     edit = cr_sub.add_parser(

@@ -7,12 +7,15 @@
                              reports and cases stay readable (approvers; audited)
     etki project unarchive ID [--reason TEXT]
                              offer it again (approvers; audited)
-    etki project delete ID --reason TEXT
+    etki project delete ID --reason TEXT [--yes]
                              remove its cases and knowledge from the store (approvers
                              only, a reason required; audited). The audit history stays,
                              and so does the wiki folder: the readable projection of that
                              history, no longer rebuilt. ``etki erase CASE`` still removes
-                             one of its cases from that wiki.
+                             one of its cases from that wiki. On a terminal it asks first:
+                             the project id must be typed back; ``--yes`` deletes without
+                             asking (scripts); without a terminal (a pipe, cron, CI) and
+                             without ``--yes`` it is refused, nothing deleted.
 
 Exit codes as every ``etki`` command: 0 ok, 2 bad input (an unknown project, no reason,
 a reviewer who is not an approver: nothing changed), 1 internal error.
@@ -21,9 +24,11 @@ a reviewer who is not an approver: nothing changed), 1 internal error.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, TextIO
 
 from etki.console import echo
+from etki.errors import InputError
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -48,9 +53,35 @@ def _archive(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def confirm_delete(project_id: str, stdin: TextIO, stderr: TextIO) -> None:
+    """Ask on the terminal before ``etki project delete`` removes ``project_id`` (issue
+    35 leftovers: it asked nothing): the prompt on ``stderr``, the project id typed
+    back on ``stdin`` (exactly, around white space). Raises :class:`InputError` (exit
+    2, nothing deleted) when ``stdin`` is not a terminal (a script must say ``--yes``),
+    or when what was typed is not the id (an empty line or end of input included)."""
+    if not stdin.isatty():
+        raise InputError(
+            f"project delete {project_id}: standard input is not a terminal, so nobody can "
+            "confirm; add --yes to delete without asking (scripts). Nothing was deleted"
+        )
+    stderr.write(
+        f"This removes project {project_id}'s cases and knowledge from the store (its "
+        f"audit history and wiki stay). Type the project id ({project_id}) to delete it: "
+    )
+    stderr.flush()
+    typed = stdin.readline().strip()
+    if typed != project_id:
+        said = f"'{typed}'" if typed else "nothing"
+        raise InputError(
+            f"project delete {project_id}: you typed {said}, not {project_id}. Nothing was deleted"
+        )
+
+
 def _delete(args: argparse.Namespace, settings: Settings) -> int:
     from etki.services import Desk
 
+    if not args.yes:
+        confirm_delete(args.project_id, sys.stdin, sys.stderr)
     desk = Desk.open(settings, create=False)
     try:
         gone = desk.delete_project(args.project_id, args.reason or "")
@@ -89,4 +120,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     delete.add_argument("project_id", metavar="ID")
     delete.add_argument("--reason", help="why (required; kept in the audit)")
+    delete.add_argument(
+        "--yes",
+        action="store_true",
+        help="delete without asking (scripts); on a terminal it otherwise asks for the "
+        "project id typed back, and without a terminal it refuses",
+    )
     delete.set_defaults(handler=_delete)

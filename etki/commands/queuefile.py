@@ -37,12 +37,14 @@ QUEUE_FORMATS = {".csv": "csv", ".xlsx": "xlsx"}
 def delimiter_option(parser: Any) -> None:
     """Add ``--delimiter`` to ``etki report`` and ``etki queue`` (a PMO trial of issue 35:
     Excel in tr-TR and de-DE splits CSV on ``;``, so a comma-separated file opened there
-    has each row in one column)."""
+    has each row in one column; with ``;`` fractions are written with a decimal comma,
+    :func:`etki.reports.write_csv`, since that Excel read ``0.85`` as text)."""
     parser.add_argument(
         "--delimiter",
         choices=tuple(CSV_DELIMITERS),
         help="the CSV cell separator: , or ; (Excel in Turkish or German; quote ; in the "
-        "shell, or write semicolon); default: ETKI_CSV_DELIMITER, else ,",
+        "shell, or write semicolon); with ; decimals are written with a comma (0,85 "
+        "12,5), as that Excel reads numbers; default: ETKI_CSV_DELIMITER, else ,",
     )
 
 
@@ -76,10 +78,15 @@ def queue_format(args: argparse.Namespace) -> str | None:
         return fmt
     if args.json:
         raise InputError("--json prints to the terminal; --output writes csv or xlsx")
-    from etki.tablefile import output_format
+    from pathlib import Path
+
+    from etki.tablefile import output_format, refuse_existing
 
     # a --format that contradicts the file's ending is refused, as by etki report
-    return output_format(args.output, fmt, QUEUE_FORMATS, None)
+    chosen = output_format(args.output, fmt, QUEUE_FORMATS, None)
+    if not args.force:  # an existing file is kept unless --force (issue 35 leftovers)
+        refuse_existing(Path(args.output).expanduser(), "queue")
+    return chosen
 
 
 def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str, default: str = ",") -> None:
@@ -99,7 +106,7 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str, default: st
         write_csv([queue_table(rows, title)], sys.stdout, sections=False, delimiter=delimiter)
         return
     data = table_bytes([queue_table(rows, title)], fmt, sections=False, delimiter=delimiter)
-    write_export(args.output, data, "report")
+    write_export(args.output, data, "queue", force=args.force)
     echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)
 
 

@@ -10,7 +10,7 @@ out as tables by :func:`etki.reports.report_tables` (names in
 that starts with a marker row ``report,NAME,TITLE``, then its header row and data rows,
 an empty row between sections; ``--report NAME`` prints that one table alone (header and
 rows, no marker), ready to open in a spreadsheet; ``--delimiter ';'`` separates cells with
-``;`` for Excel in tr-TR and de-DE. .xlsx (:mod:`etki.xlsx`): a sheet per
+``;`` for Excel in tr-TR and de-DE, and then writes decimals with a comma (``0,85``). .xlsx (:mod:`etki.xlsx`): a sheet per
 report. Text cells are guarded against spreadsheet formulas in both
 (:func:`etki.reports.csv_cell`). ``--since/--until/--reviewer`` count only the cases of
 :class:`etki.reports.CaseSelection`. ``--output FILE`` writes the file the way the wiki
@@ -63,6 +63,12 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     )
     if selection.since and selection.until and selection.since > selection.until:
         raise InputError(f"--since {selection.since} is after --until {selection.until}")
+    if args.output not in (None, "-") and not args.force:  # said before the store opens
+        from pathlib import Path
+
+        from etki.tablefile import refuse_existing
+
+        refuse_existing(Path(args.output).expanduser(), "report")
     from etki.reports import pick, report_tables, tables_json, text_lines, write_csv
 
     project_id, report = _compute(args, settings, selection)
@@ -74,13 +80,13 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
         from etki.tablefile import table_bytes
 
         as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
-        _write(args.output, table_bytes(tables, "xlsx", created=as_of))
+        _write(args, table_bytes(tables, "xlsx", created=as_of))
     elif fmt == "json":
         if to_file:
             import json
 
             data = tables_json(project_id, report, tables)
-            _write(args.output, json.dumps(data, indent=1, ensure_ascii=False).encode() + b"\n")
+            _write(args, json.dumps(data, indent=1, ensure_ascii=False).encode() + b"\n")
         else:
             emit_json(tables_json(project_id, report, tables), indent=1)
     elif fmt == "csv":
@@ -88,7 +94,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
             from etki.tablefile import table_bytes
 
             sections = args.report is None
-            _write(args.output, table_bytes(tables, "csv", sections=sections, delimiter=delimiter))
+            _write(args, table_bytes(tables, "csv", sections=sections, delimiter=delimiter))
         else:
             write_csv(tables, sys.stdout, sections=args.report is None, delimiter=delimiter)
     else:
@@ -96,7 +102,7 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
         if report.selection:
             lines = [f"selection: {report.selection}", "", *lines]
         if to_file:
-            _write(args.output, ("\n".join(lines) + "\n").encode())
+            _write(args, ("\n".join(lines) + "\n").encode())
         else:
             echo_lines(lines)
     if to_file:
@@ -140,12 +146,13 @@ def _compute(
     return read.project_id, report_of_read(read, selection, settings.disputed_escalation)
 
 
-def _write(output: str, data: bytes) -> None:
-    """``data`` into the file ``output`` as the wiki writes a page (temporary file and
-    rename, never through a link). Raises :class:`InputError` naming the file."""
+def _write(args: argparse.Namespace, data: bytes) -> None:
+    """``data`` into the file ``--output`` names as the wiki writes a page (temporary
+    file and rename, never through a link); an existing one only with ``--force``.
+    Raises :class:`InputError` naming the file."""
     from etki.tablefile import write_export
 
-    write_export(output, data, "report")
+    write_export(args.output, data, "report", force=args.force)
 
 
 def register(sub: Any) -> None:
@@ -180,7 +187,11 @@ def register(sub: Any) -> None:
     report.add_argument(
         "--output",
         metavar="FILE",
-        help="write the report to FILE (its suffix gives the format); - or none: stdout",
+        help="write the report to FILE (its suffix gives the format); - or none: stdout. "
+        "An existing FILE is not replaced without --force",
+    )
+    report.add_argument(
+        "--force", action="store_true", help="replace the --output file when it exists"
     )
     delimiter_option(report)
     report.set_defaults(handler=_report)

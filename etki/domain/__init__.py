@@ -145,6 +145,7 @@ if TYPE_CHECKING:
         ReportCase,
         ReportDecision,
         ReviewerRulings,
+        waited_words,
     )
 
 __all__ = [
@@ -239,6 +240,7 @@ __all__ = [
     "reasoning_quote",
     "risk_wording",
     "risk_wording_text",
+    "waited_words",
     "whole_sentences",
     "sureness_line",
     "sureness_reasons",
@@ -280,6 +282,7 @@ __getattr__ = lazy_exports(
         "Module": "etki.domain.project",
         "MonthEffort": "etki.domain.reports",
         "OverdueLook": "etki.domain.reports",
+        "waited_words": "etki.domain.reports",
         "PREANALYSIS_STATUSES": "etki.domain.preanalysis",
         "PRICE_LOCALE": "etki.domain.estimate",
         "PlainText": "etki.domain.project",

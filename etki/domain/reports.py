@@ -43,6 +43,23 @@ class OverdueLook:
     basis: str
     raised_now: bool = False
 
+    @property
+    def waiting(self) -> str:
+        """How long it has waited, as people read it (:func:`waited_words`: ``2d 5h``)."""
+        return waited_words(self.hours)
+
+
+def waited_words(hours: float) -> str:
+    """A wait of ``hours`` (>= 0) as a PMO reads it: whole hours under a day (``5h``,
+    ``0h``), days and the whole hours left past one (``2d 5h`` for 53.9 hours, ``2d``
+    for 48.2): a trial read "overdue 53h" and had to divide by 24. Hours are cut, not
+    rounded, as a clock counts them."""
+    whole = int(max(hours, 0.0))
+    days, left = divmod(whole, 24)
+    if not days:
+        return f"{left}h"
+    return f"{days}d {left}h" if left else f"{days}d"
+
 
 @dataclass(frozen=True)
 class ReviewerRulings:

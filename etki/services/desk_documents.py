@@ -57,7 +57,12 @@ class DeskDocuments:
         return cr_filename(case, fmt), client_cr(project, case, fmt, internal=internal)
 
     def write_cr_document(
-        self: _Desk, case_id: str, path: str | Path, *, internal: bool = False
+        self: _Desk,
+        case_id: str,
+        path: str | Path,
+        *,
+        internal: bool = False,
+        overwrite: bool = False,
     ) -> Path:
         """Write the change request of ``case_id`` (:meth:`cr_document`) to ``path``,
         its format by the suffix (``.md``, ``.html``/``.htm``, ``.docx``, any case), as
@@ -66,14 +71,16 @@ class DeskDocuments:
         cut-off file). Returns the path written (absolute). Raises ``InputError`` for
         another suffix or a file that cannot be written, and what :meth:`cr_document`
         raises."""
-        from etki.tablefile import write_export
+        from etki.tablefile import DESK_OVERWRITE_HINT, write_export
 
         suffix = Path(path).suffix.lower()
         fmt = {".md": "md", ".html": "html", ".htm": "html", ".docx": "docx"}.get(suffix)
         if fmt is None:
             raise InputError(f"{path}: end the file name with .docx, .html or .md")
         _name, data = DeskDocuments.cr_document(self, case_id, fmt, internal=internal)
-        return write_export(path, data, "change request")
+        return write_export(  # an existing file only when the reviewer said so
+            path, data, "change request", force=overwrite, hint=DESK_OVERWRITE_HINT
+        )
 
     def report(
         self: _Desk,

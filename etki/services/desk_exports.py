@@ -13,7 +13,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from etki.tablefile import export_format, queue_row, queue_table, table_bytes, write_export
+from etki.tablefile import (
+    DESK_OVERWRITE_HINT,
+    export_format,
+    queue_row,
+    queue_table,
+    table_bytes,
+    write_export,
+)
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -55,11 +62,13 @@ class DeskExports:
         *,
         report: Report | None = None,
         now: datetime | None = None,
+        overwrite: bool = False,
     ) -> Path:
         """Write every table of the project's report (:func:`etki.reports.report_tables`)
         to ``path``: CSV (a section per report) or .xlsx (a sheet per report), by its
         suffix. ``report``: the one already computed (Raporlar's, so the file holds what
-        the screen shows), else :meth:`report` at ``now``. Returns the path written.
+        the screen shows), else :meth:`report` at ``now``. An existing file is replaced
+        only with ``overwrite`` (the reviewer said so). Returns the path written.
         Raises :class:`InputError` for a suffix other than ``.csv``/``.xlsx`` or a file
         that cannot be written, ``NotFoundError`` for an unknown project."""
         from etki.reports import report_tables
@@ -70,17 +79,24 @@ class DeskExports:
         as_of = datetime.fromisoformat(report.as_of.replace("Z", "+00:00"))
         delimiter = self.settings.csv_delimiter  # ETKI_CSV_DELIMITER: ; for tr-TR/de-DE Excel
         data = table_bytes(report_tables(report), fmt, created=as_of, delimiter=delimiter)
-        return write_export(path, data, "report")
+        return write_export(path, data, "report", force=overwrite, hint=DESK_OVERWRITE_HINT)
 
     def export_queue(
-        self: _Desk, project_id: str, case_ids: Sequence[str], path: str | Path, title: str
+        self: _Desk,
+        project_id: str,
+        case_ids: Sequence[str],
+        path: str | Path,
+        title: str,
+        *,
+        overwrite: bool = False,
     ) -> tuple[Path, int]:
         """Write the cases ``case_ids`` of the project (the queue as listed, in that
         order; ids no longer stored are left out) to ``path`` as one table titled
         ``title``, its columns :data:`etki.tablefile.QUEUE_COLUMNS` (the rows of ``etki queue --json``,
         the risk as the desk shows it), CSV or .xlsx by the suffix. Returns the path
-        written and the number of cases. Raises :class:`InputError` for another suffix or
-        a file that cannot be written."""
+        written and the number of cases; an existing file is replaced only with
+        ``overwrite``. Raises :class:`InputError` for another suffix, a file that cannot
+        be written or one that exists."""
         fmt = export_format(path)
         every = self.queue_summaries(project_id, status=None)
         memory = self.clause_memory_of([c for c in every if c.ruling is not None], project_id)
@@ -102,4 +118,5 @@ class DeskExports:
         data = table_bytes(
             [queue_table(rows, title)], fmt, sections=False, delimiter=self.settings.csv_delimiter
         )
-        return write_export(path, data, "queue"), len(rows)
+        written = write_export(path, data, "queue", force=overwrite, hint=DESK_OVERWRITE_HINT)
+        return written, len(rows)

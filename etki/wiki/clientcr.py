@@ -34,7 +34,7 @@ from etki.mdtext.plain import markdown_plain
 from etki.text import printable
 from etki.wiki.model import WikiModel
 from etki.wiki.pages.cr import DECIDING_STEPS
-from etki.wiki.paths import cr_id, has_cr_page
+from etki.wiki.paths import cr_id, cr_number, has_cr_page
 
 __all__ = [
     "Block",
@@ -92,7 +92,8 @@ class Section:
 
 @dataclass(frozen=True)
 class ClientCr:
-    """The whole client-facing change request: ``ident`` (``CR-yyyymmdd-slug``),
+    """The whole client-facing change request: ``ident`` (the client's number,
+    :func:`etki.wiki.paths.cr_number`: ``CR-20261207-148197aa``),
     ``title`` (the request's title), the cover ``fields`` (label/value), the
     ``sections`` the client reads and the ``internal`` sections (empty unless the
     appendix was asked for), the ``author`` (the reviewer who ruled it CR). Every text is printable and NFC-normalised; renderers
@@ -155,6 +156,7 @@ def _internal(m: WikiModel, case: CaseRecord) -> tuple[Section, ...]:
     r = case.ruling
     assert r is not None
     pairs = [
+        ("Internal id", _line(cr_id(case))),  # the wiki's change-requests/ page
         ("Engine verdict", f"{_line(d.verdict)} (confidence {d.confidence:.2f})"),
         ("Ruling", f"{_line(r.ruling)} by {_line(r.reviewer)} at {_line(r.ruled_at)}"),
         ("Overrides the engine", "yes" if r.is_override else "no"),
@@ -201,7 +203,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
     assert r is not None
     m = WikiModel(project)
     terms = case.cr_terms
-    ident = cr_id(case)
+    ident = cr_number(case)  # short: CR-20261207-148197aa, not the wiki page's long name
     title = _line(case.title) or _line(case.case_id)
     fields = [
         ("Change request", _line(ident)),

@@ -31,7 +31,7 @@ from etki.domain import CaseRecord, Project
 from etki.frontmatter import split_frontmatter
 from etki.text import printable
 from etki.wiki.pages import render_cr_page
-from etki.wiki.paths import cr_id
+from etki.wiki.paths import cr_id, cr_number
 
 __all__ = ["CSS", "CLIENT_FORMATS", "FORMATS", "client_cr", "cr_filename", "cr_html", "cr_markdown"]
 
@@ -63,12 +63,13 @@ def _renderer() -> MarkdownIt:
 
 
 def cr_filename(case: CaseRecord, fmt: str) -> str:
-    """The file name an export is written under by default: ``CR-{yyyymmdd}-{slug}.md``,
-    ``.html`` or ``.docx`` (the wiki page's name). Raises ``ValueError`` for a case not
-    ruled CHANGE_REQUEST or an unknown format."""
+    """The file name an export is written under by default: the client's number,
+    ``CR-{yyyymmdd}-{tail}.md``, ``.html`` or ``.docx``
+    (:func:`etki.wiki.paths.cr_number`: the file goes to the client with the document).
+    Raises ``ValueError`` for a case not ruled CHANGE_REQUEST or an unknown format."""
     if fmt not in CLIENT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(CLIENT_FORMATS)}")
-    return f"{cr_id(case)}.{fmt}"
+    return f"{cr_number(case)}.{fmt}"
 
 
 def client_cr(project: Project, case: CaseRecord, fmt: str, *, internal: bool = False) -> bytes:

@@ -46,7 +46,9 @@ __all__ = [
     "clause_link",
     "clause_link_ref",
     "contract_path",
+    "cr_case_ref",
     "cr_id",
+    "cr_number",
     "cr_path",
     "has_cr_page",
     "decision_path",
@@ -189,6 +191,43 @@ def cr_id(case: NamedCase) -> str:
         raise ValueError(f"case {case.case_id} is not ruled CHANGE_REQUEST: it has no CR page")
     assert case.ruling is not None
     return f"CR-{_yyyymmdd(case.ruling.ruled_at)}-{case_slug(case)}"
+
+
+_HEX_TAIL = re.compile(r"[0-9a-f]{8,64}")
+_CR_REF = re.compile(r"CR-\d{8}-(?P<rest>.+)", re.IGNORECASE)
+
+
+def cr_number(case: NamedCase) -> str:
+    """The change request's number on the client's document: ``CR-{yyyymmdd}-{tail}``
+    (``CR-20261207-148197aa``), the date of the current ruling as in :func:`cr_id`
+    and ``tail`` the case id's digest after its last ``-`` (unique in a project, as
+    the case id is; the short id the desk shows), or, for a case id not ending in one,
+    8 hex digits of SHA-256 of the whole id. Short and stable: a long request title
+    made :func:`cr_id` (the wiki page's name, kept as the internal id) read
+    ``CR-20261207-add-whatsapp-as-notification-channel--req-demo-148197aa`` on the
+    document. Raises ``ValueError`` for a case not ruled CHANGE_REQUEST."""
+    stem = cr_id(case)  # refuses a case that is not a change request
+    tail = case.case_id.rsplit("-", 1)[-1]
+    if not _HEX_TAIL.fullmatch(tail):
+        tail = _digest(case.case_id, 8)
+    return f"{stem[: len('CR-yyyymmdd')]}-{tail}"
+
+
+def cr_case_ref(text: str) -> str:
+    """What a typed change-request number names, for ``etki cr`` to resolve as a
+    case id (:meth:`etki.services.Desk.case_id_for`): the case-id part of an internal
+    id (:func:`cr_id`, ``CR-20261207-some-title--req-demo-148197aa`` ->
+    ``req-demo-148197aa``), the tail of a client number (:func:`cr_number`,
+    ``CR-20261207-148197aa`` -> ``148197aa``, a short id), anything else as typed (a
+    case id, a short one). The date is not checked: an earlier number of a case
+    re-ruled since still names it."""
+    found = _CR_REF.fullmatch(text.strip())
+    if found is None:
+        return text
+    rest = found["rest"]
+    if "--" in rest:
+        rest = rest.rsplit("--", 1)[1]
+    return rest
 
 
 def cr_path(case: NamedCase) -> str:

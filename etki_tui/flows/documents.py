@@ -11,11 +11,14 @@ worker; the path written, the estimate stored, or why not, comes back as a toast
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual import on
 
 from etki.text import printable
+from etki.wiki.export import cr_filename
+from etki.wiki.paths import has_cr_page
 from etki_tui.errors import advice, one_line
 from etki_tui.flows.exports import ExportFlow
 from etki_tui.messages import CaseEventDone, CrExported, CrExportWanted, EstimateWanted
@@ -27,7 +30,7 @@ from etki_tui.workers import desk_worker
 
 
 def _export_failed(
-    exc: Exception, _project_id: str, case_id: str, given: CrExportInput
+    exc: Exception, _project_id: str, case_id: str, given: CrExportInput, *_rest: object
 ) -> CrExported:
     return CrExported(case_id, given.path, error=one_line(exc), advice=advice(exc))
 
@@ -58,11 +61,14 @@ class DocumentFlow(ExportFlow):
         case_id = self.cr_case_of(message.case_id, message.page, message.otherwise, "X writes")
         if case_id is None:
             return
+        name = f"CR-{''.join(ch if ch.isalnum() or ch in '-_.' else '-' for ch in case_id)}.docx"
         try:  # one case by id: the terms in force, for the form to start from
             case = self.desk.case(case_id)
             terms, engine = case.cr_terms, case.decision.cited_clauses
             cited: tuple[str, ...] | None = case.cr_clauses
             covering = case.engine_read_covering
+            if has_cr_page(case):  # the client's number, as etki cr export names it
+                name = cr_filename(case, "docx")
         except Exception:  # noqa: BLE001 - the worker says why, if the case is gone
             terms, engine, cited, covering = None, (), None, False
         pane = self.desk_part(QueuePane, "the clauses of the change request")
@@ -72,7 +78,6 @@ class DocumentFlow(ExportFlow):
                 known = self.desk.clauses(self.project_id)
             except Exception:  # noqa: BLE001 - the form lists the cited refs alone
                 known = {}
-        name = f"CR-{''.join(ch if ch.isalnum() or ch in '-_.' else '-' for ch in case_id)}.docx"
         form = CrExportForm(
             case_id,
             name,  # in the working directory
@@ -85,23 +90,27 @@ class DocumentFlow(ExportFlow):
             cursor_blink=self.cursor_blink,
         )
 
-        def write(given: CrExportInput | None) -> None:
+        def write(given: CrExportInput | None, overwrite: bool) -> None:
             if given is not None:
-                self.write_cr(case_id, given)
+                self.write_cr(case_id, given, overwrite)
 
         def chosen(given: CrExportInput | None) -> None:
             # as every export: an existing file is replaced only when the reviewer says so
-            if given is not None and Path(given.path).expanduser().is_file():
+            # (the desk refuses one made meanwhile: overwrite only after Replace)
+            if given is not None and os.path.lexists(Path(given.path).expanduser()):
                 self.push_screen(
-                    OverwriteConfirm(given.path), lambda yes: write(given if yes else None)
+                    OverwriteConfirm(given.path),
+                    lambda yes: write(given if yes else None, True),
                 )
             else:
-                write(given)
+                write(given, False)
 
         self.push_screen(form, chosen)
 
     @desk_worker("export", exclusive=False, failed=_export_failed)
-    def write_cr(self, project_id: str, case_id: str, given: CrExportInput) -> CrExported:
+    def write_cr(
+        self, project_id: str, case_id: str, given: CrExportInput, overwrite: bool = False
+    ) -> CrExported:
         """Record the terms when they changed (:meth:`Desk.set_cr_terms`, as ``etki cr
         edit``: audited, in the history; the case's pages follow, one projection at a
         time like rulings'), then write the change request of ``case_id`` to the path
@@ -119,7 +128,9 @@ class DocumentFlow(ExportFlow):
                     # --clause REF ... / --engine-clauses
                     clauses=list(terms.clauses) if terms.clauses is not None else [],
                 )
-        written = self.desk.write_cr_document(case_id, given.path, internal=given.internal)
+        written = self.desk.write_cr_document(
+            case_id, given.path, internal=given.internal, overwrite=overwrite
+        )
         said = f"terms recorded ({given.terms.summary()})" if given.terms is not None else ""
         gaps = self.desk.case(case_id).cr_gaps()  # as etki cr export warns
         return CrExported(case_id, str(written), terms=said, wiki_error=wiki_error or "", gaps=gaps)

@@ -8,6 +8,7 @@ after :class:`~etki_tui.screens.export.OverwriteConfirm` (default No)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -62,28 +63,33 @@ class ExportFlow(BulkFlow):
         """Ask where to write the cases the queue lists now."""
         self._ask_path("queue", "Export the listed cases", self._write_queue)
 
-    def _ask_path(self, what: str, title: str, then: Callable[[str | None], None]) -> None:
+    def _ask_path(self, what: str, title: str, then: Callable[[str | None, bool], None]) -> None:
         name = default_name(what, self.project_id, self.clock())
         form = ExportForm(title, name, cursor_blink=self.cursor_blink)  # in the working dir
 
         def chosen(path: str | None) -> None:
             # an existing file is replaced only when the reviewer says so (a trial lost
             # one to a second export); a stat, not a write: the worker still writes
-            if path is not None and Path(path).expanduser().is_file():
-                self.push_screen(OverwriteConfirm(path), lambda yes: then(path if yes else None))
+            # (os.path.lexists: a link, even a dangling one, is something there too); the
+            # desk writes over it only when told to (overwrite), so a file made meanwhile
+            # is refused, never replaced unasked
+            if path is not None and os.path.lexists(Path(path).expanduser()):
+                self.push_screen(
+                    OverwriteConfirm(path), lambda yes: then(path if yes else None, True)
+                )
             else:
-                then(path)
+                then(path, False)
 
         self.push_screen(form, chosen)
 
-    def _write_report(self, path: str | None) -> None:
+    def _write_report(self, path: str | None, overwrite: bool) -> None:
         if path is None:
             return
         pane = self.desk_part(ReportsPane, "the report export")
         report = pane.report if pane is not None else None
-        self.export_report(path, report)
+        self.export_report(path, report, overwrite)
 
-    def _write_queue(self, path: str | None) -> None:
+    def _write_queue(self, path: str | None, overwrite: bool) -> None:
         if path is None:
             return
         pane = self.desk_part(QueuePane, "the queue export")
@@ -91,20 +97,28 @@ class ExportFlow(BulkFlow):
             return
         filters = ", ".join(pane.filter.describe()) or "no filter"
         title = f"cases listed in the queue ({filters})"
-        self.export_queue(path, pane.table.row_keys(), title)
+        self.export_queue(path, pane.table.row_keys(), title, overwrite)
 
     @desk_worker("export", exclusive=False, failed=_failed)
-    def export_report(self, project_id: str, path: str, report: Report | None) -> ExportDone:
-        """Write the report (the one shown, else one computed at the desk's clock)."""
-        written = self.desk.export_report(project_id, path, report=report, now=self.clock())
+    def export_report(
+        self, project_id: str, path: str, report: Report | None, overwrite: bool = False
+    ) -> ExportDone:
+        """Write the report (the one shown, else one computed at the desk's clock); an
+        existing file only when ``overwrite`` (the reviewer said Replace)."""
+        written = self.desk.export_report(
+            project_id, path, report=report, now=self.clock(), overwrite=overwrite
+        )
         return ExportDone("report", str(written))
 
     @desk_worker("export", exclusive=False, failed=_failed)
     def export_queue(
-        self, project_id: str, path: str, case_ids: list[str], title: str
+        self, project_id: str, path: str, case_ids: list[str], title: str, overwrite: bool = False
     ) -> ExportDone:
-        """Write the listed cases ``case_ids`` in their order."""
-        written, count = self.desk.export_queue(project_id, case_ids, path, title)
+        """Write the listed cases ``case_ids`` in their order (over an existing file only
+        when ``overwrite``)."""
+        written, count = self.desk.export_queue(
+            project_id, case_ids, path, title, overwrite=overwrite
+        )
         return ExportDone("queue", str(written), count)
 
     @on(ExportDone)

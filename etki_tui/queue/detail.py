@@ -40,7 +40,7 @@ from etki_tui.queue.evidence import (
     evidence_section,
     marked_clause_block,
 )
-from etki_tui.queue.filters import age_days, age_label
+from etki_tui.queue.filters import age_days, age_label, overdue_wait
 from etki_tui.queue.preanalysis_text import NO_MODEL_LINE as NO_MODEL_LINE
 from etki_tui.queue.preanalysis_text import preanalysis_section
 from etki_tui.render import (
@@ -625,6 +625,9 @@ def case_detail(
     if shown_risk.pmo_look_24h:
         risk.append(" · ")
         risk.append("24h PMO look", style="bold reverse")
+        wait = overdue_wait(case, now) if now is not None else None
+        if wait is not None:  # days and hours past a day: a trial read "overdue 53h"
+            risk.append(f" overdue, waiting {wait}", style="bold")
     if raised:
         # a risk already HIGH at triage is not raised by the dispute, only told of it
         how = "raised now" if d.risk.level != shown_risk.level else "now also"

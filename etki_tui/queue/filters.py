@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, TypeVar
 
-from etki.domain import CaseRecord, CaseSummary, ClauseMemory, is_sure
+from etki.domain import CaseRecord, CaseSummary, ClauseMemory, is_sure, waited_words
 from etki.memory import current_risk
 from etki.picks import module_matches
 from etki.reports import LOOK_HOURS, age_start
@@ -122,6 +122,17 @@ def look_overdue(case: QueueCase, now: datetime) -> bool:
         return False
     start, _basis = age_start(case)  # type: ignore[arg-type]
     return start is not None and (now - start).total_seconds() / 3600 > LOOK_HOURS
+
+
+def overdue_wait(case: QueueCase, now: datetime) -> str | None:
+    """How long a case whose look is overdue (:func:`look_overdue`) has waited at
+    ``now``, in days and hours past a day (:func:`etki.domain.waited_words`: ``2d 5h``),
+    else None. Whether its risk asks for the look is the caller's to check."""
+    if not look_overdue(case, now):
+        return None
+    start, _basis = age_start(case)  # type: ignore[arg-type]
+    assert start is not None  # look_overdue measured it
+    return waited_words((now - start).total_seconds() / 3600)
 
 
 def is_disputed(case: QueueCase, memory: Mapping[str, ClauseMemory]) -> bool:
