@@ -151,3 +151,181 @@ async def test_hafiza_lists_the_clause_first_for_its_number(
         assert "tdrs-rfq#5.2 " in shown(entries)
         reader = pane.reader
         await until(pilot, lambda: reader.path == clause("5.2"), "the clause previewed")
+
+
+# --- the count of matches follows the search ---------------------------------------------
+
+
+async def _hafiza_search(pilot, pane: MemoryPane, query: str) -> None:  # noqa: ANN001
+    """``query`` typed into Hafıza's search box (the tab shown first), until the list
+    shows its answer (an empty query: the memory lists alone)."""
+    app = pilot.app
+    if not app.query_one("#memory-search", Input).has_focus:
+        await pilot.press("slash")
+    app.query_one("#memory-search", Input).value = query
+    await until(pilot, lambda: pane.query_text == query, f"the list for {query!r}")
+    await settle(pilot)
+
+
+def _bar(pane: MemoryPane) -> str:
+    return shown(pane.reader.query_one("#reader-bar"))
+
+
+@needs_tdrs
+@pytest.mark.parametrize("size", SIZES)
+@sync
+async def test_clearing_the_search_clears_the_count_of_the_page_previewed(
+    tdrs: TuiWorld, size: tuple[int, int]
+) -> None:
+    """The trial: with a page entry highlighted under the results (its preview counting
+    the search's matches), clearing the search left the count ("277 matches") and the
+    marks; the highlight stays on that page, which is now shown without them. Another
+    query marks and counts its own words."""
+    app = make_app(tdrs, search_delay=0, preview_delay=0)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        await pilot.press("2")
+        await settle(pilot)
+        await _hafiza_search(pilot, pane, "data")
+        entries = app.query_one("#memory-list", OptionList)
+        entries.highlighted = entries.get_option_index("page:index.md")
+        reader = pane.reader
+        await until(pilot, lambda: pane._previewing == "page:index.md", "the page entry")
+        await until(
+            pilot,
+            lambda: reader.display and reader.path == "index.md" and reader.matches > 0,
+            "the page previewed with its matches counted",
+        )
+        assert f"{reader.matches} match" in _bar(pane)
+        await _hafiza_search(pilot, pane, "")
+        assert entries.highlighted_option is not None
+        assert entries.highlighted_option.id == "page:index.md"
+        await until(pilot, lambda: reader.tokens == [], "the page shown without the words")
+        await settle(pilot)
+        assert reader.path == "index.md" and reader.display
+        assert reader.matches == 0 and "match" not in _bar(pane)
+        assert not reader.query(".-match")  # no block marked any more
+        # a query without hits keeps the highlight on the page: its words are counted
+        await _hafiza_search(pilot, pane, "ruling")
+        await until(pilot, lambda: reader.tokens == ["ruling"], "the page marking the new word")
+        await settle(pilot)
+        if reader.path == "index.md":
+            assert reader.matches > 0 and f"{reader.matches} match" in _bar(pane)
+
+
+@needs_tdrs
+@pytest.mark.parametrize("size", SIZES)
+@sync
+async def test_clearing_the_search_clears_the_count_of_an_opened_page(
+    tdrs: TuiWorld, size: tuple[int, int]
+) -> None:
+    """A page opened for reading (a link's page, pinned, read full-screen; Enter back)
+    stays in the reader when the list is rebuilt; cleared, the search's count and marks
+    leave it too."""
+    app = make_app(tdrs, search_delay=0, preview_delay=0)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoryPane)
+        await pilot.press("2")
+        await settle(pilot)
+        await _hafiza_search(pilot, pane, "data")
+        reader = pane.reader
+        await until(pilot, lambda: reader.path == pane.hits[0][0], "the first hit previewed")
+        assert reader.path != "disputed.md"
+        pane.open_page("disputed.md")  # as a link followed from the page does
+        await until(pilot, lambda: pane.opened == "disputed.md", "the page opened")
+        await until(
+            pilot, lambda: reader.path == "disputed.md" and reader.matches > 0, "its matches"
+        )
+        await settle(pilot)
+        assert app.screen.maximized is not None
+        await pilot.press("enter")  # back from full-screen
+        await settle(pilot)
+        assert app.screen.maximized is None
+        await _hafiza_search(pilot, pane, "")
+        await until(pilot, lambda: reader.tokens == [], "the page shown without the words")
+        await settle(pilot)
+        assert pane.opened == "disputed.md" and reader.path == "disputed.md"
+        assert reader.matches == 0 and "match" not in _bar(pane)
+
+
+# --- R in the footer on a disputed clause ------------------------------------------------
+
+
+def _footer(app) -> str:  # noqa: ANN001
+    """The footer row as drawn (the screen's last row)."""
+    return ["".join(s.text for s in strip) for strip in app.screen._compositor.render_strips()][-1]
+
+
+async def _highlight(pilot, kind: str) -> None:  # noqa: ANN001
+    """Hafıza's list focused, the first entry of ``kind`` (``dis``, ``pre``) highlighted."""
+    entries = pilot.app.query_one("#memory-list", OptionList)
+    entries.focus()
+    wanted = next(o.id for o in entries.options if (o.id or "").startswith(f"{kind}:"))
+    entries.highlighted = entries.get_option_index(wanted)
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@sync
+async def test_r_resolve_is_in_the_footer_on_a_disputed_clause(
+    tui_world: TuiWorld, size: tuple[int, int]
+) -> None:
+    """The trial: "R Resolve" was in no footer at 80x24. On a disputed clause's entry in
+    Hafıza (an approver's desk) the footer shows it, at 80x24 too (``q Quit`` gives way
+    there, :data:`etki_tui.footer.SPARE`; q still quits); on any other entry it is left
+    out, and R there says what to highlight. R on the disputed entry opens the form."""
+    from etki_tui.screens.resolve import ResolveDisputeForm
+    from tests.test_tui_pilot import Recorder
+
+    seen = Recorder()
+    app = make_app(tui_world)
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await _highlight(pilot, "pre")
+        assert "R Resolve" not in _footer(app) and "? Help" in _footer(app)
+        await pilot.press("R")
+        await settle(pilot)
+        assert not isinstance(app.screen, ResolveDisputeForm)
+        assert "Highlight a disputed clause" in " ".join(seen.notes())
+        await _highlight(pilot, "dis")
+        await until(pilot, lambda: "R Resolve" in _footer(app), "R in the footer")
+        row = _footer(app)
+        assert "? Help" in row and "/ Search" in row and "Palette" in row
+        assert ("q Quit" in row) == (size[0] > 80)
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, ResolveDisputeForm), "the form")
+        assert app.screen.item.ref == "MSA-2024-01#3.2"
+        await pilot.press("escape")
+        await settle(pilot)
+        await _highlight(pilot, "pre")
+        await until(pilot, lambda: "R Resolve" not in _footer(app), "R out of the footer")
+
+
+@sync
+async def test_r_resolve_is_not_in_a_viewers_footer(tui_world: TuiWorld) -> None:
+    """A seat that may not resolve (the reviewer demoted to viewer) is not offered R."""
+    from dataclasses import replace as dc_replace
+
+    from etki.domain import Reviewer
+    from tests.conftest import tui_project
+
+    project = tui_project()
+    demoted = dc_replace(
+        project,
+        config=dc_replace(
+            project.config, reviewers=(Reviewer("ayse"), Reviewer("reviewer", "viewer"))
+        ),
+    )
+    tui_world.repo.save_project(demoted, "sha256:tui", b"{}\n", update_reviewers=True, actor="ayse")
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.read_only
+        await pilot.press("2")
+        await settle(pilot)
+        await _highlight(pilot, "dis")
+        assert "R Resolve" not in _footer(app) and "? Help" in _footer(app)
