@@ -103,7 +103,8 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         "clause calls for and why); the card, disputed.md and the detail pane show "
         "it. Approvers only; a read-only desk refuses.",
         context="hafiza",
-        show=False,  # the disputed card says so; the footer keeps its room
+        # in the footer only on a disputed clause's entry, on a seat that may resolve
+        # (MemoryPane.check_action; issue 34: R was in no footer at 80x24)
     ),
     ActionDef(
         "export.report",

@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from etki.wiki.clausequery import NO_NUMBER, number_sql
 from etki.wiki.fts import _decoded_lines, _snapshot, _where, json_list
 from etki.wiki.pagematch import Cancelled, Hit, _best_in_folded, page_snippet, rank_sql, starts_sql
 from etki.wiki.writer import UnsafeWikiPath
@@ -30,6 +31,7 @@ def search_ranked(
     tokens: list[str],
     limit: int | None,
     cancelled: Callable[[], bool] | None = None,
+    number: str | None = None,
 ) -> tuple[list[Hit], int, str] | None:
     """The ranked top of ``etki wiki search``: ``([Hit], total, synced)`` of the pages of the
     wiki at ``root`` holding every folded token, best first by
@@ -40,6 +42,10 @@ def search_ranked(
     in all, and how the index caught up (``token``, ``queued``, ``walk``). None when the
     index cannot be used (the caller falls back to ``rg`` or Python, which rank the same
     way).
+
+    ``number``: the query's clause number (:func:`etki.wiki.clausequery.clause_number`):
+    the clause section so numbered, then its sub-clauses in page order, rank before
+    every other hit (:func:`~etki.wiki.clausequery.number_sql`).
 
     The index is first brought up to the wiki's change token (:func:`catch_up`'s rule).
     ``cancelled`` (the desk's live search) is polled while waiting for another writer
@@ -63,21 +69,24 @@ def search_ranked(
         pscore, pscore_args = rank_sql(tokens, "parts.ftitle")
         starts, starts_args = starts_sql(tokens, "pages.folded")
         pstarts, pstarts_args = starts_sql(tokens, "partstext.folded")
+        nr, nat, nargs = number_sql(number, "parts.anchor", "parts.start")
         # a page split into parts (a contract page) is searched as its parts only
         rows = db.execute(
             "SELECT kind, id, address, start, th, count(*) OVER () FROM ("  # noqa: S608
             f"SELECT 0 AS kind, files.id AS id, files.path AS address, 0 AS start, {score} "
-            f"AS th, {starts} AS ws, files.size AS size FROM pages JOIN files ON files.id = "
-            f"pages.rowid WHERE {where} AND files.id NOT IN (SELECT page FROM parts) UNION "
-            f"ALL SELECT 1, parts.id, parts.address, parts.start, {pscore}, {pstarts}, "
-            f"parts.size FROM partstext JOIN parts ON parts.id = partstext.rowid WHERE {pwhere}"
-            ") ORDER BY ws DESC, th DESC, size, address LIMIT ?",
+            f"AS th, {starts} AS ws, files.size AS size, {NO_NUMBER[0]} AS nr, "
+            f"{NO_NUMBER[1]} AS nat FROM pages JOIN files ON files.id = pages.rowid WHERE "
+            f"{where} AND files.id NOT IN (SELECT page FROM parts) UNION ALL SELECT 1, "
+            f"parts.id, parts.address, parts.start, {pscore}, {pstarts}, parts.size, {nr}, "
+            f"{nat} FROM partstext JOIN parts ON parts.id = partstext.rowid WHERE {pwhere}"
+            ") ORDER BY nr, nat, ws DESC, th DESC, size, address LIMIT ?",
             [
                 *score_args,
                 *starts_args,
                 *args,
                 *pscore_args,
                 *pstarts_args,
+                *nargs,
                 *pargs,
                 -1 if limit is None else limit,
             ],

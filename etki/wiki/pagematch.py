@@ -255,10 +255,17 @@ def starts_sql(tokens: list[str], column: str) -> tuple[str, list[str]]:
 
 
 def rank_key(
-    ftitle: str, size: int, path: str, tokens: list[str], starts: int = 0
-) -> tuple[int, int, int, str]:
+    ftitle: str,
+    size: int,
+    path: str,
+    tokens: list[str],
+    starts: int = 0,
+    number: tuple[int, int] = (2, 0),
+) -> tuple[int, int, int, int, int, str]:
     """The sort key of a hit in ``etki wiki search`` and the desk's live search (smallest
-    first): pages where more of the query's one- or two-letter words begin a word
+    first): for a query that is a clause number, the clause so numbered and then its
+    sub-clauses (``number``: :func:`etki.wiki.clausequery.number_rank`; ``(2, 0)`` for
+    every other hit); then pages where more of the query's one- or two-letter words begin a word
     (``starts``: :func:`word_starts` of the page's folded text; a two-letter word as a
     substring is in most pages) first, then pages whose folded title ``ftitle`` holds
     more of the query's ``tokens`` (:func:`title_hits`), then the shorter page
@@ -266,7 +273,7 @@ def rank_key(
     megabyte-sized ``index.md`` that names every decision), then ``path``. The FTS5
     index keeps the folded title, text and size of every page and ranks inside SQLite
     (:func:`rank_sql`, :func:`starts_sql`)."""
-    return (-starts, -title_hits(ftitle, tokens), size, path)
+    return (*number, -starts, -title_hits(ftitle, tokens), size, path)
 
 
 def rank_sql(tokens: list[str], column: str) -> tuple[str, list[str]]:

@@ -42,7 +42,9 @@ installed (no first build), else the FTS5 index; smaller wikis are scanned by Py
 * ``python``: read and fold every page (the reference; used for small wikis).
 
 ``etki wiki search`` prints a ranked top N instead (:func:`ranked_search`, issue 32): the
-same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (pages where the query's
+same pages, ordered by :func:`etki.wiki.pagematch.rank_key` (for a query that is a
+clause number, that clause and then its sub-clauses first,
+:mod:`etki.wiki.clausequery`; then pages where the query's
 one- or two-letter words begin a word first, then pages whose title holds more of the
 words, then shorter pages, then path); the desk's live search is the same function
 (:func:`etki.wiki.live.top` adds each hit's title and visible excerpt). The FTS5 index ranks and cuts inside
@@ -75,6 +77,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from etki.text import fold, spellings
+from etki.wiki.clausequery import clause_number
 from etki.wiki.excerpt import page_title
 from etki.wiki.foldinverse import fold_inverse
 from etki.wiki.pagematch import (
@@ -509,7 +512,8 @@ def _rank(
     scored: Iterable[_Scored],
     tokens: list[str],
     cancelled: Callable[[], bool] | None = None,
-) -> list[tuple[tuple[int, int, int, str], Hit | _Pending]]:
+    number: str | None = None,
+) -> list[tuple[tuple[int, int, int, int, int, str], Hit | _Pending]]:
     """Each page of ``scored`` with its :func:`etki.wiki.pagematch.rank_key` (its title
     and size read from the page, as the FTS5 index stores them), sorted; a page that
     cannot be read is left out (as every backend skips it). A contract page gives its
@@ -517,11 +521,13 @@ def _rank(
     section, ``path#anchor``), each that holds every token with its own key (its title,
     size and address) and line (on the page), as the FTS5 index stores and ranks them;
     a page holding a token only outside every part holding the others gives none.
-    ``cancelled`` is polled before each page (:class:`~etki.wiki.pagematch.Cancelled`)."""
+    ``number``: the query's clause number (:func:`etki.wiki.clausequery.clause_number`),
+    whose clause and sub-clauses rank first. ``cancelled`` is polled before each page (:class:`~etki.wiki.pagematch.Cancelled`)."""
+    from etki.wiki.clausequery import number_rank
     from etki.wiki.sections import page_parts
 
     short = any(len(t) < SHORT_TOKEN for t in tokens)  # else no word starts to count
-    out: list[tuple[tuple[int, int, int, str], Hit | _Pending]] = []
+    out: list[tuple[tuple[int, int, int, int, int, str], Hit | _Pending]] = []
     for _, rel, found in scored:
         if cancelled is not None and cancelled():
             raise Cancelled
@@ -541,7 +547,8 @@ def _rank(
             if got is not None:
                 line, _, snippet = got
                 starts = word_starts(part.folded, tokens) if short else 0
-                key = rank_key(part.ftitle, part.size, part.address, tokens, starts)
+                at = number_rank(part.anchor, part.start, number)
+                key = rank_key(part.ftitle, part.size, part.address, tokens, starts, at)
                 out.append((key, Hit(part.address, part.start + line, snippet)))
     return sorted(out, key=lambda r: r[0])
 
@@ -582,7 +589,7 @@ def ranked_search(
         elif name == "fts":
             from etki.wiki.ftsranked import search_ranked
 
-            got = search_ranked(root, tokens, limit, cancelled)
+            got = search_ranked(root, tokens, limit, cancelled, clause_number(query))
             if got is not None:
                 return Ranked(got[0], got[1], "fts", got[2])
         if scored is not None:
@@ -590,6 +597,6 @@ def ranked_search(
             break
     if scored is None:
         scored = _scan(root, wiki_files(root), tokens)
-    ranked = _rank(root, scored, tokens, cancelled)
+    ranked = _rank(root, scored, tokens, cancelled, clause_number(query))
     shown = ranked if limit is None else ranked[:limit]
-    return Ranked([_hit(root, key[3], found) for key, found in shown], len(ranked), answered)
+    return Ranked([_hit(root, key[-1], found) for key, found in shown], len(ranked), answered)

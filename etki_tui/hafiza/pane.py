@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from etki.domain import CaseRecord, DisputedClause, ScopeClause
 from etki.wiki.search import query_tokens
-from etki_tui.actions import bindings
+from etki_tui.actions import ACTIONS, bindings
 from etki_tui.hafiza.cards import (
     CLAUSE_TARGET,
     SHOWN,
@@ -150,6 +150,8 @@ class MemoryPane(PreviewShown):
         self._placed: str | None = None
         """The entry :meth:`_rebuild` put the highlight on (its highlight event comes
         later, not from the reviewer)."""
+        self._on_dispute = False
+        """A disputed clause's entry is highlighted (the footer shows ``R``)."""
         self._fill = 0
         self._memory_version = 0
         """Counts memory loads (:meth:`set_memory`, :meth:`reset`): the key of
@@ -431,12 +433,17 @@ class MemoryPane(PreviewShown):
             # "Precedents (8)" could not be brought back by any key)
             entries.scroll_home(animate=False)
         option_id = event.option.id or ""
+        if option_id.startswith("dis:") != self._on_dispute:
+            self._on_dispute = not self._on_dispute
+            self.refresh_bindings()  # R in the footer on a disputed clause only
         placed, self._placed = self._placed, None
         if option_id == self._previewing:
+            self._rematch()  # the same page stays: the search's words may have changed
             return
         self._previewing = option_id
         if self.opened is not None and option_id == placed:
-            return  # the list was rebuilt under an opened page: the reader keeps it
+            self._rematch()  # the list was rebuilt under an opened page: the reader keeps it
+            return
         self.opened = None  # the reviewer moved the highlight: the preview follows it
         kind, _, key = option_id.partition(":")
         self._cancel_preview()
@@ -468,6 +475,30 @@ class MemoryPane(PreviewShown):
             item = next((d for d in self.disputed if d.ref == key), None)
             if item is not None:
                 self.show_card(disputed_card(item, self.clauses), ("clause ref", item.ref))
+
+    def _rematch(self) -> None:
+        """Lay the page the reader shows out again when it marks other words than the
+        search's now (none once the search is cleared), so its matches and the history
+        line's count follow the search (issue 34, a trial: cleared, the search left "277
+        matches" over the page it had previewed). In place, at the same scroll position
+        and in the same generation (:meth:`show_page`'s ``refresh``): a page or card
+        asked for meanwhile wins."""
+        reader = part(self, PageReader)
+        if reader is None or not reader.display or reader.path is None:
+            return
+        if reader.tokens == self.tokens:
+            return
+        self.run_worker(
+            self.show_page(
+                reader.path,
+                reader.text,
+                history="refresh",
+                generation=self.preview_generation,
+            ),
+            group="memory-show",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def _cancel_preview(self) -> None:
         if self._preview_timer is not None:
@@ -557,12 +588,30 @@ class MemoryPane(PreviewShown):
         self._cancel_preview()  # no preview of results the reviewer is typing past
         self.post_message(SearchChanged(event.value))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``R`` (resolve) is in the footer only where it acts: a disputed clause's entry
+        highlighted, on a seat that may resolve (not a read-only desk, not an archived
+        project). Elsewhere :meth:`on_key` still takes it and says why nothing opens."""
+        if action == "resolve_dispute":
+            app = self.app
+            if getattr(app, "read_only", False) or getattr(app, "archived", False):
+                return False
+            return self.highlighted_dispute() is not None
+        return True
+
     def on_key(self, event) -> None:  # noqa: ANN001
         """In the search box: Escape goes back to the list (the text stays); Down and Up
         go to the list and move its highlight one entry (the preview follows), as a
-        results list under a search box does."""
+        results list under a search box does. Elsewhere ``R`` asks to resolve the
+        highlighted disputed clause also where the footer leaves it out
+        (:meth:`check_action`): the reply says why nothing opens."""
         search, entries = part(self, "#memory-search"), part(self, "#memory-list", OptionList)
-        if search is None or entries is None or self.screen.focused is not search:
+        if search is None or entries is None:
+            return
+        if self.screen.focused is not search:
+            if event.key in ACTIONS["dispute.resolve"].keys(getattr(self.app, "keymap", None)):
+                event.stop()
+                self.action_resolve_dispute()
             return
         if event.key in ("escape", "down", "up"):
             event.stop()
