@@ -64,9 +64,11 @@ def confirm_delete(project_id: str, stdin: TextIO, stderr: TextIO) -> None:
             f"project delete {project_id}: standard input is not a terminal, so nobody can "
             "confirm; add --yes to delete without asking (scripts). Nothing was deleted"
         )
-    stderr.write(
+    echo(
         f"This removes project {project_id}'s cases and knowledge from the store (its "
-        f"audit history and wiki stay). Type the project id ({project_id}) to delete it: "
+        f"audit history and wiki stay). Type the project id ({project_id}) to delete it:",
+        end=" ",
+        file=stderr,
     )
     stderr.flush()
     typed = stdin.readline().strip()

@@ -47,8 +47,6 @@ from collections.abc import Callable, Collection, Iterable, Sequence, Set
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from etki.mdtext.plain import markdown_plain
-
 __all__ = [
     "DECIDING",
     "DISPUTED_SIGNAL",
@@ -297,6 +295,10 @@ def lead_in_list(sentence: str, markdown: str) -> tuple[str, ...]:
     (``İ``/``ı``, ``ß``). Cached: a clause's text is scanned once per sentence."""
     if not sentence.rstrip().endswith(":"):
         return ()
+    # markdown-it-py loads on first use: the lean read commands import this module and
+    # must not pay for it (tests/test_import_hygiene.py)
+    from etki.mdtext.plain import markdown_plain
+
     want = _letters(sentence)
     lines = markdown.splitlines()
     start, para = None, ""
