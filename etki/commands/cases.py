@@ -50,7 +50,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from etki.commands.queuefile import delimiter_option, pick_options
+from etki.commands.queuefile import delimiter_option, force_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 from etki.text import printable
@@ -712,9 +712,7 @@ def register(sub: Any) -> None:
         help="write the listed cases to FILE (-: stdout); an existing FILE is not replaced "
         "without --force",
     )
-    queue.add_argument(
-        "--force", action="store_true", help="replace the --output file when it exists"
-    )
+    force_option(queue)
     delimiter_option(queue)
     pick_options(queue)
     queue.set_defaults(handler=_queue)

@@ -60,6 +60,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from etki.commands.queuefile import force_option
 from etki.console import echo
 from etki.errors import InputError, os_error_message
 
@@ -244,9 +245,7 @@ def register(subparsers) -> None:
         "inside it, created when missing; - or none: stdout); an existing file is not "
         "replaced without --force",
     )
-    export.add_argument(
-        "--force", action="store_true", help="replace the --output file when it exists"
-    )
+    force_option(export)
     export.set_defaults(handler=_export)
     edit = cr_sub.add_parser(
         "edit",

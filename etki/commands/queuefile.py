@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from etki.picks import Pick
 
 __all__ = [
+    "force_option",
     "QUEUE_FORMATS",
     "csv_delimiter",
     "delimiter_option",
@@ -45,6 +46,15 @@ def delimiter_option(parser: Any) -> None:
         help="the CSV cell separator: , or ; (Excel in Turkish or German; quote ; in the "
         "shell, or write semicolon); with ; decimals are written with a comma (0,85 "
         "12,5), as that Excel reads numbers; default: ETKI_CSV_DELIMITER, else ,",
+    )
+
+
+def force_option(parser: Any) -> None:
+    """Add ``--force`` to a command that writes ``--output FILE`` (``etki report``,
+    ``etki queue``, ``etki cr export``): without it an existing file is refused, never
+    replaced (:func:`etki.tablefile.refuse_existing`)."""
+    parser.add_argument(
+        "--force", action="store_true", help="replace the --output file when it exists"
     )
 
 

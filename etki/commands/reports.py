@@ -25,7 +25,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from etki.commands.queuefile import csv_delimiter, delimiter_option
+from etki.commands.queuefile import csv_delimiter, delimiter_option, force_option
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 
@@ -190,8 +190,6 @@ def register(sub: Any) -> None:
         help="write the report to FILE (its suffix gives the format); - or none: stdout. "
         "An existing FILE is not replaced without --force",
     )
-    report.add_argument(
-        "--force", action="store_true", help="replace the --output file when it exists"
-    )
+    force_option(report)
     delimiter_option(report)
     report.set_defaults(handler=_report)
