@@ -44,7 +44,8 @@ before this probe was first run. Run from the repository root::
     ... change_clause.py kind eval triage --all-realdata --loeo --brief
     ... change_clause.py verdict eval triage --all-realdata --pairs tests/data/translation_pairs.jsonl
 
-(``none`` as the variant runs the engine unpatched.) The arguments after the variant are
+(``none`` as the variant runs the engine unpatched.) Result: neither variant kept (the
+signal fires on one request of 125, wrongly); figures in docs/EVAL.md. The arguments after the variant are
 those of the ``etki`` command; the probe patches the engine in this process only.
 """
 
@@ -245,16 +246,12 @@ def _patch(variant: str) -> None:
     def assess(rule: str, **kw: Any) -> Sureness:
         if rule == "change_clause":
             words = ", ".join(sorted({c.text for c, _ in _WORDS[0]}))
-            return Sureness(
-                "change",
-                False,
-                sureness_module.KIND_CONFIDENCE["topic"],
-                (
-                    f"it asks to change work a clause covers ({words}); a change within "
-                    "the general scope of a contract is a change order (FAR 52.243-1), "
-                    "but no sentence names what it asks for",
-                ),
+            doubt = (
+                f"it asks to change work a clause covers ({words}); a change within "
+                "the general scope of a contract is a change order (FAR 52.243-1), "
+                "but no sentence names what it asks for"
             )
+            return Sureness("change", False, sureness_module.KIND_CONFIDENCE["topic"], (doubt,))
         s = original_assess(rule, **kw)
         if (
             VARIANT[0] == "kind"
