@@ -50,20 +50,6 @@ L and M: how the buyer chooses, binding no work after award;
 :data:`etki.triage.offers.OFFERS_TITLE`, general procurement vocabulary) counts as
 background (:func:`etki.triage.contract.background_clauses`).
 
-**A defined name is one term.** A name the project's texts write with its acronym
-("Authority to Operate (ATO)"; the pairs :func:`etki.retrieval.wikirank.acronyms` reads
-for ``wiki_search``, issue 33 item 4), of at least two words that are not small words,
-counts as its acronym's term: in a node, every written occurrence of the name adds the
-acronym's term (the acronym written alone is already that term); in a question, the
-name's words are replaced by the acronym's term. Source: a phrase is indexed as a unit
-beside its words (Croft, Turtle and Lewis, *The use of phrases and structured queries in
-information retrieval*, SIGIR 1991), and the name-acronym link is the one the wiki
-ranker already makes. Reason (issue 33 item c, tdrs question Q02 "Who is responsible
-for getting the Authority to Operate?"): stemmed apart, "authority" and "operate" are
-"author" and "oper", the stems of "authorization" and "operational", and the one clause
-that answers (tdrs 2.2, long) ranked 15th behind every clause about authorization; the
-question asks for the named thing, not for its words' other senses.
-
 Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
 ``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
 type, for typed streams).
@@ -77,8 +63,6 @@ import numpy as np
 
 from etki.knowledge.index import Node
 from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
-from etki.retrieval.wikirank import SMALL_WORDS, acronyms
-from etki.text import words
 from etki.triage.contract import background_clauses, plain_text
 from etki.triage.engine import DRAFT_WEIGHT
 from etki.triage.graph import read_graph
@@ -90,7 +74,6 @@ __all__ = [
     "CONTEXT_WEIGHT",
     "LexicalScorer",
     "context_clauses",
-    "defined_names",
     "node_tokens",
     "stopwords_of",
 ]
@@ -118,47 +101,11 @@ def stopwords_of(languages: Sequence[str]) -> frozenset[str]:
     return frozenset().union(*(STOPWORDS.get(lang, frozenset()) for lang in languages))
 
 
-def defined_names(nodes: Sequence[Node]) -> dict[str, tuple[str, ...]]:
-    """Folded acronym -> folded words of the name it stands for, for every pair the
-    titles and texts of ``nodes`` write (:func:`etki.retrieval.wikirank.acronyms`) whose
-    name has at least two words outside :data:`~etki.retrieval.wikirank.SMALL_WORDS`
-    (one word is no phrase: "of Acquisition (OA)")."""
-    pairs = acronyms(n.title + "\n" + n.text for n in nodes)
-    return {
-        short: name for short, name in pairs.items() if sum(w not in SMALL_WORDS for w in name) >= 2
-    }
-
-
-def _name_terms(text: str, names: dict[str, tuple[str, ...]], lang: str) -> tuple[str, ...]:
-    """The acronym term of every written occurrence of a defined name in ``text`` (module
-    docstring: a defined name is one term), once per occurrence."""
-    if not names:
-        return ()
-    folded = f" {' '.join(words(text))} "
-    out: list[str] = []
-    for short, name in names.items():
-        count = folded.count(f" {' '.join(name)} ")
-        if count:
-            out.extend(tokens(short, lang) * count)
-    return tuple(out)
-
-
-def node_tokens(
-    node: Node, languages: Sequence[str], names: dict[str, tuple[str, ...]] | None = None
-) -> tuple[str, ...]:
-    """The scoring tokens of one node (see the module docstring); ``names``: the
-    project's defined names (:func:`defined_names`), each written occurrence adding its
-    acronym's term."""
-    names = names or {}
+def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
+    """The scoring tokens of one node (see the module docstring)."""
     if node.type == "clause":
         lang = guess_language(node.title + "\n" + node.text[:4000], languages)
-        body = plain_text(node.text)
-        return (
-            tokens(node.title, lang) * TITLE_WEIGHT
-            + tokens(body, lang)
-            + _name_terms(node.title, names, lang) * TITLE_WEIGHT
-            + _name_terms(body, names, lang)
-        )
+        return tokens(node.title, lang) * TITLE_WEIGHT + tokens(plain_text(node.text), lang)
     if node.type == "module":
         name = (
             identifier_text(node.id.removeprefix("module:"))
@@ -169,26 +116,9 @@ def node_tokens(
         return tokens(name, lang) * ID_WEIGHT + tokens(node.text, lang)
     if node.type in RULED_TYPES:
         lang = guess_language(node.title + "\n" + node.text, languages)
-        text = node.title + "\n" + node.text
-        return tokens(text, lang) + _name_terms(text, names, lang)
+        return tokens(node.title + "\n" + node.text, lang)
     lang = guess_language(node.title, languages)
-    return tokens(node.title, lang) + _name_terms(node.title, names, lang)
-
-
-def _names_as_acronyms(question: str, names: dict[str, tuple[str, ...]]) -> str:
-    """``question`` (folded words) with every defined name it spells replaced by its
-    acronym (module docstring); the question itself when it spells none."""
-    ws = words(question)
-    changed = False
-    for short, name in sorted(names.items(), key=lambda kv: -len(kv[1])):
-        n = len(name)
-        i = 0
-        while i + n <= len(ws):
-            if tuple(ws[i : i + n]) == name:
-                ws[i : i + n] = [short]
-                changed = True
-            i += 1
-    return " ".join(ws) if changed else question
+    return tokens(node.title, lang)
 
 
 class LexicalScorer:
@@ -202,11 +132,8 @@ class LexicalScorer:
         self.stop = stopwords_of(self.languages)
         nodes = [n for n in graph.nodes if n.type in NODE_TYPES]
         self.ids: list[str] = [n.id for n in nodes]
-        self.names = defined_names(nodes)
-        """The project's defined names (:func:`defined_names`): acronym -> name words."""
         docs = [
-            tuple(t for t in node_tokens(n, self.languages, self.names) if t not in self.stop)
-            for n in nodes
+            tuple(t for t in node_tokens(n, self.languages) if t not in self.stop) for n in nodes
         ]
         self.index = BM25Index(docs)
         background = context_clauses(graph)
@@ -227,14 +154,12 @@ class LexicalScorer:
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted query terms of ``question``, pooled over the project's
         languages (plus the guessed one), minus the stopwords of every project
-        language; a defined name it spells counts as its acronym's term (module
-        docstring)."""
+        language."""
         guessed = guess_language(question, self.languages)
         langs = dict.fromkeys((guessed, *(x for x in self.languages if x in LANGUAGES)))
-        asked = _names_as_acronyms(question, self.names)
         pooled: list[str] = []
         for lang in langs:
-            pooled.extend(t for t in tokens(asked, lang) if t not in self.stop)
+            pooled.extend(t for t in tokens(question, lang) if t not in self.stop)
         return query_terms(pooled)
 
     def scores(self, question: str) -> dict[str, float]:

@@ -73,14 +73,13 @@ __all__ = [
     "RankedDoc",
     "SNOWBALL_EN",
     "RelevanceRanker",
-    "SMALL_WORDS",
     "acronyms",
     "content_terms",
     "general_stopwords",
     "page_fields",
 ]
 
-SMALL_WORDS = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
+_SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
 """Words an acronym usually skips (``Fiscal Responsibility Act`` -> ``FRA``)."""
 
 _ACRONYM = re.compile(r"\(([A-ZÇĞİÖŞÜ][A-ZÇĞİÖŞÜ0-9&]{1,9})\)")
@@ -195,9 +194,9 @@ def _initial_names(texts: list[str]) -> dict[str, tuple[str, ...]]:
             for start in range(len(ws)):  # every run of 2+ words of the name
                 for end in range(start + 2, len(ws) + 1):
                     run = ws[start:end]
-                    if fold(run[0]) in SMALL_WORDS or fold(run[-1]) in SMALL_WORDS:
+                    if fold(run[0]) in _SMALL or fold(run[-1]) in _SMALL:
                         continue
-                    initials = "".join(w[0] for w in run if fold(w) not in SMALL_WORDS).upper()
+                    initials = "".join(w[0] for w in run if fold(w) not in _SMALL).upper()
                     if initials in shorts:
                         names.setdefault(initials, set()).add(tuple(fold(w) for w in run))
     return {fold(k): next(iter(v)) for k, v in names.items() if len(v) == 1}
@@ -214,7 +213,7 @@ def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
         if w[0].upper() == want[-1].upper():
             picked.append(w)
             want.pop()
-        elif fold(w) in SMALL_WORDS and picked:
+        elif fold(w) in _SMALL and picked:
             picked.append(w)
         else:
             return None
