@@ -3,7 +3,11 @@
 A clause has a **role** from its title (and its parent's):
 
 * ``admin``: contract administration: people, money, procurement, evaluation
-  (:data:`etki.triage.cues.ADMIN_TITLE`);
+  (:data:`etki.triage.cues.ADMIN_TITLE`), and instructions to offerors or the
+  evaluation of offers (:data:`etki.triage.offers.OFFERS_TITLE`, engine 3.2.3: FAR
+  15.204-1 Sections L/M, 52.215-1, 15.304/15.305; 2014/24/EU Art. 58/67; VOB/A; Turkish
+  4734 Art. 10/37; how the buyer chooses among offers binds no work after award, so a
+  section titled only "Instructions to Offerors" is not scope);
 * ``context``: background that describes but does not oblige (``CONTEXT_TITLE``);
 * ``scope``: everything else, and always a title with scope wording (``SCOPE_TITLE``).
 
@@ -178,7 +182,7 @@ def _title_role(title: str) -> str | None:
     ws = cue_words(title)
     if cues.SCOPE_TITLE.find(ws):
         return "scope"
-    if cues.ADMIN_TITLE.find(ws):
+    if cues.ADMIN_TITLE.find(ws) or OFFERS_TITLE.find(ws):
         return "admin"
     if cues.CONTEXT_TITLE.find(ws):
         return "context"
@@ -243,9 +247,10 @@ def background_clauses(clauses: Sequence[ScopeClause]) -> list[bool]:
     ``context``, or its title or an ancestor's names instructions to offerors or the
     evaluation of offers (:data:`etki.triage.offers.OFFERS_TITLE`: how the buyer chooses
     among offers binds no work after award) and its own title has no scope wording
-    (:data:`etki.triage.cues.SCOPE_TITLE`, which is never background). The engine's
-    roles are not changed by this reading (such a clause stays ``admin``, or ``scope``
-    when no administration word names it)."""
+    (:data:`etki.triage.cues.SCOPE_TITLE`, which is never background). The engine reads
+    the same wording in :func:`clause_roles` (such a title is ``admin``, engine 3.2.3),
+    so a clause marked here is ``admin`` for triage unless its own title has a word of
+    another role and none of ``admin``."""
     roles = clause_roles(clauses)
     parents = _parents(clauses)
     memo: dict[int, bool] = {}

@@ -6,8 +6,10 @@ for preparing offers and the factors the buyer will score them on. Such a sectio
 offerors before award, not the contractor's work after it: a reviewer asking what the
 contract makes the contractor do is not answered by it, however many words it shares
 with the question. :func:`etki.triage.contract.background_clauses` reads a clause under
-such a title as background for retrieval; the engine's clause roles
-(:func:`etki.triage.contract.clause_roles`) do not change (these clauses stay ``admin``).
+such a title as background for retrieval, and the engine's clause roles
+(:func:`etki.triage.contract.clause_roles`, engine 3.2.3) read such a title as
+``admin``: a section titled only "Instructions to Offerors" gives no scope sentence
+that could decide IN_SCOPE.
 
 The wording is the general procurement vocabulary of section and article titles, not
 any contract's own (each phrase folded, ``*`` a suffix wildcard):
