@@ -172,6 +172,8 @@ def test_erasing_a_deleted_case_removes_its_kept_history(world) -> None:
     world.desk().delete_project("demo", REASON)
     assert world.kept("req-demo-c2") and world.kept("req-demo-c1")
     assert b"QZXNOTE" in world.repo.live_bytes()
+    texts = world.repo.deleted_history_text("req-demo-c2")  # the erasure's words come from
+    assert NOTE in texts and not [t for t in texts if t.startswith("engine ")]  # not triaged
     settings = Settings(db_url=world.url, wiki_dir=None)
     done = erase_case(
         world.repo, settings, "req-demo-c2", "KVKK md. 7", reviewer="jurgen", wait_s=5

@@ -249,7 +249,10 @@ class ErasureStore(StoreBase):
             )
             out += list(
                 s.scalars(
-                    select(DeletedCaseEventRow.text).where(DeletedCaseEventRow.case_id == case_id)
+                    select(DeletedCaseEventRow.text).where(
+                        DeletedCaseEventRow.case_id == case_id,
+                        DeletedCaseEventRow.kind != "triaged",  # the engine's words
+                    )
                 )
             )
             for body, error in s.execute(

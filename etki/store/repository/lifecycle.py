@@ -267,13 +267,15 @@ class LifecycleStore(StoreBase):
 
     def deleted_history_text(self, case_id: str) -> list[str]:
         """The texts of the events ``deleted_case_events`` keeps of ``case_id`` (notes,
-        import sources, estimates, terms, the ``triaged`` line), oldest first, empty ones
-        left out: what an erasure of the case removes with them (the words its proof
-        searches the files for). Empty when none is kept."""
+        import sources, estimates, terms), oldest first, empty ones left out: what an
+        erasure of the case removes with them (the words its proof searches the files
+        for, as :meth:`~etki.store.repository.erasures.ErasureStore.erasable_text` gives
+        those of its ``case_events``). The ``triaged`` line is the engine's words, not
+        the client's or a reviewer's: left out. Empty when none is kept."""
         t = DeletedCaseEventRow
+        stmt = select(t.text).where(t.case_id == case_id, t.kind != "triaged").order_by(t.id)
         with self.engine.connect() as conn:
-            found = conn.scalars(select(t.text).where(t.case_id == case_id).order_by(t.id))
-            return [x for x in found if x]
+            return [x for x in conn.scalars(stmt) if x]
 
     def erase_deleted_case(self, case_id: str, project_id: str, erased_by: str, reason: str) -> int:
         """The store's part of erasing a case of the deleted project ``project_id`` (its
