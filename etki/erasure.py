@@ -40,11 +40,12 @@ Order of work, each step from the one source of truth:
    completes it later.
 
 A case of a deleted project (``etki project delete``, issue 35 item 6) has no rows left
-but its audit history, and its project's wiki folders are no longer rebuilt (they are
-the readable projection of that history). Its erasure (:func:`_erase_deleted`) checks
-the reviewer against the reviewer list the deletion kept, reads the erased words from
-the case's own pages (title and request), redacts the case's audit reasons and writes
-the tombstone, removes the case's pages from every folder (the settings' one and every
+but its audit history and the events its deletion kept (``deleted_case_events``), and
+its project's wiki folders are no longer rebuilt (they are the readable projection of
+that history). Its erasure (:func:`_erase_deleted`) checks the reviewer against the
+reviewer list the deletion kept, reads the erased words from the case's own pages
+(title and request) and its kept events (notes, sources), deletes those events,
+redacts the case's audit reasons and writes the tombstone, removes the case's pages from every folder (the settings' one and every
 recorded one) and the entries of other pages that name the case or its pages, drops the
 search index and render cache beside each folder, compacts the store, and proves as
 above (a word the rest of the wiki holds is no erased text there).
@@ -406,6 +407,7 @@ def _erase_deleted(
                 names.add(rel.rsplit("/", 1)[-1].removesuffix(".md").encode("utf-8"))
                 data = read_page(folder, rel) or b""
                 texts += _client_text(data.decode("utf-8", "replace"))
+    texts += repo.deleted_history_text(case_id)  # its notes and sources, kept (0012)
     redacted = repo.erase_deleted_case(case_id, gone.project_id, who, reason)
     erasure = Erasure(case_id, gone.project_id, "deleted", redacted, 0)
     candidates = unique_words(erased_words(texts), repo.live_bytes())

@@ -677,3 +677,44 @@ def test_migration_0011_keeps_each_overrides_correction(store):
     assert _diff(store.engine, Base.metadata) == []
     with store.engine.connect() as conn:
         assert [tuple(r) for r in conn.execute(select_all)] == written
+
+
+def test_migration_0012_keeps_a_deleted_projects_case_histories(store):
+    """Issue 35 item 6: ``deleted_case_events`` is created empty on a store at 0011 (a
+    project deleted before took its events with it); a deletion after it keeps each
+    case's events there (the head events and a copy of the ``case_events`` rows, client
+    text as written), which a downgrade drops with the table; the revision downgrades and
+    upgrades again and matches the models."""
+    from tests.factories import make_request
+
+    _first_release_rows(store.engine)
+    assert upgrade(store.engine, "0011") == (FIRST_REVISION, "0011")
+    assert "deleted_case_events" not in inspect(store.engine).get_table_names()
+    assert upgrade(store.engine) == ("0011", head_revision())
+    assert _diff(store.engine, Base.metadata) == []
+    count = text("SELECT count(*) FROM deleted_case_events")
+    with store.engine.connect() as conn:
+        assert conn.execute(count).scalar() == 0
+    repo = CaseFileRepository(store.engine)
+    repo.save_project(make_project("kvkk"), "sha256:abc", b"{}\n")
+    repo.add_cases("kvkk", [(make_request("R1"), make_decision("req-kvkk-a", "REJECT"))])
+    repo.add_note("req-kvkk-a", "Ayşe", HOSTILE)
+    repo.delete_project("kvkk", "ayse", "Sözleşme bitti")
+    select_kept = text(
+        "SELECT case_id, project_id, kind, actor, text FROM deleted_case_events ORDER BY id"
+    )
+    with store.engine.connect() as conn:
+        kept = [tuple(r) for r in conn.execute(select_kept)]
+    assert kept == [
+        ("req-kvkk-a", "kvkk", "imported", "", ""),
+        ("req-kvkk-a", "kvkk", "triaged", "", "engine test: REJECT (confidence 0.80)"),
+        ("req-kvkk-a", "kvkk", "note", "Ayşe", HOSTILE),
+    ]
+    assert [(e.kind, e.text) for e in repo.case_history("req-kvkk-a")] == [
+        (k, t) for _c, _p, k, _a, t in kept
+    ]
+    repo.dispose()
+    _downgrade(store.engine, "0011")
+    assert "deleted_case_events" not in inspect(store.engine).get_table_names()
+    assert upgrade(store.engine) == ("0011", head_revision())
+    assert _diff(store.engine, Base.metadata) == []

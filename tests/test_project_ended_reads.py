@@ -1,8 +1,9 @@
 """What a PMO reads of an ended engagement (issue 35 item 6, a PMO trial): ``etki queue``
 without ``--project`` says an archived project's pending cases are not offered instead
 of "no cases waiting"; ``etki show`` of a deleted project's case says it went with its
-project even when nobody touched it, and its history keeps the estimate, terms and
-assignment rows the audit log holds.
+project even when nobody touched it, and its history is what it was before the deletion
+(the events kept in ``deleted_case_events``), or the estimate, terms and assignment rows
+the audit log holds for a project deleted before migration 0012.
 
 Real SQLite files and the real PostgreSQL (skipped cleanly when absent); ``etki`` run in
 process on the store.
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from etki.config import Settings
 from etki.domain import Request, parse_estimate
@@ -105,7 +107,11 @@ def test_show_of_an_untouched_case_of_a_deleted_project_says_it_was_deleted(worl
     assert "req-demo-c3: deleted with its project demo by ayse at 2027-01-10" in done.stdout
     done = world.etki("show", "req-demo-c3", "--json")
     body = json.loads(done.stdout)
-    assert body["case"] is None and body["history"] == []
+    assert body["case"] is None  # its history: what the deletion kept (migration 0012)
+    assert [(e["kind"], e["text"]) for e in body["history"]] == [
+        ("imported", ""),
+        ("triaged", "engine test: IN_SCOPE (confidence 0.80)"),
+    ]
     assert body["removed"]["how"] == "project_deleted"
     assert body["removed"]["reason"] == "Sözleşme bitti; Jürgen"
     assert world.etki("show", "req-demo-c99").returncode == 2  # never stored: still unknown
@@ -117,16 +123,24 @@ def test_a_deleted_cases_history_keeps_its_estimate_terms_and_assignments(world)
     repo.assign("req-demo-c2", "ayse", "Ayşe Yılmaz")
     repo.add_estimate("req-demo-c2", "ayse", parse_estimate("2.5", "İki gün", "12500 EUR"))
     desk.set_cr_terms("req-demo-c2", assumptions=["Çiğdem's data"], valid_until="2027-02-01")
-    live = [(e.kind, e.actor, e.after) for e in desk.case_history("req-demo-c2")]
+    live = [e.to_dict() for e in desk.case_history("req-demo-c2")]
     desk.delete_project("demo", "bitti")
     done = world.etki("show", "req-demo-c2", "--json")
     history = json.loads(done.stdout)["history"]
+    assert history == live  # as listed before the deletion (migration 0012)
+    assert [e["kind"] for e in history[:2]] == ["imported", "triaged"]
+    assert history[2]["after"] == "jurgen" and history[3]["after"] == "Ayşe Yılmaz"
+    assert history[4]["text"] == "2.5 days, 12,500.00 EUR: İki gün"  # the words kept too
+    assert history[5]["kind"] == "cr_terms" and history[5]["text"]
+    # a project deleted before 0012 kept no events: its audit rows stand in for them
+    with world.repo.engine.begin() as conn:
+        conn.execute(text("DELETE FROM deleted_case_events"))
+    history = json.loads(world.etki("show", "req-demo-c2", "--json").stdout)["history"]
     assert [(e["kind"], e["actor"], e.get("after") or None) for e in history] == [
-        (k, a, after or None) for k, a, after in live if k not in ("imported", "triaged")
+        (e["kind"], e["actor"], e.get("after") or None)
+        for e in live
+        if e["kind"] not in ("imported", "triaged")
     ]
-    assert history[0]["after"] == "jurgen" and history[1]["after"] == "Ayşe Yılmaz"
-    assert "2.5" in history[2]["text"] and "12500" in history[2]["text"]
-    assert history[3]["kind"] == "cr_terms" and history[3]["text"]
     shown = world.etki("show", "req-demo-c2").stdout
     assert "deleted with its project demo" in shown and "jurgen" in shown
 

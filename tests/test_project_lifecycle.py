@@ -280,6 +280,11 @@ def test_an_archived_project_is_not_offered_but_stays_readable(sample) -> None:
     assert _etki(sample, "add", "Bitte SSO für Straße").returncode == 0
 
 
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (pages, search index, render cache) and its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -> None:
     wiki = sample / "wiki-demo"
     pages = sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md"))
@@ -290,14 +295,28 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     no_reason = _etki(sample, "project", "delete", "demo", "--yes")
     assert no_reason.returncode == 2 and "give a reason (--reason)" in no_reason.stderr
     assert _etki(sample, "projects").stdout == "demo\n"  # nothing changed
+    note = "Çiğdem aradı: İ harfi, Straße"
+    assert _etki(sample, "note", SSO_CASE, note).returncode == 0
+    history = _etki(sample, "show", SSO_CASE).stdout.split("history (oldest first)\n")[1]
+    assert f"by {APPROVER} — {note}" in history and "— engine " in history
+    kept = _files(wiki)
+    assert note.encode() in kept[sso_page]  # the page shows the note, as show does
     deleted = _etki(sample, "project", "delete", "demo", "--reason", "Sözleşme bitti", "--yes")
     assert deleted.returncode == 0, deleted.stderr
     assert deleted.stdout.startswith("deleted project demo: 40 case(s)")
     assert _etki(sample, "projects", "--all").stdout == ""
     assert sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md")) == pages
+    # the wiki stays byte for byte what it was, also through a rebuild (not rebuilt)
+    assert _files(wiki) == kept
+    rebuilt = _etki(sample, "wiki", "rebuild")
+    assert rebuilt.returncode == 0 and "nothing to rebuild" in rebuilt.stderr
+    assert _files(wiki) == kept
     repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
     try:
-        assert [(e[1], e[6]) for e in repo.audit_log(SSO_CASE)] == [(APPROVER, "committed")]
+        assert [(e[1], e[6]) for e in repo.audit_log(SSO_CASE)] == [
+            (APPROVER, "committed"),
+            (APPROVER, "noted"),
+        ]
         with pytest.raises(NotFoundError):
             repo.case(SSO_CASE)
     finally:
@@ -307,7 +326,8 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     assert shown.returncode == 0, shown.stderr
     first = shown.stdout.splitlines()[0]
     assert first.startswith(f"{SSO_CASE}: deleted with its project demo by {APPROVER} at ")
-    assert first.endswith("(only its audit trail is kept)") and "erased" not in first
+    assert first.endswith("(its history is kept)") and "erased" not in first
+    assert shown.stdout.split("history (oldest first)\n")[1] == history  # as before
     # --json tells the deletion from an erasure with a field, not a sentence to parse
     body = json.loads(_etki(sample, "show", SSO_CASE, "--json").stdout)
     assert body["case"] is None

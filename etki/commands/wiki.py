@@ -8,6 +8,7 @@ Commands (settings from ``ETKI_DB_URL`` and ``ETKI_WIKI_DIR``, see :mod:`etki.co
                                                       the 20 best pages (``--limit N``,
                                                       ``--all``), ranked inside SQLite
     python -m etki.wiki show PAGE [--project ID]      print a page (DEC-..., PRE-..., CR-...,
+                                                      a CR's short number CR-yyyymmdd-TAIL,
                                                       a case id, index, disputed, a path;
                                                       path#anchor: that clause section)
     python -m etki.wiki verify [--project ID]         list files that differ from the DB:
@@ -46,6 +47,7 @@ from etki.errors import EtkiError, InputError, NotFoundError, os_error_message
 
 if TYPE_CHECKING:
     from etki.config import Settings
+    from etki.domain import CaseRecord
 
 __all__ = ["add_commands", "build_parser", "main", "register", "resolve_page"]
 
@@ -202,6 +204,49 @@ def resolve_page(root: Path, page: str) -> str | None:
     return None
 
 
+def _cr_case(ctx: _Context, page: str) -> CaseRecord | None:
+    """The stored case a change-request number names (``CR-20261207-148197aa``, the
+    client's short number, or ``CR-20261207-some-title--req-demo-148197aa``, the wiki
+    page's long id; any case), resolved as ``etki cr export`` resolves it
+    (:func:`etki.wiki.paths.cr_case_ref`, then :meth:`etki.services.Desk.case_id_for`),
+    or None when ``page`` is no CR number or names no stored case (a page-name prefix,
+    say: the caller then looks for the page by name). Raises ``InputError`` when the
+    number's tail is short for more than one case."""
+    from etki.wiki.paths import cr_case_ref
+
+    stem = page.removesuffix(".md")
+    ref = cr_case_ref(stem)
+    if "/" in page or ref == stem:  # a path, or not a CR number
+        return None
+    try:
+        return ctx.desk.case(ctx.desk.case_id_for(ref))
+    except NotFoundError:
+        return None
+
+
+def _cr_page(ctx: _Context, case: CaseRecord, pid: str, root: Path) -> str:
+    """The wiki-relative path of ``case``'s change-request page in project ``pid``'s
+    wiki at ``root`` (:func:`etki.wiki.paths.cr_path`). Raises ``InputError`` for a case
+    of another project or one not ruled CHANGE_REQUEST now, ``NotFoundError`` when the
+    page is missing from the wiki."""
+    from etki.wiki.paths import cr_path, has_cr_page
+
+    if case.project_id != pid:
+        raise InputError(f"case {case.case_id} belongs to project {case.project_id}, not {pid}")
+    if not has_cr_page(case):
+        now = "pending" if case.ruling is None else f"ruled {case.ruling.ruling}"
+        raise InputError(
+            f"case {case.case_id} is {now}, not CHANGE_REQUEST: it has no change-request "
+            f"page (`{ctx.prog} show {case.case_id}` prints its decision page)"
+        )
+    rel = cr_path(case)
+    if not (root / rel).is_file():
+        raise NotFoundError(
+            f"{rel} is missing from {root}; run `{ctx.prog} rebuild --project {pid}`"
+        )
+    return rel
+
+
 def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
     from etki.wiki.paths import decision_path
     from etki.wiki.writer import UnsafeWikiPath, read_page
@@ -213,6 +258,9 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
         page.startswith(("DEC-", "PRE-", "CR-")) or "/" in page or page.endswith(".md")
     )
     pid = args.project
+    cr_case = _cr_case(ctx, page)  # a CR number, short or long: its case's CR page
+    if cr_case is not None and not pid:
+        pid = cr_case.project_id
     case = None
     if not looks_like_page and not pid:
         try:
@@ -222,7 +270,7 @@ def _cmd_show(ctx: _Context, args: argparse.Namespace) -> int:
             case = None
     pid = ctx.project(pid)
     root = ctx.wiki_root(pid)
-    rel = resolve_page(root, page)
+    rel = _cr_page(ctx, cr_case, pid, root) if cr_case is not None else resolve_page(root, page)
     if rel is None and not looks_like_page:
         if case is None:
             try:
@@ -299,7 +347,9 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("show", help="print a page")
     p.add_argument(
-        "page", help="DEC-..., PRE-..., CR-..., index, disputed, a case id, a path or path#anchor"
+        "page",
+        help="DEC-..., PRE-..., CR-... (also a CR's short number CR-yyyymmdd-TAIL), index, "
+        "disputed, a case id, a path or path#anchor",
     )
     p.add_argument("--project", help="project id (default: the case's or the only one)")
     p.set_defaults(func=_cmd_show)

@@ -47,9 +47,10 @@ class CaseView:
     gone: str = ""
     """Why ``case`` is None, a sentence for ``etki show`` ("" when it is there):
     ``erased (only its audit trail is kept)`` after a KVKK erasure, or ``deleted with
-    its project demo by NAME at TIME (only its audit trail is kept)`` when its project
-    was deleted (``etki project delete``) and the case was not erased since (a trial
-    read "erased" for a deletion)."""
+    its project demo by NAME at TIME (its history is kept)`` when its project was
+    deleted (``etki project delete``: its events kept in ``deleted_case_events``
+    beside its audit rows) and the case was not erased since (a trial read "erased"
+    for a deletion)."""
     removed: dict[str, Any] | None = None
     """Why ``case`` is None, for ``etki show --json`` (None when it is there):
     ``{"how": "erased"}`` after a KVKK erasure (its rows and wiki pages removed), or
@@ -94,11 +95,10 @@ def gone_of(erased: bool, deletion: tuple[str, str, str, str] | None) -> tuple[s
     reviewer, at, reason`` of the newest deletion of a project that held it, or None).
     A tombstone of an erasure wins over a deletion of its project (KVKK erasure of a
     deleted project's case is recorded as an erasure); neither recorded reads erased."""
-    kept = "(only its audit trail is kept)"
     if erased or deletion is None:
-        return f"erased {kept}", {"how": "erased"}
+        return "erased (only its audit trail is kept)", {"how": "erased"}
     project_id, by, at, reason = deletion
     return (
-        f"deleted with its project {project_id} by {by} at {at} {kept}",
+        f"deleted with its project {project_id} by {by} at {at} (its history is kept)",
         {"how": "project_deleted", "project_id": project_id, "by": by, "at": at, "reason": reason},
     )

@@ -20,9 +20,10 @@ __all__ = ["CaseView", "case_view", "ruling_dict"]
 
 def case_view(desk: Desk, case_id: str) -> CaseView:
     """:class:`CaseView` of ``case_id``. Raises ``NotFoundError`` when nothing of it is
-    stored (an erased case still has its history; a case of a deleted project, never
-    ruled nor touched, is named by the deletion's ``project_audit`` row and reads as
-    deleted with an empty history)."""
+    stored (an erased case still has its history; a case of a deleted project has the
+    events its deletion kept and its audit rows, and one deleted before migration 0012,
+    never ruled nor touched, is named by the deletion's ``project_audit`` row and reads
+    as deleted with an empty history)."""
     from etki.errors import NotFoundError
     from etki.memory import case_now
 

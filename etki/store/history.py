@@ -14,7 +14,7 @@ from typing import Any
 from etki.domain import CaseEvent, CrTerms, ReviewerEstimate, RulingRecord, Verdict
 from etki.errors import NotFoundError
 
-__all__ = ["audit_event", "earlier_ruling", "merge_history"]
+__all__ = ["audit_event", "earlier_ruling", "merge_history", "triaged_text"]
 
 ERASED = "erased"
 """``outcome`` (and ``after``) of an erasure tombstone in the audit log."""
@@ -71,6 +71,14 @@ def audit_event(
     )
 
 
+def triaged_text(engine: str, verdict: object, confidence: float) -> str:
+    """The text of a case's ``triaged`` event: ``engine VERSION: VERDICT (confidence
+    C)``, ``C`` to two decimals, from its decision row's ``engine_version``,
+    ``verdict`` and ``confidence`` (what :func:`merge_history` lists, and what
+    ``deleted_case_events`` keeps of a deleted project's case)."""
+    return f"engine {engine}: {verdict} (confidence {confidence:.2f})"
+
+
 def _standin(at: str, reviewer: str, action: str, reason: str) -> CaseEvent:
     """The event an audit row of a note, estimate, terms or assignment stands in for when
     its ``case_events`` row went with its deleted project: kind ``action`` (``note``,
@@ -108,7 +116,7 @@ def merge_history(
         created, decided, engine, verdict, confidence = case
         if not imported:
             out.append(((created, 0, 0, 0), CaseEvent(at=created, kind="imported")))
-        text = f"engine {engine}: {verdict} (confidence {confidence:.2f})"
+        text = triaged_text(engine, verdict, confidence)
         out.append(((decided, 1, 0, 0), CaseEvent(at=decided, kind="triaged", text=text)))
     # a case gone with its deleted project (no row, no events, no tombstone) keeps
     # only its audit rows: they stand in for the events (a trial read "history": []

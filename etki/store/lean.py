@@ -72,7 +72,7 @@ __all__ = [
     "summary_of_members",
 ]
 
-HEAD_REVISION = "0011"
+HEAD_REVISION = "0012"
 """The schema revision these queries are written for; equal to
 :data:`etki.store.migrate.HEAD_REVISION` (``tests/test_lean_read.py`` checks it). A store
 at another revision goes to the ORM path, which refuses it as today."""

@@ -5,8 +5,9 @@ without SQLAlchemy or the ORM.
 
 It reads what the ORM path reads for the same output
 (:func:`etki.services.views.case_view`): the case row with its decision and ruling, its
-audit rows and ``case_events`` rows (the history, the earlier rulings, the estimate and
-the change request's terms in force), and for the ``now`` lines only the ruled cases
+audit rows, ``case_events`` rows and the ``deleted_case_events`` rows a deletion of its
+project kept (the history, the earlier rulings, the estimate and the change request's
+terms in force), and for the ``now`` lines only the ruled cases
 citing one of the case's clauses (:meth:`LeanStore.ruled_citing`: the memory of a clause
 depends on the cases citing it alone) and the project's resolutions. The request's
 pre-analysis is not read: ``etki show`` does not print it. A case no longer stored is
@@ -49,6 +50,11 @@ AUDIT = (
     "FROM audit_log WHERE case_id = ? ORDER BY id"
 )
 EVENTS = "SELECT at, kind, actor, text, until FROM case_events WHERE case_id = ? ORDER BY id"
+KEPT_EVENTS = (
+    "SELECT at, kind, actor, text, until FROM deleted_case_events WHERE case_id = ? ORDER BY id"
+)
+"""The events a deletion of the case's project kept (migration 0012), listed before
+its ``case_events`` rows as the ORM path does."""
 IDS_ENDING = "SELECT id FROM cases WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT {limit}"
 AUDIT_IDS_ENDING = (
     "SELECT DISTINCT case_id FROM audit_log WHERE case_id = ? OR case_id LIKE ? "
@@ -209,16 +215,17 @@ def show_read(store: LeanStore, text: str) -> ShowRead:
     found = store.rows(CASE, [case_id])
     audit = store.rows(AUDIT, [case_id])
     events = store.rows(EVENTS, [case_id])
+    kept = store.rows(KEPT_EVENTS, [case_id])
     row = found[0] if found else None
     deletion = None
-    if row is None and not audit and not events:
+    if row is None and not audit and not events and not kept:
         deletion = reads.deletion_of(case_id)
         if deletion is None:
             raise NotFoundError(f"no case '{case_id}' in the store")
         history = []
     else:
         head = None if row is None else (row[7], row[17], row[18], row[9], row[19])
-        history = merge_history(case_id, head, [a[:7] for a in audit], events)
+        history = merge_history(case_id, head, [a[:7] for a in audit], [*kept, *events])
     if row is None:
         erased = bool(store.rows(ERASED_ONE, [case_id, ERASED])[0][0])
         if not erased and deletion is None:

@@ -390,3 +390,33 @@ class WikiFolderRow(Base):
     project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     path: Mapped[str] = mapped_column(Text, primary_key=True)
     first_at: Mapped[str] = mapped_column(String(20))
+
+
+class DeletedCaseEventRow(Base):
+    """One event of the history of a case whose project was deleted (migration 0012,
+    issue 35 item 6): written in the deletion's transaction
+    (:meth:`~etki.store.repository.lifecycle.LifecycleStore.delete_project`) so that
+    ``etki show`` of the case still lists what it listed before. A copy of each of the
+    case's ``case_events`` rows (notes, imports, views, claims, estimates, terms,
+    assignments: ``kind``, ``actor``, ``text``, ``at``, ``until`` and the process
+    identity as they were), and the two events its case and decision rows stood for:
+    ``imported`` (``at`` the case's ``created_at``; only for a case without an
+    ``imported`` event) and ``triaged`` (``text`` ``engine VERSION: VERDICT (confidence
+    C)``, ``at`` the decision's ``created_at``), without identity. Rulings stay in the
+    audit log, which outlives the deletion. A case's rows read in ``id`` order are its
+    events in the order written; no foreign key (the case is gone). A KVKK erasure of
+    the case deletes them (``text`` holds reviewers' and client text)."""
+
+    __tablename__ = "deleted_case_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    case_id: Mapped[str] = mapped_column(String(120), index=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    actor: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text, default="")
+    at: Mapped[str] = mapped_column(String(20))
+    until: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    os_user: Mapped[str | None] = mapped_column(Text, nullable=True)
+    host: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    program: Mapped[str | None] = mapped_column(Text, nullable=True)

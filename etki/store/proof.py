@@ -88,6 +88,7 @@ CASE_TABLES = (
     "decision_contexts",
     "case_events",
     "preanalyses",
+    "deleted_case_events",
 )
 """The tables an erasure deletes from or rewrites (PostgreSQL vacuums these)."""
 

@@ -24,6 +24,7 @@ from etki.store.models import (
     CaseRow,
     DecisionContextRow,
     DecisionRow,
+    DeletedCaseEventRow,
     PreanalysisRow,
     RulingRefRow,
     RulingRow,
@@ -116,8 +117,9 @@ class ErasureStore(StoreBase):
         """Erase a case for KVKK/GDPR in one write transaction: delete its related-context
         block, its saved pre-analyses (model text that may quote the request), ruling,
         decision, its ``case_events`` (notes, import sources, views, claims: free text
-        that may quote the request; tied to the case since migration 0007) and the case
-        row (request text, title, submitter, labels); replace the ``reason`` of its
+        that may quote the request; tied to the case since migration 0007), the events a
+        deletion of its project kept of an earlier life of the same id
+        (``deleted_case_events``) and the case row (request text, title, submitter, labels); replace the ``reason`` of its
         earlier audit rows with ``[erased]`` (who, what, when and the outcome stay); drop
         the erased case's
         precedent node from other cases' related-context blocks; and append a tombstone
@@ -147,6 +149,8 @@ class ErasureStore(StoreBase):
             s.execute(delete(PreanalysisRow).where(PreanalysisRow.case_id == case_id))
             # notes, import sources, views and claims: tied to the case (migration 0007)
             s.execute(delete(CaseEventRow).where(CaseEventRow.case_id == case_id))
+            # what a deletion of an earlier life's project kept of it (migration 0012)
+            s.execute(delete(DeletedCaseEventRow).where(DeletedCaseEventRow.case_id == case_id))
             if ruling is not None:  # the report's counts lose the ruling (0010)
                 verdict = s.scalar(
                     select(DecisionRow.verdict).where(DecisionRow.case_id == case_id)
@@ -214,7 +218,8 @@ class ErasureStore(StoreBase):
     def erasable_text(self, case_id: str) -> list[str]:
         """The client and reviewer text an erasure of ``case_id`` removes: the request's
         title, text, submitter and labels, its ruling's reason, the reasons of its
-        audit rows and the model text of its pre-analyses (what :mod:`etki.store.proof` searches the files for afterwards). Empty
+        audit rows, the texts of its events (also those a deletion of its project kept
+        of an earlier life) and the model text of its pre-analyses (what :mod:`etki.store.proof` searches the files for afterwards). Empty
         for an unknown case."""
         with self._read() as s:
             case = s.get(CaseRow, case_id)
@@ -242,6 +247,14 @@ class ErasureStore(StoreBase):
                     )
                 )
             )
+            out += list(
+                s.scalars(
+                    select(DeletedCaseEventRow.text).where(
+                        DeletedCaseEventRow.case_id == case_id,
+                        DeletedCaseEventRow.kind != "triaged",  # the engine's words
+                    )
+                )
+            )
             for body, error in s.execute(
                 select(PreanalysisRow.body_json, PreanalysisRow.error).where(
                     PreanalysisRow.case_id == case_id
@@ -255,7 +268,7 @@ class ErasureStore(StoreBase):
         item 1: the proof looks at every text written for the case, whenever it was
         written, also by a writer that raced the erasure): its row, decision, ruling,
         related-context block, pre-analyses and events (any row: each is tied to the
-        case), its audit rows whose ``reason`` is neither empty nor ``[erased]`` (the
+        case; and the ``deleted_case_events`` a deletion of its project kept), its audit rows whose ``reason`` is neither empty nor ``[erased]`` (the
         tombstone excepted: it keeps the erasure's own reason) and other cases'
         related-context blocks that still name it. Empty when nothing is left. Reads
         only; one count per table."""
@@ -272,6 +285,11 @@ class ErasureStore(StoreBase):
             ("decision_contexts", DecisionContextRow.case_id == case_id, "the context"),
             ("preanalyses", PreanalysisRow.case_id == case_id, "the model's text"),
             ("case_events", CaseEventRow.case_id == case_id, "notes and sources"),
+            (
+                "deleted_case_events",
+                DeletedCaseEventRow.case_id == case_id,
+                "the history its project's deletion kept",
+            ),
             ("audit_log", audit_text, "reasons not replaced by [erased]"),
             (
                 "decision_contexts",
@@ -286,6 +304,7 @@ class ErasureStore(StoreBase):
             "decision_contexts": DecisionContextRow,
             "preanalyses": PreanalysisRow,
             "case_events": CaseEventRow,
+            "deleted_case_events": DeletedCaseEventRow,
             "audit_log": AuditRow,
         }
         out: list[Leftover] = []
@@ -301,7 +320,8 @@ class ErasureStore(StoreBase):
         ``reason`` of its audit rows written after the erasure, or missed by it (a
         refused attempt by an Etki from before issue 30, which did not wait for the
         erasure), the tombstone excepted, and delete its events and pre-analyses left
-        without their case (none can be written since migration 0007). Returns how many
+        without their case (none can be written since migration 0007) and the events a
+        deletion of its project kept (an erasure from before migration 0012 left none). Returns how many
         rows changed. Raises :class:`NotFoundError` when the case is still stored."""
         with self._write() as s:
             if self.engine.dialect.name == "sqlite":
@@ -320,7 +340,7 @@ class ErasureStore(StoreBase):
                     .values(reason=ERASED_REASON)
                 )
             )
-            for model in (CaseEventRow, PreanalysisRow):
+            for model in (CaseEventRow, PreanalysisRow, DeletedCaseEventRow):
                 changed += rowcount(s.execute(delete(model).where(model.case_id == case_id)))
         return changed
 

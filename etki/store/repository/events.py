@@ -23,7 +23,14 @@ from etki.store.history import (
     NOTED,
     merge_history,
 )
-from etki.store.models import AuditRow, CaseEventRow, CaseRow, DecisionRow, RulingRow
+from etki.store.models import (
+    AuditRow,
+    CaseEventRow,
+    CaseRow,
+    DecisionRow,
+    DeletedCaseEventRow,
+    RulingRow,
+)
 from etki.store.repository.base import (
     StoreBase,
     add_event_with_audit,
@@ -160,7 +167,9 @@ class EventStore(StoreBase):
         (ruled, amended, denied, conflict, erased) and every other ``case_events`` row
         (viewed, note, claim, release, estimate, assign, unassign), merged by time; events of one second keep
         imported and triaged first, then audit rows, then the other events, each in the
-        order written. An erased case still has its history: its audit rows (reasons
+        order written. A case of a deleted project lists the events its deletion kept
+        (``deleted_case_events``, before any of a later life's) with its audit rows, as
+        it did when stored. An erased case still has its history: its audit rows (reasons
         read ``[erased]``) and the tombstone; its events went with it. Raises :class:`NotFoundError` when the store
         holds nothing of ``case_id``."""
         a, e = AuditRow.__table__.c, CaseEventRow.__table__.c
@@ -181,12 +190,18 @@ class EventStore(StoreBase):
                 .where(a.case_id == case_id)
                 .order_by(a.id)
             ).all()
+            k = DeletedCaseEventRow.__table__.c  # kept by a deletion of its project
+            kept = conn.execute(
+                select(k.at, k.kind, k.actor, k.text, k.until)
+                .where(k.case_id == case_id)
+                .order_by(k.id)
+            ).all()
             events = conn.execute(
                 select(e.at, e.kind, e.actor, e.text, e.until)
                 .where(e.case_id == case_id)
                 .order_by(e.id)
             ).all()
-        return merge_history(case_id, case, audit, events)
+        return merge_history(case_id, case, audit, [*kept, *events])
 
     # --- notes and claims (issue 14 item 4) ------------------------------------------------
 

@@ -8,7 +8,9 @@ each written to ``project_audit`` (no schema change: the state is derived from i
   everything tied to them, knowledge, resolutions, remit statements, the ``projects``
   row); ``before_json`` keeps the reviewer list it had (who may still erase one of its
   cases) and ``after_json`` ``{"reason": TEXT, "cases": [ids]}`` (ids only, no client
-  text). The audit log, ``project_audit`` and ``wiki_folders`` stay.
+  text). The audit log, ``project_audit`` and ``wiki_folders`` stay, and each case's
+  events go to ``deleted_case_events`` (migration 0012: its history as ``etki show``
+  lists it, until a KVKK erasure of the case).
 * ``outcome`` ``denied``: an attempt by someone who is not an approver (``after_json``
   ``{"reason": TEXT}``, what it gave).
 * ``action`` ``delete``, ``outcome`` ``refused``: an approver's deletion refused for its
@@ -21,12 +23,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from etki.domain import Reviewer
 from etki.errors import InputError, NotFoundError, PermissionDeniedError
 from etki.identity import approver_hint, current_process, is_listed_approver, reviewer_name
+from etki.store.history import triaged_text
 from etki.store.lean import ARCHIVED_SQL
 from etki.store.models import (
     AuditRow,
@@ -37,6 +40,7 @@ from etki.store.models import (
     ContractRow,
     DecisionContextRow,
     DecisionRow,
+    DeletedCaseEventRow,
     ModuleRow,
     PreanalysisRow,
     ProjectAuditRow,
@@ -50,7 +54,7 @@ from etki.store.models import (
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, storable
 from etki.store.repository.rows import config_of
 
-__all__ = ["DeletedProject", "LifecycleStore"]
+__all__ = ["DeletedProject", "LifecycleStore", "keep_histories"]
 
 
 @dataclass(frozen=True)
@@ -146,8 +150,9 @@ class LifecycleStore(StoreBase):
         them (decisions, related-context blocks, rulings, events, pre-analyses), its
         knowledge (contracts, clauses, modules, work items), disputed-clause
         resolutions, remit statements and the ``projects`` row. The audit log,
-        ``project_audit`` and ``wiki_folders`` stay, and a ``delete`` audit row is added
-        (module docstring). ``reason`` is required. Raises ``NotFoundError`` for an
+        ``project_audit`` and ``wiki_folders`` stay, each case's events are kept in
+        ``deleted_case_events`` first (:func:`keep_histories`), and a ``delete`` audit
+        row is added (module docstring). ``reason`` is required. Raises ``NotFoundError`` for an
         unknown project (nothing audited), :class:`PermissionDeniedError` when ``actor``
         is not a listed approver (audited ``denied``, checked first) and
         :class:`InputError` for an empty or unstorable reason (audited ``refused``)."""
@@ -172,6 +177,7 @@ class LifecycleStore(StoreBase):
             audit = self._lifecycle_row(
                 s, project_id, "delete", "deleted", {"reason": reason, "cases": ids}, who
             )
+            keep_histories(s, project_id)
             cases = select(CaseRow.id).where(CaseRow.project_id == project_id)
             for model in (
                 DecisionContextRow,
@@ -259,16 +265,33 @@ class LifecycleStore(StoreBase):
             stored = set(conn.scalars(select(CaseRow.id).where(CaseRow.id.in_(found))))
         return sorted(found - stored)[:limit]
 
+    def deleted_history_text(self, case_id: str) -> list[str]:
+        """The texts of the events ``deleted_case_events`` keeps of ``case_id`` (notes,
+        import sources, estimates, terms), oldest first, empty ones left out: what an
+        erasure of the case removes with them (the words its proof searches the files
+        for, as :meth:`~etki.store.repository.erasures.ErasureStore.erasable_text` gives
+        those of its ``case_events``). The ``triaged`` line is the engine's words, not
+        the client's or a reviewer's: left out. Empty when none is kept."""
+        t = DeletedCaseEventRow
+        stmt = select(t.text).where(t.case_id == case_id, t.kind != "triaged").order_by(t.id)
+        with self.engine.connect() as conn:
+            return [x for x in conn.scalars(stmt) if x]
+
     def erase_deleted_case(self, case_id: str, project_id: str, erased_by: str, reason: str) -> int:
         """The store's part of erasing a case of the deleted project ``project_id`` (its
-        rows went with the project): the ``reason`` of the case's earlier audit rows
-        becomes ``[erased]`` and a tombstone audit row is appended as
+        rows went with the project): the events ``deleted_case_events`` kept of it are
+        deleted (zeroed on SQLite: ``secure_delete``), the ``reason`` of the case's
+        earlier audit rows becomes ``[erased]`` and a tombstone audit row is appended as
         :meth:`~etki.store.repository.erasures.ErasureStore.erase_case` writes it
         (``before`` ``deleted``). Returns how many audit rows were redacted."""
         from etki.store.repository.erasures import tombstone
 
         storable("the erasure's reviewer or reason", erased_by, reason)
         with self._write() as s:
+            if self.engine.dialect.name == "sqlite":
+                s.execute(text("PRAGMA secure_delete = ON"))
+            t = DeletedCaseEventRow
+            s.execute(delete(t).where(t.case_id == case_id))
             version = s.scalar(
                 select(func.max(AuditRow.version)).where(AuditRow.case_id == case_id)
             )
@@ -282,3 +305,44 @@ class LifecycleStore(StoreBase):
                 version=version or 0,
             )
         return redacted
+
+
+def keep_histories(s: Session, project_id: str) -> int:
+    """Write the events of every case of ``project_id`` to ``deleted_case_events``
+    (:class:`~etki.store.models.DeletedCaseEventRow`), inside the deletion's write
+    session ``s``, before its rows go: per case (by id) its ``imported`` event (the
+    case's ``created_at``; only when it has no ``imported`` event of its own), its
+    ``triaged`` event (:func:`etki.store.history.triaged_text` of its decision) and a
+    copy of each of its ``case_events`` rows in the order written, so that
+    :func:`etki.store.history.merge_history` of these rows and the audit log lists what
+    it listed of the stored case. Returns how many rows were written."""
+    c, d, e = CaseRow, DecisionRow, CaseEventRow
+    heads = s.execute(
+        select(c.id, c.created_at, d.created_at, d.engine_version, d.verdict, d.confidence)
+        .join(d, d.case_id == c.id)
+        .where(c.project_id == project_id)
+        .order_by(c.id)
+    ).all()
+    copied = (e.kind, e.actor, e.text, e.at, e.until, e.os_user, e.host, e.pid, e.program)
+    events: dict[str, list[dict]] = {}
+    for case_id, *values in s.execute(
+        select(e.case_id, *copied)
+        .where(e.case_id.in_(select(c.id).where(c.project_id == project_id)))
+        .order_by(e.id)
+    ):
+        events.setdefault(case_id, []).append(
+            dict(zip([col.key for col in copied], values, strict=True))
+        )
+    rows: list[dict] = []
+    for case_id, created, decided, engine, verdict, confidence in heads:
+        own = events.get(case_id, [])
+        head = {"case_id": case_id, "project_id": project_id, "actor": "", "until": None}
+        head |= dict.fromkeys(("os_user", "host", "pid", "program"))  # no process wrote them
+        if not any(ev["kind"] == "imported" for ev in own):
+            rows.append({**head, "kind": "imported", "text": "", "at": created})
+        text = triaged_text(engine, verdict, confidence)
+        rows.append({**head, "kind": "triaged", "text": text, "at": decided})
+        rows += [{"case_id": case_id, "project_id": project_id, **ev} for ev in own]
+    if rows:
+        s.execute(insert(DeletedCaseEventRow), rows)
+    return len(rows)
