@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from enum import IntEnum
 from pathlib import Path
 
@@ -35,7 +36,15 @@ def _disputes_everywhere(url: str) -> None:
     (disputed again), and a second clause disputed by two pending cases and resolved
     with a hostile reason (disputed-resolved)."""
     _fill(url)
-    repo = CaseFileRepository(url)
+    # the store's clock a day on, a second per reading: each ruling below is later than
+    # the resolution _fill made (times are whole seconds), and they follow each other
+    moment = [datetime.now(UTC) + timedelta(days=1)]
+
+    def tick() -> datetime:
+        moment[0] += timedelta(seconds=1)
+        return moment[0]
+
+    repo = CaseFileRepository(url, clock=tick)
     try:
         desk = Desk(_settings(url), repo)
         other = Desk(_settings(url, SECOND), repo)
