@@ -102,6 +102,8 @@ def echo_lines(lines: Iterable[object], *, file: TextIO | None = None) -> None:
 def json_safe(text: str) -> str:
     """``text`` (JSON text) with every character of :data:`_JSON_UNSAFE` written as a
     ``\\uXXXX`` escape. Valid JSON in, valid JSON out, decoding to the same values."""
+    if text.isascii() and "\x7f" not in text:  # the others escaped are above U+007F
+        return text
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -111,7 +113,12 @@ def emit_json(
     """Print ``data`` as JSON (UTF-8 text, non-ASCII letters kept, every control and bidi
     character escaped, see :func:`json_safe`) followed by a newline. Raises ``TypeError``
     for a value JSON cannot hold."""
-    text = json.dumps(data, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+    if indent is not None and not sort_keys:  # the same text, ~10x faster (issue 32)
+        from etki.jsontext import dumps_indented
+
+        text = dumps_indented(data, indent)
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
     _stream(file).write(json_safe(text) + "\n")
 
 

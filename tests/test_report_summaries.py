@@ -11,6 +11,7 @@ prints."""
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -195,5 +196,61 @@ def test_corrections_of_older_refs_are_recomputed(store_url) -> None:
         orm = desk.report("demo", now=NOW)
         assert _lean(store_url, CaseSelection()) == orm
         assert _printed("demo", _lean(store_url, CaseSelection())) == _printed("demo", orm)
+    finally:
+        repo.dispose()
+
+
+def _kept(repo: CaseFileRepository) -> dict[str, tuple]:
+    with repo.engine.connect() as conn:
+        return {
+            r[0]: tuple(r[1:])
+            for r in conn.execute(
+                text(
+                    "SELECT case_id, correction_refs, correction_rule, correction_basis "
+                    "FROM rulings WHERE ruling <> verdict"
+                )
+            )
+        }
+
+
+def test_a_changed_contract_refreshes_the_kept_corrections(store_url, tmp_path) -> None:
+    """``etki init`` of the project after its contract changed (clause 5.2 renumbered
+    5.9, which an override's reason names by ref; a new clause 14.8, which an amended
+    override's reason names by number) rewrites every override's kept correction
+    against the new refs: each equals :func:`etki.memory.correction_clauses` of its full
+    record against them, the lean report reads every one as kept (none recomputed at
+    read time) and equals the ORM path's, values and printed. A second ``init`` with no
+    change writes nothing."""
+    from etki.domain.corrections import refs_basis
+    from etki.services import init_project
+    from tests.test_lean_report import SAMPLE
+
+    folder = tmp_path / "project"
+    shutil.copytree(SAMPLE, folder)
+    msa = folder / "contracts" / "msa.md"
+    body = msa.read_text(encoding="utf-8")
+    assert body.count("### 5.2 Data protection") == 1
+    body = body.replace("### 5.2 Data protection", "### 5.9 Data protection")
+    msa.write_text(body + "\n## 14 Extras\n\n### 14.8 District reports\n\nBreakdowns.\n")
+    repo = CaseFileRepository(store_url)
+    try:
+        before = _kept(repo)
+        init_project(folder, repo, _settings(store_url), related_context=False, preanalyse=False)
+        known = tuple(c.ref for c in repo.clauses("demo"))
+        assert "MSA-2024-01#5.2" not in known and "MSA-2024-01#14.8" in known
+        after = _kept(repo)
+        assert after.keys() == before.keys() and after
+        assert {basis for *_, basis in after.values()} == {refs_basis(known)}
+        assert any(b[0] != after[c][0] for c, b in before.items())  # a correction moved
+        _corrections_right(repo)  # each equals a fresh computation against the new refs
+        read = lean_call(store_url, report_read, None)
+        assert set(read.corrected) == set(after)  # every one read as kept
+        desk = Desk(_settings(store_url), repo)
+        for selection in (CaseSelection(), CaseSelection(reviewer="jurgen")):
+            orm = desk.report("demo", now=NOW, selection=selection)
+            assert _lean(store_url, selection) == orm
+            assert _printed("demo", _lean(store_url, selection)) == _printed("demo", orm)
+        init_project(folder, repo, _settings(store_url), related_context=False, preanalyse=False)
+        assert _kept(repo) == after
     finally:
         repo.dispose()

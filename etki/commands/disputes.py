@@ -23,11 +23,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from etki.console import echo, emit_json
+from etki.console import echo, emit_json_text
 
 if TYPE_CHECKING:
     from etki.config import Settings
-    from etki.domain import DisputedClause
+    from etki.domain import ClauseResolution, DisputedClause
 
 __all__ = ["VERDICT_WORDS", "register"]
 
@@ -64,6 +64,73 @@ def _row(item: DisputedClause) -> dict:
     }
 
 
+# the indentation of each level of `etki dispute list --json` (indent=1)
+_L1, _L2, _L3, _L4 = ("\n" + " " * n for n in (1, 2, 3, 4))
+_ENTRY = (
+    f'{_L3}{{{_L4}"case_id": %s,{_L4}"ruling": %s,{_L4}"reviewer": %s,{_L4}"ruled_at": %s{_L3}}}'
+)
+"""One history entry of the JSON list, its four strings filled in with ``%``."""
+
+
+def _json_text(disputed: list[DisputedClause]) -> str:
+    """``json.dumps([_row(d) for d in disputed], ensure_ascii=False, indent=1)``, the
+    same text, written field by field (issue 32 item 1: 145k lines on the 10k bench
+    store, whose history entries are most of them; json's indenting encoder is pure
+    Python). A value that is not a string where a string stands (``encode_basestring``
+    raises ``TypeError``) leaves the whole list to :func:`etki.jsontext.dumps_indented`
+    of the rows, which writes what ``json`` does."""
+    from json.encoder import encode_basestring as enc
+
+    def strings(values: tuple[str, ...]) -> str:
+        return "[" + _L3 + ("," + _L3).join(map(enc, values)) + _L2 + "]" if values else "[]"
+
+    def history(entries: tuple[tuple[str, str, str, str], ...]) -> str:
+        if not entries:
+            return "[]"
+        return (
+            "["
+            + ",".join([_ENTRY % (enc(c), enc(r), enc(w), enc(a)) for c, r, w, a in entries])
+            + _L2
+            + "]"
+        )
+
+    def resolution(res: ClauseResolution | None) -> str:
+        if res is None:
+            return "null"
+        parts = (
+            ("verdict", res.verdict),
+            ("reason", res.reason),
+            ("reviewer", res.reviewer),
+            ("at", res.at),
+        )
+        return "{" + _L3 + ("," + _L3).join(f'"{k}": {enc(v)}' for k, v in parts) + _L2 + "}"
+
+    try:
+        items = [
+            "{"
+            + _L2
+            + ("," + _L2).join(
+                (
+                    '"ref": ' + enc(item.ref),
+                    '"state": ' + enc(_state(item)),
+                    '"rulings": ' + strings(item.rulings),
+                    '"history": ' + history(item.history),
+                    '"resolution": ' + resolution(item.resolution),
+                    '"overridden_by": '
+                    + ("null" if item.overridden_by is None else enc(item.overridden_by)),
+                )
+            )
+            + _L1
+            + "}"
+            for item in disputed
+        ]
+    except TypeError:  # a value of another type: json's own rules
+        from etki.jsontext import dumps_indented
+
+        return dumps_indented([_row(d) for d in disputed], 1)
+    return "[" + _L1 + ("," + _L1).join(items) + "\n]" if items else "[]"
+
+
 def _disputed(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
     """The chosen project and its disputed clauses: read by :mod:`etki.store.lean`
     (plain SQL, no SQLAlchemy; issue 32 item 1), or by the desk when that path cannot
@@ -89,7 +156,7 @@ def _disputed(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
 def _list(args: argparse.Namespace, settings: Settings) -> int:
     project_id, disputed = _disputed(args, settings)
     if args.json:
-        emit_json([_row(d) for d in disputed], indent=1)
+        emit_json_text(_json_text(disputed))  # == emit_json([_row(d) ...], indent=1)
         return 0
     if not disputed:
         echo(f"no disputed clauses in {project_id}", multiline=False)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from etki.domain.corrections import correction_of, refs_basis
 from etki.domain.evidence import DECIDING, deciding_ref
@@ -33,6 +34,7 @@ from etki.domain.evidence import DECIDING, deciding_ref
 __all__ = [
     "correction_columns",
     "decode_refs",
+    "refresh_corrections",
     "report_summary",
     "ruling_summary",
     "summary_columns",
@@ -201,3 +203,44 @@ def correction_columns(
         "correction_rule": rule,
         "correction_basis": refs_basis(known),
     }
+
+
+STALE_CORRECTIONS = (
+    "SELECT case_id, cited_refs, reason, deciding_text FROM rulings "
+    "WHERE project_id = :p AND ruling <> verdict AND cited_refs IS NOT NULL "
+    "AND deciding_text IS NOT NULL "
+    "AND (correction_basis IS NULL OR correction_basis <> :b) ORDER BY case_id"
+)
+"""The overrides of a project whose kept correction was computed against another set of
+clause refs than ``:b`` (:func:`refresh_corrections`)."""
+FILL_CORRECTION = (
+    "UPDATE rulings SET correction_refs = :correction_refs, "
+    "correction_rule = :correction_rule, correction_basis = :correction_basis "
+    "WHERE case_id = :c"
+)
+PROJECT_REFS = "SELECT ref FROM clauses WHERE project_id = :p ORDER BY position"
+"""The project's clause refs in document order (as the ruling's writer reads them)."""
+
+
+def refresh_corrections(execute: Callable[[str, Any], Any], project_id: str) -> int:
+    """Recompute, inside the caller's transaction, the correction kept on the ruling row
+    of every override of ``project_id`` whose ``correction_basis`` is not the digest of
+    the project's clause refs as now stored (a re-``init`` that changed a contract, an
+    accepted or revoked remit statement), with :func:`correction_columns` as the writer
+    and migration 0011 compute it; an override whose basis matches is left alone, so a
+    re-``init`` that changed no ref writes nothing. ``execute(sql, params)`` runs raw SQL
+    (named ``:x`` parameters; a list of dicts for many rows) and returns a result whose
+    ``.all()`` gives rows. Returns how many rows were rewritten. Keeps ``etki report``
+    on its fast path (a stale row is otherwise matched at read time, the same figures
+    more slowly). Raises ``ValueError`` for a summary column that is not a JSON array."""
+    known = tuple(r[0] for r in execute(PROJECT_REFS, {"p": project_id}).all())
+    stale = execute(STALE_CORRECTIONS, {"p": project_id, "b": refs_basis(known)}).all()
+    if stale:
+        execute(
+            FILL_CORRECTION,
+            [
+                {"c": case_id, **correction_columns(cited, reason, text, known)}
+                for case_id, cited, reason, text in stale
+            ],
+        )
+    return len(stale)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from etki.domain import Project, ProjectConfig, Reviewer, ScopeClause, WorkItem
@@ -40,6 +40,7 @@ from etki.store.repository.rows import (
     config_of,
     workitem_of,
 )
+from etki.store.summary import refresh_corrections
 
 
 @dataclass(frozen=True)
@@ -332,6 +333,9 @@ class ProjectStore(StoreBase):
                     position=pos,
                 )
             )
+        s.flush()
+        # overrides' corrections kept against the refs before this load (issue 32)
+        refresh_corrections(lambda sql, params: s.execute(text(sql), params), cfg.id)
 
     def project_ids(self) -> list[str]:
         """Ids of every stored project, sorted."""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Session
 
 from etki.domain import (
@@ -37,6 +38,7 @@ from etki.store.models import (
 )
 from etki.store.repository.base import UNSTORABLE, StoreBase, iso, storable
 from etki.store.repository.rows import clause_row
+from etki.store.summary import refresh_corrections
 
 REMIT_REASON_CHARS = 4_000
 """Most characters of a revocation's reason (as a dispute resolution's)."""
@@ -230,6 +232,8 @@ class RemitStore(StoreBase):
             position += 1
             s.add(clause_row(project_id, c, position))
         s.flush()
+        # overrides' corrections kept against the refs before this change (issue 32)
+        refresh_corrections(lambda sql, params: s.execute(sql_text(sql), params), project_id)
         remaining = s.scalar(
             select(func.count())
             .select_from(ClauseRow)
