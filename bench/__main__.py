@@ -22,6 +22,12 @@ from bench.common import Context, Figure, loadavg, machine, to_json
 BENCHMARKS = ("cli", "triage", "wiki_rebuild", "hitl", "search", "expand", "tui", "init")
 
 
+def selected(names: list[str]) -> list[str]:
+    """The benchmarks to run, in order: every one of :data:`BENCHMARKS` when ``names``
+    holds ``all``, else ``names`` without repeats."""
+    return list(BENCHMARKS) if "all" in names else list(dict.fromkeys(names))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m bench",
@@ -37,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         help="fixture cache (default $ETKI_BENCH_DIR or /tmp/etki-bench)",
     )
     args = p.parse_args(argv)
-    names = list(BENCHMARKS) if "all" in args.name else list(dict.fromkeys(args.name))
+    names = selected(args.name)
     ctx = Context(quick=args.quick, workdir=Path(args.workdir) if args.workdir else None)
     info = machine()
     print(f"# etki bench ({'quick' if args.quick else 'full'}): {', '.join(names)}")

@@ -286,7 +286,7 @@ def run(ctx: Context) -> list[Figure]:
                 )
             )
         ]
-    rounds = 2 if ctx.quick else 3
+    rounds = 1 if ctx.quick else 3  # quick (CI): one round shows every path runs
     search(root, "warm up", backend="rg")  # the fold table (one-time, cached per process)
     index = fts.index_path(root)
     index.unlink(missing_ok=True)

