@@ -37,7 +37,7 @@ LINE_PAGE_CHARS = 20_000
 """A contract page body longer than this is shown as lines (:class:`LinePage`), not by
 Textual's Markdown widget: 20,000 characters of paragraphs took that widget about 0.5 s
 to lay out on this machine and some 250 widgets to restyle on every key (the reader's
-earlier measure, :data:`etki_tui.hafiza.lazypage.READER_FIRST_CHARS`)."""
+earlier measure, when it laid a contract page out in parts of that size)."""
 
 WHOLE_PAGE_CHARS = 1_000_000
 """The longest contract page read whole as lines (14 times the tdrs page): its lines
