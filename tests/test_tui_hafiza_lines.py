@@ -20,7 +20,7 @@ from textual.widgets import Input
 
 from etki.text import fold
 from etki.wiki.sections import Section, page_sections
-from etki_tui.hafiza.linepage import LinePage
+from etki_tui.hafiza.linepage import HREF_META, LinePage
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.reader import PageReader
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
@@ -156,12 +156,19 @@ async def test_a_link_clicked_on_a_line_opens_its_page(tmp_path: Path) -> None:
             lines = reader.query_one("#memory-lines", LinePage)
             scroll = reader.query_one("#reader-scroll", VerticalScroll)
             y, x, href = next(
-                (y, x, seg.style.link)
+                (y, x, str(seg.style.meta.get(HREF_META)))
                 for y in range(len(lines.page.lines))
                 for x, seg in _cells(lines, y)
-                if seg.style is not None and (seg.style.link or "").endswith(".md")
+                if seg.style is not None and seg.style.meta.get(HREF_META)
             )
             assert href.startswith("../../decisions/DEC-")
+            # no terminal hyperlink anywhere (a terminal would open it in a browser)
+            assert not [
+                seg
+                for strip in lines.page.lines
+                for seg in strip
+                if seg.style is not None and seg.style.link
+            ]
             scroll.scroll_to(y=lines.virtual_region.y + y, animate=False)  # its line on top
             await until(pilot, lambda: scroll.scroll_y == lines.virtual_region.y + y, "scrolled")
             await settle(pilot)

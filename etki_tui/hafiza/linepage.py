@@ -24,6 +24,7 @@ from functools import partial
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -104,15 +105,34 @@ class RenderedPage:
     matches: int = 0
 
 
+HREF_META = "etki_href"
+"""The key of a link's target in the ``meta`` of the style of the cells it is drawn on."""
+
+
+def _unlinked(style: Style) -> Style:
+    """``style`` without its terminal hyperlink, its target in ``meta`` instead."""
+    return style.update_link(None) + Style.from_meta({HREF_META: style.link})
+
+
 def _marked(
     line: list[Segment], tokens: Sequence[str], console: Console
 ) -> tuple[list[Segment], int]:
-    """``line`` with every match of ``tokens`` in :data:`MATCH_STYLE`, and how many."""
+    """``line`` with every match of ``tokens`` in :data:`MATCH_STYLE`, and how many; a
+    link's target kept as the style's ``meta`` (:data:`HREF_META`), never as a terminal
+    hyperlink (a terminal would open it in a browser: the desk never does)."""
+    line = [
+        Segment(seg.text, _unlinked(seg.style), seg.control)
+        if seg.style is not None and seg.style.link
+        else seg
+        for seg in line
+    ]
+    if not tokens:
+        return line, 0
     text = Text()
     for seg in line:
         if not seg.control:
             text.append(seg.text, seg.style)
-    spans = match_spans(text.plain, tokens) if tokens else []
+    spans = match_spans(text.plain, tokens)
     if not spans:
         return line, 0
     for start, end in spans:
@@ -303,7 +323,7 @@ class LinePage(Widget):
 
     def on_click(self, event: events.Click) -> None:
         """A click on a link: :class:`LinkClicked` with its target."""
-        href = event.style.link
-        if href:
+        href = event.style.meta.get(HREF_META)
+        if isinstance(href, str) and href:
             event.stop()
             self.post_message(self.LinkClicked(href))
