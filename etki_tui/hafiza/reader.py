@@ -332,6 +332,8 @@ class PageReader(Vertical):
                 await page.update("")  # its blocks go: they are restyled on every key
             if not self.is_attached or self.path != path or self.text is not text:
                 return
+            if previous != path:
+                lines.clear()  # no lines of the page before under the new title
             page.display, lines.display = False, True
             # the scrollbar's column kept whether or not it shows yet: the lines are
             # rendered once for the width beside it (no second render when it appears)
