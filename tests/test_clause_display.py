@@ -338,11 +338,11 @@ def test_detail_pane_shows_real_clauses_rendered(tdrs_world, size: tuple[int, in
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_reader_shows_the_contract_page_rendered(tdrs_world, size: tuple[int, int]) -> None:  # noqa: ANN001
-    """The wiki's contract page carries the display form; the reader (Textual's
-    Markdown) shows it without markup, paragraphs as one block each (reflowed by the
-    widget), list items as list items."""
-    from textual.widgets import Markdown
-    from textual.widgets.markdown import MarkdownBlock
+    """The wiki's contract page carries the display form; the reader shows it (a long
+    page: rendered lines, :mod:`etki_tui.hafiza.linepage`) without markup, paragraphs
+    reflowed to the page's width (not broken where the source lines break), list items
+    as bullets, every line within the page's width."""
+    from etki_tui.hafiza.linepage import LinePage
 
     async def run() -> None:
         app = _app(tdrs_world)
@@ -356,33 +356,27 @@ def test_reader_shows_the_contract_page_rendered(tdrs_world, size: tuple[int, in
 
             reader = app.query_one(MemoryPane).reader
             assert reader.path == "entities/contracts/tdrs-rfq.md"
-            page = reader.query_one("#memory-page", Markdown)
-            texts = []
-            for block in page.query(MarkdownBlock):
-                content = getattr(block, "_content", None)
-                if content is not None and content.plain.strip():
-                    texts.append(content.plain)
-            shown = "\n".join(texts)
+            page = reader.query_one("#memory-lines", LinePage)
+            assert page.display and page.size.width > 0
+            rows = [strip.text.rstrip() for strip in page.page.lines]
+            shown = " ".join(" ".join(rows).split())
             assert not TAG.search(shown) and "](" not in shown and "**" not in shown
-            assert not [t for t in texts if t.lstrip().startswith(">")]
+            assert not [t for t in rows if t.lstrip().startswith(">")]
             assert "Deliverable 8 · User research" in shown
-            assert "https://www.acf.hhs.gov/ofa/resource/tanfedit/index" in texts
-            paragraph = next(t for t in texts if t.startswith("OFA is not looking"))
-            assert "\n" not in paragraph and paragraph.endswith("combine with new data.")
-            stories = [  # 3.1.2's user stories: paragraphs of a bullet list
-                block._content.plain
-                for block in page.query(MarkdownBlock)
-                if getattr(block, "_content", None) is not None
-                and block._content.plain.startswith("As a")
-                and any(type(a).__name__ == "MarkdownBulletList" for a in block.ancestors)
-            ]
-            assert len(stories) == 14 and all("\n" not in story for story in stories)
-            for block in page.query(MarkdownBlock):  # rendered lines fit the page
-                if block.size.width and block.size.height:
-                    for strip in block.render_lines(
-                        Region(0, 0, block.size.width, block.size.height)
-                    ):
-                        assert strip.cell_length <= block.size.width
+            # the link's target shown as its words (a narrow page wraps it mid-word)
+            assert "https://www.acf.hhs.gov/ofa/resource/tanfedit/index" in "".join(
+                t.strip() for t in rows
+            )
+            start = next(i for i, t in enumerate(rows) if t.startswith("OFA is not looking"))
+            end = next(i for i in range(start, len(rows)) if rows[i].endswith("new data."))
+            paragraph = rows[start : end + 1]
+            # reflowed: each row but the last filled up to the page's width (no room left
+            # for the next row's first word)
+            for row, after in zip(paragraph, paragraph[1:], strict=False):
+                assert cell_len(row) + 1 + cell_len(after.split()[0]) > page.size.width, row
+            stories = [t for t in rows if t.lstrip().startswith("• As a")]  # 3.1.2's
+            assert len(stories) == 14
+            assert all(strip.cell_length <= page.size.width for strip in page.page.lines)
 
     asyncio.run(run())
 

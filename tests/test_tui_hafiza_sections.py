@@ -20,9 +20,9 @@ from etki.wiki.pagematch import match_text, query_tokens
 from etki.wiki.search import ranked_search
 from etki.wiki.sections import find_section, split_address
 from etki_tui.hafiza.cards import SHOWN_HITS
+from etki_tui.hafiza.linepage import LinePage
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.preview import PREVIEW_TEXT_CHARS
-from etki_tui.hafiza.reader import heading_block
 from etki_tui.render import count_matches, match_spans
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_hafiza_toc import screen_lines
@@ -87,14 +87,15 @@ async def test_clause_sections_are_hits_previewed_alone_and_opened_at_the_clause
             await until(pilot, lambda: reader.landed == section.anchor, "landed on the clause")
             await settle(pilot)
             assert reader.text == text
-            page = reader.query_one("#memory-page")
-            heading = heading_block(page, section.title)
+            lines = reader.query_one("#memory-lines", LinePage)  # a long page: lines
+            heading = lines.heading_line(section.title)
             scroll = reader.query_one("#reader-scroll", VerticalScroll)
             assert heading is not None and scroll.scroll_y > 0
+            assert scroll.scroll_y == lines.virtual_region.y + heading
             top = scroll.content_region.y
-            assert heading.region.y == top, (heading.region, scroll.content_region)
             rows = screen_lines(app)
-            assert any(section.title.split(" — ")[0] in row for row in rows[top : top + 4])
+            assert section.title.split(" — ")[0] + " —" in rows[top], rows[top]
+            assert reader.matches > 0  # the search words marked on the whole page too
     finally:
         world.repo.dispose()
 

@@ -9,12 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from etki_tui.app import EtkiApp
+from etki_tui.hafiza.linepage import LinePage
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import PageContents, toc_label
+from etki_tui.hafiza.reader import LINE_HEADING_ID, PageContents, toc_label
 from etki_tui.messages import PageWanted
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_pilot import make_app, press, settle, sync, until
@@ -97,16 +99,17 @@ async def test_contents_are_readable_and_keyboard_driven(
                 await press(pilot, "down")
             node = tree.cursor_node
             assert node is not None and node.label.plain.startswith("Ⅱ 3.2 — Quality")
-            block = reader.query_one(f"#{node.data['block_id']}")
-            scroll = reader.query_one("#reader-scroll")
+            # the long page is shown as lines: the entry names its heading's index
+            lines = reader.query_one("#memory-lines", LinePage)
+            index = int(node.data["block_id"].removeprefix(LINE_HEADING_ID))
+            heading = lines.virtual_region.y + lines.page.headings[index].line
+            scroll = reader.query_one("#reader-scroll", VerticalScroll)
             await press(pilot, "enter")
             await until(pilot, lambda: app.focused is scroll, "the page focused")
-            top = scroll.content_region.y
-
-            def at_top() -> bool:  # the heading's top margin (2 rows) above it, no more
-                return 0 <= block.region.y - top <= block.styles.margin.top
-
-            await until(pilot, at_top, "3.2 at the top of the page")
+            await until(pilot, lambda: scroll.scroll_y == heading, "3.2 at the top of the page")
+            await settle(pilot)  # drawn
+            first_row = screen_lines(app)[scroll.content_region.y]
+            assert "tdrs-rfq#3.2 — Quality" in first_row, first_row
             assert app.screen.maximized is preview
             assert "3.2 — Quality Assurance" in "\n".join(screen_lines(app))
             # t again, Esc: closed, still full-screen, the page focused

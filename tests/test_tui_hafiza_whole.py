@@ -15,9 +15,16 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from etki.wiki.sections import Section, page_sections
-from etki_tui.hafiza.lazypage import READER_FIRST_CHARS, page_parts_to_lay_out
+from etki_tui.hafiza.frontmatter import split_frontmatter
+from etki_tui.hafiza.linepage import (
+    LINE_PAGE_CHARS,
+    LinePage,
+    heading_chunks,
+    render_page,
+    shown_as_lines,
+)
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader, heading_block
+from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageContents, PageReader
 from etki_tui.messages import PageWanted
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_hafiza_toc import screen_lines
@@ -40,23 +47,33 @@ def section(text: str, ref: str) -> Section:
     return next(s for s in sections_of(text) if s.title.startswith(f"tdrs-rfq#{ref} — "))
 
 
-def test_parts_join_back_and_end_on_a_heading(tmp_path: Path) -> None:
-    """The parts the reader lays out one by one give back the page, the first reaches
-    as far as asked, and every part but the last ends with a clause heading line (what
-    ``Markdown.append`` parses again whole)."""
+def test_the_page_renders_to_lines_with_every_clause_heading(tmp_path: Path) -> None:
+    """The tdrs contract page is shown as lines (longer than :data:`LINE_PAGE_CHARS`, a
+    contract page), a decision page of the same text is not; its parts join back to it,
+    each part after the first starts with a heading; rendered at 76 and 116 cells, every
+    clause's heading has a line, that line reads the clause's ref, and no line is wider
+    than asked, none shows the page's markup (link targets, ``<a id>``, ``**``)."""
     world = build_tui_tdrs_world(tmp_path)
     try:
         text = (world.wiki / CONTRACT_PAGE).read_text(encoding="utf-8")
     finally:
         world.repo.dispose()
-    assert len(text) > PAGE_TEXT_CHARS  # the cut the trial hit
-    for reach in (0, 30_000, len(text) - 100):
-        parts = page_parts_to_lay_out(CONTRACT_PAGE, text, reach)
-        assert parts is not None and "".join(parts) == text
-        assert len(parts[0]) >= max(reach, READER_FIRST_CHARS) or len(parts) == 1
-        for piece in parts[:-1]:
-            assert piece.endswith("</a>\n") and piece.rsplit("\n", 2)[-2].startswith("## ")
-    assert page_parts_to_lay_out("decisions/DEC-1.md", text, 0) is None  # not a contract page
+    body = split_frontmatter(text)[1]
+    assert len(text) > PAGE_TEXT_CHARS and len(body) > LINE_PAGE_CHARS  # the cut the trial hit
+    assert shown_as_lines(CONTRACT_PAGE, body)
+    assert not shown_as_lines("decisions/DEC-1.md", body)
+    chunks = heading_chunks(body)
+    assert "".join(chunk for _lv, chunk in chunks) == body
+    assert all(chunk.startswith("#") for _lv, chunk in chunks[1:])
+    for width in (76, 116):
+        page = render_page(body, width)
+        for clause in sections_of(text):
+            ref = clause.title.split(" — ")[0]
+            line = next(h.line for h in page.headings if h.name.startswith(ref + " —"))
+            assert page.lines[line].text.startswith(ref), (ref, page.lines[line].text)
+        rows = [strip.text for strip in page.lines]
+        assert all(strip.cell_length <= width for strip in page.lines)
+        assert not [r for r in rows if "](" in r or "<a id" in r or "**" in r]
 
 
 async def open_at(pilot: Pilot, anchor: str = "") -> tuple[PageReader, list[str]]:
@@ -74,7 +91,8 @@ async def open_at(pilot: Pilot, anchor: str = "") -> tuple[PageReader, list[str]
         if reader.landed == anchor:
             return True
         body_up = reader.display and reader.path == CONTRACT_PAGE and not curtain.display
-        if body_up and scroll.scroll_y == 0 and len(reader.query("MarkdownBlock")) > 1:
+        lines = reader.query_one("#memory-lines", LinePage)
+        if body_up and scroll.scroll_y == 0 and (lines.display and lines.page.lines):
             seen.append("top")
         return False
 
@@ -87,13 +105,22 @@ async def open_at(pilot: Pilot, anchor: str = "") -> tuple[PageReader, list[str]
     return reader, seen
 
 
+def heading_row(reader: PageReader, title: str) -> int:
+    """The row of the reader's scroll the heading ``title`` of the long page starts on."""
+    lines = reader.query_one("#memory-lines", LinePage)
+    assert lines.display
+    line = lines.heading_line(title)
+    assert line is not None, title
+    return lines.virtual_region.y + line
+
+
 def heading_on_first_row(reader: PageReader, title: str) -> None:
+    """The heading ``title`` stands on the page's first visible row, and that row on
+    the screen reads the clause's ref."""
     scroll = reader.query_one("#reader-scroll", VerticalScroll)
-    heading = heading_block(reader.query_one("#memory-page"), title)
-    assert heading is not None
-    assert heading.region.y == scroll.content_region.y, (heading.region, scroll.content_region)
+    assert scroll.scroll_y == heading_row(reader, title), (scroll.scroll_y, title)
     row = screen_lines(reader.app)[scroll.content_region.y]
-    assert title.split(" — ")[0] in row, row
+    assert title.split(" — ")[0] + " —" in row, row
 
 
 @sync
@@ -111,12 +138,13 @@ async def test_the_whole_contract_is_read(tmp_path: Path) -> None:
             reader, _ = await open_at(pilot)
             await until(pilot, lambda: reader.whole_shown, "every part laid out")
             await settle(pilot)
-            page = reader.query_one("#memory-page")
+            lines = reader.query_one("#memory-lines", LinePage)
             for clause in (late, last):
-                assert heading_block(page, clause.title) is not None, clause.title
-            toc = [name for _lv, name, _id in page.table_of_contents]
+                assert lines.heading_line(clause.title) is not None, clause.title
+            contents = reader.query_one(PageContents)
+            toc = [name for _lv, name, _id in contents.table_of_contents]
             assert any(n.startswith(last.title.split(" — ")[0] + " —") for n in toc)
-            source = page.source
+            source = lines.source
             assert "not shown" not in source
             tail = [ln for ln in last.text.split("\n") if ln.strip() and "|" not in ln][-1]
             assert tail.strip() in source
@@ -147,15 +175,15 @@ async def test_a_clause_opens_at_its_heading(
             await settle(pilot)  # drawn, and the rest of the page laid out below
             assert reader.whole_shown
             heading_on_first_row(reader, clause.title)
-            assert heading_block(reader.query_one("#memory-page"), sections_of(text)[-1].title)
+            assert reader.query_one(LinePage).heading_line(sections_of(text)[-1].title)
     finally:
         world.repo.dispose()
 
 
 @sync
 async def test_the_last_clause_opens_readable(tmp_path: Path) -> None:
-    """The contract's last clause opened: on screen, scrolled as far as the page goes
-    (it is the page's end) with its heading in view."""
+    """The contract's last clause opened: on screen, at its heading or scrolled as far
+    as the page goes (it is the page's end) with its heading in view."""
     world = build_tui_tdrs_world(tmp_path)
     try:
         text = (world.wiki / CONTRACT_PAGE).read_text(encoding="utf-8")
@@ -167,10 +195,11 @@ async def test_the_last_clause_opens_readable(tmp_path: Path) -> None:
             assert seen == []
             await settle(pilot)
             scroll = reader.query_one("#reader-scroll", VerticalScroll)
-            heading = heading_block(reader.query_one("#memory-page"), last.title)
-            assert heading is not None
+            heading = heading_row(reader, last.title)
+            # at its heading, or as far as the page goes when its end is nearer
+            assert scroll.scroll_y == min(heading, scroll.max_scroll_y)
+            assert 0 <= heading - scroll.scroll_y < scroll.content_region.height
             top = scroll.content_region.y
-            assert top <= heading.region.y < top + scroll.content_region.height
             rows = screen_lines(app)[top : top + scroll.content_region.height]
             assert any(last.title.split(" — ")[0] in row for row in rows)
     finally:

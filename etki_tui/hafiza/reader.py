@@ -4,9 +4,10 @@ back/forward history (frogmouth's model), and the search words highlighted.
 Pages are read through the desk (``Desk.read_page``, in a worker; the reader never opens
 files itself), made terminal-safe with :func:`etki.text.printable`, and links between
 wiki pages are followed inside the wiki only (never a browser, never a path outside it).
-A contract page opened is read whole: its first part laid out, shown, and the rest
-appended while it is read (:mod:`etki_tui.hafiza.lazypage`); opened at a clause it is
-covered until the clause's heading stands on the first row (no jump from the top). Any
+A long contract page opened is read whole, shown as pre-rendered lines
+(:mod:`etki_tui.hafiza.linepage`: one widget, not hundreds of Markdown blocks); opened at
+a clause it is covered until the clause's heading stands on the first row (no jump from
+the top). Any
 other page body longer than :data:`PAGE_TEXT_CHARS` is shown up to there, with a line
 saying how much is left out and how to print it all (a decision page holds the request's
 text, which may be megabytes for a case stored before the request cap existed).
@@ -14,11 +15,11 @@ text, which may be megabytes for a case stored before the request cap existed).
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote
 
 from rich.cells import cell_len
 from rich.console import Group
@@ -29,14 +30,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widget import Widget
-from textual.widgets import Label, Markdown, Static, Tree
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownTableOfContents
+from textual.widgets import Markdown, Static, Tree
+from textual.widgets.markdown import MarkdownBlock, MarkdownTableOfContents
 
 from etki.text import printable
-from etki.wiki.paths import DISPUTED_TITLE, clause_link_ref, page_kind
+from etki.wiki.paths import page_kind
 from etki.wiki.sections import find_section
 from etki_tui.hafiza.frontmatter import FrontmatterLines, split_frontmatter
-from etki_tui.hafiza.lazypage import LANDING_ROOM_CHARS, page_parts_to_lay_out
+from etki_tui.hafiza.linepage import LinePage, RenderedPage, shown_as_lines
+from etki_tui.hafiza.pagelinks import clause_anchors, page_links, resolve_link
+from etki_tui.hafiza.readermd import MarkedFence, ReaderMarkdown, heading_block
 from etki_tui.history import History
 from etki_tui.live import part
 from etki_tui.messages import ClauseWanted, PageWanted
@@ -53,139 +56,8 @@ PAGE_TEXT_CHARS = 50_000
 """Most characters of a page body the reader lays out. Textual's Markdown widget takes
 about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this machine (a
 decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
-that long, however long the page. A contract page is not cut: it is laid out in parts
-(:mod:`etki_tui.hafiza.lazypage`)."""
-
-
-def resolve_link(current: str, href: str) -> tuple[str | None, str]:
-    """(wiki-relative page path or None, anchor) for a link ``href`` on page
-    ``current``. None for external links, absolute paths, non-markdown targets and
-    anything that would leave the wiki (``..`` above its root)."""
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc:
-        return None, ""
-    path, anchor = unquote(parts.path), parts.fragment
-    if not path:
-        return current, anchor
-    if path.startswith("/") or not path.endswith(".md"):
-        return None, anchor
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(current), path))
-    if joined.startswith("../") or joined == "..":
-        return None, anchor
-    return joined, anchor
-
-
-_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
-
-
-def link_label(label: str, target: str) -> str:
-    """The words the links list shows for a link ``label`` to page ``target``: the
-    label itself, unless it has no letter (``index.md``'s counts table links
-    ``disputed.md`` by its count, ``[0](disputed.md)``: a trial saw "0" in the list);
-    then the page's title with the label after it, ``Disputed clauses (0)``. The title
-    of a fixed page is the wiki's own (:data:`etki.wiki.paths.DISPUTED_TITLE`), of any
-    other its file name. A contract page's labels stay as written: a bare number there
-    names a clause (:func:`etki.wiki.paths.clause_link_ref`)."""
-    kind = page_kind(target)
-    if kind == "contract" or any(ch.isalpha() for ch in label):
-        return label
-    if kind == "disputed":
-        title = DISPUTED_TITLE
-    elif kind == "index":
-        title = "Index"
-    else:
-        title = posixpath.basename(target).removesuffix(".md")
-    return f"{title} ({label})" if label.strip() else title
-
-
-def page_links(current: str, text: str) -> list[tuple[str, str]]:
-    """(label, wiki-relative path) of the links on page ``current`` that stay inside the
-    wiki, in page order, each target once; links to a contract page once per label
-    (each names a clause: ``l`` offers every one, see
-    :func:`etki_tui.hafiza.cards.page_clause_links`). A label without a letter is
-    named by its page (:func:`link_label`)."""
-    out: dict[tuple[str, str], tuple[str, str]] = {}
-    for label, href in _LINK.findall(split_frontmatter(text)[1]):
-        target, _ = resolve_link(current, href)
-        if target is None or target == current:
-            continue
-        key = (target, label if page_kind(target) == "contract" else "")
-        if key not in out:
-            out[key] = (link_label(label, target), target)
-    return list(out.values())
-
-
-def clause_anchors(current: str, body: str, refs: Iterable[str]) -> str:
-    """``body`` (markdown of page ``current``) with each link to a contract page that
-    names a clause of ``refs`` (its label is the wiki's clause label,
-    :func:`etki.wiki.paths.clause_link_ref`) and has no anchor given the clause's ref as
-    its anchor (percent-encoded), so that following it lands on the clause
-    (:class:`ClauseWanted`); the words shown are unchanged."""
-    known = frozenset(refs)
-    if not known:
-        return body
-
-    def anchored(match: re.Match[str]) -> str:
-        label, href = match.group(1), match.group(2)
-        target, anchor = resolve_link(current, href)
-        if target is None or anchor or page_kind(target) != "contract":
-            return match.group(0)
-        ref = clause_link_ref(label, known)
-        if ref is None:
-            return match.group(0)
-        return f"[{label}]({href}#{quote(ref, safe='')})"
-
-    return _LINK.sub(anchored, body)
-
-
-def heading_block(page: Markdown, title: str) -> Widget | None:
-    """The heading block of ``page`` whose text is ``title`` (a clause section's
-    heading, :attr:`etki.wiki.sections.Section.title`; spaces compared collapsed), else
-    the first whose text begins with the same ref (``tdrs-rfq#5.2 —``: emphasis in a
-    title is markup the rendered heading drops), or None."""
-    want = " ".join(title.split())
-    ref = want.split(" — ", 1)[0] + " —"
-    names = [(" ".join(name.split()), block_id) for _lv, name, block_id in page.table_of_contents]
-    block_id = next((b for n, b in names if n == want), None)
-    if block_id is None and " — " in want:
-        block_id = next((b for n, b in names if n.startswith(ref)), None)
-    if block_id is None:
-        return None
-    found = page.query(f"#{block_id}")
-    return found.first() if found else None
-
-
-class MarkedFence(MarkdownFence):
-    """A code fence that marks search matches itself (a fence re-highlights its code
-    whenever styles update, which would drop marks added from outside)."""
-
-    def _marked(self, content: Content) -> Content:
-        try:  # the Markdown document this block belongs to (nested blocks too)
-            tokens = getattr(self.query_ancestor(Markdown), "match_tokens", ())
-        except NoMatches:  # not mounted under a document (yet)
-            tokens = ()
-        for start, end in match_spans(content.plain, tokens):
-            content = content.stylize(MATCH_STYLE, start, end)
-        return content
-
-    def set_content(self, content: Content) -> None:
-        super().set_content(self._marked(content))
-
-    def compose(self) -> ComposeResult:
-        for child in super().compose():
-            if isinstance(child, Label) and isinstance(child.content, Content):
-                child.update(self._marked(child.content))
-            yield child
-
-
-class ReaderMarkdown(Markdown):
-    """Markdown whose code fences mark :attr:`match_tokens`."""
-
-    BLOCKS = {**Markdown.BLOCKS, "fence": MarkedFence, "code_block": MarkedFence}
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.match_tokens: list[str] = []
+that long, however long the page. A long contract page is not cut: it is shown as lines
+(:mod:`etki_tui.hafiza.linepage`)."""
 
 
 _REPEATED_ID = re.compile(r"^[^\s#]+#(?=\S)")
@@ -301,6 +173,9 @@ in etki.tcss) and its right margin."""
 PREVIEW_FRAME_CELLS = 4
 """Cells of the preview's border and padding (``#memory-preview`` in etki.tcss)."""
 
+LINE_HEADING_ID = "memory-line-"
+"""The contents' id of a heading of a long page shown as lines: this, then its index."""
+
 LAND_TRIES = 50
 """Refreshes an opened clause section waits for its heading to reach the top (a bound,
 not a time: each try is one refresh of the page being laid out)."""
@@ -331,9 +206,12 @@ class PageReader(Vertical):
         self.cut_short = False
         """The page shown is a preview cut shorter than the reader's own limit."""
         self.whole_shown = True
-        """Every part of the page shown is laid out (:mod:`.lazypage`: a long contract
-        page's later parts are appended while it is read)."""
+        """The page shown is laid out whole (a long contract page is rendered to lines
+        in a worker thread, :mod:`.linepage`, False until its lines are shown)."""
         self.landed: str | None = None
+        self._landing: tuple[str, float | str, str] | None = None
+        """Where a long page shown as lines is to be scrolled once rendered: ``("clause",
+        title, anchor)``, ``("y", row, "")`` (read again) or ``("top", 0, "")``."""
         """The clause anchor the page shown was scrolled to (an opened search hit)."""
         self.clause_refs: frozenset[str] = frozenset()
         """The project's clause refs: a link to a contract page naming one of them
@@ -352,6 +230,9 @@ class PageReader(Vertical):
             yield toc
             with VerticalScroll(id="reader-scroll", can_focus=True):
                 yield markdown
+                lines = LinePage(id="memory-lines")  # a long contract page (show)
+                lines.display = False
+                yield lines
                 yield Static("", id="memory-meta", markup=False)  # after the content
 
     # --- showing a page ----------------------------------------------------------------
@@ -394,7 +275,6 @@ class PageReader(Vertical):
         self.text = text
         self.tokens = list(tokens)
         self.landed = None
-        self.workers.cancel_group(self, "reader-rest")  # the parts of the page before
         section = find_section(path, text, anchor) if anchor else None
         reach = 0
         if section is not None:  # the clause and everything before it (its heading's place)
@@ -402,15 +282,10 @@ class PageReader(Vertical):
             reach = before + len(section.text)
             limit = max(limit, reach)
         meta_text, whole = split_frontmatter(text)
-        body, hidden = fold_long(whole, limit)
-        rest: list[str] = []
-        parts = None
-        if limit >= PAGE_TEXT_CHARS:  # opened: a contract page is read whole, in parts
-            reach = len(whole) if keep_scroll else reach + LANDING_ROOM_CHARS * bool(section)
-            parts = page_parts_to_lay_out(path, whole, reach)
-        if parts is not None:
-            body, rest, hidden = parts[0], parts[1:], 0
-        self.whole_shown = not rest
+        # opened, a long contract page is read whole, as lines (.linepage)
+        as_lines = limit >= PAGE_TEXT_CHARS and shown_as_lines(path, whole)
+        body, hidden = (whole, 0) if as_lines else fold_long(whole, limit)
+        self.whole_shown = not as_lines
         self.cut_short = bool(hidden) and limit < PAGE_TEXT_CHARS
         # the matches of the part left out are said, not a bare "0 matches" (issue 34
         # item 8: the search listed the tdrs contract page for "login", whose first
@@ -424,6 +299,8 @@ class PageReader(Vertical):
         try:
             shown = self.query_one("#memory-meta", Static)
             page = self.query_one("#memory-page", ReaderMarkdown)
+            lines = self.query_one("#memory-lines", LinePage)
+            scroll = self.query_one("#reader-scroll", VerticalScroll)
         except NoMatches:  # not composed yet (a page can arrive first), or being removed
             if self.is_attached:  # composed by the next refresh: show it then
                 self.call_after_refresh(self._show_later, path, text, tuple(tokens), meta)
@@ -450,13 +327,38 @@ class PageReader(Vertical):
             self.matches = 0
             self._show_bar()
             retitle()
+        if as_lines:
+            if page.source:
+                await page.update("")  # its blocks go: they are restyled on every key
+            if not self.is_attached or self.path != path or self.text is not text:
+                return
+            if previous != path:
+                lines.clear()  # no lines of the page before under the new title
+            page.display, lines.display = False, True
+            # the scrollbar's column kept whether or not it shows yet: the lines are
+            # rendered once for the width beside it (no second render when it appears)
+            scroll.styles.scrollbar_gutter = "stable"
+            width = scroll.size.width - scroll.styles.scrollbar_size_vertical
+            self._landing = (
+                ("y", scroll_y, "")
+                if keep_scroll
+                else ("clause", section.title, section.anchor)
+                if section is not None
+                else ("top", 0, "")
+            )
+            done = partial(self._lines_shown, path, text)
+            lines.load(printable(body, multiline=True), self.tokens, width, done)
+            return
+        if lines.display:
+            lines.clear()
+            lines.display, page.display = False, True
+            scroll.styles.scrollbar_gutter = "auto"
         await page.update(printable(body, multiline=True))
         if not self.is_attached or self.path != path or self.text is not text:
             return  # left the screen, or a newer show() took over while this one waited
         try:
             self.matches = self._highlight(page)
             self._show_bar()
-            scroll = self.query_one("#reader-scroll", VerticalScroll)
         except NoMatches:  # being removed (its children go first) while the page updated
             return
         if keep_scroll:
@@ -469,14 +371,13 @@ class PageReader(Vertical):
         self.call_after_refresh(self._highlight_again, path, text)
         heading = heading_block(page, section.title) if section is not None else None
         if heading is not None and section is not None:
-            self.call_after_refresh(self._land, scroll, heading, path, text, section.anchor, rest)
+            self.call_after_refresh(self._land, scroll, heading, path, text, section.anchor)
             return
         self._veil(False)
         if self.matches:
             first = next((b for b in page.query(MarkdownBlock) if b.has_class("-match")), None)
             if first is not None:
                 self.call_after_refresh(scroll.scroll_to_widget, first, animate=False, top=True)
-        self._lay_out_rest(path, text, rest)
 
     def _veil(self, hidden: bool, what: str = "") -> None:
         """Cover the page body (``#reader-curtain``, saying ``what`` is opened) while it
@@ -487,30 +388,6 @@ class PageReader(Vertical):
             curtain.update(Text(f"Opening the page at {what}…" if what else "", style="dim italic"))
             curtain.display = hidden
 
-    def _lay_out_rest(self, path: str, text: str, rest: Sequence[str]) -> None:
-        """Append the parts of the page not laid out yet (:mod:`.lazypage`), one at a
-        time, in the reader's ``reader-rest`` worker (a newer page cancels it)."""
-        if rest:
-            self.run_worker(
-                self._append_parts(path, text, list(rest)),
-                group="reader-rest",
-                exclusive=True,
-                exit_on_error=False,
-            )
-
-    async def _append_parts(self, path: str, text: str, rest: list[str]) -> None:
-        """Each part appended while the page (``path``, ``text``) is still the one shown;
-        then its matches marked and counted, and :attr:`whole_shown` set."""
-        for chunk in rest:
-            page = part(self, "#memory-page", ReaderMarkdown)
-            if page is None or not self.is_attached or self.path != path or self.text is not text:
-                return
-            anchored = clause_anchors(path, chunk, self.clause_refs)
-            await page.append(printable(anchored, multiline=True))
-        if self.is_attached and self.path == path and self.text is text:
-            self.whole_shown = True
-            self._highlight_again(path, text)
-
     def _land(
         self,
         scroll: VerticalScroll,
@@ -518,7 +395,6 @@ class PageReader(Vertical):
         path: str,
         text: str,
         anchor: str,
-        rest: Sequence[str] = (),
         tries: int = LAND_TRIES,
         still: int = 0,
     ) -> None:
@@ -527,8 +403,7 @@ class PageReader(Vertical):
         until it stands there two refreshes in a row (a long page's height grows while
         it is laid out, and a table's cells are given their text after it is mounted),
         or as far as the page scrolls, at most ``tries`` refreshes. Then the page is
-        shown (:meth:`_veil`), :attr:`landed` says the anchor, and the ``rest`` of the
-        page is appended below (:meth:`_lay_out_rest`)."""
+        shown (:meth:`_veil`) and :attr:`landed` says the anchor."""
         if not self.is_attached or self.path != path or self.text is not text:
             return
         if not heading.is_attached:
@@ -539,15 +414,72 @@ class PageReader(Vertical):
             if still or tries <= 0:
                 self._veil(False)
                 self.landed = anchor
-                self._lay_out_rest(path, text, rest)
                 return
             still = 1
         else:
             still = 0
             scroll.scroll_to(y=scroll.scroll_y + off, animate=False, immediate=True)
-        self.call_after_refresh(
-            self._land, scroll, heading, path, text, anchor, rest, tries - 1, still
-        )
+        self.call_after_refresh(self._land, scroll, heading, path, text, anchor, tries - 1, still)
+
+    def _lines_shown(self, path: str, text: str, rendered: RenderedPage) -> None:
+        """The lines of the long page (``path``, ``text``) are shown (first, or again for
+        a new width): its matches counted, its headings in the contents, and while
+        :attr:`_landing` waits, the page scrolled to it (:meth:`_land_line`)."""
+        if not self.is_attached or self.path != path or self.text is not text:
+            return
+        self.whole_shown = True
+        self.matches = rendered.matches
+        self._show_bar()
+        for toc in self.query(MarkdownTableOfContents):
+            toc.table_of_contents = [
+                (h.level, h.name, f"{LINE_HEADING_ID}{i}") for i, h in enumerate(rendered.headings)
+            ]
+        self.call_after_refresh(self._refit_toc)
+        lines = part(self, "#memory-lines", LinePage)
+        if self._landing is None or lines is None:
+            return
+        kind, where, anchor = self._landing
+        line: int | None = None
+        if kind == "clause":
+            line = lines.heading_line(str(where))
+            if line is None:  # no such heading: shown from the top (or the first match)
+                self._landing, anchor = ("top", 0, ""), ""
+        if line is None:
+            line = int(where) if kind == "y" else lines.first_match_line() or 0
+        self.call_after_refresh(self._land_line, rendered, line, anchor, kind != "y")
+
+    def _land_line(
+        self,
+        rendered: RenderedPage,
+        line: int,
+        anchor: str,
+        on_lines: bool,
+        tries: int = LAND_TRIES,
+        still: int = 0,
+    ) -> None:
+        """Scroll the long page so that ``line`` of its lines ``rendered`` (or, not
+        ``on_lines``, that row of the scroll) is its first visible row, or as far as it
+        scrolls, while those lines are the ones shown; once there two refreshes in a row
+        (or after ``tries`` refreshes) the page is shown and :attr:`landed` says
+        ``anchor`` (when one was asked for)."""
+        lines = part(self, "#memory-lines", LinePage)
+        scroll = part(self, "#reader-scroll", VerticalScroll)
+        if lines is None or scroll is None or self._landing is None or lines.page is not rendered:
+            return  # another page, or the lines rendered again (their own landing comes)
+        y = lines.virtual_region.y + line if on_lines else line
+        laid = lines.size.height == len(rendered.lines) and lines.size.width == rendered.width
+        laid = laid and scroll.virtual_size.height >= lines.virtual_region.bottom
+        there = laid and scroll.scroll_y == min(y, scroll.max_scroll_y)
+        if not (there and still) and tries > 0:
+            if not there:
+                scroll.scroll_to(y=y, animate=False, immediate=True)
+            again = (rendered, line, anchor, on_lines, tries - 1, int(there))
+            self.call_after_refresh(self._land_line, *again)
+            return
+        self._landing = None
+        self._veil(False)
+        if anchor:
+            self.landed = anchor
 
     def _scroll_y(self) -> float:
         """How far the page body is scrolled now (0 before it is composed)."""
@@ -557,6 +489,9 @@ class PageReader(Vertical):
     def _highlight_again(self, path: str, text: str) -> None:
         """The matches marked again on the page still shown (``path``, ``text``)."""
         if not self.is_attached or self.path != path or self.text is not text:
+            return
+        lines = part(self, "#memory-lines", LinePage)
+        if lines is not None and lines.display:  # a long page: marked as it was rendered
             return
         for page in self.query("#memory-page").results(Markdown):
             self.matches = self._highlight(page)
@@ -733,6 +668,12 @@ class PageReader(Vertical):
         self, message: Markdown.TableOfContentsSelected
     ) -> None:
         message.stop()
+        lines = part(self, "#memory-lines", LinePage)
+        if message.block_id.startswith(LINE_HEADING_ID) and lines is not None:
+            index = int(message.block_id.removeprefix(LINE_HEADING_ID))
+            if index < len(lines.page.headings):  # else the page changed since the click
+                self._scroll_to_line(lines, lines.page.headings[index].line)
+            return
         try:
             block = self.query_one(f"#{message.block_id}")
             scroll = self.query_one("#reader-scroll", VerticalScroll)
@@ -743,13 +684,33 @@ class PageReader(Vertical):
         scroll.focus()
         self.call_after_refresh(scroll.scroll_to_widget, block, top=True, animate=False)
 
+    def _scroll_to_line(self, lines: LinePage, line: int) -> None:
+        """The long page's ``line`` of ``lines`` scrolled to its first row, focused."""
+        scroll = part(self, "#reader-scroll", VerticalScroll)
+        if scroll is None:
+            return
+        if self.toc_over:  # the contents hid the page: back to it at the heading
+            self.close_toc()
+        scroll.focus()
+        y = lines.virtual_region.y + line
+        self.call_after_refresh(scroll.scroll_to, y=y, animate=False)
+
     # --- links and history --------------------------------------------------------------
 
     def on_markdown_link_clicked(self, message: Markdown.LinkClicked) -> None:
         message.stop()
+        self._follow(message.href)
+
+    def on_line_page_link_clicked(self, message: LinePage.LinkClicked) -> None:
+        message.stop()
+        self._follow(message.href)
+
+    def _follow(self, href: str) -> None:
+        """Follow a link ``href`` clicked on the page shown: a clause link opens the
+        contract at the clause, a wiki page is asked for, anything else is refused."""
         if self.path is None:
             return
-        target, anchor = resolve_link(self.path, message.href)
+        target, anchor = resolve_link(self.path, href)
         if target is not None and anchor and page_kind(target) == "contract":
             ref = unquote(anchor)
             if ref in self.clause_refs:  # a clause link: the whole contract, at the clause
@@ -757,7 +718,7 @@ class PageReader(Vertical):
                 return
         if target is None:
             self.app.notify(
-                f"Not opened: {printable(message.href, multiline=False)} is "
+                f"Not opened: {printable(href, multiline=False)} is "
                 "outside the wiki. The desk never opens a browser; copy it "
                 "from the page if you need it.",
                 markup=False,
@@ -766,7 +727,13 @@ class PageReader(Vertical):
             return
         if target == self.path:
             page = part(self, "#memory-page", Markdown) if anchor else None
-            if page is not None:  # None: the reader is being removed since the click
+            lines = part(self, "#memory-lines", LinePage)
+            if lines is not None and lines.display and anchor:  # a long page: its heading
+                section = find_section(self.path, self.text, anchor)
+                line = lines.heading_line(section.title) if section is not None else None
+                if line is not None:
+                    self._scroll_to_line(lines, line)
+            elif page is not None:  # None: the reader is being removed since the click
                 page.goto_anchor(anchor)
             return
         self.post_message(PageWanted(target, history="push"))
