@@ -230,7 +230,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
         _line(f"{mod} — {m.modules[mod].summary}")
         if mod in m.modules and m.modules[mod].summary
         else _line(mod)
-        for mod in case.decision.impacted_modules
+        for mod in case.cr_modules  # the PMO's choice, else the decision's
     ]
     assumptions = terms.assumptions if terms else ()
     exclusions = terms.exclusions if terms else ()
