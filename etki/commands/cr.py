@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING
 
 from etki.commands.queuefile import force_option
 from etki.console import echo
+from etki.domain.crterms import CR_FORMATS
 from etki.errors import InputError, os_error_message
 
 if TYPE_CHECKING:
@@ -242,7 +243,7 @@ def register(subparsers) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("md", "html", "docx"),
+        choices=CR_FORMATS,
         help="default: from the --output ending (.md, .html, .docx), else md; one that "
         "contradicts the ending is refused",
     )

@@ -29,6 +29,10 @@ TERMS_MAX_ITEMS = 30
 TERM_MAX_CHARS = 600
 """The longest assumption or exclusion, in characters."""
 
+CR_FORMATS = ("md", "html", "docx")
+"""The formats a client-facing change request is written in (``etki cr export
+--format``; the desk's help names them from here): Markdown, print-ready HTML, Word."""
+
 
 @dataclass(frozen=True)
 class CrTerms:
