@@ -117,7 +117,8 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str, default: st
         return
     data = table_bytes([queue_table(rows, title)], fmt, sections=False, delimiter=delimiter)
     write_export(args.output, data, "queue", force=args.force)
-    echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)
+    count = f"{len(rows)} case{'' if len(rows) == 1 else 's'}"  # a trial read "1 cases"
+    echo(f"{count} written to {args.output}", file=sys.stderr, multiline=False)
 
 
 def pick_options(parser: Any) -> None:
