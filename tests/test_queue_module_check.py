@@ -12,6 +12,8 @@ from etki.config import Settings
 from etki.services import init_project
 from etki.store import CaseFileRepository
 from tests.cli_support import run_etki
+from tests.conftest import TuiWorld
+from tests.test_tui_pilot import fill, make_app, press, queue_ids, settle, sync
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
 
@@ -39,3 +41,25 @@ def test_an_unknown_module_is_refused_naming_the_nearest(tmp_path: Path) -> None
         assert "no module" not in done.stderr
     done = queue("--module", "payments.water", "--json")
     assert done.returncode == 0 and done.stdout.startswith("[")
+
+
+@sync
+async def test_the_desks_module_filter_names_an_unknown_module(tui_world: TuiWorld) -> None:
+    """The find box's ``module:`` token that names no module of the project: the empty
+    queue's detail says so with the nearest ids, as ``etki queue --module`` does."""
+    from etki_tui.queue.bars import CaseDetail
+
+    app = make_app(tui_world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await fill(pilot, "#queue-find", "module:payments.watr")
+        await settle(pilot)
+        assert queue_ids(app) == []
+        detail = app.query_one(CaseDetail)
+        said = str(getattr(detail, "_shown", ""))
+        assert "No module 'payments.watr' in project demo; did you mean payments?" in said
+        await fill(pilot, "#queue-find", "module:payments nosuchword")  # a known module
+        await settle(pilot)
+        assert queue_ids(app) == []
+        assert "No module" not in str(getattr(detail, "_shown", ""))
