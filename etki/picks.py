@@ -19,7 +19,15 @@ from etki.domain import CaseEvent, is_sure
 from etki.identity import reviewer_name
 from etki.text import fold, names_person
 
-__all__ = ["SURENESS", "Pick", "mine_ids", "module_matches"]
+__all__ = [
+    "SURENESS",
+    "Pick",
+    "mine_ids",
+    "module_matches",
+    "nearest_modules",
+    "resolve_module",
+    "unknown_module",
+]
 
 SURENESS = ("sure", "unsure")
 """The sureness a pick keeps: the cases the engine is sure of, or the others."""
@@ -42,6 +50,52 @@ def module_matches(typed: str, module_id: str) -> bool:
     if not want:
         return False
     return have == want or (have.startswith(want) and have[len(want)] in "./:-_")
+
+
+def nearest_modules(typed: str, known: Collection[str], n: int = 3) -> list[str]:
+    """Up to ``n`` ids of ``known`` spelled most like ``typed`` (folded, :func:`fold`;
+    :func:`difflib.get_close_matches`, ratio 0.5), sorted by likeness; else the ids
+    sharing the typed id's first folded letters (``pay`` -> ``payments``); empty when
+    none is near."""
+    import difflib
+
+    want = fold(typed.strip())
+    by_fold: dict[str, str] = {}
+    for mid in sorted(known):
+        by_fold.setdefault(fold(mid), mid)
+    close = difflib.get_close_matches(want, list(by_fold), n=n, cutoff=0.5)
+    if not close and want:
+        close = [f for f in by_fold if f.startswith(want[:3]) or want.startswith(f)][:n]
+    return [by_fold[f] for f in close]
+
+
+def unknown_module(typed: str, known: Collection[str], where: str) -> str:
+    """The message for a module id ``typed`` that names none of ``known`` (the module
+    ids of ``where``, e.g. ``project demo``): ``no module 'paymnt' in project demo; did
+    you mean payments?`` (:func:`nearest_modules`), or the known ids when none is near
+    (at most 10 named), or that ``where`` declares no module. ``typed`` is shown as a
+    Python literal (repr), never as markup."""
+    from etki.text import printable
+
+    shown = printable(repr(typed.strip()), multiline=False)
+    near = nearest_modules(typed, known)
+    if near:
+        return f"no module {shown} in {where}; did you mean {', '.join(near)}?"
+    if not known:
+        return f"no module {shown} in {where}: it declares no modules (modules.yaml)"
+    ids = sorted(known)
+    more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return f"no module {shown} in {where}; known: {', '.join(ids[:10])}{more}"
+
+
+def resolve_module(typed: str, known: Collection[str]) -> str | None:
+    """The id of ``known`` that ``typed`` names: the same id, else the one id equal to
+    it folded (``Ödeme`` -> ``odeme``); None when none (or several) is."""
+    text = typed.strip()
+    if text in known:
+        return text
+    same = [mid for mid in known if fold(mid) == fold(text)]
+    return same[0] if len(same) == 1 else None
 
 
 def mine_ids(

@@ -4,6 +4,7 @@ filters and exports. Joined with the others in :mod:`etki_tui.actions`."""
 
 from __future__ import annotations
 
+from etki.domain.crterms import CR_FORMATS
 from etki_tui.actiondef import ActionDef
 
 QUEUE_ACTIONS: tuple[ActionDef, ...] = (
@@ -278,7 +279,7 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Open the draft change request (change-requests/CR-….md) of the highlighted "
         "case, when its ruling is CHANGE_REQUEST, in Hafıza's reader; on any other "
         "case the one this desk converted last (c takes a case out of the queue). "
-        "`etki cr export CASE --format md|html` writes it for sending.",
+        f"`etki cr export CASE --format {'|'.join(CR_FORMATS)}` writes it for sending.",
         context="queue",
         show=False,
     ),

@@ -303,8 +303,9 @@ class EtkiApp(AssignFlow):
         """A modal form (any modal screen but the command palette) opened over toasts
         still shown: they leave the screen, so none covers the form's buttons (a trial
         saw the Config warning over the X form's Export); the newest is said on the
-        status line, and every one stays whole in the messages view (``L``). A toast
-        raised while the form is open is shown over it as usual: that one is news."""
+        status line as a passing message (it lapses as a confirmation does, never comes back
+        later over newer ones), and every one stays whole in the messages view (``L``).
+        A toast raised while the form is open is shown over it as usual: that one is news."""
         if not isinstance(screen, ModalScreen) or isinstance(screen, CommandPalette):
             return
         live = [n for n in self._toasts_shown if not n.has_expired]
@@ -313,7 +314,12 @@ class EtkiApp(AssignFlow):
             return
         status = self.status_line
         if status is not None and status.is_attached:
-            status.say(live[-1].title, live[-1].message)
+            # passing, as the toast was: once the reviewer moves on it leaves the line
+            # (said as standing, a later tab switch brought it back over newer messages)
+            newest = live[-1]
+            status.say(
+                newest.title, newest.message, lasts=newest.timeout, now=self.clock().timestamp()
+            )
         self.clear_notifications()
 
     @on(TerminalClosed)

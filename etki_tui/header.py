@@ -257,15 +257,24 @@ class StatusLine(Widget):
         del self.entries[:-STATUS_KEPT]
 
     def say(
-        self, title: str, message: str, *, lasts: float | None = None, now: float = 0.0
+        self,
+        title: str,
+        message: str,
+        *,
+        lasts: float | None = None,
+        now: float = 0.0,
+        standing: bool = False,
     ) -> None:
         """Show ``title: message`` on the line. ``lasts``: a passing confirmation's
         seconds (the timeout its toast had, ``App.notify``), said at ``now`` (a
         timestamp): it lapses when the reviewer moves on (:meth:`lapse`). Without
-        ``lasts`` the message stays until the next one (a read-only desk's reason)."""
+        ``lasts`` the message stays until the next one. ``standing`` (a read-only desk's
+        reason): the line goes back to it when a later passing message lapses; no other
+        message ever comes back (a PMO trial of issue 35 saw an old export's message
+        return over newer ones after a tab switch)."""
         self._title, self._message = title, message
         self._until = None if lasts is None else now + lasts
-        if lasts is None:
+        if standing:
             self._standing = (title, message)
         self.refresh()
 

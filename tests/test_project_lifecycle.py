@@ -303,7 +303,7 @@ def test_delete_keeps_the_wiki_and_audit_and_erase_still_clears_a_case(sample) -
     assert note.encode() in kept[sso_page]  # the page shows the note, as show does
     deleted = _etki(sample, "project", "delete", "demo", "--reason", "Sözleşme bitti", "--yes")
     assert deleted.returncode == 0, deleted.stderr
-    assert deleted.stdout.startswith("deleted project demo: 40 case(s)")
+    assert deleted.stdout.startswith("deleted project demo: 40 cases")
     assert _etki(sample, "projects", "--all").stdout == ""
     assert sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md")) == pages
     # the wiki stays byte for byte what it was, also through a rebuild (not rebuilt)
@@ -518,7 +518,11 @@ def test_delete_asks_for_the_project_id_on_a_terminal_and_refuses_a_pipe(sample)
     assert "add --yes to delete without asking" in piped.stderr
     wrong = _delete_on_a_terminal(sample, "dem")
     assert wrong.returncode == 2, wrong.stderr
-    assert "Type the project id (demo) to delete it:" in wrong.stderr
+    # the count said before the question (a trial learned it only after deleting)
+    assert (
+        "This removes project demo from the store: its 40 cases and its knowledge (its "
+        "audit history and wiki stay). Type the project id (demo) to delete it:"
+    ) in wrong.stderr
     assert "you typed 'dem', not demo. Nothing was deleted" in wrong.stderr
     assert _etki(sample, "projects").stdout == "demo\n"
     repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
@@ -528,7 +532,7 @@ def test_delete_asks_for_the_project_id_on_a_terminal_and_refuses_a_pipe(sample)
         repo.dispose()
     done = _delete_on_a_terminal(sample, "  demo ")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("deleted project demo: 40 case(s)")
+    assert done.stdout.startswith("deleted project demo: 40 cases and its knowledge")
     assert _etki(sample, "projects", "--all").stdout == ""
     repo = CaseFileRepository(f"sqlite:///{sample}/etki.db")
     try:

@@ -12,13 +12,22 @@ from tests.test_tui_pilot import make_app, press, settle, sync, until
 
 def test_a_passing_message_lapses_at_the_first_key_after_its_time() -> None:
     line = StatusLine()
-    line.say("READ-ONLY", "viewer seat")
+    line.say("READ-ONLY", "viewer seat", standing=True)
     line.say("", "Detail unfolded (z folds it).", lasts=3, now=100.0)
     line.lapse(102.0)  # a key within its time: it stays
     assert line.said == "Detail unfolded (z folds it)."
     line.lapse(103.5)  # a key after it: back to the standing reason
     assert line.said == "READ-ONLY: viewer seat"
     line.lapse()  # a standing message stays when the tab changes
+    assert line.said == "READ-ONLY: viewer seat"
+    # a message said without a time is not standing: once a newer one has lapsed, the
+    # line goes back to the standing reason, never to it (issue 35: an old export's
+    # message came back after a tab switch)
+    line.say("Nothing imported", "a.csv: not UTF-8 text")
+    line.lapse()
+    assert line.said == "Nothing imported: a.csv: not UTF-8 text"  # stays until the next
+    line.say("", "Report refreshed.", lasts=3, now=200.0)
+    line.lapse()
     assert line.said == "READ-ONLY: viewer seat"
 
 

@@ -309,7 +309,13 @@ def _archived_note(archived: list[tuple[str, int]]) -> list[str]:
 
 
 def _queue(args: argparse.Namespace, settings: Settings) -> int:
-    from etki.commands.queuefile import overdue_only, queue_file, queue_format, queue_pick
+    from etki.commands.queuefile import (
+        check_module,
+        overdue_only,
+        queue_file,
+        queue_format,
+        queue_pick,
+    )
     from etki.picks import mine_ids
     from etki.tablefile import queue_row
 
@@ -320,6 +326,8 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     escalate = settings.disputed_escalation
     pick = queue_pick(args)
     rows, claims, assignments, archived = _queue_read(args, settings)
+    if pick.module:  # an id no project declares is a typo, not an empty queue
+        check_module(pick.module, args.project, settings)
     if pick:
         mine = mine_ids(settings.reviewer, claims, assignments)
         rows = [(c, memory) for c, memory in rows if pick.keeps(c, mine)]

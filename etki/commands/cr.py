@@ -4,6 +4,7 @@
     etki cr edit CASE [--assumption TEXT]... [--exclusion TEXT]... [--valid-until DATE]
                       [--clause REF]... [--clear-assumptions] [--clear-exclusions]
                       [--clear-valid-until] [--default-clauses]
+                      [--module ID]... [--no-modules] [--default-modules]
 
 ``export`` writes the client-facing change request of a case ruled CHANGE_REQUEST,
 rendered from the database (the wiki need not be on; :meth:`etki.services.Desk.cr_document`,
@@ -27,7 +28,10 @@ contract) chooses the clauses the document cites; ``--default-clauses`` (also
 ``--engine-clauses``) goes back to the default: the clauses the decision cites, or
 none when the engine proposed IN_SCOPE (it read them as covering the work: a CR
 citing them would hand the client the argument that the work is free,
-:attr:`etki.domain.CaseRecord.cr_clauses`); what is not given stays. Written with an audit row and in the case's history
+:attr:`etki.domain.CaseRecord.cr_clauses`); ``--module ID`` (repeatable; a module id
+of the project, an unknown one refused naming the nearest ids) chooses the impacted
+modules the document names, ``--no-modules`` names none, ``--default-modules`` goes
+back to the decision's (:attr:`etki.domain.CaseRecord.cr_modules`); what is not given stays. Written with an audit row and in the case's history
 (``etki show``); the project's reviewers may write them. On a case that is not a change
 request (ruled otherwise, or pending with another proposal) a warning on stderr says so
 (the terms are written, waiting for a conversion); a ``--valid-until`` before today
@@ -62,6 +66,7 @@ from typing import TYPE_CHECKING
 
 from etki.commands.queuefile import force_option
 from etki.console import echo
+from etki.domain.crterms import CR_FORMATS
 from etki.errors import InputError, os_error_message
 
 if TYPE_CHECKING:
@@ -152,6 +157,9 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         (args.exclusion, args.clear_exclusions, "--exclusion", "--clear-exclusions"),
         (args.valid_until, args.clear_valid_until, "--valid-until", "--clear-valid-until"),
         (args.clause, args.engine_clauses, "--clause", "--default-clauses"),
+        (args.module, args.no_modules, "--module", "--no-modules"),
+        (args.module, args.default_modules, "--module", "--default-modules"),
+        (args.no_modules or None, args.default_modules, "--no-modules", "--default-modules"),
     ):
         if given is not None and clear:
             raise InputError(f"cr edit: {name} and {flag} together: give one or the other")
@@ -159,6 +167,7 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
     exclusions = [] if args.clear_exclusions else args.exclusion
     valid_until = "" if args.clear_valid_until else args.valid_until
     clauses = [] if args.engine_clauses else args.clause
+    modules = [] if args.no_modules else args.module
     from etki.wiki.paths import cr_case_ref
 
     desk = Desk.open(settings)
@@ -169,6 +178,8 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
         exclusions=exclusions,
         valid_until=valid_until,
         clauses=clauses,
+        modules=modules,
+        default_modules=args.default_modules,
     )
     echo(f"{case_id}: change-request terms by {done.actor} at {done.at}", multiline=False)
     for word, items in (("assumption", done.assumptions), ("exclusion", done.exclusions)):
@@ -184,6 +195,10 @@ def _edit(args: argparse.Namespace, settings: Settings) -> int:
             else "the decision's)"
         )
     echo(f"  clauses cited: {cites}", multiline=False)
+    named = ", ".join(case.cr_modules) or "none"
+    if done.modules is None:
+        named += " (the default: the decision's)"
+    echo(f"  impacted modules: {named}", multiline=False)
     if case.ruling is not None and case.ruling.ruling != "CHANGE_REQUEST":
         said = f"it is ruled {case.ruling.ruling}"
     elif case.ruling is None and case.decision.verdict != "CHANGE_REQUEST":
@@ -228,7 +243,7 @@ def register(subparsers) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("md", "html", "docx"),
+        choices=CR_FORMATS,
         help="default: from the --output ending (.md, .html, .docx), else md; one that "
         "contradicts the ending is refused",
     )
@@ -278,5 +293,20 @@ def register(subparsers) -> None:
         action="store_true",
         help="back to the default: the clauses the decision cites, or none when the engine "
         "proposed IN_SCOPE (it read them as covering the work)",
+    )
+    edit.add_argument(
+        "--module",
+        action="append",
+        metavar="ID",
+        help="an impacted module the document names (repeat for more; replaces the list; "
+        "a module id of the project)",
+    )
+    edit.add_argument(
+        "--no-modules", action="store_true", help="the document names no impacted module"
+    )
+    edit.add_argument(
+        "--default-modules",
+        action="store_true",
+        help="back to the default: the modules the decision names as impacted",
     )
     edit.set_defaults(handler=_edit)

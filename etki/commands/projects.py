@@ -53,10 +53,42 @@ def _archive(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def confirm_delete(project_id: str, stdin: TextIO, stderr: TextIO) -> None:
+def _cases(count: int) -> str:
+    """``1 case``, ``40 cases``."""
+    return f"{count} case{'' if count == 1 else 's'}"
+
+
+def project_case_count(settings: Settings, project_id: str) -> int:
+    """How many cases project ``project_id`` holds (read by :mod:`etki.store.lean`,
+    else by the desk), for the delete prompt to say before it asks. Raises
+    :class:`~etki.errors.NotFoundError` for an unknown project (naming the stored ids)."""
+    from etki.store.lean import Fallback, LeanStore, lean_call
+
+    def count(store: LeanStore, pid: str) -> int:
+        store.require_project(pid)
+        found = store.rows("SELECT COUNT(*) FROM cases WHERE project_id = ?", [pid])
+        return int(found[0][0]) if found else 0
+
+    try:
+        return int(lean_call(settings.db_url, count, project_id))
+    except Fallback:
+        from etki.services import Desk
+
+        desk = Desk.open(settings, read_only=True)
+        try:
+            desk.project_name(project_id)  # a clear error for an unknown id
+            return len(desk.queue_summaries(project_id, status=None))
+        finally:
+            desk.close()
+
+
+def confirm_delete(project_id: str, stdin: TextIO, stderr: TextIO, cases: int = -1) -> None:
     """Ask on the terminal before ``etki project delete`` removes ``project_id`` (issue
     35 leftovers: it asked nothing): the prompt on ``stderr``, the project id typed
-    back on ``stdin`` (exactly, around white space). Raises :class:`InputError` (exit
+    back on ``stdin`` (exactly, around white space); ``cases`` (the project's case
+    count, :func:`project_case_count`; negative: not known) is said in the prompt, so
+    the PMO knows what goes before typing (a trial of issue 35 learned it only after).
+    Raises :class:`InputError` (exit
     2, nothing deleted) when ``stdin`` is not a terminal (a script must say ``--yes``),
     or when what was typed is not the id (an empty line or end of input included)."""
     if not stdin.isatty():
@@ -64,9 +96,11 @@ def confirm_delete(project_id: str, stdin: TextIO, stderr: TextIO) -> None:
             f"project delete {project_id}: standard input is not a terminal, so nobody can "
             "confirm; add --yes to delete without asking (scripts). Nothing was deleted"
         )
+    what = f"its {_cases(cases)}" if cases >= 0 else "its cases"
     echo(
-        f"This removes project {project_id}'s cases and knowledge from the store (its "
-        f"audit history and wiki stay). Type the project id ({project_id}) to delete it:",
+        f"This removes project {project_id} from the store: {what} and its knowledge "
+        f"(its audit history and wiki stay). Type the project id ({project_id}) to "
+        "delete it:",
         end=" ",
         file=stderr,
     )
@@ -83,7 +117,10 @@ def _delete(args: argparse.Namespace, settings: Settings) -> int:
     from etki.services import Desk
 
     if not args.yes:
-        confirm_delete(args.project_id, sys.stdin, sys.stderr)
+        if not sys.stdin.isatty():
+            confirm_delete(args.project_id, sys.stdin, sys.stderr)  # refused: no terminal
+        count = project_case_count(settings, args.project_id)
+        confirm_delete(args.project_id, sys.stdin, sys.stderr, count)
     desk = Desk.open(settings, create=False)
     try:
         gone = desk.delete_project(args.project_id, args.reason or "")
@@ -94,7 +131,7 @@ def _delete(args: argparse.Namespace, settings: Settings) -> int:
     if wiki is not None and wiki.is_dir():
         kept += f", and its wiki stays readable in {wiki}"
     echo(
-        f"deleted project {gone.project_id}: {len(gone.case_ids)} case(s) and its knowledge "
+        f"deleted project {gone.project_id}: {_cases(len(gone.case_ids))} and its knowledge "
         f"removed from the store; {kept}",
         multiline=False,
     )

@@ -117,7 +117,8 @@ def queue_file(rows: list[dict], args: argparse.Namespace, fmt: str, default: st
         return
     data = table_bytes([queue_table(rows, title)], fmt, sections=False, delimiter=delimiter)
     write_export(args.output, data, "queue", force=args.force)
-    echo(f"{len(rows)} cases written to {args.output}", file=sys.stderr, multiline=False)
+    count = f"{len(rows)} case{'' if len(rows) == 1 else 's'}"  # a trial read "1 cases"
+    echo(f"{count} written to {args.output}", file=sys.stderr, multiline=False)
 
 
 def pick_options(parser: Any) -> None:
@@ -166,6 +167,33 @@ def queue_pick(args: argparse.Namespace) -> Pick:
         submitter=args.submitter or "",
         sureness=args.sureness,
     )
+
+
+def check_module(typed: str, project: str | None, settings: Any) -> None:
+    """Refuse ``etki queue --module TYPED`` when it names no module of ``project`` (of
+    every project not archived when None; :func:`etki.picks.module_matches`: an id or
+    a prefix of ids, ``payments`` names ``payments.gateway``): :class:`InputError`
+    (exit 2) naming the id typed and the nearest known ids
+    (:func:`etki.picks.unknown_module`). A PMO trial read ``no case matches (module
+    nosuch)`` with exit 0, as for a module no pending case impacts. The ids are read
+    by :mod:`etki.store.lean`, else by the desk."""
+    from etki.picks import module_matches, unknown_module
+    from etki.store.lean import Fallback, lean_call
+
+    try:
+        known = lean_call(settings.db_url, "module_ids", project)
+    except Fallback:
+        from etki.services import Desk
+
+        desk = Desk.open(settings, read_only=True)
+        try:
+            ids = [project] if project else desk.active_project_ids()
+            known = sorted({m.id for pid in ids for m in desk.project(pid).modules})
+        finally:
+            desk.close()
+    if not any(module_matches(typed, mid) for mid in known):
+        where = f"project {project}" if project else "the projects stored"
+        raise InputError(f"--module: {unknown_module(typed, known, where)}")
 
 
 def overdue_only(rows: list[tuple[Any, Any]], escalate: bool) -> list[tuple[Any, Any]]:

@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
+EXPORTS_NOTE = (
+    "Files exported before the erasure (change-request documents, queue and report "
+    "exports) are outside the store and may still hold the erased text: delete them by hand."
+)
+"""The last line ``etki erase`` prints (a PMO trial of issue 35 found a CR document
+exported before the erasure still holding the request, and nothing said so): no file
+an export wrote is known to the store, so none is searched or removed."""
+
+
 class WikiNotRebuilt(EtkiError):
     """The case is erased from the database but its wiki could not be rebuilt."""
 
@@ -98,6 +107,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
     if outcome.held or outcome.blocker:
+        echo(EXPORTS_NOTE, multiline=False)  # the rows are gone: the files still hold it
         where = "; ".join(f"{p.what} ({p.detail})" for p in outcome.held if not p.step)
         why = f": {outcome.blocker}" if outcome.blocker else ""
         store_held = outcome.blocker is not None or any(
@@ -122,6 +132,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     if outcome.wiki_error:
+        echo(EXPORTS_NOTE, multiline=False)
         rebuild = f" --project {project}" if project else ""
         raise WikiNotRebuilt(
             printable(
@@ -133,6 +144,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
         )
     what = "erasure finished" if e is None else "erasure proven"
     echo(f"{case_id}: {what}: no checked place holds it", multiline=False)
+    echo(EXPORTS_NOTE, multiline=False)
     return 0
 
 

@@ -132,6 +132,17 @@ class CaseRecord:
             return terms.clauses
         return () if self.engine_read_covering else tuple(self.decision.cited_clauses)
 
+    @property
+    def cr_modules(self) -> tuple[str, ...]:
+        """The impacted module ids the client-facing change request names: those the PMO
+        chose (``etki cr edit --module``/``--no-modules``: an empty choice names none),
+        else the decision's :attr:`~etki.domain.Decision.impacted_modules` (the engine's
+        guess, a PMO trial of issue 35 could not correct it)."""
+        terms = self.cr_terms
+        if terms is not None and terms.modules is not None:
+            return terms.modules
+        return tuple(self.decision.impacted_modules)
+
     def cr_clause_hint(self) -> str:
         """A hint for the PMO when the change request cites no clause by default because
         the engine read its clauses as covering the work (:attr:`cr_clauses`): which

@@ -9,8 +9,8 @@ case's history.
 Input rules (:func:`parse_cr_terms`): at most :data:`TERMS_MAX_ITEMS` assumptions and as
 many exclusions, each one line of at most :data:`TERM_MAX_CHARS` characters (white space
 around it dropped, NFC-normalised, an empty one refused); a validity date ``YYYY-MM-DD`` between 2000
-and 2100; at most :data:`TERMS_MAX_ITEMS` clause refs, each known to the project (the
-desk checks that: :meth:`etki.services.Desk.set_cr_terms`).
+and 2100; at most :data:`TERMS_MAX_ITEMS` clause refs and as many impacted module ids,
+each known to the project (the desk checks that: :meth:`etki.services.Desk.set_cr_terms`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ TERMS_MAX_ITEMS = 30
 TERM_MAX_CHARS = 600
 """The longest assumption or exclusion, in characters."""
 
+CR_FORMATS = ("md", "html", "docx")
+"""The formats a client-facing change request is written in (``etki cr export
+--format``; the desk's help names them from here): Markdown, print-ready HTML, Word."""
+
 
 @dataclass(frozen=True)
 class CrTerms:
@@ -37,8 +41,11 @@ class CrTerms:
     ``YYYY-MM-DD``, or None when not set), ``clauses`` (the clause refs the document
     cites, chosen by the PMO, or None: the default,
     :attr:`etki.domain.CaseRecord.cr_clauses`: the clauses the decision cites, none when
-    the engine read them as covering the work), ``actor`` (who wrote them) and ``at`` (the store's time, ISO-8601 UTC to
-    the second)."""
+    the engine read them as covering the work), ``modules`` (the impacted module ids the
+    document names, chosen by the PMO, ``()`` for none, or None: the default, the
+    decision's :attr:`~etki.domain.Decision.impacted_modules`,
+    :attr:`etki.domain.CaseRecord.cr_modules`), ``actor`` (who wrote them) and ``at``
+    (the store's time, ISO-8601 UTC to the second)."""
 
     assumptions: tuple[str, ...] = ()
     exclusions: tuple[str, ...] = ()
@@ -46,6 +53,7 @@ class CrTerms:
     actor: str = ""
     at: str = ""
     clauses: tuple[str, ...] | None = None
+    modules: tuple[str, ...] | None = None
 
     def summary(self) -> str:
         """The terms in words for a history line: ``2 assumptions, 1 exclusion, valid
@@ -58,6 +66,8 @@ class CrTerms:
         parts.append(f"valid until {self.valid_until}" if self.valid_until else "no validity date")
         if self.clauses is not None:
             parts.append(f"cites {n(len(self.clauses), 'clause')} chosen")
+        if self.modules is not None:
+            parts.append(f"names {n(len(self.modules), 'module')} chosen")
         return ", ".join(parts)
 
     def to_text(self) -> str:
@@ -71,6 +81,8 @@ class CrTerms:
         }
         if self.clauses is not None:
             body["clauses"] = list(self.clauses)
+        if self.modules is not None:
+            body["modules"] = list(self.modules)
         return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
     @classmethod
@@ -78,6 +90,7 @@ class CrTerms:
         """The terms of a stored ``case_events`` row (:meth:`to_text`)."""
         body = json.loads(text)
         clauses = body.get("clauses")
+        modules = body.get("modules")
         return cls(
             assumptions=tuple(str(a) for a in body.get("assumptions") or ()),
             exclusions=tuple(str(e) for e in body.get("exclusions") or ()),
@@ -85,6 +98,7 @@ class CrTerms:
             actor=actor,
             at=at,
             clauses=None if clauses is None else tuple(str(c) for c in clauses),
+            modules=None if modules is None else tuple(str(m) for m in modules),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,6 +108,7 @@ class CrTerms:
             "exclusions": list(self.exclusions),
             "valid_until": self.valid_until,
             "clauses": None if self.clauses is None else list(self.clauses),
+            "modules": None if self.modules is None else list(self.modules),
             "by": self.actor,
             "at": self.at,
         }
@@ -111,7 +126,8 @@ def _items(field: str, raw: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     long = next((item for item in items if len(item) > TERM_MAX_CHARS), None)
     if long is not None:
         raise InputError(
-            f"cr edit: an {field} has {len(long):,} characters; at most {TERM_MAX_CHARS}"
+            f"cr edit: {'an' if field[0] in 'aeiou' else 'a'} {field} has {len(long):,} "
+            f"characters; at most {TERM_MAX_CHARS}"
         )
     return items
 
@@ -138,19 +154,27 @@ def parse_cr_terms(
     exclusions: list[str] | None = None,
     valid_until: str | None = None,
     clauses: list[str] | None = None,
+    modules: list[str] | None = None,
+    default_modules: bool = False,
 ) -> CrTerms:
     """The new terms: ``base`` (the terms in force, or None) with each field given
     replaced (``assumptions``/``exclusions`` the whole new list, ``[]`` clears it;
     ``valid_until`` a date, ``""`` clears it; ``clauses`` the refs to cite, as typed
     (the desk resolves them against the contract), ``[]`` back to the default,
-    :attr:`etki.domain.CaseRecord.cr_clauses`), the others kept. Actor and time are set when stored. Raises
+    :attr:`etki.domain.CaseRecord.cr_clauses`; ``modules`` the impacted module ids the
+    document names, as typed (the desk checks them against the project's modules), ``[]``
+    none; ``default_modules`` back to the decision's,
+    :attr:`etki.domain.CaseRecord.cr_modules`), the others kept. Actor and time are set when stored. Raises
     :class:`InputError` naming the field for bad input, or when nothing is given."""
-    if assumptions is None and exclusions is None and valid_until is None and clauses is None:
+    given = (assumptions, exclusions, valid_until, clauses, modules)
+    if all(g is None for g in given) and not default_modules:
         raise InputError(
             "cr edit: nothing to change: give --assumption, --exclusion, --valid-until, "
-            "--clause (or --clear-assumptions, --clear-exclusions, --clear-valid-until, "
-            "--default-clauses)"
+            "--clause, --module (or --clear-assumptions, --clear-exclusions, "
+            "--clear-valid-until, --default-clauses, --no-modules, --default-modules)"
         )
+    if default_modules and modules is not None:
+        raise InputError("cr edit: --module and --default-modules together: give one")
     old = base or CrTerms()
     if clauses is None:
         cited = old.clauses
@@ -158,6 +182,12 @@ def parse_cr_terms(
         cited = None
     else:
         cited = tuple(dict.fromkeys(_items("clause", clauses)))
+    if default_modules:
+        named = None
+    elif modules is None:
+        named = old.modules
+    else:
+        named = tuple(dict.fromkeys(_items("module", modules))) if modules else ()
     return CrTerms(
         assumptions=old.assumptions if assumptions is None else _items("assumption", assumptions),
         exclusions=old.exclusions if exclusions is None else _items("exclusion", exclusions),
@@ -167,4 +197,5 @@ def parse_cr_terms(
             else (parse_valid_until(valid_until) if valid_until.strip() else None)
         ),
         clauses=cited,
+        modules=named,
     )

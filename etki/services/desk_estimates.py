@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from etki.errors import InputError
 
 if TYPE_CHECKING:
-    from etki.domain import CrTerms, ReviewerEstimate, ScopeClause
+    from etki.domain import CrTerms, Project, ReviewerEstimate, ScopeClause
     from etki.store import CaseFileRepository
 
 
@@ -95,6 +95,22 @@ def closest_hint(typed: str, known: Mapping[str, ScopeClause], n: int = 3) -> st
     return f"; did you mean {', '.join(named(r) for r in close)}?{span}" if close else ""
 
 
+def _module_ids(project_id: str, known: list[str], typed: tuple[str, ...]) -> tuple[str, ...]:
+    """The module ids ``typed`` (``--module``) as project ``project_id`` declares them
+    (``known``; :func:`etki.picks.resolve_module`), each once. Raises
+    :class:`InputError` naming the first unknown one and the nearest known ids
+    (:func:`etki.picks.unknown_module`)."""
+    from etki.picks import resolve_module, unknown_module
+
+    out = []
+    for mid in typed:
+        found = resolve_module(mid, known)
+        if found is None:
+            raise InputError(f"cr edit: {unknown_module(mid, known, f'project {project_id}')}")
+        out.append(found)
+    return tuple(dict.fromkeys(out))
+
+
 class _Desk(Protocol):
     """What the estimate methods use of the desk they are part of."""
 
@@ -102,6 +118,7 @@ class _Desk(Protocol):
 
     def _require_reviewer(self, case_id: str, action: str, writes: str) -> str: ...
     def clauses(self, project_id: str) -> dict[str, ScopeClause]: ...
+    def project(self, project_id: str) -> Project: ...
     def project_ruling(self, case_id: str) -> tuple[object | None, str | None]: ...
 
 
@@ -142,6 +159,8 @@ class DeskEstimates:
         exclusions: list[str] | None = None,
         valid_until: str | None = None,
         clauses: list[str] | None = None,
+        modules: list[str] | None = None,
+        default_modules: bool = False,
     ) -> tuple[CrTerms, str | None]:
         """Write the terms of the change request ``case_id`` (``etki cr edit``, issue 35
         item 1): the fields given replace those in force (``assumptions`` and
@@ -149,7 +168,10 @@ class DeskEstimates:
         ``""`` clears it; ``clauses`` the clause refs the document cites, each the
         whole ref (``MSA-2024-01#4.3``) or a number unique in the contract (``4.3``),
         ``[]`` back to the default: the decision's cited clauses, none when the engine
-        proposed IN_SCOPE, :attr:`etki.domain.CaseRecord.cr_clauses`), validated by
+        proposed IN_SCOPE, :attr:`etki.domain.CaseRecord.cr_clauses`; ``modules`` the
+        impacted module ids the document names, each a module of the project (its id,
+        or the one id equal to it folded), ``[]`` none; ``default_modules`` back to the
+        decision's impacted modules, :attr:`etki.domain.CaseRecord.cr_modules`), validated by
         :func:`etki.domain.parse_cr_terms` and :func:`_clause_refs`, stored with
         an audit row (:meth:`etki.store.CaseFileRepository.set_cr_terms`); the wiki hook
         then renders the case's pages (best effort). Any ruling state may carry terms
@@ -170,7 +192,12 @@ class DeskEstimates:
             exclusions=exclusions,
             valid_until=valid_until,
             clauses=clauses,
+            modules=modules,
+            default_modules=default_modules,
         )
+        if modules and terms.modules:
+            ids = [m.id for m in self.project(case.project_id).modules]
+            terms = replace(terms, modules=_module_ids(case.project_id, ids, terms.modules))
         if clauses and terms.clauses is not None:
             known = self.clauses(case.project_id)
             terms = replace(terms, clauses=_clause_refs(terms.clauses, known))

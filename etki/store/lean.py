@@ -671,6 +671,17 @@ class LeanStore:
         held = [] if project else [(pid, self.pending_count(pid)) for pid in sorted(archived)]
         return QueueRead(parts, claims, assignments, [(p, n) for p, n in held if n])
 
+    def module_ids(self, project: str | None) -> list[str]:
+        """The module ids ``project`` declares (every project not archived when None),
+        sorted, each once (``etki queue --module`` checks the id typed against them)."""
+        archived = set(self.archived_ids())
+        ids = [project] if project else [p for p in self.project_ids() if p not in archived]
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        query = f"SELECT DISTINCT id FROM modules WHERE project_id IN ({marks})"
+        return sorted(r[0] for r in self.rows(query, ids))
+
     def pending_count(self, project_id: str) -> int:
         """How many cases of the project are pending (``status = 'pending'``)."""
         found = self.rows(PENDING_COUNT, [project_id])

@@ -26,6 +26,7 @@ format); each renderer escapes it for its format.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from etki.domain import CaseRecord, Project, is_declared_remit
@@ -192,6 +193,36 @@ def _internal(m: WikiModel, case: CaseRecord) -> tuple[Section, ...]:
     return (Section("Internal appendix (not for the client)", tuple(blocks)),)
 
 
+TITLE_MAX_CHARS = 240
+"""The longest title a change request derives from an untitled request's text
+(:func:`document_title`): a first sentence longer than this is cut at a word."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+def document_title(case: CaseRecord) -> str:
+    """The title the client-facing change request carries (its heading, the .docx
+    title property): the request's own title whole; for an untitled request (the case
+    stores its first line cut to 80 characters with ``…``,
+    :func:`etki.store.repository.rows.title_of`) the whole first sentence of its text
+    (to the first ``.``, ``!`` or ``?`` followed by a space, or the first line), as the
+    README promises "the whole title": a PMO trial read "…İK iş…" cut where the stored
+    title stopped. A sentence over :data:`TITLE_MAX_CHARS` characters is cut at its
+    last space before that, ending ``…``."""
+    title = case.title.strip()
+    first = case.text.strip().splitlines()[0].strip() if case.text.strip() else ""
+    if not (title.endswith("…") and first.startswith(title[:-1].rstrip()) and first != title):
+        return title
+    sentence = _SENTENCE_END.split(first, maxsplit=1)[0].strip()
+    if len(sentence) < len(title) - 1:  # a sentence shorter than the cut: the cut line
+        sentence = first
+    if len(sentence) <= TITLE_MAX_CHARS:
+        return sentence
+    head = sentence[:TITLE_MAX_CHARS]
+    space = head.rfind(" ")
+    return (head[:space] if space > 0 else head[: TITLE_MAX_CHARS - 1]).rstrip() + "…"
+
+
 def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = False) -> ClientCr:
     """The client-facing change request of ``case`` (ruled CHANGE_REQUEST) in
     ``project`` (see the module docstring); with ``internal``, the appendix of the
@@ -204,7 +235,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
     m = WikiModel(project)
     terms = case.cr_terms
     ident = cr_number(case)  # short: CR-20261207-148197aa, not the wiki page's long name
-    title = _line(case.title) or _line(case.case_id)
+    title = _line(document_title(case)) or _line(case.case_id)
     fields = [
         ("Change request", _line(ident)),
         ("Project", f"{_line(project.config.name)} ({_line(project.id)})"),
@@ -230,7 +261,7 @@ def build_client_cr(project: Project, case: CaseRecord, *, internal: bool = Fals
         _line(f"{mod} — {m.modules[mod].summary}")
         if mod in m.modules and m.modules[mod].summary
         else _line(mod)
-        for mod in case.decision.impacted_modules
+        for mod in case.cr_modules  # the PMO's choice, else the decision's
     ]
     assumptions = terms.assumptions if terms else ()
     exclusions = terms.exclusions if terms else ()

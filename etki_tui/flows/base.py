@@ -259,7 +259,7 @@ class FlowBase(App[None]):
         status = getattr(self, "status_line", None)
         if said is not None and said != self._read_only_said and status is not None:
             why = text.plain.removeprefix(" READ-ONLY ").strip() if text is not None else ""
-            status.say("READ-ONLY", why)
+            status.say("READ-ONLY", why, standing=True)
             status.keep("", "warning", "READ-ONLY", why)
         self._read_only_said = said
 

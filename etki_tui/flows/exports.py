@@ -133,5 +133,6 @@ class ExportFlow(BulkFlow):
                 timeout=8,
             )
             return
-        what = "Report" if message.what == "report" else f"{message.count} cases"
+        n = message.count  # a trial read "1 cases"
+        what = "Report" if message.what == "report" else f"{n} case{'' if n == 1 else 's'}"
         self.notify(f"{what} written to {path}", title="Exported", markup=False, timeout=6)

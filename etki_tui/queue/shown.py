@@ -41,6 +41,34 @@ class QueueShown(QueueRows):
         # the pane's key (etki_tui.queue.pane): declared here for the checker only
         def action_read(self) -> None: ...
 
+    def _no_module(self) -> str:
+        """For a filter whose ``module:`` token names no module of the desk's project:
+        a sentence naming it and the nearest ids (:func:`etki.picks.unknown_module`, as
+        ``etki queue --module`` refuses it; a PMO trial of issue 35 read only "nothing
+        matches" for a typo); else empty. Read only when nothing matches."""
+        from etki.picks import module_matches, unknown_module
+        from etki_tui.queue.filters import pick_token
+
+        typed = [
+            v
+            for t in self.filter.text.split()
+            if (p := pick_token(t))
+            for f, v in [p]
+            if f == "module"
+        ]
+        desk, pid = getattr(self.app, "desk", None), getattr(self.app, "project_id", "")
+        if not typed or desk is None or not pid:
+            return ""
+        try:
+            known = [m.id for m in desk.project(pid).modules]
+        except Exception:  # noqa: BLE001 - a hint only: the store's error is said elsewhere
+            return ""
+        for value in typed:
+            if not any(module_matches(value, mid) for mid in known):
+                said = unknown_module(value, known, f"project {pid}")
+                return f" {said[0].upper()}{said[1:]}{'' if said.endswith('?') else '.'}"
+        return ""
+
     def refresh_detail(self) -> None:
         """Render the banner and the detail pane for the highlighted case (nothing
         before the pane is composed: its first fill renders them, nor while it is being
@@ -76,7 +104,7 @@ class QueueShown(QueueRows):
                 detail.show(
                     Text(
                         f"No pending case matches the filter ({len(self.cases)} "
-                        "hidden). Esc clears the filters; f changes them.",
+                        f"hidden). Esc clears the filters; f changes them.{self._no_module()}",
                         style="dim",
                     )
                 )

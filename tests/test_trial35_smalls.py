@@ -1,0 +1,94 @@
+"""Small faults a PMO trial of issue 35 found: "1 cases written" (the count's noun in
+the singular for one), and an untitled request's change request headed by its stored
+title cut at 80 characters ("…: İK iş…", read as a word cut), where the README
+promises the whole title: the whole first sentence of its text. (The delete prompt's
+case count: tests/test_project_lifecycle.py.) Real SQLite stores, the real CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+from docx import Document
+
+from etki.config import Settings
+from etki.services import Desk, init_project
+from etki.store import CaseFileRepository
+from tests.cli_support import run_etki
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_project"
+REVIEWER = "Ayşe Yılmaz"  # an approver of sample_project/etki.yaml
+TEXT = (
+    "Pozisyon aramasındaki Fonksiyonel Büro filtresinde alt kategoriler yok: İK iş "
+    "sahiplerinin istediği şekilde tek tek fonksiyonel bürolar listelenmiyor. Adaylar "
+    "belirli bir fonksiyonel büroyu seçip pozisyonları buna göre arayabilmeli."
+)
+SENTENCE = TEXT.split(". ", 1)[0] + "."
+
+
+def _world(tmp: Path) -> tuple[Desk, dict[str, str]]:
+    project = tmp / "project"
+    shutil.copytree(SAMPLE, project)
+    with (project / "requests.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(
+            json.dumps(
+                {"id": "TM-V-003", "text": TEXT, "submitted_by": "Tekil Gönderen"},
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+    url = f"sqlite:///{tmp}/etki.db"
+    repo = CaseFileRepository(url)
+    settings = Settings(db_url=url, reviewer=REVIEWER)
+    init_project(project, repo, settings, related_context=False)
+    env = {**os.environ, "ETKI_DB_URL": url, "ETKI_REVIEWER": REVIEWER}
+    env.pop("ETKI_WIKI_DIR", None)
+    return Desk(settings, repo), env
+
+
+def test_an_untitled_requests_cr_carries_its_whole_first_sentence(tmp_path: Path) -> None:
+    desk, _env = _world(tmp_path)
+    try:
+        case = next(c for c in desk.repo.cases("demo") if c.request_id == "TM-V-003")
+        assert case.title.endswith("İK iş…")  # the stored title: the first line cut at 80
+        desk.rule(case.case_id, "convert_to_cr", reason="yeni bir istek")
+        name, md = desk.cr_document(case.case_id, "md")
+        heading = md.decode("utf-8").splitlines()[0]
+        assert heading == f"# Change request {name.removesuffix('.md')}: {SENTENCE}"
+        _, html = desk.cr_document(case.case_id, "html")
+        assert f": {SENTENCE}</h1>" in html.decode("utf-8")
+        docname, data = desk.cr_document(case.case_id, "docx")
+        doc = Document(io.BytesIO(data))
+        title = f"Change request {docname.removesuffix('.docx')}: {SENTENCE}"
+        assert doc.core_properties.title == title
+        assert doc.paragraphs[0].text == title
+        # a titled request keeps its own title whole
+        other = next(c for c in desk.repo.cases("demo") if c.request_id == "DEMO-005")
+        desk.rule(other.case_id, "convert_to_cr", reason="x")
+        _, md = desk.cr_document(other.case_id, "md")
+        assert md.decode("utf-8").splitlines()[0].endswith(f": {other.title}")
+    finally:
+        desk.repo.dispose()
+
+
+def test_one_case_written_is_said_in_the_singular(tmp_path: Path) -> None:
+    desk, env = _world(tmp_path)
+    desk.repo.dispose()
+    listed = run_etki(["queue", "--all", "--json"], env=env, cwd=tmp_path)
+    rows = json.loads(listed.stdout)
+    one = next(r["case_id"] for r in rows if r["request_id"] == "TM-V-003")
+    done = run_etki(
+        ["queue", "--all", "--submitter", "nobody-at-all", "--output", "none.csv"],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and done.stderr == "0 cases written to none.csv\n"
+    done = run_etki(
+        ["queue", "--all", "--submitter", "tekil", "--output", "one.csv"], env=env, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "1 case written to one.csv\n"
+    assert one in (tmp_path / "one.csv").read_text("utf-8-sig")
