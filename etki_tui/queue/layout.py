@@ -20,7 +20,10 @@ class QueueLayout(QueueShown):
 
     LIST_BELOW = 30
     """Under this many rows (and not beside) the desk starts with the detail folded to
-    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
+    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it,
+    and then the detail has the height (the list 3 rows: class ``-short``, etki.tcss), so
+    that its first window holds the verdict and a deciding sentence of up to 8 lines
+    (issue 34 item 2: at 80x24 a disputed tdrs case showed 4 of its 8)."""
 
     detail_wanted: bool | None = None
     """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size.
@@ -44,6 +47,7 @@ class QueueLayout(QueueShown):
         list had the whole width and 13 empty rows until ``z``)."""
         beside = width >= self.BESIDE_FROM
         self.set_class(beside, "-beside")
+        self.set_class(not beside and height < self.LIST_BELOW, "-short")
         default = beside or height >= self.LIST_BELOW
         if self._fitted_for is not None and self._fitted_for != (beside, default):
             self.detail_wanted = None
