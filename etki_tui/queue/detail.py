@@ -534,9 +534,8 @@ class VerdictLine:
             yield fits[0]
             return
         bare = self.bare_forms()
-        yield next((f for f in bare if f.cell_len <= options.max_width), bare[-1])
-        if self.sure is not None:
-            yield self._sureness()
+        line = next((f for f in bare if f.cell_len <= options.max_width), bare[-1])
+        yield Text.assemble(line, "\n", self._sureness()) if self.sure is not None else line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(self.bare_forms()[-1].cell_len, self.forms()[0].cell_len)
