@@ -79,6 +79,30 @@ async def test_disputed_case_shows_verdict_and_deciding_sentence_first(tmp_path:
 
 @pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs is absent")
 @sync
+async def test_beside_the_list_at_120x40_the_sentence_is_whole_too(tmp_path: Path) -> None:
+    """At 120x40 the detail sits beside the list (41 columns): the verdict (the
+    sureness under it there), the dispute's mark, then the deciding sentence whole in
+    its first window."""
+    world = _stored(tmp_path, TDRS, "tdrs")
+    approvals = approval_service(world.repo, world.settings)
+    approvals.rule("req-tdrs-3b3fdab1", "approve", reviewer="ayse")
+    approvals.rule("req-tdrs-7ddf886b", "convert_to_cr", reviewer="jürgen", reason="More than 2.2.")
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, CASE)
+        await settle(pilot)
+        window = visible_detail_lines(app)
+        assert window[0].startswith("Verdict") and "✓ IN_SCOPE" in window[0], window
+        assert window[1].strip() == "needs a careful look", window
+        assert window[2].startswith("! DISPUTED 2.2"), window
+        top = flat(window)
+        assert WHOLE_START in top and "see and download their data in the system.”" in top
+    world.repo.dispose()
+
+
+@pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs is absent")
+@sync
 async def test_undisputed_case_opens_with_its_verdict_then_its_title(tmp_path: Path) -> None:
     world = _stored(tmp_path, TDRS, "tdrs")
     title = world.desk.case(CASE).title
