@@ -6,6 +6,8 @@ and in the full-screen read, and the way back from that read. A base of
 
 from __future__ import annotations
 
+from textual.widgets import TabbedContent
+
 from etki_tui.live import part
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.shown import QueueShown
@@ -110,4 +112,17 @@ class QueueLayout(QueueShown):
             detail.scroll_home(animate=False)
             self._cursor_into_view()
             if self.screen.focused in (detail, None):
-                table.focus()
+                # once the key that left the read has done its work: a tab key (2, 3,
+                # or one on the contract screen opened from the read) has shown another
+                # tab by then, and focusing the hidden list would show the queue again
+                # (a loaded run of the contract's 2 ended on the Queue)
+                self.app.call_later(self._focus_list_if_shown)
+
+    def _focus_list_if_shown(self) -> None:
+        """Focus the list, unless another tab is shown or something took the focus."""
+        detail, table = part(self, CaseDetail), part(self, QueueTable)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        if table is None or (tabs is not None and tabs.active != "queue"):
+            return
+        if self.screen.focused in (detail, None):
+            table.focus()
