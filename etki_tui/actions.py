@@ -21,6 +21,7 @@ from etki_tui.actiondef import ActionDef as ActionDef
 from etki_tui.actions_app import APP_ACTIONS
 from etki_tui.actions_queue import QUEUE_ACTIONS
 from etki_tui.helptext import CONTEXTS as CONTEXTS
+from etki_tui.helptext import SHARED_KEYS as SHARED_KEYS
 from etki_tui.helptext import WIDGET_KEYS as WIDGET_KEYS
 
 FORBIDDEN_KEYS: frozenset[str] = frozenset(
@@ -97,6 +98,12 @@ def in_context(context: str) -> list[ActionDef]:
     return [a for a in ACTIONS.values() if a.context == context]
 
 
+def live_in(context: str) -> list[ActionDef]:
+    """The actions whose keys work on the screen of ``context``: its own, then the
+    desk-wide ones it shares (:data:`SHARED_KEYS`), in that order."""
+    return [*in_context(context), *(ACTIONS[i] for i in SHARED_KEYS.get(context, ()))]
+
+
 def forbidden(keys: Iterable[str]) -> list[str]:
     """The keys of ``keys`` that no action may use (see :data:`FORBIDDEN_KEYS`)."""
     return [k for k in keys if k.strip().lower() in FORBIDDEN_KEYS]
@@ -115,12 +122,22 @@ def _scope(context: str) -> frozenset[str]:
     return frozenset((context,))
 
 
+def _live_together(a: ActionDef, b: ActionDef) -> bool:
+    """Whether the keys of ``a`` and ``b`` work on one screen at one time: their
+    contexts' scopes meet, or one's screen shares the other (:data:`SHARED_KEYS`)."""
+    return (
+        b.context in _scope(a.context)
+        or b.id in SHARED_KEYS.get(a.context, ())
+        or a.id in SHARED_KEYS.get(b.context, ())
+    )
+
+
 def _clashing(keymap: Mapping[str, str] | None) -> set[tuple[str, str, str]]:
     pairs: set[tuple[str, str, str]] = set()
     for a in ACTIONS.values():
         keys_a = {k.lower() if len(k) > 1 else k for k in a.keys(keymap)}
         for b in ACTIONS.values():
-            if b.id <= a.id or b.context not in _scope(a.context):
+            if b.id <= a.id or not _live_together(a, b):
                 continue
             keys_b = {k.lower() if len(k) > 1 else k for k in b.keys(keymap)}
             for key in keys_a & keys_b:

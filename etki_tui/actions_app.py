@@ -227,8 +227,8 @@ APP_ACTIONS: tuple[ActionDef, ...] = (
         "app.leave",
         "Quit",
         "Leave the desk (Ctrl+Q also works while typing)",
-        "Quit the desk from the Queue, Hafıza or Raporlar when no text box has the "
-        "focus (in a text box q is a letter; Ctrl+Q quits from anywhere). Rulings are "
+        "Quit the desk from the Queue, Hafıza, Raporlar or the contract when no text "
+        "box has the focus (in a text box q is a letter; Ctrl+Q quits from anywhere). Rulings are "
         "already saved.",
     ),
     ActionDef(

@@ -51,6 +51,7 @@ from etki_tui.queue.pane import QueuePane
 from etki_tui.raporlar.pane import ReportsPane
 from etki_tui.screens.bulk import BulkConfirm
 from etki_tui.screens.confirm import ConfirmRuling
+from etki_tui.screens.contract import ContractScreen
 from etki_tui.screens.help import HelpScreen
 from etki_tui.screens.new_request import NewRequestForm
 from etki_tui.screens.note import NoteForm
@@ -430,6 +431,8 @@ class EtkiApp(AssignFlow):
             return "note"
         if isinstance(screen, NoticeModal | TooSmallScreen):
             return "app"
+        if isinstance(screen, ContractScreen):
+            return "contract"
         try:
             return self.query_one(TabbedContent).active or "queue"
         except Exception:
@@ -467,8 +470,9 @@ class EtkiApp(AssignFlow):
         return super().escape_to_minimize
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``q`` quits only from the desk itself with no text box focused (a letter in a
-        box, nothing on a dialog; hidden from the footer there). ``/`` (a priority key)
+        """``q`` quits only from the desk itself (or the whole contract, a page of it
+        shown as a modal screen) with no text box focused (a letter in
+        a box, nothing on a dialog; hidden from the footer there). ``/`` (a priority key)
         goes to the wiki search only from the desk itself and
         outside the queue: in a text box it is a character, on a dialog it is nothing,
         and in the queue it is the queue's own find (Textual asks the app's priority
@@ -477,10 +481,9 @@ class EtkiApp(AssignFlow):
         if action in ("import_requests", "assign_case"):
             return not self.archived
         if action == "leave":
-            focused = self.screen.focused
-            return not isinstance(self.screen, ModalScreen) and not isinstance(
-                focused, Input | TextArea
-            )
+            screen = self.screen
+            page = not isinstance(screen, ModalScreen) or isinstance(screen, ContractScreen)
+            return page and not isinstance(screen.focused, Input | TextArea)
         if action == "focus_search":
             focused = self.screen.focused
             queue = part(self, QueuePane)
@@ -518,7 +521,7 @@ class EtkiApp(AssignFlow):
         context = self.current_context()
         contexts = (
             [context]
-            if context in ("confirm", "filters", "intake", "note", "app")
+            if context in ("confirm", "filters", "intake", "note", "app", "contract")
             else [context, "app"]
         )
         path = self.config.path or config_path(self.desk.settings.config_file)[0]

@@ -116,7 +116,9 @@ CONTEXTS: dict[str, tuple[str, str]] = {
         (
             "The whole contract as stored with the project, every clause in order (not "
             "only the cited ones), opened scrolled to the clause asked for; the clause "
-            "it was opened at is framed. Read-only; Escape goes back."
+            "it was opened at is framed. Read-only; Escape goes back to where it was "
+            "opened from, a tab key closes it and shows that tab, q quits the desk as "
+            "on the tabs."
         ),
     ),
     "app": (
@@ -130,6 +132,15 @@ CONTEXTS: dict[str, tuple[str, str]] = {
     ),
 }
 """Context id -> (help section title, one paragraph of what the screen is for)."""
+
+SHARED_KEYS: dict[str, tuple[str, ...]] = {
+    "contract": ("tab.queue", "tab.hafiza", "tab.raporlar", "leave"),
+}
+"""Context id -> ids of actions of the whole desk (context ``app``) that also work on
+that screen, though it is modal: its bindings carry them (Textual's modal screen hides
+the app's own bindings), its footer shows them and its help lists them. The contract
+screen is a page of the desk, not a dialog (issue 34: 1/2/q did nothing on it while the
+desk's footer promised q Quit)."""
 
 # Not actions: keys that widgets handle themselves, listed in help for completeness.
 WIDGET_KEYS: dict[str, tuple[tuple[str, str], ...]] = {

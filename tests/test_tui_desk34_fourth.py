@@ -53,10 +53,15 @@ async def test_a_claim_costs_the_titles_two_cells(
         await goto(pilot, second)
         title = str(app.query_one(CaseDetail).border_title)
         assert "claimed by Ayşe Yılmaz" in title
-        # the first line of the detail, which the folded detail at 80x24 shows too: the
-        # claim before the title, one line (the case id follows the evidence, issue 34
-        # item 2; the border title names it)
-        first = " ".join(body(app)[0].split())
+        # the line under the Verdict field, which the folded detail at 80x24 shows too
+        # (its second line): the claim before the title, one line (the case id follows
+        # the evidence, issue 34 item 2; the border title names it)
+        lines = body(app)
+        at = next(i for i, x in enumerate(lines) if x.startswith("@"))
+        assert lines[0].startswith("Verdict") and all(x.startswith(" ") for x in lines[1:at])
+        if size == (80, 24):
+            assert at == 1
+        first = " ".join(lines[at].split())
         assert first.startswith("@ claimed by Ayşe Yılmaz · Build nat"), first
 
 

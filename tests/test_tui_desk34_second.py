@@ -79,8 +79,9 @@ async def test_w_folds_back_to_the_marked_sentence(
 
 @sync
 async def test_the_verdict_line_fits_the_side_pane(talentmap_desk: Desk) -> None:  # noqa: F811
-    """At 120x40 the detail is the 41-column pane beside the list: the Verdict field
-    (verdict and confidence) is one line; the wide read says it in full."""
+    """At 120x40 the detail is the 41-column pane beside the list: the Verdict field's
+    verdict and confidence are one line, the sureness under them (not a wrapped tail
+    of the line); the wide read says it all on one line."""
     app = desk_app(talentmap_desk, "talentmap")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -91,14 +92,16 @@ async def test_the_verdict_line_fits_the_side_pane(talentmap_desk: Desk) -> None
         lines = body(app)
         at = next(i for i, x in enumerate(lines) if x.startswith("Verdict"))
         assert "IN_SCOPE" in lines[at] and "0.71" in lines[at], lines[at : at + 2]
-        # then the next field, not a wrapped tail of this one (the compressed header of
-        # f6d8507 puts the Evidence heading straight under it)
-        assert lines[at + 1].startswith("Evidence"), lines[at : at + 2]
+        # then the sureness, whole on its line in the value column, then the title line
+        # and the Evidence heading (the compressed header of f6d8507), no wrapped tail
+        assert lines[at + 1].strip() == "needs a careful look", lines[at : at + 2]
+        title = talentmap_desk.repo.case(LONG_CLAUSE_CASE).title
+        assert lines[at + 2].startswith(title[:20]), lines[at : at + 4]
+        assert lines[at + 3].startswith("Evidence"), lines[at : at + 4]
         await press(pilot, "enter")
         await until(pilot, lambda: app.screen.maximized is detail, "the read")
-        await until(
-            pilot, lambda: any("IN_SCOPE   confidence 0.71" in x for x in body(app)), "in full"
-        )
+        whole = "IN_SCOPE   confidence 0.71 · needs a careful look"
+        await until(pilot, lambda: any(whole in x for x in body(app)), "in full")
 
 
 # --- item 2: Hafıza's contents hidden where the body would be narrow ---------------------

@@ -1,7 +1,8 @@
 """The evidence a reviewer checks is where they look (issue 34 item 2, a fresh trial): at
 80x24 the detail's first window shows the verdict and the deciding sentence, quoted
-whole, on a disputed case of the real tdrs engagement; the dispute is one line above
-them and told in full further down, the case id and date too (nothing dropped).
+whole, on a disputed case of the real tdrs engagement; the verdict with the sureness
+first (the folded two-line peek shows it), the dispute one line under it and told in
+full further down, the case id, date and title too (nothing dropped).
 
 Driven with Textual's Pilot on a real SQLite file (the real ``init_project`` of
 ``../shared/realdata/tdrs``); nothing waits on time.
@@ -52,10 +53,12 @@ async def test_disputed_case_shows_verdict_and_deciding_sentence_first(tmp_path:
         window = visible_detail_lines(app)
         assert len(window) <= 12, window  # what 80x24 leaves it
         top = flat(window)
-        assert window[0].lstrip().startswith("! DISPUTED 2.2 Expectations"), window
-        assert "rulings disagree" in window[0]
-        assert "Verdict ✓ IN_SCOPE" in top
-        assert WHOLE_START in top, window  # the deciding sentence, quoted, in view
+        assert flat(window[:1]).startswith("Verdict ✓ IN_SCOPE confidence 0.71 · needs a")
+        assert window[1].lstrip().startswith("! DISPUTED 2.2 Expectations"), window
+        assert "rulings disagree" in window[1]
+        # the deciding sentence, quoted whole (all 8 of its lines), in view
+        assert WHOLE_START in top, window
+        assert "see and download their data in the system.”" in top, window
         assert top.index("Verdict") < top.index(WHOLE_START)
         # the rest of the header is further down, not dropped
         whole = flat(all_detail_lines(app))
@@ -63,12 +66,44 @@ async def test_disputed_case_shows_verdict_and_deciding_sentence_first(tmp_path:
         assert "rulings disagree: CR / IN_SCOPE" in whole
         assert "see and download their data in the system.”" in whole  # quoted whole
         assert whole.index(WHOLE_START) < whole.index(CASE)
+        title = world.desk.case(CASE).title
+        assert title in whole  # the mark took the title's line: whole further down
+        await press(pilot, "z")  # folded again: the peek gives the verdict, then the mark
+        await settle(pilot)
+        peek = visible_detail_lines(app)
+        assert len(peek) == 2, peek
+        assert flat(peek[:1]).startswith("Verdict ✓ IN_SCOPE confidence 0.71 · needs a")
+        assert peek[1].lstrip().startswith("! DISPUTED 2.2 Expectations"), peek
     world.repo.dispose()
 
 
 @pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs is absent")
 @sync
-async def test_undisputed_case_opens_with_its_title_then_the_verdict(tmp_path: Path) -> None:
+async def test_beside_the_list_at_120x40_the_sentence_is_whole_too(tmp_path: Path) -> None:
+    """At 120x40 the detail sits beside the list (41 columns): the verdict (the
+    sureness under it there), the dispute's mark, then the deciding sentence whole in
+    its first window."""
+    world = _stored(tmp_path, TDRS, "tdrs")
+    approvals = approval_service(world.repo, world.settings)
+    approvals.rule("req-tdrs-3b3fdab1", "approve", reviewer="ayse")
+    approvals.rule("req-tdrs-7ddf886b", "convert_to_cr", reviewer="jürgen", reason="More than 2.2.")
+    app = make_app(world)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await goto(pilot, CASE)
+        await settle(pilot)
+        window = visible_detail_lines(app)
+        assert window[0].startswith("Verdict") and "✓ IN_SCOPE" in window[0], window
+        assert window[1].strip() == "needs a careful look", window
+        assert window[2].startswith("! DISPUTED 2.2"), window
+        top = flat(window)
+        assert WHOLE_START in top and "see and download their data in the system.”" in top
+    world.repo.dispose()
+
+
+@pytest.mark.skipif(not TDRS.is_dir(), reason="../shared/realdata/tdrs is absent")
+@sync
+async def test_undisputed_case_opens_with_its_verdict_then_its_title(tmp_path: Path) -> None:
     world = _stored(tmp_path, TDRS, "tdrs")
     title = world.desk.case(CASE).title
     app = make_app(world)
@@ -79,8 +114,8 @@ async def test_undisputed_case_opens_with_its_title_then_the_verdict(tmp_path: P
         await settle(pilot)
         window = visible_detail_lines(app)
         assert not any("DISPUTED" in line for line in window)
-        assert window[0].strip().startswith(title[:40])  # one line, cut with "…"
-        assert window[1].startswith("Verdict")
+        assert window[0].startswith("Verdict")
+        assert window[1].strip().startswith(title[:40])  # one line, cut with "…"
         assert WHOLE_START in flat(window)
         whole = flat(all_detail_lines(app))
         assert title in whole  # the whole title, folded, further down

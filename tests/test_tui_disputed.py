@@ -220,7 +220,7 @@ async def test_no_color_keeps_the_glyph_and_word(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert app.no_color
-        assert "! DISPUTED" in visible_detail_lines(app)[0]
+        assert "! DISPUTED" in visible_detail_lines(app)[1]  # the peek, under the verdict
         assert "! DISPUTED" in shown(app.query_one(QueueTable))
         marks = [seg for seg in screen_segments(app) if seg.text == "! DISPUTED"]
         assert marks and all(seg.style is not None and seg.style.reverse for seg in marks)

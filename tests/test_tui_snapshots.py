@@ -33,6 +33,7 @@ from tests.conftest import (
     open_tui_world,
     tui_clock,
 )
+from tests.test_tui_contents import talentmap_contents, talentmap_wiki_world  # noqa: F401
 from tests.test_tui_pilot import press, settle, until  # they wait for states, not rounds
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -380,6 +381,13 @@ def test_hafiza_contract_contents(
     …" (no repeated contract id), cut with … at the column's end; over the page at 80
     columns, beside it (the page keeping 60 cells) at 120."""
     _check(snap_compare, tdrs_world, size, ["2", contract_contents])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_talentmap_contents(snap_compare, talentmap_wiki_world, size) -> None:  # noqa: ANN001, F811
+    """t on talentmap's whole contract read full-screen: every clause whole, "4 — TASKS",
+    an unnumbered one by its title alone; over the page at 80 columns, beside it at 120."""
+    _check(snap_compare, talentmap_wiki_world, size, [talentmap_contents])
 
 
 @pytest.mark.parametrize("size", SIZES)

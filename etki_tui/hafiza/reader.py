@@ -33,7 +33,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownTableOfContents
 
-from etki.text import printable
+from etki.text import printable, slugify
 from etki.wiki.paths import page_kind
 from etki.wiki.sections import find_section
 from etki_tui.hafiza.frontmatter import FrontmatterLines, split_frontmatter
@@ -68,8 +68,18 @@ Scope``): the contents leave it out, it is the page's own title and took the col
 def toc_label(name: str) -> str:
     """A heading as the contents list it: without a leading ``<contract id>#`` (see
     :data:`_REPEATED_ID`), so ``tdrs-rfq#2.1 — Scope of work`` reads ``2.1 — Scope of
-    work``; any other heading unchanged."""
-    return _REPEATED_ID.sub("", name, count=1)
+    work``; an unnumbered clause's ref, the slug of its own title, left out too
+    (:func:`slugify`: ``performance-work-statement-pws — PERFORMANCE WORK STATEMENT
+    (PWS)`` reads ``PERFORMANCE WORK STATEMENT (PWS)``; talentmap's two such headings
+    were cut in the 52-cell column beside its page at 120x40, the title said twice);
+    any other heading unchanged."""
+    label = _REPEATED_ID.sub("", name, count=1)
+    number, sep, title = label.partition(" — ")
+    if sep and title.strip() and any(c.isalpha() for c in number):
+        slug = slugify(title, max_chars=len(title) + 1)
+        if slug == number or slug.startswith(number + "-"):
+            return title.strip()
+    return label
 
 
 TOC_TREE_CHROME = 4

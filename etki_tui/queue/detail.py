@@ -490,18 +490,29 @@ def cr_link_line(case_id: str, page: str) -> Text:
 
 
 class VerdictLine:
-    """The detail's Verdict value, ``✓ IN_SCOPE   confidence 0.71``, on one line at any
-    width it is given: where that does not fit (the 41-column side pane at 120x40
-    wrapped it, a second trial), ``confidence`` is said ``conf.`` and then the verdict
-    in its short form (``+ CR``); nothing is left out. ``confidence``: the engine's,
-    0..1."""
+    """The detail's Verdict value, ``✓ IN_SCOPE   confidence 0.71 · needs a careful
+    look``, on one line where it fits: where it does not (the 41-column side pane at
+    120x40 wrapped it, a second trial), ``confidence`` is said ``conf.`` and then the
+    verdict in its short form (``+ CR``); still too wide, the sureness goes on a second
+    line; nothing is left out. ``confidence``: the engine's, 0..1. ``sure``: the case's
+    sureness (:func:`etki.domain.sureness_reasons`; its reasons are the Sureness field),
+    None to leave it out."""
 
-    def __init__(self, verdict: str, confidence: float) -> None:
+    def __init__(self, verdict: str, confidence: float, sure: bool | None = None) -> None:
         self.verdict = verdict
         self.confidence = confidence
+        self.sure = sure
 
-    def forms(self) -> list[Text]:
-        """The line's forms, longest first."""
+    def _sureness(self) -> Text:
+        if self.sure is None:
+            return Text()
+        return Text(
+            "sure" if self.sure else "needs a careful look",
+            style=SURE_STYLE if self.sure else UNSURE_STYLE,
+        )
+
+    def bare_forms(self) -> list[Text]:
+        """The verdict and confidence alone, longest form first."""
         figure = f"{self.confidence:.2f}"
         out = []
         for short, said in ((False, "   confidence "), (False, "  conf. "), (True, "  conf. ")):
@@ -510,13 +521,24 @@ class VerdictLine:
             out.append(line)
         return out
 
+    def forms(self) -> list[Text]:
+        """The line's one-line forms, longest first (with the sureness, when given)."""
+        sureness = self._sureness()
+        if not sureness:
+            return self.bare_forms()
+        return [Text.assemble(f, " · ", sureness) for f in self.bare_forms()]
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        forms = self.forms()
-        yield next((f for f in forms if f.cell_len <= options.max_width), forms[-1])
+        fits = [f for f in self.forms() if f.cell_len <= options.max_width]
+        if fits:
+            yield fits[0]
+            return
+        bare = self.bare_forms()
+        line = next((f for f in bare if f.cell_len <= options.max_width), bare[-1])
+        yield Text.assemble(line, "\n", self._sureness()) if self.sure is not None else line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        forms = self.forms()
-        return Measurement(forms[-1].cell_len, forms[0].cell_len)
+        return Measurement(self.bare_forms()[-1].cell_len, self.forms()[0].cell_len)
 
 
 def case_detail(
@@ -562,25 +584,27 @@ def case_detail(
     detail shows that line but no title). ``assigned_to``: the other reviewer the case
     is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`).
 
-    The first lines, in order: the one-line :func:`disputed_mark` of a case citing a
-    disputed clause, the claim, assignment and title on one line (cut with ``…``), the
-    Verdict and the evidence section; so at 80x24 the deciding sentence is in the
-    detail's first window. Then the :func:`disputed_strip` (every disputed clause's
-    rulings or resolution, a raised PMO look), the case id, sender and date, and the
-    whole title when the line above cut it (:class:`CutTitle`). A request
+    The first lines, in order: the Verdict with the sureness (:class:`VerdictLine`),
+    then the claim and assignment with the one-line :func:`disputed_mark` of a case
+    citing a disputed clause, or else with the title (cut with ``…``), then the evidence
+    section: the folded two-line peek shows the verdict and what to mind, and at 80x24
+    unfolded the deciding sentence is whole in the detail's first window (issue 34 item
+    2: a disputed tdrs case showed 4 of its 8 sentence lines, the peek no verdict). Then
+    the :func:`disputed_strip` (every disputed clause's rulings or resolution, a raised
+    PMO look), the case id, sender and date, and the whole title when the top line
+    did not give it whole (a disputed case's, or one cut: :class:`CutTitle`). A request
     without a submission date says when it was imported (``created_at``) instead of an
     age: the import time is not the request's."""
     d = case.decision
-    # the first window at 80x24 (9 rows unfolded) holds the verdict and the deciding
-    # sentence (issue 34 item 2, a fresh trial: a 4-row disputed banner, the case line
-    # and a wrapped title pushed the sentence out of it): one line marks a dispute, one
-    # names the case; the dispute's details, the case id, sender and date follow the
+    # the first window at 80x24 (12 rows unfolded) holds the verdict and the deciding
+    # sentence (issue 34 item 2, fresh trials: a 4-row disputed banner, the case line
+    # and a wrapped title pushed the sentence out of it; then a disputed tdrs case
+    # showed 4 of its 8 sentence lines): one line gives the verdict, one the dispute or
+    # the title; the dispute's details, the case id, sender and date follow the
     # evidence. Every client field is bounded (:func:`folded`, :func:`one_line`): a case
     # stored before the request cap existed may hold megabytes (issue 11 item 6)
     parts: list[RenderableType] = []
     mark = disputed_mark(d, clauses, memory, escalate)
-    if mark is not None:
-        parts.append(mark)
     lead = Text()
     if claimed_by:
         lead.append(f"{CLAIM_MARK} claimed by ", style="bold")
@@ -590,10 +614,14 @@ def case_detail(
         lead.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
         lead.append(one_line(assigned_to, 40), style="bold")
         lead.append(" · ", style="dim")
-    title = Text(no_wrap=True, overflow="ellipsis")
-    title.append_text(lead)
-    title.append(one_line(case.title, DETAIL_LINE_CHARS), style="bold")
-    parts.append(title)
+    # the claim, assignment and the dispute's mark, else the title: the second line, so
+    # the folded two-line peek shows the verdict and then what to mind (issue 34 item 2)
+    top = Text(no_wrap=True, overflow="ellipsis")
+    top.append_text(lead)
+    if mark is not None:
+        top.append_text(mark)
+    else:
+        top.append(one_line(case.title, DETAIL_LINE_CHARS), style="bold")
     head = Text()
     head.append(one_line(case.case_id), style="dim")
     if case.submitted_by:
@@ -607,7 +635,7 @@ def case_detail(
     elif case.created_at:
         head.append(" · imported " + when(one_line(case.created_at)), style="dim")
 
-    verdict = VerdictLine(d.verdict, d.confidence)
+    verdict = VerdictLine(d.verdict, d.confidence, sureness_reasons(d)[0])
     shown_risk, raised = current_risk(d, memory, escalate)
     risk = Text()
     risk.append(shown_risk.level.upper(), style=RISK_STYLE.get(shown_risk.level, ""))
@@ -642,11 +670,15 @@ def case_detail(
     # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
     # above it)
     parts.append(_fields([("Verdict", verdict)]))
+    parts.append(top)
     parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
     parts.append(Text(""))
     parts.extend(disputed_strip(d, clauses, memory, escalate))
     parts.append(head)
-    parts.append(CutTitle(case.title, lead.cell_len))
+    if mark is not None:  # the mark took the title's line: the title whole here
+        parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
+    else:
+        parts.append(CutTitle(case.title, lead.cell_len))
     parts.append(
         _fields(
             [

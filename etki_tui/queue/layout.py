@@ -6,6 +6,8 @@ and in the full-screen read, and the way back from that read. A base of
 
 from __future__ import annotations
 
+from textual.widgets import TabbedContent
+
 from etki_tui.live import part
 from etki_tui.queue.bars import CaseDetail
 from etki_tui.queue.shown import QueueShown
@@ -20,7 +22,10 @@ class QueueLayout(QueueShown):
 
     LIST_BELOW = 30
     """Under this many rows (and not beside) the desk starts with the detail folded to
-    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it."""
+    a two-line peek, so the list has the height (15 rows at 80x24); ``z`` unfolds it,
+    and then the detail has the height (the list 3 rows: class ``-short``, etki.tcss), so
+    that its first window holds the verdict and a deciding sentence of up to 8 lines
+    (issue 34 item 2: at 80x24 a disputed tdrs case showed 4 of its 8)."""
 
     detail_wanted: bool | None = None
     """The reviewer's choice of ``z`` (shown / hidden), or None: by the terminal size.
@@ -44,6 +49,7 @@ class QueueLayout(QueueShown):
         list had the whole width and 13 empty rows until ``z``)."""
         beside = width >= self.BESIDE_FROM
         self.set_class(beside, "-beside")
+        self.set_class(not beside and height < self.LIST_BELOW, "-short")
         default = beside or height >= self.LIST_BELOW
         if self._fitted_for is not None and self._fitted_for != (beside, default):
             self.detail_wanted = None
@@ -106,4 +112,17 @@ class QueueLayout(QueueShown):
             detail.scroll_home(animate=False)
             self._cursor_into_view()
             if self.screen.focused in (detail, None):
-                table.focus()
+                # once the key that left the read has done its work: a tab key (2, 3,
+                # or one on the contract screen opened from the read) has shown another
+                # tab by then, and focusing the hidden list would show the queue again
+                # (a loaded run of the contract's 2 ended on the Queue)
+                self.app.call_later(self._focus_list_if_shown)
+
+    def _focus_list_if_shown(self) -> None:
+        """Focus the list, unless another tab is shown or something took the focus."""
+        detail, table = part(self, CaseDetail), part(self, QueueTable)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        if table is None or (tabs is not None and tabs.active != "queue"):
+            return
+        if self.screen.focused in (detail, None):
+            table.focus()

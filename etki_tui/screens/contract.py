@@ -10,17 +10,20 @@ store's, :meth:`etki.services.Desk.clauses`) and shows each one as the detail pa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from etki.domain import ScopeClause
 from etki.text import printable
-from etki_tui.actions import bindings
+from etki_tui.actions import ACTIONS, bindings
 from etki_tui.live import part
 from etki_tui.render import clause_block, fit
 
@@ -44,14 +47,29 @@ def clause_choices(
     return out
 
 
+TAB_KEYS = ("tab.queue", "tab.hafiza", "tab.raporlar")
+"""The desk's tab keys, which the contract screen carries (with ``leave``, ``q``: the
+``contract`` entry of :data:`etki_tui.actions.SHARED_KEYS`, which its help lists)."""
+
+
 class ContractScreen(ModalScreen[None]):
     """One contract, every clause in order, scrolled to ``ref`` (the clause asked for,
     framed). :attr:`landed` is the ref scrolled to once the screen is laid out (tests
     wait for it). Until then the clauses are laid out unseen and the contract's line
     says which clause is being opened: a trial saw its top for 0.5-0.8 s before the jump to the
-    clause (issue 34 item 3). ``l`` jumps to another clause, Escape closes."""
+    clause (issue 34 item 3). ``l`` jumps to another clause, Escape closes.
 
-    BINDINGS = bindings("contract.close", "contract.clauses", "help")
+    It is a page of the desk, not a dialog: the desk's tab keys close it and show their
+    tab, and ``q`` quits as it does on the tabs (:data:`TAB_KEYS`; the footer shows them, as the desk's does). A modal screen, so that the keys of the
+    screen under it (the queue's a/c/r) stay asleep."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings("contract.close", "contract.clauses"),
+        # the tab keys are hidden in the desk's footer (the tabs name them); here no tab
+        # is in sight, so the footer names them (one group: "1 2 3 Tabs")
+        *(replace(ACTIONS[i], show=True).binding() for i in TAB_KEYS),
+        *bindings("help", "leave"),  # "? Help  q Quit", as the desk's footer ends
+    ]
 
     def __init__(self, clauses: Mapping[str, ScopeClause], ref: str) -> None:
         super().__init__()
@@ -176,6 +194,18 @@ class ContractScreen(ModalScreen[None]):
             ),
             chosen,
         )
+
+    def action_show_tab(self, tab: str) -> None:
+        """A tab key: close the contract, then show tab ``tab`` (leaving the case
+        reader it was opened from, as the key does there). ``dismiss`` takes this screen
+        off the stack at once and posts the desk's screen its resume; the switch is
+        queued on that screen behind it, so it runs on the desk, after the resume's
+        auto-focus (which, run last, focused the queue's list and so showed the queue
+        again). A callback left on this screen would never run: its message pump closes
+        with it (issue 34: the contract closed and the tab never came)."""
+        app = self.app
+        self.dismiss(None)
+        app.screen.call_later(app.run_action, f"show_tab({tab!r})")
 
     def action_close(self) -> None:
         """Back to where the contract was opened from."""

@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from etki_tui.actions import CONTEXTS, WIDGET_KEYS, bindings, in_context, keys_label
+from etki_tui.actions import CONTEXTS, WIDGET_KEYS, bindings, keys_label, live_in
 from etki_tui.live import part
 
 
@@ -32,7 +32,7 @@ def help_body(
         table = Table(box=None, show_header=False, pad_edge=False, expand=True, padding=(0, 1))
         table.add_column("key", no_wrap=True, min_width=7, max_width=14, style="bold")
         table.add_column("what it does", ratio=1)
-        for action in in_context(context):
+        for action in live_in(context):
             what = Text()
             what.append(action.label, style="bold")
             what.append(" — " + action.help + " ")
