@@ -263,7 +263,26 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         # the snippet is chosen on the question's own words: an acronym's spelled-out
         # name (which the ranking adds) would pick the sentence defining the acronym
         own = {t for lang in ranker.languages for t in content_terms(query, lang, ranker.stop)}
-        for doc in ranker.rank(query, limit):
+        # a clause number alone ("5.2") names that clause's section first, then its
+        # sub-clauses, as `etki wiki search` and Hafıza rank it (one rule, clausequery)
+        numbered = memory.wiki_numbered(query)
+        for address in numbered[:limit]:
+            line, snippet = _hit_line(root, address, (), ranker)
+            hits.append(
+                {
+                    "path": address,
+                    "title": titles.get(address, address),
+                    "score": 1.0,
+                    "line": line,
+                    "snippet": snippet,
+                    "matched_terms": [],
+                }
+            )
+        for doc in ranker.rank(query, limit + len(numbered)):
+            if len(hits) >= limit:
+                break
+            if doc.id in numbered:
+                continue
             said = tuple(t for t in doc.terms if t in own) or doc.terms
             line, snippet = _hit_line(root, doc.id, said, ranker)
             hits.append(
