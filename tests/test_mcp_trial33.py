@@ -10,6 +10,8 @@ from urllib.parse import unquote
 import pytest
 from mcp import Client
 
+from etki.config import Settings
+from etki.services import Desk
 from tests.test_mcp_memory import _run, store  # noqa: F401 (the fixture, reused)
 
 pytestmark = pytest.mark.slow
@@ -48,3 +50,31 @@ def test_wiki_search_finds_a_clause_by_its_number_first(store):  # noqa: F811
         "3.3",
         "3.4",
     ], numbers
+
+
+def test_precedent_count_is_the_length_of_the_precedents_listed(store):  # noqa: F811
+    """For every clause a ruling cites, ``precedent_count`` is the number of
+    ``precedents`` listed and what the store counts (:meth:`Desk.clause_memory`: the
+    overrides about the clause); the trial read a count of 0 beside one listed id."""
+    settings = Settings(db_url=store["ETKI_DB_URL"], wiki_dir=store["ETKI_WIKI_DIR"])
+    desk = Desk.open(settings, read_only=True)
+    memo = desk.clause_memory("demo")
+    refs = sorted(memo)
+    assert refs
+
+    async def body(client: Client) -> Any:
+        return {
+            ref: (await client.call_tool("precedents_for_clause", {"ref": ref})) for ref in refs
+        }
+
+    got = _run(store, body)
+    counted = 0
+    for ref, res in got.items():
+        assert not res.is_error, (ref, res.content)
+        (clause,) = res.structured_content["clauses"]
+        assert clause["precedent_count"] == len(clause["precedents"]), ref
+        assert clause["precedent_count"] == memo[ref].precedent_count, ref
+        assert not set(clause["precedents"]) & set(clause["overrides_citing"]), ref
+        counted += clause["precedent_count"]
+    assert counted > 0  # overrides about clauses exist in the demo
+
