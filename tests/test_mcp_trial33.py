@@ -78,3 +78,26 @@ def test_precedent_count_is_the_length_of_the_precedents_listed(store):  # noqa:
         counted += clause["precedent_count"]
     assert counted > 0  # overrides about clauses exist in the demo
 
+
+def test_an_impossible_since_is_refused(store):  # noqa: F811
+    """``since`` must be a real date or UTC time: 2026-13-45 and hour 25 are refused with
+    one sentence naming the argument and the accepted forms, as "yesterday" is."""
+
+    async def body(client: Client) -> Any:
+        return [
+            await client.call_tool("decisions", {"query": "sign", "since": "2026-13-45"}),
+            await client.call_tool("recent_decisions", {"since": "2026-12-07T25:00:00Z"}),
+            await client.call_tool("recent_decisions", {"since": "yesterday"}),
+            await client.call_tool("recent_decisions", {"since": "2026-02-30"}),
+            await client.call_tool("recent_decisions", {"since": "2026-11-01T09:00:00Z"}),
+        ]
+
+    *bad, good = _run(store, body)
+    tools = ["decisions", "recent_decisions", "recent_decisions", "recent_decisions"]
+    for tool, res in zip(tools, bad, strict=True):
+        assert res.is_error
+        assert res.content[0].text == (
+            f"{tool}: argument 'since' must be a real date such as 2026-11-01 "
+            "or a UTC time such as 2026-11-01T09:00:00Z"
+        )
+    assert not good.is_error

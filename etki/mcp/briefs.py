@@ -83,15 +83,23 @@ def check_text(tool: str, name: str, value: str) -> str:
 def check_since(tool: str, since: str | None) -> str | None:
     """``since`` as given (an ISO-8601 date ``2026-11-01`` or UTC time
     ``2026-11-01T09:00:00Z``), or None; raises :class:`InputError` naming the argument
-    for anything else."""
+    and the accepted forms for anything else, an impossible date or time
+    (``2026-13-45``, ``T25:00``) too."""
+    from datetime import datetime
+
     if since is None or not since.strip():
         return None
-    if not _SINCE.match(since.strip()):
+    value = since.strip()
+    try:
+        if not _SINCE.match(value):
+            raise ValueError(value)
+        datetime.fromisoformat(value.removesuffix("Z"))  # 2026-13-45, 25:00 are no dates
+    except ValueError:
         raise InputError(
-            f"{tool}: argument 'since' must be a date such as 2026-11-01 "
+            f"{tool}: argument 'since' must be a real date such as 2026-11-01 "
             "or a UTC time such as 2026-11-01T09:00:00Z"
-        )
-    return since.strip()
+        ) from None
+    return value
 
 
 class EtkiTool:
