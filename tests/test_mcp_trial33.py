@@ -4,6 +4,10 @@ ruled as its label says and the wiki rebuilt (the fixture of :mod:`tests.test_mc
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -12,7 +16,7 @@ from mcp import Client
 
 from etki.config import Settings
 from etki.services import Desk
-from tests.test_mcp_memory import _run, store  # noqa: F401 (the fixture, reused)
+from tests.test_mcp_memory import ROOT, TIMEOUT, _run, store  # noqa: F401 (the fixture, reused)
 
 pytestmark = pytest.mark.slow
 
@@ -101,3 +105,64 @@ def test_an_impossible_since_is_refused(store):  # noqa: F811
             "or a UTC time such as 2026-11-01T09:00:00Z"
         )
     assert not good.is_error
+
+
+def _run_logged(env: dict[str, str], body: Any, log: Path) -> Any:
+    """:func:`tests.test_mcp_memory._run` with the server's stderr written to ``log``."""
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "etki.cli", "mcp", "--project", "demo"],
+        env={**env, "PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
+        cwd=str(ROOT),
+    )
+
+    async def main() -> Any:
+        with log.open("w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                return await body(client)
+
+    return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+
+
+def test_unknown_ids_are_one_etki_sentence_and_read_page_takes_a_number(store, tmp_path):  # noqa: F811
+    """A prompt for an unknown case and a resource for a missing page say one Etki
+    sentence naming it (no SDK text, no traceback on the server's stderr); read_page's
+    and show_case's errors carry the tool's name as every tool's do; read_page takes a
+    clause section by its number alone (``#3.2``)."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(client: Client) -> Any:
+        out: dict[str, Any] = {}
+        for key, call in (
+            ("prompt", client.get_prompt("review_case", {"case_id": "req-demo-zzz"})),
+            ("clause", client.get_prompt("clause_history", {"ref": "9.9"})),
+            ("resource", client.read_resource("etki://demo/decisions/DEC-nope")),
+        ):
+            try:
+                await call
+                out[key] = None
+            except MCPError as exc:
+                out[key] = (exc.code, exc.message)
+        out["page"] = await client.call_tool("read_page", {"path": "nope.md"})
+        out["case"] = await client.call_tool("show_case", {"case_id": "req-demo-zzz"})
+        out["by_number"] = await client.call_tool("read_page", {"path": f"{PAGE}#3.2"})
+        out["by_ref"] = await client.call_tool("read_page", {"path": f"{PAGE}#MSA-2024-01#3.2"})
+        return out
+
+    log = tmp_path / "server.err"
+    out = _run_logged(store, body, log)
+    assert "Traceback" not in log.read_text(encoding="utf-8")
+    assert out["prompt"] == (-32602, "review_case: no case 'req-demo-zzz' in project demo")
+    assert out["clause"][0] == -32602
+    assert out["clause"][1].startswith("clause_history: no clause '9.9' in project demo")
+    assert out["resource"] == (-32602, "no wiki page 'decisions/DEC-nope.md' in project demo")
+    assert out["page"].is_error
+    assert out["page"].content[0].text == "read_page: no wiki page 'nope.md'"
+    assert out["case"].is_error
+    assert out["case"].content[0].text.startswith("show_case: ")
+    assert "req-demo-zzz" in out["case"].content[0].text
+    assert not out["by_number"].is_error
+    assert out["by_number"].structured_content == out["by_ref"].structured_content
+    assert out["by_number"].structured_content["path"] == f"{PAGE}#MSA-2024-01%233.2"
