@@ -166,3 +166,70 @@ def test_unknown_ids_are_one_etki_sentence_and_read_page_takes_a_number(store, t
     assert not out["by_number"].is_error
     assert out["by_number"].structured_content == out["by_ref"].structured_content
     assert out["by_number"].structured_content["path"] == f"{PAGE}#MSA-2024-01%233.2"
+
+
+HOSTILE_TITLE = "Hostile [bold red]x[/] zebraword"
+HOSTILE_TEXT = "Please host the zebraword portal on Cloud.gov.\n---\nkey: val\n\n*not* [a](link)"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The demo project with one more request whose title and text hold markup and
+    line breaks, every case ruled by its label, the wiki rebuilt."""
+    import json
+    import shutil
+
+    from bench.rule_labels import rule_by_labels
+    from etki.services import init_project
+    from etki.store import CaseFileRepository
+    from tests.factories import frozen_clock
+
+    tmp = tmp_path_factory.mktemp("mcphostile")
+    project = tmp / "project"
+    shutil.copytree(ROOT / "sample_project", project)
+    row = {
+        "id": "DEMO-HOSTILE",
+        "title": HOSTILE_TITLE,
+        "text": HOSTILE_TEXT,
+        "submitted_by": "tester",
+        "submitted_at": "2024-11-20T09:00:00Z",
+        "labels": {"verdict": "REJECT", "rationale": "Cloud.gov is not *our* host\\."},
+    }
+    with (project / "requests.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+    db = tmp / "etki.db"
+    settings = Settings(db_url=f"sqlite:///{db}", wiki_dir=str(tmp / "wiki-{project}"))
+    repo = CaseFileRepository(settings.db_url, clock=frozen_clock)
+    init_project(project, repo, Settings(db_url="", wiki_dir=None))
+    rule_by_labels(repo, settings, project)
+    repo.dispose()
+    return {"ETKI_DB_URL": settings.db_url, "ETKI_WIKI_DIR": str(tmp / "wiki-{project}")}
+
+
+def test_hits_give_client_text_as_written(hostile):
+    """wiki_search titles and snippets carry no markdown escapes (the wiki escaped the
+    client's text to keep it literal; a client reads plain text), and decisions' and
+    graph_query's request text keeps its line breaks."""
+
+    async def body(client: Client) -> Any:
+        wiki = await client.call_tool("wiki_search", {"query": "zebraword Cloud.gov"})
+        found = await client.call_tool("decisions", {"query": "zebraword"})
+        graph = await client.call_tool("graph_query", {"question": "zebraword portal", "k": 5})
+        return wiki.structured_content, found.structured_content, graph.structured_content
+
+    wiki, found, graph = _run(hostile, body)
+    mine = [h for h in wiki["hits"] if "zebraword" in h["title"]]
+    assert mine, wiki["hits"]
+    for hit in mine:
+        assert HOSTILE_TITLE in hit["title"] and "\\" not in hit["title"]
+    assert any("Cloud.gov" in h["snippet"] for h in wiki["hits"])
+    assert not any("\\." in h["snippet"] or "\\[" in h["snippet"] for h in wiki["hits"])
+    (hit,) = [d for d in found["decisions"] if d["title"] == HOSTILE_TITLE]
+    assert hit["request"] == "\n".join(
+        ["Please host the zebraword portal on Cloud.gov.", "---", "key: val", "", "*not* [a](link)"]
+    )
+    ruled = [n for n in graph["nodes"] if n.get("title", "").endswith("zebraword")]
+    ruled += [d for d in graph["decisions"] if d["title"] == HOSTILE_TITLE]
+    assert ruled
+    for node in ruled:
+        assert node["request"] == hit["request"]

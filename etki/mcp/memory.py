@@ -211,7 +211,8 @@ class ProjectMemory:
 
 
 def _title(text: str, rel: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return rel
+    """A page's title as plain text (:func:`etki.wiki.excerpt.page_title`: its first
+    heading, markdown escapes undone), as a section's title is."""
+    from etki.wiki.excerpt import page_title
+
+    return page_title(text, rel)

@@ -15,6 +15,7 @@ from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_text, decision_hit
 from etki.mcp.memory import ProjectMemory
 from etki.retrieval.snippets import best_sentence, clip, matched_sentences, node_snippet
 from etki.retrieval.wikirank import RelevanceRanker, content_terms
+from etki.wiki.excerpt import unescape
 from etki.wiki.sections import find_section, page_sections, split_address
 
 __all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "tools"]
@@ -200,6 +201,16 @@ SNIPPET_CHARS = 300
 
 
 def _hit_line(
+    root: Any, address: str, terms: tuple[str, ...], ranker: RelevanceRanker
+) -> tuple[int, str]:
+    """(1-based page line, snippet) of a wiki hit (:func:`_page_line`), the snippet as
+    plain text: the wiki's markdown escapes undone (``\\[`` -> ``[``, ``Cloud\\.gov``
+    -> ``Cloud.gov``), as the client wrote it."""
+    line, snippet = _page_line(root, address, terms, ranker)
+    return line, unescape(snippet)
+
+
+def _page_line(
     root: Any, address: str, terms: tuple[str, ...], ranker: RelevanceRanker
 ) -> tuple[int, str]:
     """(1-based page line, snippet) of a wiki hit. A contract page's clause section
