@@ -172,6 +172,16 @@ HOSTILE_TITLE = "Hostile [bold red]x[/] zebraword"
 HOSTILE_TEXT = "Please host the zebraword portal on Cloud.gov.\n---\nkey: val\n\n*not* [a](link)"
 
 
+FILLER = (
+    "The Contractor shall run a penetration test of the portal before each release. "
+    "Findings rated high shall be fixed before go-live, medium ones within thirty days. "
+    "The Contractor shall keep a register of security findings and share it monthly. "
+    "Test accounts and test data shall be removed from production after each test. "
+)
+ANSWER = "The Municipality is responsible for obtaining the zebracert accreditation."
+LONG_CLAUSE = FILLER * 2 + ANSWER  # the answer past the first 600 characters
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The demo project with one more request whose title and text hold markup and
@@ -197,6 +207,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
     with (project / "requests.jsonl").open("a", encoding="utf-8") as f:
         f.write(json.dumps(row) + "\n")
+    with (project / "contracts" / "msa.md").open("a", encoding="utf-8") as f:
+        f.write(f"\n### 9.7 Security accreditation\n\n{LONG_CLAUSE}\n")
     db = tmp / "etki.db"
     settings = Settings(db_url=f"sqlite:///{db}", wiki_dir=str(tmp / "wiki-{project}"))
     repo = CaseFileRepository(settings.db_url, clock=frozen_clock)
@@ -233,3 +245,30 @@ def test_hits_give_client_text_as_written(hostile):
     assert ruled
     for node in ruled:
         assert node["request"] == hit["request"]
+
+
+def test_expand_packs_the_matched_sentence_first(hostile):
+    """``expand``'s packed text gives a clause's sentence answering the question before
+    its opening, within the same token budget; the first 600 characters left clause
+    9.7's answer out."""
+    assert LONG_CLAUSE.index(ANSWER) > 600
+
+    async def body(client: Client) -> Any:
+        got = await client.call_tool(
+            "graph_query",
+            {
+                "question": "who is responsible for obtaining the zebracert accreditation?",
+                "strategy": "expand",
+                "budget_tokens": 1500,
+            },
+        )
+        return got.structured_content["subgraph"]
+
+    sub = _run(hostile, body)
+    (line,) = [
+        ln for ln in sub["text"].split("\n") if ln.startswith("[clause] clause:MSA-2024-01#9.7:")
+    ]
+    assert line.startswith("[clause] clause:MSA-2024-01#9.7: Security accreditation — " + ANSWER)
+    assert "penetration test" in line  # then its opening
+    assert len(line) <= 600
+    assert len(sub["text"]) <= 4 * sub["tokens_used"] + len(sub["seeds"]) * 4

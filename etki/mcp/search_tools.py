@@ -18,7 +18,7 @@ from etki.retrieval.wikirank import RelevanceRanker, content_terms
 from etki.wiki.excerpt import unescape
 from etki.wiki.sections import find_section, page_sections, split_address
 
-__all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "tools"]
+__all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "packed_line", "tools"]
 
 MAX_DROPPED_SHOWN = 50
 """At most this many dropped nodes are listed by id in a ``graph_query`` answer (all are
@@ -84,10 +84,42 @@ WIKI_OUTPUT = {
 }
 
 
-def _packed_text(port: Any, sub: Any) -> str:
-    """The text ``expand`` budgeted: each admitted node's context line, in admission
-    order (what ``tokens_used`` counts)."""
-    return "\n".join(port.graph.context(n.id) for n in sub.nodes)
+def packed_line(node: Any, context: str, matched: list[str]) -> str:
+    """A node's line of ``expand``'s packed text: its context line's head (``[type] id:
+    title``), then its ``matched`` sentences (those holding the question's words), then
+    its opening (the rest of its text), cut to ``len(context)`` characters so it costs
+    no more tokens than the context line ``expand`` budgeted
+    (:func:`etki.retrieval.expand.count_tokens`: ``ceil(len / 4)``). ``context`` alone
+    when nothing matched."""
+    if not matched:
+        return context
+    head = f"[{node.type}] {node.id}: {' '.join(node.title.split())}"
+    rest = " ".join(node.text.split())
+    for sentence in matched:
+        rest = rest.replace(" ".join(sentence.split()), "", 1)
+    text = f"{head} — {' '.join(' '.join(m.split()) for m in matched)} … {' '.join(rest.split())}"
+    text = text.rstrip(" …")
+    if len(text) > len(context):
+        text = text[: len(context) - 1].rstrip() + "…"
+    return text
+
+
+def _packed_text(port: Any, sub: Any, terms: tuple[str, ...], languages: Any) -> str:
+    """The text ``expand`` budgeted, in admission order: each admitted clause or chunk
+    with its matched sentences first, then its opening (:func:`packed_line`; the
+    first 600 characters alone left a clause's answering sentence out, a trial of
+    issue 33 found), any other node its context line; never more characters, so never
+    more tokens, than the ``tokens_used`` counted."""
+    graph = port.graph
+    idf = port.scorer.index.idf_of
+    lines = []
+    for n in sub.nodes:
+        node, context = graph.node(n.id), graph.context(n.id)
+        matched: list[str] = []
+        if node is not None and node.type in ("clause", "chunk") and terms:
+            matched = matched_sentences(node.text, terms, languages, weights=idf)
+        lines.append(packed_line(node, context, matched) if node is not None else context)
+    return "\n".join(lines)
 
 
 def graph_answer(
@@ -157,7 +189,7 @@ def graph_answer(
             "tokens_used": sub.tokens_used,
             "token_method": sub.token_method,
             "seeds": list(sub.seeds),
-            "text": _packed_text(port, sub),
+            "text": _packed_text(port, sub, terms, memory.languages),
             "edges": [{"source": e.source, "target": e.target, "type": e.type} for e in sub.edges],
             "dropped_count": len(sub.dropped),
             "dropped_by_type": by_type,
