@@ -272,3 +272,31 @@ def test_expand_packs_the_matched_sentence_first(hostile):
     assert "penetration test" in line  # then its opening
     assert len(line) <= 600
     assert len(sub["text"]) <= 4 * sub["tokens_used"] + len(sub["seeds"]) * 4
+
+
+def test_graph_query_schema_declares_what_it_returns(store):  # noqa: F811
+    """The declared output schema names ``intent``, ``scoring``, ``subgraph`` (with its
+    fields) and ``streams``, and every strategy's answer validates against it."""
+    import jsonschema
+
+    async def body(client: Client) -> Any:
+        tools = (await client.list_tools()).tools
+        schema = next(t for t in tools if t.name == "graph_query").output_schema
+        answers = {}
+        for strategy in ("auto", "find_k_nodes", "expand", "typed_streams", "nl_query"):
+            got = await client.call_tool(
+                "graph_query", {"question": "single sign-on for staff", "strategy": strategy}
+            )
+            assert not got.is_error, (strategy, got.content)
+            answers[strategy] = got.structured_content
+        return schema, answers
+
+    schema, answers = _run(store, body)
+    props = schema["properties"]
+    assert {"intent", "scoring", "subgraph", "streams"} <= set(props)
+    assert {"tokens_used", "text", "seeds", "edges"} <= set(props["subgraph"]["properties"])
+    for strategy, answer in answers.items():
+        jsonschema.validate(answer, schema)
+        declared = set(props)
+        assert set(answer) <= declared, (strategy, set(answer) - declared)
+    assert "subgraph" in answers["expand"] and "streams" in answers["typed_streams"]

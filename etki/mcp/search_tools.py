@@ -49,16 +49,64 @@ _NODE = {
     "required": ["id", "type", "title", "score"],
 }
 
+_IDS = {"type": "array", "items": {"type": "string"}}
+
+_SUBGRAPH = {
+    "type": "object",
+    "properties": {
+        "packing": {"type": "string"},
+        "intent": {"type": "string"},
+        "budget_tokens": {"type": "integer"},
+        "tokens_used": {"type": "integer"},
+        "token_method": {"type": "string"},
+        "seeds": _IDS,
+        "text": {"type": "string"},
+        "edges": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "source": {"type": "string"},
+                    "target": {"type": "string"},
+                    "type": {"type": "string"},
+                },
+                "required": ["source", "target", "type"],
+            },
+        },
+        "dropped_count": {"type": "integer"},
+        "dropped_by_type": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "dropped": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "reason": {"type": "string"}},
+                "required": ["id", "reason"],
+            },
+        },
+    },
+    "required": ["packing", "budget_tokens", "tokens_used", "seeds", "text", "edges"],
+}
+"""``graph_query``'s ``subgraph`` (strategy ``expand``): see :func:`graph_answer`."""
+
 GRAPH_OUTPUT = {
     "properties": {
         "strategy": {"type": "string"},
         "reason": {"type": "string"},
+        "intent": {"type": "string"},
+        "scoring": {"type": "string"},
         "nodes": {"type": "array", "items": _NODE},
         "decisions": {"type": "array", "items": DECISION_SCHEMA},
-        "subgraph": {"type": "object"},
+        "subgraph": _SUBGRAPH,
+        "streams": {"type": "object", "additionalProperties": _IDS},
+        "tool_call": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "arguments": {"type": "string"}},
+            "required": ["name", "arguments"],
+        },
+        "attempts": {"type": "integer"},
         "fallbacks": {"type": "array"},
     },
-    "required": ["strategy", "reason", "nodes", "decisions", "fallbacks"],
+    "required": ["strategy", "reason", "intent", "scoring", "nodes", "decisions", "fallbacks"],
 }
 
 WIKI_OUTPUT = {
