@@ -14,7 +14,7 @@ from typing import Any
 
 from etki.domain import CaseRecord
 from etki.errors import InputError
-from etki.retrieval.snippets import clip, ruling_brief
+from etki.retrieval.snippets import clip, clip_text, ruling_brief
 
 __all__ = ["DECISION_SCHEMA", "EtkiTool", "check_since", "check_text", "decision_hit"]
 
@@ -43,7 +43,7 @@ DECISION_SCHEMA: dict[str, Any] = {
 
 def decision_hit(case: CaseRecord, wiki_on: bool = True) -> dict[str, Any]:
     """A ruled case as a hit: ``id`` (``decision:{case_id}``), ``case_id``, ``title``,
-    ``request`` (its text, clipped to 400 characters), the :func:`ruling_brief` fields
+    ``request`` (its text, its lines kept, clipped to 400 characters), the :func:`ruling_brief` fields
     (``verdict ruling reviewer ruled_at reason override``), ``cited_clauses`` (refs) and
     ``page`` (its wiki decision page, None when the wiki is off). Raises
     ``ValueError`` for a pending case."""
@@ -65,7 +65,7 @@ def decision_hit(case: CaseRecord, wiki_on: bool = True) -> dict[str, Any]:
         "id": f"decision:{case.case_id}",
         "case_id": case.case_id,
         "title": clip(case.title, 200),
-        "request": clip(case.text, 400),
+        "request": clip_text(case.text, 400),
         **brief,
         "cited_clauses": list(case.decision.cited_clauses),
         "page": decision_path(case) if wiki_on else None,
@@ -83,15 +83,23 @@ def check_text(tool: str, name: str, value: str) -> str:
 def check_since(tool: str, since: str | None) -> str | None:
     """``since`` as given (an ISO-8601 date ``2026-11-01`` or UTC time
     ``2026-11-01T09:00:00Z``), or None; raises :class:`InputError` naming the argument
-    for anything else."""
+    and the accepted forms for anything else, an impossible date or time
+    (``2026-13-45``, ``T25:00``) too."""
+    from datetime import datetime
+
     if since is None or not since.strip():
         return None
-    if not _SINCE.match(since.strip()):
+    value = since.strip()
+    try:
+        if not _SINCE.match(value):
+            raise ValueError(value)
+        datetime.fromisoformat(value.removesuffix("Z"))  # 2026-13-45, 25:00 are no dates
+    except ValueError:
         raise InputError(
-            f"{tool}: argument 'since' must be a date such as 2026-11-01 "
+            f"{tool}: argument 'since' must be a real date such as 2026-11-01 "
             "or a UTC time such as 2026-11-01T09:00:00Z"
-        )
-    return since.strip()
+        ) from None
+    return value
 
 
 class EtkiTool:

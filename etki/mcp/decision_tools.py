@@ -90,21 +90,26 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             cref = nid.removeprefix("clause:")
             m = memo.get(cref)
             citing = [c for c in ruled if cref in c.decision.cited_clauses]
+            # the precedents are the overrides the store counts for the clause: those
+            # whose ruling is about it (etki.memory.clause_memory), not every override
+            # that cites it among others (a trial listed one and counted none)
+            about = [cid for cid, _, refs, ovr in (m.counted if m else ()) if ovr and cref in refs]
             clauses.append(
                 {
                     "id": nid,
                     "title": graph.node(nid).title,
-                    "precedent_count": m.precedent_count if m else 0,
+                    "precedent_count": len(about),
                     "disputed": bool(m and m.disputed),
                     "resolved": bool(m and m.resolved),
                     "decision_count": len(citing),
                     "decisions": [
                         decision_hit(c, wiki_on()) for c in list(reversed(citing))[:MAX_LISTED]
                     ],
-                    "precedents": [
+                    "precedents": [f"precedent:{cid}" for cid in about][:MAX_LISTED],
+                    "overrides_citing": [
                         f"precedent:{c.case_id}"
                         for c in citing
-                        if c.ruling is not None and c.ruling.is_override
+                        if c.ruling is not None and c.ruling.is_override and c.case_id not in about
                     ][:MAX_LISTED],
                 }
             )
@@ -168,8 +173,9 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         EtkiTool(
             "precedents_for_clause",
             "What rulings say about a clause",
-            "Every ruled request citing a clause, newest first, its precedents (overrides) "
-            "and whether its rulings disagree. A number alone finds that clause in every "
+            "Every ruled request citing a clause, newest first, its precedents (overrides "
+            "whose ruling is about the clause, as many as precedent_count), other overrides "
+            "that merely cite it (overrides_citing) and whether its rulings disagree. A number alone finds that clause in every "
             'contract. Example: {"ref": "5.2"}',
             precedents_for_clause,
             {

@@ -70,6 +70,7 @@ class ProjectMemory:
         self._wiki_key: tuple[tuple[tuple[str, int, int], ...], frozenset[str]] | None = None
         self._wiki: RelevanceRanker | None = None
         self._wiki_titles: dict[str, str] = {}
+        self._wiki_starts: dict[str, int] = {}
 
     def _refresh(self) -> None:
         ruled = self.desk.queue(self.project_id, status="ruled")
@@ -141,7 +142,7 @@ class ProjectMemory:
         )
         with self._lock:
             if self._wiki is None or key != self._wiki_key:
-                docs, titles, weights = [], {}, {}
+                docs, titles, weights, starts = [], {}, {}, {}
                 for p in files:
                     rel = p.relative_to(root).as_posix()
                     text = p.read_text(encoding="utf-8", errors="replace")
@@ -157,12 +158,36 @@ class ProjectMemory:
                         field = f"# {sec.title}\n{body}"[:MAX_WIKI_PAGE_CHARS]
                         docs.append((f"{rel}#{sec.anchor}", page_fields(field)))
                         titles[f"{rel}#{sec.anchor}"] = sec.title
+                        starts[f"{rel}#{sec.anchor}"] = sec.start
                         if f"clause:{unquote(sec.anchor)}" in background:
                             weights[f"{rel}#{sec.anchor}"] = CONTEXT_WEIGHT
                 self._wiki = RelevanceRanker(docs, self.languages, weights)
                 self._wiki_titles = titles
+                self._wiki_starts = starts
                 self._wiki_key = key
             return self._wiki, dict(self._wiki_titles)
+
+    def wiki_numbered(self, query: str) -> list[str]:
+        """Addresses (``path#anchor``) of the wiki's clause sections a query that is a
+        clause number alone names (``"5.2"``, ``"§ 5.2"``): the clause of that number
+        first, then its sub-clauses in contract order, as ``etki wiki search`` and
+        Hafıza rank them (:func:`etki.wiki.clausequery.clause_number` and
+        :func:`~etki.wiki.clausequery.number_rank`, the one rule). Empty when the query
+        is anything else or the wiki is off or not built."""
+        from etki.wiki.clausequery import NO_NUMBER, clause_number, number_rank
+
+        number = clause_number(query)
+        if number is None or self.wiki_ranker() is None:
+            return []
+        with self._lock:
+            starts = dict(self._wiki_starts)
+        keyed = []
+        for address, start in starts.items():
+            rel, _, anchor = address.partition("#")
+            at = number_rank(anchor, start, number)
+            if at != NO_NUMBER:
+                keyed.append((at, rel, address))
+        return [address for _, _, address in sorted(keyed)]
 
     def clauses_numbered(self, question: str) -> list[str]:
         """Ids of the clauses whose number the question writes alone or names ("5.2",
@@ -186,7 +211,8 @@ class ProjectMemory:
 
 
 def _title(text: str, rel: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return rel
+    """A page's title as plain text (:func:`etki.wiki.excerpt.page_title`: its first
+    heading, markdown escapes undone), as a section's title is."""
+    from etki.wiki.excerpt import page_title
+
+    return page_title(text, rel)

@@ -9,10 +9,13 @@ Client text is quoted as data inside fenced blocks, never as instructions.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
+from etki.errors import EtkiError, NotFoundError
 from etki.mcp.memory import ProjectMemory
 
 __all__ = ["register"]
@@ -30,8 +33,28 @@ def _fenced(data: Any) -> str:
     return f"{fence}json\n{body}\n{fence}"
 
 
+def _etki_errors(name: str, fn: Callable[..., str]) -> Callable[..., str]:
+    """``fn`` with an :class:`EtkiError` it raises turned into the protocol error the
+    client reads (``-32602``, ``NAME: message``), not the SDK's "Error rendering
+    prompt" and a traceback."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    from etki.mcp.server import named
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except EtkiError as exc:
+            raise MCPError(INVALID_PARAMS, named(name, exc)) from None
+
+    return run
+
+
 def register(server: Any, memory: ProjectMemory) -> None:
-    """Add the prompts for ``memory``'s project."""
+    """Add the prompts for ``memory``'s project. An unknown case or clause is answered
+    with one sentence naming it (``review_case: no case 'ID' in project P``)."""
     from etki.mcp.briefs import decision_hit
     from etki.mcp.decision_tools import clause_ids
     from etki.services.views import case_view
@@ -42,8 +65,15 @@ def register(server: Any, memory: ProjectMemory) -> None:
         description="Review one pending or ruled case against the contract and the past "
         "rulings on the clauses it cites. Example: case_id=req-demo-1a2b3c4d",
     )
+    @functools.partial(_etki_errors, "review_case")
     def review_case(case_id: str) -> str:
-        view = case_view(memory.desk, case_id.strip())
+        try:
+            view = case_view(memory.desk, case_id.strip())
+        except NotFoundError:
+            view = None
+        project = view.case.project_id if view is not None and view.case is not None else None
+        if view is None or project not in (None, memory.project_id):
+            raise NotFoundError(f"no case '{case_id.strip()}' in project {memory.project_id}")
         case = view.case
         if case is None:
             return f"Case {case_id} is erased; only its history is kept."
@@ -72,8 +102,15 @@ def register(server: Any, memory: ProjectMemory) -> None:
         description="Summarise every ruling citing a clause and whether they agree. "
         "Example: ref=5.2",
     )
+    @functools.partial(_etki_errors, "clause_history")
     def clause_history(ref: str) -> str:
-        ids = clause_ids(memory, ref)
+        try:
+            ids = clause_ids(memory, ref)
+        except NotFoundError:
+            raise NotFoundError(
+                f"no clause '{ref.strip()[:200]}' in project {memory.project_id} "
+                "(give a number such as 5.2 or a ref such as CONTRACT#5.2)"
+            ) from None
         refs = {i.removeprefix("clause:") for i in ids}
         past = [
             decision_hit(c, memory.wiki_root() is not None)

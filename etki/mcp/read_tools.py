@@ -59,6 +59,22 @@ def _case_id(node_id: str) -> str | None:
     return node_id if node_id.startswith("req-") else None
 
 
+def _numbered_section(path: str, text: str, number: str) -> Any:
+    """The clause section of page ``path`` whose ref ends in ``#number`` (``2.2`` names
+    ``tdrs-rfq#2.2``, anchor ``tdrs-rfq%232.2``), the first such; None when ``number``
+    is no clause number or no section has it."""
+    from urllib.parse import unquote
+
+    from etki.wiki.clausequery import clause_number
+    from etki.wiki.sections import page_sections
+
+    found = clause_number(number)
+    split = page_sections(path, text) if found is not None and found == number else None
+    if split is None:
+        return None
+    return next((s for s in split[1] if unquote(s.anchor).endswith(f"#{number}")), None)
+
+
 def read_node(memory: ProjectMemory, node_id: str) -> dict[str, Any]:
     """``read_node``'s answer for ``node_id`` (see the module docstring). Raises
     ``NotFoundError`` naming the id when nothing has it."""
@@ -130,7 +146,7 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         text = memory.desk.read_page(memory.project_id, path)
         title = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), path)
         if anchor:
-            section = find_section(path, text, anchor)
+            section = find_section(path, text, anchor) or _numbered_section(path, text, anchor)
             if section is None:
                 raise NotFoundError(f"read_page: no clause section '#{anchor}' on '{path}'")
             path, title, text = f"{path}#{section.anchor}", section.title, section.text
@@ -200,9 +216,10 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "Read one page of the decision wiki by the path wiki_search or a decision "
             "hit gave (or its etki:// resource address); a contract page's clause "
             "section by path#anchor, as wiki_search and the pages' clause links give "
-            "it (the anchor as written or the clause ref itself). Example: "
+            "it (the anchor as written, the clause ref or its number alone). Example: "
             '{"path": "disputed.md"}; a clause: '
-            '{"path": "entities/contracts/tdrs-rfq.md#tdrs-rfq%235.2"}',
+            '{"path": "entities/contracts/tdrs-rfq.md#tdrs-rfq%235.2"} or '
+            '{"path": "entities/contracts/tdrs-rfq.md#5.2"}',
             read_page,
             page_out,
         ),

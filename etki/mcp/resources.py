@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from etki.errors import EtkiError, clip_values
 from etki.mcp.memory import ProjectMemory
 
 __all__ = ["FOLDERS", "MAX_LISTED", "register"]
@@ -31,9 +32,21 @@ FOLDERS: tuple[str, ...] = (
 
 
 def _reader(memory: ProjectMemory, folder: str) -> Any:
+    """The read function of ``folder``'s pages: a page's text; a missing page (or one
+    outside the wiki) raises ``ResourceNotFoundError`` (``-32602``) with one sentence
+    naming it, not the SDK's "Error creating resource" and a traceback."""
+
     def read(name: str) -> str:
+        from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
         rel = f"{folder}/{name}" if folder else name
-        return memory.desk.read_page(memory.project_id, rel if rel.endswith(".md") else rel + ".md")
+        rel = rel if rel.endswith(".md") else rel + ".md"
+        try:
+            return memory.desk.read_page(memory.project_id, rel)
+        except EtkiError:
+            raise ResourceNotFoundError(
+                f"no wiki page '{clip_values(rel)[:300]}' in project {memory.project_id}"
+            ) from None
 
     return read
 

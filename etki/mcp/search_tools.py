@@ -15,9 +15,10 @@ from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_text, decision_hit
 from etki.mcp.memory import ProjectMemory
 from etki.retrieval.snippets import best_sentence, clip, matched_sentences, node_snippet
 from etki.retrieval.wikirank import RelevanceRanker, content_terms
+from etki.wiki.excerpt import unescape
 from etki.wiki.sections import find_section, page_sections, split_address
 
-__all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "tools"]
+__all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "packed_line", "tools"]
 
 MAX_DROPPED_SHOWN = 50
 """At most this many dropped nodes are listed by id in a ``graph_query`` answer (all are
@@ -48,16 +49,64 @@ _NODE = {
     "required": ["id", "type", "title", "score"],
 }
 
+_IDS = {"type": "array", "items": {"type": "string"}}
+
+_SUBGRAPH = {
+    "type": "object",
+    "properties": {
+        "packing": {"type": "string"},
+        "intent": {"type": "string"},
+        "budget_tokens": {"type": "integer"},
+        "tokens_used": {"type": "integer"},
+        "token_method": {"type": "string"},
+        "seeds": _IDS,
+        "text": {"type": "string"},
+        "edges": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "source": {"type": "string"},
+                    "target": {"type": "string"},
+                    "type": {"type": "string"},
+                },
+                "required": ["source", "target", "type"],
+            },
+        },
+        "dropped_count": {"type": "integer"},
+        "dropped_by_type": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "dropped": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "reason": {"type": "string"}},
+                "required": ["id", "reason"],
+            },
+        },
+    },
+    "required": ["packing", "budget_tokens", "tokens_used", "seeds", "text", "edges"],
+}
+"""``graph_query``'s ``subgraph`` (strategy ``expand``): see :func:`graph_answer`."""
+
 GRAPH_OUTPUT = {
     "properties": {
         "strategy": {"type": "string"},
         "reason": {"type": "string"},
+        "intent": {"type": "string"},
+        "scoring": {"type": "string"},
         "nodes": {"type": "array", "items": _NODE},
         "decisions": {"type": "array", "items": DECISION_SCHEMA},
-        "subgraph": {"type": "object"},
+        "subgraph": _SUBGRAPH,
+        "streams": {"type": "object", "additionalProperties": _IDS},
+        "tool_call": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "arguments": {"type": "string"}},
+            "required": ["name", "arguments"],
+        },
+        "attempts": {"type": "integer"},
         "fallbacks": {"type": "array"},
     },
-    "required": ["strategy", "reason", "nodes", "decisions", "fallbacks"],
+    "required": ["strategy", "reason", "intent", "scoring", "nodes", "decisions", "fallbacks"],
 }
 
 WIKI_OUTPUT = {
@@ -83,10 +132,42 @@ WIKI_OUTPUT = {
 }
 
 
-def _packed_text(port: Any, sub: Any) -> str:
-    """The text ``expand`` budgeted: each admitted node's context line, in admission
-    order (what ``tokens_used`` counts)."""
-    return "\n".join(port.graph.context(n.id) for n in sub.nodes)
+def packed_line(node: Any, context: str, matched: list[str]) -> str:
+    """A node's line of ``expand``'s packed text: its context line's head (``[type] id:
+    title``), then its ``matched`` sentences (those holding the question's words), then
+    its opening (the rest of its text), cut to ``len(context)`` characters so it costs
+    no more tokens than the context line ``expand`` budgeted
+    (:func:`etki.retrieval.expand.count_tokens`: ``ceil(len / 4)``). ``context`` alone
+    when nothing matched."""
+    if not matched:
+        return context
+    head = f"[{node.type}] {node.id}: {' '.join(node.title.split())}"
+    rest = " ".join(node.text.split())
+    for sentence in matched:
+        rest = rest.replace(" ".join(sentence.split()), "", 1)
+    text = f"{head} — {' '.join(' '.join(m.split()) for m in matched)} … {' '.join(rest.split())}"
+    text = text.rstrip(" …")
+    if len(text) > len(context):
+        text = text[: len(context) - 1].rstrip() + "…"
+    return text
+
+
+def _packed_text(port: Any, sub: Any, terms: tuple[str, ...], languages: Any) -> str:
+    """The text ``expand`` budgeted, in admission order: each admitted clause or chunk
+    with its matched sentences first, then its opening (:func:`packed_line`; the
+    first 600 characters alone left a clause's answering sentence out, a trial of
+    issue 33 found), any other node its context line; never more characters, so never
+    more tokens, than the ``tokens_used`` counted."""
+    graph = port.graph
+    idf = port.scorer.index.idf_of
+    lines = []
+    for n in sub.nodes:
+        node, context = graph.node(n.id), graph.context(n.id)
+        matched: list[str] = []
+        if node is not None and node.type in ("clause", "chunk") and terms:
+            matched = matched_sentences(node.text, terms, languages, weights=idf)
+        lines.append(packed_line(node, context, matched) if node is not None else context)
+    return "\n".join(lines)
 
 
 def graph_answer(
@@ -156,7 +237,7 @@ def graph_answer(
             "tokens_used": sub.tokens_used,
             "token_method": sub.token_method,
             "seeds": list(sub.seeds),
-            "text": _packed_text(port, sub),
+            "text": _packed_text(port, sub, terms, memory.languages),
             "edges": [{"source": e.source, "target": e.target, "type": e.type} for e in sub.edges],
             "dropped_count": len(sub.dropped),
             "dropped_by_type": by_type,
@@ -200,6 +281,16 @@ SNIPPET_CHARS = 300
 
 
 def _hit_line(
+    root: Any, address: str, terms: tuple[str, ...], ranker: RelevanceRanker
+) -> tuple[int, str]:
+    """(1-based page line, snippet) of a wiki hit (:func:`_page_line`), the snippet as
+    plain text: the wiki's markdown escapes undone (``\\[`` -> ``[``, ``Cloud\\.gov``
+    -> ``Cloud.gov``), as the client wrote it."""
+    line, snippet = _page_line(root, address, terms, ranker)
+    return line, unescape(snippet)
+
+
+def _page_line(
     root: Any, address: str, terms: tuple[str, ...], ranker: RelevanceRanker
 ) -> tuple[int, str]:
     """(1-based page line, snippet) of a wiki hit. A contract page's clause section
@@ -263,7 +354,26 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         # the snippet is chosen on the question's own words: an acronym's spelled-out
         # name (which the ranking adds) would pick the sentence defining the acronym
         own = {t for lang in ranker.languages for t in content_terms(query, lang, ranker.stop)}
-        for doc in ranker.rank(query, limit):
+        # a clause number alone ("5.2") names that clause's section first, then its
+        # sub-clauses, as `etki wiki search` and Hafıza rank it (one rule, clausequery)
+        numbered = memory.wiki_numbered(query)
+        for address in numbered[:limit]:
+            line, snippet = _hit_line(root, address, (), ranker)
+            hits.append(
+                {
+                    "path": address,
+                    "title": titles.get(address, address),
+                    "score": 1.0,
+                    "line": line,
+                    "snippet": snippet,
+                    "matched_terms": [],
+                }
+            )
+        for doc in ranker.rank(query, limit + len(numbered)):
+            if len(hits) >= limit:
+                break
+            if doc.id in numbered:
+                continue
             said = tuple(t for t in doc.terms if t in own) or doc.terms
             line, snippet = _hit_line(root, doc.id, said, ranker)
             hits.append(

@@ -24,7 +24,7 @@ from etki.config import Settings
 from etki.errors import EtkiError, clip_values
 from etki.mcp.briefs import EtkiTool
 
-__all__ = ["SERVER_NAME", "add_tools", "argument_error", "build_server", "read_only"]
+__all__ = ["SERVER_NAME", "add_tools", "argument_error", "build_server", "named", "read_only"]
 
 SERVER_NAME = "etki"
 
@@ -103,9 +103,16 @@ def _server_class() -> Any:
     return EtkiServer
 
 
-def _etki_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+def named(name: str, exc: EtkiError) -> str:
+    """The message of ``exc`` (values clipped) as a tool, prompt or resource says it:
+    ``NAME: …``, the prefix added when the message does not start with it already."""
+    text = clip_values(str(exc))
+    return text if text.startswith(f"{name}: ") else f"{name}: {text}"
+
+
+def _etki_errors(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` with an :class:`EtkiError` it raises turned into the tool error the client
-    reads (its message, values clipped)."""
+    reads: ``NAME: message`` (:func:`named`), as every tool words it."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     @functools.wraps(fn)
@@ -113,7 +120,7 @@ def _etki_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except EtkiError as exc:
-            raise ToolError(clip_values(str(exc))) from None
+            raise ToolError(named(name, exc)) from None
 
     return run
 
@@ -123,7 +130,7 @@ def add_tools(server: Any, tools: list[EtkiTool]) -> None:
     input schema and their declared output schema."""
     for t in tools:
         server.add_tool(
-            _etki_errors(t.fn),
+            _etki_errors(t.fn, t.name),
             name=t.name,
             title=t.title,
             description=t.description,

@@ -33,6 +33,7 @@ __all__ = [
     "clip",
     "best_sentence",
     "matched_sentences",
+    "clip_text",
     "node_snippet",
     "opening",
     "ruling_brief",
@@ -62,6 +63,24 @@ def clip(text: str, limit: int) -> str:
         return flat
     cut = flat[: limit - 1].rsplit(" ", 1)[0] if " " in flat[: limit - 1] else flat[: limit - 1]
     return cut.rstrip() + "…"
+
+
+def clip_text(text: str, limit: int) -> str:
+    """``text`` with its line breaks kept (each line's white space collapsed, blank
+    lines kept as one, the whole stripped), cut to ``limit`` characters at a word (an
+    ellipsis marks a cut): a client's request text as written, for fields a client reads
+    as JSON (:func:`clip` makes one line of it)."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = " ".join(raw.split())
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    flat = "\n".join(lines).strip()
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    at = max(head.rfind(" "), head.rfind("\n"))
+    return (head[:at] if at > 0 else head).rstrip() + "…"
 
 
 def opening(text: str, limit: int = OPENING_CHARS) -> str:
@@ -140,14 +159,15 @@ def _weight(held: set[str], weights: Mapping[str, float] | None) -> float:
 def ruling_brief(attrs: dict[str, Any]) -> dict[str, Any]:
     """What a precedent or decision hit says of its ruling: ``verdict`` (the engine's),
     ``ruling`` (the reviewer's), ``reviewer``, ``ruled_at`` (ISO-8601 UTC), ``reason``
-    (client-side text, :func:`clip` ped to 600 characters) and ``override``."""
+    (client-side text, :func:`clip_text` ped to 600 characters, its lines kept) and
+    ``override``."""
     verdict, ruling = attrs.get("verdict"), attrs.get("ruling")
     return {
         "verdict": verdict,
         "ruling": ruling,
         "reviewer": attrs.get("reviewer"),
         "ruled_at": attrs.get("ruled_at"),
-        "reason": clip(str(attrs.get("reason") or ""), 600),
+        "reason": clip_text(str(attrs.get("reason") or ""), 600),
         "override": verdict is not None and ruling != verdict,
     }
 
@@ -171,7 +191,7 @@ def node_snippet(
         text = node.text
         reason = text.rsplit("Reason: ", 1)[1] if "Reason: " in text else ""
         request = text.split("\nRuled ", 1)[0]
-        return {**ruling_brief({**data, "reason": reason}), "request": clip(request, 400)}
+        return {**ruling_brief({**data, "reason": reason}), "request": clip_text(request, 400)}
     if node.type == "workitem":
         data = node.data
         parts = [str(data.get("kind") or "work item")]

@@ -10,7 +10,7 @@ import re
 from etki.text import fold, printable, spellings
 from etki.wiki.pagematch import SHORT_TOKEN, _snippet, occurs, word_start
 
-__all__ = ["SHORT_TOKEN", "excerpt", "page_title", "word_start"]
+__all__ = ["SHORT_TOKEN", "excerpt", "page_title", "unescape", "word_start"]
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+")
 _ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
@@ -22,8 +22,13 @@ _ESCAPE = re.compile(r"\\(.)")
 _RULE_CELL = re.compile(r"^:?-{2,}:?$")
 
 
-def _unescape(text: str) -> str:
+def unescape(text: str) -> str:
+    """``text`` with its markdown backslash escapes undone (``\\[`` -> ``[``): the text as
+    its writer gave it, which the wiki escaped to keep it literal."""
     return _ESCAPE.sub(r"\1", text)
+
+
+_unescape = unescape
 
 
 def _body_start(lines: list[str]) -> int:
