@@ -197,3 +197,37 @@ def _cells(lines: LinePage, y: int) -> list[tuple[int, Segment]]:
         out.append((x, seg))
         x += seg.cell_length
     return out
+
+
+@sync
+async def test_a_page_read_again_while_it_opens_still_lands_on_its_clause(tmp_path: Path) -> None:
+    """The contract page opened at 3.2 and, before it stood there, read again because it
+    changed on disk (the pane's ``refresh``; CI under load saw the landing on 3.2 never
+    come at 120x40): the page shown is the new text, at clause 3.2, its heading on the
+    first row — not at the scroll row the first landing had reached. The reader is
+    asked directly (as the pane's ``refresh`` asks it: ``keep_scroll``, no anchor)."""
+    world = build_tui_tdrs_world(tmp_path)
+    try:
+        text = (world.wiki / CONTRACT_PAGE).read_text(encoding="utf-8")
+        section = clause(text, "3.2")
+        app = make_app(world, search_delay=0, preview_delay=0)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "2")
+            pane = app.query_one(MemoryPane)
+            reader = pane.reader
+            await reader.show(CONTRACT_PAGE, text, history="push", anchor=section.anchor)
+            # its lines render in a worker thread (~0.25 s): the landing has not come yet
+            assert reader.landed is None
+            changed = text + "\nA line written while the page opened.\n"
+            await reader.show(CONTRACT_PAGE, changed, history="keep", keep_scroll=True)
+
+            def read_again_and_settled() -> bool:
+                return reader.text == changed and reader.whole_shown and not reader._landing
+
+            await until(pilot, read_again_and_settled, "the page read again and placed")
+            await settle(pilot)
+            assert reader.landed == section.anchor
+            assert on_top(reader, section.title), top_row(reader)
+    finally:
+        world.repo.dispose()

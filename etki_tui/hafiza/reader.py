@@ -219,6 +219,10 @@ class PageReader(Vertical):
         """The page shown is laid out whole (a long contract page is rendered to lines
         in a worker thread, :mod:`.linepage`, False until its lines are shown)."""
         self.landed: str | None = None
+        self._anchor_due = ""
+        """The clause anchor the page shown is opened at and has not landed on yet: a
+        re-read of the page meanwhile (it changed on disk, :meth:`show`'s
+        ``keep_scroll``) lands there still."""
         self._landing: tuple[str, float | str, str] | None = None
         """Where a long page shown as lines is to be scrolled once rendered: ``("clause",
         title, anchor)``, ``("y", row, "")`` (read again) or ``("top", 0, "")``."""
@@ -277,6 +281,11 @@ class PageReader(Vertical):
         section of the page (an opened search hit, issue 33): the page is laid out at
         least up to that section's end and shown from its heading (:attr:`landed`)."""
         previous = self.path
+        if keep_scroll and not anchor and previous == path and self._anchor_due:
+            # read again before it stood at its clause (a page written while it opened;
+            # seen under load in CI): it lands on that clause, not on the scroll row a
+            # landing under way had reached
+            anchor, keep_scroll = self._anchor_due, False
         if history == "push":
             self.history.visit(path, pin=True)
         elif history == "replace":
@@ -286,6 +295,7 @@ class PageReader(Vertical):
         self.tokens = list(tokens)
         self.landed = None
         section = find_section(path, text, anchor) if anchor else None
+        self._anchor_due = anchor if section is not None else ""
         reach = 0
         if section is not None:  # the clause and everything before it (its heading's place)
             before = sum(len(line) + 1 for line in text.split("\n", section.start)[:-1])
@@ -418,12 +428,13 @@ class PageReader(Vertical):
             return
         if not heading.is_attached:
             self._veil(False)
+            self._anchor_due = ""
             return
         off = heading.region.y - scroll.content_region.y
         if off == 0 or (off > 0 and scroll.scroll_y >= scroll.max_scroll_y) or tries <= 0:
             if still or tries <= 0:
                 self._veil(False)
-                self.landed = anchor
+                self.landed, self._anchor_due = anchor, ""
                 return
             still = 1
         else:
@@ -453,7 +464,7 @@ class PageReader(Vertical):
         if kind == "clause":
             line = lines.heading_line(str(where))
             if line is None:  # no such heading: shown from the top (or the first match)
-                self._landing, anchor = ("top", 0, ""), ""
+                self._landing, anchor, self._anchor_due = ("top", 0, ""), "", ""
         if line is None:
             line = int(where) if kind == "y" else lines.first_match_line() or 0
         self.call_after_refresh(self._land_line, rendered, line, anchor, kind != "y")
@@ -489,7 +500,7 @@ class PageReader(Vertical):
         self._landing = None
         self._veil(False)
         if anchor:
-            self.landed = anchor
+            self.landed, self._anchor_due = anchor, ""
 
     def _scroll_y(self) -> float:
         """How far the page body is scrolled now (0 before it is composed)."""
