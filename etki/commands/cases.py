@@ -504,6 +504,13 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             multiline=False,
         )
         _print_decision(d, now, case.estimate)
+        terms = case.cr_terms
+        if terms is not None and terms.modules is not None:  # the PMO's choice (cr edit)
+            chosen = ", ".join(terms.modules) or "none"
+            echo(
+                f"CR document modules: {chosen} (chosen by {terms.actor} at {terms.at})",
+                multiline=False,
+            )
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
             said = " / ".join(item["rulings"])
