@@ -124,3 +124,24 @@ def test_one_case_written_is_said_in_the_singular(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == "1 case written to one.csv\n"
     assert one in (tmp_path / "one.csv").read_text("utf-8-sig")
+
+
+def test_counts_are_said_in_the_singular_and_the_plural() -> None:
+    from etki.text import plural
+
+    assert [f"{n} {plural(n, 'case')}" for n in (0, 1, 2)] == ["0 cases", "1 case", "2 cases"]
+    assert plural(1, "was", "were") == "was" and plural(3, "was", "were") == "were"
+
+
+def test_import_and_init_say_one_request_and_one_contract(tmp_path: Path) -> None:
+    desk, env = _world(tmp_path)
+    desk.repo.dispose()
+    rows = tmp_path / "one.jsonl"
+    rows.write_text(json.dumps({"id": "PMO-ONE", "text": "Add a logo."}) + "\n", "utf-8")
+    done = run_etki(["import", str(rows), "--project", "demo"], env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "imported 1 new request"
+    init = run_etki(["init", str(tmp_path / "project")], env=env, cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    knowledge = next(ln for ln in init.stdout.splitlines() if ln.startswith("  knowledge: "))
+    assert knowledge.startswith("  knowledge: 2 contracts, ") and "(s)" not in knowledge

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
-from etki.text import printable
+from etki.text import plural, printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -647,7 +647,7 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
     done = desk.import_requests(
         desk.chosen_project(args.project), args.file, args.format, preanalyse=args.preanalyse
     )
-    line = f"imported {len(done.stored)} new request(s)"
+    line = f"imported {len(done.stored)} new {plural(len(done.stored), 'request')}"
     if done.already:
         line += f"; {done.already} already stored (left as they are)"
     if done.erased:
