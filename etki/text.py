@@ -289,3 +289,10 @@ def spreadsheet_safe(text: str) -> str:
     if text.startswith(FORMULA_STARTS) or _SEPARATED_FORMULA.search(text):
         return "'" + text
     return text
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``word`` for ``count`` of it in user-facing English: ``word`` for exactly 1,
+    else ``many`` (default ``word + "s"``), so a count reads ``f"{n} {plural(n, 'case')}"``
+    ("1 case", "0 cases", "2 cases") and never "case(s)" (a PMO trial of issue 35)."""
+    return word if count == 1 else (many if many is not None else word + "s")

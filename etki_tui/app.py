@@ -27,7 +27,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static, TabbedContent, TabPane, TextArea
 
 from etki.services import Seat
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.actions import ACTIONS, bindings, key_label
 from etki_tui.config import config_path
 from etki_tui.flows.assign import AssignFlow
@@ -182,7 +182,7 @@ class EtkiApp(AssignFlow):
             if self.status_line is not None and self.status_line.is_attached:
                 self.status_line.say(
                     "Keys not used",
-                    f"{count} key(s) typed after {key_label(key)} went nowhere: no form opened.",
+                    f"{count} {plural(count, 'key')} typed after {key_label(key)} went nowhere: no form opened.",
                 )
 
         async def type_held() -> None:
@@ -212,10 +212,11 @@ class EtkiApp(AssignFlow):
         if self.init_summary is not None:
             s = self.init_summary
             msg = (
-                f"Loaded {s.project_id}: {s.requests} requests, {s.new_cases} new case(s) triaged."
+                f"Loaded {s.project_id}: {s.requests} {plural(s.requests, 'request')}, "
+                f"{s.new_cases} new {plural(s.new_cases, 'case')} triaged."
             )
             if s.refused:  # rows that cannot be stored; the first one named
-                msg += f" {len(s.refused)} request row(s) refused: {s.refused[0]}"
+                msg += f" {len(s.refused)} request {plural(len(s.refused), 'row')} refused: {s.refused[0]}"
             if s.wiki_error:
                 msg += (
                     f" Wiki not updated: {s.wiki_error} — run `python -m etki.wiki "

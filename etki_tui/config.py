@@ -48,7 +48,7 @@ import yaml
 from filelock import FileLock, Timeout
 
 from etki.frontmatter import CoreSafeLoader
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.actions import ACTIONS, forbidden, key_label, keymap_clashes
 
 DEFAULT_REFRESH_SECONDS = 3.0
@@ -152,7 +152,7 @@ def load_config(
     unknown_top = sorted(str(k) for k in data if k not in KNOWN_KEYS)
     if unknown_top:
         warnings.append(
-            f"config file {path}: unknown setting(s) {', '.join(unknown_top)} "
+            f"config file {path}: unknown {plural(len(unknown_top), 'setting')} {', '.join(unknown_top)} "
             f"ignored (known: {', '.join(KNOWN_KEYS)})."
         )
     keymap: dict[str, str] = {}
@@ -187,7 +187,7 @@ def load_config(
         keymap[name] = ",".join(parts)
     if unknown_ids:
         warnings.append(
-            f"keymap: unknown binding id(s) {', '.join(sorted(unknown_ids))} "
+            f"keymap: unknown binding {plural(len(unknown_ids), 'id')} {', '.join(sorted(unknown_ids))} "
             "ignored; the help screen (? or F1) lists the ids."
         )
     for key, action_id, other in keymap_clashes(keymap):

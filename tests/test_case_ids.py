@@ -92,8 +92,6 @@ def test_erasing_the_longer_one_keeps_it_erased(tmp_path: Path) -> None:
     repo.erase_case(long_b, "dpo", "data subject request")
     again = init_project(folder, repo, settings, related_context=False)
     assert (again.new_cases, again.erased_skipped) == (0, 1)
-    assert (
-        "  erased: 1 request(s) of the folder were erased and are not stored again" in again.lines()
-    )
+    assert "  erased: 1 request of the folder was erased and is not stored again" in again.lines()
     ids = {c.case_id for c in repo.cases("demo")}
     assert long_b not in ids and "req-demo-636eb6d6" in ids

@@ -58,9 +58,12 @@ def test_the_pmo_chooses_the_impacted_modules(desk: Desk) -> None:
 
     history = [e.text for e in desk.repo.case_history(cid) if e.kind == "cr_terms"]
     assert history == [
-        "0 assumptions, 0 exclusions, no validity date, names 2 modules chosen",
-        "0 assumptions, 0 exclusions, valid until 2099-01-31, names 2 modules chosen",
-        "0 assumptions, 0 exclusions, valid until 2099-01-31, names 0 modules chosen",
+        "0 assumptions, 0 exclusions, no validity date, names modules payments.water, core.i18n",
+        (
+            "0 assumptions, 0 exclusions, valid until 2099-01-31, "
+            "names modules payments.water, core.i18n"
+        ),
+        "0 assumptions, 0 exclusions, valid until 2099-01-31, names no modules",
         "0 assumptions, 0 exclusions, valid until 2099-01-31",
     ]
     audit = [r for r in desk.repo.audit_log(cid) if r[2] == "cr_terms"]
@@ -85,8 +88,23 @@ def test_cr_edit_module_options(desk: Desk, tmp_path: Path) -> None:
     assert "no module 'nosuch' in project demo" in done.stderr
     done = etki("--module", "x", "--no-modules")
     assert done.returncode == 2 and "--module and --no-modules together" in done.stderr
+    shown = run_etki(["show", case.case_id], env=env, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    chosen = [ln for ln in lines if ln.startswith("CR document modules: ")]
+    assert len(chosen) == 1
+    assert chosen[0].startswith(
+        f"CR document modules: payments.water, core.i18n (chosen by {REVIEWER} at "
+    )
+    assert any(ln.endswith("names modules payments.water, core.i18n") for ln in lines)
     done = etki("--no-modules")
     assert done.returncode == 0 and "  impacted modules: none\n" in done.stdout
+    shown = run_etki(["show", case.case_id], env=env, cwd=tmp_path)
+    lines = shown.stdout.splitlines()
+    assert [ln for ln in lines if ln.startswith("CR document modules: ")] == [
+        next(ln for ln in lines if ln.startswith("CR document modules: none (chosen by "))
+    ]
+    assert lines[-1].endswith(", names no modules")
     done = etki("--default-modules")
     want = ", ".join(case.decision.impacted_modules)
     assert f"  impacted modules: {want} (the default: the decision's)\n" in done.stdout

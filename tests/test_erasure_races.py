@@ -232,7 +232,7 @@ def test_the_proof_names_a_table_a_late_writer_left_text_in_and_finish_clears_it
     left = repo.leftovers(VICTIM)
     assert [(x.table, x.rows) for x in left] == [("audit_log", 1)]
     (place,) = leftover_places(VICTIM, [(x.table, x.rows, x.what) for x in left])
-    assert place.held and place.what == "table audit_log" and "1 row(s)" in place.detail
+    assert place.held and place.what == "table audit_log" and "1 row of" in place.detail
     done = finish_erasure(repo, settings, VICTIM, wait_s=10)
     assert done.complete, [p.line() for p in done.places]
     assert repo.leftovers(VICTIM) == []

@@ -65,7 +65,25 @@ def test_the_figures_read_plain_and_grouped() -> None:
     assert parse_estimate("1", "r").figures() == "1 day"
 
 
-_PLAIN = "write it without a thousands separator, with a decimal point or comma"
+_PLAIN = "write it plainly, digits with no thousands separator and a decimal point or comma"
+_TR_DE = "or as Turkish and German write it, a dot between thousands and a comma before decimals"
+
+
+def test_a_refused_prices_advice_and_example_are_taken() -> None:
+    """A PMO trial of issue 35: "86.500 TRY" was told "without a thousands separator
+    ... e.g. 12.500,00". Every figure the refusal suggests is one the parser takes."""
+    for typed, plain, tr_de in (
+        ("86.500", "86500", "86.500,00"),
+        ("12,500.50", "12500.50", "12.500,50"),
+        ("1,250,000", "1250000", "1.250.000,00"),
+    ):
+        with pytest.raises(InputError) as refused:
+            parse_estimate("2", "r", f"{typed} TRY")
+        said = str(refused.value)
+        assert f"{_PLAIN}: {plain}" in said and said.endswith(f"{_TR_DE}: {tr_de}")
+        assert "without a thousands separator" not in said and "e.g." not in said
+        taken = {parse_estimate("2", "r", f"{form} TRY").price for form in (plain, tr_de)}
+        assert len(taken) == 1  # both forms taken, as the same amount
 
 
 @pytest.mark.parametrize(
@@ -91,10 +109,16 @@ _PLAIN = "write it without a thousands separator, with a decimal point or comma"
         ("2", "r", "abc", "EUR", "'price' is 'abc': not a number"),
         # read two ways (12500 in Turkish and German, 12.5 in English), or English
         # grouping: the plain way to write it and the Turkish/German one, never a guess
-        ("2", "r", "12,500.50", "USD", f"'price' is '12,500.50': {_PLAIN}: 12500.50; or "),
+        (
+            "2",
+            "r",
+            "12,500.50",
+            "USD",
+            f"'price' is '12,500.50': {_PLAIN}: 12500.50; {_TR_DE}: 12.500,50",
+        ),
         ("2", "r", "12.500", "EUR", f"'price' is '12.500': {_PLAIN}: 12500 "),  # or 12.5?
-        ("2", "r", "1.500", "EUR", f"'price' is '1.500': {_PLAIN}: 1500 .* e.g. 12.500,00"),
-        ("2", "r", "1,500", "EUR", f"'price' is '1,500': {_PLAIN}: 1500 .* e.g. 12.500,00"),
+        ("2", "r", "1.500", "EUR", f"'price' is '1.500': {_PLAIN}: 1500 .*; {_TR_DE}: 1.500,00"),
+        ("2", "r", "1,500", "EUR", f"'price' is '1,500': {_PLAIN}: 1500 .*; {_TR_DE}: 1.500,00"),
         ("2", "r", "86 500,00 EUR TRY", None, "'price' is '86 500,00 EUR TRY': write the"),
         ("2", "r", "12500 EUR", "TRY", "'price' is '12500 EUR'"),
     ],
@@ -347,7 +371,7 @@ def test_etki_estimate_on_the_command_line(tmp_path) -> None:
     assert "'currency' is 'XYZ'" in refused(cid, *price, "100", "--currency", "XYZ")
     assert "12500.50" in refused(cid, *price, "12,500.50", "--currency", "USD")
     ambiguous = refused(cid, *price, "1.500", "--currency", "TRY")
-    assert "1500 (1.5 if a decimal was meant)" in ambiguous and "e.g. 12.500,00" in ambiguous
+    assert "1500 (1.5 if a decimal was meant)" in ambiguous and ambiguous.endswith(": 1.500,00\n")
     assert "1500 (1.5 if a decimal was meant)" in refused(cid, *price, "1,500 EUR")
     assert "field 'days' is 'ten'" in refused(cid, "--days", "ten", "--reason", "r")
     assert "--reason" in refused(cid, "--days", "2")  # argparse: required

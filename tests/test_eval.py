@@ -153,7 +153,7 @@ def test_eval_triage_command(stored, monkeypatch, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert out.startswith("triage evaluation: 1 engagement(s), 40 labelled requests")
+    assert out.startswith("triage evaluation: 1 engagement, 40 labelled requests")
     assert "stored project demo: " in out  # the stored project, not the folder
     assert "accuracy" in out and "macro-F1" in out and "confusion" in out
     with pytest.raises(InputError):

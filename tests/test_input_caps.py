@@ -219,7 +219,7 @@ def test_an_18_mb_request_is_refused_and_the_good_rows_are_stored(tmp_path):
     )
     assert where in run.stderr, run.stderr
     assert "requests: 2, new cases triaged: 2" in run.stdout
-    assert "refused: 1 request row(s)" in run.stdout
+    assert "refused: 1 request row that" in run.stdout
     assert _stored(tmp_path) == [("R-1", len(GOOD[0]["text"])), ("R-3", len(GOOD[1]["text"]))]
     pages = sorted(p.name for p in (tmp_path / "wiki-demo").rglob("*.md"))
     assert pages and not any("R-BIG" in (tmp_path / "wiki-demo" / p).name for p in pages)

@@ -114,7 +114,7 @@ def test_import_stores_the_good_records_once(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     done = etki(tmp_path, "import", "--project", "demo", str(path))
-    assert done.returncode == 2 and "imported 2 new request(s)" in done.stdout
+    assert done.returncode == 2 and "imported 2 new requests" in done.stdout
     assert "new.jsonl:2:" in done.stderr and "malformed JSON" in done.stderr
     after = queue(tmp_path)
     assert set(after) - set(before) == {"N-1", "N-2"}
@@ -126,7 +126,7 @@ def test_import_stores_the_good_records_once(tmp_path: Path) -> None:
     )
     assert after["N-1"]["verdict"] == alone["verdict"]
     again = etki(tmp_path, "import", "--project", "demo", str(path))
-    assert "imported 0 new request(s); 2 already stored" in again.stdout
+    assert "imported 0 new requests; 2 already stored" in again.stdout
     assert queue(tmp_path) == after
     verify = etki(tmp_path, "wiki", "verify", "--project", "demo")
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -163,7 +163,7 @@ def test_add_and_import_leave_out_project_with_one_stored(tmp_path: Path) -> Non
     rows = tmp_path / "new.jsonl"
     rows.write_text(json.dumps({"id": "late-9", "text": "Export receipts as PDF."}) + "\n")
     imported = etki(tmp_path, "import", str(rows))
-    assert imported.returncode == 0 and "imported 1 new request(s)" in imported.stdout
+    assert imported.returncode == 0 and "imported 1 new request" in imported.stdout
     assert len(queue(tmp_path)) == before + 2
 
 

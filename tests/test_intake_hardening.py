@@ -61,7 +61,7 @@ def test_a_cell_over_131072_characters_is_stored_and_one_over_the_most_refused_a
     done = etki(tmp_path, "import", "--project", "demo", str(path))
     assert done.returncode == 2, done.stderr
     assert "internal error" not in done.stderr
-    assert "imported 3 new request(s); 2 refused" in done.stdout
+    assert "imported 3 new requests; 2 refused" in done.stdout
     errors = done.stderr.splitlines()
     assert len(errors) == 2
     assert (
@@ -122,7 +122,7 @@ def test_a_quote_left_open_on_the_command_line_stores_the_other_rows(tmp_path: P
     path.write_text('id,text\nN-1,"no end\nN-2,two\nN-3,three\n', encoding="utf-8")
     done = etki(tmp_path, "import", "--project", "demo", str(path))
     assert done.returncode == 2
-    assert "imported 2 new request(s); 1 refused" in done.stdout
+    assert "imported 2 new requests; 1 refused" in done.stdout
     assert "new.csv:2: a quote opened on this line is never closed" in done.stderr
     assert {"N-2", "N-3"} <= stored_ids(tmp_path) and "N-1" not in stored_ids(tmp_path)
 
@@ -132,7 +132,7 @@ BARRIER = Path(__file__).with_name("cli_barrier.py")
 
 def test_racing_imports_of_one_file_say_how_many_were_already_stored(tmp_path: Path) -> None:
     """Two real ``etki import`` processes of one file, released together: the one that
-    lost the race said "imported 0 new request(s)" and nothing else, as if the file were
+    lost the race said "imported 0 new requests" and nothing else, as if the file were
     empty. Each now accounts for every row: new + already stored = rows of the file."""
     assert etki(tmp_path, "init", str(SAMPLE)).returncode == 0
     rows = 12
@@ -170,7 +170,7 @@ def test_racing_imports_of_one_file_say_how_many_were_already_stored(tmp_path: P
         outs.append(out)
     counts = []
     for out in outs:
-        found = re.match(r"imported (\d+) new request\(s\)(?:; (\d+) already stored)?", out)
+        found = re.match(r"imported (\d+) new requests?(?:; (\d+) already stored)?", out)
         assert found, out
         counts.append((int(found[1]), int(found[2] or 0)))
     assert sum(new for new, _ in counts) == rows, outs  # each row stored once
@@ -206,7 +206,7 @@ def test_github_issues_of_the_wrong_shape_are_refused_by_item_and_field(tmp_path
     )
     done = etki(tmp_path, "import", "--project", "demo", str(path))
     assert done.returncode == 2
-    assert "imported 2 new request(s); 4 refused" in done.stdout
+    assert "imported 2 new requests; 4 refused" in done.stdout
     assert "line" not in done.stderr
     assert {"gh-1", "gh-5"} <= stored_ids(tmp_path)
     assert not {"gh-2", "gh-3", "gh-4"} & stored_ids(tmp_path)

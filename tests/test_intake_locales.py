@@ -101,7 +101,7 @@ def test_import_lists_each_new_case_with_its_verdict(tmp_path: Path) -> None:
     done = etki(tmp_path, "import", "--project", "demo", str(path))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "imported 1 new request(s)"
+    assert lines[0] == "imported 1 new request"
     assert lines[1].startswith(f"note: {path}: not UTF-8, read as Windows-1254 (Turkish)")
     rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
     row = next(r for r in rows if r["request_id"] == "X-1")
@@ -145,7 +145,7 @@ def test_etki_import_reads_excels_unicode_text(tmp_path: Path) -> None:
     path.write_bytes(UNICODE_TEXT.encode("utf-16"))  # Python writes the mark, as Excel
     done = etki(tmp_path, "import", "--project", "demo", "--no-preanalysis", str(path))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == "imported 1 new request(s)"
+    assert done.stdout.splitlines()[0] == "imported 1 new request"
     rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
     assert [r["title"] for r in rows if r["request_id"] == "U-1"] == ["İade"]
 
@@ -208,7 +208,7 @@ def test_etki_import_refuses_the_row_with_more_cells_and_stores_the_rest(tmp_pat
         timeout=300,
     )
     assert done.returncode == 2, done.stderr
-    assert done.stdout.splitlines()[0].startswith("imported 3 new request(s); 1 refused")
+    assert done.stdout.splitlines()[0].startswith("imported 3 new requests; 1 refused")
     assert f"{path}:3: line 3 has 4 cells, the header 3" in done.stderr
     rows = json.loads(etki(tmp_path, "queue", "--project", "demo", "--json").stdout)
     stored = {r["request_id"]: r for r in rows}

@@ -612,9 +612,7 @@ async def test_p_writes_a_preanalysis_in_a_worker_and_the_pane_shows_it(world: P
             text = _pane_text(app)
             assert "Pre-analysis (test-model · etki-preanalysis/1)" in text
             assert "[b]" + INJECTION + "[/b]" in text  # literal, never markup
-            assert (
-                "1 claim(s) dropped: they named nodes not in the context (module:invented)" in text
-            )
+            assert "1 claim dropped: they named nodes not in the context (module:invented)" in text
             assert any("Pre-analysis of" in n and "saved" in n for n in seen.notes())
         assert len(server.requests) == 1
     saved = desk.repo.preanalysis(case_id)

@@ -312,7 +312,7 @@ def test_triage_cites_an_out_statement_like_any_clause(
     init = _etki("init", str(root), env=cli_env, cwd=tmp_path)
     assert init.returncode == 0, init.stderr
     assert "  declared remit: 1 in, 2 out (etki.yaml scope)" in init.stdout.splitlines()
-    assert "  knowledge: 1 contract(s)," in init.stdout
+    assert "  knowledge: 1 contract," in init.stdout
     got = _etki("triage", "--project", "lib", "--json", REQUEST_WEBSITE, env=cli_env, cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     decision = json.loads(got.stdout)

@@ -307,7 +307,7 @@ def test_three_invalid_answers_fall_back_to_find_k(sample):
         res = chat_port(sample, s).nl_query(QUESTION)
     assert len(s.requests) == 3
     assert res.strategy == "find_k_nodes" and res.attempts == 3
-    assert "no valid tool call after 3 attempt(s)" in res.reason
+    assert "no valid tool call after 3 attempts" in res.reason
     assert all("exactly one tool call" in f for f in res.fallbacks)
     assert res.ids == make_port(sample).find_k_nodes(QUESTION).ids
 

@@ -39,6 +39,10 @@ async def test_a_kept_export_and_a_tab_switch_bring_back_no_old_message(
         await until(
             pilot, lambda: not isinstance(app.screen, (OverwriteConfirm, CrExportForm)), "kept"
         )
+        kept = app.status_line
+        assert kept is not None  # Keep it is said, as a passing message
+        await until(pilot, lambda: kept.said.startswith("Not exported"), "the kept message")
+        assert kept.entries[-1][2:] == ("Not exported", f"Kept the existing file {target}")
         await press(pilot, "3")  # Raporlar
         await settle(pilot)
         status = app.status_line

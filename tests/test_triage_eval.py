@@ -376,7 +376,7 @@ def test_command_text_report(two, capsys):
     code, out, err = cli(capsys, str(alpha), str(beta), "--resamples", "100", "--per-request")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "triage evaluation: 2 engagement(s), 8 labelled requests (0 borderline)"
+    assert lines[0] == "triage evaluation: 2 engagements, 8 labelled requests (0 borderline)"
     assert max(len(line) for line in lines) <= WIDTH
     table = lines[lines.index("engine, all rows") + 1 :]
     assert table[0].split()[:3] == ["engagement", "n", "accuracy"]
@@ -495,7 +495,7 @@ def test_command_as_a_subprocess(two, tmp_path):
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("triage evaluation: 2 engagement(s)")
+    assert out.stdout.startswith("triage evaluation: 2 engagements")
     assert not (tmp_path / "etki.db").exists()  # folders need no database
     bad = subprocess.run(
         [sys.executable, "-m", "etki.cli", "eval", "triage", str(tmp_path / "nope")],

@@ -29,17 +29,13 @@ TEXT = (
 SENTENCE = TEXT.split(". ", 1)[0] + "."
 
 
-def _world(tmp: Path) -> tuple[Desk, dict[str, str]]:
+def _world(tmp: Path, extra: tuple[dict[str, str], ...] = ()) -> tuple[Desk, dict[str, str]]:
     project = tmp / "project"
     shutil.copytree(SAMPLE, project)
+    rows = ({"id": "TM-V-003", "text": TEXT, "submitted_by": "Tekil Gönderen"}, *extra)
     with (project / "requests.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(
-            json.dumps(
-                {"id": "TM-V-003", "text": TEXT, "submitted_by": "Tekil Gönderen"},
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     url = f"sqlite:///{tmp}/etki.db"
     repo = CaseFileRepository(url)
     settings = Settings(db_url=url, reviewer=REVIEWER)
@@ -74,6 +70,42 @@ def test_an_untitled_requests_cr_carries_its_whole_first_sentence(tmp_path: Path
         desk.repo.dispose()
 
 
+SHORT = (
+    "We need a new module for e.g. printing version 4.2 receipts. "
+    "It must also support installments. Thanks."
+)
+LONG = (
+    "We need a new module that prints and e-mails the receipts of every sale made at "
+    "the front desk. It must also support installments. Thanks."
+)
+
+
+def test_an_untitled_requests_cr_heading_is_its_first_sentence_only(tmp_path: Path) -> None:
+    # a three-sentence untitled request, under 80 characters' first sentence, stored
+    # both whole (short) and cut at 80 (long); "e.g." and "4.2" stay inside the sentence
+    extra = ({"id": "PMO-S-1", "text": SHORT}, {"id": "PMO-S-2", "text": LONG})
+    desk, _env = _world(tmp_path, extra)
+    try:
+        want = {
+            "PMO-S-1": "We need a new module for e.g. printing version 4.2 receipts.",
+            "PMO-S-2": (
+                "We need a new module that prints and e-mails the receipts of every sale "
+                "made at the front desk."
+            ),
+        }
+        for rid, sentence in want.items():
+            case = next(c for c in desk.repo.cases("demo") if c.request_id == rid)
+            desk.rule(case.case_id, "convert_to_cr", reason="new work")
+            name, md = desk.cr_document(case.case_id, "md")
+            heading = md.decode("utf-8").splitlines()[0]
+            assert heading == f"# Change request {name.removesuffix('.md')}: {sentence}"
+            docname, data = desk.cr_document(case.case_id, "docx")
+            title = f"Change request {docname.removesuffix('.docx')}: {sentence}"
+            assert Document(io.BytesIO(data)).core_properties.title == title
+    finally:
+        desk.repo.dispose()
+
+
 def test_one_case_written_is_said_in_the_singular(tmp_path: Path) -> None:
     desk, env = _world(tmp_path)
     desk.repo.dispose()
@@ -92,3 +124,24 @@ def test_one_case_written_is_said_in_the_singular(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == "1 case written to one.csv\n"
     assert one in (tmp_path / "one.csv").read_text("utf-8-sig")
+
+
+def test_counts_are_said_in_the_singular_and_the_plural() -> None:
+    from etki.text import plural
+
+    assert [f"{n} {plural(n, 'case')}" for n in (0, 1, 2)] == ["0 cases", "1 case", "2 cases"]
+    assert plural(1, "was", "were") == "was" and plural(3, "was", "were") == "were"
+
+
+def test_import_and_init_say_one_request_and_one_contract(tmp_path: Path) -> None:
+    desk, env = _world(tmp_path)
+    desk.repo.dispose()
+    rows = tmp_path / "one.jsonl"
+    rows.write_text(json.dumps({"id": "PMO-ONE", "text": "Add a logo."}) + "\n", "utf-8")
+    done = run_etki(["import", str(rows), "--project", "demo"], env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "imported 1 new request"
+    init = run_etki(["init", str(tmp_path / "project")], env=env, cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    knowledge = next(ln for ln in init.stdout.splitlines() if ln.startswith("  knowledge: "))
+    assert knowledge.startswith("  knowledge: 2 contracts, ") and "(s)" not in knowledge

@@ -133,7 +133,7 @@ async def test_a_case_ruled_by_another_connection_before_confirm_is_reported_alo
         notice = app.screen
         assert isinstance(notice, NoticeModal) and notice.id == "bulk-report"
         body = shown(notice.query_one("#notice-body"), 70, 8)
-        assert SECOND in body and "ayse" in body and "2 other case(s) were ruled" in body
+        assert SECOND in body and "ayse" in body and "2 other cases were ruled" in body
         await press(pilot, "enter")
         await settle(pilot)
         assert not {FIRST, SECOND, THIRD} & set(queue_ids(app))
@@ -291,9 +291,7 @@ async def test_b_rules_only_the_cases_the_engine_is_sure_of(tui_world: TuiWorld)
         [done] = seen.of(BulkRuled)
         assert sorted(o.ruling.case_id for o in done.committed) == [FIRST, SECOND]
         assert done.unsure == 2
-        assert any(
-            "2 marked case(s) the engine is not sure of were left" in n for n in seen.notes()
-        )
+        assert any("2 marked cases the engine is not sure of were left" in n for n in seen.notes())
         assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
         assert {CR_UNSURE, HOSTILE_UNSURE} <= set(queue_ids(app))
         # at 80 columns the note is the short one, beside the count it must not push out
@@ -316,7 +314,7 @@ async def test_b_with_only_unsure_cases_marked_rules_none(tui_world: TuiWorld) -
         assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
         await press(pilot, "B")
         assert not isinstance(app.screen, BulkConfirm)
-        assert any("not sure of any of the 2 marked case(s)" in n for n in seen.notes())
+        assert any("not sure of any of the 2 marked cases" in n for n in seen.notes())
         assert not seen.of(BulkRuled)
         assert pane.marked == {CR_UNSURE, HOSTILE_UNSURE}
     for case_id in (CR_UNSURE, HOSTILE_UNSURE):

@@ -55,7 +55,7 @@ async def test_w_folds_back_to_the_marked_sentence(
         await until(pilot, lambda: app.screen.maximized is detail, "the read")
         folded = body(app)
         await press(pilot, "w")
-        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await until(pilot, lambda: not any("above · w shows" in x for x in body(app)), "whole")
         whole = body(app)
         head, mark, end = _clause_4(whole)
         target = (mark + end) // 2 if where == "below" else head + 2
@@ -65,7 +65,7 @@ async def test_w_folds_back_to_the_marked_sentence(
         detail.scroll_to(y=target, animate=False)
         await until(pilot, lambda: int(detail.scroll_y) == target, "scrolled into section 4")
         await press(pilot, "w")
-        await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded")
+        await until(pilot, lambda: any("above · w shows" in x for x in body(app)), "folded")
         await settle(pilot)
         lines = body(app)
         head, mark, _ = _clause_4(lines)

@@ -215,7 +215,7 @@ async def test_w_keeps_the_reader_at_the_marked_part(
         await press(pilot, "enter")
         await until(pilot, lambda: app.screen.maximized is detail, "the read")
         lines = body(app)
-        fold = next(i for i, x in enumerate(lines) if "line(s) above" in x)
+        fold = next(i for i, x in enumerate(lines) if "above · w shows" in x)
         anchor = lines[fold + 1]
         assert anchor.strip()
         detail.scroll_to(y=fold + 1, animate=False)
@@ -226,11 +226,11 @@ async def test_w_keeps_the_reader_at_the_marked_part(
 
         assert at_top() == anchor
         await press(pilot, "w")
-        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await until(pilot, lambda: not any("above · w shows" in x for x in body(app)), "whole")
         await settle(pilot)
         assert int(detail.scroll_y) > fold + 1 and at_top() == anchor, (detail.scroll_y, at_top())
         await press(pilot, "w")
-        await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded")
+        await until(pilot, lambda: any("above · w shows" in x for x in body(app)), "folded")
         await settle(pilot)
         assert at_top() == anchor, (detail.scroll_y, at_top())
 

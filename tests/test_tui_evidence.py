@@ -82,9 +82,9 @@ def test_the_weighed_exclusion_is_quoted_first_and_the_clause_folded(talentmap_d
     assert "Weighed     11 TERMS AND CONDITIONS · an exclusion of the clause it rests on" in section
     assert "“No other hardware, software or property will be provided by the" in section
     assert "Exclusion   4 TASKS · closest" in section
-    assert any(x.strip().startswith("… ") and "line(s) above" in x for x in folded)
+    assert any(x.strip().startswith("… ") and "above · w shows" in x for x in folded)
     whole = lines(True)
-    assert not any("line(s) above" in x or "line(s) below" in x for x in whole)
+    assert not any("above · w shows" in x or "below · w shows" in x for x in whole)
     assert len(whole) > len(folded) + 100  # section 4 and 11 whole
 
 
@@ -110,7 +110,7 @@ def test_marks_are_found_across_markdown_wrapping_and_turkish_letters() -> None:
     console = Console(width=40, color_system="standard", record=True)
     console.print(view)
     plain = console.export_text(styles=False, clear=False)
-    assert "line(s) above" in plain and "line(s) below" in plain
+    assert "above · w shows" in plain and "below · w shows" in plain
     assert "Paragraph 0 " not in plain and "Tail 29" not in plain
     assert "İstanbul" in plain
     styled = console.export_text(styles=True)
@@ -131,13 +131,13 @@ async def test_w_folds_and_unfolds_the_cited_clauses(
         await goto(pilot, WEIGHED_CASE)
         await until(pilot, lambda: any("Evidence" in x for x in body(app)), "the evidence")
         folded = body(app)
-        assert any("line(s) above" in x for x in folded)
+        assert any("above · w shows" in x for x in folded)
         evidence = next(i for i, x in enumerate(folded) if x.startswith("Evidence"))
         assert evidence < folded.index("Clause memory") < folded.index("Request")
         await press(pilot, "w")
-        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await until(pilot, lambda: not any("above · w shows" in x for x in body(app)), "whole")
         await press(pilot, "w")
-        await until(pilot, lambda: any("line(s) above" in x for x in body(app)), "folded again")
+        await until(pilot, lambda: any("above · w shows" in x for x in body(app)), "folded again")
 
 
 async def _open_clause(pilot, app: EtkiApp, choice: int) -> ContractScreen:  # noqa: ANN001
@@ -398,7 +398,7 @@ def test_a_clause_the_engine_quotes_nothing_of_folds_to_its_nearest_sentence() -
     assert "Migrate the legacy payroll archive" in fold
     assert "The Contractor will provide the following services" not in fold
     assert "Service line 0 " not in fold and "Closing line 39 " not in fold
-    assert "line(s) above" in fold and "line(s) below" in fold
+    assert "above · w shows" in fold and "below · w shows" in fold
     marked = [x for x in console.export_text(styles=True).split("\n") if "\x1b[7m" in x]
     assert any("payroll" in x for x in marked)  # highlighted like a quote
 
@@ -406,7 +406,7 @@ def test_a_clause_the_engine_quotes_nothing_of_folds_to_its_nearest_sentence() -
     whole.print(marked_clause_block("SOW#4", clause, ev, whole=True))
     shown_whole = whole.export_text()
     assert "Service line 0 " in shown_whole and "Closing line 39 " in shown_whole
-    assert "line(s) above" not in shown_whole
+    assert "above · w shows" not in shown_whole
 
 
 def test_no_shared_word_keeps_the_clause_opening() -> None:
@@ -513,9 +513,9 @@ async def test_the_desk_folds_a_real_unquoted_clause_to_its_nearest_sentence(
         assert text.count(label) == 2, text
         fold = text.split(label)[2]
         assert "Projected Vacancies (e.g., factors that influence when a position" in fold
-        assert "line(s) above" in fold
+        assert "above · w shows" in fold
         await press(pilot, "w")
-        await until(pilot, lambda: not any("line(s) above" in x for x in body(app)), "whole")
+        await until(pilot, lambda: not any("above · w shows" in x for x in body(app)), "whole")
 
 
 def test_nearest_sentence_folds_turkish_and_german_letters() -> None:

@@ -12,6 +12,7 @@ import csv
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from openpyxl import load_workbook
 from textual.command import CommandInput, CommandPalette
 
@@ -173,6 +174,8 @@ async def test_an_existing_file_is_replaced_only_when_the_reviewer_says_so(
     target.write_text("Ayşe'nin dosyası\n", encoding="utf-8")
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
+        status = app.status_line
+        assert status is not None
         for keep in ("enter", "n", "escape"):
             await _export(pilot, target)
             assert isinstance(app.screen, OverwriteConfirm)
@@ -181,6 +184,13 @@ async def test_an_existing_file_is_replaced_only_when_the_reviewer_says_so(
             await press(pilot, keep)
             assert not isinstance(app.screen, OverwriteConfirm), keep
             assert target.read_text(encoding="utf-8") == "Ayşe'nin dosyası\n"
+            # said on the status line as a passing message (a trial was left with none)
+            await until(
+                pilot, lambda: status.said.startswith("Not exported"), f"the word on {keep}"
+            )
+            assert status.entries[-1][3] == f"Kept the existing file {target}"
+            assert status.entries[-1][1] == "information"
+            status.say("", "")  # the next answer says it again
         assert not any("written to" in n for n in seen.notes())
         await _export(pilot, target)
         await press(pilot, "y")
@@ -236,3 +246,37 @@ async def test_the_overdue_filter_keeps_the_cases_raporlar_counts(tui_world: Tui
         await settle(pilot)
         assert sorted(queue_ids(app)) == sorted(expected)
         assert "24h look overdue" in " ".join(pane.filter.describe())
+
+
+@sync
+async def test_the_export_form_names_the_folder_it_writes_to(
+    tui_world: TuiWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial saw only the bare file name: the form says the whole path, the home
+    folder shortened to ``~``, as the reviewer types."""
+    home = tmp_path / "ev"
+    monkeypatch.setenv("HOME", str(home))
+    app = make_app(tui_world)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "e")
+        form = app.screen
+        assert isinstance(form, ExportForm)
+        where = form.query_one("#export-where")
+        first = f"Writes to: {Path.cwd() / form.default}"
+        if str(Path.cwd()).startswith(str(home)):  # pragma: no cover - cwd is not the tmp home
+            first = "Writes to: ~" + first.split(str(home), 1)[1]
+        assert str(where.render()).strip() == first
+        await fill(pilot, "#export-path", str(home / "Raporlar ş" / "r.xlsx"))
+        await until(
+            pilot,
+            lambda: str(where.render()).strip() == "Writes to: ~/Raporlar ş/r.xlsx",
+            "the typed path under the home folder",
+        )
+        await fill(pilot, "#export-path", "~/q.csv")
+        await until(pilot, lambda: str(where.render()).strip() == "Writes to: ~/q.csv", "~ typed")
+        outside = tmp_path / "dış" / "q.csv"
+        await fill(pilot, "#export-path", str(outside))
+        await until(
+            pilot, lambda: str(where.render()).strip() == f"Writes to: {outside}", "outside"
+        )

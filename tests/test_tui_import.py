@@ -113,7 +113,7 @@ async def test_i_imports_a_file_and_lists_what_it_did(
         assert len(done.stored) == 2 and len(done.refused) == 1
         assert "talepler.csv:3" in done.refused[0]
         text = "\n".join(str(s.render()) for s in result.query("#import-lines Static"))
-        assert "Imported 2 new request(s); 1 refused." in text
+        assert "Imported 2 new requests; 1 refused." in text
         for case in tui_world.desk.cases(list(done.stored)):
             assert case.case_id in text and case.decision.verdict in text
             assert case.title in text
@@ -186,7 +186,7 @@ async def test_i_refuses_a_row_with_more_cells_and_the_status_line_says_how_it_e
         stored = {c.request_id for c in sample_world.desk.cases(list(result.done.stored))}
         assert stored == {"M-1", "M-3"}
         assert status.said.startswith(
-            "Import done: talepler.csv: Imported 2 new request(s); 1 refused."
+            "Import done: talepler.csv: Imported 2 new requests; 1 refused."
         )
         assert "Importing" not in status.said
         await press(pilot, "escape")

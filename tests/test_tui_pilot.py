@@ -781,6 +781,8 @@ async def test_sample_project_opens_and_rules(tmp_path: Path) -> None:
     )
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
+        # counts in words, never "case(s)" (a PMO trial of issue 35)
+        assert "Loaded demo: 40 requests, 40 new cases triaged." in seen.notes()
         ids = queue_ids(app)
         assert len(ids) == summary.new_cases
         first = current(app)
@@ -906,7 +908,7 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
         await settle(pilot)
         assert app.poll_seconds == 0
         notes = " ".join(seen.notes())
-        assert "unknown binding id(s) nonsense.id" in notes  # a warning, not a crash
+        assert "unknown binding id nonsense.id" in notes  # a warning, not a crash
         assert "ctrl+s" in notes and "reject" in notes  # refused, default kept
         await press(pilot, "a")  # the old key no longer approves
         await settle(pilot)

@@ -241,11 +241,11 @@ def test_config_keymap_and_warnings(tmp_path: Path) -> None:
     config = load_config(str(cfg))
     assert config.keymap == {"approve": "A", "reject": "R,ctrl+x"}
     text = " ".join(config.warnings)
-    assert "unknown binding id(s) bogus" in text
+    assert "unknown binding id bogus" in text
     assert "'filters' not remapped: ctrl+j" in text
     assert "'copy' needs a key name" in text
     assert "refresh_seconds" in text and config.refresh_seconds == DEFAULT_REFRESH_SECONDS
-    assert "unknown setting(s) theme" in text
+    assert "unknown setting theme" in text
     # A is the queue's Amend already: said, naming the file and the key
     clashes = [w for w in config.warnings if "already uses" in w]
     assert all(str(cfg) in w for w in clashes) and len(clashes) == 2

@@ -413,10 +413,16 @@ def test_raporlar(snap_compare, history_world: TuiWorld, size: tuple[int, int]) 
     _check(snap_compare, history_world, size, ["3"])
 
 
-def test_export_form(snap_compare, history_world: TuiWorld) -> None:  # noqa: ANN001
+def test_export_form(
+    snap_compare,  # noqa: ANN001
+    history_world: TuiWorld,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """e in Raporlar: the export form, its default name in the working directory (the
-    project and the day), the hint saying the ending picks the format, the footer's
-    Esc (issue 35 item 3)."""
+    project and the day), the whole path it writes to ("Writes to: ~/…": the working
+    directory, a tmp folder, made the home folder so the drawing is the same each run),
+    the hint saying the ending picks the format, the footer's Esc (issue 35 item 3)."""
+    monkeypatch.setenv("HOME", str(history_world.tmp))
     _check(snap_compare, history_world, (80, 24), ["3", "e"])
 
 

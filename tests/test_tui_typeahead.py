@@ -164,7 +164,7 @@ async def test_keys_after_a_form_that_does_not_open_are_not_queue_keys(
         assert _stack(app) == ["Screen"]
         _queue_unchanged(app, ids, filt)
         status = app.status_line
-        assert status is not None and "2 key(s) typed after X went nowhere" in status.said
+        assert status is not None and "2 keys typed after X went nowhere" in status.said
         await burst(pilot, ("v",))  # the next key is a queue key again
         assert app.query_one(QueuePane).filter != filt
 

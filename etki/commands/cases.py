@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
-from etki.text import printable
+from etki.text import plural, printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -504,6 +504,13 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
             multiline=False,
         )
         _print_decision(d, now, case.estimate)
+        terms = case.cr_terms
+        if terms is not None and terms.modules is not None:  # the PMO's choice (cr edit)
+            chosen = ", ".join(terms.modules) or "none"
+            echo(
+                f"CR document modules: {chosen} (chosen by {terms.actor} at {terms.at})",
+                multiline=False,
+            )
         for item in now["disputed_clauses"]:
             mark = "DISPUTED-RESOLVED" if item["resolved"] else "DISPUTED"
             said = " / ".join(item["rulings"])
@@ -640,7 +647,7 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
     done = desk.import_requests(
         desk.chosen_project(args.project), args.file, args.format, preanalyse=args.preanalyse
     )
-    line = f"imported {len(done.stored)} new request(s)"
+    line = f"imported {len(done.stored)} new {plural(len(done.stored), 'request')}"
     if done.already:
         line += f"; {done.already} already stored (left as they are)"
     if done.erased:

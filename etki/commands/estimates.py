@@ -62,8 +62,8 @@ def register(subparsers) -> None:
     p.add_argument("--days", required=True, help="person-days, a decimal above 0 (e.g. 3.5)")
     p.add_argument(
         "--price",
-        help="optional price above 0: an amount without thousands separators "
-        "(12500.50 or 12500,50) with --currency, or '12500 EUR'",
+        help="optional price above 0: a plain amount (12500.50 or 12500,50) or one "
+        "written as Turkish and German do (12.500,50), with --currency, or '12500 EUR'",
     )
     p.add_argument("--currency", help="ISO 4217 code of --price (EUR, TRY, USD, CHF)")
     p.add_argument(

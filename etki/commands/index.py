@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from etki.console import echo, echo_lines, emit_json_text
 from etki.errors import InputError, NotFoundError, StoreMissingError
-from etki.text import printable
+from etki.text import plural, printable
 
 if TYPE_CHECKING:
     from etki.config import Settings
@@ -175,10 +175,11 @@ def _lint_or_fail(index: KnowledgeIndex, strict: bool) -> int:
     for problem in problems:
         echo(problem.line(), multiline=False)
     warnings = sum(1 for p in problems if p.severity == "warning")
-    echo(f"{warnings} warning(s), {len(problems) - warnings} note(s)")
+    notes = len(problems) - warnings
+    echo(f"{warnings} {plural(warnings, 'warning')}, {notes} {plural(notes, 'note')}")
     if strict and warnings:
         raise LintFailedError(
-            f"{warnings} lint warning(s) in the index of {index.project_id} (--strict)"
+            f"{warnings} lint {plural(warnings, 'warning')} in the index of {index.project_id} (--strict)"
         )
     return 0
 
@@ -244,7 +245,7 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
         for s in added:
             echo(f"accepted {s.id}: {s.source} -[{s.type}]-> {s.target}", multiline=False)
         echo(
-            f"{len(added)} link(s) written to {path}"
+            f"{len(added)} {plural(len(added), 'link')} written to {path}"
             + (f"; already there: {', '.join(already)}" if already else ""),
             multiline=False,
         )
@@ -260,11 +261,11 @@ def _suggest(args: argparse.Namespace, settings: Settings) -> int:
         )
         echo(
             f"            words: {', '.join(s.words)}; "
-            f"support: {s.support} summary keyword(s) beyond the module's name",
+            f"support: {s.support} summary {plural(s.support, 'keyword')} beyond the module's name",
             multiline=False,
         )
     echo(
-        f"{len(suggestions)} suggestion(s); accept with `etki index suggest "
+        f"{len(suggestions)} {plural(len(suggestions), 'suggestion')}; accept with `etki index suggest "
         f"{args.project} --accept ID ...`",
         multiline=False,
     )

@@ -75,6 +75,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     try:
         # read before the erasure, which deletes the case's import source
         in_folder = not args.finish and desk.from_requests_file(args.case_id)
+        request_id = desk.case(args.case_id).request_id if in_folder else ""
         if args.finish:
             outcome = desk.finish_erasure(args.case_id, wait_s=args.wait, notify=notify)
         else:
@@ -100,9 +101,13 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     for place in outcome.places:
         echo(f"  {place.line()}", multiline=False)
     if e is not None and in_folder:  # etki add/import: no file of the folder holds it
+        # a trial read "remove ... too; init will not store it again" as a contradiction:
+        # Etki needs nothing more, but the client's text is still in the file
         echo(
-            f"note: remove the request from project {e.project_id}'s requests.jsonl too; "
-            "`etki init` will not store it again",
+            f"note: project {e.project_id}'s requests.jsonl still holds the client's text of "
+            f"this request (id {printable(request_id, multiline=False)}); `etki init` will "
+            "not store the erased request again, so Etki needs nothing more, but the text "
+            "stays on disk until you edit the file by hand and delete that row",
             multiline=False,
             file=sys.stderr,
         )

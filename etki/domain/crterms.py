@@ -57,7 +57,8 @@ class CrTerms:
 
     def summary(self) -> str:
         """The terms in words for a history line: ``2 assumptions, 1 exclusion, valid
-        until 2027-01-31``."""
+        until 2027-01-31``; chosen modules named (``names modules a, b`` or ``names no
+        modules``: a PMO trial read "names 0 modules chosen")."""
 
         def n(count: int, word: str) -> str:
             return f"{count} {word}{'s' if count != 1 else ''}"
@@ -67,7 +68,12 @@ class CrTerms:
         if self.clauses is not None:
             parts.append(f"cites {n(len(self.clauses), 'clause')} chosen")
         if self.modules is not None:
-            parts.append(f"names {n(len(self.modules), 'module')} chosen")
+            parts.append(
+                f"names {'module' if len(self.modules) == 1 else 'modules'} "
+                f"{', '.join(self.modules)}"
+                if self.modules
+                else "names no modules"
+            )
         return ", ".join(parts)
 
     def to_text(self) -> str:

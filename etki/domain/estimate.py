@@ -88,6 +88,27 @@ def _plain_hint(raw: str) -> str:
     return whole
 
 
+PLAIN_WORDS = "write it plainly, digits with no thousands separator and a decimal point or comma"
+"""How a price refused for its grouping is to be written plainly (:func:`_decimal`)."""
+
+TR_DE_WORDS = "as Turkish and German write it, a dot between thousands and a comma before decimals"
+"""The other form a price may take (:func:`_tr_de_amount`), as the refusal names it;
+its example is the refused figure itself in that form (:func:`_tr_de_form`), which the
+parser takes: a trial read "without a thousands separator ... e.g. 12.500,00"."""
+
+
+def _tr_de_form(plain: str) -> str:
+    """A plain figure (``86500``, ``12500.5``) as Turkish and German write an amount,
+    in the form :func:`_tr_de_amount` reads one way: thousands split by ``.``, two
+    decimals after ``,`` (``86.500,00``, ``12.500,50``)."""
+    whole, _, cents = plain.partition(".")
+    groups: list[str] = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    return ".".join([whole, *groups]) + "," + (cents + "00")[:2]
+
+
 def _tr_de_amount(text: str) -> str | None:
     """``text`` written as Turkish and German write an amount, as a plain figure
     (``86.500,00`` -> ``86500.00``, ``86 500,00`` -> ``86500.00``, ``1.250.000`` ->
@@ -121,10 +142,10 @@ def _decimal(field: str, raw: str, *, amount: bool = False) -> Decimal:
         _GROUPED.fullmatch(text) is not None and not _DECIMAL.fullmatch(text.replace(",", "."))
     )
     if amount and grouped:
+        hint = _plain_hint(text)
         raise InputError(
-            f"estimate: field '{field}' is {raw!r}: write it without a thousands "
-            f"separator, with a decimal point or comma: {_plain_hint(text)}; or as Turkish "
-            "and German write it, with its decimals after a comma, e.g. 12.500,00"
+            f"estimate: field '{field}' is {raw!r}: {PLAIN_WORDS}: {hint}; or {TR_DE_WORDS}: "
+            f"{_tr_de_form(hint.split(' ', 1)[0])}"
         )
     text = text.replace(",", ".")
     if not _DECIMAL.fullmatch(text):

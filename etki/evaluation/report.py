@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from etki.domain import VERDICTS
 from etki.evaluation.metrics import VerdictFigures
-from etki.text import printable
+from etki.text import plural, printable
 
 if TYPE_CHECKING:
     from etki.evaluation.confidence import CalibrationRow, ConfidenceFigures, ConfidenceReport
@@ -229,7 +229,7 @@ def text_lines(
     border = sum(r.borderline for e in ev.engagements for r in e.rows)
     out = [
         (
-            f"triage evaluation: {len(ev.engagements)} engagement(s), {n} labelled requests "
+            f"triage evaluation: {len(ev.engagements)} {plural(len(ev.engagements), 'engagement')}, {n} labelled requests "
             f"({border} borderline)"
         ),
         f"engine {', '.join(ev.versions())}; settings {ev.thresholds.label()}",

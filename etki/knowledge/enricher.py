@@ -41,7 +41,7 @@ from etki.errors import InputError
 from etki.knowledge.edgesfile import EDGES_FILE, accepted_entry, accepted_ids, write_edges
 from etki.knowledge.index import KnowledgeIndex, Node
 from etki.knowledge.matching import WordSet, identifier_words, text_words, usable_keyword
-from etki.text import fold
+from etki.text import fold, plural
 
 __all__ = [
     "MAX_KEYWORD_SHARE",
@@ -191,7 +191,7 @@ def accept(
     unknown = [i for i in wanted if i not in by_id and i not in before]
     if unknown:
         raise InputError(
-            f"no current suggestion has the id(s) {', '.join(unknown)}; run "
+            f"no current suggestion has the {plural(len(unknown), 'id')} {', '.join(unknown)}; run "
             "`etki index suggest` to list them"
         )
     chosen = [by_id[i] for i in wanted if i in by_id]

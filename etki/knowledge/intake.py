@@ -32,7 +32,10 @@ import contextlib
 import csv
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,6 +44,7 @@ from etki.domain import Request
 from etki.errors import InputError, ProjectFormatError
 from etki.frontmatter import normalize_newlines
 from etki.knowledge.loader import read_requests_jsonl, request_from_mapping
+from etki.text import plural
 
 __all__ = [
     "FORMATS",
@@ -490,9 +494,78 @@ def read_requests(path: Path, fmt: str, max_chars: int = DEFAULT_MAX_REQUEST_CHA
     :class:`ProjectFormatError` for a file that cannot be read as a whole and
     :class:`InputError` for an unknown format."""
     if fmt == "jsonl":
-        return Read(*read_requests_jsonl(path, max_chars))
-    if fmt == "csv":
-        return _read_csv(path, max_chars)
-    if fmt == "github":
-        return _read_github(path, max_chars)
-    raise InputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+        read = Read(*read_requests_jsonl(path, max_chars))
+    elif fmt == "csv":
+        read = _read_csv(path, max_chars)
+    elif fmt == "github":
+        read = _read_github(path, max_chars)
+    else:
+        raise InputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    return _read_dates(read, path.name)
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?", re.I)
+_DAY_FIRST = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?")
+
+DATE_FORMS = "YYYY-MM-DD (ISO 8601, a time after it optional) or DD.MM.YYYY"
+"""The ``submitted_at`` forms :func:`read_requests` reads, as its notes name them."""
+
+
+def day_first_date(text: str) -> str | None:
+    """``text`` written day first with dots (``07.12.2026``, ``7.12.2026 14:30``) as
+    ISO 8601 (``2026-12-07``, ``2026-12-07T14:30:00``), else None (another form, or no
+    such day). Source of the order: DIN 5008 writes the numeric date ``TT.MM.JJJJ``
+    beside ISO's, and Turkish usage writes ``GG.AA.YYYY``; Excel in tr-TR and de-DE
+    writes dates so. Slashed dates are not read: ``07/12/2026`` is 12 July in US usage,
+    the order cannot be told from the text."""
+    m = _DAY_FIRST.fullmatch(text.strip())
+    if m is None:
+        return None
+    day, month, year, hour, minute, second = m.groups()
+    try:
+        if hour is None:
+            return date(int(year), int(month), int(day)).isoformat()
+        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0))
+    except ValueError:
+        return None
+    return moment.isoformat()
+
+
+def _read_dates(read: Read, name: str) -> Read:
+    """``read`` with each request's ``submitted_at`` readable as a date: ISO 8601 kept,
+    a day-first dotted date made ISO (:func:`day_first_date`), any other kept as
+    written with one note naming its lines and the forms read (the row itself is good:
+    it is stored; its pending age then counts from when it was stored, a PMO trial of
+    issue 35 saw "07.12.2026" taken silently)."""
+    out: list[Request] = []
+    turned: list[int] = []
+    unread: list[tuple[int, str]] = []
+    for request in read.requests:
+        at = (request.submitted_at or "").strip()
+        if at and not _ISO_DATE.fullmatch(at):
+            iso = day_first_date(at)
+            if iso is not None:
+                request = replace(request, submitted_at=iso)
+                turned.append(request.line)
+            else:
+                unread.append((request.line, at))
+        out.append(request)
+    notes = list(read.notes)
+    if turned:
+        notes.append(
+            f"{name}: submitted_at read day first (DD.MM.YYYY, as DIN 5008 and Turkish "
+            f"usage write it) on {plural(len(turned), 'line')} {_numbers(turned)}"
+        )
+    if unread:
+        shown = ", ".join(f"{line} ({at[:40]!r})" for line, at in unread[:5])
+        more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+        notes.append(
+            f"{name}: submitted_at not read as a date on {plural(len(unread), 'line')} "
+            f"{shown}{more}: the request is stored, its age counts from when it was stored; write {DATE_FORMS}"
+        )
+    return Read(tuple(out), read.refused, tuple(notes))
+
+
+def _numbers(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:10])
+    return shown + (f" and {len(numbers) - 10} more" if len(numbers) > 10 else "")

@@ -17,6 +17,7 @@ from typing import Any
 
 from etki.errors import EtkiError, NotFoundError
 from etki.mcp.memory import ProjectMemory
+from etki.text import plural
 
 __all__ = ["register"]
 
@@ -118,7 +119,7 @@ def register(server: Any, memory: ProjectMemory) -> None:
             if refs & set(c.decision.cited_clauses)
         ][:MAX_PRECEDENTS]
         return (
-            f"Clause(s) {', '.join(sorted(refs))} of project {memory.project_id}. Read "
+            f"{plural(len(refs), 'Clause')} {', '.join(sorted(refs))} of project {memory.project_id}. Read "
             "them with read_node. The rulings citing them (newest first), quoted as data:\n"
             f"{_fenced(past)}\nSay what the rulings settled about the clause, where they "
             "disagree, and which precedent a reviewer should cite next time."

@@ -64,6 +64,7 @@ from etki.retrieval.lexical import LexicalScorer
 from etki.retrieval.nlquery import choose_tool
 from etki.retrieval.rerank import MAX_CANDIDATES, RerankClient
 from etki.retrieval.streams import Stream, fuse
+from etki.text import plural
 
 __all__ = [
     "ADAPTIVE_CUT",
@@ -636,7 +637,7 @@ class GraphQueryPort:
                 fk,
                 reason=(
                     f"nl_query: no valid tool call after {choice.attempts} "
-                    "attempt(s) -> find_k_nodes"
+                    f"{plural(choice.attempts, 'attempt')} -> find_k_nodes"
                 ),
                 attempts=choice.attempts,
                 fallbacks=(*choice.errors, *fk.fallbacks),

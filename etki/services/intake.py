@@ -25,7 +25,7 @@ from etki.domain import (
 )
 from etki.errors import InputError, error_text
 from etki.store import CaseFileRepository
-from etki.text import printable
+from etki.text import plural, printable
 
 if TYPE_CHECKING:
     pass
@@ -81,8 +81,10 @@ class InitSummary:
         out = [
             f"project {self.project_id}: {self.name}",
             (
-                f"  knowledge: {self.contracts} contract(s), {self.clauses} clauses, "
-                f"{self.modules} modules, {self.workitems} work items"
+                f"  knowledge: {self.contracts} {plural(self.contracts, 'contract')}, "
+                f"{self.clauses} {plural(self.clauses, 'clause')}, "
+                f"{self.modules} {plural(self.modules, 'module')}, "
+                f"{self.workitems} {plural(self.workitems, 'work item')}"
             ),
             f"  chunking: {chunks}",
             f"  index: {self.index_hash}",
@@ -100,12 +102,13 @@ class InitSummary:
             )
         if self.erased_skipped:
             out.append(
-                f"  erased: {self.erased_skipped} request(s) of the folder were "
-                "erased and are not stored again"
+                f"  erased: {self.erased_skipped} {plural(self.erased_skipped, 'request')} of the "
+                f"folder {plural(self.erased_skipped, 'was', 'were')} erased and "
+                f"{plural(self.erased_skipped, 'is', 'are')} not stored again"
             )
         if self.refused:
             out.append(
-                f"  refused: {len(self.refused)} request row(s) that cannot be stored, "
+                f"  refused: {len(self.refused)} request {plural(len(self.refused), 'row')} that cannot be stored, "
                 "not triaged (listed on stderr)"
             )
         if self.preanalysis is not None:

@@ -53,6 +53,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from etki.store.db import SQLITE_BUSY_TIMEOUT_MS
+from etki.text import plural
 
 __all__ = [
     "CASE_TABLES",
@@ -199,7 +200,9 @@ def leftover_places(case_id: str, leftovers: Sequence[tuple[str, int, str]]) -> 
             )
         ]
     return [
-        Place(f"table {table}", True, f"{rows} row(s) of {case_id} still hold {what}")
+        Place(
+            f"table {table}", True, f"{rows} {plural(rows, 'row')} of {case_id} still hold {what}"
+        )
         for table, rows, what in leftovers
     ]
 

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from etki.domain import CaseRecord, Project, is_declared_remit
+from etki.domain.evidence import whole_sentences
 from etki.mdtext.literal import md_inline
 from etki.mdtext.plain import markdown_plain
 from etki.text import printable
@@ -197,25 +198,45 @@ TITLE_MAX_CHARS = 240
 """The longest title a change request derives from an untitled request's text
 (:func:`document_title`): a first sentence longer than this is cut at a word."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_INITIAL = re.compile(r"(?:^|[\s(])\w\.(?:\w\.)*$")
+"""A piece ending in an initial or a dotted abbreviation (``e.g.``, ``U.S.``,
+``z.B.``): no sentence ends there."""
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``'s first line, whitespace runs made single spaces:
+    the line cut by :func:`etki.domain.evidence.whole_sentences` (after ``.``, ``!`` or
+    ``?`` and a space), a cut kept only where the next piece begins with a capital letter
+    and the piece before does not end in an initial or dotted abbreviation (``e.g.``,
+    ``U.S.``); a number such as ``4.2`` has no space and is never cut. Returns ``""``
+    for blank text. Letters are never changed (Turkish ``İ``/``ı`` kept)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    pieces = whole_sentences(line)
+    if not pieces:
+        return ""
+    sentence = pieces[0]
+    for piece in pieces[1:]:
+        if piece[:1].isupper() and not _INITIAL.search(sentence):
+            break
+        sentence = f"{sentence} {piece}"
+    return sentence
 
 
 def document_title(case: CaseRecord) -> str:
     """The title the client-facing change request carries (its heading, the .docx
     title property): the request's own title whole; for an untitled request (the case
-    stores its first line cut to 80 characters with ``…``,
-    :func:`etki.store.repository.rows.title_of`) the whole first sentence of its text
-    (to the first ``.``, ``!`` or ``?`` followed by a space, or the first line), as the
-    README promises "the whole title": a PMO trial read "…İK iş…" cut where the stored
-    title stopped. A sentence over :data:`TITLE_MAX_CHARS` characters is cut at its
-    last space before that, ending ``…``."""
+    stores its text's first line, cut to 80 characters with ``…`` when longer,
+    :func:`etki.store.repository.rows.title_of`) the first sentence of its text
+    (:func:`first_sentence`): a PMO trial read "…İK iş…" cut where the stored title
+    stopped, and another read all three sentences of a short untitled request as its
+    heading. A sentence over :data:`TITLE_MAX_CHARS` characters is cut at its last
+    space before that, ending ``…``."""
     title = case.title.strip()
     first = case.text.strip().splitlines()[0].strip() if case.text.strip() else ""
-    if not (title.endswith("…") and first.startswith(title[:-1].rstrip()) and first != title):
+    cut = title.endswith("…") and first.startswith(title[:-1].rstrip()) and first != title
+    if not (cut or (first and title == first)):
         return title
-    sentence = _SENTENCE_END.split(first, maxsplit=1)[0].strip()
-    if len(sentence) < len(title) - 1:  # a sentence shorter than the cut: the cut line
-        sentence = first
+    sentence = first_sentence(first) or title
     if len(sentence) <= TITLE_MAX_CHARS:
         return sentence
     head = sentence[:TITLE_MAX_CHARS]

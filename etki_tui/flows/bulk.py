@@ -9,7 +9,7 @@ from textual.message import Message
 from etki.domain import ACTIONS as RULING_OF
 from etki.errors import ConflictError, PermissionDeniedError
 from etki.memory import open_disputed_refs
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.errors import one_line
 from etki_tui.flows.guard import refusal
 from etki_tui.flows.ruling import RulingFlow
@@ -75,7 +75,7 @@ class BulkFlow(RulingFlow):
         verdict by :meth:`rule_marked`."""
         message.stop()
         ids = [c.case_id for c in message.cases]
-        if self._refused(f"the {len(ids)} marked case(s)"):
+        if self._refused(f"the {len(ids)} marked {plural(len(ids), 'case')}"):
             return
         pane = self.desk_part(QueuePane, message)
         if pane is None:
@@ -105,7 +105,7 @@ class BulkFlow(RulingFlow):
         cases, unsure = split_sure(cases)
         if not cases:
             self.notify(
-                f"The engine is not sure of any of the {len(unsure)} marked case(s), so B "
+                f"The engine is not sure of any of the {len(unsure)} marked {plural(len(unsure), 'case')}, so B "
                 "rules none of them: they stay marked for a careful look (rule each with "
                 "a, c or r).",
                 title="Needs a careful look",
@@ -119,7 +119,8 @@ class BulkFlow(RulingFlow):
         def confirmed(yes: bool | None) -> None:
             if not yes:
                 self.notify(
-                    f"Nothing recorded for the {len(cases) + len(unsure)} marked case(s); "
+                    f"Nothing recorded for the {len(cases) + len(unsure)} marked "
+                    f"{plural(len(cases) + len(unsure), 'case')}; "
                     "they stay marked.",
                     title="Cancelled",
                     markup=False,
@@ -163,14 +164,14 @@ class BulkFlow(RulingFlow):
             )
             more = f" and {len(message.committed) - 5} more" if len(message.committed) > 5 else ""
             left = (
-                f" {message.unsure} marked case(s) the engine is not sure of were left for "
-                "a careful look."
+                f" {message.unsure} marked {plural(message.unsure, 'case')} the engine is not sure "
+                f"of {plural(message.unsure, 'was', 'were')} left for a careful look."
                 if message.unsure
                 else ""
             )
             self.notify(
                 printable(
-                    f"Ruled {len(message.committed)} case(s) as the engine said, each its "
+                    f"Ruled {len(message.committed)} {plural(len(message.committed), 'case')} as the engine said, each its "
                     f"own ruling: {listed}{more}.{left}",
                     multiline=False,
                 ),
@@ -196,7 +197,8 @@ class BulkFlow(RulingFlow):
             if message.skipped:
                 body.append(f"Not tried: {', '.join(message.skipped)}.\n", style="bold")
             body.append(
-                f"\n{len(message.committed)} other case(s) were ruled. The queue has been "
+                f"\n{len(message.committed)} other {plural(len(message.committed), 'case')} "
+                f"{plural(len(message.committed), 'was', 'were')} ruled. The queue has been "
                 "reloaded; the cases not ruled stay in it."
             )
             self.push_screen(

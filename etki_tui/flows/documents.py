@@ -25,7 +25,7 @@ from etki_tui.messages import CaseEventDone, CrExported, CrExportWanted, Estimat
 from etki_tui.queue.pane import QueuePane
 from etki_tui.screens.cr_export import CrExportForm, CrExportInput
 from etki_tui.screens.estimate import EstimateForm, EstimateInput
-from etki_tui.screens.export import OverwriteConfirm
+from etki_tui.screens.export import OverwriteConfirm, kept_message
 from etki_tui.workers import desk_worker
 
 
@@ -98,10 +98,13 @@ class DocumentFlow(ExportFlow):
             # as every export: an existing file is replaced only when the reviewer says so
             # (the desk refuses one made meanwhile: overwrite only after Replace)
             if given is not None and os.path.lexists(Path(given.path).expanduser()):
-                self.push_screen(
-                    OverwriteConfirm(given.path),
-                    lambda yes: write(given if yes else None, True),
-                )
+
+                def answered(yes: bool | None) -> None:
+                    if not yes:  # Keep it: said on the status line
+                        self.notify(kept_message(given.path), title="Not exported", markup=False)
+                    write(given if yes else None, True)
+
+                self.push_screen(OverwriteConfirm(given.path), answered)
             else:
                 write(given, False)
 

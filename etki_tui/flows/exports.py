@@ -22,7 +22,7 @@ from etki_tui.errors import advice, one_line
 from etki_tui.flows.bulk import BulkFlow
 from etki_tui.queue.pane import QueuePane
 from etki_tui.raporlar.pane import ReportsPane
-from etki_tui.screens.export import ExportForm, OverwriteConfirm
+from etki_tui.screens.export import ExportForm, OverwriteConfirm, kept_message
 from etki_tui.workers import desk_worker
 
 
@@ -74,9 +74,13 @@ class ExportFlow(BulkFlow):
             # desk writes over it only when told to (overwrite), so a file made meanwhile
             # is refused, never replaced unasked
             if path is not None and os.path.lexists(Path(path).expanduser()):
-                self.push_screen(
-                    OverwriteConfirm(path), lambda yes: then(path if yes else None, True)
-                )
+
+                def answered(yes: bool | None) -> None:
+                    if not yes:  # Keep it: said, a trial was left with no word
+                        self.notify(kept_message(path), title="Not exported", markup=False)
+                    then(path if yes else None, True)
+
+                self.push_screen(OverwriteConfirm(path), answered)
             else:
                 then(path, False)
 

@@ -11,7 +11,7 @@ from textual import on
 from etki.domain import CaseRecord, CaseSummary, ReviewerEstimate
 from etki.errors import EtkiError, NotFoundError
 from etki.services import IntakeSummary
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.errors import advice, one_line
 from etki_tui.flows.base import VIEW_EVERY_S, FlowBase, could_not_load
 from etki_tui.heap import collector_paused, keep_loaded
@@ -519,7 +519,7 @@ class QueueFeedFlow(FlowBase):
             shown = "\n".join(printable(m, multiline=False) for m in intake.refused[:3])
             more = len(intake.refused) - 3
             self.notify(
-                f"{said}; {len(intake.refused)} row(s) refused:\n{shown}"
+                f"{said}; {len(intake.refused)} {plural(len(intake.refused), 'row')} refused:\n{shown}"
                 + (f"\n… and {more} more" if more > 0 else ""),
                 title="Reloaded",
                 severity="warning",

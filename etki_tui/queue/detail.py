@@ -32,7 +32,7 @@ from etki.domain import (
     sureness_reasons,
 )
 from etki.memory import StoredRisk, current_risk, disputed_refs
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.glyphs import ASSIGNED_MARK, CLAIM_MARK
 from etki_tui.queue.evidence import (
     DECIDED_ON,
@@ -776,7 +776,8 @@ def history_section(events: Sequence[CaseEvent] | None) -> RenderableType:
     if len(events) > len(shown):
         parts.append(
             Text(
-                f"  … {len(events) - len(shown)} earlier event(s): etki show lists them all",
+                f"  … {len(events) - len(shown)} earlier "
+                f"{plural(len(events) - len(shown), 'event')}: etki show lists them all",
                 style="dim",
             )
         )

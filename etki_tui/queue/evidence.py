@@ -36,7 +36,7 @@ from etki.domain import (
     reasoning_quote,
 )
 from etki.services.nearest import NearestSentence, nearest_sentence
-from etki.text import printable
+from etki.text import plural, printable
 from etki.wiki.clauses import clause_markdown
 from etki_tui.render import (
     FIELD_LABEL_CELLS,
@@ -423,14 +423,18 @@ class MarkedClause:
             if part.start > at:
                 where = "above" if at == 0 else "not shown"
                 yield Text(
-                    f"… {part.start - at} line(s) {where} · w shows the whole clause", style="dim"
+                    f"… {part.start - at} {plural(part.start - at, 'line')} {where} · w shows the whole clause",
+                    style="dim",
                 )
             for i in part:
                 yield from lines[i].render(console)
                 yield newline
             at = part.stop
         if len(lines) > at:
-            yield Text(f"… {len(lines) - at} line(s) below · w shows the whole clause", style="dim")
+            yield Text(
+                f"… {len(lines) - at} {plural(len(lines) - at, 'line')} below · w shows the whole clause",
+                style="dim",
+            )
 
     def _mark(self, lines: list[Text]) -> list[int]:
         """Style every mark found in ``lines``; the indices of the lines marked."""

@@ -8,6 +8,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from etki.domain import Preanalysis
+from etki.text import plural
 from etki_tui.render import _bullets, _indent, _section, folded, one_line, when
 
 NO_MODEL_LINE = "No pre-analysis: no model configured (ETKI_LLM_BASE_URL, ETKI_LLM_MODEL)"
@@ -77,7 +78,7 @@ def preanalysis_section(
         out.append(
             _indent(
                 Text(
-                    f"{len(b.dropped)} claim(s) dropped: they named nodes not in the "
+                    f"{len(b.dropped)} {plural(len(b.dropped), 'claim')} dropped: they named nodes not in the "
                     f"context ({nodes}{more})",
                     style="dim",
                 )

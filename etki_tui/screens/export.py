@@ -8,6 +8,7 @@ to a second export), defaulting to No."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.text import Text
@@ -27,6 +28,24 @@ SUFFIXES = (".csv", ".xlsx")
 
 CR_SUFFIXES = (".docx", ".html", ".md")
 """The endings of a change request's file (Word, print-ready HTML, Markdown)."""
+
+
+def shown_path(path: str) -> str:
+    """Where ``path`` (as typed: ``~`` expanded, a relative one under the working
+    directory) is written, made absolute and with the home folder shortened to ``~``
+    (``~/work/etki-report.xlsx``); terminal-safe (:func:`etki.text.printable`). A PMO
+    trial saw only the bare file name and could not tell where the file goes."""
+    whole = os.path.abspath(Path(path.strip()).expanduser())
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~") and (whole == home or whole.startswith(home + os.sep)):
+        whole = "~" + whole[len(home) :]
+    return printable(whole, multiline=False)
+
+
+def kept_message(path: str) -> str:
+    """The status line's passing message after "Keep it" on :class:`OverwriteConfirm`
+    (a trial was left with no word): ``Kept the existing file ~/x/report.csv``."""
+    return f"Kept the existing file {shown_path(path)}"
 
 
 class ExportForm(ModalScreen[str | None]):
@@ -83,6 +102,7 @@ class ExportForm(ModalScreen[str | None]):
                 box.placeholder = "file.xlsx or file.csv"
             box.cursor_blink = self._cursor_blink
             yield box
+            yield Static(self._where(self.default), id="export-where", markup=False)
             yield Label("", id="export-error", markup=False)
             with Horizontal(id="export-buttons"):
                 yield Button("Cancel", id="export-cancel", variant="default")
@@ -98,6 +118,19 @@ class ExportForm(ModalScreen[str | None]):
                 markup=False,
             )
         yield Footer()
+
+    @staticmethod
+    def _where(typed: str) -> Text:
+        """The line under the path box: the whole path the file is written to."""
+        if not typed.strip():
+            return Text("Writes to: (type a file name)", style="dim")
+        return Text(f"Writes to: {shown_path(typed)}", style="dim")
+
+    @on(Input.Changed, "#export-path")
+    def _typed(self, event: Input.Changed) -> None:
+        where = part(self, "#export-where", Static)
+        if where is not None:
+            where.update(self._where(event.value))
 
     def on_mount(self) -> None:
         """Focus on the path, the cursor at its end."""

@@ -25,7 +25,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from etki.domain import CaseRecord
 from etki.errors import InputError
 from etki.services import IMPORT_ENDINGS, IntakeSummary, import_format, import_path
-from etki.text import printable
+from etki.text import plural, printable
 from etki_tui.actions import bindings
 from etki_tui.inputs import TypingInput
 from etki_tui.live import part
@@ -145,9 +145,9 @@ class ImportForm(ModalScreen[Path | None]):
 
 
 def import_counts(done: IntakeSummary) -> str:
-    """The counts of an import in one sentence: ``Imported 2 new request(s); 1
+    """The counts of an import in one sentence: ``Imported 2 new requests; 1
     refused.`` (already stored and erased ones named when there are any)."""
-    line = f"Imported {len(done.stored)} new request(s)"
+    line = f"Imported {len(done.stored)} new {plural(len(done.stored), 'request')}"
     if done.already:
         line += f"; {done.already} already stored (left as they are)"
     if done.erased:
