@@ -74,8 +74,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     desk = Desk.open(settings, create=False)  # no store: nothing to erase
     try:
         # read before the erasure, which deletes the case's import source
-        in_folder = not args.finish and desk.from_requests_file(args.case_id)
-        request_id = desk.case(args.case_id).request_id if in_folder else ""
+        request_id = None if args.finish else desk.folder_request_id(args.case_id)
         if args.finish:
             outcome = desk.finish_erasure(args.case_id, wait_s=args.wait, notify=notify)
         else:
@@ -100,7 +99,7 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     echo(f"checked ({words}):", multiline=False)
     for place in outcome.places:
         echo(f"  {place.line()}", multiline=False)
-    if e is not None and in_folder:  # etki add/import: no file of the folder holds it
+    if e is not None and request_id is not None:  # etki add/import: no file of the folder holds it
         # a trial read "remove ... too; init will not store it again" as a contradiction:
         # Etki needs nothing more, but the client's text is still in the file
         echo(

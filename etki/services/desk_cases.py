@@ -49,18 +49,25 @@ class DeskCases:
     def case(self: _Desk, case_id: str) -> CaseRecord:
         return self.repo.case(case_id)
 
-    def from_requests_file(self: _Desk, case_id: str) -> bool:
-        """Whether the case was stored from its project folder's ``requests.jsonl``
-        (its ``imported`` event's source is :data:`FOLDER_SOURCES`: ``etki init`` or
-        the desk's Ctrl+R), so erasing it means removing the request from that file
-        too; False for ``etki add``/``etki import``, for a case stored before import
-        events were written (its source is not known) and for a case not stored.
-        Read it before the erasure: an erased case has no sources left."""
+    def folder_request_id(self: _Desk, case_id: str) -> str | None:
+        """The request id of a stored case that was stored from its project folder's
+        ``requests.jsonl`` (its ``imported`` event's source is :data:`FOLDER_SOURCES`:
+        ``etki init`` or the desk's Ctrl+R), so erasing it means removing that row from
+        the file too; None for ``etki add``/``etki import``, for a case stored before
+        import events were written (its source is not known) and for a case not stored
+        (erased, or of a deleted project: its kept history still lists the import, but
+        no case row names the request). Read it before the erasure: an erased case has
+        no sources left."""
         try:
             history = self.repo.case_history(case_id)
         except NotFoundError:
-            return False
-        return any(ev.kind == "imported" and ev.text in FOLDER_SOURCES for ev in history)
+            return None
+        if not any(ev.kind == "imported" and ev.text in FOLDER_SOURCES for ev in history):
+            return None
+        try:
+            return self.repo.case(case_id).request_id
+        except NotFoundError:  # a deleted project's case: its history outlived its row
+            return None
 
     def case_history(self: _Desk, case_id: str) -> list[CaseEvent]:
         """Every event of a case, oldest first (imported, triaged, viewed, ruled,
