@@ -1,0 +1,227 @@
+"""Probe (issue 29, helper eng29f): which evidence kinds put wrong verdicts in the most
+confident half, and two rules that might keep them out.
+
+**Diagnosis** (printed first, no rule): per held-out engagement and per evidence kind, n,
+right, the kind's LOEO value (``etki.evaluation.confidence.calibrate_by_kind``) and how
+many of its answers (and how many wrong ones) fall in the most confident half (a tied
+block at the cut counts pro rata, as :func:`etki.evaluation.confidence.top_k_accuracy`).
+No request wording is read.
+
+**Rules, written before any figure of them was computed** (commit of this file):
+
+* ``lower_bound`` (evaluation side; the engine's per-kind constants would follow): a
+  held-out answer's confidence is the Wilson score *lower* bound (z = 1.96, the
+  conventional 95 %) of its kind's right / n on the other engagements, not the
+  m-estimate's mean; a kind they never show gets the bound over all their answers.
+  Source: E. B. Wilson, "Probable inference, the law of succession, and statistical
+  inference", JASA 22 (1927); Agresti & Coull, "Approximate is better than 'exact' for
+  interval estimation of binomial proportions", Am. Stat. 52 (1998); ranking by the lower
+  bound so that a rate seen on few answers does not outrank an equal rate seen on many:
+  E. Miller, "How not to sort by average rating" (2009, a public guide). The principle:
+  a kind whose record on the other engagements is short (``named`` 6 of 6 when eqip is
+  held out) should not lead the ranking on its mean alone. The value is an under-estimate
+  of the chance of being right by design, so ECE is expected to rise (reported).
+* ``weighed_conflict`` (engine side): a ``topic`` IN_SCOPE decision whose covering clause
+  also holds an exclusion or client-duty sentence (``weighed``, the doubt "the clause it
+  rests on also excludes work or gives it to another party") gets kind ``conflict``, as a
+  ``named`` decision with ``weighed`` already does. Source: issue 29 item 4 ("an
+  exclusion inside the very clause the request matches blocks IN_SCOPE and is shown as
+  weighed") and the definition of ``conflict`` in :mod:`etki.triage.sureness` ("an
+  exclusion in the very clause that covers the ask"): conflicting evidence is demoted to
+  the kind whose LOEO value is set on conflicting evidence. No verdict changes.
+* ``both``: the two together.
+
+**Keep rule (written before any figure of them was computed).** Held out (LOEO) over
+tdrs, talentmap, eqip and demo, against engine 3.2.3: a variant is kept only if (1) the
+pooled most confident half gains at least 2 right answers (of 63); (2) no engagement's
+most confident half loses more than 1 right answer; (3) pooled accuracy, macro-F1 and
+REJECT recall do not fall (neither rule changes a verdict); (4) the pooled area does not
+fall. If both single variants pass, ``both`` is kept when it passes too, else
+``weighed_conflict``. Otherwise the engine is unchanged and this probe and a paragraph in
+docs/EVAL.md stay. Run from the repository root::
+
+    ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import etki.triage.engine as engine_module
+from etki.evaluation.confidence import (
+    UNSEEN,
+    ConfidenceFigures,
+    calibrate_by_kind,
+    confidence_for,
+    figures_of,
+)
+from etki.evaluation.triage import Evaluation, Outcome, evaluate, resolve_sources
+from etki.triage.sureness import Sureness, assess_sureness
+
+Z = 1.96
+"""Wilson's z: the two-sided 95 % interval (conventional; fixed before measuring)."""
+
+
+def wilson_lower(right: int, n: int, z: float = Z) -> float:
+    """Wilson score lower bound of a rate from ``right`` of ``n`` (0 when n = 0)."""
+    if n == 0:
+        return 0.0
+    p = right / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n)
+
+
+def lower_bound_table(runs: Mapping[str, Sequence[Outcome]], held_out: str) -> dict[str, float]:
+    """kind -> Wilson lower bound over the engagements other than ``held_out``."""
+    others = [o for e, outs in runs.items() if e != held_out for o in outs]
+    counts: dict[str, list[int]] = {}
+    for o in others:
+        c = counts.setdefault(o.kind, [0, 0])
+        c[0] += 1
+        c[1] += o.correct
+    table = {k: wilson_lower(ok, n) for k, (n, ok) in counts.items()}
+    table[UNSEEN] = wilson_lower(sum(o.correct for o in others), len(others))
+    return table
+
+
+def patch_weighed_conflict() -> None:
+    """``topic`` IN_SCOPE with a weighed exclusion -> kind ``conflict`` (same doubts)."""
+
+    def assess(rule: str, **kw: Any) -> Sureness:
+        s = assess_sureness(rule, **kw)
+        if s.kind == "topic" and kw.get("weighed") and rule in ("covered", "partial"):
+            from etki.triage.sureness import KIND_CONFIDENCE
+
+            return Sureness("conflict", False, KIND_CONFIDENCE["conflict"], s.doubts)
+        return s
+
+    engine_module.assess_sureness = assess  # type: ignore[assignment]
+
+
+def run() -> Evaluation:
+    def stored(project_id: str) -> Any:
+        raise SystemExit(f"the probe reads project folders only, not {project_id}")
+
+    engs = resolve_sources(
+        [],
+        project=None,
+        all_realdata=True,
+        realdata_dir=os.environ.get("ETKI_REALDATA_DIR"),
+        stored=stored,
+    )
+    return evaluate(engs, loeo=True)
+
+
+Table = Callable[[Mapping[str, Sequence[Outcome]], str], dict[str, float]]
+
+
+def held_out(
+    ev: Evaluation, table_of: Table
+) -> tuple[dict[str, ConfidenceFigures], ConfidenceFigures]:
+    assert ev.loeo is not None
+    per: dict[str, ConfidenceFigures] = {}
+    allo: list[Outcome] = []
+    allc: list[float] = []
+    for e in ev.engagements:
+        table = table_of(ev.loeo.calibration_runs[e.id], e.id)
+        held = ev.loeo.outcomes[e.id]
+        conf = [confidence_for(table, o.kind) for o in held]
+        per[e.id] = figures_of(held, conf)
+        allo += held
+        allc += conf
+    return per, figures_of(allo, allc)
+
+
+def diagnosis(ev: Evaluation, table_of: Table) -> None:
+    assert ev.loeo is not None
+    total: dict[str, list[float]] = {}
+    for e in ev.engagements:
+        table = table_of(ev.loeo.calibration_runs[e.id], e.id)
+        held = ev.loeo.outcomes[e.id]
+        conf = [confidence_for(table, o.kind) for o in held]
+        k = math.ceil(len(held) / 2)
+        share: dict[int, float] = {}
+        filled = 0
+        for c in sorted(set(conf), reverse=True):
+            block = [i for i, v in enumerate(conf) if v == c]
+            take = min(len(block), max(0, k - filled))
+            filled += take
+            for i in block:
+                share[i] = take / len(block)
+        print(f"  {e.id} held out (top half {k}):")
+        rows: dict[str, list[float]] = {}
+        for i, o in enumerate(held):
+            r = rows.setdefault(o.kind, [0, 0, 0.0, 0.0, conf[i]])
+            r[0] += 1
+            r[1] += o.correct
+            r[2] += share[i]
+            r[3] += share[i] * (not o.correct)
+        for kind, (n, ok, ins, wr, c) in sorted(rows.items(), key=lambda x: -x[1][4]):
+            print(
+                f"    {kind:<16} value {c:.3f}  n {int(n):>2}  right {int(ok):>2}"
+                f"  in top half {ins:5.2f}  wrong there {wr:5.2f}"
+            )
+            t = total.setdefault(kind, [0, 0, 0.0, 0.0])
+            for j, v in enumerate((n, ok, ins, wr)):
+                t[j] += v
+    print("  pooled:")
+    for kind, (n, ok, ins, wr) in sorted(total.items(), key=lambda x: -x[1][2]):
+        print(
+            f"    {kind:<16} n {int(n):>3}  right {int(ok):>3}  in top half {ins:5.2f}"
+            f"  wrong there {wr:5.2f}"
+        )
+
+
+def _row(name: str, f: ConfidenceFigures, macro_f1: float) -> str:
+    def p(v: Any) -> str:
+        return "   -" if v is None else f"{v:.2f}"
+
+    sel = "  ".join(f"{p(a):>6}" for _, _, a in f.selective)
+    half = next(a for c, _, a in f.selective if c == 0.5) or 0.0
+    answers = math.ceil(0.5 * f.n)
+    return (
+        f"{name:<12}{f.n:>4}  {p(f.accuracy):>8}  {macro_f1:>8.2f}  {sel}  {p(f.area):>5}"
+        f"  {p(f.ece):>5}  {f.reject.hits}/{f.reject.n}   {half * answers:5.2f}/{answers}"
+    )
+
+
+def report(name: str, ev: Evaluation, table_of: Table) -> None:
+    assert ev.loeo is not None
+    per, pooled = held_out(ev, table_of)
+    f1 = {e.id: ev.loeo.held_out[e.id]["all"].verdict.macro_f1 for e in ev.engagements}
+    print(f"\n== {name}: held out, all rows, confidence set leave-one-engagement-out")
+    print(
+        "engagement     n  accuracy  macro-F1  top25%  top50%  top75%   area    ECE  REJECT"
+        "   top-half right"
+    )
+    for e in ev.engagements:
+        print(_row(e.id, per[e.id], f1[e.id]))
+    print(_row("pooled", pooled, ev.loeo.pooled["all"].verdict.macro_f1))
+    print(" kinds in the most confident half:")
+    diagnosis(ev, table_of)
+
+
+def main() -> None:
+    which = sys.argv[1:] or ["3.2.3", "lower_bound", "weighed_conflict", "both"]
+    base = run() if {"3.2.3", "lower_bound"} & set(which) else None
+    if base is not None:
+        if "3.2.3" in which:
+            report("3.2.3 (m-estimate per kind)", base, calibrate_by_kind)
+        if "lower_bound" in which:
+            report("lower_bound", base, lower_bound_table)
+    if {"weighed_conflict", "both"} & set(which):
+        patch_weighed_conflict()
+        ev = run()
+        if "weighed_conflict" in which:
+            report("weighed_conflict", ev, calibrate_by_kind)
+        if "both" in which:
+            report("both", ev, lower_bound_table)
+
+
+if __name__ == "__main__":
+    main()
