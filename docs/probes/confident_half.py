@@ -31,6 +31,31 @@ No request wording is read.
   the kind whose LOEO value is set on conflicting evidence. No verdict changes.
 * ``both``: the two together.
 
+**Second round, written after the first round's figures were seen and before any figure
+of these two was computed** (a second commit of this file). The first round showed that
+``topic`` (50 held-out answers, 37 right) fills half of the most confident half and
+holds most of its wrong answers, and that the top half cannot beat a tied block's mean:
+only a split of ``topic`` into parts that differ *on the other engagements* can move it.
+
+* ``topic_by_rule``: ``topic`` is split by the rule that decided it, each part its own
+  kind with its own LOEO value: ``covered`` (an obligation sentence holds at least the
+  ``covered`` share of the request), ``partial`` (less), and the ratio rules
+  (``exclusion``, ``future_work``). Source: the rule chain's own distinction
+  (:mod:`etki.triage.classify`); the general principle that more of the ask found in
+  one obligation sentence is stronger evidence than a few shared words. No verdict
+  changes; the direction is not imposed (the LOEO fit sets each part's value).
+* ``topic_foreign``: a ``topic`` decision of a request written in a language no clause is
+  written in (``foreign``, read lexically) is its own kind: what it shares with the
+  contract can only be loan words, names and numbers, not the ask's content words.
+  Source: the doubt the engine already gives such a request (sureness.py, "a language no
+  clause is written in ... could not be read for it") and issue 29 item 6. No verdict
+  changes.
+
+Keep rule for the second round: the same four conditions as above, each variant on its
+own against 3.2.3; if both pass, the one with the larger pooled gain is *not* chosen on
+these figures: only a variant that passes alone is kept, and if both pass, both are kept
+together only if together they pass too.
+
 **Keep rule (written before any figure of them was computed).** Held out (LOEO) over
 tdrs, talentmap, eqip and demo, against engine 3.2.3: a variant is kept only if (1) the
 pooled most confident half gains at least 2 right answers (of 63); (2) no engagement's
@@ -41,6 +66,8 @@ fall. If both single variants pass, ``both`` is kept when it passes too, else
 docs/EVAL.md stay. Run from the repository root::
 
     ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py
+    ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py \
+        3.2.3 topic_by_rule topic_foreign        # the second round
 """
 
 from __future__ import annotations
@@ -49,6 +76,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import etki.triage.engine as engine_module
@@ -103,6 +131,36 @@ def patch_weighed_conflict() -> None:
     engine_module.assess_sureness = assess  # type: ignore[assignment]
 
 
+def patch_topic_foreign() -> None:
+    """``topic`` of a request in a language no clause is written in -> ``topic_foreign``."""
+
+    def assess(rule: str, **kw: Any) -> Sureness:
+        s = assess_sureness(rule, **kw)
+        if s.kind == "topic" and kw.get("foreign"):
+            return Sureness("topic_foreign", False, s.confidence, s.doubts)
+        return s
+
+    engine_module.assess_sureness = assess  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class _Relabelled:
+    kind: str
+    correct: bool
+
+
+def by_rule_table(runs: Mapping[str, Sequence[Outcome]], held_out: str) -> dict[str, float]:
+    """:func:`calibrate_by_kind` with ``topic`` split by rule (``topic:RULE``)."""
+    return calibrate_by_kind(
+        {e: [_Relabelled(topic_rule_kind(o), o.correct) for o in outs] for e, outs in runs.items()},
+        held_out,
+    )
+
+
+def topic_rule_kind(o: Outcome) -> str:
+    return f"topic:{o.rule}" if o.kind == "topic" else o.kind
+
+
 def run() -> Evaluation:
     def stored(project_id: str) -> Any:
         raise SystemExit(f"the probe reads project folders only, not {project_id}")
@@ -117,6 +175,9 @@ def run() -> Evaluation:
     return evaluate(engs, loeo=True)
 
 
+KIND_OF: list[Callable[[Outcome], str]] = [lambda o: o.kind]
+"""How a held-out answer's kind is read (``topic_by_rule`` reads ``topic:RULE``)."""
+
 Table = Callable[[Mapping[str, Sequence[Outcome]], str], dict[str, float]]
 
 
@@ -130,7 +191,7 @@ def held_out(
     for e in ev.engagements:
         table = table_of(ev.loeo.calibration_runs[e.id], e.id)
         held = ev.loeo.outcomes[e.id]
-        conf = [confidence_for(table, o.kind) for o in held]
+        conf = [confidence_for(table, KIND_OF[0](o)) for o in held]
         per[e.id] = figures_of(held, conf)
         allo += held
         allc += conf
@@ -143,7 +204,7 @@ def diagnosis(ev: Evaluation, table_of: Table) -> None:
     for e in ev.engagements:
         table = table_of(ev.loeo.calibration_runs[e.id], e.id)
         held = ev.loeo.outcomes[e.id]
-        conf = [confidence_for(table, o.kind) for o in held]
+        conf = [confidence_for(table, KIND_OF[0](o)) for o in held]
         k = math.ceil(len(held) / 2)
         share: dict[int, float] = {}
         filled = 0
@@ -156,7 +217,7 @@ def diagnosis(ev: Evaluation, table_of: Table) -> None:
         print(f"  {e.id} held out (top half {k}):")
         rows: dict[str, list[float]] = {}
         for i, o in enumerate(held):
-            r = rows.setdefault(o.kind, [0, 0, 0.0, 0.0, conf[i]])
+            r = rows.setdefault(KIND_OF[0](o), [0, 0, 0.0, 0.0, conf[i]])
             r[0] += 1
             r[1] += o.correct
             r[2] += share[i]
@@ -208,12 +269,20 @@ def report(name: str, ev: Evaluation, table_of: Table) -> None:
 
 def main() -> None:
     which = sys.argv[1:] or ["3.2.3", "lower_bound", "weighed_conflict", "both"]
-    base = run() if {"3.2.3", "lower_bound"} & set(which) else None
+    base = run() if {"3.2.3", "lower_bound", "topic_by_rule"} & set(which) else None
     if base is not None:
         if "3.2.3" in which:
             report("3.2.3 (m-estimate per kind)", base, calibrate_by_kind)
         if "lower_bound" in which:
             report("lower_bound", base, lower_bound_table)
+        if "topic_by_rule" in which:
+            KIND_OF[0] = topic_rule_kind
+            report("topic_by_rule", base, by_rule_table)
+            KIND_OF[0] = lambda o: o.kind
+    if "topic_foreign" in which:
+        patch_topic_foreign()
+        report("topic_foreign", run(), calibrate_by_kind)
+        engine_module.assess_sureness = assess_sureness
     if {"weighed_conflict", "both"} & set(which):
         patch_weighed_conflict()
         ev = run()
