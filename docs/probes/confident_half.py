@@ -51,6 +51,27 @@ only a split of ``topic`` into parts that differ *on the other engagements* can 
   clause is written in ... could not be read for it") and issue 29 item 6. No verdict
   changes.
 
+**Third round, written after the second round's figures were seen and before any
+figure of these two was computed** (a third commit of this file): the two remaining
+ideas of the helper's brief, each read from the request's
+:class:`etki.triage.classify.Features` at the chain's default
+:data:`etki.triage.classify.MIN_COVERAGE` (0.08, "below this share ... nothing in the
+contract covers the request"), no label and no wording read:
+
+* ``defect_by_module``: "sure needs two independent sources". A ``defect`` is placed by
+  an obligation sentence covering ``MIN_COVERAGE`` of the request *or* a module of the
+  delivered system; one placed by a module alone (``incl_cov`` < ``MIN_COVERAGE``, so no
+  contract sentence backs it) is its own kind ``defect_module``. Source: the definition
+  of ``defect`` in ``sureness.py`` (two ways to be placed) and the principle that a
+  sure verdict should rest on contract text a reviewer can read (issue 29 item 4).
+* ``mixed_groups``: "a request matched to clauses with different verdict tendencies".
+  A ``topic`` or ``named`` decision where the best sentence of at least two of the
+  three groups (obligation, exclusion-or-client-duty, future work) each covers
+  ``MIN_COVERAGE`` of the request is its own kind ``mixed``. Source: the brief's idea;
+  the chain's own threshold for "a sentence matches".
+
+Keep rule for the third round as for the second.
+
 Keep rule for the second round: the same four conditions as above, each variant on its
 own against 3.2.3; if both pass, the one with the larger pooled gain is *not* chosen on
 these figures: only a variant that passes alone is kept, and if both pass, both are kept
@@ -68,6 +89,8 @@ docs/EVAL.md stay. Run from the repository root::
     ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py
     ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py \
         3.2.3 topic_by_rule topic_foreign        # the second round
+    ETKI_REALDATA_DIR=../shared/realdata .venv/bin/python docs/probes/confident_half.py \
+        3.2.3 defect_by_module mixed_groups      # the third round
 """
 
 from __future__ import annotations
@@ -159,6 +182,42 @@ def by_rule_table(runs: Mapping[str, Sequence[Outcome]], held_out: str) -> dict[
 
 def topic_rule_kind(o: Outcome) -> str:
     return f"topic:{o.rule}" if o.kind == "topic" else o.kind
+
+
+def _features(o: Outcome) -> Any:
+    from agreement_within_kind import FEATURES
+
+    from etki.triage import case_id_for
+
+    return FEATURES[case_id_for(o.engagement, "eval\0" + o.row.id)]
+
+
+def defect_module_kind(o: Outcome) -> str:
+    from etki.triage.classify import MIN_COVERAGE
+
+    if o.kind == "defect" and _features(o).incl_cov < MIN_COVERAGE:
+        return "defect_module"
+    return o.kind
+
+
+def mixed_kind(o: Outcome) -> str:
+    from etki.triage.classify import MIN_COVERAGE
+
+    if o.kind in ("topic", "named"):
+        f = _features(o)
+        if sum(c >= MIN_COVERAGE for c in (f.incl_cov, f.against_cov, f.future_cov)) >= 2:
+            return "mixed"
+    return o.kind
+
+
+def relabelled_table(kind_of: Callable[[Outcome], str]) -> Table:
+    def table(runs: Mapping[str, Sequence[Outcome]], held_out: str) -> dict[str, float]:
+        return calibrate_by_kind(
+            {e: [_Relabelled(kind_of(o), o.correct) for o in outs] for e, outs in runs.items()},
+            held_out,
+        )
+
+    return table
 
 
 def run() -> Evaluation:
@@ -269,7 +328,13 @@ def report(name: str, ev: Evaluation, table_of: Table) -> None:
 
 def main() -> None:
     which = sys.argv[1:] or ["3.2.3", "lower_bound", "weighed_conflict", "both"]
-    base = run() if {"3.2.3", "lower_bound", "topic_by_rule"} & set(which) else None
+    third = {"defect_by_module": defect_module_kind, "mixed_groups": mixed_kind}
+    if set(third) & set(which):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from agreement_within_kind import _stash
+
+        _stash()
+    base = run() if {"3.2.3", "lower_bound", "topic_by_rule", *third} & set(which) else None
     if base is not None:
         if "3.2.3" in which:
             report("3.2.3 (m-estimate per kind)", base, calibrate_by_kind)
@@ -279,6 +344,11 @@ def main() -> None:
             KIND_OF[0] = topic_rule_kind
             report("topic_by_rule", base, by_rule_table)
             KIND_OF[0] = lambda o: o.kind
+        for name, kind_of in third.items():
+            if name in which:
+                KIND_OF[0] = kind_of
+                report(name, base, relabelled_table(kind_of))
+                KIND_OF[0] = lambda o: o.kind
     if "topic_foreign" in which:
         patch_topic_foreign()
         report("topic_foreign", run(), calibrate_by_kind)
