@@ -177,9 +177,7 @@ def outside_categories(engine: TriageEngine) -> dict[str, str]:
             if not cues.find(ws):
                 continue
             if s.role in ("exclusion", "client"):
-                outside.setdefault(
-                    name, f"{engine.infos[s.clause].clause.ref} “{s.quoted}”"
-                )
+                outside.setdefault(name, f"{engine.infos[s.clause].clause.ref} “{s.quoted}”")
             elif s.role == "obligation":
                 inside.add(name)
     return {k: v for k, v in outside.items() if k not in inside}
