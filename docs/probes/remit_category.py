@@ -35,6 +35,11 @@ triage --all-realdata --loeo``, lexical), pooled REJECT recall rises and neither
 macro-F1 nor the pooled accuracy of the most confident half falls; the same is reported
 with ``--remit all``.
 
+Kept: engine 3.3.0 carries this rule as ``etki/triage/remit_category.py`` (docs/EVAL.md,
+"Non-delivery work the contract puts outside the remit"). This probe patches the engine
+it runs on, so it reproduces the figures only on engine 3.2.3 (commit 7e09aad); on 3.3.0
+it changes nothing the engine has not already changed.
+
 The engine is patched in this process only; every other argument goes to ``etki eval
 triage``. Run from the repository root::
 
