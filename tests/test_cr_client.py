@@ -281,7 +281,7 @@ def test_an_overridden_in_scope_cr_cites_no_engine_clause_by_default(desk: Desk)
 
     # agreed: the engine proposed CR and the reviewer agreed; its clauses are cited
     agreed = next(
-        c for c in desk.repo.cases("demo", status="pending") if c.request_id == "DEMO-017"
+        c for c in desk.repo.cases("demo", status="pending") if c.request_id == "DEMO-020"
     )
     assert agreed.decision.verdict == "CHANGE_REQUEST"
     desk.rule(agreed.case_id, "convert_to_cr")

@@ -38,6 +38,12 @@ first that holds decides:
 9. ``partial``: some obligation matches (:data:`MIN_COVERAGE`) -> IN_SCOPE, low
    confidence; otherwise ``uncovered`` -> CHANGE_REQUEST.
 
+After the chain, ``remit_category`` (:mod:`etki.triage.remit_category`, engine 3.3.0)
+replaces a verdict of rules 7-9 by REJECT when the request names a category of
+non-delivery work (equipment, third-party charges, staff on site, paper records, hosting,
+legal representation) that the contract's exclusion or client-duty sentences hold and
+none of its obligations does.
+
 Exclusions weigh against IN_SCOPE in rules 2, 5 and 7: a request matching exclusion or
 client-duty text at least as well as obligation text is never ``covered``.
 The confidence :func:`classify` gives is rule-specific, between :data:`FLOOR` and
@@ -192,6 +198,7 @@ RULES: tuple[str, ...] = (
     "new_capability",
     "partial",
     "uncovered",
+    "remit_category",
 )
 
 

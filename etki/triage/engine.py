@@ -48,7 +48,7 @@ from etki.domain import (
     quoted_sentence,
 )
 from etki.knowledge import KnowledgeIndex, build_index
-from etki.triage import cues
+from etki.triage import cues, remit_category
 from etki.triage.annotations import (
     assess_risk,
     draft_clauses,
@@ -81,7 +81,7 @@ from etki.triage.reading import (
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
-ENGINE_VERSION = "3.2.3"
+ENGINE_VERSION = "3.3.0"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 
@@ -127,6 +127,7 @@ _RULE_GROUP = {
     "partial": "obligation",
     "new_capability": "obligation",
     "uncovered": "obligation",
+    "remit_category": "against",
 }
 """The sentence group each classification rule rests on (for the evidence chain)."""
 
@@ -256,6 +257,7 @@ class TriageEngine:
         self.role_index = BM25Index(role_docs)
         self.sentence_index = BM25Index(sent_docs)
         self._prepare_naming(own_terms)
+        self._outside = remit_category.outside_categories(self.sentences)
         self._meaning = MeaningReader(
             self.embedder,
             [s.text for s in self.sentences],
@@ -552,6 +554,9 @@ class TriageEngine:
             future_named="future" in named,
         )
         result = classify(features, self.thresholds)
+        result, category = remit_category.apply(result, request.words, self._outside)
+        if category is not None:  # the sentence that puts the category outside decides
+            groups.best_sent["against"] = (_r(float(shares[category[1]])), category[1])
         sureness = self._sureness(
             result,
             features,
@@ -560,6 +565,7 @@ class TriageEngine:
             request,
             groups.best_sent.get("obligation"),
             semantic,
+            category and (category[0], self._quoted(category[1])),
         )
         result = replace(result, confidence=sureness.confidence)
         group = _RULE_GROUP.get(result.rule)
@@ -621,6 +627,7 @@ class TriageEngine:
         request: Request,
         best_obligation: tuple[float, int] | None,
         semantic: Mapping[str, tuple[float, int]],
+        category: tuple[str, str] | None = None,
     ) -> Sureness:
         """The :class:`~etki.triage.sureness.Sureness` of ``result``: the named sentences
         quoted, and for an IN_SCOPE verdict the exclusion sentence of the clause it rests
@@ -653,6 +660,7 @@ class TriageEngine:
             weighed=weighed,
             foreign=request.lang if features.foreign else None,
             by_meaning=bool(semantic),
+            category=category,
         )
 
     def _sureness_step(
@@ -714,7 +722,7 @@ class TriageEngine:
                 # argmax over the strongest (ascending positions) keeps the first on a tie
                 strongest = self._strongest_support
                 first.append(int(strongest[clause_scores[strongest].argmax()]))
-        elif rule == "named_exclusion":
+        elif rule in ("named_exclusion", "remit_category"):
             first.append(self.sentences[best_sent["against"][1]].clause)
             first.append(self._clause_of_role(best_role, "against"))
         elif rule in ("advice", "exclusion"):

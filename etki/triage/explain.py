@@ -86,7 +86,7 @@ def assumptions(g: Grounds, *, effort_known: bool, drafts: Sequence[str]) -> tup
     elif rule in ("future_work", "named_route", "new_capability", "uncovered"):
         out.append("No clause of the contract already asks for this capability.")
         out.append("It would be estimated, priced and planned separately.")
-    elif rule in ("exclusion", "named_exclusion"):
+    elif rule in ("exclusion", "named_exclusion", "remit_category"):
         out.append(f"{main} excludes this work or assigns it to the client.")
     elif rule == "administration":
         out.append(
@@ -146,6 +146,12 @@ def _rule_text(g: Grounds) -> str:
             f"A sentence of the contract names what the request asks for and takes it "
             f"out of the contractor's scope or gives it to the client "
             f"({sentence_of('against')}); no obligation names it."
+        )
+    if rule == "remit_category":
+        return (
+            "The request asks for work that is not software delivery, of a kind the "
+            f"contract leaves to the client or excludes ({sentence_of('against')}) and "
+            "asks of the contractor nowhere; no sentence names the ask itself."
         )
     if rule == "named_route":
         return (

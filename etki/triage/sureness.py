@@ -19,6 +19,10 @@ A verdict rests on one **kind** of evidence (:data:`KINDS`):
   wording) decided, no contract sentence names the ask;
 * ``defect_unplaced``: defect wording, but nothing in the contract or the system
   matched the area;
+* ``category``: the request asks for a category of non-delivery work (equipment,
+  third-party charges, staff on site, paper records, hosting, legal representation) that
+  only the contract's exclusion or client-duty sentences hold
+  (:mod:`etki.triage.remit_category`); no sentence names the ask itself;
 * ``topic``: contract text shares topic words with the request, none names the ask;
 * ``new``: new-capability wording and no clause names the ask;
 * ``none``: no contract sentence matches the request at all.
@@ -80,6 +84,7 @@ KINDS: tuple[str, ...] = (
     "conflict",
     "wording",
     "defect_unplaced",
+    "category",
     "topic",
     "new",
     "none",
@@ -97,6 +102,7 @@ KIND_CONFIDENCE: dict[str, float] = {
     "conflict": 0.5152,  # 5 of 10
     "wording": 0.7276,  # 1 of 1
     "defect_unplaced": 0.6366,  # 2 of 3
+    "category": 0.6409,  # 2 of 3 (engine 3.3.0; toward the others' 3.3.0 rate)
     "topic": 0.7095,  # 35 of 49
     "new": 0.4813,  # 7 of 15
     "none": 0.3455,  # 4 of 13
@@ -136,6 +142,7 @@ def assess_sureness(
     weighed: str | None,
     foreign: str | None,
     by_meaning: bool = False,
+    category: tuple[str, str] | None = None,
 ) -> Sureness:
     """The :class:`Sureness` of a verdict decided by ``rule`` (one of
     :data:`etki.triage.classify.RULES`).
@@ -146,7 +153,8 @@ def assess_sureness(
     the clause the verdict rests on that shares the request's words (IN_SCOPE verdicts),
     or None. ``foreign``: the request's language when no clause is written in it, else
     None; ``by_meaning``: an embedding model then read the contract by meaning (else
-    nothing could read it). Pure."""
+    nothing could read it). ``category``: for rule ``remit_category``, the category and
+    the quoted sentence that puts it outside the remit. Pure."""
     doubts: list[str] = []
     if rule == "defect":
         if not placed:
@@ -188,6 +196,14 @@ def assess_sureness(
             if obligation
             else "it asks for something new and no clause names it; nothing says the contract "
             "excludes it either"
+        )
+    elif rule == "remit_category":
+        kind = "category"
+        name, sentence = category or ("non-delivery", "")
+        doubts.append(
+            f"it asks for {name} work, which the contract puts outside the remit"
+            + (f": {sentence}" if sentence else "")
+            + "; no sentence names the ask itself"
         )
     elif rule == "uncovered":
         kind = "none"
