@@ -66,10 +66,17 @@ CIKM 2004; Zaragoza et al., *Microsoft Cambridge at TREC-13*, 2004); IDF stays o
 nodes, ``k1`` and ``b`` are the engine's. The per-type view already had it (one index per
 type). Not chosen on any query set; measured after it was written (``docs/EVAL.md``).
 
-**Acronyms**: a question holding an acronym the project's texts link to a name ("FRA",
+**Acronyms**: a *question* holding an acronym the project's texts link to a name ("FRA",
 "Fiscal Responsibility Act") is also asked with the name's words, and the other way round
 (:mod:`etki.retrieval.acronyms`, the rule ``wiki_search`` and the ``decisions`` tool use,
-with the table read here from every scored node: :attr:`LexicalScorer.acronyms`).
+with the table read here from every scored node: :attr:`LexicalScorer.acronyms`). It is
+done where a question is asked (:meth:`etki.retrieval.port.GraphQueryPort.query`:
+``graph_query``), not in :meth:`LexicalScorer.terms`, so a request's text (its related
+context at intake, ``etki eval retrieval`` on requests) is scored on its own words:
+expansion helps short queries and adds little or noise to long ones (Voorhees, *Query
+expansion using lexical-semantic relations*, SIGIR 1994). Chosen after seeing results
+(disclosed in ``docs/EVAL.md``): expanding every call lowered labelled requests'
+recall@10 on tdrs, talentmap and eqip.
 
 Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
 ``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
@@ -214,20 +221,21 @@ class LexicalScorer:
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted query terms of ``question``, pooled over the project's
         languages (plus the guessed one), minus the stopwords of every project
-        language; with the words of the name of every acronym it writes and the
-        acronym of every name (:func:`etki.retrieval.acronyms.linked` over
-        :attr:`acronyms`)."""
+        language. Acronyms are not expanded here (:meth:`acronym_words`)."""
         guessed = guess_language(question, self.languages)
         langs = dict.fromkeys((guessed, *(x for x in self.languages if x in LANGUAGES)))
         pooled: list[str] = []
         for lang in langs:
             pooled.extend(t for t in tokens(question, lang) if t not in self.stop)
-        names, shorts = linked(question, self.acronyms)
-        if names or shorts:
-            first = next((x for x in self.languages if x in LANGUAGES), "en")
-            said = " ".join([" ".join(name) for name in names] + list(shorts))
-            pooled.extend(t for t in tokens(said, first) if t not in self.stop)
         return query_terms(pooled)
+
+    def acronym_words(self, question: str) -> str:
+        """The words a question is also asked with (see the module docstring): the
+        folded words of the name of every acronym ``question`` writes and every acronym
+        whose name it writes, space-separated in sorted order
+        (:func:`etki.retrieval.acronyms.linked` over :attr:`acronyms`); "" when none."""
+        names, shorts = linked(question, self.acronyms)
+        return " ".join([" ".join(name) for name in names] + list(shorts))
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""
