@@ -98,12 +98,15 @@ class ProjectMemory:
 
     def decision_ranker(self) -> RelevanceRanker:
         """A :class:`RelevanceRanker` over the ruled cases (:func:`decision_text`), ids
-        the case ids."""
+        the case ids; its acronyms are the project's (the graph's table, the one
+        :mod:`etki.retrieval.acronyms` rule ``graph_query`` uses)."""
         with self._lock:
             self._refresh()
             if self._decisions is None:
                 self._decisions = RelevanceRanker(
-                    [(c.case_id, decision_text(c)) for c in self._ruled], self.languages
+                    [(c.case_id, decision_text(c)) for c in self._ruled],
+                    self.languages,
+                    acronym_table=self._port.scorer.acronyms,
                 )
             return self._decisions
 
@@ -127,11 +130,13 @@ class ProjectMemory:
         A clause section of a clause the graph ranking counts as background
         (:attr:`etki.retrieval.lexical.LexicalScorer.background`: the one rule, read from
         the port's scorer) scores :data:`~etki.retrieval.lexical.CONTEXT_WEIGHT` times its
-        BM25F score here too."""
+        BM25F score here too. The acronyms are the project's (the graph's table, as for
+        ``graph_query`` and the decisions), then those the pages write themselves."""
         root = self.wiki_root()
         if root is None or not root.is_dir():
             return None
-        background = self.port().scorer.background  # before the lock: port() takes it
+        scorer = self.port().scorer  # before the lock: port() takes it
+        background = scorer.background
         files = sorted(p for p in root.rglob("*.md") if p.is_file())
         key = (
             tuple(
@@ -161,7 +166,9 @@ class ProjectMemory:
                         starts[f"{rel}#{sec.anchor}"] = sec.start
                         if f"clause:{unquote(sec.anchor)}" in background:
                             weights[f"{rel}#{sec.anchor}"] = CONTEXT_WEIGHT
-                self._wiki = RelevanceRanker(docs, self.languages, weights)
+                self._wiki = RelevanceRanker(
+                    docs, self.languages, weights, acronym_table=scorer.acronyms
+                )
                 self._wiki_titles = titles
                 self._wiki_starts = starts
                 self._wiki_key = key

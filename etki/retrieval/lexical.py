@@ -50,6 +50,34 @@ L and M: how the buyer chooses, binding no work after award;
 :data:`etki.triage.offers.OFFERS_TITLE`, general procurement vocabulary) counts as
 background (:func:`etki.triage.contract.background_clauses`).
 
+**A node's length is compared with its own kind's.** BM25 divides a term's weight by
+``1 - b + b * dl / avgdl``, to correct for verbosity: a longer document of the same sort
+repeats words without saying more (Robertson and Zaragoza, *The Probabilistic Relevance
+Framework: BM25 and Beyond*, FnTIR 2009, section 3.4, the verbosity hypothesis). A clause
+(200 words), a module summary, a work item title (5 words) and a ruled case are not
+documents of one sort; one ``avgdl`` over all of them (29 tokens on tdrs, set by the
+many short nodes) made a long clause's every word weigh about a fifth of a short node's,
+so a work item sharing one frequent word ("operating", "get") outranked the clause holding
+the question's rarer words ("Who is responsible for getting the Authority to Operate?":
+clause 2.2 not in the top 12, issue 33). In the one index over all kinds each node's
+``dl`` is divided by the average length of the nodes of **its own type**, as BM25F
+normalises each field by that field's average length (Robertson, Zaragoza and Taylor,
+CIKM 2004; Zaragoza et al., *Microsoft Cambridge at TREC-13*, 2004); IDF stays over all
+nodes, ``k1`` and ``b`` are the engine's. The per-type view already had it (one index per
+type). Not chosen on any query set; measured after it was written (``docs/EVAL.md``).
+
+**Acronyms**: a *question* holding an acronym the project's texts link to a name ("FRA",
+"Fiscal Responsibility Act") is also asked with the name's words, and the other way round
+(:mod:`etki.retrieval.acronyms`, the rule ``wiki_search`` and the ``decisions`` tool use,
+with the table read here from every scored node: :attr:`LexicalScorer.acronyms`). It is
+done where a question is asked (:meth:`etki.retrieval.port.GraphQueryPort.query`:
+``graph_query``), not in :meth:`LexicalScorer.terms`, so a request's text (its related
+context at intake, ``etki eval retrieval`` on requests) is scored on its own words:
+expansion helps short queries and adds little or noise to long ones (Voorhees, *Query
+expansion using lexical-semantic relations*, SIGIR 1994). Chosen after seeing results
+(disclosed in ``docs/EVAL.md``): expanding every call lowered labelled requests'
+recall@10 on tdrs, talentmap and eqip.
+
 Two views: one BM25 over all scored nodes (:meth:`LexicalScorer.scores`, for
 ``find_k_nodes``) and one per node type (:meth:`LexicalScorer.type_rank`, IDF within the
 type, for typed streams).
@@ -57,21 +85,24 @@ type, for typed streams).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 from etki.knowledge.index import Node
+from etki.retrieval.acronyms import acronyms, linked
 from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
 from etki.triage.contract import background_clauses, plain_text
 from etki.triage.engine import DRAFT_WEIGHT
 from etki.triage.graph import read_graph
 from etki.triage.modules import ID_WEIGHT
 from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
-from etki.triage.scoring import TITLE_WEIGHT, BM25Index, query_terms, top_array
+from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 
 __all__ = [
     "CONTEXT_WEIGHT",
+    "KindNormalisedBM25",
     "LexicalScorer",
     "context_clauses",
     "node_tokens",
@@ -121,6 +152,39 @@ def node_tokens(node: Node, languages: Sequence[str]) -> tuple[str, ...]:
     return tokens(node.title, lang)
 
 
+class KindNormalisedBM25(BM25Index):
+    """:class:`~etki.triage.scoring.BM25Index` whose length normalisation compares each
+    document's length with the average length of the documents of its own kind
+    (``kinds[i]`` for ``docs[i]``; see the module docstring: BM25F's per-field
+    normalisation), IDF over all documents, ``k1``/``b`` as the engine's (1.2, 0.75).
+    With one kind it scores as :class:`BM25Index` does. A kind whose documents are all
+    empty holds no postings and needs no average."""
+
+    def __init__(
+        self, docs: Sequence[Sequence[str]], kinds: Sequence[str], k1: float = K1, b: float = B
+    ) -> None:
+        if len(kinds) != len(docs):
+            raise ValueError(f"{len(kinds)} kinds for {len(docs)} documents")
+        super().__init__(docs, k1, b)
+        if not self.avgdl:
+            return
+        lengths = np.array([len(d) for d in docs], dtype=np.float64)
+        total: dict[str, list[float]] = {}
+        for kind, n in zip(kinds, lengths.tolist(), strict=True):
+            total.setdefault(kind, []).append(n)
+        avg = {kind: sum(ns) / len(ns) for kind, ns in total.items()}
+        own_avg = np.array([avg[kind] or 1.0 for kind in kinds], dtype=np.float64)
+        counts = [Counter(d) for d in docs]
+        tfs = np.zeros(len(self._doc), dtype=np.float64)
+        idf = np.zeros(len(self._doc), dtype=np.float64)
+        for term, (start, end) in self._span.items():
+            for at in range(start, end):
+                tfs[at] = counts[int(self._doc[at])][term]
+            idf[start:end] = self.idf_of[term]
+        norm = k1 * (1.0 - b + b * lengths / own_avg)
+        self._part = idf * tfs * (k1 + 1.0) / (tfs + norm[self._doc])
+
+
 class LexicalScorer:
     """BM25 over the scored nodes of ``graph`` (every type of :data:`NODE_TYPES`; not
     chunks). ``languages``: the project's languages (the first one breaks ties when
@@ -135,7 +199,10 @@ class LexicalScorer:
         docs = [
             tuple(t for t in node_tokens(n, self.languages) if t not in self.stop) for n in nodes
         ]
-        self.index = BM25Index(docs)
+        self.index: BM25Index = KindNormalisedBM25(docs, [n.type for n in nodes])
+        self.acronyms: dict[str, tuple[str, ...]] = acronyms(f"{n.title}\n{n.text}" for n in nodes)
+        """The project's acronym table (:func:`etki.retrieval.acronyms.acronyms` over every
+        scored node's title and text), shared with the wiki and decision rankers."""
         background = context_clauses(graph)
         self.background: frozenset[str] = background
         """Node ids of the clauses that count :data:`CONTEXT_WEIGHT` (:func:`context_clauses`)."""
@@ -154,13 +221,21 @@ class LexicalScorer:
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted query terms of ``question``, pooled over the project's
         languages (plus the guessed one), minus the stopwords of every project
-        language."""
+        language. Acronyms are not expanded here (:meth:`acronym_words`)."""
         guessed = guess_language(question, self.languages)
         langs = dict.fromkeys((guessed, *(x for x in self.languages if x in LANGUAGES)))
         pooled: list[str] = []
         for lang in langs:
             pooled.extend(t for t in tokens(question, lang) if t not in self.stop)
         return query_terms(pooled)
+
+    def acronym_words(self, question: str) -> str:
+        """The words a question is also asked with (see the module docstring): the
+        folded words of the name of every acronym ``question`` writes and every acronym
+        whose name it writes, space-separated in sorted order
+        (:func:`etki.retrieval.acronyms.linked` over :attr:`acronyms`); "" when none."""
+        names, shorts = linked(question, self.acronyms)
+        return " ".join([" ".join(name) for name in names] + list(shorts))
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""

@@ -305,8 +305,11 @@ class GraphQueryPort:
         strategy: str | None = None,
     ) -> QueryResult:
         """Answer ``question`` with the routed strategy, or with ``strategy`` when given
-        (one of :data:`STRATEGIES`; ``auto`` or None = route). Raises ``ValueError`` for
-        an unknown strategy."""
+        (one of :data:`STRATEGIES`; ``auto`` or None = route). The question is also asked
+        with the words its acronyms stand for, and the acronyms of the names it writes
+        (:meth:`LexicalScorer.acronym_words`; not for ``nl_query``, whose model reads the
+        question itself); the result carries ``question`` as given. Raises
+        ``ValueError`` for an unknown strategy."""
         if strategy in (None, "", "auto"):
             chosen, reason = self.route(question)
         elif strategy in STRATEGIES:
@@ -315,14 +318,22 @@ class GraphQueryPort:
             raise ValueError(
                 f"unknown strategy {strategy!r}; use one of {', '.join(('auto', *STRATEGIES))}"
             )
+        # a question is also asked with the names of its acronyms (and the acronyms of
+        # its names): LexicalScorer.acronym_words, the one table of etki.retrieval.acronyms
+        extra = self.scorer.acronym_words(question) if chosen != "nl_query" else ""
+        asked = f"{question}\n{extra}" if extra else question
         if chosen == "expand":
-            result = self.expand(question, budget_tokens=budget_tokens)
+            result = self.expand(
+                asked, budget_tokens=budget_tokens, intent=read_intent(question)[0]
+            )
         elif chosen == "nl_query":
             result = self.nl_query(question, k=k, budget_tokens=budget_tokens)
         elif chosen == "typed_streams":
-            result = self.typed_streams(question, k_per_type=max(1, min(k, 20)), k=k)
+            result = self.typed_streams(asked, k_per_type=max(1, min(k, 20)), k=k)
         else:
-            result = self.find_k_nodes(question, k=k)
+            result = self.find_k_nodes(asked, k=k)
+        if extra:
+            result = _replace(result, question=question, intent=read_intent(question)[0])
         if result.strategy != chosen:  # nl_query fell back: its reason says why
             return _replace(result, reason=f"{reason}; {result.reason}")
         if chosen == "nl_query":  # keep which tool the model picked

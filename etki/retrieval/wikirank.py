@@ -43,28 +43,24 @@ the module, outranked the decision pages themselves for a question about those
 decisions (BM25's length normalisation favours the short page), and ``index.md``
 matched every question.
 
-**Acronyms.** A document that writes a name with its acronym ("Fiscal Responsibility Act
-(FRA)") links the two: :func:`acronyms` reads every such pair (the acronym's letters
-are the initials of the words before it, small words such as "of" skipped), and a
-question holding the acronym is also asked with the words of the name (and the other
-way round), so a question about "FRA" finds the decisions that say "Fiscal
-Responsibility Act". Where no text writes the pair, an acronym written in capitals
-somewhere ("FRA report submissions") is linked to a capitalised name written elsewhere
-whose initials spell it ("the new Fiscal Responsibility Act report"), but only when
-exactly one such name is written: with two candidates nothing is linked (never a
-guess between them).
+**Acronyms** (:mod:`etki.retrieval.acronyms`, the one rule): a question holding an
+acronym is also asked with the words of its name, and the other way round, so a question
+about "FRA" finds the decisions that say "Fiscal Responsibility Act". The table is the
+project's (read from its retrieval graph) when the caller passes it, merged with the
+pairs the ranked documents write themselves.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from etki.retrieval.acronyms import acronyms, linked, merged
 from etki.text import fold, words
 from etki.triage.normalise import LANGUAGES, guess_language, stem
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, top_array
@@ -78,12 +74,6 @@ __all__ = [
     "general_stopwords",
     "page_fields",
 ]
-
-_SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
-"""Words an acronym usually skips (``Fiscal Responsibility Act`` -> ``FRA``)."""
-
-_ACRONYM = re.compile(r"\(([A-ZÇĞİÖŞÜ][A-ZÇĞİÖŞÜ0-9&]{1,9})\)")
-
 
 _SNOWBALL_EN_TEXT = """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his
@@ -153,73 +143,6 @@ def content_terms(text: str, lang: str, stop: frozenset[str] | None = None) -> t
     return tuple(out)
 
 
-def acronyms(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Folded acronym -> folded words of the name it stands for, for every
-    ``Name Of Things (NOT)`` written in ``texts`` whose initials spell the acronym
-    (small words such as "of" may be skipped). The first pair found for an acronym wins."""
-    found: dict[str, tuple[str, ...]] = {}
-    texts = list(texts)
-    for text in texts:
-        for m in _ACRONYM.finditer(text):
-            short = m.group(1)
-            letters = [c for c in short if c.isalpha()]
-            before = re.findall(r"[^\W\d_][\w'-]*", text[max(0, m.start() - 200) : m.start()])
-            name = _initials_match(before, letters)
-            key = fold(short)
-            if name and key not in found:
-                found[key] = tuple(fold(w) for w in name)
-    for short, spelled in _initial_names(texts).items():
-        found.setdefault(short, spelled)
-    return found
-
-
-_CAPS = re.compile(r"(?<![\w-])([A-ZÇĞİÖŞÜ]{2,6})(?![\w-])")
-_NAME = re.compile(
-    r"(?<![\w-])((?:[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+(?:\s+(?:of|and|for|the|on)\s+|\s+)){1,5}"
-    r"[A-ZÇĞİÖŞÜ][a-zçğıöşüäß]+)"
-)
-
-
-def _initial_names(texts: list[str]) -> dict[str, tuple[str, ...]]:
-    """Folded acronym -> folded words of the one capitalised name written in ``texts``
-    whose initials (small words skipped) spell it, for every acronym written in capitals
-    in ``texts``; an acronym with no such name, or with more than one, is left out."""
-    shorts = {m.group(1) for t in texts for m in _CAPS.finditer(t)}
-    if not shorts:
-        return {}
-    names: dict[str, set[tuple[str, ...]]] = {}
-    for text in texts:
-        for m in _NAME.finditer(text):
-            ws = m.group(1).split()
-            for start in range(len(ws)):  # every run of 2+ words of the name
-                for end in range(start + 2, len(ws) + 1):
-                    run = ws[start:end]
-                    if fold(run[0]) in _SMALL or fold(run[-1]) in _SMALL:
-                        continue
-                    initials = "".join(w[0] for w in run if fold(w) not in _SMALL).upper()
-                    if initials in shorts:
-                        names.setdefault(initials, set()).add(tuple(fold(w) for w in run))
-    return {fold(k): next(iter(v)) for k, v in names.items() if len(v) == 1}
-
-
-def _initials_match(before: list[str], letters: list[str]) -> list[str] | None:
-    """The words at the end of ``before`` whose initials (small words skipped) spell
-    ``letters``, or None."""
-    picked: list[str] = []
-    want = list(letters)
-    for w in reversed(before):
-        if not want:
-            break
-        if w[0].upper() == want[-1].upper():
-            picked.append(w)
-            want.pop()
-        elif fold(w) in _SMALL and picked:
-            picked.append(w)
-        else:
-            return None
-    return list(reversed(picked)) if not want else None
-
-
 _LINK_TO_PAGE = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:)[^)\s]*\.md(?:#[^)\s]*)?\)")
 """A Markdown link to another wiki page (a relative ``.md`` target, not a URL)."""
 
@@ -283,7 +206,9 @@ class RelevanceRanker:
     ``languages``: the project's languages (each document is read in its guessed one; a
     question in every one of them, the terms pooled). ``weights``: document id -> factor
     on its BM25 score (absent ids 1.0; e.g. a background clause section at
-    :data:`etki.retrieval.lexical.CONTEXT_WEIGHT`, chosen by the caller). Deterministic:
+    :data:`etki.retrieval.lexical.CONTEXT_WEIGHT`, chosen by the caller).
+    ``acronym_table``: the project's acronyms (:func:`etki.retrieval.acronyms.acronyms`
+    over its graph; None: only the pairs ``docs`` write). Deterministic:
     ties by id."""
 
     def __init__(
@@ -291,6 +216,7 @@ class RelevanceRanker:
         docs: Sequence[tuple[str, str]],
         languages: Sequence[str] = ("en",),
         weights: Mapping[str, float] | None = None,
+        acronym_table: Mapping[str, tuple[str, ...]] | None = None,
     ):
         self.languages = tuple(x for x in languages if x in LANGUAGES) or ("en",)
         self.stop = frozenset().union(*(general_stopwords(x) for x in self.languages))
@@ -307,21 +233,18 @@ class RelevanceRanker:
         self.index = BM25Index(tokenised)
         factor = weights or {}
         self.weight = np.array([factor.get(i, 1.0) for i in self.ids], dtype=float)
-        self.acronyms = acronyms(text for _, text in docs)
-        self._names = {name: short for short, name in self.acronyms.items()}
+        self.acronyms = merged(acronym_table or {}, acronyms(text for _, text in docs))
+        """Folded acronym -> folded name words: ``acronym_table`` (the project's), then the
+        pairs ``docs`` write that it lacks (:func:`~etki.retrieval.acronyms.merged`)."""
 
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted content terms of ``question`` pooled over the languages, with
         the words of every acronym it holds (and the acronym of every name it spells)."""
         pooled: set[str] = set()
-        folded = [fold(w) for w in words(question)]
-        for short, name in self.acronyms.items():
-            if short in folded:
-                pooled.update(content_terms(" ".join(name), self.languages[0], self.stop))
-        joined = " ".join(folded)
-        for name, short in self._names.items():
-            if " ".join(name) in joined:
-                pooled.add(stem(short, self.languages[0]))
+        names, shorts = linked(question, self.acronyms)
+        for name in names:
+            pooled.update(content_terms(" ".join(name), self.languages[0], self.stop))
+        pooled.update(stem(short, self.languages[0]) for short in shorts)
         for lang in dict.fromkeys((guess_language(question, self.languages), *self.languages)):
             pooled.update(content_terms(question, lang, self.stop))
         return tuple(sorted(pooled))
