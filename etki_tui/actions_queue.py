@@ -129,7 +129,9 @@ QUEUE_ACTIONS: tuple[ActionDef, ...] = (
         "Fold the case detail to a two-line peek under the list, so the queue has the "
         "height (15 rows at 80x24; the default under 30 rows), or unfold it; beside "
         "the list (from 110 columns) folding it gives the list the whole width. Enter "
-        "still reads the highlighted case full-screen.",
+        "still reads the highlighted case full-screen. Unfolded under the list "
+        "on a short terminal the detail leaves the list 3 rows (at 80x24), and the "
+        "footer then says z List: z gives the list its rows back.",
         context="queue",
     ),
     ActionDef(

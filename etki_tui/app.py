@@ -33,8 +33,8 @@ from etki_tui.config import config_path
 from etki_tui.flows.assign import AssignFlow
 from etki_tui.flows.base import could_not_load
 from etki_tui.footer import DeskFooter
+from etki_tui.hafiza.contents import PageContents
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import PageContents
 from etki_tui.header import DeskHeader, StatusLine
 from etki_tui.heap import IdleCollector, release_loaded
 from etki_tui.live import gone, part

@@ -59,6 +59,17 @@ def key_width(key_display: str, description: str) -> int:
     return cell_len(key_display) + cell_len(description) + KEY_PADDING
 
 
+def footer_label(node: object, binding: Binding) -> str:
+    """The word the footer shows for ``binding`` of ``node`` (the widget whose
+    bindings it is): what the node's ``footer_label(binding)`` says, when it has one
+    and says something, else the binding's description. A key whose effect depends on
+    the state it toggles names what it gives now (the queue's ``z``: "Detail" while the
+    detail is folded, "List" while the detail has the height)."""
+    relabel = getattr(node, "footer_label", None)
+    said = relabel(binding) if callable(relabel) else None
+    return said if isinstance(said, str) and said else binding.description
+
+
 def spare_to_drop(widths: Iterable[tuple[str | None, int]], room: int) -> frozenset[str]:
     """The ids of :data:`SPARE` to leave out so that keys of ``widths`` ((binding id,
     cells) in footer order) fit in ``room`` cells: none when they fit, else the first
@@ -96,8 +107,14 @@ class DeskFooter(Footer):
         switches, each shown binding with its display, state and tooltip, and the spare
         keys left out at this width."""
         keys = tuple(
-            (binding, self.app.get_key_display(binding), enabled, tooltip)
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+            (
+                binding,
+                self.app.get_key_display(binding),
+                enabled,
+                tooltip,
+                footer_label(node, binding),
+            )
+            for node, binding, enabled, tooltip in self.screen.active_bindings.values()
             if binding.show or binding.key == self.app.COMMAND_PALETTE_BINDING
         )
         dropped = self._fitting() if self._keys_ready else frozenset()
@@ -108,13 +125,12 @@ class DeskFooter(Footer):
         app = self.app
         widths: list[tuple[str | None, int]] = []
         actions: set[str] = set()
-        for _node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+        for node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.show or binding.action in actions:
                 continue  # Textual's footer shows one key per action
             actions.add(binding.action)
-            widths.append(
-                (binding.id, key_width(app.get_key_display(binding), binding.description))
-            )
+            label = footer_label(node, binding)
+            widths.append((binding.id, key_width(app.get_key_display(binding), label)))
         room = app.size.width
         palette = self._palette_binding()
         if palette is not None:
@@ -129,19 +145,25 @@ class DeskFooter(Footer):
         return found[1] if found is not None else None
 
     def compose(self) -> Iterator[Widget]:
-        """Textual's keys, less the spare ones that do not fit (:meth:`_fitting`)."""
+        """Textual's keys, less the spare ones that do not fit (:meth:`_fitting`),
+        each named as its node says now (:func:`footer_label`)."""
         self._shown = self._keys_shown()
         self._dropped = self._fitting() if self._keys_ready else frozenset()
-        leave_out = {
-            b.action
-            for _n, b, _e, _t in self.screen.active_bindings.values()
-            if b.id in self._dropped
+        active = self.screen.active_bindings.values()
+        leave_out = {b.action for _n, b, _e, _t in active if b.id in self._dropped}
+        relabel = {
+            b.action: footer_label(n, b)
+            for n, b, _e, _t in active
+            if footer_label(n, b) != b.description
         }
         for widget in super().compose():
-            # a key of Textual's footer carries its binding's action (FooterKey.action;
-            # the class itself is not public API)
-            if getattr(widget, "action", None) in leave_out:
+            # a key of Textual's footer carries its binding's action and the word it
+            # draws (FooterKey.action, .description; the class itself is not public API)
+            action = getattr(widget, "action", None)
+            if action in leave_out:
                 continue
+            if action in relabel:
+                widget.description = relabel[action]  # type: ignore[attr-defined]
             yield widget
 
     def on_resize(self, event: events.Resize) -> None:

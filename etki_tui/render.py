@@ -35,7 +35,7 @@ from etki.domain import (
     ScopeClause,
     is_declared_remit,
 )
-from etki.text import fold, fold_with_offsets, printable, spellings
+from etki.text import fold, fold_with_offsets, printable, slugify, spellings
 from etki.wiki.clauses import clause_markdown
 from etki_tui.glyphs import WARN
 
@@ -92,6 +92,26 @@ _ONE_CELL = re.compile("[\x20-\x7e\xa0-\xac\xae-\u02af]*")
 combining marks, no wide or zero-width characters) has one cell per character and one
 character per grapheme, so it can be cut by index (tests/test_tui_render.py checks
 every character of the class against :func:`graphemes`)."""
+
+
+def number_is_title_slug(number: str, title: str) -> bool:
+    """Whether a clause's ``number`` is no number but the slug of its ``title`` (an
+    unnumbered clause's ref, :func:`etki.text.slugify`, also cut: talentmap's
+    ``performance-work-statement-pws`` for "PERFORMANCE WORK STATEMENT (PWS)"), so a
+    label says the title alone rather than it twice."""
+    title = title.strip()
+    if not title or not any(c.isalpha() for c in number):
+        return False
+    slug = slugify(title, max_chars=len(title) + 1)
+    return slug == number or slug.startswith(number + "-")
+
+
+def clause_label(number: str, title: str) -> str:
+    """``4.2 Online payments``: a clause's number and title for a list of clauses, the
+    title alone when the number is its slug (:func:`number_is_title_slug`)."""
+    if number_is_title_slug(number, title):
+        return title.strip()
+    return f"{number} {title}".strip()
 
 
 def fit(text: str, width: int) -> str:

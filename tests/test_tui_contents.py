@@ -18,8 +18,8 @@ from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from etki.services import approval_service, init_project
+from etki_tui.hafiza.contents import PageContents, toc_label
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import PageContents, toc_label
 from etki_tui.messages import PageWanted
 from tests.conftest import TDRS_DIR, TuiWorld, open_tui_world
 from tests.test_tui_hafiza_toc import screen_lines

@@ -14,9 +14,10 @@ from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from etki_tui.app import EtkiApp
+from etki_tui.hafiza.contents import PageContents, toc_label
 from etki_tui.hafiza.linepage import LinePage
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import LINE_HEADING_ID, PageContents, toc_label
+from etki_tui.hafiza.reader import LINE_HEADING_ID
 from etki_tui.messages import PageWanted
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_pilot import make_app, press, settle, sync, until

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from etki.wiki.sections import Section, page_sections
+from etki_tui.hafiza.contents import PageContents
 from etki_tui.hafiza.frontmatter import split_frontmatter
 from etki_tui.hafiza.linepage import (
     LINE_PAGE_CHARS,
@@ -24,7 +25,7 @@ from etki_tui.hafiza.linepage import (
     shown_as_lines,
 )
 from etki_tui.hafiza.pane import MemoryPane
-from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageContents, PageReader
+from etki_tui.hafiza.reader import PAGE_TEXT_CHARS, PageReader
 from etki_tui.messages import PageWanted
 from tests.conftest import TDRS_DIR, build_tui_tdrs_world
 from tests.test_tui_hafiza_toc import screen_lines

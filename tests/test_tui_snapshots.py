@@ -378,9 +378,20 @@ def test_hafiza_contract_contents(
     snap_compare, tdrs_world: TuiWorld, size: tuple[int, int]
 ) -> None:  # noqa: ANN001
     """t on the whole tdrs contract read full-screen: its clauses listed as "2.1 — Scope,
-    …" (no repeated contract id), cut with … at the column's end; over the page at 80
-    columns, beside it (the page keeping 60 cells) at 120."""
+    …" (no repeated contract id), cut with … at the column's end, the highlighted one
+    whole on the line(s) under them; over the page at 80 columns, beside it (the page
+    keeping 60 cells) at 120."""
     _check(snap_compare, tdrs_world, size, ["2", contract_contents])
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_hafiza_contents_whole_heading(
+    snap_compare, tdrs_world: TuiWorld, size: tuple[int, int]
+) -> None:  # noqa: ANN001
+    """The contents on 2.1, cut in its row: the lines under the tree show "2.1 — Scope,
+    Expectations, Anticipated Period of Performance, Estimated Cost, and Ceiling Amount ›
+    Scope" whole, its later lines under the title (issue 34, desk34f)."""
+    _check(snap_compare, tdrs_world, size, ["2", contract_contents, *["down"] * 8])
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -15,17 +15,13 @@ text, which may be megabytes for a case stored before the request cap existed).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
 from urllib.parse import unquote
 
-from rich.cells import cell_len
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
@@ -33,9 +29,10 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static, Tree
 from textual.widgets.markdown import MarkdownBlock, MarkdownTableOfContents
 
-from etki.text import printable, slugify
+from etki.text import printable
 from etki.wiki.paths import page_kind
 from etki.wiki.sections import find_section
+from etki_tui.hafiza.contents import PageContents
 from etki_tui.hafiza.frontmatter import FrontmatterLines, split_frontmatter
 from etki_tui.hafiza.linepage import LinePage, RenderedPage, shown_as_lines
 from etki_tui.hafiza.pagelinks import clause_anchors, page_links, resolve_link
@@ -47,7 +44,6 @@ from etki_tui.render import (
     DETAIL_TEXT_CHARS,
     MATCH_STYLE,
     count_matches,
-    fit,
     fold_long,
     match_spans,
 )
@@ -58,122 +54,6 @@ about 0.5 s for 20,000 characters of paragraphs and 1.4 s for 50,000 on this mac
 decision page is 2-5 kB), so opening any page keeps the desk's keys waiting at most
 that long, however long the page. A long contract page is not cut: it is shown as lines
 (:mod:`etki_tui.hafiza.linepage`)."""
-
-
-_REPEATED_ID = re.compile(r"^[^\s#]+#(?=\S)")
-"""The contract id a contract page's clause headings all start with (``tdrs-rfq#2.1 —
-Scope``): the contents leave it out, it is the page's own title and took the column."""
-
-
-def toc_label(name: str) -> str:
-    """A heading as the contents list it: without a leading ``<contract id>#`` (see
-    :data:`_REPEATED_ID`), so ``tdrs-rfq#2.1 — Scope of work`` reads ``2.1 — Scope of
-    work``; an unnumbered clause's ref, the slug of its own title, left out too
-    (:func:`slugify`: ``performance-work-statement-pws — PERFORMANCE WORK STATEMENT
-    (PWS)`` reads ``PERFORMANCE WORK STATEMENT (PWS)``; talentmap's two such headings
-    were cut in the 52-cell column beside its page at 120x40, the title said twice);
-    any other heading unchanged."""
-    label = _REPEATED_ID.sub("", name, count=1)
-    number, sep, title = label.partition(" — ")
-    if sep and title.strip() and any(c.isalpha() for c in number):
-        slug = slugify(title, max_chars=len(title) + 1)
-        if slug == number or slug.startswith(number + "-"):
-            return title.strip()
-    return label
-
-
-TOC_TREE_CHROME = 4
-"""Cells of the contents column besides a row's own cells: the tree's padding (1 each
-side, ``#reader-toc > Tree`` in etki.tcss) and a vertical scrollbar (2 cells, Textual's
-default ``scrollbar-size-vertical``)."""
-
-
-class PageContents(MarkdownTableOfContents):
-    """Textual's table of contents (a :class:`~textual.widgets.Tree` inside
-    ``MarkdownTableOfContents``) with every heading shown without its repeated contract
-    id (:func:`toc_label`) and fitted to its column, cut with ``…`` (Textual's tree
-    crops a long label at the edge without a sign). Labels are refitted when the column
-    changes width. Keys (on the tree, focused when ``t`` opens it): Up/Down move,
-    Enter goes to the heading (:class:`Markdown.TableOfContentsSelected`), Esc closes."""
-
-    BINDINGS = [Binding("escape", "close", "Close contents", show=False)]
-
-    def rebuild_table_of_contents(self, table_of_contents: Any) -> None:
-        """Textual's tree of ``table_of_contents`` ((level, heading, block id) triples),
-        then every label fitted."""
-        super().rebuild_table_of_contents(table_of_contents)
-        self._headings = {
-            block: (level, toc_label(name)) for level, name, block in table_of_contents
-        }
-        self.fit_labels()
-
-    def on_resize(self) -> None:
-        self.fit_labels()
-        # the tree inside is given its new size in the same layout pass: fit again once
-        # drawn (else a label cut for the old width was cropped at the edge, no sign)
-        self.call_after_refresh(self.fit_labels)
-
-    def _rows(self) -> list[tuple[Any, int, str, int]]:
-        """(node, level, label, cells before the label) of every heading in the tree:
-        the guides (4 cells a level below the first), the expand arrow of a heading with
-        sub-headings (2) and the level's numeral (2)."""
-        headings = getattr(self, "_headings", None)
-        trees = self.query(Tree)
-        if not headings or not trees:
-            return []
-        rows = []
-        stack = list(trees.first().root.children)
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            level_name = headings.get((node.data or {}).get("block_id"))
-            if level_name is None:
-                continue
-            level, name = level_name
-            lead = 4 * (level - 1) + (2 if node.allow_expand else 0) + 2
-            rows.append((node, level, name, lead))
-        return rows
-
-    def needed_cells(self) -> int:
-        """Cells the column needs to show every heading whole (0 with no headings)."""
-        rows = self._rows()
-        if not rows:
-            return 0
-        return max(lead + cell_len(name) for _, _, name, lead in rows) + TOC_TREE_CHROME
-
-    def fit_labels(self) -> None:
-        """Cut each heading to the cells its row leaves (see :meth:`_rows`), then have
-        the tree measure its lines again: Textual's ``set_label`` repaints a line but
-        keeps the tree's virtual width, measured from the labels of its last build (the
-        tree's own resize rebuilds before these labels are refitted). A trial resized
-        120 -> 100 columns with the contents open and kept 42 cells of content in a
-        33-cell column, a horizontal scroll a fresh desk at 100 columns has not."""
-        trees = self.query(Tree)
-        if not trees:
-            return
-        tree = trees.first()
-        width = tree.scrollable_content_region.width  # less its scrollbar
-        if width <= 0:
-            return  # not laid out yet: on_resize comes
-        changed = False
-        for node, _level, name, lead in self._rows():
-            label = node.label
-            plain = label.plain if isinstance(label, Text) else str(label)
-            numeral = plain.split(" ", 1)[0] + " "  # Textual's Ⅰ, Ⅱ, …
-            fitted = Text.assemble((numeral, "dim"), fit(name, max(width - lead, 1)))
-            if label != fitted:  # rich Text: same words and styles
-                node.set_label(fitted)
-                changed = True
-        if changed:
-            # Textual's Tree builds its lines and virtual width again on its next idle
-            # from the labels set above when told its style changed (the public call
-            # that clears its caches, as its own resize does)
-            tree.notify_style_update()
-
-    def action_close(self) -> None:
-        """Esc: close the contents, back to the page."""
-        reader = self.query_ancestor(PageReader)
-        reader.close_toc()
 
 
 TOC_CELLS = 29
@@ -240,6 +120,7 @@ class PageReader(Vertical):
         markdown = ReaderMarkdown("", id="memory-page", open_links=False)
         with Horizontal(id="reader-body"):
             toc = PageContents(markdown, id="reader-toc")
+            toc.on_close = self.close_toc
             toc.display = False
             yield toc
             with VerticalScroll(id="reader-scroll", can_focus=True):

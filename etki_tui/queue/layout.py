@@ -6,6 +6,7 @@ and in the full-screen read, and the way back from that read. A base of
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.widgets import TabbedContent
 
 from etki_tui.live import part
@@ -36,6 +37,34 @@ class QueueLayout(QueueShown):
 
     _reading_from_list = False
 
+    _footer_shown: bool | None = None
+    """Whether the list was cut short (:meth:`_list_short`) when the footer last named
+    ``z`` (:meth:`_footer_follows`)."""
+
+    def footer_label(self, binding: Binding) -> str | None:
+        """What the footer calls ``z`` (:func:`etki_tui.footer.footer_label`): "List"
+        while the detail is unfolded under the list on a short terminal (class
+        ``-short``: the list then has 3 rows at 80x24, folded 15), so the footer says
+        that z gives the list its rows back (issue 34: a reviewer who unfolded it saw 3
+        rows and "z Detail"); else None, its own "Detail" (folded, or beside the list,
+        where z is only the detail's toggle)."""
+        if binding.action != "toggle_detail" or not self._list_short():
+            return None
+        return "List"
+
+    def _list_short(self) -> bool:
+        """Whether the list is cut to its 3 rows by the unfolded detail under it."""
+        return self.has_class("-short") and self.detail_shown
+
+    def _footer_follows(self) -> None:
+        """Have the footer name ``z`` anew when the list was cut short or given its
+        rows back since it last did (only then: the footer recomposes on a bindings
+        refresh)."""
+        short = self._list_short()
+        if self._footer_shown is not None and self._footer_shown != short:
+            self.refresh_bindings()
+        self._footer_shown = short
+
     def on_resize(self) -> None:
         """The terminal's size decides the layout (:meth:`fit_to`)."""
         self.fit_to(self.app.size.width, self.app.size.height)
@@ -58,6 +87,7 @@ class QueueLayout(QueueShown):
         if self.screen.maximized is None:
             self.set_class(not shown, "-list")
             self._cursor_into_view()
+            self._footer_follows()
         self._reading_from_list = not shown
 
     def _cursor_into_view(self) -> None:
@@ -83,8 +113,9 @@ class QueueLayout(QueueShown):
         self._cursor_into_view()
         if not self.detail_wanted and self.screen.focused is part(self, CaseDetail):
             self.table.focus()
+        self._footer_follows()
         self.app.notify(
-            "Detail unfolded (z folds it)."
+            "Detail unfolded (z folds it: more room for the list)."
             if self.detail_wanted
             else "Detail folded: Enter reads a case, z unfolds it.",
             markup=False,
@@ -109,6 +140,7 @@ class QueueLayout(QueueShown):
             return  # the pane is being removed
         if before is detail and after is None:
             self.set_class(self._reading_from_list, "-list")  # hidden again, if it was
+            self._footer_follows()
             detail.scroll_home(animate=False)
             self._cursor_into_view()
             if self.screen.focused in (detail, None):

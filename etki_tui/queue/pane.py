@@ -448,7 +448,10 @@ class QueuePane(QueueLayout):
                 self.app.push_screen(ContractScreen(clauses, ref))
 
         self.app.push_screen(
-            LinksScreen(links, title="Read which clause?", details=[r for _, r in links]), chosen
+            LinksScreen(
+                links, title="Read which clause?", details=[r for _, r in links], hang=True
+            ),
+            chosen,
         )
 
     def action_similar(self) -> None:

@@ -25,7 +25,7 @@ from etki.domain import ScopeClause
 from etki.text import printable
 from etki_tui.actions import ACTIONS, bindings
 from etki_tui.live import part
-from etki_tui.render import clause_block, fit
+from etki_tui.render import clause_block, clause_label, fit
 
 
 def contract_clauses(clauses: Mapping[str, ScopeClause], contract_id: str) -> list[ScopeClause]:
@@ -38,12 +38,13 @@ def clause_choices(
     refs: Iterable[str], clauses: Mapping[str, ScopeClause]
 ) -> list[tuple[str, str]]:
     """(label, ref) of each of ``refs`` the project holds, each once, in the order given:
-    ``4.2 Online payments`` (the list the ``l`` keys offer)."""
+    ``4.2 Online payments``, an unnumbered clause by its title alone
+    (:func:`~etki_tui.render.clause_label`; the list the ``l`` keys offer)."""
     out: list[tuple[str, str]] = []
     for ref in dict.fromkeys(refs):
         clause = clauses.get(ref)
         if clause is not None:
-            out.append((f"{clause.number} {clause.title}".strip(), ref))
+            out.append((clause_label(clause.number, clause.title), ref))
     return out
 
 
@@ -177,7 +178,7 @@ class ContractScreen(ModalScreen[None]):
         """Choose a clause of the contract and scroll to it."""
         from etki_tui.screens.links import LinksScreen
 
-        links = [(f"{c.number} {c.title}".strip(), c.ref) for c in self.clauses]
+        links = [(clause_label(c.number, c.title), c.ref) for c in self.clauses]
         if not links:
             return
 
@@ -191,6 +192,7 @@ class ContractScreen(ModalScreen[None]):
                 title="Go to which clause?",
                 details=[r for _, r in links],
                 current=self.ref,
+                hang=True,
             ),
             chosen,
         )

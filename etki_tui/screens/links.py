@@ -3,8 +3,11 @@ keyboard (a click works too, but the desk is keyboard-first)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from rich.console import RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -16,13 +19,41 @@ from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.live import part
 
+NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\s+(\S.*)")
+"""A clause label ``number title`` (``7.2.1 Authorities and Delegations``): its number
+(digits, dot-separated) and its title."""
+
+
+def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableType:
+    """One option's prompt: ``label`` in bold, ``detail`` (the target, a clause's ref)
+    dim on the line below, both shown literally (:func:`printable`, no markup). With
+    ``hang`` a numbered label (:data:`NUMBERED`) is laid out as two columns, its number
+    alone on the left and its title wrapping beside it with the ref under the title, so
+    that a long title's second line starts under the title, not under the number (issue
+    34: tdrs's long clause titles wrapped to the frame's edge and "2.1 Scope,
+    Expectations, …" read like "2.3 Anticipated Period …" at a glance)."""
+    label = printable(label, multiline=False)
+    detail = printable(detail, multiline=False)
+    found = NUMBERED.fullmatch(label) if hang else None
+    if found is None:
+        prompt = Text(label, style="bold")
+        prompt.append("\n  " + detail, style="dim")
+        return prompt
+    grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row(Text(found[1], style="bold"), Text(found[2], style="bold"))
+    grid.add_row("", Text(detail, style="dim"))
+    return grid
+
 
 class LinksScreen(ModalScreen[str | None]):
     """Pick a link; dismisses with its target (a wiki-relative path, or a case id for
     the queue's similar rulings), or None. ``links`` are (label, target) pairs;
     ``details``, when given, is the dim second line of each option (default: the
     target); ``current``, when given, is the target highlighted first (the clause shown,
-    issue 34: the clause list opened at the top)."""
+    issue 34: the clause list opened at the top); ``hang``: numbered labels with a
+    hanging indent (:func:`link_prompt`, the contract's clause list)."""
 
     BINDINGS = bindings("help.close", "help")
 
@@ -33,12 +64,14 @@ class LinksScreen(ModalScreen[str | None]):
         title: str = "Links on this page",
         details: Sequence[str] | None = None,
         current: str | None = None,
+        hang: bool = False,
     ) -> None:
         super().__init__()
         self.links = list(links)
         self.details = list(details) if details is not None else [t for _, t in self.links]
         self.title_text = title
         self.current = current
+        self.hang = hang
 
     def compose(self) -> ComposeResult:
         """One option per link: its text, then where it goes."""
@@ -47,8 +80,7 @@ class LinksScreen(ModalScreen[str | None]):
             dialog.border_subtitle = "Enter follows · Esc closes"
             options = []
             for i, ((label, _), detail) in enumerate(zip(self.links, self.details, strict=True)):
-                prompt = Text(printable(label, multiline=False), style="bold")
-                prompt.append("\n  " + printable(detail, multiline=False), style="dim")
+                prompt = link_prompt(label, detail, hang=self.hang)
                 options.append(Option(prompt, id=str(i)))
             yield OptionList(*options, id="links-list", markup=False)
         yield Footer()  # this list's keys, not the desk's underneath (a list of A)
