@@ -267,8 +267,11 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
-    # (a ref without a resolution is never resolved: most are skipped at one dict look)
-    resolved = [_meta_text(ref) for ref in disputed if ref in m.resolutions and _resolved(m, ref)]
+    # (a ref without a resolution is never resolved: only the few with one are looked
+    # at, in the order of `disputed`, which is sorted)
+    resolved = [
+        _meta_text(r) for r in sorted(m.disputed.intersection(m.resolutions)) if _resolved(m, r)
+    ]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     lines: list[str | bytes] = [
