@@ -55,7 +55,10 @@ def test_blocked_join_equals_the_plain_join(seed: int) -> None:
         assert set(by_get) <= dropped | (set(keys) - seen)
         assert len(by_get) == len(set(by_get))
         seen.update(keys)
-        assert joined.get(list(keys), make) is got  # unchanged: the kept bytes
+        made.clear()
+        assert joined.get(list(keys), make) == got  # unchanged: the kept blocks
+        assert made == []
+        assert b"\n".join(joined.blocks(list(keys), make)) == got
 
 
 def test_no_keys_give_empty_bytes() -> None:

@@ -109,21 +109,27 @@ class Joined(Generic[K]):
     """Keys per block: 2,000 keys make 32 blocks; re-joining one block copies ~1/32 of
     the body."""
 
-    __slots__ = ("_parts", "_keys", "_blocks", "_pos", "_dirty", "_joined")
+    __slots__ = ("_parts", "_keys", "_blocks", "_pos", "_dirty", "_ready")
 
     def __init__(self) -> None:
         self._parts: dict[K, bytes] = {}
         self._keys: list[K] = []
         self._blocks: list[bytes | None] = []
         self._pos: dict[K, int] = {}  # key -> its index in _keys (stale for keys gone)
-        self._dirty: set[K] = set()  # keys dropped since the last get
-        self._joined: bytes | None = None
+        self._dirty: set[K] = set()  # keys dropped since the last call
+        self._ready = False  # every block is joined for _keys
 
     def get(self, keys: list[K], make: Callable[[K], bytes]) -> bytes:
         """The parts of ``keys`` (in that order, each key once) joined by ``b"\\n"``; a
         key without a kept part gets ``make(key)``. Empty bytes for no keys."""
-        if self._joined is not None and keys == self._keys:
-            return self._joined
+        return b"\n".join(self.blocks(keys, make))
+
+    def blocks(self, keys: list[K], make: Callable[[K], bytes]) -> list[bytes]:
+        """:meth:`get` as the list of its blocks (``b"\\n".join`` of it is
+        :meth:`get`; an empty list for no keys): a page joins them with its own lines
+        in one copy, instead of copying a body of megabytes twice."""
+        if self._ready and keys == self._keys:
+            return cast("list[bytes]", list(self._blocks))
         size, old, n = self.BLOCK, self._keys, len(keys)
         blocks = self._blocks
         first = 0  # the first block whose keys differ from the last call's
@@ -156,14 +162,14 @@ class Joined(Generic[K]):
                         parts[key] = make(key)
                 blocks[b] = b"\n".join([parts[k] for k in chunk])
         self._keys = list(keys)
-        self._joined = b"\n".join(cast("list[bytes]", blocks))
-        return self._joined
+        self._ready = True
+        return cast("list[bytes]", list(blocks))
 
     def drop(self, key: K) -> None:
-        """Forget the part of ``key`` (and the joined bytes when it had one)."""
+        """Forget the part of ``key`` (its block is joined again on the next call)."""
         if self._parts.pop(key, None) is not None:
             self._dirty.add(key)
-            self._joined = None
+            self._ready = False
 
 
 class PageCache:
