@@ -536,6 +536,7 @@ def dump_frontmatter(meta: dict, body: str) -> str:
 _ENTRIES: dict[tuple[str, Any], bytes] = {}
 _ENTRIES_MAX = 1 << 17
 _MEMO_KEY = re.compile(r"[a-z][a-z_]*")
+_STR_ONLY = frozenset({str})
 
 
 def _entry_key(key: str, value: Any) -> tuple[str, Any] | None:
@@ -547,7 +548,7 @@ def _entry_key(key: str, value: Any) -> tuple[str, Any] | None:
         return (key, (kind, value))
     if kind is float:
         return (key, (kind, repr(value)))
-    if kind is list and all(type(x) is str for x in value):
+    if kind is list and set(map(type, value)) <= _STR_ONLY:  # (a loop in C: long lists)
         return (key, (kind, tuple(value)))
     if kind is dict and all(type(k) is str and type(v) is int for k, v in value.items()):
         return (key, (kind, tuple(sorted(value.items()))))

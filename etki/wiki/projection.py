@@ -183,9 +183,10 @@ class _Mark:
         """Audit ids at or below this are taken as reflected (older than the window)."""
         return max(0, self.audit - AUDIT_WINDOW)
 
-    def lags(self, audit_id: int) -> bool:
-        """True when the audit row ``audit_id`` is a change the pages do not reflect."""
-        return audit_id > self.floor and (audit_id > self.audit or audit_id in self.missing)
+    def lagging(self, rows: list[tuple[int, str]]) -> set[str]:
+        """Case ids of the audit ``rows`` ((id, case id)) the pages do not reflect."""
+        low, top, gaps = self.floor, self.audit, set(self.missing)  # (once, not per row)
+        return {c for i, c in rows if i > low and (i > top or i in gaps)}
 
     @classmethod
     def of(cls, project_id: str, token: tuple[object, ...], seen: set[int]) -> _Mark:
@@ -199,7 +200,7 @@ class _Mark:
             _head_digest(token[:-2]),
             int(token[-2]),  # type: ignore[call-overload]  # wiki_token ends in two ints
             audit,
-            tuple(i for i in range(floor + 1, audit + 1) if i not in seen),
+            tuple(sorted(set(range(floor + 1, audit + 1)).difference(seen))),
         )
 
     def to_bytes(self) -> bytes:
@@ -284,9 +285,8 @@ def _had_pages(full: list[CaseRecord]) -> list[CaseBrief]:
 
 def _with_removed(report: WriteReport, removed: list[str]) -> WriteReport:
     """``report`` with the paths ``removed`` beside the pages it wrote."""
-    if not removed:
-        return report
-    return replace(report, removed=tuple(sorted({*report.removed, *removed})))
+    gone = tuple(sorted({*report.removed, *removed}))
+    return replace(report, removed=gone) if removed else report
 
 
 def _close_all(fds: list[int]) -> None:
@@ -473,7 +473,7 @@ class WikiProjector:
                 or int(head[-1]) < mark.audit  # type: ignore[call-overload]  # wiki_token ends in two ints
             ):
                 return self._sync_all(pid, root, wanted)  # (a DB older than the wiki)
-            lag = {c for i, c in rows if mark.lags(i)}
+            lag = mark.lagging(rows)
             if (
                 not wanted
                 and not lag

@@ -128,7 +128,7 @@ def _contract_page(m: WikiModel, contract_id: str) -> bytes:
     ]
     if shown:  # the sections, made again only for the clauses a change touched
         body = m.cache.contract_bodies.get(contract_id, Joined)
-        lines.append(body.get(shown, lambda ref: _contract_section(m, ref)))
+        lines += body.blocks(shown, lambda ref: _contract_section(m, ref)) or [b""]
     else:
         lines += ["No clauses.", ""]
     return _page_fm(m, here, meta, lines)

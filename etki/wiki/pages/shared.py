@@ -267,8 +267,11 @@ def _disputed_page(m: WikiModel) -> bytes:
         "count": len(disputed),
         "clauses": names,
     }
-    # (a ref without a resolution is never resolved: most are skipped at one dict look)
-    resolved = [_meta_text(ref) for ref in disputed if ref in m.resolutions and _resolved(m, ref)]
+    # (a ref without a resolution is never resolved: only the few with one are looked
+    # at, in the order of `disputed`, which is sorted)
+    resolved = [
+        _meta_text(r) for r in sorted(m.disputed.intersection(m.resolutions)) if _resolved(m, r)
+    ]
     if resolved:  # the key only when there is one: pages without stay byte for byte
         meta["resolved"] = resolved
     lines: list[str | bytes] = [
@@ -282,7 +285,7 @@ def _disputed_page(m: WikiModel) -> bytes:
     if not disputed:
         lines.append("No disputed clauses.")
     else:  # the sections, made again only for the clauses a change touched
-        lines.append(m.cache.disputed_body.get(disputed, lambda ref: _disputed_section(m, ref)))
+        lines += m.cache.disputed_body.blocks(disputed, lambda r: _disputed_section(m, r)) or [b""]
     return _page_fm(m, DISPUTED, meta, lines)
 
 
@@ -296,12 +299,13 @@ def _precedent_line(c: CaseBrief) -> bytes:
     ).encode("utf-8", errors="replace")
 
 
-def _precedent_list(m: WikiModel) -> bytes:
+def _precedent_list(m: WikiModel) -> list[bytes]:
     """``index.md``'s list of precedents, oldest ruling first (the lines kept per
-    override, :attr:`~etki.wiki.model.PageCache.precedent_list`)."""
+    override, :attr:`~etki.wiki.model.PageCache.precedent_list`), as blocks of lines
+    (:meth:`~etki.wiki.model.Joined.blocks`) the page joins with its other lines."""
     if not m.overrides:
-        return b"None yet."
-    return m.cache.precedent_list.get(m.overrides, lambda k: _precedent_line(m.case_of(k)))
+        return [b"None yet."]
+    return m.cache.precedent_list.blocks(m.overrides, lambda k: _precedent_line(m.case_of(k)))
 
 
 def _cr_line(c: CaseBrief) -> bytes:
@@ -311,12 +315,12 @@ def _cr_line(c: CaseBrief) -> bytes:
     return line.encode("utf-8", errors="replace")
 
 
-def _cr_list(m: WikiModel) -> bytes:
+def _cr_list(m: WikiModel) -> list[bytes]:
     """``index.md``'s list of change requests, oldest ruling first (the lines kept per
-    case, :attr:`~etki.wiki.model.PageCache.cr_list`)."""
+    case, :attr:`~etki.wiki.model.PageCache.cr_list`), as blocks of lines."""
     if not m.crs:
-        return b"None yet."
-    return m.cache.cr_list.get(m.crs, lambda k: _cr_line(m.case_of(k)))
+        return [b"None yet."]
+    return m.cache.cr_list.blocks(m.crs, lambda k: _cr_line(m.case_of(k)))
 
 
 def _entity_blocks(m: WikiModel) -> tuple[bytes, bytes]:
@@ -395,7 +399,7 @@ def _index_page(m: WikiModel) -> bytes:
     else:
         lines.append("No rulings yet.")
     lines += ["", "## Precedents", ""]
-    lines.append(_precedent_list(m))
+    lines += _precedent_list(m)
     lines += [
         "",
         "## Change requests",
@@ -403,7 +407,7 @@ def _index_page(m: WikiModel) -> bytes:
         "Drafts of the cases ruled CHANGE_REQUEST, oldest ruling first.",
         "",
     ]
-    lines.append(_cr_list(m))
+    lines += _cr_list(m)
     contracts, modules = _entity_blocks(m)
     lines += ["", "## Contracts", "", contracts]
     lines += ["", "## Modules", "", modules]
