@@ -258,15 +258,14 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
         read = lean_call(settings.db_url, "queue", args.project, every=args.all)
     except Fallback:
         return _queue_read_desk(args, settings)
-    from etki.memory import disputes_of
+    from etki.memory import disputes_counted
 
     rows = []
     for part in read.parts:
-        # the disputed clauses the rows cite (clause_memory's rule): all the queue reads
-        # of the clause memory is whether a cited clause's dispute is open
-        memory: dict[str, Any] = (
-            {d.ref: d for d in disputes_of(part.ruled, part.resolutions)} if part.ruled else {}
-        )
+        # the disputed clauses the rows cite (clause_memory's rule, from the counts kept
+        # at ruling time): all the queue reads of the memory is whether a dispute is open
+        counted = disputes_counted(part.counts, part.ruled, part.resolutions)
+        memory: dict[str, Any] = {d.ref: d for d in counted}
         rows += [(c, memory) for c in part.shown]
     return rows, read.claims, read.assignments, read.archived
 

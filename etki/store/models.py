@@ -211,6 +211,24 @@ class ReportTallyRow(Base):
     n: Mapped[int] = mapped_column(Integer)
 
 
+class ClauseTallyRow(Base):
+    """Per clause of a project and ruling word, how many current rulings' decisions cite
+    it (``cited``, a line of the clause's history each) and how many of those are about
+    it (``about``, :func:`etki.domain.corrections.about_refs`): migration 0013, issue 32
+    item 1. Kept at ruling time (:func:`etki.store.summary.clause_tally`: +1 with a
+    ruling, -1 and +1 with an amendment, -1 with an erasure; a project delete deletes its
+    rows), so ``etki dispute list`` and ``etki queue`` read O(clauses) rows instead of
+    every ruled case: a clause is disputed when two ruling words have ``about`` > 0 (or
+    it has a resolution). A row never holds ``cited`` 0 (it is deleted)."""
+
+    __tablename__ = "clause_tallies"
+    project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    ref: Mapped[str] = mapped_column(Text, primary_key=True)
+    ruling: Mapped[str] = mapped_column(String(16), primary_key=True)
+    cited: Mapped[int] = mapped_column(Integer)
+    about: Mapped[int] = mapped_column(Integer)
+
+
 class AuditRow(Base):
     """Append-only audit log of every ruling attempt: ``outcome`` is ``committed``,
     ``conflict`` (someone ruled first) or ``denied`` (not an approver); ``before`` and
