@@ -50,6 +50,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from etki.commands import READ_ONLY_COMMANDS  # re-exported (etki.cli reads it there)
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
@@ -68,11 +69,6 @@ if TYPE_CHECKING:
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
-
-READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage", "show"})
-"""Commands that only read the store: it is opened read-only (never created, migrated
-or written; a missing store is exit 2). ``init`` creates the store; ``rule`` writes to
-an existing one (README, "Read-only commands")."""
 
 
 def _desk(args: argparse.Namespace, settings: Settings) -> Desk:
