@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -327,30 +326,6 @@ def disputes_counted(
                 )
         elif len(about[ref]) > 1:
             out.append(DisputeCount(ref, tuple(sorted(about[ref])), lines[ref]))
-    return out
-
-
-def with_history(
-    counted: list[DisputeCount], lines: Iterable[tuple[str, str, str, str, str]]
-) -> list[DisputeCount]:
-    """``counted`` (:func:`disputes_counted`) with each clause's history filled from
-    ``lines`` (``(ref, case_id, ruling, reviewer, ruled_at)`` in any order, a line per
-    ruled case citing the ref: ``ruling_refs``), oldest first with ties by case id as
-    :func:`disputes_of` orders them. Raises ``ValueError`` when a clause's lines are not
-    as many as its count says (a decision citing a clause twice has one ``ruling_refs``
-    row for two history lines): the caller then reads the ruled rows
-    (:func:`disputes_of`)."""
-    wanted = {d.ref for d in counted}
-    history: defaultdict[str, list[_Entry]] = defaultdict(list)
-    for ref, case_id, ruling, reviewer, ruled_at in sorted(lines, key=itemgetter(4, 1)):
-        if ref in wanted:
-            history[ref].append((case_id, ruling, reviewer, ruled_at))
-    out = []
-    for d in counted:
-        entries = tuple(history.get(d.ref, ()))
-        if len(entries) != d.ruled:
-            raise ValueError(f"{d.ref}: {len(entries)} history lines, {d.ruled} counted")
-        out.append(replace(d, history=entries))
     return out
 
 

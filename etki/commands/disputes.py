@@ -42,7 +42,7 @@ def _state(item: DisputedClause | DisputeCount) -> str:
     return "disputed again" if item.resolution is not None else "disputed"
 
 
-def _row(item: DisputedClause | DisputeCount) -> dict:
+def _row(item: DisputedClause) -> dict:
     """One clause of ``etki dispute list --json``."""
     res = item.resolution
     return {
@@ -73,7 +73,7 @@ _ENTRY = (
 """One history entry of the JSON list, its four strings filled in with ``%``."""
 
 
-def _json_text(disputed: list[DisputedClause] | list[DisputeCount]) -> str:
+def _json_text(disputed: list[DisputedClause]) -> str:
     """``json.dumps([_row(d) for d in disputed], ensure_ascii=False, indent=1)``, the
     same text, written field by field (issue 32 item 1: 145k lines on the 10k bench
     store, whose history entries are most of them; json's indenting encoder is pure
@@ -171,30 +171,9 @@ def _counted(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
     return project_id, disputes_counted(read.counts, read.ruled, read.resolutions)
 
 
-def _with_history(args: argparse.Namespace, settings: Settings) -> list:
-    """The disputed clauses with their whole history (``--json``): :func:`_counted`'s
-    clauses and the lines of ``ruling_refs``
-    (:func:`etki.store.lean_disputes.disputes_history_read`, no ruled case's other
-    columns); :func:`_disputed`'s when the lean path cannot answer or the lines are not
-    as counted."""
-    from etki.store.lean import Fallback, lean_call
-    from etki.store.lean_disputes import disputes_history_read
-
-    try:
-        _project_id, read, lines = lean_call(settings.db_url, disputes_history_read, args.project)
-    except Fallback:
-        return _disputed(args, settings)[1]
-    from etki.memory import disputes_counted, with_history
-
-    try:
-        return with_history(disputes_counted(read.counts, read.ruled, read.resolutions), lines)
-    except ValueError:  # a clause cited twice by one decision: the ruled rows say
-        return _disputed(args, settings)[1]
-
-
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    if args.json:  # every disputed clause's whole history
-        emit_json_text(_json_text(_with_history(args, settings)))  # == emit_json(rows, indent=1)
+    if args.json:  # every disputed clause's whole history: a row per ruling read
+        emit_json_text(_json_text(_disputed(args, settings)[1]))  # == emit_json(rows, indent=1)
         return 0
     from etki.domain.disputes import DisputeCount
 

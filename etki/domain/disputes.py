@@ -79,9 +79,6 @@ class DisputeCount:
     ruled: int
     resolution: ClauseResolution | None = None
     overridden_by: str | None = None
-    history: tuple[tuple[str, str, str, str], ...] = ()
-    """Its history when read (``etki dispute list --json``; empty otherwise): as
-    :attr:`DisputedClause.history`, ``ruled`` lines, oldest first."""
 
     @property
     def resolved(self) -> bool:

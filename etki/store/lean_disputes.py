@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from etki.domain import ClauseResolution
     from etki.store.lean import LeanStore, RuledRow
 
-__all__ = ["DisputeRead", "dispute_read", "disputes_history_read", "disputes_read"]
+__all__ = ["DisputeRead", "dispute_read", "disputes_read"]
 
 TALLIES = "SELECT ref, ruling, cited, about FROM clause_tallies WHERE project_id = ?"
 """The per-clause counts of a project: ``(ref, ruling, cited, about)``."""
@@ -34,9 +34,6 @@ CITING = (
     "WHERE x.project_id = ? AND x.ref IN ({refs}))"
 )
 """The :data:`~etki.store.lean.RULED_ROWS` of the ruled cases citing one of some clauses."""
-HISTORY = "SELECT ref, case_id, ruling, reviewer, ruled_at FROM ruling_refs WHERE project_id = ?"
-"""Every line of every clause's history in the project (``ruling_refs``, migration 0010):
-``(ref, case_id, ruling, reviewer, ruled_at)``, in no set order."""
 UNSUMMED = "SELECT 1 FROM rulings WHERE project_id = ? AND cited_refs IS NULL LIMIT 1"
 """A ruling row of the project without the summary (none written since 0008): it has no
 ``ruling_refs`` rows, so :data:`CITING` would miss it."""
@@ -95,14 +92,3 @@ def disputes_read(store: LeanStore, given: str | None) -> tuple[str, DisputeRead
     path does) and the :class:`DisputeRead` of all its cited clauses."""
     project_id = store.chosen_project(given)
     return project_id, dispute_read(store, project_id)
-
-
-def disputes_history_read(
-    store: LeanStore, given: str | None
-) -> tuple[str, DisputeRead, list[tuple[str, str, str, str, str]]]:
-    """What ``etki dispute list --json`` reads: :func:`disputes_read` and the lines of
-    every clause's history (:data:`HISTORY`; the JSON prints each disputed clause's
-    whole history, nearly every line on a store whose clauses are all disputed), without
-    a ruled case's other columns (:func:`etki.memory.with_history` joins them)."""
-    project_id, read = disputes_read(store, given)
-    return project_id, read, store.rows(HISTORY, [project_id])
