@@ -593,9 +593,18 @@ class LeanStore:
         then the whole rows of those (and of any whose head did not say) are read."""
         if not refs:
             return []
+        from etki.store.lean_disputes import citing_ids
+
         order: dict[str, int] = {}
+        found_ids = citing_ids(self, project_id, refs) if heads is None else None
+        if found_ids is not None:  # through ruling_refs' index (migration 0013)
+            order = {case_id: i for i, case_id in enumerate(found_ids)}
         for i, (case_id, _ruling, cited) in enumerate(
-            self.ruled_heads(project_id) if heads is None else heads
+            []
+            if found_ids is not None
+            else self.ruled_heads(project_id)
+            if heads is None
+            else heads
         ):
             if cited is None or not refs.isdisjoint(cited):
                 order[case_id] = i

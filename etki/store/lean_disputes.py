@@ -17,13 +17,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from etki.store.lean import CHUNK, RULED_ROWS, Fallback
+from etki.store.lean import ARRIVAL, CHUNK, RULED_ROWS, Fallback
 
 if TYPE_CHECKING:
     from etki.domain import ClauseResolution
     from etki.store.lean import LeanStore, RuledRow
 
-__all__ = ["DisputeRead", "dispute_read", "disputes_read"]
+__all__ = ["DisputeRead", "citing_ids", "dispute_read", "disputes_read"]
 
 TALLIES = "SELECT ref, ruling, cited, about FROM clause_tallies WHERE project_id = ?"
 """The per-clause counts of a project: ``(ref, ruling, cited, about)``."""
@@ -34,9 +34,17 @@ CITING = (
     "WHERE x.project_id = ? AND x.ref IN ({refs}))"
 )
 """The :data:`~etki.store.lean.RULED_ROWS` of the ruled cases citing one of some clauses."""
+CITING_IDS = (
+    "SELECT c.id FROM cases c WHERE c.project_id = ? AND c.status = 'ruled' "
+    "AND c.id IN (SELECT x.case_id FROM ruling_refs x WHERE x.project_id = ? "
+    f"AND x.ref IN ({{refs}})) ORDER BY {ARRIVAL}"
+)
+"""The ruled cases citing one of some clauses, oldest first (``ruling_refs`` by its
+``(project_id, ref)`` index, migration 0013)."""
 UNSUMMED = "SELECT 1 FROM rulings WHERE project_id = ? AND cited_refs IS NULL LIMIT 1"
 """A ruling row of the project without the summary (none written since 0008): it has no
-``ruling_refs`` rows, so :data:`CITING` would miss it."""
+``ruling_refs`` rows, so :data:`CITING` would miss it (a partial index holds only such
+rows, migration 0013: no scan)."""
 
 
 @dataclass(frozen=True)
@@ -92,3 +100,15 @@ def disputes_read(store: LeanStore, given: str | None) -> tuple[str, DisputeRead
     path does) and the :class:`DisputeRead` of all its cited clauses."""
     project_id = store.chosen_project(given)
     return project_id, dispute_read(store, project_id)
+
+
+def citing_ids(store: LeanStore, project_id: str, refs: Collection[str]) -> list[str] | None:
+    """The ids of the project's ruled cases whose decision cites one of ``refs``, oldest
+    first (:data:`CITING_IDS`: no row per ruled case read, issue 32 item 1: ``etki
+    show``); None when ``ruling_refs`` cannot say (a ruling row without the summary,
+    or more refs than one query takes): the caller reads every ruled case's head."""
+    if not refs or len(refs) > CHUNK or store.rows(UNSUMMED, [project_id]):
+        return None
+    wanted = sorted(set(refs))
+    query = CITING_IDS.format(refs=", ".join("?" * len(wanted)))
+    return [r[0] for r in store.rows(query, [project_id, project_id, *wanted])]

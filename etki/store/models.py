@@ -12,6 +12,7 @@ models and the migrations' head disagree.
 from __future__ import annotations
 
 from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SCHEMA_VERSION = 1
@@ -168,6 +169,16 @@ class RulingRow(Base):
     correction_rule: Mapped[str | None] = mapped_column(String(16), nullable=True)
     correction_basis: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
+    # the rows without the summary (none written since 0008), found without a scan (0013)
+    __table_args__ = (
+        Index(
+            "ix_rulings_unsummed",
+            "project_id",
+            sqlite_where=sql_text("cited_refs IS NULL"),
+            postgresql_where=sql_text("cited_refs IS NULL"),
+        ),
+    )
+
 
 class RulingRefRow(Base):
     """One clause a ruled case's decision cites (migration 0010, issue 32 item 1): the
@@ -191,7 +202,10 @@ class RulingRefRow(Base):
     ruled_at: Mapped[str] = mapped_column(String(20))
     about: Mapped[int] = mapped_column(Integer)
 
-    __table_args__ = (Index("ix_ruling_refs_project", "project_id", "about", "ref", "ruling"),)
+    __table_args__ = (
+        Index("ix_ruling_refs_project", "project_id", "about", "ref", "ruling"),
+        Index("ix_ruling_refs_ref", "project_id", "ref"),  # migration 0013
+    )
 
 
 class ReportTallyRow(Base):

@@ -9,6 +9,9 @@ rows instead of every ruled case (at 100,000 stored cases they read 28-57x ``pyt
 pass`` that way). Filled here from every stored ruling with the function the writers
 call; a ruling row without the summary (``cited_refs`` NULL: none is written since
 0008) is counted from its decision's text (:func:`etki.store.summary.ruling_summary`).
+Two indexes: ``ruling_refs (project_id, ref)`` (``etki show`` finds the ruled cases
+citing its clauses by ref) and a partial one of ``rulings`` without the summary (the lean
+readers check there is none without a scan).
 
 Revision ID: 0013
 Revises: 0012
@@ -39,6 +42,16 @@ def upgrade() -> None:
         sa.Column("ruling", sa.String(length=16), primary_key=True),
         sa.Column("cited", sa.Integer(), nullable=False),
         sa.Column("about", sa.Integer(), nullable=False),
+    )
+    # `etki show` finds the ruled cases citing its clauses by ref (not every ruled
+    # row's cited_refs), and a ruling row without the summary is found without a scan
+    op.create_index("ix_ruling_refs_ref", "ruling_refs", ["project_id", "ref"])
+    op.create_index(
+        "ix_rulings_unsummed",
+        "rulings",
+        ["project_id"],
+        sqlite_where=sa.text("cited_refs IS NULL"),
+        postgresql_where=sa.text("cited_refs IS NULL"),
     )
     conn = op.get_bind()
     counts: dict[tuple[str, str, str], list[int]] = {}
@@ -81,4 +94,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rulings_unsummed", table_name="rulings")
+    op.drop_index("ix_ruling_refs_ref", table_name="ruling_refs")
     op.drop_table("clause_tallies")
