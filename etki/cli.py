@@ -34,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from etki.commands.cases import READ_ONLY_COMMANDS
+from etki.commands import READ_ONLY_COMMANDS
 from etki.console import (
     SafeArgumentParser,
     configure_logging,

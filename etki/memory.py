@@ -49,9 +49,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 # are imported where used (`etki.domain` loads each part on first use)
 from etki.domain import DISPUTED_SIGNAL, DisputedClause, deciding_ref
 from etki.domain.corrections import CORRECTION_RULES as CORRECTION_RULES
-from etki.domain.corrections import _about, _correction, _named_known, _ref_set
+from etki.domain.corrections import _about, _correction, _named_known, _ref_set, about_refs
 from etki.domain.corrections import _named_in as _named_in
 from etki.domain.corrections import correction_clauses as correction_clauses
+from etki.domain.disputes import DisputeCount
 
 if TYPE_CHECKING:
     from etki.domain import (
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     )
 
     StoredCase = CaseRecord | CaseSummary | ReportCase
-    Disputes = ClauseMemory | DisputedClause
+    Disputes = ClauseMemory | DisputedClause | DisputeCount
     """What says whether a clause's dispute is open (``open_dispute``): its memory or,
     for a disputed clause, the list of disputed clauses' entry."""
     """A case as memory reads it: a full record, a queue row or a report's row (the
@@ -287,6 +288,47 @@ def disputes_of(
     return out
 
 
+ClauseCount = tuple[str, str, int, int]
+"""One ``clause_tallies`` row (migration 0013): ``(ref, ruling, cited, about)`` — of the
+current rulings with that ruling word, how many history lines of the clause (cited) and
+how many of those are about it (:func:`ruled_about`)."""
+
+
+def disputes_counted(
+    counts: Iterable[ClauseCount],
+    ruled: Iterable[RuledRow],
+    resolutions: Iterable[ClauseResolution] = (),
+) -> list[DisputeCount]:
+    """The disputed clauses, sorted by ref, from the per-clause counts kept at ruling
+    time (``counts``: every row of the clauses asked about) — what :func:`disputes_of`
+    says of them, without the history: a clause without a resolution in force is
+    disputed when the rulings about it are of two words or more; a clause with one is
+    computed by :func:`disputes_of` itself (the resolution stands or a later ruling
+    overrides it, an order the counts do not keep) from ``ruled``, the
+    :data:`RuledRow` of every ruled case citing such a clause (any order; other rows
+    may be there). The same rule (:func:`_dispute`) in fewer rows: O(clauses), not
+    O(ruled cases) (issue 32 item 1)."""
+    in_force = resolutions_in_force(resolutions)
+    exact = {d.ref: d for d in disputes_of(ruled, resolutions) if d.ref in in_force}
+    lines: defaultdict[str, int] = defaultdict(int)
+    about: defaultdict[str, set[str]] = defaultdict(set)
+    for ref, ruling, cited, n_about in counts:
+        lines[ref] += int(cited)
+        if n_about:
+            about[ref].add(ruling)
+    out: list[DisputeCount] = []
+    for ref in sorted(lines):
+        if ref in in_force:
+            d = exact.get(ref)
+            if d is not None:
+                out.append(
+                    DisputeCount(ref, d.rulings, len(d.history), d.resolution, d.overridden_by)
+                )
+        elif len(about[ref]) > 1:
+            out.append(DisputeCount(ref, tuple(sorted(about[ref])), lines[ref]))
+    return out
+
+
 # --- where an override counts as a correction (Raporlar): etki.domain.corrections ------
 # (below the store, which keeps each override's correction on its ruling's row)
 
@@ -295,12 +337,12 @@ def ruled_about(cited: Sequence[str], reason: str, deciding: str | None) -> tupl
     """The cited clauses a ruling is *about*, the ones it can dispute: those its reason
     names (by ref or whole number), else the clause of the decisive evidence
     (``deciding``, :func:`deciding_ref`) when cited, else every cited clause — the rule
-    of :func:`correction_clauses` for any ruling, over the cited clauses only. A trial
-    on tdrs: counting a ruling on every clause its case cites, one CR among approvals
-    made the contract's generic clauses (2.1 "Scope", cited by 25 of 28 cases)
-    disputed, and the whole queue asked for a 24h look."""
-    cited = tuple(cited)
-    return _about(cited, reason, deciding if deciding in cited else None)[0]
+    of :func:`correction_clauses` for any ruling, over the cited clauses only
+    (:func:`etki.domain.corrections.about_refs`, which the store's per-clause counts
+    also use). A trial on tdrs: counting a ruling on every clause its case cites, one
+    CR among approvals made the contract's generic clauses (2.1 "Scope", cited by 25 of
+    28 cases) disputed, and the whole queue asked for a 24h look."""
+    return about_refs(cited, reason, deciding)
 
 
 def case_about(case: CaseRecord | CaseSummary) -> tuple[str, ...]:

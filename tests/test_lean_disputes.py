@@ -14,7 +14,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from etki import memory
 from etki.domain import DisputedClause
@@ -149,3 +149,118 @@ def test_an_erased_case_leaves_no_summary_and_no_dispute(request, tmp_path, stor
     project_id, rows, resolutions = lean.lean_call(url, "disputes", None)
     assert victim not in {r[0] for r in rows} and len(rows) == 33
     assert memory.disputes_of(rows, resolutions) == expected
+
+
+# --- the per-clause counts kept at ruling time (migration 0013) -------------------------
+
+TALLIES = text("SELECT project_id, ref, ruling, cited, about FROM clause_tallies")
+
+
+def _recount(repo: CaseFileRepository) -> list[tuple]:
+    """``clause_tallies`` as the current rulings' full records say it: per project, clause
+    and ruling word, the history lines (a cited ref each) and those the ruling is about
+    (:func:`etki.memory.ruled_about`, via :func:`etki.memory.ruled_row`)."""
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    for project_id in repo.project_ids():
+        for case in repo.cases(project_id, status="ruled"):
+            _c, ruling, _w, _t, reason, cited, deciding = memory.ruled_row(case)
+            about = memory.ruled_about(cited, reason, deciding)
+            for ref in cited:
+                held = counts.setdefault((project_id, ref, ruling), [0, 0])
+                held[0] += 1
+                held[1] += ref in about
+    return sorted((*k, c, a) for k, (c, a) in counts.items())
+
+
+def _kept_tallies(repo: CaseFileRepository) -> list[tuple]:
+    with repo.engine.connect() as conn:
+        return sorted(tuple(r) for r in conn.execute(TALLIES))
+
+
+def _counted(url: str) -> list[tuple]:
+    """``etki dispute list``'s lean read (text), as comparable tuples."""
+    from etki.store.lean_disputes import disputes_read
+
+    project_id, read = lean.lean_call(url, disputes_read, None)
+    assert project_id == "demo"
+    return [
+        (d.ref, d.rulings, d.ruled, d.resolution, d.overridden_by)
+        for d in memory.disputes_counted(read.counts, read.ruled, read.resolutions)
+    ]
+
+
+def _listed(disputed: list[DisputedClause]) -> list[tuple]:
+    return [(d.ref, d.rulings, len(d.history), d.resolution, d.overridden_by) for d in disputed]
+
+
+def _queue_open(url: str) -> dict[str, bool]:
+    """ref -> open dispute, of the clauses the pending cases cite, as ``etki queue``
+    reads it (:meth:`etki.store.lean.LeanStore.queue`)."""
+    read = lean.lean_call(url, "queue", None, every=False)
+    (part,) = read.parts
+    mem = {d.ref: d for d in memory.disputes_counted(part.counts, part.ruled, part.resolutions)}
+    return {
+        ref: ref in memory.open_disputed_refs([ref], mem)
+        for c in part.shown
+        for ref in c.decision.cited_clauses
+    }
+
+
+def _open_by_memory(repo: CaseFileRepository) -> dict[str, bool]:
+    mem = memory.clause_memory(repo.cases("demo", status="ruled"), repo.clause_resolutions("demo"))
+    return {
+        ref: ref in memory.open_disputed_refs([ref], mem)
+        for c in repo.cases("demo", status="pending")
+        for ref in c.decision.cited_clauses
+    }
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_the_kept_counts_dispute_as_the_clause_memory_does(request, tmp_path, store, seed):
+    """``clause_tallies`` equals a recount of the full records after rulings,
+    amendments (a reason added, removed, the word changed), a KVKK erasure of a ruled
+    case and a project delete; the list read from it (``etki dispute list``'s text) and
+    the queue's open disputes equal what the clause memory says, resolutions standing
+    and overridden included; migration 0013 fills the same counts from the rulings."""
+    from etki.config import Settings
+    from etki.erasure import erase_case
+    from etki.store.migrate import head_revision, upgrade
+    from tests.test_migrations import _downgrade
+
+    start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+    url = f"sqlite:///{tmp_path}/etki.db" if store == "sqlite" else None
+    url = url or request.getfixturevalue("pg_schema").url
+    repo = CaseFileRepository(url, clock=_clock(start))
+    rng = random.Random(seed)
+    try:
+        _fill(repo, seed)
+        ruled = [c.case_id for c in repo.cases("demo", status="ruled")]
+        for case_id in rng.sample(ruled, 6):
+            action, reason = rng.choice(ACTIONS), rng.choice(REASONS)
+            repo.record_ruling(case_id, action, "jürgen", reason, amend=True)
+        assert _kept_tallies(repo) == _recount(repo)
+        expected = _listed(
+            memory.disputed_clauses(repo.cases("demo"), repo.clause_resolutions("demo"))
+        )
+        assert expected and any(d[3] is not None for d in expected)  # resolutions too
+        assert _counted(url) == expected
+        assert _queue_open(url) == _open_by_memory(repo)
+        kept = _kept_tallies(repo)
+        _downgrade(repo.engine, "0012")
+        assert "clause_tallies" not in inspect(repo.engine).get_table_names()
+        assert upgrade(repo.engine) == ("0012", head_revision())
+        assert _kept_tallies(repo) == kept  # the migration's fill == the writers'
+        settings = Settings(db_url=url, wiki_dir=None, reviewer="ayse")
+        victim = rng.choice([c.case_id for c in repo.cases("demo", status="ruled")])
+        assert erase_case(repo, settings, victim, "KVKK 11/e").complete
+        assert _kept_tallies(repo) == _recount(repo)
+        expected = _listed(
+            memory.disputed_clauses(repo.cases("demo"), repo.clause_resolutions("demo"))
+        )
+        assert _counted(url) == expected
+        assert _queue_open(url) == _open_by_memory(repo)
+        repo.delete_project("demo", "ayse", "contract ended")
+        assert _kept_tallies(repo) == []
+    finally:
+        repo.dispose()

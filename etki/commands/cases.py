@@ -50,6 +50,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from etki.commands import READ_ONLY_COMMANDS  # re-exported (etki.cli reads it there)
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
@@ -68,11 +69,6 @@ if TYPE_CHECKING:
 __all__ = ["READ_ONLY_COMMANDS", "RULE_ACTIONS", "register"]
 
 RULE_ACTIONS = {"approve": "approve", "cr": "convert_to_cr", "reject": "reject"}
-
-READ_ONLY_COMMANDS = frozenset({"queue", "projects", "triage", "show"})
-"""Commands that only read the store: it is opened read-only (never created, migrated
-or written; a missing store is exit 2). ``init`` creates the store; ``rule`` writes to
-an existing one (README, "Read-only commands")."""
 
 
 def _desk(args: argparse.Namespace, settings: Settings) -> Desk:
@@ -258,15 +254,14 @@ def _queue_read(args: argparse.Namespace, settings: Settings) -> _Read:
         read = lean_call(settings.db_url, "queue", args.project, every=args.all)
     except Fallback:
         return _queue_read_desk(args, settings)
-    from etki.memory import disputes_of
+    from etki.memory import disputes_counted
 
     rows = []
     for part in read.parts:
-        # the disputed clauses the rows cite (clause_memory's rule): all the queue reads
-        # of the clause memory is whether a cited clause's dispute is open
-        memory: dict[str, Any] = (
-            {d.ref: d for d in disputes_of(part.ruled, part.resolutions)} if part.ruled else {}
-        )
+        # the disputed clauses the rows cite (clause_memory's rule, from the counts kept
+        # at ruling time): all the queue reads of the memory is whether a dispute is open
+        counted = disputes_counted(part.counts, part.ruled, part.resolutions)
+        memory: dict[str, Any] = {d.ref: d for d in counted}
         rows += [(c, memory) for c in part.shown]
     return rows, read.claims, read.assignments, read.archived
 

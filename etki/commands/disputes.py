@@ -28,6 +28,7 @@ from etki.console import echo, emit_json_text
 if TYPE_CHECKING:
     from etki.config import Settings
     from etki.domain import ClauseResolution, DisputedClause
+    from etki.domain.disputes import DisputeCount
 
 __all__ = ["VERDICT_WORDS", "register"]
 
@@ -35,7 +36,7 @@ VERDICT_WORDS = ("in_scope", "cr", "reject")
 """The ``--verdict`` words (:data:`etki.domain.RESOLUTION_VERDICTS`)."""
 
 
-def _state(item: DisputedClause) -> str:
+def _state(item: DisputedClause | DisputeCount) -> str:
     if item.resolved:
         return "disputed-resolved"
     return "disputed again" if item.resolution is not None else "disputed"
@@ -153,17 +154,36 @@ def _disputed(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
     return project_id, disputes_of(ruled, resolutions)
 
 
+def _counted(args: argparse.Namespace, settings: Settings) -> tuple[str, list]:
+    """The chosen project and its disputed clauses without their history
+    (:class:`etki.domain.disputes.DisputeCount`), from the per-clause counts kept at
+    ruling time (:func:`etki.store.lean_disputes.disputes_read`, migration 0013: no row
+    per ruled case); :func:`_disputed` when the lean path cannot answer."""
+    from etki.store.lean import Fallback, lean_call
+    from etki.store.lean_disputes import disputes_read
+
+    try:
+        project_id, read = lean_call(settings.db_url, disputes_read, args.project)
+    except Fallback:
+        return _disputed(args, settings)
+    from etki.memory import disputes_counted
+
+    return project_id, disputes_counted(read.counts, read.ruled, read.resolutions)
+
+
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    project_id, disputed = _disputed(args, settings)
-    if args.json:
-        emit_json_text(_json_text(disputed))  # == emit_json([_row(d) ...], indent=1)
+    if args.json:  # every disputed clause's whole history: a row per ruling read
+        emit_json_text(_json_text(_disputed(args, settings)[1]))  # == emit_json(rows, indent=1)
         return 0
+    from etki.domain.disputes import DisputeCount
+
+    project_id, disputed = _counted(args, settings)
     if not disputed:
         echo(f"no disputed clauses in {project_id}", multiline=False)
     for item in disputed:
         echo(
             f"{item.ref}  {_state(item).upper()}  rulings {' / '.join(item.rulings)}  "
-            f"({len(item.history)} ruled)",
+            f"({item.ruled if isinstance(item, DisputeCount) else len(item.history)} ruled)",
             multiline=False,
         )
         res = item.resolution

@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from etki.domain.cases import CaseRecord
     from etki.domain.reports import ReportCase
 
-__all__ = ["CORRECTION_RULES", "correction_clauses", "correction_of", "refs_basis"]
+__all__ = [
+    "CORRECTION_RULES",
+    "about_refs",
+    "correction_clauses",
+    "correction_of",
+    "refs_basis",
+]
 
 CORRECTION_RULES: dict[str, str] = {
     "reason": "the clause the reviewer's reason names",
@@ -184,6 +190,16 @@ def _about(
     if deciding is not None:
         return (deciding,), "evidence"
     return cited, "cited"
+
+
+def about_refs(cited: Sequence[str], reason: str, deciding: str | None) -> tuple[str, ...]:
+    """The cited clauses a ruling is *about* (:func:`etki.memory.ruled_about`, which
+    calls this): those its ``reason`` names (by ref or whole number), else ``deciding``,
+    the clause of the decisive evidence, when cited, else every cited clause. Pure; below
+    the store, so the per-clause counts kept at ruling time (``clause_tallies``, migration
+    0013) count with the rule the list of disputed clauses reads."""
+    cited = tuple(cited)
+    return _about(cited, reason, deciding if deciding in cited else None)[0]
 
 
 def correction_clauses(

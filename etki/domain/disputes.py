@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from etki.domain.decision import Verdict
 
-__all__ = ["ClauseResolution", "DisputedClause"]
+__all__ = ["ClauseResolution", "DisputeCount", "DisputedClause"]
 
 
 @dataclass(frozen=True)
@@ -61,4 +61,32 @@ class DisputedClause:
         """Not resolved (never, or re-disputed by a later ruling): as
         :attr:`ClauseMemory.open_dispute` of the same clause, so the risk a disputed clause
         raises (:func:`etki.memory.open_disputed_refs`) reads either."""
+        return not self.resolved
+
+
+@dataclass(frozen=True)
+class DisputeCount:
+    """A disputed clause as the per-clause counts kept at ruling time say it (migration
+    0013; :func:`etki.memory.disputes_counted`): what ``etki dispute list`` prints and
+    ``etki queue`` asks (``open_dispute``) of a :class:`DisputedClause`, without its
+    history. ``rulings``: the distinct rulings the dispute is between, sorted (as
+    :attr:`DisputedClause.rulings`); ``ruled``: how many lines its history has (the
+    current rulings citing it, ``len(DisputedClause.history)``); ``resolution`` and
+    ``overridden_by`` as there."""
+
+    ref: str
+    rulings: tuple[str, ...]
+    ruled: int
+    resolution: ClauseResolution | None = None
+    overridden_by: str | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """A resolution stands (no ruling after it disagrees)."""
+        return self.resolution is not None and self.overridden_by is None
+
+    @property
+    def open_dispute(self) -> bool:
+        """Not resolved (never, or re-disputed by a later ruling), as
+        :attr:`DisputedClause.open_dispute`."""
         return not self.resolved

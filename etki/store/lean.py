@@ -72,7 +72,7 @@ __all__ = [
     "summary_of_members",
 ]
 
-HEAD_REVISION = "0012"
+HEAD_REVISION = "0013"
 """The schema revision these queries are written for; equal to
 :data:`etki.store.migrate.HEAD_REVISION` (``tests/test_lean_read.py`` checks it). A store
 at another revision goes to the ORM path, which refuses it as today."""
@@ -448,15 +448,16 @@ PENDING_COUNT = "SELECT count(*) FROM cases WHERE project_id = ? AND status = 'p
 @dataclass(frozen=True)
 class QueuePart:
     """What ``etki queue`` reads of one project: ``shown``, the rows it prints (oldest
-    first), and for the disputes among their clauses (:func:`etki.memory.disputes_of`,
+    first), and for the disputes among their clauses (:func:`etki.memory.disputes_counted`,
     computed by the caller: the store imports nothing above it; the queue reads of the
-    clause memory only whether a cited clause's dispute is open) ``ruled``, the
-    :data:`RuledRow` of the ruled cases citing a clause the shown rows cite (from the
-    summary on the ruling's row, :meth:`LeanStore.ruled_rows`: no decision is read; in
-    no set order), and ``resolutions``, the project's resolutions of disputed clauses
-    (oldest first)."""
+    clause memory only whether a cited clause's dispute is open) ``counts``, the
+    per-clause counts of the clauses the shown rows cite (``clause_tallies``, migration
+    0013), ``ruled``, the :data:`RuledRow` of the ruled cases citing one of them that has
+    a resolution, and ``resolutions``, the project's resolutions (oldest first):
+    :func:`etki.store.lean_disputes.dispute_read`."""
 
     shown: list[CaseSummary]
+    counts: list[tuple[str, str, int, int]]
     ruled: list[RuledRow]
     resolutions: list[ClauseResolution]
 
@@ -592,9 +593,18 @@ class LeanStore:
         then the whole rows of those (and of any whose head did not say) are read."""
         if not refs:
             return []
+        from etki.store.lean_disputes import citing_ids
+
         order: dict[str, int] = {}
+        found_ids = citing_ids(self, project_id, refs) if heads is None else None
+        if found_ids is not None:  # through ruling_refs' index (migration 0013)
+            order = {case_id: i for i, case_id in enumerate(found_ids)}
         for i, (case_id, _ruling, cited) in enumerate(
-            self.ruled_heads(project_id) if heads is None else heads
+            []
+            if found_ids is not None
+            else self.ruled_heads(project_id)
+            if heads is None
+            else heads
         ):
             if cited is None or not refs.isdisjoint(cited):
                 order[case_id] = i
@@ -664,8 +674,13 @@ class LeanStore:
         for pid in [project] if project else ids:
             shown = self.cases(pid, status=None if every else "pending", risks=risks)
             cited = {ref for c in shown for ref in c.decision.cited_clauses}
-            ruled = [r for r in self.ruled_rows(pid) if not cited.isdisjoint(r[5])] if cited else []
-            parts.append(QueuePart(shown, ruled, self.resolutions(pid) if ruled else []))
+            if cited:
+                from etki.store.lean_disputes import dispute_read
+
+                got = dispute_read(self, pid, cited)
+                parts.append(QueuePart(shown, got.counts, got.ruled, got.resolutions))
+            else:
+                parts.append(QueuePart(shown, [], [], []))
             claims.update(self.live_claims(pid, now))
             assignments.update(self.live_assignments(pid))
         held = [] if project else [(pid, self.pending_count(pid)) for pid in sorted(archived)]
@@ -704,7 +719,10 @@ class LeanStore:
         :data:`etki.memory.RuledRow` the list of disputed clauses is computed from, read
         from the ruling's row (:mod:`etki.store.summary`); a row without the summary has
         its decision read (:meth:`summaries_of`)."""
-        found = self.rows(RULED_ROWS, [project_id])
+        return self.ruled_of(self.rows(RULED_ROWS, [project_id]))
+
+    def ruled_of(self, found: list[tuple[Any, ...]]) -> list[RuledRow]:
+        """The :data:`RuledRow` of rows of :data:`RULED_ROWS` (:meth:`ruled_rows`)."""
         missing = self.summaries_of([r[0] for r in found if r[5] is None])
         rows = [r if r[5] is not None else (*r[:5], *missing[r[0]]) for r in found]
         refs = decode_refs([r[5] for r in rows])

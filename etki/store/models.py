@@ -12,6 +12,7 @@ models and the migrations' head disagree.
 from __future__ import annotations
 
 from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SCHEMA_VERSION = 1
@@ -168,6 +169,16 @@ class RulingRow(Base):
     correction_rule: Mapped[str | None] = mapped_column(String(16), nullable=True)
     correction_basis: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
+    # the rows without the summary (none written since 0008), found without a scan (0013)
+    __table_args__ = (
+        Index(
+            "ix_rulings_unsummed",
+            "project_id",
+            sqlite_where=sql_text("cited_refs IS NULL"),
+            postgresql_where=sql_text("cited_refs IS NULL"),
+        ),
+    )
+
 
 class RulingRefRow(Base):
     """One clause a ruled case's decision cites (migration 0010, issue 32 item 1): the
@@ -191,7 +202,10 @@ class RulingRefRow(Base):
     ruled_at: Mapped[str] = mapped_column(String(20))
     about: Mapped[int] = mapped_column(Integer)
 
-    __table_args__ = (Index("ix_ruling_refs_project", "project_id", "about", "ref", "ruling"),)
+    __table_args__ = (
+        Index("ix_ruling_refs_project", "project_id", "about", "ref", "ruling"),
+        Index("ix_ruling_refs_ref", "project_id", "ref"),  # migration 0013
+    )
 
 
 class ReportTallyRow(Base):
@@ -209,6 +223,24 @@ class ReportTallyRow(Base):
     verdict: Mapped[str] = mapped_column(String(16), primary_key=True)
     ruling: Mapped[str] = mapped_column(String(16), primary_key=True)
     n: Mapped[int] = mapped_column(Integer)
+
+
+class ClauseTallyRow(Base):
+    """Per clause of a project and ruling word, how many current rulings' decisions cite
+    it (``cited``, a line of the clause's history each) and how many of those are about
+    it (``about``, :func:`etki.domain.corrections.about_refs`): migration 0013, issue 32
+    item 1. Kept at ruling time (:func:`etki.store.summary.clause_tally`: +1 with a
+    ruling, -1 and +1 with an amendment, -1 with an erasure; a project delete deletes its
+    rows), so ``etki dispute list`` and ``etki queue`` read O(clauses) rows instead of
+    every ruled case: a clause is disputed when two ruling words have ``about`` > 0 (or
+    it has a resolution). A row never holds ``cited`` 0 (it is deleted)."""
+
+    __tablename__ = "clause_tallies"
+    project_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    ref: Mapped[str] = mapped_column(Text, primary_key=True)
+    ruling: Mapped[str] = mapped_column(String(16), primary_key=True)
+    cited: Mapped[int] = mapped_column(Integer)
+    about: Mapped[int] = mapped_column(Integer)
 
 
 class AuditRow(Base):

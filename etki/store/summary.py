@@ -28,10 +28,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from etki.domain.corrections import correction_of, refs_basis
+from etki.domain.corrections import about_refs, correction_of, refs_basis
 from etki.domain.evidence import DECIDING, deciding_ref
 
 __all__ = [
+    "clause_counts",
+    "clause_tally",
     "correction_columns",
     "decode_refs",
     "refresh_corrections",
@@ -176,6 +178,67 @@ def about_flag(ref: str, reason: str, deciding_ref: str | None) -> int:
     :func:`etki.memory.ruled_about` says of a ruling without a reason; the report
     matches a reason's words in Python), else 0."""
     return int(reason == "" and (deciding_ref is None or deciding_ref == ref))
+
+
+CLAUSE_TALLY = (
+    "INSERT INTO clause_tallies (project_id, ref, ruling, cited, about) "
+    "VALUES (:p, :r, :g, :c, :a) "
+    "ON CONFLICT (project_id, ref, ruling) DO UPDATE SET "
+    "cited = clause_tallies.cited + excluded.cited, about = clause_tallies.about + excluded.about"
+)
+"""Add ``:c`` and ``:a`` to a ``clause_tallies`` count (the row made at 0): one statement
+for SQLite (3.24+) and PostgreSQL (migration 0013)."""
+CLAUSE_TALLY_ZERO = "DELETE FROM clause_tallies WHERE project_id = :p AND cited <= 0"
+"""A clause no current ruling of that word cites any more loses its row."""
+
+
+def clause_counts(
+    cited_refs: str | None, reason: str, deciding_ref: str | None
+) -> dict[str, tuple[int, int]]:
+    """ref -> ``(cited, about)`` of one ruling (migration 0013): how many times the
+    decision's ``cited_refs`` (:func:`ruling_summary`'s first, a JSON array) holds the
+    ref — each a line of the clause's history, as :func:`etki.memory.disputes_of`
+    counts them — and how many of those the ruling is about
+    (:func:`etki.domain.corrections.about_refs` of the cited refs, the ``reason`` and
+    the ``deciding_ref``). Empty for a row without the summary (NULL). Raises
+    ``ValueError`` when ``cited_refs`` is not a JSON array."""
+    if cited_refs is None:
+        return {}
+    cited = decode_refs([cited_refs])[0]
+    about = set(about_refs(cited, reason, deciding_ref))
+    out: dict[str, tuple[int, int]] = {}
+    for ref in cited:
+        n, a = out.get(ref, (0, 0))
+        out[ref] = (n + 1, a + (ref in about))
+    return out
+
+
+def clause_tally(
+    execute: Callable[[str, Any], object],
+    project_id: str,
+    cited_refs: str | None,
+    reason: str,
+    deciding_ref: str | None,
+    ruling: str,
+    n: int,
+) -> None:
+    """Add ``n`` (+1: a ruling, or an amendment's new ruling; -1: the ruling an
+    amendment replaces, an erased one) times :func:`clause_counts` of a ruling to the
+    ``clause_tallies`` rows of its project and ``ruling`` word, with ``execute(sql,
+    params)`` (a list of dicts: many rows) inside the writer's transaction (migration
+    0013): so ``etki dispute list`` and ``etki queue`` read O(clauses) rows, not every
+    ruled case. Raises ``ValueError`` when ``cited_refs`` is not a JSON array."""
+    counts = clause_counts(cited_refs, reason, deciding_ref)
+    if counts:
+        execute(
+            CLAUSE_TALLY,
+            [
+                {"p": project_id, "r": ref, "g": ruling, "c": n * c, "a": n * a}
+                for ref, (c, a) in counts.items()
+            ],
+        )
+    if n < 0:
+        execute(CLAUSE_TALLY_ZERO, {"p": project_id})
 
 
 CORRECTION_NONE: dict[str, object] = {

@@ -57,6 +57,7 @@ from etki.store.repository.rows import (
 from etki.store.summary import (
     CORRECTION_NONE,
     about_flag,
+    clause_tally,
     correction_columns,
     ref_rows,
     summary_columns,
@@ -535,10 +536,30 @@ class CaseStore(StoreBase):
                         current.ruling,
                         -1,
                     )
+                    # the per-clause counts lose the ruling it replaces (0013)
+                    clause_tally(
+                        execute,
+                        case.project_id,
+                        summary["cited_refs"],  # type: ignore[arg-type]
+                        current.reason,
+                        summary["deciding_ref"],  # type: ignore[arg-type]
+                        current.ruling,
+                        -1,
+                    )
                     for key, value in fields.items():
                         setattr(current, key, value)
                     s.execute(delete(RulingRefRow).where(RulingRefRow.case_id == case_id))
                 tally(execute, case.project_id, now, reviewer, verdict, ruling, 1)
+                # the per-clause counts of rulings citing and about each clause (0013)
+                clause_tally(
+                    execute,
+                    case.project_id,
+                    summary["cited_refs"],  # type: ignore[arg-type]
+                    reason,
+                    summary["deciding_ref"],  # type: ignore[arg-type]
+                    ruling,
+                    1,
+                )
                 # the cited clauses a row each, which the report counts in SQL (0010)
                 s.add_all(
                     RulingRefRow(

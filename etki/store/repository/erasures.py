@@ -31,7 +31,7 @@ from etki.store.models import (
     WikiFolderRow,
 )
 from etki.store.repository.base import ERASED, StoreBase, iso, rowcount, storable
-from etki.store.summary import tally
+from etki.store.summary import clause_tally, ruling_summary, tally
 
 __all__ = ["ERASED", "ERASED_REASON", "Erasure", "ErasureStore", "Leftover", "tombstone"]
 
@@ -161,6 +161,28 @@ class ErasureStore(StoreBase):
                     ruling.ruled_at,
                     ruling.reviewer,
                     str(verdict),
+                    ruling.ruling,
+                    -1,
+                )
+                # and the per-clause counts too (0013)
+                cited = ruling.cited_refs
+                deciding = ruling.deciding_ref
+                if cited is None:  # a row without the summary: the decision says
+                    cited, deciding = ruling_summary(
+                        str(
+                            s.scalar(
+                                select(DecisionRow.decision_json).where(
+                                    DecisionRow.case_id == case_id
+                                )
+                            )
+                        )
+                    )
+                clause_tally(
+                    lambda sql, params: s.execute(text(sql), params),
+                    case.project_id,
+                    cited,
+                    ruling.reason,
+                    deciding,
                     ruling.ruling,
                     -1,
                 )

@@ -37,6 +37,7 @@ from etki.store.models import (
     CaseRow,
     ClauseResolutionRow,
     ClauseRow,
+    ClauseTallyRow,
     ContractRow,
     DecisionContextRow,
     DecisionRow,
@@ -190,6 +191,7 @@ class LifecycleStore(StoreBase):
                 s.execute(delete(model).where(model.case_id.in_(cases)))
             s.execute(delete(CaseEventRow).where(CaseEventRow.project_id == project_id))
             s.execute(delete(ReportTallyRow).where(ReportTallyRow.project_id == project_id))
+            s.execute(delete(ClauseTallyRow).where(ClauseTallyRow.project_id == project_id))
             s.execute(delete(CaseRow).where(CaseRow.project_id == project_id))
             for other in (
                 ClauseRow,
