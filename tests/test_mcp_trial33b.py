@@ -58,9 +58,11 @@ def test_echoed_values_are_escaped_and_booleans_are_no_numbers(store):  # noqa: 
             await client.call_tool("read_node", {"id": "<x>\x1b[2J"}),
             await client.call_tool("graph_query", {"question": "hosting", "k": True}),
             await client.call_tool("wiki_search", {"query": "hosting", "limit": False}),
+            await client.call_tool("x\x1b[2J", {}),
         ]
 
-    node, k, limit = _run(store, body)
+    node, k, limit, tool = _run(store, body)
+    assert tool.is_error and tool.content[0].text.startswith("no tool 'x␛[2J'; the tools are ")
     assert node.is_error
     text = node.content[0].text
     assert "\x1b" not in text

@@ -97,12 +97,14 @@ def _server_class() -> Any:
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             tool = self._tool_manager.get_tool(name)
-            if tool is not None:
-                props = tool.parameters.get("properties", {})
-                problem = unknown_argument(name, arguments, set(props))
-                problem = problem or boolean_for_integer(name, arguments, props)
-                if problem:
-                    raise ToolError(problem)
+            if tool is None:  # the SDK's "Unknown tool: NAME" echoes the name raw
+                known = sorted(t.name for t in self._tool_manager.list_tools())
+                raise ToolError(shown(f"no tool '{name[:80]}'; the tools are {', '.join(known)}"))
+            props = tool.parameters.get("properties", {})
+            problem = unknown_argument(name, arguments, set(props))
+            problem = problem or boolean_for_integer(name, arguments, props)
+            if problem:
+                raise ToolError(problem)
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
