@@ -15,9 +15,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from etki.errors import NotFoundError
+from etki.errors import NotFoundError, clip
 from etki.mcp.briefs import DECISION_SCHEMA, EtkiTool, check_since, check_text, decision_hit
 from etki.mcp.memory import CLAUSE_NUMBER, ProjectMemory
+from etki.text import printable
 
 __all__ = ["clause_ids", "tools"]
 
@@ -62,6 +63,13 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         since: Annotated[str | None, Field(max_length=40)] = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
     ) -> dict[str, Any]:
+        """Ruled cases by relevance to ``query``. Relevance floor: a hit shares at least
+        one content word with the query (after the stop words of every project language
+        and case/accent folding; an acronym counts as its name written as a phrase),
+        i.e. coordination level 1 (Salton and McGill, *Introduction to Modern
+        Information Retrieval*, 1983: a document matching no query term is not
+        retrieved); a query sharing none with any decision gets no hit and a ``note``
+        saying so, never the best of unrelated decisions."""
         query = check_text("decisions", "query", query)
         after = check_since("decisions", since)
         by_id = {c.case_id: c for c in memory.ruled()}
@@ -77,7 +85,15 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             hits.append({**decision_hit(case, wiki_on()), "score": doc.score})
             if len(hits) >= limit:
                 break
-        return {"decisions": hits, "ruled_cases": len(by_id)}
+        out: dict[str, Any] = {"decisions": hits, "ruled_cases": len(by_id)}
+        if not hits:
+            said = printable(clip(query, 80), multiline=False)
+            out["note"] = (
+                f"no decision matches '{said}' (a hit shares at least one content word "
+                "with the query)"
+                + (" under the filters given" if verdict or ruling or after else "")
+            )
+        return out
 
     def precedents_for_clause(ref: Annotated[str, Field(max_length=300)]) -> dict[str, Any]:
         ref = check_text("precedents_for_clause", "ref", ref)
@@ -152,7 +168,10 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         text = check_text("triage", "text", text)
         pid = memory.project_id
         decision = memory.desk.triage_text(pid, case_id_for(pid, "adhoc\0" + text), text)
-        return {"stored": False, "decision": decision.to_dict()}
+        # nothing is stored, so the case id the engine works under names no case:
+        # left out, so no id in a result dangles (issue 33 trial)
+        proposal = {k: v for k, v in decision.to_dict().items() if k != "case_id"}
+        return {"stored": False, "decision": proposal}
 
     hits = {"type": "array", "items": DECISION_SCHEMA}
     return [
@@ -160,13 +179,19 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "decisions",
             "Search the ruled decisions",
             "Search every ruled request of the project (agreed rulings and overrides) by "
-            "relevance to the query; filter by the engine's verdict, the reviewer's "
+            "relevance to the query (a hit shares at least one content word with it; "
+            "none shared: no hit and a note 'no decision matches ...'); filter by the "
+            "engine's verdict, the reviewer's "
             "ruling or a date. Each hit has verdict, ruling, reviewer, date, reason and "
             'cited clauses. Example: {"query": "mobile app", "ruling": '
             '"CHANGE_REQUEST", "since": "2026-11-01"}',
             decisions,
             {
-                "properties": {"decisions": hits, "ruled_cases": {"type": "integer"}},
+                "properties": {
+                    "decisions": hits,
+                    "ruled_cases": {"type": "integer"},
+                    "note": {"type": "string"},
+                },
                 "required": ["decisions", "ruled_cases"],
             },
         ),
@@ -206,7 +231,9 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
             "triage",
             "Triage a text (stores nothing)",
             "What the engine would propose for a request text, as `etki triage --json`: "
-            "verdict, confidence, cited clauses, evidence. Nothing is stored. Example: "
+            "verdict, confidence, cited clauses, evidence. Nothing is stored "
+            "(stored: false), so the answer has no case id: there is no case to read "
+            "with show_case. Example: "
             '{"text": "Please also build an iOS app for field staff."}',
             triage,
             {

@@ -24,6 +24,9 @@ from etki.wiki.sections import page_sections
 
 __all__ = ["CLAUSE_NUMBER", "ProjectMemory", "decision_text"]
 
+_CASE_ID = re.compile(r"^case_id: ([^\s'\"]+)$", re.MULTILINE)
+"""The one case a wiki page is about, as its YAML front matter names it."""
+
 CLAUSE_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){0,4})(?![\w]|\.\d)")
 """A clause number as a reviewer writes it: ``5.2``, ``2.2.1``, ``7``."""
 
@@ -71,6 +74,7 @@ class ProjectMemory:
         self._wiki: RelevanceRanker | None = None
         self._wiki_titles: dict[str, str] = {}
         self._wiki_starts: dict[str, int] = {}
+        self._wiki_cases: dict[str, str] = {}
 
     def _refresh(self) -> None:
         ruled = self.desk.queue(self.project_id, status="ruled")
@@ -147,11 +151,13 @@ class ProjectMemory:
         )
         with self._lock:
             if self._wiki is None or key != self._wiki_key:
-                docs, titles, weights, starts = [], {}, {}, {}
+                docs, titles, weights, starts, cases = [], {}, {}, {}, {}
                 for p in files:
                     rel = p.relative_to(root).as_posix()
                     text = p.read_text(encoding="utf-8", errors="replace")
                     titles[rel] = _title(text, rel)
+                    if (case := _CASE_ID.search(text[: text.find("\n---", 3) + 1])) is not None:
+                        cases[rel] = case.group(1)
                     split = page_sections(rel, text)
                     if split is None:
                         docs.append((rel, page_fields(text[:MAX_WIKI_PAGE_CHARS])))
@@ -171,8 +177,16 @@ class ProjectMemory:
                 )
                 self._wiki_titles = titles
                 self._wiki_starts = starts
+                self._wiki_cases = cases
                 self._wiki_key = key
             return self._wiki, dict(self._wiki_titles)
+
+    def wiki_cases(self) -> dict[str, str]:
+        """Page path -> the case id its front matter names (``case_id:``: a decision,
+        precedent or change-request page; pages about no one case are absent), as of the
+        last :meth:`wiki_ranker` build."""
+        with self._lock:
+            return dict(self._wiki_cases)
 
     def wiki_numbered(self, query: str) -> list[str]:
         """Addresses (``path#anchor``) of the wiki's clause sections a query that is a

@@ -13,7 +13,9 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from etki.errors import EtkiError, NotFoundError
 from etki.mcp.memory import ProjectMemory
@@ -67,7 +69,12 @@ def register(server: Any, memory: ProjectMemory) -> None:
         "rulings on the clauses it cites. Example: case_id=req-demo-1a2b3c4d",
     )
     @functools.partial(_etki_errors, "review_case")
-    def review_case(case_id: str) -> str:
+    def review_case(
+        case_id: Annotated[
+            str,
+            Field(description="The id of a case of this project, e.g. req-demo-1a2b3c4d"),
+        ],
+    ) -> str:
         try:
             view = case_view(memory.desk, case_id.strip())
         except NotFoundError:
@@ -104,7 +111,12 @@ def register(server: Any, memory: ProjectMemory) -> None:
         "Example: ref=5.2",
     )
     @functools.partial(_etki_errors, "clause_history")
-    def clause_history(ref: str) -> str:
+    def clause_history(
+        ref: Annotated[
+            str,
+            Field(description="A clause number (5.2) or ref (CONTRACT#5.2) of this project"),
+        ],
+    ) -> str:
         try:
             ids = clause_ids(memory, ref)
         except NotFoundError:

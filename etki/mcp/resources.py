@@ -39,13 +39,15 @@ def _reader(memory: ProjectMemory, folder: str) -> Any:
     def read(name: str) -> str:
         from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
+        from etki.mcp.server import shown
+
         rel = f"{folder}/{name}" if folder else name
         rel = rel if rel.endswith(".md") else rel + ".md"
         try:
             return memory.desk.read_page(memory.project_id, rel)
         except EtkiError:
             raise ResourceNotFoundError(
-                f"no wiki page '{clip_values(rel)[:300]}' in project {memory.project_id}"
+                shown(f"no wiki page '{clip_values(rel)[:300]}' in project {memory.project_id}")
             ) from None
 
     return read

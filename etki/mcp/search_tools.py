@@ -16,7 +16,7 @@ from etki.mcp.memory import ProjectMemory
 from etki.retrieval.snippets import best_sentence, clip, matched_sentences, node_snippet
 from etki.retrieval.wikirank import RelevanceRanker, content_terms
 from etki.wiki.excerpt import unescape
-from etki.wiki.sections import find_section, page_sections, split_address
+from etki.wiki.sections import find_section, is_clause_facts, page_sections, split_address
 
 __all__ = ["MAX_DROPPED_SHOWN", "graph_answer", "packed_line", "tools"]
 
@@ -309,7 +309,12 @@ def _page_line(
             found = best_sentence(lines, terms, ranker.languages, idf)
             if found is not None:
                 return section.start + found[0] + 1, clip(found[1], SNIPPET_CHARS)
-            body = next((i for i, ln in enumerate(lines) if i and ln.strip()), 0)
+            # no sentence holds the question's words (or a clause number was asked):
+            # the clause's first line of text, not its facts line (kind, precedents)
+            body = next(
+                (i for i, ln in enumerate(lines) if i and ln.strip() and not is_clause_facts(ln)),
+                0,
+            )
             return section.start + body + 1, clip(lines[body], SNIPPET_CHARS)
     elif (split := page_sections(rel, text)) is not None:
         text = split[0]
@@ -354,6 +359,7 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
         # the snippet is chosen on the question's own words: an acronym's spelled-out
         # name (which the ranking adds) would pick the sentence defining the acronym
         own = {t for lang in ranker.languages for t in content_terms(query, lang, ranker.stop)}
+        named = ranker.name_terms(query)  # an acronym's name, matched as one phrase term
         # a clause number alone ("5.2") names that clause's section first, then its
         # sub-clauses, as `etki wiki search` and Hafıza rank it (one rule, clausequery)
         numbered = memory.wiki_numbered(query)
@@ -369,12 +375,19 @@ def tools(memory: ProjectMemory) -> list[EtkiTool]:
                     "matched_terms": [],
                 }
             )
-        for doc in ranker.rank(query, limit + len(numbered)):
+        # one hit per page, and one per ruled case: its decision, precedent and
+        # change-request pages say the same ruling, so the best-ranked one stands for
+        # them (it links the others); a trial saw one case fill three of five slots
+        cases = memory.wiki_cases()
+        seen = set(numbered)
+        for doc in ranker.rank(query, 3 * limit + len(numbered)):
             if len(hits) >= limit:
                 break
-            if doc.id in numbered:
+            case = cases.get(doc.id)
+            if doc.id in seen or (case is not None and case in seen):
                 continue
-            said = tuple(t for t in doc.terms if t in own) or doc.terms
+            seen.update((doc.id, case) if case is not None else (doc.id,))
+            said = (tuple(t for t in doc.terms if t in own) or doc.terms) + named
             line, snippet = _hit_line(root, doc.id, said, ranker)
             hits.append(
                 {

@@ -7,6 +7,11 @@ Rules every tool keeps, enforced here rather than per tool:
 * a title, a description with an example and a declared output schema per tool;
 * an unknown argument is refused (``additionalProperties: false`` in the input schema,
   and checked on the call, naming the argument and the ones the tool takes);
+* the same for a prompt: an unknown, missing or bad prompt argument is one sentence
+  (``review_case: unknown argument 'x'; it takes case_id``), nothing on stderr;
+* ``true``/``false`` given for an integer argument is refused (``must be a whole
+  number``), not read as 1 or 0;
+* every value an error echoes is shown escaped (:func:`shown`);
 * a bad argument is answered with one Etki sentence naming the tool, the argument and
   what is wrong (:func:`argument_error`), never the validator's own text or URL;
 * ``serverInfo.version`` is Etki's version (``etki --version``).
@@ -23,8 +28,17 @@ from pydantic import ValidationError
 from etki.config import Settings
 from etki.errors import EtkiError, clip_values
 from etki.mcp.briefs import EtkiTool
+from etki.text import printable
 
-__all__ = ["SERVER_NAME", "add_tools", "argument_error", "build_server", "named", "read_only"]
+__all__ = [
+    "SERVER_NAME",
+    "add_tools",
+    "argument_error",
+    "build_server",
+    "named",
+    "read_only",
+    "shown",
+]
 
 SERVER_NAME = "etki"
 
@@ -78,18 +92,19 @@ def _server_class() -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
 
     class EtkiServer(MCPServer):
-        """``MCPServer`` that refuses unknown arguments and words argument errors."""
+        """``MCPServer`` that refuses unknown arguments and words argument errors, for
+        tools and prompts alike."""
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             tool = self._tool_manager.get_tool(name)
-            if tool is not None:
-                known = set(tool.parameters.get("properties", {}))
-                for key in arguments:
-                    if key not in known:
-                        raise ToolError(
-                            f"{name}: unknown argument '{clip_values(str(key))[:40]}'; "
-                            f"it takes {', '.join(sorted(known)) or 'none'}"
-                        )
+            if tool is None:  # the SDK's "Unknown tool: NAME" echoes the name raw
+                known = sorted(t.name for t in self._tool_manager.list_tools())
+                raise ToolError(shown(f"no tool '{name[:80]}'; the tools are {', '.join(known)}"))
+            props = tool.parameters.get("properties", {})
+            problem = unknown_argument(name, arguments, set(props))
+            problem = problem or boolean_for_integer(name, arguments, props)
+            if problem:
+                raise ToolError(problem)
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -97,16 +112,76 @@ def _server_class() -> Any:
                 if isinstance(cause, ValidationError):
                     raise ToolError(argument_error(name, cause)) from None
                 if type(cause) is ToolError:  # ours: the sentence alone, no SDK prefix
-                    raise ToolError(str(cause)) from None
+                    raise ToolError(shown(str(cause))) from None
                 raise
+
+        async def get_prompt(
+            self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+        ) -> Any:
+            from mcp.shared.exceptions import MCPError
+            from mcp_types import INVALID_PARAMS
+
+            prompt = self._prompt_manager.get_prompt(name)
+            if prompt is None:
+                raise MCPError(INVALID_PARAMS, shown(f"no prompt '{name}'"))
+            given = arguments or {}
+            declared = prompt.arguments or []
+            problem = unknown_argument(name, given, {a.name for a in declared})
+            missing = [a.name for a in declared if a.required and a.name not in given]
+            if not problem and missing:
+                problem = f"{name}: argument '{missing[0]}' is missing"
+            if problem:
+                raise MCPError(INVALID_PARAMS, problem)
+            try:
+                return await super().get_prompt(name, given, context)
+            except ValueError as exc:  # the SDK's wrapping of a validation error
+                cause = exc.__cause__.__cause__ if exc.__cause__ else None
+                if isinstance(cause, ValidationError):
+                    raise MCPError(INVALID_PARAMS, argument_error(name, cause)) from None
+                raise MCPError(INVALID_PARAMS, f"{name}: the arguments are not valid") from None
 
     return EtkiServer
 
 
+def unknown_argument(name: str, arguments: dict[str, Any], known: set[str]) -> str | None:
+    """``NAME: unknown argument 'X'; it takes A, B`` for the first argument of
+    ``arguments`` not in ``known`` (its name shown escaped and cut, :func:`shown`), else
+    None."""
+    for key in arguments:
+        if key not in known:
+            return (
+                f"{name}: unknown argument '{shown(str(key))[:40]}'; "
+                f"it takes {', '.join(sorted(known)) or 'none'}"
+            )
+    return None
+
+
+def boolean_for_integer(
+    name: str, arguments: dict[str, Any], properties: dict[str, Any]
+) -> str | None:
+    """``NAME: argument 'K' must be a whole number`` when an integer argument is given
+    ``true`` or ``false`` (pydantic's lax mode reads ``true`` as 1; JSON Schema's
+    ``integer`` does not include booleans), else None."""
+    for key, value in arguments.items():
+        schema = properties.get(key, {})
+        kinds = {schema.get("type")} | {s.get("type") for s in schema.get("anyOf", [])}
+        if isinstance(value, bool) and "integer" in kinds and "boolean" not in kinds:
+            return f"{name}: argument '{key}' must be a whole number"
+    return None
+
+
+def shown(message: str) -> str:
+    """``message`` as an error may send it: values longer than the limit clipped
+    (:func:`~etki.errors.clip_values`) and every control character, ESC included, made
+    visible as stored text is shown (:func:`etki.text.printable`, one line): an echoed
+    id or query can never drive the client's terminal."""
+    return printable(clip_values(message), multiline=False)
+
+
 def named(name: str, exc: EtkiError) -> str:
-    """The message of ``exc`` (values clipped) as a tool, prompt or resource says it:
+    """The message of ``exc`` (:func:`shown`) as a tool, prompt or resource says it:
     ``NAME: …``, the prefix added when the message does not start with it already."""
-    text = clip_values(str(exc))
+    text = shown(str(exc))
     return text if text.startswith(f"{name}: ") else f"{name}: {text}"
 
 

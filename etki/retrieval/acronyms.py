@@ -12,9 +12,13 @@ pattern of the classic acronym extractors (a parenthesised short form after its 
 form: Schwartz and Hearst, *A simple algorithm for identifying abbreviation definitions
 in biomedical text*, PSB 2003), restricted to initials.
 
-A question holding an acronym is also asked with the words of its name, and a question
-writing a name also with its acronym (:func:`linked`): each ranker tokenises those words
-its own way and adds them to the question's terms. The table of a project is read once
+A question holding an acronym, or writing its name, is asked with the acronym as one
+term (:func:`linked`), and a document holds that term once for every time it writes the
+acronym or the whole name as adjacent words (:func:`phrases_in`): the name is matched as
+a phrase, never word by word, so "FRA" does not find a clause saying "any action(s) ...
+in response" on "act" and "respons" alone (a fresh trial of issue 33; phrase matching
+as in Manning, Raghavan and Schütze, *Introduction to Information Retrieval*, 2008,
+section 2.4). The table of a project is read once
 from every text of its retrieval graph (contract clauses, module summaries, work items,
 ruled cases: :attr:`etki.retrieval.lexical.LexicalScorer.acronyms`) and handed to the
 wiki and decision rankers (:class:`etki.retrieval.wikirank.RelevanceRanker`), so the
@@ -29,7 +33,7 @@ from collections.abc import Iterable, Mapping
 
 from etki.text import fold, words
 
-__all__ = ["acronyms", "linked", "merged"]
+__all__ = ["acronyms", "linked", "merged", "phrases_in"]
 
 _SMALL = frozenset({"of", "and", "for", "the", "on", "in", "to", "ve", "und", "fur", "der"})
 """Words an acronym usually skips (``Fiscal Responsibility Act`` -> ``FRA``)."""
@@ -128,3 +132,16 @@ def linked(
     names = sorted({name for short, name in table.items() if short in held})
     shorts = sorted({short for short, name in table.items() if f" {' '.join(name)} " in joined})
     return tuple(names), tuple(shorts)
+
+
+def phrases_in(text: str, table: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The folded acronym of ``table`` once for every time ``text`` writes its whole name
+    as adjacent words (folded; "Fiscal Responsibility Act" -> ``["fra"]``); a name's
+    words apart or alone count nothing. Sorted by acronym; empty for an empty table."""
+    if not table:
+        return []
+    joined = f" {' '.join(fold(w) for w in words(text))} "
+    out: list[str] = []
+    for short, name in sorted(table.items()):
+        out.extend([short] * joined.count(f" {' '.join(name)} "))
+    return out

@@ -67,7 +67,9 @@ nodes, ``k1`` and ``b`` are the engine's. The per-type view already had it (one 
 type). Not chosen on any query set; measured after it was written (``docs/EVAL.md``).
 
 **Acronyms**: a *question* holding an acronym the project's texts link to a name ("FRA",
-"Fiscal Responsibility Act") is also asked with the name's words, and the other way round
+"Fiscal Responsibility Act") is also asked with the acronym as one term, which a node
+holds where it writes the acronym or the whole name as adjacent words (a phrase, never
+the name's words one by one: :func:`etki.retrieval.acronyms.phrases_in`)
 (:mod:`etki.retrieval.acronyms`, the rule ``wiki_search`` and the ``decisions`` tool use,
 with the table read here from every scored node: :attr:`LexicalScorer.acronyms`). It is
 done where a question is asked (:meth:`etki.retrieval.port.GraphQueryPort.query`:
@@ -91,13 +93,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from etki.knowledge.index import Node
-from etki.retrieval.acronyms import acronyms, linked
+from etki.retrieval.acronyms import acronyms, linked, phrases_in
 from etki.retrieval.graph import NODE_TYPES, RULED_TYPES, RetrievalGraph
 from etki.triage.contract import background_clauses, plain_text
 from etki.triage.engine import DRAFT_WEIGHT
 from etki.triage.graph import read_graph
 from etki.triage.modules import ID_WEIGHT
-from etki.triage.normalise import LANGUAGES, STOPWORDS, guess_language, identifier_text, tokens
+from etki.triage.normalise import (
+    LANGUAGES,
+    STOPWORDS,
+    guess_language,
+    identifier_text,
+    stem,
+    tokens,
+)
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 
 __all__ = [
@@ -196,13 +205,16 @@ class LexicalScorer:
         self.stop = stopwords_of(self.languages)
         nodes = [n for n in graph.nodes if n.type in NODE_TYPES]
         self.ids: list[str] = [n.id for n in nodes]
-        docs = [
-            tuple(t for t in node_tokens(n, self.languages) if t not in self.stop) for n in nodes
-        ]
-        self.index: BM25Index = KindNormalisedBM25(docs, [n.type for n in nodes])
         self.acronyms: dict[str, tuple[str, ...]] = acronyms(f"{n.title}\n{n.text}" for n in nodes)
         """The project's acronym table (:func:`etki.retrieval.acronyms.acronyms` over every
         scored node's title and text), shared with the wiki and decision rankers."""
+        first = self.languages[0] if self.languages[0] in LANGUAGES else "en"
+        docs = [
+            tuple(t for t in node_tokens(n, self.languages) if t not in self.stop)
+            + tuple(stem(a, first) for a in phrases_in(f"{n.title}\n{n.text}", self.acronyms))
+            for n in nodes
+        ]
+        self.index: BM25Index = KindNormalisedBM25(docs, [n.type for n in nodes])
         background = context_clauses(graph)
         self.background: frozenset[str] = background
         """Node ids of the clauses that count :data:`CONTEXT_WEIGHT` (:func:`context_clauses`)."""
@@ -230,12 +242,14 @@ class LexicalScorer:
         return query_terms(pooled)
 
     def acronym_words(self, question: str) -> str:
-        """The words a question is also asked with (see the module docstring): the
-        folded words of the name of every acronym ``question`` writes and every acronym
-        whose name it writes, space-separated in sorted order
+        """The words a question is also asked with (see the module docstring): every
+        acronym ``question`` writes or whose name it writes, folded, space-separated in
+        sorted order; a node holds an acronym's term where it writes the acronym or its
+        whole name as adjacent words (:func:`etki.retrieval.acronyms.phrases_in`)
         (:func:`etki.retrieval.acronyms.linked` over :attr:`acronyms`); "" when none."""
         names, shorts = linked(question, self.acronyms)
-        return " ".join([" ".join(name) for name in names] + list(shorts))
+        short_of = {name: short for short, name in self.acronyms.items()}
+        return " ".join(sorted({short_of[n] for n in names if n in short_of} | set(shorts)))
 
     def scores(self, question: str) -> dict[str, float]:
         """BM25 score of every node with a score > 0 (one index over all types)."""

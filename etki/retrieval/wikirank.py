@@ -44,8 +44,10 @@ decisions (BM25's length normalisation favours the short page), and ``index.md``
 matched every question.
 
 **Acronyms** (:mod:`etki.retrieval.acronyms`, the one rule): a question holding an
-acronym is also asked with the words of its name, and the other way round, so a question
-about "FRA" finds the decisions that say "Fiscal Responsibility Act". The table is the
+acronym, or spelling its name, is asked with one acronym term that a document holds
+where it writes the acronym or the whole name as adjacent words (a phrase), so a question
+about "FRA" finds the decisions that say "Fiscal Responsibility Act" and not a clause
+saying "any action ... in response". The table is the
 project's (read from its retrieval graph) when the caller passes it, merged with the
 pairs the ranked documents write themselves.
 """
@@ -60,7 +62,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from etki.retrieval.acronyms import acronyms, linked, merged
+from etki.retrieval.acronyms import acronyms, linked, merged, phrases_in
 from etki.text import fold, words
 from etki.triage.normalise import LANGUAGES, guess_language, stem
 from etki.triage.scoring import TITLE_WEIGHT, BM25Index, top_array
@@ -223,31 +225,55 @@ class RelevanceRanker:
         """Stopwords of every project language: a question read in each of them must not
         keep English "the" as a Turkish term."""
         self.ids = [d[0] for d in docs]
+        self.acronyms = merged(acronym_table or {}, acronyms(text for _, text in docs))
+        """Folded acronym -> folded name words: ``acronym_table`` (the project's), then the
+        pairs ``docs`` write that it lacks (:func:`~etki.retrieval.acronyms.merged`)."""
         self.terms_of: list[frozenset[str]] = []
         tokenised = []
         for _, text in docs:
             lang = guess_language(text[:4000], self.languages)
-            toks = content_terms(text, lang, self.stop)
+            toks = (*content_terms(text, lang, self.stop), *self._phrase_terms(text))
             tokenised.append(toks)
             self.terms_of.append(frozenset(toks))
         self.index = BM25Index(tokenised)
         factor = weights or {}
         self.weight = np.array([factor.get(i, 1.0) for i in self.ids], dtype=float)
-        self.acronyms = merged(acronym_table or {}, acronyms(text for _, text in docs))
-        """Folded acronym -> folded name words: ``acronym_table`` (the project's), then the
-        pairs ``docs`` write that it lacks (:func:`~etki.retrieval.acronyms.merged`)."""
+
+    def _acronym_term(self, short: str) -> str:
+        return stem(short, self.languages[0])
+
+    def _phrase_terms(self, text: str) -> list[str]:
+        """The acronym term of every acronym whose whole name ``text`` writes as adjacent
+        words (:func:`~etki.retrieval.acronyms.phrases_in`; see :meth:`terms`)."""
+        return [self._acronym_term(s) for s in phrases_in(text, self.acronyms)]
 
     def terms(self, question: str) -> tuple[str, ...]:
         """Distinct sorted content terms of ``question`` pooled over the languages, with
-        the words of every acronym it holds (and the acronym of every name it spells)."""
+        the acronym term of every acronym it writes and of every name it spells. An
+        acronym term matches a document writing the acronym or its whole name as adjacent
+        words, never the name's words one by one (a phrase, as phrase queries match
+        adjacent positions: Manning, Raghavan and Schütze, *Introduction to Information
+        Retrieval*, 2008, section 2.4)."""
         pooled: set[str] = set()
         names, shorts = linked(question, self.acronyms)
-        for name in names:
-            pooled.update(content_terms(" ".join(name), self.languages[0], self.stop))
-        pooled.update(stem(short, self.languages[0]) for short in shorts)
+        short_of = {name: short for short, name in self.acronyms.items()}
+        # an acronym is asked as one term, matching the acronym or its whole name written
+        # as adjacent words (_phrase_terms): a name's words asked singly let a clause
+        # saying "any action ... in response" rank for "FRA" (issue 33 trial)
+        pooled.update(self._acronym_term(short_of[name]) for name in names if name in short_of)
+        pooled.update(self._acronym_term(short) for short in shorts)
         for lang in dict.fromkeys((guess_language(question, self.languages), *self.languages)):
             pooled.update(content_terms(question, lang, self.stop))
         return tuple(sorted(pooled))
+
+    def name_terms(self, question: str) -> tuple[str, ...]:
+        """Content terms of the names of the acronyms ``question`` writes (a snippet
+        may look for them: the ranking matched the name as one acronym term)."""
+        names, _ = linked(question, self.acronyms)
+        out: set[str] = set()
+        for name in names:
+            out.update(content_terms(" ".join(name), self.languages[0], self.stop))
+        return tuple(sorted(out))
 
     def rank(self, question: str, k: int) -> list[RankedDoc]:
         """The ``k`` best documents holding at least one content term of ``question``,

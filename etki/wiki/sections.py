@@ -27,6 +27,7 @@ __all__ = [
     "CONTRACT_DIR",
     "Part",
     "Section",
+    "is_clause_facts",
     "find_section",
     "page_parts",
     "page_sections",
@@ -40,6 +41,16 @@ _HEADING = re.compile(r'^## (.*?)[ \t]*<a id="([A-Za-z0-9._~%-]+)"></a>[ \t]*$')
 _ESCAPE = re.compile(r"\\(.)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 """A fence line (CommonMark): a heading inside a fenced block is verbatim text."""
+
+
+_FACTS = re.compile(r"Kind [^;\n]+; (?:precedents \d+; [^\n]+|no ruled case cites it)\.")
+
+
+def is_clause_facts(line: str) -> bool:
+    """Whether ``line`` is the facts line a clause section opens with
+    (``Kind inclusion; precedents 2; not disputed.``, ``Kind inclusion; no ruled case
+    cites it.``: :mod:`etki.wiki.pages.entities`): metadata, not the clause's text."""
+    return _FACTS.fullmatch(line.strip()) is not None
 
 
 class Section(NamedTuple):
