@@ -35,6 +35,7 @@ are split at ``.``/``/``/``_``/``-`` and at camelCase humps before folding
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -215,15 +216,28 @@ def guess_language(text: str, preferred: Sequence[str] = ("en",)) -> str:
     return best
 
 
-@lru_cache(maxsize=4)
-def _snowball(lang: str) -> Any:
-    """The Snowball stemmer of ``lang`` (``en`` or ``de``; KeyError otherwise), imported
-    on the first English or German token: ``import snowballstemmer`` loads all its 30-odd
-    languages (about 0.35 s, Greek alone 0.2 s), which a command that never stems (``etki
-    rule``, ``queue``) should not pay at start-up."""
-    import snowballstemmer  # type: ignore[import-untyped]  # the package ships no type hints
+_STEMMERS = threading.local()
+"""Each thread's own Snowball stemmers by language: a stemmer object keeps its word in
+its own fields while it works, so one shared by two threads (the desk's detail worker
+and its search worker) read the other's word and raised ``IndexError: string index out
+of range`` inside snowballstemmer (etki-tui on talentmap crashed at start-up)."""
 
-    return snowballstemmer.stemmer({"en": "english", "de": "german"}[lang])
+
+def _snowball(lang: str) -> Any:
+    """This thread's Snowball stemmer of ``lang`` (``en`` or ``de``; KeyError otherwise),
+    imported on the first English or German token: ``import snowballstemmer`` loads all
+    its 30-odd languages (about 0.35 s, Greek alone 0.2 s), which a command that never
+    stems (``etki rule``, ``queue``) should not pay at start-up. One per thread
+    (:data:`_STEMMERS`): a stemmer is not safe to share between threads."""
+    made: dict[str, Any] | None = getattr(_STEMMERS, "by_lang", None)
+    if made is None:
+        made = _STEMMERS.by_lang = {}
+    stemmer = made.get(lang)
+    if stemmer is None:
+        import snowballstemmer  # type: ignore[import-untyped]  # the package ships no type hints
+
+        stemmer = made[lang] = snowballstemmer.stemmer({"en": "english", "de": "german"}[lang])
+    return stemmer
 
 
 def _stem_tr(token: str) -> str:

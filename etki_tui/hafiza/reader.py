@@ -167,15 +167,19 @@ class PageReader(Vertical):
             # seen under load in CI): it lands on that clause, not on the scroll row a
             # landing under way had reached
             anchor, keep_scroll = self._anchor_due, False
+        section = find_section(path, text, anchor) if anchor else None
         if history == "push":
-            self.history.visit(path, pin=True)
+            # opened at a clause (a search hit): its entry is the clause's address, which
+            # pins the hit's preview in place and is read again whole at the clause by
+            # b/F (read_address), never as the section alone (a trial: b showed the
+            # clause by itself, its contents one heading)
+            self.history.visit(f"{path}#{section.anchor}" if section else path, pin=True)
         elif history == "replace":
             self.history.visit(path, pin=False)
         self.path = path
         self.text = text
         self.tokens = list(tokens)
         self.landed = None
-        section = find_section(path, text, anchor) if anchor else None
         self._anchor_due = anchor if section is not None else ""
         reach = 0
         if section is not None:  # the clause and everything before it (its heading's place)
