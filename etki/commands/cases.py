@@ -386,6 +386,15 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _rule_action(text: str) -> str:
+    """The ``etki rule`` action word (:data:`RULE_ACTIONS`' key) of a verdict spelling
+    (:func:`etki.commands.verdicts.verdict_of`: ``in_scope`` is ``approve``)."""
+    from etki.commands.verdicts import verdict_of
+
+    verdict = verdict_of(text)
+    return "approve" if verdict == "in_scope" else verdict
+
+
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
     if args.amend and not args.reason.strip():  # said before the store is opened
         raise InputError(
@@ -733,7 +742,13 @@ def register(sub: Any) -> None:
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
-    rule.add_argument("action", choices=sorted(RULE_ACTIONS))
+    rule.add_argument(
+        "action",
+        type=_rule_action,
+        metavar="approve|cr|reject",
+        help="the ruling; in_scope/in-scope/IN_SCOPE mean approve, change_request means cr "
+        "(the same words as `etki dispute resolve --verdict`)",
+    )
     rule.add_argument("--reason", default="")
     rule.add_argument(
         "--amend",
