@@ -416,17 +416,15 @@ def disputed_mark(
 
 class CutTitle:
     """A case's title, folded over as many lines as it needs, rendered only when the
-    one-line title at the top of the detail (after ``lead`` cells of claim and
-    assignment) did not fit the width and was cut: nothing of it is lost, and a title
-    that fit is not said twice."""
+    one-line title at the top of the detail did not fit the width and was cut: nothing
+    of it is lost, and a title that fit is not said twice."""
 
-    def __init__(self, title: str, lead: int = 0) -> None:
+    def __init__(self, title: str) -> None:
         self.title = title
-        self.lead = lead
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         line = one_line(self.title, DETAIL_LINE_CHARS)
-        if self.lead + cell_len(line) > options.max_width:
+        if cell_len(line) > options.max_width:
             yield folded(self.title, style="bold", limit=DETAIL_LINE_CHARS)
 
 
@@ -585,8 +583,9 @@ def case_detail(
     is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`).
 
     The first lines, in order: the Verdict with the sureness (:class:`VerdictLine`),
-    then the claim and assignment with the one-line :func:`disputed_mark` of a case
-    citing a disputed clause, or else with the title (cut with ``…``), then the evidence
+    then the claim and assignment on a line of their own, then the one-line
+    :func:`disputed_mark` of a case citing a disputed clause, or else the title (cut
+    with ``…``), then the evidence
     section: the folded two-line peek shows the verdict and what to mind, and at 80x24
     unfolded the deciding sentence is whole in the detail's first window (issue 34 item
     2: a disputed tdrs case showed 4 of its 8 sentence lines, the peek no verdict). Then
@@ -605,19 +604,21 @@ def case_detail(
     # stored before the request cap existed may hold megabytes (issue 11 item 6)
     parts: list[RenderableType] = []
     mark = disputed_mark(d, clauses, memory, escalate)
-    lead = Text()
+    # the claim and the assignment: their own line under the Verdict, so the folded
+    # two-line peek shows the verdict and then what to mind (issue 34 item 2), and the
+    # title below keeps the pane's width (a fresh trial: "@ claimed by Zeynep Kaya ·
+    # The 'Sign…" left the title 8 cells at 120 columns)
+    lead = Text(no_wrap=True, overflow="ellipsis")
     if claimed_by:
         lead.append(f"{CLAIM_MARK} claimed by ", style="bold")
         lead.append(one_line(claimed_by, 40), style="bold")
-        lead.append(" · ", style="dim")
     if assigned_to:
+        if lead:
+            lead.append(" · ", style="dim")
         lead.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
         lead.append(one_line(assigned_to, 40), style="bold")
-        lead.append(" · ", style="dim")
-    # the claim, assignment and the dispute's mark, else the title: the second line, so
-    # the folded two-line peek shows the verdict and then what to mind (issue 34 item 2)
+    # the dispute's mark, else the title: the line after
     top = Text(no_wrap=True, overflow="ellipsis")
-    top.append_text(lead)
     if mark is not None:
         top.append_text(mark)
     else:
@@ -670,6 +671,8 @@ def case_detail(
     # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
     # above it)
     parts.append(_fields([("Verdict", verdict)]))
+    if lead:
+        parts.append(lead)
     parts.append(top)
     parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
     parts.append(Text(""))
@@ -678,7 +681,7 @@ def case_detail(
     if mark is not None:  # the mark took the title's line: the title whole here
         parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
     else:
-        parts.append(CutTitle(case.title, lead.cell_len))
+        parts.append(CutTitle(case.title))
     parts.append(
         _fields(
             [
