@@ -18,13 +18,15 @@ from etki.services import Desk, approval_service
 from etki_tui.hafiza.pane import MemoryPane
 from etki_tui.hafiza.widgets import MemoryList
 from etki_tui.queue.memory_strip import correction_lines
+from tests.conftest import TuiWorld
 from tests.test_tui_evidence import body
 from tests.test_tui_keys import REALDATA, _engagement_desk, desk_app
-from tests.test_tui_pilot import goto, press, settle, shown, sync, until
+from tests.test_tui_pilot import goto, press, queue_ids, settle, settled_app, shown, sync, until
 
 TALENTMAP = REALDATA / "talentmap" if REALDATA is not None else None
 SECTION_4 = "talentmap-pws#4"
 PENDING_4 = "req-talentmap-8726578b"  # pending, cites section 4
+AMENDED = "req-demo-8a9e3c57"  # ruled IN_SCOPE by ayse in the sample world
 RESOLUTION = "Section 4 lists data feeds; new search features are change requests"
 
 
@@ -149,3 +151,34 @@ async def test_the_highlighted_entry_draws_its_verdict_in_the_highlight_colour(
 
         assert verdict_colours(True) == {row.color}
         assert verdict_colours(False) and row.color not in verdict_colours(False)
+
+
+@sync
+async def test_the_status_pairs_each_case_with_who_ruled_it_and_says_amendments(
+    tui_world: TuiWorld,
+) -> None:
+    """The trial read "Ruled meanwhile by Mehmet Demir, Zeynep Kaya: req-…759f6cc6,
+    req-…6cee39a2" as if Mehmet ruled the first: each case (short id) now has its ruling
+    and who made it; an amendment made meanwhile (jurgen changes ayse's ruling of a
+    case no longer in the queue) is said too."""
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
+        first, second = queue_ids(app)[:2]
+        rulings = approval_service(tui_world.repo, tui_world.settings)
+        rulings.rule(first, "approve", reviewer="ayse", reason="per 3.2")
+        rulings.rule(second, "reject", reviewer="jurgen", reason="not in 3.2")
+        rulings.rule(AMENDED, "reject", reviewer="jurgen", reason="per the PMO", amend=True)
+        app.poll_queue()  # the interval timer's job, without waiting for it
+        status = app.status_line
+        assert status is not None
+
+        def said() -> list[str]:
+            return [e[3] for e in status.entries if e[2] == "Queue updated"]
+
+        await until(pilot, lambda: bool(said()), "the status")
+        short = [c.rsplit("-", 1)[-1] for c in (first, second, AMENDED)]
+        assert said() == [
+            (
+                f"Ruled meanwhile: {short[0]} IN_SCOPE by ayse; {short[1]} REJECT by jurgen. "
+                f"Amended meanwhile: {short[2]} REJECT by jurgen."
+            )
+        ]

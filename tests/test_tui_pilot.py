@@ -498,7 +498,8 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
         text = " ".join(shown(banner, 78, 3).split())
         assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
         assert table.get_cell(SECOND, "verdict").plain == "! RULED"  # 80 wide: short
-        assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
+        said = f"Ruled meanwhile: {SECOND.rsplit('-', 1)[-1]} REJECT by ayse."
+        assert any(said in n for n in seen.notes()), seen.notes()
         await press(pilot, "r")  # acting on it: a conflict, no dialog, nothing written
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
