@@ -182,3 +182,54 @@ async def test_the_status_pairs_each_case_with_who_ruled_it_and_says_amendments(
                 f"Amended meanwhile: {short[2]} REJECT by jurgen."
             )
         ]
+
+
+def _footer_keys(app) -> list[str]:  # noqa: ANN001
+    """The keys the active screen's footer shows, as drawn (``q Quit``)."""
+    from textual.widgets import Footer
+
+    footer = app.screen.query_one(Footer)
+    return [" ".join(shown(k).split()) for k in footer.query("FooterKey") if k.display]
+
+
+@sync
+async def test_the_reason_kept_notice_has_its_own_footer_and_the_queue_keeps_its_own(
+    tui_world: TuiWorld,
+) -> None:
+    """The trial at 120 columns: with the "reason kept" notice up, the footer showed the
+    queue's a/c/r without "q Quit". The notice now has its own footer (Esc OK, ? Help)
+    and, once it is closed, the queue's footer is the one it had before the dialog."""
+    from etki_tui.screens.confirm import ConfirmRuling
+    from etki_tui.screens.notice import NoticeModal
+
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
+        before = _footer_keys(app)
+        assert "q Quit" in before
+        first = queue_ids(app)[0]
+        await press(pilot, "r", *"Nicht im")
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmRuling)
+        approval_service(tui_world.repo, tui_world.settings).rule(first, "approve", reviewer="ayse")
+        app.poll_queue()
+        await until(pilot, lambda: dialog.ruled_meanwhile is not None, "the dialog told")
+        await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, NoticeModal), "the notice")
+        await settle(pilot)
+        assert _footer_keys(app) == ["Esc OK", "? Help"]
+        await press(pilot, "escape")
+        await until(pilot, lambda: not isinstance(app.screen, NoticeModal), "closed")
+        await settle(pilot)
+        assert _footer_keys(app) == before
+
+
+@sync
+async def test_slash_on_raporlar_goes_to_the_wiki_search(tui_world: TuiWorld) -> None:
+    """Raporlar's footer offers "/ Search": it puts the cursor in Hafıza's search box."""
+    from textual.widgets import Input
+
+    async with settled_app(tui_world, (120, 40)) as (app, pilot):
+        await press(pilot, "3")
+        await until(pilot, lambda: "/ Search" in _footer_keys(app), "Raporlar's footer")
+        await press(pilot, "slash")
+        await until(pilot, lambda: isinstance(app.focused, Input), "the search box")
+        assert app.focused is app.query_one("#memory-search", Input)
