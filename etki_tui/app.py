@@ -17,6 +17,7 @@ intake) is in :mod:`etki_tui.flows`, one class per flow in a chain that ends in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
@@ -61,6 +62,22 @@ from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
+
+
+def say_config_warnings(status: StatusLine | None, warnings: Sequence[str], now: datetime) -> None:
+    """The config file's ``warnings`` (a keymap clash, an unknown id, …) said at ``now``:
+    each kept whole in the messages view (``L``, severity warning) and the first on the
+    ``status`` line, where it stays until the next message — not a toast (a fresh trial
+    of issue 34: the keymap-clash toast covered 9 list rows for ~8 s at 80x24; item 6,
+    toasts only for what needs attention, short)."""
+    said = [printable(w, multiline=False) for w in warnings]
+    if not said or status is None:
+        return
+    stamp = now.strftime("%H:%M:%S")
+    for warning in said:
+        status.keep(stamp, "warning", "Config", warning)
+    more = f" (+{len(said) - 1} more)" if len(said) > 1 else ""
+    status.say("Config", said[0] + more)
 
 
 class EtkiApp(AssignFlow):
@@ -220,7 +237,8 @@ class EtkiApp(AssignFlow):
                 markup=False,
                 severity="warning" if s.wiki_error or s.refused else "information",
             )
-        self.call_later(self._say_config_warnings)  # after the messages posted above
+        # after the messages posted above, so they do not push it off the status line
+        self.call_later(say_config_warnings, self.status_line, self.config.warnings, self.clock())
         self.load_queue()
         self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
         self._collector.start()
@@ -228,23 +246,6 @@ class EtkiApp(AssignFlow):
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self._poll_tick, name="live-refresh")
         self._check_size(self.size.width, self.size.height)
-
-    def _say_config_warnings(self) -> None:
-        """The config file's warnings (a keymap clash, an unknown id, …): each kept whole
-        in the messages view (``L``, severity warning) and the first on the status line,
-        where it stays until the next message — not a toast (a fresh trial of issue 34:
-        the keymap-clash toast covered 9 list rows for ~8 s at 80x24; item 6, toasts only
-        for what needs attention, short). Said after the start's other messages, so they
-        do not push it off the line."""
-        warnings = [printable(w, multiline=False) for w in self.config.warnings]
-        status = self.status_line
-        if not warnings or status is None:
-            return
-        stamp = self.clock().strftime("%H:%M:%S")
-        for warning in warnings:
-            status.keep(stamp, "warning", "Config", warning)
-        more = f" (+{len(warnings) - 1} more)" if len(warnings) > 1 else ""
-        status.say("Config", warnings[0] + more)
 
     def header_parts(self) -> tuple[str, str, Seat | None, str]:
         """What the header shows besides the title: (project name, project id, seat,

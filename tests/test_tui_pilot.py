@@ -908,7 +908,9 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert app.poll_seconds == 0
-        notes = " ".join(seen.notes())
+        status = app.status_line
+        assert status is not None  # config warnings: status line and messages view
+        notes = " ".join(e[3] for e in status.entries if e[2] == "Config")
         assert "unknown binding id nonsense.id" in notes  # a warning, not a crash
         assert "ctrl+s" in notes and "reject" in notes  # refused, default kept
         await press(pilot, "a")  # the old key no longer approves

@@ -51,6 +51,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
+from etki.commands.verdicts import rule_action_of
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 from etki.text import plural, printable
@@ -384,15 +385,6 @@ def _queue(args: argparse.Namespace, settings: Settings) -> int:
             multiline=False,
         )
     return 0
-
-
-def _rule_action(text: str) -> str:
-    """The ``etki rule`` action word (:data:`RULE_ACTIONS`' key) of a verdict spelling
-    (:func:`etki.commands.verdicts.verdict_of`: ``in_scope`` is ``approve``)."""
-    from etki.commands.verdicts import verdict_of
-
-    verdict = verdict_of(text)
-    return "approve" if verdict == "in_scope" else verdict
 
 
 def _rule(args: argparse.Namespace, settings: Settings) -> int:
@@ -742,13 +734,7 @@ def register(sub: Any) -> None:
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
-    rule.add_argument(
-        "action",
-        type=_rule_action,
-        metavar="approve|cr|reject",
-        help="the ruling; in_scope/in-scope/IN_SCOPE mean approve, change_request means cr "
-        "(the same words as `etki dispute resolve --verdict`)",
-    )
+    rule.add_argument("action", type=rule_action_of, metavar="approve|cr|reject")
     rule.add_argument("--reason", default="")
     rule.add_argument(
         "--amend",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["VERDICT_SPELLINGS", "verdict_of"]
+__all__ = ["VERDICT_SPELLINGS", "rule_action_of", "verdict_of"]
 
 VERDICT_SPELLINGS: dict[str, tuple[str, ...]] = {
     "in_scope": ("approve", "in_scope", "in-scope", "IN_SCOPE"),
@@ -48,3 +48,11 @@ def verdict_of(text: str) -> str:
             "do not matter"
         )
     return verdict
+
+
+def rule_action_of(text: str) -> str:
+    """The ``etki rule`` action word (``approve`` | ``cr`` | ``reject``, the keys of
+    :data:`etki.commands.cases.RULE_ACTIONS`) that ``text`` spells (:func:`verdict_of`:
+    ``in_scope`` is ``approve``). Raises :class:`argparse.ArgumentTypeError` as it does."""
+    verdict = verdict_of(text)
+    return "approve" if verdict == "in_scope" else verdict
