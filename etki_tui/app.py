@@ -17,6 +17,7 @@ intake) is in :mod:`etki_tui.flows`, one class per flow in a chain that ends in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
@@ -61,6 +62,22 @@ from etki_tui.workers import desk_worker
 
 TABS: dict[str, str] = {"queue": "Queue", "hafiza": "Hafıza", "raporlar": "Raporlar"}
 """Tab pane id -> tab label."""
+
+
+def say_config_warnings(status: StatusLine | None, warnings: Sequence[str], now: datetime) -> None:
+    """The config file's ``warnings`` (a keymap clash, an unknown id, …) said at ``now``:
+    each kept whole in the messages view (``L``, severity warning) and the first on the
+    ``status`` line, where it stays until the next message — not a toast (a fresh trial
+    of issue 34: the keymap-clash toast covered 9 list rows for ~8 s at 80x24; item 6,
+    toasts only for what needs attention, short)."""
+    said = [printable(w, multiline=False) for w in warnings]
+    if not said or status is None:
+        return
+    stamp = now.strftime("%H:%M:%S")
+    for warning in said:
+        status.keep(stamp, "warning", "Config", warning)
+    more = f" (+{len(said) - 1} more)" if len(said) > 1 else ""
+    status.say("Config", said[0] + more)
 
 
 class EtkiApp(AssignFlow):
@@ -201,14 +218,6 @@ class EtkiApp(AssignFlow):
         if self.steady:
             self.animation_level = "none"
         self.query_one("#queue-table").focus()
-        for warning in self.config.warnings:
-            self.notify(
-                printable(warning, multiline=False),
-                title="Config",
-                severity="warning",
-                markup=False,
-                timeout=12,
-            )
         if self.init_summary is not None:
             s = self.init_summary
             msg = (
@@ -228,6 +237,8 @@ class EtkiApp(AssignFlow):
                 markup=False,
                 severity="warning" if s.wiki_error or s.refused else "information",
             )
+        # after the messages posted above, so they do not push it off the status line
+        self.call_later(say_config_warnings, self.status_line, self.config.warnings, self.clock())
         self.load_queue()
         self._catch_up_due = self.project_id  # once the queue is shown (_queue_loaded)
         self._collector.start()

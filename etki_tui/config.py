@@ -192,9 +192,10 @@ def load_config(
         )
     for key, action_id, other in keymap_clashes(keymap):
         warnings.append(
-            f"config file {path}: keymap binds '{action_id}' to {key_label(key)}, which "
-            f"'{other}' already uses there; {key_label(key)} now does only one of them "
-            "— choose another key."
+            # what clashed first: the status line shows the start of it (the file last)
+            f"keymap binds '{action_id}' to {key_label(key)}, which '{other}' already "
+            f"uses there; {key_label(key)} now does only one of them — choose another "
+            f"key (config file {path})."
         )
     refresh = DEFAULT_REFRESH_SECONDS
     if "refresh_seconds" in data:

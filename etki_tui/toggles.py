@@ -9,6 +9,7 @@ does for a list to tick; :class:`MarkedOptionList` marks the highlighted option.
 from __future__ import annotations
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.content import Content
 from textual.strip import Strip
 from textual.widgets import Checkbox, OptionList, RadioButton
@@ -39,13 +40,15 @@ class MarkedOptionList(OptionList):
     assign and views pickers). With NO_COLOR the highlighted entry's first line starts
     with :data:`~etki_tui.glyphs.CURSOR_MARK`, as the queue's cursor row does: the highlight is drawn as colours, which NO_COLOR strips, and bold alone was hard to
     find (a trial; the assign list's names are all bold: a PMO trial of issue 35). Lines are those of OptionList; the mark takes a leading blank where
-    there is one, else the line moves one cell right."""
+    there is one, else the line moves one cell right. In colour the highlighted entry
+    is drawn in the highlight's own foreground (:meth:`_row_colour`)."""
 
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
-        if not getattr(self.app, "no_color", False) or self.highlighted is None:
+        if self.highlighted is None:
             return strip
-        marked = self.get_component_rich_style("option-list--option-highlighted").bgcolor
+        row = self.get_component_rich_style("option-list--option-highlighted")
+        marked = row.bgcolor
 
         def highlighted(line: Strip) -> bool:  # a mark of its own (DISPUTED) keeps its colours
             return any(seg.style is not None and seg.style.bgcolor == marked for seg in line)
@@ -53,6 +56,8 @@ class MarkedOptionList(OptionList):
         segments = list(strip)
         if not segments or not highlighted(strip):
             return strip
+        if not getattr(self.app, "no_color", False):
+            return self._row_colour(strip, row)
         if y > 0 and highlighted(super().render_line(y - 1)):
             return strip  # only the entry's first line
         first = segments[0]
@@ -61,3 +66,22 @@ class MarkedOptionList(OptionList):
             return Strip(segments, strip.cell_length)
         head = Segment(CURSOR_MARK, first.style)
         return Strip([head, *segments], strip.cell_length + 1).crop(0, strip.cell_length)
+
+    @staticmethod
+    def _row_colour(strip: Strip, row: Style) -> Strip:
+        """The highlighted entry's line drawn in the highlight's own foreground: a
+        coloured word in it (a green ``✓ IN_SCOPE``) read green on blue, hard to read (a
+        fresh trial of issue 34). Bold, the glyph and the word still say the verdict; a
+        mark with a background of its own (the red DISPUTED) keeps its colours."""
+        if row.color is None:
+            return strip
+        ink = Style(color=row.color)
+        return Strip(
+            [
+                Segment(seg.text, seg.style + ink, seg.control)
+                if seg.style is not None and seg.style.bgcolor == row.bgcolor
+                else seg
+                for seg in strip
+            ],
+            strip.cell_length,
+        )

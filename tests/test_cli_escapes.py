@@ -244,7 +244,7 @@ def test_rule_echoes_the_reviewer_safely(world):
 
 def test_argparse_errors_are_safe(world):
     _, err = world.run("rule", world.case_id, "approve" + HOSTILE, code=2)
-    assert "invalid choice" in err  # argparse quotes it with repr()
+    assert "unknown verdict" in err and "\x1b" not in err  # quoted with repr()
     _, err = world.run("projects", "--bogus" + HOSTILE, code=2)  # ... but this one raw
     assert "unrecognized arguments" in err and VISIBLE in err
 

@@ -331,8 +331,8 @@ def test_the_cli_lists_and_resolves(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert missing.returncode == 2 and "--reason" in missing.stderr
-    done = run_etki(
-        ["dispute", "resolve", "--project", "demo", "4.8", "--verdict", "in_scope"]
+    done = run_etki(  # the spelling `etki rule` takes too (issue 34's trial)
+        ["dispute", "resolve", "--project", "demo", "4.8", "--verdict", "approve"]
         + ["--reason", "covers it \x1b[31mred\x1b[0m"],
         env=env,
         cwd=tmp_path,

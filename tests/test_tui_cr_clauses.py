@@ -195,13 +195,17 @@ def test_the_forms_choice_is_what_etki_cr_edit_records(tui_world: TuiWorld) -> N
 async def test_a_modal_form_takes_the_config_warning_toast_off_its_buttons(
     tui_world: TuiWorld,
 ) -> None:
-    """At 80x24 with a config warning toasted at start: X opens the form and the toast
-    leaves the screen (Export and Cancel uncovered); the warning is on the status line
-    and whole in the messages view. A warning raised while the form is open is shown."""
+    """At 80x24 with a config warning at start (on the status line, no toast): X opens
+    the form with Export and Cancel uncovered; the warning is on the status line and
+    whole in the messages view. A warning raised while the form is open is shown."""
     app = make_app(tui_world, config=TuiConfig(warnings=(WARNING,)))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
-        await until(pilot, lambda: bool(app.query("Toast")), "the config toast")
+        status = app.query_one(StatusLine)
+        # said on the status line, not toasted (a fresh trial of issue 34: the toast
+        # covered 9 list rows at 80x24)
+        await until(pilot, lambda: status.said.startswith("Config: keymap"), "the warning")
+        assert not app.query("Toast")
         case_id = current(app)
         assert case_id is not None
         approval_service(tui_world.repo, tui_world.settings).rule(
@@ -211,9 +215,7 @@ async def test_a_modal_form_takes_the_config_warning_toast_off_its_buttons(
         await settle(pilot)
         await press(pilot, "X")
         assert isinstance(app.screen, CrExportForm)
-        await until(pilot, lambda: not app.screen.query("Toast"), "the toast off the form")
-        status = app.query_one(StatusLine)
-        assert status.said.startswith("Config: keymap: 'frobnicate'")
+        await until(pilot, lambda: not app.screen.query("Toast"), "no toast over the form")
         assert any(WARNING in entry[3] for entry in status.entries)  # L shows it whole
         for button in ("#crx-write", "#crx-cancel"):
             region = app.screen.query_one(button).region

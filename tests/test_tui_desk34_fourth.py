@@ -54,15 +54,17 @@ async def test_a_claim_costs_the_titles_two_cells(
         title = str(app.query_one(CaseDetail).border_title)
         assert "claimed by Ayşe Yılmaz" in title
         # the line under the Verdict field, which the folded detail at 80x24 shows too
-        # (its second line): the claim before the title, one line (the case id follows
-        # the evidence, issue 34 item 2; the border title names it)
+        # (its second line): the claim on a line of its own, the title whole on the next
+        # (a fresh trial: "@ claimed by Zeynep Kaya · The 'Sign…" left the title 8 cells
+        # at 120 columns; the case id follows the evidence, issue 34 item 2)
         lines = body(app)
         at = next(i for i, x in enumerate(lines) if x.startswith("@"))
         assert lines[0].startswith("Verdict") and all(x.startswith(" ") for x in lines[1:at])
         if size == (80, 24):
             assert at == 1
-        first = " ".join(lines[at].split())
-        assert first.startswith("@ claimed by Ayşe Yılmaz · Build nat"), first
+        assert " ".join(lines[at].split()) == "@ claimed by Ayşe Yılmaz"
+        title = pane.all_cases[1].title
+        assert lines[at + 1].startswith(title[: min(len(title), 30)]), lines[at + 1]
 
 
 # --- the weighed exclusion's list -------------------------------------------------------

@@ -384,13 +384,13 @@ def test_a_clause_the_engine_quotes_nothing_of_folds_to_its_nearest_sentence() -
     assert ev.quotes == ()  # no quote invented: the evidence is as the engine wrote it
     assert ev.nearest is not None
     assert ev.nearest.text.startswith("Migrate the legacy payroll archive")
-    assert ev.nearest.shared == ("Migrate", "payroll", "archive", "reporting", "database")
+    assert ev.nearest.shared == ("migrate", "payroll", "archive", "reporting", "database")
 
     console = Console(width=80, color_system="standard", record=True)
     console.print(*evidence_section(decision, {"SOW#4": clause}, request=request))
     console.print(marked_clause_block("SOW#4", clause, ev))
     plain = " ".join(console.export_text(styles=False, clear=False).split())
-    label = "nearest sentence (shared words: Migrate, payroll, archive, reporting, database)"
+    label = "nearest sentence (shared words: migrate, payroll, archive, reporting, database)"
     assert "quotes no sentence of it" in plain
     assert plain.count(label) == 2  # in the Evidence section and over the clause
     assert "“Migrate the legacy payroll archive" in plain
@@ -509,13 +509,28 @@ async def test_the_desk_folds_a_real_unquoted_clause_to_its_nearest_sentence(
         await goto(pilot, NEAREST_CASE)
         await until(pilot, lambda: any("Evidence" in x for x in body(app)), "the evidence")
         text = " ".join(" ".join(body(app)).split())
-        label = "nearest sentence (shared words: Projected, Vacancies, position)"
+        label = "nearest sentence (shared words: projected, vacancies, positions)"
         assert text.count(label) == 2, text
         fold = text.split(label)[2]
         assert "Projected Vacancies (e.g., factors that influence when a position" in fold
         assert "above · w shows" in fold
         await press(pilot, "w")
         await until(pilot, lambda: not any("above · w shows" in x for x in body(app)), "whole")
+
+
+def test_the_shared_words_are_words_the_request_writes(talentmap_desk: Desk) -> None:
+    """Issue 34's trial: talentmap 8726578b (a position listed twice) was shown "nearest
+    sentence (shared words: maps)" though the request never says "maps": the engine's
+    camelCase split made "TalentMAP" give "map". Every shared word named is now a word of
+    the request as it writes it (folded and stemmed only to be compared)."""
+    from etki.text import words_as_written
+
+    case = talentmap_desk.case("req-talentmap-8726578b")
+    ev = evidence_of(case.decision, case.text, talentmap_desk.clauses("talentmap"))
+    assert ev.nearest is not None and ev.nearest.shared == ("Bidders",)
+    assert "maps" not in ev.nearest_label()
+    written = set(words_as_written(case.text))
+    assert set(ev.nearest.shared) <= written
 
 
 def test_nearest_sentence_folds_turkish_and_german_letters() -> None:
@@ -532,7 +547,7 @@ def test_nearest_sentence_folds_turkish_and_german_letters() -> None:
     got = nearest_sentence(unicodedata.normalize("NFD", "iade ve şifre yüklenici"), clause)
     assert got is not None
     assert got.text == "Yüklenici İADE işlemlerini ve ŞİFRE sıfırlamayı yürütür."
-    assert got.shared == ("İADE", "ŞİFRE")
+    assert got.shared == ("iade", "şifre")  # as the request writes them
     de = nearest_sentence(
         "Die Größe der Prüfungen", "Allgemeines. Die GROESSE gilt. Prufungen der Grösse."
     )

@@ -73,7 +73,8 @@ async def test_a_ruling_elsewhere_refreshes_the_page_in_the_preview(tui_world: T
         assert after != before  # the projection rewrote index.md
         app.poll_queue()  # the interval timer's job, without waiting for it
         await settle(pilot)
-        assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
+        said = f"Ruled meanwhile: {case_id.rsplit('-', 1)[-1]} IN_SCOPE by ayse."
+        assert any(said in n for n in seen.notes()), seen.notes()
         await until(pilot, lambda: reader.text == after, "index.md read again")
         await settle(pilot)
         assert reader.path == "index.md" and pane.shown_page() == "index.md"

@@ -498,7 +498,8 @@ async def test_another_process_rules_the_highlighted_case(tui_world: TuiWorld) -
         text = " ".join(shown(banner, 78, 3).split())
         assert "ALREADY RULED by ayse at" in text and "✗ REJECT" in text
         assert table.get_cell(SECOND, "verdict").plain == "! RULED"  # 80 wide: short
-        assert any("Ruled meanwhile by ayse" in n for n in seen.notes())
+        said = f"Ruled meanwhile: {SECOND.rsplit('-', 1)[-1]} REJECT by ayse."
+        assert any(said in n for n in seen.notes()), seen.notes()
         await press(pilot, "r")  # acting on it: a conflict, no dialog, nothing written
         await settle(pilot)
         [conflict] = seen.of(RulingConflict)
@@ -907,7 +908,9 @@ async def test_keymap_from_the_config_file_remaps_by_binding_id(
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await settle(pilot)
         assert app.poll_seconds == 0
-        notes = " ".join(seen.notes())
+        status = app.status_line
+        assert status is not None  # config warnings: status line and messages view
+        notes = " ".join(e[3] for e in status.entries if e[2] == "Config")
         assert "unknown binding id nonsense.id" in notes  # a warning, not a crash
         assert "ctrl+s" in notes and "reject" in notes  # refused, default kept
         await press(pilot, "a")  # the old key no longer approves

@@ -16,7 +16,7 @@ from textual.widgets import Input, TextArea
 from etki.services import approval_service
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.new_request import DiscardTyped, NewRequestForm
-from etki_tui.screens.notice import NoticeModal
+from etki_tui.screens.notice import MessagesScreen, NoticeModal
 from tests.conftest import TuiWorld
 from tests.test_tui_keys import SAMPLE, _engagement_desk, desk_app
 from tests.test_tui_pilot import (
@@ -122,6 +122,12 @@ async def test_a_reason_typed_while_another_reviewer_rules_is_kept(
         assert "A (amend) with Reject starts with it" in said
         await press(pilot, "escape")
         assert not isinstance(app.screen, NoticeModal)
+        # a fresh trial: the reason was not in the messages view once the notice closed
+        await press(pilot, "L")
+        await until(pilot, lambda: isinstance(app.screen, MessagesScreen), "the messages")
+        entries = [" ".join(shown(e, 70, 12).split()) for e in app.screen.query(".message-entry")]
+        [kept] = [e for e in entries if "Ruled meanwhile: reason kept" in e]
+        assert "Your reason, not recorded: Nicht im Umfang" in kept, kept
     ruling = tui_world.repo.case(first).ruling
     assert ruling is not None and ruling.reviewer == "ayse" and ruling.ruling == "IN_SCOPE"
 

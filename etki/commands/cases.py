@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from etki.commands import READ_ONLY_COMMANDS  # re-exported (etki.cli reads it there)
 from etki.commands.queuefile import delimiter_option, force_option, pick_options
+from etki.commands.verdicts import rule_action_of
 from etki.console import echo, echo_lines, emit_json
 from etki.errors import InputError
 from etki.text import plural, printable
@@ -728,7 +729,7 @@ def register(sub: Any) -> None:
     queue.set_defaults(handler=_queue)
     rule = sub.add_parser("rule", help="rule on a case")
     rule.add_argument("case_id")
-    rule.add_argument("action", choices=sorted(RULE_ACTIONS))
+    rule.add_argument("action", type=rule_action_of, metavar="approve|cr|reject")
     rule.add_argument("--reason", default="")
     rule.add_argument(
         "--amend",

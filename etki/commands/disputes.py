@@ -23,6 +23,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from etki.commands.verdicts import verdict_of
 from etki.console import echo, emit_json_text
 
 if TYPE_CHECKING:
@@ -232,6 +233,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     resolve.add_argument("--project", help="project id (default: the only project)")
     resolve.add_argument("clause_ref", help="the clause's ref, or its number when unique")
-    resolve.add_argument("--verdict", required=True, choices=VERDICT_WORDS)
+    resolve.add_argument(
+        "--verdict",
+        required=True,
+        type=verdict_of,
+        metavar="in_scope|cr|reject",
+        help="the clause's verdict; approve/in-scope/IN_SCOPE, change_request/CR, reject "
+        "(the same words as `etki rule`)",
+    )
     resolve.add_argument("--reason", required=True, help="what the clause covers, and why")
     resolve.set_defaults(handler=_resolve)

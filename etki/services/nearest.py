@@ -3,10 +3,14 @@ desk, never the engine's evidence. When the evidence decides on a clause by its 
 quotes no sentence of it, the detail pane folds the clause around the sentence sharing
 the most content words with the request instead of its opening lines.
 
-Content words are the triage engine's scoring tokens (:func:`etki.triage.normalise.tokens`:
-folded with :func:`etki.text.words`, so NFC/NFD, Turkish ``İ``/``ı`` and German ``ß``/
-umlauts alike; its stop lists, party words included; stemmed per language), so "nearest"
-means what the engine's word overlap means. No word list of its own.
+Content words are read as the triage engine reads them (folded with
+:func:`etki.text.words`, so NFC/NFD, Turkish ``İ``/``ı`` and German ``ß``/umlauts alike;
+its stop lists, party words included; stemmed per language), so "nearest" means what the
+engine's word overlap means; no word list of its own. Unlike the engine's
+:func:`etki.triage.normalise.tokens` the request is not split at camelCase humps: a
+shared word must be a word the request writes (issue 34's trial: "TalentMAP" gave "map"
+and the clause's "maps" was named as shared). The shared words are shown as the request
+writes them.
 
 One shared word is weak ground (a trial saw a sentence offered as "nearest" on one
 common word): a sentence is offered only when it shares at least
@@ -27,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from etki.text import printable, words, words_as_written
-from etki.triage.normalise import STOPWORDS, guess_language, stem, tokens
+from etki.triage.normalise import STOPWORDS, guess_language, stem
 
 __all__ = ["NearestSentence", "nearest_sentence"]
 
@@ -46,8 +50,9 @@ coincidence."""
 @dataclass(frozen=True)
 class NearestSentence:
     """``text``: one sentence of a clause's plain text (whitespace runs single spaces);
-    ``shared``: the sentence's content words (as the clause writes them, each once, in
-    its order, at most :data:`SHARED_SHOWN`) whose stems the request also holds."""
+    ``shared``: the content words the sentence and the request share, as the request
+    writes them (its first word of each stem; in the sentence's order, each once, at
+    most :data:`SHARED_SHOWN`), so each is found in the request as shown."""
 
     text: str
     shared: tuple[str, ...]
@@ -74,7 +79,8 @@ def nearest_sentence(
     qualifies. Each text is read in the language :func:`guess_language` gives it (the
     others in the clause's). Cached (the detail pane renders a case again on every
     refresh)."""
-    want = set(tokens(request, guess_language(request)))
+    said = _request_words(request)
+    want = set(said)
     if not want:
         return None
     lang = guess_language(plain[:4000])
@@ -108,6 +114,22 @@ def nearest_sentence(
                 best = (n, sentence)
     if best is None:
         return None
-    written = words_as_written(best[1])  # one for each of words(), in order
-    shared = [printable(written[i], multiline=False) for i, _ in held(best[1])]
+    shared = [printable(said[s], multiline=False) for _, s in held(best[1])]
     return NearestSentence(best[1], tuple(shared[:SHARED_SHOWN]))
+
+
+@functools.lru_cache(maxsize=64)
+def _request_words(request: str) -> dict[str, str]:
+    """content-word stem -> the request's first word with that stem, as written: the
+    request read as a clause is read (:func:`etki.text.words`, the engine's stop list
+    and stemmer for its language), so a shared word is a whole word of the request.
+    Not :func:`etki.triage.normalise.tokens`: its camelCase split makes humps of a name
+    words ("TalentMAP" gave "map", and a clause's "maps" was offered as shared with a
+    request that never says it: issue 34's trial on talentmap 8726578b)."""
+    lang = guess_language(request)
+    stop = STOPWORDS.get(lang, frozenset())
+    out: dict[str, str] = {}
+    for w, written in zip(words(request), words_as_written(request), strict=True):
+        if len(w) >= 2 and w not in stop:
+            out.setdefault(stem(w, lang), written)
+    return out

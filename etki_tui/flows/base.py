@@ -134,6 +134,9 @@ class FlowBase(App[None]):
         change request when no case ruled CR is highlighted (``c`` takes a case out of
         the queue)."""
         self._versions: dict[str, int] = {}
+        self._ruled_before: set[str] = set()
+        """The cases ruled at the last queue read: a newer version of one is an amendment
+        (the "Amended meanwhile" status)."""
         self._reads = [0, 0]
         """Queue reads [started (in their threads), answered (handled or failed)]: the
         live refresh waits while they differ (:meth:`_poll_tick`)."""

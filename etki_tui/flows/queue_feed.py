@@ -31,7 +31,7 @@ from etki_tui.messages import (
     WikiCaughtUp,
 )
 from etki_tui.queue.pane import QueuePane
-from etki_tui.render import when
+from etki_tui.render import VERDICT_SHORT, short_case_id, when
 from etki_tui.screens.confirm import ConfirmRuling
 from etki_tui.screens.note import NoteForm
 from etki_tui.workers import desk_worker
@@ -268,7 +268,9 @@ class QueueFeedFlow(FlowBase):
         if message.project_id != self.project_id:
             return  # a late answer for the project we just left
         changed = bool(self._versions) and message.versions != self._versions
+        before, ruled_before = self._versions, self._ruled_before
         self._versions = message.versions
+        self._ruled_before = {c.case_id for c in message.cases if c.ruling is not None}
         self._claims = message.claims
         self._assignments = message.assignments
         if message.resolutions is not None:
@@ -322,21 +324,23 @@ class QueueFeedFlow(FlowBase):
         if message.source == "poll" and self._refresh_failing:
             self._refresh_failing = False
             self.notify("Live refresh is back: the queue is up to date.", markup=False, timeout=4)
-        if by_others and message.source == "poll":
-            names = sorted(
-                {
-                    printable(c.ruling.reviewer, multiline=False)  # type: ignore[union-attr]
-                    for c in by_others
-                }
-            )
-            ids = ", ".join(c.case_id for c in by_others[:3])
-            more = f" and {len(by_others) - 3} more" if len(by_others) > 3 else ""
+        me = message.seat.reviewer if message.seat is not None else None
+        amended = [  # ruled before this read, a newer version now, by someone else
+            c
+            for c in message.cases
+            if c.ruling is not None
+            and c.case_id in ruled_before
+            and c.version > before.get(c.case_id, c.version)
+            and c.ruling.reviewer != me
+        ]
+        if (by_others or amended) and message.source == "poll":
             self.notify(
-                f"Ruled meanwhile by {', '.join(names)}: {ids}{more}.",
+                meanwhile_text(by_others, amended),
                 title="Queue updated",
                 markup=False,
                 timeout=6,
             )
+        if by_others and message.source == "poll":
             self._warn_open_confirm(by_others)
         if changed or by_others:
             self._mark_stale(search=False)
@@ -528,3 +532,39 @@ class QueueFeedFlow(FlowBase):
             )
             return
         self.notify(f"{said}. Reloaded from the database.", markup=False, timeout=4)
+
+
+MEANWHILE_SHOWN = 3
+"""Cases named in each part of the "meanwhile" status message (the rest are counted;
+the queue and ``etki show`` have them all)."""
+
+
+def meanwhile_text(
+    ruled: Sequence[CaseRecord | CaseSummary], amended: Sequence[CaseRecord | CaseSummary]
+) -> str:
+    """What the status line says of rulings another reviewer made since the last read:
+    each case (short id) paired with its ruling and who made it, ``Ruled meanwhile:
+    759f6cc6 IN_SCOPE by Mehmet Demir; 6cee39a2 REJECT by Zeynep Kaya.``, then ``Amended
+    meanwhile: …`` for a ruled case whose ruling was changed (a fresh trial of issue 34
+    read "Ruled meanwhile by Mehmet Demir, Zeynep Kaya: req-…759f6cc6, req-…6cee39a2" as
+    if Mehmet ruled the first, and an amendment was not said at all). At most
+    :data:`MEANWHILE_SHOWN` of each, then ``and N more``. Names are client text: made
+    printable, one line (the line is never markup)."""
+
+    def part(lead: str, cases: Sequence[CaseRecord | CaseSummary]) -> str:
+        said = []
+        for c in cases[:MEANWHILE_SHOWN]:
+            r = c.ruling
+            assert r is not None  # the callers pass ruled cases only
+            who = printable(r.reviewer, multiline=False)
+            verdict = VERDICT_SHORT.get(r.ruling, r.ruling)
+            said.append(f"{short_case_id(c.case_id)} {verdict} by {who}")
+        more = f"; and {len(cases) - MEANWHILE_SHOWN} more" if len(cases) > MEANWHILE_SHOWN else ""
+        return f"{lead}: {'; '.join(said)}{more}."
+
+    parts = []
+    if ruled:
+        parts.append(part("Ruled meanwhile", ruled))
+    if amended:
+        parts.append(part("Amended meanwhile", amended))
+    return " ".join(parts)

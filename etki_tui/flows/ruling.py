@@ -336,7 +336,8 @@ class RulingFlow(HafizaFlow):
         """The reason typed for a case another reviewer ruled meanwhile: kept as the
         draft of an amendment with the same ruling (``A``) and shown, literal and
         selectable (copy with the mouse or Ctrl+C), in a notice that stays until
-        closed — not a toast that vanishes (issue 34 item 5)."""
+        closed — not a toast that vanishes (issue 34 item 5); the notice's text is kept
+        in the messages view (``L``) too, as plain text, to copy after it is closed."""
         self._drafts[(case_id, action)] = dialog.draft
         ruling = dialog.ruled_meanwhile
         body = Text()
@@ -352,6 +353,10 @@ class RulingFlow(HafizaFlow):
             f"\n\nIt is kept: A (amend) with {ACTION_VERB.get(action, action)} starts with it.",
             style="dim",
         )
+        status = getattr(self, "status_line", None)
+        if status is not None:  # the messages view (L) keeps it, literal, to copy later
+            stamp = self.clock().strftime("%H:%M:%S")
+            status.keep(stamp, "warning", "Ruled meanwhile: reason kept", body.plain)
         self.push_screen(
             NoticeModal("Ruled meanwhile: reason kept", body, severity="warning", id="reason-kept")
         )

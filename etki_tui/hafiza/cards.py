@@ -21,6 +21,7 @@ from etki_tui.render import (
     RESOLVED_STYLE,
     VERDICT_GLYPH,
     VERDICT_STYLE,
+    _indent,
     around_match,
     cell,
     clause_text,
@@ -103,21 +104,23 @@ def resolution_lines(item: DisputedClause) -> list[RenderableType]:
     if res is None:
         return [Text("No resolution yet: R records the PMO's resolution.", style="dim")]
     lines: list[RenderableType] = [Text("PMO resolution", style="bold underline")]
-    rule = Text("  rule ")
+    # each line indented as a whole, so a wrapped line stays under it (a fresh trial of
+    # issue 34: the reason's and a History row's case id wrapped to column 0)
+    rule = Text("rule ")
     rule.append_text(verdict_text(res.verdict, bold=True))
     rule.append(" · ")
     rule.append(printable(res.reviewer, multiline=False))
     rule.append(f" · {when(res.at)}")
-    lines.append(rule)
-    lines.append(literal("  “" + res.reason + "”"))
+    lines.append(_indent(rule))
+    lines.append(_indent(literal("“" + res.reason + "”")))
     if item.overridden_by is not None:
-        over = Text("  Overridden by ", style="bold")
+        over = Text("Overridden by ", style="bold")
         over.append(printable(item.overridden_by, multiline=False))
         over.append(", ruled after it and against it: disputed again.", style="bold")
-        lines.append(over)
+        lines.append(_indent(over))
         lines.append(Text("R records a new resolution.", style="dim"))
     else:
-        lines.append(Text("  Stands: no ruling after it disagrees.", style="dim"))
+        lines.append(_indent(Text("Stands: no ruling after it disagrees.", style="dim")))
         lines.append(Text("R records a new resolution (the newest is in force).", style="dim"))
     return lines
 
@@ -157,14 +160,13 @@ def disputed_card(item: DisputedClause, clauses: Mapping[str, ScopeClause]) -> R
     lines += resolution_lines(item)
     lines.append(Text("History (oldest first)", style="bold underline"))
     for case_id, ruling, reviewer, ruled_at in item.history:
-        line = Text("  ")
-        line.append(f"{when(ruled_at)}  ")
+        line = Text(f"{when(ruled_at)}  ")
         line.append_text(verdict_text(ruling))
         line.append("  ")
         line.append(printable(reviewer, multiline=False))
         line.append("  ")
         line.append(printable(case_id, multiline=False), style="dim")
-        lines.append(line)
+        lines.append(_indent(line))
     if clause is not None:
         heading = Text("Clause text", style="bold underline")
         heading.append(" · l: whole contract", style="dim")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
-from rich.table import Table
 from rich.text import Text
 
 from etki.domain import (
@@ -19,15 +18,12 @@ from etki.domain import (
     CaseSummary,
     ClauseMemory,
     Decision,
-    DisputedClause,
     Effort,
     ReviewerEstimate,
-    RulingRecord,
     ScopeClause,
     SimilarRuling,
     WorkItem,
     effort_basis_lines,
-    memory_sentence,
     risk_wording,
     sureness_reasons,
 )
@@ -35,12 +31,14 @@ from etki.memory import StoredRisk, current_risk, disputed_refs
 from etki.text import plural, printable
 from etki_tui.glyphs import ASSIGNED_MARK, CLAIM_MARK
 from etki_tui.queue.evidence import (
-    DECIDED_ON,
     evidence_of,
     evidence_section,
     marked_clause_block,
 )
 from etki_tui.queue.filters import age_days, age_label, overdue_wait
+from etki_tui.queue.memory_strip import memory_strip, resolution_text
+from etki_tui.queue.memory_strip import similar_line as similar_line
+from etki_tui.queue.memory_strip import why_counted as why_counted
 from etki_tui.queue.preanalysis_text import NO_MODEL_LINE as NO_MODEL_LINE
 from etki_tui.queue.preanalysis_text import preanalysis_section
 from etki_tui.render import (
@@ -163,217 +161,6 @@ def effort_basis(effort: Effort, workitems: Mapping[str, WorkItem]) -> list[Text
     return lines
 
 
-def correction_text(ruling: RulingRecord) -> Text:
-    """``who, when: VERDICT -> RULING`` for a past correction."""
-    out = Text()
-    out.append(printable(ruling.reviewer, multiline=False))
-    out.append(f", {when(ruling.ruled_at)}: ")
-    out.append_text(verdict_text(ruling.verdict))
-    out.append(" → ")
-    out.append_text(verdict_text(ruling.ruling))
-    return out
-
-
-REASON_CHARS = 300
-"""Most characters of a reviewer's reason shown in the clause-memory strip (the rest is
-folded into ``…``; the decision page has it all)."""
-
-
-def correction_lines(ruling: RulingRecord, precedents: Mapping[str, str] | None = None) -> Group:
-    """The indented lines under a last correction: the reviewer's reason (literal, cut
-    to :data:`REASON_CHARS` with ``…``), the precedent's case id and, when the wiki is
-    on, its wiki page (from ``precedents``: case id -> wiki-relative path). Long values
-    wrap under themselves (a hanging indent), not under the labels."""
-    reason = Text()
-    if ruling.reason.strip():
-        reason.append("“" + one_line(ruling.reason.strip(), REASON_CHARS) + "”")
-    else:
-        reason.append("(none given)", style="dim")
-    rows = [
-        ("reason: ", reason),
-        ("precedent: ", Text(one_line(ruling.case_id, 120), style="bold")),
-    ]
-    page = (precedents or {}).get(ruling.case_id)
-    if page:  # a line of its own: a file name is one long word
-        rows.append(("wiki: ", Text(one_line(page, 300), style="underline")))
-    return Group(*(_hanging(Text(label, style="dim"), value, indent=4) for label, value in rows))
-
-
-def _hanging(label: Text, value: Text, *, indent: int = 0) -> Table:
-    """``label`` then ``value`` on one line, ``indent`` cells in; the value's wrapped
-    lines start under its first character (a hanging indent)."""
-    grid = Table.grid()
-    grid.add_column(width=indent)
-    grid.add_column(width=label.cell_len, no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
-    grid.add_row("", label, value)
-    return grid
-
-
-def memory_line(
-    ref: str, mem: ClauseMemory | None, precedents: Mapping[str, str] | None = None
-) -> RenderableType:
-    """One line of the clause-memory strip for ``ref`` (with the last correction's
-    reason and precedent on two more lines, see :func:`correction_lines`), then its
-    rulings, who ruled what on which case and why each counts (:func:`ruling_lines`)."""
-    out = Text(no_wrap=False)
-    if mem is not None and mem.disputed:
-        if mem.resolved:
-            out.append(DISPUTED_RESOLVED, style=RESOLVED_STYLE)
-        else:
-            out.append(DISPUTED, style=DISPUTED_STYLE)
-        out.append(" ")
-    out.append(printable(ref, multiline=False), style="bold")
-    if mem is None or not mem.history:
-        out.append(" · no past rulings", style="dim")
-        return out
-    count = mem.precedent_count
-    out.append(f" · {count} precedent{'s' if count != 1 else ''}")
-    out.append(f" · {len(mem.history)} ruled")
-    if mem.last_correction is not None:
-        out.append(" · last correction: ")
-        out.append_text(correction_text(mem.last_correction))
-    if mem.disputed:
-        rulings = sorted({h[1] for h in mem.disputing})  # the rulings about the clause
-        if len(rulings) > 1:  # else the rulings agree and contradict the resolution
-            # CR as in the strip above it (one screen, one word for it)
-            out.append(
-                " · rulings disagree: " + " / ".join(VERDICT_SHORT.get(v, v) for v in rulings)
-            )
-        out.append_text(resolution_text(mem))
-    lines: list[RenderableType] = [out]
-    if mem.last_correction is not None:  # under the line that names it
-        lines.append(correction_lines(mem.last_correction, precedents))
-    lines.extend(ruling_lines(ref, mem))
-    return Group(*lines) if len(lines) > 1 else out
-
-
-RULINGS_SHOWN = 4
-"""Most rulings the clause-memory strip lists under a clause (those about it first,
-newest first); the rest are counted (``+ 3 more``, all of them on Hafıza's contract
-page)."""
-
-_WHY: dict[str, str] = {
-    "reason": "the reason names {what}",
-    "evidence": DECIDED_ON,
-    "cited": "cites {what}, nothing decisive named",
-}
-
-
-def _number(ref: str) -> str:
-    """``4.3`` of ``MSA-2024-01#4.3`` (the ref itself when it has no ``#``)."""
-    return ref.split("#", 1)[1] if "#" in ref else ref
-
-
-def why_counted(ref: str, rule: str, about: Sequence[str], override: bool) -> str:
-    """Why a ruling of a case citing ``ref`` counts where it does (issue 34 item 4),
-    from :attr:`etki.domain.ClauseMemory.counted`: ``counts here: the reason names
-    it`` (``precedent here`` for an override) or, for a ruling about other clauses,
-    ``precedent of 4.2 (the evidence decided on 4.2); only cites 4.3`` (an override there
-    is a precedent of 4.2, not of 4.3). ``rule``: a key of
-    :data:`etki.memory.CORRECTION_RULES`."""
-    if ref in about:
-        kind = "precedent here" if override else "counts here"
-        return f"{kind}: " + _WHY.get(rule, rule).format(what="it")
-    others = ", ".join(_number(r) for r in about) or "no clause"
-    kind = "precedent of" if override else "counts toward"
-    why = _WHY.get(rule, rule).format(what=others)
-    return f"{kind} {others} ({why}); only cites {_number(ref)}"
-
-
-def ruling_lines(ref: str, mem: ClauseMemory) -> list[Table]:
-    """The strip's lines naming the rulings of a clause: who ruled what on which case
-    and why it counts (:func:`why_counted`), at most :data:`RULINGS_SHOWN`, those about
-    the clause first, newest first, then ``+ N more``. Client text (names, ids) literal,
-    on one line each."""
-    why = {case_id: (rule, about, override) for case_id, rule, about, override in mem.counted}
-    entries = list(reversed(mem.history))
-    entries.sort(key=lambda h: ref not in why.get(h[0], ("", (ref,), False))[1])
-    rows: list[Table] = []
-    for case_id, ruling, reviewer, ruled_at in entries[:RULINGS_SHOWN]:
-        value = Text(one_line(case_id, 120), style="bold")
-        value.append(" ")
-        value.append_text(verdict_text(ruling))
-        value.append(" · ")
-        value.append(one_line(reviewer, 80))
-        value.append(f" · {ruled_at[:10]}")
-        if case_id in why:
-            value.append(" · " + why_counted(ref, *why[case_id]), style="dim")
-        rows.append(_hanging(Text("ruled: ", style="dim"), value, indent=4))
-    if len(entries) > RULINGS_SHOWN:
-        more = Text(f"+ {len(entries) - RULINGS_SHOWN} more (Hafıza, the contract page)")
-        rows.append(_hanging(Text("", style="dim"), more, indent=4))
-    return rows
-
-
-def similar_line(similar: Sequence[SimilarRuling], verdict: str | None) -> Text:
-    """The strip's lines on similar past requests: ``≈ reviewers ruled 2 similar
-    requests as REJECT (beside the verdict, not part of it)``, then one indented line
-    per case, ``req-… ✗ REJECT  similarity 0.81`` (2 decimals here; 4 in the decision).
-    Empty ``Text`` when nothing is similar. Case ids are stored values, still printed
-    literally (never markup)."""
-    out = Text(no_wrap=False)
-    if not similar:
-        return out
-    out.append("≈ ", style="bold")
-    out.append(memory_sentence(tuple(similar), verdict), style="bold")
-    out.append(" (beside the verdict, not part of it)", style="dim")
-    for s in similar:
-        out.append("\n  ")
-        out.append(printable(s.case_id, multiline=False))
-        out.append(" ")
-        out.append_text(verdict_text(s.ruling))
-        out.append(f"  similarity {s.similarity:.2f}", style="dim")
-    return out
-
-
-def memory_strip(
-    refs: Iterable[str],
-    memory: Mapping[str, ClauseMemory],
-    similar: Sequence[SimilarRuling] = (),
-    memory_verdict: str | None = None,
-    precedents: Mapping[str, str] | None = None,
-    similar_unknown: str | None = None,
-) -> Group:
-    """The clause-memory strip: one line per cited clause, then (when any ruled case
-    reads like this one) the :func:`similar_line`. ``precedents``: case id -> wiki page
-    of the precedents the lines name (see :func:`correction_lines`).
-    ``similar_unknown``: the similar rulings are not known yet, and why (``reading…``,
-    or the error): said in their place, so "none shown" never reads as "none"."""
-    lines = [memory_line(ref, memory.get(ref), precedents) for ref in refs]
-    if not lines:
-        lines = [Text("no cited clauses", style="dim")]
-    if similar_unknown is not None:
-        lines.append(Text(f"≈ similar past rulings: {similar_unknown}", style="dim"))
-    elif similar:
-        lines.append(similar_line(similar, memory_verdict))
-    return Group(*lines)
-
-
-def resolution_text(mem: ClauseMemory | DisputedClause) -> Text:
-    """What the strip says of a disputed clause's resolution: `` · PMO: rule IN_SCOPE —
-    “reason” (name, date)`` while it stands, `` · PMO resolution (rule IN_SCOPE, name,
-    date) overridden by req-…`` once a later ruling disagreed, empty without one. The
-    reason and name are client text: literal (never markup), on one line."""
-    res = mem.resolution
-    out = Text()
-    if res is None:
-        return out
-    verdict = VERDICT_SHORT.get(res.verdict, res.verdict)
-    if mem.overridden_by is None:
-        out.append(f" · PMO: rule {verdict} — “")
-        out.append(one_line(res.reason, 300))
-        out.append("” (")
-        out.append(one_line(res.reviewer, 80))
-        out.append(f", {res.at[:10]})")
-        return out
-    out.append(f" · PMO resolution (rule {verdict}, ")
-    out.append(one_line(res.reviewer, 80))
-    out.append(f", {res.at[:10]}) overridden by ")
-    out.append(one_line(mem.overridden_by, 120), style="bold")
-    return out
-
-
 def disputed_mark(
     decision: StoredRisk,
     clauses: Mapping[str, ScopeClause],
@@ -416,17 +203,15 @@ def disputed_mark(
 
 class CutTitle:
     """A case's title, folded over as many lines as it needs, rendered only when the
-    one-line title at the top of the detail (after ``lead`` cells of claim and
-    assignment) did not fit the width and was cut: nothing of it is lost, and a title
-    that fit is not said twice."""
+    one-line title at the top of the detail did not fit the width and was cut: nothing
+    of it is lost, and a title that fit is not said twice."""
 
-    def __init__(self, title: str, lead: int = 0) -> None:
+    def __init__(self, title: str) -> None:
         self.title = title
-        self.lead = lead
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         line = one_line(self.title, DETAIL_LINE_CHARS)
-        if self.lead + cell_len(line) > options.max_width:
+        if cell_len(line) > options.max_width:
             yield folded(self.title, style="bold", limit=DETAIL_LINE_CHARS)
 
 
@@ -585,8 +370,9 @@ def case_detail(
     is assigned to, named the same way (the row's :data:`~etki_tui.glyphs.ASSIGNED_MARK`).
 
     The first lines, in order: the Verdict with the sureness (:class:`VerdictLine`),
-    then the claim and assignment with the one-line :func:`disputed_mark` of a case
-    citing a disputed clause, or else with the title (cut with ``…``), then the evidence
+    then the claim and assignment on a line of their own, then the one-line
+    :func:`disputed_mark` of a case citing a disputed clause, or else the title (cut
+    with ``…``), then the evidence
     section: the folded two-line peek shows the verdict and what to mind, and at 80x24
     unfolded the deciding sentence is whole in the detail's first window (issue 34 item
     2: a disputed tdrs case showed 4 of its 8 sentence lines, the peek no verdict). Then
@@ -605,19 +391,21 @@ def case_detail(
     # stored before the request cap existed may hold megabytes (issue 11 item 6)
     parts: list[RenderableType] = []
     mark = disputed_mark(d, clauses, memory, escalate)
-    lead = Text()
+    # the claim and the assignment: their own line under the Verdict, so the folded
+    # two-line peek shows the verdict and then what to mind (issue 34 item 2), and the
+    # title below keeps the pane's width (a fresh trial: "@ claimed by Zeynep Kaya ·
+    # The 'Sign…" left the title 8 cells at 120 columns)
+    lead = Text(no_wrap=True, overflow="ellipsis")
     if claimed_by:
         lead.append(f"{CLAIM_MARK} claimed by ", style="bold")
         lead.append(one_line(claimed_by, 40), style="bold")
-        lead.append(" · ", style="dim")
     if assigned_to:
+        if lead:
+            lead.append(" · ", style="dim")
         lead.append(f"{ASSIGNED_MARK} assigned to ", style="bold")
         lead.append(one_line(assigned_to, 40), style="bold")
-        lead.append(" · ", style="dim")
-    # the claim, assignment and the dispute's mark, else the title: the second line, so
-    # the folded two-line peek shows the verdict and then what to mind (issue 34 item 2)
+    # the dispute's mark, else the title: the line after
     top = Text(no_wrap=True, overflow="ellipsis")
-    top.append_text(lead)
     if mark is not None:
         top.append_text(mark)
     else:
@@ -670,6 +458,8 @@ def case_detail(
     # later trial of issue 34: at 120x40 Sureness, Risk and Modules filled the side pane
     # above it)
     parts.append(_fields([("Verdict", verdict)]))
+    if lead:
+        parts.append(lead)
     parts.append(top)
     parts.extend(evidence_section(d, clauses, whole=whole_clauses, request=case.text))
     parts.append(Text(""))
@@ -678,7 +468,7 @@ def case_detail(
     if mark is not None:  # the mark took the title's line: the title whole here
         parts.append(folded(case.title, style="bold", limit=DETAIL_LINE_CHARS))
     else:
-        parts.append(CutTitle(case.title, lead.cell_len))
+        parts.append(CutTitle(case.title))
     parts.append(
         _fields(
             [
@@ -695,7 +485,15 @@ def case_detail(
     parts.append(Text(""))
     parts.append(_section("Clause memory"))
     parts.append(
-        memory_strip(d.cited_clauses, memory, similar, memory_verdict, precedents, similar_unknown)
+        memory_strip(
+            d.cited_clauses,
+            memory,
+            similar,
+            memory_verdict,
+            precedents,
+            similar_unknown,
+            resolutions_above=disputed_refs(d.cited_clauses, memory),
+        )
     )
 
     parts.append(Text(""))

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from etki_tui.actions import bindings
 from etki_tui.glyphs import WARN
@@ -39,6 +39,9 @@ class NoticeModal(ModalScreen[None]):
             yield Static(self.body, id="notice-body", markup=False)
             with Center(id="notice-buttons"):
                 yield Button("OK", id="notice-ok", variant="primary")
+        # its own keys at the bottom: the queue's footer under it offered a/c/r and not
+        # q (a fresh trial of issue 34 read it as the queue's footer losing "q Quit")
+        yield Footer()
 
     def on_mount(self) -> None:
         """OK focused (unless the desk closes while the notice is being built)."""
@@ -122,6 +125,7 @@ class MessagesScreen(ModalScreen[None]):
                 if title:
                     head.append(title, style="bold")
                 yield Static(Group(head, Text(message)), classes="message-entry", markup=False)
+        yield Footer()
 
     def on_mount(self) -> None:
         """The list has the focus, so the arrows scroll it."""
