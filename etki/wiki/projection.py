@@ -30,7 +30,7 @@ from etki.errors import NotFoundError
 from etki.memory import resolutions_in_force
 from etki.progress import task
 from etki.store.repository import CaseFileRepository
-from etki.wiki import fts, rendercache
+from etki.wiki import fts, rendercache, staged
 from etki.wiki.flusher import Flusher
 from etki.wiki.model import WikiModel
 from etki.wiki.pages import (
@@ -744,7 +744,7 @@ class WikiProjector:
                 reports[pid] = WriteReport(root=None, skipped=WIKI_OFF)
                 continue
             self._record_folder(pid, root)
-            with wiki_lock(root, self.settings.wiki_lock_timeout):
+            with wiki_lock(root, self.settings.wiki_lock_timeout), staged.no_collection():
                 reports[pid] = self._sync_all(pid, root, frozenset())
         return reports
 

@@ -29,13 +29,20 @@ Why direct writes are safe there (the writer's rules hold):
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["STAGE_PREFIX", "STAGE_SUFFIX", "remove_leftovers", "write_new_folder"]
+__all__ = [
+    "STAGE_PREFIX",
+    "STAGE_SUFFIX",
+    "no_collection",
+    "remove_leftovers",
+    "write_new_folder",
+]
 
 STAGE_PREFIX = ".etki-"
 STAGE_SUFFIX = ".dir"
@@ -128,3 +135,19 @@ def remove_leftovers(base: Path) -> list[str]:
                     shutil.rmtree(e.path, ignore_errors=True)
                 removed.append(e.name)
     return sorted(removed)
+
+
+@contextlib.contextmanager
+def no_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for the ``with`` block (restored as it
+    was after it, also on error). A full rebuild allocates millions of objects it keeps
+    (the model, 19,000 pages); the collector walks them again and again without freeing
+    any: about a tenth of a warm 10k rebuild's CPU (issue 32 item 4, BENCH.md).
+    Reference counting still frees everything else at once."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
