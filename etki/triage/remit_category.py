@@ -14,8 +14,8 @@ migration from legacy systems is excluded"). A contract that excludes one of the
 in its own words, usually in English; the client who asks for it writes in its own
 language, so a shared category word is the only lexical bridge between the two.
 
-**The rule** (written before any figure was computed; ``docs/probes/remit_category.py``
-is the same rule as a probe, and docs/EVAL.md has its figures). Each category of
+**The rule** (written before any figure was computed, as the probe
+``git show 5f95ee7:docs/probes/remit_category.py``; docs/EVAL.md has its figures). Each category of
 :data:`CATEGORIES` is a list of English, Turkish and German cue words (the category's
 general vocabulary and the words a dictionary gives for it; none written from a labelled
 request). The contract **puts a category outside the remit** when at least one of its
