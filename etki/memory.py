@@ -377,6 +377,7 @@ def corrections_by_clause(
     cases: Iterable[CaseRecord | ReportCase],
     known: Iterable[str] = (),
     kept: Mapping[str, tuple[tuple[str, ...], str]] | None = None,
+    counted: Iterable[tuple[tuple[str, ...], str, int]] = (),
 ) -> list[tuple[str, int, tuple[tuple[str, int], ...]]]:
     """Per clause, how many overrides count as a correction on it (by
     :func:`correction_clauses`, one count per override and clause) and by which rules:
@@ -385,7 +386,8 @@ def corrections_by_clause(
     ``kept``: case id -> :func:`correction_clauses` of an override as its ruling's row
     keeps it, computed against these ``known`` refs (``etki report``'s lean path,
     :func:`etki.store.lean_report.report_read`); the overrides absent from it are
-    computed here."""
+    computed here. ``counted``: ``(refs, rule, n)``, ``n`` more overrides (none of them
+    in ``cases``) whose kept correction is ``(refs, rule)``, counted by the database."""
     known = tuple(known)
     ref_set, longest = _ref_set(known)
     by_reason: dict[str, tuple[str, ...]] = {}
@@ -398,6 +400,10 @@ def corrections_by_clause(
         return found
 
     counts: dict[str, dict[str, int]] = {}
+    for refs, rule, n in counted:
+        for ref in refs:
+            by_rule = counts.setdefault(ref, {})
+            by_rule[rule] = by_rule.get(rule, 0) + n
     for case in cases:
         if case.ruling is None or not case.ruling.is_override:
             continue

@@ -465,7 +465,7 @@ def report_of_read(
         seen[0] += n
         seen[1] += overridden
     disputes = _lean_disputes(read)
-    corrections = memory.corrections_by_clause(read.reasoned, read.known, read.corrected)
+    fixes = memory.corrections_by_clause(read.reasoned, read.known, read.corrected, read.counted)
     open_disputes = sum(1 for d in disputes.values() if d.open_dispute)
     return Report(
         cases=len(pending) + ruled,
@@ -478,8 +478,8 @@ def report_of_read(
         precedents=overrides,
         disputed=open_disputes,
         disputed_resolved=len(disputes) - open_disputes,
-        corrections_by_clause=tuple((ref, n) for ref, n, _ in corrections),
-        correction_rules=tuple((ref, rules) for ref, _, rules in corrections),
+        corrections_by_clause=tuple((ref, n) for ref, n, _ in fixes),
+        correction_rules=tuple((ref, rules) for ref, _, rules in fixes),
         rulings_by_day=tuple((d, n, o) for d, (n, o) in sorted(days.items())),
         as_of=_iso(read.now),
         pending_age=_pending_age(pending, read.now),

@@ -57,8 +57,9 @@ def _settings(url: str, reviewer: str = REVIEWER) -> Settings:
     return Settings(db_url=url, wiki_dir=None, reviewer=reviewer, related_context=False)
 
 
-def _fill(url: str) -> None:
-    """The sample project at ``url`` with rulings of every kind (module docstring)."""
+def _fill(url: str, resolve: bool = True) -> None:
+    """The sample project at ``url`` with rulings of every kind (module docstring); the
+    dispute resolved when ``resolve``."""
     repo = CaseFileRepository(url)
     try:
         init_project(SAMPLE, repo, _settings(url), related_context=False, preanalyse=False)
@@ -92,7 +93,8 @@ def _fill(url: str) -> None:
         other.rule(third, agree.get(verdict[third], "reject"), reason="agreed")
         desk.rule(erased, "reject", reason="to be erased")
         desk.erase(erased, "KVKK request", wait_s=5)
-        desk.resolve_dispute("demo", "MSA-2024-01#4.8", "CHANGE_REQUEST", "new, " + HOSTILE)
+        if resolve:
+            desk.resolve_dispute("demo", "MSA-2024-01#4.8", "CHANGE_REQUEST", "new, " + HOSTILE)
         desk.add_request("demo", HOSTILE, title=HOSTILE, submitted_by=HOSTILE)
     finally:
         repo.dispose()
@@ -122,6 +124,18 @@ def store_url(request, tmp_path) -> Iterator[str]:
         else request.getfixturevalue("pg_schema").url
     )
     _fill(url)
+    yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def unresolved_url(request, tmp_path) -> Iterator[str]:
+    """As :func:`store_url`, without the resolution."""
+    url = (
+        f"sqlite:///{tmp_path}/etki.db"
+        if request.param == "sqlite"
+        else request.getfixturevalue("pg_schema").url
+    )
+    _fill(url, resolve=False)
     yield url
 
 
@@ -277,5 +291,40 @@ def test_corrections_and_effort_read_from_the_ruling_rows(backend, request, tmp_
         assert dict(lean.correction_rules)["MSA#9.1"] == (("reason", 1), ("evidence", 1))
         (month,) = lean.cr_effort_by_month
         assert (month.crs, month.estimated, month.low, month.high) == (2, 1, 1.0, 3.0)
+    finally:
+        repo.dispose()
+
+
+def test_without_resolutions_the_kept_counts_answer(unresolved_url) -> None:
+    """The unselected report of a project without resolutions reads the disputes from
+    the per-clause counts kept at ruling time and has the database count the current
+    corrections (no reasoned row read): the same report as the ORM path, printed too,
+    after an amendment and an erasure, and once the kept corrections are stale (a
+    clause a reason names gone: those overrides are read and matched again)."""
+    url = unresolved_url
+    repo = CaseFileRepository(url)
+    try:
+        desk = Desk(_settings(url), repo)
+        read = lean_call(url, report_read, None)
+        assert read.counted and not read.reasoned and not read.corrected
+        assert sum(n for _refs, _rule, n in read.counted) >= 2  # the overrides, counted
+        for selection in _selections(read.now.date()):
+            try:
+                orm = desk.report("demo", now=NOW, selection=selection)
+            except InputError:
+                continue
+            assert _lean(url, selection) == orm, selection
+            assert _printed("demo", _lean(url, selection)) == _printed("demo", orm)
+        whole = desk.report("demo", now=NOW)
+        assert whole.disputed and whole.corrections_by_clause  # both answered from counts
+        with repo.engine.begin() as conn:  # the reason "per §4.8 and MSA-2024-01#5.2"
+            conn.execute(
+                text("DELETE FROM clauses WHERE project_id = 'demo' AND ref = 'MSA-2024-01#5.2'")
+            )
+        stale = lean_call(url, report_read, None)
+        assert stale.reasoned and not stale.counted and not stale.corrected
+        orm = desk.report("demo", now=NOW)
+        assert _lean(url, CaseSelection()) == orm
+        assert _printed("demo", _lean(url, CaseSelection())) == _printed("demo", orm)
     finally:
         repo.dispose()

@@ -105,6 +105,30 @@ ESTIMATES = (
 )
 """The reviewers' estimates of the project, oldest first (the newest of a case is in
 force, as :func:`etki.store.repository.events.with_notes` reads them)."""
+AGREED_KEPT = (
+    "SELECT ref, MIN(ruling), MAX(ruling) FROM clause_tallies "
+    "WHERE project_id = ? AND about > 0 GROUP BY ref"
+)
+"""Per clause, the lowest and highest ruling of every current ruling of the project about
+it, reason or not: the counts kept at ruling time (migration 0013,
+:func:`etki.store.summary.clause_counts`), O(clauses) rows. Read instead of
+:data:`AGREED_ABOUT` and the reasoned rows' clauses when every ruling is kept (no
+selection) and the project has no resolution (their dates need the rows)."""
+COUNTED = (
+    "SELECT r.correction_refs, r.correction_rule, COUNT(*) {ruled} "
+    "AND r.ruling <> r.verdict AND r.correction_basis = ? "
+    "GROUP BY r.correction_refs, r.correction_rule"
+)
+"""The kept overrides whose correction was computed against the project's refs now,
+counted per kept correction (refs, rule): the database counts them, not Python."""
+STALE = (
+    "SELECT r.case_id, r.verdict, r.ruling, r.action, r.reviewer, r.reason, r.ruled_at, "
+    "r.version, r.cited_refs, r.deciding_text, r.deciding_ref, r.correction_refs, "
+    "r.correction_rule, r.correction_basis {ruled} AND r.ruling <> r.verdict "
+    "AND (r.correction_basis IS NULL OR r.correction_basis <> ?)"
+)
+"""The kept overrides whose correction was not computed against the project's refs now
+(:data:`REASONED`'s columns): matched in Python."""
 CLAUSE_REFS = "SELECT ref FROM clauses WHERE project_id = ? ORDER BY position"
 """The project's clause refs in document order (:meth:`etki.services.Desk.clauses`)."""
 CLOCK = {
@@ -133,7 +157,11 @@ class ReportRead:
     (document order), the ``resolutions`` (oldest first) and ``now``, the store's
     time; ``corrected``: case id -> the correction (refs, rule) an override's row
     keeps, of the kept overrides whose correction was computed against ``known`` (the
-    others are absent: computed from ``reasoned``)."""
+    others are absent: computed from ``reasoned``); ``counted``: (refs, rule, how many
+    overrides) of such corrections counted by the database instead (then those
+    overrides are in neither ``reasoned`` nor ``corrected``: the unselected report of a
+    project without resolutions, whose ``agreed_about`` then comes from
+    :data:`AGREED_KEPT` and covers the reasoned rulings too)."""
 
     project_id: str
     reviewers: tuple[str, ...]
@@ -148,6 +176,7 @@ class ReportRead:
     resolutions: list[ClauseResolution]
     now: datetime
     corrected: dict[str, tuple[tuple[str, ...], str]]
+    counted: tuple[tuple[tuple[str, ...], str, int], ...] = ()
 
 
 def store_time(store: LeanStore) -> datetime:
@@ -284,16 +313,27 @@ def report_read(
         for case_id, ruled_at, low, high in store.rows(CHANGE_REQUESTS.format(kept=kept), params)
     ]
     known = tuple(dict.fromkeys(r[0] for r in store.rows(CLAUSE_REFS, [project_id])))
-    reasoned, corrected = _reasoned(store, REASONED.format(ruled=ruled), params, refs_basis(known))
-    kept_x = _kept(since, until, matched, "substr(x.ruled_at, 1, 10)", "x.reviewer")[0]
-    agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept_x), params)]
+    basis = refs_basis(known)
     resolutions = store.resolutions(project_id)
-    resolved_refs = sorted({r.ref for r in resolutions})
     about_resolved: list[AboutResolved] = []
-    for at in range(0, len(resolved_refs), CHUNK):
-        chunk = resolved_refs[at : at + CHUNK]
-        query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept_x)
-        about_resolved += [tuple(r) for r in store.rows(query, [project_id, *chunk, *extra])]
+    counted: tuple[tuple[tuple[str, ...], str, int], ...] = ()
+    if since is None and until is None and matched is None and not resolutions:
+        # every ruling kept: the per-clause counts kept at ruling time answer the
+        # disputes, the database counts the current corrections (issue 32 item 1)
+        reasoned, corrected = _reasoned(store, STALE.format(ruled=ruled), [*params, basis], basis)
+        agreed = [tuple(r) for r in store.rows(AGREED_KEPT, [project_id])]
+        groups = store.rows(COUNTED.format(ruled=ruled), [*params, basis])
+        refs = decode_refs([g[0] for g in groups])
+        counted = tuple((r, g[1], int(g[2])) for r, g in zip(refs, groups, strict=True))
+    else:
+        reasoned, corrected = _reasoned(store, REASONED.format(ruled=ruled), params, basis)
+        kept_x = _kept(since, until, matched, "substr(x.ruled_at, 1, 10)", "x.reviewer")[0]
+        agreed = [tuple(r) for r in store.rows(AGREED_ABOUT.format(kept=kept_x), params)]
+        resolved_refs = sorted({r.ref for r in resolutions})
+        for at in range(0, len(resolved_refs), CHUNK):
+            chunk = resolved_refs[at : at + CHUNK]
+            query = ABOUT_RESOLVED.format(refs=", ".join("?" * len(chunk)), kept=kept_x)
+            about_resolved += [tuple(r) for r in store.rows(query, [project_id, *chunk, *extra])]
     return ReportRead(
         project_id,
         reviewers,
@@ -308,4 +348,5 @@ def report_read(
         resolutions,
         store_time(store),
         corrected,
+        counted,
     )
