@@ -51,14 +51,12 @@ from urllib.parse import unquote
 # (`etki.domain` loads each part on first use)
 from etki.domain import ClauseResolution, deciding_in_json
 from etki.errors import EtkiError, InputError, NotFoundError, ProjectArchivedError
+from etki.store.lean_sql import ARRIVAL, CHUNK, RULED_ROWS, Fallback, RuledRow
 from etki.store.summary import decode_refs, ruling_summary
 
 if TYPE_CHECKING:
     from etki.domain import CaseEvent, CaseSummary, DecisionSummary, Risk, RulingRecord, Verdict
 
-RuledRow = tuple[str, str, str, str, str, tuple[str, ...], str | None]
-"""What :meth:`LeanStore.ruled_rows` gives per ruled case; :data:`etki.memory.RuledRow`
-(the store imports nothing above it, so the shape is written out here too)."""
 
 __all__ = [
     "HEAD_REVISION",
@@ -78,10 +76,6 @@ HEAD_REVISION = "0013"
 at another revision goes to the ORM path, which refuses it as today."""
 SQLITE_BUSY_TIMEOUT_S = 30.0
 """As :data:`etki.store.db.SQLITE_BUSY_TIMEOUT_MS`: a reader waits for a writer's lock."""
-ARRIVAL = "c.created_at, c.seq, c.id"
-"""The order cases are listed in, as :data:`etki.store.repository.rows.ARRIVAL`."""
-CHUNK = 500
-"""Case ids per ``IN (...)`` list (SQLite's default limit is 32,766 variables)."""
 
 
 ARCHIVED_SQL = (
@@ -109,12 +103,6 @@ def pick_project(ids: Sequence[str], archived: set[str]) -> str:
         raise InputError("no project in the store yet; run `etki init PROJECT_DIR` first")
     shown = active or list(ids)
     raise InputError(f"several projects ({', '.join(shown)}): choose one with --project")
-
-
-class Fallback(Exception):
-    """The lean path cannot answer this store exactly as the ORM path would; the caller
-    runs the ORM path (nothing has been printed). The message says why (for tests and
-    ``ETKI_DEBUG``; never shown to the user)."""
 
 
 # --- decoding a stored decision and ruling (shared with the repository) -----------------
@@ -410,16 +398,6 @@ RULED_HEADS = (
     "FROM cases c JOIN rulings r ON r.case_id = c.id "
     f"WHERE c.project_id = ? ORDER BY {ARRIVAL}"
 )
-RULED_ROWS = (
-    # what `etki dispute list` needs of each ruled case: the ruling's columns and the
-    # summary of its decision kept on the ruling's row (migration 0008)
-    "SELECT c.id, r.ruling, r.reviewer, r.ruled_at, r.reason, r.cited_refs, r.deciding_ref "
-    "FROM cases c JOIN rulings r ON r.case_id = c.id "
-    "WHERE c.project_id = ? AND c.status = 'ruled'"
-)
-"""Per ruled case of a project (any order): id, ruling, reviewer, ruled at, reason, the
-decision's cited refs (a JSON array; NULL only in a row no writer of this schema made)
-and its deciding ref (NULL: none), :meth:`LeanStore.ruled_rows`. No decision is read."""
 
 RESOLUTIONS = (
     "SELECT id, project_id, clause_ref, verdict, text, reviewer, at "

@@ -13,17 +13,27 @@ computes the list from them (the store imports nothing above it).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from etki.store.lean import ARRIVAL, CHUNK, RULED_ROWS, Fallback
+from etki.store.lean_sql import ARRIVAL, CHUNK, RULED_ROWS, Fallback, RuledRow
 
 if TYPE_CHECKING:
     from etki.domain import ClauseResolution
-    from etki.store.lean import LeanStore, RuledRow
 
-__all__ = ["DisputeRead", "citing_ids", "dispute_read", "disputes_read"]
+__all__ = ["DisputeRead", "LeanReads", "citing_ids", "dispute_read", "disputes_read"]
+
+
+class LeanReads(Protocol):
+    """What these functions read through: :class:`etki.store.lean.LeanStore` (named by
+    its methods so this module does not import it back, tests/test_layers.py)."""
+
+    def rows(self, query: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]: ...
+    def resolutions(self, project_id: str) -> list[ClauseResolution]: ...
+    def ruled_of(self, found: list[tuple[Any, ...]]) -> list[RuledRow]: ...
+    def chosen_project(self, given: str | None) -> str: ...
+
 
 TALLIES = "SELECT ref, ruling, cited, about FROM clause_tallies WHERE project_id = ?"
 """The per-clause counts of a project: ``(ref, ruling, cited, about)``."""
@@ -70,7 +80,7 @@ def _chunks(values: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def dispute_read(
-    store: LeanStore, project_id: str, refs: Collection[str] | None = None
+    store: LeanReads, project_id: str, refs: Collection[str] | None = None
 ) -> DisputeRead:
     """:class:`DisputeRead` of ``project_id``'s clauses ``refs`` (None: every clause a
     current ruling cites). Raises :class:`~etki.store.lean.Fallback` when a clause with
@@ -94,7 +104,7 @@ def dispute_read(
     return DisputeRead(counts, ruled, resolutions)
 
 
-def disputes_read(store: LeanStore, given: str | None) -> tuple[str, DisputeRead]:
+def disputes_read(store: LeanReads, given: str | None) -> tuple[str, DisputeRead]:
     """What ``etki dispute list [--project ID]`` (text) reads: the chosen project
     (:meth:`~etki.store.lean.LeanStore.chosen_project`: an unknown one raises as the ORM
     path does) and the :class:`DisputeRead` of all its cited clauses."""
@@ -102,7 +112,7 @@ def disputes_read(store: LeanStore, given: str | None) -> tuple[str, DisputeRead
     return project_id, dispute_read(store, project_id)
 
 
-def citing_ids(store: LeanStore, project_id: str, refs: Collection[str]) -> list[str] | None:
+def citing_ids(store: LeanReads, project_id: str, refs: Collection[str]) -> list[str] | None:
     """The ids of the project's ruled cases whose decision cites one of ``refs``, oldest
     first (:data:`CITING_IDS`: no row per ruled case read, issue 32 item 1: ``etki
     show``); None when ``ruling_refs`` cannot say (a ruling row without the summary,
