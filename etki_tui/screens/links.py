@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +19,7 @@ from textual.widgets.option_list import Option
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.live import part
+from etki_tui.render import IdList
 
 NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\s+(\S.*)")
 """A clause label ``number title`` (``7.2.1 Authorities and Delegations``): its number
@@ -35,10 +37,11 @@ def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableTyp
     label = printable(label, multiline=False)
     detail = printable(detail, multiline=False)
     found = NUMBERED.fullmatch(label) if hang else None
-    if found is None:
-        prompt = Text(label, style="bold")
-        prompt.append("\n  " + detail, style="dim")
-        return prompt
+    if found is None:  # a target path breaks after / and -, never mid-word (IdList)
+        return Group(
+            Text(label, style="bold"),
+            Padding(IdList([detail]), (0, 0, 0, 2), style="dim", expand=False),
+        )
     grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
