@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -37,9 +38,10 @@ def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableTyp
     label = printable(label, multiline=False)
     detail = printable(detail, multiline=False)
     found = NUMBERED.fullmatch(label) if hang else None
-    if found is None:  # a target path breaks after / and -, never mid-word (IdList)
+    if found is None:  # a slug or path breaks after / and -, never mid-word (IdList)
+        spaceless = label and not any(ch.isspace() for ch in label)  # a page's slug
         return Group(
-            Text(label, style="bold"),
+            Styled(IdList([label]), "bold") if spaceless else Text(label, style="bold"),
             Padding(IdList([detail]), (0, 0, 0, 2), style="dim", expand=False),
         )
     grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
