@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.styled import Styled
@@ -27,6 +28,13 @@ NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\s+(\S.*)")
 (digits, dot-separated) and its title."""
 
 
+FITS_CELLS = 60
+"""A link's label or target up to this many cells is one line of the links dialog at
+80 columns and wider (``#links-dialog`` is 70 cells: less its frame, padding, scrollbar
+and the target's 2-cell indent, 62), so it stays plain text; a longer spaceless one is
+broken by :class:`etki_tui.render.IdList`, never mid-word."""
+
+
 def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableType:
     """One option's prompt: ``label`` in bold, ``detail`` (the target, a clause's ref)
     dim on the line below, both shown literally (:func:`printable`, no markup). With
@@ -38,10 +46,15 @@ def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableTyp
     label = printable(label, multiline=False)
     detail = printable(detail, multiline=False)
     found = NUMBERED.fullmatch(label) if hang else None
-    if found is None:  # a slug or path breaks after / and -, never mid-word (IdList)
-        spaceless = label and not any(ch.isspace() for ch in label)  # a page's slug
+    if found is None:
+        long = [p for p in (label, detail) if cell_len(p) > FITS_CELLS and " " not in p]
+        if not long:  # fits the dialog's line at 80 columns: plain text
+            prompt = Text(label, style="bold")
+            prompt.append("\n  " + detail, style="dim")
+            return prompt
+        # a slug or path longer than that breaks after / and -, never mid-word (IdList)
         return Group(
-            Styled(IdList([label]), "bold") if spaceless else Text(label, style="bold"),
+            Styled(IdList([label]), "bold") if " " not in label else Text(label, style="bold"),
             Padding(IdList([detail]), (0, 0, 0, 2), style="dim", expand=False),
         )
     grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
