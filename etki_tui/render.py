@@ -363,14 +363,50 @@ class IdList:
                 continue
             if line:
                 lines.append(line.rstrip())
-            line = ""
-            for piece in _pieces(ident + sep, width):
-                if line and cell_len(line + piece.rstrip()) > width:
-                    lines.append(line.rstrip())
-                    line = ""
-                line += piece
+            *whole, line = id_lines(ident + sep, width)
+            lines += [w.rstrip() for w in whole]
         lines.append(line.rstrip())
         yield Text("\n".join(lines), overflow="fold")
+
+
+def id_lines(ident: str, width: int) -> list[str]:
+    """``ident`` (a wiki path, a slug, a dotted module id: one line, no spaces needed)
+    as lines of at most ``width`` cells (``width`` >= 1), broken after a ``.`` or ``/``,
+    then after a ``_`` or ``-`` (:data:`_ID_BREAKS`), mid-word only where a part is still
+    longer than a line (the caller folds it). The lines join back to ``ident``. The one
+    owner of how the desk breaks an identifier: :class:`IdList` (the detail pane), the
+    reader's frontmatter and the links list use it."""
+    width = max(1, width)
+    lines: list[str] = []
+    line = ""
+    for piece in _pieces(ident, width):
+        if line and cell_len(line + piece.rstrip()) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    return [*lines, line]
+
+
+def id_tail(ident: str, width: int) -> str:
+    """``ident`` in at most ``width`` cells: whole when it fits, else ``…`` and its end,
+    cut at a break of :func:`id_lines` where one leaves the end at least half the room
+    (``…--req-talentmap-6cee39a2``: a slug's end is its case id, the part that tells
+    two apart). For a link label Textual's Markdown would otherwise fold mid-word (it
+    wraps at spaces only)."""
+    if cell_len(ident) <= width:
+        return ident
+    room = max(1, width - cell_len(ELLIPSIS))
+    pieces = _pieces(ident, 1)
+    tail = ""
+    for piece in reversed(pieces):
+        if cell_len(piece + tail) > room:
+            break
+        tail = piece + tail
+    if cell_len(tail) < room // 2:  # no break near enough: cut by cells
+        tail = ident
+        while cell_len(tail) > room:
+            tail = tail[1:]
+    return ELLIPSIS + tail
 
 
 def _pieces(ident: str, width: int) -> list[str]:

@@ -10,6 +10,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from etki.text import printable
+from etki_tui.render import id_lines
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
@@ -50,7 +51,14 @@ class FrontmatterLines:
             cut = len(lead.group(1)) if lead else 0
             if cut >= len(line) or cut > width // 2:  # a bare key, or no room to hang
                 cut = 0
-            value = Text(line[cut:], style=self.style)
-            for i, piece in enumerate(value.wrap(console, width - cut, overflow="fold")):
+            value = line[cut:]
+            room = width - cut
+            if value and not any(ch.isspace() for ch in value):  # a path, slug or id:
+                # broken after / . - _, never mid-word (a trial: "…not-only-c" "urrent--")
+                pieces = [Text(p, style=self.style) for p in id_lines(value, room)]
+                wrapped = [w for p in pieces for w in p.wrap(console, room, overflow="fold")]
+            else:
+                wrapped = list(Text(value, style=self.style).wrap(console, room, overflow="fold"))
+            for i, piece in enumerate(wrapped):
                 head = line[:cut] if i == 0 else " " * cut
                 yield Text(head, style=self.style) + piece

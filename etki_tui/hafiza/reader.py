@@ -15,6 +15,7 @@ text, which may be megabytes for a case stored before the request cap existed).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from functools import partial
 from urllib.parse import unquote
@@ -35,7 +36,12 @@ from etki.wiki.sections import find_section
 from etki_tui.hafiza.contents import PageContents
 from etki_tui.hafiza.frontmatter import FrontmatterLines, split_frontmatter
 from etki_tui.hafiza.linepage import LinePage, RenderedPage, shown_as_lines
-from etki_tui.hafiza.pagelinks import clause_anchors, page_links, resolve_link
+from etki_tui.hafiza.pagelinks import (
+    clause_anchors,
+    page_links,
+    resolve_link,
+    short_link_labels,
+)
 from etki_tui.hafiza.readermd import MarkedFence, ReaderMarkdown, heading_block
 from etki_tui.history import History
 from etki_tui.live import part
@@ -70,6 +76,12 @@ LAND_TRIES = 50
 """Refreshes an opened clause section waits for its heading to reach the top (a bound,
 not a time: each try is one refresh of the page being laid out)."""
 
+MD_SIDE_CELLS = 8
+"""Cells of the reader's width a Markdown block does not give its words: the blocks'
+side margins and a list item's bullet and indent (a first-level item's words start 4
+cells in and end 2 before the edge at 80x24, read off the screen; 8 leaves a nested
+item room). A link label is shortened to fit what is left (:func:`short_link_labels`)."""
+
 READABLE_BODY_CELLS = 60
 """The narrowest page body the contents are shown beside unless asked for: a line of
 prose reads at 60 cells or more (general typographic guidance, 45-75 characters a line),
@@ -84,6 +96,7 @@ class PageReader(Vertical):
         self.history = History()
         self.path: str | None = None
         self.text = ""
+        self._md_body = ""  # the Markdown page's text before its labels are fitted
         self.tokens: list[str] = []
         self.show_toc = False
         self.toc_over = False
@@ -258,7 +271,10 @@ class PageReader(Vertical):
             lines.clear()
             lines.display, page.display = False, True
             scroll.styles.scrollbar_gutter = "auto"
-        await page.update(printable(body, multiline=True))
+        # a spaceless link label wider than the page is shortened to "…" and its end (a
+        # slug folded mid-word); again whenever the width changes (_fit_labels)
+        self._md_body = printable(body, multiline=True)
+        await page.update(self._labels_fitted())
         if not self.is_attached or self.path != path or self.text is not text:
             return  # left the screen, or a newer show() took over while this one waited
         try:
@@ -481,8 +497,35 @@ class PageReader(Vertical):
             line.update(bar)
 
     def on_resize(self) -> None:
-        """Fit the history line to the new width."""
+        """Fit the history line and the page's long link labels to the new width."""
         self._show_bar()
+        self.call_after_refresh(self._fit_labels)
+
+    def _labels_fitted(self) -> str:
+        """The Markdown page's text with its long spaceless link labels shortened to the
+        page's width (:func:`short_link_labels`; whole while the reader has no width
+        yet: a page opened from the list is shown before it is laid out)."""
+        scroll = part(self, "#reader-scroll", VerticalScroll)
+        if scroll is None:
+            return self._md_body
+        room = scroll.size.width - scroll.styles.scrollbar_size_vertical - MD_SIDE_CELLS
+        return short_link_labels(self._md_body, room) if room > 0 else self._md_body
+
+    def _fit_labels(self) -> None:
+        """Show the Markdown page again when the width changed its shortened labels (a
+        page without a long label is never shown again)."""
+        page = part(self, "#memory-page", ReaderMarkdown)
+        if page is None or not page.display or not self._md_body:
+            return
+        fitted = self._labels_fitted()
+        if fitted != page.source:
+            self.run_worker(self._refit(page, fitted), group="reader-fit", exclusive=True)
+
+    async def _refit(self, page: ReaderMarkdown, fitted: str) -> None:
+        """Show ``fitted`` (:meth:`_fit_labels`), its search matches marked again."""
+        await page.update(fitted)
+        with contextlib.suppress(NoMatches):  # being removed meanwhile
+            self.matches = self._highlight(page)
 
     def links(self) -> list[tuple[str, str]]:
         """(label, path) of the wiki links on the page shown."""

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rich.console import RenderableType
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.styled import Styled
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,10 +21,18 @@ from textual.widgets.option_list import Option
 from etki.text import printable
 from etki_tui.actions import bindings
 from etki_tui.live import part
+from etki_tui.render import IdList
 
 NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\s+(\S.*)")
 """A clause label ``number title`` (``7.2.1 Authorities and Delegations``): its number
 (digits, dot-separated) and its title."""
+
+
+FITS_CELLS = 60
+"""A link's label or target up to this many cells is one line of the links dialog at
+80 columns and wider (``#links-dialog`` is 70 cells: less its frame, padding, scrollbar
+and the target's 2-cell indent, 62), so it stays plain text; a longer spaceless one is
+broken by :class:`etki_tui.render.IdList`, never mid-word."""
 
 
 def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableType:
@@ -36,9 +47,16 @@ def link_prompt(label: str, detail: str, *, hang: bool = False) -> RenderableTyp
     detail = printable(detail, multiline=False)
     found = NUMBERED.fullmatch(label) if hang else None
     if found is None:
-        prompt = Text(label, style="bold")
-        prompt.append("\n  " + detail, style="dim")
-        return prompt
+        long = [p for p in (label, detail) if cell_len(p) > FITS_CELLS and " " not in p]
+        if not long:  # fits the dialog's line at 80 columns: plain text
+            prompt = Text(label, style="bold")
+            prompt.append("\n  " + detail, style="dim")
+            return prompt
+        # a slug or path longer than that breaks after / and -, never mid-word (IdList)
+        return Group(
+            Styled(IdList([label]), "bold") if " " not in label else Text(label, style="bold"),
+            Padding(IdList([detail]), (0, 0, 0, 2), style="dim", expand=False),
+        )
     grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1, overflow="fold")
