@@ -181,7 +181,7 @@ def test_decision_records_versions_and_freshness(engine: TriageEngine) -> None:
     assert (
         (d.engine_version, d.model_version)
         == (ENGINE_VERSION, MODEL_VERSION)
-        == ("3.3.0", "lexical-v1")
+        == ("3.3.1", "lexical-v1")
     )
     assert d.index_freshness == "sha256:test-index"
     assert Decision.from_json(d.to_json()) == d

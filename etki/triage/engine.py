@@ -81,7 +81,7 @@ from etki.triage.reading import (
 from etki.triage.scoring import K1, TITLE_WEIGHT, B, BM25Index, query_terms, top_array
 from etki.triage.sureness import NAMED_SHARE, Sureness, assess_sureness
 
-ENGINE_VERSION = "3.3.0"
+ENGINE_VERSION = "3.3.1"
 """Version of the rules. Bump it whenever a decision for the same input may change."""
 
 
